@@ -1,0 +1,153 @@
+/**
+ * The limits guard: a dispatch or binding that would exceed a device limit throws before anything
+ * is encoded. WebGPU reports such a mistake as a validation error that is otherwise silent (the
+ * readback is zeros), so the check names the limit, the value asked for and the op.
+ *
+ * @module
+ */
+
+/** The limits the guard reads (a subset of `GPUSupportedLimits`). */
+export interface GuardedLimits {
+  maxComputeWorkgroupsPerDimension: number;
+  maxComputeInvocationsPerWorkgroup: number;
+  maxComputeWorkgroupSizeX: number;
+  maxComputeWorkgroupSizeY: number;
+  maxComputeWorkgroupSizeZ: number;
+  maxStorageBufferBindingSize: number;
+  maxBufferSize: number;
+  maxStorageBuffersPerShaderStage: number;
+}
+
+/** Thrown when a dispatch would exceed a device limit. */
+export class LimitError extends Error {
+  /** The limit's WebGPU name. */
+  readonly limit: string;
+  /** The value the dispatch asked for. */
+  readonly requested: number;
+  /** The device's value of the limit. */
+  readonly allowed: number;
+  /**
+   * @param where `op/entry` of the dispatch
+   * @param limit the limit's WebGPU name
+   * @param requested the value asked for
+   * @param allowed the device's limit
+   * @param what what the value is, e.g. "binding 0 (x)"
+   */
+  constructor(where: string, limit: string, requested: number, allowed: number, what: string) {
+    super(`${where}: ${what} needs ${limit} >= ${requested}, but this device allows ${allowed}`);
+    this.name = "LimitError";
+    this.limit = limit;
+    this.requested = requested;
+    this.allowed = allowed;
+  }
+}
+
+/** The shape of a dispatch, as the guard sees it. */
+export interface DispatchShape {
+  /** `op/entry`, for messages. */
+  where: string;
+  /** Workgroup counts, x, y, z. */
+  workgroups: readonly [number, number, number];
+  /** `@workgroup_size` of the entry point, x, y, z. */
+  workgroupSize: readonly [number, number, number];
+  /** Byte size and name of every storage binding. */
+  storage: readonly { name: string; bytes: number }[];
+}
+
+/**
+ * Checks a dispatch against device limits.
+ *
+ * @param limits the device's limits
+ * @param shape the dispatch
+ * @throws LimitError naming the first limit exceeded
+ * @throws Error when a workgroup count is not a non-negative integer
+ */
+export function checkDispatch(limits: GuardedLimits, shape: DispatchShape): void {
+  const { where, workgroups, workgroupSize, storage } = shape;
+  for (const [i, n] of workgroups.entries()) {
+    if (!Number.isInteger(n) || n < 0) {
+      throw new Error(`${where}: workgroup count ${"xyz"[i]} must be a non-negative integer, got ${n}`);
+    }
+    if (n > limits.maxComputeWorkgroupsPerDimension) {
+      throw new LimitError(
+        where,
+        "maxComputeWorkgroupsPerDimension",
+        n,
+        limits.maxComputeWorkgroupsPerDimension,
+        `dispatch dimension ${"xyz"[i]}`,
+      );
+    }
+  }
+  const sizeLimits = [
+    "maxComputeWorkgroupSizeX",
+    "maxComputeWorkgroupSizeY",
+    "maxComputeWorkgroupSizeZ",
+  ] as const;
+  for (const [i, key] of sizeLimits.entries()) {
+    if (workgroupSize[i] > limits[key]) {
+      throw new LimitError(where, key, workgroupSize[i], limits[key], "@workgroup_size");
+    }
+  }
+  const invocations = workgroupSize[0] * workgroupSize[1] * workgroupSize[2];
+  if (invocations > limits.maxComputeInvocationsPerWorkgroup) {
+    throw new LimitError(
+      where,
+      "maxComputeInvocationsPerWorkgroup",
+      invocations,
+      limits.maxComputeInvocationsPerWorkgroup,
+      "@workgroup_size",
+    );
+  }
+  if (storage.length > limits.maxStorageBuffersPerShaderStage) {
+    throw new LimitError(
+      where,
+      "maxStorageBuffersPerShaderStage",
+      storage.length,
+      limits.maxStorageBuffersPerShaderStage,
+      "storage bindings",
+    );
+  }
+  for (const [i, b] of storage.entries()) {
+    if (b.bytes > limits.maxStorageBufferBindingSize) {
+      throw new LimitError(
+        where,
+        "maxStorageBufferBindingSize",
+        b.bytes,
+        limits.maxStorageBufferBindingSize,
+        `binding ${i} (${b.name})`,
+      );
+    }
+    if (b.bytes > limits.maxBufferSize) {
+      throw new LimitError(where, "maxBufferSize", b.bytes, limits.maxBufferSize, `binding ${i} (${b.name})`);
+    }
+  }
+}
+
+/**
+ * Reads `@workgroup_size(x[, y[, z]])` of the compute entry point `main` from WGSL source.
+ *
+ * @param source WGSL text with one `@compute @workgroup_size(...)` declaration using literals
+ * @param where `op/entry`, for messages
+ * @returns the workgroup size, x, y, z
+ * @throws Error when the declaration is missing or not made of integer literals
+ */
+export function workgroupSizeOf(source: string, where: string): [number, number, number] {
+  const m = /@workgroup_size\(\s*(\d+)u?\s*(?:,\s*(\d+)u?\s*)?(?:,\s*(\d+)u?\s*)?\)/.exec(source);
+  if (!m) throw new Error(`${where}: no @workgroup_size(<integer literals>) in the kernel source`);
+  return [Number(m[1]), Number(m[2] ?? 1), Number(m[3] ?? 1)];
+}
+
+/**
+ * Splits a count of workgroups that may exceed the per-dimension limit into x and y, so that
+ * `x * y >= count` and both stay within the limit. Kernels fold the id back with
+ * `id.x + id.y * num_workgroups.x` (times the workgroup size) and bound-check against the count.
+ *
+ * @param count workgroups needed
+ * @param maxPerDimension the device's maxComputeWorkgroupsPerDimension
+ * @returns [x, y, 1]
+ */
+export function foldWorkgroups(count: number, maxPerDimension: number): [number, number, number] {
+  if (count <= maxPerDimension) return [count, 1, 1];
+  const y = Math.ceil(count / maxPerDimension);
+  return [Math.ceil(count / y), y, 1];
+}

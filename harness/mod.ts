@@ -1,0 +1,54 @@
+/**
+ * The harness: the contract every op's GPU entry point is built on.
+ *
+ * - {@link acquireDevice} / {@link ResidentDevice}: the device (a caller's, never destroyed, or
+ *   our own), resident tensors, the pipeline cache, dispatch with error scopes, one-shot runs.
+ * - {@link KernelPlan}: the typed description of one dispatch (kernel, bindings, params,
+ *   workgroups, cost).
+ * - {@link resolve}: override → target + dtype → target → dtype → portable, with the rung that hit.
+ * - {@link describeAdapter} / {@link detectTarget}: what the adapter said and the target inferred.
+ * - {@link parseVariantName}: the `<entry>[.<target>][.<dtype>].wgsl` grammar.
+ * - {@link checkDispatch} / {@link LimitError}: the limits guard, before anything is encoded.
+ * - {@link packParams}: validated uniform params.
+ *
+ * Nothing here imports a Deno-only API; the test helpers (`harness/testing.ts`) and the kernel
+ * generator (`harness/gen.ts`) are tooling and are not re-exported.
+ *
+ * @module
+ */
+
+export {
+  acquireDevice,
+  type AcquireOptions,
+  type BindingRole,
+  type BindingSpec,
+  dtypeOf,
+  type GpuTensor,
+  type HostArray,
+  type KernelPlan,
+  ResidentDevice,
+  type TensorDtype,
+} from "./device.ts";
+export {
+  checkDispatch,
+  type DispatchShape,
+  foldWorkgroups,
+  type GuardedLimits,
+  LimitError,
+  workgroupSizeOf,
+} from "./limits.ts";
+export type { KernelOptions } from "./options.ts";
+export { packParams, type ParamField } from "./params.ts";
+export { type Resolution, resolve, type ResolveRequest, type Rung } from "./resolve.ts";
+export { type AdapterDescription, type AdapterInfoLike, describeAdapter, detectTarget } from "./target.ts";
+export {
+  type Dtype,
+  DTYPES,
+  entriesOf,
+  type KernelSources,
+  parseVariantName,
+  type Target,
+  TARGETS,
+  type VariantName,
+  variantsOf,
+} from "./variants.ts";

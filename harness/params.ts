@@ -1,0 +1,61 @@
+/**
+ * Uniform parameter packing.
+ *
+ * A kernel's parameters are one WGSL uniform struct of 4-byte scalars (`u32`, `i32`, `f32`), in
+ * declaration order. Each kernel module declares the layout once, beside its WGSL, and packs with
+ * it; values are validated (a u32 must be an integer in [0, 2^32), an i32 in [-2^31, 2^31), an f32
+ * finite unless the field allows otherwise), so a bad value is an error rather than a wrapped
+ * integer on the GPU.
+ *
+ * @module
+ */
+
+/** One scalar field of a params struct. */
+export interface ParamField {
+  /** The field name (as in the WGSL struct). */
+  name: string;
+  /** Its WGSL scalar type. */
+  type: "u32" | "i32" | "f32";
+}
+
+/**
+ * Packs values into a uniform buffer image, padded to a multiple of 16 bytes.
+ *
+ * @param layout the struct's fields in declaration order
+ * @param values a value for every field
+ * @param op the op name, for error messages
+ * @returns the bytes to upload
+ * @throws Error naming the field when a value is missing or out of its type's range
+ *
+ * @example
+ * ```ts
+ * import { packParams } from "./params.ts";
+ * const bytes = packParams([{ name: "n", type: "u32" }, { name: "alpha", type: "f32" }], { n: 3, alpha: 0.5 }, "demo");
+ * bytes.byteLength; // 16
+ * ```
+ */
+export function packParams(
+  layout: readonly ParamField[],
+  values: Readonly<Record<string, number>>,
+  op: string,
+): ArrayBuffer {
+  const bytes = new ArrayBuffer(Math.max(16, Math.ceil((layout.length * 4) / 16) * 16));
+  const view = new DataView(bytes);
+  for (const [i, field] of layout.entries()) {
+    const v = values[field.name];
+    if (typeof v !== "number" || Number.isNaN(v)) {
+      throw new Error(`${op}: param "${field.name}" must be a number, got ${v}`);
+    }
+    if (field.type === "f32") {
+      view.setFloat32(i * 4, v, true);
+      continue;
+    }
+    const [lo, hi] = field.type === "u32" ? [0, 2 ** 32 - 1] : [-(2 ** 31), 2 ** 31 - 1];
+    if (!Number.isInteger(v) || v < lo || v > hi) {
+      throw new Error(`${op}: param "${field.name}" must be a ${field.type} integer in [${lo}, ${hi}], got ${v}`);
+    }
+    if (field.type === "u32") view.setUint32(i * 4, v, true);
+    else view.setInt32(i * 4, v, true);
+  }
+  return bytes;
+}

@@ -1,0 +1,117 @@
+/**
+ * The variant file-name grammar: `<entry>[.<target>][.<dtype>].wgsl`.
+ *
+ * An op's `wgsl/` directory holds one portable kernel per entry point and any number of variants
+ * of it. The file name is the whole grammar, so a misspelt suffix must be an error rather than a
+ * variant that silently never resolves: `kernel.nvidai.wgsl` is rejected, and so is a bare
+ * `nvidia.wgsl` (far likelier a mis-written variant than an entry point named after a vendor).
+ *
+ * @module
+ */
+
+/** Targets a variant may be written for. Intel and fallback adapters resolve to none of them. */
+export const TARGETS = ["apple", "nvidia", "amd", "soc"] as const;
+/** A hardware target of a variant. */
+export type Target = typeof TARGETS[number];
+
+/** Dtypes a variant may be written for; f32 is the portable floor and never a suffix. */
+export const DTYPES = ["f16", "q8", "q4"] as const;
+/** A dtype of a variant. */
+export type Dtype = typeof DTYPES[number];
+
+/** A parsed variant name (the file name without `.wgsl`). */
+export interface VariantName {
+  /** The full name, e.g. `kernel.nvidia.f16`. */
+  name: string;
+  /** The entry point it implements, e.g. `kernel`. */
+  entry: string;
+  /** The target suffix, if any. */
+  target?: Target;
+  /** The dtype suffix, if any. */
+  dtype?: Dtype;
+}
+
+const ENTRY = /^[a-z][a-z0-9_]*$/;
+
+function isTarget(s: string): s is Target {
+  return (TARGETS as readonly string[]).includes(s);
+}
+
+function isDtype(s: string): s is Dtype {
+  return (DTYPES as readonly string[]).includes(s);
+}
+
+/**
+ * Parses a variant name (a `wgsl/` file name with or without `.wgsl`).
+ *
+ * @param fileName e.g. `kernel.nvidia.f16.wgsl` or `inverse`
+ * @returns the entry point and the suffixes
+ * @throws Error when a suffix is not a known target or dtype, when suffixes are out of order or
+ *   repeated, or when the entry point itself is a target or dtype name.
+ *
+ * @example
+ * ```ts
+ * import { parseVariantName } from "./variants.ts";
+ * parseVariantName("kernel.nvidia.f16.wgsl"); // { name: "kernel.nvidia.f16", entry: "kernel", target: "nvidia", dtype: "f16" }
+ * ```
+ */
+export function parseVariantName(fileName: string): VariantName {
+  const name = fileName.endsWith(".wgsl") ? fileName.slice(0, -".wgsl".length) : fileName;
+  const [entry, ...suffixes] = name.split(".");
+  if (!ENTRY.test(entry)) {
+    throw new Error(`variant "${fileName}": entry point "${entry}" must match ${ENTRY}`);
+  }
+  if (isTarget(entry) || isDtype(entry)) {
+    throw new Error(
+      `variant "${fileName}": a bare "${entry}" is ambiguous; name the entry point first, ` +
+        `as "kernel.${entry}.wgsl"`,
+    );
+  }
+  if (suffixes.length > 2) {
+    throw new Error(`variant "${fileName}": at most two suffixes, <entry>[.<target>][.<dtype>]`);
+  }
+  const parsed: VariantName = { name, entry };
+  for (const [i, suffix] of suffixes.entries()) {
+    if (isTarget(suffix) && i === 0) parsed.target = suffix;
+    else if (isDtype(suffix) && parsed.dtype === undefined) parsed.dtype = suffix;
+    else {
+      throw new Error(
+        `variant "${fileName}": suffix "${suffix}" is not a target (${TARGETS.join(", ")}) ` +
+          `or dtype (${DTYPES.join(", ")}) in the order <entry>[.<target>][.<dtype>]`,
+      );
+    }
+  }
+  return parsed;
+}
+
+/** An op's kernel sources: variant name (file name without `.wgsl`) to WGSL text. */
+export type KernelSources = Readonly<Record<string, string>>;
+
+/**
+ * Lists the variants of one entry point in `sources`, portable first.
+ *
+ * @param sources an op's kernel sources
+ * @param entry the entry point
+ * @returns the variant names of `entry`
+ * @throws Error when `entry` has no portable kernel
+ */
+export function variantsOf(sources: KernelSources, entry: string): string[] {
+  if (!(entry in sources)) {
+    throw new Error(
+      `entry point "${entry}" has no portable kernel (${entry}.wgsl); entries: ` +
+        entriesOf(sources).join(", "),
+    );
+  }
+  const names = Object.keys(sources).filter((n) => parseVariantName(n).entry === entry);
+  return [entry, ...names.filter((n) => n !== entry).sort()];
+}
+
+/**
+ * Lists the entry points present in `sources`.
+ *
+ * @param sources an op's kernel sources
+ * @returns the distinct entry-point names, sorted
+ */
+export function entriesOf(sources: KernelSources): string[] {
+  return [...new Set(Object.keys(sources).map((n) => parseVariantName(n).entry))].sort();
+}

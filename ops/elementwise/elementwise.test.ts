@@ -1,0 +1,134 @@
+import { deepStrictEqual } from "node:assert/strict";
+import {
+  assertClose,
+  assertThrowsMessage,
+  checkAgainstReference,
+  gpuTest,
+  loadGolden,
+  randomF32,
+} from "../../harness/testing.ts";
+import {
+  elementwise,
+  elementwiseGpu,
+  type ElementwiseOp,
+  elementwiseRows,
+  elementwiseRowsGpu,
+  KERNELS,
+} from "./mod.ts";
+
+interface Golden {
+  meta: { torch: string; rows_alignment: Record<string, number[]> };
+  cases: { entry: string; op: ElementwiseOp; S?: number; D?: number; a: number[]; b: number[]; out: number[] }[];
+}
+const golden = await loadGolden<Golden>(new URL("./goldens/elementwise.json", import.meta.url));
+const f32 = (xs: number[]) => new Float32Array(xs);
+
+Deno.test("elementwise reference: hand-derived values", () => {
+  deepStrictEqual(
+    [...elementwise({ op: "add", a: f32([1, -2, 0.5]), b: f32([10, 2, 0.25]) })],
+    [11, 0, 0.75],
+  );
+  deepStrictEqual([...elementwise({ op: "multiply", a: f32([3, -2]), b: f32([0.5, 4]) })], [1.5, -8]);
+});
+
+Deno.test("elementwiseRows reference: b aligns from the right (torch a + c, not a + c.unsqueeze(1))", () => {
+  const { a, c, a_plus_c, a_plus_c_unsqueeze1 } = golden.meta.rows_alignment;
+  const got = [...elementwiseRows({ op: "add", a: f32(a), b: f32(c), S: 3, D: 3 })];
+  deepStrictEqual(got, a_plus_c);
+  deepStrictEqual(got, [1, 3, 5, 4, 6, 8, 7, 9, 11]);
+  // The alternative broadcast gives a different answer, so the test above can tell them apart.
+  deepStrictEqual(a_plus_c_unsqueeze1, [1, 2, 3, 5, 6, 7, 9, 10, 11]);
+});
+
+Deno.test(`elementwise reference matches torch ${golden.meta.torch} goldens`, () => {
+  for (const c of golden.cases) {
+    const got = c.entry === "kernel"
+      ? elementwise({ op: c.op, a: f32(c.a), b: f32(c.b) })
+      : elementwiseRows({ op: c.op, a: f32(c.a), b: f32(c.b), S: c.S!, D: c.D! });
+    // One f32 add or multiply of f32 inputs is correctly rounded on both sides: exact.
+    assertClose(got, c.out, { atol: 0, rtol: 0 }, `${c.entry} ${c.op} n=${c.a.length}`);
+  }
+});
+
+Deno.test("elementwise reference: bad input throws naming the argument", async () => {
+  const a = f32([1, 2, 3]);
+  await assertThrowsMessage(() => elementwise({ op: "add", a, b: f32([1, 2]) }), "b must have length a.length = 3");
+  await assertThrowsMessage(() => elementwise({ op: "divide" as ElementwiseOp, a, b: a }), 'op must be one of "add"');
+  await assertThrowsMessage(
+    () => elementwise({ op: "add", a: [1, 2, 3] as unknown as Float32Array, b: a }),
+    "a must be a Float32Array",
+  );
+  const six = f32([1, 2, 3, 4, 5, 6]);
+  await assertThrowsMessage(
+    () => elementwiseRows({ op: "add", a: six, b: six, S: 2, D: 3 }),
+    "b must have length D = 3",
+  );
+  await assertThrowsMessage(
+    () => elementwiseRows({ op: "add", a: six, b: a, S: 3, D: 3 }),
+    "a must have length S * D = 9",
+  );
+  await assertThrowsMessage(
+    () => elementwiseRows({ op: "add", a: six, b: a, S: -2, D: 3 }),
+    "S must be an integer >= 1",
+  );
+  await assertThrowsMessage(
+    () => elementwiseRows({ op: "add", a: six, b: a, S: 2, D: 1.5 }),
+    "D must be an integer >= 1",
+  );
+});
+
+gpuTest("elementwise GPU: bad input throws before dispatch", async (gpu) => {
+  const a = f32([1, 2, 3]);
+  await assertThrowsMessage(
+    () => elementwiseGpu(gpu, { op: "add", a, b: f32([1]) }),
+    "b must have length a.length = 3",
+  );
+  await assertThrowsMessage(
+    () => elementwiseRowsGpu(gpu, { op: "add", a, b: a, S: 0, D: 3 }),
+    "S must be an integer >= 1",
+  );
+  await assertThrowsMessage(
+    () => elementwiseGpu(gpu, { op: "add", a, b: a }, { override: "kernel.nvidia" }),
+    'override "kernel.nvidia" is not a variant of entry point "kernel"',
+  );
+  await assertThrowsMessage(
+    () => elementwiseGpu(gpu, { op: "add", a, b: a }, { override: "kernel.nvidai" }),
+    'suffix "nvidai" is not a target',
+  );
+});
+
+gpuTest("elementwise GPU matches torch goldens", async (gpu) => {
+  for (const c of golden.cases) {
+    const got = c.entry === "kernel"
+      ? await elementwiseGpu(gpu, { op: c.op, a: f32(c.a), b: f32(c.b) })
+      : await elementwiseRowsGpu(gpu, { op: c.op, a: f32(c.a), b: f32(c.b), S: c.S!, D: c.D! });
+    assertClose(got, c.out, { atol: 0, rtol: 0 }, `${c.entry} ${c.op} n=${c.a.length}`);
+  }
+});
+
+const sizes = [1, 255, 256, 257, 4099];
+// One correctly rounded f32 operation per element on both sides: exact agreement is required.
+const exact = { atol: 0, rtol: 0 };
+for (const op of ["add", "multiply"] as const) {
+  checkAgainstReference(
+    `elementwise ${op}`,
+    KERNELS,
+    "kernel",
+    sizes.map((n) => ({ label: `n=${n}`, args: { op, a: randomF32(n, n), b: randomF32(n, n + 1) } })),
+    elementwise,
+    elementwiseGpu,
+    exact,
+  );
+  checkAgainstReference(
+    `elementwiseRows ${op}`,
+    KERNELS,
+    "rows",
+    [[1, 1], [3, 3], [7, 257], [300, 5]].map(([S, D]) => ({
+      label: `S=${S} D=${D}`,
+      args: { op, a: randomF32(S * D, S), b: randomF32(D, D), S, D },
+    })),
+    elementwiseRows,
+    elementwiseRowsGpu,
+    exact,
+  );
+}

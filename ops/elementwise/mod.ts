@@ -1,0 +1,128 @@
+/**
+ * elementwise: add and multiply over equal lengths (`elementwise`, entry point `kernel`), and with
+ * the right-hand side broadcast along the last dimension (`elementwiseRows`, entry point `rows`).
+ * Matches `torch.add` / `torch.mul`; see `reference.ts` for the conventions and what is refused.
+ *
+ * @module
+ */
+
+import { foldWorkgroups } from "../../harness/limits.ts";
+import { packParams } from "../../harness/params.ts";
+import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import type { KernelOptions } from "../../harness/options.ts";
+import { KERNELS } from "./kernels.gen.ts";
+import {
+  type ElementwiseArgs,
+  type ElementwiseOp,
+  type ElementwiseRowsArgs,
+  validateElementwise,
+  validateElementwiseRows,
+} from "./reference.ts";
+
+export * from "./reference.ts";
+export { KERNELS };
+
+const OP_CODES: Record<ElementwiseOp, number> = { add: 0, multiply: 1 };
+
+/**
+ * Plans `elementwise` on the GPU for arrays of length `n`.
+ *
+ * @param gpu the device
+ * @param shape the operation and the length
+ * @param options kernel override
+ * @returns the plan; bindings `a`, `b` (inputs) and `out` (output)
+ */
+export function elementwisePlan(
+  gpu: ResidentDevice,
+  shape: { op: ElementwiseOp; n: number },
+  options: KernelOptions = {},
+): KernelPlan {
+  const { op, n } = shape;
+  return {
+    op: "elementwise",
+    kernel: gpu.resolve(KERNELS, "kernel", options),
+    bindings: [
+      { name: "a", dtype: "f32", length: n, role: "input" },
+      { name: "b", dtype: "f32", length: n, role: "input" },
+      { name: "out", dtype: "f32", length: n, role: "output" },
+    ],
+    params: packParams(
+      [{ name: "n", type: "u32" }, { name: "op", type: "u32" }],
+      { n, op: OP_CODES[op] },
+      "elementwise",
+    ),
+    workgroups: foldWorkgroups(Math.ceil(n / 256), gpu.limits.maxComputeWorkgroupsPerDimension),
+    cost: { bytes: 12 * n, flops: n },
+  };
+}
+
+/**
+ * `a (+|*) b` on the GPU.
+ *
+ * @param gpu the device
+ * @param args as {@link elementwise}
+ * @param options kernel override
+ * @returns the result
+ */
+export async function elementwiseGpu(
+  gpu: ResidentDevice,
+  args: ElementwiseArgs,
+  options: KernelOptions = {},
+): Promise<Float32Array> {
+  validateElementwise(args);
+  const plan = elementwisePlan(gpu, { op: args.op, n: args.a.length }, options);
+  const [out] = await gpu.run(plan, [args.a, args.b]);
+  return out as Float32Array;
+}
+
+/**
+ * Plans `elementwiseRows` on the GPU for `a` of shape `[S, D]`.
+ *
+ * @param gpu the device
+ * @param shape the operation and `S`, `D`
+ * @param options kernel override
+ * @returns the plan; bindings `a`, `b` (inputs) and `out` (output)
+ */
+export function elementwiseRowsPlan(
+  gpu: ResidentDevice,
+  shape: { op: ElementwiseOp; S: number; D: number },
+  options: KernelOptions = {},
+): KernelPlan {
+  const { op, S, D } = shape;
+  const n = S * D;
+  return {
+    op: "elementwise",
+    kernel: gpu.resolve(KERNELS, "rows", options),
+    bindings: [
+      { name: "a", dtype: "f32", length: n, role: "input" },
+      { name: "b", dtype: "f32", length: D, role: "input" },
+      { name: "out", dtype: "f32", length: n, role: "output" },
+    ],
+    params: packParams(
+      [{ name: "n", type: "u32" }, { name: "d", type: "u32" }, { name: "op", type: "u32" }],
+      { n, d: D, op: OP_CODES[op] },
+      "elementwiseRows",
+    ),
+    workgroups: foldWorkgroups(Math.ceil(n / 256), gpu.limits.maxComputeWorkgroupsPerDimension),
+    cost: { bytes: 8 * n + 4 * D, flops: n },
+  };
+}
+
+/**
+ * `a[s, d] (+|*) b[d]` on the GPU.
+ *
+ * @param gpu the device
+ * @param args as {@link elementwiseRows}
+ * @param options kernel override
+ * @returns the result
+ */
+export async function elementwiseRowsGpu(
+  gpu: ResidentDevice,
+  args: ElementwiseRowsArgs,
+  options: KernelOptions = {},
+): Promise<Float32Array> {
+  validateElementwiseRows(args);
+  const plan = elementwiseRowsPlan(gpu, args, options);
+  const [out] = await gpu.run(plan, [args.a, args.b]);
+  return out as Float32Array;
+}

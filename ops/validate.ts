@@ -1,0 +1,88 @@
+/**
+ * Argument checks shared by every op's reference and GPU entry point, so bad input gets the same
+ * clear error from both: the op, the argument, what was expected and what was given. Plain
+ * TypeScript with no imports, like the references that use it.
+ *
+ * @module
+ */
+
+/**
+ * Requires an integer in `[min, max]`.
+ *
+ * @param op the op, for the message
+ * @param name the argument
+ * @param value the value given
+ * @param min smallest allowed value
+ * @param max largest allowed value
+ * @returns the value
+ * @throws Error naming the argument and the range
+ */
+export function requireInt(op: string, name: string, value: unknown, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `in [${min}, ${max}]`;
+    throw new Error(`${op}: ${name} must be an integer ${range}, got ${String(value)}`);
+  }
+  return value;
+}
+
+/**
+ * Requires a finite number (or any number, including infinities, when `finite` is false).
+ *
+ * @param op the op, for the message
+ * @param name the argument
+ * @param value the value given
+ * @returns the value
+ * @throws Error naming the argument
+ */
+export function requireNumber(op: string, name: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isFinite(value)) {
+    throw new Error(`${op}: ${name} must be a finite number, got ${String(value)}`);
+  }
+  return value;
+}
+
+/**
+ * Requires one of a fixed set of strings.
+ *
+ * @param op the op, for the message
+ * @param name the argument
+ * @param value the value given
+ * @param choices the allowed values
+ * @returns the value
+ * @throws Error listing the choices
+ */
+export function requireOneOf<T extends string>(op: string, name: string, value: unknown, choices: readonly T[]): T {
+  if (!(choices as readonly unknown[]).includes(value)) {
+    throw new Error(`${op}: ${name} must be one of ${choices.map((c) => `"${c}"`).join(", ")}, got ${String(value)}`);
+  }
+  return value as T;
+}
+
+type ArrayKind = "Float32Array" | "Int32Array" | "Uint32Array";
+const KINDS = { Float32Array, Int32Array, Uint32Array } as const;
+
+/**
+ * Requires a typed array of a given kind and, when `length` is given, of that length.
+ *
+ * @param op the op, for the message
+ * @param name the argument
+ * @param value the value given
+ * @param kind the typed array type required
+ * @param length the required length, with how it was derived (e.g. `[12, "rows * cols"]`)
+ * @throws Error naming the argument, the expected type and length, and what was given
+ */
+export function requireArray(
+  op: string,
+  name: string,
+  value: unknown,
+  kind: ArrayKind,
+  length?: readonly [number, string],
+): void {
+  if (!(value instanceof KINDS[kind])) {
+    const got = value === null || typeof value !== "object" ? String(value) : value.constructor.name;
+    throw new Error(`${op}: ${name} must be a ${kind}, got ${got}`);
+  }
+  if (length && value.length !== length[0]) {
+    throw new Error(`${op}: ${name} must have length ${length[1]} = ${length[0]}, got ${value.length}`);
+  }
+}
