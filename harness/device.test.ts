@@ -1,0 +1,97 @@
+import { deepStrictEqual, strictEqual } from "node:assert/strict";
+import { acquireDevice, type KernelPlan, type ResidentDevice } from "./device.ts";
+import { LimitError } from "./limits.ts";
+import { packParams } from "./params.ts";
+import { assertThrowsMessage, gpuTest } from "./testing.ts";
+
+const DOUBLE = `struct Params { n: u32 }
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<uniform> params: Params;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x < params.n) { out[id.x] = 2.0 * x[id.x]; }
+}`;
+
+function doublePlan(gpu: ResidentDevice, n: number, source = DOUBLE, variant = "kernel"): KernelPlan {
+  return {
+    op: "double",
+    kernel: { variant, source, rung: "portable", tried: [variant] },
+    bindings: [
+      { name: "x", dtype: "f32", length: n, role: "input" },
+      { name: "out", dtype: "f32", length: n, role: "output" },
+    ],
+    params: packParams([{ name: "n", type: "u32" }], { n }, "double"),
+    workgroups: Math.ceil(n / 64),
+    cost: { bytes: 8 * n, flops: n },
+  };
+}
+
+gpuTest("ResidentDevice.run uploads, dispatches and reads back", async (gpu) => {
+  const [out] = await gpu.run(doublePlan(gpu, 100), [Float32Array.from({ length: 100 }, (_, i) => i - 50)]);
+  deepStrictEqual([...out], Array.from({ length: 100 }, (_, i) => 2 * (i - 50)));
+});
+
+gpuTest("resident tensors stay on the device across submits", async (gpu) => {
+  const x = gpu.upload(new Float32Array([1, 2, 3]), "x");
+  const y = gpu.alloc("f32", 3, "y");
+  const z = gpu.alloc("f32", 3, "z");
+  await gpu.submit([doublePlan(gpu, 3), [x, y]], [doublePlan(gpu, 3), [y, z]]);
+  deepStrictEqual([...await gpu.read(z)], [4, 8, 12]);
+  for (const t of [x, y, z]) t.buffer.destroy();
+});
+
+gpuTest("a dispatch beyond a limit throws LimitError before anything is encoded", async (gpu) => {
+  const plan = { ...doublePlan(gpu, 4), workgroups: gpu.limits.maxComputeWorkgroupsPerDimension + 1 };
+  let error: unknown;
+  try {
+    await gpu.run(plan, [new Float32Array(4)]);
+  } catch (e) {
+    error = e;
+  }
+  strictEqual(error instanceof LimitError, true, String(error));
+  strictEqual((error as Error).message.startsWith("double/kernel: dispatch dimension x"), true);
+});
+
+gpuTest("a WebGPU validation error is thrown with the op, variant and sizes, never read back as zeros", async (gpu) => {
+  const broken = DOUBLE.replace("2.0 * x[id.x]", "2.0 * undefined_name[id.x]");
+  await assertThrowsMessage(
+    () => gpu.run(doublePlan(gpu, 4, broken, "kernel.broken"), [new Float32Array(4)]),
+    /WebGPU rejected double\/kernel\.broken \[x: 4 f32, out: 4 f32\]/,
+  );
+});
+
+gpuTest("inputs that do not match the plan's bindings are refused", async (gpu) => {
+  const plan = doublePlan(gpu, 4);
+  await assertThrowsMessage(() => gpu.run(plan, [new Float32Array(3)]), "double: x must be 4 f32 elements, got 3 f32");
+  await assertThrowsMessage(() => gpu.run(plan, [new Int32Array(4)]), "got 4 i32");
+  await assertThrowsMessage(() => gpu.run(plan, []), "expected 1 input arrays (x), got 0");
+});
+
+gpuTest("the pipeline cache refuses one key compiled from two sources", async (gpu) => {
+  await gpu.run(doublePlan(gpu, 2, DOUBLE, "kernel.cache"), [new Float32Array(2)]);
+  await assertThrowsMessage(
+    () => gpu.run(doublePlan(gpu, 2, DOUBLE.replace("2.0 *", "3.0 *"), "kernel.cache"), [new Float32Array(2)]),
+    "pipeline cache: double/kernel.cache was already compiled from a different source",
+  );
+});
+
+gpuTest("a caller's device is never destroyed by the library", async (gpu) => {
+  const device = await (await navigator.gpu.requestAdapter())!.requestDevice();
+  const wrapped = await acquireDevice({ device });
+  strictEqual(wrapped.adapter.description, gpu.adapter.description);
+  wrapped.destroy();
+  // Still usable: the wrapper did not destroy it.
+  const again = await acquireDevice({ device });
+  const [out] = await again.run(doublePlan(again, 2), [new Float32Array([5, 6])]);
+  deepStrictEqual([...out], [10, 12]);
+  device.destroy();
+});
+
+gpuTest("describeAdapter reports the adapter and the target reasoning", (gpu) => {
+  strictEqual(typeof gpu.adapter.description, "string");
+  strictEqual(gpu.adapter.reason.length > 0, true);
+  if (gpu.adapter.isFallbackAdapter) strictEqual(gpu.adapter.target, undefined);
+  // f16 variants are only trusted after the known-answer check.
+  if (!gpu.features.includes("shader-f16")) strictEqual(gpu.f16Verified, false);
+});

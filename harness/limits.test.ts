@@ -1,0 +1,72 @@
+import { deepStrictEqual, strictEqual } from "node:assert/strict";
+import { checkDispatch, foldWorkgroups, type GuardedLimits, LimitError, workgroupSizeOf } from "./limits.ts";
+import { assertThrowsMessage } from "./testing.ts";
+
+const limits: GuardedLimits = {
+  maxComputeWorkgroupsPerDimension: 65535,
+  maxComputeInvocationsPerWorkgroup: 256,
+  maxComputeWorkgroupSizeX: 256,
+  maxComputeWorkgroupSizeY: 256,
+  maxComputeWorkgroupSizeZ: 64,
+  maxStorageBufferBindingSize: 134217728,
+  maxBufferSize: 268435456,
+  maxStorageBuffersPerShaderStage: 8,
+};
+const ok = {
+  where: "demo/kernel",
+  workgroups: [1, 1, 1] as const,
+  workgroupSize: [256, 1, 1] as const,
+  storage: [{ name: "x", bytes: 1024 }],
+};
+
+Deno.test("checkDispatch names the limit, the value asked for and the op", async () => {
+  checkDispatch(limits, ok);
+  await assertThrowsMessage(
+    () => checkDispatch(limits, { ...ok, workgroups: [1, 102400, 1] }),
+    "demo/kernel: dispatch dimension y needs maxComputeWorkgroupsPerDimension >= 102400, but this device allows 65535",
+  );
+  await assertThrowsMessage(
+    () => checkDispatch(limits, { ...ok, storage: [{ name: "x", bytes: 4 }, { name: "w", bytes: 134217732 }] }),
+    "binding 1 (w) needs maxStorageBufferBindingSize >= 134217732",
+  );
+  await assertThrowsMessage(
+    () => checkDispatch(limits, { ...ok, workgroupSize: [16, 32, 1] }),
+    "maxComputeInvocationsPerWorkgroup >= 512",
+  );
+  await assertThrowsMessage(() => checkDispatch(limits, { ...ok, workgroupSize: [1, 1, 65] }), "maxComputeWorkgroupSizeZ");
+  await assertThrowsMessage(
+    () => checkDispatch(limits, { ...ok, storage: Array.from({ length: 9 }, (_, i) => ({ name: `b${i}`, bytes: 4 })) }),
+    "maxStorageBuffersPerShaderStage >= 9",
+  );
+  await assertThrowsMessage(() => checkDispatch(limits, { ...ok, workgroups: [1.5, 1, 1] }), "must be a non-negative integer");
+  const error = (() => {
+    try {
+      checkDispatch(limits, { ...ok, workgroups: [70000, 1, 1] });
+    } catch (e) {
+      return e;
+    }
+  })();
+  strictEqual(error instanceof LimitError, true);
+  deepStrictEqual([(error as LimitError).limit, (error as LimitError).requested, (error as LimitError).allowed], [
+    "maxComputeWorkgroupsPerDimension",
+    70000,
+    65535,
+  ]);
+});
+
+Deno.test("foldWorkgroups covers the count within the per-dimension limit", () => {
+  deepStrictEqual(foldWorkgroups(100, 65535), [100, 1, 1]);
+  deepStrictEqual(foldWorkgroups(65535, 65535), [65535, 1, 1]);
+  for (const count of [65536, 102400, 65535 * 65535]) {
+    const [x, y] = foldWorkgroups(count, 65535);
+    strictEqual(x <= 65535 && y <= 65535, true, `count ${count}: ${x} x ${y}`);
+    strictEqual(x * y >= count && x * (y - 1) < count, true, `count ${count}: ${x} x ${y} covers it tightly`);
+  }
+});
+
+Deno.test("workgroupSizeOf reads @workgroup_size literals", async () => {
+  deepStrictEqual(workgroupSizeOf("@compute @workgroup_size(256) fn main() {}", "w"), [256, 1, 1]);
+  deepStrictEqual(workgroupSizeOf("@compute @workgroup_size(8, 32u) fn main() {}", "w"), [8, 32, 1]);
+  deepStrictEqual(workgroupSizeOf("@compute @workgroup_size( 4 , 4 , 2 ) fn main() {}", "w"), [4, 4, 2]);
+  await assertThrowsMessage(() => workgroupSizeOf("@compute @workgroup_size(WG) fn main() {}", "op/k"), "op/k: no @workgroup_size");
+});

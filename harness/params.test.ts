@@ -1,0 +1,30 @@
+import { deepStrictEqual, strictEqual } from "node:assert/strict";
+import { packParams } from "./params.ts";
+import { assertThrowsMessage } from "./testing.ts";
+
+const layout = [
+  { name: "n", type: "u32" },
+  { name: "offset", type: "i32" },
+  { name: "alpha", type: "f32" },
+] as const;
+
+Deno.test("packParams writes little-endian scalars in declaration order, padded to 16 bytes", () => {
+  const bytes = packParams(layout, { n: 4294967295, offset: -3, alpha: 0.1 }, "demo");
+  strictEqual(bytes.byteLength, 16);
+  const view = new DataView(bytes);
+  deepStrictEqual([view.getUint32(0, true), view.getInt32(4, true), view.getFloat32(8, true)], [
+    4294967295,
+    -3,
+    Math.fround(0.1),
+  ]);
+  strictEqual(packParams([...layout, ...layout, { name: "z", type: "u32" }], { n: 1, offset: 1, alpha: 1, z: 1 }, "x").byteLength, 32);
+});
+
+Deno.test("packParams refuses values a WGSL scalar cannot hold, naming the field", async () => {
+  await assertThrowsMessage(() => packParams(layout, { n: -1, offset: 0, alpha: 0 }, "demo"), 'demo: param "n" must be a u32');
+  await assertThrowsMessage(() => packParams(layout, { n: 2 ** 32, offset: 0, alpha: 0 }, "demo"), 'param "n"');
+  await assertThrowsMessage(() => packParams(layout, { n: 1.5, offset: 0, alpha: 0 }, "demo"), 'param "n"');
+  await assertThrowsMessage(() => packParams(layout, { n: 1, offset: 2 ** 31, alpha: 0 }, "demo"), 'param "offset" must be a i32');
+  await assertThrowsMessage(() => packParams(layout, { n: 1, offset: 0 }, "demo"), 'param "alpha" must be a number');
+  await assertThrowsMessage(() => packParams(layout, { n: 1, offset: 0, alpha: NaN }, "demo"), 'param "alpha"');
+});
