@@ -95,3 +95,18 @@ gpuTest("describeAdapter reports the adapter and the target reasoning", (gpu) =>
   // f16 variants are only trusted after the known-answer check.
   if (!gpu.features.includes("shader-f16")) strictEqual(gpu.f16Verified, false);
 });
+
+gpuTest("a zeroed binding is cleared before the pass, so a reused accumulator starts from zero", async (gpu) => {
+  const accumulate = DOUBLE.replace("out[id.x] = 2.0 * x[id.x];", "out[id.x] = out[id.x] + x[id.x];");
+  const plan = (zeroed: boolean): KernelPlan => {
+    const p = doublePlan(gpu, 3, accumulate, zeroed ? "kernel.zeroed" : "kernel.accumulate");
+    return { ...p, bindings: [p.bindings[0], { ...p.bindings[1], zeroed }] };
+  };
+  const x = gpu.upload(new Float32Array([1, 2, 3]), "x");
+  const out = gpu.alloc("f32", 3, "out");
+  await gpu.submit([plan(false), [x, out]], [plan(false), [x, out]]);
+  deepStrictEqual([...await gpu.read(out)], [2, 4, 6]);
+  await gpu.submit([plan(true), [x, out]]);
+  deepStrictEqual([...await gpu.read(out)], [1, 2, 3]);
+  for (const t of [x, out]) t.buffer.destroy();
+});

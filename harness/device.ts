@@ -44,6 +44,11 @@ export interface BindingSpec {
   length: number;
   /** Whether the kernel reads it, writes it, or both. */
   role: BindingRole;
+  /**
+   * The kernel accumulates into this binding, so it is cleared to zero in the same command buffer,
+   * before the pass (a reused resident output would otherwise add to stale values).
+   */
+  zeroed?: boolean;
 }
 
 /**
@@ -248,6 +253,9 @@ export class ResidentDevice {
       transient.push(uniform);
     }
     const bindGroup = this.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
+    for (const [i, spec] of plan.bindings.entries()) {
+      if (spec.zeroed) encoder.clearBuffer(tensors[i].buffer);
+    }
     const pass = encoder.beginComputePass(timestampWrites ? { timestampWrites } : {});
     pass.setPipeline(pipeline);
     pass.setBindGroup(0, bindGroup);

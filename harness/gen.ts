@@ -43,6 +43,7 @@ export async function renderAll(opsDir: URL): Promise<Map<string, [URL, string]>
   for await (const op of Deno.readDir(opsDir)) {
     if (!op.isDirectory) continue;
     const wgsl = new URL(`${op.name}/wgsl/`, opsDir);
+    if (!(await Deno.stat(wgsl).catch(() => undefined))?.isDirectory) continue;
     const sources: Record<string, string> = {};
     for await (const f of Deno.readDir(wgsl)) {
       if (f.name.endsWith(".wgsl")) {

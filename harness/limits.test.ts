@@ -70,3 +70,7 @@ Deno.test("workgroupSizeOf reads @workgroup_size literals", async () => {
   deepStrictEqual(workgroupSizeOf("@compute @workgroup_size( 4 , 4 , 2 ) fn main() {}", "w"), [4, 4, 2]);
   await assertThrowsMessage(() => workgroupSizeOf("@compute @workgroup_size(WG) fn main() {}", "op/k"), "op/k: no @workgroup_size");
 });
+
+Deno.test("foldWorkgroups refuses a count that cannot fit even in two dimensions", async () => {
+  await assertThrowsMessage(() => foldWorkgroups(65535 * 65535 + 1, 65535), "exceed maxComputeWorkgroupsPerDimension squared");
+});

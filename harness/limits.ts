@@ -8,13 +8,21 @@
 
 /** The limits the guard reads (a subset of `GPUSupportedLimits`). */
 export interface GuardedLimits {
+  /** Workgroups per dispatch dimension. */
   maxComputeWorkgroupsPerDimension: number;
+  /** Invocations per workgroup (product of the workgroup size). */
   maxComputeInvocationsPerWorkgroup: number;
+  /** Workgroup size in x. */
   maxComputeWorkgroupSizeX: number;
+  /** Workgroup size in y. */
   maxComputeWorkgroupSizeY: number;
+  /** Workgroup size in z. */
   maxComputeWorkgroupSizeZ: number;
+  /** Bytes one storage binding may span. */
   maxStorageBufferBindingSize: number;
+  /** Bytes one buffer may hold. */
   maxBufferSize: number;
+  /** Storage bindings one shader stage may use. */
   maxStorageBuffersPerShaderStage: number;
 }
 
@@ -148,6 +156,11 @@ export function workgroupSizeOf(source: string, where: string): [number, number,
  */
 export function foldWorkgroups(count: number, maxPerDimension: number): [number, number, number] {
   if (count <= maxPerDimension) return [count, 1, 1];
+  if (count > maxPerDimension * maxPerDimension) {
+    throw new Error(
+      `${count} workgroups exceed maxComputeWorkgroupsPerDimension squared (${maxPerDimension}^2) even when folded`,
+    );
+  }
   const y = Math.ceil(count / maxPerDimension);
   return [Math.ceil(count / y), y, 1];
 }

@@ -32,9 +32,13 @@ export interface AdapterDescription {
 
 /** Subset of `GPUAdapterInfo` used for detection, so tests can describe imaginary adapters. */
 export interface AdapterInfoLike {
+  /** Vendor name or PCI id. */
   vendor: string;
+  /** Architecture name, often empty. */
   architecture: string;
+  /** The driver's description of the device. */
   description: string;
+  /** Whether this is a fallback (software) adapter. */
   isFallbackAdapter?: boolean;
 }
 

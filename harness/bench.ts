@@ -1,0 +1,393 @@
+/**
+ * The benchmark CLI (Deno-only: reads arguments, writes files). `deno task bench` runs
+ * `deno run -A harness/bench.ts`:
+ *
+ * 1. acquires the adapter the machine has (a software one included) and refuses to report any
+ *    time without `timestamp-query`;
+ * 2. measures the roofline (`harness/roofline.ts`): bandwidth and f32 compute, f16 and DP4a where
+ *    available, each kernel known-answer checked first;
+ * 3. times every case of `harness/bench_cases.ts` at its shapes (the `gpu` list, or the `quick`
+ *    list on a fallback adapter or with `--quick`) and derives GB/s, TFLOP/s, the bound and the
+ *    fraction of its roofline;
+ * 4. prints a table, writes the JSON result and a self-contained HTML/SVG roofline chart
+ *    (default `.bench/<adapter>.json` and `.html`), and with `--compare PATH` flags every row whose
+ *    fraction dropped beyond the noise threshold, exiting 1 if any did.
+ *
+ * `deno run -A harness/roofline.ts [--sweep]` runs {@link rooflineMain}: the probes alone, or the
+ * sweep over every kernel config, printing each config's figure.
+ *
+ * Exit codes: 0 fine, 1 regression(s), 2 no timing possible or a failed case.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { acquireDevice, type KernelPlan, type ResidentDevice } from "./device.ts";
+import { LimitError } from "./limits.ts";
+import { BENCH_CASES, type SizeClass } from "./bench_cases.ts";
+import {
+  type BenchConditions,
+  type BenchDevice,
+  type BenchReport,
+  type BenchRow,
+  compareReports,
+  deviceSummary,
+  fmt,
+  formatComparison,
+  formatTable,
+  parseReport,
+  regressionRule,
+  reportHtml,
+  reportJson,
+  rowFigures,
+  rowKey,
+  SCHEMA,
+} from "./report.ts";
+import { measureRoofline, type ProbeOptions, type ProbeResult, type Roofline, sweepConfigs } from "./roofline.ts";
+import { bandwidthName, dp4aName, fmaName } from "./roofline.wgsl.ts";
+import { probeBandwidth, probeDp4a, probeFma } from "./roofline.ts";
+import { supportsTimestamps, timePlan, TimestampUnavailableError } from "./timing.ts";
+import { variantsOf } from "./variants.ts";
+
+const USAGE = `deno task bench [options]     (deno run -A harness/bench.ts)
+  --filter TEXT       only rows whose op/entry/variant/shape contains TEXT (repeatable: any of them)
+  --quick             the short shape list and small probes (automatic on a fallback adapter)
+  --json PATH         result file (default .bench/<adapter>.json); the chart goes beside it as .html
+  --compare PATH      compare with a saved result; exit 1 on any regression
+  --threshold X       absolute floor of the regression threshold, fraction units (default 0.05)
+  --spread-factor K   multiple of the measured spread in the threshold (default 3)
+  --samples N         timed passes per figure, >= 5 (default 10)
+  --warmup N          untimed passes before them (default 3)
+  --l2-mib N          cache size the input rotation defeats, MiB (default 50, the H200's L2)
+  --all-variants      time every variant of each entry point, not only the one resolved here
+  --help`;
+
+const ROOFLINE_USAGE = `deno run -A harness/roofline.ts [options]
+  (no option)         measure the default probes and print the ceilings
+  --sweep             measure every config of the sweep grid, print each figure and the best
+  --only LIST         comma-separated subset of bandwidth,f32,f16,dp4a
+  --small             small sizes (automatic on a fallback adapter)
+  --threads N         threads per compute probe (default 2^23; small 2^12)
+  --target-ms X       pass time the compute probes calibrate to (default 5; small 20)
+  --bytes N           bytes per bandwidth buffer (default 1 GiB, clamped to the limits; small 32 MiB)
+  --samples N         timed passes per figure (default 10)
+  --json PATH         also write every probe result as JSON
+  --help`;
+
+function slug(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "adapter";
+}
+
+function denoVersion(): string {
+  return Deno.version.deno;
+}
+
+function intArg(value: string | undefined, name: string, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min}, got ${value}`);
+  return n;
+}
+
+function numArg(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a non-negative number, got ${value}`);
+  return n;
+}
+
+async function deviceWithTimestamps(): Promise<ResidentDevice | null> {
+  const gpu = await acquireDevice();
+  if (!supportsTimestamps(gpu)) {
+    console.error(
+      `${gpu.adapter.description}: this adapter does not offer timestamp-query, so no GPU time can be ` +
+        `reported; the wall clock is not used instead (it would measure Deno's ~11 ms fence).`,
+    );
+    gpu.destroy();
+    return null;
+  }
+  return gpu;
+}
+
+function deviceBlock(gpu: ResidentDevice, r: Roofline): BenchDevice {
+  return {
+    description: r.adapter.description,
+    vendor: r.adapter.vendor,
+    architecture: r.adapter.architecture,
+    driver: r.adapter.driver,
+    isFallbackAdapter: r.adapter.isFallbackAdapter,
+    target: gpu.adapter.target ?? null,
+    features: gpu.features,
+    deno: denoVersion(),
+    os: `${Deno.build.os} ${Deno.build.arch}`,
+    date: r.date,
+    bandwidthGBps: r.bandwidthGBps,
+    computeTFLOPs: r.computeTFLOPs,
+    computeF16TFLOPs: r.computeF16TFLOPs,
+    dp4aTOPS: r.dp4aTOPS,
+    probes: r.probes,
+    skipped: r.skipped,
+  };
+}
+
+function probeLine(p: ProbeResult): string {
+  return `  ${p.probe.padEnd(10)} ${p.kernel.padEnd(28)} ${fmt(p.figure).padStart(8)} ${p.unit.padEnd(7)} ` +
+    `median ${fmt(p.ms)} ms [${fmt(p.msMin)}, ${fmt(p.msMax)}] of ${p.samples}`;
+}
+
+/**
+ * Runs the benchmark CLI.
+ *
+ * @param args command-line arguments (see `--help`)
+ * @returns the exit code: 0 fine, 1 regression(s), 2 no timing possible or a failed case
+ */
+export async function benchMain(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      filter: { type: "string", multiple: true },
+      quick: { type: "boolean" },
+      json: { type: "string" },
+      compare: { type: "string" },
+      threshold: { type: "string" },
+      "spread-factor": { type: "string" },
+      samples: { type: "string" },
+      warmup: { type: "string" },
+      "l2-mib": { type: "string" },
+      "all-variants": { type: "boolean" },
+      help: { type: "boolean" },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const samples = intArg(values.samples, "samples", 10, 5);
+  const warmup = intArg(values.warmup, "warmup", 3, 0);
+  const cacheBytes = numArg(values["l2-mib"], "l2-mib", 50) * 2 ** 20;
+  const compareOptions = {
+    absolute: numArg(values.threshold, "threshold", 0.05),
+    spreadFactor: numArg(values["spread-factor"], "spread-factor", 3),
+  };
+  const baseline = values.compare ? parseReport(await Deno.readTextFile(values.compare), values.compare) : null;
+
+  const gpu = await deviceWithTimestamps();
+  if (!gpu) return 2;
+  try {
+    const sizes: SizeClass = values.quick || gpu.adapter.isFallbackAdapter ? "quick" : "gpu";
+    const timing = { samples, warmup, cacheBytes };
+    console.log(`adapter: ${gpu.adapter.description}${gpu.adapter.isFallbackAdapter ? " (fallback)" : ""}; sizes: ${sizes}`);
+    console.log("roofline probes (each kernel known-answer checked first):");
+    const probeOptions: ProbeOptions = {
+      ...timing,
+      size: sizes === "quick" ? "small" : "full",
+      onResult: (p) => console.log(probeLine(p)),
+    };
+    const roof = await measureRoofline(gpu, probeOptions);
+    for (const s of roof.skipped) console.log(`  skipped ${s}`);
+
+    const filters = values.filter ?? [];
+    const rows: BenchRow[] = [];
+    let failures = 0;
+    for (const c of BENCH_CASES) {
+      const variants: (string | undefined)[] = values["all-variants"]
+        ? variantsOf(c.sources, c.entry).filter((v) => !v.endsWith(".f16") || gpu.f16Verified)
+        : [undefined];
+      for (const variant of variants) {
+        for (const shape of c.shapes[sizes]) {
+          const where = `${c.op}/${c.entry}/${variant ?? "(resolved)"}/${shape.label}`;
+          let plan: KernelPlan;
+          try {
+            plan = shape.plan(gpu, variant ? { override: variant } : {});
+          } catch (e) {
+            if (e instanceof LimitError) {
+              console.log(`  skip ${where}: ${e.message}`);
+              continue;
+            }
+            throw e;
+          }
+          const key = rowKey({ op: c.op, entry: c.entry, variant: plan.kernel.variant, shape: shape.label });
+          if (filters.length && !filters.some((f) => key.includes(f))) continue;
+          try {
+            const t = await timePlan(gpu, plan, (set) => shape.inputs(1000 * set + 1), timing);
+            const figures = rowFigures(plan.cost, t.ms, roof);
+            rows.push({
+              op: c.op,
+              entry: c.entry,
+              variant: plan.kernel.variant,
+              shape: shape.label,
+              ms: t.ms,
+              msMin: t.msMin,
+              msMax: t.msMax,
+              msQ1: t.msQ1,
+              msQ3: t.msQ3,
+              samples: t.samples,
+              bytes: plan.cost.bytes,
+              flops: plan.cost.flops,
+              ...figures,
+              sets: t.sets,
+              cacheResident: t.cacheResident,
+            });
+          } catch (e) {
+            if (e instanceof TimestampUnavailableError) throw e;
+            failures++;
+            console.error(`  FAILED ${key}: ${e instanceof Error ? e.message : String(e)}`);
+          }
+        }
+      }
+    }
+
+    const device = deviceBlock(gpu, roof);
+    const conditions: BenchConditions = {
+      method: `Each row is one KernelPlan on resident tensors: a warm-up submission, then one command buffer of ` +
+        `${warmup} untimed and ${samples} timed compute passes (one dispatch each); the figure is the median ` +
+        `pass. Inputs are random, never zero; working sets smaller than the cache rotate over several input ` +
+        `sets. Bytes and FLOPs are the op's declared KernelPlan.cost. Ceilings are this run's probes.`,
+      repetitions: samples,
+      warmup,
+      timestamps: "timestamp-query written at the beginning and end of each timed pass, BigInt nanoseconds",
+      date: device.date,
+      deno: device.deno,
+      sizes,
+      cacheBytes,
+      regression: regressionRule(compareOptions),
+    };
+    const report: BenchReport = { schema: SCHEMA, device, conditions, results: rows };
+
+    console.log("");
+    console.log(deviceSummary(device));
+    console.log("");
+    console.log(formatTable(rows));
+    if (rows.some((r) => r.cacheResident)) console.log("* the rotated inputs fit in the assumed cache: the figure may be cache-served");
+    if (rows.some((r) => r.fraction > 1)) {
+      console.log("note: a fraction above 100% means a cache served the data or the probe is not yet a ceiling");
+    }
+
+    const jsonPath = values.json ?? `.bench/${slug(device.description)}.json`;
+    const htmlPath = jsonPath.endsWith(".json") ? `${jsonPath.slice(0, -5)}.html` : `${jsonPath}.html`;
+    const dir = jsonPath.includes("/") ? jsonPath.slice(0, jsonPath.lastIndexOf("/")) : ".";
+    await Deno.mkdir(dir, { recursive: true });
+    await Deno.writeTextFile(jsonPath, reportJson(report));
+    await Deno.writeTextFile(htmlPath, reportHtml(report));
+    console.log(`\nwrote ${jsonPath} and ${htmlPath}`);
+
+    let code = failures ? 2 : 0;
+    if (baseline) {
+      console.log("");
+      if (baseline.device.description !== device.description) {
+        console.log(`note: the saved result is from "${baseline.device.description}"; fractions are compared as they are`);
+      }
+      const comparison = compareReports(baseline, report, compareOptions);
+      console.log(formatComparison(comparison));
+      if (comparison.regressions.length) code = Math.max(code, 1);
+    }
+    if (failures) console.error(`${failures} case(s) failed`);
+    return code;
+  } catch (e) {
+    if (e instanceof TimestampUnavailableError) {
+      console.error(e.message);
+      return 2;
+    }
+    throw e;
+  } finally {
+    gpu.destroy();
+  }
+}
+
+/**
+ * Runs the roofline CLI: the default probes, or with `--sweep` every config of the sweep grid
+ * (each printed as it is measured, failures included), then the best per probe.
+ *
+ * @param args command-line arguments (see `--help`)
+ * @returns the exit code: 0 fine, 2 no timing possible or no figure
+ */
+export async function rooflineMain(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      sweep: { type: "boolean" },
+      only: { type: "string" },
+      small: { type: "boolean" },
+      threads: { type: "string" },
+      "target-ms": { type: "string" },
+      bytes: { type: "string" },
+      samples: { type: "string" },
+      json: { type: "string" },
+      help: { type: "boolean" },
+    },
+  });
+  if (values.help) {
+    console.log(ROOFLINE_USAGE);
+    return 0;
+  }
+  const gpu = await deviceWithTimestamps();
+  if (!gpu) return 2;
+  try {
+    const size = values.small || gpu.adapter.isFallbackAdapter ? "small" : "full";
+    const options: ProbeOptions = {
+      size,
+      samples: intArg(values.samples, "samples", 10, 5),
+      threads: values.threads ? intArg(values.threads, "threads", 0, 32) : undefined,
+      targetMs: values["target-ms"] ? numArg(values["target-ms"], "target-ms", 5) : undefined,
+      bandwidthBytes: values.bytes ? intArg(values.bytes, "bytes", 0, 16) : undefined,
+    };
+    const only = new Set((values.only ?? "bandwidth,f32,f16,dp4a").split(","));
+    console.log(
+      `adapter: ${gpu.adapter.description} (vendor ${gpu.adapter.vendor}); deno ${denoVersion()}; ` +
+        `f16 verified: ${gpu.f16Verified}; ${new Date().toISOString()}; sizes: ${size}`,
+    );
+    const results: ProbeResult[] = [];
+    const failures: string[] = [];
+    if (!values.sweep) {
+      const r = await measureRoofline(gpu, { ...options, onResult: (p) => console.log(probeLine(p)) });
+      results.push(...r.probes);
+      failures.push(...r.skipped);
+    } else {
+      const grid = sweepConfigs(size);
+      const jobs: [string, () => Promise<ProbeResult>][] = [];
+      if (only.has("bandwidth")) {
+        for (const c of grid.bandwidth) jobs.push([bandwidthName(c), () => probeBandwidth(gpu, c, options)]);
+      }
+      if (only.has("f32")) for (const c of grid.fma) jobs.push([fmaName(c), () => probeFma(gpu, c, options)]);
+      if (only.has("f16")) {
+        if (gpu.f16Verified) for (const c of grid.fmaF16) jobs.push([fmaName(c), () => probeFma(gpu, c, options)]);
+        else failures.push("f16: not verified on this device");
+      }
+      if (only.has("dp4a")) for (const c of grid.dp4a) jobs.push([dp4aName(c), () => probeDp4a(gpu, c, options)]);
+      console.log(`sweep: ${jobs.length} configs`);
+      for (const [name, job] of jobs) {
+        try {
+          const r = await job();
+          results.push(r);
+          console.log(probeLine(r));
+        } catch (e) {
+          if (e instanceof TimestampUnavailableError) throw e;
+          const message = `${name}: ${e instanceof Error ? e.message : String(e)}`;
+          failures.push(message);
+          console.log(`  FAILED ${message}`);
+        }
+      }
+    }
+    console.log("\nbest per probe:");
+    for (const probe of ["bandwidth", "compute", "computeF16", "dp4a"]) {
+      const of = results.filter((r) => r.probe === probe).sort((a, b) => b.figure - a.figure);
+      if (of.length) console.log(probeLine(of[0]));
+    }
+    for (const f of failures) console.log(`  not measured: ${f}`);
+    if (values.json) {
+      await Deno.writeTextFile(values.json, JSON.stringify({ results, failures }, null, 2) + "\n");
+      console.log(`wrote ${values.json}`);
+    }
+    return results.length ? 0 : 2;
+  } catch (e) {
+    if (e instanceof TimestampUnavailableError) {
+      console.error(e.message);
+      return 2;
+    }
+    throw e;
+  } finally {
+    gpu.destroy();
+  }
+}
+
+if (import.meta.main) Deno.exit(await benchMain(Deno.args));

@@ -1,0 +1,382 @@
+/**
+ * A peer to compare our kernels with: TensorFlow.js's WebGPU backend (4.22.0), run in this Deno
+ * process on the same `GPUDevice`, timing the same op shapes. A dev tool, not part of the package.
+ *
+ * Loading. The npm packages are installed beside this file (`deno task peer:install`, see
+ * README.md) and loaded from there by file URL at run time, so nothing is fetched when the peer
+ * runs and a machine with no registry needs only the pruned `harness/peer/node_modules` (about
+ * 2 MB) carried beside the tree. The CommonJS builds are loaded (both `.node.js` files): the
+ * backend `require`s `@tensorflow/tfjs-core`, which resolves to the same core file, so one TF.js
+ * instance holds the engine. TF.js picks its platform from the environment when it loads, so
+ * `process` is hidden (or it would take the Node platform) and `window.document` is stubbed (so it
+ * takes the browser one: `fetch`, `performance.now`, `TextEncoder`) for the import only; both are
+ * restored afterwards.
+ *
+ * Device. TF.js's own `webgpu` backend factory would request its own adapter; it is replaced by
+ * one that constructs `WebGPUBackend` on the caller's device, which is never destroyed here.
+ * `WEBGPU_CPU_FORWARD` is turned off, or inputs under 1,000 elements that were never uploaded
+ * would be computed on the CPU. One peer exists at a time: TF.js's engine is process-global.
+ *
+ * Timing ({@link TIMING_METHOD}). `tf.time()` on this backend ends the compute pass after every
+ * kernel and brackets the next with `timestamp-query` writes, so its `kernelMs` is GPU time summed
+ * over the op's kernels (gaps between them excluded). A zero or non-finite reading throws rather
+ * than being reported. Before any timing, the op runs once inside validation and out-of-memory
+ * error scopes and its output is compared with a CPU computation from the same inputs ({@link
+ * peerCase}), at every element up to 4,096 and at 513 spread and pseudo-random ones beyond.
+ *
+ * @module
+ */
+
+import { createRequire } from "node:module";
+import { isPeerOp, PEER_OPS, peerCase, type PeerOp, type PeerShape, type TfOps, type TfTensor } from "./cases.ts";
+
+export { PEER_OPS, type PeerOp, type PeerShape, type TfTensor };
+
+/** TF.js's version this peer is written against (pinned in package.json). */
+export const TFJS_VERSION = "4.22.0";
+
+/** The files the peer loads, relative to `harness/peer/node_modules/`: what must be carried. */
+export const TFJS_FILES: readonly string[] = [
+  "@tensorflow/tfjs-core/package.json",
+  "@tensorflow/tfjs-core/dist/tf-core.node.js",
+  "@tensorflow/tfjs-backend-webgpu/package.json",
+  "@tensorflow/tfjs-backend-webgpu/dist/tf-backend-webgpu.node.js",
+];
+
+/** How the figures are taken, for reports. */
+export const TIMING_METHOD =
+  "TF.js 4.22 WebGPU kernel time: tf.time() kernelMs, GPU timestamp-query at the begin and end of the compute " +
+  "pass of each kernel, summed over the op's kernels; median of the timed runs after 2 warm-up runs; output " +
+  "first checked against a CPU computation from the same inputs";
+
+const WARMUP = 2;
+const NODE_MODULES = new URL("./node_modules/", import.meta.url);
+
+/** The TF.js API the peer exposes: the ops of {@link TfOps} and a few engine calls. */
+export interface TfjsApi extends TfOps {
+  readonly version_core: string;
+  env(): { set(flag: string, value: unknown): void };
+  registerBackend(name: string, factory: () => unknown, priority?: number): boolean;
+  findBackendFactory(name: string): unknown;
+  removeBackend(name: string): void;
+  setBackend(name: string): Promise<boolean>;
+  backend(): unknown;
+  tidy<T>(fn: () => T): T;
+  time(fn: () => void): Promise<{ kernelMs: number; getExtraProfileInfo?: () => string }>;
+  memory(): { numTensors: number };
+}
+
+/** A timing of one op at one shape. */
+export interface PeerTiming {
+  /** Median GPU time of one call, in milliseconds (kernels summed). */
+  ms: number;
+  /** Kernels one call dispatches. */
+  kernels: number;
+  /** The TF.js programs that ran, in order, e.g. `["BinaryOpProgram"]`. */
+  programs: string[];
+  /** Every timed run's GPU time, in milliseconds, in run order. */
+  samples: number[];
+  /** Output elements compared with the CPU before timing. */
+  checked: number;
+}
+
+/** TF.js's WebGPU backend on our device. */
+export interface TfjsPeer {
+  /** TF.js's version. */
+  readonly version: string;
+  /** The device TF.js's backend runs on: the one it was created with. */
+  readonly device: GPUDevice;
+  /** The loaded TF.js API, with the `webgpu` backend active, for calls beyond {@link PEER_OPS}. */
+  readonly tf: TfjsApi;
+  /** How {@link time} measures. */
+  readonly method: string;
+  /**
+   * Runs `op` once at `args`, checks its output against the CPU, and times it.
+   *
+   * @param op an op name (see {@link PEER_OPS})
+   * @param args its arguments
+   * @param reps timed runs after the warm-up, at least 5 (default 10)
+   * @returns the median and the runs, or undefined when TF.js has no such op
+   * @throws Error when the output is wrong, WebGPU reports an error, or a timestamp reads zero
+   */
+  time(op: string, args: PeerShape, reps?: number): Promise<PeerTiming | undefined>;
+  /**
+   * Runs `op` once at `args` and checks its output against the CPU, without timing it.
+   *
+   * @param op an op name
+   * @param args its arguments
+   * @returns the number of elements checked, or undefined when TF.js has no such op
+   * @throws Error naming the worst element when the output is wrong, or WebGPU's error
+   */
+  check(op: string, args: PeerShape): Promise<number | undefined>;
+  /** Removes the backend (freeing TF.js's buffers), leaving the device alone. */
+  dispose(): void;
+}
+
+/**
+ * Whether the peer's files are installed beside this module.
+ *
+ * @returns the first missing file's path, or undefined when all are present
+ */
+export async function missingTfjsFile(): Promise<string | undefined> {
+  for (const file of TFJS_FILES) {
+    const url = new URL(file, NODE_MODULES);
+    try {
+      await Deno.stat(url);
+    } catch {
+      return url.pathname;
+    }
+  }
+  return undefined;
+}
+
+let loaded: { tf: TfjsApi; WebGPUBackend: new (device: GPUDevice, info?: unknown) => unknown } | undefined;
+let active: TfjsPeer | undefined;
+
+/**
+ * Creates the peer: loads TF.js from `harness/peer/node_modules` and makes its `webgpu` backend
+ * run on `device`.
+ *
+ * @param device our device; it must have the `timestamp-query` feature
+ * @returns the peer
+ * @throws Error when the files are not installed, the device lacks timestamp-query, TF.js refuses
+ *   the backend, or another peer has not been disposed
+ *
+ * @example
+ * ```ts ignore
+ * const gpu = await acquireDevice();
+ * const peer = await createTfjsPeer(gpu.device);
+ * console.log(await peer.time("add", [1 << 20]));
+ * peer.dispose();
+ * ```
+ */
+export async function createTfjsPeer(device: GPUDevice): Promise<TfjsPeer> {
+  if (active) throw new Error("tfjs peer: one already exists (TF.js's engine is global); dispose it first");
+  if (!device.features.has("timestamp-query")) {
+    throw new Error("tfjs peer: the device lacks timestamp-query, and the peer times with GPU timestamps only");
+  }
+  const missing = await missingTfjsFile();
+  if (missing) throw new Error(`tfjs peer: ${missing} is missing; run \`deno task peer:install\` (harness/peer/README.md)`);
+  loaded ??= load();
+  const { tf, WebGPUBackend } = loaded;
+  if (tf.version_core !== TFJS_VERSION) throw new Error(`tfjs peer: expected TF.js ${TFJS_VERSION}, got ${tf.version_core}`);
+  if (tf.findBackendFactory("webgpu")) tf.removeBackend("webgpu");
+  tf.registerBackend("webgpu", () => new WebGPUBackend(device, device.adapterInfo));
+  if (!await tf.setBackend("webgpu")) throw new Error("tfjs peer: TF.js could not initialise its webgpu backend");
+  if ((tf.backend() as { device?: GPUDevice }).device !== device) {
+    throw new Error("tfjs peer: TF.js's webgpu backend is not on the given device");
+  }
+  tf.env().set("WEBGPU_CPU_FORWARD", false);
+
+  const peer: TfjsPeer = {
+    version: tf.version_core,
+    device,
+    tf,
+    method: TIMING_METHOD,
+    async time(op, args, reps = 10) {
+      if (!Number.isInteger(reps) || reps < 5) throw new Error(`tfjs peer: reps must be an integer >= 5, got ${reps}`);
+      if (!isPeerOp(op)) return undefined;
+      return await withCase(tf, device, op, args, async (run, checked) => {
+        const samples: number[] = [];
+        let programs: string[] = [];
+        for (let r = 0; r < WARMUP + reps; r++) {
+          let out: TfTensor | undefined;
+          const info = await tf.time(() => {
+            out = tf.tidy(run);
+          });
+          out?.dispose();
+          programs = info.getExtraProfileInfo?.().split(", ").map((p) => p.split(":")[0]) ?? [];
+          if (!(info.kernelMs > 0) || !Number.isFinite(info.kernelMs)) {
+            throw new Error(`tfjs peer ${op}: GPU timestamps gave ${info.kernelMs} ms (${programs.join(", ")})`);
+          }
+          if (r >= WARMUP) samples.push(info.kernelMs);
+        }
+        return { ms: median(samples), kernels: programs.length, programs, samples, checked };
+      });
+    },
+    async check(op, args) {
+      if (!isPeerOp(op)) return undefined;
+      return await withCase(tf, device, op, args, (_, checked) => Promise.resolve(checked));
+    },
+    dispose() {
+      if (active !== peer) return;
+      tf.removeBackend("webgpu");
+      active = undefined;
+    },
+  };
+  active = peer;
+  return peer;
+}
+
+/** Uploads the case's inputs, checks one run, hands the run to `fn`, and frees the inputs. */
+async function withCase<T>(
+  tf: TfjsApi,
+  device: GPUDevice,
+  op: PeerOp,
+  args: PeerShape,
+  fn: (run: () => TfTensor, checked: number) => Promise<T>,
+): Promise<T> {
+  const c = peerCase(op, args);
+  const inputs = c.inputs.map(({ data, shape }) =>
+    tf.tensor(data, shape, data instanceof Int32Array ? "int32" : "float32")
+  );
+  const run = () => c.run(tf, inputs);
+  try {
+    device.pushErrorScope("out-of-memory");
+    device.pushErrorScope("validation");
+    let got: ArrayLike<number> = [];
+    try {
+      const out = tf.tidy(run);
+      try {
+        if (out.shape.join() !== c.outShape.join()) {
+          throw new Error(`tfjs peer ${op}: output shape [${out.shape}], expected [${c.outShape}]`);
+        }
+        got = await out.data();
+      } finally {
+        out.dispose();
+      }
+    } finally {
+      const validation = await device.popErrorScope();
+      const error = (await device.popErrorScope()) ?? validation;
+      if (error) throw new Error(`tfjs peer ${op} ${JSON.stringify(args)}: WebGPU reported: ${error.message}`);
+    }
+    return await fn(run, _checkSampled(got, c.expect, c.tol, `tfjs peer ${op} ${JSON.stringify(args)}`));
+  } finally {
+    for (const t of inputs) t.dispose();
+  }
+}
+
+/**
+ * Compares `got` with `expect` at every element up to 4,096 elements, else at 513 elements: 256
+ * spread evenly, the last, and 256 pseudo-random ones.
+ *
+ * @param got the output
+ * @param expect the CPU's value and error magnitude of element `i`
+ * @param tol |got − value| <= atol + rtol · magnitude
+ * @param label what is checked, for the message
+ * @returns the number of elements checked
+ * @throws Error naming the first element outside tolerance (NaN never passes)
+ */
+export function _checkSampled(
+  got: ArrayLike<number>,
+  expect: (i: number) => [number, number],
+  tol: { atol: number; rtol: number; why?: string },
+  label: string,
+): number {
+  const n = got.length;
+  let picks: number[] = Array.from({ length: n }, (_, i) => i);
+  if (n > 4096) {
+    picks = Array.from({ length: 256 }, (_, k) => Math.floor(k * n / 256));
+    picks.push(n - 1);
+    for (let k = 0, s = 12345; k < 256; k++) {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      picks.push(Math.floor(s / 2 ** 32 * n));
+    }
+  }
+  for (const i of picks) {
+    const [value, magnitude] = expect(i);
+    const bound = tol.atol + tol.rtol * magnitude;
+    if (!(Math.abs(got[i] - value) <= bound)) {
+      throw new Error(
+        `${label}: element ${i} is ${got[i]}, expected ${value} (|diff| ${Math.abs(got[i] - value)} > ${bound}${
+          tol.why ? `: ${tol.why}` : ""
+        })`,
+      );
+    }
+  }
+  return picks.length;
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Loads TF.js core and the WebGPU backend with the environment TF.js needs to see while loading. */
+function load(): { tf: TfjsApi; WebGPUBackend: new (device: GPUDevice, info?: unknown) => unknown } {
+  const g = globalThis as Record<string, unknown>;
+  const saved = (["process", "window"] as const).map((key) => [key, Object.getOwnPropertyDescriptor(g, key)] as const);
+  try {
+    delete g.process;
+    g.window = { document: {} };
+    const require = createRequire(NODE_MODULES);
+    const tf = require("@tensorflow/tfjs-core") as TfjsApi;
+    const { WebGPUBackend } = require("@tensorflow/tfjs-backend-webgpu");
+    return { tf, WebGPUBackend };
+  } finally {
+    for (const [key, descriptor] of saved) {
+      if (descriptor) Object.defineProperty(g, key, descriptor);
+      else delete g[key];
+    }
+  }
+}
+
+/** Shapes for `deno run -A harness/peer/tfjs.ts [small|large]`: small for a software adapter. */
+const SMOKE: Record<"small" | "large", [string, PeerShape][]> = {
+  small: [
+    ["add", [1 << 16]],
+    ["add", [1 << 20]],
+    ["mul", [1 << 20]],
+    ["addRows", [1024, 1024]],
+    ["axpy", [1 << 20]],
+    ["relu", [1 << 20]],
+    ["silu", [1 << 20]],
+    ["softmax", [256, 1024]],
+    ["sum", [256, 1024]],
+    ["sum", { shape: [256, 1024], axis: 0 }],
+    ["max", [256, 1024]],
+    ["mean", [256, 1024]],
+    ["transpose", [512, 1024]],
+    ["permute", { shape: [4, 64, 8, 64], perm: [0, 2, 1, 3] }],
+    ["gather", [4096, 256, 512]],
+    ["scatter", [256, 1024, 64]],
+    ["matMul", [128, 128, 128]],
+    ["matMul", [256, 256, 256]],
+    ["matvec", [1024, 1024]],
+    ["gelu", [1 << 20]],
+  ],
+  large: [
+    ["add", [1 << 26]],
+    ["mul", [1 << 26]],
+    ["addRows", [8192, 4096]],
+    ["axpy", [1 << 26]],
+    ["relu", [1 << 26]],
+    ["silu", [1 << 26]],
+    ["softmax", [8192, 8192]],
+    ["sum", [8192, 8192]],
+    ["sum", { shape: [8192, 8192], axis: 0 }],
+    ["max", [8192, 8192]],
+    ["mean", [8192, 8192]],
+    ["transpose", [8192, 8192]],
+    ["permute", { shape: [8, 1024, 32, 128], perm: [0, 2, 1, 3] }],
+    ["gather", [131072, 4096, 4096]],
+    ["scatter", [8192, 8192, 1024]],
+    ["matMul", [4096, 4096, 4096]],
+    ["matvec", [8192, 8192]],
+  ],
+};
+
+if (import.meta.main) {
+  const { acquireDevice } = await import("../device.ts");
+  const gpu = await acquireDevice();
+  const size = Deno.args[0] === "large" || Deno.args[0] === "small"
+    ? Deno.args[0]
+    : gpu.adapter.isFallbackAdapter
+    ? "small"
+    : "large";
+  const peer = await createTfjsPeer(gpu.device);
+  console.log(`${gpu.adapter.description} · Deno ${Deno.version.deno} · TF.js ${peer.version} · ${size} shapes`);
+  console.log(peer.method);
+  for (const [op, args] of SMOKE[size]) {
+    const t = await peer.time(op, args);
+    const what = `${op} ${JSON.stringify(args)}`.padEnd(52);
+    console.log(
+      t
+        ? `${what} ${(t.ms * 1e3).toFixed(1).padStart(10)} µs  ${t.kernels} kernel(s): ${t.programs.join(", ")}`
+        : `${what}          — (TF.js has no such op)`,
+    );
+  }
+  peer.dispose();
+  gpu.destroy();
+}

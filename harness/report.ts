@@ -1,0 +1,588 @@
+/**
+ * Benchmark results: the figures of a row, the JSON file, the text table, the HTML/SVG roofline
+ * chart, and the comparison with a saved result.
+ *
+ * The JSON is one object, `{ schema, device, conditions, results }`; other tools read it, so the
+ * field names of {@link BenchDevice} and {@link BenchRow} are fixed. A row's `fraction` is the
+ * achieved figure over the ceiling of the bound that applies: bandwidth when the row's arithmetic
+ * intensity (FLOPs per byte) is below the ridge point (compute roofline / bandwidth roofline),
+ * compute otherwise. It is not clamped: above 1 means the data was served from a cache or the probe
+ * is not yet a ceiling, and either is worth seeing.
+ *
+ * Regression rule ({@link compareReports}): a row regresses when its fraction dropped by more
+ * than `max(0.05, 3 × spread)`, where spread is the larger of the two runs' interquartile range
+ * of the pass times, expressed in fraction units (`fraction × (q3 − q1) / median`).
+ *
+ * Nothing here touches files; `harness/bench.ts` does.
+ *
+ * @module
+ */
+
+import type { ProbeResult } from "./roofline.ts";
+
+/** The ceiling a row is held to. */
+export type Bound = "bandwidth" | "compute";
+
+/** The device a result was measured on, and its measured ceilings. */
+export interface BenchDevice {
+  /** Adapter description (the driver's name for the device). */
+  description: string;
+  /** Adapter vendor string. */
+  vendor: string;
+  /** Adapter architecture string. */
+  architecture: string;
+  /** Driver string, when the runtime exposes one; null otherwise. */
+  driver: string | null;
+  /** Whether the adapter is a fallback (software) one. */
+  isFallbackAdapter: boolean;
+  /** The target detected (nvidia, amd, apple, soc) or null. */
+  target: string | null;
+  /** Features granted on the device. */
+  features: string[];
+  /** Deno version. */
+  deno: string;
+  /** Operating system and architecture. */
+  os: string;
+  /** ISO date and time of the run. */
+  date: string;
+  /** Bandwidth roofline, GB/s (best bandwidth probe). */
+  bandwidthGBps: number;
+  /** f32 compute roofline, TFLOP/s (best FMA probe). */
+  computeTFLOPs: number;
+  /** f16 compute probe, TFLOP/s, or null. */
+  computeF16TFLOPs: number | null;
+  /** DP4a probe, TOPS (8 ops per dot4I8Packed), or null. */
+  dp4aTOPS: number | null;
+  /** Every probe measured. */
+  probes: ProbeResult[];
+  /** Probes not run, with the reason. */
+  skipped: string[];
+}
+
+/** How the figures were taken. */
+export interface BenchConditions {
+  /** The method, in words. */
+  method: string;
+  /** Timed passes per figure. */
+  repetitions: number;
+  /** Untimed passes before them. */
+  warmup: number;
+  /** How time was read. */
+  timestamps: string;
+  /** ISO date and time. */
+  date: string;
+  /** Deno version. */
+  deno: string;
+  /** Which list of shapes ran: "gpu" or "quick". */
+  sizes: "gpu" | "quick";
+  /** Cache size the input rotation was sized against, bytes. */
+  cacheBytes: number;
+  /** The regression rule `--compare` applies. */
+  regression: string;
+}
+
+/** One benchmark figure. */
+export interface BenchRow {
+  /** The op, e.g. `elementwise`. */
+  op: string;
+  /** Its entry point, e.g. `kernel`. */
+  entry: string;
+  /** The variant that ran, e.g. `kernel.nvidia`. */
+  variant: string;
+  /** The shape, dimensions joined by `x`, e.g. `4096x4096`. */
+  shape: string;
+  /** Median pass time, ms. */
+  ms: number;
+  /** Fastest pass, ms. */
+  msMin: number;
+  /** Slowest pass, ms. */
+  msMax: number;
+  /** First quartile of the pass times, ms. */
+  msQ1: number;
+  /** Third quartile, ms. */
+  msQ3: number;
+  /** Timed passes. */
+  samples: number;
+  /** Bytes the call must move (KernelPlan.cost). */
+  bytes: number;
+  /** FLOPs the call must do (KernelPlan.cost). */
+  flops: number;
+  /** Achieved GB/s (bytes / median time). */
+  gbps: number;
+  /** Achieved TFLOP/s (FLOPs / median time). */
+  tflops: number;
+  /** FLOPs per byte; null when the call moves no bytes. */
+  intensity: number | null;
+  /** Achieved / the bound's roofline (0..1 expected; not clamped). */
+  fraction: number;
+  /** Which roofline applies. */
+  bound: Bound;
+  /** Input sets rotated over. */
+  sets: number;
+  /** Whether all sets together fit in the cache (the figure may be cache-served). */
+  cacheResident: boolean;
+}
+
+/** A whole result file. */
+export interface BenchReport {
+  /** Format tag, `xpu-ops-bench/1`. */
+  schema: string;
+  /** The device and its ceilings. */
+  device: BenchDevice;
+  /** How the figures were taken. */
+  conditions: BenchConditions;
+  /** One row per op, entry, variant and shape. */
+  results: BenchRow[];
+}
+
+/** The schema tag written into every result file. */
+export const SCHEMA = "xpu-ops-bench/1";
+
+/** The default regression rule: absolute floor and multiple of the measured spread. */
+export const REGRESSION_RULE = { absolute: 0.05, spreadFactor: 3 } as const;
+
+/** The figures derived from a cost, a time and the two ceilings. */
+export interface RowFigures {
+  /** Achieved GB/s. */
+  gbps: number;
+  /** Achieved TFLOP/s. */
+  tflops: number;
+  /** FLOPs per byte, or null without bytes. */
+  intensity: number | null;
+  /** The roofline that applies. */
+  bound: Bound;
+  /** Achieved / that roofline. */
+  fraction: number;
+}
+
+/**
+ * Derives a row's figures: achieved rates, intensity, the bound (bandwidth below the ridge point,
+ * compute at or above it, or when nothing is moved) and the fraction of that bound's roofline.
+ *
+ * @param cost bytes and FLOPs one call must do
+ * @param ms the call's time, ms
+ * @param ceilings bandwidth (GB/s) and compute (TFLOP/s) rooflines
+ * @returns the figures
+ *
+ * @example
+ * ```ts
+ * import { rowFigures } from "./report.ts";
+ * // 1 GB moved and 0.25 GFLOP in 1 ms, against 2000 GB/s and 50 TFLOP/s: bandwidth-bound at 50%.
+ * rowFigures({ bytes: 1e9, flops: 2.5e8 }, 1, { bandwidthGBps: 2000, computeTFLOPs: 50 }).fraction; // 0.5
+ * ```
+ */
+export function rowFigures(
+  cost: { bytes: number; flops: number },
+  ms: number,
+  ceilings: { bandwidthGBps: number; computeTFLOPs: number },
+): RowFigures {
+  const gbps = cost.bytes / ms / 1e6;
+  const tflops = cost.flops / ms / 1e9;
+  const intensity = cost.bytes > 0 ? cost.flops / cost.bytes : null;
+  const ridge = (ceilings.computeTFLOPs * 1e3) / ceilings.bandwidthGBps;
+  const bound: Bound = intensity !== null && intensity < ridge ? "bandwidth" : "compute";
+  const fraction = bound === "bandwidth" ? gbps / ceilings.bandwidthGBps : tflops / ceilings.computeTFLOPs;
+  return { gbps, tflops, intensity, bound, fraction };
+}
+
+/**
+ * The key rows are matched by across runs.
+ *
+ * @param row a row
+ * @returns `op/entry/variant/shape`
+ */
+export function rowKey(row: Pick<BenchRow, "op" | "entry" | "variant" | "shape">): string {
+  return `${row.op}/${row.entry}/${row.variant}/${row.shape}`;
+}
+
+const DEVICE_FIELDS: [keyof BenchDevice, string][] = [
+  ["description", "string"],
+  ["vendor", "string"],
+  ["deno", "string"],
+  ["date", "string"],
+  ["bandwidthGBps", "number"],
+  ["computeTFLOPs", "number"],
+];
+const ROW_FIELDS: [keyof BenchRow, string][] = [
+  ["op", "string"],
+  ["entry", "string"],
+  ["variant", "string"],
+  ["shape", "string"],
+  ["ms", "number"],
+  ["gbps", "number"],
+  ["tflops", "number"],
+  ["fraction", "number"],
+  ["bound", "string"],
+];
+
+/**
+ * Parses a result file, checking the fields other tools rely on.
+ *
+ * @param text the JSON
+ * @param label where it came from, for messages
+ * @returns the report
+ * @throws Error naming the first missing or mistyped field
+ */
+export function parseReport(text: string, label = "result"): BenchReport {
+  const data = JSON.parse(text) as BenchReport;
+  if (typeof data !== "object" || data === null) throw new Error(`${label}: not a JSON object`);
+  if (typeof data.device !== "object" || data.device === null) throw new Error(`${label}: no "device" object`);
+  for (const [field, type] of DEVICE_FIELDS) {
+    if (typeof data.device[field] !== type) throw new Error(`${label}: device.${field} must be a ${type}`);
+  }
+  if (!Array.isArray(data.results)) throw new Error(`${label}: "results" must be a list`);
+  for (const [i, row] of data.results.entries()) {
+    for (const [field, type] of ROW_FIELDS) {
+      if (typeof row[field] !== type) throw new Error(`${label}: results[${i}].${field} must be a ${type}`);
+    }
+    if (row.bound !== "bandwidth" && row.bound !== "compute") {
+      throw new Error(`${label}: results[${i}].bound must be "bandwidth" or "compute", got "${row.bound}"`);
+    }
+  }
+  return data;
+}
+
+/**
+ * Serialises a report as the result file (two-space indented JSON, one trailing newline).
+ *
+ * @param report the report
+ * @returns the JSON text
+ */
+export function reportJson(report: BenchReport): string {
+  return JSON.stringify(report, null, 2) + "\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparison
+
+/** Options of {@link compareReports}. */
+export interface CompareOptions {
+  /** Absolute floor of the threshold, in fraction units. Default 0.05. */
+  absolute?: number;
+  /** Multiple of the measured spread. Default 3. */
+  spreadFactor?: number;
+}
+
+/** One matched row. */
+export interface RowComparison {
+  /** `op/entry/variant/shape`. */
+  key: string;
+  /** Fraction in the saved result. */
+  baseline: number;
+  /** Fraction now. */
+  current: number;
+  /** baseline − current (positive: worse). */
+  drop: number;
+  /** The drop allowed for this row. */
+  threshold: number;
+  /** Whether the drop exceeds the threshold. */
+  regressed: boolean;
+  /** Set when the bound differs between the runs (the fractions refer to different ceilings). */
+  note?: string;
+}
+
+/** The outcome of comparing a run with a saved result. */
+export interface Comparison {
+  /** Every matched row. */
+  rows: RowComparison[];
+  /** The matched rows that regressed. */
+  regressions: RowComparison[];
+  /** Keys in the saved result that this run did not produce. */
+  missing: string[];
+  /** Keys this run produced that the saved result lacks. */
+  added: string[];
+  /** The rule applied, in words. */
+  rule: string;
+}
+
+/**
+ * A row's spread in fraction units: `fraction × (q3 − q1) / median` of its pass times.
+ *
+ * @param row a row (rows without quartiles have no measured spread: 0)
+ * @returns the spread
+ */
+export function fractionSpread(row: Pick<BenchRow, "fraction" | "ms"> & Partial<BenchRow>): number {
+  if (typeof row.msQ1 !== "number" || typeof row.msQ3 !== "number" || !(row.ms > 0)) return 0;
+  return (row.fraction * (row.msQ3 - row.msQ1)) / row.ms;
+}
+
+/**
+ * The regression rule in words.
+ *
+ * @param options the floor and the spread multiple
+ * @returns e.g. `fraction dropped by more than max(0.05, 3 × spread) ...`
+ */
+export function regressionRule(options: CompareOptions = {}): string {
+  const absolute = options.absolute ?? REGRESSION_RULE.absolute;
+  const factor = options.spreadFactor ?? REGRESSION_RULE.spreadFactor;
+  return `fraction of roofline dropped by more than max(${absolute}, ${factor} x spread), spread = the larger ` +
+    `interquartile range of the two runs' pass times in fraction units (fraction x (q3 - q1) / median)`;
+}
+
+/**
+ * Compares a run with a saved result, row by row (matched by op, entry, variant and shape).
+ *
+ * @param baseline the saved result
+ * @param current this run
+ * @param options the threshold's floor and spread multiple
+ * @returns matched rows, regressions, and the rows only one side has
+ *
+ * @example
+ * ```ts ignore
+ * const c = compareReports(parseReport(saved), report);
+ * if (c.regressions.length) console.log(formatComparison(c));
+ * ```
+ */
+export function compareReports(
+  baseline: Pick<BenchReport, "results">,
+  current: Pick<BenchReport, "results">,
+  options: CompareOptions = {},
+): Comparison {
+  const absolute = options.absolute ?? REGRESSION_RULE.absolute;
+  const factor = options.spreadFactor ?? REGRESSION_RULE.spreadFactor;
+  const now = new Map(current.results.map((r) => [rowKey(r), r]));
+  const before = new Set(baseline.results.map(rowKey));
+  const rows: RowComparison[] = [];
+  const missing: string[] = [];
+  for (const base of baseline.results) {
+    const key = rowKey(base);
+    const cur = now.get(key);
+    if (!cur) {
+      missing.push(key);
+      continue;
+    }
+    const threshold = Math.max(absolute, factor * Math.max(fractionSpread(base), fractionSpread(cur)));
+    const drop = base.fraction - cur.fraction;
+    const row: RowComparison = { key, baseline: base.fraction, current: cur.fraction, drop, threshold, regressed: drop > threshold };
+    if (base.bound !== cur.bound) row.note = `bound changed: ${base.bound} -> ${cur.bound}`;
+    rows.push(row);
+  }
+  const added = current.results.map(rowKey).filter((k) => !before.has(k));
+  return { rows, regressions: rows.filter((r) => r.regressed), missing, added, rule: regressionRule(options) };
+}
+
+/**
+ * The comparison as text: the rule, each regression, and what only one side has.
+ *
+ * @param c the comparison
+ * @returns the text
+ */
+export function formatComparison(c: Comparison): string {
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  const lines = [`compare: ${c.rows.length} rows matched; rule: ${c.rule}`];
+  for (const r of c.rows) {
+    if (r.regressed) {
+      lines.push(
+        `REGRESSION ${r.key}: ${pct(r.baseline)} -> ${pct(r.current)} of roofline ` +
+          `(drop ${pct(r.drop)} > threshold ${pct(r.threshold)})${r.note ? `; ${r.note}` : ""}`,
+      );
+    } else if (r.note) lines.push(`note ${r.key}: ${r.note}`);
+  }
+  if (c.missing.length) lines.push(`not run now (in the saved result): ${c.missing.join(", ")}`);
+  if (c.added.length) lines.push(`new (not in the saved result): ${c.added.join(", ")}`);
+  lines.push(c.regressions.length ? `${c.regressions.length} regression(s)` : "no regressions");
+  return lines.join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text table
+
+/**
+ * Formats a number with about three significant digits, without exponents for common ranges.
+ *
+ * @param x the number
+ * @returns the text
+ */
+export function fmt(x: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  const a = Math.abs(x);
+  if (a === 0) return "0";
+  if (a >= 100) return x.toFixed(0);
+  if (a >= 10) return x.toFixed(1);
+  if (a >= 1) return x.toFixed(2);
+  if (a >= 0.001) return x.toPrecision(3);
+  return x.toExponential(2);
+}
+
+/**
+ * The device line and the ceilings, as printed above the table.
+ *
+ * @param device the device block of a report
+ * @returns one or more lines
+ */
+export function deviceSummary(device: BenchDevice): string {
+  const extra = [
+    device.computeF16TFLOPs !== null ? `f16 ${fmt(device.computeF16TFLOPs)} TFLOP/s` : null,
+    device.dp4aTOPS !== null ? `dp4a ${fmt(device.dp4aTOPS)} TOPS (8 ops/call)` : null,
+  ].filter((s) => s !== null);
+  return [
+    `device: ${device.description} (vendor ${device.vendor}${device.driver ? `, driver ${device.driver}` : ""}` +
+    `${device.isFallbackAdapter ? ", fallback adapter" : ""}); deno ${device.deno}, ${device.os}, ${device.date}`,
+    `roofline: bandwidth ${fmt(device.bandwidthGBps)} GB/s, compute f32 ${fmt(device.computeTFLOPs)} TFLOP/s` +
+    `${extra.length ? `; ${extra.join(", ")}` : ""}; ridge ${fmt((device.computeTFLOPs * 1e3) / device.bandwidthGBps)} FLOP/B`,
+  ].join("\n");
+}
+
+/**
+ * An aligned text table of the rows.
+ *
+ * @param rows the rows
+ * @returns the table (header, rule, one line per row); `*` marks a cache-resident working set
+ */
+export function formatTable(rows: readonly BenchRow[]): string {
+  const header = ["op", "entry", "variant", "shape", "ms", "iqr%", "GB/s", "GFLOP/s", "FLOP/B", "bound", "roofline"];
+  const body = rows.map((r) => [
+    r.op,
+    r.entry,
+    r.variant,
+    r.shape + (r.cacheResident ? "*" : ""),
+    fmt(r.ms),
+    r.ms > 0 ? (100 * (r.msQ3 - r.msQ1) / r.ms).toFixed(1) : "-",
+    fmt(r.gbps),
+    fmt(r.tflops * 1e3),
+    r.intensity === null ? "-" : fmt(r.intensity),
+    r.bound,
+    `${(100 * r.fraction).toFixed(1)}%`,
+  ]);
+  const numeric = new Set([4, 5, 6, 7, 8, 10]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join("  ").trimEnd();
+  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTML / SVG
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+}
+
+function siFlops(x: number): string {
+  const units: [number, string][] = [[1e15, "P"], [1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""]];
+  for (const [scale, u] of units) if (x >= scale) return `${fmt(x / scale)} ${u}FLOP/s`;
+  return `${fmt(x)} FLOP/s`;
+}
+
+/**
+ * The roofline chart as an SVG element: log-log, x = arithmetic intensity (FLOP/byte), y = FLOP/s,
+ * the bandwidth and compute ceilings, and one numbered point per row that has both FLOPs and bytes.
+ *
+ * @param report the report
+ * @returns the `<svg>` markup
+ */
+export function rooflineSvg(report: BenchReport): string {
+  const { bandwidthGBps, computeTFLOPs } = report.device;
+  const peak = computeTFLOPs * 1e12, bw = bandwidthGBps * 1e9, ridge = peak / bw;
+  const points = report.results
+    .map((r, i) => ({ r, i, x: r.intensity, y: r.tflops * 1e12 }))
+    .filter((p): p is { r: BenchRow; i: number; x: number; y: number } => p.x !== null && p.x > 0 && p.y > 0);
+  const xs = [ridge, ...points.map((p) => p.x)], ys = [peak, ...points.map((p) => p.y)];
+  const x0 = 10 ** Math.floor(Math.log10(Math.min(...xs) / 4)), x1 = 10 ** Math.ceil(Math.log10(Math.max(...xs) * 4));
+  const y0 = 10 ** Math.floor(Math.log10(Math.min(...ys, bw * x0) / 2)), y1 = 10 ** Math.ceil(Math.log10(peak * 2));
+  const W = 880, H = 540, L = 80, R = 20, T = 20, B = 50;
+  const px = (x: number) => L + ((Math.log10(x) - Math.log10(x0)) / (Math.log10(x1) - Math.log10(x0))) * (W - L - R);
+  const py = (y: number) => H - B - ((Math.log10(y) - Math.log10(y0)) / (Math.log10(y1) - Math.log10(y0))) * (H - T - B);
+  const parts: string[] = [];
+  for (let e = Math.log10(x0); e <= Math.log10(x1) + 1e-9; e++) {
+    const x = px(10 ** e);
+    parts.push(`<line x1="${x}" y1="${T}" x2="${x}" y2="${H - B}" class="grid"/>`);
+    parts.push(`<text x="${x}" y="${H - B + 18}" text-anchor="middle">${fmt(10 ** e)}</text>`);
+  }
+  for (let e = Math.log10(y0); e <= Math.log10(y1) + 1e-9; e++) {
+    const y = py(10 ** e);
+    parts.push(`<line x1="${L}" y1="${y}" x2="${W - R}" y2="${y}" class="grid"/>`);
+    parts.push(`<text x="${L - 6}" y="${y + 4}" text-anchor="end">${siFlops(10 ** e)}</text>`);
+  }
+  const xr = Math.min(ridge, x1), xStart = Math.max(x0, y0 / bw);
+  parts.push(
+    `<polyline class="roof" points="${px(xStart)},${py(bw * xStart)} ${px(xr)},${py(Math.min(bw * xr, peak))} ${
+      px(x1)
+    },${py(peak)}"/>`,
+  );
+  parts.push(
+    `<text x="${px(xStart) + 8}" y="${py(bw * xStart) - 8}" class="roofl">bandwidth ${
+      fmt(bandwidthGBps)
+    } GB/s</text>`,
+  );
+  parts.push(
+    `<text x="${px(x1) - 6}" y="${py(peak) - 8}" text-anchor="end" class="roofl">compute f32 ${
+      fmt(computeTFLOPs)
+    } TFLOP/s (ridge ${fmt(ridge)} FLOP/B)</text>`,
+  );
+  for (const p of points) {
+    const title = `${p.i + 1}. ${rowKey(p.r)}: ${fmt(p.r.ms)} ms, ${fmt(p.r.gbps)} GB/s, ${
+      fmt(p.r.tflops * 1e3)
+    } GFLOP/s, ${(100 * p.r.fraction).toFixed(1)}% of ${p.r.bound}`;
+    parts.push(
+      `<g class="pt ${p.r.bound}"><title>${escapeHtml(title)}</title><circle cx="${px(p.x)}" cy="${py(p.y)}" r="4"/>` +
+        `<text x="${px(p.x) + 6}" y="${py(p.y) - 6 - 11 * (p.i % 3)}">${p.i + 1}</text></g>`,
+    );
+  }
+  parts.push(`<text x="${(L + W - R) / 2}" y="${H - 10}" text-anchor="middle">arithmetic intensity (FLOP/byte)</text>`);
+  parts.push(
+    `<text x="16" y="${(T + H - B) / 2}" text-anchor="middle" transform="rotate(-90 16 ${(T + H - B) / 2})">` +
+      `performance (FLOP/s)</text>`,
+  );
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" ` +
+    `aria-label="roofline chart">\n<rect x="${L}" y="${T}" width="${W - L - R}" height="${H - T - B}" class="frame"/>\n` +
+    parts.join("\n") + "\n</svg>";
+}
+
+/**
+ * A self-contained HTML page (inline CSS and SVG, no scripts, no network): the device and its
+ * ceilings, the conditions, the roofline chart and the numbered table of rows.
+ *
+ * @param report the report
+ * @returns the HTML text
+ */
+export function reportHtml(report: BenchReport): string {
+  const d = report.device, c = report.conditions;
+  const rows = report.results.map((r, i) =>
+    `<tr class="${r.bound}"><td>${i + 1}</td><td>${escapeHtml(r.op)}</td><td>${escapeHtml(r.entry)}</td><td>${
+      escapeHtml(r.variant)
+    }</td><td>${escapeHtml(r.shape)}${r.cacheResident ? "*" : ""}</td><td>${fmt(r.ms)}</td><td>${fmt(r.gbps)}</td><td>${
+      fmt(r.tflops * 1e3)
+    }</td><td>${r.intensity === null ? "-" : fmt(r.intensity)}</td><td>${r.bound}</td><td>${
+      (100 * r.fraction).toFixed(1)
+    }%</td></tr>`
+  ).join("\n");
+  const probes = d.probes.map((p) =>
+    `<tr><td>${p.probe}</td><td>${escapeHtml(p.kernel)}</td><td>${fmt(p.figure)} ${p.unit}</td><td>${fmt(p.ms)}</td></tr>`
+  ).join("\n");
+  const offChart = report.results.filter((r) => !(r.intensity !== null && r.intensity > 0 && r.tflops > 0)).length;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>@xpu/ops roofline: ${escapeHtml(d.description)}</title>
+<style>
+body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; }
+table { border-collapse: collapse; margin: 12px 0; } td, th { padding: 2px 8px; border-bottom: 1px solid #ddd; text-align: right; }
+td:nth-child(-n+5), th:nth-child(-n+5) { text-align: left; }
+svg text { font: 11px system-ui, sans-serif; fill: #333; } .grid { stroke: #eee; } .frame { fill: none; stroke: #999; }
+.roof { fill: none; stroke: #000; stroke-width: 2; } .roofl { font-weight: bold; }
+.pt.bandwidth circle { fill: #1f77b4; } .pt.compute circle { fill: #d62728; } .small { color: #666; }
+</style></head><body>
+<h1>Roofline: ${escapeHtml(d.description)}</h1>
+<p>vendor ${escapeHtml(d.vendor)}${d.driver ? `, driver ${escapeHtml(d.driver)}` : ""}${
+    d.isFallbackAdapter ? ", fallback (software) adapter" : ""
+  }; deno ${escapeHtml(d.deno)}, ${escapeHtml(d.os)}; ${escapeHtml(d.date)}</p>
+<p>Ceilings measured in this run: bandwidth <b>${fmt(d.bandwidthGBps)} GB/s</b>, compute f32 <b>${
+    fmt(d.computeTFLOPs)
+  } TFLOP/s</b>${d.computeF16TFLOPs !== null ? `, f16 ${fmt(d.computeF16TFLOPs)} TFLOP/s` : ""}${
+    d.dp4aTOPS !== null ? `, DP4a ${fmt(d.dp4aTOPS)} TOPS (8 ops per dot4I8Packed)` : ""
+  }.</p>
+<p class="small">${escapeHtml(c.method)} ${escapeHtml(c.timestamps)}. ${c.repetitions} timed passes after ${c.warmup} warm-up; sizes "${c.sizes}".</p>
+${rooflineSvg(report)}
+<p class="small">Blue: bandwidth-bound; red: compute-bound. ${
+    offChart ? `${offChart} row(s) with no FLOPs or no bytes cannot be placed on a log-log chart; they are in the table.` : ""
+  } * = the rotated inputs fit in the assumed cache (${fmt(c.cacheBytes / 2 ** 20)} MiB): the figure may be cache-served.</p>
+<table><tr><th>#</th><th>op</th><th>entry</th><th>variant</th><th>shape</th><th>ms</th><th>GB/s</th><th>GFLOP/s</th><th>FLOP/B</th><th>bound</th><th>roofline</th></tr>
+${rows}
+</table>
+<h2>Probes</h2>
+<table><tr><th>probe</th><th>kernel</th><th>figure</th><th>ms</th></tr>
+${probes}
+</table>
+${d.skipped.length ? `<p class="small">Not run: ${d.skipped.map(escapeHtml).join("; ")}</p>` : ""}
+</body></html>
+`;
+}

@@ -1,0 +1,327 @@
+/**
+ * GPU timing of a {@link KernelPlan} on resident tensors, with timestamp queries only.
+ *
+ * How a figure is taken (and why):
+ * - One command buffer holds `warmup` untimed passes, then `samples` timed passes, each with its own
+ *   timestamp pair written at the beginning and end of its compute pass. Deno's fence (the
+ *   `mapAsync` that reads the timestamps back) costs ~11 ms whatever the work, so the clock is
+ *   never read around it; the host's wall time is kept only as a sanity bound on the sum.
+ * - Before that, one separate submission of `warmup` passes compiles the pipeline and raises clocks.
+ * - Ticks are subtracted as BigInt nanoseconds (absolute values exceed 2^53), then converted.
+ * - The figure is the median pass; min, max and the quartiles are kept as its spread.
+ * - Inputs are random (an op's input maker decides; never zeros). When the working set is smaller
+ *   than the cache (50 MiB by default, the H200's L2), passes rotate over several input sets so that
+ *   a pass does not find the previous pass's data still cached; the number of sets and whether the
+ *   rotation could still fit in the cache are reported.
+ * - Without the `timestamp-query` feature there is no figure: {@link TimestampUnavailableError} is
+ *   thrown rather than falling back to a wall clock that would measure the fence.
+ *
+ * @module
+ */
+
+import type { GpuTensor, HostArray, KernelPlan, ResidentDevice } from "./device.ts";
+
+/** Options for {@link timePlan} and {@link timeResident}. */
+export interface TimingOptions {
+  /** Timed passes, one timestamp pair each; at least 5, at most 2048. Default 10. */
+  samples?: number;
+  /** Untimed passes before the timed ones (and in the separate warm-up submission). Default 3. */
+  warmup?: number;
+  /** Bytes of cache the rotation should defeat. Default 50 MiB (the H200's L2). */
+  cacheBytes?: number;
+  /** Most input sets to rotate over. Default 64. */
+  maxSets?: number;
+  /** Most bytes all input sets together may take. Default 1 GiB. */
+  maxRotationBytes?: number;
+}
+
+/** Summary statistics of the per-pass times, in milliseconds. */
+export interface SampleStats {
+  /** Median pass time. */
+  ms: number;
+  /** Fastest pass. */
+  msMin: number;
+  /** Slowest pass. */
+  msMax: number;
+  /** First quartile (linear interpolation). */
+  msQ1: number;
+  /** Third quartile (linear interpolation). */
+  msQ3: number;
+}
+
+/** A timing: the statistics, every sample, and the conditions it was taken under. */
+export interface Timing extends SampleStats {
+  /** Every timed pass, in milliseconds, in submission order. */
+  samplesMs: number[];
+  /** Number of timed passes. */
+  samples: number;
+  /** Untimed passes before them. */
+  warmup: number;
+  /** Input sets rotated over (1 = no rotation). */
+  sets: number;
+  /** Bytes of one set (all bindings). */
+  workingSetBytes: number;
+  /** Whether all sets together still fit in `cacheBytes` (so the figure may be cache-served). */
+  cacheResident: boolean;
+  /** Host wall time of the timed submission, fence included (a sanity bound, not a figure). */
+  wallMs: number;
+}
+
+/** Thrown when the device cannot time on the GPU (no `timestamp-query`, or the queries read zero). */
+export class TimestampUnavailableError extends Error {
+  /** @param reason why no GPU time can be reported */
+  constructor(reason: string) {
+    super(`no GPU time can be reported: ${reason}; the wall clock is not a substitute (it measures Deno's fence)`);
+    this.name = "TimestampUnavailableError";
+  }
+}
+
+const MAX_SAMPLES = 2048; // 4096 queries per query set
+
+/**
+ * Whether the device was granted `timestamp-query`.
+ *
+ * @param gpu the device
+ * @returns true when compute passes can write timestamps
+ */
+export function supportsTimestamps(gpu: ResidentDevice): boolean {
+  return gpu.device.features.has("timestamp-query");
+}
+
+/**
+ * Median, extremes and quartiles of per-pass durations given as BigInt nanoseconds.
+ *
+ * @param ns durations in nanoseconds (at least one)
+ * @returns the statistics in milliseconds
+ * @throws Error when `ns` is empty
+ *
+ * @example
+ * ```ts
+ * import { summarizeNs } from "./timing.ts";
+ * summarizeNs([3000000n, 1000000n, 2000000n]).ms; // 2
+ * ```
+ */
+export function summarizeNs(ns: readonly bigint[]): SampleStats {
+  if (ns.length === 0) throw new Error("summarizeNs: no samples");
+  const sorted = [...ns].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+  const at = (q: number): number => {
+    const pos = q * (sorted.length - 1), lo = Math.floor(pos), hi = Math.ceil(pos);
+    // Interpolate in BigInt to keep nanosecond precision, then convert once.
+    const a = sorted[lo], b = sorted[hi];
+    const frac = pos - lo;
+    return (Number(a) + Number(b - a) * frac) / 1e6;
+  };
+  return {
+    ms: at(0.5),
+    msMin: Number(sorted[0]) / 1e6,
+    msMax: Number(sorted[sorted.length - 1]) / 1e6,
+    msQ1: at(0.25),
+    msQ3: at(0.75),
+  };
+}
+
+/**
+ * Bytes one set of a plan's bindings occupies.
+ *
+ * @param plan the dispatch
+ * @returns the sum of the bindings' sizes (4 bytes per element)
+ */
+export function workingSetBytes(plan: KernelPlan): number {
+  return plan.bindings.reduce((sum, b) => sum + 4 * b.length, 0);
+}
+
+/**
+ * How many input sets to rotate over: one when the working set already exceeds the cache;
+ * otherwise enough that consecutive uses of a set are separated by twice the cache, at least two,
+ * and within `maxSets`, `maxRotationBytes` and the number of passes.
+ *
+ * @param bytes bytes of one set
+ * @param passes passes that will run (warm-up and timed)
+ * @param options cache size and caps
+ * @returns the number of sets
+ */
+export function rotationSets(bytes: number, passes: number, options: TimingOptions = {}): number {
+  const cache = options.cacheBytes ?? 50 * 2 ** 20;
+  if (bytes >= cache) return 1;
+  const wanted = Math.ceil((2 * cache) / Math.max(bytes, 1));
+  const byMemory = Math.floor((options.maxRotationBytes ?? 2 ** 30) / Math.max(bytes, 1));
+  return Math.max(2, Math.min(wanted, options.maxSets ?? 64, byMemory, passes));
+}
+
+function validated(options: TimingOptions): { samples: number; warmup: number } {
+  const samples = options.samples ?? 10;
+  const warmup = options.warmup ?? 3;
+  if (!Number.isInteger(samples) || samples < 5 || samples > MAX_SAMPLES) {
+    throw new Error(`timing: samples must be an integer in [5, ${MAX_SAMPLES}], got ${samples}`);
+  }
+  if (!Number.isInteger(warmup) || warmup < 0) {
+    throw new Error(`timing: warmup must be a non-negative integer, got ${warmup}`);
+  }
+  return { samples, warmup };
+}
+
+/**
+ * Times a plan on tensors the caller already holds, rotating over `sets` in pass order.
+ *
+ * @param gpu the device (must have `timestamp-query`)
+ * @param plan the dispatch
+ * @param sets one or more tensor lists, each one tensor per binding of the plan
+ * @param options samples, warm-up, cache size (used only to report `cacheResident`)
+ * @returns the timing
+ * @throws TimestampUnavailableError without `timestamp-query` or when the timestamps read zero
+ * @throws Error naming the op when WebGPU rejects the work, or when a timestamp runs backwards
+ */
+export async function timeResident(
+  gpu: ResidentDevice,
+  plan: KernelPlan,
+  sets: readonly (readonly GpuTensor[])[],
+  options: TimingOptions = {},
+): Promise<Timing> {
+  if (!supportsTimestamps(gpu)) throw new TimestampUnavailableError("the device has no timestamp-query feature");
+  if (sets.length === 0) throw new Error(`${plan.op}: timing needs at least one tensor set`);
+  const { samples, warmup } = validated(options);
+  const where = `${plan.op}/${plan.kernel.variant}`;
+  const device = gpu.device;
+
+  // Warm-up submission: compiles the pipeline, validates, and raises clocks.
+  await gpu.submit(
+    ...Array.from({ length: Math.max(1, warmup) }, (_, j): [KernelPlan, readonly GpuTensor[]] => [
+      plan,
+      sets[j % sets.length],
+    ]),
+  );
+  await device.queue.onSubmittedWorkDone();
+
+  const querySet = device.createQuerySet({ type: "timestamp", count: 2 * samples });
+  const resolveBuffer = device.createBuffer({
+    size: 16 * samples,
+    usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC,
+  });
+  const staging = device.createBuffer({ size: 16 * samples, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const transient: GPUBuffer[] = [];
+  let wallMs = 0;
+  let ticks: BigUint64Array;
+  try {
+    device.pushErrorScope("out-of-memory");
+    device.pushErrorScope("validation");
+    let thrown: unknown;
+    try {
+      const encoder = device.createCommandEncoder({ label: `time ${where}` });
+      for (let j = 0; j < warmup; j++) transient.push(...gpu.encode(encoder, plan, sets[j % sets.length]));
+      for (let j = 0; j < samples; j++) {
+        transient.push(
+          ...gpu.encode(encoder, plan, sets[(warmup + j) % sets.length], {
+            querySet,
+            beginningOfPassWriteIndex: 2 * j,
+            endOfPassWriteIndex: 2 * j + 1,
+          }),
+        );
+      }
+      encoder.resolveQuerySet(querySet, 0, 2 * samples, resolveBuffer, 0);
+      encoder.copyBufferToBuffer(resolveBuffer, 0, staging, 0, 16 * samples);
+      const t0 = performance.now();
+      device.queue.submit([encoder.finish()]);
+      await staging.mapAsync(GPUMapMode.READ);
+      wallMs = performance.now() - t0;
+    } catch (e) {
+      thrown = e;
+    }
+    const validation = await device.popErrorScope();
+    const oom = await device.popErrorScope();
+    if (thrown) throw thrown;
+    if (validation ?? oom) throw new Error(`WebGPU rejected timing of ${where}: ${(validation ?? oom)!.message}`);
+    ticks = new BigUint64Array(staging.getMappedRange().slice(0));
+    staging.unmap();
+  } finally {
+    for (const b of transient) b.destroy();
+    querySet.destroy();
+    resolveBuffer.destroy();
+    staging.destroy();
+  }
+
+  const ns: bigint[] = [];
+  for (let j = 0; j < samples; j++) {
+    const begin = ticks[2 * j], end = ticks[2 * j + 1];
+    if (end < begin) throw new Error(`${where}: timestamp ran backwards in pass ${j} (${begin} -> ${end})`);
+    ns.push(end - begin);
+  }
+  if (ns.every((d) => d === 0n)) {
+    throw new TimestampUnavailableError(`every timestamp pair of ${where} read back equal (no ticks recorded)`);
+  }
+  const stats = summarizeNs(ns);
+  if (stats.ms === 0) throw new Error(`${where}: the median pass is below the timestamp resolution`);
+  const bytes = workingSetBytes(plan);
+  return {
+    ...stats,
+    samplesMs: ns.map((d) => Number(d) / 1e6),
+    samples,
+    warmup,
+    sets: sets.length,
+    workingSetBytes: bytes,
+    cacheResident: bytes * sets.length < (options.cacheBytes ?? 50 * 2 ** 20),
+    wallMs,
+  };
+}
+
+/**
+ * Times a plan: allocates {@link rotationSets} sets of tensors (inputs from `makeInputs`, outputs
+ * zero-filled), times it with {@link timeResident}, and frees every tensor it made.
+ *
+ * @param gpu the device (must have `timestamp-query`)
+ * @param plan the dispatch
+ * @param makeInputs one host array per `input`/`inout` binding, in binding order, for set `set`
+ *   (random values, never all zeros; a different seed per set)
+ * @param options samples, warm-up, cache size and rotation caps
+ * @returns the timing
+ * @throws TimestampUnavailableError without `timestamp-query`
+ * @throws Error when an input does not match its binding or WebGPU rejects the work
+ *
+ * @example
+ * ```ts ignore
+ * import { acquireDevice } from "./device.ts";
+ * import { timePlan } from "./timing.ts";
+ * import { elementwisePlan } from "../ops/elementwise/mod.ts";
+ * const gpu = await acquireDevice();
+ * const n = 1 << 20;
+ * const rand = () => Float32Array.from({ length: n }, () => Math.random() + 0.5);
+ * const t = await timePlan(gpu, elementwisePlan(gpu, { op: "add", n }), () => [rand(), rand()]);
+ * console.log(`${t.ms} ms median of ${t.samples}`);
+ * ```
+ */
+export async function timePlan(
+  gpu: ResidentDevice,
+  plan: KernelPlan,
+  makeInputs: (set: number) => readonly HostArray[],
+  options: TimingOptions = {},
+): Promise<Timing> {
+  if (!supportsTimestamps(gpu)) throw new TimestampUnavailableError("the device has no timestamp-query feature");
+  const { samples, warmup } = validated(options);
+  const count = rotationSets(workingSetBytes(plan), Math.max(1, warmup) + samples, options);
+  const sets: GpuTensor[][] = [];
+  try {
+    for (let s = 0; s < count; s++) {
+      const inputs = makeInputs(s);
+      const fed = plan.bindings.filter((b) => b.role !== "output");
+      if (inputs.length !== fed.length) {
+        throw new Error(`${plan.op}: expected ${fed.length} input arrays (${fed.map((b) => b.name).join(", ")})`);
+      }
+      const tensors: GpuTensor[] = [];
+      sets.push(tensors);
+      let next = 0;
+      for (const spec of plan.bindings) {
+        if (spec.role === "output") {
+          tensors.push(gpu.alloc(spec.dtype, spec.length, spec.name));
+          continue;
+        }
+        const data = inputs[next++];
+        if (data.length !== spec.length) {
+          throw new Error(`${plan.op}: ${spec.name} must have ${spec.length} elements, got ${data.length}`);
+        }
+        tensors.push(gpu.upload(data, spec.name));
+      }
+    }
+    return await timeResident(gpu, plan, sets, options);
+  } finally {
+    for (const set of sets) for (const t of set) t.buffer.destroy();
+  }
+}
