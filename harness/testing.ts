@@ -207,6 +207,20 @@ export function randomF32(length: number, seed: number, lo = -1, hi = 1): Float3
 }
 
 /**
+ * Uniform random integers in [lo, hi).
+ *
+ * @param length number of values
+ * @param seed generator seed
+ * @param lo lower bound (inclusive)
+ * @param hi upper bound (exclusive)
+ * @returns the values
+ */
+export function randomInt32(length: number, seed: number, lo: number, hi: number): Int32Array {
+  const next = seededRandom(seed);
+  return Int32Array.from({ length }, () => lo + Math.floor((hi - lo) * next()));
+}
+
+/**
  * Reads a golden fixture (JSON written by a generator script beside it).
  *
  * @param url the fixture's URL, e.g. `new URL("./goldens/softmax.json", import.meta.url)`

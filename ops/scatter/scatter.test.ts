@@ -1,0 +1,262 @@
+import { deepStrictEqual, notDeepStrictEqual, ok } from "node:assert/strict";
+import {
+  assertClose,
+  assertThrowsMessage,
+  checkAgainstReference,
+  gpuTest,
+  loadGolden,
+  randomF32,
+  randomInt32,
+} from "../../harness/testing.ts";
+import { KERNELS, MAX_COLUMNS, scatter, type ScatterArgs, scatterGpu, scatterPlan } from "./mod.ts";
+
+/** What goldens/gen.py writes. */
+interface Golden {
+  meta: {
+    torch: string;
+    collision: {
+      N: number;
+      K: number;
+      D: number;
+      index: number[];
+      src: number[];
+      scatter_add: number[];
+      scatter: number[];
+    };
+    out_of_range: { indices: number[]; scatter_add_raises: boolean[] };
+  };
+  cases: { N: number; K: number; D: number; src: number[]; index: number[]; out: number[] }[];
+}
+// Read by the tests that use it, so a missing fixture fails those tests and no others.
+const loadScatterGolden = () => loadGolden<Golden>(new URL("./goldens/scatter.json", import.meta.url));
+const argsOf = (c: Golden["cases"][number]): ScatterArgs => ({
+  src: new Float32Array(c.src),
+  index: new Int32Array(c.index),
+  N: c.N,
+  K: c.K,
+  D: c.D,
+});
+const labelOf = ({ N, K, D }: ScatterArgs) => `N=${N} K=${K} D=${D}`;
+
+/** One row of sources into D columns. */
+const scatterRow = (
+  src: number[],
+  index: number[],
+  D: number,
+) => [...scatter({ src: new Float32Array(src), index: new Int32Array(index), N: 1, K: src.length, D })];
+
+/** f32's unit roundoff: half an ulp of 1. */
+const UNIT_ROUNDOFF = 2 ** -24;
+
+/** Per output slot: how many values land there, and the sum of their magnitudes. */
+function slotsOf({ src, index, N, K, D }: ScatterArgs): { writes: Float64Array; magnitude: Float64Array } {
+  const writes = new Float64Array(N * D);
+  const magnitude = new Float64Array(N * D);
+  for (let i = 0; i < N * K; i++) {
+    const column = index[i];
+    if (column < 0 || column >= D) continue;
+    const slot = Math.floor(i / K) * D + column;
+    writes[slot] += 1;
+    magnitude[slot] += Math.abs(src[i]);
+  }
+  return { writes, magnitude };
+}
+
+/** The most values any output slot receives. */
+const mostWrites = (args: ScatterArgs) => slotsOf(args).writes.reduce((a, b) => Math.max(a, b), 0);
+
+/**
+ * An f32 sum of c values, in any order, is within (c - 1) * 2^-24 * sum|value| of the exact sum;
+ * the reference adds the rounding of the exact sum, so c * 2^-24 * sum|value| bounds the two apart.
+ * The largest such bound over the output's slots, for values of any sign.
+ */
+function summationAtol(args: ScatterArgs): number {
+  const { writes, magnitude } = slotsOf(args);
+  return writes.reduce((worst, c, slot) => Math.max(worst, c * magnitude[slot]), 0) * UNIT_ROUNDOFF;
+}
+
+/** `length` indices drawn uniformly from [lo, hi). */
+/** Values of one sign, |v| in [0.5, 1): with no cancellation the summation bound is relative to the result. */
+function oneSignValues(length: number, seed: number): Float32Array {
+  const sign = seed % 2 === 0 ? 1 : -1;
+  return randomF32(length, seed, 0.5, 1).map((v) => sign * v);
+}
+
+Deno.test("scatter reference: hand-derived sums, rows kept apart", () => {
+  deepStrictEqual(scatterRow([1, 2, 4, 8], [0, 0, 2, 1], 3), [3, 8, 4]);
+  const twoRows = scatter({
+    src: new Float32Array([1, 2, 3, 4]),
+    index: new Int32Array([1, 1, 0, 0]),
+    N: 2,
+    K: 2,
+    D: 2,
+  });
+  deepStrictEqual([...twoRows], [0, 3, 7, 0]);
+});
+
+Deno.test("scatter reference: colliding indices accumulate; last (or first) write wins would fail", () => {
+  const got = scatterRow([1, 2, 4], [0, 0, 0], 2);
+  deepStrictEqual(got, [7, 0]);
+  notDeepStrictEqual(got, [4, 0]);
+  notDeepStrictEqual(got, [1, 0]);
+});
+
+Deno.test("scatter reference: an index outside [0, D) is dropped, and -1 is not the last column", () => {
+  deepStrictEqual(scatterRow([1, 2, 4, 8, 16], [-1, 2, 1, -(2 ** 31), 2 ** 31 - 1], 2), [0, 4]);
+  const dropped = scatterRow([1, 2], [-1, 2], 2);
+  deepStrictEqual(dropped, [0, 0]);
+  // The alternatives land the values somewhere: Python-style wrapping adds the 1 to column D - 1,
+  // clamping adds the 1 to column 0 and the 2 to column D - 1.
+  notDeepStrictEqual(dropped, [0, 1]);
+  notDeepStrictEqual(dropped, [1, 2]);
+});
+
+Deno.test("scatter reference: sums in f64 and rounds once, not f32 add by add", () => {
+  // 1 + 2^-24 rounds back to 1 in f32, twice; the exact sum 1 + 2^-23 is an f32.
+  deepStrictEqual(scatterRow([1, 2 ** -24, 2 ** -24], [0, 0, 0], 1), [1 + 2 ** -23]);
+  deepStrictEqual(Math.fround(Math.fround(1 + 2 ** -24) + 2 ** -24), 1);
+});
+
+Deno.test("scatter reference: N = 0 gives an empty result, K = 0 all zeros", () => {
+  const empty = new Float32Array(0);
+  deepStrictEqual(scatter({ src: empty, index: new Int32Array(0), N: 0, K: 4, D: 3 }), empty);
+  deepStrictEqual(scatter({ src: empty, index: new Int32Array(0), N: 2, K: 0, D: 3 }), new Float32Array(6));
+});
+
+Deno.test("scatter is scatter_add_, not scatter_ (goldens)", async () => {
+  const { N, K, D, index, src, scatter_add, scatter: scatterLastWrite } = (await loadScatterGolden()).meta.collision;
+  const got = [...scatter({ src: new Float32Array(src), index: new Int32Array(index), N, K, D })];
+  deepStrictEqual(got, scatter_add);
+  deepStrictEqual(got, [7, 0]);
+  notDeepStrictEqual(scatterLastWrite, scatter_add);
+});
+
+Deno.test("scatter: torch refuses an index of -1 or D; here it is dropped (goldens)", async () => {
+  const { indices, scatter_add_raises } = (await loadScatterGolden()).meta.out_of_range;
+  deepStrictEqual(indices, [-1, 2]);
+  deepStrictEqual(scatter_add_raises, [true, true]);
+  deepStrictEqual(scatterRow([1, 2], indices, 2), [0, 0]);
+});
+
+Deno.test("scatter reference matches torch goldens within f32 summation error", async () => {
+  for (const c of (await loadScatterGolden()).cases) {
+    const args = argsOf(c);
+    // torch adds in f32, one value after another: within the summation bound of the exact sum.
+    assertClose(scatter(args), c.out, { atol: summationAtol(args), rtol: 0 }, labelOf(args));
+  }
+});
+
+Deno.test("scatter reference: bad input throws naming the argument", async () => {
+  const src = new Float32Array(6);
+  const index = new Int32Array(6);
+  await assertThrowsMessage(
+    () => scatter({ src: src.subarray(1), index, N: 2, K: 3, D: 4 }),
+    "scatter: src must have length N * K = 6, got 5",
+  );
+  await assertThrowsMessage(
+    () => scatter({ src, index: index.subarray(2), N: 2, K: 3, D: 4 }),
+    "scatter: index must have length N * K = 6, got 4",
+  );
+  await assertThrowsMessage(
+    () => scatter({ src, index: new Float64Array(6) as unknown as Int32Array, N: 2, K: 3, D: 4 }),
+    "scatter: index must be a Int32Array, got Float64Array",
+  );
+  await assertThrowsMessage(
+    () => scatter({ src, index, N: -2, K: -3, D: 4 }),
+    "scatter: N must be an integer >= 0, got -2",
+  );
+  await assertThrowsMessage(
+    () => scatter({ src, index, N: 2, K: 2.5, D: 4 }),
+    "scatter: K must be an integer >= 0, got 2.5",
+  );
+  await assertThrowsMessage(
+    () => scatter({ src, index, N: 2, K: 3, D: 0 }),
+    `scatter: D must be an integer in [1, ${MAX_COLUMNS}], got 0`,
+  );
+  await assertThrowsMessage(() => scatter({ src, index, N: 2, K: 3, D: 2 ** 31 }), "scatter: D must be an integer in");
+});
+
+gpuTest("scatter GPU: bad input throws before dispatch", async (gpu) => {
+  const src = new Float32Array(6);
+  const index = new Int32Array(6);
+  await assertThrowsMessage(
+    () => scatterGpu(gpu, { src, index, N: 3, K: 3, D: 4 }),
+    "scatter: src must have length N * K = 9, got 6",
+  );
+  await assertThrowsMessage(
+    () => scatterGpu(gpu, { src, index: new Uint32Array(6) as unknown as Int32Array, N: 2, K: 3, D: 4 }),
+    "scatter: index must be a Int32Array, got Uint32Array",
+  );
+  await assertThrowsMessage(() => scatterGpu(gpu, { src, index, N: 2, K: 3, D: -1 }), "scatter: D must be");
+  await assertThrowsMessage(() => scatterGpu(gpu, { src, index, N: 6.5, K: 1, D: 1 }), "scatter: N must be");
+  await assertThrowsMessage(
+    () => scatterGpu(gpu, { src, index, N: 2, K: 3, D: 4 }, { override: "kernel.amd" }),
+    'override "kernel.amd" is not a variant of entry point "kernel"',
+  );
+});
+
+gpuTest("scatter GPU matches torch goldens within f32 summation error", async (gpu) => {
+  for (const c of (await loadScatterGolden()).cases) {
+    const args = argsOf(c);
+    // Both sides add in f32, in different orders: each within the summation bound, so twice it apart.
+    assertClose(await scatterGpu(gpu, args), c.out, { atol: 2 * summationAtol(args), rtol: 0 }, labelOf(args));
+  }
+});
+
+gpuTest("scatter GPU: colliding indices accumulate, out-of-range ones are dropped", async (gpu) => {
+  const src = new Float32Array([1, 2, 4, 8, 16, 32, 64]);
+  const index = new Int32Array([0, 0, 0, -1, 2, -(2 ** 31), 2 ** 31 - 1]);
+  // Small integers add exactly in any order, so the sum is exact, not within a tolerance.
+  deepStrictEqual([...await scatterGpu(gpu, { src, index, N: 1, K: 7, D: 2 })], [7, 0]);
+});
+
+gpuTest("scatterPlan folds a grid past 65,535 workgroups into y, covering every source element", (gpu) => {
+  const max = gpu.limits.maxComputeWorkgroupsPerDimension;
+  const K = 2 * max * 256 + 1;
+  const plan = scatterPlan(gpu, { N: 1, K, D: 4 });
+  const [x, y, z] = plan.workgroups as [number, number, number];
+  ok(x <= max && y > 1 && z === 1, `workgroups ${plan.workgroups}`);
+  ok(x * y * 256 >= K, `workgroups ${plan.workgroups} cover ${x * y * 256} < ${K} elements`);
+});
+
+gpuTest("scatter GPU: a grid folded into y gives the same sums", async (gpu) => {
+  const args = { src: oneSignValues(3 * 1100, 2), index: randomInt32(3 * 1100, 3, -2, 9), N: 3, K: 1100, D: 7 };
+  const plan = scatterPlan(gpu, args);
+  // 3300 source elements need 13 workgroups; laid out as 5 x 3, two of them past the end.
+  const [out] = await gpu.run({ ...plan, workgroups: [5, 3, 1] }, [args.src, args.index]);
+  assertClose(out, scatter(args), { atol: 0, rtol: mostWrites(args) * UNIT_ROUNDOFF }, "folded");
+});
+
+// Values of one sign per case, so the f32 summation bound is relative to the result: an f32 sum of
+// c same-sign values is within c * 2^-24 of the reference's once-rounded f64 sum, relatively, in
+// any order the atomics land. c is the most writes any slot of these cases receives.
+const cases = [[1, 1, 1], [3, 255, 257], [2, 257, 255], [5, 300, 3], [1, 4099, 4099], [3, 0, 5], [0, 7, 2]].map((
+  [N, K, D],
+) => ({
+  label: `N=${N} K=${K} D=${D}`,
+  // Indices from [-2, D + 2): some dropped at both ends, and collisions.
+  args: { src: oneSignValues(N * K, N + K), index: randomInt32(N * K, K + D, -2, D + 2), N, K, D },
+}));
+checkAgainstReference("scatter", KERNELS, "kernel", cases, scatter, scatterGpu, {
+  atol: 0,
+  rtol: Math.max(...cases.map(({ args }) => mostWrites(args))) * UNIT_ROUNDOFF,
+});
+
+// 75 writes to every slot, of one sign: the tolerance is 75 * 2^-24 = 4.5e-6 relative, the most an
+// f32 sum of 75 same-sign values can drift from the exact sum in any order (measured on llvmpipe,
+// 20 seeds x 132 slots per layout: at most 8.9 * 2^-24). Two layouts: a slot's writes spread across
+// the row (column k % D), and all 75 from neighbouring invocations (k / 75), contending at once.
+const heavy = (layout: string, columnOf: (k: number) => number, seed: number) => {
+  const N = 4, D = 33, K = 75 * D;
+  const index = Int32Array.from({ length: N * K }, (_, i) => columnOf(i % K));
+  return { label: `75 writes per slot, ${layout}`, args: { src: oneSignValues(N * K, seed), index, N, K, D } };
+};
+checkAgainstReference(
+  "scatter (75 writes per slot)",
+  KERNELS,
+  "kernel",
+  [heavy("spread", (k) => k % 33, 10), heavy("neighbouring", (k) => Math.floor(k / 75), 11)],
+  scatter,
+  scatterGpu,
+  { atol: 0, rtol: 75 * UNIT_ROUNDOFF },
+);
