@@ -33,12 +33,18 @@ Deno.test("checkDispatch names the limit, the value asked for and the op", async
     () => checkDispatch(limits, { ...ok, workgroupSize: [16, 32, 1] }),
     "maxComputeInvocationsPerWorkgroup >= 512",
   );
-  await assertThrowsMessage(() => checkDispatch(limits, { ...ok, workgroupSize: [1, 1, 65] }), "maxComputeWorkgroupSizeZ");
+  await assertThrowsMessage(
+    () => checkDispatch(limits, { ...ok, workgroupSize: [1, 1, 65] }),
+    "maxComputeWorkgroupSizeZ",
+  );
   await assertThrowsMessage(
     () => checkDispatch(limits, { ...ok, storage: Array.from({ length: 9 }, (_, i) => ({ name: `b${i}`, bytes: 4 })) }),
     "maxStorageBuffersPerShaderStage >= 9",
   );
-  await assertThrowsMessage(() => checkDispatch(limits, { ...ok, workgroups: [1.5, 1, 1] }), "must be a non-negative integer");
+  await assertThrowsMessage(
+    () => checkDispatch(limits, { ...ok, workgroups: [1.5, 1, 1] }),
+    "must be a non-negative integer",
+  );
   const error = (() => {
     try {
       checkDispatch(limits, { ...ok, workgroups: [70000, 1, 1] });
@@ -68,9 +74,15 @@ Deno.test("workgroupSizeOf reads @workgroup_size literals", async () => {
   deepStrictEqual(workgroupSizeOf("@compute @workgroup_size(256) fn main() {}", "w"), [256, 1, 1]);
   deepStrictEqual(workgroupSizeOf("@compute @workgroup_size(8, 32u) fn main() {}", "w"), [8, 32, 1]);
   deepStrictEqual(workgroupSizeOf("@compute @workgroup_size( 4 , 4 , 2 ) fn main() {}", "w"), [4, 4, 2]);
-  await assertThrowsMessage(() => workgroupSizeOf("@compute @workgroup_size(WG) fn main() {}", "op/k"), "op/k: no @workgroup_size");
+  await assertThrowsMessage(
+    () => workgroupSizeOf("@compute @workgroup_size(WG) fn main() {}", "op/k"),
+    "op/k: no @workgroup_size",
+  );
 });
 
 Deno.test("foldWorkgroups refuses a count that cannot fit even in two dimensions", async () => {
-  await assertThrowsMessage(() => foldWorkgroups(65535 * 65535 + 1, 65535), "exceed maxComputeWorkgroupsPerDimension squared");
+  await assertThrowsMessage(
+    () => foldWorkgroups(65535 * 65535 + 1, 65535),
+    "exceed maxComputeWorkgroupsPerDimension squared",
+  );
 });

@@ -35,6 +35,8 @@ export class LimitError extends Error {
   /** The device's value of the limit. */
   readonly allowed: number;
   /**
+   * Builds the message from the dispatch, the limit, the value asked for and the device's value.
+   *
    * @param where `op/entry` of the dispatch
    * @param limit the limit's WebGPU name
    * @param requested the value asked for

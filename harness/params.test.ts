@@ -17,14 +17,23 @@ Deno.test("packParams writes little-endian scalars in declaration order, padded 
     -3,
     Math.fround(0.1),
   ]);
-  strictEqual(packParams([...layout, ...layout, { name: "z", type: "u32" }], { n: 1, offset: 1, alpha: 1, z: 1 }, "x").byteLength, 32);
+  strictEqual(
+    packParams([...layout, ...layout, { name: "z", type: "u32" }], { n: 1, offset: 1, alpha: 1, z: 1 }, "x").byteLength,
+    32,
+  );
 });
 
 Deno.test("packParams refuses values a WGSL scalar cannot hold, naming the field", async () => {
-  await assertThrowsMessage(() => packParams(layout, { n: -1, offset: 0, alpha: 0 }, "demo"), 'demo: param "n" must be a u32');
+  await assertThrowsMessage(
+    () => packParams(layout, { n: -1, offset: 0, alpha: 0 }, "demo"),
+    'demo: param "n" must be a u32',
+  );
   await assertThrowsMessage(() => packParams(layout, { n: 2 ** 32, offset: 0, alpha: 0 }, "demo"), 'param "n"');
   await assertThrowsMessage(() => packParams(layout, { n: 1.5, offset: 0, alpha: 0 }, "demo"), 'param "n"');
-  await assertThrowsMessage(() => packParams(layout, { n: 1, offset: 2 ** 31, alpha: 0 }, "demo"), 'param "offset" must be a i32');
+  await assertThrowsMessage(
+    () => packParams(layout, { n: 1, offset: 2 ** 31, alpha: 0 }, "demo"),
+    'param "offset" must be a i32',
+  );
   await assertThrowsMessage(() => packParams(layout, { n: 1, offset: 0 }, "demo"), 'param "alpha" must be a number');
   await assertThrowsMessage(() => packParams(layout, { n: 1, offset: 0, alpha: NaN }, "demo"), 'param "alpha"');
 });

@@ -14,8 +14,11 @@ export const TARGETS = ["apple", "nvidia", "amd", "soc"] as const;
 /** A hardware target of a variant. */
 export type Target = typeof TARGETS[number];
 
-/** Dtypes a variant may be written for; f32 is the portable floor and never a suffix. */
-export const DTYPES = ["f16", "q8", "q4"] as const;
+/**
+ * Dtypes a variant may be written for; f32 is the portable floor and never a suffix. Quantized
+ * weight formats (q8, q4) are separate entry points with their own bindings, not variants.
+ */
+export const DTYPES = ["f16"] as const;
 /** A dtype of a variant. */
 export type Dtype = typeof DTYPES[number];
 

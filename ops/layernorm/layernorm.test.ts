@@ -1,0 +1,170 @@
+import { deepStrictEqual, ok } from "node:assert/strict";
+import { foldWorkgroups } from "../../harness/limits.ts";
+import {
+  assertClose,
+  assertThrowsMessage,
+  checkAgainstReference,
+  gpuTest,
+  loadGolden,
+  randomF32,
+} from "../../harness/testing.ts";
+import { KERNELS, layernorm, type LayernormArgs, layernormGpu, layernormPlan } from "./mod.ts";
+
+/** What goldens/gen.py writes; non-finite values would arrive as "Infinity", "-Infinity", "NaN". */
+type JsonF32 = (number | string)[];
+interface Golden {
+  meta: { torch: string };
+  cases: {
+    label: string;
+    N: number;
+    D: number;
+    eps: number;
+    x: JsonF32;
+    weight: JsonF32 | null;
+    bias: JsonF32 | null;
+    out: JsonF32;
+    out_stride: number;
+  }[];
+}
+const loadLayernormGolden = () => loadGolden<Golden>(new URL("./goldens/layernorm.json", import.meta.url));
+const fromJson = (xs: JsonF32 | null) => xs === null ? undefined : Float32Array.from(xs, Number);
+const f32 = (xs: number[]) => new Float32Array(xs);
+const strided = (xs: Float32Array, stride: number) => xs.filter((_, i) => i % stride === 0);
+/** The reference and the goldens both round an f64 result to f32 once: one f32 ULP apart at most. */
+const oneUlp = { atol: 0, rtol: 2 ** -23 };
+
+Deno.test("layernorm reference: hand-derived values", () => {
+  deepStrictEqual([...layernorm({ x: f32([1, 3]), N: 1, D: 2, eps: 0 })], [-1, 1]);
+  // x = [0, 2, 4]: mean 2, variance (4 + 0 + 4) / 3 = 8/3.
+  assertClose(
+    layernorm({ x: f32([0, 2, 4]), N: 1, D: 3, eps: 0, weight: f32([1, 2, 3]), bias: f32([0.5, 0.5, -1]) }),
+    [-2 / Math.sqrt(8 / 3) + 0.5, 0.5, 3 * 2 / Math.sqrt(8 / 3) - 1],
+    oneUlp,
+  );
+  deepStrictEqual([...layernorm({ x: f32([7]), N: 1, D: 1, bias: f32([0.25]) })], [0.25]);
+});
+
+Deno.test("layernorm reference: the variance is biased (divided by D, not D - 1)", () => {
+  const out = layernorm({ x: f32([1, 3]), N: 1, D: 2, eps: 0 });
+  deepStrictEqual([...out], [-1, 1]);
+  // Dividing by D - 1 gives variance 2 here, and outputs of -+1/sqrt(2) = -+0.707.
+  ok(Math.abs(out[1] - 1 / Math.SQRT2) > 0.29);
+});
+
+Deno.test("layernorm reference: eps is inside the square root, sqrt(var + eps)", () => {
+  // x = [0, 1e-3]: variance 2.5e-7, so 5e-4 / sqrt(2.5e-7 + 1e-5) = 0.1562; eps added to the
+  // standard deviation instead would give 5e-4 / (5e-4 + 1e-5) = 0.980.
+  const out = layernorm({ x: f32([0, 1e-3]), N: 1, D: 2, eps: 1e-5 });
+  const half = Math.fround(1e-3) / 2;
+  assertClose(out, [-half / Math.sqrt(half ** 2 + 1e-5), half / Math.sqrt(half ** 2 + 1e-5)], oneUlp);
+  ok(Math.abs(out[1] - half / (half + 1e-5)) > 0.8);
+});
+
+Deno.test("layernorm reference: eps defaults to 1e-5, and a constant row gives the bias", () => {
+  // x = [0, 2e-3]: variance 1e-6, so the default gives 1e-3 / sqrt(1.1e-5) = 0.3015; rmsnorm's
+  // default of 1e-6 would give 0.707, and no eps at all 1.
+  const half = Math.fround(2e-3) / 2;
+  const expected = half / Math.sqrt(half ** 2 + 1e-5);
+  assertClose(layernorm({ x: f32([0, 2e-3]), N: 1, D: 2 }), [-expected, expected], oneUlp);
+  deepStrictEqual([...layernorm({ x: f32([5, 5, 5]), N: 1, D: 3, bias: f32([1, 2, 3]) })], [1, 2, 3]);
+  // eps = 0 is allowed; then a constant row is 0 / 0, as torch gives.
+  ok(layernorm({ x: f32([5, 5]), N: 1, D: 2, eps: 0 }).every(Number.isNaN));
+});
+
+async function rejectsBadInput(run: (args: LayernormArgs) => unknown): Promise<void> {
+  const x = f32([1, 2, 3, 4, 5, 6]);
+  await assertThrowsMessage(() => run({ x, N: 4, D: 2 }), "layernorm: x must have length N * D = 8, got 6");
+  await assertThrowsMessage(() => run({ x, N: 0, D: 6 }), "layernorm: N must be an integer >= 1, got 0");
+  await assertThrowsMessage(() => run({ x, N: -3, D: -2 }), "N must be an integer >= 1, got -3");
+  await assertThrowsMessage(() => run({ x, N: 2, D: 3.5 }), "D must be an integer >= 1, got 3.5");
+  await assertThrowsMessage(() => run({ x: [1] as unknown as Float32Array, N: 1, D: 1 }), "x must be a Float32Array");
+  await assertThrowsMessage(() => run({ x, N: 2, D: 3, weight: f32([1, 2]) }), "weight must have length D = 3, got 2");
+  await assertThrowsMessage(
+    () => run({ x, N: 2, D: 3, bias: f32([1, 2, 3, 4]) }),
+    "bias must have length D = 3, got 4",
+  );
+  await assertThrowsMessage(
+    () => run({ x, N: 2, D: 3, bias: new Uint32Array(3) as unknown as Float32Array }),
+    "bias must be a Float32Array, got Uint32Array",
+  );
+  await assertThrowsMessage(() => run({ x, N: 2, D: 3, eps: -1 }), "layernorm: eps must be >= 0, got -1");
+  await assertThrowsMessage(() => run({ x, N: 2, D: 3, eps: -Infinity }), "eps must be a finite number, got -Infinity");
+  await assertThrowsMessage(() => run({ x, N: 2, D: 3, eps: NaN }), "eps must be a finite number, got NaN");
+}
+
+Deno.test("layernorm reference: bad input throws naming the argument", () => rejectsBadInput(layernorm));
+
+gpuTest("layernorm GPU: bad input throws before dispatch", async (gpu) => {
+  await rejectsBadInput((args) => layernormGpu(gpu, args));
+  await assertThrowsMessage(
+    () => layernormGpu(gpu, { x: f32([1]), N: 1, D: 1 }, { override: "kernel.apple" }),
+    'override "kernel.apple" is not a variant of entry point "kernel"',
+  );
+});
+
+// Tolerance: outputs are normalised (order 1), so the error is absolute: a mean and a variance
+// off by a few f32 ULP each, inverseSqrt off by up to 2 ULP, then a product and a sum. Measured on
+// llvmpipe: 4.8e-7, rows of 1000 + noise included. Simulated in f32, an unshifted two-pass kernel
+// is off by 1e-5 beyond this bound on 1000 + noise and by 8e-4 on 10000 + noise, and the one-pass
+// E[x^2] - E[x]^2 by 0.09, so the bound tells a stable kernel from those.
+const gpuTolerance = { atol: 2e-6, rtol: 1e-5 };
+
+gpuTest("layernorm GPU: more than 65,535 rows fold into y, and the kernel recovers the row", async (gpu) => {
+  const plan = layernormPlan(gpu, { N: 70_000, D: 2, weight: true, bias: false, eps: 1e-5 });
+  deepStrictEqual(plan.workgroups, [35_000, 2, 1]);
+  deepStrictEqual(plan.cost, { bytes: 8 * 70_000 * 2 + 4 * 2, flops: 7 * 70_000 * 2 });
+  // Dispatching 70,000 workgroups takes seconds on a software adapter, so the same fold is forced at
+  // a per-dimension limit of 4: 10 rows become a 4 x 3 grid whose last two workgroups must do nothing.
+  const args = { x: randomF32(10 * 33, 5), N: 10, D: 33, weight: randomF32(33, 6), bias: randomF32(33, 7) };
+  const shape = { N: 10, D: 33, weight: true, bias: true, eps: 1e-5 };
+  const folded = { ...layernormPlan(gpu, shape), workgroups: foldWorkgroups(10, 4) };
+  deepStrictEqual(folded.workgroups, [4, 3, 1]);
+  const [out] = await gpu.run(folded, [args.x, args.weight, args.bias]);
+  assertClose(out, layernorm(args), gpuTolerance, "folded 4 x 3 grid");
+});
+
+const awkward: [number, number][] = [[1, 1], [3, 255], [2, 256], [5, 257], [7, 100], [2, 4099]];
+checkAgainstReference<LayernormArgs>(
+  "layernorm",
+  KERNELS,
+  "kernel",
+  [
+    ...awkward.map(([N, D], i) => ({
+      label: `N=${N} D=${D}`,
+      args: {
+        x: randomF32(N * D, N * 10_000 + D, -3, 3),
+        N,
+        D,
+        // Every combination of weight and bias, present or absent.
+        weight: i % 2 === 0 ? randomF32(D, D, -2, 2) : undefined,
+        bias: i % 4 < 2 ? randomF32(D, D + 1, -1, 1) : undefined,
+      },
+    })),
+    { label: "rows of 1000 + noise", args: { x: randomF32(2 * 513, 1, 999, 1001), N: 2, D: 513 } },
+    { label: "a row of 10000 + noise", args: { x: randomF32(4099, 2, 9999.5, 10000.5), N: 1, D: 4099 } },
+    { label: "a constant row", args: { x: f32([4, 4, 4, 1, -2, 3]), N: 2, D: 3, bias: f32([1, 2, 3]) } },
+    { label: "variance small next to eps", args: { x: randomF32(3 * 5, 3, -1e-3, 1e-3), N: 3, D: 5 } },
+  ],
+  layernorm,
+  layernormGpu,
+  gpuTolerance,
+);
+
+Deno.test("layernorm reference matches the torch goldens", async () => {
+  const golden = await loadLayernormGolden();
+  ok(golden.cases.length > 0 && golden.meta.torch, "the golden file has cases and a torch version");
+  for (const c of golden.cases) {
+    const args = { x: fromJson(c.x)!, N: c.N, D: c.D, weight: fromJson(c.weight), bias: fromJson(c.bias), eps: c.eps };
+    assertClose(strided(layernorm(args), c.out_stride), fromJson(c.out)!, oneUlp, `torch ${c.label}`);
+  }
+});
+
+gpuTest("layernorm GPU matches the torch goldens", async (gpu) => {
+  const golden = await loadLayernormGolden();
+  ok(golden.cases.length > 0, "the golden file has cases");
+  for (const c of golden.cases) {
+    const args = { x: fromJson(c.x)!, N: c.N, D: c.D, weight: fromJson(c.weight), bias: fromJson(c.bias), eps: c.eps };
+    const got = await layernormGpu(gpu, args);
+    assertClose(strided(got, c.out_stride), fromJson(c.out)!, gpuTolerance, `torch ${c.label}`);
+  }
+});

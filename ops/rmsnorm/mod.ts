@@ -1,0 +1,91 @@
+/**
+ * rmsnorm: RMS normalisation of the last axis of `x` `[N, D]` with an optional per-group weight
+ * `[G, D]` (entry point `kernel`). Matches `torch.nn.functional.rms_norm(x, (D,), eps=eps) * weight`.
+ *
+ * Conventions, each pinned by a test that the alternative fails:
+ * - The mean square is over D alone, also when the weight has G > 1 rows (QK-norm, one gamma per
+ *   head): `torch.nn.RMSNorm((H, Dh))` reduces over both axes and is a different function.
+ * - Row n takes weight row `n % G`, which is what torch's broadcast of a `[G, D]` weight against
+ *   `[..., G, D]` gives; the grouped axis therefore has to be the one just left of D. N need not be
+ *   a multiple of G. G = 1 is one shared gamma; no weight means ones.
+ * - eps defaults to 1e-6, not torch's default of the float32 machine epsilon (1.19e-7); it must be
+ *   finite and >= 0. An all-zero row gives zeros (eps > 0 guards the division).
+ *
+ * Refused, with an error naming the argument: N or D that is not an integer >= 1, `x` that is not
+ * a Float32Array of length N * D, a weight whose length is not a positive multiple of D, and an eps
+ * that is negative or not finite.
+ *
+ * The kernel runs one workgroup of 256 per row, loops over the row so rows of any length work,
+ * reduces the sum of squares in workgroup memory and reads the row twice. More than 65,535 rows
+ * fold into a second grid dimension.
+ *
+ * @module
+ */
+
+import { foldWorkgroups } from "../../harness/limits.ts";
+import { packParams, type ParamField } from "../../harness/params.ts";
+import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import type { KernelOptions } from "../../harness/options.ts";
+import { KERNELS } from "./kernels.gen.ts";
+import { type RmsnormArgs, validateRmsnorm } from "./reference.ts";
+
+export * from "./reference.ts";
+export { KERNELS };
+
+/** The kernel's uniform, in WGSL declaration order; groups = 0 means no weight. */
+const PARAMS: readonly ParamField[] = [
+  { name: "rows", type: "u32" },
+  { name: "d", type: "u32" },
+  { name: "groups", type: "u32" },
+  { name: "eps", type: "f32" },
+];
+
+/**
+ * Plans `rmsnorm` on the GPU.
+ *
+ * @param gpu the device
+ * @param shape `N`, `D`, the weight's row count `groups` (absent when there is no weight) and `eps`
+ * @param options kernel override
+ * @returns the plan; bindings `x`, `weight` (inputs; `weight` is empty when absent) and `out`
+ */
+export function rmsnormPlan(
+  gpu: ResidentDevice,
+  shape: { N: number; D: number; groups?: number; eps: number },
+  options: KernelOptions = {},
+): KernelPlan {
+  const { N, D, eps } = shape;
+  const groups = shape.groups ?? 0;
+  return {
+    op: "rmsnorm",
+    kernel: gpu.resolve(KERNELS, "kernel", options),
+    bindings: [
+      { name: "x", dtype: "f32", length: N * D, role: "input" },
+      { name: "weight", dtype: "f32", length: groups * D, role: "input" },
+      { name: "out", dtype: "f32", length: N * D, role: "output" },
+    ],
+    params: packParams(PARAMS, { rows: N, d: D, groups, eps }, "rmsnorm"),
+    workgroups: foldWorkgroups(N, gpu.limits.maxComputeWorkgroupsPerDimension),
+    // Read x and the weight once, write out once; per element a square, an add and two multiplies
+    // (three with a weight).
+    cost: { bytes: 8 * N * D + 4 * groups * D, flops: (groups > 0 ? 5 : 4) * N * D },
+  };
+}
+
+/**
+ * RMS normalisation of each row of `x` on the GPU.
+ *
+ * @param gpu the device
+ * @param args as {@link rmsnorm}
+ * @param options kernel override
+ * @returns the result, length N * D
+ */
+export async function rmsnormGpu(
+  gpu: ResidentDevice,
+  args: RmsnormArgs,
+  options: KernelOptions = {},
+): Promise<Float32Array> {
+  const { groups, eps } = validateRmsnorm(args);
+  const plan = rmsnormPlan(gpu, { N: args.N, D: args.D, groups, eps }, options);
+  const [out] = await gpu.run(plan, [args.x, args.weight ?? new Float32Array(0)]);
+  return out as Float32Array;
+}

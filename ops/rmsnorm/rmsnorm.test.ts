@@ -1,0 +1,202 @@
+import { deepStrictEqual, ok } from "node:assert/strict";
+import { foldWorkgroups } from "../../harness/limits.ts";
+import {
+  assertClose,
+  assertThrowsMessage,
+  checkAgainstReference,
+  gpuTest,
+  loadGolden,
+  randomF32,
+} from "../../harness/testing.ts";
+import { KERNELS, rmsnorm, type RmsnormArgs, rmsnormGpu, rmsnormPlan } from "./mod.ts";
+
+/** What goldens/gen.py writes; non-finite values would arrive as "Infinity", "-Infinity", "NaN". */
+type JsonF32 = (number | string)[];
+interface Golden {
+  meta: {
+    torch: string;
+    qk_norm: {
+      B: number;
+      S: number;
+      H: number;
+      Dh: number;
+      eps: number;
+      x: JsonF32;
+      weight: JsonF32;
+      rms_norm_over_dh: JsonF32;
+      rms_norm_over_h_dh: JsonF32;
+    };
+  };
+  cases: {
+    label: string;
+    N: number;
+    D: number;
+    eps: number;
+    x: JsonF32;
+    weight: JsonF32 | null;
+    out: JsonF32;
+    out_stride: number;
+  }[];
+}
+const loadRmsnormGolden = () => loadGolden<Golden>(new URL("./goldens/rmsnorm.json", import.meta.url));
+const fromJson = (xs: JsonF32) => Float32Array.from(xs, Number);
+const f32 = (xs: number[]) => new Float32Array(xs);
+const strided = (xs: Float32Array, stride: number) => xs.filter((_, i) => i % stride === 0);
+/** The reference and the goldens both round an f64 result to f32 once: one f32 ULP apart at most. */
+const oneUlp = { atol: 0, rtol: 2 ** -23 };
+
+Deno.test("rmsnorm reference: hand-derived values", () => {
+  deepStrictEqual([...rmsnorm({ x: f32([2, -2, 2, -2]), N: 1, D: 4, eps: 0 })], [1, -1, 1, -1]);
+  // mean(3^2, 4^2) = 12.5, plus eps 0.5 = 13: 3 / sqrt(13), 4 / sqrt(13), then times the weight.
+  assertClose(
+    rmsnorm({ x: f32([3, 4]), N: 1, D: 2, eps: 0.5, weight: f32([2, -1]) }),
+    [6 / Math.sqrt(13), -4 / Math.sqrt(13)],
+    oneUlp,
+  );
+  deepStrictEqual([...rmsnorm({ x: f32([-7]), N: 1, D: 1, eps: 0 })], [-1]);
+});
+
+Deno.test("rmsnorm reference: row n takes weight row n % G, not the contiguous block n / (N / G)", () => {
+  const x = f32([3, 4, 3, 4, 3, 4, 3, 4, 3, 4]);
+  const weight = f32([1, 1, 10, 10]); // G = 2
+  const rms = Math.sqrt((9 + 16) / 2 + 1e-6);
+  const scaled = (gammas: number[]) => gammas.flatMap((g) => [(3 / rms) * g, (4 / rms) * g]);
+  const out = rmsnorm({ x: x.subarray(0, 8), N: 4, D: 2, weight });
+  assertClose(out, scaled([1, 10, 1, 10]), oneUlp, "n % G");
+  // Contiguous blocks would scale the rows by 1, 1, 10, 10: row 1 would be a tenth of this.
+  ok(Math.abs(out[2] - scaled([1, 1, 10, 10])[2]) > 1);
+  // N need not be a multiple of G: row 4 of 5 takes weight row 0. G = 1 is one shared gamma.
+  assertClose(rmsnorm({ x, N: 5, D: 2, weight }), scaled([1, 10, 1, 10, 1]), oneUlp, "N = 5, G = 2");
+  assertClose(rmsnorm({ x, N: 5, D: 2, weight: f32([10, 10]) }), scaled([10, 10, 10, 10, 10]), oneUlp, "G = 1");
+  // No weight is a weight of ones.
+  deepStrictEqual(rmsnorm({ x, N: 5, D: 2 }), rmsnorm({ x, N: 5, D: 2, weight: f32([1, 1]) }));
+});
+
+Deno.test("rmsnorm reference: the mean square is over D alone, not over the weight's (G, D)", () => {
+  // Two heads of one token, [1, 1] and [100, 100], with weight [G = 2, D = 2] of ones.
+  const out = rmsnorm({ x: f32([1, 1, 100, 100]), N: 2, D: 2, weight: f32([1, 1, 1, 1]), eps: 0 });
+  deepStrictEqual([...out], [1, 1, 1, 1]);
+  // Over (G, D) the RMS would be sqrt((1 + 1 + 10^4 + 10^4) / 4) = 70.7, and head 0 would read 0.014.
+  ok(Math.abs(1 / Math.sqrt(20002 / 4) - out[0]) > 0.9);
+});
+
+Deno.test("rmsnorm reference: eps defaults to 1e-6, and an all-zero row gives zeros", () => {
+  // mean(x^2) = 1e-6, so the default gives 1e-3 / sqrt(2e-6) = 0.7071; torch's float32 default
+  // (1.19e-7) would give 0.945 and layernorm's 1e-5 would give 0.302.
+  const got = rmsnorm({ x: f32([1e-3, 1e-3]), N: 1, D: 2 });
+  assertClose(got, [Math.SQRT1_2, Math.SQRT1_2], { atol: 0, rtol: 1e-6 });
+  const zeroRow = rmsnorm({ x: f32([0, 0, 0, 5, 5, 5]), N: 2, D: 3 });
+  deepStrictEqual([...zeroRow.subarray(0, 3)], [0, 0, 0]);
+  assertClose(zeroRow.subarray(3), [1, 1, 1], { atol: 0, rtol: 1e-7 }, "the row after it");
+  // eps = 0 is allowed; then an all-zero row is 0 / 0, as torch gives.
+  ok(rmsnorm({ x: f32([0, 0]), N: 1, D: 2, eps: 0 }).every(Number.isNaN));
+});
+
+async function rejectsBadInput(run: (args: RmsnormArgs) => unknown): Promise<void> {
+  const x = f32([1, 2, 3, 4, 5, 6]);
+  await assertThrowsMessage(() => run({ x, N: 4, D: 2 }), "rmsnorm: x must have length N * D = 8, got 6");
+  await assertThrowsMessage(() => run({ x, N: 0, D: 6 }), "rmsnorm: N must be an integer >= 1, got 0");
+  await assertThrowsMessage(() => run({ x, N: -3, D: -2 }), "N must be an integer >= 1, got -3");
+  await assertThrowsMessage(() => run({ x, N: 2, D: 3.5 }), "D must be an integer >= 1, got 3.5");
+  await assertThrowsMessage(() => run({ x: [1] as unknown as Float32Array, N: 1, D: 1 }), "x must be a Float32Array");
+  await assertThrowsMessage(
+    () => run({ x, N: 2, D: 3, weight: f32([1, 2, 3, 4]) }),
+    "weight must have length G * D with G >= 1 and D = 3, got 4",
+  );
+  await assertThrowsMessage(() => run({ x, N: 2, D: 3, weight: f32([]) }), "weight must have length G * D");
+  await assertThrowsMessage(
+    () => run({ x, N: 2, D: 3, weight: new Int32Array(3) as unknown as Float32Array }),
+    "weight must be a Float32Array, got Int32Array",
+  );
+  await assertThrowsMessage(() => run({ x, N: 2, D: 3, eps: -1e-6 }), "rmsnorm: eps must be >= 0, got -0.000001");
+  await assertThrowsMessage(() => run({ x, N: 2, D: 3, eps: Infinity }), "eps must be a finite number, got Infinity");
+  await assertThrowsMessage(() => run({ x, N: 2, D: 3, eps: NaN }), "eps must be a finite number, got NaN");
+}
+
+Deno.test("rmsnorm reference: bad input throws naming the argument", () => rejectsBadInput(rmsnorm));
+
+gpuTest("rmsnorm GPU: bad input throws before dispatch", async (gpu) => {
+  await rejectsBadInput((args) => rmsnormGpu(gpu, args));
+  await assertThrowsMessage(
+    () => rmsnormGpu(gpu, { x: f32([1]), N: 1, D: 1 }, { override: "kernel.soc" }),
+    'override "kernel.soc" is not a variant of entry point "kernel"',
+  );
+});
+
+// Tolerance: purely relative, as nothing cancels (a sum of squares, then products). The f32 sum of
+// squares is off by at most ~D/256 + 8 ULP (strided partial sums, then a tree), half of that
+// after the square root, inverseSqrt by 2 ULP, and two products round: 4e-6 at D = 4099.
+// Measured on llvmpipe: 2.3e-7.
+const gpuTolerance = { atol: 0, rtol: 4e-6 };
+
+gpuTest("rmsnorm GPU: more than 65,535 rows fold into y, and the kernel recovers the row", async (gpu) => {
+  const plan = rmsnormPlan(gpu, { N: 70_000, D: 2, groups: 3, eps: 1e-6 });
+  deepStrictEqual(plan.workgroups, [35_000, 2, 1]);
+  deepStrictEqual(plan.cost, { bytes: 8 * 70_000 * 2 + 4 * 3 * 2, flops: 5 * 70_000 * 2 });
+  // Dispatching 70,000 workgroups takes seconds on a software adapter, so the same fold is forced at
+  // a per-dimension limit of 4: 10 rows become a 4 x 3 grid whose last two workgroups must do nothing.
+  const args = { x: randomF32(10 * 33, 5), N: 10, D: 33, weight: randomF32(3 * 33, 6) };
+  const folded = { ...rmsnormPlan(gpu, { N: 10, D: 33, groups: 3, eps: 1e-6 }), workgroups: foldWorkgroups(10, 4) };
+  deepStrictEqual(folded.workgroups, [4, 3, 1]);
+  const [out] = await gpu.run(folded, [args.x, args.weight]);
+  assertClose(out, rmsnorm(args), gpuTolerance, "folded 4 x 3 grid");
+});
+
+// [N, D, G], G = 0 for no weight.
+const awkward: [number, number, number][] = [
+  [1, 1, 0],
+  [3, 255, 1],
+  [2, 256, 0],
+  [5, 257, 2],
+  [7, 100, 3],
+  [2, 4099, 1],
+];
+checkAgainstReference<RmsnormArgs>(
+  "rmsnorm",
+  KERNELS,
+  "kernel",
+  [
+    ...awkward.map(([N, D, G]) => ({
+      label: `N=${N} D=${D} G=${G}`,
+      args: {
+        x: randomF32(N * D, N * 10_000 + D, -3, 3),
+        N,
+        D,
+        weight: G > 0 ? randomF32(G * D, G * 10_000 + D, -2, 2) : undefined,
+      },
+    })),
+    { label: "all-zero row, eps = 0.25", args: { x: f32([0, 0, 0, 1, -2, 3]), N: 2, D: 3, eps: 0.25 } },
+    { label: "row of 1000 + noise", args: { x: randomF32(513, 1, 999, 1001), N: 1, D: 513 } },
+  ],
+  rmsnorm,
+  rmsnormGpu,
+  gpuTolerance,
+);
+
+Deno.test("rmsnorm reference matches the torch goldens", async () => {
+  const golden = await loadRmsnormGolden();
+  ok(golden.cases.length > 0 && golden.meta.torch, "the golden file has cases and a torch version");
+  for (const c of golden.cases) {
+    const weight = c.weight === null ? undefined : fromJson(c.weight);
+    const got = rmsnorm({ x: fromJson(c.x), N: c.N, D: c.D, weight, eps: c.eps });
+    assertClose(strided(got, c.out_stride), fromJson(c.out), oneUlp, `torch ${c.label}`);
+  }
+});
+
+Deno.test("rmsnorm reference: torch's QK-norm broadcast is n % G over D, not torch.nn.RMSNorm((H, Dh))", async () => {
+  const qk = (await loadRmsnormGolden()).meta.qk_norm;
+  const got = rmsnorm({ x: fromJson(qk.x), N: qk.B * qk.S * qk.H, D: qk.Dh, weight: fromJson(qk.weight), eps: qk.eps });
+  assertClose(got, fromJson(qk.rms_norm_over_dh), oneUlp, "F.rms_norm(x, (Dh,)) * w");
+  const worst = got.reduce((m, v, i) => Math.max(m, Math.abs(v - Number(qk.rms_norm_over_h_dh[i]))), 0);
+  ok(worst > 0.1, `RMSNorm((H, Dh)) must differ visibly, differs by at most ${worst}`);
+});
+
+gpuTest("rmsnorm GPU matches the torch goldens", async (gpu) => {
+  const golden = await loadRmsnormGolden();
+  ok(golden.cases.length > 0, "the golden file has cases");
+  for (const c of golden.cases) {
+    const weight = c.weight === null ? undefined : fromJson(c.weight);
+    const got = await rmsnormGpu(gpu, { x: fromJson(c.x), N: c.N, D: c.D, weight, eps: c.eps });
+    assertClose(strided(got, c.out_stride), fromJson(c.out), gpuTolerance, `torch ${c.label}`);
+  }
+});
