@@ -86,3 +86,23 @@ export function requireArray(
     throw new Error(`${op}: ${name} must have length ${length[1]} = ${length[0]}, got ${value.length}`);
   }
 }
+
+/**
+ * Requires a shape: an array of `minRank` to `maxRank` integer dimensions, each >= 0.
+ *
+ * @param op the op, for the message
+ * @param name the argument
+ * @param value the value given
+ * @param minRank fewest dimensions allowed
+ * @param maxRank most dimensions allowed
+ * @returns the element count (the product of the dimensions)
+ * @throws Error naming the argument, or the bad dimension as `name[i]`
+ */
+export function requireShape(op: string, name: string, value: unknown, minRank = 1, maxRank = Infinity): number {
+  if (!Array.isArray(value) || value.length < minRank || value.length > maxRank) {
+    const ranks = maxRank === Infinity ? `at least ${minRank}` : `${minRank} to ${maxRank}`;
+    throw new Error(`${op}: ${name} must be an array of ${ranks} dimensions, got ${JSON.stringify(value)}`);
+  }
+  value.forEach((d, i) => requireInt(op, `${name}[${i}]`, d, 0));
+  return value.reduce((p: number, d: number) => p * d, 1);
+}

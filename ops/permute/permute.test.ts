@@ -1,0 +1,198 @@
+import { deepStrictEqual, notDeepStrictEqual, ok } from "node:assert/strict";
+import { foldWorkgroups } from "../../harness/limits.ts";
+import {
+  assertClose,
+  assertThrowsMessage,
+  checkAgainstReference,
+  gpuTest,
+  loadGolden,
+  randomF32,
+} from "../../harness/testing.ts";
+import { transpose } from "../transpose/reference.ts";
+import { KERNELS, permute, type PermuteArgs, permuteGpu, permutePlan } from "./mod.ts";
+
+/** goldens/gen.py permutes arange(n), so each output is the flat index it was read from. */
+interface Golden {
+  meta: { torch: string; t_equals_permute_1_0: boolean };
+  cases: { shape: number[]; dims: number[]; out: number[] }[];
+}
+const loadPermuteGolden = () => loadGolden<Golden>(new URL("./goldens/permute.json", import.meta.url));
+const find = (golden: Golden, shape: number[], dims: number[]) => {
+  const found = golden.cases.find((c) => `${c.shape}` === `${shape}` && `${c.dims}` === `${dims}`);
+  if (!found) throw new Error(`golden has no case for shape [${shape}] dims [${dims}]`);
+  return found.out;
+};
+const size = (shape: readonly number[]) => shape.reduce((p, d) => p * d, 1);
+const arange = (n: number) => Float32Array.from({ length: n }, (_, i) => i);
+const at = (shape: number[], dims: number[]) => [...permute({ x: arange(size(shape)), shape, dims })];
+// Values are moved, never computed: every comparison is exact.
+const exact = { atol: 0, rtol: 0 };
+const SENTINEL = 12345;
+
+Deno.test("permute reference: output axis a is input axis dims[a]", () => {
+  // x[i, j, k] = 12i + 4j + k over [2, 3, 4]; dims [2, 0, 1] gives out[k, i, j] = x[i, j, k].
+  const out = at([2, 3, 4], [2, 0, 1]);
+  for (const [i, j, k] of [[0, 0, 1], [1, 2, 3], [1, 0, 2]]) {
+    deepStrictEqual(out[k * 6 + i * 3 + j], 12 * i + 4 * j + k);
+  }
+  // The inverse reading (input axis a goes to position dims[a]) is the inverse permutation, [1, 2, 0].
+  notDeepStrictEqual(at([2, 3, 4], [1, 2, 0]), out);
+  deepStrictEqual(at([2, 3, 4], [0, 1, 2]), [...arange(24)]);
+});
+
+Deno.test("permute reference: negative entries count from the end, as torch's permute", () => {
+  deepStrictEqual(at([2, 3, 4], [-1, 0, 1]), at([2, 3, 4], [2, 0, 1]));
+  deepStrictEqual(at([2, 3, 4], [-2, -1, -3]), at([2, 3, 4], [1, 2, 0]));
+  deepStrictEqual(at([3, 5], [-1, -2]), at([3, 5], [1, 0]));
+});
+
+Deno.test("permute reference: [1, 0] is transpose", () => {
+  for (const [rows, cols] of [[3, 5], [1, 7], [33, 65]]) {
+    const x = randomF32(rows * cols, rows);
+    deepStrictEqual([...permute({ x, shape: [rows, cols], dims: [1, 0] })], [...transpose({ x, rows, cols })]);
+  }
+});
+
+Deno.test("permute reference: rank 1 to 6, and empty tensors", () => {
+  deepStrictEqual(at([5], [0]), [0, 1, 2, 3, 4]);
+  // Reversing the axes of a rank-6 tensor with sizes 2, 1, 3, 1, 2, 1 reads x[a, 0, c, 0, e, 0] at out[0, e, 0, c, 0, a].
+  const reversed = at([2, 1, 3, 1, 2, 1], [5, 4, 3, 2, 1, 0]);
+  deepStrictEqual(reversed, [0, 6, 2, 8, 4, 10, 1, 7, 3, 9, 5, 11]);
+  deepStrictEqual(permute({ x: new Float32Array(0), shape: [2, 0, 3], dims: [2, 1, 0] }).length, 0);
+});
+
+Deno.test("permute reference: bad input throws naming the argument", async () => {
+  const x = arange(24);
+  const bad = (args: Partial<PermuteArgs>) => () => permute({ x, shape: [2, 3, 4], dims: [2, 0, 1], ...args });
+  await assertThrowsMessage(bad({ dims: [0, 0, 1] }), "dims [0, 0, 1] name axis 0 twice");
+  await assertThrowsMessage(bad({ dims: [2, -1, 0] }), "dims [2, -1, 0] name axis 2 twice");
+  await assertThrowsMessage(
+    bad({ dims: [0, 1] }),
+    "dims must have one entry per axis of shape [2, 3, 4] (3), got [0,1]",
+  );
+  await assertThrowsMessage(bad({ dims: [0, 1, 2, 3] }), "dims must have one entry per axis");
+  await assertThrowsMessage(bad({ dims: [0, 1, 3] }), "dims[2] (rank 3) must be an integer in [-3, 2], got 3");
+  await assertThrowsMessage(bad({ dims: [0, -4, 1] }), "dims[1] (rank 3) must be an integer in [-3, 2], got -4");
+  await assertThrowsMessage(bad({ dims: [0, 1.5, 2] }), "dims[1] (rank 3) must be an integer");
+  await assertThrowsMessage(bad({ shape: [2, -3, -4] }), "shape[1] must be an integer >= 0, got -3");
+  await assertThrowsMessage(bad({ shape: [], dims: [] }), "shape must be an array of 1 to 6 dimensions, got []");
+  await assertThrowsMessage(
+    bad({ shape: [1, 1, 1, 1, 1, 1, 24], dims: [0, 1, 2, 3, 4, 5, 6] }),
+    "shape must be an array of 1 to 6 dimensions",
+  );
+  await assertThrowsMessage(
+    bad({ shape: [2, 3, 5] }),
+    "x must have length the product of shape [2, 3, 5] = 30, got 24",
+  );
+  await assertThrowsMessage(bad({ x: new Int32Array(24) as unknown as Float32Array }), "x must be a Float32Array");
+});
+
+Deno.test("permute reference matches torch goldens", async () => {
+  const golden = await loadPermuteGolden();
+  for (const { shape, dims, out } of golden.cases) {
+    assertClose(permute({ x: arange(size(shape)), shape, dims }), out, exact, `[${shape}] dims [${dims}]`);
+  }
+});
+
+Deno.test("permute goldens: a rank-3 permutation and its inverse differ; [1, 0] is torch's .t()", async () => {
+  const golden = await loadPermuteGolden();
+  const forward = find(golden, [2, 3, 4], [1, 2, 0]);
+  const inverse = find(golden, [2, 3, 4], [2, 0, 1]);
+  notDeepStrictEqual(forward, inverse);
+  deepStrictEqual(at([2, 3, 4], [1, 2, 0]), forward);
+  deepStrictEqual(at([2, 3, 4], [2, 0, 1]), inverse);
+  deepStrictEqual(find(golden, [2, 3, 4], [-1, 0, 1]), inverse);
+  ok(golden.meta.t_equals_permute_1_0, `torch ${golden.meta.torch}: x.t() and x.permute(1, 0) disagree`);
+  deepStrictEqual(find(golden, [3, 5], [1, 0]), [...transpose({ x: arange(15), rows: 3, cols: 5 })]);
+});
+
+gpuTest("permute GPU matches torch goldens", async (gpu) => {
+  const golden = await loadPermuteGolden();
+  for (const { shape, dims, out } of golden.cases) {
+    assertClose(
+      await permuteGpu(gpu, { x: arange(size(shape)), shape, dims }),
+      out,
+      exact,
+      `[${shape}] dims [${dims}]`,
+    );
+  }
+});
+
+gpuTest("permute GPU: bad input throws before dispatch", async (gpu) => {
+  const x = arange(24);
+  await assertThrowsMessage(() => permuteGpu(gpu, { x, shape: [2, 3, 4], dims: [1, 1, 0] }), "name axis 1 twice");
+  await assertThrowsMessage(() => permuteGpu(gpu, { x, shape: [2, 3, 4], dims: [1, 0] }), "dims must have one entry");
+  await assertThrowsMessage(
+    () => permuteGpu(gpu, { x, shape: [2, 3, 4], dims: [0, 5, 1] }),
+    "dims[1] (rank 3) must be an integer in [-3, 2], got 5",
+  );
+  await assertThrowsMessage(
+    () => permuteGpu(gpu, { x, shape: [4, 3, 4], dims: [0, 2, 1] }),
+    "x must have length the product of shape [4, 3, 4] = 48, got 24",
+  );
+  await assertThrowsMessage(
+    () => permuteGpu(gpu, { x, shape: [24], dims: [0] }, { override: "kernel.soc" }),
+    'override "kernel.soc" is not a variant of entry point "kernel"',
+  );
+});
+
+gpuTest("permute plan: source strides padded to six axes, grid folded past 65,535 workgroups", (gpu) => {
+  const plan = permutePlan(gpu, { shape: [2, 3, 4], dims: [2, 0, 1] });
+  const [n, ...rest] = new Uint32Array(plan.params!).slice(0, 13);
+  deepStrictEqual({ n, sizes: rest.slice(0, 6), strides: rest.slice(6) }, {
+    n: 24,
+    sizes: [1, 1, 1, 4, 2, 3],
+    strides: [0, 0, 0, 1, 12, 4],
+  });
+  deepStrictEqual(plan.workgroups, [1, 1, 1]);
+  const big = permutePlan(gpu, { shape: [4099, 4099], dims: [1, 0] });
+  deepStrictEqual(big.workgroups, [32_817, 2, 1]);
+  deepStrictEqual(big.cost, { bytes: 8 * 4099 * 4099, flops: 0 });
+});
+
+gpuTest("permute GPU: a folded grid recovers each invocation's index and writes nothing past the end", async (gpu) => {
+  // 1,100 elements fill 5 workgroups; folded at a limit of 4 they take 3 x 2, the last one spare.
+  const args: PermuteArgs = { x: randomF32(1100, 5), shape: [11, 4, 25], dims: [2, 0, 1] };
+  const folded = { ...permutePlan(gpu, args), workgroups: foldWorkgroups(5, 4) };
+  deepStrictEqual(folded.workgroups, [3, 2, 1]);
+  // The output buffer is longer than the result, so a write from a surplus invocation would land.
+  const x = gpu.upload(args.x, "x");
+  const out = gpu.upload(new Float32Array(1100 + 512).fill(SENTINEL), "out");
+  try {
+    await gpu.submit([folded, [x, out]]);
+    const written = await gpu.read(out);
+    assertClose(written.subarray(0, 1100), permute(args), exact, "folded");
+    ok(written.subarray(1100).every((v) => v === SENTINEL), "an invocation past the end wrote to the output");
+  } finally {
+    x.buffer.destroy();
+    out.buffer.destroy();
+  }
+});
+
+// Every rank from 1 to 6, sizes that are not multiples of 256, size-1 axes, a row of 4099 and an
+// empty tensor.
+const CASES: [number[], number[]][] = [
+  [[1], [0]],
+  [[257], [0]],
+  [[255, 3], [1, 0]],
+  [[3, 4099], [-1, -2]],
+  [[7, 1, 9], [2, 0, 1]],
+  [[5, 6, 7], [1, 2, 0]],
+  [[2, 3, 4, 5], [3, 1, 0, 2]],
+  [[3, 1, 4, 2, 5], [4, 2, 0, 3, 1]],
+  [[2, 3, 2, 1, 3, 5], [5, 3, 1, 4, 0, 2]],
+  [[2, 3, 2, 2, 3, 2], [0, 1, 2, 3, 4, 5]],
+  [[3, 0, 2], [2, 1, 0]],
+];
+checkAgainstReference(
+  "permute",
+  KERNELS,
+  "kernel",
+  CASES.map(([shape, dims], k) => ({
+    label: `[${shape}] dims [${dims}]`,
+    args: { x: randomF32(size(shape), k), shape, dims },
+  })),
+  permute,
+  permuteGpu,
+  exact,
+);

@@ -1,0 +1,277 @@
+import { deepStrictEqual, notDeepStrictEqual, ok } from "node:assert/strict";
+import { foldWorkgroups } from "../../harness/limits.ts";
+import {
+  assertClose,
+  assertThrowsMessage,
+  checkAgainstReference,
+  gpuTest,
+  loadGolden,
+  randomF32,
+  type ReferenceCase,
+} from "../../harness/testing.ts";
+import { KERNELS, reduce, type ReduceArgs, reduceGpu, type ReduceOp, reducePlan, reduceView } from "./mod.ts";
+
+/** The goldens' inputs, as goldens/gen.py draws them: multiples of 1/64 in [-2, 2), exact in f32. */
+function pattern(n: number): Float32Array {
+  return Float32Array.from({ length: n }, (_, i) => (((i * 37 + 11) % 256) - 128) / 64);
+}
+
+/** JSON has no NaN or infinities; gen.py writes them as the strings "NaN", "Infinity", "-Infinity". */
+type Encoded = (number | string)[];
+const decode = (values: Encoded): number[] => values.map(Number);
+
+interface Golden {
+  meta: {
+    torch: string;
+    nan: { shape: number[]; axis: number; x: Encoded; max: Encoded; min: Encoded };
+    empty: { shape: number[]; axis: number; max_refused: boolean; min_refused: boolean };
+  };
+  cases: { op: ReduceOp; shape: number[]; axis: number; out: Encoded }[];
+}
+const loadReduceGolden = () => loadGolden<Golden>(new URL("./goldens/reduce.json", import.meta.url));
+const find = (golden: Golden, op: ReduceOp, shape: number[], axis: number) => {
+  const found = golden.cases.find((c) => c.op === op && c.axis === axis && `${c.shape}` === `${shape}`);
+  if (!found) throw new Error(`golden has no ${op} case for shape [${shape}] axis ${axis}`);
+  return decode(found.out);
+};
+// The pattern's sums are exact in f32 in any order, so only mean's one division rounds: up to
+// 2.5 ulp in WGSL, and torch may divide or multiply by the reciprocal. 4 ulp of relative slack.
+const goldenTol = { atol: 0, rtol: 2 ** -21 };
+
+// The GPU sums in f32 in its own order against an f64 reference. With |x| < 1 the error grows like
+// a random walk: measured at 5.7e-6 on the 4099-long rows below (the worst-case bound is far
+// looser). 1e-4 leaves room, and still catches a dropped or doubled element of |x| > 1e-4.
+const sumTol = { atol: 1e-4, rtol: 0 };
+// A mean is such a sum divided by the length, plus one rounding: measured at most 6e-8 (on rows
+// of 3), while dropping one element moves even a 4099-long mean by about 1e-4.
+const meanTol = { atol: 1e-6, rtol: 0 };
+
+const f32 = (xs: number[]) => new Float32Array(xs);
+const SENTINEL = 12345;
+const m23 = f32([1, 2, 3, 4, 5, 6]);
+
+Deno.test("reduce reference: hand-derived values over each axis of [[1, 2, 3], [4, 5, 6]]", () => {
+  const at = (op: ReduceOp, axis: number) => [...reduce({ op, x: m23, shape: [2, 3], axis })];
+  deepStrictEqual(at("sum", 0), [5, 7, 9]);
+  deepStrictEqual(at("sum", 1), [6, 15]);
+  deepStrictEqual(at("max", 0), [4, 5, 6]);
+  deepStrictEqual(at("min", 1), [1, 4]);
+  deepStrictEqual(at("mean", 1), [2, 5]);
+  deepStrictEqual(at("mean", 0), [2.5, 3.5, 4.5]);
+});
+
+Deno.test("reduce reference: a negative axis counts from the end, as torch's dim", () => {
+  const x = randomF32(24, 1);
+  const at = (axis: number) => [...reduce({ op: "sum", x, shape: [2, 3, 4], axis })];
+  deepStrictEqual(at(-1), at(2));
+  deepStrictEqual(at(-3), at(0));
+  // Counting from the front instead (-1 as axis 0, or as axis 1) gives a different answer.
+  notDeepStrictEqual(at(-1), at(0));
+  notDeepStrictEqual(at(-1), at(1));
+});
+
+Deno.test("reduce reference: the axis is removed from the shape (keepdim False)", () => {
+  const view = reduceView({ op: "sum", shape: [2, 3, 4], axis: 1 });
+  deepStrictEqual(view, { axis: 1, outer: 2, length: 3, inner: 4, outShape: [2, 4] });
+  notDeepStrictEqual(view.outShape, [2, 1, 4]);
+});
+
+Deno.test("reduce reference: max and min propagate NaN (torch.amax), not skip it (fmax)", () => {
+  const x = f32([1, NaN, 3, 2, -Infinity, 0]);
+  const max = reduce({ op: "max", x, shape: [2, 3], axis: 1 });
+  const min = reduce({ op: "min", x, shape: [2, 3], axis: 1 });
+  ok(Number.isNaN(max[0]) && Number.isNaN(min[0]));
+  deepStrictEqual([max[1], min[1]], [2, -Infinity]);
+  // A NaN-skipping max, as WGSL's max() or C's fmax, would give 3 for the first row.
+  deepStrictEqual([1, NaN, 3].reduce((m, v) => (Number.isNaN(v) ? m : Math.max(m, v))), 3);
+});
+
+Deno.test("reduce reference: an empty axis sums to 0, averages to NaN, and has no max or min", async () => {
+  const x = new Float32Array(0);
+  deepStrictEqual([...reduce({ op: "sum", x, shape: [2, 0, 3], axis: 1 })], [0, 0, 0, 0, 0, 0]);
+  ok(reduce({ op: "mean", x, shape: [2, 0, 3], axis: 1 }).every(Number.isNaN));
+  await assertThrowsMessage(() => reduce({ op: "max", x, shape: [2, 0, 3], axis: 1 }), "which has length 0");
+  await assertThrowsMessage(() => reduce({ op: "min", x, shape: [2, 0, 3], axis: -2 }), "torch.amin refuses it");
+  // An empty axis that is not reduced gives an empty result, for max too.
+  deepStrictEqual(reduce({ op: "max", x, shape: [2, 0, 3], axis: 0 }).length, 0);
+});
+
+Deno.test("reduce reference: sums accumulate in f64 and round once", () => {
+  const x = f32([2 ** 24, 1, 1]);
+  deepStrictEqual([...reduce({ op: "sum", x, shape: [3], axis: 0 })], [2 ** 24 + 2]);
+  // Accumulating in f32 loses both ones: 2^24 + 1 rounds back to 2^24.
+  deepStrictEqual(Math.fround(Math.fround(2 ** 24 + 1) + 1), 2 ** 24);
+});
+
+Deno.test("reduce reference: bad input throws naming the argument", async () => {
+  const bad = (args: Partial<ReduceArgs>) => () => reduce({ op: "sum", x: m23, shape: [2, 3], axis: 0, ...args });
+  await assertThrowsMessage(bad({ axis: 2 }), "axis (rank 2) must be an integer in [-2, 1], got 2");
+  await assertThrowsMessage(bad({ axis: -3 }), "axis (rank 2) must be an integer in [-2, 1], got -3");
+  await assertThrowsMessage(bad({ axis: 0.5 }), "axis (rank 2) must be an integer");
+  await assertThrowsMessage(bad({ shape: [2, -3] }), "shape[1] must be an integer >= 0, got -3");
+  await assertThrowsMessage(bad({ shape: [2, 1.5] }), "shape[1] must be an integer >= 0, got 1.5");
+  await assertThrowsMessage(bad({ shape: [] }), "shape must be an array of at least 1 dimensions, got []");
+  await assertThrowsMessage(bad({ shape: [3, 3] }), "x must have length the product of shape [3, 3] = 9, got 6");
+  await assertThrowsMessage(bad({ x: [1, 2, 3, 4, 5, 6] as unknown as Float32Array }), "x must be a Float32Array");
+  await assertThrowsMessage(bad({ op: "prod" as ReduceOp }), 'op must be one of "sum", "max", "min", "mean"');
+});
+
+Deno.test("reduce reference matches torch goldens", async () => {
+  const golden = await loadReduceGolden();
+  for (const c of golden.cases) {
+    const x = pattern(c.shape.reduce((p, d) => p * d, 1));
+    assertClose(reduce({ ...c, x }), decode(c.out), goldenTol, `${c.op} [${c.shape}] axis ${c.axis}`);
+  }
+  const { nan, empty } = golden.meta;
+  for (const op of ["max", "min"] as const) {
+    const got = reduce({ op, x: f32(decode(nan.x)), shape: nan.shape, axis: nan.axis });
+    assertClose(got, decode(nan[op]), goldenTol, `${op} with NaN`);
+  }
+  ok(empty.max_refused && empty.min_refused, `torch ${golden.meta.torch} no longer refuses an empty amax / amin`);
+});
+
+Deno.test("reduce goldens: axis -1 is the last axis, and axes 0 and 1 of [5, 7] differ as torch says", async () => {
+  const golden = await loadReduceGolden();
+  for (const op of ["sum", "max", "mean"] as const) {
+    deepStrictEqual(find(golden, op, [2, 3, 4], -1), find(golden, op, [2, 3, 4], 2));
+    const [down, across] = [find(golden, op, [5, 7], 0), find(golden, op, [5, 7], 1)];
+    deepStrictEqual([down.length, across.length], [7, 5]);
+    const x = pattern(35);
+    assertClose(reduce({ op, x, shape: [5, 7], axis: 0 }), down, goldenTol, `${op} axis 0`);
+    assertClose(reduce({ op, x, shape: [5, 7], axis: 1 }), across, goldenTol, `${op} axis 1`);
+  }
+});
+
+gpuTest("reduce GPU matches torch goldens", async (gpu) => {
+  const golden = await loadReduceGolden();
+  for (const c of golden.cases) {
+    const x = pattern(c.shape.reduce((p, d) => p * d, 1));
+    assertClose(await reduceGpu(gpu, { ...c, x }), decode(c.out), goldenTol, `${c.op} [${c.shape}] axis ${c.axis}`);
+  }
+  const { nan } = golden.meta;
+  for (const op of ["max", "min"] as const) {
+    const got = await reduceGpu(gpu, { op, x: f32(decode(nan.x)), shape: nan.shape, axis: nan.axis });
+    assertClose(got, decode(nan[op]), goldenTol, `${op} with NaN`);
+  }
+});
+
+gpuTest("reduce GPU: bad input throws before dispatch", async (gpu) => {
+  await assertThrowsMessage(
+    () => reduceGpu(gpu, { op: "sum", x: m23, shape: [2, 3], axis: -3 }),
+    "axis (rank 2) must be an integer in [-2, 1], got -3",
+  );
+  await assertThrowsMessage(
+    () => reduceGpu(gpu, { op: "sum", x: m23, shape: [6, 1], axis: 1.5 }),
+    "axis (rank 2) must be an integer",
+  );
+  await assertThrowsMessage(
+    () => reduceGpu(gpu, { op: "mean", x: m23, shape: [2, 4], axis: 0 }),
+    "x must have length the product of shape [2, 4] = 8, got 6",
+  );
+  await assertThrowsMessage(
+    () => reduceGpu(gpu, { op: "sum", x: m23, shape: [2, -3], axis: 0 }),
+    "shape[1] must be an integer >= 0",
+  );
+  await assertThrowsMessage(
+    () => reduceGpu(gpu, { op: "max", x: new Float32Array(0), shape: [0, 3], axis: 0 }),
+    "which has length 0",
+  );
+  await assertThrowsMessage(
+    () => reduceGpu(gpu, { op: "sum", x: m23, shape: [2, 3], axis: 0 }, { override: "kernel.nvidia" }),
+    'override "kernel.nvidia" is not a variant of entry point "kernel"',
+  );
+});
+
+gpuTest("reduce plan: a long last axis gets a workgroup per output, an earlier axis adjacent outputs", (gpu) => {
+  const layout = (shape: number[], axis: number) => {
+    const plan = reducePlan(gpu, { op: "sum", shape, axis });
+    const [, , , lanes, laneStride] = new Uint32Array(plan.params!);
+    return { lanes, laneStride, workgroups: plan.workgroups };
+  };
+  deepStrictEqual(layout([3, 4099], 1), { lanes: 256, laneStride: 1, workgroups: [3, 1, 1] });
+  deepStrictEqual(layout([1000, 3], 1), { lanes: 4, laneStride: 1, workgroups: [16, 1, 1] });
+  deepStrictEqual(layout([4099, 3], 0), { lanes: 64, laneStride: 4, workgroups: [1, 1, 1] });
+  deepStrictEqual(layout([2, 4099, 100], 1), { lanes: 8, laneStride: 32, workgroups: [7, 1, 1] });
+  // Past 65,535 workgroups the grid folds into y instead of exceeding the limit.
+  const { workgroups } = layout([70_001, 300], 1);
+  deepStrictEqual(workgroups, [35_001, 2, 1]);
+  const plan = reducePlan(gpu, { op: "mean", shape: [3, 4099], axis: 1 });
+  deepStrictEqual(plan.cost, { bytes: 4 * (3 * 4099 + 3), flops: 3 * 4098 + 3 });
+});
+
+gpuTest("reduce GPU: a folded grid recovers each workgroup's index and writes nothing past the end", async (gpu) => {
+  for (const [shape, axis] of [[[21, 300], 1], [[5, 300, 9], 1], [[1050, 3], 1]] as const) {
+    const args: ReduceArgs = { op: "sum", x: randomF32(shape.reduce((p, d) => p * d, 1), 3), shape: [...shape], axis };
+    const plan = reducePlan(gpu, args);
+    const [count] = plan.workgroups as readonly number[];
+    // Folding at a limit of count - 1 gives two rows of workgroups, the second one short.
+    const folded = { ...plan, workgroups: foldWorkgroups(count, count - 1) };
+    ok(folded.workgroups[1] === 2 && folded.workgroups[0] * 2 > count);
+    // The output buffer is longer than the result, so a write from a surplus slot would land.
+    const outputs = plan.bindings[1].length;
+    const x = gpu.upload(args.x, "x");
+    const out = gpu.upload(new Float32Array(outputs + 512).fill(SENTINEL), "out");
+    try {
+      await gpu.submit([folded, [x, out]]);
+      const written = await gpu.read(out);
+      assertClose(written.subarray(0, outputs), reduce(args), sumTol, `folded [${shape}] axis ${axis}`);
+      ok(written.subarray(outputs).every((v) => v === SENTINEL), `[${shape}]: a surplus slot wrote past the end`);
+    } finally {
+      x.buffer.destroy();
+      out.buffer.destroy();
+    }
+  }
+});
+
+/** Shapes and axes for kernel-vs-reference: lengths 1, 255, 257, 4099, short rows, inner above 32. */
+const SHAPES: [number[], number][] = [
+  [[1], 0],
+  [[255], 0],
+  [[257], -1],
+  [[3, 4099], 1],
+  [[4099, 3], 0],
+  [[5, 7], 0],
+  [[5, 7], 1],
+  [[1000, 3], -1],
+  [[3, 33, 40], 1],
+  [[2, 3, 4, 5], 2],
+  [[0, 5], 1],
+];
+const cases = (op: ReduceOp): ReferenceCase<ReduceArgs>[] =>
+  SHAPES.map(([shape, axis], k) => ({
+    label: `[${shape}] axis ${axis}`,
+    args: { op, shape, axis, x: randomF32(shape.reduce((p, d) => p * d, 1), k) },
+  }));
+
+/** Rows holding NaN early, NaN last, +Infinity and -Infinity, reduced along each axis. */
+function nonFinite(op: ReduceOp): ReferenceCase<ReduceArgs>[] {
+  const x = randomF32(4 * 300, 9);
+  [x[0], x[299], x[300 + 17], x[600 + 150], x[900 + 5], x[900 + 6]] = [NaN, NaN, Infinity, -Infinity, NaN, -Infinity];
+  return [0, 1].map((axis) => ({ label: `NaN and ±Infinity, axis ${axis}`, args: { op, shape: [4, 300], axis, x } }));
+}
+
+// max and min select an element, so they must match exactly, NaN included.
+for (const op of ["max", "min"] as const) {
+  checkAgainstReference(`reduce ${op}`, KERNELS, "kernel", [...cases(op), ...nonFinite(op)], reduce, reduceGpu, {
+    atol: 0,
+    rtol: 0,
+  });
+}
+checkAgainstReference(
+  "reduce sum",
+  KERNELS,
+  "kernel",
+  [...cases("sum"), { label: "empty axis", args: { op: "sum", shape: [2, 0, 3], axis: 1, x: f32([]) } }],
+  reduce,
+  reduceGpu,
+  sumTol,
+);
+checkAgainstReference(
+  "reduce mean",
+  KERNELS,
+  "kernel",
+  [...cases("mean"), { label: "empty axis", args: { op: "mean", shape: [2, 0, 3], axis: 1, x: f32([]) } }],
+  reduce,
+  reduceGpu,
+  meanTol,
+);

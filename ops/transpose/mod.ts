@@ -1,0 +1,75 @@
+/**
+ * transpose: a `[rows, cols]` matrix to `[cols, rows]` (`transpose`, entry point `kernel`),
+ * matching `x.t().contiguous()`; see `reference.ts` for the conventions.
+ *
+ * The kernel moves the matrix through workgroup memory one 32x32 tile at a time, so that reads
+ * run along the rows of `x` and writes along the rows of the result; a plain one-thread-per-element
+ * copy makes one of the two stride by a whole row. Tile rows are padded to 33 floats so that
+ * reading a tile column hits 32 different banks. Shapes that are not multiples of 32 leave edge
+ * tiles partly filled and bound-checked.
+ *
+ * There is no limit of its own on the shape: the tiles are numbered in one sequence and a grid of
+ * more than 65,535 of them (a 1 x 2,097,153 row, say) is folded into two dimensions rather than
+ * refused. What remains is the device's maxStorageBufferBindingSize, checked before dispatch.
+ *
+ * @module
+ */
+
+import { foldWorkgroups } from "../../harness/limits.ts";
+import { packParams } from "../../harness/params.ts";
+import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import type { KernelOptions } from "../../harness/options.ts";
+import { KERNELS } from "./kernels.gen.ts";
+import { type TransposeArgs, validateTranspose } from "./reference.ts";
+
+export * from "./reference.ts";
+export { KERNELS };
+
+const TILE = 32;
+
+/**
+ * Plans `transpose` on the GPU for a `[rows, cols]` matrix.
+ *
+ * @param gpu the device
+ * @param shape `rows` and `cols` of `x`
+ * @param options kernel override
+ * @returns the plan; bindings `x` (input) and `out` (output)
+ */
+export function transposePlan(
+  gpu: ResidentDevice,
+  shape: { rows: number; cols: number },
+  options: KernelOptions = {},
+): KernelPlan {
+  const { rows, cols } = shape;
+  const tiles = Math.ceil(rows / TILE) * Math.ceil(cols / TILE);
+  return {
+    op: "transpose",
+    kernel: gpu.resolve(KERNELS, "kernel", options),
+    bindings: [
+      { name: "x", dtype: "f32", length: rows * cols, role: "input" },
+      { name: "out", dtype: "f32", length: rows * cols, role: "output" },
+    ],
+    params: packParams([{ name: "rows", type: "u32" }, { name: "cols", type: "u32" }], { rows, cols }, "transpose"),
+    workgroups: foldWorkgroups(tiles, gpu.limits.maxComputeWorkgroupsPerDimension),
+    cost: { bytes: 8 * rows * cols, flops: 0 },
+  };
+}
+
+/**
+ * Transposes a `[rows, cols]` matrix on the GPU.
+ *
+ * @param gpu the device
+ * @param args as {@link transpose}
+ * @param options kernel override
+ * @returns the `[cols, rows]` result
+ */
+export async function transposeGpu(
+  gpu: ResidentDevice,
+  args: TransposeArgs,
+  options: KernelOptions = {},
+): Promise<Float32Array> {
+  validateTranspose(args);
+  const plan = transposePlan(gpu, args, options);
+  const [out] = await gpu.run(plan, [args.x]);
+  return out as Float32Array;
+}
