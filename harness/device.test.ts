@@ -110,3 +110,15 @@ gpuTest("a zeroed binding is cleared before the pass, so a reused accumulator st
   deepStrictEqual([...await gpu.read(out)], [1, 2, 3]);
   for (const t of [x, out]) t.buffer.destroy();
 });
+
+gpuTest("poisoned outputs expose unwritten elements and writes past the end", async (gpu) => {
+  strictEqual(gpu.poisonOutputs, true);
+  const skipsLast = DOUBLE.replace("if (id.x < params.n)", "if (id.x + 1u < params.n)");
+  const [out] = await gpu.run(doublePlan(gpu, 3, skipsLast, "kernel.skips_last"), [new Float32Array([1, 2, 3])]);
+  deepStrictEqual([out[0], out[1], Number.isNaN(out[2])], [2, 4, true]);
+  const overruns = DOUBLE.replace("if (id.x < params.n)", "if (id.x < params.n + 1u)");
+  await assertThrowsMessage(
+    () => gpu.run(doublePlan(gpu, 3, overruns, "kernel.overruns"), [new Float32Array(3)]),
+    "double/kernel.overruns: wrote past the end of out (element 3 of 3)",
+  );
+});

@@ -83,6 +83,10 @@ export interface AcquireOptions {
   powerPreference?: GPUPowerPreference;
 }
 
+/** The poison word {@link ResidentDevice.poisonOutputs} fills outputs with, and the guard's length. */
+const POISON = 0xffffffff;
+const POISON_GUARD = 16;
+
 const ELEMENT_ARRAYS = { f32: Float32Array, i32: Int32Array, u32: Uint32Array } as const;
 
 const KNOWN_ANSWER_F16 = `enable f16;
@@ -105,6 +109,13 @@ export class ResidentDevice {
   readonly features: string[];
   /** Whether f16 variants may be used: shader-f16 granted and the known-answer check passed. */
   readonly f16Verified: boolean;
+  /**
+   * When set (the test helpers set it), {@link run} fills each output with a poison pattern (all bits
+   * set: NaN as f32, -1 as i32) followed by a guard tail of the same pattern. An element the kernel
+   * leaves unwritten then reads back as poison instead of a plausible zero, and a write past the end
+   * of an output throws.
+   */
+  poisonOutputs = false;
   readonly #owned: boolean;
   readonly #pipelines = new Map<string, { source: string; pipeline: GPUComputePipeline }>();
 
@@ -320,7 +331,9 @@ export class ResidentDevice {
       let next = 0;
       for (const spec of plan.bindings) {
         if (spec.role === "output") {
-          tensors.push(this.alloc(spec.dtype, spec.length, spec.name));
+          tensors.push(
+            this.poisonOutputs && !spec.zeroed ? this.#poisoned(spec) : this.alloc(spec.dtype, spec.length, spec.name),
+          );
           continue;
         }
         const data = inputs[next++];
@@ -334,11 +347,38 @@ export class ResidentDevice {
         tensors.push(this.upload(data, spec.name));
       }
       await this.submit([plan, tensors]);
-      const outputs = tensors.filter((_, i) => plan.bindings[i].role !== "input");
-      return await Promise.all(outputs.map((t) => this.read(t)));
+      const outputs: Promise<HostArray>[] = [];
+      for (const [i, spec] of plan.bindings.entries()) {
+        if (spec.role === "input") continue;
+        outputs.push(
+          this.poisonOutputs && spec.role === "output" && !spec.zeroed
+            ? this.#readGuarded(plan, spec, tensors[i])
+            : this.read(tensors[i]),
+        );
+      }
+      return await Promise.all(outputs);
     } finally {
       for (const t of tensors) t.buffer.destroy();
     }
+  }
+
+  #poisoned(spec: BindingSpec): GpuTensor {
+    const words = new Uint32Array(spec.length + POISON_GUARD).fill(POISON);
+    const { buffer } = this.upload(words, spec.name);
+    return { buffer, dtype: spec.dtype, length: spec.length };
+  }
+
+  async #readGuarded(plan: KernelPlan, spec: BindingSpec, tensor: GpuTensor): Promise<HostArray> {
+    const words = await this.read({ buffer: tensor.buffer, dtype: "u32", length: spec.length + POISON_GUARD });
+    const overrun = words.subarray(spec.length).findIndex((w) => w !== POISON);
+    if (overrun >= 0) {
+      throw new Error(
+        `${plan.op}/${plan.kernel.variant}: wrote past the end of ${spec.name} (element ${
+          spec.length + overrun
+        } of ${spec.length})`,
+      );
+    }
+    return new ELEMENT_ARRAYS[spec.dtype]((words.buffer as ArrayBuffer).slice(0, spec.length * 4));
   }
 
   /** Destroys the device if this library created it; a caller's device is left alone. */

@@ -19,13 +19,17 @@ export const hasAdapter: boolean = adapter !== null;
 let shared: Promise<ResidentDevice> | undefined;
 
 /**
- * The device shared by the GPU tests of one test module (created on first use).
+ * The device shared by the GPU tests of one test module (created on first use). It poisons outputs
+ * ({@link ResidentDevice.poisonOutputs}), so an unwritten element or a write past the end fails.
  *
  * @param options passed to {@link acquireDevice} on first use
  * @returns the shared device
  */
 export function testDevice(options: AcquireOptions = {}): Promise<ResidentDevice> {
-  shared ??= acquireDevice({ adapter: adapter ?? undefined, ...options });
+  shared ??= acquireDevice({ adapter: adapter ?? undefined, ...options }).then((gpu) => {
+    gpu.poisonOutputs = true;
+    return gpu;
+  });
   return shared;
 }
 
