@@ -122,3 +122,22 @@ gpuTest("poisoned outputs expose unwritten elements and writes past the end", as
     "double/kernel.overruns: wrote past the end of out (element 3 of 3)",
   );
 });
+
+gpuTest("withLimits lowers limits for planning and running, and refuses to raise them", async (gpu) => {
+  const low = gpu.withLimits({ maxComputeWorkgroupsPerDimension: 5 });
+  strictEqual(low.limits.maxComputeWorkgroupsPerDimension, 5);
+  strictEqual(low.limits.maxStorageBufferBindingSize, gpu.limits.maxStorageBufferBindingSize);
+  await assertThrowsMessage(
+    () => low.run({ ...doublePlan(low, 4), workgroups: 6 }, [new Float32Array(4)]),
+    "maxComputeWorkgroupsPerDimension >= 6, but this device allows 5",
+  );
+  const [out] = await low.run(doublePlan(low, 4), [new Float32Array([1, 2, 3, 4])]);
+  deepStrictEqual([...out], [2, 4, 6, 8]);
+  low.destroy(); // a view never destroys the device
+  const [again] = await gpu.run(doublePlan(gpu, 1), [new Float32Array([7])]);
+  deepStrictEqual([...again], [14]);
+  await assertThrowsMessage(
+    () => gpu.withLimits({ maxBufferSize: gpu.limits.maxBufferSize + 1 }),
+    "withLimits: maxBufferSize",
+  );
+});

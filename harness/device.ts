@@ -11,7 +11,7 @@
  * @module
  */
 
-import { checkDispatch, workgroupSizeOf } from "./limits.ts";
+import { checkDispatch, type GuardedLimits, workgroupSizeOf } from "./limits.ts";
 import { type Resolution, resolve } from "./resolve.ts";
 import { type AdapterDescription, describeAdapter, detectTarget } from "./target.ts";
 import type { Dtype, KernelSources } from "./variants.ts";
@@ -117,20 +117,50 @@ export class ResidentDevice {
    */
   poisonOutputs = false;
   readonly #owned: boolean;
-  readonly #pipelines = new Map<string, { source: string; pipeline: GPUComputePipeline }>();
+  readonly #pipelines: Map<string, { source: string; pipeline: GPUComputePipeline }>;
+  readonly #limits: GuardedLimits;
 
   /** @internal Use {@link acquireDevice}. */
-  constructor(device: GPUDevice, adapter: AdapterDescription, owned: boolean, f16Verified: boolean) {
+  constructor(
+    device: GPUDevice,
+    adapter: AdapterDescription,
+    owned: boolean,
+    f16Verified: boolean,
+    shared?: { limits: GuardedLimits; pipelines: Map<string, { source: string; pipeline: GPUComputePipeline }> },
+  ) {
     this.device = device;
     this.adapter = adapter;
     this.features = [...device.features].sort();
     this.f16Verified = f16Verified;
     this.#owned = owned;
+    this.#limits = shared?.limits ?? device.limits;
+    this.#pipelines = shared?.pipelines ?? new Map();
   }
 
-  /** The device's limits. */
-  get limits(): GPUSupportedLimits {
-    return this.device.limits;
+  /** The limits every dispatch is checked against: the device's, or lower ones from {@link withLimits}. */
+  get limits(): GuardedLimits {
+    return this.#limits;
+  }
+
+  /**
+   * The same device seen through lower limits, e.g. to check that a plan folds or refuses as it
+   * would on a browser's default limits. It shares the pipeline cache and never destroys the device.
+   *
+   * @param lowered limits to lower (raising one beyond the device's throws)
+   * @returns a view of this device with those limits
+   * @throws Error when a value exceeds the device's own limit
+   */
+  withLimits(lowered: Partial<GuardedLimits>): ResidentDevice {
+    for (const [key, value] of Object.entries(lowered) as [keyof GuardedLimits, number][]) {
+      if (value > this.device.limits[key]) {
+        throw new Error(`withLimits: ${key} = ${value} exceeds the device's ${this.device.limits[key]}`);
+      }
+    }
+    const limits = Object.fromEntries(GUARDED_LIMITS.map((key) => [key, lowered[key] ?? this.#limits[key]]));
+    return new ResidentDevice(this.device, this.adapter, false, this.f16Verified, {
+      limits: limits as unknown as GuardedLimits,
+      pipelines: this.#pipelines,
+    });
   }
 
   /**
@@ -173,7 +203,7 @@ export class ResidentDevice {
     if (!Number.isInteger(length) || length < 0) {
       throw new Error(`${label}: length must be a non-negative integer, got ${length}`);
     }
-    const bytes = Math.max(16, Math.ceil((length * 4) / 16) * 16);
+    const bytes = allocatedBytes(length);
     if (bytes > this.limits.maxBufferSize) {
       throw new Error(
         `${label}: ${length} ${dtype} elements need maxBufferSize >= ${bytes}, but this device allows ${this.limits.maxBufferSize}`,
@@ -317,6 +347,7 @@ export class ResidentDevice {
    * @param plan the dispatch
    * @param inputs one host array per `input` or `inout` binding, in binding order
    * @returns one host array per `output` or `inout` binding, in binding order
+   * @throws LimitError before anything is uploaded when the plan exceeds a device limit
    * @throws Error when an input's type or length does not match its binding
    */
   async run(plan: KernelPlan, inputs: readonly HostArray[]): Promise<HostArray[]> {
@@ -326,6 +357,13 @@ export class ResidentDevice {
         `${plan.op}: expected ${fed.length} input arrays (${fed.map((b) => b.name).join(", ")}), got ${inputs.length}`,
       );
     }
+    const where = `${plan.op}/${plan.kernel.variant}`;
+    checkDispatch(this.limits, {
+      where,
+      workgroups: typeof plan.workgroups === "number" ? [plan.workgroups, 1, 1] : plan.workgroups,
+      workgroupSize: workgroupSizeOf(plan.kernel.source, where),
+      storage: plan.bindings.map((b) => ({ name: b.name, bytes: allocatedBytes(b.length) })),
+    });
     const tensors: GpuTensor[] = [];
     try {
       let next = 0;
@@ -407,6 +445,22 @@ export class ResidentDevice {
   }
 }
 
+const GUARDED_LIMITS: readonly (keyof GuardedLimits)[] = [
+  "maxComputeWorkgroupsPerDimension",
+  "maxComputeInvocationsPerWorkgroup",
+  "maxComputeWorkgroupSizeX",
+  "maxComputeWorkgroupSizeY",
+  "maxComputeWorkgroupSizeZ",
+  "maxStorageBufferBindingSize",
+  "maxBufferSize",
+  "maxStorageBuffersPerShaderStage",
+];
+
+/** Bytes a tensor of `length` 4-byte elements occupies: whole 16-byte units, at least one. */
+function allocatedBytes(length: number): number {
+  return Math.max(16, Math.ceil((length * 4) / 16) * 16);
+}
+
 /**
  * The element type of a host array.
  *
@@ -420,16 +474,8 @@ export function dtypeOf(data: HostArray): TensorDtype {
   throw new Error(`expected a Float32Array, Int32Array or Uint32Array, got ${Object.prototype.toString.call(data)}`);
 }
 
-const REQUESTED_LIMITS = [
-  "maxStorageBufferBindingSize",
-  "maxBufferSize",
-  "maxComputeWorkgroupStorageSize",
-  "maxComputeInvocationsPerWorkgroup",
-  "maxComputeWorkgroupSizeX",
-  "maxComputeWorkgroupSizeY",
-  "maxComputeWorkgroupSizeZ",
-  "maxStorageBuffersPerShaderStage",
-] as const;
+/** Limits requested at the adapter's maximum when this library creates the device. */
+const REQUESTED_LIMITS = [...GUARDED_LIMITS, "maxComputeWorkgroupStorageSize"] as const;
 
 const OPTIONAL_FEATURES: GPUFeatureName[] = ["shader-f16", "timestamp-query"];
 

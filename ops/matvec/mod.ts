@@ -1,0 +1,205 @@
+/**
+ * matvec: GEMV, one vector against a matrix, in f32 (`matvec`, entry point `kernel`), with an int8
+ * weight (`matvecQ8`, entry point `q8row`) and with a 4-bit group-128 weight (`matvecQ4G128`, entry
+ * point `q4g128`). The entry points are not called `q8` and `q4` because those are dtype suffixes in
+ * the variant grammar. `matvec` matches `torch.mv(W, x)`; the quantized two match `torch.mv` on the
+ * weight dequantized in f64. The wire formats, `packQ8`, `packQ4`, `quantizeQ4G128` and the
+ * conventions each one pins are described in `reference.ts`.
+ *
+ * GEMV reads every weight exactly once and reuses nothing but `x`, so it is bound by how fast the
+ * weight streams through memory; it is a separate op from GEMM, whose speed comes from tiling for
+ * reuse that GEMV does not have. The three kernels share one shape: four rows per workgroup, 64
+ * invocations per row, each invocation summing a strided slice of its row (neighbouring invocations
+ * read neighbouring words), and the row's partial sums reduced in workgroup memory. Rows whose
+ * start is 16-byte aligned (K a multiple of 4 in f32, of 16 in q8, of 32 in q4) are read a vec4
+ * at a time. More than 65,535 workgroups (over 262,140 rows) fold into a second grid dimension.
+ *
+ * Non-obvious choices:
+ * - q8's scale multiplies the finished dot product, once per row, not each term. The alternative
+ *   rounds every scaled term: at scale s = f32(1/3), codes [127, -126] against x = [1, 1] give
+ *   exactly s here, and 0.33333588 (7.6e-6 off) when each term is scaled to f32 first. q4's scales
+ *   multiply the partial dot product of each word (or vec4 of words) of a group, which is still
+ *   never a single term: the same codes at q4's [7, -6] give exactly s too.
+ * - Codes are unpacked with shifts (an arithmetic right shift sign-extends), which every WGSL
+ *   implementation has; activations are f32, so an integer dot-product instruction would not apply.
+ * - Before anything is uploaded, each plan checks every binding against maxStorageBufferBindingSize
+ *   and maxBufferSize and throws a LimitError naming the argument (`weight`, usually) and its size
+ *   in bytes. Past that limit WebGPU reads back zeros rather than failing, so a weight too large for
+ *   one binding is refused rather than split: splitting it is the caller's decision.
+ *
+ * Refused, with an error naming the argument: N or K not an integer >= 1, and arrays of the wrong
+ * type or length for the shape.
+ *
+ * @module
+ */
+
+import { foldWorkgroups } from "../../harness/limits.ts";
+import { packParams } from "../../harness/params.ts";
+import type { BindingSpec, KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import type { KernelOptions } from "../../harness/options.ts";
+import { requireInt } from "../validate.ts";
+import { KERNELS } from "./kernels.gen.ts";
+import {
+  type MatvecArgs,
+  type MatvecQ4G128Args,
+  type MatvecQ8Args,
+  Q4_GROUP,
+  validateMatvec,
+  validateMatvecQ4G128,
+  validateMatvecQ8,
+} from "./reference.ts";
+
+export * from "./reference.ts";
+export { KERNELS };
+
+/** Rows each workgroup of every matvec kernel computes. */
+const ROWS_PER_WORKGROUP = 4;
+const PARAMS = [{ name: "n", type: "u32" }, { name: "k", type: "u32" }] as const;
+
+/** The shape every matvec plan takes: the weight is `[N, K]`, x is `[K]`, y is `[N]`. */
+export interface MatvecShape {
+  /** Rows of the weight, length of y. */
+  N: number;
+  /** Columns of the weight, length of x. */
+  K: number;
+}
+
+function plan(
+  gpu: ResidentDevice,
+  fn: string,
+  entry: string,
+  shape: MatvecShape,
+  weights: readonly BindingSpec[],
+  options: KernelOptions,
+): KernelPlan {
+  const { N, K } = shape;
+  requireInt(fn, "N", N, 1);
+  requireInt(fn, "K", K, 1);
+  const bindings: BindingSpec[] = [
+    ...weights,
+    { name: "x", dtype: "f32", length: K, role: "input" },
+    { name: "y", dtype: "f32", length: N, role: "output" },
+  ];
+  const kernel = gpu.resolve(KERNELS, entry, options);
+  const workgroups = foldWorkgroups(
+    Math.ceil(N / ROWS_PER_WORKGROUP),
+    gpu.limits.maxComputeWorkgroupsPerDimension,
+  );
+  const bytes = 4 * bindings.reduce((sum, b) => sum + b.length, 0);
+  return {
+    op: "matvec",
+    kernel,
+    bindings,
+    params: packParams(PARAMS, { n: N, k: K }, fn),
+    workgroups,
+    // Every weight word, scale and x element read once, y written once; a multiply and an add per weight.
+    cost: { bytes, flops: 2 * N * K },
+  };
+}
+
+/**
+ * Plans `matvec` on the GPU.
+ *
+ * @param gpu the device
+ * @param shape `N` and `K`
+ * @param options kernel override
+ * @returns the plan; bindings `weight` `[N, K]`, `x` `[K]` (inputs) and `y` `[N]` (output)
+ * @throws Error naming N or K when not an integer >= 1
+ * @throws LimitError naming the binding that exceeds maxStorageBufferBindingSize or maxBufferSize
+ */
+export function matvecPlan(gpu: ResidentDevice, shape: MatvecShape, options: KernelOptions = {}): KernelPlan {
+  const weight: BindingSpec = { name: "weight", dtype: "f32", length: shape.N * shape.K, role: "input" };
+  return plan(gpu, "matvec", "kernel", shape, [weight], options);
+}
+
+/**
+ * `y = W x` on the GPU.
+ *
+ * @param gpu the device
+ * @param args as {@link matvec}
+ * @param options kernel override
+ * @returns y, length N
+ */
+export async function matvecGpu(
+  gpu: ResidentDevice,
+  args: MatvecArgs,
+  options: KernelOptions = {},
+): Promise<Float32Array> {
+  validateMatvec(args);
+  const [y] = await gpu.run(matvecPlan(gpu, args, options), [args.weight, args.x]);
+  return y as Float32Array;
+}
+
+/**
+ * Plans `matvecQ8` on the GPU.
+ *
+ * @param gpu the device
+ * @param shape `N` and `K`
+ * @param options kernel override
+ * @returns the plan; bindings `weight` `[N, ceil(K/4)]` u32, `scale` `[N]`, `x` `[K]` (inputs) and
+ *   `y` `[N]` (output)
+ * @throws Error naming N or K when not an integer >= 1
+ * @throws LimitError naming the binding that exceeds maxStorageBufferBindingSize or maxBufferSize
+ */
+export function matvecQ8Plan(gpu: ResidentDevice, shape: MatvecShape, options: KernelOptions = {}): KernelPlan {
+  const { N, K } = shape;
+  return plan(gpu, "matvecQ8", "q8row", shape, [
+    { name: "weight", dtype: "u32", length: N * Math.ceil(K / 4), role: "input" },
+    { name: "scale", dtype: "f32", length: N, role: "input" },
+  ], options);
+}
+
+/**
+ * `y[n] = scale[n] * sum_k code[n, k] * x[k]` on the GPU.
+ *
+ * @param gpu the device
+ * @param args as {@link matvecQ8}
+ * @param options kernel override
+ * @returns y, length N
+ */
+export async function matvecQ8Gpu(
+  gpu: ResidentDevice,
+  args: MatvecQ8Args,
+  options: KernelOptions = {},
+): Promise<Float32Array> {
+  validateMatvecQ8(args);
+  const [y] = await gpu.run(matvecQ8Plan(gpu, args, options), [args.weight, args.scale, args.x]);
+  return y as Float32Array;
+}
+
+/**
+ * Plans `matvecQ4G128` on the GPU.
+ *
+ * @param gpu the device
+ * @param shape `N` and `K`
+ * @param options kernel override
+ * @returns the plan; bindings `weight` `[N, ceil(K/8)]` u32, `scales` `[N, ceil(K/128)]`, `x` `[K]`
+ *   (inputs) and `y` `[N]` (output)
+ * @throws Error naming N or K when not an integer >= 1
+ * @throws LimitError naming the binding that exceeds maxStorageBufferBindingSize or maxBufferSize
+ */
+export function matvecQ4G128Plan(gpu: ResidentDevice, shape: MatvecShape, options: KernelOptions = {}): KernelPlan {
+  const { N, K } = shape;
+  return plan(gpu, "matvecQ4G128", "q4g128", shape, [
+    { name: "weight", dtype: "u32", length: N * Math.ceil(K / 8), role: "input" },
+    { name: "scales", dtype: "f32", length: N * Math.ceil(K / Q4_GROUP), role: "input" },
+  ], options);
+}
+
+/**
+ * `y[n] = sum_g scales[n, g] * sum_{k in group g} code[n, k] * x[k]` on the GPU.
+ *
+ * @param gpu the device
+ * @param args as {@link matvecQ4G128}
+ * @param options kernel override
+ * @returns y, length N
+ */
+export async function matvecQ4G128Gpu(
+  gpu: ResidentDevice,
+  args: MatvecQ4G128Args,
+  options: KernelOptions = {},
+): Promise<Float32Array> {
+  validateMatvecQ4G128(args);
+  const [y] = await gpu.run(matvecQ4G128Plan(gpu, args, options), [args.weight, args.scales, args.x]);
+  return y as Float32Array;
+}

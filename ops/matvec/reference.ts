@@ -1,0 +1,373 @@
+/**
+ * Reference for matvec (GEMV): what correct means, in plain TypeScript with f64 accumulation.
+ *
+ * - `matvec`: `y = W x` with `W` `[N, K]` f32 row-major and `x` `[K]`, as `torch.mv(W, x)`.
+ * - `matvecQ8` (W8A32): the weight held as int8 codes packed four to a u32 word (`packQ8`) with one
+ *   f32 scale per row: `y[n] = scale[n] * sum_k code[n, k] * x[k]`. The scale multiplies the finished
+ *   dot product once; it is not folded into each term.
+ * - `matvecQ4G128` (W4A32): codes of four bits packed eight to a word (`packQ4`) with one scale per
+ *   128 contiguous columns of a row: `y[n] = sum_g scales[n, g] * sum_{k in group g} code[n, k] * x[k]`.
+ *
+ * The wire formats, in full (both little-endian by construction, whatever the host):
+ * - q8: `[N, ceil(K/4)]` u32; code `k` of a row is byte `k % 4` (least significant first) of word
+ *   `k / 4`, two's complement; codes are `[-127, 127]`, quantize's symmetric range. The padding
+ *   bytes of a row's last word are written as zero and never read.
+ * - q4: `[N, ceil(K/8)]` u32; code `k` is nibble `k % 8` (least significant first) of word `k / 8`,
+ *   two's complement; codes are `[-7, 7]`. Scales are `[N, ceil(K/128)]`, `absmax / 7` of the group
+ *   rounded to f32; a group of zeros has scale 0 and codes 0.
+ *
+ * `quantizeQ4G128`'s conventions, each with a live alternative it is not:
+ * - range `[-7, 7]`, not Q4_0's `[-8, 7]`, which clips one tail only and so biases the error;
+ * - the reciprocal `7 / absmax` is formed in f64, not as `1 / f32(scale)`: at absmax 1 and
+ *   w = f32(0.92857146), `w * 7` is 6.50000024 (code 7) where `w * (1 / f32(1/7))` is 6.49999995
+ *   (code 6);
+ * - `Math.round`, ties toward +Infinity: 2.5 gives 3 (half-to-even, torch.round, gives 2) and -2.5
+ *   gives -2 (half away from zero gives -3).
+ *
+ * Refused, with an error naming the argument: N or K not an integer >= 1; an array of the wrong type
+ * or length; a code outside its range when packing; a non-finite weight when quantizing (its scale
+ * would be infinite and every code of its group NaN). Bytes of a packed weight are not scanned for
+ * range when multiplying (a GEMV must not read its weight twice): q8 byte 0x80 and q4 nibble 0x8
+ * decode as -128 and -8, which `packQ8` and `packQ4` never write.
+ *
+ * @module
+ */
+
+import { requireArray, requireInt } from "../validate.ts";
+
+/** Columns per scale in the q4 format. */
+export const Q4_GROUP = 128;
+/** Largest q4 code magnitude: codes are in [-Q4_MAX, Q4_MAX]. */
+export const Q4_MAX = 7;
+/** Largest q8 code magnitude: codes are in [-Q8_MAX, Q8_MAX]. */
+export const Q8_MAX = 127;
+
+/** Arguments of {@link matvec}. */
+export interface MatvecArgs {
+  /** `[N, K]` f32, row-major. */
+  weight: Float32Array;
+  /** `[K]`. */
+  x: Float32Array;
+  /** Rows of `weight`, length of the result. */
+  N: number;
+  /** Columns of `weight`, length of `x`. */
+  K: number;
+}
+
+/** Arguments of {@link matvecQ8}. */
+export interface MatvecQ8Args {
+  /** `[N, ceil(K/4)]` u32 as written by {@link packQ8}. */
+  weight: Uint32Array;
+  /** `[N]`, one scale per row. */
+  scale: Float32Array;
+  /** `[K]`. */
+  x: Float32Array;
+  /** Rows of the weight, length of the result. */
+  N: number;
+  /** Columns of the weight, length of `x`. */
+  K: number;
+}
+
+/** Arguments of {@link matvecQ4G128}. */
+export interface MatvecQ4G128Args {
+  /** `[N, ceil(K/8)]` u32 as written by {@link packQ4}. */
+  weight: Uint32Array;
+  /** `[N, ceil(K/128)]`, one scale per 128 columns of a row. */
+  scales: Float32Array;
+  /** `[K]`. */
+  x: Float32Array;
+  /** Rows of the weight, length of the result. */
+  N: number;
+  /** Columns of the weight, length of `x`. */
+  K: number;
+}
+
+/** The output of {@link quantizeQ4G128}. */
+export interface Q4G128 {
+  /** `[N, K]` codes in [-7, 7]. */
+  codes: Int32Array;
+  /** `[N, ceil(K/128)]` scales, absmax / 7 per group. */
+  scales: Float32Array;
+}
+
+function requireShape(op: string, N: number, K: number): void {
+  requireInt(op, "N", N, 1);
+  requireInt(op, "K", K, 1);
+}
+
+/**
+ * Validates {@link matvec}'s arguments.
+ *
+ * @param args the arguments
+ * @throws Error naming the bad argument
+ */
+export function validateMatvec(args: MatvecArgs): void {
+  requireShape("matvec", args.N, args.K);
+  requireArray("matvec", "weight", args.weight, "Float32Array", [args.N * args.K, "N * K"]);
+  requireArray("matvec", "x", args.x, "Float32Array", [args.K, "K"]);
+}
+
+/**
+ * Validates {@link matvecQ8}'s arguments (shapes and types; the codes are not scanned).
+ *
+ * @param args the arguments
+ * @throws Error naming the bad argument
+ */
+export function validateMatvecQ8(args: MatvecQ8Args): void {
+  requireShape("matvecQ8", args.N, args.K);
+  requireArray("matvecQ8", "weight", args.weight, "Uint32Array", [
+    args.N * Math.ceil(args.K / 4),
+    "N * ceil(K / 4)",
+  ]);
+  requireArray("matvecQ8", "scale", args.scale, "Float32Array", [args.N, "N"]);
+  requireArray("matvecQ8", "x", args.x, "Float32Array", [args.K, "K"]);
+}
+
+/**
+ * Validates {@link matvecQ4G128}'s arguments (shapes and types; the codes are not scanned).
+ *
+ * @param args the arguments
+ * @throws Error naming the bad argument
+ */
+export function validateMatvecQ4G128(args: MatvecQ4G128Args): void {
+  requireShape("matvecQ4G128", args.N, args.K);
+  requireArray("matvecQ4G128", "weight", args.weight, "Uint32Array", [
+    args.N * Math.ceil(args.K / 8),
+    "N * ceil(K / 8)",
+  ]);
+  requireArray("matvecQ4G128", "scales", args.scales, "Float32Array", [
+    args.N * Math.ceil(args.K / Q4_GROUP),
+    "N * ceil(K / 128)",
+  ]);
+  requireArray("matvecQ4G128", "x", args.x, "Float32Array", [args.K, "K"]);
+}
+
+/**
+ * `y = W x`, as `torch.mv(W, x)`: each output is the f64 dot product rounded to f32 once.
+ *
+ * @param args the weight `[N, K]`, the vector `[K]` and the shape
+ * @returns `y`, length N
+ *
+ * @example
+ * ```ts
+ * import { matvec } from "./reference.ts";
+ * matvec({ weight: new Float32Array([1, 2, 3, 4, 5, 6]), x: new Float32Array([1, 0, -1]), N: 2, K: 3 }); // [-2, -2]
+ * ```
+ */
+export function matvec(args: MatvecArgs): Float32Array {
+  validateMatvec(args);
+  const { weight, x, N, K } = args;
+  const y = new Float32Array(N);
+  for (let n = 0; n < N; n++) {
+    let sum = 0;
+    for (let k = 0; k < K; k++) sum += weight[n * K + k] * x[k];
+    y[n] = sum;
+  }
+  return y;
+}
+
+/**
+ * Packs int8 codes into the q8 wire format: four per u32, least significant byte first, two's
+ * complement, each row's last word padded with zero bytes.
+ *
+ * @param codes `[N, K]` codes in [-127, 127]
+ * @param N rows
+ * @param K columns
+ * @returns `[N, ceil(K/4)]` words
+ * @throws Error naming the argument, or the first code out of range
+ *
+ * @example
+ * ```ts
+ * import { packQ8 } from "./reference.ts";
+ * packQ8(new Int32Array([1, -1, 2]), 1, 3); // [0x0002ff01]
+ * ```
+ */
+export function packQ8(codes: Int32Array, N: number, K: number): Uint32Array {
+  requireShape("packQ8", N, K);
+  requireArray("packQ8", "codes", codes, "Int32Array", [N * K, "N * K"]);
+  return packCodes("packQ8", codes, N, K, 8, Q8_MAX);
+}
+
+/**
+ * Packs 4-bit codes into the q4 wire format: eight per u32, least significant nibble first, two's
+ * complement, each row's last word padded with zero nibbles.
+ *
+ * @param codes `[N, K]` codes in [-7, 7]
+ * @param N rows
+ * @param K columns
+ * @returns `[N, ceil(K/8)]` words
+ * @throws Error naming the argument, or the first code out of range (-8 included: the format is
+ *   symmetric)
+ *
+ * @example
+ * ```ts
+ * import { packQ4 } from "./reference.ts";
+ * packQ4(new Int32Array([1, -1, 7]), 1, 3); // [0x7f1]
+ * ```
+ */
+export function packQ4(codes: Int32Array, N: number, K: number): Uint32Array {
+  requireShape("packQ4", N, K);
+  requireArray("packQ4", "codes", codes, "Int32Array", [N * K, "N * K"]);
+  return packCodes("packQ4", codes, N, K, 4, Q4_MAX);
+}
+
+function packCodes(op: string, codes: Int32Array, N: number, K: number, bits: number, max: number): Uint32Array {
+  const perWord = 32 / bits;
+  const wordsPerRow = Math.ceil(K / perWord);
+  const mask = 2 ** bits - 1;
+  const packed = new Uint32Array(N * wordsPerRow);
+  for (let n = 0; n < N; n++) {
+    for (let k = 0; k < K; k++) {
+      const code = codes[n * K + k];
+      if (code < -max || code > max) {
+        throw new Error(`${op}: codes[${n * K + k}] = ${code} is outside [${-max}, ${max}]`);
+      }
+      // The low `bits` bits of an int32 are the code's two's complement at that width.
+      packed[n * wordsPerRow + Math.floor(k / perWord)] |= (code & mask) << (bits * (k % perWord));
+    }
+  }
+  return packed;
+}
+
+/**
+ * Reads the codes back out of a q8 weight (the padding is dropped).
+ *
+ * @param packed `[N, ceil(K/4)]` words
+ * @param N rows
+ * @param K columns
+ * @returns `[N, K]` codes in [-128, 127]
+ */
+export function unpackQ8(packed: Uint32Array, N: number, K: number): Int32Array {
+  requireShape("unpackQ8", N, K);
+  requireArray("unpackQ8", "packed", packed, "Uint32Array", [N * Math.ceil(K / 4), "N * ceil(K / 4)"]);
+  return unpackCodes(packed, N, K, 8);
+}
+
+/**
+ * Reads the codes back out of a q4 weight (the padding is dropped).
+ *
+ * @param packed `[N, ceil(K/8)]` words
+ * @param N rows
+ * @param K columns
+ * @returns `[N, K]` codes in [-8, 7]
+ */
+export function unpackQ4(packed: Uint32Array, N: number, K: number): Int32Array {
+  requireShape("unpackQ4", N, K);
+  requireArray("unpackQ4", "packed", packed, "Uint32Array", [N * Math.ceil(K / 8), "N * ceil(K / 8)"]);
+  return unpackCodes(packed, N, K, 4);
+}
+
+function unpackCodes(packed: Uint32Array, N: number, K: number, bits: number): Int32Array {
+  const perWord = 32 / bits;
+  const wordsPerRow = Math.ceil(K / perWord);
+  const mask = 2 ** bits - 1;
+  const half = 2 ** (bits - 1);
+  const codes = new Int32Array(N * K);
+  for (let n = 0; n < N; n++) {
+    for (let k = 0; k < K; k++) {
+      const word = packed[n * wordsPerRow + Math.floor(k / perWord)];
+      const field = (word >>> (bits * (k % perWord))) & mask;
+      codes[n * K + k] = field >= half ? field - 2 * half : field;
+    }
+  }
+  return codes;
+}
+
+/**
+ * `y[n] = scale[n] * sum_k code[n, k] * x[k]`: the dot product in f64, then the row's scale once,
+ * then one rounding to f32.
+ *
+ * @param args the packed weight, the row scales, the vector and the shape
+ * @returns `y`, length N
+ *
+ * @example
+ * ```ts
+ * import { matvecQ8, packQ8 } from "./reference.ts";
+ * const weight = packQ8(new Int32Array([1, 2, -3, 4]), 2, 2);
+ * matvecQ8({ weight, scale: new Float32Array([0.5, 2]), x: new Float32Array([1, 1]), N: 2, K: 2 }); // [1.5, 2]
+ * ```
+ */
+export function matvecQ8(args: MatvecQ8Args): Float32Array {
+  validateMatvecQ8(args);
+  const { scale, x, N, K } = args;
+  const codes = unpackQ8(args.weight, N, K);
+  const y = new Float32Array(N);
+  for (let n = 0; n < N; n++) {
+    let dot = 0;
+    for (let k = 0; k < K; k++) dot += codes[n * K + k] * x[k];
+    y[n] = scale[n] * dot;
+  }
+  return y;
+}
+
+/**
+ * `y[n] = sum_g scales[n, g] * sum_{k in group g} code[n, k] * x[k]`, in f64, rounded to f32 once.
+ *
+ * @param args the packed weight, the group scales, the vector and the shape
+ * @returns `y`, length N
+ *
+ * @example
+ * ```ts
+ * import { matvecQ4G128, packQ4 } from "./reference.ts";
+ * const weight = packQ4(new Int32Array([7, -7, 1]), 1, 3);
+ * matvecQ4G128({ weight, scales: new Float32Array([0.5]), x: new Float32Array([1, 1, 2]), N: 1, K: 3 }); // [1]
+ * ```
+ */
+export function matvecQ4G128(args: MatvecQ4G128Args): Float32Array {
+  validateMatvecQ4G128(args);
+  const { scales, x, N, K } = args;
+  const codes = unpackQ4(args.weight, N, K);
+  const groups = Math.ceil(K / Q4_GROUP);
+  const y = new Float32Array(N);
+  for (let n = 0; n < N; n++) {
+    let sum = 0;
+    for (let g = 0; g < groups; g++) {
+      let dot = 0;
+      for (let k = g * Q4_GROUP; k < Math.min(K, (g + 1) * Q4_GROUP); k++) dot += codes[n * K + k] * x[k];
+      sum += scales[n * groups + g] * dot;
+    }
+    y[n] = sum;
+  }
+  return y;
+}
+
+/**
+ * Quantizes an f32 weight to the q4 group-128 format: per row, per 128 contiguous columns (the last
+ * group may be shorter), `scale = f32(absmax / 7)` and `code = Math.round(w * (7 / absmax))` with
+ * the reciprocal formed in f64. A group of zeros gets scale 0 and codes 0.
+ *
+ * @param w `[N, K]` finite f32 weights, row-major
+ * @param N rows
+ * @param K columns
+ * @returns codes `[N, K]` in [-7, 7] (pack them with {@link packQ4}) and scales `[N, ceil(K/128)]`
+ * @throws Error naming the argument, or the first non-finite weight
+ *
+ * @example
+ * ```ts
+ * import { quantizeQ4G128 } from "./reference.ts";
+ * quantizeQ4G128(new Float32Array([7, 2.5, -2.5]), 1, 3); // codes [7, 3, -2], scales [1]
+ * ```
+ */
+export function quantizeQ4G128(w: Float32Array, N: number, K: number): Q4G128 {
+  requireShape("quantizeQ4G128", N, K);
+  requireArray("quantizeQ4G128", "w", w, "Float32Array", [N * K, "N * K"]);
+  const groups = Math.ceil(K / Q4_GROUP);
+  const codes = new Int32Array(N * K);
+  const scales = new Float32Array(N * groups);
+  for (let n = 0; n < N; n++) {
+    for (let g = 0; g < groups; g++) {
+      const start = n * K + g * Q4_GROUP;
+      const end = n * K + Math.min(K, (g + 1) * Q4_GROUP);
+      let absmax = 0;
+      for (let i = start; i < end; i++) {
+        if (!Number.isFinite(w[i])) throw new Error(`quantizeQ4G128: w[${i}] = ${w[i]} is not finite`);
+        absmax = Math.max(absmax, Math.abs(w[i]));
+      }
+      if (absmax === 0) continue;
+      scales[n * groups + g] = absmax / Q4_MAX;
+      const reciprocal = Q4_MAX / absmax;
+      for (let i = start; i < end; i++) codes[i] = Math.round(w[i] * reciprocal);
+    }
+  }
+  return { codes, scales };
+}
