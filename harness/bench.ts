@@ -16,7 +16,7 @@
  * `deno run -A harness/roofline.ts [--sweep]` runs {@link rooflineMain}: the probes alone, or the
  * sweep over every kernel config, printing each config's figure.
  *
- * Exit codes: 0 fine, 1 regression(s), 2 no timing possible or a failed case.
+ * Exit codes: 0 fine, 1 regression(s), 2 no timing possible, a failed case, or any other error.
  *
  * @module
  */
@@ -45,7 +45,7 @@ import {
 } from "./report.ts";
 import { measureRoofline, type ProbeOptions, type ProbeResult, type Roofline, sweepConfigs } from "./roofline.ts";
 import { bandwidthName, dp4aName, fmaName } from "./roofline.wgsl.ts";
-import { probeBandwidth, probeDp4a, probeFma } from "./roofline.ts";
+import { probeAdapter, probeBandwidth, probeDp4a, probeFma } from "./roofline.ts";
 import { supportsTimestamps, timePlan, TimestampUnavailableError } from "./timing.ts";
 import { variantsOf } from "./variants.ts";
 
@@ -58,20 +58,24 @@ const USAGE = `deno task bench [options]     (deno run -A harness/bench.ts)
   --spread-factor K   multiple of the measured spread in the threshold (default 3)
   --samples N         timed passes per figure, >= 5 (default 10)
   --warmup N          untimed passes before them (default 3)
-  --l2-mib N          cache size the input rotation defeats, MiB (default 50, the H200's L2)
+  --l2-mib N          cache size the input rotation defeats, MiB (default 50, the H200's L2;
+                      0 turns rotation off: one input set, passes serialised by their dependency)
   --all-variants      time every variant of each entry point, not only the one resolved here
+  --driver TEXT       driver string to record when the runtime exposes none (e.g. from nvidia-smi)
   --help`;
 
 const ROOFLINE_USAGE = `deno run -A harness/roofline.ts [options]
   (no option)         measure the default probes and print the ceilings
   --sweep             measure every config of the sweep grid, print each figure and the best
-  --only LIST         comma-separated subset of bandwidth,f32,f16,dp4a
-  --small             small sizes (automatic on a fallback adapter)
-  --threads N         threads per compute probe (default 2^23; small 2^12)
-  --target-ms X       pass time the compute probes calibrate to (default 5; small 20)
-  --bytes N           bytes per bandwidth buffer (default 1 GiB, clamped to the limits; small 32 MiB)
+  --only LIST         with --sweep: comma-separated subset of bandwidth,f32,f16,dp4a
+  --small             fewer configs, shorter passes (automatic on a fallback adapter)
+  --threads N         threads per compute probe (default 2^23; 2^12 on a fallback adapter)
+  --target-ms X       pass time the compute probes calibrate to (default 5; small 2; fallback 20)
+  --bytes N           bytes per bandwidth buffer (default 1 GiB, clamped to the limits; small 256 MiB;
+                      fallback 32 MiB)
   --samples N         timed passes per figure (default 10)
   --json PATH         also write every probe result as JSON
+  --driver TEXT       driver string to print when the runtime exposes none
   --help`;
 
 function slug(text: string): string {
@@ -109,12 +113,12 @@ async function deviceWithTimestamps(): Promise<ResidentDevice | null> {
   return gpu;
 }
 
-function deviceBlock(gpu: ResidentDevice, r: Roofline): BenchDevice {
+function deviceBlock(gpu: ResidentDevice, r: Roofline, driver: string | undefined): BenchDevice {
   return {
     description: r.adapter.description,
     vendor: r.adapter.vendor,
     architecture: r.adapter.architecture,
-    driver: r.adapter.driver,
+    driver: r.adapter.driver ?? (driver ? `${driver} (given with --driver)` : null),
     isFallbackAdapter: r.adapter.isFallbackAdapter,
     target: gpu.adapter.target ?? null,
     features: gpu.features,
@@ -155,6 +159,7 @@ export async function benchMain(args: string[]): Promise<number> {
       warmup: { type: "string" },
       "l2-mib": { type: "string" },
       "all-variants": { type: "boolean" },
+      driver: { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -176,7 +181,9 @@ export async function benchMain(args: string[]): Promise<number> {
   try {
     const sizes: SizeClass = values.quick || gpu.adapter.isFallbackAdapter ? "quick" : "gpu";
     const timing = { samples, warmup, cacheBytes };
-    console.log(`adapter: ${gpu.adapter.description}${gpu.adapter.isFallbackAdapter ? " (fallback)" : ""}; sizes: ${sizes}`);
+    console.log(
+      `adapter: ${gpu.adapter.description}${gpu.adapter.isFallbackAdapter ? " (fallback)" : ""}; sizes: ${sizes}`,
+    );
     console.log("roofline probes (each kernel known-answer checked first):");
     const probeOptions: ProbeOptions = {
       ...timing,
@@ -230,6 +237,10 @@ export async function benchMain(args: string[]): Promise<number> {
             });
           } catch (e) {
             if (e instanceof TimestampUnavailableError) throw e;
+            if (e instanceof LimitError) {
+              console.log(`  skip ${key}: ${e.message}`);
+              continue;
+            }
             failures++;
             console.error(`  FAILED ${key}: ${e instanceof Error ? e.message : String(e)}`);
           }
@@ -237,7 +248,7 @@ export async function benchMain(args: string[]): Promise<number> {
       }
     }
 
-    const device = deviceBlock(gpu, roof);
+    const device = deviceBlock(gpu, roof, values.driver);
     const conditions: BenchConditions = {
       method: `Each row is one KernelPlan on resident tensors: a warm-up submission, then one command buffer of ` +
         `${warmup} untimed and ${samples} timed compute passes (one dispatch each); the figure is the median ` +
@@ -258,7 +269,9 @@ export async function benchMain(args: string[]): Promise<number> {
     console.log(deviceSummary(device));
     console.log("");
     console.log(formatTable(rows));
-    if (rows.some((r) => r.cacheResident)) console.log("* the rotated inputs fit in the assumed cache: the figure may be cache-served");
+    if (rows.some((r) => r.cacheResident)) {
+      console.log("* the rotated inputs fit in the assumed cache: the figure may be cache-served");
+    }
     if (rows.some((r) => r.fraction > 1)) {
       console.log("note: a fraction above 100% means a cache served the data or the probe is not yet a ceiling");
     }
@@ -275,7 +288,9 @@ export async function benchMain(args: string[]): Promise<number> {
     if (baseline) {
       console.log("");
       if (baseline.device.description !== device.description) {
-        console.log(`note: the saved result is from "${baseline.device.description}"; fractions are compared as they are`);
+        console.log(
+          `note: the saved result is from "${baseline.device.description}"; fractions are compared as they are`,
+        );
       }
       const comparison = compareReports(baseline, report, compareOptions);
       console.log(formatComparison(comparison));
@@ -313,6 +328,7 @@ export async function rooflineMain(args: string[]): Promise<number> {
       bytes: { type: "string" },
       samples: { type: "string" },
       json: { type: "string" },
+      driver: { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -332,8 +348,10 @@ export async function rooflineMain(args: string[]): Promise<number> {
       bandwidthBytes: values.bytes ? intArg(values.bytes, "bytes", 0, 16) : undefined,
     };
     const only = new Set((values.only ?? "bandwidth,f32,f16,dp4a").split(","));
+    const driver = probeAdapter(gpu).driver ??
+      (values.driver ? `${values.driver} (given with --driver)` : "not exposed");
     console.log(
-      `adapter: ${gpu.adapter.description} (vendor ${gpu.adapter.vendor}); deno ${denoVersion()}; ` +
+      `adapter: ${gpu.adapter.description} (vendor ${gpu.adapter.vendor}, driver ${driver}); deno ${denoVersion()}; ` +
         `f16 verified: ${gpu.f16Verified}; ${new Date().toISOString()}; sizes: ${size}`,
     );
     const results: ProbeResult[] = [];
@@ -348,12 +366,12 @@ export async function rooflineMain(args: string[]): Promise<number> {
       if (only.has("bandwidth")) {
         for (const c of grid.bandwidth) jobs.push([bandwidthName(c), () => probeBandwidth(gpu, c, options)]);
       }
-      if (only.has("f32")) for (const c of grid.fma) jobs.push([fmaName(c), () => probeFma(gpu, c, options)]);
+      if (only.has("f32")) { for (const c of grid.fma) jobs.push([fmaName(c), () => probeFma(gpu, c, options)]); }
       if (only.has("f16")) {
-        if (gpu.f16Verified) for (const c of grid.fmaF16) jobs.push([fmaName(c), () => probeFma(gpu, c, options)]);
+        if (gpu.f16Verified) { for (const c of grid.fmaF16) jobs.push([fmaName(c), () => probeFma(gpu, c, options)]); }
         else failures.push("f16: not verified on this device");
       }
-      if (only.has("dp4a")) for (const c of grid.dp4a) jobs.push([dp4aName(c), () => probeDp4a(gpu, c, options)]);
+      if (only.has("dp4a")) { for (const c of grid.dp4a) jobs.push([dp4aName(c), () => probeDp4a(gpu, c, options)]); }
       console.log(`sweep: ${jobs.length} configs`);
       for (const [name, job] of jobs) {
         try {
@@ -390,4 +408,23 @@ export async function rooflineMain(args: string[]): Promise<number> {
   }
 }
 
-if (import.meta.main) Deno.exit(await benchMain(Deno.args));
+/**
+ * Runs a CLI entry point and exits with its code; an unexpected error is printed and exits 2,
+ * never 1 (1 means a regression).
+ *
+ * @param main the entry point
+ * @param args its arguments
+ * @returns never: the process exits
+ */
+export async function exitWith(main: (args: string[]) => Promise<number>, args: string[]): Promise<never> {
+  let code: number;
+  try {
+    code = await main(args);
+  } catch (e) {
+    console.error(e);
+    code = 2;
+  }
+  Deno.exit(code);
+}
+
+if (import.meta.main) await exitWith(benchMain, Deno.args);

@@ -136,10 +136,13 @@ export interface BenchReport {
 }
 
 /** The schema tag written into every result file. */
-export const SCHEMA = "xpu-ops-bench/1";
+export const SCHEMA: string = "xpu-ops-bench/1";
 
 /** The default regression rule: absolute floor and multiple of the measured spread. */
-export const REGRESSION_RULE = { absolute: 0.05, spreadFactor: 3 } as const;
+export const REGRESSION_RULE: { readonly absolute: number; readonly spreadFactor: number } = {
+  absolute: 0.05,
+  spreadFactor: 3,
+};
 
 /** The figures derived from a cost, a time and the two ceilings. */
 export interface RowFigures {
@@ -195,7 +198,8 @@ export function rowKey(row: Pick<BenchRow, "op" | "entry" | "variant" | "shape">
   return `${row.op}/${row.entry}/${row.variant}/${row.shape}`;
 }
 
-const DEVICE_FIELDS: [keyof BenchDevice, string][] = [
+type TypeName = "string" | "number";
+const DEVICE_FIELDS: [keyof BenchDevice, TypeName][] = [
   ["description", "string"],
   ["vendor", "string"],
   ["deno", "string"],
@@ -203,7 +207,7 @@ const DEVICE_FIELDS: [keyof BenchDevice, string][] = [
   ["bandwidthGBps", "number"],
   ["computeTFLOPs", "number"],
 ];
-const ROW_FIELDS: [keyof BenchRow, string][] = [
+const ROW_FIELDS: [keyof BenchRow, TypeName][] = [
   ["op", "string"],
   ["entry", "string"],
   ["variant", "string"],
@@ -214,6 +218,10 @@ const ROW_FIELDS: [keyof BenchRow, string][] = [
   ["fraction", "number"],
   ["bound", "string"],
 ];
+
+function typeName(value: unknown): string {
+  return typeof value;
+}
 
 /**
  * Parses a result file, checking the fields other tools rely on.
@@ -228,12 +236,12 @@ export function parseReport(text: string, label = "result"): BenchReport {
   if (typeof data !== "object" || data === null) throw new Error(`${label}: not a JSON object`);
   if (typeof data.device !== "object" || data.device === null) throw new Error(`${label}: no "device" object`);
   for (const [field, type] of DEVICE_FIELDS) {
-    if (typeof data.device[field] !== type) throw new Error(`${label}: device.${field} must be a ${type}`);
+    if (typeName(data.device[field]) !== type) throw new Error(`${label}: device.${field} must be a ${type}`);
   }
   if (!Array.isArray(data.results)) throw new Error(`${label}: "results" must be a list`);
   for (const [i, row] of data.results.entries()) {
     for (const [field, type] of ROW_FIELDS) {
-      if (typeof row[field] !== type) throw new Error(`${label}: results[${i}].${field} must be a ${type}`);
+      if (typeName(row[field]) !== type) throw new Error(`${label}: results[${i}].${field} must be a ${type}`);
     }
     if (row.bound !== "bandwidth" && row.bound !== "compute") {
       throw new Error(`${label}: results[${i}].bound must be "bandwidth" or "compute", got "${row.bound}"`);
@@ -353,7 +361,14 @@ export function compareReports(
     }
     const threshold = Math.max(absolute, factor * Math.max(fractionSpread(base), fractionSpread(cur)));
     const drop = base.fraction - cur.fraction;
-    const row: RowComparison = { key, baseline: base.fraction, current: cur.fraction, drop, threshold, regressed: drop > threshold };
+    const row: RowComparison = {
+      key,
+      baseline: base.fraction,
+      current: cur.fraction,
+      drop,
+      threshold,
+      regressed: drop > threshold,
+    };
     if (base.bound !== cur.bound) row.note = `bound changed: ${base.bound} -> ${cur.bound}`;
     rows.push(row);
   }
@@ -419,7 +434,9 @@ export function deviceSummary(device: BenchDevice): string {
     `device: ${device.description} (vendor ${device.vendor}${device.driver ? `, driver ${device.driver}` : ""}` +
     `${device.isFallbackAdapter ? ", fallback adapter" : ""}); deno ${device.deno}, ${device.os}, ${device.date}`,
     `roofline: bandwidth ${fmt(device.bandwidthGBps)} GB/s, compute f32 ${fmt(device.computeTFLOPs)} TFLOP/s` +
-    `${extra.length ? `; ${extra.join(", ")}` : ""}; ridge ${fmt((device.computeTFLOPs * 1e3) / device.bandwidthGBps)} FLOP/B`,
+    `${extra.length ? `; ${extra.join(", ")}` : ""}; ridge ${
+      fmt((device.computeTFLOPs * 1e3) / device.bandwidthGBps)
+    } FLOP/B`,
   ].join("\n");
 }
 
@@ -458,11 +475,21 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 
-function siFlops(x: number): string {
-  const units: [number, string][] = [[1e15, "P"], [1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""]];
-  for (const [scale, u] of units) if (x >= scale) return `${fmt(x / scale)} ${u}FLOP/s`;
-  return `${fmt(x)} FLOP/s`;
+/** `10^e` written plainly: 0.01, 0.1, 1, 10, 100. */
+function decade(e: number): string {
+  return e < 0 ? (10 ** e).toFixed(-e) : String(10 ** e);
 }
+
+/** `10^e` with an SI prefix and a trailing space: "1 G", "100 M", "10 T". */
+function siDecade(e: number): string {
+  const prefixes = ["", "k", "M", "G", "T", "P", "E"];
+  const k = Math.max(0, Math.min(prefixes.length - 1, Math.floor(e / 3)));
+  return `${decade(e - 3 * k)} ${prefixes[k]}`;
+}
+
+const SVG_STYLE = "text { font: 11px system-ui, sans-serif; fill: #333; } .grid { stroke: #eee; } " +
+  ".frame { fill: none; stroke: #999; } .roof { fill: none; stroke: #000; stroke-width: 2; } " +
+  ".roofl { font-weight: bold; } .bandwidth circle { fill: #1f77b4; } .compute circle { fill: #d62728; }";
 
 /**
  * The roofline chart as an SVG element: log-log, x = arithmetic intensity (FLOP/byte), y = FLOP/s,
@@ -478,30 +505,31 @@ export function rooflineSvg(report: BenchReport): string {
     .map((r, i) => ({ r, i, x: r.intensity, y: r.tflops * 1e12 }))
     .filter((p): p is { r: BenchRow; i: number; x: number; y: number } => p.x !== null && p.x > 0 && p.y > 0);
   const xs = [ridge, ...points.map((p) => p.x)], ys = [peak, ...points.map((p) => p.y)];
-  const x0 = 10 ** Math.floor(Math.log10(Math.min(...xs) / 4)), x1 = 10 ** Math.ceil(Math.log10(Math.max(...xs) * 4));
-  const y0 = 10 ** Math.floor(Math.log10(Math.min(...ys, bw * x0) / 2)), y1 = 10 ** Math.ceil(Math.log10(peak * 2));
-  const W = 880, H = 540, L = 80, R = 20, T = 20, B = 50;
-  const px = (x: number) => L + ((Math.log10(x) - Math.log10(x0)) / (Math.log10(x1) - Math.log10(x0))) * (W - L - R);
-  const py = (y: number) => H - B - ((Math.log10(y) - Math.log10(y0)) / (Math.log10(y1) - Math.log10(y0))) * (H - T - B);
+  // A clear decade left of the lowest intensity holds the bandwidth label; no point lies above a roof.
+  const lx0 = Math.floor(Math.log10(Math.min(...xs) / 10)), lx1 = Math.ceil(Math.log10(Math.max(...xs) * 4));
+  const ly0 = Math.floor(Math.log10(Math.min(...ys, bw * 10 ** lx0) / 2)), ly1 = Math.ceil(Math.log10(peak * 1.3));
+  const W = 880, H = 540, L = 96, R = 20, T = 20, B = 50;
+  const round = (v: number) => Math.round(v * 10) / 10;
+  const px = (x: number) => round(L + ((Math.log10(x) - lx0) / (lx1 - lx0)) * (W - L - R));
+  const py = (y: number) => round(H - B - ((Math.log10(y) - ly0) / (ly1 - ly0)) * (H - T - B));
   const parts: string[] = [];
-  for (let e = Math.log10(x0); e <= Math.log10(x1) + 1e-9; e++) {
+  for (let e = lx0; e <= lx1; e++) {
     const x = px(10 ** e);
     parts.push(`<line x1="${x}" y1="${T}" x2="${x}" y2="${H - B}" class="grid"/>`);
-    parts.push(`<text x="${x}" y="${H - B + 18}" text-anchor="middle">${fmt(10 ** e)}</text>`);
+    parts.push(`<text x="${x}" y="${H - B + 18}" text-anchor="middle">${decade(e)}</text>`);
   }
-  for (let e = Math.log10(y0); e <= Math.log10(y1) + 1e-9; e++) {
+  for (let e = ly0; e <= ly1; e++) {
     const y = py(10 ** e);
     parts.push(`<line x1="${L}" y1="${y}" x2="${W - R}" y2="${y}" class="grid"/>`);
-    parts.push(`<text x="${L - 6}" y="${y + 4}" text-anchor="end">${siFlops(10 ** e)}</text>`);
+    parts.push(`<text x="${L - 6}" y="${y + 4}" text-anchor="end">${siDecade(e)}FLOP/s</text>`);
   }
-  const xr = Math.min(ridge, x1), xStart = Math.max(x0, y0 / bw);
+  const x0 = 10 ** lx0, x1 = 10 ** lx1, xr = Math.min(ridge, x1), xStart = Math.max(x0, 10 ** ly0 / bw);
+  const [ax, ay, bx, by] = [px(xStart), py(bw * xStart), px(xr), py(Math.min(bw * xr, peak))];
+  parts.push(`<polyline class="roof" points="${ax},${ay} ${bx},${by} ${px(x1)},${py(peak)}"/>`);
+  const angle = round((Math.atan2(by - ay, bx - ax) * 180) / Math.PI);
+  const [lx, ly] = [round(ax + 0.03 * (bx - ax)), round(ay + 0.03 * (by - ay) - 8)];
   parts.push(
-    `<polyline class="roof" points="${px(xStart)},${py(bw * xStart)} ${px(xr)},${py(Math.min(bw * xr, peak))} ${
-      px(x1)
-    },${py(peak)}"/>`,
-  );
-  parts.push(
-    `<text x="${px(xStart) + 8}" y="${py(bw * xStart) - 8}" class="roofl">bandwidth ${
+    `<text x="${lx}" y="${ly}" transform="rotate(${angle} ${lx} ${ly})" class="roofl">bandwidth ${
       fmt(bandwidthGBps)
     } GB/s</text>`,
   );
@@ -510,22 +538,34 @@ export function rooflineSvg(report: BenchReport): string {
       fmt(computeTFLOPs)
     } TFLOP/s (ridge ${fmt(ridge)} FLOP/B)</text>`,
   );
+  // Labels go where they overlap no earlier label and no point: boxes are [left, baseline, width, height].
+  const placed: [number, number, number, number][] = points.map((p) => [px(p.x) - 5, py(p.y) + 5, 10, 10]);
   for (const p of points) {
-    const title = `${p.i + 1}. ${rowKey(p.r)}: ${fmt(p.r.ms)} ms, ${fmt(p.r.gbps)} GB/s, ${
+    const cx = px(p.x), cy = py(p.y), label = String(p.i + 1);
+    const w = 7 * label.length + 2, h = 12;
+    const candidates = [[6, -6], [6, 12], [-6 - w, -6], [-6 - w, 12], [-w / 2, -10], [-w / 2, 20]];
+    for (let ring = 1; ring < 6; ring++) candidates.push([6 + ring * 14, -6], [-6 - w - ring * 14, -6]);
+    const free = (dx: number, dy: number) =>
+      placed.every(([x, y, pw, ph]) => cx + dx + w <= x || x + pw <= cx + dx || cy + dy <= y - ph || y <= cy + dy - h);
+    const [dx, dy] = candidates.find(([dx, dy]) => free(dx, dy)) ?? candidates[0];
+    placed.push([cx + dx, cy + dy, w, h]);
+    const title = `${label}. ${rowKey(p.r)}: ${fmt(p.r.ms)} ms, ${fmt(p.r.gbps)} GB/s, ${
       fmt(p.r.tflops * 1e3)
     } GFLOP/s, ${(100 * p.r.fraction).toFixed(1)}% of ${p.r.bound}`;
     parts.push(
-      `<g class="pt ${p.r.bound}"><title>${escapeHtml(title)}</title><circle cx="${px(p.x)}" cy="${py(p.y)}" r="4"/>` +
-        `<text x="${px(p.x) + 6}" y="${py(p.y) - 6 - 11 * (p.i % 3)}">${p.i + 1}</text></g>`,
+      `<g class="${p.r.bound}"><title>${escapeHtml(title)}</title><circle cx="${cx}" cy="${cy}" r="4"/>` +
+        `<text x="${round(cx + dx)}" y="${round(cy + dy)}">${label}</text></g>`,
     );
   }
   parts.push(`<text x="${(L + W - R) / 2}" y="${H - 10}" text-anchor="middle">arithmetic intensity (FLOP/byte)</text>`);
   parts.push(
-    `<text x="16" y="${(T + H - B) / 2}" text-anchor="middle" transform="rotate(-90 16 ${(T + H - B) / 2})">` +
+    `<text x="14" y="${(T + H - B) / 2}" text-anchor="middle" transform="rotate(-90 14 ${(T + H - B) / 2})">` +
       `performance (FLOP/s)</text>`,
   );
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" ` +
-    `aria-label="roofline chart">\n<rect x="${L}" y="${T}" width="${W - L - R}" height="${H - T - B}" class="frame"/>\n` +
+    `aria-label="roofline chart">\n<style>${SVG_STYLE}</style>\n<rect x="${L}" y="${T}" width="${W - L - R}" height="${
+      H - T - B
+    }" class="frame"/>\n` +
     parts.join("\n") + "\n</svg>";
 }
 
@@ -548,7 +588,9 @@ export function reportHtml(report: BenchReport): string {
     }%</td></tr>`
   ).join("\n");
   const probes = d.probes.map((p) =>
-    `<tr><td>${p.probe}</td><td>${escapeHtml(p.kernel)}</td><td>${fmt(p.figure)} ${p.unit}</td><td>${fmt(p.ms)}</td></tr>`
+    `<tr><td>${p.probe}</td><td>${escapeHtml(p.kernel)}</td><td>${fmt(p.figure)} ${p.unit}</td><td>${
+      fmt(p.ms)
+    }</td></tr>`
   ).join("\n");
   const offChart = report.results.filter((r) => !(r.intensity !== null && r.intensity > 0 && r.tflops > 0)).length;
   return `<!doctype html>
@@ -557,9 +599,7 @@ export function reportHtml(report: BenchReport): string {
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; }
 table { border-collapse: collapse; margin: 12px 0; } td, th { padding: 2px 8px; border-bottom: 1px solid #ddd; text-align: right; }
 td:nth-child(-n+5), th:nth-child(-n+5) { text-align: left; }
-svg text { font: 11px system-ui, sans-serif; fill: #333; } .grid { stroke: #eee; } .frame { fill: none; stroke: #999; }
-.roof { fill: none; stroke: #000; stroke-width: 2; } .roofl { font-weight: bold; }
-.pt.bandwidth circle { fill: #1f77b4; } .pt.compute circle { fill: #d62728; } .small { color: #666; }
+.small { color: #666; }
 </style></head><body>
 <h1>Roofline: ${escapeHtml(d.description)}</h1>
 <p>vendor ${escapeHtml(d.vendor)}${d.driver ? `, driver ${escapeHtml(d.driver)}` : ""}${
@@ -570,11 +610,17 @@ svg text { font: 11px system-ui, sans-serif; fill: #333; } .grid { stroke: #eee;
   } TFLOP/s</b>${d.computeF16TFLOPs !== null ? `, f16 ${fmt(d.computeF16TFLOPs)} TFLOP/s` : ""}${
     d.dp4aTOPS !== null ? `, DP4a ${fmt(d.dp4aTOPS)} TOPS (8 ops per dot4I8Packed)` : ""
   }.</p>
-<p class="small">${escapeHtml(c.method)} ${escapeHtml(c.timestamps)}. ${c.repetitions} timed passes after ${c.warmup} warm-up; sizes "${c.sizes}".</p>
+<p class="small">${escapeHtml(c.method)} ${
+    escapeHtml(c.timestamps)
+  }. ${c.repetitions} timed passes after ${c.warmup} warm-up; sizes "${c.sizes}".</p>
 ${rooflineSvg(report)}
 <p class="small">Blue: bandwidth-bound; red: compute-bound. ${
-    offChart ? `${offChart} row(s) with no FLOPs or no bytes cannot be placed on a log-log chart; they are in the table.` : ""
-  } * = the rotated inputs fit in the assumed cache (${fmt(c.cacheBytes / 2 ** 20)} MiB): the figure may be cache-served.</p>
+    offChart
+      ? `${offChart} row(s) with no FLOPs or no bytes cannot be placed on a log-log chart; they are in the table.`
+      : ""
+  } * = the rotated inputs fit in the assumed cache (${
+    fmt(c.cacheBytes / 2 ** 20)
+  } MiB): the figure may be cache-served.</p>
 <table><tr><th>#</th><th>op</th><th>entry</th><th>variant</th><th>shape</th><th>ms</th><th>GB/s</th><th>GFLOP/s</th><th>FLOP/B</th><th>bound</th><th>roofline</th></tr>
 ${rows}
 </table>

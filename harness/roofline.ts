@@ -7,7 +7,8 @@
  * - **Bandwidth** ({@link probeBandwidth}): vec4 streaming kernels, copy (bytes read + written),
  *   read-only (loads summed into a store that never fires, so no load can be dropped) and
  *   write-only, over buffers far larger than any cache (1 GiB, within maxStorageBufferBindingSize
- *   and maxBufferSize; 32 MiB on a fallback adapter). The best of them is the bandwidth roofline.
+ *   and maxBufferSize; 256 MiB for a quick run; 32 MiB on a fallback adapter). The best of them is
+ *   the bandwidth roofline. The source buffer holds a non-zero pattern written on the GPU.
  * - **Compute** ({@link probeFma}): independent vec4 `fma` chains in registers, operands from a
  *   uniform and chain starts from the thread id, an iteration count from the uniform (calibrated
  *   so a pass lasts a few milliseconds), and a result stored only under a condition that depends on
@@ -46,9 +47,11 @@ import {
   fmaName,
   fmaSource,
 } from "./roofline.wgsl.ts";
-import { timeResident, type TimingOptions, TimestampUnavailableError } from "./timing.ts";
+import { timeResident, TimestampUnavailableError, type TimingOptions } from "./timing.ts";
 
 export type { BandwidthConfig, BandwidthKind, Dp4aConfig, FmaConfig } from "./roofline.wgsl.ts";
+// Re-exported because ProbeOptions extends it.
+export type { TimingOptions } from "./timing.ts";
 
 /** What a probe figure was measured on. */
 export interface ProbeAdapter {
@@ -126,11 +129,17 @@ export type ProbeSize = "full" | "small";
 export interface ProbeOptions extends TimingOptions {
   /** Full or small sizes. Default: small on a fallback adapter, full otherwise. */
   size?: ProbeSize;
-  /** Bytes of each bandwidth buffer (clamped to the device's limits). Default 1 GiB / 32 MiB. */
+  /**
+   * Bytes of each bandwidth buffer (clamped to the device's limits). Default 1 GiB (full), 256 MiB
+   * (small on a real GPU: still five times an H200's L2), 32 MiB on a fallback adapter.
+   */
   bandwidthBytes?: number;
-  /** Threads of a compute probe (rounded to whole workgroups). Default 2^23 / 2^12. */
+  /**
+   * Threads of a compute probe (rounded up to whole workgroups). Default 2^23 (enough to fill a
+   * large GPU many times over, so the tail of the grid is a small part), 2^12 on a fallback adapter.
+   */
   threads?: number;
-  /** Pass time the compute probes' iteration count is calibrated to, ms. Default 5 / 20. */
+  /** Pass time the compute probes' iteration count is calibrated to, ms. Default 5 (full), 2 (small), 20 (fallback). */
   targetMs?: number;
   /** Called with each probe result as it is measured. */
   onResult?: (result: ProbeResult) => void;
@@ -169,6 +178,11 @@ function sizeOf(gpu: ResidentDevice, options: ProbeOptions): ProbeSize {
   return options.size ?? (gpu.adapter.isFallbackAdapter ? "small" : "full");
 }
 
+function defaultBandwidthBytes(gpu: ResidentDevice, options: ProbeOptions): number {
+  if (gpu.adapter.isFallbackAdapter) return 32 * 2 ** 20;
+  return sizeOf(gpu, options) === "full" ? 2 ** 30 : 256 * 2 ** 20;
+}
+
 function plan(
   name: string,
   source: string,
@@ -200,7 +214,10 @@ function bandwidthPlan(
   threshold: number,
   source?: string,
 ) {
-  const groups = foldWorkgroups(Math.ceil(n / (c.workgroupSize * c.perThread)), gpu.limits.maxComputeWorkgroupsPerDimension);
+  const groups = foldWorkgroups(
+    Math.ceil(n / (c.workgroupSize * c.perThread)),
+    gpu.limits.maxComputeWorkgroupsPerDimension,
+  );
   const vec = (name: string, length: number, role: "input" | "output") => ({
     name,
     dtype: "f32" as const,
@@ -252,7 +269,7 @@ export async function checkBandwidthKernel(gpu: ResidentDevice, c: BandwidthConf
       const block = Math.floor(t / c.workgroupSize), lid = t % c.workgroupSize;
       for (let k = 0; k < c.perThread; k++) {
         const i = block * span + lid + k * c.workgroupSize;
-        if (i < n) for (let l = 0; l < 4; l++) expected[4 * t + l] += src[4 * i + l];
+        if (i < n) { for (let l = 0; l < 4; l++) expected[4 * t + l] += src[4 * i + l]; }
       }
     }
   }
@@ -290,7 +307,7 @@ export async function probeBandwidth(
 ): Promise<ProbeResult> {
   await checkBandwidthKernel(gpu, c);
   const limit = Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
-  const wanted = options.bandwidthBytes ?? (sizeOf(gpu, options) === "full" ? 2 ** 30 : 32 * 2 ** 20);
+  const wanted = options.bandwidthBytes ?? defaultBandwidthBytes(gpu, options);
   const n = Math.floor(Math.min(wanted, limit) / 16);
   const p = bandwidthPlan(gpu, c, n, 64, F32_MAX_BELOW);
   const tensors = p.bindings.map((b) => gpu.alloc(b.dtype, b.length, b.name));
@@ -438,7 +455,7 @@ async function timeCalibrated(
   build: (iters: number) => KernelPlan,
   options: ProbeOptions,
 ): Promise<{ plan: KernelPlan; ms: number; msMin: number; msMax: number; samples: number }> {
-  const target = options.targetMs ?? (sizeOf(gpu, options) === "full" ? 5 : 20);
+  const target = options.targetMs ?? (gpu.adapter.isFallbackAdapter ? 20 : sizeOf(gpu, options) === "full" ? 5 : 2);
   let iters = 4;
   for (let round = 0; round < 4; round++) {
     const p = build(iters);
@@ -462,7 +479,7 @@ async function timeCalibrated(
 }
 
 function defaultThreads(gpu: ResidentDevice, options: ProbeOptions): number {
-  return options.threads ?? (sizeOf(gpu, options) === "full" ? 2 ** 23 : 2 ** 12);
+  return options.threads ?? (gpu.adapter.isFallbackAdapter ? 2 ** 12 : 2 ** 23);
 }
 
 /**
@@ -660,9 +677,9 @@ export async function measureRoofline(
   };
   for (const c of configs.bandwidth) await attempt(bandwidthName(c), () => probeBandwidth(gpu, c, options));
   for (const c of configs.fma) await attempt(fmaName(c), () => probeFma(gpu, c, options));
-  if (gpu.f16Verified) for (const c of configs.fmaF16) await attempt(fmaName(c), () => probeFma(gpu, c, options));
+  if (gpu.f16Verified) { for (const c of configs.fmaF16) await attempt(fmaName(c), () => probeFma(gpu, c, options)); }
   else skipped.push("computeF16: shader-f16 not granted or its known-answer check failed");
-  if (hasDp4a()) for (const c of configs.dp4a) await attempt(dp4aName(c), () => probeDp4a(gpu, c, options));
+  if (hasDp4a()) { for (const c of configs.dp4a) await attempt(dp4aName(c), () => probeDp4a(gpu, c, options)); }
   else skipped.push("dp4a: WGSL packed_4x8_integer_dot_product not available");
   const bandwidth = best(probes, "bandwidth"), compute = best(probes, "compute");
   if (bandwidth === null || compute === null) {
@@ -680,7 +697,7 @@ export async function measureRoofline(
 }
 
 if (import.meta.main) {
-  // The CLI lives with the bench (Deno-only); this module stays free of Deno APIs when imported.
-  const { rooflineMain } = await import("./bench.ts");
-  Deno.exit(await rooflineMain(Deno.args));
+  // The CLI lives with the bench (Deno-only), which imports this module: no top-level await here,
+  // or the two would wait on each other.
+  import("./bench.ts").then(({ exitWith, rooflineMain }) => exitWith(rooflineMain, Deno.args));
 }

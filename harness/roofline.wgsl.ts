@@ -199,7 +199,9 @@ export function fmaSource(c: FmaConfig): string {
   }
   const stepLines: string[] = [];
   for (let u = 0; u < c.unroll; u++) stepLines.push(`    ${step.join(" ")}`);
-  return `${T === "f16" ? "enable f16;\n" : ""}// roofline/${where}: ${c.chains} independent vec4 FMA chains, ${c.unroll}x unrolled.
+  return `${
+    T === "f16" ? "enable f16;\n" : ""
+  }// roofline/${where}: ${c.chains} independent vec4 FMA chains, ${c.unroll}x unrolled.
 struct Params { iters: u32, threshold: f32, a: f32, b: f32, tscale: f32, step: f32 }
 @group(0) @binding(0) var<storage, read_write> out: array<vec4f>;
 @group(0) @binding(1) var<uniform> params: Params;

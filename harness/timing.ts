@@ -7,12 +7,20 @@
  *   `mapAsync` that reads the timestamps back) costs ~11 ms whatever the work, so the clock is
  *   never read around it; the host's wall time is kept only as a sanity bound on the sum.
  * - Before that, one separate submission of `warmup` passes compiles the pipeline and raises clocks.
- * - Ticks are subtracted as BigInt nanoseconds (absolute values exceed 2^53), then converted.
+ * - Ticks are subtracted as BigInt nanoseconds (absolute values exceed 2^53), then converted. The
+ *   timed passes must sum to no more than the submission's wall time, or the figure is refused
+ *   (ticks that are not nanoseconds would otherwise go unnoticed).
  * - The figure is the median pass; min, max and the quartiles are kept as its spread.
  * - Inputs are random (an op's input maker decides; never zeros). When the working set is smaller
  *   than the cache (50 MiB by default, the H200's L2), passes rotate over several input sets so that
  *   a pass does not find the previous pass's data still cached; the number of sets and whether the
  *   rotation could still fit in the cache are reported.
+ * - What a pass's interval covers: wgpu writes both timestamps of a pass at BOTTOM_OF_PIPE on
+ *   Vulkan, so an interval runs from the completion of everything encoded before the pass to the
+ *   pass's own completion. With one set, each pass's write-after-write dependency on the previous
+ *   pass serialises them and the interval is the pass alone; with rotation over independent sets,
+ *   consecutive passes may overlap and the interval is the time the pass adds to the stream (a
+ *   throughput figure). `cacheBytes: 0` turns rotation off, to compare the two.
  * - Without the `timestamp-query` feature there is no figure: {@link TimestampUnavailableError} is
  *   thrown rather than falling back to a wall clock that would measure the fence.
  *
@@ -69,7 +77,11 @@ export interface Timing extends SampleStats {
 
 /** Thrown when the device cannot time on the GPU (no `timestamp-query`, or the queries read zero). */
 export class TimestampUnavailableError extends Error {
-  /** @param reason why no GPU time can be reported */
+  /**
+   * Creates the error.
+   *
+   * @param reason why no GPU time can be reported
+   */
   constructor(reason: string) {
     super(`no GPU time can be reported: ${reason}; the wall clock is not a substitute (it measures Deno's fence)`);
     this.name = "TimestampUnavailableError";
@@ -247,6 +259,15 @@ export async function timeResident(
   }
   if (ns.every((d) => d === 0n)) {
     throw new TimestampUnavailableError(`every timestamp pair of ${where} read back equal (no ticks recorded)`);
+  }
+  // Every timed pass ran inside the submission, so their sum cannot exceed its wall time; if it
+  // does, the ticks are not nanoseconds and no figure taken from them is true.
+  const gpuSumMs = ns.reduce((sum, d) => sum + Number(d), 0) / 1e6;
+  if (gpuSumMs > wallMs * 1.01 + 0.01) {
+    throw new TimestampUnavailableError(
+      `${where}: the timed passes sum to ${gpuSumMs.toFixed(3)} ms but the submission took ${wallMs.toFixed(3)} ms ` +
+        `of wall time (the timestamps are not in nanoseconds)`,
+    );
   }
   const stats = summarizeNs(ns);
   if (stats.ms === 0) throw new Error(`${where}: the median pass is below the timestamp resolution`);

@@ -1,41 +1,69 @@
 /**
  * A peer to compare our kernels with: TensorFlow.js's WebGPU backend (4.22.0), run in this Deno
- * process on the same `GPUDevice`, timing the same op shapes. A dev tool, not part of the package.
+ * process on the same `GPUDevice`, timing the same op shapes. A dev tool, not part of the package,
+ * and Deno-only (it reads files and runs as a script).
  *
- * Loading. The npm packages are installed beside this file (`deno task peer:install`, see
- * README.md) and loaded from there by file URL at run time, so nothing is fetched when the peer
- * runs and a machine with no registry needs only the pruned `harness/peer/node_modules` (about
- * 2 MB) carried beside the tree. The CommonJS builds are loaded (both `.node.js` files): the
- * backend `require`s `@tensorflow/tfjs-core`, which resolves to the same core file, so one TF.js
- * instance holds the engine. TF.js picks its platform from the environment when it loads, so
- * `process` is hidden (or it would take the Node platform) and `window.document` is stubbed (so it
- * takes the browser one: `fetch`, `performance.now`, `TextEncoder`) for the import only; both are
- * restored afterwards.
+ * Loading. The npm packages are installed under `harness/peer/npm/` (`deno task peer:install`,
+ * from the committed lockfile; see README.md), which is pruned to the four files the peer reads
+ * ({@link TFJS_FILES}, about 2 MB), and loaded from there with `require` at run time: nothing is
+ * fetched when the peer runs, and a machine with no registry needs only that folder carried beside
+ * the tree. Both are the packages' CommonJS builds, and the backend's own
+ * `require("@tensorflow/tfjs-core")` resolves to the same file, so one TF.js instance holds the
+ * engine. (Deno resolves the ES-module build's bare core import through the package's `main`,
+ * which is that CommonJS file, so importing the ES builds gives two instances.) TF.js picks its
+ * platform when it loads, so for the load only `process` is hidden (or it would take the Node
+ * platform) and `window.document` is stubbed (so it takes the browser one: `fetch`,
+ * `performance.now`, `TextEncoder`); both are restored after.
+ *
+ * The npm files sit in `npm/` rather than beside this module because a `package.json` makes Deno
+ * format and lint its folder with default options instead of the project's.
  *
  * Device. TF.js's own `webgpu` backend factory would request its own adapter; it is replaced by
  * one that constructs `WebGPUBackend` on the caller's device, which is never destroyed here.
  * `WEBGPU_CPU_FORWARD` is turned off, or inputs under 1,000 elements that were never uploaded
  * would be computed on the CPU. One peer exists at a time: TF.js's engine is process-global.
  *
- * Timing ({@link TIMING_METHOD}). `tf.time()` on this backend ends the compute pass after every
- * kernel and brackets the next with `timestamp-query` writes, so its `kernelMs` is GPU time summed
- * over the op's kernels (gaps between them excluded). A zero or non-finite reading throws rather
- * than being reported. Before any timing, the op runs once inside validation and out-of-memory
- * error scopes and its output is compared with a CPU computation from the same inputs ({@link
- * peerCase}), at every element up to 4,096 and at 513 spread and pseudo-random ones beyond.
+ * Timing ({@link TIMING_METHOD}), matched to ours (harness/timing.ts) where TF.js lets it be:
+ * `tf.time()` on this backend ends the compute pass after every kernel and brackets the next with
+ * `timestamp-query` writes, so its `kernelMs` is GPU time summed over the op's kernels (the gaps
+ * between them excluded). The same defaults (3 warm-up calls, 10 timed, at least 5), the same
+ * input rotation ({@link rotationSets}: a working set under the 50 MiB cache is cycled over enough
+ * copies that a call does not find the last one's inputs cached; the output buffer is TF.js's,
+ * reused from its pool), and the same statistics ({@link summarizeNs}: median, extremes,
+ * quartiles). A call whose GPU time reads zero or exceeds its wall time throws {@link
+ * TimestampUnavailableError} rather than being reported. Before any timing, the op runs once
+ * inside validation and out-of-memory error scopes and its output is compared with a CPU
+ * computation from the same inputs ({@link peerCase}), at every element up to 4,096 and at 513
+ * spread and pseudo-random ones beyond, so a wrong result is never timed.
  *
  * @module
  */
 
 import { createRequire } from "node:module";
-import { isPeerOp, PEER_OPS, peerCase, type PeerOp, type PeerShape, type TfOps, type TfTensor } from "./cases.ts";
+import {
+  rotationSets,
+  type SampleStats,
+  summarizeNs,
+  TimestampUnavailableError,
+  type TimingOptions,
+} from "../timing.ts";
+import {
+  isPeerOp,
+  PEER_OPS,
+  type PeerCase,
+  peerCase,
+  type PeerOp,
+  type PeerShape,
+  type TfOps,
+  type TfTensor,
+} from "./cases.ts";
 
 export { PEER_OPS, type PeerOp, type PeerShape, type TfTensor };
 
-/** TF.js's version this peer is written against (pinned in package.json). */
+/** TF.js's version this peer is written against (pinned in npm/package.json). */
 export const TFJS_VERSION = "4.22.0";
 
-/** The files the peer loads, relative to `harness/peer/node_modules/`: what must be carried. */
+/** The files the peer loads, relative to `harness/peer/npm/node_modules/`: what must be carried. */
 export const TFJS_FILES: readonly string[] = [
   "@tensorflow/tfjs-core/package.json",
   "@tensorflow/tfjs-core/dist/tf-core.node.js",
@@ -44,13 +72,12 @@ export const TFJS_FILES: readonly string[] = [
 ];
 
 /** How the figures are taken, for reports. */
-export const TIMING_METHOD =
+export const TIMING_METHOD: string =
   "TF.js 4.22 WebGPU kernel time: tf.time() kernelMs, GPU timestamp-query at the begin and end of the compute " +
-  "pass of each kernel, summed over the op's kernels; median of the timed runs after 2 warm-up runs; output " +
-  "first checked against a CPU computation from the same inputs";
+  "pass of each kernel, summed over the op's kernels; median of the timed runs after the warm-up runs, inputs " +
+  "rotated over sets as harness/timing.ts does; output first checked against a CPU computation from the same inputs";
 
-const WARMUP = 2;
-const NODE_MODULES = new URL("./node_modules/", import.meta.url);
+const NODE_MODULES = new URL("./npm/node_modules/", import.meta.url);
 
 /** The TF.js API the peer exposes: the ops of {@link TfOps} and a few engine calls. */
 export interface TfjsApi extends TfOps {
@@ -62,20 +89,24 @@ export interface TfjsApi extends TfOps {
   setBackend(name: string): Promise<boolean>;
   backend(): unknown;
   tidy<T>(fn: () => T): T;
-  time(fn: () => void): Promise<{ kernelMs: number; getExtraProfileInfo?: () => string }>;
+  time(fn: () => void): Promise<{ kernelMs: number; wallMs: number; getExtraProfileInfo?: () => string }>;
   memory(): { numTensors: number };
 }
 
-/** A timing of one op at one shape. */
-export interface PeerTiming {
-  /** Median GPU time of one call, in milliseconds (kernels summed). */
-  ms: number;
+/** A timing of one op at one shape; the statistics are of GPU time per call, kernels summed. */
+export interface PeerTiming extends SampleStats {
   /** Kernels one call dispatches. */
   kernels: number;
   /** The TF.js programs that ran, in order, e.g. `["BinaryOpProgram"]`. */
   programs: string[];
-  /** Every timed run's GPU time, in milliseconds, in run order. */
-  samples: number[];
+  /** Every timed call, in milliseconds, in run order. */
+  samplesMs: number[];
+  /** Untimed calls before them. */
+  warmup: number;
+  /** Input sets rotated over ({@link rotationSets}; TF.js reuses its output buffer from a pool). */
+  sets: number;
+  /** Bytes of one set: the inputs and the output. */
+  workingSetBytes: number;
   /** Output elements compared with the CPU before timing. */
   checked: number;
 }
@@ -95,18 +126,20 @@ export interface TfjsPeer {
    *
    * @param op an op name (see {@link PEER_OPS})
    * @param args its arguments
-   * @param reps timed runs after the warm-up, at least 5 (default 10)
-   * @returns the median and the runs, or undefined when TF.js has no such op
-   * @throws Error when the output is wrong, WebGPU reports an error, or a timestamp reads zero
+   * @param options timed calls (a number, or `samples`: at least 5, default 10), `warmup` (default
+   *   3), and the cache size and caps {@link rotationSets} reads: harness/timing.ts's options
+   * @returns the statistics and the runs, or undefined when TF.js has no such op
+   * @throws Error when the output is wrong or WebGPU reports an error
+   * @throws TimestampUnavailableError when a call's GPU time reads zero or exceeds its wall time
    */
-  time(op: string, args: PeerShape, reps?: number): Promise<PeerTiming | undefined>;
+  time(op: string, args: PeerShape, options?: number | TimingOptions): Promise<PeerTiming | undefined>;
   /**
    * Runs `op` once at `args` and checks its output against the CPU, without timing it.
    *
    * @param op an op name
    * @param args its arguments
    * @returns the number of elements checked, or undefined when TF.js has no such op
-   * @throws Error naming the worst element when the output is wrong, or WebGPU's error
+   * @throws Error naming the first element outside tolerance, or WebGPU's error
    */
   check(op: string, args: PeerShape): Promise<number | undefined>;
   /** Removes the backend (freeing TF.js's buffers), leaving the device alone. */
@@ -130,17 +163,24 @@ export async function missingTfjsFile(): Promise<string | undefined> {
   return undefined;
 }
 
-let loaded: { tf: TfjsApi; WebGPUBackend: new (device: GPUDevice, info?: unknown) => unknown } | undefined;
+/** What {@link load} returns: the TF.js API and the backend's class. */
+interface Loaded {
+  tf: TfjsApi;
+  WebGPUBackend: new (device: GPUDevice, info?: unknown) => unknown;
+}
+
+let loaded: Loaded | undefined;
 let active: TfjsPeer | undefined;
 
 /**
- * Creates the peer: loads TF.js from `harness/peer/node_modules` and makes its `webgpu` backend
+ * Creates the peer: loads TF.js from `harness/peer/npm/node_modules` and makes its `webgpu` backend
  * run on `device`.
  *
  * @param device our device; it must have the `timestamp-query` feature
  * @returns the peer
- * @throws Error when the files are not installed, the device lacks timestamp-query, TF.js refuses
- *   the backend, or another peer has not been disposed
+ * @throws TimestampUnavailableError when the device lacks timestamp-query
+ * @throws Error when the files are not installed, TF.js refuses the backend, or another peer has
+ *   not been disposed
  *
  * @example
  * ```ts ignore
@@ -151,15 +191,19 @@ let active: TfjsPeer | undefined;
  * ```
  */
 export async function createTfjsPeer(device: GPUDevice): Promise<TfjsPeer> {
-  if (active) throw new Error("tfjs peer: one already exists (TF.js's engine is global); dispose it first");
   if (!device.features.has("timestamp-query")) {
-    throw new Error("tfjs peer: the device lacks timestamp-query, and the peer times with GPU timestamps only");
+    throw new TimestampUnavailableError("the device has no timestamp-query feature (tfjs peer)");
   }
+  if (active) throw new Error("tfjs peer: one already exists (TF.js's engine is global); dispose it first");
   const missing = await missingTfjsFile();
-  if (missing) throw new Error(`tfjs peer: ${missing} is missing; run \`deno task peer:install\` (harness/peer/README.md)`);
+  if (missing) {
+    throw new Error(`tfjs peer: ${missing} is missing; run \`deno task peer:install\` (harness/peer/README.md)`);
+  }
   loaded ??= load();
   const { tf, WebGPUBackend } = loaded;
-  if (tf.version_core !== TFJS_VERSION) throw new Error(`tfjs peer: expected TF.js ${TFJS_VERSION}, got ${tf.version_core}`);
+  if (tf.version_core !== TFJS_VERSION) {
+    throw new Error(`tfjs peer: expected TF.js ${TFJS_VERSION}, got ${tf.version_core}`);
+  }
   if (tf.findBackendFactory("webgpu")) tf.removeBackend("webgpu");
   tf.registerBackend("webgpu", () => new WebGPUBackend(device, device.adapterInfo));
   if (!await tf.setBackend("webgpu")) throw new Error("tfjs peer: TF.js could not initialise its webgpu backend");
@@ -173,30 +217,50 @@ export async function createTfjsPeer(device: GPUDevice): Promise<TfjsPeer> {
     device,
     tf,
     method: TIMING_METHOD,
-    async time(op, args, reps = 10) {
-      if (!Number.isInteger(reps) || reps < 5) throw new Error(`tfjs peer: reps must be an integer >= 5, got ${reps}`);
+    async time(op, args, options = {}) {
+      const { samples = 10, warmup = 3, ...rotation } = typeof options === "number" ? { samples: options } : options;
+      if (!Number.isInteger(samples) || samples < 5) {
+        throw new Error(`tfjs peer: samples must be an integer >= 5, got ${samples}`);
+      }
+      if (!Number.isInteger(warmup) || warmup < 0) {
+        throw new Error(`tfjs peer: warmup must be a non-negative integer, got ${warmup}`);
+      }
       if (!isPeerOp(op)) return undefined;
-      return await withCase(tf, device, op, args, async (run, checked) => {
-        const samples: number[] = [];
+      const c = peerCase(op, args);
+      const bytes = c.inputs.reduce((sum, x) => sum + x.data.byteLength, 4 * c.outShape.reduce((p, d) => p * d, 1));
+      const sets = rotationSets(bytes, warmup + samples, rotation);
+      return await withCase(tf, device, c, `tfjs peer ${op} ${JSON.stringify(args)}`, sets, async (run, checked) => {
+        const ns: bigint[] = [];
         let programs: string[] = [];
-        for (let r = 0; r < WARMUP + reps; r++) {
+        for (let r = 0; r < warmup + samples; r++) {
           let out: TfTensor | undefined;
           const info = await tf.time(() => {
-            out = tf.tidy(run);
+            out = tf.tidy(() => run(r % sets));
           });
           out?.dispose();
           programs = info.getExtraProfileInfo?.().split(", ").map((p) => p.split(":")[0]) ?? [];
-          if (!(info.kernelMs > 0) || !Number.isFinite(info.kernelMs)) {
-            throw new Error(`tfjs peer ${op}: GPU timestamps gave ${info.kernelMs} ms (${programs.join(", ")})`);
+          if (!(info.kernelMs > 0) || !(info.kernelMs <= info.wallMs * 1.01 + 0.01)) {
+            const what = `tfjs peer ${op} (${programs.join(", ")})`;
+            throw new TimestampUnavailableError(`${what} read ${info.kernelMs} ms of GPU time in ${info.wallMs} ms`);
           }
-          if (r >= WARMUP) samples.push(info.kernelMs);
+          if (r >= warmup) ns.push(BigInt(Math.round(info.kernelMs * 1e6)));
         }
-        return { ms: median(samples), kernels: programs.length, programs, samples, checked };
+        return {
+          ...summarizeNs(ns),
+          kernels: programs.length,
+          programs,
+          samplesMs: ns.map((d) => Number(d) / 1e6),
+          warmup,
+          sets,
+          workingSetBytes: bytes,
+          checked,
+        };
       });
     },
     async check(op, args) {
       if (!isPeerOp(op)) return undefined;
-      return await withCase(tf, device, op, args, (_, checked) => Promise.resolve(checked));
+      const label = `tfjs peer ${op} ${JSON.stringify(args)}`;
+      return await withCase(tf, device, peerCase(op, args), label, 1, (_, checked) => Promise.resolve(checked));
     },
     dispose() {
       if (active !== peer) return;
@@ -208,41 +272,47 @@ export async function createTfjsPeer(device: GPUDevice): Promise<TfjsPeer> {
   return peer;
 }
 
-/** Uploads the case's inputs, checks one run, hands the run to `fn`, and frees the inputs. */
+/**
+ * Uploads `sets` copies of the case's inputs, checks one run on the first inside error scopes,
+ * hands `fn` a run on any set, and frees the inputs.
+ */
 async function withCase<T>(
   tf: TfjsApi,
   device: GPUDevice,
-  op: PeerOp,
-  args: PeerShape,
-  fn: (run: () => TfTensor, checked: number) => Promise<T>,
+  c: PeerCase,
+  label: string,
+  sets: number,
+  fn: (run: (set: number) => TfTensor, checked: number) => Promise<T>,
 ): Promise<T> {
-  const c = peerCase(op, args);
-  const inputs = c.inputs.map(({ data, shape }) =>
-    tf.tensor(data, shape, data instanceof Int32Array ? "int32" : "float32")
+  const inputs = Array.from(
+    { length: sets },
+    () => c.inputs.map(({ data, shape }) => tf.tensor(data, shape, data instanceof Int32Array ? "int32" : "float32")),
   );
-  const run = () => c.run(tf, inputs);
+  const run = (set: number) => c.run(tf, inputs[set]);
   try {
     device.pushErrorScope("out-of-memory");
     device.pushErrorScope("validation");
-    let got: ArrayLike<number> = [];
+    let got: ArrayLike<number> = [], thrown: unknown;
     try {
-      const out = tf.tidy(run);
+      const out = tf.tidy(() => run(0));
       try {
         if (out.shape.join() !== c.outShape.join()) {
-          throw new Error(`tfjs peer ${op}: output shape [${out.shape}], expected [${c.outShape}]`);
+          throw new Error(`${label}: output shape [${out.shape}], expected [${c.outShape}]`);
         }
         got = await out.data();
       } finally {
         out.dispose();
       }
-    } finally {
-      const validation = await device.popErrorScope();
-      const error = (await device.popErrorScope()) ?? validation;
-      if (error) throw new Error(`tfjs peer ${op} ${JSON.stringify(args)}: WebGPU reported: ${error.message}`);
+    } catch (e) {
+      thrown = e;
     }
-    return await fn(run, _checkSampled(got, c.expect, c.tol, `tfjs peer ${op} ${JSON.stringify(args)}`));
+    const validation = await device.popErrorScope();
+    const error = (await device.popErrorScope()) ?? validation;
+    if (error) throw new Error(`${label}: WebGPU reported: ${error.message}`);
+    if (thrown) throw thrown;
+    return await fn(run, _checkSampled(got, c.expect, c.tol, label));
   } finally {
-    for (const t of inputs) t.dispose();
+    for (const t of inputs.flat()) t.dispose();
   }
 }
 
@@ -287,14 +357,8 @@ export function _checkSampled(
   return picks.length;
 }
 
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
 /** Loads TF.js core and the WebGPU backend with the environment TF.js needs to see while loading. */
-function load(): { tf: TfjsApi; WebGPUBackend: new (device: GPUDevice, info?: unknown) => unknown } {
+function load(): Loaded {
   const g = globalThis as Record<string, unknown>;
   const saved = (["process", "window"] as const).map((key) => [key, Object.getOwnPropertyDescriptor(g, key)] as const);
   try {
@@ -350,7 +414,7 @@ const SMOKE: Record<"small" | "large", [string, PeerShape][]> = {
     ["mean", [8192, 8192]],
     ["transpose", [8192, 8192]],
     ["permute", { shape: [8, 1024, 32, 128], perm: [0, 2, 1, 3] }],
-    ["gather", [131072, 4096, 4096]],
+    ["gather", [32768, 4096, 4096]],
     ["scatter", [8192, 8192, 1024]],
     ["matMul", [4096, 4096, 4096]],
     ["matvec", [8192, 8192]],
@@ -370,10 +434,13 @@ if (import.meta.main) {
   console.log(peer.method);
   for (const [op, args] of SMOKE[size]) {
     const t = await peer.time(op, args);
-    const what = `${op} ${JSON.stringify(args)}`.padEnd(52);
+    const what = `${op} ${JSON.stringify(args)}`.padEnd(48);
+    const us = (ms: number) => (ms * 1e3).toFixed(1);
     console.log(
       t
-        ? `${what} ${(t.ms * 1e3).toFixed(1).padStart(10)} µs  ${t.kernels} kernel(s): ${t.programs.join(", ")}`
+        ? `${what} ${us(t.ms).padStart(10)} µs [${us(t.msMin)}, ${us(t.msMax)}] ×${t.sets} sets  ${
+          t.programs.join(" + ")
+        }`
         : `${what}          — (TF.js has no such op)`,
     );
   }

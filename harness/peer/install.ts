@@ -1,0 +1,56 @@
+/**
+ * Installs the TF.js peer: `npm ci` from the committed `harness/peer/npm/package-lock.json` into
+ * `harness/peer/npm/node_modules`, then prunes that folder to the files the peer loads
+ * ({@link TFJS_FILES}: about 2 MB of the 71 MB npm installs), so it can be carried to a machine
+ * that reaches no registry. Running it again reinstalls from scratch (`npm ci` empties the folder).
+ *
+ * Run from the repository root: `deno task peer:install`, i.e.
+ * `deno run --allow-run=npm --allow-read=harness/peer/npm --allow-write=harness/peer/npm/node_modules harness/peer/install.ts`
+ *
+ * @module
+ */
+
+import { TFJS_FILES } from "./tfjs.ts";
+
+const here = new URL("./npm/", import.meta.url);
+const nodeModules = new URL("node_modules/", here);
+
+const npm = await new Deno.Command("npm", {
+  args: ["ci", "--ignore-scripts", "--no-audit", "--no-fund"],
+  cwd: here,
+  stdout: "inherit",
+  stderr: "inherit",
+}).output();
+if (!npm.success) {
+  console.error(`npm ci failed (exit ${npm.code})`);
+  Deno.exit(1);
+}
+
+const keep = new Set(TFJS_FILES);
+let kept = 0, removed = 0;
+
+/** Removes every file under `dir` that is not kept, and each directory left empty. */
+async function prune(dir: URL, prefix: string): Promise<boolean> {
+  let empty = true;
+  for await (const entry of Deno.readDir(dir)) {
+    const path = prefix + entry.name;
+    const url = new URL(entry.isDirectory ? `${entry.name}/` : entry.name, dir);
+    if (entry.isDirectory && !await prune(url, `${path}/`)) {
+      empty = false;
+    } else if (!entry.isDirectory && keep.has(path)) {
+      kept += (await Deno.stat(url)).size;
+      empty = false;
+    } else {
+      removed += entry.isDirectory ? 0 : (await Deno.lstat(url)).size;
+      await Deno.remove(url, { recursive: entry.isDirectory });
+    }
+  }
+  return empty;
+}
+
+await prune(nodeModules, "");
+for (const file of TFJS_FILES) await Deno.stat(new URL(file, nodeModules)); // throws NotFound naming the file
+const mb = (n: number) => (n / 2 ** 20).toFixed(1);
+console.log(
+  `harness/peer/npm/node_modules: kept ${TFJS_FILES.length} files (${mb(kept)} MiB), removed ${mb(removed)} MiB`,
+);

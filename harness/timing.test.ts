@@ -1,0 +1,91 @@
+import { deepStrictEqual, notStrictEqual, ok, strictEqual } from "node:assert/strict";
+import { acquireDevice } from "./device.ts";
+import { assertThrowsMessage, gpuTest, randomF32 } from "./testing.ts";
+import {
+  rotationSets,
+  summarizeNs,
+  supportsTimestamps,
+  timePlan,
+  TimestampUnavailableError,
+  workingSetBytes,
+} from "./timing.ts";
+import { elementwisePlan } from "../ops/elementwise/mod.ts";
+
+Deno.test("summarizeNs: median, extremes and quartiles of BigInt nanoseconds, in ms", () => {
+  deepStrictEqual(summarizeNs([3_000_000n, 1_000_000n, 2_000_000n]), {
+    ms: 2,
+    msMin: 1,
+    msMax: 3,
+    msQ1: 1.5,
+    msQ3: 2.5,
+  });
+  // Even count: the median is the mean of the middle two.
+  strictEqual(summarizeNs([4n, 1n, 3n, 2n].map((x) => x * 1_000_000n)).ms, 2.5);
+});
+
+Deno.test("summarizeNs: durations are differences of BigInt ticks, exact beyond 2^53", () => {
+  const begin = 2n ** 60n + 12_345n;
+  const end = begin + 1_234_567n;
+  notStrictEqual(Number(end) - Number(begin), 1_234_567); // Numbers are 256 ns apart up here
+  strictEqual(summarizeNs([end - begin]).ms, 1.234567);
+});
+
+Deno.test("summarizeNs: no samples throws", async () => {
+  await assertThrowsMessage(() => summarizeNs([]), "no samples");
+});
+
+Deno.test("rotationSets: one set past the cache, at least two below it, within every cap", () => {
+  const MiB = 2 ** 20;
+  strictEqual(rotationSets(60 * MiB, 20, { cacheBytes: 50 * MiB }), 1);
+  strictEqual(rotationSets(40 * MiB, 20, { cacheBytes: 50 * MiB }), 3); // 3 x 40 MiB >= 2 x 50 MiB
+  strictEqual(rotationSets(49 * MiB, 20, { cacheBytes: 50 * MiB, maxRotationBytes: 60 * MiB }), 2);
+  strictEqual(rotationSets(1024, 13, { cacheBytes: 50 * MiB }), 13); // no more sets than passes
+  strictEqual(rotationSets(1024, 500, { cacheBytes: 50 * MiB }), 64); // maxSets
+});
+
+gpuTest("timePlan: positive medians of a tiny plan, rotating input sets", async (gpu) => {
+  ok(supportsTimestamps(gpu), "the test adapter offers timestamp-query");
+  const n = 1000;
+  const plan = elementwisePlan(gpu, { op: "add", n });
+  strictEqual(workingSetBytes(plan), 12 * n);
+  const t = await timePlan(gpu, plan, (set) => [randomF32(n, 2 * set + 1), randomF32(n, 2 * set + 2)], {
+    samples: 5,
+    warmup: 1,
+  });
+  ok(t.ms > 0 && t.msMin > 0, `median ${t.ms} ms, min ${t.msMin} ms`);
+  ok(t.msMin <= t.msQ1 && t.msQ1 <= t.ms && t.ms <= t.msQ3 && t.msQ3 <= t.msMax);
+  strictEqual(t.samples, 5);
+  strictEqual(t.samplesMs.length, 5);
+  ok(t.sets >= 2, `a 12 kB working set rotates (${t.sets} sets)`);
+  strictEqual(t.cacheResident, true);
+  // The GPU intervals lie inside the submission, whose wall time also includes the fence.
+  ok(t.samplesMs.reduce((a, b) => a + b, 0) <= t.wallMs, `sum of passes ${t.samplesMs} vs wall ${t.wallMs}`);
+});
+
+gpuTest("timePlan: fewer than 5 samples is refused", async (gpu) => {
+  const plan = elementwisePlan(gpu, { op: "add", n: 4 });
+  await assertThrowsMessage(
+    () => timePlan(gpu, plan, () => [randomF32(4, 1), randomF32(4, 2)], { samples: 4 }),
+    "samples must be an integer in [5,",
+  );
+});
+
+gpuTest("timePlan: without timestamp-query no time is reported", async () => {
+  const adapter = await navigator.gpu.requestAdapter();
+  const device = await adapter!.requestDevice(); // no optional features
+  try {
+    const gpu = await acquireDevice({ device });
+    strictEqual(supportsTimestamps(gpu), false);
+    const plan = elementwisePlan(gpu, { op: "add", n: 4 });
+    let error: unknown;
+    try {
+      await timePlan(gpu, plan, () => [randomF32(4, 1), randomF32(4, 2)]);
+    } catch (e) {
+      error = e;
+    }
+    ok(error instanceof TimestampUnavailableError, `expected TimestampUnavailableError, got ${error}`);
+    ok(error.message.includes("timestamp-query"));
+  } finally {
+    device.destroy();
+  }
+});
