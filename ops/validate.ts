@@ -80,7 +80,7 @@ export function requireArray(
 ): void {
   if (!(value instanceof KINDS[kind])) {
     const got = value === null || typeof value !== "object" ? String(value) : value.constructor.name;
-    throw new Error(`${op}: ${name} must be a ${kind}, got ${got}`);
+    throw new Error(`${op}: ${name} must be ${kind === "Int32Array" ? "an" : "a"} ${kind}, got ${got}`);
   }
   if (length && value.length !== length[0]) {
     throw new Error(`${op}: ${name} must have length ${length[1]} = ${length[0]}, got ${value.length}`);

@@ -93,11 +93,11 @@ Deno.test("gather reference: bad input throws naming the argument", async () => 
   );
   await assertThrowsMessage(
     () => gather({ table: table3x2, indices: new Float32Array([0]) as unknown as Int32Array, V: 3, D: 2 }),
-    "gather: indices must be a Int32Array, got Float32Array",
+    "gather: indices must be an Int32Array, got Float32Array",
   );
   await assertThrowsMessage(
     () => gather({ table: table3x2, indices: [0] as unknown as Int32Array, V: 3, D: 2 }),
-    "gather: indices must be a Int32Array, got Array",
+    "gather: indices must be an Int32Array, got Array",
   );
   await assertThrowsMessage(
     () => gather({ table: table3x2, indices, V: -3, D: -2 }),
@@ -125,7 +125,7 @@ gpuTest("gather GPU: bad input throws before dispatch", async (gpu) => {
   );
   await assertThrowsMessage(
     () => gatherGpu(gpu, { table: table3x2, indices: new Uint32Array([0]) as unknown as Int32Array, V: 3, D: 2 }),
-    "gather: indices must be a Int32Array, got Uint32Array",
+    "gather: indices must be an Int32Array, got Uint32Array",
   );
   await assertThrowsMessage(() => gatherGpu(gpu, { table: table3x2, indices, V: 0, D: 6 }), "gather: V must be");
   await assertThrowsMessage(() => gatherGpu(gpu, { table: table3x2, indices, V: 3, D: NaN }), "gather: D must be");

@@ -75,7 +75,7 @@ Deno.test("packQ8 / packQ4 refuse codes outside the symmetric ranges [-127, 127]
   await assertThrowsMessage(() => packQ4(i32([8]), 1, 1), "packQ4: codes[0] = 8 is outside [-7, 7]");
   await assertThrowsMessage(() => packQ4(i32([1, 2]), 1, 3), "packQ4: codes must have length N * K = 3");
   await assertThrowsMessage(() => packQ8(i32([1, 2]), 2, 0), "packQ8: K must be an integer >= 1");
-  await assertThrowsMessage(() => packQ4(f32([1]) as unknown as Int32Array, 1, 1), "codes must be a Int32Array");
+  await assertThrowsMessage(() => packQ4(f32([1]) as unknown as Int32Array, 1, 1), "codes must be an Int32Array");
   await assertThrowsMessage(() => unpackQ4(new Uint32Array(1), 1, 9), "packed must have length N * ceil(K / 8) = 2");
 });
 

@@ -159,7 +159,7 @@ Deno.test("scatter reference: bad input throws naming the argument", async () =>
   );
   await assertThrowsMessage(
     () => scatter({ src, index: new Float64Array(6) as unknown as Int32Array, N: 2, K: 3, D: 4 }),
-    "scatter: index must be a Int32Array, got Float64Array",
+    "scatter: index must be an Int32Array, got Float64Array",
   );
   await assertThrowsMessage(
     () => scatter({ src, index, N: -2, K: -3, D: 4 }),
@@ -185,7 +185,7 @@ gpuTest("scatter GPU: bad input throws before dispatch", async (gpu) => {
   );
   await assertThrowsMessage(
     () => scatterGpu(gpu, { src, index: new Uint32Array(6) as unknown as Int32Array, N: 2, K: 3, D: 4 }),
-    "scatter: index must be a Int32Array, got Uint32Array",
+    "scatter: index must be an Int32Array, got Uint32Array",
   );
   await assertThrowsMessage(() => scatterGpu(gpu, { src, index, N: 2, K: 3, D: -1 }), "scatter: D must be");
   await assertThrowsMessage(() => scatterGpu(gpu, { src, index, N: 6.5, K: 1, D: 1 }), "scatter: N must be");

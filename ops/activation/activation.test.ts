@@ -1,0 +1,189 @@
+import { deepStrictEqual, notStrictEqual, ok, strictEqual } from "node:assert/strict";
+import {
+  assertClose,
+  assertThrowsMessage,
+  checkAgainstReference,
+  gpuTest,
+  loadGolden,
+  randomF32,
+} from "../../harness/testing.ts";
+import {
+  activation,
+  ACTIVATION_KINDS,
+  type ActivationArgs,
+  activationGpu,
+  type ActivationKind,
+  erf,
+  erfc,
+  KERNELS,
+} from "./mod.ts";
+
+interface Golden {
+  meta: { torch: string; gelu_gap: { x: number; gelu: number; gelu_tanh: number } };
+  inputs: Record<string, number[]>;
+  cases: { input: string; kind: ActivationKind; alpha?: number; out: number[] }[];
+}
+const golden = () => loadGolden<Golden>(new URL("./goldens/activation.json", import.meta.url));
+const f32 = (xs: number[]) => new Float32Array(xs);
+const one = (kind: ActivationKind, x: number, alpha?: number) => activation({ kind, x: f32([x]), alpha })[0];
+
+// Reference vs torch in float64, both rounded to f32: one f32 ulp (2^-23 relative) where the two
+// f64 values straddle a rounding boundary, and 1e-12 absolute for torch's own f64 cancellation in
+// the far tails of gelu and gelu_tanh (it returns 0 where the true value is below 1e-22).
+const referenceTolerance = { atol: 1e-12, rtol: 2 ** -23 };
+// Kernel vs reference: the kernel evaluates in f32 with WGSL's exp (accurate to 3 + 2|x| ULP) and
+// division (2.5 ULP), and its own erfc (1.2e-7 relative) and expm1; a few f32 ulps on values of
+// order 1 (measured on llvmpipe: 1.3e-7 relative beyond 1e-7 absolute), so 1e-6 relative leaves
+// room for less accurate exp. 1e-7 absolute covers the tails, where values are tiny and exp of
+// a large negative argument is least accurate in relative terms.
+const kernelTolerance = { atol: 1e-7, rtol: 1e-6 };
+
+Deno.test("erf and erfc: known values to 1e-15", () => {
+  const erfs = [
+    [0.5, 0.5204998778130465],
+    [1, 0.8427007929497149],
+    [2, 0.9953222650189527],
+    [3, 0.9999779095030014],
+  ];
+  for (const [z, value] of erfs) {
+    assertClose([erf(z)], [value], { atol: 1e-15, rtol: 0 }, `erf(${z})`);
+    assertClose([erf(-z)], [-value], { atol: 1e-15, rtol: 0 }, `erf(${-z})`);
+  }
+  strictEqual(erf(0), 0);
+  // erfc keeps its relative precision in the tail, where 1 - erf(z) is 0 in f64.
+  const erfcs = [
+    [0.5, 0.4795001221869535],
+    [3, 2.209049699858544e-5],
+    [5, 1.5374597944280349e-12],
+    [10, 2.088487583762545e-45],
+  ];
+  for (const [z, value] of erfcs) assertClose([erfc(z)], [value], { atol: 0, rtol: 1e-13 }, `erfc(${z})`);
+  strictEqual(1 - erf(10), 0);
+  assertClose([erfc(-3)], [2 - 2.209049699858544e-5], { atol: 1e-15, rtol: 0 }, "erfc(-3)");
+});
+
+Deno.test("activation reference: hand-derived values", () => {
+  deepStrictEqual([...activation({ kind: "relu2", x: f32([-2, -0, 0.5, 3]) })], [0, 0, 0.25, 9]);
+  strictEqual(one("silu", 0), 0);
+  // 1 / (1 + e^-1), tanh(1/2), Phi(1) and the tanh form at 1, each rounded to f32.
+  strictEqual(one("silu", 1), Math.fround(0.7310585786300049));
+  strictEqual(one("tanh", 0.5), Math.fround(0.46211715726000974));
+  strictEqual(one("gelu", 1), Math.fround(0.8413447460685429));
+  strictEqual(one("gelu_tanh", 1), Math.fround(0.8411919906082767));
+});
+
+Deno.test("activation reference: gelu is the erf form; gelu_tanh differs by 4.73e-4 at x = 2.699", () => {
+  const x = Math.fround(2.699);
+  const gap = one("gelu", x) - one("gelu_tanh", x);
+  ok(gap < -4.73e-4 && gap > -4.74e-4, `gelu - gelu_tanh at 2.699 is ${gap}`);
+  // Far beyond every tolerance here, so a kernel computing one kind for the other cannot pass.
+  ok(Math.abs(gap) > 100 * (kernelTolerance.atol + kernelTolerance.rtol * 3));
+});
+
+Deno.test("activation reference: gelu keeps its tail (x * Phi(x), not x/2 * (1 + erf) which is 0)", () => {
+  // -10 * Phi(-10) = -7.619853024160527e-23.
+  assertClose([one("gelu", -10)], [-7.619853024160527e-23], { atol: 0, rtol: 2 ** -23 }, "gelu(-10)");
+  strictEqual(-10 * 0.5 * (1 + erf(-10 / Math.SQRT2)), -0);
+});
+
+Deno.test("activation reference: elu's alpha is applied, defaults to 1 and is rounded to f32", () => {
+  strictEqual(one("elu", -1), Math.fround(Math.expm1(-1)));
+  strictEqual(one("elu", -1, 0.5), Math.fround(0.5 * Math.expm1(-1)));
+  strictEqual(one("elu", 2, 0.5), 2);
+  // alpha = 0.1 is used as f32(0.1), as torch casts it; kept in f64 it gives another f32 here.
+  const x = Math.fround(-0.001);
+  strictEqual(one("elu", x, 0.1), Math.fround(Math.fround(0.1) * Math.expm1(x)));
+  notStrictEqual(one("elu", x, 0.1), Math.fround(0.1 * Math.expm1(x)));
+});
+
+Deno.test("activation reference: large |x| gives limits, never NaN or Infinity", () => {
+  const x = f32([100, -100, 1e4, -1e4, 3e38, -3e38]);
+  deepStrictEqual([...activation({ kind: "tanh", x })], [1, -1, 1, -1, 1, -1]);
+  for (const kind of ["silu", "gelu", "gelu_tanh", "elu"] as const) {
+    const out = activation({ kind, x });
+    deepStrictEqual([out[0], out[2], out[4]], [100, 1e4, Math.fround(3e38)], kind);
+    ok([out[1], out[3], out[5]].every((v) => v <= 0 && v > -1.01), `${kind}: ${out}`);
+  }
+});
+
+Deno.test("activation reference: bad input throws naming the argument", async () => {
+  const x = f32([1, 2]);
+  await assertThrowsMessage(() => activation({ kind: "gelu", x, alpha: 1 }), 'alpha applies only to kind "elu"');
+  await assertThrowsMessage(() => activation({ kind: "swish" as ActivationKind, x }), 'kind must be one of "relu2"');
+  await assertThrowsMessage(() => activation({ kind: "tanh", x: f32([0, NaN]) }), "x must be finite, but x[1] is NaN");
+  await assertThrowsMessage(() => activation({ kind: "silu", x: f32([-Infinity]) }), "x[0] is -Infinity");
+  await assertThrowsMessage(() => activation({ kind: "elu", x, alpha: NaN }), "alpha must be a finite number");
+  await assertThrowsMessage(() => activation({ kind: "elu", x, alpha: 1e39 }), "alpha must be finite in f32");
+  await assertThrowsMessage(
+    () => activation({ kind: "relu2", x: [1, 2] as unknown as Float32Array }),
+    "x must be a Float32Array, got Array",
+  );
+});
+
+function goldenArgs(g: Golden, c: Golden["cases"][number]): ActivationArgs {
+  return { kind: c.kind, x: f32(g.inputs[c.input]), alpha: c.alpha };
+}
+
+Deno.test("activation reference matches torch goldens", async () => {
+  const g = await golden();
+  for (const c of g.cases) {
+    const label = `torch ${g.meta.torch} ${c.kind} alpha=${c.alpha} on ${c.input}`;
+    assertClose(activation(goldenArgs(g, c)), f32(c.out), referenceTolerance, label);
+  }
+  const { x, gelu, gelu_tanh } = g.meta.gelu_gap;
+  assertClose([one("gelu", x), one("gelu_tanh", x)], f32([gelu, gelu_tanh]), referenceTolerance, "gelu gap");
+});
+
+gpuTest("activation GPU matches torch goldens", async (gpu) => {
+  const g = await golden();
+  for (const c of g.cases) {
+    const label = `${c.kind} alpha=${c.alpha} on ${c.input}`;
+    assertClose(await activationGpu(gpu, goldenArgs(g, c)), f32(c.out), kernelTolerance, label);
+  }
+});
+
+gpuTest("activation GPU: gelu and gelu_tanh are told apart at x = 2.699", async (gpu) => {
+  const x = f32([2.699]);
+  const [gelu] = await activationGpu(gpu, { kind: "gelu", x });
+  const [geluTanh] = await activationGpu(gpu, { kind: "gelu_tanh", x });
+  ok(gelu - geluTanh < -4.7e-4, `gelu ${gelu}, gelu_tanh ${geluTanh}`);
+});
+
+gpuTest("activation GPU: large |x| gives no NaN or Infinity", async (gpu) => {
+  const x = f32([100, -100, 1e4, -1e4, 88.7, -88.7, 89, -89, 3e38, -3e38]);
+  for (const kind of ["silu", "elu", "tanh", "gelu", "gelu_tanh"] as const) {
+    const out = await activationGpu(gpu, { kind, x });
+    ok(out.every(Number.isFinite), `${kind}: ${out}`);
+    assertClose(out, activation({ kind, x }), kernelTolerance, kind);
+  }
+});
+
+gpuTest("activation GPU: bad input throws before dispatch", async (gpu) => {
+  const x = f32([1, 2]);
+  await assertThrowsMessage(
+    () => activationGpu(gpu, { kind: "tanh", x, alpha: 2 }),
+    'alpha applies only to kind "elu"',
+  );
+  await assertThrowsMessage(() => activationGpu(gpu, { kind: "gelu", x: f32([NaN]) }), "x must be finite");
+  await assertThrowsMessage(() => activationGpu(gpu, { kind: "nope" as ActivationKind, x }), "kind must be one of");
+  await assertThrowsMessage(
+    () => activationGpu(gpu, { kind: "relu2", x }, { override: "kernel.amd" }),
+    'override "kernel.amd" is not a variant of entry point "kernel"',
+  );
+});
+
+// Every kind on sizes that straddle the 256-wide workgroup, spread over [-8, 8), plus points near
+// 0 (where expm1 and tanh must not cancel) and far out (where exp would overflow if it were taken
+// of a positive argument).
+const SPECIAL = f32([0, 1e-7, -1e-7, 1e-3, -1e-3, 0.3, -0.3, -0.6, 2.699, 20, -20, 88.7, -88.7, 100, -100, 1e4, -1e4]);
+const cases = ACTIVATION_KINDS.flatMap((kind) => {
+  const alpha = kind === "elu" ? 0.7 : undefined;
+  return [
+    ...[1, 255, 256, 257, 4099].map((n) => ({
+      label: `${kind} n=${n}`,
+      args: { kind, x: randomF32(n, n, -8, 8), alpha },
+    })),
+    { label: `${kind} special`, args: { kind, x: SPECIAL, alpha } },
+  ];
+});
+checkAgainstReference("activation", KERNELS, "kernel", cases, activation, activationGpu, kernelTolerance);

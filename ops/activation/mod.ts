@@ -1,0 +1,96 @@
+/**
+ * activation: relu2, silu, elu, tanh, gelu and gelu_tanh, elementwise, as one op
+ * (`activation`, entry point `kernel`). Each matches its torch function (see `reference.ts` for
+ * the table, and for what is refused and why).
+ *
+ * Conventions, and why:
+ * - `gelu` is the exact erf form, torch.nn.functional.gelu's own default (approximate="none");
+ *   `gelu_tanh` is approximate="tanh". They differ by up to 4.73e-4 at x = 2.699, which is far
+ *   outside either kernel's error, so neither stands in for the other.
+ * - `elu`'s alpha is a scalar defaulting to 1.0, as torch.nn.ELU, rounded to f32 as torch rounds
+ *   it to the tensor's dtype. Passing alpha to any other kind throws rather than being ignored.
+ * - Nothing overflows for finite input: at x = ±1e4 silu, tanh and both gelus return their limits
+ *   (the kernel only ever takes exp of a non-positive argument). Non-finite input is refused.
+ * - WGSL has no erf and its tanh is only as accurate as exp(x) - exp(-x) near 0, so the kernel
+ *   carries its own: erfc with relative error below 1.2e-7, and tanh and elu through an expm1 that
+ *   does not cancel near 0.
+ *
+ * @module
+ */
+
+import { foldWorkgroups } from "../../harness/limits.ts";
+import { packParams } from "../../harness/params.ts";
+import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import type { KernelOptions } from "../../harness/options.ts";
+import { KERNELS } from "./kernels.gen.ts";
+import { type ActivationArgs, type ActivationKind, validateActivation } from "./reference.ts";
+
+export * from "./reference.ts";
+export { KERNELS };
+
+const KIND_CODES: Record<ActivationKind, number> = { relu2: 0, silu: 1, elu: 2, tanh: 3, gelu: 4, gelu_tanh: 5 };
+
+/**
+ * Floating-point operations per element, counting exp as one: what the plan's cost reports.
+ * relu2 multiplies; silu and gelu_tanh take a sigmoid (exp, add, divide) and multiply, gelu_tanh
+ * first forming its cubic argument; elu and tanh take an expm1 (exp, subtract), then scale or
+ * divide; gelu's erfc is a ten-term polynomial, an exp and a few more.
+ */
+const FLOPS_PER_ELEMENT: Record<ActivationKind, number> = {
+  relu2: 1,
+  silu: 4,
+  elu: 3,
+  tanh: 5,
+  gelu: 30,
+  gelu_tanh: 10,
+};
+
+/**
+ * Plans `activation` on the GPU for `n` elements.
+ *
+ * @param gpu the device
+ * @param shape the kind, the length `n`, and for `elu` alpha (default 1)
+ * @param options kernel override
+ * @returns the plan; bindings `x` (input) and `out` (output)
+ */
+export function activationPlan(
+  gpu: ResidentDevice,
+  shape: { kind: ActivationKind; n: number; alpha?: number },
+  options: KernelOptions = {},
+): KernelPlan {
+  const { kind, n, alpha = 1 } = shape;
+  return {
+    op: "activation",
+    kernel: gpu.resolve(KERNELS, "kernel", options),
+    bindings: [
+      { name: "x", dtype: "f32", length: n, role: "input" },
+      { name: "out", dtype: "f32", length: n, role: "output" },
+    ],
+    params: packParams(
+      [{ name: "n", type: "u32" }, { name: "kind", type: "u32" }, { name: "alpha", type: "f32" }],
+      { n, kind: KIND_CODES[kind], alpha },
+      "activation",
+    ),
+    workgroups: foldWorkgroups(Math.ceil(n / 256), gpu.limits.maxComputeWorkgroupsPerDimension),
+    cost: { bytes: 8 * n, flops: FLOPS_PER_ELEMENT[kind] * n },
+  };
+}
+
+/**
+ * Applies an activation function on the GPU.
+ *
+ * @param gpu the device
+ * @param args as {@link activation}
+ * @param options kernel override
+ * @returns the result
+ */
+export async function activationGpu(
+  gpu: ResidentDevice,
+  args: ActivationArgs,
+  options: KernelOptions = {},
+): Promise<Float32Array> {
+  validateActivation(args);
+  const plan = activationPlan(gpu, { kind: args.kind, n: args.x.length, alpha: args.alpha }, options);
+  const [out] = await gpu.run(plan, [args.x]);
+  return out as Float32Array;
+}

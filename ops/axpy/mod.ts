@@ -1,0 +1,139 @@
+/**
+ * axpy: `out[i] = y[i] + a * x[i]` with a scalar `a`, as `torch.add(y, x, alpha=a)` (BLAS's
+ * saxpy). It exists because elementwise is same-shape only: `latent += dt * velocity` would
+ * otherwise cost a buffer of copies of `dt` and a multiply, then an add.
+ *
+ * Two entry points: `kernel` (`axpyGpu`) writes a third buffer; `inplace` (`axpyInplaceGpu`)
+ * updates `y` through a single read_write binding. Binding one buffer as both `y` and `out` of
+ * `kernel` is not a shortcut to in-place: WebGPU rejects a buffer bound read-only and writable in
+ * one dispatch (the device here raises that as an error; unchecked, it reads back zeros).
+ *
+ * Conventions, and why:
+ * - Rounded once, like a fused multiply-add and like torch.add's vectorised CPU loop. At
+ *   `a = f32(0.1)`, `x = 3`, `y = -f32(0.3)` the answer is -2^-27; multiply-then-add cancels to 0.
+ *   WGSL does not promise that `fma()` rounds once (llvmpipe rounds twice), so the kernels check a
+ *   known answer and, where `fma()` is not fused, compute the once-rounded result in integer
+ *   arithmetic instead; see `wgsl/kernel.wgsl`. Subnormal results are exact on that path; where
+ *   `fma()` is fused they are whatever the device's fma gives (some flush them to zero).
+ * - `a` is rounded to f32 before use, as torch casts `alpha` to the tensors' dtype.
+ * - Nothing is broadcast: `x` and `y` have equal lengths.
+ *
+ * @module
+ */
+
+import { foldWorkgroups } from "../../harness/limits.ts";
+import { packParams, type ParamField } from "../../harness/params.ts";
+import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import type { KernelOptions } from "../../harness/options.ts";
+import { KERNELS } from "./kernels.gen.ts";
+import { type AxpyArgs, validateAxpy } from "./reference.ts";
+
+export * from "./reference.ts";
+export { KERNELS };
+
+const PARAMS: readonly ParamField[] = [
+  { name: "n", type: "u32" },
+  { name: "a", type: "f32" },
+  { name: "probe_a", type: "f32" },
+  { name: "probe_x", type: "f32" },
+  { name: "probe_y", type: "f32" },
+];
+
+/** The known answer that tells a fused fma() from one that rounds twice (see the module doc). */
+const FMA_PROBE = { probe_a: Math.fround(0.1), probe_x: 3, probe_y: -Math.fround(0.3) };
+
+function params(n: number, a: number): ArrayBuffer {
+  return packParams(PARAMS, { n, a, ...FMA_PROBE }, "axpy");
+}
+
+/**
+ * Plans `axpy` on the GPU for arrays of length `n`.
+ *
+ * @param gpu the device
+ * @param shape the scalar `a` and the length `n`
+ * @param options kernel override
+ * @returns the plan; bindings `x`, `y` (inputs) and `out` (output)
+ */
+export function axpyPlan(
+  gpu: ResidentDevice,
+  shape: { a: number; n: number },
+  options: KernelOptions = {},
+): KernelPlan {
+  const { a, n } = shape;
+  return {
+    op: "axpy",
+    kernel: gpu.resolve(KERNELS, "kernel", options),
+    bindings: [
+      { name: "x", dtype: "f32", length: n, role: "input" },
+      { name: "y", dtype: "f32", length: n, role: "input" },
+      { name: "out", dtype: "f32", length: n, role: "output" },
+    ],
+    params: params(n, a),
+    workgroups: foldWorkgroups(Math.ceil(n / 256), gpu.limits.maxComputeWorkgroupsPerDimension),
+    cost: { bytes: 12 * n, flops: 2 * n },
+  };
+}
+
+/**
+ * Plans `axpy` in place on the GPU for arrays of length `n`: `y` is read and written through one
+ * binding.
+ *
+ * @param gpu the device
+ * @param shape the scalar `a` and the length `n`
+ * @param options kernel override
+ * @returns the plan; bindings `x` (input) and `y` (inout)
+ */
+export function axpyInplacePlan(
+  gpu: ResidentDevice,
+  shape: { a: number; n: number },
+  options: KernelOptions = {},
+): KernelPlan {
+  const { a, n } = shape;
+  return {
+    op: "axpy",
+    kernel: gpu.resolve(KERNELS, "inplace", options),
+    bindings: [
+      { name: "x", dtype: "f32", length: n, role: "input" },
+      { name: "y", dtype: "f32", length: n, role: "inout" },
+    ],
+    params: params(n, a),
+    workgroups: foldWorkgroups(Math.ceil(n / 256), gpu.limits.maxComputeWorkgroupsPerDimension),
+    cost: { bytes: 12 * n, flops: 2 * n },
+  };
+}
+
+/**
+ * `y + a * x` on the GPU, into a new buffer.
+ *
+ * @param gpu the device
+ * @param args as {@link axpy}
+ * @param options kernel override
+ * @returns the result
+ */
+export async function axpyGpu(gpu: ResidentDevice, args: AxpyArgs, options: KernelOptions = {}): Promise<Float32Array> {
+  validateAxpy(args);
+  const plan = axpyPlan(gpu, { a: args.a, n: args.x.length }, options);
+  const [out] = await gpu.run(plan, [args.x, args.y]);
+  return out as Float32Array;
+}
+
+/**
+ * `y += a * x` on the GPU, through the `inplace` entry point. The host array `args.y` is uploaded
+ * and left unchanged; the updated `y` is read back and returned. To keep `y` on the device, submit
+ * {@link axpyInplacePlan} with resident tensors instead.
+ *
+ * @param gpu the device
+ * @param args as {@link axpy}
+ * @param options kernel override
+ * @returns the new `y`
+ */
+export async function axpyInplaceGpu(
+  gpu: ResidentDevice,
+  args: AxpyArgs,
+  options: KernelOptions = {},
+): Promise<Float32Array> {
+  validateAxpy(args);
+  const plan = axpyInplacePlan(gpu, { a: args.a, n: args.x.length }, options);
+  const [y] = await gpu.run(plan, [args.x, args.y]);
+  return y as Float32Array;
+}

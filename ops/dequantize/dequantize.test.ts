@@ -1,0 +1,167 @@
+import { deepStrictEqual, notStrictEqual, strictEqual } from "node:assert/strict";
+import { foldWorkgroups } from "../../harness/limits.ts";
+import {
+  assertClose,
+  assertThrowsMessage,
+  checkAgainstReference,
+  gpuTest,
+  loadGolden,
+  randomF32,
+  seededRandom,
+} from "../../harness/testing.ts";
+import { dequantize, type DequantizeArgs, dequantizeGpu, dequantizePlan, KERNELS } from "./mod.ts";
+
+interface GoldenCase {
+  M: number;
+  N: number;
+  acc: number[];
+  a_scale: number[];
+  w_scale: number[];
+  out: number[];
+  out_f32: number[];
+}
+interface Golden {
+  meta: { torch: string };
+  cases: GoldenCase[];
+}
+const golden = () => loadGolden<Golden>(new URL("./goldens/dequantize.json", import.meta.url));
+const f32 = (xs: number[]) => new Float32Array(xs);
+const argsOf = (c: GoldenCase): DequantizeArgs => ({
+  acc: new Int32Array(c.acc),
+  aScale: f32(c.a_scale),
+  wScale: f32(c.w_scale),
+  M: c.M,
+  N: c.N,
+});
+
+// The conversion and both products are each correctly rounded f32 operations, in the same order
+// on every side (torch's float32 expression included): agreement is exact.
+const exact = { atol: 0, rtol: 0 };
+// Against the exact product rounded once (torch in float64): three roundings on one side and one
+// on the other, each within 2^-24 relative, so within 4 * 2^-24 = 2^-22.
+const versusExact = { atol: 0, rtol: 2.5e-7 };
+
+Deno.test("dequantize reference: both scales are applied", () => {
+  const args = { acc: new Int32Array([10, -4, 6, 0]), aScale: f32([0.5, 2]), wScale: f32([0.25, 2]), M: 2, N: 2 };
+  const both = [...dequantize(args)];
+  deepStrictEqual(both, [1.25, -4, 3, 0]);
+  // Applying only one of them gives something else.
+  const ones = f32([1, 1]);
+  deepStrictEqual([...dequantize({ ...args, wScale: ones })], [5, -2, 12, 0]);
+  deepStrictEqual([...dequantize({ ...args, aScale: ones })], [2.5, -8, 1.5, 0]);
+});
+
+Deno.test("dequantize reference: (acc * aScale) * wScale, left to right, each product rounded", () => {
+  const a = Math.fround(0.01), w = Math.fround(0.03);
+  const [out] = dequantize({ acc: new Int32Array([1001]), aScale: f32([a]), wScale: f32([w]), M: 1, N: 1 });
+  strictEqual(out, 0.3003000020980835);
+  strictEqual(out, Math.fround(Math.fround(1001 * a) * w));
+  // The scales multiplied first give a different f32.
+  strictEqual(Math.fround(1001 * Math.fround(a * w)), 0.3002999722957611);
+});
+
+Deno.test("dequantize reference: acc is rounded to the nearest f32, ties to even", () => {
+  const acc = new Int32Array([16777217, 16777219, -16777219, 2147483647, -2147483648, 33554435]);
+  const out = dequantize({ acc, aScale: f32([1]), wScale: new Float32Array(6).fill(1), M: 1, N: 6 });
+  deepStrictEqual([...out], [16777216, 16777220, -16777220, 2147483648, -2147483648, 33554436]);
+  // 16777219 lies between the f32 values 16777218 and 16777220; rounding toward zero, which WGSL's
+  // f32(i32) is allowed to do, gives the other one.
+  strictEqual(Math.fround(16777218), 16777218);
+  notStrictEqual(out[1], 16777218);
+});
+
+Deno.test("dequantize reference: bad input throws naming the argument", async () => {
+  const acc = new Int32Array(6), aScale = f32([1, 1]), wScale = f32([1, 1, 1]);
+  await assertThrowsMessage(
+    () => dequantize({ acc, aScale, wScale, M: 3, N: 2 }),
+    "aScale must have length M = 3, got 2",
+  );
+  await assertThrowsMessage(
+    () => dequantize({ acc, aScale, wScale: f32([1]), M: 2, N: 3 }),
+    "wScale must have length N = 3",
+  );
+  await assertThrowsMessage(
+    () => dequantize({ acc: new Int32Array(5), aScale, wScale, M: 2, N: 3 }),
+    "acc must have length M * N = 6, got 5",
+  );
+  await assertThrowsMessage(() => dequantize({ acc, aScale, wScale, M: 0, N: 3 }), "M must be an integer >= 1, got 0");
+  await assertThrowsMessage(() => dequantize({ acc, aScale, wScale, M: 2, N: 2.5 }), "N must be an integer >= 1");
+  await assertThrowsMessage(
+    () => dequantize({ acc: new Float32Array(6) as unknown as Int32Array, aScale, wScale, M: 2, N: 3 }),
+    /acc must be an? Int32Array, got Float32Array/,
+  );
+  await assertThrowsMessage(
+    () => dequantize({ acc, aScale: f32([1, NaN]), wScale, M: 2, N: 3 }),
+    "aScale must be finite, but aScale[1] is NaN",
+  );
+  await assertThrowsMessage(
+    () => dequantize({ acc, aScale, wScale: f32([1, 1, -Infinity]), M: 2, N: 3 }),
+    "wScale must be finite, but wScale[2] is -Infinity",
+  );
+});
+
+Deno.test("dequantize reference matches torch goldens", async () => {
+  const { meta, cases } = await golden();
+  for (const c of cases) {
+    const out = dequantize(argsOf(c));
+    assertClose(out, f32(c.out_f32), exact, `torch ${meta.torch} float32, M=${c.M} N=${c.N}`);
+    assertClose(out, f32(c.out), versusExact, `torch ${meta.torch} float64, M=${c.M} N=${c.N}`);
+  }
+});
+
+gpuTest("dequantize GPU matches torch goldens", async (gpu) => {
+  for (const c of (await golden()).cases) {
+    const out = await dequantizeGpu(gpu, argsOf(c));
+    assertClose(out, f32(c.out_f32), exact, `float32, M=${c.M} N=${c.N}`);
+    assertClose(out, f32(c.out), versusExact, `float64, M=${c.M} N=${c.N}`);
+  }
+});
+
+gpuTest("dequantize GPU: plans fold grids over 65,535 workgroups and state their cost", (gpu) => {
+  const max = gpu.limits.maxComputeWorkgroupsPerDimension;
+  for (const [M, N] of [[2, 3], [4096, 4099]]) {
+    const plan = dequantizePlan(gpu, { M, N });
+    deepStrictEqual(plan.workgroups, foldWorkgroups(Math.ceil((M * N) / 256), max));
+    deepStrictEqual(plan.cost, { bytes: 8 * M * N + 4 * (M + N), flops: 2 * M * N });
+  }
+});
+
+gpuTest("dequantize GPU: bad input throws before dispatch", async (gpu) => {
+  const acc = new Int32Array(6), aScale = f32([1, 1]), wScale = f32([1, 1, 1]);
+  await assertThrowsMessage(
+    () => dequantizeGpu(gpu, { acc, aScale, wScale, M: 3, N: 2 }),
+    "aScale must have length M = 3",
+  );
+  await assertThrowsMessage(
+    () => dequantizeGpu(gpu, { acc, aScale, wScale, M: -1, N: 3 }),
+    "M must be an integer >= 1",
+  );
+  await assertThrowsMessage(
+    () => dequantizeGpu(gpu, { acc, aScale: f32([Infinity, 1]), wScale, M: 2, N: 3 }),
+    "aScale must be finite",
+  );
+  await assertThrowsMessage(
+    () => dequantizeGpu(gpu, { acc, aScale, wScale, M: 2, N: 3 }, { override: "kernel.soc" }),
+    'override "kernel.soc" is not a variant of entry point "kernel"',
+  );
+});
+
+// Accumulators over the whole int32 range (most beyond 2^24, where the conversion rounds) and
+// small ones, with scales of either sign; shapes whose element counts straddle the 256-wide
+// workgroup, a long row and many short rows.
+function cases(): { label: string; args: DequantizeArgs }[] {
+  return [[1, 1], [1, 255], [1, 256], [3, 257], [2, 4099], [300, 7]].map(([M, N]) => {
+    const next = seededRandom(M * 7919 + N);
+    const acc = Int32Array.from({ length: M * N }, (_, i) => {
+      const v = Math.floor(next() * 2 ** 32) - 2 ** 31;
+      return i % 2 === 0 ? v : v >> 12;
+    });
+    acc[0] = -(2 ** 31);
+    const label = `M=${M} N=${N}`;
+    return {
+      label,
+      args: { acc, aScale: randomF32(M, M, 1e-4, 1e-2), wScale: randomF32(N, N + 1, -1e-2, 1e-2), M, N },
+    };
+  });
+}
+checkAgainstReference("dequantize", KERNELS, "kernel", cases(), dequantize, dequantizeGpu, exact);

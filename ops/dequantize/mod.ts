@@ -1,0 +1,83 @@
+/**
+ * dequantize: int32 accumulators of an int8 GEMM back to f32, applying both the activation scale
+ * (per row) and the weight scale (per output channel) — `dequantize`, entry point `kernel`.
+ * Matches `acc.float() * a_scale[:, None] * w_scale[None, :]` in torch on float32, bit for bit.
+ *
+ * Conventions, and why:
+ * - Both scales are applied. A GEMM of quantize's codes carries the activation row's scale and
+ *   the weight row's scale; dropping either gives a result off by a whole scale factor, and a test
+ *   shows each single-scale result differs.
+ * - Left to right, each product rounded to f32: `(acc * aScale[m]) * wScale[n]`, the order the
+ *   torch expression above evaluates in. Multiplying the scales first rounds differently (an
+ *   example is pinned in the tests), and rounding once from the exact product would need more
+ *   than f32 on the GPU; against the exact product this is within three f32 roundings (2^-22
+ *   relative).
+ * - `acc` is converted to the nearest f32, ties to even, as torch's conversion does. WGSL leaves
+ *   the direction of that rounding unspecified above 2^24, so the kernel converts two exact halves
+ *   and lets one correctly rounded addition round.
+ *
+ * @module
+ */
+
+import { foldWorkgroups } from "../../harness/limits.ts";
+import { packParams } from "../../harness/params.ts";
+import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import type { KernelOptions } from "../../harness/options.ts";
+import { KERNELS } from "./kernels.gen.ts";
+import { type DequantizeArgs, validateDequantize } from "./reference.ts";
+
+export * from "./reference.ts";
+export { KERNELS };
+
+/**
+ * Plans `dequantize` on the GPU for `acc` of shape `[M, N]`.
+ *
+ * @param gpu the device
+ * @param shape `M` rows of `N`
+ * @param options kernel override
+ * @returns the plan; bindings `acc`, `aScale`, `wScale` (inputs) and `out` (output)
+ */
+export function dequantizePlan(
+  gpu: ResidentDevice,
+  shape: { M: number; N: number },
+  options: KernelOptions = {},
+): KernelPlan {
+  const { M, N } = shape;
+  const total = M * N;
+  return {
+    op: "dequantize",
+    kernel: gpu.resolve(KERNELS, "kernel", options),
+    bindings: [
+      { name: "acc", dtype: "i32", length: total, role: "input" },
+      { name: "aScale", dtype: "f32", length: M, role: "input" },
+      { name: "wScale", dtype: "f32", length: N, role: "input" },
+      { name: "out", dtype: "f32", length: total, role: "output" },
+    ],
+    params: packParams(
+      [{ name: "n_total", type: "u32" }, { name: "cols", type: "u32" }],
+      { n_total: total, cols: N },
+      "dequantize",
+    ),
+    workgroups: foldWorkgroups(Math.ceil(total / 256), gpu.limits.maxComputeWorkgroupsPerDimension),
+    cost: { bytes: 8 * total + 4 * (M + N), flops: 2 * total },
+  };
+}
+
+/**
+ * Dequantizes GEMM accumulators on the GPU.
+ *
+ * @param gpu the device
+ * @param args as {@link dequantize}
+ * @param options kernel override
+ * @returns the result `[M, N]`
+ */
+export async function dequantizeGpu(
+  gpu: ResidentDevice,
+  args: DequantizeArgs,
+  options: KernelOptions = {},
+): Promise<Float32Array> {
+  validateDequantize(args);
+  const plan = dequantizePlan(gpu, args, options);
+  const [out] = await gpu.run(plan, [args.acc, args.aScale, args.wScale]);
+  return out as Float32Array;
+}

@@ -1,0 +1,85 @@
+/**
+ * quantize: per-row absmax quantization of `[N, K]` f32 to int8 codes in [-127, 127] and one f32
+ * scale per row (`quantize`, entry point `kernel`); `codes * scale` approximates the row. There is
+ * no torch function for it; the arithmetic is torch's on float32 tensors except where stated.
+ *
+ * Conventions, and why:
+ * - Symmetric [-127, 127] with no zero point: +-absmax map to +-127 exactly, and -128 is never
+ *   produced, so a code's negation is a code.
+ * - Rounding is Math.round's, ties toward +Infinity (2.5 -> 3, -2.5 -> -2), so a host-side
+ *   quantizer written with Math.round agrees with this one; torch.round's ties-to-even and C's
+ *   round-half-away-from-zero are both rejected by a test.
+ * - The quotient `x * 127 / absmax` is rounded exactly, not as an f32 quotient (which would round
+ *   x = f32(0.5 / 127) in a row with absmax 1 up to 1); the kernel does it in integer arithmetic on
+ *   the bit patterns, so codes agree with the reference bit for bit on every device.
+ * - `scale = absmax / 127` is an f32 division, torch's on a float32 tensor. WGSL allows its
+ *   division 2.5 ULP, so a device may differ from the reference there by that much; codes do not
+ *   depend on the scale.
+ * - A row of zeros gets scale 0 and codes 0, not NaN. Non-finite input is refused. Subnormal
+ *   scales (absmax below 127 * 2^-126) may be flushed to 0 by the device.
+ *
+ * @module
+ */
+
+import { foldWorkgroups } from "../../harness/limits.ts";
+import { packParams } from "../../harness/params.ts";
+import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import type { KernelOptions } from "../../harness/options.ts";
+import { KERNELS } from "./kernels.gen.ts";
+import { type QuantizeArgs, type QuantizeResult, validateQuantize } from "./reference.ts";
+
+export * from "./reference.ts";
+export { KERNELS };
+
+/**
+ * Plans `quantize` on the GPU for `x` of shape `[N, K]`: one workgroup per row.
+ *
+ * @param gpu the device
+ * @param shape `N` rows of `K`
+ * @param options kernel override
+ * @returns the plan; bindings `x` (input), `codes` and `scales` (outputs)
+ */
+export function quantizePlan(
+  gpu: ResidentDevice,
+  shape: { N: number; K: number },
+  options: KernelOptions = {},
+): KernelPlan {
+  const { N, K } = shape;
+  return {
+    op: "quantize",
+    kernel: gpu.resolve(KERNELS, "kernel", options),
+    bindings: [
+      { name: "x", dtype: "f32", length: N * K, role: "input" },
+      { name: "codes", dtype: "i32", length: N * K, role: "output" },
+      { name: "scales", dtype: "f32", length: N, role: "output" },
+    ],
+    params: packParams(
+      [{ name: "rows", type: "u32" }, { name: "cols", type: "u32" }],
+      { rows: N, cols: K },
+      "quantize",
+    ),
+    workgroups: foldWorkgroups(N, gpu.limits.maxComputeWorkgroupsPerDimension),
+    // Read x, write a 4-byte code per element and a scale per row; per element one comparison
+    // for the absmax and one multiply-divide for the code (counted as 2), one division per row.
+    cost: { bytes: 8 * N * K + 4 * N, flops: 3 * N * K + N },
+  };
+}
+
+/**
+ * Quantizes each row on the GPU.
+ *
+ * @param gpu the device
+ * @param args as {@link quantize}
+ * @param options kernel override
+ * @returns the codes `[N, K]` and the scales `[N]`
+ */
+export async function quantizeGpu(
+  gpu: ResidentDevice,
+  args: QuantizeArgs,
+  options: KernelOptions = {},
+): Promise<QuantizeResult> {
+  validateQuantize(args);
+  const plan = quantizePlan(gpu, args, options);
+  const [codes, scales] = await gpu.run(plan, [args.x]);
+  return { codes: codes as Int32Array, scales: scales as Float32Array };
+}

@@ -1,0 +1,145 @@
+import { deepStrictEqual, notDeepStrictEqual, strictEqual } from "node:assert/strict";
+import { foldWorkgroups } from "../../harness/limits.ts";
+import {
+  assertClose,
+  assertThrowsMessage,
+  checkAgainstReference,
+  gpuTest,
+  loadGolden,
+  randomF32,
+} from "../../harness/testing.ts";
+import { KERNELS, quantize, type QuantizeArgs, quantizeGpu, quantizePlan } from "./mod.ts";
+
+interface Golden {
+  meta: { torch: string };
+  cases: { label: string; N: number; K: number; x: number[]; codes: number[]; scales: number[] }[];
+}
+const golden = () => loadGolden<Golden>(new URL("./goldens/quantize.json", import.meta.url));
+const f32 = (xs: number[]) => new Float32Array(xs);
+const row = (xs: number[]) => quantize({ x: f32(xs), N: 1, K: xs.length });
+
+// Codes are decided exactly everywhere: they must agree exactly.
+const exact = { atol: 0, rtol: 0 };
+// Scales are absmax / 127 in f32: exact in the reference and in torch, but WGSL allows its
+// division 2.5 ULP (2.5 * 2^-23 relative); llvmpipe divides exactly.
+const scaleTolerance = { atol: 0, rtol: 3e-7 };
+
+Deno.test("quantize reference: hand-derived values", () => {
+  // absmax 4 (a negative element), so codes are x * 127 / 4: 1 -> 31.75 -> 32.
+  const { codes, scales } = row([-4, 1, 0, 4]);
+  deepStrictEqual([...codes], [-127, 32, 0, 127]);
+  deepStrictEqual([...scales], [Math.fround(4 / 127)]);
+  // Rows are independent; -63.5 and 63.5 are ties, both rounded up.
+  const two = quantize({ x: f32([1, -0.5, 10, 5]), N: 2, K: 2 });
+  deepStrictEqual([...two.codes], [127, -63, 127, 64]);
+  deepStrictEqual([...two.scales], [Math.fround(1 / 127), Math.fround(10 / 127)]);
+});
+
+Deno.test("quantize reference: ties go toward +Infinity (2.5 -> 3, -2.5 -> -2, 0.5 -> 1)", () => {
+  // absmax 127 makes each quotient x itself.
+  const x = [127, 2.5, -2.5, 0.5, -0.5, 1.5, -1.5, 3.5];
+  const expected = [127, 3, -2, 1, 0, 2, -1, 4];
+  deepStrictEqual([...row(x).codes], expected);
+  // Ties to even (torch.round) and ties away from zero (C's round) each give something else.
+  const toEven = x.map((v) => v - Math.floor(v) === 0.5 ? 2 * Math.round(v / 2) : Math.round(v));
+  const awayFromZero = x.map((v) => Math.sign(v) * Math.floor(Math.abs(v) + 0.5));
+  notDeepStrictEqual(toEven, expected);
+  notDeepStrictEqual(awayFromZero, expected);
+  deepStrictEqual([toEven[1], awayFromZero[2]], [2, -3]);
+});
+
+Deno.test("quantize reference: the quotient is exact, not an f32 quotient", () => {
+  const x = Math.fround(0.5 / 127);
+  deepStrictEqual([...row([1, x]).codes], [127, 0]);
+  // x * 127 / 1 is 0.49999999813735485; each f32 way of forming it rounds to 0.5, whose code is 1.
+  strictEqual(x * 127, 0.49999999813735485);
+  strictEqual(Math.fround(x * Math.fround(127 / 1)), 0.5);
+  strictEqual(Math.fround(x / Math.fround(1 / 127)), 0.5);
+});
+
+Deno.test("quantize reference: a row of zeros gets scale 0 and codes 0, not NaN", () => {
+  const { codes, scales } = quantize({ x: f32([0, 0, 0, 1, -0, 0]), N: 2, K: 3 });
+  deepStrictEqual([...codes], [0, 0, 0, 127, 0, 0]);
+  deepStrictEqual([...scales], [0, Math.fround(1 / 127)]);
+});
+
+Deno.test("quantize reference: bad input throws naming the argument", async () => {
+  const x = f32([1, 2, 3, 4, 5, 6]);
+  await assertThrowsMessage(() => quantize({ x, N: 4, K: 2 }), "x must have length N * K = 8, got 6");
+  await assertThrowsMessage(() => quantize({ x, N: 0, K: 6 }), "N must be an integer >= 1, got 0");
+  await assertThrowsMessage(() => quantize({ x, N: -2, K: -3 }), "N must be an integer >= 1, got -2");
+  await assertThrowsMessage(() => quantize({ x, N: 2, K: 1.5 }), "K must be an integer >= 1, got 1.5");
+  await assertThrowsMessage(() => quantize({ x: f32([1, Infinity]), N: 1, K: 2 }), "x must be finite, but x[1]");
+  await assertThrowsMessage(
+    () => quantize({ x: new Int32Array(6) as unknown as Float32Array, N: 2, K: 3 }),
+    "x must be a Float32Array, got Int32Array",
+  );
+});
+
+Deno.test("quantize reference matches goldens", async () => {
+  const { meta, cases } = await golden();
+  for (const c of cases) {
+    const { codes, scales } = quantize({ x: f32(c.x), N: c.N, K: c.K });
+    assertClose(codes, c.codes, exact, `torch ${meta.torch} ${c.label} codes`);
+    // absmax / 127 in f32, correctly rounded on both sides.
+    assertClose(scales, f32(c.scales), exact, `torch ${meta.torch} ${c.label} scales`);
+  }
+});
+
+gpuTest("quantize GPU matches goldens", async (gpu) => {
+  for (const c of (await golden()).cases) {
+    const { codes, scales } = await quantizeGpu(gpu, { x: f32(c.x), N: c.N, K: c.K });
+    assertClose(codes, c.codes, exact, `${c.label} codes`);
+    assertClose(scales, f32(c.scales), scaleTolerance, `${c.label} scales`);
+  }
+});
+
+gpuTest("quantize GPU: plans one workgroup per row, folding past 65,535 rows, and state their cost", (gpu) => {
+  const max = gpu.limits.maxComputeWorkgroupsPerDimension;
+  for (const [N, K] of [[3, 5], [70_000, 2]]) {
+    const plan = quantizePlan(gpu, { N, K });
+    deepStrictEqual(plan.workgroups, foldWorkgroups(N, max));
+    deepStrictEqual(plan.cost, { bytes: 8 * N * K + 4 * N, flops: 3 * N * K + N });
+  }
+});
+
+gpuTest("quantize GPU: bad input throws before dispatch", async (gpu) => {
+  const x = f32([1, 2, 3, 4]);
+  await assertThrowsMessage(() => quantizeGpu(gpu, { x, N: 3, K: 2 }), "x must have length N * K = 6, got 4");
+  await assertThrowsMessage(() => quantizeGpu(gpu, { x, N: 2, K: 0 }), "K must be an integer >= 1");
+  await assertThrowsMessage(() => quantizeGpu(gpu, { x: f32([NaN]), N: 1, K: 1 }), "x must be finite");
+  await assertThrowsMessage(
+    () => quantizeGpu(gpu, { x, N: 1, K: 4 }, { override: "kernel.nvidia" }),
+    'override "kernel.nvidia" is not a variant of entry point "kernel"',
+  );
+});
+
+// Rows of 1, 255, 256, 257 and 4099 columns (shorter and longer than the 256-wide workgroup, so
+// the strided loop and the reduction both matter), then three rows of 600: zeros; random with
+// the absmax as its last element; and exact ties (absmax 127, so each quotient is the value
+// itself) interleaved with values just above and just below them.
+function cases(): { label: string; args: QuantizeArgs }[] {
+  const shapes = [[1, 1], [1, 255], [3, 256], [2, 257], [1, 4099], [7, 33]];
+  const random = shapes.map(([N, K]) => ({
+    label: `N=${N} K=${K}`,
+    args: { x: randomF32(N * K, N + K, -3, 3), N, K },
+  }));
+  const K = 600;
+  const zeros = new Float32Array(K);
+  const lastIsLargest = randomF32(K, 9, -1, 1);
+  lastIsLargest[K - 1] = -7;
+  const ties = Float32Array.from({ length: K }, (_, k) => {
+    const tie = (k % 254) - 126.5;
+    // Scaling by 1 +- 2^-23 moves a value by one or two ulps, never zero.
+    return k % 3 === 0 ? tie : tie * (1 + (k % 3 === 1 ? 2 ** -23 : -(2 ** -23)));
+  });
+  ties[K - 1] = 127;
+  const special = new Float32Array([...zeros, ...lastIsLargest, ...ties]);
+  return [...random, { label: "zeros, last-element absmax, ties", args: { x: special, N: 3, K } }];
+}
+checkAgainstReference("quantize codes", KERNELS, "kernel", cases(), (a) => quantize(a).codes, async (gpu, a, o) => {
+  return (await quantizeGpu(gpu, a, o)).codes;
+}, exact);
+checkAgainstReference("quantize scales", KERNELS, "kernel", cases(), (a) => quantize(a).scales, async (gpu, a, o) => {
+  return (await quantizeGpu(gpu, a, o)).scales;
+}, scaleTolerance);

@@ -1,0 +1,91 @@
+// quantize/kernel: per-row absmax int8 quantization. x is [rows, cols]; for each row,
+// scales[row] = absmax / 127 and codes[row, c] = round(x[row, c] * 127 / absmax), ties toward
+// +Infinity; a row of zeros gets scale 0 and codes 0.
+// One workgroup per row: each invocation takes the largest |x| of its strided share of the row,
+// so rows of any length work, and the workgroup reduces those; then it writes the codes. Rows
+// beyond 65,535 fold into y: row = id.x + id.y * num_workgroups.x.
+//
+// The code is decided exactly, in integer arithmetic on the f32 bit patterns, so every device
+// agrees with the f64 reference; an f32 quotient would round x * 127 / absmax onto a half-integer
+// it is not on. absmax is found exactly too: for non-negative floats, the order of their bit
+// patterns as u32 is the order of their values.
+struct Params {
+  rows: u32,
+  cols: u32,
+}
+
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> codes: array<i32>;
+@group(0) @binding(2) var<storage, read_write> scales: array<f32>;
+@group(0) @binding(3) var<uniform> params: Params;
+
+const WORKGROUP = 256u;
+
+var<workgroup> maxima: array<u32, WORKGROUP>;
+
+// A finite f32 magnitude (bits without the sign) as significand * 2^(exponent - 150), both integers.
+fn significand(magnitude: u32) -> u32 {
+  return (magnitude & 0x7fffffu) | select(0u, 0x800000u, magnitude >= 0x800000u);
+}
+
+fn exponent(magnitude: u32) -> u32 {
+  return max(magnitude >> 23u, 1u);
+}
+
+// round(x * 127 / absmax), ties toward +Infinity, for |x| <= absmax (as bit patterns).
+fn code_of(x_bits: u32, absmax_bits: u32) -> i32 {
+  let magnitude = x_bits & 0x7fffffffu;
+  if (magnitude == 0u) {
+    return 0;  // which covers every element of a row of zeros, so absmax > 0 below
+  }
+  // |x| <= absmax, so |x|'s exponent is at most absmax's.
+  let shift = exponent(absmax_bits) - exponent(magnitude);
+  if (shift > 8u) {
+    return 0;  // |quotient| < 127 * 2^24 / 2^(23 + 9) < 0.5
+  }
+  // |quotient| = numerator / denominator exactly; numerator < 2^31 and denominator < 2^32.
+  let numerator = 127u * significand(magnitude);
+  let denominator = significand(absmax_bits) << shift;
+  let whole = numerator / denominator;
+  let twice_remainder = 2u * (numerator - whole * denominator);
+  let negative = x_bits >= 0x80000000u;
+  // A tie goes up in magnitude for positive x and down for negative x: toward +Infinity.
+  let round_up = twice_remainder > denominator || (twice_remainder == denominator && !negative);
+  let code = i32(whole + select(0u, 1u, round_up));
+  return select(code, -code, negative);
+}
+
+@compute @workgroup_size(256)
+fn main(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) grid: vec3u,
+  @builtin(local_invocation_index) lid: u32,
+) {
+  let row = wid.x + wid.y * grid.x;
+  if (row >= params.rows) {
+    return;
+  }
+  let cols = params.cols;
+  let base = row * cols;
+
+  var largest = 0u;
+  for (var c = lid; c < cols; c += WORKGROUP) {
+    largest = max(largest, bitcast<u32>(x[base + c]) & 0x7fffffffu);
+  }
+  maxima[lid] = largest;
+  workgroupBarrier();
+  for (var stride = WORKGROUP / 2u; stride > 0u; stride /= 2u) {
+    if (lid < stride) {
+      maxima[lid] = max(maxima[lid], maxima[lid + stride]);
+    }
+    workgroupBarrier();
+  }
+  let absmax_bits = maxima[0];
+
+  if (lid == 0u) {
+    scales[row] = bitcast<f32>(absmax_bits) / 127.0;
+  }
+  for (var c = lid; c < cols; c += WORKGROUP) {
+    codes[base + c] = code_of(bitcast<u32>(x[base + c]), absmax_bits);
+  }
+}
