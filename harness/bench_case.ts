@@ -1,0 +1,109 @@
+/**
+ * How an op is benchmarked: which entry point, at which shapes, built how.
+ *
+ * Each op's `bench.ts` exports `BENCH`, a list of {@link defineCase} results, and
+ * `harness/bench_cases.ts` lists every op's. A case names the op and entry point, its
+ * kernel sources (so `--all-variants` can force each variant), a list of shapes for a real GPU
+ * (`gpu`: include one large enough to reach steady state, well past the 50 MB L2 of an H200) and a
+ * short list for a fallback adapter or `--quick` (`quick`: each must finish in seconds on a
+ * software adapter), a label per shape (dimensions joined by `x`), the op's own plan builder, and
+ * an input maker (random values, never all zeros, a different seed per rotated set). The cost the
+ * figures are computed from is the plan's own `cost`, declared by the op.
+ *
+ * @module
+ */
+
+import type { HostArray, KernelPlan, ResidentDevice } from "./device.ts";
+import type { KernelOptions } from "./options.ts";
+import type { KernelSources } from "./variants.ts";
+
+/** Which shape list runs: a real GPU's, or the short one (fallback adapter or `--quick`). */
+export type SizeClass = "gpu" | "quick";
+
+/** How an op is benchmarked, with its own shape type `S`. */
+export interface CaseSpec<S> {
+  /** The op, e.g. `elementwise`. */
+  op: string;
+  /** The entry point, e.g. `kernel`. */
+  entry: string;
+  /** The op's kernel sources (for `--all-variants`). */
+  sources: KernelSources;
+  /** Shapes on a real GPU; the largest should reach steady state. */
+  gpu: readonly S[];
+  /** Shapes on a fallback adapter or with `--quick`. */
+  quick: readonly S[];
+  /** A shape's label: dimensions joined by `x`. */
+  label: (shape: S) => string;
+  /** The op's plan for a shape (its `cost` is what the figures are computed from). */
+  plan: (gpu: ResidentDevice, shape: S, options: KernelOptions) => KernelPlan;
+  /** One host array per input binding of the plan, in binding order; random, never all zeros. */
+  inputs: (shape: S, seed: number) => HostArray[];
+}
+
+/** One shape of a case, with the shape type erased. */
+export interface BenchShape {
+  /** The label, e.g. `4096x4096`. */
+  label: string;
+  /** Builds the plan on a device, optionally forcing a variant. */
+  plan: (gpu: ResidentDevice, options: KernelOptions) => KernelPlan;
+  /** Makes the inputs of one rotated set. */
+  inputs: (seed: number) => HostArray[];
+}
+
+/** A benchmark case, ready to run. */
+export interface BenchCase {
+  /** The op. */
+  op: string;
+  /** The entry point. */
+  entry: string;
+  /** The op's kernel sources. */
+  sources: KernelSources;
+  /** Shapes per size class. */
+  shapes: Record<SizeClass, BenchShape[]>;
+}
+
+/**
+ * Turns a typed case spec into a {@link BenchCase}.
+ *
+ * @param spec the op, entry, sources, shapes, label, plan builder and input maker
+ * @returns the case
+ */
+export function defineCase<S>(spec: CaseSpec<S>): BenchCase {
+  const erase = (shapes: readonly S[]): BenchShape[] =>
+    shapes.map((s) => ({
+      label: spec.label(s),
+      plan: (gpu, options) => spec.plan(gpu, s, options),
+      inputs: (seed) => spec.inputs(s, seed),
+    }));
+  return {
+    op: spec.op,
+    entry: spec.entry,
+    sources: spec.sources,
+    shapes: { gpu: erase(spec.gpu), quick: erase(spec.quick) },
+  };
+}
+
+/**
+ * Random f32 values with magnitudes in [lo, hi) and random signs (never zero when lo > 0); fast
+ * enough for hundreds of millions of elements (xorshift32).
+ *
+ * @param length number of values
+ * @param seed any integer
+ * @param lo smallest magnitude, default 0.5
+ * @param hi magnitude bound, default 1.5
+ * @returns the values
+ */
+export function randomInput(length: number, seed: number, lo = 0.5, hi = 1.5): Float32Array {
+  const out = new Float32Array(length);
+  let s = (seed ^ 0x9e3779b9) >>> 0 || 1;
+  const scale = (hi - lo) / 2 ** 31;
+  for (let i = 0; i < length; i++) {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    const magnitude = lo + (s & 0x7fffffff) * scale;
+    out[i] = s & 0x80000000 ? -magnitude : magnitude;
+  }
+  return out;
+}
