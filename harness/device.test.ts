@@ -1,5 +1,5 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { acquireDevice, type KernelPlan, type ResidentDevice } from "./device.ts";
+import { acquireDevice, type KernelPlan } from "./device.ts";
 import { LimitError } from "./limits.ts";
 import { packParams } from "./params.ts";
 import { assertThrowsMessage, gpuTest } from "./testing.ts";
@@ -13,7 +13,7 @@ fn main(@builtin(global_invocation_id) id: vec3u) {
   if (id.x < params.n) { out[id.x] = 2.0 * x[id.x]; }
 }`;
 
-function doublePlan(gpu: ResidentDevice, n: number, source = DOUBLE, variant = "kernel"): KernelPlan {
+function doublePlan(n: number, source = DOUBLE, variant = "kernel"): KernelPlan {
   return {
     op: "double",
     kernel: { variant, source, rung: "portable", tried: [variant] },
@@ -28,7 +28,7 @@ function doublePlan(gpu: ResidentDevice, n: number, source = DOUBLE, variant = "
 }
 
 gpuTest("ResidentDevice.run uploads, dispatches and reads back", async (gpu) => {
-  const [out] = await gpu.run(doublePlan(gpu, 100), [Float32Array.from({ length: 100 }, (_, i) => i - 50)]);
+  const [out] = await gpu.run(doublePlan(100), [Float32Array.from({ length: 100 }, (_, i) => i - 50)]);
   deepStrictEqual([...out], Array.from({ length: 100 }, (_, i) => 2 * (i - 50)));
 });
 
@@ -36,13 +36,13 @@ gpuTest("resident tensors stay on the device across submits", async (gpu) => {
   const x = gpu.upload(new Float32Array([1, 2, 3]), "x");
   const y = gpu.alloc("f32", 3, "y");
   const z = gpu.alloc("f32", 3, "z");
-  await gpu.submit([doublePlan(gpu, 3), [x, y]], [doublePlan(gpu, 3), [y, z]]);
+  await gpu.submit([doublePlan(3), [x, y]], [doublePlan(3), [y, z]]);
   deepStrictEqual([...await gpu.read(z)], [4, 8, 12]);
   for (const t of [x, y, z]) t.buffer.destroy();
 });
 
 gpuTest("a dispatch beyond a limit throws LimitError before anything is encoded", async (gpu) => {
-  const plan = { ...doublePlan(gpu, 4), workgroups: gpu.limits.maxComputeWorkgroupsPerDimension + 1 };
+  const plan = { ...doublePlan(4), workgroups: gpu.limits.maxComputeWorkgroupsPerDimension + 1 };
   let error: unknown;
   try {
     await gpu.run(plan, [new Float32Array(4)]);
@@ -56,22 +56,22 @@ gpuTest("a dispatch beyond a limit throws LimitError before anything is encoded"
 gpuTest("a WebGPU validation error is thrown with the op, variant and sizes, never read back as zeros", async (gpu) => {
   const broken = DOUBLE.replace("2.0 * x[id.x]", "2.0 * undefined_name[id.x]");
   await assertThrowsMessage(
-    () => gpu.run(doublePlan(gpu, 4, broken, "kernel.broken"), [new Float32Array(4)]),
+    () => gpu.run(doublePlan(4, broken, "kernel.broken"), [new Float32Array(4)]),
     /WebGPU rejected double\/kernel\.broken \[x: 4 f32, out: 4 f32\]/,
   );
 });
 
 gpuTest("inputs that do not match the plan's bindings are refused", async (gpu) => {
-  const plan = doublePlan(gpu, 4);
+  const plan = doublePlan(4);
   await assertThrowsMessage(() => gpu.run(plan, [new Float32Array(3)]), "double: x must be 4 f32 elements, got 3 f32");
   await assertThrowsMessage(() => gpu.run(plan, [new Int32Array(4)]), "got 4 i32");
   await assertThrowsMessage(() => gpu.run(plan, []), "expected 1 input arrays (x), got 0");
 });
 
 gpuTest("the pipeline cache refuses one key compiled from two sources", async (gpu) => {
-  await gpu.run(doublePlan(gpu, 2, DOUBLE, "kernel.cache"), [new Float32Array(2)]);
+  await gpu.run(doublePlan(2, DOUBLE, "kernel.cache"), [new Float32Array(2)]);
   await assertThrowsMessage(
-    () => gpu.run(doublePlan(gpu, 2, DOUBLE.replace("2.0 *", "3.0 *"), "kernel.cache"), [new Float32Array(2)]),
+    () => gpu.run(doublePlan(2, DOUBLE.replace("2.0 *", "3.0 *"), "kernel.cache"), [new Float32Array(2)]),
     "pipeline cache: double/kernel.cache was already compiled from a different source",
   );
 });
@@ -83,7 +83,7 @@ gpuTest("a caller's device is never destroyed by the library", async (gpu) => {
   wrapped.destroy();
   // Still usable: the wrapper did not destroy it.
   const again = await acquireDevice({ device });
-  const [out] = await again.run(doublePlan(again, 2), [new Float32Array([5, 6])]);
+  const [out] = await again.run(doublePlan(2), [new Float32Array([5, 6])]);
   deepStrictEqual([...out], [10, 12]);
   device.destroy();
 });
@@ -99,7 +99,7 @@ gpuTest("describeAdapter reports the adapter and the target reasoning", (gpu) =>
 gpuTest("a zeroed binding is cleared before the pass, so a reused accumulator starts from zero", async (gpu) => {
   const accumulate = DOUBLE.replace("out[id.x] = 2.0 * x[id.x];", "out[id.x] = out[id.x] + x[id.x];");
   const plan = (zeroed: boolean): KernelPlan => {
-    const p = doublePlan(gpu, 3, accumulate, zeroed ? "kernel.zeroed" : "kernel.accumulate");
+    const p = doublePlan(3, accumulate, zeroed ? "kernel.zeroed" : "kernel.accumulate");
     return { ...p, bindings: [p.bindings[0], { ...p.bindings[1], zeroed }] };
   };
   const x = gpu.upload(new Float32Array([1, 2, 3]), "x");
@@ -114,11 +114,11 @@ gpuTest("a zeroed binding is cleared before the pass, so a reused accumulator st
 gpuTest("poisoned outputs expose unwritten elements and writes past the end", async (gpu) => {
   strictEqual(gpu.poisonOutputs, true);
   const skipsLast = DOUBLE.replace("if (id.x < params.n)", "if (id.x + 1u < params.n)");
-  const [out] = await gpu.run(doublePlan(gpu, 3, skipsLast, "kernel.skips_last"), [new Float32Array([1, 2, 3])]);
+  const [out] = await gpu.run(doublePlan(3, skipsLast, "kernel.skips_last"), [new Float32Array([1, 2, 3])]);
   deepStrictEqual([out[0], out[1], Number.isNaN(out[2])], [2, 4, true]);
   const overruns = DOUBLE.replace("if (id.x < params.n)", "if (id.x < params.n + 1u)");
   await assertThrowsMessage(
-    () => gpu.run(doublePlan(gpu, 3, overruns, "kernel.overruns"), [new Float32Array(3)]),
+    () => gpu.run(doublePlan(3, overruns, "kernel.overruns"), [new Float32Array(3)]),
     "double/kernel.overruns: wrote past the end of out (element 3 of 3)",
   );
 });
@@ -128,13 +128,13 @@ gpuTest("withLimits lowers limits for planning and running, and refuses to raise
   strictEqual(low.limits.maxComputeWorkgroupsPerDimension, 5);
   strictEqual(low.limits.maxStorageBufferBindingSize, gpu.limits.maxStorageBufferBindingSize);
   await assertThrowsMessage(
-    () => low.run({ ...doublePlan(low, 4), workgroups: 6 }, [new Float32Array(4)]),
+    () => low.run({ ...doublePlan(4), workgroups: 6 }, [new Float32Array(4)]),
     "maxComputeWorkgroupsPerDimension >= 6, but this device allows 5",
   );
-  const [out] = await low.run(doublePlan(low, 4), [new Float32Array([1, 2, 3, 4])]);
+  const [out] = await low.run(doublePlan(4), [new Float32Array([1, 2, 3, 4])]);
   deepStrictEqual([...out], [2, 4, 6, 8]);
   low.destroy(); // a view never destroys the device
-  const [again] = await gpu.run(doublePlan(gpu, 1), [new Float32Array([7])]);
+  const [again] = await gpu.run(doublePlan(1), [new Float32Array([7])]);
   deepStrictEqual([...again], [14]);
   await assertThrowsMessage(
     () => gpu.withLimits({ maxBufferSize: gpu.limits.maxBufferSize + 1 }),

@@ -23,7 +23,8 @@
  * than it is credited with, fails there and reports no figure. Times come from `harness/timing.ts`
  * (timestamp queries, median of at least 5 after warm-up).
  *
- * Run as a program for the sweep: `deno run -A harness/roofline.ts --sweep` (see {@link sweepConfigs}).
+ * Run the probes alone with `deno task roofline`, and every configuration with `deno task roofline --sweep`
+ * (see {@link sweepConfigs}).
  *
  * @module
  */
@@ -694,10 +695,4 @@ export async function measureRoofline(
     probes,
     skipped,
   };
-}
-
-if (import.meta.main) {
-  // The CLI lives with the bench (Deno-only), which imports this module: no top-level await here,
-  // or the two would wait on each other.
-  import("./bench.ts").then(({ exitWith, rooflineMain }) => exitWith(rooflineMain, Deno.args));
 }

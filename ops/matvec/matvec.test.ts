@@ -1,6 +1,6 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import type { ResidentDevice } from "../../harness/device.ts";
-import { type GuardedLimits, LimitError } from "../../harness/limits.ts";
+import { LimitError } from "../../harness/limits.ts";
 import {
   assertClose,
   assertThrowsMessage,
@@ -183,15 +183,6 @@ gpuTest("matvec GPU: bad input throws before dispatch", async (gpu) => {
     'override "q8row" is not a variant of entry point "kernel"',
   );
 });
-
-function thrownBy(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  throw new Error("expected a throw");
-}
 
 /** One plan and its inputs per entry point, for N rows of K columns. */
 function everyEntry(gpu: ResidentDevice, N: number, K: number) {

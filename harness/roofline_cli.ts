@@ -1,0 +1,10 @@
+/**
+ * `deno task roofline`: the roofline probes alone (`--sweep` tries every probe configuration).
+ * Deno-only CLI, kept apart from `harness/roofline.ts` so the published probes import no CLI.
+ *
+ * @module
+ */
+
+import { exitWith, rooflineMain } from "./bench.ts";
+
+exitWith(rooflineMain, Deno.args);

@@ -1,0 +1,167 @@
+/**
+ * @xpu/ops: WebGPU primitives, each a plain-TypeScript reference (the definition of correct) and
+ * WGSL kernels held to it, the harness they run on, and the roofline probes that measure the
+ * machine's own ceilings.
+ *
+ * Every op is also importable alone as `@xpu/ops/ops/<op>`, which additionally exports its WGSL
+ * sources as `KERNELS`; the harness alone as `@xpu/ops/harness`.
+ *
+ * @example
+ * ```ts ignore
+ * import { acquireDevice, softmax, softmaxGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const x = new Float32Array([1, 2, 3, 4, 5, 6]);
+ * const y = await softmaxGpu(gpu, { x, rows: 2, cols: 3 }); // the kernel resolved for this adapter
+ * const reference = softmax({ x, rows: 2, cols: 3 }); // the definition it is held to
+ * gpu.destroy();
+ * ```
+ *
+ * @module
+ */
+
+export * from "./harness/mod.ts";
+export * from "./harness/roofline.ts";
+export {
+  activation,
+  ACTIVATION_KINDS,
+  type ActivationArgs,
+  activationGpu,
+  type ActivationKind,
+  activationPlan,
+  erf,
+  erfc,
+  validateActivation,
+} from "./ops/activation/mod.ts";
+export {
+  axpy,
+  type AxpyArgs,
+  axpyGpu,
+  axpyInplaceGpu,
+  axpyInplacePlan,
+  axpyPlan,
+  validateAxpy,
+} from "./ops/axpy/mod.ts";
+export {
+  dequantTranspose,
+  type DequantTransposeArgs,
+  dequantTransposeGpu,
+  dequantTransposePlan,
+  validateDequantTranspose,
+} from "./ops/dequant_transpose/mod.ts";
+export {
+  dequantize,
+  type DequantizeArgs,
+  dequantizeGpu,
+  dequantizePlan,
+  validateDequantize,
+} from "./ops/dequantize/mod.ts";
+export {
+  elementwise,
+  ELEMENTWISE_OPS,
+  type ElementwiseArgs,
+  elementwiseGpu,
+  type ElementwiseOp,
+  elementwisePlan,
+  elementwiseRows,
+  type ElementwiseRowsArgs,
+  elementwiseRowsGpu,
+  elementwiseRowsPlan,
+  validateElementwise,
+  validateElementwiseRows,
+} from "./ops/elementwise/mod.ts";
+export { gather, type GatherArgs, gatherGpu, gatherPlan, MAX_ROWS, validateGather } from "./ops/gather/mod.ts";
+export {
+  layernorm,
+  LAYERNORM_DEFAULT_EPS,
+  type LayernormArgs,
+  layernormGpu,
+  layernormPlan,
+  validateLayernorm,
+} from "./ops/layernorm/mod.ts";
+export {
+  LARGE_TILE_MIN_TILES,
+  matmul,
+  type MatmulArgs,
+  matmulGpu,
+  matmulPlan,
+  matmulQ4G128,
+  type MatmulQ4G128Args,
+  matmulQ4G128Gpu,
+  matmulQ4G128Plan,
+  matmulQ8,
+  type MatmulQ8Args,
+  matmulQ8Gpu,
+  matmulQ8Plan,
+  type MatmulShape,
+  validateMatmul,
+  validateMatmulQ4G128,
+  validateMatmulQ8,
+} from "./ops/matmul/mod.ts";
+export {
+  matvec,
+  type MatvecArgs,
+  matvecGpu,
+  matvecPlan,
+  matvecQ4G128,
+  type MatvecQ4G128Args,
+  matvecQ4G128Gpu,
+  matvecQ4G128Plan,
+  matvecQ8,
+  type MatvecQ8Args,
+  matvecQ8Gpu,
+  matvecQ8Plan,
+  type MatvecShape,
+  packQ4,
+  packQ8,
+  Q4_GROUP,
+  Q4_MAX,
+  type Q4G128,
+  Q8_MAX,
+  quantizeQ4G128,
+  unpackQ4,
+  unpackQ8,
+  validateMatvec,
+  validateMatvecQ4G128,
+  validateMatvecQ8,
+} from "./ops/matvec/mod.ts";
+export {
+  MAX_PERMUTE_RANK,
+  permute,
+  type PermuteArgs,
+  permuteDims,
+  permuteGpu,
+  permutePlan,
+  type PermuteShape,
+  validatePermute,
+} from "./ops/permute/mod.ts";
+export {
+  quantize,
+  type QuantizeArgs,
+  quantizeGpu,
+  quantizePlan,
+  type QuantizeResult,
+  validateQuantize,
+} from "./ops/quantize/mod.ts";
+export {
+  reduce,
+  REDUCE_OPS,
+  type ReduceArgs,
+  reduceGpu,
+  type ReduceOp,
+  reducePlan,
+  type ReduceShape,
+  type ReduceView,
+  reduceView,
+  validateReduce,
+} from "./ops/reduce/mod.ts";
+export {
+  rmsnorm,
+  RMSNORM_DEFAULT_EPS,
+  type RmsnormArgs,
+  rmsnormGpu,
+  rmsnormPlan,
+  validateRmsnorm,
+} from "./ops/rmsnorm/mod.ts";
+export { MAX_COLUMNS, scatter, type ScatterArgs, scatterGpu, scatterPlan, validateScatter } from "./ops/scatter/mod.ts";
+export { softmax, type SoftmaxArgs, softmaxGpu, softmaxPlan, validateSoftmax } from "./ops/softmax/mod.ts";
+export { transpose, type TransposeArgs, transposeGpu, transposePlan, validateTranspose } from "./ops/transpose/mod.ts";
