@@ -72,3 +72,19 @@ Deno.test("unguardedOps finds an entry point whose variant no test iterates", as
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("unguardedOps accepts a template-literal label in checkAgainstReference", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(`${dir}/demo/wgsl`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/demo/wgsl/kernel.wgsl`, "");
+    await Deno.writeTextFile(`${dir}/demo/wgsl/kernel.nvidia.wgsl`, "");
+    await Deno.writeTextFile(
+      `${dir}/demo/demo.test.ts`,
+      'checkAgainstReference(`demo ${op}`, KERNELS, "kernel", cases, demo, demoGpu, tol);',
+    );
+    deepStrictEqual(await unguardedOps(new URL(`file://${dir}/`)), []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,76 @@
+/**
+ * Reference for dequantTranspose: what correct means, in plain TypeScript.
+ *
+ * `dequantTranspose({ weight, scale, N, K })` turns an int8 weight `[N, K]` (a Linear layer's
+ * orientation: one row per output feature) into the f32 matrix `[K, N]`:
+ * `out[k, n] = code[n, k] * scale[n]`, which is `(codes * scale[:, None]).T` in torch. The result
+ * is the right-hand operand of a plain GEMM, so `matmul({ a, b: dequantTranspose(w), M, N, K })`
+ * computes `F.linear(a, dequant(w))`.
+ *
+ * The weight is ops/matvec's q8 format: `[N, ceil(K/4)]` u32, code `k` of a row in byte `k % 4`
+ * (least significant first) of word `k / 4`, two's complement, the padding of a row's last word
+ * ignored; `scale` is `[N]`, one per row. A byte decodes to [-128, 127] whatever produced it.
+ * Each output is the f64 product rounded to f32 once, which is exactly what one f32 multiply gives.
+ *
+ * Refused, with an error naming the argument: N or K not an integer >= 1, and arrays of the wrong
+ * type or length.
+ *
+ * @module
+ */
+
+import { requireArray, requireInt } from "../validate.ts";
+
+/** Arguments of {@link dequantTranspose}. */
+export interface DequantTransposeArgs {
+  /** The weight `[N, K]` packed by `packQ8`: `[N, ceil(K/4)]` words. */
+  weight: Uint32Array;
+  /** `[N]`, one scale per weight row. */
+  scale: Float32Array;
+  /** Rows of the weight, columns of the result. */
+  N: number;
+  /** Columns of the weight, rows of the result. */
+  K: number;
+}
+
+/**
+ * Validates {@link dequantTranspose}'s arguments.
+ *
+ * @param args the arguments
+ * @throws Error naming the bad argument and what was expected
+ */
+export function validateDequantTranspose(args: DequantTransposeArgs): void {
+  const op = "dequantTranspose";
+  requireInt(op, "N", args.N, 1);
+  requireInt(op, "K", args.K, 1);
+  requireArray(op, "weight", args.weight, "Uint32Array", [args.N * Math.ceil(args.K / 4), "N * ceil(K / 4)"]);
+  requireArray(op, "scale", args.scale, "Float32Array", [args.N, "N"]);
+}
+
+/**
+ * The int8 weight `[N, K]`, dequantized and transposed to `[K, N]`.
+ *
+ * @param args the packed weight, its row scales and its shape
+ * @returns a new Float32Array `[K, N]`
+ *
+ * @example
+ * ```ts
+ * import { dequantTranspose } from "./reference.ts";
+ * // Two rows of three codes: [1, 2, 3] scaled by 0.5 and [-1, 0, 4] scaled by 2.
+ * const weight = new Uint32Array([0x030201, 0x0400ff]);
+ * dequantTranspose({ weight, scale: new Float32Array([0.5, 2]), N: 2, K: 3 }); // [0.5, -2, 1, 0, 1.5, 8]
+ * ```
+ */
+export function dequantTranspose(args: DequantTransposeArgs): Float32Array {
+  validateDequantTranspose(args);
+  const { weight, scale, N, K } = args;
+  const wordsPerRow = Math.ceil(K / 4);
+  const out = new Float32Array(K * N);
+  for (let n = 0; n < N; n++) {
+    for (let k = 0; k < K; k++) {
+      const byte = Math.floor(weight[n * wordsPerRow + Math.floor(k / 4)] / 256 ** (k % 4)) % 256;
+      const code = byte >= 128 ? byte - 256 : byte;
+      out[k * N + n] = code * scale[n];
+    }
+  }
+  return out;
+}

@@ -1,0 +1,270 @@
+import { deepStrictEqual, ok } from "node:assert/strict";
+import {
+  assertClose,
+  assertThrowsMessage,
+  checkAgainstReference,
+  gpuTest,
+  loadGolden,
+  randomF32,
+  type ReferenceCase,
+  seededRandom,
+  type Tolerance,
+} from "../../harness/testing.ts";
+import { matvecQ4G128, matvecQ8, packQ4, packQ8, quantizeQ4G128, unpackQ4, unpackQ8 } from "../matvec/reference.ts";
+import {
+  KERNELS,
+  matmul,
+  type MatmulArgs,
+  matmulGpu,
+  matmulQ4G128,
+  type MatmulQ4G128Args,
+  matmulQ4G128Gpu,
+  matmulQ8,
+  type MatmulQ8Args,
+  matmulQ8Gpu,
+} from "./mod.ts";
+
+// Every entry point against the reference at awkward sizes, and against the torch goldens, with the
+// tolerance an f32 GEMM has to be given. Reference facts, refusals and grids are in matmul.test.ts.
+
+const f32 = (xs: number[]) => new Float32Array(xs);
+const largest = (xs: Iterable<number>) => Math.max(0, ...xs);
+// Two f64 sums of the same terms in different orders, each rounded once to f32: one f32 rounding
+// apart, and 1e-12 absolute where a sum cancels to near zero.
+const oneRounding = { atol: 1e-12, rtol: 2 ** -23 };
+
+/** A case, with the bound its tolerance is built from: max over outputs of sum_k |a[m, k]| |w[n, k]|. */
+interface GemmCase<A> extends ReferenceCase<A> {
+  absDot: number;
+}
+
+function gemmCase<A extends { a: Float32Array; M: number; N: number; K: number }>(
+  label: string,
+  args: A,
+  weightAt: (n: number, k: number) => number,
+): GemmCase<A> {
+  const { a, M, N, K } = args;
+  const absW = new Float32Array(K * N);
+  for (let n = 0; n < N; n++) for (let k = 0; k < K; k++) absW[k * N + n] = Math.abs(weightAt(n, k));
+  return { label, args, absDot: largest(matmul({ a: a.map(Math.abs), b: absW, M, N, K })) };
+}
+
+const denseCase = (label: string, args: MatmulArgs) => gemmCase(label, args, (n, k) => args.b[k * args.N + n]);
+
+function q8Case(label: string, args: MatmulQ8Args): GemmCase<MatmulQ8Args> {
+  const codes = unpackQ8(args.weight, args.N, args.K);
+  return gemmCase(label, args, (n, k) => codes[n * args.K + k] * args.scale[n]);
+}
+
+function q4Case(label: string, args: MatmulQ4G128Args): GemmCase<MatmulQ4G128Args> {
+  const { N, K } = args;
+  const codes = unpackQ4(args.weight, N, K);
+  return gemmCase(label, args, (n, k) => codes[n * K + k] * args.scales[n * Math.ceil(K / 128) + Math.floor(k / 128)]);
+}
+
+/**
+ * The tolerance of an f32 GEMM against the reference (f64 sums rounded once), for a batch of cases:
+ * |gpu - ref| <= 2 sqrt(K) 2^-24 max_mn sum_k |a[m, k]| |w[n, k]| + 2^-23 |ref|.
+ * An f32 dot product of K terms, summed in any order, is within K 2^-24 sum |a||w| of the exact one;
+ * rounding errors of random sign grow like sqrt(K) rather than K, and 2 sqrt(K) >= K up to K = 4, so
+ * the bound is the worst case for tiny K and the statistical one beyond it. Measured on llvmpipe, the
+ * kernels' error is at most 0.21 of it (K = 3) and 0.007 of it at K = 4099. The relative term covers
+ * the last rounding on each side. One bound serves a whole batch, so the batches are grouped by K.
+ */
+function batch<A extends { K: number }>(cases: GemmCase<A>[]): { cases: GemmCase<A>[]; tol: Tolerance } {
+  const atol = largest(cases.map(({ args, absDot }) => 2 * Math.sqrt(args.K) * 2 ** -24 * absDot));
+  return { cases, tol: { atol, rtol: 2 ** -23 } };
+}
+
+// ---- random operands of awkward shapes: 1, non-multiples of 4 and of both tiles, a long row ----
+
+const SHAPES: [number, number, number][] = [
+  [1, 1, 1],
+  [7, 13, 5],
+  [33, 65, 129],
+  [130, 257, 31],
+  [257, 3, 255],
+  [2, 4099, 3],
+];
+const LONG_ROW: [number, number, number] = [3, 5, 4099];
+const label = (M: number, N: number, K: number) => `${M}x${N}x${K}`;
+
+function randomDense(M: number, N: number, K: number, seed: number): GemmCase<MatmulArgs> {
+  return denseCase(label(M, N, K), { a: randomF32(M * K, seed), b: randomF32(K * N, seed + 1), M, N, K });
+}
+
+/** Arbitrary words: every byte or nibble value (0x80 and 0x8 included) and non-zero padding. */
+function randomWords(length: number, seed: number): Uint32Array {
+  const next = seededRandom(seed);
+  return Uint32Array.from({ length }, () => Math.floor(next() * 2 ** 32));
+}
+
+/** Codes in [-127, 127] packed by packQ8, or (raw) arbitrary words. */
+function randomQ8(M: number, N: number, K: number, seed: number, raw = false): GemmCase<MatmulQ8Args> {
+  const next = seededRandom(seed);
+  const codes = Int32Array.from({ length: N * K }, () => Math.floor(next() * 255) - 127);
+  const weight = raw ? randomWords(N * Math.ceil(K / 4), seed) : packQ8(codes, N, K);
+  const args = { a: randomF32(M * K, seed + 1), weight, scale: randomF32(N, seed + 2, 0.001, 0.02), M, N, K };
+  return q8Case(`${raw ? "raw words " : ""}${label(M, N, K)}`, args);
+}
+
+/** Weights quantized by quantizeQ4G128 and packed by packQ4, or (raw) arbitrary words. */
+function randomQ4(M: number, N: number, K: number, seed: number, raw = false): GemmCase<MatmulQ4G128Args> {
+  const { codes, scales } = quantizeQ4G128(randomF32(N * K, seed), N, K);
+  const weight = raw ? randomWords(N * Math.ceil(K / 8), seed) : packQ4(codes, N, K);
+  return q4Case(`${raw ? "raw words " : ""}${label(M, N, K)}`, {
+    a: randomF32(M * K, seed + 1),
+    weight,
+    scales,
+    M,
+    N,
+    K,
+  });
+}
+
+// Tolerance: batch() above, one bound per batch of similar K.
+const denseShort = batch(SHAPES.map(([M, N, K], i) => randomDense(M, N, K, 100 + 10 * i)));
+const denseLong = batch([randomDense(...LONG_ROW, 200)]);
+checkAgainstReference("matmul, K <= 255", KERNELS, "kernel", denseShort.cases, matmul, matmulGpu, denseShort.tol);
+checkAgainstReference("matmul, K <= 255", KERNELS, "tile64", denseShort.cases, matmul, matmulGpu, denseShort.tol);
+checkAgainstReference("matmul, K = 4099", KERNELS, "kernel", denseLong.cases, matmul, matmulGpu, denseLong.tol);
+checkAgainstReference("matmul, K = 4099", KERNELS, "tile64", denseLong.cases, matmul, matmulGpu, denseLong.tol);
+
+const q8Short = batch([
+  ...SHAPES.map(([M, N, K], i) => randomQ8(M, N, K, 300 + 10 * i)),
+  randomQ8(5, 9, 37, 390, true),
+]);
+const q8Long = batch([randomQ8(...LONG_ROW, 400)]);
+checkAgainstReference("matmulQ8, K <= 255", KERNELS, "q8row", q8Short.cases, matmulQ8, matmulQ8Gpu, q8Short.tol);
+checkAgainstReference("matmulQ8, K = 4099", KERNELS, "q8row", q8Long.cases, matmulQ8, matmulQ8Gpu, q8Long.tol);
+
+const q4Short = batch([
+  ...SHAPES.map(([M, N, K], i) => randomQ4(M, N, K, 500 + 10 * i)),
+  randomQ4(4, 6, 300, 580),
+  randomQ4(5, 9, 37, 590, true),
+]);
+const q4Long = batch([randomQ4(...LONG_ROW, 600)]);
+const [q4Reference, q4Gpu] = [matmulQ4G128, matmulQ4G128Gpu];
+checkAgainstReference("matmulQ4G128, K <= 300", KERNELS, "q4g128", q4Short.cases, q4Reference, q4Gpu, q4Short.tol);
+checkAgainstReference("matmulQ4G128, K = 4099", KERNELS, "q4g128", q4Long.cases, q4Reference, q4Gpu, q4Long.tol);
+
+Deno.test("matmul tolerance: tight enough that dropping the last term of a sum fails it", async () => {
+  for (const { cases, tol } of [denseShort, denseLong]) {
+    for (const { args, label } of cases.filter((c) => c.args.K > 1)) {
+      const { a, b, M, N, K } = args;
+      const dropped = matmul({ a: a.map((v, i) => (i % K === K - 1 ? 0 : v)), b, M, N, K });
+      await assertThrowsMessage(() => assertClose(dropped, matmul(args), tol, label), "atol");
+    }
+  }
+});
+
+Deno.test("matmulQ8 / matmulQ4G128 reference: each row of a is matvecQ8 / matvecQ4G128 of that row", () => {
+  const { args: q8 } = randomQ8(3, 5, 300, 11);
+  const { args: q4 } = randomQ4(3, 5, 300, 12);
+  const [M, N, K] = [3, 5, 300];
+  const [viaQ8, viaQ4] = [matmulQ8(q8), matmulQ4G128(q4)];
+  for (let m = 0; m < M; m++) {
+    const row = (xs: Float32Array) => xs.subarray(m * N, (m + 1) * N);
+    const x8 = q8.a.subarray(m * K, (m + 1) * K);
+    const x4 = q4.a.subarray(m * K, (m + 1) * K);
+    assertClose(row(viaQ8), matvecQ8({ weight: q8.weight, scale: q8.scale, x: x8, N, K }), oneRounding, `q8 ${m}`);
+    assertClose(
+      row(viaQ4),
+      matvecQ4G128({ weight: q4.weight, scales: q4.scales, x: x4, N, K }),
+      oneRounding,
+      `q4 ${m}`,
+    );
+  }
+});
+
+// ---- goldens from torch (goldens/gen.py) ------------------------------------------------------
+
+interface GoldenShape {
+  label: string;
+  M: number;
+  N: number;
+  K: number;
+  a_seed: number;
+}
+/** What goldens/gen.py writes. Operands come from {@link pattern}; `mm` keeps every `stride`-th output. */
+interface Golden {
+  meta: { torch: string };
+  mm: (GoldenShape & { b_seed: number; stride: number; out64: number[]; out32: number[] })[];
+  q8: (GoldenShape & { codes: number[]; scale: number[]; out: number[] })[];
+  q4: (GoldenShape & { w_seed: number; codes: number[]; scales: number[]; out: number[] })[];
+}
+const loadMatmulGolden = () => loadGolden<Golden>(new URL("./goldens/matmul.json", import.meta.url));
+
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** gen.py's pattern(): values in [-1, 1) on a 2^-23 grid (exact in f32), hashed from (seed, index). */
+function pattern(length: number, seed: number): Float32Array {
+  return Float32Array.from({ length }, (_, i) => (fmix32((Math.imul(seed, 0x9e3779b9) + i) >>> 0) >>> 8) / 2 ** 23 - 1);
+}
+
+function goldenCases(golden: Golden) {
+  const operands = (c: GoldenShape) => ({ a: pattern(c.M * c.K, c.a_seed), M: c.M, N: c.N, K: c.K });
+  return {
+    mm: golden.mm.map((c) => ({
+      c,
+      ...batch([denseCase(c.label, { ...operands(c), b: pattern(c.K * c.N, c.b_seed) })]),
+    })),
+    q8: golden.q8.map((c) => {
+      const weight = packQ8(Int32Array.from(c.codes), c.N, c.K);
+      return { c, ...batch([q8Case(c.label, { ...operands(c), weight, scale: f32(c.scale) })]) };
+    }),
+    q4: golden.q4.map((c) => {
+      const weight = packQ4(Int32Array.from(c.codes), c.N, c.K);
+      return { c, ...batch([q4Case(c.label, { ...operands(c), weight, scales: f32(c.scales) })]) };
+    }),
+  };
+}
+
+const strided = (xs: Float32Array, stride: number) => xs.filter((_, i) => i % stride === 0);
+
+Deno.test("matmul reference matches the torch goldens", async () => {
+  const golden = await loadMatmulGolden();
+  ok(golden.meta.torch && golden.mm.length > 0 && golden.q8.length > 0 && golden.q4.length > 0, "the golden has cases");
+  const { mm, q8, q4 } = goldenCases(golden);
+  for (const { c, cases: [{ args }], tol } of mm) {
+    const got = strided(matmul(args), c.stride);
+    assertClose(got, f32(c.out64), oneRounding, `torch.mm float64 ${c.label}`);
+    // torch's own float32 torch.mm is within the tolerance the kernels are held to.
+    assertClose(f32(c.out32), got, tol, `torch.mm float32 ${c.label}`);
+  }
+  for (const { c, cases: [{ args }] } of q8) assertClose(matmulQ8(args), f32(c.out), oneRounding, `q8 ${c.label}`);
+  for (const { c, cases: [{ args }] } of q4) {
+    assertClose(matmulQ4G128(args), f32(c.out), oneRounding, `q4 ${c.label}`);
+    // gen.py quantized the same weights with the q4 conventions written out in it; quantizeQ4G128 agrees.
+    const { codes, scales } = quantizeQ4G128(pattern(c.N * c.K, c.w_seed), c.N, c.K);
+    deepStrictEqual([...codes], c.codes, `q4 codes ${c.label}`);
+    deepStrictEqual(scales, f32(c.scales), `q4 scales ${c.label}`);
+  }
+});
+
+gpuTest("matmul GPU matches the torch goldens", async (gpu) => {
+  const { mm, q8, q4 } = goldenCases(await loadMatmulGolden());
+  for (const { c, cases: [{ args }], tol } of mm) {
+    for (const override of ["kernel", "tile64"]) {
+      assertClose(
+        strided(await matmulGpu(gpu, args, { override }), c.stride),
+        f32(c.out64),
+        tol,
+        `${override} ${c.label}`,
+      );
+    }
+  }
+  for (const { c, cases: [{ args }], tol } of q8) {
+    assertClose(await matmulQ8Gpu(gpu, args), f32(c.out), tol, `q8 ${c.label}`);
+  }
+  for (const { c, cases: [{ args }], tol } of q4) {
+    assertClose(await matmulQ4G128Gpu(gpu, args), f32(c.out), tol, `q4 ${c.label}`);
+  }
+});

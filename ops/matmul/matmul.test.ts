@@ -1,0 +1,221 @@
+import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
+import type { KernelPlan } from "../../harness/device.ts";
+import { foldWorkgroups } from "../../harness/limits.ts";
+import { assertClose, assertThrowsMessage, gpuTest, randomF32 } from "../../harness/testing.ts";
+import { packQ4, packQ8, quantizeQ4G128 } from "../matvec/reference.ts";
+import {
+  LARGE_TILE_MIN_TILES,
+  matmul,
+  matmulGpu,
+  matmulPlan,
+  matmulQ4G128,
+  matmulQ4G128Gpu,
+  matmulQ4G128Plan,
+  matmulQ8,
+  matmulQ8Gpu,
+  matmulQ8Plan,
+} from "./mod.ts";
+
+// Reference facts, refusals, limits and grids. Every kernel against the reference, and the torch
+// goldens, are in accuracy.test.ts.
+
+const f32 = (xs: number[]) => new Float32Array(xs);
+const u32 = (xs: number[]) => new Uint32Array(xs);
+/** Codes cycling through [-max, max] in a scrambled order. */
+const codesFor = (length: number, max: number) =>
+  Int32Array.from({ length }, (_, i) => ((i * 37) % (2 * max + 1)) - max);
+
+// ---- reference facts --------------------------------------------------------------------------
+
+Deno.test("matmul reference: hand-derived values; b is read as [K, N] (torch.mm), not as [N, K]", () => {
+  const a = f32([1, 2, 3, 4]);
+  const b = f32([5, 6, 7, 8]);
+  deepStrictEqual([...matmul({ a, b, M: 2, N: 2, K: 2 })], [19, 22, 43, 50]);
+  // a @ b^T, what reading b as [N, K] would give:
+  deepStrictEqual([...matmul({ a, b: f32([5, 7, 6, 8]), M: 2, N: 2, K: 2 })], [17, 23, 39, 53]);
+  deepStrictEqual([...matmul({ a: f32([1, 2, 3]), b: f32([1, 0, 0, 1, 1, 1]), M: 1, N: 2, K: 3 })], [4, 5]);
+});
+
+Deno.test("matmul reference: sums in f64 and rounds once (an f32 running sum would give 0 here)", () => {
+  const a = f32([2 ** 24, 1, -(2 ** 24)]);
+  deepStrictEqual([...matmul({ a, b: f32([1, 1, 1]), M: 1, N: 1, K: 3 })], [1]);
+  strictEqual(Math.fround(Math.fround(2 ** 24 + 1) - 2 ** 24), 0);
+});
+
+Deno.test("matmulQ8 reference: the weight is [N, K] (F.linear), not [K, N]; scale[n] scales output n", () => {
+  const weight = packQ8(new Int32Array([1, 2, 3, 4]), 2, 2); // rows [1, 2] and [3, 4]
+  const args = { a: f32([1, 10]), weight, scale: f32([1, 1]), M: 1, N: 2, K: 2 };
+  deepStrictEqual([...matmulQ8(args)], [21, 43]);
+  // a @ W with W read as [K, N] gives [31, 42].
+  deepStrictEqual([...matmul({ a: f32([1, 10]), b: f32([1, 2, 3, 4]), M: 1, N: 2, K: 2 })], [31, 42]);
+  // One scale per weight row, i.e. per output column, for every row of a.
+  deepStrictEqual([...matmulQ8({ ...args, a: f32([1, 10, 2, 0]), M: 2, scale: f32([0.5, 2]) })], [10.5, 86, 1, 12]);
+});
+
+Deno.test("matmulQ8 reference: codes are bytes least-significant first, two's complement", () => {
+  // Identity activations read the codes back: word 0x80ff7f01 holds 1, 127, -1, -128 in that order.
+  const identity = f32([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
+  const got = matmulQ8({ a: identity, weight: u32([0x80ff7f01]), scale: f32([1]), M: 4, N: 1, K: 4 });
+  deepStrictEqual([...got], [1, 127, -1, -128]);
+  // Most-significant byte first would give [-128, -1, 127, 1]; unsigned bytes [1, 127, 255, 128].
+  deepStrictEqual([...packQ8(new Int32Array([1, 127, -1]), 1, 3)], [0x00ff7f01]);
+});
+
+Deno.test("matmulQ8 and matmulQ4G128 reference: codes in the padding of a row's last word are ignored", () => {
+  const a = f32([1, 2, 3, 4, 5]);
+  const q8 = { a, scale: f32([1]), M: 1, N: 1, K: 5 };
+  deepStrictEqual(matmulQ8({ ...q8, weight: u32([0x04030201, 0xffffff05]) }), f32([55]));
+  deepStrictEqual(matmulQ8({ ...q8, weight: u32([0x04030201, 0x00000005]) }), f32([55]));
+  const q4 = { a, scales: f32([1]), M: 1, N: 1, K: 5 };
+  deepStrictEqual(matmulQ4G128({ ...q4, weight: u32([0x77754321]) }), f32([55]));
+});
+
+Deno.test("matmulQ4G128 reference: nibbles least-significant first, two's complement", () => {
+  const K = 5;
+  const identity = new Float32Array(K * K).map((_, i) => (i % (K + 1) === 0 ? 1 : 0));
+  // Nibbles 0x1, 0x7, 0xf, 0x8, 0x9 are 1, 7, -1, -8, -7; offset binary (nibble - 8) would give -7, -1, 7, 0, 1.
+  const got = matmulQ4G128({ a: identity, weight: u32([0x98f71]), scales: f32([1]), M: K, N: 1, K });
+  deepStrictEqual([...got], [1, 7, -1, -8, -7]);
+  deepStrictEqual([...packQ4(new Int32Array([1, 7, -1, -7]), 1, 4)], [0x9f71]);
+});
+
+Deno.test("matmulQ4G128 reference: one scale per 128 columns of a row, scales laid out [N, ceil(K/128)]", () => {
+  const N = 2, K = 129;
+  const weight = packQ4(new Int32Array(N * K).fill(1), N, K);
+  const got = matmulQ4G128({ a: new Float32Array(K).fill(1), weight, scales: f32([1, 100, 1000, 10000]), M: 1, N, K });
+  // Row 0: 128 columns at scale 1 and one at 100; row 1: 128 at 1000 and one at 10000.
+  deepStrictEqual([...got], [228, 138000]);
+  // Scales laid out [ceil(K/128), N] would give [128 + 1000, 128 * 100 + 10000]; groups of 32, something else again.
+});
+
+Deno.test("matmul reference: bad input throws naming the argument", async () => {
+  const a = f32([1, 2, 3, 4, 5, 6]);
+  await assertThrowsMessage(
+    () => matmul({ a, b: a, M: 2, N: 4, K: 3 }),
+    "matmul: b must have length K * N = 12, got 6",
+  );
+  await assertThrowsMessage(
+    () => matmul({ a, b: a.subarray(1), M: 2, N: 2, K: 3 }),
+    "b must have length K * N = 6, got 5",
+  );
+  await assertThrowsMessage(() => matmul({ a, b: a, M: 4, N: 2, K: 3 }), "a must have length M * K = 12, got 6");
+  await assertThrowsMessage(() => matmul({ a, b: a, M: 0, N: 1, K: 6 }), "matmul: M must be an integer >= 1, got 0");
+  await assertThrowsMessage(() => matmul({ a, b: a, M: 1, N: -1, K: 6 }), "N must be an integer >= 1, got -1");
+  await assertThrowsMessage(() => matmul({ a, b: a, M: 1, N: 1, K: 6.5 }), "K must be an integer >= 1, got 6.5");
+  await assertThrowsMessage(
+    () => matmul({ a, b: [1, 2] as unknown as Float32Array, M: 1, N: 1, K: 6 }),
+    "b must be a Float32Array, got Array",
+  );
+  const q = { a: f32([1, 2, 3]), M: 1, N: 2, K: 3 };
+  await assertThrowsMessage(
+    () => matmulQ8({ ...q, weight: u32([1, 2, 3]), scale: f32([1, 1]) }),
+    "matmulQ8: weight must have length N * ceil(K / 4) = 2, got 3",
+  );
+  await assertThrowsMessage(
+    () => matmulQ8({ ...q, weight: new Int32Array(2) as unknown as Uint32Array, scale: f32([1, 1]) }),
+    "weight must be a Uint32Array, got Int32Array",
+  );
+  await assertThrowsMessage(
+    () => matmulQ8({ ...q, weight: u32([1, 2]), scale: f32([1]) }),
+    "scale must have length N = 2",
+  );
+  await assertThrowsMessage(
+    () => matmulQ4G128({ ...q, K: 129, a: new Float32Array(129), weight: new Uint32Array(34), scales: f32([1, 1]) }),
+    "matmulQ4G128: scales must have length N * ceil(K / 128) = 4, got 2",
+  );
+  await assertThrowsMessage(
+    () => matmulQ4G128({ ...q, weight: u32([1]), scales: f32([1, 1]) }),
+    "weight must have length N * ceil(K / 8) = 2, got 1",
+  );
+});
+
+// ---- GPU: refusals, limits, grids ------------------------------------------------------------
+
+gpuTest("matmul GPU: bad input throws before dispatch", async (gpu) => {
+  const a = f32([1, 2, 3, 4, 5, 6]);
+  await assertThrowsMessage(() => matmulGpu(gpu, { a, b: a, M: 2, N: 4, K: 3 }), "b must have length K * N = 12");
+  await assertThrowsMessage(() => matmulGpu(gpu, { a, b: a, M: 1, N: 6, K: 0 }), "K must be an integer >= 1, got 0");
+  await assertThrowsMessage(
+    () => matmulQ8Gpu(gpu, { a, weight: u32([1]), scale: f32([1, 1]), M: 1, N: 2, K: 6 }),
+    "matmulQ8: weight must have length N * ceil(K / 4) = 4, got 1",
+  );
+  await assertThrowsMessage(
+    () => matmulQ4G128Gpu(gpu, { a, weight: u32([1, 2]), scales: f32([1]), M: 1, N: 2, K: 6 }),
+    "matmulQ4G128: scales must have length N * ceil(K / 128) = 2, got 1",
+  );
+  const valid = { a, b: a, M: 2, N: 2, K: 3 };
+  await assertThrowsMessage(
+    () => matmulGpu(gpu, valid, { override: "q8row" }),
+    'matmul: override "q8row" is not a variant of entry point "kernel" or "tile64"',
+  );
+  await assertThrowsMessage(
+    () => matmulGpu(gpu, valid, { override: "kernel.nvidia" }),
+    'override "kernel.nvidia" is not a variant of entry point "kernel"',
+  );
+});
+
+gpuTest("matmul GPU: an operand past maxStorageBufferBindingSize is refused, naming it, before upload", async (gpu) => {
+  // The device seen with a 4 KiB binding limit: 1,025 elements take 4,112 bytes (whole 16-byte units).
+  const small = gpu.withLimits({ maxStorageBufferBindingSize: 4096 });
+  const [big, bigWeight, N] = [new Float32Array(1025), new Uint32Array(1025), 1025];
+  await assertThrowsMessage(
+    () => matmulGpu(small, { a: f32([1]), b: big, M: 1, N, K: 1 }),
+    "matmul/tile64: binding 1 (b) needs maxStorageBufferBindingSize >= 4112, but this device allows 4096",
+  );
+  await assertThrowsMessage(
+    () => matmulQ8Gpu(small, { a: new Float32Array(4), weight: bigWeight, scale: big, M: 1, N, K: 4 }),
+    "matmulQ8/q8row: binding 1 (weight) needs maxStorageBufferBindingSize >= 4112, but this device allows 4096",
+  );
+  await assertThrowsMessage(
+    () => matmulQ4G128Gpu(small, { a: new Float32Array(8), weight: bigWeight, scales: big, M: 1, N, K: 8 }),
+    "matmulQ4G128/q4g128: binding 1 (weight) needs maxStorageBufferBindingSize >= 4112",
+  );
+});
+
+gpuTest("matmul GPU: tile choice and costs", (gpu) => {
+  strictEqual(LARGE_TILE_MIN_TILES, 256);
+  strictEqual(matmulPlan(gpu, { M: 2048, N: 2048, K: 1 }).kernel.variant, "kernel"); // 16 x 16 = 256 tiles of 128
+  strictEqual(matmulPlan(gpu, { M: 2048, N: 1920, K: 1 }).kernel.variant, "tile64"); // 240 tiles of 128
+  strictEqual(matmulPlan(gpu, { M: 64, N: 2 ** 16, K: 1 }).kernel.variant, "tile64"); // M < 128
+  strictEqual(matmulPlan(gpu, { M: 2048, N: 2048, K: 1 }, { override: "tile64" }).kernel.variant, "tile64");
+  deepStrictEqual(matmulPlan(gpu, { M: 3, N: 5, K: 7 }).cost, { bytes: 4 * (21 + 35 + 15), flops: 2 * 105 });
+  deepStrictEqual(matmulQ8Plan(gpu, { M: 3, N: 5, K: 7 }).cost, { bytes: 4 * (21 + 10 + 5 + 15), flops: 2 * 105 });
+  deepStrictEqual(matmulQ4G128Plan(gpu, { M: 3, N: 5, K: 129 }).cost, {
+    bytes: 4 * (3 * 129 + 5 * 17 + 5 * 2 + 15),
+    flops: 2 * 3 * 5 * 129,
+  });
+});
+
+gpuTest(
+  "matmul GPU: a grid past maxComputeWorkgroupsPerDimension folds into y and every tile is computed",
+  async (gpu) => {
+    // One row of 2^23 columns is 131,072 tiles of 64, more than one dimension holds.
+    const limit = gpu.limits.maxComputeWorkgroupsPerDimension;
+    const folded = foldWorkgroups(2 ** 17, limit);
+    ok(folded[1] > 1 && folded[0] <= limit);
+    deepStrictEqual(matmulPlan(gpu, { M: 1, N: 2 ** 23, K: 1 }).workgroups, folded);
+    deepStrictEqual(matmulQ8Plan(gpu, { M: 1, N: 2 ** 23, K: 4 }).workgroups, folded);
+    deepStrictEqual(matmulQ4G128Plan(gpu, { M: 1, N: 2 ** 23, K: 8 }).workgroups, folded);
+    // Running that many takes seconds on a software adapter, so the limit is lowered instead: 300
+    // columns are 5 tiles of 64, on a 3 x 2 grid at a limit of 3, and 3 tiles of 128, on 2 x 2 at a
+    // limit of 2; each grid's last workgroup has no tile.
+    const [M, N, K] = [1, 300, 9];
+    const dense = { a: randomF32(M * K, 1), b: randomF32(K * N, 2), M, N, K };
+    const q8 = { ...dense, weight: packQ8(codesFor(N * K, 127), N, K), scale: randomF32(N, 3, 0.001, 0.02) };
+    const q4Weight = quantizeQ4G128(randomF32(N * K, 4), N, K);
+    const q4 = { ...dense, weight: packQ4(q4Weight.codes, N, K), scales: q4Weight.scales };
+    const [limit2, limit3] = [2, 3].map((n) => gpu.withLimits({ maxComputeWorkgroupsPerDimension: n }));
+    const kernel = { override: "kernel" };
+    const runs: [KernelPlan, () => Promise<Float32Array>, Float32Array][] = [
+      [matmulPlan(limit2, dense, kernel), () => matmulGpu(limit2, dense, kernel), matmul(dense)],
+      [matmulPlan(limit3, dense), () => matmulGpu(limit3, dense), matmul(dense)],
+      [matmulQ8Plan(limit3, q8), () => matmulQ8Gpu(limit3, q8), matmulQ8(q8)],
+      [matmulQ4G128Plan(limit3, q4), () => matmulQ4G128Gpu(limit3, q4), matmulQ4G128(q4)],
+    ];
+    for (const [plan, run, expected] of runs) {
+      deepStrictEqual(plan.workgroups, plan.kernel.variant === "kernel" ? [2, 2, 1] : [3, 2, 1]);
+      // 9 terms with |a| <= 1 and |w| <= 2.54: accuracy.test.ts's bound, 6 * 2^-24 * 23 = 8.2e-6, rounded up.
+      assertClose(await run(), expected, { atol: 1e-5, rtol: 2 ** -23 }, `${plan.kernel.variant} folded`);
+    }
+  },
+);

@@ -1,0 +1,232 @@
+/**
+ * Reference for matrix multiplication: what correct means, in plain TypeScript.
+ *
+ * - `matmul` is `torch.mm(a, b)`: `a` is `[M, K]`, `b` is `[K, N]`, both f32 row-major, and the
+ *   result is `[M, N]`. `b` is read as `[K, N]`, not as a transposed `[N, K]`.
+ * - `matmulQ8` is `F.linear(a, dequant(weight))`, i.e. `a @ dequant(weight)^T`: the activations `a`
+ *   are `[M, K]` and the weight is a Linear layer's `[N, K]` (one row per output feature), held as
+ *   int8 codes packed four to a u32, least-significant byte first, two's complement, `[N, ceil(K/4)]`
+ *   words with zero padding at the end of each row, and one f32 scale per row, `scale[N]`:
+ *   `out[m, n] = scale[n] * sum_k a[m, k] * code[n, k]`.
+ * - `matmulQ4G128` is the same at four bits: eight two's-complement nibbles per u32, least
+ *   significant nibble first, `[N, ceil(K/8)]` words, and one scale per group of 128 consecutive
+ *   columns of a row, `scales[N, ceil(K/128)]`: `out[m, n] = sum_k a[m, k] * code[n, k] *
+ *   scales[n, floor(k / 128)]`.
+ *
+ * Codes in the padding of a row's last word (columns K and beyond) are ignored. A nibble decodes to
+ * [-8, 7] and a byte to [-128, 127] whatever produced them; the quantizers only emit [-7, 7] and
+ * [-127, 127], but the decoding is the format's, not the quantizer's.
+ *
+ * Sums are accumulated in f64 and rounded to f32 once. The decoding here is arithmetic (division,
+ * remainder, subtraction), independent of the kernels' bit extraction.
+ *
+ * Refused, with an error naming the argument: M, N or K that is not an integer >= 1 (an empty
+ * dimension is far likelier a shape bug than a request for an empty or all-zero product), and
+ * arrays of the wrong type or length.
+ *
+ * @module
+ */
+
+import { requireArray, requireInt } from "../validate.ts";
+
+/** Arguments of {@link matmul}. */
+export interface MatmulArgs {
+  /** Left operand, `[M, K]` row-major. */
+  a: Float32Array;
+  /** Right operand, `[K, N]` row-major. */
+  b: Float32Array;
+  /** Rows of `a` and of the result. */
+  M: number;
+  /** Columns of `b` and of the result. */
+  N: number;
+  /** Columns of `a`, rows of `b`: the axis summed over. */
+  K: number;
+}
+
+/** Arguments of {@link matmulQ8}: activations times an int8 weight with one scale per row. */
+export interface MatmulQ8Args {
+  /** Activations, `[M, K]` row-major f32. */
+  a: Float32Array;
+  /** The weight `[N, K]` packed by `packQ8`: `[N, ceil(K/4)]` words. */
+  weight: Uint32Array;
+  /** `[N]`, one scale per weight row. */
+  scale: Float32Array;
+  /** Rows of `a` and of the result (tokens). */
+  M: number;
+  /** Rows of the weight, columns of the result (output features). */
+  N: number;
+  /** Columns of `a` and of the weight (input features). */
+  K: number;
+}
+
+/** Arguments of {@link matmulQ4G128}: activations times an int4 weight with one scale per 128 columns. */
+export interface MatmulQ4G128Args {
+  /** Activations, `[M, K]` row-major f32. */
+  a: Float32Array;
+  /** The weight `[N, K]` packed by `packQ4`: `[N, ceil(K/8)]` words. */
+  weight: Uint32Array;
+  /** `[N, ceil(K/128)]`, one scale per 128 consecutive columns of a weight row. */
+  scales: Float32Array;
+  /** Rows of `a` and of the result (tokens). */
+  M: number;
+  /** Rows of the weight, columns of the result (output features). */
+  N: number;
+  /** Columns of `a` and of the weight (input features). */
+  K: number;
+}
+
+/** Columns of a weight row that share one scale in the q4 format. */
+const Q4_GROUP = 128;
+
+function requireDims(op: string, args: { M: number; N: number; K: number }): void {
+  requireInt(op, "M", args.M, 1);
+  requireInt(op, "N", args.N, 1);
+  requireInt(op, "K", args.K, 1);
+}
+
+/**
+ * Validates {@link matmul}'s arguments.
+ *
+ * @param args the arguments
+ * @throws Error naming the bad argument and what was expected
+ */
+export function validateMatmul(args: MatmulArgs): void {
+  requireDims("matmul", args);
+  requireArray("matmul", "a", args.a, "Float32Array", [args.M * args.K, "M * K"]);
+  requireArray("matmul", "b", args.b, "Float32Array", [args.K * args.N, "K * N"]);
+}
+
+/**
+ * Validates {@link matmulQ8}'s arguments.
+ *
+ * @param args the arguments
+ * @throws Error naming the bad argument and what was expected
+ */
+export function validateMatmulQ8(args: MatmulQ8Args): void {
+  const op = "matmulQ8";
+  requireDims(op, args);
+  requireArray(op, "a", args.a, "Float32Array", [args.M * args.K, "M * K"]);
+  requireArray(op, "weight", args.weight, "Uint32Array", [args.N * Math.ceil(args.K / 4), "N * ceil(K / 4)"]);
+  requireArray(op, "scale", args.scale, "Float32Array", [args.N, "N"]);
+}
+
+/**
+ * Validates {@link matmulQ4G128}'s arguments.
+ *
+ * @param args the arguments
+ * @throws Error naming the bad argument and what was expected
+ */
+export function validateMatmulQ4G128(args: MatmulQ4G128Args): void {
+  const op = "matmulQ4G128";
+  requireDims(op, args);
+  requireArray(op, "a", args.a, "Float32Array", [args.M * args.K, "M * K"]);
+  requireArray(op, "weight", args.weight, "Uint32Array", [args.N * Math.ceil(args.K / 8), "N * ceil(K / 8)"]);
+  requireArray(op, "scales", args.scales, "Float32Array", [args.N * Math.ceil(args.K / 128), "N * ceil(K / 128)"]);
+}
+
+/** Decodes a packed `[N, K]` weight to its f64 values, `code * scaleOf(n, k)`, row-major. */
+function dequantizeRows(
+  weight: Uint32Array,
+  N: number,
+  K: number,
+  bits: 8 | 4,
+  scaleOf: (n: number, k: number) => number,
+): Float64Array {
+  const perWord = 32 / bits;
+  const wordsPerRow = Math.ceil(K / perWord);
+  const levels = 2 ** bits;
+  const values = new Float64Array(N * K);
+  for (let n = 0; n < N; n++) {
+    for (let k = 0; k < K; k++) {
+      const word = weight[n * wordsPerRow + Math.floor(k / perWord)];
+      const unsigned = Math.floor(word / 2 ** (bits * (k % perWord))) % levels;
+      const code = unsigned >= levels / 2 ? unsigned - levels : unsigned;
+      values[n * K + k] = code * scaleOf(n, k);
+    }
+  }
+  return values;
+}
+
+/** `out[m, n] = sum_k a[m, k] * w[n, k]` in f64, rounded to f32 once. */
+function linear(a: Float32Array, w: Float64Array, M: number, N: number, K: number): Float32Array {
+  const out = new Float32Array(M * N);
+  for (let m = 0; m < M; m++) {
+    for (let n = 0; n < N; n++) {
+      let sum = 0;
+      for (let k = 0; k < K; k++) sum += a[m * K + k] * w[n * K + k];
+      out[m * N + n] = sum;
+    }
+  }
+  return out;
+}
+
+/**
+ * `a @ b`, as `torch.mm`.
+ *
+ * @param args `a` `[M, K]`, `b` `[K, N]` and the shape
+ * @returns a new Float32Array `[M, N]`
+ *
+ * @example
+ * ```ts
+ * import { matmul } from "./reference.ts";
+ * const a = new Float32Array([1, 2, 3, 4]);
+ * const b = new Float32Array([5, 6, 7, 8]);
+ * matmul({ a, b, M: 2, N: 2, K: 2 }); // [19, 22, 43, 50]
+ * ```
+ */
+export function matmul(args: MatmulArgs): Float32Array {
+  validateMatmul(args);
+  const { a, b, M, N, K } = args;
+  const bTransposed = new Float64Array(N * K);
+  for (let k = 0; k < K; k++) {
+    for (let n = 0; n < N; n++) bTransposed[n * K + k] = b[k * N + n];
+  }
+  return linear(a, bTransposed, M, N, K);
+}
+
+/**
+ * `a @ dequant(weight)^T` with an int8 weight and one scale per weight row, as
+ * `F.linear(a, codes * scale[:, None])`.
+ *
+ * @param args activations `[M, K]`, the packed `[N, K]` weight, `scale[N]` and the shape
+ * @returns a new Float32Array `[M, N]`
+ *
+ * @example
+ * ```ts
+ * import { matmulQ8 } from "./reference.ts";
+ * // codes [1, 2, 3, 4] in one word (least-significant byte first), scale 0.5, a = [1, 1, 1, 1]
+ * matmulQ8({ a: new Float32Array([1, 1, 1, 1]), weight: new Uint32Array([0x04030201]), scale: new Float32Array([0.5]), M: 1, N: 1, K: 4 }); // [5]
+ * ```
+ */
+export function matmulQ8(args: MatmulQ8Args): Float32Array {
+  validateMatmulQ8(args);
+  const w = dequantizeRows(args.weight, args.N, args.K, 8, (n) => args.scale[n]);
+  return linear(args.a, w, args.M, args.N, args.K);
+}
+
+/**
+ * `a @ dequant(weight)^T` with an int4 weight and one scale per group of 128 columns of each
+ * weight row, as `F.linear(a, codes * scales.repeat_interleave(128, 1)[:, :K])`.
+ *
+ * @param args activations `[M, K]`, the packed `[N, K]` weight, `scales[N, ceil(K/128)]` and the shape
+ * @returns a new Float32Array `[M, N]`
+ *
+ * @example
+ * ```ts
+ * import { matmulQ4G128 } from "./reference.ts";
+ * // codes [1, -1] (nibbles 0x1, 0xF, least-significant first), scale 2, a = [3, 1]
+ * matmulQ4G128({ a: new Float32Array([3, 1]), weight: new Uint32Array([0xf1]), scales: new Float32Array([2]), M: 1, N: 1, K: 2 }); // [4]
+ * ```
+ */
+export function matmulQ4G128(args: MatmulQ4G128Args): Float32Array {
+  validateMatmulQ4G128(args);
+  const groups = Math.ceil(args.K / Q4_GROUP);
+  const w = dequantizeRows(
+    args.weight,
+    args.N,
+    args.K,
+    4,
+    (n, k) => args.scales[n * groups + Math.floor(k / Q4_GROUP)],
+  );
+  return linear(args.a, w, args.M, args.N, args.K);
+}
