@@ -9,7 +9,12 @@
  * 3. times every case of `harness/bench_cases.ts` at its shapes (the `gpu` list, or the `quick`
  *    list on a fallback adapter or with `--quick`) and derives GB/s, TFLOP/s, the bound and the
  *    fraction of its roofline;
- * 4. prints a table, writes the JSON result and a self-contained HTML/SVG roofline chart
+ * 4. with the peer on (the default when `harness/peer/npm/node_modules` holds TF.js; `--peer` insists,
+ *    `--no-peer` turns it off), times TF.js's WebGPU backend on the same device at each shape that
+ *    `harness/peer/bench_map.ts` maps to a TF.js op, right after our figure for that shape, and
+ *    adds its time (`peer`) and ours over it (`vsPeer`) to the row; a shape with no counterpart,
+ *    or a peer that fails, is reported and leaves `peer` null, never failing the bench;
+ * 5. prints a table, writes the JSON result and a self-contained HTML/SVG roofline chart
  *    (default `.bench/<adapter>.json` and `.html`), and with `--compare PATH` flags every row whose
  *    fraction dropped beyond the noise threshold, exiting 1 if any did.
  *
@@ -36,18 +41,22 @@ import {
   formatComparison,
   formatTable,
   parseReport,
+  type PeerFigure,
   regressionRule,
   reportHtml,
   reportJson,
   rowFigures,
   rowKey,
   SCHEMA,
+  vsPeer,
 } from "./report.ts";
 import { measureRoofline, type ProbeOptions, type ProbeResult, type Roofline, sweepConfigs } from "./roofline.ts";
 import { bandwidthName, dp4aName, fmaName } from "./roofline.wgsl.ts";
 import { probeAdapter, probeBandwidth, probeDp4a, probeFma } from "./roofline.ts";
 import { supportsTimestamps, timePlan, TimestampUnavailableError } from "./timing.ts";
 import { variantsOf } from "./variants.ts";
+import { describeCall, peerFor } from "./peer/bench_map.ts";
+import { createTfjsPeer, missingTfjsFile, type TfjsPeer } from "./peer/tfjs.ts";
 
 const USAGE = `deno task bench [options]     (deno run -A harness/bench.ts)
   --filter TEXT       only rows whose op/entry/variant/shape contains TEXT (repeatable: any of them)
@@ -62,6 +71,10 @@ const USAGE = `deno task bench [options]     (deno run -A harness/bench.ts)
                       0 turns rotation off: one input set, passes serialised by their dependency)
   --all-variants      time every variant of each entry point, not only the one resolved here
   --driver TEXT       driver string to record when the runtime exposes none (e.g. from nvidia-smi)
+  --peer              time TF.js's WebGPU backend beside each case it has a counterpart for (the
+                      default when harness/peer/npm/node_modules is installed; with --peer, its
+                      absence is an error)
+  --no-peer           do not run the peer
   --help`;
 
 const ROOFLINE_USAGE = `deno run -A harness/roofline.ts [options]
@@ -160,12 +173,20 @@ export async function benchMain(args: string[]): Promise<number> {
       "l2-mib": { type: "string" },
       "all-variants": { type: "boolean" },
       driver: { type: "string" },
+      peer: { type: "boolean" },
+      "no-peer": { type: "boolean" },
       help: { type: "boolean" },
     },
   });
   if (values.help) {
     console.log(USAGE);
     return 0;
+  }
+  if (values.peer && values["no-peer"]) throw new Error("--peer and --no-peer contradict each other");
+  const peerMissing = values["no-peer"] ? undefined : await missingTfjsFile();
+  if (values.peer && peerMissing) {
+    console.error(`--peer: ${peerMissing} is missing; run \`deno task peer:install\` (harness/peer/README.md)`);
+    return 2;
   }
   const samples = intArg(values.samples, "samples", 10, 5);
   const warmup = intArg(values.warmup, "warmup", 3, 0);
@@ -178,6 +199,7 @@ export async function benchMain(args: string[]): Promise<number> {
 
   const gpu = await deviceWithTimestamps();
   if (!gpu) return 2;
+  let peer: TfjsPeer | undefined;
   try {
     const sizes: SizeClass = values.quick || gpu.adapter.isFallbackAdapter ? "quick" : "gpu";
     const timing = { samples, warmup, cacheBytes };
@@ -192,6 +214,23 @@ export async function benchMain(args: string[]): Promise<number> {
     };
     const roof = await measureRoofline(gpu, probeOptions);
     for (const s of roof.skipped) console.log(`  skipped ${s}`);
+
+    let peerCondition: string;
+    if (values["no-peer"]) peerCondition = "off (--no-peer)";
+    else if (peerMissing) peerCondition = `off (${peerMissing} is missing; deno task peer:install)`;
+    else {
+      try {
+        peer = await createTfjsPeer(gpu.device);
+        peerCondition = `${peerName(peer)}, on the same device: ${peer.method}; bench cases map to its ops in ` +
+          `harness/peer/bench_map.ts`;
+      } catch (e) {
+        if (values.peer || e instanceof TimestampUnavailableError) throw e;
+        peerCondition = `off (it did not start: ${e instanceof Error ? e.message : String(e)})`;
+      }
+    }
+    console.log(`peer: ${peer ? `${peerName(peer)} (--no-peer turns it off)` : peerCondition}`);
+    const peerFigures = new Map<string, PeerOutcome>();
+    const noPeer = new Map<string, string[]>();
 
     const filters = values.filter ?? [];
     const rows: BenchRow[] = [];
@@ -218,6 +257,11 @@ export async function benchMain(args: string[]): Promise<number> {
           try {
             const t = await timePlan(gpu, plan, (set) => shape.inputs(1000 * set + 1), timing);
             const figures = rowFigures(plan.cost, t.ms, roof);
+            const beside = peer ? await peerFigure(peer, c.op, c.entry, shape.value, timing, peerFigures) : null;
+            if (beside?.note && !beside.failed) {
+              noPeer.set(beside.note, [...noPeer.get(beside.note) ?? [], `${c.op}/${c.entry}/${shape.label}`]);
+            }
+            const peerFig = beside?.figure ?? null;
             rows.push({
               op: c.op,
               entry: c.entry,
@@ -234,6 +278,9 @@ export async function benchMain(args: string[]): Promise<number> {
               ...figures,
               sets: t.sets,
               cacheResident: t.cacheResident,
+              peer: peerFig,
+              vsPeer: vsPeer(t.ms, peerFig),
+              ...(beside?.note ? { peerNote: beside.note } : {}),
             });
           } catch (e) {
             if (e instanceof TimestampUnavailableError) throw e;
@@ -246,6 +293,11 @@ export async function benchMain(args: string[]): Promise<number> {
           }
         }
       }
+    }
+
+    for (const [reason, where] of noPeer) {
+      const unique = [...new Set(where)];
+      console.log(`  no peer figure for ${unique.join(", ")}: ${reason}`);
     }
 
     const device = deviceBlock(gpu, roof, values.driver);
@@ -262,6 +314,7 @@ export async function benchMain(args: string[]): Promise<number> {
       sizes,
       cacheBytes,
       regression: regressionRule(compareOptions),
+      peer: peerCondition,
     };
     const report: BenchReport = { schema: SCHEMA, device, conditions, results: rows };
 
@@ -305,8 +358,52 @@ export async function benchMain(args: string[]): Promise<number> {
     }
     throw e;
   } finally {
+    peer?.dispose();
     gpu.destroy();
   }
+}
+
+function peerName(peer: TfjsPeer): string {
+  return `tfjs-webgpu ${peer.version}`;
+}
+
+/** The peer at one shape: its figure, or why there is none (`failed` when it ran and failed). */
+type PeerOutcome = { figure: PeerFigure; note?: undefined; failed?: undefined } | {
+  figure?: undefined;
+  note: string;
+  failed: boolean;
+};
+
+/**
+ * The peer's figure for a bench case at one shape, or why there is none: no counterpart, or the
+ * peer failed (printed at once, never fatal). Figures are cached by call, so `--all-variants`
+ * times each shape once.
+ */
+async function peerFigure(
+  peer: TfjsPeer,
+  op: string,
+  entry: string,
+  shape: unknown,
+  timing: { samples: number; warmup: number; cacheBytes: number },
+  cache: Map<string, PeerOutcome>,
+): Promise<PeerOutcome> {
+  const lookup = peerFor(op, entry, shape);
+  if (!lookup.call) return { note: lookup.reason, failed: false };
+  const call = describeCall(lookup.call);
+  const cached = cache.get(call);
+  if (cached) return cached;
+  let out: PeerOutcome;
+  try {
+    const t = await peer.time(lookup.call.op, lookup.call.args, timing);
+    out = t
+      ? { figure: { name: peerName(peer), call, ms: t.ms, kernels: t.kernels } }
+      : { note: `${peerName(peer)} has no op ${lookup.call.op}`, failed: false };
+  } catch (e) {
+    out = { note: `${peerName(peer)} failed on ${call}: ${e instanceof Error ? e.message : String(e)}`, failed: true };
+    console.error(`  peer: ${out.note}`);
+  }
+  cache.set(call, out);
+  return out;
 }
 
 /**

@@ -44,6 +44,8 @@ export interface CaseSpec<S> {
 export interface BenchShape {
   /** The label, e.g. `4096x4096`. */
   label: string;
+  /** The shape object the case was defined with (what `harness/peer/bench_map.ts` reads). */
+  value: unknown;
   /** Builds the plan on a device, optionally forcing a variant. */
   plan: (gpu: ResidentDevice, options: KernelOptions) => KernelPlan;
   /** Makes the inputs of one rotated set. */
@@ -72,6 +74,7 @@ export function defineCase<S>(spec: CaseSpec<S>): BenchCase {
   const erase = (shapes: readonly S[]): BenchShape[] =>
     shapes.map((s) => ({
       label: spec.label(s),
+      value: s,
       plan: (gpu, options) => spec.plan(gpu, s, options),
       inputs: (seed) => spec.inputs(s, seed),
     }));

@@ -8,12 +8,16 @@ import {
   formatTable,
   fractionSpread,
   parseReport,
+  type PeerFigure,
   reportHtml,
   reportJson,
   rowFigures,
   SCHEMA,
+  vsPeer,
 } from "./report.ts";
 import { benchMain } from "./bench.ts";
+import { BENCH_CASES } from "./bench_cases.ts";
+import { missingTfjsFile } from "./peer/tfjs.ts";
 
 function row(over: Partial<BenchRow> = {}): BenchRow {
   return {
@@ -177,24 +181,102 @@ Deno.test("HTML report is self-contained: inline SVG roofline, labelled points, 
   deepStrictEqual(urls, ["http://www.w3.org/2000/svg"]); // the SVG namespace, never fetched
 });
 
+const TFJS: PeerFigure = { name: "tfjs-webgpu 4.22.0", call: "add [67108864]", ms: 2, kernels: 1 };
+
+Deno.test("peer fields: vsPeer is ours over the peer's, and they survive the JSON round trip", () => {
+  strictEqual(vsPeer(1, TFJS), 0.5);
+  strictEqual(vsPeer(1, null), null);
+  strictEqual(vsPeer(1, undefined), null);
+  const rows = [
+    row({ peer: TFJS, vsPeer: 0.5 }),
+    row({ shape: "1024", peer: null, vsPeer: null, peerNote: "no peer mapping for x/y" }),
+  ];
+  const text = reportJson({ ...report(rows), conditions: { ...report([]).conditions, peer: "tfjs-webgpu 4.22.0, …" } });
+  const data = JSON.parse(text);
+  assertFieldNames(data);
+  deepStrictEqual(data.results[0].peer, { name: "tfjs-webgpu 4.22.0", call: "add [67108864]", ms: 2, kernels: 1 });
+  strictEqual(data.results[0].vsPeer, 0.5);
+  strictEqual(data.results[1].peer, null);
+  strictEqual(data.results[1].vsPeer, null);
+  deepStrictEqual(parseReport(text), data);
+  // A file from before the peer (no peer fields at all) still parses.
+  strictEqual(parseReport(reportJson(report([row()]))).results[0].peer, undefined);
+});
+
+Deno.test("peer fields: parseReport names a malformed peer or a ratio without one", async () => {
+  const bad = (over: Record<string, unknown>) => {
+    const data = JSON.parse(reportJson(report([row()])));
+    Object.assign(data.results[0], over);
+    return () => parseReport(JSON.stringify(data), "saved.json");
+  };
+  await assertThrowsMessage(bad({ peer: { ...TFJS, ms: "2" } }), "saved.json: results[0].peer.ms must be a number");
+  await assertThrowsMessage(bad({ peer: { ms: 2, kernels: 1 } }), "results[0].peer.name must be a string");
+  await assertThrowsMessage(bad({ peer: "tfjs" }), "results[0].peer must be an object or null");
+  await assertThrowsMessage(bad({ peer: TFJS, vsPeer: "0.5" }), "results[0].vsPeer must be a number or null");
+  await assertThrowsMessage(bad({ peer: null, vsPeer: 0.5 }), "results[0].vsPeer without a peer");
+});
+
+Deno.test("peer fields: the table and the page show the peer only when a row has one", () => {
+  const plain = formatTable([row(), row({ shape: "1024", peer: null, vsPeer: null })]);
+  ok(!plain.includes("peer"), plain);
+  const lines = formatTable([row({ peer: TFJS, vsPeer: 0.5 }), row({ shape: "1024", peer: null, vsPeer: null })])
+    .split("\n");
+  ok(lines[0].endsWith("peer ms  ours/peer"), lines[0]);
+  ok(/ 2\.00 +0\.500x$/.test(lines[2]), lines[2]);
+  ok(/ - +-$/.test(lines[3]), lines[3]);
+  strictEqual(lines[2].length, lines[0].length);
+  const html = reportHtml(report([row({ peer: TFJS, vsPeer: 0.5 }), row({ shape: "1024", peerNote: "no GELU" })]));
+  ok(html.includes("<th>peer ms</th><th>ours/peer</th>"));
+  ok(html.includes("Peer: <b>tfjs-webgpu 4.22.0</b>") && html.includes("1 of 2 rows have a peer figure"));
+  ok(html.includes('<td title="no GELU">-</td><td>-</td>'));
+  ok(html.includes("tfjs-webgpu 4.22.0 2.00 ms, ours/peer 0.500x</title>"));
+  ok(!reportHtml(report([row()])).includes("peer"));
+});
+
+/** The first quick shape of elementwise/kernel, as its row key on an adapter that resolves `kernel`. */
+const QUICK_ADD = (() => {
+  const c = BENCH_CASES.find((c) => c.op === "elementwise" && c.entry === "kernel");
+  return `elementwise/kernel/kernel/${c?.shapes.quick[0].label}`;
+})();
+const PEER_INSTALLED = (await missingTfjsFile()) === undefined;
+
 gpuTest("deno task bench --quick writes the JSON and HTML, and --compare exits 1 on a regression", async () => {
   const dir = await Deno.makeTempDir();
   try {
     const json = `${dir}/bench.json`;
-    const args = ["--quick", "--filter", "elementwise/kernel/kernel/4096", "--samples", "5", "--warmup", "1"];
+    const args = ["--quick", "--filter", QUICK_ADD, "--samples", "5", "--warmup", "1"];
+    // The peer is on by default where it is installed.
     strictEqual(await benchMain([...args, "--json", json]), 0);
     const text = await Deno.readTextFile(json);
     const data = JSON.parse(text);
     assertFieldNames(data);
     strictEqual(data.results.length, 1);
-    strictEqual(data.results[0].shape, "4096");
-    ok(data.results[0].ms > 0 && data.device.bandwidthGBps > 0 && data.device.computeTFLOPs > 0);
+    const r = data.results[0];
+    strictEqual(`elementwise/kernel/kernel/${r.shape}`, QUICK_ADD);
+    ok(r.ms > 0 && data.device.bandwidthGBps > 0 && data.device.computeTFLOPs > 0);
+    if (PEER_INSTALLED) {
+      strictEqual(r.peer.name, "tfjs-webgpu 4.22.0");
+      strictEqual(r.peer.call, `add [${r.shape}]`);
+      ok(r.peer.ms > 0 && r.peer.kernels === 1, JSON.stringify(r.peer));
+      strictEqual(r.vsPeer, r.ms / r.peer.ms);
+      ok(data.conditions.peer.startsWith("tfjs-webgpu 4.22.0, on the same device"));
+    } else {
+      deepStrictEqual([r.peer, r.vsPeer], [null, null]);
+      ok(data.conditions.peer.startsWith("off ("));
+    }
     ok((await Deno.readTextFile(`${dir}/bench.html`)).includes("<svg"));
     // A saved result where this row reached far more of its roofline than any run can now.
     data.results[0].fraction = 50;
     await Deno.writeTextFile(`${dir}/better.json`, JSON.stringify(data));
-    strictEqual(await benchMain([...args, "--json", `${dir}/again.json`, "--compare", `${dir}/better.json`]), 1);
+    const again = `${dir}/again.json`;
+    strictEqual(await benchMain([...args, "--no-peer", "--json", again, "--compare", `${dir}/better.json`]), 1);
+    const off = JSON.parse(await Deno.readTextFile(again));
+    deepStrictEqual([off.results[0].peer, off.results[0].vsPeer, off.conditions.peer], [null, null, "off (--no-peer)"]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+gpuTest("deno task bench: --peer and --no-peer together are refused", async () => {
+  await assertThrowsMessage(() => benchMain(["--peer", "--no-peer"]), "--peer and --no-peer contradict each other");
 });

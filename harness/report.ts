@@ -13,6 +13,11 @@
  * than `max(0.05, 3 × spread)`, where spread is the larger of the two runs' interquartile range
  * of the pass times, expressed in fraction units (`fraction × (q3 − q1) / median`).
  *
+ * A row may carry a peer's figure (`peer`: another implementation of the same op, timed on the same
+ * device at the same shape in the same run, e.g. TF.js's WebGPU backend) and `vsPeer`, our time over
+ * the peer's (below 1: ours is faster). Both are null when there is no peer figure, and absent in
+ * files written before peers existed; they take no part in the regression rule.
+ *
  * Nothing here touches files; `harness/bench.ts` does.
  *
  * @module
@@ -79,6 +84,20 @@ export interface BenchConditions {
   cacheBytes: number;
   /** The regression rule `--compare` applies. */
   regression: string;
+  /** The peer and how its figures were taken, or why no peer ran; absent in older files. */
+  peer?: string;
+}
+
+/** A peer's figure at a row's shape: the same op in another implementation, same device, same run. */
+export interface PeerFigure {
+  /** The peer and its version, e.g. `tfjs-webgpu 4.22.0`. */
+  name: string;
+  /** The peer's call, e.g. `matMul {"m":4096,"k":4096,"n":4096}`. */
+  call: string;
+  /** Median GPU time of one call, ms (its kernels summed). */
+  ms: number;
+  /** Kernels one call dispatches. */
+  kernels: number;
 }
 
 /** One benchmark figure. */
@@ -121,6 +140,12 @@ export interface BenchRow {
   sets: number;
   /** Whether all sets together fit in the cache (the figure may be cache-served). */
   cacheResident: boolean;
+  /** The peer's figure at this shape, or null (no counterpart, peer off or failed: see `peerNote`). */
+  peer?: PeerFigure | null;
+  /** `ms / peer.ms`: below 1, ours is faster; null without a peer figure. */
+  vsPeer?: number | null;
+  /** Why `peer` is null when a peer ran: no counterpart for this case or shape, or its failure. */
+  peerNote?: string;
 }
 
 /** A whole result file. */
@@ -223,6 +248,33 @@ function typeName(value: unknown): string {
   return typeof value;
 }
 
+/** A row's optional peer fields: absent, null, or well-formed. */
+function checkPeer(row: BenchRow, where: string): void {
+  const peer: unknown = row.peer;
+  if (peer !== undefined && peer !== null) {
+    if (typeof peer !== "object") throw new Error(`${where}.peer must be an object or null`);
+    const p = peer as Record<string, unknown>;
+    for (const [field, type] of [["name", "string"], ["ms", "number"], ["kernels", "number"]] as const) {
+      if (typeName(p[field]) !== type) throw new Error(`${where}.peer.${field} must be a ${type}`);
+    }
+  }
+  if (row.vsPeer !== undefined && row.vsPeer !== null && typeof row.vsPeer !== "number") {
+    throw new Error(`${where}.vsPeer must be a number or null`);
+  }
+  if ((row.vsPeer ?? null) !== null && (peer ?? null) === null) throw new Error(`${where}.vsPeer without a peer`);
+}
+
+/**
+ * Our time over a peer's, or null without a peer figure.
+ *
+ * @param ms our median time, ms
+ * @param peer the peer's figure, or null
+ * @returns `ms / peer.ms` (below 1: ours is faster), or null
+ */
+export function vsPeer(ms: number, peer: PeerFigure | null | undefined): number | null {
+  return peer && peer.ms > 0 ? ms / peer.ms : null;
+}
+
 /**
  * Parses a result file, checking the fields other tools rely on.
  *
@@ -246,6 +298,7 @@ export function parseReport(text: string, label = "result"): BenchReport {
     if (row.bound !== "bandwidth" && row.bound !== "compute") {
       throw new Error(`${label}: results[${i}].bound must be "bandwidth" or "compute", got "${row.bound}"`);
     }
+    checkPeer(row, `${label}: results[${i}]`);
   }
   return data;
 }
@@ -448,6 +501,8 @@ export function deviceSummary(device: BenchDevice): string {
  */
 export function formatTable(rows: readonly BenchRow[]): string {
   const header = ["op", "entry", "variant", "shape", "ms", "iqr%", "GB/s", "GFLOP/s", "FLOP/B", "bound", "roofline"];
+  const peers = rows.some((r) => r.peer);
+  if (peers) header.push("peer ms", "ours/peer");
   const body = rows.map((r) => [
     r.op,
     r.entry,
@@ -460,12 +515,19 @@ export function formatTable(rows: readonly BenchRow[]): string {
     r.intensity === null ? "-" : fmt(r.intensity),
     r.bound,
     `${(100 * r.fraction).toFixed(1)}%`,
+    ...(peers ? peerCells(r) : []),
   ]);
-  const numeric = new Set([4, 5, 6, 7, 8, 10]);
+  const numeric = new Set([4, 5, 6, 7, 8, 10, 11, 12]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
   const line = (cells: string[]) =>
     cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join("  ").trimEnd();
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n");
+}
+
+/** The peer's time and our time over it, as table cells; `-` for each without a figure. */
+function peerCells(r: BenchRow): [string, string] {
+  const ratio = r.vsPeer ?? vsPeer(r.ms, r.peer);
+  return [r.peer ? fmt(r.peer.ms) : "-", ratio === null ? "-" : `${fmt(ratio)}x`];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -551,7 +613,9 @@ export function rooflineSvg(report: BenchReport): string {
     placed.push([cx + dx, cy + dy, w, h]);
     const title = `${label}. ${rowKey(p.r)}: ${fmt(p.r.ms)} ms, ${fmt(p.r.gbps)} GB/s, ${
       fmt(p.r.tflops * 1e3)
-    } GFLOP/s, ${(100 * p.r.fraction).toFixed(1)}% of ${p.r.bound}`;
+    } GFLOP/s, ${(100 * p.r.fraction).toFixed(1)}% of ${p.r.bound}${
+      p.r.peer ? `; ${p.r.peer.name} ${fmt(p.r.peer.ms)} ms, ours/peer ${peerCells(p.r)[1]}` : ""
+    }`;
     parts.push(
       `<g class="${p.r.bound}"><title>${escapeHtml(title)}</title><circle cx="${cx}" cy="${cy}" r="4"/>` +
         `<text x="${round(cx + dx)}" y="${round(cy + dy)}">${label}</text></g>`,
@@ -569,6 +633,19 @@ export function rooflineSvg(report: BenchReport): string {
     parts.join("\n") + "\n</svg>";
 }
 
+/** The HTML paragraph on the peer: who, how timed, what the ratio means, and the rows without one. */
+function peerParagraph(report: BenchReport): string {
+  const c = report.conditions;
+  const withPeer = report.results.filter((r) => r.peer);
+  if (!withPeer.length) return c.peer ? `<p class="small">Peer: ${escapeHtml(c.peer)}</p>` : "";
+  const names = [...new Set(withPeer.map((r) => r.peer!.name))].join(", ");
+  const without = report.results.length - withPeer.length;
+  return `<p>Peer: <b>${escapeHtml(names)}</b> on the same device and shapes, in this run; "ours/peer" is our median ` +
+    `time over the peer's (below 1: ours is faster). ${withPeer.length} of ${report.results.length} rows have a ` +
+    `peer figure${without ? `; the others have no counterpart (hover a peer cell for the reason)` : ""}.</p>\n` +
+    (c.peer ? `<p class="small">${escapeHtml(c.peer)}</p>` : "");
+}
+
 /**
  * A self-contained HTML page (inline CSS and SVG, no scripts, no network): the device and its
  * ceilings, the conditions, the roofline chart and the numbered table of rows.
@@ -578,6 +655,13 @@ export function rooflineSvg(report: BenchReport): string {
  */
 export function reportHtml(report: BenchReport): string {
   const d = report.device, c = report.conditions;
+  const peers = report.results.some((r) => r.peer);
+  const peerTd = (r: BenchRow) => {
+    if (!peers) return "";
+    const [ms, ratio] = peerCells(r);
+    const title = r.peer ? `${r.peer.name}: ${r.peer.call}, ${r.peer.kernels} kernel(s)` : r.peerNote ?? "";
+    return `<td title="${escapeHtml(title)}">${ms}</td><td>${ratio}</td>`;
+  };
   const rows = report.results.map((r, i) =>
     `<tr class="${r.bound}"><td>${i + 1}</td><td>${escapeHtml(r.op)}</td><td>${escapeHtml(r.entry)}</td><td>${
       escapeHtml(r.variant)
@@ -585,7 +669,7 @@ export function reportHtml(report: BenchReport): string {
       fmt(r.tflops * 1e3)
     }</td><td>${r.intensity === null ? "-" : fmt(r.intensity)}</td><td>${r.bound}</td><td>${
       (100 * r.fraction).toFixed(1)
-    }%</td></tr>`
+    }%</td>${peerTd(r)}</tr>`
   ).join("\n");
   const probes = d.probes.map((p) =>
     `<tr><td>${p.probe}</td><td>${escapeHtml(p.kernel)}</td><td>${fmt(p.figure)} ${p.unit}</td><td>${
@@ -621,7 +705,10 @@ ${rooflineSvg(report)}
   } * = the rotated inputs fit in the assumed cache (${
     fmt(c.cacheBytes / 2 ** 20)
   } MiB): the figure may be cache-served.</p>
-<table><tr><th>#</th><th>op</th><th>entry</th><th>variant</th><th>shape</th><th>ms</th><th>GB/s</th><th>GFLOP/s</th><th>FLOP/B</th><th>bound</th><th>roofline</th></tr>
+${peerParagraph(report)}
+<table><tr><th>#</th><th>op</th><th>entry</th><th>variant</th><th>shape</th><th>ms</th><th>GB/s</th><th>GFLOP/s</th><th>FLOP/B</th><th>bound</th><th>roofline</th>${
+    peers ? "<th>peer ms</th><th>ours/peer</th>" : ""
+  }</tr>
 ${rows}
 </table>
 <h2>Probes</h2>

@@ -9,7 +9,8 @@
  * | `add`, `mul` | `tf.add` / `tf.mul`, equal shapes | elementwise |
  * | `addRows`, `mulRows` | `tf.add` / `tf.mul`, `[S, D]` with `[D]` | elementwiseRows |
  * | `axpy` | `tf.add(y, tf.mul(alpha, x))`: two kernels | axpy |
- * | `relu`, `elu`, `tanh`, `sigmoid` | `tf.relu` … (`tf.elu` has alpha 1) | activation |
+ * | `relu`, `elu`, `tanh`, `sigmoid` | `tf.relu` … (`tf.elu` has alpha 1) | activation (elu, tanh) |
+ * | `relu2` | `tf.square(tf.relu(x))`: two kernels | activation relu2 |
  * | `silu` | `tf.mul(x, tf.sigmoid(x))`: two kernels | activation silu |
  * | `softmax` | `tf.softmax`, last axis | softmax |
  * | `sum`, `max`, `min`, `mean` | `tf.sum(x, axis)` … | reduce |
@@ -27,8 +28,15 @@
  * WebGPU kernel). Our `[N, K]` column indices become `[N·K, 2]` (row, column) pairs, so TF.js reads
  * twice the index bytes; indices are drawn in range, since the two differ on out-of-range ones.
  *
+ * Inputs come from the bench's generator ({@link randomInput}); the CPU side of a case is cheap at
+ * any size: building it costs one pass over each input, and {@link PeerCase.expect} computes one
+ * output element directly from the inputs (a dot product, a row, a reduced line), so checking a
+ * sample of a 4096³ matMul or an 8192² softmax takes milliseconds.
+ *
  * @module
  */
+
+import { randomInput } from "../bench_case.ts";
 
 /** The TF.js calls the cases use: a structural subset of `@tensorflow/tfjs-core`. */
 export interface TfOps {
@@ -36,6 +44,7 @@ export interface TfOps {
   add(a: TfTensor, b: TfTensor): TfTensor;
   mul(a: TfTensor, b: TfTensor): TfTensor;
   relu(x: TfTensor): TfTensor;
+  square(x: TfTensor): TfTensor;
   elu(x: TfTensor): TfTensor;
   tanh(x: TfTensor): TfTensor;
   sigmoid(x: TfTensor): TfTensor;
@@ -90,6 +99,7 @@ export const PEER_OPS = {
   mulRows: "[S, D]",
   axpy: "[...dims]",
   relu: "[...dims]",
+  relu2: "[...dims]",
   elu: "[...dims]",
   tanh: "[...dims]",
   sigmoid: "[...dims]",
@@ -172,6 +182,7 @@ export function peerCase(op: PeerOp, args: PeerShape): PeerCase {
       };
     }
     case "relu":
+    case "relu2":
     case "elu":
     case "tanh":
     case "sigmoid":
@@ -182,12 +193,12 @@ export function peerCase(op: PeerOp, args: PeerShape): PeerCase {
       return {
         inputs: [{ data: x, shape }],
         outShape: shape,
-        run: (tf, [t]) => op === "silu" ? tf.mul(t, tf.sigmoid(t)) : tf[op](t),
+        run: (tf, [t]) => op === "silu" ? tf.mul(t, tf.sigmoid(t)) : op === "relu2" ? tf.square(tf.relu(t)) : tf[op](t),
         expect: (i) => {
           const v = f(x[i]);
           return [v, Math.abs(v)];
         },
-        tol: op === "relu" ? EXACT : TRANSCENDENTAL,
+        tol: op === "relu" ? EXACT : op === "relu2" ? ROUNDED : TRANSCENDENTAL,
       };
     }
     case "softmax": {
@@ -274,7 +285,12 @@ export function peerCase(op: PeerOp, args: PeerShape): PeerCase {
       const [N, D, K] = dims(args, ["rows", "cols", "k"], where);
       const [src, col] = [values(N * K, 1), indices(N * K, D, 2)];
       const pairs = new Int32Array(2 * N * K);
-      for (let e = 0; e < N * K; e++) [pairs[2 * e], pairs[2 * e + 1]] = [Math.floor(e / K), col[e]];
+      for (let row = 0, e = 0; row < N; row++) {
+        for (let k = 0; k < K; k++, e++) {
+          pairs[2 * e] = row;
+          pairs[2 * e + 1] = col[e];
+        }
+      }
       return {
         inputs: [{ data: pairs, shape: [N * K, 2] }, { data: src, shape: [N * K] }],
         outShape: [N, D],
@@ -313,34 +329,50 @@ export function peerCase(op: PeerOp, args: PeerShape): PeerCase {
   }
 }
 
-const UNARY: Record<"relu" | "elu" | "tanh" | "sigmoid" | "silu", (x: number) => number> = {
+const UNARY: Record<"relu" | "relu2" | "elu" | "tanh" | "sigmoid" | "silu", (x: number) => number> = {
   relu: (x) => Math.max(x, 0),
+  relu2: (x) => Math.max(x, 0) ** 2,
   elu: (x) => x > 0 ? x : Math.expm1(x),
   tanh: Math.tanh,
   sigmoid: (x) => 1 / (1 + Math.exp(-x)),
   silu: (x) => x / (1 + Math.exp(-x)),
 };
 
+/** Inputs generated so far, by seed and scale, each the longest asked for; see {@link values}. */
+const generated = new Map<string, Float32Array>();
+/** Most bytes {@link generated} keeps; the least recently used go first. */
+const GENERATED_BYTES = 2 ** 30;
+
 /**
- * Deterministic values in [-scale, scale): an LCG block of up to 65,536 values, tiled. Inputs only
- * need to be known to the CPU check and not constant, and a large one then costs a copy, not a
- * generator call per element.
+ * Deterministic values in (-scale, scale), never all zero: the bench's own generator
+ * ({@link randomInput}, xorshift32). Element `i` depends only on the seed, so a shorter input is a
+ * prefix of a longer one with the same seed and scale: the longest generated is kept (up to
+ * {@link GENERATED_BYTES} in all) and a case gets a view of it. A pass over many large shapes then
+ * generates a handful of arrays rather than one or two per case, which on a slow host cost about
+ * a second per 64 Mi elements. Nothing writes to the inputs (TF.js copies them when it uploads).
  */
 function values(n: number, seed: number, scale = 1): Float32Array {
-  const out = new Float32Array(n);
-  const block = Math.min(n, 65536);
-  let s = seed * 0x9e3779b9 >>> 0;
-  for (let i = 0; i < block; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = scale * (s / 2 ** 31 - 1);
+  const key = `${seed}:${scale}`;
+  let all = generated.get(key);
+  generated.delete(key); // re-inserted last: the most recently used
+  if (!all || all.length < n) all = randomInput(n, seed, 0, scale);
+  generated.set(key, all);
+  let bytes = 0;
+  for (const a of generated.values()) bytes += a.byteLength;
+  for (const [k, a] of generated) {
+    if (bytes <= GENERATED_BYTES || k === key) break;
+    generated.delete(k);
+    bytes -= a.byteLength;
   }
-  for (let filled = block; filled < n; filled *= 2) out.copyWithin(filled, 0, Math.min(filled, n - filled));
-  return out;
+  return all.length === n ? all : all.subarray(0, n);
 }
 
-/** Deterministic indices in [0, bound). */
+/** Deterministic indices in [0, bound), from the same generator; a plain loop, no per-element closure. */
 function indices(n: number, bound: number, seed: number): Int32Array {
-  return Int32Array.from(values(n, seed), (v) => Math.min(bound - 1, Math.floor((v + 1) / 2 * bound)));
+  const u = randomInput(n, seed, 0, 1);
+  const out = new Int32Array(n);
+  for (let i = 0; i < n; i++) out[i] = Math.min(bound - 1, Math.floor(Math.abs(u[i]) * bound));
+  return out;
 }
 
 function size(shape: readonly number[]): number {

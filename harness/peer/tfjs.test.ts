@@ -2,7 +2,15 @@ import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import type { ResidentDevice } from "../device.ts";
 import { assertClose, assertThrowsMessage, gpuTest } from "../testing.ts";
 import { peerCase } from "./cases.ts";
-import { _checkSampled, createTfjsPeer, missingTfjsFile, type PeerOp, type PeerShape, type TfjsPeer } from "./tfjs.ts";
+import {
+  _checkSampled,
+  createTfjsPeer,
+  missingTfjsFile,
+  type PeerOp,
+  type PeerShape,
+  samplePicks,
+  type TfjsPeer,
+} from "./tfjs.ts";
 
 Deno.test("tfjs peer: the output check rejects a wrong element, and NaN", async () => {
   const expect = (i: number): [number, number] => [i, i];
@@ -11,6 +19,27 @@ Deno.test("tfjs peer: the output check rejects a wrong element, and NaN", async 
   strictEqual(_checkSampled(Float32Array.from({ length: 10000 }, (_, i) => i), expect, tol, "sampled"), 513);
   await assertThrowsMessage(() => _checkSampled([0, 1, 2.001, 3], expect, tol, "wrong"), "wrong: element 2 is 2.001");
   await assertThrowsMessage(() => _checkSampled([0, 1, NaN, 3], expect, tol, "wrong"), "wrong: element 2 is NaN");
+});
+
+Deno.test("tfjs peer: a large output is checked at 513 picks, listed without touching the rest", () => {
+  deepStrictEqual(samplePicks(3), [0, 1, 2]);
+  strictEqual(samplePicks(4096).length, 4096);
+  const n = 2 ** 32; // far more than any array could hold: only the picks may be listed
+  const picks = samplePicks(n);
+  strictEqual(picks.length, 513);
+  ok(picks.every((i) => Number.isInteger(i) && i >= 0 && i < n) && picks.includes(n - 1), "picks out of range");
+});
+
+Deno.test("tfjs peer: building a case at GPU sizes is quick (inputs by xorshift, no per-element closures)", () => {
+  // 2^24 elements here; the cost is linear, so 64 Mi is four times this.
+  const t0 = performance.now();
+  for (const [op, args] of [["scatter", [4096, 4096, 1024]], ["matMul", [2048, 2048, 2048]]] as const) {
+    const c = peerCase(op, [...args]);
+    const n = c.outShape.reduce((p, d) => p * d, 1);
+    for (const i of samplePicks(n)) ok(Number.isFinite(c.expect(i)[0]));
+  }
+  const ms = performance.now() - t0;
+  ok(ms < 20_000, `took ${ms.toFixed(0)} ms`);
 });
 
 Deno.test("tfjs peer: arguments are validated, naming the argument", async () => {
@@ -30,9 +59,11 @@ Deno.test("tfjs peer: CPU expectations of the cases, by hand", () => {
   strictEqual(s.expect(2)[0], y[2] + y[5]);
   const g = peerCase("scatter", [1, 2, 6]); // six updates into two columns: the colliding ones add up
   const [pairs, src] = [g.inputs[0].data, g.inputs[1].data];
-  const column0 = [...src].filter((_, e) => pairs[2 * e + 1] === 0);
-  ok(column0.length > 1, "the case has no collision to test");
-  strictEqual(g.expect(0)[0], column0.reduce((p, v) => p + v, 0));
+  for (const column of [0, 1]) {
+    const updates = [...src].filter((_, e) => pairs[2 * e + 1] === column);
+    strictEqual(g.expect(column)[0], updates.reduce((p, v) => p + v, 0));
+  }
+  ok([0, 1].some((column) => [...pairs].filter((v, j) => j % 2 === 1 && v === column).length > 1), "no collision");
 });
 
 const missing = await missingTfjsFile();
@@ -90,6 +121,7 @@ peerTest("tfjs peer: every op agrees with the CPU at small, awkward shapes", asy
     mulRows: { rows: 1, cols: 257 },
     axpy: [1001],
     relu: [129],
+    relu2: [129],
     elu: [129],
     tanh: [129],
     sigmoid: [129],
@@ -133,6 +165,15 @@ peerTest("tfjs peer: inputs rotate over sets below the cache size, as our timing
   ok(rotated && rotated.sets === 6 && rotated.workingSetBytes === 3 * 4 * 4096, JSON.stringify(rotated));
   const single = await peer.time("add", [4096], { samples: 5, cacheBytes: 1024 });
   ok(single && single.sets === 1 && single.warmup === 3, JSON.stringify(single));
+});
+
+peerTest("tfjs peer: after a timing, TF.js's pool of freed buffers is destroyed, not kept", async (peer) => {
+  const pool = () => (peer.tf.backend() as { bufferManager: { getNumFreeBuffers(): number } }).bufferManager;
+  ok(await peer.time("matMul", [64, 64, 64], 5));
+  strictEqual(pool().getNumFreeBuffers(), 0);
+  strictEqual(await peer.check("add", [1 << 16]), 513);
+  strictEqual(pool().getNumFreeBuffers(), 0);
+  strictEqual(await peer.check("add", [7]), 7, "TF.js still pools and reuses after a release");
 });
 
 peerTest("tfjs peer: dispose leaves our device working, and a new peer can start", async (peer, gpu) => {

@@ -18,6 +18,10 @@
  * The npm files sit in `npm/` rather than beside this module because a `package.json` makes Deno
  * format and lint its folder with default options instead of the project's.
  *
+ * Memory. After each `time()` or `check()` the case's inputs are disposed and the buffers TF.js
+ * pooled for reuse are destroyed ({@link releasePool}), so a pass over many large shapes holds one
+ * case's buffers at a time.
+ *
  * Device. TF.js's own `webgpu` backend factory would request its own adapter; it is replaced by
  * one that constructs `WebGPUBackend` on the caller's device, which is never destroyed here.
  * `WEBGPU_CPU_FORWARD` is turned off, or inputs under 1,000 elements that were never uploaded
@@ -313,7 +317,39 @@ async function withCase<T>(
     return await fn(run, _checkSampled(got, c.expect, c.tol, label));
   } finally {
     for (const t of inputs.flat()) t.dispose();
+    releasePool(tf);
   }
+}
+
+/** The part of TF.js 4.22's WebGPU `BufferManager` that {@link releasePool} touches. */
+interface BufferPool {
+  freeBuffers: Map<string, GPUBuffer[]>;
+  numFreeBuffers: number;
+  numBytesAllocated: number;
+}
+
+/**
+ * Destroys the buffers TF.js keeps pooled for reuse once their tensors are disposed, so that a run
+ * over many large shapes holds one case's buffers at a time, not all of them (TF.js frees its pool
+ * only when the backend is removed). The pool's keys are kept: TF.js's `releaseBuffer` stops
+ * pooling once the map is empty. A backend without that pool is left alone.
+ *
+ * @returns bytes destroyed
+ */
+function releasePool(tf: TfjsApi): number {
+  const pool = (tf.backend() as { bufferManager?: Partial<BufferPool> }).bufferManager;
+  if (!(pool?.freeBuffers instanceof Map)) return 0;
+  let bytes = 0;
+  for (const list of pool.freeBuffers.values()) {
+    for (const buffer of list) {
+      bytes += buffer.size;
+      buffer.destroy();
+    }
+    list.length = 0;
+  }
+  pool.numFreeBuffers = 0;
+  if (typeof pool.numBytesAllocated === "number") pool.numBytesAllocated -= bytes;
+  return bytes;
 }
 
 /**
@@ -333,16 +369,7 @@ export function _checkSampled(
   tol: { atol: number; rtol: number; why?: string },
   label: string,
 ): number {
-  const n = got.length;
-  let picks: number[] = Array.from({ length: n }, (_, i) => i);
-  if (n > 4096) {
-    picks = Array.from({ length: 256 }, (_, k) => Math.floor(k * n / 256));
-    picks.push(n - 1);
-    for (let k = 0, s = 12345; k < 256; k++) {
-      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-      picks.push(Math.floor(s / 2 ** 32 * n));
-    }
-  }
+  const picks = samplePicks(got.length);
   for (const i of picks) {
     const [value, magnitude] = expect(i);
     const bound = tol.atol + tol.rtol * magnitude;
@@ -355,6 +382,26 @@ export function _checkSampled(
     }
   }
   return picks.length;
+}
+
+/**
+ * The output elements {@link _checkSampled} compares: all of them up to 4,096, else 513 (256
+ * spread evenly, the last, 256 pseudo-random). Only the picks are ever listed: listing every
+ * index first, as this once did, built a 64 Mi-entry JS array per large output and took tens of
+ * seconds per op on the GPU machine.
+ *
+ * @param n output elements
+ * @returns the indices, in checking order
+ */
+export function samplePicks(n: number): number[] {
+  if (n <= 4096) return Array.from({ length: n }, (_, i) => i);
+  const picks = Array.from({ length: 256 }, (_, k) => Math.floor(k * n / 256));
+  picks.push(n - 1);
+  for (let k = 0, s = 12345; k < 256; k++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    picks.push(Math.floor(s / 2 ** 32 * n));
+  }
+  return picks;
 }
 
 /** Loads TF.js core and the WebGPU backend with the environment TF.js needs to see while loading. */
@@ -385,6 +432,7 @@ const SMOKE: Record<"small" | "large", [string, PeerShape][]> = {
     ["addRows", [1024, 1024]],
     ["axpy", [1 << 20]],
     ["relu", [1 << 20]],
+    ["relu2", [1 << 20]],
     ["silu", [1 << 20]],
     ["softmax", [256, 1024]],
     ["sum", [256, 1024]],
@@ -406,6 +454,7 @@ const SMOKE: Record<"small" | "large", [string, PeerShape][]> = {
     ["addRows", [8192, 4096]],
     ["axpy", [1 << 26]],
     ["relu", [1 << 26]],
+    ["relu2", [1 << 26]],
     ["silu", [1 << 26]],
     ["softmax", [8192, 8192]],
     ["sum", [8192, 8192]],

@@ -14,11 +14,14 @@
  * - WGSL has no erf and its tanh is only as accurate as exp(x) - exp(-x) near 0, so the kernel
  *   carries its own: erfc with relative error below 1.2e-7, and tanh and elu through an expm1 that
  *   does not cancel near 0.
+ * - The kernel streams vec4s as elementwise's does (four per invocation, loads before stores,
+ *   4096-element blocks in a grid-stride loop over a grid that never folds; tensors 16-byte padded,
+ *   as `ResidentDevice.alloc` makes them). Its functions are written on vec4s without branches, so
+ *   even gelu's erfc costs far less than moving its 8 bytes per element on a GPU.
  *
  * @module
  */
 
-import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
@@ -44,6 +47,17 @@ const FLOPS_PER_ELEMENT: Record<ActivationKind, number> = {
   gelu: 30,
   gelu_tanh: 10,
 };
+
+/** Elements one workgroup moves per block: 256 invocations × 4 vec4s (`WG * PER * 4` in the WGSL). */
+const BLOCK_ELEMENTS = 256 * 4 * 4;
+
+/**
+ * Workgroups for `n` elements: one per block, capped at the per-dimension limit (the kernel's
+ * grid-stride loop covers the rest, so the grid never folds into y). Zero for `n = 0`.
+ */
+function streamWorkgroups(n: number, maxPerDimension: number): number {
+  return Math.min(Math.ceil(n / BLOCK_ELEMENTS), maxPerDimension);
+}
 
 /**
  * Plans `activation` on the GPU for `n` elements.
@@ -71,7 +85,7 @@ export function activationPlan(
       { n, kind: KIND_CODES[kind], alpha },
       "activation",
     ),
-    workgroups: foldWorkgroups(Math.ceil(n / 256), gpu.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: streamWorkgroups(n, gpu.limits.maxComputeWorkgroupsPerDimension),
     cost: { bytes: 8 * n, flops: FLOPS_PER_ELEMENT[kind] * n },
   };
 }

@@ -1,4 +1,4 @@
-import { deepStrictEqual, notStrictEqual, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, notStrictEqual, ok, strictEqual } from "node:assert/strict";
 import {
   assertClose,
   assertThrowsMessage,
@@ -7,7 +7,7 @@ import {
   loadGolden,
   randomF32,
 } from "../../harness/testing.ts";
-import { foldWorkgroups } from "../../harness/limits.ts";
+import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import { axpy, type AxpyArgs, axpyGpu, axpyInplaceGpu, axpyInplacePlan, axpyPlan, KERNELS } from "./mod.ts";
 
 interface GoldenCase {
@@ -123,12 +123,12 @@ gpuTest("axpy GPU: one buffer bound as both y and out of kernel is rejected, not
   }
 });
 
-gpuTest("axpy GPU: plans fold grids over 65,535 workgroups and state their cost", (gpu) => {
-  const n = 65_535 * 256 + 1;
+gpuTest("axpy GPU: plans use a 1-D grid of 4096-element blocks, capped, and state their cost", (gpu) => {
   const max = gpu.limits.maxComputeWorkgroupsPerDimension;
-  for (const plan of [axpyPlan(gpu, { a: 1, n }), axpyInplacePlan(gpu, { a: 1, n })]) {
-    deepStrictEqual(plan.workgroups, foldWorkgroups(Math.ceil(n / 256), max));
-    deepStrictEqual(plan.cost, { bytes: 12 * n, flops: 2 * n });
+  for (const [n, groups] of [[0, 0], [1, 1], [4096, 1], [4097, 2], [2 ** 26, 2 ** 14], [2 ** 30, max]]) {
+    for (const plan of [axpyPlan(gpu, { a: 1, n }), axpyInplacePlan(gpu, { a: 1, n })]) {
+      deepStrictEqual([plan.workgroups, plan.cost], [groups, { bytes: 12 * n, flops: 2 * n }], `n=${n}`);
+    }
   }
 });
 
@@ -145,10 +145,11 @@ gpuTest("axpy GPU: bad input throws before dispatch", async (gpu) => {
   );
 });
 
-// Random operands over the sizes that straddle the 256-wide workgroup, plus operands whose sum
-// nearly cancels (where the rounding of the product decides the answer) and operands spread over
-// 2^-40 .. 2^40, so exponents are far apart.
-const sizes = [1, 255, 256, 257, 4099];
+// Random operands over lengths around the kernels' geometry (4 elements per vec4, 4096 per workgroup
+// block: 1..3 and 4099 end in a partial vec4, 5001 in a partial block and a partial vec4), plus
+// operands whose sum nearly cancels (where the rounding of the product decides the answer) and
+// operands spread over 2^-40 .. 2^40, so exponents are far apart.
+const sizes = [1, 2, 3, 4, 255, 256, 257, 4096, 4099, 5001];
 function cases(): { label: string; args: AxpyArgs }[] {
   const random = sizes.map((n) => ({ label: `n=${n}`, args: { a: 0.7, x: randomF32(n, n), y: randomF32(n, n + 1) } }));
   const x = randomF32(1000, 3);
@@ -162,3 +163,81 @@ function cases(): { label: string; args: AxpyArgs }[] {
 }
 checkAgainstReference("axpy", KERNELS, "kernel", cases(), axpy, axpyGpu, exact);
 checkAgainstReference("axpy", KERNELS, "inplace", cases(), axpy, axpyInplaceGpu, exact);
+
+// A device that allows 2 workgroups per dimension, so the grid-stride loop takes several blocks per
+// workgroup (the full-size grid needs over 2^28 elements to loop). It poisons outputs like the shared one.
+function twoWorkgroups(gpu: ResidentDevice): ResidentDevice {
+  const low = gpu.withLimits({ maxComputeWorkgroupsPerDimension: 2 });
+  low.poisonOutputs = true;
+  return low;
+}
+const strideCases = [3, 4097, 5 * 4096 + 7, 8 * 4096].map((n) => ({
+  label: `n=${n}`,
+  args: { a: -1.25, x: randomF32(n, n), y: randomF32(n, n + 1) },
+}));
+checkAgainstReference(
+  "axpy, grid-stride over 2 workgroups",
+  KERNELS,
+  "kernel",
+  strideCases,
+  axpy,
+  (gpu, args, options) => axpyGpu(twoWorkgroups(gpu), args, options),
+  exact,
+);
+checkAgainstReference(
+  "axpy, grid-stride over 2 workgroups",
+  KERNELS,
+  "inplace",
+  strideCases,
+  axpy,
+  (gpu, args, options) => axpyInplaceGpu(twoWorkgroups(gpu), args, options),
+  exact,
+);
+
+// Forces one path of the kernels whatever this device's fma() does, by replacing the probe in the
+// plan's uniform (fields 2..4: probe_a, probe_x, probe_y): (1, 1, 1) reads as fused (fma gives 2),
+// (0, 0, 0) as not (fma gives 0). Each device then runs both paths: llvmpipe its fma() path, which
+// it otherwise never takes, and a GPU with a fused fma() its exact fallback.
+function withProbe(plan: KernelPlan, probe: 0 | 1): KernelPlan {
+  const view = new DataView(plan.params!.slice(0));
+  const offsets = [8, 12, 16];
+  // The probe where the WGSL Params struct has it, so a layout change fails here rather than passing.
+  deepStrictEqual(offsets.map((o) => view.getFloat32(o, true)), [TENTH, 3, -Math.fround(0.3)]);
+  for (const o of offsets) view.setFloat32(o, probe, true);
+  return { ...plan, params: view.buffer };
+}
+
+const ENTRY_PLANS = { kernel: axpyPlan, inplace: axpyInplacePlan } as const;
+const forcedCases = [...cases(), ...strideCases];
+
+gpuTest("axpy GPU: the exact fallback, forced, rounds once on any device", async (gpu) => {
+  for (const [entry, makePlan] of Object.entries(ENTRY_PLANS)) {
+    for (const device of [gpu, twoWorkgroups(gpu)]) {
+      for (const { label, args } of [...forcedCases, { label: "cancelling", args: CANCELLING }]) {
+        const plan = withProbe(makePlan(device, { a: args.a, n: args.x.length }), 0);
+        const [got] = await device.run(plan, [args.x, args.y]);
+        assertClose(got, axpy(args), exact, `${entry} ${label} (${device.limits.maxComputeWorkgroupsPerDimension})`);
+      }
+    }
+  }
+});
+
+gpuTest("axpy GPU: the fma() path, forced, rounds once or twice per element and misses none", async (gpu) => {
+  for (const [entry, makePlan] of Object.entries(ENTRY_PLANS)) {
+    for (const device of [gpu, twoWorkgroups(gpu)]) {
+      for (const { label, args } of forcedCases) {
+        const plan = withProbe(makePlan(device, { a: args.a, n: args.x.length }), 1);
+        const [got] = await device.run(plan, [args.x, args.y]);
+        const once = axpy(args);
+        const a = Math.fround(args.a);
+        for (let i = 0; i < got.length; i++) {
+          const twice = Math.fround(Math.fround(a * args.x[i]) + args.y[i]);
+          ok(
+            Object.is(got[i], once[i]) || Object.is(got[i], twice),
+            `${entry} ${label}: element ${i} is ${got[i]}, expected ${once[i]} (rounded once) or ${twice} (twice)`,
+          );
+        }
+      }
+    }
+  }
+});

@@ -18,10 +18,14 @@
  * - `a` is rounded to f32 before use, as torch casts `alpha` to the tensors' dtype.
  * - Nothing is broadcast: `x` and `y` have equal lengths.
  *
+ * The kernels stream vec4s as elementwise's do (four per invocation, loads before stores,
+ * 4096-element blocks in a grid-stride loop over a grid that never folds; tensors 16-byte padded,
+ * as `ResidentDevice.alloc` makes them). The fma probe is uniform, so a dispatch takes one path
+ * throughout: the vec4 `fma()` loop where it is fused (the H200), the integer fallback elsewhere.
+ *
  * @module
  */
 
-import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
@@ -41,6 +45,17 @@ const PARAMS: readonly ParamField[] = [
 
 /** The known answer that tells a fused fma() from one that rounds twice (see the module doc). */
 const FMA_PROBE = { probe_a: Math.fround(0.1), probe_x: 3, probe_y: -Math.fround(0.3) };
+
+/** Elements one workgroup moves per block: 256 invocations × 4 vec4s (`WG * PER * 4` in the WGSL). */
+const BLOCK_ELEMENTS = 256 * 4 * 4;
+
+/**
+ * Workgroups for `n` elements: one per block, capped at the per-dimension limit (the kernels'
+ * grid-stride loop covers the rest, so the grid never folds into y). Zero for `n = 0`.
+ */
+function streamWorkgroups(n: number, maxPerDimension: number): number {
+  return Math.min(Math.ceil(n / BLOCK_ELEMENTS), maxPerDimension);
+}
 
 function params(n: number, a: number): ArrayBuffer {
   return packParams(PARAMS, { n, a, ...FMA_PROBE }, "axpy");
@@ -69,7 +84,7 @@ export function axpyPlan(
       { name: "out", dtype: "f32", length: n, role: "output" },
     ],
     params: params(n, a),
-    workgroups: foldWorkgroups(Math.ceil(n / 256), gpu.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: streamWorkgroups(n, gpu.limits.maxComputeWorkgroupsPerDimension),
     cost: { bytes: 12 * n, flops: 2 * n },
   };
 }
@@ -97,7 +112,7 @@ export function axpyInplacePlan(
       { name: "y", dtype: "f32", length: n, role: "inout" },
     ],
     params: params(n, a),
-    workgroups: foldWorkgroups(Math.ceil(n / 256), gpu.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: streamWorkgroups(n, gpu.limits.maxComputeWorkgroupsPerDimension),
     cost: { bytes: 12 * n, flops: 2 * n },
   };
 }

@@ -11,10 +11,13 @@ import {
   elementwise,
   elementwiseGpu,
   type ElementwiseOp,
+  elementwisePlan,
   elementwiseRows,
   elementwiseRowsGpu,
+  elementwiseRowsPlan,
   KERNELS,
 } from "./mod.ts";
+import type { ResidentDevice } from "../../harness/device.ts";
 
 interface Golden {
   meta: { torch: string; rows_alignment: Record<string, number[]> };
@@ -106,29 +109,66 @@ gpuTest("elementwise GPU matches torch goldens", async (gpu) => {
   }
 });
 
-const sizes = [1, 255, 256, 257, 4099];
+// Lengths around the kernels' geometry: 4 elements per vec4, 4096 per workgroup block. 1..3 and
+// 4099 have only a trailing partial vec4 beyond whole ones; 4096 is exactly one block; 5001 ends in
+// a partial block and a partial vec4.
+const sizes = [1, 2, 3, 4, 255, 256, 257, 4096, 4099, 5001];
+// Shapes [S, D]: D % 4 == 0 takes b as whole vec4s, any other D per component, with rows that
+// straddle vec4s and blocks.
+const rowShapes = [[1, 1], [3, 3], [7, 257], [300, 5], [2, 4], [5, 8], [300, 12], [3, 4096], [9, 1001]];
+// A device that allows 2 workgroups per dimension, so the grid-stride loop takes several blocks per
+// workgroup (the full-size grid needs over 2^28 elements to loop). It poisons outputs like the shared one.
+function twoWorkgroups(gpu: ResidentDevice): ResidentDevice {
+  const low = gpu.withLimits({ maxComputeWorkgroupsPerDimension: 2 });
+  low.poisonOutputs = true;
+  return low;
+}
 // One correctly rounded f32 operation per element on both sides: exact agreement is required.
 const exact = { atol: 0, rtol: 0 };
 for (const op of ["add", "multiply"] as const) {
+  const flat = (ns: number[]) =>
+    ns.map((n) => ({ label: `n=${n}`, args: { op, a: randomF32(n, n), b: randomF32(n, n + 1) } }));
+  const rows = (shapes: number[][]) =>
+    shapes.map(([S, D]) => ({
+      label: `S=${S} D=${D}`,
+      args: { op, a: randomF32(S * D, S), b: randomF32(D, D), S, D },
+    }));
+  checkAgainstReference(`elementwise ${op}`, KERNELS, "kernel", flat(sizes), elementwise, elementwiseGpu, exact);
   checkAgainstReference(
-    `elementwise ${op}`,
+    `elementwise ${op}, grid-stride over 2 workgroups`,
     KERNELS,
     "kernel",
-    sizes.map((n) => ({ label: `n=${n}`, args: { op, a: randomF32(n, n), b: randomF32(n, n + 1) } })),
+    flat([3, 4097, 5 * 4096 + 7, 8 * 4096]),
     elementwise,
-    elementwiseGpu,
+    (gpu, args, options) => elementwiseGpu(twoWorkgroups(gpu), args, options),
     exact,
   );
   checkAgainstReference(
     `elementwiseRows ${op}`,
     KERNELS,
     "rows",
-    [[1, 1], [3, 3], [7, 257], [300, 5]].map(([S, D]) => ({
-      label: `S=${S} D=${D}`,
-      args: { op, a: randomF32(S * D, S), b: randomF32(D, D), S, D },
-    })),
+    rows(rowShapes),
     elementwiseRows,
     elementwiseRowsGpu,
     exact,
   );
+  checkAgainstReference(
+    `elementwiseRows ${op}, grid-stride over 2 workgroups`,
+    KERNELS,
+    "rows",
+    rows([[5, 4096], [21, 1001], [3, 2]]),
+    elementwiseRows,
+    (gpu, args, options) => elementwiseRowsGpu(twoWorkgroups(gpu), args, options),
+    exact,
+  );
 }
+
+gpuTest("elementwise GPU: plans use a 1-D grid of 4096-element blocks, capped, and state their cost", (gpu) => {
+  const max = gpu.limits.maxComputeWorkgroupsPerDimension;
+  for (const [n, groups] of [[0, 0], [1, 1], [4096, 1], [4097, 2], [2 ** 26, 2 ** 14], [2 ** 30, max]]) {
+    const plan = elementwisePlan(gpu, { op: "add", n });
+    deepStrictEqual([plan.workgroups, plan.cost], [groups, { bytes: 12 * n, flops: n }], `n=${n}`);
+  }
+  const rows = elementwiseRowsPlan(gpu, { op: "multiply", S: 16384, D: 4096 });
+  deepStrictEqual([rows.workgroups, rows.cost], [2 ** 14, { bytes: 8 * 2 ** 26 + 4 * 4096, flops: 2 ** 26 }]);
+});

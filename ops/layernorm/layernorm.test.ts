@@ -109,21 +109,45 @@ gpuTest("layernorm GPU: bad input throws before dispatch", async (gpu) => {
 // E[x^2] - E[x]^2 by 0.09, so the bound tells a stable kernel from those.
 const gpuTolerance = { atol: 2e-6, rtol: 1e-5 };
 
-gpuTest("layernorm GPU: more than 65,535 rows fold into y, and the kernel recovers the row", async (gpu) => {
-  const plan = layernormPlan(gpu, { N: 70_000, D: 2, weight: true, bias: false, eps: 1e-5 });
+gpuTest("layernorm GPU: more than 65,535 workgroups fold into y, and the kernel recovers the row", async (gpu) => {
+  // Rows of 4099 take a workgroup each, so 70,000 of them need 70,000 workgroups.
+  const plan = layernormPlan(gpu, { N: 70_000, D: 4099, weight: true, bias: false, eps: 1e-5 });
   deepStrictEqual(plan.workgroups, [35_000, 2, 1]);
-  deepStrictEqual(plan.cost, { bytes: 8 * 70_000 * 2 + 4 * 2, flops: 7 * 70_000 * 2 });
+  deepStrictEqual(plan.cost, { bytes: 8 * 70_000 * 4099 + 4 * 4099, flops: 7 * 70_000 * 4099 });
   // Dispatching 70,000 workgroups takes seconds on a software adapter, so the same fold is forced at
   // a per-dimension limit of 4: 10 rows become a 4 x 3 grid whose last two workgroups must do nothing.
-  const args = { x: randomF32(10 * 33, 5), N: 10, D: 33, weight: randomF32(33, 6), bias: randomF32(33, 7) };
-  const shape = { N: 10, D: 33, weight: true, bias: true, eps: 1e-5 };
+  const D = 4099;
+  const args = { x: randomF32(10 * D, 5), N: 10, D, weight: randomF32(D, 6), bias: randomF32(D, 7) };
+  const shape = { N: 10, D, weight: true, bias: true, eps: 1e-5 };
   const folded = { ...layernormPlan(gpu, shape), workgroups: foldWorkgroups(10, 4) };
   deepStrictEqual(folded.workgroups, [4, 3, 1]);
   const [out] = await gpu.run(folded, [args.x, args.weight, args.bias]);
   assertClose(out, layernorm(args), gpuTolerance, "folded 4 x 3 grid");
+  // Rows of 1024 share a workgroup 8 at a time: 20 rows take 3 workgroups, here folded into a 2 x 2
+  // grid whose last workgroup and the last 4 rows of the one before must do nothing.
+  const shared = { x: randomF32(20 * 1024, 8), N: 20, D: 1024, weight: randomF32(1024, 9), bias: randomF32(1024, 10) };
+  const plan2 = layernormPlan(gpu, { ...shape, N: 20, D: 1024 });
+  deepStrictEqual(plan2.workgroups, [3, 1, 1]);
+  const [out2] = await gpu.run({ ...plan2, workgroups: foldWorkgroups(3, 2) }, [shared.x, shared.weight, shared.bias]);
+  assertClose(out2, layernorm(shared), gpuTolerance, "8 rows per workgroup, folded 2 x 2 grid");
 });
 
-const awkward: [number, number][] = [[1, 1], [3, 255], [2, 256], [5, 257], [7, 100], [2, 4099]];
+// Awkward sizes, rows sharing a workgroup (D <= 4096), a row in registers at the limit (8192) and
+// rows streamed in chunks (8196, 12289): aligned and not, with surplus rows in the last workgroup.
+const awkward: [number, number][] = [
+  [1, 1],
+  [3, 255],
+  [2, 256],
+  [5, 257],
+  [7, 100],
+  [2, 4099],
+  [37, 3],
+  [9, 1024],
+  [3, 8192],
+  [2, 8196],
+  [1, 12289],
+  [3, 12],
+];
 checkAgainstReference<LayernormArgs>(
   "layernorm",
   KERNELS,
@@ -142,6 +166,10 @@ checkAgainstReference<LayernormArgs>(
     })),
     { label: "rows of 1000 + noise", args: { x: randomF32(2 * 513, 1, 999, 1001), N: 2, D: 513 } },
     { label: "a row of 10000 + noise", args: { x: randomF32(4099, 2, 9999.5, 10000.5), N: 1, D: 4099 } },
+    {
+      label: "rows of 10000 + noise, streamed in chunks",
+      args: { x: randomF32(2 * 12292, 3, 9999.5, 10000.5), N: 2, D: 12292 },
+    },
     { label: "a constant row", args: { x: f32([4, 4, 4, 1, -2, 3]), N: 2, D: 3, bias: f32([1, 2, 3]) } },
     { label: "variance small next to eps", args: { x: randomF32(3 * 5, 3, -1e-3, 1e-3), N: 3, D: 5 } },
   ],

@@ -14,11 +14,22 @@
  * a Float32Array of length N * D, a weight or bias that is not a Float32Array of length D, and an
  * eps that is negative or not finite.
  *
- * The kernel runs one workgroup of 256 per row, loops over the row so rows of any length work, and
- * reads the row twice. Mean and variance come from per-invocation running statistics merged in
- * workgroup memory, on values shifted by the row's first element: a row of 1000 + small noise keeps
- * the accuracy of a row near zero, where the textbook E[x^2] - E[x]^2 in f32 would cancel to noise.
- * More than 65,535 rows fold into a second grid dimension.
+ * The kernel reads and writes vec4s and spreads a row over `threads` invocations (a power of two,
+ * 256 / threads rows per workgroup), each taking up to 8 vec4s of it, so a row of up to 8,192
+ * elements (8,186 when D % 4 != 0) is read once into registers and written from there: one read and
+ * one write of each element, the least the op can move. Short rows share a workgroup so that each
+ * workgroup still has about 32 KiB in flight; longer rows take a whole workgroup and are read a
+ * second time to write them, last chunk first so that part of it comes from L2 (3 of 2 ideal
+ * passes). Rows need not start on a vec4 boundary (D % 4 != 0): the components outside a row are
+ * masked, a partial vec4 is written one component at a time, and weight and bias are then read per
+ * component.
+ *
+ * Mean and variance stay stable without a second pass over memory: values are shifted by the row's
+ * first element (a row of 1000 + small noise keeps the accuracy of a row near zero, where the
+ * textbook E[x^2] - E[x]^2 in f32 would cancel to noise), each invocation takes the mean and the
+ * squared deviations of its values in two passes over its registers, and the workgroup combines the
+ * invocations' (count, mean, squared deviations) exactly, as Chan et al.'s parallel variance does.
+ * More than 65,535 workgroups fold into a second grid dimension.
  *
  * @module
  */
@@ -40,7 +51,25 @@ const PARAMS: readonly ParamField[] = [
   { name: "has_weight", type: "u32" },
   { name: "has_bias", type: "u32" },
   { name: "eps", type: "f32" },
+  { name: "threads", type: "u32" },
+  { name: "resident", type: "u32" },
 ];
+
+const WORKGROUP = 256;
+/** vec4s each invocation holds of its row (`PER` in the WGSL). */
+const PER = 8;
+
+/**
+ * How rows of `d` elements spread over a workgroup: the fewest invocations per row (a power of
+ * two, at most 256) that hold the row in `PER` vec4s each, and whether that is possible at all.
+ */
+function rowLayout(d: number): { threads: number; resident: boolean } {
+  // vec4s a row touches: d / 4 when every row starts on a vec4 boundary, else at most one more.
+  const quads = d % 4 === 0 ? d / 4 : Math.floor((d + 6) / 4);
+  let threads = 1;
+  while (threads < WORKGROUP && threads * PER < quads) threads *= 2;
+  return { threads, resident: quads <= PER * threads };
+}
 
 /**
  * Plans `layernorm` on the GPU.
@@ -48,7 +77,8 @@ const PARAMS: readonly ParamField[] = [
  * @param gpu the device
  * @param shape `N`, `D`, whether there is a weight and a bias, and `eps`
  * @param options kernel override
- * @returns the plan; bindings `x`, `weight`, `bias` (inputs; empty when absent) and `out`
+ * @returns the plan; bindings `x`, `weight`, `bias` (inputs; empty when absent) and `out`; 256 / threads
+ *   rows per workgroup
  */
 export function layernormPlan(
   gpu: ResidentDevice,
@@ -58,6 +88,7 @@ export function layernormPlan(
   const { N, D, eps } = shape;
   const weight = shape.weight ? D : 0;
   const bias = shape.bias ? D : 0;
+  const { threads, resident } = rowLayout(D);
   return {
     op: "layernorm",
     kernel: gpu.resolve(KERNELS, "kernel", options),
@@ -69,10 +100,18 @@ export function layernormPlan(
     ],
     params: packParams(
       PARAMS,
-      { rows: N, d: D, has_weight: Number(shape.weight), has_bias: Number(shape.bias), eps },
+      {
+        rows: N,
+        d: D,
+        has_weight: Number(shape.weight),
+        has_bias: Number(shape.bias),
+        eps,
+        threads,
+        resident: Number(resident),
+      },
       "layernorm",
     ),
-    workgroups: foldWorkgroups(N, gpu.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: foldWorkgroups(Math.ceil(N / (WORKGROUP / threads)), gpu.limits.maxComputeWorkgroupsPerDimension),
     // Read x, weight and bias once, write out once. Per element: an add for the mean, a subtract,
     // a square and an add for the variance, a subtract and a multiply to normalise, then one more
     // for the weight and one for the bias.

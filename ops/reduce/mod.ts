@@ -9,11 +9,16 @@
  * - an empty reduced axis gives 0 for sum and NaN for mean, torch's answers, and throws for max
  *   and min, as torch does: an empty row has no extreme element to return.
  *
- * The kernel views `x` as `[outer, length, inner]` and gives each output a power-of-two number of
- * lanes (up to a whole workgroup of 256 for a long axis) that stride along the axis and combine in
- * workgroup memory. Reducing the last axis, an output's lanes are adjacent and read its row
- * consecutively; reducing an earlier axis, neighbouring outputs are adjacent instead, so
- * neighbouring invocations read neighbouring addresses rather than addresses `inner` apart.
+ * The kernel views `x` as `[outer, length, inner]` and reads it as vec4s, each invocation issuing
+ * 8 independent loads before using any. Reducing the last axis, `lanes` invocations (the fewest, a
+ * power of two up to 256, that need at most 8 vec4s each per pass) share a row and read it
+ * consecutively, and short rows share a workgroup; a row need not start on a vec4 boundary, the
+ * components outside it are masked. Reducing an earlier axis, each invocation owns a vec4 of 4
+ * neighbouring outputs, at least 8 such vec4s (128 bytes of a row of x) lie side by side in a
+ * workgroup, and the rest of its 256 invocations become lanes striding along the axis (a short
+ * axis leaves room for more outputs instead); when inner % 4 != 0 those vec4s are read per
+ * component, and a small reduction takes 4 vec4s side by side instead of 8 to have more workgroups.
+ * Either way the lanes combine in workgroup memory, and x is read exactly once.
  *
  * @module
  */
@@ -29,19 +34,27 @@ export * from "./reference.ts";
 export { KERNELS };
 
 const WORKGROUP_SIZE = 256;
+/** vec4s each invocation loads per pass (`PER` in the WGSL). */
+const PER = 8;
 /**
- * Reducing an earlier axis, a workgroup takes at least this many neighbouring outputs (fewer only
- * when `inner` is smaller), so that each step along the axis reads a run of 128 bytes; the rest of
- * its 256 invocations become lanes along the axis, and a short axis leaves room for more outputs.
+ * Reducing an earlier axis, a workgroup takes at least this many neighbouring vec4s of outputs
+ * (fewer only when `inner` is smaller), so that each step along the axis reads a run of 128 bytes;
+ * the rest of its 256 invocations become lanes along the axis, and a short axis leaves room for
+ * more outputs.
  */
-const ADJACENT_OUTPUTS = 32;
+const ADJACENT_QUADS = 8;
+/**
+ * Reducing an earlier axis, fewer workgroups than this (two per SM of a 132-SM GPU, rounded) would
+ * leave too few bytes in flight, so a workgroup then takes half as many neighbouring vec4s and
+ * twice the lanes.
+ */
+const MIN_GROUPS = 256;
 const OP_CODES: Record<ReduceOp, number> = { sum: 0, max: 1, min: 2, mean: 3 };
 const PARAMS = [
-  { name: "outputs", type: "u32" },
+  { name: "outer", type: "u32" },
   { name: "length", type: "u32" },
   { name: "inner", type: "u32" },
   { name: "lanes", type: "u32" },
-  { name: "lane_stride", type: "u32" },
   { name: "op", type: "u32" },
 ] as const;
 
@@ -49,6 +62,24 @@ function nextPowerOfTwo(n: number): number {
   let p = 1;
   while (p < n) p *= 2;
   return p;
+}
+
+/**
+ * Invocations per row or per vec4 of outputs (`lanes`), and how many workgroups the reduction takes.
+ */
+function layout(outer: number, length: number, inner: number): { lanes: number; groups: number } {
+  if (inner === 1) {
+    // vec4s a row touches: length / 4 when every row starts on a vec4 boundary, else one more at most.
+    const quads = length === 0 ? 0 : length % 4 === 0 ? length / 4 : Math.floor((length + 6) / 4);
+    const lanes = Math.min(WORKGROUP_SIZE, nextPowerOfTwo(Math.ceil(quads / PER)));
+    return { lanes, groups: Math.ceil(outer / (WORKGROUP_SIZE / lanes)) };
+  }
+  const quads = Math.ceil(inner / 4);
+  let adjacent = Math.min(ADJACENT_QUADS, nextPowerOfTwo(quads));
+  // Half as many (runs of 64 bytes) when that is what it takes to reach MIN_GROUPS workgroups.
+  if (adjacent === ADJACENT_QUADS && Math.ceil((outer * quads) / adjacent) < MIN_GROUPS) adjacent /= 2;
+  const lanes = Math.min(WORKGROUP_SIZE / adjacent, nextPowerOfTwo(length));
+  return { lanes, groups: Math.ceil((outer * quads) / (WORKGROUP_SIZE / lanes)) };
 }
 
 /**
@@ -63,9 +94,7 @@ function nextPowerOfTwo(n: number): number {
 export function reducePlan(gpu: ResidentDevice, reduction: ReduceShape, options: KernelOptions = {}): KernelPlan {
   const { outer, length, inner } = reduceView(reduction);
   const outputs = outer * inner;
-  const widest = inner === 1 ? WORKGROUP_SIZE : WORKGROUP_SIZE / Math.min(ADJACENT_OUTPUTS, nextPowerOfTwo(inner));
-  const lanes = Math.min(widest, nextPowerOfTwo(length));
-  const slots = WORKGROUP_SIZE / lanes;
+  const { lanes, groups } = layout(outer, length, inner);
   return {
     op: "reduce",
     kernel: gpu.resolve(KERNELS, "kernel", options),
@@ -73,15 +102,8 @@ export function reducePlan(gpu: ResidentDevice, reduction: ReduceShape, options:
       { name: "x", dtype: "f32", length: outer * length * inner, role: "input" },
       { name: "out", dtype: "f32", length: outputs, role: "output" },
     ],
-    params: packParams(PARAMS, {
-      outputs,
-      length,
-      inner,
-      lanes,
-      lane_stride: inner === 1 ? 1 : slots,
-      op: OP_CODES[reduction.op],
-    }, "reduce"),
-    workgroups: foldWorkgroups(Math.ceil(outputs / slots), gpu.limits.maxComputeWorkgroupsPerDimension),
+    params: packParams(PARAMS, { outer, length, inner, lanes, op: OP_CODES[reduction.op] }, "reduce"),
+    workgroups: foldWorkgroups(groups, gpu.limits.maxComputeWorkgroupsPerDimension),
     cost: {
       bytes: 4 * (outer * length * inner + outputs),
       flops: outputs * Math.max(0, length - 1) + (reduction.op === "mean" ? outputs : 0),

@@ -185,22 +185,30 @@ gpuTest("reduce GPU: bad input throws before dispatch", async (gpu) => {
 gpuTest("reduce plan: a long last axis gets a workgroup per output, an earlier axis adjacent outputs", (gpu) => {
   const layout = (shape: number[], axis: number) => {
     const plan = reducePlan(gpu, { op: "sum", shape, axis });
-    const [, , , lanes, laneStride] = new Uint32Array(plan.params!);
-    return { lanes, laneStride, workgroups: plan.workgroups };
+    const [, , , lanes] = new Uint32Array(plan.params!);
+    return { lanes, workgroups: plan.workgroups };
   };
-  deepStrictEqual(layout([3, 4099], 1), { lanes: 256, laneStride: 1, workgroups: [3, 1, 1] });
-  deepStrictEqual(layout([1000, 3], 1), { lanes: 4, laneStride: 1, workgroups: [16, 1, 1] });
-  deepStrictEqual(layout([4099, 3], 0), { lanes: 64, laneStride: 4, workgroups: [1, 1, 1] });
-  deepStrictEqual(layout([2, 4099, 100], 1), { lanes: 8, laneStride: 32, workgroups: [7, 1, 1] });
+  // A long row takes all 256 invocations of a workgroup; short rows share one, 256 / lanes each.
+  deepStrictEqual(layout([3, 4099], 1), { lanes: 256, workgroups: [3, 1, 1] });
+  deepStrictEqual(layout([1000, 1024], 1), { lanes: 32, workgroups: [125, 1, 1] });
+  deepStrictEqual(layout([1000, 3], 1), { lanes: 1, workgroups: [4, 1, 1] });
+  // An earlier axis: 8 vec4s of neighbouring outputs per workgroup (32 lanes along the axis), more
+  // when the axis is short, fewer when there are fewer outputs, and 4 when 8 would leave fewer than
+  // 256 workgroups.
+  deepStrictEqual(layout([8192, 8192], 0), { lanes: 32, workgroups: [256, 1, 1] });
+  deepStrictEqual(layout([4096, 4096], 0), { lanes: 64, workgroups: [256, 1, 1] });
+  deepStrictEqual(layout([2, 4099, 100], 1), { lanes: 64, workgroups: [13, 1, 1] });
+  deepStrictEqual(layout([64, 4, 100], 1), { lanes: 4, workgroups: [25, 1, 1] });
+  deepStrictEqual(layout([4099, 3], 0), { lanes: 256, workgroups: [1, 1, 1] });
   // Past 65,535 workgroups the grid folds into y instead of exceeding the limit.
-  const { workgroups } = layout([70_001, 300], 1);
+  const { workgroups } = layout([70_001, 4100], 1);
   deepStrictEqual(workgroups, [35_001, 2, 1]);
   const plan = reducePlan(gpu, { op: "mean", shape: [3, 4099], axis: 1 });
   deepStrictEqual(plan.cost, { bytes: 4 * (3 * 4099 + 3), flops: 3 * 4098 + 3 });
 });
 
 gpuTest("reduce GPU: a folded grid recovers each workgroup's index and writes nothing past the end", async (gpu) => {
-  for (const [shape, axis] of [[[21, 300], 1], [[5, 300, 9], 1], [[1050, 3], 1]] as const) {
+  for (const [shape, axis] of [[[41, 300], 1], [[9, 300, 9], 1], [[1050, 3], 1], [[7, 9, 40], 1]] as const) {
     const args: ReduceArgs = { op: "sum", x: randomF32(shape.reduce((p, d) => p * d, 1), 3), shape: [...shape], axis };
     const plan = reducePlan(gpu, args);
     const [count] = plan.workgroups as readonly number[];
@@ -236,6 +244,10 @@ const SHAPES: [number[], number][] = [
   [[3, 33, 40], 1],
   [[2, 3, 4, 5], 2],
   [[0, 5], 1],
+  [[7, 1024], 1],
+  [[3, 8196], 1],
+  [[300, 64], 0],
+  [[3, 70, 36], 1],
 ];
 const cases = (op: ReduceOp): ReferenceCase<ReduceArgs>[] =>
   SHAPES.map(([shape, axis], k) => ({

@@ -15,9 +15,16 @@
  * a Float32Array of length N * D, a weight whose length is not a positive multiple of D, and an eps
  * that is negative or not finite.
  *
- * The kernel runs one workgroup of 256 per row, loops over the row so rows of any length work,
- * reduces the sum of squares in workgroup memory and reads the row twice. More than 65,535 rows
- * fold into a second grid dimension.
+ * The kernel reads and writes vec4s and spreads a row over `threads` invocations (a power of two,
+ * 256 / threads rows per workgroup), each taking up to 8 vec4s of it, so a row of up to 8,192
+ * elements (8,186 when D % 4 != 0) is read once into registers, its sum of squares reduced through
+ * workgroup memory, and the row scaled and written from there: one read and one write of each
+ * element, the least the op can move. Short rows share a workgroup so that each workgroup still has
+ * about 32 KiB in flight. Longer rows take a whole workgroup and are read a second time to write
+ * them, last chunk first so that part of it comes from L2 (3 of 2 ideal passes). Rows need not
+ * start on a vec4 boundary (D % 4 != 0): the components outside a row are masked, a partial vec4 is
+ * written one component at a time, and the weight is then read per component. More than 65,535
+ * workgroups fold into a second grid dimension.
  *
  * @module
  */
@@ -38,7 +45,25 @@ const PARAMS: readonly ParamField[] = [
   { name: "d", type: "u32" },
   { name: "groups", type: "u32" },
   { name: "eps", type: "f32" },
+  { name: "threads", type: "u32" },
+  { name: "resident", type: "u32" },
 ];
+
+const WORKGROUP = 256;
+/** vec4s each invocation holds of its row (`PER` in the WGSL). */
+const PER = 8;
+
+/**
+ * How rows of `d` elements spread over a workgroup: the fewest invocations per row (a power of
+ * two, at most 256) that hold the row in `PER` vec4s each, and whether that is possible at all.
+ */
+function rowLayout(d: number): { threads: number; resident: boolean } {
+  // vec4s a row touches: d / 4 when every row starts on a vec4 boundary, else at most one more.
+  const quads = d % 4 === 0 ? d / 4 : Math.floor((d + 6) / 4);
+  let threads = 1;
+  while (threads < WORKGROUP && threads * PER < quads) threads *= 2;
+  return { threads, resident: quads <= PER * threads };
+}
 
 /**
  * Plans `rmsnorm` on the GPU.
@@ -46,7 +71,8 @@ const PARAMS: readonly ParamField[] = [
  * @param gpu the device
  * @param shape `N`, `D`, the weight's row count `groups` (absent when there is no weight) and `eps`
  * @param options kernel override
- * @returns the plan; bindings `x`, `weight` (inputs; `weight` is empty when absent) and `out`
+ * @returns the plan; bindings `x`, `weight` (inputs; `weight` is empty when absent) and `out`;
+ *   256 / threads rows per workgroup
  */
 export function rmsnormPlan(
   gpu: ResidentDevice,
@@ -55,6 +81,7 @@ export function rmsnormPlan(
 ): KernelPlan {
   const { N, D, eps } = shape;
   const groups = shape.groups ?? 0;
+  const { threads, resident } = rowLayout(D);
   return {
     op: "rmsnorm",
     kernel: gpu.resolve(KERNELS, "kernel", options),
@@ -63,8 +90,8 @@ export function rmsnormPlan(
       { name: "weight", dtype: "f32", length: groups * D, role: "input" },
       { name: "out", dtype: "f32", length: N * D, role: "output" },
     ],
-    params: packParams(PARAMS, { rows: N, d: D, groups, eps }, "rmsnorm"),
-    workgroups: foldWorkgroups(N, gpu.limits.maxComputeWorkgroupsPerDimension),
+    params: packParams(PARAMS, { rows: N, d: D, groups, eps, threads, resident: Number(resident) }, "rmsnorm"),
+    workgroups: foldWorkgroups(Math.ceil(N / (WORKGROUP / threads)), gpu.limits.maxComputeWorkgroupsPerDimension),
     // Read x and the weight once, write out once; per element a square, an add and two multiplies
     // (three with a weight).
     cost: { bytes: 8 * N * D + 4 * groups * D, flops: (groups > 0 ? 5 : 4) * N * D },

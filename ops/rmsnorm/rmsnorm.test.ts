@@ -129,20 +129,30 @@ gpuTest("rmsnorm GPU: bad input throws before dispatch", async (gpu) => {
 // Measured on llvmpipe: 2.3e-7.
 const gpuTolerance = { atol: 0, rtol: 4e-6 };
 
-gpuTest("rmsnorm GPU: more than 65,535 rows fold into y, and the kernel recovers the row", async (gpu) => {
-  const plan = rmsnormPlan(gpu, { N: 70_000, D: 2, groups: 3, eps: 1e-6 });
+gpuTest("rmsnorm GPU: more than 65,535 workgroups fold into y, and the kernel recovers the row", async (gpu) => {
+  // Rows of 4099 take a workgroup each, so 70,000 of them need 70,000 workgroups.
+  const plan = rmsnormPlan(gpu, { N: 70_000, D: 4099, groups: 3, eps: 1e-6 });
   deepStrictEqual(plan.workgroups, [35_000, 2, 1]);
-  deepStrictEqual(plan.cost, { bytes: 8 * 70_000 * 2 + 4 * 3 * 2, flops: 5 * 70_000 * 2 });
+  deepStrictEqual(plan.cost, { bytes: 8 * 70_000 * 4099 + 4 * 3 * 4099, flops: 5 * 70_000 * 4099 });
   // Dispatching 70,000 workgroups takes seconds on a software adapter, so the same fold is forced at
   // a per-dimension limit of 4: 10 rows become a 4 x 3 grid whose last two workgroups must do nothing.
-  const args = { x: randomF32(10 * 33, 5), N: 10, D: 33, weight: randomF32(3 * 33, 6) };
-  const folded = { ...rmsnormPlan(gpu, { N: 10, D: 33, groups: 3, eps: 1e-6 }), workgroups: foldWorkgroups(10, 4) };
+  const args = { x: randomF32(10 * 4099, 5), N: 10, D: 4099, weight: randomF32(3 * 4099, 6) };
+  const folded = { ...rmsnormPlan(gpu, { N: 10, D: 4099, groups: 3, eps: 1e-6 }), workgroups: foldWorkgroups(10, 4) };
   deepStrictEqual(folded.workgroups, [4, 3, 1]);
   const [out] = await gpu.run(folded, [args.x, args.weight]);
   assertClose(out, rmsnorm(args), gpuTolerance, "folded 4 x 3 grid");
+  // Rows of 1024 share a workgroup 8 at a time: 20 rows take 3 workgroups, here folded into a 2 x 2
+  // grid whose last workgroup and the last 4 rows of the one before must do nothing.
+  const shared = { x: randomF32(20 * 1024, 8), N: 20, D: 1024, weight: randomF32(3 * 1024, 9) };
+  const plan2 = rmsnormPlan(gpu, { N: 20, D: 1024, groups: 3, eps: 1e-6 });
+  deepStrictEqual(plan2.workgroups, [3, 1, 1]);
+  const [out2] = await gpu.run({ ...plan2, workgroups: foldWorkgroups(3, 2) }, [shared.x, shared.weight]);
+  assertClose(out2, rmsnorm(shared), gpuTolerance, "8 rows per workgroup, folded 2 x 2 grid");
 });
 
 // [N, D, G], G = 0 for no weight.
+// Awkward sizes, rows sharing a workgroup (D <= 4096), a row in registers at the limit (8192) and
+// rows streamed in chunks (8196, 12289): aligned and not, with surplus rows in the last workgroup.
 const awkward: [number, number, number][] = [
   [1, 1, 0],
   [3, 255, 1],
@@ -150,6 +160,11 @@ const awkward: [number, number, number][] = [
   [5, 257, 2],
   [7, 100, 3],
   [2, 4099, 1],
+  [37, 3, 2],
+  [9, 1024, 2],
+  [3, 8192, 1],
+  [2, 8196, 2],
+  [1, 12289, 1],
 ];
 checkAgainstReference<RmsnormArgs>(
   "rmsnorm",

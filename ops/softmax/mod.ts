@@ -15,15 +15,22 @@
  * Refused, with an error naming the argument: `rows` or `cols` that is not an integer >= 1, and `x`
  * that is not a Float32Array of length rows * cols.
  *
- * The kernel runs one workgroup of 256 per row and loops over the row, so rows of any length work;
- * it reads the row twice (a running max and sum per invocation, then the output), and reduces the
- * maxima and the sums in workgroup memory. More than 65,535 rows fold into a second grid dimension.
+ * The kernel reads and writes vec4s and spreads a row over `threads` invocations (a power of two,
+ * 256 / threads rows per workgroup), each taking up to 8 vec4s of it, so a row of up to 8,192
+ * elements (8,186 when cols % 4 != 0) is read once into registers, reduced (max, then the sum of
+ * exponentials) through workgroup memory, and written from there: one read and one write of each
+ * element, the least the op can move. Short rows share a workgroup so that each workgroup still has
+ * about 32 KiB in flight. Longer rows take a whole workgroup, keep a running (max, sum) over
+ * 8,192-element chunks and read the row a second time to write it, last chunk first so that part of
+ * it comes from L2 (3 of 2 ideal passes). Rows need not start on a vec4 boundary (cols % 4 != 0):
+ * the components outside a row are masked and a partial vec4 is written one component at a time.
+ * More than 65,535 workgroups fold into a second grid dimension.
  *
  * @module
  */
 
 import { foldWorkgroups } from "../../harness/limits.ts";
-import { packParams } from "../../harness/params.ts";
+import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
@@ -32,13 +39,37 @@ import { type SoftmaxArgs, validateSoftmax } from "./reference.ts";
 export * from "./reference.ts";
 export { KERNELS };
 
+const WORKGROUP = 256;
+/** vec4s each invocation holds of its row (`PER` in the WGSL). */
+const PER = 8;
+
+/** The kernel's uniform, in WGSL declaration order. */
+const PARAMS: readonly ParamField[] = [
+  { name: "rows", type: "u32" },
+  { name: "cols", type: "u32" },
+  { name: "threads", type: "u32" },
+  { name: "resident", type: "u32" },
+];
+
+/**
+ * How rows of `cols` elements spread over a workgroup: the fewest invocations per row (a power of
+ * two, at most 256) that hold the row in `PER` vec4s each, and whether that is possible at all.
+ */
+function rowLayout(cols: number): { threads: number; resident: boolean } {
+  // vec4s a row touches: cols / 4 when every row starts on a vec4 boundary, else at most one more.
+  const quads = cols % 4 === 0 ? cols / 4 : Math.floor((cols + 6) / 4);
+  let threads = 1;
+  while (threads < WORKGROUP && threads * PER < quads) threads *= 2;
+  return { threads, resident: quads <= PER * threads };
+}
+
 /**
  * Plans `softmax` on the GPU for `x` of shape `[rows, cols]`.
  *
  * @param gpu the device
  * @param shape `rows` and `cols`
  * @param options kernel override
- * @returns the plan; bindings `x` (input) and `out` (output), one workgroup per row
+ * @returns the plan; bindings `x` (input) and `out` (output), 256 / threads rows per workgroup
  */
 export function softmaxPlan(
   gpu: ResidentDevice,
@@ -47,6 +78,7 @@ export function softmaxPlan(
 ): KernelPlan {
   const { rows, cols } = shape;
   const n = rows * cols;
+  const { threads, resident } = rowLayout(cols);
   return {
     op: "softmax",
     kernel: gpu.resolve(KERNELS, "kernel", options),
@@ -54,8 +86,8 @@ export function softmaxPlan(
       { name: "x", dtype: "f32", length: n, role: "input" },
       { name: "out", dtype: "f32", length: n, role: "output" },
     ],
-    params: packParams([{ name: "rows", type: "u32" }, { name: "cols", type: "u32" }], { rows, cols }, "softmax"),
-    workgroups: foldWorkgroups(rows, gpu.limits.maxComputeWorkgroupsPerDimension),
+    params: packParams(PARAMS, { rows, cols, threads, resident: Number(resident) }, "softmax"),
+    workgroups: foldWorkgroups(Math.ceil(rows / (WORKGROUP / threads)), gpu.limits.maxComputeWorkgroupsPerDimension),
     // Read x once, write out once; per element a max, a subtract, an exp, an add and a divide.
     cost: { bytes: 8 * n, flops: 5 * n },
   };

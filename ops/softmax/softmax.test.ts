@@ -90,20 +90,42 @@ gpuTest("softmax GPU: bad input throws before dispatch", async (gpu) => {
 // order. Measured on llvmpipe: 3.9e-6. atol only admits subnormal outputs, which a GPU may flush to 0.
 const gpuTolerance = { atol: 1e-37, rtol: 2e-5 };
 
-gpuTest("softmax GPU: more than 65,535 rows fold into y, and the kernel recovers the row", async (gpu) => {
-  const plan = softmaxPlan(gpu, { rows: 70_000, cols: 3 });
+gpuTest("softmax GPU: more than 65,535 workgroups fold into y, and the kernel recovers the row", async (gpu) => {
+  // Rows of 4099 take a workgroup each, so 70,000 of them need 70,000 workgroups.
+  const plan = softmaxPlan(gpu, { rows: 70_000, cols: 4099 });
   deepStrictEqual(plan.workgroups, [35_000, 2, 1]);
-  deepStrictEqual(plan.cost, { bytes: 8 * 70_000 * 3, flops: 5 * 70_000 * 3 });
+  deepStrictEqual(plan.cost, { bytes: 8 * 70_000 * 4099, flops: 5 * 70_000 * 4099 });
   // Dispatching 70,000 workgroups takes seconds on a software adapter, so the same fold is forced at
   // a per-dimension limit of 4: 10 rows become a 4 x 3 grid whose last two workgroups must do nothing.
-  const args = { x: randomF32(10 * 33, 7, -5, 5), rows: 10, cols: 33 };
+  const args = { x: randomF32(10 * 4099, 7, -5, 5), rows: 10, cols: 4099 };
   const folded = { ...softmaxPlan(gpu, args), workgroups: foldWorkgroups(10, 4) };
   deepStrictEqual(folded.workgroups, [4, 3, 1]);
   const [out] = await gpu.run(folded, [args.x]);
   assertClose(out, softmax(args), gpuTolerance, "folded 4 x 3 grid");
+  // Rows of 1024 share a workgroup 8 at a time: 20 rows take 3 workgroups, here folded into a 2 x 2
+  // grid whose last workgroup and the last 4 rows of the one before must do nothing.
+  const shared = { x: randomF32(20 * 1024, 8, -5, 5), rows: 20, cols: 1024 };
+  const plan2 = softmaxPlan(gpu, shared);
+  deepStrictEqual(plan2.workgroups, [3, 1, 1]);
+  const [out2] = await gpu.run({ ...plan2, workgroups: foldWorkgroups(3, 2) }, [shared.x]);
+  assertClose(out2, softmax(shared), gpuTolerance, "8 rows per workgroup, folded 2 x 2 grid");
 });
 
-const awkward: [number, number][] = [[1, 1], [1, 255], [3, 256], [2, 257], [5, 100], [2, 4099]];
+// Awkward sizes, rows sharing a workgroup (cols <= 4096), a row in registers at the limit (8192) and
+// rows streamed in chunks (8196, 12289): aligned and not, with surplus rows in the last workgroup.
+const awkward: [number, number][] = [
+  [1, 1],
+  [1, 255],
+  [3, 256],
+  [2, 257],
+  [5, 100],
+  [2, 4099],
+  [37, 3],
+  [9, 1024],
+  [3, 8192],
+  [2, 8196],
+  [1, 12289],
+];
 checkAgainstReference<SoftmaxArgs>(
   "softmax",
   KERNELS,

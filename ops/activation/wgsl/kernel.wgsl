@@ -1,83 +1,124 @@
 // activation/kernel: out[i] = f(x[i]) for one of relu2, silu, elu, tanh, gelu, gelu_tanh.
-// One element per invocation; a grid over 65,535 workgroups folds into a second dimension.
+//
+// Streamed as vec4s, as elementwise/kernel: PER vec4s per invocation per block, all loads before the
+// first store, neighbouring invocations on neighbouring vec4s; blocks of WG * PER vec4s dealt to a
+// grid of at most 65,535 workgroups in a grid-stride loop (the host sizes the grid as
+// ceil(n / (4 * WG * PER)), capped); the n % 4 trailing elements written one component at a time by
+// invocation 0, so nothing past element n - 1 is written. The bindings are 16-byte padded
+// (ResidentDevice.alloc), so the last partial vec4 is readable. The functions are written on vec4s,
+// branch-free (both sides of a piecewise definition are formed and one selected), so each
+// component gets exactly what a scalar evaluation would give.
+//
 // Every exp() here has an argument <= 0 and every argument is clamped where the function has
-// reached its limit in f32, so no intermediate overflows for any finite x; the tails are formed so
-// they do not cancel.
+// reached its limit in f32 (or, for a side that select() discards, to that side's own range), so
+// no intermediate overflows for any finite x; the tails are formed so they do not cancel.
 struct Params {
   n: u32,      // elements
   kind: u32,   // 0 relu2, 1 silu, 2 elu, 3 tanh, 4 gelu, 5 gelu_tanh
   alpha: f32,  // elu's alpha
 }
 
-@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(0) var<storage, read> x: array<vec4f>;
+@group(0) @binding(1) var<storage, read_write> out: array<vec4f>;
 @group(0) @binding(2) var<uniform> params: Params;
+
+const WG = 256u;  // invocations per workgroup
+const PER = 4u;   // vec4s per invocation per block (mod.ts sizes the grid with the same numbers)
 
 const SQRT_2_OVER_PI: f32 = 0.7978845608028654;
 const INV_SQRT_2: f32 = 0.7071067811865476;
 
 // e^v - 1 for v <= 0, without the cancellation of exp(v) - 1 near 0: a Taylor polynomial there
-// (degree 9: relative error below 1e-9 for |v| < 0.5), exp(v) - 1 beyond.
-fn expm1_nonpositive(v: f32) -> f32 {
-  if (v > -0.5) {
-    let p = 1.0 / 2.0 + v * (1.0 / 6.0 + v * (1.0 / 24.0 + v * (1.0 / 120.0 + v * (1.0 / 720.0 +
-      v * (1.0 / 5040.0 + v * (1.0 / 40320.0 + v * (1.0 / 362880.0)))))));
-    return v + v * v * p;
-  }
-  return exp(v) - 1.0;
+// (degree 9: relative error below 1e-9 for |v| < 0.5), exp(v) - 1 beyond. Each side is evaluated
+// on its own range only (the polynomial at max(v, -0.5), exp at min(v, 0)).
+fn expm1_nonpositive(v: vec4f) -> vec4f {
+  let s = max(v, vec4f(-0.5));
+  let p = 1.0 / 2.0 + s * (1.0 / 6.0 + s * (1.0 / 24.0 + s * (1.0 / 120.0 + s * (1.0 / 720.0 +
+    s * (1.0 / 5040.0 + s * (1.0 / 40320.0 + s * (1.0 / 362880.0)))))));
+  return select(exp(min(v, vec4f(0.0))) - 1.0, s + s * s * p, v > vec4f(-0.5));
 }
 
 // 1 / (1 + e^-v) from exp(-|v|), which never overflows.
-fn sigmoid(v: f32) -> f32 {
+fn sigmoid(v: vec4f) -> vec4f {
   let e = exp(-abs(v));
-  return select(e, 1.0, v >= 0.0) / (1.0 + e);
+  return select(e, vec4f(1.0), v >= vec4f(0.0)) / (1.0 + e);
 }
 
 // erfc(z) for z >= 0 with relative error below 1.2e-7 (a Chebyshev-fitted exponent of t = 1/(1 + z/2)).
-fn erfc_nonnegative(z: f32) -> f32 {
+fn erfc_nonnegative(z: vec4f) -> vec4f {
   let t = 1.0 / (1.0 + 0.5 * z);
   let p = -1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 +
     t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
   return t * exp(p - z * z);
 }
 
-fn activate(v: f32) -> f32 {
+// The kind is uniform, so every invocation takes the same case.
+fn activate(v: vec4f) -> vec4f {
   switch (params.kind) {
     case 0u: {
-      let r = max(v, 0.0);
+      let r = max(v, vec4f(0.0));
       return r * r;
     }
     case 1u: {
       return v * sigmoid(v);
     }
     case 2u: {
-      return select(params.alpha * expm1_nonpositive(v), v, v > 0.0);
+      return select(params.alpha * expm1_nonpositive(min(v, vec4f(0.0))), v, v > vec4f(0.0));
     }
     case 3u: {
       // tanh|v| = -m / (2 + m) with m = e^(-2|v|) - 1 in (-1, 0]; tanh(20) is 1 in f32.
-      let m = expm1_nonpositive(-2.0 * min(abs(v), 20.0));
+      let m = expm1_nonpositive(-2.0 * min(abs(v), vec4f(20.0)));
       return sign(v) * (-m / (2.0 + m));
     }
     case 4u: {
       // x * Phi(x), Phi(x) = erfc(-x / sqrt 2) / 2, taking erfc only of a non-negative argument
       // (and at most 20 / sqrt 2, where Phi is already 0 or 1 in f32).
-      let half_tail = 0.5 * erfc_nonnegative(min(abs(v), 20.0) * INV_SQRT_2);
-      return v * select(half_tail, 1.0 - half_tail, v >= 0.0);
+      let half_tail = 0.5 * erfc_nonnegative(min(abs(v), vec4f(20.0)) * INV_SQRT_2);
+      return v * select(half_tail, 1.0 - half_tail, v >= vec4f(0.0));
     }
     default: {
       // x/2 * (1 + tanh(u)) = x * sigmoid(2u). Beyond |x| = 20 the sigmoid is 0 or 1 in f32, so x is
       // clamped there before it is cubed, and nothing overflows.
-      let c = clamp(v, -20.0, 20.0);
+      let c = clamp(v, vec4f(-20.0), vec4f(20.0));
       return v * sigmoid(2.0 * SQRT_2_OVER_PI * (c + 0.044715 * c * c * c));
     }
   }
 }
 
 @compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) groups: vec3u) {
-  let i = gid.x + gid.y * groups.x * 256u;
-  if (i >= params.n) {
-    return;
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u,
+        @builtin(num_workgroups) groups: vec3u) {
+  let quads = params.n / 4u;
+  let span = WG * PER;
+  for (var block = wid.x * span; block < quads; block += groups.x * span) {
+    let i = block + lid.x;
+    if (block + span <= quads) {
+      let x0 = x[i];
+      let x1 = x[i + WG];
+      let x2 = x[i + 2u * WG];
+      let x3 = x[i + 3u * WG];
+      out[i] = activate(x0);
+      out[i + WG] = activate(x1);
+      out[i + 2u * WG] = activate(x2);
+      out[i + 3u * WG] = activate(x3);
+    } else {
+      for (var k = 0u; k < PER; k++) {
+        let j = i + k * WG;
+        if (j < quads) {
+          out[j] = activate(x[j]);
+        }
+      }
+    }
   }
-  out[i] = activate(x[i]);
+  let rest = params.n % 4u;
+  if (rest != 0u && wid.x == 0u && lid.x == 0u) {
+    let v = activate(x[quads]);
+    out[quads].x = v.x;
+    if (rest > 1u) {
+      out[quads].y = v.y;
+    }
+    if (rest > 2u) {
+      out[quads].z = v.z;
+    }
+  }
 }

@@ -1,13 +1,22 @@
 // axpy/inplace: y[i] = y[i] + a * x[i], rounded once, through one read_write binding of y (binding
 // one buffer as both y and out of axpy/kernel instead is a WebGPU validation error).
-// One element per invocation; a grid over 65,535 workgroups folds into a second dimension.
+//
+// Streamed as vec4s, as axpy/kernel: PER vec4s of x and y per invocation per block, all loads before
+// the first store; blocks dealt to a grid of at most 65,535 workgroups in a grid-stride loop; the
+// n % 4 trailing elements updated one component at a time by invocation 0, so nothing past element
+// n - 1 is written. The bindings are 16-byte padded (ResidentDevice.alloc).
 //
 // WGSL lets fma() round twice, and some devices do (llvmpipe computes it as a multiply, then an
 // add). The host passes a probe whose answer tells the two apart: fma(f32(0.1), 3, -f32(0.3)) is
 // -2^-27 rounded once and exactly 0 rounded twice. Where fma() is fused the kernel uses it;
-// elsewhere it computes the once-rounded result in integer arithmetic. (Recovering a rounding
+// elsewhere it computes the once-rounded result in integer arithmetic. The probe is uniform, so the
+// choice is made once per dispatch: the fused path is the streaming loop alone, and the exact
+// fallback runs in a separate, simpler loop that the fused path never enters. (Recovering a rounding
 // error with float operations is not safe there: it needs c - ((c + p) - p) evaluated as written,
 // and llvmpipe's compiler simplifies it to 0.)
+const WG = 256u;  // invocations per workgroup
+const PER = 4u;   // vec4s per invocation per block (mod.ts sizes the grid with the same numbers)
+
 struct Params {
   n: u32,        // elements
   a: f32,        // the scalar
@@ -16,8 +25,8 @@ struct Params {
   probe_y: f32,  // -f32(0.3)
 }
 
-@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@group(0) @binding(0) var<storage, read> x: array<vec4f>;
+@group(0) @binding(1) var<storage, read_write> y: array<vec4f>;
 @group(0) @binding(2) var<uniform> params: Params;
 
 // 64-bit unsigned integers as vec2u(low word, high word), for the exact fallback below.
@@ -159,15 +168,66 @@ fn exact_fma(a: f32, b: f32, c: f32) -> f32 {
   return bitcast<f32>(sign | (exponent_field + kept));
 }
 
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) groups: vec3u) {
-  let i = gid.x + gid.y * groups.x * 256u;
-  if (i >= params.n) {
-    return;
+// The exact fallback on a vec4, component by component.
+fn exact_fma4(a: f32, xv: vec4f, yv: vec4f) -> vec4f {
+  var r: vec4f;
+  for (var j = 0u; j < 4u; j++) {
+    r[j] = exact_fma(a, xv[j], yv[j]);
   }
-  if (fma(params.probe_a, params.probe_x, params.probe_y) != 0.0) {
-    y[i] = fma(params.a, x[i], y[i]);
+  return r;
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u,
+        @builtin(num_workgroups) groups: vec3u) {
+  let quads = params.n / 4u;
+  let fused = fma(params.probe_a, params.probe_x, params.probe_y) != 0.0;
+  if (fused) {
+    let a = vec4f(params.a);
+    let span = WG * PER;
+    for (var block = wid.x * span; block < quads; block += groups.x * span) {
+      let i = block + lid.x;
+      if (block + span <= quads) {
+        let x0 = x[i];
+        let x1 = x[i + WG];
+        let x2 = x[i + 2u * WG];
+        let x3 = x[i + 3u * WG];
+        let y0 = y[i];
+        let y1 = y[i + WG];
+        let y2 = y[i + 2u * WG];
+        let y3 = y[i + 3u * WG];
+        y[i] = fma(a, x0, y0);
+        y[i + WG] = fma(a, x1, y1);
+        y[i + 2u * WG] = fma(a, x2, y2);
+        y[i + 3u * WG] = fma(a, x3, y3);
+      } else {
+        for (var k = 0u; k < PER; k++) {
+          let j = i + k * WG;
+          if (j < quads) {
+            y[j] = fma(a, x[j], y[j]);
+          }
+        }
+      }
+    }
   } else {
-    y[i] = exact_fma(params.a, x[i], y[i]);
+    for (var q = wid.x * WG + lid.x; q < quads; q += groups.x * WG) {
+      y[q] = exact_fma4(params.a, x[q], y[q]);
+    }
+  }
+  let rest = params.n % 4u;
+  if (rest != 0u && wid.x == 0u && lid.x == 0u) {
+    var v: vec4f;
+    if (fused) {
+      v = fma(vec4f(params.a), x[quads], y[quads]);
+    } else {
+      v = exact_fma4(params.a, x[quads], y[quads]);
+    }
+    y[quads].x = v.x;
+    if (rest > 1u) {
+      y[quads].y = v.y;
+    }
+    if (rest > 2u) {
+      y[quads].z = v.z;
+    }
   }
 }

@@ -1,0 +1,31 @@
+/**
+ * Benchmark cases of activation: every kind at 2^26 elements (512 MiB moved, far past the H200's
+ * 50 MB L2), and gelu, the costliest per element, also at 2^20 and 2^24. Shapes are labelled
+ * `<kind>:<n>` because all kinds share the one entry point. Inputs span [-8, 8), both sides of
+ * every piecewise definition.
+ *
+ * @module
+ */
+
+import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
+import { ACTIVATION_KINDS, type ActivationKind, activationPlan, KERNELS } from "./mod.ts";
+
+type Shape = { kind: ActivationKind; n: number };
+
+/** activation's benchmark cases. */
+export const BENCH: readonly BenchCase[] = [
+  defineCase<Shape>({
+    op: "activation",
+    entry: "kernel",
+    sources: KERNELS,
+    gpu: [
+      { kind: "gelu", n: 2 ** 20 },
+      { kind: "gelu", n: 2 ** 24 },
+      ...ACTIVATION_KINDS.map((kind) => ({ kind, n: 2 ** 26 })),
+    ],
+    quick: [{ kind: "gelu", n: 4099 }, ...ACTIVATION_KINDS.map((kind) => ({ kind, n: 2 ** 16 }))],
+    label: ({ kind, n }) => `${kind}:${n}`,
+    plan: (gpu, { kind, n }, options) => activationPlan(gpu, { kind, n }, options),
+    inputs: ({ n }, seed) => [randomInput(n, seed, 0, 8)],
+  }),
+];

@@ -1,0 +1,41 @@
+/**
+ * Benchmark cases of reduce: sum and max over the last axis (rows read consecutively, short rows
+ * sharing a workgroup) and over axis 0 (neighbouring outputs side by side, lanes along the axis).
+ *
+ * @module
+ */
+
+import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
+import { KERNELS, type ReduceOp, reducePlan } from "./mod.ts";
+
+interface Shape {
+  op: ReduceOp;
+  shape: number[];
+  axis: number;
+}
+
+const square = (n: number, op: ReduceOp, axis: number): Shape => ({ op, shape: [n, n], axis });
+
+/** reduce's benchmark cases. */
+export const BENCH: readonly BenchCase[] = [
+  defineCase<Shape>({
+    op: "reduce",
+    entry: "kernel",
+    sources: KERNELS,
+    gpu: [
+      square(1024, "sum", -1),
+      square(4096, "sum", -1),
+      square(4096, "sum", 0),
+      square(8192, "sum", -1),
+      square(8192, "sum", 0),
+      square(8192, "max", -1),
+      square(8192, "max", 0),
+      { op: "sum", shape: [65536, 1024], axis: -1 },
+      { op: "sum", shape: [1024, 65536], axis: 0 },
+    ],
+    quick: [square(256, "sum", -1), square(256, "sum", 0), square(1024, "max", -1), square(1024, "max", 0)],
+    label: ({ op, shape, axis }) => `${op}-axis${axis < 0 ? axis + shape.length : axis}-${shape.join("x")}`,
+    plan: (gpu, shape, options) => reducePlan(gpu, shape, options),
+    inputs: ({ shape }, seed) => [randomInput(shape.reduce((p, d) => p * d, 1), seed)],
+  }),
+];
