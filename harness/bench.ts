@@ -11,7 +11,7 @@
  *    fraction of its roofline;
  * 4. with the peer on (the default when `harness/peer/npm/node_modules` holds TF.js; `--peer` insists,
  *    `--no-peer` turns it off), times TF.js's WebGPU backend on the same device at each shape that
- *    `harness/peer/bench_map.ts` maps to a TF.js op, right after our figure for that shape, and
+ *    `harness/peer/bench_map.ts` maps to a TF.js op, after all of our own figures are taken, and
  *    adds its time (`peer`) and ours over it (`vsPeer`) to the row; a shape with no counterpart,
  *    or a peer that fails, is reported and leaves `peer` null, never failing the bench;
  * 5. prints a table, writes the JSON result and a self-contained HTML/SVG roofline chart
@@ -215,25 +215,12 @@ export async function benchMain(args: string[]): Promise<number> {
     const roof = await measureRoofline(gpu, probeOptions);
     for (const s of roof.skipped) console.log(`  skipped ${s}`);
 
-    let peerCondition: string;
-    if (values["no-peer"]) peerCondition = "off (--no-peer)";
-    else if (peerMissing) peerCondition = `off (${peerMissing} is missing; deno task peer:install)`;
-    else {
-      try {
-        peer = await createTfjsPeer(gpu.device);
-        peerCondition = `${peerName(peer)}, on the same device: ${peer.method}; bench cases map to its ops in ` +
-          `harness/peer/bench_map.ts`;
-      } catch (e) {
-        if (values.peer || e instanceof TimestampUnavailableError) throw e;
-        peerCondition = `off (it did not start: ${e instanceof Error ? e.message : String(e)})`;
-      }
-    }
-    console.log(`peer: ${peer ? `${peerName(peer)} (--no-peer turns it off)` : peerCondition}`);
     const peerFigures = new Map<string, PeerOutcome>();
     const noPeer = new Map<string, string[]>();
 
     const filters = values.filter ?? [];
     const rows: BenchRow[] = [];
+    const measured: { row: BenchRow; op: string; entry: string; value: unknown }[] = [];
     let failures = 0;
     for (const c of BENCH_CASES) {
       const variants: (string | undefined)[] = values["all-variants"]
@@ -257,12 +244,7 @@ export async function benchMain(args: string[]): Promise<number> {
           try {
             const t = await timePlan(gpu, plan, (set) => shape.inputs(1000 * set + 1), timing);
             const figures = rowFigures(plan.cost, t.ms, roof);
-            const beside = peer ? await peerFigure(peer, c.op, c.entry, shape.value, timing, peerFigures) : null;
-            if (beside?.note && !beside.failed) {
-              noPeer.set(beside.note, [...noPeer.get(beside.note) ?? [], `${c.op}/${c.entry}/${shape.label}`]);
-            }
-            const peerFig = beside?.figure ?? null;
-            rows.push({
+            const row: BenchRow = {
               op: c.op,
               entry: c.entry,
               variant: plan.kernel.variant,
@@ -278,10 +260,11 @@ export async function benchMain(args: string[]): Promise<number> {
               ...figures,
               sets: t.sets,
               cacheResident: t.cacheResident,
-              peer: peerFig,
-              vsPeer: vsPeer(t.ms, peerFig),
-              ...(beside?.note ? { peerNote: beside.note } : {}),
-            });
+              peer: null,
+              vsPeer: null,
+            };
+            rows.push(row);
+            measured.push({ row, op: c.op, entry: c.entry, value: shape.value });
           } catch (e) {
             if (e instanceof TimestampUnavailableError) throw e;
             if (e instanceof LimitError) {
@@ -293,6 +276,33 @@ export async function benchMain(args: string[]): Promise<number> {
           }
         }
       }
+    }
+
+    // The peer runs after every figure of ours is taken: with TF.js's backend alive on the device,
+    // our own kernels were measured at under half their speed (H200, 2026-11-30: elementwise add of
+    // 2^26 elements 0.191 ms without it, 0.451 ms with it), so the two never share a phase.
+    let peerCondition: string;
+    if (values["no-peer"]) peerCondition = "off (--no-peer)";
+    else if (peerMissing) peerCondition = `off (${peerMissing} is missing; deno task peer:install)`;
+    else {
+      try {
+        peer = await createTfjsPeer(gpu.device);
+        peerCondition = `${peerName(peer)}, on the same device: ${peer.method}; bench cases map to its ops in ` +
+          `harness/peer/bench_map.ts`;
+      } catch (e) {
+        if (values.peer || e instanceof TimestampUnavailableError) throw e;
+        peerCondition = `off (it did not start: ${e instanceof Error ? e.message : String(e)})`;
+      }
+    }
+    console.log(`peer: ${peer ? `${peerName(peer)} (--no-peer turns it off)` : peerCondition}`);
+    for (const { row, op, entry, value } of measured) {
+      const beside = peer ? await peerFigure(peer, op, entry, value, timing, peerFigures) : null;
+      if (beside?.note && !beside.failed) {
+        noPeer.set(beside.note, [...noPeer.get(beside.note) ?? [], `${op}/${entry}/${row.shape}`]);
+      }
+      row.peer = beside?.figure ?? null;
+      row.vsPeer = vsPeer(row.ms, row.peer);
+      if (beside?.note) row.peerNote = beside.note;
     }
 
     for (const [reason, where] of noPeer) {
