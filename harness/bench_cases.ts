@@ -13,6 +13,15 @@ import { BENCH as SOFTMAX } from "../ops/softmax/bench.ts";
 import { BENCH as RMSNORM } from "../ops/rmsnorm/bench.ts";
 import { BENCH as LAYERNORM } from "../ops/layernorm/bench.ts";
 import { BENCH as REDUCE } from "../ops/reduce/bench.ts";
+import { BENCH as MATMUL } from "../ops/matmul/bench.ts";
+import { BENCH as MATVEC } from "../ops/matvec/bench.ts";
+import { BENCH as DEQUANT_TRANSPOSE } from "../ops/dequant_transpose/bench.ts";
+import { BENCH as TRANSPOSE } from "../ops/transpose/bench.ts";
+import { BENCH as PERMUTE } from "../ops/permute/bench.ts";
+import { BENCH as GATHER } from "../ops/gather/bench.ts";
+import { BENCH as SCATTER } from "../ops/scatter/bench.ts";
+import { BENCH as QUANTIZE } from "../ops/quantize/bench.ts";
+import { BENCH as DEQUANTIZE } from "../ops/dequantize/bench.ts";
 
 export type { BenchCase, SizeClass } from "./bench_case.ts";
 
@@ -25,4 +34,13 @@ export const BENCH_CASES: readonly BenchCase[] = [
   ...RMSNORM,
   ...LAYERNORM,
   ...REDUCE,
+  ...MATMUL,
+  ...MATVEC,
+  ...DEQUANT_TRANSPOSE,
+  ...TRANSPOSE,
+  ...PERMUTE,
+  ...GATHER,
+  ...SCATTER,
+  ...QUANTIZE,
+  ...DEQUANTIZE,
 ];

@@ -1,4 +1,4 @@
-import { deepStrictEqual, notStrictEqual, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, notStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { foldWorkgroups } from "../../harness/limits.ts";
 import {
   assertClose,
@@ -37,6 +37,7 @@ const argsOf = (c: GoldenCase): DequantizeArgs => ({
 // The conversion and both products are each correctly rounded f32 operations, in the same order
 // on every side (torch's float32 expression included): agreement is exact.
 const exact = { atol: 0, rtol: 0 };
+const SENTINEL = 12345;
 // Against the exact product rounded once (torch in float64): three roundings on one side and one
 // on the other, each within 2^-24 relative, so within 4 * 2^-24 = 2^-22.
 const versusExact = { atol: 0, rtol: 2.5e-7 };
@@ -120,11 +121,49 @@ gpuTest("dequantize GPU matches torch goldens", async (gpu) => {
 gpuTest("dequantize GPU: plans fold grids over 65,535 workgroups and state their cost", (gpu) => {
   const max = gpu.limits.maxComputeWorkgroupsPerDimension;
   for (const [M, N] of [[2, 3], [4096, 4099]]) {
-    const plan = dequantizePlan(gpu, { M, N });
+    const plan = dequantizePlan(gpu, { M, N }, { override: "kernel" });
     deepStrictEqual(plan.workgroups, foldWorkgroups(Math.ceil((M * N) / 256), max));
     deepStrictEqual(plan.cost, { bytes: 8 * M * N + 4 * (M + N), flops: 2 * M * N });
   }
 });
+
+gpuTest(
+  "dequantize plan (kernel.nvidia): a block of 4096 elements per workgroup, at most 65,535, never folded",
+  (gpu) => {
+    const max = gpu.limits.maxComputeWorkgroupsPerDimension;
+    const nvidia = { override: "kernel.nvidia" };
+    deepStrictEqual(dequantizePlan(gpu, { M: 8192, N: 8192 }, nvidia).workgroups, [16_384, 1, 1]);
+    deepStrictEqual(dequantizePlan(gpu, { M: 2, N: 3 }, nvidia).workgroups, [1, 1, 1]);
+    deepStrictEqual(dequantizePlan(gpu, { M: 65_536, N: 8192 }, nvidia).workgroups, [max, 1, 1]);
+    deepStrictEqual(dequantizePlan(gpu, { M: 4096, N: 4099 }, nvidia).cost, {
+      bytes: 8 * 4096 * 4099 + 4 * (4096 + 4099),
+      flops: 2 * 4096 * 4099,
+    });
+  },
+);
+
+gpuTest(
+  "dequantize GPU (kernel.nvidia): any grid covers the output once, and nothing is written past the end",
+  async (gpu) => {
+    // N a multiple of 4 (one row per vec4) and not (with a tail of M * N % 4 elements).
+    for (const { label, args } of cases().filter(({ args }) => args.M * args.N > 1000)) {
+      const plan = dequantizePlan(gpu, args, { override: "kernel.nvidia" });
+      const total = args.M * args.N;
+      for (const workgroups of [[1, 1, 1], [2, 2, 1], [9, 1, 1]] as const) {
+        const tensors = [gpu.upload(args.acc), gpu.upload(args.aScale), gpu.upload(args.wScale)];
+        const out = gpu.upload(new Float32Array(total + 64).fill(SENTINEL), "out");
+        try {
+          await gpu.submit([{ ...plan, workgroups }, [...tensors, out]]);
+          const written = await gpu.read(out);
+          assertClose(written.subarray(0, total), dequantize(args), exact, `${label} on [${workgroups}]`);
+          ok(written.subarray(total).every((v) => v === SENTINEL), `${label} on [${workgroups}]: a write past the end`);
+        } finally {
+          for (const t of [...tensors, out]) t.buffer.destroy();
+        }
+      }
+    }
+  },
+);
 
 gpuTest("dequantize GPU: bad input throws before dispatch", async (gpu) => {
   const acc = new Int32Array(6), aScale = f32([1, 1]), wScale = f32([1, 1, 1]);
@@ -148,9 +187,11 @@ gpuTest("dequantize GPU: bad input throws before dispatch", async (gpu) => {
 
 // Accumulators over the whole int32 range (most beyond 2^24, where the conversion rounds) and
 // small ones, with scales of either sign; shapes whose element counts straddle the 256-wide
-// workgroup, a long row and many short rows.
+// workgroup, a long row and many short rows; then N a multiple of 4 (kernel.nvidia's one-row
+// vec4s): rows of one vec4, of 64, and rows cut across its 4096-element blocks.
 function cases(): { label: string; args: DequantizeArgs }[] {
-  return [[1, 1], [1, 255], [1, 256], [3, 257], [2, 4099], [300, 7]].map(([M, N]) => {
+  const shapes = [[1, 1], [1, 255], [1, 256], [3, 257], [2, 4099], [300, 7], [5, 4], [33, 64], [3, 4100]];
+  return shapes.map(([M, N]) => {
     const next = seededRandom(M * 7919 + N);
     const acc = Int32Array.from({ length: M * N }, (_, i) => {
       const v = Math.floor(next() * 2 ** 32) - 2 ** 31;

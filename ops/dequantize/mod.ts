@@ -16,6 +16,13 @@
  *   the direction of that rounding unspecified above 2^24, so the kernel converts two exact halves
  *   and lets one correctly rounded addition round.
  *
+ * The portable kernel takes one element per invocation, its grid folded past 65,535 workgroups. On
+ * NVIDIA, `kernel.nvidia` is resolved instead, tuned for bandwidth: `acc` and the output stream as
+ * vec4s, four per invocation with every load issued before the first store, blocks dealt to at
+ * most 65,535 workgroups in a grid-stride loop; the arithmetic, and so every bit of the result, is
+ * the same. One element per invocation keeps too few bytes in flight to stream at the H200's
+ * bandwidth.
+ *
  * @module
  */
 
@@ -28,6 +35,19 @@ import { type DequantizeArgs, validateDequantize } from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
+
+/** Elements one workgroup of `kernel.nvidia` moves per block: 256 invocations x 4 vec4s. */
+const BLOCK = 256 * 4 * 4;
+
+/**
+ * Workgroups of each variant: the portable kernel takes one element per invocation, the grid
+ * folded past the per-dimension limit; `kernel.nvidia` strides over blocks of {@link BLOCK}.
+ */
+function workgroupsOf(variant: string, total: number, maxPerDimension: number): [number, number, number] {
+  if (variant === "kernel") return foldWorkgroups(Math.ceil(total / 256), maxPerDimension);
+  if (variant === "kernel.nvidia") return [Math.min(Math.ceil(total / BLOCK), maxPerDimension), 1, 1];
+  throw new Error(`dequantize: no dispatch geometry for variant "${variant}"`);
+}
 
 /**
  * Plans `dequantize` on the GPU for `acc` of shape `[M, N]`.
@@ -44,9 +64,10 @@ export function dequantizePlan(
 ): KernelPlan {
   const { M, N } = shape;
   const total = M * N;
+  const kernel = gpu.resolve(KERNELS, "kernel", options);
   return {
     op: "dequantize",
-    kernel: gpu.resolve(KERNELS, "kernel", options),
+    kernel,
     bindings: [
       { name: "acc", dtype: "i32", length: total, role: "input" },
       { name: "aScale", dtype: "f32", length: M, role: "input" },
@@ -58,7 +79,7 @@ export function dequantizePlan(
       { n_total: total, cols: N },
       "dequantize",
     ),
-    workgroups: foldWorkgroups(Math.ceil(total / 256), gpu.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: workgroupsOf(kernel.variant, total, gpu.limits.maxComputeWorkgroupsPerDimension),
     cost: { bytes: 8 * total + 4 * (M + N), flops: 2 * total },
   };
 }

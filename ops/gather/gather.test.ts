@@ -40,6 +40,7 @@ const table3x2 = new Float32Array([0, 1, 2, 3, 4, 5]);
 const select = (indices: number[]) => [...gather({ table: table3x2, indices: new Int32Array(indices), V: 3, D: 2 })];
 // A copy of a stored value, on both sides: exact agreement is required.
 const exact = { atol: 0, rtol: 0 };
+const SENTINEL = 12345;
 
 /** `length` indices drawn uniformly from [lo, hi). */
 Deno.test("gather reference: hand-derived rows, repeats allowed", () => {
@@ -130,8 +131,8 @@ gpuTest("gather GPU: bad input throws before dispatch", async (gpu) => {
   await assertThrowsMessage(() => gatherGpu(gpu, { table: table3x2, indices, V: 0, D: 6 }), "gather: V must be");
   await assertThrowsMessage(() => gatherGpu(gpu, { table: table3x2, indices, V: 3, D: NaN }), "gather: D must be");
   await assertThrowsMessage(
-    () => gatherGpu(gpu, { table: table3x2, indices, V: 3, D: 2 }, { override: "kernel.nvidia" }),
-    'override "kernel.nvidia" is not a variant of entry point "kernel"',
+    () => gatherGpu(gpu, { table: table3x2, indices, V: 3, D: 2 }, { override: "kernel.amd" }),
+    'override "kernel.amd" is not a variant of entry point "kernel"',
   );
 });
 
@@ -157,11 +158,45 @@ gpuTest("gather GPU: an empty index gives an empty result", async (gpu) => {
 gpuTest("gatherPlan folds a grid past 65,535 workgroups into y, covering every element", (gpu) => {
   const max = gpu.limits.maxComputeWorkgroupsPerDimension;
   const N = 2 * max * 256 + 1;
-  const plan = gatherPlan(gpu, { V: 1, D: 1, N });
+  const plan = gatherPlan(gpu, { V: 1, D: 1, N }, { override: "kernel" });
   const [x, y, z] = plan.workgroups as [number, number, number];
   ok(x <= max && y > 1 && z === 1, `workgroups ${plan.workgroups}`);
   ok(x * y * 256 >= N, `workgroups ${plan.workgroups} cover ${x * y * 256} < ${N} elements`);
 });
+
+gpuTest("gatherPlan (kernel.nvidia): a block of 4096 elements per workgroup, at most 65,535, never folded", (gpu) => {
+  const max = gpu.limits.maxComputeWorkgroupsPerDimension;
+  const nvidia = { override: "kernel.nvidia" };
+  deepStrictEqual(gatherPlan(gpu, { V: 32768, D: 4096, N: 8192 }, nvidia).workgroups, [8192, 1, 1]);
+  deepStrictEqual(gatherPlan(gpu, { V: 7, D: 33, N: 100 }, nvidia).workgroups, [1, 1, 1]);
+  deepStrictEqual(gatherPlan(gpu, { V: 7, D: 33, N: 0 }, nvidia).workgroups, [0, 1, 1]);
+  deepStrictEqual(gatherPlan(gpu, { V: 1, D: 1, N: 2 * max * 4096 }, nvidia).workgroups, [max, 1, 1]);
+});
+
+gpuTest(
+  "gather GPU (kernel.nvidia): any grid covers the output once, and nothing is written past the end",
+  async (gpu) => {
+    // D a multiple of 4 (whole vec4s) and not (element by element, with a tail of N * D % 4).
+    for (const [V, D, N] of [[9, 64, 70], [9, 33, 131]]) {
+      const args = { table: randomF32(V * D, D), indices: randomInt32(N, N, -2, V + 2), V, D };
+      const plan = gatherPlan(gpu, { V, D, N }, { override: "kernel.nvidia" });
+      for (const workgroups of [[1, 1, 1], [2, 2, 1], [9, 1, 1]] as const) {
+        const table = gpu.upload(args.table, "table");
+        const indices = gpu.upload(args.indices, "indices");
+        const out = gpu.upload(new Float32Array(N * D + 64).fill(SENTINEL), "out");
+        try {
+          await gpu.submit([{ ...plan, workgroups }, [table, indices, out]]);
+          const written = await gpu.read(out);
+          const label = `V=${V} D=${D} N=${N} on [${workgroups}]`;
+          assertClose(written.subarray(0, N * D), gather(args), exact, label);
+          ok(written.subarray(N * D).every((v) => v === SENTINEL), `${label}: a write past the end`);
+        } finally {
+          for (const t of [table, indices, out]) t.buffer.destroy();
+        }
+      }
+    }
+  },
+);
 
 gpuTest("gather GPU: a grid folded into y gives the same rows", async (gpu) => {
   const args = { table: randomF32(7 * 33, 7), indices: randomInt32(100, 100, -2, 9), V: 7, D: 33 };
@@ -172,11 +207,25 @@ gpuTest("gather GPU: a grid folded into y gives the same rows", async (gpu) => {
   assertClose(out, gather(args), exact, "folded");
 });
 
+// Shapes (V, D, N): single elements, rows longer and shorter than a workgroup, an empty index;
+// then D a multiple of 4 (kernel.nvidia's whole-vec4 path): one vec4 per row, rows cut across
+// blocks, and long rows.
+const SHAPES = [
+  [1, 1, 1],
+  [7, 255, 257],
+  [300, 3, 257],
+  [3, 257, 5],
+  [2, 4099, 3],
+  [5, 3, 0],
+  [5, 4, 7],
+  [40, 64, 300],
+  [3, 4100, 5],
+];
 checkAgainstReference(
   "gather",
   KERNELS,
   "kernel",
-  [[1, 1, 1], [7, 255, 257], [300, 3, 257], [3, 257, 5], [2, 4099, 3], [5, 3, 0]].map(([V, D, N]) => ({
+  SHAPES.map(([V, D, N]) => ({
     label: `V=${V} D=${D} N=${N}`,
     // Indices from [-2, V + 2): some out of range at both ends, and repeats.
     args: { table: randomF32(V * D, V + D), indices: randomInt32(N, N, -2, V + 2), V, D },

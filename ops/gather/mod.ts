@@ -13,6 +13,11 @@
  * The kernel runs one invocation per output element, so consecutive invocations copy consecutive
  * columns of a row; a grid past 65,535 workgroups folds into y.
  *
+ * On NVIDIA, `kernel.nvidia` is resolved instead, tuned for bandwidth: the output streams as vec4s
+ * (with D a multiple of 4, each one aligned vec4 of a table row), four per invocation with every
+ * load issued before the first store, blocks dealt to at most 65,535 workgroups in a grid-stride
+ * loop; one float per invocation keeps too few bytes in flight to stream at the H200's bandwidth.
+ *
  * @module
  */
 
@@ -28,6 +33,18 @@ export { KERNELS };
 
 /** Invocations per workgroup, as declared in `wgsl/kernel.wgsl`. */
 const WORKGROUP_SIZE = 256;
+/** Output elements one workgroup of `kernel.nvidia` moves per block: 256 invocations x 4 vec4s. */
+const BLOCK = 256 * 4 * 4;
+
+/**
+ * Workgroups of each variant: the portable kernel takes one element per invocation, the grid
+ * folded past the per-dimension limit; `kernel.nvidia` strides over blocks of {@link BLOCK}.
+ */
+function workgroupsOf(variant: string, total: number, maxPerDimension: number): [number, number, number] {
+  if (variant === "kernel") return foldWorkgroups(Math.ceil(total / WORKGROUP_SIZE), maxPerDimension);
+  if (variant === "kernel.nvidia") return [Math.min(Math.ceil(total / BLOCK), maxPerDimension), 1, 1];
+  throw new Error(`gather: no dispatch geometry for variant "${variant}"`);
+}
 
 /**
  * Plans `gather` on the GPU for a `[V, D]` table and `N` indices.
@@ -47,9 +64,10 @@ export function gatherPlan(
 ): KernelPlan {
   const { V, D, N } = shape;
   const total = N * D;
+  const kernel = gpu.resolve(KERNELS, "kernel", options);
   return {
     op: "gather",
-    kernel: gpu.resolve(KERNELS, "kernel", options),
+    kernel,
     bindings: [
       { name: "table", dtype: "f32", length: V * D, role: "input" },
       { name: "indices", dtype: "i32", length: N, role: "input" },
@@ -60,7 +78,7 @@ export function gatherPlan(
       { total, d: D, v: V },
       "gather",
     ),
-    workgroups: foldWorkgroups(Math.ceil(total / WORKGROUP_SIZE), gpu.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: workgroupsOf(kernel.variant, total, gpu.limits.maxComputeWorkgroupsPerDimension),
     cost: { bytes: 4 * N + 8 * total, flops: 0 },
   };
 }

@@ -10,6 +10,7 @@ import {
   seededRandom,
   type Tolerance,
 } from "../../harness/testing.ts";
+import { variantsOf } from "../../harness/variants.ts";
 import { matvecQ4G128, matvecQ8, packQ4, packQ8, quantizeQ4G128, unpackQ4, unpackQ8 } from "../matvec/reference.ts";
 import {
   KERNELS,
@@ -78,6 +79,9 @@ function batch<A extends { K: number }>(cases: GemmCase<A>[]): { cases: GemmCase
 
 // ---- random operands of awkward shapes: 1, non-multiples of 4 and of both tiles, a long row ----
 
+// The first six take the element-by-element paths (K and N not multiples of 4); the next four the
+// vec4 paths of a (K % 4 == 0), of b and c (N % 4 == 0), or both, with edge tiles in M and N and
+// blocks of K that end part-way (72 is 4.5 blocks of 16 and 9 of 8).
 const SHAPES: [number, number, number][] = [
   [1, 1, 1],
   [7, 13, 5],
@@ -85,6 +89,10 @@ const SHAPES: [number, number, number][] = [
   [130, 257, 31],
   [257, 3, 255],
   [2, 4099, 3],
+  [136, 132, 72],
+  [20, 130, 44],
+  [9, 132, 37],
+  [129, 4, 20],
 ];
 const LONG_ROW: [number, number, number] = [3, 5, 4099];
 const label = (M: number, N: number, K: number) => `${M}x${N}x${K}`;
@@ -135,8 +143,10 @@ const q8Short = batch([
   randomQ8(5, 9, 37, 390, true),
 ]);
 const q8Long = batch([randomQ8(...LONG_ROW, 400)]);
-checkAgainstReference("matmulQ8, K <= 255", KERNELS, "q8row", q8Short.cases, matmulQ8, matmulQ8Gpu, q8Short.tol);
-checkAgainstReference("matmulQ8, K = 4099", KERNELS, "q8row", q8Long.cases, matmulQ8, matmulQ8Gpu, q8Long.tol);
+for (const entry of ["q8row", "q8row_tile64"]) {
+  checkAgainstReference(`matmulQ8, K <= 255`, KERNELS, entry, q8Short.cases, matmulQ8, matmulQ8Gpu, q8Short.tol);
+  checkAgainstReference(`matmulQ8, K = 4099`, KERNELS, entry, q8Long.cases, matmulQ8, matmulQ8Gpu, q8Long.tol);
+}
 
 const q4Short = batch([
   ...SHAPES.map(([M, N, K], i) => randomQ4(M, N, K, 500 + 10 * i)),
@@ -145,8 +155,10 @@ const q4Short = batch([
 ]);
 const q4Long = batch([randomQ4(...LONG_ROW, 600)]);
 const [q4Reference, q4Gpu] = [matmulQ4G128, matmulQ4G128Gpu];
-checkAgainstReference("matmulQ4G128, K <= 300", KERNELS, "q4g128", q4Short.cases, q4Reference, q4Gpu, q4Short.tol);
-checkAgainstReference("matmulQ4G128, K = 4099", KERNELS, "q4g128", q4Long.cases, q4Reference, q4Gpu, q4Long.tol);
+for (const entry of ["q4g128", "q4g128_tile64"]) {
+  checkAgainstReference(`matmulQ4G128, K <= 300`, KERNELS, entry, q4Short.cases, q4Reference, q4Gpu, q4Short.tol);
+  checkAgainstReference(`matmulQ4G128, K = 4099`, KERNELS, entry, q4Long.cases, q4Reference, q4Gpu, q4Long.tol);
+}
 
 Deno.test("matmul tolerance: tight enough that dropping the last term of a sum fails it", async () => {
   for (const { cases, tol } of [denseShort, denseLong]) {
@@ -252,7 +264,7 @@ Deno.test("matmul reference matches the torch goldens", async () => {
 gpuTest("matmul GPU matches the torch goldens", async (gpu) => {
   const { mm, q8, q4 } = goldenCases(await loadMatmulGolden());
   for (const { c, cases: [{ args }], tol } of mm) {
-    for (const override of ["kernel", "tile64"]) {
+    for (const override of [...variantsOf(KERNELS, "kernel"), ...variantsOf(KERNELS, "tile64")]) {
       assertClose(
         strided(await matmulGpu(gpu, args, { override }), c.stride),
         f32(c.out64),
@@ -262,9 +274,13 @@ gpuTest("matmul GPU matches the torch goldens", async (gpu) => {
     }
   }
   for (const { c, cases: [{ args }], tol } of q8) {
-    assertClose(await matmulQ8Gpu(gpu, args), f32(c.out), tol, `q8 ${c.label}`);
+    for (const override of ["q8row", "q8row_tile64"]) {
+      assertClose(await matmulQ8Gpu(gpu, args, { override }), f32(c.out), tol, `${override} ${c.label}`);
+    }
   }
   for (const { c, cases: [{ args }], tol } of q4) {
-    assertClose(await matmulQ4G128Gpu(gpu, args), f32(c.out), tol, `q4 ${c.label}`);
+    for (const override of ["q4g128", "q4g128_tile64"]) {
+      assertClose(await matmulQ4G128Gpu(gpu, args, { override }), f32(c.out), tol, `${override} ${c.label}`);
+    }
   }
 });

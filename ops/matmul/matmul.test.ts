@@ -1,5 +1,7 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import type { KernelPlan } from "../../harness/device.ts";
+import { type KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { describeAdapter } from "../../harness/target.ts";
+import { parseVariantName } from "../../harness/variants.ts";
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { assertClose, assertThrowsMessage, gpuTest, randomF32 } from "../../harness/testing.ts";
 import { packQ4, packQ8, quantizeQ4G128 } from "../matvec/reference.ts";
@@ -149,8 +151,15 @@ gpuTest("matmul GPU: bad input throws before dispatch", async (gpu) => {
     'matmul: override "q8row" is not a variant of entry point "kernel" or "tile64"',
   );
   await assertThrowsMessage(
-    () => matmulGpu(gpu, valid, { override: "kernel.nvidia" }),
-    'override "kernel.nvidia" is not a variant of entry point "kernel"',
+    () => matmulGpu(gpu, valid, { override: "kernel.amd" }),
+    'override "kernel.amd" is not a variant of entry point "kernel"',
+  );
+  await assertThrowsMessage(
+    () =>
+      matmulQ8Gpu(gpu, { a: a.subarray(0, 3), weight: u32([1, 2]), scale: f32([1, 1]), M: 1, N: 2, K: 3 }, {
+        override: "kernel",
+      }),
+    'matmulQ8: override "kernel" is not a variant of entry point "q8row" or "q8row_tile64"',
   );
 });
 
@@ -164,20 +173,28 @@ gpuTest("matmul GPU: an operand past maxStorageBufferBindingSize is refused, nam
   );
   await assertThrowsMessage(
     () => matmulQ8Gpu(small, { a: new Float32Array(4), weight: bigWeight, scale: big, M: 1, N, K: 4 }),
-    "matmulQ8/q8row: binding 1 (weight) needs maxStorageBufferBindingSize >= 4112, but this device allows 4096",
+    "matmulQ8/q8row_tile64: binding 1 (weight) needs maxStorageBufferBindingSize >= 4112, but this device allows 4096",
   );
   await assertThrowsMessage(
     () => matmulQ4G128Gpu(small, { a: new Float32Array(8), weight: bigWeight, scales: big, M: 1, N, K: 8 }),
-    "matmulQ4G128/q4g128: binding 1 (weight) needs maxStorageBufferBindingSize >= 4112",
+    "matmulQ4G128/q4g128_tile64: binding 1 (weight) needs maxStorageBufferBindingSize >= 4112",
   );
 });
 
 gpuTest("matmul GPU: tile choice and costs", (gpu) => {
   strictEqual(LARGE_TILE_MIN_TILES, 256);
-  strictEqual(matmulPlan(gpu, { M: 2048, N: 2048, K: 1 }).kernel.variant, "kernel"); // 16 x 16 = 256 tiles of 128
+  // The entry point by size; its variant is the one resolved for the device (kernel.nvidia on NVIDIA).
+  const entry = (plan: KernelPlan) => parseVariantName(plan.kernel.variant).entry;
+  strictEqual(entry(matmulPlan(gpu, { M: 2048, N: 2048, K: 1 })), "kernel"); // 16 x 16 = 256 tiles of 128
   strictEqual(matmulPlan(gpu, { M: 2048, N: 1920, K: 1 }).kernel.variant, "tile64"); // 240 tiles of 128
   strictEqual(matmulPlan(gpu, { M: 64, N: 2 ** 16, K: 1 }).kernel.variant, "tile64"); // M < 128
   strictEqual(matmulPlan(gpu, { M: 2048, N: 2048, K: 1 }, { override: "tile64" }).kernel.variant, "tile64");
+  strictEqual(matmulQ8Plan(gpu, { M: 512, N: 14336, K: 4 }).kernel.variant, "q8row"); // 4 x 112 tiles of 128
+  strictEqual(matmulQ8Plan(gpu, { M: 64, N: 14336, K: 4 }).kernel.variant, "q8row_tile64");
+  strictEqual(matmulQ4G128Plan(gpu, { M: 512, N: 14336, K: 8 }).kernel.variant, "q4g128");
+  strictEqual(matmulQ4G128Plan(gpu, { M: 512, N: 1024, K: 8 }).kernel.variant, "q4g128_tile64"); // 32 tiles of 128
+  deepStrictEqual(matmulPlan(gpu, { M: 2048, N: 2048, K: 1 }).workgroups, [256, 1, 1]);
+  deepStrictEqual(matmulPlan(gpu, { M: 2048, N: 1920, K: 1 }).workgroups, [32 * 30, 1, 1]);
   deepStrictEqual(matmulPlan(gpu, { M: 3, N: 5, K: 7 }).cost, { bytes: 4 * (21 + 35 + 15), flops: 2 * 105 });
   deepStrictEqual(matmulQ8Plan(gpu, { M: 3, N: 5, K: 7 }).cost, { bytes: 4 * (21 + 10 + 5 + 15), flops: 2 * 105 });
   deepStrictEqual(matmulQ4G128Plan(gpu, { M: 3, N: 5, K: 129 }).cost, {
@@ -205,17 +222,51 @@ gpuTest(
     const q4Weight = quantizeQ4G128(randomF32(N * K, 4), N, K);
     const q4 = { ...dense, weight: packQ4(q4Weight.codes, N, K), scales: q4Weight.scales };
     const [limit2, limit3] = [2, 3].map((n) => gpu.withLimits({ maxComputeWorkgroupsPerDimension: n }));
-    const kernel = { override: "kernel" };
+    const [kernel, q8row, q4g128] = ["kernel", "q8row", "q4g128"].map((override) => ({ override }));
     const runs: [KernelPlan, () => Promise<Float32Array>, Float32Array][] = [
       [matmulPlan(limit2, dense, kernel), () => matmulGpu(limit2, dense, kernel), matmul(dense)],
       [matmulPlan(limit3, dense), () => matmulGpu(limit3, dense), matmul(dense)],
+      [matmulQ8Plan(limit2, q8, q8row), () => matmulQ8Gpu(limit2, q8, q8row), matmulQ8(q8)],
       [matmulQ8Plan(limit3, q8), () => matmulQ8Gpu(limit3, q8), matmulQ8(q8)],
+      [matmulQ4G128Plan(limit2, q4, q4g128), () => matmulQ4G128Gpu(limit2, q4, q4g128), matmulQ4G128(q4)],
       [matmulQ4G128Plan(limit3, q4), () => matmulQ4G128Gpu(limit3, q4), matmulQ4G128(q4)],
     ];
     for (const [plan, run, expected] of runs) {
-      deepStrictEqual(plan.workgroups, plan.kernel.variant === "kernel" ? [2, 2, 1] : [3, 2, 1]);
+      deepStrictEqual(plan.workgroups, plan.kernel.source.includes("const TILE_M = 128u;") ? [2, 2, 1] : [3, 2, 1]);
       // 9 terms with |a| <= 1 and |w| <= 2.54: accuracy.test.ts's bound, 6 * 2^-24 * 23 = 8.2e-6, rounded up.
       assertClose(await run(), expected, { atol: 1e-5, rtol: 2 ** -23 }, `${plan.kernel.variant} folded`);
+    }
+  },
+);
+
+gpuTest(
+  "matmul GPU: a variant needing more workgroup memory than the device grants is refused when named, passed over when resolved",
+  async (gpu) => {
+    // The same adapter's device at WebGPU's default limits (16 KiB of workgroup memory), seen as an
+    // NVIDIA one so that resolution reaches kernel.nvidia (32 KiB).
+    const adapter = await navigator.gpu.requestAdapter();
+    ok(adapter);
+    const device = await adapter.requestDevice();
+    const asNvidia = (d: GPUDevice, owned: boolean) =>
+      new ResidentDevice(d, { ...describeAdapter(adapter), target: "nvidia" }, owned, false);
+    const small = asNvidia(device, true);
+    try {
+      strictEqual(device.limits.maxComputeWorkgroupStorageSize, 16384);
+      const shape = { M: 2048, N: 2048, K: 16 };
+      const fallback = matmulPlan(small, shape).kernel;
+      deepStrictEqual([fallback.variant, fallback.rung, fallback.tried], ["kernel", "portable", [
+        "kernel.nvidia",
+        "kernel",
+      ]]);
+      await assertThrowsMessage(
+        () => matmulPlan(small, shape, { override: "kernel.nvidia" }),
+        "matmul/kernel.nvidia: workgroup memory needs maxComputeWorkgroupStorageSize >= 32768, but this device allows 16384",
+      );
+      if (gpu.device.limits.maxComputeWorkgroupStorageSize >= 32768) {
+        strictEqual(matmulPlan(asNvidia(gpu.device, false), shape).kernel.variant, "kernel.nvidia");
+      }
+    } finally {
+      small.destroy();
     }
   },
 );

@@ -3,16 +3,17 @@
  * products, one vector against a matrix, are ops/matvec: they reuse nothing and want no tiling).
  *
  * - `matmul` is `torch.mm(a, b)`: `a` `[M, K]` times `b` `[K, N]`, f32 row-major. Entry points
- *   `kernel` (128 x 128 tiles, 8 x 8 outputs per invocation) and `tile64` (64 x 64 tiles, 4 x 4
- *   per invocation); {@link matmulPlan} picks one by size.
- * - `matmulQ8` (entry point `q8row`) is `F.linear(a, dequant(weight))`: the weight is the operand in
- *   a Linear layer's orientation, `[N, K]`, one row per output feature, and the product is
- *   `a @ dequant(weight)^T`. It is held as int8 codes four to a u32 (least-significant byte first,
- *   two's complement), `[N, ceil(K/4)]`, with one f32 scale per row: ops/matvec's format, so a
- *   weight packed once with `packQ8` serves both decode (matvecQ8) and prefill (here).
- * - `matmulQ4G128` (entry point `q4g128`) is the same with ops/matvec's q4 format: eight
- *   two's-complement nibbles per u32, least significant first, `[N, ceil(K/8)]`, and one scale
- *   per group of 128 columns of a row, `[N, ceil(K/128)]` (`quantizeQ4G128` + `packQ4`).
+ *   `kernel` (128 x 128 tiles, 8 x 8 outputs per invocation) and `tile64` (64 x 64 tiles, 8 x 4 per
+ *   invocation); {@link matmulPlan} picks one by size.
+ * - `matmulQ8` (entry points `q8row`, 128 x 128, and `q8row_tile64`) is
+ *   `F.linear(a, dequant(weight))`: the weight is the operand in a Linear layer's orientation,
+ *   `[N, K]`, one row per output feature, and the product is `a @ dequant(weight)^T`. It is held as
+ *   int8 codes four to a u32 (least-significant byte first, two's complement), `[N, ceil(K/4)]`,
+ *   with one f32 scale per row: ops/matvec's format, so a weight packed once with `packQ8` serves
+ *   both decode (matvecQ8) and prefill (here).
+ * - `matmulQ4G128` (entry points `q4g128` and `q4g128_tile64`) is the same with ops/matvec's q4
+ *   format: eight two's-complement nibbles per u32, least significant first, `[N, ceil(K/8)]`, and
+ *   one scale per group of 128 columns of a row, `[N, ceil(K/128)]` (`quantizeQ4G128` + `packQ4`).
  *
  * The quantized kernels decode the weight while staging it into workgroup memory, so there is no
  * separate dequantize pass and the f32 weight never exists in memory (ops/dequant_transpose makes
@@ -21,26 +22,46 @@
  * the scale changes along the summed axis. No bias: a fused one cannot be checked against anything
  * until the plain product agrees with the reference, and `elementwiseRows` adds one.
  *
+ * How the 128 x 128 kernels (`kernel`, `q8row`, `q4g128`) are built, and why (the WGSL has no
+ * subgroups here, so everything goes through registers and workgroup memory):
+ * - 8 x 8 outputs per invocation in sixteen named vec4 accumulators: per k, four vec4 reads of
+ *   workgroup memory feed 64 FMAs, so the FMA units, not workgroup memory, set the pace. (An
+ *   invocation owning 4 x 4 reads two vec4s for 16 FMAs and is bound by workgroup memory.)
+ * - a's block is staged transposed, so one vec4 read gives four rows at one k; b's block (or the
+ *   decoded weight's) as vec4s along a row of the tile.
+ * - Two stages of workgroup memory with the next block prefetched into registers while the current
+ *   one is multiplied: one barrier per block, and global-memory latency behind the FMAs.
+ * - The k-steps of a block are written out (WGSL compiles every loop to a bounded `loop`, which a
+ *   driver may not unroll), each an FMA step on module-scope private accumulators.
+ * - Operands are read a vec4 at a time when their rows are 16-byte aligned (K % 4 == 0 for a,
+ *   N % 4 == 0 for b and c), element by element otherwise; edges are bound-checked per load.
+ * The target variant `kernel.nvidia` walks K 16 at a time (half the barriers per FMA) at 32 KiB
+ * of workgroup memory; the portable kernels stay within WebGPU's default 16 KiB. A plan whose
+ * resolved variant needs more workgroup memory than the device grants falls back to the portable
+ * kernel; an override naming such a variant is refused with a LimitError naming
+ * maxComputeWorkgroupStorageSize.
+ *
  * Refused, with an error naming the argument: M, N or K not an integer >= 1, and arrays of the wrong
  * type or length; and, before anything is uploaded, an operand larger than the device's
  * maxStorageBufferBindingSize, with an error naming the operand and the limit. Grids of more tiles
  * than maxComputeWorkgroupsPerDimension (65,535) fold into a second dimension.
  *
  * Tile choice: the 128 x 128 tile does four times the work per workgroup of the 64 x 64 one, so it
- * only pays when there are still enough tiles to occupy a large GPU. {@link matmulPlan} uses it
- * when M and N are both at least 128 and the grid has at least {@link LARGE_TILE_MIN_TILES} of
- * them; the threshold is a starting point, not yet a measurement. The quantized entry points use
- * the 64 x 64 tiling only: prefill has few rows (M is the prompt length), and a 128-row variant is
- * worth writing when a measurement asks for it.
+ * only pays when there are still enough tiles to occupy a large GPU. The plans use it when M and N
+ * are both at least 128 and the grid has at least {@link LARGE_TILE_MIN_TILES} of them (an H200
+ * runs 132 multiprocessors, two such workgroups each); the threshold is a starting point, not yet a
+ * measurement: `ops/matmul/bench.ts` times every entry point at every shape so that it can become
+ * one.
  *
  * @module
  */
 
-import { foldWorkgroups } from "../../harness/limits.ts";
+import { foldWorkgroups, LimitError } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
 import { parseVariantName } from "../../harness/variants.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
+import type { Resolution } from "../../harness/resolve.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import {
   type MatmulArgs,
@@ -64,28 +85,88 @@ export interface MatmulShape {
   K: number;
 }
 
-/** The least number of 128 x 128 tiles for which {@link matmulPlan} chooses the large tile. */
+/** The least number of 128 x 128 tiles for which the plans choose the large tile. */
 export const LARGE_TILE_MIN_TILES = 256;
 
 const PARAMS = [{ name: "m", type: "u32" }, { name: "n", type: "u32" }, { name: "k", type: "u32" }] as const;
-const GEMM_ENTRIES = { kernel: 128, tile64: 64 } as const;
-const QUANTIZED_TILE = 64;
+/** Each product's two entry points: the 128 x 128 tile and the 64 x 64 one. */
+const ENTRIES = {
+  matmul: ["kernel", "tile64"],
+  matmulQ8: ["q8row", "q8row_tile64"],
+  matmulQ4G128: ["q4g128", "q4g128_tile64"],
+} as const;
+type GemmOp = keyof typeof ENTRIES;
 
-function tileGrid(gpu: ResidentDevice, shape: MatmulShape, tile: number): [number, number, number] {
-  const tiles = Math.ceil(shape.M / tile) * Math.ceil(shape.N / tile);
-  return foldWorkgroups(tiles, gpu.limits.maxComputeWorkgroupsPerDimension);
+/** A kernel's tile and workgroup memory, read from its WGSL constants (the source is the one truth). */
+interface Geometry {
+  tileM: number;
+  tileN: number;
+  workgroupBytes: number;
 }
 
-/** The GEMM entry point an override names, or the one the size calls for. */
-function gemmEntry(shape: MatmulShape, override?: string): keyof typeof GEMM_ENTRIES {
-  if (override !== undefined) {
-    const { entry } = parseVariantName(override);
-    if (entry === "kernel" || entry === "tile64") return entry;
-    throw new Error(`matmul: override "${override}" is not a variant of entry point "kernel" or "tile64"`);
+function wgslConst(source: string, name: string): number | undefined {
+  const m = new RegExp(String.raw`\bconst ${name} = (\d+)u;`).exec(source);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * The tile (`TILE_M` x `TILE_N`, or `TILE` square) and the workgroup memory (`STAGES` blocks of
+ * `STEP` columns of a and rows of b, f32) a GEMM kernel declares.
+ */
+function geometry(kernel: Resolution): Geometry {
+  const tile = wgslConst(kernel.source, "TILE");
+  const tileM = wgslConst(kernel.source, "TILE_M") ?? tile;
+  const tileN = wgslConst(kernel.source, "TILE_N") ?? tile;
+  const step = wgslConst(kernel.source, "STEP");
+  if (tileM === undefined || tileN === undefined || step === undefined) {
+    throw new Error(`matmul/${kernel.variant}: the kernel must declare TILE_M and TILE_N (or TILE) and STEP`);
   }
-  const large = GEMM_ENTRIES.kernel;
-  const largeTiles = Math.ceil(shape.M / large) * Math.ceil(shape.N / large);
-  return shape.M >= large && shape.N >= large && largeTiles >= LARGE_TILE_MIN_TILES ? "kernel" : "tile64";
+  const stages = wgslConst(kernel.source, "STAGES") ?? 1;
+  return { tileM, tileN, workgroupBytes: 4 * stages * step * (tileM + tileN) };
+}
+
+/** Whether a shape has enough 128 x 128 tiles to keep a large GPU busy with them. */
+function largeTile({ M, N }: MatmulShape): boolean {
+  return M >= 128 && N >= 128 && Math.ceil(M / 128) * Math.ceil(N / 128) >= LARGE_TILE_MIN_TILES;
+}
+
+/**
+ * The kernel of a plan: the variant an override names (one of the op's two entry points), or the
+ * entry point the size calls for, resolved for the device's target. A resolved variant needing
+ * more workgroup memory than the device grants gives way to the entry point's portable kernel; an
+ * overridden one is refused.
+ */
+function gemmKernel(gpu: ResidentDevice, op: GemmOp, shape: MatmulShape, options: KernelOptions): Resolution {
+  const [large, small] = ENTRIES[op];
+  const allowed = gpu.device.limits.maxComputeWorkgroupStorageSize;
+  if (options.override !== undefined) {
+    const { entry } = parseVariantName(options.override);
+    if (entry !== large && entry !== small) {
+      throw new Error(`${op}: override "${options.override}" is not a variant of entry point "${large}" or "${small}"`);
+    }
+    const kernel = gpu.resolve(KERNELS, entry, options);
+    const needed = geometry(kernel).workgroupBytes;
+    if (needed > allowed) {
+      throw new LimitError(
+        `${op}/${kernel.variant}`,
+        "maxComputeWorkgroupStorageSize",
+        needed,
+        allowed,
+        "workgroup memory",
+      );
+    }
+    return kernel;
+  }
+  const entry = largeTile(shape) ? large : small;
+  const kernel = gpu.resolve(KERNELS, entry);
+  if (geometry(kernel).workgroupBytes <= allowed) return kernel;
+  return { variant: entry, source: KERNELS[entry], rung: "portable", tried: [...kernel.tried, entry] };
+}
+
+function tileGrid(gpu: ResidentDevice, shape: MatmulShape, kernel: Resolution): [number, number, number] {
+  const { tileM, tileN } = geometry(kernel);
+  const tiles = Math.ceil(shape.M / tileM) * Math.ceil(shape.N / tileN);
+  return foldWorkgroups(tiles, gpu.limits.maxComputeWorkgroupsPerDimension);
 }
 
 /**
@@ -95,20 +176,21 @@ function gemmEntry(shape: MatmulShape, override?: string): keyof typeof GEMM_ENT
  * @param shape `M`, `N`, `K`
  * @param options kernel override: a variant of `kernel` or of `tile64` (which also picks the tile)
  * @returns the plan; bindings `a`, `b` (inputs) and `c` (output), one workgroup per tile of `c`
+ * @throws LimitError when an overridden variant needs more workgroup memory than the device grants
  */
 export function matmulPlan(gpu: ResidentDevice, shape: MatmulShape, options: KernelOptions = {}): KernelPlan {
   const { M, N, K } = shape;
-  const entry = gemmEntry(shape, options.override);
+  const kernel = gemmKernel(gpu, "matmul", shape, options);
   return {
     op: "matmul",
-    kernel: gpu.resolve(KERNELS, entry, options),
+    kernel,
     bindings: [
       { name: "a", dtype: "f32", length: M * K, role: "input" },
       { name: "b", dtype: "f32", length: K * N, role: "input" },
       { name: "c", dtype: "f32", length: M * N, role: "output" },
     ],
     params: packParams(PARAMS, { m: M, n: N, k: K }, "matmul"),
-    workgroups: tileGrid(gpu, shape, GEMM_ENTRIES[entry]),
+    workgroups: tileGrid(gpu, shape, kernel),
     // Each operand read once and the result written once; a multiply and an add per term.
     cost: { bytes: 4 * (M * K + K * N + M * N), flops: 2 * M * N * K },
   };
@@ -132,10 +214,9 @@ export async function matmulGpu(
   return c as Float32Array;
 }
 
-/** The two quantized formats: the op, its entry point, and the names and lengths of its weight bindings. */
+/** The two quantized formats: the op, and the names and lengths of its weight bindings. */
 interface QuantizedFormat {
   op: "matmulQ8" | "matmulQ4G128";
-  entry: "q8row" | "q4g128";
   weightWords: number;
   scaleName: "scale" | "scales";
   scaleCount: number;
@@ -149,9 +230,10 @@ function quantizedPlan(
 ): KernelPlan {
   const { M, N, K } = shape;
   const { op, weightWords, scaleCount } = format;
+  const kernel = gemmKernel(gpu, op, shape, options);
   return {
     op,
-    kernel: gpu.resolve(KERNELS, format.entry, options),
+    kernel,
     bindings: [
       { name: "a", dtype: "f32", length: M * K, role: "input" },
       { name: "weight", dtype: "u32", length: weightWords, role: "input" },
@@ -159,7 +241,7 @@ function quantizedPlan(
       { name: "c", dtype: "f32", length: M * N, role: "output" },
     ],
     params: packParams(PARAMS, { m: M, n: N, k: K }, op),
-    workgroups: tileGrid(gpu, shape, QUANTIZED_TILE),
+    workgroups: tileGrid(gpu, shape, kernel),
     // a, the weight as stored and the scales read once, c written once; a multiply and an add per term.
     cost: { bytes: 4 * (M * K + weightWords + scaleCount + M * N), flops: 2 * M * N * K },
   };
@@ -170,14 +252,14 @@ function quantizedPlan(
  *
  * @param gpu the device
  * @param shape `M` (rows of `a`), `N` (rows of the weight), `K`
- * @param options kernel override
+ * @param options kernel override: a variant of `q8row` or of `q8row_tile64` (which also picks the tile)
  * @returns the plan; bindings `a`, `weight`, `scale` (inputs) and `c` (output)
+ * @throws LimitError when an overridden variant needs more workgroup memory than the device grants
  */
 export function matmulQ8Plan(gpu: ResidentDevice, shape: MatmulShape, options: KernelOptions = {}): KernelPlan {
   const { N, K } = shape;
   const format: QuantizedFormat = {
     op: "matmulQ8",
-    entry: "q8row",
     weightWords: N * Math.ceil(K / 4),
     scaleName: "scale",
     scaleCount: N,
@@ -208,14 +290,14 @@ export async function matmulQ8Gpu(
  *
  * @param gpu the device
  * @param shape `M` (rows of `a`), `N` (rows of the weight), `K`
- * @param options kernel override
+ * @param options kernel override: a variant of `q4g128` or of `q4g128_tile64` (which also picks the tile)
  * @returns the plan; bindings `a`, `weight`, `scales` (inputs) and `c` (output)
+ * @throws LimitError when an overridden variant needs more workgroup memory than the device grants
  */
 export function matmulQ4G128Plan(gpu: ResidentDevice, shape: MatmulShape, options: KernelOptions = {}): KernelPlan {
   const { N, K } = shape;
   const format: QuantizedFormat = {
     op: "matmulQ4G128",
-    entry: "q4g128",
     weightWords: N * Math.ceil(K / 8),
     scaleName: "scales",
     scaleCount: N * Math.ceil(K / 128),

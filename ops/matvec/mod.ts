@@ -8,11 +8,25 @@
  *
  * GEMV reads every weight exactly once and reuses nothing but `x`, so it is bound by how fast the
  * weight streams through memory; it is a separate op from GEMM, whose speed comes from tiling for
- * reuse that GEMV does not have. The three kernels share one shape: four rows per workgroup, 64
- * invocations per row, each invocation summing a strided slice of its row (neighbouring invocations
- * read neighbouring words), and the row's partial sums reduced in workgroup memory. Rows whose
- * start is 16-byte aligned (K a multiple of 4 in f32, of 16 in q8, of 32 in q4) are read a vec4
- * at a time. More than 65,535 workgroups (over 262,140 rows) fold into a second grid dimension.
+ * reuse that GEMV does not have. What keeps a GEMV at the bandwidth roofline is bytes in flight: each
+ * invocation has several independent 16-byte loads of the weight outstanding at once (written out,
+ * since WGSL loops compile to bounded `loop`s that a driver may not unroll), many invocations share
+ * a row (split-K, neighbouring invocations reading neighbouring vec4s), and a row's partial sums are
+ * reduced in workgroup memory in two rounds. Rows whose start is
+ * 16-byte aligned (K a multiple of 4 in f32, of 16 in q8, of 32 in q4) are read a vec4 at a time.
+ * - f32 (`kernel`): 64 invocations per row, four rows per workgroup, four vec4 loads in flight per
+ *   invocation; `kernel.nvidia` is 32 per row, eight rows, eight loads.
+ * - q8 and q4 (`q8row`, `q4g128`): a code is 1 byte or half a byte, its activation 4, so unless an
+ *   activation loaded once serves several rows, reading `x` costs more than reading the weight.
+ *   Each invocation therefore sums four rows over the same columns; 64 invocations across K and
+ *   four such groups make 16 rows per workgroup (`.nvidia`: 128 across K, 8 rows), each invocation
+ *   with one vec4 of codes of each of its four rows in flight. Codes are decoded without an
+ *   integer-to-float conversion, an instruction NVIDIA runs at a fraction of the FMA rate and the
+ *   likely limit of a plain decode (one per code): the code's bits are masked into the mantissa of a
+ *   float whose exponent makes the mantissa's unit 1, with the sign bit flipped (two's complement to
+ *   offset binary), and the bias subtracted; exact, and one logic operation and one add per code.
+ * Each plan reads its workgroup's row count from the resolved kernel's `ROWS` constant. More than
+ * 65,535 workgroups fold into a second grid dimension.
  *
  * Non-obvious choices:
  * - q8's scale multiplies the finished dot product, once per row, not each term. The alternative
@@ -20,8 +34,10 @@
  *   exactly s here, and 0.33333588 (7.6e-6 off) when each term is scaled to f32 first. q4's scales
  *   multiply the partial dot product of each word (or vec4 of words) of a group, which is still
  *   never a single term: the same codes at q4's [7, -6] give exactly s too.
- * - Codes are unpacked with shifts (an arithmetic right shift sign-extends), which every WGSL
+ * - Codes are decoded with bit operations and an exact float subtraction (above), which every WGSL
  *   implementation has; activations are f32, so an integer dot-product instruction would not apply.
+ *   The decoded values of bytes 1 and 3 (nibbles 1-3 and 5-7) carry a power-of-two factor that each
+ *   word's or vec4's sum divides out exactly, so every product is the code times the activation.
  * - Before anything is uploaded, each plan checks every binding against maxStorageBufferBindingSize
  *   and maxBufferSize and throws a LimitError naming the argument (`weight`, usually) and its size
  *   in bytes. Past that limit WebGPU reads back zeros rather than failing, so a weight too large for
@@ -52,8 +68,12 @@ import {
 export * from "./reference.ts";
 export { KERNELS };
 
-/** Rows each workgroup of every matvec kernel computes. */
-const ROWS_PER_WORKGROUP = 4;
+/** Rows a kernel's workgroup computes: its WGSL's `ROWS` constant (the source is the one truth). */
+function rowsPerWorkgroup(variant: string, source: string): number {
+  const m = /\bconst ROWS = (\d+)u;/.exec(source);
+  if (!m) throw new Error(`matvec/${variant}: the kernel must declare const ROWS = <rows per workgroup>u`);
+  return Number(m[1]);
+}
 const PARAMS = [{ name: "n", type: "u32" }, { name: "k", type: "u32" }] as const;
 
 /** The shape every matvec plan takes: the weight is `[N, K]`, x is `[K]`, y is `[N]`. */
@@ -82,7 +102,7 @@ function plan(
   ];
   const kernel = gpu.resolve(KERNELS, entry, options);
   const workgroups = foldWorkgroups(
-    Math.ceil(N / ROWS_PER_WORKGROUP),
+    Math.ceil(N / rowsPerWorkgroup(kernel.variant, kernel.source)),
     gpu.limits.maxComputeWorkgroupsPerDimension,
   );
   const bytes = 4 * bindings.reduce((sum, b) => sum + b.length, 0);

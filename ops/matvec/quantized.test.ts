@@ -33,6 +33,11 @@ function randomCodes(length: number, max: number, seed: number): Int32Array {
 // As in matvec.test.ts: f32 sums in another order than the f64 reference; measured below 7e-6 for
 // these magnitudes (|y| < ~60), while a dropped, doubled or misplaced code moves y by ~0.2.
 const GPU_TOL = { atol: 1e-4, rtol: 0 };
+/** Uniform random words (every byte and nibble value) after a given first one. */
+function randomWords(length: number, seed: number, first: number): Uint32Array {
+  const next = seededRandom(seed);
+  return Uint32Array.from({ length }, (_, i) => i === 0 ? first : Math.floor(next() * 2 ** 32));
+}
 const EXACT = { atol: 0, rtol: 0 };
 
 Deno.test("packQ8: four codes per word, least significant byte first, two's complement, zero padding", () => {
@@ -195,7 +200,19 @@ checkAgainstReference(
       N,
       K,
     },
-  })),
+  })).concat(
+    // Arbitrary words: every byte, and non-zero padding, on both paths; the first word is four 0x80 (-128).
+    [[7, 64], [5, 37]].map(([N, K]) => ({
+      label: `raw words N=${N} K=${K}`,
+      args: {
+        weight: randomWords(N * Math.ceil(K / 4), N * K, 0x80808080),
+        scale: randomF32(N, K, 0.001, 0.02),
+        x: randomF32(K, N),
+        N,
+        K,
+      },
+    })),
+  ),
   matvecQ8,
   matvecQ8Gpu,
   GPU_TOL,
@@ -214,7 +231,19 @@ checkAgainstReference(
   ]].map(([N, K]) => {
     const { codes, scales } = quantizeQ4G128(randomF32(N * K, N + K), N, K);
     return { label: `N=${N} K=${K}`, args: { weight: packQ4(codes, N, K), scales, x: randomF32(K, N), N, K } };
-  }),
+  }).concat(
+    // Arbitrary words: every nibble, and non-zero padding, on both paths; the first word is eight 0x8 (-8).
+    [[7, 64], [5, 37]].map(([N, K]) => ({
+      label: `raw words N=${N} K=${K}`,
+      args: {
+        weight: randomWords(N * Math.ceil(K / 8), N * K, 0x88888888),
+        scales: randomF32(N * Math.ceil(K / 128), K, 0.01, 0.2),
+        x: randomF32(K, N),
+        N,
+        K,
+      },
+    })),
+  ),
   matvecQ4G128,
   matvecQ4G128Gpu,
   GPU_TOL,

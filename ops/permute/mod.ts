@@ -9,6 +9,17 @@
  * for the two-axis case, `transpose` moves the data through workgroup tiles so that reads are
  * consecutive as well.
  *
+ * On NVIDIA, `kernel.nvidia` is resolved instead, tuned for bandwidth. The host first collapses the
+ * permutation ({@link collapsePermutation}: size-1 axes dropped, input axes that stay neighbours
+ * merged), then the kernel runs in one of two modes. When the last input axis stays last (an
+ * attention head split `[B, S, H, D] -> [B, H, S, D]`, say), every output row of the merged last
+ * axes is one contiguous piece of x: invocations stream vec4s, four per invocation before the
+ * first store. When it moves (`[B, M, N] -> [B, N, M]`, `[A, B, C] -> [C, B, A]`), the tensor is a
+ * batch of matrix transposes, moved through 64x64 workgroup tiles with vec4 loads and stores, as
+ * transpose's `kernel.nvidia` does. Sizes that are not multiples of 4 move element by element.
+ * A gather of one element per invocation, as the portable kernel does, reads 4 of every 32 bytes
+ * it fetches when the last axis moves.
+ *
  * @module
  */
 
@@ -30,6 +41,114 @@ const PARAMS: ParamField[] = [
   ...AXES.map((a): ParamField => ({ name: `stride${a}`, type: "u32" })),
 ];
 
+/** Elements one workgroup of the NVIDIA kernel moves per block in rows mode: 256 invocations x 4 vec4s. */
+const ROWS_BLOCK = 256 * 4 * 4;
+/** Tile edge of the NVIDIA kernel's tiles mode. */
+const TILE = 64;
+/** Outer or batch axes the NVIDIA kernel's params hold. */
+const SLOTS = 5;
+const NVIDIA_PARAMS: ParamField[] = [
+  ...["mode", "n", "inner", "axes", "p", "q", "p_stride", "q_stride"].map((name): ParamField => ({
+    name,
+    type: "u32",
+  })),
+  ...["size", "xs", "os"].flatMap((field) =>
+    Array.from({ length: SLOTS }, (_, a): ParamField => ({ name: `${field}${a}`, type: "u32" }))
+  ),
+];
+
+/**
+ * The smallest permutation that moves elements as `x.permute(dims)` does: axes of size 1 are
+ * dropped, and input axes that stay next to each other, in the same order, in the output are
+ * merged into one. `[32, 128, 64, 64]` with dims `[0, 2, 1, 3]` stays as it is; `[2, 3, 4]` with
+ * `[2, 0, 1]` becomes `[6, 4]` with `[1, 0]`; an identity becomes one axis.
+ *
+ * @param shape the shape of `x` (dimensions >= 1; a tensor with a 0 dimension has nothing to move)
+ * @param dims the axis order, every entry in `[0, rank)` (as {@link permuteDims} returns it)
+ * @returns the collapsed shape and axis order, rank at least 1
+ *
+ * @example
+ * ```ts
+ * import { collapsePermutation } from "./mod.ts";
+ * collapsePermutation([2, 1, 3, 4], [3, 1, 0, 2]); // { shape: [6, 4], dims: [1, 0] }
+ * ```
+ */
+export function collapsePermutation(
+  shape: readonly number[],
+  dims: readonly number[],
+): { shape: number[]; dims: number[] } {
+  const kept = dims.filter((d) => shape[d] !== 1);
+  // Runs of input axes that follow each other in the output, in output order.
+  const runs: { first: number; last: number }[] = [];
+  for (const d of kept) {
+    const run = runs[runs.length - 1];
+    if (run && nextKept(shape, run.last) === d) run.last = d;
+    else runs.push({ first: d, last: d });
+  }
+  if (runs.length === 0) return { shape: [1], dims: [0] };
+  const inputOrder = [...runs].sort((a, b) => a.first - b.first);
+  return {
+    shape: inputOrder.map((run) => shape.slice(run.first, run.last + 1).reduce((p, d) => p * d, 1)),
+    dims: runs.map((run) => inputOrder.indexOf(run)),
+  };
+}
+
+/** The next input axis after `axis` whose size is not 1, or -1. */
+function nextKept(shape: readonly number[], axis: number): number {
+  for (let a = axis + 1; a < shape.length; a++) if (shape[a] !== 1) return a;
+  return -1;
+}
+
+const stridesOf = (shape: readonly number[]) => shape.map((_, a) => shape.slice(a + 1).reduce((p, d) => p * d, 1));
+
+/** Params and workgroups of `kernel.nvidia` (see its WGSL for the two modes). */
+function nvidiaGeometry(
+  shape: readonly number[],
+  dims: readonly number[],
+  maxPerDimension: number,
+): { params: ArrayBuffer; workgroups: [number, number, number] } {
+  const n = shape.reduce((p, d) => p * d, 1);
+  const values: Record<string, number> = { n, mode: 0, inner: 1, axes: 0, p: 1, q: 1, p_stride: 0, q_stride: 0 };
+  for (let a = 0; a < SLOTS; a++) Object.assign(values, { [`size${a}`]: 1, [`xs${a}`]: 0, [`os${a}`]: 0 });
+  const place = (axes: { size: number; xs: number; os: number }[]) => {
+    values.axes = axes.length;
+    for (const [k, axis] of axes.entries()) {
+      const a = SLOTS - axes.length + k;
+      Object.assign(values, { [`size${a}`]: axis.size, [`xs${a}`]: axis.xs, [`os${a}`]: axis.os });
+    }
+  };
+  let blocks = 0;
+  if (n > 0) {
+    const c = collapsePermutation(shape, dims);
+    const rank = c.shape.length;
+    const xs = stridesOf(c.shape);
+    const os = stridesOf(c.dims.map((d) => c.shape[d]));
+    const last = rank - 1;
+    if (c.dims[last] === last) {
+      values.inner = c.shape[last];
+      place(c.dims.slice(0, last).map((d, k) => ({ size: c.shape[d], xs: xs[d], os: os[k] })));
+      blocks = Math.ceil(n / ROWS_BLOCK);
+    } else {
+      const p = c.dims[last];
+      Object.assign(values, {
+        mode: 1,
+        p: c.shape[p],
+        q: c.shape[last],
+        p_stride: xs[p],
+        q_stride: os[c.dims.indexOf(last)],
+      });
+      place(
+        c.dims.flatMap((d, k) => d === p || d === last ? [] : [{ size: c.shape[d], xs: xs[d], os: os[k] }]),
+      );
+      blocks = Math.ceil(c.shape[p] / TILE) * Math.ceil(c.shape[last] / TILE) * (n / (c.shape[p] * c.shape[last]));
+    }
+  }
+  return {
+    params: packParams(NVIDIA_PARAMS, values, "permute"),
+    workgroups: [Math.min(blocks, maxPerDimension), 1, 1],
+  };
+}
+
 /**
  * Plans `permute` on the GPU.
  *
@@ -43,24 +162,36 @@ export function permutePlan(gpu: ResidentDevice, permutation: PermuteShape, opti
   const dims = permuteDims(permutation);
   const { shape } = permutation;
   const n = shape.reduce((p, d) => p * d, 1);
-  const inputStrides = shape.map((_, axis) => shape.slice(axis + 1).reduce((p, d) => p * d, 1));
-  // Six axes, the output's own at the end; the leading ones have size 1 and stride 0.
-  const padding = MAX_PERMUTE_RANK - dims.length;
-  const values: Record<string, number> = { n };
-  for (const a of AXES) {
-    const from = a < padding ? undefined : dims[a - padding];
-    values[`size${a}`] = from === undefined ? 1 : shape[from];
-    values[`stride${a}`] = from === undefined ? 0 : inputStrides[from];
+  const kernel = gpu.resolve(KERNELS, "kernel", options);
+  const max = gpu.limits.maxComputeWorkgroupsPerDimension;
+  let geometry: { params: ArrayBuffer; workgroups: [number, number, number] };
+  if (kernel.variant === "kernel") {
+    const inputStrides = stridesOf(shape);
+    // Six axes, the output's own at the end; the leading ones have size 1 and stride 0.
+    const padding = MAX_PERMUTE_RANK - dims.length;
+    const values: Record<string, number> = { n };
+    for (const a of AXES) {
+      const from = a < padding ? undefined : dims[a - padding];
+      values[`size${a}`] = from === undefined ? 1 : shape[from];
+      values[`stride${a}`] = from === undefined ? 0 : inputStrides[from];
+    }
+    geometry = {
+      params: packParams(PARAMS, values, "permute"),
+      workgroups: foldWorkgroups(Math.ceil(n / WORKGROUP_SIZE), max),
+    };
+  } else if (kernel.variant === "kernel.nvidia") {
+    geometry = nvidiaGeometry(shape, dims, max);
+  } else {
+    throw new Error(`permute: no dispatch geometry for variant "${kernel.variant}"`);
   }
   return {
     op: "permute",
-    kernel: gpu.resolve(KERNELS, "kernel", options),
+    kernel,
     bindings: [
       { name: "x", dtype: "f32", length: n, role: "input" },
       { name: "out", dtype: "f32", length: n, role: "output" },
     ],
-    params: packParams(PARAMS, values, "permute"),
-    workgroups: foldWorkgroups(Math.ceil(n / WORKGROUP_SIZE), gpu.limits.maxComputeWorkgroupsPerDimension),
+    ...geometry,
     cost: { bytes: 8 * n, flops: 0 },
   };
 }

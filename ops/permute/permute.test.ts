@@ -9,7 +9,7 @@ import {
   randomF32,
 } from "../../harness/testing.ts";
 import { transpose } from "../transpose/reference.ts";
-import { KERNELS, permute, type PermuteArgs, permuteGpu, permutePlan } from "./mod.ts";
+import { collapsePermutation, KERNELS, permute, type PermuteArgs, permuteGpu, permutePlan } from "./mod.ts";
 
 /** goldens/gen.py permutes arange(n), so each output is the flat index it was read from. */
 interface Golden {
@@ -137,7 +137,8 @@ gpuTest("permute GPU: bad input throws before dispatch", async (gpu) => {
 });
 
 gpuTest("permute plan: source strides padded to six axes, grid folded past 65,535 workgroups", (gpu) => {
-  const plan = permutePlan(gpu, { shape: [2, 3, 4], dims: [2, 0, 1] });
+  const portable = { override: "kernel" };
+  const plan = permutePlan(gpu, { shape: [2, 3, 4], dims: [2, 0, 1] }, portable);
   const [n, ...rest] = new Uint32Array(plan.params!).slice(0, 13);
   deepStrictEqual({ n, sizes: rest.slice(0, 6), strides: rest.slice(6) }, {
     n: 24,
@@ -145,10 +146,135 @@ gpuTest("permute plan: source strides padded to six axes, grid folded past 65,53
     strides: [0, 0, 0, 1, 12, 4],
   });
   deepStrictEqual(plan.workgroups, [1, 1, 1]);
-  const big = permutePlan(gpu, { shape: [4099, 4099], dims: [1, 0] });
+  const big = permutePlan(gpu, { shape: [4099, 4099], dims: [1, 0] }, portable);
   deepStrictEqual(big.workgroups, [32_817, 2, 1]);
   deepStrictEqual(big.cost, { bytes: 8 * 4099 * 4099, flops: 0 });
 });
+
+Deno.test("collapsePermutation: size-1 axes dropped, neighbours that stay neighbours merged", () => {
+  deepStrictEqual(collapsePermutation([2, 3, 4], [2, 0, 1]), { shape: [6, 4], dims: [1, 0] });
+  deepStrictEqual(collapsePermutation([2, 3, 4], [0, 1, 2]), { shape: [24], dims: [0] });
+  deepStrictEqual(collapsePermutation([64, 512, 2048], [2, 1, 0]), { shape: [64, 512, 2048], dims: [2, 1, 0] });
+  deepStrictEqual(collapsePermutation([32, 128, 64, 64], [0, 2, 1, 3]), {
+    shape: [32, 128, 64, 64],
+    dims: [0, 2, 1, 3],
+  });
+  // [B, S, H, D] -> [S, B, H, D]: H and D stay together; a size-1 axis between two others vanishes.
+  deepStrictEqual(collapsePermutation([2, 5, 3, 4], [1, 0, 2, 3]), { shape: [2, 5, 12], dims: [1, 0, 2] });
+  deepStrictEqual(collapsePermutation([2, 1, 3, 4], [3, 1, 0, 2]), { shape: [6, 4], dims: [1, 0] });
+  deepStrictEqual(collapsePermutation([1, 1, 1], [2, 0, 1]), { shape: [1], dims: [0] });
+  deepStrictEqual(collapsePermutation([1, 7, 1], [2, 1, 0]), { shape: [7], dims: [0] });
+  // Collapsing never changes the result.
+  for (const [shape, dims] of CASES) {
+    if (size(shape) === 0) continue;
+    const c = collapsePermutation(shape, dims.map((d) => (d + shape.length) % shape.length));
+    const x = randomF32(size(shape), 3);
+    deepStrictEqual(permute({ x, shape: c.shape, dims: c.dims }), permute({ x, shape, dims }), `[${shape}] [${dims}]`);
+  }
+});
+
+gpuTest("permute plan (kernel.nvidia): rows mode when the last axis stays, tiles mode when it moves", (gpu) => {
+  const nvidia = { override: "kernel.nvidia" };
+  const fields = (shape: number[], dims: number[]) => {
+    const plan = permutePlan(gpu, { shape, dims }, nvidia);
+    const [mode, n, inner, axes, p, q, pStride, qStride, ...slots] = new Uint32Array(plan.params!).slice(0, 23);
+    return {
+      mode,
+      n,
+      inner,
+      axes,
+      p,
+      q,
+      pStride,
+      qStride,
+      sizes: [...slots.slice(0, 5)],
+      xs: [...slots.slice(5, 10)],
+      os: [...slots.slice(10, 15)],
+      workgroups: plan.workgroups,
+    };
+  };
+  // Attention head split: rows of 64 floats, three outer axes in output order [32, 64, 128].
+  deepStrictEqual(fields([32, 128, 64, 64], [0, 2, 1, 3]), {
+    mode: 0,
+    n: 2 ** 24,
+    inner: 64,
+    axes: 3,
+    p: 1,
+    q: 1,
+    pStride: 0,
+    qStride: 0,
+    sizes: [1, 1, 32, 64, 128],
+    xs: [0, 0, 128 * 64 * 64, 64, 64 * 64],
+    os: [0, 0, 64 * 128 * 64, 128 * 64, 64],
+    workgroups: [2 ** 24 / 4096, 1, 1],
+  });
+  // A batch of 64 [512, 2048] transposes: 8 x 32 tiles each.
+  deepStrictEqual(fields([64, 512, 2048], [0, 2, 1]), {
+    mode: 1,
+    n: 2 ** 26,
+    inner: 1,
+    axes: 1,
+    p: 512,
+    q: 2048,
+    pStride: 2048,
+    qStride: 512,
+    sizes: [1, 1, 1, 1, 64],
+    xs: [0, 0, 0, 0, 512 * 2048],
+    os: [0, 0, 0, 0, 2048 * 512],
+    workgroups: [8 * 32 * 64, 1, 1],
+  });
+  // [A, B, C] -> [C, B, A]: the middle axis is the batch, at stride C in x and A in out.
+  deepStrictEqual(fields([64, 512, 2048], [2, 1, 0]), {
+    mode: 1,
+    n: 2 ** 26,
+    inner: 1,
+    axes: 1,
+    p: 64,
+    q: 2048,
+    pStride: 512 * 2048,
+    qStride: 512 * 64,
+    sizes: [1, 1, 1, 1, 512],
+    xs: [0, 0, 0, 0, 2048],
+    os: [0, 0, 0, 0, 64],
+    workgroups: [32 * 512, 1, 1],
+  });
+  deepStrictEqual(fields([3, 0, 2], [2, 1, 0]).workgroups, [0, 1, 1]);
+  const max = gpu.limits.maxComputeWorkgroupsPerDimension;
+  deepStrictEqual(fields([8192, 8192 * 2], [1, 0]).workgroups, [Math.min(128 * 256, max), 1, 1]);
+  deepStrictEqual(fields([4099, 4099], [1, 0]).workgroups, [65 * 65, 1, 1]);
+});
+
+gpuTest(
+  "permute GPU (kernel.nvidia): any grid covers the tensor once, and nothing is written past the end",
+  async (gpu) => {
+    // Rows mode with and without vec4s, tiles mode with and without, each on fewer workgroups than
+    // blocks, on a grid folded by hand and on more workgroups than blocks.
+    const cases: [number[], number[]][] = [
+      [[3, 5, 4, 8], [0, 2, 1, 3]],
+      [[3, 5, 4, 7], [1, 0, 2, 3]],
+      [[2, 68, 132], [0, 2, 1]],
+      [[3, 67, 70], [2, 1, 0]],
+    ];
+    for (const [shape, dims] of cases) {
+      const args: PermuteArgs = { x: randomF32(size(shape), shape[1]), shape, dims };
+      const plan = permutePlan(gpu, args, { override: "kernel.nvidia" });
+      for (const workgroups of [[1, 1, 1], [2, 3, 1], [40, 1, 1]] as const) {
+        const x = gpu.upload(args.x, "x");
+        const out = gpu.upload(new Float32Array(size(shape) + 512).fill(SENTINEL), "out");
+        try {
+          await gpu.submit([{ ...plan, workgroups }, [x, out]]);
+          const written = await gpu.read(out);
+          const label = `[${shape}] dims [${dims}] on [${workgroups}]`;
+          assertClose(written.subarray(0, size(shape)), permute(args), exact, label);
+          ok(written.subarray(size(shape)).every((v) => v === SENTINEL), `${label}: a write past the end`);
+        } finally {
+          x.buffer.destroy();
+          out.buffer.destroy();
+        }
+      }
+    }
+  },
+);
 
 gpuTest("permute GPU: a folded grid recovers each invocation's index and writes nothing past the end", async (gpu) => {
   // 1,100 elements fill 5 workgroups; folded at a limit of 4 they take 3 x 2, the last one spare.
@@ -170,7 +296,9 @@ gpuTest("permute GPU: a folded grid recovers each invocation's index and writes 
 });
 
 // Every rank from 1 to 6, sizes that are not multiples of 256, size-1 axes, a row of 4099 and an
-// empty tensor.
+// empty tensor; then, for kernel.nvidia's two modes with and without vec4s: the last axis kept
+// (rows of 8 and of 7, an attention head split), the last axis moved (batched transposes of
+// whole, cut and single-element tiles), and a permutation that collapses to a plain copy.
 const CASES: [number[], number[]][] = [
   [[1], [0]],
   [[257], [0]],
@@ -183,6 +311,15 @@ const CASES: [number[], number[]][] = [
   [[2, 3, 2, 1, 3, 5], [5, 3, 1, 4, 0, 2]],
   [[2, 3, 2, 2, 3, 2], [0, 1, 2, 3, 4, 5]],
   [[3, 0, 2], [2, 1, 0]],
+  [[2, 3, 5, 8], [0, 2, 1, 3]],
+  [[4, 3, 5, 7], [2, 0, 1, 3]],
+  [[2, 16, 4, 12], [0, 2, 1, 3]],
+  [[3, 64, 128], [0, 2, 1]],
+  [[2, 68, 132], [0, 2, 1]],
+  [[8, 3, 100], [2, 1, 0]],
+  [[5, 4, 33], [2, 0, 1]],
+  [[1, 130, 1, 6], [3, 2, 1, 0]],
+  [[2, 4, 1, 8], [2, 0, 1, 3]],
 ];
 checkAgainstReference(
   "permute",

@@ -109,17 +109,21 @@ gpuTest("quantize GPU: bad input throws before dispatch", async (gpu) => {
   await assertThrowsMessage(() => quantizeGpu(gpu, { x, N: 2, K: 0 }), "K must be an integer >= 1");
   await assertThrowsMessage(() => quantizeGpu(gpu, { x: f32([NaN]), N: 1, K: 1 }), "x must be finite");
   await assertThrowsMessage(
-    () => quantizeGpu(gpu, { x, N: 1, K: 4 }, { override: "kernel.nvidia" }),
-    'override "kernel.nvidia" is not a variant of entry point "kernel"',
+    () => quantizeGpu(gpu, { x, N: 1, K: 4 }, { override: "kernel.amd" }),
+    'override "kernel.amd" is not a variant of entry point "kernel"',
   );
 });
 
 // Rows of 1, 255, 256, 257 and 4099 columns (shorter and longer than the 256-wide workgroup, so
-// the strided loop and the reduction both matter), then three rows of 600: zeros; random with
-// the absmax as its last element; and exact ties (absmax 127, so each quotient is the value
-// itself) interleaved with values just above and just below them.
+// the strided loop and the reduction both matter), rows of 8192 and 8196 (the longest kernel.nvidia
+// holds in registers, and just past it), then three rows of 600: zeros; random with the absmax as
+// its last element; and exact ties (absmax 127, so each quotient is the value itself) interleaved
+// with values just above and just below them; then rows whose absmax is below 2^-100 or above
+// 2^126 (where kernel.nvidia divides exactly throughout), one with subnormal elements; and a row of
+// values within a few ulps of ties under an absmax whose 127 / absmax is inexact (where
+// kernel.nvidia's f32 quotient must hand over to the exact division).
 function cases(): { label: string; args: QuantizeArgs }[] {
-  const shapes = [[1, 1], [1, 255], [3, 256], [2, 257], [1, 4099], [7, 33]];
+  const shapes = [[1, 1], [1, 255], [3, 256], [2, 257], [1, 4099], [7, 33], [2, 8192], [1, 8196], [3, 4]];
   const random = shapes.map(([N, K]) => ({
     label: `N=${N} K=${K}`,
     args: { x: randomF32(N * K, N + K, -3, 3), N, K },
@@ -135,7 +139,30 @@ function cases(): { label: string; args: QuantizeArgs }[] {
   });
   ties[K - 1] = 127;
   const special = new Float32Array([...zeros, ...lastIsLargest, ...ties]);
-  return [...random, { label: "zeros, last-element absmax, ties", args: { x: special, N: 3, K } }];
+  // Within 4 ulps of every tie (k - 0.5) * absmax / 127, absmax f32(1.4384): 127 / absmax is not
+  // an f32, and for six of these an f32 quotient lands on the other side of the tie than the exact
+  // one (and for others exactly on it).
+  const absmax = Math.fround(1.4384);
+  const nearTies = new Float32Array(1144);
+  const bits = new Int32Array(nearTies.buffer);
+  for (let k = 1; k <= 127; k++) {
+    for (let d = -4; d <= 4; d++) {
+      const i = (k - 1) * 9 + d + 4;
+      nearTies[i] = ((k - 0.5) * absmax) / 127;
+      bits[i] += d;
+      if (i % 2 === 1) nearTies[i] = -nearTies[i];
+    }
+  }
+  nearTies[1143] = absmax;
+  const tiny = randomF32(64, 5, -1, 1).map((v, k) => v * (k % 2 ? 1e-33 : 1e-40));
+  const huge = randomF32(64, 6, -1, 1).map((v) => v * 3e38);
+  const extremes = new Float32Array([...tiny, ...huge]);
+  return [
+    ...random,
+    { label: "zeros, last-element absmax, ties", args: { x: special, N: 3, K } },
+    { label: "near ties under an inexact 127 / absmax", args: { x: nearTies, N: 1, K: 1144 } },
+    { label: "absmax below 2^-100 (with subnormals), above 2^126", args: { x: extremes, N: 2, K: 64 } },
+  ];
 }
 checkAgainstReference("quantize codes", KERNELS, "kernel", cases(), (a) => quantize(a).codes, async (gpu, a, o) => {
   return (await quantizeGpu(gpu, a, o)).codes;

@@ -18,11 +18,18 @@
  * The output binding is accumulated into, so the plan marks it `zeroed`: the device clears it in the
  * same command buffer before the pass, and a reused resident output starts from zero too.
  *
+ * On NVIDIA, `kernel.nvidia` is resolved instead. When an output row fits in workgroup memory
+ * (D <= 4096), each workgroup takes blocks of whole rows: it adds their sources into a workgroup
+ * copy of their output rows (workgroup atomics, the same compare-exchange loop) and writes the
+ * rows out once, so global memory sees src and index read once and out written once, with no
+ * atomic traffic; sources stream as vec4s when K is a multiple of 4. Wider rows fall back to
+ * global atomics, one source element per invocation in a grid-stride loop.
+ *
  * @module
  */
 
 import { foldWorkgroups } from "../../harness/limits.ts";
-import { packParams } from "../../harness/params.ts";
+import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
@@ -33,6 +40,40 @@ export { KERNELS };
 
 /** Invocations per workgroup, as declared in `wgsl/kernel.wgsl`. */
 const WORKGROUP_SIZE = 256;
+/** Floats of workgroup memory `kernel.nvidia` accumulates a block of output rows in. */
+const LOCAL_SLOTS = 4096;
+/** Blocks `kernel.nvidia` aims to have at least, so that every SM of a large GPU has rows to take. */
+const LEAST_BLOCKS = 1024;
+
+const PARAMS: ParamField[] = ["total", "k", "d"].map((name) => ({ name, type: "u32" }));
+const NVIDIA_PARAMS: ParamField[] = ["total", "k", "d", "n", "rows"].map((name) => ({ name, type: "u32" }));
+
+/** Params and workgroups of each variant. */
+function geometryOf(
+  variant: string,
+  shape: { N: number; K: number; D: number },
+  maxPerDimension: number,
+): { params: ArrayBuffer; workgroups: [number, number, number] } {
+  const { N, K, D } = shape;
+  const total = N * K;
+  if (variant === "kernel") {
+    return {
+      params: packParams(PARAMS, { total, k: K, d: D }, "scatter"),
+      workgroups: foldWorkgroups(Math.ceil(total / WORKGROUP_SIZE), maxPerDimension),
+    };
+  }
+  if (variant === "kernel.nvidia") {
+    // Rows per block: as many as workgroup memory holds, fewer when that would leave few blocks;
+    // 0 selects global atomics for rows wider than workgroup memory.
+    const rows = D > LOCAL_SLOTS ? 0 : Math.max(1, Math.min(Math.floor(LOCAL_SLOTS / D), Math.ceil(N / LEAST_BLOCKS)));
+    const blocks = rows > 0 ? Math.ceil(N / rows) : Math.ceil(total / WORKGROUP_SIZE);
+    return {
+      params: packParams(NVIDIA_PARAMS, { total, k: K, d: D, n: N, rows }, "scatter"),
+      workgroups: [Math.min(blocks, maxPerDimension), 1, 1],
+    };
+  }
+  throw new Error(`scatter: no dispatch geometry for variant "${variant}"`);
+}
 
 /**
  * Plans `scatter` on the GPU for `[N, K]` sources into an `[N, D]` output.
@@ -53,20 +94,16 @@ export function scatterPlan(
 ): KernelPlan {
   const { N, K, D } = shape;
   const total = N * K;
+  const kernel = gpu.resolve(KERNELS, "kernel", options);
   return {
     op: "scatter",
-    kernel: gpu.resolve(KERNELS, "kernel", options),
+    kernel,
     bindings: [
       { name: "src", dtype: "f32", length: total, role: "input" },
       { name: "index", dtype: "i32", length: total, role: "input" },
       { name: "out", dtype: "f32", length: N * D, role: "output", zeroed: true },
     ],
-    params: packParams(
-      [{ name: "total", type: "u32" }, { name: "k", type: "u32" }, { name: "d", type: "u32" }],
-      { total, k: K, d: D },
-      "scatter",
-    ),
-    workgroups: foldWorkgroups(Math.ceil(total / WORKGROUP_SIZE), gpu.limits.maxComputeWorkgroupsPerDimension),
+    ...geometryOf(kernel.variant, shape, gpu.limits.maxComputeWorkgroupsPerDimension),
     cost: { bytes: 8 * total + 4 * N * D, flops: total },
   };
 }

@@ -45,6 +45,8 @@ const scatterRow = (
   D: number,
 ) => [...scatter({ src: new Float32Array(src), index: new Int32Array(index), N: 1, K: src.length, D })];
 
+const SENTINEL = 12345;
+
 /** f32's unit roundoff: half an ulp of 1. */
 const UNIT_ROUNDOFF = 2 ** -24;
 
@@ -213,11 +215,74 @@ gpuTest("scatter GPU: colliding indices accumulate, out-of-range ones are droppe
 gpuTest("scatterPlan folds a grid past 65,535 workgroups into y, covering every source element", (gpu) => {
   const max = gpu.limits.maxComputeWorkgroupsPerDimension;
   const K = 2 * max * 256 + 1;
-  const plan = scatterPlan(gpu, { N: 1, K, D: 4 });
+  const plan = scatterPlan(gpu, { N: 1, K, D: 4 }, { override: "kernel" });
   const [x, y, z] = plan.workgroups as [number, number, number];
   ok(x <= max && y > 1 && z === 1, `workgroups ${plan.workgroups}`);
   ok(x * y * 256 >= K, `workgroups ${plan.workgroups} cover ${x * y * 256} < ${K} elements`);
 });
+
+gpuTest(
+  "scatterPlan (kernel.nvidia): blocks of rows in workgroup memory up to D = 4096, global atomics past it",
+  (gpu) => {
+    const nvidia = { override: "kernel.nvidia" };
+    const of = (N: number, K: number, D: number) => {
+      const plan = scatterPlan(gpu, { N, K, D }, nvidia);
+      const [total, k, d, n, rows] = new Uint32Array(plan.params!).slice(0, 5);
+      return { total, k, d, n, rows, workgroups: plan.workgroups };
+    };
+    // One row per block, one block per workgroup.
+    deepStrictEqual(of(8192, 4096, 4096), {
+      total: 2 ** 25,
+      k: 4096,
+      d: 4096,
+      n: 8192,
+      rows: 1,
+      workgroups: [8192, 1, 1],
+    });
+    // Narrow rows: several per block, but still 1,001 blocks rather than 3; the last block short.
+    deepStrictEqual(of(3001, 4, 3).rows, 3);
+    deepStrictEqual(of(3001, 4, 3).workgroups, [1001, 1, 1]);
+    deepStrictEqual(of(2 ** 20, 1, 1).rows, 1024);
+    // Rows wider than workgroup memory: one source element per invocation, global atomics.
+    deepStrictEqual(of(1, 4099, 4099), { total: 4099, k: 4099, d: 4099, n: 1, rows: 0, workgroups: [17, 1, 1] });
+    deepStrictEqual(of(0, 7, 2).workgroups, [0, 1, 1]);
+    const max = gpu.limits.maxComputeWorkgroupsPerDimension;
+    deepStrictEqual(of(100_000, 8, 4096).workgroups, [max, 1, 1]);
+  },
+);
+
+gpuTest(
+  "scatter GPU (kernel.nvidia): any grid covers every row once, and nothing is written past the end",
+  async (gpu) => {
+    // Blocks of two rows, the last one short (vec4 sources and single ones), one row per block,
+    // and global atomics. (A workgroup costs milliseconds on a software adapter: grids are small.)
+    for (const [N, K, D] of [[1101, 8, 5], [1031, 5, 7], [6, 300, 64], [2, 300, 4100]]) {
+      const args = { src: oneSignValues(N * K, N), index: randomInt32(N * K, K, -2, D + 2), N, K, D };
+      const plan = scatterPlan(gpu, args, { override: "kernel.nvidia" });
+      // Not cleared by the device: zeros up to N * D (the flat mode adds to them), a sentinel after.
+      const unzeroed = { ...plan, bindings: plan.bindings.map((b) => ({ ...b, zeroed: false })) };
+      for (const workgroups of [[7, 1, 1], [2, 3, 1], [40, 1, 1]] as const) {
+        const tensors = [gpu.upload(args.src, "src"), gpu.upload(args.index, "index")];
+        const initial = new Float32Array(N * D + 64).fill(SENTINEL).fill(0, 0, N * D);
+        const out = gpu.upload(initial, "out");
+        try {
+          await gpu.submit([{ ...unzeroed, workgroups }, [...tensors, out]]);
+          const written = await gpu.read(out);
+          const label = `N=${N} K=${K} D=${D} on [${workgroups}]`;
+          assertClose(
+            written.subarray(0, N * D),
+            scatter(args),
+            { atol: 0, rtol: mostWrites(args) * UNIT_ROUNDOFF },
+            label,
+          );
+          ok(written.subarray(N * D).every((v) => v === SENTINEL), `${label}: a write past the end`);
+        } finally {
+          for (const t of [...tensors, out]) t.buffer.destroy();
+        }
+      }
+    }
+  },
+);
 
 gpuTest("scatter GPU: a grid folded into y gives the same sums", async (gpu) => {
   const args = { src: oneSignValues(3 * 1100, 2), index: randomInt32(3 * 1100, 3, -2, 9), N: 3, K: 1100, D: 7 };
@@ -230,9 +295,22 @@ gpuTest("scatter GPU: a grid folded into y gives the same sums", async (gpu) => 
 // Values of one sign per case, so the f32 summation bound is relative to the result: an f32 sum of
 // c same-sign values is within c * 2^-24 of the reference's once-rounded f64 sum, relatively, in
 // any order the atomics land. c is the most writes any slot of these cases receives.
-const cases = [[1, 1, 1], [3, 255, 257], [2, 257, 255], [5, 300, 3], [1, 4099, 4099], [3, 0, 5], [0, 7, 2]].map((
-  [N, K, D],
-) => ({
+// The last three are for kernel.nvidia: vec4 sources (K % 4 == 0); rows of exactly 4096 (the
+// widest that workgroup memory holds) and of 4097 (global atomics). Blocks of several rows need
+// N > 1024, slow on a software adapter: the test of any grid above covers them.
+const SHAPES = [
+  [1, 1, 1],
+  [3, 255, 257],
+  [2, 257, 255],
+  [5, 300, 3],
+  [1, 4099, 4099],
+  [3, 0, 5],
+  [0, 7, 2],
+  [4, 256, 64],
+  [2, 64, 4096],
+  [2, 8, 4097],
+];
+const cases = SHAPES.map(([N, K, D]) => ({
   label: `N=${N} K=${K} D=${D}`,
   // Indices from [-2, D + 2): some dropped at both ends, and collisions.
   args: { src: oneSignValues(N * K, N + K), index: randomInt32(N * K, K + D, -2, D + 2), N, K, D },

@@ -12,6 +12,13 @@
  * more than 65,535 of them (a 1 x 2,097,153 row, say) is folded into two dimensions rather than
  * refused. What remains is the device's maxStorageBufferBindingSize, checked before dispatch.
  *
+ * On NVIDIA, `kernel.nvidia` is resolved instead: 64x64 tiles, 256 invocations each moving four
+ * vec4s in and four out (sixteen elements), the tile unpadded but swizzled so that neither side
+ * conflicts on banks, and tiles dealt to at most 65,535 workgroups in a grid-stride loop (the grid
+ * never folds). A 32x32 tile of single floats keeps too few bytes in flight per invocation to
+ * stream at the H200's bandwidth. Shapes whose rows or cols are not multiples of 4 take the same
+ * tiles one element at a time.
+ *
  * @module
  */
 
@@ -25,7 +32,21 @@ import { type TransposeArgs, validateTranspose } from "./reference.ts";
 export * from "./reference.ts";
 export { KERNELS };
 
-const TILE = 32;
+/**
+ * Workgroups of each variant: the portable kernel takes one 32x32 tile per workgroup, the grid
+ * folded past the per-dimension limit; `kernel.nvidia` strides over 64x64 tiles.
+ */
+function workgroupsOf(
+  variant: string,
+  rows: number,
+  cols: number,
+  maxPerDimension: number,
+): [number, number, number] {
+  const tiles = (edge: number) => Math.ceil(rows / edge) * Math.ceil(cols / edge);
+  if (variant === "kernel") return foldWorkgroups(tiles(32), maxPerDimension);
+  if (variant === "kernel.nvidia") return [Math.min(tiles(64), maxPerDimension), 1, 1];
+  throw new Error(`transpose: no dispatch geometry for variant "${variant}"`);
+}
 
 /**
  * Plans `transpose` on the GPU for a `[rows, cols]` matrix.
@@ -41,16 +62,16 @@ export function transposePlan(
   options: KernelOptions = {},
 ): KernelPlan {
   const { rows, cols } = shape;
-  const tiles = Math.ceil(rows / TILE) * Math.ceil(cols / TILE);
+  const kernel = gpu.resolve(KERNELS, "kernel", options);
   return {
     op: "transpose",
-    kernel: gpu.resolve(KERNELS, "kernel", options),
+    kernel,
     bindings: [
       { name: "x", dtype: "f32", length: rows * cols, role: "input" },
       { name: "out", dtype: "f32", length: rows * cols, role: "output" },
     ],
     params: packParams([{ name: "rows", type: "u32" }, { name: "cols", type: "u32" }], { rows, cols }, "transpose"),
-    workgroups: foldWorkgroups(tiles, gpu.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: workgroupsOf(kernel.variant, rows, cols, gpu.limits.maxComputeWorkgroupsPerDimension),
     cost: { bytes: 8 * rows * cols, flops: 0 },
   };
 }

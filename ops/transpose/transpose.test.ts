@@ -76,40 +76,85 @@ gpuTest("transpose GPU: bad input throws before dispatch", async (gpu) => {
 });
 
 gpuTest("transpose plan: one workgroup per 32 x 32 tile, folded into y past 65,535 tiles", (gpu) => {
-  deepStrictEqual(transposePlan(gpu, { rows: 33, cols: 65 }).workgroups, [6, 1, 1]);
-  deepStrictEqual(transposePlan(gpu, { rows: 1, cols: 1 }).workgroups, [1, 1, 1]);
+  const portable = { override: "kernel" };
+  deepStrictEqual(transposePlan(gpu, { rows: 33, cols: 65 }, portable).workgroups, [6, 1, 1]);
+  deepStrictEqual(transposePlan(gpu, { rows: 1, cols: 1 }, portable).workgroups, [1, 1, 1]);
   // A single row of 2,097,153 needs 65,537 tiles: more than one grid dimension holds.
-  const long = transposePlan(gpu, { rows: 1, cols: 2_097_153 });
+  const long = transposePlan(gpu, { rows: 1, cols: 2_097_153 }, portable);
   deepStrictEqual(long.workgroups, [32_769, 2, 1]);
   deepStrictEqual(long.cost, { bytes: 8 * 2_097_153, flops: 0 });
 });
 
-gpuTest("transpose GPU: a folded grid recovers each tile's index and writes nothing past the end", async (gpu) => {
-  // Folding at a limit of tiles - 1 gives two rows of workgroups, the second one short. Running
-  // the 65,537-tile row for real takes half a minute on a software adapter.
-  for (const [rows, cols] of [[70, 70], [1, 200]]) {
-    const args: TransposeArgs = { x: randomF32(rows * cols, rows), rows, cols };
-    const plan = transposePlan(gpu, args);
-    const [tiles] = plan.workgroups as readonly number[];
-    const folded = { ...plan, workgroups: foldWorkgroups(tiles, tiles - 1) };
-    ok(folded.workgroups[1] === 2 && folded.workgroups[0] * 2 > tiles);
-    // The output buffer is longer than the result, so a write from the surplus tile would land.
-    const x = gpu.upload(args.x, "x");
-    const out = gpu.upload(new Float32Array(rows * cols + 2048).fill(SENTINEL), "out");
-    try {
-      await gpu.submit([folded, [x, out]]);
-      const written = await gpu.read(out);
-      assertClose(written.subarray(0, rows * cols), transpose(args), exact, `folded ${rows} x ${cols}`);
-      ok(written.subarray(rows * cols).every((v) => v === SENTINEL), `${rows} x ${cols}: a write past the end`);
-    } finally {
-      x.buffer.destroy();
-      out.buffer.destroy();
-    }
-  }
+gpuTest("transpose plan (kernel.nvidia): 64 x 64 tiles on at most 65,535 workgroups, never folded", (gpu) => {
+  const nvidia = { override: "kernel.nvidia" };
+  deepStrictEqual(transposePlan(gpu, { rows: 33, cols: 65 }, nvidia).workgroups, [2, 1, 1]);
+  deepStrictEqual(transposePlan(gpu, { rows: 8192, cols: 8192 }, nvidia).workgroups, [16_384, 1, 1]);
+  deepStrictEqual(transposePlan(gpu, { rows: 0, cols: 7 }, nvidia).workgroups, [0, 1, 1]);
+  // 2,097,153 columns are 32,769 tiles of 64: within one dimension.
+  const long = transposePlan(gpu, { rows: 1, cols: 2_097_153 }, nvidia);
+  deepStrictEqual(long.workgroups, [32_769, 1, 1]);
+  deepStrictEqual(long.cost, { bytes: 8 * 2_097_153, flops: 0 });
+  const max = gpu.limits.maxComputeWorkgroupsPerDimension;
+  deepStrictEqual(transposePlan(gpu, { rows: 64 * 300, cols: 64 * 300 }, nvidia).workgroups, [max, 1, 1]);
 });
 
+gpuTest(
+  "transpose GPU (kernel.nvidia): any grid covers every tile once, and nothing is written past the end",
+  async (gpu) => {
+    // Fewer workgroups than tiles (each strides over several), a grid folded by hand into y, and
+    // more workgroups than tiles; with vec4s (rows, cols multiples of 4) and without.
+    for (const [rows, cols] of [[200, 136], [130, 70]]) {
+      const args: TransposeArgs = { x: randomF32(rows * cols, rows + cols), rows, cols };
+      const plan = transposePlan(gpu, args, { override: "kernel.nvidia" });
+      for (const workgroups of [[1, 1, 1], [2, 3, 1], [5, 1, 1], [40, 1, 1]] as const) {
+        const x = gpu.upload(args.x, "x");
+        const out = gpu.upload(new Float32Array(rows * cols + 2048).fill(SENTINEL), "out");
+        try {
+          await gpu.submit([{ ...plan, workgroups }, [x, out]]);
+          const written = await gpu.read(out);
+          const label = `${rows} x ${cols} on [${workgroups}]`;
+          assertClose(written.subarray(0, rows * cols), transpose(args), exact, label);
+          ok(written.subarray(rows * cols).every((v) => v === SENTINEL), `${label}: a write past the end`);
+        } finally {
+          x.buffer.destroy();
+          out.buffer.destroy();
+        }
+      }
+    }
+  },
+);
+
+gpuTest(
+  "transpose GPU (kernel): a folded grid recovers each tile's index and writes nothing past the end",
+  async (gpu) => {
+    // Folding at a limit of tiles - 1 gives two rows of workgroups, the second one short. Running
+    // the 65,537-tile row for real takes half a minute on a software adapter.
+    for (const [rows, cols] of [[70, 70], [1, 200]]) {
+      const args: TransposeArgs = { x: randomF32(rows * cols, rows), rows, cols };
+      const plan = transposePlan(gpu, args, { override: "kernel" });
+      const [tiles] = plan.workgroups as readonly number[];
+      const folded = { ...plan, workgroups: foldWorkgroups(tiles, tiles - 1) };
+      ok(folded.workgroups[1] === 2 && folded.workgroups[0] * 2 > tiles);
+      // The output buffer is longer than the result, so a write from the surplus tile would land.
+      const x = gpu.upload(args.x, "x");
+      const out = gpu.upload(new Float32Array(rows * cols + 2048).fill(SENTINEL), "out");
+      try {
+        await gpu.submit([folded, [x, out]]);
+        const written = await gpu.read(out);
+        assertClose(written.subarray(0, rows * cols), transpose(args), exact, `folded ${rows} x ${cols}`);
+        ok(written.subarray(rows * cols).every((v) => v === SENTINEL), `${rows} x ${cols}: a write past the end`);
+      } finally {
+        x.buffer.destroy();
+        out.buffer.destroy();
+      }
+    }
+  },
+);
+
 // 1x1, a row, a column, one full tile, tiles cut by 1 on either side, 33 x 65, 255 x 257 and a
-// row of 4099 each way round, and an empty matrix.
+// row of 4099 each way round, and an empty matrix; then shapes whose sides are multiples of 4
+// (the vec4 path of kernel.nvidia): whole 64 x 64 tiles, tiles cut on either side, and long thin
+// matrices each way round.
 const SHAPES = [
   [1, 1],
   [1, 300],
@@ -122,6 +167,12 @@ const SHAPES = [
   [2, 4099],
   [4099, 2],
   [0, 7],
+  [4, 4],
+  [128, 192],
+  [68, 132],
+  [100, 36],
+  [4, 4100],
+  [4100, 8],
 ];
 checkAgainstReference(
   "transpose",

@@ -86,17 +86,24 @@ fn affine_at(of_bias: bool, i: u32) -> vec4f {
 }
 
 // The weight (or, with of_bias, the bias) of quad q's components: one load when rows start on quad
-// boundaries, else one per component in the row.
-fn affine(of_bias: bool, q: u32, begin: u32, mask: vec4<bool>) -> vec4f {
+// boundaries, else one per component in the row (u32 arithmetic wraps, so i + c is exact).
+fn affine(of_bias: bool, q: u32, mask: vec4<bool>) -> vec4f {
+  let i = 4u * q - begin;
   if (params.d % 4u == 0u) {
-    return affine_at(of_bias, (4u * q - begin) / 4u);
+    return affine_at(of_bias, i / 4u);
   }
   var w = vec4f(0.0);
-  for (var c = 0u; c < 4u; c++) {
-    if (mask[c]) {
-      let i = 4u * q + c - begin;
-      w[c] = affine_at(of_bias, i / 4u)[i % 4u];
-    }
+  if (mask.x) {
+    w.x = affine_at(of_bias, i / 4u)[i % 4u];
+  }
+  if (mask.y) {
+    w.y = affine_at(of_bias, (i + 1u) / 4u)[(i + 1u) % 4u];
+  }
+  if (mask.z) {
+    w.z = affine_at(of_bias, (i + 2u) / 4u)[(i + 2u) % 4u];
+  }
+  if (mask.w) {
+    w.w = affine_at(of_bias, (i + 3u) / 4u)[(i + 3u) % 4u];
   }
   return w;
 }
@@ -108,62 +115,159 @@ fn store(q: u32, y: vec4f, mask: vec4<bool>) {
     out[q] = y;
     return;
   }
-  for (var c = 0u; c < 4u; c++) {
-    if (mask[c]) {
-      out[q][c] = y[c];
-    }
+  if (mask.x) {
+    out[q].x = y.x;
+  }
+  if (mask.y) {
+    out[q].y = y.y;
+  }
+  if (mask.z) {
+    out[q].z = y.z;
+  }
+  if (mask.w) {
+    out[q].w = y.w;
   }
 }
 
+// This invocation's row, set once at the start of main: its quads are first .. first + quads - 1,
+// its elements begin .. end - 1 (quads = 0 for a row past the end); shift is its first element.
+var<private> first: u32;
+var<private> quads: u32;
+var<private> begin: u32;
+var<private> end: u32;
+var<private> shift: f32;
+
+// Which components of the row's quad j belong to the row (none when j is past its last quad).
+fn keep(j: u32) -> vec4<bool> {
+  return inside(first + j, begin, end) & vec4<bool>(j < quads);
+}
+
+// The row's quad j shifted, with 0 in the components outside the row (all four past its last quad).
+fn fetch(j: u32) -> vec4f {
+  var v = vec4f(0.0);
+  if (j < quads) {
+    v = select(v, x[first + j] - shift, inside(first + j, begin, end));
+  }
+  return v;
+}
+
+// How many of the row's quad j's components belong to the row.
+fn count_in(j: u32) -> f32 {
+  return dot(select(vec4f(0.0), vec4f(1.0), keep(j)), vec4f(1.0));
+}
+
+// The squared deviations from m of the components of the row's quad j (v, shifted) in the row.
+fn deviations_in(j: u32, v: vec4f, m: f32) -> f32 {
+  let dev = select(vec4f(0.0), v - m, keep(j));
+  return dot(dev, dev);
+}
+
+// Writes the normalised v (a shifted quad), times weight plus bias, as the row's quad j, if any.
+fn put(j: u32, v: vec4f, row_mean: f32, scale: f32) {
+  if (j < quads) {
+    let mask = inside(first + j, begin, end);
+    var y = (v - row_mean) * scale;
+    if (params.has_weight != 0u) {
+      y *= affine(false, first + j, mask);
+    }
+    if (params.has_bias != 0u) {
+      y += affine(true, first + j, mask);
+    }
+    store(first + j, y, mask);
+  }
+}
+
+// The PER quads of one chunk are written out by hand as v0 .. v7, never as an array indexed in a
+// loop: naga bounds-checks every index of a function-scope array and the driver may keep such an
+// array in local memory (spilled through L1/L2), the suspected reason the array-based kernels
+// reached only 7-9% of the H200's bandwidth (see mod.ts). Named values can stay in registers.
 @compute @workgroup_size(256)
 fn main(
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) grid: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let threads = params.threads;
-  let lane = lid % threads;
-  let row = (wid.x + wid.y * grid.x) * (WORKGROUP / threads) + lid / threads;
+  let t = params.threads;
+  let lane = lid % t;
+  let row = (wid.x + wid.y * grid.x) * (WORKGROUP / t) + lid / t;
   let live = row < params.rows;
-  let begin = row * params.d;
-  let end = begin + params.d;
-  let first = begin / 4u;
-  // Quads covering the row; none for a row past the end (a surplus slot of the last workgroup).
-  let quads = select(0u, (end + 3u) / 4u - first, live);
-  var shift = 0.0;
+  begin = row * params.d;
+  end = begin + params.d;
+  first = begin / 4u;
+  quads = select(0u, (end + 3u) / 4u - first, live);
+  shift = 0.0;
   if (live) {
     shift = x[first][begin % 4u];
   }
-  // Quads per chunk; a resident row is one chunk, so each loop below runs once and the last one
-  // finds the row still in registers.
-  let span = PER * threads;
-  var v: array<vec4f, PER>;
+  // Quad k of this invocation's chunk at `base` is base + k * t (PER = 8 of them).
+  let j0 = lane;
+  let j1 = lane + t;
+  let j2 = lane + 2u * t;
+  let j3 = lane + 3u * t;
+  let j4 = lane + 4u * t;
+  let j5 = lane + 5u * t;
+  let j6 = lane + 6u * t;
+  let j7 = lane + 7u * t;
+  let one = vec4f(1.0);
 
+  if (params.resident != 0u) {
+    let v0 = fetch(j0);
+    let v1 = fetch(j1);
+    let v2 = fetch(j2);
+    let v3 = fetch(j3);
+    let v4 = fetch(j4);
+    let v5 = fetch(j5);
+    let v6 = fetch(j6);
+    let v7 = fetch(j7);
+    // One chunk: its (count, mean, squared deviations) are the invocation's; an invocation with
+    // nothing of the row (lane >= quads) keeps (0, 0, 0).
+    let count = count_in(j0) + count_in(j1) + count_in(j2) + count_in(j3) +
+                count_in(j4) + count_in(j5) + count_in(j6) + count_in(j7);
+    let sum = dot(v0, one) + dot(v1, one) + dot(v2, one) + dot(v3, one) +
+              dot(v4, one) + dot(v5, one) + dot(v6, one) + dot(v7, one);
+    let mean = select(0.0, sum / count, count > 0.0);
+    let deviations = deviations_in(j0, v0, mean) + deviations_in(j1, v1, mean) +
+                     deviations_in(j2, v2, mean) + deviations_in(j3, v3, mean) +
+                     deviations_in(j4, v4, mean) + deviations_in(j5, v5, mean) +
+                     deviations_in(j6, v6, mean) + deviations_in(j7, v7, mean);
+    let row_mean = row_sum(count * mean, lid, t) / f32(params.d);
+    let spread = mean - row_mean;
+    let row_deviations = row_sum(deviations + count * spread * spread, lid, t);
+    let scale = inverseSqrt(row_deviations / f32(params.d) + params.eps);
+    put(j0, v0, row_mean, scale);
+    put(j1, v1, row_mean, scale);
+    put(j2, v2, row_mean, scale);
+    put(j3, v3, row_mean, scale);
+    put(j4, v4, row_mean, scale);
+    put(j5, v5, row_mean, scale);
+    put(j6, v6, row_mean, scale);
+    put(j7, v7, row_mean, scale);
+    return;
+  }
+
+  let span = PER * t;
   var count = 0.0;        // elements this invocation has seen
   var mean = 0.0;         // their mean (shifted)
   var deviations = 0.0;   // their sum of squared deviations from `mean`
-  for (var base = lane; base < quads; base += span) {
-    var chunk_count = 0.0;
-    var chunk_sum = 0.0;
-    for (var k = 0u; k < PER; k++) {
-      let j = base + k * threads;
-      v[k] = vec4f(0.0);
-      if (j < quads) {
-        let mask = inside(first + j, begin, end);
-        v[k] = select(vec4f(0.0), x[first + j] - shift, mask);
-        chunk_count += dot(select(vec4f(0.0), vec4f(1.0), mask), vec4f(1.0));
-      }
-      chunk_sum += dot(v[k], vec4f(1.0));
-    }
+  // base + j0 < quads, so every chunk holds at least one element of the row.
+  for (var base = 0u; base + j0 < quads; base += span) {
+    let v0 = fetch(base + j0);
+    let v1 = fetch(base + j1);
+    let v2 = fetch(base + j2);
+    let v3 = fetch(base + j3);
+    let v4 = fetch(base + j4);
+    let v5 = fetch(base + j5);
+    let v6 = fetch(base + j6);
+    let v7 = fetch(base + j7);
+    let chunk_count = count_in(base + j0) + count_in(base + j1) + count_in(base + j2) + count_in(base + j3) +
+                      count_in(base + j4) + count_in(base + j5) + count_in(base + j6) + count_in(base + j7);
+    let chunk_sum = dot(v0, one) + dot(v1, one) + dot(v2, one) + dot(v3, one) +
+                    dot(v4, one) + dot(v5, one) + dot(v6, one) + dot(v7, one);
     let chunk_mean = chunk_sum / chunk_count;
-    var chunk_deviations = 0.0;
-    for (var k = 0u; k < PER; k++) {
-      let j = base + k * threads;
-      if (j < quads) {
-        let dev = select(vec4f(0.0), v[k] - chunk_mean, inside(first + j, begin, end));
-        chunk_deviations += dot(dev, dev);
-      }
-    }
+    let chunk_deviations = deviations_in(base + j0, v0, chunk_mean) + deviations_in(base + j1, v1, chunk_mean) +
+                           deviations_in(base + j2, v2, chunk_mean) + deviations_in(base + j3, v3, chunk_mean) +
+                           deviations_in(base + j4, v4, chunk_mean) + deviations_in(base + j5, v5, chunk_mean) +
+                           deviations_in(base + j6, v6, chunk_mean) + deviations_in(base + j7, v7, chunk_mean);
     // Chan et al.: merge (chunk_count, chunk_mean, chunk_deviations) into the running triple.
     let total = count + chunk_count;
     let delta = chunk_mean - mean;
@@ -171,44 +275,28 @@ fn main(
     deviations += chunk_deviations + delta * delta * count * (chunk_count / total);
     count = total;
   }
-  let row_mean = row_sum(count * mean, lid, threads) / f32(params.d);
+  let row_mean = row_sum(count * mean, lid, t) / f32(params.d);
   let spread = mean - row_mean;
-  let row_deviations = row_sum(deviations + count * spread * spread, lid, threads);
+  let row_deviations = row_sum(deviations + count * spread * spread, lid, t);
   let scale = inverseSqrt(row_deviations / f32(params.d) + params.eps);
-
   // Last chunk first: the chunks read last above are the likeliest still in L2.
   for (var chunk = (quads + span - 1u) / span; chunk > 0u; chunk--) {
-    let base = lane + (chunk - 1u) * span;
-    for (var k = 0u; k < PER; k++) {
-      let j = base + k * threads;
-      if (j < quads) {
-        if (params.resident == 0u) {
-          v[k] = x[first + j] - shift;
-        }
-        v[k] = (v[k] - row_mean) * scale;
-      }
-    }
-    if (params.has_weight != 0u) {
-      for (var k = 0u; k < PER; k++) {
-        let j = base + k * threads;
-        if (j < quads) {
-          v[k] *= affine(false, first + j, begin, inside(first + j, begin, end));
-        }
-      }
-    }
-    if (params.has_bias != 0u) {
-      for (var k = 0u; k < PER; k++) {
-        let j = base + k * threads;
-        if (j < quads) {
-          v[k] += affine(true, first + j, begin, inside(first + j, begin, end));
-        }
-      }
-    }
-    for (var k = 0u; k < PER; k++) {
-      let j = base + k * threads;
-      if (j < quads) {
-        store(first + j, v[k], inside(first + j, begin, end));
-      }
-    }
+    let base = (chunk - 1u) * span;
+    let v0 = fetch(base + j0);
+    let v1 = fetch(base + j1);
+    let v2 = fetch(base + j2);
+    let v3 = fetch(base + j3);
+    let v4 = fetch(base + j4);
+    let v5 = fetch(base + j5);
+    let v6 = fetch(base + j6);
+    let v7 = fetch(base + j7);
+    put(base + j0, v0, row_mean, scale);
+    put(base + j1, v1, row_mean, scale);
+    put(base + j2, v2, row_mean, scale);
+    put(base + j3, v3, row_mean, scale);
+    put(base + j4, v4, row_mean, scale);
+    put(base + j5, v5, row_mean, scale);
+    put(base + j6, v6, row_mean, scale);
+    put(base + j7, v7, row_mean, scale);
   }
 }

@@ -1,14 +1,24 @@
 // matmul/kernel: c = a @ b, a is [M, K], b is [K, N], c is [M, N], all f32 row-major.
 // The 128 x 128 tile, for problems large enough to keep a GPU busy with it (see tile64 otherwise).
 //
-// Each workgroup computes one 128 x 128 tile of c; each invocation of the 16 x 16 workgroup owns
-// 8 x 8 outputs in sixteen named vec4 accumulators (an array of them may be spilled to memory).
-// Invocation (tx, ty) owns rows 4ty..4ty+3 ("top", acc0..acc3) and 64+4ty..64+4ty+3 ("bottom",
-// acc4..acc7) of the tile, and columns 4tx..4tx+3 ("left") and 64+4tx..64+4tx+3 ("right"), so that
-// neighbouring invocations read neighbouring vec4s of workgroup memory and write neighbouring vec4s
-// of c. K is walked 8 at a time: a's 128 x 8 block is staged transposed in workgroup memory, so one
-// vec4 read gives an invocation four of its rows at one k, and b's 8 x 128 block is staged as vec4s
-// along a row. Loads outside a or b stage zeros and stores outside c are skipped, so every
+// Each workgroup computes one 128 x 128 tile of c; each of its 256 invocations owns 8 x 8 outputs
+// in sixteen named vec4 accumulators (module-scope private variables, so that one k-step can be a
+// function; an array of them may be spilled to memory). Invocation (tx, ty) = (lid % 16, lid / 16)
+// owns rows 4ty..4ty+3 ("top") and 64+4ty..64+4ty+3 ("bottom") and columns 4tx..4tx+3 ("left")
+// and 64+4tx..64+4tx+3 ("right"), so that neighbouring invocations read neighbouring vec4s of
+// workgroup memory and write neighbouring vec4s of c.
+//
+// K is walked 8 at a time through two stages of workgroup memory (16 KiB, WebGPU's default limit).
+// While the block in one stage is multiplied, the invocation's share of the next block is already
+// loading into registers; it goes to the other stage afterwards, so one barrier per block suffices
+// and the loads' latency hides behind the FMAs. The 8 k-steps of a block are written out rather
+// than looped over: a loop the driver does not unroll costs a counter and a branch per k-step, and
+// keeps one k-step's workgroup-memory reads from overlapping another's FMAs.
+//
+// a's block is staged transposed, so one vec4 read gives an invocation four of its rows at one k,
+// and b's block as vec4s along a row. a, b and c are read and written a vec4 at a time when their
+// rows start on 16-byte boundaries (K % 4 == 0 for a, N % 4 == 0 for b and c), and element by
+// element otherwise. Loads outside a or b stage zeros and stores outside c are skipped, so every
 // M, N, K >= 1 works. Tiles beyond 65,535 fold into y: tile = id.x + id.y * num_workgroups.x,
 // bound-checked.
 struct Params {
@@ -17,43 +27,128 @@ struct Params {
   k: u32,
 }
 
-@group(0) @binding(0) var<storage, read> a: array<f32>;
-@group(0) @binding(1) var<storage, read> b: array<f32>;
-@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@group(0) @binding(0) var<storage, read> a: array<vec4f>;
+@group(0) @binding(1) var<storage, read> b: array<vec4f>;
+@group(0) @binding(2) var<storage, read_write> c: array<vec4f>;
 @group(0) @binding(3) var<uniform> params: Params;
 
-const TILE = 128u;
-const STEP = 8u; // columns of a (rows of b) staged at a time
-const LANES = 32u; // vec4s across one tile row: TILE / 4
+const TILE_M = 128u;
+const TILE_N = 128u;
+const STEP = 8u; // columns of a (rows of b) per block
+const STAGES = 2u; // blocks in workgroup memory at once
+const LANES = 32u; // vec4s across 128 rows or columns
 const HALF = 16u; // vec4 offset of the bottom rows / right columns: 64 / 4
+const STAGE = STEP * LANES; // vec4s of one operand in one stage
 
-// a_t[k * LANES + i] holds a[row0 + 4i .. 4i + 3, k0 + k]; b_rows[k * LANES + j] holds b[k0 + k, col0 + 4j .. 4j + 3].
-var<workgroup> a_t: array<vec4f, STEP * LANES>;
-var<workgroup> b_rows: array<vec4f, STEP * LANES>;
+// a_t[s * STAGE + k * LANES + i] holds a[row0 + 4i .. 4i + 3, k0 + k];
+// b_s[s * STAGE + k * LANES + j] holds b[k0 + k, col0 + 4j .. 4j + 3].
+var<workgroup> a_t: array<vec4f, STAGES * STAGE>;
+var<workgroup> b_s: array<vec4f, STAGES * STAGE>;
 
-fn load_a(row: u32, k: u32) -> f32 {
+// The 8 x 8 outputs of this invocation: rows 0-3 of acc are the top rows, 4-7 the bottom ones.
+// Module-scope private variables start at zero.
+var<private> acc0_left: vec4f;
+var<private> acc0_right: vec4f;
+var<private> acc1_left: vec4f;
+var<private> acc1_right: vec4f;
+var<private> acc2_left: vec4f;
+var<private> acc2_right: vec4f;
+var<private> acc3_left: vec4f;
+var<private> acc3_right: vec4f;
+var<private> acc4_left: vec4f;
+var<private> acc4_right: vec4f;
+var<private> acc5_left: vec4f;
+var<private> acc5_right: vec4f;
+var<private> acc6_left: vec4f;
+var<private> acc6_right: vec4f;
+var<private> acc7_left: vec4f;
+var<private> acc7_right: vec4f;
+
+// Four consecutive k of row `row` of a, from column k (a multiple of 4); zeros outside a.
+fn load_a(row: u32, k: u32) -> vec4f {
+  var v = vec4f(0.0);
   if (row < params.m && k < params.k) {
-    return a[row * params.k + k];
+    let e = row * params.k + k;
+    if (params.k % 4u == 0u) {
+      v = a[e / 4u];
+    } else {
+      for (var j = 0u; j < 4u; j++) {
+        if (k + j < params.k) {
+          v[j] = a[(e + j) / 4u][(e + j) % 4u];
+        }
+      }
+    }
   }
-  return 0.0;
+  return v;
 }
 
-fn load_b(k: u32, col: u32) -> f32 {
+// Four consecutive columns of row k of b, from column col (a multiple of 4); zeros outside b.
+fn load_b(k: u32, col: u32) -> vec4f {
+  var v = vec4f(0.0);
   if (k < params.k && col < params.n) {
-    return b[k * params.n + col];
+    let e = k * params.n + col;
+    if (params.n % 4u == 0u) {
+      v = b[e / 4u];
+    } else {
+      for (var j = 0u; j < 4u; j++) {
+        if (col + j < params.n) {
+          v[j] = b[(e + j) / 4u][(e + j) % 4u];
+        }
+      }
+    }
   }
-  return 0.0;
+  return v;
 }
 
 fn store_c(row: u32, col: u32, v: vec4f) {
-  if (row >= params.m) {
+  if (row >= params.m || col >= params.n) {
+    return;
+  }
+  let e = row * params.n + col;
+  if (params.n % 4u == 0u) {
+    c[e / 4u] = v;
     return;
   }
   for (var j = 0u; j < 4u; j++) {
     if (col + j < params.n) {
-      c[row * params.n + col + j] = v[j];
+      c[(e + j) / 4u][(e + j) % 4u] = v[j];
     }
   }
+}
+
+// Writes four consecutive k of one row of an operand, from column k of the block, into the
+// transposed stage at `base`: slot (k + j) * LANES + row / 4, component row % 4.
+fn stage_t(base: u32, row: u32, k: u32, v: vec4f) {
+  let slot = base + k * LANES + row / 4u;
+  a_t[slot][row % 4u] = v.x;
+  a_t[slot + LANES][row % 4u] = v.y;
+  a_t[slot + 2u * LANES][row % 4u] = v.z;
+  a_t[slot + 3u * LANES][row % 4u] = v.w;
+}
+
+// One k of the block: four rows of a at top and bottom, four columns of b at left and
+// right, 64 FMAs.
+fn k_step(ia: u32, ib: u32) {
+  let top = a_t[ia];
+  let bottom = a_t[ia + HALF];
+  let left = b_s[ib];
+  let right = b_s[ib + HALF];
+  acc0_left = fma(vec4f(top.x), left, acc0_left);
+  acc0_right = fma(vec4f(top.x), right, acc0_right);
+  acc1_left = fma(vec4f(top.y), left, acc1_left);
+  acc1_right = fma(vec4f(top.y), right, acc1_right);
+  acc2_left = fma(vec4f(top.z), left, acc2_left);
+  acc2_right = fma(vec4f(top.z), right, acc2_right);
+  acc3_left = fma(vec4f(top.w), left, acc3_left);
+  acc3_right = fma(vec4f(top.w), right, acc3_right);
+  acc4_left = fma(vec4f(bottom.x), left, acc4_left);
+  acc4_right = fma(vec4f(bottom.x), right, acc4_right);
+  acc5_left = fma(vec4f(bottom.y), left, acc5_left);
+  acc5_right = fma(vec4f(bottom.y), right, acc5_right);
+  acc6_left = fma(vec4f(bottom.z), left, acc6_left);
+  acc6_right = fma(vec4f(bottom.z), right, acc6_right);
+  acc7_left = fma(vec4f(bottom.w), left, acc7_left);
+  acc7_right = fma(vec4f(bottom.w), right, acc7_right);
 }
 
 @compute @workgroup_size(256)
@@ -62,73 +157,55 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let tiles_n = (params.n + TILE - 1u) / TILE;
-  let tiles = ((params.m + TILE - 1u) / TILE) * tiles_n;
+  let tiles_n = (params.n + TILE_N - 1u) / TILE_N;
+  let tiles = ((params.m + TILE_M - 1u) / TILE_M) * tiles_n;
   let tile = wid.x + wid.y * groups.x;
   if (tile >= tiles) {
     return;
   }
-  let row0 = (tile / tiles_n) * TILE;
-  let col0 = (tile % tiles_n) * TILE;
+  let row0 = (tile / tiles_n) * TILE_M;
+  let col0 = (tile % tiles_n) * TILE_N;
   let tx = lid % HALF;
   let ty = lid / HALF;
 
-  // What this invocation stages: four consecutive k of one row of a, and one vec4 of one row of b.
+  // What this invocation stages per block: four consecutive k of one row of a, and one vec4 of
+  // one row of b.
   let a_row = lid / 2u;
   let a_k = (lid % 2u) * 4u;
   let b_k = lid / LANES;
-  let b_col = (lid % LANES) * 4u;
+  let b_col = col0 + (lid % LANES) * 4u;
+  let b_slot = b_k * LANES + lid % LANES;
 
-  var acc0_left = vec4f(0.0);
-  var acc0_right = vec4f(0.0);
-  var acc1_left = vec4f(0.0);
-  var acc1_right = vec4f(0.0);
-  var acc2_left = vec4f(0.0);
-  var acc2_right = vec4f(0.0);
-  var acc3_left = vec4f(0.0);
-  var acc3_right = vec4f(0.0);
-  var acc4_left = vec4f(0.0);
-  var acc4_right = vec4f(0.0);
-  var acc5_left = vec4f(0.0);
-  var acc5_right = vec4f(0.0);
-  var acc6_left = vec4f(0.0);
-  var acc6_right = vec4f(0.0);
-  var acc7_left = vec4f(0.0);
-  var acc7_right = vec4f(0.0);
-
-  for (var k0 = 0u; k0 < params.k; k0 += STEP) {
-    for (var j = 0u; j < 4u; j++) {
-      a_t[(a_k + j) * LANES + a_row / 4u][a_row % 4u] = load_a(row0 + a_row, k0 + a_k + j);
+  // Block 0 into stage 0; then each block's successor loads into registers while it is multiplied,
+  // and goes to the other stage after. One barrier per block: the stage written during block t was
+  // last read during block t - 1, which every invocation finished before the barrier ending it.
+  let blocks = (params.k + STEP - 1u) / STEP;
+  var next_a = load_a(row0 + a_row, a_k);
+  var next_b = load_b(b_k, b_col);
+  stage_t(0u, a_row, a_k, next_a);
+  b_s[b_slot] = next_b;
+  workgroupBarrier();
+  for (var t = 0u; t < blocks; t++) {
+    let base = (t & 1u) * STAGE;
+    let more = t + 1u < blocks;
+    let k_next = (t + 1u) * STEP;
+    if (more) {
+      next_a = load_a(row0 + a_row, k_next + a_k);
+      next_b = load_b(k_next + b_k, b_col);
     }
-    let col = col0 + b_col;
-    b_rows[b_k * LANES + b_col / 4u] = vec4f(
-      load_b(k0 + b_k, col),
-      load_b(k0 + b_k, col + 1u),
-      load_b(k0 + b_k, col + 2u),
-      load_b(k0 + b_k, col + 3u),
-    );
-    workgroupBarrier();
-    for (var k = 0u; k < STEP; k++) {
-      let top = a_t[k * LANES + ty];
-      let bottom = a_t[k * LANES + HALF + ty];
-      let left = b_rows[k * LANES + tx];
-      let right = b_rows[k * LANES + HALF + tx];
-      acc0_left += top.x * left;
-      acc0_right += top.x * right;
-      acc1_left += top.y * left;
-      acc1_right += top.y * right;
-      acc2_left += top.z * left;
-      acc2_right += top.z * right;
-      acc3_left += top.w * left;
-      acc3_right += top.w * right;
-      acc4_left += bottom.x * left;
-      acc4_right += bottom.x * right;
-      acc5_left += bottom.y * left;
-      acc5_right += bottom.y * right;
-      acc6_left += bottom.z * left;
-      acc6_right += bottom.z * right;
-      acc7_left += bottom.w * left;
-      acc7_right += bottom.w * right;
+    let ia = base + ty;
+    let ib = base + tx;
+    k_step(ia, ib);
+    k_step(ia + 1u * LANES, ib + 1u * LANES);
+    k_step(ia + 2u * LANES, ib + 2u * LANES);
+    k_step(ia + 3u * LANES, ib + 3u * LANES);
+    k_step(ia + 4u * LANES, ib + 4u * LANES);
+    k_step(ia + 5u * LANES, ib + 5u * LANES);
+    k_step(ia + 6u * LANES, ib + 6u * LANES);
+    k_step(ia + 7u * LANES, ib + 7u * LANES);
+    if (more) {
+      stage_t(STAGE - base, a_row, a_k, next_a);
+      b_s[STAGE - base + b_slot] = next_b;
     }
     workgroupBarrier();
   }

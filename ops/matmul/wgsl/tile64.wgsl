@@ -1,112 +1,220 @@
 // matmul/tile64: c = a @ b, a is [M, K], b is [K, N], c is [M, N], all f32 row-major.
 // The 64 x 64 tile, for problems too small to keep a GPU busy with 128 x 128 tiles.
 //
-// Each workgroup computes one 64 x 64 tile of c. Invocation (tx, ty) of the 16 x 16 workgroup owns
-// the 4 x 4 outputs at rows 4ty..4ty+3 and columns 4tx..4tx+3 of the tile, in four named vec4
-// accumulators (one per row). K is walked 16 at a time: a's 64 x 16 block is staged transposed in
-// workgroup memory, so one vec4 read gives an invocation its four rows at one k, and b's 16 x 64
-// block is staged as vec4s along a row. Loads outside a or b stage zeros and stores outside c are
-// skipped, so every M, N, K >= 1 works. Tiles beyond 65,535 fold into y:
-// tile = id.x + id.y * num_workgroups.x, bound-checked.
+// Each workgroup computes one 64 x 64 tile of c; each of its 128 invocations owns 8 x 4 outputs in
+// eight named vec4 accumulators (module-scope private variables, so that one k-step can be a
+// function). Invocation (tx, ty) = (lid % 16, lid / 16) owns rows 4ty..4ty+3 ("top") and
+// 32+4ty..32+4ty+3 ("bottom") and columns 4tx..4tx+3: per k it reads three vec4s of workgroup
+// memory for 32 FMAs (a 4 x 4 block per invocation would read two for 16, and be bound by
+// workgroup memory rather than by the FMAs).
+//
+// K is walked 16 at a time through two stages of workgroup memory (16 KiB, WebGPU's default limit).
+// While the block in one stage is multiplied, the invocation's share of the next block is already
+// loading into registers; it goes to the other stage afterwards, so one barrier per block suffices.
+// The 16 k-steps of a block are written out rather than looped over.
+//
+// a's block is staged transposed, so one vec4 read gives an invocation four of its rows at one k,
+// and b's block as vec4s along a row. a, b and c are read and written a vec4 at a time when their
+// rows start on 16-byte boundaries (K % 4 == 0 for a, N % 4 == 0 for b and c), and element by
+// element otherwise. Loads outside a or b stage zeros and stores outside c are skipped, so every
+// M, N, K >= 1 works. Tiles beyond 65,535 fold into y: tile = id.x + id.y * num_workgroups.x,
+// bound-checked.
 struct Params {
   m: u32,
   n: u32,
   k: u32,
 }
 
-@group(0) @binding(0) var<storage, read> a: array<f32>;
-@group(0) @binding(1) var<storage, read> b: array<f32>;
-@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@group(0) @binding(0) var<storage, read> a: array<vec4f>;
+@group(0) @binding(1) var<storage, read> b: array<vec4f>;
+@group(0) @binding(2) var<storage, read_write> c: array<vec4f>;
 @group(0) @binding(3) var<uniform> params: Params;
 
-const TILE = 64u;
-const STEP = 16u; // columns of a (rows of b) staged at a time
-const LANES = 16u; // vec4s across one tile row: TILE / 4
+const TILE_M = 64u;
+const TILE_N = 64u;
+const STEP = 16u; // columns of a (rows of b) per block
+const STAGES = 2u; // blocks in workgroup memory at once
+const LANES = 16u; // vec4s across 64 rows or columns
+const HALF = 8u; // vec4 offset of the bottom rows: 32 / 4
+const STAGE = STEP * LANES; // vec4s of one operand in one stage
 
-// a_t[k * LANES + i] holds a[row0 + 4i .. 4i + 3, k0 + k]; b_rows[k * LANES + j] holds b[k0 + k, col0 + 4j .. 4j + 3].
-var<workgroup> a_t: array<vec4f, STEP * LANES>;
-var<workgroup> b_rows: array<vec4f, STEP * LANES>;
+// a_t[s * STAGE + k * LANES + i] holds a[row0 + 4i .. 4i + 3, k0 + k];
+// b_s[s * STAGE + k * LANES + j] holds b[k0 + k, col0 + 4j .. 4j + 3].
+var<workgroup> a_t: array<vec4f, STAGES * STAGE>;
+var<workgroup> b_s: array<vec4f, STAGES * STAGE>;
 
-fn load_a(row: u32, k: u32) -> f32 {
+// The 8 x 4 outputs of this invocation, one vec4 per row: 0-3 the top rows, 4-7 the bottom ones.
+// Module-scope private variables start at zero.
+var<private> acc0: vec4f;
+var<private> acc1: vec4f;
+var<private> acc2: vec4f;
+var<private> acc3: vec4f;
+var<private> acc4: vec4f;
+var<private> acc5: vec4f;
+var<private> acc6: vec4f;
+var<private> acc7: vec4f;
+
+// Four consecutive k of row `row` of a, from column k (a multiple of 4); zeros outside a.
+fn load_a(row: u32, k: u32) -> vec4f {
+  var v = vec4f(0.0);
   if (row < params.m && k < params.k) {
-    return a[row * params.k + k];
+    let e = row * params.k + k;
+    if (params.k % 4u == 0u) {
+      v = a[e / 4u];
+    } else {
+      for (var j = 0u; j < 4u; j++) {
+        if (k + j < params.k) {
+          v[j] = a[(e + j) / 4u][(e + j) % 4u];
+        }
+      }
+    }
   }
-  return 0.0;
+  return v;
 }
 
-fn load_b(k: u32, col: u32) -> f32 {
+// Four consecutive columns of row k of b, from column col (a multiple of 4); zeros outside b.
+fn load_b(k: u32, col: u32) -> vec4f {
+  var v = vec4f(0.0);
   if (k < params.k && col < params.n) {
-    return b[k * params.n + col];
+    let e = k * params.n + col;
+    if (params.n % 4u == 0u) {
+      v = b[e / 4u];
+    } else {
+      for (var j = 0u; j < 4u; j++) {
+        if (col + j < params.n) {
+          v[j] = b[(e + j) / 4u][(e + j) % 4u];
+        }
+      }
+    }
   }
-  return 0.0;
+  return v;
 }
 
 fn store_c(row: u32, col: u32, v: vec4f) {
-  if (row >= params.m) {
+  if (row >= params.m || col >= params.n) {
+    return;
+  }
+  let e = row * params.n + col;
+  if (params.n % 4u == 0u) {
+    c[e / 4u] = v;
     return;
   }
   for (var j = 0u; j < 4u; j++) {
     if (col + j < params.n) {
-      c[row * params.n + col + j] = v[j];
+      c[(e + j) / 4u][(e + j) % 4u] = v[j];
     }
   }
 }
 
-@compute @workgroup_size(256)
+// Writes four consecutive k of one row of a, from column k of the block, into the transposed stage
+// at `base`: slot (k + j) * LANES + row / 4, component row % 4.
+fn stage_t(base: u32, row: u32, k: u32, v: vec4f) {
+  let slot = base + k * LANES + row / 4u;
+  a_t[slot][row % 4u] = v.x;
+  a_t[slot + LANES][row % 4u] = v.y;
+  a_t[slot + 2u * LANES][row % 4u] = v.z;
+  a_t[slot + 3u * LANES][row % 4u] = v.w;
+}
+
+// One k of the block: four rows of a at top and bottom, four columns of b, 32 FMAs.
+fn k_step(ia: u32, ib: u32) {
+  let top = a_t[ia];
+  let bottom = a_t[ia + HALF];
+  let cols = b_s[ib];
+  acc0 = fma(vec4f(top.x), cols, acc0);
+  acc1 = fma(vec4f(top.y), cols, acc1);
+  acc2 = fma(vec4f(top.z), cols, acc2);
+  acc3 = fma(vec4f(top.w), cols, acc3);
+  acc4 = fma(vec4f(bottom.x), cols, acc4);
+  acc5 = fma(vec4f(bottom.y), cols, acc5);
+  acc6 = fma(vec4f(bottom.z), cols, acc6);
+  acc7 = fma(vec4f(bottom.w), cols, acc7);
+}
+
+@compute @workgroup_size(128)
 fn main(
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let tiles_n = (params.n + TILE - 1u) / TILE;
-  let tiles = ((params.m + TILE - 1u) / TILE) * tiles_n;
+  let tiles_n = (params.n + TILE_N - 1u) / TILE_N;
+  let tiles = ((params.m + TILE_M - 1u) / TILE_M) * tiles_n;
   let tile = wid.x + wid.y * groups.x;
   if (tile >= tiles) {
     return;
   }
-  let row0 = (tile / tiles_n) * TILE;
-  let col0 = (tile % tiles_n) * TILE;
+  let row0 = (tile / tiles_n) * TILE_M;
+  let col0 = (tile % tiles_n) * TILE_N;
   let tx = lid % LANES;
   let ty = lid / LANES;
 
-  // What this invocation stages: four consecutive k of one row of a, and one vec4 of one row of b.
+  // What this invocation stages per block: four consecutive k of two rows of a (a_row and
+  // a_row + 32), and one vec4 of two rows of b (b_k and b_k + 8).
   let a_row = lid / 4u;
   let a_k = (lid % 4u) * 4u;
   let b_k = lid / LANES;
-  let b_col = (lid % LANES) * 4u;
+  let b_col = col0 + (lid % LANES) * 4u;
+  let b_slot = b_k * LANES + lid % LANES;
 
-  var acc0 = vec4f(0.0);
-  var acc1 = vec4f(0.0);
-  var acc2 = vec4f(0.0);
-  var acc3 = vec4f(0.0);
-
-  for (var k0 = 0u; k0 < params.k; k0 += STEP) {
-    for (var j = 0u; j < 4u; j++) {
-      a_t[(a_k + j) * LANES + a_row / 4u][a_row % 4u] = load_a(row0 + a_row, k0 + a_k + j);
+  // Block 0 into stage 0; then each block's successor loads into registers while it is multiplied,
+  // and goes to the other stage after. One barrier per block: the stage written during block t was
+  // last read during block t - 1, which every invocation finished before the barrier ending it.
+  let blocks = (params.k + STEP - 1u) / STEP;
+  var next_a0 = load_a(row0 + a_row, a_k);
+  var next_a1 = load_a(row0 + a_row + 32u, a_k);
+  var next_b0 = load_b(b_k, b_col);
+  var next_b1 = load_b(b_k + 8u, b_col);
+  stage_t(0u, a_row, a_k, next_a0);
+  stage_t(0u, a_row + 32u, a_k, next_a1);
+  b_s[b_slot] = next_b0;
+  b_s[b_slot + 8u * LANES] = next_b1;
+  workgroupBarrier();
+  for (var t = 0u; t < blocks; t++) {
+    let base = (t & 1u) * STAGE;
+    let more = t + 1u < blocks;
+    let k_next = (t + 1u) * STEP;
+    if (more) {
+      next_a0 = load_a(row0 + a_row, k_next + a_k);
+      next_a1 = load_a(row0 + a_row + 32u, k_next + a_k);
+      next_b0 = load_b(k_next + b_k, b_col);
+      next_b1 = load_b(k_next + b_k + 8u, b_col);
     }
-    let col = col0 + b_col;
-    b_rows[b_k * LANES + b_col / 4u] = vec4f(
-      load_b(k0 + b_k, col),
-      load_b(k0 + b_k, col + 1u),
-      load_b(k0 + b_k, col + 2u),
-      load_b(k0 + b_k, col + 3u),
-    );
-    workgroupBarrier();
-    for (var k = 0u; k < STEP; k++) {
-      let av = a_t[k * LANES + ty];
-      let bv = b_rows[k * LANES + tx];
-      acc0 += av.x * bv;
-      acc1 += av.y * bv;
-      acc2 += av.z * bv;
-      acc3 += av.w * bv;
+    let ia = base + ty;
+    let ib = base + tx;
+    k_step(ia, ib);
+    k_step(ia + 1u * LANES, ib + 1u * LANES);
+    k_step(ia + 2u * LANES, ib + 2u * LANES);
+    k_step(ia + 3u * LANES, ib + 3u * LANES);
+    k_step(ia + 4u * LANES, ib + 4u * LANES);
+    k_step(ia + 5u * LANES, ib + 5u * LANES);
+    k_step(ia + 6u * LANES, ib + 6u * LANES);
+    k_step(ia + 7u * LANES, ib + 7u * LANES);
+    k_step(ia + 8u * LANES, ib + 8u * LANES);
+    k_step(ia + 9u * LANES, ib + 9u * LANES);
+    k_step(ia + 10u * LANES, ib + 10u * LANES);
+    k_step(ia + 11u * LANES, ib + 11u * LANES);
+    k_step(ia + 12u * LANES, ib + 12u * LANES);
+    k_step(ia + 13u * LANES, ib + 13u * LANES);
+    k_step(ia + 14u * LANES, ib + 14u * LANES);
+    k_step(ia + 15u * LANES, ib + 15u * LANES);
+    if (more) {
+      stage_t(STAGE - base, a_row, a_k, next_a0);
+      stage_t(STAGE - base, a_row + 32u, a_k, next_a1);
+      b_s[STAGE - base + b_slot] = next_b0;
+      b_s[STAGE - base + b_slot + 8u * LANES] = next_b1;
     }
     workgroupBarrier();
   }
 
-  let row = row0 + ty * 4u;
+  let top_row = row0 + ty * 4u;
+  let bottom_row = top_row + 32u;
   let col = col0 + tx * 4u;
-  store_c(row, col, acc0);
-  store_c(row + 1u, col, acc1);
-  store_c(row + 2u, col, acc2);
-  store_c(row + 3u, col, acc3);
+  store_c(top_row, col, acc0);
+  store_c(top_row + 1u, col, acc1);
+  store_c(top_row + 2u, col, acc2);
+  store_c(top_row + 3u, col, acc3);
+  store_c(bottom_row, col, acc4);
+  store_c(bottom_row + 1u, col, acc5);
+  store_c(bottom_row + 2u, col, acc6);
+  store_c(bottom_row + 3u, col, acc7);
 }

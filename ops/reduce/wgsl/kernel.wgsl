@@ -95,6 +95,21 @@ fn inside(q: u32, begin: u32, end: u32) -> vec4<bool> {
   return (e >= vec4u(begin)) & (e < vec4u(end));
 }
 
+// The row's quad j (of quads, from quad `first`), with `identity` in the components outside the
+// row [begin, end) and all four past its last quad.
+fn row_quad(j: u32, quads: u32, first: u32, begin: u32, end: u32, identity: vec4f) -> vec4f {
+  var v = identity;
+  if (j < quads) {
+    v = select(identity, x[first + j], inside(first + j, begin, end));
+  }
+  return v;
+}
+
+// The PER quads of one step are written out by hand as v0 .. v7, never as an array indexed in a
+// loop: naga bounds-checks every index of a function-scope array and the driver may keep such an
+// array in local memory (spilled through L1/L2), the suspected reason the array-based kernels
+// reached only 7-9% of the H200's bandwidth (see mod.ts). Named values can stay in registers.
+
 // Reduces the last axis: rows of `length` contiguous elements.
 fn reduce_rows(group: u32, lid: u32) {
   let lanes = params.lanes;
@@ -113,17 +128,15 @@ fn reduce_rows(group: u32, lid: u32) {
   }
   var acc = identity;
   for (var base = lane; base < quads; base += PER * lanes) {
-    var v: array<vec4f, PER>;
-    for (var k = 0u; k < PER; k++) {
-      let j = base + k * lanes;
-      v[k] = identity;
-      if (j < quads) {
-        v[k] = select(identity, x[first + j], inside(first + j, begin, end));
-      }
-    }
-    for (var k = 0u; k < PER; k++) {
-      acc = combine(acc, v[k]);
-    }
+    let v0 = row_quad(base, quads, first, begin, end, identity);
+    let v1 = row_quad(base + lanes, quads, first, begin, end, identity);
+    let v2 = row_quad(base + 2u * lanes, quads, first, begin, end, identity);
+    let v3 = row_quad(base + 3u * lanes, quads, first, begin, end, identity);
+    let v4 = row_quad(base + 4u * lanes, quads, first, begin, end, identity);
+    let v5 = row_quad(base + 5u * lanes, quads, first, begin, end, identity);
+    let v6 = row_quad(base + 6u * lanes, quads, first, begin, end, identity);
+    let v7 = row_quad(base + 7u * lanes, quads, first, begin, end, identity);
+    acc = combine(combine(combine(combine(combine(combine(combine(combine(acc, v0), v1), v2), v3), v4), v5), v6), v7);
   }
   let result = row_reduce(combine1(combine1(acc.x, acc.y), combine1(acc.z, acc.w)), lid, lanes);
   if (live && lane == 0u) {
@@ -131,14 +144,38 @@ fn reduce_rows(group: u32, lid: u32) {
   }
 }
 
-// Quad of x at element e (the first of 4 neighbouring columns, `valid` of them real).
+// Element e of x.
+fn element(e: u32) -> f32 {
+  return x[e / 4u][e % 4u];
+}
+
+// Quad of x at element e (the first of 4 neighbouring columns, `valid` of them real; 0 in the rest).
 fn load_quad(e: u32, valid: u32) -> vec4f {
   if (params.inner % 4u == 0u) {
     return x[e / 4u];
   }
   var v = vec4f(0.0);
-  for (var c = 0u; c < valid; c++) {
-    v[c] = x[(e + c) / 4u][(e + c) % 4u];
+  if (valid > 0u) {
+    v.x = element(e);
+  }
+  if (valid > 1u) {
+    v.y = element(e + 1u);
+  }
+  if (valid > 2u) {
+    v.z = element(e + 2u);
+  }
+  if (valid > 3u) {
+    v.w = element(e + 3u);
+  }
+  return v;
+}
+
+// The quad at step l of the axis from element `start`, or `identity` past the axis's end (or for an
+// invocation that owns no outputs).
+fn column_quad(l: u32, start: u32, valid: u32, identity: vec4f) -> vec4f {
+  var v = identity;
+  if (valid > 0u && l < params.length) {
+    v = load_quad(start + l * params.inner, valid);
   }
   return v;
 }
@@ -154,7 +191,7 @@ fn reduce_columns(group: u32, lid: u32) {
   let live = p < params.outer * quads_per_outer;
   let o = p / quads_per_outer;
   let i0 = 4u * (p % quads_per_outer);
-  let valid = select(0u, min(params.inner - i0, 4u), live);
+  let valid = select(0u, min(params.inner - i0, 4u), live); // > 0 exactly when live
   let start = o * params.length * params.inner + i0; // element (o, 0, i0)
   // For max and min the first row's quad is the identity (see reduce_rows).
   var identity = vec4f(0.0);
@@ -163,17 +200,15 @@ fn reduce_columns(group: u32, lid: u32) {
   }
   var acc = identity;
   for (var base = lane; base < params.length; base += PER * lanes) {
-    var v: array<vec4f, PER>;
-    for (var k = 0u; k < PER; k++) {
-      let l = base + k * lanes;
-      v[k] = identity;
-      if (live && l < params.length) {
-        v[k] = load_quad(start + l * params.inner, valid);
-      }
-    }
-    for (var k = 0u; k < PER; k++) {
-      acc = combine(acc, v[k]);
-    }
+    let v0 = column_quad(base, start, valid, identity);
+    let v1 = column_quad(base + lanes, start, valid, identity);
+    let v2 = column_quad(base + 2u * lanes, start, valid, identity);
+    let v3 = column_quad(base + 3u * lanes, start, valid, identity);
+    let v4 = column_quad(base + 4u * lanes, start, valid, identity);
+    let v5 = column_quad(base + 5u * lanes, start, valid, identity);
+    let v6 = column_quad(base + 6u * lanes, start, valid, identity);
+    let v7 = column_quad(base + 7u * lanes, start, valid, identity);
+    acc = combine(combine(combine(combine(combine(combine(combine(combine(acc, v0), v1), v2), v3), v4), v5), v6), v7);
   }
   quad_partials[lid] = acc;
   workgroupBarrier();
@@ -185,8 +220,18 @@ fn reduce_columns(group: u32, lid: u32) {
   }
   if (lane == 0u) {
     let result = quad_partials[lid];
-    for (var c = 0u; c < valid; c++) {
-      out[o * params.inner + i0 + c] = finish(result[c]);
+    let o0 = o * params.inner + i0;
+    if (valid > 0u) {
+      out[o0] = finish(result.x);
+    }
+    if (valid > 1u) {
+      out[o0 + 1u] = finish(result.y);
+    }
+    if (valid > 2u) {
+      out[o0 + 2u] = finish(result.z);
+    }
+    if (valid > 3u) {
+      out[o0 + 3u] = finish(result.w);
     }
   }
 }

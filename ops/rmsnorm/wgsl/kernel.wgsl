@@ -70,21 +70,37 @@ fn inside(q: u32, begin: u32, end: u32) -> vec4<bool> {
   return (e >= vec4u(begin)) & (e < vec4u(end));
 }
 
-// The weights of quad q's components (ones without a weight), from weight row `gamma` (its first
-// element's index): one load when rows start on quad boundaries, else one per component in the row.
-fn weights(q: u32, begin: u32, gamma: u32, mask: vec4<bool>) -> vec4f {
+// This invocation's row, set once at the start of main: its quads are first .. first + quads - 1,
+// its elements begin .. end - 1 (quads = 0 for a row past the end); gamma is the index of the first
+// element of its weight row.
+var<private> first: u32;
+var<private> quads: u32;
+var<private> begin: u32;
+var<private> end: u32;
+var<private> gamma: u32;
+
+// The weights of quad q's components (ones without a weight): one load when rows start on quad
+// boundaries, else one per component in the row (u32 arithmetic wraps, so i + c is exact).
+fn weights(q: u32, mask: vec4<bool>) -> vec4f {
   if (params.groups == 0u) {
     return vec4f(1.0);
   }
+  let i = gamma + 4u * q - begin;
   if (params.d % 4u == 0u) {
-    return weight[(gamma + 4u * q - begin) / 4u];
+    return weight[i / 4u];
   }
   var w = vec4f(0.0);
-  for (var c = 0u; c < 4u; c++) {
-    if (mask[c]) {
-      let i = gamma + 4u * q + c - begin;
-      w[c] = weight[i / 4u][i % 4u];
-    }
+  if (mask.x) {
+    w.x = weight[i / 4u][i % 4u];
+  }
+  if (mask.y) {
+    w.y = weight[(i + 1u) / 4u][(i + 1u) % 4u];
+  }
+  if (mask.z) {
+    w.z = weight[(i + 2u) / 4u][(i + 2u) % 4u];
+  }
+  if (mask.w) {
+    w.w = weight[(i + 3u) / 4u][(i + 3u) % 4u];
   }
   return w;
 }
@@ -96,70 +112,121 @@ fn store(q: u32, y: vec4f, mask: vec4<bool>) {
     out[q] = y;
     return;
   }
-  for (var c = 0u; c < 4u; c++) {
-    if (mask[c]) {
-      out[q][c] = y[c];
-    }
+  if (mask.x) {
+    out[q].x = y.x;
+  }
+  if (mask.y) {
+    out[q].y = y.y;
+  }
+  if (mask.z) {
+    out[q].z = y.z;
+  }
+  if (mask.w) {
+    out[q].w = y.w;
   }
 }
 
+// The row's quad j, with 0 in the components outside the row (all four past its last quad).
+fn fetch(j: u32) -> vec4f {
+  var v = vec4f(0.0);
+  if (j < quads) {
+    v = select(v, x[first + j], inside(first + j, begin, end));
+  }
+  return v;
+}
+
+// Writes v * scale * weight as the row's quad j, if the row has one.
+fn put(j: u32, v: vec4f, scale: f32) {
+  if (j < quads) {
+    let mask = inside(first + j, begin, end);
+    store(first + j, v * (scale * weights(first + j, mask)), mask);
+  }
+}
+
+// The PER quads of one chunk are written out by hand as v0 .. v7, never as an array indexed in a
+// loop: naga bounds-checks every index of a function-scope array and the driver may keep such an
+// array in local memory (spilled through L1/L2), the suspected reason the array-based kernels
+// reached only 7-9% of the H200's bandwidth (see mod.ts). Named values can stay in registers.
 @compute @workgroup_size(256)
 fn main(
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) grid: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let threads = params.threads;
-  let lane = lid % threads;
-  let row = (wid.x + wid.y * grid.x) * (WORKGROUP / threads) + lid / threads;
-  let begin = row * params.d;
-  let end = begin + params.d;
-  let first = begin / 4u;
-  // Quads covering the row; none for a row past the end (a surplus slot of the last workgroup).
-  let quads = select(0u, (end + 3u) / 4u - first, row < params.rows);
-  let gamma = select(0u, (row % max(params.groups, 1u)) * params.d, params.groups > 0u);
-  // Quads per chunk; a resident row is one chunk, so each loop below runs once and the second one
-  // finds the row still in registers.
-  let span = PER * threads;
-  var v: array<vec4f, PER>;
+  let t = params.threads;
+  let lane = lid % t;
+  let row = (wid.x + wid.y * grid.x) * (WORKGROUP / t) + lid / t;
+  begin = row * params.d;
+  end = begin + params.d;
+  first = begin / 4u;
+  quads = select(0u, (end + 3u) / 4u - first, row < params.rows);
+  gamma = select(0u, (row % max(params.groups, 1u)) * params.d, params.groups > 0u);
+  // Quad k of this invocation's chunk at `base` is base + k * t (PER = 8 of them).
+  let j0 = lane;
+  let j1 = lane + t;
+  let j2 = lane + 2u * t;
+  let j3 = lane + 3u * t;
+  let j4 = lane + 4u * t;
+  let j5 = lane + 5u * t;
+  let j6 = lane + 6u * t;
+  let j7 = lane + 7u * t;
 
-  var squares = 0.0;
-  for (var base = lane; base < quads; base += span) {
-    for (var k = 0u; k < PER; k++) {
-      let j = base + k * threads;
-      v[k] = vec4f(0.0);
-      if (j < quads) {
-        v[k] = select(vec4f(0.0), x[first + j], inside(first + j, begin, end));
-      }
-    }
-    for (var k = 0u; k < PER; k++) {
-      squares += dot(v[k], v[k]);
-    }
+  if (params.resident != 0u) {
+    let v0 = fetch(j0);
+    let v1 = fetch(j1);
+    let v2 = fetch(j2);
+    let v3 = fetch(j3);
+    let v4 = fetch(j4);
+    let v5 = fetch(j5);
+    let v6 = fetch(j6);
+    let v7 = fetch(j7);
+    let squares = dot(v0, v0) + dot(v1, v1) + dot(v2, v2) + dot(v3, v3) +
+                  dot(v4, v4) + dot(v5, v5) + dot(v6, v6) + dot(v7, v7);
+    let scale = inverseSqrt(row_sum(squares, lid, t) / f32(params.d) + params.eps);
+    put(j0, v0, scale);
+    put(j1, v1, scale);
+    put(j2, v2, scale);
+    put(j3, v3, scale);
+    put(j4, v4, scale);
+    put(j5, v5, scale);
+    put(j6, v6, scale);
+    put(j7, v7, scale);
+    return;
   }
-  let scale = inverseSqrt(row_sum(squares, lid, threads) / f32(params.d) + params.eps);
 
+  let span = PER * t;
+  var squares = 0.0;
+  for (var base = 0u; base < quads; base += span) {
+    let v0 = fetch(base + j0);
+    let v1 = fetch(base + j1);
+    let v2 = fetch(base + j2);
+    let v3 = fetch(base + j3);
+    let v4 = fetch(base + j4);
+    let v5 = fetch(base + j5);
+    let v6 = fetch(base + j6);
+    let v7 = fetch(base + j7);
+    squares += dot(v0, v0) + dot(v1, v1) + dot(v2, v2) + dot(v3, v3) +
+               dot(v4, v4) + dot(v5, v5) + dot(v6, v6) + dot(v7, v7);
+  }
+  let scale = inverseSqrt(row_sum(squares, lid, t) / f32(params.d) + params.eps);
   // Last chunk first: the chunks read last above are the likeliest still in L2.
   for (var chunk = (quads + span - 1u) / span; chunk > 0u; chunk--) {
-    let base = lane + (chunk - 1u) * span;
-    if (params.resident == 0u) {
-      for (var k = 0u; k < PER; k++) {
-        let j = base + k * threads;
-        if (j < quads) {
-          v[k] = x[first + j];
-        }
-      }
-    }
-    for (var k = 0u; k < PER; k++) {
-      let j = base + k * threads;
-      if (j < quads) {
-        v[k] *= scale * weights(first + j, begin, gamma, inside(first + j, begin, end));
-      }
-    }
-    for (var k = 0u; k < PER; k++) {
-      let j = base + k * threads;
-      if (j < quads) {
-        store(first + j, v[k], inside(first + j, begin, end));
-      }
-    }
+    let base = (chunk - 1u) * span;
+    let v0 = fetch(base + j0);
+    let v1 = fetch(base + j1);
+    let v2 = fetch(base + j2);
+    let v3 = fetch(base + j3);
+    let v4 = fetch(base + j4);
+    let v5 = fetch(base + j5);
+    let v6 = fetch(base + j6);
+    let v7 = fetch(base + j7);
+    put(base + j0, v0, scale);
+    put(base + j1, v1, scale);
+    put(base + j2, v2, scale);
+    put(base + j3, v3, scale);
+    put(base + j4, v4, scale);
+    put(base + j5, v5, scale);
+    put(base + j6, v6, scale);
+    put(base + j7, v7, scale);
   }
 }

@@ -1,0 +1,90 @@
+/**
+ * Benchmark cases of matmul: the dense GEMM at square sizes and at a prefill shape, and the two
+ * weight-quantized GEMMs at prefill shapes.
+ *
+ * Each entry point is its own case and always times its own tile, whatever size the plans' tile rule
+ * would pick, so that one run compares the 128 x 128 and the 64 x 64 kernels at every shape (the
+ * evidence for `LARGE_TILE_MIN_TILES`); its variant is resolved for the device, or forced one by one
+ * with `--all-variants`. The prefill shapes are a Llama-3-8B MLP up-projection (K = 4096 to
+ * N = 14336) over a 512-token prompt and over a 64-token one.
+ *
+ * @module
+ */
+
+import type { ResidentDevice } from "../../harness/device.ts";
+import type { KernelOptions } from "../../harness/options.ts";
+import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
+import { KERNELS, matmulPlan, matmulQ4G128Plan, matmulQ8Plan, type MatmulShape } from "./mod.ts";
+
+const label = ({ M, N, K }: MatmulShape) => `${M}x${N}x${K}`;
+const SQUARES: MatmulShape[] = [1024, 2048, 4096].map((n) => ({ M: n, N: n, K: n }));
+const PREFILL: MatmulShape = { M: 512, N: 14336, K: 4096 };
+const SHORT_PREFILL: MatmulShape = { M: 64, N: 14336, K: 4096 };
+const QUICK: MatmulShape[] = [64, 128, 256].map((n) => ({ M: n, N: n, K: n }));
+
+/** The options that time `entry` itself: the variant asked for, or the one resolved for the device. */
+function forced(gpu: ResidentDevice, entry: string, options: KernelOptions): KernelOptions {
+  return { override: options.override ?? gpu.resolve(KERNELS, entry).variant };
+}
+
+/** Random words: every code a decoder may meet (the decode's cost does not depend on the values). */
+function randomWords(length: number, seed: number): Uint32Array {
+  return new Uint32Array(randomInput(length, seed).buffer);
+}
+
+function dense(entry: string): BenchCase {
+  return defineCase<MatmulShape>({
+    op: "matmul",
+    entry,
+    sources: KERNELS,
+    gpu: [...SQUARES, PREFILL],
+    quick: QUICK,
+    label,
+    plan: (gpu, shape, options) => matmulPlan(gpu, shape, forced(gpu, entry, options)),
+    inputs: ({ M, N, K }, seed) => [randomInput(M * K, seed), randomInput(K * N, seed + 1)],
+  });
+}
+
+function q8(entry: string): BenchCase {
+  return defineCase<MatmulShape>({
+    op: "matmulQ8",
+    entry,
+    sources: KERNELS,
+    gpu: [PREFILL, SHORT_PREFILL],
+    quick: QUICK,
+    label,
+    plan: (gpu, shape, options) => matmulQ8Plan(gpu, shape, forced(gpu, entry, options)),
+    inputs: ({ M, N, K }, seed) => [
+      randomInput(M * K, seed),
+      randomWords(N * Math.ceil(K / 4), seed + 1),
+      randomInput(N, seed + 2, 0.001, 0.02),
+    ],
+  });
+}
+
+function q4(entry: string): BenchCase {
+  return defineCase<MatmulShape>({
+    op: "matmulQ4G128",
+    entry,
+    sources: KERNELS,
+    gpu: [PREFILL, SHORT_PREFILL],
+    quick: QUICK,
+    label,
+    plan: (gpu, shape, options) => matmulQ4G128Plan(gpu, shape, forced(gpu, entry, options)),
+    inputs: ({ M, N, K }, seed) => [
+      randomInput(M * K, seed),
+      randomWords(N * Math.ceil(K / 8), seed + 1),
+      randomInput(N * Math.ceil(K / 128), seed + 2, 0.01, 0.1),
+    ],
+  });
+}
+
+/** matmul's benchmark cases. */
+export const BENCH: readonly BenchCase[] = [
+  dense("kernel"),
+  dense("tile64"),
+  q8("q8row"),
+  q8("q8row_tile64"),
+  q4("q4g128"),
+  q4("q4g128_tile64"),
+];

@@ -1,0 +1,71 @@
+/**
+ * Benchmark cases of matvec: f32, q8 and q4 GEMV at a square size and at Llama decode shapes.
+ *
+ * Shapes are `N x K` (rows of the weight, then its columns): 8192 x 8192, and Llama-3-8B's attention
+ * projection (4096 x 4096), MLP up/gate (14336 x 4096) and down (4096 x 14336) projections, and a
+ * DeepSeek-sized output head (102400 x 1792). Each entry point's variant is resolved for the device,
+ * or forced one by one with `--all-variants`. The cost is the bytes each kernel must read (the
+ * weight as stored: f32, or codes and scales) plus x and y.
+ *
+ * @module
+ */
+
+import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
+import { KERNELS, matvecPlan, matvecQ4G128Plan, matvecQ8Plan, type MatvecShape } from "./mod.ts";
+
+const label = ({ N, K }: MatvecShape) => `${N}x${K}`;
+const GPU: MatvecShape[] = [
+  { N: 4096, K: 4096 },
+  { N: 8192, K: 8192 },
+  { N: 14336, K: 4096 },
+  { N: 4096, K: 14336 },
+  { N: 102400, K: 1792 },
+];
+const QUICK: MatvecShape[] = [{ N: 256, K: 256 }, { N: 1024, K: 1024 }, { N: 4096, K: 1024 }];
+
+/** Random words: every code a decoder may meet (the decode's cost does not depend on the values). */
+function randomWords(length: number, seed: number): Uint32Array {
+  return new Uint32Array(randomInput(length, seed).buffer);
+}
+
+/** matvec's benchmark cases. */
+export const BENCH: readonly BenchCase[] = [
+  defineCase<MatvecShape>({
+    op: "matvec",
+    entry: "kernel",
+    sources: KERNELS,
+    gpu: GPU,
+    quick: QUICK,
+    label,
+    plan: (gpu, shape, options) => matvecPlan(gpu, shape, options),
+    inputs: ({ N, K }, seed) => [randomInput(N * K, seed), randomInput(K, seed + 1)],
+  }),
+  defineCase<MatvecShape>({
+    op: "matvecQ8",
+    entry: "q8row",
+    sources: KERNELS,
+    gpu: GPU,
+    quick: QUICK,
+    label,
+    plan: (gpu, shape, options) => matvecQ8Plan(gpu, shape, options),
+    inputs: ({ N, K }, seed) => [
+      randomWords(N * Math.ceil(K / 4), seed),
+      randomInput(N, seed + 1, 0.001, 0.02),
+      randomInput(K, seed + 2),
+    ],
+  }),
+  defineCase<MatvecShape>({
+    op: "matvecQ4G128",
+    entry: "q4g128",
+    sources: KERNELS,
+    gpu: GPU,
+    quick: QUICK,
+    label,
+    plan: (gpu, shape, options) => matvecQ4G128Plan(gpu, shape, options),
+    inputs: ({ N, K }, seed) => [
+      randomWords(N * Math.ceil(K / 8), seed),
+      randomInput(N * Math.ceil(K / 128), seed + 1, 0.01, 0.1),
+      randomInput(K, seed + 2),
+    ],
+  }),
+];
