@@ -19,7 +19,6 @@ export const BENCH: readonly BenchCase[] = [
     entry: "kernel",
     sources: KERNELS,
     gpu: [
-      { kind: "gelu", n: 2 ** 20 },
       { kind: "gelu", n: 2 ** 24 },
       ...ACTIVATION_KINDS.map((kind) => ({ kind, n: 2 ** 26 })),
     ],

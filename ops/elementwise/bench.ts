@@ -14,7 +14,7 @@ export const BENCH: readonly BenchCase[] = [
     op: "elementwise",
     entry: "kernel",
     sources: KERNELS,
-    gpu: [{ n: 2 ** 20 }, { n: 2 ** 24 }, { n: 2 ** 26 }],
+    gpu: [{ n: 2 ** 24 }, { n: 2 ** 26 }],
     quick: [{ n: 4099 }, { n: 2 ** 16 }, { n: 2 ** 20 }],
     label: ({ n }) => `${n}`,
     plan: (gpu, { n }, options) => elementwisePlan(gpu, { op: "add", n }, options),

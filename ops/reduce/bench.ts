@@ -23,7 +23,6 @@ export const BENCH: readonly BenchCase[] = [
     entry: "kernel",
     sources: KERNELS,
     gpu: [
-      square(1024, "sum", -1),
       square(4096, "sum", -1),
       square(4096, "sum", 0),
       square(8192, "sum", -1),

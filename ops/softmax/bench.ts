@@ -15,7 +15,6 @@ export const BENCH: readonly BenchCase[] = [
     entry: "kernel",
     sources: KERNELS,
     gpu: [
-      { rows: 1024, cols: 1024 },
       { rows: 4096, cols: 4096 },
       { rows: 8192, cols: 8192 },
       { rows: 65536, cols: 1024 },
