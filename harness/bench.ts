@@ -75,6 +75,7 @@ const USAGE = `deno task bench [options]     (deno run -A harness/bench.ts)
                       default when harness/peer/npm/node_modules is installed; with --peer, its
                       absence is an error)
   --no-peer           do not run the peer
+  --peer-all          time the peer at every shape (default: each case's last, largest, shape)
   --help`;
 
 const ROOFLINE_USAGE = `deno run -A harness/roofline.ts [options]
@@ -175,6 +176,7 @@ export async function benchMain(args: string[]): Promise<number> {
       driver: { type: "string" },
       peer: { type: "boolean" },
       "no-peer": { type: "boolean" },
+      "peer-all": { type: "boolean" },
       help: { type: "boolean" },
     },
   });
@@ -220,7 +222,7 @@ export async function benchMain(args: string[]): Promise<number> {
 
     const filters = values.filter ?? [];
     const rows: BenchRow[] = [];
-    const measured: { row: BenchRow; op: string; entry: string; value: unknown }[] = [];
+    const measured: { row: BenchRow; op: string; entry: string; value: unknown; largest: boolean }[] = [];
     let failures = 0;
     for (const c of BENCH_CASES) {
       const variants: (string | undefined)[] = values["all-variants"]
@@ -244,6 +246,9 @@ export async function benchMain(args: string[]): Promise<number> {
           try {
             const t = await timePlan(gpu, plan, (set) => shape.inputs(1000 * set + 1), timing);
             const figures = rowFigures(plan.cost, t.ms, roof);
+            console.log(
+              `  ${key}: ${t.ms.toPrecision(4)} ms, ${(100 * figures.fraction).toFixed(1)}% of ${figures.bound}`,
+            );
             const row: BenchRow = {
               op: c.op,
               entry: c.entry,
@@ -264,7 +269,13 @@ export async function benchMain(args: string[]): Promise<number> {
               vsPeer: null,
             };
             rows.push(row);
-            measured.push({ row, op: c.op, entry: c.entry, value: shape.value });
+            measured.push({
+              row,
+              op: c.op,
+              entry: c.entry,
+              value: shape.value,
+              largest: shape === c.shapes[sizes].at(-1),
+            });
           } catch (e) {
             if (e instanceof TimestampUnavailableError) throw e;
             if (e instanceof LimitError) {
@@ -287,15 +298,20 @@ export async function benchMain(args: string[]): Promise<number> {
     else {
       try {
         peer = await createTfjsPeer(gpu.device);
-        peerCondition = `${peerName(peer)}, on the same device: ${peer.method}; bench cases map to its ops in ` +
-          `harness/peer/bench_map.ts`;
+        peerCondition = `${peerName(peer)}, on the same device, after all of our own figures, at ` +
+          `${values["peer-all"] ? "every shape" : "each case's largest shape"}: ${peer.method}; bench cases map to ` +
+          `its ops in harness/peer/bench_map.ts`;
       } catch (e) {
         if (values.peer || e instanceof TimestampUnavailableError) throw e;
         peerCondition = `off (it did not start: ${e instanceof Error ? e.message : String(e)})`;
       }
     }
     console.log(`peer: ${peer ? `${peerName(peer)} (--no-peer turns it off)` : peerCondition}`);
-    for (const { row, op, entry, value } of measured) {
+    for (const { row, op, entry, value, largest } of measured) {
+      if (peer && !largest && !values["peer-all"]) {
+        row.peerNote = "not timed: the peer runs at each case's largest shape (--peer-all for every shape)";
+        continue;
+      }
       const beside = peer ? await peerFigure(peer, op, entry, value, timing, peerFigures) : null;
       if (beside?.note && !beside.failed) {
         noPeer.set(beside.note, [...noPeer.get(beside.note) ?? [], `${op}/${entry}/${row.shape}`]);

@@ -246,7 +246,7 @@ gpuTest("deno task bench --quick writes the JSON and HTML, and --compare exits 1
     const json = `${dir}/bench.json`;
     const args = ["--quick", "--filter", QUICK_ADD, "--samples", "5", "--warmup", "1"];
     // The peer is on by default where it is installed.
-    strictEqual(await benchMain([...args, "--json", json]), 0);
+    strictEqual(await benchMain([...args, "--peer-all", "--json", json]), 0);
     const text = await Deno.readTextFile(json);
     const data = JSON.parse(text);
     assertFieldNames(data);
