@@ -5,6 +5,32 @@
  * exporting its sources as strings; consumers need no bundler loader. The generated files are
  * committed and a test fails when one is stale. Deno-only (file I/O).
  *
+ * ## Includes
+ *
+ * WGSL has no include mechanism, and several kernels of one op share code (GEMM staging and
+ * k-steps, an exact-FMA fallback, decoders of quantized weights); pasting it twice lets the copies
+ * drift apart. So a line of exactly the form
+ *
+ * ```wgsl
+ * // #include "exact_fma.wgsl"
+ * ```
+ *
+ * alone on its line (at column 0, nothing after it) in a kernel is replaced by the contents of
+ * `ops/<op>/wgsl/include/exact_fma.wgsl`, its final newline dropped and its own indentation kept
+ * (a snippet may be a whole declaration or a run of statements inside a function). Snippets are
+ * op-local: a name is a plain file name (`[a-z0-9_]+.wgsl`), never a path, so an op's kernels depend
+ * on nothing outside its directory (two ops that need the same text each keep a copy). A snippet
+ * may include another; a cycle is an error. So are a missing snippet and any other line that looks
+ * like a directive (`//#include`, an indented one, a single-quoted name, a path, text after it),
+ * each naming the file and line. The directive is a WGSL comment, so an unexpanded file still
+ * parses as WGSL in an editor.
+ *
+ * Files in `wgsl/include/` are snippets, not variants: only plain files directly in `wgsl/` are
+ * kernels, and a snippet no kernel includes is an error too (dead code that would drift). Nothing
+ * is substituted (no parameters): where two kernels differ in a constant, the differing part stays
+ * in each kernel and only identical text is shared, so each kernel's generated source is exactly
+ * the code it runs.
+ *
  * Usage: `deno task gen` (write), `deno run -R harness/gen.ts --check` (exit 1 when stale).
  *
  * @module
@@ -15,11 +41,72 @@ import { parseVariantName } from "./variants.ts";
 /** Name of the generated module in each op directory. */
 export const GENERATED_FILE = "kernels.gen.ts";
 
+/** Subdirectory of an op's `wgsl/` holding its include snippets (not variants). */
+export const INCLUDE_DIR = "include";
+
+/** A well-formed include directive; the name is captured without `.wgsl`. */
+const INCLUDE = /^\/\/ #include "([a-z0-9_]+)\.wgsl"$/;
+/** Anything that looks like an attempt at a directive (checked only when {@link INCLUDE} fails). */
+const LOOKS_LIKE_INCLUDE = /^\s*(?:\/\/\s*)?#\s*include\b/;
+
+/**
+ * Expands the include directives of one WGSL file (see the module doc).
+ *
+ * @param source the file's text
+ * @param file the file's path, for error messages
+ * @param snippets snippet file name (`<name>.wgsl`) to its text: the op's `wgsl/include/`
+ * @param includeDir the snippets' directory path, for error messages and nested file names
+ * @param used when given, receives the name of every snippet the expansion reads
+ * @returns the text with every directive replaced by its snippet, recursively
+ * @throws Error naming the file and line of a malformed directive, a missing snippet or a cycle
+ */
+export function expandIncludes(
+  source: string,
+  file: string,
+  snippets: ReadonlyMap<string, string>,
+  includeDir = INCLUDE_DIR,
+  used?: Set<string>,
+): string {
+  return expand(source, file, snippets, includeDir, [], used);
+}
+
+function expand(
+  source: string,
+  file: string,
+  snippets: ReadonlyMap<string, string>,
+  includeDir: string,
+  stack: string[],
+  used: Set<string> | undefined,
+): string {
+  const lines = source.split("\n");
+  return lines.map((line, i) => {
+    const at = `${file}:${i + 1}`;
+    const match = INCLUDE.exec(line);
+    if (!match) {
+      if (LOOKS_LIKE_INCLUDE.test(line)) {
+        throw new Error(
+          `${at}: malformed include directive ${JSON.stringify(line)}; ` +
+            `expected exactly // #include "<name>.wgsl" alone on its line (name: [a-z0-9_]+)`,
+        );
+      }
+      return line;
+    }
+    const name = `${match[1]}.wgsl`;
+    const path = `${includeDir}/${name}`;
+    const chain = [...stack, file];
+    if (chain.includes(path)) throw new Error(`${at}: include cycle: ${[...chain, path].join(" -> ")}`);
+    const text = snippets.get(name);
+    if (text === undefined) throw new Error(`${at}: included file ${path} not found`);
+    used?.add(name);
+    return expand(text.endsWith("\n") ? text.slice(0, -1) : text, path, snippets, includeDir, chain, used);
+  }).join("\n");
+}
+
 /**
  * Renders the generated module for one op.
  *
  * @param op the op name
- * @param sources variant name to WGSL text
+ * @param sources variant name to WGSL text (includes already expanded)
  * @returns the module text
  */
 export function renderKernelModule(op: string, sources: Record<string, string>): string {
@@ -33,10 +120,13 @@ export function renderKernelModule(op: string, sources: Record<string, string>):
 }
 
 /**
- * Reads every op's `wgsl/` directory and renders its generated module.
+ * Reads every op's `wgsl/` directory (kernels: the plain `.wgsl` files directly in it; snippets:
+ * `wgsl/include/*.wgsl`), expands includes and renders its generated module.
  *
  * @param opsDir the `ops/` directory
  * @returns op name to [generated file URL, expected text]
+ * @throws Error on a malformed directive, a missing snippet, an include cycle or a snippet no kernel
+ *   includes
  */
 export async function renderAll(opsDir: URL): Promise<Map<string, [URL, string]>> {
   const out = new Map<string, [URL, string]>();
@@ -44,12 +134,32 @@ export async function renderAll(opsDir: URL): Promise<Map<string, [URL, string]>
     if (!op.isDirectory) continue;
     const wgsl = new URL(`${op.name}/wgsl/`, opsDir);
     if (!(await Deno.stat(wgsl).catch(() => undefined))?.isDirectory) continue;
-    const sources: Record<string, string> = {};
-    for await (const f of Deno.readDir(wgsl)) {
-      if (f.name.endsWith(".wgsl")) {
-        sources[parseVariantName(f.name).name] = await Deno.readTextFile(new URL(f.name, wgsl));
+    const snippets = new Map<string, string>();
+    const include = new URL(`${INCLUDE_DIR}/`, wgsl);
+    if ((await Deno.stat(include).catch(() => undefined))?.isDirectory) {
+      for await (const f of Deno.readDir(include)) {
+        if (f.isFile && f.name.endsWith(".wgsl")) {
+          snippets.set(f.name, await Deno.readTextFile(new URL(f.name, include)));
+        }
       }
     }
+    const sources: Record<string, string> = {};
+    const used = new Set<string>();
+    const includeDir = `ops/${op.name}/wgsl/${INCLUDE_DIR}`;
+    for await (const f of Deno.readDir(wgsl)) {
+      if (f.isFile && f.name.endsWith(".wgsl")) {
+        const text = await Deno.readTextFile(new URL(f.name, wgsl));
+        sources[parseVariantName(f.name).name] = expandIncludes(
+          text,
+          `ops/${op.name}/wgsl/${f.name}`,
+          snippets,
+          includeDir,
+          used,
+        );
+      }
+    }
+    const unused = [...snippets.keys()].filter((name) => !used.has(name)).sort();
+    if (unused.length > 0) throw new Error(`${includeDir}/${unused[0]}: included by no kernel (a dead snippet)`);
     out.set(op.name, [new URL(`${op.name}/${GENERATED_FILE}`, opsDir), renderKernelModule(op.name, sources)]);
   }
   return out;

@@ -238,7 +238,7 @@ export async function loadGolden<T>(url: URL): Promise<T> {
  * Entry points under `opsDir` that have variants beyond the portable kernel but that no test file
  * of the op iterates with `eachVariant(<sources>, "<entry>", …)` or `checkAgainstReference(…,
  * "<entry>", …)`. A tuned variant that no test holds to the reference is the failure the variant
- * axis is designed against.
+ * axis is designed against. Snippets in `wgsl/include/` are not variants and are not counted.
  *
  * @param opsDir the `ops/` directory
  * @returns `op/entry` strings, empty when everything is guarded
@@ -252,7 +252,8 @@ export async function unguardedOps(opsDir: URL): Promise<string[]> {
     if (!files.includes("wgsl")) continue;
     const variants = new Map<string, number>();
     for await (const f of Deno.readDir(new URL("wgsl/", dir))) {
-      if (!f.name.endsWith(".wgsl")) continue;
+      // Only plain files directly in wgsl/ are kernels; wgsl/include/ holds snippets (harness/gen.ts).
+      if (!f.isFile || !f.name.endsWith(".wgsl")) continue;
       const { entry } = parseVariantName(f.name);
       variants.set(entry, (variants.get(entry) ?? 0) + 1);
     }

@@ -1,4 +1,5 @@
 import { deepStrictEqual } from "node:assert/strict";
+import { INCLUDE_DIR } from "./gen.ts";
 import { assertThrowsMessage } from "./testing.ts";
 import { entriesOf, parseVariantName, variantsOf } from "./variants.ts";
 
@@ -30,7 +31,16 @@ Deno.test("variant grammar: every .wgsl file in the tree parses", async () => {
   for await (const op of Deno.readDir(ops)) {
     if (!op.isDirectory) continue;
     for await (const f of Deno.readDir(new URL(`${op.name}/wgsl/`, ops))) {
-      if (!f.name.endsWith(".wgsl")) throw new Error(`ops/${op.name}/wgsl/${f.name}: not a .wgsl file`);
+      if (f.isDirectory && f.name === INCLUDE_DIR) {
+        // Snippets, not variants (harness/gen.ts); still only .wgsl files.
+        for await (const g of Deno.readDir(new URL(`${op.name}/wgsl/${INCLUDE_DIR}/`, ops))) {
+          if (!g.isFile || !g.name.endsWith(".wgsl")) {
+            throw new Error(`ops/${op.name}/wgsl/${INCLUDE_DIR}/${g.name}: not a .wgsl file`);
+          }
+        }
+        continue;
+      }
+      if (!f.isFile || !f.name.endsWith(".wgsl")) throw new Error(`ops/${op.name}/wgsl/${f.name}: not a .wgsl file`);
       parseVariantName(f.name);
       files++;
     }

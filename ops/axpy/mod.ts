@@ -13,7 +13,7 @@
  *   `a = f32(0.1)`, `x = 3`, `y = -f32(0.3)` the answer is -2^-27; multiply-then-add cancels to 0.
  *   WGSL does not promise that `fma()` rounds once (llvmpipe rounds twice), so the kernels check a
  *   known answer and, where `fma()` is not fused, compute the once-rounded result in integer
- *   arithmetic instead; see `wgsl/kernel.wgsl`. Subnormal results are exact on that path; where
+ *   arithmetic instead; see `wgsl/include/exact_fma.wgsl`. Subnormal results are exact on that path; where
  *   `fma()` is fused they are whatever the device's fma gives (some flush them to zero).
  * - `a` is rounded to f32 before use, as torch casts `alpha` to the tensors' dtype.
  * - Nothing is broadcast: `x` and `y` have equal lengths.

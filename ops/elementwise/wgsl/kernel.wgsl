@@ -12,20 +12,7 @@ struct Params {
   op: u32,     // 0 = add, 1 = multiply
 }
 
-@group(0) @binding(0) var<storage, read> a: array<vec4f>;
-@group(0) @binding(1) var<storage, read> b: array<vec4f>;
-@group(0) @binding(2) var<storage, read_write> out: array<vec4f>;
-@group(0) @binding(3) var<uniform> params: Params;
-
-const WG = 256u;  // invocations per workgroup
-const PER = 4u;   // vec4s per invocation per block (mod.ts sizes the grid with the same numbers)
-
-fn apply(x: vec4f, y: vec4f) -> vec4f {
-  if (params.op == 0u) {
-    return x + y;
-  }
-  return x * y;
-}
+// #include "common.wgsl"
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u,

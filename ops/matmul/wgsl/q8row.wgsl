@@ -25,11 +25,8 @@
 // written so when N % 4 == 0, element by element otherwise. Loads outside the operands stage zeros
 // and stores outside c are skipped, so every M, N, K >= 1 works. Tiles beyond 65,535 fold into y:
 // tile = id.x + id.y * num_workgroups.x, bound-checked.
-struct Params {
-  m: u32,
-  n: u32,
-  k: u32,
-}
+
+// #include "params.wgsl"
 
 @group(0) @binding(0) var<storage, read> a: array<vec4f>;
 @group(0) @binding(1) var<storage, read> weight: array<u32>;
@@ -50,50 +47,11 @@ const STAGE = STEP * LANES; // vec4s of one operand in one stage
 var<workgroup> a_t: array<vec4f, STAGES * STAGE>;
 var<workgroup> b_s: array<vec4f, STAGES * STAGE>;
 
-// The 8 x 8 outputs of this invocation: rows 0-3 of acc are the top rows, 4-7 the bottom ones.
-// Module-scope private variables start at zero.
-var<private> acc0_left: vec4f;
-var<private> acc0_right: vec4f;
-var<private> acc1_left: vec4f;
-var<private> acc1_right: vec4f;
-var<private> acc2_left: vec4f;
-var<private> acc2_right: vec4f;
-var<private> acc3_left: vec4f;
-var<private> acc3_right: vec4f;
-var<private> acc4_left: vec4f;
-var<private> acc4_right: vec4f;
-var<private> acc5_left: vec4f;
-var<private> acc5_right: vec4f;
-var<private> acc6_left: vec4f;
-var<private> acc6_right: vec4f;
-var<private> acc7_left: vec4f;
-var<private> acc7_right: vec4f;
+// #include "acc128.wgsl"
 
-// Four consecutive k of row `row` of a, from column k (a multiple of 4); zeros outside a.
-fn load_a(row: u32, k: u32) -> vec4f {
-  var v = vec4f(0.0);
-  if (row < params.m && k < params.k) {
-    let e = row * params.k + k;
-    if (params.k % 4u == 0u) {
-      v = a[e / 4u];
-    } else {
-      for (var j = 0u; j < 4u; j++) {
-        if (k + j < params.k) {
-          v[j] = a[(e + j) / 4u][(e + j) % 4u];
-        }
-      }
-    }
-  }
-  return v;
-}
+// #include "load_a.wgsl"
 
-// The word holding codes k .. k + 3 of weight row n (k a multiple of 4), or 0 outside the weight.
-fn load_word(n: u32, k: u32) -> u32 {
-  if (n < params.n && k < params.k) {
-    return weight[n * ((params.k + 3u) / 4u) + k / 4u];
-  }
-  return 0u;
-}
+// #include "q8_load_word.wgsl"
 
 // Codes k .. k + 3 of a word as f32 (each byte sign-extended by shifting it to the top of an i32
 // and back), with the padding past K as zeros.
@@ -102,76 +60,20 @@ fn decode(word: u32, k: u32) -> vec4f {
   return select(vec4f(0.0), codes, vec4u(k) + vec4u(0u, 1u, 2u, 3u) < vec4u(params.k));
 }
 
-fn load_scale(n: u32) -> f32 {
-  if (n < params.n) {
-    return scale[n];
-  }
-  return 0.0;
-}
+// #include "q8_load_scale.wgsl"
 
 // The scales of output columns col .. col + 3.
 fn load_scales(col: u32) -> vec4f {
   return vec4f(load_scale(col), load_scale(col + 1u), load_scale(col + 2u), load_scale(col + 3u));
 }
 
-fn store_c(row: u32, col: u32, v: vec4f) {
-  if (row >= params.m || col >= params.n) {
-    return;
-  }
-  let e = row * params.n + col;
-  if (params.n % 4u == 0u) {
-    c[e / 4u] = v;
-    return;
-  }
-  for (var j = 0u; j < 4u; j++) {
-    if (col + j < params.n) {
-      c[(e + j) / 4u][(e + j) % 4u] = v[j];
-    }
-  }
-}
+// #include "store_c.wgsl"
 
-// Writes four consecutive k of one row of an operand, from column k of the block, into the
-// transposed stage at `base`: slot (k + j) * LANES + row / 4, component row % 4.
-fn stage_t(base: u32, row: u32, k: u32, v: vec4f) {
-  let slot = base + k * LANES + row / 4u;
-  a_t[slot][row % 4u] = v.x;
-  a_t[slot + LANES][row % 4u] = v.y;
-  a_t[slot + 2u * LANES][row % 4u] = v.z;
-  a_t[slot + 3u * LANES][row % 4u] = v.w;
-}
+// #include "stage_t.wgsl"
 
-fn stage_w(base: u32, row: u32, k: u32, v: vec4f) {
-  let slot = base + k * LANES + row / 4u;
-  b_s[slot][row % 4u] = v.x;
-  b_s[slot + LANES][row % 4u] = v.y;
-  b_s[slot + 2u * LANES][row % 4u] = v.z;
-  b_s[slot + 3u * LANES][row % 4u] = v.w;
-}
+// #include "stage_w.wgsl"
 
-// One k of the block: four rows of a at top and bottom, four columns of the weight at left and
-// right, 64 FMAs.
-fn k_step(ia: u32, ib: u32) {
-  let top = a_t[ia];
-  let bottom = a_t[ia + HALF];
-  let left = b_s[ib];
-  let right = b_s[ib + HALF];
-  acc0_left = fma(vec4f(top.x), left, acc0_left);
-  acc0_right = fma(vec4f(top.x), right, acc0_right);
-  acc1_left = fma(vec4f(top.y), left, acc1_left);
-  acc1_right = fma(vec4f(top.y), right, acc1_right);
-  acc2_left = fma(vec4f(top.z), left, acc2_left);
-  acc2_right = fma(vec4f(top.z), right, acc2_right);
-  acc3_left = fma(vec4f(top.w), left, acc3_left);
-  acc3_right = fma(vec4f(top.w), right, acc3_right);
-  acc4_left = fma(vec4f(bottom.x), left, acc4_left);
-  acc4_right = fma(vec4f(bottom.x), right, acc4_right);
-  acc5_left = fma(vec4f(bottom.y), left, acc5_left);
-  acc5_right = fma(vec4f(bottom.y), right, acc5_right);
-  acc6_left = fma(vec4f(bottom.z), left, acc6_left);
-  acc6_right = fma(vec4f(bottom.z), right, acc6_right);
-  acc7_left = fma(vec4f(bottom.w), left, acc7_left);
-  acc7_right = fma(vec4f(bottom.w), right, acc7_right);
-}
+// #include "k_step128.wgsl"
 
 @compute @workgroup_size(256)
 fn main(
@@ -179,14 +81,7 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let tiles_n = (params.n + TILE_N - 1u) / TILE_N;
-  let tiles = ((params.m + TILE_M - 1u) / TILE_M) * tiles_n;
-  let tile = wid.x + wid.y * groups.x;
-  if (tile >= tiles) {
-    return;
-  }
-  let row0 = (tile / tiles_n) * TILE_M;
-  let col0 = (tile % tiles_n) * TILE_N;
+// #include "tile_origin.wgsl"
   let tx = lid % HALF;
   let ty = lid / HALF;
 
@@ -214,14 +109,7 @@ fn main(
     }
     let ia = base + ty;
     let ib = base + tx;
-    k_step(ia, ib);
-    k_step(ia + 1u * LANES, ib + 1u * LANES);
-    k_step(ia + 2u * LANES, ib + 2u * LANES);
-    k_step(ia + 3u * LANES, ib + 3u * LANES);
-    k_step(ia + 4u * LANES, ib + 4u * LANES);
-    k_step(ia + 5u * LANES, ib + 5u * LANES);
-    k_step(ia + 6u * LANES, ib + 6u * LANES);
-    k_step(ia + 7u * LANES, ib + 7u * LANES);
+// #include "k_steps8.wgsl"
     if (more) {
       stage_t(STAGE - base, a_row, a_k, next_a);
       stage_w(STAGE - base, a_row, a_k, decode(next_w, k_next + a_k));

@@ -11,11 +11,8 @@
 // once at the end. Codes in the padding of a row's last word (k >= K) stage as zeros. Loads outside
 // the operands stage zeros and stores outside c are skipped, so every M, N, K >= 1 works. Tiles
 // beyond 65,535 fold into y: tile = id.x + id.y * num_workgroups.x, bound-checked.
-struct Params {
-  m: u32,
-  n: u32,
-  k: u32,
-}
+
+// #include "params.wgsl"
 
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> weight: array<u32>;
@@ -23,47 +20,15 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> c: array<f32>;
 @group(0) @binding(4) var<uniform> params: Params;
 
-const TILE = 64u;
-const STEP = 16u; // columns of a and of the weight staged at a time
-const LANES = 16u; // vec4s across one tile row: TILE / 4
+// #include "tile64_q_stages.wgsl"
 
-// a_t[k * LANES + i] holds a[row0 + 4i .. 4i + 3, k0 + k];
-// w_t[k * LANES + j] holds the decoded weight at rows col0 + 4j .. 4j + 3, column k0 + k.
-var<workgroup> a_t: array<vec4f, STEP * LANES>;
-var<workgroup> w_t: array<vec4f, STEP * LANES>;
+// #include "load_a_scalar.wgsl"
 
-fn load_a(row: u32, k: u32) -> f32 {
-  if (row < params.m && k < params.k) {
-    return a[row * params.k + k];
-  }
-  return 0.0;
-}
+// #include "q8_load_word.wgsl"
 
-// The word holding codes k .. k + 3 of weight row n (k a multiple of 4), or 0 outside the weight.
-fn load_word(n: u32, k: u32) -> u32 {
-  if (n < params.n && k < params.k) {
-    return weight[n * ((params.k + 3u) / 4u) + k / 4u];
-  }
-  return 0u;
-}
+// #include "q8_load_scale.wgsl"
 
-fn load_scale(n: u32) -> f32 {
-  if (n < params.n) {
-    return scale[n];
-  }
-  return 0.0;
-}
-
-fn store_c(row: u32, col: u32, v: vec4f) {
-  if (row >= params.m) {
-    return;
-  }
-  for (var j = 0u; j < 4u; j++) {
-    if (col + j < params.n) {
-      c[row * params.n + col + j] = v[j];
-    }
-  }
-}
+// #include "store_c_scalar.wgsl"
 
 @compute @workgroup_size(256)
 fn main(
@@ -71,26 +36,7 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let tiles_n = (params.n + TILE - 1u) / TILE;
-  let tiles = ((params.m + TILE - 1u) / TILE) * tiles_n;
-  let tile = wid.x + wid.y * groups.x;
-  if (tile >= tiles) {
-    return;
-  }
-  let row0 = (tile / tiles_n) * TILE;
-  let col0 = (tile % tiles_n) * TILE;
-  let tx = lid % LANES;
-  let ty = lid / LANES;
-
-  // What this invocation stages: four consecutive k of one row of a's block and of the same row of
-  // the weight's block.
-  let stage_row = lid / 4u;
-  let stage_k = (lid % 4u) * 4u;
-
-  var acc0 = vec4f(0.0);
-  var acc1 = vec4f(0.0);
-  var acc2 = vec4f(0.0);
-  var acc3 = vec4f(0.0);
+// #include "tile64_q_setup.wgsl"
 
   for (var k0 = 0u; k0 < params.k; k0 += STEP) {
     let word = bitcast<i32>(load_word(col0 + stage_row, k0 + stage_k));
@@ -100,16 +46,7 @@ fn main(
       a_t[slot][stage_row % 4u] = load_a(row0 + stage_row, k);
       w_t[slot][stage_row % 4u] = select(0.0, f32(extractBits(word, 8u * j, 8u)), k < params.k);
     }
-    workgroupBarrier();
-    for (var k = 0u; k < STEP; k++) {
-      let av = a_t[k * LANES + ty];
-      let wv = w_t[k * LANES + tx];
-      acc0 += av.x * wv;
-      acc1 += av.y * wv;
-      acc2 += av.z * wv;
-      acc3 += av.w * wv;
-    }
-    workgroupBarrier();
+// #include "tile64_q_multiply.wgsl"
   }
 
   let row = row0 + ty * 4u;

@@ -19,16 +19,8 @@
 // element otherwise. Loads outside a or b stage zeros and stores outside c are skipped, so every
 // M, N, K >= 1 works. Tiles beyond 65,535 fold into y: tile = id.x + id.y * num_workgroups.x,
 // bound-checked.
-struct Params {
-  m: u32,
-  n: u32,
-  k: u32,
-}
 
-@group(0) @binding(0) var<storage, read> a: array<vec4f>;
-@group(0) @binding(1) var<storage, read> b: array<vec4f>;
-@group(0) @binding(2) var<storage, read_write> c: array<vec4f>;
-@group(0) @binding(3) var<uniform> params: Params;
+// #include "bindings_f32.wgsl"
 
 const TILE_M = 64u;
 const TILE_N = 64u;
@@ -54,67 +46,13 @@ var<private> acc5: vec4f;
 var<private> acc6: vec4f;
 var<private> acc7: vec4f;
 
-// Four consecutive k of row `row` of a, from column k (a multiple of 4); zeros outside a.
-fn load_a(row: u32, k: u32) -> vec4f {
-  var v = vec4f(0.0);
-  if (row < params.m && k < params.k) {
-    let e = row * params.k + k;
-    if (params.k % 4u == 0u) {
-      v = a[e / 4u];
-    } else {
-      for (var j = 0u; j < 4u; j++) {
-        if (k + j < params.k) {
-          v[j] = a[(e + j) / 4u][(e + j) % 4u];
-        }
-      }
-    }
-  }
-  return v;
-}
+// #include "load_a.wgsl"
 
-// Four consecutive columns of row k of b, from column col (a multiple of 4); zeros outside b.
-fn load_b(k: u32, col: u32) -> vec4f {
-  var v = vec4f(0.0);
-  if (k < params.k && col < params.n) {
-    let e = k * params.n + col;
-    if (params.n % 4u == 0u) {
-      v = b[e / 4u];
-    } else {
-      for (var j = 0u; j < 4u; j++) {
-        if (col + j < params.n) {
-          v[j] = b[(e + j) / 4u][(e + j) % 4u];
-        }
-      }
-    }
-  }
-  return v;
-}
+// #include "load_b.wgsl"
 
-fn store_c(row: u32, col: u32, v: vec4f) {
-  if (row >= params.m || col >= params.n) {
-    return;
-  }
-  let e = row * params.n + col;
-  if (params.n % 4u == 0u) {
-    c[e / 4u] = v;
-    return;
-  }
-  for (var j = 0u; j < 4u; j++) {
-    if (col + j < params.n) {
-      c[(e + j) / 4u][(e + j) % 4u] = v[j];
-    }
-  }
-}
+// #include "store_c.wgsl"
 
-// Writes four consecutive k of one row of a, from column k of the block, into the transposed stage
-// at `base`: slot (k + j) * LANES + row / 4, component row % 4.
-fn stage_t(base: u32, row: u32, k: u32, v: vec4f) {
-  let slot = base + k * LANES + row / 4u;
-  a_t[slot][row % 4u] = v.x;
-  a_t[slot + LANES][row % 4u] = v.y;
-  a_t[slot + 2u * LANES][row % 4u] = v.z;
-  a_t[slot + 3u * LANES][row % 4u] = v.w;
-}
+// #include "stage_t.wgsl"
 
 // One k of the block: four rows of a at top and bottom, four columns of b, 32 FMAs.
 fn k_step(ia: u32, ib: u32) {
@@ -137,14 +75,7 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let tiles_n = (params.n + TILE_N - 1u) / TILE_N;
-  let tiles = ((params.m + TILE_M - 1u) / TILE_M) * tiles_n;
-  let tile = wid.x + wid.y * groups.x;
-  if (tile >= tiles) {
-    return;
-  }
-  let row0 = (tile / tiles_n) * TILE_M;
-  let col0 = (tile % tiles_n) * TILE_N;
+// #include "tile_origin.wgsl"
   let tx = lid % LANES;
   let ty = lid / LANES;
 
@@ -181,22 +112,7 @@ fn main(
     }
     let ia = base + ty;
     let ib = base + tx;
-    k_step(ia, ib);
-    k_step(ia + 1u * LANES, ib + 1u * LANES);
-    k_step(ia + 2u * LANES, ib + 2u * LANES);
-    k_step(ia + 3u * LANES, ib + 3u * LANES);
-    k_step(ia + 4u * LANES, ib + 4u * LANES);
-    k_step(ia + 5u * LANES, ib + 5u * LANES);
-    k_step(ia + 6u * LANES, ib + 6u * LANES);
-    k_step(ia + 7u * LANES, ib + 7u * LANES);
-    k_step(ia + 8u * LANES, ib + 8u * LANES);
-    k_step(ia + 9u * LANES, ib + 9u * LANES);
-    k_step(ia + 10u * LANES, ib + 10u * LANES);
-    k_step(ia + 11u * LANES, ib + 11u * LANES);
-    k_step(ia + 12u * LANES, ib + 12u * LANES);
-    k_step(ia + 13u * LANES, ib + 13u * LANES);
-    k_step(ia + 14u * LANES, ib + 14u * LANES);
-    k_step(ia + 15u * LANES, ib + 15u * LANES);
+// #include "k_steps16.wgsl"
     if (more) {
       stage_t(STAGE - base, a_row, a_k, next_a0);
       stage_t(STAGE - base, a_row + 32u, a_k, next_a1);

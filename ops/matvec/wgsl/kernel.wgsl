@@ -10,28 +10,14 @@
 // the 8). When K % 4 == 0 every row starts on a 16-byte boundary and is read as vec4s; otherwise
 // element by element, as components of the same vec4 bindings.
 // More than 65,535 workgroups fold into y: group = id.x + id.y * num_workgroups.x, rows bound-checked.
-struct Params {
-  n: u32, // rows of weight, length of y
-  k: u32, // columns of weight, length of x
-}
 
-@group(0) @binding(0) var<storage, read> weight: array<vec4f>;
-@group(0) @binding(1) var<storage, read> x: array<vec4f>;
-@group(0) @binding(2) var<storage, read_write> y: array<f32>;
-@group(0) @binding(3) var<uniform> params: Params;
+// #include "kernel_bindings.wgsl"
 
 const LANES = 64u; // invocations per row
 const ROWS = 4u; // rows per workgroup
 const SPAN = 8u; // partial sums each of the first round's 8 invocations adds: LANES / 8
 
-var<workgroup> partial: array<f32, LANES * ROWS>;
-
-// acc plus column quad i of the row starting at quad `base` times x's, or acc when i is past the row
-// (whose load then reads the row's last quad again, so that no load needs a branch around it).
-fn quad(acc: vec4f, base: u32, i: u32, quads: u32) -> vec4f {
-  let j = min(i, quads - 1u);
-  return select(acc, fma(weight[base + j], x[j], acc), i < quads);
-}
+// #include "kernel_quad.wgsl"
 
 @compute @workgroup_size(64, 4)
 fn main(
@@ -39,13 +25,7 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_id) lid: vec3u,
 ) {
-  let row = (wid.x + wid.y * groups.x) * ROWS + lid.y;
-  let lane = lid.x;
-  let k = params.k;
-  var acc0 = vec4f(0.0);
-  var acc1 = vec4f(0.0);
-  var acc2 = vec4f(0.0);
-  var acc3 = vec4f(0.0);
+// #include "kernel_setup.wgsl"
   if (row < params.n) {
     if (k % 4u == 0u) {
       let quads = k / 4u;
@@ -65,22 +45,5 @@ fn main(
     }
   }
 
-  let first = lid.y * LANES;
-  partial[first + lane] = dot(acc0 + acc1 + acc2 + acc3, vec4f(1.0));
-  workgroupBarrier();
-  if (lane < 8u) {
-    var s = 0.0;
-    for (var j = 0u; j < SPAN; j++) {
-      s += partial[first + lane * SPAN + j];
-    }
-    partial[first + lane * SPAN] = s;
-  }
-  workgroupBarrier();
-  if (lane == 0u && row < params.n) {
-    var s = 0.0;
-    for (var j = 0u; j < 8u; j++) {
-      s += partial[first + j * SPAN];
-    }
-    y[row] = s;
-  }
+// #include "kernel_reduce.wgsl"
 }

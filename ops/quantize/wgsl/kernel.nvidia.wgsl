@@ -36,34 +36,12 @@ const LARGEST: u32 = 0x7e800000u;   // 2^126 as f32 bits
 var<workgroup> maxima: array<u32, WG>;
 var<workgroup> maxima16: array<u32, 16>;
 
-// A finite f32 magnitude (bits without the sign) as significand * 2^(exponent - 150), both integers.
-fn significand(magnitude: u32) -> u32 {
-  return (magnitude & 0x7fffffu) | select(0u, 0x800000u, magnitude >= 0x800000u);
-}
-
-fn exponent(magnitude: u32) -> u32 {
-  return max(magnitude >> 23u, 1u);
-}
+// #include "magnitude.wgsl"
 
 // round(x * 127 / absmax), ties toward +Infinity, for |x| <= absmax (as bit patterns), exactly:
 // the portable kernel's integer arithmetic.
 fn exact_code(x_bits: u32, absmax_bits: u32) -> i32 {
-  let magnitude = x_bits & 0x7fffffffu;
-  if (magnitude == 0u) {
-    return 0;  // which covers every element of a row of zeros, so absmax > 0 below
-  }
-  let shift = exponent(absmax_bits) - exponent(magnitude);
-  if (shift > 8u) {
-    return 0;  // |quotient| < 127 * 2^24 / 2^(23 + 9) < 0.5
-  }
-  let numerator = 127u * significand(magnitude);
-  let denominator = significand(absmax_bits) << shift;
-  let whole = numerator / denominator;
-  let twice_remainder = 2u * (numerator - whole * denominator);
-  let negative = x_bits >= 0x80000000u;
-  let round_up = twice_remainder > denominator || (twice_remainder == denominator && !negative);
-  let code = i32(whole + select(0u, 1u, round_up));
-  return select(code, -code, negative);
+// #include "exact_code_body.wgsl"
 }
 
 // The code of x, given the row's absmax bits and ratio = f32(127 / absmax) (used only when the

@@ -1,0 +1,21 @@
+// The body of the exact code function: round(x * 127 / absmax), ties toward +Infinity, for
+// |x| <= absmax, from the bit patterns x_bits and absmax_bits, in integer arithmetic.
+  let magnitude = x_bits & 0x7fffffffu;
+  if (magnitude == 0u) {
+    return 0;  // which covers every element of a row of zeros, so absmax > 0 below
+  }
+  // |x| <= absmax, so |x|'s exponent is at most absmax's.
+  let shift = exponent(absmax_bits) - exponent(magnitude);
+  if (shift > 8u) {
+    return 0;  // |quotient| < 127 * 2^24 / 2^(23 + 9) < 0.5
+  }
+  // |quotient| = numerator / denominator exactly; numerator < 2^31 and denominator < 2^32.
+  let numerator = 127u * significand(magnitude);
+  let denominator = significand(absmax_bits) << shift;
+  let whole = numerator / denominator;
+  let twice_remainder = 2u * (numerator - whole * denominator);
+  let negative = x_bits >= 0x80000000u;
+  // A tie goes up in magnitude for positive x and down for negative x: toward +Infinity.
+  let round_up = twice_remainder > denominator || (twice_remainder == denominator && !negative);
+  let code = i32(whole + select(0u, 1u, round_up));
+  return select(code, -code, negative);
