@@ -44,7 +44,7 @@
  * @module
  */
 
-import { foldWorkgroups } from "../../harness/limits.ts";
+import { rowLayout } from "../../harness/rows.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
@@ -65,21 +65,8 @@ const PARAMS: readonly ParamField[] = [
   { name: "resident", type: "u32" },
 ];
 
-const WORKGROUP = 256;
 /** vec4s each invocation holds of its row (`PER` in the WGSL). */
 const PER = 8;
-
-/**
- * How rows of `d` elements spread over a workgroup: the fewest invocations per row (a power of
- * two, at most 256) that hold the row in `PER` vec4s each, and whether that is possible at all.
- */
-function rowLayout(d: number): { threads: number; resident: boolean } {
-  // vec4s a row touches: d / 4 when every row starts on a vec4 boundary, else at most one more.
-  const quads = d % 4 === 0 ? d / 4 : Math.floor((d + 6) / 4);
-  let threads = 1;
-  while (threads < WORKGROUP && threads * PER < quads) threads *= 2;
-  return { threads, resident: quads <= PER * threads };
-}
 
 /**
  * Plans `layernorm` on the GPU.
@@ -98,7 +85,7 @@ export function layernormPlan(
   const { N, D, eps } = shape;
   const weight = shape.weight ? D : 0;
   const bias = shape.bias ? D : 0;
-  const { threads, resident } = rowLayout(D);
+  const { threads, resident, workgroups } = rowLayout(N, D, PER, gpu.limits.maxComputeWorkgroupsPerDimension);
   return {
     op: "layernorm",
     kernel: gpu.resolve(KERNELS, "kernel", options),
@@ -121,7 +108,7 @@ export function layernormPlan(
       },
       "layernorm",
     ),
-    workgroups: foldWorkgroups(Math.ceil(N / (WORKGROUP / threads)), gpu.limits.maxComputeWorkgroupsPerDimension),
+    workgroups,
     // Read x, weight and bias once, write out once. Per element: an add for the mean, a subtract,
     // a square and an add for the variance, a subtract and a multiply to normalise, then one more
     // for the weight and one for the bias.

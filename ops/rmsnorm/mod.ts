@@ -39,7 +39,7 @@
  * @module
  */
 
-import { foldWorkgroups } from "../../harness/limits.ts";
+import { rowLayout } from "../../harness/rows.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
@@ -59,21 +59,8 @@ const PARAMS: readonly ParamField[] = [
   { name: "resident", type: "u32" },
 ];
 
-const WORKGROUP = 256;
 /** vec4s each invocation holds of its row (`PER` in the WGSL). */
 const PER = 8;
-
-/**
- * How rows of `d` elements spread over a workgroup: the fewest invocations per row (a power of
- * two, at most 256) that hold the row in `PER` vec4s each, and whether that is possible at all.
- */
-function rowLayout(d: number): { threads: number; resident: boolean } {
-  // vec4s a row touches: d / 4 when every row starts on a vec4 boundary, else at most one more.
-  const quads = d % 4 === 0 ? d / 4 : Math.floor((d + 6) / 4);
-  let threads = 1;
-  while (threads < WORKGROUP && threads * PER < quads) threads *= 2;
-  return { threads, resident: quads <= PER * threads };
-}
 
 /**
  * Plans `rmsnorm` on the GPU.
@@ -91,7 +78,7 @@ export function rmsnormPlan(
 ): KernelPlan {
   const { N, D, eps } = shape;
   const groups = shape.groups ?? 0;
-  const { threads, resident } = rowLayout(D);
+  const { threads, resident, workgroups } = rowLayout(N, D, PER, gpu.limits.maxComputeWorkgroupsPerDimension);
   return {
     op: "rmsnorm",
     kernel: gpu.resolve(KERNELS, "kernel", options),
@@ -101,7 +88,7 @@ export function rmsnormPlan(
       { name: "out", dtype: "f32", length: N * D, role: "output" },
     ],
     params: packParams(PARAMS, { rows: N, d: D, groups, eps, threads, resident: Number(resident) }, "rmsnorm"),
-    workgroups: foldWorkgroups(Math.ceil(N / (WORKGROUP / threads)), gpu.limits.maxComputeWorkgroupsPerDimension),
+    workgroups,
     // Read x and the weight once, write out once; per element a square, an add and two multiplies
     // (three with a weight).
     cost: { bytes: 8 * N * D + 4 * groups * D, flops: (groups > 0 ? 5 : 4) * N * D },

@@ -39,7 +39,7 @@
  * @module
  */
 
-import { foldWorkgroups } from "../../harness/limits.ts";
+import { rowLayout } from "../../harness/rows.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
@@ -49,7 +49,6 @@ import { type SoftmaxArgs, validateSoftmax } from "./reference.ts";
 export * from "./reference.ts";
 export { KERNELS };
 
-const WORKGROUP = 256;
 /** vec4s each invocation holds of its row (`PER` in the WGSL). */
 const PER = 8;
 
@@ -60,18 +59,6 @@ const PARAMS: readonly ParamField[] = [
   { name: "threads", type: "u32" },
   { name: "resident", type: "u32" },
 ];
-
-/**
- * How rows of `cols` elements spread over a workgroup: the fewest invocations per row (a power of
- * two, at most 256) that hold the row in `PER` vec4s each, and whether that is possible at all.
- */
-function rowLayout(cols: number): { threads: number; resident: boolean } {
-  // vec4s a row touches: cols / 4 when every row starts on a vec4 boundary, else at most one more.
-  const quads = cols % 4 === 0 ? cols / 4 : Math.floor((cols + 6) / 4);
-  let threads = 1;
-  while (threads < WORKGROUP && threads * PER < quads) threads *= 2;
-  return { threads, resident: quads <= PER * threads };
-}
 
 /**
  * Plans `softmax` on the GPU for `x` of shape `[rows, cols]`.
@@ -88,7 +75,7 @@ export function softmaxPlan(
 ): KernelPlan {
   const { rows, cols } = shape;
   const n = rows * cols;
-  const { threads, resident } = rowLayout(cols);
+  const { threads, resident, workgroups } = rowLayout(rows, cols, PER, gpu.limits.maxComputeWorkgroupsPerDimension);
   return {
     op: "softmax",
     kernel: gpu.resolve(KERNELS, "kernel", options),
@@ -97,7 +84,7 @@ export function softmaxPlan(
       { name: "out", dtype: "f32", length: n, role: "output" },
     ],
     params: packParams(PARAMS, { rows, cols, threads, resident: Number(resident) }, "softmax"),
-    workgroups: foldWorkgroups(Math.ceil(rows / (WORKGROUP / threads)), gpu.limits.maxComputeWorkgroupsPerDimension),
+    workgroups,
     // Read x once, write out once; per element a max, a subtract, an exp, an add and a divide.
     cost: { bytes: 8 * n, flops: 5 * n },
   };

@@ -1,0 +1,14 @@
+import { deepStrictEqual } from "node:assert/strict";
+import { rowLayout } from "./rows.ts";
+
+Deno.test("rowLayout: fewest invocations that hold a row, rows per workgroup, streaming past the limit", () => {
+  // 1024 columns = 256 vec4s: 32 invocations of 8 vec4s, 8 rows per workgroup.
+  deepStrictEqual(rowLayout(100, 1024, 8, 65535), { threads: 32, resident: true, workgroups: [13, 1, 1] });
+  // A row of 3 elements touches 1 vec4 on a boundary, 2 when it straddles one: still one invocation.
+  deepStrictEqual(rowLayout(5, 3, 8, 65535), { threads: 1, resident: true, workgroups: [1, 1, 1] });
+  // 8192 columns fill 256 invocations exactly; one more vec4 is streamed.
+  deepStrictEqual(rowLayout(2, 8192, 8, 65535), { threads: 256, resident: true, workgroups: [2, 1, 1] });
+  deepStrictEqual(rowLayout(2, 8196, 8, 65535).resident, false);
+  // 70,000 single-workgroup rows fold into y.
+  deepStrictEqual(rowLayout(70000, 8192, 8, 65535).workgroups, [35000, 2, 1]);
+});
