@@ -23,13 +23,14 @@
  * @module
  */
 
-import type { ProbeResult } from "./roofline.ts";
+import type { Roofline } from "./roofline.ts";
 
 /** The ceiling a row is held to. */
 export type Bound = "bandwidth" | "compute";
 
 /** The device a result was measured on, and its measured ceilings. */
-export interface BenchDevice {
+export interface BenchDevice
+  extends Pick<Roofline, "bandwidthGBps" | "computeTFLOPs" | "computeF16TFLOPs" | "dp4aTOPS" | "probes" | "skipped"> {
   /** Adapter description (the driver's name for the device). */
   description: string;
   /** Adapter vendor string. */
@@ -50,18 +51,6 @@ export interface BenchDevice {
   os: string;
   /** ISO date and time of the run. */
   date: string;
-  /** Bandwidth roofline, GB/s (best bandwidth probe). */
-  bandwidthGBps: number;
-  /** f32 compute roofline, TFLOP/s (best FMA probe). */
-  computeTFLOPs: number;
-  /** f16 compute probe, TFLOP/s, or null. */
-  computeF16TFLOPs: number | null;
-  /** DP4a probe, TOPS (8 ops per dot4I8Packed), or null. */
-  dp4aTOPS: number | null;
-  /** Every probe measured. */
-  probes: ProbeResult[];
-  /** Probes not run, with the reason. */
-  skipped: string[];
 }
 
 /** How the figures were taken. */
