@@ -125,6 +125,7 @@ export {
   validateMatvecQ8,
 } from "./ops/matvec/mod.ts";
 export {
+  collapsePermutation,
   MAX_PERMUTE_RANK,
   permute,
   type PermuteArgs,

@@ -10,7 +10,7 @@
  * - {@link parseVariantName}: the `<entry>[.<target>][.<dtype>].wgsl` grammar.
  * - {@link checkDispatch} / {@link LimitError}: the limits guard, before anything is encoded.
  * - {@link packParams}: validated uniform params.
- * - {@link rowLayout}: how row ops spread rows over a workgroup.
+ * - {@link rowLayout} / {@link streamWorkgroups}: grids shared by row ops and streaming kernels.
  *
  * Nothing here imports a Deno-only API; the test helpers (`harness/testing.ts`) and the kernel
  * generator (`harness/gen.ts`) are tooling and are not re-exported.
@@ -40,7 +40,7 @@ export {
 } from "./limits.ts";
 export type { KernelOptions } from "./options.ts";
 export { packParams, type ParamField } from "./params.ts";
-export { ROW_WORKGROUP, type RowLayout, rowLayout } from "./rows.ts";
+export { ROW_WORKGROUP, type RowLayout, rowLayout, streamWorkgroups } from "./grid.ts";
 export { type Resolution, resolve, type ResolveRequest, type Rung } from "./resolve.ts";
 export { type AdapterDescription, type AdapterInfoLike, describeAdapter, detectTarget } from "./target.ts";
 export {

@@ -22,6 +22,7 @@
  * @module
  */
 
+import { streamWorkgroups } from "../../harness/grid.ts";
 import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
@@ -52,14 +53,6 @@ const FLOPS_PER_ELEMENT: Record<ActivationKind, number> = {
 const BLOCK_ELEMENTS = 256 * 4 * 4;
 
 /**
- * Workgroups for `n` elements: one per block, capped at the per-dimension limit (the kernel's
- * grid-stride loop covers the rest, so the grid never folds into y). Zero for `n = 0`.
- */
-function streamWorkgroups(n: number, maxPerDimension: number): number {
-  return Math.min(Math.ceil(n / BLOCK_ELEMENTS), maxPerDimension);
-}
-
-/**
  * Plans `activation` on the GPU for `n` elements.
  *
  * @param gpu the device
@@ -85,7 +78,7 @@ export function activationPlan(
       { n, kind: KIND_CODES[kind], alpha },
       "activation",
     ),
-    workgroups: streamWorkgroups(n, gpu.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: streamWorkgroups(n, BLOCK_ELEMENTS, gpu.limits.maxComputeWorkgroupsPerDimension),
     cost: { bytes: 8 * n, flops: FLOPS_PER_ELEMENT[kind] * n },
   };
 }

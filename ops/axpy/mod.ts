@@ -26,6 +26,7 @@
  * @module
  */
 
+import { streamWorkgroups } from "../../harness/grid.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
@@ -48,14 +49,6 @@ const FMA_PROBE = { probe_a: Math.fround(0.1), probe_x: 3, probe_y: -Math.fround
 
 /** Elements one workgroup moves per block: 256 invocations × 4 vec4s (`WG * PER * 4` in the WGSL). */
 const BLOCK_ELEMENTS = 256 * 4 * 4;
-
-/**
- * Workgroups for `n` elements: one per block, capped at the per-dimension limit (the kernels'
- * grid-stride loop covers the rest, so the grid never folds into y). Zero for `n = 0`.
- */
-function streamWorkgroups(n: number, maxPerDimension: number): number {
-  return Math.min(Math.ceil(n / BLOCK_ELEMENTS), maxPerDimension);
-}
 
 function params(n: number, a: number): ArrayBuffer {
   return packParams(PARAMS, { n, a, ...FMA_PROBE }, "axpy");
@@ -84,7 +77,7 @@ export function axpyPlan(
       { name: "out", dtype: "f32", length: n, role: "output" },
     ],
     params: params(n, a),
-    workgroups: streamWorkgroups(n, gpu.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: streamWorkgroups(n, BLOCK_ELEMENTS, gpu.limits.maxComputeWorkgroupsPerDimension),
     cost: { bytes: 12 * n, flops: 2 * n },
   };
 }
@@ -112,7 +105,7 @@ export function axpyInplacePlan(
       { name: "y", dtype: "f32", length: n, role: "inout" },
     ],
     params: params(n, a),
-    workgroups: streamWorkgroups(n, gpu.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: streamWorkgroups(n, BLOCK_ELEMENTS, gpu.limits.maxComputeWorkgroupsPerDimension),
     cost: { bytes: 12 * n, flops: 2 * n },
   };
 }

@@ -15,6 +15,7 @@
  * @module
  */
 
+import { streamWorkgroups } from "../../harness/grid.ts";
 import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
@@ -34,18 +35,6 @@ const OP_CODES: Record<ElementwiseOp, number> = { add: 0, multiply: 1 };
 
 /** Elements one workgroup moves per block: 256 invocations × 4 vec4s (`WG * PER * 4` in the WGSL). */
 const BLOCK_ELEMENTS = 256 * 4 * 4;
-
-/**
- * Workgroups for `n` elements: one per block, capped at the per-dimension limit (the kernels'
- * grid-stride loop covers the rest, so the grid never folds into y). Zero for `n = 0`.
- *
- * @param n elements
- * @param maxPerDimension the device's maxComputeWorkgroupsPerDimension
- * @returns the workgroup count in x
- */
-function streamWorkgroups(n: number, maxPerDimension: number): number {
-  return Math.min(Math.ceil(n / BLOCK_ELEMENTS), maxPerDimension);
-}
 
 /**
  * Plans `elementwise` on the GPU for arrays of length `n`.
@@ -74,7 +63,7 @@ export function elementwisePlan(
       { n, op: OP_CODES[op] },
       "elementwise",
     ),
-    workgroups: streamWorkgroups(n, gpu.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: streamWorkgroups(n, BLOCK_ELEMENTS, gpu.limits.maxComputeWorkgroupsPerDimension),
     cost: { bytes: 12 * n, flops: n },
   };
 }
@@ -126,7 +115,7 @@ export function elementwiseRowsPlan(
       { n, d: D, op: OP_CODES[op] },
       "elementwiseRows",
     ),
-    workgroups: streamWorkgroups(n, gpu.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: streamWorkgroups(n, BLOCK_ELEMENTS, gpu.limits.maxComputeWorkgroupsPerDimension),
     cost: { bytes: 8 * n + 4 * D, flops: n },
   };
 }

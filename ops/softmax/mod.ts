@@ -39,7 +39,7 @@
  * @module
  */
 
-import { rowLayout } from "../../harness/rows.ts";
+import { rowLayout } from "../../harness/grid.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";

@@ -1,5 +1,5 @@
 import { deepStrictEqual } from "node:assert/strict";
-import { rowLayout } from "./rows.ts";
+import { rowLayout, streamWorkgroups } from "./grid.ts";
 
 Deno.test("rowLayout: fewest invocations that hold a row, rows per workgroup, streaming past the limit", () => {
   // 1024 columns = 256 vec4s: 32 invocations of 8 vec4s, 8 rows per workgroup.
@@ -11,4 +11,12 @@ Deno.test("rowLayout: fewest invocations that hold a row, rows per workgroup, st
   deepStrictEqual(rowLayout(2, 8196, 8, 65535).resident, false);
   // 70,000 single-workgroup rows fold into y.
   deepStrictEqual(rowLayout(70000, 8192, 8, 65535).workgroups, [35000, 2, 1]);
+});
+
+Deno.test("streamWorkgroups: one workgroup per block, capped, none for no elements", () => {
+  deepStrictEqual(
+    [streamWorkgroups(0, 4096, 65535), streamWorkgroups(1, 4096, 65535), streamWorkgroups(4097, 4096, 65535)],
+    [0, 1, 2],
+  );
+  deepStrictEqual(streamWorkgroups(2 ** 30, 4096, 65535), 65535);
 });
