@@ -53,7 +53,14 @@ import {
 import { measureRoofline, type ProbeOptions, type ProbeResult, type Roofline, sweepConfigs } from "./roofline.ts";
 import { bandwidthName, dp4aName, fmaName } from "./roofline.wgsl.ts";
 import { probeAdapter, probeBandwidth, probeDp4a, probeFma } from "./roofline.ts";
-import { supportsTimestamps, timePlan, TimestampUnavailableError } from "./timing.ts";
+import {
+  CLOCK_IDLE_MS,
+  CLOCK_WARMUP_MS,
+  supportsTimestamps,
+  timePlan,
+  TimestampUnavailableError,
+  warmClocks,
+} from "./timing.ts";
 import { variantsOf } from "./variants.ts";
 import { describeCall, peerFor } from "./peer/bench_map.ts";
 import { createTfjsPeer, missingTfjsFile, type TfjsPeer } from "./peer/tfjs.ts";
@@ -289,9 +296,8 @@ export async function benchMain(args: string[]): Promise<number> {
       }
     }
 
-    // The peer runs after every figure of ours is taken: with TF.js's backend alive on the device,
-    // our own kernels were measured at under half their speed (H200, 2026-11-30: elementwise add of
-    // 2^26 elements 0.191 ms without it, 0.451 ms with it), so the two never share a phase.
+    // The peer runs after every figure of ours is taken, so that TF.js's backend (its buffer pool,
+    // its pipelines) is never alive on the device while our figures are taken.
     let peerCondition: string;
     if (values["no-peer"]) peerCondition = "off (--no-peer)";
     else if (peerMissing) peerCondition = `off (${peerMissing} is missing; deno task peer:install)`;
@@ -312,7 +318,7 @@ export async function benchMain(args: string[]): Promise<number> {
         row.peerNote = "not timed: the peer runs at each case's largest shape (--peer-all for every shape)";
         continue;
       }
-      const beside = peer ? await peerFigure(peer, op, entry, value, timing, peerFigures) : null;
+      const beside = peer ? await peerFigure(gpu, peer, op, entry, value, timing, peerFigures) : null;
       if (beside?.note && !beside.failed) {
         noPeer.set(beside.note, [...noPeer.get(beside.note) ?? [], `${op}/${entry}/${row.shape}`]);
       }
@@ -328,7 +334,8 @@ export async function benchMain(args: string[]): Promise<number> {
 
     const device = deviceBlock(gpu, roof, values.driver);
     const conditions: BenchConditions = {
-      method: `Each row is one KernelPlan on resident tensors: a warm-up submission, then one command buffer of ` +
+      method: `Each row is one KernelPlan on resident tensors: when the device has idled for ${CLOCK_IDLE_MS} ms, ` +
+        `${CLOCK_WARMUP_MS} ms of GPU work to raise its clocks; a warm-up submission; then one command buffer of ` +
         `${warmup} untimed and ${samples} timed compute passes (one dispatch each); the figure is the median ` +
         `pass. Inputs are random, never zero; working sets smaller than the cache rotate over several input ` +
         `sets. Bytes and FLOPs are the op's declared KernelPlan.cost. Ceilings are this run's probes.`,
@@ -406,6 +413,7 @@ type PeerOutcome = { figure: PeerFigure; note?: undefined; failed?: undefined } 
  * times each shape once.
  */
 async function peerFigure(
+  gpu: ResidentDevice,
   peer: TfjsPeer,
   op: string,
   entry: string,
@@ -420,7 +428,9 @@ async function peerFigure(
   if (cached) return cached;
   let out: PeerOutcome;
   try {
-    const t = await peer.time(lookup.call.op, lookup.call.args, timing);
+    // TF.js's submissions are not ours, so the clocks are warmed before every peer figure.
+    const beforeTiming = () => warmClocks(gpu, { idleMs: 0 });
+    const t = await peer.time(lookup.call.op, lookup.call.args, { ...timing, beforeTiming });
     out = t
       ? { figure: { name: peerName(peer), call, ms: t.ms, kernels: t.kernels } }
       : { note: `${peerName(peer)} has no op ${lookup.call.op}`, failed: false };

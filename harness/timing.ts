@@ -6,7 +6,15 @@
  *   timestamp pair written at the beginning and end of its compute pass. Deno's fence (the
  *   `mapAsync` that reads the timestamps back) costs ~11 ms whatever the work, so the clock is
  *   never read around it; the host's wall time is kept only as a sanity bound on the sum.
- * - Before that, one separate submission of `warmup` passes compiles the pipeline and raises clocks.
+ * - Before that, one separate submission of `warmup` passes compiles the pipeline.
+ * - Clocks: a GPU's clock governor lowers its clocks when it idles and raises them only after a
+ *   while of work. On the H200 (2026-11-30), after 3 s idle the first ~200 ms of GPU work ran at
+ *   low clocks (an elementwise add over 2^26 elements: 0.45 ms a pass, then 0.19; a 4096^3 matmul:
+ *   21 ms a pass, then 3.7), and the clocks held through 1 s of idle. A figure taken in a ramp
+ *   measures the governor, not the kernel, so when the device has not been timed for
+ *   {@link CLOCK_IDLE_MS}, {@link warmClocks} first keeps it busy for `clockWarmupMs` (500 ms by
+ *   default) of GPU time and until an FMA loop's passes stop getting faster; the timing reports how
+ *   much it spent.
  * - Ticks are subtracted as BigInt nanoseconds (absolute values exceed 2^53), then converted. The
  *   timed passes must sum to no more than the submission's wall time, or the figure is refused
  *   (ticks that are not nanoseconds would otherwise go unnoticed).
@@ -41,6 +49,11 @@ export interface TimingOptions {
   maxSets?: number;
   /** Most bytes all input sets together may take. Default 1 GiB. */
   maxRotationBytes?: number;
+  /**
+   * GPU time, in ms, of the clock warm-up ({@link warmClocks}) run first when the device has not
+   * been timed for {@link CLOCK_IDLE_MS}. Default {@link CLOCK_WARMUP_MS}; 0 turns it off.
+   */
+  clockWarmupMs?: number;
 }
 
 /** Summary statistics of the per-pass times, in milliseconds. */
@@ -73,6 +86,8 @@ export interface Timing extends SampleStats {
   cacheResident: boolean;
   /** Host wall time of the timed submission, fence included (a sanity bound, not a figure). */
   wallMs: number;
+  /** GPU time spent warming the clocks just before this figure (0 when the device was busy recently). */
+  clockWarmupMs: number;
 }
 
 /** Thrown when the device cannot time on the GPU (no `timestamp-query`, or the queries read zero). */
@@ -89,6 +104,125 @@ export class TimestampUnavailableError extends Error {
 }
 
 const MAX_SAMPLES = 2048; // 4096 queries per query set
+
+/**
+ * Idle time, in ms, after which {@link warmClocks} warms the clocks again. The H200 held its clocks
+ * through 1 s of idle after a busy second, but not always through ~0.5 s gaps between short timings
+ * (figures up to 4x slow), so any gap longer than a fence warms again.
+ */
+export const CLOCK_IDLE_MS = 100;
+/** Default GPU time, in ms, of a clock warm-up (the H200 needed ~200 ms of work to reach full clocks). */
+export const CLOCK_WARMUP_MS = 500;
+/** GPU time each warm-up pass is sized for once calibrated. */
+const WARMUP_PASS_MS = 20;
+/** A warm-up round at most this much slower than the fastest before it counts as settled clocks. */
+const WARMUP_SETTLED = 0.02;
+/** The most GPU time one warm-up spends, settled or not. */
+const WARMUP_LIMIT_MS = 3000;
+
+/** When each device last finished a timed submission (performance.now()). */
+const lastTimed = new WeakMap<GPUDevice, number>();
+
+/** Independent FMA chains over `iterations`; the sink is written only for a value the chains never reach. */
+const WARMUP_WGSL = `// A clock warm-up: four independent FMA chains per invocation, params.x iterations each.
+struct Params {
+  iterations: u32,
+}
+
+@group(0) @binding(0) var<storage, read_write> sink: array<f32>;
+@group(0) @binding(1) var<uniform> params: Params;
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) id: vec3u) {
+  var a = f32(id.x) * 1e-9;
+  var b = a + 0.25;
+  var c = a + 0.5;
+  var d = a + 0.75;
+  for (var i = 0u; i < params.iterations; i++) {
+    a = fma(a, 0.999, 0.001);
+    b = fma(b, 0.999, 0.001);
+    c = fma(c, 0.999, 0.001);
+    d = fma(d, 0.999, 0.001);
+  }
+  // Chains that start in [0, 1] and contract towards 1 never sum to -1: nothing is written, but the
+  // compiler cannot drop the loop.
+  if (a + b + c + d == -1.0) {
+    sink[0] = a;
+  }
+}
+`;
+const WARMUP_WORKGROUPS = 1024;
+
+function warmupPlan(iterations: number): KernelPlan {
+  return {
+    op: "clock warm-up",
+    kernel: { variant: "kernel", source: WARMUP_WGSL, rung: "portable", tried: ["kernel"] },
+    bindings: [{ name: "sink", dtype: "f32", length: 1, role: "output" }],
+    params: new Uint32Array([iterations]).buffer,
+    workgroups: WARMUP_WORKGROUPS,
+    cost: { bytes: 0, flops: 8 * 256 * WARMUP_WORKGROUPS * iterations },
+  };
+}
+
+/** Options for {@link warmClocks}. */
+export interface ClockWarmupOptions {
+  /** GPU time to keep the device busy for, in ms. Default {@link CLOCK_WARMUP_MS}. */
+  ms?: number;
+  /** Warm only when the device has not been timed for this long, in ms. Default {@link CLOCK_IDLE_MS}; 0 always warms. */
+  idleMs?: number;
+}
+
+/**
+ * Raises the GPU's clocks before a figure is taken: when the device has not finished a timed
+ * submission for `idleMs`, runs an FMA loop (calibrated to ~20 ms passes) until at least `ms` of GPU
+ * time, measured by timestamps, has been spent and the passes have stopped getting faster (a round
+ * of five no slower than 1.02 x the fastest round before it; at most 3 s). A figure taken right
+ * after idle would otherwise include the clock governor's ramp (see the module doc for the H200's).
+ *
+ * @param gpu the device (must have `timestamp-query`)
+ * @param options GPU time to spend and the idle time that triggers it
+ * @returns the GPU time spent, in ms (0 when the device was timed recently or `ms` is 0)
+ * @throws TimestampUnavailableError without `timestamp-query`
+ * @throws Error when `ms` or `idleMs` is negative or not finite
+ */
+export async function warmClocks(gpu: ResidentDevice, options: ClockWarmupOptions = {}): Promise<number> {
+  const ms = options.ms ?? CLOCK_WARMUP_MS;
+  const idleMs = options.idleMs ?? CLOCK_IDLE_MS;
+  for (const [name, value] of [["ms", ms], ["idleMs", idleMs]] as const) {
+    if (!Number.isFinite(value) || value < 0) {
+      throw new Error(`warmClocks: ${name} must be a finite number >= 0, got ${value}`);
+    }
+  }
+  const last = lastTimed.get(gpu.device);
+  if (ms === 0 || (last !== undefined && performance.now() - last < idleMs)) return 0;
+  const sink = gpu.alloc("f32", 1, "clock warm-up sink");
+  try {
+    // Calibrate the loop to ~20 ms passes (at most 16 times longer per round, so a mismeasured tiny
+    // pass cannot make a huge one), then keep going at that length until `ms` is spent and a round
+    // is no slower than the fastest before it: the clocks have stopped rising.
+    let iterations = 16;
+    let calibrated = false;
+    let spent = 0;
+    let best = Infinity;
+    while (spent < WARMUP_LIMIT_MS) {
+      const t = await timeResident(gpu, warmupPlan(iterations), [[sink]], { samples: 5, warmup: 0, clockWarmupMs: 0 });
+      spent += t.samplesMs.reduce((sum, d) => sum + d, 0);
+      if (calibrated) {
+        if (spent >= ms && t.ms <= best * (1 + WARMUP_SETTLED)) break;
+        best = Math.min(best, t.ms);
+      } else if (t.msMax >= WARMUP_PASS_MS / 2) {
+        calibrated = true;
+        best = t.ms;
+      } else {
+        const scale = Math.min(16, WARMUP_PASS_MS / Math.max(t.msMax, 1e-3));
+        iterations = Math.max(16, Math.min(2 ** 22, Math.round(iterations * scale)));
+      }
+    }
+    return spent;
+  } finally {
+    sink.buffer.destroy();
+  }
+}
 
 /**
  * Whether the device was granted `timestamp-query`.
@@ -194,6 +328,7 @@ export async function timeResident(
   const { samples, warmup } = validated(options);
   const where = `${plan.op}/${plan.kernel.variant}`;
   const device = gpu.device;
+  const clockWarmupMs = await warmClocks(gpu, { ms: options.clockWarmupMs ?? CLOCK_WARMUP_MS });
 
   // Warm-up submission: compiles the pipeline, validates, and raises clocks.
   await gpu.submit(
@@ -244,6 +379,7 @@ export async function timeResident(
     if (validation ?? oom) throw new Error(`WebGPU rejected timing of ${where}: ${(validation ?? oom)!.message}`);
     ticks = new BigUint64Array(staging.getMappedRange().slice(0));
     staging.unmap();
+    lastTimed.set(device, performance.now());
   } finally {
     for (const b of transient) b.destroy();
     querySet.destroy();
@@ -281,6 +417,7 @@ export async function timeResident(
     workingSetBytes: bytes,
     cacheResident: bytes * sets.length < (options.cacheBytes ?? 50 * 2 ** 20),
     wallMs,
+    clockWarmupMs,
   };
 }
 

@@ -116,6 +116,15 @@ export interface PeerTiming extends SampleStats {
 }
 
 /** TF.js's WebGPU backend on our device. */
+/** Options of {@link TfjsPeer.time}: harness/timing.ts's, and a hook run right before the timed calls. */
+export interface PeerTimingOptions extends TimingOptions {
+  /**
+   * Runs after the inputs are uploaded and checked, right before the warm-up and timed calls: the
+   * bench warms the GPU's clocks here (harness/timing.ts, `warmClocks`), as it does before its own figures.
+   */
+  beforeTiming?: () => Promise<unknown>;
+}
+
 export interface TfjsPeer {
   /** TF.js's version. */
   readonly version: string;
@@ -131,12 +140,13 @@ export interface TfjsPeer {
    * @param op an op name (see {@link PEER_OPS})
    * @param args its arguments
    * @param options timed calls (a number, or `samples`: at least 5, default 10), `warmup` (default
-   *   3), and the cache size and caps {@link rotationSets} reads: harness/timing.ts's options
+   *   3), the cache size and caps {@link rotationSets} reads (harness/timing.ts's options), and
+   *   `beforeTiming`
    * @returns the statistics and the runs, or undefined when TF.js has no such op
    * @throws Error when the output is wrong or WebGPU reports an error
    * @throws TimestampUnavailableError when a call's GPU time reads zero or exceeds its wall time
    */
-  time(op: string, args: PeerShape, options?: number | TimingOptions): Promise<PeerTiming | undefined>;
+  time(op: string, args: PeerShape, options?: number | PeerTimingOptions): Promise<PeerTiming | undefined>;
   /**
    * Runs `op` once at `args` and checks its output against the CPU, without timing it.
    *
@@ -222,7 +232,9 @@ export async function createTfjsPeer(device: GPUDevice): Promise<TfjsPeer> {
     tf,
     method: TIMING_METHOD,
     async time(op, args, options = {}) {
-      const { samples = 10, warmup = 3, ...rotation } = typeof options === "number" ? { samples: options } : options;
+      const { samples = 10, warmup = 3, beforeTiming, ...rotation } = typeof options === "number"
+        ? { samples: options }
+        : options;
       if (!Number.isInteger(samples) || samples < 5) {
         throw new Error(`tfjs peer: samples must be an integer >= 5, got ${samples}`);
       }
@@ -236,6 +248,7 @@ export async function createTfjsPeer(device: GPUDevice): Promise<TfjsPeer> {
       return await withCase(tf, device, c, `tfjs peer ${op} ${JSON.stringify(args)}`, sets, async (run, checked) => {
         const ns: bigint[] = [];
         let programs: string[] = [];
+        await beforeTiming?.();
         for (let r = 0; r < warmup + samples; r++) {
           let out: TfTensor | undefined;
           const info = await tf.time(() => {
