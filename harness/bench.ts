@@ -53,14 +53,7 @@ import {
 import { measureRoofline, type ProbeOptions, type ProbeResult, type Roofline, sweepConfigs } from "./roofline.ts";
 import { bandwidthName, dp4aName, fmaName } from "./roofline.wgsl.ts";
 import { probeAdapter, probeBandwidth, probeDp4a, probeFma } from "./roofline.ts";
-import {
-  CLOCK_IDLE_MS,
-  CLOCK_WARMUP_MS,
-  supportsTimestamps,
-  timePlan,
-  TimestampUnavailableError,
-  warmClocks,
-} from "./timing.ts";
+import { CLOCK_WARMUP_MS, supportsTimestamps, timePlan, TimestampUnavailableError, warmClocks } from "./timing.ts";
 import { variantsOf } from "./variants.ts";
 import { describeCall, peerFor } from "./peer/bench_map.ts";
 import { createTfjsPeer, missingTfjsFile, type TfjsPeer } from "./peer/tfjs.ts";
@@ -334,8 +327,8 @@ export async function benchMain(args: string[]): Promise<number> {
 
     const device = deviceBlock(gpu, roof, values.driver);
     const conditions: BenchConditions = {
-      method: `Each row is one KernelPlan on resident tensors: when the device has idled for ${CLOCK_IDLE_MS} ms, ` +
-        `${CLOCK_WARMUP_MS} ms of GPU work to raise its clocks; a warm-up submission; then one command buffer of ` +
+      method: `Each row is one KernelPlan on resident tensors: a warm-up submission; at least ${CLOCK_WARMUP_MS} ms ` +
+        `of GPU work to raise the clocks, until an FMA loop stops getting faster; then one command buffer of ` +
         `${warmup} untimed and ${samples} timed compute passes (one dispatch each); the figure is the median ` +
         `pass. Inputs are random, never zero; working sets smaller than the cache rotate over several input ` +
         `sets. Bytes and FLOPs are the op's declared KernelPlan.cost. Ceilings are this run's probes.`,
@@ -428,8 +421,8 @@ async function peerFigure(
   if (cached) return cached;
   let out: PeerOutcome;
   try {
-    // TF.js's submissions are not ours, so the clocks are warmed before every peer figure.
-    const beforeTiming = () => warmClocks(gpu, { idleMs: 0 });
+    // The clocks are warmed before every peer figure, as before ours.
+    const beforeTiming = () => warmClocks(gpu);
     const t = await peer.time(lookup.call.op, lookup.call.args, { ...timing, beforeTiming });
     out = t
       ? { figure: { name: peerName(peer), call, ms: t.ms, kernels: t.kernels } }

@@ -10,11 +10,13 @@
  * - Clocks: a GPU's clock governor lowers its clocks when it idles and raises them only after a
  *   while of work. On the H200 (2026-11-30), after 3 s idle the first ~200 ms of GPU work ran at
  *   low clocks (an elementwise add over 2^26 elements: 0.45 ms a pass, then 0.19; a 4096^3 matmul:
- *   21 ms a pass, then 3.7), and the clocks held through 1 s of idle. A figure taken in a ramp
- *   measures the governor, not the kernel, so when the device has not been timed for
- *   {@link CLOCK_IDLE_MS}, {@link warmClocks} first keeps it busy for `clockWarmupMs` (500 ms by
- *   default) of GPU time and until an FMA loop's passes stop getting faster; the timing reports how
- *   much it spent.
+ *   21 ms a pass, then 3.7). The clocks held through 1 s of idle after a busy second, but fell under
+ *   a stream of short timings separated by tens of milliseconds of host work (figures up to 4x
+ *   slow): the governor follows utilisation, and no gap between figures is safe. A figure taken at
+ *   low clocks measures the governor, not the kernel, so before every figure (after the compile
+ *   submission, right before the timed one) {@link warmClocks} keeps the device busy for
+ *   `clockWarmupMs` (500 ms by default) of GPU time and until an FMA loop's passes stop getting
+ *   faster; the timing reports how much it spent.
  * - Ticks are subtracted as BigInt nanoseconds (absolute values exceed 2^53), then converted. The
  *   timed passes must sum to no more than the submission's wall time, or the figure is refused
  *   (ticks that are not nanoseconds would otherwise go unnoticed).
@@ -50,8 +52,8 @@ export interface TimingOptions {
   /** Most bytes all input sets together may take. Default 1 GiB. */
   maxRotationBytes?: number;
   /**
-   * GPU time, in ms, of the clock warm-up ({@link warmClocks}) run first when the device has not
-   * been timed for {@link CLOCK_IDLE_MS}. Default {@link CLOCK_WARMUP_MS}; 0 turns it off.
+   * GPU time, in ms, of the clock warm-up ({@link warmClocks}) run right before the timed passes.
+   * Default {@link CLOCK_WARMUP_MS}; 0 turns it off.
    */
   clockWarmupMs?: number;
 }
@@ -86,7 +88,7 @@ export interface Timing extends SampleStats {
   cacheResident: boolean;
   /** Host wall time of the timed submission, fence included (a sanity bound, not a figure). */
   wallMs: number;
-  /** GPU time spent warming the clocks just before this figure (0 when the device was busy recently). */
+  /** GPU time spent warming the clocks just before this figure (0 when `clockWarmupMs` was 0). */
   clockWarmupMs: number;
 }
 
@@ -105,13 +107,7 @@ export class TimestampUnavailableError extends Error {
 
 const MAX_SAMPLES = 2048; // 4096 queries per query set
 
-/**
- * Idle time, in ms, after which {@link warmClocks} warms the clocks again. The H200 held its clocks
- * through 1 s of idle after a busy second, but not always through ~0.5 s gaps between short timings
- * (figures up to 4x slow), so any gap longer than a fence warms again.
- */
-export const CLOCK_IDLE_MS = 100;
-/** Default GPU time, in ms, of a clock warm-up (the H200 needed ~200 ms of work to reach full clocks). */
+/** Default GPU time, in ms, of a clock warm-up (the H200 needed ~200-400 ms of work to reach full clocks). */
 export const CLOCK_WARMUP_MS = 500;
 /** GPU time each warm-up pass is sized for once calibrated. */
 const WARMUP_PASS_MS = 20;
@@ -119,9 +115,6 @@ const WARMUP_PASS_MS = 20;
 const WARMUP_SETTLED = 0.02;
 /** The most GPU time one warm-up spends, settled or not. */
 const WARMUP_LIMIT_MS = 3000;
-
-/** When each device last finished a timed submission (performance.now()). */
-const lastTimed = new WeakMap<GPUDevice, number>();
 
 /** Independent FMA chains over `iterations`; the sink is written only for a value the chains never reach. */
 const WARMUP_WGSL = `// A clock warm-up: four independent FMA chains per invocation, params.x iterations each.
@@ -168,33 +161,24 @@ function warmupPlan(iterations: number): KernelPlan {
 export interface ClockWarmupOptions {
   /** GPU time to keep the device busy for, in ms. Default {@link CLOCK_WARMUP_MS}. */
   ms?: number;
-  /** Warm only when the device has not been timed for this long, in ms. Default {@link CLOCK_IDLE_MS}; 0 always warms. */
-  idleMs?: number;
 }
 
 /**
- * Raises the GPU's clocks before a figure is taken: when the device has not finished a timed
- * submission for `idleMs`, runs an FMA loop (calibrated to ~20 ms passes) until at least `ms` of GPU
+ * Raises the GPU's clocks before a figure is taken: runs an FMA loop (calibrated to ~20 ms passes) until at least `ms` of GPU
  * time, measured by timestamps, has been spent and the passes have stopped getting faster (a round
  * of five no slower than 1.02 x the fastest round before it; at most 3 s). A figure taken right
  * after idle would otherwise include the clock governor's ramp (see the module doc for the H200's).
  *
  * @param gpu the device (must have `timestamp-query`)
- * @param options GPU time to spend and the idle time that triggers it
- * @returns the GPU time spent, in ms (0 when the device was timed recently or `ms` is 0)
+ * @param options GPU time to spend
+ * @returns the GPU time spent, in ms (0 when `ms` is 0)
  * @throws TimestampUnavailableError without `timestamp-query`
- * @throws Error when `ms` or `idleMs` is negative or not finite
+ * @throws Error when `ms` is negative or not finite
  */
 export async function warmClocks(gpu: ResidentDevice, options: ClockWarmupOptions = {}): Promise<number> {
   const ms = options.ms ?? CLOCK_WARMUP_MS;
-  const idleMs = options.idleMs ?? CLOCK_IDLE_MS;
-  for (const [name, value] of [["ms", ms], ["idleMs", idleMs]] as const) {
-    if (!Number.isFinite(value) || value < 0) {
-      throw new Error(`warmClocks: ${name} must be a finite number >= 0, got ${value}`);
-    }
-  }
-  const last = lastTimed.get(gpu.device);
-  if (ms === 0 || (last !== undefined && performance.now() - last < idleMs)) return 0;
+  if (!Number.isFinite(ms) || ms < 0) throw new Error(`warmClocks: ms must be a finite number >= 0, got ${ms}`);
+  if (ms === 0) return 0;
   const sink = gpu.alloc("f32", 1, "clock warm-up sink");
   try {
     // Calibrate the loop to ~20 ms passes (at most 16 times longer per round, so a mismeasured tiny
@@ -328,7 +312,6 @@ export async function timeResident(
   const { samples, warmup } = validated(options);
   const where = `${plan.op}/${plan.kernel.variant}`;
   const device = gpu.device;
-  const clockWarmupMs = await warmClocks(gpu, { ms: options.clockWarmupMs ?? CLOCK_WARMUP_MS });
 
   // Warm-up submission: compiles the pipeline, validates, and raises clocks.
   await gpu.submit(
@@ -338,6 +321,8 @@ export async function timeResident(
     ]),
   );
   await device.queue.onSubmittedWorkDone();
+  // After the compile (which may take long enough for the clocks to fall), right before the figure.
+  const clockWarmupMs = await warmClocks(gpu, { ms: options.clockWarmupMs ?? CLOCK_WARMUP_MS });
 
   const querySet = device.createQuerySet({ type: "timestamp", count: 2 * samples });
   const resolveBuffer = device.createBuffer({
@@ -379,7 +364,6 @@ export async function timeResident(
     if (validation ?? oom) throw new Error(`WebGPU rejected timing of ${where}: ${(validation ?? oom)!.message}`);
     ticks = new BigUint64Array(staging.getMappedRange().slice(0));
     staging.unmap();
-    lastTimed.set(device, performance.now());
   } finally {
     for (const b of transient) b.destroy();
     querySet.destroy();

@@ -24,22 +24,31 @@
  *
  * How the 128 x 128 kernels (`kernel`, `q8row`, `q4g128`) are built, and why (the WGSL has no
  * subgroups here, so everything goes through registers and workgroup memory):
- * - 8 x 8 outputs per invocation in sixteen named vec4 accumulators: per k, four vec4 reads of
- *   workgroup memory feed 64 FMAs, so the FMA units, not workgroup memory, set the pace. (An
- *   invocation owning 4 x 4 reads two vec4s for 16 FMAs and is bound by workgroup memory.)
+ * - 8 x 8 outputs per invocation in sixteen named vec4 accumulators, function-local variables of the
+ *   entry point: per k, four vec4 reads of workgroup memory feed 64 FMAs, so the FMA units, not
+ *   workgroup memory, set the pace. (An invocation owning 4 x 4 reads two vec4s for 16 FMAs and is
+ *   bound by workgroup memory.)
  * - a's block is staged transposed, so one vec4 read gives four rows at one k; b's block (or the
  *   decoded weight's) as vec4s along a row of the tile.
- * - Two stages of workgroup memory with the next block prefetched into registers while the current
- *   one is multiplied: one barrier per block, and global-memory latency behind the FMAs.
- * - The k-steps of a block are written out (WGSL compiles every loop to a bounded `loop`, which a
- *   driver may not unroll), each an FMA step on module-scope private accumulators.
+ * - K walked 16 at a time through one stage of workgroup memory, 16 KiB (WebGPU's default
+ *   maxComputeWorkgroupStorageSize, so one kernel serves every device): each invocation loads its
+ *   share of a block, stores it, a barrier, the 16 k-steps, a barrier.
+ * - The 16 k-steps are written out inline in the entry point, neither looped over (WGSL compiles
+ *   every loop to a bounded `loop`, which a driver may not unroll) nor called as a function.
  * - Operands are read a vec4 at a time when their rows are 16-byte aligned (K % 4 == 0 for a,
- *   N % 4 == 0 for b and c), element by element otherwise; edges are bound-checked per load.
- * The target variant `kernel.nvidia` walks K 16 at a time (half the barriers per FMA) at 32 KiB
- * of workgroup memory; the portable kernels stay within WebGPU's default 16 KiB. A plan whose
- * resolved variant needs more workgroup memory than the device grants falls back to the portable
- * kernel; an override naming such a variant is refused with a LimitError naming
- * maxComputeWorkgroupStorageSize.
+ *   N % 4 == 0 for b and c), element by element otherwise. The bound checks are in the staging
+ *   loads (zeros outside an operand) and the final stores, never in the k-steps.
+ * This design replaced a two-stage one (the next block prefetched into registers during the
+ * current one, one barrier per block; accumulators in module-scope private variables, each k-step
+ * a function call), which had an NVIDIA variant at 32 KiB of workgroup memory: at 4096^3 on the
+ * H200, a scratch kernel of this design (without the bound checks these kernels keep out of the
+ * k-steps) ran at 37.0 TFLOP/s and that NVIDIA variant at 29.5 (which of the differences matter
+ * most was not measured apart). With the NVIDIA variant's K-step
+ * of 16 now within the portable 16 KiB, there is no target variant. `tile64` is the same design
+ * at 64 x 64 (8 x 4 outputs per invocation, 8 KiB); `q8row_tile64` and `q4g128_tile64` keep a
+ * simpler one (4 x 4 outputs per invocation, a looped k, element-by-element loads). Every kernel
+ * stays within WebGPU's default 16 KiB of workgroup memory (a test holds them to it), so no plan
+ * needs to check the device's maxComputeWorkgroupStorageSize.
  *
  * Refused, with an error naming the argument: M, N or K not an integer >= 1, and arrays of the wrong
  * type or length; and, before anything is uploaded, an operand larger than the device's
@@ -56,7 +65,7 @@
  * @module
  */
 
-import { foldWorkgroups, LimitError } from "../../harness/limits.ts";
+import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
 import { parseVariantName } from "../../harness/variants.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
@@ -97,11 +106,10 @@ const ENTRIES = {
 } as const;
 type GemmOp = keyof typeof ENTRIES;
 
-/** A kernel's tile and workgroup memory, read from its WGSL constants (the source is the one truth). */
-interface Geometry {
+/** A kernel's tile, read from its WGSL constants (the source is the one truth). */
+interface Tile {
   tileM: number;
   tileN: number;
-  workgroupBytes: number;
 }
 
 function wgslConst(source: string, name: string): number | undefined {
@@ -109,20 +117,15 @@ function wgslConst(source: string, name: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-/**
- * The tile (`TILE_M` x `TILE_N`, or `TILE` square) and the workgroup memory (`STAGES` blocks of
- * `STEP` columns of a and rows of b, f32) a GEMM kernel declares.
- */
-function geometry(kernel: Resolution): Geometry {
+/** The tile (`TILE_M` x `TILE_N`, or `TILE` square) a GEMM kernel declares. */
+function tileOf(kernel: Resolution): Tile {
   const tile = wgslConst(kernel.source, "TILE");
   const tileM = wgslConst(kernel.source, "TILE_M") ?? tile;
   const tileN = wgslConst(kernel.source, "TILE_N") ?? tile;
-  const step = wgslConst(kernel.source, "STEP");
-  if (tileM === undefined || tileN === undefined || step === undefined) {
-    throw new Error(`matmul/${kernel.variant}: the kernel must declare TILE_M and TILE_N (or TILE) and STEP`);
+  if (tileM === undefined || tileN === undefined) {
+    throw new Error(`matmul/${kernel.variant}: the kernel must declare TILE_M and TILE_N (or TILE)`);
   }
-  const stages = wgslConst(kernel.source, "STAGES") ?? 1;
-  return { tileM, tileN, workgroupBytes: 4 * stages * step * (tileM + tileN) };
+  return { tileM, tileN };
 }
 
 /** Whether a shape has enough 128 x 128 tiles to keep a large GPU busy with them. */
@@ -132,39 +135,22 @@ function largeTile({ M, N }: MatmulShape): boolean {
 
 /**
  * The kernel of a plan: the variant an override names (one of the op's two entry points), or the
- * entry point the size calls for, resolved for the device's target. A resolved variant needing
- * more workgroup memory than the device grants gives way to the entry point's portable kernel; an
- * overridden one is refused.
+ * entry point the size calls for, resolved for the device's target.
  */
 function gemmKernel(gpu: ResidentDevice, op: GemmOp, shape: MatmulShape, options: KernelOptions): Resolution {
   const [large, small] = ENTRIES[op];
-  const allowed = gpu.device.limits.maxComputeWorkgroupStorageSize;
   if (options.override !== undefined) {
     const { entry } = parseVariantName(options.override);
     if (entry !== large && entry !== small) {
       throw new Error(`${op}: override "${options.override}" is not a variant of entry point "${large}" or "${small}"`);
     }
-    const kernel = gpu.resolve(KERNELS, entry, options);
-    const needed = geometry(kernel).workgroupBytes;
-    if (needed > allowed) {
-      throw new LimitError(
-        `${op}/${kernel.variant}`,
-        "maxComputeWorkgroupStorageSize",
-        needed,
-        allowed,
-        "workgroup memory",
-      );
-    }
-    return kernel;
+    return gpu.resolve(KERNELS, entry, options);
   }
-  const entry = largeTile(shape) ? large : small;
-  const kernel = gpu.resolve(KERNELS, entry);
-  if (geometry(kernel).workgroupBytes <= allowed) return kernel;
-  return { variant: entry, source: KERNELS[entry], rung: "portable", tried: [...kernel.tried, entry] };
+  return gpu.resolve(KERNELS, largeTile(shape) ? large : small);
 }
 
 function tileGrid(gpu: ResidentDevice, shape: MatmulShape, kernel: Resolution): [number, number, number] {
-  const { tileM, tileN } = geometry(kernel);
+  const { tileM, tileN } = tileOf(kernel);
   const tiles = Math.ceil(shape.M / tileM) * Math.ceil(shape.N / tileN);
   return foldWorkgroups(tiles, gpu.limits.maxComputeWorkgroupsPerDimension);
 }
@@ -176,7 +162,6 @@ function tileGrid(gpu: ResidentDevice, shape: MatmulShape, kernel: Resolution): 
  * @param shape `M`, `N`, `K`
  * @param options kernel override: a variant of `kernel` or of `tile64` (which also picks the tile)
  * @returns the plan; bindings `a`, `b` (inputs) and `c` (output), one workgroup per tile of `c`
- * @throws LimitError when an overridden variant needs more workgroup memory than the device grants
  */
 export function matmulPlan(gpu: ResidentDevice, shape: MatmulShape, options: KernelOptions = {}): KernelPlan {
   const { M, N, K } = shape;
@@ -254,7 +239,6 @@ function quantizedPlan(
  * @param shape `M` (rows of `a`), `N` (rows of the weight), `K`
  * @param options kernel override: a variant of `q8row` or of `q8row_tile64` (which also picks the tile)
  * @returns the plan; bindings `a`, `weight`, `scale` (inputs) and `c` (output)
- * @throws LimitError when an overridden variant needs more workgroup memory than the device grants
  */
 export function matmulQ8Plan(gpu: ResidentDevice, shape: MatmulShape, options: KernelOptions = {}): KernelPlan {
   const { N, K } = shape;
@@ -292,7 +276,6 @@ export async function matmulQ8Gpu(
  * @param shape `M` (rows of `a`), `N` (rows of the weight), `K`
  * @param options kernel override: a variant of `q4g128` or of `q4g128_tile64` (which also picks the tile)
  * @returns the plan; bindings `a`, `weight`, `scales` (inputs) and `c` (output)
- * @throws LimitError when an overridden variant needs more workgroup memory than the device grants
  */
 export function matmulQ4G128Plan(gpu: ResidentDevice, shape: MatmulShape, options: KernelOptions = {}): KernelPlan {
   const { N, K } = shape;

@@ -2,28 +2,20 @@
 // [N, K] is int8: weight is [N, ceil(K/4)] u32, four two's-complement codes per word, least
 // significant byte first, and scale[n] is row n's scale. c[m, n] = scale[n] * sum_k a[m, k] * code[n, k].
 //
-// The tiling is matmul/kernel's, with the weight in b's place:
+// The tiling is matmul/kernel's, with the weight in b's place (see kernel.wgsl for the design and
+// why): each workgroup computes one 128 x 128 tile of c; each of its 256 invocations owns 8 x 8
+// outputs in sixteen named vec4 accumulators, function-local variables of main, rows 4ty..4ty+3 and
+// 64+4ty..64+4ty+3 and columns 4tx..4tx+3 and 64+4tx..64+4tx+3 for (tx, ty) = (lid % 16, lid / 16).
+// K is walked 16 at a time through one stage of workgroup memory (16 KiB): loads, stores, a
+// barrier, the 16 k-steps written out inline in main, a barrier.
 //
-// Each workgroup computes one 128 x 128 tile of c; each of its 256 invocations owns 8 x 8 outputs
-// in sixteen named vec4 accumulators (module-scope private variables, so that one k-step can be a
-// function; an array of them may be spilled to memory). Invocation (tx, ty) = (lid % 16, lid / 16)
-// owns rows 4ty..4ty+3 ("top") and 64+4ty..64+4ty+3 ("bottom") and columns 4tx..4tx+3 ("left")
-// and 64+4tx..64+4tx+3 ("right"), so that neighbouring invocations read neighbouring vec4s of
-// workgroup memory and write neighbouring vec4s of c.
-//
-// K is walked 8 at a time through two stages of workgroup memory (16 KiB, WebGPU's default limit).
-// While the block in one stage is multiplied, the invocation's share of the next block is already
-// loading into registers; it goes to the other stage afterwards, so one barrier per block suffices
-// and the loads' latency hides behind the FMAs. The 8 k-steps of a block are written out rather
-// than looped over: a loop the driver does not unroll costs a counter and a branch per k-step, and
-// keeps one k-step's workgroup-memory reads from overlapping another's FMAs.
-//
-// The weight is decoded as it is staged (one word, four codes, per invocation per block; no
+// The weight is decoded as it is staged (two words, eight codes, per invocation per block; no
 // separate dequantize pass), transposed into the same layout as b's: the codes are exact in f32, so
 // the sum is of a times the codes, and each output is scaled once at the end. Codes in the padding
 // of a row's last word (k >= K) stage as zeros. a is read a vec4 at a time when K % 4 == 0 and c
-// written so when N % 4 == 0, element by element otherwise. Loads outside the operands stage zeros
-// and stores outside c are skipped, so every M, N, K >= 1 works. Tiles beyond 65,535 fold into y:
+// written so when N % 4 == 0, element by element otherwise. Every guard is in the staging loads and
+// the final stores, none in the k-steps: loads outside the operands stage zeros and stores outside c
+// are skipped, so every M, N, K >= 1 works. Tiles beyond 65,535 fold into y:
 // tile = id.x + id.y * num_workgroups.x, bound-checked.
 
 // #include "params.wgsl"
@@ -36,18 +28,14 @@
 
 const TILE_M = 128u;
 const TILE_N = 128u;
-const STEP = 8u; // columns of a (rows of the weight's transpose) per block
-const STAGES = 2u; // blocks in workgroup memory at once
+const STEP = 16u; // columns of a (rows of the weight's transpose) per block
 const LANES = 32u; // vec4s across 128 rows or columns
 const HALF = 16u; // vec4 offset of the bottom rows / right columns: 64 / 4
-const STAGE = STEP * LANES; // vec4s of one operand in one stage
 
-// a_t[s * STAGE + k * LANES + i] holds a[row0 + 4i .. 4i + 3, k0 + k];
-// b_s[s * STAGE + k * LANES + j] holds the decoded weight at rows col0 + 4j .. 4j + 3, column k0 + k.
-var<workgroup> a_t: array<vec4f, STAGES * STAGE>;
-var<workgroup> b_s: array<vec4f, STAGES * STAGE>;
-
-// #include "acc128.wgsl"
+// a_t[k * LANES + i] holds a[row0 + 4i .. 4i + 3, k0 + k];
+// b_s[k * LANES + j] holds the decoded weight at rows col0 + 4j .. 4j + 3, column k0 + k.
+var<workgroup> a_t: array<vec4f, STEP * LANES>;
+var<workgroup> b_s: array<vec4f, STEP * LANES>;
 
 // #include "load_a.wgsl"
 
@@ -73,8 +61,6 @@ fn load_scales(col: u32) -> vec4f {
 
 // #include "stage_w.wgsl"
 
-// #include "k_step128.wgsl"
-
 @compute @workgroup_size(256)
 fn main(
   @builtin(workgroup_id) wid: vec3u,
@@ -85,35 +71,26 @@ fn main(
   let tx = lid % HALF;
   let ty = lid / HALF;
 
-  // What this invocation stages per block: four consecutive k of one row of a and of the same
-  // row of the weight's block (one word of codes).
-  let a_row = lid / 2u;
-  let a_k = (lid % 2u) * 4u;
+  // What this invocation stages per block: four consecutive k of two rows of a (a_row and
+  // a_row + 64), and of the same two rows of the weight's block (one word of codes each).
+  let a_row = lid / 4u;
+  let a_k = (lid % 4u) * 4u;
 
-  // Block 0 into stage 0; then each block's successor loads into registers while it is multiplied,
-  // and goes to the other stage after. One barrier per block: the stage written during block t was
-  // last read during block t - 1, which every invocation finished before the barrier ending it.
-  let blocks = (params.k + STEP - 1u) / STEP;
-  var next_a = load_a(row0 + a_row, a_k);
-  var next_w = load_word(col0 + a_row, a_k);
-  stage_t(0u, a_row, a_k, next_a);
-  stage_w(0u, a_row, a_k, decode(next_w, a_k));
-  workgroupBarrier();
-  for (var t = 0u; t < blocks; t++) {
-    let base = (t & 1u) * STAGE;
-    let more = t + 1u < blocks;
-    let k_next = (t + 1u) * STEP;
-    if (more) {
-      next_a = load_a(row0 + a_row, k_next + a_k);
-      next_w = load_word(col0 + a_row, k_next + a_k);
-    }
-    let ia = base + ty;
-    let ib = base + tx;
-// #include "k_steps8.wgsl"
-    if (more) {
-      stage_t(STAGE - base, a_row, a_k, next_a);
-      stage_w(STAGE - base, a_row, a_k, decode(next_w, k_next + a_k));
-    }
+// #include "acc128.wgsl"
+
+  for (var k0 = 0u; k0 < params.k; k0 += STEP) {
+    // All four loads before any store, so that they are in flight together.
+    let a_top = load_a(row0 + a_row, k0 + a_k);
+    let a_bottom = load_a(row0 + a_row + 64u, k0 + a_k);
+    let w_top = load_word(col0 + a_row, k0 + a_k);
+    let w_bottom = load_word(col0 + a_row + 64u, k0 + a_k);
+    stage_t(a_row, a_k, a_top);
+    stage_t(a_row + 64u, a_k, a_bottom);
+    stage_w(a_row, a_k, decode(w_top, k0 + a_k));
+    stage_w(a_row + 64u, a_k, decode(w_bottom, k0 + a_k));
+    workgroupBarrier();
+// #include "k_steps128.wgsl"
+    // The next block's stores wait until every invocation has read this one.
     workgroupBarrier();
   }
 

@@ -1,4 +1,4 @@
-// The params and bindings of the f32 GEMMs (kernel, kernel.nvidia, tile64): a, b and c as vec4s.
+// The params and bindings of the f32 GEMMs (kernel, tile64): a, b and c as vec4s.
 // #include "params.wgsl"
 
 @group(0) @binding(0) var<storage, read> a: array<vec4f>;
