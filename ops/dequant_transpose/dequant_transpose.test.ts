@@ -121,24 +121,28 @@ gpuTest(
 
 gpuTest("dequantTranspose GPU: cost, and a grid past maxComputeWorkgroupsPerDimension folding into y", async (gpu) => {
   deepStrictEqual(dequantTransposePlan(gpu, { N: 3, K: 5 }).cost, { bytes: 4 * (3 * 2 + 3 + 15), flops: 15 });
-  // One row of 2^22 columns is 131,072 tiles of 32 x 32, more than one dimension holds.
+  // One row of 2^24 columns is 131,072 tiles of 128 x 128, more than one dimension holds.
   const limit = gpu.limits.maxComputeWorkgroupsPerDimension;
   const folded = foldWorkgroups(2 ** 17, limit);
   ok(folded[1] > 1 && folded[0] <= limit);
-  deepStrictEqual(dequantTransposePlan(gpu, { N: 1, K: 2 ** 22 }).workgroups, folded);
-  // Running that many takes seconds on a software adapter, so the limit is lowered instead: a 20 x 150
+  deepStrictEqual(dequantTransposePlan(gpu, { N: 1, K: 2 ** 24 }).workgroups, folded);
+  deepStrictEqual(dequantTransposePlan(gpu, { N: 300, K: 129 }).workgroups, [6, 1, 1]);
+  // Running that many takes seconds on a software adapter, so the limit is lowered instead: a 20 x 600
   // weight is 5 tiles, on a 3 x 2 grid at a limit of 3, whose last workgroup has no tile.
   const limit3 = gpu.withLimits({ maxComputeWorkgroupsPerDimension: 3 });
-  const args = randomWeight(20, 150, 3);
+  const args = randomWeight(20, 600, 3);
   deepStrictEqual(dequantTransposePlan(limit3, args).workgroups, [3, 2, 1]);
   assertClose(await dequantTransposeGpu(limit3, args), dequantTranspose(args), exact, "folded to 3 x 2");
 });
 
+// Small and ragged shapes, which move one code at a time; then shapes with the vec4 path (N % 4 == 0,
+// ceil(K / 4) % 4 == 0): whole 128 x 128 tiles only, and whole tiles beside tiles cut on both sides
+// (K = 269 also pads its last word).
 checkAgainstReference(
   "dequantTranspose",
   KERNELS,
   "kernel",
-  [[1, 1], [2, 3], [33, 65], [255, 257], [3, 4099], [4099, 2], [100, 1]].map(([N, K], i) => ({
+  [[1, 1], [2, 3], [33, 65], [255, 257], [3, 4099], [4099, 2], [100, 1], [256, 384], [388, 269]].map(([N, K], i) => ({
     label: `N=${N} K=${K}`,
     args: randomWeight(N, K, 10 * i),
   })),

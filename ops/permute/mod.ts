@@ -11,14 +11,21 @@
  *
  * On NVIDIA, `kernel.nvidia` is resolved instead, tuned for bandwidth. The host first collapses the
  * permutation ({@link collapsePermutation}: size-1 axes dropped, input axes that stay neighbours
- * merged), then the kernel runs in one of two modes. When the last input axis stays last (an
- * attention head split `[B, S, H, D] -> [B, H, S, D]`, say), every output row of the merged last
- * axes is one contiguous piece of x: invocations stream vec4s, four per invocation before the
- * first store. When it moves (`[B, M, N] -> [B, N, M]`, `[A, B, C] -> [C, B, A]`), the tensor is a
- * batch of matrix transposes, moved through 64x64 workgroup tiles with vec4 loads and stores, as
- * transpose's `kernel.nvidia` does. Sizes that are not multiples of 4 move element by element.
- * A gather of one element per invocation, as the portable kernel does, reads 4 of every 32 bytes
- * it fetches when the last axis moves.
+ * merged). When the last input axis stays last (an attention head split `[B, S, H, D] ->
+ * [B, H, S, D]`, say), every output row of the merged last axes is one contiguous piece of x, and
+ * the plan runs the `rows` kernel: invocations stream vec4s, four per invocation before the first
+ * store. When it moves (`[B, M, N] -> [B, N, M]`, `[A, B, C] -> [C, B, A]`), the tensor is a batch
+ * of matrix transposes, and `kernel.nvidia` moves it through 64x64 workgroup tiles with 16-byte
+ * accesses on every side, as transpose's `kernel.nvidia` does. Sizes that are not multiples of 4
+ * move element by element. A gather of one element per invocation, as the portable kernel does,
+ * reads 4 of every 32 bytes it fetches when the last axis moves.
+ *
+ * The two are separate modules, so that the row copy carries none of the tiles' 16 KiB of
+ * workgroup memory and barriers. Measured on the H200, 2026-11-30, GPU timestamps, warm clocks: the
+ * row copy as a mode of one module with the tiles took 83.0% of the 4,520 GB/s roofline at
+ * 16x2048x32x128-perm0213 and 25.7% at 32x128x64x64-perm0213; the same code in a module without
+ * workgroup memory 89.3% and 28.5%. The vec4 tiles took 85.4% at 64x512x2048-perm021;
+ * 64x512x2048-perm210 stays near 30% (30.6%) with every tile layout tried.
  *
  * @module
  */
@@ -27,6 +34,7 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
+import type { Resolution } from "../../harness/resolve.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import { MAX_PERMUTE_RANK, type PermuteArgs, permuteDims, type PermuteShape, validatePermute } from "./reference.ts";
 
@@ -41,20 +49,19 @@ const PARAMS: ParamField[] = [
   ...AXES.map((a): ParamField => ({ name: `stride${a}`, type: "u32" })),
 ];
 
-/** Elements one workgroup of the NVIDIA kernel moves per block in rows mode: 256 invocations x 4 vec4s. */
+/** Elements one workgroup of the `rows` kernel moves per block: 256 invocations x 4 vec4s. */
 const ROWS_BLOCK = 256 * 4 * 4;
-/** Tile edge of the NVIDIA kernel's tiles mode. */
+/** Tile edge of `kernel.nvidia`. */
 const TILE = 64;
-/** Outer or batch axes the NVIDIA kernel's params hold. */
+/** Outer (`rows`) or batch (`kernel.nvidia`) axes the params hold. */
 const SLOTS = 5;
-const NVIDIA_PARAMS: ParamField[] = [
-  ...["mode", "n", "inner", "axes", "p", "q", "p_stride", "q_stride"].map((name): ParamField => ({
-    name,
-    type: "u32",
-  })),
-  ...["size", "xs", "os"].flatMap((field) =>
-    Array.from({ length: SLOTS }, (_, a): ParamField => ({ name: `${field}${a}`, type: "u32" }))
-  ),
+const u32Fields = (names: string[]) => names.map((name): ParamField => ({ name, type: "u32" }));
+const slotFields = (fields: string[]) =>
+  fields.flatMap((field) => u32Fields(Array.from({ length: SLOTS }, (_, a) => `${field}${a}`)));
+const ROWS_PARAMS: ParamField[] = [...u32Fields(["n", "inner", "axes"]), ...slotFields(["size", "xs"])];
+const TILES_PARAMS: ParamField[] = [
+  ...u32Fields(["n", "p", "q", "p_stride", "q_stride", "axes"]),
+  ...slotFields(["size", "xs", "os"]),
 ];
 
 /**
@@ -101,51 +108,67 @@ function nextKept(shape: readonly number[], axis: number): number {
 
 const stridesOf = (shape: readonly number[]) => shape.map((_, a) => shape.slice(a + 1).reduce((p, d) => p * d, 1));
 
-/** Params and workgroups of `kernel.nvidia` (see its WGSL for the two modes). */
+/** A plan's kernel, params and workgroups. */
+interface Geometry {
+  kernel: Resolution;
+  params: ArrayBuffer;
+  workgroups: [number, number, number];
+}
+
+/**
+ * The slot params of `rows` and `kernel.nvidia`: `axes` (each a value per field, e.g. its size
+ * and its stride in x) in the last of the five slots, in order; leading slots have size 1, stride 0.
+ */
+function slotValues(fields: readonly string[], axes: readonly Record<string, number>[]): Record<string, number> {
+  const values: Record<string, number> = { axes: axes.length };
+  for (let a = 0; a < SLOTS; a++) {
+    const axis = axes[a - (SLOTS - axes.length)];
+    for (const field of fields) values[`${field}${a}`] = axis ? axis[field] : field === "size" ? 1 : 0;
+  }
+  return values;
+}
+
+/**
+ * The NVIDIA route (see the WGSL of `rows` and `kernel.nvidia`): the `rows` kernel when the
+ * collapsed permutation keeps the last axis last (or there is nothing to move), else `nvidia`'s
+ * batch of tiled transposes.
+ */
 function nvidiaGeometry(
+  gpu: ResidentDevice,
+  nvidia: Resolution,
   shape: readonly number[],
   dims: readonly number[],
-  maxPerDimension: number,
-): { params: ArrayBuffer; workgroups: [number, number, number] } {
+): Geometry {
   const n = shape.reduce((p, d) => p * d, 1);
-  const values: Record<string, number> = { n, mode: 0, inner: 1, axes: 0, p: 1, q: 1, p_stride: 0, q_stride: 0 };
-  for (let a = 0; a < SLOTS; a++) Object.assign(values, { [`size${a}`]: 1, [`xs${a}`]: 0, [`os${a}`]: 0 });
-  const place = (axes: { size: number; xs: number; os: number }[]) => {
-    values.axes = axes.length;
-    for (const [k, axis] of axes.entries()) {
-      const a = SLOTS - axes.length + k;
-      Object.assign(values, { [`size${a}`]: axis.size, [`xs${a}`]: axis.xs, [`os${a}`]: axis.os });
-    }
-  };
-  let blocks = 0;
-  if (n > 0) {
-    const c = collapsePermutation(shape, dims);
-    const rank = c.shape.length;
-    const xs = stridesOf(c.shape);
-    const os = stridesOf(c.dims.map((d) => c.shape[d]));
-    const last = rank - 1;
-    if (c.dims[last] === last) {
-      values.inner = c.shape[last];
-      place(c.dims.slice(0, last).map((d, k) => ({ size: c.shape[d], xs: xs[d], os: os[k] })));
-      blocks = Math.ceil(n / ROWS_BLOCK);
-    } else {
-      const p = c.dims[last];
-      Object.assign(values, {
-        mode: 1,
-        p: c.shape[p],
-        q: c.shape[last],
-        p_stride: xs[p],
-        q_stride: os[c.dims.indexOf(last)],
-      });
-      place(
-        c.dims.flatMap((d, k) => d === p || d === last ? [] : [{ size: c.shape[d], xs: xs[d], os: os[k] }]),
-      );
-      blocks = Math.ceil(c.shape[p] / TILE) * Math.ceil(c.shape[last] / TILE) * (n / (c.shape[p] * c.shape[last]));
-    }
+  const max = gpu.limits.maxComputeWorkgroupsPerDimension;
+  const c = n > 0 ? collapsePermutation(shape, dims) : { shape: [0], dims: [0] };
+  const last = c.shape.length - 1;
+  const xs = stridesOf(c.shape);
+  if (c.dims[last] === last) {
+    const outer = c.dims.slice(0, last).map((d) => ({ size: c.shape[d], xs: xs[d] }));
+    const values = { n, inner: Math.max(c.shape[last], 1), ...slotValues(["size", "xs"], outer) };
+    return {
+      kernel: gpu.resolve(KERNELS, "rows"),
+      params: packParams(ROWS_PARAMS, values, "permute"),
+      workgroups: [Math.min(Math.ceil(n / ROWS_BLOCK), max), 1, 1],
+    };
   }
+  const os = stridesOf(c.dims.map((d) => c.shape[d]));
+  const p = c.dims[last];
+  const [P, Q] = [c.shape[p], c.shape[last]];
+  const batch = c.dims.flatMap((d, k) => d === p || d === last ? [] : [{ size: c.shape[d], xs: xs[d], os: os[k] }]);
+  const values = {
+    n,
+    p: P,
+    q: Q,
+    p_stride: xs[p],
+    q_stride: os[c.dims.indexOf(last)],
+    ...slotValues(["size", "xs", "os"], batch),
+  };
   return {
-    params: packParams(NVIDIA_PARAMS, values, "permute"),
-    workgroups: [Math.min(blocks, maxPerDimension), 1, 1],
+    kernel: nvidia,
+    params: packParams(TILES_PARAMS, values, "permute"),
+    workgroups: [Math.min(Math.ceil(P / TILE) * Math.ceil(Q / TILE) * (n / (P * Q)), max), 1, 1],
   };
 }
 
@@ -155,7 +178,8 @@ function nvidiaGeometry(
  * @param gpu the device
  * @param permutation the shape of `x` and the axis order (validated here)
  * @param options kernel override
- * @returns the plan; bindings `x` (input) and `out` (output)
+ * @returns the plan; bindings `x` (input) and `out` (output). Its kernel is the variant resolved, except
+ *   where `kernel.nvidia` hands a permutation that keeps the last axis last to `rows`
  * @throws Error naming a bad shape or axis order
  */
 export function permutePlan(gpu: ResidentDevice, permutation: PermuteShape, options: KernelOptions = {}): KernelPlan {
@@ -163,8 +187,7 @@ export function permutePlan(gpu: ResidentDevice, permutation: PermuteShape, opti
   const { shape } = permutation;
   const n = shape.reduce((p, d) => p * d, 1);
   const kernel = gpu.resolve(KERNELS, "kernel", options);
-  const max = gpu.limits.maxComputeWorkgroupsPerDimension;
-  let geometry: { params: ArrayBuffer; workgroups: [number, number, number] };
+  let geometry: Geometry;
   if (kernel.variant === "kernel") {
     const inputStrides = stridesOf(shape);
     // Six axes, the output's own at the end; the leading ones have size 1 and stride 0.
@@ -176,17 +199,17 @@ export function permutePlan(gpu: ResidentDevice, permutation: PermuteShape, opti
       values[`stride${a}`] = from === undefined ? 0 : inputStrides[from];
     }
     geometry = {
+      kernel,
       params: packParams(PARAMS, values, "permute"),
-      workgroups: foldWorkgroups(Math.ceil(n / WORKGROUP_SIZE), max),
+      workgroups: foldWorkgroups(Math.ceil(n / WORKGROUP_SIZE), gpu.limits.maxComputeWorkgroupsPerDimension),
     };
   } else if (kernel.variant === "kernel.nvidia") {
-    geometry = nvidiaGeometry(shape, dims, max);
+    geometry = nvidiaGeometry(gpu, kernel, shape, dims);
   } else {
     throw new Error(`permute: no dispatch geometry for variant "${kernel.variant}"`);
   }
   return {
     op: "permute",
-    kernel,
     bindings: [
       { name: "x", dtype: "f32", length: n, role: "input" },
       { name: "out", dtype: "f32", length: n, role: "output" },

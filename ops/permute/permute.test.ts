@@ -173,82 +173,92 @@ Deno.test("collapsePermutation: size-1 axes dropped, neighbours that stay neighb
   }
 });
 
-gpuTest("permute plan (kernel.nvidia): rows mode when the last axis stays, tiles mode when it moves", (gpu) => {
+gpuTest("permute plan (kernel.nvidia): rows when the last axis stays, tiles when it moves", (gpu) => {
   const nvidia = { override: "kernel.nvidia" };
-  const fields = (shape: number[], dims: number[]) => {
-    const plan = permutePlan(gpu, { shape, dims }, nvidia);
-    const [mode, n, inner, axes, p, q, pStride, qStride, ...slots] = new Uint32Array(plan.params!).slice(0, 23);
+  const plan = (shape: number[], dims: number[]) => permutePlan(gpu, { shape, dims }, nvidia);
+  const rows = (shape: number[], dims: number[]) => {
+    const { kernel, params, workgroups } = plan(shape, dims);
+    const [n, inner, axes, ...slots] = new Uint32Array(params!).slice(0, 13);
+    return { kernel: kernel.variant, n, inner, axes, sizes: slots.slice(0, 5), xs: slots.slice(5, 10), workgroups };
+  };
+  const tiles = (shape: number[], dims: number[]) => {
+    const { kernel, params, workgroups } = plan(shape, dims);
+    const [n, p, q, pStride, qStride, axes, ...slots] = new Uint32Array(params!).slice(0, 21);
     return {
-      mode,
+      kernel: kernel.variant,
       n,
-      inner,
-      axes,
       p,
       q,
       pStride,
       qStride,
-      sizes: [...slots.slice(0, 5)],
-      xs: [...slots.slice(5, 10)],
-      os: [...slots.slice(10, 15)],
-      workgroups: plan.workgroups,
+      axes,
+      sizes: slots.slice(0, 5),
+      xs: slots.slice(5, 10),
+      os: slots.slice(10, 15),
+      workgroups,
     };
   };
   // Attention head split: rows of 64 floats, three outer axes in output order [32, 64, 128].
-  deepStrictEqual(fields([32, 128, 64, 64], [0, 2, 1, 3]), {
-    mode: 0,
+  deepStrictEqual(rows([32, 128, 64, 64], [0, 2, 1, 3]), {
+    kernel: "rows",
     n: 2 ** 24,
     inner: 64,
     axes: 3,
-    p: 1,
-    q: 1,
-    pStride: 0,
-    qStride: 0,
     sizes: [1, 1, 32, 64, 128],
     xs: [0, 0, 128 * 64 * 64, 64, 64 * 64],
-    os: [0, 0, 64 * 128 * 64, 128 * 64, 64],
     workgroups: [2 ** 24 / 4096, 1, 1],
   });
+  // An identity collapses to one row of every element, with no outer axes.
+  deepStrictEqual(rows([2, 3, 4], [0, 1, 2]), {
+    kernel: "rows",
+    n: 24,
+    inner: 24,
+    axes: 0,
+    sizes: [1, 1, 1, 1, 1],
+    xs: [0, 0, 0, 0, 0],
+    workgroups: [1, 1, 1],
+  });
   // A batch of 64 [512, 2048] transposes: 8 x 32 tiles each.
-  deepStrictEqual(fields([64, 512, 2048], [0, 2, 1]), {
-    mode: 1,
+  deepStrictEqual(tiles([64, 512, 2048], [0, 2, 1]), {
+    kernel: "kernel.nvidia",
     n: 2 ** 26,
-    inner: 1,
-    axes: 1,
     p: 512,
     q: 2048,
     pStride: 2048,
     qStride: 512,
+    axes: 1,
     sizes: [1, 1, 1, 1, 64],
     xs: [0, 0, 0, 0, 512 * 2048],
     os: [0, 0, 0, 0, 2048 * 512],
     workgroups: [8 * 32 * 64, 1, 1],
   });
   // [A, B, C] -> [C, B, A]: the middle axis is the batch, at stride C in x and A in out.
-  deepStrictEqual(fields([64, 512, 2048], [2, 1, 0]), {
-    mode: 1,
+  deepStrictEqual(tiles([64, 512, 2048], [2, 1, 0]), {
+    kernel: "kernel.nvidia",
     n: 2 ** 26,
-    inner: 1,
-    axes: 1,
     p: 64,
     q: 2048,
     pStride: 512 * 2048,
     qStride: 512 * 64,
+    axes: 1,
     sizes: [1, 1, 1, 1, 512],
     xs: [0, 0, 0, 0, 2048],
     os: [0, 0, 0, 0, 64],
     workgroups: [32 * 512, 1, 1],
   });
-  deepStrictEqual(fields([3, 0, 2], [2, 1, 0]).workgroups, [0, 1, 1]);
+  deepStrictEqual(plan([3, 0, 2], [2, 1, 0]).workgroups, [0, 1, 1]);
   const max = gpu.limits.maxComputeWorkgroupsPerDimension;
-  deepStrictEqual(fields([8192, 8192 * 2], [1, 0]).workgroups, [Math.min(128 * 256, max), 1, 1]);
-  deepStrictEqual(fields([4099, 4099], [1, 0]).workgroups, [65 * 65, 1, 1]);
+  deepStrictEqual(plan([8192, 8192 * 2], [1, 0]).workgroups, [Math.min(128 * 256, max), 1, 1]);
+  deepStrictEqual(plan([4099, 4099], [1, 0]).workgroups, [65 * 65, 1, 1]);
+  deepStrictEqual(plan([2 ** 14, 2 ** 14], [0, 1]).workgroups, [Math.min(2 ** 28 / 4096, max), 1, 1]);
 });
 
 gpuTest(
   "permute GPU (kernel.nvidia): any grid covers the tensor once, and nothing is written past the end",
   async (gpu) => {
-    // Rows mode with and without vec4s, tiles mode with and without, each on fewer workgroups than
-    // blocks, on a grid folded by hand and on more workgroups than blocks.
+    // rows with and without vec4s, kernel.nvidia's tiles with and without (whole tiles and tiles
+    // cut by the edge), each on fewer workgroups than blocks, on a grid folded by hand and on more
+    // workgroups than blocks.
     const cases: [number[], number[]][] = [
       [[3, 5, 4, 8], [0, 2, 1, 3]],
       [[3, 5, 4, 7], [1, 0, 2, 3]],
@@ -296,9 +306,10 @@ gpuTest("permute GPU: a folded grid recovers each invocation's index and writes 
 });
 
 // Every rank from 1 to 6, sizes that are not multiples of 256, size-1 axes, a row of 4099 and an
-// empty tensor; then, for kernel.nvidia's two modes with and without vec4s: the last axis kept
-// (rows of 8 and of 7, an attention head split), the last axis moved (batched transposes of
-// whole, cut and single-element tiles), and a permutation that collapses to a plain copy.
+// empty tensor; then, for kernel.nvidia's two kernels with and without vec4s: the last axis kept
+// (`rows`: rows of 8 and of 7, attention head splits, one with whole blocks of 4,096 elements and
+// a cut one), the last axis moved (kernel.nvidia's batched transposes of whole, cut and
+// single-element tiles), and a permutation that collapses to a plain copy.
 const CASES: [number[], number[]][] = [
   [[1], [0]],
   [[257], [0]],
@@ -314,6 +325,7 @@ const CASES: [number[], number[]][] = [
   [[2, 3, 5, 8], [0, 2, 1, 3]],
   [[4, 3, 5, 7], [2, 0, 1, 3]],
   [[2, 16, 4, 12], [0, 2, 1, 3]],
+  [[4, 36, 8, 16], [0, 2, 1, 3]],
   [[3, 64, 128], [0, 2, 1]],
   [[2, 68, 132], [0, 2, 1]],
   [[8, 3, 100], [2, 1, 0]],

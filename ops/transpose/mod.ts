@@ -12,12 +12,16 @@
  * more than 65,535 of them (a 1 x 2,097,153 row, say) is folded into two dimensions rather than
  * refused. What remains is the device's maxStorageBufferBindingSize, checked before dispatch.
  *
- * On NVIDIA, `kernel.nvidia` is resolved instead: 64x64 tiles, 256 invocations each moving four
- * vec4s in and four out (sixteen elements), the tile unpadded but swizzled so that neither side
- * conflicts on banks, and tiles dealt to at most 65,535 workgroups in a grid-stride loop (the grid
- * never folds). A 32x32 tile of single floats keeps too few bytes in flight per invocation to
- * stream at the H200's bandwidth. Shapes whose rows or cols are not multiples of 4 take the same
- * tiles one element at a time.
+ * On NVIDIA, `kernel.nvidia` is resolved instead: 64x64 tiles through workgroup memory with every
+ * access 16 bytes wide. 256 invocations each load four vec4s along rows of `x`, read back one 4x4
+ * block as four vec4s, transpose it in registers and store four vec4s along rows of the result; the
+ * tile is kept as vec4s, swizzled so that neither side conflicts on banks, and tiles are dealt to at
+ * most 65,535 workgroups in a grid-stride loop (the grid never folds). Measured on the H200,
+ * 2026-11-30, GPU timestamps, warm clocks: 8192x8192 in 0.138 ms, 85.9% of the 4,520 GB/s roofline
+ * beside 86.5% for a plain vec4 copy of the same bytes; 4096x4096 72.4% (the copy 77.5%). At
+ * 8192x8192 a tile of single floats written out by hand reached 83.5%, the portable kernel 51.1%.
+ * Shapes whose rows or cols are not multiples of 4, and tiles cut by the matrix's edge, move the
+ * same way one element at a time.
  *
  * @module
  */
