@@ -12,21 +12,59 @@
  * invocation has several independent 16-byte loads of the weight outstanding at once (written out,
  * since WGSL loops compile to bounded `loop`s that a driver may not unroll), many invocations share
  * a row (split-K, neighbouring invocations reading neighbouring vec4s), and a row's partial sums are
- * reduced in workgroup memory in two rounds. Rows whose start is
- * 16-byte aligned (K a multiple of 4 in f32, of 16 in q8, of 32 in q4) are read a vec4 at a time.
+ * reduced in workgroup memory (in two rounds, or by a tree in the NVIDIA quantized kernels). Rows
+ * whose start is 16-byte aligned (K a multiple of 4 in f32, of 16 in q8, of 32 in q4) are read a
+ * vec4 at a time.
  * - f32 (`kernel`): 64 invocations per row, four rows per workgroup, four vec4 loads in flight per
  *   invocation; `kernel.nvidia` is 32 per row, eight rows, eight loads.
  * - q8 and q4 (`q8row`, `q4g128`): a code is 1 byte or half a byte, its activation 4, so unless an
  *   activation loaded once serves several rows, reading `x` costs more than reading the weight.
  *   Each invocation therefore sums four rows over the same columns; 64 invocations across K and
- *   four such groups make 16 rows per workgroup (`.nvidia`: 128 across K, 8 rows), each invocation
- *   with one vec4 of codes of each of its four rows in flight. Codes are decoded without an
- *   integer-to-float conversion, an instruction NVIDIA runs at a fraction of the FMA rate and the
- *   likely limit of a plain decode (one per code): the code's bits are masked into the mantissa of a
- *   float whose exponent makes the mantissa's unit 1, with the sign bit flipped (two's complement to
- *   offset binary), and the bias subtracted; exact, and one logic operation and one add per code.
+ *   four such groups make 16 rows per workgroup, each invocation with one vec4 of codes of each of
+ *   its four rows in flight. Codes are decoded without an integer-to-float conversion, an
+ *   instruction NVIDIA runs at a fraction of the FMA rate and the likely limit of a plain decode (one
+ *   per code): the code's bits are masked into the mantissa of a float whose exponent makes the
+ *   mantissa's unit 1, with the sign bit flipped (two's complement to offset binary), and the bias
+ *   subtracted; exact, and one logic operation and one add per code.
+ * - `q8row.nvidia`: the same loads at 128 invocations across K and two row groups (8 rows per
+ *   workgroup), with the accumulators local to the entry point, every decode and FMA written out in
+ *   it (no helper functions, no module-scope variables) and the partial sums reduced by a tree.
+ * - `q4g128.nvidia`: 64 invocations across K and four row groups (16 rows), two vec4s of codes of
+ *   each row in flight per invocation, and `x` staged through workgroup memory in tiles of 4096
+ *   columns that the four row groups share: read from global memory, an invocation's 32 codes need 8
+ *   vec4s of `x`, 128 bytes from its neighbour's. The tile is swizzled against bank conflicts, and
+ *   the partial sums, reduced by a tree, reuse its 16 KiB. Written out and local as `q8row.nvidia`.
  * Each plan reads its workgroup's row count from the resolved kernel's `ROWS` constant. More than
- * 65,535 workgroups fold into a second grid dimension.
+ * 65,535 workgroups fold into a second grid dimension. Every kernel stays within WebGPU's default
+ * 16 KiB of workgroup memory (a test holds them to it), so no plan checks the device's
+ * maxComputeWorkgroupStorageSize.
+ *
+ * Measured on the H200, 2026-11-30, GPU timestamps, warm clocks, at the bench shapes: GB/s of the
+ * bytes each kernel must move (codes, scales, `x` and `y`), and their share of the bandwidth roofline
+ * (about 4,520 GB/s). "before" is the NVIDIA variant each one replaced: the portable design at 128
+ * invocations across K and 8 rows, with module-scope accumulators updated by helper functions and
+ * the two-round reduction (q4: `x` read from global memory). `q4g128.nvidia` was measured with its
+ * partial sums in 4 KiB of workgroup memory of their own; it now reuses the `x` tile for them, behind
+ * one more barrier.
+ *
+ * | N x K         | q8row        | q8row.nvidia | before       | q4g128       | q4g128.nvidia | before      |
+ * | ------------- | ------------ | ------------ | ------------ | ------------ | ------------- | ----------- |
+ * | 4096 x 4096   | 1108 (24.5%) | 1364 (30.2%) | 1242 (27.5%) | 606 (13.4%)  | 767 (17.0%)   | 589 (13.0%) |
+ * | 8192 x 8192   | 2255 (49.9%) | 2304 (51.0%) | 2127 (47.1%) | 1091 (24.1%) | 1247 (27.6%)  | 985 (21.8%) |
+ * | 14336 x 4096  | 2020 (44.7%) | 2239 (49.5%) | 1985 (43.9%) | 973 (21.5%)  | 1255 (27.8%)  | 882 (19.5%) |
+ * | 4096 x 14336  | 1705 (37.7%) | 2371 (52.5%) | 2143 (47.4%) | 310 (6.9%)   | 417 (9.2%)    | 316 (7.0%)  |
+ * | 102400 x 1792 | 2387 (52.8%) | 2370 (52.4%) | 1931 (42.7%) | 1025 (22.7%) | 1250 (27.7%)  | 723 (16.0%) |
+ *
+ * The quantized kernels are far from the roofline: against a target of 75%, `q8row.nvidia` reaches
+ * 30-53% and `q4g128.nvidia` 9-28%. Eight other designs were measured with them (q4 with `x` read
+ * from global memory as `q8row.nvidia` does, two vec4s of each row in flight, a u32 word per
+ * invocation with `x` read contiguously at four or eight rows per invocation, q8 with `x` staged);
+ * the best of all on each shape reached 30-62% (q8) and 9-35% (q4), none near 75%. A word per
+ * invocation was the fastest at 102400 x 1792 (q8 62.1%, q4 34.9%) but the slowest on other shapes
+ * (q8 4096 x 14336: 34.3%; q4 4096 x 4096: 11.6%). q4 at 4096 x 14336 is pathological and
+ * unexplained: every q4 kernel measured took 0.075-0.117 ms there (5.9-9.2% of the roofline), three
+ * to five times as long as at 14336 x 4096, the same bytes (0.024-0.035 ms), while q8 at 4096 x 14336
+ * runs at 52.5%, its best.
  *
  * Non-obvious choices:
  * - q8's scale multiplies the finished dot product, once per row, not each term. The alternative
@@ -36,8 +74,10 @@
  *   never a single term: the same codes at q4's [7, -6] give exactly s too.
  * - Codes are decoded with bit operations and an exact float subtraction (above), which every WGSL
  *   implementation has; activations are f32, so an integer dot-product instruction would not apply.
- *   The decoded values of bytes 1 and 3 (nibbles 1-3 and 5-7) carry a power-of-two factor that each
- *   word's or vec4's sum divides out exactly, so every product is the code times the activation.
+ *   In the portable kernels the decoded values of bytes 1 and 3 (nibbles 1-3 and 5-7) carry a
+ *   power-of-two factor that each word's or vec4's sum divides out exactly; the NVIDIA ones give
+ *   each byte or nibble position a float exponent of its own, so that the decoded value is the code
+ *   itself. Either way every product is the code times the activation.
  * - Before anything is uploaded, each plan checks every binding against maxStorageBufferBindingSize
  *   and maxBufferSize and throws a LimitError naming the argument (`weight`, usually) and its size
  *   in bytes. Past that limit WebGPU reads back zeros rather than failing, so a weight too large for

@@ -1,4 +1,4 @@
-import { deepStrictEqual, notDeepStrictEqual, notStrictEqual, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, notDeepStrictEqual, notStrictEqual, ok, strictEqual } from "node:assert/strict";
 import {
   assertClose,
   assertThrowsMessage,
@@ -7,6 +7,7 @@ import {
   randomF32,
   seededRandom,
 } from "../../harness/testing.ts";
+import { variantsOf } from "../../harness/variants.ts";
 import {
   KERNELS,
   matvec,
@@ -183,15 +184,17 @@ Deno.test("matvecQ8 / matvecQ4G128 reference: bad input throws naming the argume
   await assertThrowsMessage(() => matvecQ4G128({ ...q4, K: 1.5 }), "matvecQ4G128: K must be an integer >= 1");
 });
 
-// K = 16, 4096, 4112 run q8's vec4 path (16 codes a load); the rest its word path, with a padded last
-// word whenever K % 4 != 0. N = 1031 is 258 workgroups with the last one a quarter full.
+// K = 16, 2064, 4096, 4112 run q8's vec4 path (16 codes a load); the rest its word path, with a padded
+// last word whenever K % 4 != 0. N = 1031 is 129 workgroups of 8 rows or 65 of 16, the last with 7
+// rows; N = 37 ends in a partial workgroup on the vec4 path.
 checkAgainstReference(
   "matvecQ8",
   KERNELS,
   "q8row",
-  [[1, 1], [3, 3], [2, 4], [3, 7], [5, 16], [3, 255], [9, 257], [2, 4096], [2, 4099], [3, 4112], [1031, 5]].map((
-    [N, K],
-  ) => ({
+  [[1, 1], [3, 3], [2, 4], [3, 7], [5, 16], [3, 255], [9, 257], [37, 2064], [2, 4096], [2, 4099], [3, 4112], [
+    1031,
+    5,
+  ]].map(([N, K]) => ({
     label: `N=${N} K=${K}`,
     args: {
       weight: packQ8(randomCodes(N * K, 127, N + K), N, K),
@@ -218,17 +221,36 @@ checkAgainstReference(
   GPU_TOL,
 );
 
-// K = 32, 4096, 4128 run q4's vec4 path (32 codes a load; 4128 ends in a 32-column group); the rest
-// its word path, whose last word is padded when K % 8 != 0, with 1-4 (K = 9, 4099, 300) or 5-7
-// (K = 7, 13, 127) live codes.
+// K = 32, 2080, 4096, 4128, 6336, 8352 run q4's vec4 path (32 codes a load; 4128 and 8352 end in a
+// 32-column group); the rest its word path, whose last word is padded when K % 8 != 0, with 1-4
+// (K = 9, 4099, 300) or 5-7 (K = 7, 13, 127) live codes. q4g128.nvidia walks the vec4 path in tiles
+// of 128 vec4s a row (4096 columns), 64 invocations taking two each: K = 32 and 2080 use 1 and 65
+// of one tile, 4096 all of it, 4128, 6336 and 8352 end in a tile of 1, 70 and 5 (the last two after
+// a full one, whose x must not count for the vec4s past K).
+// N = 1031 is 129 workgroups of 8 rows or 65 of 16, the last with 7 rows; N = 21 and 37 end in a
+// partial workgroup on the vec4 path.
 checkAgainstReference(
   "matvecQ4G128",
   KERNELS,
   "q4g128",
-  [[1, 1], [3, 7], [2, 8], [3, 9], [3, 13], [2, 32], [3, 127], [3, 129], [2, 300], [2, 4096], [2, 4099], [2, 4128], [
-    1031,
-    5,
-  ]].map(([N, K]) => {
+  [
+    [1, 1],
+    [3, 7],
+    [2, 8],
+    [3, 9],
+    [3, 13],
+    [2, 32],
+    [3, 127],
+    [3, 129],
+    [2, 300],
+    [21, 2080],
+    [2, 4096],
+    [2, 4099],
+    [2, 4128],
+    [3, 6336],
+    [37, 8352],
+    [1031, 5],
+  ].map(([N, K]) => {
     const { codes, scales } = quantizeQ4G128(randomF32(N * K, N + K), N, K);
     return { label: `N=${N} K=${K}`, args: { weight: packQ4(codes, N, K), scales, x: randomF32(K, N), N, K } };
   }).concat(
@@ -260,9 +282,10 @@ gpuTest("matvecQ8 / matvecQ4G128 GPU: the scale multiplies the integer dot produ
 });
 
 gpuTest(
-  "matvecQ8 / matvecQ4G128 GPU: padding codes and whatever lies past x in its buffer never count",
+  "matvecQ8 / matvecQ4G128 GPU: padding codes and whatever lies past x in its buffer never count, in any variant",
   async (gpu) => {
     // Resident tensors: x is followed by NaN in its buffer and each row's last word has non-zero padding.
+    // Every variant, each writing into a y that starts as NaN.
     const N = 3, K = 13;
     const x = randomF32(K, 1);
     const xPadded = gpu.upload(f32([...x, NaN, NaN, NaN]));
@@ -274,16 +297,80 @@ gpuTest(
     notDeepStrictEqual([...q8], [...packQ8(c8, N, K)]);
     const scale = randomF32(N, 4, 0.01, 0.02), scales = randomF32(N, 5, 0.1, 0.2);
     const [w8, s8, w4, s4] = [q8, scale, q4, scales].map((data) => gpu.upload(data));
+    const nan = new Float32Array(N).fill(NaN);
     try {
-      await gpu.submit([matvecQ8Plan(gpu, { N, K }), [w8, s8, xPadded, y]]);
-      assertClose(await gpu.read(y), matvecQ8({ weight: q8, scale, x, N, K }), GPU_TOL, "q8");
-      await gpu.submit([matvecQ4G128Plan(gpu, { N, K }), [w4, s4, xPadded, y]]);
-      assertClose(await gpu.read(y), matvecQ4G128({ weight: q4, scales, x, N, K }), GPU_TOL, "q4");
+      for (const override of variantsOf(KERNELS, "q8row")) {
+        gpu.device.queue.writeBuffer(y.buffer, 0, nan);
+        await gpu.submit([matvecQ8Plan(gpu, { N, K }, { override }), [w8, s8, xPadded, y]]);
+        assertClose(await gpu.read(y), matvecQ8({ weight: q8, scale, x, N, K }), GPU_TOL, override);
+      }
+      for (const override of variantsOf(KERNELS, "q4g128")) {
+        gpu.device.queue.writeBuffer(y.buffer, 0, nan);
+        await gpu.submit([matvecQ4G128Plan(gpu, { N, K }, { override }), [w4, s4, xPadded, y]]);
+        assertClose(await gpu.read(y), matvecQ4G128({ weight: q4, scales, x, N, K }), GPU_TOL, override);
+      }
     } finally {
       for (const t of [xPadded, y, w8, s8, w4, s4]) t.buffer.destroy();
     }
   },
 );
+
+gpuTest(
+  "matvecQ8 / matvecQ4G128 GPU: every variant computes every row of a grid folded into y, on both paths",
+  async (gpu) => {
+    // 100 rows are 13 workgroups of 8 rows or 7 of 16 (the kernel's ROWS); at a limit of 5 they fold
+    // to 5 x 3 or 4 x 2, the last one or two past the last row. K = 37 runs the word path (its last
+    // word padded), K = 64 the vec4 path. Rows left unwritten would read back as poison.
+    const folding = gpu.withLimits({ maxComputeWorkgroupsPerDimension: 5 });
+    folding.poisonOutputs = true;
+    const folded: Record<number, number[]> = { 8: [5, 3, 1], 16: [4, 2, 1] };
+    const rowsOf = (source: string) => Number(/const ROWS = (\d+)u;/.exec(source)?.[1]);
+    const N = 100;
+    for (const K of [37, 64]) {
+      const x = randomF32(K, K);
+      const q8 = { weight: packQ8(randomCodes(N * K, 127, K), N, K), scale: randomF32(N, K, 0.001, 0.02), x, N, K };
+      const q = quantizeQ4G128(randomF32(N * K, K + 1), N, K);
+      const q4 = { weight: packQ4(q.codes, N, K), scales: q.scales, x, N, K };
+      for (const override of variantsOf(KERNELS, "q8row")) {
+        const plan = matvecQ8Plan(folding, { N, K }, { override });
+        deepStrictEqual(plan.workgroups, folded[rowsOf(plan.kernel.source)], override);
+        assertClose(await matvecQ8Gpu(folding, q8, { override }), matvecQ8(q8), GPU_TOL, `${override} K=${K}`);
+      }
+      for (const override of variantsOf(KERNELS, "q4g128")) {
+        const plan = matvecQ4G128Plan(folding, { N, K }, { override });
+        deepStrictEqual(plan.workgroups, folded[rowsOf(plan.kernel.source)], override);
+        assertClose(await matvecQ4G128Gpu(folding, q4, { override }), matvecQ4G128(q4), GPU_TOL, `${override} K=${K}`);
+      }
+    }
+  },
+);
+
+/**
+ * Bytes of workgroup memory a kernel declares: arrays of f32 or vec4f whose length is a product of
+ * literals and the kernel's `const NAME = <n>u;` constants.
+ */
+function workgroupBytes(source: string): number {
+  const constants = new Map([...source.matchAll(/const (\w+) = (\d+)u;/g)].map(([, name, n]) => [name, Number(n)]));
+  const arrays = [...source.matchAll(/var<workgroup> \w+: array<(\w+), ([^>]+)>;/g)];
+  strictEqual(arrays.length, source.split("var<workgroup>").length - 1, "every var<workgroup> is an array sized here");
+  let total = 0;
+  for (const [, type, length] of arrays) {
+    const elements = length.split(" * ").reduce((p, f) => p * (constants.get(f) ?? Number(f.replace(/u$/, ""))), 1);
+    total += elements * ({ f32: 4, vec4f: 16 } as Record<string, number>)[type];
+  }
+  return total;
+}
+
+Deno.test("matvec kernels: every one fits WebGPU's default 16 KiB of workgroup memory", () => {
+  // The plans check no workgroup-memory limit, so no kernel may need more than every device grants.
+  // q4g128.nvidia's x tile takes all of it, and its partial sums reuse the tile.
+  strictEqual(workgroupBytes(KERNELS["q4g128.nvidia"]), 16384);
+  strictEqual(workgroupBytes(KERNELS.q8row), 64 * 4 * 16); // LANES * GROUPS vec4s
+  for (const [variant, source] of Object.entries(KERNELS)) {
+    const bytes = workgroupBytes(source);
+    ok(bytes > 0 && bytes <= 16384, `${variant}: ${bytes} bytes of workgroup memory`);
+  }
+});
 
 gpuTest("matvecQ8 / matvecQ4G128 GPU: bad input throws before dispatch", async (gpu) => {
   const x = f32([1, 2, 3, 4, 5]);

@@ -33,7 +33,59 @@ const ROWS = 16u; // rows per workgroup: 4 * GROUPS
 const SPAN = 8u; // partial sums each of the first round's 8 invocations adds: LANES / 8
 const GROUP = 128u; // columns per scale
 
-// #include "q4g128_decode.wgsl"
+// Nibble j of a half word lands at bits 4j .. 4j + 3 of a float with exponent 2^23.
+const MASK = vec4u(0xfu, 0xf0u, 0xf00u, 0xf000u);
+const MAGIC = vec4u(0x4b000008u, 0x4b000080u, 0x4b000800u, 0x4b008000u); // 2^23, sign bits flipped
+const BIAS = vec4f(8388616.0, 8388736.0, 8390656.0, 8421376.0); // 2^23 + 8 * 16^j
+const UNSCALE = vec4f(1.0, 0.0625, 0.00390625, 0.000244140625); // 16^-j
+
+var<workgroup> partial: array<vec4f, LANES * GROUPS>;
+
+// Codes 0-3 and 4-7 of a word as (c, 16 c, 256 c, 4096 c), exactly.
+fn low_codes(word: u32) -> vec4f {
+  return bitcast<vec4f>((vec4u(word) & MASK) ^ MAGIC) - BIAS;
+}
+
+fn high_codes(word: u32) -> vec4f {
+  return bitcast<vec4f>((vec4u(word >> 16u) & MASK) ^ MAGIC) - BIAS;
+}
+
+// #include "q_words_at.wgsl"
+
+// The scales of column k of four rows (ngroups = ceil(K/128) per row).
+fn scales_at(rows: vec4u, ngroups: u32, k: u32) -> vec4f {
+  let e = rows * ngroups + k / GROUP;
+  return vec4f(scales[e.x], scales[e.y], scales[e.z], scales[e.w]);
+}
+
+// The activations of the current 32 columns, x0..x7 (a vec4<u32> of codes at a time).
+var<private> x0: vec4f;
+var<private> x1: vec4f;
+var<private> x2: vec4f;
+var<private> x3: vec4f;
+var<private> x4: vec4f;
+var<private> x5: vec4f;
+var<private> x6: vec4f;
+var<private> x7: vec4f;
+
+// sum of code * x over 32 columns: q holds them, x0..x7 their activations.
+fn chunk_dot(q: vec4u) -> f32 {
+  var v = fma(low_codes(q.x), x0, high_codes(q.x) * x1);
+  v = fma(low_codes(q.y), x2, fma(high_codes(q.y), x3, v));
+  v = fma(low_codes(q.z), x4, fma(high_codes(q.z), x5, v));
+  v = fma(low_codes(q.w), x6, fma(high_codes(q.w), x7, v));
+  return dot(v, UNSCALE);
+}
+
+// sum of code * x over the 8 columns of a word, for each of four rows; lo and hi are the activations.
+fn words_dot(w: vec4u, lo: vec4f, hi: vec4f) -> vec4f {
+  return vec4f(
+    dot(fma(low_codes(w.x), lo, high_codes(w.x) * hi), UNSCALE),
+    dot(fma(low_codes(w.y), lo, high_codes(w.y) * hi), UNSCALE),
+    dot(fma(low_codes(w.z), lo, high_codes(w.z) * hi), UNSCALE),
+    dot(fma(low_codes(w.w), lo, high_codes(w.w) * hi), UNSCALE),
+  );
+}
 
 @compute @workgroup_size(64, 4)
 fn main(
@@ -41,5 +93,63 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_id) lid: vec3u,
 ) {
-// #include "q4g128_main.wgsl"
+  let row = (wid.x + wid.y * groups.x) * ROWS + 4u * lid.y; // the first of this invocation's rows
+  let lane = lid.x;
+  let k = params.k;
+  let rows = min(vec4u(row) + vec4u(0u, 1u, 2u, 3u), vec4u(params.n - 1u));
+  let ngroups = (k + GROUP - 1u) / GROUP;
+  var acc = vec4f(0.0); // the four rows
+  if (k % 32u == 0u) {
+    let chunks = k / 32u;
+    for (var i = lane; i < chunks; i += LANES) {
+      let q = rows * chunks + i;
+      let q0 = weight[q.x];
+      let q1 = weight[q.y];
+      let q2 = weight[q.z];
+      let q3 = weight[q.w];
+      let s = scales_at(rows, ngroups, 32u * i);
+      x0 = x[8u * i];
+      x1 = x[8u * i + 1u];
+      x2 = x[8u * i + 2u];
+      x3 = x[8u * i + 3u];
+      x4 = x[8u * i + 4u];
+      x5 = x[8u * i + 5u];
+      x6 = x[8u * i + 6u];
+      x7 = x[8u * i + 7u];
+      acc = fma(s, vec4f(chunk_dot(q0), chunk_dot(q1), chunk_dot(q2), chunk_dot(q3)), acc);
+    }
+  } else {
+    let words = (k + 7u) / 8u;
+    let full = k / 8u;
+    for (var j = lane; j < full; j += LANES) {
+      let d = words_dot(words_at(rows, words, j), x[2u * j], x[2u * j + 1u]);
+      acc = fma(scales_at(rows, ngroups, 8u * j), d, acc);
+    }
+    if (full < words && lane == full % LANES) {
+      let left = k % 8u; // columns of the last word inside the row
+      let lanes = vec4u(0u, 1u, 2u, 3u);
+      let lo = select(vec4f(0.0), x[2u * full], lanes < vec4u(left));
+      var hi = vec4f(0.0);
+      if (left > 4u) {
+        hi = select(vec4f(0.0), x[2u * full + 1u], lanes + 4u < vec4u(left));
+      }
+      let d = words_dot(words_at(rows, words, full), lo, hi);
+      acc = fma(scales_at(rows, ngroups, 8u * full), d, acc);
+    }
+  }
+
+  let first = lid.y * LANES;
+  partial[first + lane] = acc;
+// #include "q_reduce.wgsl"
+  if (lane == 0u) {
+    var s = vec4f(0.0);
+    for (var j = 0u; j < 8u; j++) {
+      s += partial[first + j * SPAN];
+    }
+    for (var r = 0u; r < 4u; r++) {
+      if (row + r < params.n) {
+        y[row + r] = s[r];
+      }
+    }
+  }
 }

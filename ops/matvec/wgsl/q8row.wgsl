@@ -29,7 +29,48 @@ const GROUPS = 4u; // groups of four rows per workgroup
 const ROWS = 16u; // rows per workgroup: 4 * GROUPS
 const SPAN = 8u; // partial sums each of the first round's 8 invocations adds: LANES / 8
 
-// #include "q8row_decode.wgsl"
+// Byte j of a word lands at bits 8 (j % 2) .. 8 (j % 2) + 7 of a float with exponent 2^23.
+const MASK = vec4u(0xffu, 0xff00u, 0xffu, 0xff00u);
+const MAGIC = vec4u(0x4b000080u, 0x4b008000u, 0x4b000080u, 0x4b008000u); // 2^23, sign bits flipped
+const BIAS = vec4f(8388736.0, 8421376.0, 8388736.0, 8421376.0); // 2^23 + 128, 2^23 + 128 * 256
+const UNSCALE = vec4f(1.0, 0.00390625, 1.0, 0.00390625); // 1, 1/256, 1, 1/256
+
+var<workgroup> partial: array<vec4f, LANES * GROUPS>;
+
+// The four codes of a word as (c0, 256 c1, c2, 256 c3), exactly.
+fn codes(word: u32) -> vec4f {
+  let high = word >> 16u;
+  return bitcast<vec4f>((vec4u(word, word, high, high) & MASK) ^ MAGIC) - BIAS;
+}
+
+// #include "q_words_at.wgsl"
+
+// The accumulators of the four rows, in codes(word) scaling. Module-scope private variables start at zero.
+var<private> acc0: vec4f;
+var<private> acc1: vec4f;
+var<private> acc2: vec4f;
+var<private> acc3: vec4f;
+
+// Sixteen columns of the four rows: q0..q3 hold them (four words each), x0..x3 their activations.
+fn chunk(q0: vec4u, q1: vec4u, q2: vec4u, q3: vec4u, x0: vec4f, x1: vec4f, x2: vec4f, x3: vec4f) {
+  acc0 = fma(codes(q0.x), x0, fma(codes(q0.y), x1, fma(codes(q0.z), x2, fma(codes(q0.w), x3, acc0))));
+  acc1 = fma(codes(q1.x), x0, fma(codes(q1.y), x1, fma(codes(q1.z), x2, fma(codes(q1.w), x3, acc1))));
+  acc2 = fma(codes(q2.x), x0, fma(codes(q2.y), x1, fma(codes(q2.z), x2, fma(codes(q2.w), x3, acc2))));
+  acc3 = fma(codes(q3.x), x0, fma(codes(q3.y), x1, fma(codes(q3.z), x2, fma(codes(q3.w), x3, acc3))));
+}
+
+// Four columns of the four rows: one word of each, and their activations.
+fn word4(w: vec4u, xv: vec4f) {
+  acc0 = fma(codes(w.x), xv, acc0);
+  acc1 = fma(codes(w.y), xv, acc1);
+  acc2 = fma(codes(w.z), xv, acc2);
+  acc3 = fma(codes(w.w), xv, acc3);
+}
+
+// The four rows' dot products so far.
+fn sums() -> vec4f {
+  return vec4f(dot(acc0, UNSCALE), dot(acc1, UNSCALE), dot(acc2, UNSCALE), dot(acc3, UNSCALE));
+}
 
 @compute @workgroup_size(64, 4)
 fn main(
@@ -37,5 +78,41 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_id) lid: vec3u,
 ) {
-// #include "q8row_main.wgsl"
+  let row = (wid.x + wid.y * groups.x) * ROWS + 4u * lid.y; // the first of this invocation's rows
+  let lane = lid.x;
+  let k = params.k;
+  let rows = min(vec4u(row) + vec4u(0u, 1u, 2u, 3u), vec4u(params.n - 1u));
+  if (k % 16u == 0u) {
+    let chunks = k / 16u;
+    for (var i = lane; i < chunks; i += LANES) {
+      let q = rows * chunks + i;
+      let xi = 4u * i;
+      chunk(weight[q.x], weight[q.y], weight[q.z], weight[q.w], x[xi], x[xi + 1u], x[xi + 2u], x[xi + 3u]);
+    }
+  } else {
+    let words = (k + 3u) / 4u;
+    let full = k / 4u;
+    for (var j = lane; j < full; j += LANES) {
+      word4(words_at(rows, words, j), x[j]);
+    }
+    if (full < words && lane == full % LANES) {
+      let live = vec4u(0u, 1u, 2u, 3u) < vec4u(k % 4u);
+      word4(words_at(rows, words, full), select(vec4f(0.0), x[full], live));
+    }
+  }
+
+  let first = lid.y * LANES;
+  partial[first + lane] = sums();
+// #include "q_reduce.wgsl"
+  if (lane == 0u) {
+    var s = vec4f(0.0);
+    for (var j = 0u; j < 8u; j++) {
+      s += partial[first + j * SPAN];
+    }
+    for (var r = 0u; r < 4u; r++) {
+      if (row + r < params.n) {
+        y[row + r] = scale[row + r] * s[r];
+      }
+    }
+  }
 }
