@@ -147,6 +147,18 @@ const awkward: [number, number][] = [
   [2, 8196],
   [1, 12289],
   [3, 12],
+  // The aligned path (D % 4 == 0) at more reduction widths: 1 and 2 invocations per row, 16 (one
+  // step), 32 and 64 with loads clamped past the row's end (516 = 129 quads, 1536 = 384 quads), 128,
+  // surplus rows in the last workgroup (33 of 1024), and rows streamed in chunks, the last one partly
+  // past the row's end (12304).
+  [7, 4],
+  [9, 64],
+  [17, 512],
+  [5, 516],
+  [5, 1536],
+  [3, 2052],
+  [33, 1024],
+  [2, 12304],
 ];
 checkAgainstReference<LayernormArgs>(
   "layernorm",
@@ -165,13 +177,16 @@ checkAgainstReference<LayernormArgs>(
       },
     })),
     { label: "rows of 1000 + noise", args: { x: randomF32(2 * 513, 1, 999, 1001), N: 2, D: 513 } },
+    { label: "rows of 1000 + noise, D 516", args: { x: randomF32(2 * 516, 1, 999, 1001), N: 2, D: 516 } },
     { label: "a row of 10000 + noise", args: { x: randomF32(4099, 2, 9999.5, 10000.5), N: 1, D: 4099 } },
     {
       label: "rows of 10000 + noise, streamed in chunks",
       args: { x: randomF32(2 * 12292, 3, 9999.5, 10000.5), N: 2, D: 12292 },
     },
     { label: "a constant row", args: { x: f32([4, 4, 4, 1, -2, 3]), N: 2, D: 3, bias: f32([1, 2, 3]) } },
+    { label: "a constant row, D 4", args: { x: f32([4, 4, 4, 4, 1, -2, 3, 0]), N: 2, D: 4, bias: f32([1, 2, 3, 4]) } },
     { label: "variance small next to eps", args: { x: randomF32(3 * 5, 3, -1e-3, 1e-3), N: 3, D: 5 } },
+    { label: "variance small next to eps, D 8", args: { x: randomF32(3 * 8, 3, -1e-3, 1e-3), N: 3, D: 8 } },
   ],
   layernorm,
   layernormGpu,

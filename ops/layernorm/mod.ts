@@ -20,25 +20,37 @@
  * one write of each element, the least the op can move. Short rows share a workgroup so that each
  * workgroup still has about 32 KiB in flight; longer rows take a whole workgroup and are read a
  * second time to write them, last chunk first so that part of it comes from L2 (3 of 2 ideal
- * passes). Rows need not start on a vec4 boundary (D % 4 != 0): the components outside a row are
- * masked, a partial vec4 is written one component at a time, and weight and bias are then read per
- * component.
+ * passes). More than 65,535 workgroups fold into a second grid dimension.
  *
  * Mean and variance stay stable without a second pass over memory: values are shifted by the row's
  * first element (a row of 1000 + small noise keeps the accuracy of a row near zero, where the
  * textbook E[x^2] - E[x]^2 in f32 would cancel to noise), each invocation takes the mean and the
  * squared deviations of its values in two passes over its registers, and the workgroup combines the
  * invocations' (count, mean, squared deviations) exactly, as Chan et al.'s parallel variance does.
- * More than 65,535 workgroups fold into a second grid dimension.
+ *
+ * When D % 4 == 0 every row starts on a vec4 boundary, in line with the vec4s of weight and bias,
+ * and the kernel issues its 8 loads of x unconditionally (the index clamped to the row's last vec4,
+ * the duplicate zeroed and left out of the counts by one compare per vec4), loads the weight and
+ * bias vec4s with them, masks nothing per element, and writes each vec4 with one store. Otherwise
+ * the components outside a row are masked, loads past the row's end are skipped, weight and bias are
+ * read per component, and a partial vec4 is written one component at a time. Both paths reduce
+ * through workgroup memory in two steps written out in full (16 partials, then the row's groups;
+ * two barriers per reduction).
+ *
+ * Measured on the H200, 2026-11-30, GPU timestamps (Deno 2.9.6 over Vulkan, median of 10, with
+ * weight and bias), against the masked kernel this replaced in the same run: 1.91x faster at
+ * 8192 x 8192, 1.83x at 4096 x 4096, 1.70x at 65536 x 1024 and 1.82x at 1024 x 65536 (rows streamed
+ * in chunks). The GPU's clocks had dropped during that part of the run, so only these ratios are
+ * meaningful, not its absolute times. Loading weight and bias after the reductions instead was
+ * slower at every shape (4096 x 4096: 0.206 against 0.188 ms in that run). `threads` baked in as a
+ * constant was faster again (1.03-1.23x in that run) but needs a pipeline per row width, and is not
+ * done.
  *
  * Why the kernel holds its 8 vec4s as eight named values written out by hand, never as a local
- * array indexed in a loop: the previous kernels of softmax, rmsnorm, layernorm and reduce, built
- * around such an array, measured 298-417 GB/s at 8192 x 8192 on an H200 (7-9% of its 4,520 GB/s
- * roofline; Deno 2.9.6 over Vulkan, GPU timestamps), while a plain vec4 elementwise kernel reached
- * 4,223 GB/s in the same session. The suspected cause: Deno's WGSL compiler (naga) bounds-checks
- * every index into a function-scope array, and the driver may then keep the array in
- * per-invocation local memory (spilled to VRAM through L1/L2). This version has not yet been
- * timed on the H200. Partial vec4s are likewise read and written through their named components
+ * array indexed in a loop: Deno's WGSL compiler (naga) bounds-checks every index into a
+ * function-scope array, and the driver may then keep the array in per-invocation local memory
+ * (spilled to VRAM through L1/L2); an earlier array-based version of this kernel was several times
+ * slower on the H200. Partial vec4s are likewise read and written through their named components
  * (.x .. .w), not a loop over a component index.
  *
  * @module

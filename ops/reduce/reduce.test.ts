@@ -188,9 +188,11 @@ gpuTest("reduce plan: a long last axis gets a workgroup per output, an earlier a
     const [, , , lanes] = new Uint32Array(plan.params!);
     return { lanes, workgroups: plan.workgroups };
   };
-  // A long row takes all 256 invocations of a workgroup; short rows share one, 256 / lanes each.
-  deepStrictEqual(layout([3, 4099], 1), { lanes: 256, workgroups: [3, 1, 1] });
-  deepStrictEqual(layout([1000, 1024], 1), { lanes: 32, workgroups: [125, 1, 1] });
+  // Each lane takes up to 32 vec4s of its row (4 steps of 8): a row of more than 16,384 elements
+  // takes all 256 invocations of a workgroup, shorter rows share one, 256 / lanes each.
+  deepStrictEqual(layout([3, 40_000], 1), { lanes: 256, workgroups: [3, 1, 1] });
+  deepStrictEqual(layout([3, 4099], 1), { lanes: 64, workgroups: [1, 1, 1] });
+  deepStrictEqual(layout([1000, 1024], 1), { lanes: 8, workgroups: [32, 1, 1] });
   deepStrictEqual(layout([1000, 3], 1), { lanes: 1, workgroups: [4, 1, 1] });
   // An earlier axis: 8 vec4s of neighbouring outputs per workgroup (32 lanes along the axis), more
   // when the axis is short, fewer when there are fewer outputs, and 4 when 8 would leave fewer than
@@ -201,14 +203,15 @@ gpuTest("reduce plan: a long last axis gets a workgroup per output, an earlier a
   deepStrictEqual(layout([64, 4, 100], 1), { lanes: 4, workgroups: [25, 1, 1] });
   deepStrictEqual(layout([4099, 3], 0), { lanes: 256, workgroups: [1, 1, 1] });
   // Past 65,535 workgroups the grid folds into y instead of exceeding the limit.
-  const { workgroups } = layout([70_001, 4100], 1);
+  const { workgroups } = layout([70_001, 16_388], 1);
   deepStrictEqual(workgroups, [35_001, 2, 1]);
   const plan = reducePlan(gpu, { op: "mean", shape: [3, 4099], axis: 1 });
   deepStrictEqual(plan.cost, { bytes: 4 * (3 * 4099 + 3), flops: 3 * 4098 + 3 });
 });
 
 gpuTest("reduce GPU: a folded grid recovers each workgroup's index and writes nothing past the end", async (gpu) => {
-  for (const [shape, axis] of [[[41, 300], 1], [[9, 300, 9], 1], [[1050, 3], 1], [[7, 9, 40], 1]] as const) {
+  const shapes = [[[37, 3000], 1], [[37, 2999], 1], [[9, 300, 9], 1], [[1050, 3], 1], [[7, 9, 40], 1]] as const;
+  for (const [shape, axis] of shapes) {
     const args: ReduceArgs = { op: "sum", x: randomF32(shape.reduce((p, d) => p * d, 1), 3), shape: [...shape], axis };
     const plan = reducePlan(gpu, args);
     const [count] = plan.workgroups as readonly number[];
@@ -248,6 +251,19 @@ const SHAPES: [number[], number][] = [
   [[3, 8196], 1],
   [[300, 64], 0],
   [[3, 70, 36], 1],
+  // Rows starting on a vec4 (length % 4 == 0) at every lane count: 1 (no reduction across lanes),
+  // 2, 8 with loads clamped past the row's end (516 = 129 vec4s) and surplus rows in the last
+  // workgroup (33 rows of 1024), 16, 32, 64, 128 and 256 (several steps per lane).
+  [[9, 4], 1],
+  [[4, 2, 8], 2],
+  [[7, 200], 1],
+  [[5, 516], 1],
+  [[33, 1024], 1],
+  [[5, 2000], 1],
+  [[3, 3000], 1],
+  [[3, 8192], 1],
+  [[2, 16_384], 1],
+  [[3, 40_000], 1],
 ];
 const cases = (op: ReduceOp): ReferenceCase<ReduceArgs>[] =>
   SHAPES.map(([shape, axis], k) => ({
@@ -255,11 +271,19 @@ const cases = (op: ReduceOp): ReferenceCase<ReduceArgs>[] =>
     args: { op, shape, axis, x: randomF32(shape.reduce((p, d) => p * d, 1), k) },
   }));
 
-/** Rows holding NaN early, NaN last, +Infinity and -Infinity, reduced along each axis. */
+/**
+ * Rows holding NaN early, NaN last, +Infinity and -Infinity, reduced along each axis; then long
+ * rows (64 lanes each) with NaN in the last element of one and +-Infinity in another.
+ */
 function nonFinite(op: ReduceOp): ReferenceCase<ReduceArgs>[] {
   const x = randomF32(4 * 300, 9);
   [x[0], x[299], x[300 + 17], x[600 + 150], x[900 + 5], x[900 + 6]] = [NaN, NaN, Infinity, -Infinity, NaN, -Infinity];
-  return [0, 1].map((axis) => ({ label: `NaN and ±Infinity, axis ${axis}`, args: { op, shape: [4, 300], axis, x } }));
+  const long = randomF32(3 * 8192, 10);
+  [long[8191], long[8192 + 4000], long[8192 + 4001], long[2 * 8192 + 5]] = [NaN, Infinity, -Infinity, NaN];
+  return [
+    ...[0, 1].map((axis) => ({ label: `NaN and ±Infinity, axis ${axis}`, args: { op, shape: [4, 300], axis, x } })),
+    { label: "NaN and ±Infinity in rows of 8192", args: { op, shape: [3, 8192], axis: 1, x: long } },
+  ];
 }
 
 // max and min select an element, so they must match exactly, NaN included.
@@ -273,7 +297,11 @@ checkAgainstReference(
   "reduce sum",
   KERNELS,
   "kernel",
-  [...cases("sum"), { label: "empty axis", args: { op: "sum", shape: [2, 0, 3], axis: 1, x: f32([]) } }],
+  [
+    ...cases("sum"),
+    { label: "empty axis", args: { op: "sum", shape: [2, 0, 3], axis: 1, x: f32([]) } },
+    { label: "empty rows", args: { op: "sum", shape: [3, 0], axis: 1, x: f32([]) } },
+  ],
   reduce,
   reduceGpu,
   sumTol,
@@ -282,7 +310,11 @@ checkAgainstReference(
   "reduce mean",
   KERNELS,
   "kernel",
-  [...cases("mean"), { label: "empty axis", args: { op: "mean", shape: [2, 0, 3], axis: 1, x: f32([]) } }],
+  [
+    ...cases("mean"),
+    { label: "empty axis", args: { op: "mean", shape: [2, 0, 3], axis: 1, x: f32([]) } },
+    { label: "empty rows", args: { op: "mean", shape: [3, 0], axis: 1, x: f32([]) } },
+  ],
   reduce,
   reduceGpu,
   meanTol,

@@ -166,12 +166,26 @@ const awkward: [number, number, number][] = [
   [2, 8196, 2],
   [1, 12289, 1],
 ];
+// The aligned path (D % 4 == 0) at more reduction widths: 1 and 2 invocations per row, 16 (one
+// step), 32 and 64 with loads clamped past the row's end (516 = 129 quads, 1536 = 384 quads), 128,
+// surplus rows in the last workgroup (33 of 1024), and rows streamed in chunks, the last one partly
+// past the row's end (12304); N not a multiple of G.
+const aligned: [number, number, number][] = [
+  [7, 4, 2],
+  [9, 64, 0],
+  [17, 512, 3],
+  [5, 516, 1],
+  [5, 1536, 2],
+  [3, 2052, 0],
+  [33, 1024, 4],
+  [3, 12304, 2],
+];
 checkAgainstReference<RmsnormArgs>(
   "rmsnorm",
   KERNELS,
   "kernel",
   [
-    ...awkward.map(([N, D, G]) => ({
+    ...[...awkward, ...aligned].map(([N, D, G]) => ({
       label: `N=${N} D=${D} G=${G}`,
       args: {
         x: randomF32(N * D, N * 10_000 + D, -3, 3),
@@ -181,7 +195,9 @@ checkAgainstReference<RmsnormArgs>(
       },
     })),
     { label: "all-zero row, eps = 0.25", args: { x: f32([0, 0, 0, 1, -2, 3]), N: 2, D: 3, eps: 0.25 } },
+    { label: "all-zero row, eps = 0.25, D 4", args: { x: f32([0, 0, 0, 0, 1, -2, 3, 4]), N: 2, D: 4, eps: 0.25 } },
     { label: "row of 1000 + noise", args: { x: randomF32(513, 1, 999, 1001), N: 1, D: 513 } },
+    { label: "row of 1000 + noise, D 516", args: { x: randomF32(516, 1, 999, 1001), N: 1, D: 516 } },
   ],
   rmsnorm,
   rmsnormGpu,

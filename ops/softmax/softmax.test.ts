@@ -126,12 +126,26 @@ const awkward: [number, number][] = [
   [2, 8196],
   [1, 12289],
 ];
+// The aligned path (cols % 4 == 0) at more reduction widths: 1 and 2 invocations per row, 16 (one
+// step), 32 and 64 with loads clamped past the row's end (516 = 129 quads, 1536 = 384 quads), 128,
+// surplus rows in the last workgroup (33 of 1024), and rows streamed in chunks, the last one partly
+// past the row's end (12304).
+const aligned: [number, number][] = [
+  [7, 4],
+  [9, 64],
+  [17, 512],
+  [5, 516],
+  [5, 1536],
+  [3, 2052],
+  [33, 1024],
+  [2, 12304],
+];
 checkAgainstReference<SoftmaxArgs>(
   "softmax",
   KERNELS,
   "kernel",
   [
-    ...awkward.map(([rows, cols]) => ({
+    ...[...awkward, ...aligned].map(([rows, cols]) => ({
       label: `rows=${rows} cols=${cols}`,
       args: { x: randomF32(rows * cols, rows * 10_000 + cols, -20, 20), rows, cols },
     })),
@@ -146,6 +160,25 @@ checkAgainstReference<SoftmaxArgs>(
     {
       label: "a row of only -inf (NaN) between ordinary rows",
       args: { x: f32([1, 2, 3, -Infinity, -Infinity, -Infinity, 3, 2, -Infinity]), rows: 3, cols: 3 },
+    },
+    {
+      label: "a row of only -inf (NaN) between ordinary rows, cols 8",
+      args: {
+        x: f32([1, 2, 3, 4, 5, 6, 7, 8, ...Array(8).fill(-Infinity), 3, 2, -Infinity, 0, 0, 0, 0, 1]),
+        rows: 3,
+        cols: 8,
+      },
+    },
+    {
+      label: "a streamed row of only -inf, and -inf in every chunk of another",
+      args: {
+        x: Float32Array.from(
+          { length: 2 * 8196 },
+          (_, i) => i < 8196 ? -Infinity : i % 1000 === 0 ? -Infinity : Math.sin(i) * 1000,
+        ),
+        rows: 2,
+        cols: 8196,
+      },
     },
   ],
   softmax,

@@ -1,24 +1,36 @@
 // layernorm/kernel: out[n, c] = (x[n, c] - mean) * inverseSqrt(var + eps) * weight[c] + bias[c],
 // x is [rows, d], var the biased variance (divided by d); has_weight / has_bias = 0 mean ones / zeros.
 //
-// Memory is read and written in quads (vec4s): quad q holds elements 4q .. 4q + 3. A row covers the
-// quads from the one holding its first element to the one holding its last; components outside the
-// row are masked (rows start off a quad boundary when d % 4 != 0), and a partial quad is written
-// one component at a time, so no element outside the row is ever written. The bindings are
-// 16-byte padded, so every quad is readable.
-//
-// `threads` invocations (a power of two) share a row, 256 / threads rows per workgroup; lane k of a
-// row takes quads k, k + threads, ..., PER of them per chunk, all loads issued before first use.
+// Memory is read and written in quads (vec4s): quad q holds elements 4q .. 4q + 3. The bindings are
+// 16-byte padded, so every quad is readable. `threads` invocations (a power of two) share a row,
+// 256 / threads rows per workgroup; lane k of a row takes quads k, k + threads, ..., PER of them
+// per chunk, all loads of a chunk issued before the first is used.
 // Every value is first shifted by the row's first element, so a row like 1000 + noise is summed as
 // small numbers and its mean is not rounded at the scale of 1000. Each invocation computes the
 // count, mean and sum of squared deviations of each chunk in two passes over its registers and
 // merges chunks with Chan's update; the row's mean is then the count-weighted sum of the
 // invocations' means, and its sum of squared deviations sum_t (m2_t + n_t * (mean_t - mean)^2):
-// two reductions, each of two barriers (groups of up to 16 partials, then every invocation
-// combines its row's groups), no cancellation anywhere.
+// two reductions, no cancellation anywhere.
 // - resident = 1 (the row fits one chunk): the row is read once and written from registers.
 // - resident = 0 (longer rows, one row per workgroup): the row is read a second time to write it,
 //   last chunk first, so that the chunks read last (the likeliest still in L2) are read again first.
+//
+// Each of those has two paths, chosen by the (uniform) shape:
+// - d % 4 == 0 (`resident_aligned`, `streamed_aligned`): every row starts on a quad, so a quad is
+//   wholly in its row or wholly past its end, and lines up with a quad of weight and bias. Every
+//   load is issued unconditionally, its index clamped to the row's last quad; the duplicate a
+//   clamped load reads is zeroed and left out of the counts by one compare per quad. A row past the
+//   end of x (surplus rows of the last workgroup) reads the last row and writes nothing. The weight
+//   and bias quads are loaded together with x, before the reductions, and each quad is written with
+//   one vec4 store.
+// - d % 4 != 0 (`ragged`): rows start off quad boundaries, so the components outside a row are
+//   masked per element (reading a neighbour's components is harmless), loads past the row's last
+//   quad are skipped, weight and bias are read per component, and a partial quad is written one
+//   component at a time, so no element outside the row is ever written.
+//
+// Each reduction goes through workgroup memory in two steps, written out in full (no loop over a
+// runtime count): groups of 16 partials, then every invocation adds its row's groups. Two
+// barriers, whatever the row's width.
 // Workgroups beyond 65,535 fold into y: workgroup = id.x + id.y * num_workgroups.x.
 struct Params {
   rows: u32,
@@ -37,40 +49,332 @@ struct Params {
 @group(0) @binding(4) var<uniform> params: Params;
 
 const WORKGROUP = 256u;
-const PER = 8u;    // quads per invocation per chunk (mod.ts sizes `threads` with the same number)
-const GROUP = 16u; // partials one invocation adds in the first step of a reduction
+const PER = 8u; // quads per invocation per chunk (mod.ts sizes `threads` with the same number)
 
 var<workgroup> partials: array<f32, WORKGROUP>;
-var<workgroup> groups: array<f32, WORKGROUP>;
+var<workgroup> groups: array<f32, 16>;
 
-// The sum of `value` over the `threads` invocations of this invocation's row; each gets the result.
-// Consecutive calls need no barrier in between: every read of `partials` precedes the second
-// barrier and every read of `groups` precedes the next call's first.
-fn row_sum(value: f32, lid: u32, threads: u32) -> f32 {
-  if (threads == 1u) {
+// The sum of `value` over the t invocations of this invocation's row (t a power of two <= 256);
+// each of them gets the result. t <= 16: every invocation adds its row's t partials (an index past
+// the row clamped to its last lane, and dropped by a select). t > 16: 16 invocations each add 16
+// partials of one row (lanes j, j + t / 16, ...: conflict-free reads), then every invocation adds
+// its row's t / 16 group sums. Consecutive calls need no barrier in between: every read of
+// `partials` precedes the last barrier and every read of `groups` precedes the next call's first.
+fn reduce_sum(value: f32, lid: u32, t: u32) -> f32 {
+  if (t == 1u) {
     return value;
   }
   partials[lid] = value;
   workgroupBarrier();
-  let width = min(threads, GROUP);
-  let per_row = threads / width;
-  if (lid < WORKGROUP / width) {
-    // Group lid % per_row of row lid / per_row: lanes j, j + per_row, ... (conflict-free reads).
-    let start = (lid / per_row) * threads + lid % per_row;
+  if (t <= 16u) {
+    let base = lid - lid % t;
+    var acc = partials[base];
+    acc += select(0.0, partials[base + min(1u, t - 1u)], 1u < t);
+    acc += select(0.0, partials[base + min(2u, t - 1u)], 2u < t);
+    acc += select(0.0, partials[base + min(3u, t - 1u)], 3u < t);
+    acc += select(0.0, partials[base + min(4u, t - 1u)], 4u < t);
+    acc += select(0.0, partials[base + min(5u, t - 1u)], 5u < t);
+    acc += select(0.0, partials[base + min(6u, t - 1u)], 6u < t);
+    acc += select(0.0, partials[base + min(7u, t - 1u)], 7u < t);
+    acc += select(0.0, partials[base + min(8u, t - 1u)], 8u < t);
+    acc += select(0.0, partials[base + min(9u, t - 1u)], 9u < t);
+    acc += select(0.0, partials[base + min(10u, t - 1u)], 10u < t);
+    acc += select(0.0, partials[base + min(11u, t - 1u)], 11u < t);
+    acc += select(0.0, partials[base + min(12u, t - 1u)], 12u < t);
+    acc += select(0.0, partials[base + min(13u, t - 1u)], 13u < t);
+    acc += select(0.0, partials[base + min(14u, t - 1u)], 14u < t);
+    acc += select(0.0, partials[base + min(15u, t - 1u)], 15u < t);
+    workgroupBarrier();
+    return acc;
+  }
+  let per_row = t / 16u;
+  if (lid < 16u) {
+    let start = (lid / per_row) * t + lid % per_row;
     var acc = partials[start];
-    for (var i = 1u; i < width; i++) {
-      acc += partials[start + i * per_row];
-    }
+    acc += partials[start + 1u * per_row];
+    acc += partials[start + 2u * per_row];
+    acc += partials[start + 3u * per_row];
+    acc += partials[start + 4u * per_row];
+    acc += partials[start + 5u * per_row];
+    acc += partials[start + 6u * per_row];
+    acc += partials[start + 7u * per_row];
+    acc += partials[start + 8u * per_row];
+    acc += partials[start + 9u * per_row];
+    acc += partials[start + 10u * per_row];
+    acc += partials[start + 11u * per_row];
+    acc += partials[start + 12u * per_row];
+    acc += partials[start + 13u * per_row];
+    acc += partials[start + 14u * per_row];
+    acc += partials[start + 15u * per_row];
     groups[lid] = acc;
   }
   workgroupBarrier();
-  let first = (lid / threads) * per_row;
+  let first = (lid / t) * per_row;
   var acc = groups[first];
-  for (var i = 1u; i < per_row; i++) {
-    acc += groups[first + i];
-  }
+  acc += select(0.0, groups[first + min(1u, per_row - 1u)], 1u < per_row);
+  acc += select(0.0, groups[first + min(2u, per_row - 1u)], 2u < per_row);
+  acc += select(0.0, groups[first + min(3u, per_row - 1u)], 3u < per_row);
+  acc += select(0.0, groups[first + min(4u, per_row - 1u)], 4u < per_row);
+  acc += select(0.0, groups[first + min(5u, per_row - 1u)], 5u < per_row);
+  acc += select(0.0, groups[first + min(6u, per_row - 1u)], 6u < per_row);
+  acc += select(0.0, groups[first + min(7u, per_row - 1u)], 7u < per_row);
+  acc += select(0.0, groups[first + min(8u, per_row - 1u)], 8u < per_row);
+  acc += select(0.0, groups[first + min(9u, per_row - 1u)], 9u < per_row);
+  acc += select(0.0, groups[first + min(10u, per_row - 1u)], 10u < per_row);
+  acc += select(0.0, groups[first + min(11u, per_row - 1u)], 11u < per_row);
+  acc += select(0.0, groups[first + min(12u, per_row - 1u)], 12u < per_row);
+  acc += select(0.0, groups[first + min(13u, per_row - 1u)], 13u < per_row);
+  acc += select(0.0, groups[first + min(14u, per_row - 1u)], 14u < per_row);
+  acc += select(0.0, groups[first + min(15u, per_row - 1u)], 15u < per_row);
   return acc;
 }
+
+// The PER quads of one chunk are written out by hand as v0 .. v7, never as an array indexed in a
+// loop: naga bounds-checks every index of a function-scope array and the driver may keep such an
+// array in local memory (spilled through L1/L2); see mod.ts. Named values can stay in registers.
+
+// ---------------------------------------------------------------- d % 4 == 0
+
+// Row `row` held in registers; lane `lane` of its t invocations. Past the row's end a value is 0
+// and counts for nothing.
+fn resident_aligned(row: u32, lane: u32, lid: u32, t: u32) {
+  let quads = params.d / 4u;
+  let live = row < params.rows;
+  let first = min(row, params.rows - 1u) * quads;
+  let last = first + quads - 1u;
+  let shift = x[first].x;
+  let j0 = lane;
+  let j1 = lane + t;
+  let j2 = lane + 2u * t;
+  let j3 = lane + 3u * t;
+  let j4 = lane + 4u * t;
+  let j5 = lane + 5u * t;
+  let j6 = lane + 6u * t;
+  let j7 = lane + 7u * t;
+  let v0 = select(vec4f(0.0), x[min(first + j0, last)] - shift, j0 < quads);
+  let v1 = select(vec4f(0.0), x[min(first + j1, last)] - shift, j1 < quads);
+  let v2 = select(vec4f(0.0), x[min(first + j2, last)] - shift, j2 < quads);
+  let v3 = select(vec4f(0.0), x[min(first + j3, last)] - shift, j3 < quads);
+  let v4 = select(vec4f(0.0), x[min(first + j4, last)] - shift, j4 < quads);
+  let v5 = select(vec4f(0.0), x[min(first + j5, last)] - shift, j5 < quads);
+  let v6 = select(vec4f(0.0), x[min(first + j6, last)] - shift, j6 < quads);
+  let v7 = select(vec4f(0.0), x[min(first + j7, last)] - shift, j7 < quads);
+  var w0 = vec4f(1.0);
+  var w1 = vec4f(1.0);
+  var w2 = vec4f(1.0);
+  var w3 = vec4f(1.0);
+  var w4 = vec4f(1.0);
+  var w5 = vec4f(1.0);
+  var w6 = vec4f(1.0);
+  var w7 = vec4f(1.0);
+  if (params.has_weight != 0u) {
+    w0 = weight[min(j0, quads - 1u)];
+    w1 = weight[min(j1, quads - 1u)];
+    w2 = weight[min(j2, quads - 1u)];
+    w3 = weight[min(j3, quads - 1u)];
+    w4 = weight[min(j4, quads - 1u)];
+    w5 = weight[min(j5, quads - 1u)];
+    w6 = weight[min(j6, quads - 1u)];
+    w7 = weight[min(j7, quads - 1u)];
+  }
+  var b0 = vec4f(0.0);
+  var b1 = vec4f(0.0);
+  var b2 = vec4f(0.0);
+  var b3 = vec4f(0.0);
+  var b4 = vec4f(0.0);
+  var b5 = vec4f(0.0);
+  var b6 = vec4f(0.0);
+  var b7 = vec4f(0.0);
+  if (params.has_bias != 0u) {
+    b0 = bias[min(j0, quads - 1u)];
+    b1 = bias[min(j1, quads - 1u)];
+    b2 = bias[min(j2, quads - 1u)];
+    b3 = bias[min(j3, quads - 1u)];
+    b4 = bias[min(j4, quads - 1u)];
+    b5 = bias[min(j5, quads - 1u)];
+    b6 = bias[min(j6, quads - 1u)];
+    b7 = bias[min(j7, quads - 1u)];
+  }
+  // One chunk: its (count, mean, squared deviations) are the invocation's; an invocation with
+  // nothing of the row (lane >= quads) keeps (0, 0, 0).
+  let count = 4.0 * f32(((select(0u, 1u, j0 < quads) + select(0u, 1u, j1 < quads)) +
+                         (select(0u, 1u, j2 < quads) + select(0u, 1u, j3 < quads))) +
+                        ((select(0u, 1u, j4 < quads) + select(0u, 1u, j5 < quads)) +
+                         (select(0u, 1u, j6 < quads) + select(0u, 1u, j7 < quads))));
+  let sum = dot(((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7)), vec4f(1.0));
+  let mean = select(0.0, sum / count, count > 0.0);
+  let deviations = ((select(0.0, dot(v0 - mean, v0 - mean), j0 < quads) + select(0.0, dot(v1 - mean, v1 - mean), j1 < quads)) +
+                    (select(0.0, dot(v2 - mean, v2 - mean), j2 < quads) + select(0.0, dot(v3 - mean, v3 - mean), j3 < quads))) +
+                   ((select(0.0, dot(v4 - mean, v4 - mean), j4 < quads) + select(0.0, dot(v5 - mean, v5 - mean), j5 < quads)) +
+                    (select(0.0, dot(v6 - mean, v6 - mean), j6 < quads) + select(0.0, dot(v7 - mean, v7 - mean), j7 < quads)));
+  let row_mean = reduce_sum(count * mean, lid, t) / f32(params.d);
+  let spread = mean - row_mean;
+  let row_deviations = reduce_sum(deviations + count * spread * spread, lid, t);
+  let scale = inverseSqrt(row_deviations / f32(params.d) + params.eps);
+  if (live) {
+    if (j0 < quads) {
+      out[first + j0] = (v0 - row_mean) * scale * w0 + b0;
+    }
+    if (j1 < quads) {
+      out[first + j1] = (v1 - row_mean) * scale * w1 + b1;
+    }
+    if (j2 < quads) {
+      out[first + j2] = (v2 - row_mean) * scale * w2 + b2;
+    }
+    if (j3 < quads) {
+      out[first + j3] = (v3 - row_mean) * scale * w3 + b3;
+    }
+    if (j4 < quads) {
+      out[first + j4] = (v4 - row_mean) * scale * w4 + b4;
+    }
+    if (j5 < quads) {
+      out[first + j5] = (v5 - row_mean) * scale * w5 + b5;
+    }
+    if (j6 < quads) {
+      out[first + j6] = (v6 - row_mean) * scale * w6 + b6;
+    }
+    if (j7 < quads) {
+      out[first + j7] = (v7 - row_mean) * scale * w7 + b7;
+    }
+  }
+}
+
+// Row `row` streamed in chunks of PER * t quads; lane `lane` of its t invocations. The second pass
+// reads x, weight and bias together.
+fn streamed_aligned(row: u32, lane: u32, lid: u32, t: u32) {
+  let quads = params.d / 4u;
+  let live = row < params.rows;
+  let first = min(row, params.rows - 1u) * quads;
+  let last = first + quads - 1u;
+  let shift = x[first].x;
+  let span = PER * t;
+  var count = 0.0;        // elements this invocation has seen
+  var mean = 0.0;         // their mean (shifted)
+  var deviations = 0.0;   // their sum of squared deviations from `mean`
+  // base + lane < quads, so every chunk holds at least one quad of the row.
+  for (var base = 0u; base + lane < quads; base += span) {
+    let j0 = base + lane;
+    let j1 = base + lane + t;
+    let j2 = base + lane + 2u * t;
+    let j3 = base + lane + 3u * t;
+    let j4 = base + lane + 4u * t;
+    let j5 = base + lane + 5u * t;
+    let j6 = base + lane + 6u * t;
+    let j7 = base + lane + 7u * t;
+    let v0 = select(vec4f(0.0), x[min(first + j0, last)] - shift, j0 < quads);
+    let v1 = select(vec4f(0.0), x[min(first + j1, last)] - shift, j1 < quads);
+    let v2 = select(vec4f(0.0), x[min(first + j2, last)] - shift, j2 < quads);
+    let v3 = select(vec4f(0.0), x[min(first + j3, last)] - shift, j3 < quads);
+    let v4 = select(vec4f(0.0), x[min(first + j4, last)] - shift, j4 < quads);
+    let v5 = select(vec4f(0.0), x[min(first + j5, last)] - shift, j5 < quads);
+    let v6 = select(vec4f(0.0), x[min(first + j6, last)] - shift, j6 < quads);
+    let v7 = select(vec4f(0.0), x[min(first + j7, last)] - shift, j7 < quads);
+    let chunk_count = 4.0 * f32(((select(0u, 1u, j0 < quads) + select(0u, 1u, j1 < quads)) +
+                                 (select(0u, 1u, j2 < quads) + select(0u, 1u, j3 < quads))) +
+                                ((select(0u, 1u, j4 < quads) + select(0u, 1u, j5 < quads)) +
+                                 (select(0u, 1u, j6 < quads) + select(0u, 1u, j7 < quads))));
+    let chunk_sum = dot(((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7)), vec4f(1.0));
+    let chunk_mean = select(0.0, chunk_sum / chunk_count, chunk_count > 0.0);
+    let chunk_deviations = ((select(0.0, dot(v0 - chunk_mean, v0 - chunk_mean), j0 < quads) + select(0.0, dot(v1 - chunk_mean, v1 - chunk_mean), j1 < quads)) +
+                            (select(0.0, dot(v2 - chunk_mean, v2 - chunk_mean), j2 < quads) + select(0.0, dot(v3 - chunk_mean, v3 - chunk_mean), j3 < quads))) +
+                           ((select(0.0, dot(v4 - chunk_mean, v4 - chunk_mean), j4 < quads) + select(0.0, dot(v5 - chunk_mean, v5 - chunk_mean), j5 < quads)) +
+                            (select(0.0, dot(v6 - chunk_mean, v6 - chunk_mean), j6 < quads) + select(0.0, dot(v7 - chunk_mean, v7 - chunk_mean), j7 < quads)));
+    // Chan et al.: merge (chunk_count, chunk_mean, chunk_deviations) into the running triple.
+    let total = count + chunk_count;
+    let delta = chunk_mean - mean;
+    mean += delta * (chunk_count / total);
+    deviations += chunk_deviations + delta * delta * count * (chunk_count / total);
+    count = total;
+  }
+  let row_mean = reduce_sum(count * mean, lid, t) / f32(params.d);
+  let spread = mean - row_mean;
+  let row_deviations = reduce_sum(deviations + count * spread * spread, lid, t);
+  let scale = inverseSqrt(row_deviations / f32(params.d) + params.eps);
+  // Last chunk first: the chunks read last above are the likeliest still in L2.
+  for (var chunk = (quads + span - 1u) / span; chunk > 0u; chunk--) {
+    let base = (chunk - 1u) * span;
+    let j0 = base + lane;
+    let j1 = base + lane + t;
+    let j2 = base + lane + 2u * t;
+    let j3 = base + lane + 3u * t;
+    let j4 = base + lane + 4u * t;
+    let j5 = base + lane + 5u * t;
+    let j6 = base + lane + 6u * t;
+    let j7 = base + lane + 7u * t;
+    let v0 = select(vec4f(0.0), x[min(first + j0, last)] - shift, j0 < quads);
+    let v1 = select(vec4f(0.0), x[min(first + j1, last)] - shift, j1 < quads);
+    let v2 = select(vec4f(0.0), x[min(first + j2, last)] - shift, j2 < quads);
+    let v3 = select(vec4f(0.0), x[min(first + j3, last)] - shift, j3 < quads);
+    let v4 = select(vec4f(0.0), x[min(first + j4, last)] - shift, j4 < quads);
+    let v5 = select(vec4f(0.0), x[min(first + j5, last)] - shift, j5 < quads);
+    let v6 = select(vec4f(0.0), x[min(first + j6, last)] - shift, j6 < quads);
+    let v7 = select(vec4f(0.0), x[min(first + j7, last)] - shift, j7 < quads);
+    var w0 = vec4f(1.0);
+    var w1 = vec4f(1.0);
+    var w2 = vec4f(1.0);
+    var w3 = vec4f(1.0);
+    var w4 = vec4f(1.0);
+    var w5 = vec4f(1.0);
+    var w6 = vec4f(1.0);
+    var w7 = vec4f(1.0);
+    if (params.has_weight != 0u) {
+      w0 = weight[min(j0, quads - 1u)];
+      w1 = weight[min(j1, quads - 1u)];
+      w2 = weight[min(j2, quads - 1u)];
+      w3 = weight[min(j3, quads - 1u)];
+      w4 = weight[min(j4, quads - 1u)];
+      w5 = weight[min(j5, quads - 1u)];
+      w6 = weight[min(j6, quads - 1u)];
+      w7 = weight[min(j7, quads - 1u)];
+    }
+    var b0 = vec4f(0.0);
+    var b1 = vec4f(0.0);
+    var b2 = vec4f(0.0);
+    var b3 = vec4f(0.0);
+    var b4 = vec4f(0.0);
+    var b5 = vec4f(0.0);
+    var b6 = vec4f(0.0);
+    var b7 = vec4f(0.0);
+    if (params.has_bias != 0u) {
+      b0 = bias[min(j0, quads - 1u)];
+      b1 = bias[min(j1, quads - 1u)];
+      b2 = bias[min(j2, quads - 1u)];
+      b3 = bias[min(j3, quads - 1u)];
+      b4 = bias[min(j4, quads - 1u)];
+      b5 = bias[min(j5, quads - 1u)];
+      b6 = bias[min(j6, quads - 1u)];
+      b7 = bias[min(j7, quads - 1u)];
+    }
+    if (live) {
+      if (j0 < quads) {
+        out[first + j0] = (v0 - row_mean) * scale * w0 + b0;
+      }
+      if (j1 < quads) {
+        out[first + j1] = (v1 - row_mean) * scale * w1 + b1;
+      }
+      if (j2 < quads) {
+        out[first + j2] = (v2 - row_mean) * scale * w2 + b2;
+      }
+      if (j3 < quads) {
+        out[first + j3] = (v3 - row_mean) * scale * w3 + b3;
+      }
+      if (j4 < quads) {
+        out[first + j4] = (v4 - row_mean) * scale * w4 + b4;
+      }
+      if (j5 < quads) {
+        out[first + j5] = (v5 - row_mean) * scale * w5 + b5;
+      }
+      if (j6 < quads) {
+        out[first + j6] = (v6 - row_mean) * scale * w6 + b6;
+      }
+      if (j7 < quads) {
+        out[first + j7] = (v7 - row_mean) * scale * w7 + b7;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- d % 4 != 0
 
 // Which components of quad q belong to the row [begin, end).
 fn inside(q: u32, begin: u32, end: u32) -> vec4<bool> {
@@ -85,13 +389,11 @@ fn affine_at(of_bias: bool, i: u32) -> vec4f {
   return weight[i];
 }
 
-// The weight (or, with of_bias, the bias) of quad q's components: one load when rows start on quad
-// boundaries, else one per component in the row (u32 arithmetic wraps, so i + c is exact).
+// The weight (or, with of_bias, the bias) of quad q's components, one load per component in the
+// row: the row starts off a quad boundary, so its quads do not line up with the weight's (u32
+// arithmetic wraps, so i + c is exact).
 fn affine(of_bias: bool, q: u32, mask: vec4<bool>) -> vec4f {
   let i = 4u * q - begin;
-  if (params.d % 4u == 0u) {
-    return affine_at(of_bias, i / 4u);
-  }
   var w = vec4f(0.0);
   if (mask.x) {
     w.x = affine_at(of_bias, i / 4u)[i % 4u];
@@ -129,7 +431,7 @@ fn store(q: u32, y: vec4f, mask: vec4<bool>) {
   }
 }
 
-// This invocation's row, set once at the start of main: its quads are first .. first + quads - 1,
+// This invocation's row, set once at the start of `ragged`: its quads are first .. first + quads - 1,
 // its elements begin .. end - 1 (quads = 0 for a row past the end); shift is its first element.
 var<private> first: u32;
 var<private> quads: u32;
@@ -177,19 +479,11 @@ fn put(j: u32, v: vec4f, row_mean: f32, scale: f32) {
   }
 }
 
-// The PER quads of one chunk are written out by hand as v0 .. v7, never as an array indexed in a
-// loop: naga bounds-checks every index of a function-scope array and the driver may keep such an
-// array in local memory (spilled through L1/L2), the suspected reason the array-based kernels
-// reached only 7-9% of the H200's bandwidth (see mod.ts). Named values can stay in registers.
-@compute @workgroup_size(256)
-fn main(
-  @builtin(workgroup_id) wid: vec3u,
-  @builtin(num_workgroups) grid: vec3u,
-  @builtin(local_invocation_index) lid: u32,
-) {
+// The rows of workgroup `block` (256 / threads of them), d % 4 != 0.
+fn ragged(block: u32, lid: u32) {
   let t = params.threads;
   let lane = lid % t;
-  let row = (wid.x + wid.y * grid.x) * (WORKGROUP / t) + lid / t;
+  let row = block * (WORKGROUP / t) + lid / t;
   let live = row < params.rows;
   begin = row * params.d;
   end = begin + params.d;
@@ -230,9 +524,9 @@ fn main(
                      deviations_in(j2, v2, mean) + deviations_in(j3, v3, mean) +
                      deviations_in(j4, v4, mean) + deviations_in(j5, v5, mean) +
                      deviations_in(j6, v6, mean) + deviations_in(j7, v7, mean);
-    let row_mean = row_sum(count * mean, lid, t) / f32(params.d);
+    let row_mean = reduce_sum(count * mean, lid, t) / f32(params.d);
     let spread = mean - row_mean;
-    let row_deviations = row_sum(deviations + count * spread * spread, lid, t);
+    let row_deviations = reduce_sum(deviations + count * spread * spread, lid, t);
     let scale = inverseSqrt(row_deviations / f32(params.d) + params.eps);
     put(j0, v0, row_mean, scale);
     put(j1, v1, row_mean, scale);
@@ -275,9 +569,9 @@ fn main(
     deviations += chunk_deviations + delta * delta * count * (chunk_count / total);
     count = total;
   }
-  let row_mean = row_sum(count * mean, lid, t) / f32(params.d);
+  let row_mean = reduce_sum(count * mean, lid, t) / f32(params.d);
   let spread = mean - row_mean;
-  let row_deviations = row_sum(deviations + count * spread * spread, lid, t);
+  let row_deviations = reduce_sum(deviations + count * spread * spread, lid, t);
   let scale = inverseSqrt(row_deviations / f32(params.d) + params.eps);
   // Last chunk first: the chunks read last above are the likeliest still in L2.
   for (var chunk = (quads + span - 1u) / span; chunk > 0u; chunk--) {
@@ -298,5 +592,25 @@ fn main(
     put(base + j5, v5, row_mean, scale);
     put(base + j6, v6, row_mean, scale);
     put(base + j7, v7, row_mean, scale);
+  }
+}
+
+@compute @workgroup_size(256)
+fn main(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) grid: vec3u,
+  @builtin(local_invocation_index) lid: u32,
+) {
+  let block = wid.x + wid.y * grid.x;
+  if (params.d % 4u != 0u) {
+    ragged(block, lid);
+    return;
+  }
+  let t = params.threads;
+  let row = block * (WORKGROUP / t) + lid / t;
+  if (params.resident != 0u) {
+    resident_aligned(row, lid % t, lid, t);
+  } else {
+    streamed_aligned(row, lid % t, lid, t);
   }
 }

@@ -1,12 +1,22 @@
 // reduce/kernel: out[o, i] = sum | max | min | mean of x[o, 0..length, i], x viewed as [outer, length, inner].
 //
 // x is read in quads (vec4s: quad q holds elements 4q .. 4q + 3), PER independent loads per
-// invocation before any is used. Two layouts, chosen by the (uniform) shape:
+// invocation per step before any is used. Two layouts, chosen by the (uniform) shape:
 // - inner = 1, reducing the last axis: `lanes` invocations (a power of two) share a row, 256 / lanes
-//   rows per workgroup, and lane k takes the row's quads k, k + lanes, ...; components outside the
-//   row are masked (a row starts off a quad boundary when length % 4 != 0; reading a neighbour's
-//   components is harmless). The row's lanes combine through workgroup memory in two steps (groups
-//   of up to 16 partials, then every lane combines its row's groups).
+//   rows per workgroup, and lane k takes the row's quads k, k + lanes, ... (mod.ts sizes `lanes` so
+//   that each takes up to 4 steps of PER quads). The row's lanes then combine through workgroup
+//   memory in two steps written out in full (groups of 16 partials, then every lane combines its
+//   row's groups). Two paths:
+//   - length % 4 == 0 (`reduce_rows_aligned`): every row starts on a quad, so a quad is wholly in
+//     its row or wholly past its end. Every load is issued unconditionally, its index clamped to
+//     the row's last quad (a duplicate: harmless to max and min, dropped from a sum by one compare
+//     per quad); a row past the end of x reads the last row and writes nothing. Each operation has
+//     its own loop, so the step per element is one add, max or min; max and min see NaN from the
+//     bits, once per row (the largest |x| bits exceed those of infinity exactly when a NaN is there)
+//     instead of two selects per element.
+//   - length % 4 != 0 (`reduce_rows_ragged`): a row starts off a quad boundary, so the components
+//     outside it are masked (reading a neighbour's components is harmless) and every element goes
+//     through `combine`.
 // - inner > 1: each invocation owns a quad of 4 neighbouring outputs (columns i0 .. i0 + 3 of one
 //   o), 256 / lanes of them per workgroup side by side, so neighbouring invocations read
 //   neighbouring addresses; `lanes` invocations per quad stride along the axis and combine through
@@ -25,14 +35,13 @@ struct Params {
 @group(0) @binding(2) var<uniform> params: Params;
 
 const WORKGROUP = 256u;
-const PER = 8u;    // quads per invocation per step (mod.ts sizes `lanes` with the same number)
-const GROUP = 16u; // partials one invocation combines in the first step of a row reduction
+const PER = 8u; // quads per invocation per step
 const MAX = 1u;
 const MIN = 2u;
 const MEAN = 3u;
 
 var<workgroup> partials: array<f32, WORKGROUP>;
-var<workgroup> groups: array<f32, WORKGROUP>;
+var<workgroup> groups: array<f32, 16>;
 var<workgroup> quad_partials: array<vec4f, WORKGROUP>;
 
 // NaN is recognised from its bits: a float comparison may be folded away by a compiler that
@@ -62,31 +71,242 @@ fn finish(acc: f32) -> f32 {
   return select(acc / f32(params.length), bitcast<f32>(0x7fc00000u), params.length == 0u);
 }
 
-// Combines `value` over the `lanes` invocations of this invocation's row; each gets the result.
-fn row_reduce(value: f32, lid: u32, lanes: u32) -> f32 {
-  if (lanes == 1u) {
+// Max or min (NaN-propagating, as `combine`) of `value` over the t invocations of this
+// invocation's row (t a power of two <= 256); each of them gets the result. t <= 16: every
+// invocation combines its row's t partials (an index past the row clamped to its last lane: a
+// duplicate, harmless to max and min). t > 16: 16 invocations each combine 16 partials of one row
+// (lanes j, j + t / 16, ...: conflict-free reads), then every invocation combines its row's t / 16
+// group results. Two barriers.
+fn reduce_extreme(value: f32, lid: u32, t: u32) -> f32 {
+  if (t == 1u) {
     return value;
   }
   partials[lid] = value;
   workgroupBarrier();
-  let width = min(lanes, GROUP);
-  let per_row = lanes / width;
-  if (lid < WORKGROUP / width) {
-    // Group lid % per_row of row lid / per_row: lanes j, j + per_row, ... (conflict-free reads).
-    let start = (lid / per_row) * lanes + lid % per_row;
+  if (t <= 16u) {
+    let base = lid - lid % t;
+    var acc = partials[base];
+    acc = combine1(acc, partials[base + min(1u, t - 1u)]);
+    acc = combine1(acc, partials[base + min(2u, t - 1u)]);
+    acc = combine1(acc, partials[base + min(3u, t - 1u)]);
+    acc = combine1(acc, partials[base + min(4u, t - 1u)]);
+    acc = combine1(acc, partials[base + min(5u, t - 1u)]);
+    acc = combine1(acc, partials[base + min(6u, t - 1u)]);
+    acc = combine1(acc, partials[base + min(7u, t - 1u)]);
+    acc = combine1(acc, partials[base + min(8u, t - 1u)]);
+    acc = combine1(acc, partials[base + min(9u, t - 1u)]);
+    acc = combine1(acc, partials[base + min(10u, t - 1u)]);
+    acc = combine1(acc, partials[base + min(11u, t - 1u)]);
+    acc = combine1(acc, partials[base + min(12u, t - 1u)]);
+    acc = combine1(acc, partials[base + min(13u, t - 1u)]);
+    acc = combine1(acc, partials[base + min(14u, t - 1u)]);
+    acc = combine1(acc, partials[base + min(15u, t - 1u)]);
+    workgroupBarrier();
+    return acc;
+  }
+  let per_row = t / 16u;
+  if (lid < 16u) {
+    let start = (lid / per_row) * t + lid % per_row;
     var acc = partials[start];
-    for (var i = 1u; i < width; i++) {
-      acc = combine1(acc, partials[start + i * per_row]);
-    }
+    acc = combine1(acc, partials[start + 1u * per_row]);
+    acc = combine1(acc, partials[start + 2u * per_row]);
+    acc = combine1(acc, partials[start + 3u * per_row]);
+    acc = combine1(acc, partials[start + 4u * per_row]);
+    acc = combine1(acc, partials[start + 5u * per_row]);
+    acc = combine1(acc, partials[start + 6u * per_row]);
+    acc = combine1(acc, partials[start + 7u * per_row]);
+    acc = combine1(acc, partials[start + 8u * per_row]);
+    acc = combine1(acc, partials[start + 9u * per_row]);
+    acc = combine1(acc, partials[start + 10u * per_row]);
+    acc = combine1(acc, partials[start + 11u * per_row]);
+    acc = combine1(acc, partials[start + 12u * per_row]);
+    acc = combine1(acc, partials[start + 13u * per_row]);
+    acc = combine1(acc, partials[start + 14u * per_row]);
+    acc = combine1(acc, partials[start + 15u * per_row]);
     groups[lid] = acc;
   }
   workgroupBarrier();
-  let first = (lid / lanes) * per_row;
+  let first = (lid / t) * per_row;
   var acc = groups[first];
-  for (var i = 1u; i < per_row; i++) {
-    acc = combine1(acc, groups[first + i]);
-  }
+  acc = combine1(acc, groups[first + min(1u, per_row - 1u)]);
+  acc = combine1(acc, groups[first + min(2u, per_row - 1u)]);
+  acc = combine1(acc, groups[first + min(3u, per_row - 1u)]);
+  acc = combine1(acc, groups[first + min(4u, per_row - 1u)]);
+  acc = combine1(acc, groups[first + min(5u, per_row - 1u)]);
+  acc = combine1(acc, groups[first + min(6u, per_row - 1u)]);
+  acc = combine1(acc, groups[first + min(7u, per_row - 1u)]);
+  acc = combine1(acc, groups[first + min(8u, per_row - 1u)]);
+  acc = combine1(acc, groups[first + min(9u, per_row - 1u)]);
+  acc = combine1(acc, groups[first + min(10u, per_row - 1u)]);
+  acc = combine1(acc, groups[first + min(11u, per_row - 1u)]);
+  acc = combine1(acc, groups[first + min(12u, per_row - 1u)]);
+  acc = combine1(acc, groups[first + min(13u, per_row - 1u)]);
+  acc = combine1(acc, groups[first + min(14u, per_row - 1u)]);
+  acc = combine1(acc, groups[first + min(15u, per_row - 1u)]);
   return acc;
+}
+
+// The sum of `value` over the t invocations of this invocation's row, as reduce_extreme (a clamped
+// duplicate is dropped by a select).
+fn reduce_sum(value: f32, lid: u32, t: u32) -> f32 {
+  if (t == 1u) {
+    return value;
+  }
+  partials[lid] = value;
+  workgroupBarrier();
+  if (t <= 16u) {
+    let base = lid - lid % t;
+    var acc = partials[base];
+    acc += select(0.0, partials[base + min(1u, t - 1u)], 1u < t);
+    acc += select(0.0, partials[base + min(2u, t - 1u)], 2u < t);
+    acc += select(0.0, partials[base + min(3u, t - 1u)], 3u < t);
+    acc += select(0.0, partials[base + min(4u, t - 1u)], 4u < t);
+    acc += select(0.0, partials[base + min(5u, t - 1u)], 5u < t);
+    acc += select(0.0, partials[base + min(6u, t - 1u)], 6u < t);
+    acc += select(0.0, partials[base + min(7u, t - 1u)], 7u < t);
+    acc += select(0.0, partials[base + min(8u, t - 1u)], 8u < t);
+    acc += select(0.0, partials[base + min(9u, t - 1u)], 9u < t);
+    acc += select(0.0, partials[base + min(10u, t - 1u)], 10u < t);
+    acc += select(0.0, partials[base + min(11u, t - 1u)], 11u < t);
+    acc += select(0.0, partials[base + min(12u, t - 1u)], 12u < t);
+    acc += select(0.0, partials[base + min(13u, t - 1u)], 13u < t);
+    acc += select(0.0, partials[base + min(14u, t - 1u)], 14u < t);
+    acc += select(0.0, partials[base + min(15u, t - 1u)], 15u < t);
+    workgroupBarrier();
+    return acc;
+  }
+  let per_row = t / 16u;
+  if (lid < 16u) {
+    let start = (lid / per_row) * t + lid % per_row;
+    var acc = partials[start];
+    acc += partials[start + 1u * per_row];
+    acc += partials[start + 2u * per_row];
+    acc += partials[start + 3u * per_row];
+    acc += partials[start + 4u * per_row];
+    acc += partials[start + 5u * per_row];
+    acc += partials[start + 6u * per_row];
+    acc += partials[start + 7u * per_row];
+    acc += partials[start + 8u * per_row];
+    acc += partials[start + 9u * per_row];
+    acc += partials[start + 10u * per_row];
+    acc += partials[start + 11u * per_row];
+    acc += partials[start + 12u * per_row];
+    acc += partials[start + 13u * per_row];
+    acc += partials[start + 14u * per_row];
+    acc += partials[start + 15u * per_row];
+    groups[lid] = acc;
+  }
+  workgroupBarrier();
+  let first = (lid / t) * per_row;
+  var acc = groups[first];
+  acc += select(0.0, groups[first + min(1u, per_row - 1u)], 1u < per_row);
+  acc += select(0.0, groups[first + min(2u, per_row - 1u)], 2u < per_row);
+  acc += select(0.0, groups[first + min(3u, per_row - 1u)], 3u < per_row);
+  acc += select(0.0, groups[first + min(4u, per_row - 1u)], 4u < per_row);
+  acc += select(0.0, groups[first + min(5u, per_row - 1u)], 5u < per_row);
+  acc += select(0.0, groups[first + min(6u, per_row - 1u)], 6u < per_row);
+  acc += select(0.0, groups[first + min(7u, per_row - 1u)], 7u < per_row);
+  acc += select(0.0, groups[first + min(8u, per_row - 1u)], 8u < per_row);
+  acc += select(0.0, groups[first + min(9u, per_row - 1u)], 9u < per_row);
+  acc += select(0.0, groups[first + min(10u, per_row - 1u)], 10u < per_row);
+  acc += select(0.0, groups[first + min(11u, per_row - 1u)], 11u < per_row);
+  acc += select(0.0, groups[first + min(12u, per_row - 1u)], 12u < per_row);
+  acc += select(0.0, groups[first + min(13u, per_row - 1u)], 13u < per_row);
+  acc += select(0.0, groups[first + min(14u, per_row - 1u)], 14u < per_row);
+  acc += select(0.0, groups[first + min(15u, per_row - 1u)], 15u < per_row);
+  return acc;
+}
+
+// `value` combined over the `lanes` invocations of this invocation's row; each gets the result.
+fn row_combine(value: f32, lid: u32, lanes: u32) -> f32 {
+  if (params.op == MAX || params.op == MIN) {
+    return reduce_extreme(value, lid, lanes);
+  }
+  return reduce_sum(value, lid, lanes);
+}
+
+// The PER quads of one step are written out by hand as v0 .. v7, never as an array indexed in a
+// loop: naga bounds-checks every index of a function-scope array and the driver may keep such an
+// array in local memory (spilled through L1/L2); see mod.ts. Named values can stay in registers.
+
+// Rows of `length` contiguous elements, length % 4 == 0.
+fn reduce_rows_aligned(group: u32, lid: u32) {
+  let lanes = params.lanes;
+  let lane = lid % lanes;
+  let row = group * (WORKGROUP / lanes) + lid / lanes;
+  let live = row < params.outer;
+  let quads = params.length / 4u;
+  let first = min(row, params.outer - 1u) * quads;
+  let last = first + quads - 1u;
+  var value = 0.0; // this invocation's part of the row, combined across lanes below
+  // max and min start from a quad of the row (a lane past its end takes the last one again) and
+  // return NaN when the bits show one: WGSL's max() and min() may drop NaN.
+  if (params.op == MAX) {
+    var acc = x[min(first + lane, last)];
+    var bits = vec4u(0u); // the largest magnitude bits of this invocation's elements, per component
+    for (var base = lane; base < quads; base += PER * lanes) {
+      let v0 = x[min(first + base, last)];
+      let v1 = x[min(first + base + lanes, last)];
+      let v2 = x[min(first + base + 2u * lanes, last)];
+      let v3 = x[min(first + base + 3u * lanes, last)];
+      let v4 = x[min(first + base + 4u * lanes, last)];
+      let v5 = x[min(first + base + 5u * lanes, last)];
+      let v6 = x[min(first + base + 6u * lanes, last)];
+      let v7 = x[min(first + base + 7u * lanes, last)];
+      acc = max(acc, max(max(max(v0, v1), max(v2, v3)), max(max(v4, v5), max(v6, v7))));
+      bits = max(bits, max(max(max((bitcast<vec4u>(v0) & vec4u(0x7fffffffu)), (bitcast<vec4u>(v1) & vec4u(0x7fffffffu))),
+                               max((bitcast<vec4u>(v2) & vec4u(0x7fffffffu)), (bitcast<vec4u>(v3) & vec4u(0x7fffffffu)))),
+                           max(max((bitcast<vec4u>(v4) & vec4u(0x7fffffffu)), (bitcast<vec4u>(v5) & vec4u(0x7fffffffu))),
+                               max((bitcast<vec4u>(v6) & vec4u(0x7fffffffu)), (bitcast<vec4u>(v7) & vec4u(0x7fffffffu))))));
+    }
+    value = max(max(acc.x, acc.y), max(acc.z, acc.w));
+    if (any(bits > vec4u(0x7f800000u))) {
+      value = bitcast<f32>(0x7fc00000u);
+    }
+  } else if (params.op == MIN) {
+    var acc = x[min(first + lane, last)];
+    var bits = vec4u(0u); // the largest magnitude bits of this invocation's elements, per component
+    for (var base = lane; base < quads; base += PER * lanes) {
+      let v0 = x[min(first + base, last)];
+      let v1 = x[min(first + base + lanes, last)];
+      let v2 = x[min(first + base + 2u * lanes, last)];
+      let v3 = x[min(first + base + 3u * lanes, last)];
+      let v4 = x[min(first + base + 4u * lanes, last)];
+      let v5 = x[min(first + base + 5u * lanes, last)];
+      let v6 = x[min(first + base + 6u * lanes, last)];
+      let v7 = x[min(first + base + 7u * lanes, last)];
+      acc = min(acc, min(min(min(v0, v1), min(v2, v3)), min(min(v4, v5), min(v6, v7))));
+      bits = max(bits, max(max(max((bitcast<vec4u>(v0) & vec4u(0x7fffffffu)), (bitcast<vec4u>(v1) & vec4u(0x7fffffffu))),
+                               max((bitcast<vec4u>(v2) & vec4u(0x7fffffffu)), (bitcast<vec4u>(v3) & vec4u(0x7fffffffu)))),
+                           max(max((bitcast<vec4u>(v4) & vec4u(0x7fffffffu)), (bitcast<vec4u>(v5) & vec4u(0x7fffffffu))),
+                               max((bitcast<vec4u>(v6) & vec4u(0x7fffffffu)), (bitcast<vec4u>(v7) & vec4u(0x7fffffffu))))));
+    }
+    value = min(min(acc.x, acc.y), min(acc.z, acc.w));
+    if (any(bits > vec4u(0x7f800000u))) {
+      value = bitcast<f32>(0x7fc00000u);
+    }
+  } else {
+    var acc = vec4f(0.0);
+    for (var base = lane; base < quads; base += PER * lanes) {
+      let v0 = x[min(first + base, last)];
+      let v1 = x[min(first + base + lanes, last)];
+      let v2 = x[min(first + base + 2u * lanes, last)];
+      let v3 = x[min(first + base + 3u * lanes, last)];
+      let v4 = x[min(first + base + 4u * lanes, last)];
+      let v5 = x[min(first + base + 5u * lanes, last)];
+      let v6 = x[min(first + base + 6u * lanes, last)];
+      let v7 = x[min(first + base + 7u * lanes, last)];
+      acc += ((select(vec4f(0.0), v0, base < quads) + select(vec4f(0.0), v1, base + lanes < quads)) +
+              (select(vec4f(0.0), v2, base + 2u * lanes < quads) + select(vec4f(0.0), v3, base + 3u * lanes < quads))) +
+             ((select(vec4f(0.0), v4, base + 4u * lanes < quads) + select(vec4f(0.0), v5, base + 5u * lanes < quads)) +
+              (select(vec4f(0.0), v6, base + 6u * lanes < quads) + select(vec4f(0.0), v7, base + 7u * lanes < quads)));
+    }
+    value = (acc.x + acc.y) + (acc.z + acc.w);
+  }
+  let result = row_combine(value, lid, lanes);
+  if (live && lane == 0u) {
+    out[row] = finish(result);
+  }
 }
 
 // Which components of quad q belong to the row [begin, end).
@@ -105,13 +325,8 @@ fn row_quad(j: u32, quads: u32, first: u32, begin: u32, end: u32, identity: vec4
   return v;
 }
 
-// The PER quads of one step are written out by hand as v0 .. v7, never as an array indexed in a
-// loop: naga bounds-checks every index of a function-scope array and the driver may keep such an
-// array in local memory (spilled through L1/L2), the suspected reason the array-based kernels
-// reached only 7-9% of the H200's bandwidth (see mod.ts). Named values can stay in registers.
-
-// Reduces the last axis: rows of `length` contiguous elements.
-fn reduce_rows(group: u32, lid: u32) {
+// Rows of `length` contiguous elements, length % 4 != 0.
+fn reduce_rows_ragged(group: u32, lid: u32) {
   let lanes = params.lanes;
   let lane = lid % lanes;
   let row = group * (WORKGROUP / lanes) + lid / lanes;
@@ -138,7 +353,7 @@ fn reduce_rows(group: u32, lid: u32) {
     let v7 = row_quad(base + 7u * lanes, quads, first, begin, end, identity);
     acc = combine(combine(combine(combine(combine(combine(combine(combine(acc, v0), v1), v2), v3), v4), v5), v6), v7);
   }
-  let result = row_reduce(combine1(combine1(acc.x, acc.y), combine1(acc.z, acc.w)), lid, lanes);
+  let result = row_combine(combine1(combine1(acc.x, acc.y), combine1(acc.z, acc.w)), lid, lanes);
   if (live && lane == 0u) {
     out[row] = finish(result);
   }
@@ -243,9 +458,11 @@ fn main(
   @builtin(num_workgroups) grid: vec3u,
 ) {
   let group = wid.x + wid.y * grid.x;
-  if (params.inner == 1u) {
-    reduce_rows(group, lid);
-  } else {
+  if (params.inner != 1u) {
     reduce_columns(group, lid);
+  } else if (params.length % 4u == 0u) {
+    reduce_rows_aligned(group, lid);
+  } else {
+    reduce_rows_ragged(group, lid);
   }
 }

@@ -1,21 +1,33 @@
 // rmsnorm/kernel: out[n, c] = x[n, c] * inverseSqrt(mean_c(x[n, c]^2) + eps) * weight[n % groups, c],
 // x is [rows, d]; groups = 0 means no weight (ones).
 //
-// Memory is read and written in quads (vec4s): quad q holds elements 4q .. 4q + 3. A row covers the
-// quads from the one holding its first element to the one holding its last; components outside the
-// row are masked (rows start off a quad boundary when d % 4 != 0), and a partial quad is written
-// one component at a time, so no element outside the row is ever written. The bindings are
-// 16-byte padded, so every quad is readable.
-//
-// `threads` invocations (a power of two) share a row, 256 / threads rows per workgroup; lane k of a
-// row takes quads k, k + threads, ..., PER of them per chunk, all loads issued before first use.
+// Memory is read and written in quads (vec4s): quad q holds elements 4q .. 4q + 3. The bindings are
+// 16-byte padded, so every quad is readable. `threads` invocations (a power of two) share a row,
+// 256 / threads rows per workgroup; lane k of a row takes quads k, k + threads, ..., PER of them
+// per chunk, all loads of a chunk issued before the first is used.
 // - resident = 1 (the row fits one chunk): the row is read once into registers, its sum of squares
 //   reduced through workgroup memory, and the row scaled and written from registers.
 // - resident = 0 (longer rows, one row per workgroup): the sum of squares is accumulated over the
 //   chunks, and the row is read a second time to write it, last chunk first, so that the chunks
 //   read last (the likeliest still in L2) are read again first.
-// The reduction takes two barriers (groups of up to 16 partials, then every invocation combines its
-// row's groups). Workgroups beyond 65,535 fold into y: workgroup = id.x + id.y * num_workgroups.x.
+//
+// Each of those has two paths, chosen by the (uniform) shape:
+// - d % 4 == 0 (`resident_aligned`, `streamed_aligned`): every row starts on a quad, so a quad is
+//   wholly in its row or wholly past its end, and lines up with a quad of the weight. Every load is
+//   issued unconditionally, its index clamped to the row's last quad; the duplicate a clamped load
+//   reads is dropped from the sum by one compare per quad. A row past the end of x (surplus rows of
+//   the last workgroup) reads the last row and writes nothing. The weight quads are loaded together
+//   after the reduction (for a row in registers; with x in the second pass of a streamed row), and
+//   each quad is written with one vec4 store.
+// - d % 4 != 0 (`ragged`): rows start off quad boundaries, so the components outside a row are
+//   masked per element (reading a neighbour's components is harmless), loads past the row's last
+//   quad are skipped, the weight is read per component, and a partial quad is written one
+//   component at a time, so no element outside the row is ever written.
+//
+// The reduction goes through workgroup memory in two steps, each written out in full (no loop over
+// a runtime count): groups of 16 partials, then every invocation adds its row's groups. Two
+// barriers, whatever the row's width.
+// Workgroups beyond 65,535 fold into y: workgroup = id.x + id.y * num_workgroups.x.
 struct Params {
   rows: u32,
   d: u32,
@@ -31,38 +43,267 @@ struct Params {
 @group(0) @binding(3) var<uniform> params: Params;
 
 const WORKGROUP = 256u;
-const PER = 8u;    // quads per invocation per chunk (mod.ts sizes `threads` with the same number)
-const GROUP = 16u; // partials one invocation adds in the first step of the reduction
+const PER = 8u; // quads per invocation per chunk (mod.ts sizes `threads` with the same number)
 
 var<workgroup> partials: array<f32, WORKGROUP>;
-var<workgroup> groups: array<f32, WORKGROUP>;
+var<workgroup> groups: array<f32, 16>;
 
-// The sum of `value` over the `threads` invocations of this invocation's row; each gets the result.
-fn row_sum(value: f32, lid: u32, threads: u32) -> f32 {
-  if (threads == 1u) {
+// The sum of `value` over the t invocations of this invocation's row (t a power of two <= 256);
+// each of them gets the result. t <= 16: every invocation adds its row's t partials (an index past
+// the row clamped to its last lane, and dropped by a select). t > 16: 16 invocations each add 16
+// partials of one row (lanes j, j + t / 16, ...: conflict-free reads), then every invocation adds
+// its row's t / 16 group sums. Two barriers, the last after every read of `partials`.
+fn reduce_sum(value: f32, lid: u32, t: u32) -> f32 {
+  if (t == 1u) {
     return value;
   }
   partials[lid] = value;
   workgroupBarrier();
-  let width = min(threads, GROUP);
-  let per_row = threads / width;
-  if (lid < WORKGROUP / width) {
-    // Group lid % per_row of row lid / per_row: lanes j, j + per_row, ... (conflict-free reads).
-    let start = (lid / per_row) * threads + lid % per_row;
+  if (t <= 16u) {
+    let base = lid - lid % t;
+    var acc = partials[base];
+    acc += select(0.0, partials[base + min(1u, t - 1u)], 1u < t);
+    acc += select(0.0, partials[base + min(2u, t - 1u)], 2u < t);
+    acc += select(0.0, partials[base + min(3u, t - 1u)], 3u < t);
+    acc += select(0.0, partials[base + min(4u, t - 1u)], 4u < t);
+    acc += select(0.0, partials[base + min(5u, t - 1u)], 5u < t);
+    acc += select(0.0, partials[base + min(6u, t - 1u)], 6u < t);
+    acc += select(0.0, partials[base + min(7u, t - 1u)], 7u < t);
+    acc += select(0.0, partials[base + min(8u, t - 1u)], 8u < t);
+    acc += select(0.0, partials[base + min(9u, t - 1u)], 9u < t);
+    acc += select(0.0, partials[base + min(10u, t - 1u)], 10u < t);
+    acc += select(0.0, partials[base + min(11u, t - 1u)], 11u < t);
+    acc += select(0.0, partials[base + min(12u, t - 1u)], 12u < t);
+    acc += select(0.0, partials[base + min(13u, t - 1u)], 13u < t);
+    acc += select(0.0, partials[base + min(14u, t - 1u)], 14u < t);
+    acc += select(0.0, partials[base + min(15u, t - 1u)], 15u < t);
+    workgroupBarrier();
+    return acc;
+  }
+  let per_row = t / 16u;
+  if (lid < 16u) {
+    let start = (lid / per_row) * t + lid % per_row;
     var acc = partials[start];
-    for (var i = 1u; i < width; i++) {
-      acc += partials[start + i * per_row];
-    }
+    acc += partials[start + 1u * per_row];
+    acc += partials[start + 2u * per_row];
+    acc += partials[start + 3u * per_row];
+    acc += partials[start + 4u * per_row];
+    acc += partials[start + 5u * per_row];
+    acc += partials[start + 6u * per_row];
+    acc += partials[start + 7u * per_row];
+    acc += partials[start + 8u * per_row];
+    acc += partials[start + 9u * per_row];
+    acc += partials[start + 10u * per_row];
+    acc += partials[start + 11u * per_row];
+    acc += partials[start + 12u * per_row];
+    acc += partials[start + 13u * per_row];
+    acc += partials[start + 14u * per_row];
+    acc += partials[start + 15u * per_row];
     groups[lid] = acc;
   }
   workgroupBarrier();
-  let first = (lid / threads) * per_row;
+  let first = (lid / t) * per_row;
   var acc = groups[first];
-  for (var i = 1u; i < per_row; i++) {
-    acc += groups[first + i];
-  }
+  acc += select(0.0, groups[first + min(1u, per_row - 1u)], 1u < per_row);
+  acc += select(0.0, groups[first + min(2u, per_row - 1u)], 2u < per_row);
+  acc += select(0.0, groups[first + min(3u, per_row - 1u)], 3u < per_row);
+  acc += select(0.0, groups[first + min(4u, per_row - 1u)], 4u < per_row);
+  acc += select(0.0, groups[first + min(5u, per_row - 1u)], 5u < per_row);
+  acc += select(0.0, groups[first + min(6u, per_row - 1u)], 6u < per_row);
+  acc += select(0.0, groups[first + min(7u, per_row - 1u)], 7u < per_row);
+  acc += select(0.0, groups[first + min(8u, per_row - 1u)], 8u < per_row);
+  acc += select(0.0, groups[first + min(9u, per_row - 1u)], 9u < per_row);
+  acc += select(0.0, groups[first + min(10u, per_row - 1u)], 10u < per_row);
+  acc += select(0.0, groups[first + min(11u, per_row - 1u)], 11u < per_row);
+  acc += select(0.0, groups[first + min(12u, per_row - 1u)], 12u < per_row);
+  acc += select(0.0, groups[first + min(13u, per_row - 1u)], 13u < per_row);
+  acc += select(0.0, groups[first + min(14u, per_row - 1u)], 14u < per_row);
+  acc += select(0.0, groups[first + min(15u, per_row - 1u)], 15u < per_row);
   return acc;
 }
+
+// The PER quads of one chunk are written out by hand as v0 .. v7, never as an array indexed in a
+// loop: naga bounds-checks every index of a function-scope array and the driver may keep such an
+// array in local memory (spilled through L1/L2); see mod.ts. Named values can stay in registers.
+
+// ---------------------------------------------------------------- d % 4 == 0
+
+// Row `row` held in registers; lane `lane` of its t invocations.
+fn resident_aligned(row: u32, lane: u32, lid: u32, t: u32) {
+  let quads = params.d / 4u;
+  let live = row < params.rows;
+  let r = min(row, params.rows - 1u);
+  let first = r * quads;
+  let last = first + quads - 1u;
+  let j0 = lane;
+  let j1 = lane + t;
+  let j2 = lane + 2u * t;
+  let j3 = lane + 3u * t;
+  let j4 = lane + 4u * t;
+  let j5 = lane + 5u * t;
+  let j6 = lane + 6u * t;
+  let j7 = lane + 7u * t;
+  let v0 = x[min(first + j0, last)];
+  let v1 = x[min(first + j1, last)];
+  let v2 = x[min(first + j2, last)];
+  let v3 = x[min(first + j3, last)];
+  let v4 = x[min(first + j4, last)];
+  let v5 = x[min(first + j5, last)];
+  let v6 = x[min(first + j6, last)];
+  let v7 = x[min(first + j7, last)];
+  let squares = ((select(0.0, dot(v0, v0), j0 < quads) + select(0.0, dot(v1, v1), j1 < quads)) +
+                 (select(0.0, dot(v2, v2), j2 < quads) + select(0.0, dot(v3, v3), j3 < quads))) +
+                 ((select(0.0, dot(v4, v4), j4 < quads) + select(0.0, dot(v5, v5), j5 < quads)) +
+                 (select(0.0, dot(v6, v6), j6 < quads) + select(0.0, dot(v7, v7), j7 < quads)));
+  let scale = inverseSqrt(reduce_sum(squares, lid, t) / f32(params.d) + params.eps);
+  var w0 = vec4f(1.0);
+  var w1 = vec4f(1.0);
+  var w2 = vec4f(1.0);
+  var w3 = vec4f(1.0);
+  var w4 = vec4f(1.0);
+  var w5 = vec4f(1.0);
+  var w6 = vec4f(1.0);
+  var w7 = vec4f(1.0);
+  if (params.groups != 0u) {
+    let g = (r % params.groups) * quads;
+    w0 = weight[g + min(j0, quads - 1u)];
+    w1 = weight[g + min(j1, quads - 1u)];
+    w2 = weight[g + min(j2, quads - 1u)];
+    w3 = weight[g + min(j3, quads - 1u)];
+    w4 = weight[g + min(j4, quads - 1u)];
+    w5 = weight[g + min(j5, quads - 1u)];
+    w6 = weight[g + min(j6, quads - 1u)];
+    w7 = weight[g + min(j7, quads - 1u)];
+  }
+  if (live) {
+    if (j0 < quads) {
+      out[first + j0] = v0 * (scale * w0);
+    }
+    if (j1 < quads) {
+      out[first + j1] = v1 * (scale * w1);
+    }
+    if (j2 < quads) {
+      out[first + j2] = v2 * (scale * w2);
+    }
+    if (j3 < quads) {
+      out[first + j3] = v3 * (scale * w3);
+    }
+    if (j4 < quads) {
+      out[first + j4] = v4 * (scale * w4);
+    }
+    if (j5 < quads) {
+      out[first + j5] = v5 * (scale * w5);
+    }
+    if (j6 < quads) {
+      out[first + j6] = v6 * (scale * w6);
+    }
+    if (j7 < quads) {
+      out[first + j7] = v7 * (scale * w7);
+    }
+  }
+}
+
+// Row `row` streamed in chunks of PER * t quads; lane `lane` of its t invocations. The second pass
+// reads x and the weight together.
+fn streamed_aligned(row: u32, lane: u32, lid: u32, t: u32) {
+  let quads = params.d / 4u;
+  let live = row < params.rows;
+  let r = min(row, params.rows - 1u);
+  let first = r * quads;
+  let last = first + quads - 1u;
+  let span = PER * t;
+  var squares = 0.0;
+  for (var base = 0u; base < quads; base += span) {
+    let j0 = base + lane;
+    let j1 = base + lane + t;
+    let j2 = base + lane + 2u * t;
+    let j3 = base + lane + 3u * t;
+    let j4 = base + lane + 4u * t;
+    let j5 = base + lane + 5u * t;
+    let j6 = base + lane + 6u * t;
+    let j7 = base + lane + 7u * t;
+    let v0 = x[min(first + j0, last)];
+    let v1 = x[min(first + j1, last)];
+    let v2 = x[min(first + j2, last)];
+    let v3 = x[min(first + j3, last)];
+    let v4 = x[min(first + j4, last)];
+    let v5 = x[min(first + j5, last)];
+    let v6 = x[min(first + j6, last)];
+    let v7 = x[min(first + j7, last)];
+    squares += ((select(0.0, dot(v0, v0), j0 < quads) + select(0.0, dot(v1, v1), j1 < quads)) +
+                (select(0.0, dot(v2, v2), j2 < quads) + select(0.0, dot(v3, v3), j3 < quads))) +
+                ((select(0.0, dot(v4, v4), j4 < quads) + select(0.0, dot(v5, v5), j5 < quads)) +
+                (select(0.0, dot(v6, v6), j6 < quads) + select(0.0, dot(v7, v7), j7 < quads)));
+  }
+  let scale = inverseSqrt(reduce_sum(squares, lid, t) / f32(params.d) + params.eps);
+  // Last chunk first: the chunks read last above are the likeliest still in L2.
+  for (var chunk = (quads + span - 1u) / span; chunk > 0u; chunk--) {
+    let base = (chunk - 1u) * span;
+    let j0 = base + lane;
+    let j1 = base + lane + t;
+    let j2 = base + lane + 2u * t;
+    let j3 = base + lane + 3u * t;
+    let j4 = base + lane + 4u * t;
+    let j5 = base + lane + 5u * t;
+    let j6 = base + lane + 6u * t;
+    let j7 = base + lane + 7u * t;
+    let v0 = x[min(first + j0, last)];
+    let v1 = x[min(first + j1, last)];
+    let v2 = x[min(first + j2, last)];
+    let v3 = x[min(first + j3, last)];
+    let v4 = x[min(first + j4, last)];
+    let v5 = x[min(first + j5, last)];
+    let v6 = x[min(first + j6, last)];
+    let v7 = x[min(first + j7, last)];
+    var w0 = vec4f(1.0);
+    var w1 = vec4f(1.0);
+    var w2 = vec4f(1.0);
+    var w3 = vec4f(1.0);
+    var w4 = vec4f(1.0);
+    var w5 = vec4f(1.0);
+    var w6 = vec4f(1.0);
+    var w7 = vec4f(1.0);
+    if (params.groups != 0u) {
+      let g = (r % params.groups) * quads;
+      w0 = weight[g + min(j0, quads - 1u)];
+      w1 = weight[g + min(j1, quads - 1u)];
+      w2 = weight[g + min(j2, quads - 1u)];
+      w3 = weight[g + min(j3, quads - 1u)];
+      w4 = weight[g + min(j4, quads - 1u)];
+      w5 = weight[g + min(j5, quads - 1u)];
+      w6 = weight[g + min(j6, quads - 1u)];
+      w7 = weight[g + min(j7, quads - 1u)];
+    }
+    if (live) {
+      if (j0 < quads) {
+        out[first + j0] = v0 * (scale * w0);
+      }
+      if (j1 < quads) {
+        out[first + j1] = v1 * (scale * w1);
+      }
+      if (j2 < quads) {
+        out[first + j2] = v2 * (scale * w2);
+      }
+      if (j3 < quads) {
+        out[first + j3] = v3 * (scale * w3);
+      }
+      if (j4 < quads) {
+        out[first + j4] = v4 * (scale * w4);
+      }
+      if (j5 < quads) {
+        out[first + j5] = v5 * (scale * w5);
+      }
+      if (j6 < quads) {
+        out[first + j6] = v6 * (scale * w6);
+      }
+      if (j7 < quads) {
+        out[first + j7] = v7 * (scale * w7);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- d % 4 != 0
 
 // Which components of quad q belong to the row [begin, end).
 fn inside(q: u32, begin: u32, end: u32) -> vec4<bool> {
@@ -70,7 +311,7 @@ fn inside(q: u32, begin: u32, end: u32) -> vec4<bool> {
   return (e >= vec4u(begin)) & (e < vec4u(end));
 }
 
-// This invocation's row, set once at the start of main: its quads are first .. first + quads - 1,
+// This invocation's row, set once at the start of `ragged`: its quads are first .. first + quads - 1,
 // its elements begin .. end - 1 (quads = 0 for a row past the end); gamma is the index of the first
 // element of its weight row.
 var<private> first: u32;
@@ -79,16 +320,14 @@ var<private> begin: u32;
 var<private> end: u32;
 var<private> gamma: u32;
 
-// The weights of quad q's components (ones without a weight): one load when rows start on quad
-// boundaries, else one per component in the row (u32 arithmetic wraps, so i + c is exact).
+// The weights of quad q's components (ones without a weight), one load per component in the row:
+// the row starts off a quad boundary, so its quads do not line up with the weight's (u32
+// arithmetic wraps, so i + c is exact).
 fn weights(q: u32, mask: vec4<bool>) -> vec4f {
   if (params.groups == 0u) {
     return vec4f(1.0);
   }
   let i = gamma + 4u * q - begin;
-  if (params.d % 4u == 0u) {
-    return weight[i / 4u];
-  }
   var w = vec4f(0.0);
   if (mask.x) {
     w.x = weight[i / 4u][i % 4u];
@@ -143,19 +382,11 @@ fn put(j: u32, v: vec4f, scale: f32) {
   }
 }
 
-// The PER quads of one chunk are written out by hand as v0 .. v7, never as an array indexed in a
-// loop: naga bounds-checks every index of a function-scope array and the driver may keep such an
-// array in local memory (spilled through L1/L2), the suspected reason the array-based kernels
-// reached only 7-9% of the H200's bandwidth (see mod.ts). Named values can stay in registers.
-@compute @workgroup_size(256)
-fn main(
-  @builtin(workgroup_id) wid: vec3u,
-  @builtin(num_workgroups) grid: vec3u,
-  @builtin(local_invocation_index) lid: u32,
-) {
+// The rows of workgroup `block` (256 / threads of them), d % 4 != 0.
+fn ragged(block: u32, lid: u32) {
   let t = params.threads;
   let lane = lid % t;
-  let row = (wid.x + wid.y * grid.x) * (WORKGROUP / t) + lid / t;
+  let row = block * (WORKGROUP / t) + lid / t;
   begin = row * params.d;
   end = begin + params.d;
   first = begin / 4u;
@@ -182,7 +413,7 @@ fn main(
     let v7 = fetch(j7);
     let squares = dot(v0, v0) + dot(v1, v1) + dot(v2, v2) + dot(v3, v3) +
                   dot(v4, v4) + dot(v5, v5) + dot(v6, v6) + dot(v7, v7);
-    let scale = inverseSqrt(row_sum(squares, lid, t) / f32(params.d) + params.eps);
+    let scale = inverseSqrt(reduce_sum(squares, lid, t) / f32(params.d) + params.eps);
     put(j0, v0, scale);
     put(j1, v1, scale);
     put(j2, v2, scale);
@@ -208,7 +439,7 @@ fn main(
     squares += dot(v0, v0) + dot(v1, v1) + dot(v2, v2) + dot(v3, v3) +
                dot(v4, v4) + dot(v5, v5) + dot(v6, v6) + dot(v7, v7);
   }
-  let scale = inverseSqrt(row_sum(squares, lid, t) / f32(params.d) + params.eps);
+  let scale = inverseSqrt(reduce_sum(squares, lid, t) / f32(params.d) + params.eps);
   // Last chunk first: the chunks read last above are the likeliest still in L2.
   for (var chunk = (quads + span - 1u) / span; chunk > 0u; chunk--) {
     let base = (chunk - 1u) * span;
@@ -228,5 +459,25 @@ fn main(
     put(base + j5, v5, scale);
     put(base + j6, v6, scale);
     put(base + j7, v7, scale);
+  }
+}
+
+@compute @workgroup_size(256)
+fn main(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) grid: vec3u,
+  @builtin(local_invocation_index) lid: u32,
+) {
+  let block = wid.x + wid.y * grid.x;
+  if (params.d % 4u != 0u) {
+    ragged(block, lid);
+    return;
+  }
+  let t = params.threads;
+  let row = block * (WORKGROUP / t) + lid / t;
+  if (params.resident != 0u) {
+    resident_aligned(row, lid % t, lid, t);
+  } else {
+    streamed_aligned(row, lid % t, lid, t);
   }
 }
