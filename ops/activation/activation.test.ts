@@ -174,8 +174,9 @@ gpuTest("activation GPU: bad input throws before dispatch", async (gpu) => {
   );
 });
 
-// Every kind on lengths around the kernel's geometry (4 elements per vec4, 4096 per workgroup block:
-// 1..3 and 4099 end in a partial vec4, 5001 in a partial block and a partial vec4), spread over
+// Every kind on lengths around the kernel's geometry (4 elements per vec4, 2048 per workgroup block:
+// 1..3 and 4099 end in a partial vec4, 2048 and 4096 are whole blocks, 5001 ends in a partial block
+// and a partial vec4), spread over
 // [-8, 8), plus points near 0 (where expm1 and tanh must not cancel) and far out (where exp would
 // overflow if it were taken of a positive argument); neighbours in one vec4 take different sides of
 // the piecewise definitions.
@@ -183,7 +184,7 @@ const SPECIAL = f32([0, 1e-7, -1e-7, 1e-3, -1e-3, 0.3, -0.3, -0.6, 2.699, 20, -2
 const cases = ACTIVATION_KINDS.flatMap((kind) => {
   const alpha = kind === "elu" ? 0.7 : undefined;
   return [
-    ...[1, 2, 3, 4, 255, 256, 257, 4096, 4099, 5001].map((n) => ({
+    ...[1, 2, 3, 4, 255, 256, 257, 2048, 4096, 4099, 5001].map((n) => ({
       label: `${kind} n=${n}`,
       args: { kind, x: randomF32(n, n, -8, 8), alpha },
     })),
@@ -193,7 +194,8 @@ const cases = ACTIVATION_KINDS.flatMap((kind) => {
 checkAgainstReference("activation", KERNELS, "kernel", cases, activation, activationGpu, kernelTolerance);
 
 // A device that allows 2 workgroups per dimension, so the grid-stride loop takes several blocks per
-// workgroup (the full-size grid needs over 2^28 elements to loop). It poisons outputs like the shared one.
+// workgroup (the full-size grid needs over 2^27 elements to loop), for every kind (each has its own
+// copy of the loop). It poisons outputs like the shared one.
 function twoWorkgroups(gpu: ResidentDevice): ResidentDevice {
   const low = gpu.withLimits({ maxComputeWorkgroupsPerDimension: 2 });
   low.poisonOutputs = true;
@@ -203,10 +205,10 @@ checkAgainstReference(
   "activation, grid-stride over 2 workgroups",
   KERNELS,
   "kernel",
-  (["silu", "gelu"] as const).flatMap((kind) =>
+  ACTIVATION_KINDS.flatMap((kind) =>
     [3, 4097, 5 * 4096 + 7, 8 * 4096].map((n) => ({
       label: `${kind} n=${n}`,
-      args: { kind, x: randomF32(n, n, -8, 8) },
+      args: { kind, x: randomF32(n, n, -8, 8), alpha: kind === "elu" ? 0.7 : undefined },
     }))
   ),
   activation,
@@ -214,9 +216,9 @@ checkAgainstReference(
   kernelTolerance,
 );
 
-gpuTest("activation GPU: plans use a 1-D grid of 4096-element blocks, capped, and state their cost", (gpu) => {
+gpuTest("activation GPU: plans use a 1-D grid of 2048-element blocks, capped, and state their cost", (gpu) => {
   const max = gpu.limits.maxComputeWorkgroupsPerDimension;
-  for (const [n, groups] of [[0, 0], [1, 1], [4096, 1], [4097, 2], [2 ** 26, 2 ** 14], [2 ** 30, max]]) {
+  for (const [n, groups] of [[0, 0], [1, 1], [2048, 1], [2049, 2], [2 ** 26, 2 ** 15], [2 ** 30, max]]) {
     const plan = activationPlan(gpu, { kind: "gelu", n });
     deepStrictEqual([plan.workgroups, plan.cost], [groups, { bytes: 8 * n, flops: 30 * n }], `n=${n}`);
   }

@@ -113,9 +113,22 @@ gpuTest("elementwise GPU matches torch goldens", async (gpu) => {
 // 4099 have only a trailing partial vec4 beyond whole ones; 4096 is exactly one block; 5001 ends in
 // a partial block and a partial vec4.
 const sizes = [1, 2, 3, 4, 255, 256, 257, 4096, 4099, 5001];
-// Shapes [S, D]: D % 4 == 0 takes b as whole vec4s, any other D per component, with rows that
-// straddle vec4s and blocks.
-const rowShapes = [[1, 1], [3, 3], [7, 257], [300, 5], [2, 4], [5, 8], [300, 12], [3, 4096], [9, 1001]];
+// Shapes [S, D]: D % 4 == 0 takes b as whole vec4s (its column carried across vec4s and blocks:
+// D / 4 below, equal to and above the 256-wide workgroup), any other D per component, with rows
+// that straddle vec4s and blocks.
+const rowShapes = [
+  [1, 1],
+  [3, 3],
+  [7, 257],
+  [300, 5],
+  [2, 4],
+  [5, 8],
+  [300, 12],
+  [3, 1024],
+  [9, 2052],
+  [3, 4096],
+  [9, 1001],
+];
 // A device that allows 2 workgroups per dimension, so the grid-stride loop takes several blocks per
 // workgroup (the full-size grid needs over 2^28 elements to loop). It poisons outputs like the shared one.
 function twoWorkgroups(gpu: ResidentDevice): ResidentDevice {
@@ -156,19 +169,25 @@ for (const op of ["add", "multiply"] as const) {
     `elementwiseRows ${op}, grid-stride over 2 workgroups`,
     KERNELS,
     "rows",
-    rows([[5, 4096], [21, 1001], [3, 2]]),
+    rows([[5, 4096], [41, 1000], [21, 1001], [3, 2]]),
     elementwiseRows,
     (gpu, args, options) => elementwiseRowsGpu(twoWorkgroups(gpu), args, options),
     exact,
   );
 }
 
-gpuTest("elementwise GPU: plans use a 1-D grid of 4096-element blocks, capped, and state their cost", (gpu) => {
-  const max = gpu.limits.maxComputeWorkgroupsPerDimension;
-  for (const [n, groups] of [[0, 0], [1, 1], [4096, 1], [4097, 2], [2 ** 26, 2 ** 14], [2 ** 30, max]]) {
-    const plan = elementwisePlan(gpu, { op: "add", n });
-    deepStrictEqual([plan.workgroups, plan.cost], [groups, { bytes: 12 * n, flops: n }], `n=${n}`);
-  }
-  const rows = elementwiseRowsPlan(gpu, { op: "multiply", S: 16384, D: 4096 });
-  deepStrictEqual([rows.workgroups, rows.cost], [2 ** 14, { bytes: 8 * 2 ** 26 + 4 * 4096, flops: 2 ** 26 }]);
-});
+gpuTest(
+  "elementwise GPU: plans use a 1-D grid of 4096- or 2048-element blocks, capped, and state their cost",
+  (gpu) => {
+    const max = gpu.limits.maxComputeWorkgroupsPerDimension;
+    for (const [n, groups] of [[0, 0], [1, 1], [4096, 1], [4097, 2], [2 ** 26, 2 ** 14], [2 ** 30, max]]) {
+      const plan = elementwisePlan(gpu, { op: "add", n });
+      deepStrictEqual([plan.workgroups, plan.cost], [groups, { bytes: 12 * n, flops: n }], `n=${n}`);
+    }
+    for (const [S, D, groups] of [[1, 2048, 1], [1, 2049, 2], [16384, 4096, 2 ** 15], [2 ** 20, 1024, max]]) {
+      const rows = elementwiseRowsPlan(gpu, { op: "multiply", S, D });
+      const n = S * D;
+      deepStrictEqual([rows.workgroups, rows.cost], [groups, { bytes: 8 * n + 4 * D, flops: n }], `S=${S} D=${D}`);
+    }
+  },
+);

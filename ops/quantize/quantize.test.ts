@@ -4,10 +4,12 @@ import {
   assertClose,
   assertThrowsMessage,
   checkAgainstReference,
+  eachVariant,
   gpuTest,
   loadGolden,
   randomF32,
 } from "../../harness/testing.ts";
+import type { ResidentDevice } from "../../harness/device.ts";
 import { KERNELS, quantize, type QuantizeArgs, quantizeGpu, quantizePlan } from "./mod.ts";
 
 interface Golden {
@@ -94,12 +96,30 @@ gpuTest("quantize GPU matches goldens", async (gpu) => {
   }
 });
 
-gpuTest("quantize GPU: plans one workgroup per row, folding past 65,535 rows, and state their cost", (gpu) => {
+gpuTest("quantize GPU: plans fold past 65,535 workgroups and state their cost", (gpu) => {
   const max = gpu.limits.maxComputeWorkgroupsPerDimension;
-  for (const [N, K] of [[3, 5], [70_000, 2]]) {
-    const plan = quantizePlan(gpu, { N, K });
-    deepStrictEqual(plan.workgroups, foldWorkgroups(N, max));
-    deepStrictEqual(plan.cost, { bytes: 8 * N * K + 4 * N, flops: 3 * N * K + N });
+  // [N, K, rows per workgroup of kernel.nvidia]: a row of whole vec4s up to 8192 columns takes the
+  // least power of two of invocations holding it in 8 vec4s each (K / 32 for K a power of two);
+  // longer or misaligned rows take a workgroup each. The portable kernel always takes one row.
+  const shapes = [
+    [3, 5, 1],
+    [70_000, 2, 1],
+    [300, 8, 256],
+    [37, 132, 32],
+    [5, 4096, 2],
+    [4, 8192, 1],
+    [3, 8196, 1],
+    [20_000_000, 4, 256],
+    [70_000, 8192, 1],
+  ];
+  for (const [N, K, rowsPerWorkgroup] of shapes) {
+    const portable = quantizePlan(gpu, { N, K }, { override: "kernel" });
+    const nvidia = quantizePlan(gpu, { N, K }, { override: "kernel.nvidia" });
+    deepStrictEqual(portable.workgroups, foldWorkgroups(N, max), `kernel N=${N} K=${K}`);
+    deepStrictEqual(nvidia.workgroups, foldWorkgroups(Math.ceil(N / rowsPerWorkgroup), max), `nvidia N=${N} K=${K}`);
+    for (const plan of [portable, nvidia]) {
+      deepStrictEqual(plan.cost, { bytes: 8 * N * K + 4 * N, flops: 3 * N * K + N });
+    }
   }
 });
 
@@ -116,14 +136,31 @@ gpuTest("quantize GPU: bad input throws before dispatch", async (gpu) => {
 
 // Rows of 1, 255, 256, 257 and 4099 columns (shorter and longer than the 256-wide workgroup, so
 // the strided loop and the reduction both matter), rows of 8192 and 8196 (the longest kernel.nvidia
-// holds in registers, and just past it), then three rows of 600: zeros; random with the absmax as
-// its last element; and exact ties (absmax 127, so each quotient is the value itself) interleaved
-// with values just above and just below them; then rows whose absmax is below 2^-100 or above
-// 2^126 (where kernel.nvidia divides exactly throughout), one with subnormal elements; and a row of
-// values within a few ulps of ties under an absmax whose 127 / absmax is inexact (where
-// kernel.nvidia's f32 quotient must hand over to the exact division).
+// holds in registers, and just past it), short rows that kernel.nvidia packs several to a workgroup
+// with the last workgroup part empty (300 x 8: 256 a workgroup; 37 x 132: 32; 5 x 4096: 2), then
+// three rows of 600: zeros; random with the absmax as its last element; and exact ties (absmax 127,
+// so each quotient is the value itself) interleaved with values just above and just below them;
+// then rows whose absmax is below 2^-100 or above 2^126 (where kernel.nvidia divides exactly
+// throughout), one with subnormal elements; and a row of values within a few ulps of ties under an
+// absmax whose 127 / absmax is inexact (where kernel.nvidia's f32 quotient must hand over to the
+// exact division). The last two also padded with zeros to 8196 columns and to an odd width, so
+// each of kernel.nvidia's paths (held in registers, two passes over vec4s, two passes over single
+// elements) takes them.
 function cases(): { label: string; args: QuantizeArgs }[] {
-  const shapes = [[1, 1], [1, 255], [3, 256], [2, 257], [1, 4099], [7, 33], [2, 8192], [1, 8196], [3, 4]];
+  const shapes = [
+    [1, 1],
+    [1, 255],
+    [3, 256],
+    [2, 257],
+    [1, 4099],
+    [7, 33],
+    [2, 8192],
+    [1, 8196],
+    [3, 4],
+    [300, 8],
+    [37, 132],
+    [5, 4096],
+  ];
   const random = shapes.map(([N, K]) => ({
     label: `N=${N} K=${K}`,
     args: { x: randomF32(N * K, N + K, -3, 3), N, K },
@@ -157,11 +194,23 @@ function cases(): { label: string; args: QuantizeArgs }[] {
   const tiny = randomF32(64, 5, -1, 1).map((v, k) => v * (k % 2 ? 1e-33 : 1e-40));
   const huge = randomF32(64, 6, -1, 1).map((v) => v * 3e38);
   const extremes = new Float32Array([...tiny, ...huge]);
+  // Each of N rows of x ([N, K]) followed by zeros to `width` columns.
+  const padded = (x: Float32Array, N: number, K: number, width: number) => {
+    const out = new Float32Array(N * width);
+    for (let r = 0; r < N; r++) out.set(x.subarray(r * K, (r + 1) * K), r * width);
+    return out;
+  };
   return [
     ...random,
     { label: "zeros, last-element absmax, ties", args: { x: special, N: 3, K } },
-    { label: "near ties under an inexact 127 / absmax", args: { x: nearTies, N: 1, K: 1144 } },
-    { label: "absmax below 2^-100 (with subnormals), above 2^126", args: { x: extremes, N: 2, K: 64 } },
+    ...[1144, 8196, 1145].map((width) => ({
+      label: `near ties under an inexact 127 / absmax, K=${width}`,
+      args: { x: padded(nearTies, 1, 1144, width), N: 1, K: width },
+    })),
+    ...[64, 8196, 65].map((width) => ({
+      label: `absmax below 2^-100 (with subnormals), above 2^126, K=${width}`,
+      args: { x: padded(extremes, 2, 64, width), N: 2, K: width },
+    })),
   ];
 }
 checkAgainstReference("quantize codes", KERNELS, "kernel", cases(), (a) => quantize(a).codes, async (gpu, a, o) => {
@@ -170,3 +219,31 @@ checkAgainstReference("quantize codes", KERNELS, "kernel", cases(), (a) => quant
 checkAgainstReference("quantize scales", KERNELS, "kernel", cases(), (a) => quantize(a).scales, async (gpu, a, o) => {
   return (await quantizeGpu(gpu, a, o)).scales;
 }, scaleTolerance);
+
+// A device that allows 2 workgroups per dimension, so a grid of 3 or 4 workgroups folds into
+// [2, 2, 1] (with 3, one workgroup has no rows). It poisons outputs like the shared one.
+function twoWorkgroups(gpu: ResidentDevice): ResidentDevice {
+  const low = gpu.withLimits({ maxComputeWorkgroupsPerDimension: 2 });
+  low.poisonOutputs = true;
+  return low;
+}
+// [K, rows per workgroup of kernel.nvidia] (the portable kernel takes one row per workgroup): a row
+// per workgroup, and 256 and 2 sharing one.
+const FOLDED_WIDTHS = [[257, 1], [8, 256], [4096, 2]];
+eachVariant(KERNELS, "kernel", (variant) => {
+  gpuTest(`quantize: ${variant} matches the reference on a folded grid`, async (gpu) => {
+    const low = twoWorkgroups(gpu);
+    for (const [K, nvidiaRows] of FOLDED_WIDTHS) {
+      const perWorkgroup = variant === "kernel.nvidia" ? nvidiaRows : 1;
+      for (const N of [3 * perWorkgroup, 4 * perWorkgroup - 1]) {
+        const args = { x: randomF32(N * K, N + K, -3, 3), N, K };
+        const label = `${variant} N=${N} K=${K}`;
+        deepStrictEqual(quantizePlan(low, args, { override: variant }).workgroups, [2, 2, 1], label);
+        const expected = quantize(args);
+        const { codes, scales } = await quantizeGpu(low, args, { override: variant });
+        assertClose(codes, expected.codes, exact, `${label} codes`);
+        assertClose(scales, expected.scales, scaleTolerance, `${label} scales`);
+      }
+    }
+  });
+});

@@ -14,6 +14,8 @@ struct Params {
 
 // #include "common.wgsl"
 
+const PER = 4u;  // vec4s per invocation per block (mod.ts sizes the grid with the same numbers)
+
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u,
         @builtin(num_workgroups) groups: vec3u) {
