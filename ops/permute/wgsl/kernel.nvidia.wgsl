@@ -12,10 +12,9 @@
 // 4 x 4 block as four vec4s, transposes it in registers and stores four vec4s along p (again
 // 256-byte runs). Measured on the H200, 2026-11-30, GPU timestamps, warm clocks:
 // 64x512x2048-perm021 in 0.139 ms (3,860 GB/s, 85.4% of 4,520 GB/s); a tile of single floats
-// written out by hand 81.9%. 64x512x2048-perm210 ([A, B, C] -> [C, B, A]: the 64-float rows of a
-// tile lie 4 MiB apart in x, the output's 64-float rows 128 KiB apart) stays near 30% (30.6%):
-// every layout tried with 16-byte global accesses, with or without workgroup memory, measured
-// 28.9% to 30.7% there.
+// written out by hand 81.9%. 64x512x2048-perm210 ([A, B, C] -> [C, B, A]) read 28.9-30.7% for every
+// layout in scratch timings, but 0.147 ms (79.6% of 4,595 GB/s) as mod.ts plans it in the baseline
+// run (harness/baselines/nvidia-h200.json); the difference is not investigated.
 //
 // Tile layout: quad q (columns 4q..4q+3) of tile row r sits at r * 16 + (q ^ ((r / 4) % 8)). A
 // vec4 access is served eight invocations (128 bytes) at a time. Storing its loads, such a group
