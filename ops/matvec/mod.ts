@@ -61,10 +61,12 @@
  * invocation with `x` read contiguously at four or eight rows per invocation, q8 with `x` staged);
  * the best of all on each shape reached 30-62% (q8) and 9-35% (q4), none near 75%. A word per
  * invocation was the fastest at 102400 x 1792 (q8 62.1%, q4 34.9%) but the slowest on other shapes
- * (q8 4096 x 14336: 34.3%; q4 4096 x 4096: 11.6%). q4 at 4096 x 14336 is pathological and
- * unexplained: every q4 kernel measured took 0.075-0.117 ms there (5.9-9.2% of the roofline), three
- * to five times as long as at 14336 x 4096, the same bytes (0.024-0.035 ms), while q8 at 4096 x 14336
- * runs at 52.5%, its best.
+ * (q8 4096 x 14336: 34.3%; q4 4096 x 4096: 11.6%). In that candidate run every q4 kernel took
+ * 0.075-0.117 ms at 4096 x 14336 (5.9-9.2%), three to five times as long as at 14336 x 4096 with the
+ * same bytes; in the baseline run (harness/baselines/nvidia-h200.json, the bench's own inputs)
+ * `q4g128.nvidia` took 0.0248 ms there (27.4% of 4,595 GB/s), in line with the other shapes. The
+ * candidate run's inputs repeated one block of random words; why that shape alone was slow there is
+ * not known.
  *
  * Non-obvious choices:
  * - q8's scale multiplies the finished dot product, once per row, not each term. The alternative
