@@ -16,6 +16,9 @@ import {
   KERNELS,
   matmul,
   type MatmulArgs,
+  matmulF16,
+  type MatmulF16Args,
+  matmulF16Gpu,
   matmulGpu,
   matmulQ4G128,
   type MatmulQ4G128Args,
@@ -23,6 +26,8 @@ import {
   matmulQ8,
   type MatmulQ8Args,
   matmulQ8Gpu,
+  packF16,
+  unpackF16,
 } from "./mod.ts";
 
 // Every entry point against the reference at awkward sizes, and against the torch goldens, with the
@@ -137,6 +142,25 @@ checkAgainstReference("matmul, K <= 255", KERNELS, "kernel", denseShort.cases, m
 checkAgainstReference("matmul, K <= 255", KERNELS, "tile64", denseShort.cases, matmul, matmulGpu, denseShort.tol);
 checkAgainstReference("matmul, K = 4099", KERNELS, "kernel", denseLong.cases, matmul, matmulGpu, denseLong.tol);
 checkAgainstReference("matmul, K = 4099", KERNELS, "tile64", denseLong.cases, matmul, matmulGpu, denseLong.tol);
+
+/**
+ * Operands rounded to halves by packF16, with the dense bound built from the decoded values: a
+ * product of two halves (11-bit significands) is exact in f32, so the kernel differs from the
+ * reference (the same products summed in f64, rounded once) only by the f32 rounding of its sums.
+ */
+function randomF16(M: number, N: number, K: number, seed: number): GemmCase<MatmulF16Args> {
+  const args = { a: packF16(randomF32(M * K, seed)), b: packF16(randomF32(K * N, seed + 1)), M, N, K };
+  const decoded = { a: unpackF16(args.a, M * K), b: unpackF16(args.b, K * N), M, N, K };
+  return { label: label(M, N, K), args, absDot: denseCase("", decoded).absDot };
+}
+
+// SHAPES give odd M * K and K * N (rows straddling words, a padding half at the end) and both the
+// element-by-element and the pair-of-words paths of a and of b.
+const f16Short = batch(SHAPES.map(([M, N, K], i) => randomF16(M, N, K, 700 + 10 * i)));
+const f16Long = batch([randomF16(...LONG_ROW, 800)]);
+for (const [what, { cases, tol }] of [["K <= 255", f16Short], ["K = 4099", f16Long]] as const) {
+  checkAgainstReference(`matmulF16, ${what}`, KERNELS, "f16storage", cases, matmulF16, matmulF16Gpu, tol);
+}
 
 const q8Short = batch([
   ...SHAPES.map(([M, N, K], i) => randomQ8(M, N, K, 300 + 10 * i)),

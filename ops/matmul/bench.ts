@@ -1,6 +1,7 @@
 /**
- * Benchmark cases of matmul: the dense GEMM at square sizes and at a prefill shape, and the two
- * weight-quantized GEMMs at prefill shapes.
+ * Benchmark cases of matmul: the dense GEMM at square sizes and at a prefill shape, the two
+ * weight-quantized GEMMs at prefill shapes, and the f16-storage GEMM (its one, 128 x 128, entry
+ * point) at 4096^3 and the longer prefill shape.
  *
  * Each entry point is its own case and always times its own tile, whatever size the plans' tile rule
  * would pick, so that one run compares the 128 x 128 and the 64 x 64 kernels at every shape (the
@@ -14,7 +15,15 @@
 import type { ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
-import { KERNELS, matmulPlan, matmulQ4G128Plan, matmulQ8Plan, type MatmulShape } from "./mod.ts";
+import {
+  KERNELS,
+  matmulF16Plan,
+  matmulPlan,
+  matmulQ4G128Plan,
+  matmulQ8Plan,
+  type MatmulShape,
+  packF16,
+} from "./mod.ts";
 
 const label = ({ M, N, K }: MatmulShape) => `${M}x${N}x${K}`;
 const SQUARES: MatmulShape[] = [1024, 2048, 4096].map((n) => ({ M: n, N: n, K: n }));
@@ -79,6 +88,19 @@ function q4(entry: string): BenchCase {
   });
 }
 
+function f16(entry: string): BenchCase {
+  return defineCase<MatmulShape>({
+    op: "matmulF16",
+    entry,
+    sources: KERNELS,
+    gpu: [{ M: 4096, N: 4096, K: 4096 }, PREFILL],
+    quick: QUICK,
+    label,
+    plan: (gpu, shape, options) => matmulF16Plan(gpu, shape, forced(gpu, entry, options)),
+    inputs: ({ M, N, K }, seed) => [packF16(randomInput(M * K, seed)), packF16(randomInput(K * N, seed + 1))],
+  });
+}
+
 /** matmul's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
   dense("kernel"),
@@ -87,4 +109,5 @@ export const BENCH: readonly BenchCase[] = [
   q8("q8row_tile64"),
   q4("q4g128"),
   q4("q4g128_tile64"),
+  f16("f16storage"),
 ];

@@ -1,12 +1,15 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { type KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import { foldWorkgroups } from "../../harness/limits.ts";
-import { assertClose, assertThrowsMessage, gpuTest, randomF32 } from "../../harness/testing.ts";
+import { assertClose, assertThrowsMessage, gpuTest, randomF32, seededRandom } from "../../harness/testing.ts";
 import { packQ4, packQ8, quantizeQ4G128 } from "../matvec/reference.ts";
 import {
   KERNELS,
   LARGE_TILE_MIN_TILES,
   matmul,
+  matmulF16,
+  matmulF16Gpu,
+  matmulF16Plan,
   matmulGpu,
   matmulPlan,
   matmulQ4G128,
@@ -15,6 +18,8 @@ import {
   matmulQ8,
   matmulQ8Gpu,
   matmulQ8Plan,
+  packF16,
+  unpackF16,
 } from "./mod.ts";
 
 // Reference facts, refusals, limits and grids. Every kernel against the reference, and the torch
@@ -89,6 +94,68 @@ Deno.test("matmulQ4G128 reference: one scale per 128 columns of a row, scales la
   // Scales laid out [ceil(K/128), N] would give [128 + 1000, 128 * 100 + 10000]; groups of 32, something else again.
 });
 
+Deno.test("packF16 rounds to nearest, ties to even, as torch's .half(); unpackF16 reads the halves back", () => {
+  const half = (x: number) => unpackF16(packF16(f32([x])), 1)[0];
+  // Ties between two halves go to the even one (1 over 1 + 2^-10; 1 + 2^-9 over 1 + 2^-10; 0 over
+  // 2^-24): truncation gives 1 + 2^-10 for the second and ties-away 1 + 2^-10 and 2^-24 for the
+  // first and third.
+  strictEqual(half(1 + 2 ** -11), 1);
+  strictEqual(half(1 + 3 * 2 ** -11), 1 + 2 ** -9);
+  strictEqual(half(2 ** -25), 0);
+  // Above and below a tie, to the nearest (truncation gives 1 and 0 for these).
+  strictEqual(half(1 + 2 ** -11 + 2 ** -20), 1 + 2 ** -10);
+  strictEqual(half(3 * 2 ** -26), 2 ** -24);
+  strictEqual(half(-(1 + 3 * 2 ** -11)), -(1 + 2 ** -9));
+  // The top of the range: 65519 rounds down to the largest half, 65504; 65520, the tie with 65536,
+  // overflows to infinity (truncation gives 65504 for both).
+  strictEqual(half(65519), 65504);
+  strictEqual(half(65520), Infinity);
+  strictEqual(half(-1e9), -Infinity);
+  ok(Number.isNaN(half(NaN)));
+  // Subnormals are kept (multiples of 2^-24 below 2^-14), and one rounds up into the smallest normal.
+  strictEqual(half(5 * 2 ** -24), 5 * 2 ** -24);
+  strictEqual(half(2 ** -14 - 2 ** -26), 2 ** -14);
+  ok(Object.is(half(-(2 ** -26)), -0));
+  // The bits: 1 is 0x3c00, -2 0xc000, 0.5 0x3800, 65504 0x7bff, infinity 0x7c00, 2^-24 0x0001.
+  deepStrictEqual([...packF16(f32([1, -2, 0.5, 65504, Infinity, 2 ** -24]))], [0xc0003c00, 0x7bff3800, 0x00017c00]);
+});
+
+Deno.test("packF16 agrees with V8's Math.f16round on random, tie and edge values", () => {
+  const next = seededRandom(7);
+  const values: number[] = [0, -0, 2 ** -24, 2 ** -14, 65504, 65520, 65536, Infinity, -Infinity];
+  for (let i = 0; i < 20000; i++) {
+    // Random f32s over the whole half range and beyond, and exact ties: an odd multiple of half the
+    // spacing of the binade [2^(e - 1), 2^e) for a normal e, or of half the subnormals' 2^-24.
+    values.push(Math.fround((next() - 0.5) * 2 ** (Math.floor(next() * 48) - 28)));
+    const sign = next() < 0.5 ? -1 : 1;
+    values.push(sign * ((1024 + Math.floor(next() * 1024)) * 2 + 1) * 2 ** (Math.floor(next() * 30) - 13 - 12));
+    values.push(sign * (Math.floor(next() * 1024) * 2 + 1) * 2 ** -25);
+  }
+  const x = f32(values);
+  const got = unpackF16(packF16(x), x.length);
+  for (let i = 0; i < x.length; i++) {
+    ok(
+      Object.is(got[i], Math.f16round(x[i])),
+      `${x[i]}: packF16 gives ${got[i]}, Math.f16round ${Math.f16round(x[i])}`,
+    );
+  }
+});
+
+Deno.test("matmulF16 reference: halves low bits first, element e in word e >> 1, padding ignored", () => {
+  // a = [[1, 2, 3], [4, 5, 6]] (K = 3, odd): row 1 starts in the high half of word 1.
+  const a = packF16(f32([1, 2, 3, 4, 5, 6]));
+  deepStrictEqual([...a], [0x40003c00, 0x44004200, 0x46004500]);
+  const b = u32([0x3c00 | (0x4000 << 16), 0x7e00 << 16]); // [1, 2, 0] and a NaN padding half (K * N = 3)
+  deepStrictEqual([...matmulF16({ a, b, M: 2, N: 1, K: 3 })], [5, 14]);
+  // The same product from f32 operands, through matmul.
+  deepStrictEqual(
+    matmulF16({ a, b, M: 2, N: 1, K: 3 }),
+    matmul({ a: f32([1, 2, 3, 4, 5, 6]), b: f32([1, 2, 0]), M: 2, N: 1, K: 3 }),
+  );
+  // The values are the rounded halves': 1 + 2^-11 is 1.
+  deepStrictEqual([...matmulF16({ a: packF16(f32([1 + 2 ** -11])), b: packF16(f32([3])), M: 1, N: 1, K: 1 })], [3]);
+});
+
 Deno.test("matmul reference: bad input throws naming the argument", async () => {
   const a = f32([1, 2, 3, 4, 5, 6]);
   await assertThrowsMessage(
@@ -128,6 +195,28 @@ Deno.test("matmul reference: bad input throws naming the argument", async () => 
     () => matmulQ4G128({ ...q, weight: u32([1]), scales: f32([1, 1]) }),
     "weight must have length N * ceil(K / 8) = 2, got 1",
   );
+  const h = { a: u32([1, 2]), b: u32([1, 2]), M: 1, N: 3, K: 3 };
+  await assertThrowsMessage(
+    () => matmulF16({ ...h, M: 2 }),
+    "matmulF16: a must have length ceil(M * K / 2) = 3, got 2",
+  );
+  await assertThrowsMessage(
+    () => matmulF16({ ...h, b: u32([1]) }),
+    "matmulF16: b must have length ceil(K * N / 2) = 5",
+  );
+  await assertThrowsMessage(
+    () => matmulF16({ ...h, a: f32([1, 2]) as unknown as Uint32Array }),
+    "matmulF16: a must be a Uint32Array, got Float32Array",
+  );
+  await assertThrowsMessage(() => matmulF16({ ...h, K: 0 }), "matmulF16: K must be an integer >= 1, got 0");
+  await assertThrowsMessage(
+    () => packF16([1] as unknown as Float32Array),
+    "packF16: x must be a Float32Array, got Array",
+  );
+  await assertThrowsMessage(
+    () => unpackF16(u32([1]), 3),
+    "unpackF16: words must have length >= ceil(length / 2) = 2, got 1",
+  );
 });
 
 // ---- GPU: refusals, limits, grids ------------------------------------------------------------
@@ -160,6 +249,23 @@ gpuTest("matmul GPU: bad input throws before dispatch", async (gpu) => {
       }),
     'matmulQ8: override "kernel" is not a variant of entry point "q8row" or "q8row_tile64"',
   );
+  await assertThrowsMessage(
+    () => matmulF16Gpu(gpu, { a: u32([1]), b: u32([1]), M: 1, N: 3, K: 3 }),
+    "matmulF16: a must have length ceil(M * K / 2) = 2, got 1",
+  );
+  await assertThrowsMessage(
+    () => matmulF16Gpu(gpu, { a: u32([1]), b: u32([1]), M: 1, N: 1, K: 1 }, { override: "kernel" }),
+    'matmulF16: override "kernel" is not a variant of entry point "f16storage"',
+  );
+});
+
+gpuTest("matmulF16 GPU: the padding half of an odd-length operand is never read", async (gpu) => {
+  // K * N = 3 and M * K = 3: a NaN in either padding half would poison the outputs it reached.
+  const [a, b] = [packF16(f32([1, 2, 3])), packF16(f32([4, 5, 6]))];
+  a[1] |= 0x7e00 << 16;
+  b[1] |= 0x7e00 << 16;
+  deepStrictEqual([...(await matmulF16Gpu(gpu, { a, b, M: 1, N: 1, K: 3 }))], [32]);
+  deepStrictEqual([...(await matmulF16Gpu(gpu, { a, b, M: 3, N: 3, K: 1 }))], [4, 5, 6, 8, 10, 12, 12, 15, 18]);
 });
 
 gpuTest("matmul GPU: an operand past maxStorageBufferBindingSize is refused, naming it, before upload", async (gpu) => {
@@ -195,6 +301,11 @@ gpuTest("matmul GPU: tile choice and costs", (gpu) => {
   deepStrictEqual(matmulPlan(gpu, { M: 2048, N: 1920, K: 1 }).workgroups, [32 * 30, 1, 1]);
   deepStrictEqual(matmulPlan(gpu, { M: 3, N: 5, K: 7 }).cost, { bytes: 4 * (21 + 35 + 15), flops: 2 * 105 });
   deepStrictEqual(matmulQ8Plan(gpu, { M: 3, N: 5, K: 7 }).cost, { bytes: 4 * (21 + 10 + 5 + 15), flops: 2 * 105 });
+  // matmulF16 has one tile, 128 x 128, whatever the size; its operands take two bytes an element.
+  strictEqual(matmulF16Plan(gpu, { M: 64, N: 64, K: 1 }).kernel.variant, "f16storage");
+  deepStrictEqual(matmulF16Plan(gpu, { M: 2048, N: 1920, K: 1 }).workgroups, [16 * 15, 1, 1]);
+  deepStrictEqual(matmulF16Plan(gpu, { M: 3, N: 5, K: 7 }).cost, { bytes: 2 * (21 + 35) + 4 * 15, flops: 2 * 105 });
+  deepStrictEqual(matmulF16Plan(gpu, { M: 3, N: 5, K: 7 }).bindings.map((b) => b.length), [11, 18, 15]);
   deepStrictEqual(matmulQ4G128Plan(gpu, { M: 3, N: 5, K: 129 }).cost, {
     bytes: 4 * (3 * 129 + 5 * 17 + 5 * 2 + 15),
     flops: 2 * 3 * 5 * 129,
@@ -211,6 +322,7 @@ gpuTest(
     deepStrictEqual(matmulPlan(gpu, { M: 1, N: 2 ** 23, K: 1 }).workgroups, folded);
     deepStrictEqual(matmulQ8Plan(gpu, { M: 1, N: 2 ** 23, K: 4 }).workgroups, folded);
     deepStrictEqual(matmulQ4G128Plan(gpu, { M: 1, N: 2 ** 23, K: 8 }).workgroups, folded);
+    deepStrictEqual(matmulF16Plan(gpu, { M: 1, N: 2 ** 24, K: 1 }).workgroups, folded); // 2^17 tiles of 128
     // Running that many takes seconds on a software adapter, so the limit is lowered instead: 300
     // columns are 5 tiles of 64, on a 3 x 2 grid at a limit of 3, and 3 tiles of 128, on 2 x 2 at a
     // limit of 2; each grid's last workgroup has no tile.
@@ -219,6 +331,7 @@ gpuTest(
     const q8 = { ...dense, weight: packQ8(codesFor(N * K, 127), N, K), scale: randomF32(N, 3, 0.001, 0.02) };
     const q4Weight = quantizeQ4G128(randomF32(N * K, 4), N, K);
     const q4 = { ...dense, weight: packQ4(q4Weight.codes, N, K), scales: q4Weight.scales };
+    const f16 = { a: packF16(dense.a), b: packF16(dense.b), M, N, K };
     const [limit2, limit3] = [2, 3].map((n) => gpu.withLimits({ maxComputeWorkgroupsPerDimension: n }));
     const [kernel, q8row, q4g128] = ["kernel", "q8row", "q4g128"].map((override) => ({ override }));
     const runs: [KernelPlan, () => Promise<Float32Array>, Float32Array][] = [
@@ -228,6 +341,7 @@ gpuTest(
       [matmulQ8Plan(limit3, q8), () => matmulQ8Gpu(limit3, q8), matmulQ8(q8)],
       [matmulQ4G128Plan(limit2, q4, q4g128), () => matmulQ4G128Gpu(limit2, q4, q4g128), matmulQ4G128(q4)],
       [matmulQ4G128Plan(limit3, q4), () => matmulQ4G128Gpu(limit3, q4), matmulQ4G128(q4)],
+      [matmulF16Plan(limit2, f16), () => matmulF16Gpu(limit2, f16), matmulF16(f16)],
     ];
     for (const [plan, run, expected] of runs) {
       deepStrictEqual(plan.workgroups, plan.kernel.source.includes("const TILE_M = 128u;") ? [2, 2, 1] : [3, 2, 1]);
@@ -284,7 +398,8 @@ Deno.test("matmul kernels: every one fits WebGPU's default 16 KiB of workgroup m
 gpuTest("matmul GPU: with no target variant, an NVIDIA device resolves the portable kernels", (gpu) => {
   const nvidia = new ResidentDevice(gpu.device, { ...gpu.adapter, target: "nvidia" }, false, false);
   const large = { M: 2048, N: 2048, K: 16 };
-  for (const plan of [matmulPlan(nvidia, large), matmulQ8Plan(nvidia, large), matmulQ4G128Plan(nvidia, large)]) {
+  const plans = [matmulPlan, matmulQ8Plan, matmulQ4G128Plan, matmulF16Plan].map((plan) => plan(nvidia, large));
+  for (const plan of plans) {
     strictEqual(plan.kernel.rung, "portable", plan.kernel.variant);
   }
   deepStrictEqual(matmulPlan(nvidia, large).kernel.tried, ["kernel.nvidia", "kernel"]);

@@ -14,6 +14,19 @@
  * - `matmulQ4G128` (entry points `q4g128` and `q4g128_tile64`) is the same with ops/matvec's q4
  *   format: eight two's-complement nibbles per u32, least significant first, `[N, ceil(K/8)]`, and
  *   one scale per group of 128 columns of a row, `[N, ceil(K/128)]` (`quantizeQ4G128` + `packQ4`).
+ * - `matmulF16` (entry point `f16storage`, 128 x 128 only) is `matmul` with both operands stored as
+ *   IEEE binary16: `a` `[M, K]` and `b` `[K, N]` row-major, two halves per u32 word, the
+ *   lower-indexed element in the low 16 bits (what WGSL's `unpack2x16float` reads), element `e` of
+ *   a matrix in word `e >> 1`, so a row straddles two words when its length is odd; that is
+ *   `ceil(M * K / 2)` and `ceil(K * N / 2)` words. `packF16` rounds f32 values to halves to nearest,
+ *   ties to even, as torch's `.half()`, and `unpackF16` reads them back. It matches
+ *   `torch.mm(a.half().float(), b.half().float())` within the f32 GEMM's tolerance: the kernel reads
+ *   half the bytes of `matmul`'s operands, but its arithmetic is f32 (f32 FMAs into f32
+ *   accumulators), so it needs no `shader-f16` and does not use the f16 rate (twice f32's on an
+ *   H200): storage only. The entry point is not called `f16` because a bare `f16` is the dtype
+ *   suffix of a variant name (`<entry>.f16.wgsl`, a variant computing in f16, used only once
+ *   `shader-f16` is granted and the known-answer check has passed), which harness/variants.ts
+ *   refuses as an entry point. There is no 64 x 64 tile: the plan always takes the 128 x 128 one.
  *
  * The quantized kernels decode the weight while staging it into workgroup memory, so there is no
  * separate dequantize pass and the f32 weight never exists in memory (ops/dequant_transpose makes
@@ -22,8 +35,8 @@
  * the scale changes along the summed axis. No bias: a fused one cannot be checked against anything
  * until the plain product agrees with the reference, and `elementwiseRows` adds one.
  *
- * How the 128 x 128 kernels (`kernel`, `q8row`, `q4g128`) are built, and why (the WGSL has no
- * subgroups here, so everything goes through registers and workgroup memory):
+ * How the 128 x 128 kernels (`kernel`, `q8row`, `q4g128`, `f16storage`) are built, and why (the WGSL
+ * has no subgroups here, so everything goes through registers and workgroup memory):
  * - 8 x 8 outputs per invocation in sixteen named vec4 accumulators, function-local variables of the
  *   entry point: per k, four vec4 reads of workgroup memory feed 64 FMAs, so the FMA units, not
  *   workgroup memory, set the pace. (An invocation owning 4 x 4 reads two vec4s for 16 FMAs and is
@@ -36,7 +49,9 @@
  * - The 16 k-steps are written out inline in the entry point, neither looped over (WGSL compiles
  *   every loop to a bounded `loop`, which a driver may not unroll) nor called as a function.
  * - Operands are read a vec4 at a time when their rows are 16-byte aligned (K % 4 == 0 for a,
- *   N % 4 == 0 for b and c), element by element otherwise. The bound checks are in the staging
+ *   N % 4 == 0 for b and c), element by element otherwise; `f16storage` reads four halves of a row
+ *   as one 8-byte pair of words under the same conditions (a row then starts on an 8-byte boundary)
+ *   and decodes them with `unpack2x16float` as it stages them. The bound checks are in the staging
  *   loads (zeros outside an operand) and the final stores, never in the k-steps.
  * This design replaced a two-stage one (the next block prefetched into registers during the
  * current one, one barrier per block; accumulators in module-scope private variables, each k-step
@@ -51,7 +66,8 @@
  * needs to check the device's maxComputeWorkgroupStorageSize.
  *
  * Refused, with an error naming the argument: M, N or K not an integer >= 1, and arrays of the wrong
- * type or length; and, before anything is uploaded, an operand larger than the device's
+ * type or length (`matmulF16`'s operands are Uint32Arrays of exactly `ceil(M * K / 2)` and
+ * `ceil(K * N / 2)` words); and, before anything is uploaded, an operand larger than the device's
  * maxStorageBufferBindingSize, with an error naming the operand and the limit. Grids of more tiles
  * than maxComputeWorkgroupsPerDimension (65,535) fold into a second dimension.
  *
@@ -74,9 +90,11 @@ import type { Resolution } from "../../harness/resolve.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import {
   type MatmulArgs,
+  type MatmulF16Args,
   type MatmulQ4G128Args,
   type MatmulQ8Args,
   validateMatmul,
+  validateMatmulF16,
   validateMatmulQ4G128,
   validateMatmulQ8,
 } from "./reference.ts";
@@ -98,13 +116,14 @@ export interface MatmulShape {
 export const LARGE_TILE_MIN_TILES = 256;
 
 const PARAMS = [{ name: "m", type: "u32" }, { name: "n", type: "u32" }, { name: "k", type: "u32" }] as const;
-/** Each product's two entry points: the 128 x 128 tile and the 64 x 64 one. */
-const ENTRIES = {
+/** Each product's entry points: the 128 x 128 tile and, where there is one, the 64 x 64 one. */
+const ENTRIES: Readonly<Record<GemmOp, readonly [string, string?]>> = {
   matmul: ["kernel", "tile64"],
   matmulQ8: ["q8row", "q8row_tile64"],
   matmulQ4G128: ["q4g128", "q4g128_tile64"],
-} as const;
-type GemmOp = keyof typeof ENTRIES;
+  matmulF16: ["f16storage"],
+};
+type GemmOp = "matmul" | "matmulQ8" | "matmulQ4G128" | "matmulF16";
 
 /** A kernel's tile, read from its WGSL constants (the source is the one truth). */
 interface Tile {
@@ -134,19 +153,20 @@ function largeTile({ M, N }: MatmulShape): boolean {
 }
 
 /**
- * The kernel of a plan: the variant an override names (one of the op's two entry points), or the
- * entry point the size calls for, resolved for the device's target.
+ * The kernel of a plan: the variant an override names (one of the op's entry points), or the entry
+ * point the size calls for (the only one, where the op has one), resolved for the device's target.
  */
 function gemmKernel(gpu: ResidentDevice, op: GemmOp, shape: MatmulShape, options: KernelOptions): Resolution {
   const [large, small] = ENTRIES[op];
   if (options.override !== undefined) {
     const { entry } = parseVariantName(options.override);
     if (entry !== large && entry !== small) {
-      throw new Error(`${op}: override "${options.override}" is not a variant of entry point "${large}" or "${small}"`);
+      const entries = small === undefined ? `"${large}"` : `"${large}" or "${small}"`;
+      throw new Error(`${op}: override "${options.override}" is not a variant of entry point ${entries}`);
     }
     return gpu.resolve(KERNELS, entry, options);
   }
-  return gpu.resolve(KERNELS, largeTile(shape) ? large : small);
+  return gpu.resolve(KERNELS, small === undefined || largeTile(shape) ? large : small);
 }
 
 function tileGrid(gpu: ResidentDevice, shape: MatmulShape, kernel: Resolution): [number, number, number] {
@@ -303,5 +323,51 @@ export async function matmulQ4G128Gpu(
 ): Promise<Float32Array> {
   validateMatmulQ4G128(args);
   const [c] = await gpu.run(matmulQ4G128Plan(gpu, args, options), [args.a, args.weight, args.scales]);
+  return c as Float32Array;
+}
+
+/**
+ * Plans `matmulF16` on the GPU.
+ *
+ * @param gpu the device
+ * @param shape `M`, `N`, `K`
+ * @param options kernel override: a variant of `f16storage`
+ * @returns the plan; bindings `a`, `b` (inputs, packed halves) and `c` (output), one workgroup per
+ *   128 x 128 tile of `c`
+ */
+export function matmulF16Plan(gpu: ResidentDevice, shape: MatmulShape, options: KernelOptions = {}): KernelPlan {
+  const { M, N, K } = shape;
+  const kernel = gemmKernel(gpu, "matmulF16", shape, options);
+  return {
+    op: "matmulF16",
+    kernel,
+    bindings: [
+      { name: "a", dtype: "u32", length: Math.ceil((M * K) / 2), role: "input" },
+      { name: "b", dtype: "u32", length: Math.ceil((K * N) / 2), role: "input" },
+      { name: "c", dtype: "f32", length: M * N, role: "output" },
+    ],
+    params: packParams(PARAMS, { m: M, n: N, k: K }, "matmulF16"),
+    workgroups: tileGrid(gpu, shape, kernel),
+    // Each operand read once at two bytes an element and the result written once at four; a
+    // multiply and an add per term.
+    cost: { bytes: 2 * (M * K + K * N) + 4 * M * N, flops: 2 * M * N * K },
+  };
+}
+
+/**
+ * `a @ b` with both operands stored as halves, on the GPU (f32 arithmetic).
+ *
+ * @param gpu the device
+ * @param args as {@link matmulF16}
+ * @param options kernel override
+ * @returns the result, `[M, N]`
+ */
+export async function matmulF16Gpu(
+  gpu: ResidentDevice,
+  args: MatmulF16Args,
+  options: KernelOptions = {},
+): Promise<Float32Array> {
+  validateMatmulF16(args);
+  const [c] = await gpu.run(matmulF16Plan(gpu, args, options), [args.a, args.b]);
   return c as Float32Array;
 }

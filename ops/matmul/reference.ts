@@ -12,6 +12,13 @@
  *   significant nibble first, `[N, ceil(K/8)]` words, and one scale per group of 128 consecutive
  *   columns of a row, `scales[N, ceil(K/128)]`: `out[m, n] = sum_k a[m, k] * code[n, k] *
  *   scales[n, floor(k / 128)]`.
+ * - `matmulF16` is `torch.mm(a.half().float(), b.half().float())`: `a` `[M, K]` and `b` `[K, N]` held
+ *   as IEEE binary16, row-major, two halves per u32 word, the lower-indexed element in the low 16
+ *   bits, element `e` of a matrix in word `e >> 1` (a row straddles two words when its length is
+ *   odd), `ceil(M * K / 2)` and `ceil(K * N / 2)` words; the half in the high bits of an odd-length
+ *   matrix's last word is padding and ignored. The sums are `matmul`'s: the halves are decoded to
+ *   their exact values and multiplied as such. {@link packF16} writes the format (rounding to nearest,
+ *   ties to even, as torch's `.half()`) and {@link unpackF16} reads it.
  *
  * Codes in the padding of a row's last word (columns K and beyond) are ignored. A nibble decodes to
  * [-8, 7] and a byte to [-128, 127] whatever produced them; the quantizers only emit [-7, 7] and
@@ -75,6 +82,20 @@ export interface MatmulQ4G128Args {
   K: number;
 }
 
+/** Arguments of {@link matmulF16}: both operands as packed halves. */
+export interface MatmulF16Args {
+  /** Left operand `[M, K]` packed by {@link packF16}: `ceil(M * K / 2)` words. */
+  a: Uint32Array;
+  /** Right operand `[K, N]` packed by {@link packF16}: `ceil(K * N / 2)` words. */
+  b: Uint32Array;
+  /** Rows of `a` and of the result. */
+  M: number;
+  /** Columns of `b` and of the result. */
+  N: number;
+  /** Columns of `a`, rows of `b`: the axis summed over. */
+  K: number;
+}
+
 /** Columns of a weight row that share one scale in the q4 format. */
 const Q4_GROUP = 128;
 
@@ -122,6 +143,117 @@ export function validateMatmulQ4G128(args: MatmulQ4G128Args): void {
   requireArray(op, "a", args.a, "Float32Array", [args.M * args.K, "M * K"]);
   requireArray(op, "weight", args.weight, "Uint32Array", [args.N * Math.ceil(args.K / 8), "N * ceil(K / 8)"]);
   requireArray(op, "scales", args.scales, "Float32Array", [args.N * Math.ceil(args.K / 128), "N * ceil(K / 128)"]);
+}
+
+/**
+ * Validates {@link matmulF16}'s arguments.
+ *
+ * @param args the arguments
+ * @throws Error naming the bad argument and what was expected
+ */
+export function validateMatmulF16(args: MatmulF16Args): void {
+  const op = "matmulF16";
+  requireDims(op, args);
+  requireArray(op, "a", args.a, "Uint32Array", [Math.ceil((args.M * args.K) / 2), "ceil(M * K / 2)"]);
+  requireArray(op, "b", args.b, "Uint32Array", [Math.ceil((args.K * args.N) / 2), "ceil(K * N / 2)"]);
+}
+
+/**
+ * The binary16 bits (sign, 5 exponent bits, 10 fraction bits) nearest an f32 value, given as its
+ * bits, rounded to nearest, ties to even.
+ */
+function halfBits(f: number): number {
+  const sign = (f >>> 16) & 0x8000;
+  const exponent = (f >>> 23) & 0xff; // biased by 127; a half's is biased by 15
+  const fraction = f & 0x7fffff;
+  if (exponent === 0xff) return sign | (fraction === 0 ? 0x7c00 : 0x7e00);
+  // 2^16 and above: past the largest half whatever the rounding.
+  if (exponent >= 127 + 16) return sign | 0x7c00;
+  // The bits to round (`significand`), of which the low `shift` fall below the half's last bit,
+  // and the half's bits before rounding (`kept`).
+  let significand: number;
+  let shift: number;
+  let kept: number;
+  if (exponent >= 127 - 14) {
+    // A normal half: the top 10 of the 23 fraction bits under the rebiased exponent.
+    significand = fraction;
+    shift = 13;
+    kept = ((exponent - 127 + 15) << 10) | (fraction >>> 13);
+  } else {
+    // A subnormal half (or zero): the significand, implicit bit included, in units of 2^-24. Below
+    // 2^-25 (and for f32 subnormals) everything rounds to zero.
+    shift = 126 - exponent;
+    if (exponent === 0 || shift > 24) return sign;
+    significand = 0x800000 | fraction;
+    kept = significand >>> shift;
+  }
+  const rest = significand & ((1 << shift) - 1);
+  const half = 1 << (shift - 1);
+  // Rounding up carries into the exponent field where the kept bits are all ones: to the next
+  // binade, from the largest subnormal to the smallest normal, and from 65504 to infinity.
+  if (rest > half || (rest === half && (kept & 1) === 1)) kept++;
+  return sign | kept;
+}
+
+/** The value of binary16 bits. */
+function halfValue(bits: number): number {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exponent = (bits >> 10) & 0x1f;
+  const fraction = bits & 0x3ff;
+  if (exponent === 0x1f) return fraction === 0 ? sign * Infinity : NaN;
+  if (exponent === 0) return sign * fraction * 2 ** -24;
+  return sign * (1024 + fraction) * 2 ** (exponent - 25);
+}
+
+/**
+ * Packs f32 values as IEEE binary16, two to a u32, the lower-indexed one in the low 16 bits (the
+ * format of {@link matmulF16}'s operands, which WGSL's `unpack2x16float` reads). Rounds to nearest,
+ * ties to even, as torch's `.half()`: magnitudes of 65520 and above become infinities, NaN stays
+ * NaN, values below the smallest normal half (2^-14) become subnormals (multiples of 2^-24), and
+ * those at most 2^-25 become zeros of their sign. An odd-length input leaves the high half of the
+ * last word zero.
+ *
+ * @param x the values, row-major
+ * @returns `ceil(x.length / 2)` words
+ *
+ * @example
+ * ```ts
+ * import { packF16 } from "./reference.ts";
+ * packF16(new Float32Array([1, -2, 0.5])); // [0xc0003c00, 0x3800]
+ * ```
+ */
+export function packF16(x: Float32Array): Uint32Array {
+  requireArray("packF16", "x", x, "Float32Array");
+  const bits = new Uint32Array(x.buffer, x.byteOffset, x.length);
+  const words = new Uint32Array(Math.ceil(x.length / 2));
+  for (let e = 0; e < x.length; e++) words[e >> 1] |= halfBits(bits[e]) << (16 * (e & 1));
+  return words;
+}
+
+/**
+ * Reads `length` binary16 values packed by {@link packF16}: every half is exact in f32.
+ *
+ * @param words the packed values, at least `ceil(length / 2)` words
+ * @param length how many values
+ * @returns a new Float32Array of `length` values
+ *
+ * @example
+ * ```ts
+ * import { unpackF16 } from "./reference.ts";
+ * unpackF16(new Uint32Array([0xc0003c00, 0x3800]), 3); // [1, -2, 0.5]
+ * ```
+ */
+export function unpackF16(words: Uint32Array, length: number): Float32Array {
+  requireInt("unpackF16", "length", length);
+  requireArray("unpackF16", "words", words, "Uint32Array");
+  if (words.length < Math.ceil(length / 2)) {
+    throw new Error(
+      `unpackF16: words must have length >= ceil(length / 2) = ${Math.ceil(length / 2)}, got ${words.length}`,
+    );
+  }
+  const out = new Float32Array(length);
+  for (let e = 0; e < length; e++) out[e] = halfValue((words[e >> 1] >>> (16 * (e & 1))) & 0xffff);
+  return out;
 }
 
 /** Decodes a packed `[N, K]` weight to its f64 values, `code * scaleOf(n, k)`, row-major. */
@@ -229,4 +361,24 @@ export function matmulQ4G128(args: MatmulQ4G128Args): Float32Array {
     (n, k) => args.scales[n * groups + Math.floor(k / Q4_GROUP)],
   );
   return linear(args.a, w, args.M, args.N, args.K);
+}
+
+/**
+ * `a @ b` with both operands stored as halves: decoded exactly, then {@link matmul}.
+ *
+ * @param args `a` `[M, K]` and `b` `[K, N]` packed by {@link packF16}, and the shape
+ * @returns a new Float32Array `[M, N]`
+ *
+ * @example
+ * ```ts
+ * import { matmulF16, packF16 } from "./reference.ts";
+ * const a = packF16(new Float32Array([1, 2, 3, 4]));
+ * const b = packF16(new Float32Array([5, 6, 7, 8]));
+ * matmulF16({ a, b, M: 2, N: 2, K: 2 }); // [19, 22, 43, 50]
+ * ```
+ */
+export function matmulF16(args: MatmulF16Args): Float32Array {
+  validateMatmulF16(args);
+  const { M, N, K } = args;
+  return matmul({ a: unpackF16(args.a, M * K), b: unpackF16(args.b, K * N), M, N, K });
 }
