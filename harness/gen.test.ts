@@ -109,3 +109,54 @@ Deno.test("renderAll expands includes from wgsl/include/, which holds snippets, 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("include: the op's own snippets first, then the shared ones; a shared snippet sees only shared ones", async () => {
+  const shared = {
+    snippets: new Map(Object.entries({
+      "row_sum.wgsl": 'fn row_sum() {}\n// #include "helper.wgsl"\n',
+      "helper.wgsl": "fn shared_helper() {}\n",
+    })),
+    dir: "harness/wgsl",
+    used: new Set<string>(),
+  };
+  const used = new Set<string>();
+  const expandShared = (source: string, own: Record<string, string>) =>
+    expandIncludes(source, "ops/demo/wgsl/kernel.wgsl", new Map(Object.entries(own)), DIR, used, shared);
+  // helper.wgsl exists in both: the kernel gets its op's, the shared snippet the shared one.
+  strictEqual(
+    expandShared('// #include "row_sum.wgsl"\n// #include "helper.wgsl"', { "helper.wgsl": "fn own_helper() {}" }),
+    "fn row_sum() {}\nfn shared_helper() {}\nfn own_helper() {}",
+  );
+  deepStrictEqual([...used], ["helper.wgsl"]);
+  deepStrictEqual([...shared.used].sort(), ["helper.wgsl", "row_sum.wgsl"]);
+  await assertThrowsMessage(
+    () => expandShared('// #include "nowhere.wgsl"', {}),
+    `ops/demo/wgsl/kernel.wgsl:1: included file ${DIR}/nowhere.wgsl not found`,
+  );
+});
+
+Deno.test("renderAll: shared snippets in harness/wgsl/, never shadowed, never dead", async () => {
+  const dir = await Deno.makeTempDir();
+  const ops = new URL(`file://${dir}/ops/`);
+  try {
+    await Deno.mkdir(`${dir}/ops/demo/wgsl/include`, { recursive: true });
+    await Deno.mkdir(`${dir}/harness/wgsl`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/harness/wgsl/row_sum.wgsl`, "fn row_sum() {}\n");
+    await Deno.writeTextFile(`${dir}/ops/demo/wgsl/kernel.wgsl`, '// #include "row_sum.wgsl"\n');
+    await Deno.writeTextFile(`${dir}/ops/demo/demo.test.ts`, 'eachVariant(KERNELS, "kernel", () => {});');
+    const [, text] = (await renderAll(ops)).get("demo")!;
+    strictEqual(text.includes(`"kernel": "fn row_sum() {}\\n",`), true, text);
+
+    await Deno.writeTextFile(`${dir}/ops/demo/wgsl/include/row_sum.wgsl`, "fn mine() {}\n");
+    await assertThrowsMessage(
+      () => renderAll(ops),
+      "ops/demo/wgsl/include/row_sum.wgsl: named like the shared harness/wgsl/row_sum.wgsl",
+    );
+    await Deno.remove(`${dir}/ops/demo/wgsl/include/row_sum.wgsl`);
+
+    await Deno.writeTextFile(`${dir}/harness/wgsl/dead.wgsl`, "fn dead() {}\n");
+    await assertThrowsMessage(() => renderAll(ops), "harness/wgsl/dead.wgsl: included by no op's kernel");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -17,16 +17,19 @@
  *
  * alone on its line (at column 0, nothing after it) in a kernel is replaced by the contents of
  * `ops/<op>/wgsl/include/exact_fma.wgsl`, its final newline dropped and its own indentation kept
- * (a snippet may be a whole declaration or a run of statements inside a function). Snippets are
- * op-local: a name is a plain file name (`[a-z0-9_]+.wgsl`), never a path, so an op's kernels depend
- * on nothing outside its directory (two ops that need the same text each keep a copy). A snippet
- * may include another; a cycle is an error. So are a missing snippet and any other line that looks
+ * (a snippet may be a whole declaration or a run of statements inside a function). A name is a plain
+ * file name (`[a-z0-9_]+.wgsl`), never a path. It is looked up in the op's own `wgsl/include/` first,
+ * then in `harness/wgsl/`, which holds the few snippets several ops share (the row reductions of
+ * softmax, rmsnorm, layernorm and reduce); a name in both is an error, and a shared snippet sees only
+ * shared snippets, so it never depends on the op that includes it. A snippet may include another; a
+ * cycle is an error. So are a missing snippet and any other line that looks
  * like a directive (`//#include`, an indented one, a single-quoted name, a path, text after it),
  * each naming the file and line. The directive is a WGSL comment, so an unexpanded file still
  * parses as WGSL in an editor.
  *
  * Files in `wgsl/include/` are snippets, not variants: only plain files directly in `wgsl/` are
- * kernels, and a snippet no kernel includes is an error too (dead code that would drift). Nothing
+ * kernels, and a snippet no kernel includes (of its op, or of any op for a shared one) is an error
+ * too (dead code that would drift). Nothing
  * is substituted (no parameters): where two kernels differ in a constant, the differing part stays
  * in each kernel and only identical text is shared, so each kernel's generated source is exactly
  * the code it runs.
@@ -44,6 +47,19 @@ export const GENERATED_FILE = "kernels.gen.ts";
 /** Subdirectory of an op's `wgsl/` holding its include snippets (not variants). */
 export const INCLUDE_DIR = "include";
 
+/** Directory of the snippets several ops share, relative to the repository root. */
+export const SHARED_INCLUDE_DIR = "harness/wgsl";
+
+/** A set of snippets a directive's name may resolve to. */
+export interface SnippetScope {
+  /** Snippet file name (`<name>.wgsl`) to its text. */
+  snippets: ReadonlyMap<string, string>;
+  /** Their directory's path, for error messages and nested file names. */
+  dir: string;
+  /** When given, receives the name of every snippet of this scope an expansion reads. */
+  used?: Set<string>;
+}
+
 /** A well-formed include directive; the name is captured without `.wgsl`. */
 const INCLUDE = /^\/\/ #include "([a-z0-9_]+)\.wgsl"$/;
 /** Anything that looks like an attempt at a directive (checked only when {@link INCLUDE} fails). */
@@ -56,7 +72,8 @@ const LOOKS_LIKE_INCLUDE = /^\s*(?:\/\/\s*)?#\s*include\b/;
  * @param file the file's path, for error messages
  * @param snippets snippet file name (`<name>.wgsl`) to its text: the op's `wgsl/include/`
  * @param includeDir the snippets' directory path, for error messages and nested file names
- * @param used when given, receives the name of every snippet the expansion reads
+ * @param used when given, receives the name of every snippet of the op's own the expansion reads
+ * @param shared the snippets several ops share, looked up when the op has no snippet of the name
  * @returns the text with every directive replaced by its snippet, recursively
  * @throws Error naming the file and line of a malformed directive, a missing snippet or a cycle
  */
@@ -66,18 +83,12 @@ export function expandIncludes(
   snippets: ReadonlyMap<string, string>,
   includeDir = INCLUDE_DIR,
   used?: Set<string>,
+  shared?: SnippetScope,
 ): string {
-  return expand(source, file, snippets, includeDir, [], used);
+  return expand(source, file, [{ snippets, dir: includeDir, used }, ...(shared ? [shared] : [])], []);
 }
 
-function expand(
-  source: string,
-  file: string,
-  snippets: ReadonlyMap<string, string>,
-  includeDir: string,
-  stack: string[],
-  used: Set<string> | undefined,
-): string {
+function expand(source: string, file: string, scopes: readonly SnippetScope[], stack: string[]): string {
   const lines = source.split("\n");
   return lines.map((line, i) => {
     const at = `${file}:${i + 1}`;
@@ -92,14 +103,32 @@ function expand(
       return line;
     }
     const name = `${match[1]}.wgsl`;
-    const path = `${includeDir}/${name}`;
+    const found = scopes.findIndex((scope) => scope.snippets.has(name));
+    const scope = scopes[Math.max(found, 0)];
+    const path = `${scope.dir}/${name}`;
     const chain = [...stack, file];
     if (chain.includes(path)) throw new Error(`${at}: include cycle: ${[...chain, path].join(" -> ")}`);
-    const text = snippets.get(name);
-    if (text === undefined) throw new Error(`${at}: included file ${path} not found`);
-    used?.add(name);
-    return expand(text.endsWith("\n") ? text.slice(0, -1) : text, path, snippets, includeDir, chain, used);
+    if (found < 0) throw new Error(`${at}: included file ${path} not found`);
+    scope.used?.add(name);
+    const text = scope.snippets.get(name)!;
+    // A snippet resolves names in its own scope and those after it: a shared one sees no op's own.
+    return expand(text.endsWith("\n") ? text.slice(0, -1) : text, path, scopes.slice(found), chain);
   }).join("\n");
+}
+
+/** Reads the `.wgsl` files directly in `dir` (none when it does not exist), by file name. */
+async function readSnippets(dir: URL): Promise<Map<string, string>> {
+  const snippets = new Map<string, string>();
+  try {
+    if (!(await Deno.stat(dir)).isDirectory) return snippets;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return snippets;
+    throw e; // a permission error must not read as "no snippets"
+  }
+  for await (const f of Deno.readDir(dir)) {
+    if (f.isFile && f.name.endsWith(".wgsl")) snippets.set(f.name, await Deno.readTextFile(new URL(f.name, dir)));
+  }
+  return snippets;
 }
 
 /**
@@ -121,31 +150,30 @@ export function renderKernelModule(op: string, sources: Record<string, string>):
 
 /**
  * Reads every op's `wgsl/` directory (kernels: the plain `.wgsl` files directly in it; snippets:
- * `wgsl/include/*.wgsl`), expands includes and renders its generated module.
+ * `wgsl/include/*.wgsl`, then the shared ones), expands includes and renders its generated module.
  *
  * @param opsDir the `ops/` directory
+ * @param sharedDir the shared snippets' directory (default: `harness/wgsl/` beside `ops/`)
  * @returns op name to [generated file URL, expected text]
- * @throws Error on a malformed directive, a missing snippet, an include cycle or a snippet no kernel
- *   includes
+ * @throws Error on a malformed directive, a missing snippet, an include cycle, a snippet no kernel
+ *   includes, or an op's snippet named like a shared one
  */
-export async function renderAll(opsDir: URL): Promise<Map<string, [URL, string]>> {
+export async function renderAll(
+  opsDir: URL,
+  sharedDir = new URL(`../${SHARED_INCLUDE_DIR}/`, opsDir),
+): Promise<Map<string, [URL, string]>> {
+  const shared: SnippetScope = { snippets: await readSnippets(sharedDir), dir: SHARED_INCLUDE_DIR, used: new Set() };
   const out = new Map<string, [URL, string]>();
   for await (const op of Deno.readDir(opsDir)) {
     if (!op.isDirectory) continue;
     const wgsl = new URL(`${op.name}/wgsl/`, opsDir);
     if (!(await Deno.stat(wgsl).catch(() => undefined))?.isDirectory) continue;
-    const snippets = new Map<string, string>();
-    const include = new URL(`${INCLUDE_DIR}/`, wgsl);
-    if ((await Deno.stat(include).catch(() => undefined))?.isDirectory) {
-      for await (const f of Deno.readDir(include)) {
-        if (f.isFile && f.name.endsWith(".wgsl")) {
-          snippets.set(f.name, await Deno.readTextFile(new URL(f.name, include)));
-        }
-      }
-    }
+    const snippets = await readSnippets(new URL(`${INCLUDE_DIR}/`, wgsl));
+    const includeDir = `ops/${op.name}/wgsl/${INCLUDE_DIR}`;
+    const twice = [...snippets.keys()].find((name) => shared.snippets.has(name));
+    if (twice) throw new Error(`${includeDir}/${twice}: named like the shared ${SHARED_INCLUDE_DIR}/${twice}`);
     const sources: Record<string, string> = {};
     const used = new Set<string>();
-    const includeDir = `ops/${op.name}/wgsl/${INCLUDE_DIR}`;
     for await (const f of Deno.readDir(wgsl)) {
       if (f.isFile && f.name.endsWith(".wgsl")) {
         const text = await Deno.readTextFile(new URL(f.name, wgsl));
@@ -155,12 +183,17 @@ export async function renderAll(opsDir: URL): Promise<Map<string, [URL, string]>
           snippets,
           includeDir,
           used,
+          shared,
         );
       }
     }
     const unused = [...snippets.keys()].filter((name) => !used.has(name)).sort();
     if (unused.length > 0) throw new Error(`${includeDir}/${unused[0]}: included by no kernel (a dead snippet)`);
     out.set(op.name, [new URL(`${op.name}/${GENERATED_FILE}`, opsDir), renderKernelModule(op.name, sources)]);
+  }
+  const unused = [...shared.snippets.keys()].filter((name) => !shared.used!.has(name)).sort();
+  if (unused.length > 0) {
+    throw new Error(`${SHARED_INCLUDE_DIR}/${unused[0]}: included by no op's kernel (a dead snippet)`);
   }
   return out;
 }

@@ -40,8 +40,7 @@ const MAX = 1u;
 const MIN = 2u;
 const MEAN = 3u;
 
-var<workgroup> partials: array<f32, WORKGROUP>;
-var<workgroup> groups: array<f32, 16>;
+// #include "row_sum.wgsl"
 var<workgroup> quad_partials: array<vec4f, WORKGROUP>;
 
 // NaN is recognised from its bits: a float comparison may be folded away by a compiler that
@@ -143,77 +142,6 @@ fn reduce_extreme(value: f32, lid: u32, t: u32) -> f32 {
   acc = combine1(acc, groups[first + min(13u, per_row - 1u)]);
   acc = combine1(acc, groups[first + min(14u, per_row - 1u)]);
   acc = combine1(acc, groups[first + min(15u, per_row - 1u)]);
-  return acc;
-}
-
-// The sum of `value` over the t invocations of this invocation's row, as reduce_extreme (a clamped
-// duplicate is dropped by a select).
-fn reduce_sum(value: f32, lid: u32, t: u32) -> f32 {
-  if (t == 1u) {
-    return value;
-  }
-  partials[lid] = value;
-  workgroupBarrier();
-  if (t <= 16u) {
-    let base = lid - lid % t;
-    var acc = partials[base];
-    acc += select(0.0, partials[base + min(1u, t - 1u)], 1u < t);
-    acc += select(0.0, partials[base + min(2u, t - 1u)], 2u < t);
-    acc += select(0.0, partials[base + min(3u, t - 1u)], 3u < t);
-    acc += select(0.0, partials[base + min(4u, t - 1u)], 4u < t);
-    acc += select(0.0, partials[base + min(5u, t - 1u)], 5u < t);
-    acc += select(0.0, partials[base + min(6u, t - 1u)], 6u < t);
-    acc += select(0.0, partials[base + min(7u, t - 1u)], 7u < t);
-    acc += select(0.0, partials[base + min(8u, t - 1u)], 8u < t);
-    acc += select(0.0, partials[base + min(9u, t - 1u)], 9u < t);
-    acc += select(0.0, partials[base + min(10u, t - 1u)], 10u < t);
-    acc += select(0.0, partials[base + min(11u, t - 1u)], 11u < t);
-    acc += select(0.0, partials[base + min(12u, t - 1u)], 12u < t);
-    acc += select(0.0, partials[base + min(13u, t - 1u)], 13u < t);
-    acc += select(0.0, partials[base + min(14u, t - 1u)], 14u < t);
-    acc += select(0.0, partials[base + min(15u, t - 1u)], 15u < t);
-    workgroupBarrier();
-    return acc;
-  }
-  let per_row = t / 16u;
-  if (lid < 16u) {
-    let start = (lid / per_row) * t + lid % per_row;
-    var acc = partials[start];
-    acc += partials[start + 1u * per_row];
-    acc += partials[start + 2u * per_row];
-    acc += partials[start + 3u * per_row];
-    acc += partials[start + 4u * per_row];
-    acc += partials[start + 5u * per_row];
-    acc += partials[start + 6u * per_row];
-    acc += partials[start + 7u * per_row];
-    acc += partials[start + 8u * per_row];
-    acc += partials[start + 9u * per_row];
-    acc += partials[start + 10u * per_row];
-    acc += partials[start + 11u * per_row];
-    acc += partials[start + 12u * per_row];
-    acc += partials[start + 13u * per_row];
-    acc += partials[start + 14u * per_row];
-    acc += partials[start + 15u * per_row];
-    groups[lid] = acc;
-  }
-  workgroupBarrier();
-  let first = (lid / t) * per_row;
-  var acc = groups[first];
-  acc += select(0.0, groups[first + min(1u, per_row - 1u)], 1u < per_row);
-  acc += select(0.0, groups[first + min(2u, per_row - 1u)], 2u < per_row);
-  acc += select(0.0, groups[first + min(3u, per_row - 1u)], 3u < per_row);
-  acc += select(0.0, groups[first + min(4u, per_row - 1u)], 4u < per_row);
-  acc += select(0.0, groups[first + min(5u, per_row - 1u)], 5u < per_row);
-  acc += select(0.0, groups[first + min(6u, per_row - 1u)], 6u < per_row);
-  acc += select(0.0, groups[first + min(7u, per_row - 1u)], 7u < per_row);
-  acc += select(0.0, groups[first + min(8u, per_row - 1u)], 8u < per_row);
-  acc += select(0.0, groups[first + min(9u, per_row - 1u)], 9u < per_row);
-  acc += select(0.0, groups[first + min(10u, per_row - 1u)], 10u < per_row);
-  acc += select(0.0, groups[first + min(11u, per_row - 1u)], 11u < per_row);
-  acc += select(0.0, groups[first + min(12u, per_row - 1u)], 12u < per_row);
-  acc += select(0.0, groups[first + min(13u, per_row - 1u)], 13u < per_row);
-  acc += select(0.0, groups[first + min(14u, per_row - 1u)], 14u < per_row);
-  acc += select(0.0, groups[first + min(15u, per_row - 1u)], 15u < per_row);
   return acc;
 }
 
