@@ -38,6 +38,8 @@
  */
 
 import type { GpuTensor, HostArray, KernelPlan, ResidentDevice } from "./device.ts";
+import { packParams } from "./params.ts";
+import { FMA_PARAMS, type FmaConfig, fmaSource } from "./roofline.wgsl.ts";
 
 /** Options for {@link timePlan} and {@link timeResident}. */
 export interface TimingOptions {
@@ -116,44 +118,25 @@ const WARMUP_SETTLED = 0.02;
 /** The most GPU time one warm-up spends, settled or not. */
 const WARMUP_LIMIT_MS = 3000;
 
-/** Independent FMA chains over `iterations`; the sink is written only for a value the chains never reach. */
-const WARMUP_WGSL = `// A clock warm-up: four independent FMA chains per invocation, params.x iterations each.
-struct Params {
-  iterations: u32,
-}
-
-@group(0) @binding(0) var<storage, read_write> sink: array<f32>;
-@group(0) @binding(1) var<uniform> params: Params;
-
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) id: vec3u) {
-  var a = f32(id.x) * 1e-9;
-  var b = a + 0.25;
-  var c = a + 0.5;
-  var d = a + 0.75;
-  for (var i = 0u; i < params.iterations; i++) {
-    a = fma(a, 0.999, 0.001);
-    b = fma(b, 0.999, 0.001);
-    c = fma(c, 0.999, 0.001);
-    d = fma(d, 0.999, 0.001);
-  }
-  // Chains that start in [0, 1] and contract towards 1 never sum to -1: nothing is written, but the
-  // compiler cannot drop the loop.
-  if (a + b + c + d == -1.0) {
-    sink[0] = a;
-  }
-}
-`;
+/** The roofline's f32 FMA kernel serves as the warm-up load. */
+const WARMUP_KERNEL: FmaConfig = { dtype: "f32", chains: 4, unroll: 1, workgroupSize: 256 };
+const WARMUP_SOURCE = fmaSource(WARMUP_KERNEL);
 const WARMUP_WORKGROUPS = 1024;
 
 function warmupPlan(iterations: number): KernelPlan {
   return {
     op: "clock warm-up",
-    kernel: { variant: "kernel", source: WARMUP_WGSL, rung: "portable", tried: ["kernel"] },
-    bindings: [{ name: "sink", dtype: "f32", length: 1, role: "output" }],
-    params: new Uint32Array([iterations]).buffer,
+    kernel: { variant: "kernel", source: WARMUP_SOURCE, rung: "portable", tried: ["kernel"] },
+    bindings: [{ name: "out", dtype: "f32", length: 4, role: "output" }],
+    // Chains that start near 0 and contract towards 1 never pass the largest f32: nothing is
+    // written, but the compiler cannot drop the loop.
+    params: packParams(
+      FMA_PARAMS,
+      { iters: iterations, threshold: 3.4e38, a: 0.999, b: 0.001, tscale: 1e-3, step: 1e-3 },
+      "clock warm-up",
+    ),
     workgroups: WARMUP_WORKGROUPS,
-    cost: { bytes: 0, flops: 8 * 256 * WARMUP_WORKGROUPS * iterations },
+    cost: { bytes: 0, flops: 8 * WARMUP_KERNEL.chains * WARMUP_KERNEL.workgroupSize * WARMUP_WORKGROUPS * iterations },
   };
 }
 
@@ -179,7 +162,7 @@ export async function warmClocks(gpu: ResidentDevice, options: ClockWarmupOption
   const ms = options.ms ?? CLOCK_WARMUP_MS;
   if (!Number.isFinite(ms) || ms < 0) throw new Error(`warmClocks: ms must be a finite number >= 0, got ${ms}`);
   if (ms === 0) return 0;
-  const sink = gpu.alloc("f32", 1, "clock warm-up sink");
+  const sink = gpu.alloc("f32", 4, "clock warm-up sink");
   try {
     // Calibrate the loop to ~20 ms passes (at most 16 times longer per round, so a mismeasured tiny
     // pass cannot make a huge one), then keep going at that length until `ms` is spent and a round
