@@ -74,9 +74,13 @@
  * Tile choice: the 128 x 128 tile does four times the work per workgroup of the 64 x 64 one, so it
  * only pays when there are still enough tiles to occupy a large GPU. The plans use it when M and N
  * are both at least 128 and the grid has at least {@link LARGE_TILE_MIN_TILES} of them (an H200
- * runs 132 multiprocessors, two such workgroups each); the threshold is a starting point, not yet a
- * measurement: `ops/matmul/bench.ts` times every entry point at every shape so that it can become
- * one.
+ * runs 132 multiprocessors, two such workgroups each). In the H200 baseline
+ * (`harness/baselines/nvidia-h200.json`, every entry point timed at every shape) the choice was the
+ * faster entry point at all eight GEMM shapes: 1024^3 (64 tiles) tile64 21.5 against 12.7 TFLOP/s;
+ * 2048^3 (256 tiles) the 128 tile 34.1 against 26.8; 4096^3, and 512 x 14336 x 4096 in all three
+ * formats, the 128 tile;
+ * M = 64 the 64 tile for q8 and q4. Where between 64 and 256 tiles the crossover lies is not
+ * measured.
  *
  * @module
  */
