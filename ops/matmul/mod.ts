@@ -78,9 +78,8 @@
  * (`harness/baselines/nvidia-h200.json`, every entry point timed at every shape) the choice was the
  * faster entry point at all eight GEMM shapes: 1024^3 (64 tiles) tile64 21.5 against 12.7 TFLOP/s;
  * 2048^3 (256 tiles) the 128 tile 34.1 against 26.8; 4096^3, and 512 x 14336 x 4096 in all three
- * formats, the 128 tile;
- * M = 64 the 64 tile for q8 and q4. Where between 64 and 256 tiles the crossover lies is not
- * measured.
+ * formats, the 128 tile; M = 64 the 64 tile for q8 and q4. Where between 64 and 256 tiles the
+ * crossover lies is not measured.
  *
  * @module
  */
