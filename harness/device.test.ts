@@ -61,6 +61,20 @@ gpuTest("a WebGPU validation error is thrown with the op, variant and sizes, nev
   );
 });
 
+gpuTest("withErrorScopes: a rejected command is an error naming the work; a thrown one passes through", async (gpu) => {
+  const invalid = () => gpu.device.createBuffer({ size: 4, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.STORAGE });
+  await assertThrowsMessage(
+    () => gpu.withErrorScopes(() => "a mapped storage buffer", invalid),
+    /^WebGPU rejected a mapped storage buffer: /,
+  );
+  await assertThrowsMessage(() =>
+    gpu.withErrorScopes(() => "unused", () => {
+      throw new Error("thrown inside");
+    }), "thrown inside");
+  // Both scopes were popped each time: valid work afterwards returns its value and raises nothing.
+  strictEqual(await gpu.withErrorScopes(() => "unused", () => 42), 42);
+});
+
 gpuTest("inputs that do not match the plan's bindings are refused", async (gpu) => {
   const plan = doublePlan(4);
   await assertThrowsMessage(() => gpu.run(plan, [new Float32Array(3)]), "double: x must be 4 f32 elements, got 3 f32");

@@ -314,30 +314,50 @@ export class ResidentDevice {
    *   variant and the bindings' sizes when WebGPU rejects the work
    */
   async submit(...steps: [KernelPlan, readonly GpuTensor[]][]): Promise<void> {
-    this.device.pushErrorScope("out-of-memory");
-    this.device.pushErrorScope("validation");
-    const transient: GPUBuffer[] = [];
-    let thrown: unknown;
-    try {
-      const encoder = this.device.createCommandEncoder();
-      for (const [plan, tensors] of steps) transient.push(...this.encode(encoder, plan, tensors));
-      this.device.queue.submit([encoder.finish()]);
-    } catch (e) {
-      thrown = e;
-    }
-    for (const b of transient) b.destroy();
-    const validation = await this.device.popErrorScope();
-    const oom = await this.device.popErrorScope();
-    if (thrown) throw thrown;
-    const error = validation ?? oom;
-    if (error) {
-      const what = steps.map(([plan]) =>
+    const what = () =>
+      steps.map(([plan]) =>
         `${plan.op}/${plan.kernel.variant} [${
           plan.bindings.map((b) => `${b.name}: ${b.length} ${b.dtype}`).join(", ")
         }]`
       ).join("; ");
-      throw new Error(`WebGPU rejected ${what}: ${error.message}`);
+    await this.withErrorScopes(what, () => {
+      const transient: GPUBuffer[] = [];
+      try {
+        const encoder = this.device.createCommandEncoder();
+        for (const [plan, tensors] of steps) transient.push(...this.encode(encoder, plan, tensors));
+        this.device.queue.submit([encoder.finish()]);
+      } finally {
+        for (const b of transient) b.destroy();
+      }
+    });
+  }
+
+  /**
+   * Runs `work` inside WebGPU's validation and out-of-memory error scopes. An exception `work`
+   * throws is rethrown once both scopes are popped; an error either scope caught is thrown as
+   * `WebGPU rejected <what>: <message>`, so no rejected command goes unnoticed.
+   *
+   * @param what describes the work for the error message (called only on error)
+   * @param work encodes and submits; may be async (e.g. wait for a mapping)
+   * @returns what `work` returns
+   * @throws what `work` throws, or Error when WebGPU rejected the work
+   */
+  async withErrorScopes<T>(what: () => string, work: () => T | Promise<T>): Promise<T> {
+    this.device.pushErrorScope("out-of-memory");
+    this.device.pushErrorScope("validation");
+    let result: T | undefined;
+    let failure: { thrown: unknown } | undefined;
+    try {
+      result = await work();
+    } catch (e) {
+      failure = { thrown: e };
     }
+    const validation = await this.device.popErrorScope();
+    const oom = await this.device.popErrorScope();
+    if (failure) throw failure.thrown;
+    const error = validation ?? oom;
+    if (error) throw new Error(`WebGPU rejected ${what()}: ${error.message}`);
+    return result as T;
   }
 
   /**

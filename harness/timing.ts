@@ -317,10 +317,7 @@ export async function timeResident(
   let wallMs = 0;
   let ticks: BigUint64Array;
   try {
-    device.pushErrorScope("out-of-memory");
-    device.pushErrorScope("validation");
-    let thrown: unknown;
-    try {
+    await gpu.withErrorScopes(() => `timing of ${where}`, async () => {
       const encoder = device.createCommandEncoder({ label: `time ${where}` });
       for (let j = 0; j < warmup; j++) transient.push(...gpu.encode(encoder, plan, sets[j % sets.length]));
       for (let j = 0; j < samples; j++) {
@@ -338,13 +335,7 @@ export async function timeResident(
       device.queue.submit([encoder.finish()]);
       await staging.mapAsync(GPUMapMode.READ);
       wallMs = performance.now() - t0;
-    } catch (e) {
-      thrown = e;
-    }
-    const validation = await device.popErrorScope();
-    const oom = await device.popErrorScope();
-    if (thrown) throw thrown;
-    if (validation ?? oom) throw new Error(`WebGPU rejected timing of ${where}: ${(validation ?? oom)!.message}`);
+    });
     ticks = new BigUint64Array(staging.getMappedRange().slice(0));
     staging.unmap();
   } finally {
