@@ -86,7 +86,8 @@ function batch<A extends { K: number }>(cases: GemmCase<A>[]): { cases: GemmCase
 
 // The first six take the element-by-element paths (K and N not multiples of 4); the next four the
 // vec4 paths of a (K % 4 == 0), of b and c (N % 4 == 0), or both, with edge tiles in M and N and
-// blocks of K that end part-way (72 is 4.5 blocks of 16 and 9 of 8).
+// blocks of K that end part-way (72 is 4.5 blocks of 16 and 9 of 8). 136x132x72 and 256x132x48 have
+// interior 128 x 128 tiles beside edge tiles, with a ragged last block of K and with whole blocks.
 const SHAPES: [number, number, number][] = [
   [1, 1, 1],
   [7, 13, 5],
@@ -98,6 +99,7 @@ const SHAPES: [number, number, number][] = [
   [20, 130, 44],
   [9, 132, 37],
   [129, 4, 20],
+  [256, 132, 48],
 ];
 const LONG_ROW: [number, number, number] = [3, 5, 4099];
 const label = (M: number, N: number, K: number) => `${M}x${N}x${K}`;

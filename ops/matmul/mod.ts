@@ -22,8 +22,12 @@
  *   ties to even, as torch's `.half()`, and `unpackF16` reads them back. It matches
  *   `torch.mm(a.half().float(), b.half().float())` within the f32 GEMM's tolerance: the kernel reads
  *   half the bytes of `matmul`'s operands, but its arithmetic is f32 (f32 FMAs into f32
- *   accumulators), so it needs no `shader-f16` and does not use the f16 rate (twice f32's on an
- *   H200): storage only. The entry point is not called `f16` because a bare `f16` is the dtype
+ *   accumulators), so it needs no `shader-f16`: storage only. An f16-arithmetic variant would not
+ *   pay: the H200's non-tensor f16 rate is twice f32's, but through this WebGPU its f16 FMAs run at
+ *   the f32 rate (harness/baselines/nvidia-h200-log/09-floor-and-f16.txt: 64.5 TFLOP/s at vector
+ *   widths 1, 2 and 4, f32 58.5-64.4), and reading the halves as `vec4<f16>` under `shader-f16`
+ *   instead of through `unpack2x16float` was no faster (31.6 TFLOP/s either way at 4096^3, before the
+ *   interior path below). The entry point is not called `f16` because a bare `f16` is the dtype
  *   suffix of a variant name (`<entry>.f16.wgsl`, a variant computing in f16, used only once
  *   `shader-f16` is granted and the known-answer check has passed), which harness/variants.ts
  *   refuses as an entry point. There is no 64 x 64 tile: the plan always takes the 128 x 128 one.
@@ -53,6 +57,10 @@
  *   as one 8-byte pair of words under the same conditions (a row then starts on an 8-byte boundary)
  *   and decodes them with `unpack2x16float` as it stages them. The bound checks are in the staging
  *   loads (zeros outside an operand) and the final stores, never in the k-steps.
+ * - `kernel` and `f16storage` skip even those in interior tiles (wholly inside c, K % 4 == 0 and
+ *   N % 4 == 0): their full blocks of K are staged with unchecked loads at indices computed once,
+ *   and c is stored unchecked (4096^3 on the H200: 34.8 -> 36.4 TFLOP/s; `f16storage` 31.6 -> 36.5;
+ *   512 x 14336 x 4096: 30.0 -> 30.8 and 26.2 -> 31.0). `q8row` and `q4g128` keep the checks.
  * This design replaced a two-stage one (the next block prefetched into registers during the
  * current one, one barrier per block; accumulators in module-scope private variables, each k-step
  * a function call), which had an NVIDIA variant at 32 KiB of workgroup memory: at 4096^3 on the

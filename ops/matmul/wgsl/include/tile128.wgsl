@@ -1,6 +1,7 @@
 // The 128 x 128 tile of matmul/kernel and matmul/f16storage: everything but the bindings and the
-// staging loads, which the including kernel declares (load_a(row, k) and load_b(k, col), each four
-// consecutive f32 values, zeros outside the matrix). See kernel.wgsl for the design.
+// staging loads, which the including kernel declares: the checked load_a(row, k) and load_b(k, col),
+// each four consecutive f32 values, zeros outside the matrix, and the unchecked a_quad(i) and
+// b_quad(i), vec4 i of the matrix as f32. See kernel.wgsl for the design.
 const TILE_M = 128u;
 const TILE_N = 128u;
 const STEP = 16u; // columns of a (rows of b) per block
@@ -34,14 +35,39 @@ fn main(
   let b_col = col0 + (lid % LANES) * 4u;
   let b_slot = b_k * LANES + lid % LANES;
 
+  // An interior tile lies wholly inside c, and its rows of a, b and c start on vec4 boundaries
+  // (K % 4 == 0, N % 4 == 0): its full blocks of K (k0 < k_fast) are staged with unchecked loads at
+  // precomputed vec4 indices, and its outputs stored unchecked. A ragged last block of K, and every
+  // block of an edge tile, take the checked loads. The branch is the same for the whole workgroup.
+  let interior = row0 + TILE_M <= params.m && col0 + TILE_N <= params.n && params.k % 4u == 0u &&
+    params.n % 4u == 0u;
+  let k_fast = select(0u, params.k - params.k % STEP, interior);
+  let kq = params.k / 4u; // vec4s per row of a
+  let nq = params.n / 4u; // vec4s per row of b and c
+  let a_top_at = (row0 + a_row) * kq + a_k / 4u; // vec4 indices at k0 = 0
+  let a_bottom_at = a_top_at + 64u * kq;
+  let b_top_at = b_k * nq + b_col / 4u;
+  let b_bottom_at = b_top_at + 8u * nq;
+
 // #include "acc128.wgsl"
 
   for (var k0 = 0u; k0 < params.k; k0 += STEP) {
     // All four loads before any store, so that they are in flight together.
-    let a_top = load_a(row0 + a_row, k0 + a_k);
-    let a_bottom = load_a(row0 + a_row + 64u, k0 + a_k);
-    let b_top = load_b(k0 + b_k, b_col);
-    let b_bottom = load_b(k0 + b_k + 8u, b_col);
+    var a_top: vec4f;
+    var a_bottom: vec4f;
+    var b_top: vec4f;
+    var b_bottom: vec4f;
+    if (k0 < k_fast) {
+      a_top = a_quad(a_top_at + k0 / 4u);
+      a_bottom = a_quad(a_bottom_at + k0 / 4u);
+      b_top = b_quad(b_top_at + k0 * nq);
+      b_bottom = b_quad(b_bottom_at + k0 * nq);
+    } else {
+      a_top = load_a(row0 + a_row, k0 + a_k);
+      a_bottom = load_a(row0 + a_row + 64u, k0 + a_k);
+      b_top = load_b(k0 + b_k, b_col);
+      b_bottom = load_b(k0 + b_k + 8u, b_col);
+    }
     stage_t(a_row, a_k, a_top);
     stage_t(a_row + 64u, a_k, a_bottom);
     b_s[b_slot] = b_top;
@@ -52,5 +78,25 @@ fn main(
     workgroupBarrier();
   }
 
+  if (interior) {
+    let c_at = (row0 + 4u * ty) * nq + col0 / 4u + tx; // vec4 index of acc0_left
+    c[c_at] = acc0_left;
+    c[c_at + HALF] = acc0_right;
+    c[c_at + nq] = acc1_left;
+    c[c_at + nq + HALF] = acc1_right;
+    c[c_at + 2u * nq] = acc2_left;
+    c[c_at + 2u * nq + HALF] = acc2_right;
+    c[c_at + 3u * nq] = acc3_left;
+    c[c_at + 3u * nq + HALF] = acc3_right;
+    c[c_at + 64u * nq] = acc4_left;
+    c[c_at + 64u * nq + HALF] = acc4_right;
+    c[c_at + 65u * nq] = acc5_left;
+    c[c_at + 65u * nq + HALF] = acc5_right;
+    c[c_at + 66u * nq] = acc6_left;
+    c[c_at + 66u * nq + HALF] = acc6_right;
+    c[c_at + 67u * nq] = acc7_left;
+    c[c_at + 67u * nq + HALF] = acc7_right;
+  } else {
 // #include "store_acc128.wgsl"
+  }
 }
