@@ -124,6 +124,7 @@ export {
   Q4_MAX,
   type Q4G128,
   Q8_MAX,
+  QUANTIZED_TALL_MIN_ROWS,
   quantizeQ4G128,
   unpackQ4,
   unpackQ8,

@@ -87,6 +87,26 @@ export function defineCase<S>(spec: CaseSpec<S>): BenchCase {
 }
 
 /**
+ * The kernel options that time one entry point of an op whose plan picks among several by size
+ * (a case per entry point, each timed at every shape): the variant asked for, or the one the device
+ * resolves for `entry`.
+ *
+ * @param gpu the device
+ * @param sources the op's kernel sources
+ * @param entry the entry point the case times
+ * @param options the bench's options (an override from `--all-variants` wins)
+ * @returns options whose override names a variant of `entry`
+ */
+export function entryOptions(
+  gpu: ResidentDevice,
+  sources: KernelSources,
+  entry: string,
+  options: KernelOptions,
+): KernelOptions {
+  return { override: options.override ?? gpu.resolve(sources, entry).variant };
+}
+
+/**
  * Random f32 values with magnitudes in [lo, hi) and random signs (never zero when lo > 0); fast
  * enough for hundreds of millions of elements (xorshift32).
  *

@@ -12,9 +12,7 @@
  * @module
  */
 
-import type { ResidentDevice } from "../../harness/device.ts";
-import type { KernelOptions } from "../../harness/options.ts";
-import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
+import { type BenchCase, defineCase, entryOptions, randomInput } from "../../harness/bench_case.ts";
 import {
   KERNELS,
   matmulF16Plan,
@@ -31,11 +29,6 @@ const PREFILL: MatmulShape = { M: 512, N: 14336, K: 4096 };
 const SHORT_PREFILL: MatmulShape = { M: 64, N: 14336, K: 4096 };
 const QUICK: MatmulShape[] = [64, 128, 256].map((n) => ({ M: n, N: n, K: n }));
 
-/** The options that time `entry` itself: the variant asked for, or the one resolved for the device. */
-function forced(gpu: ResidentDevice, entry: string, options: KernelOptions): KernelOptions {
-  return { override: options.override ?? gpu.resolve(KERNELS, entry).variant };
-}
-
 /** Random words: every code a decoder may meet (the decode's cost does not depend on the values). */
 function randomWords(length: number, seed: number): Uint32Array {
   return new Uint32Array(randomInput(length, seed).buffer);
@@ -49,7 +42,7 @@ function dense(entry: string): BenchCase {
     gpu: [...SQUARES, PREFILL],
     quick: QUICK,
     label,
-    plan: (gpu, shape, options) => matmulPlan(gpu, shape, forced(gpu, entry, options)),
+    plan: (gpu, shape, options) => matmulPlan(gpu, shape, entryOptions(gpu, KERNELS, entry, options)),
     inputs: ({ M, N, K }, seed) => [randomInput(M * K, seed), randomInput(K * N, seed + 1)],
   });
 }
@@ -62,7 +55,7 @@ function q8(entry: string): BenchCase {
     gpu: [PREFILL, SHORT_PREFILL],
     quick: QUICK,
     label,
-    plan: (gpu, shape, options) => matmulQ8Plan(gpu, shape, forced(gpu, entry, options)),
+    plan: (gpu, shape, options) => matmulQ8Plan(gpu, shape, entryOptions(gpu, KERNELS, entry, options)),
     inputs: ({ M, N, K }, seed) => [
       randomInput(M * K, seed),
       randomWords(N * Math.ceil(K / 4), seed + 1),
@@ -79,7 +72,7 @@ function q4(entry: string): BenchCase {
     gpu: [PREFILL, SHORT_PREFILL],
     quick: QUICK,
     label,
-    plan: (gpu, shape, options) => matmulQ4G128Plan(gpu, shape, forced(gpu, entry, options)),
+    plan: (gpu, shape, options) => matmulQ4G128Plan(gpu, shape, entryOptions(gpu, KERNELS, entry, options)),
     inputs: ({ M, N, K }, seed) => [
       randomInput(M * K, seed),
       randomWords(N * Math.ceil(K / 8), seed + 1),
@@ -96,7 +89,7 @@ function f16(entry: string): BenchCase {
     gpu: [{ M: 4096, N: 4096, K: 4096 }, PREFILL],
     quick: QUICK,
     label,
-    plan: (gpu, shape, options) => matmulF16Plan(gpu, shape, forced(gpu, entry, options)),
+    plan: (gpu, shape, options) => matmulF16Plan(gpu, shape, entryOptions(gpu, KERNELS, entry, options)),
     inputs: ({ M, N, K }, seed) => [packF16(randomInput(M * K, seed)), packF16(randomInput(K * N, seed + 1))],
   });
 }

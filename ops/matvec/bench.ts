@@ -4,13 +4,16 @@
  * Shapes are `N x K` (rows of the weight, then its columns): 8192 x 8192, and Llama-3-8B's attention
  * projection (4096 x 4096), MLP up/gate (14336 x 4096) and down (4096 x 14336) projections, and a
  * DeepSeek-sized output head (102400 x 1792). Each entry point's variant is resolved for the device,
- * or forced one by one with `--all-variants`. The cost is the bytes each kernel must read (the
- * weight as stored: f32, or codes and scales) plus x and y.
+ * or forced one by one with `--all-variants`. The quantized GEMVs have two entry points each, the
+ * default and `_rows64` for weights of many rows; each is timed at every shape, whichever the plans
+ * would take there, so the report shows where one overtakes the other (the evidence for
+ * `QUANTIZED_TALL_MIN_ROWS`). The cost is the bytes each kernel must read (the weight as stored: f32,
+ * or codes and scales) plus x and y.
  *
  * @module
  */
 
-import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
+import { type BenchCase, defineCase, entryOptions, randomInput } from "../../harness/bench_case.ts";
 import { KERNELS, matvecPlan, matvecQ4G128Plan, matvecQ8Plan, type MatvecShape } from "./mod.ts";
 
 const label = ({ N, K }: MatvecShape) => `${N}x${K}`;
@@ -28,7 +31,41 @@ function randomWords(length: number, seed: number): Uint32Array {
   return new Uint32Array(randomInput(length, seed).buffer);
 }
 
-/** matvec's benchmark cases. */
+function q8(entry: string): BenchCase {
+  return defineCase<MatvecShape>({
+    op: "matvecQ8",
+    entry,
+    sources: KERNELS,
+    gpu: GPU,
+    quick: QUICK,
+    label,
+    plan: (gpu, shape, options) => matvecQ8Plan(gpu, shape, entryOptions(gpu, KERNELS, entry, options)),
+    inputs: ({ N, K }, seed) => [
+      randomWords(N * Math.ceil(K / 4), seed),
+      randomInput(N, seed + 1, 0.001, 0.02),
+      randomInput(K, seed + 2),
+    ],
+  });
+}
+
+function q4(entry: string): BenchCase {
+  return defineCase<MatvecShape>({
+    op: "matvecQ4G128",
+    entry,
+    sources: KERNELS,
+    gpu: GPU,
+    quick: QUICK,
+    label,
+    plan: (gpu, shape, options) => matvecQ4G128Plan(gpu, shape, entryOptions(gpu, KERNELS, entry, options)),
+    inputs: ({ N, K }, seed) => [
+      randomWords(N * Math.ceil(K / 8), seed),
+      randomInput(N * Math.ceil(K / 128), seed + 1, 0.01, 0.1),
+      randomInput(K, seed + 2),
+    ],
+  });
+}
+
+/** matvec's benchmark cases (each entry point timed at every shape, whichever the plans would pick). */
 export const BENCH: readonly BenchCase[] = [
   defineCase<MatvecShape>({
     op: "matvec",
@@ -40,32 +77,8 @@ export const BENCH: readonly BenchCase[] = [
     plan: (gpu, shape, options) => matvecPlan(gpu, shape, options),
     inputs: ({ N, K }, seed) => [randomInput(N * K, seed), randomInput(K, seed + 1)],
   }),
-  defineCase<MatvecShape>({
-    op: "matvecQ8",
-    entry: "q8row",
-    sources: KERNELS,
-    gpu: GPU,
-    quick: QUICK,
-    label,
-    plan: (gpu, shape, options) => matvecQ8Plan(gpu, shape, options),
-    inputs: ({ N, K }, seed) => [
-      randomWords(N * Math.ceil(K / 4), seed),
-      randomInput(N, seed + 1, 0.001, 0.02),
-      randomInput(K, seed + 2),
-    ],
-  }),
-  defineCase<MatvecShape>({
-    op: "matvecQ4G128",
-    entry: "q4g128",
-    sources: KERNELS,
-    gpu: GPU,
-    quick: QUICK,
-    label,
-    plan: (gpu, shape, options) => matvecQ4G128Plan(gpu, shape, options),
-    inputs: ({ N, K }, seed) => [
-      randomWords(N * Math.ceil(K / 8), seed),
-      randomInput(N * Math.ceil(K / 128), seed + 1, 0.01, 0.1),
-      randomInput(K, seed + 2),
-    ],
-  }),
+  q8("q8row"),
+  q8("q8row_rows64"),
+  q4("q4g128"),
+  q4("q4g128_rows64"),
 ];

@@ -34,6 +34,15 @@
  *   columns that the four row groups share: read from global memory, an invocation's 32 codes need 8
  *   vec4s of `x`, 128 bytes from its neighbour's. The tile is swizzled against bank conflicts, and
  *   the partial sums, reduced by a tree, reuse its 16 KiB. Written out and local as `q8row.nvidia`.
+ * - `q8row_rows64` and `q4g128_rows64` (entry points of their own, for weights of many rows such as
+ *   an output head): the same decode with only 16 (q8) or 8 (q4) invocations across K, 64 rows per
+ *   workgroup, and a short reduction. Where N is large the default layouts run thousands of
+ *   workgroups whose loop is a single step, and their fixed cost sets the pace; these run longer
+ *   loops in a sixteenth of the workgroups (102400 x 1792 on the H200: q8 77.7 -> 58.7 us, q4
+ *   69.4 -> 55.8 us) but lose where N is small (8192 x 8192: q8 50.7% -> 41.0%, q4 27.7% -> 24.1%;
+ *   14336 x 4096, 224 workgroups: level for q8, q4 29.5% -> 27.6%). The plans take them when N is
+ *   at least {@link QUANTIZED_TALL_MIN_ROWS} (512 workgroups), between the two measured shapes; an
+ *   override may name a variant of either entry point.
  * Each plan reads its workgroup's row count from the resolved kernel's `ROWS` constant. More than
  * 65,535 workgroups fold into a second grid dimension. Every kernel stays within WebGPU's default
  * 16 KiB of workgroup memory (a test holds them to it), so no plan checks the device's
@@ -68,6 +77,21 @@
  * candidate run's inputs repeated one block of random words; why that shape alone was slow there is
  * not known.
  *
+ * Where the time goes (H200, 2026-11-30, GPU timestamps, warm clocks; harness/baselines/
+ * nvidia-h200-log/10-*.txt, 11-q4b.txt, 12-q8c.txt). First, the ceiling: the roofline's own read
+ * kernel over the same number of bytes, timed the same way, reaches 39% of the 1 GiB read figure at
+ * 16 MiB (q8 4096 x 4096), 70-73% at 56-64 MiB (the other q8 shapes) and 88% at 176 MiB (q8's output
+ * head); q4's 8.5 MiB reach 24%, its 30-34 MiB 55-58%, its 93 MiB 80%. A single pass's launch and
+ * drain are a large share of a short one, so 75% is out of any kernel's reach at every shape but
+ * the output heads.
+ * Second, ablations of `q8row.nvidia` at 8192 x 8192 (29.0 us; a plain read of its bytes 20.1):
+ * with the decode cut and the loads kept 26.3 us, with the weight loads cut and the decode kept 18.3,
+ * with the loop emptied 7.2. Loads and decode each fit in the read's time but do not overlap: every
+ * invocation loads a step, then decodes it, all at once across a grid of about one wave. Loading the
+ * next step before decoding the current one, workgroups of 128 invocations, and 8 rows per invocation
+ * each changed that by at most 3% (`12-q8c.txt`). q4g128.nvidia shows the same (8192 x 8192: 28.1 us;
+ * loads only 18.6, decode only 18.8, neither 11.7).
+ *
  * Non-obvious choices:
  * - q8's scale multiplies the finished dot product, once per row, not each term. The alternative
  *   rounds every scaled term: at scale s = f32(1/3), codes [127, -126] against x = [1, 1] give
@@ -95,6 +119,8 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
 import type { BindingSpec, KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
+import type { Resolution } from "../../harness/resolve.ts";
+import { parseVariantName } from "../../harness/variants.ts";
 import { requireInt } from "../validate.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import {
@@ -126,23 +152,54 @@ export interface MatvecShape {
   K: number;
 }
 
+/** The least number of weight rows for which the quantized plans take their `_rows64` entry points. */
+export const QUANTIZED_TALL_MIN_ROWS = 32768;
+
+/** Each quantized GEMV's entry points: the default one and the one for weights of many rows. */
+const QUANTIZED_ENTRIES: Readonly<Record<"matvecQ8" | "matvecQ4G128", readonly [string, string]>> = {
+  matvecQ8: ["q8row", "q8row_rows64"],
+  matvecQ4G128: ["q4g128", "q4g128_rows64"],
+};
+
+/**
+ * The kernel of a quantized plan: the variant an override names (of either entry point), or the
+ * entry point the number of rows calls for, resolved for the device's target.
+ */
+function quantizedKernel(
+  gpu: ResidentDevice,
+  fn: "matvecQ8" | "matvecQ4G128",
+  shape: MatvecShape,
+  options: KernelOptions,
+): Resolution {
+  const [base, tall] = QUANTIZED_ENTRIES[fn];
+  if (options.override !== undefined) {
+    const { entry } = parseVariantName(options.override);
+    if (entry !== base && entry !== tall) {
+      throw new Error(`${fn}: override "${options.override}" is not a variant of entry point "${base}" or "${tall}"`);
+    }
+    return gpu.resolve(KERNELS, entry, options);
+  }
+  return gpu.resolve(KERNELS, shape.N >= QUANTIZED_TALL_MIN_ROWS ? tall : base, options);
+}
+
+function checkShape(fn: string, { N, K }: MatvecShape): void {
+  requireInt(fn, "N", N, 1);
+  requireInt(fn, "K", K, 1);
+}
+
 function plan(
   gpu: ResidentDevice,
   fn: string,
-  entry: string,
+  kernel: Resolution,
   shape: MatvecShape,
   weights: readonly BindingSpec[],
-  options: KernelOptions,
 ): KernelPlan {
   const { N, K } = shape;
-  requireInt(fn, "N", N, 1);
-  requireInt(fn, "K", K, 1);
   const bindings: BindingSpec[] = [
     ...weights,
     { name: "x", dtype: "f32", length: K, role: "input" },
     { name: "y", dtype: "f32", length: N, role: "output" },
   ];
-  const kernel = gpu.resolve(KERNELS, entry, options);
   const workgroups = foldWorkgroups(
     Math.ceil(N / rowsPerWorkgroup(kernel.variant, kernel.source)),
     gpu.limits.maxComputeWorkgroupsPerDimension,
@@ -170,8 +227,9 @@ function plan(
  * @throws LimitError naming the binding that exceeds maxStorageBufferBindingSize or maxBufferSize
  */
 export function matvecPlan(gpu: ResidentDevice, shape: MatvecShape, options: KernelOptions = {}): KernelPlan {
+  checkShape("matvec", shape);
   const weight: BindingSpec = { name: "weight", dtype: "f32", length: shape.N * shape.K, role: "input" };
-  return plan(gpu, "matvec", "kernel", shape, [weight], options);
+  return plan(gpu, "matvec", gpu.resolve(KERNELS, "kernel", options), shape, [weight]);
 }
 
 /**
@@ -204,11 +262,12 @@ export async function matvecGpu(
  * @throws LimitError naming the binding that exceeds maxStorageBufferBindingSize or maxBufferSize
  */
 export function matvecQ8Plan(gpu: ResidentDevice, shape: MatvecShape, options: KernelOptions = {}): KernelPlan {
+  checkShape("matvecQ8", shape);
   const { N, K } = shape;
-  return plan(gpu, "matvecQ8", "q8row", shape, [
+  return plan(gpu, "matvecQ8", quantizedKernel(gpu, "matvecQ8", shape, options), shape, [
     { name: "weight", dtype: "u32", length: N * Math.ceil(K / 4), role: "input" },
     { name: "scale", dtype: "f32", length: N, role: "input" },
-  ], options);
+  ]);
 }
 
 /**
@@ -241,11 +300,12 @@ export async function matvecQ8Gpu(
  * @throws LimitError naming the binding that exceeds maxStorageBufferBindingSize or maxBufferSize
  */
 export function matvecQ4G128Plan(gpu: ResidentDevice, shape: MatvecShape, options: KernelOptions = {}): KernelPlan {
+  checkShape("matvecQ4G128", shape);
   const { N, K } = shape;
-  return plan(gpu, "matvecQ4G128", "q4g128", shape, [
+  return plan(gpu, "matvecQ4G128", quantizedKernel(gpu, "matvecQ4G128", shape, options), shape, [
     { name: "weight", dtype: "u32", length: N * Math.ceil(K / 8), role: "input" },
     { name: "scales", dtype: "f32", length: N * Math.ceil(K / Q4_GROUP), role: "input" },
-  ], options);
+  ]);
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   seededRandom,
 } from "../../harness/testing.ts";
 import { variantsOf } from "../../harness/variants.ts";
+import type { KernelPlan } from "../../harness/device.ts";
 import {
   KERNELS,
   matvec,
@@ -19,6 +20,7 @@ import {
   matvecQ8Plan,
   packQ4,
   packQ8,
+  QUANTIZED_TALL_MIN_ROWS,
   quantizeQ4G128,
   unpackQ4,
   unpackQ8,
@@ -185,41 +187,43 @@ Deno.test("matvecQ8 / matvecQ4G128 reference: bad input throws naming the argume
 });
 
 // K = 16, 2064, 4096, 4112 run q8's vec4 path (16 codes a load); the rest its word path, with a padded
-// last word whenever K % 4 != 0. N = 1031 is 129 workgroups of 8 rows or 65 of 16, the last with 7
-// rows; N = 37 ends in a partial workgroup on the vec4 path.
-checkAgainstReference(
-  "matvecQ8",
-  KERNELS,
-  "q8row",
-  [[1, 1], [3, 3], [2, 4], [3, 7], [5, 16], [3, 255], [9, 257], [37, 2064], [2, 4096], [2, 4099], [3, 4112], [
-    1031,
-    5,
-  ]].map(([N, K]) => ({
-    label: `N=${N} K=${K}`,
+// last word whenever K % 4 != 0. N = 1031 is 129 workgroups of 8 rows, 65 of 16 or 17 of 64, the
+// last with 7 rows; N = 37 ends in a partial workgroup on the vec4 path.
+// Every variant of both entry points of each quantized GEMV.
+const Q8_VARIANTS = [...variantsOf(KERNELS, "q8row"), ...variantsOf(KERNELS, "q8row_rows64")];
+const Q4_VARIANTS = [...variantsOf(KERNELS, "q4g128"), ...variantsOf(KERNELS, "q4g128_rows64")];
+
+const Q8_CASES = [[1, 1], [3, 3], [2, 4], [3, 7], [5, 16], [3, 255], [9, 257], [37, 2064], [2, 4096], [2, 4099], [
+  3,
+  4112,
+], [
+  1031,
+  5,
+]].map(([N, K]) => ({
+  label: `N=${N} K=${K}`,
+  args: {
+    weight: packQ8(randomCodes(N * K, 127, N + K), N, K),
+    scale: randomF32(N, K, 0.001, 0.02),
+    x: randomF32(K, N),
+    N,
+    K,
+  },
+})).concat(
+  // Arbitrary words: every byte, and non-zero padding, on both paths; the first word is four 0x80 (-128).
+  [[7, 64], [5, 37]].map(([N, K]) => ({
+    label: `raw words N=${N} K=${K}`,
     args: {
-      weight: packQ8(randomCodes(N * K, 127, N + K), N, K),
+      weight: randomWords(N * Math.ceil(K / 4), N * K, 0x80808080),
       scale: randomF32(N, K, 0.001, 0.02),
       x: randomF32(K, N),
       N,
       K,
     },
-  })).concat(
-    // Arbitrary words: every byte, and non-zero padding, on both paths; the first word is four 0x80 (-128).
-    [[7, 64], [5, 37]].map(([N, K]) => ({
-      label: `raw words N=${N} K=${K}`,
-      args: {
-        weight: randomWords(N * Math.ceil(K / 4), N * K, 0x80808080),
-        scale: randomF32(N, K, 0.001, 0.02),
-        x: randomF32(K, N),
-        N,
-        K,
-      },
-    })),
-  ),
-  matvecQ8,
-  matvecQ8Gpu,
-  GPU_TOL,
+  })),
 );
+for (const entry of ["q8row", "q8row_rows64"]) {
+  checkAgainstReference("matvecQ8", KERNELS, entry, Q8_CASES, matvecQ8, matvecQ8Gpu, GPU_TOL);
+}
 
 // K = 32, 2080, 4096, 4128, 6336, 8352 run q4's vec4 path (32 codes a load; 4128 and 8352 end in a
 // 32-column group); the rest its word path, whose last word is padded when K % 8 != 0, with 1-4
@@ -227,49 +231,46 @@ checkAgainstReference(
 // of 128 vec4s a row (4096 columns), 64 invocations taking two each: K = 32 and 2080 use 1 and 65
 // of one tile, 4096 all of it, 4128, 6336 and 8352 end in a tile of 1, 70 and 5 (the last two after
 // a full one, whose x must not count for the vec4s past K).
-// N = 1031 is 129 workgroups of 8 rows or 65 of 16, the last with 7 rows; N = 21 and 37 end in a
-// partial workgroup on the vec4 path.
-checkAgainstReference(
-  "matvecQ4G128",
-  KERNELS,
-  "q4g128",
-  [
-    [1, 1],
-    [3, 7],
-    [2, 8],
-    [3, 9],
-    [3, 13],
-    [2, 32],
-    [3, 127],
-    [3, 129],
-    [2, 300],
-    [21, 2080],
-    [2, 4096],
-    [2, 4099],
-    [2, 4128],
-    [3, 6336],
-    [37, 8352],
-    [1031, 5],
-  ].map(([N, K]) => {
-    const { codes, scales } = quantizeQ4G128(randomF32(N * K, N + K), N, K);
-    return { label: `N=${N} K=${K}`, args: { weight: packQ4(codes, N, K), scales, x: randomF32(K, N), N, K } };
-  }).concat(
-    // Arbitrary words: every nibble, and non-zero padding, on both paths; the first word is eight 0x8 (-8).
-    [[7, 64], [5, 37]].map(([N, K]) => ({
-      label: `raw words N=${N} K=${K}`,
-      args: {
-        weight: randomWords(N * Math.ceil(K / 8), N * K, 0x88888888),
-        scales: randomF32(N * Math.ceil(K / 128), K, 0.01, 0.2),
-        x: randomF32(K, N),
-        N,
-        K,
-      },
-    })),
-  ),
-  matvecQ4G128,
-  matvecQ4G128Gpu,
-  GPU_TOL,
+// q4g128_rows64 walks the same tiles with 8 invocations taking two vec4s a step and a last single
+// one when a tile's count is not a multiple of 16 (65, 70, 5). N = 1031 is 129 workgroups of 8 rows,
+// 65 of 16 or 17 of 64, the last with 7 rows; N = 21 and 37 end in a partial workgroup on the vec4
+// path.
+const Q4_CASES = [
+  [1, 1],
+  [3, 7],
+  [2, 8],
+  [3, 9],
+  [3, 13],
+  [2, 32],
+  [3, 127],
+  [3, 129],
+  [2, 300],
+  [21, 2080],
+  [2, 4096],
+  [2, 4099],
+  [2, 4128],
+  [3, 6336],
+  [37, 8352],
+  [1031, 5],
+].map(([N, K]) => {
+  const { codes, scales } = quantizeQ4G128(randomF32(N * K, N + K), N, K);
+  return { label: `N=${N} K=${K}`, args: { weight: packQ4(codes, N, K), scales, x: randomF32(K, N), N, K } };
+}).concat(
+  // Arbitrary words: every nibble, and non-zero padding, on both paths; the first word is eight 0x8 (-8).
+  [[7, 64], [5, 37]].map(([N, K]) => ({
+    label: `raw words N=${N} K=${K}`,
+    args: {
+      weight: randomWords(N * Math.ceil(K / 8), N * K, 0x88888888),
+      scales: randomF32(N * Math.ceil(K / 128), K, 0.01, 0.2),
+      x: randomF32(K, N),
+      N,
+      K,
+    },
+  })),
 );
+for (const entry of ["q4g128", "q4g128_rows64"]) {
+  checkAgainstReference("matvecQ4G128", KERNELS, entry, Q4_CASES, matvecQ4G128, matvecQ4G128Gpu, GPU_TOL);
+}
 
 gpuTest("matvecQ8 / matvecQ4G128 GPU: the scale multiplies the integer dot product, not each term", async (gpu) => {
   const s = Math.fround(1 / 3);
@@ -299,12 +300,12 @@ gpuTest(
     const [w8, s8, w4, s4] = [q8, scale, q4, scales].map((data) => gpu.upload(data));
     const nan = new Float32Array(N).fill(NaN);
     try {
-      for (const override of variantsOf(KERNELS, "q8row")) {
+      for (const override of Q8_VARIANTS) {
         gpu.device.queue.writeBuffer(y.buffer, 0, nan);
         await gpu.submit([matvecQ8Plan(gpu, { N, K }, { override }), [w8, s8, xPadded, y]]);
         assertClose(await gpu.read(y), matvecQ8({ weight: q8, scale, x, N, K }), GPU_TOL, override);
       }
-      for (const override of variantsOf(KERNELS, "q4g128")) {
+      for (const override of Q4_VARIANTS) {
         gpu.device.queue.writeBuffer(y.buffer, 0, nan);
         await gpu.submit([matvecQ4G128Plan(gpu, { N, K }, { override }), [w4, s4, xPadded, y]]);
         assertClose(await gpu.read(y), matvecQ4G128({ weight: q4, scales, x, N, K }), GPU_TOL, override);
@@ -318,25 +319,27 @@ gpuTest(
 gpuTest(
   "matvecQ8 / matvecQ4G128 GPU: every variant computes every row of a grid folded into y, on both paths",
   async (gpu) => {
-    // 100 rows are 13 workgroups of 8 rows or 7 of 16 (the kernel's ROWS); at a limit of 5 they fold
-    // to 5 x 3 or 4 x 2, the last one or two past the last row. K = 37 runs the word path (its last
-    // word padded), K = 64 the vec4 path. Rows left unwritten would read back as poison.
-    const folding = gpu.withLimits({ maxComputeWorkgroupsPerDimension: 5 });
+    // 645 rows are 81 workgroups of 8 rows (the last with 5), 41 of 16 or 11 of 64 (the kernel's
+    // ROWS); at a limit of 9 they fold to 9 x 9, 9 x 5 or 6 x 2, the last four or one of the latter
+    // two past the last row. K = 37 runs the
+    // word path (its last word padded), K = 64 the vec4 path. Rows left unwritten would read back as
+    // poison.
+    const folding = gpu.withLimits({ maxComputeWorkgroupsPerDimension: 9 });
     folding.poisonOutputs = true;
-    const folded: Record<number, number[]> = { 8: [5, 3, 1], 16: [4, 2, 1] };
+    const folded: Record<number, number[]> = { 8: [9, 9, 1], 16: [9, 5, 1], 64: [6, 2, 1] };
     const rowsOf = (source: string) => Number(/const ROWS = (\d+)u;/.exec(source)?.[1]);
-    const N = 100;
+    const N = 645;
     for (const K of [37, 64]) {
       const x = randomF32(K, K);
       const q8 = { weight: packQ8(randomCodes(N * K, 127, K), N, K), scale: randomF32(N, K, 0.001, 0.02), x, N, K };
       const q = quantizeQ4G128(randomF32(N * K, K + 1), N, K);
       const q4 = { weight: packQ4(q.codes, N, K), scales: q.scales, x, N, K };
-      for (const override of variantsOf(KERNELS, "q8row")) {
+      for (const override of Q8_VARIANTS) {
         const plan = matvecQ8Plan(folding, { N, K }, { override });
         deepStrictEqual(plan.workgroups, folded[rowsOf(plan.kernel.source)], override);
         assertClose(await matvecQ8Gpu(folding, q8, { override }), matvecQ8(q8), GPU_TOL, `${override} K=${K}`);
       }
-      for (const override of variantsOf(KERNELS, "q4g128")) {
+      for (const override of Q4_VARIANTS) {
         const plan = matvecQ4G128Plan(folding, { N, K }, { override });
         deepStrictEqual(plan.workgroups, folded[rowsOf(plan.kernel.source)], override);
         assertClose(await matvecQ4G128Gpu(folding, q4, { override }), matvecQ4G128(q4), GPU_TOL, `${override} K=${K}`);
@@ -344,6 +347,23 @@ gpuTest(
     }
   },
 );
+
+gpuTest("matvecQ8 / matvecQ4G128 GPU: weights of many rows take the rows64 entry points", async (gpu) => {
+  strictEqual(QUANTIZED_TALL_MIN_ROWS, 32768);
+  const entryOf = (plan: KernelPlan) => plan.kernel.variant.split(".")[0];
+  strictEqual(entryOf(matvecQ8Plan(gpu, { N: 32767, K: 4096 })), "q8row");
+  strictEqual(entryOf(matvecQ8Plan(gpu, { N: 32768, K: 4096 })), "q8row_rows64");
+  strictEqual(entryOf(matvecQ4G128Plan(gpu, { N: 14336, K: 4096 })), "q4g128");
+  strictEqual(entryOf(matvecQ4G128Plan(gpu, { N: 102400, K: 1792 })), "q4g128_rows64");
+  deepStrictEqual(matvecQ8Plan(gpu, { N: 102400, K: 1792 }).workgroups, [1600, 1, 1]); // 64 rows each
+  // An override of either entry point is honoured whatever the size; another op's is refused.
+  strictEqual(entryOf(matvecQ8Plan(gpu, { N: 8, K: 16 }, { override: "q8row_rows64" })), "q8row_rows64");
+  strictEqual(entryOf(matvecQ4G128Plan(gpu, { N: 102400, K: 32 }, { override: "q4g128" })), "q4g128");
+  await assertThrowsMessage(
+    () => matvecQ8Plan(gpu, { N: 8, K: 16 }, { override: "q4g128" }),
+    'matvecQ8: override "q4g128" is not a variant of entry point "q8row" or "q8row_rows64"',
+  );
+});
 
 /**
  * Bytes of workgroup memory a kernel declares: arrays of f32 or vec4f whose length is a product of

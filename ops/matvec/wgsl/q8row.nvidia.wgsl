@@ -36,11 +36,7 @@ const LANES = 128u; // invocations across K
 const GROUPS = 2u; // groups of four rows per workgroup
 const ROWS = 8u; // rows per workgroup: 4 * GROUPS
 
-// Byte j of a word at bits 8 (j % 2) .. 8 (j % 2) + 7 of a float whose exponent (2^23, 2^15) makes
-// the byte's lowest bit worth 1.
-const MASK = vec4u(0xffu, 0xff00u, 0xffu, 0xff00u);
-const MAGIC = vec4u(0x4b000080u, 0x47008000u, 0x4b000080u, 0x47008000u); // 2^23, 2^15, sign bits flipped
-const BIAS = vec4f(8388736.0, 32896.0, 8388736.0, 32896.0); // 2^23 + 128, 2^15 + 128
+// #include "q8_magic.wgsl"
 
 var<workgroup> scratch: array<vec4f, LANES * GROUPS>; // the partial sums
 
@@ -88,34 +84,7 @@ fn main(
       a3 = fma((bitcast<vec4f>((vec4u(q3.w, q3.w, q3.w >> 16u, q3.w >> 16u) & MASK) ^ MAGIC) - BIAS), x3, a3);
     }
   } else {
-    let words = (k + 3u) / 4u; // words per row
-    let full = k / 4u; // words with no padding
-    let b0 = r0 * words;
-    let b1 = r1 * words;
-    let b2 = r2 * words;
-    let b3 = r3 * words;
-    for (var j = lane; j < full; j += LANES) {
-      let w0 = weight[(b0 + j) / 4u][(b0 + j) % 4u];
-      let w1 = weight[(b1 + j) / 4u][(b1 + j) % 4u];
-      let w2 = weight[(b2 + j) / 4u][(b2 + j) % 4u];
-      let w3 = weight[(b3 + j) / 4u][(b3 + j) % 4u];
-      let xv = x[j];
-      a0 = fma((bitcast<vec4f>((vec4u(w0, w0, w0 >> 16u, w0 >> 16u) & MASK) ^ MAGIC) - BIAS), xv, a0);
-      a1 = fma((bitcast<vec4f>((vec4u(w1, w1, w1 >> 16u, w1 >> 16u) & MASK) ^ MAGIC) - BIAS), xv, a1);
-      a2 = fma((bitcast<vec4f>((vec4u(w2, w2, w2 >> 16u, w2 >> 16u) & MASK) ^ MAGIC) - BIAS), xv, a2);
-      a3 = fma((bitcast<vec4f>((vec4u(w3, w3, w3 >> 16u, w3 >> 16u) & MASK) ^ MAGIC) - BIAS), xv, a3);
-    }
-    if (full < words && lane == full % LANES) {
-      let w0 = weight[(b0 + full) / 4u][(b0 + full) % 4u];
-      let w1 = weight[(b1 + full) / 4u][(b1 + full) % 4u];
-      let w2 = weight[(b2 + full) / 4u][(b2 + full) % 4u];
-      let w3 = weight[(b3 + full) / 4u][(b3 + full) % 4u];
-      let xv = select(vec4f(0.0), x[full], vec4u(0u, 1u, 2u, 3u) < vec4u(k % 4u));
-      a0 = fma((bitcast<vec4f>((vec4u(w0, w0, w0 >> 16u, w0 >> 16u) & MASK) ^ MAGIC) - BIAS), xv, a0);
-      a1 = fma((bitcast<vec4f>((vec4u(w1, w1, w1 >> 16u, w1 >> 16u) & MASK) ^ MAGIC) - BIAS), xv, a1);
-      a2 = fma((bitcast<vec4f>((vec4u(w2, w2, w2 >> 16u, w2 >> 16u) & MASK) ^ MAGIC) - BIAS), xv, a2);
-      a3 = fma((bitcast<vec4f>((vec4u(w3, w3, w3 >> 16u, w3 >> 16u) & MASK) ^ MAGIC) - BIAS), xv, a3);
-    }
+// #include "q8_words.wgsl"
   }
 
   scratch[first + lane] = vec4f((a0.x + a0.y) + (a0.z + a0.w), (a1.x + a1.y) + (a1.z + a1.w),
