@@ -221,9 +221,8 @@ const Q8_CASES = [[1, 1], [3, 3], [2, 4], [3, 7], [5, 16], [3, 255], [9, 257], [
     },
   })),
 );
-for (const entry of ["q8row", "q8row_rows64"]) {
-  checkAgainstReference("matvecQ8", KERNELS, entry, Q8_CASES, matvecQ8, matvecQ8Gpu, GPU_TOL);
-}
+checkAgainstReference("matvecQ8", KERNELS, "q8row", Q8_CASES, matvecQ8, matvecQ8Gpu, GPU_TOL);
+checkAgainstReference("matvecQ8", KERNELS, "q8row_rows64", Q8_CASES, matvecQ8, matvecQ8Gpu, GPU_TOL);
 
 // K = 32, 2080, 4096, 4128, 6336, 8352 run q4's vec4 path (32 codes a load; 4128 and 8352 end in a
 // 32-column group); the rest its word path, whose last word is padded when K % 8 != 0, with 1-4
@@ -268,9 +267,8 @@ const Q4_CASES = [
     },
   })),
 );
-for (const entry of ["q4g128", "q4g128_rows64"]) {
-  checkAgainstReference("matvecQ4G128", KERNELS, entry, Q4_CASES, matvecQ4G128, matvecQ4G128Gpu, GPU_TOL);
-}
+checkAgainstReference("matvecQ4G128", KERNELS, "q4g128", Q4_CASES, matvecQ4G128, matvecQ4G128Gpu, GPU_TOL);
+checkAgainstReference("matvecQ4G128", KERNELS, "q4g128_rows64", Q4_CASES, matvecQ4G128, matvecQ4G128Gpu, GPU_TOL);
 
 gpuTest("matvecQ8 / matvecQ4G128 GPU: the scale multiplies the integer dot product, not each term", async (gpu) => {
   const s = Math.fround(1 / 3);
