@@ -69,22 +69,7 @@ fn main(
       let v1 = x[4u * next + 1u];
       let v2 = x[4u * next + 2u];
       let v3 = x[4u * next + 3u];
-      a0 = fma((bitcast<vec4f>((vec4u(q0.x, q0.x, q0.x >> 16u, q0.x >> 16u) & MASK) ^ MAGIC) - BIAS), x0, a0);
-      a0 = fma((bitcast<vec4f>((vec4u(q0.y, q0.y, q0.y >> 16u, q0.y >> 16u) & MASK) ^ MAGIC) - BIAS), x1, a0);
-      a0 = fma((bitcast<vec4f>((vec4u(q0.z, q0.z, q0.z >> 16u, q0.z >> 16u) & MASK) ^ MAGIC) - BIAS), x2, a0);
-      a0 = fma((bitcast<vec4f>((vec4u(q0.w, q0.w, q0.w >> 16u, q0.w >> 16u) & MASK) ^ MAGIC) - BIAS), x3, a0);
-      a1 = fma((bitcast<vec4f>((vec4u(q1.x, q1.x, q1.x >> 16u, q1.x >> 16u) & MASK) ^ MAGIC) - BIAS), x0, a1);
-      a1 = fma((bitcast<vec4f>((vec4u(q1.y, q1.y, q1.y >> 16u, q1.y >> 16u) & MASK) ^ MAGIC) - BIAS), x1, a1);
-      a1 = fma((bitcast<vec4f>((vec4u(q1.z, q1.z, q1.z >> 16u, q1.z >> 16u) & MASK) ^ MAGIC) - BIAS), x2, a1);
-      a1 = fma((bitcast<vec4f>((vec4u(q1.w, q1.w, q1.w >> 16u, q1.w >> 16u) & MASK) ^ MAGIC) - BIAS), x3, a1);
-      a2 = fma((bitcast<vec4f>((vec4u(q2.x, q2.x, q2.x >> 16u, q2.x >> 16u) & MASK) ^ MAGIC) - BIAS), x0, a2);
-      a2 = fma((bitcast<vec4f>((vec4u(q2.y, q2.y, q2.y >> 16u, q2.y >> 16u) & MASK) ^ MAGIC) - BIAS), x1, a2);
-      a2 = fma((bitcast<vec4f>((vec4u(q2.z, q2.z, q2.z >> 16u, q2.z >> 16u) & MASK) ^ MAGIC) - BIAS), x2, a2);
-      a2 = fma((bitcast<vec4f>((vec4u(q2.w, q2.w, q2.w >> 16u, q2.w >> 16u) & MASK) ^ MAGIC) - BIAS), x3, a2);
-      a3 = fma((bitcast<vec4f>((vec4u(q3.x, q3.x, q3.x >> 16u, q3.x >> 16u) & MASK) ^ MAGIC) - BIAS), x0, a3);
-      a3 = fma((bitcast<vec4f>((vec4u(q3.y, q3.y, q3.y >> 16u, q3.y >> 16u) & MASK) ^ MAGIC) - BIAS), x1, a3);
-      a3 = fma((bitcast<vec4f>((vec4u(q3.z, q3.z, q3.z >> 16u, q3.z >> 16u) & MASK) ^ MAGIC) - BIAS), x2, a3);
-      a3 = fma((bitcast<vec4f>((vec4u(q3.w, q3.w, q3.w >> 16u, q3.w >> 16u) & MASK) ^ MAGIC) - BIAS), x3, a3);
+// #include "q8_step.wgsl"
       q0 = p0;
       q1 = p1;
       q2 = p2;
@@ -98,18 +83,11 @@ fn main(
 // #include "q8_words.wgsl"
   }
 
-  // Each row group's 16 partial sums (vec4s: four rows each), halved four times in place.
+  // Each row group's 16 partial sums (vec4s: four rows each), then the tree.
   scratch[first + lane] = vec4f((a0.x + a0.y) + (a0.z + a0.w), (a1.x + a1.y) + (a1.z + a1.w),
     (a2.x + a2.y) + (a2.z + a2.w), (a3.x + a3.y) + (a3.z + a3.w));
   workgroupBarrier();
-  if (lane < 8u) { scratch[first + lane] += scratch[first + lane + 8u]; }
-  workgroupBarrier();
-  if (lane < 4u) { scratch[first + lane] += scratch[first + lane + 4u]; }
-  workgroupBarrier();
-  if (lane < 2u) { scratch[first + lane] += scratch[first + lane + 2u]; }
-  workgroupBarrier();
-  if (lane == 0u) { scratch[first] += scratch[first + 1u]; }
-  workgroupBarrier();
+// #include "q_tree16.wgsl"
   if (lane < 4u && row + lane < n) {
     y[row + lane] = scale[row + lane] * scratch[first][lane];
   }

@@ -6,11 +6,4 @@
   workgroupBarrier();
   if (lane < 16u) { scratch[first + lane] += scratch[first + lane + 16u]; }
   workgroupBarrier();
-  if (lane < 8u) { scratch[first + lane] += scratch[first + lane + 8u]; }
-  workgroupBarrier();
-  if (lane < 4u) { scratch[first + lane] += scratch[first + lane + 4u]; }
-  workgroupBarrier();
-  if (lane < 2u) { scratch[first + lane] += scratch[first + lane + 2u]; }
-  workgroupBarrier();
-  if (lane == 0u) { scratch[first] += scratch[first + 1u]; }
-  workgroupBarrier();
+// #include "q_tree16.wgsl"
