@@ -300,11 +300,7 @@ fn streamed_aligned(row: u32, lane: u32, lid: u32, t: u32) {
 
 // ---------------------------------------------------------------- d % 4 != 0
 
-// Which components of quad q belong to the row [begin, end).
-fn inside(q: u32, begin: u32, end: u32) -> vec4<bool> {
-  let e = vec4u(4u * q) + vec4u(0u, 1u, 2u, 3u);
-  return (e >= vec4u(begin)) & (e < vec4u(end));
-}
+// #include "row_inside.wgsl"
 
 fn affine_at(of_bias: bool, i: u32) -> vec4f {
   if (of_bias) {
@@ -334,26 +330,7 @@ fn affine(of_bias: bool, q: u32, mask: vec4<bool>) -> vec4f {
   return w;
 }
 
-// Writes the components of y that belong to the row: one store for a whole quad, else one
-// component at a time (the quad's other components belong to the neighbouring row).
-fn store(q: u32, y: vec4f, mask: vec4<bool>) {
-  if (all(mask)) {
-    out[q] = y;
-    return;
-  }
-  if (mask.x) {
-    out[q].x = y.x;
-  }
-  if (mask.y) {
-    out[q].y = y.y;
-  }
-  if (mask.z) {
-    out[q].z = y.z;
-  }
-  if (mask.w) {
-    out[q].w = y.w;
-  }
-}
+// #include "row_store.wgsl"
 
 // This invocation's row, set once at the start of `ragged`: its quads are first .. first + quads - 1,
 // its elements begin .. end - 1 (quads = 0 for a row past the end); shift is its first element.
@@ -519,22 +496,4 @@ fn ragged(block: u32, lid: u32) {
   }
 }
 
-@compute @workgroup_size(256)
-fn main(
-  @builtin(workgroup_id) wid: vec3u,
-  @builtin(num_workgroups) grid: vec3u,
-  @builtin(local_invocation_index) lid: u32,
-) {
-  let block = wid.x + wid.y * grid.x;
-  if (params.d % 4u != 0u) {
-    ragged(block, lid);
-    return;
-  }
-  let t = params.threads;
-  let row = block * (WORKGROUP / t) + lid / t;
-  if (params.resident != 0u) {
-    resident_aligned(row, lid % t, lid, t);
-  } else {
-    streamed_aligned(row, lid % t, lid, t);
-  }
-}
+// #include "row_main.wgsl"

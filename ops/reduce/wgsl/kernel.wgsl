@@ -237,11 +237,7 @@ fn reduce_rows_aligned(group: u32, lid: u32) {
   }
 }
 
-// Which components of quad q belong to the row [begin, end).
-fn inside(q: u32, begin: u32, end: u32) -> vec4<bool> {
-  let e = vec4u(4u * q) + vec4u(0u, 1u, 2u, 3u);
-  return (e >= vec4u(begin)) & (e < vec4u(end));
-}
+// #include "row_inside.wgsl"
 
 // The row's quad j (of quads, from quad `first`), with `identity` in the components outside the
 // row [begin, end) and all four past its last quad.
