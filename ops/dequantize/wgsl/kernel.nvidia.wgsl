@@ -64,27 +64,7 @@ fn main(
 ) {
   let first = group.x + group.y * groups.x;
   let quads = params.n_total / 4u;
-  let span = WG * PER;
-  for (var block = first * span; block < quads; block += groups.x * groups.y * span) {
-    let i = block + lid;
-    if (block + span <= quads) {
-      let v0 = quad(i);
-      let v1 = quad(i + WG);
-      let v2 = quad(i + 2u * WG);
-      let v3 = quad(i + 3u * WG);
-      out[i] = v0;
-      out[i + WG] = v1;
-      out[i + 2u * WG] = v2;
-      out[i + 3u * WG] = v3;
-    } else {
-      for (var k = 0u; k < PER; k++) {
-        let j = i + k * WG;
-        if (j < quads) {
-          out[j] = quad(j);
-        }
-      }
-    }
-  }
+// #include "quad_blocks.wgsl"
   let rest = params.n_total % 4u;
   if (rest != 0u && first == 0u && lid == 0u) {
     let x = to_f32_nearest(acc[quads]);
