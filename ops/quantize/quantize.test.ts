@@ -176,6 +176,10 @@ function cases(): { label: string; args: QuantizeArgs }[] {
   });
   ties[K - 1] = 127;
   const special = new Float32Array([...zeros, ...lastIsLargest, ...ties]);
+  // Exact ties through a row of 1024: 256 vec4s, all eight of kernel.nvidia's register slots full
+  // (the 600-wide rows above fill five), so each slot's hand-over to the exact division is tested.
+  const slotTies = Float32Array.from({ length: 1024 }, (_, k) => (k % 254) - 126.5);
+  slotTies[1023] = 127;
   // Within 4 ulps of every tie (k - 0.5) * absmax / 127, absmax f32(1.4384): 127 / absmax is not
   // an f32, and for six of these an f32 quotient lands on the other side of the tie than the exact
   // one (and for others exactly on it).
@@ -203,6 +207,7 @@ function cases(): { label: string; args: QuantizeArgs }[] {
   return [
     ...random,
     { label: "zeros, last-element absmax, ties", args: { x: special, N: 3, K } },
+    { label: "ties in every register slot, K=1024", args: { x: slotTies, N: 1, K: 1024 } },
     ...[1144, 8196, 1145].map((width) => ({
       label: `near ties under an inexact 127 / absmax, K=${width}`,
       args: { x: padded(nearTies, 1, 1144, width), N: 1, K: width },
