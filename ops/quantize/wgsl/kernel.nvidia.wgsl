@@ -62,6 +62,17 @@ fn exact_codes(v: vec4f, absmax_bits: u32) -> vec4i {
   );
 }
 
+// The codes of a vec4 from the f32 quotient x * ratio, stored at codes[at] when `store`; returns
+// whether any of them lies within 1e-4 of a tie and must be decided exactly instead.
+fn fast_codes(v: vec4f, ratio: f32, at: u32, store: bool) -> bool {
+  let q = v * ratio;
+  let r = round(q);
+  if (store) {
+    codes[at] = vec4i(r);
+  }
+  return any(abs(q - r) >= vec4f(NEAR));
+}
+
 fn magnitude_bits(v: vec4f) -> u32 {
   let m = bitcast<vec4u>(v) & vec4u(0x7fffffffu);
   return max(max(m.x, m.y), max(m.z, m.w));
@@ -158,93 +169,28 @@ fn main(
     let ratio = select(0.0, 127.0 / absmax, fast);
     // Bit k: vec4 k must be decided exactly (all of them when the row is outside the fast range).
     var need = select(255u, 0u, fast);
-    {
-      // lane < T <= quads: slot 0 is always inside the row.
-      let q = v0 * ratio;
-      let r = round(q);
-      if (any(abs(q - r) >= vec4f(NEAR))) {
-        need |= 1u;
-      }
-      if (live) {
-        codes[base + lane] = vec4i(r);
-      }
-    }
+    // lane < T <= quads: slot 0 is always inside the row.
+    need |= select(0u, 1u, fast_codes(v0, ratio, base + lane, live));
     if (1u * T < quads) {
-      let c = lane + 1u * T;
-      let q = v1 * ratio;
-      let r = round(q);
-      if (any(abs(q - r) >= vec4f(NEAR))) {
-        need |= 2u;
-      }
-      if (live && c < quads) {
-        codes[base + c] = vec4i(r);
-      }
+      need |= select(0u, 2u, fast_codes(v1, ratio, base + lane + 1u * T, live && lane + 1u * T < quads));
     }
     if (2u * T < quads) {
-      let c = lane + 2u * T;
-      let q = v2 * ratio;
-      let r = round(q);
-      if (any(abs(q - r) >= vec4f(NEAR))) {
-        need |= 4u;
-      }
-      if (live && c < quads) {
-        codes[base + c] = vec4i(r);
-      }
+      need |= select(0u, 4u, fast_codes(v2, ratio, base + lane + 2u * T, live && lane + 2u * T < quads));
     }
     if (3u * T < quads) {
-      let c = lane + 3u * T;
-      let q = v3 * ratio;
-      let r = round(q);
-      if (any(abs(q - r) >= vec4f(NEAR))) {
-        need |= 8u;
-      }
-      if (live && c < quads) {
-        codes[base + c] = vec4i(r);
-      }
+      need |= select(0u, 8u, fast_codes(v3, ratio, base + lane + 3u * T, live && lane + 3u * T < quads));
     }
     if (4u * T < quads) {
-      let c = lane + 4u * T;
-      let q = v4 * ratio;
-      let r = round(q);
-      if (any(abs(q - r) >= vec4f(NEAR))) {
-        need |= 16u;
-      }
-      if (live && c < quads) {
-        codes[base + c] = vec4i(r);
-      }
+      need |= select(0u, 16u, fast_codes(v4, ratio, base + lane + 4u * T, live && lane + 4u * T < quads));
     }
     if (5u * T < quads) {
-      let c = lane + 5u * T;
-      let q = v5 * ratio;
-      let r = round(q);
-      if (any(abs(q - r) >= vec4f(NEAR))) {
-        need |= 32u;
-      }
-      if (live && c < quads) {
-        codes[base + c] = vec4i(r);
-      }
+      need |= select(0u, 32u, fast_codes(v5, ratio, base + lane + 5u * T, live && lane + 5u * T < quads));
     }
     if (6u * T < quads) {
-      let c = lane + 6u * T;
-      let q = v6 * ratio;
-      let r = round(q);
-      if (any(abs(q - r) >= vec4f(NEAR))) {
-        need |= 64u;
-      }
-      if (live && c < quads) {
-        codes[base + c] = vec4i(r);
-      }
+      need |= select(0u, 64u, fast_codes(v6, ratio, base + lane + 6u * T, live && lane + 6u * T < quads));
     }
     if (7u * T < quads) {
-      let c = lane + 7u * T;
-      let q = v7 * ratio;
-      let r = round(q);
-      if (any(abs(q - r) >= vec4f(NEAR))) {
-        need |= 128u;
-      }
-      if (live && c < quads) {
-        codes[base + c] = vec4i(r);
-      }
+      need |= select(0u, 128u, fast_codes(v7, ratio, base + lane + 7u * T, live && lane + 7u * T < quads));
     }
     if (live && need != 0u) {
       for (var k = 0u; k < SLOTS; k++) {
