@@ -33,7 +33,8 @@
  *   each row in flight per invocation, and `x` staged through workgroup memory in tiles of 4096
  *   columns that the four row groups share: read from global memory, an invocation's 32 codes need 8
  *   vec4s of `x`, 128 bytes from its neighbour's. The tile is swizzled against bank conflicts, and
- *   the partial sums, reduced by a tree, reuse its 16 KiB. Written out and local as `q8row.nvidia`.
+ *   the partial sums, reduced by a tree, reuse its 16 KiB. Accumulators local to the entry point;
+ *   each vec4 of codes decoded and summed by one function, `chunk_dot`.
  * - `q8row_rows64` and `q4g128_rows64` (entry points of their own, for weights of many rows such as
  *   an output head): the same decode with only 16 (q8) or 8 (q4) invocations across K, 64 rows per
  *   workgroup, and a short reduction. Where N is large the default layouts run thousands of

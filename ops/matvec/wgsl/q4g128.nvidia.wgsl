@@ -7,10 +7,12 @@
 // invocations across K times 4 groups of four rows (16 rows), and walks K in tiles of 4096 columns:
 // each invocation loads two vec4<u32> of 32 codes of each of its four rows (eight 16-byte loads in
 // flight) and their scales, then the workgroup copies the tile's 1024 vec4s of x into workgroup
-// memory, and each invocation takes its columns' activations from there. Every decode and FMA is
-// written out in main, into four f32 accumulators local to it, and each row group's 64 partial sums
-// (vec4s: four rows each) are reduced by a tree in workgroup memory: six halvings, each with all of
-// its additions at once.
+// memory, and each invocation takes its columns' activations from there. Each vec4<u32>'s decode
+// and FMAs are one function, chunk_dot (q4_chunk.wgsl), into four f32 accumulators local to main,
+// and each row group's 64 partial sums (vec4s: four rows each) are reduced by a tree in workgroup
+// memory: six halvings, each with all of its additions at once. chunk_dot in place of its eight
+// written-out copies ran within 2% of them at every bench shape (H200, 2026-11-30, GPU timestamps,
+// warm clocks; harness/baselines/nvidia-h200-log/16-review.txt).
 //
 // Why x goes through workgroup memory: an invocation's 32 codes need 8 vec4s of x, so neighbouring
 // invocations read x 128 bytes apart and each x load of a warp touches 32 cache lines. Staged, the
@@ -51,6 +53,8 @@ const ROWS = 16u; // rows per workgroup: 4 * GROUPS
 const TILE = 128u; // vec4<u32> of each row per tile (4096 columns), two per invocation
 
 // #include "q4_magic.wgsl"
+
+// #include "q4_chunk.wgsl"
 
 // The x tile (8 vec4s for each of the tile's TILE vec4<u32>), then the partial sums.
 var<workgroup> scratch: array<vec4f, 8u * TILE>;
@@ -121,50 +125,10 @@ fn main(
         let x5 = scratch[at + (5u ^ sw)];
         let x6 = scratch[at + (6u ^ sw)];
         let x7 = scratch[at + (7u ^ sw)];
-        {
-          var v = (bitcast<vec4f>((vec4u(q00.x) & MASK) ^ MAGIC) - BIAS) * x0;
-          v = fma((bitcast<vec4f>((vec4u(q00.x >> 16u) & MASK) ^ MAGIC) - BIAS), x1, v);
-          v = fma((bitcast<vec4f>((vec4u(q00.y) & MASK) ^ MAGIC) - BIAS), x2, v);
-          v = fma((bitcast<vec4f>((vec4u(q00.y >> 16u) & MASK) ^ MAGIC) - BIAS), x3, v);
-          v = fma((bitcast<vec4f>((vec4u(q00.z) & MASK) ^ MAGIC) - BIAS), x4, v);
-          v = fma((bitcast<vec4f>((vec4u(q00.z >> 16u) & MASK) ^ MAGIC) - BIAS), x5, v);
-          v = fma((bitcast<vec4f>((vec4u(q00.w) & MASK) ^ MAGIC) - BIAS), x6, v);
-          v = fma((bitcast<vec4f>((vec4u(q00.w >> 16u) & MASK) ^ MAGIC) - BIAS), x7, v);
-          a0 = fma(s00, (v.x + v.y) + (v.z + v.w), a0);
-        }
-        {
-          var v = (bitcast<vec4f>((vec4u(q01.x) & MASK) ^ MAGIC) - BIAS) * x0;
-          v = fma((bitcast<vec4f>((vec4u(q01.x >> 16u) & MASK) ^ MAGIC) - BIAS), x1, v);
-          v = fma((bitcast<vec4f>((vec4u(q01.y) & MASK) ^ MAGIC) - BIAS), x2, v);
-          v = fma((bitcast<vec4f>((vec4u(q01.y >> 16u) & MASK) ^ MAGIC) - BIAS), x3, v);
-          v = fma((bitcast<vec4f>((vec4u(q01.z) & MASK) ^ MAGIC) - BIAS), x4, v);
-          v = fma((bitcast<vec4f>((vec4u(q01.z >> 16u) & MASK) ^ MAGIC) - BIAS), x5, v);
-          v = fma((bitcast<vec4f>((vec4u(q01.w) & MASK) ^ MAGIC) - BIAS), x6, v);
-          v = fma((bitcast<vec4f>((vec4u(q01.w >> 16u) & MASK) ^ MAGIC) - BIAS), x7, v);
-          a1 = fma(s01, (v.x + v.y) + (v.z + v.w), a1);
-        }
-        {
-          var v = (bitcast<vec4f>((vec4u(q02.x) & MASK) ^ MAGIC) - BIAS) * x0;
-          v = fma((bitcast<vec4f>((vec4u(q02.x >> 16u) & MASK) ^ MAGIC) - BIAS), x1, v);
-          v = fma((bitcast<vec4f>((vec4u(q02.y) & MASK) ^ MAGIC) - BIAS), x2, v);
-          v = fma((bitcast<vec4f>((vec4u(q02.y >> 16u) & MASK) ^ MAGIC) - BIAS), x3, v);
-          v = fma((bitcast<vec4f>((vec4u(q02.z) & MASK) ^ MAGIC) - BIAS), x4, v);
-          v = fma((bitcast<vec4f>((vec4u(q02.z >> 16u) & MASK) ^ MAGIC) - BIAS), x5, v);
-          v = fma((bitcast<vec4f>((vec4u(q02.w) & MASK) ^ MAGIC) - BIAS), x6, v);
-          v = fma((bitcast<vec4f>((vec4u(q02.w >> 16u) & MASK) ^ MAGIC) - BIAS), x7, v);
-          a2 = fma(s02, (v.x + v.y) + (v.z + v.w), a2);
-        }
-        {
-          var v = (bitcast<vec4f>((vec4u(q03.x) & MASK) ^ MAGIC) - BIAS) * x0;
-          v = fma((bitcast<vec4f>((vec4u(q03.x >> 16u) & MASK) ^ MAGIC) - BIAS), x1, v);
-          v = fma((bitcast<vec4f>((vec4u(q03.y) & MASK) ^ MAGIC) - BIAS), x2, v);
-          v = fma((bitcast<vec4f>((vec4u(q03.y >> 16u) & MASK) ^ MAGIC) - BIAS), x3, v);
-          v = fma((bitcast<vec4f>((vec4u(q03.z) & MASK) ^ MAGIC) - BIAS), x4, v);
-          v = fma((bitcast<vec4f>((vec4u(q03.z >> 16u) & MASK) ^ MAGIC) - BIAS), x5, v);
-          v = fma((bitcast<vec4f>((vec4u(q03.w) & MASK) ^ MAGIC) - BIAS), x6, v);
-          v = fma((bitcast<vec4f>((vec4u(q03.w >> 16u) & MASK) ^ MAGIC) - BIAS), x7, v);
-          a3 = fma(s03, (v.x + v.y) + (v.z + v.w), a3);
-        }
+        a0 = fma(s00, chunk_dot(q00, x0, x1, x2, x3, x4, x5, x6, x7), a0);
+        a1 = fma(s01, chunk_dot(q01, x0, x1, x2, x3, x4, x5, x6, x7), a1);
+        a2 = fma(s02, chunk_dot(q02, x0, x1, x2, x3, x4, x5, x6, x7), a2);
+        a3 = fma(s03, chunk_dot(q03, x0, x1, x2, x3, x4, x5, x6, x7), a3);
       }
       if (c1 < chunks) {
         let at = 8u * (lane + LANES); // this chunk's 8 vec4s of x in the tile, swizzled by sw
@@ -176,50 +140,10 @@ fn main(
         let x5 = scratch[at + (5u ^ sw)];
         let x6 = scratch[at + (6u ^ sw)];
         let x7 = scratch[at + (7u ^ sw)];
-        {
-          var v = (bitcast<vec4f>((vec4u(q10.x) & MASK) ^ MAGIC) - BIAS) * x0;
-          v = fma((bitcast<vec4f>((vec4u(q10.x >> 16u) & MASK) ^ MAGIC) - BIAS), x1, v);
-          v = fma((bitcast<vec4f>((vec4u(q10.y) & MASK) ^ MAGIC) - BIAS), x2, v);
-          v = fma((bitcast<vec4f>((vec4u(q10.y >> 16u) & MASK) ^ MAGIC) - BIAS), x3, v);
-          v = fma((bitcast<vec4f>((vec4u(q10.z) & MASK) ^ MAGIC) - BIAS), x4, v);
-          v = fma((bitcast<vec4f>((vec4u(q10.z >> 16u) & MASK) ^ MAGIC) - BIAS), x5, v);
-          v = fma((bitcast<vec4f>((vec4u(q10.w) & MASK) ^ MAGIC) - BIAS), x6, v);
-          v = fma((bitcast<vec4f>((vec4u(q10.w >> 16u) & MASK) ^ MAGIC) - BIAS), x7, v);
-          a0 = fma(s10, (v.x + v.y) + (v.z + v.w), a0);
-        }
-        {
-          var v = (bitcast<vec4f>((vec4u(q11.x) & MASK) ^ MAGIC) - BIAS) * x0;
-          v = fma((bitcast<vec4f>((vec4u(q11.x >> 16u) & MASK) ^ MAGIC) - BIAS), x1, v);
-          v = fma((bitcast<vec4f>((vec4u(q11.y) & MASK) ^ MAGIC) - BIAS), x2, v);
-          v = fma((bitcast<vec4f>((vec4u(q11.y >> 16u) & MASK) ^ MAGIC) - BIAS), x3, v);
-          v = fma((bitcast<vec4f>((vec4u(q11.z) & MASK) ^ MAGIC) - BIAS), x4, v);
-          v = fma((bitcast<vec4f>((vec4u(q11.z >> 16u) & MASK) ^ MAGIC) - BIAS), x5, v);
-          v = fma((bitcast<vec4f>((vec4u(q11.w) & MASK) ^ MAGIC) - BIAS), x6, v);
-          v = fma((bitcast<vec4f>((vec4u(q11.w >> 16u) & MASK) ^ MAGIC) - BIAS), x7, v);
-          a1 = fma(s11, (v.x + v.y) + (v.z + v.w), a1);
-        }
-        {
-          var v = (bitcast<vec4f>((vec4u(q12.x) & MASK) ^ MAGIC) - BIAS) * x0;
-          v = fma((bitcast<vec4f>((vec4u(q12.x >> 16u) & MASK) ^ MAGIC) - BIAS), x1, v);
-          v = fma((bitcast<vec4f>((vec4u(q12.y) & MASK) ^ MAGIC) - BIAS), x2, v);
-          v = fma((bitcast<vec4f>((vec4u(q12.y >> 16u) & MASK) ^ MAGIC) - BIAS), x3, v);
-          v = fma((bitcast<vec4f>((vec4u(q12.z) & MASK) ^ MAGIC) - BIAS), x4, v);
-          v = fma((bitcast<vec4f>((vec4u(q12.z >> 16u) & MASK) ^ MAGIC) - BIAS), x5, v);
-          v = fma((bitcast<vec4f>((vec4u(q12.w) & MASK) ^ MAGIC) - BIAS), x6, v);
-          v = fma((bitcast<vec4f>((vec4u(q12.w >> 16u) & MASK) ^ MAGIC) - BIAS), x7, v);
-          a2 = fma(s12, (v.x + v.y) + (v.z + v.w), a2);
-        }
-        {
-          var v = (bitcast<vec4f>((vec4u(q13.x) & MASK) ^ MAGIC) - BIAS) * x0;
-          v = fma((bitcast<vec4f>((vec4u(q13.x >> 16u) & MASK) ^ MAGIC) - BIAS), x1, v);
-          v = fma((bitcast<vec4f>((vec4u(q13.y) & MASK) ^ MAGIC) - BIAS), x2, v);
-          v = fma((bitcast<vec4f>((vec4u(q13.y >> 16u) & MASK) ^ MAGIC) - BIAS), x3, v);
-          v = fma((bitcast<vec4f>((vec4u(q13.z) & MASK) ^ MAGIC) - BIAS), x4, v);
-          v = fma((bitcast<vec4f>((vec4u(q13.z >> 16u) & MASK) ^ MAGIC) - BIAS), x5, v);
-          v = fma((bitcast<vec4f>((vec4u(q13.w) & MASK) ^ MAGIC) - BIAS), x6, v);
-          v = fma((bitcast<vec4f>((vec4u(q13.w >> 16u) & MASK) ^ MAGIC) - BIAS), x7, v);
-          a3 = fma(s13, (v.x + v.y) + (v.z + v.w), a3);
-        }
+        a0 = fma(s10, chunk_dot(q10, x0, x1, x2, x3, x4, x5, x6, x7), a0);
+        a1 = fma(s11, chunk_dot(q11, x0, x1, x2, x3, x4, x5, x6, x7), a1);
+        a2 = fma(s12, chunk_dot(q12, x0, x1, x2, x3, x4, x5, x6, x7), a2);
+        a3 = fma(s13, chunk_dot(q13, x0, x1, x2, x3, x4, x5, x6, x7), a3);
       }
     }
   } else {

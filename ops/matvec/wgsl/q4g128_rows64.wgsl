@@ -35,6 +35,8 @@ const TILE = 128u; // vec4<u32> of each row per tile (4096 columns)
 
 // #include "q4_magic.wgsl"
 
+// #include "q4_chunk.wgsl"
+
 // The x tile (8 vec4s for each of the tile's TILE vec4<u32>), then the partial sums.
 var<workgroup> scratch: array<vec4f, 8u * TILE>;
 
@@ -100,50 +102,10 @@ fn main(
         let x15 = scratch[8u * c1 + (5u ^ sw1)];
         let x16 = scratch[8u * c1 + (6u ^ sw1)];
         let x17 = scratch[8u * c1 + (7u ^ sw1)];
-        {
-          var v = (bitcast<vec4f>((vec4u(q00.x) & MASK) ^ MAGIC) - BIAS) * x00;
-          v = fma((bitcast<vec4f>((vec4u(q00.x >> 16u) & MASK) ^ MAGIC) - BIAS), x01, v);
-          v = fma((bitcast<vec4f>((vec4u(q00.y) & MASK) ^ MAGIC) - BIAS), x02, v);
-          v = fma((bitcast<vec4f>((vec4u(q00.y >> 16u) & MASK) ^ MAGIC) - BIAS), x03, v);
-          v = fma((bitcast<vec4f>((vec4u(q00.z) & MASK) ^ MAGIC) - BIAS), x04, v);
-          v = fma((bitcast<vec4f>((vec4u(q00.z >> 16u) & MASK) ^ MAGIC) - BIAS), x05, v);
-          v = fma((bitcast<vec4f>((vec4u(q00.w) & MASK) ^ MAGIC) - BIAS), x06, v);
-          v = fma((bitcast<vec4f>((vec4u(q00.w >> 16u) & MASK) ^ MAGIC) - BIAS), x07, v);
-          a0 = fma(s00, (v.x + v.y) + (v.z + v.w), a0);
-        }
-        {
-          var v = (bitcast<vec4f>((vec4u(q01.x) & MASK) ^ MAGIC) - BIAS) * x00;
-          v = fma((bitcast<vec4f>((vec4u(q01.x >> 16u) & MASK) ^ MAGIC) - BIAS), x01, v);
-          v = fma((bitcast<vec4f>((vec4u(q01.y) & MASK) ^ MAGIC) - BIAS), x02, v);
-          v = fma((bitcast<vec4f>((vec4u(q01.y >> 16u) & MASK) ^ MAGIC) - BIAS), x03, v);
-          v = fma((bitcast<vec4f>((vec4u(q01.z) & MASK) ^ MAGIC) - BIAS), x04, v);
-          v = fma((bitcast<vec4f>((vec4u(q01.z >> 16u) & MASK) ^ MAGIC) - BIAS), x05, v);
-          v = fma((bitcast<vec4f>((vec4u(q01.w) & MASK) ^ MAGIC) - BIAS), x06, v);
-          v = fma((bitcast<vec4f>((vec4u(q01.w >> 16u) & MASK) ^ MAGIC) - BIAS), x07, v);
-          a1 = fma(s01, (v.x + v.y) + (v.z + v.w), a1);
-        }
-        {
-          var v = (bitcast<vec4f>((vec4u(q10.x) & MASK) ^ MAGIC) - BIAS) * x10;
-          v = fma((bitcast<vec4f>((vec4u(q10.x >> 16u) & MASK) ^ MAGIC) - BIAS), x11, v);
-          v = fma((bitcast<vec4f>((vec4u(q10.y) & MASK) ^ MAGIC) - BIAS), x12, v);
-          v = fma((bitcast<vec4f>((vec4u(q10.y >> 16u) & MASK) ^ MAGIC) - BIAS), x13, v);
-          v = fma((bitcast<vec4f>((vec4u(q10.z) & MASK) ^ MAGIC) - BIAS), x14, v);
-          v = fma((bitcast<vec4f>((vec4u(q10.z >> 16u) & MASK) ^ MAGIC) - BIAS), x15, v);
-          v = fma((bitcast<vec4f>((vec4u(q10.w) & MASK) ^ MAGIC) - BIAS), x16, v);
-          v = fma((bitcast<vec4f>((vec4u(q10.w >> 16u) & MASK) ^ MAGIC) - BIAS), x17, v);
-          a0 = fma(s10, (v.x + v.y) + (v.z + v.w), a0);
-        }
-        {
-          var v = (bitcast<vec4f>((vec4u(q11.x) & MASK) ^ MAGIC) - BIAS) * x10;
-          v = fma((bitcast<vec4f>((vec4u(q11.x >> 16u) & MASK) ^ MAGIC) - BIAS), x11, v);
-          v = fma((bitcast<vec4f>((vec4u(q11.y) & MASK) ^ MAGIC) - BIAS), x12, v);
-          v = fma((bitcast<vec4f>((vec4u(q11.y >> 16u) & MASK) ^ MAGIC) - BIAS), x13, v);
-          v = fma((bitcast<vec4f>((vec4u(q11.z) & MASK) ^ MAGIC) - BIAS), x14, v);
-          v = fma((bitcast<vec4f>((vec4u(q11.z >> 16u) & MASK) ^ MAGIC) - BIAS), x15, v);
-          v = fma((bitcast<vec4f>((vec4u(q11.w) & MASK) ^ MAGIC) - BIAS), x16, v);
-          v = fma((bitcast<vec4f>((vec4u(q11.w >> 16u) & MASK) ^ MAGIC) - BIAS), x17, v);
-          a1 = fma(s11, (v.x + v.y) + (v.z + v.w), a1);
-        }
+        a0 = fma(s00, chunk_dot(q00, x00, x01, x02, x03, x04, x05, x06, x07), a0);
+        a1 = fma(s01, chunk_dot(q01, x00, x01, x02, x03, x04, x05, x06, x07), a1);
+        a0 = fma(s10, chunk_dot(q10, x10, x11, x12, x13, x14, x15, x16, x17), a0);
+        a1 = fma(s11, chunk_dot(q11, x10, x11, x12, x13, x14, x15, x16, x17), a1);
       }
       for (; c < tend; c += LANES) {
         let q00 = weight[b0 + t + c];
@@ -159,28 +121,8 @@ fn main(
         let x05 = scratch[8u * c + (5u ^ sw0)];
         let x06 = scratch[8u * c + (6u ^ sw0)];
         let x07 = scratch[8u * c + (7u ^ sw0)];
-        {
-          var v = (bitcast<vec4f>((vec4u(q00.x) & MASK) ^ MAGIC) - BIAS) * x00;
-          v = fma((bitcast<vec4f>((vec4u(q00.x >> 16u) & MASK) ^ MAGIC) - BIAS), x01, v);
-          v = fma((bitcast<vec4f>((vec4u(q00.y) & MASK) ^ MAGIC) - BIAS), x02, v);
-          v = fma((bitcast<vec4f>((vec4u(q00.y >> 16u) & MASK) ^ MAGIC) - BIAS), x03, v);
-          v = fma((bitcast<vec4f>((vec4u(q00.z) & MASK) ^ MAGIC) - BIAS), x04, v);
-          v = fma((bitcast<vec4f>((vec4u(q00.z >> 16u) & MASK) ^ MAGIC) - BIAS), x05, v);
-          v = fma((bitcast<vec4f>((vec4u(q00.w) & MASK) ^ MAGIC) - BIAS), x06, v);
-          v = fma((bitcast<vec4f>((vec4u(q00.w >> 16u) & MASK) ^ MAGIC) - BIAS), x07, v);
-          a0 = fma(s00, (v.x + v.y) + (v.z + v.w), a0);
-        }
-        {
-          var v = (bitcast<vec4f>((vec4u(q01.x) & MASK) ^ MAGIC) - BIAS) * x00;
-          v = fma((bitcast<vec4f>((vec4u(q01.x >> 16u) & MASK) ^ MAGIC) - BIAS), x01, v);
-          v = fma((bitcast<vec4f>((vec4u(q01.y) & MASK) ^ MAGIC) - BIAS), x02, v);
-          v = fma((bitcast<vec4f>((vec4u(q01.y >> 16u) & MASK) ^ MAGIC) - BIAS), x03, v);
-          v = fma((bitcast<vec4f>((vec4u(q01.z) & MASK) ^ MAGIC) - BIAS), x04, v);
-          v = fma((bitcast<vec4f>((vec4u(q01.z >> 16u) & MASK) ^ MAGIC) - BIAS), x05, v);
-          v = fma((bitcast<vec4f>((vec4u(q01.w) & MASK) ^ MAGIC) - BIAS), x06, v);
-          v = fma((bitcast<vec4f>((vec4u(q01.w >> 16u) & MASK) ^ MAGIC) - BIAS), x07, v);
-          a1 = fma(s01, (v.x + v.y) + (v.z + v.w), a1);
-        }
+        a0 = fma(s00, chunk_dot(q00, x00, x01, x02, x03, x04, x05, x06, x07), a0);
+        a1 = fma(s01, chunk_dot(q01, x00, x01, x02, x03, x04, x05, x06, x07), a1);
       }
     }
   } else {

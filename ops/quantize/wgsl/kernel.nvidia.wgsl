@@ -64,6 +64,8 @@ fn exact_codes(v: vec4f, absmax_bits: u32) -> vec4i {
 
 // The codes of a vec4 from the f32 quotient x * ratio, stored at codes[at] when `store`; returns
 // whether any of them lies within 1e-4 of a tie and must be decided exactly instead.
+// Called once per register slot; the same code written out eight times ran no faster (H200,
+// 2026-11-30: within 2% at every bench shape; harness/baselines/nvidia-h200-log/16-review.txt).
 fn fast_codes(v: vec4f, ratio: f32, at: u32, store: bool) -> bool {
   let q = v * ratio;
   let r = round(q);
