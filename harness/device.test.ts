@@ -61,6 +61,25 @@ gpuTest("a WebGPU validation error is thrown with the op, variant and sizes, nev
   );
 });
 
+gpuTest("resolveAmong: the chosen entry point, or the one an override belongs to if it is among them", async (gpu) => {
+  const sources = { big: "// big", "big.nvidia": "// big, NVIDIA", small: "// small", other: "// other" };
+  const target = gpu.adapter.target;
+  strictEqual(gpu.resolveAmong(sources, "demo", ["big", "small"], "small").variant, "small");
+  strictEqual(
+    gpu.resolveAmong(sources, "demo", ["big", "small"], "big").variant,
+    target === "nvidia" ? "big.nvidia" : "big",
+  );
+  strictEqual(gpu.resolveAmong(sources, "demo", ["big", "small"], "big", { override: "small" }).variant, "small");
+  strictEqual(
+    gpu.resolveAmong(sources, "demo", ["big", "small"], "small", { override: "big.nvidia" }).variant,
+    "big.nvidia",
+  );
+  await assertThrowsMessage(
+    () => gpu.resolveAmong(sources, "demo", ["big", "small"], "big", { override: "other" }),
+    'demo: override "other" is not a variant of entry point "big" or "small"',
+  );
+});
+
 gpuTest("withErrorScopes: a rejected command is an error naming the work; a thrown one passes through", async (gpu) => {
   const invalid = () => gpu.device.createBuffer({ size: 4, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.STORAGE });
   await assertThrowsMessage(

@@ -14,7 +14,7 @@
 import { checkDispatch, type GuardedLimits, workgroupSizeOf } from "./limits.ts";
 import { type Resolution, resolve } from "./resolve.ts";
 import { type AdapterDescription, describeAdapter, detectTarget } from "./target.ts";
-import type { Dtype, KernelSources } from "./variants.ts";
+import { type Dtype, type KernelSources, parseVariantName } from "./variants.ts";
 
 /** Element types a tensor may hold. */
 export type TensorDtype = "f32" | "i32" | "u32";
@@ -175,6 +175,35 @@ export class ResidentDevice {
   resolve(sources: KernelSources, entry: string, options: { override?: string; dtype?: Dtype } = {}): Resolution {
     const dtype = options.dtype === "f16" && !this.f16Verified ? undefined : options.dtype;
     return resolve(sources, { entry, target: this.adapter.target, dtype, override: options.override });
+  }
+
+  /**
+   * Resolves one of the entry points an op's plan chooses between by size (matmul's tiles, the
+   * quantized GEMVs' row layouts): the entry point an override's variant belongs to, which must be
+   * one of `entries`, or else `chosen`.
+   *
+   * @param sources the op's kernel sources
+   * @param op the op, for the error message
+   * @param entries the entry points the plan chooses between
+   * @param chosen the one the size calls for
+   * @param options as {@link resolve}
+   * @returns the resolution
+   * @throws Error naming the op and its entry points when an override is a variant of none of them
+   */
+  resolveAmong(
+    sources: KernelSources,
+    op: string,
+    entries: readonly string[],
+    chosen: string,
+    options: { override?: string; dtype?: Dtype } = {},
+  ): Resolution {
+    if (options.override === undefined) return this.resolve(sources, chosen, options);
+    const { entry } = parseVariantName(options.override);
+    if (!entries.includes(entry)) {
+      const names = entries.map((e) => `"${e}"`).join(" or ");
+      throw new Error(`${op}: override "${options.override}" is not a variant of entry point ${names}`);
+    }
+    return this.resolve(sources, entry, options);
   }
 
   /**

@@ -94,7 +94,6 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
-import { parseVariantName } from "../../harness/variants.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
@@ -128,7 +127,7 @@ export const LARGE_TILE_MIN_TILES = 256;
 
 const PARAMS = [{ name: "m", type: "u32" }, { name: "n", type: "u32" }, { name: "k", type: "u32" }] as const;
 /** Each product's entry points: the 128 x 128 tile and, where there is one, the 64 x 64 one. */
-const ENTRIES: Readonly<Record<GemmOp, readonly [string, string?]>> = {
+const ENTRIES: Readonly<Record<GemmOp, readonly [string] | readonly [string, string]>> = {
   matmul: ["kernel", "tile64"],
   matmulQ8: ["q8row", "q8row_tile64"],
   matmulQ4G128: ["q4g128", "q4g128_tile64"],
@@ -168,16 +167,8 @@ function largeTile({ M, N }: MatmulShape): boolean {
  * point the size calls for (the only one, where the op has one), resolved for the device's target.
  */
 function gemmKernel(gpu: ResidentDevice, op: GemmOp, shape: MatmulShape, options: KernelOptions): Resolution {
-  const [large, small] = ENTRIES[op];
-  if (options.override !== undefined) {
-    const { entry } = parseVariantName(options.override);
-    if (entry !== large && entry !== small) {
-      const entries = small === undefined ? `"${large}"` : `"${large}" or "${small}"`;
-      throw new Error(`${op}: override "${options.override}" is not a variant of entry point ${entries}`);
-    }
-    return gpu.resolve(KERNELS, entry, options);
-  }
-  return gpu.resolve(KERNELS, small === undefined || largeTile(shape) ? large : small);
+  const [large, small = large] = ENTRIES[op];
+  return gpu.resolveAmong(KERNELS, op, ENTRIES[op], largeTile(shape) ? large : small, options);
 }
 
 function tileGrid(gpu: ResidentDevice, shape: MatmulShape, kernel: Resolution): [number, number, number] {

@@ -121,7 +121,6 @@ import { packParams } from "../../harness/params.ts";
 import type { BindingSpec, KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
-import { parseVariantName } from "../../harness/variants.ts";
 import { requireInt } from "../validate.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import {
@@ -173,14 +172,7 @@ function quantizedKernel(
   options: KernelOptions,
 ): Resolution {
   const [base, tall] = QUANTIZED_ENTRIES[fn];
-  if (options.override !== undefined) {
-    const { entry } = parseVariantName(options.override);
-    if (entry !== base && entry !== tall) {
-      throw new Error(`${fn}: override "${options.override}" is not a variant of entry point "${base}" or "${tall}"`);
-    }
-    return gpu.resolve(KERNELS, entry, options);
-  }
-  return gpu.resolve(KERNELS, shape.N >= QUANTIZED_TALL_MIN_ROWS ? tall : base, options);
+  return gpu.resolveAmong(KERNELS, fn, [base, tall], shape.N >= QUANTIZED_TALL_MIN_ROWS ? tall : base, options);
 }
 
 function checkShape(fn: string, { N, K }: MatvecShape): void {
