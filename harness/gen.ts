@@ -19,8 +19,8 @@
  * `ops/<op>/wgsl/include/exact_fma.wgsl`, its final newline dropped and its own indentation kept
  * (a snippet may be a whole declaration or a run of statements inside a function). A name is a plain
  * file name (`[a-z0-9_]+.wgsl`), never a path. It is looked up in the op's own `wgsl/include/` first,
- * then in `harness/wgsl/`, which holds the few snippets several ops share (the row kernels' row sum
- * and ragged-row helpers; the edge accesses of transpose's and permute's tiles; the vec4 block walk
+ * then in `harness/wgsl/`, which holds the few snippets several ops share (the row kernels' row sum,
+ * chunk loads and ragged-row helpers; the edge accesses of transpose's and permute's tiles; the vec4 block walk
  * of dequantize and gather); a name in
  * both is an error, and a shared snippet sees only
  * shared snippets, so it never depends on the op that includes it. A snippet may include another; a

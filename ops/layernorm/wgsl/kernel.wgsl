@@ -177,14 +177,7 @@ fn streamed_aligned(row: u32, lane: u32, lid: u32, t: u32) {
   var deviations = 0.0;   // their sum of squared deviations from `mean`
   // base + lane < quads, so every chunk holds at least one quad of the row.
   for (var base = 0u; base + lane < quads; base += span) {
-    let j0 = base + lane;
-    let j1 = base + lane + t;
-    let j2 = base + lane + 2u * t;
-    let j3 = base + lane + 3u * t;
-    let j4 = base + lane + 4u * t;
-    let j5 = base + lane + 5u * t;
-    let j6 = base + lane + 6u * t;
-    let j7 = base + lane + 7u * t;
+// #include "row_chunk_quads.wgsl"
     let v0 = select(vec4f(0.0), x[min(first + j0, last)] - shift, j0 < quads);
     let v1 = select(vec4f(0.0), x[min(first + j1, last)] - shift, j1 < quads);
     let v2 = select(vec4f(0.0), x[min(first + j2, last)] - shift, j2 < quads);
@@ -217,14 +210,7 @@ fn streamed_aligned(row: u32, lane: u32, lid: u32, t: u32) {
   // Last chunk first: the chunks read last above are the likeliest still in L2.
   for (var chunk = (quads + span - 1u) / span; chunk > 0u; chunk--) {
     let base = (chunk - 1u) * span;
-    let j0 = base + lane;
-    let j1 = base + lane + t;
-    let j2 = base + lane + 2u * t;
-    let j3 = base + lane + 3u * t;
-    let j4 = base + lane + 4u * t;
-    let j5 = base + lane + 5u * t;
-    let j6 = base + lane + 6u * t;
-    let j7 = base + lane + 7u * t;
+// #include "row_chunk_quads.wgsl"
     let v0 = select(vec4f(0.0), x[min(first + j0, last)] - shift, j0 < quads);
     let v1 = select(vec4f(0.0), x[min(first + j1, last)] - shift, j1 < quads);
     let v2 = select(vec4f(0.0), x[min(first + j2, last)] - shift, j2 < quads);

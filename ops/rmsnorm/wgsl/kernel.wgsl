@@ -139,22 +139,7 @@ fn streamed_aligned(row: u32, lane: u32, lid: u32, t: u32) {
   let span = PER * t;
   var squares = 0.0;
   for (var base = 0u; base < quads; base += span) {
-    let j0 = base + lane;
-    let j1 = base + lane + t;
-    let j2 = base + lane + 2u * t;
-    let j3 = base + lane + 3u * t;
-    let j4 = base + lane + 4u * t;
-    let j5 = base + lane + 5u * t;
-    let j6 = base + lane + 6u * t;
-    let j7 = base + lane + 7u * t;
-    let v0 = x[min(first + j0, last)];
-    let v1 = x[min(first + j1, last)];
-    let v2 = x[min(first + j2, last)];
-    let v3 = x[min(first + j3, last)];
-    let v4 = x[min(first + j4, last)];
-    let v5 = x[min(first + j5, last)];
-    let v6 = x[min(first + j6, last)];
-    let v7 = x[min(first + j7, last)];
+// #include "row_chunk_loads.wgsl"
     squares += ((select(0.0, dot(v0, v0), j0 < quads) + select(0.0, dot(v1, v1), j1 < quads)) +
                 (select(0.0, dot(v2, v2), j2 < quads) + select(0.0, dot(v3, v3), j3 < quads))) +
                 ((select(0.0, dot(v4, v4), j4 < quads) + select(0.0, dot(v5, v5), j5 < quads)) +
@@ -164,22 +149,7 @@ fn streamed_aligned(row: u32, lane: u32, lid: u32, t: u32) {
   // Last chunk first: the chunks read last above are the likeliest still in L2.
   for (var chunk = (quads + span - 1u) / span; chunk > 0u; chunk--) {
     let base = (chunk - 1u) * span;
-    let j0 = base + lane;
-    let j1 = base + lane + t;
-    let j2 = base + lane + 2u * t;
-    let j3 = base + lane + 3u * t;
-    let j4 = base + lane + 4u * t;
-    let j5 = base + lane + 5u * t;
-    let j6 = base + lane + 6u * t;
-    let j7 = base + lane + 7u * t;
-    let v0 = x[min(first + j0, last)];
-    let v1 = x[min(first + j1, last)];
-    let v2 = x[min(first + j2, last)];
-    let v3 = x[min(first + j3, last)];
-    let v4 = x[min(first + j4, last)];
-    let v5 = x[min(first + j5, last)];
-    let v6 = x[min(first + j6, last)];
-    let v7 = x[min(first + j7, last)];
+// #include "row_chunk_loads.wgsl"
     var w0 = vec4f(1.0);
     var w1 = vec4f(1.0);
     var w2 = vec4f(1.0);

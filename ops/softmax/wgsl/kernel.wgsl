@@ -208,22 +208,7 @@ fn streamed_aligned(row: u32, lane: u32, lid: u32, t: u32) {
   var own_max = LOWEST;
   var own_sum = 0.0; // sum of exp(x - own_max) over this invocation's elements
   for (var base = 0u; base < quads; base += span) {
-    let j0 = base + lane;
-    let j1 = base + lane + t;
-    let j2 = base + lane + 2u * t;
-    let j3 = base + lane + 3u * t;
-    let j4 = base + lane + 4u * t;
-    let j5 = base + lane + 5u * t;
-    let j6 = base + lane + 6u * t;
-    let j7 = base + lane + 7u * t;
-    let v0 = x[min(first + j0, last)];
-    let v1 = x[min(first + j1, last)];
-    let v2 = x[min(first + j2, last)];
-    let v3 = x[min(first + j3, last)];
-    let v4 = x[min(first + j4, last)];
-    let v5 = x[min(first + j5, last)];
-    let v6 = x[min(first + j6, last)];
-    let v7 = x[min(first + j7, last)];
+// #include "row_chunk_loads.wgsl"
     let chunk_max = max(own_max, max(max(max(hmax(v0), hmax(v1)), max(hmax(v2), hmax(v3))),
                                      max(max(hmax(v4), hmax(v5)), max(hmax(v6), hmax(v7)))));
     own_sum *= exp(own_max - chunk_max);
@@ -239,22 +224,7 @@ fn streamed_aligned(row: u32, lane: u32, lid: u32, t: u32) {
   // Last chunk first: the chunks read last above are the likeliest still in L2.
   for (var chunk = (quads + span - 1u) / span; chunk > 0u; chunk--) {
     let base = (chunk - 1u) * span;
-    let j0 = base + lane;
-    let j1 = base + lane + t;
-    let j2 = base + lane + 2u * t;
-    let j3 = base + lane + 3u * t;
-    let j4 = base + lane + 4u * t;
-    let j5 = base + lane + 5u * t;
-    let j6 = base + lane + 6u * t;
-    let j7 = base + lane + 7u * t;
-    let v0 = x[min(first + j0, last)];
-    let v1 = x[min(first + j1, last)];
-    let v2 = x[min(first + j2, last)];
-    let v3 = x[min(first + j3, last)];
-    let v4 = x[min(first + j4, last)];
-    let v5 = x[min(first + j5, last)];
-    let v6 = x[min(first + j6, last)];
-    let v7 = x[min(first + j7, last)];
+// #include "row_chunk_loads.wgsl"
     if (live) {
       if (j0 < quads) {
         out[first + j0] = exp(v0 - row_max) * scale;
