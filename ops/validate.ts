@@ -41,6 +41,26 @@ export function requireNumber(op: string, name: string, value: unknown): number 
   return value;
 }
 
+/** The largest finite f32, `(2 - 2^-23) * 2^127`. */
+export const F32_MAX = 3.4028234663852886e38;
+
+/**
+ * Requires a number a WGSL `f32` holds as a finite value: finite in f64 and within ±{@link F32_MAX}
+ * after rounding to f32 (1e39 passes `Number.isFinite` but is Infinity on the GPU).
+ *
+ * @param op the op, for the message
+ * @param name the argument
+ * @param value the value given
+ * @returns the value
+ * @throws Error naming the argument and the f32 range
+ */
+export function requireF32(op: string, name: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isFinite(Math.fround(value))) {
+    throw new Error(`${op}: ${name} must be a finite f32 (|${name}| <= ${F32_MAX}), got ${String(value)}`);
+  }
+  return value;
+}
+
 /**
  * Requires one of a fixed set of strings.
  *
