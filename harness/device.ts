@@ -8,12 +8,21 @@
  * before encoding it, and turns WebGPU's silent validation errors into thrown ones that name the
  * op, the entry point and the sizes.
  *
+ * Errors land on the call that caused them. WebGPU's error scopes are one stack per device, not
+ * per call, so every call here pushes its scopes, encodes, submits and pops them with no `await` in
+ * between (JavaScript runs that span alone), and only then awaits what they caught: a concurrent
+ * call's error can never land on a neighbour. Reads (`mapAsync`) are checked the same way.
+ *
+ * A lost device (`device.lost`, or {@link ResidentDevice.destroy} of a device this library created)
+ * makes every later call fail at once with `device lost: <reason>`; {@link acquireDevice} again gives
+ * a new device.
+ *
  * @module
  */
 
 import { checkDispatch, type GuardedLimits, workgroupSizeOf } from "./limits.ts";
 import { type Resolution, resolve } from "./resolve.ts";
-import { type AdapterDescription, describeAdapter, detectTarget } from "./target.ts";
+import { type AdapterDescription, type AdapterInfoLike, describeAdapter, detectTarget } from "./target.ts";
 import { type Dtype, type KernelSources, parseVariantName } from "./variants.ts";
 
 /** Element types a tensor may hold. */
@@ -89,6 +98,20 @@ const POISON_GUARD = 16;
 
 const ELEMENT_ARRAYS = { f32: Float32Array, i32: Int32Array, u32: Uint32Array } as const;
 
+/** The dtypes a tensor may hold, for messages and checks. */
+const TENSOR_DTYPES = Object.keys(ELEMENT_ARRAYS) as TensorDtype[];
+
+function isTensorDtype(dtype: unknown): dtype is TensorDtype {
+  return typeof dtype === "string" && Object.hasOwn(ELEMENT_ARRAYS, dtype);
+}
+
+/** What the device views of one GPUDevice share: its loss, once known. */
+interface DeviceState {
+  lost?: string;
+}
+
+type PipelineCache = Map<string, { source: string; pipeline: GPUComputePipeline }>;
+
 const KNOWN_ANSWER_F16 = `enable f16;
 @group(0) @binding(0) var<storage, read_write> data: array<f32>;
 @compute @workgroup_size(4) fn main(@builtin(global_invocation_id) id: vec3u) {
@@ -117,8 +140,9 @@ export class ResidentDevice {
    */
   poisonOutputs = false;
   readonly #owned: boolean;
-  readonly #pipelines: Map<string, { source: string; pipeline: GPUComputePipeline }>;
+  readonly #pipelines: PipelineCache;
   readonly #limits: GuardedLimits;
+  readonly #state: DeviceState;
 
   /** @internal Use {@link acquireDevice}. */
   constructor(
@@ -126,7 +150,7 @@ export class ResidentDevice {
     adapter: AdapterDescription,
     owned: boolean,
     f16Verified: boolean,
-    shared?: { limits: GuardedLimits; pipelines: Map<string, { source: string; pipeline: GPUComputePipeline }> },
+    shared?: { limits: GuardedLimits; pipelines: PipelineCache; state: DeviceState },
   ) {
     this.device = device;
     this.adapter = adapter;
@@ -135,6 +159,23 @@ export class ResidentDevice {
     this.#owned = owned;
     this.#limits = shared?.limits ?? device.limits;
     this.#pipelines = shared?.pipelines ?? new Map();
+    this.#state = shared?.state ?? watchLoss(device);
+  }
+
+  /**
+   * Why the device was lost (`device.lost`'s message or reason), or `undefined` while it works.
+   * Once set, every call that would use the device throws `device lost: <reason>`.
+   */
+  get lost(): string | undefined {
+    return this.#state.lost;
+  }
+
+  /** Throws `device lost: <reason>` once the device is lost or destroyed. */
+  #live(what: string): void {
+    const reason = this.#state.lost;
+    if (reason !== undefined) {
+      throw new Error(`device lost: ${reason} (${what} refused; acquireDevice() gives a new device)`);
+    }
   }
 
   /** The limits every dispatch is checked against: the device's, or lower ones from {@link withLimits}. */
@@ -148,10 +189,18 @@ export class ResidentDevice {
    *
    * @param lowered limits to lower (raising one beyond the device's throws)
    * @returns a view of this device with those limits
-   * @throws Error when a value exceeds the device's own limit
+   * @throws Error when a value is not a non-negative integer, names no guarded limit, or exceeds the
+   *   device's own limit
    */
   withLimits(lowered: Partial<GuardedLimits>): ResidentDevice {
     for (const [key, value] of Object.entries(lowered) as [keyof GuardedLimits, number][]) {
+      if (!(GUARDED_LIMITS as readonly string[]).includes(key)) {
+        throw new Error(`withLimits: ${key} is not a guarded limit (${GUARDED_LIMITS.join(", ")})`);
+      }
+      if (value === undefined) continue;
+      if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+        throw new Error(`withLimits: ${key} must be a non-negative integer, got ${String(value)}`);
+      }
       if (value > this.device.limits[key]) {
         throw new Error(`withLimits: ${key} = ${value} exceeds the device's ${this.device.limits[key]}`);
       }
@@ -160,6 +209,7 @@ export class ResidentDevice {
     return new ResidentDevice(this.device, this.adapter, false, this.f16Verified, {
       limits: limits as unknown as GuardedLimits,
       pipelines: this.#pipelines,
+      state: this.#state,
     });
   }
 
@@ -171,12 +221,24 @@ export class ResidentDevice {
    * @param options `override` names a variant explicitly; `dtype` asks for a dtype variant
    *   (an f16 request is honoured only when {@link f16Verified})
    * @returns the resolution, with the rung that hit and every candidate tried
+   * @throws Error when an override names a missing variant, or an f16 variant on a device whose f16
+   *   is not verified (it would not compile)
    */
   resolve(sources: KernelSources, entry: string, options: { override?: string; dtype?: Dtype } = {}): Resolution {
+    if (options.override !== undefined) this.#checkOverrideDtype(options.override);
     const dtype = options.dtype === "f16" && !this.f16Verified ? undefined : options.dtype;
     return resolve(sources, { entry, target: this.adapter.target, dtype, override: options.override });
   }
 
+  /** An override is exact, but an f16 variant still needs f16 verified on this device. */
+  #checkOverrideDtype(override: string): void {
+    if (parseVariantName(override).dtype === "f16" && !this.f16Verified) {
+      throw new Error(
+        `override "${override}" is an f16 variant, but this device's f16 is not verified (shader-f16 missing or ` +
+          `its known-answer check failed)`,
+      );
+    }
+  }
   /**
    * Resolves one of the entry points an op's plan chooses between by size (matmul's tiles, the
    * quantized GEMVs' row layouts): the entry point an override's variant belongs to, which must be
@@ -189,6 +251,7 @@ export class ResidentDevice {
    * @param options as {@link resolve}
    * @returns the resolution
    * @throws Error naming the op and its entry points when an override is a variant of none of them
+   *   or `chosen` is not among them; as {@link resolve} for an f16 override without verified f16
    */
   resolveAmong(
     sources: KernelSources,
@@ -197,6 +260,9 @@ export class ResidentDevice {
     chosen: string,
     options: { override?: string; dtype?: Dtype } = {},
   ): Resolution {
+    if (!entries.includes(chosen)) {
+      throw new Error(`${op}: the chosen entry point "${chosen}" is not among ${entries.join(", ")}`);
+    }
     if (options.override === undefined) return this.resolve(sources, chosen, options);
     const { entry } = parseVariantName(options.override);
     if (!entries.includes(entry)) {
@@ -212,8 +278,10 @@ export class ResidentDevice {
    * @param data the values
    * @param label a debugging label
    * @returns the tensor
+   * @throws Error when the device is lost, or `data` is not a Float32Array, Int32Array or Uint32Array
    */
   upload(data: HostArray, label = "tensor"): GpuTensor {
+    this.#live(`upload of "${label}"`);
     const tensor = this.alloc(dtypeOf(data), data.length, label);
     if (data.length > 0) this.device.queue.writeBuffer(tensor.buffer, 0, data as Float32Array<ArrayBuffer>);
     return tensor;
@@ -226,9 +294,14 @@ export class ResidentDevice {
    * @param length number of elements
    * @param label a debugging label
    * @returns the tensor
-   * @throws Error when the size exceeds maxBufferSize
+   * @throws Error when the device is lost, the dtype is not a {@link TensorDtype}, the length is not
+   *   a non-negative integer, or the size exceeds maxBufferSize
    */
   alloc(dtype: TensorDtype, length: number, label = "tensor"): GpuTensor {
+    this.#live(`alloc of "${label}"`);
+    if (!isTensorDtype(dtype)) {
+      throw new Error(`${label}: dtype must be one of ${TENSOR_DTYPES.join(", ")}, got ${String(dtype)}`);
+    }
     if (!Number.isInteger(length) || length < 0) {
       throw new Error(`${label}: length must be a non-negative integer, got ${length}`);
     }
@@ -247,27 +320,44 @@ export class ResidentDevice {
   }
 
   /**
-   * Reads a resident tensor back to the host.
+   * Reads a resident tensor back to the host. The copy and the mapping run inside their own error
+   * scopes, so a buffer that is destroyed or belongs to another device is an error, never zeros.
    *
    * @param tensor the tensor
    * @returns a new host array of the tensor's type and length
+   * @throws Error naming the buffer (its label) and the sizes when the tensor claims more elements
+   *   than its buffer holds, or when WebGPU rejects the copy (a destroyed buffer, another device's)
    */
   async read(tensor: GpuTensor): Promise<HostArray> {
-    const bytes = tensor.length * 4;
-    const ctor = ELEMENT_ARRAYS[tensor.dtype];
+    const name = `"${tensor?.buffer?.label || "tensor"}"`;
+    this.#live(`read of ${name}`);
+    const { length, dtype, buffer } = checkTensor(tensor, `read of ${name}`);
+    const bytes = length * 4;
+    const ctor = ELEMENT_ARRAYS[dtype];
     if (bytes === 0) return new ctor(0);
-    const staging = this.device.createBuffer({
-      size: Math.ceil(bytes / 4) * 4,
-      usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
-    });
+    let staging: GPUBuffer | undefined;
+    let mapped: Promise<void> | undefined;
     try {
-      const encoder = this.device.createCommandEncoder();
-      encoder.copyBufferToBuffer(tensor.buffer, 0, staging, 0, staging.size);
-      this.device.queue.submit([encoder.finish()]);
-      await staging.mapAsync(GPUMapMode.READ);
-      return new ctor(staging.getMappedRange().slice(0, bytes));
+      // Push, copy, submit, map and pop with no await in between: the scopes catch this read's errors only.
+      await this.withErrorScopes(
+        () => `read of ${name} (${length} ${dtype}: ${bytes} bytes of its ${buffer.size})`,
+        () => {
+          staging = this.device.createBuffer({
+            label: `read of ${name}`,
+            size: bytes,
+            usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+          });
+          const encoder = this.device.createCommandEncoder();
+          encoder.copyBufferToBuffer(buffer, 0, staging, 0, bytes);
+          this.device.queue.submit([encoder.finish()]);
+          mapped = staging.mapAsync(GPUMapMode.READ);
+          mapped.catch(() => {}); // a rejected copy is reported by the scopes; see below
+        },
+      );
+      await mapped;
+      return new ctor(staging!.getMappedRange().slice(0, bytes));
     } finally {
-      staging.destroy();
+      staging?.destroy();
     }
   }
 
@@ -281,7 +371,8 @@ export class ResidentDevice {
    * @param timestampWrites optional timestamp writes for the pass (GPU timing)
    * @returns transient buffers (the params uniform) to destroy once submitted
    * @throws LimitError naming the limit, the value asked for and the op, before encoding
-   * @throws Error when a tensor does not match its binding's dtype or is too short
+   * @throws Error when the device is lost, or a tensor does not match its binding's dtype, is too
+   *   short, or claims more elements than its buffer holds
    */
   encode(
     encoder: GPUCommandEncoder,
@@ -290,6 +381,7 @@ export class ResidentDevice {
     timestampWrites?: GPUComputePassTimestampWrites,
   ): GPUBuffer[] {
     const where = `${plan.op}/${plan.kernel.variant}`;
+    this.#live(where);
     const workgroups: [number, number, number] = typeof plan.workgroups === "number"
       ? [plan.workgroups, 1, 1]
       : [...plan.workgroups];
@@ -297,11 +389,10 @@ export class ResidentDevice {
       throw new Error(`${where}: expected ${plan.bindings.length} tensors, got ${tensors.length}`);
     }
     for (const [i, spec] of plan.bindings.entries()) {
-      const t = tensors[i];
+      const binding = `${where}: binding ${i} (${spec.name})`;
+      const t = checkTensor(tensors[i], binding);
       if (t.dtype !== spec.dtype || t.length < spec.length) {
-        throw new Error(
-          `${where}: binding ${i} (${spec.name}) expects ${spec.length} ${spec.dtype}, got ${t.length} ${t.dtype}`,
-        );
+        throw new Error(`${binding} expects ${spec.length} ${spec.dtype}, got ${t.length} ${t.dtype}`);
       }
     }
     checkDispatch(this.limits, {
@@ -340,7 +431,8 @@ export class ResidentDevice {
    *
    * @param steps the dispatches, each a plan and its tensors, in order
    * @throws LimitError before encoding when a limit would be exceeded; Error naming the op, the
-   *   variant and the bindings' sizes when WebGPU rejects the work
+   *   variant and the bindings' sizes when WebGPU rejects the work; `device lost: <reason>` at once
+   *   after the device is lost
    */
   async submit(...steps: [KernelPlan, readonly GpuTensor[]][]): Promise<void> {
     const what = () =>
@@ -349,40 +441,61 @@ export class ResidentDevice {
           plan.bindings.map((b) => `${b.name}: ${b.length} ${b.dtype}`).join(", ")
         }]`
       ).join("; ");
-    await this.withErrorScopes(what, () => {
-      const transient: GPUBuffer[] = [];
-      try {
-        const encoder = this.device.createCommandEncoder();
-        for (const [plan, tensors] of steps) transient.push(...this.encode(encoder, plan, tensors));
-        this.device.queue.submit([encoder.finish()]);
-      } finally {
-        for (const b of transient) b.destroy();
-      }
-    });
+    this.#live(`submit of ${steps.map(([plan]) => plan.op).join(", ")}`);
+    await this.withErrorScopes(what, () => this.#encodeAndSubmit(steps));
+  }
+
+  #encodeAndSubmit(steps: readonly [KernelPlan, readonly GpuTensor[]][]): void {
+    const transient: GPUBuffer[] = [];
+    try {
+      const encoder = this.device.createCommandEncoder();
+      for (const [plan, tensors] of steps) transient.push(...this.encode(encoder, plan, tensors));
+      this.device.queue.submit([encoder.finish()]);
+    } finally {
+      for (const b of transient) b.destroy();
+    }
   }
 
   /**
-   * Runs `work` inside WebGPU's validation and out-of-memory error scopes. An exception `work`
-   * throws is rethrown once both scopes are popped; an error either scope caught is thrown as
-   * `WebGPU rejected <what>: <message>`, so no rejected command goes unnoticed.
+   * Runs `work` inside WebGPU's validation and out-of-memory error scopes: pushes both, runs `work`,
+   * and pops both before anything is awaited, so the scopes hold this work's errors and no other
+   * call's (error scopes are one stack per device). An exception `work` throws is rethrown once the
+   * scopes are popped; an error either scope caught is thrown as `WebGPU rejected <what>: <message>`,
+   * so no rejected command goes unnoticed.
+   *
+   * `work` must be synchronous: encode and submit in it, start a `mapAsync` in it if needed, and
+   * await the mapping after this call's promise settles. A `work` that returns a promise is refused,
+   * because what it does after its first `await` would run outside the scopes.
    *
    * @param what describes the work for the error message (called only on error)
-   * @param work encodes and submits; may be async (e.g. wait for a mapping)
+   * @param work encodes and submits, synchronously
    * @returns what `work` returns
-   * @throws what `work` throws, or Error when WebGPU rejected the work
+   * @throws what `work` throws, or Error when WebGPU rejected the work, `work` returned a promise,
+   *   or the device is lost
    */
-  async withErrorScopes<T>(what: () => string, work: () => T | Promise<T>): Promise<T> {
+  async withErrorScopes<T>(what: () => string, work: () => T): Promise<T> {
+    this.#live("work in error scopes");
     this.device.pushErrorScope("out-of-memory");
     this.device.pushErrorScope("validation");
     let result: T | undefined;
     let failure: { thrown: unknown } | undefined;
     try {
-      result = await work();
+      result = work();
     } catch (e) {
       failure = { thrown: e };
     }
-    const validation = await this.device.popErrorScope();
-    const oom = await this.device.popErrorScope();
+    const popped = [this.device.popErrorScope(), this.device.popErrorScope()];
+    // Nothing above awaited: the scopes were this call's alone. Only now is anything awaited.
+    if (!failure && typeof (result as { then?: unknown } | undefined)?.then === "function") {
+      (result as Promise<unknown>).then(() => {}, () => {});
+      failure = {
+        thrown: new Error(
+          `withErrorScopes (${what()}): work must be synchronous; it returned a promise, and what it does after ` +
+            `an await would run outside the error scopes`,
+        ),
+      };
+    }
+    const [validation, oom] = await Promise.all(popped);
     if (failure) throw failure.thrown;
     const error = validation ?? oom;
     if (error) throw new Error(`WebGPU rejected ${what()}: ${error.message}`);
@@ -391,22 +504,34 @@ export class ResidentDevice {
 
   /**
    * Runs one plan on host arrays: uploads the inputs, dispatches, reads the outputs back, and
-   * frees every buffer it made.
+   * frees every buffer it made. The uploads, the dispatch and each read run inside their own error
+   * scopes, so concurrent calls each get their own errors.
    *
    * @param plan the dispatch
    * @param inputs one host array per `input` or `inout` binding, in binding order
    * @returns one host array per `output` or `inout` binding, in binding order
    * @throws LimitError before anything is uploaded when the plan exceeds a device limit
-   * @throws Error when an input's type or length does not match its binding
+   * @throws Error when an input's type or length does not match its binding, when WebGPU rejects
+   *   the work, or when the device is lost
    */
   async run(plan: KernelPlan, inputs: readonly HostArray[]): Promise<HostArray[]> {
+    const where = `${plan.op}/${plan.kernel.variant}`;
+    this.#live(where);
     const fed = plan.bindings.filter((b) => b.role !== "output");
     if (inputs.length !== fed.length) {
       throw new Error(
         `${plan.op}: expected ${fed.length} input arrays (${fed.map((b) => b.name).join(", ")}), got ${inputs.length}`,
       );
     }
-    const where = `${plan.op}/${plan.kernel.variant}`;
+    for (const [i, spec] of fed.entries()) {
+      const data = inputs[i];
+      const dtype = dtypeOf(data);
+      if (dtype !== spec.dtype || data.length !== spec.length) {
+        throw new Error(
+          `${plan.op}: ${spec.name} must be ${spec.length} ${spec.dtype} elements, got ${data.length} ${dtype}`,
+        );
+      }
+    }
     checkDispatch(this.limits, {
       where,
       workgroups: typeof plan.workgroups === "number" ? [plan.workgroups, 1, 1] : plan.workgroups,
@@ -414,26 +539,21 @@ export class ResidentDevice {
       storage: plan.bindings.map((b) => ({ name: b.name, bytes: allocatedBytes(b.length) })),
     });
     const tensors: GpuTensor[] = [];
+    const describe = () => `${where} [${plan.bindings.map((b) => `${b.name}: ${b.length} ${b.dtype}`).join(", ")}]`;
     try {
-      let next = 0;
-      for (const spec of plan.bindings) {
-        if (spec.role === "output") {
-          tensors.push(
-            this.poisonOutputs && !spec.zeroed ? this.#poisoned(spec) : this.alloc(spec.dtype, spec.length, spec.name),
-          );
-          continue;
+      await this.withErrorScopes(describe, () => {
+        let next = 0;
+        for (const spec of plan.bindings) {
+          if (spec.role === "output") {
+            tensors.push(
+              this.poisonOutputs && !spec.zeroed
+                ? this.#poisoned(spec)
+                : this.alloc(spec.dtype, spec.length, spec.name),
+            );
+          } else tensors.push(this.upload(inputs[next++], spec.name));
         }
-        const data = inputs[next++];
-        if (dtypeOf(data) !== spec.dtype || data.length !== spec.length) {
-          throw new Error(
-            `${plan.op}: ${spec.name} must be ${spec.length} ${spec.dtype} elements, got ${data.length} ${
-              dtypeOf(data)
-            }`,
-          );
-        }
-        tensors.push(this.upload(data, spec.name));
-      }
-      await this.submit([plan, tensors]);
+        this.#encodeAndSubmit([[plan, tensors]]);
+      });
       const outputs: Promise<HostArray>[] = [];
       for (const [i, spec] of plan.bindings.entries()) {
         if (spec.role === "input") continue;
@@ -468,10 +588,17 @@ export class ResidentDevice {
     return new ELEMENT_ARRAYS[spec.dtype]((words.buffer as ArrayBuffer).slice(0, spec.length * 4));
   }
 
-  /** Destroys the device if this library created it; a caller's device is left alone. */
+  /**
+   * Destroys the device if this library created it; a caller's device is left alone (and so is the
+   * device behind a {@link withLimits} view). After destroying its own device, every call fails at
+   * once with `device lost: destroyed`; {@link acquireDevice} gives a new device.
+   */
   destroy(): void {
     this.#pipelines.clear();
-    if (this.#owned) this.device.destroy();
+    if (this.#owned) {
+      this.#state.lost ??= "destroyed (ResidentDevice.destroy())";
+      this.device.destroy();
+    }
   }
 
   #pipeline(op: string, kernel: Resolution): GPUComputePipeline {
@@ -511,6 +638,44 @@ function allocatedBytes(length: number): number {
 }
 
 /**
+ * Checks that `tensor` is a tensor whose buffer holds the elements it claims.
+ *
+ * @param tensor the value given as a tensor
+ * @param what where it was given, for the message (e.g. `matmul/kernel: binding 0 (a)`)
+ * @returns the tensor
+ * @throws Error naming `what`, the buffer's label and the sizes
+ */
+function checkTensor(tensor: GpuTensor, what: string): GpuTensor {
+  if (typeof tensor !== "object" || tensor === null || typeof tensor.buffer?.size !== "number") {
+    throw new Error(`${what}: expected a GpuTensor ({ buffer, dtype, length }), got ${String(tensor)}`);
+  }
+  const { buffer, dtype, length } = tensor;
+  if (!isTensorDtype(dtype)) {
+    throw new Error(`${what}: dtype must be one of ${TENSOR_DTYPES.join(", ")}, got ${String(dtype)}`);
+  }
+  if (!Number.isInteger(length) || length < 0) {
+    throw new Error(`${what}: length must be a non-negative integer, got ${String(length)}`);
+  }
+  if (length * 4 > buffer.size) {
+    throw new Error(
+      `${what}: the tensor claims ${length} ${dtype} elements (${length * 4} bytes), but its buffer ` +
+        `"${buffer.label || "tensor"}" holds ${buffer.size} bytes`,
+    );
+  }
+  return tensor;
+}
+
+/** Records the device's loss, once `device.lost` settles, in state shared by every view of it. */
+function watchLoss(device: GPUDevice): DeviceState {
+  const state: DeviceState = {};
+  // A caller's device from an older runtime may lack `lost`; then only destroy() marks it lost.
+  device.lost?.then((info) => {
+    state.lost ??= info.message ? `${info.reason}: ${info.message}` : String(info.reason ?? "unknown reason");
+  });
+  return state;
+}
+
+/**
  * The element type of a host array.
  *
  * @param data a host array
@@ -533,9 +698,12 @@ const OPTIONAL_FEATURES: GPUFeatureName[] = ["shader-f16", "timestamp-query"];
  * features (shader-f16, timestamp-query) the adapter offers. When shader-f16 is granted, a
  * known-answer f16 kernel runs once and f16 variants are used only if it returns the right values.
  *
+ * After the device is lost (or destroyed), every call on the returned {@link ResidentDevice} fails
+ * with `device lost: <reason>`: call `acquireDevice()` again for a new device.
+ *
  * @param options a device to wrap, or an adapter / power preference to create one from
  * @returns the resident device
- * @throws Error when no adapter is available
+ * @throws Error when the runtime has no WebGPU (`navigator.gpu`) or no adapter is available
  *
  * @example
  * ```ts ignore
@@ -548,7 +716,12 @@ const OPTIONAL_FEATURES: GPUFeatureName[] = ["shader-f16", "timestamp-query"];
 export async function acquireDevice(options: AcquireOptions = {}): Promise<ResidentDevice> {
   if (options.device) {
     const device = options.device;
-    const info = device.adapterInfo;
+    // `adapterInfo` is recent: a caller's device from an older runtime may not have it.
+    const info: AdapterInfoLike = device.adapterInfo ?? {
+      vendor: "",
+      architecture: "",
+      description: "unknown (the device has no adapterInfo)",
+    };
     const description: AdapterDescription = {
       vendor: info.vendor,
       architecture: info.architecture,
@@ -559,8 +732,18 @@ export async function acquireDevice(options: AcquireOptions = {}): Promise<Resid
     };
     return new ResidentDevice(device, description, false, await knownAnswerF16(device));
   }
-  const adapter = options.adapter ??
-    await navigator.gpu?.requestAdapter({ powerPreference: options.powerPreference ?? "high-performance" });
+  let adapter = options.adapter;
+  if (!adapter) {
+    const gpu = (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu;
+    if (!gpu) {
+      throw new Error(
+        "no WebGPU in this runtime (navigator.gpu is undefined): use Deno or a browser with WebGPU, " +
+          "or pass { device } from a WebGPU implementation",
+      );
+    }
+    adapter = await gpu.requestAdapter({ powerPreference: options.powerPreference ?? "high-performance" }) ??
+      undefined;
+  }
   if (!adapter) throw new Error("no WebGPU adapter is available (navigator.gpu.requestAdapter returned null)");
   const requiredLimits: Record<string, number> = {};
   for (const key of REQUESTED_LIMITS) requiredLimits[key] = adapter.limits[key];

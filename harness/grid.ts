@@ -15,7 +15,7 @@
  * @module
  */
 
-import { foldWorkgroups } from "./limits.ts";
+import { foldWorkgroups, requireSize } from "./limits.ts";
 
 /** Invocations per workgroup of the row kernels (their `@workgroup_size`). */
 export const ROW_WORKGROUP = 256;
@@ -38,8 +38,12 @@ export interface RowLayout {
  * @param perInvocation vec4s one invocation holds of its row (`PER` in the kernel)
  * @param maxPerDimension the device's maxComputeWorkgroupsPerDimension
  * @returns invocations per row, residency and the workgroup grid
+ * @throws Error when a size is NaN, fractional or negative (or `perInvocation` is 0)
  */
 export function rowLayout(rows: number, cols: number, perInvocation: number, maxPerDimension: number): RowLayout {
+  requireSize("rowLayout", "rows", rows, 0);
+  requireSize("rowLayout", "cols", cols, 0);
+  requireSize("rowLayout", "perInvocation", perInvocation, 1);
   const quads = cols % 4 === 0 ? cols / 4 : Math.floor((cols + 6) / 4);
   let threads = 1;
   while (threads < ROW_WORKGROUP && threads * perInvocation < quads) threads *= 2;

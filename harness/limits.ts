@@ -70,10 +70,16 @@ export interface DispatchShape {
  * @param limits the device's limits
  * @param shape the dispatch
  * @throws LimitError naming the first limit exceeded
- * @throws Error when a workgroup count is not a non-negative integer
+ * @throws Error when a workgroup count or a binding's bytes is not a non-negative integer, or a
+ *   workgroup size not a positive one (NaN would pass every comparison with a limit)
  */
 export function checkDispatch(limits: GuardedLimits, shape: DispatchShape): void {
   const { where, workgroups, workgroupSize, storage } = shape;
+  if (workgroups.length !== 3 || workgroupSize.length !== 3) {
+    throw new Error(`${where}: workgroups and @workgroup_size must each have three dimensions`);
+  }
+  for (const [i, n] of workgroupSize.entries()) requireSize(where, `@workgroup_size ${"xyz"[i]}`, n, 1);
+  for (const [i, b] of storage.entries()) requireSize(where, `binding ${i} (${b.name}) bytes`, b.bytes, 0);
   for (const [i, n] of workgroups.entries()) {
     if (!Number.isInteger(n) || n < 0) {
       throw new Error(`${where}: workgroup count ${"xyz"[i]} must be a non-negative integer, got ${n}`);
@@ -155,8 +161,12 @@ export function workgroupSizeOf(source: string, where: string): [number, number,
  * @param count workgroups needed
  * @param maxPerDimension the device's maxComputeWorkgroupsPerDimension
  * @returns [x, y, 1]
+ * @throws Error when `count` is not a non-negative integer, `maxPerDimension` not a positive one,
+ *   or `count` exceeds `maxPerDimension` squared
  */
 export function foldWorkgroups(count: number, maxPerDimension: number): [number, number, number] {
+  requireSize("foldWorkgroups", "count", count, 0);
+  requireSize("foldWorkgroups", "maxPerDimension", maxPerDimension, 1);
   if (count <= maxPerDimension) return [count, 1, 1];
   if (count > maxPerDimension * maxPerDimension) {
     throw new Error(
@@ -165,4 +175,22 @@ export function foldWorkgroups(count: number, maxPerDimension: number): [number,
   }
   const y = Math.ceil(count / maxPerDimension);
   return [Math.ceil(count / y), y, 1];
+}
+
+/**
+ * Requires an integer of at least `min`: NaN, a fraction or a negative size would otherwise pass
+ * every `>` comparison with a limit and reach the GPU.
+ *
+ * @param where who asks, for the message
+ * @param name the size
+ * @param value the value given
+ * @param min the least allowed value
+ * @returns the value
+ * @throws Error naming the size, the bound and the value
+ */
+export function requireSize(where: string, name: string, value: number, min: number): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
+    throw new Error(`${where}: ${name} must be an integer >= ${min}, got ${String(value)}`);
+  }
+  return value;
 }

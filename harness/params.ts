@@ -4,8 +4,8 @@
  * A kernel's parameters are one WGSL uniform struct of 4-byte scalars (`u32`, `i32`, `f32`), in
  * declaration order. Each kernel module declares the layout once, beside its WGSL, and packs with
  * it; values are validated (a u32 must be an integer in [0, 2^32), an i32 in [-2^31, 2^31), an f32
- * finite unless the field allows otherwise), so a bad value is an error rather than a wrapped
- * integer on the GPU.
+ * finite after rounding to f32: 1e39 would be Infinity on the GPU), so a bad value is an error
+ * rather than a wrapped integer or an infinity on the GPU.
  *
  * @module
  */
@@ -47,6 +47,12 @@ export function packParams(
       throw new Error(`${op}: param "${field.name}" must be a number, got ${v}`);
     }
     if (field.type === "f32") {
+      // 1e39 is finite in f64 but rounds to Infinity in f32: check the value the GPU would see.
+      if (!Number.isFinite(Math.fround(v))) {
+        throw new Error(
+          `${op}: param "${field.name}" must be a finite f32 (|value| <= 3.4028234663852886e38), got ${v}`,
+        );
+      }
       view.setFloat32(i * 4, v, true);
       continue;
     }

@@ -317,7 +317,11 @@ export async function timeResident(
   let wallMs = 0;
   let ticks: BigUint64Array;
   try {
-    await gpu.withErrorScopes(() => `timing of ${where}`, async () => {
+    // Encode, submit and start the mapping inside the scopes, with no await: they catch this
+    // timing's errors only. The mapping is awaited after they are popped.
+    let t0 = 0;
+    let mapped: Promise<void> | undefined;
+    await gpu.withErrorScopes(() => `timing of ${where}`, () => {
       const encoder = device.createCommandEncoder({ label: `time ${where}` });
       for (let j = 0; j < warmup; j++) transient.push(...gpu.encode(encoder, plan, sets[j % sets.length]));
       for (let j = 0; j < samples; j++) {
@@ -331,11 +335,13 @@ export async function timeResident(
       }
       encoder.resolveQuerySet(querySet, 0, 2 * samples, resolveBuffer, 0);
       encoder.copyBufferToBuffer(resolveBuffer, 0, staging, 0, 16 * samples);
-      const t0 = performance.now();
+      t0 = performance.now();
       device.queue.submit([encoder.finish()]);
-      await staging.mapAsync(GPUMapMode.READ);
-      wallMs = performance.now() - t0;
+      mapped = staging.mapAsync(GPUMapMode.READ);
+      mapped.catch(() => {}); // a rejected submission is reported by the scopes
     });
+    await mapped;
+    wallMs = performance.now() - t0;
     ticks = new BigUint64Array(staging.getMappedRange().slice(0));
     staging.unmap();
   } finally {

@@ -1,0 +1,228 @@
+// Errors land on the call that caused them (concurrency), reads and tensors are checked against their
+// buffers, a lost device fails every later call at once, and the runtime without WebGPU says so.
+import { deepStrictEqual, strictEqual } from "node:assert/strict";
+import { acquireDevice, type GpuTensor, type KernelPlan, type ResidentDevice } from "./device.ts";
+import { packParams } from "./params.ts";
+import { assertThrowsMessage, gpuTest } from "./testing.ts";
+
+const DOUBLE = `struct Params { n: u32 }
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<uniform> params: Params;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x < params.n) { out[id.x] = 2.0 * x[id.x]; }
+}`;
+
+// The same kernel with a fixed-size output of 64 elements: WebGPU requires every buffer bound to
+// `out` to hold at least 256 bytes. A plan that declares 4 elements passes every check of ours (its
+// dtypes, lengths and limits are consistent) and only WebGPU's validation catches it.
+const FIXED_OUT = DOUBLE.replace("array<f32>;\n@group(0) @binding(2)", "array<f32, 64>;\n@group(0) @binding(2)");
+
+function plan(n: number, source = DOUBLE, variant = "kernel"): KernelPlan {
+  return {
+    op: "double",
+    kernel: { variant, source, rung: "portable", tried: [variant] },
+    bindings: [
+      { name: "x", dtype: "f32", length: n, role: "input" },
+      { name: "out", dtype: "f32", length: n, role: "output" },
+    ],
+    params: packParams([{ name: "n", type: "u32" }], { n }, "double"),
+    workgroups: Math.ceil(n / 64),
+    cost: { bytes: 8 * n, flops: n },
+  };
+}
+
+const ramp = (n: number, from: number) => Float32Array.from({ length: n }, (_, i) => from + i);
+
+gpuTest("concurrent runs: only the bad call rejects, and every good call returns its own result", async (gpu) => {
+  strictEqual(FIXED_OUT.includes("array<f32, 64>"), true);
+  const bad = plan(4, FIXED_OUT, "kernel.fixed_out");
+  const good = Array.from({ length: 6 }, (_, k) => ({ n: 50 + 13 * k, from: 100 * k }));
+  const calls = [
+    ...good.slice(0, 3).map(({ n, from }) => gpu.run(plan(n), [ramp(n, from)])),
+    gpu.run(bad, [ramp(4, 0)]),
+    ...good.slice(3).map(({ n, from }) => gpu.run(plan(n), [ramp(n, from)])),
+  ];
+  const settled = await Promise.allSettled(calls);
+  const rejected = settled.flatMap((s, i) => (s.status === "rejected" ? [i] : []));
+  deepStrictEqual(rejected, [3], `rejected calls: ${rejected.join(", ")}`);
+  const reason = String((settled[3] as PromiseRejectedResult).reason);
+  strictEqual(reason.includes("WebGPU rejected double/kernel.fixed_out [x: 4 f32, out: 4 f32]"), true, reason);
+  const results = settled.filter((_, i) => i !== 3) as PromiseFulfilledResult<Float32Array[]>[];
+  for (const [k, { n, from }] of good.entries()) {
+    deepStrictEqual([...results[k].value[0]], [...ramp(n, from)].map((v) => 2 * v), `good call ${k}`);
+  }
+});
+
+gpuTest("concurrent submits and reads on resident tensors: the error lands on the bad submit only", async (gpu) => {
+  const n = 40;
+  const x = gpu.upload(ramp(n, 1), "x");
+  const outs = Array.from({ length: 4 }, (_, k) => gpu.alloc("f32", n, `out ${k}`));
+  const small = gpu.alloc("f32", 4, "small out");
+  try {
+    const settled = await Promise.allSettled([
+      gpu.submit([plan(n), [x, outs[0]]]),
+      gpu.submit([plan(n), [x, outs[1]]]),
+      gpu.submit([plan(4, FIXED_OUT, "kernel.fixed_out"), [x, small]]),
+      gpu.submit([plan(n), [x, outs[2]]]),
+      gpu.submit([plan(n), [x, outs[3]]]),
+    ]);
+    deepStrictEqual(settled.map((s) => s.status), ["fulfilled", "fulfilled", "rejected", "fulfilled", "fulfilled"]);
+    const reads = await Promise.all(outs.map((t) => gpu.read(t)));
+    for (const r of reads) deepStrictEqual([...r], [...ramp(n, 1)].map((v) => 2 * v));
+  } finally {
+    for (const t of [x, small, ...outs]) t.buffer.destroy();
+  }
+});
+
+gpuTest("read refuses a tensor longer than its buffer, naming the buffer and the sizes", async (gpu) => {
+  const t = gpu.alloc("f32", 4, "short buffer");
+  try {
+    await assertThrowsMessage(
+      () => gpu.read({ ...t, length: 4096 }),
+      'read of "short buffer": the tensor claims 4096 f32 elements (16384 bytes), but its buffer "short buffer" holds 16 bytes',
+    );
+  } finally {
+    t.buffer.destroy();
+  }
+});
+
+gpuTest("read of a destroyed buffer throws, naming it, instead of returning zeros", async (gpu) => {
+  const t = gpu.upload(new Float32Array([1, 2, 3, 4]), "destroyed buffer");
+  t.buffer.destroy();
+  await assertThrowsMessage(
+    () => gpu.read(t),
+    /^WebGPU rejected read of "destroyed buffer" \(4 f32: 16 bytes of its 16\)/,
+  );
+  // The device still works afterwards.
+  const u = gpu.upload(new Float32Array([5, 6]), "after");
+  deepStrictEqual([...await gpu.read(u)], [5, 6]);
+  u.buffer.destroy();
+});
+
+gpuTest("read of another device's buffer throws, naming it", async (gpu) => {
+  const other = await acquireDevice();
+  try {
+    const foreign = other.upload(new Float32Array([1, 2, 3]), "other device's buffer");
+    await assertThrowsMessage(() => gpu.read(foreign), /^WebGPU rejected read of "other device's buffer"/);
+  } finally {
+    other.destroy();
+  }
+});
+
+gpuTest("encode refuses a tensor that claims more elements than its buffer holds, naming the binding", async (gpu) => {
+  const n = 4096;
+  const x = gpu.upload(ramp(n, 0), "x");
+  const tiny = gpu.alloc("f32", 4, "tiny");
+  try {
+    const liar: GpuTensor = { buffer: tiny.buffer, dtype: "f32", length: n };
+    await assertThrowsMessage(
+      () => gpu.submit([plan(n), [x, liar]]),
+      'double/kernel: binding 1 (out): the tensor claims 4096 f32 elements (16384 bytes), but its buffer "tiny" holds 16 bytes',
+    );
+    await assertThrowsMessage(
+      () => gpu.submit([plan(n), [x, { ...x, dtype: "i32" }]]),
+      "double/kernel: binding 1 (out) expects 4096 f32, got 4096 i32",
+    );
+    await assertThrowsMessage(
+      () => gpu.submit([plan(n), [x, { ...x, length: -1 }]]),
+      "double/kernel: binding 1 (out): length must be a non-negative integer, got -1",
+    );
+  } finally {
+    x.buffer.destroy();
+    tiny.buffer.destroy();
+  }
+});
+
+gpuTest("alloc refuses a dtype that is not a TensorDtype", (gpu) => {
+  for (const dtype of ["f64", "f16", "", undefined]) {
+    let error: unknown;
+    try {
+      gpu.alloc(dtype as "f32", 4, "wide");
+    } catch (e) {
+      error = e;
+    }
+    strictEqual(String(error), `Error: wide: dtype must be one of f32, i32, u32, got ${String(dtype)}`);
+  }
+});
+
+/** Every call of a lost device must fail at once with "device lost: <reason>". */
+async function assertAllRefused(gpu: ResidentDevice, resident: GpuTensor, reason: RegExp): Promise<void> {
+  const calls: [string, () => unknown][] = [
+    ["upload", () => gpu.upload(new Float32Array(4), "late")],
+    ["alloc", () => gpu.alloc("f32", 4, "late")],
+    ["read", () => gpu.read(resident)],
+    ["run", () => gpu.run(plan(4), [new Float32Array(4)])],
+    ["submit", () => gpu.submit([plan(4), [resident, resident]])],
+  ];
+  for (const [name, call] of calls) {
+    let error: unknown;
+    try {
+      await call();
+    } catch (e) {
+      error = e;
+    }
+    strictEqual(error instanceof Error && reason.test(error.message), true, `${name}: ${String(error)}`);
+    strictEqual((error as Error).message.includes("acquireDevice()"), true, `${name} says how to get a new device`);
+  }
+}
+
+gpuTest("after destroy(), every call fails at once with 'device lost: destroyed'", async () => {
+  // A device of its own: the shared test device must survive this test.
+  const gpu = await acquireDevice();
+  const t = gpu.upload(new Float32Array([1, 2, 3, 4]), "t");
+  strictEqual(gpu.lost, undefined);
+  gpu.destroy();
+  const lost = gpu.lost as string | undefined;
+  strictEqual(lost?.startsWith("destroyed"), true, String(lost));
+  await assertAllRefused(gpu, t, /^device lost: destroyed/);
+  // A view made before the loss shares it.
+  await assertThrowsMessage(() => gpu.withLimits({}).alloc("f32", 1), /^device lost: destroyed/);
+});
+
+gpuTest("a caller's device that is lost: device.lost is watched and every later call fails", async () => {
+  const device = await (await navigator.gpu.requestAdapter())!.requestDevice();
+  const gpu = await acquireDevice({ device });
+  const view = gpu.withLimits({ maxComputeWorkgroupsPerDimension: 100 });
+  const t = gpu.upload(new Float32Array([1, 2, 3, 4]), "t");
+  device.destroy(); // the caller's doing: our wrapper learns of it only through device.lost
+  const info = await device.lost;
+  strictEqual(gpu.lost !== undefined, true);
+  strictEqual(gpu.lost!.startsWith(String(info.reason)), true, `${gpu.lost} vs ${info.reason}`);
+  await assertAllRefused(gpu, t, /^device lost: /);
+  await assertAllRefused(view, t, /^device lost: /);
+});
+
+gpuTest("a caller's device without adapterInfo (an older runtime) is described, not a TypeError", async (gpu) => {
+  const real = gpu.device;
+  const old = {
+    features: real.features,
+    limits: real.limits,
+    lost: new Promise<GPUDeviceLostInfo>(() => {}),
+  } as unknown as GPUDevice;
+  const wrapped = await acquireDevice({ device: old });
+  strictEqual(wrapped.adapter.description, "unknown (the device has no adapterInfo)");
+  strictEqual(wrapped.adapter.target, undefined);
+});
+
+Deno.test("acquireDevice without navigator.gpu says there is no WebGPU in this runtime", async () => {
+  const saved = Object.getOwnPropertyDescriptor(globalThis, "navigator")!;
+  for (const stand of [undefined, {}]) {
+    Object.defineProperty(globalThis, "navigator", { value: stand, configurable: true, writable: true });
+    try {
+      await assertThrowsMessage(() => acquireDevice(), /^no WebGPU in this runtime \(navigator\.gpu is undefined\)/);
+    } finally {
+      Object.defineProperty(globalThis, "navigator", saved);
+    }
+  }
+  strictEqual(typeof navigator.gpu, "object");
+});
+
+gpuTest("withErrorScopes refuses asynchronous work, whose later part would escape the scopes", async (gpu) => {
+  await assertThrowsMessage(
+    () => gpu.withErrorScopes(() => "async work", () => Promise.resolve(1)),
+    "withErrorScopes (async work): work must be synchronous",
+  );
+  strictEqual(await gpu.withErrorScopes(() => "unused", () => 7), 7);
+});
