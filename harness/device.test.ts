@@ -1,6 +1,6 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { acquireDevice, type KernelPlan } from "./device.ts";
-import { LimitError } from "./limits.ts";
+import { type GuardedLimits, LimitError } from "./limits.ts";
 import { packParams } from "./params.ts";
 import { assertThrowsMessage, gpuTest } from "./testing.ts";
 
@@ -77,6 +77,43 @@ gpuTest("resolveAmong: the chosen entry point, or the one an override belongs to
   await assertThrowsMessage(
     () => gpu.resolveAmong(sources, "demo", ["big", "small"], "big", { override: "other" }),
     'demo: override "other" is not a variant of entry point "big" or "small"',
+  );
+});
+
+gpuTest(
+  "resolveAmong never returns an entry point outside its list, nor an f16 variant the device cannot run",
+  async (gpu) => {
+    const sources = { big: "// big", "big.f16": "// big, f16", small: "// small", other: "// other" };
+    // A chosen entry point that is not one of the plan's: refused, not resolved.
+    await assertThrowsMessage(
+      () => gpu.resolveAmong(sources, "demo", ["big", "small"], "other"),
+      'demo: the chosen entry point "other" is not among big, small',
+    );
+    // An override naming an f16 variant: returned only where f16 is verified (else it cannot compile).
+    const f16 = () => gpu.resolveAmong(sources, "demo", ["big", "small"], "small", { override: "big.f16" });
+    if (gpu.f16Verified) strictEqual(f16().variant, "big.f16");
+    else await assertThrowsMessage(f16, 'override "big.f16" is an f16 variant, but this device\'s f16 is not verified');
+    // The same f16 request without an override falls back to the portable kernel where f16 is not verified.
+    const asked = gpu.resolveAmong(sources, "demo", ["big", "small"], "big", { dtype: "f16" });
+    strictEqual(asked.variant, gpu.f16Verified ? "big.f16" : "big");
+    // A bare entry name as override is that entry's portable kernel, even when a dtype is asked for.
+    strictEqual(
+      gpu.resolveAmong(sources, "demo", ["big", "small"], "small", { override: "big", dtype: "f16" }).variant,
+      "big",
+    );
+  },
+);
+
+gpuTest("withLimits refuses NaN, fractional, negative and unknown limits", async (gpu) => {
+  for (const value of [NaN, -1, 2.5]) {
+    await assertThrowsMessage(
+      () => gpu.withLimits({ maxComputeWorkgroupsPerDimension: value }),
+      `withLimits: maxComputeWorkgroupsPerDimension must be a non-negative integer, got ${value}`,
+    );
+  }
+  await assertThrowsMessage(
+    () => gpu.withLimits({ maxBindGroups: 2 } as unknown as Partial<GuardedLimits>),
+    "withLimits: maxBindGroups is not a guarded limit",
   );
 });
 

@@ -1,5 +1,6 @@
 import { deepStrictEqual } from "node:assert/strict";
 import { rowLayout, streamWorkgroups } from "./grid.ts";
+import { assertThrowsMessage } from "./testing.ts";
 
 Deno.test("rowLayout: fewest invocations that hold a row, rows per workgroup, streaming past the limit", () => {
   // 1024 columns = 256 vec4s: 32 invocations of 8 vec4s, 8 rows per workgroup.
@@ -19,4 +20,11 @@ Deno.test("streamWorkgroups: one workgroup per block, capped, none for no elemen
     [0, 1, 2],
   );
   deepStrictEqual(streamWorkgroups(2 ** 30, 4096, 65535), 65535);
+});
+
+Deno.test("rowLayout refuses NaN, fractional and negative sizes", async () => {
+  for (const [rows, cols, per] of [[NaN, 4, 8], [4, NaN, 8], [-1, 4, 8], [4, -4, 8], [4, 4.5, 8], [4, 4, 0]]) {
+    await assertThrowsMessage(() => rowLayout(rows, cols, per, 65535), /^rowLayout: (rows|cols|perInvocation) must be/);
+  }
+  await assertThrowsMessage(() => rowLayout(4, 4, 8, NaN), "foldWorkgroups: maxPerDimension must be an integer >= 1");
 });

@@ -86,3 +86,39 @@ Deno.test("foldWorkgroups refuses a count that cannot fit even in two dimensions
     "exceed maxComputeWorkgroupsPerDimension squared",
   );
 });
+
+Deno.test("checkDispatch and foldWorkgroups refuse NaN, fractional and negative sizes", async () => {
+  // NaN passes every `>` comparison with a limit, so it must be refused by name.
+  await assertThrowsMessage(
+    () => checkDispatch(limits, { ...ok, workgroupSize: [NaN, 1, 1] }),
+    "demo/kernel: @workgroup_size x must be an integer >= 1, got NaN",
+  );
+  await assertThrowsMessage(
+    () => checkDispatch(limits, { ...ok, workgroupSize: [64, 0, 1] }),
+    "demo/kernel: @workgroup_size y must be an integer >= 1, got 0",
+  );
+  await assertThrowsMessage(
+    () => checkDispatch(limits, { ...ok, storage: [{ name: "x", bytes: NaN }] }),
+    "demo/kernel: binding 0 (x) bytes must be an integer >= 0, got NaN",
+  );
+  await assertThrowsMessage(
+    () => checkDispatch(limits, { ...ok, storage: [{ name: "x", bytes: -16 }] }),
+    "demo/kernel: binding 0 (x) bytes must be an integer >= 0, got -16",
+  );
+  await assertThrowsMessage(
+    () => checkDispatch(limits, { ...ok, workgroups: [NaN, 1, 1] }),
+    "demo/kernel: workgroup count x must be a non-negative integer, got NaN",
+  );
+  for (const count of [NaN, -1, 2.5]) {
+    await assertThrowsMessage(
+      () => foldWorkgroups(count, 65535),
+      `foldWorkgroups: count must be an integer >= 0, got ${count}`,
+    );
+  }
+  for (const max of [NaN, 0, -5]) {
+    await assertThrowsMessage(
+      () => foldWorkgroups(10, max),
+      `foldWorkgroups: maxPerDimension must be an integer >= 1, got ${max}`,
+    );
+  }
+});

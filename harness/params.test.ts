@@ -37,3 +37,19 @@ Deno.test("packParams refuses values a WGSL scalar cannot hold, naming the field
   await assertThrowsMessage(() => packParams(layout, { n: 1, offset: 0 }, "demo"), 'param "alpha" must be a number');
   await assertThrowsMessage(() => packParams(layout, { n: 1, offset: 0, alpha: NaN }, "demo"), 'param "alpha"');
 });
+
+Deno.test("packParams refuses an f32 value that is not a finite f32, naming the field", async () => {
+  // 1e39 is a finite f64 but rounds to Infinity in f32: the GPU would see Infinity.
+  for (const alpha of [1e39, -1e39, Infinity, -Infinity, 3.5e38]) {
+    await assertThrowsMessage(
+      () => packParams(layout, { n: 1, offset: 0, alpha }, "demo"),
+      `demo: param "alpha" must be a finite f32 (|value| <= 3.4028234663852886e38), got ${alpha}`,
+    );
+  }
+  await assertThrowsMessage(() => packParams(layout, { n: 1, offset: 0, alpha: NaN }, "demo"), 'param "alpha"');
+  await assertThrowsMessage(() => packParams(layout, { n: -1, offset: 0, alpha: 0 }, "demo"), 'param "n"');
+  await assertThrowsMessage(() => packParams(layout, { n: NaN, offset: 0, alpha: 0 }, "demo"), 'param "n"');
+  // The largest finite f32, and a value just above it that still rounds down to it, pass.
+  const max = new DataView(packParams(layout, { n: 0, offset: 0, alpha: 3.4028235e38 }, "demo")).getFloat32(8, true);
+  strictEqual(max, 3.4028234663852886e38);
+});
