@@ -1,12 +1,12 @@
 /**
  * The benchmark CLI (Deno-only: reads arguments, writes files). `deno task bench` runs
- * `deno run -A harness/bench.ts`:
+ * `deno run -A ops/bench.ts`, which calls {@link benchMain} with every op's cases:
  *
  * 1. acquires the adapter the machine has (a software one included) and refuses to report any
  *    time without `timestamp-query`;
  * 2. measures the roofline (`harness/roofline.ts`): bandwidth and f32 compute, f16 and DP4a where
  *    available, each kernel known-answer checked first;
- * 3. times every case of `harness/bench_cases.ts` at its shapes (the `gpu` list, or the `quick`
+ * 3. times every case it is given (`ops/bench.ts` gives every op's, from `ops/registry.ts`) at its shapes (the `gpu` list, or the `quick`
  *    list on a fallback adapter or with `--quick`) and derives GB/s, TFLOP/s, the bound and the
  *    fraction of its roofline;
  * 4. with the peer on (the default when `harness/peer/npm/node_modules` holds TF.js; `--peer` insists,
@@ -29,7 +29,7 @@
 import { parseArgs } from "node:util";
 import { acquireDevice, type KernelPlan, type ResidentDevice } from "./device.ts";
 import { LimitError } from "./limits.ts";
-import { BENCH_CASES, type SizeClass } from "./bench_cases.ts";
+import type { BenchCase, BenchShape, SizeClass } from "./bench_case.ts";
 import {
   type BenchConditions,
   type BenchDevice,
@@ -58,7 +58,7 @@ import { variantsOf } from "./variants.ts";
 import { describeCall, peerFor } from "./peer/bench_map.ts";
 import { createTfjsPeer, missingTfjsFile, type TfjsPeer } from "./peer/tfjs.ts";
 
-const USAGE = `deno task bench [options]     (deno run -A harness/bench.ts)
+const USAGE = `deno task bench [options]     (deno run -A ops/bench.ts)
   --filter TEXT       only rows whose op/entry/variant/shape contains TEXT (repeatable: any of them)
   --quick             the short shape list and small probes (automatic on a fallback adapter)
   --json PATH         result file (default .bench/<adapter>.json); the chart goes beside it as .html
@@ -154,12 +154,16 @@ function probeLine(p: ProbeResult): string {
 }
 
 /**
- * Runs the benchmark CLI.
+ * Runs the benchmark CLI over `cases` (the ops' registry, `ops/registry.ts`, gives every op's).
  *
  * @param args command-line arguments (see `--help`)
- * @returns the exit code: 0 fine, 1 regression(s), 2 no timing possible or a failed case
+ * @param cases the bench cases to run
+ * @returns the exit code: 0 fine, 1 regression(s), 2 no timing possible, a failed case, or a
+ *   `--filter` that matches no case
+ * @throws Error naming the file when `--compare`'s file is not a result (empty, not JSON, no rows, a
+ *   negative fraction), or on a bad option
  */
-export async function benchMain(args: string[]): Promise<number> {
+export async function benchMain(args: string[], cases: readonly BenchCase[]): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
@@ -208,23 +212,11 @@ export async function benchMain(args: string[]): Promise<number> {
     console.log(
       `adapter: ${gpu.adapter.description}${gpu.adapter.isFallbackAdapter ? " (fallback)" : ""}; sizes: ${sizes}`,
     );
-    console.log("roofline probes (each kernel known-answer checked first):");
-    const probeOptions: ProbeOptions = {
-      ...timing,
-      size: sizes === "quick" ? "small" : "full",
-      onResult: (p) => console.log(probeLine(p)),
-    };
-    const roof = await measureRoofline(gpu, probeOptions);
-    for (const s of roof.skipped) console.log(`  skipped ${s}`);
-
-    const peerFigures = new Map<string, PeerOutcome>();
-    const noPeer = new Map<string, string[]>();
-
+    // Every plan is built (cheap: no GPU work) and filtered before any probe runs, so a filter that
+    // matches nothing fails at once instead of after the probes.
     const filters = values.filter ?? [];
-    const rows: BenchRow[] = [];
-    const measured: { row: BenchRow; op: string; entry: string; value: unknown; largest: boolean }[] = [];
-    let failures = 0;
-    for (const c of BENCH_CASES) {
+    const jobs: { c: BenchCase; shape: BenchShape; plan: KernelPlan; key: string }[] = [];
+    for (const c of cases) {
       const variants: (string | undefined)[] = values["all-variants"]
         ? variantsOf(c.sources, c.entry).filter((v) => !v.endsWith(".f16") || gpu.f16Verified)
         : [undefined];
@@ -243,49 +235,79 @@ export async function benchMain(args: string[]): Promise<number> {
           }
           const key = rowKey({ op: c.op, entry: c.entry, variant: plan.kernel.variant, shape: shape.label });
           if (filters.length && !filters.some((f) => key.includes(f))) continue;
-          try {
-            const t = await timePlan(gpu, plan, (set) => shape.inputs(1000 * set + 1), timing);
-            const figures = rowFigures(plan.cost, t.ms, roof);
-            console.log(
-              `  ${key}: ${t.ms.toPrecision(4)} ms, ${(100 * figures.fraction).toFixed(1)}% of ${figures.bound}`,
-            );
-            const row: BenchRow = {
-              op: c.op,
-              entry: c.entry,
-              variant: plan.kernel.variant,
-              shape: shape.label,
-              ms: t.ms,
-              msMin: t.msMin,
-              msMax: t.msMax,
-              msQ1: t.msQ1,
-              msQ3: t.msQ3,
-              samples: t.samples,
-              bytes: plan.cost.bytes,
-              flops: plan.cost.flops,
-              ...figures,
-              sets: t.sets,
-              cacheResident: t.cacheResident,
-              peer: null,
-              vsPeer: null,
-            };
-            rows.push(row);
-            measured.push({
-              row,
-              op: c.op,
-              entry: c.entry,
-              value: shape.value,
-              largest: shape === c.shapes[sizes].at(-1),
-            });
-          } catch (e) {
-            if (e instanceof TimestampUnavailableError) throw e;
-            if (e instanceof LimitError) {
-              console.log(`  skip ${key}: ${e.message}`);
-              continue;
-            }
-            failures++;
-            console.error(`  FAILED ${key}: ${e instanceof Error ? e.message : String(e)}`);
-          }
+          jobs.push({ c, shape, plan, key });
         }
+      }
+    }
+    if (jobs.length === 0) {
+      console.error(
+        filters.length
+          ? `--filter ${
+            filters.map((f) => `"${f}"`).join(" --filter ")
+          }: no case matches (keys are op/entry/variant/shape, ` +
+            `e.g. ${cases[0] ? `"${cases[0].op}/${cases[0].entry}"` : "none: no cases were given"})`
+          : "no bench case to run",
+      );
+      return 2;
+    }
+
+    console.log("roofline probes (each kernel known-answer checked first):");
+    const probeOptions: ProbeOptions = {
+      ...timing,
+      size: sizes === "quick" ? "small" : "full",
+      onResult: (p) => console.log(probeLine(p)),
+    };
+    const roof = await measureRoofline(gpu, probeOptions);
+    for (const s of roof.skipped) console.log(`  skipped ${s}`);
+
+    const peerFigures = new Map<string, PeerOutcome>();
+    const noPeer = new Map<string, string[]>();
+
+    const rows: BenchRow[] = [];
+    const measured: { row: BenchRow; op: string; entry: string; value: unknown; largest: boolean }[] = [];
+    let failures = 0;
+    for (const { c, shape, plan, key } of jobs) {
+      try {
+        const t = await timePlan(gpu, plan, (set) => shape.inputs(1000 * set + 1), timing);
+        const figures = rowFigures(plan.cost, t.ms, roof);
+        console.log(
+          `  ${key}: ${t.ms.toPrecision(4)} ms, ${(100 * figures.fraction).toFixed(1)}% of ${figures.bound}`,
+        );
+        const row: BenchRow = {
+          op: c.op,
+          entry: c.entry,
+          variant: plan.kernel.variant,
+          shape: shape.label,
+          ms: t.ms,
+          msMin: t.msMin,
+          msMax: t.msMax,
+          msQ1: t.msQ1,
+          msQ3: t.msQ3,
+          samples: t.samples,
+          bytes: plan.cost.bytes,
+          flops: plan.cost.flops,
+          ...figures,
+          sets: t.sets,
+          cacheResident: t.cacheResident,
+          peer: null,
+          vsPeer: null,
+        };
+        rows.push(row);
+        measured.push({
+          row,
+          op: c.op,
+          entry: c.entry,
+          value: shape.value,
+          largest: shape === c.shapes[sizes].at(-1),
+        });
+      } catch (e) {
+        if (e instanceof TimestampUnavailableError) throw e;
+        if (e instanceof LimitError) {
+          console.log(`  skip ${key}: ${e.message}`);
+          continue;
+        }
+        failures++;
+        console.error(`  FAILED ${key}: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
 
@@ -552,5 +574,3 @@ export async function exitWith(main: (args: string[]) => Promise<number>, args: 
   }
   Deno.exit(code);
 }
-
-if (import.meta.main) await exitWith(benchMain, Deno.args);

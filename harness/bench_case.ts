@@ -2,7 +2,7 @@
  * How an op is benchmarked: which entry point, at which shapes, built how.
  *
  * Each op's `bench.ts` exports `BENCH`, a list of {@link defineCase} results, and
- * `harness/bench_cases.ts` lists every op's. A case names the op and entry point, its
+ * `ops/registry.ts` lists every op's (the harness imports no op). A case names the op and entry point, its
  * kernel sources (so `--all-variants` can force each variant), a list of shapes for a real GPU
  * (`gpu`: include one large enough to reach steady state, well past the 50 MB L2 of an H200) and a
  * short list for a fallback adapter or `--quick` (`quick`: each must finish in seconds on a

@@ -1,5 +1,5 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { assertThrowsMessage, gpuTest } from "./testing.ts";
+import { assertThrowsMessage } from "./testing.ts";
 import {
   type BenchReport,
   type BenchRow,
@@ -15,9 +15,6 @@ import {
   SCHEMA,
   vsPeer,
 } from "./report.ts";
-import { benchMain } from "./bench.ts";
-import { BENCH_CASES } from "./bench_cases.ts";
-import { missingTfjsFile } from "./peer/tfjs.ts";
 
 function row(over: Partial<BenchRow> = {}): BenchRow {
   return {
@@ -127,6 +124,26 @@ Deno.test("parseReport names a missing or mistyped field", async () => {
   await assertThrowsMessage(() => parseReport(JSON.stringify(bad)), 'bound must be "bandwidth" or "compute"');
 });
 
+Deno.test("parseReport refuses an empty file, invalid JSON, no rows and a negative fraction, naming the file", async () => {
+  await assertThrowsMessage(() => parseReport("", "saved.json"), "saved.json: the file is empty, not a bench result");
+  await assertThrowsMessage(() => parseReport("  \n", "saved.json"), "saved.json: the file is empty");
+  await assertThrowsMessage(() => parseReport("{ not json", "saved.json"), /^saved\.json: not valid JSON \(/);
+  await assertThrowsMessage(
+    () => parseReport(reportJson(report([])), "saved.json"),
+    'saved.json: "results" is empty: there is nothing to compare with',
+  );
+  await assertThrowsMessage(
+    () => parseReport(reportJson(report([row({ fraction: -0.2 })])), "saved.json"),
+    "saved.json: results[0].fraction must be a finite number >= 0, got -0.2",
+  );
+  const infinite = JSON.parse(reportJson(report([row()])));
+  infinite.results[0].ms = 1e999; // JSON.parse gives Infinity
+  await assertThrowsMessage(
+    () => parseReport(JSON.stringify(infinite).replace('"ms":null', '"ms":1e999'), "saved.json"),
+    "saved.json: results[0].ms must be a finite number >= 0",
+  );
+});
+
 Deno.test("compare: an identical result passes", () => {
   const r = report([row(), row({ shape: "1024" })]);
   const c = compareReports(r, structuredClone(r));
@@ -231,54 +248,4 @@ Deno.test("peer fields: the table and the page show the peer only when a row has
   ok(html.includes('<td title="no GELU">-</td><td>-</td>'));
   ok(html.includes("tfjs-webgpu 4.22.0 2.00 ms, ours/peer 0.500x</title>"));
   ok(!reportHtml(report([row()])).includes("peer"));
-});
-
-/** The first quick shape of elementwise/kernel, as its row key on an adapter that resolves `kernel`. */
-const QUICK_ADD = (() => {
-  const c = BENCH_CASES.find((c) => c.op === "elementwise" && c.entry === "kernel");
-  return `elementwise/kernel/kernel/${c?.shapes.quick[0].label}`;
-})();
-const PEER_INSTALLED = (await missingTfjsFile()) === undefined;
-
-gpuTest("deno task bench --quick writes the JSON and HTML, and --compare exits 1 on a regression", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
-    const json = `${dir}/bench.json`;
-    const args = ["--quick", "--filter", QUICK_ADD, "--samples", "5", "--warmup", "1"];
-    // The peer is on by default where it is installed.
-    strictEqual(await benchMain([...args, "--peer-all", "--json", json]), 0);
-    const text = await Deno.readTextFile(json);
-    const data = JSON.parse(text);
-    assertFieldNames(data);
-    strictEqual(data.results.length, 1);
-    const r = data.results[0];
-    strictEqual(`elementwise/kernel/kernel/${r.shape}`, QUICK_ADD);
-    ok(r.ms > 0 && data.device.bandwidthGBps > 0 && data.device.computeTFLOPs > 0);
-    if (PEER_INSTALLED) {
-      strictEqual(r.peer.name, "tfjs-webgpu 4.22.0");
-      strictEqual(r.peer.call, `add [${r.shape}]`);
-      ok(r.peer.ms > 0 && r.peer.kernels === 1, JSON.stringify(r.peer));
-      strictEqual(r.vsPeer, r.ms / r.peer.ms);
-      ok(data.conditions.peer.startsWith("tfjs-webgpu 4.22.0, on the same device"));
-    } else {
-      deepStrictEqual([r.peer, r.vsPeer], [null, null]);
-      ok(data.conditions.peer.startsWith("off ("));
-    }
-    ok((await Deno.readTextFile(`${dir}/bench.html`)).includes("<svg"));
-    // A saved result where this row reached far more of its roofline than any run can now.
-    // Its spread is zero, so the threshold is the current run's own spread (noisy on a busy software
-    // adapter) or the 0.05 floor: far below the drop.
-    Object.assign(data.results[0], { fraction: 50, msQ1: data.results[0].ms, msQ3: data.results[0].ms });
-    await Deno.writeTextFile(`${dir}/better.json`, JSON.stringify(data));
-    const again = `${dir}/again.json`;
-    strictEqual(await benchMain([...args, "--no-peer", "--json", again, "--compare", `${dir}/better.json`]), 1);
-    const off = JSON.parse(await Deno.readTextFile(again));
-    deepStrictEqual([off.results[0].peer, off.results[0].vsPeer, off.conditions.peer], [null, null, "off (--no-peer)"]);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
-
-gpuTest("deno task bench: --peer and --no-peer together are refused", async () => {
-  await assertThrowsMessage(() => benchMain(["--peer", "--no-peer"]), "--peer and --no-peer contradict each other");
 });

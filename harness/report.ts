@@ -270,10 +270,17 @@ export function vsPeer(ms: number, peer: PeerFigure | null | undefined): number 
  * @param text the JSON
  * @param label where it came from, for messages
  * @returns the report
- * @throws Error naming the first missing or mistyped field
+ * @throws Error naming `label` (the file) and the problem: empty text, invalid JSON, the first missing
+ *   or mistyped field, a negative or non-finite figure, or no rows
  */
 export function parseReport(text: string, label = "result"): BenchReport {
-  const data = JSON.parse(text) as BenchReport;
+  if (text.trim() === "") throw new Error(`${label}: the file is empty, not a bench result`);
+  let data: BenchReport;
+  try {
+    data = JSON.parse(text) as BenchReport;
+  } catch (e) {
+    throw new Error(`${label}: not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+  }
   if (typeof data !== "object" || data === null) throw new Error(`${label}: not a JSON object`);
   if (typeof data.device !== "object" || data.device === null) throw new Error(`${label}: no "device" object`);
   for (const [field, type] of DEVICE_FIELDS) {
@@ -284,11 +291,17 @@ export function parseReport(text: string, label = "result"): BenchReport {
     for (const [field, type] of ROW_FIELDS) {
       if (typeName(row[field]) !== type) throw new Error(`${label}: results[${i}].${field} must be a ${type}`);
     }
+    for (const field of ["ms", "fraction", "gbps", "tflops"] as const) {
+      if (!Number.isFinite(row[field]) || row[field] < 0) {
+        throw new Error(`${label}: results[${i}].${field} must be a finite number >= 0, got ${row[field]}`);
+      }
+    }
     if (row.bound !== "bandwidth" && row.bound !== "compute") {
       throw new Error(`${label}: results[${i}].bound must be "bandwidth" or "compute", got "${row.bound}"`);
     }
     checkPeer(row, `${label}: results[${i}]`);
   }
+  if (data.results.length === 0) throw new Error(`${label}: "results" is empty: there is nothing to compare with`);
   return data;
 }
 

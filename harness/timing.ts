@@ -400,9 +400,8 @@ export async function timeResident(
  *
  * @example
  * ```ts ignore
- * import { acquireDevice } from "./device.ts";
+ * import { acquireDevice, elementwisePlan } from "@xpu/ops";
  * import { timePlan } from "./timing.ts";
- * import { elementwisePlan } from "../ops/elementwise/mod.ts";
  * const gpu = await acquireDevice();
  * const n = 1 << 20;
  * const rand = () => Float32Array.from({ length: n }, () => Math.random() + 0.5);

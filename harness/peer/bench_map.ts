@@ -3,7 +3,7 @@
  * `deno task bench` reads to put TF.js's time beside ours (a dev tool, like the rest of
  * harness/peer).
  *
- * The table is keyed by `${op}/${entry}` of a bench case (harness/bench_cases.ts) and reads the
+ * The table is keyed by `${op}/${entry}` of a bench case (ops/registry.ts lists every op's) and reads the
  * case's own shape object (`BenchShape.value`, as the op's `ops/<op>/bench.ts` wrote it). An entry
  * returns the peer call ({@link PeerCall}: a {@link PeerOp} of `cases.ts` and its arguments) or,
  * when TF.js has no counterpart for that shape, the reason in words. {@link peerFor} never throws:

@@ -1,20 +1,20 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import type { KernelPlan, ResidentDevice } from "../device.ts";
-import { gpuTest } from "../testing.ts";
-import { BENCH_CASES } from "../bench_cases.ts";
-import { BENCH_PEER_MAP, type PeerCall, peerFor } from "./bench_map.ts";
-import { peerCase } from "./cases.ts";
-import { activationPlan } from "../../ops/activation/mod.ts";
-import { axpyInplacePlan, axpyPlan } from "../../ops/axpy/mod.ts";
-import { elementwisePlan, elementwiseRowsPlan } from "../../ops/elementwise/mod.ts";
-import { gatherPlan } from "../../ops/gather/mod.ts";
-import { matmulPlan } from "../../ops/matmul/mod.ts";
-import { matvecPlan } from "../../ops/matvec/mod.ts";
-import { permutePlan } from "../../ops/permute/mod.ts";
-import { reducePlan } from "../../ops/reduce/mod.ts";
-import { scatterPlan } from "../../ops/scatter/mod.ts";
-import { softmaxPlan } from "../../ops/softmax/mod.ts";
-import { transposePlan } from "../../ops/transpose/mod.ts";
+import type { KernelPlan, ResidentDevice } from "../harness/device.ts";
+import { gpuTest } from "../harness/testing.ts";
+import { BENCH_CASES } from "./registry.ts";
+import { BENCH_PEER_MAP, type PeerCall, peerFor } from "../harness/peer/bench_map.ts";
+import { peerCase } from "../harness/peer/cases.ts";
+import { activationPlan } from "./activation/mod.ts";
+import { axpyInplacePlan, axpyPlan } from "./axpy/mod.ts";
+import { elementwisePlan, elementwiseRowsPlan } from "./elementwise/mod.ts";
+import { gatherPlan } from "./gather/mod.ts";
+import { matmulPlan } from "./matmul/mod.ts";
+import { matvecPlan } from "./matvec/mod.ts";
+import { permutePlan } from "./permute/mod.ts";
+import { reducePlan } from "./reduce/mod.ts";
+import { scatterPlan } from "./scatter/mod.ts";
+import { softmaxPlan } from "./softmax/mod.ts";
+import { transposePlan } from "./transpose/mod.ts";
 
 /**
  * One sample per table entry, its shape typed by the op's own plan function (so a renamed field

@@ -1,0 +1,59 @@
+/**
+ * Every op, by name, with its benchmark cases: the one list `deno task bench` runs (`ops/bench.ts`)
+ * and any test that needs every op reads. The harness sits below the ops and imports none of them;
+ * each op declares its own cases in `ops/<op>/bench.ts` (see `harness/bench_case.ts`).
+ *
+ * To add an op: import its `BENCH` and add one `{ name, bench }` line (the test beside this file
+ * fails while an `ops/<op>/bench.ts` is not listed).
+ *
+ * @module
+ */
+
+import type { BenchCase } from "../harness/bench_case.ts";
+import { BENCH as ELEMENTWISE } from "./elementwise/bench.ts";
+import { BENCH as AXPY } from "./axpy/bench.ts";
+import { BENCH as ACTIVATION } from "./activation/bench.ts";
+import { BENCH as SOFTMAX } from "./softmax/bench.ts";
+import { BENCH as RMSNORM } from "./rmsnorm/bench.ts";
+import { BENCH as LAYERNORM } from "./layernorm/bench.ts";
+import { BENCH as REDUCE } from "./reduce/bench.ts";
+import { BENCH as MATMUL } from "./matmul/bench.ts";
+import { BENCH as MATVEC } from "./matvec/bench.ts";
+import { BENCH as DEQUANT_TRANSPOSE } from "./dequant_transpose/bench.ts";
+import { BENCH as TRANSPOSE } from "./transpose/bench.ts";
+import { BENCH as PERMUTE } from "./permute/bench.ts";
+import { BENCH as GATHER } from "./gather/bench.ts";
+import { BENCH as SCATTER } from "./scatter/bench.ts";
+import { BENCH as QUANTIZE } from "./quantize/bench.ts";
+import { BENCH as DEQUANTIZE } from "./dequantize/bench.ts";
+
+/** An op's directory name under `ops/` and its benchmark cases. */
+export interface RegisteredOp {
+  /** The directory name, e.g. `softmax`. */
+  name: string;
+  /** The op's `BENCH` (from `ops/<name>/bench.ts`). */
+  bench: readonly BenchCase[];
+}
+
+/** Every op, in the order the bench runs them. */
+export const OPS: readonly RegisteredOp[] = [
+  { name: "elementwise", bench: ELEMENTWISE },
+  { name: "axpy", bench: AXPY },
+  { name: "activation", bench: ACTIVATION },
+  { name: "softmax", bench: SOFTMAX },
+  { name: "rmsnorm", bench: RMSNORM },
+  { name: "layernorm", bench: LAYERNORM },
+  { name: "reduce", bench: REDUCE },
+  { name: "matmul", bench: MATMUL },
+  { name: "matvec", bench: MATVEC },
+  { name: "dequant_transpose", bench: DEQUANT_TRANSPOSE },
+  { name: "transpose", bench: TRANSPOSE },
+  { name: "permute", bench: PERMUTE },
+  { name: "gather", bench: GATHER },
+  { name: "scatter", bench: SCATTER },
+  { name: "quantize", bench: QUANTIZE },
+  { name: "dequantize", bench: DEQUANTIZE },
+];
+
+/** Every benchmark case of every op. */
+export const BENCH_CASES: readonly BenchCase[] = OPS.flatMap((op) => op.bench);
