@@ -197,7 +197,7 @@ gpuTest("a caller's device that is lost: device.lost is watched and every later 
 gpuTest("a caller's device without adapterInfo (an older runtime) is described, not a TypeError", async (gpu) => {
   const real = gpu.device;
   const old = {
-    features: real.features,
+    features: new Set<string>(), // no shader-f16: the known-answer f16 check is not run on this stand-in
     limits: real.limits,
     lost: new Promise<GPUDeviceLostInfo>(() => {}),
   } as unknown as GPUDevice;
