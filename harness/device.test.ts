@@ -136,6 +136,10 @@ gpuTest("inputs that do not match the plan's bindings are refused", async (gpu) 
   await assertThrowsMessage(() => gpu.run(plan, [new Float32Array(3)]), "double: x must be 4 f32 elements, got 3 f32");
   await assertThrowsMessage(() => gpu.run(plan, [new Int32Array(4)]), "got 4 i32");
   await assertThrowsMessage(() => gpu.run(plan, []), "expected 1 input arrays (x), got 0");
+  await assertThrowsMessage(
+    () => gpu.run(plan, [undefined as unknown as Float32Array]),
+    "double: x must be 4 f32 elements, got [object Undefined]",
+  );
 });
 
 gpuTest("the pipeline cache refuses one key compiled from two sources", async (gpu) => {

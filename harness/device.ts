@@ -232,13 +232,20 @@ export class ResidentDevice {
 
   /** An override is exact, but an f16 variant still needs f16 verified on this device. */
   #checkOverrideDtype(override: string): void {
-    if (parseVariantName(override).dtype === "f16" && !this.f16Verified) {
+    let dtype: Dtype | undefined;
+    try {
+      dtype = parseVariantName(override).dtype;
+    } catch {
+      return; // a malformed name: resolve() refuses it, naming the variants there are
+    }
+    if (dtype === "f16" && !this.f16Verified) {
       throw new Error(
         `override "${override}" is an f16 variant, but this device's f16 is not verified (shader-f16 missing or ` +
           `its known-answer check failed)`,
       );
     }
   }
+
   /**
    * Resolves one of the entry points an op's plan chooses between by size (matmul's tiles, the
    * quantized GEMVs' row layouts): the entry point an override's variant belongs to, which must be
@@ -525,11 +532,10 @@ export class ResidentDevice {
     }
     for (const [i, spec] of fed.entries()) {
       const data = inputs[i];
-      const dtype = dtypeOf(data);
+      const dtype = hostDtype(data);
       if (dtype !== spec.dtype || data.length !== spec.length) {
-        throw new Error(
-          `${plan.op}: ${spec.name} must be ${spec.length} ${spec.dtype} elements, got ${data.length} ${dtype}`,
-        );
+        const given = dtype ? `${data.length} ${dtype}` : Object.prototype.toString.call(data);
+        throw new Error(`${plan.op}: ${spec.name} must be ${spec.length} ${spec.dtype} elements, got ${given}`);
       }
     }
     checkDispatch(this.limits, {
@@ -682,10 +688,16 @@ function watchLoss(device: GPUDevice): DeviceState {
  * @returns its {@link TensorDtype}
  */
 export function dtypeOf(data: HostArray): TensorDtype {
+  const dtype = hostDtype(data);
+  if (dtype) return dtype;
+  throw new Error(`expected a Float32Array, Int32Array or Uint32Array, got ${Object.prototype.toString.call(data)}`);
+}
+
+function hostDtype(data: unknown): TensorDtype | undefined {
   if (data instanceof Float32Array) return "f32";
   if (data instanceof Int32Array) return "i32";
   if (data instanceof Uint32Array) return "u32";
-  throw new Error(`expected a Float32Array, Int32Array or Uint32Array, got ${Object.prototype.toString.call(data)}`);
+  return undefined;
 }
 
 /** Limits requested at the adapter's maximum when this library creates the device. */

@@ -1,5 +1,5 @@
-import { deepStrictEqual } from "node:assert/strict";
-import { detectTarget } from "./target.ts";
+import { deepStrictEqual, strictEqual } from "node:assert/strict";
+import { describeAdapter, detectTarget } from "./target.ts";
 
 const info = (vendor: string, description = "", isFallbackAdapter = false) => ({
   vendor,
@@ -31,4 +31,12 @@ Deno.test("detectTarget answers 'no target' where nothing honest can be inferred
 Deno.test("detectTarget falls back to the description when the vendor is empty", () => {
   deepStrictEqual(detectTarget(info("", "NVIDIA GeForce RTX 4090")).target, "nvidia");
   deepStrictEqual(detectTarget(info("", "AMD Radeon RX 7900")).target, "amd");
+});
+
+Deno.test("describeAdapter: an adapter without info (an older runtime) is described as unknown, no target", () => {
+  const old = { features: new Set(["timestamp-query"]) } as unknown as GPUAdapter;
+  const d = describeAdapter(old);
+  strictEqual(d.description, "unknown (the adapter has no info)");
+  strictEqual(d.target, undefined);
+  deepStrictEqual(d.features, ["timestamp-query"]);
 });

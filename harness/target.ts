@@ -93,7 +93,9 @@ export function detectTarget(info: AdapterInfoLike): { target: Target | undefine
  * @returns the adapter's description with the detected target and the reason
  */
 export function describeAdapter(adapter: GPUAdapter): AdapterDescription {
-  const info = adapter.info;
+  // `adapter.info` is recent: an adapter from an older runtime may not have it.
+  const info: AdapterInfoLike = adapter.info ??
+    { vendor: "", architecture: "", description: "unknown (the adapter has no info)" };
   const { target, reason } = detectTarget(info);
   return {
     vendor: info.vendor,
