@@ -25,10 +25,13 @@ const hasChromium = await Deno.stat(CHROMIUM).then((s) => s.isFile, () => false)
 const inCI = Deno.env.get("CI") === "true";
 const root = new URL("../", import.meta.url);
 
-/** What a page test gets: the page, the console errors so far, and where to save its screenshot. */
+type Page = import("playwright-core").Page;
+
+/** What a page test gets: the page, its console messages so far, and where to save its screenshot. */
 interface PageRun {
-  page: import("playwright-core").Page;
+  page: Page;
   consoleErrors: string[];
+  consoleLogs: string[];
   screenshot: (name: string) => Promise<void>;
 }
 
@@ -38,8 +41,14 @@ interface PageRun {
  * @param name the test's name
  * @param path the page, relative to the repository root
  * @param fn the checks
+ * @param prepare routes to set up before the page loads, given the server's origin
  */
-function pageTest(name: string, path: string, fn: (run: PageRun) => Promise<void>): void {
+function pageTest(
+  name: string,
+  path: string,
+  fn: (run: PageRun) => Promise<void>,
+  prepare?: (page: Page, origin: string) => Promise<void>,
+): void {
   if (!hasChromium && inCI) {
     Deno.test(name, () => {
       throw new Error(`CI=true but ${CHROMIUM} is missing: .ci/run installs Debian's chromium`);
@@ -57,16 +66,21 @@ function pageTest(name: string, path: string, fn: (run: PageRun) => Promise<void
       try {
         const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
         const consoleErrors: string[] = [];
+        const consoleLogs: string[] = [];
         page.on("console", (m) => {
           if (m.type() === "error") consoleErrors.push(m.text());
+          if (m.type() === "log") consoleLogs.push(m.text());
         });
         page.on("pageerror", (e) => consoleErrors.push(e.message));
         // The browser asks every page for a favicon; there is none, and its 404 is not the page's error.
         await page.route("**/favicon.ico", (route) => route.fulfill({ status: 204, body: "" }));
-        await page.goto(`http://127.0.0.1:${server.addr.port}/${path}`);
+        const origin = `http://127.0.0.1:${server.addr.port}`;
+        await prepare?.(page, origin);
+        await page.goto(`${origin}/${path}`);
         await fn({
           page,
           consoleErrors,
+          consoleLogs,
           screenshot: async (file) => {
             await Deno.mkdir(new URL(".screenshots/", root), { recursive: true });
             await page.screenshot({ path: new URL(`.screenshots/${file}.png`, root).pathname, fullPage: true });
@@ -92,3 +106,41 @@ pageTest("examples/ops: kernels agree with their references in the browser", "ex
   deepStrictEqual(results.filter((r) => !r.ok).map((r) => r.op), []);
   ok(/^Adapter: /.test(await run.page.textContent("#adapter") ?? ""), "the page found a WebGPU adapter");
 });
+
+const version = JSON.parse(await Deno.readTextFile(new URL("deno.json", root))).version as string;
+
+pageTest(
+  "README: the browser lines (esm.sh import map) run as written",
+  "readme-example.html",
+  async (run) => {
+    const deadline = Date.now() + 120_000;
+    while (!run.consoleLogs.some((l) => l.startsWith("gpu ")) && run.consoleErrors.length === 0) {
+      if (Date.now() > deadline) throw new Error("the README example printed nothing in 120 s");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await run.screenshot("readme-example");
+    deepStrictEqual(run.consoleErrors, []);
+    const [, gpu, reference] = /^gpu (.*) reference (.*)$/.exec(run.consoleLogs.find((l) => l.startsWith("gpu "))!)!;
+    const y = gpu.split(" ").map(Number), expected = reference.split(" ").map(Number);
+    deepStrictEqual(y.length, 6);
+    ok(y.every((v, i) => Math.abs(v - expected[i]) <= 2e-5 * expected[i]), `${gpu} against ${reference}`);
+  },
+  async (page, origin) => {
+    const readme = await Deno.readTextFile(new URL("README.md", root));
+    const html = /## In a browser[\s\S]*?```html\n([\s\S]*?)```/.exec(readme)?.[1];
+    if (!html) throw new Error("README has no html block under its browser section");
+    const esm = `https://esm.sh/jsr/@xpu/ops@${version}`;
+    ok(html.includes(`"${esm}"`), `README's import map names this version (${version})`);
+    await page.route(
+      `${origin}/readme-example.html`,
+      (route) =>
+        route.fulfill({ contentType: "text/html", body: `<!doctype html><meta charset="utf-8"><body>${html}</body>` }),
+    );
+    // esm.sh is not reachable here: its answer for the package is the bundle esbuild makes of each export.
+    await page.route(`${esm}**`, async (route) => {
+      const subpath = route.request().url().slice(esm.length).replace(/^\//, "") || "mod";
+      const response = await fetch(`${origin}/bundle/${subpath}.js`);
+      await route.fulfill({ status: response.status, contentType: "text/javascript", body: await response.text() });
+    });
+  },
+);
