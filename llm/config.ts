@@ -252,8 +252,8 @@ export function parseLlamaConfig(json: unknown): LlamaConfig {
   for (const key of Object.keys(c)) {
     if (!IGNORED.has(key) && !IMPLEMENTED.has(key)) refuse(key, "is not implemented by this engine");
   }
-  refuseUnless(c, "model_type", (v) => v === "llama", `"llama"`);
   if (c.model_type === undefined) refuse("model_type", `is missing (expected "llama")`);
+  refuseUnless(c, "model_type", (v) => v === "llama", `"llama"`);
   refuseUnless(
     c,
     "architectures",
