@@ -267,3 +267,18 @@ Deno.test("safetensors: a sharded index that disagrees with its shards is refuse
   const ok = await ShardedSafetensors.open(index({ a: "s1" }), open);
   await assertThrowsMessage(() => ok.read("b"), /TensorNotFound: no tensor named b/);
 });
+
+Deno.test("safetensors: concurrent reads of one file return each its own bytes", async () => {
+  const path = `${FIXTURES}py-dtypes.safetensors`;
+  const bytes = await Deno.readFile(path);
+  const source = await fileSource(path);
+  try {
+    const file = await SafetensorsFile.open(source);
+    const all = await Promise.all(file.tensors.map((t) => file.read(t.name)));
+    file.tensors.forEach((t, i) =>
+      assertEquals(all[i], bytes.subarray(file.dataStart + t.begin, file.dataStart + t.end))
+    );
+  } finally {
+    source.close();
+  }
+});

@@ -17,20 +17,27 @@ import { type ByteSource, openCheckpoint, SafetensorsError, type TensorStore } f
 export async function fileSource(path: string): Promise<ByteSource & { close(): void }> {
   const file = await Deno.open(path, { read: true });
   const { size } = await file.stat();
+  const readAt = async (offset: number, length: number) => {
+    const out = new Uint8Array(length);
+    await file.seek(offset, Deno.SeekMode.Start);
+    let done = 0;
+    while (done < length) {
+      const n = await file.read(out.subarray(done));
+      if (n === null) throw new SafetensorsError("SourceError", path, `file ended at byte ${offset + done}`);
+      done += n;
+    }
+    return out;
+  };
+  // One file position: concurrent reads would interleave their seeks, so they queue.
+  let queue: Promise<unknown> = Promise.resolve();
   return {
     name: path,
     size,
     close: () => file.close(),
-    async read(offset, length) {
-      const out = new Uint8Array(length);
-      await file.seek(offset, Deno.SeekMode.Start);
-      let done = 0;
-      while (done < length) {
-        const n = await file.read(out.subarray(done));
-        if (n === null) throw new SafetensorsError("SourceError", path, `file ended at byte ${offset + done}`);
-        done += n;
-      }
-      return out;
+    read(offset, length) {
+      const result = queue.then(() => readAt(offset, length));
+      queue = result.catch(() => {});
+      return result;
     },
   };
 }
