@@ -74,6 +74,8 @@ export class SafetensorsError extends Error {
   /** Why, as the reference reader names it. */
   readonly code: SafetensorsErrorCode;
   /**
+   * Makes the error; its message is `safetensors <source>: <code>: <detail>`.
+   *
    * @param code why, as the reference reader names it
    * @param source the file, URL or blob being read
    * @param detail what was found

@@ -92,6 +92,8 @@ export class SafetensorsWriter {
   #started = false;
 
   /**
+   * Lays out the file (nothing is written until the first tensor).
+   *
    * @param specs the tensors, in the order they will be written
    * @param metadata string key/values for `__metadata__`
    * @param sink receives the file's bytes in order
@@ -158,7 +160,7 @@ export class SafetensorsWriter {
  * ```ts
  * import { encodeSafetensors } from "@xpu/ops/llm";
  * const data = new Uint8Array(new Float32Array([1, 2]).buffer);
- * encodeSafetensors([{ name: "w", dtype: "F32", shape: [2], data }], { format: "f32" }).length; // 80
+ * encodeSafetensors([{ name: "w", dtype: "F32", shape: [2], data }], { format: "f32" }).length; // 104
  * ```
  */
 export function encodeSafetensors(tensors: readonly TensorData[], metadata: Record<string, string> = {}): Uint8Array {
