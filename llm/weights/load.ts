@@ -147,12 +147,14 @@ export function planLoad(
  * @throws Error (before any data is read) for a missing, misshapen or unexpected tensor
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { loadWeights, parseLlamaConfig } from "@xpu/ops/llm";
  * import { openCheckpointDir } from "@xpu/ops/llm/file";
  * const { store } = await openCheckpointDir("llm/fixtures/tiny-gqa/bf16");
  * const config = parseLlamaConfig(await Deno.readTextFile("llm/fixtures/tiny-gqa/bf16/config.json"));
- * for await (const { spec, parts } of loadWeights(store, config, { format: "q8" })) console.log(spec.name, parts.length);
+ * for await (const { spec, parts } of loadWeights(store, config, { format: "q8" })) {
+ *   console.log(spec.name, parts.map((p) => p.name)); // the packed weight and its scales, or a norm
+ * }
  * ```
  */
 export async function* loadWeights(
