@@ -1,16 +1,14 @@
 import { deepStrictEqual as assertEquals, ok as assert, rejects } from "node:assert/strict";
 import { assertThrowsMessage } from "../harness/testing.ts";
 import {
-  blobSource,
-  bytesSource,
   MAX_HEADER_BYTES,
   SafetensorsError,
   type SafetensorsErrorCode,
   SafetensorsFile,
-  ShardedSafetensors,
   toFloat32,
-  urlSource,
 } from "./safetensors.ts";
+import { blobSource, bytesSource, urlSource } from "./safetensors_sources.ts";
+import { ShardedSafetensors } from "./safetensors_sharded.ts";
 import { fileSource, openCheckpointDir } from "./safetensors_file.ts";
 import { encodeSafetensors, SafetensorsWriter } from "./safetensors_write.ts";
 import { TS_WRITTEN, TS_WRITTEN_METADATA } from "./fixtures/ts_written.ts";

@@ -6,7 +6,8 @@
  * @module
  */
 
-import { type ByteSource, openCheckpoint, SafetensorsError, type TensorStore } from "./safetensors.ts";
+import { type ByteSource, SafetensorsError, type TensorStore } from "./safetensors.ts";
+import { openCheckpoint } from "./safetensors_sharded.ts";
 
 /**
  * A source over a local file, read at offsets (the file is never read whole).

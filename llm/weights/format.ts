@@ -20,6 +20,9 @@
  * k get the same relabelling, and V and O are untouched. Permuting rows commutes with per-row and
  * per-row-group quantisation, so it does not matter that it happens before quantising.
  *
+ * Bytes are little-endian, as safetensors and the packed formats define them: the packed words and
+ * f32 values are written through typed arrays, which are little-endian on every host WebGPU runs on.
+ *
  * @module
  */
 

@@ -1,7 +1,8 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { assertThrowsMessage } from "../../harness/testing.ts";
 import { parseLlamaConfig } from "../config.ts";
-import { bytesSource, SafetensorsFile, type TensorStore } from "../safetensors.ts";
+import { SafetensorsFile, type TensorStore } from "../safetensors.ts";
+import { bytesSource } from "../safetensors_sources.ts";
 import { openCheckpointDir } from "../safetensors_file.ts";
 import { encodeSafetensors, type TensorData } from "../safetensors_write.ts";
 import type { WeightFormat } from "./format.ts";
