@@ -155,3 +155,24 @@ Deno.test("llamaWeightSpecs: HF names and shapes; a tied model has no head", () 
   assertEquals(outputSpecs(specs[0], "q4g128").map((s) => s.shape), [[128, 6], [128, 1]]);
   assertEquals(outputSpecs(specs.find((s) => s.role === "down")!, "q4g128").map((s) => s.shape), [[48, 18], [48, 2]]);
 });
+
+Deno.test("transformTensor: a tensor quantised in row blocks is the whole tensor quantised at once", async () => {
+  // 2100 rows of 2048: blocks of 2048 rows, so the second block is 52 rows.
+  const [N, K] = [2100, 2048];
+  const spec = { name: "model.layers.0.self_attn.v_proj.weight", role: "v" as const, shape: [N, K] };
+  const random = seededRandom(11);
+  const w = Float32Array.from({ length: N * K }, () => random() * 2 - 1);
+  const [q8, q8Scales] = transformTensor(spec, w, TINY_CONFIG, "q8");
+  const whole8 = quantize({ x: w, N, K });
+  assertEquals(uint32(q8.data), packQ8(whole8.codes, N, K));
+  assertEquals(new Float32Array(q8Scales.data.slice().buffer), whole8.scales);
+  const [q4, q4Scales] = transformTensor(spec, w, TINY_CONFIG, "q4g128");
+  const whole4 = quantizeQ4G128(w, N, K);
+  assertEquals(uint32(q4.data), packQ4(whole4.codes, N, K));
+  assertEquals(new Float32Array(q4Scales.data.slice().buffer), whole4.scales);
+  w[2050 * K + 3] = Infinity;
+  await assertThrowsMessage(
+    () => transformTensor(spec, w, TINY_CONFIG, "q4g128"),
+    "quantizeQ4G128: w[4099] = Infinity is not finite (indices count from row 2048, the first of the block quantised)",
+  );
+});

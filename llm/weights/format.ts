@@ -134,6 +134,9 @@ export function permuteRopeChannels(weight: Float32Array, heads: number, headDim
   return out;
 }
 
+/** Elements quantised at once by {@link transformTensor} (16 MiB of f32). */
+const ROWS_BLOCK_ELEMENTS = 1 << 22;
+
 function stem(name: string): string {
   return name.endsWith(".weight") ? name.slice(0, -".weight".length) : name;
 }
@@ -202,14 +205,25 @@ export function transformTensor(
   if (spec.role === "k") w = permuteRopeChannels(w, config.numKeyValueHeads, config.headDim, K);
   const [weightSpec, scalesSpec] = outputSpecs(spec, format);
   if (!scalesSpec) return [{ ...weightSpec, data: bytesOf(w === values ? values.slice() : w) }];
+  // Quantised a block of rows at a time (both formats are per row, so blocks concatenate to the
+  // whole tensor's result): the int32 codes of a 100k-row embedding would otherwise be 4x its size.
+  const wordsPerRow = weightSpec.shape[1];
+  const scalesPerRow = format === "q8" ? 1 : scalesSpec.shape[1];
+  const packed = new Uint32Array(N * wordsPerRow);
+  const scales = new Float32Array(N * scalesPerRow);
+  const blockRows = Math.max(1, Math.floor(ROWS_BLOCK_ELEMENTS / K));
+  let row = 0;
   try {
-    if (format === "q8") {
-      const { codes, scales } = quantize({ x: w, N, K });
-      return [{ ...weightSpec, data: bytesOf(packQ8(codes, N, K)) }, { ...scalesSpec, data: bytesOf(scales) }];
+    for (; row < N; row += blockRows) {
+      const rows = Math.min(blockRows, N - row);
+      const x = w.subarray(row * K, (row + rows) * K);
+      const q = format === "q8" ? quantize({ x, N: rows, K }) : quantizeQ4G128(x, rows, K);
+      packed.set(format === "q8" ? packQ8(q.codes, rows, K) : packQ4(q.codes, rows, K), row * wordsPerRow);
+      scales.set(q.scales, row * scalesPerRow);
     }
-    const { codes, scales } = quantizeQ4G128(w, N, K);
-    return [{ ...weightSpec, data: bytesOf(packQ4(codes, N, K)) }, { ...scalesSpec, data: bytesOf(scales) }];
+    return [{ ...weightSpec, data: bytesOf(packed) }, { ...scalesSpec, data: bytesOf(scales) }];
   } catch (e) {
-    throw new Error(`weights: ${spec.name} cannot be stored as ${format}: ${(e as Error).message}`);
+    const where = row === 0 ? "" : ` (indices count from row ${row}, the first of the block quantised)`;
+    throw new Error(`weights: ${spec.name} cannot be stored as ${format}: ${(e as Error).message}${where}`);
   }
 }
