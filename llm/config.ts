@@ -171,7 +171,7 @@ function readRopeScaling(
 ): RopeScaling {
   if (s === null) return { ropeType: "none" };
   const type = s.rope_type ?? s.type ?? "default";
-  if (typeof type !== "string" || !(type in ROPE_FIELDS)) {
+  if (typeof type !== "string" || !Object.hasOwn(ROPE_FIELDS, type)) {
     refuse(`${where}.rope_type`, `${JSON.stringify(type)} is not implemented (default, linear, dynamic, yarn, llama3)`);
   }
   for (const key of Object.keys(s)) {
@@ -206,6 +206,7 @@ function readRopeScaling(
       };
     }
     default: {
+      // llama3, the one type left.
       if (s.original_max_position_embeddings === undefined) {
         refuse(`${where}.original_max_position_embeddings`, "is required for rope_type llama3");
       }
