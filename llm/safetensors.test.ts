@@ -58,6 +58,11 @@ Deno.test("safetensors: every validation error is named as the reference reader 
     /__metadata__.a must be a string/,
   );
   await expectCode(build({ w: { dtype: "F128", shape: [1], data_offsets: [0, 16] } }, 16), "UnknownDtype", /F128/);
+  await expectCode(
+    build({ w: { dtype: "toString", shape: [1], data_offsets: [0, 1] } }, 1),
+    "UnknownDtype",
+    /toString/,
+  );
   // A gap before the first tensor, an overlap, and a tensor ending before it begins.
   await expectCode(build({ w: f32([1], 4, 8) }, 8), "InvalidOffset", /w: data_offsets \[4, 8\]/);
   await expectCode(

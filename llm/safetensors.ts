@@ -203,7 +203,9 @@ export function parseHeader(headerBytes: Uint8Array, dataBytes: number, source: 
     if (!isPlainObject(entry)) throw bad(`tensor ${name} must be an object`);
     const { dtype, shape, data_offsets: offsets } = entry;
     if (typeof dtype !== "string") throw bad(`tensor ${name}: dtype must be a string, got ${JSON.stringify(dtype)}`);
-    if (!(dtype in DTYPE_BYTES)) throw new SafetensorsError("UnknownDtype", source, `tensor ${name}: dtype ${dtype}`);
+    if (!Object.hasOwn(DTYPE_BYTES, dtype)) {
+      throw new SafetensorsError("UnknownDtype", source, `tensor ${name}: dtype ${dtype}`);
+    }
     if (!Array.isArray(shape) || !shape.every((d) => Number.isSafeInteger(d) && d >= 0)) {
       throw bad(`tensor ${name}: shape must be an array of integers >= 0, got ${JSON.stringify(shape)}`);
     }

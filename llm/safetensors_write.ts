@@ -60,7 +60,9 @@ export function layoutSafetensors(
     if (spec.name === "__metadata__" || names.has(spec.name)) {
       throw new Error(`${op}: tensor name ${spec.name} is reserved or given twice`);
     }
-    if (!(spec.dtype in DTYPE_BYTES)) throw new Error(`${op}: tensor ${spec.name}: unknown dtype ${spec.dtype}`);
+    if (!Object.hasOwn(DTYPE_BYTES, spec.dtype)) {
+      throw new Error(`${op}: tensor ${spec.name}: unknown dtype ${spec.dtype}`);
+    }
     if (!spec.shape.every((d) => Number.isSafeInteger(d) && d >= 0)) {
       throw new Error(`${op}: tensor ${spec.name}: shape must be integers >= 0, got ${JSON.stringify(spec.shape)}`);
     }
