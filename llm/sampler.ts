@@ -86,7 +86,9 @@ export function drawUniform(seed: number, step: number): number {
 
 /** The tokens left after steps 3-6, ids ascending, with their renormalized probabilities. */
 export interface Candidates {
+  /** Kept token ids, ascending. */
   readonly ids: number[];
+  /** Their probabilities after the filters, renormalized to sum to 1. */
   readonly probs: number[];
 }
 

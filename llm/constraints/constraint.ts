@@ -8,6 +8,8 @@
 /** A rule on the next token. */
 export interface Constraint {
   /**
+   * The ids that may come next.
+   *
    * @param prefixTokens The tokens generated so far (not the prompt).
    * @returns null when any token may follow; otherwise the allowed ids — an empty set means no
    *   continuation is legal, which the sampler treats as an error rather than guessing.

@@ -36,7 +36,9 @@ export type LineSegment =
 
 /** The line's shape and the token that ends it. */
 export interface LineFormatSpec {
+  /** The parts of the line, in order; a freeText may only be last. */
   readonly segments: readonly LineSegment[];
+  /** The token that ends the line. */
   readonly eosTokenId: number;
 }
 
@@ -91,6 +93,8 @@ export class LineFormatConstraint implements Constraint {
   #nodes = 0;
 
   /**
+   * Tokenizes every literal and choice once and checks the spec.
+   *
    * @param codec The tokenizer, seen through encode / tokenBytes / vocabSize.
    * @param spec Segments in order, and the EOS id.
    */
@@ -215,6 +219,8 @@ export class LineFormatConstraint implements Constraint {
   }
 
   /**
+   * The allowed next tokens.
+   *
    * @param prefixTokens Tokens generated so far.
    * @returns The allowed next ids; empty after EOS or after a prefix the format does not allow.
    */

@@ -97,6 +97,8 @@ export class ByteLevelBpeTokenizer implements Tokenizer {
   readonly #cache = new Map<string, number[]>();
 
   /**
+   * Loads a tokenizer.json, refusing what this reader does not implement (see the module doc).
+   *
    * @param json The tokenizer.json text, or its parsed object.
    * @param specialIds Which added tokens are BOS and EOS, by content (e.g. Llama 3's
    *   "<|begin_of_text|>"); tokenizer.json does not say, only the model's config does.
@@ -181,6 +183,8 @@ export class ByteLevelBpeTokenizer implements Tokenizer {
   }
 
   /**
+   * Encodes text (no special tokens added).
+   *
    * @param text Any string.
    * @returns The ids `tokenizer.encode(text, add_special_tokens=False).ids` returns.
    */
@@ -260,6 +264,8 @@ export class ByteLevelBpeTokenizer implements Tokenizer {
   }
 
   /**
+   * Decodes ids.
+   *
    * @param ids Token ids.
    * @param options skipSpecialTokens drops special added tokens, as upstream's
    *   `skip_special_tokens=True`; the default keeps them (transformers' default).
@@ -272,7 +278,12 @@ export class ByteLevelBpeTokenizer implements Tokenizer {
     return text + stream.flush();
   }
 
-  /** @returns A streaming decoder; its output, concatenated, is `decode(ids, options)`. */
+  /**
+   * Starts a streaming decode.
+   *
+   * @param options As for decode.
+   * @returns A streaming decoder; its output, concatenated, is `decode(ids, options)`.
+   */
   decodeStream(options: { skipSpecialTokens?: boolean } = {}): DecodeStream {
     const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
     return {
@@ -285,13 +296,23 @@ export class ByteLevelBpeTokenizer implements Tokenizer {
     };
   }
 
-  /** @returns The token as tokenizer.json spells it (bytes in GPT-2's alphabet, "Ġ" for a space). */
+  /**
+   * The token of one id.
+   *
+   * @param id A token id.
+   * @returns The token as tokenizer.json spells it (bytes in GPT-2's alphabet, "Ġ" for a space).
+   */
   idToToken(id: number): string {
     checkTokenId("ByteLevelBpeTokenizer.idToToken", id, this.vocabSize);
     return this.#tokens[id];
   }
 
-  /** @returns The bytes `id` decodes to. */
+  /**
+   * The bytes one id decodes to.
+   *
+   * @param id A token id.
+   * @returns Its bytes.
+   */
   tokenBytes(id: number): Uint8Array {
     checkTokenId("ByteLevelBpeTokenizer.tokenBytes", id, this.vocabSize);
     return this.#tokenBytes[id];

@@ -93,6 +93,8 @@ export class SentencePieceTokenizer implements Tokenizer {
   readonly #stripLeadingSpace: boolean;
 
   /**
+   * Loads a model, refusing what this reader does not implement (see the module doc).
+   *
    * @param model The `.model` file's bytes, or a model already parsed by readSentencePieceModel.
    */
   constructor(model: Uint8Array | SentencePieceModel) {
@@ -180,6 +182,8 @@ export class SentencePieceTokenizer implements Tokenizer {
   }
 
   /**
+   * Encodes text (no BOS/EOS added).
+   *
    * @param text Any string.
    * @returns The ids sentencepiece's `encode(text)` returns.
    */
@@ -349,6 +353,8 @@ export class SentencePieceTokenizer implements Tokenizer {
   }
 
   /**
+   * Decodes ids.
+   *
    * @param ids Token ids.
    * @returns The text sentencepiece's `decode(ids)` returns.
    */
@@ -359,7 +365,11 @@ export class SentencePieceTokenizer implements Tokenizer {
     return text + stream.flush();
   }
 
-  /** @returns A streaming decoder whose output, concatenated, is `decode(ids)`. */
+  /**
+   * Starts a streaming decode.
+   *
+   * @returns A streaming decoder whose output, concatenated, is `decode(ids)`.
+   */
   decodeStream(): DecodeStream {
     const pending: number[] = [];
     let started = false; // has any text been produced
@@ -415,13 +425,23 @@ export class SentencePieceTokenizer implements Tokenizer {
     };
   }
 
-  /** @returns The piece of `id`, as the model spells it (U+2581 for a space, "<0xE3>" for a byte). */
+  /**
+   * The piece of one id.
+   *
+   * @param id A token id.
+   * @returns The piece as the model spells it (U+2581 for a space, "<0xE3>" for a byte).
+   */
   idToToken(id: number): string {
     checkTokenId("SentencePieceTokenizer.idToToken", id, this.vocabSize);
     return this.model.pieces[id].piece;
   }
 
-  /** @returns The bytes `id` adds to decoded text away from the start (U+2581 as a space). */
+  /**
+   * The bytes one id adds to decoded text away from the start.
+   *
+   * @param id A token id.
+   * @returns Its bytes (U+2581 as a space; empty for control pieces).
+   */
   tokenBytes(id: number): Uint8Array {
     checkTokenId("SentencePieceTokenizer.tokenBytes", id, this.vocabSize);
     return this.#tokenBytes[id];

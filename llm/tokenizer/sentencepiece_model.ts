@@ -22,25 +22,35 @@ const MODEL_TYPES: Record<number, string> = { 1: "unigram", 2: "bpe", 3: "word",
 
 /** One vocabulary entry. */
 export interface SentencePiece {
+  /** The piece text (U+2581 for a space). */
   readonly piece: string;
   /** The f32 score the file stores (unigram: log probability; BPE: minus the merge order). */
   readonly score: number;
+  /** How encode and decode treat the piece. */
   readonly type: PieceType;
 }
 
 /** What a `.model` file says, reduced to what encode and decode read. */
 export interface SentencePieceModel {
+  /** The vocabulary; a piece's id is its index. */
   readonly pieces: readonly SentencePiece[];
   /** `TrainerSpec.model_type`: "unigram", "bpe", "word" or "char". */
   readonly modelType: string;
+  /** `TrainerSpec.byte_fallback`: unknown characters become byte pieces. */
   readonly byteFallback: boolean;
+  /** `TrainerSpec.treat_whitespace_as_suffix`. */
   readonly treatWhitespaceAsSuffix: boolean;
+  /** `TrainerSpec.unk_piece`. */
   readonly unkPiece: string;
+  /** `TrainerSpec.bos_piece`. */
   readonly bosPiece: string;
+  /** `TrainerSpec.eos_piece`. */
   readonly eosPiece: string;
+  /** `TrainerSpec.pad_piece`. */
   readonly padPiece: string;
   /** Text `decode` gives an unknown piece (default " ⁇ "). */
   readonly unkSurface: string;
+  /** `ModelProto.normalizer_spec`. */
   readonly normalizer: NormalizerSpec;
   /** `ModelProto.denormalizer_spec`, when the file has one. */
   readonly denormalizer: NormalizerSpec | null;
@@ -48,11 +58,15 @@ export interface SentencePieceModel {
 
 /** `NormalizerSpec`: the rule's name, its compiled character map, and the whitespace switches. */
 export interface NormalizerSpec {
+  /** `normalization_rule_name`: "nfkc", "nmt_nfkc", "identity", ... */
   readonly name: string;
   /** The compiled rule (empty for "identity"). */
   readonly precompiledCharsmap: Uint8Array;
+  /** Prepend a space to the text. */
   readonly addDummyPrefix: boolean;
+  /** Drop leading, trailing and repeated spaces. */
   readonly removeExtraWhitespaces: boolean;
+  /** Write spaces as U+2581. */
   readonly escapeWhitespaces: boolean;
   /** A custom rule's source text (training-time only; the charsmap is what applies). */
   readonly normalizationRuleTsv: string;

@@ -52,6 +52,8 @@ export interface Tokenizer {
  */
 export interface DecodeStream {
   /**
+   * Feeds one id.
+   *
    * @param id The next token id.
    * @returns Text made final by it (possibly "").
    */
