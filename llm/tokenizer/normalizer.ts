@@ -57,6 +57,20 @@ export class ByteWriter {
     this.#buf.set(src.subarray(start, end), this.length);
     this.length += end - start;
   }
+  /** Appends src[start, end), each space (0x20) written as U+2581 when `escape` is set. */
+  appendEscaped(src: Uint8Array, start: number, end: number, escape: boolean): void {
+    this.#reserve(3 * (end - start));
+    const buf = this.#buf;
+    let length = this.length;
+    for (let i = start; i < end; i++) {
+      const b = src[i];
+      if (b === 0x20 && escape) {
+        buf[length] = 0xe2, buf[length + 1] = 0x96, buf[length + 2] = 0x81;
+        length += 3;
+      } else buf[length++] = b;
+    }
+    this.length = length;
+  }
   endsWith(suffix: Uint8Array): boolean {
     if (this.length < suffix.length) return false;
     for (let i = 0; i < suffix.length; i++) if (this.#buf[this.length - suffix.length + i] !== suffix[i]) return false;
@@ -104,6 +118,20 @@ export class SentencePieceNormalizer {
       for (const symbol of userDefinedSymbols) trie.insert(encoder.encode(symbol), 1);
       this.#userDefined = trie;
     }
+    // A lead byte that starts no user-defined symbol and no charsmap key: its character is copied
+    // without consulting either (the common case, ASCII under NFKC).
+    for (let b = 0; b < 256; b++) {
+      const user = this.#userDefined !== null && this.#userDefined.child(0, b) >= 0;
+      this.#plainLead[b] = user || this.#charsmapStartsWith(b) ? 0 : 1;
+    }
+  }
+  readonly #plainLead = new Uint8Array(256);
+
+  #charsmapStartsWith(byte: number): boolean {
+    const units = this.#trie;
+    if (units === null) return false;
+    const unit = units[((units[0] >>> 10) << ((units[0] & (1 << 9)) >>> 6)) ^ byte];
+    return unit !== undefined && (unit & 0x800000ff) >>> 0 === byte;
   }
 
   /** Length of the longest user-defined symbol at `pos`, or 0. */
@@ -145,6 +173,7 @@ export class SentencePieceNormalizer {
     return longest;
   }
   #matchValue = 0;
+  readonly #segment = new Int32Array(3);
 
   /**
    * Normalizes UTF-8 text.
@@ -155,36 +184,14 @@ export class SentencePieceNormalizer {
   normalize(input: Uint8Array): Uint8Array {
     const spec = this.#spec;
     const n = input.length;
-    const out = new ByteWriter(n + (n >> 1) + 8);
-    // One step: the segment to emit is src[segStart, segEnd); the input advances by `consumed`.
-    let src: Uint8Array = input;
-    let segStart = 0;
-    let segEnd = 0;
-    let consumed = 0;
-    const step = (pos: number): void => {
-      const user = this.#userDefinedMatch(input, pos);
-      if (user > 0) {
-        src = input, segStart = pos, segEnd = pos + user, consumed = user;
-        return;
-      }
-      const matched = this.#charsmapMatch(input, pos);
-      if (matched > 0) {
-        src = this.#replacements;
-        segStart = this.#matchValue;
-        segEnd = segStart;
-        while (segEnd < src.length && src[segEnd] !== 0) segEnd++;
-        consumed = matched;
-        return;
-      }
-      const length = Math.min(utf8CharLength(input[pos]) || 1, n - pos);
-      src = input, segStart = pos, segEnd = pos + length, consumed = length;
-    };
+    const out = new ByteWriter(3 * n + 8);
+    const seg = this.#segment;
     let pos = 0;
     if (spec.removeExtraWhitespaces) {
       while (pos < n) {
-        step(pos);
-        if (!(segEnd - segStart === 1 && src[segStart] === 0x20)) break;
-        pos += consumed;
+        const src = this.#step(input, pos);
+        if (!(seg[1] - seg[0] === 1 && src[seg[0]] === 0x20)) break;
+        pos += seg[2];
       }
     }
     if (pos >= n) return new Uint8Array(0);
@@ -192,23 +199,48 @@ export class SentencePieceNormalizer {
     if (spec.addDummyPrefix) out.append(space, 0, space.length);
     let isPrevSpace = spec.removeExtraWhitespaces;
     while (pos < n) {
-      step(pos);
-      let start = segStart;
-      if (isPrevSpace) { while (start < segEnd && src[start] === 0x20) start++; }
-      if (start < segEnd) {
-        for (let i = start; i < segEnd; i++) {
-          const b = src[i];
-          if (b === 0x20 && spec.escapeWhitespaces) out.append(SPACE_SYMBOL, 0, 3);
-          else out.push(b);
-        }
-        isPrevSpace = src[segEnd - 1] === 0x20;
+      const src = this.#step(input, pos);
+      let start = seg[0];
+      const end = seg[1];
+      if (isPrevSpace) { while (start < end && src[start] === 0x20) start++; }
+      if (start < end) {
+        out.appendEscaped(src, start, end, spec.escapeWhitespaces);
+        isPrevSpace = src[end - 1] === 0x20;
       }
-      pos += consumed;
+      pos += seg[2];
       if (!spec.removeExtraWhitespaces) isPrevSpace = false;
     }
     if (spec.removeExtraWhitespaces) {
       while (out.endsWith(space)) out.length -= space.length;
     }
     return out.bytes();
+  }
+
+  /**
+   * One step of upstream's NormalizePrefix at `pos`: a user-defined symbol, else the longest
+   * charsmap key, else one character. Writes [start, end, consumed] to #segment and returns the
+   * array the segment lies in (the input, or the replacement table).
+   */
+  #step(input: Uint8Array, pos: number): Uint8Array {
+    const seg = this.#segment;
+    const n = input.length;
+    if (this.#plainLead[input[pos]] === 0) {
+      const user = this.#userDefinedMatch(input, pos);
+      if (user > 0) {
+        seg[0] = pos, seg[1] = pos + user, seg[2] = user;
+        return input;
+      }
+      const matched = this.#charsmapMatch(input, pos);
+      if (matched > 0) {
+        const table = this.#replacements;
+        let end = this.#matchValue;
+        while (end < table.length && table[end] !== 0) end++;
+        seg[0] = this.#matchValue, seg[1] = end, seg[2] = matched;
+        return table;
+      }
+    }
+    const length = Math.min(utf8CharLength(input[pos]) || 1, n - pos);
+    seg[0] = pos, seg[1] = pos + length, seg[2] = length;
+    return input;
   }
 }

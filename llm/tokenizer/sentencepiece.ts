@@ -84,6 +84,7 @@ export class SentencePieceTokenizer implements Tokenizer {
   readonly #pieces: ByteTrie;
   readonly #reserved = new Map<string, number>();
   readonly #types: PieceType[];
+  readonly #isUserDefined: Uint8Array;
   readonly #scores: Float32Array;
   readonly #byteIds: Int32Array;
   readonly #byteOfId: Int32Array;
@@ -118,6 +119,7 @@ export class SentencePieceTokenizer implements Tokenizer {
     this.vocabSize = n;
     this.#pieces = new ByteTrie();
     this.#types = m.pieces.map((p) => p.type);
+    this.#isUserDefined = new Uint8Array(m.pieces.map((p) => (p.type === "user_defined" ? 1 : 0)));
     this.#scores = new Float32Array(m.pieces.map((p) => p.score));
     this.#byteIds = new Int32Array(256).fill(-1);
     this.#byteOfId = new Int32Array(n).fill(-1);
@@ -217,7 +219,7 @@ export class SentencePieceTokenizer implements Tokenizer {
     const startsAt = new Int32Array(size + 1).fill(-1);
     const bestId = new Int32Array(size + 1);
     const trie = this.#pieces;
-    const types = this.#types;
+    const userDefined = this.#isUserDefined;
     const scores = this.#scores;
     const unkScore = Math.fround(this.#minScore - UNK_PENALTY);
     const maxScore = Math.fround(this.#maxScore);
@@ -235,7 +237,7 @@ export class SentencePieceTokenizer implements Tokenizer {
         const length = keyPos - start;
         // Upstream: a user-defined score is `length * max_score_ - 0.1`, a double, so the sum and
         // the comparison are in double there; a normal score is float and so is its sum.
-        const candidate = types[id] === "user_defined"
+        const candidate = userDefined[id] === 1
           ? Math.fround(length * maxScore) - 0.1 + tillHere
           : Math.fround(scores[id] + tillHere);
         if (startsAt[keyPos] === -1 || candidate > bestScore[keyPos]) {
@@ -265,13 +267,16 @@ export class SentencePieceTokenizer implements Tokenizer {
 
   #bpe(s: Uint8Array): number[] {
     const trie = this.#pieces;
-    // Symbols as a linked list over byte ranges; `node` is the trie node of the symbol's bytes.
-    const starts: number[] = [];
-    const ends: number[] = [];
-    const nodes: number[] = [];
-    const frozen: boolean[] = [];
-    const userDefined = this.#types;
-    for (let pos = 0; pos < s.length;) {
+    const userDefined = this.#isUserDefined;
+    // Symbols as a linked list over byte ranges; `node` is the trie node of the symbol's bytes
+    // (-1 when no piece starts with them), so a pair is looked up by walking on from the left one.
+    const capacity = s.length;
+    const starts = new Int32Array(capacity);
+    const ends = new Int32Array(capacity);
+    const nodes = new Int32Array(capacity);
+    const frozen = new Uint8Array(capacity);
+    let count = 0;
+    for (let pos = 0; pos < s.length; count++) {
       // Longest user-defined symbol here (frozen: never merged), else one character.
       let node = 0;
       let userEnd = -1;
@@ -279,33 +284,53 @@ export class SentencePieceTokenizer implements Tokenizer {
         node = trie.child(node, s[i]);
         if (node < 0) break;
         const id = trie.value(node);
-        if (id >= 0 && userDefined[id] === "user_defined") userEnd = i + 1;
+        if (id >= 0 && userDefined[id] === 1) userEnd = i + 1;
       }
       const end = userEnd > 0 ? userEnd : pos + Math.min(utf8CharLength(s[pos]) || 1, s.length - pos);
-      starts.push(pos);
-      ends.push(end);
-      nodes.push(trie.walk(0, s, pos, end));
-      frozen.push(userEnd > 0);
+      starts[count] = pos;
+      ends[count] = end;
+      nodes[count] = trie.walk(0, s, pos, end);
+      frozen[count] = userEnd > 0 ? 1 : 0;
       pos = end;
     }
-    const count = starts.length;
-    const prev = Array.from({ length: count }, (_, i) => i - 1);
-    const next = Array.from({ length: count }, (_, i) => (i + 1 < count ? i + 1 : -1));
-    const alive = new Array<boolean>(count).fill(true);
-    // Agenda: a binary max-heap on (score, then smaller left index) of candidate pairs.
-    const heap: { score: number; left: number; right: number; size: number; node: number }[] = [];
-    const above = (a: typeof heap[number], b: typeof heap[number]) =>
-      a.score > b.score || (a.score === b.score && a.left < b.left);
-    const push = (item: typeof heap[number]) => {
-      heap.push(item);
-      for (let i = heap.length - 1; i > 0;) {
+    const prev = new Int32Array(count);
+    const next = new Int32Array(count);
+    for (let i = 0; i < count; i++) {
+      prev[i] = i - 1;
+      next[i] = i + 1 < count ? i + 1 : -1;
+    }
+    // Agenda: candidate pairs in parallel arrays, and a binary max-heap of their indices ordered
+    // by (score, then smaller left index) — upstream's comparator.
+    const pairScore: number[] = [], pairLeft: number[] = [], pairRight: number[] = [];
+    const pairSize: number[] = [], pairNode: number[] = [];
+    const heap: number[] = [];
+    const above = (a: number, b: number) =>
+      pairScore[a] > pairScore[b] || (pairScore[a] === pairScore[b] && pairLeft[a] < pairLeft[b]);
+    const maybeAdd = (left: number, right: number) => {
+      if (left === -1 || right === -1 || frozen[left] || frozen[right] || nodes[left] < 0) return;
+      const node = trie.walk(nodes[left], s, starts[right], ends[right]);
+      if (node < 0) return;
+      const id = trie.value(node);
+      if (id < 0) return;
+      const entry = pairScore.length;
+      pairScore.push(this.#scores[id]);
+      pairLeft.push(left);
+      pairRight.push(right);
+      pairSize.push(ends[right] - starts[left]);
+      pairNode.push(node);
+      let i = heap.length;
+      heap.push(entry);
+      while (i > 0) {
         const parent = (i - 1) >> 1;
         if (!above(heap[i], heap[parent])) break;
-        [heap[i], heap[parent]] = [heap[parent], heap[i]];
+        const t = heap[i];
+        heap[i] = heap[parent];
+        heap[parent] = t;
         i = parent;
       }
     };
-    const pop = () => {
+    for (let i = 1; i < count; i++) maybeAdd(i - 1, i);
+    while (heap.length > 0) {
       const top = heap[0];
       const last = heap.pop()!;
       if (heap.length > 0) {
@@ -316,35 +341,25 @@ export class SentencePieceTokenizer implements Tokenizer {
           if (l < heap.length && above(heap[l], heap[best])) best = l;
           if (r < heap.length && above(heap[r], heap[best])) best = r;
           if (best === i) break;
-          [heap[i], heap[best]] = [heap[best], heap[i]];
+          const t = heap[i];
+          heap[i] = heap[best];
+          heap[best] = t;
           i = best;
         }
       }
-      return top;
-    };
-    const maybeAdd = (left: number, right: number) => {
-      if (left === -1 || right === -1 || frozen[left] || frozen[right] || nodes[left] < 0) return;
-      const node = trie.walk(nodes[left], s, starts[right], ends[right]);
-      if (node < 0) return;
-      const id = trie.value(node);
-      if (id < 0) return;
-      push({ score: this.#scores[id], left, right, size: ends[right] - starts[left], node });
-    };
-    for (let i = 1; i < count; i++) maybeAdd(i - 1, i);
-    while (heap.length > 0) {
-      const top = pop();
-      const { left, right } = top;
-      if (!alive[left] || !alive[right] || ends[right] - starts[left] !== top.size || next[left] !== right) continue;
+      const left = pairLeft[top], right = pairRight[top];
+      // Stale entries: a side already merged away, or grown since the pair was queued.
+      if (next[left] !== right || ends[right] - starts[left] !== pairSize[top]) continue;
       ends[left] = ends[right];
-      nodes[left] = top.node;
+      nodes[left] = pairNode[top];
       next[left] = next[right];
       if (next[right] >= 0) prev[next[right]] = left;
-      alive[right] = false;
+      next[right] = -2; // merged away
       maybeAdd(prev[left], left);
       maybeAdd(left, next[left]);
     }
     const out: number[] = [];
-    for (let i = count > 0 ? 0 : -1; i !== -1; i = next[i]) {
+    for (let i = count > 0 ? 0 : -1; i >= 0; i = next[i]) {
       let id = nodes[i] >= 0 ? trie.value(nodes[i]) : -1;
       if (id < 0) id = this.#reserved.get(decoder.decode(s.subarray(starts[i], ends[i]))) ?? this.unkId;
       out.push(id, starts[i], ends[i]);
