@@ -71,7 +71,7 @@ Deno.test("line format: refuses an enum that is not token-prefix-free, and other
   assert.throws(() => new LineFormatConstraint(charCodec, { segments: [free], eosTokenId: 129 }), /eosTokenId/);
   // "\n" is not in unigram_identity's vocabulary: its encoding holds <unk>, which cannot spell it
   const tokenizer = new SentencePieceTokenizer(
-    Deno.readFileSync(new URL("../tokenizer/fixtures/sp_unigram_identity.model", import.meta.url)),
+    Deno.readFileSync(new URL("../tokenizer/goldens/sp_unigram_identity.model", import.meta.url)),
   );
   assert.throws(
     () => new LineFormatConstraint(tokenizer, { segments: [{ kind: "literal", text: "a\nb" }], eosTokenId: 0 }),
@@ -82,7 +82,7 @@ Deno.test("line format: refuses an enum that is not token-prefix-free, and other
 Deno.test("line format: random logits through the sampler always give a well-formed line (SentencePiece codec)", () => {
   // unigram_identity has no dummy prefix, so its encode gives mid-text tokens as the spec needs.
   const tokenizer = new SentencePieceTokenizer(
-    Deno.readFileSync(new URL("../tokenizer/fixtures/sp_unigram_identity.model", import.meta.url)),
+    Deno.readFileSync(new URL("../tokenizer/goldens/sp_unigram_identity.model", import.meta.url)),
   );
   const eos = tokenizer.eosId!;
   const constraint = new LineFormatConstraint(tokenizer, {

@@ -1,10 +1,10 @@
-// Encode speed on fixtures/corpus.txt, measured the way fixtures/gen.py measures the Python
+// Encode speed on goldens/corpus.txt, measured the way goldens/gen.py measures the Python
 // packages (40-line chunks, one call per chunk, best of 5 passes, one thread).
 // Run: deno run -R llm/tokenizer/bench_encode.ts
 import { ByteLevelBpeTokenizer } from "./byte_level_bpe.ts";
 import { SentencePieceTokenizer } from "./sentencepiece.ts";
 
-const dir = new URL("./fixtures/", import.meta.url);
+const dir = new URL("./goldens/", import.meta.url);
 const lines = Deno.readTextFileSync(new URL("corpus.txt", dir)).split("\n");
 const chunks: string[] = [];
 for (let i = 0; i < lines.length; i += 40) chunks.push(lines.slice(i, i + 40).join("\n"));

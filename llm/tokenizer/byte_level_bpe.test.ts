@@ -1,8 +1,8 @@
-// Every fixture pair made by the Python tokenizers package (fixtures/gen.py) held to exact equality.
+// Every fixture pair made by the Python tokenizers package (goldens/gen.py) held to exact equality.
 import assert from "node:assert/strict";
 import { ByteLevelBpeTokenizer } from "./byte_level_bpe.ts";
 
-const dir = new URL("./fixtures/", import.meta.url);
+const dir = new URL("./goldens/", import.meta.url);
 interface Fixture {
   vocab_size: number;
   pairs: { text: string; ids: number[]; tokens: string[]; decoded: string; decoded_skip_special: string }[];

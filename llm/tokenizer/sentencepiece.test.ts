@@ -1,10 +1,10 @@
-// Every fixture pair made by the Python sentencepiece package (fixtures/gen.py) held to exact equality.
+// Every fixture pair made by the Python sentencepiece package (goldens/gen.py) held to exact equality.
 import assert from "node:assert/strict";
 import { SentencePieceTokenizer } from "./sentencepiece.ts";
 import { readSentencePieceModel } from "./sentencepiece_model.ts";
 
 const MODELS = ["unigram_nfkc", "unigram_identity", "bpe_nfkc", "bpe_identity", "unigram_nmt_nfkc"];
-const dir = new URL("./fixtures/", import.meta.url);
+const dir = new URL("./goldens/", import.meta.url);
 
 interface Fixture {
   vocab_size: number;
