@@ -93,6 +93,7 @@ export class ByteLevelBpeTokenizer implements Tokenizer {
   readonly #patterns: RegExp[];
   readonly #added: AddedToken[];
   readonly #special = new Set<number>();
+  readonly #addedLeads: Set<number>;
   readonly #tokenBytes: Uint8Array[] = [];
   readonly #cache = new Map<string, number[]>();
 
@@ -152,6 +153,7 @@ export class ByteLevelBpeTokenizer implements Tokenizer {
     }
     // Longest first, so the scan below finds the longest token at each position.
     this.#added.sort((a, b) => b.content.length - a.content.length);
+    this.#addedLeads = new Set(this.#added.map((t) => t.content.charCodeAt(0)));
     (model.merges as (string | [string, string])[]).forEach((merge, rank) => {
       const [a, b] = typeof merge === "string" ? merge.split(" ") : merge;
       const left = this.#vocab.get(a), right = this.#vocab.get(b), merged = this.#vocab.get(a + b);
@@ -191,8 +193,11 @@ export class ByteLevelBpeTokenizer implements Tokenizer {
   encode(text: string): number[] {
     const ids: number[] = [];
     let plainStart = 0;
+    const leads = this.#addedLeads;
     for (let pos = 0; pos < text.length;) {
-      const token = this.#added.find((t) => text.startsWith(t.content, pos));
+      const token = leads.has(text.charCodeAt(pos))
+        ? this.#added.find((t) => text.startsWith(t.content, pos))
+        : undefined;
       if (!token) {
         pos++;
         continue;

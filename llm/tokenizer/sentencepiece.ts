@@ -85,6 +85,7 @@ export class SentencePieceTokenizer implements Tokenizer {
   readonly #reserved = new Map<string, number>();
   readonly #types: PieceType[];
   readonly #isUserDefined: Uint8Array;
+  readonly #userDefinedPieces: ByteTrie | null;
   readonly #scores: Float32Array;
   readonly #byteIds: Int32Array;
   readonly #byteOfId: Int32Array;
@@ -180,6 +181,8 @@ export class SentencePieceTokenizer implements Tokenizer {
     this.eosId = control(m.eosPiece);
     this.padId = control(m.padPiece);
     this.#normalizer = new SentencePieceNormalizer(spec, userDefined);
+    this.#userDefinedPieces = userDefined.length > 0 ? new ByteTrie() : null;
+    userDefined.forEach((piece) => this.#userDefinedPieces!.insert(encoder.encode(piece), 0));
     this.#stripLeadingSpace = spec.addDummyPrefix || spec.removeExtraWhitespaces;
   }
 
@@ -267,7 +270,7 @@ export class SentencePieceTokenizer implements Tokenizer {
 
   #bpe(s: Uint8Array): number[] {
     const trie = this.#pieces;
-    const userDefined = this.#isUserDefined;
+    const userTrie = this.#userDefinedPieces;
     // Symbols as a linked list over byte ranges; `node` is the trie node of the symbol's bytes
     // (-1 when no piece starts with them), so a pair is looked up by walking on from the left one.
     const capacity = s.length;
@@ -278,13 +281,14 @@ export class SentencePieceTokenizer implements Tokenizer {
     let count = 0;
     for (let pos = 0; pos < s.length; count++) {
       // Longest user-defined symbol here (frozen: never merged), else one character.
-      let node = 0;
       let userEnd = -1;
-      for (let i = pos; i < s.length; i++) {
-        node = trie.child(node, s[i]);
-        if (node < 0) break;
-        const id = trie.value(node);
-        if (id >= 0 && userDefined[id] === 1) userEnd = i + 1;
+      if (userTrie !== null) {
+        let node = 0;
+        for (let i = pos; i < s.length; i++) {
+          node = userTrie.child(node, s[i]);
+          if (node < 0) break;
+          if (userTrie.value(node) >= 0) userEnd = i + 1;
+        }
       }
       const end = userEnd > 0 ? userEnd : pos + Math.min(utf8CharLength(s[pos]) || 1, s.length - pos);
       starts[count] = pos;
@@ -300,53 +304,56 @@ export class SentencePieceTokenizer implements Tokenizer {
       next[i] = i + 1 < count ? i + 1 : -1;
     }
     // Agenda: candidate pairs in parallel arrays, and a binary max-heap of their indices ordered
-    // by (score, then smaller left index) — upstream's comparator.
-    const pairScore: number[] = [], pairLeft: number[] = [], pairRight: number[] = [];
-    const pairSize: number[] = [], pairNode: number[] = [];
-    const heap: number[] = [];
-    const above = (a: number, b: number) =>
+    // by (score, then smaller left index) — upstream's comparator. Each merge queues at most two
+    // pairs, so 3 * count bounds both.
+    const capacity3 = 3 * count + 3;
+    const pairScore = new Float64Array(capacity3);
+    const pairLeft = new Int32Array(capacity3);
+    const pairRight = new Int32Array(capacity3);
+    const pairSize = new Int32Array(capacity3);
+    const pairNode = new Int32Array(capacity3);
+    const heap = new Int32Array(capacity3);
+    let pairs = 0;
+    let heapSize = 0;
+    const above = (a: number, b: number): boolean =>
       pairScore[a] > pairScore[b] || (pairScore[a] === pairScore[b] && pairLeft[a] < pairLeft[b]);
-    const maybeAdd = (left: number, right: number) => {
+    const maybeAdd = (left: number, right: number): void => {
       if (left === -1 || right === -1 || frozen[left] || frozen[right] || nodes[left] < 0) return;
       const node = trie.walk(nodes[left], s, starts[right], ends[right]);
       if (node < 0) return;
       const id = trie.value(node);
       if (id < 0) return;
-      const entry = pairScore.length;
-      pairScore.push(this.#scores[id]);
-      pairLeft.push(left);
-      pairRight.push(right);
-      pairSize.push(ends[right] - starts[left]);
-      pairNode.push(node);
-      let i = heap.length;
-      heap.push(entry);
+      const entry = pairs++;
+      pairScore[entry] = this.#scores[id];
+      pairLeft[entry] = left;
+      pairRight[entry] = right;
+      pairSize[entry] = ends[right] - starts[left];
+      pairNode[entry] = node;
+      let i = heapSize++;
       while (i > 0) {
         const parent = (i - 1) >> 1;
-        if (!above(heap[i], heap[parent])) break;
-        const t = heap[i];
+        if (!above(entry, heap[parent])) break;
         heap[i] = heap[parent];
-        heap[parent] = t;
         i = parent;
       }
+      heap[i] = entry;
     };
     for (let i = 1; i < count; i++) maybeAdd(i - 1, i);
-    while (heap.length > 0) {
+    while (heapSize > 0) {
       const top = heap[0];
-      const last = heap.pop()!;
-      if (heap.length > 0) {
-        heap[0] = last;
-        for (let i = 0;;) {
-          const l = 2 * i + 1, r = l + 1;
-          let best = i;
-          if (l < heap.length && above(heap[l], heap[best])) best = l;
-          if (r < heap.length && above(heap[r], heap[best])) best = r;
-          if (best === i) break;
-          const t = heap[i];
-          heap[i] = heap[best];
-          heap[best] = t;
-          i = best;
-        }
+      const last = heap[--heapSize];
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1, r = l + 1;
+        let best = last;
+        let bestAt = -1;
+        if (l < heapSize && above(heap[l], best)) best = heap[l], bestAt = l;
+        if (r < heapSize && above(heap[r], best)) best = heap[r], bestAt = r;
+        if (bestAt < 0) break;
+        heap[i] = best;
+        i = bestAt;
       }
+      heap[i] = last;
       const left = pairLeft[top], right = pairRight[top];
       // Stale entries: a side already merged away, or grown since the pair was queued.
       if (next[left] !== right || ends[right] - starts[left] !== pairSize[top]) continue;
