@@ -21,6 +21,7 @@
  * @module
  */
 import { ByteTrie } from "./byte_trie.ts";
+import { bpeSegments } from "./sentencepiece_bpe.ts";
 import { ByteWriter, SentencePieceNormalizer, utf8CharLength } from "./normalizer.ts";
 import { type PieceType, readSentencePieceModel, type SentencePieceModel } from "./sentencepiece_model.ts";
 import { checkTokenId, type DecodeStream, type Tokenizer } from "./tokenizer.ts";
@@ -269,107 +270,9 @@ export class SentencePieceTokenizer implements Tokenizer {
   }
 
   #bpe(s: Uint8Array): number[] {
-    const trie = this.#pieces;
-    const userTrie = this.#userDefinedPieces;
-    // Symbols as a linked list over byte ranges; `node` is the trie node of the symbol's bytes
-    // (-1 when no piece starts with them), so a pair is looked up by walking on from the left one.
-    const capacity = s.length;
-    const starts = new Int32Array(capacity);
-    const ends = new Int32Array(capacity);
-    const nodes = new Int32Array(capacity);
-    const frozen = new Uint8Array(capacity);
-    let count = 0;
-    for (let pos = 0; pos < s.length; count++) {
-      // Longest user-defined symbol here (frozen: never merged), else one character.
-      let userEnd = -1;
-      if (userTrie !== null) {
-        let node = 0;
-        for (let i = pos; i < s.length; i++) {
-          node = userTrie.child(node, s[i]);
-          if (node < 0) break;
-          if (userTrie.value(node) >= 0) userEnd = i + 1;
-        }
-      }
-      const end = userEnd > 0 ? userEnd : pos + Math.min(utf8CharLength(s[pos]) || 1, s.length - pos);
-      starts[count] = pos;
-      ends[count] = end;
-      nodes[count] = trie.walk(0, s, pos, end);
-      frozen[count] = userEnd > 0 ? 1 : 0;
-      pos = end;
-    }
-    const prev = new Int32Array(count);
-    const next = new Int32Array(count);
-    for (let i = 0; i < count; i++) {
-      prev[i] = i - 1;
-      next[i] = i + 1 < count ? i + 1 : -1;
-    }
-    // Agenda: candidate pairs in parallel arrays, and a binary max-heap of their indices ordered
-    // by (score, then smaller left index) — upstream's comparator. Each merge queues at most two
-    // pairs, so 3 * count bounds both.
-    const capacity3 = 3 * count + 3;
-    const pairScore = new Float64Array(capacity3);
-    const pairLeft = new Int32Array(capacity3);
-    const pairRight = new Int32Array(capacity3);
-    const pairSize = new Int32Array(capacity3);
-    const pairNode = new Int32Array(capacity3);
-    const heap = new Int32Array(capacity3);
-    let pairs = 0;
-    let heapSize = 0;
-    const above = (a: number, b: number): boolean =>
-      pairScore[a] > pairScore[b] || (pairScore[a] === pairScore[b] && pairLeft[a] < pairLeft[b]);
-    const maybeAdd = (left: number, right: number): void => {
-      if (left === -1 || right === -1 || frozen[left] || frozen[right] || nodes[left] < 0) return;
-      const node = trie.walk(nodes[left], s, starts[right], ends[right]);
-      if (node < 0) return;
-      const id = trie.value(node);
-      if (id < 0) return;
-      const entry = pairs++;
-      pairScore[entry] = this.#scores[id];
-      pairLeft[entry] = left;
-      pairRight[entry] = right;
-      pairSize[entry] = ends[right] - starts[left];
-      pairNode[entry] = node;
-      let i = heapSize++;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if (!above(entry, heap[parent])) break;
-        heap[i] = heap[parent];
-        i = parent;
-      }
-      heap[i] = entry;
-    };
-    for (let i = 1; i < count; i++) maybeAdd(i - 1, i);
-    while (heapSize > 0) {
-      const top = heap[0];
-      const last = heap[--heapSize];
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1, r = l + 1;
-        let best = last;
-        let bestAt = -1;
-        if (l < heapSize && above(heap[l], best)) best = heap[l], bestAt = l;
-        if (r < heapSize && above(heap[r], best)) best = heap[r], bestAt = r;
-        if (bestAt < 0) break;
-        heap[i] = best;
-        i = bestAt;
-      }
-      heap[i] = last;
-      const left = pairLeft[top], right = pairRight[top];
-      // Stale entries: a side already merged away, or grown since the pair was queued.
-      if (next[left] !== right || ends[right] - starts[left] !== pairSize[top]) continue;
-      ends[left] = ends[right];
-      nodes[left] = pairNode[top];
-      next[left] = next[right];
-      if (next[right] >= 0) prev[next[right]] = left;
-      next[right] = -2; // merged away
-      maybeAdd(prev[left], left);
-      maybeAdd(left, next[left]);
-    }
-    const out: number[] = [];
-    for (let i = count > 0 ? 0 : -1; i >= 0; i = next[i]) {
-      let id = nodes[i] >= 0 ? trie.value(nodes[i]) : -1;
-      if (id < 0) id = this.#reserved.get(decoder.decode(s.subarray(starts[i], ends[i]))) ?? this.unkId;
-      out.push(id, starts[i], ends[i]);
+    const out = bpeSegments(s, this.#pieces, this.#userDefinedPieces, this.#scores);
+    for (let i = 0; i < out.length; i += 3) {
+      if (out[i] < 0) out[i] = this.#reserved.get(decoder.decode(s.subarray(out[i + 1], out[i + 2]))) ?? this.unkId;
     }
     return out;
   }
