@@ -83,6 +83,15 @@ Deno.test("sampler: a seed repeats exactly; draws follow the distribution", () =
   counts.forEach((c, i) => assert.ok(Math.abs(c / n - P[i]) < 0.0175, `${i}: ${c / n} vs ${P[i]}`));
 });
 
+Deno.test("sampler: a Llama-3-sized vocabulary (128,256 logits) samples without trouble", () => {
+  const logits = new Float32Array(128256);
+  logits[77777] = 10;
+  const c = samplingCandidates(logits, { mode: "sample", temperature: 1, topK: 3, seed: 0 });
+  assert.equal(c.ids.length, 3);
+  assert.ok(c.ids.includes(77777) && c.probs[c.ids.indexOf(77777)] > 0.99);
+  assert.equal(sampleNext(logits, [], { mode: "greedy" }), 77777);
+});
+
 Deno.test("sampler: bad options are refused, naming the argument", () => {
   assert.throws(
     () => sampleNext(LOGITS, [], { mode: "sample", temperature: 0, seed: 0 }),

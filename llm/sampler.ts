@@ -136,7 +136,8 @@ export function samplingCandidates(
   }
   if (ids.length === 0) throw new Error("sampleNext: no allowed token has a finite logit");
   const scaled = ids.map((i) => logits[i] / options.temperature);
-  const max = Math.max(...scaled);
+  let max = -Infinity;
+  for (const z of scaled) if (z > max) max = z; // not Math.max(...scaled): a 150k-entry spread can overflow the stack
   let p = scaled.map((z) => Math.exp(z - max));
   let order = ids.map((_, k) => k).sort((a, b) => p[b] - p[a] || ids[a] - ids[b]);
   if (options.topK !== undefined) order = order.slice(0, options.topK);
