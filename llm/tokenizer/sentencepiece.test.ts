@@ -44,6 +44,11 @@ for (const name of MODELS) {
     assert.equal(tokenizer.model.modelType, fixture.options.model_type);
     assert.equal(tokenizer.model.byteFallback, fixture.options.byte_fallback);
     assert.equal(tokenizer.model.normalizer.name, fixture.options.normalization_rule_name);
+    // What spm stores per rule: the name, and the compiled table — empty for "identity" only.
+    assert.equal(
+      tokenizer.model.normalizer.precompiledCharsmap.length > 0,
+      fixture.options.normalization_rule_name !== "identity",
+    );
     assert.equal(tokenizer.model.normalizer.addDummyPrefix, fixture.options.add_dummy_prefix);
     assert.equal(tokenizer.model.normalizer.removeExtraWhitespaces, fixture.options.remove_extra_whitespaces);
   });
