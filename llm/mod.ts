@@ -1,6 +1,9 @@
 /**
- * Text in and out of a language model: tokenizers (SentencePiece and byte-level BPE), the CPU
- * sampler with its seeded counter-based draw, and token-level constraints.
+ * A language model's parts around the GPU: its configuration (a Hugging Face `config.json`), its
+ * weights (our safetensors reader over memory, a Blob or a URL with ranges, sharded checkpoints,
+ * the f32 / q8 / q4g128 formats and the loader that streams them tensor by tensor), and text in and
+ * out: tokenizers (SentencePiece and byte-level BPE), the CPU sampler with its seeded counter-based
+ * draw, and token-level constraints. Files on disk are read through `@xpu/ops/llm/file` (Deno).
  *
  * @example
  * ```ts ignore
@@ -23,3 +26,10 @@ export {
   type SamplerOptions,
   samplingCandidates,
 } from "./sampler.ts";
+export * from "./config.ts";
+export * from "./safetensors.ts";
+export * from "./safetensors_sources.ts";
+export * from "./safetensors_sharded.ts";
+export * from "./safetensors_write.ts";
+export * from "./weights/format.ts";
+export * from "./weights/load.ts";
