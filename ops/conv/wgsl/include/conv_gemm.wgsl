@@ -86,7 +86,7 @@ fn main(
   let a_ok = row0 + a_row < params.cout_g;
   let w_base = ((g * params.cout_g + min(row0 + a_row, params.cout_g - 1u)) * params.cin_g) * params.kvol;
 
-// #include "conv_acc.wgsl"
+// #include "gemm8_acc.wgsl"
 
   for (var ci0 = 0u; ci0 < params.cin_g; ci0 += STEP) {
     var kd = 0u;
@@ -130,7 +130,7 @@ fn main(
         b_s[slot + 7u * B_ROW_STEP * LANES_N][lane] = v7;
       }
       workgroupBarrier();
-// #include "conv_k_steps.wgsl"
+// #include "gemm8_k_steps.wgsl"
       // The next block's stores wait until every invocation has read this one.
       workgroupBarrier();
       kw += 1u;
@@ -149,5 +149,5 @@ fn main(
   let bottom = top + 4u * HALF_M;
   let left = col0 + 4u * tx;
   let right = left + 4u * HALF_N;
-// #include "conv_store_acc.wgsl"
+// #include "gemm8_store_acc.wgsl"
 }

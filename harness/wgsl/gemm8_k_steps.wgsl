@@ -1,8 +1,9 @@
-// The STEP = 8 k-steps of a block, written out where they run (inside main's loop over blocks),
-// neither looped over nor called: per k, four vec4 reads of workgroup memory (rows 4ty..4ty+3 and
-// 4 HALF_M + 4ty.. of the weight's block, columns 4tx..4tx+3 and 4 HALF_N + 4tx.. of the input's
-// im2col block) feed 64 FMAs into the accumulators of conv_acc.wgsl. No guard: the staging put
-// zeros wherever an operand ends. The including kernel declares LANES_M, LANES_N, HALF_M, HALF_N.
+// The STEP = 8 k-steps of a register-blocked GEMM block (conv and conv_transpose), written out where
+// they run (inside the kernel's loop over blocks), neither looped over nor called: per k, four vec4
+// reads of workgroup memory (rows 4ty..4ty+3 and 4 HALF_M + 4ty.. of a_t, the transposed weight
+// block; columns 4tx..4tx+3 and 4 HALF_N + 4tx.. of b_s, the gathered input block) feed 64 FMAs into
+// the accumulators of gemm8_acc.wgsl. No guard: the staging put zeros wherever an operand ends. The
+// including kernel declares a_t, b_s, LANES_M, LANES_N, HALF_M and HALF_N.
     {
       let top = a_t[0u * LANES_M + ty];
       let bottom = a_t[0u * LANES_M + HALF_M + ty];

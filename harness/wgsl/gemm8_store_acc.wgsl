@@ -1,4 +1,4 @@
-// Stores the accumulators (conv_acc.wgsl) through store_quad(group, channel, first column, values).
+// Stores the accumulators (gemm8_acc.wgsl) through store_quad(group, channel, first column, values).
   store_quad(g, top + 0u, left, acc0_left);
   store_quad(g, top + 0u, right, acc0_right);
   store_quad(g, top + 1u, left, acc1_left);
