@@ -91,7 +91,7 @@ export function convTranspose1dPlan(
   const cinG = g.Cin / g.groups, coutG = g.Cout / g.groups;
   const kernel = gpu.resolveAmong(KERNELS, "conv_transpose1d", ENTRIES, coutG <= 64 ? "tile64" : "kernel", options);
   const [tileM, tileN] = TILES[kernel.variant.split(".")[0] as keyof typeof TILES];
-  const jCount = Math.ceil((g.Lout + g.padding) / g.stride);
+  const jCount = Math.ceil(g.Lout / g.stride);
   const cols = g.N * jCount;
   const tilesM = Math.ceil(coutG / tileM), tilesN = Math.ceil(cols / tileN);
   const xLength = g.N * g.Cin * g.L, weightLength = g.Cin * coutG * g.K, outLength = g.N * g.Cout * g.Lout;

@@ -12,7 +12,7 @@ struct Params {
   dilation: u32,
   l_in: u32,
   l_out: u32,
-  j_count: u32,   // columns per sample and phase: ceil((l_out + padding) / stride)
+  j_count: u32,   // columns per sample and phase: ceil(l_out / stride)
   cols: u32,      // n * j_count
   tiles_m: u32,   // tiles over cout_g
   tiles_n: u32,   // tiles over cols

@@ -1,10 +1,11 @@
 // The phase-split implicit GEMM of conv_transpose1d. Output position t = s * stride - padding +
-// k * dilation: with u = t + padding, only the taps k with k * dilation = u (mod stride) reach t, so
-// the outputs split into `stride` phases (u % stride = phase), and phase r's outputs, u = r +
-// stride * j, are a plain correlation over j: out = bias + sum over ci and the phase's taps of
-// x[ci, j - q_k] * weight[ci, co, k], q_k = (k * dilation - r) / stride. Per (group, phase) that is a
-// GEMM, weight^T [cout_g x (cin_g * taps)] times the gathered input [(cin_g * taps) x (N * J)],
-// J = ceil((Lout + padding) / stride) columns per sample; no product is spent on a tap that misses
+// k * dilation: only the taps k with k * dilation = t + padding (mod stride) reach t, so the outputs
+// split into `stride` phases (t % stride = phase), and phase r's outputs, t = r + stride * j, are a
+// plain correlation over j: out = bias + sum over ci and the phase's taps of
+// x[ci, j + shift_k] * weight[ci, co, k], shift_k = (r + padding - k * dilation) / stride (exact).
+// Per (group, phase) that is a GEMM, weight^T [cout_g x (cin_g * taps)] times the gathered input
+// [(cin_g * taps) x (N * J)], J = ceil(Lout / stride) columns per sample (a phase's last column may
+// fall past Lout); no product is spent on a tap that misses
 // (a scatter over every tap would waste (stride - 1) / stride of them). The tile, the k-steps and
 // the staging follow ops/conv's implicit GEMM (wgsl/include/conv_gemm.wgsl there): TILE_M output
 // channels x TILE_N columns per workgroup, 8 x 8 outputs per invocation, K walked as blocks of STEP
@@ -18,7 +19,7 @@ const B_ROW_STEP = 256u / TILE_N;
 const A_ROW_STEP = 256u / TILE_M;
 const B_PER = STEP * TILE_N / 256u; // input values staged per invocation per block: 4 or 8
 
-// This workgroup's phase (u % stride of its outputs), set once at the start of main.
+// This workgroup's phase (t % stride of its outputs), set once at the start of main.
 var<private> phase: u32;
 
 // Input channel ci (of the group) at position `at` of channel 0, or 0 outside the input.
@@ -30,8 +31,7 @@ fn load_x(at: u32, ci: u32, inside: bool) -> f32 {
 }
 
 // Writes output channel co of group g at columns col .. col + 3 of this phase, plus the bias;
-// columns past the end, positions cropped by the padding or past Lout, and channels past the group
-// are skipped. A phase's positions are `stride` apart, so the four are stored one by one.
+// columns past the end, positions past Lout and channels past the group are skipped. A phase's positions are `stride` apart, so the four are stored one by one.
 fn store_quad(g: u32, co: u32, col: u32, v: vec4f) {
   if (co >= params.cout_g) {
     return;
@@ -40,9 +40,9 @@ fn store_quad(g: u32, co: u32, col: u32, v: vec4f) {
   let shifted = v + select(0.0, bias[min(channel, arrayLength(&bias) - 1u)], params.has_bias != 0u);
   for (var j = 0u; j < 4u; j++) {
     let c = col + j;
-    let t = i32(phase + params.stride * (c % params.j_count)) - i32(params.padding);
-    if (c < params.cols && t >= 0 && t < i32(params.l_out)) {
-      out[(c / params.j_count * params.cout + channel) * params.l_out + u32(t)] = shifted[j];
+    let t = phase + params.stride * (c % params.j_count);
+    if (c < params.cols && t < params.l_out) {
+      out[(c / params.j_count * params.cout + channel) * params.l_out + t] = shifted[j];
     }
   }
 }
@@ -88,15 +88,15 @@ fn main(
 
   for (var ci0 = 0u; ci0 < params.cin_g; ci0 += STEP) {
     for (var k = 0u; k < params.k; k++) {
-      // Only the taps of this phase: k * dilation = phase (mod stride). The same for the whole
-      // workgroup, so the barriers below stay in uniform control flow.
+      // Only the taps of this phase: k * dilation = phase + padding (mod stride). The same for the
+      // whole workgroup, so the barriers below stay in uniform control flow.
       let reach = k * params.dilation;
-      if (reach % params.stride != r) {
+      if (reach % params.stride != (r + params.padding) % params.stride) {
         continue;
       }
-      let q = (reach - r) / params.stride;
-      let inside = col_ok && j >= q && j - q < params.l_in;
-      let at = select(0u, x_base + j - q, inside);
+      let s = i32(j) + (i32(r + params.padding) - i32(reach)) / i32(params.stride);
+      let inside = col_ok && s >= 0 && s < i32(params.l_in);
+      let at = select(0u, x_base + u32(s), inside);
       let ci = ci0 + b_row;
       let v0 = load_x(at, ci, inside);
       let v1 = load_x(at, ci + B_ROW_STEP, inside);
