@@ -245,10 +245,15 @@ gpuTest("conv GPU: bad input throws before dispatch", async (gpu) => {
   );
 });
 
-gpuTest("conv GPU: plans choose the tile by output channels per group, fold the grid, and declare the cost", (gpu) => {
+gpuTest("conv GPU: plans choose the tile by size, fold the grid, and declare the cost", (gpu) => {
+  // 64 x 256 tiles: 2 over the channels x 1,024 over the 262,144 positions.
   const wide = conv2dPlan(gpu, { N: 1, Cin: 128, Cout: 128, H: 512, W: 512, kernelSize: 3, padding: 1, bias: true });
-  strictEqual(wide.kernel.variant.split(".")[0], "kernel");
+  strictEqual(wide.kernel.variant.split(".")[0], "tile64");
   deepStrictEqual(wide.workgroups, [2048, 1, 1]);
+  // At most 128 positions and more than 64 channels: the 128 x 128 tile, 4 over 512 channels.
+  const small = conv2dPlan(gpu, { N: 1, Cin: 512, Cout: 512, H: 8, W: 8, kernelSize: 3, padding: 1 });
+  strictEqual(small.kernel.variant.split(".")[0], "kernel");
+  deepStrictEqual(small.workgroups, [4, 1, 1]);
   deepStrictEqual(wide.cost, {
     bytes: 4 * (128 * 512 * 512 * 2 + 128 * 128 * 9 + 128),
     flops: 2 * 128 * 512 * 512 * 128 * 9,

@@ -2,8 +2,8 @@
  * conv: `torch.nn.functional.conv1d` / `conv2d` / `conv3d`, the cross-correlation with stride,
  * padding (integer counts), dilation, groups (depthwise included) and an optional bias, over
  * `[N, C, L]`, `[N, C, H, W]` and `[N, C, D, H, W]` with torch's weight layout
- * `[Cout, Cin / groups, ...kernel]`. Entry points `kernel` (128 x 128 tiles) and `tile64`
- * (64 x 256 tiles); {@link conv2dPlan} and its siblings pick one, and send a plain 1 x 1
+ * `[Cout, Cin / groups, ...kernel]`. Entry points `tile64` (64 x 256 tiles) and `kernel`
+ * (128 x 128 tiles); {@link conv2dPlan} and its siblings pick one, and send a plain 1 x 1
  * convolution to ops/matmul.
  *
  * Conventions, each pinned by a test against torch goldens that the alternative fails:
@@ -27,10 +27,16 @@
  * named vec4 accumulators, 64 FMAs per four reads of workgroup memory); K is walked as blocks of 8
  * input channels for each kernel position in turn, so the bounds of the input position are found
  * once per block and the loads of a block coalesce along the output's last axis (see
- * wgsl/kernel.wgsl). `kernel` tiles 128 output channels by 128 positions; groups of at most 64
- * output channels take `tile64` (64 x 256), which would otherwise leave half the tile idle.
- * Depthwise and other narrow groups are correct but use little of a tile (each block of 8
- * channels holds 1 real one when Cin / groups = 1): they are not a speed target here.
+ * wgsl/include/conv_gemm.wgsl). `tile64` tiles 64 output channels by 256 positions, `kernel` 128 by
+ * 128. The plans take `tile64`, which was the faster at every shape of the H200 run
+ * (harness/baselines/nvidia-h200-log/signal-conv-norm-snake.txt; GPU timestamps, batch 1, with
+ * bias): conv2d 3 x 3 128 -> 128 at 512 x 512, 25.7 TFLOP/s against 21.6; 512 -> 512 at 128 x 128,
+ * 26.0 against 21.6; conv3d 3 x 3 x 3 64 -> 64 at 16 x 128 x 128, 25.4 against 12.4 (half of
+ * kernel's rows idle); conv1d k7 512 -> 512 over 16,384, 26.0 against 21.9. They take `kernel` only
+ * where the GEMM has at most 128 columns and more than 64 output channels per group (a small
+ * spatial map, many channels), where `tile64`'s 256 columns would be at least half empty; that
+ * rule is reasoned, not measured. Depthwise and other narrow groups are correct but use little of
+ * a tile (each block of 8 channels holds 1 real one when Cin / groups = 1): not a speed target here.
  *
  * A 1 x 1 convolution with stride 1 and no padding, one sample, one group and no bias is exactly
  * `weight [Cout, Cin] @ x [Cin, spatial]`, so its plan is ops/matmul's {@link matmulPlan} (op
@@ -142,9 +148,9 @@ export function convPlan(
     const names = ["weight", "x", "out"];
     return { ...plan, bindings: plan.bindings.map((b, i) => ({ ...b, name: names[i] })), cost };
   }
-  const kernel = gpu.resolveAmong(KERNELS, g.op, ENTRIES, coutG <= 64 ? "tile64" : "kernel", options);
-  const [tileM, tileN] = TILES[kernel.variant.split(".")[0] as keyof typeof TILES];
   const cols = g.N * outSpatial;
+  const kernel = gpu.resolveAmong(KERNELS, g.op, ENTRIES, cols <= 128 && coutG > 64 ? "kernel" : "tile64", options);
+  const [tileM, tileN] = TILES[kernel.variant.split(".")[0] as keyof typeof TILES];
   const tilesM = Math.ceil(coutG / tileM), tilesN = Math.ceil(cols / tileN);
   const [inD, inH, inW] = threeD(g.input, 1), [, outH, outW] = threeD(g.output, 1);
   const [, kH, kW] = threeD(g.kernel, 1), [sD, sH, sW] = threeD(g.stride, 1);

@@ -128,7 +128,7 @@ gpuTest(
   "conv_transpose GPU: bad input throws before dispatch; plans pick the tile and declare the cost",
   async (gpu) => {
     await rejectsBadInput((args) => convTranspose1dGpu(gpu, args));
-    // The vocoder stage of the bench: 8 phases x 2 output-channel tiles x 16 column tiles.
+    // The vocoder stage of the bench: 8 phases x 4 output-channel tiles x 8 column tiles of 64 x 256.
     const plan = convTranspose1dPlan(gpu, {
       N: 1,
       Cin: 512,
@@ -138,18 +138,16 @@ gpuTest(
       stride: 8,
       padding: 4,
     });
-    strictEqual(plan.kernel.variant.split(".")[0], "kernel");
-    deepStrictEqual(plan.workgroups, [8 * 2 * 16, 1, 1]);
+    strictEqual(plan.kernel.variant.split(".")[0], "tile64");
+    deepStrictEqual(plan.workgroups, [8 * 4 * 8, 1, 1]);
     deepStrictEqual(plan.cost, {
       bytes: 4 * (512 * 2048 + 512 * 256 * 16 + 256 * 16384),
       flops: 2 * 512 * 256 * 2048 * 16,
     });
-    strictEqual(
-      convTranspose1dPlan(gpu, { N: 1, Cin: 64, Cout: 64, L: 64, kernelSize: 4, stride: 2 }).kernel.variant.split(
-        ".",
-      )[0],
-      "tile64",
-    );
+    // 9 columns per phase (Lout = 18, stride 2) and 256 channels: the 128 x 128 tile, 2 x 1 x 2 phases.
+    const short = convTranspose1dPlan(gpu, { N: 1, Cin: 64, Cout: 256, L: 8, kernelSize: 4, stride: 2 });
+    strictEqual(short.kernel.variant.split(".")[0], "kernel");
+    deepStrictEqual(short.workgroups, [4, 1, 1]);
   },
 );
 

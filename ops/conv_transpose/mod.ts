@@ -1,8 +1,8 @@
 /**
  * conv_transpose: `torch.nn.functional.conv_transpose1d(x, weight, bias, stride, padding,
  * output_padding, groups, dilation)` over `x` `[N, Cin, L]` with torch's weight layout
- * `[Cin, Cout / groups, K]`. Entry points `kernel` (128 x 128 tiles) and `tile64` (64 x 256);
- * {@link convTranspose1dPlan} picks one by output channels per group.
+ * `[Cin, Cout / groups, K]`. Entry points `tile64` (64 x 256 tiles) and `kernel` (128 x 128);
+ * {@link convTranspose1dPlan} picks one by size.
  *
  * Conventions, each pinned by a test against torch goldens that the alternative fails:
  * - weight `[Cin, Cout / groups, K]` (input channels first), not conv1d's `[Cout, Cin / groups, K]`;
@@ -21,7 +21,14 @@
  * correlation: per (group, phase), an implicit GEMM of the transposed weight
  * `[Cout / groups, (Cin / groups) * taps]` with the gathered input, in ops/conv's register-blocked
  * tiles (see wgsl/include/conv_transpose_gemm.wgsl). No multiply is spent on a tap that misses a
- * position, which a scatter over every tap would do (stride - 1 of every stride).
+ * position, which a scatter over every tap would do (stride - 1 of every stride). The plan takes
+ * `tile64` except for GEMMs of at most 128 columns per phase with more than 64 output channels per
+ * group (as ops/conv, whose measurements chose the rule). On the H200
+ * (harness/baselines/nvidia-h200-log/signal-conv-norm-snake.txt): 512 -> 256 channels, K = 16,
+ * stride 8, 2,048 inputs: 14.2 TFLOP/s with `tile64` (13.5 with `kernel`), short of the 15 aimed
+ * for; 256 -> 128, K = 8, stride 4, 16,384 inputs: 16.3 (15.2). The first is a small problem
+ * (8.6 GFLOP, 0.6 ms): 256 workgroups over 132 multiprocessors, each with a K of only 1,024
+ * (512 channels x 2 taps); where its time goes was not measured further.
  *
  * Whether a 2-D transposed convolution is needed: not by the models the spec names. The spec's
  * image decoders (Z-Image's and Anima's VAE, the diffusers `AutoencoderKL` decoder) upsample with
@@ -89,10 +96,11 @@ export function convTranspose1dPlan(
   const g = validateConvTranspose1dShape(shape);
   const hasBias = shape.bias ?? false;
   const cinG = g.Cin / g.groups, coutG = g.Cout / g.groups;
-  const kernel = gpu.resolveAmong(KERNELS, "conv_transpose1d", ENTRIES, coutG <= 64 ? "tile64" : "kernel", options);
-  const [tileM, tileN] = TILES[kernel.variant.split(".")[0] as keyof typeof TILES];
   const jCount = Math.ceil(g.Lout / g.stride);
   const cols = g.N * jCount;
+  const chosen = cols <= 128 && coutG > 64 ? "kernel" : "tile64";
+  const kernel = gpu.resolveAmong(KERNELS, "conv_transpose1d", ENTRIES, chosen, options);
+  const [tileM, tileN] = TILES[kernel.variant.split(".")[0] as keyof typeof TILES];
   const tilesM = Math.ceil(coutG / tileM), tilesN = Math.ceil(cols / tileN);
   const xLength = g.N * g.Cin * g.L, weightLength = g.Cin * coutG * g.K, outLength = g.N * g.Cout * g.Lout;
   return {

@@ -1,6 +1,7 @@
 // conv/kernel: conv1d / conv2d / conv3d as an implicit GEMM in tiles of 128 output channels x 128
-// output positions (columns: n * out_sp + position), 8 x 8 outputs per invocation. For groups whose
-// output channels fill the 128 rows (cout_g > 64); tile64 has 64 x 256 tiles for the others.
+// output positions (columns: n * out_sp + position), 8 x 8 outputs per invocation. The plans use it
+// only for GEMMs of at most 128 columns and more than 64 output channels per group; tile64 (64 x
+// 256) measured faster at every larger shape on the H200 (see mod.ts).
 //
 // The design is matmul's 128 x 128 tile (ops/matmul/wgsl/kernel.wgsl: sixteen named vec4
 // accumulators, a's block staged transposed, the k-steps written out inline), with the two

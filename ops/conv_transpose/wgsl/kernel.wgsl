@@ -1,7 +1,7 @@
 // conv_transpose/kernel: conv_transpose1d as a phase-split implicit GEMM (see
 // include/conv_transpose_gemm.wgsl) in tiles of 128 output channels x 128 columns of a phase, 8 x 8
-// outputs per invocation, for groups of more than 64 output channels (tile64 otherwise). 8 KiB of
-// workgroup memory.
+// outputs per invocation, for GEMMs of at most 128 columns per phase and more than 64 output
+// channels per group (tile64 otherwise). 8 KiB of workgroup memory.
 const TILE_M = 128u;
 const TILE_N = 128u;
 const STEP = 8u;
