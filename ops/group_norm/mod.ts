@@ -21,10 +21,16 @@
  * the one-pass formula failing the same tolerance); then the row is read again and written.
  *
  * Speed: one 256-invocation workgroup per (sample, group), so the cost is two reads and one write
- * of `x` (declared as such: 12 bytes per element). With few rows (N x groups of 32, a batch-1 VAE
- * block) only that many multiprocessors work; the op would need a second dispatch (partial
- * statistics, then normalisation) to spread one group over the GPU, and a plan here is one
- * dispatch.
+ * of `x` (declared as such: 12 bytes per element; the second read is issued last block first, so
+ * part of it comes from L2). With few rows only that many multiprocessors work. On the H200
+ * (harness/baselines/nvidia-h200-log/signal-conv-norm-snake.txt, GPU timestamps, with weight and
+ * bias; the read probe of the same run 4,520 GB/s): 16 x 256 channels x 4,096, 256 groups (4,096
+ * rows), 4,586 GB/s counted that way, 101% of the probe (the L2-served second read); the spec's
+ * VAE block, 512 channels in 32 groups at 128 x 128, 3,065 GB/s (68%) at batch 8 (256 rows) but
+ * only 639 GB/s (14%) at batch 1, where 32 rows keep 32 of the 132 multiprocessors busy (torch's
+ * own kernel: 256 GB/s there). Spreading one group over the GPU needs a second dispatch (partial
+ * statistics, then normalisation), and a plan here is one dispatch: that is the change the
+ * batch-1 shape is waiting for.
  *
  * @module
  */
