@@ -30,7 +30,7 @@ import { requireArray, requireInt } from "../validate.ts";
 export type Spatial<T extends number[]> = number | T;
 
 /** The channel and convolution arguments every rank shares. */
-interface ConvCommon<T extends number[]> {
+export interface ConvCommon<T extends number[]> {
   /** Batch (>= 1). */
   N: number;
   /** Input channels (>= 1), a multiple of groups. */
@@ -72,7 +72,7 @@ export interface Conv3dShape extends ConvCommon<[number, number, number]> {
 }
 
 /** The arrays of a convolution. */
-interface ConvArrays {
+export interface ConvArrays {
   /** Input, `[N, Cin, ...spatial]` row-major. */
   x: Float32Array;
   /** Kernel, `[Cout, Cin / groups, ...kernelSize]` row-major. */
@@ -94,15 +94,23 @@ export interface Conv3dArgs extends Conv3dShape, ConvArrays {}
 export interface ConvGeometry {
   /** `conv1d`, `conv2d` or `conv3d`, for messages. */
   op: string;
+  /** Batch. */
   N: number;
+  /** Input channels. */
   Cin: number;
+  /** Output channels. */
   Cout: number;
+  /** Channel groups. */
   groups: number;
   /** Input spatial size per axis. */
   input: number[];
+  /** Kernel size per axis. */
   kernel: number[];
+  /** Stride per axis. */
   stride: number[];
+  /** Zeros on each side, per axis. */
   padding: number[];
+  /** Tap spacing per axis. */
   dilation: number[];
   /** Output spatial size per axis. */
   output: number[];

@@ -60,15 +60,25 @@ export interface ConvTranspose1dArgs extends ConvTranspose1dShape {
 
 /** A validated transposed convolution, every argument explicit, with its output length. */
 export interface ConvTranspose1dGeometry {
+  /** Batch. */
   N: number;
+  /** Input channels. */
   Cin: number;
+  /** Output channels. */
   Cout: number;
+  /** Input length. */
   L: number;
+  /** Kernel taps. */
   K: number;
+  /** Output step per input position. */
   stride: number;
+  /** Positions cropped from both ends. */
   padding: number;
+  /** Extra positions at the trailing end. */
   outputPadding: number;
+  /** Tap spacing. */
   dilation: number;
+  /** Channel groups. */
   groups: number;
   /** Output length. */
   Lout: number;
