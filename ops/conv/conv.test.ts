@@ -499,17 +499,26 @@ Deno.test("conv goldens pin the conventions: no flip, torch's axis order, groups
       `${c.label}: reversed stride and padding must differ`,
     );
   }
-  // Groups: output channel co reads group floor(co / (Cout / groups)), not co % groups.
+  // Groups: output channel co reads group floor(co / (Cout / groups)), not co % groups. The
+  // alternative is computed with the reference: channel co's weight row moved to the channel that
+  // does read group co % groups under the true rule, and that channel's output moved back to co.
   const grouped = cases.find((c) => c.label.includes("groups 3"));
   ok(grouped, "a grouped golden");
-  const { args } = golden(grouped);
-  const perGroup = grouped.Cout / grouped.groups, perWeight = grouped.weight.length / grouped.Cout;
-  const interleaved = new Float32Array(args.weight.length);
+  const { args, reference } = golden(grouped);
+  const G = grouped.groups, perGroup = grouped.Cout / G, perWeight = grouped.weight.length / grouped.Cout;
+  const stand = (co: number) => (co % G) * perGroup + Math.floor(co / G); // reads group co % G, distinct per co
+  const moved = new Float32Array(args.weight.length);
   for (let co = 0; co < grouped.Cout; co++) {
-    const as = (co % grouped.groups) * perGroup + Math.floor(co / grouped.groups); // the channel that would read co's group if co % groups chose it
-    interleaved.set(args.weight.subarray(co * perWeight, (co + 1) * perWeight), as * perWeight);
+    moved.set(args.weight.subarray(co * perWeight, (co + 1) * perWeight), stand(co) * perWeight);
   }
-  ok(!stillMatches(grouped, { weight: interleaved }), "groups assigned as co % groups must differ");
+  const computed = reference({ ...args, weight: moved, bias: undefined });
+  const positions = computed.length / (grouped.N * grouped.Cout);
+  const alternative = computed.map((_, i) => {
+    const n = Math.floor(i / (grouped.Cout * positions)), co = Math.floor(i / positions) % grouped.Cout;
+    return computed[(n * grouped.Cout + stand(co)) * positions + (i % positions)] + (args.bias?.[co] ?? 0);
+  });
+  const expected = fromJson(grouped.out);
+  ok(alternative.some((v, i) => Math.abs(v - expected[i]) > 1e-3), "groups assigned as co % groups must differ");
 });
 
 gpuTest("conv GPU matches the torch goldens (both tiles)", async (gpu) => {

@@ -12,11 +12,13 @@
 //   kd * d_d, ...], zero outside the input.
 // K is walked as blocks of STEP = 8 input channels, each for every kernel position in turn: within a
 // block the kernel position is the same for the whole workgroup, so an invocation finds its
-// column's input position and bounds once per block, and its 8 input values differ only by channel
+// column's input position and bounds once per block, and its input values (4 here, 8 in tile64)
+// differ only by channel
 // (x[at + ci * in_sp]); consecutive invocations take consecutive columns, so the loads coalesce along
 // the output's last axis. A block's weight values are strided by kvol in memory; the kvol blocks of
-// one channel block read the same 8 x kvol floats per row, which stay in cache. Workgroup memory:
-// 8 KiB (STEP 8 keeps the 64 x 256 tile within WebGPU's default 16 KiB with the same k-steps).
+// one channel block read the same 8 x kvol floats per row, so most of them should come from cache
+// (not measured apart). Workgroup memory: 8 KiB (STEP 8 keeps the 64 x 256 tile within WebGPU's
+// default 16 KiB with the same k-steps).
 const TILE_M = 128u;
 const TILE_N = 128u;
 const STEP = 8u;
