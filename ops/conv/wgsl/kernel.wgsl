@@ -13,9 +13,8 @@
 // K is walked as blocks of STEP = 8 input channels, each for every kernel position in turn: within a
 // block the kernel position is the same for the whole workgroup, so an invocation finds its
 // column's input position and bounds once per block, and its input values (4 here, 8 in tile64)
-// differ only by channel
-// (x[at + ci * in_sp]); consecutive invocations take consecutive columns, so the loads coalesce along
-// the output's last axis. A block's weight values are strided by kvol in memory; the kvol blocks of
+// differ only by channel (x[at + ci * in_sp]); consecutive invocations take consecutive columns, so
+// the loads coalesce along the output's last axis. A block's weight values are strided by kvol in memory; the kvol blocks of
 // one channel block read the same 8 x kvol floats per row, so most of them should come from cache
 // (not measured apart). Workgroup memory: 8 KiB (STEP 8 keeps the 64 x 256 tile within WebGPU's
 // default 16 KiB with the same k-steps).
