@@ -30,13 +30,21 @@
  * (8.6 GFLOP, 0.6 ms): 256 workgroups over 132 multiprocessors, each with a K of only 1,024
  * (512 channels x 2 taps); where its time goes was not measured further.
  *
- * Whether a 2-D transposed convolution is needed: not by the models the spec names. The spec's
- * image decoders (Z-Image's and Anima's VAE, the diffusers `AutoencoderKL` decoder) upsample with
- * `Upsample2D(use_conv=True)`, a nearest 2x interpolation followed by a 3 x 3 `Conv2d`, and never
- * call `ConvTranspose2d`; the spec's own upsample row describes exactly that ("the nearest upsample
- * -> conv half of a decoder that avoids conv_transpose's checkerboard"), and its op list marks
- * conv_transpose as 1-D only. The audio decoders that do use a transposed convolution (DAC-style
- * codecs, MioCodec, BigVGAN) use `ConvTranspose1d`. So there is no 2-D entry point.
+ * Whether a 2-D transposed convolution is needed: not by the image models the spec names. Read in
+ * diffusers' sources (huggingface/diffusers): the `AutoencoderKL` decoder (Z-Image's VAE, FLUX's)
+ * upsamples in `UpDecoderBlock2D` (`models/unets/unet_2d_blocks.py`) with
+ * `Upsample2D(out_channels, use_conv=True)`, which in `models/upsampling.py` is a nearest
+ * interpolation followed by a 3 x 3 `Conv2d` (a `ConvTranspose2d` only under
+ * `use_conv_transpose=True`, which the decoder never sets); `AutoencoderKLQwenImage`
+ * (`models/autoencoders/autoencoder_kl_qwenimage.py`, the Qwen-Image / Wan-2.1 VAE that Anima
+ * decodes with) upsamples in `QwenImageResample` with `Upsample(scale_factor=2,
+ * mode="nearest-exact")` then `Conv2d(dim, dim // 2, 3, padding=1)`, and in time with a causal
+ * `Conv3d` whose doubled channels are folded into frames. Neither has a `ConvTranspose2d`. (Which
+ * VAE each model ships is from their model cards, not checked against a checkpoint here.) The
+ * spec's upsample row says the same ("the nearest upsample -> conv half of a decoder that avoids
+ * conv_transpose's checkerboard"), and its op list marks conv_transpose 1-D. The audio decoders
+ * that do transpose (DAC-style codecs, MioCodec, BigVGAN) use `ConvTranspose1d`. So there is no
+ * 2-D entry point.
  *
  * @module
  */
