@@ -21,7 +21,8 @@
  * file name (`[a-z0-9_]+.wgsl`), never a path. It is looked up in the op's own `wgsl/include/` first,
  * then in `harness/wgsl/`, which holds the few snippets several ops share (the row kernels' row sum,
  * chunk loads and ragged-row helpers; the edge accesses of transpose's and permute's tiles; the vec4 block walk
- * of dequantize and gather); a name in
+ * of dequantize and gather; the 8-step k-steps, accumulators and stores of conv's and conv_transpose's GEMM
+ * tiles); a name in
  * both is an error, and a shared snippet sees only
  * shared snippets, so it never depends on the op that includes it. A snippet may include another; a
  * cycle is an error. So are a missing snippet and any other line that looks
