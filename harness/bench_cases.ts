@@ -22,6 +22,10 @@ import { BENCH as GATHER } from "../ops/gather/bench.ts";
 import { BENCH as SCATTER } from "../ops/scatter/bench.ts";
 import { BENCH as QUANTIZE } from "../ops/quantize/bench.ts";
 import { BENCH as DEQUANTIZE } from "../ops/dequantize/bench.ts";
+import { BENCH as CONV } from "../ops/conv/bench.ts";
+import { BENCH as CONV_TRANSPOSE } from "../ops/conv_transpose/bench.ts";
+import { BENCH as GROUP_NORM } from "../ops/group_norm/bench.ts";
+import { BENCH as SNAKE } from "../ops/snake/bench.ts";
 
 export type { BenchCase, SizeClass } from "./bench_case.ts";
 
@@ -43,4 +47,8 @@ export const BENCH_CASES: readonly BenchCase[] = [
   ...SCATTER,
   ...QUANTIZE,
   ...DEQUANTIZE,
+  ...CONV,
+  ...CONV_TRANSPOSE,
+  ...GROUP_NORM,
+  ...SNAKE,
 ];
