@@ -71,4 +71,10 @@ fn store_c(row: u32, col: u32, v: vec4f) {
   }
 }
 
-// #include "gemm64.wgsl"
+// Columns col .. col + 3 (col a multiple of 4) of row k of the basis, padded on the host to whole
+// tiles (rows to a multiple of 16, columns to a multiple of 64), so the load needs no guard.
+fn load_b(k: u32, col: u32) -> vec4f {
+  return basis[k * params.basis_q + col / 4u];
+}
+
+// #include "gemm64_gathered.wgsl"
