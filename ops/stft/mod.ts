@@ -19,7 +19,8 @@
  * - nFft need not be a power of two (1920 = 2^7 * 15 and 1025 are tested).
  *
  * Refused, with an error naming the argument: a signal not longer than floor(nFft / 2) (torch refuses
- * the reflect pad), asking istft for more samples than the frames reach (torch zero-fills them),
+ * the reflect pad), asking istft for more samples than the frames reach (past the last frame's end,
+ * where torch zero-fills),
  * `padding: "same"` with odd nFft - hop, a window whose length is not nFft, and bad sizes or arrays.
  *
  * How it runs, and why a GEMM against a DFT basis rather than an FFT: both directions are one
@@ -194,8 +195,9 @@ export async function stftGpu(gpu: ResidentDevice, args: StftArgs, options: Kern
 export function istftPlan(gpu: ResidentDevice, shape: IstftShape, options: KernelOptions = {}): KernelPlan {
   validateIstftShape(shape);
   const { batch, frames, nFft, hop } = shape;
-  const { start, reach } = istftSpan(shape);
-  const length = shape.length ?? reach;
+  const span = istftSpan(shape);
+  const { start } = span;
+  const length = shape.length ?? span.length;
   const values = 2 * stftBins(nFft);
   const layout = istftBasisLayout(nFft, hop);
   const firstBlock = Math.floor(start / hop);

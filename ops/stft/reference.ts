@@ -22,9 +22,11 @@
  * envelope). Where the envelope over the returned samples falls to torch's threshold (1e-11) or
  * below, the window/hop pair cannot be inverted (NOLA fails) and istft throws, as torch does.
  * `padding: "same"` is the Vocos / MioCodec convention instead of centring: `(nFft - hop) / 2`
- * samples are cropped from each end, so T frames give T * hop samples. `length` shortens the output;
- * asking for more samples than the frames reach throws (torch zero-fills them; a sample no frame
- * reaches is not a reconstruction).
+ * samples are cropped from each end, so T frames give T * hop samples. By default the output ends
+ * where it began, `start` samples before the last frame's end (torch's default length); `length`
+ * may shorten it or lengthen it up to the last frame's end, where torch also returns overlap-added
+ * samples. Asking for more samples than the frames reach throws: torch zero-fills them, and a
+ * sample no frame reaches is not a reconstruction.
  *
  * @module
  */
@@ -69,7 +71,7 @@ export interface IstftShape {
   hop: number;
   /** `"center"` (torch.istft(center=True), the default) or `"same"` (Vocos: T frames give T * hop samples). */
   padding?: IstftPadding;
-  /** Samples to return per signal; default all the frames reach. */
+  /** Samples to return per signal, at most {@link istftSpan}'s `reach`; default its `length`. */
   length?: number;
 }
 
@@ -134,15 +136,17 @@ export function validateStft(args: StftArgs): void {
 }
 
 /**
- * Where istft's returned samples start in the overlap-added signal, and how many the frames reach.
+ * Where istft's returned samples start in the overlap-added signal (`nFft + hop * (frames - 1)`
+ * samples from the start of frame 0), how many it returns by default, and how many the frames reach.
  *
  * @param shape the sizes and padding
- * @returns `start` (samples cropped from the front) and `reach` (the most samples that can be returned)
+ * @returns `start` (samples cropped from the front), `length` (the default count: as many cropped
+ *   from the end) and `reach` (the most that can be returned: up to the last frame's end)
  */
-export function istftSpan(shape: IstftShape): { start: number; reach: number } {
+export function istftSpan(shape: IstftShape): { start: number; length: number; reach: number } {
   const total = shape.nFft + shape.hop * (shape.frames - 1);
   const start = (shape.padding ?? "center") === "same" ? (shape.nFft - shape.hop) / 2 : Math.floor(shape.nFft / 2);
-  return { start, reach: total - 2 * start };
+  return { start, length: total - 2 * start, reach: total - start };
 }
 
 /**
@@ -162,7 +166,7 @@ export function validateIstftShape(shape: IstftShape): void {
       `istft: padding "same" crops (nFft - hop) / 2 per end, so nFft - hop must be even and >= 0, got nFft ${shape.nFft}, hop ${shape.hop}`,
     );
   }
-  const { reach } = istftSpan(shape);
+  const { length, reach } = istftSpan(shape);
   if (shape.length !== undefined) {
     requireInt("istft", "length", shape.length, 1);
     if (shape.length > reach) {
@@ -171,7 +175,9 @@ export function validateIstftShape(shape: IstftShape): void {
       );
     }
   }
-  if (reach < 1) throw new Error(`istft: ${shape.frames} frames of hop ${shape.hop} reach no samples`);
+  if ((shape.length ?? length) < 1) {
+    throw new Error(`istft: ${shape.frames} frames of nFft ${shape.nFft}, hop ${shape.hop} give no samples by default`);
+  }
 }
 
 /**
@@ -190,12 +196,12 @@ export function validateIstft(args: IstftArgs): void {
   ]);
   if (args.window !== undefined) requireArray("istft", "window", args.window, "Float32Array", [args.nFft, "nFft"]);
   const window = args.window ?? hannWindow(args.nFft);
-  const { start, reach } = istftSpan(args);
+  const { start, length } = istftSpan(args);
   const envelope = new Float64Array(args.nFft + args.hop * (args.frames - 1));
   for (let f = 0; f < args.frames; f++) {
     for (let n = 0; n < args.nFft; n++) envelope[f * args.hop + n] += window[n] * window[n];
   }
-  const returned = envelope.subarray(start, start + (args.length ?? reach));
+  const returned = envelope.subarray(start, start + (args.length ?? length));
   const lowest = returned.reduce((m, v) => Math.min(m, Math.abs(v)), Infinity);
   if (!(lowest > NOLA_THRESHOLD)) {
     throw new Error(
@@ -271,8 +277,9 @@ export function istft(args: IstftArgs): Float32Array {
   const { x, batch, frames, nFft, hop } = args;
   const window = args.window ?? hannWindow(nFft);
   const bins = stftBins(nFft);
-  const { start, reach } = istftSpan(args);
-  const length = args.length ?? reach;
+  const span = istftSpan(args);
+  const { start } = span;
+  const length = args.length ?? span.length;
   const total = nFft + hop * (frames - 1);
   const out = new Float32Array(batch * length);
   for (let b = 0; b < batch; b++) {

@@ -49,7 +49,14 @@ interface Golden {
     out: number[];
   }[];
   nola: { nFft: number; hop: number; raised: boolean; message: string }[];
-  beyond: { reach: number; asked: number; returned: number; tail_is_zero: boolean };
+  beyond: {
+    default: number;
+    to_end: number;
+    x: number[];
+    tail: number[];
+    past_zero: boolean;
+    before_past_nonzero: boolean;
+  };
 }
 const loadStftGolden = () => loadGolden<Golden>(new URL("./goldens/stft.json", import.meta.url));
 const strided = (xs: Float32Array, stride: number) => xs.filter((_, i) => i % stride === 0);
@@ -187,13 +194,21 @@ Deno.test("stft reference: NOLA as torch checks it; asking for more samples than
     }
     deepStrictEqual(raised, c.raised, `Hann, nFft ${c.nFft}, hop ${c.hop}: torch ${c.message}`);
   }
-  // torch zero-fills the samples past the frames' reach; this op refuses to return them.
-  ok(golden.beyond.tail_is_zero && golden.beyond.returned === golden.beyond.asked);
-  const spec = new Float32Array(9 * 9 * 2);
-  deepStrictEqual(istft({ x: spec, batch: 1, frames: 9, nFft: 16, hop: 4 }).length, golden.beyond.reach);
+  // Past its default length torch returns overlap-added samples up to the last frame's end (so does
+  // this op), and zeros beyond it (this op throws).
+  const { beyond } = golden;
+  ok(beyond.past_zero && beyond.before_past_nonzero, "torch: real samples to the last frame's end, zeros after");
+  const args = { x: Float32Array.from(beyond.x), batch: 1, frames: 9, nFft: 16, hop: 4 };
+  deepStrictEqual(istft(args).length, beyond.default);
+  assertClose(
+    istft({ ...args, length: beyond.to_end }),
+    beyond.tail,
+    { atol: 1e-5, rtol: 1e-5 },
+    "to the last frame's end",
+  );
   await assertThrowsMessage(
-    () => istft({ x: spec, batch: 1, frames: 9, nFft: 16, hop: 4, length: golden.beyond.asked }),
-    `istft: length must be <= ${golden.beyond.reach}, the samples 9 frames reach, got ${golden.beyond.asked}`,
+    () => istft({ ...args, length: beyond.to_end + 1 }),
+    `istft: length must be <= ${beyond.to_end}, the samples 9 frames reach, got ${beyond.to_end + 1}`,
   );
 });
 
@@ -242,8 +257,8 @@ gpuTest("stft GPU: bad input throws before dispatch", async (gpu) => {
     "istft: window must satisfy NOLA",
   );
   await assertThrowsMessage(
-    () => istftGpu(gpu, { x: spec, batch: 1, frames: 5, nFft: 16, hop: 4, length: 17 }),
-    "length must be <= 16",
+    () => istftGpu(gpu, { x: spec, batch: 1, frames: 5, nFft: 16, hop: 4, length: 25 }),
+    "length must be <= 24",
   );
   await assertThrowsMessage(
     () => stftGpu(gpu, { x, batch: 1, length: 20, nFft: 8, hop: 4 }, { override: "inverse" }),
@@ -289,13 +304,16 @@ checkAgainstReference<StftArgs>(
   stftTol,
 );
 
-// istft of spectra of real signals and of random spectra, center and same, with and without length,
+// istft of random spectra, center and same, with and without length (shorter, and up to the last
+// frame's end),
 // and a rectangular window (Nyquist once, imaginary DC/Nyquist dropped: the random spectra have them).
 const istftShapes: [number, number, number, number, IstftPadding, number | undefined][] = [
   [2, 9, 16, 4, "center", undefined],
   [1, 9, 16, 4, "center", 29],
   [3, 7, 16, 4, "same", undefined],
   [1, 70, 64, 16, "center", 1000],
+  [2, 9, 16, 4, "center", 40],
+  [1, 6, 1025, 256, "center", 1793], // to the last frame's end: 1025 + 5 * 256 - 512
   [1, 12, 30, 7, "center", undefined],
   [1, 4, 1025, 256, "center", undefined],
   [1, 3, 1920, 480, "same", undefined],

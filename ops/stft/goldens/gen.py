@@ -13,8 +13,9 @@ this op's frame-major layout [batch, frames, bins, 2], transposed from torch's [
   (irfft, window, F.fold overlap-add, crop (win - hop) / 2 per end, divide by the folded squared
   window), which torch.istft has no mode for.
 - nola: whether torch.istft refuses a periodic Hann window at hop = nFft (envelope 0 at frame edges)
-  and accepts it at hop = nFft / 2; `beyond`: what torch.istft does when asked for more samples than
-  the frames reach (this op throws instead).
+  and accepts it at hop = nFft / 2; `beyond`: torch.istft asked for samples up to the last frame's end
+  (past its default length: overlap-added samples, not zeros) and 3 beyond it (zero-filled by torch;
+  this op throws instead).
 """
 import json, pathlib, struct, torch
 import torch.nn.functional as F
@@ -116,14 +117,17 @@ for n_fft, hop in [(16, 16), (16, 8), (16, 4)]:
     except Exception as e:
         nola.append({"nFft": n_fft, "hop": hop, "raised": True, "message": str(e).splitlines()[0]})
 spec = random_spectrum(1, 9, 16)[0]
-reach = torch.istft(spec, 16, 4, window=hann(16), center=True).shape[-1]
-longer = torch.istft(spec, 16, 4, window=hann(16), center=True, length=reach + 5)
-beyond = {"reach": reach, "asked": reach + 5, "returned": longer.shape[-1],
-          "tail_is_zero": bool((longer[reach:] == 0).all())}
+default = torch.istft(spec, 16, 4, window=hann(16), center=True).shape[-1]
+to_end = 16 + 4 * 8 - 8  # the last frame's end, less the 8 samples cropped at the front
+tail = torch.istft(spec, 16, 4, window=hann(16), center=True, length=to_end)
+past = torch.istft(spec, 16, 4, window=hann(16), center=True, length=to_end + 3)
+beyond = {"default": default, "to_end": to_end, "x": [int(v) for v in frame_major(spec[None]).flatten().tolist()],
+          "tail": f32(tail.float().double().tolist()), "past_zero": bool((past[to_end:] == 0).all()),
+          "before_past_nonzero": bool((tail[default:] != 0).all())}
 
 out = pathlib.Path(__file__).with_name("stft.json")
 out.write_text(json.dumps({"meta": {"torch": torch.__version__}, "stft": stft_cases, "frames": frames,
                            "too_short": too_short, "istft": istft_cases, "nola": nola, "beyond": beyond},
                           separators=(",", ":")))
 print(f"wrote {out} ({out.stat().st_size} bytes, torch {torch.__version__}); frames {frames}; nola {nola}; "
-      f"beyond {beyond}; too_short {too_short}")
+      f"beyond {dict(beyond, x=None, tail=None)}; too_short {too_short}")
