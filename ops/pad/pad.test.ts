@@ -140,7 +140,8 @@ gpuTest("pad GPU: bad input throws before dispatch", async (gpu: ResidentDevice)
   await assertThrowsMessage(() => padGpu(gpu, { ...base }, { override: "kernel.amd" }), 'override "kernel.amd"');
 });
 
-// Copies: the GPU must give the reference's values exactly.
+// Copies: the GPU must give the reference's values exactly. The last two shapes are past one block
+// (4,096 output elements), so whole blocks take the four-vec4 path.
 const cases = (["constant", "reflect", "replicate"] as const).flatMap((mode) =>
   (
     [
@@ -152,6 +153,8 @@ const cases = (["constant", "reflect", "replicate"] as const).flatMap((mode) =>
       [3, 6, 8, 0, 3],
       [2, 2, 1, 1, 1],
       [1, 2051, 1, 0, 9],
+      [8, 700, 1, 3, 2],
+      [3, 40, 64, 2, 1],
     ] as const
   ).map(([outer, size, inner, before, after]) => {
     const fit = (p: number) => (mode === "reflect" ? Math.min(p, size - 1) : p);

@@ -102,7 +102,8 @@ gpuTest("upsample GPU: downsampling and bad input throw before dispatch", async 
   await assertThrowsMessage(() => nearestUpsample2dGpu(gpu, base, { override: "kernel.amd" }), 'override "kernel.amd"');
 });
 
-// Copies: exact. Rows of outW % 4 == 0 (the vec4 path) and not, a partial last vec4, 1-element axes.
+// Copies: exact. Rows of outW % 4 == 0 (the vec4 path) and not, a partial last vec4, 1-element axes;
+// the last two are past one block (4,096 output elements), so whole blocks take the four-vec4 path.
 const shapes = [
   [1, 1, 1, 1, 1, 1],
   [1, 1, 1, 1, 3, 5],
@@ -112,6 +113,8 @@ const shapes = [
   [1, 1, 33, 1, 67, 7],
   [1, 2, 32, 32, 64, 64],
   [1, 1, 3, 3, 3, 3],
+  [1, 3, 20, 21, 40, 42],
+  [2, 2, 16, 16, 32, 32],
 ];
 checkAgainstReference<NearestUpsample2dArgs>(
   "upsample",
