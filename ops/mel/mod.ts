@@ -5,7 +5,7 @@
  * (stft -> power -> mel -> dB, three dispatches in one submit). See `reference.ts` for the
  * definitions.
  *
- * Matches torchaudio (2.x): `melscale_fbanks` (layout `[nFreqs, nMels]`, HTK scale and no norm by
+ * Matches torchaudio (2.11, measured by the goldens): `melscale_fbanks` (layout `[nFreqs, nMels]`, HTK scale and no norm by
  * default), `Spectrogram(power=2)`, `MelScale`, `AmplitudeToDB(stype="power", top_db=None)` and
  * their composition `MelSpectrogram`; `{ scale: "slaney", norm: "slaney" }` matches
  * `librosa.filters.mel`'s defaults (transposed, for an even sample rate). Conventions, each pinned

@@ -3,8 +3,8 @@
 Writes mel.json beside this file:
 - filterbanks [n_freqs, n_mels] from torchaudio.functional.melscale_fbanks (HTK scale, no norm: the
   default; and mel_scale="slaney", norm="slaney"), and librosa.filters.mel's defaults (Slaney scale,
-  Slaney norm) transposed, computed by a numpy port of librosa's code (librosa is not installed
-  there; the port follows librosa 0.10's filters.mel / mel_frequencies / hz_to_mel line by line);
+  Slaney norm) transposed, computed by a numpy port of librosa's code (librosa is not among the GPU
+  machine's packages; the port follows librosa 0.10's filters.mel / mel_frequencies / hz_to_mel);
 - the log-mel spectrogram of a linear sine sweep (50 Hz -> 10 kHz over 0.2 s at 24 kHz, amplitude
   0.5, synthesised here in float64 and rounded to float32): torchaudio.transforms.MelSpectrogram
   (n_fft 1024, hop 256, 64 mels; HTK, and Slaney/Slaney) followed by AmplitudeToDB(stype="power",
