@@ -5,9 +5,10 @@
  * (stft -> power -> mel -> dB, three dispatches in one submit). See `reference.ts` for the
  * definitions.
  *
- * Matches torchaudio (2.11, measured by the goldens): `melscale_fbanks` (layout `[nFreqs, nMels]`, HTK scale and no norm by
- * default), `Spectrogram(power=2)`, `MelScale`, `AmplitudeToDB(stype="power", top_db=None)` and
- * their composition `MelSpectrogram`; `{ scale: "slaney", norm: "slaney" }` matches
+ * Matches torchaudio (2.11, measured by the goldens): `melscale_fbanks` (layout `[nFreqs, nMels]`,
+ * HTK scale and no norm by default), `Spectrogram(power=2)`, `MelScale`,
+ * `AmplitudeToDB(stype="power", top_db=None)` and their composition `MelSpectrogram`, on a sine
+ * sweep to rtol 1e-4 in power (see the test); `{ scale: "slaney", norm: "slaney" }` matches
  * `librosa.filters.mel`'s defaults (transposed, for an even sample rate). Conventions, each pinned
  * by a test that the alternative fails: HTK versus Slaney scale and no norm versus Slaney's area
  * norm (both from torch-side goldens); decibels as 10 log10 of power with the argument floored at
