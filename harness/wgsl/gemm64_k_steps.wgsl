@@ -2,6 +2,7 @@
 // neither looped over nor called: per k, three vec4 reads of workgroup memory (rows 4ty..4ty+3 and
 // 32+4ty..32+4ty+3 of a's block, columns 4tx..4tx+3 of b's) feed 32 FMAs into acc0-7. No guard, no
 // mask: the staging has already put zeros wherever an operand ends.
+// (The same text as ops/matmul/wgsl/include/k_steps64.wgsl, which matmul still includes from there.)
     {
       let top = a_t[0u * LANES + ty];
       let bottom = a_t[0u * LANES + HALF + ty];

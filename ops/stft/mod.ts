@@ -24,7 +24,7 @@
  * `padding: "same"` with odd nFft - hop, a window whose length is not nFft, and bad sizes or arrays.
  *
  * How it runs, and why a GEMM against a DFT basis rather than an FFT: both directions are one
- * dispatch of a 64 x 64-tiled GEMM (matmul/tile64's design; `wgsl/include/gemm64.wgsl`). stft
+ * dispatch of a 64 x 64-tiled GEMM (matmul/tile64's design; `harness/wgsl/gemm64_gathered.wgsl`). stft
  * multiplies the framed signal `[batch * frames, nFft]`, gathered from x by the kernel with the
  * reflection applied (the frames are never written out), by the windowed basis `[nFft, 2 * bins]`;
  * istft multiplies the spectra by the windowed irfft basis with the overlap-add folded into the
