@@ -26,6 +26,10 @@ import { BENCH as CONV } from "../ops/conv/bench.ts";
 import { BENCH as CONV_TRANSPOSE } from "../ops/conv_transpose/bench.ts";
 import { BENCH as GROUP_NORM } from "../ops/group_norm/bench.ts";
 import { BENCH as SNAKE } from "../ops/snake/bench.ts";
+import { BENCH as MEL } from "../ops/mel/bench.ts";
+import { BENCH as PAD } from "../ops/pad/bench.ts";
+import { BENCH as STFT } from "../ops/stft/bench.ts";
+import { BENCH as UPSAMPLE } from "../ops/upsample/bench.ts";
 
 export type { BenchCase, SizeClass } from "./bench_case.ts";
 
@@ -51,4 +55,8 @@ export const BENCH_CASES: readonly BenchCase[] = [
   ...CONV_TRANSPOSE,
   ...GROUP_NORM,
   ...SNAKE,
+  ...MEL,
+  ...PAD,
+  ...STFT,
+  ...UPSAMPLE,
 ];
