@@ -38,8 +38,11 @@ export interface ManifestFile {
 
 /** A model's files, as published in its `manifest.json`. */
 export interface WeightManifest {
+  /** Always {@linkcode MANIFEST_FORMAT}. */
   format: typeof MANIFEST_FORMAT;
+  /** Always 1: a reader refuses a version it does not know. */
   version: 1;
+  /** The model's files, in the order a cache loads them. */
   files: ManifestFile[];
 }
 

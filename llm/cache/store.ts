@@ -35,7 +35,9 @@ export interface CacheStore {
 
 /** Usage and quota in bytes, as `navigator.storage.estimate()` gives them. */
 export interface StorageEstimate {
+  /** Bytes this origin uses. */
   usage?: number;
+  /** Bytes this origin may use. */
   quota?: number;
 }
 

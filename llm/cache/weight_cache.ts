@@ -44,7 +44,7 @@ export interface CacheProgress {
 }
 
 /** Options of {@linkcode WeightCache.load}. */
-export interface LoadOptions {
+export interface CacheLoadOptions {
   /** The manifest's expected SHA-256 (hex): with it, a cached model loads with no request at all. */
   manifestSha256?: string;
   /** Called as bytes arrive (and once per file read from the store). */
@@ -61,6 +61,7 @@ export interface LoadOptions {
 export interface CachedModel {
   /** The manifest's SHA-256, under which the files are kept. */
   key: string;
+  /** The manifest read. */
   manifest: WeightManifest;
   /** Each file's bytes, by manifest name. */
   files: Map<string, Uint8Array>;
@@ -68,6 +69,7 @@ export interface CachedModel {
 
 /** What {@linkcode WeightCache.list} shows of one kept model. */
 export interface CachedModelInfo {
+  /** The model's manifest key. */
   key: string;
   /** Each manifest file with the bytes held of it (equal to `size` when complete). */
   files: (ManifestFile & { held: number })[];
@@ -81,6 +83,8 @@ export type WeightCacheErrorReason = "quota" | "integrity" | "network" | "manife
 /** A weight cache failure with its reason; a quota error carries the bytes needed and free. */
 export class WeightCacheError extends Error {
   /**
+   * A failure of the weight cache.
+   *
    * @param reason what kind of failure
    * @param message the whole message
    * @param needed for `"quota"`: bytes the model still needs
@@ -112,7 +116,7 @@ interface LoadRun {
   key: string;
   manifest: WeightManifest;
   manifestUrl: URL;
-  options: LoadOptions;
+  options: CacheLoadOptions;
   fetch: typeof fetch;
   partBytes: number;
   held: Map<string, number>;
@@ -133,7 +137,11 @@ interface LoadRun {
  * ```
  */
 export class WeightCache {
-  /** @param store where the bytes are kept */
+  /**
+   * A cache over one store.
+   *
+   * @param store where the bytes are kept
+   */
   constructor(readonly store: CacheStore) {}
 
   /**
@@ -144,7 +152,7 @@ export class WeightCache {
    * @returns the key, manifest and verified bytes of every file
    * @throws WeightCacheError (quota, integrity, network, manifest); the signal's reason when aborted
    */
-  async load(manifestUrl: string | URL, options: LoadOptions = {}): Promise<CachedModel> {
+  async load(manifestUrl: string | URL, options: CacheLoadOptions = {}): Promise<CachedModel> {
     const url = new URL(manifestUrl, (globalThis as { location?: { href: string } }).location?.href);
     const fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
     const partBytes = options.partBytes ?? DEFAULT_PART_BYTES;
