@@ -203,7 +203,8 @@ Deno.test("a corrupted or missing part is detected by sha256, deleted and fetche
 Deno.test("a server whose file is not the manifest's: an integrity error, and nothing of it kept", async () => {
   await withModel(async ({ url, dir }) => {
     const cache = new WeightCache(memoryStore());
-    const changed = await Deno.readFile(`${dir}/extra/tokenizer.bin`);
+    const originalTokenizer = await Deno.readFile(`${dir}/extra/tokenizer.bin`);
+    const changed = originalTokenizer.slice();
     changed[70_000] ^= 0xff;
     await Deno.writeFile(`${dir}/extra/tokenizer.bin`, changed);
     const error = await cache.load(url).then(() => null, (e) => e);
@@ -217,6 +218,13 @@ Deno.test("a server whose file is not the manifest's: an integrity error, and no
 
     await Deno.writeFile(`${dir}/extra/tokenizer.bin`, changed.subarray(0, 1000));
     await rejects(cache.load(url), /tokenizer\.bin sends 1000 bytes, the manifest says 70001/);
+
+    // An unreadable part record is no record: the file is fetched again, not a crash.
+    const stateKey = (await cache.store.keys()).find((k) => k.endsWith("/model.safetensors") && k.includes("state"))!;
+    await cache.store.put(stateKey, new TextEncoder().encode("not json"));
+    await Deno.writeFile(`${dir}/extra/tokenizer.bin`, originalTokenizer);
+    const repaired = await cache.load(url);
+    strictEqual(repaired.files.get("model.safetensors")!.length, 300_000);
   });
 });
 
@@ -244,6 +252,7 @@ Deno.test("a full store: the error says how many more bytes the model needs and 
     strictEqual(error.needed, needed);
     strictEqual(error.available, quota - used);
     ok(error.message.includes(`the model needs ${needed} more bytes (370020 in all)`), error.message);
+    ok(/^weight cache: no room to store model\.safetensors \(bytes \d+ to \d+\)/.test(error.message), error.message);
     ok(error.message.includes(`this origin has ${quota - used} bytes free (${used} used of a ${quota}-byte quota)`));
 
     const noEstimate = new WeightCache({ ...store, estimate: undefined });

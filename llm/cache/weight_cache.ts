@@ -204,26 +204,33 @@ export class WeightCache {
       throw new Error(`weight cache: manifestSha256 must be 64 lowercase hex digits, got ${pinned}`);
     }
     let bytes = pinned ? await this.store.get(manifestEntry(pinned)) : undefined;
-    if (!bytes || await manifestKey(bytes) !== pinned) {
+    const stored = bytes !== undefined && await manifestKey(bytes) === pinned;
+    if (!stored) {
       const response = await fetchFn(url, { signal });
       if (!response.ok) throw new WeightCacheError("network", `weight cache: GET ${url} answered ${response.status}`);
       bytes = new Uint8Array(await response.arrayBuffer());
     }
-    const key = await manifestKey(bytes);
+    const key = await manifestKey(bytes!);
     if (pinned && key !== pinned) {
       throw new WeightCacheError(
         "manifest",
         `weight cache: the manifest at ${url} has sha256 ${key}, expected ${pinned}`,
       );
     }
-    const manifest = parseManifest(bytes);
-    await this.#put(null, manifestEntry(key), bytes);
+    const manifest = parseManifest(bytes!);
+    if (!stored) await this.#put(null, manifestEntry(key), bytes!, "the manifest");
     return { key, manifest };
   }
 
+  /** The sizes of a file's stored parts, in order; none when the record is absent or unreadable. */
   async #parts(key: string, name: string): Promise<number[]> {
     const state = await this.store.get(stateEntry(key, name));
-    return state ? JSON.parse(new TextDecoder().decode(state)) as number[] : [];
+    try {
+      const parts = state ? JSON.parse(new TextDecoder().decode(state)) : [];
+      return Array.isArray(parts) && parts.every((n) => Number.isSafeInteger(n) && n > 0) ? parts : [];
+    } catch {
+      return [];
+    }
   }
 
   async #heldBytes(key: string, name: string): Promise<number> {
@@ -238,7 +245,7 @@ export class WeightCache {
   }
 
   /** A put whose quota error names the bytes the model still needs and the bytes free. */
-  async #put(run: LoadRun | null, entry: string, bytes: Uint8Array) {
+  async #put(run: LoadRun | null, entry: string, bytes: Uint8Array, what: string) {
     try {
       await this.store.put(entry, bytes);
     } catch (e) {
@@ -259,7 +266,7 @@ export class WeightCache {
         : `this origin has ${free} bytes free (${estimate!.usage} used of a ${estimate!.quota}-byte quota)`;
       throw new WeightCacheError(
         "quota",
-        `weight cache: no room to store ${entry.slice(65)}: the model needs ${needed} more bytes ` +
+        `weight cache: no room to store ${what}: the model needs ${needed} more bytes ` +
           `(${total} in all); ${room}`,
         needed,
         free,
@@ -329,7 +336,9 @@ export class WeightCache {
     }
     if (!resumed && held > 0) await this.#drop(run, file.name); // the server ignored the range: start over
     const start = resumed ? held : 0;
-    const length = response.headers.get("content-length");
+    // A compressed body's Content-Length counts the compressed bytes; only a plain one is checked early.
+    const encoded = (response.headers.get("content-encoding") ?? "identity") !== "identity";
+    const length = encoded ? null : response.headers.get("content-length");
     if (length !== null && Number(length) !== file.size - start) {
       await response.body?.cancel();
       throw new WeightCacheError(
@@ -338,6 +347,7 @@ export class WeightCache {
       );
     }
     const parts = await this.#parts(run.key, file.name);
+    let received = start;
     let pending: Uint8Array[] = [];
     let pendingBytes = 0;
     const flush = async () => {
@@ -348,12 +358,12 @@ export class WeightCache {
       pending = [];
       pendingBytes = 0;
       // The part first, then the state naming it: a part without a state entry is overwritten next time.
-      await this.#put(run, partEntry(run.key, file.name, parts.length), part);
+      const what = `${file.name} (bytes ${received - part.length} to ${received})`;
+      await this.#put(run, partEntry(run.key, file.name, parts.length), part, what);
       parts.push(part.length);
-      await this.#put(run, stateEntry(run.key, file.name), new TextEncoder().encode(JSON.stringify(parts)));
+      await this.#put(run, stateEntry(run.key, file.name), new TextEncoder().encode(JSON.stringify(parts)), what);
     };
     const reader = response.body!.getReader();
-    let received = start;
     try {
       for (;;) {
         const { done, value } = await reader.read();
