@@ -33,3 +33,4 @@ export * from "./safetensors_sharded.ts";
 export * from "./safetensors_write.ts";
 export * from "./weights/format.ts";
 export * from "./weights/load.ts";
+export * from "./cache/mod.ts";
