@@ -3,7 +3,9 @@
  * weights (our safetensors reader over memory, a Blob or a URL with ranges, sharded checkpoints,
  * the f32 / q8 / q4g128 formats and the loader that streams them tensor by tensor), and text in and
  * out: tokenizers (SentencePiece and byte-level BPE), the CPU sampler with its seeded counter-based
- * draw, and token-level constraints. Files on disk are read through `@xpu/ops/llm/file` (Deno).
+ * draw, and token-level constraints; and the weight cache that keeps downloaded model files (Cache API
+ * or IndexedDB in a page). Files on disk are read through `@xpu/ops/llm/file` and cached in a
+ * directory through `@xpu/ops/llm/cache/directory` (both Deno only).
  *
  * @example
  * ```ts ignore
