@@ -113,10 +113,15 @@ export interface RopeArgs extends RopeShape {
 
 /** {@link RopeShape} with every default filled in, and the frequencies. */
 export interface RopeResolved {
+  /** The frequency base. */
   theta: number;
+  /** Added to every position. */
   offset: number;
+  /** First rotated head. */
   headOffset: number;
+  /** Rotated heads. */
   headCount: number;
+  /** Rows of the angle cache (0 for none). */
   cacheLength: number;
   /** Inverse frequencies, `[headDim / 2]`, rounded to f32. */
   invFreq: Float32Array;
