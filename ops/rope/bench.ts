@@ -1,6 +1,6 @@
 /**
  * Benchmark cases of rope and ropeAxes: one read and one write of `[tokens, heads, headDim]`, at a
- * Llama prefill (4,096 tokens, 32 heads of 128: 64 MiB each way), four times that (steady state),
+ * Llama prefill (4,096 tokens, 32 heads of 128: 64 MiB each way), twice that,
  * and a decode step of 8 tokens; ropeAxes at the same prefill shape split as Z-Image ([32, 48, 48],
  * adjacent pairs) and as Cosmos-Predict2 ([44, 42, 42], half pairing, a theta per axis).
  *
@@ -26,7 +26,7 @@ export const BENCH: readonly BenchCase[] = [
     op: "rope",
     entry: "kernel",
     sources: KERNELS,
-    gpu: [{ tokens: 4096, heads: 32, headDim: 128 }, { tokens: 16384, heads: 32, headDim: 128 }, {
+    gpu: [{ tokens: 4096, heads: 32, headDim: 128 }, { tokens: 8192, heads: 32, headDim: 128 }, {
       tokens: 8,
       heads: 32,
       headDim: 128,
