@@ -25,6 +25,12 @@ const loadAlibiGolden = () => loadGolden<Golden>(new URL("./goldens/alibi.json",
 const fromJson = (xs: JsonF32) => Float32Array.from(xs, Number);
 /** The reference and torch both round an f64 bias to f32 once (slopes identical in f64). */
 const oneUlp = { atol: 0, rtol: 2 ** -23 };
+/**
+ * The kernel multiplies the exact integer distance by the f32-rounded slope and rounds once (up to
+ * 2^-23 relative from the exact bias); the reference and torch round the exact product once (2^-24):
+ * up to 1.5 x 2^-23 apart, so 2^-22.
+ */
+const gpuTolerance = { atol: 0, rtol: 2 ** -22 };
 
 Deno.test("alibi reference: the paper's slopes, including the non-monotonic tail for 12 and 20 heads", async () => {
   deepStrictEqual(alibiSlopes(8), [1, 2, 3, 4, 5, 6, 7, 8].map((k) => 2 ** -k));
@@ -129,17 +135,16 @@ gpuTest("alibi GPU: more than 65,535 workgroups fold into y, and the kernel reco
   const plan = alibiPlan(gpu, args);
   deepStrictEqual(plan.workgroups, [3, 1, 1]);
   const [out] = await gpu.run({ ...plan, workgroups: foldWorkgroups(3, 2) }, [Float32Array.from(alibiSlopes(3))]);
-  assertClose(out, alibi(args), oneUlp, "folded 2 x 2 grid");
+  assertClose(out, alibi(args), gpuTolerance, "folded 2 x 2 grid");
 });
 
 gpuTest("alibi GPU matches the torch goldens", async (gpu) => {
   for (const c of (await loadAlibiGolden()).cases) {
-    assertClose(await alibiGpu(gpu, c), c.out, oneUlp, `H=${c.heads} L=${c.L} S=${c.S}`);
+    assertClose(await alibiGpu(gpu, c), c.out, gpuTolerance, `H=${c.heads} L=${c.L} S=${c.S}`);
   }
 });
 
-// The kernel multiplies an exact integer distance by the f32 slope (one rounding); the reference
-// rounds the f64 product once: equal, or one ULP apart when the f64 slope is not an f32.
+// Tolerance: gpuTolerance (the kernel rounds the slope, then the product).
 checkAgainstReference<AlibiArgs>(
   "alibi",
   KERNELS,
@@ -159,5 +164,5 @@ checkAgainstReference<AlibiArgs>(
   })),
   alibi,
   alibiGpu,
-  { atol: 0, rtol: 2 ** -23 },
+  gpuTolerance,
 );
