@@ -15,6 +15,12 @@
  * carried over so that a run crossing a block boundary still collapses. Its parallelism is B
  * workgroups: enough for a batch, little for a single long sequence.
  *
+ * Measured on the H200 (2026-12-02, Deno 2.9.6 over Vulkan, GPU timestamps, median of 10 after
+ * warm-up, against the 4,517 GB/s bandwidth probe of the same run): 16 x 1500 x 32 in 26 us
+ * (2.7%), 8 x 1500 x 1024 in 0.465 ms (2.3%), 64 x 1500 x 1024 in 0.445 ms (19.6%): with one
+ * workgroup per sequence, a small batch leaves most of the GPU idle, and each invocation's argmax
+ * walks its frame's C logits alone. Splitting the argmax across a workgroup (or a first pass over
+ * all frames) is the next step if decoding ever matters for speed; it has not been done.
  * @module
  */
 
