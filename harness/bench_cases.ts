@@ -30,6 +30,11 @@ import { BENCH as MEL } from "../ops/mel/bench.ts";
 import { BENCH as PAD } from "../ops/pad/bench.ts";
 import { BENCH as STFT } from "../ops/stft/bench.ts";
 import { BENCH as UPSAMPLE } from "../ops/upsample/bench.ts";
+import { BENCH as ROPE } from "../ops/rope/bench.ts";
+import { BENCH as ALIBI } from "../ops/alibi/bench.ts";
+import { BENCH as POPE } from "../ops/pope/bench.ts";
+import { BENCH as MOE } from "../ops/moe/bench.ts";
+import { BENCH as CTC_DECODE } from "../ops/ctc_decode/bench.ts";
 
 export type { BenchCase, SizeClass } from "./bench_case.ts";
 
@@ -59,4 +64,9 @@ export const BENCH_CASES: readonly BenchCase[] = [
   ...PAD,
   ...STFT,
   ...UPSAMPLE,
+  ...ROPE,
+  ...ALIBI,
+  ...POPE,
+  ...MOE,
+  ...CTC_DECODE,
 ];

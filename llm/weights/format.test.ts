@@ -5,7 +5,8 @@ import { packQ4, packQ8, quantizeQ4G128 } from "../../ops/matvec/reference.ts";
 import { TINY_CONFIG } from "../config.ts";
 import { SafetensorsFile } from "../safetensors.ts";
 import { fileSource } from "../safetensors_file.ts";
-import { llamaWeightSpecs, outputSpecs, permuteRopeChannels, transformTensor } from "./format.ts";
+import { permuteRopeChannels } from "../../ops/rope/reference.ts";
+import { llamaWeightSpecs, outputSpecs, transformTensor } from "./format.ts";
 
 const FIXTURES = new URL("../fixtures/", import.meta.url).pathname;
 
@@ -15,12 +16,6 @@ async function openFixture(path: string): Promise<SafetensorsFile> {
 
 const int32 = (bytes: Uint8Array) => new Int32Array(bytes.slice().buffer);
 const uint32 = (bytes: Uint8Array) => new Uint32Array(bytes.slice().buffer);
-
-Deno.test("permuteRopeChannels: within each head, row 2i is old row i and 2i+1 is old row i + headDim/2", () => {
-  // Two heads of 4 channels, 2 columns; each row holds its own index twice.
-  const weight = new Float32Array([0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7]);
-  assertEquals([...permuteRopeChannels(weight, 2, 4, 2)], [0, 0, 2, 2, 1, 1, 3, 3, 4, 4, 6, 6, 5, 5, 7, 7]);
-});
 
 /** HF Llama's rotation: channel i pairs with i + d/2 (rotate_half). */
 function ropeRotateHalf(q: number[], angles: number[]): number[] {
@@ -66,21 +61,6 @@ Deno.test("permuteRopeChannels: adjacent-pair RoPE on permuted rows is rotate_ha
     // Without the permutation the two rotations disagree (the test can fail).
     assert(ropeAdjacent(matvec(wq, h), anglesAt(7)).some((v, i) => Math.abs(v - hf[i]) > 1e-3));
   }
-});
-
-Deno.test("permuteRopeChannels: bad sizes are refused by name", async () => {
-  await assertThrowsMessage(
-    () => permuteRopeChannels(new Float32Array(12), 1, 3, 4),
-    "permuteRopeChannels: headDim must be even, got 3",
-  );
-  await assertThrowsMessage(
-    () => permuteRopeChannels(new Float32Array(10), 1, 4, 2),
-    "permuteRopeChannels: weight must have heads * headDim * K = 8 elements, got 10",
-  );
-  await assertThrowsMessage(
-    () => permuteRopeChannels(new Float32Array(0), 0, 4, 2),
-    "heads must be an integer >= 1, got 0",
-  );
 });
 
 Deno.test("quantisers: ops' references agree with the fixtures' numpy quantiser at every tie (q8 and q4g128)", async () => {

@@ -28,6 +28,7 @@
 
 import { quantize } from "../../ops/quantize/reference.ts";
 import { packQ4, packQ8, Q4_GROUP, quantizeQ4G128 } from "../../ops/matvec/reference.ts";
+import { permuteRopeChannels } from "../../ops/rope/reference.ts";
 import type { LlamaConfig } from "../config.ts";
 import type { TensorData, TensorSpec } from "../safetensors_write.ts";
 
@@ -91,47 +92,6 @@ export function llamaWeightSpecs(config: LlamaConfig): WeightSpec[] {
   specs.push({ name: "model.norm.weight", role: "norm", shape: [hidden] });
   if (!config.tieWordEmbeddings) specs.push({ name: "lm_head.weight", role: "head", shape: [vocab, hidden] });
   return specs;
-}
-
-/**
- * Relabels the rows of a Q or K projection from HF's rotate_half channel order to ops/rope's
- * adjacent pairs: within each head of `headDim` rows, new row 2i is old row i and new row 2i + 1
- * is old row i + headDim/2.
- *
- * @param weight `[heads * headDim, K]` row-major
- * @param heads heads in the projection (query heads for Q, KV heads for K)
- * @param headDim channels per head (even)
- * @param K columns (the hidden size)
- * @returns the permuted copy
- * @throws Error naming a bad size
- *
- * @example
- * ```ts
- * import { permuteRopeChannels } from "@xpu/ops/llm";
- * permuteRopeChannels(new Float32Array([0, 1, 2, 3]), 1, 4, 1); // rows 0, 2, 1, 3: [0, 2, 1, 3]
- * ```
- */
-export function permuteRopeChannels(weight: Float32Array, heads: number, headDim: number, K: number): Float32Array {
-  const op = "permuteRopeChannels";
-  for (const [name, v] of [["heads", heads], ["headDim", headDim], ["K", K]] as const) {
-    if (!Number.isSafeInteger(v) || v < 1) throw new Error(`${op}: ${name} must be an integer >= 1, got ${v}`);
-  }
-  if (headDim % 2 !== 0) throw new Error(`${op}: headDim must be even, got ${headDim}`);
-  if (weight.length !== heads * headDim * K) {
-    throw new Error(
-      `${op}: weight must have heads * headDim * K = ${heads * headDim * K} elements, got ${weight.length}`,
-    );
-  }
-  const out = new Float32Array(weight.length);
-  const half = headDim / 2;
-  for (let h = 0; h < heads; h++) {
-    for (let i = 0; i < half; i++) {
-      const first = h * headDim + i;
-      out.set(weight.subarray(first * K, (first + 1) * K), (h * headDim + 2 * i) * K);
-      out.set(weight.subarray((first + half) * K, (first + half + 1) * K), (h * headDim + 2 * i + 1) * K);
-    }
-  }
-  return out;
 }
 
 /** Elements quantised at once by {@link transformTensor} (16 MiB of f32). */

@@ -231,6 +231,21 @@ Deno.test("rope reference + permuteRopeChannels equals transformers' apply_rotar
   ok(unpermuted.some((v, i) => Math.abs(v - expected[i]) > 0.05), "rope without the permutation must differ");
 });
 
+Deno.test("permuteRopeChannels: bad sizes are refused by name", async () => {
+  await assertThrowsMessage(
+    () => permuteRopeChannels(new Float32Array(12), 1, 3, 4),
+    "permuteRopeChannels: headDim must be even, got 3",
+  );
+  await assertThrowsMessage(
+    () => permuteRopeChannels(new Float32Array(10), 1, 4, 2),
+    "permuteRopeChannels: weight must have length heads * headDim * cols = 8, got 10",
+  );
+  await assertThrowsMessage(
+    () => permuteRopeChannels(new Float32Array(0), 0, 4, 2),
+    "heads must be an integer >= 1, got 0",
+  );
+});
+
 Deno.test("permuteRopeChannels: row 2i <- i, 2i + 1 <- i + D/2 within each head", () => {
   deepStrictEqual([...permuteRopeChannels(f32([0, 1, 2, 3, 4, 5, 6, 7]), 2, 4, 1)], [0, 2, 1, 3, 4, 6, 5, 7]);
   deepStrictEqual([...permuteRopeChannels(f32([0, 1, 2, 3]), 1, 2, 2)], [0, 1, 2, 3]);
