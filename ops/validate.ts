@@ -6,6 +6,28 @@
  * @module
  */
 
+/** The largest WGSL `u32`, `2^32 - 1`: the bound of every size that reaches a kernel as a `u32`. */
+export const U32_MAX = 4294967295;
+
+/** The largest WGSL `i32`, `2^31 - 1`. */
+export const I32_MAX = 2147483647;
+
+/**
+ * Requires the arguments object itself, so a call without it (`softmax()`, `softmax(undefined)`)
+ * fails naming what is missing instead of with a TypeError from reading a property of undefined.
+ *
+ * @param op the op, for the message
+ * @param name what the object is (`args` or `shape`)
+ * @param value the value given
+ * @param fields the fields it should carry, for the message (e.g. `"{ x, rows, cols }"`)
+ * @throws Error naming the op and the fields expected
+ */
+export function requireArgs(op: string, name: string, value: unknown, fields: string): void {
+  if (value === null || typeof value !== "object") {
+    throw new Error(`${op}: ${name} must be an object ${fields}, got ${String(value)}`);
+  }
+}
+
 /**
  * Requires an integer in `[min, max]`.
  *
@@ -19,10 +41,22 @@
  */
 export function requireInt(op: string, name: string, value: unknown, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `in [${min}, ${max}]`;
-    throw new Error(`${op}: ${name} must be an integer ${range}, got ${String(value)}`);
+    throw new Error(`${op}: ${name} must be an integer ${describeRange(value, min, max)}, got ${String(value)}`);
   }
   return value;
+}
+
+/**
+ * The range a {@link requireInt} message states. A bound that is only a WGSL type's limit (u32, i32)
+ * is named when the value passes it, and left out otherwise: `rows: 0` reads "must be an integer
+ * >= 1", `rows: 2 ** 32` reads "must be an integer <= 4294967295 (the largest u32)".
+ */
+function describeRange(value: unknown, min: number, max: number): string {
+  const typeLimit = max === U32_MAX ? "u32" : max === I32_MAX ? "i32" : undefined;
+  if (max === Number.MAX_SAFE_INTEGER) return `>= ${min}`;
+  if (typeLimit === undefined) return `in [${min}, ${max}]`;
+  if (typeof value === "number" && value > max) return `<= ${max} (the largest ${typeLimit})`;
+  return `>= ${min}`;
 }
 
 /**

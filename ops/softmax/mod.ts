@@ -57,7 +57,7 @@ import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
-import { type SoftmaxArgs, validateSoftmax } from "./reference.ts";
+import { type SoftmaxArgs, type SoftmaxShape, validateSoftmax, validateSoftmaxShape } from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
@@ -80,12 +80,22 @@ const PARAMS: readonly ParamField[] = [
  * @param shape `rows` and `cols`
  * @param options kernel override
  * @returns the plan; bindings `x` (input) and `out` (output), 256 / threads rows per workgroup
+ * @throws Error naming the argument, as {@link validateSoftmaxShape}
+ *
+ * @example Resident tensors: upload once, submit plans, read back
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { softmaxPlan } from "@xpu/ops/ops/softmax";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([1, 2, 3, 4, 5, 6]));
+ * const out = gpu.alloc("f32", 6);
+ * await gpu.submit([softmaxPlan(gpu, { rows: 2, cols: 3 }), [x, out]]);
+ * const y = await gpu.read(out); // each row sums to 1
+ * gpu.destroy();
+ * ```
  */
-export function softmaxPlan(
-  gpu: ResidentDevice,
-  shape: { rows: number; cols: number },
-  options: KernelOptions = {},
-): KernelPlan {
+export function softmaxPlan(gpu: ResidentDevice, shape: SoftmaxShape, options: KernelOptions = {}): KernelPlan {
+  validateSoftmaxShape(shape);
   const { rows, cols } = shape;
   const n = rows * cols;
   const { threads, resident, workgroups } = rowLayout(rows, cols, PER, gpu.limits.maxComputeWorkgroupsPerDimension);
@@ -110,6 +120,15 @@ export function softmaxPlan(
  * @param args as {@link softmax}
  * @param options kernel override
  * @returns the result, length rows * cols
+ * @throws Error naming the argument, as {@link validateSoftmax}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, softmaxGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const y = await softmaxGpu(gpu, { x: new Float32Array([0, Math.log(3)]), rows: 1, cols: 2 }); // ~[0.25, 0.75]
+ * gpu.destroy();
+ * ```
  */
 export async function softmaxGpu(
   gpu: ResidentDevice,
