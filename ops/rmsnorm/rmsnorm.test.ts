@@ -98,7 +98,10 @@ async function rejectsBadInput(run: (args: RmsnormArgs) => unknown): Promise<voi
   await assertThrowsMessage(() => run({ x, rows: 0, cols: 6 }), "rmsnorm: rows must be an integer >= 1, got 0");
   await assertThrowsMessage(() => run({ x, rows: -3, cols: -2 }), "rows must be an integer >= 1, got -3");
   await assertThrowsMessage(() => run({ x, rows: 2, cols: 3.5 }), "cols must be an integer >= 1, got 3.5");
-  await assertThrowsMessage(() => run({ x: [1] as unknown as Float32Array, rows: 1, cols: 1 }), "x must be a Float32Array");
+  await assertThrowsMessage(
+    () => run({ x: [1] as unknown as Float32Array, rows: 1, cols: 1 }),
+    "x must be a Float32Array",
+  );
   await assertThrowsMessage(
     () => run({ x, rows: 2, cols: 3, weight: f32([1, 2, 3, 4]) }),
     "weight must have length G * cols with G >= 1 and cols = 3, got 4",
@@ -109,10 +112,16 @@ async function rejectsBadInput(run: (args: RmsnormArgs) => unknown): Promise<voi
     "weight must be a Float32Array, got Int32Array",
   );
   await assertThrowsMessage(() => run({ x, rows: 2, cols: 3, eps: -1e-6 }), "rmsnorm: eps must be >= 0, got -0.000001");
-  await assertThrowsMessage(() => run({ x, rows: 2, cols: 3, eps: Infinity }), "eps must be a finite f32 (|eps| <= 3.4028234663852886e+38), got Infinity");
+  await assertThrowsMessage(
+    () => run({ x, rows: 2, cols: 3, eps: Infinity }),
+    "eps must be a finite f32 (|eps| <= 3.4028234663852886e+38), got Infinity",
+  );
   // 1e39 is finite in f64 but Infinity in the kernel's f32 uniform.
   await assertThrowsMessage(() => run({ x, rows: 2, cols: 3, eps: 1e39 }), "rmsnorm: eps must be a finite f32");
-  await assertThrowsMessage(() => run({ x, rows: 2, cols: 3, eps: NaN }), "eps must be a finite f32 (|eps| <= 3.4028234663852886e+38), got NaN");
+  await assertThrowsMessage(
+    () => run({ x, rows: 2, cols: 3, eps: NaN }),
+    "eps must be a finite f32 (|eps| <= 3.4028234663852886e+38), got NaN",
+  );
 }
 
 Deno.test("rmsnorm reference: bad input throws naming the argument", () => rejectsBadInput(rmsnorm));
@@ -139,7 +148,10 @@ gpuTest("rmsnorm GPU: more than 65,535 workgroups fold into y, and the kernel re
   // Dispatching 70,000 workgroups takes seconds on a software adapter, so the same fold is forced at
   // a per-dimension limit of 4: 10 rows become a 4 x 3 grid whose last two workgroups must do nothing.
   const args = { x: randomF32(10 * 4099, 5), rows: 10, cols: 4099, weight: randomF32(3 * 4099, 6) };
-  const folded = { ...rmsnormPlan(gpu, { rows: 10, cols: 4099, groups: 3, eps: 1e-6 }), workgroups: foldWorkgroups(10, 4) };
+  const folded = {
+    ...rmsnormPlan(gpu, { rows: 10, cols: 4099, groups: 3, eps: 1e-6 }),
+    workgroups: foldWorkgroups(10, 4),
+  };
   deepStrictEqual(folded.workgroups, [4, 3, 1]);
   const [out] = await gpu.run(folded, [args.x, args.weight]);
   assertClose(out, rmsnorm(args), gpuTolerance, "folded 4 x 3 grid");
@@ -197,7 +209,10 @@ checkAgainstReference<RmsnormArgs>(
       },
     })),
     { label: "all-zero row, eps = 0.25", args: { x: f32([0, 0, 0, 1, -2, 3]), rows: 2, cols: 3, eps: 0.25 } },
-    { label: "all-zero row, eps = 0.25, cols 4", args: { x: f32([0, 0, 0, 0, 1, -2, 3, 4]), rows: 2, cols: 4, eps: 0.25 } },
+    {
+      label: "all-zero row, eps = 0.25, cols 4",
+      args: { x: f32([0, 0, 0, 0, 1, -2, 3, 4]), rows: 2, cols: 4, eps: 0.25 },
+    },
     { label: "row of 1000 + noise", args: { x: randomF32(513, 1, 999, 1001), rows: 1, cols: 513 } },
     { label: "row of 1000 + noise, cols 516", args: { x: randomF32(516, 1, 999, 1001), rows: 1, cols: 516 } },
   ],
@@ -218,7 +233,13 @@ Deno.test("rmsnorm reference matches the torch goldens", async () => {
 
 Deno.test("rmsnorm reference: torch's QK-norm broadcast is n % G over cols, not torch.nn.RMSNorm((H, Dh))", async () => {
   const qk = (await loadRmsnormGolden()).meta.qk_norm;
-  const got = rmsnorm({ x: fromJson(qk.x), rows: qk.B * qk.S * qk.H, cols: qk.Dh, weight: fromJson(qk.weight), eps: qk.eps });
+  const got = rmsnorm({
+    x: fromJson(qk.x),
+    rows: qk.B * qk.S * qk.H,
+    cols: qk.Dh,
+    weight: fromJson(qk.weight),
+    eps: qk.eps,
+  });
   assertClose(got, fromJson(qk.rms_norm_over_dh), oneUlp, "F.rms_norm(x, (Dh,)) * w");
   const worst = got.reduce((m, v, i) => Math.max(m, Math.abs(v - Number(qk.rms_norm_over_h_dh[i]))), 0);
   ok(worst > 0.1, `RMSNorm((H, Dh)) must differ visibly, differs by at most ${worst}`);
