@@ -1,5 +1,5 @@
 /**
- * quantize: per-row absmax quantization of `[N, K]` f32 to int8 codes in [-127, 127] and one f32
+ * quantize: per-row absmax quantization of `[rows, cols]` f32 to int8 codes in [-127, 127] and one f32
  * scale per row (`quantize`, entry point `kernel`); `codes * scale` approximates the row. There is
  * no torch function for it; the arithmetic is torch's on float32 tensors except where stated.
  *
@@ -50,7 +50,13 @@ import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
-import { type QuantizeArgs, type QuantizeResult, validateQuantize } from "./reference.ts";
+import {
+  type QuantizeArgs,
+  type QuantizeResult,
+  type QuantizeShape,
+  validateQuantize,
+  validateQuantizeShape,
+} from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
@@ -59,51 +65,68 @@ export { KERNELS };
 const SLOTS = 8;
 
 /**
- * Workgroups of each variant for `N` rows of `K`: the portable kernel takes one row per workgroup;
+ * Workgroups of each variant for `rows` rows of `cols`: the portable kernel takes one row per workgroup;
  * `kernel.nvidia` spreads a row of whole vec4s over `threads` invocations by the rule the kernel
  * applies to `cols` (the least power of two that holds the row in {@link SLOTS} vec4s each, else
  * 256), so `256 / threads` rows share a workgroup, and takes a misaligned row per workgroup.
  */
-function workgroupsOf(variant: string, N: number, K: number, maxPerDimension: number): [number, number, number] {
-  if (variant === "kernel") return foldWorkgroups(N, maxPerDimension);
+function workgroupsOf(variant: string, rows: number, cols: number, maxPerDimension: number): [number, number, number] {
+  if (variant === "kernel") return foldWorkgroups(rows, maxPerDimension);
   if (variant === "kernel.nvidia") {
-    return K % 4 === 0 ? rowLayout(N, K, SLOTS, maxPerDimension).workgroups : foldWorkgroups(N, maxPerDimension);
+    return cols % 4 === 0
+      ? rowLayout(rows, cols, SLOTS, maxPerDimension).workgroups
+      : foldWorkgroups(rows, maxPerDimension);
   }
   throw new Error(`quantize: no dispatch geometry for variant "${variant}"`);
 }
 
 /**
- * Plans `quantize` on the GPU for `x` of shape `[N, K]`.
+ * Plans `quantize` on the GPU for `x` of shape `[rows, cols]`.
  *
  * @param gpu the device
- * @param shape `N` rows of `K`
+ * @param shape `rows` rows of `cols`
  * @param options kernel override
  * @returns the plan; bindings `x` (input), `codes` and `scales` (outputs)
+ * @throws Error naming the argument, as {@link validateQuantizeShape}
+ *
+ * @example Resident tensors: upload once, submit plans, read back
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { quantizePlan } from "@xpu/ops/ops/quantize";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([1, -0.5, 0.25, 2]));
+ * const codes = gpu.alloc("i32", 4);
+ * const scales = gpu.alloc("f32", 2);
+ * await gpu.submit([quantizePlan(gpu, { rows: 2, cols: 2 }), [x, codes, scales]]);
+ * const q = await gpu.read(codes); // [127, -63, 16, 127]
+ * gpu.destroy();
+ * ```
  */
 export function quantizePlan(
   gpu: ResidentDevice,
-  shape: { N: number; K: number },
+  shape: QuantizeShape,
   options: KernelOptions = {},
 ): KernelPlan {
-  const { N, K } = shape;
+  validateQuantizeShape(shape);
+  const { rows, cols } = shape;
   const kernel = gpu.resolve(KERNELS, "kernel", options);
   return {
     op: "quantize",
     kernel,
     bindings: [
-      { name: "x", dtype: "f32", length: N * K, role: "input" },
-      { name: "codes", dtype: "i32", length: N * K, role: "output" },
-      { name: "scales", dtype: "f32", length: N, role: "output" },
+      { name: "x", dtype: "f32", length: rows * cols, role: "input" },
+      { name: "codes", dtype: "i32", length: rows * cols, role: "output" },
+      { name: "scales", dtype: "f32", length: rows, role: "output" },
     ],
     params: packParams(
       [{ name: "rows", type: "u32" }, { name: "cols", type: "u32" }],
-      { rows: N, cols: K },
+      { rows, cols },
       "quantize",
     ),
-    workgroups: workgroupsOf(kernel.variant, N, K, gpu.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: workgroupsOf(kernel.variant, rows, cols, gpu.limits.maxComputeWorkgroupsPerDimension),
     // Read x, write a 4-byte code per element and a scale per row; per element one comparison
     // for the absmax and one multiply-divide for the code (counted as 2), one division per row.
-    cost: { bytes: 8 * N * K + 4 * N, flops: 3 * N * K + N },
+    cost: { bytes: 8 * rows * cols + 4 * rows, flops: 3 * rows * cols + rows },
   };
 }
 
@@ -113,7 +136,17 @@ export function quantizePlan(
  * @param gpu the device
  * @param args as {@link quantize}
  * @param options kernel override
- * @returns the codes `[N, K]` and the scales `[N]`
+ * @returns the codes `[rows, cols]` and the scales `[rows]`
+ * @throws Error naming the argument, as {@link validateQuantize}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, quantizeGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const { codes, scales } = await quantizeGpu(gpu, { x: new Float32Array([1, -0.5]), rows: 1, cols: 2 });
+ * // codes [127, -63] (-63.5 rounds toward +Infinity), scales [1 / 127]
+ * gpu.destroy();
+ * ```
  */
 export async function quantizeGpu(
   gpu: ResidentDevice,
