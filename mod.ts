@@ -160,7 +160,7 @@ export {
   reducePlan,
   type ReduceShape,
   type ReduceView,
-  reduceView,
+  validateReduceShape,
   validateReduce,
 } from "./ops/reduce/mod.ts";
 export {

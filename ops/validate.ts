@@ -142,7 +142,8 @@ export function requireArray(
 }
 
 /**
- * Requires a shape: an array of `minRank` to `maxRank` integer dimensions, each >= 0.
+ * Requires a shape: an array of `minRank` to `maxRank` integer dimensions, each in `[0, 2^32 - 1]`
+ * (a WGSL `u32`).
  *
  * @param op the op, for the message
  * @param name the argument
@@ -157,6 +158,6 @@ export function requireShape(op: string, name: string, value: unknown, minRank =
     const ranks = maxRank === Infinity ? `at least ${minRank}` : `${minRank} to ${maxRank}`;
     throw new Error(`${op}: ${name} must be an array of ${ranks} dimensions, got ${JSON.stringify(value)}`);
   }
-  value.forEach((d, i) => requireInt(op, `${name}[${i}]`, d, 0));
+  value.forEach((d, i) => requireInt(op, `${name}[${i}]`, d, 0, U32_MAX));
   return value.reduce((p: number, d: number) => p * d, 1);
 }
