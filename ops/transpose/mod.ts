@@ -31,7 +31,7 @@ import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
-import { type TransposeArgs, validateTranspose } from "./reference.ts";
+import { type TransposeArgs, type TransposeShape, validateTranspose, validateTransposeShape } from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
@@ -59,12 +59,26 @@ function workgroupsOf(
  * @param shape `rows` and `cols` of `x`
  * @param options kernel override
  * @returns the plan; bindings `x` (input) and `out` (output)
+ * @throws Error naming the argument, as {@link validateTransposeShape}
+ *
+ * @example Resident tensors: upload once, submit plans, read back
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { transposePlan } from "@xpu/ops/ops/transpose";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([1, 2, 3, 4, 5, 6])); // [[1, 2, 3], [4, 5, 6]]
+ * const out = gpu.alloc("f32", 6);
+ * await gpu.submit([transposePlan(gpu, { rows: 2, cols: 3 }), [x, out]]);
+ * const t = await gpu.read(out); // [1, 4, 2, 5, 3, 6]
+ * gpu.destroy();
+ * ```
  */
 export function transposePlan(
   gpu: ResidentDevice,
-  shape: { rows: number; cols: number },
+  shape: TransposeShape,
   options: KernelOptions = {},
 ): KernelPlan {
+  validateTransposeShape(shape);
   const { rows, cols } = shape;
   const kernel = gpu.resolve(KERNELS, "kernel", options);
   return {
@@ -87,6 +101,15 @@ export function transposePlan(
  * @param args as {@link transpose}
  * @param options kernel override
  * @returns the `[cols, rows]` result
+ * @throws Error naming the argument, as {@link validateTranspose}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, transposeGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const t = await transposeGpu(gpu, { x: new Float32Array([1, 2, 3, 4]), rows: 2, cols: 2 }); // [1, 3, 2, 4]
+ * gpu.destroy();
+ * ```
  */
 export async function transposeGpu(
   gpu: ResidentDevice,
