@@ -137,7 +137,7 @@ export {
   MAX_PERMUTE_RANK,
   permute,
   type PermuteArgs,
-  permuteDims,
+  validatePermuteShape,
   permuteGpu,
   permutePlan,
   type PermuteShape,

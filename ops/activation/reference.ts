@@ -96,7 +96,7 @@ function erfcFraction(z: number): number {
  *
  * @example
  * ```ts
- * import { erf } from "./reference.ts";
+ * import { erf } from "@xpu/ops";
  * erf(1); // 0.8427007929497149
  * ```
  */
@@ -115,7 +115,7 @@ export function erf(z: number): number {
  *
  * @example
  * ```ts
- * import { erfc } from "./reference.ts";
+ * import { erfc } from "@xpu/ops";
  * erfc(3); // 2.209049699858544e-5
  * ```
  */
@@ -159,7 +159,7 @@ function evaluate(kind: ActivationKind, v: number, alpha: number): number {
  *
  * @example
  * ```ts
- * import { activation } from "./reference.ts";
+ * import { activation } from "@xpu/ops";
  * activation({ kind: "relu2", x: new Float32Array([-1, 3]) }); // [0, 9]
  * activation({ kind: "elu", x: new Float32Array([-1]), alpha: 0.5 }); // [-0.31606027...]
  * ```

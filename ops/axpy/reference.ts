@@ -69,7 +69,7 @@ function fmaF32(a: number, x: number, y: number): number {
  *
  * @example
  * ```ts
- * import { axpy } from "./reference.ts";
+ * import { axpy } from "@xpu/ops";
  * axpy({ a: 2, x: new Float32Array([1, 2]), y: new Float32Array([10, 20]) }); // [12, 24]
  * ```
  */

@@ -54,7 +54,7 @@ export function validateDequantTranspose(args: DequantTransposeArgs): void {
  *
  * @example
  * ```ts
- * import { dequantTranspose } from "./reference.ts";
+ * import { dequantTranspose } from "@xpu/ops";
  * // Two rows of three codes: [1, 2, 3] scaled by 0.5 and [-1, 0, 4] scaled by 2.
  * const weight = new Uint32Array([0x030201, 0x0400ff]);
  * dequantTranspose({ weight, scale: new Float32Array([0.5, 2]), N: 2, K: 3 }); // [0.5, -2, 1, 0, 1.5, 8]

@@ -67,7 +67,7 @@ export function validateDequantize(args: DequantizeArgs): void {
  *
  * @example
  * ```ts
- * import { dequantize } from "./reference.ts";
+ * import { dequantize } from "@xpu/ops";
  * const acc = new Int32Array([10, -4]);
  * dequantize({ acc, aScale: new Float32Array([0.5]), wScale: new Float32Array([0.25, 2]), M: 1, N: 2 }); // [1.25, -4]
  * ```

@@ -218,7 +218,7 @@ function halfValue(bits: number): number {
  *
  * @example
  * ```ts
- * import { packF16 } from "./reference.ts";
+ * import { packF16 } from "@xpu/ops";
  * packF16(new Float32Array([1, -2, 0.5])); // [0xc0003c00, 0x3800]
  * ```
  */
@@ -239,7 +239,7 @@ export function packF16(x: Float32Array): Uint32Array {
  *
  * @example
  * ```ts
- * import { unpackF16 } from "./reference.ts";
+ * import { unpackF16 } from "@xpu/ops";
  * unpackF16(new Uint32Array([0xc0003c00, 0x3800]), 3); // [1, -2, 0.5]
  * ```
  */
@@ -300,7 +300,7 @@ function linear(a: Float32Array, w: Float64Array, M: number, N: number, K: numbe
  *
  * @example
  * ```ts
- * import { matmul } from "./reference.ts";
+ * import { matmul } from "@xpu/ops";
  * const a = new Float32Array([1, 2, 3, 4]);
  * const b = new Float32Array([5, 6, 7, 8]);
  * matmul({ a, b, M: 2, N: 2, K: 2 }); // [19, 22, 43, 50]
@@ -325,7 +325,7 @@ export function matmul(args: MatmulArgs): Float32Array {
  *
  * @example
  * ```ts
- * import { matmulQ8 } from "./reference.ts";
+ * import { matmulQ8 } from "@xpu/ops";
  * // codes [1, 2, 3, 4] in one word (least-significant byte first), scale 0.5, a = [1, 1, 1, 1]
  * matmulQ8({ a: new Float32Array([1, 1, 1, 1]), weight: new Uint32Array([0x04030201]), scale: new Float32Array([0.5]), M: 1, N: 1, K: 4 }); // [5]
  * ```
@@ -345,7 +345,7 @@ export function matmulQ8(args: MatmulQ8Args): Float32Array {
  *
  * @example
  * ```ts
- * import { matmulQ4G128 } from "./reference.ts";
+ * import { matmulQ4G128 } from "@xpu/ops";
  * // codes [1, -1] (nibbles 0x1, 0xF, least-significant first), scale 2, a = [3, 1]
  * matmulQ4G128({ a: new Float32Array([3, 1]), weight: new Uint32Array([0xf1]), scales: new Float32Array([2]), M: 1, N: 1, K: 2 }); // [4]
  * ```
@@ -371,7 +371,7 @@ export function matmulQ4G128(args: MatmulQ4G128Args): Float32Array {
  *
  * @example
  * ```ts
- * import { matmulF16, packF16 } from "./reference.ts";
+ * import { matmulF16, packF16 } from "@xpu/ops";
  * const a = packF16(new Float32Array([1, 2, 3, 4]));
  * const b = packF16(new Float32Array([5, 6, 7, 8]));
  * matmulF16({ a, b, M: 2, N: 2, K: 2 }); // [19, 22, 43, 50]

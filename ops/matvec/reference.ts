@@ -150,7 +150,7 @@ export function validateMatvecQ4G128(args: MatvecQ4G128Args): void {
  *
  * @example
  * ```ts
- * import { matvec } from "./reference.ts";
+ * import { matvec } from "@xpu/ops";
  * matvec({ weight: new Float32Array([1, 2, 3, 4, 5, 6]), x: new Float32Array([1, 0, -1]), N: 2, K: 3 }); // [-2, -2]
  * ```
  */
@@ -178,7 +178,7 @@ export function matvec(args: MatvecArgs): Float32Array {
  *
  * @example
  * ```ts
- * import { packQ8 } from "./reference.ts";
+ * import { packQ8 } from "@xpu/ops";
  * packQ8(new Int32Array([1, -1, 2]), 1, 3); // [0x0002ff01]
  * ```
  */
@@ -201,7 +201,7 @@ export function packQ8(codes: Int32Array, N: number, K: number): Uint32Array {
  *
  * @example
  * ```ts
- * import { packQ4 } from "./reference.ts";
+ * import { packQ4 } from "@xpu/ops";
  * packQ4(new Int32Array([1, -1, 7]), 1, 3); // [0x7f1]
  * ```
  */
@@ -282,7 +282,7 @@ function unpackCodes(packed: Uint32Array, N: number, K: number, bits: number): I
  *
  * @example
  * ```ts
- * import { matvecQ8, packQ8 } from "./reference.ts";
+ * import { matvecQ8, packQ8 } from "@xpu/ops";
  * const weight = packQ8(new Int32Array([1, 2, -3, 4]), 2, 2);
  * matvecQ8({ weight, scale: new Float32Array([0.5, 2]), x: new Float32Array([1, 1]), N: 2, K: 2 }); // [1.5, 2]
  * ```
@@ -308,7 +308,7 @@ export function matvecQ8(args: MatvecQ8Args): Float32Array {
  *
  * @example
  * ```ts
- * import { matvecQ4G128, packQ4 } from "./reference.ts";
+ * import { matvecQ4G128, packQ4 } from "@xpu/ops";
  * const weight = packQ4(new Int32Array([7, -7, 1]), 1, 3);
  * matvecQ4G128({ weight, scales: new Float32Array([0.5]), x: new Float32Array([1, 1, 2]), N: 1, K: 3 }); // [1]
  * ```
@@ -344,7 +344,7 @@ export function matvecQ4G128(args: MatvecQ4G128Args): Float32Array {
  *
  * @example
  * ```ts
- * import { quantizeQ4G128 } from "./reference.ts";
+ * import { quantizeQ4G128 } from "@xpu/ops";
  * quantizeQ4G128(new Float32Array([7, 2.5, -2.5]), 1, 3); // codes [7, 3, -2], scales [1]
  * ```
  */
