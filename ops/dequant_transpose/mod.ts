@@ -1,6 +1,6 @@
 /**
  * dequant_transpose: an int8 weight `[N, K]` (ops/matvec's q8 format, one scale per row) to the f32
- * matrix `[K, N]`, `out[k, n] = code[n, k] * scale[n]` — in torch, `(codes * scale[:, None]).T`
+ * matrix `[K, N]`, `out[k, n] = code[n, k] * scales[n]` — in torch, `(codes * scales[:, None]).T`
  * (entry point `kernel`).
  *
  * Why it exists: a prefill path that wants a plain f32 GEMM operand can dequantize a projection
@@ -33,7 +33,12 @@ import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
-import { type DequantTransposeArgs, validateDequantTranspose } from "./reference.ts";
+import {
+  type DequantTransposeArgs,
+  type DequantTransposeShape,
+  validateDequantTranspose,
+  validateDequantTransposeShape,
+} from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
@@ -47,13 +52,28 @@ const TILE = 128;
  * @param gpu the device
  * @param shape `N` (rows of the weight) and `K` (its columns)
  * @param options kernel override
- * @returns the plan; bindings `weight`, `scale` (inputs) and `out` (output), one workgroup per 128 x 128 tile
+ * @returns the plan; bindings `weight`, `scales` (inputs) and `out` (output), one workgroup per 128 x 128 tile
+ * @throws Error naming the argument, as {@link validateDequantTransposeShape}
+ *
+ * @example Resident tensors: upload once, submit plans, read back
+ * ```ts
+ * import { acquireDevice, packQ8 } from "@xpu/ops";
+ * import { dequantTransposePlan } from "@xpu/ops/ops/dequant_transpose";
+ * const gpu = await acquireDevice();
+ * const weight = gpu.upload(packQ8(new Int32Array([1, 2, 3, -1, 0, 4]), 2, 3)); // [N = 2, K = 3]
+ * const scales = gpu.upload(new Float32Array([0.5, 2]));
+ * const out = gpu.alloc("f32", 6);
+ * await gpu.submit([dequantTransposePlan(gpu, { N: 2, K: 3 }), [weight, scales, out]]);
+ * const w = await gpu.read(out); // [K = 3, N = 2]: [0.5, -2, 1, 0, 1.5, 8]
+ * gpu.destroy();
+ * ```
  */
 export function dequantTransposePlan(
   gpu: ResidentDevice,
-  shape: { N: number; K: number },
+  shape: DequantTransposeShape,
   options: KernelOptions = {},
 ): KernelPlan {
+  validateDequantTransposeShape(shape);
   const { N, K } = shape;
   const words = N * Math.ceil(K / 4);
   return {
@@ -61,7 +81,7 @@ export function dequantTransposePlan(
     kernel: gpu.resolve(KERNELS, "kernel", options),
     bindings: [
       { name: "weight", dtype: "u32", length: words, role: "input" },
-      { name: "scale", dtype: "f32", length: N, role: "input" },
+      { name: "scales", dtype: "f32", length: N, role: "input" },
       { name: "out", dtype: "f32", length: K * N, role: "output" },
     ],
     params: packParams([{ name: "n", type: "u32" }, { name: "k", type: "u32" }], { n: N, k: K }, "dequantTranspose"),
@@ -81,6 +101,17 @@ export function dequantTransposePlan(
  * @param args as {@link dequantTranspose}
  * @param options kernel override
  * @returns the result, `[K, N]`
+ * @throws Error naming the argument, as {@link validateDequantTranspose}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, dequantTransposeGpu, packQ8 } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const weight = packQ8(new Int32Array([1, 2, 3, -1, 0, 4]), 2, 3);
+ * const w = await dequantTransposeGpu(gpu, { weight, scales: new Float32Array([0.5, 2]), N: 2, K: 3 });
+ * // [0.5, -2, 1, 0, 1.5, 8]
+ * gpu.destroy();
+ * ```
  */
 export async function dequantTransposeGpu(
   gpu: ResidentDevice,
@@ -88,6 +119,6 @@ export async function dequantTransposeGpu(
   options: KernelOptions = {},
 ): Promise<Float32Array> {
   validateDequantTranspose(args);
-  const [out] = await gpu.run(dequantTransposePlan(gpu, args, options), [args.weight, args.scale]);
+  const [out] = await gpu.run(dequantTransposePlan(gpu, args, options), [args.weight, args.scales]);
   return out as Float32Array;
 }
