@@ -121,16 +121,19 @@ import { packParams } from "../../harness/params.ts";
 import type { BindingSpec, KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
-import { requireInt } from "../validate.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import {
   type MatvecArgs,
   type MatvecQ4G128Args,
   type MatvecQ8Args,
+  type MatvecShape,
   Q4_GROUP,
   validateMatvec,
   validateMatvecQ4G128,
+  validateMatvecQ4G128Shape,
   validateMatvecQ8,
+  validateMatvecQ8Shape,
+  validateMatvecShape,
 } from "./reference.ts";
 
 export * from "./reference.ts";
@@ -143,14 +146,6 @@ function rowsPerWorkgroup(variant: string, source: string): number {
   return Number(m[1]);
 }
 const PARAMS = [{ name: "n", type: "u32" }, { name: "k", type: "u32" }] as const;
-
-/** The shape every matvec plan takes: the weight is `[N, K]`, x is `[K]`, y is `[N]`. */
-export interface MatvecShape {
-  /** Rows of the weight, length of y. */
-  N: number;
-  /** Columns of the weight, length of x. */
-  K: number;
-}
 
 /** The least number of weight rows for which the quantized plans take their `_rows64` entry points. */
 export const QUANTIZED_TALL_MIN_ROWS = 32768;
@@ -173,11 +168,6 @@ function quantizedKernel(
 ): Resolution {
   const [base, tall] = QUANTIZED_ENTRIES[fn];
   return gpu.resolveAmong(KERNELS, fn, [base, tall], shape.N >= QUANTIZED_TALL_MIN_ROWS ? tall : base, options);
-}
-
-function checkShape(fn: string, { N, K }: MatvecShape): void {
-  requireInt(fn, "N", N, 1);
-  requireInt(fn, "K", K, 1);
 }
 
 function plan(
@@ -218,9 +208,21 @@ function plan(
  * @returns the plan; bindings `weight` `[N, K]`, `x` `[K]` (inputs) and `y` `[N]` (output)
  * @throws Error naming N or K when not an integer >= 1
  * @throws LimitError naming the binding that exceeds maxStorageBufferBindingSize or maxBufferSize
+ * @example Resident tensors: the weight uploaded once, one plan submitted per step
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { matvecPlan } from "@xpu/ops/ops/matvec";
+ * const gpu = await acquireDevice();
+ * const weight = gpu.upload(new Float32Array([1, 2, 3, 4, 5, 6])); // [N = 2, K = 3]
+ * const x = gpu.upload(new Float32Array([1, 0, -1]));
+ * const y = gpu.alloc("f32", 2);
+ * await gpu.submit([matvecPlan(gpu, { N: 2, K: 3 }), [weight, x, y]]);
+ * const out = await gpu.read(y); // [-2, -2]
+ * gpu.destroy();
+ * ```
  */
 export function matvecPlan(gpu: ResidentDevice, shape: MatvecShape, options: KernelOptions = {}): KernelPlan {
-  checkShape("matvec", shape);
+  validateMatvecShape(shape);
   const weight: BindingSpec = { name: "weight", dtype: "f32", length: shape.N * shape.K, role: "input" };
   return plan(gpu, "matvec", gpu.resolve(KERNELS, "kernel", options), shape, [weight]);
 }
@@ -232,6 +234,16 @@ export function matvecPlan(gpu: ResidentDevice, shape: MatvecShape, options: Ker
  * @param args as {@link matvec}
  * @param options kernel override
  * @returns y, length N
+ * @throws Error naming the argument, as {@link validateMatvec}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, matvecGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const weight = new Float32Array([1, 2, 3, 4]); // [N = 2, K = 2]
+ * const y = await matvecGpu(gpu, { weight, x: new Float32Array([1, 1]), N: 2, K: 2 }); // [3, 7]
+ * gpu.destroy();
+ * ```
  */
 export async function matvecGpu(
   gpu: ResidentDevice,
@@ -249,27 +261,52 @@ export async function matvecGpu(
  * @param gpu the device
  * @param shape `N` and `K`
  * @param options kernel override
- * @returns the plan; bindings `weight` `[N, ceil(K/4)]` u32, `scale` `[N]`, `x` `[K]` (inputs) and
+ * @returns the plan; bindings `weight` `[N, ceil(K/4)]` u32, `scales` `[N]`, `x` `[K]` (inputs) and
  *   `y` `[N]` (output)
  * @throws Error naming N or K when not an integer >= 1
  * @throws LimitError naming the binding that exceeds maxStorageBufferBindingSize or maxBufferSize
+ * @example Resident tensors: a quantized weight uploaded once
+ * ```ts
+ * import { acquireDevice, packQ8, quantize } from "@xpu/ops";
+ * import { matvecQ8Plan } from "@xpu/ops/ops/matvec";
+ * const gpu = await acquireDevice();
+ * const { codes, scales } = quantize({ x: new Float32Array([1, -1, 2, 4]), rows: 2, cols: 2 });
+ * const weight = gpu.upload(packQ8(codes, 2, 2));
+ * const rowScales = gpu.upload(scales);
+ * const x = gpu.upload(new Float32Array([1, 1]));
+ * const y = gpu.alloc("f32", 2);
+ * await gpu.submit([matvecQ8Plan(gpu, { N: 2, K: 2 }), [weight, rowScales, x, y]]);
+ * const out = await gpu.read(y); // ~[0, 6.016]: the codes times their row scale
+ * gpu.destroy();
+ * ```
  */
 export function matvecQ8Plan(gpu: ResidentDevice, shape: MatvecShape, options: KernelOptions = {}): KernelPlan {
-  checkShape("matvecQ8", shape);
+  validateMatvecQ8Shape(shape);
   const { N, K } = shape;
   return plan(gpu, "matvecQ8", quantizedKernel(gpu, "matvecQ8", shape, options), shape, [
     { name: "weight", dtype: "u32", length: N * Math.ceil(K / 4), role: "input" },
-    { name: "scale", dtype: "f32", length: N, role: "input" },
+    { name: "scales", dtype: "f32", length: N, role: "input" },
   ]);
 }
 
 /**
- * `y[n] = scale[n] * sum_k code[n, k] * x[k]` on the GPU.
+ * `y[n] = scales[n] * sum_k code[n, k] * x[k]` on the GPU.
  *
  * @param gpu the device
  * @param args as {@link matvecQ8}
  * @param options kernel override
  * @returns y, length N
+ * @throws Error naming the argument, as {@link validateMatvecQ8}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, matvecQ8Gpu, packQ8 } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const weight = packQ8(new Int32Array([1, 2, -3, 4]), 2, 2);
+ * const y = await matvecQ8Gpu(gpu, { weight, scales: new Float32Array([0.5, 2]), x: new Float32Array([1, 1]), N: 2, K: 2 });
+ * // [1.5, 2]
+ * gpu.destroy();
+ * ```
  */
 export async function matvecQ8Gpu(
   gpu: ResidentDevice,
@@ -277,7 +314,7 @@ export async function matvecQ8Gpu(
   options: KernelOptions = {},
 ): Promise<Float32Array> {
   validateMatvecQ8(args);
-  const [y] = await gpu.run(matvecQ8Plan(gpu, args, options), [args.weight, args.scale, args.x]);
+  const [y] = await gpu.run(matvecQ8Plan(gpu, args, options), [args.weight, args.scales, args.x]);
   return y as Float32Array;
 }
 
@@ -291,9 +328,23 @@ export async function matvecQ8Gpu(
  *   (inputs) and `y` `[N]` (output)
  * @throws Error naming N or K when not an integer >= 1
  * @throws LimitError naming the binding that exceeds maxStorageBufferBindingSize or maxBufferSize
+ * @example Resident tensors: a q4 weight uploaded once
+ * ```ts
+ * import { acquireDevice, packQ4, quantizeQ4G128 } from "@xpu/ops";
+ * import { matvecQ4G128Plan } from "@xpu/ops/ops/matvec";
+ * const gpu = await acquireDevice();
+ * const { codes, scales } = quantizeQ4G128({ x: new Float32Array([7, -7, 1, 1]), rows: 2, cols: 2 });
+ * const weight = gpu.upload(packQ4(codes, 2, 2));
+ * const groupScales = gpu.upload(scales);
+ * const x = gpu.upload(new Float32Array([1, 2]));
+ * const y = gpu.alloc("f32", 2);
+ * await gpu.submit([matvecQ4G128Plan(gpu, { N: 2, K: 2 }), [weight, groupScales, x, y]]);
+ * const out = await gpu.read(y); // [-7, 3]
+ * gpu.destroy();
+ * ```
  */
 export function matvecQ4G128Plan(gpu: ResidentDevice, shape: MatvecShape, options: KernelOptions = {}): KernelPlan {
-  checkShape("matvecQ4G128", shape);
+  validateMatvecQ4G128Shape(shape);
   const { N, K } = shape;
   return plan(gpu, "matvecQ4G128", quantizedKernel(gpu, "matvecQ4G128", shape, options), shape, [
     { name: "weight", dtype: "u32", length: N * Math.ceil(K / 8), role: "input" },
@@ -308,6 +359,17 @@ export function matvecQ4G128Plan(gpu: ResidentDevice, shape: MatvecShape, option
  * @param args as {@link matvecQ4G128}
  * @param options kernel override
  * @returns y, length N
+ * @throws Error naming the argument, as {@link validateMatvecQ4G128}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, matvecQ4G128Gpu, packQ4 } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const weight = packQ4(new Int32Array([7, -7]), 1, 2);
+ * const y = await matvecQ4G128Gpu(gpu, { weight, scales: new Float32Array([0.5]), x: new Float32Array([1, 2]), N: 1, K: 2 });
+ * // [-3.5]
+ * gpu.destroy();
+ * ```
  */
 export async function matvecQ4G128Gpu(
   gpu: ResidentDevice,
