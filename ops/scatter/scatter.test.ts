@@ -23,7 +23,7 @@ interface Golden {
       scatter_add: number[];
       scatter: number[];
     };
-    out_of_range: { indices: number[]; scatter_add_raises: boolean[] };
+    out_of_range: { index: number[]; scatter_add_raises: boolean[] };
   };
   cases: { rows: number; indexCols: number; cols: number; src: number[]; index: number[]; out: number[] }[];
 }
@@ -140,10 +140,10 @@ Deno.test("scatter is scatter_add_, not scatter_ (goldens)", async () => {
 });
 
 Deno.test("scatter: torch refuses an index of -1 or cols; here it is dropped (goldens)", async () => {
-  const { indices, scatter_add_raises } = (await loadScatterGolden()).meta.out_of_range;
-  deepStrictEqual(indices, [-1, 2]);
+  const { index, scatter_add_raises } = (await loadScatterGolden()).meta.out_of_range;
+  deepStrictEqual(index, [-1, 2]);
   deepStrictEqual(scatter_add_raises, [true, true]);
-  deepStrictEqual(scatterRow([1, 2], indices, 2), [0, 0]);
+  deepStrictEqual(scatterRow([1, 2], index, 2), [0, 0]);
 });
 
 Deno.test("scatter reference matches torch goldens within f32 summation error", async () => {

@@ -45,7 +45,7 @@ meta = {
         "scatter": numbers(torch.zeros(1, 2).scatter_(1, index, src)),
     },
     # torch refuses an index of -1 or cols (here cols = 2).
-    "out_of_range": {"indices": [-1, 2], "scatter_add_raises": [scatter_add_raises(i, 2) for i in (-1, 2)]},
+    "out_of_range": {"index": [-1, 2], "scatter_add_raises": [scatter_add_raises(i, 2) for i in (-1, 2)]},
 }
 out = pathlib.Path(__file__).with_name("scatter.json")
 out.write_text(json.dumps({"meta": meta, "cases": cases}, allow_nan=False, separators=(",", ":")))
