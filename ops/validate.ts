@@ -59,22 +59,6 @@ function describeRange(value: unknown, min: number, max: number): string {
   return `>= ${min}`;
 }
 
-/**
- * Requires a finite number (or any number, including infinities, when `finite` is false).
- *
- * @param op the op, for the message
- * @param name the argument
- * @param value the value given
- * @returns the value
- * @throws Error naming the argument
- */
-export function requireNumber(op: string, name: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isFinite(value)) {
-    throw new Error(`${op}: ${name} must be a finite number, got ${String(value)}`);
-  }
-  return value;
-}
-
 /** The largest finite f32, `(2 - 2^-23) * 2^127`. */
 export const F32_MAX = 3.4028234663852886e38;
 
