@@ -177,7 +177,7 @@ for (const op of ["add", "multiply"] as const) {
 }
 
 gpuTest(
-  "elementwise GPU: plans use a 1-@@cols grid of 4096- or 2048-element blocks, capped, and state their cost",
+  "elementwise GPU: plans use a 1-D grid of 4096- or 2048-element blocks, capped, and state their cost",
   (gpu) => {
     const max = gpu.limits.maxComputeWorkgroupsPerDimension;
     for (const [n, groups] of [[0, 0], [1, 1], [4096, 1], [4097, 2], [2 ** 26, 2 ** 14], [2 ** 30, max]]) {
@@ -185,10 +185,10 @@ gpuTest(
       deepStrictEqual([plan.workgroups, plan.cost], [groups, { bytes: 12 * n, flops: n }], `n=${n}`);
     }
     for (const [rows, cols, groups] of [[1, 2048, 1], [1, 2049, 2], [16384, 4096, 2 ** 15], [2 ** 20, 1024, max]]) {
-      const rows = elementwiseRowsPlan(gpu, { op: "multiply", rows, cols });
+      const plan = elementwiseRowsPlan(gpu, { op: "multiply", rows, cols });
       const n = rows * cols;
       deepStrictEqual(
-        [rows.workgroups, rows.cost],
+        [plan.workgroups, plan.cost],
         [groups, { bytes: 8 * n + 4 * cols, flops: n }],
         `rows=${rows} cols=${cols}`,
       );
