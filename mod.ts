@@ -137,11 +137,11 @@ export {
   MAX_PERMUTE_RANK,
   permute,
   type PermuteArgs,
-  validatePermuteShape,
   permuteGpu,
   permutePlan,
   type PermuteShape,
   validatePermute,
+  validatePermuteShape,
 } from "./ops/permute/mod.ts";
 export {
   quantize,
@@ -160,8 +160,8 @@ export {
   reducePlan,
   type ReduceShape,
   type ReduceView,
-  validateReduceShape,
   validateReduce,
+  validateReduceShape,
 } from "./ops/reduce/mod.ts";
 export {
   rmsnorm,

@@ -74,7 +74,12 @@ const SAMPLES: Sample[] = [
     op: "gather",
     args: { rows: 10, cols: 7, indices: 13 },
   }, gatherPlan),
-  sample("scatter/kernel", { rows: 3, indexCols: 20, cols: 4 }, { op: "scatter", args: { rows: 3, cols: 4, k: 20 } }, scatterPlan),
+  sample(
+    "scatter/kernel",
+    { rows: 3, indexCols: 20, cols: 4 },
+    { op: "scatter", args: { rows: 3, cols: 4, k: 20 } },
+    scatterPlan,
+  ),
   sample("matmul/kernel", { M: 7, N: 5, K: 13 }, { op: "matMul", args: { m: 7, k: 13, n: 5 } }, matmulPlan),
   sample("matmul/tile64", { M: 7, N: 5, K: 13 }, { op: "matMul", args: { m: 7, k: 13, n: 5 } }, matmulPlan),
   sample("matvec/kernel", { N: 9, K: 33 }, { op: "matvec", args: { n: 9, k: 33 } }, matvecPlan),

@@ -139,8 +139,14 @@ export const BENCH_PEER_MAP: Readonly<Record<string, PeerMapping>> = {
     // Our dims may count from the end; tf.transpose's perm may not.
     return { op: "permute", args: { shape, perm: dims.map((d: number) => d < 0 ? d + shape.length : d) } };
   },
-  "gather/kernel": (s) => ({ op: "gather", args: { rows: int(s, "rows"), cols: int(s, "cols"), indices: int(s, "indexLength") } }),
-  "scatter/kernel": (s) => ({ op: "scatter", args: { rows: int(s, "rows"), cols: int(s, "cols"), k: int(s, "indexCols") } }),
+  "gather/kernel": (s) => ({
+    op: "gather",
+    args: { rows: int(s, "rows"), cols: int(s, "cols"), indices: int(s, "indexLength") },
+  }),
+  "scatter/kernel": (s) => ({
+    op: "scatter",
+    args: { rows: int(s, "rows"), cols: int(s, "cols"), k: int(s, "indexCols") },
+  }),
   "matmul/kernel": gemm,
   "matmul/tile64": gemm,
   "matvec/kernel": (s) => ({ op: "matvec", args: { n: int(s, "N"), k: int(s, "K") } }),
