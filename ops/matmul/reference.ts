@@ -185,6 +185,11 @@ export function validateMatmulF16Shape(shape: MatmulShape): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument and what was expected
+ * @example
+ * ```ts
+ * import { validateMatmul } from "@xpu/ops/ops/matmul";
+ * validateMatmul({ a: new Float32Array(6), b: new Float32Array(12), M: 2, N: 4, K: 3 }); // passes
+ * ```
  */
 export function validateMatmul(args: MatmulArgs): void {
   requireArgs("matmul", "args", args, "{ a, b, M, N, K }");
@@ -198,6 +203,11 @@ export function validateMatmul(args: MatmulArgs): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument and what was expected
+ * @example
+ * ```ts
+ * import { validateMatmulQ8 } from "@xpu/ops/ops/matmul";
+ * validateMatmulQ8({ a: new Float32Array(8), weight: new Uint32Array(3), scales: new Float32Array(3), M: 2, N: 3, K: 4 });
+ * ```
  */
 export function validateMatmulQ8(args: MatmulQ8Args): void {
   const op = "matmulQ8";
@@ -213,6 +223,12 @@ export function validateMatmulQ8(args: MatmulQ8Args): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument and what was expected
+ * @example
+ * ```ts
+ * import { validateMatmulQ4G128 } from "@xpu/ops/ops/matmul";
+ * const weight = new Uint32Array(3); // [N = 3, ceil(K / 8) = 1]
+ * validateMatmulQ4G128({ a: new Float32Array(8), weight, scales: new Float32Array(3), M: 2, N: 3, K: 4 });
+ * ```
  */
 export function validateMatmulQ4G128(args: MatmulQ4G128Args): void {
   const op = "matmulQ4G128";
@@ -228,6 +244,11 @@ export function validateMatmulQ4G128(args: MatmulQ4G128Args): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument and what was expected
+ * @example
+ * ```ts
+ * import { validateMatmulF16 } from "@xpu/ops/ops/matmul";
+ * validateMatmulF16({ a: new Uint32Array(3), b: new Uint32Array(3), M: 2, N: 2, K: 3 }); // halves, two to a word
+ * ```
  */
 export function validateMatmulF16(args: MatmulF16Args): void {
   const op = "matmulF16";

@@ -157,6 +157,11 @@ export function validateMatvecQ4G128Shape(shape: MatvecShape): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument
+ * @example
+ * ```ts
+ * import { validateMatvec } from "@xpu/ops/ops/matvec";
+ * validateMatvec({ weight: new Float32Array(6), x: new Float32Array(3), N: 2, K: 3 }); // passes
+ * ```
  */
 export function validateMatvec(args: MatvecArgs): void {
   requireArgs("matvec", "args", args, "{ weight, x, N, K }");
@@ -170,6 +175,11 @@ export function validateMatvec(args: MatvecArgs): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument
+ * @example
+ * ```ts
+ * import { validateMatvecQ8 } from "@xpu/ops/ops/matvec";
+ * validateMatvecQ8({ weight: new Uint32Array(2), scales: new Float32Array(2), x: new Float32Array(3), N: 2, K: 3 });
+ * ```
  */
 export function validateMatvecQ8(args: MatvecQ8Args): void {
   requireArgs("matvecQ8", "args", args, "{ weight, scales, x, N, K }");
@@ -187,6 +197,11 @@ export function validateMatvecQ8(args: MatvecQ8Args): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument
+ * @example
+ * ```ts
+ * import { validateMatvecQ4G128 } from "@xpu/ops/ops/matvec";
+ * validateMatvecQ4G128({ weight: new Uint32Array(2), scales: new Float32Array(2), x: new Float32Array(3), N: 2, K: 3 });
+ * ```
  */
 export function validateMatvecQ4G128(args: MatvecQ4G128Args): void {
   requireArgs("matvecQ4G128", "args", args, "{ weight, scales, x, N, K }");
@@ -296,6 +311,11 @@ function packCodes(op: string, codes: Int32Array, N: number, K: number, bits: nu
  * @param N rows
  * @param K columns
  * @returns `[N, K]` codes in [-128, 127]
+ * @example
+ * ```ts
+ * import { packQ8, unpackQ8 } from "@xpu/ops";
+ * unpackQ8(packQ8(new Int32Array([1, -2, 127]), 1, 3), 1, 3); // Int32Array [1, -2, 127]
+ * ```
  */
 export function unpackQ8(packed: Uint32Array, N: number, K: number): Int32Array {
   requireShape("unpackQ8", { N, K });
@@ -310,6 +330,11 @@ export function unpackQ8(packed: Uint32Array, N: number, K: number): Int32Array 
  * @param N rows
  * @param K columns
  * @returns `[N, K]` codes in [-8, 7]
+ * @example
+ * ```ts
+ * import { packQ4, unpackQ4 } from "@xpu/ops";
+ * unpackQ4(packQ4(new Int32Array([7, -7, 0]), 1, 3), 1, 3); // Int32Array [7, -7, 0]
+ * ```
  */
 export function unpackQ4(packed: Uint32Array, N: number, K: number): Int32Array {
   requireShape("unpackQ4", { N, K });
