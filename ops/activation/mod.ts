@@ -25,13 +25,10 @@
  *   written on vec4s without branches, so even gelu's erfc costs far less than moving its 8 bytes
  *   per element on a GPU.
  *
- * Measured on the H200, 2026-11-30, GPU timestamps, warm clocks (Deno 2.9.6 over Vulkan, median of
- * 10), as a share of the 4,520 GB/s bandwidth roofline, at 2^26 elements: relu2 0.1322 ms =
- * 4,060 GB/s (89.8%), silu 89.8%, elu 86.6%, tanh 86.6%, gelu 87.1%, gelu_tanh 89.4%; gelu at 2^24
- * 75.1%. The kernel this replaced (a switch on the kind for every vec4, four vec4s per invocation)
- * reached 83.7-85.8% at 2^26 and 71.2% at 2^24. With the switch outside the loop, four vec4s per
- * invocation gave 86.2-88.6% and eight 83.8-87.2%; of the kinds only elu and tanh were faster at four
- * (by 1.5 and 0.3 points).
+ * On the H200 the kernel reached 86.6-89.8% of the bandwidth roofline at 2^26 elements for every
+ * kind, before the NaN passthrough was added (not re-timed since); that and the alternatives it was
+ * measured against (a switch per vec4, four or eight vec4s per invocation) are in
+ * `harness/baselines/nvidia-h200-design.md` (activation).
  *
  * @module
  */

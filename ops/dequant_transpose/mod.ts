@@ -15,15 +15,14 @@
  * type or length; and, before anything is uploaded, a weight or output larger than the device's
  * maxStorageBufferBindingSize, with an error naming it and the limit.
  *
- * The kernel needs no workgroup memory: each workgroup covers a 128 x 128 tile, and each
- * invocation a block of 4 weight rows by 16 codes, loaded as four vec4u (one per row), decoded four
- * rows at a time and stored as 16 vec4f, one per output row; a warp's stores cover 256 consecutive
- * bytes of an output row. Measured on the H200, 2026-11-30, GPU timestamps, warm clocks: 74.0% of
- * the 4,520 GB/s roofline at 4096 x 14336, 72.6% at 14336 x 4096, 63.2% at 4096 x 4096, where
- * 32 x 32 tiles turned through workgroup memory one element at a time took 42.7%, 42.7% and 39.0%.
- * The vec4 path needs N % 4 == 0 and ceil(K / 4) % 4 == 0; other shapes, and tiles cut by the
- * matrix's edge, move one code at a time. Grids of more than 65,535 tiles fold into a second
- * dimension.
+ * The kernel needs no workgroup memory: each workgroup covers a 128 x 128 tile, and each invocation
+ * a block of 4 weight rows by 16 codes, loaded as four vec4u (one per row), decoded four rows at a
+ * time and stored as 16 vec4f, one per output row; a warp's stores cover 256 consecutive bytes of
+ * an output row. On the H200 that is 72.6-74.0% of the bandwidth roofline at the 14336 x 4096
+ * shapes, against 42.7% for element-by-element 32 x 32 tiles
+ * (`harness/baselines/nvidia-h200-design.md`, dequant_transpose). The vec4 path needs N % 4 == 0
+ * and ceil(K / 4) % 4 == 0; other shapes, and tiles cut by the matrix's edge, move one code at a
+ * time. Grids of more than 65,535 tiles fold into a second dimension.
  *
  * @module
  */

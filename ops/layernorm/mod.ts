@@ -37,14 +37,9 @@
  * through workgroup memory in two steps written out in full (16 partials, then the row's groups;
  * two barriers per reduction).
  *
- * Measured on the H200, 2026-11-30, GPU timestamps (Deno 2.9.6 over Vulkan, median of 10, with
- * weight and bias), against the masked kernel this replaced in the same run: 1.91x faster at
- * 8192 x 8192, 1.83x at 4096 x 4096, 1.70x at 65536 x 1024 and 1.82x at 1024 x 65536 (rows streamed
- * in chunks). The GPU's clocks had dropped during that part of the run, so only these ratios are
- * meaningful, not its absolute times. Loading weight and bias after the reductions instead was
- * slower at every shape (4096 x 4096: 0.206 against 0.188 ms in that run). `threads` baked in as a
- * constant was faster again (1.03-1.23x in that run) but needs a pipeline per row width, and is not
- * done.
+ * Weight and bias are loaded alongside x, not after the reductions (that was slower at every
+ * shape), and `threads` stays a uniform (a constant was faster but needs a pipeline per row width);
+ * the H200 measurements are in `harness/baselines/nvidia-h200-design.md` (layernorm).
  *
  * Why the kernel holds its 8 vec4s as eight named values written out by hand, never as a local
  * array indexed in a loop: Deno's WGSL compiler (naga) bounds-checks every index into a

@@ -61,12 +61,9 @@
  *   N % 4 == 0): their full blocks of K are staged with unchecked loads at indices computed once,
  *   and c is stored unchecked (4096^3 on the H200: 34.8 -> 36.4 TFLOP/s; `f16storage` 31.6 -> 36.5;
  *   512 x 14336 x 4096: 30.0 -> 30.8 and 26.2 -> 31.0). `q8row` and `q4g128` keep the checks.
- * This design replaced a two-stage one (the next block prefetched into registers during the
- * current one, one barrier per block; accumulators in module-scope private variables, each k-step
- * a function call), which had an NVIDIA variant at 32 KiB of workgroup memory: at 4096^3 on the
- * H200, a scratch kernel of this design (without the bound checks these kernels keep out of the
- * k-steps) ran at 37.0 TFLOP/s and that NVIDIA variant at 29.5 (which of the differences matter
- * most was not measured apart). With the NVIDIA variant's K-step
+ * This design replaced a two-stage one (the next block prefetched into registers, one barrier per
+ * block) that needed an NVIDIA variant at 32 KiB of workgroup memory; measured on the H200 it was
+ * slower (`harness/baselines/nvidia-h200-design.md`, matmul). With the NVIDIA variant's K-step
  * of 16 now within the portable 16 KiB, there is no target variant. `tile64` is the same design
  * at 64 x 64 (8 x 4 outputs per invocation, 8 KiB); `q8row_tile64` and `q4g128_tile64` keep a
  * simpler one (4 x 4 outputs per invocation, a looped k, element-by-element loads). Every kernel

@@ -49,49 +49,10 @@
  * 16 KiB of workgroup memory (a test holds them to it), so no plan checks the device's
  * maxComputeWorkgroupStorageSize.
  *
- * Measured on the H200, 2026-11-30, GPU timestamps, warm clocks, at the bench shapes: GB/s of the
- * bytes each kernel must move (codes, scales, `x` and `y`), and their share of the bandwidth roofline
- * (about 4,520 GB/s). "before" is the NVIDIA variant each one replaced: the portable design at 128
- * invocations across K and 8 rows, with module-scope accumulators updated by helper functions and
- * the two-round reduction (q4: `x` read from global memory). `q4g128.nvidia` was measured with its
- * partial sums in 4 KiB of workgroup memory of their own; it now reuses the `x` tile for them, behind
- * one more barrier.
- *
- * | N x K         | q8row        | q8row.nvidia | before       | q4g128       | q4g128.nvidia | before      |
- * | ------------- | ------------ | ------------ | ------------ | ------------ | ------------- | ----------- |
- * | 4096 x 4096   | 1108 (24.5%) | 1364 (30.2%) | 1242 (27.5%) | 606 (13.4%)  | 767 (17.0%)   | 589 (13.0%) |
- * | 8192 x 8192   | 2255 (49.9%) | 2304 (51.0%) | 2127 (47.1%) | 1091 (24.1%) | 1247 (27.6%)  | 985 (21.8%) |
- * | 14336 x 4096  | 2020 (44.7%) | 2239 (49.5%) | 1985 (43.9%) | 973 (21.5%)  | 1255 (27.8%)  | 882 (19.5%) |
- * | 4096 x 14336  | 1705 (37.7%) | 2371 (52.5%) | 2143 (47.4%) | 310 (6.9%)   | 417 (9.2%)    | 316 (7.0%)  |
- * | 102400 x 1792 | 2387 (52.8%) | 2370 (52.4%) | 1931 (42.7%) | 1025 (22.7%) | 1250 (27.7%)  | 723 (16.0%) |
- *
  * The quantized kernels are far from the roofline: against a target of 75%, `q8row.nvidia` reaches
- * 30-53% and `q4g128.nvidia` 9-28%. Eight other designs were measured with them (q4 with `x` read
- * from global memory as `q8row.nvidia` does, two vec4s of each row in flight, a u32 word per
- * invocation with `x` read contiguously at four or eight rows per invocation, q8 with `x` staged);
- * the best of all on each shape reached 30-62% (q8) and 9-35% (q4), none near 75%. A word per
- * invocation was the fastest at 102400 x 1792 (q8 62.1%, q4 34.9%) but the slowest on other shapes
- * (q8 4096 x 14336: 34.3%; q4 4096 x 4096: 11.6%). In that candidate run every q4 kernel took
- * 0.075-0.117 ms at 4096 x 14336 (5.9-9.2%), three to five times as long as at 14336 x 4096 with the
- * same bytes; in the baseline run (harness/baselines/nvidia-h200.json, the bench's own inputs)
- * `q4g128.nvidia` took 0.0248 ms there (27.4% of 4,595 GB/s), in line with the other shapes. The
- * candidate run's inputs repeated one block of random words; why that shape alone was slow there is
- * not known.
- *
- * Where the time goes (H200, 2026-11-30, GPU timestamps, warm clocks; harness/baselines/
- * nvidia-h200-log/10-*.txt, 11-q4b.txt, 12-q8c.txt). First, the ceiling: the roofline's own read
- * kernel over the same number of bytes, timed the same way, reaches 39% of the 1 GiB read figure at
- * 16 MiB (q8 4096 x 4096), 70-73% at 56-64 MiB (the other q8 shapes) and 88% at 176 MiB (q8's output
- * head); q4's 8.5 MiB reach 24%, its 30-34 MiB 55-58%, its 93 MiB 80%. A single pass's launch and
- * drain are a large share of a short one, so 75% is out of any kernel's reach at every shape but
- * the output heads.
- * Second, ablations of `q8row.nvidia` at 8192 x 8192 (29.0 us; a plain read of its bytes 20.1):
- * with the decode cut and the loads kept 26.3 us, with the weight loads cut and the decode kept 18.3,
- * with the loop emptied 7.2. Loads and decode each fit in the read's time but do not overlap: every
- * invocation loads a step, then decodes it, all at once across a grid of about one wave. Loading the
- * next step before decoding the current one, workgroups of 128 invocations, and 8 rows per invocation
- * each changed that by at most 3% (`12-q8c.txt`). q4g128.nvidia shows the same (8192 x 8192: 28.1 us;
- * loads only 18.6, decode only 18.8, neither 11.7).
+ * 30-53% and `q4g128.nvidia` 9-28% at the bench shapes on the H200. Where the time goes (a short
+ * pass's launch and drain, and loads and decode that do not overlap), the designs they replaced and
+ * eight others measured with them are in `harness/baselines/nvidia-h200-design.md` (matvec).
  *
  * Non-obvious choices:
  * - q8's scale multiplies the finished dot product, once per row, not each term. The alternative

@@ -20,15 +20,10 @@
  * move element by element. A gather of one element per invocation, as the portable kernel does,
  * reads 4 of every 32 bytes it fetches when the last axis moves.
  *
- * The two are separate modules, so that the row copy carries none of the tiles' 16 KiB of
- * workgroup memory and barriers. Measured on the H200, 2026-11-30, GPU timestamps, warm clocks: the
- * row copy as a mode of one module with the tiles took 83.0% of the 4,520 GB/s roofline at
- * 16x2048x32x128-perm0213 and 25.7% at 32x128x64x64-perm0213; the same code in a module without
- * workgroup memory 89.3% and 28.5%. The vec4 tiles took 85.4% at 64x512x2048-perm021. At
- * 64x512x2048-perm210 the scratch timings of every tile layout read 28.9-30.7%, but this kernel as
- * this module plans it took 0.147 ms there in the baseline run (79.6% of that run's 4,595 GB/s,
- * harness/baselines/nvidia-h200.json); the scratch plan's batch layout is the suspect for the
- * difference, not investigated.
+ * The two are separate modules, so that the row copy carries none of the tiles' 16 KiB of workgroup
+ * memory and barriers. The row copy is a module of its own because, measured on the H200, sharing
+ * one with the tiles cost it 6 points of the roofline (`harness/baselines/nvidia-h200-design.md`,
+ * permute).
  *
  * @module
  */

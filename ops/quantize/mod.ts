@@ -29,14 +29,9 @@
  * leaves time for. Codes agree bit for bit either way. Longer or misaligned rows take one
  * workgroup each and read the row twice.
  *
- * Measured on the H200, 2026-11-30, GPU timestamps, warm clocks (Deno 2.9.6 over Vulkan, median of
- * 10), as a share of the 4,520 GB/s bandwidth roofline: 2048 x 2048 in 0.0176 ms = 1,910 GB/s
- * (42.3%), 4096 x 4096 in 0.0425 ms = 3,155 GB/s (69.8%), 8192 x 8192 in 0.1394 ms = 3,853 GB/s
- * (85.2%), 32768 x 2048 in 0.1378 ms = 3,898 GB/s (86.2%). The kernel this replaced (one row per
- * workgroup, the row in a local array indexed in loops, a tie test and branch per element) reached
- * 14.4%, 25.9%, 35.9% and 19.2%. The same code with one row per workgroup reached 72.7% at
- * 32768 x 2048; holding 4 vec4s per invocation instead of 8 gained at 2048 x 2048 (46.8%) but
- * reads rows of 8192 twice (62.6% there).
+ * On the H200 it reaches 85-86% of the bandwidth roofline at 8192 x 8192 and 32768 x 2048 (42% at
+ * 2048 x 2048); those figures and the designs it was measured against are in
+ * `harness/baselines/nvidia-h200-design.md` (quantize).
  *
  * The cost counts 4 bytes per code because codes are an `Int32Array` on the wire: that is what
  * the kernel must write.

@@ -26,13 +26,9 @@
  * reduction takes 4 vec4s side by side instead of 8 to have more workgroups. Either way x is read
  * exactly once.
  *
- * Measured on the H200, 2026-11-30, GPU timestamps (Deno 2.9.6 over Vulkan, median of 10), against
- * the kernel this replaced (masked rows, every element through the combine, lanes sized for one
- * step of 8 vec4s) in the same run, reducing the last axis: sum of 8192 x 8192 2.66x faster, max of
- * 8192 x 8192 3.58x, sum of 65536 x 1024 2.35x, sum of 4096 x 4096 2.05x. Alone, the aligned path
- * gained 1.58-2.18x and the 4x fewer lanes 1.36-1.65x. The GPU's clocks had dropped during that part
- * of the run, so only these ratios are meaningful, not its absolute times. Reducing axis 0 is
- * unchanged (within 3% in the same run).
+ * The aligned path and the fewer lanes were each measured to pay (2.05-3.58x over the kernel this
+ * replaced, reducing the last axis; an earlier axis unchanged):
+ * `harness/baselines/nvidia-h200-design.md` (reduce).
  *
  * Why the kernel holds its 8 vec4s as eight named values written out by hand, never as a local
  * array indexed in a loop: Deno's WGSL compiler (naga) bounds-checks every index into a

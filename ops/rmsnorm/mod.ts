@@ -32,14 +32,9 @@
  * and a partial vec4 is written one component at a time. Both paths reduce through workgroup memory
  * in two steps written out in full (16 partials, then the row's groups; two barriers).
  *
- * Measured on the H200, 2026-11-30, GPU timestamps (Deno 2.9.6 over Vulkan, median of 10, one shared
- * weight row), against the masked kernel this replaced in the same run: 1.52x faster at
- * 8192 x 8192, 1.34x at 4096 x 4096, 1.43x at 65536 x 1024 and 1.30x at 1024 x 65536 (rows streamed
- * in chunks). The GPU's clocks had dropped during that part of the run, so only these ratios are
- * meaningful, not its absolute times. Loading the weight after the reduction rather than alongside
- * x was faster at every shape whose rows are held in registers (8192 x 8192: 0.365 against 0.388 ms
- * in that run). `threads` stays a uniform: baking it in as a constant needs a pipeline per row
- * width.
+ * The weight is loaded after the reduction (faster at every shape whose rows are held in
+ * registers), and `threads` stays a uniform (a constant needs a pipeline per row width); the H200
+ * measurements are in `harness/baselines/nvidia-h200-design.md` (rmsnorm).
  *
  * Why the kernel holds its 8 vec4s as eight named values written out by hand, never as a local
  * array indexed in a loop: Deno's WGSL compiler (naga) bounds-checks every index into a

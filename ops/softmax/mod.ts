@@ -32,15 +32,9 @@
  * written one component at a time. Both paths reduce through workgroup memory in two steps written
  * out in full (16 partials, then the row's groups; two barriers).
  *
- * Measured on the H200, 2026-11-30, GPU timestamps, warm clocks (Deno 2.9.6 over Vulkan, median of
- * 10): 8192 x 8192 in 0.142 ms = 3,792 GB/s, 84% of the 4,520 GB/s read roofline (the masked kernel
- * this replaced: 0.223 ms = 2,407 GB/s; a plain kernel fixed to rows of exactly 8,192, for
- * reference: 0.138 ms = 3,899 GB/s); 4096 x 4096 in 0.045 ms = 3,001 GB/s (was 2,119); 65536 x 1024
- * in 0.141 ms = 3,812 GB/s (was 2,527). Each change alone on the masked kernel: unconditional loads
- * 1.18-1.39x, the written-out reductions 1.07-1.17x, both 1.31-1.55x; row bounds held in locals
- * rather than module-scope `var<private>` made no difference. `threads` baked in as a constant gained
- * another 2-6%, not worth a pipeline per row width. Rows streamed in chunks (1024 x 65536) have not
- * been timed under comparable clocks.
+ * On the H200, 8192 x 8192 runs at 84% of the read roofline; the gain of each choice above over the
+ * masked kernel this replaced, and what was tried and left out (`threads` as a constant), are in
+ * `harness/baselines/nvidia-h200-design.md` (softmax).
  *
  * Why the kernel holds its 8 vec4s as eight named values written out by hand, never as a local
  * array indexed in a loop: Deno's WGSL compiler (naga) bounds-checks every index into a

@@ -15,13 +15,11 @@
  * On NVIDIA, `kernel.nvidia` is resolved instead: 64x64 tiles through workgroup memory with every
  * access 16 bytes wide. 256 invocations each load four vec4s along rows of `x`, read back one 4x4
  * block as four vec4s, transpose it in registers and store four vec4s along rows of the result; the
- * tile is kept as vec4s, swizzled so that neither side conflicts on banks, and tiles are dealt to at
- * most 65,535 workgroups in a grid-stride loop (the grid never folds). Measured on the H200,
- * 2026-11-30, GPU timestamps, warm clocks: 8192x8192 in 0.138 ms, 85.9% of the 4,520 GB/s roofline
- * beside 86.5% for a plain vec4 copy of the same bytes; 4096x4096 72.4% (the copy 77.5%). At
- * 8192x8192 a tile of single floats written out by hand reached 83.5%, the portable kernel 51.1%.
- * Shapes whose rows or cols are not multiples of 4, and tiles cut by the matrix's edge, move the
- * same way one element at a time.
+ * tile is kept as vec4s, swizzled so that neither side conflicts on banks, and tiles are dealt to
+ * at most 65,535 workgroups in a grid-stride loop (the grid never folds). On the H200 it moves
+ * 8192x8192 at 85.9% of the bandwidth roofline, beside 86.5% for a plain copy (the measurements:
+ * `harness/baselines/nvidia-h200-design.md`, transpose). Shapes whose rows or cols are not
+ * multiples of 4, and tiles cut by the matrix's edge, move the same way one element at a time.
  *
  * @module
  */
