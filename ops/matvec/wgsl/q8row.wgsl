@@ -22,7 +22,18 @@
 // lanes past K replaced by 0 so that neither the padding codes nor whatever follows x count.
 // More than 65,535 workgroups fold into y: group = id.x + id.y * num_workgroups.x.
 
-// #include "q8row_bindings.wgsl"
+// The params and bindings of matvec/q8row (both variants).
+// The params of the quantized kernels (q8row, q4g128).
+struct Params {
+  n: u32, // rows, length of y
+  k: u32, // columns, length of x
+}
+
+@group(0) @binding(0) var<storage, read> weight: array<vec4u>;
+@group(0) @binding(1) var<storage, read> scale: array<f32>;
+@group(0) @binding(2) var<storage, read> x: array<vec4f>;
+@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+@group(0) @binding(4) var<uniform> params: Params;
 
 const LANES = 64u; // invocations across K
 const GROUPS = 4u; // groups of four rows per workgroup
@@ -103,7 +114,17 @@ fn main(
 
   let first = lid.y * LANES;
   partial[first + lane] = sums();
-// #include "q_reduce.wgsl"
+// The two-round reduction of the workgroup's partial sums (each a vec4: four rows): 8 invocations
+// add SPAN each, in place; the caller's invocation 0 then adds the 8.
+  workgroupBarrier();
+  if (lane < 8u) {
+    var s = vec4f(0.0);
+    for (var j = 0u; j < SPAN; j++) {
+      s += partial[first + lane * SPAN + j];
+    }
+    partial[first + lane * SPAN] = s;
+  }
+  workgroupBarrier();
   if (lane == 0u) {
     var s = vec4f(0.0);
     for (var j = 0u; j < 8u; j++) {
