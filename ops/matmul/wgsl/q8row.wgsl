@@ -1,6 +1,6 @@
 // matmul/q8row: c = a @ dequant(weight)^T (F.linear), a is [M, K] f32, c is [M, N] f32, and the weight
 // [N, K] is int8: weight is [N, ceil(K/4)] u32, four two's-complement codes per word, least
-// significant byte first, and scale[n] is row n's scale. c[m, n] = scale[n] * sum_k a[m, k] * code[n, k].
+// significant byte first, and scales[n] is row n's scale. c[m, n] = scales[n] * sum_k a[m, k] * code[n, k].
 //
 // The tiling is matmul/kernel's, with the weight in b's place (see kernel.wgsl for the design and
 // why): each workgroup computes one 128 x 128 tile of c; each of its 256 invocations owns 8 x 8
@@ -27,7 +27,7 @@ struct Params {
 
 @group(0) @binding(0) var<storage, read> a: array<vec4f>;
 @group(0) @binding(1) var<storage, read> weight: array<u32>;
-@group(0) @binding(2) var<storage, read> scale: array<f32>;
+@group(0) @binding(2) var<storage, read> scales: array<f32>;
 @group(0) @binding(3) var<storage, read_write> c: array<vec4f>;
 @group(0) @binding(4) var<uniform> params: Params;
 

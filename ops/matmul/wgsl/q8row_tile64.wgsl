@@ -1,7 +1,7 @@
 // matmul/q8row_tile64: c = a @ dequant(weight)^T (F.linear), a is [M, K] f32, c is [M, N] f32, and the
 // weight [N, K] is int8: weight is [N, ceil(K/4)] u32, four two's-complement codes per word, least
-// significant byte first, and scale[n] is row n's scale.
-// c[m, n] = scale[n] * sum_k a[m, k] * code[n, k].
+// significant byte first, and scales[n] is row n's scale.
+// c[m, n] = scales[n] * sum_k a[m, k] * code[n, k].
 //
 // The 64 x 64 tile, for problems too small to keep a GPU busy with q8row's 128 x 128 tiles (prefill
 // of a short prompt): a 64 x 64 tile of c per workgroup, 4 x 4 outputs per invocation in four named
@@ -21,7 +21,7 @@ struct Params {
 
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> weight: array<u32>;
-@group(0) @binding(2) var<storage, read> scale: array<f32>;
+@group(0) @binding(2) var<storage, read> scales: array<f32>;
 @group(0) @binding(3) var<storage, read_write> c: array<f32>;
 @group(0) @binding(4) var<uniform> params: Params;
 

@@ -1,4 +1,4 @@
-// matvec/q8row_rows64: y[n] = scale[n] * sum_k code[n, k] * x[k] (W8A32), for weights with many rows
+// matvec/q8row_rows64: y[n] = scales[n] * sum_k code[n, k] * x[k] (W8A32), for weights with many rows
 // (an output head). The format and the decode are q8row.nvidia's: the weight is [N, ceil(K/4)] u32,
 // four two's-complement codes per word, least significant byte first; scale is [N]; x is [K].
 //
@@ -29,7 +29,7 @@ struct Params {
 }
 
 @group(0) @binding(0) var<storage, read> weight: array<vec4u>;
-@group(0) @binding(1) var<storage, read> scale: array<f32>;
+@group(0) @binding(1) var<storage, read> scales: array<f32>;
 @group(0) @binding(2) var<storage, read> x: array<vec4f>;
 @group(0) @binding(3) var<storage, read_write> y: array<f32>;
 @group(0) @binding(4) var<uniform> params: Params;
@@ -170,6 +170,6 @@ fn main(
   if (lane == 0u) { scratch[first] += scratch[first + 1u]; }
   workgroupBarrier();
   if (lane < 4u && row + lane < n) {
-    y[row + lane] = scale[row + lane] * scratch[first][lane];
+    y[row + lane] = scales[row + lane] * scratch[first][lane];
   }
 }
