@@ -1,18 +1,39 @@
 /**
- * @xpu/ops: WebGPU primitives, each a plain-TypeScript reference (the definition of correct) and
- * WGSL kernels held to it, the harness they run on, and the roofline probes that measure the
- * machine's own ceilings.
+ * WebGPU primitives, each a plain-TypeScript reference (the definition of correct) and WGSL
+ * kernels held to it, the harness they run on, and the roofline probes that measure the machine's
+ * own ceilings.
  *
  * Every op is also importable alone as `@xpu/ops/ops/<op>`, which additionally exports its WGSL
  * sources as `KERNELS`; the harness alone as `@xpu/ops/harness`.
  *
+ * Every op has three layers, all validated by one function per op, so each refuses the same input
+ * with the same message: the reference `<op>(args)`, the one-shot `<op>Gpu(gpu, args)`, and
+ * `<op>Plan(gpu, shape)` for resident tensors (`gpu.upload`, `gpu.submit`, `gpu.read`). The
+ * argument names are one vocabulary across ops (README, "One vocabulary").
+ *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice, softmax, softmaxGpu } from "@xpu/ops";
  * const gpu = await acquireDevice();
  * const x = new Float32Array([1, 2, 3, 4, 5, 6]);
  * const y = await softmaxGpu(gpu, { x, rows: 2, cols: 3 }); // the kernel resolved for this adapter
  * const reference = softmax({ x, rows: 2, cols: 3 }); // the definition it is held to
+ * gpu.destroy();
+ * ```
+ *
+ * @example Resident tensors: upload once, submit plans, read back
+ * ```ts
+ * import { acquireDevice, rmsnormPlan, softmaxPlan } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([1, 2, 3, 4, 5, 6]));
+ * const normed = gpu.alloc("f32", 6);
+ * const probabilities = gpu.alloc("f32", 6);
+ * const none = gpu.alloc("f32", 0);
+ * await gpu.submit(
+ *   [rmsnormPlan(gpu, { rows: 2, cols: 3 }), [x, none, normed]],
+ *   [softmaxPlan(gpu, { rows: 2, cols: 3 }), [normed, probabilities]],
+ * ); // one command buffer, nothing read back in between
+ * const y = await gpu.read(probabilities);
  * gpu.destroy();
  * ```
  *
@@ -28,9 +49,11 @@ export {
   activationGpu,
   type ActivationKind,
   activationPlan,
+  type ActivationShape,
   erf,
   erfc,
   validateActivation,
+  validateActivationShape,
 } from "./ops/activation/mod.ts";
 export {
   axpy,
@@ -39,21 +62,27 @@ export {
   axpyInplaceGpu,
   axpyInplacePlan,
   axpyPlan,
+  type AxpyShape,
   validateAxpy,
+  validateAxpyShape,
 } from "./ops/axpy/mod.ts";
 export {
   dequantTranspose,
   type DequantTransposeArgs,
   dequantTransposeGpu,
   dequantTransposePlan,
+  type DequantTransposeShape,
   validateDequantTranspose,
+  validateDequantTransposeShape,
 } from "./ops/dequant_transpose/mod.ts";
 export {
   dequantize,
   type DequantizeArgs,
   dequantizeGpu,
   dequantizePlan,
+  type DequantizeShape,
   validateDequantize,
+  validateDequantizeShape,
 } from "./ops/dequantize/mod.ts";
 export {
   elementwise,
@@ -66,17 +95,32 @@ export {
   type ElementwiseRowsArgs,
   elementwiseRowsGpu,
   elementwiseRowsPlan,
+  type ElementwiseRowsShape,
+  type ElementwiseShape,
   validateElementwise,
   validateElementwiseRows,
+  validateElementwiseRowsShape,
+  validateElementwiseShape,
 } from "./ops/elementwise/mod.ts";
-export { gather, type GatherArgs, gatherGpu, gatherPlan, MAX_ROWS, validateGather } from "./ops/gather/mod.ts";
+export {
+  gather,
+  type GatherArgs,
+  gatherGpu,
+  gatherPlan,
+  type GatherShape,
+  MAX_ROWS,
+  validateGather,
+  validateGatherShape,
+} from "./ops/gather/mod.ts";
 export {
   layernorm,
   LAYERNORM_DEFAULT_EPS,
   type LayernormArgs,
   layernormGpu,
   layernormPlan,
+  type LayernormShape,
   validateLayernorm,
+  validateLayernormShape,
 } from "./ops/layernorm/mod.ts";
 export {
   LARGE_TILE_MIN_TILES,
@@ -101,8 +145,12 @@ export {
   unpackF16,
   validateMatmul,
   validateMatmulF16,
+  validateMatmulF16Shape,
   validateMatmulQ4G128,
+  validateMatmulQ4G128Shape,
   validateMatmulQ8,
+  validateMatmulQ8Shape,
+  validateMatmulShape,
 } from "./ops/matmul/mod.ts";
 export {
   matvec,
@@ -126,22 +174,26 @@ export {
   Q8_MAX,
   QUANTIZED_TALL_MIN_ROWS,
   quantizeQ4G128,
+  type QuantizeQ4G128Args,
   unpackQ4,
   unpackQ8,
   validateMatvec,
   validateMatvecQ4G128,
+  validateMatvecQ4G128Shape,
   validateMatvecQ8,
+  validateMatvecQ8Shape,
+  validateMatvecShape,
 } from "./ops/matvec/mod.ts";
 export {
   collapsePermutation,
   MAX_PERMUTE_RANK,
   permute,
   type PermuteArgs,
-  permuteDims,
   permuteGpu,
   permutePlan,
   type PermuteShape,
   validatePermute,
+  validatePermuteShape,
 } from "./ops/permute/mod.ts";
 export {
   quantize,
@@ -149,7 +201,9 @@ export {
   quantizeGpu,
   quantizePlan,
   type QuantizeResult,
+  type QuantizeShape,
   validateQuantize,
+  validateQuantizeShape,
 } from "./ops/quantize/mod.ts";
 export {
   reduce,
@@ -160,8 +214,8 @@ export {
   reducePlan,
   type ReduceShape,
   type ReduceView,
-  reduceView,
   validateReduce,
+  validateReduceShape,
 } from "./ops/reduce/mod.ts";
 export {
   rmsnorm,
@@ -169,11 +223,38 @@ export {
   type RmsnormArgs,
   rmsnormGpu,
   rmsnormPlan,
+  type RmsnormShape,
   validateRmsnorm,
+  validateRmsnormShape,
 } from "./ops/rmsnorm/mod.ts";
-export { MAX_COLUMNS, scatter, type ScatterArgs, scatterGpu, scatterPlan, validateScatter } from "./ops/scatter/mod.ts";
-export { softmax, type SoftmaxArgs, softmaxGpu, softmaxPlan, validateSoftmax } from "./ops/softmax/mod.ts";
-export { transpose, type TransposeArgs, transposeGpu, transposePlan, validateTranspose } from "./ops/transpose/mod.ts";
+export {
+  MAX_COLUMNS,
+  scatter,
+  type ScatterArgs,
+  scatterGpu,
+  scatterPlan,
+  type ScatterShape,
+  validateScatter,
+  validateScatterShape,
+} from "./ops/scatter/mod.ts";
+export {
+  softmax,
+  type SoftmaxArgs,
+  softmaxGpu,
+  softmaxPlan,
+  type SoftmaxShape,
+  validateSoftmax,
+  validateSoftmaxShape,
+} from "./ops/softmax/mod.ts";
+export {
+  transpose,
+  type TransposeArgs,
+  transposeGpu,
+  transposePlan,
+  type TransposeShape,
+  validateTranspose,
+  validateTransposeShape,
+} from "./ops/transpose/mod.ts";
 export {
   conv1d,
   type Conv1dArgs,

@@ -67,11 +67,11 @@ Deno.test("quantisers: ops' references agree with the fixtures' numpy quantiser 
   const file = await openFixture("quant-ties.safetensors");
   const x = await file.readFloat32("x");
   const [N, K] = file.info("x").shape;
-  const q8 = quantize({ x, N, K });
+  const q8 = quantize({ x, rows: N, cols: K });
   assertEquals(q8.codes, int32(await file.read("q8_codes")));
   assertEquals(q8.scales, await file.readFloat32("q8_scales"));
   assertEquals(packQ8(q8.codes, N, K), uint32(await file.read("q8_packed")));
-  const q4 = quantizeQ4G128(x, N, K);
+  const q4 = quantizeQ4G128({ x, rows: N, cols: K });
   assertEquals(q4.codes, int32(await file.read("q4_codes")));
   assertEquals(q4.scales, await file.readFloat32("q4_scales"));
   assertEquals(packQ4(q4.codes, N, K), uint32(await file.read("q4_packed")));
@@ -143,16 +143,16 @@ Deno.test("transformTensor: a tensor quantised in row blocks is the whole tensor
   const random = seededRandom(11);
   const w = Float32Array.from({ length: N * K }, () => random() * 2 - 1);
   const [q8, q8Scales] = transformTensor(spec, w, TINY_CONFIG, "q8");
-  const whole8 = quantize({ x: w, N, K });
+  const whole8 = quantize({ x: w, rows: N, cols: K });
   assertEquals(uint32(q8.data), packQ8(whole8.codes, N, K));
   assertEquals(new Float32Array(q8Scales.data.slice().buffer), whole8.scales);
   const [q4, q4Scales] = transformTensor(spec, w, TINY_CONFIG, "q4g128");
-  const whole4 = quantizeQ4G128(w, N, K);
+  const whole4 = quantizeQ4G128({ x: w, rows: N, cols: K });
   assertEquals(uint32(q4.data), packQ4(whole4.codes, N, K));
   assertEquals(new Float32Array(q4Scales.data.slice().buffer), whole4.scales);
   w[2050 * K + 3] = Infinity;
   await assertThrowsMessage(
     () => transformTensor(spec, w, TINY_CONFIG, "q4g128"),
-    "quantizeQ4G128: w[4099] = Infinity is not finite (indices count from row 2048, the first of the block quantised)",
+    "quantizeQ4G128: x must be finite (an int4 code has no value for Inf or NaN), but x[4099] is Infinity (indices count from row 2048, the first of the block quantised)",
   );
 });

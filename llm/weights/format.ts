@@ -177,7 +177,7 @@ export function transformTensor(
     for (; row < N; row += blockRows) {
       const rows = Math.min(blockRows, N - row);
       const x = w.subarray(row * K, (row + rows) * K);
-      const q = format === "q8" ? quantize({ x, N: rows, K }) : quantizeQ4G128(x, rows, K);
+      const q = format === "q8" ? quantize({ x, rows, cols: K }) : quantizeQ4G128({ x, rows, cols: K });
       packed.set(format === "q8" ? packQ8(q.codes, rows, K) : packQ4(q.codes, rows, K), row * wordsPerRow);
       scales.set(q.scales, row * scalesPerRow);
     }

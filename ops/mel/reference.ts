@@ -22,7 +22,7 @@
  * @module
  */
 
-import { requireArray, requireInt, requireNumber, requireOneOf } from "../validate.ts";
+import { requireArray, requireF32, requireInt, requireOneOf } from "../validate.ts";
 import { stft, stftBins, stftFrames, type StftShape, validateStftShape } from "../stft/reference.ts";
 
 /** The mel scale of a filterbank. */
@@ -71,11 +71,11 @@ export function melToHz(mel: number, scale: MelScale): number {
 export function validateMelFilterbank(options: MelFilterbankOptions): void {
   requireInt("mel", "nFreqs", options.nFreqs, 2);
   requireInt("mel", "nMels", options.nMels, 1);
-  if (!(requireNumber("mel", "sampleRate", options.sampleRate) > 0)) {
+  if (!(requireF32("mel", "sampleRate", options.sampleRate) > 0)) {
     throw new Error(`mel: sampleRate must be > 0, got ${options.sampleRate}`);
   }
-  const fMin = requireNumber("mel", "fMin", options.fMin ?? 0);
-  const fMax = requireNumber("mel", "fMax", options.fMax ?? Math.floor(options.sampleRate / 2));
+  const fMin = requireF32("mel", "fMin", options.fMin ?? 0);
+  const fMax = requireF32("mel", "fMax", options.fMax ?? Math.floor(options.sampleRate / 2));
   if (!(fMin >= 0 && fMin < fMax && fMax <= options.sampleRate / 2)) {
     throw new Error(`mel: 0 <= fMin < fMax <= sampleRate / 2 expected, got fMin ${fMin}, fMax ${fMax}`);
   }

@@ -165,7 +165,7 @@ Deno.test("moe reference: router → dispatch → expert matmuls → gather equa
     const out = await moeLayer(g, c.capacity, {
       router: moeRouter,
       dispatch: moeDispatch,
-      rows: (table, indices) => gather({ table, indices, V: g.T, D: g.D }),
+      rows: (table, indices) => gather({ table, index: indices, rows: g.T, cols: g.D }),
       expert: (a, b) => matmul({ a, b, M: c.capacity, N: g.F, K: g.D }),
       combine: moeGather,
     });
@@ -182,7 +182,7 @@ gpuTest(
       const out = await moeLayer(g, c.capacity, {
         router: (a) => moeRouterGpu(gpu, a),
         dispatch: (a) => moeDispatchGpu(gpu, a),
-        rows: (table, indices) => gatherGpu(gpu, { table, indices, V: g.T, D: g.D }),
+        rows: (table, indices) => gatherGpu(gpu, { table, index: indices, rows: g.T, cols: g.D }),
         expert: (a, b) => matmulGpu(gpu, { a, b, M: c.capacity, N: g.F, K: g.D }),
         combine: (a) => moeGatherGpu(gpu, a),
       });

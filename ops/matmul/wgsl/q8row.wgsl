@@ -1,6 +1,6 @@
 // matmul/q8row: c = a @ dequant(weight)^T (F.linear), a is [M, K] f32, c is [M, N] f32, and the weight
 // [N, K] is int8: weight is [N, ceil(K/4)] u32, four two's-complement codes per word, least
-// significant byte first, and scale[n] is row n's scale. c[m, n] = scale[n] * sum_k a[m, k] * code[n, k].
+// significant byte first, and scales[n] is row n's scale. c[m, n] = scales[n] * sum_k a[m, k] * code[n, k].
 //
 // The tiling is matmul/kernel's, with the weight in b's place (see kernel.wgsl for the design and
 // why): each workgroup computes one 128 x 128 tile of c; each of its 256 invocations owns 8 x 8
@@ -18,11 +18,16 @@
 // are skipped, so every M, N, K >= 1 works. Tiles beyond 65,535 fold into y:
 // tile = id.x + id.y * num_workgroups.x, bound-checked.
 
-// #include "params.wgsl"
+// The params of every matmul kernel, packed by mod.ts: c is [m, n], a is [m, k].
+struct Params {
+  m: u32,
+  n: u32,
+  k: u32,
+}
 
 @group(0) @binding(0) var<storage, read> a: array<vec4f>;
 @group(0) @binding(1) var<storage, read> weight: array<u32>;
-@group(0) @binding(2) var<storage, read> scale: array<f32>;
+@group(0) @binding(2) var<storage, read> scales: array<f32>;
 @group(0) @binding(3) var<storage, read_write> c: array<vec4f>;
 @group(0) @binding(4) var<uniform> params: Params;
 
@@ -67,7 +72,16 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-// #include "tile_origin.wgsl"
+// The tile of c this workgroup computes, at (row0, col0): tiles beyond 65,535 fold into y, and a
+// workgroup past the last tile returns.
+  let tiles_n = (params.n + TILE_N - 1u) / TILE_N;
+  let tiles = ((params.m + TILE_M - 1u) / TILE_M) * tiles_n;
+  let tile = wid.x + wid.y * groups.x;
+  if (tile >= tiles) {
+    return;
+  }
+  let row0 = (tile / tiles_n) * TILE_M;
+  let col0 = (tile % tiles_n) * TILE_N;
   let tx = lid % HALF;
   let ty = lid / HALF;
 
@@ -76,7 +90,26 @@ fn main(
   let a_row = lid / 4u;
   let a_k = (lid % 4u) * 4u;
 
-// #include "acc128.wgsl"
+// The 8 x 8 outputs of this invocation of a 128 x 128 tile, sixteen named vec4s declared as
+// function-local variables of main (not module-scope private ones; see kernel.wgsl): acc0-3 are rows
+// 4ty..4ty+3 of the tile, acc4-7 rows 64+4ty..64+4ty+3; _left holds columns 4tx..4tx+3, _right
+// columns 64+4tx..64+4tx+3.
+  var acc0_left = vec4f(0.0);
+  var acc0_right = vec4f(0.0);
+  var acc1_left = vec4f(0.0);
+  var acc1_right = vec4f(0.0);
+  var acc2_left = vec4f(0.0);
+  var acc2_right = vec4f(0.0);
+  var acc3_left = vec4f(0.0);
+  var acc3_right = vec4f(0.0);
+  var acc4_left = vec4f(0.0);
+  var acc4_right = vec4f(0.0);
+  var acc5_left = vec4f(0.0);
+  var acc5_right = vec4f(0.0);
+  var acc6_left = vec4f(0.0);
+  var acc6_right = vec4f(0.0);
+  var acc7_left = vec4f(0.0);
+  var acc7_right = vec4f(0.0);
 
   for (var k0 = 0u; k0 < params.k; k0 += STEP) {
     // All four loads before any store, so that they are in flight together.

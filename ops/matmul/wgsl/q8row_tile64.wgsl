@@ -1,7 +1,7 @@
 // matmul/q8row_tile64: c = a @ dequant(weight)^T (F.linear), a is [M, K] f32, c is [M, N] f32, and the
 // weight [N, K] is int8: weight is [N, ceil(K/4)] u32, four two's-complement codes per word, least
-// significant byte first, and scale[n] is row n's scale.
-// c[m, n] = scale[n] * sum_k a[m, k] * code[n, k].
+// significant byte first, and scales[n] is row n's scale.
+// c[m, n] = scales[n] * sum_k a[m, k] * code[n, k].
 //
 // The 64 x 64 tile, for problems too small to keep a GPU busy with q8row's 128 x 128 tiles (prefill
 // of a short prompt): a 64 x 64 tile of c per workgroup, 4 x 4 outputs per invocation in four named
@@ -12,15 +12,28 @@
 // the operands stage zeros and stores outside c are skipped, so every M, N, K >= 1 works. Tiles
 // beyond 65,535 fold into y: tile = id.x + id.y * num_workgroups.x, bound-checked.
 
-// #include "params.wgsl"
+// The params of every matmul kernel, packed by mod.ts: c is [m, n], a is [m, k].
+struct Params {
+  m: u32,
+  n: u32,
+  k: u32,
+}
 
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> weight: array<u32>;
-@group(0) @binding(2) var<storage, read> scale: array<f32>;
+@group(0) @binding(2) var<storage, read> scales: array<f32>;
 @group(0) @binding(3) var<storage, read_write> c: array<f32>;
 @group(0) @binding(4) var<uniform> params: Params;
 
-// #include "tile64_q_stages.wgsl"
+// The geometry and the (single) stages of the 64 x 64 quantized tiles (q8row_tile64, q4g128_tile64).
+const TILE = 64u;
+const STEP = 16u; // columns of a and of the weight staged at a time
+const LANES = 16u; // vec4s across one tile row: TILE / 4
+
+// a_t[k * LANES + i] holds a[row0 + 4i .. 4i + 3, k0 + k];
+// w_t[k * LANES + j] holds the decoded weight at rows col0 + 4j .. 4j + 3, column k0 + k.
+var<workgroup> a_t: array<vec4f, STEP * LANES>;
+var<workgroup> w_t: array<vec4f, STEP * LANES>;
 
 // #include "load_a_scalar.wgsl"
 
@@ -36,7 +49,30 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-// #include "tile64_q_setup.wgsl"
+// The tile of c this workgroup computes, at (row0, col0): tiles beyond 65,535 fold into y, and a
+// workgroup past the last tile returns. Invocation (tx, ty) owns rows 4ty..4ty+3 and columns
+// 4tx..4tx+3 of it, in acc0-3, and stages four consecutive k (stage_k) of one row (stage_row) of
+// a's block and of the same row of the weight's block.
+  let tiles_n = (params.n + TILE - 1u) / TILE;
+  let tiles = ((params.m + TILE - 1u) / TILE) * tiles_n;
+  let tile = wid.x + wid.y * groups.x;
+  if (tile >= tiles) {
+    return;
+  }
+  let row0 = (tile / tiles_n) * TILE;
+  let col0 = (tile % tiles_n) * TILE;
+  let tx = lid % LANES;
+  let ty = lid / LANES;
+
+  // What this invocation stages: four consecutive k of one row of a's block and of the same row of
+  // the weight's block.
+  let stage_row = lid / 4u;
+  let stage_k = (lid % 4u) * 4u;
+
+  var acc0 = vec4f(0.0);
+  var acc1 = vec4f(0.0);
+  var acc2 = vec4f(0.0);
+  var acc3 = vec4f(0.0);
 
   for (var k0 = 0u; k0 < params.k; k0 += STEP) {
     let word = bitcast<i32>(load_word(col0 + stage_row, k0 + stage_k));
@@ -46,7 +82,18 @@ fn main(
       a_t[slot][stage_row % 4u] = load_a(row0 + stage_row, k);
       w_t[slot][stage_row % 4u] = select(0.0, f32(extractBits(word, 8u * j, 8u)), k < params.k);
     }
-// #include "tile64_q_multiply.wgsl"
+// Multiplies the staged step into the 4 x 4 block (acc0-3: rows 4ty..4ty+3, columns 4tx..4tx+3),
+// between barriers: after the stage is written, and before the next step overwrites it.
+    workgroupBarrier();
+    for (var k = 0u; k < STEP; k++) {
+      let av = a_t[k * LANES + ty];
+      let wv = w_t[k * LANES + tx];
+      acc0 += av.x * wv;
+      acc1 += av.y * wv;
+      acc2 += av.z * wv;
+      acc3 += av.w * wv;
+    }
+    workgroupBarrier();
   }
 
   let row = row0 + ty * 4u;

@@ -19,7 +19,18 @@
 // loads outside a or b stage zeros and stores outside c are skipped, so every M, N, K >= 1 works.
 // Tiles beyond 65,535 fold into y: tile = id.x + id.y * num_workgroups.x, bound-checked.
 
-// #include "bindings_f32.wgsl"
+// The params and bindings of the f32 GEMMs (kernel, tile64): a, b and c as vec4s.
+// The params of every matmul kernel, packed by mod.ts: c is [m, n], a is [m, k].
+struct Params {
+  m: u32,
+  n: u32,
+  k: u32,
+}
+
+@group(0) @binding(0) var<storage, read> a: array<vec4f>;
+@group(0) @binding(1) var<storage, read> b: array<vec4f>;
+@group(0) @binding(2) var<storage, read_write> c: array<vec4f>;
+@group(0) @binding(3) var<uniform> params: Params;
 
 const TILE_M = 64u;
 const TILE_N = 64u;
@@ -46,7 +57,16 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-// #include "tile_origin.wgsl"
+// The tile of c this workgroup computes, at (row0, col0): tiles beyond 65,535 fold into y, and a
+// workgroup past the last tile returns.
+  let tiles_n = (params.n + TILE_N - 1u) / TILE_N;
+  let tiles = ((params.m + TILE_M - 1u) / TILE_M) * tiles_n;
+  let tile = wid.x + wid.y * groups.x;
+  if (tile >= tiles) {
+    return;
+  }
+  let row0 = (tile / tiles_n) * TILE_M;
+  let col0 = (tile % tiles_n) * TILE_N;
   let tx = lid % LANES;
   let ty = lid / LANES;
 

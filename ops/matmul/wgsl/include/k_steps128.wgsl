@@ -1,7 +1,7 @@
 // The 16 k-steps of a block of the 128 x 128 tile, written out where they run (inside main's loop),
 // neither looped over nor called: per k, four vec4 reads of workgroup memory (rows 4ty..4ty+3 and
 // 64+4ty..64+4ty+3 of a's block, columns 4tx..4tx+3 and 64+4tx..64+4tx+3 of b's or the decoded
-// weight's) feed 64 FMAs into the accumulators declared by acc128.wgsl. The indices are constants
+// weight's) feed 64 FMAs into the accumulators acc0_left .. acc7_right that main declares. The indices are constants
 // plus tx or ty; no guard, no mask: the staging has already put zeros wherever an operand ends.
     {
       let top = a_t[0u * LANES + ty];
