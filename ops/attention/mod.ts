@@ -91,7 +91,9 @@ function kernelFor(gpu: ResidentDevice, entry: (typeof ENTRIES)[number], options
   if (options.override !== undefined) {
     const named = parseVariantName(options.override).entry;
     if (!(ENTRIES as readonly string[]).includes(named)) {
-      throw new Error(`attention: override "${options.override}" is not a variant of entry point "scores" or "weighted_sum"`);
+      throw new Error(
+        `attention: override "${options.override}" is not a variant of entry point "scores" or "weighted_sum"`,
+      );
     }
     if (named === entry) return gpu.resolve(KERNELS, entry, options);
   }

@@ -110,7 +110,9 @@ export function checkAttentionShape(
   const Dv = requireInt(op, "Dv", shape.Dv ?? D, 1, MAX_DIM);
   requireInt(op, "kvHeads", kvHeads, 1, MAX_DIM);
   if (H % kvHeads !== 0) {
-    throw new Error(`${op}: H must be a multiple of kvHeads (contiguous groups of H / kvHeads), got H = ${H}, kvHeads = ${kvHeads}`);
+    throw new Error(
+      `${op}: H must be a multiple of kvHeads (contiguous groups of H / kvHeads), got H = ${H}, kvHeads = ${kvHeads}`,
+    );
   }
   const scale = requireF32(op, "scale", shape.scale ?? 1 / Math.sqrt(D));
   const causal = shape.causal ?? false;
@@ -168,7 +170,10 @@ export function checkAttentionArrays(op: string, args: AttentionArgs, shape: Res
  * @returns the shape with its defaults
  * @throws Error naming the bad argument and what was expected
  */
-export function validateAttentionShape(shape: AttentionShape, hasMask = shape.maskShape !== undefined): ResolvedAttentionShape {
+export function validateAttentionShape(
+  shape: AttentionShape,
+  hasMask = shape.maskShape !== undefined,
+): ResolvedAttentionShape {
   return checkAttentionShape("attention", shape, shape.H, hasMask);
 }
 

@@ -37,7 +37,9 @@ export type FlashAttentionArgs = AttentionArgs;
 export function requireQuadDims(op: string, shape: ResolvedAttentionShape): void {
   for (const [name, value] of [["D", shape.D], ["Dv", shape.Dv]] as const) {
     if (value % 4 !== 0) {
-      throw new Error(`${op}: ${name} must be a multiple of 4 (the kernel reads rows as vec4s; ops/attention takes any), got ${value}`);
+      throw new Error(
+        `${op}: ${name} must be a multiple of 4 (the kernel reads rows as vec4s; ops/attention takes any), got ${value}`,
+      );
     }
   }
 }

@@ -37,7 +37,13 @@ import { parseVariantName } from "../../harness/variants.ts";
 import { maskLength, maskParams } from "../attention/kernel_params.ts";
 import { flashPlanOf, KERNELS as FLASH_KERNELS } from "../flash_attention/mod.ts";
 import { KERNELS } from "./kernels.gen.ts";
-import { type GqaArgs, type GqaShape, type ResolvedAttentionShape, validateGqa, validateGqaShape } from "./reference.ts";
+import {
+  type GqaArgs,
+  type GqaShape,
+  type ResolvedAttentionShape,
+  validateGqa,
+  validateGqaShape,
+} from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
@@ -107,19 +113,22 @@ function decodeFits(shape: ResolvedAttentionShape): boolean {
  */
 export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, options: GqaOptions = {}): GqaPlans {
   const named = options.override === undefined ? undefined : parseVariantName(options.override).entry;
-  const path = options.path ?? (named === "decode" || named === "combine"
-    ? "decode"
-    : named === "kernel"
-    ? "prefill"
-    : shape.L <= DECODE_MAX_L && decodeFits(shape)
-    ? "decode"
-    : "prefill");
+  const path = options.path ??
+    (named === "decode" || named === "combine"
+      ? "decode"
+      : named === "kernel"
+      ? "prefill"
+      : shape.L <= DECODE_MAX_L && decodeFits(shape)
+      ? "decode"
+      : "prefill");
   if (path === "prefill") {
     const kernel = gpu.resolve(FLASH_KERNELS, "kernel", named === "kernel" ? options : {});
     return { path, steps: [flashPlanOf(gpu, "gqa", shape, kernel)] };
   }
   if (!decodeFits(shape)) {
-    throw new Error(`gqa: the decode path takes D and Dv up to ${DECODE_MAX_DIM}, got D = ${shape.D}, Dv = ${shape.Dv}`);
+    throw new Error(
+      `gqa: the decode path takes D and Dv up to ${DECODE_MAX_DIM}, got D = ${shape.D}, Dv = ${shape.Dv}`,
+    );
   }
   if (named !== undefined && named !== "decode" && named !== "combine") {
     throw new Error(`gqa: override "${options.override}" is not a variant of entry point "decode" or "combine"`);

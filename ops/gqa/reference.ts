@@ -51,7 +51,10 @@ export interface GqaArgs extends AttentionArgs {
  * @returns the shape with its defaults
  * @throws Error naming the bad argument and what was expected
  */
-export function validateGqaShape(shape: GqaShape, hasMask: boolean = shape.maskShape !== undefined): ResolvedAttentionShape {
+export function validateGqaShape(
+  shape: GqaShape,
+  hasMask: boolean = shape.maskShape !== undefined,
+): ResolvedAttentionShape {
   const resolved = checkAttentionShape("gqa", shape, shape.kvHeads, hasMask);
   requireQuadDims("gqa", resolved);
   return resolved;
