@@ -11,8 +11,8 @@
  * 128 query rows of one head and walks the keys in blocks of 31, keeping a running max and sum per row
  * and rescaling its partial output whenever the max grows (online softmax). The plan binds q, k, v, the
  * mask, the output and the params and nothing else, so the bytes it binds grow linearly in L and S (a
- * test counts them: 132n + 68 bytes at B = H = 1, L = S = n, D = Dv = 8 with a `[1, 1, 1, n]` mask,
- * against the unfused attention's 4n² + 132n + 136). Decode (L = 1) runs the same kernel, 127 of its
+ * test counts them: 132n + 64 bytes at B = H = 1, L = S = n, D = Dv = 8 with a `[1, 1, 1, n]` mask,
+ * against the unfused attention's 4n² + 132n + 80; the spec's 132n + 44 and 4n² + 68n + 40 count a smaller params block and, for the unfused form, fewer bindings). Decode (L = 1) runs the same kernel, 127 of its
  * 128 rows idle; ops/gqa has the decode path that splits the keys instead.
  *
  * The kernel (see `wgsl/kernel.wgsl`): 256 invocations, scores of 4 x 4 (rows x keys) per invocation
