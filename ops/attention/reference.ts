@@ -148,12 +148,17 @@ export function checkAttentionShape(
  * @param op the op, for messages
  * @param args the arrays
  * @param shape the resolved shape
+ * @param heads the name of k's and v's head count in messages: "H", or "kvHeads" for gqa
  * @throws Error naming the array, its required type and length, and what was given
  */
-export function checkAttentionArrays(op: string, args: AttentionArgs, shape: ResolvedAttentionShape): void {
+export function checkAttentionArrays(
+  op: string,
+  args: AttentionArgs,
+  shape: ResolvedAttentionShape,
+  heads: "H" | "kvHeads" = "H",
+): void {
   const { B, H, kvHeads, L, S, D, Dv } = shape;
   requireArray(op, "q", args.q, "Float32Array", [B * H * L * D, "B * H * L * D"]);
-  const heads = kvHeads === H ? "H" : "kvHeads";
   requireArray(op, "k", args.k, "Float32Array", [B * kvHeads * S * D, `B * ${heads} * S * D`]);
   requireArray(op, "v", args.v, "Float32Array", [B * kvHeads * S * Dv, `B * ${heads} * S * Dv`]);
   if (shape.maskShape) {

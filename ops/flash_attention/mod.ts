@@ -12,7 +12,8 @@
  * and rescaling its partial output whenever the max grows (online softmax). The plan binds q, k, v, the
  * mask, the output and the params and nothing else, so the bytes it binds grow linearly in L and S (a
  * test counts them: 132n + 64 bytes at B = H = 1, L = S = n, D = Dv = 8 with a `[1, 1, 1, n]` mask,
- * against the unfused attention's 4n² + 132n + 80; the spec's 132n + 44 and 4n² + 68n + 40 count a smaller params block and, for the unfused form, fewer bindings). Decode (L = 1) runs the same kernel, 127 of its
+ * against the unfused attention's 4n² + 132n + 80; the spec states 132n + 44 and 4n² + 68n + 40
+ * for its own bindings: the same linear against quadratic growth, with other constants). Decode (L = 1) runs the same kernel, 127 of its
  * 128 rows idle; ops/gqa has the decode path that splits the keys instead.
  *
  * The kernel (see `wgsl/kernel.wgsl`): 256 invocations, scores of 4 x 4 (rows x keys) per invocation

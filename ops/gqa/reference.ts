@@ -69,7 +69,7 @@ export function validateGqaShape(
  */
 export function validateGqa(args: GqaArgs): ResolvedAttentionShape {
   const shape = validateGqaShape(args, args.mask !== undefined);
-  checkAttentionArrays("gqa", args, shape);
+  checkAttentionArrays("gqa", args, shape, "kvHeads");
   return shape;
 }
 
