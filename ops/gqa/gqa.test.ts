@@ -106,7 +106,7 @@ Deno.test("gqa reference matches the torch goldens (enable_gqa=True)", async () 
   }
 });
 
-Deno.test("gqa decode plan at Llama-3-8B's 32/8 heads, S = 8192: K and V bound and counted once, 256 workgroups", () => {
+Deno.test("gqa decode plan at Llama-3-8B's 32/8 heads, S = 8192: K and V bound and counted once, 512 workgroups", () => {
   const gpu = {
     resolve: (sources: Record<string, string>, entry: string) => ({
       variant: entry,
@@ -123,14 +123,14 @@ Deno.test("gqa decode plan at Llama-3-8B's 32/8 heads, S = 8192: K and V bound a
   deepStrictEqual(decode.workgroups, [8192 / DECODE_CHUNK, 1, 8]);
   const kv = kvCacheBytes({ kvHeads: 8, S: 8192, D: 128 });
   strictEqual(4 * (decode.bindings[1].length + decode.bindings[2].length), kv);
-  const partials = 4 * 32 * 32 * (128 + 2);
+  const partials = 4 * 32 * (8192 / DECODE_CHUNK) * (128 + 2);
   strictEqual(decode.cost.bytes, kv + 4 * 32 * 128 + partials);
   strictEqual(combine.cost.bytes, partials + 4 * 32 * 128);
   strictEqual(gqaPlan(gpu, { B: 1, H: 32, kvHeads: 8, L: 64, S: 8192, D: 128 }).path, "prefill");
   strictEqual(gqaPlan(gpu, { B: 1, H: 32, kvHeads: 8, L: 1, S: 8192, D: 256 }).path, "prefill");
 });
 
-// Decode: groups of 1, 2, 3, 4 and 8 rows (row groups of 4 with surplus rows), several 256-key chunks
+// Decode: groups of 1, 2, 3, 4 and 8 rows (row groups of 4 with surplus rows), several 128-key chunks
 // with a short last one, L > 1 with causal lower-right, masks (a query-head axis, key padding), D and Dv
 // apart, and a chunk in which every key is masked for some rows.
 const mask = (s: [number, number, number, number]) => s;

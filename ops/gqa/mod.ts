@@ -12,12 +12,12 @@
  *
  * Two paths, chosen by {@link gqaPlan} (or forced with `path`):
  * - `decode` (L <= {@link DECODE_MAX_L}, D and Dv <= 128): flash-decoding in two dispatches. Entry
- *   point `decode` splits the keys into chunks of 256; each workgroup takes one KV head, one chunk and
+ *   point `decode` splits the keys into chunks of 128; each workgroup takes one KV head, one chunk and
  *   up to 4 query rows of that head's group (4 query heads at L = 1 for Llama-3's 32/8) and reads each
  *   K and V row of its chunk once for all of them, writing per row an unnormalised partial output with
  *   its max and sum; entry point `combine` merges the chunks. Decode attention is bandwidth-bound (a
  *   KV cache read once per token), so what matters is that the cache is read once per KV head, not per
- *   query head, and by enough workgroups at once (32 chunks x 8 KV heads at S = 8,192) to keep the
+ *   query head, and by enough workgroups at once (64 chunks x 8 KV heads at S = 8,192: 512 workgroups of 128 invocations) to keep the
  *   memory system busy. A group of more than 4 rows (MQA with many heads, or L > 1) takes a workgroup
  *   per 4 rows, each reading the chunk again (from L2 when they run together).
  * - `prefill` (otherwise): flash_attention's kernel, which maps query head h to KV head h / group.
@@ -49,7 +49,7 @@ export * from "./reference.ts";
 export { KERNELS };
 
 /** Keys per split of the decode path (`CHUNK` in decode.wgsl). */
-export const DECODE_CHUNK = 256;
+export const DECODE_CHUNK = 128;
 /** Query rows per workgroup of the decode path. */
 const DECODE_ROWS = 4;
 /** Longest L for which {@link gqaPlan} takes the decode path by default. */

@@ -1,22 +1,25 @@
 // gqa/decode: the first pass of flash-decoding. Each workgroup takes one KV head of one batch, a chunk of
-// CHUNK keys (a "split") and up to 4 query rows of that KV head's group (row r = g * L + i: query head
+// CHUNK = 128 keys (a "split") and up to 4 query rows of that KV head's group (row r = g * L + i: query head
 // h = kv_head * group + g, query row i), reads each K and V row of the chunk once for all of them, and
 // writes per row the chunk's unnormalised output sum_j exp(s_j - m) v_j with its max m and its sum
 // l = sum_j exp(s_j - m). gqa/combine merges the splits. Decode attention is bandwidth-bound: a KV cache
 // of 8,192 positions must be read once per KV head, not once per query head, and spread over enough
-// workgroups to keep the memory system busy, which one workgroup per head is not.
+// workgroups to keep the memory system busy, which one workgroup per head is not: at S = 8,192 and 8 KV
+// heads, 512 workgroups of 128 invocations, several per multiprocessor, so that one workgroup's K reads
+// overlap another's V reads.
 // q [B, H, L, D], k [B, kv_heads, S, D], v [B, kv_heads, S, Dv], D and Dv multiples of 4 and at most
 // 128 (rows are vec4s: 32 quads); part_out [B * H * L, splits, Dv], part_stats [B * H * L, splits, 2].
 //
 // 1. scores: invocation t takes key t of the chunk and computes its 4 rows' scores, reading its K row
-//    (quads unrolled by 4, several loads in flight) against the rows of q staged in workgroup memory;
+//    (quads unrolled by 8: eight loads in flight) against the rows of q staged in workgroup memory;
 //    a dead score (key past S, hidden by causal, a row past the group) is LOWEST; any score <= LOWEST
 //    (a mask of -inf included) counts as masked.
-// 2. statistics: each row's max over the chunk (partial maxima of 8 keys, then of 32 partials), then
+// 2. statistics: each row's max over the chunk (partial maxima of 8 keys, then of 16 partials), then
 //    every invocation turns its key's scores into exp(s - max) in place.
-// 3. output: invocation (quad = t % 32, lane = t / 32) adds p_j * v_j over keys j = lane, lane + 8, ...
-//    of the chunk for the 4 rows (each V row is read by one 32-invocation group: 512 contiguous bytes),
-//    and the row sums l alongside; the 8 lanes are summed through workgroup memory in three halvings.
+// 3. output: invocation (quad = t % 32, lane = t / 32) adds p_j * v_j over keys j = lane, lane + 4, ...
+//    of the chunk for the 4 rows (each V row is read by one 32-invocation group: 512 contiguous bytes;
+//    four keys per step in flight), and the row sums l alongside; the 4 lanes are summed through
+//    workgroup memory in two halvings.
 
 struct Params {
   L: u32,
@@ -44,20 +47,26 @@ struct Params {
 @group(0) @binding(5) var<storage, read_write> part_stats: array<vec2f>;
 @group(0) @binding(6) var<uniform> params: Params;
 
-const CHUNK = 256u;  // keys per split: one per invocation
+const CHUNK = 128u;  // keys per split: one per invocation
+const LANES = 4u;    // CHUNK / QUADS: invocations sharing a quad of the output
 const QUADS = 32u;   // most quads of a q, k or v row (D, Dv <= 128)
 const LOWEST = -0x1.fffffep+127f;
 
 var<workgroup> q_rows: array<vec4f, 128>;      // 4 rows x QUADS
 var<workgroup> probs: array<vec4f, CHUNK>;     // per key, the 4 rows' scores, then probabilities
-var<workgroup> partial_max: array<vec4f, 32>;  // per group of 8 keys, the 4 rows' maxima
+var<workgroup> partial_max: array<vec4f, 16>;  // per group of 8 keys, the 4 rows' maxima
 var<workgroup> row_max: vec4f;
-var<workgroup> lanes: array<vec4f, 512>;       // 4 lanes x 4 rows x QUADS, halved three times
-var<workgroup> lane_sums: array<vec4f, 4>;
+var<workgroup> lanes: array<vec4f, 256>;       // 2 lanes x 4 rows x QUADS, halved twice
+var<workgroup> lane_sums: array<vec4f, 2>;
 
 // The query head and row of the group's row r (r < rows).
 fn head_of(kv_head: u32, r: u32) -> u32 {
   return kv_head * params.group + r / params.L;
+}
+
+// The 4 staged rows' dot products with `kq`, quad d of a K row.
+fn dots(d: u32, kq: vec4f) -> vec4f {
+  return vec4f(dot(q_rows[d], kq), dot(q_rows[QUADS + d], kq), dot(q_rows[2u * QUADS + d], kq), dot(q_rows[3u * QUADS + d], kq));
 }
 
 // Score of row r (of 4 at row0) for key j: dot * scale plus the mask, or LOWEST when dead.
@@ -74,7 +83,7 @@ fn finish(dot_qk: f32, b: u32, kv_head: u32, r: u32, j: u32) -> f32 {
   return select(s, LOWEST, !live_row || j >= params.S || hidden);
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(128)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) t: u32) {
   let split = wid.x;
   let row0 = wid.y * 4u;
@@ -85,7 +94,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) t: u
   let key0 = split * CHUNK;
 
   // Stage the 4 rows of q (a row past the group repeats the last one; its scores are dead).
-  if (t < 4u * QUADS) {
+  {
     let r = min(row0 + t / QUADS, params.rows - 1u);
     let quad = min(t % QUADS, params.dq - 1u);
     let h = head_of(kv_head, r);
@@ -98,19 +107,20 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) t: u
   let k_row = (bkv * params.S + min(j, params.S - 1u)) * params.dq;
   var s = vec4f(0.0);
   var d = 0u;
-  for (; d + 4u <= params.dq; d += 4u) {
+  for (; d + 8u <= params.dq; d += 8u) {
     let k0 = k[k_row + d];
     let k1 = k[k_row + d + 1u];
     let k2 = k[k_row + d + 2u];
     let k3 = k[k_row + d + 3u];
-    s += vec4f(dot(q_rows[d], k0), dot(q_rows[QUADS + d], k0), dot(q_rows[2u * QUADS + d], k0), dot(q_rows[3u * QUADS + d], k0));
-    s += vec4f(dot(q_rows[d + 1u], k1), dot(q_rows[QUADS + d + 1u], k1), dot(q_rows[2u * QUADS + d + 1u], k1), dot(q_rows[3u * QUADS + d + 1u], k1));
-    s += vec4f(dot(q_rows[d + 2u], k2), dot(q_rows[QUADS + d + 2u], k2), dot(q_rows[2u * QUADS + d + 2u], k2), dot(q_rows[3u * QUADS + d + 2u], k2));
-    s += vec4f(dot(q_rows[d + 3u], k3), dot(q_rows[QUADS + d + 3u], k3), dot(q_rows[2u * QUADS + d + 3u], k3), dot(q_rows[3u * QUADS + d + 3u], k3));
+    let k4 = k[k_row + d + 4u];
+    let k5 = k[k_row + d + 5u];
+    let k6 = k[k_row + d + 6u];
+    let k7 = k[k_row + d + 7u];
+    s += dots(d, k0) + dots(d + 1u, k1) + dots(d + 2u, k2) + dots(d + 3u, k3);
+    s += dots(d + 4u, k4) + dots(d + 5u, k5) + dots(d + 6u, k6) + dots(d + 7u, k7);
   }
   for (; d < params.dq; d++) {
-    let k0 = k[k_row + d];
-    s += vec4f(dot(q_rows[d], k0), dot(q_rows[QUADS + d], k0), dot(q_rows[2u * QUADS + d], k0), dot(q_rows[3u * QUADS + d], k0));
+    s += dots(d, k[k_row + d]);
   }
   let scores = vec4f(finish(s.x, b, kv_head, row0, j), finish(s.y, b, kv_head, row0 + 1u, j),
                      finish(s.z, b, kv_head, row0 + 2u, j), finish(s.w, b, kv_head, row0 + 3u, j));
@@ -118,7 +128,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) t: u
   workgroupBarrier();
 
   // ---- 2. each row's max over the chunk, then probabilities in place
-  if (t < 32u) {
+  if (t < CHUNK / 8u) {
     var m = probs[8u * t];
     for (var e = 1u; e < 8u; e++) {
       m = max(m, probs[8u * t + e]);
@@ -128,7 +138,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) t: u
   workgroupBarrier();
   if (t == 0u) {
     var m = vec4f(LOWEST);
-    for (var e = 0u; e < 32u; e++) {
+    for (var e = 0u; e < CHUNK / 8u; e++) {
       m = max(m, partial_max[e]);
     }
     row_max = m;
@@ -138,7 +148,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) t: u
   probs[t] = select(vec4f(0.0), exp(scores - m), scores > vec4f(LOWEST));
   workgroupBarrier();
 
-  // ---- 3. sum_j p_j v_j for quad `quad` of the 4 rows, over keys lane, lane + 8, ...
+  // ---- 3. sum_j p_j v_j for quad `quad` of the 4 rows, over keys lane, lane + LANES, ...
   let quad = t % QUADS;
   let lane = t / QUADS;
   let v_quad = min(quad, params.dvq - 1u);
@@ -149,22 +159,22 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) t: u
   var acc3 = vec4f(0.0);
   var sums = vec4f(0.0);
   var e = lane;
-  for (; e + 24u < keys; e += 32u) {
+  for (; e + 3u * LANES < keys; e += 4u * LANES) {
     let p0 = probs[e];
-    let p1 = probs[e + 8u];
-    let p2 = probs[e + 16u];
-    let p3 = probs[e + 24u];
+    let p1 = probs[e + LANES];
+    let p2 = probs[e + 2u * LANES];
+    let p3 = probs[e + 3u * LANES];
     let v0 = v[(bkv * params.S + key0 + e) * params.dvq + v_quad];
-    let v1 = v[(bkv * params.S + key0 + e + 8u) * params.dvq + v_quad];
-    let v2 = v[(bkv * params.S + key0 + e + 16u) * params.dvq + v_quad];
-    let v3 = v[(bkv * params.S + key0 + e + 24u) * params.dvq + v_quad];
+    let v1 = v[(bkv * params.S + key0 + e + LANES) * params.dvq + v_quad];
+    let v2 = v[(bkv * params.S + key0 + e + 2u * LANES) * params.dvq + v_quad];
+    let v3 = v[(bkv * params.S + key0 + e + 3u * LANES) * params.dvq + v_quad];
     acc0 += p0.x * v0 + p1.x * v1 + p2.x * v2 + p3.x * v3;
     acc1 += p0.y * v0 + p1.y * v1 + p2.y * v2 + p3.y * v3;
     acc2 += p0.z * v0 + p1.z * v1 + p2.z * v2 + p3.z * v3;
     acc3 += p0.w * v0 + p1.w * v1 + p2.w * v2 + p3.w * v3;
     sums += (p0 + p1) + (p2 + p3);
   }
-  for (; e < keys; e += 8u) {
+  for (; e < keys; e += LANES) {
     let p0 = probs[e];
     let v0 = v[(bkv * params.S + key0 + e) * params.dvq + v_quad];
     acc0 += p0.x * v0;
@@ -174,8 +184,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) t: u
     sums += p0;
   }
 
-  // Sum the 8 lanes: 4-7 onto 0-3, 2-3 onto 0-1, 1 onto 0.
-  for (var half = 4u; half > 0u; half /= 2u) {
+  // Sum the 4 lanes: 2-3 onto 0-1, then 1 onto 0.
+  for (var half = LANES / 2u; half > 0u; half /= 2u) {
     if (lane >= half && lane < 2u * half) {
       let at = ((lane - half) * 4u) * QUADS + quad;
       lanes[at] = acc0;
