@@ -29,46 +29,19 @@
 // softmax). Under `causal` a tile stops at the last key its last row can see.
 // Rows past L read row L - 1 and write nothing; keys past S read key S - 1 and are dead.
 
-struct Params {
-  L: u32,
-  S: u32,
-  H: u32,
-  group: u32,   // query heads per KV head
-  dq: u32,      // D / 4
-  dvq: u32,     // Dv / 4
-  scale: f32,
-  causal: u32,
-  offset: i32,  // key j is visible to row i under causal iff j <= i + offset
-  masked: u32,  // 1 when `mask` holds an additive mask
-  mask_b: u32,  // strides of the mask over b, h, i (0 where it broadcasts); 1 over j
-  mask_h: u32,
-  mask_i: u32,
-}
-
-@group(0) @binding(0) var<storage, read> q: array<vec4f>;
-@group(0) @binding(1) var<storage, read> k: array<vec4f>;
-@group(0) @binding(2) var<storage, read> v: array<vec4f>;
-@group(0) @binding(3) var<storage, read> mask: array<f32>;
-@group(0) @binding(4) var<storage, read_write> out: array<vec4f>;
-@group(0) @binding(5) var<uniform> params: Params;
+// #include "flash_bindings.wgsl"
 
 const ROWS = 128u;  // query rows per workgroup
 const KEYS = 31u;   // keys per block; slot KEYS of `pt` holds the rescale factors
 const QUADS = 32u;  // ROWS / 4: quads of rows per slot
-const LOWEST = -0x1.fffffep+127f;
 
 var<workgroup> pt: array<vec4f, 1024>; // 32 slots x QUADS
 
-// The score of row i (< L) and key j of head (b, h), before masking: dot * scale plus the mask; or
-// LOWEST when the key is dead.
-fn finish(dot_qk: f32, b: u32, h: u32, i: u32, j: u32) -> f32 {
-  var s = dot_qk * params.scale;
-  if (params.masked != 0u) {
-    s += mask[b * params.mask_b + h * params.mask_h + min(i, params.L - 1u) * params.mask_i + min(j, params.S - 1u)];
-  }
-  let hidden = params.causal != 0u && i32(j) > i32(i) + params.offset;
-  return select(s, LOWEST, j >= params.S || hidden);
-}
+// #include "flash_finish.wgsl"
+
+// #include "flash_statistics.wgsl"
+
+// #include "flash_store.wgsl"
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
@@ -151,36 +124,17 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid:
       s3 += vec4f(dot(qa, kd), dot(qb, kd), dot(qc, kd), dot(qd, kd));
     }
     let i0 = row0 + 4u * a;
-    pt[(4u * c) * QUADS + a] = vec4f(finish(s0.x, b, h, i0, j0), finish(s0.y, b, h, i0 + 1u, j0),
-                                     finish(s0.z, b, h, i0 + 2u, j0), finish(s0.w, b, h, i0 + 3u, j0));
-    pt[(4u * c + 1u) * QUADS + a] = vec4f(finish(s1.x, b, h, i0, j0 + 1u), finish(s1.y, b, h, i0 + 1u, j0 + 1u),
-                                          finish(s1.z, b, h, i0 + 2u, j0 + 1u), finish(s1.w, b, h, i0 + 3u, j0 + 1u));
-    pt[(4u * c + 2u) * QUADS + a] = vec4f(finish(s2.x, b, h, i0, j0 + 2u), finish(s2.y, b, h, i0 + 1u, j0 + 2u),
-                                          finish(s2.z, b, h, i0 + 2u, j0 + 2u), finish(s2.w, b, h, i0 + 3u, j0 + 2u));
+    pt[(4u * c) * QUADS + a] = finish(s0, b, h, i0, j0);
+    pt[(4u * c + 1u) * QUADS + a] = finish(s1, b, h, i0, j0 + 1u);
+    pt[(4u * c + 2u) * QUADS + a] = finish(s2, b, h, i0, j0 + 2u);
     if (c < 7u) { // slot 31 is the factors', not a key's
-      pt[(4u * c + 3u) * QUADS + a] = vec4f(finish(s3.x, b, h, i0, j0 + 3u), finish(s3.y, b, h, i0 + 1u, j0 + 3u),
-                                            finish(s3.z, b, h, i0 + 2u, j0 + 3u), finish(s3.w, b, h, i0 + 3u, j0 + 3u));
+      pt[(4u * c + 3u) * QUADS + a] = finish(s3, b, h, i0, j0 + 3u);
     }
     workgroupBarrier();
 
     // ---- 2. statistics of row lid: probabilities in place, the factor in slot KEYS
     if (lid < ROWS) {
-      var block_max = LOWEST;
-      for (var j = 0u; j < KEYS; j++) {
-        block_max = max(block_max, pt[j * QUADS + own_quad][own_lane]);
-      }
-      let new_max = max(run_max, block_max);
-      var block_sum = 0.0;
-      for (var j = 0u; j < KEYS; j++) {
-        let s = pt[j * QUADS + own_quad][own_lane];
-        let p = select(0.0, exp(s - new_max), s > LOWEST);
-        pt[j * QUADS + own_quad][own_lane] = p;
-        block_sum += p;
-      }
-      let factor = exp(run_max - new_max);
-      run_sum = run_sum * factor + block_sum;
-      run_max = new_max;
-      pt[KEYS * QUADS + own_quad][own_lane] = factor;
+      statistics(own_quad, own_lane, &run_max, &run_sum);
     }
     workgroupBarrier();
 
@@ -240,24 +194,20 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid:
   let top = row0 + 4u * ty;
   let bottom = row0 + 64u + 4u * ty;
   let base = bh * params.L;
-  if (dv_left < params.dvq) {
-    if (top < params.L) { out[(base + top) * params.dvq + dv_left] = acc0_left * inv_top.x; }
-    if (top + 1u < params.L) { out[(base + top + 1u) * params.dvq + dv_left] = acc1_left * inv_top.y; }
-    if (top + 2u < params.L) { out[(base + top + 2u) * params.dvq + dv_left] = acc2_left * inv_top.z; }
-    if (top + 3u < params.L) { out[(base + top + 3u) * params.dvq + dv_left] = acc3_left * inv_top.w; }
-    if (bottom < params.L) { out[(base + bottom) * params.dvq + dv_left] = acc4_left * inv_bottom.x; }
-    if (bottom + 1u < params.L) { out[(base + bottom + 1u) * params.dvq + dv_left] = acc5_left * inv_bottom.y; }
-    if (bottom + 2u < params.L) { out[(base + bottom + 2u) * params.dvq + dv_left] = acc6_left * inv_bottom.z; }
-    if (bottom + 3u < params.L) { out[(base + bottom + 3u) * params.dvq + dv_left] = acc7_left * inv_bottom.w; }
-  }
-  if (dv_right < params.dvq) {
-    if (top < params.L) { out[(base + top) * params.dvq + dv_right] = acc0_right * inv_top.x; }
-    if (top + 1u < params.L) { out[(base + top + 1u) * params.dvq + dv_right] = acc1_right * inv_top.y; }
-    if (top + 2u < params.L) { out[(base + top + 2u) * params.dvq + dv_right] = acc2_right * inv_top.z; }
-    if (top + 3u < params.L) { out[(base + top + 3u) * params.dvq + dv_right] = acc3_right * inv_top.w; }
-    if (bottom < params.L) { out[(base + bottom) * params.dvq + dv_right] = acc4_right * inv_bottom.x; }
-    if (bottom + 1u < params.L) { out[(base + bottom + 1u) * params.dvq + dv_right] = acc5_right * inv_bottom.y; }
-    if (bottom + 2u < params.L) { out[(base + bottom + 2u) * params.dvq + dv_right] = acc6_right * inv_bottom.z; }
-    if (bottom + 3u < params.L) { out[(base + bottom + 3u) * params.dvq + dv_right] = acc7_right * inv_bottom.w; }
-  }
+  store(base, top, dv_left, acc0_left * inv_top.x);
+  store(base, top + 1u, dv_left, acc1_left * inv_top.y);
+  store(base, top + 2u, dv_left, acc2_left * inv_top.z);
+  store(base, top + 3u, dv_left, acc3_left * inv_top.w);
+  store(base, bottom, dv_left, acc4_left * inv_bottom.x);
+  store(base, bottom + 1u, dv_left, acc5_left * inv_bottom.y);
+  store(base, bottom + 2u, dv_left, acc6_left * inv_bottom.z);
+  store(base, bottom + 3u, dv_left, acc7_left * inv_bottom.w);
+  store(base, top, dv_right, acc0_right * inv_top.x);
+  store(base, top + 1u, dv_right, acc1_right * inv_top.y);
+  store(base, top + 2u, dv_right, acc2_right * inv_top.z);
+  store(base, top + 3u, dv_right, acc3_right * inv_top.w);
+  store(base, bottom, dv_right, acc4_right * inv_bottom.x);
+  store(base, bottom + 1u, dv_right, acc5_right * inv_bottom.y);
+  store(base, bottom + 2u, dv_right, acc6_right * inv_bottom.z);
+  store(base, bottom + 3u, dv_right, acc7_right * inv_bottom.w);
 }
