@@ -64,16 +64,25 @@ export interface AttentionArgs extends AttentionShape {
 
 /** An attention shape with every default filled in. */
 export interface ResolvedAttentionShape {
+  /** Batch. */
   B: number;
+  /** Query heads. */
   H: number;
   /** KV heads (H for attention and flashAttention). */
   kvHeads: number;
+  /** Query rows per head. */
   L: number;
+  /** Keys per head. */
   S: number;
+  /** Head dim of q and k. */
   D: number;
+  /** Head dim of v and of the output. */
   Dv: number;
+  /** Multiplies q · k. */
   scale: number;
+  /** Whether key j is hidden from row i when j > i + queryOffset. */
   causal: boolean;
+  /** Position of query row 0 among the keys, for `causal`. */
   queryOffset: number;
   /** `[mB, mH, mL, S]`, or undefined without a mask. */
   maskShape?: readonly [number, number, number, number];
