@@ -143,6 +143,7 @@ const decodeCases = [
   { B: 1, H: 4, kvHeads: 4, L: 2, S: 70, D: 112 },
   { B: 2, H: 4, kvHeads: 2, L: 1, S: 260, D: 8, maskShape: mask([2, 4, 1, 260]) },
   { B: 2, H: 4, kvHeads: 1, L: 2, S: 33, D: 4, maskShape: mask([2, 1, 1, 33]) },
+  { B: 1, H: 2, kvHeads: 1, L: 1, S: 16700, D: 4 }, // 131 splits: the combine takes them 128 at a time
 ].map((c, i) => ({ label: JSON.stringify(c), args: randomCase(c, 300 + 10 * i) as GqaArgs }));
 
 checkAgainstReference(

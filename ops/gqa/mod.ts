@@ -15,7 +15,8 @@
  *   point `decode` splits the keys into chunks of 128; each workgroup takes one KV head, one chunk and
  *   up to 4 query rows of that head's group (4 query heads at L = 1 for Llama-3's 32/8) and reads each
  *   K and V row of its chunk once for all of them, writing per row an unnormalised partial output with
- *   its max and sum; entry point `combine` merges the chunks. Decode attention is bandwidth-bound (a
+ *   its max and sum; entry point `combine` merges the chunks (one workgroup per output row, the chunks'
+ *   partials read 128 at a time, several loads in flight). Decode attention is bandwidth-bound (a
  *   KV cache read once per token), so what matters is that the cache is read once per KV head, not per
  *   query head, and by enough workgroups at once (64 chunks x 8 KV heads at S = 8,192: 512 workgroups of 128 invocations) to keep the
  *   memory system busy. A group of more than 4 rows (MQA with many heads, or L > 1) takes a workgroup
