@@ -1,7 +1,7 @@
 /**
- * flash_attention: scaled dot-product attention in one dispatch (entry point `kernel`), the same
- * function as ops/attention, `F.scaled_dot_product_attention(q, k, v, attn_mask, is_causal, scale)` of
- * torch 2.11, with the same conventions, each pinned by a test that the alternative fails: scale
+ * flash_attention: scaled dot-product attention in one dispatch (entry points `staged` and `kernel`), the
+ * same function as ops/attention, `F.scaled_dot_product_attention(q, k, v, attn_mask, is_causal, scale)`
+ * of torch 2.11, with the same conventions, each pinned by a test that the alternative fails: scale
  * 1/sqrt(D) unless given; `causal` upper-left aligned, key j visible iff `j <= i + queryOffset`
  * (`queryOffset = S - L` is `causal_lower_right`); the additive float `mask` broadcast by `maskShape`
  * (`keyPaddingBias` turns a boolean one, true = attend, into it); `causal` with `mask` refused, as
@@ -12,16 +12,28 @@
  * and rescaling its partial output whenever the max grows (online softmax). The plan binds q, k, v, the
  * mask, the output and the params and nothing else, so the bytes it binds grow linearly in L and S (a
  * test counts them: 132n + 64 bytes at B = H = 1, L = S = n, D = Dv = 8 with a `[1, 1, 1, n]` mask,
- * against the unfused attention's 4n² + 132n + 80; the spec states 132n + 44 and 4n² + 68n + 40
- * for its own bindings: the same linear against quadratic growth, with other constants). Decode (L = 1) runs the same kernel, 127 of its
- * 128 rows idle; ops/gqa has the decode path that splits the keys instead.
+ * against the unfused attention's 4n² + 132n + 80; the spec states 132n + 44 and 4n² + 68n + 40 for
+ * its own bindings: the same linear against quadratic growth, with other constants). Decode (L = 1)
+ * runs the same kernels, 127 of their 128 rows idle; ops/gqa has the decode path that splits the keys.
  *
- * The kernel (see `wgsl/kernel.wgsl`): 256 invocations, scores of 4 x 4 (rows x keys) per invocation
- * read straight from q and k, statistics by one invocation per row, output 8 x 8 per invocation (rows x
- * columns of v, sixteen named vec4 accumulators). Its workgroup memory is 16 KiB (31 keys x 128 rows of
- * probabilities plus one slot of rescale factors), WebGPU's default maxComputeWorkgroupStorageSize, so
- * it runs on every device, browsers included; the plan still checks the device's limit before dispatch.
- * Dv over 128 takes more workgroups (z), each recomputing the scores.
+ * Both kernels (see `wgsl/`): 256 invocations; scores of 4 rows x 4 keys per invocation; statistics by
+ * one invocation per row; output 8 rows x 8 columns of v per invocation in sixteen named vec4
+ * accumulators; probabilities for 31 keys x 128 rows plus one slot of rescale factors in 16 KiB of
+ * workgroup memory; Dv over 128 takes more workgroups (z), each recomputing the scores.
+ * - `kernel` reads q, k and v straight from memory in its loops: 16 KiB in all, WebGPU's default
+ *   maxComputeWorkgroupStorageSize, so every device runs it (browsers included).
+ * - `staged` stages each block's K (transposed) and then V in another 16 KiB with four coalesced loads
+ *   per invocation, and its loops read workgroup memory: 32 KiB in all.
+ * The plan takes `staged` where the device grants the workgroup memory it declares, else `kernel`, and
+ * checks the kernel it takes against the device's limit before dispatch (`{ override }` forces one).
+ *
+ * Measured on the H200 (2026-12-02, Deno 2.9.6 over Vulkan, GPU timestamps, harness/timing.ts, warm
+ * clocks, median of 10; probes in the same run: read 4,519 GB/s, f32 FMA 64.4 TFLOP/s), `kernel` at the
+ * issue's causal prefill (B = 1, H = 32, L = S = 4096, D = 128, FLOPs 2·B·H·L·S·D): 20.7 ms, 6.6 TFLOP/s,
+ * against a target of 20. The same kernel with its output phase cut ran 14.0 ms and with its score loop
+ * cut 6.0 ms: the score loop, which loads a quad of four new K rows per iteration (first touch: L2), is
+ * where the time goes. `staged` was written after that run to take K and V through workgroup memory
+ * instead; it is held to the reference here (llvmpipe) but has not been timed on the H200.
  *
  * Refused, with an error naming the argument, before any GPU work: everything attention refuses (sizes
  * that are not integers >= 1, H not a multiple of kvHeads, a scale that is not a finite f32, a
@@ -52,8 +64,38 @@ export { KERNELS };
 const ROWS = 128;
 /** Output columns per workgroup (32 quads). */
 const DV_TILE = 128;
-/** Workgroup memory the kernel declares (`pt`: 1024 vec4s). */
-export const FLASH_WORKGROUP_BYTES = 16384;
+/** The kernel's entry points: `staged` where the device grants its 32 KiB of workgroup memory, else `kernel`. */
+export const FLASH_ENTRIES: readonly string[] = ["staged", "kernel"];
+
+/**
+ * Workgroup memory a kernel declares: the sum of its `var<workgroup>` arrays of vec4f (the source is
+ * the one truth; the plans check it against the device's limit).
+ *
+ * @param source WGSL
+ * @returns bytes
+ */
+export function workgroupBytes(source: string): number {
+  return [...source.matchAll(/var<workgroup> \w+: array<vec4f, (\d+)>/g)].reduce(
+    (sum, m) => sum + 16 * Number(m[1]),
+    0,
+  );
+}
+
+/**
+ * The flash kernel for a device: the variant an override names (of `staged` or `kernel`), else `staged`
+ * when the device grants the workgroup memory it declares (32 KiB: the H200 grants 48), else `kernel`
+ * (16 KiB, WebGPU's default, so every device runs it).
+ *
+ * @param gpu the device
+ * @param op the op, for messages
+ * @param options kernel override
+ * @returns the resolved kernel
+ */
+export function flashKernel(gpu: ResidentDevice, op: string, options: KernelOptions = {}): Resolution {
+  const granted = gpu.device.limits.maxComputeWorkgroupStorageSize;
+  const staged = workgroupBytes(gpu.resolve(KERNELS, "staged").source) <= granted;
+  return gpu.resolveAmong(KERNELS, op, FLASH_ENTRIES, staged ? "staged" : "kernel", options);
+}
 
 const PARAMS: readonly ParamField[] = [
   { name: "L", type: "u32" },
@@ -102,7 +144,7 @@ export function flashPlanOf(
   shape: ResolvedAttentionShape,
   kernel: Resolution,
 ): KernelPlan {
-  requireWorkgroupStorage(gpu, `${op}/${kernel.variant}`, FLASH_WORKGROUP_BYTES);
+  requireWorkgroupStorage(gpu, `${op}/${kernel.variant}`, workgroupBytes(kernel.source));
   const { B, H, kvHeads, L, S, D, Dv } = shape;
   const pairs = B * H * visiblePairs(shape);
   return {
@@ -157,7 +199,7 @@ export function flashAttentionPlan(
   options: KernelOptions = {},
 ): KernelPlan {
   const resolved = validateFlashAttentionShape(shape);
-  return flashPlanOf(gpu, "flashAttention", resolved, gpu.resolve(KERNELS, "kernel", options));
+  return flashPlanOf(gpu, "flashAttention", resolved, flashKernel(gpu, "flashAttention", options));
 }
 
 /**
@@ -187,7 +229,7 @@ export async function flashAttentionGpu(
   options: KernelOptions = {},
 ): Promise<Float32Array> {
   const shape = validateFlashAttention(args);
-  const plan = flashPlanOf(gpu, "flashAttention", shape, gpu.resolve(KERNELS, "kernel", options));
+  const plan = flashPlanOf(gpu, "flashAttention", shape, flashKernel(gpu, "flashAttention", options));
   const [out] = await gpu.run(plan, [args.q, args.k, args.v, args.mask ?? new Float32Array(1)]);
   return out as Float32Array;
 }

@@ -1,5 +1,5 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import type { ResidentDevice } from "../../harness/device.ts";
+import { ResidentDevice } from "../../harness/device.ts";
 import { assertClose, assertThrowsMessage, checkAgainstReference, gpuTest } from "../../harness/testing.ts";
 import { attention } from "../attention/reference.ts";
 import { gpuTolerance, loadSdpaGolden, randomCase } from "../attention/testing_helpers.ts";
@@ -108,12 +108,11 @@ Deno.test("gqa reference matches the torch goldens (enable_gqa=True)", async () 
 
 Deno.test("gqa decode plan at Llama-3-8B's 32/8 heads, S = 8192: K and V bound and counted once, 512 workgroups", () => {
   const gpu = {
-    resolve: (sources: Record<string, string>, entry: string) => ({
-      variant: entry,
-      source: sources[entry],
-      rung: "portable",
-      tried: [entry],
-    }),
+    resolve: (sources: Record<string, string>, entry: string, options: { override?: string } = {}) => {
+      const variant = options.override ?? entry;
+      return { variant, source: sources[variant], rung: "portable", tried: [variant] };
+    },
+    resolveAmong: ResidentDevice.prototype.resolveAmong,
     limits: { maxComputeWorkgroupsPerDimension: 65535 },
     device: { limits: { maxComputeWorkgroupStorageSize: 16384 } },
   } as unknown as ResidentDevice;

@@ -36,7 +36,7 @@ import type { GpuTensor, KernelPlan, ResidentDevice } from "../../harness/device
 import type { KernelOptions } from "../../harness/options.ts";
 import { parseVariantName } from "../../harness/variants.ts";
 import { maskLength, maskParams } from "../attention/kernel_params.ts";
-import { flashPlanOf, KERNELS as FLASH_KERNELS } from "../flash_attention/mod.ts";
+import { FLASH_ENTRIES, flashKernel, flashPlanOf } from "../flash_attention/mod.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import {
   type GqaArgs,
@@ -114,16 +114,17 @@ function decodeFits(shape: ResolvedAttentionShape): boolean {
  */
 export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, options: GqaOptions = {}): GqaPlans {
   const named = options.override === undefined ? undefined : parseVariantName(options.override).entry;
+  const flashNamed = named !== undefined && FLASH_ENTRIES.includes(named);
   const path = options.path ??
     (named === "decode" || named === "combine"
       ? "decode"
-      : named === "kernel"
+      : flashNamed
       ? "prefill"
       : shape.L <= DECODE_MAX_L && decodeFits(shape)
       ? "decode"
       : "prefill");
   if (path === "prefill") {
-    const kernel = gpu.resolve(FLASH_KERNELS, "kernel", named === "kernel" ? options : {});
+    const kernel = flashKernel(gpu, "gqa", flashNamed ? options : {});
     return { path, steps: [flashPlanOf(gpu, "gqa", shape, kernel)] };
   }
   if (!decodeFits(shape)) {

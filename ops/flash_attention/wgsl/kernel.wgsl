@@ -22,6 +22,8 @@
 //    feed 64 FMAs.
 // `pt` is 32 slots x 128 rows of f32, 16 KiB: WebGPU's default maxComputeWorkgroupStorageSize, so the
 // kernel runs on every device. That is why a block is 31 keys, not 32: slot 31 carries the factors.
+// On the H200 this kernel's score loop is most of its time (see mod.ts); flash_attention/staged takes K
+// and V through another 16 KiB of workgroup memory where the device grants it.
 //
 // Masking: a score that is dead (a key past S, a key after row i + offset under `causal`) is set to
 // LOWEST; any score <= LOWEST (a mask of -inf included) counts as dead: it contributes exactly 0 and
