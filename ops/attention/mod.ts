@@ -25,6 +25,11 @@
  * two plans bind). Run them with {@link attentionGpu}, or with {@link attentionPlan} and
  * `gpu.submit([scores, [q, k, mask, s]], [weightedSum, [s, v, out]])` on resident tensors.
  *
+ * Neither kernel is tuned: this op is the reference-shaped composition, and flash_attention is the fast
+ * one. On the H200 (2026-12-02, Deno 2.9.6 over Vulkan, GPU timestamps, harness/timing.ts, median of 10)
+ * at B = 1, H = 32, L = S = 2048, D = 128, causal: `scores` 37.3 ms (0.92 TFLOP/s), `weighted_sum`
+ * 19.5 ms (1.76 TFLOP/s counting every score's Dv multiply-adds).
+ *
  * Refused, with an error naming the argument, before any GPU work: B, H, L, S, D, Dv not integers in
  * [1, 2^24]; a scale that is not a finite f32; queryOffset not an integer within ±2^30; a maskShape that
  * is not `[1|B, 1|H, 1|L, S]`, or one without a mask; causal with mask; arrays of the wrong type or

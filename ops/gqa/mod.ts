@@ -23,6 +23,15 @@
  *   per 4 rows, each reading the chunk again (from L2 when they run together).
  * - `prefill` (otherwise): flash_attention's kernel, which maps query head h to KV head h / group.
  *
+ * Measured on the H200 (2026-12-02, Deno 2.9.6 over Vulkan, GPU timestamps with harness/timing.ts, warm
+ * clocks, median of 10; in the same run the read probe gave 4,519 GB/s at 1 GiB and 3,310 GB/s at
+ * 64 MiB), 32 query over 8 KV heads, L = 1, D = 128, f32: `decode` at S = 8,192 in 0.0317 ms, 2,154 GB/s
+ * counting K and V (64 MiB) once, 48% of the read probe (torch: 177 GB/s); at S = 32,768 in 0.101 ms,
+ * 2,708 GB/s, 60%. The `combine` of that run took 0.026 ms at S = 8,192: it looped over the 64 splits
+ * in one invocation per output quad, one dependent pair of loads per split, so the two dispatches
+ * together came to 0.058 ms, 26% of the probe. The present `combine` (a workgroup of 128 per row, four
+ * loads in flight) replaced it after that run and has not been timed on the H200.
+ *
  * Refused, with an error naming the argument, before any GPU work: everything attention refuses, H not
  * a multiple of kvHeads, and D or Dv not a multiple of 4 (the kernels read vec4s); `path: "decode"` with
  * D or Dv over 128.
