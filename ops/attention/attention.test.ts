@@ -182,7 +182,7 @@ Deno.test("attention reference matches the torch goldens", async () => {
   }
 });
 
-Deno.test("attention: the two plans bind the [B, H, L, S] scores: 4n^2 + 132n + 80 bytes at L = S = n, D = Dv = 8", () => {
+Deno.test("attention: the two plans bind the [B, H, L, S] scores: 4n^2 + 132n + 96 bytes at L = S = n, D = Dv = 8", () => {
   const fakeGpu = {
     resolve: (sources: Record<string, string>, entry: string) => ({
       variant: entry,
@@ -201,7 +201,7 @@ Deno.test("attention: the two plans bind the [B, H, L, S] scores: 4n^2 + 132n + 
       D: 8,
       maskShape: [1, 1, 1, n],
     });
-    strictEqual(boundBytes([scores, weightedSum]), 4 * n * n + 132 * n + 80, `n = ${n}`);
+    strictEqual(boundBytes([scores, weightedSum]), 4 * n * n + 132 * n + 96, `n = ${n}`);
   }
 });
 
@@ -280,4 +280,13 @@ gpuTest("attention GPU matches the torch goldens", async (gpu) => {
   for (const c of golden.cases) {
     assertClose(await attentionGpu(gpu, c.args), c.out, gpuTolerance(c.args), `torch ${c.label}`);
   }
+});
+
+gpuTest("attention GPU: score tiles and rows past the per-dimension limit fold into y", async (gpu) => {
+  // At a limit of 5: 7 key tiles x 2 row tiles = 14 score tiles (a 5 x 3 grid, 1 idle) and 17 rows (5 x 4, 3 idle).
+  const narrow = gpu.withLimits({ maxComputeWorkgroupsPerDimension: 5 });
+  const args = randomCase({ B: 1, H: 1, L: 17, S: 100, D: 8, causal: true }, 13);
+  const { scores, weightedSum } = attentionPlan(narrow, args);
+  deepStrictEqual([scores.workgroups, weightedSum.workgroups], [[5, 3, 1], [5, 4, 1]]);
+  assertClose(await attentionGpu(narrow, args), attention(args), gpuTolerance(args), "folded");
 });

@@ -18,7 +18,7 @@
  *   `torch.softmax` (so ops/softmax, which keeps torch.softmax's NaN, is not reused between the two
  *   dispatches: the second dispatch does its own safe softmax and the weighted sum in one).
  *
- * The two dispatches: `scores` writes the `[B, H, L, S]` score matrix (scaled, masked; a key hidden by
+ * The two dispatches (each folding a grid beyond 65,535 workgroups into a second dimension): `scores` writes the `[B, H, L, S]` score matrix (scaled, masked; a key hidden by
  * causal is stored as the lowest finite f32), `weighted_sum` takes each row's safe softmax and sums the
  * rows of v with it. The score matrix is the point of this op's existence beside flash_attention: it is
  * the obviously-right composition, and it costs 4·B·H·L·S bytes of memory (a test counts the bytes the
@@ -70,6 +70,9 @@ const SCORES_PARAMS: readonly ParamField[] = [
   { name: "mask_b", type: "u32" },
   { name: "mask_h", type: "u32" },
   { name: "mask_i", type: "u32" },
+  { name: "key_tiles", type: "u32" },
+  { name: "row_tiles", type: "u32" },
+  { name: "BH", type: "u32" },
 ];
 
 const SUM_PARAMS: readonly ParamField[] = [
@@ -145,10 +148,16 @@ export function attentionPlansOf(
         causal: Number(shape.causal),
         offset: shape.queryOffset,
         ...maskParams(shape),
+        key_tiles: Math.ceil(S / 16),
+        row_tiles: Math.ceil(L / 16),
+        BH: B * H,
       },
       op,
     ),
-    workgroups: [Math.ceil(S / 16), Math.ceil(L / 16), B * H],
+    workgroups: foldWorkgroups(
+      Math.ceil(S / 16) * Math.ceil(L / 16) * B * H,
+      gpu.limits.maxComputeWorkgroupsPerDimension,
+    ),
     // Read q, k and the mask once, write the scores once; D multiply-adds per score.
     cost: { bytes: 4 * (B * H * L * D + B * kvHeads * S * D + scoreCount) + maskBytes, flops: 2 * scoreCount * D },
   };

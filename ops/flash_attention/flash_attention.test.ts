@@ -33,14 +33,14 @@ function planningDevice(storage = 16384): ResidentDevice {
   } as unknown as ResidentDevice;
 }
 
-Deno.test("flashAttention: the score matrix is never bound: 132n + 64 bytes at L = S = n, D = Dv = 8, against attention's 4n^2 + 132n + 80", () => {
+Deno.test("flashAttention: the score matrix is never bound: 132n + 64 bytes at L = S = n, D = Dv = 8, against attention's 4n^2 + 132n + 96", () => {
   const gpu = planningDevice();
   for (const n of [16, 100, 1000, 4096]) {
     const shape = { B: 1, H: 1, L: n, S: n, D: 8, maskShape: [1, 1, 1, n] as [number, number, number, number] };
     const flash = boundBytes([flashAttentionPlan(gpu, shape)]);
     strictEqual(flash, 132 * n + 64, `flash n = ${n}`);
     const { scores, weightedSum } = attentionPlan(gpu, shape);
-    strictEqual(boundBytes([scores, weightedSum]), 4 * n * n + 132 * n + 80, `unfused n = ${n}`);
+    strictEqual(boundBytes([scores, weightedSum]), 4 * n * n + 132 * n + 96, `unfused n = ${n}`);
   }
   // Linear in n: doubling n doubles the n-dependent part exactly.
   const at = (n: number) => boundBytes([flashAttentionPlan(gpu, { B: 1, H: 1, L: n, S: n, D: 8 })]);
@@ -86,7 +86,7 @@ Deno.test("flashAttention: FLOPs count visible pairs: 2·B·H·L·S·D for causa
     visiblePairs(validateFlashAttentionShape({ B: 1, H: 1, L: 3, S: 5, D: 4, causal: true, queryOffset: -1 })),
     0 + 1 + 2,
   );
-  deepStrictEqual(flashAttentionPlan(gpu, { B: 2, H: 3, L: 300, S: 5, D: 4, Dv: 132 }).workgroups, [3, 6, 2]);
+  deepStrictEqual(flashAttentionPlan(gpu, { B: 2, H: 3, L: 300, S: 5, D: 4, Dv: 132 }).workgroups, [18, 1, 2]);
 });
 
 Deno.test("flashAttention reference: bad input throws naming the argument", async () => {
@@ -159,4 +159,12 @@ gpuTest("flashAttention GPU: bad input throws before dispatch", async (gpu) => {
     () => flashAttentionGpu(gpu, { ...args, v: f32([1, 1, 1, 1]) }, { override: "kernel.amd" }),
     'override "kernel.amd" is not a variant',
   );
+});
+
+gpuTest("flashAttention GPU: (row tile, head) pairs past the per-dimension limit fold into y", async (gpu) => {
+  // 2 row tiles x 7 heads = 14 pairs at a limit of 4: a 4 x 4 grid whose last 2 workgroups do nothing.
+  const narrow = gpu.withLimits({ maxComputeWorkgroupsPerDimension: 4 });
+  const args = randomCase({ B: 1, H: 7, L: 130, S: 40, D: 8, causal: true }, 11);
+  deepStrictEqual(flashAttentionPlan(narrow, args).workgroups, [4, 4, 1]);
+  assertClose(await flashAttentionGpu(narrow, args), flashAttention(args), gpuTolerance(args), "folded");
 });

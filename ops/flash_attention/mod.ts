@@ -12,14 +12,15 @@
  * and rescaling its partial output whenever the max grows (online softmax). The plan binds q, k, v, the
  * mask, the output and the params and nothing else, so the bytes it binds grow linearly in L and S (a
  * test counts them: 132n + 64 bytes at B = H = 1, L = S = n, D = Dv = 8 with a `[1, 1, 1, n]` mask,
- * against the unfused attention's 4n² + 132n + 80; the spec states 132n + 44 and 4n² + 68n + 40 for
+ * against the unfused attention's 4n² + 132n + 96; the spec states 132n + 44 and 4n² + 68n + 40 for
  * its own bindings: the same linear against quadratic growth, with other constants). Decode (L = 1)
  * runs the same kernels, 127 of their 128 rows idle; ops/gqa has the decode path that splits the keys.
  *
  * Both kernels (see `wgsl/`): 256 invocations; scores of 4 rows x 4 keys per invocation; statistics by
  * one invocation per row; output 8 rows x 8 columns of v per invocation in sixteen named vec4
  * accumulators; probabilities for 31 keys x 128 rows plus one slot of rescale factors in 16 KiB of
- * workgroup memory; Dv over 128 takes more workgroups (z), each recomputing the scores.
+ * workgroup memory; Dv over 128 takes more workgroups (z), each recomputing the scores; (row tile, head)
+ * pairs beyond 65,535 fold into a second grid dimension.
  * - `kernel` reads q, k and v straight from memory in its loops: 16 KiB in all, WebGPU's default
  *   maxComputeWorkgroupStorageSize, so every device runs it (browsers included).
  * - `staged` stages each block's K (transposed) and then V in another 16 KiB with four coalesced loads
@@ -43,6 +44,7 @@
  * @module
  */
 
+import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
@@ -111,6 +113,8 @@ const PARAMS: readonly ParamField[] = [
   { name: "mask_b", type: "u32" },
   { name: "mask_h", type: "u32" },
   { name: "mask_i", type: "u32" },
+  { name: "tiles", type: "u32" },
+  { name: "BH", type: "u32" },
 ];
 
 /**
@@ -147,6 +151,8 @@ export function flashPlanOf(
   requireWorkgroupStorage(gpu, `${op}/${kernel.variant}`, workgroupBytes(kernel.source));
   const { B, H, kvHeads, L, S, D, Dv } = shape;
   const pairs = B * H * visiblePairs(shape);
+  // (row tile, head) pairs in x, folded into y past the per-dimension limit; output tiles in z.
+  const [x, y] = foldWorkgroups(Math.ceil(L / ROWS) * B * H, gpu.limits.maxComputeWorkgroupsPerDimension);
   return {
     op,
     kernel,
@@ -170,10 +176,12 @@ export function flashPlanOf(
         causal: Number(shape.causal),
         offset: shape.queryOffset,
         ...maskParams(shape),
+        tiles: Math.ceil(L / ROWS),
+        BH: B * H,
       },
       op,
     ),
-    workgroups: [Math.ceil(L / ROWS), B * H, Math.ceil(Dv / DV_TILE)],
+    workgroups: [x, y, Math.ceil(Dv / DV_TILE)],
     // Read q, k, v and the mask once, write out once; per visible (row, key) pair D multiply-adds for
     // the score and Dv for the output. Causal at L = S counts about half the pairs, so this is the
     // issue's 2·B·H·L·S·D for causal prefill at D = Dv (4·B·H·L·S·D without causal).

@@ -119,7 +119,7 @@ Deno.test("gqa decode plan at Llama-3-8B's 32/8 heads, S = 8192: K and V bound a
   const { path, steps } = gqaPlan(gpu, { B: 1, H: 32, kvHeads: 8, L: 1, S: 8192, D: 128 });
   strictEqual(path, "decode");
   const [decode, combine] = steps;
-  deepStrictEqual(decode.workgroups, [8192 / DECODE_CHUNK, 1, 8]);
+  deepStrictEqual(decode.workgroups, [(8192 / DECODE_CHUNK) * 8, 1, 1]);
   const kv = kvCacheBytes({ kvHeads: 8, S: 8192, D: 128 });
   strictEqual(4 * (decode.bindings[1].length + decode.bindings[2].length), kv);
   const partials = 4 * 32 * (8192 / DECODE_CHUNK) * (128 + 2);
@@ -200,4 +200,12 @@ gpuTest("gqa GPU: bad input throws before dispatch", async (gpu) => {
     () => gqaGpu(gpu, args, { override: "scores" }),
     'gqa: override "scores" is not a variant of entry point "decode" or "combine"',
   );
+});
+
+gpuTest("gqa GPU: decode workgroups past the per-dimension limit fold into y", async (gpu) => {
+  // 5 splits x 2 KV heads = 10 workgroups at a limit of 4: a 4 x 3 grid whose last 2 do nothing.
+  const narrow = gpu.withLimits({ maxComputeWorkgroupsPerDimension: 4 });
+  const args = randomCase({ B: 1, H: 4, kvHeads: 2, L: 1, S: 600, D: 8 }, 12) as GqaArgs;
+  deepStrictEqual(gqaPlan(narrow, args).steps[0].workgroups, [4, 3, 1]);
+  assertClose(await gqaGpu(narrow, args), gqa(args), gpuTolerance(args), "folded");
 });

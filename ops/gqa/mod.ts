@@ -20,7 +20,8 @@
  *   KV cache read once per token), so what matters is that the cache is read once per KV head, not per
  *   query head, and by enough workgroups at once (64 chunks x 8 KV heads at S = 8,192: 512 workgroups of 128 invocations) to keep the
  *   memory system busy. A group of more than 4 rows (MQA with many heads, or L > 1) takes a workgroup
- *   per 4 rows, each reading the chunk again (from L2 when they run together).
+ *   per 4 rows, each reading the chunk again (from L2 when they run together). Workgroups beyond
+ *   65,535 fold into a second grid dimension.
  * - `prefill` (otherwise): flash_attention's kernel, which maps query head h to KV head h / group.
  *
  * Measured on the H200 (2026-12-02, Deno 2.9.6 over Vulkan, GPU timestamps with harness/timing.ts, warm
@@ -83,6 +84,8 @@ const DECODE_PARAMS: readonly ParamField[] = [
   { name: "mask_b", type: "u32" },
   { name: "mask_h", type: "u32" },
   { name: "mask_i", type: "u32" },
+  { name: "row_groups", type: "u32" },
+  { name: "BKV", type: "u32" },
 ];
 
 const COMBINE_PARAMS: readonly ParamField[] = [
@@ -177,10 +180,12 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, o
         causal: Number(shape.causal),
         offset: shape.queryOffset,
         ...maskParams(shape),
+        row_groups: rowGroups,
+        BKV: B * kvHeads,
       },
       "gqa",
     ),
-    workgroups: [splits, rowGroups, B * kvHeads],
+    workgroups: foldWorkgroups(splits * rowGroups * B * kvHeads, gpu.limits.maxComputeWorkgroupsPerDimension),
     // The least this pass must move: q, K and V once (once per KV head, the point of the op), the mask,
     // and the partials it writes; D + Dv multiply-adds per (row, key) pair.
     cost: {

@@ -3,7 +3,7 @@
 // A key hidden by `causal` (j > i + offset) is written as LOWEST, the lowest finite f32; a mask of
 // -inf stays -inf. weighted_sum treats every score <= LOWEST as masked.
 //
-// Workgroup (key tile, row tile, b * H + h): 16 x 16 scores, one per invocation; each dot product is a
+// Workgroup (key tile, row tile, b * H + h), flattened: 16 x 16 scores, one per invocation; each dot product is a
 // plain loop over D reading q and k from memory (the unfused path is the reference-shaped one; the
 // fused kernel that matters for speed is flash_attention's).
 
@@ -20,6 +20,9 @@ struct Params {
   mask_b: u32,  // strides of the mask over b, h, i (0 where it broadcasts); 1 over j
   mask_h: u32,
   mask_i: u32,
+  key_tiles: u32,  // ceil(S / 16)
+  row_tiles: u32,  // ceil(L / 16)
+  BH: u32,         // B * H
 }
 
 @group(0) @binding(0) var<storage, read> q: array<f32>;
@@ -31,13 +34,19 @@ struct Params {
 const LOWEST = -0x1.fffffep+127f;
 
 @compute @workgroup_size(16, 16)
-fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
-  let j = wid.x * 16u + lid.x;
-  let i = wid.y * 16u + lid.y;
-  if (i >= params.L || j >= params.S) {
+fn main(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) grid: vec3u,
+  @builtin(local_invocation_id) lid: vec3u,
+) {
+  // Tiles (key tile fastest, then row tile, then head) beyond 65,535 fold into y: tile = id.x + id.y * num_workgroups.x.
+  let tile = wid.x + wid.y * grid.x;
+  let j = (tile % params.key_tiles) * 16u + lid.x;
+  let i = (tile / params.key_tiles) % params.row_tiles * 16u + lid.y;
+  let bh = tile / (params.key_tiles * params.row_tiles);
+  if (bh >= params.BH || i >= params.L || j >= params.S) {
     return;
   }
-  let bh = wid.z;
   let b = bh / params.H;
   let h = bh % params.H;
   let kv_heads = params.H / params.group;

@@ -5,7 +5,7 @@
 // reads KV head h / group (contiguous groups, torch's enable_gqa). D % 4 == 0 and Dv % 4 == 0: every
 // row is read and written as vec4s ("quads").
 //
-// Workgroup (tile, b * H + h, dv tile): 128 query rows, one block of 31 keys at a time, 128 output
+// Workgroup (row tile and b * H + h, folded into x and y; dv tile in z): 128 query rows, one block of 31 keys at a time, 128 output
 // columns (a larger Dv takes more workgroups in z, each recomputing the scores). Its 256 invocations
 // take three roles in turn, one block at a time, with two barriers per phase boundary:
 // 1. scores: invocation (a = lid / 8, c = lid % 8) computes rows 4a..4a+3 x keys 4c..4c+3 of the
@@ -46,13 +46,23 @@ var<workgroup> pt: array<vec4f, 1024>; // 32 slots x QUADS
 // #include "flash_store.wgsl"
 
 @compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let bh = wid.y;
+fn main(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) grid: vec3u,
+  @builtin(local_invocation_index) lid: u32,
+) {
+  // (row tile, head) pairs beyond 65,535 fold into y: pair = id.x + id.y * num_workgroups.x, the row
+  // tiles of one head consecutive (they share its K and V in L2); z is the tile of output columns.
+  let pair = wid.x + wid.y * grid.x;
+  if (pair >= params.tiles * params.BH) {
+    return;
+  }
+  let bh = pair / params.tiles;
   let b = bh / params.H;
   let h = bh % params.H;
   let kv_heads = params.H / params.group;
   let kv_row0 = (b * kv_heads + h / params.group) * params.S; // key 0 of this head's K and V
-  let row0 = wid.x * ROWS;
+  let row0 = (pair % params.tiles) * ROWS;
   let last_row = min(row0 + ROWS, params.L) - 1u;
   // Keys this tile needs: all S, or under causal up to the last row's last visible key.
   var keys = i32(params.S);

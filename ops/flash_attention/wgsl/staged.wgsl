@@ -71,13 +71,23 @@ fn stage_v(kv_row0: u32, key0: u32, dv0: u32, lid: u32) {
 }
 
 @compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let bh = wid.y;
+fn main(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) grid: vec3u,
+  @builtin(local_invocation_index) lid: u32,
+) {
+  // (row tile, head) pairs beyond 65,535 fold into y: pair = id.x + id.y * num_workgroups.x, the row
+  // tiles of one head consecutive (they share its K and V in L2); z is the tile of output columns.
+  let pair = wid.x + wid.y * grid.x;
+  if (pair >= params.tiles * params.BH) {
+    return;
+  }
+  let bh = pair / params.tiles;
   let b = bh / params.H;
   let h = bh % params.H;
   let kv_heads = params.H / params.group;
   let kv_row0 = (b * kv_heads + h / params.group) * params.S; // key 0 of this head's K and V
-  let row0 = wid.x * ROWS;
+  let row0 = (pair % params.tiles) * ROWS;
   let last_row = min(row0 + ROWS, params.L) - 1u;
   // Keys this tile needs: all S, or under causal up to the last row's last visible key.
   var keys = i32(params.S);

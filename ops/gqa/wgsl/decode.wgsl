@@ -37,6 +37,8 @@ struct Params {
   mask_b: u32,    // strides of the mask over b, h, i (0 where it broadcasts); 1 over j
   mask_h: u32,
   mask_i: u32,
+  row_groups: u32, // ceil(rows / 4)
+  BKV: u32,        // B * kv_heads
 }
 
 @group(0) @binding(0) var<storage, read> q: array<vec4f>;
@@ -84,10 +86,20 @@ fn finish(dot_qk: f32, b: u32, kv_head: u32, r: u32, j: u32) -> f32 {
 }
 
 @compute @workgroup_size(128)
-fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) t: u32) {
-  let split = wid.x;
-  let row0 = wid.y * 4u;
-  let bkv = wid.z; // b * kv_heads + kv_head
+fn main(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) grid: vec3u,
+  @builtin(local_invocation_index) t: u32,
+) {
+  // (split, row group, b * kv_heads + kv_head) beyond 65,535 workgroups fold into y: their index is
+  // id.x + id.y * num_workgroups.x, splits fastest.
+  let index = wid.x + wid.y * grid.x;
+  if (index >= params.splits * params.row_groups * params.BKV) {
+    return;
+  }
+  let split = index % params.splits;
+  let row0 = (index / params.splits) % params.row_groups * 4u;
+  let bkv = index / (params.splits * params.row_groups); // b * kv_heads + kv_head
   let kv_heads = params.H / params.group;
   let b = bkv / kv_heads;
   let kv_head = bkv % kv_heads;

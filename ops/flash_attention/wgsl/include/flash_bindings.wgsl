@@ -13,6 +13,8 @@ struct Params {
   mask_b: u32,  // strides of the mask over b, h, i (0 where it broadcasts); 1 over j
   mask_h: u32,
   mask_i: u32,
+  tiles: u32,   // row tiles per head: ceil(L / ROWS)
+  BH: u32,      // B * H
 }
 
 @group(0) @binding(0) var<storage, read> q: array<vec4f>;
