@@ -474,3 +474,37 @@ export {
   validateRopeAxesShape,
   validateRopeShape,
 } from "./ops/rope/mod.ts";
+export {
+  attention,
+  type AttentionArgs,
+  attentionGpu,
+  attentionPlan,
+  type AttentionPlans,
+  type AttentionShape,
+  keyPaddingBias,
+  type ResolvedAttentionShape,
+  validateAttention,
+  validateAttentionShape,
+} from "./ops/attention/mod.ts";
+export {
+  flashAttention,
+  type FlashAttentionArgs,
+  flashAttentionGpu,
+  flashAttentionPlan,
+  type FlashAttentionShape,
+  validateFlashAttention,
+  validateFlashAttentionShape,
+} from "./ops/flash_attention/mod.ts";
+export {
+  gqa,
+  type GqaArgs,
+  gqaGpu,
+  type GqaOptions,
+  gqaPlan,
+  type GqaPlans,
+  type GqaShape,
+  kvCacheBytes,
+  type KvCacheSize,
+  validateGqa,
+  validateGqaShape,
+} from "./ops/gqa/mod.ts";

@@ -35,6 +35,9 @@ import { BENCH as ALIBI } from "../ops/alibi/bench.ts";
 import { BENCH as POPE } from "../ops/pope/bench.ts";
 import { BENCH as MOE } from "../ops/moe/bench.ts";
 import { BENCH as CTC_DECODE } from "../ops/ctc_decode/bench.ts";
+import { BENCH as ATTENTION } from "../ops/attention/bench.ts";
+import { BENCH as FLASH_ATTENTION } from "../ops/flash_attention/bench.ts";
+import { BENCH as GQA } from "../ops/gqa/bench.ts";
 
 export type { BenchCase, SizeClass } from "./bench_case.ts";
 
@@ -69,4 +72,7 @@ export const BENCH_CASES: readonly BenchCase[] = [
   ...POPE,
   ...MOE,
   ...CTC_DECODE,
+  ...ATTENTION,
+  ...FLASH_ATTENTION,
+  ...GQA,
 ];
