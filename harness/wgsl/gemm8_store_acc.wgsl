@@ -1,4 +1,12 @@
-// Stores the accumulators (gemm8_acc.wgsl) through store_quad(group, channel, first column, values).
+// Stores the accumulators of conv's and conv_transpose's GEMM tiles (gemm_acc8x8.wgsl), after main's
+// loop over blocks, through the including kernel's store_quad(group, channel, first column, values):
+// this invocation's output channels top.. and bottom.. (row0 + 4ty.., half a tile lower) at columns
+// left.. and right.. (col0 + 4tx.., half a tile to the right). Needs row0, col0, tx, ty and g of
+// main, and HALF_M and HALF_N of the kernel.
+  let top = row0 + 4u * ty;
+  let bottom = top + 4u * HALF_M;
+  let left = col0 + 4u * tx;
+  let right = left + 4u * HALF_N;
   store_quad(g, top + 0u, left, acc0_left);
   store_quad(g, top + 0u, right, acc0_right);
   store_quad(g, top + 1u, left, acc1_left);

@@ -62,7 +62,7 @@ fn load_scales(col: u32) -> vec4f {
 
 // #include "store_c.wgsl"
 
-// #include "stage_t.wgsl"
+// #include "gemm_stage_t.wgsl"
 
 // #include "stage_w.wgsl"
 
@@ -72,44 +72,9 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-// The tile of c this workgroup computes, at (row0, col0): tiles beyond 65,535 fold into y, and a
-// workgroup past the last tile returns.
-  let tiles_n = (params.n + TILE_N - 1u) / TILE_N;
-  let tiles = ((params.m + TILE_M - 1u) / TILE_M) * tiles_n;
-  let tile = wid.x + wid.y * groups.x;
-  if (tile >= tiles) {
-    return;
-  }
-  let row0 = (tile / tiles_n) * TILE_M;
-  let col0 = (tile % tiles_n) * TILE_N;
-  let tx = lid % HALF;
-  let ty = lid / HALF;
+// #include "tile128_origin.wgsl"
 
-  // What this invocation stages per block: four consecutive k of two rows of a (a_row and
-  // a_row + 64), and of the same two rows of the weight's block (one word of codes each).
-  let a_row = lid / 4u;
-  let a_k = (lid % 4u) * 4u;
-
-// The 8 x 8 outputs of this invocation of a 128 x 128 tile, sixteen named vec4s declared as
-// function-local variables of main (not module-scope private ones; see kernel.wgsl): acc0-3 are rows
-// 4ty..4ty+3 of the tile, acc4-7 rows 64+4ty..64+4ty+3; _left holds columns 4tx..4tx+3, _right
-// columns 64+4tx..64+4tx+3.
-  var acc0_left = vec4f(0.0);
-  var acc0_right = vec4f(0.0);
-  var acc1_left = vec4f(0.0);
-  var acc1_right = vec4f(0.0);
-  var acc2_left = vec4f(0.0);
-  var acc2_right = vec4f(0.0);
-  var acc3_left = vec4f(0.0);
-  var acc3_right = vec4f(0.0);
-  var acc4_left = vec4f(0.0);
-  var acc4_right = vec4f(0.0);
-  var acc5_left = vec4f(0.0);
-  var acc5_right = vec4f(0.0);
-  var acc6_left = vec4f(0.0);
-  var acc6_right = vec4f(0.0);
-  var acc7_left = vec4f(0.0);
-  var acc7_right = vec4f(0.0);
+// #include "gemm_acc8x8.wgsl"
 
   for (var k0 = 0u; k0 < params.k; k0 += STEP) {
     // All four loads before any store, so that they are in flight together.
@@ -127,6 +92,7 @@ fn main(
     workgroupBarrier();
   }
 
+  // The accumulators times their columns' scales, stored as tile128_store.wgsl stores them unscaled.
   let top_row = row0 + ty * 4u;
   let bottom_row = top_row + 64u;
   let left_col = col0 + tx * 4u;

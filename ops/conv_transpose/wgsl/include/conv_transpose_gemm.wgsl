@@ -84,7 +84,7 @@ fn main(
   let a_ok = row0 + a_row < params.cout_g;
   let a_co = min(row0 + a_row, params.cout_g - 1u);
 
-// #include "gemm8_acc.wgsl"
+// #include "gemm_acc8x8.wgsl"
 
   for (var ci0 = 0u; ci0 < params.cin_g; ci0 += STEP) {
     for (var k = 0u; k < params.k; k++) {
@@ -110,33 +110,9 @@ fn main(
         }
         a_t[kk * LANES_M + a_row / 4u][a_row % 4u] = w;
       }
-      let slot = b_row * LANES_N + b_col / 4u;
-      let lane = b_col % 4u;
-      b_s[slot][lane] = v0;
-      b_s[slot + B_ROW_STEP * LANES_N][lane] = v1;
-      b_s[slot + 2u * B_ROW_STEP * LANES_N][lane] = v2;
-      b_s[slot + 3u * B_ROW_STEP * LANES_N][lane] = v3;
-      if (B_PER == 8u) {
-        // A constant condition: the wide tile stages 8 values per invocation, the square one 4.
-        let v4 = load_x(at, ci + 4u * B_ROW_STEP, inside);
-        let v5 = load_x(at, ci + 5u * B_ROW_STEP, inside);
-        let v6 = load_x(at, ci + 6u * B_ROW_STEP, inside);
-        let v7 = load_x(at, ci + 7u * B_ROW_STEP, inside);
-        b_s[slot + 4u * B_ROW_STEP * LANES_N][lane] = v4;
-        b_s[slot + 5u * B_ROW_STEP * LANES_N][lane] = v5;
-        b_s[slot + 6u * B_ROW_STEP * LANES_N][lane] = v6;
-        b_s[slot + 7u * B_ROW_STEP * LANES_N][lane] = v7;
-      }
-      workgroupBarrier();
-// #include "gemm8_k_steps.wgsl"
-      // The next block's stores wait until every invocation has read this one.
-      workgroupBarrier();
+// #include "gemm8_block.wgsl"
     }
   }
 
-  let top = row0 + 4u * ty;
-  let bottom = top + 4u * HALF_M;
-  let left = col0 + 4u * tx;
-  let right = left + 4u * HALF_N;
 // #include "gemm8_store_acc.wgsl"
 }
