@@ -51,63 +51,11 @@ fn main(
   @builtin(num_workgroups) grid: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  // (row tile, head) pairs beyond 65,535 fold into y: pair = id.x + id.y * num_workgroups.x, the row
-  // tiles of one head consecutive (they share its K and V in L2); z is the tile of output columns.
-  let pair = wid.x + wid.y * grid.x;
-  if (pair >= params.tiles * params.BH) {
-    return;
-  }
-  let bh = pair / params.tiles;
-  let b = bh / params.H;
-  let h = bh % params.H;
-  let kv_heads = params.H / params.group;
-  let kv_row0 = (b * kv_heads + h / params.group) * params.S; // key 0 of this head's K and V
-  let row0 = (pair % params.tiles) * ROWS;
-  let last_row = min(row0 + ROWS, params.L) - 1u;
-  // Keys this tile needs: all S, or under causal up to the last row's last visible key.
-  var keys = i32(params.S);
-  if (params.causal != 0u) {
-    keys = clamp(i32(last_row) + params.offset + 1, 0, i32(params.S));
-  }
-  let blocks = (u32(keys) + KEYS - 1u) / KEYS;
-
-  // Scores role: rows 4a..4a+3, keys 4c..4c+3 of a block.
-  let a = lid / 8u;
-  let c = lid % 8u;
-  let q0 = (bh * params.L + min(row0 + 4u * a, params.L - 1u)) * params.dq;
-  let q1 = (bh * params.L + min(row0 + 4u * a + 1u, params.L - 1u)) * params.dq;
-  let q2 = (bh * params.L + min(row0 + 4u * a + 2u, params.L - 1u)) * params.dq;
-  let q3 = (bh * params.L + min(row0 + 4u * a + 3u, params.L - 1u)) * params.dq;
-
-  // Statistics role (lid < ROWS): row lid's running max and sum.
-  var run_max = LOWEST;
-  var run_sum = 0.0;
-  let own_quad = lid / 4u; // row lid is component lid % 4 of quad lid / 4 of every slot
-  let own_lane = lid % 4u;
-
-  // Output role: rows 4ty.. (quad ty) and 64+4ty.. (quad 16+ty), columns quad tx and 16+tx of the tile.
-  let tx = lid % 16u;
-  let ty = lid / 16u;
-  let dv_left = wid.z * 32u + tx;
-  let dv_right = wid.z * 32u + 16u + tx;
+// #include "flash_setup.wgsl"
+  // The quads of v the output role reads (a column past Dv reads the last one and is not stored).
   let v_left = min(dv_left, params.dvq - 1u);
   let v_right = min(dv_right, params.dvq - 1u);
-  var acc0_left = vec4f(0.0);
-  var acc0_right = vec4f(0.0);
-  var acc1_left = vec4f(0.0);
-  var acc1_right = vec4f(0.0);
-  var acc2_left = vec4f(0.0);
-  var acc2_right = vec4f(0.0);
-  var acc3_left = vec4f(0.0);
-  var acc3_right = vec4f(0.0);
-  var acc4_left = vec4f(0.0);
-  var acc4_right = vec4f(0.0);
-  var acc5_left = vec4f(0.0);
-  var acc5_right = vec4f(0.0);
-  var acc6_left = vec4f(0.0);
-  var acc6_right = vec4f(0.0);
-  var acc7_left = vec4f(0.0);
-  var acc7_right = vec4f(0.0);
+// #include "gemm_acc8x8.wgsl"
 
   for (var blk = 0u; blk < blocks; blk++) {
     let key0 = blk * KEYS;
@@ -150,76 +98,18 @@ fn main(
     }
     workgroupBarrier();
 
-    // ---- 3. output: rescale, then add p v over the block's keys
-    let f_top = pt[KEYS * QUADS + ty];
-    let f_bottom = pt[KEYS * QUADS + 16u + ty];
-    acc0_left *= f_top.x;
-    acc0_right *= f_top.x;
-    acc1_left *= f_top.y;
-    acc1_right *= f_top.y;
-    acc2_left *= f_top.z;
-    acc2_right *= f_top.z;
-    acc3_left *= f_top.w;
-    acc3_right *= f_top.w;
-    acc4_left *= f_bottom.x;
-    acc4_right *= f_bottom.x;
-    acc5_left *= f_bottom.y;
-    acc5_right *= f_bottom.y;
-    acc6_left *= f_bottom.z;
-    acc6_right *= f_bottom.z;
-    acc7_left *= f_bottom.w;
-    acc7_right *= f_bottom.w;
-    let in_block = min(KEYS, u32(keys) - key0);
+    // ---- 3. output: rescale, then add p v over the block's keys (flash_rescale.wgsl, flash_add_pv.wgsl)
+// #include "flash_rescale.wgsl"
     for (var j = 0u; j < in_block; j++) {
       let p_top = pt[j * QUADS + ty];
       let p_bottom = pt[j * QUADS + 16u + ty];
       let row = (kv_row0 + key0 + j) * params.dvq;
       let vl = v[row + v_left];
       let vr = v[row + v_right];
-      acc0_left += p_top.x * vl;
-      acc0_right += p_top.x * vr;
-      acc1_left += p_top.y * vl;
-      acc1_right += p_top.y * vr;
-      acc2_left += p_top.z * vl;
-      acc2_right += p_top.z * vr;
-      acc3_left += p_top.w * vl;
-      acc3_right += p_top.w * vr;
-      acc4_left += p_bottom.x * vl;
-      acc4_right += p_bottom.x * vr;
-      acc5_left += p_bottom.y * vl;
-      acc5_right += p_bottom.y * vr;
-      acc6_left += p_bottom.z * vl;
-      acc6_right += p_bottom.z * vr;
-      acc7_left += p_bottom.w * vl;
-      acc7_right += p_bottom.w * vr;
+// #include "flash_add_pv.wgsl"
     }
     workgroupBarrier();
   }
 
-  // The sums, through slot KEYS: 1 / sum per row, 0 for a row with no live key.
-  if (lid < ROWS) {
-    pt[KEYS * QUADS + own_quad][own_lane] = select(1.0 / run_sum, 0.0, run_sum == 0.0);
-  }
-  workgroupBarrier();
-  let inv_top = pt[KEYS * QUADS + ty];
-  let inv_bottom = pt[KEYS * QUADS + 16u + ty];
-  let top = row0 + 4u * ty;
-  let bottom = row0 + 64u + 4u * ty;
-  let base = bh * params.L;
-  store(base, top, dv_left, acc0_left * inv_top.x);
-  store(base, top + 1u, dv_left, acc1_left * inv_top.y);
-  store(base, top + 2u, dv_left, acc2_left * inv_top.z);
-  store(base, top + 3u, dv_left, acc3_left * inv_top.w);
-  store(base, bottom, dv_left, acc4_left * inv_bottom.x);
-  store(base, bottom + 1u, dv_left, acc5_left * inv_bottom.y);
-  store(base, bottom + 2u, dv_left, acc6_left * inv_bottom.z);
-  store(base, bottom + 3u, dv_left, acc7_left * inv_bottom.w);
-  store(base, top, dv_right, acc0_right * inv_top.x);
-  store(base, top + 1u, dv_right, acc1_right * inv_top.y);
-  store(base, top + 2u, dv_right, acc2_right * inv_top.z);
-  store(base, top + 3u, dv_right, acc3_right * inv_top.w);
-  store(base, bottom, dv_right, acc4_right * inv_bottom.x);
-  store(base, bottom + 1u, dv_right, acc5_right * inv_bottom.y);
-  store(base, bottom + 2u, dv_right, acc6_right * inv_bottom.z);
-  store(base, bottom + 3u, dv_right, acc7_right * inv_bottom.w);
+// #include "flash_write_out.wgsl"
 }
