@@ -29,12 +29,7 @@
 // arithmetic would not pay here: through this WebGPU the H200 runs f16 FMAs at the f32 rate (64.5
 // TFLOP/s at vector widths 1, 2 and 4), so there is no .f16 variant.
 
-// The params of every matmul kernel, packed by mod.ts: c is [m, n], a is [m, k].
-struct Params {
-  m: u32,
-  n: u32,
-  k: u32,
-}
+// #include "params.wgsl"
 
 @group(0) @binding(0) var<storage, read> a: array<vec2u>;
 @group(0) @binding(1) var<storage, read> b: array<vec2u>;

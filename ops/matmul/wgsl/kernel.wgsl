@@ -35,18 +35,7 @@
 // prefill shape 512 x 14336 x 4096 from 30.0 to 30.8; the same path as a second K loop of its own
 // (the k-steps written twice) was slower (35.9 at 4096^3).
 
-// The params and bindings of the f32 GEMMs (kernel, tile64): a, b and c as vec4s.
-// The params of every matmul kernel, packed by mod.ts: c is [m, n], a is [m, k].
-struct Params {
-  m: u32,
-  n: u32,
-  k: u32,
-}
-
-@group(0) @binding(0) var<storage, read> a: array<vec4f>;
-@group(0) @binding(1) var<storage, read> b: array<vec4f>;
-@group(0) @binding(2) var<storage, read_write> c: array<vec4f>;
-@group(0) @binding(3) var<uniform> params: Params;
+// #include "bindings_f32.wgsl"
 
 // #include "load_a.wgsl"
 

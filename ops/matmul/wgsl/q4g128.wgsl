@@ -19,12 +19,7 @@
 // stores outside c are skipped, so every M, N, K >= 1 works. Tiles beyond 65,535 fold into y:
 // tile = id.x + id.y * num_workgroups.x, bound-checked.
 
-// The params of every matmul kernel, packed by mod.ts: c is [m, n], a is [m, k].
-struct Params {
-  m: u32,
-  n: u32,
-  k: u32,
-}
+// #include "params.wgsl"
 
 @group(0) @binding(0) var<storage, read> a: array<vec4f>;
 @group(0) @binding(1) var<storage, read> weight: array<u32>;

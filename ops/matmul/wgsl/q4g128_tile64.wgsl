@@ -13,12 +13,7 @@
 // Loads outside the operands stage zeros and stores outside c are skipped, so every M, N, K >= 1
 // works. Tiles beyond 65,535 fold into y: tile = id.x + id.y * num_workgroups.x, bound-checked.
 
-// The params of every matmul kernel, packed by mod.ts: c is [m, n], a is [m, k].
-struct Params {
-  m: u32,
-  n: u32,
-  k: u32,
-}
+// #include "params.wgsl"
 
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> weight: array<u32>;
@@ -50,30 +45,7 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-// The tile of c this workgroup computes, at (row0, col0): tiles beyond 65,535 fold into y, and a
-// workgroup past the last tile returns. Invocation (tx, ty) owns rows 4ty..4ty+3 and columns
-// 4tx..4tx+3 of it, in acc0-3, and stages four consecutive k (stage_k) of one row (stage_row) of
-// a's block and of the same row of the weight's block.
-  let tiles_n = (params.n + TILE - 1u) / TILE;
-  let tiles = ((params.m + TILE - 1u) / TILE) * tiles_n;
-  let tile = wid.x + wid.y * groups.x;
-  if (tile >= tiles) {
-    return;
-  }
-  let row0 = (tile / tiles_n) * TILE;
-  let col0 = (tile % tiles_n) * TILE;
-  let tx = lid % LANES;
-  let ty = lid / LANES;
-
-  // What this invocation stages: four consecutive k of one row of a's block and of the same row of
-  // the weight's block.
-  let stage_row = lid / 4u;
-  let stage_k = (lid % 4u) * 4u;
-
-  var acc0 = vec4f(0.0);
-  var acc1 = vec4f(0.0);
-  var acc2 = vec4f(0.0);
-  var acc3 = vec4f(0.0);
+// #include "tile64_q_setup.wgsl"
 
   for (var k0 = 0u; k0 < params.k; k0 += STEP) {
     let word = bitcast<i32>(load_word(col0 + stage_row, k0 + stage_k));
@@ -85,18 +57,7 @@ fn main(
       let code = f32(extractBits(word, 4u * (k % 8u), 4u));
       w_t[slot][stage_row % 4u] = select(0.0, code * scale, k < params.k);
     }
-// Multiplies the staged step into the 4 x 4 block (acc0-3: rows 4ty..4ty+3, columns 4tx..4tx+3),
-// between barriers: after the stage is written, and before the next step overwrites it.
-    workgroupBarrier();
-    for (var k = 0u; k < STEP; k++) {
-      let av = a_t[k * LANES + ty];
-      let wv = w_t[k * LANES + tx];
-      acc0 += av.x * wv;
-      acc1 += av.y * wv;
-      acc2 += av.z * wv;
-      acc3 += av.w * wv;
-    }
-    workgroupBarrier();
+// #include "tile64_q_multiply.wgsl"
   }
 
   let row = row0 + ty * 4u;

@@ -21,18 +21,7 @@
 // loads outside a or b stage zeros and stores outside c are skipped, so every M, N, K >= 1 works.
 // Tiles beyond 65,535 fold into y: tile = id.x + id.y * num_workgroups.x, bound-checked.
 
-// The params and bindings of the f32 GEMMs (kernel, tile64): a, b and c as vec4s.
-// The params of every matmul kernel, packed by mod.ts: c is [m, n], a is [m, k].
-struct Params {
-  m: u32,
-  n: u32,
-  k: u32,
-}
-
-@group(0) @binding(0) var<storage, read> a: array<vec4f>;
-@group(0) @binding(1) var<storage, read> b: array<vec4f>;
-@group(0) @binding(2) var<storage, read_write> c: array<vec4f>;
-@group(0) @binding(3) var<uniform> params: Params;
+// #include "bindings_f32.wgsl"
 
 const TILE_M = 64u;
 const TILE_N = 64u;
