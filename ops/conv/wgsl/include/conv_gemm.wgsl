@@ -112,6 +112,7 @@ fn main(
         }
         a_t[k * LANES_M + a_row / 4u][a_row % 4u] = w;
       }
+      // The input values into b_s, then the block's k-steps between two barriers.
 // #include "gemm8_block.wgsl"
       kw += 1u;
       if (kw == params.k_w) {
