@@ -1,10 +1,5 @@
-// One k-step's 64 FMAs in a tile where each invocation owns 8 x 8 outputs (matmul's 128 x 128 tiles
-// through k_steps128.wgsl there, conv's and conv_transpose's through gemm8_k_steps.wgsl): the outer
-// product of this k's rows (top: the four rows 4ty..4ty+3, bottom: the four rows half a tile lower)
-// and columns (left: 4tx..4tx+3, right: half a tile to the right) added into the sixteen
-// accumulators of gemm_acc8x8.wgsl. Written out, neither looped over nor called: it stands inside
-// each k-step's block, which declares the vec4s top, bottom, left and right read from workgroup
-// memory; acc0_left .. acc7_right are variables of the including main.
+// One k-step's 64 FMAs (see k_steps128.wgsl, gemm8_k_steps.wgsl): rows top and bottom times columns
+// left and right of this k, into the accumulators of gemm_acc8x8.wgsl. Needs top, bottom, left, right.
       acc0_left = fma(vec4f(top.x), left, acc0_left);
       acc0_right = fma(vec4f(top.x), right, acc0_right);
       acc1_left = fma(vec4f(top.y), left, acc1_left);

@@ -2,9 +2,10 @@
 // q4g128, q8row), written out where they run (inside main's loop), neither looped over nor called:
 // per k, four vec4 reads of workgroup memory (rows 4ty..4ty+3 and 64+4ty..64+4ty+3 of a's block,
 // columns 4tx..4tx+3 and 64+4tx..64+4tx+3 of b's or the decoded weight's) feed the 64 FMAs of
-// gemm_fma8x8.wgsl (harness/wgsl) into the accumulators acc0_left .. acc7_right that main declares
-// (gemm_acc8x8.wgsl). The indices are constants plus tx or ty; no guard, no mask: the staging has
-// already put zeros wherever an operand ends. Needs a_t, b_s, LANES and HALF of the kernel.
+// gemm_fma8x8.wgsl (harness/wgsl, shared with conv's k-steps) into the accumulators acc0_left ..
+// acc7_right that main declares (gemm_acc8x8.wgsl). The indices are constants plus tx or ty; no
+// guard, no mask: the staging has already put zeros wherever an operand ends. Needs a_t, b_s, LANES
+// and HALF of the kernel.
     {
       let top = a_t[0u * LANES + ty];
       let bottom = a_t[0u * LANES + HALF + ty];
