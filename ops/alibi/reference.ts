@@ -26,7 +26,7 @@
  * @module
  */
 
-import { requireInt } from "../validate.ts";
+import { requireArgs, requireInt, U32_MAX } from "../validate.ts";
 
 /** Sizes of {@link alibi}. */
 export interface AlibiShape {
@@ -54,7 +54,8 @@ export const ALIBI_MAX_ELEMENTS = 2 ** 32 - 1;
  * @throws Error naming the bad argument and what was expected
  */
 export function validateAlibiShape(shape: AlibiShape): { queryOffset: number } {
-  requireInt("alibi", "heads", shape.heads, 1);
+  requireArgs("alibi", "shape", shape, "{ heads, L, S, queryOffset? }");
+  requireInt("alibi", "heads", shape.heads, 1, U32_MAX);
   requireInt("alibi", "L", shape.L, 1, 2 ** 24);
   requireInt("alibi", "S", shape.S, 1, 2 ** 24);
   // j - i - queryOffset must be exact in f32 for the kernel: all three below 2^24.
@@ -73,6 +74,7 @@ export function validateAlibiShape(shape: AlibiShape): { queryOffset: number } {
  * @returns as {@link validateAlibiShape}
  */
 export function validateAlibi(args: AlibiArgs): { queryOffset: number } {
+  requireArgs("alibi", "args", args, "{ heads, L, S, queryOffset? }");
   return validateAlibiShape(args);
 }
 

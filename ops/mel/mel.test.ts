@@ -139,7 +139,7 @@ Deno.test("mel reference: bad input throws naming the argument", async () => {
   const base = { nFreqs: 65, nMels: 10, sampleRate: 16000 };
   await assertThrowsMessage(
     () => melFilterbank({ ...base, fMax: 9000 }),
-    "mel: 0 <= fMin < fMax <= sampleRate / 2 expected",
+    "melFilterbank: 0 <= fMin < fMax <= sampleRate / 2 expected",
   );
   await assertThrowsMessage(
     () => melFilterbank({ ...base, scale: "mel" as MelScale }),

@@ -51,11 +51,10 @@ import {
   type PowerSpectrumArgs,
   validateMel,
   validateMelShape,
-  validateMelSpectrogramShape,
+  validateMelSpectrogram,
   validatePowerSpectrum,
   validatePowerSpectrumShape,
 } from "./reference.ts";
-import { requireArray } from "../validate.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
@@ -84,13 +83,13 @@ export function powerSpectrumPlan(
   validatePowerSpectrumShape(shape);
   const n = shape.rows * shape.bins;
   return {
-    op: "mel",
+    op: "powerSpectrum",
     kernel: gpu.resolve(KERNELS, "power", options),
     bindings: [
       { name: "x", dtype: "f32", length: 2 * n, role: "input" },
       { name: "out", dtype: "f32", length: n, role: "output" },
     ],
-    params: packParams([{ name: "n", type: "u32" }], { n }, "mel"),
+    params: packParams([{ name: "n", type: "u32" }], { n }, "powerSpectrum"),
     workgroups: streamWorkgroups(n, 256 * 2, gpu.limits.maxComputeWorkgroupsPerDimension),
     // Two values read and one written per bin; two multiplies and an add.
     cost: { bytes: 12 * n, flops: 3 * n },
@@ -206,8 +205,7 @@ export async function melGpu(gpu: ResidentDevice, args: MelArgs, options: Kernel
  * ```
  */
 export async function melSpectrogramGpu(gpu: ResidentDevice, args: MelSpectrogramArgs): Promise<Float32Array> {
-  validateMelSpectrogramShape(args);
-  requireArray("mel", "x", args.x, "Float32Array", [args.batch * args.length, "batch * length"]);
+  validateMelSpectrogram(args);
   const bins = stftBins(args.nFft);
   const rows = args.batch * stftFrames(args.length, args.nFft, args.hop);
   const spectrumPlan = stftPlan(gpu, args);

@@ -22,8 +22,8 @@
  * @module
  */
 
-import { requireArray, requireF32, requireInt, requireOneOf } from "../validate.ts";
-import { stft, stftBins, stftFrames, type StftShape, validateStftShape } from "../stft/reference.ts";
+import { requireArgs, requireArray, requireF32, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
+import { checkStftShape, stft, stftBins, stftFrames, type StftShape } from "../stft/reference.ts";
 
 /** The mel scale of a filterbank. */
 export type MelScale = "htk" | "slaney";
@@ -69,19 +69,28 @@ export function melToHz(mel: number, scale: MelScale): number {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMelFilterbank(options: MelFilterbankOptions): void {
-  requireInt("mel", "nFreqs", options.nFreqs, 2);
-  requireInt("mel", "nMels", options.nMels, 1);
-  if (!(requireF32("mel", "sampleRate", options.sampleRate) > 0)) {
-    throw new Error(`mel: sampleRate must be > 0, got ${options.sampleRate}`);
+  requireArgs("melFilterbank", "options", options, `{ nFreqs, ${FILTERBANK_FIELDS} }`);
+  checkMelFilterbank("melFilterbank", options);
+}
+
+/** The filterbank options melSpectrogram shares with melFilterbank, for the message of a missing one. */
+const FILTERBANK_FIELDS = "nMels, sampleRate, fMin?, fMax?, scale?, norm?";
+
+/** Checks a filterbank's options for `op` (melFilterbank, or melSpectrogram, which builds one). */
+function checkMelFilterbank(op: string, options: MelFilterbankOptions): void {
+  requireInt(op, "nFreqs", options.nFreqs, 2, U32_MAX);
+  requireInt(op, "nMels", options.nMels, 1, U32_MAX);
+  if (!(requireF32(op, "sampleRate", options.sampleRate) > 0)) {
+    throw new Error(`${op}: sampleRate must be > 0, got ${options.sampleRate}`);
   }
-  const fMin = requireF32("mel", "fMin", options.fMin ?? 0);
-  const fMax = requireF32("mel", "fMax", options.fMax ?? Math.floor(options.sampleRate / 2));
+  const fMin = requireF32(op, "fMin", options.fMin ?? 0);
+  const fMax = requireF32(op, "fMax", options.fMax ?? Math.floor(options.sampleRate / 2));
   if (!(fMin >= 0 && fMin < fMax && fMax <= options.sampleRate / 2)) {
-    throw new Error(`mel: 0 <= fMin < fMax <= sampleRate / 2 expected, got fMin ${fMin}, fMax ${fMax}`);
+    throw new Error(`${op}: 0 <= fMin < fMax <= sampleRate / 2 expected, got fMin ${fMin}, fMax ${fMax}`);
   }
-  requireOneOf("mel", "scale", options.scale ?? "htk", ["htk", "slaney"] as const);
+  requireOneOf(op, "scale", options.scale ?? "htk", ["htk", "slaney"] as const);
   if (options.norm !== undefined && options.norm !== null) {
-    requireOneOf("mel", "norm", options.norm, ["slaney"] as const);
+    requireOneOf(op, "norm", options.norm, ["slaney"] as const);
   }
 }
 
@@ -142,8 +151,9 @@ export interface PowerSpectrumArgs {
  * @throws Error naming the bad argument and what was expected
  */
 export function validatePowerSpectrumShape(shape: { rows: number; bins: number }): void {
-  requireInt("mel", "rows", shape.rows, 1);
-  requireInt("mel", "bins", shape.bins, 1);
+  requireArgs("powerSpectrum", "shape", shape, "{ rows, bins }");
+  requireInt("powerSpectrum", "rows", shape.rows, 1, U32_MAX);
+  requireInt("powerSpectrum", "bins", shape.bins, 1, U32_MAX);
 }
 
 /**
@@ -153,8 +163,9 @@ export function validatePowerSpectrumShape(shape: { rows: number; bins: number }
  * @throws Error naming the bad argument and what was expected
  */
 export function validatePowerSpectrum(args: PowerSpectrumArgs): void {
+  requireArgs("powerSpectrum", "args", args, "{ x, rows, bins }");
   validatePowerSpectrumShape(args);
-  requireArray("mel", "x", args.x, "Float32Array", [args.rows * args.bins * 2, "rows * bins * 2"]);
+  requireArray("powerSpectrum", "x", args.x, "Float32Array", [args.rows * args.bins * 2, "rows * bins * 2"]);
 }
 
 /**
@@ -203,9 +214,10 @@ export interface MelArgs extends MelShape {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMelShape(shape: MelShape): void {
-  requireInt("mel", "rows", shape.rows, 1);
-  requireInt("mel", "nFreqs", shape.nFreqs, 1);
-  requireInt("mel", "nMels", shape.nMels, 1);
+  requireArgs("mel", "shape", shape, "{ rows, nFreqs, nMels, db? }");
+  requireInt("mel", "rows", shape.rows, 1, U32_MAX);
+  requireInt("mel", "nFreqs", shape.nFreqs, 1, U32_MAX);
+  requireInt("mel", "nMels", shape.nMels, 1, U32_MAX);
   if (shape.db !== undefined && typeof shape.db !== "boolean") {
     throw new Error(`mel: db must be a boolean, got ${shape.db}`);
   }
@@ -218,6 +230,7 @@ export function validateMelShape(shape: MelShape): void {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMel(args: MelArgs): void {
+  requireArgs("mel", "args", args, "{ x, filterbank, rows, nFreqs, nMels, db? }");
   validateMelShape(args);
   requireArray("mel", "x", args.x, "Float32Array", [args.rows * args.nFreqs, "rows * nFreqs"]);
   requireArray("mel", "filterbank", args.filterbank, "Float32Array", [args.nFreqs * args.nMels, "nFreqs * nMels"]);
@@ -266,8 +279,21 @@ export interface MelSpectrogramArgs extends MelSpectrogramShape {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMelSpectrogramShape(shape: MelSpectrogramShape): void {
-  validateStftShape(shape);
-  validateMelFilterbank({ ...shape, nFreqs: stftBins(shape.nFft) });
+  requireArgs("melSpectrogram", "shape", shape, `{ batch, length, nFft, hop, ${FILTERBANK_FIELDS} }`);
+  checkStftShape("melSpectrogram", shape);
+  checkMelFilterbank("melSpectrogram", { ...shape, nFreqs: stftBins(shape.nFft) });
+}
+
+/**
+ * Validates {@link melSpectrogram}'s arguments: the sizes and options, then the signals.
+ *
+ * @param args the signals, the stft sizes and the filterbank options
+ * @throws Error naming the bad argument and what was expected
+ */
+export function validateMelSpectrogram(args: MelSpectrogramArgs): void {
+  requireArgs("melSpectrogram", "args", args, `{ x, batch, length, nFft, hop, ${FILTERBANK_FIELDS} }`);
+  validateMelSpectrogramShape(args);
+  requireArray("melSpectrogram", "x", args.x, "Float32Array", [args.batch * args.length, "batch * length"]);
 }
 
 /**
@@ -284,8 +310,7 @@ export function validateMelSpectrogramShape(shape: MelSpectrogramShape): void {
  * ```
  */
 export function melSpectrogram(args: MelSpectrogramArgs): Float32Array {
-  validateMelSpectrogramShape(args);
-  requireArray("mel", "x", args.x, "Float32Array", [args.batch * args.length, "batch * length"]);
+  validateMelSpectrogram(args);
   const bins = stftBins(args.nFft);
   const rows = args.batch * stftFrames(args.length, args.nFft, args.hop);
   const spectrum = stft(args);

@@ -31,7 +31,7 @@
  * @module
  */
 
-import { requireArray, requireInt, requireOneOf } from "../validate.ts";
+import { I32_MAX, requireArgs, requireArray, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 
 /** torch.istft's NOLA threshold: the envelope must exceed it at every returned sample. */
 export const NOLA_THRESHOLD = 1e-11;
@@ -111,14 +111,26 @@ export function hannWindow(size: number): Float32Array {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateStftShape(shape: StftShape): void {
-  requireInt("stft", "batch", shape.batch, 1);
-  requireInt("stft", "nFft", shape.nFft, 2, 1 << 16);
-  requireInt("stft", "hop", shape.hop, 1, 1 << 24);
+  requireArgs("stft", "shape", shape, "{ batch, length, nFft, hop }");
+  checkStftShape("stft", shape);
+}
+
+/**
+ * Checks stft's sizes for `op` (stft itself, or melSpectrogram, which starts with one).
+ *
+ * @param op the op, for messages
+ * @param shape the sizes
+ * @throws Error naming the bad argument and what was expected
+ */
+export function checkStftShape(op: string, shape: StftShape): void {
+  requireInt(op, "batch", shape.batch, 1, U32_MAX);
+  requireInt(op, "nFft", shape.nFft, 2, 1 << 16);
+  requireInt(op, "hop", shape.hop, 1, 1 << 24);
   const pad = Math.floor(shape.nFft / 2);
-  requireInt("stft", "length", shape.length, 1, 2 ** 31 - 1);
+  requireInt(op, "length", shape.length, 1, I32_MAX);
   if (shape.length <= pad) {
     throw new Error(
-      `stft: length must be > floor(nFft / 2) = ${pad} (the reflect pad must be shorter than the signal), got ${shape.length}`,
+      `${op}: length must be > floor(nFft / 2) = ${pad} (the reflect pad must be shorter than the signal), got ${shape.length}`,
     );
   }
 }
@@ -130,6 +142,7 @@ export function validateStftShape(shape: StftShape): void {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateStft(args: StftArgs): void {
+  requireArgs("stft", "args", args, "{ x, window?, batch, length, nFft, hop }");
   validateStftShape(args);
   requireArray("stft", "x", args.x, "Float32Array", [args.batch * args.length, "batch * length"]);
   if (args.window !== undefined) requireArray("stft", "window", args.window, "Float32Array", [args.nFft, "nFft"]);
@@ -156,8 +169,9 @@ export function istftSpan(shape: IstftShape): { start: number; length: number; r
  * @throws Error naming the bad argument and what was expected
  */
 export function validateIstftShape(shape: IstftShape): void {
-  requireInt("istft", "batch", shape.batch, 1);
-  requireInt("istft", "frames", shape.frames, 1);
+  requireArgs("istft", "shape", shape, "{ batch, frames, nFft, hop, padding?, length? }");
+  requireInt("istft", "batch", shape.batch, 1, U32_MAX);
+  requireInt("istft", "frames", shape.frames, 1, U32_MAX);
   requireInt("istft", "nFft", shape.nFft, 2, 1 << 16);
   requireInt("istft", "hop", shape.hop, 1, 1 << 24);
   const padding = requireOneOf("istft", "padding", shape.padding ?? "center", ["center", "same"] as const);
@@ -168,7 +182,7 @@ export function validateIstftShape(shape: IstftShape): void {
   }
   const { length, reach } = istftSpan(shape);
   if (shape.length !== undefined) {
-    requireInt("istft", "length", shape.length, 1);
+    requireInt("istft", "length", shape.length, 1, U32_MAX);
     if (shape.length > reach) {
       throw new Error(
         `istft: length must be <= ${reach}, the samples ${shape.frames} frames reach, got ${shape.length}`,
@@ -188,6 +202,7 @@ export function validateIstftShape(shape: IstftShape): void {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateIstft(args: IstftArgs): void {
+  requireArgs("istft", "args", args, "{ x, window?, batch, frames, nFft, hop, padding?, length? }");
   validateIstftShape(args);
   const bins = stftBins(args.nFft);
   requireArray("istft", "x", args.x, "Float32Array", [
