@@ -5,7 +5,7 @@
  * - `melFilterbank` builds `[nFreqs, nMels]` triangles in torchaudio's layout
  *   (`torchaudio.functional.melscale_fbanks`): by default torchaudio's defaults, the HTK mel scale
  *   (`2595 log10(1 + f / 700)`) and unnormalised triangles of peak 1, with the frequencies of the
- *   bins `linspace(0, floor(sampleRate / 2), nFreqs)`. `{ scale: "slaney", norm: "slaney" }` gives
+ *   bins `linspace(0, floor(sampleRate / 2), nFreqs)`. `{ melScale: "slaney", norm: "slaney" }` gives
  *   librosa.filters.mel's defaults instead (Slaney's scale, linear below 1 kHz and logarithmic
  *   above; each triangle scaled by 2 / its width in Hz, so it has unit area), transposed. On the
  *   same audio the two differ by two orders of magnitude, so neither is left implicit.
@@ -16,7 +16,7 @@
  *   clamps the argument rather than adding an epsilon, and there is no top_db (it would need the
  *   spectrogram's maximum, a reduction over all of it).
  * - `melSpectrogram` composes them, frame-major: `[batch, frames, nMels]` in dB, as
- *   `AmplitudeToDB("power")(MelSpectrogram(sampleRate, nFft, hop=hop, nMels, ...)(x))` transposed
+ *   `AmplitudeToDB("power")(MelSpectrogram(sample_rate, n_fft, hop_length, n_mels, ...)(x))` transposed
  *   (torchaudio gives `[batch, nMels, frames]`).
  *
  * @module
@@ -43,8 +43,8 @@ export interface MelFilterbankOptions {
   fMin?: number;
   /** Highest frequency, Hz; default floor(sampleRate / 2), as torchaudio. */
   fMax?: number;
-  /** Mel scale; default `"htk"` (torchaudio's default). */
-  scale?: MelScale;
+  /** Mel scale (torchaudio's `mel_scale`); default `"htk"` (torchaudio's default). */
+  melScale?: MelScale;
   /** `"slaney"` scales each triangle to unit area; default none (torchaudio's default). */
   norm?: "slaney" | null;
 }
@@ -74,7 +74,7 @@ export function validateMelFilterbank(options: MelFilterbankOptions): void {
 }
 
 /** The filterbank options melSpectrogram shares with melFilterbank, for the message of a missing one. */
-const FILTERBANK_FIELDS = "nMels, sampleRate, fMin?, fMax?, scale?, norm?";
+const FILTERBANK_FIELDS = "nMels, sampleRate, fMin?, fMax?, melScale?, norm?";
 
 /** Checks a filterbank's options for `op` (melFilterbank, or melSpectrogram, which builds one). */
 function checkMelFilterbank(op: string, options: MelFilterbankOptions): void {
@@ -88,7 +88,7 @@ function checkMelFilterbank(op: string, options: MelFilterbankOptions): void {
   if (!(fMin >= 0 && fMin < fMax && fMax <= options.sampleRate / 2)) {
     throw new Error(`${op}: 0 <= fMin < fMax <= sampleRate / 2 expected, got fMin ${fMin}, fMax ${fMax}`);
   }
-  requireOneOf(op, "scale", options.scale ?? "htk", ["htk", "slaney"] as const);
+  requireOneOf(op, "melScale", options.melScale ?? "htk", ["htk", "slaney"] as const);
   if (options.norm !== undefined && options.norm !== null) {
     requireOneOf(op, "norm", options.norm, ["slaney"] as const);
   }
@@ -105,13 +105,13 @@ function checkMelFilterbank(op: string, options: MelFilterbankOptions): void {
  * ```ts
  * import { melFilterbank } from "@xpu/ops/ops/mel";
  * const fb = melFilterbank({ nFreqs: 513, nMels: 80, sampleRate: 24000 }); // torchaudio's HTK default
- * const librosa = melFilterbank({ nFreqs: 513, nMels: 80, sampleRate: 24000, scale: "slaney", norm: "slaney" });
+ * const librosa = melFilterbank({ nFreqs: 513, nMels: 80, sampleRate: 24000, melScale: "slaney", norm: "slaney" });
  * ```
  */
 export function melFilterbank(options: MelFilterbankOptions): Float32Array {
   validateMelFilterbank(options);
   const { nFreqs, nMels, sampleRate } = options;
-  const scale = options.scale ?? "htk";
+  const scale = options.melScale ?? "htk";
   const fMin = options.fMin ?? 0;
   const fMax = options.fMax ?? Math.floor(sampleRate / 2); // torchaudio: float(sample_rate // 2)
   const top = Math.floor(sampleRate / 2); // torchaudio: linspace(0, sample_rate // 2, n_freqs)
@@ -279,7 +279,7 @@ export interface MelSpectrogramArgs extends MelSpectrogramShape {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMelSpectrogramShape(shape: MelSpectrogramShape): void {
-  requireArgs("melSpectrogram", "shape", shape, `{ batch, length, nFft, hop, ${FILTERBANK_FIELDS} }`);
+  requireArgs("melSpectrogram", "shape", shape, `{ batch, length, nFft, hopLength, ${FILTERBANK_FIELDS} }`);
   checkStftShape("melSpectrogram", shape);
   checkMelFilterbank("melSpectrogram", { ...shape, nFreqs: stftBins(shape.nFft) });
 }
@@ -291,7 +291,7 @@ export function validateMelSpectrogramShape(shape: MelSpectrogramShape): void {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMelSpectrogram(args: MelSpectrogramArgs): void {
-  requireArgs("melSpectrogram", "args", args, `{ x, batch, length, nFft, hop, ${FILTERBANK_FIELDS} }`);
+  requireArgs("melSpectrogram", "args", args, `{ x, batch, length, nFft, hopLength, ${FILTERBANK_FIELDS} }`);
   validateMelSpectrogramShape(args);
   requireArray("melSpectrogram", "x", args.x, "Float32Array", [args.batch * args.length, "batch * length"]);
 }
@@ -306,13 +306,13 @@ export function validateMelSpectrogram(args: MelSpectrogramArgs): void {
  * ```ts
  * import { melSpectrogram } from "@xpu/ops/ops/mel";
  * const x = Float32Array.from({ length: 4800 }, (_, n) => Math.sin(n / 5));
- * melSpectrogram({ x, batch: 1, length: 4800, nFft: 1024, hop: 256, nMels: 64, sampleRate: 24000 }); // 19 x 64
+ * melSpectrogram({ x, batch: 1, length: 4800, nFft: 1024, hopLength: 256, nMels: 64, sampleRate: 24000 }); // 19 x 64
  * ```
  */
 export function melSpectrogram(args: MelSpectrogramArgs): Float32Array {
   validateMelSpectrogram(args);
   const bins = stftBins(args.nFft);
-  const rows = args.batch * stftFrames(args.length, args.nFft, args.hop);
+  const rows = args.batch * stftFrames(args.length, args.nFft, args.hopLength);
   const spectrum = stft(args);
   // |X|^2 from the f32 spectrum; the mel projection in f64.
   const power = powerSpectrum({ x: spectrum, rows, bins });
