@@ -6,7 +6,7 @@ import { alibi, type AlibiArgs, alibiGpu, alibiPlan, alibiSlopes, KERNELS } from
 type JsonF32 = (number | string)[];
 interface Golden {
   meta: { torch: string };
-  cases: { heads: number; L: number; S: number; queryOffset: number; slopes: number[]; out: number[] }[];
+  cases: { H: number; L: number; S: number; queryOffset: number; slopes: number[]; out: number[] }[];
   sdpa: {
     H: number;
     L: number;
@@ -42,17 +42,17 @@ Deno.test("alibi reference: the paper's slopes, including the non-monotonic tail
   });
   ok(alibiSlopes(12)[8] > alibiSlopes(12)[7], "not monotonic");
   for (const c of (await loadAlibiGolden()).cases) {
-    assertClose(alibiSlopes(c.heads), c.slopes, { atol: 0, rtol: 1e-15 }, `get_slopes(${c.heads})`);
+    assertClose(alibiSlopes(c.H), c.slopes, { atol: 0, rtol: 1e-15 }, `get_slopes(${c.H})`);
   }
 });
 
 Deno.test("alibi reference: [1, H, L, S] with bias m (j - (i + queryOffset)), the relative form, not BLOOM's m j", () => {
   const m = 2 ** -8;
-  deepStrictEqual([...alibi({ heads: 1, L: 2, S: 3 })], [0, m, 2 * m, -m, 0, m].map(Math.fround));
+  deepStrictEqual([...alibi({ H: 1, L: 2, S: 3 })], [0, m, 2 * m, -m, 0, m].map(Math.fround));
   // Decode: one query at position 3 of 4 keys.
-  deepStrictEqual([...alibi({ heads: 1, L: 1, S: 4, queryOffset: 3 })], [-3 * m, -2 * m, -m, 0].map(Math.fround));
+  deepStrictEqual([...alibi({ H: 1, L: 1, S: 4, queryOffset: 3 })], [-3 * m, -2 * m, -m, 0].map(Math.fround));
   // Head-major: 2 heads have slopes 2^-4 and 2^-8; head 1's rows come after all of head 0's.
-  const two = alibi({ heads: 2, L: 1, S: 2 });
+  const two = alibi({ H: 2, L: 1, S: 2 });
   deepStrictEqual([...two], [0, 2 ** -4, 0, 2 ** -8]);
 });
 
@@ -60,7 +60,7 @@ Deno.test("alibi reference matches the torch goldens (H = 1, 8, 12, 20, 32; odd 
   const golden = await loadAlibiGolden();
   ok(golden.cases.length >= 5 && golden.meta.torch, "golden has cases and a torch version");
   for (const c of golden.cases) {
-    assertClose(alibi(c), c.out, oneUlp, `H=${c.heads} L=${c.L} S=${c.S} offset=${c.queryOffset}`);
+    assertClose(alibi(c), c.out, oneUlp, `H=${c.H} L=${c.L} S=${c.S} offset=${c.queryOffset}`);
   }
 });
 
@@ -86,7 +86,7 @@ function attend(g: Golden["sdpa"], bias: Float32Array): number[] {
 
 Deno.test("alibi composes with attention's additive causal mask by addition, as torch's SDPA with attn_mask", async () => {
   const g = (await loadAlibiGolden()).sdpa;
-  const bias = alibi({ heads: g.H, L: g.L, S: g.S, queryOffset: g.queryOffset });
+  const bias = alibi({ H: g.H, L: g.L, S: g.S, queryOffset: g.queryOffset });
   const causal = fromJson(g.causal); // [L, S], -Infinity above the offset diagonal
   const mask = bias.map((b, e) => b + causal[e % (g.L * g.S)]);
   const got = attend(g, mask);
@@ -101,22 +101,22 @@ Deno.test("alibi composes with attention's additive causal mask by addition, as 
 });
 
 async function rejectsBadInput(run: (args: AlibiArgs) => unknown): Promise<void> {
-  await assertThrowsMessage(() => run({ heads: 0, L: 1, S: 1 }), "alibi: heads must be an integer >= 1, got 0");
+  await assertThrowsMessage(() => run({ H: 0, L: 1, S: 1 }), "alibi: H must be an integer >= 1, got 0");
   await assertThrowsMessage(
-    () => run({ heads: 2, L: 1.5, S: 1 }),
+    () => run({ H: 2, L: 1.5, S: 1 }),
     "alibi: L must be an integer in [1, 16777216], got 1.5",
   );
   await assertThrowsMessage(
-    () => run({ heads: 2, L: 1, S: 2 ** 25 }),
+    () => run({ H: 2, L: 1, S: 2 ** 25 }),
     "alibi: S must be an integer in [1, 16777216], got 33554432",
   );
   await assertThrowsMessage(
-    () => run({ heads: 2, L: 1, S: 3, queryOffset: 0.5 }),
+    () => run({ H: 2, L: 1, S: 3, queryOffset: 0.5 }),
     "alibi: queryOffset must be an integer in [-16777216, 16777216], got 0.5",
   );
   await assertThrowsMessage(
-    () => run({ heads: 1024, L: 2 ** 12, S: 2 ** 12 }),
-    "alibi: heads * L * S must be at most 4294967295, got 17179869184",
+    () => run({ H: 1024, L: 2 ** 12, S: 2 ** 12 }),
+    "alibi: H * L * S must be at most 4294967295, got 17179869184",
   );
 }
 Deno.test("alibi reference: bad input throws naming the argument", () => rejectsBadInput(alibi));
@@ -124,14 +124,14 @@ Deno.test("alibi reference: bad input throws naming the argument", () => rejects
 gpuTest("alibi GPU: bad input throws before dispatch", async (gpu) => {
   await rejectsBadInput((args) => alibiGpu(gpu, args));
   await assertThrowsMessage(
-    () => alibiGpu(gpu, { heads: 1, L: 1, S: 1 }, { override: "kernel.soc" }),
+    () => alibiGpu(gpu, { H: 1, L: 1, S: 1 }, { override: "kernel.soc" }),
     'override "kernel.soc" is not a variant of entry point "kernel"',
   );
 });
 
 gpuTest("alibi GPU: more than 65,535 workgroups fold into y, and the kernel recovers its place", async (gpu) => {
-  deepStrictEqual(alibiPlan(gpu, { heads: 32, L: 4096, S: 4096 }).workgroups, foldWorkgroups(524_288, 65_535));
-  const args = { heads: 3, L: 7, S: 100, queryOffset: 2 }; // 2100 elements: 525 vec4s, 3 workgroups
+  deepStrictEqual(alibiPlan(gpu, { H: 32, L: 4096, S: 4096 }).workgroups, foldWorkgroups(524_288, 65_535));
+  const args = { H: 3, L: 7, S: 100, queryOffset: 2 }; // 2100 elements: 525 vec4s, 3 workgroups
   const plan = alibiPlan(gpu, args);
   deepStrictEqual(plan.workgroups, [3, 1, 1]);
   const [out] = await gpu.run({ ...plan, workgroups: foldWorkgroups(3, 2) }, [Float32Array.from(alibiSlopes(3))]);
@@ -140,7 +140,7 @@ gpuTest("alibi GPU: more than 65,535 workgroups fold into y, and the kernel reco
 
 gpuTest("alibi GPU matches the torch goldens", async (gpu) => {
   for (const c of (await loadAlibiGolden()).cases) {
-    assertClose(await alibiGpu(gpu, c), c.out, gpuTolerance, `H=${c.heads} L=${c.L} S=${c.S}`);
+    assertClose(await alibiGpu(gpu, c), c.out, gpuTolerance, `H=${c.H} L=${c.L} S=${c.S}`);
   }
 });
 
@@ -158,9 +158,9 @@ checkAgainstReference<AlibiArgs>(
     [32, 33, 64, 31],
     [3, 2, 3, 0],
     [6, 3, 5, 100],
-  ].map(([heads, L, S, queryOffset]) => ({
-    label: `H=${heads} L=${L} S=${S} offset=${queryOffset}`,
-    args: { heads, L, S, queryOffset },
+  ].map(([H, L, S, queryOffset]) => ({
+    label: `H=${H} L=${L} S=${S} offset=${queryOffset}`,
+    args: { H, L, S, queryOffset },
   })),
   alibi,
   alibiGpu,

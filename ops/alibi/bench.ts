@@ -11,14 +11,14 @@ import { alibiPlan, alibiSlopes, KERNELS } from "./mod.ts";
 
 /** alibi's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<{ heads: number; L: number; S: number }>({
+  defineCase<{ H: number; L: number; S: number }>({
     op: "alibi",
     entry: "kernel",
     sources: KERNELS,
-    gpu: [{ heads: 32, L: 2048, S: 4096 }, { heads: 12, L: 2048, S: 2048 }, { heads: 32, L: 1, S: 8192 }],
-    quick: [{ heads: 12, L: 64, S: 64 }, { heads: 20, L: 33, S: 257 }],
-    label: ({ heads, L, S }) => `${heads}x${L}x${S}`,
+    gpu: [{ H: 32, L: 2048, S: 4096 }, { H: 12, L: 2048, S: 2048 }, { H: 32, L: 1, S: 8192 }],
+    quick: [{ H: 12, L: 64, S: 64 }, { H: 20, L: 33, S: 257 }],
+    label: ({ H, L, S }) => `${H}x${L}x${S}`,
     plan: (gpu, shape, options) => alibiPlan(gpu, shape, options),
-    inputs: ({ heads }) => [Float32Array.from(alibiSlopes(heads))],
+    inputs: ({ H }) => [Float32Array.from(alibiSlopes(H))],
   }),
 ];

@@ -1,5 +1,5 @@
 /**
- * alibi: the ALiBi attention bias (arXiv:2108.12409), entry point `kernel`: `[1, heads, L, S]`
+ * alibi: the ALiBi attention bias (arXiv:2108.12409), entry point `kernel`: `[1, H, L, S]`
  * with `out[0, h, i, j] = m_h * (j - (i + queryOffset))`, the slopes by the paper's `get_slopes`
  * (including the non-monotonic tail for head counts that are not a power of two). The output is
  * attention's additive float mask for `maskShape` `[1, H, L, S]`, so ALiBi and a causal or padding
@@ -34,19 +34,19 @@ export { KERNELS };
  * Plans `alibi` on the GPU.
  *
  * @param gpu the device
- * @param shape heads, L, S and the query offset
+ * @param shape H, L, S and the query offset
  * @param options kernel override
- * @returns the plan; bindings `slopes` `[heads]` (input) and `out` `[heads, L, S]`
+ * @returns the plan; bindings `slopes` `[H]` (input) and `out` `[H, L, S]`
  */
 export function alibiPlan(gpu: ResidentDevice, shape: AlibiShape, options: KernelOptions = {}): KernelPlan {
   const { queryOffset } = validateAlibiShape(shape);
-  const { heads, L, S } = shape;
-  const total = heads * L * S;
+  const { H, L, S } = shape;
+  const total = H * L * S;
   return {
     op: "alibi",
     kernel: gpu.resolve(KERNELS, "kernel", options),
     bindings: [
-      { name: "slopes", dtype: "f32", length: heads, role: "input" },
+      { name: "slopes", dtype: "f32", length: H, role: "input" },
       { name: "out", dtype: "f32", length: total, role: "output" },
     ],
     params: packParams(
@@ -61,7 +61,7 @@ export function alibiPlan(gpu: ResidentDevice, shape: AlibiShape, options: Kerne
     ),
     workgroups: foldWorkgroups(Math.ceil(total / 4 / 256), gpu.limits.maxComputeWorkgroupsPerDimension),
     // The bias is written once; one product per element.
-    cost: { bytes: 4 * total + 4 * heads, flops: total },
+    cost: { bytes: 4 * total + 4 * H, flops: total },
   };
 }
 
@@ -71,7 +71,7 @@ export function alibiPlan(gpu: ResidentDevice, shape: AlibiShape, options: Kerne
  * @param gpu the device
  * @param args as {@link alibi}
  * @param options kernel override
- * @returns the bias `[1, heads, L, S]`
+ * @returns the bias `[1, H, L, S]`
  *
  * @example
  * ```ts ignore
@@ -79,7 +79,7 @@ export function alibiPlan(gpu: ResidentDevice, shape: AlibiShape, options: Kerne
  * import { alibiGpu } from "@xpu/ops/ops/alibi";
  * const gpu = await acquireDevice();
  * // One decode step: the 1 query is position 99 of 100 keys.
- * const bias = await alibiGpu(gpu, { heads: 12, L: 1, S: 100, queryOffset: 99 });
+ * const bias = await alibiGpu(gpu, { H: 12, L: 1, S: 100, queryOffset: 99 });
  * gpu.destroy();
  * ```
  */
@@ -90,6 +90,6 @@ export async function alibiGpu(
 ): Promise<Float32Array> {
   validateAlibi(args);
   const plan = alibiPlan(gpu, args, options);
-  const [out] = await gpu.run(plan, [Float32Array.from(alibiSlopes(args.heads))]);
+  const [out] = await gpu.run(plan, [Float32Array.from(alibiSlopes(args.H))]);
   return out as Float32Array;
 }

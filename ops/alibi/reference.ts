@@ -2,7 +2,7 @@
  * Reference for ALiBi (arXiv:2108.12409), attention with linear biases: what correct means, in
  * plain TypeScript.
  *
- * `alibi({ heads, L, S, queryOffset })` is the additive bias `[1, heads, L, S]` for queries
+ * `alibi({ H, L, S, queryOffset })` is the additive bias `[1, H, L, S]` for queries
  * `i = 0 .. L-1` against keys `j = 0 .. S-1`:
  *
  * ```
@@ -26,12 +26,12 @@
  * @module
  */
 
-import { requireInt } from "../validate.ts";
+import { requireArgs, requireInt, U32_MAX } from "../validate.ts";
 
 /** Sizes of {@link alibi}. */
 export interface AlibiShape {
   /** Attention heads, >= 1. */
-  heads: number;
+  H: number;
   /** Query positions, >= 1. */
   L: number;
   /** Key positions, >= 1. */
@@ -43,7 +43,7 @@ export interface AlibiShape {
 /** Arguments of {@link alibi}: only sizes (there is no input tensor). */
 export type AlibiArgs = AlibiShape;
 
-/** The largest number of bias elements (heads * L * S): what one u32-indexed binding holds. */
+/** The largest number of bias elements (H * L * S): what one u32-indexed binding holds. */
 export const ALIBI_MAX_ELEMENTS = 2 ** 32 - 1;
 
 /**
@@ -54,14 +54,15 @@ export const ALIBI_MAX_ELEMENTS = 2 ** 32 - 1;
  * @throws Error naming the bad argument and what was expected
  */
 export function validateAlibiShape(shape: AlibiShape): { queryOffset: number } {
-  requireInt("alibi", "heads", shape.heads, 1);
+  requireArgs("alibi", "shape", shape, "{ H, L, S, queryOffset? }");
+  requireInt("alibi", "H", shape.H, 1, U32_MAX);
   requireInt("alibi", "L", shape.L, 1, 2 ** 24);
   requireInt("alibi", "S", shape.S, 1, 2 ** 24);
   // j - i - queryOffset must be exact in f32 for the kernel: all three below 2^24.
   const queryOffset = requireInt("alibi", "queryOffset", shape.queryOffset ?? 0, -(2 ** 24), 2 ** 24);
-  const elements = shape.heads * shape.L * shape.S;
+  const elements = shape.H * shape.L * shape.S;
   if (elements > ALIBI_MAX_ELEMENTS) {
-    throw new Error(`alibi: heads * L * S must be at most ${ALIBI_MAX_ELEMENTS}, got ${elements}`);
+    throw new Error(`alibi: H * L * S must be at most ${ALIBI_MAX_ELEMENTS}, got ${elements}`);
   }
   return { queryOffset };
 }
@@ -73,13 +74,14 @@ export function validateAlibiShape(shape: AlibiShape): { queryOffset: number } {
  * @returns as {@link validateAlibiShape}
  */
 export function validateAlibi(args: AlibiArgs): { queryOffset: number } {
+  requireArgs("alibi", "args", args, "{ H, L, S, queryOffset? }");
   return validateAlibiShape(args);
 }
 
 /**
  * The paper's `get_slopes(n)`, in f64.
  *
- * @param heads the number of heads, >= 1
+ * @param H the number of heads, >= 1
  * @returns one slope per head
  *
  * @example
@@ -88,35 +90,35 @@ export function validateAlibi(args: AlibiArgs): { queryOffset: number } {
  * alibiSlopes(8); // [0.5, 0.25, ..., 2^-8]
  * ```
  */
-export function alibiSlopes(heads: number): number[] {
-  requireInt("alibi", "heads", heads, 1);
+export function alibiSlopes(H: number): number[] {
+  requireInt("alibi", "H", H, 1);
   const powerOfTwo = (n: number) => {
     const start = 2 ** -(2 ** -(Math.log2(n) - 3));
     return Array.from({ length: n }, (_, i) => start * start ** i);
   };
-  if (Number.isInteger(Math.log2(heads))) return powerOfTwo(heads);
-  const closest = 2 ** Math.floor(Math.log2(heads));
-  return [...powerOfTwo(closest), ...alibiSlopes(2 * closest).filter((_, i) => i % 2 === 0).slice(0, heads - closest)];
+  if (Number.isInteger(Math.log2(H))) return powerOfTwo(H);
+  const closest = 2 ** Math.floor(Math.log2(H));
+  return [...powerOfTwo(closest), ...alibiSlopes(2 * closest).filter((_, i) => i % 2 === 0).slice(0, H - closest)];
 }
 
 /**
- * The ALiBi bias `[1, heads, L, S]` (see the module doc).
+ * The ALiBi bias `[1, H, L, S]` (see the module doc).
  *
- * @param args heads, L, S and the query offset
- * @returns a new Float32Array of length heads * L * S
+ * @param args H, L, S and the query offset
+ * @returns a new Float32Array of length H * L * S
  *
  * @example
  * ```ts
  * import { alibi } from "@xpu/ops/ops/alibi";
- * alibi({ heads: 1, L: 2, S: 2 }); // m = 2^-8: [0, m, -m, 0]
+ * alibi({ H: 1, L: 2, S: 2 }); // m = 2^-8: [0, m, -m, 0]
  * ```
  */
 export function alibi(args: AlibiArgs): Float32Array {
   const { queryOffset } = validateAlibi(args);
-  const { heads, L, S } = args;
-  const slopes = alibiSlopes(heads);
-  const out = new Float32Array(heads * L * S);
-  for (let h = 0; h < heads; h++) {
+  const { H, L, S } = args;
+  const slopes = alibiSlopes(H);
+  const out = new Float32Array(H * L * S);
+  for (let h = 0; h < H; h++) {
     for (let i = 0; i < L; i++) {
       for (let j = 0; j < S; j++) out[(h * L + i) * S + j] = slopes[h] * (j - (i + queryOffset));
     }

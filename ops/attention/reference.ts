@@ -24,7 +24,7 @@
  * @module
  */
 
-import { requireArray, requireF32, requireInt } from "../validate.ts";
+import { requireArgs, requireArray, requireF32, requireInt } from "../validate.ts";
 
 /** Sizes and scalars of one attention call (shared by attention, flashAttention and gqa). */
 export interface AttentionShape {
@@ -87,6 +87,9 @@ export interface ResolvedAttentionShape {
   /** `[mB, mH, mL, S]`, or undefined without a mask. */
   maskShape?: readonly [number, number, number, number];
 }
+
+/** The fields of an attention shape, for the message of a missing one (gqa adds kvHeads). */
+export const ATTENTION_SHAPE_FIELDS = "B, H, L, S, D, Dv?, scale?, causal?, queryOffset?, maskShape?";
 
 /** Largest |queryOffset|: row + offset must stay an i32 in the kernels. */
 const MAX_OFFSET = 2 ** 30;
@@ -180,15 +183,13 @@ export function checkAttentionArrays(
  * Validates {@link attention}'s sizes and scalars (k and v have H heads).
  *
  * @param shape the sizes and scalars
- * @param hasMask whether a mask accompanies them
+ * @param hasMask whether a mask accompanies them (default: whether maskShape is given)
  * @returns the shape with its defaults
  * @throws Error naming the bad argument and what was expected
  */
-export function validateAttentionShape(
-  shape: AttentionShape,
-  hasMask = shape.maskShape !== undefined,
-): ResolvedAttentionShape {
-  return checkAttentionShape("attention", shape, shape.H, hasMask);
+export function validateAttentionShape(shape: AttentionShape, hasMask?: boolean): ResolvedAttentionShape {
+  requireArgs("attention", "shape", shape, `{ ${ATTENTION_SHAPE_FIELDS} }`);
+  return checkAttentionShape("attention", shape, shape.H, hasMask ?? shape.maskShape !== undefined);
 }
 
 /**
@@ -199,6 +200,7 @@ export function validateAttentionShape(
  * @throws Error naming the bad argument and what was expected
  */
 export function validateAttention(args: AttentionArgs): ResolvedAttentionShape {
+  requireArgs("attention", "args", args, `{ q, k, v, mask?, ${ATTENTION_SHAPE_FIELDS} }`);
   const shape = validateAttentionShape(args, args.mask !== undefined);
   checkAttentionArrays("attention", args, shape);
   return shape;

@@ -160,7 +160,7 @@ async function rejectsBadInput(run: (args: Conv2dArgs) => unknown): Promise<void
   );
   await assertThrowsMessage(
     () => run({ ...base, kernelSize: 5 }),
-    "conv2d: the kernel (5, dilation 1) is larger than the padded input along H (4 + 2 * 0)",
+    "conv2d: kernelSize (5, dilation 1) is larger than the padded input along H (4 + 2 * 0)",
   );
   await assertThrowsMessage(
     () => run({ ...base, stride: [1, 0] }),

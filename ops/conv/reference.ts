@@ -24,7 +24,7 @@
  * @module
  */
 
-import { requireArray, requireInt } from "../validate.ts";
+import { I32_MAX, requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
 /** A spatial argument: one number for every axis, or one per axis in torch's order. */
 export type Spatial<T extends number[]> = number | T;
@@ -116,6 +116,9 @@ export interface ConvGeometry {
   output: number[];
 }
 
+/** The fields every rank shares, for the message of a missing argument. */
+const COMMON_FIELDS = "kernelSize, stride?, padding?, dilation?, groups?";
+
 const AXES: Record<number, string[]> = { 1: ["L"], 2: ["H", "W"], 3: ["D", "H", "W"] };
 
 function spatial(op: string, name: string, value: unknown, rank: number, min: number, fallback: number): number[] {
@@ -127,7 +130,7 @@ function spatial(op: string, name: string, value: unknown, rank: number, min: nu
   if (!Array.isArray(values) || values.length !== rank) {
     throw new Error(`${op}: ${name} must be a number or an array of ${rank} numbers, got ${JSON.stringify(given)}`);
   }
-  return values.map((v, i) => requireInt(op, rank === 1 ? name : `${name}[${i}]`, v, min, 2 ** 31 - 1));
+  return values.map((v, i) => requireInt(op, rank === 1 ? name : `${name}[${i}]`, v, min, I32_MAX));
 }
 
 /**
@@ -141,11 +144,11 @@ function spatial(op: string, name: string, value: unknown, rank: number, min: nu
  */
 export function convGeometry(op: string, shape: ConvCommon<number[]>, input: number[]): ConvGeometry {
   const rank = input.length;
-  const N = requireInt(op, "N", shape.N, 1);
-  const Cin = requireInt(op, "Cin", shape.Cin, 1);
-  const Cout = requireInt(op, "Cout", shape.Cout, 1);
-  const groups = requireInt(op, "groups", shape.groups ?? 1, 1);
-  input.forEach((size, i) => requireInt(op, AXES[rank][i], size, 1));
+  const N = requireInt(op, "N", shape.N, 1, U32_MAX);
+  const Cin = requireInt(op, "Cin", shape.Cin, 1, U32_MAX);
+  const Cout = requireInt(op, "Cout", shape.Cout, 1, U32_MAX);
+  const groups = requireInt(op, "groups", shape.groups ?? 1, 1, U32_MAX);
+  input.forEach((size, i) => requireInt(op, AXES[rank][i], size, 1, U32_MAX));
   if (Cin % groups !== 0 || Cout % groups !== 0) {
     throw new Error(
       `${op}: Cin and Cout must be divisible by groups, got Cin = ${Cin}, Cout = ${Cout}, groups = ${groups}`,
@@ -161,7 +164,7 @@ export function convGeometry(op: string, shape: ConvCommon<number[]>, input: num
   output.forEach((size, i) => {
     if (size < 1) {
       throw new Error(
-        `${op}: the kernel (${kernel[i]}, dilation ${dilation[i]}) is larger than the padded input along ${
+        `${op}: kernelSize (${kernel[i]}, dilation ${dilation[i]}) is larger than the padded input along ${
           AXES[rank][i]
         } (${input[i]} + 2 * ${padding[i]}): the output would be empty`,
       );
@@ -178,6 +181,7 @@ export function convGeometry(op: string, shape: ConvCommon<number[]>, input: num
  * @throws Error naming the bad argument
  */
 export function validateConv1dShape(shape: Conv1dShape): ConvGeometry {
+  requireArgs("conv1d", "shape", shape, `{ N, Cin, Cout, L, ${COMMON_FIELDS} }`);
   return convGeometry("conv1d", shape as ConvCommon<number[]>, [shape.L]);
 }
 /**
@@ -188,6 +192,7 @@ export function validateConv1dShape(shape: Conv1dShape): ConvGeometry {
  * @throws Error naming the bad argument
  */
 export function validateConv2dShape(shape: Conv2dShape): ConvGeometry {
+  requireArgs("conv2d", "shape", shape, `{ N, Cin, Cout, H, W, ${COMMON_FIELDS} }`);
   return convGeometry("conv2d", shape as ConvCommon<number[]>, [shape.H, shape.W]);
 }
 /**
@@ -198,6 +203,7 @@ export function validateConv2dShape(shape: Conv2dShape): ConvGeometry {
  * @throws Error naming the bad argument
  */
 export function validateConv3dShape(shape: Conv3dShape): ConvGeometry {
+  requireArgs("conv3d", "shape", shape, `{ N, Cin, Cout, D, H, W, ${COMMON_FIELDS} }`);
   return convGeometry("conv3d", shape as ConvCommon<number[]>, [shape.D, shape.H, shape.W]);
 }
 
@@ -231,6 +237,7 @@ export function validateConvArrays(g: ConvGeometry, args: ConvArrays): void {
  * @throws Error naming the bad argument
  */
 export function validateConv1d(args: Conv1dArgs): ConvGeometry {
+  requireArgs("conv1d", "args", args, `{ x, weight, bias?, N, Cin, Cout, L, ${COMMON_FIELDS} }`);
   const g = validateConv1dShape(args);
   validateConvArrays(g, args);
   return g;
@@ -243,6 +250,7 @@ export function validateConv1d(args: Conv1dArgs): ConvGeometry {
  * @throws Error naming the bad argument
  */
 export function validateConv2d(args: Conv2dArgs): ConvGeometry {
+  requireArgs("conv2d", "args", args, `{ x, weight, bias?, N, Cin, Cout, H, W, ${COMMON_FIELDS} }`);
   const g = validateConv2dShape(args);
   validateConvArrays(g, args);
   return g;
@@ -255,6 +263,7 @@ export function validateConv2d(args: Conv2dArgs): ConvGeometry {
  * @throws Error naming the bad argument
  */
 export function validateConv3d(args: Conv3dArgs): ConvGeometry {
+  requireArgs("conv3d", "args", args, `{ x, weight, bias?, N, Cin, Cout, D, H, W, ${COMMON_FIELDS} }`);
   const g = validateConv3dShape(args);
   validateConvArrays(g, args);
   return g;

@@ -93,33 +93,33 @@ async function rejectsBadInput(run: (args: ConvTranspose1dArgs) => unknown): Pro
   const base = { N: 1, Cin: 2, Cout: 4, L: 5, kernelSize: 3, x: new Float32Array(10), weight: new Float32Array(24) };
   await assertThrowsMessage(
     () => run({ ...base, groups: 3 }),
-    "conv_transpose1d: Cin and Cout must be divisible by groups, got Cin = 2, Cout = 4, groups = 3",
+    "convTranspose1d: Cin and Cout must be divisible by groups, got Cin = 2, Cout = 4, groups = 3",
   );
   await assertThrowsMessage(
     () => run({ ...base, stride: 2, outputPadding: 2 }),
-    "conv_transpose1d: outputPadding must be smaller than stride or dilation, got outputPadding = 2, stride = 2, dilation = 1",
+    "convTranspose1d: outputPadding must be smaller than stride or dilation, got outputPadding = 2, stride = 2, dilation = 1",
   );
   await assertThrowsMessage(
     () => run({ ...base, padding: 4 }),
-    "conv_transpose1d: padding 4 crops the whole output (its length would be -1)",
+    "convTranspose1d: padding 4 crops the whole output (its length would be -1)",
   );
   await assertThrowsMessage(
     () => run({ ...base, stride: 0 }),
-    "conv_transpose1d: stride must be an integer >= 1, got 0",
+    "convTranspose1d: stride must be an integer >= 1, got 0",
   );
   await assertThrowsMessage(
     () => run({ ...base, x: new Float32Array(9) }),
-    "conv_transpose1d: x must have length N * Cin * L = 10, got 9",
+    "convTranspose1d: x must have length N * Cin * L = 10, got 9",
   );
   await assertThrowsMessage(
     () => run({ ...base, weight: new Float32Array(8) }),
-    "conv_transpose1d: weight must have length Cin * Cout / groups * K = 24, got 8",
+    "convTranspose1d: weight must have length Cin * Cout / groups * K = 24, got 8",
   );
   await assertThrowsMessage(
     () => run({ ...base, bias: f32([1]) }),
-    "conv_transpose1d: bias must have length Cout = 4, got 1",
+    "convTranspose1d: bias must have length Cout = 4, got 1",
   );
-  await assertThrowsMessage(() => run({ ...base, L: 0 }), "conv_transpose1d: L must be an integer >= 1, got 0");
+  await assertThrowsMessage(() => run({ ...base, L: 0 }), "convTranspose1d: L must be an integer >= 1, got 0");
 }
 
 Deno.test("conv_transpose reference: bad input throws naming the argument", () => rejectsBadInput(convTranspose1d));

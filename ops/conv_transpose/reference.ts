@@ -22,7 +22,7 @@
  * @module
  */
 
-import { requireArray, requireInt } from "../validate.ts";
+import { I32_MAX, requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
 /** The sizes and arguments of {@link convTranspose1d}: `x` is `[N, Cin, L]`. */
 export interface ConvTranspose1dShape {
@@ -84,8 +84,8 @@ export interface ConvTranspose1dGeometry {
   Lout: number;
 }
 
-const OP = "conv_transpose1d";
-const I32_MAX = 2 ** 31 - 1;
+const OP = "convTranspose1d";
+const SHAPE_FIELDS = "N, Cin, Cout, L, kernelSize, stride?, padding?, outputPadding?, dilation?, groups?";
 
 /**
  * Validates {@link convTranspose1d}'s sizes and arguments and derives the output length.
@@ -95,16 +95,17 @@ const I32_MAX = 2 ** 31 - 1;
  * @throws Error naming the bad argument, what was expected and what was given
  */
 export function validateConvTranspose1dShape(shape: ConvTranspose1dShape): ConvTranspose1dGeometry {
-  const N = requireInt(OP, "N", shape.N, 1);
-  const Cin = requireInt(OP, "Cin", shape.Cin, 1);
-  const Cout = requireInt(OP, "Cout", shape.Cout, 1);
-  const L = requireInt(OP, "L", shape.L, 1);
+  requireArgs(OP, "shape", shape, `{ ${SHAPE_FIELDS} }`);
+  const N = requireInt(OP, "N", shape.N, 1, U32_MAX);
+  const Cin = requireInt(OP, "Cin", shape.Cin, 1, U32_MAX);
+  const Cout = requireInt(OP, "Cout", shape.Cout, 1, U32_MAX);
+  const L = requireInt(OP, "L", shape.L, 1, U32_MAX);
   const K = requireInt(OP, "kernelSize", shape.kernelSize, 1, I32_MAX);
   const stride = requireInt(OP, "stride", shape.stride ?? 1, 1, I32_MAX);
   const padding = requireInt(OP, "padding", shape.padding ?? 0, 0, I32_MAX);
   const outputPadding = requireInt(OP, "outputPadding", shape.outputPadding ?? 0, 0, I32_MAX);
   const dilation = requireInt(OP, "dilation", shape.dilation ?? 1, 1, I32_MAX);
-  const groups = requireInt(OP, "groups", shape.groups ?? 1, 1);
+  const groups = requireInt(OP, "groups", shape.groups ?? 1, 1, U32_MAX);
   if (Cin % groups !== 0 || Cout % groups !== 0) {
     throw new Error(
       `${OP}: Cin and Cout must be divisible by groups, got Cin = ${Cin}, Cout = ${Cout}, groups = ${groups}`,
@@ -128,6 +129,7 @@ export function validateConvTranspose1dShape(shape: ConvTranspose1dShape): ConvT
  * @throws Error naming the bad argument, what was expected and what was given
  */
 export function validateConvTranspose1d(args: ConvTranspose1dArgs): ConvTranspose1dGeometry {
+  requireArgs(OP, "args", args, `{ x, weight, bias?, ${SHAPE_FIELDS} }`);
   const g = validateConvTranspose1dShape(args);
   requireArray(OP, "x", args.x, "Float32Array", [g.N * g.Cin * g.L, "N * Cin * L"]);
   requireArray(OP, "weight", args.weight, "Float32Array", [

@@ -18,7 +18,7 @@
  * @module
  */
 
-import { requireArray, requireInt } from "../validate.ts";
+import { I32_MAX, requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
 /** Sizes of {@link ctcDecode}. */
 export interface CtcDecodeShape {
@@ -56,9 +56,10 @@ export interface CtcDecodeResult {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateCtcDecodeShape(shape: CtcDecodeShape): { blank: number } {
-  requireInt("ctcDecode", "B", shape.B, 1);
-  requireInt("ctcDecode", "T", shape.T, 1, 2 ** 31 - 1);
-  requireInt("ctcDecode", "C", shape.C, 1);
+  requireArgs("ctcDecode", "shape", shape, "{ B, T, C, blank? }");
+  requireInt("ctcDecode", "B", shape.B, 1, U32_MAX);
+  requireInt("ctcDecode", "T", shape.T, 1, I32_MAX);
+  requireInt("ctcDecode", "C", shape.C, 1, U32_MAX);
   return { blank: requireInt("ctcDecode", "blank", shape.blank ?? 0, 0, shape.C - 1) };
 }
 
@@ -70,6 +71,7 @@ export function validateCtcDecodeShape(shape: CtcDecodeShape): { blank: number }
  * @throws Error naming the bad argument and what was expected
  */
 export function validateCtcDecode(args: CtcDecodeArgs): { blank: number } {
+  requireArgs("ctcDecode", "args", args, "{ logits, inputLengths?, B, T, C, blank? }");
   const resolved = validateCtcDecodeShape(args);
   requireArray("ctcDecode", "logits", args.logits, "Float32Array", [args.B * args.T * args.C, "B * T * C"]);
   if (args.inputLengths !== undefined) {

@@ -11,6 +11,7 @@
  */
 
 import {
+  ATTENTION_SHAPE_FIELDS,
   type AttentionArgs,
   attentionOf,
   type AttentionShape,
@@ -18,6 +19,7 @@ import {
   checkAttentionShape,
   type ResolvedAttentionShape,
 } from "../attention/reference.ts";
+import { requireArgs } from "../validate.ts";
 
 export { keyPaddingBias } from "../attention/reference.ts";
 export type { ResolvedAttentionShape } from "../attention/reference.ts";
@@ -52,11 +54,9 @@ export function requireQuadDims(op: string, shape: ResolvedAttentionShape): void
  * @returns the shape with its defaults
  * @throws Error naming the bad argument and what was expected
  */
-export function validateFlashAttentionShape(
-  shape: FlashAttentionShape,
-  hasMask: boolean = shape.maskShape !== undefined,
-): ResolvedAttentionShape {
-  const resolved = checkAttentionShape("flashAttention", shape, shape.H, hasMask);
+export function validateFlashAttentionShape(shape: FlashAttentionShape, hasMask?: boolean): ResolvedAttentionShape {
+  requireArgs("flashAttention", "shape", shape, `{ ${ATTENTION_SHAPE_FIELDS} }`);
+  const resolved = checkAttentionShape("flashAttention", shape, shape.H, hasMask ?? shape.maskShape !== undefined);
   requireQuadDims("flashAttention", resolved);
   return resolved;
 }
@@ -69,6 +69,7 @@ export function validateFlashAttentionShape(
  * @throws Error naming the bad argument and what was expected
  */
 export function validateFlashAttention(args: FlashAttentionArgs): ResolvedAttentionShape {
+  requireArgs("flashAttention", "args", args, `{ q, k, v, mask?, ${ATTENTION_SHAPE_FIELDS} }`);
   const shape = validateFlashAttentionShape(args, args.mask !== undefined);
   checkAttentionArrays("flashAttention", args, shape);
   return shape;

@@ -200,6 +200,11 @@ gpuTest("gqa GPU: bad input throws before dispatch", async (gpu) => {
     () => gqaGpu(gpu, args, { override: "scores" }),
     'gqa: override "scores" is not a variant of entry point "decode" or "combine"',
   );
+  // A path that is neither is refused, not taken as "decode".
+  await assertThrowsMessage(
+    () => gqaGpu(gpu, args, { path: "split" as "decode" }),
+    'gqa: path must be one of "decode", "prefill", got split',
+  );
 });
 
 gpuTest("gqa GPU: decode workgroups past the per-dimension limit fold into y", async (gpu) => {

@@ -47,6 +47,7 @@ import type { KernelOptions } from "../../harness/options.ts";
 import { parseVariantName } from "../../harness/variants.ts";
 import { maskLength, maskParams } from "../attention/kernel_params.ts";
 import { FLASH_ENTRIES, flashKernel, flashPlanOf } from "../flash_attention/mod.ts";
+import { requireOneOf } from "../validate.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import {
   type GqaArgs,
@@ -125,6 +126,7 @@ function decodeFits(shape: ResolvedAttentionShape): boolean {
  * @throws Error when `path: "decode"` is asked for with D or Dv over 128, or an override names no gqa entry point
  */
 export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, options: GqaOptions = {}): GqaPlans {
+  if (options.path !== undefined) requireOneOf("gqa", "path", options.path, ["decode", "prefill"]);
   const named = options.override === undefined ? undefined : parseVariantName(options.override).entry;
   const flashNamed = named !== undefined && FLASH_ENTRIES.includes(named);
   const path = options.path ??

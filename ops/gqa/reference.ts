@@ -18,6 +18,7 @@
  */
 
 import {
+  ATTENTION_SHAPE_FIELDS,
   type AttentionArgs,
   attentionOf,
   type AttentionShape,
@@ -26,7 +27,7 @@ import {
   type ResolvedAttentionShape,
 } from "../attention/reference.ts";
 import { requireQuadDims } from "../flash_attention/reference.ts";
-import { requireInt } from "../validate.ts";
+import { requireArgs, requireInt } from "../validate.ts";
 
 export { keyPaddingBias } from "../attention/reference.ts";
 export type { ResolvedAttentionShape } from "../attention/reference.ts";
@@ -51,11 +52,9 @@ export interface GqaArgs extends AttentionArgs {
  * @returns the shape with its defaults
  * @throws Error naming the bad argument and what was expected
  */
-export function validateGqaShape(
-  shape: GqaShape,
-  hasMask: boolean = shape.maskShape !== undefined,
-): ResolvedAttentionShape {
-  const resolved = checkAttentionShape("gqa", shape, shape.kvHeads, hasMask);
+export function validateGqaShape(shape: GqaShape, hasMask?: boolean): ResolvedAttentionShape {
+  requireArgs("gqa", "shape", shape, `{ kvHeads, ${ATTENTION_SHAPE_FIELDS} }`);
+  const resolved = checkAttentionShape("gqa", shape, shape.kvHeads, hasMask ?? shape.maskShape !== undefined);
   requireQuadDims("gqa", resolved);
   return resolved;
 }
@@ -68,6 +67,7 @@ export function validateGqaShape(
  * @throws Error naming the bad argument and what was expected
  */
 export function validateGqa(args: GqaArgs): ResolvedAttentionShape {
+  requireArgs("gqa", "args", args, `{ q, k, v, mask?, kvHeads, ${ATTENTION_SHAPE_FIELDS} }`);
   const shape = validateGqaShape(args, args.mask !== undefined);
   checkAttentionArrays("gqa", args, shape, "kvHeads");
   return shape;

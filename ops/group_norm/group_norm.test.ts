@@ -94,35 +94,35 @@ async function rejectsBadInput(run: (args: GroupNormArgs) => unknown): Promise<v
   const x = f32([1, 2, 3, 4, 5, 6]);
   await assertThrowsMessage(
     () => run({ x, N: 1, C: 3, L: 2, groups: 2 }),
-    "group_norm: C must be divisible by groups, got C = 3 and groups = 2",
+    "groupNorm: C must be divisible by groups, got C = 3 and groups = 2",
   );
   await assertThrowsMessage(
     () => run({ x, N: 1, C: 3, L: 2, groups: 0 }),
-    "group_norm: groups must be an integer >= 1, got 0",
+    "groupNorm: groups must be an integer >= 1, got 0",
   );
   await assertThrowsMessage(
     () => run({ x, N: 2, C: 3, L: 2, groups: 1 }),
-    "group_norm: x must have length N * C * L = 12, got 6",
+    "groupNorm: x must have length N * C * L = 12, got 6",
   );
   await assertThrowsMessage(
     () => run({ x, N: 1, C: 3, L: 2.5, groups: 1 }),
-    "group_norm: L must be an integer >= 1, got 2.5",
+    "groupNorm: L must be an integer >= 1, got 2.5",
   );
   await assertThrowsMessage(
     () => run({ x, N: 1, C: 3, L: 2, groups: 1, weight: f32([1, 2]) }),
-    "group_norm: weight must have length C = 3, got 2",
+    "groupNorm: weight must have length C = 3, got 2",
   );
   await assertThrowsMessage(
     () => run({ x, N: 1, C: 3, L: 2, groups: 1, bias: new Float64Array(3) as unknown as Float32Array }),
-    "group_norm: bias must be a Float32Array, got Float64Array",
+    "groupNorm: bias must be a Float32Array, got Float64Array",
   );
   await assertThrowsMessage(
     () => run({ x, N: 1, C: 3, L: 2, groups: 1, eps: -1 }),
-    "group_norm: eps must be >= 0, got -1",
+    "groupNorm: eps must be >= 0, got -1",
   );
   await assertThrowsMessage(
     () => run({ x, N: 1, C: 3, L: 2, groups: 1, eps: 1e39 }),
-    "group_norm: eps must be a finite f32",
+    "groupNorm: eps must be a finite f32",
   );
 }
 
@@ -261,7 +261,7 @@ Deno.test("group_norm goldens pin the conventions: biased variance, eps inside t
   ok(perGroupAffine > 0.1, "a weight per group must differ");
 });
 
-Deno.test("group_norm: a one-pass E[x^2] - E[x]^2 in f32 fails the tolerance the kernel is held to at 100 +- 1", async () => {
+Deno.test("groupNorm: a one-pass E[x^2] - E[x]^2 in f32 fails the tolerance the kernel is held to at 100 +- 1", async () => {
   const c = (await loadGroupNormGolden()).cases.find((c) => c.label.includes("100 +- 1"));
   ok(c, "the golden has the 100 +- 1 case");
   const args = argsOf(c), expected = fromJson(c.out), tol = kernelTolerance(args);

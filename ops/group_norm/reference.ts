@@ -22,7 +22,7 @@
  * @module
  */
 
-import { requireArray, requireF32, requireInt } from "../validate.ts";
+import { requireArgs, requireArray, requireF32, requireInt, U32_MAX } from "../validate.ts";
 
 /** The eps used when none is given (torch's default). */
 export const GROUP_NORM_DEFAULT_EPS = 1e-5;
@@ -59,15 +59,16 @@ export interface GroupNormArgs extends GroupNormShape {
  * @throws Error naming the bad argument, what was expected and what was given
  */
 export function validateGroupNormShape(shape: GroupNormShape): number {
-  requireInt("group_norm", "N", shape.N, 1);
-  requireInt("group_norm", "C", shape.C, 1);
-  requireInt("group_norm", "L", shape.L, 1);
-  requireInt("group_norm", "groups", shape.groups, 1);
+  requireArgs("groupNorm", "shape", shape, "{ N, C, L, groups, eps? }");
+  requireInt("groupNorm", "N", shape.N, 1, U32_MAX);
+  requireInt("groupNorm", "C", shape.C, 1, U32_MAX);
+  requireInt("groupNorm", "L", shape.L, 1, U32_MAX);
+  requireInt("groupNorm", "groups", shape.groups, 1, U32_MAX);
   if (shape.C % shape.groups !== 0) {
-    throw new Error(`group_norm: C must be divisible by groups, got C = ${shape.C} and groups = ${shape.groups}`);
+    throw new Error(`groupNorm: C must be divisible by groups, got C = ${shape.C} and groups = ${shape.groups}`);
   }
-  const eps = requireF32("group_norm", "eps", shape.eps ?? GROUP_NORM_DEFAULT_EPS);
-  if (eps < 0) throw new Error(`group_norm: eps must be >= 0, got ${eps}`);
+  const eps = requireF32("groupNorm", "eps", shape.eps ?? GROUP_NORM_DEFAULT_EPS);
+  if (eps < 0) throw new Error(`groupNorm: eps must be >= 0, got ${eps}`);
   return eps;
 }
 
@@ -79,10 +80,11 @@ export function validateGroupNormShape(shape: GroupNormShape): number {
  * @throws Error naming the bad argument, what was expected and what was given
  */
 export function validateGroupNorm(args: GroupNormArgs): number {
+  requireArgs("groupNorm", "args", args, "{ x, weight?, bias?, N, C, L, groups, eps? }");
   const eps = validateGroupNormShape(args);
-  requireArray("group_norm", "x", args.x, "Float32Array", [args.N * args.C * args.L, "N * C * L"]);
-  if (args.weight !== undefined) requireArray("group_norm", "weight", args.weight, "Float32Array", [args.C, "C"]);
-  if (args.bias !== undefined) requireArray("group_norm", "bias", args.bias, "Float32Array", [args.C, "C"]);
+  requireArray("groupNorm", "x", args.x, "Float32Array", [args.N * args.C * args.L, "N * C * L"]);
+  if (args.weight !== undefined) requireArray("groupNorm", "weight", args.weight, "Float32Array", [args.C, "C"]);
+  if (args.bias !== undefined) requireArray("groupNorm", "bias", args.bias, "Float32Array", [args.C, "C"]);
   return eps;
 }
 

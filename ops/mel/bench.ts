@@ -1,6 +1,6 @@
 /**
  * Benchmark cases of mel: the power spectrum (entry point `power`) and the mel projection with
- * decibels (`kernel`) of 30 s of 24 kHz audio at nFft 1024, hop 256 (2,813 frames of 513 bins), with
+ * decibels (`kernel`) of 30 s of 24 kHz audio at nFft 1024, hopLength 256 (2,813 frames of 513 bins), with
  * 100 bands (Vocos) and 128 (torchaudio's default), and a batch of 8 one-second clips.
  *
  * @module

@@ -33,9 +33,9 @@ interface Golden {
     label: string;
     sampleRate: number;
     nFft: number;
-    hop: number;
+    hopLength: number;
     nMels: number;
-    scale: MelScale;
+    melScale: MelScale;
     norm: "slaney" | null;
     frames: number;
     out: number[];
@@ -47,10 +47,10 @@ const spectrogramArgs = (g: Golden, s: Golden["spectrograms"][number]) => ({
   batch: 1,
   length: g.x.length,
   nFft: s.nFft,
-  hop: s.hop,
+  hopLength: s.hopLength,
   nMels: s.nMels,
   sampleRate: s.sampleRate,
-  scale: s.scale,
+  melScale: s.melScale,
   norm: s.norm,
 });
 
@@ -104,7 +104,7 @@ Deno.test("mel reference: filterbanks match torchaudio (HTK default, Slaney/Slan
   const [htk, , slaney] = golden.filterbanks;
   const slaneyNoNorm = melFilterbank({ ...slaney, norm: null });
   ok(Math.max(...slaneyNoNorm.map((v, i) => Math.abs(v - slaney.fb[i]))) > 0.5, "Slaney's norm changes the triangles");
-  const htkAsSlaney = melFilterbank({ ...htk, scale: "slaney" });
+  const htkAsSlaney = melFilterbank({ ...htk, melScale: "slaney" });
   ok(Math.max(...htkAsSlaney.map((v, i) => Math.abs(v - htk.fb[i]))) > 0.1, "the Slaney scale moves the triangles");
 });
 
@@ -139,11 +139,11 @@ Deno.test("mel reference: bad input throws naming the argument", async () => {
   const base = { nFreqs: 65, nMels: 10, sampleRate: 16000 };
   await assertThrowsMessage(
     () => melFilterbank({ ...base, fMax: 9000 }),
-    "mel: 0 <= fMin < fMax <= sampleRate / 2 expected",
+    "melFilterbank: 0 <= fMin < fMax <= sampleRate / 2 expected",
   );
   await assertThrowsMessage(
-    () => melFilterbank({ ...base, scale: "mel" as MelScale }),
-    'scale must be one of "htk", "slaney"',
+    () => melFilterbank({ ...base, melScale: "mel" as MelScale }),
+    'melScale must be one of "htk", "slaney"',
   );
   await assertThrowsMessage(() => melFilterbank({ ...base, norm: "area" as "slaney" }), 'norm must be one of "slaney"');
   await assertThrowsMessage(() => melFilterbank({ ...base, nMels: 0 }), "nMels must be an integer >= 1");
@@ -176,7 +176,7 @@ gpuTest("mel GPU: bad input throws before dispatch", async (gpu) => {
         batch: 1,
         length: 100,
         nFft: 64,
-        hop: 16,
+        hopLength: 16,
         nMels: 8,
         sampleRate: 8000,
         fMin: 5000,
@@ -202,7 +202,7 @@ checkAgainstReference<PowerSpectrumArgs>(
 
 // Projection with and without dB: tiles' edges in both directions, 513 bins, 1 band, real filterbanks.
 const fb = (nFreqs: number, nMels: number, scale: MelScale = "htk") =>
-  melFilterbank({ nFreqs, nMels, sampleRate: 24000, scale, norm: scale === "slaney" ? "slaney" : null });
+  melFilterbank({ nFreqs, nMels, sampleRate: 24000, melScale: scale, norm: scale === "slaney" ? "slaney" : null });
 const melCases = ([[70, 513, 80, "htk"], [1, 65, 1, "htk"], [130, 257, 100, "slaney"], [3, 9, 5, "htk"]] as const)
   .flatMap(([rows, nFreqs, nMels, scale], i) =>
     [false, true].map((db) => ({

@@ -8,7 +8,7 @@
  * Matches torchaudio (2.11, measured by the goldens): `melscale_fbanks` (layout `[nFreqs, nMels]`,
  * HTK scale and no norm by default), `Spectrogram(power=2)`, `MelScale`,
  * `AmplitudeToDB(stype="power", top_db=None)` and their composition `MelSpectrogram`, on a sine
- * sweep to rtol 1e-4 in power (see the test); `{ scale: "slaney", norm: "slaney" }` matches
+ * sweep to rtol 1e-4 in power (see the test); `{ melScale: "slaney", norm: "slaney" }` matches
  * `librosa.filters.mel`'s defaults (transposed, for an even sample rate). Conventions, each pinned
  * by a test that the alternative fails: HTK versus Slaney scale and no norm versus Slaney's area
  * norm (both from torch-side goldens); decibels as 10 log10 of power with the argument floored at
@@ -16,7 +16,7 @@
  * `[batch, frames, nMels]`, where torchaudio gives `[batch, nMels, frames]`.
  *
  * Refused, with an error naming the argument: fMin/fMax outside 0 <= fMin < fMax <= sampleRate / 2,
- * a scale or norm not listed, and bad sizes or arrays.
+ * a melScale or norm not listed, and bad sizes or arrays.
  *
  * How it runs: `power` streams vec4s (two pairs) to two powers; `kernel` is the 64 x 64-tiled GEMM
  * stft uses (`harness/wgsl/gemm64_gathered.wgsl`) with scalar, bounds-checked loads (nFreqs = nFft/2
@@ -25,7 +25,7 @@
  * to the stft before it.
  *
  * Measured on the H200 (2026-12-02, Deno 2.9.6 over Vulkan, GPU timestamps, median of 5, warm
- * clocks): `power` of 2,813 x 513 bins (30 s at 24 kHz, nFft 1024, hop 256) in 0.0111 ms (5.8 MB,
+ * clocks): `power` of 2,813 x 513 bins (30 s at 24 kHz, nFft 1024, hopLength 256) in 0.0111 ms (5.8 MB,
  * 34.6% of the 4,523 GB/s read roofline: too small a transfer to stream at full rate), of 22,504 x
  * 513 in 0.0448 ms (68.4%); `kernel` (100 bands, dB) of 2,813 rows in 0.0840 ms, 3.4 TFLOP/s as a
  * dense GEMM. That projection is latency-bound: 88 workgroups of 128 invocations on 132 SMs, each
@@ -51,11 +51,10 @@ import {
   type PowerSpectrumArgs,
   validateMel,
   validateMelShape,
-  validateMelSpectrogramShape,
+  validateMelSpectrogram,
   validatePowerSpectrum,
   validatePowerSpectrumShape,
 } from "./reference.ts";
-import { requireArray } from "../validate.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
@@ -84,13 +83,13 @@ export function powerSpectrumPlan(
   validatePowerSpectrumShape(shape);
   const n = shape.rows * shape.bins;
   return {
-    op: "mel",
+    op: "powerSpectrum",
     kernel: gpu.resolve(KERNELS, "power", options),
     bindings: [
       { name: "x", dtype: "f32", length: 2 * n, role: "input" },
       { name: "out", dtype: "f32", length: n, role: "output" },
     ],
-    params: packParams([{ name: "n", type: "u32" }], { n }, "mel"),
+    params: packParams([{ name: "n", type: "u32" }], { n }, "powerSpectrum"),
     workgroups: streamWorkgroups(n, 256 * 2, gpu.limits.maxComputeWorkgroupsPerDimension),
     // Two values read and one written per bin; two multiplies and an add.
     cost: { bytes: 12 * n, flops: 3 * n },
@@ -202,14 +201,13 @@ export async function melGpu(gpu: ResidentDevice, args: MelArgs, options: Kernel
  * import { melSpectrogramGpu } from "@xpu/ops/ops/mel";
  * const gpu = await acquireDevice();
  * const x = Float32Array.from({ length: 24_000 }, (_, n) => Math.sin(n / 5));
- * await melSpectrogramGpu(gpu, { x, batch: 1, length: 24_000, nFft: 1024, hop: 256, nMels: 100, sampleRate: 24_000 });
+ * await melSpectrogramGpu(gpu, { x, batch: 1, length: 24_000, nFft: 1024, hopLength: 256, nMels: 100, sampleRate: 24_000 });
  * ```
  */
 export async function melSpectrogramGpu(gpu: ResidentDevice, args: MelSpectrogramArgs): Promise<Float32Array> {
-  validateMelSpectrogramShape(args);
-  requireArray("mel", "x", args.x, "Float32Array", [args.batch * args.length, "batch * length"]);
+  validateMelSpectrogram(args);
   const bins = stftBins(args.nFft);
-  const rows = args.batch * stftFrames(args.length, args.nFft, args.hop);
+  const rows = args.batch * stftFrames(args.length, args.nFft, args.hopLength);
   const spectrumPlan = stftPlan(gpu, args);
   const powerPlan = powerSpectrumPlan(gpu, { rows, bins });
   const projectPlan = melPlan(gpu, { rows, nFreqs: bins, nMels: args.nMels, db: true });

@@ -5,7 +5,7 @@
  * - `melFilterbank` builds `[nFreqs, nMels]` triangles in torchaudio's layout
  *   (`torchaudio.functional.melscale_fbanks`): by default torchaudio's defaults, the HTK mel scale
  *   (`2595 log10(1 + f / 700)`) and unnormalised triangles of peak 1, with the frequencies of the
- *   bins `linspace(0, floor(sampleRate / 2), nFreqs)`. `{ scale: "slaney", norm: "slaney" }` gives
+ *   bins `linspace(0, floor(sampleRate / 2), nFreqs)`. `{ melScale: "slaney", norm: "slaney" }` gives
  *   librosa.filters.mel's defaults instead (Slaney's scale, linear below 1 kHz and logarithmic
  *   above; each triangle scaled by 2 / its width in Hz, so it has unit area), transposed. On the
  *   same audio the two differ by two orders of magnitude, so neither is left implicit.
@@ -16,14 +16,14 @@
  *   clamps the argument rather than adding an epsilon, and there is no top_db (it would need the
  *   spectrogram's maximum, a reduction over all of it).
  * - `melSpectrogram` composes them, frame-major: `[batch, frames, nMels]` in dB, as
- *   `AmplitudeToDB("power")(MelSpectrogram(sampleRate, nFft, hop=hop, nMels, ...)(x))` transposed
+ *   `AmplitudeToDB("power")(MelSpectrogram(sample_rate, n_fft, hop_length, n_mels, ...)(x))` transposed
  *   (torchaudio gives `[batch, nMels, frames]`).
  *
  * @module
  */
 
-import { requireArray, requireF32, requireInt, requireOneOf } from "../validate.ts";
-import { stft, stftBins, stftFrames, type StftShape, validateStftShape } from "../stft/reference.ts";
+import { requireArgs, requireArray, requireF32, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
+import { checkStftShape, stft, stftBins, stftFrames, type StftShape } from "../stft/reference.ts";
 
 /** The mel scale of a filterbank. */
 export type MelScale = "htk" | "slaney";
@@ -43,8 +43,8 @@ export interface MelFilterbankOptions {
   fMin?: number;
   /** Highest frequency, Hz; default floor(sampleRate / 2), as torchaudio. */
   fMax?: number;
-  /** Mel scale; default `"htk"` (torchaudio's default). */
-  scale?: MelScale;
+  /** Mel scale (torchaudio's `mel_scale`); default `"htk"` (torchaudio's default). */
+  melScale?: MelScale;
   /** `"slaney"` scales each triangle to unit area; default none (torchaudio's default). */
   norm?: "slaney" | null;
 }
@@ -69,19 +69,28 @@ export function melToHz(mel: number, scale: MelScale): number {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMelFilterbank(options: MelFilterbankOptions): void {
-  requireInt("mel", "nFreqs", options.nFreqs, 2);
-  requireInt("mel", "nMels", options.nMels, 1);
-  if (!(requireF32("mel", "sampleRate", options.sampleRate) > 0)) {
-    throw new Error(`mel: sampleRate must be > 0, got ${options.sampleRate}`);
+  requireArgs("melFilterbank", "options", options, `{ nFreqs, ${FILTERBANK_FIELDS} }`);
+  checkMelFilterbank("melFilterbank", options);
+}
+
+/** The filterbank options melSpectrogram shares with melFilterbank, for the message of a missing one. */
+const FILTERBANK_FIELDS = "nMels, sampleRate, fMin?, fMax?, melScale?, norm?";
+
+/** Checks a filterbank's options for `op` (melFilterbank, or melSpectrogram, which builds one). */
+function checkMelFilterbank(op: string, options: MelFilterbankOptions): void {
+  requireInt(op, "nFreqs", options.nFreqs, 2, U32_MAX);
+  requireInt(op, "nMels", options.nMels, 1, U32_MAX);
+  if (!(requireF32(op, "sampleRate", options.sampleRate) > 0)) {
+    throw new Error(`${op}: sampleRate must be > 0, got ${options.sampleRate}`);
   }
-  const fMin = requireF32("mel", "fMin", options.fMin ?? 0);
-  const fMax = requireF32("mel", "fMax", options.fMax ?? Math.floor(options.sampleRate / 2));
+  const fMin = requireF32(op, "fMin", options.fMin ?? 0);
+  const fMax = requireF32(op, "fMax", options.fMax ?? Math.floor(options.sampleRate / 2));
   if (!(fMin >= 0 && fMin < fMax && fMax <= options.sampleRate / 2)) {
-    throw new Error(`mel: 0 <= fMin < fMax <= sampleRate / 2 expected, got fMin ${fMin}, fMax ${fMax}`);
+    throw new Error(`${op}: 0 <= fMin < fMax <= sampleRate / 2 expected, got fMin ${fMin}, fMax ${fMax}`);
   }
-  requireOneOf("mel", "scale", options.scale ?? "htk", ["htk", "slaney"] as const);
+  requireOneOf(op, "melScale", options.melScale ?? "htk", ["htk", "slaney"] as const);
   if (options.norm !== undefined && options.norm !== null) {
-    requireOneOf("mel", "norm", options.norm, ["slaney"] as const);
+    requireOneOf(op, "norm", options.norm, ["slaney"] as const);
   }
 }
 
@@ -96,13 +105,13 @@ export function validateMelFilterbank(options: MelFilterbankOptions): void {
  * ```ts
  * import { melFilterbank } from "@xpu/ops/ops/mel";
  * const fb = melFilterbank({ nFreqs: 513, nMels: 80, sampleRate: 24000 }); // torchaudio's HTK default
- * const librosa = melFilterbank({ nFreqs: 513, nMels: 80, sampleRate: 24000, scale: "slaney", norm: "slaney" });
+ * const librosa = melFilterbank({ nFreqs: 513, nMels: 80, sampleRate: 24000, melScale: "slaney", norm: "slaney" });
  * ```
  */
 export function melFilterbank(options: MelFilterbankOptions): Float32Array {
   validateMelFilterbank(options);
   const { nFreqs, nMels, sampleRate } = options;
-  const scale = options.scale ?? "htk";
+  const scale = options.melScale ?? "htk";
   const fMin = options.fMin ?? 0;
   const fMax = options.fMax ?? Math.floor(sampleRate / 2); // torchaudio: float(sample_rate // 2)
   const top = Math.floor(sampleRate / 2); // torchaudio: linspace(0, sample_rate // 2, n_freqs)
@@ -142,8 +151,9 @@ export interface PowerSpectrumArgs {
  * @throws Error naming the bad argument and what was expected
  */
 export function validatePowerSpectrumShape(shape: { rows: number; bins: number }): void {
-  requireInt("mel", "rows", shape.rows, 1);
-  requireInt("mel", "bins", shape.bins, 1);
+  requireArgs("powerSpectrum", "shape", shape, "{ rows, bins }");
+  requireInt("powerSpectrum", "rows", shape.rows, 1, U32_MAX);
+  requireInt("powerSpectrum", "bins", shape.bins, 1, U32_MAX);
 }
 
 /**
@@ -153,8 +163,9 @@ export function validatePowerSpectrumShape(shape: { rows: number; bins: number }
  * @throws Error naming the bad argument and what was expected
  */
 export function validatePowerSpectrum(args: PowerSpectrumArgs): void {
+  requireArgs("powerSpectrum", "args", args, "{ x, rows, bins }");
   validatePowerSpectrumShape(args);
-  requireArray("mel", "x", args.x, "Float32Array", [args.rows * args.bins * 2, "rows * bins * 2"]);
+  requireArray("powerSpectrum", "x", args.x, "Float32Array", [args.rows * args.bins * 2, "rows * bins * 2"]);
 }
 
 /**
@@ -203,9 +214,10 @@ export interface MelArgs extends MelShape {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMelShape(shape: MelShape): void {
-  requireInt("mel", "rows", shape.rows, 1);
-  requireInt("mel", "nFreqs", shape.nFreqs, 1);
-  requireInt("mel", "nMels", shape.nMels, 1);
+  requireArgs("mel", "shape", shape, "{ rows, nFreqs, nMels, db? }");
+  requireInt("mel", "rows", shape.rows, 1, U32_MAX);
+  requireInt("mel", "nFreqs", shape.nFreqs, 1, U32_MAX);
+  requireInt("mel", "nMels", shape.nMels, 1, U32_MAX);
   if (shape.db !== undefined && typeof shape.db !== "boolean") {
     throw new Error(`mel: db must be a boolean, got ${shape.db}`);
   }
@@ -218,6 +230,7 @@ export function validateMelShape(shape: MelShape): void {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMel(args: MelArgs): void {
+  requireArgs("mel", "args", args, "{ x, filterbank, rows, nFreqs, nMels, db? }");
   validateMelShape(args);
   requireArray("mel", "x", args.x, "Float32Array", [args.rows * args.nFreqs, "rows * nFreqs"]);
   requireArray("mel", "filterbank", args.filterbank, "Float32Array", [args.nFreqs * args.nMels, "nFreqs * nMels"]);
@@ -266,8 +279,21 @@ export interface MelSpectrogramArgs extends MelSpectrogramShape {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMelSpectrogramShape(shape: MelSpectrogramShape): void {
-  validateStftShape(shape);
-  validateMelFilterbank({ ...shape, nFreqs: stftBins(shape.nFft) });
+  requireArgs("melSpectrogram", "shape", shape, `{ batch, length, nFft, hopLength, ${FILTERBANK_FIELDS} }`);
+  checkStftShape("melSpectrogram", shape);
+  checkMelFilterbank("melSpectrogram", { ...shape, nFreqs: stftBins(shape.nFft) });
+}
+
+/**
+ * Validates {@link melSpectrogram}'s arguments: the sizes and options, then the signals.
+ *
+ * @param args the signals, the stft sizes and the filterbank options
+ * @throws Error naming the bad argument and what was expected
+ */
+export function validateMelSpectrogram(args: MelSpectrogramArgs): void {
+  requireArgs("melSpectrogram", "args", args, `{ x, batch, length, nFft, hopLength, ${FILTERBANK_FIELDS} }`);
+  validateMelSpectrogramShape(args);
+  requireArray("melSpectrogram", "x", args.x, "Float32Array", [args.batch * args.length, "batch * length"]);
 }
 
 /**
@@ -280,14 +306,13 @@ export function validateMelSpectrogramShape(shape: MelSpectrogramShape): void {
  * ```ts
  * import { melSpectrogram } from "@xpu/ops/ops/mel";
  * const x = Float32Array.from({ length: 4800 }, (_, n) => Math.sin(n / 5));
- * melSpectrogram({ x, batch: 1, length: 4800, nFft: 1024, hop: 256, nMels: 64, sampleRate: 24000 }); // 19 x 64
+ * melSpectrogram({ x, batch: 1, length: 4800, nFft: 1024, hopLength: 256, nMels: 64, sampleRate: 24000 }); // 19 x 64
  * ```
  */
 export function melSpectrogram(args: MelSpectrogramArgs): Float32Array {
-  validateMelSpectrogramShape(args);
-  requireArray("mel", "x", args.x, "Float32Array", [args.batch * args.length, "batch * length"]);
+  validateMelSpectrogram(args);
   const bins = stftBins(args.nFft);
-  const rows = args.batch * stftFrames(args.length, args.nFft, args.hop);
+  const rows = args.batch * stftFrames(args.length, args.nFft, args.hopLength);
   const spectrum = stft(args);
   // |X|^2 from the f32 spectrum; the mel projection in f64.
   const power = powerSpectrum({ x: spectrum, rows, bins });

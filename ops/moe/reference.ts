@@ -27,7 +27,7 @@
  * @module
  */
 
-import { requireArray, requireInt } from "../validate.ts";
+import { I32_MAX, requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
 /** Sizes of {@link moeRouter}. */
 export interface MoeRouterShape {
@@ -62,8 +62,9 @@ export interface MoeRouting {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMoeRouterShape(shape: MoeRouterShape): void {
-  requireInt("moeRouter", "T", shape.T, 1);
-  requireInt("moeRouter", "E", shape.E, 1);
+  requireArgs("moeRouter", "shape", shape, "{ T, E, k, normTopkProb }");
+  requireInt("moeRouter", "T", shape.T, 1, U32_MAX);
+  requireInt("moeRouter", "E", shape.E, 1, U32_MAX);
   requireInt("moeRouter", "k", shape.k, 1, shape.E);
   if (typeof shape.normTopkProb !== "boolean") {
     throw new Error(`moeRouter: normTopkProb must be true or false (no default), got ${String(shape.normTopkProb)}`);
@@ -77,6 +78,7 @@ export function validateMoeRouterShape(shape: MoeRouterShape): void {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMoeRouter(args: MoeRouterArgs): void {
+  requireArgs("moeRouter", "args", args, "{ logits, T, E, k, normTopkProb }");
   validateMoeRouterShape(args);
   requireArray("moeRouter", "logits", args.logits, "Float32Array", [args.T * args.E, "T * E"]);
 }
@@ -149,10 +151,11 @@ export interface MoeDispatch {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMoeDispatchShape(shape: MoeDispatchShape): void {
-  requireInt("moeDispatch", "T", shape.T, 1, 2 ** 31 - 1);
-  requireInt("moeDispatch", "E", shape.E, 1);
+  requireArgs("moeDispatch", "shape", shape, "{ T, E, k, capacity }");
+  requireInt("moeDispatch", "T", shape.T, 1, I32_MAX);
+  requireInt("moeDispatch", "E", shape.E, 1, I32_MAX);
   requireInt("moeDispatch", "k", shape.k, 1, shape.E);
-  requireInt("moeDispatch", "capacity", shape.capacity, 1);
+  requireInt("moeDispatch", "capacity", shape.capacity, 1, I32_MAX);
   if (shape.E * shape.capacity > 2 ** 31 - 1) {
     throw new Error(`moeDispatch: E * capacity must be below 2^31, got ${shape.E * shape.capacity}`);
   }
@@ -165,6 +168,7 @@ export function validateMoeDispatchShape(shape: MoeDispatchShape): void {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMoeDispatch(args: MoeDispatchArgs): void {
+  requireArgs("moeDispatch", "args", args, "{ experts, T, E, k, capacity }");
   validateMoeDispatchShape(args);
   requireArray("moeDispatch", "experts", args.experts, "Int32Array", [args.T * args.k, "T * k"]);
   const bad = args.experts.findIndex((e) => e < 0 || e >= args.E);
@@ -236,10 +240,11 @@ export interface MoeGatherArgs extends MoeGatherShape {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMoeGatherShape(shape: MoeGatherShape): void {
-  requireInt("moeGather", "T", shape.T, 1);
-  requireInt("moeGather", "k", shape.k, 1);
-  requireInt("moeGather", "slots", shape.slots, 1, 2 ** 31 - 1);
-  requireInt("moeGather", "D", shape.D, 1);
+  requireArgs("moeGather", "shape", shape, "{ T, k, slots, D }");
+  requireInt("moeGather", "T", shape.T, 1, U32_MAX);
+  requireInt("moeGather", "k", shape.k, 1, U32_MAX);
+  requireInt("moeGather", "slots", shape.slots, 1, I32_MAX);
+  requireInt("moeGather", "D", shape.D, 1, U32_MAX);
 }
 
 /**
@@ -249,6 +254,7 @@ export function validateMoeGatherShape(shape: MoeGatherShape): void {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMoeGather(args: MoeGatherArgs): void {
+  requireArgs("moeGather", "args", args, "{ y, tokenSlot, gates, T, k, slots, D }");
   validateMoeGatherShape(args);
   requireArray("moeGather", "y", args.y, "Float32Array", [args.slots * args.D, "slots * D"]);
   requireArray("moeGather", "tokenSlot", args.tokenSlot, "Int32Array", [args.T * args.k, "T * k"]);

@@ -17,7 +17,7 @@
  * @module
  */
 
-import { requireArray, requireF32, requireInt, requireOneOf } from "../validate.ts";
+import { requireArgs, requireArray, requireF32, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 
 /** How the padding is filled. */
 export type PadMode = "constant" | "reflect" | "replicate";
@@ -56,11 +56,12 @@ export interface PadArgs extends PadShape {
  * @throws Error naming the bad argument and what was expected
  */
 export function validatePadShape(shape: PadShape): void {
-  requireInt("pad", "outer", shape.outer, 1);
-  requireInt("pad", "inner", shape.inner, 1);
-  requireInt("pad", "size", shape.size, 0);
-  requireInt("pad", "before", shape.before, 0);
-  requireInt("pad", "after", shape.after, 0);
+  requireArgs("pad", "shape", shape, "{ outer, size, inner, before, after, mode?, value? }");
+  requireInt("pad", "outer", shape.outer, 1, U32_MAX);
+  requireInt("pad", "inner", shape.inner, 1, U32_MAX);
+  requireInt("pad", "size", shape.size, 0, U32_MAX);
+  requireInt("pad", "before", shape.before, 0, U32_MAX);
+  requireInt("pad", "after", shape.after, 0, U32_MAX);
   const mode = requireOneOf("pad", "mode", shape.mode ?? "constant", PAD_MODES);
   requireF32("pad", "value", shape.value ?? 0);
   if (mode === "reflect" && (shape.before >= shape.size || shape.after >= shape.size)) {
@@ -81,6 +82,7 @@ export function validatePadShape(shape: PadShape): void {
  * @throws Error naming the bad argument and what was expected
  */
 export function validatePad(args: PadArgs): void {
+  requireArgs("pad", "args", args, "{ x, outer, size, inner, before, after, mode?, value? }");
   validatePadShape(args);
   requireArray("pad", "x", args.x, "Float32Array", [args.outer * args.size * args.inner, "outer * size * inner"]);
 }

@@ -24,7 +24,7 @@
  * @module
  */
 
-import { requireInt } from "../validate.ts";
+import { requireArgs, requireInt, U32_MAX } from "../validate.ts";
 
 /** Sizes of {@link pope}. */
 export interface PopeShape {
@@ -46,8 +46,9 @@ export type PopeArgs = PopeShape;
  * @throws Error naming the bad argument and what was expected
  */
 export function validatePopeShape(shape: PopeShape): void {
-  requireInt("pope", "S", shape.S, 1);
-  requireInt("pope", "D", shape.D, 1);
+  requireArgs("pope", "shape", shape, "{ S, D, posOffset }");
+  requireInt("pope", "S", shape.S, 1, U32_MAX);
+  requireInt("pope", "D", shape.D, 1, U32_MAX);
   if (shape.posOffset === undefined) {
     throw new Error("pope: posOffset is required (the paper does not say whether positions start at order 0 or 1)");
   }
@@ -64,6 +65,7 @@ export function validatePopeShape(shape: PopeShape): void {
  * @throws Error naming the bad argument and what was expected
  */
 export function validatePope(args: PopeArgs): void {
+  requireArgs("pope", "args", args, "{ S, D, posOffset }");
   validatePopeShape(args);
 }
 

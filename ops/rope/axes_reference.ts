@@ -32,7 +32,7 @@
  * @module
  */
 
-import { requireArray, requireF32, requireInt, requireOneOf } from "../validate.ts";
+import { requireArgs, requireArray, requireF32, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 
 /** How the channels of an axis are paired (see the module doc). */
 export type RopePairing = "adjacent" | "half";
@@ -83,9 +83,10 @@ export interface RopeAxesPairs {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateRopeAxesShape(shape: RopeAxesShape): RopeAxesPairs {
-  requireInt("ropeAxes", "tokens", shape.tokens, 1);
-  requireInt("ropeAxes", "heads", shape.heads, 1);
-  requireInt("ropeAxes", "headDim", shape.headDim, 2);
+  requireArgs("ropeAxes", "shape", shape, "{ tokens, heads, headDim, axesDims, theta, pairing? }");
+  requireInt("ropeAxes", "tokens", shape.tokens, 1, U32_MAX);
+  requireInt("ropeAxes", "heads", shape.heads, 1, U32_MAX);
+  requireInt("ropeAxes", "headDim", shape.headDim, 2, U32_MAX);
   const dims = shape.axesDims;
   if (!Array.isArray(dims) || dims.length < 1) {
     throw new Error(`ropeAxes: axesDims must be a non-empty array of even channel counts, got ${String(dims)}`);
@@ -137,6 +138,7 @@ export function validateRopeAxesShape(shape: RopeAxesShape): RopeAxesPairs {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateRopeAxes(args: RopeAxesArgs): RopeAxesPairs {
+  requireArgs("ropeAxes", "args", args, "{ x, positions, tokens, heads, headDim, axesDims, theta, pairing? }");
   const pairs = validateRopeAxesShape(args);
   const { tokens, heads, headDim } = args;
   requireArray("ropeAxes", "x", args.x, "Float32Array", [tokens * heads * headDim, "tokens * heads * headDim"]);

@@ -35,7 +35,7 @@
  * @module
  */
 
-import { requireArray, requireF32, requireInt, requireOneOf } from "../validate.ts";
+import { requireArgs, requireArray, requireF32, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 
 export * from "./axes_reference.ts";
 
@@ -129,6 +129,8 @@ export interface RopeResolved {
   attentionFactor: number;
 }
 
+const SHAPE_FIELDS = "tokens, heads, headDim, theta?, scaling?, offset?, headOffset?, headCount?";
+
 /**
  * Validates {@link rope}'s sizes and scalars.
  *
@@ -137,9 +139,10 @@ export interface RopeResolved {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateRopeShape(shape: RopeShape): RopeResolved {
-  requireInt("rope", "tokens", shape.tokens, 1);
-  requireInt("rope", "heads", shape.heads, 1);
-  requireInt("rope", "headDim", shape.headDim, 2);
+  requireArgs("rope", "shape", shape, `{ ${SHAPE_FIELDS}, cacheLength? }`);
+  requireInt("rope", "tokens", shape.tokens, 1, U32_MAX);
+  requireInt("rope", "heads", shape.heads, 1, U32_MAX);
+  requireInt("rope", "headDim", shape.headDim, 2, U32_MAX);
   if (shape.headDim % 2 !== 0) throw new Error(`rope: headDim must be even, got ${shape.headDim}`);
   const offset = requireF32("rope", "offset", shape.offset ?? 0);
   const headOffset = requireInt("rope", "headOffset", shape.headOffset ?? 0, 0, shape.heads);
@@ -164,10 +167,12 @@ export function validateRopeShape(shape: RopeShape): RopeResolved {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateRope(args: RopeArgs): RopeResolved {
+  requireArgs("rope", "args", args, `{ x, positions?, ropeCache?, ${SHAPE_FIELDS} }`);
   let cacheLength = 0;
   if (args.ropeCache !== undefined) {
     requireArray("rope", "ropeCache", args.ropeCache, "Float32Array");
-    const half = Math.max(1, Math.floor(args.headDim / 2));
+    requireInt("rope", "headDim", args.headDim, 2, U32_MAX);
+    const half = Math.floor(args.headDim / 2);
     if (args.ropeCache.length % half !== 0) {
       throw new Error(
         `rope: ropeCache must have length cacheLength * headDim / 2 (a multiple of ${half}), got ${args.ropeCache.length}`,

@@ -27,7 +27,7 @@
  * @module
  */
 
-import { requireArray, requireInt } from "../validate.ts";
+import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
 /** Upstream's epsilon inside the reciprocal (DAC's `1e-9`, BigVGAN's `no_div_by_zero = 0.000000001`). */
 export const SNAKE_EPS = 1e-9;
@@ -63,9 +63,10 @@ export interface SnakeBetaArgs extends SnakeArgs {
  * @throws Error naming the bad size
  */
 export function validateSnakeShape(shape: SnakeShape): void {
-  requireInt("snake", "N", shape.N, 1);
-  requireInt("snake", "C", shape.C, 1);
-  requireInt("snake", "L", shape.L, 1);
+  requireArgs("snake", "shape", shape, "{ N, C, L }");
+  requireInt("snake", "N", shape.N, 1, U32_MAX);
+  requireInt("snake", "C", shape.C, 1, U32_MAX);
+  requireInt("snake", "L", shape.L, 1, U32_MAX);
 }
 
 function requireFinite(name: string, values: Float32Array): void {
@@ -83,6 +84,7 @@ function requireFinite(name: string, values: Float32Array): void {
  * @throws Error naming the bad argument, what was expected and what was given
  */
 export function validateSnake(args: SnakeArgs): void {
+  requireArgs("snake", "args", args, "{ x, alpha, N, C, L }");
   validateSnakeShape(args);
   requireArray("snake", "x", args.x, "Float32Array", [args.N * args.C * args.L, "N * C * L"]);
   requireArray("snake", "alpha", args.alpha, "Float32Array", [args.C, "C"]);
@@ -97,6 +99,7 @@ export function validateSnake(args: SnakeArgs): void {
  * @throws Error naming the bad argument, what was expected and what was given
  */
 export function validateSnakeBeta(args: SnakeBetaArgs): void {
+  requireArgs("snake", "args", args, "{ x, alpha, beta, N, C, L }");
   validateSnake(args);
   requireArray("snake", "beta", args.beta, "Float32Array", [args.C, "C"]);
   requireFinite("beta", args.beta);

@@ -1,7 +1,7 @@
 /**
  * The DFT bases stft's GEMM kernels multiply by, built on the host in f64 and rounded to f32 once,
  * padded to whole tiles of the kernels (so their loads need no guard) and cached per nFft (stft) or
- * per (nFft, hop) (istft) for the default window. A caller's own window gets a basis built for it
+ * per (nFft, hopLength) (istft) for the default window. A caller's own window gets a basis built for it
  * on each call.
  *
  * @module
@@ -18,11 +18,11 @@ export function stftBasisLayout(nFft: number): { rows: number; cols: number } {
 }
 
 /**
- * The layout of istft's basis: `reach = ceil(nFft / hop)` blocks of `jp` rows (the 2 * bins values
- * of a frame, padded to a multiple of 16), `cols` columns (hop, padded to a multiple of 64).
+ * The layout of istft's basis: `reach = ceil(nFft / hopLength)` blocks of `jp` rows (the 2 * bins values
+ * of a frame, padded to a multiple of 16), `cols` columns (hopLength, padded to a multiple of 64).
  */
-export function istftBasisLayout(nFft: number, hop: number): { reach: number; jp: number; cols: number } {
-  return { reach: Math.ceil(nFft / hop), jp: roundUp(2 * stftBins(nFft), 16), cols: roundUp(hop, 64) };
+export function istftBasisLayout(nFft: number, hopLength: number): { reach: number; jp: number; cols: number } {
+  return { reach: Math.ceil(nFft / hopLength), jp: roundUp(2 * stftBins(nFft), 16), cols: roundUp(hopLength, 64) };
 }
 
 /** cos and sin of 2 pi m / nFft for m = 0 .. nFft - 1 (the angle reduced exactly, as an integer). */
@@ -66,27 +66,27 @@ export function stftBasis(nFft: number, window?: Float32Array): Float32Array {
 
 /**
  * istft's basis: row `d * jp + j`, column r holds the windowed irfft coefficient of frame value j
- * at frame sample n = r + d * hop: `w[n] c_k cos(2 pi k n / nFft) / nFft` for j = 2k (real part),
+ * at frame sample n = r + d * hopLength: `w[n] c_k cos(2 pi k n / nFft) / nFft` for j = 2k (real part),
  * `-w[n] c_k sin(2 pi k n / nFft) / nFft` for j = 2k + 1, with c_k = 1 for DC and (even nFft)
  * Nyquist and 2 otherwise, and zero for the imaginary parts of DC and Nyquist, for n >= nFft, and in
  * the padding.
  *
  * @param nFft FFT size
- * @param hop samples between frames
+ * @param hopLength samples between frames
  * @param window the window (default periodic Hann, whose basis is cached)
  * @returns the padded basis, {@link istftBasisLayout}
  */
-export function istftBasis(nFft: number, hop: number, window?: Float32Array): Float32Array {
-  const key = `${nFft}:${hop}`;
+export function istftBasis(nFft: number, hopLength: number, window?: Float32Array): Float32Array {
+  const key = `${nFft}:${hopLength}`;
   const cached = window === undefined ? inverseCache.get(key) : undefined;
   if (cached) return cached;
   const w = window ?? hannWindow(nFft);
-  const { reach, jp, cols } = istftBasisLayout(nFft, hop);
+  const { reach, jp, cols } = istftBasisLayout(nFft, hopLength);
   const { cos, sin } = unitCircle(nFft);
   const basis = new Float32Array(reach * jp * cols);
   for (let d = 0; d < reach; d++) {
-    for (let r = 0; r < hop; r++) {
-      const n = r + d * hop;
+    for (let r = 0; r < hopLength; r++) {
+      const n = r + d * hopLength;
       if (n >= nFft) break;
       for (let k = 0; k < stftBins(nFft); k++) {
         const edge = k === 0 || 2 * k === nFft;

@@ -5,14 +5,14 @@
  *
  * Conventions, each pinned by a test that the alternative fails:
  * - centred frames with reflect padding that does not repeat the edge sample (not zeros, not
- *   replicate); torch's frame count, `1 + floor((length + 2 floor(nFft/2) - nFft) / hop)`, which for
- *   odd nFft is one fewer than the `1 + floor(length / hop)` of even nFft at some lengths;
+ *   replicate); torch's frame count, `1 + floor((length + 2 floor(nFft/2) - nFft) / hopLength)`, which for
+ *   odd nFft is one fewer than the `1 + floor(length / hopLength)` of even nFft at some lengths;
  * - one-sided, unnormalised forward (no 1/nFft, no 1/sqrt(nFft)), 1/nFft inverse;
  * - periodic Hann by default (numpy's symmetric `hanning` is the alternative);
  * - istft: the Nyquist bin of an even nFft counted once, the imaginary parts of DC and Nyquist
- *   dropped (as irfft); division by the overlap-added squared window; a window/hop whose envelope
+ *   dropped (as irfft); division by the overlap-added squared window; a window/hopLength whose envelope
  *   falls to 1e-11 or below over the returned samples is refused (torch's NOLA check);
- *   `padding: "same"` crops (nFft - hop) / 2 per end (Vocos, MioCodec: T frames give T * hop
+ *   `padding: "same"` crops (nFft - hopLength) / 2 per end (Vocos, MioCodec: T frames give T * hopLength
  *   samples), which no torch.istft call gives, since center=False fails NOLA at the ends;
  * - layout `[batch, frames, bins, 2]` for the spectrum, a documented departure from torch's
  *   `[batch, bins, frames]`: a frame's spectrum is contiguous, as a vocoder head writes it;
@@ -21,17 +21,17 @@
  * Refused, with an error naming the argument: a signal not longer than floor(nFft / 2) (torch refuses
  * the reflect pad), asking istft for more samples than the frames reach (past the last frame's end,
  * where torch zero-fills),
- * `padding: "same"` with odd nFft - hop, a window whose length is not nFft, and bad sizes or arrays.
+ * `padding: "same"` with odd nFft - hopLength, a window whose length is not nFft, and bad sizes or arrays.
  *
  * How it runs, and why a GEMM against a DFT basis rather than an FFT: both directions are one
  * dispatch of a 64 x 64-tiled GEMM (matmul/tile64's design; `harness/wgsl/gemm64_gathered.wgsl`). stft
  * multiplies the framed signal `[batch * frames, nFft]`, gathered from x by the kernel with the
  * reflection applied (the frames are never written out), by the windowed basis `[nFft, 2 * bins]`;
  * istft multiplies the spectra by the windowed irfft basis with the overlap-add folded into the
- * GEMM's depth (each output sample is one GEMM element over the ceil(nFft / hop) frames that reach
+ * GEMM's depth (each output sample is one GEMM element over the ceil(nFft / hopLength) frames that reach
  * it), and divides by the envelope as it stores. A GEMM handles every nFft alike (1920, 1025, any
  * size) with one tuned kernel and no per-radix code, needs no atomics and no intermediate buffer,
- * and its basis is computed once on the host per nFft (and hop, for istft) and cached
+ * and its basis is computed once on the host per nFft (and hopLength, for istft) and cached
  * (`basis.ts`); resident callers upload it once and reuse it with the plans. The price is
  * arithmetic: 2 * nFft * 2 * bins FLOPs per frame (4.3 MFLOP at nFft 1024) against about
  * 5 nFft log2 nFft (0.05 MFLOP) for an FFT, so 30 s of 24 kHz audio (2,813 frames) is a 5.9 GFLOP
@@ -42,7 +42,7 @@
  * clocks; compute roofline 64.4 TFLOP/s in the same run), against torch 2.11's cuFFT on the same GPU
  * (0.059 ms forward, 0.33 ms inverse at the first shape):
  *
- * | shape (batch x samples, nFft, hop)  | stft     | istft    |
+ * | shape (batch x samples, nFft, hopLength)  | stft     | istft    |
  * | ----------------------------------- | -------- | -------- |
  * | 1 x 720,000 (30 s at 24 kHz), 1024, 256 | 0.274 ms (21.6 TFLOP/s as a GEMM; 4.6x torch) | 0.437 ms (13.5; 1.3x torch) |
  * | 8 x 24,000, 1024, 256               | 0.113 ms | 0.340 ms |
@@ -120,7 +120,7 @@ const ISTFT_PARAMS: readonly ParamField[] = [
  * Plans `stft` on the GPU.
  *
  * @param gpu the device
- * @param shape `batch`, `length`, `nFft`, `hop`
+ * @param shape `batch`, `length`, `nFft`, `hopLength`
  * @param options kernel override
  * @returns the plan; bindings `x` (`[batch, length]`), `basis` ({@link stftBasis}) and `out`
  *   (`[batch, frames, bins, 2]`)
@@ -130,14 +130,14 @@ const ISTFT_PARAMS: readonly ParamField[] = [
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { stftBasis, stftPlan } from "@xpu/ops/ops/stft";
  * const gpu = await acquireDevice();
- * const plan = stftPlan(gpu, { batch: 1, length: 720_000, nFft: 1024, hop: 256 });
+ * const plan = stftPlan(gpu, { batch: 1, length: 720_000, nFft: 1024, hopLength: 256 });
  * const basis = gpu.upload(stftBasis(1024)); // once; reused by every call at this nFft
  * ```
  */
 export function stftPlan(gpu: ResidentDevice, shape: StftShape, options: KernelOptions = {}): KernelPlan {
   validateStftShape(shape);
-  const { batch, length, nFft, hop } = shape;
-  const frames = stftFrames(length, nFft, hop);
+  const { batch, length, nFft, hopLength } = shape;
+  const frames = stftFrames(length, nFft, hopLength);
   const values = 2 * stftBins(nFft);
   const layout = stftBasisLayout(nFft);
   const m = batch * frames;
@@ -148,7 +148,7 @@ export function stftPlan(gpu: ResidentDevice, shape: StftShape, options: KernelO
     basis_q: layout.cols / 4,
     frames,
     length,
-    hop,
+    hop: hopLength,
     pad: Math.floor(nFft / 2),
   };
   return {
@@ -184,7 +184,7 @@ export function stftPlan(gpu: ResidentDevice, shape: StftShape, options: KernelO
  * import { stftGpu } from "@xpu/ops/ops/stft";
  * const gpu = await acquireDevice();
  * const x = Float32Array.from({ length: 24_000 }, (_, n) => Math.sin(n / 10));
- * const spec = await stftGpu(gpu, { x, batch: 1, length: 24_000, nFft: 1024, hop: 256 });
+ * const spec = await stftGpu(gpu, { x, batch: 1, length: 24_000, nFft: 1024, hopLength: 256 });
  * ```
  */
 export async function stftGpu(gpu: ResidentDevice, args: StftArgs, options: KernelOptions = {}): Promise<Float32Array> {
@@ -197,7 +197,7 @@ export async function stftGpu(gpu: ResidentDevice, args: StftArgs, options: Kern
  * Plans `istft` on the GPU.
  *
  * @param gpu the device
- * @param shape `batch`, `frames`, `nFft`, `hop`, `padding`, `length`
+ * @param shape `batch`, `frames`, `nFft`, `hopLength`, `padding`, `length`
  * @param options kernel override
  * @returns the plan; bindings `x` (`[batch, frames, bins, 2]`), `basis` ({@link istftBasis}),
  *   `window` (length nFft) and `out` (`[batch, length]`). The NOLA check needs the window's values,
@@ -208,23 +208,23 @@ export async function stftGpu(gpu: ResidentDevice, args: StftArgs, options: Kern
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { istftPlan } from "@xpu/ops/ops/stft";
  * const gpu = await acquireDevice();
- * const plan = istftPlan(gpu, { batch: 1, frames: 2813, nFft: 1024, hop: 256, padding: "same" });
+ * const plan = istftPlan(gpu, { batch: 1, frames: 2813, nFft: 1024, hopLength: 256, padding: "same" });
  * ```
  */
 export function istftPlan(gpu: ResidentDevice, shape: IstftShape, options: KernelOptions = {}): KernelPlan {
   validateIstftShape(shape);
-  const { batch, frames, nFft, hop } = shape;
+  const { batch, frames, nFft, hopLength } = shape;
   const span = istftSpan(shape);
   const { start } = span;
   const length = shape.length ?? span.length;
   const values = 2 * stftBins(nFft);
-  const layout = istftBasisLayout(nFft, hop);
-  const firstBlock = Math.floor(start / hop);
-  const blocks = Math.floor((start + length - 1) / hop) - firstBlock + 1;
+  const layout = istftBasisLayout(nFft, hopLength);
+  const firstBlock = Math.floor(start / hopLength);
+  const blocks = Math.floor((start + length - 1) / hopLength) - firstBlock + 1;
   const m = batch * blocks;
   const params = {
     m,
-    n: hop,
+    n: hopLength,
     k: layout.reach * layout.jp,
     basis_q: layout.cols / 4,
     frames,
@@ -248,7 +248,7 @@ export function istftPlan(gpu: ResidentDevice, shape: IstftShape, options: Kerne
     ],
     params: packParams(ISTFT_PARAMS, params, "istft"),
     workgroups: foldWorkgroups(
-      Math.ceil(m / TILE) * Math.ceil(hop / TILE),
+      Math.ceil(m / TILE) * Math.ceil(hopLength / TILE),
       gpu.limits.maxComputeWorkgroupsPerDimension,
     ),
     // The spectra, the basis and the window read once, the signal written once; the inverse DFT's
@@ -274,8 +274,8 @@ export function istftPlan(gpu: ResidentDevice, shape: IstftShape, options: Kerne
  * import { istftGpu, stftGpu } from "@xpu/ops/ops/stft";
  * const gpu = await acquireDevice();
  * const x = Float32Array.from({ length: 24_000 }, (_, n) => Math.sin(n / 10));
- * const spec = await stftGpu(gpu, { x, batch: 1, length: 24_000, nFft: 1024, hop: 256 });
- * const y = await istftGpu(gpu, { x: spec, batch: 1, frames: 94, nFft: 1024, hop: 256, length: 24_000 });
+ * const spec = await stftGpu(gpu, { x, batch: 1, length: 24_000, nFft: 1024, hopLength: 256 });
+ * const y = await istftGpu(gpu, { x: spec, batch: 1, frames: 94, nFft: 1024, hopLength: 256, length: 24_000 });
  * ```
  */
 export async function istftGpu(
@@ -285,7 +285,7 @@ export async function istftGpu(
 ): Promise<Float32Array> {
   validateIstft(args);
   const window = args.window ?? hannWindow(args.nFft);
-  const basis = istftBasis(args.nFft, args.hop, args.window);
+  const basis = istftBasis(args.nFft, args.hopLength, args.window);
   const [out] = await gpu.run(istftPlan(gpu, args, options), [args.x, basis, window]);
   return out as Float32Array;
 }

@@ -14,7 +14,7 @@
  * @module
  */
 
-import { requireArray, requireInt } from "../validate.ts";
+import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
 /** Sizes of {@link nearestUpsample2d}. */
 export interface NearestUpsample2dShape {
@@ -45,7 +45,8 @@ export interface NearestUpsample2dArgs extends NearestUpsample2dShape {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateNearestUpsample2dShape(shape: NearestUpsample2dShape): void {
-  for (const name of ["N", "C", "H", "W"] as const) requireInt("nearestUpsample2d", name, shape[name], 1);
+  requireArgs("nearestUpsample2d", "shape", shape, "{ N, C, H, W, outH, outW }");
+  for (const name of ["N", "C", "H", "W"] as const) requireInt("nearestUpsample2d", name, shape[name], 1, U32_MAX);
   requireInt("nearestUpsample2d", "outH", shape.outH, 1);
   requireInt("nearestUpsample2d", "outW", shape.outW, 1);
   if (shape.outH < shape.H || shape.outW < shape.W) {
@@ -65,6 +66,7 @@ export function validateNearestUpsample2dShape(shape: NearestUpsample2dShape): v
  * @throws Error naming the bad argument and what was expected
  */
 export function validateNearestUpsample2d(args: NearestUpsample2dArgs): void {
+  requireArgs("nearestUpsample2d", "args", args, "{ x, N, C, H, W, outH, outW }");
   validateNearestUpsample2dShape(args);
   requireArray("nearestUpsample2d", "x", args.x, "Float32Array", [args.N * args.C * args.H * args.W, "N * C * H * W"]);
 }

@@ -43,7 +43,7 @@ def bias(heads, L, S, query_offset):
 
 cases = []
 for heads, L, S, off in [(1, 3, 5, 0), (8, 4, 7, 3), (12, 5, 9, 4), (20, 3, 13, 10), (32, 1, 17, 16), (12, 6, 6, 0)]:
-    cases.append({"heads": heads, "L": L, "S": S, "queryOffset": off, "slopes": get_slopes(heads),
+    cases.append({"H": heads, "L": L, "S": S, "queryOffset": off, "slopes": get_slopes(heads),
                   "out": f32_json(bias(heads, L, S, off).float())})
 
 torch.manual_seed(0)

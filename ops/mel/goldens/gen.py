@@ -107,22 +107,22 @@ sweep32 = (0.5 * np.sin(2 * np.pi * (50 * t + (10000 - 50) * t * t / (2 * durati
 x = torch.from_numpy(sweep32.astype(np.float64))
 
 filterbanks = [
-    {"label": "htk", "nFreqs": 65, "nMels": 10, "sampleRate": 16000, "fMin": 0, "fMax": 8000, "scale": "htk",
+    {"label": "htk", "nFreqs": 65, "nMels": 10, "sampleRate": 16000, "fMin": 0, "fMax": 8000, "melScale": "htk",
      "norm": None, "fb": f32(fbanks(65, 0, 8000, 10, 16000, None, "htk").flatten().tolist())},
     {"label": "htk, 300-7000 Hz", "nFreqs": 65, "nMels": 10, "sampleRate": 16000, "fMin": 300, "fMax": 7000,
-     "scale": "htk", "norm": None, "fb": f32(fbanks(65, 300, 7000, 10, 16000, None, "htk").flatten().tolist())},
+     "melScale": "htk", "norm": None, "fb": f32(fbanks(65, 300, 7000, 10, 16000, None, "htk").flatten().tolist())},
     {"label": "torchaudio slaney/slaney", "nFreqs": 65, "nMels": 10, "sampleRate": 16000, "fMin": 0, "fMax": 8000,
-     "scale": "slaney", "norm": "slaney",
+     "melScale": "slaney", "norm": "slaney",
      "fb": f32(fbanks(65, 0, 8000, 10, 16000, "slaney", "slaney").flatten().tolist())},
     {"label": "librosa.filters.mel defaults (transposed)", "nFreqs": 65, "nMels": 10, "sampleRate": 16000, "fMin": 0,
-     "fMax": 8000, "scale": "slaney", "norm": "slaney",
+     "fMax": 8000, "melScale": "slaney", "norm": "slaney",
      "fb": f32(librosa_mel(16000, 128, 10).T.flatten().tolist())},
 ]
 spectrograms = []
 for scale, norm in [("htk", None), ("slaney", "slaney")]:
     db = log_mel(x, sr, 1024, 256, 64, norm, scale)
-    spectrograms.append({"label": f"sine sweep, {scale}/{norm}", "sampleRate": sr, "nFft": 1024, "hop": 256, "nMels": 64,
-                         "scale": scale, "norm": norm, "frames": db.shape[0], "out": f32(db.flatten().tolist())})
+    spectrograms.append({"label": f"sine sweep, {scale}/{norm}", "sampleRate": sr, "nFft": 1024, "hopLength": 256, "nMels": 64,
+                         "melScale": scale, "norm": norm, "frames": db.shape[0], "out": f32(db.flatten().tolist())})
 
 out = pathlib.Path(__file__).with_name("mel.json")
 out.write_text(json.dumps({"meta": {"torch": torch.__version__, "torchaudio": TA},

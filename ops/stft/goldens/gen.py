@@ -45,7 +45,7 @@ def stft_case(label, batch, length, n_fft, hop, out_stride=1):
     spec = torch.stft(x, n_fft, hop, window=hann(n_fft), center=True, pad_mode="reflect", normalized=False,
                       onesided=True, return_complex=True)
     out = frame_major(spec).float().flatten()[::out_stride]
-    return {"label": label, "batch": batch, "length": length, "nFft": n_fft, "hop": hop,
+    return {"label": label, "batch": batch, "length": length, "nFft": n_fft, "hopLength": hop,
             "frames": spec.shape[-1], "x": [int(v) for v in x.flatten().tolist()],
             "out": f32(out.double().tolist()), "out_stride": out_stride}
 
@@ -76,7 +76,7 @@ def istft_case(label, batch, frames, n_fft, hop, padding="center", length=None):
     else:
         y = torch.istft(spec, n_fft, hop, window=hann(n_fft), center=True, normalized=False, onesided=True,
                         length=length)
-    return {"label": label, "batch": batch, "frames": frames, "nFft": n_fft, "hop": hop, "padding": padding,
+    return {"label": label, "batch": batch, "frames": frames, "nFft": n_fft, "hopLength": hop, "padding": padding,
             "length": length, "x": [int(v) for v in frame_major(spec).flatten().tolist()],
             "out": f32(y.float().flatten().double().tolist())}
 
@@ -92,7 +92,7 @@ for length, n_fft, hop in [(1024, 1025, 256), (1023, 1025, 256), (1025, 1025, 25
                            (100, 16, 7), (9, 16, 4), (961, 1920, 480), (1200, 1920, 480), (600, 15, 3)]:
     spec = torch.stft(torch.zeros(length, dtype=torch.float64), n_fft, hop, window=hann(n_fft), center=True,
                       return_complex=True)
-    frames.append({"length": length, "nFft": n_fft, "hop": hop, "frames": spec.shape[-1]})
+    frames.append({"length": length, "nFft": n_fft, "hopLength": hop, "frames": spec.shape[-1]})
 too_short = []
 for length, n_fft in [(8, 16), (9, 16), (512, 1025), (513, 1025)]:
     try:
@@ -113,9 +113,9 @@ nola = []
 for n_fft, hop in [(16, 16), (16, 8), (16, 4)]:
     try:
         torch.istft(random_spectrum(1, 5, n_fft)[0], n_fft, hop, window=hann(n_fft), center=True)
-        nola.append({"nFft": n_fft, "hop": hop, "raised": False, "message": ""})
+        nola.append({"nFft": n_fft, "hopLength": hop, "raised": False, "message": ""})
     except Exception as e:
-        nola.append({"nFft": n_fft, "hop": hop, "raised": True, "message": str(e).splitlines()[0]})
+        nola.append({"nFft": n_fft, "hopLength": hop, "raised": True, "message": str(e).splitlines()[0]})
 spec = random_spectrum(1, 9, 16)[0]
 default = torch.istft(spec, 16, 4, window=hann(16), center=True).shape[-1]
 to_end = 16 + 4 * 8 - 8  # the last frame's end, less the 8 samples cropped at the front
