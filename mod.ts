@@ -343,6 +343,7 @@ export {
   validateMel,
   validateMelFilterbank,
   validateMelShape,
+  validateMelSpectrogram,
   validateMelSpectrogramShape,
   validatePowerSpectrum,
   validatePowerSpectrumShape,
