@@ -19,10 +19,16 @@
  * `ops/<op>/wgsl/include/exact_fma.wgsl`, its final newline dropped and its own indentation kept
  * (a snippet may be a whole declaration or a run of statements inside a function). A name is a plain
  * file name (`[a-z0-9_]+.wgsl`), never a path. It is looked up in the op's own `wgsl/include/` first,
- * then in `harness/wgsl/`, which holds the few snippets several ops share (the row kernels' row sum,
- * chunk loads and ragged-row helpers; the edge accesses of transpose's and permute's tiles; the vec4 block walk
- * of dequantize and gather); a name in
- * both is an error, and a shared snippet sees only
+ * then in `harness/wgsl/`, which holds the snippets several ops share: the row kernels' row sum,
+ * chunk loads and ragged-row helpers (`row_*`); the element accesses of vec4-typed bindings in
+ * transpose, permute, pad and upsample (`vec4_parts`); the vec4 block walk of dequantize and gather
+ * (`quad_blocks`); and the pieces of the register-blocked GEMM tiles (`gemm_*`: a's transposed
+ * staging, the 8 x 8 accumulators and one k-step's FMAs that matmul's 128 x 128 tiles, conv,
+ * conv_transpose and flash_attention's output role share; `gemm64_*`: the 64 x 64 tile's k-steps and
+ * main body that matmul/tile64 shares with stft's and mel's gathered GEMM; `gemm8_*`: the 8-deep
+ * blocks, k-steps and stores of conv's and conv_transpose's implicit GEMMs). Each snippet opens with
+ * a comment saying what it expects of the including kernel (bindings, constants, names in scope).
+ * A name in both is an error, and a shared snippet sees only
  * shared snippets, so it never depends on the op that includes it. A snippet may include another; a
  * cycle is an error. So are a missing snippet and any other line that looks
  * like a directive (`//#include`, an indented one, a single-quoted name, a path, text after it),

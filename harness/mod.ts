@@ -39,6 +39,16 @@ export {
   workgroupSizeOf,
 } from "./limits.ts";
 export type { KernelOptions } from "./options.ts";
+export {
+  type ClockWarmupOptions,
+  type SampleStats,
+  timePlan,
+  timeResident,
+  type Timing,
+  type TimingOptions,
+  warmClocks,
+} from "./timing.ts";
+export { type Bound, type RowFigures, rowFigures } from "./report.ts";
 export { packParams, type ParamField } from "./params.ts";
 export { ROW_WORKGROUP, type RowLayout, rowLayout, streamWorkgroups } from "./grid.ts";
 export { type Resolution, resolve, type ResolveRequest, type Rung } from "./resolve.ts";

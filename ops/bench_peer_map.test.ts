@@ -39,26 +39,26 @@ function sample<S extends object>(
 const SAMPLES: Sample[] = [
   sample("elementwise/kernel", { op: "add" as const, n: 77 }, { op: "add", args: [77] }, elementwisePlan),
   sample("elementwise/kernel", { op: "multiply" as const, n: 77 }, { op: "mul", args: [77] }, elementwisePlan),
-  sample("elementwise/rows", { op: "add" as const, S: 5, D: 33 }, {
+  sample("elementwise/rows", { op: "add" as const, rows: 5, cols: 33 }, {
     op: "addRows",
     args: { rows: 5, cols: 33 },
   }, elementwiseRowsPlan),
-  sample("axpy/kernel", { a: 0.5, n: 1001 }, { op: "axpy", args: [1001] }, axpyPlan),
-  sample("axpy/inplace", { a: 0.5, n: 1001 }, { op: "axpy", args: [1001] }, axpyInplacePlan),
+  sample("axpy/kernel", { alpha: 0.5, n: 1001 }, { op: "axpy", args: [1001] }, axpyPlan),
+  sample("axpy/inplace", { alpha: 0.5, n: 1001 }, { op: "axpy", args: [1001] }, axpyInplacePlan),
   sample("activation/kernel", { kind: "relu2" as const, n: 129 }, { op: "relu2", args: [129] }, activationPlan),
   sample("activation/kernel", { kind: "silu" as const, n: 129 }, { op: "silu", args: [129] }, activationPlan),
   sample("activation/kernel", { kind: "elu" as const, n: 129 }, { op: "elu", args: [129] }, activationPlan),
   sample("activation/kernel", { kind: "tanh" as const, n: 129 }, { op: "tanh", args: [129] }, activationPlan),
   sample("softmax/kernel", { rows: 7, cols: 300 }, { op: "softmax", args: { rows: 7, cols: 300 } }, softmaxPlan),
-  sample("reduce/kernel", { op: "sum" as const, shape: [3, 5, 7], axis: 1 }, {
+  sample("reduce/kernel", { op: "sum" as const, shape: [3, 5, 7], dim: 1 }, {
     op: "sum",
     args: { shape: [3, 5, 7], axis: 1 },
   }, reducePlan),
-  sample("reduce/kernel", { op: "max" as const, shape: [3, 5, 7], axis: -1 }, {
+  sample("reduce/kernel", { op: "max" as const, shape: [3, 5, 7], dim: -1 }, {
     op: "max",
     args: { shape: [3, 5, 7], axis: -1 },
   }, reducePlan),
-  sample("reduce/kernel", { op: "mean" as const, shape: [6, 5], axis: 0 }, {
+  sample("reduce/kernel", { op: "mean" as const, shape: [6, 5], dim: 0 }, {
     op: "mean",
     args: { shape: [6, 5], axis: 0 },
   }, reducePlan),
@@ -70,11 +70,16 @@ const SAMPLES: Sample[] = [
     op: "permute",
     args: { shape: [2, 3, 4, 5], perm: [0, 2, 1, 3] },
   }, permutePlan),
-  sample("gather/kernel", { V: 10, D: 7, N: 13 }, {
+  sample("gather/kernel", { rows: 10, cols: 7, indexLength: 13 }, {
     op: "gather",
     args: { rows: 10, cols: 7, indices: 13 },
   }, gatherPlan),
-  sample("scatter/kernel", { N: 3, K: 20, D: 4 }, { op: "scatter", args: { rows: 3, cols: 4, k: 20 } }, scatterPlan),
+  sample(
+    "scatter/kernel",
+    { rows: 3, indexCols: 20, cols: 4 },
+    { op: "scatter", args: { rows: 3, cols: 4, k: 20 } },
+    scatterPlan,
+  ),
   sample("matmul/kernel", { M: 7, N: 5, K: 13 }, { op: "matMul", args: { m: 7, k: 13, n: 5 } }, matmulPlan),
   sample("matmul/tile64", { M: 7, N: 5, K: 13 }, { op: "matMul", args: { m: 7, k: 13, n: 5 } }, matmulPlan),
   sample("matvec/kernel", { N: 9, K: 33 }, { op: "matvec", args: { n: 9, k: 33 } }, matvecPlan),
@@ -116,13 +121,13 @@ Deno.test("bench map: no counterpart, an unknown key or a malformed shape is a r
   ok(reason("activation", "kernel", { kind: "gelu_tanh", n: 8 }).includes("no GELU"));
   ok(reason("activation", "kernel", { kind: "elu", n: 8, alpha: 0.5 }).includes("alpha 1 only"));
   ok(reason("activation", "kernel", { kind: "swish2", n: 8 }).includes('kind "swish2" has no peer mapping'));
-  ok(reason("rmsnorm", "kernel", { N: 4, D: 8, eps: 1e-6 }).includes("no RMSNorm"));
+  ok(reason("rmsnorm", "kernel", { rows: 4, cols: 8, eps: 1e-6 }).includes("no RMSNorm"));
   ok(reason("matvec", "q4g128", { N: 4, K: 128 }).includes("int4"));
   ok(reason("newop", "kernel", { n: 4 }).includes("no peer mapping for newop/kernel"));
   ok(reason("matmul", "kernel", { M: 4, N: 4 }).includes('"K" is not a positive integer (absent)'));
   ok(reason("matmul", "kernel", { M: 4, N: 4, K: "4" }).includes('"K" is not a positive integer ("4")'));
-  ok(reason("reduce", "kernel", { op: "sum", shape: [4, 4], axis: 2 }).includes('"axis" is not an axis'));
-  ok(reason("reduce", "kernel", { op: "prod", shape: [4], axis: 0 }).includes('reduce op "prod"'));
+  ok(reason("reduce", "kernel", { op: "sum", shape: [4, 4], dim: 2 }).includes('"dim" is not an axis'));
+  ok(reason("reduce", "kernel", { op: "prod", shape: [4], dim: 0 }).includes('reduce op "prod"'));
   ok(reason("permute", "kernel", { shape: [2, 3] }).includes('"dims"'));
   ok(reason("elementwise", "kernel", { op: "subtract", n: 4 }).includes('"subtract"'));
   ok(reason("softmax", "kernel", null).includes("not an object"));

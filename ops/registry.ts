@@ -26,6 +26,22 @@ import { BENCH as GATHER } from "./gather/bench.ts";
 import { BENCH as SCATTER } from "./scatter/bench.ts";
 import { BENCH as QUANTIZE } from "./quantize/bench.ts";
 import { BENCH as DEQUANTIZE } from "./dequantize/bench.ts";
+import { BENCH as CONV } from "./conv/bench.ts";
+import { BENCH as CONV_TRANSPOSE } from "./conv_transpose/bench.ts";
+import { BENCH as GROUP_NORM } from "./group_norm/bench.ts";
+import { BENCH as SNAKE } from "./snake/bench.ts";
+import { BENCH as MEL } from "./mel/bench.ts";
+import { BENCH as PAD } from "./pad/bench.ts";
+import { BENCH as STFT } from "./stft/bench.ts";
+import { BENCH as UPSAMPLE } from "./upsample/bench.ts";
+import { BENCH as ROPE } from "./rope/bench.ts";
+import { BENCH as ALIBI } from "./alibi/bench.ts";
+import { BENCH as POPE } from "./pope/bench.ts";
+import { BENCH as MOE } from "./moe/bench.ts";
+import { BENCH as CTC_DECODE } from "./ctc_decode/bench.ts";
+import { BENCH as ATTENTION } from "./attention/bench.ts";
+import { BENCH as FLASH_ATTENTION } from "./flash_attention/bench.ts";
+import { BENCH as GQA } from "./gqa/bench.ts";
 
 /** An op's directory name under `ops/` and its benchmark cases. */
 export interface RegisteredOp {
@@ -53,6 +69,22 @@ export const OPS: readonly RegisteredOp[] = [
   { name: "scatter", bench: SCATTER },
   { name: "quantize", bench: QUANTIZE },
   { name: "dequantize", bench: DEQUANTIZE },
+  { name: "conv", bench: CONV },
+  { name: "conv_transpose", bench: CONV_TRANSPOSE },
+  { name: "group_norm", bench: GROUP_NORM },
+  { name: "snake", bench: SNAKE },
+  { name: "mel", bench: MEL },
+  { name: "pad", bench: PAD },
+  { name: "stft", bench: STFT },
+  { name: "upsample", bench: UPSAMPLE },
+  { name: "rope", bench: ROPE },
+  { name: "alibi", bench: ALIBI },
+  { name: "pope", bench: POPE },
+  { name: "moe", bench: MOE },
+  { name: "ctc_decode", bench: CTC_DECODE },
+  { name: "attention", bench: ATTENTION },
+  { name: "flash_attention", bench: FLASH_ATTENTION },
+  { name: "gqa", bench: GQA },
 ];
 
 /** Every benchmark case of every op. */

@@ -6,6 +6,28 @@
  * @module
  */
 
+/** The largest WGSL `u32`, `2^32 - 1`: the bound of every size that reaches a kernel as a `u32`. */
+export const U32_MAX = 4294967295;
+
+/** The largest WGSL `i32`, `2^31 - 1`. */
+export const I32_MAX = 2147483647;
+
+/**
+ * Requires the arguments object itself, so a call without it (`softmax()`, `softmax(undefined)`)
+ * fails naming what is missing instead of with a TypeError from reading a property of undefined.
+ *
+ * @param op the op, for the message
+ * @param name what the object is (`args` or `shape`)
+ * @param value the value given
+ * @param fields the fields it should carry, for the message (e.g. `"{ x, rows, cols }"`)
+ * @throws Error naming the op and the fields expected
+ */
+export function requireArgs(op: string, name: string, value: unknown, fields: string): void {
+  if (value === null || typeof value !== "object") {
+    throw new Error(`${op}: ${name} must be an object ${fields}, got ${String(value)}`);
+  }
+}
+
 /**
  * Requires an integer in `[min, max]`.
  *
@@ -19,26 +41,22 @@
  */
 export function requireInt(op: string, name: string, value: unknown, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `in [${min}, ${max}]`;
-    throw new Error(`${op}: ${name} must be an integer ${range}, got ${String(value)}`);
+    throw new Error(`${op}: ${name} must be an integer ${describeRange(value, min, max)}, got ${String(value)}`);
   }
   return value;
 }
 
 /**
- * Requires a finite number (or any number, including infinities, when `finite` is false).
- *
- * @param op the op, for the message
- * @param name the argument
- * @param value the value given
- * @returns the value
- * @throws Error naming the argument
+ * The range a {@link requireInt} message states. A bound that is only a WGSL type's limit (u32, i32)
+ * is named when the value passes it, and left out otherwise: `rows: 0` reads "must be an integer
+ * >= 1", `rows: 2 ** 32` reads "must be an integer <= 4294967295 (the largest u32)".
  */
-export function requireNumber(op: string, name: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isFinite(value)) {
-    throw new Error(`${op}: ${name} must be a finite number, got ${String(value)}`);
-  }
-  return value;
+function describeRange(value: unknown, min: number, max: number): string {
+  const typeLimit = max === U32_MAX ? "u32" : max === I32_MAX ? "i32" : undefined;
+  if (max === Number.MAX_SAFE_INTEGER) return `>= ${min}`;
+  if (typeLimit === undefined) return `in [${min}, ${max}]`;
+  if (typeof value === "number" && value > max) return `<= ${max} (the largest ${typeLimit})`;
+  return `>= ${min}`;
 }
 
 /** The largest finite f32, `(2 - 2^-23) * 2^127`. */
@@ -108,7 +126,8 @@ export function requireArray(
 }
 
 /**
- * Requires a shape: an array of `minRank` to `maxRank` integer dimensions, each >= 0.
+ * Requires a shape: an array of `minRank` to `maxRank` integer dimensions, each in `[0, 2^32 - 1]`
+ * (a WGSL `u32`).
  *
  * @param op the op, for the message
  * @param name the argument
@@ -123,6 +142,6 @@ export function requireShape(op: string, name: string, value: unknown, minRank =
     const ranks = maxRank === Infinity ? `at least ${minRank}` : `${minRank} to ${maxRank}`;
     throw new Error(`${op}: ${name} must be an array of ${ranks} dimensions, got ${JSON.stringify(value)}`);
   }
-  value.forEach((d, i) => requireInt(op, `${name}[${i}]`, d, 0));
+  value.forEach((d, i) => requireInt(op, `${name}[${i}]`, d, 0, U32_MAX));
   return value.reduce((p: number, d: number) => p * d, 1);
 }

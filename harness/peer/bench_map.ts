@@ -13,15 +13,15 @@
  * | bench case | shape fields read | peer op |
  * | --- | --- | --- |
  * | `elementwise/kernel` | `n`, `op` (add when absent) | `add` / `mul` |
- * | `elementwise/rows` | `S`, `D`, `op` (add when absent) | `addRows` / `mulRows` |
+ * | `elementwise/rows` | `rows`, `cols`, `op` (add when absent) | `addRows` / `mulRows` |
  * | `axpy/kernel`, `axpy/inplace` | `n` | `axpy` (TF.js writes a new tensor either way) |
  * | `activation/kernel` | `kind`, `n`, `alpha` | `relu2` (relu, square), `silu`, `elu` (alpha 1 only), `tanh`; no GELU |
  * | `softmax/kernel` | `rows`, `cols` | `softmax` |
- * | `reduce/kernel` | `op`, `shape`, `axis` | `sum` / `max` / `min` / `mean` |
+ * | `reduce/kernel` | `op`, `shape`, `dim` | `sum` / `max` / `min` / `mean` |
  * | `transpose/kernel` | `rows`, `cols` | `transpose` |
  * | `permute/kernel` | `shape`, `dims` | `permute` (`tf.transpose(x, perm)`) |
- * | `gather/kernel` | `V`, `D`, `N` | `gather` |
- * | `scatter/kernel` | `N`, `K`, `D` | `scatter` (`tf.scatterND` into zeros, colliding updates summed) |
+ * | `gather/kernel` | `rows`, `cols`, `indexLength` | `gather` |
+ * | `scatter/kernel` | `rows`, `indexCols`, `cols` | `scatter` (`tf.scatterND` into zeros, colliding updates summed) |
  * | `matmul/kernel`, `matmul/tile64` | `M`, `N`, `K` | `matMul` |
  * | `matvec/kernel` | `N`, `K` | `matvec` (`tf.matMul`, `[N, K] × [K, 1]`) |
  *
@@ -94,7 +94,7 @@ export const BENCH_PEER_MAP: Readonly<Record<string, PeerMapping>> = {
   "elementwise/rows": (s) => {
     const op = elementwiseOp(s);
     if (op !== "add" && op !== "mul") return op;
-    return { op: op === "add" ? "addRows" : "mulRows", args: { rows: int(s, "S"), cols: int(s, "D") } };
+    return { op: op === "add" ? "addRows" : "mulRows", args: { rows: int(s, "rows"), cols: int(s, "cols") } };
   },
   "axpy/kernel": axpy,
   "axpy/inplace": axpy,
@@ -123,9 +123,9 @@ export const BENCH_PEER_MAP: Readonly<Record<string, PeerMapping>> = {
       return `reduce op ${JSON.stringify(op)} has no peer mapping`;
     }
     const shape = ints(s, "shape", 1);
-    const axis = s.axis;
+    const axis = s.dim;
     if (typeof axis !== "number" || !Number.isInteger(axis) || axis < -shape.length || axis >= shape.length) {
-      throw new ShapeError(`shape field "axis" is not an axis of [${shape}] (${JSON.stringify(axis) ?? "absent"})`);
+      throw new ShapeError(`shape field "dim" is not an axis of [${shape}] (${JSON.stringify(axis) ?? "absent"})`);
     }
     return { op, args: { shape, axis } };
   },
@@ -139,8 +139,14 @@ export const BENCH_PEER_MAP: Readonly<Record<string, PeerMapping>> = {
     // Our dims may count from the end; tf.transpose's perm may not.
     return { op: "permute", args: { shape, perm: dims.map((d: number) => d < 0 ? d + shape.length : d) } };
   },
-  "gather/kernel": (s) => ({ op: "gather", args: { rows: int(s, "V"), cols: int(s, "D"), indices: int(s, "N") } }),
-  "scatter/kernel": (s) => ({ op: "scatter", args: { rows: int(s, "N"), cols: int(s, "D"), k: int(s, "K") } }),
+  "gather/kernel": (s) => ({
+    op: "gather",
+    args: { rows: int(s, "rows"), cols: int(s, "cols"), indices: int(s, "indexLength") },
+  }),
+  "scatter/kernel": (s) => ({
+    op: "scatter",
+    args: { rows: int(s, "rows"), cols: int(s, "cols"), k: int(s, "indexCols") },
+  }),
   "matmul/kernel": gemm,
   "matmul/tile64": gemm,
   "matvec/kernel": (s) => ({ op: "matvec", args: { n: int(s, "N"), k: int(s, "K") } }),

@@ -10,7 +10,11 @@
  * - `elu`'s alpha is a scalar defaulting to 1.0, as torch.nn.ELU, rounded to f32 as torch rounds
  *   it to the tensor's dtype. Passing alpha to any other kind throws rather than being ignored.
  * - Nothing overflows for finite input: at x = ±1e4 silu, tanh and both gelus return their limits
- *   (the kernel only ever takes exp of a non-positive argument). Non-finite input is refused.
+ *   (the kernel only ever takes exp of a non-positive argument).
+ * - NaN and ±Infinity give what torch's formulas give (the table in `reference.ts`): NaN is passed
+ *   through from its bits, since WGSL lets a compiler assume no NaN reaches max() or clamp(), and
+ *   each function's IEEE arithmetic already gives torch's answer at ±Infinity (silu and the gelus
+ *   are NaN at -Infinity, as in torch).
  * - WGSL has no erf and its tanh is only as accurate as exp(x) - exp(-x) near 0, so the kernel
  *   carries its own: erfc with relative error below 1.2e-7, and tanh and elu through an expm1 that
  *   does not cancel near 0.
@@ -21,13 +25,10 @@
  *   written on vec4s without branches, so even gelu's erfc costs far less than moving its 8 bytes
  *   per element on a GPU.
  *
- * Measured on the H200, 2026-11-30, GPU timestamps, warm clocks (Deno 2.9.6 over Vulkan, median of
- * 10), as a share of the 4,520 GB/s bandwidth roofline, at 2^26 elements: relu2 0.1322 ms =
- * 4,060 GB/s (89.8%), silu 89.8%, elu 86.6%, tanh 86.6%, gelu 87.1%, gelu_tanh 89.4%; gelu at 2^24
- * 75.1%. The kernel this replaced (a switch on the kind for every vec4, four vec4s per invocation)
- * reached 83.7-85.8% at 2^26 and 71.2% at 2^24. With the switch outside the loop, four vec4s per
- * invocation gave 86.2-88.6% and eight 83.8-87.2%; of the kinds only elu and tanh were faster at four
- * (by 1.5 and 0.3 points).
+ * On the H200 the kernel reached 86.6-89.8% of the bandwidth roofline at 2^26 elements for every
+ * kind, before the NaN passthrough was added (not re-timed since); that and the alternatives it was
+ * measured against (a switch per vec4, four or eight vec4s per invocation) are in
+ * `harness/baselines/nvidia-h200-design.md` (activation).
  *
  * @module
  */
@@ -37,7 +38,13 @@ import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
-import { type ActivationArgs, type ActivationKind, validateActivation } from "./reference.ts";
+import {
+  type ActivationArgs,
+  type ActivationKind,
+  type ActivationShape,
+  validateActivation,
+  validateActivationShape,
+} from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
@@ -69,13 +76,27 @@ const BLOCK_ELEMENTS = 256 * 2 * 4;
  * @param shape the kind, the length `n`, and for `elu` alpha (default 1)
  * @param options kernel override
  * @returns the plan; bindings `x` (input) and `out` (output)
+ * @throws Error naming the argument, as {@link validateActivationShape}
+ *
+ * @example Resident tensors: upload once, submit plans, read back
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { activationPlan } from "@xpu/ops/ops/activation";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([-2, 3]));
+ * const out = gpu.alloc("f32", 2);
+ * await gpu.submit([activationPlan(gpu, { kind: "relu2", n: 2 }), [x, out]]);
+ * const y = await gpu.read(out); // [0, 9]
+ * gpu.destroy();
+ * ```
  */
 export function activationPlan(
   gpu: ResidentDevice,
-  shape: { kind: ActivationKind; n: number; alpha?: number },
+  shape: ActivationShape,
   options: KernelOptions = {},
 ): KernelPlan {
-  const { kind, n, alpha = 1 } = shape;
+  const alpha = validateActivationShape(shape);
+  const { kind, n } = shape;
   return {
     op: "activation",
     kernel: gpu.resolve(KERNELS, "kernel", options),
@@ -100,6 +121,15 @@ export function activationPlan(
  * @param args as {@link activation}
  * @param options kernel override
  * @returns the result
+ * @throws Error naming the argument, as {@link validateActivation}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, activationGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const y = await activationGpu(gpu, { kind: "silu", x: new Float32Array([0, Infinity, NaN]) }); // [0, Infinity, NaN]
+ * gpu.destroy();
+ * ```
  */
 export async function activationGpu(
   gpu: ResidentDevice,

@@ -15,51 +15,89 @@
  * Each value is computed in f64 and rounded to f32 once. `gelu` and `gelu_tanh` are different
  * functions, not one function and its shortcut: they differ by up to 4.73e-4, at x = 2.699.
  *
- * Refused: `alpha` for any kind but `elu` (it would be silently ignored), and NaN or infinite
- * elements of `x` (WGSL lets a compiler assume neither occurs, so a kernel's answer for them is
- * undefined).
+ * NaN and ±Infinity propagate as torch's formulas give them (torch 2.11's CPU and CUDA kernels
+ * compute the expressions in the table): NaN gives NaN for every kind; +Infinity gives +Infinity,
+ * except tanh (1); -Infinity gives 0 for relu2, -alpha for elu, -1 for tanh, and NaN for silu and
+ * both gelus, whose formulas multiply -Infinity by a factor that is exactly 0 there
+ * (`-inf / (1 + exp(inf))`, `-inf * 0.5 * (1 + erf(-inf))`).
+ *
+ * Refused: `alpha` for any kind but `elu` (it would be silently ignored), and an alpha that is not
+ * a finite f32.
  *
  * JavaScript has no erf, so this module defines {@link erf} and {@link erfc} to about 1e-15.
  *
  * @module
  */
 
-import { requireArray, requireNumber, requireOneOf } from "../validate.ts";
+import { requireArgs, requireArray, requireF32, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 
 /** The activation functions. */
 export const ACTIVATION_KINDS = ["relu2", "silu", "elu", "tanh", "gelu", "gelu_tanh"] as const;
 /** One of {@link ACTIVATION_KINDS}. */
 export type ActivationKind = typeof ACTIVATION_KINDS[number];
 
+/** The kind, length and scalar of an {@link activation} call: what a plan needs. */
+export interface ActivationShape {
+  /** Which function. */
+  kind: ActivationKind;
+  /** Elements of `x` (>= 0). */
+  n: number;
+  /** elu's alpha (default 1, as torch.nn.ELU), a finite f32; only for `elu`. */
+  alpha?: number;
+}
+
 /** Arguments of {@link activation}. */
 export interface ActivationArgs {
   /** Which function. */
   kind: ActivationKind;
-  /** The input; every element finite. */
+  /** The input; NaN and ±Infinity propagate as torch's formulas give them. */
   x: Float32Array;
   /** elu's alpha (default 1, as torch.nn.ELU), rounded to f32; only for `elu`. */
   alpha?: number;
 }
 
 /**
- * Validates {@link activation}'s arguments.
+ * Validates {@link activation}'s kind, length and alpha (what {@link ActivationShape} holds).
+ *
+ * @param shape the kind, the length and alpha
+ * @returns alpha as the kernel takes it (1 when absent)
+ * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateActivationShape } from "@xpu/ops/ops/activation";
+ * validateActivationShape({ kind: "elu", n: 1024, alpha: 0.5 }); // 0.5
+ * ```
+ */
+export function validateActivationShape(shape: ActivationShape): number {
+  const op = "activation";
+  requireArgs(op, "shape", shape, "{ kind, n, alpha? }");
+  requireOneOf(op, "kind", shape.kind, ACTIVATION_KINDS);
+  requireInt(op, "n", shape.n, 0, U32_MAX);
+  if (shape.alpha === undefined) return 1;
+  if (shape.kind !== "elu") throw new Error(`${op}: alpha applies only to kind "elu", not "${shape.kind}"`);
+  return requireF32(op, "alpha", shape.alpha);
+}
+
+/**
+ * Validates {@link activation}'s arguments: the kind and alpha, then `x`.
  *
  * @param args the arguments
+ * @returns alpha as the kernel takes it (1 when absent)
  * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateActivation } from "@xpu/ops/ops/activation";
+ * validateActivation({ kind: "gelu", x: new Float32Array([NaN, 1]) }); // 1: NaN propagates, as in torch
+ * ```
  */
-export function validateActivation(args: ActivationArgs): void {
+export function validateActivation(args: ActivationArgs): number {
   const op = "activation";
+  requireArgs(op, "args", args, "{ kind, x, alpha? }");
   requireOneOf(op, "kind", args.kind, ACTIVATION_KINDS);
   requireArray(op, "x", args.x, "Float32Array");
-  for (let i = 0; i < args.x.length; i++) {
-    if (!Number.isFinite(args.x[i])) throw new Error(`${op}: x must be finite, but x[${i}] is ${args.x[i]}`);
-  }
-  if (args.alpha === undefined) return;
-  if (args.kind !== "elu") throw new Error(`${op}: alpha applies only to kind "elu", not "${args.kind}"`);
-  requireNumber(op, "alpha", args.alpha);
-  if (!Number.isFinite(Math.fround(args.alpha))) {
-    throw new Error(`${op}: alpha must be finite in f32 (|alpha| <= 3.4028234663852886e38), got ${args.alpha}`);
-  }
+  return validateActivationShape({ kind: args.kind, n: args.x.length, alpha: args.alpha });
 }
 
 const TWO_OVER_SQRT_PI = 2 / Math.sqrt(Math.PI);
@@ -96,7 +134,7 @@ function erfcFraction(z: number): number {
  *
  * @example
  * ```ts
- * import { erf } from "./reference.ts";
+ * import { erf } from "@xpu/ops";
  * erf(1); // 0.8427007929497149
  * ```
  */
@@ -115,7 +153,7 @@ export function erf(z: number): number {
  *
  * @example
  * ```ts
- * import { erfc } from "./reference.ts";
+ * import { erfc } from "@xpu/ops";
  * erfc(3); // 2.209049699858544e-5
  * ```
  */
@@ -135,7 +173,7 @@ function sigmoid(v: number): number {
 function evaluate(kind: ActivationKind, v: number, alpha: number): number {
   switch (kind) {
     case "relu2":
-      return v > 0 ? v * v : 0;
+      return Math.max(v, 0) ** 2; // NaN stays NaN, as torch.relu
     case "silu":
       return v * sigmoid(v);
     case "elu":
@@ -159,13 +197,12 @@ function evaluate(kind: ActivationKind, v: number, alpha: number): number {
  *
  * @example
  * ```ts
- * import { activation } from "./reference.ts";
+ * import { activation } from "@xpu/ops";
  * activation({ kind: "relu2", x: new Float32Array([-1, 3]) }); // [0, 9]
  * activation({ kind: "elu", x: new Float32Array([-1]), alpha: 0.5 }); // [-0.31606027...]
  * ```
  */
 export function activation(args: ActivationArgs): Float32Array {
-  validateActivation(args);
-  const alpha = Math.fround(args.alpha ?? 1);
+  const alpha = Math.fround(validateActivation(args));
   return args.x.map((v) => evaluate(args.kind, v, alpha));
 }

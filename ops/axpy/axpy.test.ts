@@ -11,7 +11,7 @@ import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import { axpy, type AxpyArgs, axpyGpu, axpyInplaceGpu, axpyInplacePlan, axpyPlan, KERNELS } from "./mod.ts";
 
 interface GoldenCase {
-  a: number;
+  alpha: number;
   x: number[];
   y: number[];
   out: number[];
@@ -22,19 +22,19 @@ interface Golden {
 }
 const golden = () => loadGolden<Golden>(new URL("./goldens/axpy.json", import.meta.url));
 const f32 = (xs: number[]) => new Float32Array(xs);
-const argsOf = (c: GoldenCase): AxpyArgs => ({ a: c.a, x: f32(c.x), y: f32(c.y) });
+const argsOf = (c: GoldenCase): AxpyArgs => ({ alpha: c.alpha, x: f32(c.x), y: f32(c.y) });
 // Every result is the f32 nearest the exact y + a * x, on every side: agreement is exact.
 const exact = { atol: 0, rtol: 0 };
 
 // Inputs where rounding once and rounding twice disagree.
 const TENTH = Math.fround(0.1);
-const CANCELLING = { a: TENTH, x: f32([3]), y: f32([-Math.fround(0.3)]) };
-const MIDPOINT = { a: 11865889 * 2 ** -24, x: f32([11860678 * 2 ** -47]), y: f32([1]) };
+const CANCELLING = { alpha: TENTH, x: f32([3]), y: f32([-Math.fround(0.3)]) };
+const MIDPOINT = { alpha: 11865889 * 2 ** -24, x: f32([11860678 * 2 ** -47]), y: f32([1]) };
 
 Deno.test("axpy reference: hand-derived values", () => {
-  deepStrictEqual([...axpy({ a: 2, x: f32([1, 2, -0.5]), y: f32([10, 20, 1]) })], [12, 24, 0]);
-  deepStrictEqual([...axpy({ a: -0.5, x: f32([4]), y: f32([0.25]) })], [-1.75]);
-  deepStrictEqual([...axpy({ a: 1, x: f32([]), y: f32([]) })], []);
+  deepStrictEqual([...axpy({ alpha: 2, x: f32([1, 2, -0.5]), y: f32([10, 20, 1]) })], [12, 24, 0]);
+  deepStrictEqual([...axpy({ alpha: -0.5, x: f32([4]), y: f32([0.25]) })], [-1.75]);
+  deepStrictEqual([...axpy({ alpha: 1, x: f32([]), y: f32([]) })], []);
 });
 
 Deno.test("axpy reference: rounds once (f32(0.1) * 3 - f32(0.3) is -2^-27, not 0)", () => {
@@ -46,28 +46,34 @@ Deno.test("axpy reference: rounds once (f32(0.1) * 3 - f32(0.3) is -2^-27, not 0
 Deno.test("axpy reference: rounds once where the f64 sum lands on an f32 midpoint", () => {
   deepStrictEqual([...axpy(MIDPOINT)], [1 + 2 ** -23]);
   // a * x is exact in f64, but y + a * x rounds to 1 + 2^-24 there, and then to even: 1.
-  strictEqual(Math.fround(MIDPOINT.a * MIDPOINT.x[0] + 1), 1);
+  strictEqual(Math.fround(MIDPOINT.alpha * MIDPOINT.x[0] + 1), 1);
 });
 
-Deno.test("axpy reference: a is rounded to f32 first, as torch casts alpha", () => {
-  deepStrictEqual([...axpy({ ...CANCELLING, a: 0.1 })], [-(2 ** -27)]);
+Deno.test("axpy reference: alpha is rounded to f32 first, as torch casts alpha", () => {
+  deepStrictEqual([...axpy({ ...CANCELLING, alpha: 0.1 })], [-(2 ** -27)]);
   // With a kept in f64 the answer differs.
   notStrictEqual(Math.fround(0.1 * 3 - Math.fround(0.3)), -(2 ** -27));
 });
 
 Deno.test("axpy reference: bad input throws naming the argument", async () => {
   const x = f32([1, 2, 3]);
-  await assertThrowsMessage(() => axpy({ a: 1, x, y: f32([1, 2]) }), "y must have length x.length = 3");
-  await assertThrowsMessage(() => axpy({ a: NaN, x, y: x }), "a must be a finite number, got NaN");
-  await assertThrowsMessage(() => axpy({ a: Infinity, x, y: x }), "a must be a finite number");
-  await assertThrowsMessage(() => axpy({ a: 1e39, x, y: x }), "a must be finite in f32");
-  await assertThrowsMessage(() => axpy({ a: "2" as unknown as number, x, y: x }), "a must be a finite number");
+  await assertThrowsMessage(() => axpy({ alpha: 1, x, y: f32([1, 2]) }), "y must have length x.length = 3");
   await assertThrowsMessage(
-    () => axpy({ a: 1, x: [1, 2, 3] as unknown as Float32Array, y: x }),
+    () => axpy({ alpha: NaN, x, y: x }),
+    "alpha must be a finite f32 (|alpha| <= 3.4028234663852886e+38), got NaN",
+  );
+  await assertThrowsMessage(() => axpy({ alpha: Infinity, x, y: x }), "alpha must be a finite f32");
+  await assertThrowsMessage(
+    () => axpy({ alpha: 1e39, x, y: x }),
+    "axpy: alpha must be a finite f32 (|alpha| <= 3.4028234663852886e+38), got 1e+39",
+  );
+  await assertThrowsMessage(() => axpy({ alpha: "2" as unknown as number, x, y: x }), "alpha must be a finite f32");
+  await assertThrowsMessage(
+    () => axpy({ alpha: 1, x: [1, 2, 3] as unknown as Float32Array, y: x }),
     "x must be a Float32Array, got Array",
   );
   await assertThrowsMessage(
-    () => axpy({ a: 1, x, y: new Int32Array(3) as unknown as Float32Array }),
+    () => axpy({ alpha: 1, x, y: new Int32Array(3) as unknown as Float32Array }),
     "y must be a Float32Array, got Int32Array",
   );
 });
@@ -76,7 +82,9 @@ Deno.test(`axpy reference matches torch goldens`, async () => {
   const { meta, cases } = await golden();
   for (const c of cases) assertClose(axpy(argsOf(c)), f32(c.out), exact, `torch ${meta.torch} n=${c.x.length}`);
   // torch.add's own float32 answer where rounding once and twice disagree.
-  for (const c of meta.rounds_once) assertClose(axpy(argsOf(c)), f32(c.out), exact, `torch.add a=${c.a} x=${c.x[0]}`);
+  for (const c of meta.rounds_once) {
+    assertClose(axpy(argsOf(c)), f32(c.out), exact, `torch.add alpha=${c.alpha} x=${c.x[0]}`);
+  }
 });
 
 gpuTest("axpy GPU: both entry points match torch goldens", async (gpu) => {
@@ -96,13 +104,13 @@ gpuTest("axpy GPU: rounds once on this device, whether or not its fma() is fused
 
 gpuTest("axpy GPU: inplace binds y once, read_write, and updates resident y", async (gpu) => {
   const n = 300;
-  const plan = axpyInplacePlan(gpu, { a: 0.5, n });
+  const plan = axpyInplacePlan(gpu, { alpha: 0.5, n });
   deepStrictEqual(plan.bindings.map((b) => [b.name, b.role]), [["x", "input"], ["y", "inout"]]);
   const x = randomF32(n, 1), y0 = randomF32(n, 2);
   const xt = gpu.upload(x, "x"), yt = gpu.upload(y0, "y");
   try {
     await gpu.submit([plan, [xt, yt]], [plan, [xt, yt]]);
-    const twice = axpy({ a: 0.5, x, y: axpy({ a: 0.5, x, y: y0 }) });
+    const twice = axpy({ alpha: 0.5, x, y: axpy({ alpha: 0.5, x, y: y0 }) });
     assertClose(await gpu.read(yt), twice, exact, "y after two in-place updates");
   } finally {
     xt.buffer.destroy();
@@ -114,7 +122,7 @@ gpuTest("axpy GPU: one buffer bound as both y and out of kernel is rejected, not
   const x = gpu.upload(f32([1, 2, 3]), "x"), y = gpu.upload(f32([1, 1, 1]), "y");
   try {
     await assertThrowsMessage(
-      () => gpu.submit([axpyPlan(gpu, { a: 2, n: 3 }), [x, y, y]]),
+      () => gpu.submit([axpyPlan(gpu, { alpha: 2, n: 3 }), [x, y, y]]),
       "WebGPU rejected axpy/kernel",
     );
   } finally {
@@ -126,7 +134,7 @@ gpuTest("axpy GPU: one buffer bound as both y and out of kernel is rejected, not
 gpuTest("axpy GPU: plans use a 1-D grid of 4096-element blocks, capped, and state their cost", (gpu) => {
   const max = gpu.limits.maxComputeWorkgroupsPerDimension;
   for (const [n, groups] of [[0, 0], [1, 1], [4096, 1], [4097, 2], [2 ** 26, 2 ** 14], [2 ** 30, max]]) {
-    for (const plan of [axpyPlan(gpu, { a: 1, n }), axpyInplacePlan(gpu, { a: 1, n })]) {
+    for (const plan of [axpyPlan(gpu, { alpha: 1, n }), axpyInplacePlan(gpu, { alpha: 1, n })]) {
       deepStrictEqual([plan.workgroups, plan.cost], [groups, { bytes: 12 * n, flops: 2 * n }], `n=${n}`);
     }
   }
@@ -135,12 +143,15 @@ gpuTest("axpy GPU: plans use a 1-D grid of 4096-element blocks, capped, and stat
 gpuTest("axpy GPU: bad input throws before dispatch", async (gpu) => {
   const x = f32([1, 2, 3]);
   for (const fn of [axpyGpu, axpyInplaceGpu]) {
-    await assertThrowsMessage(() => fn(gpu, { a: 1, x, y: f32([1]) }), "y must have length x.length = 3");
-    await assertThrowsMessage(() => fn(gpu, { a: NaN, x, y: x }), "a must be a finite number");
-    await assertThrowsMessage(() => fn(gpu, { a: -1e39, x, y: x }), "a must be finite in f32");
+    await assertThrowsMessage(() => fn(gpu, { alpha: 1, x, y: f32([1]) }), "y must have length x.length = 3");
+    await assertThrowsMessage(() => fn(gpu, { alpha: NaN, x, y: x }), "alpha must be a finite f32");
+    await assertThrowsMessage(
+      () => fn(gpu, { alpha: -1e39, x, y: x }),
+      "axpy: alpha must be a finite f32 (|alpha| <= 3.4028234663852886e+38), got -1e+39",
+    );
   }
   await assertThrowsMessage(
-    () => axpyGpu(gpu, { a: 1, x, y: x }, { override: "inplace" }),
+    () => axpyGpu(gpu, { alpha: 1, x, y: x }, { override: "inplace" }),
     'override "inplace" is not a variant of entry point "kernel"',
   );
 });
@@ -151,14 +162,17 @@ gpuTest("axpy GPU: bad input throws before dispatch", async (gpu) => {
 // operands spread over 2^-40 .. 2^40, so exponents are far apart.
 const sizes = [1, 2, 3, 4, 255, 256, 257, 4096, 4099, 5001];
 function cases(): { label: string; args: AxpyArgs }[] {
-  const random = sizes.map((n) => ({ label: `n=${n}`, args: { a: 0.7, x: randomF32(n, n), y: randomF32(n, n + 1) } }));
+  const random = sizes.map((n) => ({
+    label: `n=${n}`,
+    args: { alpha: 0.7, x: randomF32(n, n), y: randomF32(n, n + 1) },
+  }));
   const x = randomF32(1000, 3);
-  const cancelling = { a: 0.3, x, y: x.map((v, i) => -Math.fround(0.3) * v * (1 + (i % 7) * 1e-7)) };
+  const cancelling = { alpha: 0.3, x, y: x.map((v, i) => -Math.fround(0.3) * v * (1 + (i % 7) * 1e-7)) };
   const wide = randomF32(1000, 4).map((v, i) => v * 2 ** ((i % 81) - 40));
   return [
     ...random,
     { label: "cancelling n=1000", args: cancelling },
-    { label: "wide exponents n=1000", args: { a: -3.5, x: wide, y: wide.slice().reverse() } },
+    { label: "wide exponents n=1000", args: { alpha: -3.5, x: wide, y: wide.slice().reverse() } },
   ];
 }
 checkAgainstReference("axpy", KERNELS, "kernel", cases(), axpy, axpyGpu, exact);
@@ -173,7 +187,7 @@ function twoWorkgroups(gpu: ResidentDevice): ResidentDevice {
 }
 const strideCases = [3, 4097, 5 * 4096 + 7, 8 * 4096].map((n) => ({
   label: `n=${n}`,
-  args: { a: -1.25, x: randomF32(n, n), y: randomF32(n, n + 1) },
+  args: { alpha: -1.25, x: randomF32(n, n), y: randomF32(n, n + 1) },
 }));
 checkAgainstReference(
   "axpy, grid-stride over 2 workgroups",
@@ -214,7 +228,7 @@ gpuTest("axpy GPU: the exact fallback, forced, rounds once on any device", async
   for (const [entry, makePlan] of Object.entries(ENTRY_PLANS)) {
     for (const device of [gpu, twoWorkgroups(gpu)]) {
       for (const { label, args } of [...forcedCases, { label: "cancelling", args: CANCELLING }]) {
-        const plan = withProbe(makePlan(device, { a: args.a, n: args.x.length }), 0);
+        const plan = withProbe(makePlan(device, { alpha: args.alpha, n: args.x.length }), 0);
         const [got] = await device.run(plan, [args.x, args.y]);
         assertClose(got, axpy(args), exact, `${entry} ${label} (${device.limits.maxComputeWorkgroupsPerDimension})`);
       }
@@ -226,10 +240,10 @@ gpuTest("axpy GPU: the fma() path, forced, rounds once or twice per element and 
   for (const [entry, makePlan] of Object.entries(ENTRY_PLANS)) {
     for (const device of [gpu, twoWorkgroups(gpu)]) {
       for (const { label, args } of forcedCases) {
-        const plan = withProbe(makePlan(device, { a: args.a, n: args.x.length }), 1);
+        const plan = withProbe(makePlan(device, { alpha: args.alpha, n: args.x.length }), 1);
         const [got] = await device.run(plan, [args.x, args.y]);
         const once = axpy(args);
-        const a = Math.fround(args.a);
+        const a = Math.fround(args.alpha);
         for (let i = 0; i < got.length; i++) {
           const twice = Math.fround(Math.fround(a * args.x[i]) + args.y[i]);
           ok(

@@ -22,7 +22,7 @@ export const BENCH: readonly BenchCase[] = [
     gpu: GPU_SIZES,
     quick: QUICK_SIZES,
     label: ({ n }) => `${n}`,
-    plan: (gpu, { n }, options) => axpyPlan(gpu, { a: A, n }, options),
+    plan: (gpu, { n }, options) => axpyPlan(gpu, { alpha: A, n }, options),
     inputs: ({ n }, seed) => [randomInput(n, seed), randomInput(n, seed + 1)],
   }),
   defineCase<{ n: number }>({
@@ -32,7 +32,7 @@ export const BENCH: readonly BenchCase[] = [
     gpu: GPU_SIZES,
     quick: QUICK_SIZES,
     label: ({ n }) => `${n}`,
-    plan: (gpu, { n }, options) => axpyInplacePlan(gpu, { a: A, n }, options),
+    plan: (gpu, { n }, options) => axpyInplacePlan(gpu, { alpha: A, n }, options),
     inputs: ({ n }, seed) => [randomInput(n, seed), randomInput(n, seed + 1)],
   }),
 ];

@@ -1,5 +1,5 @@
 /**
- * axpy: `out[i] = y[i] + a * x[i]` with a scalar `a`, as `torch.add(y, x, alpha=a)` (BLAS's
+ * axpy: `out[i] = y[i] + alpha * x[i]` with a scalar `alpha`, as `torch.add(y, x, alpha=alpha)` (BLAS's
  * saxpy). It exists because elementwise is same-shape only: `latent += dt * velocity` would
  * otherwise cost a buffer of copies of `dt` and a multiply, then an add.
  *
@@ -10,12 +10,12 @@
  *
  * Conventions, and why:
  * - Rounded once, like a fused multiply-add and like torch.add's vectorised CPU loop. At
- *   `a = f32(0.1)`, `x = 3`, `y = -f32(0.3)` the answer is -2^-27; multiply-then-add cancels to 0.
+ *   `alpha = f32(0.1)`, `x = 3`, `y = -f32(0.3)` the answer is -2^-27; multiply-then-add cancels to 0.
  *   WGSL does not promise that `fma()` rounds once (llvmpipe rounds twice), so the kernels check a
  *   known answer and, where `fma()` is not fused, compute the once-rounded result in integer
  *   arithmetic instead; see `wgsl/include/exact_fma.wgsl`. Subnormal results are exact on that path; where
  *   `fma()` is fused they are whatever the device's fma gives (some flush them to zero).
- * - `a` is rounded to f32 before use, as torch casts `alpha` to the tensors' dtype.
+ * - `alpha` is rounded to f32 before use, as torch casts it to the tensors' dtype.
  * - Nothing is broadcast: `x` and `y` have equal lengths.
  *
  * The kernels stream vec4s as elementwise's do (four per invocation, loads before stores,
@@ -31,7 +31,7 @@ import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
-import { type AxpyArgs, validateAxpy } from "./reference.ts";
+import { type AxpyArgs, type AxpyShape, validateAxpy, validateAxpyShape } from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
@@ -50,24 +50,39 @@ const FMA_PROBE = { probe_a: Math.fround(0.1), probe_x: 3, probe_y: -Math.fround
 /** Elements one workgroup moves per block: 256 invocations × 4 vec4s (`WG * PER * 4` in the WGSL). */
 const BLOCK_ELEMENTS = 256 * 4 * 4;
 
-function params(n: number, a: number): ArrayBuffer {
-  return packParams(PARAMS, { n, a, ...FMA_PROBE }, "axpy");
+function params(n: number, alpha: number): ArrayBuffer {
+  return packParams(PARAMS, { n, a: alpha, ...FMA_PROBE }, "axpy");
 }
 
 /**
  * Plans `axpy` on the GPU for arrays of length `n`.
  *
  * @param gpu the device
- * @param shape the scalar `a` and the length `n`
+ * @param shape the scalar `alpha` and the length `n`
  * @param options kernel override
  * @returns the plan; bindings `x`, `y` (inputs) and `out` (output)
+ * @throws Error naming the argument, as {@link validateAxpyShape}
+ *
+ * @example Resident tensors: upload once, submit plans, read back
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { axpyPlan } from "@xpu/ops/ops/axpy";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([1, 2]));
+ * const y = gpu.upload(new Float32Array([10, 20]));
+ * const out = gpu.alloc("f32", 2);
+ * await gpu.submit([axpyPlan(gpu, { alpha: 3, n: 2 }), [x, y, out]]);
+ * const z = await gpu.read(out); // [13, 26]
+ * gpu.destroy();
+ * ```
  */
 export function axpyPlan(
   gpu: ResidentDevice,
-  shape: { a: number; n: number },
+  shape: AxpyShape,
   options: KernelOptions = {},
 ): KernelPlan {
-  const { a, n } = shape;
+  validateAxpyShape(shape);
+  const { alpha, n } = shape;
   return {
     op: "axpy",
     kernel: gpu.resolve(KERNELS, "kernel", options),
@@ -76,7 +91,7 @@ export function axpyPlan(
       { name: "y", dtype: "f32", length: n, role: "input" },
       { name: "out", dtype: "f32", length: n, role: "output" },
     ],
-    params: params(n, a),
+    params: params(n, alpha),
     workgroups: streamWorkgroups(n, BLOCK_ELEMENTS, gpu.limits.maxComputeWorkgroupsPerDimension),
     cost: { bytes: 12 * n, flops: 2 * n },
   };
@@ -87,16 +102,31 @@ export function axpyPlan(
  * binding.
  *
  * @param gpu the device
- * @param shape the scalar `a` and the length `n`
+ * @param shape the scalar `alpha` and the length `n`
  * @param options kernel override
  * @returns the plan; bindings `x` (input) and `y` (inout)
+ * @throws Error naming the argument, as {@link validateAxpyShape}
+ *
+ * @example Resident tensors: y updated in place, step after step
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { axpyInplacePlan } from "@xpu/ops/ops/axpy";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([1, 2]));
+ * const y = gpu.upload(new Float32Array([10, 20]));
+ * const step = axpyInplacePlan(gpu, { alpha: 0.5, n: 2 });
+ * await gpu.submit([step, [x, y]], [step, [x, y]]);
+ * const z = await gpu.read(y); // [11, 22]
+ * gpu.destroy();
+ * ```
  */
 export function axpyInplacePlan(
   gpu: ResidentDevice,
-  shape: { a: number; n: number },
+  shape: AxpyShape,
   options: KernelOptions = {},
 ): KernelPlan {
-  const { a, n } = shape;
+  validateAxpyShape(shape);
+  const { alpha, n } = shape;
   return {
     op: "axpy",
     kernel: gpu.resolve(KERNELS, "inplace", options),
@@ -104,29 +134,38 @@ export function axpyInplacePlan(
       { name: "x", dtype: "f32", length: n, role: "input" },
       { name: "y", dtype: "f32", length: n, role: "inout" },
     ],
-    params: params(n, a),
+    params: params(n, alpha),
     workgroups: streamWorkgroups(n, BLOCK_ELEMENTS, gpu.limits.maxComputeWorkgroupsPerDimension),
     cost: { bytes: 12 * n, flops: 2 * n },
   };
 }
 
 /**
- * `y + a * x` on the GPU, into a new buffer.
+ * `y + alpha * x` on the GPU, into a new buffer.
  *
  * @param gpu the device
  * @param args as {@link axpy}
  * @param options kernel override
  * @returns the result
+ * @throws Error naming the argument, as {@link validateAxpy}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, axpyGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const z = await axpyGpu(gpu, { alpha: 2, x: new Float32Array([1, 2]), y: new Float32Array([10, 20]) }); // [12, 24]
+ * gpu.destroy();
+ * ```
  */
 export async function axpyGpu(gpu: ResidentDevice, args: AxpyArgs, options: KernelOptions = {}): Promise<Float32Array> {
   validateAxpy(args);
-  const plan = axpyPlan(gpu, { a: args.a, n: args.x.length }, options);
+  const plan = axpyPlan(gpu, { alpha: args.alpha, n: args.x.length }, options);
   const [out] = await gpu.run(plan, [args.x, args.y]);
   return out as Float32Array;
 }
 
 /**
- * `y += a * x` on the GPU, through the `inplace` entry point. The host array `args.y` is uploaded
+ * `y += alpha * x` on the GPU, through the `inplace` entry point. The host array `args.y` is uploaded
  * and left unchanged; the updated `y` is read back and returned. To keep `y` on the device, submit
  * {@link axpyInplacePlan} with resident tensors instead.
  *
@@ -134,6 +173,15 @@ export async function axpyGpu(gpu: ResidentDevice, args: AxpyArgs, options: Kern
  * @param args as {@link axpy}
  * @param options kernel override
  * @returns the new `y`
+ * @throws Error naming the argument, as {@link validateAxpy}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, axpyInplaceGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const z = await axpyInplaceGpu(gpu, { alpha: -1, x: new Float32Array([1]), y: new Float32Array([5]) }); // [4]
+ * gpu.destroy();
+ * ```
  */
 export async function axpyInplaceGpu(
   gpu: ResidentDevice,
@@ -141,7 +189,7 @@ export async function axpyInplaceGpu(
   options: KernelOptions = {},
 ): Promise<Float32Array> {
   validateAxpy(args);
-  const plan = axpyInplacePlan(gpu, { a: args.a, n: args.x.length }, options);
+  const plan = axpyInplacePlan(gpu, { alpha: args.alpha, n: args.x.length }, options);
   const [y] = await gpu.run(plan, [args.x, args.y]);
   return y as Float32Array;
 }

@@ -28,20 +28,20 @@ const exact = { atol: 0, rtol: 0 };
 function randomWeight(N: number, K: number, seed: number): DequantTransposeArgs {
   const next = seededRandom(seed);
   const weight = Uint32Array.from({ length: N * Math.ceil(K / 4) }, () => Math.floor(next() * 2 ** 32));
-  return { weight, scale: randomF32(N, seed + 1, 0.001, 0.02), N, K };
+  return { weight, scales: randomF32(N, seed + 1, 0.001, 0.02), N, K };
 }
 
-Deno.test("dequantTranspose reference: out is [K, N], out[k, n] = code[n, k] * scale[n]", () => {
+Deno.test("dequantTranspose reference: out is [K, N], out[k, n] = code[n, k] * scales[n]", () => {
   // Rows [1, 2, 3] scaled by 0.5 and [-1, 0, 4] scaled by 2.
-  const args = { weight: packQ8(new Int32Array([1, 2, 3, -1, 0, 4]), 2, 3), scale: f32([0.5, 2]), N: 2, K: 3 };
+  const args = { weight: packQ8(new Int32Array([1, 2, 3, -1, 0, 4]), 2, 3), scales: f32([0.5, 2]), N: 2, K: 3 };
   deepStrictEqual([...dequantTranspose(args)], [0.5, -2, 1, 0, 1.5, 8]);
   // Left in the weight's own [N, K] order it would read [0.5, 1, 1.5, -2, 0, 8].
 });
 
 Deno.test("dequantTranspose reference: bytes least-significant first, two's complement; padding ignored", () => {
-  const column = dequantTranspose({ weight: u32([0x80ff7f01]), scale: f32([1]), N: 1, K: 4 });
+  const column = dequantTranspose({ weight: u32([0x80ff7f01]), scales: f32([1]), N: 1, K: 4 });
   deepStrictEqual([...column], [1, 127, -1, -128]); // MSB first would give [-128, -1, 127, 1]
-  const padded = { scale: f32([1]), N: 1, K: 5 };
+  const padded = { scales: f32([1]), N: 1, K: 5 };
   deepStrictEqual(
     dequantTranspose({ ...padded, weight: u32([0x04030201, 0xffffff05]) }),
     dequantTranspose({ ...padded, weight: u32([0x04030201, 0x00000005]) }),
@@ -53,7 +53,7 @@ Deno.test("dequantTranspose reference: the result is matmul's b, so matmul(a, it
   const weight = randomWeight(N, K, 1);
   const a = randomF32(M * K, 2);
   const dense = dequantTranspose(weight);
-  const direct = matmulQ8({ a, weight: weight.weight, scale: weight.scale, M, N, K });
+  const direct = matmulQ8({ a, weight: weight.weight, scales: weight.scales, M, N, K });
   // Only the f32 rounding of each weight differs: |diff| <= 2^-24 sum |a| |w| <= 2^-24 * 7 * 128 * 0.02.
   const tol = { atol: 2 ** -24 * 7 * 128 * 0.02, rtol: 2 ** -23 };
   assertClose(matmul({ a, b: dense, M, N, K }), direct, tol, "matmul of the f32 weight");
@@ -64,40 +64,40 @@ Deno.test("dequantTranspose reference: the result is matmul's b, so matmul(a, it
 
 Deno.test("dequantTranspose reference: bad input throws naming the argument", async () => {
   const weight = u32([1, 2]);
-  const scale = f32([1, 1]);
+  const scales = f32([1, 1]);
   await assertThrowsMessage(
-    () => dequantTranspose({ weight, scale, N: 2, K: 5 }),
+    () => dequantTranspose({ weight, scales, N: 2, K: 5 }),
     "dequantTranspose: weight must have length N * ceil(K / 4) = 4, got 2",
   );
   await assertThrowsMessage(
-    () => dequantTranspose({ weight, scale: f32([1]), N: 2, K: 4 }),
-    "scale must have length N = 2",
+    () => dequantTranspose({ weight, scales: f32([1]), N: 2, K: 4 }),
+    "scales must have length N = 2",
   );
-  await assertThrowsMessage(() => dequantTranspose({ weight, scale, N: 0, K: 4 }), "N must be an integer >= 1, got 0");
+  await assertThrowsMessage(() => dequantTranspose({ weight, scales, N: 0, K: 4 }), "N must be an integer >= 1, got 0");
   await assertThrowsMessage(
-    () => dequantTranspose({ weight, scale, N: 2, K: -4 }),
+    () => dequantTranspose({ weight, scales, N: 2, K: -4 }),
     "K must be an integer >= 1, got -4",
   );
-  await assertThrowsMessage(() => dequantTranspose({ weight, scale, N: 2, K: 3.5 }), "K must be an integer >= 1");
+  await assertThrowsMessage(() => dequantTranspose({ weight, scales, N: 2, K: 3.5 }), "K must be an integer >= 1");
   await assertThrowsMessage(
-    () => dequantTranspose({ weight: new Int32Array(2) as unknown as Uint32Array, scale, N: 2, K: 4 }),
+    () => dequantTranspose({ weight: new Int32Array(2) as unknown as Uint32Array, scales, N: 2, K: 4 }),
     "weight must be a Uint32Array, got Int32Array",
   );
 });
 
 gpuTest("dequantTranspose GPU: bad input throws before dispatch", async (gpu) => {
   const weight = u32([1, 2]);
-  const scale = f32([1, 1]);
+  const scales = f32([1, 1]);
   await assertThrowsMessage(
-    () => dequantTransposeGpu(gpu, { weight, scale, N: 2, K: 5 }),
+    () => dequantTransposeGpu(gpu, { weight, scales, N: 2, K: 5 }),
     "dequantTranspose: weight must have length N * ceil(K / 4) = 4, got 2",
   );
   await assertThrowsMessage(
-    () => dequantTransposeGpu(gpu, { weight, scale, N: 2.5, K: 4 }),
+    () => dequantTransposeGpu(gpu, { weight, scales, N: 2.5, K: 4 }),
     "N must be an integer >= 1",
   );
   await assertThrowsMessage(
-    () => dequantTransposeGpu(gpu, { weight, scale, N: 2, K: 4 }, { override: "kernel.amd" }),
+    () => dequantTransposeGpu(gpu, { weight, scales, N: 2, K: 4 }, { override: "kernel.amd" }),
     'override "kernel.amd" is not a variant of entry point "kernel"',
   );
 });
@@ -109,11 +109,12 @@ gpuTest(
     // units), and a 33 x 32 weight is only 264 words but its f32 output is 4,224 bytes.
     const small = gpu.withLimits({ maxStorageBufferBindingSize: 4096 });
     await assertThrowsMessage(
-      () => dequantTransposeGpu(small, { weight: new Uint32Array(1025), scale: new Float32Array(1025), N: 1025, K: 1 }),
+      () =>
+        dequantTransposeGpu(small, { weight: new Uint32Array(1025), scales: new Float32Array(1025), N: 1025, K: 1 }),
       "dequantTranspose/kernel: binding 0 (weight) needs maxStorageBufferBindingSize >= 4112, but this device allows 4096",
     );
     await assertThrowsMessage(
-      () => dequantTransposeGpu(small, { weight: new Uint32Array(264), scale: new Float32Array(33), N: 33, K: 32 }),
+      () => dequantTransposeGpu(small, { weight: new Uint32Array(264), scales: new Float32Array(33), N: 33, K: 32 }),
       "binding 2 (out) needs maxStorageBufferBindingSize >= 4224",
     );
   },
@@ -154,10 +155,10 @@ checkAgainstReference(
 /** What goldens/gen.py writes; `out` keeps every `stride`-th element of the [K, N] result. */
 interface Golden {
   meta: { torch: string };
-  cases: { label: string; N: number; K: number; weight: number[]; scale: number[]; stride: number; out: number[] }[];
+  cases: { label: string; N: number; K: number; weight: number[]; scales: number[]; stride: number; out: number[] }[];
 }
 const loadDequantGolden = () => loadGolden<Golden>(new URL("./goldens/dequant_transpose.json", import.meta.url));
-const goldenArgs = (c: Golden["cases"][number]) => ({ weight: u32(c.weight), scale: f32(c.scale), N: c.N, K: c.K });
+const goldenArgs = (c: Golden["cases"][number]) => ({ weight: u32(c.weight), scales: f32(c.scales), N: c.N, K: c.K });
 const strided = (xs: Float32Array, stride: number) => xs.filter((_, i) => i % stride === 0);
 
 Deno.test("dequantTranspose reference matches the torch goldens", async () => {

@@ -15,8 +15,8 @@ interface GoldenCase {
   M: number;
   N: number;
   acc: number[];
-  a_scale: number[];
-  w_scale: number[];
+  aScales: number[];
+  wScales: number[];
   out: number[];
   out_f32: number[];
 }
@@ -28,8 +28,8 @@ const golden = () => loadGolden<Golden>(new URL("./goldens/dequantize.json", imp
 const f32 = (xs: number[]) => new Float32Array(xs);
 const argsOf = (c: GoldenCase): DequantizeArgs => ({
   acc: new Int32Array(c.acc),
-  aScale: f32(c.a_scale),
-  wScale: f32(c.w_scale),
+  aScales: f32(c.aScales),
+  wScales: f32(c.wScales),
   M: c.M,
   N: c.N,
 });
@@ -43,18 +43,18 @@ const SENTINEL = 12345;
 const versusExact = { atol: 0, rtol: 2.5e-7 };
 
 Deno.test("dequantize reference: both scales are applied", () => {
-  const args = { acc: new Int32Array([10, -4, 6, 0]), aScale: f32([0.5, 2]), wScale: f32([0.25, 2]), M: 2, N: 2 };
+  const args = { acc: new Int32Array([10, -4, 6, 0]), aScales: f32([0.5, 2]), wScales: f32([0.25, 2]), M: 2, N: 2 };
   const both = [...dequantize(args)];
   deepStrictEqual(both, [1.25, -4, 3, 0]);
   // Applying only one of them gives something else.
   const ones = f32([1, 1]);
-  deepStrictEqual([...dequantize({ ...args, wScale: ones })], [5, -2, 12, 0]);
-  deepStrictEqual([...dequantize({ ...args, aScale: ones })], [2.5, -8, 1.5, 0]);
+  deepStrictEqual([...dequantize({ ...args, wScales: ones })], [5, -2, 12, 0]);
+  deepStrictEqual([...dequantize({ ...args, aScales: ones })], [2.5, -8, 1.5, 0]);
 });
 
-Deno.test("dequantize reference: (acc * aScale) * wScale, left to right, each product rounded", () => {
+Deno.test("dequantize reference: (acc * aScales) * wScales, left to right, each product rounded", () => {
   const a = Math.fround(0.01), w = Math.fround(0.03);
-  const [out] = dequantize({ acc: new Int32Array([1001]), aScale: f32([a]), wScale: f32([w]), M: 1, N: 1 });
+  const [out] = dequantize({ acc: new Int32Array([1001]), aScales: f32([a]), wScales: f32([w]), M: 1, N: 1 });
   strictEqual(out, 0.3003000020980835);
   strictEqual(out, Math.fround(Math.fround(1001 * a) * w));
   // The scales multiplied first give a different f32.
@@ -63,7 +63,7 @@ Deno.test("dequantize reference: (acc * aScale) * wScale, left to right, each pr
 
 Deno.test("dequantize reference: acc is rounded to the nearest f32, ties to even", () => {
   const acc = new Int32Array([16777217, 16777219, -16777219, 2147483647, -2147483648, 33554435]);
-  const out = dequantize({ acc, aScale: f32([1]), wScale: new Float32Array(6).fill(1), M: 1, N: 6 });
+  const out = dequantize({ acc, aScales: f32([1]), wScales: new Float32Array(6).fill(1), M: 1, N: 6 });
   deepStrictEqual([...out], [16777216, 16777220, -16777220, 2147483648, -2147483648, 33554436]);
   // 16777219 lies between the f32 values 16777218 and 16777220; rounding toward zero, which WGSL's
   // f32(i32) is allowed to do, gives the other one.
@@ -72,33 +72,45 @@ Deno.test("dequantize reference: acc is rounded to the nearest f32, ties to even
 });
 
 Deno.test("dequantize reference: bad input throws naming the argument", async () => {
-  const acc = new Int32Array(6), aScale = f32([1, 1]), wScale = f32([1, 1, 1]);
+  const acc = new Int32Array(6), aScales = f32([1, 1]), wScales = f32([1, 1, 1]);
   await assertThrowsMessage(
-    () => dequantize({ acc, aScale, wScale, M: 3, N: 2 }),
-    "aScale must have length M = 3, got 2",
+    () => dequantize({ acc, aScales, wScales, M: 3, N: 2 }),
+    "aScales must have length M = 3, got 2",
   );
   await assertThrowsMessage(
-    () => dequantize({ acc, aScale, wScale: f32([1]), M: 2, N: 3 }),
-    "wScale must have length N = 3",
+    () => dequantize({ acc, aScales, wScales: f32([1]), M: 2, N: 3 }),
+    "wScales must have length N = 3",
   );
   await assertThrowsMessage(
-    () => dequantize({ acc: new Int32Array(5), aScale, wScale, M: 2, N: 3 }),
+    () => dequantize({ acc: new Int32Array(5), aScales, wScales, M: 2, N: 3 }),
     "acc must have length M * N = 6, got 5",
   );
-  await assertThrowsMessage(() => dequantize({ acc, aScale, wScale, M: 0, N: 3 }), "M must be an integer >= 1, got 0");
-  await assertThrowsMessage(() => dequantize({ acc, aScale, wScale, M: 2, N: 2.5 }), "N must be an integer >= 1");
   await assertThrowsMessage(
-    () => dequantize({ acc: new Float32Array(6) as unknown as Int32Array, aScale, wScale, M: 2, N: 3 }),
+    () => dequantize({ acc, aScales, wScales, M: 0, N: 3 }),
+    "M must be an integer >= 1, got 0",
+  );
+  await assertThrowsMessage(() => dequantize({ acc, aScales, wScales, M: 2, N: 2.5 }), "N must be an integer >= 1");
+  await assertThrowsMessage(
+    () => dequantize({ acc: new Float32Array(6) as unknown as Int32Array, aScales, wScales, M: 2, N: 3 }),
     /acc must be an? Int32Array, got Float32Array/,
   );
-  await assertThrowsMessage(
-    () => dequantize({ acc, aScale: f32([1, NaN]), wScale, M: 2, N: 3 }),
-    "aScale must be finite, but aScale[1] is NaN",
-  );
-  await assertThrowsMessage(
-    () => dequantize({ acc, aScale, wScale: f32([1, 1, -Infinity]), M: 2, N: 3 }),
-    "wScale must be finite, but wScale[2] is -Infinity",
-  );
+});
+
+// torch's acc.float() * a_scales[:, None] * w_scales[None, :] at non-finite scales, by IEEE rules:
+// row 0 (a scale of NaN) is NaN throughout; row 1 meets w_scales [Infinity, -Infinity, 2] with
+// accumulators [0, 5, -3] and a scale of 2: 0 * 2 * Infinity = NaN, 10 * -Infinity = -Infinity,
+// -6 * 2 = -12. Refusing them is the alternative.
+const NON_FINITE = {
+  acc: new Int32Array([7, 1, 1, 0, 5, -3]),
+  aScales: f32([NaN, 2]),
+  wScales: f32([Infinity, -Infinity, 2]),
+  M: 2,
+  N: 3,
+};
+const NON_FINITE_OUT = [NaN, NaN, NaN, NaN, -Infinity, -12];
+
+Deno.test("dequantize reference: NaN and ±Infinity scales propagate as torch's expression gives", () => {
+  assertClose(dequantize(NON_FINITE), NON_FINITE_OUT, { atol: 0, rtol: 0 }, "non-finite scales");
 });
 
 Deno.test("dequantize reference matches torch goldens", async () => {
@@ -150,7 +162,7 @@ gpuTest(
       const plan = dequantizePlan(gpu, args, { override: "kernel.nvidia" });
       const total = args.M * args.N;
       for (const workgroups of [[1, 1, 1], [2, 2, 1], [9, 1, 1]] as const) {
-        const tensors = [gpu.upload(args.acc), gpu.upload(args.aScale), gpu.upload(args.wScale)];
+        const tensors = [gpu.upload(args.acc), gpu.upload(args.aScales), gpu.upload(args.wScales)];
         const out = gpu.upload(new Float32Array(total + 64).fill(SENTINEL), "out");
         try {
           await gpu.submit([{ ...plan, workgroups }, [...tensors, out]]);
@@ -165,22 +177,25 @@ gpuTest(
   },
 );
 
+gpuTest("dequantize GPU: NaN and ±Infinity scales propagate as torch's expression gives", async (gpu) => {
+  for (const variant of Object.keys(KERNELS)) {
+    const out = await dequantizeGpu(gpu, NON_FINITE, { override: variant });
+    assertClose(out, NON_FINITE_OUT, { atol: 0, rtol: 0 }, variant);
+  }
+});
+
 gpuTest("dequantize GPU: bad input throws before dispatch", async (gpu) => {
-  const acc = new Int32Array(6), aScale = f32([1, 1]), wScale = f32([1, 1, 1]);
+  const acc = new Int32Array(6), aScales = f32([1, 1]), wScales = f32([1, 1, 1]);
   await assertThrowsMessage(
-    () => dequantizeGpu(gpu, { acc, aScale, wScale, M: 3, N: 2 }),
-    "aScale must have length M = 3",
+    () => dequantizeGpu(gpu, { acc, aScales, wScales, M: 3, N: 2 }),
+    "aScales must have length M = 3",
   );
   await assertThrowsMessage(
-    () => dequantizeGpu(gpu, { acc, aScale, wScale, M: -1, N: 3 }),
+    () => dequantizeGpu(gpu, { acc, aScales, wScales, M: -1, N: 3 }),
     "M must be an integer >= 1",
   );
   await assertThrowsMessage(
-    () => dequantizeGpu(gpu, { acc, aScale: f32([Infinity, 1]), wScale, M: 2, N: 3 }),
-    "aScale must be finite",
-  );
-  await assertThrowsMessage(
-    () => dequantizeGpu(gpu, { acc, aScale, wScale, M: 2, N: 3 }, { override: "kernel.soc" }),
+    () => dequantizeGpu(gpu, { acc, aScales, wScales, M: 2, N: 3 }, { override: "kernel.soc" }),
     'override "kernel.soc" is not a variant of entry point "kernel"',
   );
 });
@@ -201,7 +216,7 @@ function cases(): { label: string; args: DequantizeArgs }[] {
     const label = `M=${M} N=${N}`;
     return {
       label,
-      args: { acc, aScale: randomF32(M, M, 1e-4, 1e-2), wScale: randomF32(N, N + 1, -1e-2, 1e-2), M, N },
+      args: { acc, aScales: randomF32(M, M, 1e-4, 1e-2), wScales: randomF32(N, N + 1, -1e-2, 1e-2), M, N },
     };
   });
 }

@@ -1,13 +1,13 @@
 /**
  * dequantize: int32 accumulators of an int8 GEMM back to f32, applying both the activation scale
  * (per row) and the weight scale (per output channel) — `dequantize`, entry point `kernel`.
- * Matches `acc.float() * a_scale[:, None] * w_scale[None, :]` in torch on float32, bit for bit.
+ * Matches `acc.float() * a_scales[:, None] * w_scales[None, :]` in torch on float32, bit for bit.
  *
  * Conventions, and why:
  * - Both scales are applied. A GEMM of quantize's codes carries the activation row's scale and
  *   the weight row's scale; dropping either gives a result off by a whole scale factor, and a test
  *   shows each single-scale result differs.
- * - Left to right, each product rounded to f32: `(acc * aScale[m]) * wScale[n]`, the order the
+ * - Left to right, each product rounded to f32: `(acc * aScales[m]) * wScales[n]`, the order the
  *   torch expression above evaluates in. Multiplying the scales first rounds differently (an
  *   example is pinned in the tests), and rounding once from the exact product would need more
  *   than f32 on the GPU; against the exact product this is within three f32 roundings (2^-22
@@ -15,6 +15,11 @@
  * - `acc` is converted to the nearest f32, ties to even, as torch's conversion does. WGSL leaves
  *   the direction of that rounding unspecified above 2^24, so the kernel converts two exact halves
  *   and lets one correctly rounded addition round.
+ * - NaN and ±Infinity in the scales propagate, as in that torch expression (0 * Infinity is NaN);
+ *   they are plain IEEE products here, checked on the adapter the tests run on.
+ *
+ * Refused, with an error naming the argument: M or N that is not an integer >= 1, and arrays of
+ * the wrong type or length.
  *
  * The portable kernel takes one element per invocation, its grid folded past 65,535 workgroups. On
  * NVIDIA, `kernel.nvidia` is resolved instead, tuned for bandwidth: `acc` and the output stream as
@@ -31,7 +36,7 @@ import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
-import { type DequantizeArgs, validateDequantize } from "./reference.ts";
+import { type DequantizeArgs, type DequantizeShape, validateDequantize, validateDequantizeShape } from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
@@ -55,13 +60,29 @@ function workgroupsOf(variant: string, total: number, maxPerDimension: number): 
  * @param gpu the device
  * @param shape `M` rows of `N`
  * @param options kernel override
- * @returns the plan; bindings `acc`, `aScale`, `wScale` (inputs) and `out` (output)
+ * @returns the plan; bindings `acc`, `aScales`, `wScales` (inputs) and `out` (output)
+ * @throws Error naming the argument, as {@link validateDequantizeShape}
+ *
+ * @example Resident tensors: upload once, submit plans, read back
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { dequantizePlan } from "@xpu/ops/ops/dequantize";
+ * const gpu = await acquireDevice();
+ * const acc = gpu.upload(new Int32Array([10, -4]));
+ * const aScales = gpu.upload(new Float32Array([0.5]));
+ * const wScales = gpu.upload(new Float32Array([0.25, 2]));
+ * const out = gpu.alloc("f32", 2);
+ * await gpu.submit([dequantizePlan(gpu, { M: 1, N: 2 }), [acc, aScales, wScales, out]]);
+ * const y = await gpu.read(out); // [1.25, -4]
+ * gpu.destroy();
+ * ```
  */
 export function dequantizePlan(
   gpu: ResidentDevice,
-  shape: { M: number; N: number },
+  shape: DequantizeShape,
   options: KernelOptions = {},
 ): KernelPlan {
+  validateDequantizeShape(shape);
   const { M, N } = shape;
   const total = M * N;
   const kernel = gpu.resolve(KERNELS, "kernel", options);
@@ -70,8 +91,8 @@ export function dequantizePlan(
     kernel,
     bindings: [
       { name: "acc", dtype: "i32", length: total, role: "input" },
-      { name: "aScale", dtype: "f32", length: M, role: "input" },
-      { name: "wScale", dtype: "f32", length: N, role: "input" },
+      { name: "aScales", dtype: "f32", length: M, role: "input" },
+      { name: "wScales", dtype: "f32", length: N, role: "input" },
       { name: "out", dtype: "f32", length: total, role: "output" },
     ],
     params: packParams(
@@ -91,6 +112,17 @@ export function dequantizePlan(
  * @param args as {@link dequantize}
  * @param options kernel override
  * @returns the result `[M, N]`
+ * @throws Error naming the argument, as {@link validateDequantize}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, dequantizeGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const acc = new Int32Array([3, 0]);
+ * const y = await dequantizeGpu(gpu, { acc, aScales: new Float32Array([2]), wScales: new Float32Array([1, Infinity]), M: 1, N: 2 });
+ * // [6, NaN]: 0 * Infinity, as torch
+ * gpu.destroy();
+ * ```
  */
 export async function dequantizeGpu(
   gpu: ResidentDevice,
@@ -99,6 +131,6 @@ export async function dequantizeGpu(
 ): Promise<Float32Array> {
   validateDequantize(args);
   const plan = dequantizePlan(gpu, args, options);
-  const [out] = await gpu.run(plan, [args.acc, args.aScale, args.wScale]);
+  const [out] = await gpu.run(plan, [args.acc, args.aScales, args.wScales]);
   return out as Float32Array;
 }

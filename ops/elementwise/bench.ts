@@ -20,14 +20,14 @@ export const BENCH: readonly BenchCase[] = [
     plan: (gpu, { n }, options) => elementwisePlan(gpu, { op: "add", n }, options),
     inputs: ({ n }, seed) => [randomInput(n, seed), randomInput(n, seed + 1)],
   }),
-  defineCase<{ S: number; D: number }>({
+  defineCase<{ rows: number; cols: number }>({
     op: "elementwise",
     entry: "rows",
     sources: KERNELS,
-    gpu: [{ S: 1024, D: 4096 }, { S: 16384, D: 4096 }],
-    quick: [{ S: 64, D: 256 }, { S: 1024, D: 1024 }],
-    label: ({ S, D }) => `${S}x${D}`,
-    plan: (gpu, { S, D }, options) => elementwiseRowsPlan(gpu, { op: "add", S, D }, options),
-    inputs: ({ S, D }, seed) => [randomInput(S * D, seed), randomInput(D, seed + 1)],
+    gpu: [{ rows: 1024, cols: 4096 }, { rows: 16384, cols: 4096 }],
+    quick: [{ rows: 64, cols: 256 }, { rows: 1024, cols: 1024 }],
+    label: ({ rows, cols }) => `${rows}x${cols}`,
+    plan: (gpu, { rows, cols }, options) => elementwiseRowsPlan(gpu, { op: "add", rows, cols }, options),
+    inputs: ({ rows, cols }, seed) => [randomInput(rows * cols, seed), randomInput(cols, seed + 1)],
   }),
 ];

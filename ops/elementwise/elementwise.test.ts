@@ -21,7 +21,7 @@ import type { ResidentDevice } from "../../harness/device.ts";
 
 interface Golden {
   meta: { torch: string; rows_alignment: Record<string, number[]> };
-  cases: { entry: string; op: ElementwiseOp; S?: number; D?: number; a: number[]; b: number[]; out: number[] }[];
+  cases: { entry: string; op: ElementwiseOp; rows?: number; cols?: number; a: number[]; b: number[]; out: number[] }[];
 }
 const golden = await loadGolden<Golden>(new URL("./goldens/elementwise.json", import.meta.url));
 const f32 = (xs: number[]) => new Float32Array(xs);
@@ -36,7 +36,7 @@ Deno.test("elementwise reference: hand-derived values", () => {
 
 Deno.test("elementwiseRows reference: b aligns from the right (torch a + c, not a + c.unsqueeze(1))", () => {
   const { a, c, a_plus_c, a_plus_c_unsqueeze1 } = golden.meta.rows_alignment;
-  const got = [...elementwiseRows({ op: "add", a: f32(a), b: f32(c), S: 3, D: 3 })];
+  const got = [...elementwiseRows({ op: "add", a: f32(a), b: f32(c), rows: 3, cols: 3 })];
   deepStrictEqual(got, a_plus_c);
   deepStrictEqual(got, [1, 3, 5, 4, 6, 8, 7, 9, 11]);
   // The alternative broadcast gives a different answer, so the test above can tell them apart.
@@ -47,7 +47,7 @@ Deno.test(`elementwise reference matches torch ${golden.meta.torch} goldens`, ()
   for (const c of golden.cases) {
     const got = c.entry === "kernel"
       ? elementwise({ op: c.op, a: f32(c.a), b: f32(c.b) })
-      : elementwiseRows({ op: c.op, a: f32(c.a), b: f32(c.b), S: c.S!, D: c.D! });
+      : elementwiseRows({ op: c.op, a: f32(c.a), b: f32(c.b), rows: c.rows!, cols: c.cols! });
     // One f32 add or multiply of f32 inputs is correctly rounded on both sides: exact.
     assertClose(got, c.out, { atol: 0, rtol: 0 }, `${c.entry} ${c.op} n=${c.a.length}`);
   }
@@ -63,20 +63,20 @@ Deno.test("elementwise reference: bad input throws naming the argument", async (
   );
   const six = f32([1, 2, 3, 4, 5, 6]);
   await assertThrowsMessage(
-    () => elementwiseRows({ op: "add", a: six, b: six, S: 2, D: 3 }),
-    "b must have length D = 3",
+    () => elementwiseRows({ op: "add", a: six, b: six, rows: 2, cols: 3 }),
+    "b must have length cols = 3",
   );
   await assertThrowsMessage(
-    () => elementwiseRows({ op: "add", a: six, b: a, S: 3, D: 3 }),
-    "a must have length S * D = 9",
+    () => elementwiseRows({ op: "add", a: six, b: a, rows: 3, cols: 3 }),
+    "a must have length rows * cols = 9",
   );
   await assertThrowsMessage(
-    () => elementwiseRows({ op: "add", a: six, b: a, S: -2, D: 3 }),
-    "S must be an integer >= 1",
+    () => elementwiseRows({ op: "add", a: six, b: a, rows: -2, cols: 3 }),
+    "rows must be an integer >= 1",
   );
   await assertThrowsMessage(
-    () => elementwiseRows({ op: "add", a: six, b: a, S: 2, D: 1.5 }),
-    "D must be an integer >= 1",
+    () => elementwiseRows({ op: "add", a: six, b: a, rows: 2, cols: 1.5 }),
+    "cols must be an integer >= 1",
   );
 });
 
@@ -87,8 +87,8 @@ gpuTest("elementwise GPU: bad input throws before dispatch", async (gpu) => {
     "b must have length a.length = 3",
   );
   await assertThrowsMessage(
-    () => elementwiseRowsGpu(gpu, { op: "add", a, b: a, S: 0, D: 3 }),
-    "S must be an integer >= 1",
+    () => elementwiseRowsGpu(gpu, { op: "add", a, b: a, rows: 0, cols: 3 }),
+    "rows must be an integer >= 1",
   );
   await assertThrowsMessage(
     () => elementwiseGpu(gpu, { op: "add", a, b: a }, { override: "kernel.nvidia" }),
@@ -104,7 +104,7 @@ gpuTest("elementwise GPU matches torch goldens", async (gpu) => {
   for (const c of golden.cases) {
     const got = c.entry === "kernel"
       ? await elementwiseGpu(gpu, { op: c.op, a: f32(c.a), b: f32(c.b) })
-      : await elementwiseRowsGpu(gpu, { op: c.op, a: f32(c.a), b: f32(c.b), S: c.S!, D: c.D! });
+      : await elementwiseRowsGpu(gpu, { op: c.op, a: f32(c.a), b: f32(c.b), rows: c.rows!, cols: c.cols! });
     assertClose(got, c.out, { atol: 0, rtol: 0 }, `${c.entry} ${c.op} n=${c.a.length}`);
   }
 });
@@ -113,8 +113,8 @@ gpuTest("elementwise GPU matches torch goldens", async (gpu) => {
 // 4099 have only a trailing partial vec4 beyond whole ones; 4096 is exactly one block; 5001 ends in
 // a partial block and a partial vec4.
 const sizes = [1, 2, 3, 4, 255, 256, 257, 4096, 4099, 5001];
-// Shapes [S, D]: D % 4 == 0 takes b as whole vec4s (its column carried across vec4s and blocks:
-// D / 4 below, equal to and above the 256-wide workgroup), any other D per component, with rows
+// Shapes [rows, cols]: cols % 4 == 0 takes b as whole vec4s (its column carried across vec4s and blocks:
+// cols / 4 below, equal to and above the 256-wide workgroup), any other cols per component, with rows
 // that straddle vec4s and blocks.
 const rowShapes = [
   [1, 1],
@@ -142,9 +142,9 @@ for (const op of ["add", "multiply"] as const) {
   const flat = (ns: number[]) =>
     ns.map((n) => ({ label: `n=${n}`, args: { op, a: randomF32(n, n), b: randomF32(n, n + 1) } }));
   const rows = (shapes: number[][]) =>
-    shapes.map(([S, D]) => ({
-      label: `S=${S} D=${D}`,
-      args: { op, a: randomF32(S * D, S), b: randomF32(D, D), S, D },
+    shapes.map(([rows, cols]) => ({
+      label: `rows=${rows} cols=${cols}`,
+      args: { op, a: randomF32(rows * cols, rows), b: randomF32(cols, cols), rows, cols },
     }));
   checkAgainstReference(`elementwise ${op}`, KERNELS, "kernel", flat(sizes), elementwise, elementwiseGpu, exact);
   checkAgainstReference(
@@ -184,10 +184,14 @@ gpuTest(
       const plan = elementwisePlan(gpu, { op: "add", n });
       deepStrictEqual([plan.workgroups, plan.cost], [groups, { bytes: 12 * n, flops: n }], `n=${n}`);
     }
-    for (const [S, D, groups] of [[1, 2048, 1], [1, 2049, 2], [16384, 4096, 2 ** 15], [2 ** 20, 1024, max]]) {
-      const rows = elementwiseRowsPlan(gpu, { op: "multiply", S, D });
-      const n = S * D;
-      deepStrictEqual([rows.workgroups, rows.cost], [groups, { bytes: 8 * n + 4 * D, flops: n }], `S=${S} D=${D}`);
+    for (const [rows, cols, groups] of [[1, 2048, 1], [1, 2049, 2], [16384, 4096, 2 ** 15], [2 ** 20, 1024, max]]) {
+      const plan = elementwiseRowsPlan(gpu, { op: "multiply", rows, cols });
+      const n = rows * cols;
+      deepStrictEqual(
+        [plan.workgroups, plan.cost],
+        [groups, { bytes: 8 * n + 4 * cols, flops: n }],
+        `rows=${rows} cols=${cols}`,
+      );
     }
   },
 );

@@ -14,13 +14,11 @@
  * read the last partial vec4 whole, which relies on tensors being 16-byte padded, as
  * `ResidentDevice.alloc` makes them.
  *
- * `rows` with `D % 4 == 0` finds each vec4's column of `b` by carrying it from vec4 to vec4 and
+ * `rows` with `cols % 4 == 0` finds each vec4's column of `b` by carrying it from vec4 to vec4 and
  * block to block (an add and a compare) rather than dividing, and chooses the operation once,
- * outside its loop. Measured on the H200, 2026-11-30, GPU timestamps, warm clocks (Deno 2.9.6 over
- * Vulkan, median of 10), add, as a share of the 4,520 GB/s bandwidth roofline: 16384 x 4096 in
- * 0.1323 ms = 4,059 GB/s (89.8%), 1024 x 4096 in 0.0150 ms = 2,239 GB/s (49.5%); the kernel it
- * replaced (4 vec4s per invocation, a division per vec4, the operation chosen per vec4) reached
- * 87.8% and 45.1%, the same code as now at 4 vec4s per invocation 87.5% and 49.1%.
+ * outside its loop. On the H200 it reaches 89.8% of the bandwidth roofline at 16384 x 4096 (the
+ * measurements, and the designs it replaced: `harness/baselines/nvidia-h200-design.md`,
+ * elementwise).
  *
  * @module
  */
@@ -34,8 +32,12 @@ import {
   type ElementwiseArgs,
   type ElementwiseOp,
   type ElementwiseRowsArgs,
+  type ElementwiseRowsShape,
+  type ElementwiseShape,
   validateElementwise,
   validateElementwiseRows,
+  validateElementwiseRowsShape,
+  validateElementwiseShape,
 } from "./reference.ts";
 
 export * from "./reference.ts";
@@ -56,12 +58,27 @@ const ROWS_BLOCK_ELEMENTS = 256 * 2 * 4;
  * @param shape the operation and the length
  * @param options kernel override
  * @returns the plan; bindings `a`, `b` (inputs) and `out` (output)
+ * @throws Error naming the argument, as {@link validateElementwiseShape}
+ *
+ * @example Resident tensors: upload once, submit plans, read back
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { elementwisePlan } from "@xpu/ops/ops/elementwise";
+ * const gpu = await acquireDevice();
+ * const a = gpu.upload(new Float32Array([1, 2, 3]));
+ * const b = gpu.upload(new Float32Array([10, 20, 30]));
+ * const out = gpu.alloc("f32", 3);
+ * await gpu.submit([elementwisePlan(gpu, { op: "add", n: 3 }), [a, b, out]]);
+ * const sum = await gpu.read(out); // [11, 22, 33]
+ * gpu.destroy();
+ * ```
  */
 export function elementwisePlan(
   gpu: ResidentDevice,
-  shape: { op: ElementwiseOp; n: number },
+  shape: ElementwiseShape,
   options: KernelOptions = {},
 ): KernelPlan {
+  validateElementwiseShape(shape);
   const { op, n } = shape;
   return {
     op: "elementwise",
@@ -88,6 +105,16 @@ export function elementwisePlan(
  * @param args as {@link elementwise}
  * @param options kernel override
  * @returns the result
+ * @throws Error naming the argument, as {@link validateElementwise}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, elementwiseGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const a = new Float32Array([1, 2]);
+ * const product = await elementwiseGpu(gpu, { op: "multiply", a, b: new Float32Array([3, 4]) }); // [3, 8]
+ * gpu.destroy();
+ * ```
  */
 export async function elementwiseGpu(
   gpu: ResidentDevice,
@@ -101,35 +128,50 @@ export async function elementwiseGpu(
 }
 
 /**
- * Plans `elementwiseRows` on the GPU for `a` of shape `[S, D]`.
+ * Plans `elementwiseRows` on the GPU for `a` of shape `[rows, cols]`.
  *
  * @param gpu the device
- * @param shape the operation and `S`, `D`
+ * @param shape the operation and `rows`, `cols`
  * @param options kernel override
  * @returns the plan; bindings `a`, `b` (inputs) and `out` (output)
+ * @throws Error naming the argument, as {@link validateElementwiseRowsShape}
+ *
+ * @example Resident tensors: upload once, submit plans, read back
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { elementwiseRowsPlan } from "@xpu/ops/ops/elementwise";
+ * const gpu = await acquireDevice();
+ * const a = gpu.upload(new Float32Array([1, 2, 3, 4, 5, 6]));
+ * const bias = gpu.upload(new Float32Array([10, 20, 30]));
+ * const out = gpu.alloc("f32", 6);
+ * await gpu.submit([elementwiseRowsPlan(gpu, { op: "add", rows: 2, cols: 3 }), [a, bias, out]]);
+ * const y = await gpu.read(out); // [11, 22, 33, 14, 25, 36]
+ * gpu.destroy();
+ * ```
  */
 export function elementwiseRowsPlan(
   gpu: ResidentDevice,
-  shape: { op: ElementwiseOp; S: number; D: number },
+  shape: ElementwiseRowsShape,
   options: KernelOptions = {},
 ): KernelPlan {
-  const { op, S, D } = shape;
-  const n = S * D;
+  validateElementwiseRowsShape(shape);
+  const { op, rows, cols } = shape;
+  const n = rows * cols;
   return {
     op: "elementwise",
     kernel: gpu.resolve(KERNELS, "rows", options),
     bindings: [
       { name: "a", dtype: "f32", length: n, role: "input" },
-      { name: "b", dtype: "f32", length: D, role: "input" },
+      { name: "b", dtype: "f32", length: cols, role: "input" },
       { name: "out", dtype: "f32", length: n, role: "output" },
     ],
     params: packParams(
       [{ name: "n", type: "u32" }, { name: "d", type: "u32" }, { name: "op", type: "u32" }],
-      { n, d: D, op: OP_CODES[op] },
+      { n, d: cols, op: OP_CODES[op] },
       "elementwiseRows",
     ),
     workgroups: streamWorkgroups(n, ROWS_BLOCK_ELEMENTS, gpu.limits.maxComputeWorkgroupsPerDimension),
-    cost: { bytes: 8 * n + 4 * D, flops: n },
+    cost: { bytes: 8 * n + 4 * cols, flops: n },
   };
 }
 
@@ -140,6 +182,16 @@ export function elementwiseRowsPlan(
  * @param args as {@link elementwiseRows}
  * @param options kernel override
  * @returns the result
+ * @throws Error naming the argument, as {@link validateElementwiseRows}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, elementwiseRowsGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const a = new Float32Array([1, 2, 3, 4]);
+ * const y = await elementwiseRowsGpu(gpu, { op: "multiply", a, b: new Float32Array([2, 3]), rows: 2, cols: 2 }); // [2, 6, 6, 12]
+ * gpu.destroy();
+ * ```
  */
 export async function elementwiseRowsGpu(
   gpu: ResidentDevice,

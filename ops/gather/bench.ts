@@ -1,5 +1,5 @@
 /**
- * Benchmark cases of gather: rows of an embedding-like table, indices distinct (the cost assumes
+ * Benchmark cases of gather: rows of an embedding-like table, index distinct (the cost assumes
  * each selected row is read once, so repeats, which a cache could serve, are not drawn).
  *
  * @module
@@ -9,31 +9,32 @@ import { type BenchCase, defineCase, randomInput } from "../../harness/bench_cas
 import { gatherPlan, KERNELS } from "./mod.ts";
 
 interface Shape {
-  V: number;
-  D: number;
-  N: number;
+  rows: number;
+  cols: number;
+  indexLength: number;
 }
 
 /**
- * `N` distinct row indices in `[0, V)`, in random order (a seeded partial Fisher-Yates shuffle).
+ * `indexLength` distinct row indices in `[0, rows)`, in random order (a seeded partial Fisher-Yates
+ * shuffle).
  *
- * @param V rows of the table
- * @param N indices wanted, at most V
+ * @param rows rows of the table
+ * @param indexLength indices wanted, at most rows
  * @param seed any integer
- * @returns the indices
+ * @returns the index
  */
-function distinctIndices(V: number, N: number, seed: number): Int32Array {
-  const rows = Int32Array.from({ length: V }, (_, i) => i);
+function distinctIndex(rows: number, indexLength: number, seed: number): Int32Array {
+  const order = Int32Array.from({ length: rows }, (_, i) => i);
   let s = (seed ^ 0x2545f491) >>> 0 || 1;
-  for (let i = 0; i < N; i++) {
+  for (let i = 0; i < indexLength; i++) {
     s ^= s << 13;
     s ^= s >>> 17;
     s ^= s << 5;
     s >>>= 0;
-    const j = i + (s % (V - i));
-    [rows[i], rows[j]] = [rows[j], rows[i]];
+    const j = i + (s % (rows - i));
+    [order[i], order[j]] = [order[j], order[i]];
   }
-  return rows.slice(0, N);
+  return order.slice(0, indexLength);
 }
 
 /** gather's benchmark cases. */
@@ -44,10 +45,13 @@ export const BENCH: readonly BenchCase[] = [
     sources: KERNELS,
     // Each shape moves well past the 50 MB L2 per pass: the whole table is one binding, so the
     // timing does not rotate input sets, and the rows read must not fit in the cache themselves.
-    gpu: [{ V: 32768, D: 4096, N: 8192 }, { V: 131072, D: 1024, N: 16384 }],
-    quick: [{ V: 256, D: 64, N: 128 }, { V: 4096, D: 256, N: 1024 }],
-    label: ({ V, D, N }) => `${V}x${D}-${N}rows`,
+    gpu: [{ rows: 32768, cols: 4096, indexLength: 8192 }, { rows: 131072, cols: 1024, indexLength: 16384 }],
+    quick: [{ rows: 256, cols: 64, indexLength: 128 }, { rows: 4096, cols: 256, indexLength: 1024 }],
+    label: ({ rows, cols, indexLength }) => `${rows}x${cols}-${indexLength}rows`,
     plan: (gpu, shape, options) => gatherPlan(gpu, shape, options),
-    inputs: ({ V, D, N }, seed) => [randomInput(V * D, seed), distinctIndices(V, N, seed + 1)],
+    inputs: (
+      { rows, cols, indexLength },
+      seed,
+    ) => [randomInput(rows * cols, seed), distinctIndex(rows, indexLength, seed + 1)],
   }),
 ];

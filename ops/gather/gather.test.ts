@@ -16,28 +16,28 @@ interface Golden {
     torch: string;
     versus_torch_gather: {
       table: number[];
-      V: number;
-      D: number;
-      indices: number[];
+      rows: number;
+      cols: number;
+      index: number[];
       index_select: number[];
       torch_gather: number[];
     };
-    out_of_range: { indices: number[]; index_select_raises: boolean[]; python_indexing_minus_one: number[] };
+    out_of_range: { index: number[]; index_select_raises: boolean[]; python_indexing_minus_one: number[] };
   };
-  cases: { V: number; D: number; table: number[]; indices: number[]; out: number[] }[];
+  cases: { rows: number; cols: number; table: number[]; index: number[]; out: number[] }[];
 }
 // Read by the tests that use it, so a missing fixture fails those tests and no others.
 const loadGatherGolden = () => loadGolden<Golden>(new URL("./goldens/gather.json", import.meta.url));
 const argsOf = (c: Golden["cases"][number]): GatherArgs => ({
   table: new Float32Array(c.table),
-  indices: new Int32Array(c.indices),
-  V: c.V,
-  D: c.D,
+  index: new Int32Array(c.index),
+  rows: c.rows,
+  cols: c.cols,
 });
 
 /** [[0, 1], [2, 3], [4, 5]]: row r is [2r, 2r + 1], so every copied row can be read off by eye. */
 const table3x2 = new Float32Array([0, 1, 2, 3, 4, 5]);
-const select = (indices: number[]) => [...gather({ table: table3x2, indices: new Int32Array(indices), V: 3, D: 2 })];
+const select = (index: number[]) => [...gather({ table: table3x2, index: new Int32Array(index), rows: 3, cols: 2 })];
 // A copy of a stored value, on both sides: exact agreement is required.
 const exact = { atol: 0, rtol: 0 };
 const SENTINEL = 12345;
@@ -46,11 +46,11 @@ const SENTINEL = 12345;
 Deno.test("gather reference: hand-derived rows, repeats allowed", () => {
   deepStrictEqual(select([2, 0, 2]), [4, 5, 0, 1, 4, 5]);
   deepStrictEqual(select([1]), [2, 3]);
-  const column = gather({ table: new Float32Array([7, 8, 9]), indices: new Int32Array([2, 2, 0]), V: 3, D: 1 });
+  const column = gather({ table: new Float32Array([7, 8, 9]), index: new Int32Array([2, 2, 0]), rows: 3, cols: 1 });
   deepStrictEqual([...column], [9, 9, 7]);
 });
 
-Deno.test("gather reference: an index outside [0, V) gathers zeros, and -1 is not the last row", () => {
+Deno.test("gather reference: an index outside [0, rows) gathers zeros, and -1 is not the last row", () => {
   deepStrictEqual(select([-1, 3, 1]), [0, 0, 0, 0, 2, 3]);
   deepStrictEqual(select([-(2 ** 31), 2 ** 31 - 1]), [0, 0, 0, 0]);
   // The alternatives read real rows instead: Python-style wrapping (-1 is row 2) or clamping (3 is row 2).
@@ -59,139 +59,152 @@ Deno.test("gather reference: an index outside [0, V) gathers zeros, and -1 is no
 });
 
 Deno.test("gather reference: an empty index gives an empty result, as torch.index_select does", () => {
-  deepStrictEqual(gather({ table: table3x2, indices: new Int32Array(0), V: 3, D: 2 }), new Float32Array(0));
+  deepStrictEqual(gather({ table: table3x2, index: new Int32Array(0), rows: 3, cols: 2 }), new Float32Array(0));
 });
 
 Deno.test("gather is torch.index_select, not torch.gather (goldens)", async () => {
-  const { table, V, D, indices, index_select, torch_gather } = (await loadGatherGolden()).meta.versus_torch_gather;
-  const got = [...gather({ table: new Float32Array(table), indices: new Int32Array(indices), V, D })];
+  const { table, rows, cols, index, index_select, torch_gather } = (await loadGatherGolden()).meta.versus_torch_gather;
+  const got = [...gather({ table: new Float32Array(table), index: new Int32Array(index), rows, cols })];
   deepStrictEqual(got, index_select);
   deepStrictEqual(got, [4, 5, 0, 1]);
-  // torch.gather on the same indices picks one element per index (column 0 here), not a row.
+  // torch.gather on the same index picks one element per index (column 0 here), not a row.
   deepStrictEqual(torch_gather, [4, 0]);
   notDeepStrictEqual(torch_gather, index_select);
 });
 
-Deno.test("gather: torch refuses an index of -1 or V; here it gathers zeros, not Python's last row (goldens)", async () => {
-  const { indices, index_select_raises, python_indexing_minus_one } = (await loadGatherGolden()).meta.out_of_range;
-  deepStrictEqual(indices, [-1, 3]);
+Deno.test("gather: torch refuses an index of -1 or rows; here it gathers zeros, not Python's last row (goldens)", async () => {
+  const { index, index_select_raises, python_indexing_minus_one } = (await loadGatherGolden()).meta.out_of_range;
+  deepStrictEqual(index, [-1, 3]);
   deepStrictEqual(index_select_raises, [true, true]);
   deepStrictEqual(python_indexing_minus_one, [4, 5]);
-  deepStrictEqual(select(indices), [0, 0, 0, 0]);
+  deepStrictEqual(select(index), [0, 0, 0, 0]);
 });
 
 Deno.test("gather reference matches torch goldens", async () => {
   for (const c of (await loadGatherGolden()).cases) {
-    assertClose(gather(argsOf(c)), c.out, exact, `V=${c.V} D=${c.D} N=${c.indices.length}`);
+    assertClose(gather(argsOf(c)), c.out, exact, `rows=${c.rows} cols=${c.cols} indexLength=${c.index.length}`);
   }
 });
 
 Deno.test("gather reference: bad input throws naming the argument", async () => {
-  const indices = new Int32Array([0]);
+  const index = new Int32Array([0]);
   await assertThrowsMessage(
-    () => gather({ table: table3x2.subarray(1), indices, V: 3, D: 2 }),
-    "gather: table must have length V * D = 6, got 5",
+    () => gather({ table: table3x2.subarray(1), index, rows: 3, cols: 2 }),
+    "gather: table must have length rows * cols = 6, got 5",
   );
   await assertThrowsMessage(
-    () => gather({ table: table3x2, indices: new Float32Array([0]) as unknown as Int32Array, V: 3, D: 2 }),
-    "gather: indices must be an Int32Array, got Float32Array",
+    () => gather({ table: table3x2, index: new Float32Array([0]) as unknown as Int32Array, rows: 3, cols: 2 }),
+    "gather: index must be an Int32Array, got Float32Array",
   );
   await assertThrowsMessage(
-    () => gather({ table: table3x2, indices: [0] as unknown as Int32Array, V: 3, D: 2 }),
-    "gather: indices must be an Int32Array, got Array",
+    () => gather({ table: table3x2, index: [0] as unknown as Int32Array, rows: 3, cols: 2 }),
+    "gather: index must be an Int32Array, got Array",
   );
   await assertThrowsMessage(
-    () => gather({ table: table3x2, indices, V: -3, D: -2 }),
-    `gather: V must be an integer in [1, ${MAX_ROWS}], got -3`,
+    () => gather({ table: table3x2, index, rows: -3, cols: -2 }),
+    "gather: rows must be an integer >= 1, got -3",
   );
   await assertThrowsMessage(
-    () => gather({ table: table3x2, indices, V: 2 ** 31, D: 2 }),
-    `gather: V must be an integer in [1, ${MAX_ROWS}], got 2147483648`,
+    () => gather({ table: table3x2, index, rows: 2 ** 31, cols: 2 }),
+    `gather: rows must be an integer <= ${MAX_ROWS} (the largest i32), got 2147483648`,
   );
   await assertThrowsMessage(
-    () => gather({ table: table3x2, indices, V: 4, D: 1.5 }),
-    "gather: D must be an integer >= 1",
+    () => gather({ table: table3x2, index, rows: 4, cols: 1.5 }),
+    "gather: cols must be an integer >= 1",
   );
   await assertThrowsMessage(
-    () => gather({ table: table3x2, indices, V: 6, D: 0 }),
-    "gather: D must be an integer >= 1",
+    () => gather({ table: table3x2, index, rows: 6, cols: 0 }),
+    "gather: cols must be an integer >= 1",
   );
 });
 
 gpuTest("gather GPU: bad input throws before dispatch", async (gpu) => {
-  const indices = new Int32Array([0]);
+  const index = new Int32Array([0]);
   await assertThrowsMessage(
-    () => gatherGpu(gpu, { table: table3x2, indices, V: 2, D: 2 }),
-    "gather: table must have length V * D = 4, got 6",
+    () => gatherGpu(gpu, { table: table3x2, index, rows: 2, cols: 2 }),
+    "gather: table must have length rows * cols = 4, got 6",
   );
   await assertThrowsMessage(
-    () => gatherGpu(gpu, { table: table3x2, indices: new Uint32Array([0]) as unknown as Int32Array, V: 3, D: 2 }),
-    "gather: indices must be an Int32Array, got Uint32Array",
+    () => gatherGpu(gpu, { table: table3x2, index: new Uint32Array([0]) as unknown as Int32Array, rows: 3, cols: 2 }),
+    "gather: index must be an Int32Array, got Uint32Array",
   );
-  await assertThrowsMessage(() => gatherGpu(gpu, { table: table3x2, indices, V: 0, D: 6 }), "gather: V must be");
-  await assertThrowsMessage(() => gatherGpu(gpu, { table: table3x2, indices, V: 3, D: NaN }), "gather: D must be");
+  await assertThrowsMessage(() => gatherGpu(gpu, { table: table3x2, index, rows: 0, cols: 6 }), "gather: rows must be");
   await assertThrowsMessage(
-    () => gatherGpu(gpu, { table: table3x2, indices, V: 3, D: 2 }, { override: "kernel.amd" }),
+    () => gatherGpu(gpu, { table: table3x2, index, rows: 3, cols: NaN }),
+    "gather: cols must be",
+  );
+  await assertThrowsMessage(
+    () => gatherGpu(gpu, { table: table3x2, index, rows: 3, cols: 2 }, { override: "kernel.amd" }),
     'override "kernel.amd" is not a variant of entry point "kernel"',
   );
 });
 
 gpuTest("gather GPU matches torch goldens", async (gpu) => {
   for (const c of (await loadGatherGolden()).cases) {
-    assertClose(await gatherGpu(gpu, argsOf(c)), c.out, exact, `V=${c.V} D=${c.D} N=${c.indices.length}`);
+    assertClose(
+      await gatherGpu(gpu, argsOf(c)),
+      c.out,
+      exact,
+      `rows=${c.rows} cols=${c.cols} indexLength=${c.index.length}`,
+    );
   }
 });
 
-gpuTest("gather GPU: an index outside [0, V) gathers zeros, -1 and the i32 extremes included", async (gpu) => {
-  const indices = new Int32Array([-1, 3, 2, -(2 ** 31), 2 ** 31 - 1, 0]);
-  const got = await gatherGpu(gpu, { table: table3x2, indices, V: 3, D: 2 });
+gpuTest("gather GPU: an index outside [0, rows) gathers zeros, -1 and the i32 extremes included", async (gpu) => {
+  const index = new Int32Array([-1, 3, 2, -(2 ** 31), 2 ** 31 - 1, 0]);
+  const got = await gatherGpu(gpu, { table: table3x2, index, rows: 3, cols: 2 });
   deepStrictEqual([...got], [0, 0, 0, 0, 4, 5, 0, 0, 0, 0, 0, 1]);
 });
 
 gpuTest("gather GPU: an empty index gives an empty result", async (gpu) => {
   deepStrictEqual(
-    await gatherGpu(gpu, { table: table3x2, indices: new Int32Array(0), V: 3, D: 2 }),
+    await gatherGpu(gpu, { table: table3x2, index: new Int32Array(0), rows: 3, cols: 2 }),
     new Float32Array(0),
   );
 });
 
 gpuTest("gatherPlan folds a grid past 65,535 workgroups into y, covering every element", (gpu) => {
   const max = gpu.limits.maxComputeWorkgroupsPerDimension;
-  const N = 2 * max * 256 + 1;
-  const plan = gatherPlan(gpu, { V: 1, D: 1, N }, { override: "kernel" });
+  const indexLength = 2 * max * 256 + 1;
+  const plan = gatherPlan(gpu, { rows: 1, cols: 1, indexLength }, { override: "kernel" });
   const [x, y, z] = plan.workgroups as [number, number, number];
   ok(x <= max && y > 1 && z === 1, `workgroups ${plan.workgroups}`);
-  ok(x * y * 256 >= N, `workgroups ${plan.workgroups} cover ${x * y * 256} < ${N} elements`);
+  ok(x * y * 256 >= indexLength, `workgroups ${plan.workgroups} cover ${x * y * 256} < ${indexLength} elements`);
 });
 
 gpuTest("gatherPlan (kernel.nvidia): a block of 4096 elements per workgroup, at most 65,535, never folded", (gpu) => {
   const max = gpu.limits.maxComputeWorkgroupsPerDimension;
   const nvidia = { override: "kernel.nvidia" };
-  deepStrictEqual(gatherPlan(gpu, { V: 32768, D: 4096, N: 8192 }, nvidia).workgroups, [8192, 1, 1]);
-  deepStrictEqual(gatherPlan(gpu, { V: 7, D: 33, N: 100 }, nvidia).workgroups, [1, 1, 1]);
-  deepStrictEqual(gatherPlan(gpu, { V: 7, D: 33, N: 0 }, nvidia).workgroups, [0, 1, 1]);
-  deepStrictEqual(gatherPlan(gpu, { V: 1, D: 1, N: 2 * max * 4096 }, nvidia).workgroups, [max, 1, 1]);
+  deepStrictEqual(gatherPlan(gpu, { rows: 32768, cols: 4096, indexLength: 8192 }, nvidia).workgroups, [8192, 1, 1]);
+  deepStrictEqual(gatherPlan(gpu, { rows: 7, cols: 33, indexLength: 100 }, nvidia).workgroups, [1, 1, 1]);
+  deepStrictEqual(gatherPlan(gpu, { rows: 7, cols: 33, indexLength: 0 }, nvidia).workgroups, [0, 1, 1]);
+  deepStrictEqual(gatherPlan(gpu, { rows: 1, cols: 1, indexLength: 2 * max * 4096 }, nvidia).workgroups, [max, 1, 1]);
 });
 
 gpuTest(
   "gather GPU (kernel.nvidia): any grid covers the output once, and nothing is written past the end",
   async (gpu) => {
-    // D a multiple of 4 (whole vec4s) and not (element by element, with a tail of N * D % 4).
-    for (const [V, D, N] of [[9, 64, 70], [9, 33, 131]]) {
-      const args = { table: randomF32(V * D, D), indices: randomInt32(N, N, -2, V + 2), V, D };
-      const plan = gatherPlan(gpu, { V, D, N }, { override: "kernel.nvidia" });
+    // cols a multiple of 4 (whole vec4s) and not (element by element, with a tail of indexLength * cols % 4).
+    for (const [rows, cols, indexLength] of [[9, 64, 70], [9, 33, 131]]) {
+      const args = {
+        table: randomF32(rows * cols, cols),
+        index: randomInt32(indexLength, indexLength, -2, rows + 2),
+        rows,
+        cols,
+      };
+      const plan = gatherPlan(gpu, { rows, cols, indexLength }, { override: "kernel.nvidia" });
       for (const workgroups of [[1, 1, 1], [2, 2, 1], [9, 1, 1]] as const) {
         const table = gpu.upload(args.table, "table");
-        const indices = gpu.upload(args.indices, "indices");
-        const out = gpu.upload(new Float32Array(N * D + 64).fill(SENTINEL), "out");
+        const index = gpu.upload(args.index, "index");
+        const out = gpu.upload(new Float32Array(indexLength * cols + 64).fill(SENTINEL), "out");
         try {
-          await gpu.submit([{ ...plan, workgroups }, [table, indices, out]]);
+          await gpu.submit([{ ...plan, workgroups }, [table, index, out]]);
           const written = await gpu.read(out);
-          const label = `V=${V} D=${D} N=${N} on [${workgroups}]`;
-          assertClose(written.subarray(0, N * D), gather(args), exact, label);
-          ok(written.subarray(N * D).every((v) => v === SENTINEL), `${label}: a write past the end`);
+          const label = `rows=${rows} cols=${cols} indexLength=${indexLength} on [${workgroups}]`;
+          assertClose(written.subarray(0, indexLength * cols), gather(args), exact, label);
+          ok(written.subarray(indexLength * cols).every((v) => v === SENTINEL), `${label}: a write past the end`);
         } finally {
-          for (const t of [table, indices, out]) t.buffer.destroy();
+          for (const t of [table, index, out]) t.buffer.destroy();
         }
       }
     }
@@ -199,16 +212,16 @@ gpuTest(
 );
 
 gpuTest("gather GPU: a grid folded into y gives the same rows", async (gpu) => {
-  const args = { table: randomF32(7 * 33, 7), indices: randomInt32(100, 100, -2, 9), V: 7, D: 33 };
-  const plan = gatherPlan(gpu, { V: 7, D: 33, N: 100 });
+  const args = { table: randomF32(7 * 33, 7), index: randomInt32(100, 100, -2, 9), rows: 7, cols: 33 };
+  const plan = gatherPlan(gpu, { rows: 7, cols: 33, indexLength: 100 });
   // 3300 elements need 13 workgroups; laid out as 5 x 3, two of them past the end.
   const folded = { ...plan, workgroups: [5, 3, 1] as const };
-  const [out] = await gpu.run(folded, [args.table, args.indices]);
+  const [out] = await gpu.run(folded, [args.table, args.index]);
   assertClose(out, gather(args), exact, "folded");
 });
 
-// Shapes (V, D, N): single elements, rows longer and shorter than a workgroup, an empty index;
-// then D a multiple of 4 (kernel.nvidia's whole-vec4 path): one vec4 per row, rows cut across
+// Shapes (rows, cols, indexLength): single elements, rows longer and shorter than a workgroup, an empty index;
+// then cols a multiple of 4 (kernel.nvidia's whole-vec4 path): one vec4 per row, rows cut across
 // blocks, and long rows.
 const SHAPES = [
   [1, 1, 1],
@@ -225,10 +238,15 @@ checkAgainstReference(
   "gather",
   KERNELS,
   "kernel",
-  SHAPES.map(([V, D, N]) => ({
-    label: `V=${V} D=${D} N=${N}`,
-    // Indices from [-2, V + 2): some out of range at both ends, and repeats.
-    args: { table: randomF32(V * D, V + D), indices: randomInt32(N, N, -2, V + 2), V, D },
+  SHAPES.map(([rows, cols, indexLength]) => ({
+    label: `rows=${rows} cols=${cols} indexLength=${indexLength}`,
+    // Indices from [-2, rows + 2): some out of range at both ends, and repeats.
+    args: {
+      table: randomF32(rows * cols, rows + cols),
+      index: randomInt32(indexLength, indexLength, -2, rows + 2),
+      rows,
+      cols,
+    },
   })),
   gather,
   gatherGpu,

@@ -1,20 +1,20 @@
 /**
  * gather: row selection (`gather`, entry point `kernel`), as `torch.index_select(table, 0,
- * indices)`, which the goldens (`goldens/gen.py`) hold it to; not `torch.gather`, which picks one
+ * index)`, which the goldens (`goldens/gen.py`) hold it to; not `torch.gather`, which picks one
  * element per index instead of a row.
  *
  * What it refuses and why each convention was chosen (details in `reference.ts`):
- * - An index outside `[0, V)` gathers a row of zeros. torch raises; a kernel cannot, and a host
- *   check would need the indices on the host, which an engine feeding token ids from the GPU does
+ * - An index outside `[0, rows)` gathers a row of zeros. torch raises; a kernel cannot, and a host
+ *   check would need the index on the host, which an engine feeding token ids from the GPU does
  *   not have. `-1` is such an index, not Python's "last row".
- * - Indices are `Int32Array`: WGSL has no 64-bit integer, so `V` is at most 2^31 - 1.
- * - An empty `indices` gives an empty result, as in torch; V and D must be at least 1.
+ * - Indices are `Int32Array`: WGSL has no 64-bit integer, so `rows` is at most 2^31 - 1.
+ * - An empty `index` gives an empty result, as in torch; rows and cols must be at least 1.
  *
  * The kernel runs one invocation per output element, so consecutive invocations copy consecutive
  * columns of a row; a grid past 65,535 workgroups folds into y.
  *
  * On NVIDIA, `kernel.nvidia` is resolved instead, tuned for bandwidth: the output streams as vec4s
- * (with D a multiple of 4, each one aligned vec4 of a table row), four per invocation with every
+ * (with cols a multiple of 4, each one aligned vec4 of a table row), four per invocation with every
  * load issued before the first store, blocks dealt to at most 65,535 workgroups in a grid-stride
  * loop; one float per invocation keeps too few bytes in flight to stream at the H200's bandwidth.
  *
@@ -26,7 +26,7 @@ import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
-import { type GatherArgs, validateGather } from "./reference.ts";
+import { type GatherArgs, type GatherShape, validateGather, validateGatherShape } from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
@@ -47,39 +47,54 @@ function workgroupsOf(variant: string, total: number, maxPerDimension: number): 
 }
 
 /**
- * Plans `gather` on the GPU for a `[V, D]` table and `N` indices.
+ * Plans `gather` on the GPU for a `[rows, cols]` table and `indexLength` indices.
  *
- * The cost is what a call moves when its indices are distinct and in range: the indices, one
+ * The cost is what a call moves when its indices are distinct and in range: the index, one
  * table row read per output row, and the output written; no arithmetic.
  *
  * @param gpu the device
- * @param shape `V`, `D` of the table and `N`, the number of indices
+ * @param shape `rows`, `cols` of the table and `indexLength`, the number of indices
  * @param options kernel override
- * @returns the plan; bindings `table`, `indices` (inputs) and `out` (output, `[N, D]`)
+ * @returns the plan; bindings `table`, `index` (inputs) and `out` (output, `[indexLength, cols]`)
+ * @throws Error naming the argument, as {@link validateGatherShape}
+ *
+ * @example Resident tensors: upload once, submit plans, read back
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { gatherPlan } from "@xpu/ops/ops/gather";
+ * const gpu = await acquireDevice();
+ * const table = gpu.upload(new Float32Array([0, 1, 2, 3, 4, 5])); // [[0, 1], [2, 3], [4, 5]]
+ * const index = gpu.upload(new Int32Array([2, 0]));
+ * const out = gpu.alloc("f32", 4);
+ * await gpu.submit([gatherPlan(gpu, { rows: 3, cols: 2, indexLength: 2 }), [table, index, out]]);
+ * const rows = await gpu.read(out); // [4, 5, 0, 1]
+ * gpu.destroy();
+ * ```
  */
 export function gatherPlan(
   gpu: ResidentDevice,
-  shape: { V: number; D: number; N: number },
+  shape: GatherShape,
   options: KernelOptions = {},
 ): KernelPlan {
-  const { V, D, N } = shape;
-  const total = N * D;
+  validateGatherShape(shape);
+  const { rows, cols, indexLength } = shape;
+  const total = indexLength * cols;
   const kernel = gpu.resolve(KERNELS, "kernel", options);
   return {
     op: "gather",
     kernel,
     bindings: [
-      { name: "table", dtype: "f32", length: V * D, role: "input" },
-      { name: "indices", dtype: "i32", length: N, role: "input" },
+      { name: "table", dtype: "f32", length: rows * cols, role: "input" },
+      { name: "index", dtype: "i32", length: indexLength, role: "input" },
       { name: "out", dtype: "f32", length: total, role: "output" },
     ],
     params: packParams(
       [{ name: "total", type: "u32" }, { name: "d", type: "u32" }, { name: "v", type: "u32" }],
-      { total, d: D, v: V },
+      { total, d: cols, v: rows },
       "gather",
     ),
     workgroups: workgroupsOf(kernel.variant, total, gpu.limits.maxComputeWorkgroupsPerDimension),
-    cost: { bytes: 4 * N + 8 * total, flops: 0 },
+    cost: { bytes: 4 * indexLength + 8 * total, flops: 0 },
   };
 }
 
@@ -89,7 +104,17 @@ export function gatherPlan(
  * @param gpu the device
  * @param args as {@link gather}
  * @param options kernel override
- * @returns the `[N, D]` result, row-major
+ * @returns the `[indexLength, cols]` result, row-major
+ * @throws Error naming the argument, as {@link validateGather}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, gatherGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const table = new Float32Array([0, 1, 2, 3, 4, 5]);
+ * const out = await gatherGpu(gpu, { table, index: new Int32Array([1, -1]), rows: 3, cols: 2 }); // [2, 3, 0, 0]
+ * gpu.destroy();
+ * ```
  */
 export async function gatherGpu(
   gpu: ResidentDevice,
@@ -97,7 +122,7 @@ export async function gatherGpu(
   options: KernelOptions = {},
 ): Promise<Float32Array> {
   validateGather(args);
-  const plan = gatherPlan(gpu, { V: args.V, D: args.D, N: args.indices.length }, options);
-  const [out] = await gpu.run(plan, [args.table, args.indices]);
+  const plan = gatherPlan(gpu, { rows: args.rows, cols: args.cols, indexLength: args.index.length }, options);
+  const [out] = await gpu.run(plan, [args.table, args.index]);
   return out as Float32Array;
 }

@@ -1,75 +1,113 @@
 /**
  * Reference for gather: row selection, what correct means, in plain TypeScript.
  *
- * `gather` matches `torch.index_select(table, 0, indices)`: `table` is `[V, D]`, `indices` is
- * `[N]`, and output row `n` is a copy of table row `indices[n]`, so the result is `[N, D]`. It is
+ * `gather` matches `torch.index_select(table, 0, index)`: `table` is `[rows, cols]`, `index` is
+ * `[indexLength]`, and output row `n` is a copy of table row `index[n]`, so the result is `[indexLength, cols]`. It is
  * not `torch.gather`, which picks one element per index rather than a whole row.
  *
  * Conventions, each a departure from torch or a choice torch leaves open:
- * - An index outside `[0, V)` selects a row of zeros. torch raises instead, but a kernel cannot
+ * - An index outside `[0, rows)` selects a row of zeros. torch raises instead, but a kernel cannot
  *   raise, and checking every index on the host before dispatch would cost a readback of indices
  *   that may never have left the device. Zeros are the stated answer rather than whatever an
  *   unchecked read returns.
  * - `-1` is out of range like any other negative index: it is not Python's "last row".
- * - Indices are i32 (`Int32Array`), because WGSL has no 64-bit integer; so `V` is at most 2^31 - 1.
- * - An empty `indices` is allowed, as in torch, and gives an empty result.
+ * - Indices are i32 (`Int32Array`), because WGSL has no 64-bit integer; so `rows` is at most 2^31 - 1.
+ * - An empty `index` is allowed, as in torch, and gives an empty result.
  *
  * Each output value is a copy of a table value, so the GPU must match exactly.
  *
  * @module
  */
 
-import { requireArray, requireInt } from "../validate.ts";
+import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
 /** The largest row count an i32 index can address. */
 export const MAX_ROWS = 2 ** 31 - 1;
 
+/** The sizes of a {@link gather} call: what a plan needs. */
+export interface GatherShape {
+  /** Rows of `table`, in `[1, 2^31 - 1]` (an i32 index addresses them). */
+  rows: number;
+  /** Columns of `table` (and of the output), >= 1. */
+  cols: number;
+  /** Length of `index`, the output's row count; may be 0. */
+  indexLength: number;
+}
+
 /** Arguments of {@link gather}. */
 export interface GatherArgs {
-  /** The table, `[V, D]` row-major. */
+  /** The table, `[rows, cols]` row-major. */
   table: Float32Array;
-  /** Row indices, `[N]`; `N` may be 0. An index outside `[0, V)` selects zeros. */
-  indices: Int32Array;
+  /** Row indices, `[indexLength]`; may be empty. An index outside `[0, rows)` selects zeros. */
+  index: Int32Array;
   /** Rows of `table`, in `[1, 2^31 - 1]`. */
-  V: number;
+  rows: number;
   /** Columns of `table` (and of the output). */
-  D: number;
+  cols: number;
 }
 
 /**
- * Validates {@link gather}'s arguments.
+ * Validates {@link gather}'s sizes (what {@link GatherShape} holds).
  *
- * @param args the arguments
+ * @param shape the sizes
  * @throws Error naming the bad argument
- */
-export function validateGather(args: GatherArgs): void {
-  const name = "gather";
-  requireInt(name, "V", args.V, 1, MAX_ROWS);
-  requireInt(name, "D", args.D, 1);
-  requireArray(name, "table", args.table, "Float32Array", [args.V * args.D, "V * D"]);
-  requireArray(name, "indices", args.indices, "Int32Array");
-}
-
-/**
- * Selects rows of `table`: output row `n` is table row `indices[n]`, or zeros when that index is
- * outside `[0, V)`.
- *
- * @param args the table, its shape `[V, D]` and the row indices
- * @returns a new Float32Array of length `indices.length * D`
  *
  * @example
  * ```ts
- * import { gather } from "./reference.ts";
+ * import { validateGatherShape } from "@xpu/ops/ops/gather";
+ * validateGatherShape({ rows: 32000, cols: 4096, indexLength: 16 }); // passes
+ * ```
+ */
+export function validateGatherShape(shape: GatherShape): void {
+  const name = "gather";
+  requireArgs(name, "shape", shape, "{ rows, cols, indexLength }");
+  requireInt(name, "rows", shape.rows, 1, MAX_ROWS);
+  requireInt(name, "cols", shape.cols, 1, U32_MAX);
+  requireInt(name, "indexLength", shape.indexLength, 0, U32_MAX);
+}
+
+/**
+ * Validates {@link gather}'s arguments: the sizes, then `table` and `index`.
+ *
+ * @param args the arguments
+ * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateGather } from "@xpu/ops/ops/gather";
+ * validateGather({ table: new Float32Array(6), index: new Int32Array([2, 0]), rows: 3, cols: 2 }); // passes
+ * ```
+ */
+export function validateGather(args: GatherArgs): void {
+  const name = "gather";
+  requireArgs(name, "args", args, "{ table, index, rows, cols }");
+  requireInt(name, "rows", args.rows, 1, MAX_ROWS);
+  requireInt(name, "cols", args.cols, 1, U32_MAX);
+  requireArray(name, "table", args.table, "Float32Array", [args.rows * args.cols, "rows * cols"]);
+  requireArray(name, "index", args.index, "Int32Array");
+  validateGatherShape({ rows: args.rows, cols: args.cols, indexLength: args.index.length });
+}
+
+/**
+ * Selects rows of `table`: output row `n` is table row `index[n]`, or zeros when that index is
+ * outside `[0, rows)`.
+ *
+ * @param args the table, its shape `[rows, cols]` and the row index
+ * @returns a new Float32Array of length `index.length * cols`
+ *
+ * @example
+ * ```ts
+ * import { gather } from "@xpu/ops";
  * const table = new Float32Array([0, 1, 2, 3, 4, 5]); // [[0, 1], [2, 3], [4, 5]]
- * gather({ table, indices: new Int32Array([2, 0, -1]), V: 3, D: 2 }); // [4, 5, 0, 1, 0, 0]
+ * gather({ table, index: new Int32Array([2, 0, -1]), rows: 3, cols: 2 }); // [4, 5, 0, 1, 0, 0]
  * ```
  */
 export function gather(args: GatherArgs): Float32Array {
   validateGather(args);
-  const { table, indices, V, D } = args;
-  const out = new Float32Array(indices.length * D);
-  for (const [n, row] of indices.entries()) {
-    if (row >= 0 && row < V) out.set(table.subarray(row * D, (row + 1) * D), n * D);
+  const { table, index, rows, cols } = args;
+  const out = new Float32Array(index.length * cols);
+  for (const [n, row] of index.entries()) {
+    if (row >= 0 && row < rows) out.set(table.subarray(row * cols, (row + 1) * cols), n * cols);
   }
   return out;
 }

@@ -16,8 +16,8 @@ interface Golden {
   meta: { torch: string };
   cases: {
     label: string;
-    N: number;
-    D: number;
+    rows: number;
+    cols: number;
     eps: number;
     x: JsonF32;
     weight: JsonF32 | null;
@@ -34,27 +34,27 @@ const strided = (xs: Float32Array, stride: number) => xs.filter((_, i) => i % st
 const oneUlp = { atol: 0, rtol: 2 ** -23 };
 
 Deno.test("layernorm reference: hand-derived values", () => {
-  deepStrictEqual([...layernorm({ x: f32([1, 3]), N: 1, D: 2, eps: 0 })], [-1, 1]);
+  deepStrictEqual([...layernorm({ x: f32([1, 3]), rows: 1, cols: 2, eps: 0 })], [-1, 1]);
   // x = [0, 2, 4]: mean 2, variance (4 + 0 + 4) / 3 = 8/3.
   assertClose(
-    layernorm({ x: f32([0, 2, 4]), N: 1, D: 3, eps: 0, weight: f32([1, 2, 3]), bias: f32([0.5, 0.5, -1]) }),
+    layernorm({ x: f32([0, 2, 4]), rows: 1, cols: 3, eps: 0, weight: f32([1, 2, 3]), bias: f32([0.5, 0.5, -1]) }),
     [-2 / Math.sqrt(8 / 3) + 0.5, 0.5, 3 * 2 / Math.sqrt(8 / 3) - 1],
     oneUlp,
   );
-  deepStrictEqual([...layernorm({ x: f32([7]), N: 1, D: 1, bias: f32([0.25]) })], [0.25]);
+  deepStrictEqual([...layernorm({ x: f32([7]), rows: 1, cols: 1, bias: f32([0.25]) })], [0.25]);
 });
 
-Deno.test("layernorm reference: the variance is biased (divided by D, not D - 1)", () => {
-  const out = layernorm({ x: f32([1, 3]), N: 1, D: 2, eps: 0 });
+Deno.test("layernorm reference: the variance is biased (divided by cols, not cols - 1)", () => {
+  const out = layernorm({ x: f32([1, 3]), rows: 1, cols: 2, eps: 0 });
   deepStrictEqual([...out], [-1, 1]);
-  // Dividing by D - 1 gives variance 2 here, and outputs of -+1/sqrt(2) = -+0.707.
+  // Dividing by cols - 1 gives variance 2 here, and outputs of -+1/sqrt(2) = -+0.707.
   ok(Math.abs(out[1] - 1 / Math.SQRT2) > 0.29);
 });
 
 Deno.test("layernorm reference: eps is inside the square root, sqrt(var + eps)", () => {
   // x = [0, 1e-3]: variance 2.5e-7, so 5e-4 / sqrt(2.5e-7 + 1e-5) = 0.1562; eps added to the
   // standard deviation instead would give 5e-4 / (5e-4 + 1e-5) = 0.980.
-  const out = layernorm({ x: f32([0, 1e-3]), N: 1, D: 2, eps: 1e-5 });
+  const out = layernorm({ x: f32([0, 1e-3]), rows: 1, cols: 2, eps: 1e-5 });
   const half = Math.fround(1e-3) / 2;
   assertClose(out, [-half / Math.sqrt(half ** 2 + 1e-5), half / Math.sqrt(half ** 2 + 1e-5)], oneUlp);
   ok(Math.abs(out[1] - half / (half + 1e-5)) > 0.8);
@@ -65,31 +65,45 @@ Deno.test("layernorm reference: eps defaults to 1e-5, and a constant row gives t
   // default of 1e-6 would give 0.707, and no eps at all 1.
   const half = Math.fround(2e-3) / 2;
   const expected = half / Math.sqrt(half ** 2 + 1e-5);
-  assertClose(layernorm({ x: f32([0, 2e-3]), N: 1, D: 2 }), [-expected, expected], oneUlp);
-  deepStrictEqual([...layernorm({ x: f32([5, 5, 5]), N: 1, D: 3, bias: f32([1, 2, 3]) })], [1, 2, 3]);
+  assertClose(layernorm({ x: f32([0, 2e-3]), rows: 1, cols: 2 }), [-expected, expected], oneUlp);
+  deepStrictEqual([...layernorm({ x: f32([5, 5, 5]), rows: 1, cols: 3, bias: f32([1, 2, 3]) })], [1, 2, 3]);
   // eps = 0 is allowed; then a constant row is 0 / 0, as torch gives.
-  ok(layernorm({ x: f32([5, 5]), N: 1, D: 2, eps: 0 }).every(Number.isNaN));
+  ok(layernorm({ x: f32([5, 5]), rows: 1, cols: 2, eps: 0 }).every(Number.isNaN));
 });
 
 async function rejectsBadInput(run: (args: LayernormArgs) => unknown): Promise<void> {
   const x = f32([1, 2, 3, 4, 5, 6]);
-  await assertThrowsMessage(() => run({ x, N: 4, D: 2 }), "layernorm: x must have length N * D = 8, got 6");
-  await assertThrowsMessage(() => run({ x, N: 0, D: 6 }), "layernorm: N must be an integer >= 1, got 0");
-  await assertThrowsMessage(() => run({ x, N: -3, D: -2 }), "N must be an integer >= 1, got -3");
-  await assertThrowsMessage(() => run({ x, N: 2, D: 3.5 }), "D must be an integer >= 1, got 3.5");
-  await assertThrowsMessage(() => run({ x: [1] as unknown as Float32Array, N: 1, D: 1 }), "x must be a Float32Array");
-  await assertThrowsMessage(() => run({ x, N: 2, D: 3, weight: f32([1, 2]) }), "weight must have length D = 3, got 2");
+  await assertThrowsMessage(() => run({ x, rows: 4, cols: 2 }), "layernorm: x must have length rows * cols = 8, got 6");
+  await assertThrowsMessage(() => run({ x, rows: 0, cols: 6 }), "layernorm: rows must be an integer >= 1, got 0");
+  await assertThrowsMessage(() => run({ x, rows: -3, cols: -2 }), "rows must be an integer >= 1, got -3");
+  await assertThrowsMessage(() => run({ x, rows: 2, cols: 3.5 }), "cols must be an integer >= 1, got 3.5");
   await assertThrowsMessage(
-    () => run({ x, N: 2, D: 3, bias: f32([1, 2, 3, 4]) }),
-    "bias must have length D = 3, got 4",
+    () => run({ x: [1] as unknown as Float32Array, rows: 1, cols: 1 }),
+    "x must be a Float32Array",
   );
   await assertThrowsMessage(
-    () => run({ x, N: 2, D: 3, bias: new Uint32Array(3) as unknown as Float32Array }),
+    () => run({ x, rows: 2, cols: 3, weight: f32([1, 2]) }),
+    "weight must have length cols = 3, got 2",
+  );
+  await assertThrowsMessage(
+    () => run({ x, rows: 2, cols: 3, bias: f32([1, 2, 3, 4]) }),
+    "bias must have length cols = 3, got 4",
+  );
+  await assertThrowsMessage(
+    () => run({ x, rows: 2, cols: 3, bias: new Uint32Array(3) as unknown as Float32Array }),
     "bias must be a Float32Array, got Uint32Array",
   );
-  await assertThrowsMessage(() => run({ x, N: 2, D: 3, eps: -1 }), "layernorm: eps must be >= 0, got -1");
-  await assertThrowsMessage(() => run({ x, N: 2, D: 3, eps: -Infinity }), "eps must be a finite number, got -Infinity");
-  await assertThrowsMessage(() => run({ x, N: 2, D: 3, eps: NaN }), "eps must be a finite number, got NaN");
+  await assertThrowsMessage(() => run({ x, rows: 2, cols: 3, eps: -1 }), "layernorm: eps must be >= 0, got -1");
+  await assertThrowsMessage(
+    () => run({ x, rows: 2, cols: 3, eps: -Infinity }),
+    "eps must be a finite f32 (|eps| <= 3.4028234663852886e+38), got -Infinity",
+  );
+  await assertThrowsMessage(
+    () => run({ x, rows: 2, cols: 3, eps: NaN }),
+    "eps must be a finite f32 (|eps| <= 3.4028234663852886e+38), got NaN",
+  );
+  // 1e39 is finite in f64 but Infinity in the kernel's f32 uniform.
+  await assertThrowsMessage(() => run({ x, rows: 2, cols: 3, eps: 1e39 }), "layernorm: eps must be a finite f32");
 }
 
 Deno.test("layernorm reference: bad input throws naming the argument", () => rejectsBadInput(layernorm));
@@ -97,7 +111,7 @@ Deno.test("layernorm reference: bad input throws naming the argument", () => rej
 gpuTest("layernorm GPU: bad input throws before dispatch", async (gpu) => {
   await rejectsBadInput((args) => layernormGpu(gpu, args));
   await assertThrowsMessage(
-    () => layernormGpu(gpu, { x: f32([1]), N: 1, D: 1 }, { override: "kernel.apple" }),
+    () => layernormGpu(gpu, { x: f32([1]), rows: 1, cols: 1 }, { override: "kernel.apple" }),
     'override "kernel.apple" is not a variant of entry point "kernel"',
   );
 });
@@ -111,28 +125,34 @@ const gpuTolerance = { atol: 2e-6, rtol: 1e-5 };
 
 gpuTest("layernorm GPU: more than 65,535 workgroups fold into y, and the kernel recovers the row", async (gpu) => {
   // Rows of 4099 take a workgroup each, so 70,000 of them need 70,000 workgroups.
-  const plan = layernormPlan(gpu, { N: 70_000, D: 4099, weight: true, bias: false, eps: 1e-5 });
+  const plan = layernormPlan(gpu, { rows: 70_000, cols: 4099, hasWeight: true, hasBias: false, eps: 1e-5 });
   deepStrictEqual(plan.workgroups, [35_000, 2, 1]);
   deepStrictEqual(plan.cost, { bytes: 8 * 70_000 * 4099 + 4 * 4099, flops: 7 * 70_000 * 4099 });
   // Dispatching 70,000 workgroups takes seconds on a software adapter, so the same fold is forced at
   // a per-dimension limit of 4: 10 rows become a 4 x 3 grid whose last two workgroups must do nothing.
-  const D = 4099;
-  const args = { x: randomF32(10 * D, 5), N: 10, D, weight: randomF32(D, 6), bias: randomF32(D, 7) };
-  const shape = { N: 10, D, weight: true, bias: true, eps: 1e-5 };
+  const cols = 4099;
+  const args = { x: randomF32(10 * cols, 5), rows: 10, cols, weight: randomF32(cols, 6), bias: randomF32(cols, 7) };
+  const shape = { rows: 10, cols, hasWeight: true, hasBias: true, eps: 1e-5 };
   const folded = { ...layernormPlan(gpu, shape), workgroups: foldWorkgroups(10, 4) };
   deepStrictEqual(folded.workgroups, [4, 3, 1]);
   const [out] = await gpu.run(folded, [args.x, args.weight, args.bias]);
   assertClose(out, layernorm(args), gpuTolerance, "folded 4 x 3 grid");
   // Rows of 1024 share a workgroup 8 at a time: 20 rows take 3 workgroups, here folded into a 2 x 2
   // grid whose last workgroup and the last 4 rows of the one before must do nothing.
-  const shared = { x: randomF32(20 * 1024, 8), N: 20, D: 1024, weight: randomF32(1024, 9), bias: randomF32(1024, 10) };
-  const plan2 = layernormPlan(gpu, { ...shape, N: 20, D: 1024 });
+  const shared = {
+    x: randomF32(20 * 1024, 8),
+    rows: 20,
+    cols: 1024,
+    weight: randomF32(1024, 9),
+    bias: randomF32(1024, 10),
+  };
+  const plan2 = layernormPlan(gpu, { ...shape, rows: 20, cols: 1024 });
   deepStrictEqual(plan2.workgroups, [3, 1, 1]);
   const [out2] = await gpu.run({ ...plan2, workgroups: foldWorkgroups(3, 2) }, [shared.x, shared.weight, shared.bias]);
   assertClose(out2, layernorm(shared), gpuTolerance, "8 rows per workgroup, folded 2 x 2 grid");
 });
 
-// Awkward sizes, rows sharing a workgroup (D <= 4096), a row in registers at the limit (8192) and
+// Awkward sizes, rows sharing a workgroup (cols <= 4096), a row in registers at the limit (8192) and
 // rows streamed in chunks (8196, 12289): aligned and not, with surplus rows in the last workgroup.
 const awkward: [number, number][] = [
   [1, 1],
@@ -147,7 +167,7 @@ const awkward: [number, number][] = [
   [2, 8196],
   [1, 12289],
   [3, 12],
-  // The aligned path (D % 4 == 0) at more reduction widths: 1 and 2 invocations per row, 16 (one
+  // The aligned path (cols % 4 == 0) at more reduction widths: 1 and 2 invocations per row, 16 (one
   // step), 32 and 64 with loads clamped past the row's end (516 = 129 quads, 1536 = 384 quads), 128,
   // surplus rows in the last workgroup (33 of 1024), and rows streamed in chunks, the last one partly
   // past the row's end (12304).
@@ -165,28 +185,31 @@ checkAgainstReference<LayernormArgs>(
   KERNELS,
   "kernel",
   [
-    ...awkward.map(([N, D], i) => ({
-      label: `N=${N} D=${D}`,
+    ...awkward.map(([rows, cols], i) => ({
+      label: `rows=${rows} cols=${cols}`,
       args: {
-        x: randomF32(N * D, N * 10_000 + D, -3, 3),
-        N,
-        D,
+        x: randomF32(rows * cols, rows * 10_000 + cols, -3, 3),
+        rows,
+        cols,
         // Every combination of weight and bias, present or absent.
-        weight: i % 2 === 0 ? randomF32(D, D, -2, 2) : undefined,
-        bias: i % 4 < 2 ? randomF32(D, D + 1, -1, 1) : undefined,
+        weight: i % 2 === 0 ? randomF32(cols, cols, -2, 2) : undefined,
+        bias: i % 4 < 2 ? randomF32(cols, cols + 1, -1, 1) : undefined,
       },
     })),
-    { label: "rows of 1000 + noise", args: { x: randomF32(2 * 513, 1, 999, 1001), N: 2, D: 513 } },
-    { label: "rows of 1000 + noise, D 516", args: { x: randomF32(2 * 516, 1, 999, 1001), N: 2, D: 516 } },
-    { label: "a row of 10000 + noise", args: { x: randomF32(4099, 2, 9999.5, 10000.5), N: 1, D: 4099 } },
+    { label: "rows of 1000 + noise", args: { x: randomF32(2 * 513, 1, 999, 1001), rows: 2, cols: 513 } },
+    { label: "rows of 1000 + noise, cols 516", args: { x: randomF32(2 * 516, 1, 999, 1001), rows: 2, cols: 516 } },
+    { label: "a row of 10000 + noise", args: { x: randomF32(4099, 2, 9999.5, 10000.5), rows: 1, cols: 4099 } },
     {
       label: "rows of 10000 + noise, streamed in chunks",
-      args: { x: randomF32(2 * 12292, 3, 9999.5, 10000.5), N: 2, D: 12292 },
+      args: { x: randomF32(2 * 12292, 3, 9999.5, 10000.5), rows: 2, cols: 12292 },
     },
-    { label: "a constant row", args: { x: f32([4, 4, 4, 1, -2, 3]), N: 2, D: 3, bias: f32([1, 2, 3]) } },
-    { label: "a constant row, D 4", args: { x: f32([4, 4, 4, 4, 1, -2, 3, 0]), N: 2, D: 4, bias: f32([1, 2, 3, 4]) } },
-    { label: "variance small next to eps", args: { x: randomF32(3 * 5, 3, -1e-3, 1e-3), N: 3, D: 5 } },
-    { label: "variance small next to eps, D 8", args: { x: randomF32(3 * 8, 3, -1e-3, 1e-3), N: 3, D: 8 } },
+    { label: "a constant row", args: { x: f32([4, 4, 4, 1, -2, 3]), rows: 2, cols: 3, bias: f32([1, 2, 3]) } },
+    {
+      label: "a constant row, cols 4",
+      args: { x: f32([4, 4, 4, 4, 1, -2, 3, 0]), rows: 2, cols: 4, bias: f32([1, 2, 3, 4]) },
+    },
+    { label: "variance small next to eps", args: { x: randomF32(3 * 5, 3, -1e-3, 1e-3), rows: 3, cols: 5 } },
+    { label: "variance small next to eps, cols 8", args: { x: randomF32(3 * 8, 3, -1e-3, 1e-3), rows: 3, cols: 8 } },
   ],
   layernorm,
   layernormGpu,
@@ -197,7 +220,14 @@ Deno.test("layernorm reference matches the torch goldens", async () => {
   const golden = await loadLayernormGolden();
   ok(golden.cases.length > 0 && golden.meta.torch, "the golden file has cases and a torch version");
   for (const c of golden.cases) {
-    const args = { x: fromJson(c.x)!, N: c.N, D: c.D, weight: fromJson(c.weight), bias: fromJson(c.bias), eps: c.eps };
+    const args = {
+      x: fromJson(c.x)!,
+      rows: c.rows,
+      cols: c.cols,
+      weight: fromJson(c.weight),
+      bias: fromJson(c.bias),
+      eps: c.eps,
+    };
     assertClose(strided(layernorm(args), c.out_stride), fromJson(c.out)!, oneUlp, `torch ${c.label}`);
   }
 });
@@ -206,7 +236,14 @@ gpuTest("layernorm GPU matches the torch goldens", async (gpu) => {
   const golden = await loadLayernormGolden();
   ok(golden.cases.length > 0, "the golden file has cases");
   for (const c of golden.cases) {
-    const args = { x: fromJson(c.x)!, N: c.N, D: c.D, weight: fromJson(c.weight), bias: fromJson(c.bias), eps: c.eps };
+    const args = {
+      x: fromJson(c.x)!,
+      rows: c.rows,
+      cols: c.cols,
+      weight: fromJson(c.weight),
+      bias: fromJson(c.bias),
+      eps: c.eps,
+    };
     const got = await layernormGpu(gpu, args);
     assertClose(strided(got, c.out_stride), fromJson(c.out)!, gpuTolerance, `torch ${c.label}`);
   }

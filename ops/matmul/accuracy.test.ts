@@ -59,7 +59,7 @@ const denseCase = (label: string, args: MatmulArgs) => gemmCase(label, args, (n,
 
 function q8Case(label: string, args: MatmulQ8Args): GemmCase<MatmulQ8Args> {
   const codes = unpackQ8(args.weight, args.N, args.K);
-  return gemmCase(label, args, (n, k) => codes[n * args.K + k] * args.scale[n]);
+  return gemmCase(label, args, (n, k) => codes[n * args.K + k] * args.scales[n]);
 }
 
 function q4Case(label: string, args: MatmulQ4G128Args): GemmCase<MatmulQ4G128Args> {
@@ -119,13 +119,13 @@ function randomQ8(M: number, N: number, K: number, seed: number, raw = false): G
   const next = seededRandom(seed);
   const codes = Int32Array.from({ length: N * K }, () => Math.floor(next() * 255) - 127);
   const weight = raw ? randomWords(N * Math.ceil(K / 4), seed) : packQ8(codes, N, K);
-  const args = { a: randomF32(M * K, seed + 1), weight, scale: randomF32(N, seed + 2, 0.001, 0.02), M, N, K };
+  const args = { a: randomF32(M * K, seed + 1), weight, scales: randomF32(N, seed + 2, 0.001, 0.02), M, N, K };
   return q8Case(`${raw ? "raw words " : ""}${label(M, N, K)}`, args);
 }
 
 /** Weights quantized by quantizeQ4G128 and packed by packQ4, or (raw) arbitrary words. */
 function randomQ4(M: number, N: number, K: number, seed: number, raw = false): GemmCase<MatmulQ4G128Args> {
-  const { codes, scales } = quantizeQ4G128(randomF32(N * K, seed), N, K);
+  const { codes, scales } = quantizeQ4G128({ x: randomF32(N * K, seed), rows: N, cols: K });
   const weight = raw ? randomWords(N * Math.ceil(K / 8), seed) : packQ4(codes, N, K);
   return q4Case(`${raw ? "raw words " : ""}${label(M, N, K)}`, {
     a: randomF32(M * K, seed + 1),
@@ -205,7 +205,7 @@ Deno.test("matmulQ8 / matmulQ4G128 reference: each row of a is matvecQ8 / matvec
     const row = (xs: Float32Array) => xs.subarray(m * N, (m + 1) * N);
     const x8 = q8.a.subarray(m * K, (m + 1) * K);
     const x4 = q4.a.subarray(m * K, (m + 1) * K);
-    assertClose(row(viaQ8), matvecQ8({ weight: q8.weight, scale: q8.scale, x: x8, N, K }), oneRounding, `q8 ${m}`);
+    assertClose(row(viaQ8), matvecQ8({ weight: q8.weight, scales: q8.scales, x: x8, N, K }), oneRounding, `q8 ${m}`);
     assertClose(
       row(viaQ4),
       matvecQ4G128({ weight: q4.weight, scales: q4.scales, x: x4, N, K }),
@@ -228,7 +228,7 @@ interface GoldenShape {
 interface Golden {
   meta: { torch: string };
   mm: (GoldenShape & { b_seed: number; stride: number; out64: number[]; out32: number[] })[];
-  q8: (GoldenShape & { codes: number[]; scale: number[]; out: number[] })[];
+  q8: (GoldenShape & { codes: number[]; scales: number[]; out: number[] })[];
   q4: (GoldenShape & { w_seed: number; codes: number[]; scales: number[]; out: number[] })[];
 }
 const loadMatmulGolden = () => loadGolden<Golden>(new URL("./goldens/matmul.json", import.meta.url));
@@ -256,7 +256,7 @@ function goldenCases(golden: Golden) {
     })),
     q8: golden.q8.map((c) => {
       const weight = packQ8(Int32Array.from(c.codes), c.N, c.K);
-      return { c, ...batch([q8Case(c.label, { ...operands(c), weight, scale: f32(c.scale) })]) };
+      return { c, ...batch([q8Case(c.label, { ...operands(c), weight, scales: f32(c.scales) })]) };
     }),
     q4: golden.q4.map((c) => {
       const weight = packQ4(Int32Array.from(c.codes), c.N, c.K);
@@ -281,7 +281,7 @@ Deno.test("matmul reference matches the torch goldens", async () => {
   for (const { c, cases: [{ args }] } of q4) {
     assertClose(matmulQ4G128(args), f32(c.out), oneRounding, `q4 ${c.label}`);
     // gen.py quantized the same weights with the q4 conventions written out in it; quantizeQ4G128 agrees.
-    const { codes, scales } = quantizeQ4G128(pattern(c.N * c.K, c.w_seed), c.N, c.K);
+    const { codes, scales } = quantizeQ4G128({ x: pattern(c.N * c.K, c.w_seed), rows: c.N, cols: c.K });
     deepStrictEqual([...codes], c.codes, `q4 codes ${c.label}`);
     deepStrictEqual(scales, f32(c.scales), `q4 scales ${c.label}`);
   }

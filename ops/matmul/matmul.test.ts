@@ -48,20 +48,20 @@ Deno.test("matmul reference: sums in f64 and rounds once (an f32 running sum wou
   strictEqual(Math.fround(Math.fround(2 ** 24 + 1) - 2 ** 24), 0);
 });
 
-Deno.test("matmulQ8 reference: the weight is [N, K] (F.linear), not [K, N]; scale[n] scales output n", () => {
+Deno.test("matmulQ8 reference: the weight is [N, K] (F.linear), not [K, N]; scales[n] scales output n", () => {
   const weight = packQ8(new Int32Array([1, 2, 3, 4]), 2, 2); // rows [1, 2] and [3, 4]
-  const args = { a: f32([1, 10]), weight, scale: f32([1, 1]), M: 1, N: 2, K: 2 };
+  const args = { a: f32([1, 10]), weight, scales: f32([1, 1]), M: 1, N: 2, K: 2 };
   deepStrictEqual([...matmulQ8(args)], [21, 43]);
   // a @ W with W read as [K, N] gives [31, 42].
   deepStrictEqual([...matmul({ a: f32([1, 10]), b: f32([1, 2, 3, 4]), M: 1, N: 2, K: 2 })], [31, 42]);
   // One scale per weight row, i.e. per output column, for every row of a.
-  deepStrictEqual([...matmulQ8({ ...args, a: f32([1, 10, 2, 0]), M: 2, scale: f32([0.5, 2]) })], [10.5, 86, 1, 12]);
+  deepStrictEqual([...matmulQ8({ ...args, a: f32([1, 10, 2, 0]), M: 2, scales: f32([0.5, 2]) })], [10.5, 86, 1, 12]);
 });
 
 Deno.test("matmulQ8 reference: codes are bytes least-significant first, two's complement", () => {
   // Identity activations read the codes back: word 0x80ff7f01 holds 1, 127, -1, -128 in that order.
   const identity = f32([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
-  const got = matmulQ8({ a: identity, weight: u32([0x80ff7f01]), scale: f32([1]), M: 4, N: 1, K: 4 });
+  const got = matmulQ8({ a: identity, weight: u32([0x80ff7f01]), scales: f32([1]), M: 4, N: 1, K: 4 });
   deepStrictEqual([...got], [1, 127, -1, -128]);
   // Most-significant byte first would give [-128, -1, 127, 1]; unsigned bytes [1, 127, 255, 128].
   deepStrictEqual([...packQ8(new Int32Array([1, 127, -1]), 1, 3)], [0x00ff7f01]);
@@ -69,7 +69,7 @@ Deno.test("matmulQ8 reference: codes are bytes least-significant first, two's co
 
 Deno.test("matmulQ8 and matmulQ4G128 reference: codes in the padding of a row's last word are ignored", () => {
   const a = f32([1, 2, 3, 4, 5]);
-  const q8 = { a, scale: f32([1]), M: 1, N: 1, K: 5 };
+  const q8 = { a, scales: f32([1]), M: 1, N: 1, K: 5 };
   deepStrictEqual(matmulQ8({ ...q8, weight: u32([0x04030201, 0xffffff05]) }), f32([55]));
   deepStrictEqual(matmulQ8({ ...q8, weight: u32([0x04030201, 0x00000005]) }), f32([55]));
   const q4 = { a, scales: f32([1]), M: 1, N: 1, K: 5 };
@@ -176,16 +176,16 @@ Deno.test("matmul reference: bad input throws naming the argument", async () => 
   );
   const q = { a: f32([1, 2, 3]), M: 1, N: 2, K: 3 };
   await assertThrowsMessage(
-    () => matmulQ8({ ...q, weight: u32([1, 2, 3]), scale: f32([1, 1]) }),
+    () => matmulQ8({ ...q, weight: u32([1, 2, 3]), scales: f32([1, 1]) }),
     "matmulQ8: weight must have length N * ceil(K / 4) = 2, got 3",
   );
   await assertThrowsMessage(
-    () => matmulQ8({ ...q, weight: new Int32Array(2) as unknown as Uint32Array, scale: f32([1, 1]) }),
+    () => matmulQ8({ ...q, weight: new Int32Array(2) as unknown as Uint32Array, scales: f32([1, 1]) }),
     "weight must be a Uint32Array, got Int32Array",
   );
   await assertThrowsMessage(
-    () => matmulQ8({ ...q, weight: u32([1, 2]), scale: f32([1]) }),
-    "scale must have length N = 2",
+    () => matmulQ8({ ...q, weight: u32([1, 2]), scales: f32([1]) }),
+    "scales must have length N = 2",
   );
   await assertThrowsMessage(
     () => matmulQ4G128({ ...q, K: 129, a: new Float32Array(129), weight: new Uint32Array(34), scales: f32([1, 1]) }),
@@ -226,7 +226,7 @@ gpuTest("matmul GPU: bad input throws before dispatch", async (gpu) => {
   await assertThrowsMessage(() => matmulGpu(gpu, { a, b: a, M: 2, N: 4, K: 3 }), "b must have length K * N = 12");
   await assertThrowsMessage(() => matmulGpu(gpu, { a, b: a, M: 1, N: 6, K: 0 }), "K must be an integer >= 1, got 0");
   await assertThrowsMessage(
-    () => matmulQ8Gpu(gpu, { a, weight: u32([1]), scale: f32([1, 1]), M: 1, N: 2, K: 6 }),
+    () => matmulQ8Gpu(gpu, { a, weight: u32([1]), scales: f32([1, 1]), M: 1, N: 2, K: 6 }),
     "matmulQ8: weight must have length N * ceil(K / 4) = 4, got 1",
   );
   await assertThrowsMessage(
@@ -244,7 +244,7 @@ gpuTest("matmul GPU: bad input throws before dispatch", async (gpu) => {
   );
   await assertThrowsMessage(
     () =>
-      matmulQ8Gpu(gpu, { a: a.subarray(0, 3), weight: u32([1, 2]), scale: f32([1, 1]), M: 1, N: 2, K: 3 }, {
+      matmulQ8Gpu(gpu, { a: a.subarray(0, 3), weight: u32([1, 2]), scales: f32([1, 1]), M: 1, N: 2, K: 3 }, {
         override: "kernel",
       }),
     'matmulQ8: override "kernel" is not a variant of entry point "q8row" or "q8row_tile64"',
@@ -277,7 +277,7 @@ gpuTest("matmul GPU: an operand past maxStorageBufferBindingSize is refused, nam
     "matmul/tile64: binding 1 (b) needs maxStorageBufferBindingSize >= 4112, but this device allows 4096",
   );
   await assertThrowsMessage(
-    () => matmulQ8Gpu(small, { a: new Float32Array(4), weight: bigWeight, scale: big, M: 1, N, K: 4 }),
+    () => matmulQ8Gpu(small, { a: new Float32Array(4), weight: bigWeight, scales: big, M: 1, N, K: 4 }),
     "matmulQ8/q8row_tile64: binding 1 (weight) needs maxStorageBufferBindingSize >= 4112, but this device allows 4096",
   );
   await assertThrowsMessage(
@@ -328,8 +328,8 @@ gpuTest(
     // limit of 2; each grid's last workgroup has no tile.
     const [M, N, K] = [1, 300, 9];
     const dense = { a: randomF32(M * K, 1), b: randomF32(K * N, 2), M, N, K };
-    const q8 = { ...dense, weight: packQ8(codesFor(N * K, 127), N, K), scale: randomF32(N, 3, 0.001, 0.02) };
-    const q4Weight = quantizeQ4G128(randomF32(N * K, 4), N, K);
+    const q8 = { ...dense, weight: packQ8(codesFor(N * K, 127), N, K), scales: randomF32(N, 3, 0.001, 0.02) };
+    const q4Weight = quantizeQ4G128({ x: randomF32(N * K, 4), rows: N, cols: K });
     const q4 = { ...dense, weight: packQ4(q4Weight.codes, N, K), scales: q4Weight.scales };
     const f16 = { a: packF16(dense.a), b: packF16(dense.b), M, N, K };
     const [limit2, limit3] = [2, 3].map((n) => gpu.withLimits({ maxComputeWorkgroupsPerDimension: n }));

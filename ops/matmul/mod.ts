@@ -61,12 +61,9 @@
  *   N % 4 == 0): their full blocks of K are staged with unchecked loads at indices computed once,
  *   and c is stored unchecked (4096^3 on the H200: 34.8 -> 36.4 TFLOP/s; `f16storage` 31.6 -> 36.5;
  *   512 x 14336 x 4096: 30.0 -> 30.8 and 26.2 -> 31.0). `q8row` and `q4g128` keep the checks.
- * This design replaced a two-stage one (the next block prefetched into registers during the
- * current one, one barrier per block; accumulators in module-scope private variables, each k-step
- * a function call), which had an NVIDIA variant at 32 KiB of workgroup memory: at 4096^3 on the
- * H200, a scratch kernel of this design (without the bound checks these kernels keep out of the
- * k-steps) ran at 37.0 TFLOP/s and that NVIDIA variant at 29.5 (which of the differences matter
- * most was not measured apart). With the NVIDIA variant's K-step
+ * This design replaced a two-stage one (the next block prefetched into registers, one barrier per
+ * block) that needed an NVIDIA variant at 32 KiB of workgroup memory; measured on the H200 it was
+ * slower (`harness/baselines/nvidia-h200-design.md`, matmul). With the NVIDIA variant's K-step
  * of 16 now within the portable 16 KiB, there is no target variant. `tile64` is the same design
  * at 64 x 64 (8 x 4 outputs per invocation, 8 KiB); `q8row_tile64` and `q4g128_tile64` keep a
  * simpler one (4 x 4 outputs per invocation, a looped k, element-by-element loads). Every kernel
@@ -103,24 +100,19 @@ import {
   type MatmulF16Args,
   type MatmulQ4G128Args,
   type MatmulQ8Args,
+  type MatmulShape,
   validateMatmul,
   validateMatmulF16,
+  validateMatmulF16Shape,
   validateMatmulQ4G128,
+  validateMatmulQ4G128Shape,
   validateMatmulQ8,
+  validateMatmulQ8Shape,
+  validateMatmulShape,
 } from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
-
-/** The shape of a product: `[M, K] x [K, N]` (or a `[N, K]` weight) gives `[M, N]`. */
-export interface MatmulShape {
-  /** Rows of `a` and of the result. */
-  M: number;
-  /** Columns of the result. */
-  N: number;
-  /** The axis summed over. */
-  K: number;
-}
 
 /** The least number of 128 x 128 tiles for which the plans choose the large tile. */
 export const LARGE_TILE_MIN_TILES = 256;
@@ -184,8 +176,23 @@ function tileGrid(gpu: ResidentDevice, shape: MatmulShape, kernel: Resolution): 
  * @param shape `M`, `N`, `K`
  * @param options kernel override: a variant of `kernel` or of `tile64` (which also picks the tile)
  * @returns the plan; bindings `a`, `b` (inputs) and `c` (output), one workgroup per tile of `c`
+ * @throws Error naming the argument, as {@link validateMatmulShape}
+ *
+ * @example Resident tensors: upload once, submit plans, read back
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { matmulPlan } from "@xpu/ops/ops/matmul";
+ * const gpu = await acquireDevice();
+ * const a = gpu.upload(new Float32Array([1, 2, 3, 4])); // [M = 2, K = 2]
+ * const b = gpu.upload(new Float32Array([1, 0, 0, 1])); // [K = 2, N = 2], the identity
+ * const c = gpu.alloc("f32", 4);
+ * await gpu.submit([matmulPlan(gpu, { M: 2, N: 2, K: 2 }), [a, b, c]]);
+ * const product = await gpu.read(c); // [1, 2, 3, 4]
+ * gpu.destroy();
+ * ```
  */
 export function matmulPlan(gpu: ResidentDevice, shape: MatmulShape, options: KernelOptions = {}): KernelPlan {
+  validateMatmulShape(shape);
   const { M, N, K } = shape;
   const kernel = gemmKernel(gpu, "matmul", shape, options);
   return {
@@ -210,6 +217,16 @@ export function matmulPlan(gpu: ResidentDevice, shape: MatmulShape, options: Ker
  * @param args as {@link matmul}
  * @param options kernel override
  * @returns the result, `[M, N]`
+ * @throws Error naming the argument, as {@link validateMatmul}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, matmulGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const a = new Float32Array([1, 2, 3, 4]);
+ * const c = await matmulGpu(gpu, { a, b: new Float32Array([5, 6, 7, 8]), M: 2, N: 2, K: 2 }); // [19, 22, 43, 50]
+ * gpu.destroy();
+ * ```
  */
 export async function matmulGpu(
   gpu: ResidentDevice,
@@ -221,11 +238,10 @@ export async function matmulGpu(
   return c as Float32Array;
 }
 
-/** The two quantized formats: the op, and the names and lengths of its weight bindings. */
+/** The two quantized formats: the op, and the lengths of its weight bindings. */
 interface QuantizedFormat {
   op: "matmulQ8" | "matmulQ4G128";
   weightWords: number;
-  scaleName: "scale" | "scales";
   scaleCount: number;
 }
 
@@ -244,7 +260,7 @@ function quantizedPlan(
     bindings: [
       { name: "a", dtype: "f32", length: M * K, role: "input" },
       { name: "weight", dtype: "u32", length: weightWords, role: "input" },
-      { name: format.scaleName, dtype: "f32", length: scaleCount, role: "input" },
+      { name: "scales", dtype: "f32", length: scaleCount, role: "input" },
       { name: "c", dtype: "f32", length: M * N, role: "output" },
     ],
     params: packParams(PARAMS, { m: M, n: N, k: K }, op),
@@ -260,14 +276,29 @@ function quantizedPlan(
  * @param gpu the device
  * @param shape `M` (rows of `a`), `N` (rows of the weight), `K`
  * @param options kernel override: a variant of `q8row` or of `q8row_tile64` (which also picks the tile)
- * @returns the plan; bindings `a`, `weight`, `scale` (inputs) and `c` (output)
+ * @returns the plan; bindings `a`, `weight`, `scales` (inputs) and `c` (output)
+ * @throws Error naming the argument, as {@link validateMatmulQ8Shape}
+ *
+ * @example Resident tensors: the int8 weight uploaded once
+ * ```ts
+ * import { acquireDevice, packQ8 } from "@xpu/ops";
+ * import { matmulQ8Plan } from "@xpu/ops/ops/matmul";
+ * const gpu = await acquireDevice();
+ * const a = gpu.upload(new Float32Array([1, 1, 1, 1])); // [M = 1, K = 4]
+ * const weight = gpu.upload(packQ8(new Int32Array([1, 2, 3, 4]), 1, 4)); // [N = 1, K = 4]
+ * const scales = gpu.upload(new Float32Array([0.5]));
+ * const c = gpu.alloc("f32", 1);
+ * await gpu.submit([matmulQ8Plan(gpu, { M: 1, N: 1, K: 4 }), [a, weight, scales, c]]);
+ * const out = await gpu.read(c); // [5]
+ * gpu.destroy();
+ * ```
  */
 export function matmulQ8Plan(gpu: ResidentDevice, shape: MatmulShape, options: KernelOptions = {}): KernelPlan {
+  validateMatmulQ8Shape(shape);
   const { N, K } = shape;
   const format: QuantizedFormat = {
     op: "matmulQ8",
     weightWords: N * Math.ceil(K / 4),
-    scaleName: "scale",
     scaleCount: N,
   };
   return quantizedPlan(gpu, shape, format, options);
@@ -280,6 +311,17 @@ export function matmulQ8Plan(gpu: ResidentDevice, shape: MatmulShape, options: K
  * @param args as {@link matmulQ8}
  * @param options kernel override
  * @returns the result, `[M, N]`
+ * @throws Error naming the argument, as {@link validateMatmulQ8}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, matmulQ8Gpu, packQ8 } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const weight = packQ8(new Int32Array([1, 2, 3, 4]), 1, 4);
+ * const a = new Float32Array([1, 1, 1, 1]);
+ * const c = await matmulQ8Gpu(gpu, { a, weight, scales: new Float32Array([0.5]), M: 1, N: 1, K: 4 }); // [5]
+ * gpu.destroy();
+ * ```
  */
 export async function matmulQ8Gpu(
   gpu: ResidentDevice,
@@ -287,7 +329,7 @@ export async function matmulQ8Gpu(
   options: KernelOptions = {},
 ): Promise<Float32Array> {
   validateMatmulQ8(args);
-  const [c] = await gpu.run(matmulQ8Plan(gpu, args, options), [args.a, args.weight, args.scale]);
+  const [c] = await gpu.run(matmulQ8Plan(gpu, args, options), [args.a, args.weight, args.scales]);
   return c as Float32Array;
 }
 
@@ -298,13 +340,28 @@ export async function matmulQ8Gpu(
  * @param shape `M` (rows of `a`), `N` (rows of the weight), `K`
  * @param options kernel override: a variant of `q4g128` or of `q4g128_tile64` (which also picks the tile)
  * @returns the plan; bindings `a`, `weight`, `scales` (inputs) and `c` (output)
+ * @throws Error naming the argument, as {@link validateMatmulQ4G128Shape}
+ *
+ * @example Resident tensors: the int4 weight uploaded once
+ * ```ts
+ * import { acquireDevice, packQ4 } from "@xpu/ops";
+ * import { matmulQ4G128Plan } from "@xpu/ops/ops/matmul";
+ * const gpu = await acquireDevice();
+ * const a = gpu.upload(new Float32Array([1, 2])); // [M = 1, K = 2]
+ * const weight = gpu.upload(packQ4(new Int32Array([7, -7]), 1, 2)); // [N = 1, K = 2]
+ * const scales = gpu.upload(new Float32Array([0.5])); // [N, ceil(K / 128)]
+ * const c = gpu.alloc("f32", 1);
+ * await gpu.submit([matmulQ4G128Plan(gpu, { M: 1, N: 1, K: 2 }), [a, weight, scales, c]]);
+ * const out = await gpu.read(c); // [-3.5]
+ * gpu.destroy();
+ * ```
  */
 export function matmulQ4G128Plan(gpu: ResidentDevice, shape: MatmulShape, options: KernelOptions = {}): KernelPlan {
+  validateMatmulQ4G128Shape(shape);
   const { N, K } = shape;
   const format: QuantizedFormat = {
     op: "matmulQ4G128",
     weightWords: N * Math.ceil(K / 8),
-    scaleName: "scales",
     scaleCount: N * Math.ceil(K / 128),
   };
   return quantizedPlan(gpu, shape, format, options);
@@ -317,6 +374,17 @@ export function matmulQ4G128Plan(gpu: ResidentDevice, shape: MatmulShape, option
  * @param args as {@link matmulQ4G128}
  * @param options kernel override
  * @returns the result, `[M, N]`
+ * @throws Error naming the argument, as {@link validateMatmulQ4G128}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, matmulQ4G128Gpu, packQ4 } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const weight = packQ4(new Int32Array([7, -7]), 1, 2);
+ * const a = new Float32Array([1, 2]);
+ * const c = await matmulQ4G128Gpu(gpu, { a, weight, scales: new Float32Array([0.5]), M: 1, N: 1, K: 2 }); // [-3.5]
+ * gpu.destroy();
+ * ```
  */
 export async function matmulQ4G128Gpu(
   gpu: ResidentDevice,
@@ -336,8 +404,23 @@ export async function matmulQ4G128Gpu(
  * @param options kernel override: a variant of `f16storage`
  * @returns the plan; bindings `a`, `b` (inputs, packed halves) and `c` (output), one workgroup per
  *   128 x 128 tile of `c`
+ * @throws Error naming the argument, as {@link validateMatmulF16Shape}
+ *
+ * @example Resident tensors: f16 operands, two to a word
+ * ```ts
+ * import { acquireDevice, packF16 } from "@xpu/ops";
+ * import { matmulF16Plan } from "@xpu/ops/ops/matmul";
+ * const gpu = await acquireDevice();
+ * const a = gpu.upload(packF16(new Float32Array([1, 2, 3, 4])));
+ * const b = gpu.upload(packF16(new Float32Array([0.5, 0, 0, 0.5])));
+ * const c = gpu.alloc("f32", 4);
+ * await gpu.submit([matmulF16Plan(gpu, { M: 2, N: 2, K: 2 }), [a, b, c]]);
+ * const product = await gpu.read(c); // [0.5, 1, 1.5, 2], in f32
+ * gpu.destroy();
+ * ```
  */
 export function matmulF16Plan(gpu: ResidentDevice, shape: MatmulShape, options: KernelOptions = {}): KernelPlan {
+  validateMatmulF16Shape(shape);
   const { M, N, K } = shape;
   const kernel = gemmKernel(gpu, "matmulF16", shape, options);
   return {
@@ -363,6 +446,16 @@ export function matmulF16Plan(gpu: ResidentDevice, shape: MatmulShape, options: 
  * @param args as {@link matmulF16}
  * @param options kernel override
  * @returns the result, `[M, N]`
+ * @throws Error naming the argument, as {@link validateMatmulF16}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, matmulF16Gpu, packF16 } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const a = packF16(new Float32Array([1, 2, 3, 4]));
+ * const c = await matmulF16Gpu(gpu, { a, b: packF16(new Float32Array([1, 0, 0, 1])), M: 2, N: 2, K: 2 }); // [1, 2, 3, 4]
+ * gpu.destroy();
+ * ```
  */
 export async function matmulF16Gpu(
   gpu: ResidentDevice,

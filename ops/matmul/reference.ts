@@ -7,7 +7,7 @@
  *   are `[M, K]` and the weight is a Linear layer's `[N, K]` (one row per output feature), held as
  *   int8 codes packed four to a u32, least-significant byte first, two's complement, `[N, ceil(K/4)]`
  *   words with zero padding at the end of each row, and one f32 scale per row, `scale[N]`:
- *   `out[m, n] = scale[n] * sum_k a[m, k] * code[n, k]`.
+ *   `out[m, n] = scales[n] * sum_k a[m, k] * code[n, k]`.
  * - `matmulQ4G128` is the same at four bits: eight two's-complement nibbles per u32, least
  *   significant nibble first, `[N, ceil(K/8)]` words, and one scale per group of 128 consecutive
  *   columns of a row, `scales[N, ceil(K/128)]`: `out[m, n] = sum_k a[m, k] * code[n, k] *
@@ -34,7 +34,7 @@
  * @module
  */
 
-import { requireArray, requireInt } from "../validate.ts";
+import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
 /** Arguments of {@link matmul}. */
 export interface MatmulArgs {
@@ -57,7 +57,7 @@ export interface MatmulQ8Args {
   /** The weight `[N, K]` packed by `packQ8`: `[N, ceil(K/4)]` words. */
   weight: Uint32Array;
   /** `[N]`, one scale per weight row. */
-  scale: Float32Array;
+  scales: Float32Array;
   /** Rows of `a` and of the result (tokens). */
   M: number;
   /** Rows of the weight, columns of the result (output features). */
@@ -99,10 +99,85 @@ export interface MatmulF16Args {
 /** Columns of a weight row that share one scale in the q4 format. */
 const Q4_GROUP = 128;
 
-function requireDims(op: string, args: { M: number; N: number; K: number }): void {
-  requireInt(op, "M", args.M, 1);
-  requireInt(op, "N", args.N, 1);
-  requireInt(op, "K", args.K, 1);
+/** The sizes of a product: `[M, K] x [K, N]` (or a `[N, K]` weight) gives `[M, N]`. */
+export interface MatmulShape {
+  /** Rows of `a` and of the result (>= 1). */
+  M: number;
+  /** Columns of the result (>= 1). */
+  N: number;
+  /** The axis summed over (>= 1). */
+  K: number;
+}
+
+function requireDims(op: string, shape: MatmulShape): void {
+  requireArgs(op, "shape", shape, "{ M, N, K }");
+  requireInt(op, "M", shape.M, 1, U32_MAX);
+  requireInt(op, "N", shape.N, 1, U32_MAX);
+  requireInt(op, "K", shape.K, 1, U32_MAX);
+}
+
+/**
+ * Validates {@link matmul}'s sizes (what {@link MatmulShape} holds).
+ *
+ * @param shape the sizes
+ * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMatmulShape } from "@xpu/ops/ops/matmul";
+ * validateMatmulShape({ M: 512, N: 4096, K: 4096 }); // passes; M: 0 throws "matmul: M must be an integer >= 1, got 0"
+ * ```
+ */
+export function validateMatmulShape(shape: MatmulShape): void {
+  requireDims("matmul", shape);
+}
+
+/**
+ * Validates {@link matmulQ8}'s sizes (what {@link MatmulShape} holds).
+ *
+ * @param shape the sizes
+ * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMatmulQ8Shape } from "@xpu/ops/ops/matmul";
+ * validateMatmulQ8Shape({ M: 512, N: 4096, K: 4096 }); // passes; M: 0 throws "matmulQ8: M must be an integer >= 1, got 0"
+ * ```
+ */
+export function validateMatmulQ8Shape(shape: MatmulShape): void {
+  requireDims("matmulQ8", shape);
+}
+
+/**
+ * Validates {@link matmulQ4G128}'s sizes (what {@link MatmulShape} holds).
+ *
+ * @param shape the sizes
+ * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMatmulQ4G128Shape } from "@xpu/ops/ops/matmul";
+ * validateMatmulQ4G128Shape({ M: 512, N: 4096, K: 4096 }); // passes; M: 0 throws "matmulQ4G128: M must be an integer >= 1, got 0"
+ * ```
+ */
+export function validateMatmulQ4G128Shape(shape: MatmulShape): void {
+  requireDims("matmulQ4G128", shape);
+}
+
+/**
+ * Validates {@link matmulF16}'s sizes (what {@link MatmulShape} holds).
+ *
+ * @param shape the sizes
+ * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMatmulF16Shape } from "@xpu/ops/ops/matmul";
+ * validateMatmulF16Shape({ M: 512, N: 4096, K: 4096 }); // passes; M: 0 throws "matmulF16: M must be an integer >= 1, got 0"
+ * ```
+ */
+export function validateMatmulF16Shape(shape: MatmulShape): void {
+  requireDims("matmulF16", shape);
 }
 
 /**
@@ -110,8 +185,14 @@ function requireDims(op: string, args: { M: number; N: number; K: number }): voi
  *
  * @param args the arguments
  * @throws Error naming the bad argument and what was expected
+ * @example
+ * ```ts
+ * import { validateMatmul } from "@xpu/ops/ops/matmul";
+ * validateMatmul({ a: new Float32Array(6), b: new Float32Array(12), M: 2, N: 4, K: 3 }); // passes
+ * ```
  */
 export function validateMatmul(args: MatmulArgs): void {
+  requireArgs("matmul", "args", args, "{ a, b, M, N, K }");
   requireDims("matmul", args);
   requireArray("matmul", "a", args.a, "Float32Array", [args.M * args.K, "M * K"]);
   requireArray("matmul", "b", args.b, "Float32Array", [args.K * args.N, "K * N"]);
@@ -122,13 +203,19 @@ export function validateMatmul(args: MatmulArgs): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument and what was expected
+ * @example
+ * ```ts
+ * import { validateMatmulQ8 } from "@xpu/ops/ops/matmul";
+ * validateMatmulQ8({ a: new Float32Array(8), weight: new Uint32Array(3), scales: new Float32Array(3), M: 2, N: 3, K: 4 });
+ * ```
  */
 export function validateMatmulQ8(args: MatmulQ8Args): void {
   const op = "matmulQ8";
+  requireArgs(op, "args", args, "{ a, weight, scales, M, N, K }");
   requireDims(op, args);
   requireArray(op, "a", args.a, "Float32Array", [args.M * args.K, "M * K"]);
   requireArray(op, "weight", args.weight, "Uint32Array", [args.N * Math.ceil(args.K / 4), "N * ceil(K / 4)"]);
-  requireArray(op, "scale", args.scale, "Float32Array", [args.N, "N"]);
+  requireArray(op, "scales", args.scales, "Float32Array", [args.N, "N"]);
 }
 
 /**
@@ -136,9 +223,16 @@ export function validateMatmulQ8(args: MatmulQ8Args): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument and what was expected
+ * @example
+ * ```ts
+ * import { validateMatmulQ4G128 } from "@xpu/ops/ops/matmul";
+ * const weight = new Uint32Array(3); // [N = 3, ceil(K / 8) = 1]
+ * validateMatmulQ4G128({ a: new Float32Array(8), weight, scales: new Float32Array(3), M: 2, N: 3, K: 4 });
+ * ```
  */
 export function validateMatmulQ4G128(args: MatmulQ4G128Args): void {
   const op = "matmulQ4G128";
+  requireArgs(op, "args", args, "{ a, weight, scales, M, N, K }");
   requireDims(op, args);
   requireArray(op, "a", args.a, "Float32Array", [args.M * args.K, "M * K"]);
   requireArray(op, "weight", args.weight, "Uint32Array", [args.N * Math.ceil(args.K / 8), "N * ceil(K / 8)"]);
@@ -150,9 +244,15 @@ export function validateMatmulQ4G128(args: MatmulQ4G128Args): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument and what was expected
+ * @example
+ * ```ts
+ * import { validateMatmulF16 } from "@xpu/ops/ops/matmul";
+ * validateMatmulF16({ a: new Uint32Array(3), b: new Uint32Array(3), M: 2, N: 2, K: 3 }); // halves, two to a word
+ * ```
  */
 export function validateMatmulF16(args: MatmulF16Args): void {
   const op = "matmulF16";
+  requireArgs(op, "args", args, "{ a, b, M, N, K }");
   requireDims(op, args);
   requireArray(op, "a", args.a, "Uint32Array", [Math.ceil((args.M * args.K) / 2), "ceil(M * K / 2)"]);
   requireArray(op, "b", args.b, "Uint32Array", [Math.ceil((args.K * args.N) / 2), "ceil(K * N / 2)"]);
@@ -218,7 +318,7 @@ function halfValue(bits: number): number {
  *
  * @example
  * ```ts
- * import { packF16 } from "./reference.ts";
+ * import { packF16 } from "@xpu/ops";
  * packF16(new Float32Array([1, -2, 0.5])); // [0xc0003c00, 0x3800]
  * ```
  */
@@ -239,7 +339,7 @@ export function packF16(x: Float32Array): Uint32Array {
  *
  * @example
  * ```ts
- * import { unpackF16 } from "./reference.ts";
+ * import { unpackF16 } from "@xpu/ops";
  * unpackF16(new Uint32Array([0xc0003c00, 0x3800]), 3); // [1, -2, 0.5]
  * ```
  */
@@ -300,7 +400,7 @@ function linear(a: Float32Array, w: Float64Array, M: number, N: number, K: numbe
  *
  * @example
  * ```ts
- * import { matmul } from "./reference.ts";
+ * import { matmul } from "@xpu/ops";
  * const a = new Float32Array([1, 2, 3, 4]);
  * const b = new Float32Array([5, 6, 7, 8]);
  * matmul({ a, b, M: 2, N: 2, K: 2 }); // [19, 22, 43, 50]
@@ -325,14 +425,14 @@ export function matmul(args: MatmulArgs): Float32Array {
  *
  * @example
  * ```ts
- * import { matmulQ8 } from "./reference.ts";
+ * import { matmulQ8 } from "@xpu/ops";
  * // codes [1, 2, 3, 4] in one word (least-significant byte first), scale 0.5, a = [1, 1, 1, 1]
- * matmulQ8({ a: new Float32Array([1, 1, 1, 1]), weight: new Uint32Array([0x04030201]), scale: new Float32Array([0.5]), M: 1, N: 1, K: 4 }); // [5]
+ * matmulQ8({ a: new Float32Array([1, 1, 1, 1]), weight: new Uint32Array([0x04030201]), scales: new Float32Array([0.5]), M: 1, N: 1, K: 4 }); // [5]
  * ```
  */
 export function matmulQ8(args: MatmulQ8Args): Float32Array {
   validateMatmulQ8(args);
-  const w = dequantizeRows(args.weight, args.N, args.K, 8, (n) => args.scale[n]);
+  const w = dequantizeRows(args.weight, args.N, args.K, 8, (n) => args.scales[n]);
   return linear(args.a, w, args.M, args.N, args.K);
 }
 
@@ -345,7 +445,7 @@ export function matmulQ8(args: MatmulQ8Args): Float32Array {
  *
  * @example
  * ```ts
- * import { matmulQ4G128 } from "./reference.ts";
+ * import { matmulQ4G128 } from "@xpu/ops";
  * // codes [1, -1] (nibbles 0x1, 0xF, least-significant first), scale 2, a = [3, 1]
  * matmulQ4G128({ a: new Float32Array([3, 1]), weight: new Uint32Array([0xf1]), scales: new Float32Array([2]), M: 1, N: 1, K: 2 }); // [4]
  * ```
@@ -371,7 +471,7 @@ export function matmulQ4G128(args: MatmulQ4G128Args): Float32Array {
  *
  * @example
  * ```ts
- * import { matmulF16, packF16 } from "./reference.ts";
+ * import { matmulF16, packF16 } from "@xpu/ops";
  * const a = packF16(new Float32Array([1, 2, 3, 4]));
  * const b = packF16(new Float32Array([5, 6, 7, 8]));
  * matmulF16({ a, b, M: 2, N: 2, K: 2 }); // [19, 22, 43, 50]

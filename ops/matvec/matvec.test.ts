@@ -29,12 +29,12 @@ import {
 interface Golden {
   meta: { torch: string };
   f32: { N: number; K: number; seed: number; y32: number[]; y64: number[] }[];
-  q8: { N: number; K: number; seed: number; packed: number[]; scale: number[]; y: number[]; codes?: number[] }[];
+  q8: { N: number; K: number; seed: number; packed: number[]; scales: number[]; y: number[]; codes?: number[] }[];
   q4: { N: number; K: number; seed: number; packed: number[]; scales: number[]; y: number[]; codes?: number[] }[];
   q4_conventions: {
     N: number;
     K: number;
-    w: number[];
+    x: number[];
     codes: number[];
     scales: number[];
     codes_half_to_even: number[];
@@ -109,9 +109,15 @@ Deno.test("matvec goldens: reference matches torch.mv (f32 and f64)", async () =
 
 Deno.test("matvec goldens: packQ8 and matvecQ8 match the script's q8", async () => {
   const golden = await loadMatvecGolden();
-  for (const { N, K, seed, packed, scale, codes, y } of golden.q8) {
+  for (const { N, K, seed, packed, scales, codes, y } of golden.q8) {
     if (codes) deepStrictEqual([...packQ8(Int32Array.from(codes), N, K)], packed, `packQ8 N=${N} K=${K}`);
-    const got = matvecQ8({ weight: Uint32Array.from(packed), scale: f32(scale), x: goldenInputs(N, K, seed).x, N, K });
+    const got = matvecQ8({
+      weight: Uint32Array.from(packed),
+      scales: f32(scales),
+      x: goldenInputs(N, K, seed).x,
+      N,
+      K,
+    });
     // Every term is exact in f64, so the dot product is exact and the scale's rounding is the only one.
     assertClose(got, f32(y), EXACT, `matvecQ8 N=${N} K=${K}`);
   }
@@ -121,7 +127,7 @@ Deno.test("matvec goldens: quantizeQ4G128, packQ4 and matvecQ4G128 match the scr
   const golden = await loadMatvecGolden();
   for (const { N, K, seed, packed, scales, codes, y } of golden.q4) {
     const { weight, x } = goldenInputs(N, K, seed);
-    const q = quantizeQ4G128(weight, N, K);
+    const q = quantizeQ4G128({ x: weight, rows: N, cols: K });
     if (codes) deepStrictEqual([...q.codes], codes, `codes N=${N} K=${K}`);
     deepStrictEqual([...q.scales], scales, `scales N=${N} K=${K}`);
     deepStrictEqual([...packQ4(q.codes, N, K)], packed, `packQ4 N=${N} K=${K}`);
@@ -133,7 +139,7 @@ Deno.test("matvec goldens: quantizeQ4G128, packQ4 and matvecQ4G128 match the scr
 
 Deno.test("matvec goldens: q4 ties, reciprocal and range agree with the script, and its alternatives do not", async () => {
   const c = (await loadMatvecGolden()).q4_conventions;
-  const q = quantizeQ4G128(f32(c.w), c.N, c.K);
+  const q = quantizeQ4G128({ x: f32(c.x), rows: c.N, cols: c.K });
   deepStrictEqual([...q.codes], c.codes);
   deepStrictEqual([...q.scales], c.scales);
   ok(c.codes_half_to_even.some((v, i) => v !== c.codes[i]), "half-to-even rounding must give other codes");
@@ -145,8 +151,8 @@ gpuTest("matvec GPU: all three entry points match the goldens", async (gpu) => {
   for (const { N, K, seed, y64 } of golden.f32) {
     assertClose(await matvecGpu(gpu, { ...goldenInputs(N, K, seed), N, K }), y64, GPU_TOL, `f32 N=${N} K=${K}`);
   }
-  for (const { N, K, seed, packed, scale, y } of golden.q8) {
-    const args = { weight: Uint32Array.from(packed), scale: f32(scale), x: goldenInputs(N, K, seed).x, N, K };
+  for (const { N, K, seed, packed, scales, y } of golden.q8) {
+    const args = { weight: Uint32Array.from(packed), scales: f32(scales), x: goldenInputs(N, K, seed).x, N, K };
     assertClose(await matvecQ8Gpu(gpu, args), y, GPU_TOL, `q8 N=${N} K=${K}`);
   }
   for (const { N, K, seed, packed, scales, y } of golden.q4) {
@@ -190,16 +196,16 @@ function everyEntry(gpu: ResidentDevice, N: number, K: number) {
   const weight = randomF32(N * K, 8);
   const q8 = {
     weight: packQ8(Int32Array.from(weight, (w) => Math.round(w * 127)), N, K),
-    scale: randomF32(N, 9),
+    scales: randomF32(N, 9),
     x,
     N,
     K,
   };
-  const q = quantizeQ4G128(weight, N, K);
+  const q = quantizeQ4G128({ x: weight, rows: N, cols: K });
   const q4 = { weight: packQ4(q.codes, N, K), scales: q.scales, x, N, K };
   return [
     { plan: matvecPlan(gpu, { N, K }), inputs: [weight, x], expected: matvec({ weight, x, N, K }) },
-    { plan: matvecQ8Plan(gpu, { N, K }), inputs: [q8.weight, q8.scale, x], expected: matvecQ8(q8) },
+    { plan: matvecQ8Plan(gpu, { N, K }), inputs: [q8.weight, q8.scales, x], expected: matvecQ8(q8) },
     { plan: matvecQ4G128Plan(gpu, { N, K }), inputs: [q4.weight, q4.scales, x], expected: matvecQ4G128(q4) },
   ];
 }

@@ -49,49 +49,10 @@
  * 16 KiB of workgroup memory (a test holds them to it), so no plan checks the device's
  * maxComputeWorkgroupStorageSize.
  *
- * Measured on the H200, 2026-11-30, GPU timestamps, warm clocks, at the bench shapes: GB/s of the
- * bytes each kernel must move (codes, scales, `x` and `y`), and their share of the bandwidth roofline
- * (about 4,520 GB/s). "before" is the NVIDIA variant each one replaced: the portable design at 128
- * invocations across K and 8 rows, with module-scope accumulators updated by helper functions and
- * the two-round reduction (q4: `x` read from global memory). `q4g128.nvidia` was measured with its
- * partial sums in 4 KiB of workgroup memory of their own; it now reuses the `x` tile for them, behind
- * one more barrier.
- *
- * | N x K         | q8row        | q8row.nvidia | before       | q4g128       | q4g128.nvidia | before      |
- * | ------------- | ------------ | ------------ | ------------ | ------------ | ------------- | ----------- |
- * | 4096 x 4096   | 1108 (24.5%) | 1364 (30.2%) | 1242 (27.5%) | 606 (13.4%)  | 767 (17.0%)   | 589 (13.0%) |
- * | 8192 x 8192   | 2255 (49.9%) | 2304 (51.0%) | 2127 (47.1%) | 1091 (24.1%) | 1247 (27.6%)  | 985 (21.8%) |
- * | 14336 x 4096  | 2020 (44.7%) | 2239 (49.5%) | 1985 (43.9%) | 973 (21.5%)  | 1255 (27.8%)  | 882 (19.5%) |
- * | 4096 x 14336  | 1705 (37.7%) | 2371 (52.5%) | 2143 (47.4%) | 310 (6.9%)   | 417 (9.2%)    | 316 (7.0%)  |
- * | 102400 x 1792 | 2387 (52.8%) | 2370 (52.4%) | 1931 (42.7%) | 1025 (22.7%) | 1250 (27.7%)  | 723 (16.0%) |
- *
  * The quantized kernels are far from the roofline: against a target of 75%, `q8row.nvidia` reaches
- * 30-53% and `q4g128.nvidia` 9-28%. Eight other designs were measured with them (q4 with `x` read
- * from global memory as `q8row.nvidia` does, two vec4s of each row in flight, a u32 word per
- * invocation with `x` read contiguously at four or eight rows per invocation, q8 with `x` staged);
- * the best of all on each shape reached 30-62% (q8) and 9-35% (q4), none near 75%. A word per
- * invocation was the fastest at 102400 x 1792 (q8 62.1%, q4 34.9%) but the slowest on other shapes
- * (q8 4096 x 14336: 34.3%; q4 4096 x 4096: 11.6%). In that candidate run every q4 kernel took
- * 0.075-0.117 ms at 4096 x 14336 (5.9-9.2%), three to five times as long as at 14336 x 4096 with the
- * same bytes; in the baseline run (harness/baselines/nvidia-h200.json, the bench's own inputs)
- * `q4g128.nvidia` took 0.0248 ms there (27.4% of 4,595 GB/s), in line with the other shapes. The
- * candidate run's inputs repeated one block of random words; why that shape alone was slow there is
- * not known.
- *
- * Where the time goes (H200, 2026-11-30, GPU timestamps, warm clocks; harness/baselines/
- * nvidia-h200-log/10-*.txt, 11-q4b.txt, 12-q8c.txt). First, the ceiling: the roofline's own read
- * kernel over the same number of bytes, timed the same way, reaches 39% of the 1 GiB read figure at
- * 16 MiB (q8 4096 x 4096), 70-73% at 56-64 MiB (the other q8 shapes) and 88% at 176 MiB (q8's output
- * head); q4's 8.5 MiB reach 24%, its 30-34 MiB 55-58%, its 93 MiB 80%. A single pass's launch and
- * drain are a large share of a short one, so 75% is out of any kernel's reach at every shape but
- * the output heads.
- * Second, ablations of `q8row.nvidia` at 8192 x 8192 (29.0 us; a plain read of its bytes 20.1):
- * with the decode cut and the loads kept 26.3 us, with the weight loads cut and the decode kept 18.3,
- * with the loop emptied 7.2. Loads and decode each fit in the read's time but do not overlap: every
- * invocation loads a step, then decodes it, all at once across a grid of about one wave. Loading the
- * next step before decoding the current one, workgroups of 128 invocations, and 8 rows per invocation
- * each changed that by at most 3% (`12-q8c.txt`). q4g128.nvidia shows the same (8192 x 8192: 28.1 us;
- * loads only 18.6, decode only 18.8, neither 11.7).
+ * 30-53% and `q4g128.nvidia` 9-28% at the bench shapes on the H200. Where the time goes (a short
+ * pass's launch and drain, and loads and decode that do not overlap), the designs they replaced and
+ * eight others measured with them are in `harness/baselines/nvidia-h200-design.md` (matvec).
  *
  * Non-obvious choices:
  * - q8's scale multiplies the finished dot product, once per row, not each term. The alternative
@@ -121,16 +82,19 @@ import { packParams } from "../../harness/params.ts";
 import type { BindingSpec, KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
-import { requireInt } from "../validate.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import {
   type MatvecArgs,
   type MatvecQ4G128Args,
   type MatvecQ8Args,
+  type MatvecShape,
   Q4_GROUP,
   validateMatvec,
   validateMatvecQ4G128,
+  validateMatvecQ4G128Shape,
   validateMatvecQ8,
+  validateMatvecQ8Shape,
+  validateMatvecShape,
 } from "./reference.ts";
 
 export * from "./reference.ts";
@@ -143,14 +107,6 @@ function rowsPerWorkgroup(variant: string, source: string): number {
   return Number(m[1]);
 }
 const PARAMS = [{ name: "n", type: "u32" }, { name: "k", type: "u32" }] as const;
-
-/** The shape every matvec plan takes: the weight is `[N, K]`, x is `[K]`, y is `[N]`. */
-export interface MatvecShape {
-  /** Rows of the weight, length of y. */
-  N: number;
-  /** Columns of the weight, length of x. */
-  K: number;
-}
 
 /** The least number of weight rows for which the quantized plans take their `_rows64` entry points. */
 export const QUANTIZED_TALL_MIN_ROWS = 32768;
@@ -173,11 +129,6 @@ function quantizedKernel(
 ): Resolution {
   const [base, tall] = QUANTIZED_ENTRIES[fn];
   return gpu.resolveAmong(KERNELS, fn, [base, tall], shape.N >= QUANTIZED_TALL_MIN_ROWS ? tall : base, options);
-}
-
-function checkShape(fn: string, { N, K }: MatvecShape): void {
-  requireInt(fn, "N", N, 1);
-  requireInt(fn, "K", K, 1);
 }
 
 function plan(
@@ -218,9 +169,21 @@ function plan(
  * @returns the plan; bindings `weight` `[N, K]`, `x` `[K]` (inputs) and `y` `[N]` (output)
  * @throws Error naming N or K when not an integer >= 1
  * @throws LimitError naming the binding that exceeds maxStorageBufferBindingSize or maxBufferSize
+ * @example Resident tensors: the weight uploaded once, one plan submitted per step
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { matvecPlan } from "@xpu/ops/ops/matvec";
+ * const gpu = await acquireDevice();
+ * const weight = gpu.upload(new Float32Array([1, 2, 3, 4, 5, 6])); // [N = 2, K = 3]
+ * const x = gpu.upload(new Float32Array([1, 0, -1]));
+ * const y = gpu.alloc("f32", 2);
+ * await gpu.submit([matvecPlan(gpu, { N: 2, K: 3 }), [weight, x, y]]);
+ * const out = await gpu.read(y); // [-2, -2]
+ * gpu.destroy();
+ * ```
  */
 export function matvecPlan(gpu: ResidentDevice, shape: MatvecShape, options: KernelOptions = {}): KernelPlan {
-  checkShape("matvec", shape);
+  validateMatvecShape(shape);
   const weight: BindingSpec = { name: "weight", dtype: "f32", length: shape.N * shape.K, role: "input" };
   return plan(gpu, "matvec", gpu.resolve(KERNELS, "kernel", options), shape, [weight]);
 }
@@ -232,6 +195,16 @@ export function matvecPlan(gpu: ResidentDevice, shape: MatvecShape, options: Ker
  * @param args as {@link matvec}
  * @param options kernel override
  * @returns y, length N
+ * @throws Error naming the argument, as {@link validateMatvec}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, matvecGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const weight = new Float32Array([1, 2, 3, 4]); // [N = 2, K = 2]
+ * const y = await matvecGpu(gpu, { weight, x: new Float32Array([1, 1]), N: 2, K: 2 }); // [3, 7]
+ * gpu.destroy();
+ * ```
  */
 export async function matvecGpu(
   gpu: ResidentDevice,
@@ -249,27 +222,52 @@ export async function matvecGpu(
  * @param gpu the device
  * @param shape `N` and `K`
  * @param options kernel override
- * @returns the plan; bindings `weight` `[N, ceil(K/4)]` u32, `scale` `[N]`, `x` `[K]` (inputs) and
+ * @returns the plan; bindings `weight` `[N, ceil(K/4)]` u32, `scales` `[N]`, `x` `[K]` (inputs) and
  *   `y` `[N]` (output)
  * @throws Error naming N or K when not an integer >= 1
  * @throws LimitError naming the binding that exceeds maxStorageBufferBindingSize or maxBufferSize
+ * @example Resident tensors: a quantized weight uploaded once
+ * ```ts
+ * import { acquireDevice, packQ8, quantize } from "@xpu/ops";
+ * import { matvecQ8Plan } from "@xpu/ops/ops/matvec";
+ * const gpu = await acquireDevice();
+ * const { codes, scales } = quantize({ x: new Float32Array([1, -1, 2, 4]), rows: 2, cols: 2 });
+ * const weight = gpu.upload(packQ8(codes, 2, 2));
+ * const rowScales = gpu.upload(scales);
+ * const x = gpu.upload(new Float32Array([1, 1]));
+ * const y = gpu.alloc("f32", 2);
+ * await gpu.submit([matvecQ8Plan(gpu, { N: 2, K: 2 }), [weight, rowScales, x, y]]);
+ * const out = await gpu.read(y); // ~[0, 6.016]: the codes times their row scale
+ * gpu.destroy();
+ * ```
  */
 export function matvecQ8Plan(gpu: ResidentDevice, shape: MatvecShape, options: KernelOptions = {}): KernelPlan {
-  checkShape("matvecQ8", shape);
+  validateMatvecQ8Shape(shape);
   const { N, K } = shape;
   return plan(gpu, "matvecQ8", quantizedKernel(gpu, "matvecQ8", shape, options), shape, [
     { name: "weight", dtype: "u32", length: N * Math.ceil(K / 4), role: "input" },
-    { name: "scale", dtype: "f32", length: N, role: "input" },
+    { name: "scales", dtype: "f32", length: N, role: "input" },
   ]);
 }
 
 /**
- * `y[n] = scale[n] * sum_k code[n, k] * x[k]` on the GPU.
+ * `y[n] = scales[n] * sum_k code[n, k] * x[k]` on the GPU.
  *
  * @param gpu the device
  * @param args as {@link matvecQ8}
  * @param options kernel override
  * @returns y, length N
+ * @throws Error naming the argument, as {@link validateMatvecQ8}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, matvecQ8Gpu, packQ8 } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const weight = packQ8(new Int32Array([1, 2, -3, 4]), 2, 2);
+ * const y = await matvecQ8Gpu(gpu, { weight, scales: new Float32Array([0.5, 2]), x: new Float32Array([1, 1]), N: 2, K: 2 });
+ * // [1.5, 2]
+ * gpu.destroy();
+ * ```
  */
 export async function matvecQ8Gpu(
   gpu: ResidentDevice,
@@ -277,7 +275,7 @@ export async function matvecQ8Gpu(
   options: KernelOptions = {},
 ): Promise<Float32Array> {
   validateMatvecQ8(args);
-  const [y] = await gpu.run(matvecQ8Plan(gpu, args, options), [args.weight, args.scale, args.x]);
+  const [y] = await gpu.run(matvecQ8Plan(gpu, args, options), [args.weight, args.scales, args.x]);
   return y as Float32Array;
 }
 
@@ -291,9 +289,23 @@ export async function matvecQ8Gpu(
  *   (inputs) and `y` `[N]` (output)
  * @throws Error naming N or K when not an integer >= 1
  * @throws LimitError naming the binding that exceeds maxStorageBufferBindingSize or maxBufferSize
+ * @example Resident tensors: a q4 weight uploaded once
+ * ```ts
+ * import { acquireDevice, packQ4, quantizeQ4G128 } from "@xpu/ops";
+ * import { matvecQ4G128Plan } from "@xpu/ops/ops/matvec";
+ * const gpu = await acquireDevice();
+ * const { codes, scales } = quantizeQ4G128({ x: new Float32Array([7, -7, 1, 1]), rows: 2, cols: 2 });
+ * const weight = gpu.upload(packQ4(codes, 2, 2));
+ * const groupScales = gpu.upload(scales);
+ * const x = gpu.upload(new Float32Array([1, 2]));
+ * const y = gpu.alloc("f32", 2);
+ * await gpu.submit([matvecQ4G128Plan(gpu, { N: 2, K: 2 }), [weight, groupScales, x, y]]);
+ * const out = await gpu.read(y); // [-7, 3]
+ * gpu.destroy();
+ * ```
  */
 export function matvecQ4G128Plan(gpu: ResidentDevice, shape: MatvecShape, options: KernelOptions = {}): KernelPlan {
-  checkShape("matvecQ4G128", shape);
+  validateMatvecQ4G128Shape(shape);
   const { N, K } = shape;
   return plan(gpu, "matvecQ4G128", quantizedKernel(gpu, "matvecQ4G128", shape, options), shape, [
     { name: "weight", dtype: "u32", length: N * Math.ceil(K / 8), role: "input" },
@@ -308,6 +320,17 @@ export function matvecQ4G128Plan(gpu: ResidentDevice, shape: MatvecShape, option
  * @param args as {@link matvecQ4G128}
  * @param options kernel override
  * @returns y, length N
+ * @throws Error naming the argument, as {@link validateMatvecQ4G128}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, matvecQ4G128Gpu, packQ4 } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const weight = packQ4(new Int32Array([7, -7]), 1, 2);
+ * const y = await matvecQ4G128Gpu(gpu, { weight, scales: new Float32Array([0.5]), x: new Float32Array([1, 2]), N: 1, K: 2 });
+ * // [-3.5]
+ * gpu.destroy();
+ * ```
  */
 export async function matvecQ4G128Gpu(
   gpu: ResidentDevice,

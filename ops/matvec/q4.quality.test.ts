@@ -63,7 +63,7 @@ function schemes(w: Float32Array): Scheme[] {
   const q8Weight = packQ8(q8.codes, N, K);
   const q4row = quantizeSymmetric(w, 7, K);
   const q4rowWeight = packQ4(q4row.codes, N, K);
-  const q4g = quantizeQ4G128(w, N, K);
+  const q4g = quantizeQ4G128({ x: w, rows: N, cols: K });
   const q4gWeight = packQ4(q4g.codes, N, K);
   const bits = (...arrays: ArrayBufferView[]) => arrays.reduce((s, a) => s + 8 * a.byteLength, 0) / (N * K);
   const dequantize = (codes: Int32Array, scales: Float32Array, group: number) =>
@@ -75,7 +75,7 @@ function schemes(w: Float32Array): Scheme[] {
     {
       name: "q8-row",
       dequantized: dequantize(q8.codes, q8.scales, K),
-      y: matvecQ8({ weight: q8Weight, scale: q8.scales, x, N, K }),
+      y: matvecQ8({ weight: q8Weight, scales: q8.scales, x, N, K }),
       bitsPerWeight: bits(q8Weight, q8.scales),
     },
     {
@@ -159,7 +159,7 @@ function measure() {
 
 Deno.test("q4 quality: the helper quantizer is quantizeQ4G128 at range 7, group 128", () => {
   const helper = quantizeSymmetric(iid, 7, Q4_GROUP);
-  const library = quantizeQ4G128(iid, N, K);
+  const library = quantizeQ4G128({ x: iid, rows: N, cols: K });
   deepStrictEqual(helper.codes, library.codes);
   deepStrictEqual(helper.scales, library.scales);
 });

@@ -89,7 +89,7 @@ Deno.test("packQ8 / packQ4 refuse codes outside the symmetric ranges [-127, 127]
 
 Deno.test("quantizeQ4G128: range [-7, 7], not Q4_0's [-8, 7]", () => {
   const w = f32([-1, 1, 0.5]);
-  const { codes, scales } = quantizeQ4G128(w, 1, 3);
+  const { codes, scales } = quantizeQ4G128({ x: w, rows: 1, cols: 3 });
   deepStrictEqual([...codes], [-7, 7, 4]);
   deepStrictEqual([...scales], [Math.fround(1 / 7)]);
   // Q4_0 divides by the signed extreme over -8: d = -1 / -8, so -1 becomes -8 and 1 clips to 7.
@@ -99,7 +99,7 @@ Deno.test("quantizeQ4G128: range [-7, 7], not Q4_0's [-8, 7]", () => {
 
 Deno.test("quantizeQ4G128: reciprocal 7 / absmax in f64, not 1 / f32(scale)", () => {
   const w = f32([1, 0.9285714626312256, 0.2142857164144516]);
-  const { codes, scales } = quantizeQ4G128(w, 1, 3);
+  const { codes, scales } = quantizeQ4G128({ x: w, rows: 1, cols: 3 });
   deepStrictEqual([...codes], [7, 7, 2]);
   // w * 7 = 6.50000024 and 1.50000001 round up; times 1 / f32(1/7) = 6.9999997 they are 6.49999995
   // and 1.49999995, which round down.
@@ -108,7 +108,7 @@ Deno.test("quantizeQ4G128: reciprocal 7 / absmax in f64, not 1 / f32(scale)", ()
 });
 
 Deno.test("quantizeQ4G128: Math.round, ties toward +Infinity (not half-to-even, not away from zero)", () => {
-  const { codes, scales } = quantizeQ4G128(f32([7, 2.5, -2.5, 3.5, -3.5, 0.5, -0.5]), 1, 7);
+  const { codes, scales } = quantizeQ4G128({ x: f32([7, 2.5, -2.5, 3.5, -3.5, 0.5, -0.5]), rows: 1, cols: 7 });
   strictEqual(scales[0], 1);
   // Half-to-even (torch.round) gives [7, 2, -2, 4, -4, 0, 0]; half away from zero [7, 3, -3, 4, -4, 1, -1].
   deepStrictEqual([...codes], [7, 3, -2, 4, -3, 1, 0]);
@@ -121,24 +121,33 @@ Deno.test("quantizeQ4G128: one scale per 128 columns of a row, the last group sh
   w[200] = -70; // row 0, group 1
   w[299] = 0.7; // row 0, group 2 (44 columns)
   w[K + 128] = 14; // row 1, group 1; its groups 0 and 2 are all zero
-  const { codes, scales } = quantizeQ4G128(w, N, K);
+  const { codes, scales } = quantizeQ4G128({ x: w, rows: N, cols: K });
   deepStrictEqual([...scales], [0.5, 10, 0.1, 0, 2, 0].map(Math.fround));
   deepStrictEqual([codes[5], codes[200], codes[299], codes[K + 128]], [7, -7, 7, 7]);
   strictEqual(codes.reduce((n, c) => n + (c !== 0 ? 1 : 0), 0), 4);
 });
 
 Deno.test("quantizeQ4G128 refuses non-finite weights and bad shapes", async () => {
-  await assertThrowsMessage(() => quantizeQ4G128(f32([1, NaN]), 1, 2), "quantizeQ4G128: w[1] = NaN is not finite");
-  await assertThrowsMessage(() => quantizeQ4G128(f32([Infinity]), 1, 1), "w[0] = Infinity is not finite");
-  await assertThrowsMessage(() => quantizeQ4G128(f32([1, 2]), 1, 3), "w must have length N * K = 3");
-  await assertThrowsMessage(() => quantizeQ4G128(f32([1, 2]), 0.5, 4), "N must be an integer >= 1");
+  await assertThrowsMessage(
+    () => quantizeQ4G128({ x: f32([1, NaN]), rows: 1, cols: 2 }),
+    "quantizeQ4G128: x must be finite (an int4 code has no value for Inf or NaN), but x[1] is NaN",
+  );
+  await assertThrowsMessage(() => quantizeQ4G128({ x: f32([Infinity]), rows: 1, cols: 1 }), "but x[0] is Infinity");
+  await assertThrowsMessage(
+    () => quantizeQ4G128({ x: f32([1, 2]), rows: 1, cols: 3 }),
+    "x must have length rows * cols = 3",
+  );
+  await assertThrowsMessage(
+    () => quantizeQ4G128({ x: f32([1, 2]), rows: 0.5, cols: 4 }),
+    "rows must be an integer >= 1",
+  );
 });
 
 Deno.test("matvecQ8 reference: hand-derived values; the scale multiplies the dot product once", () => {
   const weight = packQ8(i32([1, 2, -3, 4]), 2, 2);
-  deepStrictEqual([...matvecQ8({ weight, scale: f32([0.5, 2]), x: f32([1, 1]), N: 2, K: 2 })], [1.5, 2]);
+  deepStrictEqual([...matvecQ8({ weight, scales: f32([0.5, 2]), x: f32([1, 1]), N: 2, K: 2 })], [1.5, 2]);
   const s = Math.fround(1 / 3);
-  const once = matvecQ8({ weight: packQ8(i32([127, -126]), 1, 2), scale: f32([s]), x: f32([1, 1]), N: 1, K: 2 });
+  const once = matvecQ8({ weight: packQ8(i32([127, -126]), 1, 2), scales: f32([s]), x: f32([1, 1]), N: 1, K: 2 });
   deepStrictEqual([...once], [s]);
   // Scaling each term first (an f32 weight dequantized per element, then matvec) is off by 7.6e-6 relative.
   const perTerm = matvec({ weight: f32([s * 127, s * -126]), x: f32([1, 1]), N: 1, K: 2 });
@@ -162,12 +171,12 @@ Deno.test("matvecQ4G128 reference: each group of 128 columns takes its own scale
 
 Deno.test("matvecQ8 / matvecQ4G128 reference: bad input throws naming the argument", async () => {
   const x = f32([1, 2, 3, 4, 5]);
-  const q8 = { weight: new Uint32Array(4), scale: f32([1, 1]), x, N: 2, K: 5 };
+  const q8 = { weight: new Uint32Array(4), scales: f32([1, 1]), x, N: 2, K: 5 };
   await assertThrowsMessage(
     () => matvecQ8({ ...q8, weight: new Uint32Array(3) }),
     "weight must have length N * ceil(K / 4) = 4",
   );
-  await assertThrowsMessage(() => matvecQ8({ ...q8, scale: f32([1]) }), "matvecQ8: scale must have length N = 2");
+  await assertThrowsMessage(() => matvecQ8({ ...q8, scales: f32([1]) }), "matvecQ8: scales must have length N = 2");
   await assertThrowsMessage(() => matvecQ8({ ...q8, x: f32([1]) }), "matvecQ8: x must have length K = 5");
   await assertThrowsMessage(() => matvecQ8({ ...q8, N: -2 }), "matvecQ8: N must be an integer >= 1");
   await assertThrowsMessage(
@@ -203,7 +212,7 @@ const Q8_CASES = [[1, 1], [3, 3], [2, 4], [3, 7], [5, 16], [3, 255], [9, 257], [
   label: `N=${N} K=${K}`,
   args: {
     weight: packQ8(randomCodes(N * K, 127, N + K), N, K),
-    scale: randomF32(N, K, 0.001, 0.02),
+    scales: randomF32(N, K, 0.001, 0.02),
     x: randomF32(K, N),
     N,
     K,
@@ -214,7 +223,7 @@ const Q8_CASES = [[1, 1], [3, 3], [2, 4], [3, 7], [5, 16], [3, 255], [9, 257], [
     label: `raw words N=${N} K=${K}`,
     args: {
       weight: randomWords(N * Math.ceil(K / 4), N * K, 0x80808080),
-      scale: randomF32(N, K, 0.001, 0.02),
+      scales: randomF32(N, K, 0.001, 0.02),
       x: randomF32(K, N),
       N,
       K,
@@ -252,7 +261,7 @@ const Q4_CASES = [
   [37, 8352],
   [1031, 5],
 ].map(([N, K]) => {
-  const { codes, scales } = quantizeQ4G128(randomF32(N * K, N + K), N, K);
+  const { codes, scales } = quantizeQ4G128({ x: randomF32(N * K, N + K), rows: N, cols: K });
   return { label: `N=${N} K=${K}`, args: { weight: packQ4(codes, N, K), scales, x: randomF32(K, N), N, K } };
 }).concat(
   // Arbitrary words: every nibble, and non-zero padding, on both paths; the first word is eight 0x8 (-8).
@@ -272,7 +281,7 @@ checkAgainstReference("matvecQ4G128", KERNELS, "q4g128_rows64", Q4_CASES, matvec
 
 gpuTest("matvecQ8 / matvecQ4G128 GPU: the scale multiplies the integer dot product, not each term", async (gpu) => {
   const s = Math.fround(1 / 3);
-  const q8 = { weight: packQ8(i32([127, -126]), 1, 2), scale: f32([s]), x: f32([1, 1]), N: 1, K: 2 };
+  const q8 = { weight: packQ8(i32([127, -126]), 1, 2), scales: f32([s]), x: f32([1, 1]), N: 1, K: 2 };
   // 127 - 126 is exact in f32, so the only rounding is the scale's: exactly s. Per term: 0.33333588.
   assertClose(await matvecQ8Gpu(gpu, q8), [s], EXACT, "q8");
   const q4 = { weight: packQ4(i32([7, -6]), 1, 2), scales: f32([s]), x: f32([1, 1]), N: 1, K: 2 };
@@ -294,19 +303,19 @@ gpuTest(
     const c4 = randomCodes(N * K, 7, 3);
     const q4 = packQ4(c4, N, K).map((word, i) => i % 2 === 1 ? word | 0x77700000 : word); // K % 8 = 5
     notDeepStrictEqual([...q8], [...packQ8(c8, N, K)]);
-    const scale = randomF32(N, 4, 0.01, 0.02), scales = randomF32(N, 5, 0.1, 0.2);
-    const [w8, s8, w4, s4] = [q8, scale, q4, scales].map((data) => gpu.upload(data));
+    const scales8 = randomF32(N, 4, 0.01, 0.02), scales4 = randomF32(N, 5, 0.1, 0.2);
+    const [w8, s8, w4, s4] = [q8, scales8, q4, scales4].map((data) => gpu.upload(data));
     const nan = new Float32Array(N).fill(NaN);
     try {
       for (const override of Q8_VARIANTS) {
         gpu.device.queue.writeBuffer(y.buffer, 0, nan);
         await gpu.submit([matvecQ8Plan(gpu, { N, K }, { override }), [w8, s8, xPadded, y]]);
-        assertClose(await gpu.read(y), matvecQ8({ weight: q8, scale, x, N, K }), GPU_TOL, override);
+        assertClose(await gpu.read(y), matvecQ8({ weight: q8, scales: scales8, x, N, K }), GPU_TOL, override);
       }
       for (const override of Q4_VARIANTS) {
         gpu.device.queue.writeBuffer(y.buffer, 0, nan);
         await gpu.submit([matvecQ4G128Plan(gpu, { N, K }, { override }), [w4, s4, xPadded, y]]);
-        assertClose(await gpu.read(y), matvecQ4G128({ weight: q4, scales, x, N, K }), GPU_TOL, override);
+        assertClose(await gpu.read(y), matvecQ4G128({ weight: q4, scales: scales4, x, N, K }), GPU_TOL, override);
       }
     } finally {
       for (const t of [xPadded, y, w8, s8, w4, s4]) t.buffer.destroy();
@@ -329,8 +338,8 @@ gpuTest(
     const N = 645;
     for (const K of [37, 64]) {
       const x = randomF32(K, K);
-      const q8 = { weight: packQ8(randomCodes(N * K, 127, K), N, K), scale: randomF32(N, K, 0.001, 0.02), x, N, K };
-      const q = quantizeQ4G128(randomF32(N * K, K + 1), N, K);
+      const q8 = { weight: packQ8(randomCodes(N * K, 127, K), N, K), scales: randomF32(N, K, 0.001, 0.02), x, N, K };
+      const q = quantizeQ4G128({ x: randomF32(N * K, K + 1), rows: N, cols: K });
       const q4 = { weight: packQ4(q.codes, N, K), scales: q.scales, x, N, K };
       for (const override of Q8_VARIANTS) {
         const plan = matvecQ8Plan(folding, { N, K }, { override });
@@ -392,10 +401,10 @@ Deno.test("matvec kernels: every one fits WebGPU's default 16 KiB of workgroup m
 
 gpuTest("matvecQ8 / matvecQ4G128 GPU: bad input throws before dispatch", async (gpu) => {
   const x = f32([1, 2, 3, 4, 5]);
-  const q8 = { weight: new Uint32Array(4), scale: f32([1, 1]), x, N: 2, K: 5 };
+  const q8 = { weight: new Uint32Array(4), scales: f32([1, 1]), x, N: 2, K: 5 };
   await assertThrowsMessage(
-    () => matvecQ8Gpu(gpu, { ...q8, scale: f32([1]) }),
-    "matvecQ8: scale must have length N = 2",
+    () => matvecQ8Gpu(gpu, { ...q8, scales: f32([1]) }),
+    "matvecQ8: scales must have length N = 2",
   );
   await assertThrowsMessage(() => matvecQ8Gpu(gpu, { ...q8, K: -5 }), "matvecQ8: K must be an integer >= 1");
   await assertThrowsMessage(() => matvecQ8Plan(gpu, { N: 1.5, K: 5 }), "matvecQ8: N must be an integer >= 1");

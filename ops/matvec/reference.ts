@@ -3,7 +3,7 @@
  *
  * - `matvec`: `y = W x` with `W` `[N, K]` f32 row-major and `x` `[K]`, as `torch.mv(W, x)`.
  * - `matvecQ8` (W8A32): the weight held as int8 codes packed four to a u32 word (`packQ8`) with one
- *   f32 scale per row: `y[n] = scale[n] * sum_k code[n, k] * x[k]`. The scale multiplies the finished
+ *   f32 scale per row: `y[n] = scales[n] * sum_k code[n, k] * x[k]`. The scale multiplies the finished
  *   dot product once; it is not folded into each term.
  * - `matvecQ4G128` (W4A32): codes of four bits packed eight to a word (`packQ4`) with one scale per
  *   128 contiguous columns of a row: `y[n] = sum_g scales[n, g] * sum_{k in group g} code[n, k] * x[k]`.
@@ -25,15 +25,15 @@
  *   gives -2 (half away from zero gives -3).
  *
  * Refused, with an error naming the argument: N or K not an integer >= 1; an array of the wrong type
- * or length; a code outside its range when packing; a non-finite weight when quantizing (its scale
- * would be infinite and every code of its group NaN). Bytes of a packed weight are not scanned for
+ * or length; a code outside its range when packing; a non-finite weight when quantizing (torch's
+ * absmax formula would make its scale Inf or NaN and its codes NaN, which no int4 code holds). Bytes of a packed weight are not scanned for
  * range when multiplying (a GEMV must not read its weight twice): q8 byte 0x80 and q4 nibble 0x8
  * decode as -128 and -8, which `packQ8` and `packQ4` never write.
  *
  * @module
  */
 
-import { requireArray, requireInt } from "../validate.ts";
+import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
 /** Columns per scale in the q4 format. */
 export const Q4_GROUP = 128;
@@ -59,7 +59,7 @@ export interface MatvecQ8Args {
   /** `[N, ceil(K/4)]` u32 as written by {@link packQ8}. */
   weight: Uint32Array;
   /** `[N]`, one scale per row. */
-  scale: Float32Array;
+  scales: Float32Array;
   /** `[K]`. */
   x: Float32Array;
   /** Rows of the weight, length of the result. */
@@ -90,9 +90,66 @@ export interface Q4G128 {
   scales: Float32Array;
 }
 
-function requireShape(op: string, N: number, K: number): void {
-  requireInt(op, "N", N, 1);
-  requireInt(op, "K", K, 1);
+/** The sizes of a {@link matvec}, {@link matvecQ8} or {@link matvecQ4G128} call: the weight is `[N, K]`, x is `[K]`, y is `[N]`. */
+export interface MatvecShape {
+  /** Rows of the weight, length of y (>= 1). */
+  N: number;
+  /** Columns of the weight, length of x (>= 1). */
+  K: number;
+}
+
+function requireShape(op: string, shape: MatvecShape): void {
+  requireArgs(op, "shape", shape, "{ N, K }");
+  requireInt(op, "N", shape.N, 1, U32_MAX);
+  requireInt(op, "K", shape.K, 1, U32_MAX);
+}
+
+/**
+ * Validates {@link matvec}'s sizes (what {@link MatvecShape} holds).
+ *
+ * @param shape the sizes
+ * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateMatvecShape } from "@xpu/ops/ops/matvec";
+ * validateMatvecShape({ N: 4096, K: 4096 }); // passes; K: 0 throws "matvec: K must be an integer >= 1, got 0"
+ * ```
+ */
+export function validateMatvecShape(shape: MatvecShape): void {
+  requireShape("matvec", shape);
+}
+
+/**
+ * Validates {@link matvecQ8}'s sizes (what {@link MatvecShape} holds).
+ *
+ * @param shape the sizes
+ * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateMatvecQ8Shape } from "@xpu/ops/ops/matvec";
+ * validateMatvecQ8Shape({ N: 4096, K: 4096 }); // passes
+ * ```
+ */
+export function validateMatvecQ8Shape(shape: MatvecShape): void {
+  requireShape("matvecQ8", shape);
+}
+
+/**
+ * Validates {@link matvecQ4G128}'s sizes (what {@link MatvecShape} holds).
+ *
+ * @param shape the sizes
+ * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateMatvecQ4G128Shape } from "@xpu/ops/ops/matvec";
+ * validateMatvecQ4G128Shape({ N: 4096, K: 4096 }); // passes
+ * ```
+ */
+export function validateMatvecQ4G128Shape(shape: MatvecShape): void {
+  requireShape("matvecQ4G128", shape);
 }
 
 /**
@@ -100,9 +157,15 @@ function requireShape(op: string, N: number, K: number): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument
+ * @example
+ * ```ts
+ * import { validateMatvec } from "@xpu/ops/ops/matvec";
+ * validateMatvec({ weight: new Float32Array(6), x: new Float32Array(3), N: 2, K: 3 }); // passes
+ * ```
  */
 export function validateMatvec(args: MatvecArgs): void {
-  requireShape("matvec", args.N, args.K);
+  requireArgs("matvec", "args", args, "{ weight, x, N, K }");
+  requireShape("matvec", args);
   requireArray("matvec", "weight", args.weight, "Float32Array", [args.N * args.K, "N * K"]);
   requireArray("matvec", "x", args.x, "Float32Array", [args.K, "K"]);
 }
@@ -112,14 +175,20 @@ export function validateMatvec(args: MatvecArgs): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument
+ * @example
+ * ```ts
+ * import { validateMatvecQ8 } from "@xpu/ops/ops/matvec";
+ * validateMatvecQ8({ weight: new Uint32Array(2), scales: new Float32Array(2), x: new Float32Array(3), N: 2, K: 3 });
+ * ```
  */
 export function validateMatvecQ8(args: MatvecQ8Args): void {
-  requireShape("matvecQ8", args.N, args.K);
+  requireArgs("matvecQ8", "args", args, "{ weight, scales, x, N, K }");
+  requireShape("matvecQ8", args);
   requireArray("matvecQ8", "weight", args.weight, "Uint32Array", [
     args.N * Math.ceil(args.K / 4),
     "N * ceil(K / 4)",
   ]);
-  requireArray("matvecQ8", "scale", args.scale, "Float32Array", [args.N, "N"]);
+  requireArray("matvecQ8", "scales", args.scales, "Float32Array", [args.N, "N"]);
   requireArray("matvecQ8", "x", args.x, "Float32Array", [args.K, "K"]);
 }
 
@@ -128,9 +197,15 @@ export function validateMatvecQ8(args: MatvecQ8Args): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument
+ * @example
+ * ```ts
+ * import { validateMatvecQ4G128 } from "@xpu/ops/ops/matvec";
+ * validateMatvecQ4G128({ weight: new Uint32Array(2), scales: new Float32Array(2), x: new Float32Array(3), N: 2, K: 3 });
+ * ```
  */
 export function validateMatvecQ4G128(args: MatvecQ4G128Args): void {
-  requireShape("matvecQ4G128", args.N, args.K);
+  requireArgs("matvecQ4G128", "args", args, "{ weight, scales, x, N, K }");
+  requireShape("matvecQ4G128", args);
   requireArray("matvecQ4G128", "weight", args.weight, "Uint32Array", [
     args.N * Math.ceil(args.K / 8),
     "N * ceil(K / 8)",
@@ -150,7 +225,7 @@ export function validateMatvecQ4G128(args: MatvecQ4G128Args): void {
  *
  * @example
  * ```ts
- * import { matvec } from "./reference.ts";
+ * import { matvec } from "@xpu/ops";
  * matvec({ weight: new Float32Array([1, 2, 3, 4, 5, 6]), x: new Float32Array([1, 0, -1]), N: 2, K: 3 }); // [-2, -2]
  * ```
  */
@@ -178,12 +253,12 @@ export function matvec(args: MatvecArgs): Float32Array {
  *
  * @example
  * ```ts
- * import { packQ8 } from "./reference.ts";
+ * import { packQ8 } from "@xpu/ops";
  * packQ8(new Int32Array([1, -1, 2]), 1, 3); // [0x0002ff01]
  * ```
  */
 export function packQ8(codes: Int32Array, N: number, K: number): Uint32Array {
-  requireShape("packQ8", N, K);
+  requireShape("packQ8", { N, K });
   requireArray("packQ8", "codes", codes, "Int32Array", [N * K, "N * K"]);
   return packCodes("packQ8", codes, N, K, 8, Q8_MAX);
 }
@@ -201,12 +276,12 @@ export function packQ8(codes: Int32Array, N: number, K: number): Uint32Array {
  *
  * @example
  * ```ts
- * import { packQ4 } from "./reference.ts";
+ * import { packQ4 } from "@xpu/ops";
  * packQ4(new Int32Array([1, -1, 7]), 1, 3); // [0x7f1]
  * ```
  */
 export function packQ4(codes: Int32Array, N: number, K: number): Uint32Array {
-  requireShape("packQ4", N, K);
+  requireShape("packQ4", { N, K });
   requireArray("packQ4", "codes", codes, "Int32Array", [N * K, "N * K"]);
   return packCodes("packQ4", codes, N, K, 4, Q4_MAX);
 }
@@ -236,9 +311,14 @@ function packCodes(op: string, codes: Int32Array, N: number, K: number, bits: nu
  * @param N rows
  * @param K columns
  * @returns `[N, K]` codes in [-128, 127]
+ * @example
+ * ```ts
+ * import { packQ8, unpackQ8 } from "@xpu/ops";
+ * unpackQ8(packQ8(new Int32Array([1, -2, 127]), 1, 3), 1, 3); // Int32Array [1, -2, 127]
+ * ```
  */
 export function unpackQ8(packed: Uint32Array, N: number, K: number): Int32Array {
-  requireShape("unpackQ8", N, K);
+  requireShape("unpackQ8", { N, K });
   requireArray("unpackQ8", "packed", packed, "Uint32Array", [N * Math.ceil(K / 4), "N * ceil(K / 4)"]);
   return unpackCodes(packed, N, K, 8);
 }
@@ -250,9 +330,14 @@ export function unpackQ8(packed: Uint32Array, N: number, K: number): Int32Array 
  * @param N rows
  * @param K columns
  * @returns `[N, K]` codes in [-8, 7]
+ * @example
+ * ```ts
+ * import { packQ4, unpackQ4 } from "@xpu/ops";
+ * unpackQ4(packQ4(new Int32Array([7, -7, 0]), 1, 3), 1, 3); // Int32Array [7, -7, 0]
+ * ```
  */
 export function unpackQ4(packed: Uint32Array, N: number, K: number): Int32Array {
-  requireShape("unpackQ4", N, K);
+  requireShape("unpackQ4", { N, K });
   requireArray("unpackQ4", "packed", packed, "Uint32Array", [N * Math.ceil(K / 8), "N * ceil(K / 8)"]);
   return unpackCodes(packed, N, K, 4);
 }
@@ -274,7 +359,7 @@ function unpackCodes(packed: Uint32Array, N: number, K: number, bits: number): I
 }
 
 /**
- * `y[n] = scale[n] * sum_k code[n, k] * x[k]`: the dot product in f64, then the row's scale once,
+ * `y[n] = scales[n] * sum_k code[n, k] * x[k]`: the dot product in f64, then the row's scale once,
  * then one rounding to f32.
  *
  * @param args the packed weight, the row scales, the vector and the shape
@@ -282,20 +367,20 @@ function unpackCodes(packed: Uint32Array, N: number, K: number, bits: number): I
  *
  * @example
  * ```ts
- * import { matvecQ8, packQ8 } from "./reference.ts";
+ * import { matvecQ8, packQ8 } from "@xpu/ops";
  * const weight = packQ8(new Int32Array([1, 2, -3, 4]), 2, 2);
- * matvecQ8({ weight, scale: new Float32Array([0.5, 2]), x: new Float32Array([1, 1]), N: 2, K: 2 }); // [1.5, 2]
+ * matvecQ8({ weight, scales: new Float32Array([0.5, 2]), x: new Float32Array([1, 1]), N: 2, K: 2 }); // [1.5, 2]
  * ```
  */
 export function matvecQ8(args: MatvecQ8Args): Float32Array {
   validateMatvecQ8(args);
-  const { scale, x, N, K } = args;
+  const { scales, x, N, K } = args;
   const codes = unpackQ8(args.weight, N, K);
   const y = new Float32Array(N);
   for (let n = 0; n < N; n++) {
     let dot = 0;
     for (let k = 0; k < K; k++) dot += codes[n * K + k] * x[k];
-    y[n] = scale[n] * dot;
+    y[n] = scales[n] * dot;
   }
   return y;
 }
@@ -308,7 +393,7 @@ export function matvecQ8(args: MatvecQ8Args): Float32Array {
  *
  * @example
  * ```ts
- * import { matvecQ4G128, packQ4 } from "./reference.ts";
+ * import { matvecQ4G128, packQ4 } from "@xpu/ops";
  * const weight = packQ4(new Int32Array([7, -7, 1]), 1, 3);
  * matvecQ4G128({ weight, scales: new Float32Array([0.5]), x: new Float32Array([1, 1, 2]), N: 1, K: 3 }); // [1]
  * ```
@@ -331,42 +416,58 @@ export function matvecQ4G128(args: MatvecQ4G128Args): Float32Array {
   return y;
 }
 
+/** Arguments of {@link quantizeQ4G128}: the same as quantize's, rows of `x` being the weight's rows. */
+export interface QuantizeQ4G128Args {
+  /** `[rows, cols]` finite f32 weights, row-major. */
+  x: Float32Array;
+  /** Rows (>= 1): a weight's output channels, N. */
+  rows: number;
+  /** Columns (>= 1): a weight's inputs, K; grouped in 128s. */
+  cols: number;
+}
+
 /**
  * Quantizes an f32 weight to the q4 group-128 format: per row, per 128 contiguous columns (the last
- * group may be shorter), `scale = f32(absmax / 7)` and `code = Math.round(w * (7 / absmax))` with
- * the reciprocal formed in f64. A group of zeros gets scale 0 and codes 0.
+ * group may be shorter), `scale = f32(absmax / 7)` and `code = Math.round(x * (7 / absmax))` with
+ * the reciprocal formed in f64. A group of zeros gets scale 0 and codes 0. A non-finite element is
+ * refused, as by quantize: torch's absmax formula would give its group a scale of Inf or NaN and
+ * codes of NaN, which no int4 code holds.
  *
- * @param w `[N, K]` finite f32 weights, row-major
- * @param N rows
- * @param K columns
- * @returns codes `[N, K]` in [-7, 7] (pack them with {@link packQ4}) and scales `[N, ceil(K/128)]`
- * @throws Error naming the argument, or the first non-finite weight
+ * @param args the weight `x` and its shape `[rows, cols]`
+ * @returns codes `[rows, cols]` in [-7, 7] (pack them with {@link packQ4}) and scales `[rows, ceil(cols/128)]`
+ * @throws Error naming the argument, or the first non-finite element
  *
  * @example
  * ```ts
- * import { quantizeQ4G128 } from "./reference.ts";
- * quantizeQ4G128(new Float32Array([7, 2.5, -2.5]), 1, 3); // codes [7, 3, -2], scales [1]
+ * import { quantizeQ4G128 } from "@xpu/ops";
+ * quantizeQ4G128({ x: new Float32Array([7, 2.5, -2.5]), rows: 1, cols: 3 }); // codes [7, 3, -2], scales [1]
  * ```
  */
-export function quantizeQ4G128(w: Float32Array, N: number, K: number): Q4G128 {
-  requireShape("quantizeQ4G128", N, K);
-  requireArray("quantizeQ4G128", "w", w, "Float32Array", [N * K, "N * K"]);
-  const groups = Math.ceil(K / Q4_GROUP);
-  const codes = new Int32Array(N * K);
-  const scales = new Float32Array(N * groups);
-  for (let n = 0; n < N; n++) {
+export function quantizeQ4G128(args: QuantizeQ4G128Args): Q4G128 {
+  const op = "quantizeQ4G128";
+  requireArgs(op, "args", args, "{ x, rows, cols }");
+  requireInt(op, "rows", args.rows, 1, U32_MAX);
+  requireInt(op, "cols", args.cols, 1, U32_MAX);
+  requireArray(op, "x", args.x, "Float32Array", [args.rows * args.cols, "rows * cols"]);
+  const { x, rows, cols } = args;
+  const groups = Math.ceil(cols / Q4_GROUP);
+  const codes = new Int32Array(rows * cols);
+  const scales = new Float32Array(rows * groups);
+  for (let r = 0; r < rows; r++) {
     for (let g = 0; g < groups; g++) {
-      const start = n * K + g * Q4_GROUP;
-      const end = n * K + Math.min(K, (g + 1) * Q4_GROUP);
+      const start = r * cols + g * Q4_GROUP;
+      const end = r * cols + Math.min(cols, (g + 1) * Q4_GROUP);
       let absmax = 0;
       for (let i = start; i < end; i++) {
-        if (!Number.isFinite(w[i])) throw new Error(`quantizeQ4G128: w[${i}] = ${w[i]} is not finite`);
-        absmax = Math.max(absmax, Math.abs(w[i]));
+        if (!Number.isFinite(x[i])) {
+          throw new Error(`${op}: x must be finite (an int4 code has no value for Inf or NaN), but x[${i}] is ${x[i]}`);
+        }
+        absmax = Math.max(absmax, Math.abs(x[i]));
       }
       if (absmax === 0) continue;
-      scales[n * groups + g] = absmax / Q4_MAX;
+      scales[r * groups + g] = absmax / Q4_MAX;
       const reciprocal = Q4_MAX / absmax;
-      for (let i = start; i < end; i++) codes[i] = Math.round(w[i] * reciprocal);
+      for (let i = start; i < end; i++) codes[i] = Math.round(x[i] * reciprocal);
     }
   }
   return { codes, scales };

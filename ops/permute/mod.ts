@@ -20,15 +20,10 @@
  * move element by element. A gather of one element per invocation, as the portable kernel does,
  * reads 4 of every 32 bytes it fetches when the last axis moves.
  *
- * The two are separate modules, so that the row copy carries none of the tiles' 16 KiB of
- * workgroup memory and barriers. Measured on the H200, 2026-11-30, GPU timestamps, warm clocks: the
- * row copy as a mode of one module with the tiles took 83.0% of the 4,520 GB/s roofline at
- * 16x2048x32x128-perm0213 and 25.7% at 32x128x64x64-perm0213; the same code in a module without
- * workgroup memory 89.3% and 28.5%. The vec4 tiles took 85.4% at 64x512x2048-perm021. At
- * 64x512x2048-perm210 the scratch timings of every tile layout read 28.9-30.7%, but this kernel as
- * this module plans it took 0.147 ms there in the baseline run (79.6% of that run's 4,595 GB/s,
- * harness/baselines/nvidia-h200.json); the scratch plan's batch layout is the suspect for the
- * difference, not investigated.
+ * The two are separate modules, so that the row copy carries none of the tiles' 16 KiB of workgroup
+ * memory and barriers. The row copy is a module of its own because, measured on the H200, sharing
+ * one with the tiles cost it 6 points of the roofline (`harness/baselines/nvidia-h200-design.md`,
+ * permute).
  *
  * @module
  */
@@ -39,7 +34,13 @@ import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
 import { KERNELS } from "./kernels.gen.ts";
-import { MAX_PERMUTE_RANK, type PermuteArgs, permuteDims, type PermuteShape, validatePermute } from "./reference.ts";
+import {
+  MAX_PERMUTE_RANK,
+  type PermuteArgs,
+  type PermuteShape,
+  validatePermute,
+  validatePermuteShape,
+} from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
@@ -74,12 +75,12 @@ const TILES_PARAMS: ParamField[] = [
  * `[2, 0, 1]` becomes `[6, 4]` with `[1, 0]`; an identity becomes one axis.
  *
  * @param shape the shape of `x` (dimensions >= 1; a tensor with a 0 dimension has nothing to move)
- * @param dims the axis order, every entry in `[0, rank)` (as {@link permuteDims} returns it)
+ * @param dims the axis order, every entry in `[0, rank)` (as {@link validatePermuteShape} returns it)
  * @returns the collapsed shape and axis order, rank at least 1
  *
  * @example
  * ```ts
- * import { collapsePermutation } from "./mod.ts";
+ * import { collapsePermutation } from "@xpu/ops/ops/permute";
  * collapsePermutation([2, 1, 3, 4], [3, 1, 0, 2]); // { shape: [6, 4], dims: [1, 0] }
  * ```
  */
@@ -184,9 +185,22 @@ function nvidiaGeometry(
  * @returns the plan; bindings `x` (input) and `out` (output). Its kernel is the variant resolved, except
  *   where `kernel.nvidia` hands a permutation that keeps the last axis last to `rows`
  * @throws Error naming a bad shape or axis order
+ * @throws Error naming the argument, as {@link validatePermuteShape}
+ *
+ * @example Resident tensors: upload once, submit plans, read back
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { permutePlan } from "@xpu/ops/ops/permute";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([0, 1, 2, 3, 4, 5, 6, 7])); // [2, 2, 2]
+ * const out = gpu.alloc("f32", 8);
+ * await gpu.submit([permutePlan(gpu, { shape: [2, 2, 2], dims: [2, 1, 0] }), [x, out]]);
+ * const y = await gpu.read(out); // [0, 4, 2, 6, 1, 5, 3, 7]
+ * gpu.destroy();
+ * ```
  */
 export function permutePlan(gpu: ResidentDevice, permutation: PermuteShape, options: KernelOptions = {}): KernelPlan {
-  const dims = permuteDims(permutation);
+  const dims = validatePermuteShape(permutation);
   const { shape } = permutation;
   const n = shape.reduce((p, d) => p * d, 1);
   const kernel = gpu.resolve(KERNELS, "kernel", options);
@@ -229,6 +243,16 @@ export function permutePlan(gpu: ResidentDevice, permutation: PermuteShape, opti
  * @param args as {@link permute}
  * @param options kernel override
  * @returns the result, row-major in the shape `dims.map((d) => shape[d])`
+ * @throws Error naming the argument, as {@link validatePermute}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, permuteGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const x = new Float32Array([1, 2, 3, 4, 5, 6]);
+ * const y = await permuteGpu(gpu, { x, shape: [2, 3], dims: [1, 0] }); // [1, 4, 2, 5, 3, 6]
+ * gpu.destroy();
+ * ```
  */
 export async function permuteGpu(
   gpu: ResidentDevice,

@@ -19,7 +19,7 @@
  * @module
  */
 
-import { requireArray, requireInt, requireShape } from "../validate.ts";
+import { requireArgs, requireArray, requireInt, requireShape } from "../validate.ts";
 
 /** The highest rank `permute` accepts. */
 export const MAX_PERMUTE_RANK = 6;
@@ -39,14 +39,21 @@ export interface PermuteArgs extends PermuteShape {
 }
 
 /**
- * Validates a shape and an axis order and returns the order with negative axes resolved.
+ * Validates a shape and an axis order (what {@link PermuteShape} holds) and returns the order with
+ * negative axes resolved.
  *
  * @param permutation the shape and the axis order
  * @returns `dims` with every entry in `[0, rank)`
  * @throws Error naming the bad argument: a shape of the wrong rank or with a bad dimension, or
  *   `dims` of the wrong length or with an out-of-range, repeated or missing axis
+ * @example
+ * ```ts
+ * import { validatePermuteShape } from "@xpu/ops/ops/permute";
+ * validatePermuteShape({ shape: [2, 3, 4], dims: [0, -1, 1] }); // [0, 2, 1]
+ * ```
  */
-export function permuteDims(permutation: PermuteShape): number[] {
+export function validatePermuteShape(permutation: PermuteShape): number[] {
+  requireArgs("permute", "shape", permutation, "{ shape, dims }");
   const { shape, dims } = permutation;
   requireShape("permute", "shape", shape, 1, MAX_PERMUTE_RANK);
   const rank = shape.length;
@@ -75,11 +82,17 @@ export function permuteDims(permutation: PermuteShape): number[] {
  * Validates {@link permute}'s arguments.
  *
  * @param args the arguments
- * @returns `dims` with negative axes resolved, as {@link permuteDims}
+ * @returns `dims` with negative axes resolved, as {@link validatePermuteShape}
  * @throws Error naming the bad argument
+ * @example
+ * ```ts
+ * import { validatePermute } from "@xpu/ops/ops/permute";
+ * validatePermute({ x: new Float32Array(6), shape: [2, 3], dims: [1, 0] }); // [1, 0]
+ * ```
  */
 export function validatePermute(args: PermuteArgs): number[] {
-  const dims = permuteDims(args);
+  requireArgs("permute", "args", args, "{ x, shape, dims }");
+  const dims = validatePermuteShape(args);
   requireArray("permute", "x", args.x, "Float32Array", [
     args.shape.reduce((p, d) => p * d, 1),
     `the product of shape [${args.shape.join(", ")}]`,
@@ -95,7 +108,7 @@ export function validatePermute(args: PermuteArgs): number[] {
  *
  * @example
  * ```ts
- * import { permute } from "./reference.ts";
+ * import { permute } from "@xpu/ops";
  * const x = new Float32Array([0, 1, 2, 3, 4, 5]); // [[[0, 1, 2]], [[3, 4, 5]]], shape [2, 1, 3]
  * permute({ x, shape: [2, 1, 3], dims: [2, 0, 1] }); // shape [3, 2, 1]: [0, 3, 1, 4, 2, 5]
  * ```

@@ -10,14 +10,17 @@ import { KERNELS, quantizePlan } from "./mod.ts";
 
 /** quantize's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<{ N: number; K: number }>({
+  defineCase<{ rows: number; cols: number }>({
     op: "quantize",
     entry: "kernel",
     sources: KERNELS,
-    gpu: [{ N: 2048, K: 2048 }, { N: 4096, K: 4096 }, { N: 8192, K: 8192 }, { N: 32768, K: 2048 }],
-    quick: [{ N: 64, K: 256 }, { N: 1024, K: 1024 }],
-    label: ({ N, K }) => `${N}x${K}`,
+    gpu: [{ rows: 2048, cols: 2048 }, { rows: 4096, cols: 4096 }, { rows: 8192, cols: 8192 }, {
+      rows: 32768,
+      cols: 2048,
+    }],
+    quick: [{ rows: 64, cols: 256 }, { rows: 1024, cols: 1024 }],
+    label: ({ rows, cols }) => `${rows}x${cols}`,
     plan: (gpu, shape, options) => quantizePlan(gpu, shape, options),
-    inputs: ({ N, K }, seed) => [randomInput(N * K, seed)],
+    inputs: ({ rows, cols }, seed) => [randomInput(rows * cols, seed)],
   }),
 ];

@@ -1,5 +1,5 @@
 /**
- * quantize: per-row absmax quantization of `[N, K]` f32 to int8 codes in [-127, 127] and one f32
+ * quantize: per-row absmax quantization of `[rows, cols]` f32 to int8 codes in [-127, 127] and one f32
  * scale per row (`quantize`, entry point `kernel`); `codes * scale` approximates the row. There is
  * no torch function for it; the arithmetic is torch's on float32 tensors except where stated.
  *
@@ -29,14 +29,9 @@
  * leaves time for. Codes agree bit for bit either way. Longer or misaligned rows take one
  * workgroup each and read the row twice.
  *
- * Measured on the H200, 2026-11-30, GPU timestamps, warm clocks (Deno 2.9.6 over Vulkan, median of
- * 10), as a share of the 4,520 GB/s bandwidth roofline: 2048 x 2048 in 0.0176 ms = 1,910 GB/s
- * (42.3%), 4096 x 4096 in 0.0425 ms = 3,155 GB/s (69.8%), 8192 x 8192 in 0.1394 ms = 3,853 GB/s
- * (85.2%), 32768 x 2048 in 0.1378 ms = 3,898 GB/s (86.2%). The kernel this replaced (one row per
- * workgroup, the row in a local array indexed in loops, a tie test and branch per element) reached
- * 14.4%, 25.9%, 35.9% and 19.2%. The same code with one row per workgroup reached 72.7% at
- * 32768 x 2048; holding 4 vec4s per invocation instead of 8 gained at 2048 x 2048 (46.8%) but
- * reads rows of 8192 twice (62.6% there).
+ * On the H200 it reaches 85-86% of the bandwidth roofline at 8192 x 8192 and 32768 x 2048 (42% at
+ * 2048 x 2048); those figures and the designs it was measured against are in
+ * `harness/baselines/nvidia-h200-design.md` (quantize).
  *
  * The cost counts 4 bytes per code because codes are an `Int32Array` on the wire: that is what
  * the kernel must write.
@@ -50,7 +45,13 @@ import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
-import { type QuantizeArgs, type QuantizeResult, validateQuantize } from "./reference.ts";
+import {
+  type QuantizeArgs,
+  type QuantizeResult,
+  type QuantizeShape,
+  validateQuantize,
+  validateQuantizeShape,
+} from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
@@ -59,51 +60,68 @@ export { KERNELS };
 const SLOTS = 8;
 
 /**
- * Workgroups of each variant for `N` rows of `K`: the portable kernel takes one row per workgroup;
+ * Workgroups of each variant for `rows` rows of `cols`: the portable kernel takes one row per workgroup;
  * `kernel.nvidia` spreads a row of whole vec4s over `threads` invocations by the rule the kernel
  * applies to `cols` (the least power of two that holds the row in {@link SLOTS} vec4s each, else
  * 256), so `256 / threads` rows share a workgroup, and takes a misaligned row per workgroup.
  */
-function workgroupsOf(variant: string, N: number, K: number, maxPerDimension: number): [number, number, number] {
-  if (variant === "kernel") return foldWorkgroups(N, maxPerDimension);
+function workgroupsOf(variant: string, rows: number, cols: number, maxPerDimension: number): [number, number, number] {
+  if (variant === "kernel") return foldWorkgroups(rows, maxPerDimension);
   if (variant === "kernel.nvidia") {
-    return K % 4 === 0 ? rowLayout(N, K, SLOTS, maxPerDimension).workgroups : foldWorkgroups(N, maxPerDimension);
+    return cols % 4 === 0
+      ? rowLayout(rows, cols, SLOTS, maxPerDimension).workgroups
+      : foldWorkgroups(rows, maxPerDimension);
   }
   throw new Error(`quantize: no dispatch geometry for variant "${variant}"`);
 }
 
 /**
- * Plans `quantize` on the GPU for `x` of shape `[N, K]`.
+ * Plans `quantize` on the GPU for `x` of shape `[rows, cols]`.
  *
  * @param gpu the device
- * @param shape `N` rows of `K`
+ * @param shape `rows` rows of `cols`
  * @param options kernel override
  * @returns the plan; bindings `x` (input), `codes` and `scales` (outputs)
+ * @throws Error naming the argument, as {@link validateQuantizeShape}
+ *
+ * @example Resident tensors: upload once, submit plans, read back
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { quantizePlan } from "@xpu/ops/ops/quantize";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([1, -0.5, 0.25, 2]));
+ * const codes = gpu.alloc("i32", 4);
+ * const scales = gpu.alloc("f32", 2);
+ * await gpu.submit([quantizePlan(gpu, { rows: 2, cols: 2 }), [x, codes, scales]]);
+ * const q = await gpu.read(codes); // [127, -63, 16, 127]
+ * gpu.destroy();
+ * ```
  */
 export function quantizePlan(
   gpu: ResidentDevice,
-  shape: { N: number; K: number },
+  shape: QuantizeShape,
   options: KernelOptions = {},
 ): KernelPlan {
-  const { N, K } = shape;
+  validateQuantizeShape(shape);
+  const { rows, cols } = shape;
   const kernel = gpu.resolve(KERNELS, "kernel", options);
   return {
     op: "quantize",
     kernel,
     bindings: [
-      { name: "x", dtype: "f32", length: N * K, role: "input" },
-      { name: "codes", dtype: "i32", length: N * K, role: "output" },
-      { name: "scales", dtype: "f32", length: N, role: "output" },
+      { name: "x", dtype: "f32", length: rows * cols, role: "input" },
+      { name: "codes", dtype: "i32", length: rows * cols, role: "output" },
+      { name: "scales", dtype: "f32", length: rows, role: "output" },
     ],
     params: packParams(
       [{ name: "rows", type: "u32" }, { name: "cols", type: "u32" }],
-      { rows: N, cols: K },
+      { rows, cols },
       "quantize",
     ),
-    workgroups: workgroupsOf(kernel.variant, N, K, gpu.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: workgroupsOf(kernel.variant, rows, cols, gpu.limits.maxComputeWorkgroupsPerDimension),
     // Read x, write a 4-byte code per element and a scale per row; per element one comparison
     // for the absmax and one multiply-divide for the code (counted as 2), one division per row.
-    cost: { bytes: 8 * N * K + 4 * N, flops: 3 * N * K + N },
+    cost: { bytes: 8 * rows * cols + 4 * rows, flops: 3 * rows * cols + rows },
   };
 }
 
@@ -113,7 +131,17 @@ export function quantizePlan(
  * @param gpu the device
  * @param args as {@link quantize}
  * @param options kernel override
- * @returns the codes `[N, K]` and the scales `[N]`
+ * @returns the codes `[rows, cols]` and the scales `[rows]`
+ * @throws Error naming the argument, as {@link validateQuantize}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, quantizeGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const { codes, scales } = await quantizeGpu(gpu, { x: new Float32Array([1, -0.5]), rows: 1, cols: 2 });
+ * // codes [127, -63] (-63.5 rounds toward +Infinity), scales [1 / 127]
+ * gpu.destroy();
+ * ```
  */
 export async function quantizeGpu(
   gpu: ResidentDevice,

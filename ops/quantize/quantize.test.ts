@@ -14,11 +14,11 @@ import { KERNELS, quantize, type QuantizeArgs, quantizeGpu, quantizePlan } from 
 
 interface Golden {
   meta: { torch: string };
-  cases: { label: string; N: number; K: number; x: number[]; codes: number[]; scales: number[] }[];
+  cases: { label: string; rows: number; cols: number; x: number[]; codes: number[]; scales: number[] }[];
 }
 const golden = () => loadGolden<Golden>(new URL("./goldens/quantize.json", import.meta.url));
 const f32 = (xs: number[]) => new Float32Array(xs);
-const row = (xs: number[]) => quantize({ x: f32(xs), N: 1, K: xs.length });
+const row = (xs: number[]) => quantize({ x: f32(xs), rows: 1, cols: xs.length });
 
 // Codes are decided exactly everywhere: they must agree exactly.
 const exact = { atol: 0, rtol: 0 };
@@ -32,7 +32,7 @@ Deno.test("quantize reference: hand-derived values", () => {
   deepStrictEqual([...codes], [-127, 32, 0, 127]);
   deepStrictEqual([...scales], [Math.fround(4 / 127)]);
   // Rows are independent; -63.5 and 63.5 are ties, both rounded up.
-  const two = quantize({ x: f32([1, -0.5, 10, 5]), N: 2, K: 2 });
+  const two = quantize({ x: f32([1, -0.5, 10, 5]), rows: 2, cols: 2 });
   deepStrictEqual([...two.codes], [127, -63, 127, 64]);
   deepStrictEqual([...two.scales], [Math.fround(1 / 127), Math.fround(10 / 127)]);
 });
@@ -60,20 +60,23 @@ Deno.test("quantize reference: the quotient is exact, not an f32 quotient", () =
 });
 
 Deno.test("quantize reference: a row of zeros gets scale 0 and codes 0, not NaN", () => {
-  const { codes, scales } = quantize({ x: f32([0, 0, 0, 1, -0, 0]), N: 2, K: 3 });
+  const { codes, scales } = quantize({ x: f32([0, 0, 0, 1, -0, 0]), rows: 2, cols: 3 });
   deepStrictEqual([...codes], [0, 0, 0, 127, 0, 0]);
   deepStrictEqual([...scales], [0, Math.fround(1 / 127)]);
 });
 
 Deno.test("quantize reference: bad input throws naming the argument", async () => {
   const x = f32([1, 2, 3, 4, 5, 6]);
-  await assertThrowsMessage(() => quantize({ x, N: 4, K: 2 }), "x must have length N * K = 8, got 6");
-  await assertThrowsMessage(() => quantize({ x, N: 0, K: 6 }), "N must be an integer >= 1, got 0");
-  await assertThrowsMessage(() => quantize({ x, N: -2, K: -3 }), "N must be an integer >= 1, got -2");
-  await assertThrowsMessage(() => quantize({ x, N: 2, K: 1.5 }), "K must be an integer >= 1, got 1.5");
-  await assertThrowsMessage(() => quantize({ x: f32([1, Infinity]), N: 1, K: 2 }), "x must be finite, but x[1]");
+  await assertThrowsMessage(() => quantize({ x, rows: 4, cols: 2 }), "x must have length rows * cols = 8, got 6");
+  await assertThrowsMessage(() => quantize({ x, rows: 0, cols: 6 }), "rows must be an integer >= 1, got 0");
+  await assertThrowsMessage(() => quantize({ x, rows: -2, cols: -3 }), "rows must be an integer >= 1, got -2");
+  await assertThrowsMessage(() => quantize({ x, rows: 2, cols: 1.5 }), "cols must be an integer >= 1, got 1.5");
   await assertThrowsMessage(
-    () => quantize({ x: new Int32Array(6) as unknown as Float32Array, N: 2, K: 3 }),
+    () => quantize({ x: f32([1, Infinity]), rows: 1, cols: 2 }),
+    "x must be finite (an int8 code has no value for Inf or NaN), but x[1] is Infinity",
+  );
+  await assertThrowsMessage(
+    () => quantize({ x: new Int32Array(6) as unknown as Float32Array, rows: 2, cols: 3 }),
     "x must be a Float32Array, got Int32Array",
   );
 });
@@ -81,7 +84,7 @@ Deno.test("quantize reference: bad input throws naming the argument", async () =
 Deno.test("quantize reference matches goldens", async () => {
   const { meta, cases } = await golden();
   for (const c of cases) {
-    const { codes, scales } = quantize({ x: f32(c.x), N: c.N, K: c.K });
+    const { codes, scales } = quantize({ x: f32(c.x), rows: c.rows, cols: c.cols });
     assertClose(codes, c.codes, exact, `torch ${meta.torch} ${c.label} codes`);
     // absmax / 127 in f32, correctly rounded on both sides.
     assertClose(scales, f32(c.scales), exact, `torch ${meta.torch} ${c.label} scales`);
@@ -90,7 +93,7 @@ Deno.test("quantize reference matches goldens", async () => {
 
 gpuTest("quantize GPU matches goldens", async (gpu) => {
   for (const c of (await golden()).cases) {
-    const { codes, scales } = await quantizeGpu(gpu, { x: f32(c.x), N: c.N, K: c.K });
+    const { codes, scales } = await quantizeGpu(gpu, { x: f32(c.x), rows: c.rows, cols: c.cols });
     assertClose(codes, c.codes, exact, `${c.label} codes`);
     assertClose(scales, f32(c.scales), scaleTolerance, `${c.label} scales`);
   }
@@ -98,8 +101,8 @@ gpuTest("quantize GPU matches goldens", async (gpu) => {
 
 gpuTest("quantize GPU: plans fold past 65,535 workgroups and state their cost", (gpu) => {
   const max = gpu.limits.maxComputeWorkgroupsPerDimension;
-  // [N, K, rows per workgroup of kernel.nvidia]: a row of whole vec4s up to 8192 columns takes the
-  // least power of two of invocations holding it in 8 vec4s each (K / 32 for K a power of two);
+  // [rows, cols, rows per workgroup of kernel.nvidia]: a row of whole vec4s up to 8192 columns takes the
+  // least power of two of invocations holding it in 8 vec4s each (cols / 32 for cols a power of two);
   // longer or misaligned rows take a workgroup each. The portable kernel always takes one row.
   const shapes = [
     [3, 5, 1],
@@ -112,24 +115,31 @@ gpuTest("quantize GPU: plans fold past 65,535 workgroups and state their cost", 
     [20_000_000, 4, 256],
     [70_000, 8192, 1],
   ];
-  for (const [N, K, rowsPerWorkgroup] of shapes) {
-    const portable = quantizePlan(gpu, { N, K }, { override: "kernel" });
-    const nvidia = quantizePlan(gpu, { N, K }, { override: "kernel.nvidia" });
-    deepStrictEqual(portable.workgroups, foldWorkgroups(N, max), `kernel N=${N} K=${K}`);
-    deepStrictEqual(nvidia.workgroups, foldWorkgroups(Math.ceil(N / rowsPerWorkgroup), max), `nvidia N=${N} K=${K}`);
+  for (const [rows, cols, rowsPerWorkgroup] of shapes) {
+    const portable = quantizePlan(gpu, { rows, cols }, { override: "kernel" });
+    const nvidia = quantizePlan(gpu, { rows, cols }, { override: "kernel.nvidia" });
+    deepStrictEqual(portable.workgroups, foldWorkgroups(rows, max), `kernel rows=${rows} cols=${cols}`);
+    deepStrictEqual(
+      nvidia.workgroups,
+      foldWorkgroups(Math.ceil(rows / rowsPerWorkgroup), max),
+      `nvidia rows=${rows} cols=${cols}`,
+    );
     for (const plan of [portable, nvidia]) {
-      deepStrictEqual(plan.cost, { bytes: 8 * N * K + 4 * N, flops: 3 * N * K + N });
+      deepStrictEqual(plan.cost, { bytes: 8 * rows * cols + 4 * rows, flops: 3 * rows * cols + rows });
     }
   }
 });
 
 gpuTest("quantize GPU: bad input throws before dispatch", async (gpu) => {
   const x = f32([1, 2, 3, 4]);
-  await assertThrowsMessage(() => quantizeGpu(gpu, { x, N: 3, K: 2 }), "x must have length N * K = 6, got 4");
-  await assertThrowsMessage(() => quantizeGpu(gpu, { x, N: 2, K: 0 }), "K must be an integer >= 1");
-  await assertThrowsMessage(() => quantizeGpu(gpu, { x: f32([NaN]), N: 1, K: 1 }), "x must be finite");
   await assertThrowsMessage(
-    () => quantizeGpu(gpu, { x, N: 1, K: 4 }, { override: "kernel.amd" }),
+    () => quantizeGpu(gpu, { x, rows: 3, cols: 2 }),
+    "x must have length rows * cols = 6, got 4",
+  );
+  await assertThrowsMessage(() => quantizeGpu(gpu, { x, rows: 2, cols: 0 }), "cols must be an integer >= 1");
+  await assertThrowsMessage(() => quantizeGpu(gpu, { x: f32([NaN]), rows: 1, cols: 1 }), "x must be finite");
+  await assertThrowsMessage(
+    () => quantizeGpu(gpu, { x, rows: 1, cols: 4 }, { override: "kernel.amd" }),
     'override "kernel.amd" is not a variant of entry point "kernel"',
   );
 });
@@ -161,20 +171,20 @@ function cases(): { label: string; args: QuantizeArgs }[] {
     [37, 132],
     [5, 4096],
   ];
-  const random = shapes.map(([N, K]) => ({
-    label: `N=${N} K=${K}`,
-    args: { x: randomF32(N * K, N + K, -3, 3), N, K },
+  const random = shapes.map(([rows, cols]) => ({
+    label: `rows=${rows} cols=${cols}`,
+    args: { x: randomF32(rows * cols, rows + cols, -3, 3), rows, cols },
   }));
-  const K = 600;
-  const zeros = new Float32Array(K);
-  const lastIsLargest = randomF32(K, 9, -1, 1);
-  lastIsLargest[K - 1] = -7;
-  const ties = Float32Array.from({ length: K }, (_, k) => {
+  const cols = 600;
+  const zeros = new Float32Array(cols);
+  const lastIsLargest = randomF32(cols, 9, -1, 1);
+  lastIsLargest[cols - 1] = -7;
+  const ties = Float32Array.from({ length: cols }, (_, k) => {
     const tie = (k % 254) - 126.5;
     // Scaling by 1 +- 2^-23 moves a value by one or two ulps, never zero.
     return k % 3 === 0 ? tie : tie * (1 + (k % 3 === 1 ? 2 ** -23 : -(2 ** -23)));
   });
-  ties[K - 1] = 127;
+  ties[cols - 1] = 127;
   const special = new Float32Array([...zeros, ...lastIsLargest, ...ties]);
   // Exact ties through a row of 1024: 256 vec4s, all eight of kernel.nvidia's register slots full
   // (the 600-wide rows above fill five), so each slot's hand-over to the exact division is tested.
@@ -198,23 +208,23 @@ function cases(): { label: string; args: QuantizeArgs }[] {
   const tiny = randomF32(64, 5, -1, 1).map((v, k) => v * (k % 2 ? 1e-33 : 1e-40));
   const huge = randomF32(64, 6, -1, 1).map((v) => v * 3e38);
   const extremes = new Float32Array([...tiny, ...huge]);
-  // Each of N rows of x ([N, K]) followed by zeros to `width` columns.
-  const padded = (x: Float32Array, N: number, K: number, width: number) => {
-    const out = new Float32Array(N * width);
-    for (let r = 0; r < N; r++) out.set(x.subarray(r * K, (r + 1) * K), r * width);
+  // Each of rows rows of x ([rows, cols]) followed by zeros to `width` columns.
+  const padded = (x: Float32Array, rows: number, cols: number, width: number) => {
+    const out = new Float32Array(rows * width);
+    for (let r = 0; r < rows; r++) out.set(x.subarray(r * cols, (r + 1) * cols), r * width);
     return out;
   };
   return [
     ...random,
-    { label: "zeros, last-element absmax, ties", args: { x: special, N: 3, K } },
-    { label: "ties in every register slot, K=1024", args: { x: slotTies, N: 1, K: 1024 } },
+    { label: "zeros, last-element absmax, ties", args: { x: special, rows: 3, cols } },
+    { label: "ties in every register slot, cols=1024", args: { x: slotTies, rows: 1, cols: 1024 } },
     ...[1144, 8196, 1145].map((width) => ({
-      label: `near ties under an inexact 127 / absmax, K=${width}`,
-      args: { x: padded(nearTies, 1, 1144, width), N: 1, K: width },
+      label: `near ties under an inexact 127 / absmax, cols=${width}`,
+      args: { x: padded(nearTies, 1, 1144, width), rows: 1, cols: width },
     })),
     ...[64, 8196, 65].map((width) => ({
-      label: `absmax below 2^-100 (with subnormals), above 2^126, K=${width}`,
-      args: { x: padded(extremes, 2, 64, width), N: 2, K: width },
+      label: `absmax below 2^-100 (with subnormals), above 2^126, cols=${width}`,
+      args: { x: padded(extremes, 2, 64, width), rows: 2, cols: width },
     })),
   ];
 }
@@ -232,17 +242,17 @@ function twoWorkgroups(gpu: ResidentDevice): ResidentDevice {
   low.poisonOutputs = true;
   return low;
 }
-// [K, rows per workgroup of kernel.nvidia] (the portable kernel takes one row per workgroup): a row
+// [cols, rows per workgroup of kernel.nvidia] (the portable kernel takes one row per workgroup): a row
 // per workgroup, and 256 and 2 sharing one.
 const FOLDED_WIDTHS = [[257, 1], [8, 256], [4096, 2]];
 eachVariant(KERNELS, "kernel", (variant) => {
   gpuTest(`quantize: ${variant} matches the reference on a folded grid`, async (gpu) => {
     const low = twoWorkgroups(gpu);
-    for (const [K, nvidiaRows] of FOLDED_WIDTHS) {
+    for (const [cols, nvidiaRows] of FOLDED_WIDTHS) {
       const perWorkgroup = variant === "kernel.nvidia" ? nvidiaRows : 1;
-      for (const N of [3 * perWorkgroup, 4 * perWorkgroup - 1]) {
-        const args = { x: randomF32(N * K, N + K, -3, 3), N, K };
-        const label = `${variant} N=${N} K=${K}`;
+      for (const rows of [3 * perWorkgroup, 4 * perWorkgroup - 1]) {
+        const args = { x: randomF32(rows * cols, rows + cols, -3, 3), rows, cols };
+        const label = `${variant} rows=${rows} cols=${cols}`;
         deepStrictEqual(quantizePlan(low, args, { override: variant }).workgroups, [2, 2, 1], label);
         const expected = quantize(args);
         const { codes, scales } = await quantizeGpu(low, args, { override: variant });

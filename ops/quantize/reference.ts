@@ -1,7 +1,7 @@
 /**
  * Reference for quantize: what correct means, in plain TypeScript.
  *
- * Per-row absmax quantization to int8, symmetric in [-127, 127]. `x` is `[N, K]` row-major f32;
+ * Per-row absmax quantization to int8, symmetric in [-127, 127]. `x` is `[rows, cols]` row-major f32;
  * for each row n, with `absmax` the largest |x[n, k]|:
  *
  * - `scales[n] = absmax / 127`, rounded to f32 (as `absmax / 127` on a float32 tensor);
@@ -17,44 +17,82 @@
  * the code is 0.
  *
  * Codes are returned as an Int32Array (one int8 value per element), scales as a Float32Array.
- * Non-finite elements of `x` are refused: they have no absmax to scale by.
+ * Non-finite elements of `x` are refused, because torch's absmax formula gives nothing an int8
+ * format can hold: a row with ±Inf has absmax Inf, so scale Inf, finite codes round(x * 127 / Inf)
+ * = 0 and the Inf element's code round(Inf / Inf) = NaN; a row with NaN has absmax NaN (torch.amax
+ * propagates it) and every code NaN. Casting NaN to int8 is undefined behaviour in torch (it differs
+ * between CPU and CUDA), and dequantizing gives code * scale = 0 * Inf = NaN for every element of
+ * the row, so propagation would only hide the bad row. {@link validateQuantize} scans `x` for them;
+ * a plan run on resident tensors ({@link validateQuantizeShape} sees only the sizes) cannot.
  *
  * @module
  */
 
-import { requireArray, requireInt } from "../validate.ts";
+import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
+
+/** The sizes of a {@link quantize} call: what a plan needs. */
+export interface QuantizeShape {
+  /** Rows (>= 1), one scale each. */
+  rows: number;
+  /** Length of each row (>= 1). */
+  cols: number;
+}
 
 /** Arguments of {@link quantize}. */
-export interface QuantizeArgs {
-  /** The values, `[N, K]` row-major; every element finite. */
+export interface QuantizeArgs extends QuantizeShape {
+  /** The values, `[rows, cols]` row-major; every element finite. */
   x: Float32Array;
-  /** Rows. */
-  N: number;
-  /** Columns. */
-  K: number;
 }
 
 /** The result of {@link quantize}. */
 export interface QuantizeResult {
-  /** `[N, K]` codes in [-127, 127]. */
+  /** `[rows, cols]` codes in [-127, 127]. */
   codes: Int32Array;
-  /** `[N]` scales: absmax / 127 per row, 0 for a row of zeros. */
+  /** `[rows]` scales: absmax / 127 per row, 0 for a row of zeros. */
   scales: Float32Array;
 }
 
 /**
- * Validates {@link quantize}'s arguments.
+ * Validates {@link quantize}'s sizes (what {@link QuantizeShape} holds).
+ *
+ * @param shape the sizes
+ * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateQuantizeShape } from "@xpu/ops/ops/quantize";
+ * validateQuantizeShape({ rows: 2, cols: 3 }); // passes
+ * ```
+ */
+export function validateQuantizeShape(shape: QuantizeShape): void {
+  requireArgs("quantize", "shape", shape, "{ rows, cols }");
+  requireInt("quantize", "rows", shape.rows, 1, U32_MAX);
+  requireInt("quantize", "cols", shape.cols, 1, U32_MAX);
+}
+
+/**
+ * Validates {@link quantize}'s arguments: the sizes, then `x`, every element of it finite.
  *
  * @param args the arguments
  * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateQuantize } from "@xpu/ops/ops/quantize";
+ * validateQuantize({ x: new Float32Array([1, -2]), rows: 1, cols: 2 }); // passes; a NaN in x throws
+ * ```
  */
 export function validateQuantize(args: QuantizeArgs): void {
   const op = "quantize";
-  requireInt(op, "N", args.N, 1);
-  requireInt(op, "K", args.K, 1);
-  requireArray(op, "x", args.x, "Float32Array", [args.N * args.K, "N * K"]);
+  requireArgs(op, "args", args, "{ x, rows, cols }");
+  validateQuantizeShape(args);
+  requireArray(op, "x", args.x, "Float32Array", [args.rows * args.cols, "rows * cols"]);
   for (let i = 0; i < args.x.length; i++) {
-    if (!Number.isFinite(args.x[i])) throw new Error(`${op}: x must be finite, but x[${i}] is ${args.x[i]}`);
+    if (!Number.isFinite(args.x[i])) {
+      throw new Error(
+        `${op}: x must be finite (an int8 code has no value for Inf or NaN), but x[${i}] is ${args.x[i]}`,
+      );
+    }
   }
 }
 
@@ -62,26 +100,26 @@ export function validateQuantize(args: QuantizeArgs): void {
  * Quantizes each row of `x` to int8 codes and one f32 scale, so that `codes * scale`
  * approximates `x`.
  *
- * @param args `x` and its shape `[N, K]`
- * @returns the codes `[N, K]` and the scales `[N]`
+ * @param args `x` and its shape `[rows, cols]`
+ * @returns the codes `[rows, cols]` and the scales `[rows]`
  *
  * @example
  * ```ts
- * import { quantize } from "./reference.ts";
- * quantize({ x: new Float32Array([127, 2.5, -2.5, 0.5]), N: 1, K: 4 }); // codes [127, 3, -2, 1], scales [1]
+ * import { quantize } from "@xpu/ops";
+ * quantize({ x: new Float32Array([127, 2.5, -2.5, 0.5]), rows: 1, cols: 4 }); // codes [127, 3, -2, 1], scales [1]
  * ```
  */
 export function quantize(args: QuantizeArgs): QuantizeResult {
   validateQuantize(args);
-  const { x, N, K } = args;
-  const codes = new Int32Array(N * K);
-  const scales = new Float32Array(N);
-  for (let n = 0; n < N; n++) {
-    const row = x.subarray(n * K, (n + 1) * K);
+  const { x, rows, cols } = args;
+  const codes = new Int32Array(rows * cols);
+  const scales = new Float32Array(rows);
+  for (let n = 0; n < rows; n++) {
+    const row = x.subarray(n * cols, (n + 1) * cols);
     const absmax = row.reduce((largest, v) => Math.max(largest, Math.abs(v)), 0);
     scales[n] = absmax / 127;
     if (absmax === 0) continue;
-    for (let k = 0; k < K; k++) codes[n * K + k] = Math.round((row[k] * 127) / absmax);
+    for (let k = 0; k < cols; k++) codes[n * cols + k] = Math.round((row[k] * 127) / absmax);
   }
   return { codes, scales };
 }

@@ -11,10 +11,10 @@ import { KERNELS, type ReduceOp, reducePlan } from "./mod.ts";
 interface Shape {
   op: ReduceOp;
   shape: number[];
-  axis: number;
+  dim: number;
 }
 
-const square = (n: number, op: ReduceOp, axis: number): Shape => ({ op, shape: [n, n], axis });
+const square = (n: number, op: ReduceOp, dim: number): Shape => ({ op, shape: [n, n], dim });
 
 /** reduce's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
@@ -29,11 +29,11 @@ export const BENCH: readonly BenchCase[] = [
       square(8192, "sum", 0),
       square(8192, "max", -1),
       square(8192, "max", 0),
-      { op: "sum", shape: [65536, 1024], axis: -1 },
-      { op: "sum", shape: [1024, 65536], axis: 0 },
+      { op: "sum", shape: [65536, 1024], dim: -1 },
+      { op: "sum", shape: [1024, 65536], dim: 0 },
     ],
     quick: [square(256, "sum", -1), square(256, "sum", 0), square(1024, "max", -1), square(1024, "max", 0)],
-    label: ({ op, shape, axis }) => `${op}-axis${axis < 0 ? axis + shape.length : axis}-${shape.join("x")}`,
+    label: ({ op, shape, dim }) => `${op}-axis${dim < 0 ? dim + shape.length : dim}-${shape.join("x")}`,
     plan: (gpu, shape, options) => reducePlan(gpu, shape, options),
     inputs: ({ shape }, seed) => [randomInput(shape.reduce((p, d) => p * d, 1), seed)],
   }),

@@ -1,9 +1,9 @@
 /**
  * reduce: sum, max, min or mean along one axis (`reduce`, entry point `kernel`). Matches
- * `torch.sum` / `torch.amax` / `torch.amin` / `torch.mean` with `dim = axis` and keepdim False.
+ * `torch.sum` / `torch.amax` / `torch.amin` / `torch.mean` along `dim`, keepdim False.
  *
  * Conventions, each pinned by a test that its alternative fails:
- * - a negative axis counts from the end, as torch's `dim`; `[-rank, rank)` is enforced;
+ * - a negative `dim` counts from the end, as torch's; `[-rank, rank)` is enforced;
  * - the reduced axis is removed from the output shape (keepdim False, torch's default);
  * - max and min propagate NaN (torch.amax / amin), rather than skipping it as WGSL's `max()` does;
  * - an empty reduced axis gives 0 for sum and NaN for mean, torch's answers, and throws for max
@@ -26,13 +26,9 @@
  * reduction takes 4 vec4s side by side instead of 8 to have more workgroups. Either way x is read
  * exactly once.
  *
- * Measured on the H200, 2026-11-30, GPU timestamps (Deno 2.9.6 over Vulkan, median of 10), against
- * the kernel this replaced (masked rows, every element through the combine, lanes sized for one
- * step of 8 vec4s) in the same run, reducing the last axis: sum of 8192 x 8192 2.66x faster, max of
- * 8192 x 8192 3.58x, sum of 65536 x 1024 2.35x, sum of 4096 x 4096 2.05x. Alone, the aligned path
- * gained 1.58-2.18x and the 4x fewer lanes 1.36-1.65x. The GPU's clocks had dropped during that part
- * of the run, so only these ratios are meaningful, not its absolute times. Reducing axis 0 is
- * unchanged (within 3% in the same run).
+ * The aligned path and the fewer lanes were each measured to pay (2.05-3.58x over the kernel this
+ * replaced, reducing the last axis; an earlier axis unchanged):
+ * `harness/baselines/nvidia-h200-design.md` (reduce).
  *
  * Why the kernel holds its 8 vec4s as eight named values written out by hand, never as a local
  * array indexed in a loop: Deno's WGSL compiler (naga) bounds-checks every index into a
@@ -49,7 +45,7 @@ import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
-import { type ReduceArgs, type ReduceOp, type ReduceShape, reduceView, validateReduce } from "./reference.ts";
+import { type ReduceArgs, type ReduceOp, type ReduceShape, validateReduce, validateReduceShape } from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
@@ -113,13 +109,25 @@ function layout(outer: number, length: number, inner: number): { lanes: number; 
  * Plans `reduce` on the GPU.
  *
  * @param gpu the device
- * @param reduction the operation, the shape of `x` and the axis (validated here)
+ * @param reduction the operation, the shape of `x` and the dim
  * @param options kernel override
  * @returns the plan; bindings `x` (input) and `out` (output)
- * @throws Error naming a bad operation, shape or axis
+ * @throws Error naming the argument, as {@link validateReduceShape}
+ *
+ * @example Resident tensors: upload once, submit plans, read back
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { reducePlan } from "@xpu/ops/ops/reduce";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([1, 2, 3, 4, 5, 6])); // [[1, 2, 3], [4, 5, 6]]
+ * const out = gpu.alloc("f32", 3);
+ * await gpu.submit([reducePlan(gpu, { op: "sum", shape: [2, 3], dim: 0 }), [x, out]]);
+ * const sums = await gpu.read(out); // [5, 7, 9]
+ * gpu.destroy();
+ * ```
  */
 export function reducePlan(gpu: ResidentDevice, reduction: ReduceShape, options: KernelOptions = {}): KernelPlan {
-  const { outer, length, inner } = reduceView(reduction);
+  const { outer, length, inner } = validateReduceShape(reduction);
   const outputs = outer * inner;
   const { lanes, groups } = layout(outer, length, inner);
   return {
@@ -139,12 +147,22 @@ export function reducePlan(gpu: ResidentDevice, reduction: ReduceShape, options:
 }
 
 /**
- * Reduces `x` along `axis` on the GPU.
+ * Reduces `x` along `dim` on the GPU.
  *
  * @param gpu the device
  * @param args as {@link reduce}
  * @param options kernel override
- * @returns the result, shaped as `reduceView(args).outShape`
+ * @returns the result, shaped as `validateReduceShape(args).outShape`
+ * @throws Error naming the argument, as {@link validateReduce}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, reduceGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const x = new Float32Array([1, 2, 3, 4, 5, 6]);
+ * const rowMax = await reduceGpu(gpu, { op: "max", x, shape: [2, 3], dim: -1 }); // [3, 6]
+ * gpu.destroy();
+ * ```
  */
 export async function reduceGpu(
   gpu: ResidentDevice,

@@ -9,7 +9,7 @@ import {
   randomF32,
   type ReferenceCase,
 } from "../../harness/testing.ts";
-import { KERNELS, reduce, type ReduceArgs, reduceGpu, type ReduceOp, reducePlan, reduceView } from "./mod.ts";
+import { KERNELS, reduce, type ReduceArgs, reduceGpu, type ReduceOp, reducePlan, validateReduceShape } from "./mod.ts";
 
 /** The goldens' inputs, as goldens/gen.py draws them: multiples of 1/64 in [-2, 2), exact in f32. */
 function pattern(n: number): Float32Array {
@@ -23,15 +23,15 @@ const decode = (values: Encoded): number[] => values.map(Number);
 interface Golden {
   meta: {
     torch: string;
-    nan: { shape: number[]; axis: number; x: Encoded; max: Encoded; min: Encoded };
-    empty: { shape: number[]; axis: number; max_refused: boolean; min_refused: boolean };
+    nan: { shape: number[]; dim: number; x: Encoded; max: Encoded; min: Encoded };
+    empty: { shape: number[]; dim: number; max_refused: boolean; min_refused: boolean };
   };
-  cases: { op: ReduceOp; shape: number[]; axis: number; out: Encoded }[];
+  cases: { op: ReduceOp; shape: number[]; dim: number; out: Encoded }[];
 }
 const loadReduceGolden = () => loadGolden<Golden>(new URL("./goldens/reduce.json", import.meta.url));
-const find = (golden: Golden, op: ReduceOp, shape: number[], axis: number) => {
-  const found = golden.cases.find((c) => c.op === op && c.axis === axis && `${c.shape}` === `${shape}`);
-  if (!found) throw new Error(`golden has no ${op} case for shape [${shape}] axis ${axis}`);
+const find = (golden: Golden, op: ReduceOp, shape: number[], dim: number) => {
+  const found = golden.cases.find((c) => c.op === op && c.dim === dim && `${c.shape}` === `${shape}`);
+  if (!found) throw new Error(`golden has no ${op} case for shape [${shape}] dim ${dim}`);
   return decode(found.out);
 };
 // The pattern's sums are exact in f32 in any order, so only mean's one division rounds: up to
@@ -50,8 +50,8 @@ const f32 = (xs: number[]) => new Float32Array(xs);
 const SENTINEL = 12345;
 const m23 = f32([1, 2, 3, 4, 5, 6]);
 
-Deno.test("reduce reference: hand-derived values over each axis of [[1, 2, 3], [4, 5, 6]]", () => {
-  const at = (op: ReduceOp, axis: number) => [...reduce({ op, x: m23, shape: [2, 3], axis })];
+Deno.test("reduce reference: hand-derived values over each dim of [[1, 2, 3], [4, 5, 6]]", () => {
+  const at = (op: ReduceOp, dim: number) => [...reduce({ op, x: m23, shape: [2, 3], dim })];
   deepStrictEqual(at("sum", 0), [5, 7, 9]);
   deepStrictEqual(at("sum", 1), [6, 15]);
   deepStrictEqual(at("max", 0), [4, 5, 6]);
@@ -60,9 +60,9 @@ Deno.test("reduce reference: hand-derived values over each axis of [[1, 2, 3], [
   deepStrictEqual(at("mean", 0), [2.5, 3.5, 4.5]);
 });
 
-Deno.test("reduce reference: a negative axis counts from the end, as torch's dim", () => {
+Deno.test("reduce reference: a negative dim counts from the end, as torch's dim", () => {
   const x = randomF32(24, 1);
-  const at = (axis: number) => [...reduce({ op: "sum", x, shape: [2, 3, 4], axis })];
+  const at = (dim: number) => [...reduce({ op: "sum", x, shape: [2, 3, 4], dim })];
   deepStrictEqual(at(-1), at(2));
   deepStrictEqual(at(-3), at(0));
   // Counting from the front instead (-1 as axis 0, or as axis 1) gives a different answer.
@@ -70,44 +70,44 @@ Deno.test("reduce reference: a negative axis counts from the end, as torch's dim
   notDeepStrictEqual(at(-1), at(1));
 });
 
-Deno.test("reduce reference: the axis is removed from the shape (keepdim False)", () => {
-  const view = reduceView({ op: "sum", shape: [2, 3, 4], axis: 1 });
-  deepStrictEqual(view, { axis: 1, outer: 2, length: 3, inner: 4, outShape: [2, 4] });
+Deno.test("reduce reference: the dim is removed from the shape (keepdim False)", () => {
+  const view = validateReduceShape({ op: "sum", shape: [2, 3, 4], dim: 1 });
+  deepStrictEqual(view, { dim: 1, outer: 2, length: 3, inner: 4, outShape: [2, 4] });
   notDeepStrictEqual(view.outShape, [2, 1, 4]);
 });
 
 Deno.test("reduce reference: max and min propagate NaN (torch.amax), not skip it (fmax)", () => {
   const x = f32([1, NaN, 3, 2, -Infinity, 0]);
-  const max = reduce({ op: "max", x, shape: [2, 3], axis: 1 });
-  const min = reduce({ op: "min", x, shape: [2, 3], axis: 1 });
+  const max = reduce({ op: "max", x, shape: [2, 3], dim: 1 });
+  const min = reduce({ op: "min", x, shape: [2, 3], dim: 1 });
   ok(Number.isNaN(max[0]) && Number.isNaN(min[0]));
   deepStrictEqual([max[1], min[1]], [2, -Infinity]);
   // A NaN-skipping max, as WGSL's max() or C's fmax, would give 3 for the first row.
   deepStrictEqual([1, NaN, 3].reduce((m, v) => (Number.isNaN(v) ? m : Math.max(m, v))), 3);
 });
 
-Deno.test("reduce reference: an empty axis sums to 0, averages to NaN, and has no max or min", async () => {
+Deno.test("reduce reference: an empty dim sums to 0, averages to NaN, and has no max or min", async () => {
   const x = new Float32Array(0);
-  deepStrictEqual([...reduce({ op: "sum", x, shape: [2, 0, 3], axis: 1 })], [0, 0, 0, 0, 0, 0]);
-  ok(reduce({ op: "mean", x, shape: [2, 0, 3], axis: 1 }).every(Number.isNaN));
-  await assertThrowsMessage(() => reduce({ op: "max", x, shape: [2, 0, 3], axis: 1 }), "which has length 0");
-  await assertThrowsMessage(() => reduce({ op: "min", x, shape: [2, 0, 3], axis: -2 }), "torch.amin refuses it");
+  deepStrictEqual([...reduce({ op: "sum", x, shape: [2, 0, 3], dim: 1 })], [0, 0, 0, 0, 0, 0]);
+  ok(reduce({ op: "mean", x, shape: [2, 0, 3], dim: 1 }).every(Number.isNaN));
+  await assertThrowsMessage(() => reduce({ op: "max", x, shape: [2, 0, 3], dim: 1 }), "which has length 0");
+  await assertThrowsMessage(() => reduce({ op: "min", x, shape: [2, 0, 3], dim: -2 }), "torch.amin refuses it");
   // An empty axis that is not reduced gives an empty result, for max too.
-  deepStrictEqual(reduce({ op: "max", x, shape: [2, 0, 3], axis: 0 }).length, 0);
+  deepStrictEqual(reduce({ op: "max", x, shape: [2, 0, 3], dim: 0 }).length, 0);
 });
 
 Deno.test("reduce reference: sums accumulate in f64 and round once", () => {
   const x = f32([2 ** 24, 1, 1]);
-  deepStrictEqual([...reduce({ op: "sum", x, shape: [3], axis: 0 })], [2 ** 24 + 2]);
+  deepStrictEqual([...reduce({ op: "sum", x, shape: [3], dim: 0 })], [2 ** 24 + 2]);
   // Accumulating in f32 loses both ones: 2^24 + 1 rounds back to 2^24.
   deepStrictEqual(Math.fround(Math.fround(2 ** 24 + 1) + 1), 2 ** 24);
 });
 
 Deno.test("reduce reference: bad input throws naming the argument", async () => {
-  const bad = (args: Partial<ReduceArgs>) => () => reduce({ op: "sum", x: m23, shape: [2, 3], axis: 0, ...args });
-  await assertThrowsMessage(bad({ axis: 2 }), "axis (rank 2) must be an integer in [-2, 1], got 2");
-  await assertThrowsMessage(bad({ axis: -3 }), "axis (rank 2) must be an integer in [-2, 1], got -3");
-  await assertThrowsMessage(bad({ axis: 0.5 }), "axis (rank 2) must be an integer");
+  const bad = (args: Partial<ReduceArgs>) => () => reduce({ op: "sum", x: m23, shape: [2, 3], dim: 0, ...args });
+  await assertThrowsMessage(bad({ dim: 2 }), "dim (rank 2) must be an integer in [-2, 1], got 2");
+  await assertThrowsMessage(bad({ dim: -3 }), "dim (rank 2) must be an integer in [-2, 1], got -3");
+  await assertThrowsMessage(bad({ dim: 0.5 }), "dim (rank 2) must be an integer");
   await assertThrowsMessage(bad({ shape: [2, -3] }), "shape[1] must be an integer >= 0, got -3");
   await assertThrowsMessage(bad({ shape: [2, 1.5] }), "shape[1] must be an integer >= 0, got 1.5");
   await assertThrowsMessage(bad({ shape: [] }), "shape must be an array of at least 1 dimensions, got []");
@@ -120,25 +120,25 @@ Deno.test("reduce reference matches torch goldens", async () => {
   const golden = await loadReduceGolden();
   for (const c of golden.cases) {
     const x = pattern(c.shape.reduce((p, d) => p * d, 1));
-    assertClose(reduce({ ...c, x }), decode(c.out), goldenTol, `${c.op} [${c.shape}] axis ${c.axis}`);
+    assertClose(reduce({ ...c, x }), decode(c.out), goldenTol, `${c.op} [${c.shape}] dim ${c.dim}`);
   }
   const { nan, empty } = golden.meta;
   for (const op of ["max", "min"] as const) {
-    const got = reduce({ op, x: f32(decode(nan.x)), shape: nan.shape, axis: nan.axis });
+    const got = reduce({ op, x: f32(decode(nan.x)), shape: nan.shape, dim: nan.dim });
     assertClose(got, decode(nan[op]), goldenTol, `${op} with NaN`);
   }
   ok(empty.max_refused && empty.min_refused, `torch ${golden.meta.torch} no longer refuses an empty amax / amin`);
 });
 
-Deno.test("reduce goldens: axis -1 is the last axis, and axes 0 and 1 of [5, 7] differ as torch says", async () => {
+Deno.test("reduce goldens: dim -1 is the last dim, and axes 0 and 1 of [5, 7] differ as torch says", async () => {
   const golden = await loadReduceGolden();
   for (const op of ["sum", "max", "mean"] as const) {
     deepStrictEqual(find(golden, op, [2, 3, 4], -1), find(golden, op, [2, 3, 4], 2));
     const [down, across] = [find(golden, op, [5, 7], 0), find(golden, op, [5, 7], 1)];
     deepStrictEqual([down.length, across.length], [7, 5]);
     const x = pattern(35);
-    assertClose(reduce({ op, x, shape: [5, 7], axis: 0 }), down, goldenTol, `${op} axis 0`);
-    assertClose(reduce({ op, x, shape: [5, 7], axis: 1 }), across, goldenTol, `${op} axis 1`);
+    assertClose(reduce({ op, x, shape: [5, 7], dim: 0 }), down, goldenTol, `${op} dim 0`);
+    assertClose(reduce({ op, x, shape: [5, 7], dim: 1 }), across, goldenTol, `${op} dim 1`);
   }
 });
 
@@ -146,45 +146,45 @@ gpuTest("reduce GPU matches torch goldens", async (gpu) => {
   const golden = await loadReduceGolden();
   for (const c of golden.cases) {
     const x = pattern(c.shape.reduce((p, d) => p * d, 1));
-    assertClose(await reduceGpu(gpu, { ...c, x }), decode(c.out), goldenTol, `${c.op} [${c.shape}] axis ${c.axis}`);
+    assertClose(await reduceGpu(gpu, { ...c, x }), decode(c.out), goldenTol, `${c.op} [${c.shape}] dim ${c.dim}`);
   }
   const { nan } = golden.meta;
   for (const op of ["max", "min"] as const) {
-    const got = await reduceGpu(gpu, { op, x: f32(decode(nan.x)), shape: nan.shape, axis: nan.axis });
+    const got = await reduceGpu(gpu, { op, x: f32(decode(nan.x)), shape: nan.shape, dim: nan.dim });
     assertClose(got, decode(nan[op]), goldenTol, `${op} with NaN`);
   }
 });
 
 gpuTest("reduce GPU: bad input throws before dispatch", async (gpu) => {
   await assertThrowsMessage(
-    () => reduceGpu(gpu, { op: "sum", x: m23, shape: [2, 3], axis: -3 }),
-    "axis (rank 2) must be an integer in [-2, 1], got -3",
+    () => reduceGpu(gpu, { op: "sum", x: m23, shape: [2, 3], dim: -3 }),
+    "dim (rank 2) must be an integer in [-2, 1], got -3",
   );
   await assertThrowsMessage(
-    () => reduceGpu(gpu, { op: "sum", x: m23, shape: [6, 1], axis: 1.5 }),
-    "axis (rank 2) must be an integer",
+    () => reduceGpu(gpu, { op: "sum", x: m23, shape: [6, 1], dim: 1.5 }),
+    "dim (rank 2) must be an integer",
   );
   await assertThrowsMessage(
-    () => reduceGpu(gpu, { op: "mean", x: m23, shape: [2, 4], axis: 0 }),
+    () => reduceGpu(gpu, { op: "mean", x: m23, shape: [2, 4], dim: 0 }),
     "x must have length the product of shape [2, 4] = 8, got 6",
   );
   await assertThrowsMessage(
-    () => reduceGpu(gpu, { op: "sum", x: m23, shape: [2, -3], axis: 0 }),
+    () => reduceGpu(gpu, { op: "sum", x: m23, shape: [2, -3], dim: 0 }),
     "shape[1] must be an integer >= 0",
   );
   await assertThrowsMessage(
-    () => reduceGpu(gpu, { op: "max", x: new Float32Array(0), shape: [0, 3], axis: 0 }),
+    () => reduceGpu(gpu, { op: "max", x: new Float32Array(0), shape: [0, 3], dim: 0 }),
     "which has length 0",
   );
   await assertThrowsMessage(
-    () => reduceGpu(gpu, { op: "sum", x: m23, shape: [2, 3], axis: 0 }, { override: "kernel.nvidia" }),
+    () => reduceGpu(gpu, { op: "sum", x: m23, shape: [2, 3], dim: 0 }, { override: "kernel.nvidia" }),
     'override "kernel.nvidia" is not a variant of entry point "kernel"',
   );
 });
 
-gpuTest("reduce plan: a long last axis gets a workgroup per output, an earlier axis adjacent outputs", (gpu) => {
-  const layout = (shape: number[], axis: number) => {
-    const plan = reducePlan(gpu, { op: "sum", shape, axis });
+gpuTest("reduce plan: a long last dim gets a workgroup per output, an earlier dim adjacent outputs", (gpu) => {
+  const layout = (shape: number[], dim: number) => {
+    const plan = reducePlan(gpu, { op: "sum", shape, dim });
     const [, , , lanes] = new Uint32Array(plan.params!);
     return { lanes, workgroups: plan.workgroups };
   };
@@ -205,14 +205,14 @@ gpuTest("reduce plan: a long last axis gets a workgroup per output, an earlier a
   // Past 65,535 workgroups the grid folds into y instead of exceeding the limit.
   const { workgroups } = layout([70_001, 16_388], 1);
   deepStrictEqual(workgroups, [35_001, 2, 1]);
-  const plan = reducePlan(gpu, { op: "mean", shape: [3, 4099], axis: 1 });
+  const plan = reducePlan(gpu, { op: "mean", shape: [3, 4099], dim: 1 });
   deepStrictEqual(plan.cost, { bytes: 4 * (3 * 4099 + 3), flops: 3 * 4098 + 3 });
 });
 
 gpuTest("reduce GPU: a folded grid recovers each workgroup's index and writes nothing past the end", async (gpu) => {
   const shapes = [[[37, 3000], 1], [[37, 2999], 1], [[9, 300, 9], 1], [[1050, 3], 1], [[7, 9, 40], 1]] as const;
-  for (const [shape, axis] of shapes) {
-    const args: ReduceArgs = { op: "sum", x: randomF32(shape.reduce((p, d) => p * d, 1), 3), shape: [...shape], axis };
+  for (const [shape, dim] of shapes) {
+    const args: ReduceArgs = { op: "sum", x: randomF32(shape.reduce((p, d) => p * d, 1), 3), shape: [...shape], dim };
     const plan = reducePlan(gpu, args);
     const [count] = plan.workgroups as readonly number[];
     // Folding at a limit of count - 1 gives two rows of workgroups, the second one short.
@@ -225,7 +225,7 @@ gpuTest("reduce GPU: a folded grid recovers each workgroup's index and writes no
     try {
       await gpu.submit([folded, [x, out]]);
       const written = await gpu.read(out);
-      assertClose(written.subarray(0, outputs), reduce(args), sumTol, `folded [${shape}] axis ${axis}`);
+      assertClose(written.subarray(0, outputs), reduce(args), sumTol, `folded [${shape}] dim ${dim}`);
       ok(written.subarray(outputs).every((v) => v === SENTINEL), `[${shape}]: a surplus slot wrote past the end`);
     } finally {
       x.buffer.destroy();
@@ -266,9 +266,9 @@ const SHAPES: [number[], number][] = [
   [[3, 40_000], 1],
 ];
 const cases = (op: ReduceOp): ReferenceCase<ReduceArgs>[] =>
-  SHAPES.map(([shape, axis], k) => ({
-    label: `[${shape}] axis ${axis}`,
-    args: { op, shape, axis, x: randomF32(shape.reduce((p, d) => p * d, 1), k) },
+  SHAPES.map(([shape, dim], k) => ({
+    label: `[${shape}] dim ${dim}`,
+    args: { op, shape, dim, x: randomF32(shape.reduce((p, d) => p * d, 1), k) },
   }));
 
 /**
@@ -281,8 +281,8 @@ function nonFinite(op: ReduceOp): ReferenceCase<ReduceArgs>[] {
   const long = randomF32(3 * 8192, 10);
   [long[8191], long[8192 + 4000], long[8192 + 4001], long[2 * 8192 + 5]] = [NaN, Infinity, -Infinity, NaN];
   return [
-    ...[0, 1].map((axis) => ({ label: `NaN and ±Infinity, axis ${axis}`, args: { op, shape: [4, 300], axis, x } })),
-    { label: "NaN and ±Infinity in rows of 8192", args: { op, shape: [3, 8192], axis: 1, x: long } },
+    ...[0, 1].map((dim) => ({ label: `NaN and ±Infinity, dim ${dim}`, args: { op, shape: [4, 300], dim, x } })),
+    { label: "NaN and ±Infinity in rows of 8192", args: { op, shape: [3, 8192], dim: 1, x: long } },
   ];
 }
 
@@ -299,8 +299,8 @@ checkAgainstReference(
   "kernel",
   [
     ...cases("sum"),
-    { label: "empty axis", args: { op: "sum", shape: [2, 0, 3], axis: 1, x: f32([]) } },
-    { label: "empty rows", args: { op: "sum", shape: [3, 0], axis: 1, x: f32([]) } },
+    { label: "empty dim", args: { op: "sum", shape: [2, 0, 3], dim: 1, x: f32([]) } },
+    { label: "empty rows", args: { op: "sum", shape: [3, 0], dim: 1, x: f32([]) } },
   ],
   reduce,
   reduceGpu,
@@ -312,8 +312,8 @@ checkAgainstReference(
   "kernel",
   [
     ...cases("mean"),
-    { label: "empty axis", args: { op: "mean", shape: [2, 0, 3], axis: 1, x: f32([]) } },
-    { label: "empty rows", args: { op: "mean", shape: [3, 0], axis: 1, x: f32([]) } },
+    { label: "empty dim", args: { op: "mean", shape: [2, 0, 3], dim: 1, x: f32([]) } },
+    { label: "empty rows", args: { op: "mean", shape: [3, 0], dim: 1, x: f32([]) } },
   ],
   reduce,
   reduceGpu,

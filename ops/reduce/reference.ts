@@ -2,8 +2,8 @@
  * Reference for reduce: sum, max, min and mean along one axis, in plain TypeScript.
  *
  * - `reduce` matches `torch.sum` / `torch.amax` / `torch.amin` / `torch.mean` called as
- *   `fn(x, dim=axis)`: keepdim is False, so the output shape is `shape` with `axis` removed.
- * - `axis` follows torch: a negative axis counts from the end (-1 is the last), and an axis
+ *   `fn(x, dim)`: keepdim is False, so the output shape is `shape` with `dim` removed.
+ * - `dim` follows torch: a negative axis counts from the end (-1 is the last), and an axis
  *   outside `[-rank, rank)` throws.
  * - max and min propagate NaN: a row holding a NaN reduces to NaN, as torch.amax / amin do, not
  *   to the largest of its other values, as a NaN-ignoring max (C's fmax, WGSL's max) would give.
@@ -18,7 +18,7 @@
  * @module
  */
 
-import { requireArray, requireInt, requireOneOf, requireShape } from "../validate.ts";
+import { requireArgs, requireArray, requireInt, requireOneOf, requireShape } from "../validate.ts";
 
 /** The reductions. */
 export const REDUCE_OPS = ["sum", "max", "min", "mean"] as const;
@@ -32,7 +32,7 @@ export interface ReduceShape {
   /** The shape of `x`, rank >= 1; dimensions are integers >= 0. */
   shape: readonly number[];
   /** The axis to reduce, in `[-rank, rank)`; negative counts from the end. */
-  axis: number;
+  dim: number;
 }
 
 /** Arguments of {@link reduce}. */
@@ -44,7 +44,7 @@ export interface ReduceArgs extends ReduceShape {
 /** A reduction seen as `[outer, length, inner]`, reducing the middle axis. */
 export interface ReduceView {
   /** The axis in `[0, rank)`. */
-  axis: number;
+  dim: number;
   /** Product of the dimensions before the axis. */
   outer: number;
   /** Length of the reduced axis. */
@@ -58,28 +58,36 @@ export interface ReduceView {
 const product = (dims: readonly number[]): number => dims.reduce((p, d) => p * d, 1);
 
 /**
- * Validates a reduction's operation, shape and axis and views it as `[outer, length, inner]`.
+ * Validates a reduction's operation, shape and dim (what {@link ReduceShape} holds) and views it as
+ * `[outer, length, inner]`.
  *
- * @param reduction the operation, the shape and the axis
- * @returns the normalised axis, the view and the output shape
- * @throws Error naming the bad argument, or the reduction when max / min meet an empty axis
+ * @param reduction the operation, the shape and the dim
+ * @returns the normalised dim, the view and the output shape
+ * @throws Error naming the bad argument, or the reduction when max / min meet an empty dim
+ *
+ * @example
+ * ```ts
+ * import { validateReduceShape } from "@xpu/ops/ops/reduce";
+ * validateReduceShape({ op: "sum", shape: [2, 3, 4], dim: -2 }); // { dim: 1, outer: 2, length: 3, inner: 4, outShape: [2, 4] }
+ * ```
  */
-export function reduceView(reduction: ReduceShape): ReduceView {
-  const { op, shape, axis } = reduction;
+export function validateReduceShape(reduction: ReduceShape): ReduceView {
+  requireArgs("reduce", "shape", reduction, "{ op, shape, dim }");
+  const { op, shape, dim } = reduction;
   requireOneOf("reduce", "op", op, REDUCE_OPS);
   requireShape("reduce", "shape", shape);
   const rank = shape.length;
-  requireInt("reduce", `axis (rank ${rank})`, axis, -rank, rank - 1);
-  const positive = axis < 0 ? axis + rank : axis;
+  requireInt("reduce", `dim (rank ${rank})`, dim, -rank, rank - 1);
+  const positive = dim < 0 ? dim + rank : dim;
   const length = shape[positive];
   if (length === 0 && (op === "max" || op === "min")) {
     throw new Error(
-      `reduce: ${op} over axis ${axis} of shape [${shape.join(", ")}], which has length 0: ` +
+      `reduce: ${op} over dim ${dim} of shape [${shape.join(", ")}], which has length 0: ` +
         `an empty row has no ${op === "max" ? "largest" : "smallest"} element (torch.a${op} refuses it too)`,
     );
   }
   return {
-    axis: positive,
+    dim: positive,
     outer: product(shape.slice(0, positive)),
     length,
     inner: product(shape.slice(positive + 1)),
@@ -91,11 +99,18 @@ export function reduceView(reduction: ReduceShape): ReduceView {
  * Validates {@link reduce}'s arguments.
  *
  * @param args the arguments
- * @returns the view of the reduction, as {@link reduceView}
+ * @returns the view of the reduction, as {@link validateReduceShape}
  * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateReduce } from "@xpu/ops/ops/reduce";
+ * validateReduce({ op: "max", x: new Float32Array(6), shape: [2, 3], dim: 1 }).outShape; // [2]
+ * ```
  */
 export function validateReduce(args: ReduceArgs): ReduceView {
-  const view = reduceView(args);
+  requireArgs("reduce", "args", args, "{ op, x, shape, dim }");
+  const view = validateReduceShape(args);
   requireArray("reduce", "x", args.x, "Float32Array", [
     view.outer * view.length * view.inner,
     `the product of shape [${args.shape.join(", ")}]`,
@@ -104,17 +119,17 @@ export function validateReduce(args: ReduceArgs): ReduceView {
 }
 
 /**
- * Reduces `x` along `axis` with sum, max, min or mean.
+ * Reduces `x` along `dim` with sum, max, min or mean.
  *
  * @param args the operation, the tensor, its shape and the axis
- * @returns a new Float32Array holding the result, shaped as `reduceView(args).outShape`
+ * @returns a new Float32Array holding the result, shaped as `validateReduceShape(args).outShape`
  *
  * @example
  * ```ts
- * import { reduce } from "./reference.ts";
+ * import { reduce } from "@xpu/ops";
  * const x = new Float32Array([1, 2, 3, 4, 5, 6]);
- * reduce({ op: "sum", x, shape: [2, 3], axis: 0 }); // [5, 7, 9]
- * reduce({ op: "max", x, shape: [2, 3], axis: -1 }); // [3, 6]
+ * reduce({ op: "sum", x, shape: [2, 3], dim: 0 }); // [5, 7, 9]
+ * reduce({ op: "max", x, shape: [2, 3], dim: -1 }); // [3, 6]
  * ```
  */
 export function reduce(args: ReduceArgs): Float32Array {

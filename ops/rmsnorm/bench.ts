@@ -10,20 +10,20 @@ import { KERNELS, rmsnormPlan } from "./mod.ts";
 
 /** rmsnorm's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<{ N: number; D: number }>({
+  defineCase<{ rows: number; cols: number }>({
     op: "rmsnorm",
     entry: "kernel",
     sources: KERNELS,
     gpu: [
-      { N: 1024, D: 1024 },
-      { N: 4096, D: 4096 },
-      { N: 8192, D: 8192 },
-      { N: 65536, D: 1024 },
-      { N: 1024, D: 65536 },
+      { rows: 1024, cols: 1024 },
+      { rows: 4096, cols: 4096 },
+      { rows: 8192, cols: 8192 },
+      { rows: 65536, cols: 1024 },
+      { rows: 1024, cols: 65536 },
     ],
-    quick: [{ N: 64, D: 256 }, { N: 256, D: 1024 }, { N: 4, D: 12288 }],
-    label: ({ N, D }) => `${N}x${D}`,
-    plan: (gpu, { N, D }, options) => rmsnormPlan(gpu, { N, D, groups: 1, eps: 1e-6 }, options),
-    inputs: ({ N, D }, seed) => [randomInput(N * D, seed), randomInput(D, seed + 1)],
+    quick: [{ rows: 64, cols: 256 }, { rows: 256, cols: 1024 }, { rows: 4, cols: 12288 }],
+    label: ({ rows, cols }) => `${rows}x${cols}`,
+    plan: (gpu, { rows, cols }, options) => rmsnormPlan(gpu, { rows, cols, groups: 1, eps: 1e-6 }, options),
+    inputs: ({ rows, cols }, seed) => [randomInput(rows * cols, seed), randomInput(cols, seed + 1)],
   }),
 ];

@@ -1,15 +1,15 @@
 /**
  * Reference for RMS normalisation of the last axis: what correct means, in plain TypeScript.
  *
- * `rmsnorm({ x, N, D, weight, eps })` gives, for each row n of `x` `[N, D]`,
+ * `rmsnorm({ x, rows, cols, weight, eps })` gives, for each row n of `x` `[rows, cols]`,
  * `out[n, d] = x[n, d] / sqrt(mean_d(x[n, d]^2) + eps) * weight[n % G, d]`, which is
- * `torch.nn.functional.rms_norm(x, (D,), eps=eps) * weight` when `x` is `[..., G, D]` and `weight`
- * is `[G, D]` (torch broadcasts from the right, so row n meets weight row n % G):
+ * `torch.nn.functional.rms_norm(x, (cols,), eps=eps) * weight` when `x` is `[..., G, cols]` and `weight`
+ * is `[G, cols]` (torch broadcasts from the right, so row n meets weight row n % G):
  *
- * - The mean is over D alone, even when `weight` has G > 1 rows (QK-norm over heads): not over
- *   (G, D), as `torch.nn.RMSNorm((H, Dh))` would reduce.
- * - Row n takes weight row `n % G`, so the grouped axis must be the one just left of D
- *   (`[B, S, H, Dh]`, not `[B, H, S, Dh]`). N need not be a multiple of G. G = 1 is one shared
+ * - The mean is over cols alone, even when `weight` has G > 1 rows (QK-norm over heads): not over
+ *   (G, cols), as `torch.nn.RMSNorm((H, Dh))` would reduce.
+ * - Row n takes weight row `n % G`, so the grouped axis must be the one just left of cols
+ *   (`[B, S, H, Dh]`, not `[B, H, S, Dh]`). rows need not be a multiple of G. G = 1 is one shared
  *   gamma; no weight means ones.
  * - eps defaults to 1e-6, stated because torch's own default (eps=None) is the dtype's machine
  *   epsilon, 1.19e-7 for float32. eps must be finite and >= 0; with eps > 0 an all-zero row gives
@@ -20,70 +20,103 @@
  * @module
  */
 
-import { requireArray, requireInt, requireNumber } from "../validate.ts";
+import { requireArgs, requireArray, requireF32, requireInt, U32_MAX } from "../validate.ts";
 
 /** The eps used when none is given. */
 export const RMSNORM_DEFAULT_EPS = 1e-6;
 
-/** Arguments of {@link rmsnorm}. */
-export interface RmsnormArgs {
-  /** Input, `[N, D]` row-major. */
-  x: Float32Array;
+/** The sizes and scalars of an {@link rmsnorm} call: what a plan needs. */
+export interface RmsnormShape {
   /** Number of rows (>= 1). */
-  N: number;
+  rows: number;
   /** Length of each row, the axis reduced over (>= 1). */
-  D: number;
-  /** Optional gamma, `[G, D]` with G >= 1: row n is scaled by weight row n % G. Absent means ones. */
-  weight?: Float32Array;
-  /** Added to the mean square before the square root; finite and >= 0. Default 1e-6. */
+  cols: number;
+  /** Rows of the weight, G (0 or absent: no weight). Set by {@link validateRmsnorm} from the weight's length. */
+  groups?: number;
+  /** Added to the mean square before the square root; a finite f32 >= 0. Default 1e-6. */
   eps?: number;
 }
 
+/** Arguments of {@link rmsnorm}. */
+export interface RmsnormArgs extends Omit<RmsnormShape, "groups"> {
+  /** Input, `[rows, cols]` row-major. */
+  x: Float32Array;
+  /** Optional gamma, `[G, cols]` with G >= 1: row n is scaled by weight row n % G. Absent means ones. */
+  weight?: Float32Array;
+}
+
 /**
- * Validates {@link rmsnorm}'s arguments.
+ * Validates {@link rmsnorm}'s sizes and scalars (what {@link RmsnormShape} holds).
+ *
+ * @param shape the sizes, the weight's row count and eps
+ * @returns the weight's row count G (0 for none) and the eps to use
+ * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateRmsnormShape } from "@xpu/ops/ops/rmsnorm";
+ * validateRmsnormShape({ rows: 2, cols: 8 }); // { groups: 0, eps: 1e-6 }
+ * ```
+ */
+export function validateRmsnormShape(shape: RmsnormShape): { groups: number; eps: number } {
+  requireArgs("rmsnorm", "shape", shape, "{ rows, cols, groups?, eps? }");
+  requireInt("rmsnorm", "rows", shape.rows, 1, U32_MAX);
+  requireInt("rmsnorm", "cols", shape.cols, 1, U32_MAX);
+  const groups = requireInt("rmsnorm", "groups", shape.groups ?? 0, 0, U32_MAX);
+  const eps = requireF32("rmsnorm", "eps", shape.eps ?? RMSNORM_DEFAULT_EPS);
+  if (eps < 0) throw new Error(`rmsnorm: eps must be >= 0, got ${eps}`);
+  return { groups, eps };
+}
+
+/**
+ * Validates {@link rmsnorm}'s arguments: the sizes and eps, then `x` and the weight.
  *
  * @param args the arguments
  * @returns the number of weight rows G (0 when there is no weight) and the eps to use
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateRmsnorm } from "@xpu/ops/ops/rmsnorm";
+ * validateRmsnorm({ x: new Float32Array(8), rows: 2, cols: 4, weight: new Float32Array(8) }); // { groups: 2, eps: 1e-6 }
+ * ```
  */
 export function validateRmsnorm(args: RmsnormArgs): { groups: number; eps: number } {
-  requireInt("rmsnorm", "N", args.N, 1);
-  requireInt("rmsnorm", "D", args.D, 1);
-  requireArray("rmsnorm", "x", args.x, "Float32Array", [args.N * args.D, "N * D"]);
-  const eps = requireNumber("rmsnorm", "eps", args.eps ?? RMSNORM_DEFAULT_EPS);
-  if (eps < 0) throw new Error(`rmsnorm: eps must be >= 0, got ${eps}`);
+  requireArgs("rmsnorm", "args", args, "{ x, rows, cols, weight?, eps? }");
+  const { eps } = validateRmsnormShape({ rows: args.rows, cols: args.cols, eps: args.eps });
+  requireArray("rmsnorm", "x", args.x, "Float32Array", [args.rows * args.cols, "rows * cols"]);
   if (args.weight === undefined) return { groups: 0, eps };
   requireArray("rmsnorm", "weight", args.weight, "Float32Array");
   const length = args.weight.length;
-  if (length === 0 || length % args.D !== 0) {
-    throw new Error(`rmsnorm: weight must have length G * D with G >= 1 and D = ${args.D}, got ${length}`);
+  if (length === 0 || length % args.cols !== 0) {
+    throw new Error(`rmsnorm: weight must have length G * cols with G >= 1 and cols = ${args.cols}, got ${length}`);
   }
-  return { groups: length / args.D, eps };
+  return { groups: length / args.cols, eps };
 }
 
 /**
  * RMS normalisation of each row of `x`, scaled by its weight row.
  *
- * @param args input, shape, optional weight `[G, D]` and eps
- * @returns a new Float32Array of length N * D
+ * @param args input, shape, optional weight `[G, cols]` and eps
+ * @returns a new Float32Array of length rows * cols
  *
  * @example
  * ```ts
- * import { rmsnorm } from "./reference.ts";
- * rmsnorm({ x: new Float32Array([2, -2, 2, -2]), N: 1, D: 4, eps: 0 }); // [1, -1, 1, -1]
+ * import { rmsnorm } from "@xpu/ops";
+ * rmsnorm({ x: new Float32Array([2, -2, 2, -2]), rows: 1, cols: 4, eps: 0 }); // [1, -1, 1, -1]
  * ```
  */
 export function rmsnorm(args: RmsnormArgs): Float32Array {
   const { groups, eps } = validateRmsnorm(args);
-  const { x, N, D, weight } = args;
-  const out = new Float32Array(N * D);
-  for (let n = 0; n < N; n++) {
+  const { x, rows, cols, weight } = args;
+  const out = new Float32Array(rows * cols);
+  for (let n = 0; n < rows; n++) {
     let squares = 0;
-    for (let d = 0; d < D; d++) squares += x[n * D + d] ** 2;
-    const rms = Math.sqrt(squares / D + eps);
+    for (let d = 0; d < cols; d++) squares += x[n * cols + d] ** 2;
+    const rms = Math.sqrt(squares / cols + eps);
     const group = n % groups;
-    const gamma = weight === undefined ? undefined : weight.subarray(group * D, (group + 1) * D);
-    for (let d = 0; d < D; d++) out[n * D + d] = (x[n * D + d] / rms) * (gamma ? gamma[d] : 1);
+    const gamma = weight === undefined ? undefined : weight.subarray(group * cols, (group + 1) * cols);
+    for (let d = 0; d < cols; d++) out[n * cols + d] = (x[n * cols + d] / rms) * (gamma ? gamma[d] : 1);
   }
   return out;
 }

@@ -29,8 +29,8 @@ interface Golden {
   };
   cases: {
     label: string;
-    N: number;
-    D: number;
+    rows: number;
+    cols: number;
     eps: number;
     x: JsonF32;
     weight: JsonF32 | null;
@@ -46,71 +46,82 @@ const strided = (xs: Float32Array, stride: number) => xs.filter((_, i) => i % st
 const oneUlp = { atol: 0, rtol: 2 ** -23 };
 
 Deno.test("rmsnorm reference: hand-derived values", () => {
-  deepStrictEqual([...rmsnorm({ x: f32([2, -2, 2, -2]), N: 1, D: 4, eps: 0 })], [1, -1, 1, -1]);
+  deepStrictEqual([...rmsnorm({ x: f32([2, -2, 2, -2]), rows: 1, cols: 4, eps: 0 })], [1, -1, 1, -1]);
   // mean(3^2, 4^2) = 12.5, plus eps 0.5 = 13: 3 / sqrt(13), 4 / sqrt(13), then times the weight.
   assertClose(
-    rmsnorm({ x: f32([3, 4]), N: 1, D: 2, eps: 0.5, weight: f32([2, -1]) }),
+    rmsnorm({ x: f32([3, 4]), rows: 1, cols: 2, eps: 0.5, weight: f32([2, -1]) }),
     [6 / Math.sqrt(13), -4 / Math.sqrt(13)],
     oneUlp,
   );
-  deepStrictEqual([...rmsnorm({ x: f32([-7]), N: 1, D: 1, eps: 0 })], [-1]);
+  deepStrictEqual([...rmsnorm({ x: f32([-7]), rows: 1, cols: 1, eps: 0 })], [-1]);
 });
 
-Deno.test("rmsnorm reference: row n takes weight row n % G, not the contiguous block n / (N / G)", () => {
+Deno.test("rmsnorm reference: row n takes weight row n % G, not the contiguous block n / (rows / G)", () => {
   const x = f32([3, 4, 3, 4, 3, 4, 3, 4, 3, 4]);
   const weight = f32([1, 1, 10, 10]); // G = 2
   const rms = Math.sqrt((9 + 16) / 2 + 1e-6);
   const scaled = (gammas: number[]) => gammas.flatMap((g) => [(3 / rms) * g, (4 / rms) * g]);
-  const out = rmsnorm({ x: x.subarray(0, 8), N: 4, D: 2, weight });
+  const out = rmsnorm({ x: x.subarray(0, 8), rows: 4, cols: 2, weight });
   assertClose(out, scaled([1, 10, 1, 10]), oneUlp, "n % G");
   // Contiguous blocks would scale the rows by 1, 1, 10, 10: row 1 would be a tenth of this.
   ok(Math.abs(out[2] - scaled([1, 1, 10, 10])[2]) > 1);
-  // N need not be a multiple of G: row 4 of 5 takes weight row 0. G = 1 is one shared gamma.
-  assertClose(rmsnorm({ x, N: 5, D: 2, weight }), scaled([1, 10, 1, 10, 1]), oneUlp, "N = 5, G = 2");
-  assertClose(rmsnorm({ x, N: 5, D: 2, weight: f32([10, 10]) }), scaled([10, 10, 10, 10, 10]), oneUlp, "G = 1");
+  // rows need not be a multiple of G: row 4 of 5 takes weight row 0. G = 1 is one shared gamma.
+  assertClose(rmsnorm({ x, rows: 5, cols: 2, weight }), scaled([1, 10, 1, 10, 1]), oneUlp, "rows = 5, G = 2");
+  assertClose(rmsnorm({ x, rows: 5, cols: 2, weight: f32([10, 10]) }), scaled([10, 10, 10, 10, 10]), oneUlp, "G = 1");
   // No weight is a weight of ones.
-  deepStrictEqual(rmsnorm({ x, N: 5, D: 2 }), rmsnorm({ x, N: 5, D: 2, weight: f32([1, 1]) }));
+  deepStrictEqual(rmsnorm({ x, rows: 5, cols: 2 }), rmsnorm({ x, rows: 5, cols: 2, weight: f32([1, 1]) }));
 });
 
-Deno.test("rmsnorm reference: the mean square is over D alone, not over the weight's (G, D)", () => {
-  // Two heads of one token, [1, 1] and [100, 100], with weight [G = 2, D = 2] of ones.
-  const out = rmsnorm({ x: f32([1, 1, 100, 100]), N: 2, D: 2, weight: f32([1, 1, 1, 1]), eps: 0 });
+Deno.test("rmsnorm reference: the mean square is over cols alone, not over the weight's (G, cols)", () => {
+  // Two heads of one token, [1, 1] and [100, 100], with weight [G = 2, cols = 2] of ones.
+  const out = rmsnorm({ x: f32([1, 1, 100, 100]), rows: 2, cols: 2, weight: f32([1, 1, 1, 1]), eps: 0 });
   deepStrictEqual([...out], [1, 1, 1, 1]);
-  // Over (G, D) the RMS would be sqrt((1 + 1 + 10^4 + 10^4) / 4) = 70.7, and head 0 would read 0.014.
+  // Over (G, cols) the RMS would be sqrt((1 + 1 + 10^4 + 10^4) / 4) = 70.7, and head 0 would read 0.014.
   ok(Math.abs(1 / Math.sqrt(20002 / 4) - out[0]) > 0.9);
 });
 
 Deno.test("rmsnorm reference: eps defaults to 1e-6, and an all-zero row gives zeros", () => {
   // mean(x^2) = 1e-6, so the default gives 1e-3 / sqrt(2e-6) = 0.7071; torch's float32 default
   // (1.19e-7) would give 0.945 and layernorm's 1e-5 would give 0.302.
-  const got = rmsnorm({ x: f32([1e-3, 1e-3]), N: 1, D: 2 });
+  const got = rmsnorm({ x: f32([1e-3, 1e-3]), rows: 1, cols: 2 });
   assertClose(got, [Math.SQRT1_2, Math.SQRT1_2], { atol: 0, rtol: 1e-6 });
-  const zeroRow = rmsnorm({ x: f32([0, 0, 0, 5, 5, 5]), N: 2, D: 3 });
+  const zeroRow = rmsnorm({ x: f32([0, 0, 0, 5, 5, 5]), rows: 2, cols: 3 });
   deepStrictEqual([...zeroRow.subarray(0, 3)], [0, 0, 0]);
   assertClose(zeroRow.subarray(3), [1, 1, 1], { atol: 0, rtol: 1e-7 }, "the row after it");
   // eps = 0 is allowed; then an all-zero row is 0 / 0, as torch gives.
-  ok(rmsnorm({ x: f32([0, 0]), N: 1, D: 2, eps: 0 }).every(Number.isNaN));
+  ok(rmsnorm({ x: f32([0, 0]), rows: 1, cols: 2, eps: 0 }).every(Number.isNaN));
 });
 
 async function rejectsBadInput(run: (args: RmsnormArgs) => unknown): Promise<void> {
   const x = f32([1, 2, 3, 4, 5, 6]);
-  await assertThrowsMessage(() => run({ x, N: 4, D: 2 }), "rmsnorm: x must have length N * D = 8, got 6");
-  await assertThrowsMessage(() => run({ x, N: 0, D: 6 }), "rmsnorm: N must be an integer >= 1, got 0");
-  await assertThrowsMessage(() => run({ x, N: -3, D: -2 }), "N must be an integer >= 1, got -3");
-  await assertThrowsMessage(() => run({ x, N: 2, D: 3.5 }), "D must be an integer >= 1, got 3.5");
-  await assertThrowsMessage(() => run({ x: [1] as unknown as Float32Array, N: 1, D: 1 }), "x must be a Float32Array");
+  await assertThrowsMessage(() => run({ x, rows: 4, cols: 2 }), "rmsnorm: x must have length rows * cols = 8, got 6");
+  await assertThrowsMessage(() => run({ x, rows: 0, cols: 6 }), "rmsnorm: rows must be an integer >= 1, got 0");
+  await assertThrowsMessage(() => run({ x, rows: -3, cols: -2 }), "rows must be an integer >= 1, got -3");
+  await assertThrowsMessage(() => run({ x, rows: 2, cols: 3.5 }), "cols must be an integer >= 1, got 3.5");
   await assertThrowsMessage(
-    () => run({ x, N: 2, D: 3, weight: f32([1, 2, 3, 4]) }),
-    "weight must have length G * D with G >= 1 and D = 3, got 4",
+    () => run({ x: [1] as unknown as Float32Array, rows: 1, cols: 1 }),
+    "x must be a Float32Array",
   );
-  await assertThrowsMessage(() => run({ x, N: 2, D: 3, weight: f32([]) }), "weight must have length G * D");
   await assertThrowsMessage(
-    () => run({ x, N: 2, D: 3, weight: new Int32Array(3) as unknown as Float32Array }),
+    () => run({ x, rows: 2, cols: 3, weight: f32([1, 2, 3, 4]) }),
+    "weight must have length G * cols with G >= 1 and cols = 3, got 4",
+  );
+  await assertThrowsMessage(() => run({ x, rows: 2, cols: 3, weight: f32([]) }), "weight must have length G * cols");
+  await assertThrowsMessage(
+    () => run({ x, rows: 2, cols: 3, weight: new Int32Array(3) as unknown as Float32Array }),
     "weight must be a Float32Array, got Int32Array",
   );
-  await assertThrowsMessage(() => run({ x, N: 2, D: 3, eps: -1e-6 }), "rmsnorm: eps must be >= 0, got -0.000001");
-  await assertThrowsMessage(() => run({ x, N: 2, D: 3, eps: Infinity }), "eps must be a finite number, got Infinity");
-  await assertThrowsMessage(() => run({ x, N: 2, D: 3, eps: NaN }), "eps must be a finite number, got NaN");
+  await assertThrowsMessage(() => run({ x, rows: 2, cols: 3, eps: -1e-6 }), "rmsnorm: eps must be >= 0, got -0.000001");
+  await assertThrowsMessage(
+    () => run({ x, rows: 2, cols: 3, eps: Infinity }),
+    "eps must be a finite f32 (|eps| <= 3.4028234663852886e+38), got Infinity",
+  );
+  // 1e39 is finite in f64 but Infinity in the kernel's f32 uniform.
+  await assertThrowsMessage(() => run({ x, rows: 2, cols: 3, eps: 1e39 }), "rmsnorm: eps must be a finite f32");
+  await assertThrowsMessage(
+    () => run({ x, rows: 2, cols: 3, eps: NaN }),
+    "eps must be a finite f32 (|eps| <= 3.4028234663852886e+38), got NaN",
+  );
 }
 
 Deno.test("rmsnorm reference: bad input throws naming the argument", () => rejectsBadInput(rmsnorm));
@@ -118,40 +129,43 @@ Deno.test("rmsnorm reference: bad input throws naming the argument", () => rejec
 gpuTest("rmsnorm GPU: bad input throws before dispatch", async (gpu) => {
   await rejectsBadInput((args) => rmsnormGpu(gpu, args));
   await assertThrowsMessage(
-    () => rmsnormGpu(gpu, { x: f32([1]), N: 1, D: 1 }, { override: "kernel.soc" }),
+    () => rmsnormGpu(gpu, { x: f32([1]), rows: 1, cols: 1 }, { override: "kernel.soc" }),
     'override "kernel.soc" is not a variant of entry point "kernel"',
   );
 });
 
 // Tolerance: purely relative, as nothing cancels (a sum of squares, then products). The f32 sum of
-// squares is off by at most ~D/256 + 8 ULP (strided partial sums, then a tree), half of that
-// after the square root, inverseSqrt by 2 ULP, and two products round: 4e-6 at D = 4099.
+// squares is off by at most ~cols/256 + 8 ULP (strided partial sums, then a tree), half of that
+// after the square root, inverseSqrt by 2 ULP, and two products round: 4e-6 at cols = 4099.
 // Measured on llvmpipe: 2.3e-7.
 const gpuTolerance = { atol: 0, rtol: 4e-6 };
 
 gpuTest("rmsnorm GPU: more than 65,535 workgroups fold into y, and the kernel recovers the row", async (gpu) => {
   // Rows of 4099 take a workgroup each, so 70,000 of them need 70,000 workgroups.
-  const plan = rmsnormPlan(gpu, { N: 70_000, D: 4099, groups: 3, eps: 1e-6 });
+  const plan = rmsnormPlan(gpu, { rows: 70_000, cols: 4099, groups: 3, eps: 1e-6 });
   deepStrictEqual(plan.workgroups, [35_000, 2, 1]);
   deepStrictEqual(plan.cost, { bytes: 8 * 70_000 * 4099 + 4 * 3 * 4099, flops: 5 * 70_000 * 4099 });
   // Dispatching 70,000 workgroups takes seconds on a software adapter, so the same fold is forced at
   // a per-dimension limit of 4: 10 rows become a 4 x 3 grid whose last two workgroups must do nothing.
-  const args = { x: randomF32(10 * 4099, 5), N: 10, D: 4099, weight: randomF32(3 * 4099, 6) };
-  const folded = { ...rmsnormPlan(gpu, { N: 10, D: 4099, groups: 3, eps: 1e-6 }), workgroups: foldWorkgroups(10, 4) };
+  const args = { x: randomF32(10 * 4099, 5), rows: 10, cols: 4099, weight: randomF32(3 * 4099, 6) };
+  const folded = {
+    ...rmsnormPlan(gpu, { rows: 10, cols: 4099, groups: 3, eps: 1e-6 }),
+    workgroups: foldWorkgroups(10, 4),
+  };
   deepStrictEqual(folded.workgroups, [4, 3, 1]);
   const [out] = await gpu.run(folded, [args.x, args.weight]);
   assertClose(out, rmsnorm(args), gpuTolerance, "folded 4 x 3 grid");
   // Rows of 1024 share a workgroup 8 at a time: 20 rows take 3 workgroups, here folded into a 2 x 2
   // grid whose last workgroup and the last 4 rows of the one before must do nothing.
-  const shared = { x: randomF32(20 * 1024, 8), N: 20, D: 1024, weight: randomF32(3 * 1024, 9) };
-  const plan2 = rmsnormPlan(gpu, { N: 20, D: 1024, groups: 3, eps: 1e-6 });
+  const shared = { x: randomF32(20 * 1024, 8), rows: 20, cols: 1024, weight: randomF32(3 * 1024, 9) };
+  const plan2 = rmsnormPlan(gpu, { rows: 20, cols: 1024, groups: 3, eps: 1e-6 });
   deepStrictEqual(plan2.workgroups, [3, 1, 1]);
   const [out2] = await gpu.run({ ...plan2, workgroups: foldWorkgroups(3, 2) }, [shared.x, shared.weight]);
   assertClose(out2, rmsnorm(shared), gpuTolerance, "8 rows per workgroup, folded 2 x 2 grid");
 });
 
-// [N, D, G], G = 0 for no weight.
-// Awkward sizes, rows sharing a workgroup (D <= 4096), a row in registers at the limit (8192) and
+// [rows, cols, G], G = 0 for no weight.
+// Awkward sizes, rows sharing a workgroup (cols <= 4096), a row in registers at the limit (8192) and
 // rows streamed in chunks (8196, 12289): aligned and not, with surplus rows in the last workgroup.
 const awkward: [number, number, number][] = [
   [1, 1, 0],
@@ -166,10 +180,10 @@ const awkward: [number, number, number][] = [
   [2, 8196, 2],
   [1, 12289, 1],
 ];
-// The aligned path (D % 4 == 0) at more reduction widths: 1 and 2 invocations per row, 16 (one
+// The aligned path (cols % 4 == 0) at more reduction widths: 1 and 2 invocations per row, 16 (one
 // step), 32 and 64 with loads clamped past the row's end (516 = 129 quads, 1536 = 384 quads), 128,
 // surplus rows in the last workgroup (33 of 1024), and rows streamed in chunks, the last one partly
-// past the row's end (12304); N not a multiple of G.
+// past the row's end (12304); rows not a multiple of G.
 const aligned: [number, number, number][] = [
   [7, 4, 2],
   [9, 64, 0],
@@ -185,19 +199,22 @@ checkAgainstReference<RmsnormArgs>(
   KERNELS,
   "kernel",
   [
-    ...[...awkward, ...aligned].map(([N, D, G]) => ({
-      label: `N=${N} D=${D} G=${G}`,
+    ...[...awkward, ...aligned].map(([rows, cols, G]) => ({
+      label: `rows=${rows} cols=${cols} G=${G}`,
       args: {
-        x: randomF32(N * D, N * 10_000 + D, -3, 3),
-        N,
-        D,
-        weight: G > 0 ? randomF32(G * D, G * 10_000 + D, -2, 2) : undefined,
+        x: randomF32(rows * cols, rows * 10_000 + cols, -3, 3),
+        rows,
+        cols,
+        weight: G > 0 ? randomF32(G * cols, G * 10_000 + cols, -2, 2) : undefined,
       },
     })),
-    { label: "all-zero row, eps = 0.25", args: { x: f32([0, 0, 0, 1, -2, 3]), N: 2, D: 3, eps: 0.25 } },
-    { label: "all-zero row, eps = 0.25, D 4", args: { x: f32([0, 0, 0, 0, 1, -2, 3, 4]), N: 2, D: 4, eps: 0.25 } },
-    { label: "row of 1000 + noise", args: { x: randomF32(513, 1, 999, 1001), N: 1, D: 513 } },
-    { label: "row of 1000 + noise, D 516", args: { x: randomF32(516, 1, 999, 1001), N: 1, D: 516 } },
+    { label: "all-zero row, eps = 0.25", args: { x: f32([0, 0, 0, 1, -2, 3]), rows: 2, cols: 3, eps: 0.25 } },
+    {
+      label: "all-zero row, eps = 0.25, cols 4",
+      args: { x: f32([0, 0, 0, 0, 1, -2, 3, 4]), rows: 2, cols: 4, eps: 0.25 },
+    },
+    { label: "row of 1000 + noise", args: { x: randomF32(513, 1, 999, 1001), rows: 1, cols: 513 } },
+    { label: "row of 1000 + noise, cols 516", args: { x: randomF32(516, 1, 999, 1001), rows: 1, cols: 516 } },
   ],
   rmsnorm,
   rmsnormGpu,
@@ -209,14 +226,20 @@ Deno.test("rmsnorm reference matches the torch goldens", async () => {
   ok(golden.cases.length > 0 && golden.meta.torch, "the golden file has cases and a torch version");
   for (const c of golden.cases) {
     const weight = c.weight === null ? undefined : fromJson(c.weight);
-    const got = rmsnorm({ x: fromJson(c.x), N: c.N, D: c.D, weight, eps: c.eps });
+    const got = rmsnorm({ x: fromJson(c.x), rows: c.rows, cols: c.cols, weight, eps: c.eps });
     assertClose(strided(got, c.out_stride), fromJson(c.out), oneUlp, `torch ${c.label}`);
   }
 });
 
-Deno.test("rmsnorm reference: torch's QK-norm broadcast is n % G over D, not torch.nn.RMSNorm((H, Dh))", async () => {
+Deno.test("rmsnorm reference: torch's QK-norm broadcast is n % G over cols, not torch.nn.RMSNorm((H, Dh))", async () => {
   const qk = (await loadRmsnormGolden()).meta.qk_norm;
-  const got = rmsnorm({ x: fromJson(qk.x), N: qk.B * qk.S * qk.H, D: qk.Dh, weight: fromJson(qk.weight), eps: qk.eps });
+  const got = rmsnorm({
+    x: fromJson(qk.x),
+    rows: qk.B * qk.S * qk.H,
+    cols: qk.Dh,
+    weight: fromJson(qk.weight),
+    eps: qk.eps,
+  });
   assertClose(got, fromJson(qk.rms_norm_over_dh), oneUlp, "F.rms_norm(x, (Dh,)) * w");
   const worst = got.reduce((m, v, i) => Math.max(m, Math.abs(v - Number(qk.rms_norm_over_h_dh[i]))), 0);
   ok(worst > 0.1, `RMSNorm((H, Dh)) must differ visibly, differs by at most ${worst}`);
@@ -227,7 +250,7 @@ gpuTest("rmsnorm GPU matches the torch goldens", async (gpu) => {
   ok(golden.cases.length > 0, "the golden file has cases");
   for (const c of golden.cases) {
     const weight = c.weight === null ? undefined : fromJson(c.weight);
-    const got = await rmsnormGpu(gpu, { x: fromJson(c.x), N: c.N, D: c.D, weight, eps: c.eps });
+    const got = await rmsnormGpu(gpu, { x: fromJson(c.x), rows: c.rows, cols: c.cols, weight, eps: c.eps });
     assertClose(strided(got, c.out_stride), fromJson(c.out), gpuTolerance, `torch ${c.label}`);
   }
 });

@@ -9,20 +9,20 @@ import { type BenchCase, defineCase, randomInput } from "../../harness/bench_cas
 import { KERNELS, scatterPlan } from "./mod.ts";
 
 interface Shape {
-  N: number;
-  K: number;
-  D: number;
+  rows: number;
+  indexCols: number;
+  cols: number;
 }
 
 /**
- * Column indices uniform in `[0, D)` (xorshift32).
+ * Column indices uniform in `[0, cols)` (xorshift32).
  *
  * @param length number of indices
- * @param D columns of the output
+ * @param cols columns of the output
  * @param seed any integer
  * @returns the indices
  */
-function randomColumns(length: number, D: number, seed: number): Int32Array {
+function randomColumns(length: number, cols: number, seed: number): Int32Array {
   const out = new Int32Array(length);
   let s = (seed ^ 0x68e31da4) >>> 0 || 1;
   for (let i = 0; i < length; i++) {
@@ -30,7 +30,7 @@ function randomColumns(length: number, D: number, seed: number): Int32Array {
     s ^= s >>> 17;
     s ^= s << 5;
     s >>>= 0;
-    out[i] = s % D;
+    out[i] = s % cols;
   }
   return out;
 }
@@ -41,10 +41,17 @@ export const BENCH: readonly BenchCase[] = [
     op: "scatter",
     entry: "kernel",
     sources: KERNELS,
-    gpu: [{ N: 2048, K: 4096, D: 4096 }, { N: 8192, K: 4096, D: 4096 }, { N: 4096, K: 1024, D: 8192 }],
-    quick: [{ N: 16, K: 256, D: 256 }, { N: 64, K: 1024, D: 1024 }],
-    label: ({ N, K, D }) => `${N}x${K}-into-${D}`,
+    gpu: [{ rows: 2048, indexCols: 4096, cols: 4096 }, { rows: 8192, indexCols: 4096, cols: 4096 }, {
+      rows: 4096,
+      indexCols: 1024,
+      cols: 8192,
+    }],
+    quick: [{ rows: 16, indexCols: 256, cols: 256 }, { rows: 64, indexCols: 1024, cols: 1024 }],
+    label: ({ rows, indexCols, cols }) => `${rows}x${indexCols}-into-${cols}`,
     plan: (gpu, shape, options) => scatterPlan(gpu, shape, options),
-    inputs: ({ N, K, D }, seed) => [randomInput(N * K, seed), randomColumns(N * K, D, seed + 1)],
+    inputs: (
+      { rows, indexCols, cols },
+      seed,
+    ) => [randomInput(rows * indexCols, seed), randomColumns(rows * indexCols, cols, seed + 1)],
   }),
 ];

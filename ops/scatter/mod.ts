@@ -1,12 +1,12 @@
 /**
  * scatter: indexed accumulation (`scatter`, entry point `kernel`), as
- * `torch.zeros(N, D).scatter_add_(1, index, src)`; the goldens (`goldens/gen.py`) hold it to torch.
+ * `torch.zeros(rows, cols).scatter_add_(1, index, src)`; the goldens (`goldens/gen.py`) hold it to torch.
  *
  * What it refuses and why each convention was chosen (details in `reference.ts`):
  * - Colliding indices accumulate: the only rule whose answer does not depend on the order in which
  *   a GPU's writes land. `scatter_` ("last write wins") is not offered; torch itself documents it
  *   as non-deterministic on collision.
- * - `self` is implicitly zero; an index outside `[0, D)` is dropped (torch raises; a kernel
+ * - `self` is implicitly zero; an index outside `[0, cols)` is dropped (torch raises; a kernel
  *   cannot), `-1` included; `index` is `Int32Array` because WGSL has no 64-bit integer.
  *
  * WGSL has no f32 atomic add, so the kernel adds with a compare-exchange loop on the value's bits
@@ -19,10 +19,10 @@
  * same command buffer before the pass, and a reused resident output starts from zero too.
  *
  * On NVIDIA, `kernel.nvidia` is resolved instead. When an output row fits in workgroup memory
- * (D <= 4096), each workgroup takes blocks of whole rows: it adds their sources into a workgroup
+ * (cols <= 4096), each workgroup takes blocks of whole rows: it adds their sources into a workgroup
  * copy of their output rows (workgroup atomics, the same compare-exchange loop) and writes the
  * rows out once, so global memory sees src and index read once and out written once, with no
- * atomic traffic; sources stream as vec4s when K is a multiple of 4. Wider rows fall back to
+ * atomic traffic; sources stream as vec4s when indexCols is a multiple of 4. Wider rows fall back to
  * global atomics, one source element per invocation in a grid-stride loop.
  *
  * @module
@@ -33,7 +33,7 @@ import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
-import { type ScatterArgs, validateScatter } from "./reference.ts";
+import { type ScatterArgs, type ScatterShape, validateScatter, validateScatterShape } from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
@@ -51,24 +51,26 @@ const NVIDIA_PARAMS: ParamField[] = ["total", "k", "d", "n", "rows"].map((name) 
 /** Params and workgroups of each variant. */
 function geometryOf(
   variant: string,
-  shape: { N: number; K: number; D: number },
+  shape: ScatterShape,
   maxPerDimension: number,
 ): { params: ArrayBuffer; workgroups: [number, number, number] } {
-  const { N, K, D } = shape;
-  const total = N * K;
+  const { rows, indexCols, cols } = shape;
+  const total = rows * indexCols;
   if (variant === "kernel") {
     return {
-      params: packParams(PARAMS, { total, k: K, d: D }, "scatter"),
+      params: packParams(PARAMS, { total, k: indexCols, d: cols }, "scatter"),
       workgroups: foldWorkgroups(Math.ceil(total / WORKGROUP_SIZE), maxPerDimension),
     };
   }
   if (variant === "kernel.nvidia") {
     // Rows per block: as many as workgroup memory holds, fewer when that would leave few blocks;
     // 0 selects global atomics for rows wider than workgroup memory.
-    const rows = D > LOCAL_SLOTS ? 0 : Math.max(1, Math.min(Math.floor(LOCAL_SLOTS / D), Math.ceil(N / LEAST_BLOCKS)));
-    const blocks = rows > 0 ? Math.ceil(N / rows) : Math.ceil(total / WORKGROUP_SIZE);
+    const blockRows = cols > LOCAL_SLOTS
+      ? 0
+      : Math.max(1, Math.min(Math.floor(LOCAL_SLOTS / cols), Math.ceil(rows / LEAST_BLOCKS)));
+    const blocks = blockRows > 0 ? Math.ceil(rows / blockRows) : Math.ceil(total / WORKGROUP_SIZE);
     return {
-      params: packParams(NVIDIA_PARAMS, { total, k: K, d: D, n: N, rows }, "scatter"),
+      params: packParams(NVIDIA_PARAMS, { total, k: indexCols, d: cols, n: rows, rows: blockRows }, "scatter"),
       workgroups: [Math.min(blocks, maxPerDimension), 1, 1],
     };
   }
@@ -76,24 +78,39 @@ function geometryOf(
 }
 
 /**
- * Plans `scatter` on the GPU for `[N, K]` sources into an `[N, D]` output.
+ * Plans `scatter` on the GPU for `[rows, indexCols]` sources into an `[rows, cols]` output.
  *
  * The cost is the least a call moves and does: `src` and `index` read once, the output written
  * once, and one add per source element.
  *
  * @param gpu the device
- * @param shape `N`, `K` of `src` and `index`, and `D`, the output's columns
+ * @param shape `rows`, `indexCols` of `src` and `index`, and `cols`, the output's columns
  * @param options kernel override
- * @returns the plan; bindings `src`, `index` (inputs) and `out` (output, `[N, D]`, cleared to zero
+ * @returns the plan; bindings `src`, `index` (inputs) and `out` (output, `[rows, cols]`, cleared to zero
  *   before the pass)
+ * @throws Error naming the argument, as {@link validateScatterShape}
+ *
+ * @example Resident tensors: upload once, submit plans, read back
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { scatterPlan } from "@xpu/ops/ops/scatter";
+ * const gpu = await acquireDevice();
+ * const src = gpu.upload(new Float32Array([1, 2, 4]));
+ * const index = gpu.upload(new Int32Array([0, 0, 1]));
+ * const out = gpu.alloc("f32", 2);
+ * await gpu.submit([scatterPlan(gpu, { rows: 1, indexCols: 3, cols: 2 }), [src, index, out]]);
+ * const sums = await gpu.read(out); // [3, 4]
+ * gpu.destroy();
+ * ```
  */
 export function scatterPlan(
   gpu: ResidentDevice,
-  shape: { N: number; K: number; D: number },
+  shape: ScatterShape,
   options: KernelOptions = {},
 ): KernelPlan {
-  const { N, K, D } = shape;
-  const total = N * K;
+  validateScatterShape(shape);
+  const { rows, indexCols, cols } = shape;
+  const total = rows * indexCols;
   const kernel = gpu.resolve(KERNELS, "kernel", options);
   return {
     op: "scatter",
@@ -101,20 +118,31 @@ export function scatterPlan(
     bindings: [
       { name: "src", dtype: "f32", length: total, role: "input" },
       { name: "index", dtype: "i32", length: total, role: "input" },
-      { name: "out", dtype: "f32", length: N * D, role: "output", zeroed: true },
+      { name: "out", dtype: "f32", length: rows * cols, role: "output", zeroed: true },
     ],
     ...geometryOf(kernel.variant, shape, gpu.limits.maxComputeWorkgroupsPerDimension),
-    cost: { bytes: 8 * total + 4 * N * D, flops: total },
+    cost: { bytes: 8 * total + 4 * rows * cols, flops: total },
   };
 }
 
 /**
- * Scatter-adds `src` into a zero `[N, D]` output on the GPU.
+ * Scatter-adds `src` into a zero `[rows, cols]` output on the GPU.
  *
  * @param gpu the device
  * @param args as {@link scatter}
  * @param options kernel override
- * @returns the `[N, D]` sums, row-major
+ * @returns the `[rows, cols]` sums, row-major
+ * @throws Error naming the argument, as {@link validateScatter}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, scatterGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const src = new Float32Array([1, 2, 4, 8]);
+ * const out = await scatterGpu(gpu, { src, index: new Int32Array([1, 1, 0, 5]), rows: 2, indexCols: 2, cols: 2 });
+ * // [0, 3, 4, 0]: row 0 adds 1 + 2 into column 1; row 1 adds 4 into column 0 and drops column 5
+ * gpu.destroy();
+ * ```
  */
 export async function scatterGpu(
   gpu: ResidentDevice,
@@ -122,7 +150,7 @@ export async function scatterGpu(
   options: KernelOptions = {},
 ): Promise<Float32Array> {
   validateScatter(args);
-  const plan = scatterPlan(gpu, { N: args.N, K: args.K, D: args.D }, options);
+  const plan = scatterPlan(gpu, { rows: args.rows, indexCols: args.indexCols, cols: args.cols }, options);
   const [out] = await gpu.run(plan, [args.src, args.index]);
   return out as Float32Array;
 }

@@ -15,35 +15,35 @@ interface Golden {
   meta: {
     torch: string;
     collision: {
-      N: number;
-      K: number;
-      D: number;
+      rows: number;
+      indexCols: number;
+      cols: number;
       index: number[];
       src: number[];
       scatter_add: number[];
       scatter: number[];
     };
-    out_of_range: { indices: number[]; scatter_add_raises: boolean[] };
+    out_of_range: { index: number[]; scatter_add_raises: boolean[] };
   };
-  cases: { N: number; K: number; D: number; src: number[]; index: number[]; out: number[] }[];
+  cases: { rows: number; indexCols: number; cols: number; src: number[]; index: number[]; out: number[] }[];
 }
 // Read by the tests that use it, so a missing fixture fails those tests and no others.
 const loadScatterGolden = () => loadGolden<Golden>(new URL("./goldens/scatter.json", import.meta.url));
 const argsOf = (c: Golden["cases"][number]): ScatterArgs => ({
   src: new Float32Array(c.src),
   index: new Int32Array(c.index),
-  N: c.N,
-  K: c.K,
-  D: c.D,
+  rows: c.rows,
+  indexCols: c.indexCols,
+  cols: c.cols,
 });
-const labelOf = ({ N, K, D }: ScatterArgs) => `N=${N} K=${K} D=${D}`;
+const labelOf = ({ rows, indexCols, cols }: ScatterArgs) => `rows=${rows} indexCols=${indexCols} cols=${cols}`;
 
-/** One row of sources into D columns. */
+/** One row of sources into cols columns. */
 const scatterRow = (
   src: number[],
   index: number[],
-  D: number,
-) => [...scatter({ src: new Float32Array(src), index: new Int32Array(index), N: 1, K: src.length, D })];
+  cols: number,
+) => [...scatter({ src: new Float32Array(src), index: new Int32Array(index), rows: 1, indexCols: src.length, cols })];
 
 const SENTINEL = 12345;
 
@@ -51,13 +51,15 @@ const SENTINEL = 12345;
 const UNIT_ROUNDOFF = 2 ** -24;
 
 /** Per output slot: how many values land there, and the sum of their magnitudes. */
-function slotsOf({ src, index, N, K, D }: ScatterArgs): { writes: Float64Array; magnitude: Float64Array } {
-  const writes = new Float64Array(N * D);
-  const magnitude = new Float64Array(N * D);
-  for (let i = 0; i < N * K; i++) {
+function slotsOf(
+  { src, index, rows, indexCols, cols }: ScatterArgs,
+): { writes: Float64Array; magnitude: Float64Array } {
+  const writes = new Float64Array(rows * cols);
+  const magnitude = new Float64Array(rows * cols);
+  for (let i = 0; i < rows * indexCols; i++) {
     const column = index[i];
-    if (column < 0 || column >= D) continue;
-    const slot = Math.floor(i / K) * D + column;
+    if (column < 0 || column >= cols) continue;
+    const slot = Math.floor(i / indexCols) * cols + column;
     writes[slot] += 1;
     magnitude[slot] += Math.abs(src[i]);
   }
@@ -89,9 +91,9 @@ Deno.test("scatter reference: hand-derived sums, rows kept apart", () => {
   const twoRows = scatter({
     src: new Float32Array([1, 2, 3, 4]),
     index: new Int32Array([1, 1, 0, 0]),
-    N: 2,
-    K: 2,
-    D: 2,
+    rows: 2,
+    indexCols: 2,
+    cols: 2,
   });
   deepStrictEqual([...twoRows], [0, 3, 7, 0]);
 });
@@ -103,12 +105,12 @@ Deno.test("scatter reference: colliding indices accumulate; last (or first) writ
   notDeepStrictEqual(got, [1, 0]);
 });
 
-Deno.test("scatter reference: an index outside [0, D) is dropped, and -1 is not the last column", () => {
+Deno.test("scatter reference: an index outside [0, cols) is dropped, and -1 is not the last column", () => {
   deepStrictEqual(scatterRow([1, 2, 4, 8, 16], [-1, 2, 1, -(2 ** 31), 2 ** 31 - 1], 2), [0, 4]);
   const dropped = scatterRow([1, 2], [-1, 2], 2);
   deepStrictEqual(dropped, [0, 0]);
-  // The alternatives land the values somewhere: Python-style wrapping adds the 1 to column D - 1,
-  // clamping adds the 1 to column 0 and the 2 to column D - 1.
+  // The alternatives land the values somewhere: Python-style wrapping adds the 1 to column cols - 1,
+  // clamping adds the 1 to column 0 and the 2 to column cols - 1.
   notDeepStrictEqual(dropped, [0, 1]);
   notDeepStrictEqual(dropped, [1, 2]);
 });
@@ -119,25 +121,29 @@ Deno.test("scatter reference: sums in f64 and rounds once, not f32 add by add", 
   deepStrictEqual(Math.fround(Math.fround(1 + 2 ** -24) + 2 ** -24), 1);
 });
 
-Deno.test("scatter reference: N = 0 gives an empty result, K = 0 all zeros", () => {
+Deno.test("scatter reference: rows = 0 gives an empty result, indexCols = 0 all zeros", () => {
   const empty = new Float32Array(0);
-  deepStrictEqual(scatter({ src: empty, index: new Int32Array(0), N: 0, K: 4, D: 3 }), empty);
-  deepStrictEqual(scatter({ src: empty, index: new Int32Array(0), N: 2, K: 0, D: 3 }), new Float32Array(6));
+  deepStrictEqual(scatter({ src: empty, index: new Int32Array(0), rows: 0, indexCols: 4, cols: 3 }), empty);
+  deepStrictEqual(
+    scatter({ src: empty, index: new Int32Array(0), rows: 2, indexCols: 0, cols: 3 }),
+    new Float32Array(6),
+  );
 });
 
 Deno.test("scatter is scatter_add_, not scatter_ (goldens)", async () => {
-  const { N, K, D, index, src, scatter_add, scatter: scatterLastWrite } = (await loadScatterGolden()).meta.collision;
-  const got = [...scatter({ src: new Float32Array(src), index: new Int32Array(index), N, K, D })];
+  const { rows, indexCols, cols, index, src, scatter_add, scatter: scatterLastWrite } =
+    (await loadScatterGolden()).meta.collision;
+  const got = [...scatter({ src: new Float32Array(src), index: new Int32Array(index), rows, indexCols, cols })];
   deepStrictEqual(got, scatter_add);
   deepStrictEqual(got, [7, 0]);
   notDeepStrictEqual(scatterLastWrite, scatter_add);
 });
 
-Deno.test("scatter: torch refuses an index of -1 or D; here it is dropped (goldens)", async () => {
-  const { indices, scatter_add_raises } = (await loadScatterGolden()).meta.out_of_range;
-  deepStrictEqual(indices, [-1, 2]);
+Deno.test("scatter: torch refuses an index of -1 or cols; here it is dropped (goldens)", async () => {
+  const { index, scatter_add_raises } = (await loadScatterGolden()).meta.out_of_range;
+  deepStrictEqual(index, [-1, 2]);
   deepStrictEqual(scatter_add_raises, [true, true]);
-  deepStrictEqual(scatterRow([1, 2], indices, 2), [0, 0]);
+  deepStrictEqual(scatterRow([1, 2], index, 2), [0, 0]);
 });
 
 Deno.test("scatter reference matches torch goldens within f32 summation error", async () => {
@@ -152,47 +158,56 @@ Deno.test("scatter reference: bad input throws naming the argument", async () =>
   const src = new Float32Array(6);
   const index = new Int32Array(6);
   await assertThrowsMessage(
-    () => scatter({ src: src.subarray(1), index, N: 2, K: 3, D: 4 }),
-    "scatter: src must have length N * K = 6, got 5",
+    () => scatter({ src: src.subarray(1), index, rows: 2, indexCols: 3, cols: 4 }),
+    "scatter: src must have length rows * indexCols = 6, got 5",
   );
   await assertThrowsMessage(
-    () => scatter({ src, index: index.subarray(2), N: 2, K: 3, D: 4 }),
-    "scatter: index must have length N * K = 6, got 4",
+    () => scatter({ src, index: index.subarray(2), rows: 2, indexCols: 3, cols: 4 }),
+    "scatter: index must have length rows * indexCols = 6, got 4",
   );
   await assertThrowsMessage(
-    () => scatter({ src, index: new Float64Array(6) as unknown as Int32Array, N: 2, K: 3, D: 4 }),
+    () => scatter({ src, index: new Float64Array(6) as unknown as Int32Array, rows: 2, indexCols: 3, cols: 4 }),
     "scatter: index must be an Int32Array, got Float64Array",
   );
   await assertThrowsMessage(
-    () => scatter({ src, index, N: -2, K: -3, D: 4 }),
-    "scatter: N must be an integer >= 0, got -2",
+    () => scatter({ src, index, rows: -2, indexCols: -3, cols: 4 }),
+    "scatter: rows must be an integer >= 0, got -2",
   );
   await assertThrowsMessage(
-    () => scatter({ src, index, N: 2, K: 2.5, D: 4 }),
-    "scatter: K must be an integer >= 0, got 2.5",
+    () => scatter({ src, index, rows: 2, indexCols: 2.5, cols: 4 }),
+    "scatter: indexCols must be an integer >= 0, got 2.5",
   );
   await assertThrowsMessage(
-    () => scatter({ src, index, N: 2, K: 3, D: 0 }),
-    `scatter: D must be an integer in [1, ${MAX_COLUMNS}], got 0`,
+    () => scatter({ src, index, rows: 2, indexCols: 3, cols: 0 }),
+    "scatter: cols must be an integer >= 1, got 0",
   );
-  await assertThrowsMessage(() => scatter({ src, index, N: 2, K: 3, D: 2 ** 31 }), "scatter: D must be an integer in");
+  await assertThrowsMessage(
+    () => scatter({ src, index, rows: 2, indexCols: 3, cols: 2 ** 31 }),
+    `scatter: cols must be an integer <= ${MAX_COLUMNS} (the largest i32), got 2147483648`,
+  );
 });
 
 gpuTest("scatter GPU: bad input throws before dispatch", async (gpu) => {
   const src = new Float32Array(6);
   const index = new Int32Array(6);
   await assertThrowsMessage(
-    () => scatterGpu(gpu, { src, index, N: 3, K: 3, D: 4 }),
-    "scatter: src must have length N * K = 9, got 6",
+    () => scatterGpu(gpu, { src, index, rows: 3, indexCols: 3, cols: 4 }),
+    "scatter: src must have length rows * indexCols = 9, got 6",
   );
   await assertThrowsMessage(
-    () => scatterGpu(gpu, { src, index: new Uint32Array(6) as unknown as Int32Array, N: 2, K: 3, D: 4 }),
+    () => scatterGpu(gpu, { src, index: new Uint32Array(6) as unknown as Int32Array, rows: 2, indexCols: 3, cols: 4 }),
     "scatter: index must be an Int32Array, got Uint32Array",
   );
-  await assertThrowsMessage(() => scatterGpu(gpu, { src, index, N: 2, K: 3, D: -1 }), "scatter: D must be");
-  await assertThrowsMessage(() => scatterGpu(gpu, { src, index, N: 6.5, K: 1, D: 1 }), "scatter: N must be");
   await assertThrowsMessage(
-    () => scatterGpu(gpu, { src, index, N: 2, K: 3, D: 4 }, { override: "kernel.amd" }),
+    () => scatterGpu(gpu, { src, index, rows: 2, indexCols: 3, cols: -1 }),
+    "scatter: cols must be",
+  );
+  await assertThrowsMessage(
+    () => scatterGpu(gpu, { src, index, rows: 6.5, indexCols: 1, cols: 1 }),
+    "scatter: rows must be",
+  );
+  await assertThrowsMessage(
+    () => scatterGpu(gpu, { src, index, rows: 2, indexCols: 3, cols: 4 }, { override: "kernel.amd" }),
     'override "kernel.amd" is not a variant of entry point "kernel"',
   );
 });
@@ -209,26 +224,26 @@ gpuTest("scatter GPU: colliding indices accumulate, out-of-range ones are droppe
   const src = new Float32Array([1, 2, 4, 8, 16, 32, 64]);
   const index = new Int32Array([0, 0, 0, -1, 2, -(2 ** 31), 2 ** 31 - 1]);
   // Small integers add exactly in any order, so the sum is exact, not within a tolerance.
-  deepStrictEqual([...await scatterGpu(gpu, { src, index, N: 1, K: 7, D: 2 })], [7, 0]);
+  deepStrictEqual([...await scatterGpu(gpu, { src, index, rows: 1, indexCols: 7, cols: 2 })], [7, 0]);
 });
 
 gpuTest("scatterPlan folds a grid past 65,535 workgroups into y, covering every source element", (gpu) => {
   const max = gpu.limits.maxComputeWorkgroupsPerDimension;
-  const K = 2 * max * 256 + 1;
-  const plan = scatterPlan(gpu, { N: 1, K, D: 4 }, { override: "kernel" });
+  const indexCols = 2 * max * 256 + 1;
+  const plan = scatterPlan(gpu, { rows: 1, indexCols, cols: 4 }, { override: "kernel" });
   const [x, y, z] = plan.workgroups as [number, number, number];
   ok(x <= max && y > 1 && z === 1, `workgroups ${plan.workgroups}`);
-  ok(x * y * 256 >= K, `workgroups ${plan.workgroups} cover ${x * y * 256} < ${K} elements`);
+  ok(x * y * 256 >= indexCols, `workgroups ${plan.workgroups} cover ${x * y * 256} < ${indexCols} elements`);
 });
 
 gpuTest(
-  "scatterPlan (kernel.nvidia): blocks of rows in workgroup memory up to D = 4096, global atomics past it",
+  "scatterPlan (kernel.nvidia): blocks of rows in workgroup memory up to cols = 4096, global atomics past it",
   (gpu) => {
     const nvidia = { override: "kernel.nvidia" };
-    const of = (N: number, K: number, D: number) => {
-      const plan = scatterPlan(gpu, { N, K, D }, nvidia);
-      const [total, k, d, n, rows] = new Uint32Array(plan.params!).slice(0, 5);
-      return { total, k, d, n, rows, workgroups: plan.workgroups };
+    const of = (rows: number, indexCols: number, cols: number) => {
+      const plan = scatterPlan(gpu, { rows, indexCols, cols }, nvidia);
+      const [total, k, d, n, blockRows] = new Uint32Array(plan.params!).slice(0, 5);
+      return { total, k, d, n, rows: blockRows, workgroups: plan.workgroups };
     };
     // One row per block, one block per workgroup.
     deepStrictEqual(of(8192, 4096, 4096), {
@@ -256,26 +271,32 @@ gpuTest(
   async (gpu) => {
     // Blocks of two rows, the last one short (vec4 sources and single ones), one row per block,
     // and global atomics. (A workgroup costs milliseconds on a software adapter: grids are small.)
-    for (const [N, K, D] of [[1101, 8, 5], [1031, 5, 7], [6, 300, 64], [2, 300, 4100]]) {
-      const args = { src: oneSignValues(N * K, N), index: randomInt32(N * K, K, -2, D + 2), N, K, D };
+    for (const [rows, indexCols, cols] of [[1101, 8, 5], [1031, 5, 7], [6, 300, 64], [2, 300, 4100]]) {
+      const args = {
+        src: oneSignValues(rows * indexCols, rows),
+        index: randomInt32(rows * indexCols, indexCols, -2, cols + 2),
+        rows,
+        indexCols,
+        cols,
+      };
       const plan = scatterPlan(gpu, args, { override: "kernel.nvidia" });
-      // Not cleared by the device: zeros up to N * D (the flat mode adds to them), a sentinel after.
+      // Not cleared by the device: zeros up to rows * cols (the flat mode adds to them), a sentinel after.
       const unzeroed = { ...plan, bindings: plan.bindings.map((b) => ({ ...b, zeroed: false })) };
       for (const workgroups of [[7, 1, 1], [2, 3, 1], [40, 1, 1]] as const) {
         const tensors = [gpu.upload(args.src, "src"), gpu.upload(args.index, "index")];
-        const initial = new Float32Array(N * D + 64).fill(SENTINEL).fill(0, 0, N * D);
+        const initial = new Float32Array(rows * cols + 64).fill(SENTINEL).fill(0, 0, rows * cols);
         const out = gpu.upload(initial, "out");
         try {
           await gpu.submit([{ ...unzeroed, workgroups }, [...tensors, out]]);
           const written = await gpu.read(out);
-          const label = `N=${N} K=${K} D=${D} on [${workgroups}]`;
+          const label = `rows=${rows} indexCols=${indexCols} cols=${cols} on [${workgroups}]`;
           assertClose(
-            written.subarray(0, N * D),
+            written.subarray(0, rows * cols),
             scatter(args),
             { atol: 0, rtol: mostWrites(args) * UNIT_ROUNDOFF },
             label,
           );
-          ok(written.subarray(N * D).every((v) => v === SENTINEL), `${label}: a write past the end`);
+          ok(written.subarray(rows * cols).every((v) => v === SENTINEL), `${label}: a write past the end`);
         } finally {
           for (const t of [...tensors, out]) t.buffer.destroy();
         }
@@ -285,7 +306,13 @@ gpuTest(
 );
 
 gpuTest("scatter GPU: a grid folded into y gives the same sums", async (gpu) => {
-  const args = { src: oneSignValues(3 * 1100, 2), index: randomInt32(3 * 1100, 3, -2, 9), N: 3, K: 1100, D: 7 };
+  const args = {
+    src: oneSignValues(3 * 1100, 2),
+    index: randomInt32(3 * 1100, 3, -2, 9),
+    rows: 3,
+    indexCols: 1100,
+    cols: 7,
+  };
   const plan = scatterPlan(gpu, args);
   // 3300 source elements need 13 workgroups; laid out as 5 x 3, two of them past the end.
   const [out] = await gpu.run({ ...plan, workgroups: [5, 3, 1] }, [args.src, args.index]);
@@ -295,9 +322,9 @@ gpuTest("scatter GPU: a grid folded into y gives the same sums", async (gpu) => 
 // Values of one sign per case, so the f32 summation bound is relative to the result: an f32 sum of
 // c same-sign values is within c * 2^-24 of the reference's once-rounded f64 sum, relatively, in
 // any order the atomics land. c is the most writes any slot of these cases receives.
-// The last three are for kernel.nvidia: vec4 sources (K % 4 == 0); rows of exactly 4096 (the
+// The last three are for kernel.nvidia: vec4 sources (indexCols % 4 == 0); rows of exactly 4096 (the
 // widest that workgroup memory holds) and of 4097 (global atomics). Blocks of several rows need
-// N > 1024, slow on a software adapter: the test of any grid above covers them.
+// rows > 1024, slow on a software adapter: the test of any grid above covers them.
 const SHAPES = [
   [1, 1, 1],
   [3, 255, 257],
@@ -310,10 +337,16 @@ const SHAPES = [
   [2, 64, 4096],
   [2, 8, 4097],
 ];
-const cases = SHAPES.map(([N, K, D]) => ({
-  label: `N=${N} K=${K} D=${D}`,
-  // Indices from [-2, D + 2): some dropped at both ends, and collisions.
-  args: { src: oneSignValues(N * K, N + K), index: randomInt32(N * K, K + D, -2, D + 2), N, K, D },
+const cases = SHAPES.map(([rows, indexCols, cols]) => ({
+  label: `rows=${rows} indexCols=${indexCols} cols=${cols}`,
+  // Indices from [-2, cols + 2): some dropped at both ends, and collisions.
+  args: {
+    src: oneSignValues(rows * indexCols, rows + indexCols),
+    index: randomInt32(rows * indexCols, indexCols + cols, -2, cols + 2),
+    rows,
+    indexCols,
+    cols,
+  },
 }));
 checkAgainstReference("scatter", KERNELS, "kernel", cases, scatter, scatterGpu, {
   atol: 0,
@@ -323,11 +356,14 @@ checkAgainstReference("scatter", KERNELS, "kernel", cases, scatter, scatterGpu, 
 // 75 writes to every slot, of one sign: the tolerance is 75 * 2^-24 = 4.5e-6 relative, the most an
 // f32 sum of 75 same-sign values can drift from the exact sum in any order (measured on llvmpipe,
 // 20 seeds x 132 slots per layout: at most 8.9 * 2^-24). Two layouts: a slot's writes spread across
-// the row (column k % D), and all 75 from neighbouring invocations (k / 75), contending at once.
+// the row (column k % cols), and all 75 from neighbouring invocations (k / 75), contending at once.
 const heavy = (layout: string, columnOf: (k: number) => number, seed: number) => {
-  const N = 4, D = 33, K = 75 * D;
-  const index = Int32Array.from({ length: N * K }, (_, i) => columnOf(i % K));
-  return { label: `75 writes per slot, ${layout}`, args: { src: oneSignValues(N * K, seed), index, N, K, D } };
+  const rows = 4, cols = 33, indexCols = 75 * cols;
+  const index = Int32Array.from({ length: rows * indexCols }, (_, i) => columnOf(i % indexCols));
+  return {
+    label: `75 writes per slot, ${layout}`,
+    args: { src: oneSignValues(rows * indexCols, seed), index, rows, indexCols, cols },
+  };
 };
 checkAgainstReference(
   "scatter (75 writes per slot)",

@@ -32,15 +32,9 @@
  * written one component at a time. Both paths reduce through workgroup memory in two steps written
  * out in full (16 partials, then the row's groups; two barriers).
  *
- * Measured on the H200, 2026-11-30, GPU timestamps, warm clocks (Deno 2.9.6 over Vulkan, median of
- * 10): 8192 x 8192 in 0.142 ms = 3,792 GB/s, 84% of the 4,520 GB/s read roofline (the masked kernel
- * this replaced: 0.223 ms = 2,407 GB/s; a plain kernel fixed to rows of exactly 8,192, for
- * reference: 0.138 ms = 3,899 GB/s); 4096 x 4096 in 0.045 ms = 3,001 GB/s (was 2,119); 65536 x 1024
- * in 0.141 ms = 3,812 GB/s (was 2,527). Each change alone on the masked kernel: unconditional loads
- * 1.18-1.39x, the written-out reductions 1.07-1.17x, both 1.31-1.55x; row bounds held in locals
- * rather than module-scope `var<private>` made no difference. `threads` baked in as a constant gained
- * another 2-6%, not worth a pipeline per row width. Rows streamed in chunks (1024 x 65536) have not
- * been timed under comparable clocks.
+ * On the H200, 8192 x 8192 runs at 84% of the read roofline; the gain of each choice above over the
+ * masked kernel this replaced, and what was tried and left out (`threads` as a constant), are in
+ * `harness/baselines/nvidia-h200-design.md` (softmax).
  *
  * Why the kernel holds its 8 vec4s as eight named values written out by hand, never as a local
  * array indexed in a loop: Deno's WGSL compiler (naga) bounds-checks every index into a
@@ -57,7 +51,7 @@ import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
-import { type SoftmaxArgs, validateSoftmax } from "./reference.ts";
+import { type SoftmaxArgs, type SoftmaxShape, validateSoftmax, validateSoftmaxShape } from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
@@ -80,12 +74,22 @@ const PARAMS: readonly ParamField[] = [
  * @param shape `rows` and `cols`
  * @param options kernel override
  * @returns the plan; bindings `x` (input) and `out` (output), 256 / threads rows per workgroup
+ * @throws Error naming the argument, as {@link validateSoftmaxShape}
+ *
+ * @example Resident tensors: upload once, submit plans, read back
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { softmaxPlan } from "@xpu/ops/ops/softmax";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([1, 2, 3, 4, 5, 6]));
+ * const out = gpu.alloc("f32", 6);
+ * await gpu.submit([softmaxPlan(gpu, { rows: 2, cols: 3 }), [x, out]]);
+ * const y = await gpu.read(out); // each row sums to 1
+ * gpu.destroy();
+ * ```
  */
-export function softmaxPlan(
-  gpu: ResidentDevice,
-  shape: { rows: number; cols: number },
-  options: KernelOptions = {},
-): KernelPlan {
+export function softmaxPlan(gpu: ResidentDevice, shape: SoftmaxShape, options: KernelOptions = {}): KernelPlan {
+  validateSoftmaxShape(shape);
   const { rows, cols } = shape;
   const n = rows * cols;
   const { threads, resident, workgroups } = rowLayout(rows, cols, PER, gpu.limits.maxComputeWorkgroupsPerDimension);
@@ -110,6 +114,15 @@ export function softmaxPlan(
  * @param args as {@link softmax}
  * @param options kernel override
  * @returns the result, length rows * cols
+ * @throws Error naming the argument, as {@link validateSoftmax}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, softmaxGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const y = await softmaxGpu(gpu, { x: new Float32Array([0, Math.log(3)]), rows: 1, cols: 2 }); // ~[0.25, 0.75]
+ * gpu.destroy();
+ * ```
  */
 export async function softmaxGpu(
   gpu: ResidentDevice,

@@ -12,27 +12,55 @@
  * @module
  */
 
-import { requireArray, requireInt } from "../validate.ts";
+import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
-/** Arguments of {@link softmax}. */
-export interface SoftmaxArgs {
-  /** Logits, `[rows, cols]` row-major. */
-  x: Float32Array;
+/** The sizes of a {@link softmax} call: what a plan needs. */
+export interface SoftmaxShape {
   /** Number of rows (>= 1). */
   rows: number;
   /** Length of each row, the axis reduced over (>= 1). */
   cols: number;
 }
 
+/** Arguments of {@link softmax}. */
+export interface SoftmaxArgs extends SoftmaxShape {
+  /** Logits, `[rows, cols]` row-major. */
+  x: Float32Array;
+}
+
 /**
- * Validates {@link softmax}'s arguments.
+ * Validates {@link softmax}'s sizes (what {@link SoftmaxShape} holds).
+ *
+ * @param shape the sizes
+ * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateSoftmaxShape } from "@xpu/ops/ops/softmax";
+ * validateSoftmaxShape({ rows: 2, cols: 3 }); // passes; rows: 0 would throw "softmax: rows must be ..."
+ * ```
+ */
+export function validateSoftmaxShape(shape: SoftmaxShape): void {
+  requireArgs("softmax", "shape", shape, "{ rows, cols }");
+  requireInt("softmax", "rows", shape.rows, 1, U32_MAX);
+  requireInt("softmax", "cols", shape.cols, 1, U32_MAX);
+}
+
+/**
+ * Validates {@link softmax}'s arguments: the sizes, then `x`.
  *
  * @param args the arguments
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateSoftmax } from "@xpu/ops/ops/softmax";
+ * validateSoftmax({ x: new Float32Array(6), rows: 2, cols: 3 }); // passes
+ * ```
  */
 export function validateSoftmax(args: SoftmaxArgs): void {
-  requireInt("softmax", "rows", args.rows, 1);
-  requireInt("softmax", "cols", args.cols, 1);
+  requireArgs("softmax", "args", args, "{ x, rows, cols }");
+  validateSoftmaxShape(args);
   requireArray("softmax", "x", args.x, "Float32Array", [args.rows * args.cols, "rows * cols"]);
 }
 
@@ -44,7 +72,7 @@ export function validateSoftmax(args: SoftmaxArgs): void {
  *
  * @example
  * ```ts
- * import { softmax } from "./reference.ts";
+ * import { softmax } from "@xpu/ops";
  * softmax({ x: new Float32Array([0, Math.log(3)]), rows: 1, cols: 2 }); // [0.25, 0.75]
  * ```
  */

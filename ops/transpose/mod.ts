@@ -15,13 +15,11 @@
  * On NVIDIA, `kernel.nvidia` is resolved instead: 64x64 tiles through workgroup memory with every
  * access 16 bytes wide. 256 invocations each load four vec4s along rows of `x`, read back one 4x4
  * block as four vec4s, transpose it in registers and store four vec4s along rows of the result; the
- * tile is kept as vec4s, swizzled so that neither side conflicts on banks, and tiles are dealt to at
- * most 65,535 workgroups in a grid-stride loop (the grid never folds). Measured on the H200,
- * 2026-11-30, GPU timestamps, warm clocks: 8192x8192 in 0.138 ms, 85.9% of the 4,520 GB/s roofline
- * beside 86.5% for a plain vec4 copy of the same bytes; 4096x4096 72.4% (the copy 77.5%). At
- * 8192x8192 a tile of single floats written out by hand reached 83.5%, the portable kernel 51.1%.
- * Shapes whose rows or cols are not multiples of 4, and tiles cut by the matrix's edge, move the
- * same way one element at a time.
+ * tile is kept as vec4s, swizzled so that neither side conflicts on banks, and tiles are dealt to
+ * at most 65,535 workgroups in a grid-stride loop (the grid never folds). On the H200 it moves
+ * 8192x8192 at 85.9% of the bandwidth roofline, beside 86.5% for a plain copy (the measurements:
+ * `harness/baselines/nvidia-h200-design.md`, transpose). Shapes whose rows or cols are not
+ * multiples of 4, and tiles cut by the matrix's edge, move the same way one element at a time.
  *
  * @module
  */
@@ -31,7 +29,7 @@ import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
-import { type TransposeArgs, validateTranspose } from "./reference.ts";
+import { type TransposeArgs, type TransposeShape, validateTranspose, validateTransposeShape } from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
@@ -59,12 +57,26 @@ function workgroupsOf(
  * @param shape `rows` and `cols` of `x`
  * @param options kernel override
  * @returns the plan; bindings `x` (input) and `out` (output)
+ * @throws Error naming the argument, as {@link validateTransposeShape}
+ *
+ * @example Resident tensors: upload once, submit plans, read back
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { transposePlan } from "@xpu/ops/ops/transpose";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([1, 2, 3, 4, 5, 6])); // [[1, 2, 3], [4, 5, 6]]
+ * const out = gpu.alloc("f32", 6);
+ * await gpu.submit([transposePlan(gpu, { rows: 2, cols: 3 }), [x, out]]);
+ * const t = await gpu.read(out); // [1, 4, 2, 5, 3, 6]
+ * gpu.destroy();
+ * ```
  */
 export function transposePlan(
   gpu: ResidentDevice,
-  shape: { rows: number; cols: number },
+  shape: TransposeShape,
   options: KernelOptions = {},
 ): KernelPlan {
+  validateTransposeShape(shape);
   const { rows, cols } = shape;
   const kernel = gpu.resolve(KERNELS, "kernel", options);
   return {
@@ -87,6 +99,15 @@ export function transposePlan(
  * @param args as {@link transpose}
  * @param options kernel override
  * @returns the `[cols, rows]` result
+ * @throws Error naming the argument, as {@link validateTranspose}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, transposeGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const t = await transposeGpu(gpu, { x: new Float32Array([1, 2, 3, 4]), rows: 2, cols: 2 }); // [1, 3, 2, 4]
+ * gpu.destroy();
+ * ```
  */
 export async function transposeGpu(
   gpu: ResidentDevice,

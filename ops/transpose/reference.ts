@@ -9,27 +9,55 @@
  * @module
  */
 
-import { requireArray, requireInt } from "../validate.ts";
+import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
-/** Arguments of {@link transpose}. */
-export interface TransposeArgs {
-  /** The matrix, `[rows, cols]` row-major. */
-  x: Float32Array;
+/** The sizes of a {@link transpose} call: what a plan needs. */
+export interface TransposeShape {
   /** Rows of `x`, an integer >= 0. */
   rows: number;
   /** Columns of `x`, an integer >= 0. */
   cols: number;
 }
 
+/** Arguments of {@link transpose}. */
+export interface TransposeArgs extends TransposeShape {
+  /** The matrix, `[rows, cols]` row-major. */
+  x: Float32Array;
+}
+
 /**
- * Validates {@link transpose}'s arguments.
+ * Validates {@link transpose}'s sizes (what {@link TransposeShape} holds).
+ *
+ * @param shape the sizes
+ * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateTransposeShape } from "@xpu/ops/ops/transpose";
+ * validateTransposeShape({ rows: 0, cols: 3 }); // passes: an empty matrix transposes to an empty one
+ * ```
+ */
+export function validateTransposeShape(shape: TransposeShape): void {
+  requireArgs("transpose", "shape", shape, "{ rows, cols }");
+  requireInt("transpose", "rows", shape.rows, 0, U32_MAX);
+  requireInt("transpose", "cols", shape.cols, 0, U32_MAX);
+}
+
+/**
+ * Validates {@link transpose}'s arguments: the sizes, then `x`.
  *
  * @param args the arguments
  * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateTranspose } from "@xpu/ops/ops/transpose";
+ * validateTranspose({ x: new Float32Array(6), rows: 2, cols: 3 }); // passes
+ * ```
  */
 export function validateTranspose(args: TransposeArgs): void {
-  requireInt("transpose", "rows", args.rows, 0);
-  requireInt("transpose", "cols", args.cols, 0);
+  requireArgs("transpose", "args", args, "{ x, rows, cols }");
+  validateTransposeShape(args);
   requireArray("transpose", "x", args.x, "Float32Array", [args.rows * args.cols, "rows * cols"]);
 }
 
@@ -41,7 +69,7 @@ export function validateTranspose(args: TransposeArgs): void {
  *
  * @example
  * ```ts
- * import { transpose } from "./reference.ts";
+ * import { transpose } from "@xpu/ops";
  * transpose({ x: new Float32Array([1, 2, 3, 4, 5, 6]), rows: 2, cols: 3 }); // [1, 4, 2, 5, 3, 6]
  * ```
  */

@@ -59,37 +59,44 @@ fn erfc_nonnegative(z: vec4f) -> vec4f {
   return t * exp(p - z * z);
 }
 
+// NaN in, NaN out, as torch: recognised from its bits and passed through, since WGSL lets a
+// compiler assume no NaN reaches max(), min() or clamp() (max(NaN, 0) may be 0). ±Infinity needs no
+// such care: each function below gives torch's answer for it in IEEE arithmetic (see reference.ts).
+fn keep_nan(v: vec4f, r: vec4f) -> vec4f {
+  return select(r, v, (bitcast<vec4u>(v) & vec4u(0x7fffffffu)) > vec4u(0x7f800000u));
+}
+
 fn f_relu2(v: vec4f) -> vec4f {
   let r = max(v, vec4f(0.0));
-  return r * r;
+  return keep_nan(v, r * r);
 }
 
 fn f_silu(v: vec4f) -> vec4f {
-  return v * sigmoid(v);
+  return keep_nan(v, v * sigmoid(v));
 }
 
 fn f_elu(v: vec4f) -> vec4f {
-  return select(params.alpha * expm1_nonpositive(min(v, vec4f(0.0))), v, v > vec4f(0.0));
+  return keep_nan(v, select(params.alpha * expm1_nonpositive(min(v, vec4f(0.0))), v, v > vec4f(0.0)));
 }
 
 // tanh|v| = -m / (2 + m) with m = e^(-2|v|) - 1 in (-1, 0]; tanh(20) is 1 in f32.
 fn f_tanh(v: vec4f) -> vec4f {
   let m = expm1_nonpositive(-2.0 * min(abs(v), vec4f(20.0)));
-  return sign(v) * (-m / (2.0 + m));
+  return keep_nan(v, sign(v) * (-m / (2.0 + m)));
 }
 
 // x * Phi(x), Phi(x) = erfc(-x / sqrt 2) / 2, taking erfc only of a non-negative argument (and at
 // most 20 / sqrt 2, where Phi is already 0 or 1 in f32).
 fn f_gelu(v: vec4f) -> vec4f {
   let half_tail = 0.5 * erfc_nonnegative(min(abs(v), vec4f(20.0)) * INV_SQRT_2);
-  return v * select(half_tail, 1.0 - half_tail, v >= vec4f(0.0));
+  return keep_nan(v, v * select(half_tail, 1.0 - half_tail, v >= vec4f(0.0)));
 }
 
 // x/2 * (1 + tanh(u)) = x * sigmoid(2u). Beyond |x| = 20 the sigmoid is 0 or 1 in f32, so x is
 // clamped there before it is cubed, and nothing overflows.
 fn f_gelu_tanh(v: vec4f) -> vec4f {
   let c = clamp(v, vec4f(-20.0), vec4f(20.0));
-  return v * sigmoid(2.0 * SQRT_2_OVER_PI * (c + 0.044715 * c * c * c));
+  return keep_nan(v, v * sigmoid(2.0 * SQRT_2_OVER_PI * (c + 0.044715 * c * c * c)));
 }
 
 // The kind's function, for the trailing partial vec4.

@@ -30,7 +30,7 @@ for n in (1, 7, 257, 64):
         y = -(torch.tensor(a, dtype=torch.float32) * x) * (1 + 1e-6 * torch.randn(n))
     else:
         y = torch.randn(n)
-    cases.append({"a": a, "x": f32list(x), "y": f32list(y), "out": f32list(once_rounded(a, x, y))})
+    cases.append({"alpha": a, "x": f32list(x), "y": f32list(y), "out": f32list(once_rounded(a, x, y))})
 
 
 def f32(v):
@@ -44,7 +44,7 @@ rounds_once = []
 for a, x, y in ((f32(0.1), 3.0, -f32(0.3)), (11865889 * 2.0**-24, 11860678 * 2.0**-47, 1.0)):
     X = torch.full((64,), x, dtype=torch.float32)
     Y = torch.full((64,), y, dtype=torch.float32)
-    rounds_once.append({"a": a, "x": f32list(X), "y": f32list(Y), "out": f32list(torch.add(Y, X, alpha=a))})
+    rounds_once.append({"alpha": a, "x": f32list(X), "y": f32list(Y), "out": f32list(torch.add(Y, X, alpha=a))})
 
 meta = {"torch": torch.__version__, "rounds_once": rounds_once}
 out = pathlib.Path(__file__).with_name("axpy.json")

@@ -3,7 +3,7 @@
 Writes dequant_transpose.json beside this file. For a weight of int8 codes [N, K] over the format's full range
 [-128, 127] and float32 scales [N], each case stores the weight packed as the op reads it (four codes per
 uint32, least-significant byte first, two's complement, each row's last word padded with zero bytes), the
-scales, and (codes * scale[:, None]).T, computed in float64 and rounded once to float32, which is exact float32
+scales, and (codes * scales[:, None]).T, computed in float64 and rounded once to float32, which is exact float32
 multiplication. Large outputs keep every "stride"-th element. Awkward sizes: 1x1, K not a multiple of 4 or of
 the 32-wide tile, N above the tile, and a row of 4099.
 """
@@ -33,7 +33,7 @@ def case(N, K, stride=1):
     codes = torch.randint(-128, 128, (N, K))
     scale = torch.rand(N) * 0.02 + 0.001
     out = (codes.double() * scale.double()[:, None]).t().float()
-    return {"label": f"N={N} K={K}", "N": N, "K": K, "weight": pack_q8(codes), "scale": f32_json(scale),
+    return {"label": f"N={N} K={K}", "N": N, "K": K, "weight": pack_q8(codes), "scales": f32_json(scale),
             "stride": stride, "out": f32_json(out.flatten()[::stride])}
 
 

@@ -1,6 +1,6 @@
-// dequant_transpose/kernel: out[k, n] = code[n, k] * scale[n]. The weight [N, K] is int8: weight is
+// dequant_transpose/kernel: out[k, n] = code[n, k] * scales[n]. The weight [N, K] is int8: weight is
 // [N, ceil(K/4)] u32, four two's-complement codes per word, least significant byte first, and
-// scale[n] is row n's scale; out is the f32 transposed matrix [K, N]. The arrays are read and
+// scales[n] is row n's scale; out is the f32 transposed matrix [K, N]. The arrays are read and
 // written as vec4s (buffers are allocated in whole 16-byte units).
 //
 // Each workgroup covers a 128 x 128 tile (128 weight rows n by 128 codes k) with no workgroup
@@ -25,7 +25,7 @@ struct Params {
 }
 
 @group(0) @binding(0) var<storage, read> weight: array<vec4u>;
-@group(0) @binding(1) var<storage, read> scale: array<vec4f>;
+@group(0) @binding(1) var<storage, read> scales: array<vec4f>;
 @group(0) @binding(2) var<storage, read_write> out: array<vec4f>;
 @group(0) @binding(3) var<uniform> params: Params;
 
@@ -60,7 +60,7 @@ fn main(
     let w1 = weight[(n + 1u) * row + (k >> 4u)];
     let w2 = weight[(n + 2u) * row + (k >> 4u)];
     let w3 = weight[(n + 3u) * row + (k >> 4u)];
-    let s = scale[n >> 2u];
+    let s = scales[n >> 2u];
     // c0 holds codes k..k+3 of the four rows, one word per row; byte j is code k + j.
     let c0 = bitcast<vec4i>(vec4u(w0.x, w1.x, w2.x, w3.x));
     out[(k * N + n) >> 2u] = vec4f(extractBits(c0, 0u, 8u)) * s;
@@ -86,7 +86,7 @@ fn main(
     for (var i = 0u; i < 4u; i++) {
       let r = n + i;
       if (r < N) {
-        let s = scale[r >> 2u][r & 3u];
+        let s = scales[r >> 2u][r & 3u];
         for (var j = 0u; j < 16u; j++) {
           let c = k + j;
           if (c < K) {

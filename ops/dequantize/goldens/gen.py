@@ -1,11 +1,11 @@
 """Goldens for ops/dequantize from torch (run on the GPU machine: python3 ops/dequantize/goldens/gen.py).
 
 Writes dequantize.json beside this file. Each case is int32 accumulators acc [M, N], activation
-scales a_scale [M] and weight scales w_scale [N] (float32, fixed seed), with two answers:
+scales a_scales [M] and weight scales w_scales [N] (float32, fixed seed), with two answers:
 
-- `out`: acc * a_scale[m] * w_scale[n] computed in float64, then rounded to float32 (the product
+- `out`: acc * a_scales[m] * w_scales[n] computed in float64, then rounded to float32 (the product
   nearly exactly, rounded once);
-- `out_f32`: torch's float32 expression acc.float() * a_scale[:, None] * w_scale[None, :], which
+- `out_f32`: torch's float32 expression acc.float() * a_scales[:, None] * w_scales[None, :], which
   rounds the conversion and each product, left to right.
 
 Accumulators reach past 2^24, where the conversion to float32 rounds, and include both int32
@@ -25,12 +25,12 @@ for m, n in ((1, 1), (3, 7), (2, 257)):
     acc = torch.randint(-(2**28), 2**28, (m, n), dtype=torch.int32)
     if m * n > 2:
         acc.view(-1)[:2] = torch.tensor([-(2**31), 2**31 - 1], dtype=torch.int32)
-    a_scale = torch.rand(m) * 1e-2
-    w_scale = (torch.rand(n) - 0.5) * 1e-2
-    exact = acc.double() * a_scale.double()[:, None] * w_scale.double()[None, :]
-    in_f32 = acc.float() * a_scale[:, None] * w_scale[None, :]
-    cases.append({"M": m, "N": n, "acc": acc.flatten().tolist(), "a_scale": f32list(a_scale),
-                  "w_scale": f32list(w_scale), "out": f32list(exact), "out_f32": f32list(in_f32)})
+    a_scales = torch.rand(m) * 1e-2
+    w_scales = (torch.rand(n) - 0.5) * 1e-2
+    exact = acc.double() * a_scales.double()[:, None] * w_scales.double()[None, :]
+    in_f32 = acc.float() * a_scales[:, None] * w_scales[None, :]
+    cases.append({"M": m, "N": n, "acc": acc.flatten().tolist(), "aScales": f32list(a_scales),
+                  "wScales": f32list(w_scales), "out": f32list(exact), "out_f32": f32list(in_f32)})
 
 out = pathlib.Path(__file__).with_name("dequantize.json")
 out.write_text(json.dumps({"meta": {"torch": torch.__version__}, "cases": cases}, separators=(",", ":")))

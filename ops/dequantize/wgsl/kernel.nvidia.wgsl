@@ -1,12 +1,12 @@
-// dequantize/kernel.nvidia: out[m, n] = (f32(acc[m, n]) * a_scale[m]) * w_scale[n], acc [M, N]
-// int32, a_scale [M], w_scale [N]; each step rounded to nearest f32, left to right, as the portable
+// dequantize/kernel.nvidia: out[m, n] = (f32(acc[m, n]) * a_scales[m]) * w_scales[n], acc [M, N]
+// int32, a_scales [M], w_scales [N]; each step rounded to nearest f32, left to right, as the portable
 // kernel. Tuned for bandwidth.
 //
 // acc and out are streamed as vec4s: each invocation moves PER vec4s per block of WG * PER, all
 // four loads issued before the first store, neighbouring invocations on neighbouring vec4s; blocks
 // are dealt to workgroups in a grid-stride loop over however many workgroups the dispatch has, so
 // the host never folds the grid (mod.ts dispatches min(blocks, 65,535)). When N is a multiple of 4,
-// a vec4 lies in one row: one a_scale and four neighbouring w_scales (both small, and cached);
+// a vec4 lies in one row: one a_scales and four neighbouring w_scales (both small, and cached);
 // otherwise each element finds its row and column. The M * N % 4 elements past the last whole vec4
 // are written one component at a time, so nothing past element M * N - 1 is written. Bindings are
 // 16-byte padded (ResidentDevice.alloc), so the last partial vec4 of acc is readable.
@@ -16,8 +16,8 @@ struct Params {
 }
 
 @group(0) @binding(0) var<storage, read> acc: array<vec4i>;
-@group(0) @binding(1) var<storage, read> a_scale: array<f32>;
-@group(0) @binding(2) var<storage, read> w_scale: array<f32>;
+@group(0) @binding(1) var<storage, read> a_scales: array<f32>;
+@group(0) @binding(2) var<storage, read> w_scales: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out: array<vec4f>;
 @group(0) @binding(4) var<uniform> params: Params;
 
@@ -33,10 +33,10 @@ fn to_f32_nearest(v: vec4i) -> vec4f {
   return high + low;
 }
 
-// Element e's scales, (a_scale[m], w_scale[n]).
+// Element e's scales, (a_scales[m], w_scales[n]).
 fn scales_of(e: u32) -> vec2f {
   let m = e / params.cols;
-  return vec2f(a_scale[m], w_scale[e - m * params.cols]);
+  return vec2f(a_scales[m], w_scales[e - m * params.cols]);
 }
 
 // Output vec4 q.
@@ -46,8 +46,8 @@ fn quad(q: u32) -> vec4f {
   if ((params.cols & 3u) == 0u) {
     let m = e / params.cols;
     let n = e - m * params.cols;
-    let w = vec4f(w_scale[n], w_scale[n + 1u], w_scale[n + 2u], w_scale[n + 3u]);
-    return (x * a_scale[m]) * w;
+    let w = vec4f(w_scales[n], w_scales[n + 1u], w_scales[n + 2u], w_scales[n + 3u]);
+    return (x * a_scales[m]) * w;
   }
   let s0 = scales_of(e);
   let s1 = scales_of(e + 1u);

@@ -1,5 +1,5 @@
-// dequantize/kernel: out[m, n] = (f32(acc[m, n]) * a_scale[m]) * w_scale[n], acc [M, N] int32,
-// a_scale [M], w_scale [N]; each step rounded to nearest f32, left to right.
+// dequantize/kernel: out[m, n] = (f32(acc[m, n]) * a_scales[m]) * w_scales[n], acc [M, N] int32,
+// a_scales [M], w_scales [N]; each step rounded to nearest f32, left to right.
 // One element per invocation; a grid over 65,535 workgroups folds into a second dimension.
 struct Params {
   n_total: u32,  // M * N
@@ -7,8 +7,8 @@ struct Params {
 }
 
 @group(0) @binding(0) var<storage, read> acc: array<i32>;
-@group(0) @binding(1) var<storage, read> a_scale: array<f32>;
-@group(0) @binding(2) var<storage, read> w_scale: array<f32>;
+@group(0) @binding(1) var<storage, read> a_scales: array<f32>;
+@group(0) @binding(2) var<storage, read> w_scales: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
 @group(0) @binding(4) var<uniform> params: Params;
 
@@ -29,5 +29,5 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) grou
   }
   let m = i / params.cols;
   let n = i - m * params.cols;
-  out[i] = (to_f32_nearest(acc[i]) * a_scale[m]) * w_scale[n];
+  out[i] = (to_f32_nearest(acc[i]) * a_scales[m]) * w_scales[n];
 }

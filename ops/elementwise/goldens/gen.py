@@ -11,10 +11,10 @@ for n in (1, 7, 257):
     a, b = torch.randn(n), torch.randn(n)
     for op, fn in (("add", torch.add), ("multiply", torch.mul)):
         cases.append({"entry": "kernel", "op": op, "a": a.tolist(), "b": b.tolist(), "out": fn(a, b).tolist()})
-for S, D in ((1, 1), (3, 3), (5, 33)):
-    a, b = torch.randn(S, D), torch.randn(D)
+for rows, cols in ((1, 1), (3, 3), (5, 33)):
+    a, b = torch.randn(rows, cols), torch.randn(cols)
     for op, fn in (("add", torch.add), ("multiply", torch.mul)):
-        cases.append({"entry": "rows", "op": op, "S": S, "D": D, "a": a.flatten().tolist(), "b": b.tolist(),
+        cases.append({"entry": "rows", "op": op, "rows": rows, "cols": cols, "a": a.flatten().tolist(), "b": b.tolist(),
                       "out": fn(a, b).flatten().tolist()})
 # The broadcast convention: a [3, 3] + c [3] aligns c from the right (along each row).
 a = torch.arange(9, dtype=torch.float32).reshape(3, 3)

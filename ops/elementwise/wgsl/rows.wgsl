@@ -1,14 +1,14 @@
-// elementwise/rows: out[s, d] = a[s, d] (+|*) b[d], a is [S, D] and b is [D] (broadcast from the right).
+// elementwise/rows: out[s, d] = a[s, d] (+|*) b[d], a is [rows, cols] and b is [cols] (broadcast from the right).
 //
 // Streamed like elementwise/kernel: a and out as vec4s, PER per invocation per block, all loads
 // before the first store, blocks dealt to a grid of at most 65,535 workgroups in a grid-stride
 // loop, the n % 4 trailing elements written one component at a time by invocation 0. b is small and
-// stays in cache. When D % 4 == 0 every vec4 of a lies in one row and starts on a multiple of 4 in
-// it, so its right-hand side is the vec4 of b at its column in vec4s, q mod (D / 4); that column is
-// carried rather than divided for: + WG (mod D / 4) from one of an invocation's vec4s to the next,
-// + the grid's span (mod D / 4) from one of its blocks to the next. The operation is uniform, so it
+// stays in cache. When cols % 4 == 0 every vec4 of a lies in one row and starts on a multiple of 4 in
+// it, so its right-hand side is the vec4 of b at its column in vec4s, q mod (cols / 4); that column is
+// carried rather than divided for: + WG (mod cols / 4) from one of an invocation's vec4s to the next,
+// + the grid's span (mod cols / 4) from one of its blocks to the next. The operation is uniform, so it
 // is chosen once, outside the loop, and each loop body is straight-line code from its loads to its
-// stores. Otherwise (D % 4 != 0) each component finds its own column. The bindings are 16-byte
+// stores. Otherwise (cols % 4 != 0) each component finds its own column. The bindings are 16-byte
 // padded (ResidentDevice.alloc), so partial vec4s are readable.
 //
 // PER is 2 (twice the workgroups of 4). Measured on the H200 (2026-11-30, GPU timestamps, warm
@@ -17,8 +17,8 @@
 // 45.1% for the kernel it replaced (4 vec4s, a division for each vec4's column, the operation
 // chosen per vec4).
 struct Params {
-  n: u32,      // S * D
-  d: u32,      // D
+  n: u32,      // rows * cols
+  d: u32,      // cols
   op: u32,     // 0 = add, 1 = multiply
 }
 
@@ -31,8 +31,8 @@ fn b_at(col: u32) -> f32 {
   return b[col / 4u][col % 4u];
 }
 
-// The right-hand side of a's vec4 number q (elements 4q .. 4q + 3) when D % 4 != 0 (the only case
-// with a partial last vec4, as n = S * D).
+// The right-hand side of a's vec4 number q (elements 4q .. 4q + 3) when cols % 4 != 0 (the only case
+// with a partial last vec4, as n = rows * cols).
 fn rhs(q: u32) -> vec4f {
   let d = params.d;
   let col = (4u * q) % d;

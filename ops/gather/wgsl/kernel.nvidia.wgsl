@@ -1,32 +1,32 @@
-// gather/kernel.nvidia: out[n, d] = table[indices[n], d], or 0 when indices[n] is outside [0, V);
+// gather/kernel.nvidia: out[n, d] = table[index[n], d], or 0 when index[n] is outside [0, rows);
 // tuned for bandwidth.
 //
 // The output is streamed as vec4s: each invocation moves PER vec4s per block of WG * PER, all four
 // loads issued before the first store, neighbouring invocations on neighbouring vec4s; blocks are
 // dealt to workgroups in a grid-stride loop over however many workgroups the dispatch has, so the
-// host never folds the grid (mod.ts dispatches min(blocks, 65,535)). When D is a multiple of 4, a
+// host never folds the grid (mod.ts dispatches min(blocks, 65,535)). When cols is a multiple of 4, a
 // vec4 of the output is one aligned vec4 of one table row; otherwise its four elements are found
 // one by one. The n % 4 elements past the last whole vec4 are written one component at a time, so
-// nothing past element N * D - 1 is written. Bindings are 16-byte padded (ResidentDevice.alloc).
+// nothing past element indexLength * cols - 1 is written. Bindings are 16-byte padded (ResidentDevice.alloc).
 struct Params {
-  total: u32,  // N * D, output elements
-  d: u32,      // D, columns
-  v: u32,      // V, table rows (< 2^31)
+  total: u32,  // indexLength * cols, output elements
+  d: u32,      // cols, columns
+  v: u32,      // rows, table rows (< 2^31)
 }
 
 @group(0) @binding(0) var<storage, read> table: array<vec4f>;
-@group(0) @binding(1) var<storage, read> indices: array<i32>;
+@group(0) @binding(1) var<storage, read> index: array<i32>;
 @group(0) @binding(2) var<storage, read_write> out: array<vec4f>;
 @group(0) @binding(3) var<uniform> params: Params;
 
 const WG: u32 = 256u;
 const PER: u32 = 4u;
 
-// Output element e. A negative index reinterpreted as u32 is at least 2^31 > V, so one comparison
+// Output element e. A negative index reinterpreted as u32 is at least 2^31 > rows, so one comparison
 // rejects both ends.
 fn element(e: u32) -> f32 {
   let n = e / params.d;
-  let row = bitcast<u32>(indices[n]);
+  let row = bitcast<u32>(index[n]);
   if (row >= params.v) {
     return 0.0;
   }
@@ -34,12 +34,12 @@ fn element(e: u32) -> f32 {
   return table[i >> 2u][i & 3u];
 }
 
-// Output vec4 q: with D % 4 == 0, four neighbouring columns of one row.
+// Output vec4 q: with cols % 4 == 0, four neighbouring columns of one row.
 fn quad(q: u32) -> vec4f {
   if ((params.d & 3u) == 0u) {
     let e = 4u * q;
     let n = e / params.d;
-    let row = bitcast<u32>(indices[n]);
+    let row = bitcast<u32>(index[n]);
     if (row >= params.v) {
       return vec4f(0.0);
     }

@@ -28,10 +28,10 @@ def f32_json(t):
 
 
 def case(label, x, weight, bias, eps, out_stride=1):
-    N, D = x.shape
-    out = F.layer_norm(x.double(), (D,), None if weight is None else weight.double(),
+    rows, cols = x.shape
+    out = F.layer_norm(x.double(), (cols,), None if weight is None else weight.double(),
                        None if bias is None else bias.double(), eps)
-    return {"label": label, "N": N, "D": D, "eps": eps, "x": f32_json(x),
+    return {"label": label, "rows": rows, "cols": cols, "eps": eps, "x": f32_json(x),
             "weight": None if weight is None else f32_json(weight),
             "bias": None if bias is None else f32_json(bias),
             "out": f32_json(out.float().flatten()[::out_stride]), "out_stride": out_stride}

@@ -80,7 +80,7 @@ def q8_case(M, N, K, seed):
     a = pattern(M * K, seed).reshape(M, K)
     codes, scale = quantize(pattern(N * K, seed + 1).reshape(N, K), 127, K)
     return {"label": f"{M}x{N}x{K}", "M": M, "N": N, "K": K, "a_seed": seed, "codes": codes.flatten().tolist(),
-            "scale": f32_json(scale), "out": f32_json(F.linear(a, dequant(codes, scale, K)))}
+            "scales": f32_json(scale), "out": f32_json(F.linear(a, dequant(codes, scale, K)))}
 
 
 def q4_case(M, N, K, seed):

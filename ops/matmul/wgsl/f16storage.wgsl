@@ -36,10 +36,62 @@
 @group(0) @binding(2) var<storage, read_write> c: array<vec4f>;
 @group(0) @binding(3) var<uniform> params: Params;
 
-// #include "load_a_f16.wgsl"
+// Four consecutive k of row `row` of a (packed halves, a pair of words per vec2u), from column k (a
+// multiple of 4), as f32; zeros outside a. When K % 4 == 0 the four halves are one aligned pair of
+// words; otherwise each is read from its own word, element e of a being half e % 2 of word e / 2.
+fn load_a(row: u32, k: u32) -> vec4f {
+  var v = vec4f(0.0);
+  if (row < params.m && k < params.k) {
+    let e = row * params.k + k;
+    if (params.k % 4u == 0u) {
+      let w = a[e / 4u];
+      v = vec4f(unpack2x16float(w.x), unpack2x16float(w.y));
+    } else {
+      for (var j = 0u; j < 4u; j++) {
+        if (k + j < params.k) {
+          let word = a[(e + j) / 4u][((e + j) / 2u) % 2u];
+          v[j] = unpack2x16float(word)[(e + j) % 2u];
+        }
+      }
+    }
+  }
+  return v;
+}
 
-// #include "load_b_f16.wgsl"
+// Four consecutive columns of row k of b (packed halves, a pair of words per vec2u), from column col
+// (a multiple of 4), as f32; zeros outside b. When N % 4 == 0 the four halves are one aligned pair
+// of words; otherwise each is read from its own word, element e of b being half e % 2 of word e / 2.
+fn load_b(k: u32, col: u32) -> vec4f {
+  var v = vec4f(0.0);
+  if (k < params.k && col < params.n) {
+    let e = k * params.n + col;
+    if (params.n % 4u == 0u) {
+      let w = b[e / 4u];
+      v = vec4f(unpack2x16float(w.x), unpack2x16float(w.y));
+    } else {
+      for (var j = 0u; j < 4u; j++) {
+        if (col + j < params.n) {
+          let word = b[(e + j) / 4u][((e + j) / 2u) % 2u];
+          v[j] = unpack2x16float(word)[(e + j) % 2u];
+        }
+      }
+    }
+  }
+  return v;
+}
 
-// #include "quad_f16.wgsl"
+// The unchecked loads of the interior blocks (see main), packed-half operands: the four halves of
+// pair of words i of a and of b, as f32.
+fn a_quad(i: u32) -> vec4f {
+  let w = a[i];
+  return vec4f(unpack2x16float(w.x), unpack2x16float(w.y));
+}
 
+fn b_quad(i: u32) -> vec4f {
+  let w = b[i];
+  return vec4f(unpack2x16float(w.x), unpack2x16float(w.y));
+}
+
+// The tile itself, constants, workgroup memory and main, is include/tile128.wgsl (kernel and
+// f16storage differ only in their bindings and the loads above).
 // #include "tile128.wgsl"

@@ -54,7 +54,7 @@ fn decode(word: u32, k: u32, scale: f32) -> vec4f {
 
 // #include "store_c.wgsl"
 
-// #include "stage_t.wgsl"
+// #include "gemm_stage_t.wgsl"
 
 // #include "stage_w.wgsl"
 
@@ -64,17 +64,9 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-// #include "tile_origin.wgsl"
-  let tx = lid % HALF;
-  let ty = lid / HALF;
+// #include "tile128_origin.wgsl"
 
-  // What this invocation stages per block: four consecutive k of two rows of a (a_row and
-  // a_row + 64), and of the same two rows of the weight's block (half a word of codes each, with
-  // its group's scale).
-  let a_row = lid / 4u;
-  let a_k = (lid % 4u) * 4u;
-
-// #include "acc128.wgsl"
+// #include "gemm_acc8x8.wgsl"
 
   for (var k0 = 0u; k0 < params.k; k0 += STEP) {
     // All the loads before any store, so that they are in flight together.
@@ -94,5 +86,5 @@ fn main(
     workgroupBarrier();
   }
 
-// #include "store_acc128.wgsl"
+// #include "tile128_store.wgsl"
 }

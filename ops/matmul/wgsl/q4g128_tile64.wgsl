@@ -21,7 +21,15 @@
 @group(0) @binding(3) var<storage, read_write> c: array<f32>;
 @group(0) @binding(4) var<uniform> params: Params;
 
-// #include "tile64_q_stages.wgsl"
+// The geometry and the (single) stages of the 64 x 64 quantized tiles (q8row_tile64, q4g128_tile64).
+const TILE = 64u;
+const STEP = 16u; // columns of a and of the weight staged at a time
+const LANES = 16u; // vec4s across one tile row: TILE / 4
+
+// a_t[k * LANES + i] holds a[row0 + 4i .. 4i + 3, k0 + k];
+// w_t[k * LANES + j] holds the decoded weight at rows col0 + 4j .. 4j + 3, column k0 + k.
+var<workgroup> a_t: array<vec4f, STEP * LANES>;
+var<workgroup> w_t: array<vec4f, STEP * LANES>;
 
 // #include "load_a_scalar.wgsl"
 

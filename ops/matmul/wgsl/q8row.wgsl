@@ -1,6 +1,6 @@
 // matmul/q8row: c = a @ dequant(weight)^T (F.linear), a is [M, K] f32, c is [M, N] f32, and the weight
 // [N, K] is int8: weight is [N, ceil(K/4)] u32, four two's-complement codes per word, least
-// significant byte first, and scale[n] is row n's scale. c[m, n] = scale[n] * sum_k a[m, k] * code[n, k].
+// significant byte first, and scales[n] is row n's scale. c[m, n] = scales[n] * sum_k a[m, k] * code[n, k].
 //
 // The tiling is matmul/kernel's, with the weight in b's place (see kernel.wgsl for the design and
 // why): each workgroup computes one 128 x 128 tile of c; each of its 256 invocations owns 8 x 8
@@ -22,7 +22,7 @@
 
 @group(0) @binding(0) var<storage, read> a: array<vec4f>;
 @group(0) @binding(1) var<storage, read> weight: array<u32>;
-@group(0) @binding(2) var<storage, read> scale: array<f32>;
+@group(0) @binding(2) var<storage, read> scales: array<f32>;
 @group(0) @binding(3) var<storage, read_write> c: array<vec4f>;
 @group(0) @binding(4) var<uniform> params: Params;
 
@@ -57,7 +57,7 @@ fn load_scales(col: u32) -> vec4f {
 
 // #include "store_c.wgsl"
 
-// #include "stage_t.wgsl"
+// #include "gemm_stage_t.wgsl"
 
 // #include "stage_w.wgsl"
 
@@ -67,16 +67,9 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-// #include "tile_origin.wgsl"
-  let tx = lid % HALF;
-  let ty = lid / HALF;
+// #include "tile128_origin.wgsl"
 
-  // What this invocation stages per block: four consecutive k of two rows of a (a_row and
-  // a_row + 64), and of the same two rows of the weight's block (one word of codes each).
-  let a_row = lid / 4u;
-  let a_k = (lid % 4u) * 4u;
-
-// #include "acc128.wgsl"
+// #include "gemm_acc8x8.wgsl"
 
   for (var k0 = 0u; k0 < params.k; k0 += STEP) {
     // All four loads before any store, so that they are in flight together.
@@ -94,6 +87,7 @@ fn main(
     workgroupBarrier();
   }
 
+  // The accumulators times their columns' scales, stored as tile128_store.wgsl stores them unscaled.
   let top_row = row0 + ty * 4u;
   let bottom_row = top_row + 64u;
   let left_col = col0 + tx * 4u;

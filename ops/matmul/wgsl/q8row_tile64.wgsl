@@ -1,7 +1,7 @@
 // matmul/q8row_tile64: c = a @ dequant(weight)^T (F.linear), a is [M, K] f32, c is [M, N] f32, and the
 // weight [N, K] is int8: weight is [N, ceil(K/4)] u32, four two's-complement codes per word, least
-// significant byte first, and scale[n] is row n's scale.
-// c[m, n] = scale[n] * sum_k a[m, k] * code[n, k].
+// significant byte first, and scales[n] is row n's scale.
+// c[m, n] = scales[n] * sum_k a[m, k] * code[n, k].
 //
 // The 64 x 64 tile, for problems too small to keep a GPU busy with q8row's 128 x 128 tiles (prefill
 // of a short prompt): a 64 x 64 tile of c per workgroup, 4 x 4 outputs per invocation in four named
@@ -16,11 +16,19 @@
 
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> weight: array<u32>;
-@group(0) @binding(2) var<storage, read> scale: array<f32>;
+@group(0) @binding(2) var<storage, read> scales: array<f32>;
 @group(0) @binding(3) var<storage, read_write> c: array<f32>;
 @group(0) @binding(4) var<uniform> params: Params;
 
-// #include "tile64_q_stages.wgsl"
+// The geometry and the (single) stages of the 64 x 64 quantized tiles (q8row_tile64, q4g128_tile64).
+const TILE = 64u;
+const STEP = 16u; // columns of a and of the weight staged at a time
+const LANES = 16u; // vec4s across one tile row: TILE / 4
+
+// a_t[k * LANES + i] holds a[row0 + 4i .. 4i + 3, k0 + k];
+// w_t[k * LANES + j] holds the decoded weight at rows col0 + 4j .. 4j + 3, column k0 + k.
+var<workgroup> a_t: array<vec4f, STEP * LANES>;
+var<workgroup> w_t: array<vec4f, STEP * LANES>;
 
 // #include "load_a_scalar.wgsl"
 

@@ -10,7 +10,9 @@
 // The same design as kernel.wgsl's, at half the tile (see there for why): K walked 16 at a time
 // through one stage of workgroup memory (2 x 256 vec4s, 8 KiB), each invocation loading two vec4s of
 // a and two of b per block and storing them, a barrier, the block's 16 k-steps written out inline in
-// main (k_steps64.wgsl), a barrier.
+// main, a barrier. Everything of main after its setup (accumulators, the walk over K, the stores)
+// is harness/wgsl/gemm64_main_body.wgsl, shared with stft's and mel's gathered GEMM
+// (gemm64_gathered.wgsl), and its k-steps are gemm64_k_steps.wgsl there.
 //
 // a's block is staged transposed, so one vec4 read gives an invocation four of its rows at one k,
 // and b's block as vec4s along a row. a, b and c are read and written a vec4 at a time when their
@@ -38,7 +40,7 @@ var<workgroup> b_s: array<vec4f, STEP * LANES>;
 
 // #include "store_c.wgsl"
 
-// #include "stage_t.wgsl"
+// #include "gemm_stage_t.wgsl"
 
 @compute @workgroup_size(128)
 fn main(
@@ -46,7 +48,16 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-// #include "tile_origin.wgsl"
+// The tile of c this workgroup computes, at (row0, col0): tiles beyond 65,535 fold into y, and a
+// workgroup past the last tile returns.
+  let tiles_n = (params.n + TILE_N - 1u) / TILE_N;
+  let tiles = ((params.m + TILE_M - 1u) / TILE_M) * tiles_n;
+  let tile = wid.x + wid.y * groups.x;
+  if (tile >= tiles) {
+    return;
+  }
+  let row0 = (tile / tiles_n) * TILE_M;
+  let col0 = (tile % tiles_n) * TILE_N;
   let tx = lid % LANES;
   let ty = lid / LANES;
 
@@ -58,41 +69,5 @@ fn main(
   let b_col = col0 + (lid % LANES) * 4u;
   let b_slot = b_k * LANES + lid % LANES;
 
-  // The 8 x 4 outputs of this invocation, one vec4 per row: acc0-3 the top rows, acc4-7 the bottom ones.
-  var acc0 = vec4f(0.0);
-  var acc1 = vec4f(0.0);
-  var acc2 = vec4f(0.0);
-  var acc3 = vec4f(0.0);
-  var acc4 = vec4f(0.0);
-  var acc5 = vec4f(0.0);
-  var acc6 = vec4f(0.0);
-  var acc7 = vec4f(0.0);
-
-  for (var k0 = 0u; k0 < params.k; k0 += STEP) {
-    // All four loads before any store, so that they are in flight together.
-    let a_top = load_a(row0 + a_row, k0 + a_k);
-    let a_bottom = load_a(row0 + a_row + 32u, k0 + a_k);
-    let b_top = load_b(k0 + b_k, b_col);
-    let b_bottom = load_b(k0 + b_k + 8u, b_col);
-    stage_t(a_row, a_k, a_top);
-    stage_t(a_row + 32u, a_k, a_bottom);
-    b_s[b_slot] = b_top;
-    b_s[b_slot + 8u * LANES] = b_bottom;
-    workgroupBarrier();
-// #include "k_steps64.wgsl"
-    // The next block's stores wait until every invocation has read this one.
-    workgroupBarrier();
-  }
-
-  let top_row = row0 + ty * 4u;
-  let bottom_row = top_row + 32u;
-  let col = col0 + tx * 4u;
-  store_c(top_row, col, acc0);
-  store_c(top_row + 1u, col, acc1);
-  store_c(top_row + 2u, col, acc2);
-  store_c(top_row + 3u, col, acc3);
-  store_c(bottom_row, col, acc4);
-  store_c(bottom_row + 1u, col, acc5);
-  store_c(bottom_row + 2u, col, acc6);
-  store_c(bottom_row + 3u, col, acc7);
+// #include "gemm64_main_body.wgsl"
 }

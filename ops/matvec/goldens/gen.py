@@ -79,7 +79,7 @@ def q8_case(N, K, seed):
     codes, scales = quantize(w, 127, K)
     scale = scales[:, 0]
     y = (codes.double() @ x) * scale.double()
-    case = {"N": N, "K": K, "seed": seed, "packed": pack(codes, 8), "scale": scale.tolist(), "y": y.tolist()}
+    case = {"N": N, "K": K, "seed": seed, "packed": pack(codes, 8), "scales": scale.tolist(), "y": y.tolist()}
     if N * K <= 1024:
         case["codes"] = codes.flatten().tolist()
     return case
@@ -116,7 +116,7 @@ def q4_conventions():
     absmax = w.abs().amax(-1, keepdim=True)
     reciprocal = torch.where(absmax > 0, 7 / absmax, torch.zeros_like(absmax))
     inverse_scale = torch.where(scales.double() > 0, 1 / scales.double(), torch.zeros_like(scales.double()))
-    return {"N": 4, "K": 7, "w": w.flatten().tolist(), "codes": codes.flatten().tolist(),
+    return {"N": 4, "K": 7, "x": w.flatten().tolist(), "codes": codes.flatten().tolist(),
             "scales": scales.flatten().tolist(),
             "codes_half_to_even": torch.round(w * reciprocal).to(torch.int64).flatten().tolist(),
             "codes_reciprocal_of_f32_scale": round_half_up(w * inverse_scale).to(torch.int64).flatten().tolist()}

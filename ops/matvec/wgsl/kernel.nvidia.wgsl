@@ -15,7 +15,16 @@
 // element by element, as components of the same vec4 bindings.
 // More than 65,535 workgroups fold into y: group = id.x + id.y * num_workgroups.x, rows bound-checked.
 
-// #include "kernel_bindings.wgsl"
+// The params and bindings of matvec/kernel (both variants).
+struct Params {
+  n: u32, // rows of weight, length of y
+  k: u32, // columns of weight, length of x
+}
+
+@group(0) @binding(0) var<storage, read> weight: array<vec4f>;
+@group(0) @binding(1) var<storage, read> x: array<vec4f>;
+@group(0) @binding(2) var<storage, read_write> y: array<f32>;
+@group(0) @binding(3) var<uniform> params: Params;
 
 const LANES = 32u; // invocations per row
 const ROWS = 8u; // rows per workgroup
@@ -29,7 +38,14 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_id) lid: vec3u,
 ) {
-// #include "kernel_setup.wgsl"
+// This invocation's row and lane, and its four accumulators.
+  let row = (wid.x + wid.y * groups.x) * ROWS + lid.y;
+  let lane = lid.x;
+  let k = params.k;
+  var acc0 = vec4f(0.0);
+  var acc1 = vec4f(0.0);
+  var acc2 = vec4f(0.0);
+  var acc3 = vec4f(0.0);
   if (row < params.n) {
     if (k % 4u == 0u) {
       let quads = k / 4u;
@@ -53,5 +69,24 @@ fn main(
     }
   }
 
-// #include "kernel_reduce.wgsl"
+// The two-round reduction of the row's LANES partial sums in workgroup memory (8 invocations add
+// SPAN each, then one adds the 8) and the store of y[row].
+  let first = lid.y * LANES;
+  partial[first + lane] = dot(acc0 + acc1 + acc2 + acc3, vec4f(1.0));
+  workgroupBarrier();
+  if (lane < 8u) {
+    var s = 0.0;
+    for (var j = 0u; j < SPAN; j++) {
+      s += partial[first + lane * SPAN + j];
+    }
+    partial[first + lane * SPAN] = s;
+  }
+  workgroupBarrier();
+  if (lane == 0u && row < params.n) {
+    var s = 0.0;
+    for (var j = 0u; j < 8u; j++) {
+      s += partial[first + j * SPAN];
+    }
+    y[row] = s;
+  }
 }

@@ -45,7 +45,18 @@
 // padding, is read with the x lanes past K replaced by 0 (and x past its end not read) so that the
 // padding never counts.
 
-// #include "q4g128_bindings.wgsl"
+// The params and bindings of matvec/q4g128 (both variants).
+// The params of the quantized kernels (q8row, q4g128).
+struct Params {
+  n: u32, // rows, length of y
+  k: u32, // columns, length of x
+}
+
+@group(0) @binding(0) var<storage, read> weight: array<vec4u>;
+@group(0) @binding(1) var<storage, read> scales: array<f32>;
+@group(0) @binding(2) var<storage, read> x: array<vec4f>;
+@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+@group(0) @binding(4) var<uniform> params: Params;
 
 const LANES = 64u; // invocations across K
 const GROUPS = 4u; // groups of four rows per workgroup
@@ -65,7 +76,18 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_id) lid: vec3u,
 ) {
-// #include "q_rows.wgsl"
+// The start of the NVIDIA quantized kernels' main: this invocation's lane across K and its four rows,
+// r0..r3, clamped to N - 1 (rows past N are read as row N - 1, so that no load needs a guard, and
+// never written). More than 65,535 workgroups fold into y: group = id.x + id.y * num_workgroups.x.
+  let lane = lid.x;
+  let n = params.n;
+  let k = params.k;
+  let row = ((wid.x + wid.y * groups.x) * GROUPS + lid.y) * 4u; // this invocation's first row
+  let r0 = min(row, n - 1u);
+  let r1 = min(row + 1u, n - 1u);
+  let r2 = min(row + 2u, n - 1u);
+  let r3 = min(row + 3u, n - 1u);
+  let first = lid.y * LANES; // this row group's partial sums in scratch
   var a0 = 0.0; // row r0's dot product
   var a1 = 0.0;
   var a2 = 0.0;
@@ -222,7 +244,25 @@ fn main(
   workgroupBarrier(); // the last x tile is no longer read: its memory takes the partial sums
   scratch[first + lane] = vec4f(a0, a1, a2, a3);
   workgroupBarrier();
-// #include "q_tree.wgsl"
+// The end of the NVIDIA quantized kernels' tree reduction. Each row group's partial sums (a vec4
+// each: its four rows) are in scratch[first + lane] for lanes below 64 (a kernel of 128 lanes has
+// added its upper half), past a barrier; six halvings in place, every addition of a halving at once
+// and a barrier after each, leave the four rows' dot products in scratch[first].
+  if (lane < 32u) { scratch[first + lane] += scratch[first + lane + 32u]; }
+  workgroupBarrier();
+  if (lane < 16u) { scratch[first + lane] += scratch[first + lane + 16u]; }
+  workgroupBarrier();
+// The last four halvings of the tree reduction (all of it in q8row_rows64): each row group's partial sums (a vec4 each: its four rows) in scratch[first + lane]
+// for lanes below 16, past a barrier, halved in place, every addition of a halving at once and a
+// barrier after each, leave the four rows' dot products in scratch[first].
+  if (lane < 8u) { scratch[first + lane] += scratch[first + lane + 8u]; }
+  workgroupBarrier();
+  if (lane < 4u) { scratch[first + lane] += scratch[first + lane + 4u]; }
+  workgroupBarrier();
+  if (lane < 2u) { scratch[first + lane] += scratch[first + lane + 2u]; }
+  workgroupBarrier();
+  if (lane == 0u) { scratch[first] += scratch[first + 1u]; }
+  workgroupBarrier();
   if (lane < 4u && row + lane < n) {
     y[row + lane] = scratch[first][lane];
   }

@@ -25,7 +25,18 @@
 // x lanes past K replaced by 0 (and x past its end not read) so that the padding never counts.
 // More than 65,535 workgroups fold into y: group = id.x + id.y * num_workgroups.x.
 
-// #include "q4g128_bindings.wgsl"
+// The params and bindings of matvec/q4g128 (both variants).
+// The params of the quantized kernels (q8row, q4g128).
+struct Params {
+  n: u32, // rows, length of y
+  k: u32, // columns, length of x
+}
+
+@group(0) @binding(0) var<storage, read> weight: array<vec4u>;
+@group(0) @binding(1) var<storage, read> scales: array<f32>;
+@group(0) @binding(2) var<storage, read> x: array<vec4f>;
+@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+@group(0) @binding(4) var<uniform> params: Params;
 
 const LANES = 64u; // invocations across K
 const GROUPS = 4u; // groups of four rows per workgroup
@@ -140,7 +151,17 @@ fn main(
 
   let first = lid.y * LANES;
   partial[first + lane] = acc;
-// #include "q_reduce.wgsl"
+// The two-round reduction of the workgroup's partial sums (each a vec4: four rows): 8 invocations
+// add SPAN each, in place; the caller's invocation 0 then adds the 8.
+  workgroupBarrier();
+  if (lane < 8u) {
+    var s = vec4f(0.0);
+    for (var j = 0u; j < SPAN; j++) {
+      s += partial[first + lane * SPAN + j];
+    }
+    partial[first + lane * SPAN] = s;
+  }
+  workgroupBarrier();
   if (lane == 0u) {
     var s = vec4f(0.0);
     for (var j = 0u; j < 8u; j++) {

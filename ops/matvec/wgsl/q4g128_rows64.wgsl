@@ -26,7 +26,18 @@
 // padding, is read with the x lanes past K replaced by 0 (and x past its end not read) so that the
 // padding never counts.
 
-// #include "q4g128_bindings.wgsl"
+// The params and bindings of matvec/q4g128 (both variants).
+// The params of the quantized kernels (q8row, q4g128).
+struct Params {
+  n: u32, // rows, length of y
+  k: u32, // columns, length of x
+}
+
+@group(0) @binding(0) var<storage, read> weight: array<vec4u>;
+@group(0) @binding(1) var<storage, read> scales: array<f32>;
+@group(0) @binding(2) var<storage, read> x: array<vec4f>;
+@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+@group(0) @binding(4) var<uniform> params: Params;
 
 const LANES = 8u; // invocations across K
 const GROUPS = 32u; // groups of two rows per workgroup

@@ -1,4 +1,4 @@
-// matvec/q8row: y[n] = scale[n] * sum_k code[n, k] * x[k] (W8A32). The weight is [N, ceil(K/4)] u32,
+// matvec/q8row: y[n] = scales[n] * sum_k code[n, k] * x[k] (W8A32). The weight is [N, ceil(K/4)] u32,
 // four two's-complement codes per word, least significant byte first; scale is [N]; x is [K].
 //
 // Each invocation sums four rows at once (the same columns of each), so that every vec4 of x it
@@ -22,7 +22,18 @@
 // lanes past K replaced by 0 so that neither the padding codes nor whatever follows x count.
 // More than 65,535 workgroups fold into y: group = id.x + id.y * num_workgroups.x.
 
-// #include "q8row_bindings.wgsl"
+// The params and bindings of matvec/q8row (both variants).
+// The params of the quantized kernels (q8row, q4g128).
+struct Params {
+  n: u32, // rows, length of y
+  k: u32, // columns, length of x
+}
+
+@group(0) @binding(0) var<storage, read> weight: array<vec4u>;
+@group(0) @binding(1) var<storage, read> scales: array<f32>;
+@group(0) @binding(2) var<storage, read> x: array<vec4f>;
+@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+@group(0) @binding(4) var<uniform> params: Params;
 
 const LANES = 64u; // invocations across K
 const GROUPS = 4u; // groups of four rows per workgroup
@@ -103,7 +114,17 @@ fn main(
 
   let first = lid.y * LANES;
   partial[first + lane] = sums();
-// #include "q_reduce.wgsl"
+// The two-round reduction of the workgroup's partial sums (each a vec4: four rows): 8 invocations
+// add SPAN each, in place; the caller's invocation 0 then adds the 8.
+  workgroupBarrier();
+  if (lane < 8u) {
+    var s = vec4f(0.0);
+    for (var j = 0u; j < SPAN; j++) {
+      s += partial[first + lane * SPAN + j];
+    }
+    partial[first + lane * SPAN] = s;
+  }
+  workgroupBarrier();
   if (lane == 0u) {
     var s = vec4f(0.0);
     for (var j = 0u; j < 8u; j++) {
@@ -111,7 +132,7 @@ fn main(
     }
     for (var r = 0u; r < 4u; r++) {
       if (row + r < params.n) {
-        y[row + r] = scale[row + r] * s[r];
+        y[row + r] = scales[row + r] * s[r];
       }
     }
   }

@@ -1,6 +1,6 @@
 """Goldens for ops/quantize from torch (run on the GPU machine: python3 ops/quantize/goldens/gen.py).
 
-Writes quantize.json beside this file. Each case is a float32 matrix x [N, K] and what per-row
+Writes quantize.json beside this file. Each case is a float32 matrix x [rows, cols] and what per-row
 absmax int8 quantization gives for it:
 
 - scales = absmax / 127, a float32 division on the float32 absmax;
@@ -48,8 +48,8 @@ matrices["exact_quotient"] = torch.tensor([[1.0, 0.5 / 127]], dtype=torch.float3
 cases = []
 for label, x in matrices.items():
     codes, scales = quantize(x)
-    n, k = x.shape
-    cases.append({"label": label, "N": n, "K": k, "x": f32list(x), "codes": codes.flatten().tolist(),
+    rows, cols = x.shape
+    cases.append({"label": label, "rows": rows, "cols": cols, "x": f32list(x), "codes": codes.flatten().tolist(),
                   "scales": f32list(scales)})
 
 out = pathlib.Path(__file__).with_name("quantize.json")

@@ -1,6 +1,6 @@
 """Goldens for ops/reduce from torch (run on the GPU machine: python3 ops/reduce/goldens/gen.py).
 
-Writes reduce.json beside this file: torch.sum / amax / amin / mean(x, dim=axis) on CPU in float32.
+Writes reduce.json beside this file: torch.sum / amax / amin / mean(x, dim) on CPU in float32.
 Inputs are not stored: x is pattern(n) reshaped, a formula reduce.test.ts repeats. Its values are
 multiples of 1/64 in [-2, 2), exact in float32, and so is every partial sum of up to 4099 of them,
 whatever the order. JSON has no NaN or infinities: they are written as "NaN", "Infinity", "-Infinity".
@@ -8,8 +8,8 @@ whatever the order. JSON has no NaN or infinities: they are written as "NaN", "I
 import json, math, pathlib, torch
 
 FUNCTIONS = {"sum": torch.sum, "max": torch.amax, "min": torch.amin, "mean": torch.mean}
-# Lengths 1, 255, 257 and 4099 along the reduced axis; axes 0 and 1 of a non-square matrix; axis -1
-# beside axis rank - 1; earlier axes of rank 3 and 4.
+# Lengths 1, 255, 257 and 4099 along the reduced axis; axes 0 and 1 of a non-square matrix; dim -1
+# beside dim rank - 1; earlier axes of rank 3 and 4.
 SHAPES = [([1], 0), ([255], 0), ([257], -1), ([3, 4099], 1), ([4099, 3], 0), ([5, 7], 0), ([5, 7], 1),
           ([2, 3, 4], -1), ([2, 3, 4], 2), ([2, 3, 4], 1), ([2, 3, 4], -3), ([3, 1, 2, 5], 3)]
 
@@ -32,20 +32,20 @@ def refused(fn, x, dim):
 
 
 cases = []
-for shape, axis in SHAPES:
+for shape, dim in SHAPES:
     x = pattern(math.prod(shape)).reshape(shape)
     for op, fn in FUNCTIONS.items():
-        cases.append({"op": op, "shape": shape, "axis": axis, "out": encode(fn(x, dim=axis))})
+        cases.append({"op": op, "shape": shape, "dim": dim, "out": encode(fn(x, dim=dim))})
 # An empty reduced axis: sum and mean have answers, amax and amin refuse.
 empty = torch.zeros(2, 0, 3)
 for op in ("sum", "mean"):
-    cases.append({"op": op, "shape": [2, 0, 3], "axis": 1, "out": encode(FUNCTIONS[op](empty, dim=1))})
+    cases.append({"op": op, "shape": [2, 0, 3], "dim": 1, "out": encode(FUNCTIONS[op](empty, dim=1))})
 nan_x = torch.tensor([[1.0, math.nan, 3.0, 2.0], [-math.inf, 2.0, 0.0, 5.0], [4.0, 1.0, math.nan, -math.inf]])
 meta = {
     "torch": torch.__version__,
-    "nan": {"shape": [3, 4], "axis": 1, "x": encode(nan_x),
+    "nan": {"shape": [3, 4], "dim": 1, "x": encode(nan_x),
             "max": encode(torch.amax(nan_x, dim=1)), "min": encode(torch.amin(nan_x, dim=1))},
-    "empty": {"shape": [2, 0, 3], "axis": 1,
+    "empty": {"shape": [2, 0, 3], "dim": 1,
               "max_refused": refused(torch.amax, empty, 1), "min_refused": refused(torch.amin, empty, 1)},
 }
 out = pathlib.Path(__file__).with_name("reduce.json")

@@ -32,11 +32,11 @@ def f32_json(t):
 
 
 def case(label, x, weight, eps, out_stride=1):
-    N, D = x.shape
-    out = F.rms_norm(x.double(), (D,), eps=eps)
+    rows, cols = x.shape
+    out = F.rms_norm(x.double(), (cols,), eps=eps)
     if weight is not None:
-        out = out * weight.double()[torch.arange(N) % weight.shape[0]]
-    return {"label": label, "N": N, "D": D, "eps": eps, "x": f32_json(x),
+        out = out * weight.double()[torch.arange(rows) % weight.shape[0]]
+    return {"label": label, "rows": rows, "cols": cols, "eps": eps, "x": f32_json(x),
             "weight": None if weight is None else f32_json(weight),
             "out": f32_json(out.float().flatten()[::out_stride]), "out_stride": out_stride}
 

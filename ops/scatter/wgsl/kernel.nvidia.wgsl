@@ -1,21 +1,21 @@
 // scatter/kernel.nvidia: out[n, index[n, k]] += src[n, k] for every (n, k); an index outside
-// [0, D) is dropped. The same sums as the portable kernel (f32 adds by compare-exchange on the
+// [0, cols) is dropped. The same sums as the portable kernel (f32 adds by compare-exchange on the
 // value's bits, in whatever order they land), with the adding moved into workgroup memory.
 //
-// mode "rows" (D <= 4096, one row of the output fits in workgroup memory): each workgroup takes
-// blocks of `rows` whole rows (rows * D <= 4096), dealt in a grid-stride loop: it zeroes a
+// mode "rows" (cols <= 4096, one row of the output fits in workgroup memory): each workgroup takes
+// blocks of `rows` whole rows (rows * cols <= 4096), dealt in a grid-stride loop: it zeroes a
 // workgroup-memory copy of the block's output rows, adds every source of those rows into it with
 // workgroup atomics, then writes the rows out once, consecutively. Global memory sees src and
-// index read once and out written once, with no atomic traffic; sources stream as vec4s when K is
+// index read once and out written once, with no atomic traffic; sources stream as vec4s when indexCols is
 // a multiple of 4.
-// mode "flat" (D > 4096): one source element at a time over a grid-stride loop, added into out
+// mode "flat" (cols > 4096): one source element at a time over a grid-stride loop, added into out
 // with global atomics, as the portable kernel; out must then be zero when the dispatch starts.
 // The grid may have any shape; the host dispatches at most 65,535 workgroups in x.
 struct Params {
-  total: u32,  // N * K, source elements
-  k: u32,      // K, source columns
-  d: u32,      // D, output columns (< 2^31)
-  n: u32,      // N, rows
+  total: u32,  // rows * indexCols, source elements
+  k: u32,      // indexCols, source columns
+  d: u32,      // cols, output columns (< 2^31)
+  n: u32,      // rows
   rows: u32,   // rows per block in mode "rows"; 0 selects mode "flat"
 }
 
@@ -60,7 +60,7 @@ fn src_at(i: u32) -> f32 {
 }
 
 fn index_at(i: u32) -> u32 {
-  // A negative index reinterpreted as u32 is at least 2^31 > D, so one comparison drops both ends.
+  // A negative index reinterpreted as u32 is at least 2^31 > cols, so one comparison drops both ends.
   return bitcast<u32>(index[i >> 2u][i & 3u]);
 }
 
@@ -72,25 +72,25 @@ fn add_source(base: u32, column: u32, value: f32) {
 }
 
 fn rows_mode(lid: u32, first: u32, groups: u32) {
-  let K = params.k;
-  let D = params.d;
+  let indexCols = params.k;
+  let cols = params.d;
   let per = params.rows;
   let blocks = (params.n + per - 1u) / per;
   for (var b = first; b < blocks; b += groups) {
     let n0 = b * per;
     let count = min(per, params.n - n0);
-    for (var s = lid; s < count * D; s += WG) {
+    for (var s = lid; s < count * cols; s += WG) {
       atomicStore(&sums[s], 0u);
     }
     workgroupBarrier();
-    let start = n0 * K;
-    let sources = count * K;
-    if ((K & 3u) == 0u) {
-      // Four sources of one row per vec4 (rows start on a vec4 when K % 4 == 0).
+    let start = n0 * indexCols;
+    let sources = count * indexCols;
+    if ((indexCols & 3u) == 0u) {
+      // Four sources of one row per vec4 (rows start on a vec4 when indexCols % 4 == 0).
       for (var q = lid; q < sources / 4u; q += WG) {
         let values = src[start / 4u + q];
         let columns = bitcast<vec4u>(index[start / 4u + q]);
-        let base = ((4u * q) / K) * D;
+        let base = ((4u * q) / indexCols) * cols;
         add_source(base, columns.x, values.x);
         add_source(base, columns.y, values.y);
         add_source(base, columns.z, values.z);
@@ -98,12 +98,12 @@ fn rows_mode(lid: u32, first: u32, groups: u32) {
       }
     } else {
       for (var j = lid; j < sources; j += WG) {
-        add_source((j / K) * D, index_at(start + j), src_at(start + j));
+        add_source((j / indexCols) * cols, index_at(start + j), src_at(start + j));
       }
     }
     workgroupBarrier();
-    let out0 = n0 * D;
-    for (var s = lid; s < count * D; s += WG) {
+    let out0 = n0 * cols;
+    for (var s = lid; s < count * cols; s += WG) {
       atomicStore(&out[out0 + s], atomicLoad(&sums[s]));
     }
     // The next block zeroes the sums only after every invocation has written this one out.

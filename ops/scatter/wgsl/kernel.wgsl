@@ -1,10 +1,10 @@
-// scatter/kernel: out[n, index[n, k]] += src[n, k] for every (n, k); an index outside [0, D) is dropped.
+// scatter/kernel: out[n, index[n, k]] += src[n, k] for every (n, k); an index outside [0, cols) is dropped.
 // One source element per invocation; the workgroup grid may be folded into y when it exceeds 65,535.
 // out must be zero when the dispatch starts: the kernel only adds to it.
 struct Params {
-  total: u32,  // N * K, source elements
-  k: u32,      // K, source columns
-  d: u32,      // D, output columns (< 2^31)
+  total: u32,  // rows * indexCols, source elements
+  k: u32,      // indexCols, source columns
+  d: u32,      // cols, output columns (< 2^31)
 }
 
 @group(0) @binding(0) var<storage, read> src: array<f32>;
@@ -33,7 +33,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) grou
   if (i >= params.total) {
     return;
   }
-  // A negative index reinterpreted as u32 is at least 2^31 > D, so one comparison drops both ends.
+  // A negative index reinterpreted as u32 is at least 2^31 > cols, so one comparison drops both ends.
   let column = bitcast<u32>(index[i]);
   if (column >= params.d) {
     return;

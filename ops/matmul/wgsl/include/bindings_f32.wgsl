@@ -1,4 +1,5 @@
-// The params and bindings of the f32 GEMMs (kernel, tile64): a, b and c as vec4s.
+// The params and bindings of the f32 GEMMs (kernel, tile64): a, b and c as vec4s, so that a row
+// whose length is a multiple of 4 is read and written a vec4 at a time.
 // #include "params.wgsl"
 
 @group(0) @binding(0) var<storage, read> a: array<vec4f>;

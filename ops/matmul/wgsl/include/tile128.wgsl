@@ -1,7 +1,8 @@
-// The 128 x 128 tile of matmul/kernel and matmul/f16storage: everything but the bindings and the
-// staging loads, which the including kernel declares: the checked load_a(row, k) and load_b(k, col),
-// each four consecutive f32 values, zeros outside the matrix, and the unchecked a_quad(i) and
-// b_quad(i), vec4 i of the matrix as f32. See kernel.wgsl for the design.
+// The 128 x 128 tile of matmul/kernel and matmul/f16storage (kernel.wgsl says the design and why):
+// its constants, workgroup memory and main, all of the kernel but its bindings and loads. The
+// including kernel declares Params and params (m, n, k), c as array<vec4f>, and the staging loads:
+// the checked load_a(row, k) and load_b(k, col), each four consecutive f32 values, zeros outside
+// the matrix, and the unchecked a_quad(i) and b_quad(i), vec4 i of a and of b as f32.
 const TILE_M = 128u;
 const TILE_N = 128u;
 const STEP = 16u; // columns of a (rows of b) per block
@@ -15,7 +16,7 @@ var<workgroup> b_s: array<vec4f, STEP * LANES>;
 
 // #include "store_c.wgsl"
 
-// #include "stage_t.wgsl"
+// #include "gemm_stage_t.wgsl"
 
 @compute @workgroup_size(256)
 fn main(
@@ -23,14 +24,8 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-// #include "tile_origin.wgsl"
-  let tx = lid % HALF;
-  let ty = lid / HALF;
-
-  // What this invocation stages per block: four consecutive k of two rows of a (a_row and
-  // a_row + 64), and four consecutive columns of two rows of b (b_k and b_k + 8).
-  let a_row = lid / 4u;
-  let a_k = (lid % 4u) * 4u;
+// #include "tile128_origin.wgsl"
+  // And four consecutive columns of two rows of b (b_k and b_k + 8).
   let b_k = lid / LANES;
   let b_col = col0 + (lid % LANES) * 4u;
   let b_slot = b_k * LANES + lid % LANES;
@@ -49,7 +44,7 @@ fn main(
   let b_top_at = b_k * nq + b_col / 4u;
   let b_bottom_at = b_top_at + 8u * nq;
 
-// #include "acc128.wgsl"
+// #include "gemm_acc8x8.wgsl"
 
   for (var k0 = 0u; k0 < params.k; k0 += STEP) {
     // All four loads before any store, so that they are in flight together.
@@ -97,6 +92,6 @@ fn main(
     c[c_at + 67u * nq] = acc7_left;
     c[c_at + 67u * nq + HALF] = acc7_right;
   } else {
-// #include "store_acc128.wgsl"
+// #include "tile128_store.wgsl"
   }
 }

@@ -1,5 +1,7 @@
-// Multiplies the staged step into the 4 x 4 block (acc0-3: rows 4ty..4ty+3, columns 4tx..4tx+3),
-// between barriers: after the stage is written, and before the next step overwrites it.
+// One step of the 64 x 64 quantized tiles (q4g128_tile64, q8row_tile64), after the kernel has
+// staged a's block (a_t) and the decoded weight's (w_t): a barrier, the step's 16 k multiplied into
+// the 4 x 4 block of acc0-3 (rows 4ty..4ty+3, columns 4tx..4tx+3; tile64_q_setup.wgsl), a barrier
+// before the next step overwrites the stage. Needs the kernels' STEP and LANES.
     workgroupBarrier();
     for (var k = 0u; k < STEP; k++) {
       let av = a_t[k * LANES + ty];

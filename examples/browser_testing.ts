@@ -1,0 +1,99 @@
+/**
+ * Test helpers for pages in a real browser (Deno-only, for tests): Debian's Chromium, headless,
+ * driven by playwright-core, on the WebGPU adapter it finds (SwiftShader on a machine with no GPU).
+ * Each page is served by `examples/serve.ts` and imports the package bundled for the browser
+ * (`/bundle/...`), as esm.sh serves it; a screenshot of each is saved to `.screenshots/<name>.png`
+ * for a person to look at.
+ *
+ * Without Chromium the tests are ignored with the reason, except under `CI=true`, where they fail.
+ *
+ * @module
+ */
+import { chromium } from "playwright-core";
+import * as esbuild from "esbuild";
+import { staticHandler } from "./serve.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--enable-unsafe-webgpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+];
+const hasChromium = await Deno.stat(CHROMIUM).then((s) => s.isFile, () => false);
+const inCI = Deno.env.get("CI") === "true";
+/** The repository root. */
+export const root: URL = new URL("../", import.meta.url);
+
+/** A browser page. */
+export type Page = import("playwright-core").Page;
+
+/** What a page test gets: the page, its console messages so far, and where to save its screenshot. */
+export interface PageRun {
+  page: Page;
+  consoleErrors: string[];
+  consoleLogs: string[];
+  screenshot: (name: string) => Promise<void>;
+}
+
+/**
+ * Registers a test that opens `path` on a fresh server and browser and runs `fn` on it.
+ *
+ * @param name the test's name
+ * @param path the page, relative to the repository root
+ * @param fn the checks
+ * @param prepare routes to set up before the page loads, given the server's origin
+ */
+export function pageTest(
+  name: string,
+  path: string,
+  fn: (run: PageRun) => Promise<void>,
+  prepare?: (page: Page, origin: string) => Promise<void>,
+): void {
+  if (!hasChromium && inCI) {
+    Deno.test(name, () => {
+      throw new Error(`CI=true but ${CHROMIUM} is missing: .ci/run installs Debian's chromium`);
+    });
+    return;
+  }
+  Deno.test({
+    name: hasChromium ? name : `${name} (ignored: no ${CHROMIUM})`,
+    ignore: !hasChromium,
+    sanitizeResources: false,
+    sanitizeOps: false,
+    fn: async () => {
+      const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, staticHandler(root.pathname));
+      const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+      try {
+        const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+        const consoleErrors: string[] = [];
+        const consoleLogs: string[] = [];
+        page.on("console", (m) => {
+          if (m.type() === "error") consoleErrors.push(m.text());
+          if (m.type() === "log") consoleLogs.push(m.text());
+        });
+        page.on("pageerror", (e) => consoleErrors.push(e.message));
+        // The browser asks every page for a favicon; there is none, and its 404 is not the page's error.
+        await page.route("**/favicon.ico", (route) => route.fulfill({ status: 204, body: "" }));
+        const origin = `http://127.0.0.1:${server.addr.port}`;
+        await prepare?.(page, origin);
+        await page.goto(`${origin}/${path}`);
+        await fn({
+          page,
+          consoleErrors,
+          consoleLogs,
+          screenshot: async (file) => {
+            await Deno.mkdir(new URL(".screenshots/", root), { recursive: true });
+            await page.screenshot({ path: new URL(`.screenshots/${file}.png`, root).pathname, fullPage: true });
+          },
+        });
+      } finally {
+        await browser.close();
+        await server.shutdown();
+        await esbuild.stop();
+      }
+    },
+  });
+}

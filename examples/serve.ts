@@ -1,0 +1,163 @@
+/**
+ * The static server for the example pages and the weights they load. A CLI (Deno):
+ *
+ * ```sh
+ * deno task serve [--port 8000] [--root .]
+ * ```
+ *
+ * It serves the files under `root` with byte ranges (`Range: bytes=a-b`, `a-`, `-n` give 206 with
+ * `Content-Range`; a range past the end gives 416), so a page can resume a download, and
+ * `/bundle/<subpath>.js`: the package's export `<subpath>` (`mod` for `.`, `ops/softmax`,
+ * `harness`, ...) bundled for the browser by esbuild, as esm.sh serves a JSR package to a page.
+ * Paths that leave `root` are refused.
+ *
+ * @module
+ */
+
+import * as esbuild from "esbuild";
+import { parseArgs } from "node:util";
+
+const CONTENT_TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".txt": "text/plain; charset=utf-8",
+  ".md": "text/markdown; charset=utf-8",
+  ".wgsl": "text/plain; charset=utf-8",
+};
+
+/** A parsed `Range` header: the inclusive byte range to send, or `"unsatisfiable"`. */
+export type ByteRange = { start: number; end: number } | "unsatisfiable";
+
+/**
+ * Parses a single-range `Range` header against a file size (RFC 9110 §14.1.2).
+ *
+ * @param header the header's value, e.g. `bytes=100-199`
+ * @param size the file's size in bytes
+ * @returns the inclusive range, `"unsatisfiable"`, or null when the header is absent or not a
+ *   single byte range (the whole file is then sent, as the RFC allows)
+ */
+export function parseRange(header: string | null, size: number): ByteRange | null {
+  const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
+  if (!match || (match[1] === "" && match[2] === "")) return null;
+  if (match[1] === "") {
+    const suffix = Number(match[2]);
+    if (suffix === 0 || size === 0) return "unsatisfiable";
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(match[1]);
+  const end = match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1);
+  if (start >= size || end < start) return "unsatisfiable";
+  return { start, end };
+}
+
+/**
+ * Bundles one of the package's exports for the browser.
+ *
+ * @param root the package root (holding deno.json)
+ * @param subpath `mod` for `.`, otherwise the export's name without `./`
+ * @returns the ESM bundle, or null when the package has no such export
+ */
+export async function bundleExport(root: string, subpath: string): Promise<string | null> {
+  const config = JSON.parse(await Deno.readTextFile(`${root}/deno.json`));
+  const entry = (config.exports as Record<string, string>)[subpath === "mod" ? "." : `./${subpath}`];
+  if (!entry) return null;
+  const result = await esbuild.build({
+    entryPoints: [`${root}/${entry}`],
+    bundle: true,
+    platform: "browser",
+    format: "esm",
+    write: false,
+    logLevel: "silent",
+  });
+  return result.outputFiles[0].text;
+}
+
+/**
+ * The request handler: files under `root` with ranges, and `/bundle/<subpath>.js`.
+ *
+ * @param root the directory served
+ * @returns a handler for `Deno.serve`
+ */
+export function staticHandler(root: string): (request: Request) => Promise<Response> {
+  const base = Deno.realPathSync(root);
+  return async (request) => {
+    const url = new URL(request.url);
+    const path = decodeURIComponent(url.pathname);
+    const bundled = /^\/bundle\/(.+)\.js$/.exec(path);
+    if (bundled) {
+      const text = await bundleExport(base, bundled[1]);
+      if (text === null) return new Response(`no export ${bundled[1]}\n`, { status: 404 });
+      return new Response(text, { headers: { "content-type": CONTENT_TYPES[".js"], "cache-control": "no-cache" } });
+    }
+    let file: string;
+    try {
+      file = Deno.realPathSync(`${base}${path.endsWith("/") ? `${path}index.html` : path}`);
+    } catch {
+      return new Response("not found\n", { status: 404 });
+    }
+    if (file !== base && !file.startsWith(`${base}/`)) return new Response("outside the root\n", { status: 403 });
+    const info = await Deno.stat(file);
+    if (!info.isFile) return new Response("not a file\n", { status: 404 });
+    const extension = /\.[^./]+$/.exec(file)?.[0] ?? "";
+    const headers = new Headers({
+      "content-type": CONTENT_TYPES[extension] ?? "application/octet-stream",
+      "accept-ranges": "bytes",
+      "cache-control": "no-cache",
+    });
+    const range = parseRange(request.headers.get("range"), info.size);
+    if (range === "unsatisfiable") {
+      headers.set("content-range", `bytes */${info.size}`);
+      return new Response(null, { status: 416, headers });
+    }
+    const { start, end } = range ?? { start: 0, end: info.size - 1 };
+    const length = Math.max(0, end - start + 1);
+    headers.set("content-length", String(length));
+    if (range) headers.set("content-range", `bytes ${start}-${end}/${info.size}`);
+    if (request.method === "HEAD" || length === 0) {
+      return new Response(null, { status: range ? 206 : 200, headers });
+    }
+    const handle = await Deno.open(file);
+    await handle.seek(start, Deno.SeekMode.Start);
+    let left = length;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const chunk = new Uint8Array(Math.min(left, 1 << 20));
+        const read = await handle.read(chunk);
+        if (read === null || read === 0) {
+          handle.close();
+          controller.error(new Error(`${file} ended before byte ${end}`));
+          return;
+        }
+        controller.enqueue(chunk.subarray(0, read));
+        left -= read;
+        if (left === 0) {
+          handle.close();
+          controller.close();
+        }
+      },
+      cancel() {
+        handle.close();
+      },
+    });
+    return new Response(body, { status: range ? 206 : 200, headers });
+  };
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: { port: { type: "string", default: "8000" }, root: { type: "string", default: "." } },
+  });
+  const port = Number(values.port);
+  const root = values.root ?? ".";
+  Deno.serve({
+    port,
+    hostname: "127.0.0.1",
+    onListen: ({ port }) => console.log(`serving ${Deno.realPathSync(root)} at http://127.0.0.1:${port}/`),
+  }, staticHandler(root));
+}

@@ -1,0 +1,75 @@
+/**
+ * Deno only: the weight cache's store in a directory on disk, and a manifest built from files on
+ * disk. Everything else in `llm/cache/` runs in a browser too; this module uses `Deno.` file APIs
+ * and is not exported from the package's browser entry point.
+ *
+ * Each key is one file in the directory, named by `encodeURIComponent(key)` (so a key's `/` cannot
+ * make a subdirectory or leave the directory), written to a temporary name and renamed into place
+ * so a crash never leaves half a part under a real key.
+ *
+ * @module
+ */
+
+import { buildManifest, type WeightManifest } from "./manifest.ts";
+import type { CacheStore } from "./store.ts";
+
+const TEMPORARY = ".writing";
+
+/**
+ * A store in a directory (created when missing).
+ *
+ * @param dir the directory
+ * @returns the store
+ * @example
+ * ```ts ignore
+ * import { WeightCache } from "@xpu/ops/llm";
+ * import { directoryStore } from "@xpu/ops/llm/cache/directory";
+ * const cache = new WeightCache(await directoryStore(".weights"));
+ * const model = await cache.load("https://example.com/model/manifest.json");
+ * ```
+ */
+export async function directoryStore(dir: string): Promise<CacheStore> {
+  await Deno.mkdir(dir, { recursive: true });
+  const path = (key: string) => `${dir}/${encodeURIComponent(key)}`;
+  return {
+    kind: "directory",
+    async get(key) {
+      try {
+        return await Deno.readFile(path(key));
+      } catch (e) {
+        if (e instanceof Deno.errors.NotFound) return undefined;
+        throw e;
+      }
+    },
+    async put(key, bytes) {
+      const target = path(key);
+      await Deno.writeFile(target + TEMPORARY, bytes);
+      await Deno.rename(target + TEMPORARY, target);
+    },
+    async delete(key) {
+      await Deno.remove(path(key)).catch((e) => {
+        if (!(e instanceof Deno.errors.NotFound)) throw e;
+      });
+    },
+    async keys() {
+      const keys: string[] = [];
+      for await (const entry of Deno.readDir(dir)) {
+        if (entry.isFile && !entry.name.endsWith(TEMPORARY)) keys.push(decodeURIComponent(entry.name));
+      }
+      return keys;
+    },
+  };
+}
+
+/**
+ * Builds the manifest of files in a directory (each read whole, one at a time).
+ *
+ * @param dir the directory the manifest will be published in
+ * @param names the files, relative to `dir`, in the manifest's order
+ * @returns the manifest; write it with `serializeManifest`
+ */
+export function manifestOfFiles(dir: string, names: string[]): Promise<WeightManifest> {
+  return buildManifest((async function* () {
+    for (const name of names) yield { name, bytes: await Deno.readFile(`${dir}/${name}`) };
+  })());
+}

@@ -1,0 +1,72 @@
+import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import { assertThrowsMessage } from "../harness/testing.ts";
+import { convertCheckpoint, main } from "./convert.ts";
+import { SafetensorsFile } from "./safetensors.ts";
+import { fileSource } from "./safetensors_file.ts";
+import { convertedMetadata } from "./weights/load.ts";
+
+const FIXTURES = new URL("./fixtures/", import.meta.url).pathname;
+
+async function open(path: string): Promise<SafetensorsFile> {
+  return SafetensorsFile.open(await fileSource(path));
+}
+
+Deno.test("convert: the tiny checkpoint converts, from bf16 and f32, to the numpy converter's bytes", async () => {
+  const out = await Deno.makeTempDir();
+  try {
+    for (const format of ["q8", "q4g128"] as const) {
+      for (const dtype of ["bf16", "f32"]) {
+        const progress: number[][] = [];
+        const dir = `${out}/${format}-${dtype}`;
+        const bytes = await convertCheckpoint(
+          `${FIXTURES}tiny-gqa/${dtype}`,
+          dir,
+          format,
+          (d, t) => progress.push([d, t]),
+        );
+        const written = await open(`${dir}/model.safetensors`);
+        const expected = await open(`${FIXTURES}tiny-gqa/expected-${format}.safetensors`);
+        assertEquals((await Deno.stat(`${dir}/model.safetensors`)).size, bytes);
+        assertEquals(written.metadata, convertedMetadata(format));
+        assertEquals(written.tensors.map((t) => t.name).sort(), expected.tensors.map((t) => t.name).sort());
+        for (const t of expected.tensors) {
+          assertEquals([written.info(t.name).dtype, written.info(t.name).shape], [t.dtype, t.shape], t.name);
+          assertEquals(await written.read(t.name), await expected.read(t.name), `${format} from ${dtype}: ${t.name}`);
+        }
+        assertEquals(
+          await Deno.readTextFile(`${dir}/config.json`),
+          await Deno.readTextFile(`${FIXTURES}tiny-gqa/${dtype}/config.json`),
+        );
+        const inputBytes = dtype === "bf16" ? 137_792 : 273_440;
+        assertEquals(progress.length, 21);
+        assertEquals(progress.at(-1)![0], progress.at(-1)![1]);
+        // Tensor data is the file less its header: the total counts input tensor bytes.
+        const input = await open(`${FIXTURES}tiny-gqa/${dtype}/model.safetensors`);
+        assertEquals(progress.at(-1)![1], inputBytes - input.dataStart);
+      }
+    }
+  } finally {
+    await Deno.remove(out, { recursive: true });
+  }
+});
+
+Deno.test("convert: refuses a converted input, an unknown format and bad arguments", async () => {
+  const out = await Deno.makeTempDir();
+  try {
+    await convertCheckpoint(`${FIXTURES}tiny-tied/bf16-sharded`, `${out}/f32`, "f32");
+    await assertThrowsMessage(() => convertCheckpoint(`${out}/f32`, `${out}/again`, "q8"), "converted to f32");
+    await assertThrowsMessage(
+      () => convertCheckpoint(`${out}/f32`, `${out}/again`, "f32"),
+      "is already converted (f32)",
+    );
+    await assertThrowsMessage(
+      () => convertCheckpoint(`${FIXTURES}tiny-gqa/bf16`, `${out}/x`, "q5" as "q8"),
+      "convert: --format must be one of f32, q8, q4g128, got q5",
+    );
+    assertEquals(await main([`${FIXTURES}tiny-gqa/bf16`]), 2);
+    assertEquals(await main([`${FIXTURES}tiny-gqa/bf16`, `${out}/cli`, "--format=q8"]), 0);
+    assertEquals((await open(`${out}/cli/model.safetensors`)).metadata.format, "q8");
+  } finally {
+    await Deno.remove(out, { recursive: true });
+  }
+});

@@ -1,0 +1,111 @@
+/**
+ * CLI (Deno only): converts a Hugging Face Llama checkpoint directory into one of our weight
+ * formats, written as `<out-dir>/model.safetensors` with `__metadata__` {format, version,
+ * permutation} and a copy of `config.json`.
+ *
+ *     deno task convert <hf-dir> <out-dir> --format q8|q4g128|f32
+ *
+ * It streams: the output header is laid out from the input headers alone, then each tensor is
+ * read, transformed (`transformTensor`, the function quantise-on-load calls too, so the bytes are
+ * the same) and written before the next is read; the checkpoint is never held whole. Progress
+ * (bytes of input tensor data read / total) goes to a callback, and to stderr on the command line.
+ * The output is written to a temporary name and renamed into place once complete.
+ *
+ * @module
+ */
+
+import { parseLlamaConfig } from "./config.ts";
+import { openCheckpointDir } from "./safetensors_file.ts";
+import { SafetensorsWriter } from "./safetensors_write.ts";
+import { outputSpecs, WEIGHT_FORMATS, type WeightFormat } from "./weights/format.ts";
+import { convertedMetadata, type LoadProgress, loadWeights, planLoad } from "./weights/load.ts";
+
+/**
+ * Converts a checkpoint directory.
+ *
+ * @param hfDir the HF checkpoint (config.json + model.safetensors or a sharded index)
+ * @param outDir where config.json and model.safetensors are written (created if needed)
+ * @param format the weight format
+ * @param onProgress called after each tensor with input bytes read and in all
+ * @returns the size of the written model.safetensors
+ * @throws Error naming what is wrong with the input, before anything is written
+ */
+export async function convertCheckpoint(
+  hfDir: string,
+  outDir: string,
+  format: WeightFormat,
+  onProgress?: LoadProgress,
+): Promise<number> {
+  if (!WEIGHT_FORMATS.includes(format)) {
+    throw new Error(`convert: --format must be one of ${WEIGHT_FORMATS.join(", ")}, got ${format}`);
+  }
+  const configText = await Deno.readTextFile(`${hfDir}/config.json`);
+  const config = parseLlamaConfig(configText);
+  const { store, close } = await openCheckpointDir(hfDir);
+  try {
+    const plan = planLoad(store, config, format);
+    if (plan.converted) throw new Error(`convert: ${hfDir} is already converted (${plan.format})`);
+    await Deno.mkdir(outDir, { recursive: true });
+    const partial = `${outDir}/model.safetensors.partial`;
+    const file = await Deno.open(partial, { write: true, create: true, truncate: true });
+    let writer: SafetensorsWriter;
+    try {
+      writer = new SafetensorsWriter(
+        plan.specs.flatMap((spec) => outputSpecs(spec, format)),
+        convertedMetadata(format),
+        async (chunk) => {
+          for (let done = 0; done < chunk.length;) done += await file.write(chunk.subarray(done));
+        },
+      );
+      for await (const { parts } of loadWeights(store, config, { format, onProgress })) {
+        for (const part of parts) await writer.write(part.name, part.data);
+      }
+      await writer.close();
+    } finally {
+      file.close();
+    }
+    await Deno.rename(partial, `${outDir}/model.safetensors`);
+    await Deno.writeTextFile(`${outDir}/config.json`, configText);
+    return writer.fileBytes;
+  } finally {
+    close();
+  }
+}
+
+const USAGE = "usage: deno task convert <hf-dir> <out-dir> --format q8|q4g128|f32";
+
+/**
+ * The command line: parses `<hf-dir> <out-dir> --format <f>` and prints progress to stderr.
+ *
+ * @param args the arguments after the script
+ * @returns the exit code
+ */
+export async function main(args: string[]): Promise<number> {
+  const positional: string[] = [];
+  let format: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--format") format = args[++i];
+    else if (args[i].startsWith("--format=")) format = args[i].slice("--format=".length);
+    else positional.push(args[i]);
+  }
+  if (positional.length !== 2 || format === undefined) {
+    console.error(USAGE);
+    return 2;
+  }
+  const mb = (b: number) => (b / 1e6).toFixed(1);
+  const encoder = new TextEncoder();
+  const bytes = await convertCheckpoint(positional[0], positional[1], format as WeightFormat, (done, total) => {
+    Deno.stderr.writeSync(encoder.encode(`\rconverting: ${mb(done)} / ${mb(total)} MB`));
+  });
+  console.error(`\nwrote ${positional[1]}/model.safetensors (${format}, ${mb(bytes)} MB)`);
+  return 0;
+}
+
+if (import.meta.main) {
+  try {
+    Deno.exit(await main(Deno.args));
+  } catch (e) {
+    console.error((e as Error).message);
+    Deno.exit(1);
+  }
+}

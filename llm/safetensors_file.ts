@@ -1,0 +1,73 @@
+/**
+ * Deno only: safetensors files and checkpoint directories on the local file system. Everything
+ * else in `llm/` runs in a browser too; this module uses `Deno.open` and is not exported from the
+ * package's browser entry point.
+ *
+ * @module
+ */
+
+import { type ByteSource, SafetensorsError, type TensorStore } from "./safetensors.ts";
+import { openCheckpoint } from "./safetensors_sharded.ts";
+
+/**
+ * A source over a local file, read at offsets (the file is never read whole).
+ *
+ * @param path the file
+ * @returns the source; close it when done
+ */
+export async function fileSource(path: string): Promise<ByteSource & { close(): void }> {
+  const file = await Deno.open(path, { read: true });
+  const { size } = await file.stat();
+  const readAt = async (offset: number, length: number) => {
+    const out = new Uint8Array(length);
+    await file.seek(offset, Deno.SeekMode.Start);
+    let done = 0;
+    while (done < length) {
+      const n = await file.read(out.subarray(done));
+      if (n === null) throw new SafetensorsError("SourceError", path, `file ended at byte ${offset + done}`);
+      done += n;
+    }
+    return out;
+  };
+  // One file position: concurrent reads would interleave their seeks, so they queue.
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    name: path,
+    size,
+    close: () => file.close(),
+    read(offset, length) {
+      const result = queue.then(() => readAt(offset, length));
+      queue = result.catch(() => {});
+      return result;
+    },
+  };
+}
+
+/**
+ * Opens a Hugging Face checkpoint directory's weights (sharded or single-file).
+ *
+ * @param dir the directory
+ * @returns its tensors, and `close` for its open files
+ */
+export async function openCheckpointDir(dir: string): Promise<{ store: TensorStore; close(): void }> {
+  const opened: { close(): void }[] = [];
+  const readText = async (name: string) => {
+    try {
+      return await Deno.readTextFile(`${dir}/${name}`);
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return null;
+      throw e;
+    }
+  };
+  try {
+    const store = await openCheckpoint(async (name) => {
+      const source = await fileSource(`${dir}/${name}`);
+      opened.push(source);
+      return source;
+    }, readText);
+    return { store, close: () => opened.forEach((f) => f.close()) };
+  } catch (e) {
+    opened.forEach((f) => f.close());
+    throw e;
+  }
+}

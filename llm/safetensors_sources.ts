@@ -1,0 +1,76 @@
+/**
+ * Where a safetensors file's bytes come from: memory, a Blob (a browser File included) or a URL
+ * read with HTTP Range requests. Each is a {@link ByteSource}: random access by offset, so a reader
+ * fetches the header and then only the tensors it is asked for. (Local files: the Deno-only
+ * `safetensors_file.ts`.)
+ *
+ * @module
+ */
+
+import { type ByteSource, SafetensorsError } from "./safetensors.ts";
+
+/**
+ * A source over bytes already in memory.
+ *
+ * @param bytes the whole file
+ * @param name for messages
+ * @returns the source
+ */
+export function bytesSource(bytes: Uint8Array, name = "<bytes>"): ByteSource {
+  return {
+    name,
+    size: bytes.byteLength,
+    read: (offset, length) => Promise.resolve(bytes.subarray(offset, offset + length)),
+  };
+}
+
+/**
+ * A source over a Blob (a browser File included): each read slices only the bytes it needs.
+ *
+ * @param blob the file
+ * @param name for messages
+ * @returns the source
+ */
+export function blobSource(blob: Blob, name = blob instanceof File ? blob.name : "<blob>"): ByteSource {
+  return {
+    name,
+    size: blob.size,
+    read: async (offset, length) => new Uint8Array(await blob.slice(offset, offset + length).arrayBuffer()),
+  };
+}
+
+/**
+ * A source over a URL read with HTTP Range requests (works in a browser: plain `fetch`). The size
+ * comes from the first response's `Content-Range`; a server that ignores Range (status 200 rather
+ * than 206) is refused rather than downloaded whole.
+ *
+ * @param url the file's URL
+ * @param fetchFn the fetch to use (defaults to the global one)
+ * @returns the source, its size known
+ * @throws SafetensorsError SourceError for an HTTP failure or a server without Range support
+ */
+export async function urlSource(url: string | URL, fetchFn: typeof fetch = fetch): Promise<ByteSource> {
+  const name = String(url);
+  const get = async (offset: number, length: number): Promise<{ bytes: Uint8Array; total: number }> => {
+    if (length === 0) return { bytes: new Uint8Array(0), total: NaN };
+    const response = await fetchFn(url, { headers: { Range: `bytes=${offset}-${offset + length - 1}` } });
+    if (response.status !== 206) {
+      await response.body?.cancel();
+      throw new SafetensorsError("SourceError", name, `a Range request answered ${response.status}, expected 206`);
+    }
+    const range = /bytes (\d+)-(\d+)\/(\d+)/.exec(response.headers.get("Content-Range") ?? "");
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (!range || Number(range[1]) !== offset || bytes.byteLength !== length) {
+      throw new SafetensorsError(
+        "SourceError",
+        name,
+        `asked for bytes ${offset}-${offset + length - 1}, got ${bytes.byteLength} bytes (Content-Range ${
+          range?.[0] ?? "missing"
+        })`,
+      );
+    }
+    return { bytes, total: Number(range[3]) };
+  };
+  const { total } = await get(0, 1);
+  return { name, size: total, read: async (offset, length) => (await get(offset, length)).bytes };
+}

@@ -1,0 +1,40 @@
+// Encode speed on goldens/corpus.txt, measured the way goldens/gen.py measures the Python
+// packages (40-line chunks, one call per chunk, best of 5 passes, one thread).
+// Run: deno run -R llm/tokenizer/bench_encode.ts
+import { ByteLevelBpeTokenizer } from "./byte_level_bpe.ts";
+import { SentencePieceTokenizer } from "./sentencepiece.ts";
+
+const dir = new URL("./goldens/", import.meta.url);
+const lines = Deno.readTextFileSync(new URL("corpus.txt", dir)).split("\n");
+const chunks: string[] = [];
+for (let i = 0; i < lines.length; i += 40) chunks.push(lines.slice(i, i + 40).join("\n"));
+const bytes = chunks.reduce((n, c) => n + new TextEncoder().encode(c).length, 0);
+const python = JSON.parse(Deno.readTextFileSync(new URL("speed.json", dir)));
+
+const tokenizers: [string, { encode(text: string): number[] }][] = [
+  ...["unigram_nfkc", "unigram_identity", "bpe_nfkc", "bpe_identity", "unigram_nmt_nfkc"].map((
+    name,
+  ): [string, SentencePieceTokenizer] => [
+    `sp_${name}`,
+    new SentencePieceTokenizer(Deno.readFileSync(new URL(`sp_${name}.model`, dir))),
+  ]),
+  ...["llama3_style", "gpt2_style"].map((name): [string, ByteLevelBpeTokenizer] => [
+    `hf_${name}`,
+    new ByteLevelBpeTokenizer(Deno.readTextFileSync(new URL(`hf_${name}.tokenizer.json`, dir))),
+  ]),
+];
+console.log(`${bytes} bytes in ${chunks.length} chunks; Deno ${Deno.version.deno}`);
+console.log("tokenizer              ours: first pass  best of 5   python best of 5 (GPU machine's CPU, speed.json)");
+for (const [name, tokenizer] of tokenizers) {
+  const times: number[] = [];
+  for (let pass = 0; pass < 5; pass++) {
+    const start = performance.now();
+    for (const chunk of chunks) tokenizer.encode(chunk);
+    times.push((performance.now() - start) / 1000);
+  }
+  const rate = (seconds: number) => (bytes / seconds / 1e6).toFixed(1);
+  const theirs = python.results[name].MB_per_s.toFixed(1);
+  console.log(
+    `${name.padEnd(22)} ${rate(times[0]).padStart(16)} ${rate(Math.min(...times)).padStart(10)} ${theirs.padStart(18)}`,
+  );
+}

@@ -1,0 +1,74 @@
+/**
+ * The one interface every tokenizer here implements, so the sampler, the constraints and a
+ * generation loop need not know which kind of vocabulary they drive.
+ *
+ * @module
+ */
+
+/** Text to token ids and back. */
+export interface Tokenizer {
+  /** Number of ids, added tokens included: every id is in [0, vocabSize). */
+  readonly vocabSize: number;
+  /** Beginning-of-sequence id, or null when the vocabulary has none. */
+  readonly bosId: number | null;
+  /** End-of-sequence id, or null. */
+  readonly eosId: number | null;
+  /** Unknown-token id, or null (byte-level BPE has no unknown token). */
+  readonly unkId: number | null;
+  /** Padding id, or null. */
+  readonly padId: number | null;
+  /**
+   * Encodes text. Adds no BOS/EOS: a caller that wants them prepends/appends the ids.
+   *
+   * @param text Any string (lone surrogates become U+FFFD, as TextEncoder does).
+   * @returns The token ids.
+   */
+  encode(text: string): number[];
+  /**
+   * Decodes ids to text, exactly as the reference library does.
+   *
+   * @param ids Token ids in [0, vocabSize).
+   * @returns The text.
+   */
+  decode(ids: readonly number[]): string;
+  /**
+   * The vocabulary's own spelling of one id (a SentencePiece piece with its U+2581, a byte-level
+   * token in GPT-2's byte alphabet).
+   */
+  idToToken(id: number): string;
+  /**
+   * The bytes one id contributes to decoded text when it is not the first token (so a
+   * SentencePiece U+2581 is a space); empty for control tokens. For constraints and streaming.
+   */
+  tokenBytes(id: number): Uint8Array;
+  /** A decoder fed one id at a time; see {@link DecodeStream}. */
+  decodeStream(): DecodeStream;
+}
+
+/**
+ * Incremental decoding: `push` returns the text that became final with this id, never half a
+ * character — bytes of a character split across tokens wait until it is complete (or proven
+ * invalid). The concatenation of every `push` and the final `flush` equals `decode(ids)`.
+ */
+export interface DecodeStream {
+  /**
+   * Feeds one id.
+   *
+   * @param id The next token id.
+   * @returns Text made final by it (possibly "").
+   */
+  push(id: number): string;
+  /**
+   * Ends the stream.
+   *
+   * @returns Whatever was held back (an incomplete character decodes as U+FFFD, as decode does).
+   */
+  flush(): string;
+}
+
+/** Throws unless `id` is an integer in [0, vocabSize). */
+export function checkTokenId(who: string, id: number, vocabSize: number): void {
+  if (!Number.isInteger(id) || id < 0 || id >= vocabSize) {
+    throw new Error(`${who}: token id must be an integer in [0, ${vocabSize}), got ${id}`);
+  }
+}

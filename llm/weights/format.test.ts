@@ -1,0 +1,158 @@
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { assertThrowsMessage, seededRandom } from "../../harness/testing.ts";
+import { quantize } from "../../ops/quantize/reference.ts";
+import { packQ4, packQ8, quantizeQ4G128 } from "../../ops/matvec/reference.ts";
+import { TINY_CONFIG } from "../config.ts";
+import { SafetensorsFile } from "../safetensors.ts";
+import { fileSource } from "../safetensors_file.ts";
+import { permuteRopeChannels } from "../../ops/rope/reference.ts";
+import { llamaWeightSpecs, outputSpecs, transformTensor } from "./format.ts";
+
+const FIXTURES = new URL("../fixtures/", import.meta.url).pathname;
+
+async function openFixture(path: string): Promise<SafetensorsFile> {
+  return SafetensorsFile.open(await fileSource(`${FIXTURES}${path}`));
+}
+
+const int32 = (bytes: Uint8Array) => new Int32Array(bytes.slice().buffer);
+const uint32 = (bytes: Uint8Array) => new Uint32Array(bytes.slice().buffer);
+
+/** HF Llama's rotation: channel i pairs with i + d/2 (rotate_half). */
+function ropeRotateHalf(q: number[], angles: number[]): number[] {
+  const h = q.length / 2;
+  const out = q.slice();
+  for (let i = 0; i < h; i++) {
+    out[i] = q[i] * Math.cos(angles[i]) - q[i + h] * Math.sin(angles[i]);
+    out[i + h] = q[i + h] * Math.cos(angles[i]) + q[i] * Math.sin(angles[i]);
+  }
+  return out;
+}
+
+/** ops/rope's rotation: channel 2i pairs with 2i + 1. */
+function ropeAdjacent(q: number[], angles: number[]): number[] {
+  const out = q.slice();
+  for (let i = 0; i < q.length / 2; i++) {
+    out[2 * i] = q[2 * i] * Math.cos(angles[i]) - q[2 * i + 1] * Math.sin(angles[i]);
+    out[2 * i + 1] = q[2 * i + 1] * Math.cos(angles[i]) + q[2 * i] * Math.sin(angles[i]);
+  }
+  return out;
+}
+
+Deno.test("permuteRopeChannels: adjacent-pair RoPE on permuted rows is rotate_half RoPE relabelled, and q.k is unchanged", () => {
+  const random = seededRandom(3);
+  const [heads, headDim, K] = [3, 8, 5];
+  const wq = Float32Array.from({ length: heads * headDim * K }, () => random() * 2 - 1);
+  const wk = Float32Array.from({ length: heads * headDim * K }, () => random() * 2 - 1);
+  const x = Array.from({ length: K }, () => random() * 2 - 1);
+  const matvec = (w: Float32Array, h: number) =>
+    Array.from({ length: headDim }, (_, r) => x.reduce((s, xk, k) => s + w[(h * headDim + r) * K + k] * xk, 0));
+  const anglesAt = (pos: number) => Array.from({ length: headDim / 2 }, (_, i) => pos * 10000 ** (-2 * i / headDim));
+  const [pq, pk] = [permuteRopeChannels(wq, heads, headDim, K), permuteRopeChannels(wk, heads, headDim, K)];
+  for (let h = 0; h < heads; h++) {
+    const hf = ropeRotateHalf(matvec(wq, h), anglesAt(7));
+    const ours = ropeAdjacent(matvec(pq, h), anglesAt(7));
+    for (let i = 0; i < headDim / 2; i++) {
+      assertEquals([ours[2 * i], ours[2 * i + 1]], [hf[i], hf[i + headDim / 2]], `head ${h} pair ${i}`);
+    }
+    const dot = (a: number[], b: number[]) => a.reduce((s, v, i) => s + v * b[i], 0);
+    const hfScore = dot(hf, ropeRotateHalf(matvec(wk, h), anglesAt(3)));
+    const ourScore = dot(ours, ropeAdjacent(matvec(pk, h), anglesAt(3)));
+    assert(Math.abs(hfScore - ourScore) < 1e-12, `head ${h}: ${hfScore} vs ${ourScore}`);
+    // Without the permutation the two rotations disagree (the test can fail).
+    assert(ropeAdjacent(matvec(wq, h), anglesAt(7)).some((v, i) => Math.abs(v - hf[i]) > 1e-3));
+  }
+});
+
+Deno.test("quantisers: ops' references agree with the fixtures' numpy quantiser at every tie (q8 and q4g128)", async () => {
+  const file = await openFixture("quant-ties.safetensors");
+  const x = await file.readFloat32("x");
+  const [N, K] = file.info("x").shape;
+  const q8 = quantize({ x, rows: N, cols: K });
+  assertEquals(q8.codes, int32(await file.read("q8_codes")));
+  assertEquals(q8.scales, await file.readFloat32("q8_scales"));
+  assertEquals(packQ8(q8.codes, N, K), uint32(await file.read("q8_packed")));
+  const q4 = quantizeQ4G128({ x, rows: N, cols: K });
+  assertEquals(q4.codes, int32(await file.read("q4_codes")));
+  assertEquals(q4.scales, await file.readFloat32("q4_scales"));
+  assertEquals(packQ4(q4.codes, N, K), uint32(await file.read("q4_packed")));
+  // The ties the fixture was built around: 2.5 -> 3, -2.5 -> -2, f32(0.5/127) at absmax 1 -> 0, f32(0.92857146) -> 7.
+  assertEquals([...q8.codes.subarray(0, 6)], [127, 3, -2, 1, 0, 64]);
+  assertEquals(q8.codes[K + 1], 0);
+  assertEquals([...q4.codes.subarray(4 * K, 4 * K + 5)], [7, 3, -2, 1, 4]);
+  assertEquals(q4.codes[4 * K + 129], 7);
+});
+
+Deno.test("transformTensor: the tiny checkpoint in q8 and q4g128 is byte for byte what the numpy converter wrote", async () => {
+  const input = await openFixture("tiny-gqa/f32/model.safetensors");
+  for (const format of ["q8", "q4g128"] as const) {
+    const expected = await openFixture(`tiny-gqa/expected-${format}.safetensors`);
+    let compared = 0;
+    for (const spec of llamaWeightSpecs(TINY_CONFIG)) {
+      const parts = transformTensor(spec, await input.readFloat32(spec.name), TINY_CONFIG, format);
+      assertEquals(parts.map(({ name, dtype, shape }) => ({ name, dtype, shape })), outputSpecs(spec, format));
+      for (const part of parts) {
+        const want = expected.info(part.name);
+        assertEquals([part.dtype, part.shape], [want.dtype, want.shape], part.name);
+        assertEquals(part.data, await expected.read(part.name), `${format} ${part.name}`);
+        compared++;
+      }
+    }
+    assertEquals(compared, expected.tensors.length, `${format}: every expected tensor compared`);
+  }
+});
+
+Deno.test("transformTensor: f32 permutes Q and K only; bad values are refused naming the tensor", async () => {
+  const input = await openFixture("tiny-gqa/f32/model.safetensors");
+  const specs = llamaWeightSpecs(TINY_CONFIG);
+  for (const spec of specs.slice(0, 4)) {
+    const values = await input.readFloat32(spec.name);
+    const [part] = transformTensor(spec, values, TINY_CONFIG, "f32");
+    const heads = spec.role === "q" ? 4 : 2;
+    const want = spec.role === "q" || spec.role === "k" ? permuteRopeChannels(values, heads, 12, 48) : values;
+    assertEquals(new Float32Array(part.data.slice().buffer), want, spec.name);
+  }
+  const q = specs[1];
+  const bad = new Float32Array(48 * 48);
+  bad[100] = NaN;
+  await assertThrowsMessage(
+    () => transformTensor(q, bad, TINY_CONFIG, "q8"),
+    "weights: model.layers.0.self_attn.q_proj.weight cannot be stored as q8: quantize: x must be finite",
+  );
+  await assertThrowsMessage(
+    () => transformTensor(q, new Float32Array(5), TINY_CONFIG, "f32"),
+    "weights: model.layers.0.self_attn.q_proj.weight must have 2304 values ([48,48]), got 5",
+  );
+});
+
+Deno.test("llamaWeightSpecs: HF names and shapes; a tied model has no head", () => {
+  const specs = llamaWeightSpecs({ ...TINY_CONFIG, headDim: 16, numKeyValueHeads: 1 });
+  assertEquals(specs.length, 1 + 2 * 9 + 2);
+  assertEquals(specs.find((s) => s.name === "model.layers.1.self_attn.k_proj.weight")?.shape, [16, 48]);
+  assertEquals(specs.find((s) => s.name === "model.layers.1.self_attn.o_proj.weight")?.shape, [48, 64]);
+  assertEquals(specs.find((s) => s.name === "model.layers.0.mlp.down_proj.weight")?.shape, [48, 144]);
+  assertEquals(specs.at(-1), { name: "lm_head.weight", role: "head", shape: [128, 48] });
+  assertEquals(llamaWeightSpecs({ ...TINY_CONFIG, tieWordEmbeddings: true }).at(-1)?.name, "model.norm.weight");
+  assertEquals(outputSpecs(specs[0], "q4g128").map((s) => s.shape), [[128, 6], [128, 1]]);
+  assertEquals(outputSpecs(specs.find((s) => s.role === "down")!, "q4g128").map((s) => s.shape), [[48, 18], [48, 2]]);
+});
+
+Deno.test("transformTensor: a tensor quantised in row blocks is the whole tensor quantised at once", async () => {
+  // 2100 rows of 2048: blocks of 2048 rows, so the second block is 52 rows.
+  const [N, K] = [2100, 2048];
+  const spec = { name: "model.layers.0.self_attn.v_proj.weight", role: "v" as const, shape: [N, K] };
+  const random = seededRandom(11);
+  const w = Float32Array.from({ length: N * K }, () => random() * 2 - 1);
+  const [q8, q8Scales] = transformTensor(spec, w, TINY_CONFIG, "q8");
+  const whole8 = quantize({ x: w, rows: N, cols: K });
+  assertEquals(uint32(q8.data), packQ8(whole8.codes, N, K));
+  assertEquals(new Float32Array(q8Scales.data.slice().buffer), whole8.scales);
+  const [q4, q4Scales] = transformTensor(spec, w, TINY_CONFIG, "q4g128");
+  const whole4 = quantizeQ4G128({ x: w, rows: N, cols: K });
+  assertEquals(uint32(q4.data), packQ4(whole4.codes, N, K));
+  assertEquals(new Float32Array(q4Scales.data.slice().buffer), whole4.scales);
+  w[2050 * K + 3] = Infinity;
+  await assertThrowsMessage(
+    () => transformTensor(spec, w, TINY_CONFIG, "q4g128"),
+    "quantizeQ4G128: x must be finite (an int4 code has no value for Inf or NaN), but x[4099] is Infinity (indices count from row 2048, the first of the block quantised)",
+  );
+});

@@ -1,0 +1,189 @@
+/**
+ * Weight formats as data: which tensors a Llama checkpoint has, and the one per-tensor transform
+ * ({@link transformTensor}) that both the converter and quantise-on-load call, so their bytes are
+ * identical by construction.
+ *
+ * Formats (the `format` key of a converted file's `__metadata__`):
+ * - `f32`: every tensor as F32.
+ * - `q8`: each matrix (embedding, q/k/v/o, gate/up/down, head) as ops/quantize's per-row int8
+ *   (`quantize`) packed by ops/matvec's `packQ8`: `<stem>.weight` U32 `[N, ceil(K/4)]` and
+ *   `<stem>.scales` F32 `[N]`.
+ * - `q4g128`: each matrix as ops/matvec's `quantizeQ4G128` packed by `packQ4`: `<stem>.weight` U32
+ *   `[N, ceil(K/8)]` and `<stem>.scales` F32 `[N, ceil(K/128)]`.
+ * Norm weights stay F32 in every format. The embedding table is quantised per row like a
+ * projection (a row is one token's vector), so a gather reads one row's codes and one scale.
+ *
+ * In every format the Q and K projections' rows are permuted by {@link permuteRopeChannels}: HF
+ * Llama's rotate_half pairs channel i of a head with channel i + headDim/2, ops/rope pairs 2i with
+ * 2i + 1. Relabelling the rows (new 2i = old i, new 2i + 1 = old i + headDim/2) makes the
+ * adjacent-pair rotation compute exactly what rotate_half computes; q·k is unchanged because q and
+ * k get the same relabelling, and V and O are untouched. Permuting rows commutes with per-row and
+ * per-row-group quantisation, so it does not matter that it happens before quantising.
+ *
+ * Bytes are little-endian, as safetensors and the packed formats define them: the packed words and
+ * f32 values are written through typed arrays, which are little-endian on every host WebGPU runs on.
+ *
+ * @module
+ */
+
+import { quantize } from "../../ops/quantize/reference.ts";
+import { packQ4, packQ8, Q4_GROUP, quantizeQ4G128 } from "../../ops/matvec/reference.ts";
+import { permuteRopeChannels } from "../../ops/rope/reference.ts";
+import type { LlamaConfig } from "../config.ts";
+import type { TensorData, TensorSpec } from "../safetensors_write.ts";
+
+/** A weight format: how matrices are stored. */
+export type WeightFormat = "f32" | "q8" | "q4g128";
+
+/** Every weight format. */
+export const WEIGHT_FORMATS: readonly WeightFormat[] = ["f32", "q8", "q4g128"];
+
+/** The version of the converted layout this module writes and reads (`__metadata__.version`). */
+export const FORMAT_VERSION = "1";
+
+/** `__metadata__.permutation` of a converted file: Q/K rows relabelled rotate_half -> adjacent pairs. */
+export const ROPE_PERMUTATION = "q_proj,k_proj:rotate_half_to_adjacent_pairs";
+
+/** What a tensor is in the model; decides its transform. */
+export type WeightRole = "embedding" | "q" | "k" | "v" | "o" | "gate" | "up" | "down" | "norm" | "head";
+
+/** One tensor of a Llama checkpoint, as the config says it must be. */
+export interface WeightSpec {
+  /** Its HF name, e.g. `model.layers.0.self_attn.q_proj.weight`. */
+  name: string;
+  /** What it is. */
+  role: WeightRole;
+  /** Its HF shape: `[N, K]` for a matrix (`F.linear`'s weight), `[hidden]` for a norm. */
+  shape: number[];
+}
+
+/**
+ * The tensors a checkpoint of this config holds, in the order the converter writes them:
+ * the embedding, each layer's attention and MLP, the final norm, and the head unless tied.
+ *
+ * @param config the model's shape
+ * @returns every tensor's name, role and HF shape
+ *
+ * @example
+ * ```ts
+ * import { llamaWeightSpecs, TINY_CONFIG } from "@xpu/ops/llm";
+ * llamaWeightSpecs(TINY_CONFIG)[1]; // { name: "model.layers.0.self_attn.q_proj.weight", role: "q", shape: [48, 48] }
+ * ```
+ */
+export function llamaWeightSpecs(config: LlamaConfig): WeightSpec[] {
+  const { hiddenSize: hidden, headDim, intermediateSize: ffn, vocabSize: vocab } = config;
+  const q = config.numAttentionHeads * headDim;
+  const kv = config.numKeyValueHeads * headDim;
+  const specs: WeightSpec[] = [{ name: "model.embed_tokens.weight", role: "embedding", shape: [vocab, hidden] }];
+  for (let i = 0; i < config.numHiddenLayers; i++) {
+    const p = `model.layers.${i}`;
+    specs.push(
+      { name: `${p}.self_attn.q_proj.weight`, role: "q", shape: [q, hidden] },
+      { name: `${p}.self_attn.k_proj.weight`, role: "k", shape: [kv, hidden] },
+      { name: `${p}.self_attn.v_proj.weight`, role: "v", shape: [kv, hidden] },
+      { name: `${p}.self_attn.o_proj.weight`, role: "o", shape: [hidden, q] },
+      { name: `${p}.mlp.gate_proj.weight`, role: "gate", shape: [ffn, hidden] },
+      { name: `${p}.mlp.up_proj.weight`, role: "up", shape: [ffn, hidden] },
+      { name: `${p}.mlp.down_proj.weight`, role: "down", shape: [hidden, ffn] },
+      { name: `${p}.input_layernorm.weight`, role: "norm", shape: [hidden] },
+      { name: `${p}.post_attention_layernorm.weight`, role: "norm", shape: [hidden] },
+    );
+  }
+  specs.push({ name: "model.norm.weight", role: "norm", shape: [hidden] });
+  if (!config.tieWordEmbeddings) specs.push({ name: "lm_head.weight", role: "head", shape: [vocab, hidden] });
+  return specs;
+}
+
+/** Elements quantised at once by {@link transformTensor} (16 MiB of f32). */
+const ROWS_BLOCK_ELEMENTS = 1 << 22;
+
+function stem(name: string): string {
+  return name.endsWith(".weight") ? name.slice(0, -".weight".length) : name;
+}
+
+/**
+ * The tensors one HF tensor becomes in a format (names, dtypes, shapes; no data): what the
+ * converter declares in its header before it reads anything.
+ *
+ * @param spec the HF tensor
+ * @param format the weight format
+ * @returns one entry (f32, norms) or the packed weight and its scales
+ */
+export function outputSpecs(spec: WeightSpec, format: WeightFormat): TensorSpec[] {
+  if (spec.role === "norm" || format === "f32") return [{ name: spec.name, dtype: "F32", shape: spec.shape }];
+  const [N, K] = spec.shape;
+  if (format === "q8") {
+    return [
+      { name: spec.name, dtype: "U32", shape: [N, Math.ceil(K / 4)] },
+      { name: `${stem(spec.name)}.scales`, dtype: "F32", shape: [N] },
+    ];
+  }
+  return [
+    { name: spec.name, dtype: "U32", shape: [N, Math.ceil(K / 8)] },
+    { name: `${stem(spec.name)}.scales`, dtype: "F32", shape: [N, Math.ceil(K / Q4_GROUP)] },
+  ];
+}
+
+function bytesOf(a: Float32Array | Uint32Array): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+/**
+ * The per-tensor transform of both ways in (the converter and quantise-on-load): permute Q/K rows,
+ * then store the tensor in the format. Its output is what a converted file holds, byte for byte.
+ *
+ * @param spec the HF tensor
+ * @param values its values in HF layout (decoded from F32/F16/BF16), `shape`'s element count
+ * @param config the model (heads and head size for the permutation)
+ * @param format the weight format
+ * @returns the tensors of {@link outputSpecs}, with their bytes
+ * @throws Error naming the tensor when a value is not finite (it cannot be quantised) or the size is wrong
+ *
+ * @example
+ * ```ts
+ * import { llamaWeightSpecs, TINY_CONFIG, transformTensor } from "@xpu/ops/llm";
+ * const spec = llamaWeightSpecs(TINY_CONFIG)[0]; // the embedding, [128, 48]
+ * const parts = transformTensor(spec, new Float32Array(128 * 48).fill(0.5), TINY_CONFIG, "q8");
+ * parts.map((p) => p.name); // ["model.embed_tokens.weight", "model.embed_tokens.scales"]
+ * ```
+ */
+export function transformTensor(
+  spec: WeightSpec,
+  values: Float32Array,
+  config: LlamaConfig,
+  format: WeightFormat,
+): TensorData[] {
+  const count = spec.shape.reduce((p, d) => p * d, 1);
+  if (values.length !== count) {
+    throw new Error(
+      `weights: ${spec.name} must have ${count} values (${JSON.stringify(spec.shape)}), got ${values.length}`,
+    );
+  }
+  const [N, K] = spec.shape;
+  let w = values;
+  if (spec.role === "q") w = permuteRopeChannels(w, config.numAttentionHeads, config.headDim, K);
+  if (spec.role === "k") w = permuteRopeChannels(w, config.numKeyValueHeads, config.headDim, K);
+  const [weightSpec, scalesSpec] = outputSpecs(spec, format);
+  if (!scalesSpec) return [{ ...weightSpec, data: bytesOf(w === values ? values.slice() : w) }];
+  // Quantised a block of rows at a time (both formats are per row, so blocks concatenate to the
+  // whole tensor's result): the int32 codes of a 100k-row embedding would otherwise be 4x its size.
+  const wordsPerRow = weightSpec.shape[1];
+  const scalesPerRow = format === "q8" ? 1 : scalesSpec.shape[1];
+  const packed = new Uint32Array(N * wordsPerRow);
+  const scales = new Float32Array(N * scalesPerRow);
+  const blockRows = Math.max(1, Math.floor(ROWS_BLOCK_ELEMENTS / K));
+  let row = 0;
+  try {
+    for (; row < N; row += blockRows) {
+      const rows = Math.min(blockRows, N - row);
+      const x = w.subarray(row * K, (row + rows) * K);
+      const q = format === "q8" ? quantize({ x, rows, cols: K }) : quantizeQ4G128({ x, rows, cols: K });
+      packed.set(format === "q8" ? packQ8(q.codes, rows, K) : packQ4(q.codes, rows, K), row * wordsPerRow);
+      scales.set(q.scales, row * scalesPerRow);
+    }
+    return [{ ...weightSpec, data: bytesOf(packed) }, { ...scalesSpec, data: bytesOf(scales) }];
+  } catch (e) {
+    const where = row === 0 ? "" : ` (indices count from row ${row}, the first of the block quantised)`;
+    throw new Error(`weights: ${spec.name} cannot be stored as ${format}: ${(e as Error).message}${where}`);
+  }
+}

@@ -1,0 +1,113 @@
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { assertThrowsMessage } from "../../harness/testing.ts";
+import { parseLlamaConfig } from "../config.ts";
+import { SafetensorsFile, type TensorStore } from "../safetensors.ts";
+import { bytesSource } from "../safetensors_sources.ts";
+import { openCheckpointDir } from "../safetensors_file.ts";
+import { encodeSafetensors, type TensorData } from "../safetensors_write.ts";
+import type { WeightFormat } from "./format.ts";
+import { convertedMetadata, type LoadedWeight, loadWeights } from "./load.ts";
+
+const FIXTURES = new URL("../fixtures/", import.meta.url).pathname;
+
+async function loadDir(dir: string, format?: WeightFormat) {
+  const config = parseLlamaConfig(await Deno.readTextFile(`${FIXTURES}${dir}/config.json`));
+  const { store, close } = await openCheckpointDir(`${FIXTURES}${dir}`);
+  try {
+    return { config, weights: await collect(loadWeights(store, config, { format })) };
+  } finally {
+    close();
+  }
+}
+
+async function collect(it: AsyncIterable<LoadedWeight>): Promise<LoadedWeight[]> {
+  const out: LoadedWeight[] = [];
+  for await (const w of it) out.push(w);
+  return out;
+}
+
+/** Every tensor of a checkpoint, in memory, to build altered copies from. */
+async function tensorsOf(dir: string): Promise<TensorData[]> {
+  const { store, close } = await openCheckpointDir(`${FIXTURES}${dir}`);
+  try {
+    return await Promise.all(store.tensors.map(async (t) => ({ ...t, data: await store.read(t.name) })));
+  } finally {
+    close();
+  }
+}
+
+/** A store over bytes that counts reads after the header's (data reads). */
+async function countingStore(bytes: Uint8Array): Promise<{ store: TensorStore; dataReads: () => number }> {
+  const source = bytesSource(bytes);
+  let reads = 0;
+  const store = await SafetensorsFile.open({ ...source, read: (o, l) => (reads++, source.read(o, l)) });
+  const headerReads = reads;
+  return { store, dataReads: () => reads - headerReads };
+}
+
+Deno.test("loadWeights: bf16, f32 and sharded checkpoints of the same weights load to the same bytes in every format", async () => {
+  for (const format of ["f32", "q8", "q4g128"] as const) {
+    const f32 = await loadDir("tiny-gqa/f32", format);
+    const bf16 = await loadDir("tiny-gqa/bf16", format);
+    assertEquals(bf16.weights, f32.weights, format);
+    const tied = await loadDir("tiny-tied/bf16", format);
+    const sharded = await loadDir("tiny-tied/bf16-sharded", format);
+    assertEquals(sharded.weights, tied.weights, `${format} sharded`);
+    assertEquals(tied.weights.at(-1)?.spec.name, "model.norm.weight");
+  }
+});
+
+Deno.test("loadWeights: a converted checkpoint loads the same bytes as quantise-on-load, and reports progress", async () => {
+  const { config, weights } = await loadDir("tiny-headdim/bf16", "q4g128");
+  const converted = encodeSafetensors(weights.flatMap((w) => w.parts), convertedMetadata("q4g128"));
+  const store = await SafetensorsFile.open(bytesSource(converted));
+  const progress: [number, number][] = [];
+  const loaded = await collect(loadWeights(store, config, { onProgress: (d, t) => progress.push([d, t]) }));
+  assertEquals(loaded, weights);
+  assertEquals(progress.length, weights.length);
+  const total = store.tensors.reduce((s, t) => s + t.end - t.begin, 0);
+  assert(progress.every(([d, t], i) => t === total && d > (progress[i - 1]?.[0] ?? 0)));
+  assertEquals(progress.at(-1)?.[0], total);
+  await assertThrowsMessage(
+    () => collect(loadWeights(store, config, { format: "q8" })),
+    "weights: the checkpoint is converted to q4g128; it cannot be loaded as q8",
+  );
+  const old = await SafetensorsFile.open(
+    bytesSource(encodeSafetensors([], { ...convertedMetadata("q8"), version: "0" })),
+  );
+  await assertThrowsMessage(() => collect(loadWeights(old, config)), "__metadata__.version must be 1, got 0");
+});
+
+Deno.test("loadWeights: a missing, misshapen or unexpected tensor is refused before any data is read", async () => {
+  const config = parseLlamaConfig(await Deno.readTextFile(`${FIXTURES}tiny-gqa/bf16/config.json`));
+  const tensors = await tensorsOf("tiny-gqa/bf16");
+  const cases: [TensorData[], string][] = [
+    [
+      tensors.filter((t) => t.name !== "model.layers.1.mlp.up_proj.weight"),
+      "TensorNotFound: tensor model.layers.1.mlp.up_proj.weight is missing",
+    ],
+    [
+      tensors.map((t) => t.name === "model.norm.weight" ? { ...t, shape: [6, 8] } : t),
+      "tensor model.norm.weight is BF16 [6,8], expected F32 or F16 or BF16 [48]",
+    ],
+    [
+      tensors.map((t) => t.name === "lm_head.weight" ? { ...t, dtype: "I16" as const } : t),
+      "tensor lm_head.weight is I16 [128,48], expected F32 or F16 or BF16 [128,48]",
+    ],
+    [
+      [...tensors, { name: "model.layers.0.self_attn.q_proj.bias", dtype: "F32", shape: [1], data: new Uint8Array(4) }],
+      "unexpected tensor model.layers.0.self_attn.q_proj.bias",
+    ],
+  ];
+  for (const [altered, message] of cases) {
+    const { store, dataReads } = await countingStore(encodeSafetensors(altered));
+    await assertThrowsMessage(() => collect(loadWeights(store, config)), message);
+    assertEquals(dataReads(), 0, message);
+  }
+  const tied = { ...config, tieWordEmbeddings: true };
+  const { store } = await countingStore(encodeSafetensors(tensors));
+  await assertThrowsMessage(
+    () => collect(loadWeights(store, tied)),
+    "unexpected tensor lm_head.weight (tie_word_embeddings is true: the head is the embedding)",
+  );
+});

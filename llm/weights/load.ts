@@ -1,0 +1,185 @@
+/**
+ * Loading a Llama checkpoint's weights tensor by tensor, in one of the formats of `format.ts`,
+ * from either kind of file:
+ * - a Hugging Face checkpoint (F32, F16 or BF16 tensors; one file or sharded): each tensor is read,
+ *   decoded and passed through `transformTensor`, the converter's own transform;
+ * - a converted checkpoint (our `__metadata__`: format, version, permutation): each stored tensor
+ *   is read as is, after its name, dtype and shape are checked against what the format says.
+ *
+ * Either way every tensor the config needs is checked to be present with the right shape (and no
+ * tensor is left over) before the first byte of data is read, and only one tensor's data is held
+ * at a time. Progress is reported as bytes of tensor data read out of the total.
+ *
+ * @module
+ */
+
+import type { LlamaConfig } from "../config.ts";
+import { SafetensorsError, type TensorInfo, type TensorStore } from "../safetensors.ts";
+import type { TensorData } from "../safetensors_write.ts";
+import {
+  FORMAT_VERSION,
+  llamaWeightSpecs,
+  outputSpecs,
+  ROPE_PERMUTATION,
+  transformTensor,
+  WEIGHT_FORMATS,
+  type WeightFormat,
+  type WeightSpec,
+} from "./format.ts";
+
+/** One model tensor, ready for the engine or the converter's output. */
+export interface LoadedWeight {
+  /** The HF tensor it came from. */
+  spec: WeightSpec;
+  /** Its stored form: the tensors of `outputSpecs(spec, format)`, with bytes. */
+  parts: TensorData[];
+}
+
+/** Called after each tensor with bytes of tensor data read so far and in all. */
+export type LoadProgress = (bytesDone: number, bytesTotal: number) => void;
+
+/** Options of {@link loadWeights}. */
+export interface LoadOptions {
+  /** The format wanted: required to match a converted checkpoint's; for an HF one, defaults to f32. */
+  format?: WeightFormat;
+  /** Progress callback. */
+  onProgress?: LoadProgress;
+}
+
+/**
+ * Reads the converted-checkpoint metadata of a store, or null for a plain HF checkpoint.
+ *
+ * @param metadata a file's `__metadata__`
+ * @returns the format, or null when the file is not one of ours (an HF file: no permutation key and
+ *   a format that is not ours, such as "pt")
+ * @throws Error naming a version, format or permutation this module does not read
+ */
+export function convertedFormat(metadata: Record<string, string>): WeightFormat | null {
+  // HF writes {"format": "pt"} (or "np", "tf", ...); ours is told apart by its format names and its
+  // permutation key, which HF never writes.
+  const ours = metadata.permutation !== undefined || (WEIGHT_FORMATS as readonly string[]).includes(metadata.format);
+  if (!ours) return null;
+  const where = "weights: converted checkpoint __metadata__";
+  if (!(WEIGHT_FORMATS as readonly string[]).includes(metadata.format)) {
+    throw new Error(`${where}.format must be one of ${WEIGHT_FORMATS.join(", ")}, got ${metadata.format}`);
+  }
+  if (metadata.version !== FORMAT_VERSION) {
+    throw new Error(`${where}.version must be ${FORMAT_VERSION}, got ${metadata.version}`);
+  }
+  if (metadata.permutation !== ROPE_PERMUTATION) {
+    throw new Error(`${where}.permutation must be ${ROPE_PERMUTATION}, got ${metadata.permutation}`);
+  }
+  return metadata.format as WeightFormat;
+}
+
+/**
+ * The `__metadata__` a converted checkpoint carries.
+ *
+ * @param format its weight format
+ * @returns format, version and the permutation applied
+ */
+export function convertedMetadata(format: WeightFormat): Record<string, string> {
+  return { format, version: FORMAT_VERSION, permutation: ROPE_PERMUTATION };
+}
+
+function checkInfo(info: TensorInfo, want: { dtype: readonly string[]; shape: readonly number[] }, what: string) {
+  if (!want.dtype.includes(info.dtype) || JSON.stringify(info.shape) !== JSON.stringify(want.shape)) {
+    throw new SafetensorsError(
+      "TensorInvalidInfo",
+      what,
+      `tensor ${info.name} is ${info.dtype} ${JSON.stringify(info.shape)}, expected ${want.dtype.join(" or ")} ${
+        JSON.stringify(want.shape)
+      }`,
+    );
+  }
+}
+
+/**
+ * Checks a store against a config before reading data: every tensor present with the right dtype
+ * and shape, nothing left over (HF's derived `rotary_emb.inv_freq` buffers excepted).
+ *
+ * @param store the checkpoint
+ * @param config the model
+ * @param format the format wanted (ignored for an HF checkpoint's check, which is of its inputs)
+ * @returns the specs in load order, whether the store is converted, and the bytes to read
+ * @throws SafetensorsError TensorNotFound for a missing tensor, TensorInvalidInfo for a wrong one
+ */
+export function planLoad(
+  store: TensorStore,
+  config: LlamaConfig,
+  format?: WeightFormat,
+): { specs: WeightSpec[]; converted: boolean; format: WeightFormat; bytesTotal: number } {
+  const stored = convertedFormat(store.metadata);
+  if (stored !== null && format !== undefined && format !== stored) {
+    throw new Error(`weights: the checkpoint is converted to ${stored}; it cannot be loaded as ${format}`);
+  }
+  const chosen = stored ?? format ?? "f32";
+  const specs = llamaWeightSpecs(config);
+  const wanted = new Map<string, { dtype: readonly string[]; shape: readonly number[] }>();
+  for (const spec of specs) {
+    if (stored) {
+      for (const out of outputSpecs(spec, stored)) wanted.set(out.name, { dtype: [out.dtype], shape: out.shape });
+    } else wanted.set(spec.name, { dtype: ["F32", "F16", "BF16"], shape: spec.shape });
+  }
+  const present = new Map(store.tensors.map((t) => [t.name, t]));
+  let bytesTotal = 0;
+  for (const [name, want] of wanted) {
+    const info = present.get(name);
+    if (!info) throw new SafetensorsError("TensorNotFound", "checkpoint", `tensor ${name} is missing`);
+    checkInfo(info, want, "checkpoint");
+    bytesTotal += info.end - info.begin;
+  }
+  for (const name of present.keys()) {
+    if (wanted.has(name) || /\.rotary_emb\.inv_freq$/.test(name)) continue;
+    const why = name === "lm_head.weight" ? " (tie_word_embeddings is true: the head is the embedding)" : "";
+    throw new SafetensorsError("InvalidHeaderDeserialization", "checkpoint", `unexpected tensor ${name}${why}`);
+  }
+  return { specs, converted: stored !== null, format: chosen, bytesTotal };
+}
+
+/**
+ * Loads a checkpoint's weights one tensor at a time, in the config's order.
+ *
+ * @param store the checkpoint (HF or converted)
+ * @param config the model
+ * @param options the format wanted and a progress callback
+ * @returns an async iterator of tensors; only the current one is held
+ * @throws Error (before any data is read) for a missing, misshapen or unexpected tensor
+ *
+ * @example
+ * ```ts
+ * import { loadWeights, parseLlamaConfig } from "@xpu/ops/llm";
+ * import { openCheckpointDir } from "@xpu/ops/llm/file";
+ * const { store } = await openCheckpointDir("llm/fixtures/tiny-gqa/bf16");
+ * const config = parseLlamaConfig(await Deno.readTextFile("llm/fixtures/tiny-gqa/bf16/config.json"));
+ * for await (const { spec, parts } of loadWeights(store, config, { format: "q8" })) {
+ *   console.log(spec.name, parts.map((p) => p.name)); // the packed weight and its scales, or a norm
+ * }
+ * ```
+ */
+export async function* loadWeights(
+  store: TensorStore,
+  config: LlamaConfig,
+  options: LoadOptions = {},
+): AsyncGenerator<LoadedWeight> {
+  const plan = planLoad(store, config, options.format);
+  let bytesDone = 0;
+  for (const spec of plan.specs) {
+    let parts: TensorData[];
+    if (plan.converted) {
+      parts = [];
+      for (const out of outputSpecs(spec, plan.format)) {
+        const data = await store.read(out.name);
+        bytesDone += data.byteLength;
+        parts.push({ ...out, data });
+      }
+    } else {
+      const info = store.info(spec.name);
+      const values = await store.readFloat32(spec.name);
+      bytesDone += info.end - info.begin;
+      parts = transformTensor(spec, values, config, plan.format);
+    }
+    options.onProgress?.(bytesDone, plan.bytesTotal);
+    yield { spec, parts };
+  }
+}

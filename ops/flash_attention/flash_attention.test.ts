@@ -1,0 +1,170 @@
+import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
+import { LimitError } from "../../harness/limits.ts";
+import { ResidentDevice } from "../../harness/device.ts";
+import { assertClose, assertThrowsMessage, checkAgainstReference, gpuTest } from "../../harness/testing.ts";
+import { requireWorkgroupStorage } from "../attention/kernel_params.ts";
+import { attentionPlan } from "../attention/mod.ts";
+import { boundBytes, gpuTolerance, loadSdpaGolden, randomCase } from "../attention/testing_helpers.ts";
+import { cases } from "./cases.ts";
+import {
+  flashAttention,
+  flashAttentionGpu,
+  flashAttentionPlan,
+  KERNELS,
+  validateFlashAttentionShape,
+  visiblePairs,
+  workgroupBytes,
+} from "./mod.ts";
+
+const f32 = (xs: number[]) => new Float32Array(xs);
+const goldenUrl = new URL("./goldens/flash_attention.json", import.meta.url);
+const mask = (s: [number, number, number, number]) => s;
+
+/** A device stand-in for planning on the CPU: resolves portable kernels (or the override), grants `storage` bytes. */
+function planningDevice(storage = 16384): ResidentDevice {
+  return {
+    resolve: (sources: Record<string, string>, entry: string, options: { override?: string } = {}) => {
+      const variant = options.override ?? entry;
+      return { variant, source: sources[variant], rung: "portable", tried: [variant] };
+    },
+    resolveAmong: ResidentDevice.prototype.resolveAmong,
+    limits: { maxComputeWorkgroupsPerDimension: 65535 },
+    device: { limits: { maxComputeWorkgroupStorageSize: storage } },
+  } as unknown as ResidentDevice;
+}
+
+Deno.test("flashAttention: the score matrix is never bound: 132n + 64 bytes at L = S = n, D = Dv = 8, against attention's 4n^2 + 132n + 96", () => {
+  const gpu = planningDevice();
+  for (const n of [16, 100, 1000, 4096]) {
+    const shape = { B: 1, H: 1, L: n, S: n, D: 8, maskShape: [1, 1, 1, n] as [number, number, number, number] };
+    const flash = boundBytes([flashAttentionPlan(gpu, shape)]);
+    strictEqual(flash, 132 * n + 64, `flash n = ${n}`);
+    const { scores, weightedSum } = attentionPlan(gpu, shape);
+    strictEqual(boundBytes([scores, weightedSum]), 4 * n * n + 132 * n + 96, `unfused n = ${n}`);
+  }
+  // Linear in n: doubling n doubles the n-dependent part exactly.
+  const at = (n: number) => boundBytes([flashAttentionPlan(gpu, { B: 1, H: 1, L: n, S: n, D: 8 })]);
+  strictEqual(at(2048) - at(1024), at(1024) - at(512) + 128 * 512);
+});
+
+Deno.test("flashAttention: the plan takes `staged` (32 KiB of workgroup memory) where the device grants it, `kernel` (16 KiB) elsewhere", async () => {
+  strictEqual(workgroupBytes(KERNELS.kernel), 16384); // WebGPU's default maxComputeWorkgroupStorageSize
+  strictEqual(workgroupBytes(KERNELS.staged), 32768);
+  const shape = { B: 1, H: 1, L: 1, S: 1, D: 4 };
+  strictEqual(flashAttentionPlan(planningDevice(16384), shape).kernel.variant, "kernel");
+  strictEqual(flashAttentionPlan(planningDevice(32767), shape).kernel.variant, "kernel");
+  strictEqual(flashAttentionPlan(planningDevice(32768), shape).kernel.variant, "staged");
+  strictEqual(flashAttentionPlan(planningDevice(49152), shape).kernel.variant, "staged"); // the H200
+  strictEqual(flashAttentionPlan(planningDevice(49152), shape, { override: "kernel" }).kernel.variant, "kernel");
+  for (const [storage, override, needed] of [[16384, "staged", 32768], [8192, "kernel", 16384]] as const) {
+    let thrown: unknown;
+    try {
+      flashAttentionPlan(planningDevice(storage), shape, { override });
+    } catch (e) {
+      thrown = e;
+    }
+    ok(thrown instanceof LimitError && thrown.limit === "maxComputeWorkgroupStorageSize", String(thrown));
+    ok(thrown.message.includes(`needs maxComputeWorkgroupStorageSize >= ${needed}, but this device allows ${storage}`));
+  }
+  requireWorkgroupStorage(planningDevice(49152), "x", 49152);
+  await assertThrowsMessage(
+    () => flashAttentionPlan(planningDevice(), shape, { override: "scores" }),
+    'flashAttention: override "scores" is not a variant of entry point "staged" or "kernel"',
+  );
+});
+
+Deno.test("flashAttention: FLOPs count visible pairs: 2·B·H·L·S·D for causal prefill at D = Dv (the issue's count), twice that without", () => {
+  const gpu = planningDevice();
+  const shape = { B: 1, H: 32, L: 4096, S: 4096, D: 128 };
+  const causal = flashAttentionPlan(gpu, { ...shape, causal: true }).cost.flops;
+  const full = flashAttentionPlan(gpu, shape).cost.flops;
+  strictEqual(full, 4 * 32 * 4096 * 4096 * 128);
+  // Causal sees n(n + 1)/2 pairs, the issue's 2·B·H·L·S·D plus the diagonal's half.
+  strictEqual(causal, 2 * 32 * 128 * 2 * (4096 * 4097) / 2);
+  ok(Math.abs(causal / (2 * 32 * 4096 * 4096 * 128) - 1) < 1 / 4096 + 1e-12);
+  strictEqual(
+    visiblePairs(validateFlashAttentionShape({ B: 1, H: 1, L: 3, S: 5, D: 4, causal: true, queryOffset: -1 })),
+    0 + 1 + 2,
+  );
+  deepStrictEqual(flashAttentionPlan(gpu, { B: 2, H: 3, L: 300, S: 5, D: 4, Dv: 132 }).workgroups, [18, 1, 2]);
+});
+
+Deno.test("flashAttention reference: bad input throws naming the argument", async () => {
+  const args = { B: 1, H: 1, L: 1, S: 1, D: 3, q: f32([1, 1, 1]), k: f32([1, 1, 1]), v: f32([1, 1, 1]) };
+  await assertThrowsMessage(
+    () => flashAttention(args),
+    "flashAttention: D must be a multiple of 4 (the kernel reads rows as vec4s; ops/attention takes any), got 3",
+  );
+  await assertThrowsMessage(
+    () => flashAttention({ ...args, D: 4, Dv: 6, q: f32([1, 1, 1, 1]), k: f32([1, 1, 1, 1]) }),
+    "flashAttention: Dv must be a multiple of 4",
+  );
+  await assertThrowsMessage(
+    () => flashAttention({ ...args, D: 4, causal: true, mask: f32([0]), maskShape: [1, 1, 1, 1] }),
+    "flashAttention: causal and mask cannot both be given",
+  );
+  await assertThrowsMessage(
+    () => flashAttention({ ...args, D: 4 }),
+    "flashAttention: q must have length B * H * L * D = 4, got 3",
+  );
+});
+
+Deno.test("flashAttention reference matches the torch goldens", async () => {
+  const golden = await loadSdpaGolden(goldenUrl);
+  ok(golden.cases.length > 0 && golden.torch, "the golden file has cases and a torch version");
+  for (const c of golden.cases) {
+    // torch in float64 on the same inputs, rounded once, as the reference (see attention's test).
+    assertClose(flashAttention(c.args), c.out, { atol: 1e-12, rtol: 2 ** -22 }, `torch ${c.label}`);
+  }
+});
+
+// The awkward cases both kernels are held to (cases.ts); `kernel` is checked in portable.test.ts, so
+// that each test file compiles one of the two (tens of seconds each on llvmpipe).
+checkAgainstReference("flashAttention", KERNELS, "staged", cases, flashAttention, flashAttentionGpu, gpuTolerance);
+
+gpuTest("flashAttention GPU: a fully masked row is zeros, logits of +-1000 stay finite", async (gpu) => {
+  const masked = {
+    B: 1,
+    H: 1,
+    L: 2,
+    S: 2,
+    D: 4,
+    q: f32([1, 0, 0, 0, 1, 0, 0, 0]),
+    k: f32([1, 0, 0, 0, 2, 0, 0, 0]),
+    v: f32([5, 0, 0, 0, 7, 0, 0, 0]),
+    mask: f32([-Infinity, -Infinity, 0, -Infinity]),
+    maskShape: mask([1, 1, 2, 2]),
+  };
+  deepStrictEqual([...await flashAttentionGpu(gpu, masked)], [0, 0, 0, 0, 5, 0, 0, 0]);
+  const big = randomCase({ B: 1, H: 1, L: 3, S: 40, D: 4, scale: 1 }, 9);
+  big.q = big.q.map((x) => 1000 * x);
+  assertClose(await flashAttentionGpu(gpu, big), flashAttention(big), gpuTolerance(big), "logits of +-1000");
+});
+
+gpuTest("flashAttention GPU (the kernel the device resolves) matches the torch goldens", async (gpu) => {
+  const golden = await loadSdpaGolden(goldenUrl);
+  ok(golden.cases.length > 0, "the golden file has cases");
+  for (const c of golden.cases) {
+    assertClose(await flashAttentionGpu(gpu, c.args), c.out, gpuTolerance(c.args), `torch ${c.label}`);
+  }
+});
+
+gpuTest("flashAttention GPU: bad input throws before dispatch", async (gpu) => {
+  const args = { B: 1, H: 1, L: 1, S: 1, D: 4, q: f32([1, 1, 1, 1]), k: f32([1, 1, 1, 1]), v: f32([1, 1, 1]) };
+  await assertThrowsMessage(
+    () => flashAttentionGpu(gpu, args),
+    "flashAttention: v must have length B * H * S * Dv = 4, got 3",
+  );
+  await assertThrowsMessage(
+    () => flashAttentionGpu(gpu, { ...args, v: f32([1, 1, 1, 1]) }, { override: "kernel.amd" }),
+    'override "kernel.amd" is not a variant',
+  );
+});
+
+gpuTest("flashAttention GPU: (row tile, head) pairs past the per-dimension limit fold into y", async (gpu) => {
+  // 2 row tiles x 7 heads = 14 pairs at a limit of 4: a 4 x 4 grid whose last 2 workgroups do nothing.
+  const narrow = gpu.withLimits({ maxComputeWorkgroupsPerDimension: 4 });
+  const args = randomCase({ B: 1, H: 7, L: 130, S: 40, D: 8, causal: true }, 11);
+  deepStrictEqual(flashAttentionPlan(narrow, args).workgroups, [4, 4, 1]);
+  assertClose(await flashAttentionGpu(narrow, args), flashAttention(args), gpuTolerance(args), "folded");
+});

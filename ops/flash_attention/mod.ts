@@ -1,0 +1,243 @@
+/**
+ * flash_attention: scaled dot-product attention in one dispatch (entry points `staged` and `kernel`), the
+ * same function as ops/attention, `F.scaled_dot_product_attention(q, k, v, attn_mask, is_causal, scale)`
+ * of torch 2.11, with the same conventions, each pinned by a test that the alternative fails: scale
+ * 1/sqrt(D) unless given; `causal` upper-left aligned, key j visible iff `j <= i + queryOffset`
+ * (`queryOffset = S - L` is `causal_lower_right`); the additive float `mask` broadcast by `maskShape`
+ * (`keyPaddingBias` turns a boolean one, true = attend, into it); `causal` with `mask` refused, as
+ * torch refuses it; a row with no visible key gives zeros, as `aten::_safe_softmax`, not NaN.
+ *
+ * What makes it flash attention: the `[B, H, L, S]` score matrix is never stored. Each workgroup takes
+ * 128 query rows of one head and walks the keys in blocks of 31, keeping a running max and sum per row
+ * and rescaling its partial output whenever the max grows (online softmax). The plan binds q, k, v, the
+ * mask, the output and the params and nothing else, so the bytes it binds grow linearly in L and S (a
+ * test counts them: 132n + 64 bytes at B = H = 1, L = S = n, D = Dv = 8 with a `[1, 1, 1, n]` mask,
+ * against the unfused attention's 4n² + 132n + 96; the spec states 132n + 44 and 4n² + 68n + 40 for
+ * its own bindings: the same linear against quadratic growth, with other constants). Decode (L = 1)
+ * runs the same kernels, 127 of their 128 rows idle; ops/gqa has the decode path that splits the keys.
+ *
+ * Both kernels (see `wgsl/`): 256 invocations; scores of 4 rows x 4 keys per invocation; statistics by
+ * one invocation per row; output 8 rows x 8 columns of v per invocation in sixteen named vec4
+ * accumulators; probabilities for 31 keys x 128 rows plus one slot of rescale factors in 16 KiB of
+ * workgroup memory; Dv over 128 takes more workgroups (z), each recomputing the scores; (row tile, head)
+ * pairs beyond 65,535 fold into a second grid dimension.
+ * - `kernel` reads q, k and v straight from memory in its loops: 16 KiB in all, WebGPU's default
+ *   maxComputeWorkgroupStorageSize, so every device runs it (browsers included).
+ * - `staged` stages each block's K (transposed) and then V in another 16 KiB with four coalesced loads
+ *   per invocation, and its loops read workgroup memory: 32 KiB in all.
+ * The plan takes `staged` where the device grants the workgroup memory it declares, else `kernel`, and
+ * checks the kernel it takes against the device's limit before dispatch (`{ override }` forces one).
+ *
+ * Measured on the H200 (2026-12-02, Deno 2.9.6 over Vulkan, GPU timestamps, harness/timing.ts, warm
+ * clocks, median of 10; probes in the same run: read 4,519 GB/s, f32 FMA 64.4 TFLOP/s), `kernel` at the
+ * issue's causal prefill (B = 1, H = 32, L = S = 4096, D = 128, FLOPs 2·B·H·L·S·D): 20.7 ms, 6.6 TFLOP/s,
+ * against a target of 20. The same kernel with its output phase cut ran 14.0 ms and with its score loop
+ * cut 6.0 ms: the score loop, which loads a quad of four new K rows per iteration (first touch: L2), is
+ * where the time goes. `staged` was written after that run to take K and V through workgroup memory
+ * instead; it is held to the reference here (llvmpipe) but has not been timed on the H200.
+ *
+ * Refused, with an error naming the argument, before any GPU work: everything attention refuses (sizes
+ * that are not integers >= 1, H not a multiple of kvHeads, a scale that is not a finite f32, a
+ * queryOffset beyond ±2^30, a maskShape that does not broadcast, arrays of the wrong type or length,
+ * causal with mask), and D or Dv not a multiple of 4.
+ *
+ * @module
+ */
+
+import { foldWorkgroups } from "../../harness/limits.ts";
+import { packParams, type ParamField } from "../../harness/params.ts";
+import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import type { KernelOptions } from "../../harness/options.ts";
+import type { Resolution } from "../../harness/resolve.ts";
+import { maskLength, maskParams, requireWorkgroupStorage } from "../attention/kernel_params.ts";
+import { KERNELS } from "./kernels.gen.ts";
+import {
+  type FlashAttentionArgs,
+  type FlashAttentionShape,
+  type ResolvedAttentionShape,
+  validateFlashAttention,
+  validateFlashAttentionShape,
+} from "./reference.ts";
+
+export * from "./reference.ts";
+export { KERNELS };
+
+/** Query rows per workgroup of the kernel (`ROWS` in the WGSL). */
+const ROWS = 128;
+/** Output columns per workgroup (32 quads). */
+const DV_TILE = 128;
+/** The kernel's entry points: `staged` where the device grants its 32 KiB of workgroup memory, else `kernel`. */
+export const FLASH_ENTRIES: readonly string[] = ["staged", "kernel"];
+
+/**
+ * Workgroup memory a kernel declares: the sum of its `var<workgroup>` arrays of vec4f (the source is
+ * the one truth; the plans check it against the device's limit).
+ *
+ * @param source WGSL
+ * @returns bytes
+ */
+export function workgroupBytes(source: string): number {
+  return [...source.matchAll(/var<workgroup> \w+: array<vec4f, (\d+)>/g)].reduce(
+    (sum, m) => sum + 16 * Number(m[1]),
+    0,
+  );
+}
+
+/**
+ * The flash kernel for a device: the variant an override names (of `staged` or `kernel`), else `staged`
+ * when the device grants the workgroup memory it declares (32 KiB: the H200 grants 48), else `kernel`
+ * (16 KiB, WebGPU's default, so every device runs it).
+ *
+ * @param gpu the device
+ * @param op the op, for messages
+ * @param options kernel override
+ * @returns the resolved kernel
+ */
+export function flashKernel(gpu: ResidentDevice, op: string, options: KernelOptions = {}): Resolution {
+  const granted = gpu.device.limits.maxComputeWorkgroupStorageSize;
+  const staged = workgroupBytes(gpu.resolve(KERNELS, "staged").source) <= granted;
+  return gpu.resolveAmong(KERNELS, op, FLASH_ENTRIES, staged ? "staged" : "kernel", options);
+}
+
+const PARAMS: readonly ParamField[] = [
+  { name: "L", type: "u32" },
+  { name: "S", type: "u32" },
+  { name: "H", type: "u32" },
+  { name: "group", type: "u32" },
+  { name: "dq", type: "u32" },
+  { name: "dvq", type: "u32" },
+  { name: "scale", type: "f32" },
+  { name: "causal", type: "u32" },
+  { name: "offset", type: "i32" },
+  { name: "masked", type: "u32" },
+  { name: "mask_b", type: "u32" },
+  { name: "mask_h", type: "u32" },
+  { name: "mask_i", type: "u32" },
+  { name: "tiles", type: "u32" },
+  { name: "BH", type: "u32" },
+];
+
+/**
+ * Pairs of (query row, key) the softmax weighs: L * S, or under causal those with j <= i + queryOffset.
+ *
+ * @param shape the resolved shape
+ * @returns the count per head
+ */
+export function visiblePairs(shape: ResolvedAttentionShape): number {
+  const { L, S, causal, queryOffset } = shape;
+  if (!causal) return L * S;
+  let pairs = 0;
+  for (let i = 0; i < L; i++) pairs += Math.max(0, Math.min(S, i + queryOffset + 1));
+  return pairs;
+}
+
+/**
+ * The plan of flash_attention's kernel for a validated shape, under any op name: flashAttention's own,
+ * and gqa's prefill path (kvHeads < H).
+ *
+ * @param gpu the device
+ * @param op the op name the plan reports
+ * @param shape the validated shape
+ * @param kernel the resolved kernel (a variant of flash_attention's `kernel`)
+ * @returns the plan; bindings q, k, v, mask (one placeholder element without a mask), out
+ * @throws LimitError when the device grants less workgroup memory than the kernel declares
+ */
+export function flashPlanOf(
+  gpu: ResidentDevice,
+  op: string,
+  shape: ResolvedAttentionShape,
+  kernel: Resolution,
+): KernelPlan {
+  requireWorkgroupStorage(gpu, `${op}/${kernel.variant}`, workgroupBytes(kernel.source));
+  const { B, H, kvHeads, L, S, D, Dv } = shape;
+  const pairs = B * H * visiblePairs(shape);
+  // (row tile, head) pairs in x, folded into y past the per-dimension limit; output tiles in z.
+  const [x, y] = foldWorkgroups(Math.ceil(L / ROWS) * B * H, gpu.limits.maxComputeWorkgroupsPerDimension);
+  return {
+    op,
+    kernel,
+    bindings: [
+      { name: "q", dtype: "f32", length: B * H * L * D, role: "input" },
+      { name: "k", dtype: "f32", length: B * kvHeads * S * D, role: "input" },
+      { name: "v", dtype: "f32", length: B * kvHeads * S * Dv, role: "input" },
+      { name: "mask", dtype: "f32", length: maskLength(shape), role: "input" },
+      { name: "out", dtype: "f32", length: B * H * L * Dv, role: "output" },
+    ],
+    params: packParams(
+      PARAMS,
+      {
+        L,
+        S,
+        H,
+        group: H / kvHeads,
+        dq: D / 4,
+        dvq: Dv / 4,
+        scale: shape.scale,
+        causal: Number(shape.causal),
+        offset: shape.queryOffset,
+        ...maskParams(shape),
+        tiles: Math.ceil(L / ROWS),
+        BH: B * H,
+      },
+      op,
+    ),
+    workgroups: [x, y, Math.ceil(Dv / DV_TILE)],
+    // Read q, k, v and the mask once, write out once; per visible (row, key) pair D multiply-adds for
+    // the score and Dv for the output. Causal at L = S counts about half the pairs, so this is the
+    // issue's 2·B·H·L·S·D for causal prefill at D = Dv (4·B·H·L·S·D without causal).
+    cost: {
+      bytes: 4 * (B * H * L * (D + Dv) + B * kvHeads * S * (D + Dv) + (shape.maskShape ? maskLength(shape) : 0)),
+      flops: 2 * pairs * (D + Dv),
+    },
+  };
+}
+
+/**
+ * Plans flash_attention on the GPU.
+ *
+ * @param gpu the device
+ * @param shape the sizes and scalars (`maskShape` when a mask will be bound)
+ * @param options kernel override
+ * @returns the plan; bindings q, k, v, mask (one placeholder element without a mask), out
+ * @throws Error naming a bad argument; LimitError when the device cannot run the kernel
+ */
+export function flashAttentionPlan(
+  gpu: ResidentDevice,
+  shape: FlashAttentionShape,
+  options: KernelOptions = {},
+): KernelPlan {
+  const resolved = validateFlashAttentionShape(shape);
+  return flashPlanOf(gpu, "flashAttention", resolved, flashKernel(gpu, "flashAttention", options));
+}
+
+/**
+ * Scaled dot-product attention on the GPU, one dispatch.
+ *
+ * @param gpu the device
+ * @param args as {@link flashAttention}
+ * @param options kernel override
+ * @returns the output, `[B, H, L, Dv]`
+ *
+ * @example
+ * ```ts ignore
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { flashAttentionGpu } from "@xpu/ops/ops/flash_attention";
+ * const gpu = await acquireDevice();
+ * const [B, H, L, S, D] = [1, 2, 5, 5, 8];
+ * const q = new Float32Array(B * H * L * D).fill(0.1);
+ * const k = new Float32Array(B * H * S * D).fill(0.2);
+ * const v = new Float32Array(B * H * S * D).fill(0.3);
+ * const out = await flashAttentionGpu(gpu, { q, k, v, B, H, L, S, D, causal: true });
+ * gpu.destroy();
+ * ```
+ */
+export async function flashAttentionGpu(
+  gpu: ResidentDevice,
+  args: FlashAttentionArgs,
+  options: KernelOptions = {},
+): Promise<Float32Array> {
+  const shape = validateFlashAttention(args);
+  const plan = flashPlanOf(gpu, "flashAttention", shape, flashKernel(gpu, "flashAttention", options));
+  const [out] = await gpu.run(plan, [args.q, args.k, args.v, args.mask ?? new Float32Array(1)]);
+  return out as Float32Array;
+}

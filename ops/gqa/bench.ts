@@ -1,0 +1,87 @@
+/**
+ * Benchmark cases of gqa: the decode path's two dispatches timed alone, `decode` (the split pass, whose
+ * cost counts K and V once: the bandwidth figure that matters) and `combine`, at Llama-3-8B's 32 query
+ * over 8 KV heads, D = 128, one query row, caches of 8,192 and 32,768 positions (64 and 256 MiB of
+ * f32 K and V); and the prefill path (flash_attention's `staged` kernel with 8 KV heads) at L = S = 4096, causal.
+ * Shapes are `B x H x kvHeads x L x S x D`. The combine's inputs are random partials.
+ *
+ * @module
+ */
+
+import { type BenchCase, defineCase, entryOptions, randomInput } from "../../harness/bench_case.ts";
+import { KERNELS as FLASH_KERNELS } from "../flash_attention/mod.ts";
+import { DECODE_CHUNK, gqaPlan, KERNELS } from "./mod.ts";
+
+interface Shape {
+  B: number;
+  H: number;
+  kvHeads: number;
+  L: number;
+  S: number;
+  D: number;
+}
+const label = ({ B, H, kvHeads, L, S, D }: Shape) => `${B}x${H}x${kvHeads}x${L}x${S}x${D}`;
+const DECODE_GPU: Shape[] = [
+  { B: 1, H: 32, kvHeads: 8, L: 1, S: 8192, D: 128 },
+  { B: 1, H: 32, kvHeads: 8, L: 1, S: 32768, D: 128 },
+];
+const DECODE_QUICK: Shape[] = [{ B: 1, H: 8, kvHeads: 2, L: 1, S: 1024, D: 64 }, {
+  B: 1,
+  H: 32,
+  kvHeads: 8,
+  L: 1,
+  S: 2048,
+  D: 128,
+}];
+
+/** gqa's benchmark cases. */
+export const BENCH: readonly BenchCase[] = [
+  defineCase<Shape>({
+    op: "gqa",
+    entry: "decode",
+    sources: KERNELS,
+    gpu: DECODE_GPU,
+    quick: DECODE_QUICK,
+    label,
+    plan: (gpu, shape, options) => gqaPlan(gpu, shape, { ...options, path: "decode" }).steps[0],
+    inputs: ({ B, H, kvHeads, L, S, D }, seed) => [
+      randomInput(B * H * L * D, seed),
+      randomInput(B * kvHeads * S * D, seed + 1),
+      randomInput(B * kvHeads * S * D, seed + 2),
+      new Float32Array(1),
+    ],
+  }),
+  defineCase<Shape>({
+    op: "gqa",
+    entry: "combine",
+    sources: KERNELS,
+    gpu: DECODE_GPU,
+    quick: DECODE_QUICK,
+    label,
+    plan: (gpu, shape, options) => gqaPlan(gpu, shape, { ...options, path: "decode" }).steps[1],
+    inputs: ({ B, H, L, S, D }, seed) => {
+      const rows = B * H * L * Math.ceil(S / DECODE_CHUNK);
+      return [randomInput(rows * D, seed), randomInput(rows * 2, seed + 1)];
+    },
+  }),
+  defineCase<Shape>({
+    op: "gqa",
+    entry: "staged",
+    sources: FLASH_KERNELS,
+    gpu: [{ B: 1, H: 32, kvHeads: 8, L: 4096, S: 4096, D: 128 }],
+    quick: [{ B: 1, H: 8, kvHeads: 2, L: 200, S: 200, D: 64 }],
+    label,
+    plan: (gpu, shape, options) =>
+      gqaPlan(gpu, { ...shape, causal: true }, {
+        ...entryOptions(gpu, FLASH_KERNELS, "staged", options),
+        path: "prefill",
+      })
+        .steps[0],
+    inputs: ({ B, H, kvHeads, L, S, D }, seed) => [
+      randomInput(B * H * L * D, seed),
+      randomInput(B * kvHeads * S * D, seed + 1),
+      randomInput(B * kvHeads * S * D, seed + 2),
+      new Float32Array(1),
+    ],
+  }),
+];

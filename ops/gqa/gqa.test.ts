@@ -1,0 +1,216 @@
+import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
+import { ResidentDevice } from "../../harness/device.ts";
+import { assertClose, assertThrowsMessage, checkAgainstReference, gpuTest } from "../../harness/testing.ts";
+import { attention } from "../attention/reference.ts";
+import { gpuTolerance, loadSdpaGolden, randomCase } from "../attention/testing_helpers.ts";
+import { DECODE_CHUNK, gqa, type GqaArgs, gqaGpu, gqaPlan, KERNELS, kvCacheBytes } from "./mod.ts";
+
+const f32 = (xs: number[]) => new Float32Array(xs);
+const goldenUrl = new URL("./goldens/gqa.json", import.meta.url);
+
+/** KV head `head` of k or v, `[B = 1, kvHeads, S, D]`, repeated `times` times along the head axis. */
+function repeatHead(x: Float32Array, kvHeads: number, head: number, times: number): Float32Array {
+  const per = x.length / kvHeads;
+  const out = new Float32Array(per * times);
+  for (let t = 0; t < times; t++) out.set(x.subarray(head * per, (head + 1) * per), t * per);
+  return out;
+}
+
+Deno.test("kvCacheBytes reproduces the Llama-3-8B figures", () => {
+  const layer = { B: 1, S: 8192, D: 128, Dv: 128 };
+  strictEqual(kvCacheBytes({ ...layer, kvHeads: 32 }), 268_435_456);
+  strictEqual(kvCacheBytes({ ...layer, kvHeads: 8 }), 67_108_864);
+  strictEqual(kvCacheBytes({ ...layer, kvHeads: 1 }), 8_388_608);
+  strictEqual(
+    kvCacheBytes({ ...layer, kvHeads: 32, layers: 32 }) - kvCacheBytes({ ...layer, kvHeads: 8, layers: 32 }),
+    6_442_450_944,
+  );
+  strictEqual(kvCacheBytes({ kvHeads: 8, S: 8192, D: 128, bytesPerElement: 2 }), 33_554_432);
+});
+
+Deno.test("gqa reference: contiguous groups (head h reads KV head h / (H / kvHeads)), not h % kvHeads", () => {
+  const args = randomCase({ B: 1, H: 4, kvHeads: 2, L: 3, S: 5, D: 4 }, 1);
+  const out = gqa(args);
+  for (let h = 0; h < 4; h++) {
+    const kvHead = Math.floor(h / 2);
+    const alone = attention({
+      B: 1,
+      H: 1,
+      L: 3,
+      S: 5,
+      D: 4,
+      q: args.q.subarray(h * 12, (h + 1) * 12),
+      k: repeatHead(args.k, 2, kvHead, 1),
+      v: repeatHead(args.v, 2, kvHead, 1),
+    });
+    deepStrictEqual(out.subarray(h * 12, (h + 1) * 12), alone, `head ${h} reads KV head ${kvHead}`);
+    const tiled = attention({
+      B: 1,
+      H: 1,
+      L: 3,
+      S: 5,
+      D: 4,
+      q: args.q.subarray(h * 12, (h + 1) * 12),
+      k: repeatHead(args.k, 2, h % 2, 1),
+      v: repeatHead(args.v, 2, h % 2, 1),
+    });
+    if (h % 2 !== kvHead) ok(tiled.some((x, i) => x !== alone[i]), `h % kvHeads would differ at head ${h}`);
+  }
+});
+
+Deno.test("gqa reference: kvHeads = H is attention; kvHeads = 1 (MQA) is attention over a repeated KV head", () => {
+  const mha = randomCase({ B: 2, H: 3, L: 2, S: 6, D: 4 }, 2);
+  deepStrictEqual(gqa({ ...mha, kvHeads: 3 }), attention(mha));
+  const mqa = randomCase({ B: 1, H: 3, kvHeads: 1, L: 2, S: 6, D: 4 }, 3);
+  deepStrictEqual(gqa(mqa), attention({ ...mqa, k: repeatHead(mqa.k, 1, 0, 3), v: repeatHead(mqa.v, 1, 0, 3) }));
+});
+
+Deno.test("gqa reference: a mask's head axis counts query heads", () => {
+  const args = randomCase({ B: 1, H: 4, kvHeads: 2, L: 1, S: 3, D: 4, maskShape: [1, 4, 1, 3] }, 4);
+  const expanded = { ...args, k: f32([]), v: f32([]) };
+  expanded.k = f32([...repeatHead(args.k, 2, 0, 2), ...repeatHead(args.k, 2, 1, 2)]);
+  expanded.v = f32([...repeatHead(args.v, 2, 0, 2), ...repeatHead(args.v, 2, 1, 2)]);
+  deepStrictEqual(gqa(args), attention(expanded));
+});
+
+Deno.test("gqa reference: bad input throws naming the argument", async () => {
+  const args = randomCase({ B: 1, H: 4, kvHeads: 2, L: 1, S: 3, D: 4 }, 5);
+  await assertThrowsMessage(
+    () => gqa({ ...args, kvHeads: 3 }),
+    "gqa: H must be a multiple of kvHeads (contiguous groups of H / kvHeads), got H = 4, kvHeads = 3",
+  );
+  await assertThrowsMessage(
+    () => gqa({ ...args, kvHeads: 0 }),
+    "gqa: kvHeads must be an integer in [1, 16777216], got 0",
+  );
+  await assertThrowsMessage(
+    () => gqa({ ...args, kvHeads: 4 }),
+    "gqa: k must have length B * kvHeads * S * D = 48, got 24",
+  );
+  await assertThrowsMessage(
+    () => gqa({ ...args, mask: f32([0, 0, 0, 0, 0, 0]), maskShape: [1, 2, 1, 3] }),
+    "gqa: maskShape[1] must be 1 or H = 4, got 2",
+  );
+  await assertThrowsMessage(
+    () => kvCacheBytes({ kvHeads: 8, S: 0, D: 128 }),
+    "kvCacheBytes: S must be an integer >= 1, got 0",
+  );
+});
+
+Deno.test("gqa reference matches the torch goldens (enable_gqa=True)", async () => {
+  const golden = await loadSdpaGolden(goldenUrl);
+  ok(golden.cases.length > 0 && golden.torch, "the golden file has cases and a torch version");
+  for (const c of golden.cases) {
+    // torch in float64 on the same inputs, rounded once, as the reference (see attention's test).
+    assertClose(gqa(c.args), c.out, { atol: 1e-12, rtol: 2 ** -22 }, `torch ${c.label}`);
+  }
+});
+
+Deno.test("gqa decode plan at Llama-3-8B's 32/8 heads, S = 8192: K and V bound and counted once, 512 workgroups", () => {
+  const gpu = {
+    resolve: (sources: Record<string, string>, entry: string, options: { override?: string } = {}) => {
+      const variant = options.override ?? entry;
+      return { variant, source: sources[variant], rung: "portable", tried: [variant] };
+    },
+    resolveAmong: ResidentDevice.prototype.resolveAmong,
+    limits: { maxComputeWorkgroupsPerDimension: 65535 },
+    device: { limits: { maxComputeWorkgroupStorageSize: 16384 } },
+  } as unknown as ResidentDevice;
+  const { path, steps } = gqaPlan(gpu, { B: 1, H: 32, kvHeads: 8, L: 1, S: 8192, D: 128 });
+  strictEqual(path, "decode");
+  const [decode, combine] = steps;
+  deepStrictEqual(decode.workgroups, [(8192 / DECODE_CHUNK) * 8, 1, 1]);
+  const kv = kvCacheBytes({ kvHeads: 8, S: 8192, D: 128 });
+  strictEqual(4 * (decode.bindings[1].length + decode.bindings[2].length), kv);
+  const partials = 4 * 32 * (8192 / DECODE_CHUNK) * (128 + 2);
+  strictEqual(decode.cost.bytes, kv + 4 * 32 * 128 + partials);
+  strictEqual(combine.cost.bytes, partials + 4 * 32 * 128);
+  strictEqual(gqaPlan(gpu, { B: 1, H: 32, kvHeads: 8, L: 64, S: 8192, D: 128 }).path, "prefill");
+  strictEqual(gqaPlan(gpu, { B: 1, H: 32, kvHeads: 8, L: 1, S: 8192, D: 256 }).path, "prefill");
+});
+
+// Decode: groups of 1, 2, 3, 4 and 8 rows (row groups of 4 with surplus rows), several 128-key chunks
+// with a short last one, L > 1 with causal lower-right, masks (a query-head axis, key padding), D and Dv
+// apart, and a chunk in which every key is masked for some rows.
+const mask = (s: [number, number, number, number]) => s;
+const decodeCases = [
+  { B: 1, H: 1, kvHeads: 1, L: 1, S: 1, D: 4 },
+  { B: 1, H: 32, kvHeads: 8, L: 1, S: 300, D: 128 },
+  { B: 2, H: 6, kvHeads: 2, L: 1, S: 513, D: 64, Dv: 80 },
+  { B: 1, H: 8, kvHeads: 1, L: 1, S: 40, D: 16 },
+  { B: 1, H: 4, kvHeads: 2, L: 3, S: 600, D: 8, causal: true, queryOffset: 597 },
+  { B: 1, H: 4, kvHeads: 4, L: 2, S: 70, D: 112 },
+  { B: 2, H: 4, kvHeads: 2, L: 1, S: 260, D: 8, maskShape: mask([2, 4, 1, 260]) },
+  { B: 2, H: 4, kvHeads: 1, L: 2, S: 33, D: 4, maskShape: mask([2, 1, 1, 33]) },
+  { B: 1, H: 2, kvHeads: 1, L: 1, S: 16700, D: 4 }, // 131 splits: the combine takes them 128 at a time
+].map((c, i) => ({ label: JSON.stringify(c), args: randomCase(c, 300 + 10 * i) as GqaArgs }));
+
+checkAgainstReference(
+  "gqa",
+  KERNELS,
+  "decode",
+  decodeCases,
+  gqa,
+  (gpu, args, options) => gqaGpu(gpu, args, options),
+  gpuTolerance,
+);
+
+gpuTest("gqa GPU: the prefill path (flash_attention's kernel with kvHeads) matches the reference", async (gpu) => {
+  for (
+    const c of [
+      { B: 1, H: 4, kvHeads: 2, L: 20, S: 50, D: 8, causal: true },
+      { B: 2, H: 6, kvHeads: 3, L: 9, S: 33, D: 16, Dv: 8, maskShape: mask([2, 6, 9, 33]) },
+      { B: 1, H: 3, kvHeads: 1, L: 1, S: 10, D: 4 },
+    ]
+  ) {
+    const args = randomCase(c, 7) as GqaArgs;
+    assertClose(await gqaGpu(gpu, args, { path: "prefill" }), gqa(args), gpuTolerance(args), JSON.stringify(c));
+  }
+});
+
+gpuTest("gqa GPU: a row with every key masked is zeros on both paths", async (gpu) => {
+  const args = randomCase({ B: 1, H: 2, kvHeads: 1, L: 1, S: 300, D: 4, maskShape: [1, 2, 1, 300] }, 8) as GqaArgs;
+  args.mask!.fill(-Infinity, 0, 300); // head 0 sees nothing, in either chunk
+  for (const path of ["decode", "prefill"] as const) {
+    const out = await gqaGpu(gpu, args, { path });
+    deepStrictEqual([...out.subarray(0, 4)], [0, 0, 0, 0], path);
+    assertClose(out, gqa(args), gpuTolerance(args), path);
+  }
+});
+
+gpuTest("gqa GPU matches the torch goldens", async (gpu) => {
+  const golden = await loadSdpaGolden(goldenUrl);
+  ok(golden.cases.length > 0, "the golden file has cases");
+  for (const c of golden.cases) {
+    assertClose(await gqaGpu(gpu, c.args), c.out, gpuTolerance(c.args), `torch ${c.label}`);
+  }
+});
+
+gpuTest("gqa GPU: bad input throws before dispatch", async (gpu) => {
+  const args = randomCase({ B: 1, H: 4, kvHeads: 2, L: 1, S: 3, D: 4 }, 9) as GqaArgs;
+  await assertThrowsMessage(() => gqaGpu(gpu, { ...args, kvHeads: 3 }), "gqa: H must be a multiple of kvHeads");
+  await assertThrowsMessage(
+    () =>
+      gqaGpu(gpu, { ...randomCase({ B: 1, H: 2, kvHeads: 1, L: 1, S: 3, D: 132 }, 1), kvHeads: 1 } as GqaArgs, {
+        path: "decode",
+      }),
+    "gqa: the decode path takes D and Dv up to 128, got D = 132, Dv = 132",
+  );
+  await assertThrowsMessage(
+    () => gqaGpu(gpu, args, { override: "scores" }),
+    'gqa: override "scores" is not a variant of entry point "decode" or "combine"',
+  );
+  // A path that is neither is refused, not taken as "decode".
+  await assertThrowsMessage(
+    () => gqaGpu(gpu, args, { path: "split" as "decode" }),
+    'gqa: path must be one of "decode", "prefill", got split',
+  );
+});
+
+gpuTest("gqa GPU: decode workgroups past the per-dimension limit fold into y", async (gpu) => {
+  // 5 splits x 2 KV heads = 10 workgroups at a limit of 4: a 4 x 3 grid whose last 2 do nothing.
+  const narrow = gpu.withLimits({ maxComputeWorkgroupsPerDimension: 4 });
+  const args = randomCase({ B: 1, H: 4, kvHeads: 2, L: 1, S: 600, D: 8 }, 12) as GqaArgs;
+  deepStrictEqual(gqaPlan(narrow, args).steps[0].workgroups, [4, 3, 1]);
+  assertClose(await gqaGpu(narrow, args), gqa(args), gpuTolerance(args), "folded");
+});

@@ -1,0 +1,273 @@
+/**
+ * gqa: grouped-query and multi-query attention, one op parameterised by `kvHeads` (kvHeads = 1 is MQA,
+ * kvHeads = H is attention unchanged): torch 2.11's `F.scaled_dot_product_attention(..., enable_gqa=True)`
+ * with `k` and `v` of `kvHeads` heads. Every convention of ops/attention holds (1/sqrt(D) scale,
+ * upper-left `causal` with `queryOffset`, the additive `mask` broadcast by `maskShape`, whose head axis
+ * counts query heads, causal with mask refused, zeros for a fully masked row), and:
+ * - groups are contiguous: query head h reads KV head `floor(h / (H / kvHeads))`, as `enable_gqa=True`
+ *   (torch repeats each KV head H / kvHeads times, `repeat_interleave`), not `h % kvHeads`;
+ * - H not a multiple of kvHeads throws rather than guessing a grouping;
+ * - {@link kvCacheBytes} gives the cache the grouping saves (Llama-3-8B: 67,108,864 bytes per layer
+ *   with 8 KV heads against 268,435,456 with 32).
+ *
+ * Two paths, chosen by {@link gqaPlan} (or forced with `path`):
+ * - `decode` (L <= {@link DECODE_MAX_L}, D and Dv <= 128): flash-decoding in two dispatches. Entry
+ *   point `decode` splits the keys into chunks of 128; each workgroup takes one KV head, one chunk and
+ *   up to 4 query rows of that head's group (4 query heads at L = 1 for Llama-3's 32/8) and reads each
+ *   K and V row of its chunk once for all of them, writing per row an unnormalised partial output with
+ *   its max and sum; entry point `combine` merges the chunks (one workgroup per output row, the chunks'
+ *   partials read 128 at a time, several loads in flight). Decode attention is bandwidth-bound (a
+ *   KV cache read once per token), so what matters is that the cache is read once per KV head, not per
+ *   query head, and by enough workgroups at once (64 chunks x 8 KV heads at S = 8,192: 512 workgroups of 128 invocations) to keep the
+ *   memory system busy. A group of more than 4 rows (MQA with many heads, or L > 1) takes a workgroup
+ *   per 4 rows, each reading the chunk again (from L2 when they run together). Workgroups beyond
+ *   65,535 fold into a second grid dimension.
+ * - `prefill` (otherwise): flash_attention's kernel, which maps query head h to KV head h / group.
+ *
+ * Measured on the H200 (2026-12-02, Deno 2.9.6 over Vulkan, GPU timestamps with harness/timing.ts, warm
+ * clocks, median of 10; in the same run the read probe gave 4,519 GB/s at 1 GiB and 3,310 GB/s at
+ * 64 MiB), 32 query over 8 KV heads, L = 1, D = 128, f32: `decode` at S = 8,192 in 0.0317 ms, 2,154 GB/s
+ * counting K and V (64 MiB) once, 48% of the read probe (torch: 177 GB/s); at S = 32,768 in 0.101 ms,
+ * 2,708 GB/s, 60%. The `combine` of that run took 0.026 ms at S = 8,192: it looped over the 64 splits
+ * in one invocation per output quad, one dependent pair of loads per split, so the two dispatches
+ * together came to 0.058 ms, 26% of the probe. The present `combine` (a workgroup of 128 per row, four
+ * loads in flight) replaced it after that run and has not been timed on the H200.
+ *
+ * Refused, with an error naming the argument, before any GPU work: everything attention refuses, H not
+ * a multiple of kvHeads, and D or Dv not a multiple of 4 (the kernels read vec4s); `path: "decode"` with
+ * D or Dv over 128.
+ *
+ * @module
+ */
+
+import { foldWorkgroups } from "../../harness/limits.ts";
+import { packParams, type ParamField } from "../../harness/params.ts";
+import type { GpuTensor, KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import type { KernelOptions } from "../../harness/options.ts";
+import { parseVariantName } from "../../harness/variants.ts";
+import { maskLength, maskParams } from "../attention/kernel_params.ts";
+import { FLASH_ENTRIES, flashKernel, flashPlanOf } from "../flash_attention/mod.ts";
+import { requireOneOf } from "../validate.ts";
+import { KERNELS } from "./kernels.gen.ts";
+import {
+  type GqaArgs,
+  type GqaShape,
+  type ResolvedAttentionShape,
+  validateGqa,
+  validateGqaShape,
+} from "./reference.ts";
+
+export * from "./reference.ts";
+export { KERNELS };
+
+/** Keys per split of the decode path (`CHUNK` in decode.wgsl). */
+export const DECODE_CHUNK = 128;
+/** Query rows per workgroup of the decode path. */
+const DECODE_ROWS = 4;
+/** Longest L for which {@link gqaPlan} takes the decode path by default. */
+export const DECODE_MAX_L = 8;
+/** Largest D and Dv of the decode path (32 quads). */
+const DECODE_MAX_DIM = 128;
+
+const DECODE_PARAMS: readonly ParamField[] = [
+  { name: "L", type: "u32" },
+  { name: "S", type: "u32" },
+  { name: "H", type: "u32" },
+  { name: "group", type: "u32" },
+  { name: "rows", type: "u32" },
+  { name: "dq", type: "u32" },
+  { name: "dvq", type: "u32" },
+  { name: "splits", type: "u32" },
+  { name: "scale", type: "f32" },
+  { name: "causal", type: "u32" },
+  { name: "offset", type: "i32" },
+  { name: "masked", type: "u32" },
+  { name: "mask_b", type: "u32" },
+  { name: "mask_h", type: "u32" },
+  { name: "mask_i", type: "u32" },
+  { name: "row_groups", type: "u32" },
+  { name: "BKV", type: "u32" },
+];
+
+const COMBINE_PARAMS: readonly ParamField[] = [
+  { name: "rows", type: "u32" },
+  { name: "splits", type: "u32" },
+  { name: "dvq", type: "u32" },
+];
+
+/** Options of the gqa entry points: a kernel override, and which path to take. */
+export interface GqaOptions extends KernelOptions {
+  /** `decode` (split keys + combine) or `prefill` (flash_attention's kernel); default by shape. */
+  path?: "decode" | "prefill";
+}
+
+/** The dispatches of one gqa call, in order. */
+export interface GqaPlans {
+  /** Which path the plans take. */
+  path: "decode" | "prefill";
+  /**
+   * decode: `decode` [q, k, v, mask, partOut, partStats] then `combine` [partOut, partStats, out];
+   * prefill: one plan [q, k, v, mask, out]. The mask binding is one placeholder element without a mask.
+   */
+  steps: readonly KernelPlan[];
+}
+
+function decodeFits(shape: ResolvedAttentionShape): boolean {
+  return shape.D <= DECODE_MAX_DIM && shape.Dv <= DECODE_MAX_DIM;
+}
+
+/**
+ * The plans of gqa for a validated shape.
+ *
+ * @param gpu the device
+ * @param shape the validated shape
+ * @param options override and path
+ * @returns the path and its plans
+ * @throws Error when `path: "decode"` is asked for with D or Dv over 128, or an override names no gqa entry point
+ */
+export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, options: GqaOptions = {}): GqaPlans {
+  if (options.path !== undefined) requireOneOf("gqa", "path", options.path, ["decode", "prefill"]);
+  const named = options.override === undefined ? undefined : parseVariantName(options.override).entry;
+  const flashNamed = named !== undefined && FLASH_ENTRIES.includes(named);
+  const path = options.path ??
+    (named === "decode" || named === "combine"
+      ? "decode"
+      : flashNamed
+      ? "prefill"
+      : shape.L <= DECODE_MAX_L && decodeFits(shape)
+      ? "decode"
+      : "prefill");
+  if (path === "prefill") {
+    const kernel = flashKernel(gpu, "gqa", flashNamed ? options : {});
+    return { path, steps: [flashPlanOf(gpu, "gqa", shape, kernel)] };
+  }
+  if (!decodeFits(shape)) {
+    throw new Error(
+      `gqa: the decode path takes D and Dv up to ${DECODE_MAX_DIM}, got D = ${shape.D}, Dv = ${shape.Dv}`,
+    );
+  }
+  if (named !== undefined && named !== "decode" && named !== "combine") {
+    throw new Error(`gqa: override "${options.override}" is not a variant of entry point "decode" or "combine"`);
+  }
+  const { B, H, kvHeads, L, S, D, Dv } = shape;
+  const group = H / kvHeads;
+  const rows = group * L;
+  const splits = Math.ceil(S / DECODE_CHUNK);
+  const outRows = B * H * L;
+  const maskBytes = shape.maskShape ? 4 * maskLength(shape) : 0;
+  const rowGroups = Math.ceil(rows / DECODE_ROWS);
+  const decode: KernelPlan = {
+    op: "gqa",
+    kernel: gpu.resolve(KERNELS, "decode", named === "decode" ? options : {}),
+    bindings: [
+      { name: "q", dtype: "f32", length: B * H * L * D, role: "input" },
+      { name: "k", dtype: "f32", length: B * kvHeads * S * D, role: "input" },
+      { name: "v", dtype: "f32", length: B * kvHeads * S * Dv, role: "input" },
+      { name: "mask", dtype: "f32", length: maskLength(shape), role: "input" },
+      { name: "partOut", dtype: "f32", length: outRows * splits * Dv, role: "output" },
+      { name: "partStats", dtype: "f32", length: outRows * splits * 2, role: "output" },
+    ],
+    params: packParams(
+      DECODE_PARAMS,
+      {
+        L,
+        S,
+        H,
+        group,
+        rows,
+        dq: D / 4,
+        dvq: Dv / 4,
+        splits,
+        scale: shape.scale,
+        causal: Number(shape.causal),
+        offset: shape.queryOffset,
+        ...maskParams(shape),
+        row_groups: rowGroups,
+        BKV: B * kvHeads,
+      },
+      "gqa",
+    ),
+    workgroups: foldWorkgroups(splits * rowGroups * B * kvHeads, gpu.limits.maxComputeWorkgroupsPerDimension),
+    // The least this pass must move: q, K and V once (once per KV head, the point of the op), the mask,
+    // and the partials it writes; D + Dv multiply-adds per (row, key) pair.
+    cost: {
+      bytes: 4 * (B * H * L * D + B * kvHeads * S * (D + Dv) + outRows * splits * (Dv + 2)) + maskBytes,
+      flops: 2 * B * H * L * S * (D + Dv),
+    },
+  };
+  const combine: KernelPlan = {
+    op: "gqa",
+    kernel: gpu.resolve(KERNELS, "combine", named === "combine" ? options : {}),
+    bindings: [
+      { name: "partOut", dtype: "f32", length: outRows * splits * Dv, role: "input" },
+      { name: "partStats", dtype: "f32", length: outRows * splits * 2, role: "input" },
+      { name: "out", dtype: "f32", length: outRows * Dv, role: "output" },
+    ],
+    params: packParams(COMBINE_PARAMS, { rows: outRows, splits, dvq: Dv / 4 }, "gqa"),
+    workgroups: foldWorkgroups(outRows, gpu.limits.maxComputeWorkgroupsPerDimension),
+    // Read the partials once, write out once; per partial element a multiply-add.
+    cost: { bytes: 4 * (outRows * splits * (Dv + 2) + outRows * Dv), flops: 2 * outRows * splits * (Dv + 1) },
+  };
+  return { path, steps: [decode, combine] };
+}
+
+/**
+ * Plans gqa on the GPU.
+ *
+ * @param gpu the device
+ * @param shape the sizes and scalars, with kvHeads (`maskShape` when a mask will be bound)
+ * @param options kernel override (a variant of `decode` or `combine` forces the decode path) and `path`
+ * @returns the path and its plans, to be submitted in order (see {@link GqaPlans} for the bindings)
+ * @throws Error naming a bad argument
+ */
+export function gqaPlan(gpu: ResidentDevice, shape: GqaShape, options: GqaOptions = {}): GqaPlans {
+  return gqaPlansOf(gpu, validateGqaShape(shape), options);
+}
+
+/**
+ * Grouped-query attention on the GPU.
+ *
+ * @param gpu the device
+ * @param args as {@link gqa}
+ * @param options kernel override and path
+ * @returns the output, `[B, H, L, Dv]`
+ *
+ * @example
+ * ```ts ignore
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { gqaGpu } from "@xpu/ops/ops/gqa";
+ * const gpu = await acquireDevice();
+ * // One decode step: 8 query heads over 2 KV heads, a cache of 300 positions.
+ * const [B, H, kvHeads, L, S, D] = [1, 8, 2, 1, 300, 64];
+ * const q = new Float32Array(B * H * L * D).fill(0.1);
+ * const k = new Float32Array(B * kvHeads * S * D).fill(0.2);
+ * const v = new Float32Array(B * kvHeads * S * D).fill(0.3);
+ * const out = await gqaGpu(gpu, { q, k, v, B, H, kvHeads, L, S, D });
+ * gpu.destroy();
+ * ```
+ */
+export async function gqaGpu(gpu: ResidentDevice, args: GqaArgs, options: GqaOptions = {}): Promise<Float32Array> {
+  const shape = validateGqa(args);
+  const { path, steps } = gqaPlansOf(gpu, shape, options);
+  const mask = args.mask ?? new Float32Array(1);
+  if (path === "prefill") {
+    const [out] = await gpu.run(steps[0], [args.q, args.k, args.v, mask]);
+    return out as Float32Array;
+  }
+  const [decode, combine] = steps;
+  const made: GpuTensor[] = [];
+  const keep = (t: GpuTensor): GpuTensor => {
+    made.push(t);
+    return t;
+  };
+  try {
+    const inputs = [args.q, args.k, args.v, mask].map((a, i) => keep(gpu.upload(a, decode.bindings[i].name)));
+    const partOut = keep(gpu.alloc("f32", decode.bindings[4].length, "partOut"));
+    const partStats = keep(gpu.alloc("f32", decode.bindings[5].length, "partStats"));
+    const out = keep(gpu.alloc("f32", combine.bindings[2].length, "out"));
+    await gpu.submit([decode, [...inputs, partOut, partStats]], [combine, [partOut, partStats, out]]);
+    return await gpu.read(out) as Float32Array;
+  } finally {
+    for (const t of made) t.buffer.destroy();
+  }
+}

@@ -1,0 +1,312 @@
+import { deepStrictEqual, ok } from "node:assert/strict";
+import { foldWorkgroups } from "../../harness/limits.ts";
+import {
+  assertClose,
+  assertThrowsMessage,
+  checkAgainstReference,
+  gpuTest,
+  loadGolden,
+  randomF32,
+  type Tolerance,
+} from "../../harness/testing.ts";
+import { groupNorm, type GroupNormArgs, groupNormGpu, groupNormPlan, KERNELS } from "./mod.ts";
+
+type JsonF32 = (number | string)[];
+interface GoldenCase {
+  label: string;
+  N: number;
+  C: number;
+  L: number;
+  groups: number;
+  eps: number;
+  x: JsonF32;
+  weight: JsonF32 | null;
+  bias: JsonF32 | null;
+  out: JsonF32;
+}
+interface Golden {
+  meta: { torch: string; nchw_equals_flattened: boolean };
+  cases: GoldenCase[];
+}
+const loadGroupNormGolden = () => loadGolden<Golden>(new URL("./goldens/group_norm.json", import.meta.url));
+const fromJson = (xs: JsonF32) => Float32Array.from(xs, Number);
+const argsOf = (c: GoldenCase): GroupNormArgs => ({
+  x: fromJson(c.x),
+  N: c.N,
+  C: c.C,
+  L: c.L,
+  groups: c.groups,
+  eps: c.eps,
+  weight: c.weight === null ? undefined : fromJson(c.weight),
+  bias: c.bias === null ? undefined : fromJson(c.bias),
+});
+const f32 = (xs: number[]) => new Float32Array(xs);
+/** The reference and the goldens both round an f64 result to f32 once. */
+const oneUlp = { atol: 1e-12, rtol: 2 ** -23 };
+
+/** Per (sample, group): the f64 mean and biased variance, for the tolerances and the alternatives below. */
+function groupStats(args: GroupNormArgs): { mean: number; variance: number }[] {
+  const d = (args.C / args.groups) * args.L;
+  return Array.from({ length: args.N * args.groups }, (_, r) => {
+    const row = args.x.subarray(r * d, (r + 1) * d);
+    const mean = row.reduce((s, v) => s + v, 0) / d;
+    return { mean, variance: row.reduce((s, v) => s + (v - mean) ** 2, 0) / d };
+  });
+}
+
+// Kernel vs reference. The kernel's mean is off by a few f32 ULPs of the values' magnitude (per-chunk
+// sums of 16, then pairwise merges), and x - mean carries that error into an output scaled by
+// 1 / std; its variance comes from deviations, so it is off by a few ULPs relative. So atol = 8 ULPs
+// of max |x| divided by the smallest group's std, times max |weight| (plus the bias's own rounding),
+// and rtol 1e-5. For 100 +- 1 that is 1.7e-4 absolute on outputs of order 1; for unit-scale inputs,
+// about 1e-6.
+function kernelTolerance(args: GroupNormArgs): Tolerance {
+  const maxX = args.x.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+  const minStd = Math.min(...groupStats(args).map((s) => Math.sqrt(s.variance + (args.eps ?? 1e-5))));
+  const maxW = args.weight ? args.weight.reduce((m, v) => Math.max(m, Math.abs(v)), 0) : 1;
+  const maxB = args.bias ? args.bias.reduce((m, v) => Math.max(m, Math.abs(v)), 0) : 0;
+  return { atol: (8 * 2 ** -23 * maxX / minStd) * maxW + 2 ** -22 * maxB, rtol: 1e-5 };
+}
+
+Deno.test("group_norm reference: hand-derived values", () => {
+  // One group of [1, 3 | 5, 7]: mean 4, biased variance (9 + 1 + 1 + 9) / 4 = 5.
+  const s5 = Math.sqrt(5);
+  assertClose(groupNorm({ x: f32([1, 3, 5, 7]), N: 1, C: 2, L: 2, groups: 1, eps: 0 }), [
+    -3 / s5,
+    -1 / s5,
+    1 / s5,
+    3 / s5,
+  ], oneUlp);
+  // Two groups of one channel each: [1, 3] and [5, 7], each mean +-1 deviation: -1, 1, -1, 1; then
+  // weight per channel [2, 3], bias per channel [10, 20].
+  assertClose(
+    groupNorm({ x: f32([1, 3, 5, 7]), N: 1, C: 2, L: 2, groups: 2, eps: 0, weight: f32([2, 3]), bias: f32([10, 20]) }),
+    [8, 12, 17, 23],
+    oneUlp,
+  );
+  // eps inside the root: variance 1, eps 3 -> divide by 2.
+  assertClose(groupNorm({ x: f32([-1, 1]), N: 1, C: 1, L: 2, groups: 1, eps: 3 }), [-0.5, 0.5], oneUlp);
+  // A constant group gives zeros (then the bias).
+  deepStrictEqual([...groupNorm({ x: f32([4, 4, 4]), N: 1, C: 1, L: 3, groups: 1, bias: f32([2]) })], [2, 2, 2]);
+});
+
+async function rejectsBadInput(run: (args: GroupNormArgs) => unknown): Promise<void> {
+  const x = f32([1, 2, 3, 4, 5, 6]);
+  await assertThrowsMessage(
+    () => run({ x, N: 1, C: 3, L: 2, groups: 2 }),
+    "groupNorm: C must be divisible by groups, got C = 3 and groups = 2",
+  );
+  await assertThrowsMessage(
+    () => run({ x, N: 1, C: 3, L: 2, groups: 0 }),
+    "groupNorm: groups must be an integer >= 1, got 0",
+  );
+  await assertThrowsMessage(
+    () => run({ x, N: 2, C: 3, L: 2, groups: 1 }),
+    "groupNorm: x must have length N * C * L = 12, got 6",
+  );
+  await assertThrowsMessage(
+    () => run({ x, N: 1, C: 3, L: 2.5, groups: 1 }),
+    "groupNorm: L must be an integer >= 1, got 2.5",
+  );
+  await assertThrowsMessage(
+    () => run({ x, N: 1, C: 3, L: 2, groups: 1, weight: f32([1, 2]) }),
+    "groupNorm: weight must have length C = 3, got 2",
+  );
+  await assertThrowsMessage(
+    () => run({ x, N: 1, C: 3, L: 2, groups: 1, bias: new Float64Array(3) as unknown as Float32Array }),
+    "groupNorm: bias must be a Float32Array, got Float64Array",
+  );
+  await assertThrowsMessage(
+    () => run({ x, N: 1, C: 3, L: 2, groups: 1, eps: -1 }),
+    "groupNorm: eps must be >= 0, got -1",
+  );
+  await assertThrowsMessage(
+    () => run({ x, N: 1, C: 3, L: 2, groups: 1, eps: 1e39 }),
+    "groupNorm: eps must be a finite f32",
+  );
+}
+
+Deno.test("group_norm reference: bad input throws naming the argument", () => rejectsBadInput(groupNorm));
+
+gpuTest("group_norm GPU: bad input throws before dispatch; the plan declares its cost", async (gpu) => {
+  await rejectsBadInput((args) => groupNormGpu(gpu, args));
+  await assertThrowsMessage(
+    () => groupNormPlan(gpu, { N: 1, C: 6, L: 4, groups: 4 }),
+    "C must be divisible by groups, got C = 6 and groups = 4",
+  );
+  const plan = groupNormPlan(gpu, { N: 2, C: 6, L: 5, groups: 3, weight: true });
+  deepStrictEqual(plan.workgroups, [6, 1, 1]);
+  deepStrictEqual(plan.bindings.map((b) => [b.name, b.length]), [["x", 60], ["weight", 6], ["bias", 0], ["out", 60]]);
+  deepStrictEqual(plan.cost, { bytes: 12 * 60 + 4 * 6, flops: 8 * 60 });
+});
+
+gpuTest("group_norm GPU: more than 65,535 rows fold into y, and surplus workgroups write nothing", async (gpu) => {
+  deepStrictEqual(groupNormPlan(gpu, { N: 70_000, C: 4, L: 4, groups: 2 }).workgroups, [46_667, 3, 1]);
+  const args = { x: randomF32(7 * 4 * 3, 3, -2, 2), N: 7, C: 4, L: 3, groups: 2, weight: randomF32(4, 4) };
+  const plan = groupNormPlan(gpu, { ...args, weight: true });
+  const folded = { ...plan, workgroups: foldWorkgroups(14, 4) };
+  deepStrictEqual(folded.workgroups, [4, 4, 1]);
+  const [out] = await gpu.run(folded, [args.x, args.weight, new Float32Array(0)]);
+  assertClose(out, groupNorm(args), kernelTolerance(args), "folded 4 x 4 grid");
+});
+
+// [N, C, L, groups, affine]: the aligned path (d % 4 == 0 and L % 4 == 0) and the ragged one (L odd,
+// L % 4 == 2 with d % 4 == 0, L = 1); groups = 1 and groups = C; rows longer than one block of
+// 256 x 4 quads (8,192 elements, 3 blocks) and shorter than one; weight and bias each absent.
+const shapes: [number, number, number, number, string][] = [
+  [1, 1, 1, 1, "wb"],
+  [2, 6, 5, 3, "wb"],
+  [3, 6, 1, 2, "b"],
+  [2, 4, 9, 4, "w"],
+  [1, 4, 16, 2, "wb"],
+  [2, 8, 6, 2, ""],
+  [1, 32, 64, 8, "wb"],
+  [1, 8, 1024, 1, "wb"],
+  [1, 6, 4097, 3, "w"],
+  [1, 3, 12288, 1, "b"],
+];
+checkAgainstReference<GroupNormArgs>(
+  "group_norm",
+  KERNELS,
+  "kernel",
+  [
+    ...shapes.map(([N, C, L, groups, affine], i) => ({
+      label: `N=${N} C=${C} L=${L} groups=${groups} ${affine}`,
+      args: {
+        x: randomF32(N * C * L, 10 + i, -3, 3),
+        N,
+        C,
+        L,
+        groups,
+        weight: affine.includes("w") ? randomF32(C, 40 + i, -2, 2) : undefined,
+        bias: affine.includes("b") ? randomF32(C, 70 + i, -2, 2) : undefined,
+      },
+    })),
+    { label: "values 100 +- 1, aligned", args: { x: randomF32(4 * 2048, 5, 99, 101), N: 1, C: 4, L: 2048, groups: 2 } },
+    { label: "values 100 +- 1, ragged", args: { x: randomF32(3 * 2047, 6, 99, 101), N: 1, C: 3, L: 2047, groups: 1 } },
+    {
+      label: "constant group, eps 0.25",
+      args: { x: f32([3, 3, 3, 3, 1, 2, 3, 4]), N: 2, C: 1, L: 4, groups: 1, eps: 0.25 },
+    },
+  ],
+  groupNorm,
+  groupNormGpu,
+  kernelTolerance,
+);
+
+Deno.test("group_norm reference matches the torch goldens", async () => {
+  const golden = await loadGroupNormGolden();
+  ok(golden.cases.length > 0 && golden.meta.torch, "the golden file has cases and a torch version");
+  ok(golden.meta.nchw_equals_flattened, "torch's group_norm of [N, C, H, W] equals that of its [N, C, H * W] view");
+  for (const c of golden.cases) assertClose(groupNorm(argsOf(c)), fromJson(c.out), oneUlp, `torch ${c.label}`);
+});
+
+Deno.test("group_norm goldens pin the conventions: biased variance, eps inside the root, statistics per group, affine per channel", async () => {
+  const golden = await loadGroupNormGolden();
+  /** The largest |difference| from torch of an alternative definition, over every golden case with groups != C. */
+  const miss = (
+    alternative: (args: GroupNormArgs, i: number, v: number) => number,
+    skip = (_: GoldenCase) => false,
+  ) => {
+    let worst = 0;
+    for (const c of golden.cases.filter((c) => !skip(c))) {
+      const args = argsOf(c), expected = fromJson(c.out), stats = groupStats(args);
+      const d = (c.C / c.groups) * c.L;
+      args.x.forEach((v, i) => {
+        const { mean, variance } = stats[Math.floor(i / d)];
+        const channel = Math.floor(i / c.L) % c.C;
+        const normalised = alternative(args, i, v);
+        const got = Number.isNaN(normalised)
+          ? normalised
+          : normalised * (args.weight?.[channel] ?? 1) + (args.bias?.[channel] ?? 0);
+        void mean, variance;
+        worst = Math.max(worst, Math.abs(got - expected[i]));
+      });
+    }
+    return worst;
+  };
+  const withStats =
+    (f: (v: number, mean: number, variance: number, eps: number, count: number) => number) =>
+    (args: GroupNormArgs, i: number, v: number) => {
+      const d = (args.C / args.groups) * args.L;
+      const { mean, variance } = groupStats(args)[Math.floor(i / d)];
+      return f(v, mean, variance, args.eps ?? 1e-5, d);
+    };
+  ok(miss(withStats((v, m, s2, eps) => (v - m) / Math.sqrt(s2 + eps))) < 1e-5, "the definition itself agrees");
+  ok(
+    miss(
+      withStats((v, m, s2, eps, n) => (v - m) / Math.sqrt((s2 * n) / (n - 1) + eps)),
+      (c) => c.C / c.groups * c.L < 2,
+    ) > 1e-2,
+    "the unbiased variance must differ",
+  );
+  ok(miss(withStats((v, m, s2, eps) => (v - m) / (Math.sqrt(s2) + eps))) > 1e-3, "eps outside the root must differ");
+  // Statistics per channel (instance norm) rather than per group: differs wherever a group has > 1 channel.
+  const perChannel = (args: GroupNormArgs, i: number, v: number) => {
+    const c = Math.floor(i / args.L);
+    const row = args.x.subarray(c * args.L, (c + 1) * args.L);
+    const mean = row.reduce((s, u) => s + u, 0) / args.L;
+    const variance = row.reduce((s, u) => s + (u - mean) ** 2, 0) / args.L;
+    return (v - mean) / Math.sqrt(variance + (args.eps ?? 1e-5));
+  };
+  ok(miss(perChannel, (c) => c.groups === c.C) > 0.1, "statistics per channel must differ");
+  // Affine per group (weight[g]) rather than per channel.
+  let perGroupAffine = 0;
+  for (const c of golden.cases.filter((c) => c.weight !== null && c.groups < c.C)) {
+    const args = argsOf(c), per = c.C / c.groups;
+    const groupWeight = Float32Array.from({ length: c.C }, (_, ch) => args.weight![Math.floor(ch / per) % c.groups]);
+    const got = groupNorm({ ...args, weight: groupWeight });
+    perGroupAffine = Math.max(perGroupAffine, ...got.map((v, i) => Math.abs(v - Number(c.out[i]))));
+  }
+  ok(perGroupAffine > 0.1, "a weight per group must differ");
+});
+
+Deno.test("groupNorm: a one-pass E[x^2] - E[x]^2 in f32 fails the tolerance the kernel is held to at 100 +- 1", async () => {
+  const c = (await loadGroupNormGolden()).cases.find((c) => c.label.includes("100 +- 1"));
+  ok(c, "the golden has the 100 +- 1 case");
+  const args = argsOf(c), expected = fromJson(c.out), tol = kernelTolerance(args);
+  // The one-pass formula as an f32 kernel would run it: sums of x and x^2 accumulated in f32, each
+  // addition rounded, then mean = sum / n and var = E[x^2] - mean^2, each step rounded.
+  const fr = Math.fround, n = args.x.length;
+  let sum = 0, squares = 0;
+  for (const v of args.x) {
+    sum = fr(sum + v);
+    squares = fr(squares + fr(v * v));
+  }
+  const mean = fr(sum / n), variance = fr(fr(squares / n) - fr(mean * mean));
+  const rstd = fr(1 / Math.sqrt(fr(variance + c.eps)));
+  const naive = args.x.map((v, i) =>
+    fr(fr(v - mean) * rstd) * args.weight![Math.floor(i / c.L)] + args.bias![Math.floor(i / c.L)]
+  );
+  let failed = false;
+  try {
+    assertClose(naive, expected, tol, "one-pass");
+  } catch {
+    failed = true;
+  }
+  ok(failed, "the one-pass f32 formula must fail the kernel's tolerance on this case");
+  // Even with each moment rounded to f32 only once (the best a one-pass kernel could do), it fails.
+  const exactMean = args.x.reduce((s, v) => s + v, 0) / n;
+  const exactSquares = args.x.reduce((s, v) => s + v * v, 0) / n;
+  const bestVariance = fr(fr(exactSquares) - fr(fr(exactMean) ** 2));
+  const best = args.x.map((v, i) =>
+    ((v - exactMean) / Math.sqrt(bestVariance + c.eps)) * args.weight![Math.floor(i / c.L)] +
+    args.bias![Math.floor(i / c.L)]
+  );
+  failed = false;
+  try {
+    assertClose(best, expected, tol, "one-pass, moments rounded once");
+  } catch {
+    failed = true;
+  }
+  ok(failed, "the one-pass formula with correctly rounded f32 moments must fail too");
+});
+
+gpuTest("group_norm GPU matches the torch goldens, 100 +- 1 included", async (gpu) => {
+  const golden = await loadGroupNormGolden();
+  ok(golden.cases.length > 0, "the golden file has cases");
+  for (const c of golden.cases) {
+    const args = argsOf(c);
+    assertClose(await groupNormGpu(gpu, args), fromJson(c.out), kernelTolerance(args), `torch ${c.label}`);
+  }
+});

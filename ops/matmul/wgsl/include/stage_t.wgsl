@@ -1,9 +1,0 @@
-// Writes four consecutive k of one row of a, from column k of the block, into a's transposed stage:
-// slot (k + j) * LANES + row / 4, component row % 4.
-fn stage_t(row: u32, k: u32, v: vec4f) {
-  let slot = k * LANES + row / 4u;
-  a_t[slot][row % 4u] = v.x;
-  a_t[slot + LANES][row % 4u] = v.y;
-  a_t[slot + 2u * LANES][row % 4u] = v.z;
-  a_t[slot + 3u * LANES][row % 4u] = v.w;
-}

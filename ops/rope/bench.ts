@@ -1,0 +1,66 @@
+/**
+ * Benchmark cases of rope and ropeAxes: one read and one write of `[tokens, heads, headDim]`, at a
+ * Llama prefill (4,096 tokens, 32 heads of 128: 64 MiB each way), twice that,
+ * and a decode step of 8 tokens; ropeAxes at the same prefill shape split as Z-Image ([32, 48, 48],
+ * adjacent pairs) and as Cosmos-Predict2 ([44, 42, 42], half pairing, a theta per axis).
+ *
+ * @module
+ */
+
+import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
+import { KERNELS, ropeAxesPlan, ropeFrequencies, type RopePairing, ropePlan, validateRopeAxesShape } from "./mod.ts";
+
+interface RopeBenchShape {
+  tokens: number;
+  heads: number;
+  headDim: number;
+}
+interface AxesBenchShape extends RopeBenchShape {
+  axesDims: number[];
+  pairing: RopePairing;
+}
+
+/** rope's and ropeAxes' benchmark cases. */
+export const BENCH: readonly BenchCase[] = [
+  defineCase<RopeBenchShape>({
+    op: "rope",
+    entry: "kernel",
+    sources: KERNELS,
+    gpu: [{ tokens: 4096, heads: 32, headDim: 128 }, { tokens: 8192, heads: 32, headDim: 128 }, {
+      tokens: 8,
+      heads: 32,
+      headDim: 128,
+    }],
+    quick: [{ tokens: 64, heads: 8, headDim: 64 }, { tokens: 33, heads: 5, headDim: 80 }],
+    label: ({ tokens, heads, headDim }) => `${tokens}x${heads}x${headDim}`,
+    plan: (gpu, shape, options) => ropePlan(gpu, { ...shape, theta: 500000 }, options),
+    inputs: ({ tokens, heads, headDim }, seed) => [
+      randomInput(tokens * heads * headDim, seed),
+      Float32Array.from({ length: tokens }, (_, t) => t + 100),
+      ropeFrequencies(headDim, 500000).invFreq,
+      new Float32Array(0),
+    ],
+  }),
+  defineCase<AxesBenchShape>({
+    op: "ropeAxes",
+    entry: "axes",
+    sources: KERNELS,
+    gpu: [
+      { tokens: 4096, heads: 32, headDim: 128, axesDims: [44, 42, 42], pairing: "half" },
+      { tokens: 4096, heads: 32, headDim: 128, axesDims: [32, 48, 48], pairing: "adjacent" },
+    ],
+    quick: [{ tokens: 64, heads: 4, headDim: 128, axesDims: [44, 42, 42], pairing: "half" }],
+    label: ({ tokens, heads, headDim, pairing }) => `${tokens}x${heads}x${headDim}-${pairing}`,
+    plan: (gpu, shape, options) => ropeAxesPlan(gpu, { ...shape, theta: 10000 }, options),
+    inputs: (shape, seed) => {
+      const { axis, invFreq } = validateRopeAxesShape({ ...shape, theta: 10000 });
+      const { tokens, heads, headDim, axesDims } = shape;
+      return [
+        randomInput(tokens * heads * headDim, seed),
+        Int32Array.from({ length: tokens * axesDims.length }, (_, e) => (e * 7 + seed) % 64),
+        axis,
+        invFreq,
+      ];
+    },
+  }),
+];

@@ -1,0 +1,160 @@
+/**
+ * snake: the Snake activations of audio decoders over `x` `[N, C, L]`, with learned per-channel
+ * parameters. Entry points:
+ *
+ * - `kernel` ({@link snakeGpu}): `x + sin(alpha[c] x)^2 / (alpha[c] + 1e-9)`, DAC's `Snake1d`.
+ * - `beta` ({@link snakeBetaGpu}): `x + sin(alpha[c] x)^2 / (beta[c] + 1e-9)`, BigVGAN's and
+ *   MioCodec's `SnakeBeta`.
+ *
+ * Conventions, each pinned by a test against torch goldens that the alternative fails:
+ * - the epsilon is upstream's 1e-9, inside the reciprocal (`1 / (beta + 1e-9)`, not
+ *   `1 / beta + 1e-9` and not `1 / max(beta, eps)`), so a channel whose divisor is 0 stays finite;
+ * - sin² is the square of the sine, not the sine of the square;
+ * - the parameters are used as given: BigVGAN stores log(alpha) and log(beta) and exponentiates in
+ *   its forward, DACVAE stores the values; the stored tensor does not say which, so `exp` is the
+ *   caller's, once at load time (a kernel that exponentiated would be wrong for the other family).
+ *
+ * Refused, with an error naming the argument, before any GPU work: sizes that are not integers
+ * >= 1, arrays of the wrong type or length, and non-finite elements (WGSL lets a compiler assume
+ * none occurs).
+ *
+ * The kernel streams `x` as vec4s in a grid-stride loop (four per invocation per block, all loads
+ * first), reading each quad's parameters once when `L % 4 == 0` (the quad is in one channel) and per
+ * component otherwise; the parameters are C floats, read from cache. Cost: one read and one write of
+ * `x`, plus the parameters. On the H200 (harness/baselines/nvidia-h200-log/signal-conv-norm-snake.txt,
+ * GPU timestamps; the read probe of the same run 4,520 GB/s): 4 x 512 x 32,768 (256 MiB each way)
+ * 3,920 GB/s (86.7%) for `kernel` and 3,909 (86.5%) for `beta`; 1 x 512 x 16,384 (32 MiB each way)
+ * 2,749 (60.8%), a transfer small enough that a plain read of its size does not reach the probe
+ * either (DESIGN.md: 70% at 29 MB).
+ *
+ * @module
+ */
+
+import { streamWorkgroups } from "../../harness/grid.ts";
+import { packParams, type ParamField } from "../../harness/params.ts";
+import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import type { KernelOptions } from "../../harness/options.ts";
+import { KERNELS } from "./kernels.gen.ts";
+import {
+  type SnakeArgs,
+  type SnakeBetaArgs,
+  type SnakeShape,
+  validateSnake,
+  validateSnakeBeta,
+  validateSnakeShape,
+} from "./reference.ts";
+
+export * from "./reference.ts";
+export { KERNELS };
+
+const PARAMS: readonly ParamField[] = [
+  { name: "n", type: "u32" },
+  { name: "c", type: "u32" },
+  { name: "l", type: "u32" },
+];
+
+/** Elements one workgroup moves per block: 256 invocations x 4 vec4s (`WG * PER * 4` in the WGSL). */
+const BLOCK_ELEMENTS = 256 * 4 * 4;
+/** Per element: a multiply and the sine's argument, a square, a multiply, an add (the sine as one). */
+const FLOPS_PER_ELEMENT = 5;
+
+function plan(gpu: ResidentDevice, shape: SnakeShape, entry: "kernel" | "beta", options: KernelOptions): KernelPlan {
+  validateSnakeShape(shape);
+  const { N, C, L } = shape;
+  const n = N * C * L;
+  const parameters = entry === "beta" ? ["alpha", "beta"] : ["alpha"];
+  return {
+    op: "snake",
+    kernel: gpu.resolve(KERNELS, entry, options),
+    bindings: [
+      { name: "x", dtype: "f32", length: n, role: "input" },
+      ...parameters.map((name) => ({ name, dtype: "f32" as const, length: C, role: "input" as const })),
+      { name: "out", dtype: "f32", length: n, role: "output" },
+    ],
+    params: packParams(PARAMS, { n, c: C, l: L }, "snake"),
+    workgroups: streamWorkgroups(n, BLOCK_ELEMENTS, gpu.limits.maxComputeWorkgroupsPerDimension),
+    // x read once and out written once, each parameter vector read once.
+    cost: { bytes: 8 * n + 4 * C * parameters.length, flops: FLOPS_PER_ELEMENT * n },
+  };
+}
+
+/**
+ * Plans snake's `kernel` entry point (Snake1d) on the GPU.
+ *
+ * @param gpu the device
+ * @param shape `N`, `C`, `L`
+ * @param options kernel override
+ * @returns the plan; bindings `x`, `alpha` (inputs) and `out`
+ */
+export function snakePlan(gpu: ResidentDevice, shape: SnakeShape, options: KernelOptions = {}): KernelPlan {
+  return plan(gpu, shape, "kernel", options);
+}
+
+/**
+ * Plans snake's `beta` entry point (SnakeBeta) on the GPU.
+ *
+ * @param gpu the device
+ * @param shape `N`, `C`, `L`
+ * @param options kernel override
+ * @returns the plan; bindings `x`, `alpha`, `beta` (inputs) and `out`
+ */
+export function snakeBetaPlan(gpu: ResidentDevice, shape: SnakeShape, options: KernelOptions = {}): KernelPlan {
+  return plan(gpu, shape, "beta", options);
+}
+
+/**
+ * Snake1d on the GPU: `x + sin(alpha[c] x)^2 / (alpha[c] + 1e-9)`.
+ *
+ * @param gpu the device
+ * @param args as {@link snake}
+ * @param options kernel override
+ * @returns the result, `[N, C, L]`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { snakeGpu } from "@xpu/ops/ops/snake";
+ * const gpu = await acquireDevice();
+ * const x = new Float32Array([0, 1, 2, 3, 4, 5]);
+ * const out = await snakeGpu(gpu, { x, alpha: new Float32Array([1, 0.5]), N: 1, C: 2, L: 3 });
+ * gpu.destroy();
+ * ```
+ */
+export async function snakeGpu(
+  gpu: ResidentDevice,
+  args: SnakeArgs,
+  options: KernelOptions = {},
+): Promise<Float32Array> {
+  validateSnake(args);
+  const [out] = await gpu.run(snakePlan(gpu, args, options), [args.x, args.alpha]);
+  return out as Float32Array;
+}
+
+/**
+ * SnakeBeta on the GPU: `x + sin(alpha[c] x)^2 / (beta[c] + 1e-9)`.
+ *
+ * @param gpu the device
+ * @param args as {@link snakeBeta}
+ * @param options kernel override
+ * @returns the result, `[N, C, L]`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { snakeBetaGpu } from "@xpu/ops/ops/snake";
+ * const gpu = await acquireDevice();
+ * const x = new Float32Array([0, 1, 2, 3]);
+ * const alpha = new Float32Array([1, 2]);
+ * const out = await snakeBetaGpu(gpu, { x, alpha, beta: new Float32Array([0.5, 0]), N: 1, C: 2, L: 2 });
+ * gpu.destroy();
+ * ```
+ */
+export async function snakeBetaGpu(
+  gpu: ResidentDevice,
+  args: SnakeBetaArgs,
+  options: KernelOptions = {},
+): Promise<Float32Array> {
+  validateSnakeBeta(args);
+  const [out] = await gpu.run(snakeBetaPlan(gpu, args, options), [args.x, args.alpha, args.beta]);
+  return out as Float32Array;
+}

@@ -1,0 +1,102 @@
+/**
+ * The DFT bases stft's GEMM kernels multiply by, built on the host in f64 and rounded to f32 once,
+ * padded to whole tiles of the kernels (so their loads need no guard) and cached per nFft (stft) or
+ * per (nFft, hopLength) (istft) for the default window. A caller's own window gets a basis built for it
+ * on each call.
+ *
+ * @module
+ */
+
+import { hannWindow, stftBins } from "./reference.ts";
+
+/** Rounds n up to a multiple of m. */
+const roundUp = (n: number, m: number) => Math.ceil(n / m) * m;
+
+/** The layout of stft's basis: `[rows, cols]`, the forward basis `[nFft, 2 * bins]` padded. */
+export function stftBasisLayout(nFft: number): { rows: number; cols: number } {
+  return { rows: roundUp(nFft, 16), cols: roundUp(2 * stftBins(nFft), 64) };
+}
+
+/**
+ * The layout of istft's basis: `reach = ceil(nFft / hopLength)` blocks of `jp` rows (the 2 * bins values
+ * of a frame, padded to a multiple of 16), `cols` columns (hopLength, padded to a multiple of 64).
+ */
+export function istftBasisLayout(nFft: number, hopLength: number): { reach: number; jp: number; cols: number } {
+  return { reach: Math.ceil(nFft / hopLength), jp: roundUp(2 * stftBins(nFft), 16), cols: roundUp(hopLength, 64) };
+}
+
+/** cos and sin of 2 pi m / nFft for m = 0 .. nFft - 1 (the angle reduced exactly, as an integer). */
+function unitCircle(nFft: number): { cos: Float64Array; sin: Float64Array } {
+  const cos = new Float64Array(nFft), sin = new Float64Array(nFft);
+  for (let m = 0; m < nFft; m++) {
+    cos[m] = Math.cos((2 * Math.PI * m) / nFft);
+    sin[m] = Math.sin((2 * Math.PI * m) / nFft);
+  }
+  return { cos, sin };
+}
+
+const forwardCache = new Map<number, Float32Array>();
+const inverseCache = new Map<string, Float32Array>();
+
+/**
+ * stft's basis: row n, column 2k is `w[n] cos(2 pi k n / nFft)`, column 2k + 1 is
+ * `-w[n] sin(2 pi k n / nFft)`; zero past nFft rows and 2 * bins columns.
+ *
+ * @param nFft FFT size
+ * @param window the window (default periodic Hann, whose basis is cached)
+ * @returns the padded basis, {@link stftBasisLayout}
+ */
+export function stftBasis(nFft: number, window?: Float32Array): Float32Array {
+  const cached = window === undefined ? forwardCache.get(nFft) : undefined;
+  if (cached) return cached;
+  const w = window ?? hannWindow(nFft);
+  const { rows, cols } = stftBasisLayout(nFft);
+  const { cos, sin } = unitCircle(nFft);
+  const basis = new Float32Array(rows * cols);
+  for (let n = 0; n < nFft; n++) {
+    for (let k = 0; k < stftBins(nFft); k++) {
+      const m = (k * n) % nFft;
+      basis[n * cols + 2 * k] = w[n] * cos[m];
+      basis[n * cols + 2 * k + 1] = -w[n] * sin[m];
+    }
+  }
+  if (window === undefined) forwardCache.set(nFft, basis);
+  return basis;
+}
+
+/**
+ * istft's basis: row `d * jp + j`, column r holds the windowed irfft coefficient of frame value j
+ * at frame sample n = r + d * hopLength: `w[n] c_k cos(2 pi k n / nFft) / nFft` for j = 2k (real part),
+ * `-w[n] c_k sin(2 pi k n / nFft) / nFft` for j = 2k + 1, with c_k = 1 for DC and (even nFft)
+ * Nyquist and 2 otherwise, and zero for the imaginary parts of DC and Nyquist, for n >= nFft, and in
+ * the padding.
+ *
+ * @param nFft FFT size
+ * @param hopLength samples between frames
+ * @param window the window (default periodic Hann, whose basis is cached)
+ * @returns the padded basis, {@link istftBasisLayout}
+ */
+export function istftBasis(nFft: number, hopLength: number, window?: Float32Array): Float32Array {
+  const key = `${nFft}:${hopLength}`;
+  const cached = window === undefined ? inverseCache.get(key) : undefined;
+  if (cached) return cached;
+  const w = window ?? hannWindow(nFft);
+  const { reach, jp, cols } = istftBasisLayout(nFft, hopLength);
+  const { cos, sin } = unitCircle(nFft);
+  const basis = new Float32Array(reach * jp * cols);
+  for (let d = 0; d < reach; d++) {
+    for (let r = 0; r < hopLength; r++) {
+      const n = r + d * hopLength;
+      if (n >= nFft) break;
+      for (let k = 0; k < stftBins(nFft); k++) {
+        const edge = k === 0 || 2 * k === nFft;
+        const scale = (w[n] * (edge ? 1 : 2)) / nFft;
+        const m = (k * n) % nFft;
+        basis[(d * jp + 2 * k) * cols + r] = scale * cos[m];
+        basis[(d * jp + 2 * k + 1) * cols + r] = edge ? 0 : -scale * sin[m];
+      }
+    }
+  }
+  if (window === undefined) inverseCache.set(key, basis);
+  return basis;
+}

@@ -1,0 +1,130 @@
+import { deepStrictEqual, ok } from "node:assert/strict";
+import { assertThrowsMessage, checkAgainstReference, gpuTest, loadGolden, randomF32 } from "../../harness/testing.ts";
+import {
+  KERNELS,
+  nearestSourceIndex,
+  nearestUpsample2d,
+  type NearestUpsample2dArgs,
+  nearestUpsample2dGpu,
+} from "./mod.ts";
+
+/** What goldens/gen.py writes: outputs of inputs valued plane * 10000 + h * 100 + w. */
+interface Golden {
+  meta: { torch: string };
+  cases: { label: string; N: number; C: number; H: number; W: number; outH: number; outW: number; out: number[] }[];
+  rows: Record<string, number[]>;
+  align_corners: { raised: boolean; message: string };
+}
+const loadUpsampleGolden = () => loadGolden<Golden>(new URL("./goldens/upsample.json", import.meta.url));
+/** The input gen.py builds: each value encodes its position. */
+const encoded = ({ N, C, H, W }: { N: number; C: number; H: number; W: number }) =>
+  Float32Array.from({ length: N * C * H * W }, (_, e) => {
+    const w = e % W, h = Math.floor(e / W) % H, plane = Math.floor(e / (W * H));
+    return plane * 10000 + h * 100 + w;
+  });
+const sourceRows = (h: number, outH: number) =>
+  Array.from({ length: outH }, (_, oy) => nearestSourceIndex(oy, h, outH));
+
+Deno.test("upsample reference: hand-derived 2x and 1 -> 3", () => {
+  const x = new Float32Array([1, 2, 3, 4]);
+  deepStrictEqual(
+    [...nearestUpsample2d({ x, N: 1, C: 1, H: 2, W: 2, outH: 4, outW: 4 })],
+    [1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4],
+  );
+  deepStrictEqual([...nearestUpsample2d({ x, N: 1, C: 4, H: 1, W: 1, outH: 1, outW: 3 })], [
+    1,
+    1,
+    1,
+    2,
+    2,
+    2,
+    3,
+    3,
+    3,
+    4,
+    4,
+    4,
+  ]);
+});
+
+Deno.test("upsample reference: the f32 source index (H = 14 -> 46, row 23 copies row 6, not 7)", async () => {
+  deepStrictEqual(nearestSourceIndex(23, 14, 46), 6);
+  // Exact integer arithmetic and half-pixel centres ("nearest-exact") both say 7.
+  deepStrictEqual(Math.floor((23 * 14) / 46), 7);
+  deepStrictEqual(Math.floor((23 + 0.5) * (14 / 46)), 7);
+  const golden = await loadUpsampleGolden();
+  deepStrictEqual(sourceRows(14, 46), golden.rows["14 -> 46 size"], "torch's size= rows");
+  deepStrictEqual(golden.rows["14 -> 46 size"][23], 6);
+  ok(golden.rows["14 -> 46 nearest-exact"][23] === 7, "nearest-exact maps row 23 to 7 in torch");
+  // The size= path, not scale_factor=: at H = 3 they map four output rows differently in torch.
+  deepStrictEqual(sourceRows(3, 4), golden.rows["3 -> 4 size"]);
+  ok(
+    JSON.stringify(golden.rows["3 -> 4 scale_factor 1.6"]) !== JSON.stringify(golden.rows["3 -> 4 size"]),
+    "scale_factor 1.6 maps rows differently",
+  );
+  ok(golden.align_corners.raised, `torch refuses align_corners with mode="nearest" (${golden.align_corners.message})`);
+});
+
+Deno.test("upsample reference matches the torch goldens", async () => {
+  const golden = await loadUpsampleGolden();
+  ok(golden.cases.length > 0 && golden.meta.torch, "the golden file has cases and a torch version");
+  for (const c of golden.cases) {
+    deepStrictEqual([...nearestUpsample2d({ ...c, x: encoded(c) })], c.out, `torch ${c.label}`);
+  }
+});
+
+gpuTest("upsample GPU matches the torch goldens", async (gpu) => {
+  const golden = await loadUpsampleGolden();
+  ok(golden.cases.length > 0, "the golden file has cases");
+  for (const c of golden.cases) {
+    deepStrictEqual([...await nearestUpsample2dGpu(gpu, { ...c, x: encoded(c) })], c.out, `torch ${c.label}`);
+  }
+});
+
+Deno.test("upsample reference: downsampling and bad input throw naming the argument", async () => {
+  const x = new Float32Array(16);
+  const base = { x, N: 1, C: 1, H: 4, W: 4, outH: 8, outW: 8 };
+  await assertThrowsMessage(() => nearestUpsample2d({ ...base, outH: 3 }), "upsampling only), got 4x4 -> 3x8");
+  await assertThrowsMessage(() => nearestUpsample2d({ ...base, outW: 2 }), "outH >= H and outW >= W expected");
+  await assertThrowsMessage(
+    () => nearestUpsample2d({ ...base, C: 2 }),
+    "x must have length N * C * H * W = 32, got 16",
+  );
+  await assertThrowsMessage(() => nearestUpsample2d({ ...base, H: 0 }), "nearestUpsample2d: H must be an integer >= 1");
+  await assertThrowsMessage(() => nearestUpsample2d({ ...base, outW: 2 ** 24 }), "must be < 2^24");
+});
+
+gpuTest("upsample GPU: downsampling and bad input throw before dispatch", async (gpu) => {
+  const x = new Float32Array(16);
+  const base = { x, N: 1, C: 1, H: 4, W: 4, outH: 8, outW: 8 };
+  await assertThrowsMessage(() => nearestUpsample2dGpu(gpu, { ...base, outH: 2 }), "upsampling only");
+  await assertThrowsMessage(() => nearestUpsample2dGpu(gpu, { ...base, W: 5 }), "x must have length");
+  await assertThrowsMessage(() => nearestUpsample2dGpu(gpu, base, { override: "kernel.amd" }), 'override "kernel.amd"');
+});
+
+// Copies: exact. Rows of outW % 4 == 0 (the vec4 path) and not, a partial last vec4, 1-element axes;
+// the last two are past one block (4,096 output elements), so whole blocks take the four-vec4 path.
+const shapes = [
+  [1, 1, 1, 1, 1, 1],
+  [1, 1, 1, 1, 3, 5],
+  [2, 3, 14, 14, 46, 46],
+  [1, 4, 7, 9, 16, 24],
+  [3, 2, 5, 6, 11, 13],
+  [1, 1, 33, 1, 67, 7],
+  [1, 2, 32, 32, 64, 64],
+  [1, 1, 3, 3, 3, 3],
+  [1, 3, 20, 21, 40, 42],
+  [2, 2, 16, 16, 32, 32],
+];
+checkAgainstReference<NearestUpsample2dArgs>(
+  "upsample",
+  KERNELS,
+  "kernel",
+  shapes.map(([N, C, H, W, outH, outW], i) => ({
+    label: `[${N}, ${C}, ${H}, ${W}] -> ${outH}x${outW}`,
+    args: { x: randomF32(N * C * H * W, 50 + i), N, C, H, W, outH, outW },
+  })),
+  nearestUpsample2d,
+  nearestUpsample2dGpu,
+  { atol: 0, rtol: 0 },
+);

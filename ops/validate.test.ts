@@ -1,0 +1,600 @@
+/**
+ * One validation per op, checked across every op at once: each `<op>Plan` refuses a bad shape with
+ * exactly the message the reference gives for the same bad argument, and a missing argument (the
+ * whole object, or one field of it) fails with an error naming the op and the argument, never a
+ * TypeError from reading a property of undefined. A plan that returns several plans (attention's
+ * `{ scores, weightedSum }`, gqa's `{ path, steps }`) is called through a `plan` that returns its
+ * first; melSpectrogram has no plan of its own (it submits stft's, powerSpectrum's and mel's).
+ */
+import { ok, strictEqual } from "node:assert/strict";
+import type { KernelPlan, ResidentDevice } from "../harness/device.ts";
+import { assertThrowsMessage, gpuTest } from "../harness/testing.ts";
+import * as ops from "../mod.ts";
+import { F32_MAX, I32_MAX, requireArgs, requireF32, requireInt, U32_MAX } from "./validate.ts";
+
+const f32 = (n: number) => new Float32Array(n);
+const i32 = (n: number) => new Int32Array(n);
+const u32 = (n: number) => new Uint32Array(n);
+
+/** Loosely typed, so that the table can hand each entry point what a careless caller would. */
+type AnyArgs = Record<string, unknown>;
+// deno-lint-ignore no-explicit-any
+type Loose = (...args: any[]) => unknown;
+
+interface OpCase {
+  /** The name every message of the op starts with. */
+  op: string;
+  reference: Loose;
+  gpu: Loose;
+  /** The plan, or a function returning the first of the plans it makes; absent for an op without one. */
+  plan?: Loose;
+  /** Valid arguments of the reference and the `*Gpu` call. */
+  args: AnyArgs;
+  /** Fields of `args` that may be left out. */
+  optional?: string[];
+  /** The valid shape of the plan for the same call. */
+  shape: AnyArgs;
+  /** A field of both, a bad value for it, and the argument the message must name. */
+  bad: [field: string, value: unknown, named: string][];
+}
+
+const CASES: OpCase[] = [
+  {
+    op: "softmax",
+    reference: ops.softmax,
+    gpu: ops.softmaxGpu,
+    plan: ops.softmaxPlan,
+    args: { x: f32(6), rows: 2, cols: 3 },
+    shape: { rows: 2, cols: 3 },
+    bad: [["rows", 0, "rows"], ["cols", 2.5, "cols"], ["rows", 2 ** 32, "rows"]],
+  },
+  {
+    op: "rmsnorm",
+    reference: ops.rmsnorm,
+    gpu: ops.rmsnormGpu,
+    plan: ops.rmsnormPlan,
+    args: { x: f32(6), rows: 2, cols: 3 },
+    shape: { rows: 2, cols: 3 },
+    bad: [["rows", 0, "rows"], ["cols", -1, "cols"], ["eps", 1e39, "eps"], ["eps", -1, "eps"]],
+  },
+  {
+    op: "layernorm",
+    reference: ops.layernorm,
+    gpu: ops.layernormGpu,
+    plan: ops.layernormPlan,
+    args: { x: f32(6), rows: 2, cols: 3 },
+    shape: { rows: 2, cols: 3 },
+    bad: [["rows", 0, "rows"], ["cols", NaN, "cols"], ["eps", 1e39, "eps"], ["eps", Infinity, "eps"]],
+  },
+  {
+    op: "quantize",
+    reference: ops.quantize,
+    gpu: ops.quantizeGpu,
+    plan: ops.quantizePlan,
+    args: { x: f32(6), rows: 2, cols: 3 },
+    shape: { rows: 2, cols: 3 },
+    bad: [["rows", 0, "rows"], ["cols", 0, "cols"]],
+  },
+  {
+    op: "elementwise",
+    reference: ops.elementwise,
+    gpu: ops.elementwiseGpu,
+    plan: ops.elementwisePlan,
+    args: { op: "add", a: f32(4), b: f32(4) },
+    shape: { op: "add", n: 4 },
+    bad: [["op", "subtract", "op"]],
+  },
+  {
+    op: "elementwiseRows",
+    reference: ops.elementwiseRows,
+    gpu: ops.elementwiseRowsGpu,
+    plan: ops.elementwiseRowsPlan,
+    args: { op: "add", a: f32(6), b: f32(3), rows: 2, cols: 3 },
+    shape: { op: "add", rows: 2, cols: 3 },
+    bad: [["rows", 0, "rows"], ["cols", 0, "cols"], ["op", "divide", "op"]],
+  },
+  {
+    op: "gather",
+    reference: ops.gather,
+    gpu: ops.gatherGpu,
+    plan: ops.gatherPlan,
+    args: { table: f32(6), index: i32(2), rows: 3, cols: 2 },
+    shape: { rows: 3, cols: 2, indexLength: 2 },
+    bad: [["rows", 0, "rows"], ["rows", 2 ** 31, "rows"], ["cols", 0, "cols"]],
+  },
+  {
+    op: "scatter",
+    reference: ops.scatter,
+    gpu: ops.scatterGpu,
+    plan: ops.scatterPlan,
+    args: { src: f32(4), index: i32(4), rows: 2, indexCols: 2, cols: 3 },
+    shape: { rows: 2, indexCols: 2, cols: 3 },
+    bad: [["rows", -1, "rows"], ["indexCols", 1.5, "indexCols"], ["cols", 0, "cols"]],
+  },
+  {
+    op: "reduce",
+    reference: ops.reduce,
+    gpu: ops.reduceGpu,
+    plan: ops.reducePlan,
+    args: { op: "sum", x: f32(6), shape: [2, 3], dim: 1 },
+    shape: { op: "sum", shape: [2, 3], dim: 1 },
+    bad: [["dim", 2, "dim"], ["shape", [2, -3], "shape[1]"], ["op", "prod", "op"]],
+  },
+  {
+    op: "transpose",
+    reference: ops.transpose,
+    gpu: ops.transposeGpu,
+    plan: ops.transposePlan,
+    args: { x: f32(6), rows: 2, cols: 3 },
+    shape: { rows: 2, cols: 3 },
+    bad: [["rows", -1, "rows"], ["cols", 0.5, "cols"]],
+  },
+  {
+    op: "permute",
+    reference: ops.permute,
+    gpu: ops.permuteGpu,
+    plan: ops.permutePlan,
+    args: { x: f32(6), shape: [2, 3], dims: [1, 0] },
+    shape: { shape: [2, 3], dims: [1, 0] },
+    bad: [["dims", [0, 0], "dims"], ["dims", [0, 2], "dims[1]"], ["shape", [2, 3, 1, 1, 1, 1, 1], "shape"]],
+  },
+  {
+    op: "axpy",
+    reference: ops.axpy,
+    gpu: ops.axpyGpu,
+    plan: ops.axpyPlan,
+    args: { alpha: 2, x: f32(3), y: f32(3) },
+    shape: { alpha: 2, n: 3 },
+    bad: [["alpha", 1e39, "alpha"], ["alpha", NaN, "alpha"]],
+  },
+  {
+    op: "axpy",
+    reference: ops.axpy,
+    gpu: ops.axpyInplaceGpu,
+    plan: ops.axpyInplacePlan,
+    args: { alpha: 2, x: f32(3), y: f32(3) },
+    shape: { alpha: 2, n: 3 },
+    bad: [["alpha", -1e39, "alpha"]],
+  },
+  {
+    op: "activation",
+    reference: ops.activation,
+    gpu: ops.activationGpu,
+    plan: ops.activationPlan,
+    args: { kind: "elu", x: f32(3), alpha: 1 },
+    optional: ["alpha"],
+    shape: { kind: "elu", n: 3, alpha: 1 },
+    bad: [["kind", "swish", "kind"], ["alpha", 1e39, "alpha"]],
+  },
+  {
+    op: "dequantize",
+    reference: ops.dequantize,
+    gpu: ops.dequantizeGpu,
+    plan: ops.dequantizePlan,
+    args: { acc: i32(6), aScales: f32(2), wScales: f32(3), M: 2, N: 3 },
+    shape: { M: 2, N: 3 },
+    bad: [["M", 0, "M"], ["N", 2 ** 32, "N"]],
+  },
+  {
+    op: "dequantTranspose",
+    reference: ops.dequantTranspose,
+    gpu: ops.dequantTransposeGpu,
+    plan: ops.dequantTransposePlan,
+    args: { weight: u32(2), scales: f32(2), N: 2, K: 4 },
+    shape: { N: 2, K: 4 },
+    bad: [["N", 0, "N"], ["K", -4, "K"]],
+  },
+  {
+    op: "matvec",
+    reference: ops.matvec,
+    gpu: ops.matvecGpu,
+    plan: ops.matvecPlan,
+    args: { weight: f32(6), x: f32(3), N: 2, K: 3 },
+    shape: { N: 2, K: 3 },
+    bad: [["N", 0, "N"], ["K", 0, "K"]],
+  },
+  {
+    op: "matvecQ8",
+    reference: ops.matvecQ8,
+    gpu: ops.matvecQ8Gpu,
+    plan: ops.matvecQ8Plan,
+    args: { weight: u32(2), scales: f32(2), x: f32(3), N: 2, K: 3 },
+    shape: { N: 2, K: 3 },
+    bad: [["N", 0, "N"], ["K", 1.5, "K"]],
+  },
+  {
+    op: "matvecQ4G128",
+    reference: ops.matvecQ4G128,
+    gpu: ops.matvecQ4G128Gpu,
+    plan: ops.matvecQ4G128Plan,
+    args: { weight: u32(2), scales: f32(2), x: f32(3), N: 2, K: 3 },
+    shape: { N: 2, K: 3 },
+    bad: [["N", -2, "N"], ["K", 0, "K"]],
+  },
+  {
+    op: "matmul",
+    reference: ops.matmul,
+    gpu: ops.matmulGpu,
+    plan: ops.matmulPlan,
+    args: { a: f32(6), b: f32(6), M: 2, N: 2, K: 3 },
+    shape: { M: 2, N: 2, K: 3 },
+    bad: [["M", 0, "M"], ["N", 0, "N"], ["K", 0, "K"]],
+  },
+  {
+    op: "matmulQ8",
+    reference: ops.matmulQ8,
+    gpu: ops.matmulQ8Gpu,
+    plan: ops.matmulQ8Plan,
+    args: { a: f32(6), weight: u32(2), scales: f32(2), M: 2, N: 2, K: 3 },
+    shape: { M: 2, N: 2, K: 3 },
+    bad: [["M", 0, "M"], ["K", 2 ** 32, "K"]],
+  },
+  {
+    op: "matmulQ4G128",
+    reference: ops.matmulQ4G128,
+    gpu: ops.matmulQ4G128Gpu,
+    plan: ops.matmulQ4G128Plan,
+    args: { a: f32(6), weight: u32(2), scales: f32(2), M: 2, N: 2, K: 3 },
+    shape: { M: 2, N: 2, K: 3 },
+    bad: [["N", 0, "N"]],
+  },
+  {
+    op: "matmulF16",
+    reference: ops.matmulF16,
+    gpu: ops.matmulF16Gpu,
+    plan: ops.matmulF16Plan,
+    args: { a: u32(3), b: u32(3), M: 2, N: 2, K: 3 },
+    shape: { M: 2, N: 2, K: 3 },
+    bad: [["M", 0, "M"], ["K", NaN, "K"]],
+  },
+  {
+    op: "attention",
+    reference: ops.attention,
+    gpu: ops.attentionGpu,
+    plan: (gpu: ResidentDevice, shape: ops.AttentionShape) => ops.attentionPlan(gpu, shape).scores,
+    args: { q: f32(8), k: f32(12), v: f32(12), B: 1, H: 1, L: 2, S: 3, D: 4 },
+    shape: { B: 1, H: 1, L: 2, S: 3, D: 4 },
+    bad: [["B", 0, "B"], ["D", 2 ** 32, "D"], ["scale", 1e39, "scale"], ["queryOffset", 2 ** 31, "queryOffset"]],
+  },
+  {
+    op: "flashAttention",
+    reference: ops.flashAttention,
+    gpu: ops.flashAttentionGpu,
+    plan: ops.flashAttentionPlan,
+    args: { q: f32(8), k: f32(12), v: f32(12), B: 1, H: 1, L: 2, S: 3, D: 4 },
+    shape: { B: 1, H: 1, L: 2, S: 3, D: 4 },
+    bad: [["D", 6, "D"], ["H", 0, "H"], ["scale", 1e39, "scale"], ["causal", 1, "causal"]],
+  },
+  {
+    op: "gqa",
+    reference: ops.gqa,
+    gpu: ops.gqaGpu,
+    plan: (gpu: ResidentDevice, shape: ops.GqaShape) => ops.gqaPlan(gpu, shape).steps[0],
+    args: { q: f32(16), k: f32(12), v: f32(12), B: 1, H: 2, kvHeads: 1, L: 2, S: 3, D: 4 },
+    shape: { B: 1, H: 2, kvHeads: 1, L: 2, S: 3, D: 4 },
+    bad: [["kvHeads", 3, "kvHeads"], ["kvHeads", 0, "kvHeads"], ["scale", -1e39, "scale"], ["Dv", 2, "Dv"]],
+  },
+  {
+    op: "rope",
+    reference: ops.rope,
+    gpu: ops.ropeGpu,
+    plan: ops.ropePlan,
+    args: { x: f32(16), tokens: 2, heads: 2, headDim: 4 },
+    shape: { tokens: 2, heads: 2, headDim: 4 },
+    bad: [
+      ["headDim", 3, "headDim"],
+      ["offset", 1e39, "offset"],
+      ["theta", 1e39, "theta"],
+      ["tokens", 2 ** 32, "tokens"],
+      ["headCount", 3, "headCount"],
+    ],
+  },
+  {
+    op: "ropeAxes",
+    reference: ops.ropeAxes,
+    gpu: ops.ropeAxesGpu,
+    plan: ops.ropeAxesPlan,
+    args: { x: f32(8), positions: i32(4), tokens: 2, heads: 1, headDim: 4, axesDims: [2, 2], theta: 10000 },
+    shape: { tokens: 2, heads: 1, headDim: 4, axesDims: [2, 2], theta: 10000 },
+    bad: [
+      ["axesDims", [2, 4], "axesDims"],
+      ["theta", 1e39, "theta[0]"],
+      ["pairing", "rotate", "pairing"],
+      ["heads", 2 ** 32, "heads"],
+    ],
+  },
+  {
+    op: "alibi",
+    reference: ops.alibi,
+    gpu: ops.alibiGpu,
+    plan: ops.alibiPlan,
+    args: { H: 2, L: 2, S: 3 },
+    shape: { H: 2, L: 2, S: 3 },
+    bad: [["H", 0, "H"], ["H", 2 ** 32, "H"], ["L", 2 ** 25, "L"], [
+      "queryOffset",
+      2 ** 31,
+      "queryOffset",
+    ]],
+  },
+  {
+    op: "pope",
+    reference: ops.pope,
+    gpu: ops.popeGpu,
+    plan: ops.popePlan,
+    args: { S: 2, D: 4, posOffset: 1 },
+    shape: { S: 2, D: 4, posOffset: 1 },
+    bad: [["S", 0, "S"], ["D", 2 ** 32, "D"], ["posOffset", -1, "posOffset"]],
+  },
+  {
+    op: "moeRouter",
+    reference: ops.moeRouter,
+    gpu: ops.moeRouterGpu,
+    plan: ops.moeRouterPlan,
+    args: { logits: f32(8), T: 2, E: 4, k: 2, normTopkProb: true },
+    shape: { T: 2, E: 4, k: 2, normTopkProb: true },
+    bad: [["k", 5, "k"], ["T", 2 ** 32, "T"], ["normTopkProb", 1, "normTopkProb"]],
+  },
+  {
+    op: "moeDispatch",
+    reference: ops.moeDispatch,
+    gpu: ops.moeDispatchGpu,
+    plan: ops.moeDispatchPlan,
+    args: { experts: i32(4), T: 2, E: 4, k: 2, capacity: 1 },
+    shape: { T: 2, E: 4, k: 2, capacity: 1 },
+    bad: [["capacity", 0, "capacity"], ["E", 2 ** 31, "E"], ["k", 1.5, "k"]],
+  },
+  {
+    op: "moeGather",
+    reference: ops.moeGather,
+    gpu: ops.moeGatherGpu,
+    plan: ops.moeGatherPlan,
+    args: { y: f32(6), tokenSlot: i32(4), gates: f32(4), T: 2, k: 2, slots: 3, D: 2 },
+    shape: { T: 2, k: 2, slots: 3, D: 2 },
+    bad: [["slots", 0, "slots"], ["D", 2 ** 32, "D"]],
+  },
+  {
+    op: "ctcDecode",
+    reference: ops.ctcDecode,
+    gpu: ops.ctcDecodeGpu,
+    plan: ops.ctcDecodePlan,
+    args: { logits: f32(24), B: 2, T: 3, C: 4 },
+    shape: { B: 2, T: 3, C: 4 },
+    bad: [["blank", 4, "blank"], ["C", 0, "C"], ["B", 2 ** 32, "B"], ["T", 2 ** 31, "T"]],
+  },
+  {
+    op: "stft",
+    reference: ops.stft,
+    gpu: ops.stftGpu,
+    plan: ops.stftPlan,
+    args: { x: f32(32), batch: 2, length: 16, nFft: 8, hopLength: 4 },
+    shape: { batch: 2, length: 16, nFft: 8, hopLength: 4 },
+    bad: [["nFft", 1, "nFft"], ["hopLength", 0, "hopLength"], ["length", 4, "length"], ["batch", 2 ** 32, "batch"]],
+  },
+  {
+    op: "istft",
+    reference: ops.istft,
+    gpu: ops.istftGpu,
+    plan: ops.istftPlan,
+    args: { x: f32(30), batch: 1, frames: 3, nFft: 8, hopLength: 4 },
+    shape: { batch: 1, frames: 3, nFft: 8, hopLength: 4 },
+    bad: [["padding", "valid", "padding"], ["length", 1000, "length"], ["frames", 0, "frames"]],
+  },
+  {
+    op: "powerSpectrum",
+    reference: ops.powerSpectrum,
+    gpu: ops.powerSpectrumGpu,
+    plan: ops.powerSpectrumPlan,
+    args: { x: f32(12), rows: 2, bins: 3 },
+    shape: { rows: 2, bins: 3 },
+    bad: [["rows", 0, "rows"], ["bins", 2 ** 32, "bins"]],
+  },
+  {
+    op: "mel",
+    reference: ops.mel,
+    gpu: ops.melGpu,
+    plan: ops.melPlan,
+    args: { x: f32(6), filterbank: f32(6), rows: 2, nFreqs: 3, nMels: 2 },
+    shape: { rows: 2, nFreqs: 3, nMels: 2 },
+    bad: [["nMels", 0, "nMels"], ["db", 1, "db"], ["rows", 2 ** 32, "rows"]],
+  },
+  {
+    op: "melSpectrogram",
+    reference: ops.melSpectrogram,
+    gpu: ops.melSpectrogramGpu,
+    args: { x: f32(32), batch: 1, length: 32, nFft: 8, hopLength: 4, nMels: 2, sampleRate: 16000 },
+    shape: {},
+    bad: [["nFft", 1, "nFft"], ["sampleRate", 1e39, "sampleRate"], ["nMels", 0, "nMels"], [
+      "hopLength",
+      2 ** 25,
+      "hopLength",
+    ]],
+  },
+  {
+    op: "pad",
+    reference: ops.pad,
+    gpu: ops.padGpu,
+    plan: ops.padPlan,
+    args: { x: f32(6), outer: 2, size: 3, inner: 1, before: 1, after: 1 },
+    shape: { outer: 2, size: 3, inner: 1, before: 1, after: 1 },
+    bad: [["mode", "circular", "mode"], ["value", 1e39, "value"], ["before", 2 ** 32, "before"]],
+  },
+  {
+    op: "nearestUpsample2d",
+    reference: ops.nearestUpsample2d,
+    gpu: ops.nearestUpsample2dGpu,
+    plan: ops.nearestUpsample2dPlan,
+    args: { x: f32(4), N: 1, C: 1, H: 2, W: 2, outH: 4, outW: 4 },
+    shape: { N: 1, C: 1, H: 2, W: 2, outH: 4, outW: 4 },
+    bad: [["outH", 1, "outH"], ["N", 0, "N"], ["C", 2 ** 32, "C"]],
+  },
+  {
+    op: "conv1d",
+    reference: ops.conv1d,
+    gpu: ops.conv1dGpu,
+    plan: ops.conv1dPlan,
+    args: { x: f32(10), weight: f32(18), N: 1, Cin: 2, Cout: 3, L: 5, kernelSize: 3 },
+    shape: { N: 1, Cin: 2, Cout: 3, L: 5, kernelSize: 3 },
+    bad: [["groups", 2, "groups"], ["stride", 0, "stride"], ["kernelSize", 7, "kernelSize"], ["N", 2 ** 32, "N"]],
+  },
+  {
+    op: "conv2d",
+    reference: ops.conv2d,
+    gpu: ops.conv2dGpu,
+    plan: ops.conv2dPlan,
+    args: { x: f32(9), weight: f32(8), N: 1, Cin: 1, Cout: 2, H: 3, W: 3, kernelSize: 2 },
+    shape: { N: 1, Cin: 1, Cout: 2, H: 3, W: 3, kernelSize: 2 },
+    bad: [["padding", [1], "padding"], ["dilation", [1, 0], "dilation[1]"], ["W", 0, "W"]],
+  },
+  {
+    op: "conv3d",
+    reference: ops.conv3d,
+    gpu: ops.conv3dGpu,
+    plan: ops.conv3dPlan,
+    args: { x: f32(8), weight: f32(1), N: 1, Cin: 1, Cout: 1, D: 2, H: 2, W: 2, kernelSize: 1 },
+    shape: { N: 1, Cin: 1, Cout: 1, D: 2, H: 2, W: 2, kernelSize: 1 },
+    bad: [["D", 0, "D"], ["padding", "same", "padding"], ["stride", 2 ** 31, "stride"]],
+  },
+  {
+    op: "convTranspose1d",
+    reference: ops.convTranspose1d,
+    gpu: ops.convTranspose1dGpu,
+    plan: ops.convTranspose1dPlan,
+    args: { x: f32(6), weight: f32(12), N: 1, Cin: 2, Cout: 3, L: 3, kernelSize: 2 },
+    shape: { N: 1, Cin: 2, Cout: 3, L: 3, kernelSize: 2 },
+    bad: [["outputPadding", 1, "outputPadding"], ["kernelSize", 0, "kernelSize"], ["Cout", 2 ** 32, "Cout"]],
+  },
+  {
+    op: "groupNorm",
+    reference: ops.groupNorm,
+    gpu: ops.groupNormGpu,
+    plan: ops.groupNormPlan,
+    args: { x: f32(12), N: 1, C: 4, L: 3, groups: 2 },
+    shape: { N: 1, C: 4, L: 3, groups: 2 },
+    bad: [["groups", 3, "groups"], ["eps", 1e39, "eps"], ["eps", -1, "eps"], ["L", 2 ** 32, "L"]],
+  },
+  {
+    op: "snake",
+    reference: ops.snake,
+    gpu: ops.snakeGpu,
+    plan: ops.snakePlan,
+    args: { x: f32(6), alpha: f32(2), N: 1, C: 2, L: 3 },
+    shape: { N: 1, C: 2, L: 3 },
+    bad: [["N", 0, "N"], ["C", 2 ** 32, "C"]],
+  },
+  {
+    op: "snake",
+    reference: ops.snakeBeta,
+    gpu: ops.snakeBetaGpu,
+    plan: ops.snakeBetaPlan,
+    args: { x: f32(6), alpha: f32(2), beta: f32(2), N: 1, C: 2, L: 3 },
+    shape: { N: 1, C: 2, L: 3 },
+    bad: [["L", 0, "L"], ["L", 1.5, "L"]],
+  },
+];
+
+/** The message `fn` throws, failing if it returns or throws something other than an Error. */
+async function messageOf(fn: () => unknown, label: string): Promise<string> {
+  try {
+    await fn();
+  } catch (error) {
+    ok(error instanceof Error, `${label}: threw ${String(error)}, not an Error`);
+    ok(!(error instanceof TypeError), `${label}: a raw TypeError: ${error.message}`);
+    return error.message;
+  }
+  throw new Error(`${label}: did not throw`);
+}
+
+/** Whether `message` names `field` as a word (so "D" is not found inside "Dv" or "Float32Array"). */
+function names(message: string, field: string): boolean {
+  const escaped = field.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`(^|[^A-Za-z0-9_])${escaped}([^A-Za-z0-9_]|$)`).test(message);
+}
+
+/** A copy of `record` without `field`. */
+function without(record: AnyArgs, field: string): AnyArgs {
+  const copy = { ...record };
+  delete copy[field];
+  return copy;
+}
+
+Deno.test("every reference: valid arguments pass, and a missing argument is named", async () => {
+  for (const c of CASES) {
+    c.reference(c.args);
+    for (const missing of [undefined, null, 7]) {
+      const message = await messageOf(() => c.reference(missing), `${c.op}(${missing})`);
+      ok(message.startsWith(`${c.op}: args must be an object {`), `${c.op}(${missing}): ${message}`);
+    }
+    for (const field of Object.keys(c.args)) {
+      if (c.optional?.includes(field)) continue;
+      const message = await messageOf(() => c.reference(without(c.args, field)), `${c.op} without ${field}`);
+      ok(message.startsWith(`${c.op}: `) && names(message, field), `${c.op} without ${field}: ${message}`);
+    }
+  }
+});
+
+gpuTest("every plan refuses what its reference refuses, with the same message", async (gpu: ResidentDevice) => {
+  for (const c of CASES) {
+    const plan = c.plan;
+    if (plan) {
+      ok((plan(gpu, c.shape) as KernelPlan).bindings.length > 0, `${c.op}: a plan for the valid shape`);
+      for (const missing of [undefined, null]) {
+        const message = await messageOf(() => plan(gpu, missing), `${c.op}Plan(${missing})`);
+        ok(message.startsWith(`${c.op}: shape must be an object {`), `${c.op}Plan(${missing}): ${message}`);
+      }
+    }
+    for (const [field, value, named] of c.bad) {
+      const label = `${c.op} with ${field} = ${JSON.stringify(value) ?? String(value)}`;
+      const fromReference = await messageOf(() => c.reference({ ...c.args, [field]: value }), `${label} (reference)`);
+      if (plan) {
+        const fromPlan = await messageOf(() => plan(gpu, { ...c.shape, [field]: value }), `${label} (plan)`);
+        strictEqual(fromPlan, fromReference, `${label}: the plan and the reference disagree`);
+      }
+      const fromGpu = await messageOf(() => c.gpu(gpu, { ...c.args, [field]: value }), `${label} (gpu)`);
+      strictEqual(fromGpu, fromReference, `${label}: the GPU call and the reference disagree`);
+      ok(fromReference.startsWith(`${c.op}: `) && names(fromReference, named), `${label}: ${fromReference}`);
+    }
+  }
+});
+
+gpuTest("every GPU call: a missing argument is named before any GPU work", async (gpu: ResidentDevice) => {
+  for (const c of CASES) {
+    for (const missing of [undefined, {}]) {
+      const label = `${c.op}Gpu(gpu, ${JSON.stringify(missing)})`;
+      const message = await messageOf(() => c.gpu(gpu, missing), label);
+      ok(message.startsWith(`${c.op}: `), `${label}: ${message}`);
+    }
+  }
+});
+
+Deno.test("requireF32: finite in f64 is not enough; the value must be finite as an f32", async () => {
+  strictEqual(requireF32("op", "eps", F32_MAX), F32_MAX);
+  strictEqual(requireF32("op", "eps", -1e-45), -1e-45); // rounds to -0 or a subnormal, both finite
+  await assertThrowsMessage(() => requireF32("op", "eps", 1e39), `op: eps must be a finite f32 (|eps| <= ${F32_MAX})`);
+  // Halfway between F32_MAX and the next power of two rounds up to Infinity.
+  await assertThrowsMessage(() => requireF32("op", "eps", 2 ** 128 - 2 ** 103), "got 3.4028235677973366e+38");
+  await assertThrowsMessage(() => requireF32("op", "eps", "1"), "op: eps must be a finite f32");
+});
+
+Deno.test("requireInt: a bound that is a WGSL type's limit is named only when exceeded", async () => {
+  strictEqual(requireInt("op", "rows", U32_MAX, 1, U32_MAX), U32_MAX);
+  await assertThrowsMessage(() => requireInt("op", "rows", 0, 1, U32_MAX), "op: rows must be an integer >= 1, got 0");
+  await assertThrowsMessage(
+    () => requireInt("op", "rows", 2 ** 32, 1, U32_MAX),
+    "op: rows must be an integer <= 4294967295 (the largest u32), got 4294967296",
+  );
+  await assertThrowsMessage(
+    () => requireInt("op", "cols", 2 ** 31, 1, I32_MAX),
+    "op: cols must be an integer <= 2147483647 (the largest i32), got 2147483648",
+  );
+  await assertThrowsMessage(() => requireInt("op", "dim", 3, -2, 1), "op: dim must be an integer in [-2, 1], got 3");
+});
+
+Deno.test("requireArgs: anything but an object is named with the fields expected", async () => {
+  requireArgs("op", "args", {}, "{ x }");
+  for (const missing of [undefined, null, 3, "x"]) {
+    await assertThrowsMessage(
+      () => requireArgs("op", "args", missing, "{ x }"),
+      "op: args must be an object { x }, got",
+    );
+  }
+});
