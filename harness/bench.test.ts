@@ -31,7 +31,7 @@ const CASES: readonly BenchCase[] = [defineCase({
   inputs: (n, seed) => [Float32Array.from({ length: n }, (_, i) => seed + i + 0.5)],
 })];
 
-Deno.test("bench --compare refuses an empty result file and a negative fraction, naming the file", async () => {
+Deno.test("bench --compare refuses an empty or non-JSON result file, naming the file", async () => {
   const dir = await Deno.makeTempDir();
   try {
     const empty = `${dir}/empty.json`;
