@@ -1,0 +1,887 @@
+/**
+ * LlamaEngine: a Llama forward on the GPU over resident weights, one engine for every weight
+ * format (f32, q8, q4g128: the format is data). It computes what `reference.ts` defines and is held
+ * to it, and to transformers' logits, by its tests.
+ *
+ * - Weights stay as stored: decode (one row) multiplies through ops/matvec's GEMVs, prefill (a
+ *   chunk of rows) through ops/matmul's quantised GEMMs, which decode the packed weight in-kernel
+ *   (no dequantised f32 copy), or the engine's f32 `[N, K]` GEMM. Q, K and V are one fused `[q|k|v]`
+ *   matrix, gate and up one `[gate|up]`, so a layer has two wide products instead of five.
+ * - A weight larger than the device's maxStorageBufferBindingSize is kept as row blocks, each its
+ *   own buffer within the limit; a block's product goes to a scratch buffer and is placed into its
+ *   columns of the output (`PLACE_BLOCK`). The embedding gather reads each block for the ids that
+ *   fall in it. Activation buffers are kept within the limit by the prefill chunk's row count.
+ * - The KV cache is preallocated, `[kvHeads, maxSeq, headDim]` per layer for K and for V. RoPE and
+ *   the cache write are one kernel after the QKV product; decode attention is split along the cache
+ *   (flash-decoding) and combined in the same dispatch by the last workgroup of each head.
+ * - Each call's dispatches are built once per (rows, output) and reused: one compute pass per
+ *   chunk or step, bind groups and params made at build time, every dispatch checked against the
+ *   device's limits then (a limit that would be exceeded is an error before any GPU work).
+ * - Generation (`generate`) keeps the loop on the GPU: the greedy choice is made by a kernel that
+ *   writes the id where the next step's embedding gather reads it and advances the position in the
+ *   `state` buffer, so every decode step is the same command sequence, submitted back to back
+ *   without waiting; ids come back through a ring of staging buffers whose maps overlap the steps
+ *   after them. End-of-sequence is recognised as ids arrive; steps already submitted past it are
+ *   discarded, never yielded.
+ *
+ * Dispatches per layer: norm (with the residual add), QKV, RoPE + cache write, attention, O, norm
+ * (with the residual add), gate/up, SiLU·mul, down: 9; plus the embedding gather, the final norm,
+ * the head and the sampler per step (more when a weight is split).
+ *
+ * @module
+ */
+
+import type { ResidentDevice } from "../../harness/device.ts";
+import { checkDispatch, foldWorkgroups, workgroupSizeOf } from "../../harness/limits.ts";
+import type { LlamaConfig } from "../config.ts";
+import type { TensorStore } from "../safetensors.ts";
+import type { WeightFormat } from "../weights/format.ts";
+import { type LoadedWeight, type LoadProgress, loadWeights } from "../weights/load.ts";
+import {
+  ARGMAX,
+  ATTENTION,
+  embedSource,
+  LINEAR_F32,
+  MAX_HEAD_DIM,
+  NORM,
+  PLACE_BLOCK,
+  ROPE_KV,
+  SILU_MUL,
+} from "./kernels.ts";
+import { gemmQuantized, gemv, type ProductSlot } from "./ops.ts";
+import { ropeCosSin, ropeFrequencies } from "./rope.ts";
+
+/** Options of {@link LlamaEngine.load}. */
+export interface LlamaEngineOptions {
+  /** The weight format (a converted checkpoint's own; for an HF checkpoint, quantised on load). Default f32. */
+  format?: WeightFormat;
+  /** Positions the KV cache holds (prompt plus generated tokens). Default 512. */
+  maxSeq?: number;
+  /** Rows of a prefill chunk at most (fewer where an activation would exceed the binding limit). Default 512. */
+  prefillChunk?: number;
+  /** Slices of the cache decode attention is split into (flash-decoding). Default `ceil(maxSeq / 128)`, at most 32. */
+  attentionSplits?: number;
+  /** Loading progress: bytes of tensor data read so far and in all. */
+  onProgress?: LoadProgress;
+}
+
+/** How `generate` chooses tokens. Only greedy is implemented on the GPU. */
+export type SamplerSpec = { kind: "greedy" };
+
+/** Options of {@link LlamaEngine.generate}. */
+export interface GenerateOptions {
+  /** Tokens to generate at most (the first comes from the prompt's last position). */
+  maxTokens: number;
+  /** The sampler; default greedy. */
+  sampler?: SamplerSpec;
+  /** Stops generation: the iterator throws the signal's reason. */
+  signal?: AbortSignal;
+  /** Ids submitted ahead of the one being read (the staging ring's size). Default 8. */
+  inFlight?: number;
+  /** Filled in as generation runs: host time spent encoding and submitting, steps submitted. */
+  stats?: GenerateStats;
+}
+
+/** What {@link LlamaEngine.generate} measured on the host. */
+export interface GenerateStats {
+  /** Milliseconds spent building command buffers and submitting them, prefill included. */
+  encodeMs: number;
+  /** Decode steps submitted (including any discarded after an end-of-sequence id). */
+  decodeSteps: number;
+  /** Milliseconds spent on decode steps' encoding and submission alone. */
+  decodeEncodeMs: number;
+}
+
+interface Block {
+  row0: number;
+  rows: number;
+  weight: GPUBuffer;
+  scales?: GPUBuffer;
+}
+
+/** A weight matrix `[N, K]` on the GPU, as row blocks within the binding limit. */
+interface Matrix {
+  name: string;
+  N: number;
+  K: number;
+  blocks: Block[];
+}
+
+interface Layer {
+  inputNorm: GPUBuffer;
+  postNorm: GPUBuffer;
+  qkv: Matrix;
+  o: Matrix;
+  gateUp: Matrix;
+  down: Matrix;
+  keys: GPUBuffer;
+  values: GPUBuffer;
+}
+
+interface Dispatch {
+  where: string;
+  pipeline: GPUComputePipeline;
+  bindGroup: GPUBindGroup;
+  workgroups: [number, number, number];
+}
+
+/** What a program ends with: every row's logits, the last row's greedy choice, or nothing (cache only). */
+type Output = "logits" | "sample" | "cache";
+
+const STORAGE = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
+
+function rowBytes(format: WeightFormat, K: number): { weight: number; scales: number } {
+  if (format === "f32") return { weight: 4 * K, scales: 0 };
+  if (format === "q8") return { weight: 4 * Math.ceil(K / 4), scales: 4 };
+  return { weight: 4 * Math.ceil(K / 8), scales: 4 * Math.ceil(K / 128) };
+}
+
+function concatBytes(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((s, p) => s + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
+/** The engine. Create one with {@link LlamaEngine.load} or {@link LlamaEngine.fromWeights}. */
+export class LlamaEngine {
+  /** The model's shape. */
+  readonly config: LlamaConfig;
+  /** The weight format. */
+  readonly format: WeightFormat;
+  /** Positions the KV cache holds. */
+  readonly maxSeq: number;
+  /** Rows of a prefill chunk. */
+  readonly chunkRows: number;
+  /** Rows of a `forward` chunk (its logits must fit one binding too). */
+  readonly logitRows: number;
+  /** Slices of decode attention. */
+  readonly attentionSplits: number;
+  readonly #gpu: ResidentDevice;
+  readonly #device: GPUDevice;
+  readonly #owned: GPUBuffer[] = [];
+  /** Pipelines by WGSL source, per device: shared by every engine on it (compiling is the slow part of a load). */
+  static readonly #pipelineCache = new WeakMap<GPUDevice, Map<string, GPUComputePipeline>>();
+  readonly #programs = new Map<string, Dispatch[]>();
+  #embedding!: Matrix;
+  #head!: Matrix;
+  #finalNorm!: GPUBuffer;
+  readonly #layers: Layer[] = [];
+  readonly #act: Record<string, GPUBuffer> = {};
+  #length = 0;
+  #ropeSeqLen = -1;
+
+  private constructor(gpu: ResidentDevice, config: LlamaConfig, format: WeightFormat, options: LlamaEngineOptions) {
+    this.config = config;
+    this.format = format;
+    this.#gpu = gpu;
+    this.#device = gpu.device;
+    const where = "LlamaEngine";
+    const maxSeq = options.maxSeq ?? 512;
+    if (!Number.isSafeInteger(maxSeq) || maxSeq < 1) {
+      throw new Error(`${where}: maxSeq must be an integer >= 1, got ${maxSeq}`);
+    }
+    const { headDim: D, numAttentionHeads: heads, numKeyValueHeads: kv } = config;
+    if (D % 2 !== 0 || D > MAX_HEAD_DIM) {
+      throw new Error(`${where}: headDim must be even and at most ${MAX_HEAD_DIM}, got ${D}`);
+    }
+    if (heads % kv !== 0) throw new Error(`${where}: heads (${heads}) must be a multiple of kvHeads (${kv})`);
+    this.maxSeq = maxSeq;
+    const limit = this.#bindingLimit;
+    const cacheBytes = kv * maxSeq * D * 4;
+    if (cacheBytes > limit) {
+      throw new Error(
+        `${where}: a layer's KV cache for maxSeq ${maxSeq} is ${cacheBytes} bytes, over maxStorageBufferBindingSize ${limit}`,
+      );
+    }
+    const widest = Math.max(
+      (heads + 2 * kv) * D,
+      2 * config.intermediateSize,
+      config.hiddenSize,
+      heads * D,
+      this.#widestBlock(config),
+    ) * 4;
+    const wanted = Math.min(options.prefillChunk ?? 512, maxSeq, 4096);
+    this.chunkRows = Math.max(1, Math.min(wanted, Math.floor(limit / widest)));
+    this.logitRows = Math.max(1, Math.min(this.chunkRows, Math.floor(limit / (4 * config.vocabSize))));
+    if (4 * config.vocabSize > limit) {
+      throw new Error(`${where}: one row of logits (${4 * config.vocabSize} bytes) is over the binding limit ${limit}`);
+    }
+    const splits = options.attentionSplits ?? Math.min(32, Math.ceil(maxSeq / 128));
+    if (!Number.isSafeInteger(splits) || splits < 1) {
+      throw new Error(`${where}: attentionSplits must be an integer >= 1, got ${splits}`);
+    }
+    this.attentionSplits = splits;
+  }
+
+  get #bindingLimit(): number {
+    return Math.min(this.#gpu.limits.maxStorageBufferBindingSize, this.#gpu.limits.maxBufferSize);
+  }
+
+  /** Rows of the largest row block any matrix can have (a split product's scratch holds that many columns). */
+  #widestBlock(config: LlamaConfig): number {
+    const { hiddenSize: H, headDim: D, numAttentionHeads: heads, numKeyValueHeads: kv, intermediateSize: F } = config;
+    const tallest = Math.max(config.vocabSize, (heads + 2 * kv) * D, 2 * F, H);
+    return this.#blockRowsFor(Math.min(H, heads * D, F), tallest);
+  }
+
+  #blockRowsFor(K: number, N: number): number {
+    const bytes = rowBytes(this.format, K);
+    const rows = Math.floor(this.#bindingLimit / bytes.weight);
+    if (rows < 1) {
+      throw new Error(
+        `LlamaEngine: one ${this.format} row of ${K} columns (${bytes.weight} bytes) is over the binding limit ${this.#bindingLimit}`,
+      );
+    }
+    return Math.min(N, rows);
+  }
+
+  /**
+   * Loads a checkpoint onto the GPU, tensor by tensor (only one tensor is held on the host at a time,
+   * plus a layer's Q/K/V or gate/up until they are fused).
+   *
+   * @param gpu the device
+   * @param store the checkpoint: a Hugging Face one (quantised on load to `options.format`) or a converted one
+   * @param config the model
+   * @param options format, cache size, chunking, progress
+   * @returns the engine, its cache empty
+   * @throws Error (before any GPU work) for a missing or misshapen tensor, or a size over a device limit
+   *
+   * @example
+   * ```ts
+   * import { acquireDevice } from "@xpu/ops/harness";
+   * import { LlamaEngine, parseLlamaConfig } from "@xpu/ops/llm";
+   * import { openCheckpointDir } from "@xpu/ops/llm/file";
+   * const dir = "llm/fixtures/tiny-gqa/f32";
+   * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
+   * const { store } = await openCheckpointDir(dir);
+   * const engine = await LlamaEngine.load(await acquireDevice(), store, config, { format: "q8", maxSeq: 64 });
+   * for await (const id of engine.generate([5, 6, 7], { maxTokens: 8 })) console.log(id);
+   * ```
+   */
+  static load(
+    gpu: ResidentDevice,
+    store: TensorStore,
+    config: LlamaConfig,
+    options: LlamaEngineOptions = {},
+  ): Promise<LlamaEngine> {
+    const weights = loadWeights(store, config, { format: options.format, onProgress: options.onProgress });
+    return LlamaEngine.fromWeights(gpu, config, weights, options);
+  }
+
+  /**
+   * Builds an engine from weights already in the stored form (what `loadWeights` yields, in its
+   * order), e.g. generated ones for a benchmark.
+   *
+   * @param gpu the device
+   * @param config the model
+   * @param weights every tensor of `llamaWeightSpecs(config)`, transformed to `options.format`
+   * @param options as {@link load}
+   * @returns the engine
+   */
+  static async fromWeights(
+    gpu: ResidentDevice,
+    config: LlamaConfig,
+    weights: AsyncIterable<LoadedWeight> | Iterable<LoadedWeight>,
+    options: LlamaEngineOptions = {},
+  ): Promise<LlamaEngine> {
+    const engine = new LlamaEngine(gpu, config, options.format ?? "f32", options);
+    try {
+      await engine.#upload(weights);
+      engine.#allocateActivations();
+      return engine;
+    } catch (e) {
+      engine.destroy();
+      throw e;
+    }
+  }
+
+  #buffer(bytes: number, label: string, usage = STORAGE): GPUBuffer {
+    const buffer = this.#device.createBuffer({ label, size: Math.max(16, Math.ceil(bytes / 16) * 16), usage });
+    this.#owned.push(buffer);
+    return buffer;
+  }
+
+  #uploadBytes(data: Uint8Array, label: string): GPUBuffer {
+    const buffer = this.#buffer(data.byteLength, label);
+    const padded = data.byteLength % 4 === 0 ? data : concatBytes([data, new Uint8Array(4 - (data.byteLength % 4))]);
+    this.#device.queue.writeBuffer(buffer, 0, padded as Uint8Array<ArrayBuffer>);
+    return buffer;
+  }
+
+  #matrix(name: string, N: number, K: number, weight: Uint8Array, scales: Uint8Array | undefined): Matrix {
+    const bytes = rowBytes(this.format, K);
+    const per = this.#blockRowsFor(K, N);
+    const blocks: Block[] = [];
+    for (let row0 = 0; row0 < N; row0 += per) {
+      const rows = Math.min(per, N - row0);
+      blocks.push({
+        row0,
+        rows,
+        weight: this.#uploadBytes(weight.subarray(row0 * bytes.weight, (row0 + rows) * bytes.weight), name),
+        scales: scales
+          ? this.#uploadBytes(scales.subarray(row0 * bytes.scales, (row0 + rows) * bytes.scales), `${name}.scales`)
+          : undefined,
+      });
+    }
+    return { name, N, K, blocks };
+  }
+
+  async #upload(weights: AsyncIterable<LoadedWeight> | Iterable<LoadedWeight>): Promise<void> {
+    const c = this.config;
+    const pending = new Map<string, LoadedWeight>();
+    const layers: Partial<Layer>[] = Array.from({ length: c.numHiddenLayers }, () => ({}));
+    const fuse = (names: string[], fusedName: string): Matrix | undefined => {
+      const parts = names.map((n) => pending.get(n));
+      if (parts.some((p) => !p)) return undefined;
+      const ws = parts as LoadedWeight[];
+      const N = ws.reduce((s, w) => s + w.spec.shape[0], 0);
+      const K = ws[0].spec.shape[1];
+      const m = this.#matrix(
+        fusedName,
+        N,
+        K,
+        concatBytes(ws.map((w) => w.parts[0].data)),
+        ws[0].parts[1] ? concatBytes(ws.map((w) => w.parts[1].data)) : undefined,
+      );
+      names.forEach((n) => pending.delete(n));
+      return m;
+    };
+    for await (const w of weights) {
+      const { name, role, shape } = w.spec;
+      const layerMatch = /^model\.layers\.(\d+)\./.exec(name);
+      const layer = layerMatch ? layers[Number(layerMatch[1])] : undefined;
+      const p = layerMatch ? `model.layers.${layerMatch[1]}` : "";
+      const single = () => this.#matrix(name, shape[0], shape[1], w.parts[0].data, w.parts[1]?.data);
+      if (role === "embedding") this.#embedding = single();
+      else if (role === "head") this.#head = single();
+      else if (role === "norm") {
+        const buf = this.#uploadBytes(w.parts[0].data, name);
+        if (!layer) this.#finalNorm = buf;
+        else if (name.endsWith("input_layernorm.weight")) layer.inputNorm = buf;
+        else layer.postNorm = buf;
+      } else if (role === "o") layer!.o = single();
+      else if (role === "down") layer!.down = single();
+      else {
+        pending.set(name, w);
+        if (role === "q" || role === "k" || role === "v") {
+          const names = ["q_proj", "k_proj", "v_proj"].map((s) => `${p}.self_attn.${s}.weight`);
+          layer!.qkv ??= fuse(names, `${p}.self_attn.qkv`);
+        } else {
+          const names = ["gate_proj", "up_proj"].map((s) => `${p}.mlp.${s}.weight`);
+          layer!.gateUp ??= fuse(names, `${p}.mlp.gate_up`);
+        }
+      }
+    }
+    if (c.tieWordEmbeddings) this.#head = this.#embedding;
+    const cacheBytes = c.numKeyValueHeads * this.maxSeq * c.headDim * 4;
+    for (const [i, l] of layers.entries()) {
+      for (const key of ["inputNorm", "postNorm", "qkv", "o", "gateUp", "down"] as const) {
+        if (!l[key]) throw new Error(`LlamaEngine: layer ${i} is missing its ${key} weight`);
+      }
+      l.keys = this.#buffer(cacheBytes, `layer ${i} keys`);
+      l.values = this.#buffer(cacheBytes, `layer ${i} values`);
+      this.#layers.push(l as Layer);
+    }
+    if (!this.#embedding || !this.#head || !this.#finalNorm) {
+      throw new Error("LlamaEngine: the embedding, the head or the final norm is missing");
+    }
+  }
+
+  #allocateActivations(): void {
+    const c = this.config;
+    const R = this.chunkRows;
+    const qDim = c.numAttentionHeads * c.headDim;
+    const sizes: Record<string, number> = {
+      ids: Math.max(R, 4),
+      x: R * c.hiddenSize,
+      xn: R * c.hiddenSize,
+      xlast: c.hiddenSize,
+      qkv: R * (qDim + 2 * c.numKeyValueHeads * c.headDim),
+      q: R * qDim,
+      attn: R * qDim,
+      o: R * c.hiddenSize,
+      gu: R * 2 * c.intermediateSize,
+      h: R * c.intermediateSize,
+      logits: this.logitRows * c.vocabSize,
+      scratch: R * this.#widestScratch(),
+      rope: this.maxSeq * c.headDim,
+      state: 4,
+      tokens: this.maxSeq,
+      partial: c.numAttentionHeads * this.attentionSplits * (c.headDim + 2),
+      counters: c.numAttentionHeads,
+    };
+    for (const [name, n] of Object.entries(sizes)) this.#act[name] = this.#buffer(4 * n, name);
+  }
+
+  /** Columns of the widest block of a split matrix (0 when nothing is split). */
+  #widestScratch(): number {
+    let widest = 0;
+    const all = [this.#embedding, this.#head, ...this.#layers.flatMap((l) => [l.qkv, l.o, l.gateUp, l.down])];
+    for (const m of all) if (m.blocks.length > 1) widest = Math.max(widest, ...m.blocks.map((b) => b.rows));
+    return widest;
+  }
+
+  /** Tokens in the KV cache. */
+  get length(): number {
+    return this.#length;
+  }
+
+  /** Empties the KV cache (its contents are overwritten as positions are used again). */
+  reset(): void {
+    this.#length = 0;
+  }
+
+  /** Dispatches one decode step of {@link generate} encodes (a compute pass of them). */
+  get dispatchesPerToken(): number {
+    return this.#program(1, "sample").length;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Building programs
+
+  #pipeline(label: string, source: string): GPUComputePipeline {
+    let cache = LlamaEngine.#pipelineCache.get(this.#device);
+    if (!cache) LlamaEngine.#pipelineCache.set(this.#device, cache = new Map());
+    let p = cache.get(source);
+    if (!p) {
+      const module = this.#device.createShaderModule({ label, code: source });
+      p = this.#device.createComputePipeline({ label, layout: "auto", compute: { module, entryPoint: "main" } });
+      cache.set(source, p);
+    }
+    return p;
+  }
+
+  #dispatch(
+    where: string,
+    source: string,
+    storage: GPUBuffer[],
+    params: ArrayBuffer | undefined,
+    workgroups: readonly [number, number, number],
+  ): Dispatch {
+    checkDispatch(this.#gpu.limits, {
+      where: `llm/${where}`,
+      workgroups,
+      workgroupSize: workgroupSizeOf(source, where),
+      storage: storage.map((b) => ({ name: b.label, bytes: b.size })),
+    });
+    const pipeline = this.#pipeline(where, source);
+    const entries: GPUBindGroupEntry[] = storage.map((buffer, i) => ({ binding: i, resource: { buffer } }));
+    if (params) {
+      const uniform = this.#buffer(
+        params.byteLength,
+        `${where} params`,
+        GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+      );
+      this.#device.queue.writeBuffer(uniform, 0, params);
+      entries.push({ binding: storage.length, resource: { buffer: uniform } });
+    }
+    const bindGroup = this.#device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
+    return { where, pipeline, bindGroup, workgroups: [...workgroups] };
+  }
+
+  #params(values: (number | { f32: number })[]): ArrayBuffer {
+    const buf = new ArrayBuffer(Math.max(16, Math.ceil((values.length * 4) / 16) * 16));
+    const u = new Uint32Array(buf);
+    const f = new Float32Array(buf);
+    values.forEach((v, i) => typeof v === "number" ? (u[i] = v) : (f[i] = v.f32));
+    return buf;
+  }
+
+  /** `out[rows, N] = in[rows, K] W^T`, block by block. */
+  #linear(list: Dispatch[], m: Matrix, input: GPUBuffer, output: GPUBuffer, rows: number): void {
+    const max = this.#gpu.limits.maxComputeWorkgroupsPerDimension;
+    for (const b of m.blocks) {
+      const target = m.blocks.length === 1 ? output : this.#act.scratch;
+      const where = `${m.name}[${b.row0}:${b.row0 + b.rows}]`;
+      if (rows === 1 || this.format !== "f32") {
+        const { plan, slots } = rows === 1
+          ? gemv(this.#gpu, this.format, b.rows, m.K)
+          : gemmQuantized(this.#gpu, this.format as "q8" | "q4g128", rows, b.rows, m.K);
+        const bufs: Record<ProductSlot, GPUBuffer> = { weight: b.weight, scales: b.scales!, input, output: target };
+        const wg = typeof plan.workgroups === "number" ? [plan.workgroups, 1, 1] as const : plan.workgroups;
+        list.push(
+          this.#dispatch(
+            `${plan.op}/${plan.kernel.variant} ${where}`,
+            plan.kernel.source,
+            slots.map((s) => bufs[s]),
+            plan.params,
+            wg,
+          ),
+        );
+      } else {
+        const tiles = Math.ceil(rows / 64) * Math.ceil(b.rows / 64);
+        list.push(
+          this.#dispatch(
+            `linear_f32 ${where}`,
+            LINEAR_F32,
+            [input, b.weight, target],
+            this.#params([rows, b.rows, m.K]),
+            foldWorkgroups(tiles, max),
+          ),
+        );
+      }
+      if (m.blocks.length > 1) {
+        list.push(
+          this.#dispatch(`place ${where}`, PLACE_BLOCK, [target, output], this.#params([rows, b.rows, m.N, b.row0]), [
+            Math.ceil(b.rows / 64),
+            rows,
+            1,
+          ]),
+        );
+      }
+    }
+  }
+
+  #norm(list: Dispatch[], rows: number, add: boolean, weight: GPUBuffer, out: GPUBuffer, row0 = 0): void {
+    const a = this.#act;
+    const params = this.#params([this.config.hiddenSize, add ? 1 : 0, { f32: this.config.rmsNormEps }, row0]);
+    list.push(this.#dispatch("norm", NORM, [a.x, a.o, weight, out], params, [rows, 1, 1]));
+  }
+
+  /** The dispatches of a call of `rows` rows ending in `output`, built once and cached. */
+  #program(rows: number, output: Output): Dispatch[] {
+    const key = `${rows}/${output}`;
+    const cached = this.#programs.get(key);
+    if (cached) return cached;
+    const c = this.config;
+    const a = this.#act;
+    const list: Dispatch[] = [];
+    const H = c.hiddenSize;
+    const embedFormat = this.format;
+    for (const b of this.#embedding.blocks) {
+      const { weight } = rowBytes(this.format, H);
+      const params = this.#params([rows, H, b.row0, b.rows, weight / 4, Math.ceil(H / 128)]);
+      const storage = b.scales ? [a.ids, b.weight, b.scales, a.x] : [a.ids, b.weight, a.x];
+      list.push(
+        this.#dispatch(`embed/${embedFormat}`, embedSource(embedFormat), storage, params, [Math.ceil(H / 64), rows, 1]),
+      );
+    }
+    const { headDim: D, numAttentionHeads: heads, numKeyValueHeads: kv } = c;
+    const splits = rows === 1 ? this.attentionSplits : 1;
+    for (const [i, l] of this.#layers.entries()) {
+      this.#norm(list, rows, i > 0, l.inputNorm, a.xn);
+      this.#linear(list, l.qkv, a.xn, a.qkv, rows);
+      list.push(
+        this.#dispatch(
+          "rope_kv",
+          ROPE_KV,
+          [a.qkv, a.rope, a.q, l.keys, l.values, a.state],
+          this.#params([heads, kv, D, this.maxSeq]),
+          [rows, 1, 1],
+        ),
+      );
+      list.push(
+        this.#dispatch(
+          "attention",
+          ATTENTION,
+          [a.q, l.keys, l.values, a.attn, a.state, a.partial, a.counters],
+          this.#params([heads, kv, D, this.maxSeq, { f32: 1 / Math.sqrt(D) }, splits]),
+          [heads, rows, splits],
+        ),
+      );
+      this.#linear(list, l.o, a.attn, a.o, rows);
+      this.#norm(list, rows, true, l.postNorm, a.xn);
+      this.#linear(list, l.gateUp, a.xn, a.gu, rows);
+      list.push(
+        this.#dispatch("silu_mul", SILU_MUL, [a.gu, a.h], this.#params([rows, c.intermediateSize]), [
+          Math.ceil(c.intermediateSize / 256),
+          rows,
+          1,
+        ]),
+      );
+      this.#linear(list, l.down, a.h, a.o, rows);
+    }
+    if (output === "logits") {
+      this.#norm(list, rows, true, this.#finalNorm, a.xn);
+      this.#linear(list, this.#head, a.xn, a.logits, rows);
+    } else if (output === "sample") {
+      this.#norm(list, 1, true, this.#finalNorm, a.xlast, rows - 1);
+      this.#linear(list, this.#head, a.xlast, a.logits, 1);
+      list.push(
+        this.#dispatch("argmax", ARGMAX, [a.logits, a.ids, a.tokens, a.state], this.#params([c.vocabSize, rows]), [
+          1,
+          1,
+          1,
+        ]),
+      );
+    }
+    this.#programs.set(key, list);
+    return list;
+  }
+
+  #encode(encoder: GPUCommandEncoder, list: Dispatch[], timestampWrites?: GPUComputePassTimestampWrites): void {
+    const pass = encoder.beginComputePass(timestampWrites ? { timestampWrites } : {});
+    let last: GPUComputePipeline | undefined;
+    for (const d of list) {
+      if (d.pipeline !== last) pass.setPipeline(d.pipeline);
+      last = d.pipeline;
+      pass.setBindGroup(0, d.bindGroup);
+      pass.dispatchWorkgroups(...d.workgroups);
+    }
+    pass.end();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Running
+
+  #checkIds(ids: readonly number[], what: string): void {
+    const V = this.config.vocabSize;
+    for (const [i, id] of ids.entries()) {
+      if (!Number.isInteger(id) || id < 0 || id >= V) {
+        throw new Error(`LlamaEngine.${what}: ids[${i}] = ${id} is not a token id in [0, ${V})`);
+      }
+    }
+  }
+
+  /** Writes the RoPE table rows of positions [from, to) for a call whose largest position is `seqLen - 1`. */
+  #writeRope(from: number, to: number, seqLen: number): void {
+    const c = this.config;
+    const dynamic = c.ropeScaling.ropeType === "dynamic";
+    if (!dynamic && this.#ropeSeqLen >= 0) return; // static: written once, whole
+    if (!dynamic) [from, to] = [0, this.maxSeq];
+    const freqs = ropeFrequencies(c, seqLen);
+    const table = new Float32Array((to - from) * c.headDim);
+    for (let p = from; p < to; p++) table.set(ropeCosSin(freqs, p), (p - from) * c.headDim);
+    this.#device.queue.writeBuffer(this.#act.rope, from * c.headDim * 4, table);
+    this.#ropeSeqLen = seqLen;
+  }
+
+  #writeState(pos0: number, step = 0): void {
+    this.#device.queue.writeBuffer(this.#act.state, 0, new Uint32Array([pos0, step, 0, 0]));
+  }
+
+  /**
+   * Runs tokens after those in the cache and returns every row's logits (for tests; generation
+   * uses {@link generate}, which reads back only the chosen ids).
+   *
+   * @param ids token ids
+   * @returns logits `[ids.length, vocab]`
+   * @throws Error naming an id outside the vocabulary, or positions past maxSeq, before any GPU work
+   */
+  async forward(ids: readonly number[]): Promise<Float32Array> {
+    this.#checkIds(ids, "forward");
+    if (this.#length + ids.length > this.maxSeq) {
+      throw new Error(
+        `LlamaEngine.forward: ${this.#length} cached + ${ids.length} new tokens exceed maxSeq ${this.maxSeq}`,
+      );
+    }
+    const V = this.config.vocabSize;
+    const out = new Float32Array(ids.length * V);
+    const staging = this.#device.createBuffer({
+      size: this.logitRows * V * 4,
+      usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+    });
+    try {
+      for (let start = 0; start < ids.length; start += this.logitRows) {
+        const chunk = ids.slice(start, start + this.logitRows);
+        const pos0 = this.#length;
+        this.#writeRope(pos0, pos0 + chunk.length, pos0 + chunk.length);
+        this.#writeState(pos0);
+        this.#device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(chunk));
+        const encoder = this.#device.createCommandEncoder();
+        this.#encode(encoder, this.#program(chunk.length, "logits"));
+        encoder.copyBufferToBuffer(this.#act.logits, 0, staging, 0, chunk.length * V * 4);
+        this.#device.queue.submit([encoder.finish()]);
+        await staging.mapAsync(GPUMapMode.READ);
+        out.set(new Float32Array(staging.getMappedRange(0, chunk.length * V * 4)), start * V);
+        staging.unmap();
+        this.#length += chunk.length;
+      }
+    } finally {
+      staging.destroy();
+    }
+    return out;
+  }
+
+  /**
+   * Generates tokens after a prompt, on the GPU: the cache is reset, the prompt prefilled in
+   * chunks, then each step's greedy choice feeds the next step without the host in between.
+   * Streaming: ids are yielded as their readbacks land (a few steps behind the GPU). Generation
+   * stops after `maxTokens`, after an end-of-sequence id (yielded, nothing after it), or when
+   * `signal` aborts. Afterwards the cache is considered empty.
+   *
+   * @param promptIds the prompt (at least one id)
+   * @param options token budget, sampler, abort signal
+   * @returns an async iterator of token ids
+   * @throws Error before any GPU work for an id outside the vocabulary, an empty prompt, a prompt and
+   *   budget over maxSeq, or a sampler that is not implemented
+   */
+  async *generate(promptIds: readonly number[], options: GenerateOptions): AsyncGenerator<number> {
+    const where = "LlamaEngine.generate";
+    const { maxTokens, signal } = options;
+    const sampler = options.sampler ?? { kind: "greedy" };
+    if (sampler.kind !== "greedy") {
+      throw new Error(`${where}: sampler ${JSON.stringify(sampler.kind)} is not implemented (greedy)`);
+    }
+    if (promptIds.length < 1) throw new Error(`${where}: the prompt must hold at least one token`);
+    if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) {
+      throw new Error(`${where}: maxTokens must be an integer >= 1, got ${maxTokens}`);
+    }
+    this.#checkIds(promptIds, "generate");
+    if (promptIds.length + maxTokens - 1 > this.maxSeq) {
+      throw new Error(
+        `${where}: a prompt of ${promptIds.length} and ${maxTokens} tokens need ${
+          promptIds.length + maxTokens - 1
+        } positions, over maxSeq ${this.maxSeq}`,
+      );
+    }
+    const inFlight = options.inFlight ?? 8;
+    const stats = options.stats;
+    const eos = new Set(this.config.eosTokenIds);
+    const device = this.#device;
+    const ring = Array.from(
+      { length: inFlight },
+      () => device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }),
+    );
+    const pending: { token: number; slot: number; mapped: Promise<void> }[] = [];
+    const P = promptIds.length;
+    this.#length = 0;
+    const submitRead = (encoder: GPUCommandEncoder, token: number) => {
+      const slot = token % inFlight;
+      encoder.copyBufferToBuffer(this.#act.tokens, token * 4, ring[slot], 0, 4);
+      device.queue.submit([encoder.finish()]);
+      pending.push({ token, slot, mapped: ring[slot].mapAsync(GPUMapMode.READ) });
+    };
+    try {
+      // Prefill: chunks of the prompt; the last one samples the first token.
+      let t0 = performance.now();
+      if (this.config.ropeScaling.ropeType === "dynamic") {
+        // Each decode step's row uses the frequencies of its own sequence length.
+        for (let p = P; p < P + maxTokens - 1; p++) this.#writeRope(p, p + 1, p + 1);
+      }
+      for (let start = 0; start < P; start += this.chunkRows) {
+        const chunk = promptIds.slice(start, start + this.chunkRows);
+        const last = start + chunk.length === P;
+        this.#writeRope(start, start + chunk.length, last ? P : start + chunk.length);
+        this.#writeState(start);
+        device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(chunk));
+        const encoder = device.createCommandEncoder();
+        this.#encode(encoder, this.#program(chunk.length, last ? "sample" : "cache"));
+        if (last) submitRead(encoder, 0);
+        else device.queue.submit([encoder.finish()]);
+      }
+      if (stats) stats.encodeMs += performance.now() - t0;
+      const step = this.#program(1, "sample");
+      let next = 1;
+      while (pending.length > 0) {
+        t0 = performance.now();
+        while (next < maxTokens && pending.length < inFlight) {
+          const encoder = device.createCommandEncoder();
+          this.#encode(encoder, step);
+          submitRead(encoder, next++);
+          if (stats) stats.decodeSteps++;
+        }
+        if (stats) {
+          const dt = performance.now() - t0;
+          stats.encodeMs += dt;
+          stats.decodeEncodeMs += dt;
+        }
+        const head = pending.shift()!;
+        await head.mapped;
+        const id = new Uint32Array(ring[head.slot].getMappedRange(0, 4))[0];
+        ring[head.slot].unmap();
+        if (signal?.aborted) throw signal.reason;
+        yield id;
+        if (eos.has(id)) break;
+      }
+    } finally {
+      await Promise.allSettled(pending.map((p) => p.mapped));
+      for (const b of ring) b.destroy();
+      this.#length = 0;
+    }
+  }
+
+  /**
+   * GPU time of decode steps at a cache length, by timestamp queries: `steps` steps in one command
+   * buffer, one pass each, timed from the first pass's start to the last one's end (the state, and
+   * so the position, advances each step as in generation).
+   *
+   * @param position the cache length the first step runs at (the cache's contents are whatever it holds)
+   * @param steps steps to time
+   * @returns milliseconds per step, or null without the timestamp-query feature
+   */
+  async timeDecodeSteps(position: number, steps: number): Promise<number | null> {
+    if (position + steps > this.maxSeq) {
+      throw new Error(`LlamaEngine.timeDecodeSteps: positions past maxSeq ${this.maxSeq}`);
+    }
+    return await this.#timePrograms(position, Array.from({ length: steps }, () => this.#program(1, "sample")), steps);
+  }
+
+  /**
+   * GPU time of prefilling `rows` tokens (ids 0..) into an empty cache, by timestamp queries.
+   *
+   * @param rows prompt length (at most the chunk's rows)
+   * @returns milliseconds, or null without the timestamp-query feature
+   */
+  async timePrefill(rows: number): Promise<number | null> {
+    if (rows > this.chunkRows) {
+      throw new Error(`LlamaEngine.timePrefill: ${rows} rows exceed a chunk (${this.chunkRows})`);
+    }
+    this.#device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(rows).map((_, i) => i % this.config.vocabSize));
+    this.#writeRope(0, rows, rows);
+    return await this.#timePrograms(0, [this.#program(rows, "sample")], 1);
+  }
+
+  async #timePrograms(position: number, programs: Dispatch[][], per: number): Promise<number | null> {
+    const device = this.#device;
+    if (!device.features.has("timestamp-query")) return null;
+    this.#writeRope(position, Math.min(this.maxSeq, position + programs.length), position + 1);
+    this.#writeState(position);
+    const querySet = device.createQuerySet({ type: "timestamp", count: 2 });
+    const resolve = device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+    const read = device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    try {
+      const encoder = device.createCommandEncoder();
+      programs.forEach((p, i) => {
+        const writes: GPUComputePassTimestampWrites = { querySet };
+        if (i === 0) writes.beginningOfPassWriteIndex = 0;
+        if (i === programs.length - 1) writes.endOfPassWriteIndex = 1;
+        this.#encode(encoder, p, writes);
+      });
+      encoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
+      encoder.copyBufferToBuffer(resolve, 0, read, 0, 16);
+      device.queue.submit([encoder.finish()]);
+      await read.mapAsync(GPUMapMode.READ);
+      const [begin, end] = new BigUint64Array(read.getMappedRange());
+      read.unmap();
+      return Number(end - begin) / 1e6 / per;
+    } finally {
+      querySet.destroy();
+      resolve.destroy();
+      read.destroy();
+      this.#length = 0;
+    }
+  }
+
+  /** Bytes of the resident weights (what a decode step reads at least). */
+  get weightBytes(): number {
+    const seen = new Set<GPUBuffer>();
+    let bytes = 0;
+    const add = (b: GPUBuffer | undefined) => {
+      if (b && !seen.has(b)) {
+        seen.add(b);
+        bytes += b.size;
+      }
+    };
+    const mats = [this.#embedding, this.#head, ...this.#layers.flatMap((l) => [l.qkv, l.o, l.gateUp, l.down])];
+    for (const m of mats) for (const b of m.blocks) (add(b.weight), add(b.scales));
+    for (const l of this.#layers) (add(l.inputNorm), add(l.postNorm));
+    add(this.#finalNorm);
+    return bytes;
+  }
+
+  /** Bytes of every buffer the engine holds (weights, KV cache, activations, params). */
+  get residentBytes(): number {
+    return this.#owned.reduce((s, b) => s + b.size, 0);
+  }
+
+  /** Frees every buffer the engine made (not the device). */
+  destroy(): void {
+    for (const b of this.#owned) b.destroy();
+    this.#owned.length = 0;
+  }
+}

@@ -1,0 +1,422 @@
+/**
+ * The engine's own WGSL kernels: the steps of a Llama forward that are not a weight product (those
+ * are ops/matvec and ops/matmul, through `ops.ts`). Each works on every row of a call at once
+ * (one row in decode, a chunk of the prompt in prefill) and reads the call's first position from
+ * the engine's `state` buffer, which the greedy sampler advances on the GPU, so that a decode step
+ * is encoded the same way at every position.
+ *
+ * `state` is `[pos0, step, 0, 0]` (u32): the position of the call's first row and the number of
+ * tokens generated.
+ *
+ * @module
+ */
+
+/** The state buffer's layout, shared by every kernel that reads it. */
+const STATE = `struct State { pos0: u32, step: u32, pad0: u32, pad1: u32 }`;
+
+/** Formats of an embedding table: how a row's values are read. */
+export type TableFormat = "f32" | "q8" | "q4g128";
+
+/**
+ * Embedding gather from one row block of a table (f32, q8 or q4g128 as stored): rows of `ids`
+ * whose id falls in `[row0, row0 + blockRows)` get their row of the table, dequantised
+ * (`code * scale`); the others are left to the dispatch of their block.
+ */
+export function embedSource(format: TableFormat): string {
+  const read = {
+    f32: "table[r * p.hidden + c]",
+    q8: "f32(i32(table[r * p.words + c / 4u] << (24u - 8u * (c % 4u))) >> 24u) * scales[r]",
+    q4g128: "f32(i32(table[r * p.words + c / 8u] << (28u - 4u * (c % 8u))) >> 28u) * scales[r * p.groups + c / 128u]",
+  }[format];
+  return `
+struct P { rows: u32, hidden: u32, row0: u32, block_rows: u32, words: u32, groups: u32 }
+@group(0) @binding(0) var<storage, read> ids: array<u32>;
+@group(0) @binding(1) var<storage, read> table: array<${format === "f32" ? "f32" : "u32"}>;
+${format === "f32" ? "" : "@group(0) @binding(2) var<storage, read> scales: array<f32>;"}
+@group(0) @binding(${format === "f32" ? 2 : 3}) var<storage, read_write> x: array<f32>;
+@group(0) @binding(${format === "f32" ? 3 : 4}) var<uniform> p: P;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3u) {
+  let c = g.x;
+  let row = g.y;
+  if (c >= p.hidden || row >= p.rows) { return; }
+  let id = ids[row];
+  if (id < p.row0 || id >= p.row0 + p.block_rows) { return; }
+  let r = id - p.row0;
+  x[row * p.hidden + c] = ${read};
+}`;
+}
+
+/**
+ * Residual add and RMSNorm, one workgroup per row from `row0`: `x += delta` (when `add` is 1), then
+ * `out = x / sqrt(mean(x^2) + eps) * weight` (HF's LlamaRMSNorm), out's rows counted from 0 (so the
+ * last row alone can be normalised for the head).
+ */
+export const NORM = `
+struct P { hidden: u32, add: u32, eps: f32, row0: u32 }
+@group(0) @binding(0) var<storage, read_write> x: array<f32>;
+@group(0) @binding(1) var<storage, read> delta: array<f32>;
+@group(0) @binding(2) var<storage, read> weight: array<f32>;
+@group(0) @binding(3) var<storage, read_write> out: array<f32>;
+@group(0) @binding(4) var<uniform> p: P;
+var<workgroup> red: array<f32, 256>;
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
+  let base = (p.row0 + wid.x) * p.hidden;
+  var ss = 0.0;
+  for (var c = li; c < p.hidden; c += 256u) {
+    var v = x[base + c];
+    if (p.add != 0u) {
+      v += delta[base + c];
+      x[base + c] = v;
+    }
+    ss += v * v;
+  }
+  red[li] = ss;
+  workgroupBarrier();
+  for (var s = 128u; s > 0u; s >>= 1u) {
+    if (li < s) { red[li] += red[li + s]; }
+    workgroupBarrier();
+  }
+  let inv = inverseSqrt(red[0] / f32(p.hidden) + p.eps);
+  for (var c = li; c < p.hidden; c += 256u) {
+    out[wid.x * p.hidden + c] = x[base + c] * inv * weight[c];
+  }
+}`;
+
+/**
+ * RoPE and the KV-cache write, one workgroup per row: the row's fused projection `[q | k | v]`
+ * gives the rotated query (adjacent pairs 2i, 2i + 1, cos/sin from the table row of its position)
+ * and the rotated key and the value, written into the cache `[kvHeads, maxSeq, headDim]` at the
+ * row's position.
+ */
+export const ROPE_KV = `
+${STATE}
+struct P { heads: u32, kv_heads: u32, dim: u32, max_seq: u32 }
+@group(0) @binding(0) var<storage, read> qkv: array<f32>;
+@group(0) @binding(1) var<storage, read> table: array<vec2f>;
+@group(0) @binding(2) var<storage, read_write> q: array<f32>;
+@group(0) @binding(3) var<storage, read_write> kc: array<f32>;
+@group(0) @binding(4) var<storage, read_write> vc: array<f32>;
+@group(0) @binding(5) var<storage, read> state: State;
+@group(0) @binding(6) var<uniform> p: P;
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
+  let row = wid.x;
+  let pos = state.pos0 + row;
+  let half = p.dim / 2u;
+  let src = row * (p.heads + 2u * p.kv_heads) * p.dim;
+  for (var i = li; i < p.heads * half; i += 64u) {
+    let h = i / half;
+    let j = i % half;
+    let cs = table[pos * half + j];
+    let a = qkv[src + h * p.dim + 2u * j];
+    let b = qkv[src + h * p.dim + 2u * j + 1u];
+    let dst = row * p.heads * p.dim + h * p.dim + 2u * j;
+    q[dst] = a * cs.x - b * cs.y;
+    q[dst + 1u] = b * cs.x + a * cs.y;
+  }
+  let ksrc = src + p.heads * p.dim;
+  for (var i = li; i < p.kv_heads * half; i += 64u) {
+    let h = i / half;
+    let j = i % half;
+    let cs = table[pos * half + j];
+    let a = qkv[ksrc + h * p.dim + 2u * j];
+    let b = qkv[ksrc + h * p.dim + 2u * j + 1u];
+    let dst = (h * p.max_seq + pos) * p.dim + 2u * j;
+    kc[dst] = a * cs.x - b * cs.y;
+    kc[dst + 1u] = b * cs.x + a * cs.y;
+  }
+  let vsrc = ksrc + p.kv_heads * p.dim;
+  for (var i = li; i < p.kv_heads * p.dim; i += 64u) {
+    let h = i / p.dim;
+    vc[(h * p.max_seq + pos) * p.dim + i % p.dim] = qkv[vsrc + i];
+  }
+}`;
+
+/** The largest head size the attention kernel holds in workgroup memory. */
+export const MAX_HEAD_DIM = 256;
+
+/**
+ * Causal attention over the cache, one workgroup per (query head, row) in each of `splits` slices
+ * of the cache. Query head h reads KV head `h / (heads / kvHeads)`; row r attends to positions
+ * `0 ..= pos0 + r`. Scores are computed a chunk of positions at a time into workgroup memory, with
+ * a running max and sum (online softmax), and each invocation owns output channels.
+ *
+ * With one split (prefill) the result is final. With several (decode), each workgroup writes its
+ * slice's unnormalised output, max and sum to `partial`, and the last workgroup of a (head, row) to
+ * finish (an atomic counter) combines the slices (flash-decoding) and resets the counter. An empty
+ * slice (more splits than positions) contributes max -3e38 and sum 0, which the combine weighs as 0.
+ */
+export const ATTENTION = `
+${STATE}
+struct P { heads: u32, kv_heads: u32, dim: u32, max_seq: u32, scale: f32, splits: u32 }
+const WG = 128u;
+const CHUNK = 1024u;
+@group(0) @binding(0) var<storage, read> q: array<f32>;
+@group(0) @binding(1) var<storage, read> kc: array<f32>;
+@group(0) @binding(2) var<storage, read> vc: array<f32>;
+@group(0) @binding(3) var<storage, read_write> out: array<f32>;
+@group(0) @binding(4) var<storage, read> state: State;
+@group(0) @binding(5) var<storage, read_write> partial: array<atomic<u32>>;
+@group(0) @binding(6) var<storage, read_write> counters: array<atomic<u32>>;
+@group(0) @binding(7) var<uniform> p: P;
+var<workgroup> qs: array<f32, ${MAX_HEAD_DIM}>;
+var<workgroup> acc: array<f32, ${MAX_HEAD_DIM}>;
+var<workgroup> sc: array<f32, CHUNK>;
+var<workgroup> red: array<f32, WG>;
+var<workgroup> last: u32;
+
+// Partial results go through atomics so that the combining workgroup reads them from the device's
+// coherent level, not from a cache line another step left behind.
+fn load_partial(i: u32) -> f32 {
+  return bitcast<f32>(atomicLoad(&partial[i]));
+}
+
+fn reduce_max(li: u32, v: f32) -> f32 {
+  red[li] = v;
+  workgroupBarrier();
+  for (var s = WG / 2u; s > 0u; s >>= 1u) {
+    if (li < s) { red[li] = max(red[li], red[li + s]); }
+    workgroupBarrier();
+  }
+  let r = red[0];
+  workgroupBarrier();
+  return r;
+}
+
+fn reduce_sum(li: u32, v: f32) -> f32 {
+  red[li] = v;
+  workgroupBarrier();
+  for (var s = WG / 2u; s > 0u; s >>= 1u) {
+    if (li < s) { red[li] += red[li + s]; }
+    workgroupBarrier();
+  }
+  let r = red[0];
+  workgroupBarrier();
+  return r;
+}
+
+@compute @workgroup_size(128)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
+  let h = wid.x;
+  let row = wid.y;
+  let split = wid.z;
+  let kh = h / (p.heads / p.kv_heads);
+  let n = state.pos0 + row + 1u;
+  let per = (n + p.splits - 1u) / p.splits;
+  let begin = min(split * per, n);
+  let end = min(begin + per, n);
+  let qbase = (row * p.heads + h) * p.dim;
+  for (var d = li; d < p.dim; d += WG) {
+    qs[d] = q[qbase + d];
+    acc[d] = 0.0;
+  }
+  workgroupBarrier();
+  var m = -3.0e38;
+  var l = 0.0;
+  for (var c0 = begin; c0 < end; c0 += CHUNK) {
+    let cn = min(CHUNK, end - c0);
+    var local_max = -3.0e38;
+    for (var t = li; t < cn; t += WG) {
+      let kb = (kh * p.max_seq + c0 + t) * p.dim;
+      var s = 0.0;
+      for (var d = 0u; d < p.dim; d++) { s += qs[d] * kc[kb + d]; }
+      s *= p.scale;
+      sc[t] = s;
+      local_max = max(local_max, s);
+    }
+    let m_new = max(m, reduce_max(li, local_max));
+    var local_sum = 0.0;
+    for (var t = li; t < cn; t += WG) {
+      let e = exp(sc[t] - m_new);
+      sc[t] = e;
+      local_sum += e;
+    }
+    let alpha = exp(m - m_new);
+    l = l * alpha + reduce_sum(li, local_sum);
+    m = m_new;
+    for (var d = li; d < p.dim; d += WG) {
+      var a = acc[d] * alpha;
+      let vb = kh * p.max_seq + c0;
+      for (var t = 0u; t < cn; t++) { a += sc[t] * vc[(vb + t) * p.dim + d]; }
+      acc[d] = a;
+    }
+    workgroupBarrier();
+  }
+  if (p.splits == 1u) {
+    for (var d = li; d < p.dim; d += WG) { out[qbase + d] = acc[d] / l; }
+    return;
+  }
+  // Flash-decoding: this slice's (m, l, acc) to partial[(row, h, split)], then the last to finish combines.
+  let stride = p.dim + 2u;
+  let slot = ((row * p.heads + h) * p.splits + split) * stride;
+  for (var d = li; d < p.dim; d += WG) { atomicStore(&partial[slot + 2u + d], bitcast<u32>(acc[d])); }
+  if (li == 0u) {
+    atomicStore(&partial[slot], bitcast<u32>(m));
+    atomicStore(&partial[slot + 1u], bitcast<u32>(l));
+  }
+  storageBarrier();
+  workgroupBarrier();
+  if (li == 0u) {
+    last = u32(atomicAdd(&counters[row * p.heads + h], 1u) == p.splits - 1u);
+  }
+  if (workgroupUniformLoad(&last) == 0u) { return; }
+  storageBarrier();
+  let first = (row * p.heads + h) * p.splits * stride;
+  var gm = -3.0e38;
+  for (var s = 0u; s < p.splits; s++) { gm = max(gm, load_partial(first + s * stride)); }
+  var gl = 0.0;
+  for (var s = 0u; s < p.splits; s++) {
+    gl += load_partial(first + s * stride + 1u) * exp(load_partial(first + s * stride) - gm);
+  }
+  for (var d = li; d < p.dim; d += WG) {
+    var a = 0.0;
+    for (var s = 0u; s < p.splits; s++) {
+      a += load_partial(first + s * stride + 2u + d) * exp(load_partial(first + s * stride) - gm);
+    }
+    out[qbase + d] = a / gl;
+  }
+  if (li == 0u) { atomicStore(&counters[row * p.heads + h], 0u); }
+}`;
+
+/** `h = silu(gate) * up` from the fused projection `[gate | up]` of each row. */
+export const SILU_MUL = `
+struct P { rows: u32, ffn: u32 }
+@group(0) @binding(0) var<storage, read> gu: array<f32>;
+@group(0) @binding(1) var<storage, read_write> h: array<f32>;
+@group(0) @binding(2) var<uniform> p: P;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) g: vec3u) {
+  let j = g.x;
+  let row = g.y;
+  if (j >= p.ffn || row >= p.rows) { return; }
+  let gate = gu[row * 2u * p.ffn + j];
+  h[row * p.ffn + j] = gate / (1.0 + exp(-gate)) * gu[row * 2u * p.ffn + p.ffn + j];
+}`;
+
+/**
+ * Places a block of columns `[M, blockN]` into `c` `[M, N]` at column `n0`: the output of one row
+ * block of a weight split across bindings.
+ */
+export const PLACE_BLOCK = `
+struct P { m: u32, block_n: u32, n: u32, n0: u32 }
+@group(0) @binding(0) var<storage, read> blk: array<f32>;
+@group(0) @binding(1) var<storage, read_write> c: array<f32>;
+@group(0) @binding(2) var<uniform> p: P;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3u) {
+  let j = g.x;
+  let m = g.y;
+  if (j >= p.block_n || m >= p.m) { return; }
+  c[m * p.n + p.n0 + j] = blk[m * p.block_n + j];
+}`;
+
+/**
+ * `c = a @ w^T` in f32 with `w` in a Linear layer's orientation `[N, K]` (ops/matmul's f32 product
+ * takes `[K, N]`; transposing the resident weight would double it): 64 x 64 tiles, 4 x 4 outputs
+ * per invocation, K in steps of 16 through workgroup memory. Tiles past 65,535 fold into y.
+ */
+export const LINEAR_F32 = `
+struct P { m: u32, n: u32, k: u32 }
+@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read> w: array<f32>;
+@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@group(0) @binding(3) var<uniform> p: P;
+var<workgroup> as_: array<f32, 1024>;
+var<workgroup> ws: array<f32, 1024>;
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) li: u32) {
+  let tiles_n = (p.n + 63u) / 64u;
+  let tile = wid.x + wid.y * nwg.x;
+  if (tile >= tiles_n * ((p.m + 63u) / 64u)) { return; }
+  let m0 = (tile / tiles_n) * 64u;
+  let n0 = (tile % tiles_n) * 64u;
+  let tx = li % 16u;
+  let ty = li / 16u;
+  var acc: array<vec4f, 4>;
+  for (var k0 = 0u; k0 < p.k; k0 += 16u) {
+    for (var i = 0u; i < 4u; i++) {
+      let idx = li + 256u * i;
+      let r = idx / 16u;
+      let kk = idx % 16u;
+      let k = k0 + kk;
+      var av = 0.0;
+      if (m0 + r < p.m && k < p.k) { av = a[(m0 + r) * p.k + k]; }
+      as_[kk * 64u + r] = av;
+      var wv = 0.0;
+      if (n0 + r < p.n && k < p.k) { wv = w[(n0 + r) * p.k + k]; }
+      ws[kk * 64u + r] = wv;
+    }
+    workgroupBarrier();
+    for (var kk = 0u; kk < 16u; kk++) {
+      let av = vec4f(as_[kk * 64u + ty * 4u], as_[kk * 64u + ty * 4u + 1u], as_[kk * 64u + ty * 4u + 2u],
+                     as_[kk * 64u + ty * 4u + 3u]);
+      let wv = vec4f(ws[kk * 64u + tx * 4u], ws[kk * 64u + tx * 4u + 1u], ws[kk * 64u + tx * 4u + 2u],
+                     ws[kk * 64u + tx * 4u + 3u]);
+      acc[0] += av.x * wv;
+      acc[1] += av.y * wv;
+      acc[2] += av.z * wv;
+      acc[3] += av.w * wv;
+    }
+    workgroupBarrier();
+  }
+  for (var i = 0u; i < 4u; i++) {
+    let row = m0 + ty * 4u + i;
+    if (row >= p.m) { continue; }
+    for (var j = 0u; j < 4u; j++) {
+      let col = n0 + tx * 4u + j;
+      if (col < p.n) { c[row * p.n + col] = acc[i][j]; }
+    }
+  }
+}`;
+
+/**
+ * Greedy sampling on the GPU: the first index of the largest logit (NaN never wins), written where
+ * the next step's embedding gather reads it (`ids[0]`) and into `tokens[step]`; the step advances by
+ * one and the position by the rows of the call (the next call's first row follows them).
+ */
+export const ARGMAX = `
+${STATE}
+struct P { vocab: u32, advance: u32 }
+@group(0) @binding(0) var<storage, read> logits: array<f32>;
+@group(0) @binding(1) var<storage, read_write> ids: array<u32>;
+@group(0) @binding(2) var<storage, read_write> tokens: array<u32>;
+@group(0) @binding(3) var<storage, read_write> state: State;
+@group(0) @binding(4) var<uniform> p: P;
+var<workgroup> best_v: array<f32, 256>;
+var<workgroup> best_i: array<u32, 256>;
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_index) li: u32) {
+  var bv = -3.4028235e38;
+  var bi = 0xffffffffu;
+  for (var i = li; i < p.vocab; i += 256u) {
+    let v = logits[i];
+    if (v > bv || (bi == 0xffffffffu && v == bv)) {
+      bv = v;
+      bi = i;
+    }
+  }
+  best_v[li] = bv;
+  best_i[li] = bi;
+  workgroupBarrier();
+  for (var s = 128u; s > 0u; s >>= 1u) {
+    if (li < s) {
+      let ov = best_v[li + s];
+      let oi = best_i[li + s];
+      if (ov > best_v[li] || (ov == best_v[li] && oi < best_i[li])) {
+        best_v[li] = ov;
+        best_i[li] = oi;
+      }
+    }
+    workgroupBarrier();
+  }
+  if (li == 0u) {
+    let id = min(best_i[0], p.vocab - 1u);
+    ids[0] = id;
+    tokens[state.step] = id;
+    state.step += 1u;
+    state.pos0 += p.advance;
+  }
+}`;
