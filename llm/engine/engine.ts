@@ -874,6 +874,11 @@ export class LlamaEngine {
     return bytes;
   }
 
+  /** Bytes of the embedding table as stored (a decode step reads one row of it). */
+  get embeddingBytes(): number {
+    return this.#embedding.blocks.reduce((s, b) => s + b.weight.size + (b.scales?.size ?? 0), 0);
+  }
+
   /** Bytes of every buffer the engine holds (weights, KV cache, activations, params). */
   get residentBytes(): number {
     return this.#owned.reduce((s, b) => s + b.size, 0);
