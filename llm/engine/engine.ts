@@ -11,9 +11,10 @@
  *   own buffer within the limit; a block's product goes to a scratch buffer and is placed into its
  *   columns of the output (`PLACE_BLOCK`). The embedding gather reads each block for the ids that
  *   fall in it. Activation buffers are kept within the limit by the prefill chunk's row count.
- * - The KV cache is preallocated, `[kvHeads, maxSeq, headDim]` per layer for K and for V. RoPE and
- *   the cache write are one kernel after the QKV product; decode attention is split along the cache
- *   (flash-decoding) and combined in the same dispatch by the last workgroup of each head.
+ * - The KV cache is preallocated, `[kvHeads, maxSeq, headDim]` per layer for K and for V. In prefill,
+ *   RoPE and the cache write are one kernel after the QKV product; in decode they are part of the
+ *   attention kernel, which is split along the cache (flash-decoding) and combined in the same
+ *   dispatch by the last workgroup of each head.
  * - Each call's dispatches are built once per (rows, output) and reused: one compute pass per
  *   chunk or step, bind groups and params made at build time, every dispatch checked against the
  *   device's limits then (a limit that would be exceeded is an error before any GPU work).
@@ -24,9 +25,10 @@
  *   after them. End-of-sequence is recognised as ids arrive; steps already submitted past it are
  *   discarded, never yielded.
  *
- * Dispatches per layer: norm (with the residual add), QKV, RoPE + cache write, attention, O, norm
- * (with the residual add), gate/up, SiLU·mul, down: 9; plus the embedding gather, the final norm,
- * the head and the sampler per step (more when a weight is split).
+ * Dispatches per decode layer: norm (with the residual add), QKV, attention (with RoPE and the cache
+ * write), O, norm (with the residual add), gate/up, SiLU·mul, down: 8 (prefill: 9, RoPE apart); plus
+ * the embedding gather, the final norm, the head and the sampler per step (more when a weight is
+ * split).
  *
  * @module
  */
@@ -39,7 +41,7 @@ import type { WeightFormat } from "../weights/format.ts";
 import { type LoadedWeight, type LoadProgress, loadWeights } from "../weights/load.ts";
 import {
   ARGMAX,
-  ATTENTION,
+  attentionSource,
   embedSource,
   LINEAR_F32,
   MAX_HEAD_DIM,
@@ -59,7 +61,7 @@ export interface LlamaEngineOptions {
   maxSeq?: number;
   /** Rows of a prefill chunk at most (fewer where an activation would exceed the binding limit). Default 512. */
   prefillChunk?: number;
-  /** Slices of the cache decode attention is split into (flash-decoding). Default `ceil(maxSeq / 128)`, at most 32. */
+  /** Slices of the cache decode attention is split into (flash-decoding). Default `ceil(maxSeq / 64)`, at most 32. */
   attentionSplits?: number;
   /** Loading progress: bytes of tensor data read so far and in all. */
   onProgress?: LoadProgress;
@@ -185,8 +187,8 @@ export class LlamaEngine {
       throw new Error(`${where}: maxSeq must be an integer >= 1, got ${maxSeq}`);
     }
     const { headDim: D, numAttentionHeads: heads, numKeyValueHeads: kv } = config;
-    if (D % 2 !== 0 || D > MAX_HEAD_DIM) {
-      throw new Error(`${where}: headDim must be even and at most ${MAX_HEAD_DIM}, got ${D}`);
+    if (D % 4 !== 0 || D > MAX_HEAD_DIM) {
+      throw new Error(`${where}: headDim must be a multiple of 4 and at most ${MAX_HEAD_DIM}, got ${D}`);
     }
     if (heads % kv !== 0) throw new Error(`${where}: heads (${heads}) must be a multiple of kvHeads (${kv})`);
     this.maxSeq = maxSeq;
@@ -210,7 +212,7 @@ export class LlamaEngine {
     if (4 * config.vocabSize > limit) {
       throw new Error(`${where}: one row of logits (${4 * config.vocabSize} bytes) is over the binding limit ${limit}`);
     }
-    const splits = options.attentionSplits ?? Math.min(32, Math.ceil(maxSeq / 128));
+    const splits = options.attentionSplits ?? Math.min(32, Math.ceil(maxSeq / 64));
     if (!Number.isSafeInteger(splits) || splits < 1) {
       throw new Error(`${where}: attentionSplits must be an integer >= 1, got ${splits}`);
     }
@@ -565,24 +567,19 @@ export class LlamaEngine {
     for (const [i, l] of this.#layers.entries()) {
       this.#norm(list, rows, i > 0, l.inputNorm, a.xn);
       this.#linear(list, l.qkv, a.xn, a.qkv, rows);
-      list.push(
-        this.#dispatch(
-          "rope_kv",
-          ROPE_KV,
-          [a.qkv, a.rope, a.q, l.keys, l.values, a.state],
-          this.#params([heads, kv, D, this.maxSeq]),
-          [rows, 1, 1],
-        ),
-      );
-      list.push(
-        this.#dispatch(
-          "attention",
-          ATTENTION,
-          [a.q, l.keys, l.values, a.attn, a.state, a.partial, a.counters],
-          this.#params([heads, kv, D, this.maxSeq, { f32: 1 / Math.sqrt(D) }, splits]),
-          [heads, rows, splits],
-        ),
-      );
+      const attentionParams = this.#params([heads, kv, D, this.maxSeq, { f32: 1 / Math.sqrt(D) }, splits]);
+      if (rows === 1) {
+        const storage = [a.qkv, a.rope, l.keys, l.values, a.attn, a.state, a.partial, a.counters];
+        list.push(
+          this.#dispatch("attention/decode", attentionSource(true), storage, attentionParams, [heads, 1, splits]),
+        );
+      } else {
+        const ropeParams = this.#params([heads, kv, D, this.maxSeq]);
+        const storage = [a.qkv, a.rope, a.q, l.keys, l.values, a.state];
+        list.push(this.#dispatch("rope_kv", ROPE_KV, storage, ropeParams, [rows, 1, 1]));
+        const attention = [a.q, l.keys, l.values, a.attn, a.state, a.partial, a.counters];
+        list.push(this.#dispatch("attention", attentionSource(false), attention, attentionParams, [heads, rows, 1]));
+      }
       this.#linear(list, l.o, a.attn, a.o, rows);
       this.#norm(list, rows, true, l.postNorm, a.xn);
       this.#linear(list, l.gateUp, a.xn, a.gu, rows);

@@ -140,32 +140,109 @@ export const MAX_HEAD_DIM = 256;
 /**
  * Causal attention over the cache, one workgroup per (query head, row) in each of `splits` slices
  * of the cache. Query head h reads KV head `h / (heads / kvHeads)`; row r attends to positions
- * `0 ..= pos0 + r`. Scores are computed a chunk of positions at a time into workgroup memory, with
- * a running max and sum (online softmax), and each invocation owns output channels.
+ * `0 ..= pos0 + r`. Scores are computed a chunk of positions at a time into workgroup memory (a K
+ * row read as vec4s: headDim must be a multiple of 4), with a running max and sum (online
+ * softmax), and each invocation owns output channels.
  *
- * With one split (prefill) the result is final. With several (decode), each workgroup writes its
- * slice's unnormalised output, max and sum to `partial`, and the last workgroup of a (head, row) to
- * finish (an atomic counter) combines the slices (flash-decoding) and resets the counter. An empty
- * slice (more splits than positions) contributes max -3e38 and sum 0, which the combine weighs as 0.
+ * With one split the result is final. With several, each workgroup writes its slice's unnormalised
+ * output, max and sum to `partial`, and the last workgroup of a head to finish (an atomic counter)
+ * combines the slices (flash-decoding) and resets the counter. An empty slice (more splits than
+ * positions) contributes max -3e38 and sum 0, which the combine weighs as 0.
+ *
+ * `decode` (one row) also does what `ROPE_KV` does for prefill: each workgroup rotates its query
+ * and its KV head's new key from the fused projection `[q | k | v]` itself, uses the new key and
+ * value from workgroup memory at the new position, and the first split of the first query head of
+ * each KV head writes them into the cache for later steps. So a decode layer has no RoPE dispatch.
  */
-export const ATTENTION = `
+export function attentionSource(decode: boolean): string {
+  const inputs = decode
+    ? `@group(0) @binding(0) var<storage, read> qkv: array<f32>;
+@group(0) @binding(1) var<storage, read> table: array<vec2f>;
+@group(0) @binding(2) var<storage, read_write> kc: array<vec4f>;
+@group(0) @binding(3) var<storage, read_write> vc: array<vec4f>;`
+    : `@group(0) @binding(0) var<storage, read> q: array<f32>;
+@group(0) @binding(1) var<storage, read> kc: array<vec4f>;
+@group(0) @binding(2) var<storage, read> vc: array<vec4f>;`;
+  const b = decode ? 4 : 3;
+  const loadQuery = decode
+    ? `  let half = p.dim / 2u;
+  let ksrc = p.heads * p.dim + kh * p.dim;
+  let vsrc = (p.heads + p.kv_heads) * p.dim + kh * p.dim;
+  for (var j = li; j < half; j += WG) {
+    let cs = table[pos * half + j];
+    let a = qkv[h * p.dim + 2u * j];
+    let b = qkv[h * p.dim + 2u * j + 1u];
+    qs[2u * j] = a * cs.x - b * cs.y;
+    qs[2u * j + 1u] = b * cs.x + a * cs.y;
+    let ka = qkv[ksrc + 2u * j];
+    let kb = qkv[ksrc + 2u * j + 1u];
+    kn[2u * j] = ka * cs.x - kb * cs.y;
+    kn[2u * j + 1u] = kb * cs.x + ka * cs.y;
+  }
+  for (var d = li; d < p.dim; d += WG) {
+    vn[d] = qkv[vsrc + d];
+    acc[d] = 0.0;
+  }
+  workgroupBarrier();
+  if (split == 0u && h % (p.heads / p.kv_heads) == 0u) {
+    let at = (kh * p.max_seq + pos) * p.dim / 4u;
+    for (var i = li; i < p.dim / 4u; i += WG) {
+      kc[at + i] = vec4f(kn[4u * i], kn[4u * i + 1u], kn[4u * i + 2u], kn[4u * i + 3u]);
+      vc[at + i] = vec4f(vn[4u * i], vn[4u * i + 1u], vn[4u * i + 2u], vn[4u * i + 3u]);
+    }
+  }`
+    : `  for (var d = li; d < p.dim; d += WG) {
+    qs[d] = q[qbase + d];
+    acc[d] = 0.0;
+  }
+  workgroupBarrier();`;
+  const score = decode
+    ? `      var s = 0.0;
+      if (c0 + t == pos) {
+        for (var d = 0u; d < p.dim; d++) { s += qs[d] * kn[d]; }
+      } else {
+        s = key_dot((kh * p.max_seq + c0 + t) * p.dim / 4u);
+      }`
+    : `      let s0 = key_dot((kh * p.max_seq + c0 + t) * p.dim / 4u);
+      var s = s0;`;
+  const value = decode
+    ? `select(value_at((vb + t) * p.dim + d), vn[d], c0 + t == pos)`
+    : `value_at((vb + t) * p.dim + d)`;
+  return `
 ${STATE}
 struct P { heads: u32, kv_heads: u32, dim: u32, max_seq: u32, scale: f32, splits: u32 }
 const WG = 128u;
 const CHUNK = 1024u;
-@group(0) @binding(0) var<storage, read> q: array<f32>;
-@group(0) @binding(1) var<storage, read> kc: array<f32>;
-@group(0) @binding(2) var<storage, read> vc: array<f32>;
-@group(0) @binding(3) var<storage, read_write> out: array<f32>;
-@group(0) @binding(4) var<storage, read> state: State;
-@group(0) @binding(5) var<storage, read_write> partial: array<atomic<u32>>;
-@group(0) @binding(6) var<storage, read_write> counters: array<atomic<u32>>;
-@group(0) @binding(7) var<uniform> p: P;
+${inputs}
+@group(0) @binding(${b}) var<storage, read_write> out: array<f32>;
+@group(0) @binding(${b + 1}) var<storage, read> state: State;
+@group(0) @binding(${b + 2}) var<storage, read_write> partial: array<atomic<u32>>;
+@group(0) @binding(${b + 3}) var<storage, read_write> counters: array<atomic<u32>>;
+@group(0) @binding(${b + 4}) var<uniform> p: P;
 var<workgroup> qs: array<f32, ${MAX_HEAD_DIM}>;
+${
+    decode
+      ? `var<workgroup> kn: array<f32, ${MAX_HEAD_DIM}>;
+var<workgroup> vn: array<f32, ${MAX_HEAD_DIM}>;`
+      : ""
+  }
 var<workgroup> acc: array<f32, ${MAX_HEAD_DIM}>;
 var<workgroup> sc: array<f32, CHUNK>;
 var<workgroup> red: array<f32, WG>;
 var<workgroup> last: u32;
+
+// q . K[row at vec4 index base]
+fn key_dot(base: u32) -> f32 {
+  var s = vec4f(0.0);
+  for (var i = 0u; i < p.dim / 4u; i++) {
+    s += vec4f(qs[4u * i], qs[4u * i + 1u], qs[4u * i + 2u], qs[4u * i + 3u]) * kc[base + i];
+  }
+  return s.x + s.y + s.z + s.w;
+}
+
+fn value_at(i: u32) -> f32 {
+  return vc[i / 4u][i % 4u];
+}
 
 // Partial results go through atomics so that the combining workgroup reads them from the device's
 // coherent level, not from a cache line another step left behind.
@@ -203,25 +280,20 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
   let row = wid.y;
   let split = wid.z;
   let kh = h / (p.heads / p.kv_heads);
-  let n = state.pos0 + row + 1u;
+  let pos = state.pos0 + row;
+  let n = pos + 1u;
   let per = (n + p.splits - 1u) / p.splits;
   let begin = min(split * per, n);
   let end = min(begin + per, n);
   let qbase = (row * p.heads + h) * p.dim;
-  for (var d = li; d < p.dim; d += WG) {
-    qs[d] = q[qbase + d];
-    acc[d] = 0.0;
-  }
-  workgroupBarrier();
+${loadQuery}
   var m = -3.0e38;
   var l = 0.0;
   for (var c0 = begin; c0 < end; c0 += CHUNK) {
     let cn = min(CHUNK, end - c0);
     var local_max = -3.0e38;
     for (var t = li; t < cn; t += WG) {
-      let kb = (kh * p.max_seq + c0 + t) * p.dim;
-      var s = 0.0;
-      for (var d = 0u; d < p.dim; d++) { s += qs[d] * kc[kb + d]; }
+${score}
       s *= p.scale;
       sc[t] = s;
       local_max = max(local_max, s);
@@ -236,10 +308,10 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
     let alpha = exp(m - m_new);
     l = l * alpha + reduce_sum(li, local_sum);
     m = m_new;
+    let vb = kh * p.max_seq + c0;
     for (var d = li; d < p.dim; d += WG) {
       var a = acc[d] * alpha;
-      let vb = kh * p.max_seq + c0;
-      for (var t = 0u; t < cn; t++) { a += sc[t] * vc[(vb + t) * p.dim + d]; }
+      for (var t = 0u; t < cn; t++) { a += sc[t] * ${value}; }
       acc[d] = a;
     }
     workgroupBarrier();
@@ -279,6 +351,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
   }
   if (li == 0u) { atomicStore(&counters[row * p.heads + h], 0u); }
 }`;
+}
 
 /** `h = silu(gate) * up` from the fused projection `[gate | up]` of each row. */
 export const SILU_MUL = `
