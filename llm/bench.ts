@@ -2,7 +2,7 @@
  * `deno task bench:llm`: LlamaEngine's speed at the Sarashina2.2-1B shape with weights generated here
  * (no download), per format: prefill of 512 tokens and 256 decode steps after it.
  *
- *     deno run -A llm/bench.ts [--formats f32,q8,q4g128] [--shape 1b|tiny] [--out results.json]
+ *     deno run -A llm/bench.ts [--formats q8,q4g128,f32] [--shape 1b|tiny] [--out results.json]
  *
  * Figures per format:
  * - tokens/s by wall clock, as a user sees them: prefill = 512 / (submit of the prompt to its first
@@ -128,6 +128,8 @@ export interface LlmBenchRow {
     fractionOfSizeMatched: number | null;
     decodeMatchesPrefill: string;
   };
+  /** A decode step at cache length 512 with each dispatch in a pass of its own: GPU ms per kernel kind, summed. */
+  profile: { kernel: string; dispatches: number; ms: number }[] | null;
 }
 
 async function benchFormat(
@@ -168,6 +170,7 @@ async function benchFormat(
     const decodeTokens = generated.length - 1;
     let gpuPrefill: number | null = null;
     let gpuDecode: number | null = null;
+    let profile: LlmBenchRow["profile"] = null;
     if (timestamps) {
       await warmClocks(gpu);
       const p: number[] = [];
@@ -177,6 +180,18 @@ async function benchFormat(
       const d: number[] = [];
       for (let i = 0; i < 3; i++) d.push((await engine.timeDecodeSteps(PREFILL, 64))!);
       gpuDecode = median(d);
+      await warmClocks(gpu);
+      const each = await engine.profileDecodeStep(PREFILL);
+      if (each) {
+        const byKind = new Map<string, { kernel: string; dispatches: number; ms: number }>();
+        for (const { kernel, ms } of each) {
+          const k = byKind.get(kernel) ?? { kernel, dispatches: 0, ms: 0 };
+          k.dispatches++;
+          k.ms += ms;
+          byKind.set(kernel, k);
+        }
+        profile = [...byKind.values()];
+      }
     }
     // Decode path against prefill path: argmax of one forward over the prompt and the generated tokens.
     const check = generated.slice(0, 33);
@@ -229,6 +244,7 @@ async function benchFormat(
         fractionOfSizeMatched: gbPerS === null || sizeMatched === null ? null : gbPerS / sizeMatched,
         decodeMatchesPrefill: `${agree}/${check.length}`,
       },
+      profile,
     };
   } finally {
     engine.destroy();
@@ -244,7 +260,8 @@ async function main(args: string[]): Promise<void> {
     const i = args.indexOf(`--${name}`);
     return i >= 0 ? args[i + 1] : undefined;
   };
-  const formats = (flag("formats")?.split(",") ?? WEIGHT_FORMATS) as WeightFormat[];
+  // f32 last: its 5 GB of weights take longest to generate and load.
+  const formats = (flag("formats")?.split(",") ?? ["q8", "q4g128", "f32"]) as WeightFormat[];
   for (const f of formats) {
     if (!(WEIGHT_FORMATS as readonly string[]).includes(f)) throw new Error(`bench:llm: unknown format ${f}`);
   }
@@ -264,21 +281,7 @@ async function main(args: string[]): Promise<void> {
     log(`read probe (${bytes} bytes): ${probe.toFixed(0)} GB/s`);
   }
   const rows: LlmBenchRow[] = [];
-  for (const format of formats) {
-    const row = await benchFormat(gpu, config, format, probe, log);
-    rows.push(row);
-    const d = row.decode;
-    log(
-      `${format}: prefill ${fmt(row.prefill.wallTokPerS)} tok/s wall (GPU ${fmt(row.prefill.gpuTokPerS)}), ` +
-        `decode ${fmt(d.wallTokPerS)} tok/s wall (GPU ${fmt(d.gpuMsPerToken, 3)} ms/token = ${
-          fmt(d.gpuTokPerS)
-        } tok/s, ` +
-        `${fmt(d.gbPerS)} GB/s, ${fmt((d.fractionOfProbe ?? NaN) * 100, 1)}% of probe, ` +
-        `${fmt((d.fractionOfSizeMatched ?? NaN) * 100, 1)}% of a ${(d.bytesPerToken / 1e6).toFixed(0)} MB read), ` +
-        `${d.dispatchesPerToken} dispatches/token, host ${d.hostEncodeMsPerToken.toFixed(3)} ms/token, ` +
-        `decode = prefill argmax ${d.decodeMatchesPrefill}`,
-    );
-  }
+  const out = flag("out");
   const result = {
     bench: "llm",
     date: new Date().toISOString(),
@@ -291,8 +294,28 @@ async function main(args: string[]): Promise<void> {
     readProbeGBs: probe,
     rows,
   };
-  const out = flag("out");
-  if (out) await Deno.writeTextFile(out, JSON.stringify(result, null, 1) + "\n");
+  for (const format of formats) {
+    const row = await benchFormat(gpu, config, format, probe, log);
+    rows.push(row);
+    // Written after each format, so a run cut short keeps what it measured.
+    if (out) await Deno.writeTextFile(out, JSON.stringify(result, null, 1) + "\n");
+    if (row.profile) {
+      const total = row.profile.reduce((s, k) => s + k.ms, 0);
+      log(`${format}: one decode step, a pass per dispatch: ${total.toFixed(3)} ms of kernels`);
+      for (const k of row.profile) log(`  ${k.kernel}: ${k.dispatches} x, ${k.ms.toFixed(4)} ms`);
+    }
+    const d = row.decode;
+    log(
+      `${format}: prefill ${fmt(row.prefill.wallTokPerS)} tok/s wall (GPU ${fmt(row.prefill.gpuTokPerS)}), ` +
+        `decode ${fmt(d.wallTokPerS)} tok/s wall (GPU ${fmt(d.gpuMsPerToken, 3)} ms/token = ${
+          fmt(d.gpuTokPerS)
+        } tok/s, ` +
+        `${fmt(d.gbPerS)} GB/s, ${fmt((d.fractionOfProbe ?? NaN) * 100, 1)}% of probe, ` +
+        `${fmt((d.fractionOfSizeMatched ?? NaN) * 100, 1)}% of a ${(d.bytesPerToken / 1e6).toFixed(0)} MB read), ` +
+        `${d.dispatchesPerToken} dispatches/token, host ${d.hostEncodeMsPerToken.toFixed(3)} ms/token, ` +
+        `decode = prefill argmax ${d.decodeMatchesPrefill}`,
+    );
+  }
   console.log(JSON.stringify(result.rows.map((r) => ({ format: r.format, ...r.prefill, ...r.decode }))));
   gpu.destroy();
 }

@@ -34,7 +34,7 @@
  */
 
 import type { ResidentDevice } from "../../harness/device.ts";
-import { checkDispatch, foldWorkgroups, workgroupSizeOf } from "../../harness/limits.ts";
+import { checkDispatch, workgroupSizeOf } from "../../harness/limits.ts";
 import type { LlamaConfig } from "../config.ts";
 import type { TensorStore } from "../safetensors.ts";
 import type { WeightFormat } from "../weights/format.ts";
@@ -43,14 +43,15 @@ import {
   ARGMAX,
   attentionSource,
   embedSource,
-  LINEAR_F32,
   MAX_HEAD_DIM,
   NORM,
   PLACE_BLOCK,
   ROPE_KV,
   SILU_MUL,
+  TRANSPOSE,
+  TRANSPOSE_PLACE,
 } from "./kernels.ts";
-import { gemmQuantized, gemv, type ProductSlot } from "./ops.ts";
+import { gemmF32Transposed, gemmQuantized, gemv, type ProductKernel, type ProductSlot } from "./ops.ts";
 import { ropeCosSin, ropeFrequencies } from "./rope.ts";
 
 /** Options of {@link LlamaEngine.load}. */
@@ -410,6 +411,7 @@ export class LlamaEngine {
       h: R * c.intermediateSize,
       logits: this.logitRows * c.vocabSize,
       scratch: R * this.#widestScratch(),
+      xt: this.format === "f32" ? R * Math.max(c.hiddenSize, qDim, c.intermediateSize) : 4,
       rope: this.maxSeq * c.headDim,
       state: 4,
       tokens: this.maxSeq,
@@ -419,11 +421,16 @@ export class LlamaEngine {
     for (const [name, n] of Object.entries(sizes)) this.#act[name] = this.#buffer(4 * n, name);
   }
 
-  /** Columns of the widest block of a split matrix (0 when nothing is split). */
+  /**
+   * Columns of the widest block written to scratch: every block in f32 (its prefill product is
+   * transposed there), else the blocks of split matrices (0 when nothing is split).
+   */
   #widestScratch(): number {
     let widest = 0;
     const all = [this.#embedding, this.#head, ...this.#layers.flatMap((l) => [l.qkv, l.o, l.gateUp, l.down])];
-    for (const m of all) if (m.blocks.length > 1) widest = Math.max(widest, ...m.blocks.map((b) => b.rows));
+    for (const m of all) {
+      if (m.blocks.length > 1 || this.format === "f32") widest = Math.max(widest, ...m.blocks.map((b) => b.rows));
+    }
     return widest;
   }
 
@@ -493,46 +500,46 @@ export class LlamaEngine {
     return buf;
   }
 
+  #product(list: Dispatch[], where: string, kernel: ProductKernel, bufs: Record<ProductSlot, GPUBuffer>): void {
+    const { plan, slots } = kernel;
+    const wg = typeof plan.workgroups === "number" ? [plan.workgroups, 1, 1] as const : plan.workgroups;
+    const label = `${plan.op}/${plan.kernel.variant} ${where}`;
+    list.push(this.#dispatch(label, plan.kernel.source, slots.map((s) => bufs[s]), plan.params, wg));
+  }
+
   /** `out[rows, N] = in[rows, K] W^T`, block by block. */
   #linear(list: Dispatch[], m: Matrix, input: GPUBuffer, output: GPUBuffer, rows: number): void {
-    const max = this.#gpu.limits.maxComputeWorkgroupsPerDimension;
+    const a = this.#act;
+    const transposed = rows > 1 && this.format === "f32";
+    if (transposed) {
+      const params = this.#params([rows, m.K]);
+      list.push(
+        this.#dispatch(`transpose ${m.name}`, TRANSPOSE, [input, a.xt], params, [
+          Math.ceil(m.K / 16),
+          Math.ceil(rows / 16),
+          1,
+        ]),
+      );
+    }
     for (const b of m.blocks) {
-      const target = m.blocks.length === 1 ? output : this.#act.scratch;
       const where = `${m.name}[${b.row0}:${b.row0 + b.rows}]`;
-      if (rows === 1 || this.format !== "f32") {
-        const { plan, slots } = rows === 1
-          ? gemv(this.#gpu, this.format, b.rows, m.K)
-          : gemmQuantized(this.#gpu, this.format as "q8" | "q4g128", rows, b.rows, m.K);
-        const bufs: Record<ProductSlot, GPUBuffer> = { weight: b.weight, scales: b.scales!, input, output: target };
-        const wg = typeof plan.workgroups === "number" ? [plan.workgroups, 1, 1] as const : plan.workgroups;
-        list.push(
-          this.#dispatch(
-            `${plan.op}/${plan.kernel.variant} ${where}`,
-            plan.kernel.source,
-            slots.map((s) => bufs[s]),
-            plan.params,
-            wg,
-          ),
-        );
-      } else {
-        const tiles = Math.ceil(rows / 64) * Math.ceil(b.rows / 64);
-        list.push(
-          this.#dispatch(
-            `linear_f32 ${where}`,
-            LINEAR_F32,
-            [input, b.weight, target],
-            this.#params([rows, b.rows, m.K]),
-            foldWorkgroups(tiles, max),
-          ),
-        );
+      if (transposed) {
+        const kernel = gemmF32Transposed(this.#gpu, rows, b.rows, m.K);
+        this.#product(list, where, kernel, { weight: b.weight, scales: b.weight, input: a.xt, output: a.scratch });
+        const params = this.#params([rows, b.rows, m.N, b.row0]);
+        const grid = [Math.ceil(rows / 16), Math.ceil(b.rows / 16), 1] as const;
+        list.push(this.#dispatch(`transpose_place ${where}`, TRANSPOSE_PLACE, [a.scratch, output], params, grid));
+        continue;
       }
+      const target = m.blocks.length === 1 ? output : a.scratch;
+      const kernel = rows === 1
+        ? gemv(this.#gpu, this.format, b.rows, m.K)
+        : gemmQuantized(this.#gpu, this.format as "q8" | "q4g128", rows, b.rows, m.K);
+      this.#product(list, where, kernel, { weight: b.weight, scales: b.scales!, input, output: target });
       if (m.blocks.length > 1) {
+        const params = this.#params([rows, b.rows, m.N, b.row0]);
         list.push(
-          this.#dispatch(`place ${where}`, PLACE_BLOCK, [target, output], this.#params([rows, b.rows, m.N, b.row0]), [
-            Math.ceil(b.rows / 64),
-            rows,
-            1,
-          ]),
+          this.#dispatch(`place ${where}`, PLACE_BLOCK, [target, output], params, [Math.ceil(b.rows / 64), rows, 1]),
         );
       }
     }
@@ -794,8 +801,9 @@ export class LlamaEngine {
 
   /**
    * GPU time of decode steps at a cache length, by timestamp queries: `steps` steps in one command
-   * buffer, one pass each, timed from the first pass's start to the last one's end (the state, and
-   * so the position, advances each step as in generation).
+   * buffer, one pass each, timed from the first pass's start to the last one's end (or the sum of
+   * the passes where the clock does not run across them; the state, and so the position, advances
+   * each step as in generation).
    *
    * @param position the cache length the first step runs at (the cache's contents are whatever it holds)
    * @param steps steps to time
@@ -823,29 +831,81 @@ export class LlamaEngine {
     return await this.#timePrograms(0, [this.#program(rows, "sample")], 1);
   }
 
+  /**
+   * Where a decode step's GPU time goes: the step's dispatches each in a pass of its own with
+   * timestamps (so the sum includes no inter-dispatch barrier of the one-pass step, and each pass
+   * adds its own launch), at a cache length.
+   *
+   * @param position the cache length
+   * @returns each dispatch's label (layer numbers and row blocks removed) and milliseconds, in
+   *   order, or null without the timestamp-query feature
+   */
+  async profileDecodeStep(position: number): Promise<{ kernel: string; ms: number }[] | null> {
+    const device = this.#device;
+    if (!device.features.has("timestamp-query")) return null;
+    const step = this.#program(1, "sample");
+    this.#writeRope(position, Math.min(this.maxSeq, position + 1), position + 1);
+    this.#writeState(position);
+    const count = 2 * step.length;
+    const querySet = device.createQuerySet({ type: "timestamp", count });
+    const resolve = device.createBuffer({
+      size: 8 * count,
+      usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC,
+    });
+    const read = device.createBuffer({ size: 8 * count, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    try {
+      const encoder = device.createCommandEncoder();
+      step.forEach((d, i) =>
+        this.#encode(encoder, [d], { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 })
+      );
+      encoder.resolveQuerySet(querySet, 0, count, resolve, 0);
+      encoder.copyBufferToBuffer(resolve, 0, read, 0, 8 * count);
+      device.queue.submit([encoder.finish()]);
+      await read.mapAsync(GPUMapMode.READ);
+      const t = new BigUint64Array(read.getMappedRange().slice(0));
+      read.unmap();
+      return step.map((d, i) => ({
+        kernel: d.where.replace(/model\.layers\.\d+\./, "").replace(/\[\d+:\d+\]$/, ""),
+        ms: Number(t[2 * i + 1] - t[2 * i]) / 1e6,
+      }));
+    } finally {
+      querySet.destroy();
+      resolve.destroy();
+      read.destroy();
+      this.#length = 0;
+    }
+  }
+
   async #timePrograms(position: number, programs: Dispatch[][], per: number): Promise<number | null> {
     const device = this.#device;
     if (!device.features.has("timestamp-query")) return null;
     this.#writeRope(position, Math.min(this.maxSeq, position + programs.length), position + 1);
     this.#writeState(position);
-    const querySet = device.createQuerySet({ type: "timestamp", count: 2 });
-    const resolve = device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
-    const read = device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    const count = 2 * programs.length;
+    const querySet = device.createQuerySet({ type: "timestamp", count });
+    const resolve = device.createBuffer({
+      size: 8 * count,
+      usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC,
+    });
+    const read = device.createBuffer({ size: 8 * count, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
     try {
       const encoder = device.createCommandEncoder();
-      programs.forEach((p, i) => {
-        const writes: GPUComputePassTimestampWrites = { querySet };
-        if (i === 0) writes.beginningOfPassWriteIndex = 0;
-        if (i === programs.length - 1) writes.endOfPassWriteIndex = 1;
-        this.#encode(encoder, p, writes);
-      });
-      encoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
-      encoder.copyBufferToBuffer(resolve, 0, read, 0, 16);
+      programs.forEach((p, i) =>
+        this.#encode(encoder, p, { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 })
+      );
+      encoder.resolveQuerySet(querySet, 0, count, resolve, 0);
+      encoder.copyBufferToBuffer(resolve, 0, read, 0, 8 * count);
       device.queue.submit([encoder.finish()]);
       await read.mapAsync(GPUMapMode.READ);
-      const [begin, end] = new BigUint64Array(read.getMappedRange());
+      const t = new BigUint64Array(read.getMappedRange().slice(0));
       read.unmap();
-      return Number(end - begin) / 1e6 / per;
+      // From the first pass's start to the last one's end (gaps between passes included); where the
+      // adapter's clock does not run across passes, the sum of the passes.
+      const span = t[count - 1] > t[0] ? Number(t[count - 1] - t[0]) : 0;
+      let passes = 0;
+      for (let i = 0; i < programs.length; i++) passes += t[2 * i + 1] > t[2 * i] ? Number(t[2 * i + 1] - t[2 * i]) : 0;
+      const ns = span >= passes ? span : passes;
+      return ns > 0 ? ns / 1e6 / per : null;
     } finally {
       querySet.destroy();
       resolve.destroy();

@@ -385,64 +385,43 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
   c[m * p.n + p.n0 + j] = blk[m * p.block_n + j];
 }`;
 
+/** `out[c, r] = in[r, c]` for `in` `[rows, cols]`, through 16 x 16 tiles of workgroup memory. */
+export const TRANSPOSE = `
+struct P { rows: u32, cols: u32 }
+@group(0) @binding(0) var<storage, read> src: array<f32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+@group(0) @binding(2) var<uniform> p: P;
+var<workgroup> tile: array<f32, 272>;
+@compute @workgroup_size(16, 16)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
+  let r = wid.y * 16u + lid.y;
+  let c = wid.x * 16u + lid.x;
+  if (r < p.rows && c < p.cols) { tile[lid.y * 17u + lid.x] = src[r * p.cols + c]; }
+  workgroupBarrier();
+  let tr = wid.y * 16u + lid.x;
+  let tc = wid.x * 16u + lid.y;
+  if (tr < p.rows && tc < p.cols) { dst[tc * p.rows + tr] = tile[lid.x * 17u + lid.y]; }
+}`;
+
 /**
- * `c = a @ w^T` in f32 with `w` in a Linear layer's orientation `[N, K]` (ops/matmul's f32 product
- * takes `[K, N]`; transposing the resident weight would double it): 64 x 64 tiles, 4 x 4 outputs
- * per invocation, K in steps of 16 through workgroup memory. Tiles past 65,535 fold into y.
+ * Places a transposed block `ct` `[blockN, M]` into `c` `[M, N]` at column `n0`: the output of the
+ * transposed f32 prefill product, through 16 x 16 tiles of workgroup memory.
  */
-export const LINEAR_F32 = `
-struct P { m: u32, n: u32, k: u32 }
-@group(0) @binding(0) var<storage, read> a: array<f32>;
-@group(0) @binding(1) var<storage, read> w: array<f32>;
-@group(0) @binding(2) var<storage, read_write> c: array<f32>;
-@group(0) @binding(3) var<uniform> p: P;
-var<workgroup> as_: array<f32, 1024>;
-var<workgroup> ws: array<f32, 1024>;
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-        @builtin(local_invocation_index) li: u32) {
-  let tiles_n = (p.n + 63u) / 64u;
-  let tile = wid.x + wid.y * nwg.x;
-  if (tile >= tiles_n * ((p.m + 63u) / 64u)) { return; }
-  let m0 = (tile / tiles_n) * 64u;
-  let n0 = (tile % tiles_n) * 64u;
-  let tx = li % 16u;
-  let ty = li / 16u;
-  var acc: array<vec4f, 4>;
-  for (var k0 = 0u; k0 < p.k; k0 += 16u) {
-    for (var i = 0u; i < 4u; i++) {
-      let idx = li + 256u * i;
-      let r = idx / 16u;
-      let kk = idx % 16u;
-      let k = k0 + kk;
-      var av = 0.0;
-      if (m0 + r < p.m && k < p.k) { av = a[(m0 + r) * p.k + k]; }
-      as_[kk * 64u + r] = av;
-      var wv = 0.0;
-      if (n0 + r < p.n && k < p.k) { wv = w[(n0 + r) * p.k + k]; }
-      ws[kk * 64u + r] = wv;
-    }
-    workgroupBarrier();
-    for (var kk = 0u; kk < 16u; kk++) {
-      let av = vec4f(as_[kk * 64u + ty * 4u], as_[kk * 64u + ty * 4u + 1u], as_[kk * 64u + ty * 4u + 2u],
-                     as_[kk * 64u + ty * 4u + 3u]);
-      let wv = vec4f(ws[kk * 64u + tx * 4u], ws[kk * 64u + tx * 4u + 1u], ws[kk * 64u + tx * 4u + 2u],
-                     ws[kk * 64u + tx * 4u + 3u]);
-      acc[0] += av.x * wv;
-      acc[1] += av.y * wv;
-      acc[2] += av.z * wv;
-      acc[3] += av.w * wv;
-    }
-    workgroupBarrier();
-  }
-  for (var i = 0u; i < 4u; i++) {
-    let row = m0 + ty * 4u + i;
-    if (row >= p.m) { continue; }
-    for (var j = 0u; j < 4u; j++) {
-      let col = n0 + tx * 4u + j;
-      if (col < p.n) { c[row * p.n + col] = acc[i][j]; }
-    }
-  }
+export const TRANSPOSE_PLACE = `
+struct P { m: u32, block_n: u32, n: u32, n0: u32 }
+@group(0) @binding(0) var<storage, read> ct: array<f32>;
+@group(0) @binding(1) var<storage, read_write> c: array<f32>;
+@group(0) @binding(2) var<uniform> p: P;
+var<workgroup> tile: array<f32, 272>;
+@compute @workgroup_size(16, 16)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
+  let j = wid.y * 16u + lid.y;
+  let m = wid.x * 16u + lid.x;
+  if (j < p.block_n && m < p.m) { tile[lid.y * 17u + lid.x] = ct[j * p.m + m]; }
+  workgroupBarrier();
+  let tm = wid.x * 16u + lid.y;
+  let tj = wid.y * 16u + lid.x;
+  if (tj < p.block_n && tm < p.m) { c[tm * p.n + p.n0 + tj] = tile[lid.x * 17u + lid.y]; }
 }`;
 
 /**

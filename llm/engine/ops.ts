@@ -4,15 +4,16 @@
  * kernel source, its bindings in binding order (named by what the engine binds there), its params
  * and its grid. If an op renames an argument, this file is what changes.
  *
- * f32 prefill is not here: ops/matmul's f32 product takes the weight as `[K, N]`, and the engine
- * keeps one resident copy in the Linear layer's `[N, K]` (which matvec reads), so it has its own
- * `LINEAR_F32` kernel.
+ * f32 prefill goes through ops/matmul's f32 product, which takes its right operand as `[K, N]`
+ * while the engine keeps one resident copy of a weight, in the Linear layer's `[N, K]` (which matvec
+ * reads): so it computes the transposed product `C^T = W X^T`, the weight as the left operand and
+ * the activations transposed (`TRANSPOSE` and `TRANSPOSE_PLACE` in kernels.ts).
  *
  * @module
  */
 
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
-import { matmulQ4G128Plan, matmulQ8Plan } from "../../ops/matmul/mod.ts";
+import { matmulPlan, matmulQ4G128Plan, matmulQ8Plan } from "../../ops/matmul/mod.ts";
 import { matvecPlan, matvecQ4G128Plan, matvecQ8Plan } from "../../ops/matvec/mod.ts";
 import type { WeightFormat } from "../weights/format.ts";
 
@@ -83,4 +84,27 @@ export function gemmQuantized(
 ): ProductKernel {
   const plan = format === "q8" ? matmulQ8Plan(gpu, { M, N, K }) : matmulQ4G128Plan(gpu, { M, N, K });
   return { plan, slots: slotsOf(plan) };
+}
+
+/**
+ * The prefill product in f32 as ops/matmul computes it, transposed: `ct = W xt`, with the weight
+ * (or a row block) `[N, K]` as the left operand and the activations transposed, `xt` `[K, M]`,
+ * giving `ct` `[N, M]`.
+ *
+ * @param gpu the device
+ * @param M rows of the activations (tokens)
+ * @param N rows of the weight
+ * @param K columns
+ * @returns the kernel and its binding slots (`input` is `xt`, `output` is `ct`)
+ */
+export function gemmF32Transposed(gpu: ResidentDevice, M: number, N: number, K: number): ProductKernel {
+  const plan = matmulPlan(gpu, { M: N, N: M, K });
+  const slots: Record<string, ProductSlot> = { a: "weight", b: "input", c: "output" };
+  return {
+    plan,
+    slots: plan.bindings.map((b) => {
+      if (!slots[b.name]) throw new Error(`llm engine: matmul has a binding ${b.name} the engine does not know`);
+      return slots[b.name];
+    }),
+  };
 }
