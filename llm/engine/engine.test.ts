@@ -3,6 +3,7 @@ import type { ResidentDevice } from "../../harness/device.ts";
 import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
 import { WEIGHT_FORMATS, type WeightFormat } from "../weights/format.ts";
 import { LlamaEngine, type LlamaEngineOptions } from "./engine.ts";
+import { LlamaReference } from "./reference.ts";
 import { fixtureReference, maxAbsDiff, openFixture, type Variant, VARIANTS } from "./fixtures_test_util.ts";
 
 /**
@@ -63,22 +64,26 @@ for (const variant of Object.keys(VARIANTS) as Variant[]) {
   );
 }
 
-gpuTest("engine: weights over a 4 KiB binding limit are split into row blocks; attention split 4 ways", async (gpu) => {
-  const small = gpu.withLimits({ maxStorageBufferBindingSize: 4096 });
-  for (const format of WEIGHT_FORMATS) {
-    const engine = await engineFor(small, "tiny-gqa", format, { attentionSplits: 4 });
-    try {
-      // The head [128, 48] in f32 is 24 KiB: 6 or more blocks; a chunk is a few rows.
-      assert(engine.chunkRows < 8, `chunk rows ${engine.chunkRows}`);
-      assert(engine.dispatchesPerToken > 20, `dispatches ${engine.dispatchesPerToken}`);
-      await checkAgainstFixture(engine, "tiny-gqa", format);
-    } catch (e) {
-      throw new Error(`${format}: ${(e as Error).message}`);
-    } finally {
-      engine.destroy();
+gpuTest(
+  "engine: weights over a 4 KiB binding limit are split into row blocks; attention split 4 ways, 8 positions a chunk",
+  async (gpu) => {
+    const small = gpu.withLimits({ maxStorageBufferBindingSize: 4096 });
+    for (const format of WEIGHT_FORMATS) {
+      // Chunks of 8 positions: the online softmax's running max changes between chunks.
+      const engine = await engineFor(small, "tiny-gqa", format, { attentionSplits: 4, attentionChunk: 8 });
+      try {
+        // The head [128, 48] in f32 is 24 KiB: 6 or more blocks; a chunk is a few rows.
+        assert(engine.chunkRows < 8, `chunk rows ${engine.chunkRows}`);
+        assert(engine.dispatchesPerToken > 20, `dispatches ${engine.dispatchesPerToken}`);
+        await checkAgainstFixture(engine, "tiny-gqa", format);
+      } catch (e) {
+        throw new Error(`${format}: ${(e as Error).message}`);
+      } finally {
+        engine.destroy();
+      }
     }
-  }
-});
+  },
+);
 
 gpuTest("engine: a decode step is 8 dispatches per layer plus gather, final norm, head and sampler", async (gpu) => {
   const engine = await engineFor(gpu, "tiny-gqa", "q8");
@@ -148,3 +153,31 @@ gpuTest("engine: an aborted signal ends generation with its reason", async (gpu)
     engine.destroy();
   }
 });
+
+gpuTest(
+  "engine: 1,030 positions (prefill in chunks of 512, attention past one 1,024-position chunk) match the reference",
+  async (gpu) => {
+    const { config, store, close } = await openFixture("tiny-gqa");
+    const reference = await LlamaReference.load(store, config, "q8").finally(close);
+    // The last six positions repeat the token fed after them, so the largest scores of the last rows
+    // tend to fall past position 1,024: the running max then changes between chunks.
+    const prompt = Array.from({ length: 1030 }, (_, i) => i >= 1024 ? 5 : (i * 37 + 11) % 125 + 3);
+    const V = config.vocabSize;
+    const want = [reference.forward(prompt).subarray(1027 * V)];
+    for (const id of [5, 5]) want.push(reference.forward([id]));
+    for (const attentionSplits of [1, 7]) {
+      const engine = await engineFor(gpu, "tiny-gqa", "q8", { maxSeq: 1040, attentionSplits });
+      try {
+        const got = [(await engine.forward(prompt)).subarray(1027 * V)];
+        for (const id of [5, 5]) got.push(await engine.forward([id]));
+        const diffs = got.map((g, i) => maxAbsDiff(g, want[i]));
+        assert(
+          Math.max(...diffs) < LOGIT_TOLERANCE,
+          `splits ${attentionSplits}: ${diffs.map((d) => d.toExponential(2))}`,
+        );
+      } finally {
+        engine.destroy();
+      }
+    }
+  },
+);

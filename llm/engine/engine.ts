@@ -66,6 +66,8 @@ export interface LlamaEngineOptions {
   attentionSplits?: number;
   /** Loading progress: bytes of tensor data read so far and in all. */
   onProgress?: LoadProgress;
+  /** Positions an attention workgroup scores at once, 1 to 1,024 (default); fewer only to test the online softmax. */
+  attentionChunk?: number;
 }
 
 /** How `generate` chooses tokens. Only greedy is implemented on the GPU. */
@@ -163,6 +165,7 @@ export class LlamaEngine {
   readonly logitRows: number;
   /** Slices of decode attention. */
   readonly attentionSplits: number;
+  readonly #attentionChunk: number;
   readonly #gpu: ResidentDevice;
   readonly #device: GPUDevice;
   readonly #owned: GPUBuffer[] = [];
@@ -218,6 +221,11 @@ export class LlamaEngine {
       throw new Error(`${where}: attentionSplits must be an integer >= 1, got ${splits}`);
     }
     this.attentionSplits = splits;
+    const chunk = options.attentionChunk ?? 1024;
+    if (!Number.isSafeInteger(chunk) || chunk < 1 || chunk > 1024) {
+      throw new Error(`${where}: attentionChunk must be an integer in [1, 1024], got ${chunk}`);
+    }
+    this.#attentionChunk = chunk;
   }
 
   get #bindingLimit(): number {
@@ -578,14 +586,24 @@ export class LlamaEngine {
       if (rows === 1) {
         const storage = [a.qkv, a.rope, l.keys, l.values, a.attn, a.state, a.partial, a.counters];
         list.push(
-          this.#dispatch("attention/decode", attentionSource(true), storage, attentionParams, [heads, 1, splits]),
+          this.#dispatch("attention/decode", attentionSource(true, this.#attentionChunk), storage, attentionParams, [
+            heads,
+            1,
+            splits,
+          ]),
         );
       } else {
         const ropeParams = this.#params([heads, kv, D, this.maxSeq]);
         const storage = [a.qkv, a.rope, a.q, l.keys, l.values, a.state];
         list.push(this.#dispatch("rope_kv", ROPE_KV, storage, ropeParams, [rows, 1, 1]));
         const attention = [a.q, l.keys, l.values, a.attn, a.state, a.partial, a.counters];
-        list.push(this.#dispatch("attention", attentionSource(false), attention, attentionParams, [heads, rows, 1]));
+        list.push(
+          this.#dispatch("attention", attentionSource(false, this.#attentionChunk), attention, attentionParams, [
+            heads,
+            rows,
+            1,
+          ]),
+        );
       }
       this.#linear(list, l.o, a.attn, a.o, rows);
       this.#norm(list, rows, true, l.postNorm, a.xn);

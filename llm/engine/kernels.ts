@@ -140,9 +140,13 @@ export const MAX_HEAD_DIM = 256;
 /**
  * Causal attention over the cache, one workgroup per (query head, row) in each of `splits` slices
  * of the cache. Query head h reads KV head `h / (heads / kvHeads)`; row r attends to positions
- * `0 ..= pos0 + r`. Scores are computed a chunk of positions at a time into workgroup memory (a K
- * row read as vec4s: headDim must be a multiple of 4), with a running max and sum (online
- * softmax), and each invocation owns output channels.
+ * `0 ..= pos0 + r`. Positions are taken a chunk at a time (`chunk` scores in workgroup memory,
+ * 1,024 unless a test asks for fewer) with a running max and sum (online softmax). headDim must be a multiple of 4: K and V rows are read as vec4s.
+ * - Scores: four invocations per position, each summing a quarter of the row's vec4s, so a batch of
+ *   32 positions is in flight at once; the four partial sums meet in workgroup memory.
+ * - Values: the invocations are `floor(128 / (headDim / 4))` groups of `headDim / 4`, one vec4 of
+ *   channels each; group g sums positions g, g + groups, ... in registers, and the groups' sums are
+ *   added at the end.
  *
  * With one split the result is final. With several, each workgroup writes its slice's unnormalised
  * output, max and sum to `partial`, and the last workgroup of a head to finish (an atomic counter)
@@ -154,13 +158,13 @@ export const MAX_HEAD_DIM = 256;
  * value from workgroup memory at the new position, and the first split of the first query head of
  * each KV head writes them into the cache for later steps. So a decode layer has no RoPE dispatch.
  */
-export function attentionSource(decode: boolean): string {
+export function attentionSource(decode: boolean, chunk = 1024): string {
   const inputs = decode
     ? `@group(0) @binding(0) var<storage, read> qkv: array<f32>;
 @group(0) @binding(1) var<storage, read> table: array<vec2f>;
 @group(0) @binding(2) var<storage, read_write> kc: array<vec4f>;
 @group(0) @binding(3) var<storage, read_write> vc: array<vec4f>;`
-    : `@group(0) @binding(0) var<storage, read> q: array<f32>;
+    : `@group(0) @binding(0) var<storage, read> q: array<vec4f>;
 @group(0) @binding(1) var<storage, read> kc: array<vec4f>;
 @group(0) @binding(2) var<storage, read> vc: array<vec4f>;`;
   const b = decode ? 4 : 3;
@@ -172,77 +176,56 @@ export function attentionSource(decode: boolean): string {
     let cs = table[pos * half + j];
     let a = qkv[h * p.dim + 2u * j];
     let b = qkv[h * p.dim + 2u * j + 1u];
-    qs[2u * j] = a * cs.x - b * cs.y;
-    qs[2u * j + 1u] = b * cs.x + a * cs.y;
+    qs[j / 2u][2u * (j % 2u)] = a * cs.x - b * cs.y;
+    qs[j / 2u][2u * (j % 2u) + 1u] = b * cs.x + a * cs.y;
     let ka = qkv[ksrc + 2u * j];
     let kb = qkv[ksrc + 2u * j + 1u];
-    kn[2u * j] = ka * cs.x - kb * cs.y;
-    kn[2u * j + 1u] = kb * cs.x + ka * cs.y;
+    kn[j / 2u][2u * (j % 2u)] = ka * cs.x - kb * cs.y;
+    kn[j / 2u][2u * (j % 2u) + 1u] = kb * cs.x + ka * cs.y;
   }
-  for (var d = li; d < p.dim; d += WG) {
-    vn[d] = qkv[vsrc + d];
-    acc[d] = 0.0;
+  for (var i = li; i < d4; i += WG) {
+    vn[i] = vec4f(qkv[vsrc + 4u * i], qkv[vsrc + 4u * i + 1u], qkv[vsrc + 4u * i + 2u], qkv[vsrc + 4u * i + 3u]);
   }
   workgroupBarrier();
   if (split == 0u && h % (p.heads / p.kv_heads) == 0u) {
-    let at = (kh * p.max_seq + pos) * p.dim / 4u;
-    for (var i = li; i < p.dim / 4u; i += WG) {
-      kc[at + i] = vec4f(kn[4u * i], kn[4u * i + 1u], kn[4u * i + 2u], kn[4u * i + 3u]);
-      vc[at + i] = vec4f(vn[4u * i], vn[4u * i + 1u], vn[4u * i + 2u], vn[4u * i + 3u]);
+    let at = (kh * p.max_seq + pos) * d4;
+    for (var i = li; i < d4; i += WG) {
+      kc[at + i] = kn[i];
+      vc[at + i] = vn[i];
     }
   }`
-    : `  for (var d = li; d < p.dim; d += WG) {
-    qs[d] = q[qbase + d];
-    acc[d] = 0.0;
-  }
+    : `  for (var i = li; i < d4; i += WG) { qs[i] = q[qbase / 4u + i]; }
   workgroupBarrier();`;
-  const score = decode
-    ? `      var s = 0.0;
-      if (c0 + t == pos) {
-        for (var d = 0u; d < p.dim; d++) { s += qs[d] * kn[d]; }
-      } else {
-        s = key_dot((kh * p.max_seq + c0 + t) * p.dim / 4u);
-      }`
-    : `      let s0 = key_dot((kh * p.max_seq + c0 + t) * p.dim / 4u);
-      var s = s0;`;
-  const value = decode
-    ? `select(value_at((vb + t) * p.dim + d), vn[d], c0 + t == pos)`
-    : `value_at((vb + t) * p.dim + d)`;
+  const keyDot = decode
+    ? `if (c0 + t == pos) {
+          for (var i = quarter; i < d4; i += 4u) { s += qs[i] * kn[i]; }
+        } else {
+          for (var i = quarter; i < d4; i += 4u) { s += qs[i] * kc[kb + i]; }
+        }`
+    : `for (var i = quarter; i < d4; i += 4u) { s += qs[i] * kc[kb + i]; }`;
+  const value = decode ? `select(vc[(vb + t) * d4 + c4], vn[c4], c0 + t == pos)` : `vc[(vb + t) * d4 + c4]`;
   return `
 ${STATE}
 struct P { heads: u32, kv_heads: u32, dim: u32, max_seq: u32, scale: f32, splits: u32 }
 const WG = 128u;
-const CHUNK = 1024u;
+const CHUNK = ${chunk}u;
+const BATCH = 32u; // positions scored at once: four invocations each
 ${inputs}
 @group(0) @binding(${b}) var<storage, read_write> out: array<f32>;
 @group(0) @binding(${b + 1}) var<storage, read> state: State;
 @group(0) @binding(${b + 2}) var<storage, read_write> partial: array<atomic<u32>>;
 @group(0) @binding(${b + 3}) var<storage, read_write> counters: array<atomic<u32>>;
 @group(0) @binding(${b + 4}) var<uniform> p: P;
-var<workgroup> qs: array<f32, ${MAX_HEAD_DIM}>;
+var<workgroup> qs: array<vec4f, ${MAX_HEAD_DIM / 4}>;
 ${
     decode
-      ? `var<workgroup> kn: array<f32, ${MAX_HEAD_DIM}>;
-var<workgroup> vn: array<f32, ${MAX_HEAD_DIM}>;`
+      ? `var<workgroup> kn: array<vec4f, ${MAX_HEAD_DIM / 4}>;\nvar<workgroup> vn: array<vec4f, ${MAX_HEAD_DIM / 4}>;`
       : ""
   }
-var<workgroup> acc: array<f32, ${MAX_HEAD_DIM}>;
 var<workgroup> sc: array<f32, CHUNK>;
 var<workgroup> red: array<f32, WG>;
+var<workgroup> sums: array<vec4f, WG>;
 var<workgroup> last: u32;
-
-// q . K[row at vec4 index base]
-fn key_dot(base: u32) -> f32 {
-  var s = vec4f(0.0);
-  for (var i = 0u; i < p.dim / 4u; i++) {
-    s += vec4f(qs[4u * i], qs[4u * i + 1u], qs[4u * i + 2u], qs[4u * i + 3u]) * kc[base + i];
-  }
-  return s.x + s.y + s.z + s.w;
-}
-
-fn value_at(i: u32) -> f32 {
-  return vc[i / 4u][i % 4u];
-}
 
 // Partial results go through atomics so that the combining workgroup reads them from the device's
 // coherent level, not from a cache line another step left behind.
@@ -279,6 +262,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
   let h = wid.x;
   let row = wid.y;
   let split = wid.z;
+  let d4 = p.dim / 4u;
   let kh = h / (p.heads / p.kv_heads);
   let pos = state.pos0 + row;
   let n = pos + 1u;
@@ -287,17 +271,31 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
   let end = min(begin + per, n);
   let qbase = (row * p.heads + h) * p.dim;
 ${loadQuery}
+  let groups = WG / d4; // position groups of the value sums
+  let g = li / d4;
+  let c4 = li % d4;
+  let quarter = li % 4u;
+  var acc = vec4f(0.0);
   var m = -3.0e38;
   var l = 0.0;
   for (var c0 = begin; c0 < end; c0 += CHUNK) {
     let cn = min(CHUNK, end - c0);
-    var local_max = -3.0e38;
-    for (var t = li; t < cn; t += WG) {
-${score}
-      s *= p.scale;
-      sc[t] = s;
-      local_max = max(local_max, s);
+    for (var b0 = 0u; b0 < cn; b0 += BATCH) {
+      let t = b0 + li / 4u;
+      var s = vec4f(0.0);
+      if (t < cn) {
+        let kb = (kh * p.max_seq + c0 + t) * d4;
+        ${keyDot}
+      }
+      red[li] = s.x + s.y + s.z + s.w;
+      workgroupBarrier();
+      if (li < BATCH && b0 + li < cn) {
+        sc[b0 + li] = (red[4u * li] + red[4u * li + 1u] + red[4u * li + 2u] + red[4u * li + 3u]) * p.scale;
+      }
+      workgroupBarrier();
     }
+    var local_max = -3.0e38;
+    for (var t = li; t < cn; t += WG) { local_max = max(local_max, sc[t]); }
     let m_new = max(m, reduce_max(li, local_max));
     var local_sum = 0.0;
     for (var t = li; t < cn; t += WG) {
@@ -308,22 +306,32 @@ ${score}
     let alpha = exp(m - m_new);
     l = l * alpha + reduce_sum(li, local_sum);
     m = m_new;
-    let vb = kh * p.max_seq + c0;
-    for (var d = li; d < p.dim; d += WG) {
-      var a = acc[d] * alpha;
-      for (var t = 0u; t < cn; t++) { a += sc[t] * ${value}; }
-      acc[d] = a;
+    acc *= alpha;
+    if (g < groups) {
+      let vb = kh * p.max_seq + c0;
+      for (var t = g; t < cn; t += groups) { acc += sc[t] * ${value}; }
     }
     workgroupBarrier();
   }
+  sums[li] = acc;
+  workgroupBarrier();
+  var total = vec4f(0.0);
+  if (li < d4) {
+    for (var k = 0u; k < groups; k++) { total += sums[k * d4 + li]; }
+  }
   if (p.splits == 1u) {
-    for (var d = li; d < p.dim; d += WG) { out[qbase + d] = acc[d] / l; }
+    if (li < d4) {
+      let o = total / l;
+      for (var j = 0u; j < 4u; j++) { out[qbase + 4u * li + j] = o[j]; }
+    }
     return;
   }
   // Flash-decoding: this slice's (m, l, acc) to partial[(row, h, split)], then the last to finish combines.
   let stride = p.dim + 2u;
   let slot = ((row * p.heads + h) * p.splits + split) * stride;
-  for (var d = li; d < p.dim; d += WG) { atomicStore(&partial[slot + 2u + d], bitcast<u32>(acc[d])); }
+  if (li < d4) {
+    for (var j = 0u; j < 4u; j++) { atomicStore(&partial[slot + 2u + 4u * li + j], bitcast<u32>(total[j])); }
+  }
   if (li == 0u) {
     atomicStore(&partial[slot], bitcast<u32>(m));
     atomicStore(&partial[slot + 1u], bitcast<u32>(l));
