@@ -94,19 +94,25 @@ gpuTest("engine: a decode step is 8 dispatches per layer plus gather, final norm
   }
 });
 
-gpuTest("engine: generation stops at an end-of-sequence id and yields nothing after it", async (gpu) => {
-  const ref = await fixtureReference("tiny-gqa", "f32");
-  const { config, store, close } = await openFixture("tiny-gqa");
-  // The fixture's 5th greedy token declared an EOS id: generation must end right after it.
-  const eos = ref.greedy[4];
-  const engine = await LlamaEngine.load(gpu, store, { ...config, eosTokenIds: [eos] }, { maxSeq: 48 }).finally(close);
-  try {
-    const first = ref.greedy.indexOf(eos);
-    assertEquals(await collect(engine.generate(ref.prompt, { maxTokens: 32 })), ref.greedy.slice(0, first + 1));
-  } finally {
-    engine.destroy();
-  }
-});
+gpuTest(
+  "engine: generation stops at an end-of-sequence id and yields nothing after it, whatever the readback grouping",
+  async (gpu) => {
+    const ref = await fixtureReference("tiny-gqa", "f32");
+    const { config, store, close } = await openFixture("tiny-gqa");
+    // The fixture's 5th greedy token declared an EOS id: generation must end right after it.
+    const eos = ref.greedy[4];
+    const engine = await LlamaEngine.load(gpu, store, { ...config, eosTokenIds: [eos] }, { maxSeq: 48 }).finally(close);
+    try {
+      const first = ref.greedy.indexOf(eos);
+      for (const readEvery of [1, 3, 16]) {
+        const got = await collect(engine.generate(ref.prompt, { maxTokens: 32, readEvery, inFlight: 2 }));
+        assertEquals(got, ref.greedy.slice(0, first + 1), `readEvery ${readEvery}`);
+      }
+    } finally {
+      engine.destroy();
+    }
+  },
+);
 
 gpuTest("engine: bad input is refused by name before any GPU work", async (gpu) => {
   const engine = await engineFor(gpu, "tiny-gqa", "f32", { maxSeq: 16 });

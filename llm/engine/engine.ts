@@ -81,7 +81,14 @@ export interface GenerateOptions {
   sampler?: SamplerSpec;
   /** Stops generation: the iterator throws the signal's reason. */
   signal?: AbortSignal;
-  /** Ids submitted ahead of the one being read (the staging ring's size). Default 8. */
+  /**
+   * Decode steps whose ids come back in one readback (one `mapAsync`). Default 16: a readback per
+   * step makes the host's submission of later steps wait on it (measured on the H200: each step
+   * cost its GPU time plus ~1.2 ms), so steps are read in groups. The first token is read alone,
+   * as soon as the prompt is done.
+   */
+  readEvery?: number;
+  /** Readbacks in flight at once (the staging ring's size). Default 4. */
   inFlight?: number;
   /** Filled in as generation runs: host time spent encoding and submitting, steps submitted. */
   stats?: GenerateStats;
@@ -722,7 +729,8 @@ export class LlamaEngine {
   /**
    * Generates tokens after a prompt, on the GPU: the cache is reset, the prompt prefilled in
    * chunks, then each step's greedy choice feeds the next step without the host in between.
-   * Streaming: ids are yielded as their readbacks land (a few steps behind the GPU). Generation
+   * Streaming: ids are yielded as their readbacks land, `readEvery` steps at a time (the first
+   * token alone), while up to `inFlight` readbacks' steps are queued on the GPU. Generation
    * stops after `maxTokens`, after an end-of-sequence id (yielded, nothing after it), or when
    * `signal` aborts. Afterwards the cache is considered empty.
    *
@@ -751,22 +759,34 @@ export class LlamaEngine {
         } positions, over maxSeq ${this.maxSeq}`,
       );
     }
-    const inFlight = options.inFlight ?? 8;
+    const readEvery = options.readEvery ?? 16;
+    const inFlight = options.inFlight ?? 4;
+    for (const [name, v] of [["readEvery", readEvery], ["inFlight", inFlight]] as const) {
+      if (!Number.isSafeInteger(v) || v < 1) throw new Error(`${where}: ${name} must be an integer >= 1, got ${v}`);
+    }
     const stats = options.stats;
     const eos = new Set(this.config.eosTokenIds);
     const device = this.#device;
     const ring = Array.from(
       { length: inFlight },
-      () => device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }),
+      () => device.createBuffer({ size: 4 * readEvery, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }),
     );
-    const pending: { token: number; slot: number; mapped: Promise<void> }[] = [];
+    /** Readbacks submitted and not yet consumed: tokens [first, first + count) in ring[slot]. */
+    const pending: { first: number; count: number; slot: number; mapped: Promise<void> }[] = [];
+    let reads = 0;
     const P = promptIds.length;
     this.#length = 0;
-    const submitRead = (encoder: GPUCommandEncoder, token: number) => {
-      const slot = token % inFlight;
-      encoder.copyBufferToBuffer(this.#act.tokens, token * 4, ring[slot], 0, 4);
-      device.queue.submit([encoder.finish()]);
-      pending.push({ token, slot, mapped: ring[slot].mapAsync(GPUMapMode.READ) });
+    // Token 0 (from the prompt) is read alone; then tokens 1.., readEvery at a time.
+    const endsRead = (token: number) => token === 0 || token === maxTokens - 1 || token % readEvery === 0;
+    const submit = (encoder: GPUCommandEncoder, token: number) => {
+      if (endsRead(token)) {
+        const first = token === 0 ? 0 : token - ((token - 1) % readEvery);
+        const count = token - first + 1;
+        const slot = reads++ % inFlight;
+        encoder.copyBufferToBuffer(this.#act.tokens, first * 4, ring[slot], 0, count * 4);
+        device.queue.submit([encoder.finish()]);
+        pending.push({ first, count, slot, mapped: ring[slot].mapAsync(GPUMapMode.READ, 0, count * 4) });
+      } else device.queue.submit([encoder.finish()]);
     };
     try {
       // Prefill: chunks of the prompt; the last one samples the first token.
@@ -783,7 +803,7 @@ export class LlamaEngine {
         device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(chunk));
         const encoder = device.createCommandEncoder();
         this.#encode(encoder, this.#program(chunk.length, last ? "sample" : "cache"));
-        if (last) submitRead(encoder, 0);
+        if (last) submit(encoder, 0);
         else device.queue.submit([encoder.finish()]);
       }
       if (stats) stats.encodeMs += performance.now() - t0;
@@ -791,10 +811,11 @@ export class LlamaEngine {
       let next = 1;
       while (pending.length > 0) {
         t0 = performance.now();
+        // Submit until the ring is full: the steps of up to `inFlight` readbacks are queued ahead.
         while (next < maxTokens && pending.length < inFlight) {
           const encoder = device.createCommandEncoder();
           this.#encode(encoder, step);
-          submitRead(encoder, next++);
+          submit(encoder, next++);
           if (stats) stats.decodeSteps++;
         }
         if (stats) {
@@ -804,11 +825,13 @@ export class LlamaEngine {
         }
         const head = pending.shift()!;
         await head.mapped;
-        const id = new Uint32Array(ring[head.slot].getMappedRange(0, 4))[0];
+        const ids = new Uint32Array(ring[head.slot].getMappedRange(0, head.count * 4).slice(0));
         ring[head.slot].unmap();
-        if (signal?.aborted) throw signal.reason;
-        yield id;
-        if (eos.has(id)) break;
+        for (const id of ids) {
+          if (signal?.aborted) throw signal.reason;
+          yield id;
+          if (eos.has(id)) return;
+        }
       }
     } finally {
       await Promise.allSettled(pending.map((p) => p.mapped));
