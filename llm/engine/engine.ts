@@ -219,7 +219,8 @@ export class LlamaEngine {
     ) * 4;
     const wanted = Math.min(options.prefillChunk ?? 512, maxSeq, 4096);
     this.chunkRows = Math.max(1, Math.min(wanted, Math.floor(limit / widest)));
-    this.logitRows = Math.max(1, Math.min(this.chunkRows, Math.floor(limit / (4 * config.vocabSize))));
+    // forward() (tests) reads logits back 64 rows at a time: a 512-row buffer would be 210 MB at a 102,400 vocab.
+    this.logitRows = Math.max(1, Math.min(this.chunkRows, 64, Math.floor(limit / (4 * config.vocabSize))));
     if (4 * config.vocabSize > limit) {
       throw new Error(`${where}: one row of logits (${4 * config.vocabSize} bytes) is over the binding limit ${limit}`);
     }
@@ -425,7 +426,7 @@ export class LlamaEngine {
       gu: R * 2 * c.intermediateSize,
       h: R * c.intermediateSize,
       logits: this.logitRows * c.vocabSize,
-      scratch: R * this.#widestScratch(),
+      scratch: this.#scratchElements(),
       xt: this.format === "f32" ? R * Math.max(c.hiddenSize, qDim, c.intermediateSize) : 4,
       rope: this.maxSeq * c.headDim,
       state: 4,
@@ -437,16 +438,21 @@ export class LlamaEngine {
   }
 
   /**
-   * Columns of the widest block written to scratch: every block in f32 (its prefill product is
-   * transposed there), else the blocks of split matrices (0 when nothing is split).
+   * Elements of the scratch a product's block output goes through: every block in f32 (its prefill
+   * product is transposed there), else the blocks of split matrices; times the rows a product of it
+   * runs on (a prefill chunk for the layers, a forward chunk for the head).
    */
-  #widestScratch(): number {
-    let widest = 0;
-    const all = [this.#embedding, this.#head, ...this.#layers.flatMap((l) => [l.qkv, l.o, l.gateUp, l.down])];
-    for (const m of all) {
-      if (m.blocks.length > 1 || this.format === "f32") widest = Math.max(widest, ...m.blocks.map((b) => b.rows));
+  #scratchElements(): number {
+    let elements = 0;
+    const layers = this.#layers.flatMap((l) => [l.qkv, l.o, l.gateUp, l.down]);
+    for (const [rows, matrices] of [[this.chunkRows, layers], [this.logitRows, [this.#head]]] as const) {
+      for (const m of matrices) {
+        if (m.blocks.length > 1 || this.format === "f32") {
+          elements = Math.max(elements, rows * Math.max(...m.blocks.map((b) => b.rows)));
+        }
+      }
     }
-    return widest;
+    return elements;
   }
 
   /** Tokens in the KV cache. */
