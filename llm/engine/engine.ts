@@ -41,6 +41,7 @@ import type { WeightFormat } from "../weights/format.ts";
 import { type LoadedWeight, type LoadProgress, loadWeights } from "../weights/load.ts";
 import {
   ARGMAX,
+  ARGMAX_SLICE,
   attentionSource,
   embedSource,
   MAX_HEAD_DIM,
@@ -433,6 +434,8 @@ export class LlamaEngine {
       tokens: this.maxSeq,
       partial: c.numAttentionHeads * this.attentionSplits * (c.headDim + 2),
       counters: c.numAttentionHeads,
+      argmaxPartial: 2 * Math.ceil(c.vocabSize / ARGMAX_SLICE),
+      argmaxCounter: 1,
     };
     for (const [name, n] of Object.entries(sizes)) this.#act[name] = this.#buffer(4 * n, name);
   }
@@ -636,13 +639,9 @@ export class LlamaEngine {
     } else if (output === "sample") {
       this.#norm(list, 1, true, this.#finalNorm, a.xlast, rows - 1);
       this.#linear(list, this.#head, a.xlast, a.logits, 1);
-      list.push(
-        this.#dispatch("argmax", ARGMAX, [a.logits, a.ids, a.tokens, a.state], this.#params([c.vocabSize, rows]), [
-          1,
-          1,
-          1,
-        ]),
-      );
+      const slices = Math.ceil(c.vocabSize / ARGMAX_SLICE);
+      const storage = [a.logits, a.ids, a.tokens, a.state, a.argmaxPartial, a.argmaxCounter];
+      list.push(this.#dispatch("argmax", ARGMAX, storage, this.#params([c.vocabSize, rows]), [slices, 1, 1]));
     }
     this.#programs.set(key, list);
     return list;

@@ -432,26 +432,59 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: ve
   if (tj < p.block_n && tm < p.m) { c[tm * p.n + p.n0 + tj] = tile[lid.x * 17u + lid.y]; }
 }`;
 
+/** Logits each workgroup of the greedy sampler scans. */
+export const ARGMAX_SLICE = 4096;
+
 /**
  * Greedy sampling on the GPU: the first index of the largest logit (NaN never wins), written where
  * the next step's embedding gather reads it (`ids[0]`) and into `tokens[step]`; the step advances by
  * one and the position by the rows of the call (the next call's first row follows them).
+ *
+ * Each workgroup finds the best of a slice of ${"`ARGMAX_SLICE`"} logits and stores it (through
+ * atomics, so the combining workgroup reads the device's coherent copy); the last workgroup to
+ * finish (an atomic counter) picks the best of the slices, the lower index on a tie, and resets the
+ * counter.
  */
 export const ARGMAX = `
 ${STATE}
 struct P { vocab: u32, advance: u32 }
+const SLICE = ${ARGMAX_SLICE}u;
 @group(0) @binding(0) var<storage, read> logits: array<f32>;
 @group(0) @binding(1) var<storage, read_write> ids: array<u32>;
 @group(0) @binding(2) var<storage, read_write> tokens: array<u32>;
 @group(0) @binding(3) var<storage, read_write> state: State;
-@group(0) @binding(4) var<uniform> p: P;
+@group(0) @binding(4) var<storage, read_write> partial: array<atomic<u32>>;
+@group(0) @binding(5) var<storage, read_write> counter: array<atomic<u32>>;
+@group(0) @binding(6) var<uniform> p: P;
 var<workgroup> best_v: array<f32, 256>;
 var<workgroup> best_i: array<u32, 256>;
+var<workgroup> last: u32;
+
+// The better of (v, i) and the pair at slot li + s: larger value, else lower index.
+fn keep_better(li: u32, s: u32) {
+  let ov = best_v[li + s];
+  let oi = best_i[li + s];
+  if (ov > best_v[li] || (ov == best_v[li] && oi < best_i[li])) {
+    best_v[li] = ov;
+    best_i[li] = oi;
+  }
+}
+
+fn reduce(li: u32) {
+  workgroupBarrier();
+  for (var s = 128u; s > 0u; s >>= 1u) {
+    if (li < s) { keep_better(li, s); }
+    workgroupBarrier();
+  }
+}
+
 @compute @workgroup_size(256)
-fn main(@builtin(local_invocation_index) li: u32) {
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) li: u32) {
   var bv = -3.4028235e38;
   var bi = 0xffffffffu;
-  for (var i = li; i < p.vocab; i += 256u) {
+  let end = min(p.vocab, (wid.x + 1u) * SLICE);
+  for (var i = wid.x * SLICE + li; i < end; i += 256u) {
     let v = logits[i];
     if (v > bv || (bi == 0xffffffffu && v == bv)) {
       bv = v;
@@ -460,23 +493,33 @@ fn main(@builtin(local_invocation_index) li: u32) {
   }
   best_v[li] = bv;
   best_i[li] = bi;
-  workgroupBarrier();
-  for (var s = 128u; s > 0u; s >>= 1u) {
-    if (li < s) {
-      let ov = best_v[li + s];
-      let oi = best_i[li + s];
-      if (ov > best_v[li] || (ov == best_v[li] && oi < best_i[li])) {
-        best_v[li] = ov;
-        best_i[li] = oi;
-      }
-    }
-    workgroupBarrier();
+  reduce(li);
+  if (li == 0u) {
+    atomicStore(&partial[2u * wid.x], bitcast<u32>(best_v[0]));
+    atomicStore(&partial[2u * wid.x + 1u], best_i[0]);
   }
+  storageBarrier();
+  workgroupBarrier();
+  if (li == 0u) { last = u32(atomicAdd(&counter[0], 1u) == nwg.x - 1u); }
+  if (workgroupUniformLoad(&last) == 0u) { return; }
+  storageBarrier();
+  best_v[li] = -3.4028235e38;
+  best_i[li] = 0xffffffffu;
+  for (var w = li; w < nwg.x; w += 256u) {
+    let v = bitcast<f32>(atomicLoad(&partial[2u * w]));
+    let i = atomicLoad(&partial[2u * w + 1u]);
+    if (v > best_v[li] || (v == best_v[li] && i < best_i[li])) {
+      best_v[li] = v;
+      best_i[li] = i;
+    }
+  }
+  reduce(li);
   if (li == 0u) {
     let id = min(best_i[0], p.vocab - 1u);
     ids[0] = id;
     tokens[state.step] = id;
     state.step += 1u;
     state.pos0 += p.advance;
+    atomicStore(&counter[0], 0u);
   }
 }`;
