@@ -45,7 +45,7 @@ import {
   attentionSource,
   embedSource,
   MAX_HEAD_DIM,
-  NORM,
+  normSource,
   PLACE_BLOCK,
   ROPE_KV,
   SILU_MUL,
@@ -572,7 +572,9 @@ export class LlamaEngine {
   #norm(list: Dispatch[], rows: number, add: boolean, weight: GPUBuffer, out: GPUBuffer, row0 = 0): void {
     const a = this.#act;
     const params = this.#params([this.config.hiddenSize, add ? 1 : 0, { f32: this.config.rmsNormEps }, row0]);
-    list.push(this.#dispatch("norm", NORM, [a.x, a.o, weight, out], params, [rows, 1, 1]));
+    list.push(
+      this.#dispatch("norm", normSource(this.config.hiddenSize), [a.x, a.o, weight, out], params, [rows, 1, 1]),
+    );
   }
 
   /** The dispatches of a call of `rows` rows ending in `output`, built once and cached. */
