@@ -14,6 +14,8 @@
  *   fraction of two ceilings measured in the same run: the 1 GiB read probe and a read of the same
  *   byte count (small transfers do not reach the big probe's rate);
  * - dispatches per token and host milliseconds per token spent encoding and submitting decode steps;
+ * - where the GPU time goes: a decode step and the prefill with each dispatch in a pass of its own,
+ *   milliseconds summed per kernel;
  * - agreement of the decode path with the prefill path: the greedy tokens generated step by step
  *   against the argmax of one prefill over the prompt and those tokens (random weights can have
  *   near-ties, so this is reported, not asserted).
@@ -130,6 +132,21 @@ export interface LlmBenchRow {
   };
   /** A decode step at cache length 512 with each dispatch in a pass of its own: GPU ms per kernel kind, summed. */
   profile: { kernel: string; dispatches: number; ms: number }[] | null;
+  /** The same for the prefill of 512 tokens. */
+  prefillProfile: { kernel: string; dispatches: number; ms: number }[] | null;
+}
+
+/** Per-dispatch times summed by kernel label. */
+function byKind(each: { kernel: string; ms: number }[] | null): LlmBenchRow["profile"] {
+  if (!each) return null;
+  const kinds = new Map<string, { kernel: string; dispatches: number; ms: number }>();
+  for (const { kernel, ms } of each) {
+    const k = kinds.get(kernel) ?? { kernel, dispatches: 0, ms: 0 };
+    k.dispatches++;
+    k.ms += ms;
+    kinds.set(kernel, k);
+  }
+  return [...kinds.values()];
 }
 
 async function benchFormat(
@@ -171,6 +188,7 @@ async function benchFormat(
     let gpuPrefill: number | null = null;
     let gpuDecode: number | null = null;
     let profile: LlmBenchRow["profile"] = null;
+    let prefillProfile: LlmBenchRow["profile"] = null;
     if (timestamps) {
       await warmClocks(gpu);
       const p: number[] = [];
@@ -181,17 +199,8 @@ async function benchFormat(
       for (let i = 0; i < 3; i++) d.push((await engine.timeDecodeSteps(PREFILL, 64))!);
       gpuDecode = median(d);
       await warmClocks(gpu);
-      const each = await engine.profileDecodeStep(PREFILL);
-      if (each) {
-        const byKind = new Map<string, { kernel: string; dispatches: number; ms: number }>();
-        for (const { kernel, ms } of each) {
-          const k = byKind.get(kernel) ?? { kernel, dispatches: 0, ms: 0 };
-          k.dispatches++;
-          k.ms += ms;
-          byKind.set(kernel, k);
-        }
-        profile = [...byKind.values()];
-      }
+      profile = byKind(await engine.profile(1, PREFILL));
+      prefillProfile = byKind(await engine.profile(PREFILL));
     }
     // Decode path against prefill path: argmax of one forward over the prompt and the generated tokens.
     const check = generated.slice(0, 33);
@@ -245,6 +254,7 @@ async function benchFormat(
         decodeMatchesPrefill: `${agree}/${check.length}`,
       },
       profile,
+      prefillProfile,
     };
   } finally {
     engine.destroy();
@@ -299,10 +309,11 @@ async function main(args: string[]): Promise<void> {
     rows.push(row);
     // Written after each format, so a run cut short keeps what it measured.
     if (out) await Deno.writeTextFile(out, JSON.stringify(result, null, 1) + "\n");
-    if (row.profile) {
-      const total = row.profile.reduce((s, k) => s + k.ms, 0);
-      log(`${format}: one decode step, a pass per dispatch: ${total.toFixed(3)} ms of kernels`);
-      for (const k of row.profile) log(`  ${k.kernel}: ${k.dispatches} x, ${k.ms.toFixed(4)} ms`);
+    for (const [what, profile] of [["one decode step", row.profile], ["prefill of 512", row.prefillProfile]] as const) {
+      if (!profile) continue;
+      const total = profile.reduce((s, k) => s + k.ms, 0);
+      log(`${format}: ${what}, a pass per dispatch: ${total.toFixed(3)} ms of kernels`);
+      for (const k of profile) log(`  ${k.kernel}: ${k.dispatches} x, ${k.ms.toFixed(4)} ms`);
     }
     const d = row.decode;
     log(

@@ -880,20 +880,29 @@ export class LlamaEngine {
   }
 
   /**
-   * Where a decode step's GPU time goes: the step's dispatches each in a pass of its own with
-   * timestamps (so the sum includes no inter-dispatch barrier of the one-pass step, and each pass
-   * adds its own launch), at a cache length.
+   * Where a call's GPU time goes: its dispatches each in a pass of its own with timestamps (so the
+   * sum includes no inter-dispatch barrier of the one-pass call, and each pass adds its own launch).
+   * A decode step (`rows` 1) runs at cache length `position`; a prefill of `rows` tokens (ids
+   * 0, 1, ...) runs from position 0.
    *
-   * @param position the cache length
+   * @param rows 1 for a decode step, else the prefill's rows (at most a chunk's)
+   * @param position the cache length of a decode step
    * @returns each dispatch's label (layer numbers and row blocks removed) and milliseconds, in
    *   order, or null without the timestamp-query feature
    */
-  async profileDecodeStep(position: number): Promise<{ kernel: string; ms: number }[] | null> {
+  async profile(rows: number, position = 0): Promise<{ kernel: string; ms: number }[] | null> {
     const device = this.#device;
     if (!device.features.has("timestamp-query")) return null;
-    const step = this.#program(1, "sample");
-    this.#writeRope(position, Math.min(this.maxSeq, position + 1), position + 1);
-    this.#writeState(position);
+    if (rows > this.chunkRows) throw new Error(`LlamaEngine.profile: ${rows} rows exceed a chunk (${this.chunkRows})`);
+    const step = this.#program(rows, "sample");
+    if (rows === 1) {
+      this.#writeRope(position, Math.min(this.maxSeq, position + 1), position + 1);
+      this.#writeState(position);
+    } else {
+      this.#device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(rows).map((_, i) => i % this.config.vocabSize));
+      this.#writeRope(0, rows, rows);
+      this.#writeState(0);
+    }
     const count = 2 * step.length;
     const querySet = device.createQuerySet({ type: "timestamp", count });
     const resolve = device.createBuffer({
