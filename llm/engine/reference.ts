@@ -92,6 +92,8 @@ export class LlamaReference {
   #values: Float64Array[][] = [];
 
   /**
+   * Builds the model from dequantised weights, its cache empty.
+   *
    * @param config the model
    * @param weights every tensor of `llamaWeightSpecs(config)` by HF name, as {@link dequantizeWeight} gives
    */
