@@ -54,6 +54,16 @@ import {
 } from "./kernels.ts";
 import { gemmF32Transposed, gemmQuantized, gemv, type ProductKernel, type ProductSlot } from "./ops.ts";
 import { ropeCosSin, ropeFrequencies } from "./rope.ts";
+import { timePasses } from "./timestamps.ts";
+import {
+  blockRows,
+  type LayerWeights,
+  type Matrix,
+  type ResidentWeights,
+  rowBytes,
+  uploadWeights,
+  weightBytes,
+} from "./resident.ts";
 
 /** Options of {@link LlamaEngine.load}. */
 export interface LlamaEngineOptions {
@@ -105,28 +115,8 @@ export interface GenerateStats {
   decodeEncodeMs: number;
 }
 
-interface Block {
-  row0: number;
-  rows: number;
-  weight: GPUBuffer;
-  scales?: GPUBuffer;
-}
-
-/** A weight matrix `[N, K]` on the GPU, as row blocks within the binding limit. */
-interface Matrix {
-  name: string;
-  N: number;
-  K: number;
-  blocks: Block[];
-}
-
-interface Layer {
-  inputNorm: GPUBuffer;
-  postNorm: GPUBuffer;
-  qkv: Matrix;
-  o: Matrix;
-  gateUp: Matrix;
-  down: Matrix;
+/** A layer's weights and its KV cache. */
+interface Layer extends LayerWeights {
   keys: GPUBuffer;
   values: GPUBuffer;
 }
@@ -142,22 +132,6 @@ interface Dispatch {
 type Output = "logits" | "sample" | "cache";
 
 const STORAGE = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
-
-function rowBytes(format: WeightFormat, K: number): { weight: number; scales: number } {
-  if (format === "f32") return { weight: 4 * K, scales: 0 };
-  if (format === "q8") return { weight: 4 * Math.ceil(K / 4), scales: 4 };
-  return { weight: 4 * Math.ceil(K / 8), scales: 4 * Math.ceil(K / 128) };
-}
-
-function concatBytes(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((s, p) => s + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
-}
 
 /** The engine. Create one with {@link LlamaEngine.load} or {@link LlamaEngine.fromWeights}. */
 export class LlamaEngine {
@@ -183,6 +157,7 @@ export class LlamaEngine {
   #embedding!: Matrix;
   #head!: Matrix;
   #finalNorm!: GPUBuffer;
+  #weights!: ResidentWeights;
   readonly #layers: Layer[] = [];
   readonly #act: Record<string, GPUBuffer> = {};
   #length = 0;
@@ -245,18 +220,7 @@ export class LlamaEngine {
   #widestBlock(config: LlamaConfig): number {
     const { hiddenSize: H, headDim: D, numAttentionHeads: heads, numKeyValueHeads: kv, intermediateSize: F } = config;
     const tallest = Math.max(config.vocabSize, (heads + 2 * kv) * D, 2 * F, H);
-    return this.#blockRowsFor(Math.min(H, heads * D, F), tallest);
-  }
-
-  #blockRowsFor(K: number, N: number): number {
-    const bytes = rowBytes(this.format, K);
-    const rows = Math.floor(this.#bindingLimit / bytes.weight);
-    if (rows < 1) {
-      throw new Error(
-        `LlamaEngine: one ${this.format} row of ${K} columns (${bytes.weight} bytes) is over the binding limit ${this.#bindingLimit}`,
-      );
-    }
-    return Math.min(N, rows);
+    return blockRows(this.format, Math.min(H, heads * D, F), tallest, this.#bindingLimit);
   }
 
   /**
@@ -325,89 +289,27 @@ export class LlamaEngine {
     return buffer;
   }
 
-  #uploadBytes(data: Uint8Array, label: string): GPUBuffer {
-    const buffer = this.#buffer(data.byteLength, label);
-    const padded = data.byteLength % 4 === 0 ? data : concatBytes([data, new Uint8Array(4 - (data.byteLength % 4))]);
-    this.#device.queue.writeBuffer(buffer, 0, padded as Uint8Array<ArrayBuffer>);
-    return buffer;
-  }
-
-  #matrix(name: string, N: number, K: number, weight: Uint8Array, scales: Uint8Array | undefined): Matrix {
-    const bytes = rowBytes(this.format, K);
-    const per = this.#blockRowsFor(K, N);
-    const blocks: Block[] = [];
-    for (let row0 = 0; row0 < N; row0 += per) {
-      const rows = Math.min(per, N - row0);
-      blocks.push({
-        row0,
-        rows,
-        weight: this.#uploadBytes(weight.subarray(row0 * bytes.weight, (row0 + rows) * bytes.weight), name),
-        scales: scales
-          ? this.#uploadBytes(scales.subarray(row0 * bytes.scales, (row0 + rows) * bytes.scales), `${name}.scales`)
-          : undefined,
-      });
-    }
-    return { name, N, K, blocks };
-  }
-
   async #upload(weights: AsyncIterable<LoadedWeight> | Iterable<LoadedWeight>): Promise<void> {
     const c = this.config;
-    const pending = new Map<string, LoadedWeight>();
-    const layers: Partial<Layer>[] = Array.from({ length: c.numHiddenLayers }, () => ({}));
-    const fuse = (names: string[], fusedName: string): Matrix | undefined => {
-      const parts = names.map((n) => pending.get(n));
-      if (parts.some((p) => !p)) return undefined;
-      const ws = parts as LoadedWeight[];
-      const N = ws.reduce((s, w) => s + w.spec.shape[0], 0);
-      const K = ws[0].spec.shape[1];
-      const m = this.#matrix(
-        fusedName,
-        N,
-        K,
-        concatBytes(ws.map((w) => w.parts[0].data)),
-        ws[0].parts[1] ? concatBytes(ws.map((w) => w.parts[1].data)) : undefined,
-      );
-      names.forEach((n) => pending.delete(n));
-      return m;
-    };
-    for await (const w of weights) {
-      const { name, role, shape } = w.spec;
-      const layerMatch = /^model\.layers\.(\d+)\./.exec(name);
-      const layer = layerMatch ? layers[Number(layerMatch[1])] : undefined;
-      const p = layerMatch ? `model.layers.${layerMatch[1]}` : "";
-      const single = () => this.#matrix(name, shape[0], shape[1], w.parts[0].data, w.parts[1]?.data);
-      if (role === "embedding") this.#embedding = single();
-      else if (role === "head") this.#head = single();
-      else if (role === "norm") {
-        const buf = this.#uploadBytes(w.parts[0].data, name);
-        if (!layer) this.#finalNorm = buf;
-        else if (name.endsWith("input_layernorm.weight")) layer.inputNorm = buf;
-        else layer.postNorm = buf;
-      } else if (role === "o") layer!.o = single();
-      else if (role === "down") layer!.down = single();
-      else {
-        pending.set(name, w);
-        if (role === "q" || role === "k" || role === "v") {
-          const names = ["q_proj", "k_proj", "v_proj"].map((s) => `${p}.self_attn.${s}.weight`);
-          layer!.qkv ??= fuse(names, `${p}.self_attn.qkv`);
-        } else {
-          const names = ["gate_proj", "up_proj"].map((s) => `${p}.mlp.${s}.weight`);
-          layer!.gateUp ??= fuse(names, `${p}.mlp.gate_up`);
-        }
-      }
-    }
-    if (c.tieWordEmbeddings) this.#head = this.#embedding;
+    const resident = await uploadWeights(
+      this.#device,
+      c,
+      this.format,
+      this.#bindingLimit,
+      (bytes, label) => this.#buffer(bytes, label),
+      weights,
+    );
+    this.#embedding = resident.embedding;
+    this.#head = resident.head;
+    this.#finalNorm = resident.finalNorm;
+    this.#weights = resident;
     const cacheBytes = c.numKeyValueHeads * this.maxSeq * c.headDim * 4;
-    for (const [i, l] of layers.entries()) {
-      for (const key of ["inputNorm", "postNorm", "qkv", "o", "gateUp", "down"] as const) {
-        if (!l[key]) throw new Error(`LlamaEngine: layer ${i} is missing its ${key} weight`);
-      }
-      l.keys = this.#buffer(cacheBytes, `layer ${i} keys`);
-      l.values = this.#buffer(cacheBytes, `layer ${i} values`);
-      this.#layers.push(l as Layer);
-    }
-    if (!this.#embedding || !this.#head || !this.#finalNorm) {
-      throw new Error("LlamaEngine: the embedding, the head or the final norm is missing");
+    for (const [i, l] of resident.layers.entries()) {
+      this.#layers.push({
+        ...l,
+        keys: this.#buffer(cacheBytes, `layer ${i} keys`),
+        values: this.#buffer(cacheBytes, `layer ${i} values`),
+      });
     }
   }
 
@@ -903,32 +805,15 @@ export class LlamaEngine {
       this.#writeRope(0, rows, rows);
       this.#writeState(0);
     }
-    const count = 2 * step.length;
-    const querySet = device.createQuerySet({ type: "timestamp", count });
-    const resolve = device.createBuffer({
-      size: 8 * count,
-      usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC,
-    });
-    const read = device.createBuffer({ size: 8 * count, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
     try {
-      const encoder = device.createCommandEncoder();
-      step.forEach((d, i) =>
-        this.#encode(encoder, [d], { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 })
-      );
-      encoder.resolveQuerySet(querySet, 0, count, resolve, 0);
-      encoder.copyBufferToBuffer(resolve, 0, read, 0, 8 * count);
-      device.queue.submit([encoder.finish()]);
-      await read.mapAsync(GPUMapMode.READ);
-      const t = new BigUint64Array(read.getMappedRange().slice(0));
-      read.unmap();
+      const t = await timePasses(device, step.length, (encoder, writes) => {
+        step.forEach((d, i) => this.#encode(encoder, [d], writes(i)));
+      });
       return step.map((d, i) => ({
         kernel: d.where.replace(/model\.layers\.\d+\./, "").replace(/\[\d+:\d+\]$/, ""),
         ms: Number(t[2 * i + 1] - t[2 * i]) / 1e6,
       }));
     } finally {
-      querySet.destroy();
-      resolve.destroy();
-      read.destroy();
       this.#length = 0;
     }
   }
@@ -938,54 +823,26 @@ export class LlamaEngine {
     if (!device.features.has("timestamp-query")) return null;
     this.#writeRope(position, Math.min(this.maxSeq, position + programs.length), position + 1);
     this.#writeState(position);
-    const count = 2 * programs.length;
-    const querySet = device.createQuerySet({ type: "timestamp", count });
-    const resolve = device.createBuffer({
-      size: 8 * count,
-      usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC,
-    });
-    const read = device.createBuffer({ size: 8 * count, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
     try {
-      const encoder = device.createCommandEncoder();
-      programs.forEach((p, i) =>
-        this.#encode(encoder, p, { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 })
-      );
-      encoder.resolveQuerySet(querySet, 0, count, resolve, 0);
-      encoder.copyBufferToBuffer(resolve, 0, read, 0, 8 * count);
-      device.queue.submit([encoder.finish()]);
-      await read.mapAsync(GPUMapMode.READ);
-      const t = new BigUint64Array(read.getMappedRange().slice(0));
-      read.unmap();
+      const t = await timePasses(device, programs.length, (encoder, writes) => {
+        programs.forEach((p, i) => this.#encode(encoder, p, writes(i)));
+      });
       // From the first pass's start to the last one's end (gaps between passes included); where the
       // adapter's clock does not run across passes, the sum of the passes.
-      const span = t[count - 1] > t[0] ? Number(t[count - 1] - t[0]) : 0;
+      const last = t.length - 1;
+      const span = t[last] > t[0] ? Number(t[last] - t[0]) : 0;
       let passes = 0;
       for (let i = 0; i < programs.length; i++) passes += t[2 * i + 1] > t[2 * i] ? Number(t[2 * i + 1] - t[2 * i]) : 0;
       const ns = span >= passes ? span : passes;
       return ns > 0 ? ns / 1e6 / per : null;
     } finally {
-      querySet.destroy();
-      resolve.destroy();
-      read.destroy();
       this.#length = 0;
     }
   }
 
   /** Bytes of the resident weights (what a decode step reads at least). */
   get weightBytes(): number {
-    const seen = new Set<GPUBuffer>();
-    let bytes = 0;
-    const add = (b: GPUBuffer | undefined) => {
-      if (b && !seen.has(b)) {
-        seen.add(b);
-        bytes += b.size;
-      }
-    };
-    const mats = [this.#embedding, this.#head, ...this.#layers.flatMap((l) => [l.qkv, l.o, l.gateUp, l.down])];
-    for (const m of mats) for (const b of m.blocks) (add(b.weight), add(b.scales));
-    for (const l of this.#layers) (add(l.inputNorm), add(l.postNorm));
-    add(this.#finalNorm);
-    return bytes;
+    return weightBytes(this.#weights);
   }
 
   /** Bytes of the embedding table as stored (a decode step reads one row of it). */
