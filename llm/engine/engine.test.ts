@@ -187,3 +187,37 @@ gpuTest(
     }
   },
 );
+
+gpuTest(
+  "engine: dynamic RoPE (frequencies of each call's length) matches the reference, in forward and in generate",
+  async (gpu) => {
+    const { config: base, store, close } = await openFixture("tiny-gqa");
+    const config = {
+      ...base,
+      eosTokenIds: [],
+      ropeScaling: { ropeType: "dynamic" as const, factor: 4, originalMaxPositionEmbeddings: 12 },
+    };
+    try {
+      const reference = await LlamaReference.load(store, config, "f32");
+      const engine = await LlamaEngine.load(gpu, store, config, { maxSeq: 40, prefillChunk: 8 });
+      try {
+        // A 20-token prompt (past the original 12) in chunks of 8, then decode steps: every call's
+        // frequencies differ.
+        const prompt = Array.from({ length: 20 }, (_, i) => (i * 13 + 7) % 120 + 3);
+        const V = config.vocabSize;
+        const want = reference.forward(prompt).subarray(19 * V);
+        const got = (await engine.forward(prompt)).subarray(19 * V);
+        assert(maxAbsDiff(got, want) < LOGIT_TOLERANCE, `prefill: ${maxAbsDiff(got, want)}`);
+        for (const id of [4, 50]) {
+          const d = maxAbsDiff(await engine.forward([id]), reference.forward([id]));
+          assert(d < LOGIT_TOLERANCE, `decode ${id}: ${d}`);
+        }
+        assertEquals(await collect(engine.generate(prompt, { maxTokens: 12 })), reference.greedy(prompt, 12));
+      } finally {
+        engine.destroy();
+      }
+    } finally {
+      close();
+    }
+  },
+);

@@ -613,11 +613,14 @@ export class LlamaEngine {
       size: this.logitRows * V * 4,
       usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
     });
+    // Every chunk of the call rotates with the frequencies of the whole call (dynamic RoPE depends
+    // on the call's length, as in one transformers forward over all the ids).
+    const seqLen = this.#length + ids.length;
     try {
       for (let start = 0; start < ids.length; start += this.logitRows) {
         const chunk = ids.slice(start, start + this.logitRows);
         const pos0 = this.#length;
-        this.#writeRope(pos0, pos0 + chunk.length, pos0 + chunk.length);
+        this.#writeRope(pos0, pos0 + chunk.length, seqLen);
         this.#writeState(pos0);
         this.#device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(chunk));
         const encoder = this.#device.createCommandEncoder();
@@ -707,7 +710,7 @@ export class LlamaEngine {
       for (let start = 0; start < P; start += this.chunkRows) {
         const chunk = promptIds.slice(start, start + this.chunkRows);
         const last = start + chunk.length === P;
-        this.#writeRope(start, start + chunk.length, last ? P : start + chunk.length);
+        this.#writeRope(start, start + chunk.length, P); // the prompt's frequencies, in every chunk
         this.#writeState(start);
         device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(chunk));
         const encoder = device.createCommandEncoder();
