@@ -195,6 +195,7 @@ gpuTest(
     const config = {
       ...base,
       eosTokenIds: [],
+      maxPositionEmbeddings: 12,
       ropeScaling: { ropeType: "dynamic" as const, factor: 4, originalMaxPositionEmbeddings: 12 },
     };
     try {

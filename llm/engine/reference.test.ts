@@ -50,3 +50,37 @@ Deno.test("reference: a token id outside the vocabulary is refused by name", asy
   }
   assert(/ids\[1\] = 128/.test(message), message);
 });
+
+Deno.test("reference: RoPE scaling facts derived by hand from transformers' formulas", () => {
+  const base = { ...TINY_CONFIG, maxPositionEmbeddings: 16 }; // headDim 12, theta 10000
+  const plain = ropeFrequencies(base, 1).invFreq;
+  const linear = ropeFrequencies({ ...base, ropeScaling: { ropeType: "linear", factor: 4 } }, 1).invFreq;
+  assertEquals([...linear], [...plain].map((v) => Math.fround(v / 4)));
+  const dynamic = {
+    ...base,
+    ropeScaling: { ropeType: "dynamic" as const, factor: 2, originalMaxPositionEmbeddings: 16 },
+  };
+  assertEquals([...ropeFrequencies(dynamic, 16).invFreq], [...plain]); // not longer than max: unscaled
+  // seq 32 = 2 max: theta' = theta * (2 * 2 - 1)^(12 / 10); inv_freq[1] = theta'^(-2/12).
+  const theta = 10000 * Math.pow(3, 12 / 10);
+  assert(Math.abs(ropeFrequencies(dynamic, 32).invFreq[1] - Math.pow(theta, -2 / 12)) < 1e-7);
+  const yarn = {
+    ...base,
+    ropeScaling: {
+      ropeType: "yarn" as const,
+      factor: 4,
+      originalMaxPositionEmbeddings: 16,
+      attentionFactor: null,
+      betaFast: 32,
+      betaSlow: 1,
+      mscale: null,
+      mscaleAllDim: null,
+      truncate: true,
+    },
+  };
+  const y = ropeFrequencies(yarn, 1);
+  assert(Math.abs(y.attentionScaling - (0.1 * Math.log(4) + 1)) < 1e-12);
+  // Channel 0 (the fastest rotation) is extrapolated (unchanged), the slowest interpolated (/ factor).
+  assertEquals(y.invFreq[0], plain[0]);
+  assert(Math.abs(y.invFreq[5] - plain[5] / 4) < 1e-9);
+});

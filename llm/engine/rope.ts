@@ -7,8 +7,9 @@
  * - none: `inv_freq[i] = 1 / theta^(2i / dim)`.
  * - linear: the same divided by `factor`.
  * - dynamic (NTK): while the sequence (the largest position of a call + 1) is longer than
- *   `original_max_position_embeddings`, theta becomes
- *   `theta * (factor * seq / original - (factor - 1))^(dim / (dim - 2))`; otherwise unscaled. The
+ *   `max_position_embeddings`, theta becomes
+ *   `theta * (factor * seq / max - (factor - 1))^(dim / (dim - 2))`; otherwise unscaled (transformers
+ *   reads `max_position_embeddings` here, not `original_max_position_embeddings`). The
  *   frequencies therefore depend on the call, as in transformers' `dynamic_rope_update`; keys already
  *   in the cache keep the rotation they were written with, as HF's cache does.
  * - yarn: interpolated frequencies (`1 / (factor * pos_freq)`) blended with the original ones by a
@@ -64,9 +65,11 @@ export function ropeFrequencies(config: LlamaConfig, seqLen: number): RopeFreque
     case "linear":
       return { invFreq: baseInvFreq(theta, dim).map((v) => f(v / s.factor)), attentionScaling: 1 };
     case "dynamic": {
-      if (seqLen <= s.originalMaxPositionEmbeddings) return { invFreq: baseInvFreq(theta, dim), attentionScaling: 1 };
-      const base = theta *
-        Math.pow((s.factor * seqLen) / s.originalMaxPositionEmbeddings - (s.factor - 1), dim / (dim - 2));
+      // transformers scales against config.max_position_embeddings here, not the rope parameters'
+      // original_max_position_embeddings (which its dynamic function never reads).
+      const max = config.maxPositionEmbeddings;
+      if (seqLen <= max) return { invFreq: baseInvFreq(theta, dim), attentionScaling: 1 };
+      const base = theta * Math.pow((s.factor * seqLen) / max - (s.factor - 1), dim / (dim - 2));
       return { invFreq: baseInvFreq(base, dim), attentionScaling: 1 };
     }
     case "yarn": {
