@@ -222,3 +222,21 @@ gpuTest(
     }
   },
 );
+
+gpuTest("engine: loading reports progress up to every byte of the checkpoint", async (gpu) => {
+  const { config, store, close } = await openFixture("tiny-tied");
+  const seen: [number, number][] = [];
+  const engine = await LlamaEngine.load(gpu, store, config, {
+    format: "q4g128",
+    maxSeq: 16,
+    onProgress: (done, total) => seen.push([done, total]),
+  }).finally(close);
+  try {
+    const total = store.tensors.reduce((s, t) => s + (t.end - t.begin), 0);
+    assert(seen.length > 10, `${seen.length} progress calls`);
+    assert(seen.every(([d, t], i) => t === total && d <= t && (i === 0 || d >= seen[i - 1][0])));
+    assertEquals(seen[seen.length - 1], [total, total]);
+  } finally {
+    engine.destroy();
+  }
+});
