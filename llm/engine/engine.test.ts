@@ -1,0 +1,242 @@
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import type { ResidentDevice } from "../../harness/device.ts";
+import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
+import { WEIGHT_FORMATS, type WeightFormat } from "../weights/format.ts";
+import { LlamaEngine, type LlamaEngineOptions } from "./engine.ts";
+import { LlamaReference } from "./reference.ts";
+import { fixtureReference, maxAbsDiff, openFixture, type Variant, VARIANTS } from "./fixtures_test_util.ts";
+
+/**
+ * GPU logits agree with transformers' to this absolute difference (logits of order 1-10; the GPU
+ * sums in f32 in its own order, transformers in f32 in torch's).
+ */
+const LOGIT_TOLERANCE = 2e-4; // every variant and format passes at 1e-4 on llvmpipe
+
+async function engineFor(
+  gpu: ResidentDevice,
+  variant: Variant,
+  format: WeightFormat,
+  options: LlamaEngineOptions = {},
+) {
+  const { config, store, close } = await openFixture(variant);
+  try {
+    // No end-of-sequence id: the fixtures' greedy runs choose id 2 (their EOS) and must go on past it.
+    return await LlamaEngine.load(gpu, store, { ...config, eosTokenIds: [] }, { format, maxSeq: 40, ...options });
+  } finally {
+    close();
+  }
+}
+
+async function collect(it: AsyncIterable<number>): Promise<number[]> {
+  const out: number[] = [];
+  for await (const id of it) out.push(id);
+  return out;
+}
+
+/** Prefill logits, 8 decode steps' logits (each fed the fixture's greedy token) and 32 generated tokens. */
+async function checkAgainstFixture(engine: LlamaEngine, variant: Variant, format: WeightFormat) {
+  const ref = await fixtureReference(variant, format);
+  const V = engine.config.vocabSize;
+  engine.reset();
+  const diffs = [maxAbsDiff(await engine.forward(ref.prompt), ref.prefillLogits)];
+  for (let i = 0; i < 8; i++) {
+    diffs.push(maxAbsDiff(await engine.forward([ref.greedy[i]]), ref.decodeLogits.subarray(i * V, (i + 1) * V)));
+  }
+  assert(Math.max(...diffs) < LOGIT_TOLERANCE, `max |logit diff| per call: ${diffs.map((d) => d.toExponential(2))}`);
+  assertEquals(await collect(engine.generate(ref.prompt, { maxTokens: 32 })), ref.greedy);
+}
+
+for (const variant of Object.keys(VARIANTS) as Variant[]) {
+  gpuTest(
+    `engine: ${variant}, every format: logits match transformers, 32 greedy tokens generated on the GPU equal`,
+    async (gpu) => {
+      for (const format of WEIGHT_FORMATS) {
+        const engine = await engineFor(gpu, variant, format);
+        try {
+          await checkAgainstFixture(engine, variant, format);
+        } catch (e) {
+          throw new Error(`${format}: ${(e as Error).message}`);
+        } finally {
+          engine.destroy();
+        }
+      }
+    },
+  );
+}
+
+gpuTest(
+  "engine: weights over a 4 KiB binding limit are split into row blocks; attention split 4 ways, 8 positions a chunk",
+  async (gpu) => {
+    const small = gpu.withLimits({ maxStorageBufferBindingSize: 4096 });
+    for (const format of WEIGHT_FORMATS) {
+      // Chunks of 8 positions: the online softmax's running max changes between chunks.
+      const engine = await engineFor(small, "tiny-gqa", format, { attentionSplits: 4, attentionChunk: 8 });
+      try {
+        // The head [128, 48] in f32 is 24 KiB: 6 or more blocks; a chunk is a few rows.
+        assert(engine.chunkRows < 8, `chunk rows ${engine.chunkRows}`);
+        assert(engine.dispatchesPerToken > 20, `dispatches ${engine.dispatchesPerToken}`);
+        await checkAgainstFixture(engine, "tiny-gqa", format);
+      } catch (e) {
+        throw new Error(`${format}: ${(e as Error).message}`);
+      } finally {
+        engine.destroy();
+      }
+    }
+  },
+);
+
+gpuTest("engine: a decode step is 8 dispatches per layer plus gather, final norm, head and sampler", async (gpu) => {
+  const engine = await engineFor(gpu, "tiny-gqa", "q8");
+  try {
+    assertEquals(engine.dispatchesPerToken, 8 * 2 + 4);
+  } finally {
+    engine.destroy();
+  }
+});
+
+gpuTest(
+  "engine: generation stops at an end-of-sequence id and yields nothing after it, whatever the readback grouping",
+  async (gpu) => {
+    const ref = await fixtureReference("tiny-gqa", "f32");
+    const { config, store, close } = await openFixture("tiny-gqa");
+    // The fixture's 5th greedy token declared an EOS id: generation must end right after it.
+    const eos = ref.greedy[4];
+    const engine = await LlamaEngine.load(gpu, store, { ...config, eosTokenIds: [eos] }, { maxSeq: 48 }).finally(close);
+    try {
+      const first = ref.greedy.indexOf(eos);
+      for (const readEvery of [1, 3, 16]) {
+        const got = await collect(engine.generate(ref.prompt, { maxTokens: 32, readEvery, inFlight: 2 }));
+        assertEquals(got, ref.greedy.slice(0, first + 1), `readEvery ${readEvery}`);
+      }
+    } finally {
+      engine.destroy();
+    }
+  },
+);
+
+gpuTest("engine: bad input is refused by name before any GPU work", async (gpu) => {
+  const engine = await engineFor(gpu, "tiny-gqa", "f32", { maxSeq: 16 });
+  try {
+    await assertThrowsMessage(() => engine.forward([1, 128]), /ids\[1\] = 128 is not a token id in \[0, 128\)/);
+    await assertThrowsMessage(() => engine.forward(new Array(17).fill(3)), /exceed maxSeq 16/);
+    const gen = (prompt: number[], options: Parameters<LlamaEngine["generate"]>[1]) =>
+      collect(engine.generate(prompt, options));
+    await assertThrowsMessage(() => gen([3, 4], { maxTokens: 16 }), /need 17 positions, over maxSeq 16/);
+    await assertThrowsMessage(() => gen([3, -1], { maxTokens: 2 }), /ids\[1\] = -1/);
+    await assertThrowsMessage(() => gen([], { maxTokens: 2 }), /at least one token/);
+    await assertThrowsMessage(
+      () => gen([3], { maxTokens: 2, sampler: { kind: "topk" } as unknown as { kind: "greedy" } }),
+      /sampler "topk" is not implemented/,
+    );
+    assertEquals(engine.length, 0);
+  } finally {
+    engine.destroy();
+  }
+  const { config, store, close } = await openFixture("tiny-gqa");
+  try {
+    await assertThrowsMessage(
+      () => LlamaEngine.load(gpu.withLimits({ maxStorageBufferBindingSize: 1024 }), store, config, { maxSeq: 48 }),
+      /KV cache for maxSeq 48 is 4608 bytes, over maxStorageBufferBindingSize 1024/,
+    );
+  } finally {
+    close();
+  }
+});
+
+gpuTest("engine: an aborted signal ends generation with its reason", async (gpu) => {
+  const engine = await engineFor(gpu, "tiny-gqa", "q4g128");
+  try {
+    const controller = new AbortController();
+    const got: number[] = [];
+    await assertThrowsMessage(async () => {
+      for await (const id of engine.generate([5, 6, 7], { maxTokens: 20, signal: controller.signal })) {
+        got.push(id);
+        if (got.length === 3) controller.abort(new Error("stopped by the caller"));
+      }
+    }, /stopped by the caller/);
+    assertEquals(got.length, 3);
+  } finally {
+    engine.destroy();
+  }
+});
+
+gpuTest(
+  "engine: 1,030 positions (prefill in chunks of 512, attention past one 1,024-position chunk) match the reference",
+  async (gpu) => {
+    const { config, store, close } = await openFixture("tiny-gqa");
+    const reference = await LlamaReference.load(store, config, "q8").finally(close);
+    // The last six positions repeat the token fed after them, so the largest scores of the last rows
+    // tend to fall past position 1,024: the running max then changes between chunks.
+    const prompt = Array.from({ length: 1030 }, (_, i) => i >= 1024 ? 5 : (i * 37 + 11) % 125 + 3);
+    const V = config.vocabSize;
+    const want = [reference.forward(prompt).subarray(1027 * V)];
+    for (const id of [5, 5]) want.push(reference.forward([id]));
+    for (const attentionSplits of [1, 7]) {
+      const engine = await engineFor(gpu, "tiny-gqa", "q8", { maxSeq: 1040, attentionSplits });
+      try {
+        const got = [(await engine.forward(prompt)).subarray(1027 * V)];
+        for (const id of [5, 5]) got.push(await engine.forward([id]));
+        const diffs = got.map((g, i) => maxAbsDiff(g, want[i]));
+        assert(
+          Math.max(...diffs) < LOGIT_TOLERANCE,
+          `splits ${attentionSplits}: ${diffs.map((d) => d.toExponential(2))}`,
+        );
+      } finally {
+        engine.destroy();
+      }
+    }
+  },
+);
+
+gpuTest(
+  "engine: dynamic RoPE (frequencies of each call's length) matches the reference, in forward and in generate",
+  async (gpu) => {
+    const { config: base, store, close } = await openFixture("tiny-gqa");
+    const config = {
+      ...base,
+      eosTokenIds: [],
+      maxPositionEmbeddings: 12,
+      ropeScaling: { ropeType: "dynamic" as const, factor: 4, originalMaxPositionEmbeddings: 12 },
+    };
+    try {
+      const reference = await LlamaReference.load(store, config, "f32");
+      const engine = await LlamaEngine.load(gpu, store, config, { maxSeq: 40, prefillChunk: 8 });
+      try {
+        // A 20-token prompt (past the original 12) in chunks of 8, then decode steps: every call's
+        // frequencies differ.
+        const prompt = Array.from({ length: 20 }, (_, i) => (i * 13 + 7) % 120 + 3);
+        const V = config.vocabSize;
+        const want = reference.forward(prompt).subarray(19 * V);
+        const got = (await engine.forward(prompt)).subarray(19 * V);
+        assert(maxAbsDiff(got, want) < LOGIT_TOLERANCE, `prefill: ${maxAbsDiff(got, want)}`);
+        for (const id of [4, 50]) {
+          const d = maxAbsDiff(await engine.forward([id]), reference.forward([id]));
+          assert(d < LOGIT_TOLERANCE, `decode ${id}: ${d}`);
+        }
+        assertEquals(await collect(engine.generate(prompt, { maxTokens: 12 })), reference.greedy(prompt, 12));
+      } finally {
+        engine.destroy();
+      }
+    } finally {
+      close();
+    }
+  },
+);
+
+gpuTest("engine: loading reports progress up to every byte of the checkpoint", async (gpu) => {
+  const { config, store, close } = await openFixture("tiny-tied");
+  const seen: [number, number][] = [];
+  const engine = await LlamaEngine.load(gpu, store, config, {
+    format: "q4g128",
+    maxSeq: 16,
+    onProgress: (done, total) => seen.push([done, total]),
+  }).finally(close);
+  try {
+    const total = store.tensors.reduce((s, t) => s + (t.end - t.begin), 0);
+    assert(seen.length > 10, `${seen.length} progress calls`);
+    assert(seen.every(([d, t], i) => t === total && d <= t && (i === 0 || d >= seen[i - 1][0])));
+    assertEquals(seen[seen.length - 1], [total, total]);
+  } finally {
+    engine.destroy();
+  }
+});

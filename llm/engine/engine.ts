@@ -1,0 +1,866 @@
+/**
+ * LlamaEngine: a Llama forward on the GPU over resident weights, one engine for every weight
+ * format (f32, q8, q4g128: the format is data). It computes what `reference.ts` defines and is held
+ * to it, and to transformers' logits, by its tests.
+ *
+ * - Weights stay as stored: decode (one row) multiplies through ops/matvec's GEMVs, prefill (a
+ *   chunk of rows) through ops/matmul's quantised GEMMs, which decode the packed weight in-kernel
+ *   (no dequantised f32 copy), or the engine's f32 `[N, K]` GEMM. Q, K and V are one fused `[q|k|v]`
+ *   matrix, gate and up one `[gate|up]`, so a layer has two wide products instead of five.
+ * - A weight larger than the device's maxStorageBufferBindingSize is kept as row blocks, each its
+ *   own buffer within the limit; a block's product goes to a scratch buffer and is placed into its
+ *   columns of the output (`PLACE_BLOCK`). The embedding gather reads each block for the ids that
+ *   fall in it. Activation buffers are kept within the limit by the prefill chunk's row count.
+ * - The KV cache is preallocated, `[kvHeads, maxSeq, headDim]` per layer for K and for V. In prefill,
+ *   RoPE and the cache write are one kernel after the QKV product; in decode they are part of the
+ *   attention kernel, which is split along the cache (flash-decoding) and combined in the same
+ *   dispatch by the last workgroup of each head.
+ * - Each call's dispatches are built once per (rows, output) and reused: one compute pass per
+ *   chunk or step, bind groups and params made at build time, every dispatch checked against the
+ *   device's limits then (a limit that would be exceeded is an error before any GPU work).
+ * - Generation (`generate`) keeps the loop on the GPU: the greedy choice is made by a kernel that
+ *   writes the id where the next step's embedding gather reads it and advances the position in the
+ *   `state` buffer, so every decode step is the same command sequence, submitted back to back
+ *   without waiting; ids come back through a ring of staging buffers whose maps overlap the steps
+ *   after them. End-of-sequence is recognised as ids arrive; steps already submitted past it are
+ *   discarded, never yielded.
+ *
+ * Dispatches per decode layer: norm (with the residual add), QKV, attention (with RoPE and the cache
+ * write), O, norm (with the residual add), gate/up, SiLU·mul, down: 8 (prefill: 9, RoPE apart); plus
+ * the embedding gather, the final norm, the head and the sampler per step (more when a weight is
+ * split).
+ *
+ * @module
+ */
+
+import type { ResidentDevice } from "../../harness/device.ts";
+import { checkDispatch, workgroupSizeOf } from "../../harness/limits.ts";
+import type { LlamaConfig } from "../config.ts";
+import type { TensorStore } from "../safetensors.ts";
+import type { WeightFormat } from "../weights/format.ts";
+import { type LoadedWeight, type LoadProgress, loadWeights } from "../weights/load.ts";
+import {
+  ARGMAX,
+  ARGMAX_SLICE,
+  attentionSource,
+  embedSource,
+  MAX_HEAD_DIM,
+  normSource,
+  PLACE_BLOCK,
+  ROPE_KV,
+  SILU_MUL,
+  TRANSPOSE,
+  TRANSPOSE_PLACE,
+} from "./kernels.ts";
+import { gemmF32Transposed, gemmQuantized, gemv, type ProductKernel, type ProductSlot } from "./ops.ts";
+import { ropeCosSin, ropeFrequencies } from "./rope.ts";
+import { timePasses } from "./timestamps.ts";
+import {
+  blockRows,
+  type LayerWeights,
+  type Matrix,
+  type ResidentWeights,
+  rowBytes,
+  uploadWeights,
+  weightBytes,
+} from "./resident.ts";
+
+/** Options of {@link LlamaEngine.load}. */
+export interface LlamaEngineOptions {
+  /** The weight format (a converted checkpoint's own; for an HF checkpoint, quantised on load). Default f32. */
+  format?: WeightFormat;
+  /** Positions the KV cache holds (prompt plus generated tokens). Default 512. */
+  maxSeq?: number;
+  /** Rows of a prefill chunk at most (fewer where an activation would exceed the binding limit). Default 512. */
+  prefillChunk?: number;
+  /** Slices of the cache decode attention is split into (flash-decoding). Default `ceil(maxSeq / 64)`, at most 32. */
+  attentionSplits?: number;
+  /** Loading progress: bytes of tensor data read so far and in all. */
+  onProgress?: LoadProgress;
+  /** Positions an attention workgroup scores at once, 1 to 1,024 (default); fewer only to test the online softmax. */
+  attentionChunk?: number;
+}
+
+/** How `generate` chooses tokens. Only greedy is implemented on the GPU. */
+export type SamplerSpec = { kind: "greedy" };
+
+/** Options of {@link LlamaEngine.generate}. */
+export interface GenerateOptions {
+  /** Tokens to generate at most (the first comes from the prompt's last position). */
+  maxTokens: number;
+  /** The sampler; default greedy. */
+  sampler?: SamplerSpec;
+  /** Stops generation: the iterator throws the signal's reason. */
+  signal?: AbortSignal;
+  /**
+   * Decode steps whose ids come back in one readback (one `mapAsync`). Default 16: a readback per
+   * step makes the host's submission of later steps wait on it (measured on the H200: each step
+   * cost its GPU time plus ~1.2 ms), so steps are read in groups. The first token is read alone,
+   * as soon as the prompt is done.
+   */
+  readEvery?: number;
+  /** Readbacks in flight at once (the staging ring's size). Default 4. */
+  inFlight?: number;
+  /** Filled in as generation runs: host time spent encoding and submitting, steps submitted. */
+  stats?: GenerateStats;
+}
+
+/** What {@link LlamaEngine.generate} measured on the host. */
+export interface GenerateStats {
+  /** Milliseconds spent building command buffers and submitting them, prefill included. */
+  encodeMs: number;
+  /** Decode steps submitted (including any discarded after an end-of-sequence id). */
+  decodeSteps: number;
+  /** Milliseconds spent on decode steps' encoding and submission alone. */
+  decodeEncodeMs: number;
+}
+
+/** A layer's weights and its KV cache. */
+interface Layer extends LayerWeights {
+  keys: GPUBuffer;
+  values: GPUBuffer;
+}
+
+interface Dispatch {
+  where: string;
+  pipeline: GPUComputePipeline;
+  bindGroup: GPUBindGroup;
+  workgroups: [number, number, number];
+}
+
+/** What a program ends with: every row's logits, the last row's greedy choice, or nothing (cache only). */
+type Output = "logits" | "sample" | "cache";
+
+const STORAGE = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
+
+/** The engine. Create one with {@link LlamaEngine.load} or {@link LlamaEngine.fromWeights}. */
+export class LlamaEngine {
+  /** The model's shape. */
+  readonly config: LlamaConfig;
+  /** The weight format. */
+  readonly format: WeightFormat;
+  /** Positions the KV cache holds. */
+  readonly maxSeq: number;
+  /** Rows of a prefill chunk. */
+  readonly chunkRows: number;
+  /** Rows of a `forward` chunk (its logits must fit one binding too). */
+  readonly logitRows: number;
+  /** Slices of decode attention. */
+  readonly attentionSplits: number;
+  readonly #attentionChunk: number;
+  readonly #gpu: ResidentDevice;
+  readonly #device: GPUDevice;
+  readonly #owned: GPUBuffer[] = [];
+  /** Pipelines by WGSL source, per device: shared by every engine on it (compiling is the slow part of a load). */
+  static readonly #pipelineCache = new WeakMap<GPUDevice, Map<string, GPUComputePipeline>>();
+  readonly #programs = new Map<string, Dispatch[]>();
+  #embedding!: Matrix;
+  #head!: Matrix;
+  #finalNorm!: GPUBuffer;
+  #weights!: ResidentWeights;
+  readonly #layers: Layer[] = [];
+  readonly #act: Record<string, GPUBuffer> = {};
+  #length = 0;
+  #ropeSeqLen = -1;
+
+  private constructor(gpu: ResidentDevice, config: LlamaConfig, format: WeightFormat, options: LlamaEngineOptions) {
+    this.config = config;
+    this.format = format;
+    this.#gpu = gpu;
+    this.#device = gpu.device;
+    const where = "LlamaEngine";
+    const maxSeq = options.maxSeq ?? 512;
+    if (!Number.isSafeInteger(maxSeq) || maxSeq < 1) {
+      throw new Error(`${where}: maxSeq must be an integer >= 1, got ${maxSeq}`);
+    }
+    const { headDim: D, numAttentionHeads: heads, numKeyValueHeads: kv } = config;
+    if (D % 4 !== 0 || D > MAX_HEAD_DIM) {
+      throw new Error(`${where}: headDim must be a multiple of 4 and at most ${MAX_HEAD_DIM}, got ${D}`);
+    }
+    if (heads % kv !== 0) throw new Error(`${where}: heads (${heads}) must be a multiple of kvHeads (${kv})`);
+    this.maxSeq = maxSeq;
+    const limit = this.#bindingLimit;
+    const cacheBytes = kv * maxSeq * D * 4;
+    if (cacheBytes > limit) {
+      throw new Error(
+        `${where}: a layer's KV cache for maxSeq ${maxSeq} is ${cacheBytes} bytes, over maxStorageBufferBindingSize ${limit}`,
+      );
+    }
+    const widest = Math.max(
+      (heads + 2 * kv) * D,
+      2 * config.intermediateSize,
+      config.hiddenSize,
+      heads * D,
+      this.#widestBlock(config),
+    ) * 4;
+    const wanted = Math.min(options.prefillChunk ?? 512, maxSeq, 4096);
+    this.chunkRows = Math.max(1, Math.min(wanted, Math.floor(limit / widest)));
+    // forward() (tests) reads logits back 64 rows at a time: a 512-row buffer would be 210 MB at a 102,400 vocab.
+    this.logitRows = Math.max(1, Math.min(this.chunkRows, 64, Math.floor(limit / (4 * config.vocabSize))));
+    if (4 * config.vocabSize > limit) {
+      throw new Error(`${where}: one row of logits (${4 * config.vocabSize} bytes) is over the binding limit ${limit}`);
+    }
+    const splits = options.attentionSplits ?? Math.min(32, Math.ceil(maxSeq / 64));
+    if (!Number.isSafeInteger(splits) || splits < 1) {
+      throw new Error(`${where}: attentionSplits must be an integer >= 1, got ${splits}`);
+    }
+    this.attentionSplits = splits;
+    const chunk = options.attentionChunk ?? 1024;
+    if (!Number.isSafeInteger(chunk) || chunk < 1 || chunk > 1024) {
+      throw new Error(`${where}: attentionChunk must be an integer in [1, 1024], got ${chunk}`);
+    }
+    this.#attentionChunk = chunk;
+  }
+
+  get #bindingLimit(): number {
+    return Math.min(this.#gpu.limits.maxStorageBufferBindingSize, this.#gpu.limits.maxBufferSize);
+  }
+
+  /** Rows of the largest row block any matrix can have (a split product's scratch holds that many columns). */
+  #widestBlock(config: LlamaConfig): number {
+    const { hiddenSize: H, headDim: D, numAttentionHeads: heads, numKeyValueHeads: kv, intermediateSize: F } = config;
+    const tallest = Math.max(config.vocabSize, (heads + 2 * kv) * D, 2 * F, H);
+    return blockRows(this.format, Math.min(H, heads * D, F), tallest, this.#bindingLimit);
+  }
+
+  /**
+   * Loads a checkpoint onto the GPU, tensor by tensor (only one tensor is held on the host at a time,
+   * plus a layer's Q/K/V or gate/up until they are fused).
+   *
+   * @param gpu the device
+   * @param store the checkpoint: a Hugging Face one (quantised on load to `options.format`) or a converted one
+   * @param config the model
+   * @param options format, cache size, chunking, progress
+   * @returns the engine, its cache empty
+   * @throws Error (before any GPU work) for a missing or misshapen tensor, or a size over a device limit
+   *
+   * @example
+   * ```ts
+   * import { acquireDevice } from "@xpu/ops/harness";
+   * import { LlamaEngine, parseLlamaConfig } from "@xpu/ops/llm";
+   * import { openCheckpointDir } from "@xpu/ops/llm/file";
+   * const dir = "llm/fixtures/tiny-gqa/f32";
+   * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
+   * const { store } = await openCheckpointDir(dir);
+   * const engine = await LlamaEngine.load(await acquireDevice(), store, config, { format: "q8", maxSeq: 64 });
+   * for await (const id of engine.generate([5, 6, 7], { maxTokens: 8 })) console.log(id);
+   * ```
+   */
+  static load(
+    gpu: ResidentDevice,
+    store: TensorStore,
+    config: LlamaConfig,
+    options: LlamaEngineOptions = {},
+  ): Promise<LlamaEngine> {
+    const weights = loadWeights(store, config, { format: options.format, onProgress: options.onProgress });
+    return LlamaEngine.fromWeights(gpu, config, weights, options);
+  }
+
+  /**
+   * Builds an engine from weights already in the stored form (what `loadWeights` yields, in its
+   * order), e.g. generated ones for a benchmark.
+   *
+   * @param gpu the device
+   * @param config the model
+   * @param weights every tensor of `llamaWeightSpecs(config)`, transformed to `options.format`
+   * @param options as {@link load}
+   * @returns the engine
+   */
+  static async fromWeights(
+    gpu: ResidentDevice,
+    config: LlamaConfig,
+    weights: AsyncIterable<LoadedWeight> | Iterable<LoadedWeight>,
+    options: LlamaEngineOptions = {},
+  ): Promise<LlamaEngine> {
+    const engine = new LlamaEngine(gpu, config, options.format ?? "f32", options);
+    try {
+      await engine.#upload(weights);
+      engine.#allocateActivations();
+      return engine;
+    } catch (e) {
+      engine.destroy();
+      throw e;
+    }
+  }
+
+  #buffer(bytes: number, label: string, usage = STORAGE): GPUBuffer {
+    const buffer = this.#device.createBuffer({ label, size: Math.max(16, Math.ceil(bytes / 16) * 16), usage });
+    this.#owned.push(buffer);
+    return buffer;
+  }
+
+  async #upload(weights: AsyncIterable<LoadedWeight> | Iterable<LoadedWeight>): Promise<void> {
+    const c = this.config;
+    const resident = await uploadWeights(
+      this.#device,
+      c,
+      this.format,
+      this.#bindingLimit,
+      (bytes, label) => this.#buffer(bytes, label),
+      weights,
+    );
+    this.#embedding = resident.embedding;
+    this.#head = resident.head;
+    this.#finalNorm = resident.finalNorm;
+    this.#weights = resident;
+    const cacheBytes = c.numKeyValueHeads * this.maxSeq * c.headDim * 4;
+    for (const [i, l] of resident.layers.entries()) {
+      this.#layers.push({
+        ...l,
+        keys: this.#buffer(cacheBytes, `layer ${i} keys`),
+        values: this.#buffer(cacheBytes, `layer ${i} values`),
+      });
+    }
+  }
+
+  #allocateActivations(): void {
+    const c = this.config;
+    const R = this.chunkRows;
+    const qDim = c.numAttentionHeads * c.headDim;
+    const sizes: Record<string, number> = {
+      ids: Math.max(R, 4),
+      x: R * c.hiddenSize,
+      xn: R * c.hiddenSize,
+      xlast: c.hiddenSize,
+      qkv: R * (qDim + 2 * c.numKeyValueHeads * c.headDim),
+      q: R * qDim,
+      attn: R * qDim,
+      o: R * c.hiddenSize,
+      gu: R * 2 * c.intermediateSize,
+      h: R * c.intermediateSize,
+      logits: this.logitRows * c.vocabSize,
+      scratch: this.#scratchElements(),
+      xt: this.format === "f32" ? R * Math.max(c.hiddenSize, qDim, c.intermediateSize) : 4,
+      rope: this.maxSeq * c.headDim,
+      state: 4,
+      tokens: this.maxSeq,
+      partial: c.numAttentionHeads * this.attentionSplits * (c.headDim + 2),
+      counters: c.numAttentionHeads,
+      argmaxPartial: 2 * Math.ceil(c.vocabSize / ARGMAX_SLICE),
+      argmaxCounter: 1,
+    };
+    for (const [name, n] of Object.entries(sizes)) this.#act[name] = this.#buffer(4 * n, name);
+  }
+
+  /**
+   * Elements of the scratch a product's block output goes through: every block in f32 (its prefill
+   * product is transposed there), else the blocks of split matrices; times the rows a product of it
+   * runs on (a prefill chunk for the layers, a forward chunk for the head).
+   */
+  #scratchElements(): number {
+    let elements = 0;
+    const layers = this.#layers.flatMap((l) => [l.qkv, l.o, l.gateUp, l.down]);
+    for (const [rows, matrices] of [[this.chunkRows, layers], [this.logitRows, [this.#head]]] as const) {
+      for (const m of matrices) {
+        if (m.blocks.length > 1 || this.format === "f32") {
+          elements = Math.max(elements, rows * Math.max(...m.blocks.map((b) => b.rows)));
+        }
+      }
+    }
+    return elements;
+  }
+
+  /** Tokens in the KV cache. */
+  get length(): number {
+    return this.#length;
+  }
+
+  /** Empties the KV cache (its contents are overwritten as positions are used again). */
+  reset(): void {
+    this.#length = 0;
+  }
+
+  /** Dispatches one decode step of {@link generate} encodes (a compute pass of them). */
+  get dispatchesPerToken(): number {
+    return this.#program(1, "sample").length;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Building programs
+
+  #pipeline(label: string, source: string): GPUComputePipeline {
+    let cache = LlamaEngine.#pipelineCache.get(this.#device);
+    if (!cache) LlamaEngine.#pipelineCache.set(this.#device, cache = new Map());
+    let p = cache.get(source);
+    if (!p) {
+      const module = this.#device.createShaderModule({ label, code: source });
+      p = this.#device.createComputePipeline({ label, layout: "auto", compute: { module, entryPoint: "main" } });
+      cache.set(source, p);
+    }
+    return p;
+  }
+
+  #dispatch(
+    where: string,
+    source: string,
+    storage: GPUBuffer[],
+    params: ArrayBuffer | undefined,
+    workgroups: readonly [number, number, number],
+  ): Dispatch {
+    checkDispatch(this.#gpu.limits, {
+      where: `llm/${where}`,
+      workgroups,
+      workgroupSize: workgroupSizeOf(source, where),
+      storage: storage.map((b) => ({ name: b.label, bytes: b.size })),
+    });
+    const pipeline = this.#pipeline(where, source);
+    const entries: GPUBindGroupEntry[] = storage.map((buffer, i) => ({ binding: i, resource: { buffer } }));
+    if (params) {
+      const uniform = this.#buffer(
+        params.byteLength,
+        `${where} params`,
+        GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+      );
+      this.#device.queue.writeBuffer(uniform, 0, params);
+      entries.push({ binding: storage.length, resource: { buffer: uniform } });
+    }
+    const bindGroup = this.#device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
+    return { where, pipeline, bindGroup, workgroups: [...workgroups] };
+  }
+
+  #params(values: (number | { f32: number })[]): ArrayBuffer {
+    const buf = new ArrayBuffer(Math.max(16, Math.ceil((values.length * 4) / 16) * 16));
+    const u = new Uint32Array(buf);
+    const f = new Float32Array(buf);
+    values.forEach((v, i) => typeof v === "number" ? (u[i] = v) : (f[i] = v.f32));
+    return buf;
+  }
+
+  #product(list: Dispatch[], where: string, kernel: ProductKernel, bufs: Record<ProductSlot, GPUBuffer>): void {
+    const { plan, slots } = kernel;
+    const wg = typeof plan.workgroups === "number" ? [plan.workgroups, 1, 1] as const : plan.workgroups;
+    const label = `${plan.op}/${plan.kernel.variant} ${where}`;
+    list.push(this.#dispatch(label, plan.kernel.source, slots.map((s) => bufs[s]), plan.params, wg));
+  }
+
+  /** `out[rows, N] = in[rows, K] W^T`, block by block. */
+  #linear(list: Dispatch[], m: Matrix, input: GPUBuffer, output: GPUBuffer, rows: number): void {
+    const a = this.#act;
+    const transposed = rows > 1 && this.format === "f32";
+    if (transposed) {
+      const params = this.#params([rows, m.K]);
+      list.push(
+        this.#dispatch(`transpose ${m.name}`, TRANSPOSE, [input, a.xt], params, [
+          Math.ceil(m.K / 16),
+          Math.ceil(rows / 16),
+          1,
+        ]),
+      );
+    }
+    for (const b of m.blocks) {
+      const where = `${m.name}[${b.row0}:${b.row0 + b.rows}]`;
+      if (transposed) {
+        const kernel = gemmF32Transposed(this.#gpu, rows, b.rows, m.K);
+        this.#product(list, where, kernel, { weight: b.weight, scales: b.weight, input: a.xt, output: a.scratch });
+        const params = this.#params([rows, b.rows, m.N, b.row0]);
+        const grid = [Math.ceil(rows / 16), Math.ceil(b.rows / 16), 1] as const;
+        list.push(this.#dispatch(`transpose_place ${where}`, TRANSPOSE_PLACE, [a.scratch, output], params, grid));
+        continue;
+      }
+      const target = m.blocks.length === 1 ? output : a.scratch;
+      const kernel = rows === 1
+        ? gemv(this.#gpu, this.format, b.rows, m.K)
+        : gemmQuantized(this.#gpu, this.format as "q8" | "q4g128", rows, b.rows, m.K);
+      this.#product(list, where, kernel, { weight: b.weight, scales: b.scales!, input, output: target });
+      if (m.blocks.length > 1) {
+        const params = this.#params([rows, b.rows, m.N, b.row0]);
+        list.push(
+          this.#dispatch(`place ${where}`, PLACE_BLOCK, [target, output], params, [Math.ceil(b.rows / 64), rows, 1]),
+        );
+      }
+    }
+  }
+
+  #norm(list: Dispatch[], rows: number, add: boolean, weight: GPUBuffer, out: GPUBuffer, row0 = 0): void {
+    const a = this.#act;
+    const params = this.#params([this.config.hiddenSize, add ? 1 : 0, { f32: this.config.rmsNormEps }, row0]);
+    list.push(
+      this.#dispatch("norm", normSource(this.config.hiddenSize), [a.x, a.o, weight, out], params, [rows, 1, 1]),
+    );
+  }
+
+  /** The dispatches of a call of `rows` rows ending in `output`, built once and cached. */
+  #program(rows: number, output: Output): Dispatch[] {
+    const key = `${rows}/${output}`;
+    const cached = this.#programs.get(key);
+    if (cached) return cached;
+    const c = this.config;
+    const a = this.#act;
+    const list: Dispatch[] = [];
+    const H = c.hiddenSize;
+    const embedFormat = this.format;
+    for (const b of this.#embedding.blocks) {
+      const { weight } = rowBytes(this.format, H);
+      const params = this.#params([rows, H, b.row0, b.rows, weight / 4, Math.ceil(H / 128)]);
+      const storage = b.scales ? [a.ids, b.weight, b.scales, a.x] : [a.ids, b.weight, a.x];
+      list.push(
+        this.#dispatch(`embed/${embedFormat}`, embedSource(embedFormat), storage, params, [Math.ceil(H / 64), rows, 1]),
+      );
+    }
+    const { headDim: D, numAttentionHeads: heads, numKeyValueHeads: kv } = c;
+    const splits = rows === 1 ? this.attentionSplits : 1;
+    for (const [i, l] of this.#layers.entries()) {
+      this.#norm(list, rows, i > 0, l.inputNorm, a.xn);
+      this.#linear(list, l.qkv, a.xn, a.qkv, rows);
+      const attentionParams = this.#params([heads, kv, D, this.maxSeq, { f32: 1 / Math.sqrt(D) }, splits]);
+      if (rows === 1) {
+        const storage = [a.qkv, a.rope, l.keys, l.values, a.attn, a.state, a.partial, a.counters];
+        list.push(
+          this.#dispatch("attention/decode", attentionSource(true, this.#attentionChunk), storage, attentionParams, [
+            heads,
+            1,
+            splits,
+          ]),
+        );
+      } else {
+        const ropeParams = this.#params([heads, kv, D, this.maxSeq]);
+        const storage = [a.qkv, a.rope, a.q, l.keys, l.values, a.state];
+        list.push(this.#dispatch("rope_kv", ROPE_KV, storage, ropeParams, [rows, 1, 1]));
+        const attention = [a.q, l.keys, l.values, a.attn, a.state, a.partial, a.counters];
+        list.push(
+          this.#dispatch("attention", attentionSource(false, this.#attentionChunk), attention, attentionParams, [
+            heads,
+            rows,
+            1,
+          ]),
+        );
+      }
+      this.#linear(list, l.o, a.attn, a.o, rows);
+      this.#norm(list, rows, true, l.postNorm, a.xn);
+      this.#linear(list, l.gateUp, a.xn, a.gu, rows);
+      list.push(
+        this.#dispatch("silu_mul", SILU_MUL, [a.gu, a.h], this.#params([rows, c.intermediateSize]), [
+          Math.ceil(c.intermediateSize / 256),
+          rows,
+          1,
+        ]),
+      );
+      this.#linear(list, l.down, a.h, a.o, rows);
+    }
+    if (output === "logits") {
+      this.#norm(list, rows, true, this.#finalNorm, a.xn);
+      this.#linear(list, this.#head, a.xn, a.logits, rows);
+    } else if (output === "sample") {
+      this.#norm(list, 1, true, this.#finalNorm, a.xlast, rows - 1);
+      this.#linear(list, this.#head, a.xlast, a.logits, 1);
+      const slices = Math.ceil(c.vocabSize / ARGMAX_SLICE);
+      const storage = [a.logits, a.ids, a.tokens, a.state, a.argmaxPartial, a.argmaxCounter];
+      list.push(this.#dispatch("argmax", ARGMAX, storage, this.#params([c.vocabSize, rows]), [slices, 1, 1]));
+    }
+    this.#programs.set(key, list);
+    return list;
+  }
+
+  #encode(encoder: GPUCommandEncoder, list: Dispatch[], timestampWrites?: GPUComputePassTimestampWrites): void {
+    const pass = encoder.beginComputePass(timestampWrites ? { timestampWrites } : {});
+    let last: GPUComputePipeline | undefined;
+    for (const d of list) {
+      if (d.pipeline !== last) pass.setPipeline(d.pipeline);
+      last = d.pipeline;
+      pass.setBindGroup(0, d.bindGroup);
+      pass.dispatchWorkgroups(...d.workgroups);
+    }
+    pass.end();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Running
+
+  #checkIds(ids: readonly number[], what: string): void {
+    const V = this.config.vocabSize;
+    for (const [i, id] of ids.entries()) {
+      if (!Number.isInteger(id) || id < 0 || id >= V) {
+        throw new Error(`LlamaEngine.${what}: ids[${i}] = ${id} is not a token id in [0, ${V})`);
+      }
+    }
+  }
+
+  /** Writes the RoPE table rows of positions [from, to) for a call whose largest position is `seqLen - 1`. */
+  #writeRope(from: number, to: number, seqLen: number): void {
+    const c = this.config;
+    const dynamic = c.ropeScaling.ropeType === "dynamic";
+    if (!dynamic && this.#ropeSeqLen >= 0) return; // static: written once, whole
+    if (!dynamic) [from, to] = [0, this.maxSeq];
+    const freqs = ropeFrequencies(c, seqLen);
+    const table = new Float32Array((to - from) * c.headDim);
+    for (let p = from; p < to; p++) table.set(ropeCosSin(freqs, p), (p - from) * c.headDim);
+    this.#device.queue.writeBuffer(this.#act.rope, from * c.headDim * 4, table);
+    this.#ropeSeqLen = seqLen;
+  }
+
+  #writeState(pos0: number, step = 0): void {
+    this.#device.queue.writeBuffer(this.#act.state, 0, new Uint32Array([pos0, step, 0, 0]));
+  }
+
+  /**
+   * Runs tokens after those in the cache and returns every row's logits (for tests; generation
+   * uses {@link generate}, which reads back only the chosen ids).
+   *
+   * @param ids token ids
+   * @returns logits `[ids.length, vocab]`
+   * @throws Error naming an id outside the vocabulary, or positions past maxSeq, before any GPU work
+   */
+  async forward(ids: readonly number[]): Promise<Float32Array> {
+    this.#checkIds(ids, "forward");
+    if (this.#length + ids.length > this.maxSeq) {
+      throw new Error(
+        `LlamaEngine.forward: ${this.#length} cached + ${ids.length} new tokens exceed maxSeq ${this.maxSeq}`,
+      );
+    }
+    const V = this.config.vocabSize;
+    const out = new Float32Array(ids.length * V);
+    const staging = this.#device.createBuffer({
+      size: this.logitRows * V * 4,
+      usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+    });
+    // Every chunk of the call rotates with the frequencies of the whole call (dynamic RoPE depends
+    // on the call's length, as in one transformers forward over all the ids).
+    const seqLen = this.#length + ids.length;
+    try {
+      for (let start = 0; start < ids.length; start += this.logitRows) {
+        const chunk = ids.slice(start, start + this.logitRows);
+        const pos0 = this.#length;
+        this.#writeRope(pos0, pos0 + chunk.length, seqLen);
+        this.#writeState(pos0);
+        this.#device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(chunk));
+        const encoder = this.#device.createCommandEncoder();
+        this.#encode(encoder, this.#program(chunk.length, "logits"));
+        encoder.copyBufferToBuffer(this.#act.logits, 0, staging, 0, chunk.length * V * 4);
+        this.#device.queue.submit([encoder.finish()]);
+        await staging.mapAsync(GPUMapMode.READ);
+        out.set(new Float32Array(staging.getMappedRange(0, chunk.length * V * 4)), start * V);
+        staging.unmap();
+        this.#length += chunk.length;
+      }
+    } finally {
+      staging.destroy();
+    }
+    return out;
+  }
+
+  /**
+   * Generates tokens after a prompt, on the GPU: the cache is reset, the prompt prefilled in
+   * chunks, then each step's greedy choice feeds the next step without the host in between.
+   * Streaming: ids are yielded as their readbacks land, `readEvery` steps at a time (the first
+   * token alone), while up to `inFlight` readbacks' steps are queued on the GPU. Generation
+   * stops after `maxTokens`, after an end-of-sequence id (yielded, nothing after it), or when
+   * `signal` aborts. Afterwards the cache is considered empty.
+   *
+   * @param promptIds the prompt (at least one id)
+   * @param options token budget, sampler, abort signal
+   * @returns an async iterator of token ids
+   * @throws Error before any GPU work for an id outside the vocabulary, an empty prompt, a prompt and
+   *   budget over maxSeq, or a sampler that is not implemented
+   */
+  async *generate(promptIds: readonly number[], options: GenerateOptions): AsyncGenerator<number> {
+    const where = "LlamaEngine.generate";
+    const { maxTokens, signal } = options;
+    const sampler = options.sampler ?? { kind: "greedy" };
+    if (sampler.kind !== "greedy") {
+      throw new Error(`${where}: sampler ${JSON.stringify(sampler.kind)} is not implemented (greedy)`);
+    }
+    if (promptIds.length < 1) throw new Error(`${where}: the prompt must hold at least one token`);
+    if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) {
+      throw new Error(`${where}: maxTokens must be an integer >= 1, got ${maxTokens}`);
+    }
+    this.#checkIds(promptIds, "generate");
+    if (promptIds.length + maxTokens - 1 > this.maxSeq) {
+      throw new Error(
+        `${where}: a prompt of ${promptIds.length} and ${maxTokens} tokens need ${
+          promptIds.length + maxTokens - 1
+        } positions, over maxSeq ${this.maxSeq}`,
+      );
+    }
+    const readEvery = options.readEvery ?? 16;
+    const inFlight = options.inFlight ?? 4;
+    for (const [name, v] of [["readEvery", readEvery], ["inFlight", inFlight]] as const) {
+      if (!Number.isSafeInteger(v) || v < 1) throw new Error(`${where}: ${name} must be an integer >= 1, got ${v}`);
+    }
+    const stats = options.stats;
+    const eos = new Set(this.config.eosTokenIds);
+    const device = this.#device;
+    const ring = Array.from(
+      { length: inFlight },
+      () => device.createBuffer({ size: 4 * readEvery, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }),
+    );
+    /** Readbacks submitted and not yet consumed: tokens [first, first + count) in ring[slot]. */
+    const pending: { first: number; count: number; slot: number; mapped: Promise<void> }[] = [];
+    let reads = 0;
+    const P = promptIds.length;
+    this.#length = 0;
+    // Token 0 (from the prompt) is read alone; then tokens 1.., readEvery at a time.
+    const endsRead = (token: number) => token === 0 || token === maxTokens - 1 || token % readEvery === 0;
+    const submit = (encoder: GPUCommandEncoder, token: number) => {
+      if (endsRead(token)) {
+        const first = token === 0 ? 0 : token - ((token - 1) % readEvery);
+        const count = token - first + 1;
+        const slot = reads++ % inFlight;
+        encoder.copyBufferToBuffer(this.#act.tokens, first * 4, ring[slot], 0, count * 4);
+        device.queue.submit([encoder.finish()]);
+        pending.push({ first, count, slot, mapped: ring[slot].mapAsync(GPUMapMode.READ, 0, count * 4) });
+      } else device.queue.submit([encoder.finish()]);
+    };
+    try {
+      // Prefill: chunks of the prompt; the last one samples the first token.
+      let t0 = performance.now();
+      if (this.config.ropeScaling.ropeType === "dynamic") {
+        // Each decode step's row uses the frequencies of its own sequence length.
+        for (let p = P; p < P + maxTokens - 1; p++) this.#writeRope(p, p + 1, p + 1);
+      }
+      for (let start = 0; start < P; start += this.chunkRows) {
+        const chunk = promptIds.slice(start, start + this.chunkRows);
+        const last = start + chunk.length === P;
+        this.#writeRope(start, start + chunk.length, P); // the prompt's frequencies, in every chunk
+        this.#writeState(start);
+        device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(chunk));
+        const encoder = device.createCommandEncoder();
+        this.#encode(encoder, this.#program(chunk.length, last ? "sample" : "cache"));
+        if (last) submit(encoder, 0);
+        else device.queue.submit([encoder.finish()]);
+      }
+      if (stats) stats.encodeMs += performance.now() - t0;
+      const step = this.#program(1, "sample");
+      let next = 1;
+      while (pending.length > 0) {
+        t0 = performance.now();
+        // Submit until the ring is full: the steps of up to `inFlight` readbacks are queued ahead.
+        while (next < maxTokens && pending.length < inFlight) {
+          const encoder = device.createCommandEncoder();
+          this.#encode(encoder, step);
+          submit(encoder, next++);
+          if (stats) stats.decodeSteps++;
+        }
+        if (stats) {
+          const dt = performance.now() - t0;
+          stats.encodeMs += dt;
+          stats.decodeEncodeMs += dt;
+        }
+        const head = pending.shift()!;
+        await head.mapped;
+        const ids = new Uint32Array(ring[head.slot].getMappedRange(0, head.count * 4).slice(0));
+        ring[head.slot].unmap();
+        for (const id of ids) {
+          if (signal?.aborted) throw signal.reason;
+          yield id;
+          if (eos.has(id)) return;
+        }
+      }
+    } finally {
+      await Promise.allSettled(pending.map((p) => p.mapped));
+      for (const b of ring) b.destroy();
+      this.#length = 0;
+    }
+  }
+
+  /**
+   * GPU time of decode steps at a cache length, by timestamp queries: `steps` steps in one command
+   * buffer, one pass each, timed from the first pass's start to the last one's end (or the sum of
+   * the passes where the clock does not run across them; the state, and so the position, advances
+   * each step as in generation).
+   *
+   * @param position the cache length the first step runs at (the cache's contents are whatever it holds)
+   * @param steps steps to time
+   * @returns milliseconds per step, or null without the timestamp-query feature
+   */
+  async timeDecodeSteps(position: number, steps: number): Promise<number | null> {
+    if (position + steps > this.maxSeq) {
+      throw new Error(`LlamaEngine.timeDecodeSteps: positions past maxSeq ${this.maxSeq}`);
+    }
+    return await this.#timePrograms(position, Array.from({ length: steps }, () => this.#program(1, "sample")), steps);
+  }
+
+  /**
+   * GPU time of prefilling `rows` tokens (ids 0..) into an empty cache, by timestamp queries.
+   *
+   * @param rows prompt length (at most the chunk's rows)
+   * @returns milliseconds, or null without the timestamp-query feature
+   */
+  async timePrefill(rows: number): Promise<number | null> {
+    if (rows > this.chunkRows) {
+      throw new Error(`LlamaEngine.timePrefill: ${rows} rows exceed a chunk (${this.chunkRows})`);
+    }
+    this.#device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(rows).map((_, i) => i % this.config.vocabSize));
+    this.#writeRope(0, rows, rows);
+    return await this.#timePrograms(0, [this.#program(rows, "sample")], 1);
+  }
+
+  /**
+   * Where a call's GPU time goes: its dispatches each in a pass of its own with timestamps (so the
+   * sum includes no inter-dispatch barrier of the one-pass call, and each pass adds its own launch).
+   * A decode step (`rows` 1) runs at cache length `position`; a prefill of `rows` tokens (ids
+   * 0, 1, ...) runs from position 0.
+   *
+   * @param rows 1 for a decode step, else the prefill's rows (at most a chunk's)
+   * @param position the cache length of a decode step
+   * @returns each dispatch's label (layer numbers and row blocks removed) and milliseconds, in
+   *   order, or null without the timestamp-query feature
+   */
+  async profile(rows: number, position = 0): Promise<{ kernel: string; ms: number }[] | null> {
+    const device = this.#device;
+    if (!device.features.has("timestamp-query")) return null;
+    if (rows > this.chunkRows) throw new Error(`LlamaEngine.profile: ${rows} rows exceed a chunk (${this.chunkRows})`);
+    const step = this.#program(rows, "sample");
+    if (rows === 1) {
+      this.#writeRope(position, Math.min(this.maxSeq, position + 1), position + 1);
+      this.#writeState(position);
+    } else {
+      this.#device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(rows).map((_, i) => i % this.config.vocabSize));
+      this.#writeRope(0, rows, rows);
+      this.#writeState(0);
+    }
+    try {
+      const t = await timePasses(device, step.length, (encoder, writes) => {
+        step.forEach((d, i) => this.#encode(encoder, [d], writes(i)));
+      });
+      return step.map((d, i) => ({
+        kernel: d.where.replace(/model\.layers\.\d+\./, "").replace(/\[\d+:\d+\]$/, ""),
+        ms: Number(t[2 * i + 1] - t[2 * i]) / 1e6,
+      }));
+    } finally {
+      this.#length = 0;
+    }
+  }
+
+  async #timePrograms(position: number, programs: Dispatch[][], per: number): Promise<number | null> {
+    const device = this.#device;
+    if (!device.features.has("timestamp-query")) return null;
+    this.#writeRope(position, Math.min(this.maxSeq, position + programs.length), position + 1);
+    this.#writeState(position);
+    try {
+      const t = await timePasses(device, programs.length, (encoder, writes) => {
+        programs.forEach((p, i) => this.#encode(encoder, p, writes(i)));
+      });
+      // From the first pass's start to the last one's end (gaps between passes included); where the
+      // adapter's clock does not run across passes, the sum of the passes.
+      const last = t.length - 1;
+      const span = t[last] > t[0] ? Number(t[last] - t[0]) : 0;
+      let passes = 0;
+      for (let i = 0; i < programs.length; i++) passes += t[2 * i + 1] > t[2 * i] ? Number(t[2 * i + 1] - t[2 * i]) : 0;
+      const ns = span >= passes ? span : passes;
+      return ns > 0 ? ns / 1e6 / per : null;
+    } finally {
+      this.#length = 0;
+    }
+  }
+
+  /** Bytes of the resident weights (what a decode step reads at least). */
+  get weightBytes(): number {
+    return weightBytes(this.#weights);
+  }
+
+  /** Bytes of the embedding table as stored (a decode step reads one row of it). */
+  get embeddingBytes(): number {
+    return this.#embedding.blocks.reduce((s, b) => s + b.weight.size + (b.scales?.size ?? 0), 0);
+  }
+
+  /** Bytes of every buffer the engine holds (weights, KV cache, activations, params). */
+  get residentBytes(): number {
+    return this.#owned.reduce((s, b) => s + b.size, 0);
+  }
+
+  /** Frees every buffer the engine made (not the device). */
+  destroy(): void {
+    for (const b of this.#owned) b.destroy();
+    this.#owned.length = 0;
+  }
+}

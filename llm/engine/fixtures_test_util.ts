@@ -1,0 +1,70 @@
+/**
+ * Test helpers: the llm/fixtures checkpoints (config, store) and their transformers reference
+ * outputs (llm/fixtures/README.md says what each holds). Deno-only; used by tests alone.
+ *
+ * @module
+ */
+
+import { type LlamaConfig, parseLlamaConfig } from "../config.ts";
+import { SafetensorsFile, type TensorStore } from "../safetensors.ts";
+import { openCheckpointDir } from "../safetensors_file.ts";
+import { bytesSource } from "../safetensors_sources.ts";
+import type { WeightFormat } from "../weights/format.ts";
+
+const FIXTURES = new URL("../fixtures/", import.meta.url).pathname;
+
+/** Every fixture variant and the directory its checkpoint is read from. */
+export const VARIANTS = {
+  "tiny-gqa": "tiny-gqa/f32",
+  "tiny-headdim": "tiny-headdim/bf16",
+  "tiny-tied": "tiny-tied/bf16",
+  "tiny-llama3": "tiny-llama3/bf16",
+} as const;
+
+/** A fixture variant's name. */
+export type Variant = keyof typeof VARIANTS;
+
+/** What transformers computed for one format of a variant. */
+export interface FixtureReference {
+  prompt: number[];
+  /** `[promptLen, vocab]`. */
+  prefillLogits: Float32Array;
+  /** `[8, vocab]`: logits after feeding greedy[i]. */
+  decodeLogits: Float32Array;
+  /** 32 greedy tokens. */
+  greedy: number[];
+  /** Smallest top-1 minus top-2 gap among the greedy choices. */
+  minMargin: number;
+}
+
+/** Opens a variant's checkpoint. */
+export async function openFixture(
+  variant: Variant,
+): Promise<{ config: LlamaConfig; store: TensorStore; close(): void }> {
+  const dir = `${FIXTURES}${VARIANTS[variant]}`;
+  const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
+  const { store, close } = await openCheckpointDir(dir);
+  return { config, store, close };
+}
+
+/** Reads a variant's transformers outputs for a format. */
+export async function fixtureReference(variant: Variant, format: WeightFormat): Promise<FixtureReference> {
+  const bytes = await Deno.readFile(`${FIXTURES}${variant}/reference.safetensors`);
+  const file = await SafetensorsFile.open(bytesSource(bytes));
+  const ints = async (name: string) => [...new Int32Array((await file.read(name)).slice().buffer)];
+  return {
+    prompt: await ints("prompt"),
+    prefillLogits: await file.readFloat32(`${format}.prefill_logits`),
+    decodeLogits: await file.readFloat32(`${format}.decode_logits`),
+    greedy: await ints(`${format}.greedy`),
+    minMargin: Number(file.metadata[`${format}.min_margin`]),
+  };
+}
+
+/** The largest absolute difference between two arrays of the same length. */
+export function maxAbsDiff(a: Float32Array, b: Float32Array): number {
+  if (a.length !== b.length) throw new Error(`maxAbsDiff: lengths ${a.length} and ${b.length}`);
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
+  return Number.isNaN(worst) ? Infinity : worst;
+}

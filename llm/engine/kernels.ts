@@ -1,0 +1,536 @@
+/**
+ * The engine's own WGSL kernels: the steps of a Llama forward that are not a weight product (those
+ * are ops/matvec and ops/matmul, through `ops.ts`). Each works on every row of a call at once
+ * (one row in decode, a chunk of the prompt in prefill) and reads the call's first position from
+ * the engine's `state` buffer, which the greedy sampler advances on the GPU, so that a decode step
+ * is encoded the same way at every position.
+ *
+ * `state` is `[pos0, step, 0, 0]` (u32): the position of the call's first row and the number of
+ * tokens generated.
+ *
+ * @module
+ */
+
+/** The state buffer's layout, shared by every kernel that reads it. */
+const STATE = `struct State { pos0: u32, step: u32, pad0: u32, pad1: u32 }`;
+
+/** Formats of an embedding table: how a row's values are read. */
+export type TableFormat = "f32" | "q8" | "q4g128";
+
+/**
+ * Embedding gather from one row block of a table (f32, q8 or q4g128 as stored): rows of `ids`
+ * whose id falls in `[row0, row0 + blockRows)` get their row of the table, dequantised
+ * (`code * scale`); the others are left to the dispatch of their block.
+ */
+export function embedSource(format: TableFormat): string {
+  const read = {
+    f32: "table[r * p.hidden + c]",
+    q8: "f32(i32(table[r * p.words + c / 4u] << (24u - 8u * (c % 4u))) >> 24u) * scales[r]",
+    q4g128: "f32(i32(table[r * p.words + c / 8u] << (28u - 4u * (c % 8u))) >> 28u) * scales[r * p.groups + c / 128u]",
+  }[format];
+  return `
+struct P { rows: u32, hidden: u32, row0: u32, block_rows: u32, words: u32, groups: u32 }
+@group(0) @binding(0) var<storage, read> ids: array<u32>;
+@group(0) @binding(1) var<storage, read> table: array<${format === "f32" ? "f32" : "u32"}>;
+${format === "f32" ? "" : "@group(0) @binding(2) var<storage, read> scales: array<f32>;"}
+@group(0) @binding(${format === "f32" ? 2 : 3}) var<storage, read_write> x: array<f32>;
+@group(0) @binding(${format === "f32" ? 3 : 4}) var<uniform> p: P;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3u) {
+  let c = g.x;
+  let row = g.y;
+  if (c >= p.hidden || row >= p.rows) { return; }
+  let id = ids[row];
+  if (id < p.row0 || id >= p.row0 + p.block_rows) { return; }
+  let r = id - p.row0;
+  x[row * p.hidden + c] = ${read};
+}`;
+}
+
+/**
+ * Residual add and RMSNorm, one workgroup per row from `row0`: `x += delta` (when `add` is 1), then
+ * `out = x / sqrt(mean(x^2) + eps) * weight` (HF's LlamaRMSNorm), out's rows counted from 0 (so the
+ * last row alone can be normalised for the head). Each invocation holds its `ceil(hidden / 256)`
+ * elements in registers (a loop of constant length), so the row is read once and its loads are all
+ * issued before the first is needed.
+ */
+export function normSource(hidden: number): string {
+  return `
+struct P { hidden: u32, add: u32, eps: f32, row0: u32 }
+const PER = ${Math.ceil(hidden / 256)}u;
+@group(0) @binding(0) var<storage, read_write> x: array<f32>;
+@group(0) @binding(1) var<storage, read> delta: array<f32>;
+@group(0) @binding(2) var<storage, read> weight: array<f32>;
+@group(0) @binding(3) var<storage, read_write> out: array<f32>;
+@group(0) @binding(4) var<uniform> p: P;
+var<workgroup> red: array<f32, 256>;
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
+  let base = (p.row0 + wid.x) * p.hidden;
+  var v: array<f32, PER>;
+  var ss = 0.0;
+  for (var k = 0u; k < PER; k++) {
+    let c = li + 256u * k;
+    if (c < p.hidden) {
+      var e = x[base + c];
+      if (p.add != 0u) {
+        e += delta[base + c];
+        x[base + c] = e;
+      }
+      v[k] = e;
+      ss += e * e;
+    }
+  }
+  red[li] = ss;
+  workgroupBarrier();
+  for (var s = 128u; s > 0u; s >>= 1u) {
+    if (li < s) { red[li] += red[li + s]; }
+    workgroupBarrier();
+  }
+  let inv = inverseSqrt(red[0] / f32(p.hidden) + p.eps);
+  for (var k = 0u; k < PER; k++) {
+    let c = li + 256u * k;
+    if (c < p.hidden) { out[wid.x * p.hidden + c] = v[k] * inv * weight[c]; }
+  }
+}`;
+}
+
+/**
+ * RoPE and the KV-cache write, one workgroup per row: the row's fused projection `[q | k | v]`
+ * gives the rotated query (adjacent pairs 2i, 2i + 1, cos/sin from the table row of its position)
+ * and the rotated key and the value, written into the cache `[kvHeads, maxSeq, headDim]` at the
+ * row's position.
+ */
+export const ROPE_KV = `
+${STATE}
+struct P { heads: u32, kv_heads: u32, dim: u32, max_seq: u32 }
+@group(0) @binding(0) var<storage, read> qkv: array<f32>;
+@group(0) @binding(1) var<storage, read> table: array<vec2f>;
+@group(0) @binding(2) var<storage, read_write> q: array<f32>;
+@group(0) @binding(3) var<storage, read_write> kc: array<f32>;
+@group(0) @binding(4) var<storage, read_write> vc: array<f32>;
+@group(0) @binding(5) var<storage, read> state: State;
+@group(0) @binding(6) var<uniform> p: P;
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
+  let row = wid.x;
+  let pos = state.pos0 + row;
+  let half = p.dim / 2u;
+  let src = row * (p.heads + 2u * p.kv_heads) * p.dim;
+  for (var i = li; i < p.heads * half; i += 64u) {
+    let h = i / half;
+    let j = i % half;
+    let cs = table[pos * half + j];
+    let a = qkv[src + h * p.dim + 2u * j];
+    let b = qkv[src + h * p.dim + 2u * j + 1u];
+    let dst = row * p.heads * p.dim + h * p.dim + 2u * j;
+    q[dst] = a * cs.x - b * cs.y;
+    q[dst + 1u] = b * cs.x + a * cs.y;
+  }
+  let ksrc = src + p.heads * p.dim;
+  for (var i = li; i < p.kv_heads * half; i += 64u) {
+    let h = i / half;
+    let j = i % half;
+    let cs = table[pos * half + j];
+    let a = qkv[ksrc + h * p.dim + 2u * j];
+    let b = qkv[ksrc + h * p.dim + 2u * j + 1u];
+    let dst = (h * p.max_seq + pos) * p.dim + 2u * j;
+    kc[dst] = a * cs.x - b * cs.y;
+    kc[dst + 1u] = b * cs.x + a * cs.y;
+  }
+  let vsrc = ksrc + p.kv_heads * p.dim;
+  for (var i = li; i < p.kv_heads * p.dim; i += 64u) {
+    let h = i / p.dim;
+    vc[(h * p.max_seq + pos) * p.dim + i % p.dim] = qkv[vsrc + i];
+  }
+}`;
+
+/** The largest head size the attention kernel holds in workgroup memory. */
+export const MAX_HEAD_DIM = 256;
+
+/**
+ * Causal attention over the cache, one workgroup per (query head, row) in each of `splits` slices
+ * of the cache. Query head h reads KV head `h / (heads / kvHeads)`; row r attends to positions
+ * `0 ..= pos0 + r`. Positions are taken a chunk at a time (`chunk` scores in workgroup memory,
+ * 1,024 unless a test asks for fewer) with a running max and sum (online softmax). headDim must be a multiple of 4: K and V rows are read as vec4s.
+ * - Scores: four invocations per position, each summing a quarter of the row's vec4s, so a batch of
+ *   32 positions is in flight at once; the four partial sums meet in workgroup memory.
+ * - Values: the invocations are `floor(128 / (headDim / 4))` groups of `headDim / 4`, one vec4 of
+ *   channels each; group g sums positions g, g + groups, ... in registers, and the groups' sums are
+ *   added at the end.
+ *
+ * With one split the result is final. With several, each workgroup writes its slice's unnormalised
+ * output, max and sum to `partial`, and the last workgroup of a head to finish (an atomic counter)
+ * combines the slices (flash-decoding) and resets the counter. An empty slice (more splits than
+ * positions) contributes max -3e38 and sum 0, which the combine weighs as 0.
+ *
+ * `decode` (one row) also does what `ROPE_KV` does for prefill: each workgroup rotates its query
+ * and its KV head's new key from the fused projection `[q | k | v]` itself, uses the new key and
+ * value from workgroup memory at the new position, and the first split of the first query head of
+ * each KV head writes them into the cache for later steps. So a decode layer has no RoPE dispatch.
+ */
+export function attentionSource(decode: boolean, chunk = 1024): string {
+  const inputs = decode
+    ? `@group(0) @binding(0) var<storage, read> qkv: array<f32>;
+@group(0) @binding(1) var<storage, read> table: array<vec2f>;
+@group(0) @binding(2) var<storage, read_write> kc: array<vec4f>;
+@group(0) @binding(3) var<storage, read_write> vc: array<vec4f>;`
+    : `@group(0) @binding(0) var<storage, read> q: array<vec4f>;
+@group(0) @binding(1) var<storage, read> kc: array<vec4f>;
+@group(0) @binding(2) var<storage, read> vc: array<vec4f>;`;
+  const b = decode ? 4 : 3;
+  const loadQuery = decode
+    ? `  let half = p.dim / 2u;
+  let ksrc = p.heads * p.dim + kh * p.dim;
+  let vsrc = (p.heads + p.kv_heads) * p.dim + kh * p.dim;
+  for (var j = li; j < half; j += WG) {
+    let cs = table[pos * half + j];
+    let a = qkv[h * p.dim + 2u * j];
+    let b = qkv[h * p.dim + 2u * j + 1u];
+    qs[j / 2u][2u * (j % 2u)] = a * cs.x - b * cs.y;
+    qs[j / 2u][2u * (j % 2u) + 1u] = b * cs.x + a * cs.y;
+    let ka = qkv[ksrc + 2u * j];
+    let kb = qkv[ksrc + 2u * j + 1u];
+    kn[j / 2u][2u * (j % 2u)] = ka * cs.x - kb * cs.y;
+    kn[j / 2u][2u * (j % 2u) + 1u] = kb * cs.x + ka * cs.y;
+  }
+  for (var i = li; i < d4; i += WG) {
+    vn[i] = vec4f(qkv[vsrc + 4u * i], qkv[vsrc + 4u * i + 1u], qkv[vsrc + 4u * i + 2u], qkv[vsrc + 4u * i + 3u]);
+  }
+  workgroupBarrier();
+  if (split == 0u && h % (p.heads / p.kv_heads) == 0u) {
+    let at = (kh * p.max_seq + pos) * d4;
+    for (var i = li; i < d4; i += WG) {
+      kc[at + i] = kn[i];
+      vc[at + i] = vn[i];
+    }
+  }`
+    : `  for (var i = li; i < d4; i += WG) { qs[i] = q[qbase / 4u + i]; }
+  workgroupBarrier();`;
+  const keyDot = decode
+    ? `if (c0 + t == pos) {
+          for (var i = quarter; i < d4; i += 4u) { s += qs[i] * kn[i]; }
+        } else {
+          for (var i = quarter; i < d4; i += 4u) { s += qs[i] * kc[kb + i]; }
+        }`
+    : `for (var i = quarter; i < d4; i += 4u) { s += qs[i] * kc[kb + i]; }`;
+  const value = decode ? `select(vc[(vb + t) * d4 + c4], vn[c4], c0 + t == pos)` : `vc[(vb + t) * d4 + c4]`;
+  return `
+${STATE}
+struct P { heads: u32, kv_heads: u32, dim: u32, max_seq: u32, scale: f32, splits: u32 }
+const WG = 128u;
+const CHUNK = ${chunk}u;
+const BATCH = 32u; // positions scored at once: four invocations each
+${inputs}
+@group(0) @binding(${b}) var<storage, read_write> out: array<f32>;
+@group(0) @binding(${b + 1}) var<storage, read> state: State;
+@group(0) @binding(${b + 2}) var<storage, read_write> partial: array<atomic<u32>>;
+@group(0) @binding(${b + 3}) var<storage, read_write> counters: array<atomic<u32>>;
+@group(0) @binding(${b + 4}) var<uniform> p: P;
+var<workgroup> qs: array<vec4f, ${MAX_HEAD_DIM / 4}>;
+${
+    decode
+      ? `var<workgroup> kn: array<vec4f, ${MAX_HEAD_DIM / 4}>;\nvar<workgroup> vn: array<vec4f, ${MAX_HEAD_DIM / 4}>;`
+      : ""
+  }
+var<workgroup> sc: array<f32, CHUNK>;
+var<workgroup> red: array<f32, WG>;
+var<workgroup> sums: array<vec4f, WG>;
+var<workgroup> last: u32;
+
+// Partial results go through atomics so that the combining workgroup reads them from the device's
+// coherent level, not from a cache line another step left behind.
+fn load_partial(i: u32) -> f32 {
+  return bitcast<f32>(atomicLoad(&partial[i]));
+}
+
+fn reduce_max(li: u32, v: f32) -> f32 {
+  red[li] = v;
+  workgroupBarrier();
+  for (var s = WG / 2u; s > 0u; s >>= 1u) {
+    if (li < s) { red[li] = max(red[li], red[li + s]); }
+    workgroupBarrier();
+  }
+  let r = red[0];
+  workgroupBarrier();
+  return r;
+}
+
+fn reduce_sum(li: u32, v: f32) -> f32 {
+  red[li] = v;
+  workgroupBarrier();
+  for (var s = WG / 2u; s > 0u; s >>= 1u) {
+    if (li < s) { red[li] += red[li + s]; }
+    workgroupBarrier();
+  }
+  let r = red[0];
+  workgroupBarrier();
+  return r;
+}
+
+@compute @workgroup_size(128)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
+  let h = wid.x;
+  let row = wid.y;
+  let split = wid.z;
+  let d4 = p.dim / 4u;
+  let kh = h / (p.heads / p.kv_heads);
+  let pos = state.pos0 + row;
+  let n = pos + 1u;
+  let per = (n + p.splits - 1u) / p.splits;
+  let begin = min(split * per, n);
+  let end = min(begin + per, n);
+  let qbase = (row * p.heads + h) * p.dim;
+${loadQuery}
+  let groups = WG / d4; // position groups of the value sums
+  let g = li / d4;
+  let c4 = li % d4;
+  let quarter = li % 4u;
+  var acc = vec4f(0.0);
+  var m = -3.0e38;
+  var l = 0.0;
+  for (var c0 = begin; c0 < end; c0 += CHUNK) {
+    let cn = min(CHUNK, end - c0);
+    for (var b0 = 0u; b0 < cn; b0 += BATCH) {
+      let t = b0 + li / 4u;
+      var s = vec4f(0.0);
+      if (t < cn) {
+        let kb = (kh * p.max_seq + c0 + t) * d4;
+        ${keyDot}
+      }
+      red[li] = s.x + s.y + s.z + s.w;
+      workgroupBarrier();
+      if (li < BATCH && b0 + li < cn) {
+        sc[b0 + li] = (red[4u * li] + red[4u * li + 1u] + red[4u * li + 2u] + red[4u * li + 3u]) * p.scale;
+      }
+      workgroupBarrier();
+    }
+    var local_max = -3.0e38;
+    for (var t = li; t < cn; t += WG) { local_max = max(local_max, sc[t]); }
+    let m_new = max(m, reduce_max(li, local_max));
+    var local_sum = 0.0;
+    for (var t = li; t < cn; t += WG) {
+      let e = exp(sc[t] - m_new);
+      sc[t] = e;
+      local_sum += e;
+    }
+    let alpha = exp(m - m_new);
+    l = l * alpha + reduce_sum(li, local_sum);
+    m = m_new;
+    acc *= alpha;
+    if (g < groups) {
+      let vb = kh * p.max_seq + c0;
+      for (var t = g; t < cn; t += groups) { acc += sc[t] * ${value}; }
+    }
+    workgroupBarrier();
+  }
+  sums[li] = acc;
+  workgroupBarrier();
+  var total = vec4f(0.0);
+  if (li < d4) {
+    for (var k = 0u; k < groups; k++) { total += sums[k * d4 + li]; }
+  }
+  if (p.splits == 1u) {
+    if (li < d4) {
+      let o = total / l;
+      for (var j = 0u; j < 4u; j++) { out[qbase + 4u * li + j] = o[j]; }
+    }
+    return;
+  }
+  // Flash-decoding: this slice's (m, l, acc) to partial[(row, h, split)], then the last to finish combines.
+  let stride = p.dim + 2u;
+  let slot = ((row * p.heads + h) * p.splits + split) * stride;
+  if (li < d4) {
+    for (var j = 0u; j < 4u; j++) { atomicStore(&partial[slot + 2u + 4u * li + j], bitcast<u32>(total[j])); }
+  }
+  if (li == 0u) {
+    atomicStore(&partial[slot], bitcast<u32>(m));
+    atomicStore(&partial[slot + 1u], bitcast<u32>(l));
+  }
+  storageBarrier();
+  workgroupBarrier();
+  if (li == 0u) {
+    last = u32(atomicAdd(&counters[row * p.heads + h], 1u) == p.splits - 1u);
+  }
+  if (workgroupUniformLoad(&last) == 0u) { return; }
+  storageBarrier();
+  let first = (row * p.heads + h) * p.splits * stride;
+  var gm = -3.0e38;
+  for (var s = 0u; s < p.splits; s++) { gm = max(gm, load_partial(first + s * stride)); }
+  var gl = 0.0;
+  for (var s = 0u; s < p.splits; s++) {
+    gl += load_partial(first + s * stride + 1u) * exp(load_partial(first + s * stride) - gm);
+  }
+  for (var d = li; d < p.dim; d += WG) {
+    var a = 0.0;
+    for (var s = 0u; s < p.splits; s++) {
+      a += load_partial(first + s * stride + 2u + d) * exp(load_partial(first + s * stride) - gm);
+    }
+    out[qbase + d] = a / gl;
+  }
+  if (li == 0u) { atomicStore(&counters[row * p.heads + h], 0u); }
+}`;
+}
+
+/** `h = silu(gate) * up` from the fused projection `[gate | up]` of each row. */
+export const SILU_MUL = `
+struct P { rows: u32, ffn: u32 }
+@group(0) @binding(0) var<storage, read> gu: array<f32>;
+@group(0) @binding(1) var<storage, read_write> h: array<f32>;
+@group(0) @binding(2) var<uniform> p: P;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) g: vec3u) {
+  let j = g.x;
+  let row = g.y;
+  if (j >= p.ffn || row >= p.rows) { return; }
+  let gate = gu[row * 2u * p.ffn + j];
+  h[row * p.ffn + j] = gate / (1.0 + exp(-gate)) * gu[row * 2u * p.ffn + p.ffn + j];
+}`;
+
+/**
+ * Places a block of columns `[M, blockN]` into `c` `[M, N]` at column `n0`: the output of one row
+ * block of a weight split across bindings.
+ */
+export const PLACE_BLOCK = `
+struct P { m: u32, block_n: u32, n: u32, n0: u32 }
+@group(0) @binding(0) var<storage, read> blk: array<f32>;
+@group(0) @binding(1) var<storage, read_write> c: array<f32>;
+@group(0) @binding(2) var<uniform> p: P;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3u) {
+  let j = g.x;
+  let m = g.y;
+  if (j >= p.block_n || m >= p.m) { return; }
+  c[m * p.n + p.n0 + j] = blk[m * p.block_n + j];
+}`;
+
+/** `out[c, r] = in[r, c]` for `in` `[rows, cols]`, through 16 x 16 tiles of workgroup memory. */
+export const TRANSPOSE = `
+struct P { rows: u32, cols: u32 }
+@group(0) @binding(0) var<storage, read> src: array<f32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+@group(0) @binding(2) var<uniform> p: P;
+var<workgroup> tile: array<f32, 272>;
+@compute @workgroup_size(16, 16)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
+  let r = wid.y * 16u + lid.y;
+  let c = wid.x * 16u + lid.x;
+  if (r < p.rows && c < p.cols) { tile[lid.y * 17u + lid.x] = src[r * p.cols + c]; }
+  workgroupBarrier();
+  let tr = wid.y * 16u + lid.x;
+  let tc = wid.x * 16u + lid.y;
+  if (tr < p.rows && tc < p.cols) { dst[tc * p.rows + tr] = tile[lid.x * 17u + lid.y]; }
+}`;
+
+/**
+ * Places a transposed block `ct` `[blockN, M]` into `c` `[M, N]` at column `n0`: the output of the
+ * transposed f32 prefill product, through 16 x 16 tiles of workgroup memory.
+ */
+export const TRANSPOSE_PLACE = `
+struct P { m: u32, block_n: u32, n: u32, n0: u32 }
+@group(0) @binding(0) var<storage, read> ct: array<f32>;
+@group(0) @binding(1) var<storage, read_write> c: array<f32>;
+@group(0) @binding(2) var<uniform> p: P;
+var<workgroup> tile: array<f32, 272>;
+@compute @workgroup_size(16, 16)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
+  let j = wid.y * 16u + lid.y;
+  let m = wid.x * 16u + lid.x;
+  if (j < p.block_n && m < p.m) { tile[lid.y * 17u + lid.x] = ct[j * p.m + m]; }
+  workgroupBarrier();
+  let tm = wid.x * 16u + lid.y;
+  let tj = wid.y * 16u + lid.x;
+  if (tj < p.block_n && tm < p.m) { c[tm * p.n + p.n0 + tj] = tile[lid.x * 17u + lid.y]; }
+}`;
+
+/** Logits each workgroup of the greedy sampler scans. */
+export const ARGMAX_SLICE = 4096;
+
+/**
+ * Greedy sampling on the GPU: the first index of the largest logit (NaN never wins), written where
+ * the next step's embedding gather reads it (`ids[0]`) and into `tokens[step]`; the step advances by
+ * one and the position by the rows of the call (the next call's first row follows them).
+ *
+ * Each workgroup finds the best of a slice of ${"`ARGMAX_SLICE`"} logits and stores it (through
+ * atomics, so the combining workgroup reads the device's coherent copy); the last workgroup to
+ * finish (an atomic counter) picks the best of the slices, the lower index on a tie, and resets the
+ * counter.
+ */
+export const ARGMAX = `
+${STATE}
+struct P { vocab: u32, advance: u32 }
+const SLICE = ${ARGMAX_SLICE}u;
+@group(0) @binding(0) var<storage, read> logits: array<f32>;
+@group(0) @binding(1) var<storage, read_write> ids: array<u32>;
+@group(0) @binding(2) var<storage, read_write> tokens: array<u32>;
+@group(0) @binding(3) var<storage, read_write> state: State;
+@group(0) @binding(4) var<storage, read_write> partial: array<atomic<u32>>;
+@group(0) @binding(5) var<storage, read_write> counter: array<atomic<u32>>;
+@group(0) @binding(6) var<uniform> p: P;
+var<workgroup> best_v: array<f32, 256>;
+var<workgroup> best_i: array<u32, 256>;
+var<workgroup> last: u32;
+
+// The better of (v, i) and the pair at slot li + s: larger value, else lower index.
+fn keep_better(li: u32, s: u32) {
+  let ov = best_v[li + s];
+  let oi = best_i[li + s];
+  if (ov > best_v[li] || (ov == best_v[li] && oi < best_i[li])) {
+    best_v[li] = ov;
+    best_i[li] = oi;
+  }
+}
+
+fn reduce(li: u32) {
+  workgroupBarrier();
+  for (var s = 128u; s > 0u; s >>= 1u) {
+    if (li < s) { keep_better(li, s); }
+    workgroupBarrier();
+  }
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) li: u32) {
+  var bv = -3.4028235e38;
+  var bi = 0xffffffffu;
+  let end = min(p.vocab, (wid.x + 1u) * SLICE);
+  for (var i = wid.x * SLICE + li; i < end; i += 256u) {
+    let v = logits[i];
+    if (v > bv || (bi == 0xffffffffu && v == bv)) {
+      bv = v;
+      bi = i;
+    }
+  }
+  best_v[li] = bv;
+  best_i[li] = bi;
+  reduce(li);
+  if (li == 0u) {
+    atomicStore(&partial[2u * wid.x], bitcast<u32>(best_v[0]));
+    atomicStore(&partial[2u * wid.x + 1u], best_i[0]);
+  }
+  storageBarrier();
+  workgroupBarrier();
+  if (li == 0u) { last = u32(atomicAdd(&counter[0], 1u) == nwg.x - 1u); }
+  if (workgroupUniformLoad(&last) == 0u) { return; }
+  storageBarrier();
+  best_v[li] = -3.4028235e38;
+  best_i[li] = 0xffffffffu;
+  for (var w = li; w < nwg.x; w += 256u) {
+    let v = bitcast<f32>(atomicLoad(&partial[2u * w]));
+    let i = atomicLoad(&partial[2u * w + 1u]);
+    if (v > best_v[li] || (v == best_v[li] && i < best_i[li])) {
+      best_v[li] = v;
+      best_i[li] = i;
+    }
+  }
+  reduce(li);
+  if (li == 0u) {
+    let id = min(best_i[0], p.vocab - 1u);
+    ids[0] = id;
+    tokens[state.step] = id;
+    state.step += 1u;
+    state.pos0 += p.advance;
+    atomicStore(&counter[0], 0u);
+  }
+}`;

@@ -1,0 +1,198 @@
+/**
+ * A Llama checkpoint's weights on the GPU, as the engine keeps them: each matrix in its stored form
+ * (f32, or q8 / q4g128 packed words with their scales), Q/K/V fused into one `[q|k|v]` matrix and
+ * gate/up into one `[gate|up]` (rows concatenated: both formats quantise per row or per row group,
+ * so fusing is concatenation), and every matrix cut into row blocks that each fit one binding
+ * (maxStorageBufferBindingSize and maxBufferSize), so a weight too large for one binding is several.
+ *
+ * @module
+ */
+
+import type { LlamaConfig } from "../config.ts";
+import type { WeightFormat } from "../weights/format.ts";
+import type { LoadedWeight } from "../weights/load.ts";
+
+/** Rows `[row0, row0 + rows)` of a matrix, in a buffer (and its scales in another) of their own. */
+export interface Block {
+  row0: number;
+  rows: number;
+  weight: GPUBuffer;
+  scales?: GPUBuffer;
+}
+
+/** A weight matrix `[N, K]` on the GPU, as row blocks within the binding limit. */
+export interface Matrix {
+  /** Its name (a fused matrix: `...self_attn.qkv`, `...mlp.gate_up`). */
+  name: string;
+  N: number;
+  K: number;
+  blocks: Block[];
+}
+
+/** One layer's weights. */
+export interface LayerWeights {
+  inputNorm: GPUBuffer;
+  postNorm: GPUBuffer;
+  qkv: Matrix;
+  o: Matrix;
+  gateUp: Matrix;
+  down: Matrix;
+}
+
+/** Bytes of one stored row of `K` columns: the weight's and its scales'. */
+export function rowBytes(format: WeightFormat, K: number): { weight: number; scales: number } {
+  if (format === "f32") return { weight: 4 * K, scales: 0 };
+  if (format === "q8") return { weight: 4 * Math.ceil(K / 4), scales: 4 };
+  return { weight: 4 * Math.ceil(K / 8), scales: 4 * Math.ceil(K / 128) };
+}
+
+/**
+ * Rows of a block of a matrix with `K` columns: as many as one binding holds, at most `N`.
+ *
+ * @throws Error when a single row is over the limit
+ */
+export function blockRows(format: WeightFormat, K: number, N: number, limit: number): number {
+  const bytes = rowBytes(format, K);
+  const rows = Math.floor(limit / bytes.weight);
+  if (rows < 1) {
+    throw new Error(
+      `LlamaEngine: one ${format} row of ${K} columns (${bytes.weight} bytes) is over the binding limit ${limit}`,
+    );
+  }
+  return Math.min(N, rows);
+}
+
+function concatBytes(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((s, p) => s + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
+/** The weights of a model on the GPU. */
+export interface ResidentWeights {
+  embedding: Matrix;
+  /** The head: the embedding itself when tied. */
+  head: Matrix;
+  finalNorm: GPUBuffer;
+  layers: LayerWeights[];
+}
+
+/**
+ * Uploads weights tensor by tensor (holding only a layer's Q/K/V or gate/up until they are fused).
+ *
+ * @param device the device
+ * @param config the model
+ * @param format the stored format of `weights`
+ * @param limit bytes one binding may hold
+ * @param buffer makes a storage buffer the caller owns
+ * @param weights every tensor of `llamaWeightSpecs(config)` in the stored form, in loadWeights' order
+ * @returns the resident weights
+ * @throws Error naming a tensor that is missing
+ */
+export async function uploadWeights(
+  device: GPUDevice,
+  config: LlamaConfig,
+  format: WeightFormat,
+  limit: number,
+  buffer: (bytes: number, label: string) => GPUBuffer,
+  weights: AsyncIterable<LoadedWeight> | Iterable<LoadedWeight>,
+): Promise<ResidentWeights> {
+  const upload = (data: Uint8Array, label: string): GPUBuffer => {
+    const b = buffer(data.byteLength, label);
+    const padded = data.byteLength % 4 === 0 ? data : concatBytes([data, new Uint8Array(4 - (data.byteLength % 4))]);
+    device.queue.writeBuffer(b, 0, padded as Uint8Array<ArrayBuffer>);
+    return b;
+  };
+  const matrix = (name: string, N: number, K: number, weight: Uint8Array, scales?: Uint8Array): Matrix => {
+    const bytes = rowBytes(format, K);
+    const per = blockRows(format, K, N, limit);
+    const blocks: Block[] = [];
+    for (let row0 = 0; row0 < N; row0 += per) {
+      const rows = Math.min(per, N - row0);
+      blocks.push({
+        row0,
+        rows,
+        weight: upload(weight.subarray(row0 * bytes.weight, (row0 + rows) * bytes.weight), name),
+        scales: scales
+          ? upload(scales.subarray(row0 * bytes.scales, (row0 + rows) * bytes.scales), `${name}.scales`)
+          : undefined,
+      });
+    }
+    return { name, N, K, blocks };
+  };
+  const pending = new Map<string, LoadedWeight>();
+  const fuse = (names: string[], fusedName: string): Matrix | undefined => {
+    const parts = names.map((n) => pending.get(n));
+    if (parts.some((p) => !p)) return undefined;
+    const ws = parts as LoadedWeight[];
+    const N = ws.reduce((s, w) => s + w.spec.shape[0], 0);
+    const m = matrix(
+      fusedName,
+      N,
+      ws[0].spec.shape[1],
+      concatBytes(ws.map((w) => w.parts[0].data)),
+      ws[0].parts[1] ? concatBytes(ws.map((w) => w.parts[1].data)) : undefined,
+    );
+    names.forEach((n) => pending.delete(n));
+    return m;
+  };
+  const layers: Partial<LayerWeights>[] = Array.from({ length: config.numHiddenLayers }, () => ({}));
+  let embedding: Matrix | undefined;
+  let head: Matrix | undefined;
+  let finalNorm: GPUBuffer | undefined;
+  for await (const w of weights) {
+    const { name, role, shape } = w.spec;
+    const layerMatch = /^model\.layers\.(\d+)\./.exec(name);
+    const layer = layerMatch ? layers[Number(layerMatch[1])] : undefined;
+    const p = layerMatch ? `model.layers.${layerMatch[1]}` : "";
+    const single = () => matrix(name, shape[0], shape[1], w.parts[0].data, w.parts[1]?.data);
+    if (role === "embedding") embedding = single();
+    else if (role === "head") head = single();
+    else if (role === "norm") {
+      const buf = upload(w.parts[0].data, name);
+      if (!layer) finalNorm = buf;
+      else if (name.endsWith("input_layernorm.weight")) layer.inputNorm = buf;
+      else layer.postNorm = buf;
+    } else if (role === "o") layer!.o = single();
+    else if (role === "down") layer!.down = single();
+    else {
+      pending.set(name, w);
+      if (role === "q" || role === "k" || role === "v") {
+        const names = ["q_proj", "k_proj", "v_proj"].map((s) => `${p}.self_attn.${s}.weight`);
+        layer!.qkv ??= fuse(names, `${p}.self_attn.qkv`);
+      } else {
+        const names = ["gate_proj", "up_proj"].map((s) => `${p}.mlp.${s}.weight`);
+        layer!.gateUp ??= fuse(names, `${p}.mlp.gate_up`);
+      }
+    }
+  }
+  if (config.tieWordEmbeddings) head = embedding;
+  for (const [i, l] of layers.entries()) {
+    for (const key of ["inputNorm", "postNorm", "qkv", "o", "gateUp", "down"] as const) {
+      if (!l[key]) throw new Error(`LlamaEngine: layer ${i} is missing its ${key} weight`);
+    }
+  }
+  if (!embedding || !head || !finalNorm) {
+    throw new Error("LlamaEngine: the embedding, the head or the final norm is missing");
+  }
+  return { embedding, head, finalNorm, layers: layers as LayerWeights[] };
+}
+
+/**
+ * Bytes of resident weights, each buffer once (a tied head is the embedding).
+ *
+ * @param w the weights
+ * @returns bytes
+ */
+export function weightBytes(w: ResidentWeights): number {
+  const buffers = new Set<GPUBuffer>([w.finalNorm]);
+  for (const m of [w.embedding, w.head, ...w.layers.flatMap((l) => [l.qkv, l.o, l.gateUp, l.down])]) {
+    for (const b of m.blocks) [b.weight, b.scales].forEach((x) => x && buffers.add(x));
+  }
+  for (const l of w.layers) [l.inputNorm, l.postNorm].forEach((x) => buffers.add(x));
+  return [...buffers].reduce((s, b) => s + b.size, 0);
+}
