@@ -30,6 +30,8 @@ async function bundle(entry: string): Promise<{ text: string; errors: string[] }
       format: "esm",
       write: false,
       logLevel: "silent",
+      // No comments in the output: a JSDoc example that shows a Deno call is not a call.
+      minifyWhitespace: true,
       legalComments: "none",
     });
     return { text: result.outputFiles.map((f) => f.text).join("\n"), errors: [] };

@@ -1,11 +1,13 @@
 /**
- * A language model's parts around the GPU: its configuration (a Hugging Face `config.json`), its
- * weights (our safetensors reader over memory, a Blob or a URL with ranges, sharded checkpoints,
- * the f32 / q8 / q4g128 formats and the loader that streams them tensor by tensor), and text in and
- * out: tokenizers (SentencePiece and byte-level BPE), the CPU sampler with its seeded counter-based
- * draw, and token-level constraints; and the weight cache that keeps downloaded model files (Cache API
- * or IndexedDB in a page). Files on disk are read through `@xpu/ops/llm/file` and cached in a
- * directory through `@xpu/ops/llm/cache/directory` (both Deno only).
+ * A Llama engine that generates on the GPU (`LlamaEngine`: f32, q8 and q4g128 weights, held to
+ * `LlamaReference`, a plain-TypeScript forward) and the parts around it: the configuration (a
+ * Hugging Face `config.json`); the weights (our safetensors reader over memory, a Blob or a URL with
+ * ranges, sharded checkpoints, the three formats and the loader that streams them tensor by
+ * tensor); text in and out (SentencePiece and byte-level BPE tokenizers, the CPU sampler with its
+ * seeded counter-based draw, token-level constraints); and the weight cache that keeps downloaded
+ * model files (Cache API or IndexedDB in a page). Files on disk are read through
+ * `@xpu/ops/llm/file` and cached in a directory through `@xpu/ops/llm/cache/directory` (both Deno
+ * only).
  *
  * @example
  * ```ts ignore
@@ -36,3 +38,12 @@ export * from "./safetensors_write.ts";
 export * from "./weights/format.ts";
 export * from "./weights/load.ts";
 export * from "./cache/mod.ts";
+export {
+  type GenerateOptions,
+  type GenerateStats,
+  LlamaEngine,
+  type LlamaEngineOptions,
+  type SamplerSpec,
+} from "./engine/engine.ts";
+export { dequantizeWeight, LlamaReference } from "./engine/reference.ts";
+export { ropeCosSin, type RopeFrequencies, ropeFrequencies } from "./engine/rope.ts";
