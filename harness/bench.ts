@@ -1,6 +1,8 @@
 /**
  * The benchmark CLI (Deno-only: reads arguments, writes files). `deno task bench` runs
- * `deno run -A ops/bench.ts`, which calls {@link benchMain} with every op's cases:
+ * `deno run -A ops/bench.ts`, which calls {@link benchMain} with every op's cases. The run itself
+ * (plans, probes, timings, the report) is `harness/bench_run.ts`, which a browser page runs too
+ * (`examples/roofline/`); this file adds the arguments, the peer, the printed table and the files:
  *
  * 1. acquires the adapter the machine has (a software one included) and refuses to report any
  *    time without `timestamp-query`;
@@ -27,14 +29,10 @@
  */
 
 import { parseArgs } from "node:util";
-import { acquireDevice, type KernelPlan, type ResidentDevice } from "./device.ts";
-import { LimitError } from "./limits.ts";
-import type { BenchCase, BenchShape, SizeClass } from "./bench_case.ts";
+import { acquireDevice, type ResidentDevice } from "./device.ts";
+import type { BenchCase, SizeClass } from "./bench_case.ts";
+import { type BenchProgress, type BenchRun, type BenchRunOptions, NoBenchJobError, runBench } from "./bench_run.ts";
 import {
-  type BenchConditions,
-  type BenchDevice,
-  type BenchReport,
-  type BenchRow,
   compareReports,
   deviceSummary,
   fmt,
@@ -42,19 +40,14 @@ import {
   formatTable,
   parseReport,
   type PeerFigure,
-  regressionRule,
   reportHtml,
   reportJson,
-  rowFigures,
-  rowKey,
-  SCHEMA,
   vsPeer,
 } from "./report.ts";
-import { measureRoofline, type ProbeOptions, type ProbeResult, type Roofline, sweepConfigs } from "./roofline.ts";
+import { measureRoofline, type ProbeOptions, type ProbeResult, sweepConfigs } from "./roofline.ts";
 import { bandwidthName, dp4aName, fmaName } from "./roofline.wgsl.ts";
 import { probeAdapter, probeBandwidth, probeDp4a, probeFma } from "./roofline.ts";
-import { CLOCK_WARMUP_MS, supportsTimestamps, timePlan, TimestampUnavailableError, warmClocks } from "./timing.ts";
-import { variantsOf } from "./variants.ts";
+import { supportsTimestamps, TimestampUnavailableError, warmClocks } from "./timing.ts";
 import { describeCall, peerFor } from "./peer/bench_map.ts";
 import { createTfjsPeer, missingTfjsFile, type TfjsPeer } from "./peer/tfjs.ts";
 
@@ -127,25 +120,25 @@ async function deviceWithTimestamps(): Promise<ResidentDevice | null> {
   return gpu;
 }
 
-function deviceBlock(gpu: ResidentDevice, r: Roofline, driver: string | undefined): BenchDevice {
-  return {
-    description: r.adapter.description,
-    vendor: r.adapter.vendor,
-    architecture: r.adapter.architecture,
-    driver: r.adapter.driver ?? (driver ? `${driver} (given with --driver)` : null),
-    isFallbackAdapter: r.adapter.isFallbackAdapter,
-    target: gpu.adapter.target ?? null,
-    features: gpu.features,
-    deno: denoVersion(),
-    os: `${Deno.build.os} ${Deno.build.arch}`,
-    date: r.date,
-    bandwidthGBps: r.bandwidthGBps,
-    computeTFLOPs: r.computeTFLOPs,
-    computeF16TFLOPs: r.computeF16TFLOPs,
-    dp4aTOPS: r.dp4aTOPS,
-    probes: r.probes,
-    skipped: r.skipped,
-  };
+/** Prints one step of a run as the CLI always has: skips and rows to stdout, failures to stderr. */
+function printProgress(event: BenchProgress): void {
+  switch (event.kind) {
+    case "skip":
+      return console.log(`  skip ${event.where}: ${event.reason}`);
+    case "probes":
+      return console.log("roofline probes (each kernel known-answer checked first):");
+    case "probe":
+      return console.log(probeLine(event.result));
+    case "probes-skipped":
+      return console.log(`  skipped ${event.reason}`);
+    case "row":
+      return console.log(
+        `  ${event.key}: ${event.row.ms.toPrecision(4)} ms, ${(100 * event.row.fraction).toFixed(1)}% of ` +
+          `${event.row.bound}`,
+      );
+    case "failed":
+      return console.error(`  FAILED ${event.key}: ${event.message}`);
+  }
 }
 
 function probeLine(p: ProbeResult): string {
@@ -212,104 +205,44 @@ export async function benchMain(args: string[], cases: readonly BenchCase[]): Pr
     console.log(
       `adapter: ${gpu.adapter.description}${gpu.adapter.isFallbackAdapter ? " (fallback)" : ""}; sizes: ${sizes}`,
     );
+    const filters = values.filter ?? [];
+    const options: BenchRunOptions = {
+      sizes,
+      ...timing,
+      filters,
+      allVariants: values["all-variants"],
+      runtime: denoVersion(),
+      os: `${Deno.build.os} ${Deno.build.arch}`,
+      driver: values.driver ? `${values.driver} (given with --driver)` : undefined,
+      compare: compareOptions,
+      onProgress: printProgress,
+    };
     // Every plan is built (cheap: no GPU work) and filtered before any probe runs, so a filter that
     // matches nothing fails at once instead of after the probes.
-    const filters = values.filter ?? [];
-    const jobs: { c: BenchCase; shape: BenchShape; plan: KernelPlan; key: string }[] = [];
-    for (const c of cases) {
-      const variants: (string | undefined)[] = values["all-variants"]
-        ? variantsOf(c.sources, c.entry).filter((v) => !v.endsWith(".f16") || gpu.f16Verified)
-        : [undefined];
-      for (const variant of variants) {
-        for (const shape of c.shapes[sizes]) {
-          const where = `${c.op}/${c.entry}/${variant ?? "(resolved)"}/${shape.label}`;
-          let plan: KernelPlan;
-          try {
-            plan = shape.plan(gpu, variant ? { override: variant } : {});
-          } catch (e) {
-            if (e instanceof LimitError) {
-              console.log(`  skip ${where}: ${e.message}`);
-              continue;
-            }
-            throw e;
-          }
-          const key = rowKey({ op: c.op, entry: c.entry, variant: plan.kernel.variant, shape: shape.label });
-          if (filters.length && !filters.some((f) => key.includes(f))) continue;
-          jobs.push({ c, shape, plan, key });
-        }
-      }
-    }
-    if (jobs.length === 0) {
+    let run: BenchRun;
+    try {
+      run = await runBench(gpu, cases, options);
+    } catch (e) {
+      if (!(e instanceof NoBenchJobError)) throw e;
       console.error(
         filters.length
-          ? `--filter ${
-            filters.map((f) => `"${f}"`).join(" --filter ")
-          }: no case matches (keys are op/entry/variant/shape, ` +
-            `e.g. ${cases[0] ? `"${cases[0].op}/${cases[0].entry}"` : "none: no cases were given"})`
-          : "no bench case to run",
+          ? `--filter ${filters.map((f) => `"${f}"`).join(" --filter ")}: no case matches (keys are ` +
+            `op/entry/variant/shape, e.g. ${e.example ? `"${e.example}"` : "none: no cases were given"})`
+          : e.message,
       );
       return 2;
     }
-
-    console.log("roofline probes (each kernel known-answer checked first):");
-    const probeOptions: ProbeOptions = {
-      ...timing,
-      size: sizes === "quick" ? "small" : "full",
-      onResult: (p) => console.log(probeLine(p)),
-    };
-    const roof = await measureRoofline(gpu, probeOptions);
-    for (const s of roof.skipped) console.log(`  skipped ${s}`);
-
+    const { report, timed, failures } = run;
+    const rows = report.results;
     const peerFigures = new Map<string, PeerOutcome>();
     const noPeer = new Map<string, string[]>();
-
-    const rows: BenchRow[] = [];
-    const measured: { row: BenchRow; op: string; entry: string; value: unknown; largest: boolean }[] = [];
-    let failures = 0;
-    for (const { c, shape, plan, key } of jobs) {
-      try {
-        const t = await timePlan(gpu, plan, (set) => shape.inputs(1000 * set + 1), timing);
-        const figures = rowFigures(plan.cost, t.ms, roof);
-        console.log(
-          `  ${key}: ${t.ms.toPrecision(4)} ms, ${(100 * figures.fraction).toFixed(1)}% of ${figures.bound}`,
-        );
-        const row: BenchRow = {
-          op: c.op,
-          entry: c.entry,
-          variant: plan.kernel.variant,
-          shape: shape.label,
-          ms: t.ms,
-          msMin: t.msMin,
-          msMax: t.msMax,
-          msQ1: t.msQ1,
-          msQ3: t.msQ3,
-          samples: t.samples,
-          bytes: plan.cost.bytes,
-          flops: plan.cost.flops,
-          ...figures,
-          sets: t.sets,
-          cacheResident: t.cacheResident,
-          peer: null,
-          vsPeer: null,
-        };
-        rows.push(row);
-        measured.push({
-          row,
-          op: c.op,
-          entry: c.entry,
-          value: shape.value,
-          largest: shape === c.shapes[sizes].at(-1),
-        });
-      } catch (e) {
-        if (e instanceof TimestampUnavailableError) throw e;
-        if (e instanceof LimitError) {
-          console.log(`  skip ${key}: ${e.message}`);
-          continue;
-        }
-        failures++;
-        console.error(`  FAILED ${key}: ${e instanceof Error ? e.message : String(e)}`);
-      }
-    }
+    const measured = rows.map((row, i) => ({
+      row,
+      op: timed[i].case.op,
+      entry: timed[i].case.entry,
+      value: timed[i].shape.value,
+      largest: timed[i].shape === timed[i].case.shapes[sizes].at(-1),
+    }));
 
     // The peer runs after every figure of ours is taken, so that TF.js's backend (its buffer pool,
     // its pipelines) is never alive on the device while our figures are taken.
@@ -347,25 +280,8 @@ export async function benchMain(args: string[], cases: readonly BenchCase[]): Pr
       console.log(`  no peer figure for ${unique.join(", ")}: ${reason}`);
     }
 
-    const device = deviceBlock(gpu, roof, values.driver);
-    const conditions: BenchConditions = {
-      method: `Each row is one KernelPlan on resident tensors: a warm-up submission; at least ${CLOCK_WARMUP_MS} ms ` +
-        `of GPU work to raise the clocks, until an FMA loop stops getting faster; then one command buffer of ` +
-        `${warmup} untimed and ${samples} timed compute passes (one dispatch each); the figure is the median ` +
-        `pass. Inputs are random, never zero; working sets smaller than the cache rotate over several input ` +
-        `sets. Bytes and FLOPs are the op's declared KernelPlan.cost. Ceilings are this run's probes.`,
-      repetitions: samples,
-      warmup,
-      timestamps: "timestamp-query written at the beginning and end of each timed pass, BigInt nanoseconds",
-      date: device.date,
-      deno: device.deno,
-      sizes,
-      cacheBytes,
-      regression: regressionRule(compareOptions),
-      peer: peerCondition,
-    };
-    const report: BenchReport = { schema: SCHEMA, device, conditions, results: rows };
-
+    report.conditions.peer = peerCondition;
+    const device = report.device;
     console.log("");
     console.log(deviceSummary(device));
     console.log("");
