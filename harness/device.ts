@@ -122,6 +122,18 @@ const KNOWN_ANSWER_F16 = `enable f16;
 /**
  * A device with resident buffers, a pipeline cache, kernel resolution and a limits guard.
  * Create one with {@link acquireDevice}.
+ *
+ * @example Upload, dispatch a plan on resident tensors, read back
+ * ```ts
+ * import { acquireDevice, elementwisePlan } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const a = gpu.upload(new Float32Array([1, 2, 3]));
+ * const b = gpu.upload(new Float32Array([10, 20, 30]));
+ * const sum = gpu.alloc("f32", 3);
+ * await gpu.submit([elementwisePlan(gpu, { op: "add", n: 3 }), [a, b, sum]]);
+ * const y = await gpu.read(sum); // Float32Array [11, 22, 33]
+ * gpu.destroy();
+ * ```
  */
 export class ResidentDevice {
   /** The WebGPU device. */
@@ -686,6 +698,14 @@ function watchLoss(device: GPUDevice): DeviceState {
  *
  * @param data a host array
  * @returns its {@link TensorDtype}
+ * @throws Error when `data` is not a Float32Array, Int32Array or Uint32Array
+ *
+ * @example
+ * ```ts
+ * import { dtypeOf } from "@xpu/ops/harness";
+ * dtypeOf(new Float32Array(4)); // "f32"
+ * dtypeOf(new Uint32Array(4)); // "u32"
+ * ```
  */
 export function dtypeOf(data: HostArray): TensorDtype {
   const dtype = hostDtype(data);
@@ -718,8 +738,8 @@ const OPTIONAL_FEATURES: GPUFeatureName[] = ["shader-f16", "timestamp-query"];
  * @throws Error when the runtime has no WebGPU (`navigator.gpu`) or no adapter is available
  *
  * @example
- * ```ts ignore
- * import { acquireDevice } from "./device.ts";
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
  * const gpu = await acquireDevice();
  * console.log(gpu.adapter.description, gpu.adapter.target);
  * gpu.destroy();

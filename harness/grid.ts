@@ -39,6 +39,13 @@ export interface RowLayout {
  * @param maxPerDimension the device's maxComputeWorkgroupsPerDimension
  * @returns invocations per row, residency and the workgroup grid
  * @throws Error when a size is NaN, fractional or negative (or `perInvocation` is 0)
+ *
+ * @example
+ * ```ts
+ * import { rowLayout } from "@xpu/ops/harness";
+ * // 1000 rows of 1024 f32 (256 vec4s), 4 vec4s per invocation: 64 invocations a row, 4 rows a workgroup.
+ * rowLayout(1000, 1024, 4, 65535); // { threads: 64, resident: true, workgroups: [250, 1, 1] }
+ * ```
  */
 export function rowLayout(rows: number, cols: number, perInvocation: number, maxPerDimension: number): RowLayout {
   requireSize("rowLayout", "rows", rows, 0);
@@ -62,6 +69,13 @@ export function rowLayout(rows: number, cols: number, perInvocation: number, max
  * @param blockElements elements one workgroup moves per block
  * @param maxPerDimension the device's maxComputeWorkgroupsPerDimension
  * @returns the workgroup count in x
+ *
+ * @example
+ * ```ts
+ * import { streamWorkgroups } from "@xpu/ops/harness";
+ * streamWorkgroups(1 << 20, 1024, 65535); // 1024
+ * streamWorkgroups(1 << 30, 1024, 65535); // 65535: the kernel's grid-stride loop covers the rest
+ * ```
  */
 export function streamWorkgroups(elements: number, blockElements: number, maxPerDimension: number): number {
   return Math.min(Math.ceil(elements / blockElements), maxPerDimension);

@@ -26,7 +26,31 @@ export interface GuardedLimits {
   maxStorageBuffersPerShaderStage: number;
 }
 
-/** Thrown when a dispatch would exceed a device limit. */
+/**
+ * Thrown when a dispatch would exceed a device limit.
+ *
+ * @example
+ * ```ts
+ * import { checkDispatch, LimitError } from "@xpu/ops/harness";
+ * const limits = {
+ *   maxComputeWorkgroupsPerDimension: 65535,
+ *   maxComputeInvocationsPerWorkgroup: 256,
+ *   maxComputeWorkgroupSizeX: 256,
+ *   maxComputeWorkgroupSizeY: 256,
+ *   maxComputeWorkgroupSizeZ: 64,
+ *   maxStorageBufferBindingSize: 128 << 20,
+ *   maxBufferSize: 256 << 20,
+ *   maxStorageBuffersPerShaderStage: 8,
+ * };
+ * try {
+ *   checkDispatch(limits, { where: "demo/main", workgroups: [70000, 1, 1], workgroupSize: [64, 1, 1], storage: [] });
+ * } catch (e) {
+ *   if (!(e instanceof LimitError)) throw e;
+ *   e.limit; // "maxComputeWorkgroupsPerDimension"
+ *   e.requested; // 70000
+ * }
+ * ```
+ */
 export class LimitError extends Error {
   /** The limit's WebGPU name. */
   readonly limit: string;
@@ -72,6 +96,20 @@ export interface DispatchShape {
  * @throws LimitError naming the first limit exceeded
  * @throws Error when a workgroup count or a binding's bytes is not a non-negative integer, or a
  *   workgroup size not a positive one (NaN would pass every comparison with a limit)
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, checkDispatch } from "@xpu/ops/harness";
+ * const gpu = await acquireDevice();
+ * // Passes silently: 1024 workgroups of 64 over one 256 KiB binding fit every adapter's limits.
+ * checkDispatch(gpu.limits, {
+ *   where: "demo/main",
+ *   workgroups: [1024, 1, 1],
+ *   workgroupSize: [64, 1, 1],
+ *   storage: [{ name: "x", bytes: 65536 * 4 }],
+ * });
+ * gpu.destroy();
+ * ```
  */
 export function checkDispatch(limits: GuardedLimits, shape: DispatchShape): void {
   const { where, workgroups, workgroupSize, storage } = shape;
@@ -146,6 +184,12 @@ export function checkDispatch(limits: GuardedLimits, shape: DispatchShape): void
  * @param where `op/entry`, for messages
  * @returns the workgroup size, x, y, z
  * @throws Error when the declaration is missing or not made of integer literals
+ *
+ * @example
+ * ```ts
+ * import { workgroupSizeOf } from "@xpu/ops/harness";
+ * workgroupSizeOf("@compute @workgroup_size(64, 4) fn main() {}", "demo/main"); // [64, 4, 1]
+ * ```
  */
 export function workgroupSizeOf(source: string, where: string): [number, number, number] {
   const m = /@workgroup_size\(\s*(\d+)u?\s*(?:,\s*(\d+)u?\s*)?(?:,\s*(\d+)u?\s*)?\)/.exec(source);
@@ -163,6 +207,13 @@ export function workgroupSizeOf(source: string, where: string): [number, number,
  * @returns [x, y, 1]
  * @throws Error when `count` is not a non-negative integer, `maxPerDimension` not a positive one,
  *   or `count` exceeds `maxPerDimension` squared
+ *
+ * @example
+ * ```ts
+ * import { foldWorkgroups } from "@xpu/ops/harness";
+ * foldWorkgroups(1000, 65535); // [1000, 1, 1]
+ * foldWorkgroups(100000, 65535); // [50000, 2, 1]
+ * ```
  */
 export function foldWorkgroups(count: number, maxPerDimension: number): [number, number, number] {
   requireSize("foldWorkgroups", "count", count, 0);

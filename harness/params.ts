@@ -29,7 +29,7 @@ export interface ParamField {
  *
  * @example
  * ```ts
- * import { packParams } from "./params.ts";
+ * import { packParams } from "@xpu/ops/harness";
  * const bytes = packParams([{ name: "n", type: "u32" }, { name: "alpha", type: "f32" }], { n: 3, alpha: 0.5 }, "demo");
  * bytes.byteLength; // 16
  * ```

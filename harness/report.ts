@@ -183,7 +183,7 @@ export interface RowFigures {
  *
  * @example
  * ```ts
- * import { rowFigures } from "./report.ts";
+ * import { rowFigures } from "@xpu/ops/harness";
  * // 1 GB moved and 0.25 GFLOP in 1 ms, against 2000 GB/s and 50 TFLOP/s: bandwidth-bound at 50%.
  * rowFigures({ bytes: 1e9, flops: 2.5e8 }, 1, { bandwidthGBps: 2000, computeTFLOPs: 50 }).fraction; // 0.5
  * ```

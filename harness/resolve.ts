@@ -48,7 +48,7 @@ export interface Resolution {
  *
  * @example
  * ```ts
- * import { resolve } from "./resolve.ts";
+ * import { resolve } from "@xpu/ops/harness";
  * const r = resolve({ kernel: "/* portable *\/", "kernel.nvidia": "/* tuned *\/" }, { entry: "kernel", target: "nvidia" });
  * r.rung; // "target"
  * ```

@@ -157,6 +157,14 @@ export interface ClockWarmupOptions {
  * @returns the GPU time spent, in ms (0 when `ms` is 0)
  * @throws TimestampUnavailableError without `timestamp-query`
  * @throws Error when `ms` is negative or not finite
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, warmClocks } from "@xpu/ops/harness";
+ * const gpu = await acquireDevice();
+ * const spent = await warmClocks(gpu, { ms: 50 }); // at least 50 ms of GPU time, once the passes stop speeding up
+ * gpu.destroy();
+ * ```
  */
 export async function warmClocks(gpu: ResidentDevice, options: ClockWarmupOptions = {}): Promise<number> {
   const ms = options.ms ?? CLOCK_WARMUP_MS;
@@ -283,6 +291,23 @@ function validated(options: TimingOptions): { samples: number; warmup: number } 
  * @returns the timing
  * @throws TimestampUnavailableError without `timestamp-query` or when the timestamps read zero
  * @throws Error naming the op when WebGPU rejects the work, or when a timestamp runs backwards
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, elementwisePlan } from "@xpu/ops";
+ * import { timeResident } from "@xpu/ops/harness";
+ * const gpu = await acquireDevice();
+ * const n = 4096;
+ * const a = gpu.upload(new Float32Array(n).fill(1));
+ * const b = gpu.upload(new Float32Array(n).fill(2));
+ * const sum = gpu.alloc("f32", n);
+ * const t = await timeResident(gpu, elementwisePlan(gpu, { op: "add", n }), [[a, b, sum]], {
+ *   samples: 5,
+ *   clockWarmupMs: 0,
+ * });
+ * console.log(`${t.ms} ms median of ${t.samples}`);
+ * gpu.destroy();
+ * ```
  */
 export async function timeResident(
   gpu: ResidentDevice,
@@ -399,14 +424,19 @@ export async function timeResident(
  * @throws Error when an input does not match its binding or WebGPU rejects the work
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice, elementwisePlan } from "@xpu/ops";
- * import { timePlan } from "./timing.ts";
+ * import { timePlan } from "@xpu/ops/harness";
  * const gpu = await acquireDevice();
- * const n = 1 << 20;
+ * const n = 4096;
  * const rand = () => Float32Array.from({ length: n }, () => Math.random() + 0.5);
- * const t = await timePlan(gpu, elementwisePlan(gpu, { op: "add", n }), () => [rand(), rand()]);
+ * const t = await timePlan(gpu, elementwisePlan(gpu, { op: "add", n }), () => [rand(), rand()], {
+ *   samples: 5,
+ *   maxSets: 2,
+ *   clockWarmupMs: 0,
+ * });
  * console.log(`${t.ms} ms median of ${t.samples}`);
+ * gpu.destroy();
  * ```
  */
 export async function timePlan(

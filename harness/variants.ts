@@ -54,7 +54,7 @@ function isDtype(s: string): s is Dtype {
  *
  * @example
  * ```ts
- * import { parseVariantName } from "./variants.ts";
+ * import { parseVariantName } from "@xpu/ops/harness";
  * parseVariantName("kernel.nvidia.f16.wgsl"); // { name: "kernel.nvidia.f16", entry: "kernel", target: "nvidia", dtype: "f16" }
  * ```
  */
