@@ -69,6 +69,23 @@ export interface BenchCase {
  *
  * @param spec the op, entry, sources, shapes, label, plan builder and input maker
  * @returns the case
+ *
+ * @example
+ * ```ts
+ * import { defineCase, elementwisePlan, randomInput } from "@xpu/ops";
+ * import { KERNELS } from "@xpu/ops/ops/elementwise";
+ * const add = defineCase<{ n: number }>({
+ *   op: "elementwise",
+ *   entry: "kernel",
+ *   sources: KERNELS,
+ *   gpu: [{ n: 1 << 24 }],
+ *   quick: [{ n: 1 << 12 }],
+ *   label: ({ n }) => `${n}`,
+ *   plan: (gpu, { n }, options) => elementwisePlan(gpu, { op: "add", n }, options),
+ *   inputs: ({ n }, seed) => [randomInput(n, seed), randomInput(n, seed + 1)],
+ * });
+ * add.shapes.quick[0].label; // "4096"
+ * ```
  */
 export function defineCase<S>(spec: CaseSpec<S>): BenchCase {
   const erase = (shapes: readonly S[]): BenchShape[] =>
@@ -96,6 +113,16 @@ export function defineCase<S>(spec: CaseSpec<S>): BenchCase {
  * @param entry the entry point the case times
  * @param options the bench's options (an override from `--all-variants` wins)
  * @returns options whose override names a variant of `entry`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, entryOptions } from "@xpu/ops";
+ * import { KERNELS } from "@xpu/ops/ops/elementwise";
+ * const gpu = await acquireDevice();
+ * entryOptions(gpu, KERNELS, "kernel", {}); // { override: <the variant of "kernel" this device resolves> }
+ * entryOptions(gpu, KERNELS, "kernel", { override: "kernel" }); // { override: "kernel" }
+ * gpu.destroy();
+ * ```
  */
 export function entryOptions(
   gpu: ResidentDevice,
@@ -115,6 +142,13 @@ export function entryOptions(
  * @param lo smallest magnitude, default 0.5
  * @param hi magnitude bound, default 1.5
  * @returns the values
+ *
+ * @example
+ * ```ts
+ * import { randomInput } from "@xpu/ops/harness";
+ * const x = randomInput(1024, 7); // magnitudes in [0.5, 1.5), either sign
+ * const same = randomInput(1024, 7); // the same values: the seed fixes them
+ * ```
  */
 export function randomInput(length: number, seed: number, lo = 0.5, hi = 1.5): Float32Array {
   const out = new Float32Array(length);

@@ -84,7 +84,37 @@ export interface BenchRun {
   failures: number;
 }
 
-/** Thrown by {@link runBench} when no job is left to run, before any GPU work. */
+/**
+ * Thrown by {@link runBench} when no job is left to run, before any GPU work.
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, defineCase, elementwisePlan, NoBenchJobError, randomInput, runBench } from "@xpu/ops";
+ * import { KERNELS } from "@xpu/ops/ops/elementwise";
+ * const add = defineCase<{ n: number }>({
+ *   op: "elementwise",
+ *   entry: "kernel",
+ *   sources: KERNELS,
+ *   gpu: [{ n: 1 << 24 }],
+ *   quick: [{ n: 1 << 12 }],
+ *   label: ({ n }) => `${n}`,
+ *   plan: (gpu, { n }, options) => elementwisePlan(gpu, { op: "add", n }, options),
+ *   inputs: ({ n }, seed) => [randomInput(n, seed), randomInput(n, seed + 1)],
+ * });
+ * const gpu = await acquireDevice();
+ * try {
+ *   await runBench(gpu, [add], {
+ *     sizes: "quick", filters: ["softmax"], samples: 5, warmup: 1, cacheBytes: 0, runtime: "deno", os: "linux",
+ *   });
+ * } catch (e) {
+ *   if (!(e instanceof NoBenchJobError)) throw e;
+ *   e.filters; // ["softmax"]
+ *   e.example; // "elementwise/kernel"
+ * } finally {
+ *   gpu.destroy();
+ * }
+ * ```
+ */
 export class NoBenchJobError extends Error {
   /**
    * Creates the error.
@@ -282,13 +312,14 @@ function benchConditions(
  *
  * @example
  * ```ts ignore
+ * // ignore: reads `navigator.userAgent` / `navigator.platform` as a browser page would, and measures the roofline first
  * import { acquireDevice, defineCase, elementwisePlan, randomInput, reportJson, runBench } from "@xpu/ops";
  * import { KERNELS } from "@xpu/ops/ops/elementwise";
  *
  * const add = defineCase({
  *   op: "elementwise", entry: "kernel", sources: KERNELS, gpu: [1 << 24], quick: [1 << 16],
  *   label: (n) => `${n}`,
- *   plan: (gpu, n, options) => elementwisePlan(gpu, { op: "add", length: n }, options),
+ *   plan: (gpu, n, options) => elementwisePlan(gpu, { op: "add", n }, options),
  *   inputs: (n, seed) => [randomInput(n, seed), randomInput(n, seed + 1)],
  * });
  * const gpu = await acquireDevice();

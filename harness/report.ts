@@ -207,6 +207,12 @@ export function rowFigures(
  *
  * @param row a row
  * @returns `op/entry/variant/shape`
+ *
+ * @example
+ * ```ts
+ * import { rowKey } from "@xpu/ops/harness";
+ * rowKey({ op: "softmax", entry: "kernel", variant: "kernel.nvidia", shape: "4096x4096" }); // "softmax/kernel/kernel.nvidia/4096x4096"
+ * ```
  */
 export function rowKey(row: Pick<BenchRow, "op" | "entry" | "variant" | "shape">): string {
   return `${row.op}/${row.entry}/${row.variant}/${row.shape}`;
@@ -272,6 +278,21 @@ export function vsPeer(ms: number, peer: PeerFigure | null | undefined): number 
  * @returns the report
  * @throws Error naming `label` (the file) and the problem: empty text, invalid JSON, the first missing
  *   or mistyped field, a negative or non-finite figure, or no rows
+ *
+ * @example
+ * ```ts
+ * import { parseReport } from "@xpu/ops/harness";
+ * const text = JSON.stringify({
+ *   schema: "xpu-ops-bench/1",
+ *   device: { description: "llvmpipe", vendor: "mesa", deno: "2.9.6", date: "2026-12-02", bandwidthGBps: 20, computeTFLOPs: 0.2 },
+ *   results: [{
+ *     op: "softmax", entry: "kernel", variant: "kernel", shape: "1024x1024",
+ *     ms: 0.5, gbps: 16.8, tflops: 0.0105, fraction: 0.84, bound: "bandwidth",
+ *   }],
+ * }); // in practice, the text of a file `deno task bench` wrote
+ * const report = parseReport(text, "bench.json");
+ * report.results.length; // 1
+ * ```
  */
 export function parseReport(text: string, label = "result"): BenchReport {
   if (text.trim() === "") throw new Error(`${label}: the file is empty, not a bench result`);
@@ -310,6 +331,30 @@ export function parseReport(text: string, label = "result"): BenchReport {
  *
  * @param report the report
  * @returns the JSON text
+ *
+ * @example
+ * ```ts
+ * import { type BenchReport, parseReport, reportJson, SCHEMA } from "@xpu/ops/harness";
+ * const report: BenchReport = {
+ *   schema: SCHEMA,
+ *   device: {
+ *     description: "llvmpipe", vendor: "mesa", architecture: "", driver: null, isFallbackAdapter: true,
+ *     target: null, features: ["timestamp-query"], deno: "2.9.6", os: "linux x86_64", date: "2026-12-02T00:00Z",
+ *     bandwidthGBps: 20, computeTFLOPs: 0.2, computeF16TFLOPs: null, dp4aTOPS: null, probes: [], skipped: [],
+ *   },
+ *   conditions: {
+ *     method: "median of GPU timestamps", repetitions: 10, warmup: 3, timestamps: "timestamp-query",
+ *     date: "2026-12-02T00:00Z", deno: "2.9.6", sizes: "quick", cacheBytes: 50 << 20, regression: "none",
+ *   },
+ *   results: [{
+ *     op: "softmax", entry: "kernel", variant: "kernel", shape: "1024x1024", ms: 0.5, msMin: 0.48, msMax: 0.6,
+ *     msQ1: 0.49, msQ3: 0.52, samples: 10, bytes: 8388608, flops: 5242880, gbps: 16.8, tflops: 0.0105,
+ *     intensity: 0.625, fraction: 0.84, bound: "bandwidth", sets: 13, cacheResident: false,
+ *   }],
+ * };
+ * const text = reportJson(report); // what `deno task bench` writes to its result file
+ * parseReport(text).results[0].shape; // "1024x1024"
+ * ```
  */
 export function reportJson(report: BenchReport): string {
   return JSON.stringify(report, null, 2) + "\n";
@@ -479,6 +524,18 @@ export function fmt(x: number): string {
  *
  * @param device the device block of a report
  * @returns one or more lines
+ *
+ * @example
+ * ```ts
+ * import { deviceSummary } from "@xpu/ops/harness";
+ * console.log(deviceSummary({
+ *   description: "llvmpipe", vendor: "mesa", architecture: "", driver: null, isFallbackAdapter: true,
+ *   target: null, features: [], deno: "2.9.6", os: "linux x86_64", date: "2026-12-02T00:00Z",
+ *   bandwidthGBps: 20, computeTFLOPs: 0.2, computeF16TFLOPs: null, dp4aTOPS: null, probes: [], skipped: [],
+ * }));
+ * // device: llvmpipe (vendor mesa, fallback adapter); deno 2.9.6, linux x86_64, 2026-12-02T00:00Z
+ * // roofline: bandwidth 20.0 GB/s, compute f32 0.200 TFLOP/s; ridge 10.0 FLOP/B
+ * ```
  */
 export function deviceSummary(device: BenchDevice): string {
   const extra = [
@@ -561,6 +618,29 @@ const SVG_STYLE = "text { font: 11px system-ui, sans-serif; fill: #333; } .grid 
  *
  * @param report the report
  * @returns the `<svg>` markup
+ *
+ * @example
+ * ```ts
+ * import { type BenchReport, rooflineSvg, SCHEMA } from "@xpu/ops/harness";
+ * const report: BenchReport = {
+ *   schema: SCHEMA,
+ *   device: {
+ *     description: "llvmpipe", vendor: "mesa", architecture: "", driver: null, isFallbackAdapter: true,
+ *     target: null, features: ["timestamp-query"], deno: "2.9.6", os: "linux x86_64", date: "2026-12-02T00:00Z",
+ *     bandwidthGBps: 20, computeTFLOPs: 0.2, computeF16TFLOPs: null, dp4aTOPS: null, probes: [], skipped: [],
+ *   },
+ *   conditions: {
+ *     method: "median of GPU timestamps", repetitions: 10, warmup: 3, timestamps: "timestamp-query",
+ *     date: "2026-12-02T00:00Z", deno: "2.9.6", sizes: "quick", cacheBytes: 50 << 20, regression: "none",
+ *   },
+ *   results: [{
+ *     op: "softmax", entry: "kernel", variant: "kernel", shape: "1024x1024", ms: 0.5, msMin: 0.48, msMax: 0.6,
+ *     msQ1: 0.49, msQ3: 0.52, samples: 10, bytes: 8388608, flops: 5242880, gbps: 16.8, tflops: 0.0105,
+ *     intensity: 0.625, fraction: 0.84, bound: "bandwidth", sets: 13, cacheResident: false,
+ *   }],
+ * };
+ * const svg = rooflineSvg(report); // "<svg ...>": both rooflines and one point per row
+ * ```
  */
 export function rooflineSvg(report: BenchReport): string {
   const { bandwidthGBps, computeTFLOPs } = report.device;
@@ -654,6 +734,29 @@ function peerParagraph(report: BenchReport): string {
  *
  * @param report the report
  * @returns the HTML text
+ *
+ * @example
+ * ```ts
+ * import { type BenchReport, reportHtml, SCHEMA } from "@xpu/ops/harness";
+ * const report: BenchReport = {
+ *   schema: SCHEMA,
+ *   device: {
+ *     description: "llvmpipe", vendor: "mesa", architecture: "", driver: null, isFallbackAdapter: true,
+ *     target: null, features: ["timestamp-query"], deno: "2.9.6", os: "linux x86_64", date: "2026-12-02T00:00Z",
+ *     bandwidthGBps: 20, computeTFLOPs: 0.2, computeF16TFLOPs: null, dp4aTOPS: null, probes: [], skipped: [],
+ *   },
+ *   conditions: {
+ *     method: "median of GPU timestamps", repetitions: 10, warmup: 3, timestamps: "timestamp-query",
+ *     date: "2026-12-02T00:00Z", deno: "2.9.6", sizes: "quick", cacheBytes: 50 << 20, regression: "none",
+ *   },
+ *   results: [{
+ *     op: "softmax", entry: "kernel", variant: "kernel", shape: "1024x1024", ms: 0.5, msMin: 0.48, msMax: 0.6,
+ *     msQ1: 0.49, msQ3: 0.52, samples: 10, bytes: 8388608, flops: 5242880, gbps: 16.8, tflops: 0.0105,
+ *     intensity: 0.625, fraction: 0.84, bound: "bandwidth", sets: 13, cacheResident: false,
+ *   }],
+ * };
+ * const html = reportHtml(report); // a standalone page: device, conditions, the roofline chart, the table
+ * ```
  */
 export function reportHtml(report: BenchReport): string {
   const d = report.device, c = report.conditions;

@@ -66,6 +66,13 @@ const VENDOR_TARGETS: Record<string, Target | undefined> = {
  *
  * @param info the adapter's info (vendor, architecture, description, isFallbackAdapter)
  * @returns the target, or undefined, and the reason
+ *
+ * @example
+ * ```ts
+ * import { detectTarget } from "@xpu/ops/harness";
+ * detectTarget({ vendor: "4318", architecture: "", description: "NVIDIA H200" }).target; // "nvidia" (PCI id 0x10de)
+ * detectTarget({ vendor: "intel", architecture: "", description: "" }).target; // undefined: no target
+ * ```
  */
 export function detectTarget(info: AdapterInfoLike): { target: Target | undefined; reason: string } {
   if (info.isFallbackAdapter) {
@@ -91,6 +98,16 @@ export function detectTarget(info: AdapterInfoLike): { target: Target | undefine
  *
  * @param adapter a WebGPU adapter
  * @returns the adapter's description with the detected target and the reason
+ *
+ * @example
+ * ```ts
+ * import { describeAdapter } from "@xpu/ops/harness";
+ * const adapter = await navigator.gpu.requestAdapter();
+ * if (adapter) {
+ *   const { description, target, reason } = describeAdapter(adapter);
+ *   console.log(description, target ?? "portable", reason);
+ * }
+ * ```
  */
 export function describeAdapter(adapter: GPUAdapter): AdapterDescription {
   // `adapter.info` is recent: an adapter from an older runtime may not have it.

@@ -97,6 +97,13 @@ export type KernelSources = Readonly<Record<string, string>>;
  * @param entry the entry point
  * @returns the variant names of `entry`
  * @throws Error when `entry` has no portable kernel
+ *
+ * @example
+ * ```ts
+ * import { variantsOf } from "@xpu/ops/harness";
+ * const sources = { kernel: "// portable", "kernel.nvidia": "// nvidia", "kernel.f16": "// f16", rows: "// rows" };
+ * variantsOf(sources, "kernel"); // ["kernel", "kernel.f16", "kernel.nvidia"]
+ * ```
  */
 export function variantsOf(sources: KernelSources, entry: string): string[] {
   if (!(entry in sources)) {
@@ -114,6 +121,13 @@ export function variantsOf(sources: KernelSources, entry: string): string[] {
  *
  * @param sources an op's kernel sources
  * @returns the distinct entry-point names, sorted
+ *
+ * @example
+ * ```ts
+ * import { entriesOf } from "@xpu/ops/harness";
+ * const sources = { kernel: "// portable", "kernel.nvidia": "// nvidia", "kernel.f16": "// f16", rows: "// rows" };
+ * entriesOf(sources); // ["kernel", "rows"]
+ * ```
  */
 export function entriesOf(sources: KernelSources): string[] {
   return [...new Set(Object.keys(sources).map((n) => parseVariantName(n).entry))].sort();
