@@ -153,6 +153,14 @@ const F32_MAX_BELOW = 3.0e38; // a threshold no probe's sum reaches: the store n
  *
  * @param gpu the device
  * @returns description, vendor, architecture, driver (or null) and whether it is a fallback
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, probeAdapter } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const { description, driver, isFallbackAdapter } = probeAdapter(gpu);
+ * gpu.destroy();
+ * ```
  */
 export function probeAdapter(gpu: ResidentDevice): ProbeAdapter {
   const info = gpu.device.adapterInfo as GPUAdapterInfo & { driver?: unknown };
@@ -169,6 +177,12 @@ export function probeAdapter(gpu: ResidentDevice): ProbeAdapter {
  * The runtime and its version: `deno <version>` under Deno, else the user agent.
  *
  * @returns e.g. `deno 2.9.6`
+ *
+ * @example
+ * ```ts
+ * import { runtimeVersion } from "@xpu/ops";
+ * runtimeVersion(); // "deno 2.9.6" under Deno 2.9.6; the user agent in a browser
+ * ```
  */
 export function runtimeVersion(): string {
   const deno = (globalThis as { Deno?: { version?: { deno?: string } } }).Deno;
@@ -253,6 +267,14 @@ async function fillPattern(gpu: ResidentDevice, tensor: GpuTensor): Promise<void
  * @param c the config
  * @param source WGSL to check instead of the generated kernel (for testing the check itself)
  * @throws Error naming the kernel and the first wrong element
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, checkBandwidthKernel } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * await checkBandwidthKernel(gpu, { kind: "copy", perThread: 4, workgroupSize: 256 }); // resolves: the copy is exact
+ * gpu.destroy();
+ * ```
  */
 export async function checkBandwidthKernel(gpu: ResidentDevice, c: BandwidthConfig, source?: string): Promise<void> {
   const span = c.workgroupSize * c.perThread;
@@ -300,6 +322,19 @@ function stamp(gpu: ResidentDevice) {
  * @param options sizes and timing options
  * @returns the result, in GB/s
  * @throws Error when the known-answer check fails; TimestampUnavailableError without timestamps
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, probeBandwidth } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const r = await probeBandwidth(gpu, { kind: "copy", perThread: 4, workgroupSize: 256 }, {
+ *   bandwidthBytes: 4 << 20, // small, for a quick look; the default is 1 GiB on a real GPU
+ *   samples: 5,
+ *   clockWarmupMs: 0,
+ * });
+ * console.log(`${r.kernel}: ${r.figure.toFixed(1)} GB/s`);
+ * gpu.destroy();
+ * ```
  */
 export async function probeBandwidth(
   gpu: ResidentDevice,
@@ -378,6 +413,14 @@ function fmaPlan(
  * @param c the config
  * @param source WGSL to check instead of the generated kernel (for testing the check itself)
  * @throws Error naming the kernel and the first wrong element
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, checkFmaKernel } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * await checkFmaKernel(gpu, { dtype: "f32", chains: 4, unroll: 4, workgroupSize: 64 }); // resolves: every chain ends where it should
+ * gpu.destroy();
+ * ```
  */
 export async function checkFmaKernel(gpu: ResidentDevice, c: FmaConfig, source?: string): Promise<void> {
   const threads = 2 * c.workgroupSize, iters = 2, steps = iters * c.unroll;
@@ -432,6 +475,16 @@ const DP4A_STEP = 0x01030507;
  * @param c the config
  * @param source WGSL to check instead of the generated kernel (for testing the check itself)
  * @throws Error naming the kernel and the first wrong element
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, checkDp4aKernel, hasDp4a } from "@xpu/ops";
+ * if (hasDp4a()) {
+ *   const gpu = await acquireDevice();
+ *   await checkDp4aKernel(gpu, { chains: 8, unroll: 4, workgroupSize: 64 }); // resolves: matches the host emulation
+ *   gpu.destroy();
+ * }
+ * ```
  */
 export async function checkDp4aKernel(gpu: ResidentDevice, c: Dp4aConfig, source?: string): Promise<void> {
   const threads = 2 * c.workgroupSize, iters = 2, steps = iters * c.unroll;
@@ -492,6 +545,21 @@ function defaultThreads(gpu: ResidentDevice, options: ProbeOptions): number {
  * @param options threads, target pass time and timing options
  * @returns the result, in TFLOP/s
  * @throws Error when f16 is asked for but not verified, or the known-answer check fails
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, probeFma } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const r = await probeFma(gpu, { dtype: "f32", chains: 4, unroll: 4, workgroupSize: 256 }, {
+ *   size: "small",
+ *   threads: 4096,
+ *   targetMs: 2,
+ *   samples: 5,
+ *   clockWarmupMs: 0,
+ * });
+ * console.log(`${r.kernel}: ${r.figure.toFixed(3)} TFLOP/s`);
+ * gpu.destroy();
+ * ```
  */
 export async function probeFma(gpu: ResidentDevice, c: FmaConfig, options: ProbeOptions = {}): Promise<ProbeResult> {
   if (c.dtype === "f16" && !gpu.f16Verified) {
@@ -512,6 +580,23 @@ export async function probeFma(gpu: ResidentDevice, c: FmaConfig, options: Probe
  * @param options threads, target pass time and timing options
  * @returns the result, in TOPS
  * @throws Error when the WGSL language feature is missing or the known-answer check fails
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, hasDp4a, probeDp4a } from "@xpu/ops";
+ * if (hasDp4a()) {
+ *   const gpu = await acquireDevice();
+ *   const r = await probeDp4a(gpu, { chains: 8, unroll: 4, workgroupSize: 256 }, {
+ *     size: "small",
+ *     threads: 4096,
+ *     targetMs: 2,
+ *     samples: 5,
+ *     clockWarmupMs: 0,
+ *   });
+ *   console.log(`${r.kernel}: ${r.figure.toFixed(3)} TOPS`);
+ *   gpu.destroy();
+ * }
+ * ```
  */
 export async function probeDp4a(gpu: ResidentDevice, c: Dp4aConfig, options: ProbeOptions = {}): Promise<ProbeResult> {
   if (!hasDp4a()) throw new Error(`${dp4aName(c)}: WGSL packed_4x8_integer_dot_product is not available`);
@@ -546,6 +631,12 @@ function probeResult(
  * Whether WGSL's `packed_4x8_integer_dot_product` language feature (`dot4I8Packed`) is present.
  *
  * @returns true when `navigator.gpu.wgslLanguageFeatures` lists it
+ *
+ * @example
+ * ```ts
+ * import { hasDp4a } from "@xpu/ops";
+ * console.log(hasDp4a() ? "dot4I8Packed available: the DP4a probe runs" : "no DP4a probe");
+ * ```
  */
 export function hasDp4a(): boolean {
   const gpu = globalThis.navigator?.gpu as (GPU & { wgslLanguageFeatures?: ReadonlySet<string> }) | undefined;
@@ -575,6 +666,14 @@ const KINDS: BandwidthKind[] = ["copy", "read", "write"];
  *
  * @param size full or small
  * @returns the configs
+ *
+ * @example
+ * ```ts
+ * import { defaultConfigs } from "@xpu/ops";
+ * const small = defaultConfigs("small");
+ * small.bandwidth.map((c) => c.kind); // ["copy", "read", "write"]
+ * small.fma.length; // 1
+ * ```
  */
 export function defaultConfigs(size: ProbeSize): ProbeConfigs {
   const wg = 256;
@@ -600,6 +699,13 @@ export function defaultConfigs(size: ProbeSize): ProbeConfigs {
  *
  * @param size full (the grid) or small (a handful, for a fallback adapter)
  * @returns the configs
+ *
+ * @example
+ * ```ts
+ * import { sweepConfigs } from "@xpu/ops";
+ * sweepConfigs("small").bandwidth.length; // 6: three kinds, one or four vec4s per thread
+ * sweepConfigs("full").bandwidth.length; // 36: three kinds × four vec4 counts × three workgroup sizes
+ * ```
  */
 export function sweepConfigs(size: ProbeSize): ProbeConfigs {
   if (size === "small") {
@@ -650,13 +756,28 @@ function best(results: ProbeResult[], probe: ProbeName): number | null {
  * @throws Error when no bandwidth or no f32 config succeeded; TimestampUnavailableError without
  *   timestamps
  *
- * @example
- * ```ts ignore
- * import { acquireDevice } from "./device.ts";
- * import { measureRoofline } from "./roofline.ts";
+ * @example Small probes, one config each (a quick look; a real measurement takes the defaults)
+ * ```ts
+ * import { acquireDevice, measureRoofline } from "@xpu/ops";
  * const gpu = await acquireDevice();
- * const r = await measureRoofline(gpu);
+ * const r = await measureRoofline(gpu, { size: "small", bandwidthBytes: 4 << 20, threads: 4096, targetMs: 2, samples: 5 }, {
+ *   bandwidth: [{ kind: "copy", perThread: 4, workgroupSize: 256 }],
+ *   fma: [{ dtype: "f32", chains: 4, unroll: 4, workgroupSize: 256 }],
+ *   fmaF16: [],
+ *   dp4a: [],
+ * });
+ * console.log(`${r.bandwidthGBps.toFixed(0)} GB/s, ${r.computeTFLOPs.toFixed(3)} TFLOP/s on ${r.adapter.description}`);
+ * gpu.destroy();
+ * ```
+ *
+ * @example The full measurement, as `deno task roofline` takes it
+ * ```ts ignore
+ * // ignore: full probes move 1 GiB buffers and calibrate 2^23-thread kernels: minutes on a software adapter
+ * import { acquireDevice, measureRoofline } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const r = await measureRoofline(gpu, { size: "full" });
  * console.log(`${r.bandwidthGBps.toFixed(0)} GB/s, ${r.computeTFLOPs.toFixed(1)} TFLOP/s on ${r.adapter.description}`);
+ * gpu.destroy();
  * ```
  */
 export async function measureRoofline(
