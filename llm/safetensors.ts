@@ -69,7 +69,20 @@ export type SafetensorsErrorCode =
   | "InvalidIndex"
   | "SourceError";
 
-/** A safetensors file or checkpoint that cannot be read, with the reference's name for why. */
+/**
+ * A safetensors file or checkpoint that cannot be read, with the reference's name for why.
+ *
+ * @example
+ * ```ts
+ * import { bytesSource, SafetensorsError, SafetensorsFile } from "@xpu/ops/llm";
+ * try {
+ *   await SafetensorsFile.open(bytesSource(new Uint8Array(4), "short.safetensors"));
+ * } catch (e) {
+ *   if (!(e instanceof SafetensorsError)) throw e;
+ *   e.code; // "HeaderTooSmall"
+ * }
+ * ```
+ */
 export class SafetensorsError extends Error {
   /** Why, as the reference reader names it. */
   readonly code: SafetensorsErrorCode;
@@ -134,6 +147,13 @@ export interface SafetensorsHeader {
  * @param source the file's name, for errors
  * @returns the header length n
  * @throws SafetensorsError HeaderTooSmall, HeaderTooLarge or InvalidHeaderLength
+ *
+ * @example
+ * ```ts
+ * import { encodeSafetensors, readHeaderLength } from "@xpu/ops/llm";
+ * const bytes = encodeSafetensors([{ name: "w", dtype: "F32", shape: [2], data: new Uint8Array(8) }]);
+ * const n = readHeaderLength(bytes.subarray(0, 8), bytes.length, "w.safetensors"); // 56: the JSON, padded to 8
+ * ```
  */
 export function readHeaderLength(first8: Uint8Array, fileBytes: number, source: string): number {
   if (fileBytes < 8 || first8.length < 8) {
@@ -166,6 +186,16 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  * @param source the file's name, for errors
  * @returns the tensors in data order and the metadata
  * @throws SafetensorsError naming what is wrong (see the module doc)
+ *
+ * @example
+ * ```ts
+ * import { encodeSafetensors, parseHeader, readHeaderLength } from "@xpu/ops/llm";
+ * const bytes = encodeSafetensors([{ name: "w", dtype: "F32", shape: [2], data: new Uint8Array(8) }], { format: "pt" });
+ * const n = readHeaderLength(bytes.subarray(0, 8), bytes.length, "w.safetensors");
+ * const header = parseHeader(bytes.subarray(8, 8 + n), bytes.length - 8 - n, "w.safetensors");
+ * header.tensors[0]; // { name: "w", dtype: "F32", shape: [2], begin: 0, end: 8 }
+ * header.metadata; // { format: "pt" }
+ * ```
  */
 export function parseHeader(headerBytes: Uint8Array, dataBytes: number, source: string): SafetensorsHeader {
   let text: string;
@@ -326,7 +356,19 @@ export interface TensorStore {
   readFloat32(name: string): Promise<Float32Array>;
 }
 
-/** One validated safetensors file over a {@link ByteSource}; tensors are read on demand. */
+/**
+ * One validated safetensors file over a {@link ByteSource}; tensors are read on demand.
+ *
+ * @example
+ * ```ts
+ * import { bytesSource, encodeSafetensors, SafetensorsFile } from "@xpu/ops/llm";
+ * const data = new Uint8Array(new Float32Array([1, 2, 3, 4]).buffer);
+ * const bytes = encodeSafetensors([{ name: "w", dtype: "F32", shape: [2, 2], data }]);
+ * const file = await SafetensorsFile.open(bytesSource(bytes, "w.safetensors"));
+ * file.info("w").shape; // [2, 2]
+ * await file.readFloat32("w"); // Float32Array [1, 2, 3, 4]
+ * ```
+ */
 export class SafetensorsFile implements TensorStore {
   readonly tensors: readonly TensorInfo[];
   readonly metadata: Record<string, string>;

@@ -14,6 +14,19 @@ import { openCheckpoint } from "./safetensors_sharded.ts";
  *
  * @param path the file
  * @returns the source; close it when done
+ *
+ * @example
+ * ```ts
+ * import { encodeSafetensors, SafetensorsFile } from "@xpu/ops/llm";
+ * import { fileSource } from "@xpu/ops/llm/file";
+ * const path = await Deno.makeTempFile({ suffix: ".safetensors" });
+ * await Deno.writeFile(path, encodeSafetensors([{ name: "w", dtype: "F32", shape: [1], data: new Uint8Array(4) }]));
+ * const source = await fileSource(path);
+ * const file = await SafetensorsFile.open(source); // reads the length and the header only
+ * await file.readFloat32("w"); // Float32Array [0]
+ * source.close();
+ * await Deno.remove(path);
+ * ```
  */
 export async function fileSource(path: string): Promise<ByteSource & { close(): void }> {
   const file = await Deno.open(path, { read: true });
@@ -48,6 +61,21 @@ export async function fileSource(path: string): Promise<ByteSource & { close(): 
  *
  * @param dir the directory
  * @returns its tensors, and `close` for its open files
+ *
+ * @example
+ * ```ts
+ * import { encodeSafetensors } from "@xpu/ops/llm";
+ * import { openCheckpointDir } from "@xpu/ops/llm/file";
+ * const dir = await Deno.makeTempDir(); // in practice, a Hugging Face snapshot directory
+ * await Deno.writeFile(
+ *   `${dir}/model.safetensors`,
+ *   encodeSafetensors([{ name: "w", dtype: "F32", shape: [1], data: new Uint8Array(4) }]),
+ * );
+ * const { store, close } = await openCheckpointDir(dir);
+ * store.tensors.map((t) => t.name); // ["w"]
+ * close();
+ * await Deno.remove(dir, { recursive: true });
+ * ```
  */
 export async function openCheckpointDir(dir: string): Promise<{ store: TensorStore; close(): void }> {
   const opened: { close(): void }[] = [];

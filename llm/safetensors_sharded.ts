@@ -23,6 +23,24 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  * A checkpoint sharded across several files by `model.safetensors.index.json`
  * (`{"weight_map": {tensor: file}}`). Each shard is validated on open; every tensor the map names
  * must be in the shard it names, and no shard may hold a tensor the map does not name.
+ *
+ * @example
+ * ```ts
+ * import { bytesSource, encodeSafetensors, ShardedSafetensors } from "@xpu/ops/llm";
+ * const f32 = (name: string, values: number[]) => ({
+ *   name, dtype: "F32" as const, shape: [values.length], data: new Uint8Array(new Float32Array(values).buffer),
+ * });
+ * const shards: Record<string, Uint8Array> = {
+ *   "model-00001-of-00002.safetensors": encodeSafetensors([f32("a", [1, 2])]),
+ *   "model-00002-of-00002.safetensors": encodeSafetensors([f32("b", [3])]),
+ * };
+ * const index = JSON.stringify({
+ *   weight_map: { a: "model-00001-of-00002.safetensors", b: "model-00002-of-00002.safetensors" },
+ * });
+ * const store = await ShardedSafetensors.open(index, async (file) => bytesSource(shards[file], file));
+ * store.tensors.map((t) => t.name); // ["a", "b"]
+ * await store.readFloat32("b"); // Float32Array [3]
+ * ```
  */
 export class ShardedSafetensors implements TensorStore {
   readonly tensors: readonly TensorInfo[];
@@ -106,6 +124,19 @@ export class ShardedSafetensors implements TensorStore {
  * @param openFile opens a file of the directory by name, or returns null when it does not exist
  * @param readText reads a small text file of the directory, or returns null when it does not exist
  * @returns the checkpoint's tensors
+ *
+ * @example A directory held in memory (in a browser, the files of a picked directory)
+ * ```ts
+ * import { bytesSource, encodeSafetensors, openCheckpoint } from "@xpu/ops/llm";
+ * const files: Record<string, Uint8Array> = {
+ *   "model.safetensors": encodeSafetensors([{ name: "w", dtype: "F32", shape: [1], data: new Uint8Array(4) }]),
+ * };
+ * const store = await openCheckpoint(
+ *   async (name) => bytesSource(files[name], name),
+ *   async (name) => (name in files ? new TextDecoder().decode(files[name]) : null),
+ * ); // no index file: the single model.safetensors
+ * store.tensors.map((t) => t.name); // ["w"]
+ * ```
  */
 export async function openCheckpoint(
   openFile: (name: string) => Promise<ByteSource>,

@@ -15,6 +15,14 @@ import { type ByteSource, SafetensorsError } from "./safetensors.ts";
  * @param bytes the whole file
  * @param name for messages
  * @returns the source
+ *
+ * @example
+ * ```ts
+ * import { bytesSource } from "@xpu/ops/llm";
+ * const source = bytesSource(new Uint8Array([1, 2, 3, 4]), "demo.bin");
+ * source.size; // 4
+ * await source.read(1, 2); // Uint8Array [2, 3]
+ * ```
  */
 export function bytesSource(bytes: Uint8Array, name = "<bytes>"): ByteSource {
   return {
@@ -30,6 +38,15 @@ export function bytesSource(bytes: Uint8Array, name = "<bytes>"): ByteSource {
  * @param blob the file
  * @param name for messages
  * @returns the source
+ *
+ * @example
+ * ```ts
+ * import { blobSource, encodeSafetensors, SafetensorsFile } from "@xpu/ops/llm";
+ * const bytes = encodeSafetensors([{ name: "w", dtype: "F32", shape: [1], data: new Uint8Array(4) }]);
+ * const blob = new File([new Uint8Array(bytes)], "w.safetensors"); // in a page: a File picked or dropped
+ * const file = await SafetensorsFile.open(blobSource(blob)); // named after the File, for messages
+ * file.tensors.length; // 1
+ * ```
  */
 export function blobSource(blob: Blob, name = blob instanceof File ? blob.name : "<blob>"): ByteSource {
   return {
@@ -47,6 +64,15 @@ export function blobSource(blob: Blob, name = blob instanceof File ? blob.name :
  * @param url the file's URL
  * @param fetchFn the fetch to use (defaults to the global one)
  * @returns the source, its size known
+ *
+ * @example
+ * ```ts ignore
+ * // ignore: needs the network (a server that answers Range requests)
+ * import { SafetensorsFile, urlSource } from "@xpu/ops/llm";
+ * const source = await urlSource("https://example.com/model/model.safetensors");
+ * const file = await SafetensorsFile.open(source); // two range requests: the length, then the header
+ * console.log(file.tensors.map((t) => t.name));
+ * ```
  * @throws SafetensorsError SourceError for an HTTP failure or a server without Range support
  */
 export async function urlSource(url: string | URL, fetchFn: typeof fetch = fetch): Promise<ByteSource> {

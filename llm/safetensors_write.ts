@@ -41,6 +41,13 @@ function byteLength(spec: TensorSpec): number {
  * @param metadata string key/values for `__metadata__`
  * @returns the header bytes and the total file size
  * @throws Error naming a duplicate or reserved name, an unknown dtype or a bad shape
+ *
+ * @example
+ * ```ts
+ * import { layoutSafetensors } from "@xpu/ops/llm";
+ * const { header, fileBytes } = layoutSafetensors([{ name: "w", dtype: "F16", shape: [1024, 1024] }]);
+ * fileBytes - header.length; // 2097152: the data section, 2 bytes an element
+ * ```
  */
 export function layoutSafetensors(
   specs: readonly TensorSpec[],
@@ -83,6 +90,21 @@ export function layoutSafetensors(
 /**
  * Writes a safetensors file to a sink, tensor by tensor: `await writer.write(name, bytes)` for each
  * declared tensor in order, then `close()`, which checks every tensor was written.
+ *
+ * @example
+ * ```ts
+ * import { SafetensorsWriter } from "@xpu/ops/llm";
+ * const chunks: Uint8Array[] = []; // a file's writable stream in practice
+ * const writer = new SafetensorsWriter(
+ *   [{ name: "a", dtype: "F32", shape: [2] }, { name: "b", dtype: "I32", shape: [1] }],
+ *   { format: "pt" },
+ *   (chunk) => void chunks.push(chunk),
+ * );
+ * await writer.write("a", new Uint8Array(new Float32Array([1, 2]).buffer));
+ * await writer.write("b", new Uint8Array(new Int32Array([7]).buffer));
+ * await writer.close();
+ * chunks.reduce((n, c) => n + c.length, 0) === writer.fileBytes; // true
+ * ```
  */
 export class SafetensorsWriter {
   /** Total bytes the file will have. */
