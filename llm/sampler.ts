@@ -122,6 +122,14 @@ function validateOptions(options: SamplerOptions): void {
  * @param options A "sample" mode.
  * @param allowed The constraint's set (null = all).
  * @returns The kept ids (ascending) and their probabilities, summing to 1.
+ * @example
+ * ```ts
+ * import { samplingCandidates } from "@xpu/ops/llm";
+ * const logits = new Float32Array([0.5, 2.0, 1.0]);
+ * const { ids, probs } = samplingCandidates(logits, { mode: "sample", temperature: 1, topK: 2, seed: 0 });
+ * ids; // [1, 2]: the two most probable, ascending
+ * probs; // [0.731..., 0.268...]: e^2 and e^1, renormalized
+ * ```
  */
 export function samplingCandidates(
   logits: ArrayLike<number>,
@@ -167,6 +175,13 @@ export function samplingCandidates(
  * @param candidates From samplingCandidates.
  * @param u In [0, 1).
  * @returns The first id whose running probability sum exceeds u.
+ * @example
+ * ```ts
+ * import { drawFromCandidates } from "@xpu/ops/llm";
+ * const candidates = { ids: [3, 8], probs: [0.25, 0.75] };
+ * drawFromCandidates(candidates, 0.1); // 3
+ * drawFromCandidates(candidates, 0.5); // 8
+ * ```
  */
 export function drawFromCandidates(candidates: Candidates, u: number): number {
   const total = candidates.probs.reduce((s, x) => s + x, 0);

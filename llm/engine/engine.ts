@@ -133,7 +133,26 @@ type Output = "logits" | "sample" | "cache";
 
 const STORAGE = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
 
-/** The engine. Create one with {@link LlamaEngine.load} or {@link LlamaEngine.fromWeights}. */
+/**
+ * The engine. Create one with {@link LlamaEngine.load} or {@link LlamaEngine.fromWeights}.
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { LlamaEngine, parseLlamaConfig } from "@xpu/ops/llm";
+ * import { openCheckpointDir } from "@xpu/ops/llm/file";
+ * const dir = "llm/fixtures/tiny-gqa/f32"; // a tiny random model; in practice a Hugging Face snapshot
+ * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
+ * const { store, close } = await openCheckpointDir(dir);
+ * const gpu = await acquireDevice();
+ * const engine = await LlamaEngine.load(gpu, store, config, { maxSeq: 32 });
+ * close();
+ * const ids: number[] = [];
+ * for await (const id of engine.generate([5, 6, 7], { maxTokens: 4 })) ids.push(id);
+ * engine.destroy();
+ * gpu.destroy();
+ * ```
+ */
 export class LlamaEngine {
   /** The model's shape. */
   readonly config: LlamaConfig;
@@ -242,8 +261,11 @@ export class LlamaEngine {
    * const dir = "llm/fixtures/tiny-gqa/f32";
    * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
    * const { store } = await openCheckpointDir(dir);
-   * const engine = await LlamaEngine.load(await acquireDevice(), store, config, { format: "q8", maxSeq: 64 });
+   * const gpu = await acquireDevice();
+   * const engine = await LlamaEngine.load(gpu, store, config, { format: "q8", maxSeq: 64 });
    * for await (const id of engine.generate([5, 6, 7], { maxTokens: 8 })) console.log(id);
+   * engine.destroy();
+   * gpu.destroy();
    * ```
    */
   static load(

@@ -44,6 +44,14 @@ function u32View(bytes: Uint8Array): Uint32Array {
  * @param weight a tensor from `loadWeights`
  * @param format its format
  * @returns the values, row-major
+ *
+ * @example
+ * ```ts
+ * import { dequantizeWeight, llamaWeightSpecs, TINY_CONFIG, transformTensor } from "@xpu/ops/llm";
+ * const spec = llamaWeightSpecs(TINY_CONFIG)[0]; // the embedding, [128, 48]
+ * const parts = transformTensor(spec, new Float32Array(128 * 48).fill(0.5), TINY_CONFIG, "q8");
+ * dequantizeWeight({ spec, parts }, "q8")[0]; // 0.49999999813735485: code 127 times the f32 scale of 0.5 / 127
+ * ```
  */
 export function dequantizeWeight(weight: LoadedWeight, format: WeightFormat): Float64Array {
   const [main, scales] = weight.parts;
@@ -82,7 +90,21 @@ function rmsnorm(x: Float64Array, weight: Float64Array, eps: number): Float64Arr
   return x.map((v, i) => v * inv * weight[i]);
 }
 
-/** The reference model: dequantised weights and a KV cache. */
+/**
+ * The reference model: dequantised weights and a KV cache.
+ *
+ * @example
+ * ```ts
+ * import { LlamaReference, parseLlamaConfig } from "@xpu/ops/llm";
+ * import { openCheckpointDir } from "@xpu/ops/llm/file";
+ * const dir = "llm/fixtures/tiny-gqa/f32";
+ * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
+ * const { store, close } = await openCheckpointDir(dir);
+ * const model = await LlamaReference.load(store, config);
+ * close();
+ * const tokens = model.greedy([5, 6, 7], 4); // four ids, each the argmax of the last logits
+ * ```
+ */
 export class LlamaReference {
   /** The model's shape. */
   readonly config: LlamaConfig;

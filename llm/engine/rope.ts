@@ -126,6 +126,14 @@ export function ropeFrequencies(config: LlamaConfig, seqLen: number): RopeFreque
  * @param rope the call's frequencies
  * @param position the token's position
  * @returns `headDim` numbers
+ *
+ * @example
+ * ```ts
+ * import { ropeCosSin, ropeFrequencies, TINY_CONFIG } from "@xpu/ops/llm";
+ * const rope = ropeFrequencies(TINY_CONFIG, 8);
+ * const cs = ropeCosSin(rope, 0); // position 0: every angle is 0
+ * [cs[0], cs[1]]; // [1, 0]: cos and sin of the first pair
+ * ```
  */
 export function ropeCosSin(rope: RopeFrequencies, position: number): Float64Array {
   const half = rope.invFreq.length;

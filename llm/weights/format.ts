@@ -108,6 +108,15 @@ function stem(name: string): string {
  * @param spec the HF tensor
  * @param format the weight format
  * @returns one entry (f32, norms) or the packed weight and its scales
+ *
+ * @example
+ * ```ts
+ * import { llamaWeightSpecs, outputSpecs, TINY_CONFIG } from "@xpu/ops/llm";
+ * const q = llamaWeightSpecs(TINY_CONFIG)[1]; // model.layers.0.self_attn.q_proj.weight, [48, 48]
+ * outputSpecs(q, "q8");
+ * // [{ name: "model.layers.0.self_attn.q_proj.weight", dtype: "U32", shape: [48, 12] },
+ * //  { name: "model.layers.0.self_attn.q_proj.scales", dtype: "F32", shape: [48] }]
+ * ```
  */
 export function outputSpecs(spec: WeightSpec, format: WeightFormat): TensorSpec[] {
   if (spec.role === "norm" || format === "f32") return [{ name: spec.name, dtype: "F32", shape: spec.shape }];

@@ -53,6 +53,13 @@ export interface LoadOptions {
  * @returns the format, or null when the file is not one of ours (an HF file: no permutation key and
  *   a format that is not ours, such as "pt")
  * @throws Error naming a version, format or permutation this module does not read
+ *
+ * @example
+ * ```ts
+ * import { convertedFormat, convertedMetadata } from "@xpu/ops/llm";
+ * convertedFormat({ format: "pt" }); // null: a Hugging Face file
+ * convertedFormat(convertedMetadata("q8")); // "q8"
+ * ```
  */
 export function convertedFormat(metadata: Record<string, string>): WeightFormat | null {
   // HF writes {"format": "pt"} (or "np", "tf", ...); ours is told apart by its format names and its
@@ -77,6 +84,14 @@ export function convertedFormat(metadata: Record<string, string>): WeightFormat 
  *
  * @param format its weight format
  * @returns format, version and the permutation applied
+ *
+ * @example
+ * ```ts
+ * import { convertedMetadata, encodeSafetensors } from "@xpu/ops/llm";
+ * convertedMetadata("q4g128").format; // "q4g128"
+ * // The converter writes it as the file's __metadata__:
+ * const file = encodeSafetensors([], convertedMetadata("q4g128"));
+ * ```
  */
 export function convertedMetadata(format: WeightFormat): Record<string, string> {
   return { format, version: FORMAT_VERSION, permutation: ROPE_PERMUTATION };
@@ -103,6 +118,18 @@ function checkInfo(info: TensorInfo, want: { dtype: readonly string[]; shape: re
  * @param format the format wanted (ignored for an HF checkpoint's check, which is of its inputs)
  * @returns the specs in load order, whether the store is converted, and the bytes to read
  * @throws SafetensorsError TensorNotFound for a missing tensor, TensorInvalidInfo for a wrong one
+ *
+ * @example
+ * ```ts
+ * import { parseLlamaConfig, planLoad } from "@xpu/ops/llm";
+ * import { openCheckpointDir } from "@xpu/ops/llm/file";
+ * const dir = "llm/fixtures/tiny-gqa/bf16";
+ * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
+ * const { store, close } = await openCheckpointDir(dir);
+ * const plan = planLoad(store, config, "q8"); // checks every tensor's dtype and shape, reads no data
+ * plan.converted; // false: a Hugging Face checkpoint, quantised as it loads
+ * close();
+ * ```
  */
 export function planLoad(
   store: TensorStore,
