@@ -67,6 +67,17 @@ export async function directoryStore(dir: string): Promise<CacheStore> {
  * @param dir the directory the manifest will be published in
  * @param names the files, relative to `dir`, in the manifest's order
  * @returns the manifest; write it with `serializeManifest`
+ * @example
+ * ```ts
+ * import { serializeManifest } from "@xpu/ops/llm";
+ * import { manifestOfFiles } from "@xpu/ops/llm/cache/directory";
+ * const dir = await Deno.makeTempDir(); // in practice, the folder the model is published from
+ * await Deno.writeTextFile(`${dir}/config.json`, "{}");
+ * const manifest = await manifestOfFiles(dir, ["config.json"]);
+ * manifest.files[0].size; // 2
+ * await Deno.writeTextFile(`${dir}/manifest.json`, serializeManifest(manifest));
+ * await Deno.remove(dir, { recursive: true });
+ * ```
  */
 export function manifestOfFiles(dir: string, names: string[]): Promise<WeightManifest> {
   return buildManifest((async function* () {

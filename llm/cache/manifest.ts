@@ -68,6 +68,13 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
  *
  * @param manifestBytes the manifest file exactly as served
  * @returns 64 hex digits
+ * @example
+ * ```ts
+ * import { buildManifest, manifestKey, serializeManifest } from "@xpu/ops/llm";
+ * const manifest = await buildManifest([{ name: "config.json", bytes: new TextEncoder().encode("{}") }]);
+ * const key = await manifestKey(new TextEncoder().encode(serializeManifest(manifest)));
+ * // pass it as `manifestSha256` to WeightCache.load: a cached model then loads with no request
+ * ```
  */
 export function manifestKey(manifestBytes: Uint8Array): Promise<string> {
   return sha256Hex(manifestBytes);
@@ -159,6 +166,12 @@ export async function buildManifest(
  *
  * @param manifest the manifest
  * @returns its text
+ * @example
+ * ```ts
+ * import { parseManifest, serializeManifest } from "@xpu/ops/llm";
+ * const manifest = parseManifest('{"version":1,"files":[],"format":"xpu-weight-manifest"}');
+ * serializeManifest(manifest); // '{\n  "format": "xpu-weight-manifest",\n  "version": 1,\n  "files": []\n}\n'
+ * ```
  */
 export function serializeManifest(manifest: WeightManifest): string {
   const files = manifest.files.map(({ name, size, sha256 }) => ({ name, size, sha256 }));

@@ -86,6 +86,14 @@ export function memoryStore(): CacheStore {
  * @param name the cache's name
  * @returns the store
  * @throws Error when this context has no Cache API
+ * @example
+ * ```ts
+ * import { cacheApiStore } from "@xpu/ops/llm";
+ * const store = await cacheApiStore("xpu-example"); // Deno has the Cache API too
+ * await store.put("greeting", new TextEncoder().encode("hi"));
+ * await store.get("greeting"); // Uint8Array [104, 105]
+ * await caches.delete("xpu-example");
+ * ```
  */
 export async function cacheApiStore(name: string = DEFAULT_NAME): Promise<CacheStore> {
   if (typeof caches === "undefined") {
@@ -149,6 +157,12 @@ function request<T>(r: IdbRequest<T>): Promise<T> {
  * @param name the database's name
  * @returns the store
  * @throws Error when this context has no IndexedDB
+ * @example
+ * ```ts ignore
+ * // ignore: IndexedDB exists only in browsers (Deno has none)
+ * import { indexedDbStore, WeightCache } from "@xpu/ops/llm";
+ * const cache = new WeightCache(await indexedDbStore("my-models"));
+ * ```
  */
 export async function indexedDbStore(name: string = DEFAULT_NAME): Promise<CacheStore> {
   const factory = (globalThis as { indexedDB?: IdbFactory }).indexedDB;

@@ -80,7 +80,22 @@ export interface CachedModelInfo {
 /** Why a load failed: `"quota"` (the store is full), `"integrity"`, `"network"` or `"manifest"`. */
 export type WeightCacheErrorReason = "quota" | "integrity" | "network" | "manifest";
 
-/** A weight cache failure with its reason; a quota error carries the bytes needed and free. */
+/**
+ * A weight cache failure with its reason; a quota error carries the bytes needed and free.
+ *
+ * @example
+ * ```ts
+ * import { memoryStore, WeightCache, WeightCacheError } from "@xpu/ops/llm";
+ * const cache = new WeightCache(memoryStore());
+ * const offline = () => Promise.resolve(new Response("", { status: 503 })); // a server that is down
+ * try {
+ *   await cache.load("https://example.com/model/manifest.json", { fetch: offline });
+ * } catch (e) {
+ *   if (!(e instanceof WeightCacheError)) throw e;
+ *   e.reason; // "network"
+ * }
+ * ```
+ */
 export class WeightCacheError extends Error {
   /**
    * A failure of the weight cache.
