@@ -40,6 +40,15 @@ export type ByteRange = { start: number; end: number } | "unsatisfiable";
  * @param size the file's size in bytes
  * @returns the inclusive range, `"unsatisfiable"`, or null when the header is absent or not a
  *   single byte range (the whole file is then sent, as the RFC allows)
+ *
+ * @example
+ * ```ts
+ * import { parseRange } from "./serve.ts";
+ * parseRange("bytes=100-199", 1000); // { start: 100, end: 199 }
+ * parseRange("bytes=-100", 1000); // { start: 900, end: 999 }: the last 100 bytes
+ * parseRange("bytes=1000-", 1000); // "unsatisfiable": a 416
+ * parseRange(null, 1000); // null: the whole file
+ * ```
  */
 export function parseRange(header: string | null, size: number): ByteRange | null {
   const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
@@ -61,6 +70,15 @@ export function parseRange(header: string | null, size: number): ByteRange | nul
  * @param root the package root (holding deno.json)
  * @param subpath `mod` for `.`, otherwise the export's name without `./`
  * @returns the ESM bundle, or null when the package has no such export
+ *
+ * @example
+ * ```ts
+ * import * as esbuild from "esbuild";
+ * import { bundleExport } from "./serve.ts";
+ * const js = await bundleExport(".", "ops/softmax"); // run from the repository root
+ * await bundleExport(".", "ops/nothing"); // null
+ * await esbuild.stop(); // esbuild's service process would otherwise keep running
+ * ```
  */
 export async function bundleExport(root: string, subpath: string): Promise<string | null> {
   const config = JSON.parse(await Deno.readTextFile(`${root}/deno.json`));
@@ -82,6 +100,18 @@ export async function bundleExport(root: string, subpath: string): Promise<strin
  *
  * @param root the directory served
  * @returns a handler for `Deno.serve`
+ *
+ * @example
+ * ```ts
+ * import { staticHandler } from "./serve.ts";
+ * const root = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${root}/hello.txt`, "hello, world");
+ * const handle = staticHandler(root); // in practice: Deno.serve({ port: 8000 }, staticHandler("."))
+ * const response = await handle(new Request("http://localhost/hello.txt", { headers: { range: "bytes=0-4" } }));
+ * response.status; // 206
+ * await response.text(); // "hello"
+ * await Deno.remove(root, { recursive: true });
+ * ```
  */
 export function staticHandler(root: string): (request: Request) => Promise<Response> {
   const base = Deno.realPathSync(root);
