@@ -760,7 +760,8 @@ function best(results: ProbeResult[], probe: ProbeName): number | null {
  * ```ts
  * import { acquireDevice, measureRoofline } from "@xpu/ops";
  * const gpu = await acquireDevice();
- * const r = await measureRoofline(gpu, { size: "small", bandwidthBytes: 4 << 20, threads: 4096, targetMs: 2, samples: 5 }, {
+ * const small = { size: "small", bandwidthBytes: 4 << 20, threads: 4096, targetMs: 2, samples: 5, clockWarmupMs: 0 } as const;
+ * const r = await measureRoofline(gpu, small, {
  *   bandwidth: [{ kind: "copy", perThread: 4, workgroupSize: 256 }],
  *   fma: [{ dtype: "f32", chains: 4, unroll: 4, workgroupSize: 256 }],
  *   fmaF16: [],
