@@ -436,9 +436,19 @@ export function regressionRule(options: CompareOptions = {}): string {
  * @returns matched rows, regressions, and the rows only one side has
  *
  * @example
- * ```ts ignore
- * const c = compareReports(parseReport(saved), report);
- * if (c.regressions.length) console.log(formatComparison(c));
+ * ```ts
+ * import { compareReports, parseReport } from "@xpu/ops/harness";
+ * // In practice: parseReport(await Deno.readTextFile(saved)) and the report of this run.
+ * const result = (fraction: number) =>
+ *   parseReport(JSON.stringify({
+ *     device: { description: "H200", vendor: "nvidia", deno: "2.9.6", date: "2026-12-02", bandwidthGBps: 4000, computeTFLOPs: 50 },
+ *     results: [{
+ *       op: "softmax", entry: "kernel", variant: "kernel", shape: "4096x4096",
+ *       ms: 0.1, gbps: 3000, tflops: 0.1, fraction, bound: "bandwidth",
+ *     }],
+ *   }));
+ * const c = compareReports(result(0.84), result(0.7));
+ * c.regressions.map((r) => r.key); // ["softmax/kernel/kernel/4096x4096"]: a drop of 0.14, over the 0.05 floor
  * ```
  */
 export function compareReports(

@@ -11,6 +11,7 @@
  *
  * @example
  * ```ts ignore
+ * // ignore: needs a model's tokenizer.model (not in the repository) and the logits of a forward pass
  * import { SentencePieceTokenizer, sampleNext } from "@xpu/ops/llm";
  * const tokenizer = new SentencePieceTokenizer(await Deno.readFile("tokenizer.model"));
  * const prompt = tokenizer.encode("こんにちは");

@@ -22,6 +22,7 @@ const TEMPORARY = ".writing";
  * @returns the store
  * @example
  * ```ts ignore
+ * // ignore: needs the network (a server holding the manifest and the weights)
  * import { WeightCache } from "@xpu/ops/llm";
  * import { directoryStore } from "@xpu/ops/llm/cache/directory";
  * const cache = new WeightCache(await directoryStore(".weights"));

@@ -6,6 +6,7 @@
  *
  * @example
  * ```ts ignore
+ * // ignore: a page's code: needs a server holding the manifest and the weights
  * import { browserStore, WeightCache } from "@xpu/ops/llm";
  * const cache = new WeightCache(await browserStore());
  * const { files } = await cache.load("/weights/manifest.json", {

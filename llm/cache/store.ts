@@ -202,6 +202,7 @@ export async function indexedDbStore(name: string = DEFAULT_NAME): Promise<Cache
  * @returns the store
  * @example
  * ```ts ignore
+ * // ignore: a page's code (where the Cache API is missing it opens IndexedDB, which Deno lacks)
  * import { browserStore, WeightCache } from "@xpu/ops/llm";
  * const cache = new WeightCache(await browserStore());
  * ```

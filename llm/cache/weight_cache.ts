@@ -143,6 +143,7 @@ interface LoadRun {
  *
  * @example
  * ```ts ignore
+ * // ignore: needs the network (a server holding the manifest and the weights)
  * import { browserStore, WeightCache } from "@xpu/ops/llm";
  * const cache = new WeightCache(await browserStore());
  * const model = await cache.load("https://example.com/model/manifest.json", {

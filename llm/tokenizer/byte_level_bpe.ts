@@ -74,9 +74,10 @@ type Json = any;
  * A byte-level BPE tokenizer from a `tokenizer.json`.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { ByteLevelBpeTokenizer } from "@xpu/ops/llm";
- * const tokenizer = new ByteLevelBpeTokenizer(await Deno.readTextFile("tokenizer.json"));
+ * // A small GPT-2-style tokenizer.json of the repository's goldens; in practice, a model's.
+ * const tokenizer = new ByteLevelBpeTokenizer(await Deno.readTextFile("llm/tokenizer/goldens/hf_gpt2_style.tokenizer.json"));
  * tokenizer.decode(tokenizer.encode("Hello 世界")); // "Hello 世界"
  * ```
  */

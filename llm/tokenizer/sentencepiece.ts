@@ -66,9 +66,10 @@ function declaredLength(lead: number): number {
  * A SentencePiece model, loaded from its `.model` bytes.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { SentencePieceTokenizer } from "@xpu/ops/llm";
- * const tokenizer = new SentencePieceTokenizer(await Deno.readFile("tokenizer.model"));
+ * // A small unigram model of the repository's goldens; in practice, a model's tokenizer.model.
+ * const tokenizer = new SentencePieceTokenizer(await Deno.readFile("llm/tokenizer/goldens/sp_unigram_nfkc.model"));
  * const ids = tokenizer.encode("こんにちは, world");
  * tokenizer.decode(ids); // "こんにちは, world"
  * ```

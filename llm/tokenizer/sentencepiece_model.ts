@@ -102,10 +102,11 @@ function readNormalizer(bytes: Uint8Array): NormalizerSpec {
  * @param bytes The file's contents.
  * @returns The pieces and specs; no check of their meaning (SentencePieceTokenizer does that).
  * @example
- * ```ts ignore
+ * ```ts
  * import { readSentencePieceModel } from "@xpu/ops/llm";
- * const model = readSentencePieceModel(await Deno.readFile("tokenizer.model"));
- * model.pieces.length; // the vocabulary size
+ * // A small unigram model of the repository's goldens; in practice, a model's tokenizer.model.
+ * const model = readSentencePieceModel(await Deno.readFile("llm/tokenizer/goldens/sp_unigram_nfkc.model"));
+ * model.pieces.length; // 1000: the vocabulary size
  * ```
  */
 export function readSentencePieceModel(bytes: Uint8Array): SentencePieceModel {
