@@ -55,6 +55,8 @@ import {
 import { gemmF32Transposed, gemmQuantized, gemv, type ProductKernel, type ProductSlot } from "./ops.ts";
 import { ropeCosSin, ropeFrequencies } from "./rope.ts";
 import { timePasses } from "./timestamps.ts";
+import { packSamplerOptions, SAMPLE, validateSamplerOptions } from "./sampling.ts";
+import type { SamplerOptions } from "../sampler.ts";
 import {
   blockRows,
   type LayerWeights,
@@ -81,8 +83,12 @@ export interface LlamaEngineOptions {
   attentionChunk?: number;
 }
 
-/** How `generate` chooses tokens. Only greedy is implemented on the GPU. */
-export type SamplerSpec = { kind: "greedy" };
+/**
+ * How `generate` chooses tokens: `sampleNext`'s options (llm/sampler.ts), greedy or seeded
+ * temperature/top-k/top-p/min-p, both on the GPU (`sampling.ts` says where the f32 kernel and the
+ * f64 reference can differ).
+ */
+export type SamplerSpec = SamplerOptions;
 
 /** Options of {@link LlamaEngine.generate}. */
 export interface GenerateOptions {
@@ -128,8 +134,11 @@ interface Dispatch {
   workgroups: [number, number, number];
 }
 
-/** What a program ends with: every row's logits, the last row's greedy choice, or nothing (cache only). */
-type Output = "logits" | "sample" | "cache";
+/**
+ * What a program ends with: every row's logits, the last row's greedy choice ("argmax") or seeded
+ * draw ("draw"), or nothing (cache only).
+ */
+type Output = "logits" | "argmax" | "draw" | "cache";
 
 const STORAGE = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
 
@@ -360,6 +369,8 @@ export class LlamaEngine {
       counters: c.numAttentionHeads,
       argmaxPartial: 2 * Math.ceil(c.vocabSize / ARGMAX_SLICE),
       argmaxCounter: 1,
+      probs: c.vocabSize,
+      samplerOptions: 8,
     };
     for (const [name, n] of Object.entries(sizes)) this.#act[name] = this.#buffer(4 * n, name);
   }
@@ -394,7 +405,7 @@ export class LlamaEngine {
 
   /** Dispatches one decode step of {@link generate} encodes (a compute pass of them). */
   get dispatchesPerToken(): number {
-    return this.#program(1, "sample").length;
+    return this.#program(1, "argmax").length;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -562,12 +573,17 @@ export class LlamaEngine {
     if (output === "logits") {
       this.#norm(list, rows, true, this.#finalNorm, a.xn);
       this.#linear(list, this.#head, a.xn, a.logits, rows);
-    } else if (output === "sample") {
+    } else if (output === "argmax" || output === "draw") {
       this.#norm(list, 1, true, this.#finalNorm, a.xlast, rows - 1);
       this.#linear(list, this.#head, a.xlast, a.logits, 1);
       const slices = Math.ceil(c.vocabSize / ARGMAX_SLICE);
       const storage = [a.logits, a.ids, a.tokens, a.state, a.argmaxPartial, a.argmaxCounter];
-      list.push(this.#dispatch("argmax", ARGMAX, storage, this.#params([c.vocabSize, rows]), [slices, 1, 1]));
+      if (output === "argmax") {
+        list.push(this.#dispatch("argmax", ARGMAX, storage, this.#params([c.vocabSize, rows]), [slices, 1, 1]));
+      } else {
+        const sampling = [a.logits, a.probs, a.ids, a.tokens, a.state, a.samplerOptions];
+        list.push(this.#dispatch("sample", SAMPLE, sampling, this.#params([c.vocabSize, rows]), [1, 1, 1]));
+      }
     }
     this.#programs.set(key, list);
     return list;
@@ -677,10 +693,9 @@ export class LlamaEngine {
   async *generate(promptIds: readonly number[], options: GenerateOptions): AsyncGenerator<number> {
     const where = "LlamaEngine.generate";
     const { maxTokens, signal } = options;
-    const sampler = options.sampler ?? { kind: "greedy" };
-    if (sampler.kind !== "greedy") {
-      throw new Error(`${where}: sampler ${JSON.stringify(sampler.kind)} is not implemented (greedy)`);
-    }
+    const sampler = options.sampler ?? { mode: "greedy" };
+    validateSamplerOptions(where, sampler);
+    const chooser: Output = sampler.mode === "greedy" ? "argmax" : "draw";
     if (promptIds.length < 1) throw new Error(`${where}: the prompt must hold at least one token`);
     if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) {
       throw new Error(`${where}: maxTokens must be an integer >= 1, got ${maxTokens}`);
@@ -722,6 +737,7 @@ export class LlamaEngine {
         pending.push({ first, count, slot, mapped: ring[slot].mapAsync(GPUMapMode.READ, 0, count * 4) });
       } else device.queue.submit([encoder.finish()]);
     };
+    if (sampler.mode === "sample") device.queue.writeBuffer(this.#act.samplerOptions, 0, packSamplerOptions(sampler));
     try {
       // Prefill: chunks of the prompt; the last one samples the first token.
       let t0 = performance.now();
@@ -736,12 +752,12 @@ export class LlamaEngine {
         this.#writeState(start);
         device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(chunk));
         const encoder = device.createCommandEncoder();
-        this.#encode(encoder, this.#program(chunk.length, last ? "sample" : "cache"));
+        this.#encode(encoder, this.#program(chunk.length, last ? chooser : "cache"));
         if (last) submit(encoder, 0);
         else device.queue.submit([encoder.finish()]);
       }
       if (stats) stats.encodeMs += performance.now() - t0;
-      const step = this.#program(1, "sample");
+      const step = this.#program(1, chooser);
       let next = 1;
       while (pending.length > 0) {
         t0 = performance.now();
@@ -788,7 +804,7 @@ export class LlamaEngine {
     if (position + steps > this.maxSeq) {
       throw new Error(`LlamaEngine.timeDecodeSteps: positions past maxSeq ${this.maxSeq}`);
     }
-    return await this.#timePrograms(position, Array.from({ length: steps }, () => this.#program(1, "sample")), steps);
+    return await this.#timePrograms(position, Array.from({ length: steps }, () => this.#program(1, "argmax")), steps);
   }
 
   /**
@@ -803,7 +819,7 @@ export class LlamaEngine {
     }
     this.#device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(rows).map((_, i) => i % this.config.vocabSize));
     this.#writeRope(0, rows, rows);
-    return await this.#timePrograms(0, [this.#program(rows, "sample")], 1);
+    return await this.#timePrograms(0, [this.#program(rows, "argmax")], 1);
   }
 
   /**
@@ -821,7 +837,7 @@ export class LlamaEngine {
     const device = this.#device;
     if (!device.features.has("timestamp-query")) return null;
     if (rows > this.chunkRows) throw new Error(`LlamaEngine.profile: ${rows} rows exceed a chunk (${this.chunkRows})`);
-    const step = this.#program(rows, "sample");
+    const step = this.#program(rows, "argmax");
     if (rows === 1) {
       this.#writeRope(position, Math.min(this.maxSeq, position + 1), position + 1);
       this.#writeState(position);
