@@ -31,6 +31,9 @@ import type { SamplerOptions } from "../sampler.ts";
 /** Invocations of the sampling workgroup. */
 export const SAMPLE_WORKGROUP = 256;
 
+/** Intervals each pass of the threshold search splits the remaining range of f32 bits into. */
+export const SEARCH_WAYS = 8;
+
 /** The sampler's settings as the kernel reads them (a storage buffer of 8 words). */
 export function packSamplerOptions(options: Extract<SamplerOptions, { mode: "sample" }>): ArrayBuffer {
   const buf = new ArrayBuffer(32);
@@ -88,6 +91,7 @@ struct Options { temperature: f32, top_k: u32, top_p: f32, min_p: f32, seed: u32
 // Kept: p > v, or p == v and id < tie_end.
 struct Cut { v: f32, tie_end: u32 }
 const WG = ${SAMPLE_WORKGROUP}u;
+const WAYS = ${SEARCH_WAYS}u;
 @group(0) @binding(0) var<storage, read> logits: array<f32>;
 @group(0) @binding(1) var<storage, read_write> probs: array<f32>;
 @group(0) @binding(2) var<storage, read_write> ids: array<u32>;
@@ -96,6 +100,8 @@ const WG = ${SAMPLE_WORKGROUP}u;
 @group(0) @binding(5) var<storage, read> opt: Options;
 @group(0) @binding(6) var<uniform> p: P;
 var<workgroup> red: array<f32, WG>;
+var<workgroup> ways: array<array<f32, WG>, WAYS - 1u>;
+var<workgroup> ways_result: array<f32, WAYS - 1u>;
 var<workgroup> result_f: f32;
 var<workgroup> result_u: u32;
 var<workgroup> walker: u32;
@@ -142,26 +148,67 @@ fn reduce_max(li: u32, v: f32) -> f32 {
 }
 
 // The count (mass = false) or mass of the kept tokens inside cut c.
-fn measure(li: u32, begin: u32, end: u32, c: Cut, mass: bool) -> f32 {
+fn measure(li: u32, c: Cut, mass: bool) -> f32 {
   var s = 0.0;
-  for (var i = begin; i < end; i++) {
+  for (var i = li; i < p.vocab; i += WG) {
     let x = probs[i];
     if (kept(x, i) && in_cut(c, x, i)) { s += select(1.0, x, mass); }
   }
   return reduce_sum(li, s);
 }
 
+// The count or mass of the kept tokens with p >= each of the thresholds lo + j * stride
+// (j = 1 .. WAYS - 1, as f32 bits), in one pass.
+fn measure_ways(li: u32, lo: u32, stride: u32, mass: bool) -> array<f32, WAYS - 1u> {
+  var s: array<f32, WAYS - 1u>;
+  for (var i = li; i < p.vocab; i += WG) {
+    let x = probs[i];
+    if (kept(x, i)) {
+      let w = select(1.0, x, mass);
+      let b = bitcast<u32>(x);
+      for (var j = 0u; j < WAYS - 1u; j++) {
+        if (b >= lo + (j + 1u) * stride) { s[j] += w; }
+      }
+    }
+  }
+  for (var j = 0u; j < WAYS - 1u; j++) { ways[j][li] = s[j]; }
+  workgroupBarrier();
+  for (var h = WG / 2u; h > 0u; h >>= 1u) {
+    if (li < h) {
+      for (var j = 0u; j < WAYS - 1u; j++) { ways[j][li] += ways[j][li + h]; }
+    }
+    workgroupBarrier();
+  }
+  if (li == 0u) {
+    for (var j = 0u; j < WAYS - 1u; j++) { ways_result[j] = ways[j][0]; }
+  }
+  return workgroupUniformLoad(&ways_result);
+}
+
 // The shortest prefix of the kept tokens in the order (p descending, id ascending) whose count or
-// mass reaches goal (the kept set's own measure reaches it).
-fn shortest_prefix(li: u32, begin: u32, end: u32, goal: f32, mass: bool) -> Cut {
+// mass reaches goal (the kept set's own measure reaches it; top is the largest p).
+fn shortest_prefix(li: u32, begin: u32, end: u32, goal: f32, mass: bool, top: f32) -> Cut {
   var lo = 0u; // measure(p >= bits lo) >= goal
-  var hi = 0x7f800000u; // measure(p >= bits hi) < goal: nothing is infinite
+  var hi = bitcast<u32>(top) + 1u; // measure(p >= bits hi) = 0 < goal
   while (hi - lo > 1u) {
-    let mid = lo + (hi - lo) / 2u;
-    if (measure(li, begin, end, Cut(bitcast<f32>(mid), p.vocab), mass) >= goal) { lo = mid; } else { hi = mid; }
+    let stride = (hi - lo + WAYS - 1u) / WAYS;
+    var f = measure_ways(li, lo, stride, mass);
+    var next_lo = lo;
+    var next_hi = hi;
+    for (var j = 0u; j < WAYS - 1u; j++) {
+      let t = lo + (j + 1u) * stride;
+      if (t >= hi) { break; }
+      if (f[j] < goal) {
+        next_hi = t;
+        break;
+      }
+      next_lo = t;
+    }
+    lo = next_lo;
+    hi = next_hi;
   }
   let v = bitcast<f32>(lo);
-  let above = measure(li, begin, end, Cut(v, 0u), mass);
+  let above = measure(li, Cut(v, 0u), mass);
   // Ties at v in ascending id order: this invocation's share, then the invocation where the prefix reaches goal.
   var s = 0.0;
   for (var i = begin; i < end; i++) {
@@ -210,11 +257,11 @@ fn main(@builtin(local_invocation_index) li: u32) {
   cut_p = Cut(0.0, 0u);
   floor_p = 0.0;
   var m = -3.4028235e38;
-  for (var i = begin; i < end; i++) { m = max(m, logits[i] / t); }
+  for (var i = li; i < p.vocab; i += WG) { m = max(m, logits[i] / t); }
   m = reduce_max(li, m);
   var top = 0.0;
   var count = 0.0;
-  for (var i = begin; i < end; i++) {
+  for (var i = li; i < p.vocab; i += WG) {
     let x = exp(logits[i] / t - m);
     probs[i] = x;
     if (x > 0.0) {
@@ -222,14 +269,15 @@ fn main(@builtin(local_invocation_index) li: u32) {
       count += 1.0;
     }
   }
+  storageBarrier(); // the walks below read other invocations' probabilities
   top = reduce_max(li, top);
   count = reduce_sum(li, count);
   if (opt.top_k != 0u && f32(opt.top_k) < count) {
-    cut_k = shortest_prefix(li, begin, end, f32(opt.top_k), false);
+    cut_k = shortest_prefix(li, begin, end, f32(opt.top_k), false, top);
   }
   if (opt.top_p < 1.0) {
-    let total = measure(li, begin, end, Cut(0.0, 0u), true);
-    cut_p = shortest_prefix(li, begin, end, opt.top_p * total, true);
+    let total = measure(li, Cut(0.0, 0u), true);
+    cut_p = shortest_prefix(li, begin, end, opt.top_p * total, true, top);
   }
   floor_p = opt.min_p * top;
   // The draw: the first kept id, ascending, whose running mass exceeds u x (kept mass).
