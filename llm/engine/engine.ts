@@ -18,7 +18,8 @@
  * - Each call's dispatches are built once per (rows, output) and reused: one compute pass per
  *   chunk or step, bind groups and params made at build time, every dispatch checked against the
  *   device's limits then (a limit that would be exceeded is an error before any GPU work).
- * - Generation (`generate`) keeps the loop on the GPU: the greedy choice is made by a kernel that
+ * - Generation (`generate`) keeps the loop on the GPU: the choice (greedy, or seeded temperature,
+ *   top-k, top-p and min-p as `sampleNext` defines them: `sampling.ts`) is made by a kernel that
  *   writes the id where the next step's embedding gather reads it and advances the position in the
  *   `state` buffer, so every decode step is the same command sequence, submitted back to back
  *   without waiting; ids come back through a ring of staging buffers whose maps overlap the steps
@@ -678,7 +679,9 @@ export class LlamaEngine {
 
   /**
    * Generates tokens after a prompt, on the GPU: the cache is reset, the prompt prefilled in
-   * chunks, then each step's greedy choice feeds the next step without the host in between.
+   * chunks, then each step's choice (greedy, or the seeded draw) feeds the next step without the
+   * host in between. A seeded run gives the ids `sampleNext` gives on the reference's logits with
+   * the same options (up to f32 rounding at a boundary: `sampling.ts`).
    * Streaming: ids are yielded as their readbacks land, `readEvery` steps at a time (the first
    * token alone), while up to `inFlight` readbacks' steps are queued on the GPU. Generation
    * stops after `maxTokens`, after an end-of-sequence id (yielded, nothing after it), or when
@@ -688,7 +691,7 @@ export class LlamaEngine {
    * @param options token budget, sampler, abort signal
    * @returns an async iterator of token ids
    * @throws Error before any GPU work for an id outside the vocabulary, an empty prompt, a prompt and
-   *   budget over maxSeq, or a sampler that is not implemented
+   *   budget over maxSeq, or a sampler option out of range
    */
   async *generate(promptIds: readonly number[], options: GenerateOptions): AsyncGenerator<number> {
     const where = "LlamaEngine.generate";
