@@ -45,6 +45,7 @@ import {
   ARGMAX_SLICE,
   attentionSource,
   embedSource,
+  MASK_LOGITS,
   MAX_HEAD_DIM,
   normSource,
   PLACE_BLOCK,
@@ -58,6 +59,7 @@ import { ropeCosSin, ropeFrequencies } from "./rope.ts";
 import { timePasses } from "./timestamps.ts";
 import { packSamplerOptions, SAMPLE, validateSamplerOptions } from "./sampling.ts";
 import type { SamplerOptions } from "../sampler.ts";
+import type { Constraint } from "../constraints/constraint.ts";
 import {
   blockRows,
   type LayerWeights,
@@ -97,6 +99,15 @@ export interface GenerateOptions {
   maxTokens: number;
   /** The sampler; default greedy. */
   sampler?: SamplerSpec;
+  /**
+   * A rule on the next token (llm/constraints), applied as `sampleNext` applies it: ids outside
+   * `nextAllowed(generatedSoFar)` get logit -Infinity before the choice, on the GPU, from a bitset
+   * the host uploads before each step. The set depends on the ids generated so far, so each step
+   * waits for the previous id to be read back (`readEvery` and `inFlight` are 1): a fence per token
+   * (DESIGN.md measures ~11 ms of latency each on the H200) plus `nextAllowed` on the host and a
+   * `vocab / 8`-byte upload, and one more dispatch per step (the mask).
+   */
+  constraint?: Constraint;
   /** Stops generation: the iterator throws the signal's reason. */
   signal?: AbortSignal;
   /**
@@ -372,6 +383,7 @@ export class LlamaEngine {
       argmaxCounter: 1,
       probs: c.vocabSize,
       samplerOptions: 8,
+      mask: Math.ceil(c.vocabSize / 32),
     };
     for (const [name, n] of Object.entries(sizes)) this.#act[name] = this.#buffer(4 * n, name);
   }
@@ -514,8 +526,8 @@ export class LlamaEngine {
   }
 
   /** The dispatches of a call of `rows` rows ending in `output`, built once and cached. */
-  #program(rows: number, output: Output): Dispatch[] {
-    const key = `${rows}/${output}`;
+  #program(rows: number, output: Output, masked = false): Dispatch[] {
+    const key = `${rows}/${output}/${masked}`;
     const cached = this.#programs.get(key);
     if (cached) return cached;
     const c = this.config;
@@ -579,6 +591,10 @@ export class LlamaEngine {
       this.#linear(list, this.#head, a.xlast, a.logits, 1);
       const slices = Math.ceil(c.vocabSize / ARGMAX_SLICE);
       const storage = [a.logits, a.ids, a.tokens, a.state, a.argmaxPartial, a.argmaxCounter];
+      if (masked) {
+        const grid = [Math.ceil(c.vocabSize / 256), 1, 1] as const;
+        list.push(this.#dispatch("mask", MASK_LOGITS, [a.logits, a.mask], this.#params([c.vocabSize]), grid));
+      }
       if (output === "argmax") {
         list.push(this.#dispatch("argmax", ARGMAX, storage, this.#params([c.vocabSize, rows]), [slices, 1, 1]));
       } else {
@@ -625,6 +641,28 @@ export class LlamaEngine {
     for (let p = from; p < to; p++) table.set(ropeCosSin(freqs, p), (p - from) * c.headDim);
     this.#device.queue.writeBuffer(this.#act.rope, from * c.headDim * 4, table);
     this.#ropeSeqLen = seqLen;
+  }
+
+  /** Uploads the constraint's set after `generated` as the mask's bitset (nothing without a constraint). */
+  #writeMask(constraint: Constraint | undefined, generated: readonly number[]): void {
+    if (!constraint) return;
+    const where = "LlamaEngine.generate";
+    const V = this.config.vocabSize;
+    const allowed = constraint.nextAllowed(generated);
+    const words = new Uint32Array(Math.ceil(V / 32));
+    if (allowed === null) words.fill(0xffffffff);
+    else {
+      if (allowed.size === 0) {
+        throw new Error(`${where}: the constraint allows no token after ${generated.length} generated tokens`);
+      }
+      for (const id of allowed) {
+        if (!Number.isInteger(id) || id < 0 || id >= V) {
+          throw new Error(`${where}: the constraint allows id ${id}, outside [0, ${V})`);
+        }
+        words[id >>> 5] |= 1 << (id & 31);
+      }
+    }
+    this.#device.queue.writeBuffer(this.#act.mask, 0, words);
   }
 
   #writeState(pos0: number, step = 0): void {
@@ -711,8 +749,9 @@ export class LlamaEngine {
         } positions, over maxSeq ${this.maxSeq}`,
       );
     }
-    const readEvery = options.readEvery ?? 16;
-    const inFlight = options.inFlight ?? 4;
+    const constraint = options.constraint;
+    const readEvery = constraint ? 1 : options.readEvery ?? 16;
+    const inFlight = constraint ? 1 : options.inFlight ?? 4;
     for (const [name, v] of [["readEvery", readEvery], ["inFlight", inFlight]] as const) {
       if (!Number.isSafeInteger(v) || v < 1) throw new Error(`${where}: ${name} must be an integer >= 1, got ${v}`);
     }
@@ -755,17 +794,20 @@ export class LlamaEngine {
         this.#writeState(start);
         device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(chunk));
         const encoder = device.createCommandEncoder();
-        this.#encode(encoder, this.#program(chunk.length, last ? chooser : "cache"));
+        if (last) this.#writeMask(constraint, []);
+        this.#encode(encoder, this.#program(chunk.length, last ? chooser : "cache", constraint !== undefined));
         if (last) submit(encoder, 0);
         else device.queue.submit([encoder.finish()]);
       }
       if (stats) stats.encodeMs += performance.now() - t0;
-      const step = this.#program(1, chooser);
+      const step = this.#program(1, chooser, constraint !== undefined);
+      const generated: number[] = [];
       let next = 1;
-      while (pending.length > 0) {
+      while (pending.length > 0 || next < maxTokens) {
         t0 = performance.now();
         // Submit until the ring is full: the steps of up to `inFlight` readbacks are queued ahead.
         while (next < maxTokens && pending.length < inFlight) {
+          this.#writeMask(constraint, generated);
           const encoder = device.createCommandEncoder();
           this.#encode(encoder, step);
           submit(encoder, next++);
@@ -783,6 +825,7 @@ export class LlamaEngine {
         for (const id of ids) {
           if (signal?.aborted) throw signal.reason;
           yield id;
+          generated.push(id);
           if (eos.has(id)) return;
         }
       }
