@@ -28,8 +28,8 @@
  *
  * Dispatches per decode layer: norm (with the residual add), QKV, attention (with RoPE and the cache
  * write), O, norm (with the residual add), gate/up, SiLU·mul, down: 8 (prefill: 9, RoPE apart); plus
- * the embedding gather, the final norm, the head and the sampler per step (more when a weight is
- * split).
+ * the embedding gather, the final norm, the head and the sampler per step (greedy or seeded: one
+ * dispatch either way; one more, the mask, with a constraint; more when a weight is split).
  *
  * @module
  */
@@ -114,10 +114,10 @@ export interface GenerateOptions {
    * Decode steps whose ids come back in one readback (one `mapAsync`). Default 16: a readback per
    * step makes the host's submission of later steps wait on it (measured on the H200: each step
    * cost its GPU time plus ~1.2 ms), so steps are read in groups. The first token is read alone,
-   * as soon as the prompt is done.
+   * as soon as the prompt is done. 1 with a constraint.
    */
   readEvery?: number;
-  /** Readbacks in flight at once (the staging ring's size). Default 4. */
+  /** Readbacks in flight at once (the staging ring's size). Default 4; 1 with a constraint. */
   inFlight?: number;
   /** Filled in as generation runs: host time spent encoding and submitting, steps submitted. */
   stats?: GenerateStats;
@@ -723,13 +723,34 @@ export class LlamaEngine {
    * Streaming: ids are yielded as their readbacks land, `readEvery` steps at a time (the first
    * token alone), while up to `inFlight` readbacks' steps are queued on the GPU. Generation
    * stops after `maxTokens`, after an end-of-sequence id (yielded, nothing after it), or when
-   * `signal` aborts. Afterwards the cache is considered empty.
+   * `signal` aborts. Afterwards the cache is considered empty. With a `constraint`, each step
+   * waits for the previous id (one readback per token), and a constraint that allows no token
+   * ends generation with an error after the ids before it.
    *
    * @param promptIds the prompt (at least one id)
-   * @param options token budget, sampler, abort signal
+   * @param options token budget, sampler, constraint, abort signal
    * @returns an async iterator of token ids
    * @throws Error before any GPU work for an id outside the vocabulary, an empty prompt, a prompt and
    *   budget over maxSeq, or a sampler option out of range
+   *
+   * @example
+   * ```ts
+   * import { acquireDevice } from "@xpu/ops/harness";
+   * import { LlamaEngine, parseLlamaConfig } from "@xpu/ops/llm";
+   * import { openCheckpointDir } from "@xpu/ops/llm/file";
+   * const dir = "llm/fixtures/tiny-gqa/f32";
+   * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
+   * const { store, close } = await openCheckpointDir(dir);
+   * const gpu = await acquireDevice();
+   * const engine = await LlamaEngine.load(gpu, store, config, { maxSeq: 32 });
+   * close();
+   * const sampler = { mode: "sample", temperature: 0.8, topK: 40, topP: 0.95, seed: 42 } as const;
+   * const ids: number[] = [];
+   * for await (const id of engine.generate([5, 6, 7], { maxTokens: 8, sampler })) ids.push(id);
+   * // The same seed gives the same ids on every run.
+   * engine.destroy();
+   * gpu.destroy();
+   * ```
    */
   async *generate(promptIds: readonly number[], options: GenerateOptions): AsyncGenerator<number> {
     const where = "LlamaEngine.generate";

@@ -43,7 +43,13 @@ export const SAMPLE_WORKGROUP = 256;
 /** Intervals each pass of the threshold search splits the remaining range of f32 bits into. */
 export const SEARCH_WAYS = 8;
 
-/** The sampler's settings as the kernel reads them (a storage buffer of 8 words). */
+/**
+ * The sampler's settings as the kernel reads them: a storage buffer of 8 words (temperature, topK
+ * with 0 for none, topP, minP, seed, padding).
+ *
+ * @param options a validated "sample" sampler
+ * @returns the buffer's 32 bytes
+ */
 export function packSamplerOptions(options: Extract<SamplerOptions, { mode: "sample" }>): ArrayBuffer {
   const buf = new ArrayBuffer(32);
   const u = new Uint32Array(buf);
