@@ -125,8 +125,12 @@ gpuTest("engine: bad input is refused by name before any GPU work", async (gpu) 
     await assertThrowsMessage(() => gen([3, -1], { maxTokens: 2 }), /ids\[1\] = -1/);
     await assertThrowsMessage(() => gen([], { maxTokens: 2 }), /at least one token/);
     await assertThrowsMessage(
-      () => gen([3], { maxTokens: 2, sampler: { kind: "topk" } as unknown as { kind: "greedy" } }),
-      /sampler "topk" is not implemented/,
+      () => gen([3], { maxTokens: 2, sampler: { mode: "topk" } as unknown as { mode: "greedy" } }),
+      /LlamaEngine.generate: sampler mode must be "greedy" or "sample", got "topk"/,
+    );
+    await assertThrowsMessage(
+      () => gen([3], { maxTokens: 2, sampler: { mode: "sample", temperature: 1, topP: 1.5, seed: 0 } }),
+      /LlamaEngine.generate: sampler topP must be in \(0, 1\], got 1.5/,
     );
     assertEquals(engine.length, 0);
   } finally {

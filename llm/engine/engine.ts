@@ -18,7 +18,8 @@
  * - Each call's dispatches are built once per (rows, output) and reused: one compute pass per
  *   chunk or step, bind groups and params made at build time, every dispatch checked against the
  *   device's limits then (a limit that would be exceeded is an error before any GPU work).
- * - Generation (`generate`) keeps the loop on the GPU: the greedy choice is made by a kernel that
+ * - Generation (`generate`) keeps the loop on the GPU: the choice (greedy, or seeded temperature,
+ *   top-k, top-p and min-p as `sampleNext` defines them: `sampling.ts`) is made by a kernel that
  *   writes the id where the next step's embedding gather reads it and advances the position in the
  *   `state` buffer, so every decode step is the same command sequence, submitted back to back
  *   without waiting; ids come back through a ring of staging buffers whose maps overlap the steps
@@ -27,8 +28,8 @@
  *
  * Dispatches per decode layer: norm (with the residual add), QKV, attention (with RoPE and the cache
  * write), O, norm (with the residual add), gate/up, SiLU·mul, down: 8 (prefill: 9, RoPE apart); plus
- * the embedding gather, the final norm, the head and the sampler per step (more when a weight is
- * split).
+ * the embedding gather, the final norm, the head and the sampler per step (greedy or seeded: one
+ * dispatch either way; one more, the mask, with a constraint; more when a weight is split).
  *
  * @module
  */
@@ -44,6 +45,7 @@ import {
   ARGMAX_SLICE,
   attentionSource,
   embedSource,
+  MASK_LOGITS,
   MAX_HEAD_DIM,
   normSource,
   PLACE_BLOCK,
@@ -55,6 +57,9 @@ import {
 import { gemmF32Transposed, gemmQuantized, gemv, type ProductKernel, type ProductSlot } from "./ops.ts";
 import { ropeCosSin, ropeFrequencies } from "./rope.ts";
 import { timePasses } from "./timestamps.ts";
+import { packSamplerOptions, SAMPLE, validateSamplerOptions } from "./sampling.ts";
+import type { SamplerOptions } from "../sampler.ts";
+import type { Constraint } from "../constraints/constraint.ts";
 import {
   blockRows,
   type LayerWeights,
@@ -81,8 +86,12 @@ export interface LlamaEngineOptions {
   attentionChunk?: number;
 }
 
-/** How `generate` chooses tokens. Only greedy is implemented on the GPU. */
-export type SamplerSpec = { kind: "greedy" };
+/**
+ * How `generate` chooses tokens: `sampleNext`'s options (llm/sampler.ts), greedy or seeded
+ * temperature/top-k/top-p/min-p, both on the GPU (`sampling.ts` says where the f32 kernel and the
+ * f64 reference can differ).
+ */
+export type SamplerSpec = SamplerOptions;
 
 /** Options of {@link LlamaEngine.generate}. */
 export interface GenerateOptions {
@@ -90,16 +99,25 @@ export interface GenerateOptions {
   maxTokens: number;
   /** The sampler; default greedy. */
   sampler?: SamplerSpec;
+  /**
+   * A rule on the next token (llm/constraints), applied as `sampleNext` applies it: ids outside
+   * `nextAllowed(generatedSoFar)` get logit -Infinity before the choice, on the GPU, from a bitset
+   * the host uploads before each step. The set depends on the ids generated so far, so each step
+   * waits for the previous id to be read back (`readEvery` and `inFlight` are 1): a fence per token
+   * (DESIGN.md measures ~11 ms of latency each on the H200) plus `nextAllowed` on the host and a
+   * `vocab / 8`-byte upload, and one more dispatch per step (the mask).
+   */
+  constraint?: Constraint;
   /** Stops generation: the iterator throws the signal's reason. */
   signal?: AbortSignal;
   /**
    * Decode steps whose ids come back in one readback (one `mapAsync`). Default 16: a readback per
    * step makes the host's submission of later steps wait on it (measured on the H200: each step
    * cost its GPU time plus ~1.2 ms), so steps are read in groups. The first token is read alone,
-   * as soon as the prompt is done.
+   * as soon as the prompt is done. 1 with a constraint.
    */
   readEvery?: number;
-  /** Readbacks in flight at once (the staging ring's size). Default 4. */
+  /** Readbacks in flight at once (the staging ring's size). Default 4; 1 with a constraint. */
   inFlight?: number;
   /** Filled in as generation runs: host time spent encoding and submitting, steps submitted. */
   stats?: GenerateStats;
@@ -128,8 +146,11 @@ interface Dispatch {
   workgroups: [number, number, number];
 }
 
-/** What a program ends with: every row's logits, the last row's greedy choice, or nothing (cache only). */
-type Output = "logits" | "sample" | "cache";
+/**
+ * What a program ends with: every row's logits, the last row's greedy choice ("argmax") or seeded
+ * draw ("draw"), or nothing (cache only).
+ */
+type Output = "logits" | "argmax" | "draw" | "cache";
 
 const STORAGE = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
 
@@ -360,6 +381,9 @@ export class LlamaEngine {
       counters: c.numAttentionHeads,
       argmaxPartial: 2 * Math.ceil(c.vocabSize / ARGMAX_SLICE),
       argmaxCounter: 1,
+      probs: c.vocabSize,
+      samplerOptions: 8,
+      mask: Math.ceil(c.vocabSize / 32),
     };
     for (const [name, n] of Object.entries(sizes)) this.#act[name] = this.#buffer(4 * n, name);
   }
@@ -394,7 +418,7 @@ export class LlamaEngine {
 
   /** Dispatches one decode step of {@link generate} encodes (a compute pass of them). */
   get dispatchesPerToken(): number {
-    return this.#program(1, "sample").length;
+    return this.#program(1, "argmax").length;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -502,8 +526,8 @@ export class LlamaEngine {
   }
 
   /** The dispatches of a call of `rows` rows ending in `output`, built once and cached. */
-  #program(rows: number, output: Output): Dispatch[] {
-    const key = `${rows}/${output}`;
+  #program(rows: number, output: Output, masked = false): Dispatch[] {
+    const key = `${rows}/${output}/${masked}`;
     const cached = this.#programs.get(key);
     if (cached) return cached;
     const c = this.config;
@@ -562,12 +586,21 @@ export class LlamaEngine {
     if (output === "logits") {
       this.#norm(list, rows, true, this.#finalNorm, a.xn);
       this.#linear(list, this.#head, a.xn, a.logits, rows);
-    } else if (output === "sample") {
+    } else if (output === "argmax" || output === "draw") {
       this.#norm(list, 1, true, this.#finalNorm, a.xlast, rows - 1);
       this.#linear(list, this.#head, a.xlast, a.logits, 1);
       const slices = Math.ceil(c.vocabSize / ARGMAX_SLICE);
       const storage = [a.logits, a.ids, a.tokens, a.state, a.argmaxPartial, a.argmaxCounter];
-      list.push(this.#dispatch("argmax", ARGMAX, storage, this.#params([c.vocabSize, rows]), [slices, 1, 1]));
+      if (masked) {
+        const grid = [Math.ceil(c.vocabSize / 256), 1, 1] as const;
+        list.push(this.#dispatch("mask", MASK_LOGITS, [a.logits, a.mask], this.#params([c.vocabSize]), grid));
+      }
+      if (output === "argmax") {
+        list.push(this.#dispatch("argmax", ARGMAX, storage, this.#params([c.vocabSize, rows]), [slices, 1, 1]));
+      } else {
+        const sampling = [a.logits, a.probs, a.ids, a.tokens, a.state, a.samplerOptions];
+        list.push(this.#dispatch("sample", SAMPLE, sampling, this.#params([c.vocabSize, rows]), [1, 1, 1]));
+      }
     }
     this.#programs.set(key, list);
     return list;
@@ -608,6 +641,28 @@ export class LlamaEngine {
     for (let p = from; p < to; p++) table.set(ropeCosSin(freqs, p), (p - from) * c.headDim);
     this.#device.queue.writeBuffer(this.#act.rope, from * c.headDim * 4, table);
     this.#ropeSeqLen = seqLen;
+  }
+
+  /** Uploads the constraint's set after `generated` as the mask's bitset (nothing without a constraint). */
+  #writeMask(constraint: Constraint | undefined, generated: readonly number[]): void {
+    if (!constraint) return;
+    const where = "LlamaEngine.generate";
+    const V = this.config.vocabSize;
+    const allowed = constraint.nextAllowed(generated);
+    const words = new Uint32Array(Math.ceil(V / 32));
+    if (allowed === null) words.fill(0xffffffff);
+    else {
+      if (allowed.size === 0) {
+        throw new Error(`${where}: the constraint allows no token after ${generated.length} generated tokens`);
+      }
+      for (const id of allowed) {
+        if (!Number.isInteger(id) || id < 0 || id >= V) {
+          throw new Error(`${where}: the constraint allows id ${id}, outside [0, ${V})`);
+        }
+        words[id >>> 5] |= 1 << (id & 31);
+      }
+    }
+    this.#device.queue.writeBuffer(this.#act.mask, 0, words);
   }
 
   #writeState(pos0: number, step = 0): void {
@@ -662,25 +717,47 @@ export class LlamaEngine {
 
   /**
    * Generates tokens after a prompt, on the GPU: the cache is reset, the prompt prefilled in
-   * chunks, then each step's greedy choice feeds the next step without the host in between.
+   * chunks, then each step's choice (greedy, or the seeded draw) feeds the next step without the
+   * host in between. A seeded run gives the ids `sampleNext` gives on the reference's logits with
+   * the same options (up to f32 rounding at a boundary: `sampling.ts`).
    * Streaming: ids are yielded as their readbacks land, `readEvery` steps at a time (the first
    * token alone), while up to `inFlight` readbacks' steps are queued on the GPU. Generation
    * stops after `maxTokens`, after an end-of-sequence id (yielded, nothing after it), or when
-   * `signal` aborts. Afterwards the cache is considered empty.
+   * `signal` aborts. Afterwards the cache is considered empty. With a `constraint`, each step
+   * waits for the previous id (one readback per token), and a constraint that allows no token
+   * ends generation with an error after the ids before it.
    *
    * @param promptIds the prompt (at least one id)
-   * @param options token budget, sampler, abort signal
+   * @param options token budget, sampler, constraint, abort signal
    * @returns an async iterator of token ids
    * @throws Error before any GPU work for an id outside the vocabulary, an empty prompt, a prompt and
-   *   budget over maxSeq, or a sampler that is not implemented
+   *   budget over maxSeq, or a sampler option out of range
+   *
+   * @example
+   * ```ts
+   * import { acquireDevice } from "@xpu/ops/harness";
+   * import { LlamaEngine, parseLlamaConfig } from "@xpu/ops/llm";
+   * import { openCheckpointDir } from "@xpu/ops/llm/file";
+   * const dir = "llm/fixtures/tiny-gqa/f32";
+   * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
+   * const { store, close } = await openCheckpointDir(dir);
+   * const gpu = await acquireDevice();
+   * const engine = await LlamaEngine.load(gpu, store, config, { maxSeq: 32 });
+   * close();
+   * const sampler = { mode: "sample", temperature: 0.8, topK: 40, topP: 0.95, seed: 42 } as const;
+   * const ids: number[] = [];
+   * for await (const id of engine.generate([5, 6, 7], { maxTokens: 8, sampler })) ids.push(id);
+   * // The same seed gives the same ids on every run.
+   * engine.destroy();
+   * gpu.destroy();
+   * ```
    */
   async *generate(promptIds: readonly number[], options: GenerateOptions): AsyncGenerator<number> {
     const where = "LlamaEngine.generate";
     const { maxTokens, signal } = options;
-    const sampler = options.sampler ?? { kind: "greedy" };
-    if (sampler.kind !== "greedy") {
-      throw new Error(`${where}: sampler ${JSON.stringify(sampler.kind)} is not implemented (greedy)`);
-    }
+    const sampler = options.sampler ?? { mode: "greedy" };
+    validateSamplerOptions(where, sampler);
+    const chooser: Output = sampler.mode === "greedy" ? "argmax" : "draw";
     if (promptIds.length < 1) throw new Error(`${where}: the prompt must hold at least one token`);
     if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) {
       throw new Error(`${where}: maxTokens must be an integer >= 1, got ${maxTokens}`);
@@ -693,8 +770,9 @@ export class LlamaEngine {
         } positions, over maxSeq ${this.maxSeq}`,
       );
     }
-    const readEvery = options.readEvery ?? 16;
-    const inFlight = options.inFlight ?? 4;
+    const constraint = options.constraint;
+    const readEvery = constraint ? 1 : options.readEvery ?? 16;
+    const inFlight = constraint ? 1 : options.inFlight ?? 4;
     for (const [name, v] of [["readEvery", readEvery], ["inFlight", inFlight]] as const) {
       if (!Number.isSafeInteger(v) || v < 1) throw new Error(`${where}: ${name} must be an integer >= 1, got ${v}`);
     }
@@ -722,6 +800,7 @@ export class LlamaEngine {
         pending.push({ first, count, slot, mapped: ring[slot].mapAsync(GPUMapMode.READ, 0, count * 4) });
       } else device.queue.submit([encoder.finish()]);
     };
+    if (sampler.mode === "sample") device.queue.writeBuffer(this.#act.samplerOptions, 0, packSamplerOptions(sampler));
     try {
       // Prefill: chunks of the prompt; the last one samples the first token.
       let t0 = performance.now();
@@ -736,17 +815,20 @@ export class LlamaEngine {
         this.#writeState(start);
         device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(chunk));
         const encoder = device.createCommandEncoder();
-        this.#encode(encoder, this.#program(chunk.length, last ? "sample" : "cache"));
+        if (last) this.#writeMask(constraint, []);
+        this.#encode(encoder, this.#program(chunk.length, last ? chooser : "cache", constraint !== undefined));
         if (last) submit(encoder, 0);
         else device.queue.submit([encoder.finish()]);
       }
       if (stats) stats.encodeMs += performance.now() - t0;
-      const step = this.#program(1, "sample");
+      const step = this.#program(1, chooser, constraint !== undefined);
+      const generated: number[] = [];
       let next = 1;
-      while (pending.length > 0) {
+      while (pending.length > 0 || next < maxTokens) {
         t0 = performance.now();
         // Submit until the ring is full: the steps of up to `inFlight` readbacks are queued ahead.
         while (next < maxTokens && pending.length < inFlight) {
+          this.#writeMask(constraint, generated);
           const encoder = device.createCommandEncoder();
           this.#encode(encoder, step);
           submit(encoder, next++);
@@ -764,6 +846,7 @@ export class LlamaEngine {
         for (const id of ids) {
           if (signal?.aborted) throw signal.reason;
           yield id;
+          generated.push(id);
           if (eos.has(id)) return;
         }
       }
@@ -788,7 +871,7 @@ export class LlamaEngine {
     if (position + steps > this.maxSeq) {
       throw new Error(`LlamaEngine.timeDecodeSteps: positions past maxSeq ${this.maxSeq}`);
     }
-    return await this.#timePrograms(position, Array.from({ length: steps }, () => this.#program(1, "sample")), steps);
+    return await this.#timePrograms(position, Array.from({ length: steps }, () => this.#program(1, "argmax")), steps);
   }
 
   /**
@@ -803,7 +886,7 @@ export class LlamaEngine {
     }
     this.#device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(rows).map((_, i) => i % this.config.vocabSize));
     this.#writeRope(0, rows, rows);
-    return await this.#timePrograms(0, [this.#program(rows, "sample")], 1);
+    return await this.#timePrograms(0, [this.#program(rows, "argmax")], 1);
   }
 
   /**
@@ -821,7 +904,7 @@ export class LlamaEngine {
     const device = this.#device;
     if (!device.features.has("timestamp-query")) return null;
     if (rows > this.chunkRows) throw new Error(`LlamaEngine.profile: ${rows} rows exceed a chunk (${this.chunkRows})`);
-    const step = this.#program(rows, "sample");
+    const step = this.#program(rows, "argmax");
     if (rows === 1) {
       this.#writeRope(position, Math.min(this.maxSeq, position + 1), position + 1);
       this.#writeState(position);

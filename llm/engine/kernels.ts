@@ -534,3 +534,19 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     atomicStore(&counter[0], 0u);
   }
 }`;
+
+/**
+ * A constraint's mask applied to one row of logits: ids whose bit in `mask` (bit `i % 32` of word
+ * `i / 32`) is clear get logit -Infinity, which the greedy and the seeded sampler never choose.
+ */
+export const MASK_LOGITS = `
+struct P { vocab: u32 }
+@group(0) @binding(0) var<storage, read_write> logits: array<f32>;
+@group(0) @binding(1) var<storage, read> mask: array<u32>;
+@group(0) @binding(2) var<uniform> p: P;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) g: vec3u) {
+  let i = g.x;
+  if (i >= p.vocab) { return; }
+  if (((mask[i / 32u] >> (i % 32u)) & 1u) == 0u) { logits[i] = bitcast<f32>(0xff800000u); }
+}`;
