@@ -234,7 +234,7 @@ export async function runAttentionPlans(
  * @returns the output, `[B, H, L, Dv]`
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { attentionGpu, keyPaddingBias } from "@xpu/ops/ops/attention";
  * const gpu = await acquireDevice();

@@ -221,7 +221,7 @@ export function flashAttentionPlan(
  * @returns the output, `[B, H, L, Dv]`
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { flashAttentionGpu } from "@xpu/ops/ops/flash_attention";
  * const gpu = await acquireDevice();

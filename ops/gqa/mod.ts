@@ -236,7 +236,7 @@ export function gqaPlan(gpu: ResidentDevice, shape: GqaShape, options: GqaOption
  * @returns the output, `[B, H, L, Dv]`
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { gqaGpu } from "@xpu/ops/ops/gqa";
  * const gpu = await acquireDevice();

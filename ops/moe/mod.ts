@@ -101,7 +101,7 @@ export function moeRouterPlan(gpu: ResidentDevice, shape: MoeRouterShape, option
  * @returns the experts and gates `[T, k]`
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { moeRouterGpu } from "@xpu/ops/ops/moe";
  * const gpu = await acquireDevice();

@@ -67,7 +67,7 @@ const BLOCK_ELEMENTS = 256 * 4 * 4;
  * @returns the plan; bindings `x` (input) and `out` (output, `[outer, before + size + after, inner]`)
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { padPlan } from "@xpu/ops/ops/pad";
  * const gpu = await acquireDevice();
@@ -114,7 +114,7 @@ export function padPlan(gpu: ResidentDevice, shape: PadShape, options: KernelOpt
  * @returns the padded tensor, `[outer, before + size + after, inner]`
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { padGpu } from "@xpu/ops/ops/pad";
  * const gpu = await acquireDevice();

@@ -110,7 +110,7 @@ export function popePlan(gpu: ResidentDevice, shape: PopeShape, options: KernelO
  * @returns the table `[S, D]`
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { popeGpu } from "@xpu/ops/ops/pope";
  * const gpu = await acquireDevice();

@@ -67,7 +67,7 @@ const BLOCK_ELEMENTS = 256 * 4 * 4;
  * @returns the plan; bindings `x` (input) and `out` (output, `[N, C, outH, outW]`)
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { nearestUpsample2dPlan } from "@xpu/ops/ops/upsample";
  * const gpu = await acquireDevice();
@@ -115,7 +115,7 @@ export function nearestUpsample2dPlan(
  * @returns the upsampled tensor, `[N, C, outH, outW]`
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { nearestUpsample2dGpu } from "@xpu/ops/ops/upsample";
  * const gpu = await acquireDevice();
