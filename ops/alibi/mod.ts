@@ -74,7 +74,7 @@ export function alibiPlan(gpu: ResidentDevice, shape: AlibiShape, options: Kerne
  * @returns the bias `[1, H, L, S]`
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { alibiGpu } from "@xpu/ops/ops/alibi";
  * const gpu = await acquireDevice();

@@ -109,7 +109,9 @@ function kernelFor(gpu: ResidentDevice, entry: (typeof ENTRIES)[number], options
 }
 
 /**
- * The two plans of attention for a validated shape (also gqa's unfused form, with kvHeads < H).
+ * The two plans of attention for a validated shape. The kernels take a shape with kvHeads < H (query
+ * head h reads KV head h / (H / kvHeads)), but no op plans them so and no test runs it: gqa uses
+ * flash_attention's kernels and its own decode.
  *
  * @param gpu the device
  * @param op the op name the plans report
@@ -232,7 +234,7 @@ export async function runAttentionPlans(
  * @returns the output, `[B, H, L, Dv]`
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { attentionGpu, keyPaddingBias } from "@xpu/ops/ops/attention";
  * const gpu = await acquireDevice();

@@ -181,17 +181,15 @@ const shapes: number[][] = [
   [3, 20, 12, 33, 4, 2, 1, 1, 1, 1, 1],
   [1, 9, 70, 50, 7, 1, 3, 0, 2, 1, 1],
 ];
-checkAgainstReference<ConvTranspose1dArgs>(
-  "conv_transpose1d",
-  KERNELS,
-  "kernel",
+/** Every shape above, with inputs drawn from seeds `seed`, `seed + 100` and `seed + 200` (plus the row). */
+const randomCases = (seed: number) =>
   shapes.map(([N, Cin, Cout, L, K, stride, padding, outputPadding, dilation, groups, bias], i) => ({
     label:
       `N=${N} Cin=${Cin} Cout=${Cout} L=${L} K=${K} s${stride} p${padding} op${outputPadding} d${dilation} g${groups}`,
     args: {
-      x: randomF32(N * Cin * L, 100 + i),
-      weight: randomF32(Cin * (Cout / groups) * K, 200 + i),
-      bias: bias ? randomF32(Cout, 300 + i) : undefined,
+      x: randomF32(N * Cin * L, seed + i),
+      weight: randomF32(Cin * (Cout / groups) * K, seed + 100 + i),
+      bias: bias ? randomF32(Cout, seed + 200 + i) : undefined,
       N,
       Cin,
       Cout,
@@ -203,38 +201,18 @@ checkAgainstReference<ConvTranspose1dArgs>(
       dilation,
       groups,
     },
-  })),
-  convTranspose1d,
-  convTranspose1dGpu,
-  kernelTolerance,
-);
-checkAgainstReference<ConvTranspose1dArgs>(
-  "conv_transpose1d",
-  KERNELS,
-  "tile64",
-  shapes.map(([N, Cin, Cout, L, K, stride, padding, outputPadding, dilation, groups, bias], i) => ({
-    label:
-      `N=${N} Cin=${Cin} Cout=${Cout} L=${L} K=${K} s${stride} p${padding} op${outputPadding} d${dilation} g${groups}`,
-    args: {
-      x: randomF32(N * Cin * L, 400 + i),
-      weight: randomF32(Cin * (Cout / groups) * K, 500 + i),
-      bias: bias ? randomF32(Cout, 600 + i) : undefined,
-      N,
-      Cin,
-      Cout,
-      L,
-      kernelSize: K,
-      stride,
-      padding,
-      outputPadding,
-      dilation,
-      groups,
-    },
-  })),
-  convTranspose1d,
-  convTranspose1dGpu,
-  kernelTolerance,
-);
+  }));
+for (const [entry, seed] of [["kernel", 100], ["tile64", 400]] as const) {
+  checkAgainstReference<ConvTranspose1dArgs>(
+    "conv_transpose1d",
+    KERNELS,
+    entry,
+    randomCases(seed),
+    convTranspose1d,
+    convTranspose1dGpu,
+    kernelTolerance,
+  );
+}
 
 Deno.test("conv_transpose reference matches the torch goldens", async () => {
   const { meta, cases } = await loadConvTransposeGolden();

@@ -84,7 +84,7 @@ export function ctcDecodePlan(gpu: ResidentDevice, shape: CtcDecodeShape, option
  * @returns the labels `[B, T]` padded with -1, and the count of each row
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { ctcDecodeGpu } from "@xpu/ops/ops/ctc_decode";
  * const gpu = await acquireDevice();

@@ -13,7 +13,9 @@
  * The order matters: "a blank a" decodes to "a a" (the blank separates two a's), while dropping
  * blanks first would give "a". The result is `tokens` `[B, T]` Int32, each row's labels first and
  * padded with -1, and `lengths` `[B]`, the number of labels of each row (written by the kernel, so a
- * caller that keeps them on the GPU reads nothing back). A NaN logit is never the maximum.
+ * caller that keeps them on the GPU reads nothing back). A NaN logit is never the maximum, unlike
+ * torch.argmax, which returns the first NaN's index; the kernel is written to the same rule, but WGSL
+ * does not promise NaN comparisons, so only the reference's rule is tested.
  *
  * @module
  */

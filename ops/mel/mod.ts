@@ -68,7 +68,7 @@ export { KERNELS };
  * @returns the plan; bindings `x` (`[rows, bins, 2]`) and `out` (`[rows, bins]`)
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { powerSpectrumPlan } from "@xpu/ops/ops/mel";
  * const gpu = await acquireDevice();
@@ -105,7 +105,7 @@ export function powerSpectrumPlan(
  * @returns `[rows, bins]`
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { powerSpectrumGpu } from "@xpu/ops/ops/mel";
  * const gpu = await acquireDevice();
@@ -132,7 +132,7 @@ export async function powerSpectrumGpu(
  *   (`[rows, nMels]`)
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { melPlan } from "@xpu/ops/ops/mel";
  * const gpu = await acquireDevice();
@@ -173,7 +173,7 @@ export function melPlan(gpu: ResidentDevice, shape: MelShape, options: KernelOpt
  * @returns `[rows, nMels]`
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { melFilterbank, melGpu } from "@xpu/ops/ops/mel";
  * const gpu = await acquireDevice();
@@ -196,7 +196,7 @@ export async function melGpu(gpu: ResidentDevice, args: MelArgs, options: Kernel
  * @returns `[batch, frames, nMels]` in dB
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { melSpectrogramGpu } from "@xpu/ops/ops/mel";
  * const gpu = await acquireDevice();

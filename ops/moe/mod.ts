@@ -101,7 +101,7 @@ export function moeRouterPlan(gpu: ResidentDevice, shape: MoeRouterShape, option
  * @returns the experts and gates `[T, k]`
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { moeRouterGpu } from "@xpu/ops/ops/moe";
  * const gpu = await acquireDevice();
@@ -161,6 +161,18 @@ export function moeDispatchPlan(gpu: ResidentDevice, shape: MoeDispatchShape, op
  * @param args as {@link moeDispatch}
  * @param options kernel override
  * @returns `slotToken` `[E, capacity]` and `tokenSlot` `[T, k]`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { moeDispatchGpu } from "@xpu/ops/ops/moe";
+ * const gpu = await acquireDevice();
+ * // Two tokens choose expert 0 first and 1 second; one slot per expert: token 1's first choice is dropped.
+ * const experts = new Int32Array([0, 1, 0, 1]);
+ * const { slotToken, tokenSlot } = await moeDispatchGpu(gpu, { experts, T: 2, E: 2, k: 2, capacity: 1 });
+ * // slotToken [0, 0], tokenSlot [0, 1, -1, -1]
+ * gpu.destroy();
+ * ```
  */
 export async function moeDispatchGpu(
   gpu: ResidentDevice,
@@ -215,6 +227,17 @@ export function moeGatherPlan(gpu: ResidentDevice, shape: MoeGatherShape, option
  * @param args as {@link moeGather}
  * @param options kernel override
  * @returns `[T, D]`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { moeGatherGpu } from "@xpu/ops/ops/moe";
+ * const gpu = await acquireDevice();
+ * const y = new Float32Array([1, 2, 10, 20]); // two slots of D = 2
+ * const tokenSlot = new Int32Array([1, 0]), gates = new Float32Array([0.5, 0.25]);
+ * const out = await moeGatherGpu(gpu, { y, tokenSlot, gates, T: 1, k: 2, slots: 2, D: 2 }); // [5.25, 10.5]
+ * gpu.destroy();
+ * ```
  */
 export async function moeGatherGpu(
   gpu: ResidentDevice,

@@ -23,12 +23,12 @@
  * (padding the last axis) its four elements are read as scalars after one division chain for the
  * first, and a partial last vec4 is written one element at a time.
  *
- * Measured on the H200 (2026-12-02, Deno 2.9.6 over Vulkan, GPU timestamps, median of 5, warm
- * clocks), with the previous kernel, one vec4 per invocation: reflect 512 x 32768 (+3/+3) in
- * 0.0416 ms = 3,229 GB/s (71.4% of the 4,523 GB/s read roofline), replicate 16 x 16 x 65536 (+2/+0,
- * vec4 copies) 75.6%, constant 4096 x 4096 (+1/+1) 71.1%: short of the 85% target. Four vec4s per
- * invocation is what took elementwise from 66.7% to 93% on the same GPU (more bytes in flight per
- * invocation); for pad it is not yet measured.
+ * On the H200 (the baseline, harness/baselines/nvidia-h200-log/21-bench.txt: Deno 2.9.6 over Vulkan,
+ * GPU timestamps, median of 10, fractions of that run's 4,597 GB/s read probe): reflect 512 x 32768
+ * (+3/+3) in 0.0495 ms (59.0%), replicate 16 x 16 x 65536 (+2/+0, vec4 copies) 70.1%, constant
+ * 4096 x 4096 (+1/+1) 62.0%: short of the 85% target. Four vec4s per invocation is what took
+ * elementwise from 66.7% to 93%; here it did not help: the previous kernel, one vec4 per invocation,
+ * was timed by its author at 0.0416 ms for the reflect case (71.4%; that run's output was not kept).
  *
  * @module
  */
@@ -67,7 +67,7 @@ const BLOCK_ELEMENTS = 256 * 4 * 4;
  * @returns the plan; bindings `x` (input) and `out` (output, `[outer, before + size + after, inner]`)
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { padPlan } from "@xpu/ops/ops/pad";
  * const gpu = await acquireDevice();
@@ -114,7 +114,7 @@ export function padPlan(gpu: ResidentDevice, shape: PadShape, options: KernelOpt
  * @returns the padded tensor, `[outer, before + size + after, inner]`
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { padGpu } from "@xpu/ops/ops/pad";
  * const gpu = await acquireDevice();

@@ -18,11 +18,13 @@
  * computed but not written, so a decode step (S = 1) costs posOffset steps per column spread over
  * 128 chunks.
  *
- * Measured on the H200 (2026-12-02, Deno 2.9.6 over Vulkan, GPU timestamps, median of 10) with the
- * previous layout (16 columns by 64 chunks per workgroup, a division per step): 0.0421 ms for
- * 4096 x 4096 (35% of the bandwidth roofline), and 0.0415 ms for one row at order 8,191, about the
- * same, so the time was spent in the recurrence's latency, not in the writes. This layout (twice the
- * invocations, half the chain per invocation, no division) has not been timed on the H200.
+ * On the H200 (the baseline, harness/baselines/nvidia-h200-log/21-bench.txt: Deno 2.9.6 over Vulkan,
+ * GPU timestamps, median of 10): 0.0800 ms for 4096 x 4096 (18.3% of the bandwidth roofline), and
+ * 0.0710 ms for one row at order 8,191, about the same, so the time goes to the recurrence's latency,
+ * not to the writes. That is slower than the previous layout (16 columns by 64 chunks per workgroup,
+ * a division per step), which its author timed at 0.0421 ms and 0.0415 ms (that run's output was not
+ * kept): this layout (twice the invocations, half the chain per invocation, no division) was adopted
+ * before it was timed.
  *
  * @module
  */
@@ -108,7 +110,7 @@ export function popePlan(gpu: ResidentDevice, shape: PopeShape, options: KernelO
  * @returns the table `[S, D]`
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { popeGpu } from "@xpu/ops/ops/pope";
  * const gpu = await acquireDevice();

@@ -128,7 +128,7 @@ export function ropePlan(gpu: ResidentDevice, shape: RopeShape, options: KernelO
  * @returns the result, `[tokens, heads, headDim]`
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { ropeGpu } from "@xpu/ops/ops/rope";
  * const gpu = await acquireDevice();
@@ -201,7 +201,7 @@ export function ropeAxesPlan(gpu: ResidentDevice, shape: RopeAxesShape, options:
  * @returns the result, `[tokens, heads, headDim]`
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { ropeAxesGpu } from "@xpu/ops/ops/rope";
  * const gpu = await acquireDevice();

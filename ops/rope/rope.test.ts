@@ -257,6 +257,17 @@ Deno.test("rope reference matches torch at fractional positions", async () => {
   assertClose(got, g.out, { atol: 0, rtol: 2 ** -22 }, "fractional positions");
 });
 
+// positions[t] + offset is rounded to f32 before it multiplies invFreq, as the kernel adds in f32.
+// At 0.3 + 1000 the f32 sum, 1000.2999878, is 1.2e-5 below the f64 one: an angle off by that much.
+// (The kernel's tolerance at angles near 1000, ropeTolerance, is larger than that, so only the
+// reference's rule is told apart here.)
+Deno.test("rope reference: a fractional position plus offset is rounded to f32 before the angle (0.3 + 1000)", () => {
+  const args = { x: f32([1, 0]), tokens: 1, heads: 1, headDim: 2, positions: f32([0.3]), offset: 1000 };
+  const p = Math.fround(Math.fround(0.3) + 1000);
+  ok(Math.abs(p - (Math.fround(0.3) + 1000)) > 1e-5, "the f32 sum differs from the f64 one");
+  assertClose(rope(args), [Math.cos(p), Math.sin(p)], { atol: 0, rtol: 2 ** -22 });
+});
+
 async function rejectsBadRope(run: (args: RopeArgs) => unknown): Promise<void> {
   const x = f32([1, 2, 3, 4, 5, 6, 7, 8]);
   await assertThrowsMessage(() => run({ x, tokens: 1, heads: 1, headDim: 3 }), "rope: headDim must be even, got 3");

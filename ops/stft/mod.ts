@@ -126,7 +126,7 @@ const ISTFT_PARAMS: readonly ParamField[] = [
  *   (`[batch, frames, bins, 2]`)
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { stftBasis, stftPlan } from "@xpu/ops/ops/stft";
  * const gpu = await acquireDevice();
@@ -179,7 +179,7 @@ export function stftPlan(gpu: ResidentDevice, shape: StftShape, options: KernelO
  * @returns the spectrum, `[batch, frames, bins, 2]`
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { stftGpu } from "@xpu/ops/ops/stft";
  * const gpu = await acquireDevice();
@@ -204,7 +204,7 @@ export async function stftGpu(gpu: ResidentDevice, args: StftArgs, options: Kern
  *   so it is made by {@link validateIstft} (called by {@link istftGpu}), not here.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { istftPlan } from "@xpu/ops/ops/stft";
  * const gpu = await acquireDevice();
@@ -269,7 +269,7 @@ export function istftPlan(gpu: ResidentDevice, shape: IstftShape, options: Kerne
  * @returns the signals, `[batch, length]`
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { istftGpu, stftGpu } from "@xpu/ops/ops/stft";
  * const gpu = await acquireDevice();

@@ -20,11 +20,11 @@
  * before the first write: one read and one write per output element (the least the op can move);
  * when `outW % 4 == 0` the four elements of a vec4 share a row and its source row is computed once.
  *
- * Measured on the H200 (2026-12-02, Deno 2.9.6 over Vulkan, GPU timestamps, median of 5, warm
- * clocks), with the previous kernel, one vec4 per invocation: 2x of [1, 128, 256, 256] in 0.0556 ms
- * = 3,017 GB/s (66.7% of the 4,523 GB/s read roofline), of [1, 512, 128, 128] 66.8%, 126 x 127 ->
- * 252 x 254 over [4, 256] planes 58.9%: short of the 85% target. Four vec4s per invocation is what
- * took elementwise from 66.7% to 93% on the same GPU; for upsample it is not yet measured.
+ * On the H200 (the baseline, harness/baselines/nvidia-h200-log/21-bench.txt: Deno 2.9.6 over Vulkan,
+ * GPU timestamps, median of 10, fractions of that run's 4,597 GB/s read probe): 2x of
+ * [1, 128, 256, 256] in 0.0526 ms (69.4%), of [1, 512, 128, 128] 70.0%, 126 x 127 -> 252 x 254 over
+ * [4, 256] planes 59.6%: short of the 85% target, and about what the previous kernel (one vec4 per
+ * invocation) gave in its author's run (0.0556 ms at the first shape; that run's output was not kept).
  *
  * @module
  */
@@ -67,7 +67,7 @@ const BLOCK_ELEMENTS = 256 * 4 * 4;
  * @returns the plan; bindings `x` (input) and `out` (output, `[N, C, outH, outW]`)
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { nearestUpsample2dPlan } from "@xpu/ops/ops/upsample";
  * const gpu = await acquireDevice();
@@ -115,7 +115,7 @@ export function nearestUpsample2dPlan(
  * @returns the upsampled tensor, `[N, C, outH, outW]`
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { nearestUpsample2dGpu } from "@xpu/ops/ops/upsample";
  * const gpu = await acquireDevice();

@@ -65,6 +65,18 @@ Deno.test("upsample reference: the f32 source index (H = 14 -> 46, row 23 copies
   ok(golden.align_corners.raised, `torch refuses align_corners with mode="nearest" (${golden.align_corners.message})`);
 });
 
+// torch's nearest_neighbor_compute_source_index computes floorf(dst_index * scale) in float, so the
+// product rounds to f32 too: 25 * f32(2 / 50) is 0.99999998 in f64 but 1 in f32. No golden row holds
+// such a case yet (goldens/gen.py's rows would need "2 -> 50 size"); the value is derived by hand.
+gpuTest("upsample: the product dst * scale rounds to f32 (H = 2 -> 50, row 25 copies row 1, not 0)", async (gpu) => {
+  deepStrictEqual(nearestSourceIndex(25, 2, 50), 1);
+  deepStrictEqual(Math.floor(25 * Math.fround(2 / 50)), 0, "an f64 product would give row 0");
+  const args = { x: new Float32Array([10, 20]), N: 1, C: 1, H: 2, W: 1, outH: 50, outW: 1 };
+  const expected = Array.from({ length: 50 }, (_, oy) => (oy < 25 ? 10 : 20));
+  deepStrictEqual([...nearestUpsample2d(args)], expected, "reference");
+  deepStrictEqual([...await nearestUpsample2dGpu(gpu, args)], expected, "kernel");
+});
+
 Deno.test("upsample reference matches the torch goldens", async () => {
   const golden = await loadUpsampleGolden();
   ok(golden.cases.length > 0 && golden.meta.torch, "the golden file has cases and a torch version");
