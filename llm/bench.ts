@@ -311,7 +311,7 @@ async function main(args: string[]): Promise<void> {
     : SARASHINA_2_2_1B_CONFIG;
   const gpu = await acquireDevice();
   const log = (s: string) => console.error(s);
-  log(`adapter: ${gpu.adapter.description} (${gpu.adapter.target}), shape ${shape}`);
+  log(`adapter: ${gpu.adapter.description} (target: ${gpu.adapter.target ?? "portable"}), shape ${shape}`);
   let probe: number | null = null;
   if (gpu.device.features.has("timestamp-query")) {
     await warmClocks(gpu);
