@@ -2,7 +2,8 @@
  * The roofline page in headless Chromium (see `browser_testing.ts`): it runs the probes and the
  * default ops' quick shapes with no console error, draws the chart with a point per plottable row,
  * and its "Save the result" link downloads a result file that `parseReport` accepts and that
- * `deno task bench --compare` reads, row keys matching the CLI's own.
+ * `deno task bench --compare` reads, row keys matching the CLI's own. The page's copy of the cases has
+ * each op's bench.ts shapes in both size classes.
  */
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { benchMain } from "../harness/bench.ts";
@@ -40,6 +41,21 @@ pageTest(
         `${op}'s rows are its bench.ts quick shapes`,
       );
     }
+    // The page defines its cases apart from ops/<op>/bench.ts (those are not published): both size
+    // classes must still be the same shapes, so a page row and a CLI row share their keys.
+    const pageCases = await run.page.evaluate(() =>
+      (globalThis as unknown as { rooflineCases: { op: string; entry: string; gpu: string[]; quick: string[] }[] })
+        .rooflineCases
+    );
+    deepStrictEqual(
+      pageCases,
+      pageCases.map(({ op, entry }) => {
+        const c = BENCH_CASES.find((b) => b.op === op && b.entry === entry);
+        return { op, entry, gpu: c?.shapes.gpu.map((s) => s.label), quick: c?.shapes.quick.map((s) => s.label) };
+      }),
+      "the page's cases have the shapes of the ops' bench.ts",
+    );
+    deepStrictEqual(pageCases.map((c) => c.op), OPS);
     strictEqual(report.results.length, 3 * OPS.length);
     ok(report.results.every((r) => r.ms > 0 && r.samples === 5), "every row was timed, 5 passes");
 

@@ -2,32 +2,16 @@
 import { strictEqual } from "node:assert/strict";
 import { benchMain } from "./bench.ts";
 import { type BenchCase, defineCase } from "./bench_case.ts";
-import { assertThrowsMessage, gpuTest } from "./testing.ts";
-
-const DOUBLE = `@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) id: vec3u) { if (id.x < arrayLength(&out)) { out[id.x] = 2.0 * x[id.x]; } }`;
+import { assertThrowsMessage, DOUBLE_WGSL, doublePlan, gpuTest } from "./testing.ts";
 
 const CASES: readonly BenchCase[] = [defineCase({
   op: "double",
   entry: "kernel",
-  sources: { kernel: DOUBLE },
+  sources: { kernel: DOUBLE_WGSL },
   gpu: [64],
   quick: [64],
   label: (n) => `${n}`,
-  plan: (_gpu, n) => ({
-    op: "double",
-    kernel: { variant: "kernel", source: DOUBLE, rung: "portable", tried: ["kernel"] },
-    bindings: [{ name: "x", dtype: "f32", length: n, role: "input" }, {
-      name: "out",
-      dtype: "f32",
-      length: n,
-      role: "output",
-    }],
-    workgroups: Math.ceil(n / 64),
-    cost: { bytes: 8 * n, flops: n },
-  }),
+  plan: (_gpu, n) => doublePlan(n),
   inputs: (n, seed) => [Float32Array.from({ length: n }, (_, i) => seed + i + 0.5)],
 })];
 
@@ -59,7 +43,7 @@ gpuTest("bench --filter matching no case exits 2 with a message, before any prob
   strictEqual(errors.some((e) => e.startsWith('--filter "no-such-op": no case matches')), true, errors.join("\n"));
 });
 
-gpuTest("deno task bench: --peer and --no-peer together are refused", async () => {
+Deno.test("deno task bench: --peer and --no-peer together are refused, before any GPU work", async () => {
   await assertThrowsMessage(
     () => benchMain(["--peer", "--no-peer"], CASES),
     "--peer and --no-peer contradict each other",

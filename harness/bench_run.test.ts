@@ -5,18 +5,13 @@ import { type BenchProgress, type BenchRunOptions, NoBenchJobError, runBench } f
 import { type BenchCase, defineCase } from "./bench_case.ts";
 import { LimitError } from "./limits.ts";
 import { parseReport, reportJson, rooflineSvg, SCHEMA } from "./report.ts";
-import { assertThrowsMessage, gpuTest } from "./testing.ts";
-
-const DOUBLE = `@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) id: vec3u) { if (id.x < arrayLength(&out)) { out[id.x] = 2.0 * x[id.x]; } }`;
+import { assertThrowsMessage, DOUBLE_WGSL, doublePlan, gpuTest } from "./testing.ts";
 
 /** Doubles n floats; a shape of 0 stands for one the device's limits refuse. */
 const CASES: readonly BenchCase[] = [defineCase<number>({
   op: "double",
   entry: "kernel",
-  sources: { kernel: DOUBLE },
+  sources: { kernel: DOUBLE_WGSL },
   gpu: [1 << 20],
   quick: [0, 256, 1 << 14],
   label: (n) => `${n}`,
@@ -24,16 +19,7 @@ const CASES: readonly BenchCase[] = [defineCase<number>({
     if (n === 0) {
       throw new LimitError("double/kernel", "maxComputeWorkgroupsPerDimension", 1e9, 65535, "workgroups in x");
     }
-    return {
-      op: "double",
-      kernel: { variant: "kernel", source: DOUBLE, rung: "portable", tried: ["kernel"] },
-      bindings: [
-        { name: "x", dtype: "f32", length: n, role: "input" },
-        { name: "out", dtype: "f32", length: n, role: "output" },
-      ],
-      workgroups: Math.ceil(n / 64),
-      cost: { bytes: 8 * n, flops: n },
-    };
+    return doublePlan(n);
   },
   inputs: (n, seed) => [Float32Array.from({ length: n }, (_, i) => seed + i + 0.5)],
 })];

@@ -2,8 +2,9 @@
  * Every published entry point bundles for the browser: each `exports` entry of deno.json is bundled
  * with esbuild (platform browser, ESM, nothing external), the way esm.sh builds a JSR package for a
  * page, and the bundle must reach no `Deno.` API and no `node:` module. The one kind of export allowed
- * to is a file tool whose module doc begins "Deno only" (`@xpu/ops/llm/file`); every other export is
- * checked, so such a module reached from a browser entry point still fails.
+ * to is a file tool whose module doc begins "Deno only" (`@xpu/ops/llm/file`,
+ * `@xpu/ops/llm/cache/directory`); every other export is checked, so such a module reached from a
+ * browser entry point still fails.
  */
 import { deepStrictEqual, ok } from "node:assert/strict";
 import * as esbuild from "esbuild";

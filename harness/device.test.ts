@@ -1,31 +1,7 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { acquireDevice, type KernelPlan } from "./device.ts";
 import { type GuardedLimits, LimitError } from "./limits.ts";
-import { packParams } from "./params.ts";
-import { assertThrowsMessage, gpuTest } from "./testing.ts";
-
-const DOUBLE = `struct Params { n: u32 }
-@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@group(0) @binding(2) var<uniform> params: Params;
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) id: vec3u) {
-  if (id.x < params.n) { out[id.x] = 2.0 * x[id.x]; }
-}`;
-
-function doublePlan(n: number, source = DOUBLE, variant = "kernel"): KernelPlan {
-  return {
-    op: "double",
-    kernel: { variant, source, rung: "portable", tried: [variant] },
-    bindings: [
-      { name: "x", dtype: "f32", length: n, role: "input" },
-      { name: "out", dtype: "f32", length: n, role: "output" },
-    ],
-    params: packParams([{ name: "n", type: "u32" }], { n }, "double"),
-    workgroups: Math.ceil(n / 64),
-    cost: { bytes: 8 * n, flops: n },
-  };
-}
+import { assertThrowsMessage, DOUBLE_WGSL, doublePlan, gpuTest } from "./testing.ts";
 
 gpuTest("ResidentDevice.run uploads, dispatches and reads back", async (gpu) => {
   const [out] = await gpu.run(doublePlan(100), [Float32Array.from({ length: 100 }, (_, i) => i - 50)]);
@@ -54,7 +30,7 @@ gpuTest("a dispatch beyond a limit throws LimitError before anything is encoded"
 });
 
 gpuTest("a WebGPU validation error is thrown with the op, variant and sizes, never read back as zeros", async (gpu) => {
-  const broken = DOUBLE.replace("2.0 * x[id.x]", "2.0 * undefined_name[id.x]");
+  const broken = DOUBLE_WGSL.replace("2.0 * x[id.x]", "2.0 * undefined_name[id.x]");
   await assertThrowsMessage(
     () => gpu.run(doublePlan(4, broken, "kernel.broken"), [new Float32Array(4)]),
     /WebGPU rejected double\/kernel\.broken \[x: 4 f32, out: 4 f32\]/,
@@ -143,9 +119,9 @@ gpuTest("inputs that do not match the plan's bindings are refused", async (gpu) 
 });
 
 gpuTest("the pipeline cache refuses one key compiled from two sources", async (gpu) => {
-  await gpu.run(doublePlan(2, DOUBLE, "kernel.cache"), [new Float32Array(2)]);
+  await gpu.run(doublePlan(2, DOUBLE_WGSL, "kernel.cache"), [new Float32Array(2)]);
   await assertThrowsMessage(
-    () => gpu.run(doublePlan(2, DOUBLE.replace("2.0 *", "3.0 *"), "kernel.cache"), [new Float32Array(2)]),
+    () => gpu.run(doublePlan(2, DOUBLE_WGSL.replace("2.0 *", "3.0 *"), "kernel.cache"), [new Float32Array(2)]),
     "pipeline cache: double/kernel.cache was already compiled from a different source",
   );
 });
@@ -171,7 +147,7 @@ gpuTest("describeAdapter reports the adapter and the target reasoning", (gpu) =>
 });
 
 gpuTest("a zeroed binding is cleared before the pass, so a reused accumulator starts from zero", async (gpu) => {
-  const accumulate = DOUBLE.replace("out[id.x] = 2.0 * x[id.x];", "out[id.x] = out[id.x] + x[id.x];");
+  const accumulate = DOUBLE_WGSL.replace("out[id.x] = 2.0 * x[id.x];", "out[id.x] = out[id.x] + x[id.x];");
   const plan = (zeroed: boolean): KernelPlan => {
     const p = doublePlan(3, accumulate, zeroed ? "kernel.zeroed" : "kernel.accumulate");
     return { ...p, bindings: [p.bindings[0], { ...p.bindings[1], zeroed }] };
@@ -187,10 +163,10 @@ gpuTest("a zeroed binding is cleared before the pass, so a reused accumulator st
 
 gpuTest("poisoned outputs expose unwritten elements and writes past the end", async (gpu) => {
   strictEqual(gpu.poisonOutputs, true);
-  const skipsLast = DOUBLE.replace("if (id.x < params.n)", "if (id.x + 1u < params.n)");
+  const skipsLast = DOUBLE_WGSL.replace("if (id.x < params.n)", "if (id.x + 1u < params.n)");
   const [out] = await gpu.run(doublePlan(3, skipsLast, "kernel.skips_last"), [new Float32Array([1, 2, 3])]);
   deepStrictEqual([out[0], out[1], Number.isNaN(out[2])], [2, 4, true]);
-  const overruns = DOUBLE.replace("if (id.x < params.n)", "if (id.x < params.n + 1u)");
+  const overruns = DOUBLE_WGSL.replace("if (id.x < params.n)", "if (id.x < params.n + 1u)");
   await assertThrowsMessage(
     () => gpu.run(doublePlan(3, overruns, "kernel.overruns"), [new Float32Array(3)]),
     "double/kernel.overruns: wrote past the end of out (element 3 of 3)",

@@ -1,48 +1,24 @@
 // Errors land on the call that caused them (concurrency), reads and tensors are checked against their
 // buffers, a lost device fails every later call at once, and the runtime without WebGPU says so.
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { acquireDevice, type GpuTensor, type KernelPlan, type ResidentDevice } from "./device.ts";
-import { packParams } from "./params.ts";
-import { assertThrowsMessage, gpuTest } from "./testing.ts";
-
-const DOUBLE = `struct Params { n: u32 }
-@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@group(0) @binding(2) var<uniform> params: Params;
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) id: vec3u) {
-  if (id.x < params.n) { out[id.x] = 2.0 * x[id.x]; }
-}`;
+import { acquireDevice, type GpuTensor, type ResidentDevice } from "./device.ts";
+import { assertThrowsMessage, DOUBLE_WGSL, doublePlan, gpuTest } from "./testing.ts";
 
 // The same kernel with a fixed-size output of 64 elements: WebGPU requires every buffer bound to
 // `out` to hold at least 256 bytes. A plan that declares 4 elements passes every check of ours (its
 // dtypes, lengths and limits are consistent) and only WebGPU's validation catches it.
-const FIXED_OUT = DOUBLE.replace("array<f32>;\n@group(0) @binding(2)", "array<f32, 64>;\n@group(0) @binding(2)");
-
-function plan(n: number, source = DOUBLE, variant = "kernel"): KernelPlan {
-  return {
-    op: "double",
-    kernel: { variant, source, rung: "portable", tried: [variant] },
-    bindings: [
-      { name: "x", dtype: "f32", length: n, role: "input" },
-      { name: "out", dtype: "f32", length: n, role: "output" },
-    ],
-    params: packParams([{ name: "n", type: "u32" }], { n }, "double"),
-    workgroups: Math.ceil(n / 64),
-    cost: { bytes: 8 * n, flops: n },
-  };
-}
+const FIXED_OUT = DOUBLE_WGSL.replace("array<f32>;\n@group(0) @binding(2)", "array<f32, 64>;\n@group(0) @binding(2)");
 
 const ramp = (n: number, from: number) => Float32Array.from({ length: n }, (_, i) => from + i);
 
 gpuTest("concurrent runs: only the bad call rejects, and every good call returns its own result", async (gpu) => {
   strictEqual(FIXED_OUT.includes("array<f32, 64>"), true);
-  const bad = plan(4, FIXED_OUT, "kernel.fixed_out");
+  const bad = doublePlan(4, FIXED_OUT, "kernel.fixed_out");
   const good = Array.from({ length: 6 }, (_, k) => ({ n: 50 + 13 * k, from: 100 * k }));
   const calls = [
-    ...good.slice(0, 3).map(({ n, from }) => gpu.run(plan(n), [ramp(n, from)])),
+    ...good.slice(0, 3).map(({ n, from }) => gpu.run(doublePlan(n), [ramp(n, from)])),
     gpu.run(bad, [ramp(4, 0)]),
-    ...good.slice(3).map(({ n, from }) => gpu.run(plan(n), [ramp(n, from)])),
+    ...good.slice(3).map(({ n, from }) => gpu.run(doublePlan(n), [ramp(n, from)])),
   ];
   const settled = await Promise.allSettled(calls);
   const rejected = settled.flatMap((s, i) => (s.status === "rejected" ? [i] : []));
@@ -62,11 +38,11 @@ gpuTest("concurrent submits and reads on resident tensors: the error lands on th
   const small = gpu.alloc("f32", 4, "small out");
   try {
     const settled = await Promise.allSettled([
-      gpu.submit([plan(n), [x, outs[0]]]),
-      gpu.submit([plan(n), [x, outs[1]]]),
-      gpu.submit([plan(4, FIXED_OUT, "kernel.fixed_out"), [x, small]]),
-      gpu.submit([plan(n), [x, outs[2]]]),
-      gpu.submit([plan(n), [x, outs[3]]]),
+      gpu.submit([doublePlan(n), [x, outs[0]]]),
+      gpu.submit([doublePlan(n), [x, outs[1]]]),
+      gpu.submit([doublePlan(4, FIXED_OUT, "kernel.fixed_out"), [x, small]]),
+      gpu.submit([doublePlan(n), [x, outs[2]]]),
+      gpu.submit([doublePlan(n), [x, outs[3]]]),
     ]);
     deepStrictEqual(settled.map((s) => s.status), ["fulfilled", "fulfilled", "rejected", "fulfilled", "fulfilled"]);
     const reads = await Promise.all(outs.map((t) => gpu.read(t)));
@@ -118,15 +94,15 @@ gpuTest("encode refuses a tensor that claims more elements than its buffer holds
   try {
     const liar: GpuTensor = { buffer: tiny.buffer, dtype: "f32", length: n };
     await assertThrowsMessage(
-      () => gpu.submit([plan(n), [x, liar]]),
+      () => gpu.submit([doublePlan(n), [x, liar]]),
       'double/kernel: binding 1 (out): the tensor claims 4096 f32 elements (16384 bytes), but its buffer "tiny" holds 16 bytes',
     );
     await assertThrowsMessage(
-      () => gpu.submit([plan(n), [x, { ...x, dtype: "i32" }]]),
+      () => gpu.submit([doublePlan(n), [x, { ...x, dtype: "i32" }]]),
       "double/kernel: binding 1 (out) expects 4096 f32, got 4096 i32",
     );
     await assertThrowsMessage(
-      () => gpu.submit([plan(n), [x, { ...x, length: -1 }]]),
+      () => gpu.submit([doublePlan(n), [x, { ...x, length: -1 }]]),
       "double/kernel: binding 1 (out): length must be a non-negative integer, got -1",
     );
   } finally {
@@ -153,8 +129,8 @@ async function assertAllRefused(gpu: ResidentDevice, resident: GpuTensor, reason
     ["upload", () => gpu.upload(new Float32Array(4), "late")],
     ["alloc", () => gpu.alloc("f32", 4, "late")],
     ["read", () => gpu.read(resident)],
-    ["run", () => gpu.run(plan(4), [new Float32Array(4)])],
-    ["submit", () => gpu.submit([plan(4), [resident, resident]])],
+    ["run", () => gpu.run(doublePlan(4), [new Float32Array(4)])],
+    ["submit", () => gpu.submit([doublePlan(4), [resident, resident]])],
   ];
   for (const [name, call] of calls) {
     let error: unknown;

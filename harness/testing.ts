@@ -7,7 +7,8 @@
  * @module
  */
 
-import { acquireDevice, type AcquireOptions, type ResidentDevice } from "./device.ts";
+import { acquireDevice, type AcquireOptions, type KernelPlan, type ResidentDevice } from "./device.ts";
+import { packParams } from "./params.ts";
 import { type KernelSources, parseVariantName, variantsOf } from "./variants.ts";
 
 const adapter = await navigator.gpu?.requestAdapter({ powerPreference: "high-performance" }) ?? null;
@@ -271,4 +272,39 @@ export async function unguardedOps(opsDir: URL): Promise<string[]> {
     }
   }
   return unguarded.sort();
+}
+
+/**
+ * The harness's own tests' kernel (harness/ knows no op): `out[i] = 2 * x[i]` for `i < params.n`,
+ * 64 invocations a workgroup.
+ */
+export const DOUBLE_WGSL = `struct Params { n: u32 }
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<uniform> params: Params;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x < params.n) { out[id.x] = 2.0 * x[id.x]; }
+}`;
+
+/**
+ * A plan of {@link DOUBLE_WGSL} (or a variant of its source) over `n` floats.
+ *
+ * @param n elements
+ * @param source the kernel's source (a test may break it on purpose)
+ * @param variant the variant name the plan reports
+ * @returns the plan, op "double"
+ */
+export function doublePlan(n: number, source: string = DOUBLE_WGSL, variant = "kernel"): KernelPlan {
+  return {
+    op: "double",
+    kernel: { variant, source, rung: "portable", tried: [variant] },
+    bindings: [
+      { name: "x", dtype: "f32", length: n, role: "input" },
+      { name: "out", dtype: "f32", length: n, role: "output" },
+    ],
+    params: packParams([{ name: "n", type: "u32" }], { n }, "double"),
+    workgroups: Math.ceil(n / 64),
+    cost: { bytes: 8 * n, flops: n },
+  };
 }

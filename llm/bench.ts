@@ -95,6 +95,30 @@ export function* syntheticWeights(config: LlamaConfig, format: WeightFormat, see
   }
 }
 
+/**
+ * `weights` passed through, with a line to `log` each time another tenth of the tensors has been
+ * handed on (generating and uploading f32's 5 GB takes most of a minute on an H200's host).
+ */
+function* withProgress(
+  weights: Iterable<LoadedWeight>,
+  count: number,
+  label: string,
+  log: (s: string) => void,
+): Generator<LoadedWeight> {
+  let done = 0;
+  let bytes = 0;
+  const t0 = performance.now();
+  for (const weight of weights) {
+    yield weight;
+    done++;
+    bytes += weight.parts.reduce((sum, part) => sum + part.data.byteLength, 0);
+    if (Math.floor(done * 10 / count) > Math.floor((done - 1) * 10 / count)) {
+      const seconds = ((performance.now() - t0) / 1000).toFixed(1);
+      log(`${label}: ${done}/${count} tensors, ${(bytes / 1e9).toFixed(2)} GB, ${seconds} s`);
+    }
+  }
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
@@ -157,7 +181,13 @@ async function benchFormat(
   log: (s: string) => void,
 ): Promise<LlmBenchRow> {
   const t0 = performance.now();
-  const engine = await LlamaEngine.fromWeights(gpu, config, syntheticWeights(config, format), {
+  const weights = withProgress(
+    syntheticWeights(config, format),
+    llamaWeightSpecs(config).length,
+    `${format}: generating and loading weights`,
+    log,
+  );
+  const engine = await LlamaEngine.fromWeights(gpu, config, weights, {
     format,
     maxSeq: PREFILL + DECODE,
     prefillChunk: PREFILL,
@@ -281,7 +311,7 @@ async function main(args: string[]): Promise<void> {
     : SARASHINA_2_2_1B_CONFIG;
   const gpu = await acquireDevice();
   const log = (s: string) => console.error(s);
-  log(`adapter: ${gpu.adapter.description} (${gpu.adapter.target}), shape ${shape}`);
+  log(`adapter: ${gpu.adapter.description} (target: ${gpu.adapter.target ?? "portable"}), shape ${shape}`);
   let probe: number | null = null;
   if (gpu.device.features.has("timestamp-query")) {
     await warmClocks(gpu);

@@ -10,12 +10,16 @@
  * only).
  *
  * @example
- * ```ts ignore
- * // ignore: needs a model's tokenizer.model (not in the repository) and the logits of a forward pass
+ * ```ts
  * import { SentencePieceTokenizer, sampleNext } from "@xpu/ops/llm";
- * const tokenizer = new SentencePieceTokenizer(await Deno.readFile("tokenizer.model"));
+ * // A small model from the repository's goldens; in practice a checkpoint's tokenizer.model.
+ * const model = await Deno.readFile("llm/tokenizer/goldens/sp_unigram_nfkc.model");
+ * const tokenizer = new SentencePieceTokenizer(model);
  * const prompt = tokenizer.encode("こんにちは");
- * const next = sampleNext(logits, [], { mode: "sample", temperature: 0.8, topP: 0.95, seed: 1 });
+ * const logits = new Float32Array(tokenizer.vocabSize); // in practice: the engine's forward over `prompt`
+ * logits[prompt[0]] = 1;
+ * const next = sampleNext(logits, prompt, { mode: "sample", temperature: 0.8, topP: 0.95, seed: 1 });
+ * tokenizer.decode([...prompt, next]);
  * ```
  *
  * @module

@@ -92,6 +92,14 @@ const OPS = {
   })],
 };
 
+// Each case's shape labels in both size classes, for the browser test to hold to the ops' bench.ts.
+globalThis.rooflineCases = Object.values(OPS).flat().map((c) => ({
+  op: c.op,
+  entry: c.entry,
+  gpu: c.shapes.gpu.map((s) => s.label),
+  quick: c.shapes.quick.map((s) => s.label),
+}));
+
 const params = new URL(location.href).searchParams;
 const $ = (id) => document.getElementById(id);
 const status = $("status"), progress = $("progress"), log = $("log");

@@ -69,8 +69,17 @@ Deno.test("tfjs peer: CPU expectations of the cases, by hand", () => {
 const missing = await missingTfjsFile();
 let shared: Promise<TfjsPeer> | undefined;
 
-/** A GPU test given the shared peer; ignored, with the reason, when the peer is not installed. */
+/**
+ * A GPU test given the shared peer. When the peer is not installed it is ignored with the reason,
+ * except under `CI=true` (where `.ci/run` installs it), where it fails.
+ */
 function peerTest(name: string, fn: (peer: TfjsPeer, gpu: ResidentDevice) => Promise<void>): void {
+  if (missing && Deno.env.get("CI") === "true") {
+    Deno.test(name, () => {
+      throw new Error(`CI=true but ${missing} is missing: .ci/run installs it (deno task peer:install)`);
+    });
+    return;
+  }
   if (missing) {
     Deno.test({ name: `${name} (ignored: ${missing} is missing; deno task peer:install)`, ignore: true, fn() {} });
     return;

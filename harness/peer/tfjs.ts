@@ -198,6 +198,9 @@ let active: TfjsPeer | undefined;
  *
  * @example
  * ```ts ignore
+ * // ignore: needs TF.js installed by `deno task peer:install` and a device with timestamp-query
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { createTfjsPeer } from "./tfjs.ts";
  * const gpu = await acquireDevice();
  * const peer = await createTfjsPeer(gpu.device);
  * console.log(await peer.time("add", [1 << 20]));
