@@ -52,6 +52,7 @@ import { packParams, type ParamField } from "../../harness/params.ts";
 import type { HostArray, KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { matmulPlan } from "../matmul/mod.ts";
+import { gemmTiling } from "./gemm_tiling.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import {
   type Conv1dArgs,
@@ -105,10 +106,6 @@ const FIELDS = [
 ] as const;
 const PARAMS: readonly ParamField[] = FIELDS.map((name) => ({ name, type: "u32" }));
 
-/** The two tiles: output channels x columns per workgroup (TILE_M x TILE_N in the WGSL). */
-const TILES = { kernel: [128, 128], tile64: [64, 256] } as const;
-const ENTRIES = ["kernel", "tile64"] as const;
-
 const product = (xs: number[]) => xs.reduce((p, v) => p * v, 1);
 /** A per-axis argument padded to three axes (outer axes first) with `fill`. */
 const threeD = (values: number[], fill: number) => [...Array(3 - values.length).fill(fill), ...values];
@@ -149,9 +146,7 @@ export function convPlan(
     return { ...plan, bindings: plan.bindings.map((b, i) => ({ ...b, name: names[i] })), cost };
   }
   const cols = g.N * outSpatial;
-  const kernel = gpu.resolveAmong(KERNELS, g.op, ENTRIES, cols <= 128 && coutG > 64 ? "kernel" : "tile64", options);
-  const [tileM, tileN] = TILES[kernel.variant.split(".")[0] as keyof typeof TILES];
-  const tilesM = Math.ceil(coutG / tileM), tilesN = Math.ceil(cols / tileN);
+  const { kernel, tilesM, tilesN } = gemmTiling(gpu, KERNELS, g.op, coutG, cols, options);
   const [inD, inH, inW] = threeD(g.input, 1), [, outH, outW] = threeD(g.output, 1);
   const [, kH, kW] = threeD(g.kernel, 1), [sD, sH, sW] = threeD(g.stride, 1);
   const [pD, pH, pW] = threeD(g.padding, 0), [dD, dH, dW] = threeD(g.dilation, 1);

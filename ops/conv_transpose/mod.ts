@@ -53,6 +53,7 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
+import { gemmTiling } from "../conv/gemm_tiling.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import {
   type ConvTranspose1dArgs,
@@ -83,9 +84,6 @@ const FIELDS = [
   "tiles_n",
 ] as const;
 const PARAMS: readonly ParamField[] = FIELDS.map((name) => ({ name, type: "u32" }));
-/** Output channels x columns per workgroup (TILE_M x TILE_N in the WGSL). */
-const TILES = { kernel: [128, 128], tile64: [64, 256] } as const;
-const ENTRIES = ["kernel", "tile64"] as const;
 
 /**
  * Plans `conv_transpose1d` on the GPU.
@@ -106,10 +104,7 @@ export function convTranspose1dPlan(
   const cinG = g.Cin / g.groups, coutG = g.Cout / g.groups;
   const jCount = Math.ceil(g.Lout / g.stride);
   const cols = g.N * jCount;
-  const chosen = cols <= 128 && coutG > 64 ? "kernel" : "tile64";
-  const kernel = gpu.resolveAmong(KERNELS, "conv_transpose1d", ENTRIES, chosen, options);
-  const [tileM, tileN] = TILES[kernel.variant.split(".")[0] as keyof typeof TILES];
-  const tilesM = Math.ceil(coutG / tileM), tilesN = Math.ceil(cols / tileN);
+  const { kernel, tilesM, tilesN } = gemmTiling(gpu, KERNELS, "conv_transpose1d", coutG, cols, options);
   const xLength = g.N * g.Cin * g.L, weightLength = g.Cin * coutG * g.K, outLength = g.N * g.Cout * g.Lout;
   return {
     op: "conv_transpose1d",
