@@ -32,7 +32,7 @@
  */
 
 import { foldWorkgroups } from "../../harness/limits.ts";
-import { packParams } from "../../harness/params.ts";
+import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
@@ -58,6 +58,12 @@ export { KERNELS };
 
 const WG = 256;
 
+/** Each kernel's uniform, in WGSL declaration order (all u32). */
+const u32Fields = (...names: string[]): readonly ParamField[] => names.map((name) => ({ name, type: "u32" }));
+const ROUTER_PARAMS = u32Fields("tokens", "experts", "k", "normTopkProb");
+const DISPATCH_PARAMS = u32Fields("tokens", "experts", "k", "capacity");
+const GATHER_PARAMS = u32Fields("tokens", "k", "d", "total");
+
 /**
  * Plans the router on the GPU.
  *
@@ -78,10 +84,7 @@ export function moeRouterPlan(gpu: ResidentDevice, shape: MoeRouterShape, option
       { name: "gates", dtype: "f32", length: T * k, role: "output" },
     ],
     params: packParams(
-      [{ name: "tokens", type: "u32" }, { name: "experts", type: "u32" }, { name: "k", type: "u32" }, {
-        name: "normTopkProb",
-        type: "u32",
-      }],
+      ROUTER_PARAMS,
       { tokens: T, experts: E, k, normTopkProb: Number(shape.normTopkProb) },
       "moeRouter",
     ),
@@ -141,10 +144,7 @@ export function moeDispatchPlan(gpu: ResidentDevice, shape: MoeDispatchShape, op
       { name: "tokenSlot", dtype: "i32", length: T * k, role: "output" },
     ],
     params: packParams(
-      [{ name: "tokens", type: "u32" }, { name: "experts", type: "u32" }, { name: "k", type: "u32" }, {
-        name: "capacity",
-        type: "u32",
-      }],
+      DISPATCH_PARAMS,
       { tokens: T, experts: E, k, capacity },
       "moeDispatch",
     ),
@@ -206,10 +206,7 @@ export function moeGatherPlan(gpu: ResidentDevice, shape: MoeGatherShape, option
       { name: "out", dtype: "f32", length: T * D, role: "output" },
     ],
     params: packParams(
-      [{ name: "tokens", type: "u32" }, { name: "k", type: "u32" }, { name: "d", type: "u32" }, {
-        name: "total",
-        type: "u32",
-      }],
+      GATHER_PARAMS,
       { tokens: T, k, d: D, total: T * D },
       "moeGather",
     ),
