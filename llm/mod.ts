@@ -43,6 +43,7 @@ export * from "./safetensors_write.ts";
 export * from "./weights/format.ts";
 export * from "./weights/load.ts";
 export * from "./cache/mod.ts";
+export * from "./perplexity.ts";
 export {
   type GenerateOptions,
   type GenerateStats,

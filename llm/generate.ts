@@ -1,0 +1,139 @@
+/**
+ * Deno only (a CLI): `deno task generate "prompt"` prints a model's continuation of a prompt as it is
+ * generated, on whatever WebGPU adapter is present (the software adapter included).
+ *
+ *     deno task generate "A computer is" [--model DIR] [--format f32|q8|q4g128] [--max-tokens N]
+ *                        [--temperature T] [--top-k K] [--top-p P] [--min-p M] [--seed S]
+ *
+ * DIR is a Hugging Face Llama checkpoint directory (config.json, safetensors, and tokenizer.model or
+ * tokenizer.json); the default is the project's own fortune model (llm/models/fortune). Without
+ * `--temperature` the choice is greedy; with it, seeded sampling (`--seed`, default 0). The prompt
+ * gets the tokenizer's BOS id in front; generation stops at an end-of-sequence id or after
+ * `--max-tokens` (default 64). The text goes to stdout; loading progress and the speed to stderr.
+ *
+ * @module
+ */
+
+import { acquireDevice } from "../harness/device.ts";
+import { parseLlamaConfig } from "./config.ts";
+import { LlamaEngine } from "./engine/engine.ts";
+import type { SamplerOptions } from "./sampler.ts";
+import { openCheckpointDir } from "./safetensors_file.ts";
+import { ByteLevelBpeTokenizer } from "./tokenizer/byte_level_bpe.ts";
+import { SentencePieceTokenizer } from "./tokenizer/sentencepiece.ts";
+import type { Tokenizer } from "./tokenizer/tokenizer.ts";
+import { WEIGHT_FORMATS, type WeightFormat } from "./weights/format.ts";
+
+const VALUED = ["model", "format", "max-tokens", "temperature", "top-k", "top-p", "min-p", "seed"];
+const USAGE = 'usage: deno task generate "prompt" [--model DIR] [--format f32|q8|q4g128] [--max-tokens N] ' +
+  "[--temperature T] [--top-k K] [--top-p P] [--min-p M] [--seed S]";
+
+/** The command line: the prompt and each `--name value`, refusing anything else by name. */
+function parseArgs(args: readonly string[]): { prompt: string; flags: Map<string, string> } {
+  const flags = new Map<string, string>();
+  const positional: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (!arg.startsWith("--")) {
+      positional.push(arg);
+      continue;
+    }
+    const name = arg.slice(2);
+    if (!VALUED.includes(name)) throw new Error(`unknown option ${arg}\n${USAGE}`);
+    if (i + 1 >= args.length) throw new Error(`${arg} needs a value\n${USAGE}`);
+    flags.set(name, args[++i]);
+  }
+  if (positional.length !== 1) throw new Error(`expected one prompt, got ${positional.length}\n${USAGE}`);
+  return { prompt: positional[0], flags };
+}
+
+function numberFlag(flags: Map<string, string>, name: string): number | undefined {
+  const text = flags.get(name);
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isFinite(value)) throw new Error(`--${name} must be a number, got "${text}"`);
+  return value;
+}
+
+/** The checkpoint's tokenizer: tokenizer.model (SentencePiece) if present, else tokenizer.json (byte-level BPE). */
+async function readTokenizer(dir: string): Promise<Tokenizer> {
+  try {
+    return new SentencePieceTokenizer(await Deno.readFile(`${dir}/tokenizer.model`));
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  try {
+    return new ByteLevelBpeTokenizer(await Deno.readTextFile(`${dir}/tokenizer.json`));
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) throw new Error(`${dir}: neither tokenizer.model nor tokenizer.json`);
+    throw e;
+  }
+}
+
+if (import.meta.main) {
+  try {
+    const { prompt, flags } = parseArgs(Deno.args);
+    const dir = flags.get("model") ?? new URL("./models/fortune", import.meta.url).pathname;
+    const format = (flags.get("format") ?? "f32") as WeightFormat;
+    if (!WEIGHT_FORMATS.includes(format)) {
+      throw new Error(`--format must be one of ${WEIGHT_FORMATS.join(", ")}, got "${format}"`);
+    }
+    const maxTokens = numberFlag(flags, "max-tokens") ?? 64;
+    const temperature = numberFlag(flags, "temperature");
+    const sampler: SamplerOptions = temperature === undefined ? { mode: "greedy" } : {
+      mode: "sample",
+      temperature,
+      topK: numberFlag(flags, "top-k"),
+      topP: numberFlag(flags, "top-p"),
+      minP: numberFlag(flags, "min-p"),
+      seed: numberFlag(flags, "seed") ?? 0,
+    };
+    const tokenizer = await readTokenizer(dir);
+    const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
+    const promptIds = [...(tokenizer.bosId === null ? [] : [tokenizer.bosId]), ...tokenizer.encode(prompt)];
+    const gpu = await acquireDevice();
+    console.error(`adapter: ${gpu.adapter.description}; model ${dir}, ${format}`);
+    const { store, close } = await openCheckpointDir(dir);
+    const loadStart = performance.now();
+    let shown = -1;
+    const engine = await LlamaEngine.load(gpu, store, config, {
+      format,
+      maxSeq: Math.min(config.maxPositionEmbeddings, promptIds.length + maxTokens),
+      onProgress: (done, total) => {
+        const percent = Math.floor((100 * done) / total);
+        if (percent >= shown + 10 || done === total) {
+          shown = percent;
+          console.error(`loading: ${percent}% of ${(total / 1e6).toFixed(1)} MB`);
+        }
+      },
+    });
+    close();
+    console.error(`loaded in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`);
+    const encoder = new TextEncoder();
+    const write = (text: string) => Deno.stdout.writeSync(encoder.encode(text));
+    write(prompt);
+    const stream = tokenizer.decodeStream();
+    // The prompt's ids go through the stream first, so the first generated piece decodes as it
+    // follows them (a SentencePiece word boundary becomes a space) and only generated text is written.
+    for (const id of promptIds) stream.push(id);
+    const start = performance.now();
+    let first = 0;
+    let count = 0;
+    for await (const id of engine.generate(promptIds, { maxTokens, sampler })) {
+      if (count++ === 0) first = performance.now();
+      if (config.eosTokenIds.includes(id)) break;
+      write(stream.push(id));
+    }
+    write(stream.flush() + "\n");
+    const end = performance.now();
+    console.error(
+      `${count} tokens; first after ${(first - start).toFixed(0)} ms, then ` +
+        `${count > 1 ? (((count - 1) * 1000) / (end - first)).toFixed(1) : "-"} tokens/s`,
+    );
+    engine.destroy();
+    gpu.destroy();
+  } catch (e) {
+    console.error(`generate: ${(e as Error).message}`);
+    Deno.exit(2);
+  }
+}
