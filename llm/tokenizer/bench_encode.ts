@@ -1,5 +1,6 @@
-// Encode speed on goldens/corpus.txt, measured the way goldens/gen.py measures the Python
-// packages (40-line chunks, one call per chunk, best of 5 passes, one thread).
+// Encode speed on goldens/corpus.txt, measured the way goldens/speed.py measures the Python
+// packages (40-line chunks, one call per chunk, best of 5 passes, one thread); their figures are read
+// from goldens/speed.json, which speed.py writes: run both on the same machine to compare.
 // Run: deno run -R llm/tokenizer/bench_encode.ts
 import { ByteLevelBpeTokenizer } from "./byte_level_bpe.ts";
 import { SentencePieceTokenizer } from "./sentencepiece.ts";
@@ -24,7 +25,8 @@ const tokenizers: [string, { encode(text: string): number[] }][] = [
   ]),
 ];
 console.log(`${bytes} bytes in ${chunks.length} chunks; Deno ${Deno.version.deno}`);
-console.log("tokenizer              ours: first pass  best of 5   python best of 5 (GPU machine's CPU, speed.json)");
+console.log(`python packages: speed.json, measured on ${python.cpu}`);
+console.log("tokenizer              ours: first pass  best of 5   python best of 5");
 for (const [name, tokenizer] of tokenizers) {
   const times: number[] = [];
   for (let pass = 0; pass < 5; pass++) {
