@@ -371,6 +371,15 @@ const CASES: OpCase[] = [
     bad: [["nFft", 1, "nFft"], ["hopLength", 0, "hopLength"], ["length", 4, "length"], ["batch", 2 ** 32, "batch"]],
   },
   {
+    op: "stft",
+    reference: ops.stft,
+    gpu: ops.stftGpu,
+    plan: ops.stftFftPlan,
+    args: { x: f32(32), batch: 2, length: 16, nFft: 8, hopLength: 4 },
+    shape: { batch: 2, length: 16, nFft: 8, hopLength: 4 },
+    bad: [["nFft", 1, "nFft"], ["hopLength", 0, "hopLength"], ["length", 4, "length"], ["batch", 2 ** 32, "batch"]],
+  },
+  {
     op: "istft",
     reference: ops.istft,
     gpu: ops.istftGpu,

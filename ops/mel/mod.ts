@@ -40,7 +40,7 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
 import type { GpuTensor, KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { stftBasis, stftPlan } from "../stft/mod.ts";
+import { stftKernel } from "../stft/mod.ts";
 import { stftBins, stftFrames } from "../stft/reference.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import {
@@ -208,20 +208,20 @@ export async function melSpectrogramGpu(gpu: ResidentDevice, args: MelSpectrogra
   validateMelSpectrogram(args);
   const bins = stftBins(args.nFft);
   const rows = args.batch * stftFrames(args.length, args.nFft, args.hopLength);
-  const spectrumPlan = stftPlan(gpu, args);
+  const { plan: spectrumPlan, tables } = stftKernel(gpu, args);
   const powerPlan = powerSpectrumPlan(gpu, { rows, bins });
   const projectPlan = melPlan(gpu, { rows, nFreqs: bins, nMels: args.nMels, db: true });
   const tensors: GpuTensor[] = [];
   const keep = (t: GpuTensor) => (tensors.push(t), t);
   try {
     const x = keep(gpu.upload(args.x, "x"));
-    const basis = keep(gpu.upload(stftBasis(args.nFft), "basis"));
+    const spectrumTables = tables.map((t, i) => keep(gpu.upload(t, `stft table ${i}`)));
     const filterbank = keep(gpu.upload(melFilterbank({ ...args, nFreqs: bins }), "filterbank"));
     const spectrum = keep(gpu.alloc("f32", rows * bins * 2, "spectrum"));
     const power = keep(gpu.alloc("f32", rows * bins, "power"));
     const out = keep(gpu.alloc("f32", rows * args.nMels, "out"));
     await gpu.submit(
-      [spectrumPlan, [x, basis, spectrum]],
+      [spectrumPlan, [x, ...spectrumTables, spectrum]],
       [powerPlan, [spectrum, power]],
       [projectPlan, [power, filterbank, out]],
     );

@@ -2,7 +2,7 @@
  * The DFT bases stft's GEMM kernels multiply by, built on the host in f64 and rounded to f32 once,
  * padded to whole tiles of the kernels (so their loads need no guard) and cached per nFft (stft) or
  * per (nFft, hopLength) (istft) for the default window. A caller's own window gets a basis built for it
- * on each call.
+ * on each call. Also the FFT kernel's twiddle factors, built the same way.
  *
  * @module
  */
@@ -36,6 +36,27 @@ function unitCircle(nFft: number): { cos: Float64Array; sin: Float64Array } {
 }
 
 const forwardCache = new Map<number, Float32Array>();
+const twiddleCache = new Map<number, Float32Array>();
+
+/**
+ * The FFT kernel's twiddle factors: `(cos(2 pi m / nFft), -sin(2 pi m / nFft))` for m = 0 .. nFft / 2 - 1,
+ * interleaved, computed in f64 and rounded once; cached per nFft.
+ *
+ * @param nFft FFT size (even)
+ * @returns `[nFft / 2, 2]`
+ */
+export function fftTwiddles(nFft: number): Float32Array {
+  const cached = twiddleCache.get(nFft);
+  if (cached) return cached;
+  const { cos, sin } = unitCircle(nFft);
+  const out = new Float32Array(nFft);
+  for (let m = 0; m < nFft / 2; m++) {
+    out[2 * m] = cos[m];
+    out[2 * m + 1] = -sin[m];
+  }
+  twiddleCache.set(nFft, out);
+  return out;
+}
 const inverseCache = new Map<string, Float32Array>();
 
 /**

@@ -1,14 +1,15 @@
 /**
- * Benchmark cases of stft (entry point `kernel`) and istft (`inverse`): 30 s of 24 kHz audio at
- * nFft 1024, hopLength 256 (the shape torch's cuFFT was timed at: 0.059 ms forward, 0.33 ms inverse on the
- * H200), a batch of 8 one-second clips, and nFft 1920 (Vocos at 48 kHz's size, not a power of two).
- * The basis input is the real one (`stftBasis` / `istftBasis`).
+ * Benchmark cases of stft (entry points `kernel`, the GEMM, and `fft`) and istft (`inverse`): 30 s of
+ * 24 kHz audio at nFft 1024, hopLength 256 (the shape torch's cuFFT was timed at: 0.059 ms forward,
+ * 0.33 ms inverse on the H200), a batch of 8 one-second clips, and nFft 1920 (Vocos at 48 kHz's size,
+ * not a power of two, so not the FFT's). The tables are the real ones (`stftBasis` / `istftBasis`,
+ * the Hann window and `fftTwiddles`).
  *
  * @module
  */
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
-import { istftBasis, istftPlan, KERNELS, stftBasis, stftPlan } from "./mod.ts";
+import { fftTwiddles, istftBasis, istftPlan, KERNELS, stftBasis, stftFftPlan, stftPlan, stftUsesFft } from "./mod.ts";
 import { hannWindow, stftBins, stftFrames } from "./reference.ts";
 
 interface Shape {
@@ -42,6 +43,16 @@ export const BENCH: readonly BenchCase[] = [
     label,
     plan: (device, shape, options) => stftPlan(device, shape, options),
     inputs: ({ batch, length, nFft }, seed) => [randomInput(batch * length, seed), stftBasis(nFft)],
+  }),
+  defineCase<Shape>({
+    op: "stft",
+    entry: "fft",
+    sources: KERNELS,
+    gpu: gpu.filter((s) => stftUsesFft(s.nFft)),
+    quick: quick.filter((s) => stftUsesFft(s.nFft)),
+    label,
+    plan: (device, shape, options) => stftFftPlan(device, shape, options),
+    inputs: ({ batch, length, nFft }, seed) => [randomInput(batch * length, seed), hannWindow(nFft), fftTwiddles(nFft)],
   }),
   defineCase<Shape>({
     op: "stft",

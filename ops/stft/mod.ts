@@ -23,24 +23,25 @@
  * where torch zero-fills),
  * `padding: "same"` with odd nFft - hopLength, a window whose length is not nFft, and bad sizes or arrays.
  *
- * How it runs, and why a GEMM against a DFT basis rather than an FFT: both directions are one
- * dispatch of a 64 x 64-tiled GEMM (matmul/tile64's design; `harness/wgsl/gemm64_gathered.wgsl`). stft
- * multiplies the framed signal `[batch * frames, nFft]`, gathered from x by the kernel with the
- * reflection applied (the frames are never written out), by the windowed basis `[nFft, 2 * bins]`;
- * istft multiplies the spectra by the windowed irfft basis with the overlap-add folded into the
- * GEMM's depth (each output sample is one GEMM element over the ceil(nFft / hopLength) frames that reach
- * it), and divides by the envelope as it stores. A GEMM handles every nFft alike (1920, 1025, any
- * size) with one tuned kernel and no per-radix code, needs no atomics and no intermediate buffer,
- * and its basis is computed once on the host per nFft (and hopLength, for istft) and cached
- * (`basis.ts`); resident callers upload it once and reuse it with the plans. The price is
- * arithmetic: 2 * nFft * 2 * bins FLOPs per frame (4.3 MFLOP at nFft 1024) against about
- * 5 nFft log2 nFft (0.05 MFLOP) for an FFT, so 30 s of 24 kHz audio (2,813 frames) is a 5.9 GFLOP
- * GEMM each way. The plans' `cost.flops` is the GEMM's count, so the roofline fraction says how well
- * the GEMM runs, not how far it is from an FFT.
+ * How it runs. stft has two kernels, and `stftGpu` picks: for nFft a power of two up to 2,048
+ * (`stftUsesFft`), entry point `fft`, a radix-2 FFT in workgroup memory, one frame per workgroup
+ * (`stftFftPlan`; bindings x, the window and the twiddle factors, `fftTwiddles`); for every other
+ * nFft (1920, 1025, 4096, ...), entry point `kernel`, a 64 x 64-tiled GEMM (matmul/tile64's design;
+ * `harness/wgsl/gemm64_gathered.wgsl`) of the framed signal `[batch * frames, nFft]`, gathered
+ * from x by the kernel with the reflection applied (the frames are never written out), against the
+ * windowed basis `[nFft, 2 * bins]` (`stftPlan`). The GEMM handles every size alike, with no
+ * per-radix code, at 2 * nFft * 2 * bins FLOPs per frame (4.3 MFLOP at nFft 1024, against about
+ * 5 nFft log2 nFft = 0.05 MFLOP for an FFT). istft is the GEMM alone: the spectra times the
+ * windowed irfft basis with the overlap-add folded into the GEMM's depth (each output sample is one
+ * GEMM element over the ceil(nFft / hopLength) frames that reach it), divided by the envelope as it
+ * stores. Bases and twiddles are computed once on the host per nFft (and hopLength, for istft) and
+ * cached (`basis.ts`); resident callers upload them once and reuse them with the plans. A plan's
+ * `cost.flops` is its own kernel's count (the GEMM's multiply-adds; 5 nFft log2 nFft per frame for the
+ * FFT, the conventional count), so a roofline fraction says how well that kernel runs.
  *
  * Measured on the H200 (2026-12-02, Deno 2.9.6 over Vulkan, GPU timestamps, median of 5, warm
  * clocks; compute roofline 64.4 TFLOP/s in the same run), against torch 2.11's cuFFT on the same GPU
- * (0.059 ms forward, 0.33 ms inverse at the first shape):
+ * (0.059 ms forward, 0.33 ms inverse at the first shape), the GEMM kernels:
  *
  * | shape (batch x samples, nFft, hopLength)  | stft     | istft    |
  * | ----------------------------------- | -------- | -------- |
@@ -48,15 +49,10 @@
  * | 8 x 24,000, 1024, 256               | 0.113 ms | 0.340 ms |
  * | 1 x 1,440,000, 1920, 480            | 0.981 ms | 1.03 ms  |
  *
- * istft is within the 2x-of-torch target; stft is not, and cannot be as a GEMM: its 21.6 TFLOP/s is
- * the rate matmul's plain tile64 reaches at 1024^3 on this GPU (21.5, harness/baselines), so the
- * reflection gather costs nothing measurable and the kernel runs at its tile's rate; 2x of torch
- * (0.118 ms) would need 50 TFLOP/s, above every f32 GEMM measured here (matmul's best is 36.4).
- * Halving the depth for symmetric windows (the cos part needs only x[n] + x[N - n], the sin part
- * x[n] - x[N - n]) would bring it to about 0.14 ms at the same rate, still short; what would meet it
- * is an FFT (radix-2/4 in workgroup memory, a frame per workgroup) for the nFft that allow one.
- * Neither is built. istft at 8 x 1 s is poorly occupied (48 workgroups, each walking a depth of
- * 4,160).
+ * The GEMM runs at its tile's rate (matmul's plain tile64 reaches 21.5 TFLOP/s at 1024^3), so as a
+ * GEMM stft could not come within 2x of torch (0.118 ms would need 50 TFLOP/s); that is why the FFT
+ * kernel exists for the sizes that allow one (its figures: harness/baselines). istft at 8 x 1 s is
+ * poorly occupied (48 workgroups, each walking a depth of 4,160).
  *
  * @module
  */
@@ -65,7 +61,7 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { istftBasis, istftBasisLayout, stftBasis, stftBasisLayout } from "./basis.ts";
+import { fftTwiddles, istftBasis, istftBasisLayout, stftBasis, stftBasisLayout } from "./basis.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import {
   hannWindow,
@@ -83,7 +79,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { istftBasis, istftBasisLayout, stftBasis, stftBasisLayout };
+export { fftTwiddles, istftBasis, istftBasisLayout, stftBasis, stftBasisLayout };
 export { KERNELS };
 
 /** Rows and columns of the GEMM tile both kernels use. */
@@ -94,6 +90,17 @@ const STFT_PARAMS: readonly ParamField[] = [
   { name: "n", type: "u32" },
   { name: "k", type: "u32" },
   { name: "basis_q", type: "u32" },
+  { name: "frames", type: "u32" },
+  { name: "length", type: "u32" },
+  { name: "hop", type: "u32" },
+  { name: "pad", type: "u32" },
+];
+
+const FFT_PARAMS: readonly ParamField[] = [
+  { name: "rows", type: "u32" },
+  { name: "n_fft", type: "u32" },
+  { name: "log2_n", type: "u32" },
+  { name: "bins", type: "u32" },
   { name: "frames", type: "u32" },
   { name: "length", type: "u32" },
   { name: "hop", type: "u32" },
@@ -171,11 +178,117 @@ export function stftPlan(gpu: ResidentDevice, shape: StftShape, options: KernelO
 }
 
 /**
- * Short-time Fourier transform on the GPU.
+ * The largest nFft the FFT kernel takes: its two f32 arrays of nFft fill the 16 KiB of workgroup
+ * storage every WebGPU device has.
+ */
+export const STFT_FFT_MAX_SIZE = 2048;
+
+/**
+ * Whether {@link stftGpu} runs stft as an FFT (entry point `fft`) at this nFft: a power of two from 2
+ * to {@link STFT_FFT_MAX_SIZE}. Other sizes run as the GEMM (`kernel`).
+ *
+ * @param nFft FFT size
+ * @returns true for 2, 4, ..., 2048
+ *
+ * @example
+ * ```ts
+ * import { stftUsesFft } from "@xpu/ops/ops/stft";
+ * stftUsesFft(1024); // true
+ * stftUsesFft(1920); // false: the GEMM runs it
+ * ```
+ */
+export function stftUsesFft(nFft: number): boolean {
+  return Number.isInteger(nFft) && nFft >= 2 && nFft <= STFT_FFT_MAX_SIZE && (nFft & (nFft - 1)) === 0;
+}
+
+/**
+ * Plans `stft` on the GPU as an FFT, one frame per workgroup (see the module doc).
+ *
+ * @param gpu the device
+ * @param shape `batch`, `length`, `nFft` (a power of two up to {@link STFT_FFT_MAX_SIZE}), `hopLength`
+ * @param options kernel override
+ * @returns the plan; bindings `x` (`[batch, length]`), `window` (length nFft), `twiddles`
+ *   ({@link fftTwiddles}) and `out` (`[batch, frames, bins, 2]`)
+ * @throws Error naming nFft when it is not a power of two from 2 to 2048, and as {@link stftPlan}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { fftTwiddles, hannWindow, stftFftPlan } from "@xpu/ops/ops/stft";
+ * const gpu = await acquireDevice();
+ * const plan = stftFftPlan(gpu, { batch: 1, length: 720_000, nFft: 1024, hopLength: 256 });
+ * const window = gpu.upload(hannWindow(1024)), twiddles = gpu.upload(fftTwiddles(1024)); // once
+ * ```
+ */
+export function stftFftPlan(gpu: ResidentDevice, shape: StftShape, options: KernelOptions = {}): KernelPlan {
+  validateStftShape(shape);
+  const { batch, length, nFft, hopLength } = shape;
+  if (!stftUsesFft(nFft)) {
+    throw new Error(
+      `stft: nFft must be a power of two from 2 to ${STFT_FFT_MAX_SIZE} for the FFT kernel, got ${nFft} (stftPlan takes any nFft)`,
+    );
+  }
+  const frames = stftFrames(length, nFft, hopLength);
+  const bins = stftBins(nFft);
+  const rows = batch * frames;
+  const log2 = Math.log2(nFft);
+  const params = { rows, n_fft: nFft, log2_n: log2, bins, frames, length, hop: hopLength, pad: nFft / 2 };
+  return {
+    op: "stft",
+    kernel: gpu.resolve(KERNELS, "fft", options),
+    bindings: [
+      { name: "x", dtype: "f32", length: batch * length, role: "input" },
+      { name: "window", dtype: "f32", length: nFft, role: "input" },
+      { name: "twiddles", dtype: "f32", length: nFft, role: "input" },
+      { name: "out", dtype: "f32", length: rows * bins * 2, role: "output" },
+    ],
+    params: packParams(FFT_PARAMS, params, "stft"),
+    workgroups: foldWorkgroups(rows, gpu.limits.maxComputeWorkgroupsPerDimension),
+    // The signal, the window and the twiddles read once, the spectrum written once; the FFT's
+    // conventional 5 nFft log2 nFft FLOPs per frame.
+    cost: { bytes: 4 * (batch * length + 2 * nFft + rows * bins * 2), flops: 5 * rows * nFft * log2 },
+  };
+}
+
+/**
+ * The plan {@link stftGpu} runs for these arguments and the tables it reads after x: the FFT
+ * ({@link stftFftPlan}; the window and the twiddles) where {@link stftUsesFft}, else the GEMM
+ * ({@link stftPlan}; the basis). An `override` naming a variant runs that variant's entry point.
+ *
+ * @param gpu the device
+ * @param args the shape and the optional window
+ * @param options kernel override
+ * @returns the plan and the inputs it binds after x
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { stftKernel } from "@xpu/ops/ops/stft";
+ * const gpu = await acquireDevice();
+ * const { plan, tables } = stftKernel(gpu, { batch: 1, length: 24_000, nFft: 1024, hopLength: 256 });
+ * plan.kernel.variant; // "fft"
+ * ```
+ */
+export function stftKernel(
+  gpu: ResidentDevice,
+  args: StftShape & { window?: Float32Array },
+  options: KernelOptions = {},
+): { plan: KernelPlan; tables: Float32Array[] } {
+  const entry = options.override?.split(".")[0] ?? (stftUsesFft(args.nFft) ? "fft" : "kernel");
+  if (entry === "fft") {
+    const plan = stftFftPlan(gpu, args, options);
+    return { plan, tables: [args.window ?? hannWindow(args.nFft), fftTwiddles(args.nFft)] };
+  }
+  return { plan: stftPlan(gpu, args, options), tables: [stftBasis(args.nFft, args.window)] };
+}
+
+/**
+ * Short-time Fourier transform on the GPU: the FFT kernel where {@link stftUsesFft}, else the GEMM
+ * ({@link stftKernel} chooses).
  *
  * @param gpu the device
  * @param args as {@link stft}
- * @param options kernel override
+ * @param options kernel override (a variant of `fft` or of `kernel`)
  * @returns the spectrum, `[batch, frames, bins, 2]`
  *
  * @example
@@ -189,7 +302,8 @@ export function stftPlan(gpu: ResidentDevice, shape: StftShape, options: KernelO
  */
 export async function stftGpu(gpu: ResidentDevice, args: StftArgs, options: KernelOptions = {}): Promise<Float32Array> {
   validateStft(args);
-  const [out] = await gpu.run(stftPlan(gpu, args, options), [args.x, stftBasis(args.nFft, args.window)]);
+  const { plan, tables } = stftKernel(gpu, args, options);
+  const [out] = await gpu.run(plan, [args.x, ...tables]);
   return out as Float32Array;
 }
 

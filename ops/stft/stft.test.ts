@@ -17,8 +17,11 @@ import {
   stft,
   type StftArgs,
   stftBins,
+  stftFftPlan,
   stftFrames,
   stftGpu,
+  stftKernel,
+  stftUsesFft,
 } from "./mod.ts";
 
 /** What goldens/gen.py writes (spectra frame-major, [batch, frames, bins, 2]). */
@@ -313,6 +316,48 @@ checkAgainstReference<StftArgs>(
   stftGpu,
   stftTol,
 );
+
+// The FFT kernel: every power of two it takes (2 and 2,048 included), a hopLength that does not
+// divide nFft and one past it, a batch of 3, a caller's window, and a signal long enough for 94 frames.
+const fftShapes: [number, number, number, number][] = [
+  [1, 5, 2, 1],
+  [1, 9, 16, 5],
+  [3, 37, 16, 4],
+  [2, 1001, 64, 16],
+  [1, 100, 8, 11],
+  [1, 24_000, 1024, 256],
+  [1, 5000, 2048, 512],
+];
+const fftCases = fftShapes.map(([batch, length, nFft, hopLength], i) => ({
+  label: `batch ${batch}, length ${length}, nFft ${nFft}, hopLength ${hopLength}`,
+  args: { x: randomF32(batch * length, 400 + i, -1, 1), batch, length, nFft, hopLength } as StftArgs,
+}));
+fftCases.push({
+  label: "a caller's window",
+  args: {
+    x: randomF32(300, 450, -1, 1),
+    batch: 1,
+    length: 300,
+    nFft: 32,
+    hopLength: 8,
+    window: randomF32(32, 451, 0, 1),
+  },
+});
+checkAgainstReference<StftArgs>("stft", KERNELS, "fft", fftCases, stft, stftGpu, stftTol);
+
+gpuTest("stft GPU: the FFT runs for powers of two up to 2,048, the GEMM for every other nFft", async (gpu) => {
+  deepStrictEqual([2, 8, 1024, 2048].map(stftUsesFft), [true, true, true, true]);
+  deepStrictEqual([1, 6, 1025, 1920, 4096].map(stftUsesFft), [false, false, false, false, false]);
+  const shape = (nFft: number) => ({ batch: 1, length: 5000, nFft, hopLength: 256 });
+  deepStrictEqual(stftKernel(gpu, shape(1024)).plan.kernel.variant.split(".")[0], "fft");
+  deepStrictEqual(stftKernel(gpu, shape(1920)).plan.kernel.variant.split(".")[0], "kernel");
+  deepStrictEqual(stftKernel(gpu, shape(4096)).plan.kernel.variant.split(".")[0], "kernel");
+  deepStrictEqual(stftKernel(gpu, shape(1024), { override: "kernel" }).plan.kernel.variant, "kernel");
+  assertThrowsMessage(
+    () => stftFftPlan(gpu, shape(1920)),
+    "stft: nFft must be a power of two from 2 to 2048 for the FFT kernel, got 1920",
+  );
+});
 
 // istft of random spectra, center and same, with and without length (shorter, and up to the last
 // frame's end),
