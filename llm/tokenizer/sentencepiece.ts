@@ -32,6 +32,8 @@ const FLT_MAX = 3.4028234663852886e38;
 const FLT_MIN = 1.1754943508222875e-38;
 const UNK_PENALTY = 10;
 const REPLACEMENT = new Uint8Array([0xef, 0xbf, 0xbd]);
+/** Words whose BPE segments are kept (the cache is emptied when it fills). */
+const WORD_CACHE_SIZE = 1 << 16;
 
 /** Length of the valid UTF-8 character at `bytes[pos]` by sentencepiece's DecodeUTF8, or 0. */
 function validCharLength(bytes: ArrayLike<number>, pos: number, end: number): number {
@@ -89,6 +91,13 @@ export class SentencePieceTokenizer implements Tokenizer {
   readonly #isUserDefined: Uint8Array;
   readonly #userDefinedPieces: ByteTrie | null;
   readonly #scores: Float32Array;
+  /**
+   * BPE runs word by word (a word: U+2581 and what follows it up to the next U+2581), with a cache
+   * of each word's segments, when no piece has U+2581 past its first character: then no merge can
+   * join two words, and words merge independently, so the result is the whole string's.
+   */
+  readonly #bpeByWord: boolean;
+  readonly #wordCache = new Map<string, number[]>();
   readonly #byteIds: Int32Array;
   readonly #byteOfId: Int32Array;
   readonly #minScore: number;
@@ -186,6 +195,8 @@ export class SentencePieceTokenizer implements Tokenizer {
     this.#userDefinedPieces = userDefined.length > 0 ? new ByteTrie() : null;
     userDefined.forEach((piece) => this.#userDefinedPieces!.insert(encoder.encode(piece), 0));
     this.#stripLeadingSpace = spec.addDummyPrefix || spec.removeExtraWhitespaces;
+    this.#bpeByWord = m.modelType === "bpe" &&
+      m.pieces.every((p) => (p.type !== "normal" && p.type !== "user_defined") || !p.piece.includes("\u2581", 1));
   }
 
   /**
@@ -271,11 +282,39 @@ export class SentencePieceTokenizer implements Tokenizer {
   }
 
   #bpe(s: Uint8Array): number[] {
-    const out = bpeSegments(s, this.#pieces, this.#userDefinedPieces, this.#scores);
+    let out: number[];
+    if (this.#bpeByWord) {
+      out = [];
+      let start = 0;
+      for (let i = 1; i <= s.length; i++) {
+        // U+2581 is E2 96 81 in UTF-8; E2 is a lead byte, so this is a character boundary.
+        if (i < s.length && !(s[i] === 0xe2 && s[i + 1] === 0x96 && s[i + 2] === 0x81)) continue;
+        const segments = this.#bpeWord(s.subarray(start, i));
+        for (let j = 0; j < segments.length; j += 3) {
+          out.push(segments[j], segments[j + 1] + start, segments[j + 2] + start);
+        }
+        start = i;
+      }
+    } else {
+      out = bpeSegments(s, this.#pieces, this.#userDefinedPieces, this.#scores);
+    }
     for (let i = 0; i < out.length; i += 3) {
       if (out[i] < 0) out[i] = this.#reserved.get(decoder.decode(s.subarray(out[i + 1], out[i + 2]))) ?? this.unkId;
     }
     return out;
+  }
+
+  /** One word's BPE segments (offsets within the word), cached for words of up to 64 bytes. */
+  #bpeWord(word: Uint8Array): number[] {
+    if (word.length > 64) return bpeSegments(word, this.#pieces, this.#userDefinedPieces, this.#scores);
+    const key = String.fromCharCode(...word);
+    let segments = this.#wordCache.get(key);
+    if (segments === undefined) {
+      segments = bpeSegments(word, this.#pieces, this.#userDefinedPieces, this.#scores);
+      if (this.#wordCache.size >= WORD_CACHE_SIZE) this.#wordCache.clear();
+      this.#wordCache.set(key, segments);
+    }
+    return segments;
   }
 
   /**
