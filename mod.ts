@@ -297,10 +297,13 @@ export {
 } from "./ops/conv_transpose/mod.ts";
 export {
   GROUP_NORM_DEFAULT_EPS,
+  GROUP_NORM_SPLIT_ROWS,
   groupNorm,
   type GroupNormArgs,
   groupNormGpu,
+  type GroupNormOptions,
   groupNormPlan,
+  type GroupNormPlans,
   type GroupNormShape,
   validateGroupNorm,
   validateGroupNormShape,

@@ -37,14 +37,17 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import type { GpuTensor, KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
+import { parseVariantName } from "../../harness/variants.ts";
+import { requireOneOf } from "../validate.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import { type GroupNormArgs, type GroupNormShape, validateGroupNorm, validateGroupNormShape } from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
 
+/** The kernels' uniform (include/params.wgsl), in WGSL declaration order. */
 const PARAMS: readonly ParamField[] = [
   { name: "rows", type: "u32" },
   { name: "d", type: "u32" },
@@ -54,49 +57,155 @@ const PARAMS: readonly ParamField[] = [
   { name: "eps", type: "f32" },
   { name: "has_weight", type: "u32" },
   { name: "has_bias", type: "u32" },
+  { name: "chunks", type: "u32" },
+  { name: "span", type: "u32" },
 ];
+
+/** Quads (aligned rows) or elements (ragged rows) one workgroup reads per block: 256 x `PER` (4). */
+const BLOCK = 256 * 4;
+/** Most pieces per row on the split path: one summary per invocation of `apply`'s merge. */
+const MAX_PIECES = 256;
+/** Below this many rows, {@link groupNormPlan} takes the split path (when a row has more than one block). */
+export const GROUP_NORM_SPLIT_ROWS = 1024;
+
+/** Options of {@link groupNormPlan}: a kernel override, and which path to take. */
+export interface GroupNormOptions extends KernelOptions {
+  /**
+   * `rows` (entry point `kernel`, one workgroup per row) or `split` (`stats` then `apply`, each row
+   * cut into pieces); default by shape, and a variant of `stats` or `apply` forces `split`.
+   */
+  path?: "rows" | "split";
+}
+
+/** The dispatches of one group_norm call, in order. */
+export interface GroupNormPlans {
+  /** Which path the plans take. */
+  path: "rows" | "split";
+  /**
+   * rows: one plan [x, weight, bias, out]; split: `stats` [x, partials] then `apply`
+   * [x, partials, weight, bias, out]. weight and bias are empty bindings when absent.
+   */
+  steps: readonly KernelPlan[];
+}
+
+/** Pieces per row on the split path, and the quads or elements of each (the last one shorter). */
+export function splitPieces(rows: number, length: number, target: number): { pieces: number; span: number } {
+  const blocks = Math.ceil(length / BLOCK);
+  const wanted = Math.min(MAX_PIECES, blocks, Math.max(1, Math.ceil(target / rows)));
+  const span = BLOCK * Math.ceil(blocks / wanted);
+  return { pieces: Math.ceil(length / span), span };
+}
+
+/** Workgroups the split path aims at (measurement: 2,048, or every block its own piece). */
+export const SPLIT_TARGETS = { wide: Infinity, fill: 2048 } as const;
 
 /**
  * Plans `group_norm` on the GPU.
  *
  * @param gpu the device
  * @param shape `N`, `C`, `L`, `groups`, `eps`, and whether a weight and a bias are given
- * @param options kernel override
- * @returns the plan; bindings `x`, `weight`, `bias` (inputs; empty when absent) and `out`, one
- *   workgroup per (sample, group)
+ * @param options kernel override and path
+ * @param target workgroups the split path aims at (measurement only)
+ * @returns the path and its plans, to be submitted in order (see {@link GroupNormPlans} for the bindings)
+ * @throws Error naming a bad argument, or an override that names no group_norm entry point
  */
 export function groupNormPlan(
   gpu: ResidentDevice,
   shape: GroupNormShape & { weight?: boolean; bias?: boolean },
-  options: KernelOptions = {},
-): KernelPlan {
+  options: GroupNormOptions = {},
+  target: number = SPLIT_TARGETS.wide,
+): GroupNormPlans {
   const eps = validateGroupNormShape(shape);
+  if (options.path !== undefined) requireOneOf("groupNorm", "path", options.path, ["rows", "split"]);
+  const named = options.override === undefined ? undefined : parseVariantName(options.override).entry;
+  if (named !== undefined && !["kernel", "stats", "apply"].includes(named)) {
+    throw new Error(`groupNorm: override "${options.override}" is not a variant of entry point kernel, stats or apply`);
+  }
   const { N, C, L, groups } = shape;
   const n = N * C * L;
+  const rows = N * groups;
+  const d = (C / groups) * L;
+  const length = d % 4 === 0 && L % 4 === 0 ? d / 4 : d;
+  const { pieces, span } = splitPieces(rows, length, target);
+  const path = options.path ??
+    (named === "stats" || named === "apply"
+      ? "split"
+      : named === "kernel"
+      ? "rows"
+      : rows < GROUP_NORM_SPLIT_ROWS && pieces > 1
+      ? "split"
+      : "rows");
   const hasWeight = shape.weight ?? false, hasBias = shape.bias ?? false;
+  const affine = 4 * C * (Number(hasWeight) + Number(hasBias));
+  const values = {
+    rows,
+    d,
+    l: L,
+    per_group: C / groups,
+    groups,
+    eps,
+    has_weight: Number(hasWeight),
+    has_bias: Number(hasBias),
+  };
+  const weight = { name: "weight", dtype: "f32", length: hasWeight ? C : 0, role: "input" } as const;
+  const bias = { name: "bias", dtype: "f32", length: hasBias ? C : 0, role: "input" } as const;
+  const kernelFor = (entry: string) => gpu.resolve(KERNELS, entry, named === entry ? options : {});
+  const maxPerDimension = gpu.limits.maxComputeWorkgroupsPerDimension;
+  if (path === "rows") {
+    return {
+      path,
+      steps: [{
+        op: "group_norm",
+        kernel: kernelFor("kernel"),
+        bindings: [{ name: "x", dtype: "f32", length: n, role: "input" }, weight, bias, {
+          name: "out",
+          dtype: "f32",
+          length: n,
+          role: "output",
+        }],
+        params: packParams(PARAMS, { ...values, chunks: 1, span: length }, "group_norm"),
+        workgroups: foldWorkgroups(rows, maxPerDimension),
+        // x read twice (statistics, then normalisation) and written once, weight and bias once; per
+        // element about 4 FLOPs for the statistics and 4 for the normalisation.
+        cost: { bytes: 12 * n + affine, flops: 8 * n },
+      }],
+    };
+  }
+  const params = packParams(PARAMS, { ...values, chunks: pieces, span }, "group_norm");
+  const workgroups = foldWorkgroups(rows * pieces, maxPerDimension);
+  const partials = 4 * rows * pieces;
   return {
-    op: "group_norm",
-    kernel: gpu.resolve(KERNELS, "kernel", options),
-    bindings: [
-      { name: "x", dtype: "f32", length: n, role: "input" },
-      { name: "weight", dtype: "f32", length: hasWeight ? C : 0, role: "input" },
-      { name: "bias", dtype: "f32", length: hasBias ? C : 0, role: "input" },
-      { name: "out", dtype: "f32", length: n, role: "output" },
+    path,
+    steps: [
+      {
+        op: "group_norm",
+        kernel: kernelFor("stats"),
+        bindings: [
+          { name: "x", dtype: "f32", length: n, role: "input" },
+          { name: "partials", dtype: "f32", length: partials, role: "output" },
+        ],
+        params,
+        workgroups,
+        // x read once, a summary of 4 floats written per piece; about 4 FLOPs per element.
+        cost: { bytes: 4 * n + 4 * partials, flops: 4 * n },
+      },
+      {
+        op: "group_norm",
+        kernel: kernelFor("apply"),
+        bindings: [
+          { name: "x", dtype: "f32", length: n, role: "input" },
+          { name: "partials", dtype: "f32", length: partials, role: "input" },
+          weight,
+          bias,
+          { name: "out", dtype: "f32", length: n, role: "output" },
+        ],
+        params,
+        workgroups,
+        // x read and out written once, the summaries and weight and bias read (the summaries once
+        // per piece of their row, from L2, counted once); about 4 FLOPs per element.
+        cost: { bytes: 8 * n + 4 * partials + affine, flops: 4 * n },
+      },
     ],
-    params: packParams(PARAMS, {
-      rows: N * groups,
-      d: (C / groups) * L,
-      l: L,
-      per_group: C / groups,
-      groups,
-      eps,
-      has_weight: Number(hasWeight),
-      has_bias: Number(hasBias),
-    }, "group_norm"),
-    workgroups: foldWorkgroups(N * groups, gpu.limits.maxComputeWorkgroupsPerDimension),
-    // x read twice (statistics, then normalisation) and written once, weight and bias once; per
-    // element about 4 FLOPs for the statistics and 4 for the normalisation.
-    cost: { bytes: 12 * n + 4 * C * (Number(hasWeight) + Number(hasBias)), flops: 8 * n },
   };
 }
 
@@ -105,7 +214,7 @@ export function groupNormPlan(
  *
  * @param gpu the device
  * @param args as {@link groupNorm}
- * @param options kernel override
+ * @param options kernel override and path
  * @returns the result, `[N, C, L]`
  *
  * @example
@@ -121,15 +230,35 @@ export function groupNormPlan(
 export async function groupNormGpu(
   gpu: ResidentDevice,
   args: GroupNormArgs,
-  options: KernelOptions = {},
+  options: GroupNormOptions = {},
 ): Promise<Float32Array> {
   validateGroupNorm(args);
-  const plan = groupNormPlan(
+  const { path, steps } = groupNormPlan(
     gpu,
     { ...args, weight: args.weight !== undefined, bias: args.bias !== undefined },
     options,
   );
   const empty = new Float32Array(0);
-  const [out] = await gpu.run(plan, [args.x, args.weight ?? empty, args.bias ?? empty]);
-  return out as Float32Array;
+  const weight = args.weight ?? empty, bias = args.bias ?? empty;
+  if (path === "rows") {
+    const [out] = await gpu.run(steps[0], [args.x, weight, bias]);
+    return out as Float32Array;
+  }
+  const [stats, apply] = steps;
+  const made: GpuTensor[] = [];
+  const keep = (t: GpuTensor): GpuTensor => {
+    made.push(t);
+    return t;
+  };
+  try {
+    const x = keep(gpu.upload(args.x, "x"));
+    const partials = keep(gpu.alloc("f32", stats.bindings[1].length, "partials"));
+    const w = keep(gpu.upload(weight, "weight"));
+    const b = keep(gpu.upload(bias, "bias"));
+    const out = keep(gpu.alloc("f32", apply.bindings[4].length, "out"));
+    await gpu.submit([stats, [x, partials]], [apply, [x, partials, w, b, out]]);
+    return await gpu.read(out) as Float32Array;
+  } finally {
+    for (const t of made) t.buffer.destroy();
+  }
 }
