@@ -448,7 +448,6 @@ export {
   pope,
   type PopeArgs,
   popeArguments,
-  popeCoefficients,
   popeGpu,
   popePlan,
   type PopeShape,
