@@ -7,26 +7,8 @@
  */
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
-import { streamWorkgroups } from "../../harness/grid.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import { KERNELS, padPlan } from "./mod.ts";
 import type { PadShape } from "./reference.ts";
-
-/** Measurement only: the one-vec4-per-invocation kernel's plan (256 x 4 elements per block). */
-export function previousPlan(gpu: ResidentDevice, shape: PadShape): KernelPlan {
-  const plan = padPlan(gpu, shape);
-  return {
-    ...plan,
-    kernel: gpu.resolve(KERNELS, "previous"),
-    workgroups: streamWorkgroups(plan.bindings[1].length, 256 * 4, gpu.limits.maxComputeWorkgroupsPerDimension),
-  };
-}
-
-const GPU: PadShape[] = [
-  { outer: 512, size: 32768, inner: 1, before: 3, after: 3, mode: "reflect" },
-  { outer: 16, size: 16, inner: 65536, before: 2, after: 0, mode: "replicate" },
-  { outer: 4096, size: 4096, inner: 1, before: 1, after: 1, mode: "constant", value: 0 },
-];
 
 /** pad's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
@@ -45,17 +27,6 @@ export const BENCH: readonly BenchCase[] = [
     ],
     label: ({ outer, size, inner, before, after, mode }) => `${mode}-${outer}x${size}x${inner}-${before}+${after}`,
     plan: (gpu, shape, options) => padPlan(gpu, shape, options),
-    inputs: ({ outer, size, inner }, seed) => [randomInput(outer * size * inner, seed)],
-  }),
-  // Measurement only: the one-vec4-per-invocation kernel it replaced (256 x 4 elements per block).
-  defineCase<PadShape>({
-    op: "pad",
-    entry: "previous",
-    sources: KERNELS,
-    gpu: GPU,
-    quick: [{ outer: 64, size: 1001, inner: 1, before: 3, after: 3, mode: "reflect" }],
-    label: ({ outer, size, inner, before, after, mode }) => `${mode}-${outer}x${size}x${inner}-${before}+${after}`,
-    plan: (gpu, shape) => previousPlan(gpu, shape),
     inputs: ({ outer, size, inner }, seed) => [randomInput(outer * size * inner, seed)],
   }),
 ];
