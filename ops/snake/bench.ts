@@ -7,20 +7,7 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import type { SnakeShape } from "./reference.ts";
-import { foldWorkgroups } from "../../harness/limits.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import { KERNELS, snakeBetaPlan, snakePlan } from "./mod.ts";
-
-/** Measurement only: `kernel`'s plan on `rowgrid`, one workgroup per 1,024 quads of a channel row. */
-export function rowgridPlan(device: ResidentDevice, shape: SnakeShape): KernelPlan {
-  const { N, C, L } = shape;
-  if (L % 4 !== 0) throw new Error("rowgrid: L % 4 == 0 only");
-  return {
-    ...snakePlan(device, shape),
-    kernel: device.resolve(KERNELS, "rowgrid"),
-    workgroups: foldWorkgroups(N * C * Math.ceil(L / 4 / 1024), device.limits.maxComputeWorkgroupsPerDimension),
-  };
-}
 
 const gpu: SnakeShape[] = [{ N: 1, C: 512, L: 16384 }, { N: 4, C: 512, L: 32768 }];
 const quick: SnakeShape[] = [{ N: 1, C: 16, L: 1027 }, { N: 2, C: 64, L: 4096 }];
@@ -36,16 +23,6 @@ export const BENCH: readonly BenchCase[] = [
     quick,
     label,
     plan: (device, shape, options) => snakePlan(device, shape, options),
-    inputs: ({ N, C, L }, seed) => [randomInput(N * C * L, seed), randomInput(C, seed + 1, 0.2, 2)],
-  }),
-  defineCase<SnakeShape>({
-    op: "snake",
-    entry: "rowgrid",
-    sources: KERNELS,
-    gpu,
-    quick: [{ N: 2, C: 64, L: 4096 }],
-    label,
-    plan: (device, shape) => rowgridPlan(device, shape),
     inputs: ({ N, C, L }, seed) => [randomInput(N * C * L, seed), randomInput(C, seed + 1, 0.2, 2)],
   }),
   defineCase<SnakeShape>({
