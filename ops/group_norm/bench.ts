@@ -9,33 +9,28 @@
  */
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
-import { groupNormPlan, KERNELS, SPLIT_TARGETS, splitPieces } from "./mod.ts";
+import { groupNormPlan, groupNormSplit, KERNELS } from "./mod.ts";
 
 type Shape = { N: number; C: number; L: number; groups: number };
-type Measured = Shape & { target: keyof typeof SPLIT_TARGETS };
 
 const GPU: Shape[] = [
   { N: 1, C: 512, L: 128 * 128, groups: 32 },
   { N: 8, C: 512, L: 128 * 128, groups: 32 },
   { N: 16, C: 256, L: 64 * 64, groups: 256 },
-  // Measurement only: 1,024 rows of 65,536.
+  // Measurement only: 1,024 rows of 65,536 elements, 2,048 of 32,768 and 2,048 of 16,384.
   { N: 64, C: 256, L: 64 * 64, groups: 16 },
+  { N: 64, C: 256, L: 64 * 64, groups: 32 },
+  { N: 32, C: 256, L: 64 * 64, groups: 64 },
 ];
-const QUICK: Shape[] = [{ N: 1, C: 64, L: 1024, groups: 32 }, { N: 2, C: 6, L: 1023, groups: 3 }];
-const both = (shapes: Shape[]): Measured[] =>
-  shapes.flatMap((s) => [{ ...s, target: "wide" as const }, { ...s, target: "fill" as const }]);
+const QUICK: Shape[] = [{ N: 1, C: 64, L: 1024, groups: 32 }, { N: 2, C: 6, L: 1023, groups: 3 }, {
+  N: 1,
+  C: 8,
+  L: 4096,
+  groups: 2,
+}];
 const label = ({ N, C, L, groups }: Shape) => `${N}x${C}x${L}:g${groups}`;
-const splitLabel = (s: Measured) => `${label(s)}:${s.target}`;
-const plan =
-  (path: "rows" | "split", step: number) => (gpu: Parameters<typeof groupNormPlan>[0], s: Measured | Shape) =>
-    groupNormPlan(gpu, { ...s, weight: true, bias: true }, { path }, SPLIT_TARGETS["target" in s ? s.target : "wide"])
-      .steps[step];
-const summaries = (s: Measured, seed: number) => {
-  const d = (s.C / s.groups) * s.L;
-  const length = d % 4 === 0 && s.L % 4 === 0 ? d / 4 : d;
-  const { pieces } = splitPieces(s.N * s.groups, length, SPLIT_TARGETS[s.target]);
-  return randomInput(4 * s.N * s.groups * pieces, seed).map(Math.abs);
-};
+const affine = (s: Shape) => ({ ...s, weight: true, bias: true });
+const weights = (C: number, seed: number) => [randomInput(C, seed + 1), randomInput(C, seed + 2)];
 
 /** group_norm's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
@@ -46,32 +41,32 @@ export const BENCH: readonly BenchCase[] = [
     gpu: GPU,
     quick: QUICK,
     label,
-    plan: plan("rows", 0),
-    inputs: ({ N, C, L }, seed) => [randomInput(N * C * L, seed), randomInput(C, seed + 1), randomInput(C, seed + 2)],
+    plan: (gpu, shape, options) => groupNormPlan(gpu, affine(shape), { ...options, path: "rows" }).steps[0],
+    inputs: ({ N, C, L }, seed) => [randomInput(N * C * L, seed), ...weights(C, seed)],
   }),
-  defineCase<Measured>({
+  defineCase<Shape>({
     op: "group_norm",
     entry: "stats",
     sources: KERNELS,
-    gpu: both(GPU),
-    quick: both(QUICK),
-    label: splitLabel,
-    plan: plan("split", 0),
+    gpu: GPU,
+    quick: QUICK,
+    label,
+    plan: (gpu, shape, options) => groupNormPlan(gpu, affine(shape), { ...options, path: "split" }).steps[0],
     inputs: ({ N, C, L }, seed) => [randomInput(N * C * L, seed)],
   }),
-  defineCase<Measured>({
+  defineCase<Shape>({
     op: "group_norm",
     entry: "apply",
     sources: KERNELS,
-    gpu: both(GPU),
-    quick: both(QUICK),
-    label: splitLabel,
-    plan: plan("split", 1),
-    inputs: (s, seed) => [
-      randomInput(s.N * s.C * s.L, seed),
-      summaries(s, seed + 3),
-      randomInput(s.C, seed + 1),
-      randomInput(s.C, seed + 2),
-    ],
+    gpu: GPU,
+    quick: QUICK,
+    label,
+    plan: (gpu, shape, options) => groupNormPlan(gpu, affine(shape), { ...options, path: "split" }).steps[1],
+    inputs: (shape, seed) => {
+      const { rows, chunks } = groupNormSplit(shape);
+      // Summaries (count, mean, M2, unused) with positive counts and M2.
+      const partials = randomInput(4 * rows * chunks, seed + 3).map(Math.abs);
+      return [randomInput(shape.N * shape.C * shape.L, seed), partials, ...weights(shape.C, seed)];
+    },
   }),
 ];

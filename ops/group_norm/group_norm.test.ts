@@ -7,6 +7,7 @@ import {
   gpuTest,
   loadGolden,
   randomF32,
+  type ReferenceCase,
   type Tolerance,
 } from "../../harness/testing.ts";
 import { GROUP_NORM_SPLIT_ROWS, groupNorm, type GroupNormArgs, groupNormGpu, groupNormPlan, KERNELS } from "./mod.ts";
@@ -270,11 +271,11 @@ const splitShapes: [number, number, number, number, string, number][] = [
   [1, 2, 8192, 1, "wb", 100],
   [1, 3, 2047 * 3, 1, "", 100],
 ];
-checkAgainstReference<GroupNormArgs>(
+checkAgainstReference(
   "group_norm",
   KERNELS,
   "stats",
-  splitShapes.map(([N, C, L, groups, affine, mean], i) => ({
+  splitShapes.map(([N, C, L, groups, affine, mean], i): ReferenceCase<GroupNormArgs> => ({
     label: `N=${N} C=${C} L=${L} groups=${groups} ${affine}${mean ? ` values ${mean} +- 1` : ""}`,
     args: {
       x: mean ? randomF32(N * C * L, 100 + i, mean - 1, mean + 1) : randomF32(N * C * L, 100 + i, -3, 3),

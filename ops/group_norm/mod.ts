@@ -59,12 +59,15 @@ const PARAMS: readonly ParamField[] = [
   { name: "has_bias", type: "u32" },
   { name: "chunks", type: "u32" },
   { name: "span", type: "u32" },
+  { name: "blocks", type: "u32" },
 ];
 
 /** Quads (aligned rows) or elements (ragged rows) one workgroup reads per block: 256 x `PER` (4). */
 const BLOCK = 256 * 4;
-/** Most pieces per row on the split path: one summary per invocation of `apply`'s merge. */
-const MAX_PIECES = 256;
+/** Most summaries per row on the split path: one per invocation of `apply`'s merge. */
+const MAX_CHUNKS = 256;
+/** Workgroups `stats` aims at: rows times pieces, each piece a whole number of blocks. */
+const STATS_WORKGROUPS = 2048;
 /** Below this many rows, {@link groupNormPlan} takes the split path (when a row has more than one block). */
 export const GROUP_NORM_SPLIT_ROWS = 1024;
 
@@ -88,16 +91,47 @@ export interface GroupNormPlans {
   steps: readonly KernelPlan[];
 }
 
-/** Pieces per row on the split path, and the quads or elements of each (the last one shorter). */
-export function splitPieces(rows: number, length: number, target: number): { pieces: number; span: number } {
-  const blocks = Math.ceil(length / BLOCK);
-  const wanted = Math.min(MAX_PIECES, blocks, Math.max(1, Math.ceil(target / rows)));
-  const span = BLOCK * Math.ceil(blocks / wanted);
-  return { pieces: Math.ceil(length / span), span };
+/** How the split path cuts the rows of a shape. */
+export interface GroupNormSplit {
+  /** Rows: N * groups. */
+  rows: number;
+  /** Whether rows are read as quads (d % 4 == 0 and L % 4 == 0) or element by element. */
+  aligned: boolean;
+  /** `stats` pieces per row, one summary each (at most 256). */
+  chunks: number;
+  /** Quads (aligned) or elements (ragged) per piece of `stats`, a multiple of 1,024 (the last piece shorter). */
+  span: number;
+  /** `apply` workgroups per row: blocks of 1,024 quads or elements. */
+  blocks: number;
 }
 
-/** Workgroups the split path aims at (measurement: 2,048, or every block its own piece). */
-export const SPLIT_TARGETS = { wide: Infinity, fill: 2048 } as const;
+/**
+ * How the split path cuts the rows of a shape: `stats` takes pieces of whole blocks, as many as
+ * bring its grid near 2,048 workgroups (at most one per block and 256 per row); `apply` takes one
+ * workgroup per block.
+ *
+ * @param shape `N`, `C`, `L`, `groups`
+ * @returns the rows, whether they are aligned, and the pieces of each dispatch
+ *
+ * @example
+ * ```ts
+ * import { groupNormSplit } from "@xpu/ops/ops/group_norm";
+ * // 32 rows of 16 x 16,384 elements (65,536 quads: 64 blocks).
+ * groupNormSplit({ N: 1, C: 512, L: 128 * 128, groups: 32 }); // { rows: 32, aligned: true, chunks: 64, span: 1024, blocks: 64 }
+ * ```
+ */
+export function groupNormSplit(shape: GroupNormShape): GroupNormSplit {
+  validateGroupNormShape(shape);
+  const { N, C, L, groups } = shape;
+  const rows = N * groups;
+  const d = (C / groups) * L;
+  const aligned = d % 4 === 0 && L % 4 === 0;
+  const length = aligned ? d / 4 : d;
+  const blocks = Math.ceil(length / BLOCK);
+  const wanted = Math.min(MAX_CHUNKS, blocks, Math.ceil(STATS_WORKGROUPS / rows));
+  const span = BLOCK * Math.ceil(blocks / wanted);
+  return { rows, aligned, chunks: Math.ceil(length / span), span, blocks };
+}
 
 /**
  * Plans `group_norm` on the GPU.
@@ -105,7 +139,6 @@ export const SPLIT_TARGETS = { wide: Infinity, fill: 2048 } as const;
  * @param gpu the device
  * @param shape `N`, `C`, `L`, `groups`, `eps`, and whether a weight and a bias are given
  * @param options kernel override and path
- * @param target workgroups the split path aims at (measurement only)
  * @returns the path and its plans, to be submitted in order (see {@link GroupNormPlans} for the bindings)
  * @throws Error naming a bad argument, or an override that names no group_norm entry point
  */
@@ -113,7 +146,6 @@ export function groupNormPlan(
   gpu: ResidentDevice,
   shape: GroupNormShape & { weight?: boolean; bias?: boolean },
   options: GroupNormOptions = {},
-  target: number = SPLIT_TARGETS.wide,
 ): GroupNormPlans {
   const eps = validateGroupNormShape(shape);
   if (options.path !== undefined) requireOneOf("groupNorm", "path", options.path, ["rows", "split"]);
@@ -123,16 +155,14 @@ export function groupNormPlan(
   }
   const { N, C, L, groups } = shape;
   const n = N * C * L;
-  const rows = N * groups;
   const d = (C / groups) * L;
-  const length = d % 4 === 0 && L % 4 === 0 ? d / 4 : d;
-  const { pieces, span } = splitPieces(rows, length, target);
+  const { rows, aligned, chunks, span, blocks } = groupNormSplit(shape);
   const path = options.path ??
     (named === "stats" || named === "apply"
       ? "split"
       : named === "kernel"
       ? "rows"
-      : rows < GROUP_NORM_SPLIT_ROWS && pieces > 1
+      : rows < GROUP_NORM_SPLIT_ROWS && blocks > 1
       ? "split"
       : "rows");
   const hasWeight = shape.weight ?? false, hasBias = shape.bias ?? false;
@@ -163,7 +193,7 @@ export function groupNormPlan(
           length: n,
           role: "output",
         }],
-        params: packParams(PARAMS, { ...values, chunks: 1, span: length }, "group_norm"),
+        params: packParams(PARAMS, { ...values, chunks: 1, span: aligned ? d / 4 : d, blocks }, "group_norm"),
         workgroups: foldWorkgroups(rows, maxPerDimension),
         // x read twice (statistics, then normalisation) and written once, weight and bias once; per
         // element about 4 FLOPs for the statistics and 4 for the normalisation.
@@ -171,9 +201,8 @@ export function groupNormPlan(
       }],
     };
   }
-  const params = packParams(PARAMS, { ...values, chunks: pieces, span }, "group_norm");
-  const workgroups = foldWorkgroups(rows * pieces, maxPerDimension);
-  const partials = 4 * rows * pieces;
+  const params = packParams(PARAMS, { ...values, chunks, span, blocks }, "group_norm");
+  const partials = 4 * rows * chunks;
   return {
     path,
     steps: [
@@ -185,7 +214,7 @@ export function groupNormPlan(
           { name: "partials", dtype: "f32", length: partials, role: "output" },
         ],
         params,
-        workgroups,
+        workgroups: foldWorkgroups(rows * chunks, maxPerDimension),
         // x read once, a summary of 4 floats written per piece; about 4 FLOPs per element.
         cost: { bytes: 4 * n + 4 * partials, flops: 4 * n },
       },
@@ -200,9 +229,9 @@ export function groupNormPlan(
           { name: "out", dtype: "f32", length: n, role: "output" },
         ],
         params,
-        workgroups,
+        workgroups: foldWorkgroups(rows * blocks, maxPerDimension),
         // x read and out written once, the summaries and weight and bias read (the summaries once
-        // per piece of their row, from L2, counted once); about 4 FLOPs per element.
+        // per block of their row, from L2, counted once); about 4 FLOPs per element.
         cost: { bytes: 8 * n + 4 * partials + affine, flops: 4 * n },
       },
     ],

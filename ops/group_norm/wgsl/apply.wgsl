@@ -1,9 +1,10 @@
-// group_norm/apply: the second of the split path's two dispatches, after group_norm/stats, over the
-// same (row, piece) grid. Each workgroup issues the loads of its piece's first block, then merges the
+// group_norm/apply: the second of the split path's two dispatches, after group_norm/stats. One
+// workgroup per block of WG * PER quads (aligned) or elements (ragged) of a row, rows times
+// params.blocks of them (folded into y beyond 65,535). Each issues its block's loads, then merges the
 // row's params.chunks summaries from partials (one per invocation, then the workgroup's tree of Chan
 // merges: every workgroup of a row merges them in the same order, so all of them normalise with the
-// same mean and variance) while those loads are in flight, and writes its piece normalised with the
-// channel's weight and bias, block after block.
+// same mean and variance) while those loads are in flight, and writes the block normalised with the
+// channel's weight and bias.
 // #include "params.wgsl"
 
 @group(0) @binding(0) var<storage, read> x: array<vec4f>;
@@ -27,55 +28,35 @@ fn row_stats(row: u32, lid: u32) -> vec2f {
   return vec2f(stats.y, inverseSqrt(stats.z / stats.x + params.eps));
 }
 
-fn aligned(row: u32, begin: u32, lid: u32) {
+fn aligned(row: u32, j: u32, lid: u32) {
   let quads = params.d / 4u;
   let first = row * quads;
-  let end = min(begin + params.span, quads);
-  let last = first + end - 1u;
-  let channel0 = (row % params.groups) * params.per_group;
-  var j = begin + lid;
-  var v0 = x[min(first + j, last)];
-  var v1 = x[min(first + j + WG, last)];
-  var v2 = x[min(first + j + 2u * WG, last)];
-  var v3 = x[min(first + j + 3u * WG, last)];
+  let last = first + quads - 1u;
+  let v0 = x[min(first + j, last)];
+  let v1 = x[min(first + j + WG, last)];
+  let v2 = x[min(first + j + 2u * WG, last)];
+  let v3 = x[min(first + j + 3u * WG, last)];
   let stats = row_stats(row, lid);
-  loop {
-    put_quad(first, j, end, v0, stats.x, stats.y, channel0);
-    put_quad(first, j + WG, end, v1, stats.x, stats.y, channel0);
-    put_quad(first, j + 2u * WG, end, v2, stats.x, stats.y, channel0);
-    put_quad(first, j + 3u * WG, end, v3, stats.x, stats.y, channel0);
-    j += WG * PER;
-    if (j - lid >= end) {
-      break;
-    }
-    v0 = x[min(first + j, last)];
-    v1 = x[min(first + j + WG, last)];
-    v2 = x[min(first + j + 2u * WG, last)];
-    v3 = x[min(first + j + 3u * WG, last)];
-  }
+  let channel0 = (row % params.groups) * params.per_group;
+  put_quad(first, j, quads, v0, stats.x, stats.y, channel0);
+  put_quad(first, j + WG, quads, v1, stats.x, stats.y, channel0);
+  put_quad(first, j + 2u * WG, quads, v2, stats.x, stats.y, channel0);
+  put_quad(first, j + 3u * WG, quads, v3, stats.x, stats.y, channel0);
 }
 
-fn ragged(row: u32, begin: u32, lid: u32) {
+fn ragged(row: u32, j: u32, lid: u32) {
   let first = row * params.d;
-  let end = min(begin + params.span, params.d);
-  let last = first + end - 1u;
-  let channel0 = (row % params.groups) * params.per_group;
-  var j = begin + lid;
-  var v = vec4f(element(min(first + j, last)), element(min(first + j + WG, last)),
-    element(min(first + j + 2u * WG, last)), element(min(first + j + 3u * WG, last)));
+  let last = first + params.d - 1u;
+  let v0 = element(min(first + j, last));
+  let v1 = element(min(first + j + WG, last));
+  let v2 = element(min(first + j + 2u * WG, last));
+  let v3 = element(min(first + j + 3u * WG, last));
   let stats = row_stats(row, lid);
-  loop {
-    put_element(first, j, end, v.x, stats.x, stats.y, channel0);
-    put_element(first, j + WG, end, v.y, stats.x, stats.y, channel0);
-    put_element(first, j + 2u * WG, end, v.z, stats.x, stats.y, channel0);
-    put_element(first, j + 3u * WG, end, v.w, stats.x, stats.y, channel0);
-    j += WG * PER;
-    if (j - lid >= end) {
-      break;
-    }
-    v = vec4f(element(min(first + j, last)), element(min(first + j + WG, last)),
-      element(min(first + j + 2u * WG, last)), element(min(first + j + 3u * WG, last)));
-  }
+  let channel0 = (row % params.groups) * params.per_group;
+  put_element(first, j, params.d, v0, stats.x, stats.y, channel0);
+  put_element(first, j + WG, params.d, v1, stats.x, stats.y, channel0);
+  put_element(first, j + 2u * WG, params.d, v2, stats.x, stats.y, channel0);
+  put_element(first, j + 3u * WG, params.d, v3, stats.x, stats.y, channel0);
 }
 
 @compute @workgroup_size(256)
@@ -85,14 +66,14 @@ fn main(
   @builtin(local_invocation_index) lid: u32,
 ) {
   let slot = wid.x + wid.y * grid.x;
-  if (slot >= params.rows * params.chunks) {
+  if (slot >= params.rows * params.blocks) {
     return;
   }
-  let row = slot / params.chunks;
-  let begin = (slot % params.chunks) * params.span;
+  let row = slot / params.blocks;
+  let j = (slot % params.blocks) * WG * PER + lid;
   if (params.d % 4u == 0u && params.l % 4u == 0u) {
-    aligned(row, begin, lid);
+    aligned(row, j, lid);
   } else {
-    ragged(row, begin, lid);
+    ragged(row, j, lid);
   }
 }
