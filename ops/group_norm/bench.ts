@@ -17,10 +17,6 @@ const GPU: Shape[] = [
   { N: 1, C: 512, L: 128 * 128, groups: 32 },
   { N: 8, C: 512, L: 128 * 128, groups: 32 },
   { N: 16, C: 256, L: 64 * 64, groups: 256 },
-  // Measurement only: 1,024 rows of 65,536 elements, 2,048 of 32,768 and 2,048 of 16,384.
-  { N: 64, C: 256, L: 64 * 64, groups: 16 },
-  { N: 64, C: 256, L: 64 * 64, groups: 32 },
-  { N: 32, C: 256, L: 64 * 64, groups: 64 },
 ];
 const QUICK: Shape[] = [{ N: 1, C: 64, L: 1024, groups: 32 }, { N: 2, C: 6, L: 1023, groups: 3 }, {
   N: 1,

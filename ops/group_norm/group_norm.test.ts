@@ -176,8 +176,8 @@ gpuTest("group_norm GPU: the split path is taken when rows are few and longer th
   strictEqual(path({ N: 1, C: 512, L: 128 * 128, groups: 32 }), "split");
   strictEqual(path({ N: 1, C: 4, L: 1024, groups: 1 }), "rows", "one block per row: nothing to split");
   strictEqual(path({ N: 1, C: 4, L: 1025, groups: 1 }), "split", "a ragged row of 4,100 elements is 5 blocks");
-  strictEqual(path({ N: GROUP_NORM_SPLIT_ROWS, C: 1, L: 8192, groups: 1 }), "rows");
-  strictEqual(path({ N: GROUP_NORM_SPLIT_ROWS - 1, C: 1, L: 8192, groups: 1 }), "split");
+  strictEqual(path({ N: GROUP_NORM_SPLIT_ROWS + 1, C: 1, L: 8192, groups: 1 }), "rows");
+  strictEqual(path({ N: GROUP_NORM_SPLIT_ROWS, C: 1, L: 8192, groups: 1 }), "split");
   strictEqual(path({ N: 1, C: 512, L: 128 * 128, groups: 32 }, { override: "kernel" }), "rows");
   strictEqual(path({ N: 1, C: 4, L: 8, groups: 1 }, { override: "apply" }), "split");
   strictEqual(path({ N: 1, C: 4, L: 8, groups: 1 }, { path: "split" }), "split");

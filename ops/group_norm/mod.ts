@@ -1,6 +1,7 @@
 /**
  * group_norm: `torch.nn.functional.group_norm(x, groups, weight, bias, eps)` over `x` `[N, C, L]`
- * (L the product of the spatial dimensions), entry point `kernel`.
+ * (L the product of the spatial dimensions), entry points `kernel` (the rows path), `stats` and
+ * `apply` (the split path; see below).
  *
  * Conventions, each pinned by a test against torch goldens that the alternative fails:
  * - statistics over each (sample, group) of C / groups consecutive channels together, (C / groups)
@@ -14,23 +15,37 @@
  * >= 1, C not divisible by groups (as torch), arrays of the wrong type or length, an eps that is
  * negative or not a finite f32.
  *
- * Numerics: a (sample, group) is a contiguous row of (C / groups) x L elements, and the kernel
- * normalises it in two passes over memory: the statistics from per-chunk means and squared
- * deviations merged pairwise (Chan et al.), which stays exact to a few f32 ULPs for rows like
- * 100 ± 1 where a one-pass E[x²] − E[x]² in f32 loses most of the variance's digits (a test shows
- * the one-pass formula failing the same tolerance); then the row is read again and written.
+ * Numerics: a (sample, group) is a contiguous row of (C / groups) x L elements, and its statistics
+ * come from per-chunk means and squared deviations merged pairwise (Chan et al.), which stays exact
+ * to a few f32 ULPs for rows like 100 ± 1 where a one-pass E[x²] − E[x]² in f32 loses most of the
+ * variance's digits (a test shows the one-pass formula failing the same tolerance); then the row is
+ * read again, normalised and written.
  *
- * Speed: one 256-invocation workgroup per (sample, group), so the cost is two reads and one write
- * of `x` (declared as such: 12 bytes per element; the second read is issued last block first, so
- * part of it comes from L2). With few rows only that many multiprocessors work. On the H200
- * (harness/baselines/nvidia-h200-log/signal-conv-norm-snake.txt, GPU timestamps, with weight and
- * bias; the read probe of the same run 4,520 GB/s): 16 x 256 channels x 4,096, 256 groups (4,096
- * rows), 4,586 GB/s counted that way, 101% of the probe (the L2-served second read); the spec's
- * VAE block, 512 channels in 32 groups at 128 x 128, 3,065 GB/s (68%) at batch 8 (256 rows) but
- * only 639 GB/s (14%) at batch 1, where 32 rows keep 32 of the 132 multiprocessors busy (torch's
- * own kernel: 256 GB/s there). Spreading one group over the GPU needs a second dispatch (partial
- * statistics, then normalisation), and a plan here is one dispatch: that is the change the
- * batch-1 shape is waiting for.
+ * Two paths, chosen by {@link groupNormPlan} (or forced with `path`):
+ * - `rows` (entry point `kernel`): one 256-invocation workgroup per (sample, group), which reads its
+ *   row twice (the second time last block first, so part of it comes from L2) and writes it once.
+ * - `split` (more than one block of 1,024 quads or elements per row, and at most
+ *   {@link GROUP_NORM_SPLIT_ROWS} rows, where one workgroup per row leaves the GPU idle or long rows
+ *   fall out of L2 between the two reads): entry point `stats` cuts each row into pieces of whole
+ *   blocks, about 2,048 workgroups in all (at most 256 pieces a row), each writing its piece's
+ *   (count, mean, M2); entry point `apply` takes one workgroup per block, merges its row's summaries
+ *   (the same tree of Chan merges in every workgroup of the row, so every block of a row sees the
+ *   same statistics) while its block's loads are in flight, and writes the block normalised.
+ * Both count two reads and one write of `x` (12 bytes per element, as declared).
+ *
+ * On the H200 (harness/baselines/nvidia-h200-log/23-opsperf-run2.json: Deno 2.9.6 over Vulkan, GPU
+ * timestamps, median of 10, each dispatch timed alone, with weight and bias; the read probe of that
+ * run 4,586 GB/s), the bench shapes at what the plan takes: the spec's VAE block, 512 channels in
+ * 32 groups at 128 x 128, at batch 1 (32 rows) split in 0.0170 + 0.0251 = 0.0421 ms, 52.1% of the
+ * probe counted as 12 bytes per element (`kernel` there: 0.156 ms, 14.1%, 32 busy workgroups): short
+ * of the 85% target because each dispatch moves only 32 MiB each way, where plain streaming kernels
+ * fall short too (snake at 1 x 512 x 16,384, the same bytes as `apply`, took 0.0246 ms in
+ * 23-opsperf.json against `apply`'s 0.0251); at batch 8 (256 rows) split in 0.0673 + 0.1386 =
+ * 0.206 ms, 85.2% (`kernel`: 0.264 ms, 66.4%); 16 x 256
+ * channels x 4,096 in 256 groups (4,096 rows of 16,384) by `kernel` in 0.0448 ms, 97.9% (split:
+ * 0.0665 ms). Where the paths cross, in the same run: 1,024 rows of 65,536 elements split 0.205 ms
+ * against `kernel` 0.224; 2,048 rows of 32,768 split 0.205 against 0.202, and of 16,384 split 0.112
+ * against 0.100.
  *
  * @module
  */
@@ -68,7 +83,7 @@ const BLOCK = 256 * 4;
 const MAX_CHUNKS = 256;
 /** Workgroups `stats` aims at: rows times pieces, each piece a whole number of blocks. */
 const STATS_WORKGROUPS = 2048;
-/** Below this many rows, {@link groupNormPlan} takes the split path (when a row has more than one block). */
+/** The most rows for which {@link groupNormPlan} takes the split path (when a row has more than one block). */
 export const GROUP_NORM_SPLIT_ROWS = 1024;
 
 /** Options of {@link groupNormPlan}: a kernel override, and which path to take. */
@@ -162,7 +177,7 @@ export function groupNormPlan(
       ? "split"
       : named === "kernel"
       ? "rows"
-      : rows < GROUP_NORM_SPLIT_ROWS && blocks > 1
+      : rows <= GROUP_NORM_SPLIT_ROWS && blocks > 1
       ? "split"
       : "rows");
   const hasWeight = shape.weight ?? false, hasBias = shape.bias ?? false;

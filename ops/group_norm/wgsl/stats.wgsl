@@ -1,5 +1,5 @@
-// group_norm/stats: the first of the split path's two dispatches (mod.ts takes it when rows are too
-// few to fill the GPU one workgroup each). Each row (params.wgsl) is cut into params.chunks pieces of
+// group_norm/stats: the first of the split path's two dispatches (mod.ts says when that path is
+// taken: few rows, each longer than one block). Each row (params.wgsl) is cut into params.chunks pieces of
 // params.span quads (aligned) or elements (ragged); one workgroup per (row, piece), rows times pieces
 // of them (folded into y beyond 65,535), writes its piece's (count, mean, M2) summary (summary.wgsl:
 // Chan et al.'s merges, stable at 100 +- 1) to partials[row * chunks + piece]. group_norm/apply
