@@ -297,10 +297,13 @@ export {
 } from "./ops/conv_transpose/mod.ts";
 export {
   GROUP_NORM_DEFAULT_EPS,
+  GROUP_NORM_SPLIT_ROWS,
   groupNorm,
   type GroupNormArgs,
   groupNormGpu,
+  type GroupNormOptions,
   groupNormPlan,
+  type GroupNormPlans,
   type GroupNormShape,
   validateGroupNorm,
   validateGroupNormShape,
@@ -450,7 +453,6 @@ export {
   pope,
   type PopeArgs,
   popeArguments,
-  popeCoefficients,
   popeGpu,
   popePlan,
   type PopeShape,

@@ -3,8 +3,8 @@
  * exactly the message the reference gives for the same bad argument, and a missing argument (the
  * whole object, or one field of it) fails with an error naming the op and the argument, never a
  * TypeError from reading a property of undefined. A plan that returns several plans (attention's
- * `{ scores, weightedSum }`, gqa's `{ path, steps }`) is called through a `plan` that returns its
- * first; melSpectrogram has no plan of its own (it submits stft's, powerSpectrum's and mel's).
+ * `{ scores, weightedSum }`, gqa's and group_norm's `{ path, steps }`) is called through a `plan` that
+ * returns its first; melSpectrogram has no plan of its own (it submits stft's, powerSpectrum's and mel's).
  */
 import { ok, strictEqual } from "node:assert/strict";
 import type { KernelPlan, ResidentDevice } from "../harness/device.ts";
@@ -476,7 +476,7 @@ const CASES: OpCase[] = [
     op: "groupNorm",
     reference: ops.groupNorm,
     gpu: ops.groupNormGpu,
-    plan: ops.groupNormPlan,
+    plan: (gpu: ResidentDevice, shape: ops.GroupNormShape) => ops.groupNormPlan(gpu, shape).steps[0],
     args: { x: f32(12), N: 1, C: 4, L: 3, groups: 2 },
     shape: { N: 1, C: 4, L: 3, groups: 2 },
     bad: [["groups", 3, "groups"], ["eps", 1e39, "eps"], ["eps", -1, "eps"], ["L", 2 ** 32, "L"]],

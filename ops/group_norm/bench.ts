@@ -1,15 +1,32 @@
 /**
  * Benchmark cases of group_norm: the VAE decoder block of the spec (512 channels, 32 groups,
- * 128 x 128, batch 1: only 32 workgroups, see mod.ts), the same at batch 8 (256 workgroups), and
- * many small groups (instance-norm-like), all with weight and bias.
+ * 128 x 128, batch 1: 32 rows), the same at batch 8 (256 rows), and many small groups
+ * (instance-norm-like, 4,096 rows), all with weight and bias. Each entry point is timed alone at
+ * every shape: `kernel` (the rows path) and the split path's two dispatches, `stats` and `apply`
+ * (whose inputs are x and random summaries); the split path's time is the sum of its two.
  *
  * @module
  */
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
-import { groupNormPlan, KERNELS } from "./mod.ts";
+import { groupNormPlan, groupNormSplit, KERNELS } from "./mod.ts";
 
 type Shape = { N: number; C: number; L: number; groups: number };
+
+const GPU: Shape[] = [
+  { N: 1, C: 512, L: 128 * 128, groups: 32 },
+  { N: 8, C: 512, L: 128 * 128, groups: 32 },
+  { N: 16, C: 256, L: 64 * 64, groups: 256 },
+];
+const QUICK: Shape[] = [{ N: 1, C: 64, L: 1024, groups: 32 }, { N: 2, C: 6, L: 1023, groups: 3 }, {
+  N: 1,
+  C: 8,
+  L: 4096,
+  groups: 2,
+}];
+const label = ({ N, C, L, groups }: Shape) => `${N}x${C}x${L}:g${groups}`;
+const affine = (s: Shape) => ({ ...s, weight: true, bias: true });
+const weights = (C: number, seed: number) => [randomInput(C, seed + 1), randomInput(C, seed + 2)];
 
 /** group_norm's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
@@ -17,14 +34,35 @@ export const BENCH: readonly BenchCase[] = [
     op: "group_norm",
     entry: "kernel",
     sources: KERNELS,
-    gpu: [
-      { N: 1, C: 512, L: 128 * 128, groups: 32 },
-      { N: 8, C: 512, L: 128 * 128, groups: 32 },
-      { N: 16, C: 256, L: 64 * 64, groups: 256 },
-    ],
-    quick: [{ N: 1, C: 64, L: 1024, groups: 32 }, { N: 2, C: 6, L: 1023, groups: 3 }],
-    label: ({ N, C, L, groups }) => `${N}x${C}x${L}:g${groups}`,
-    plan: (gpu, shape, options) => groupNormPlan(gpu, { ...shape, weight: true, bias: true }, options),
-    inputs: ({ N, C, L }, seed) => [randomInput(N * C * L, seed), randomInput(C, seed + 1), randomInput(C, seed + 2)],
+    gpu: GPU,
+    quick: QUICK,
+    label,
+    plan: (gpu, shape, options) => groupNormPlan(gpu, affine(shape), { ...options, path: "rows" }).steps[0],
+    inputs: ({ N, C, L }, seed) => [randomInput(N * C * L, seed), ...weights(C, seed)],
+  }),
+  defineCase<Shape>({
+    op: "group_norm",
+    entry: "stats",
+    sources: KERNELS,
+    gpu: GPU,
+    quick: QUICK,
+    label,
+    plan: (gpu, shape, options) => groupNormPlan(gpu, affine(shape), { ...options, path: "split" }).steps[0],
+    inputs: ({ N, C, L }, seed) => [randomInput(N * C * L, seed)],
+  }),
+  defineCase<Shape>({
+    op: "group_norm",
+    entry: "apply",
+    sources: KERNELS,
+    gpu: GPU,
+    quick: QUICK,
+    label,
+    plan: (gpu, shape, options) => groupNormPlan(gpu, affine(shape), { ...options, path: "split" }).steps[1],
+    inputs: (shape, seed) => {
+      const { rows, chunks } = groupNormSplit(shape);
+      // Summaries (count, mean, M2, unused) with positive counts and M2.
+      const partials = randomInput(4 * rows * chunks, seed + 3).map(Math.abs);
+      return [randomInput(shape.N * shape.C * shape.L, seed), partials, ...weights(shape.C, seed)];
+    },
   }),
 ];

@@ -1,4 +1,4 @@
-import { deepStrictEqual, ok } from "node:assert/strict";
+import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { foldWorkgroups } from "../../harness/limits.ts";
 import {
   assertClose,
@@ -7,9 +7,10 @@ import {
   gpuTest,
   loadGolden,
   randomF32,
+  type ReferenceCase,
   type Tolerance,
 } from "../../harness/testing.ts";
-import { groupNorm, type GroupNormArgs, groupNormGpu, groupNormPlan, KERNELS } from "./mod.ts";
+import { GROUP_NORM_SPLIT_ROWS, groupNorm, type GroupNormArgs, groupNormGpu, groupNormPlan, KERNELS } from "./mod.ts";
 
 type JsonF32 = (number | string)[];
 interface GoldenCase {
@@ -128,26 +129,87 @@ async function rejectsBadInput(run: (args: GroupNormArgs) => unknown): Promise<v
 
 Deno.test("group_norm reference: bad input throws naming the argument", () => rejectsBadInput(groupNorm));
 
-gpuTest("group_norm GPU: bad input throws before dispatch; the plan declares its cost", async (gpu) => {
+gpuTest("group_norm GPU: bad input throws before dispatch; the plans declare their cost", async (gpu) => {
   await rejectsBadInput((args) => groupNormGpu(gpu, args));
   await assertThrowsMessage(
     () => groupNormPlan(gpu, { N: 1, C: 6, L: 4, groups: 4 }),
     "C must be divisible by groups, got C = 6 and groups = 4",
   );
-  const plan = groupNormPlan(gpu, { N: 2, C: 6, L: 5, groups: 3, weight: true });
+  await assertThrowsMessage(
+    () => groupNormPlan(gpu, { N: 1, C: 6, L: 4, groups: 3 }, { path: "tiles" as "rows" }),
+    'groupNorm: path must be one of "rows", "split", got tiles',
+  );
+  await assertThrowsMessage(
+    () => groupNormPlan(gpu, { N: 1, C: 6, L: 4, groups: 3 }, { override: "combine" }),
+    'groupNorm: override "combine" is not a variant of entry point kernel, stats or apply',
+  );
+  const rows = groupNormPlan(gpu, { N: 2, C: 6, L: 5, groups: 3, weight: true });
+  strictEqual(rows.path, "rows");
+  const [plan] = rows.steps;
   deepStrictEqual(plan.workgroups, [6, 1, 1]);
   deepStrictEqual(plan.bindings.map((b) => [b.name, b.length]), [["x", 60], ["weight", 6], ["bias", 0], ["out", 60]]);
   deepStrictEqual(plan.cost, { bytes: 12 * 60 + 4 * 6, flops: 8 * 60 });
+  // 2 rows of 4 x 2052 elements (2,052 quads: blocks of 1,024, 1,024 and 4): three pieces per row.
+  const split = groupNormPlan(gpu, { N: 1, C: 8, L: 2052, groups: 2, bias: true });
+  strictEqual(split.path, "split");
+  const [stats, apply] = split.steps;
+  const n = 8 * 2052;
+  deepStrictEqual([stats.kernel.variant, apply.kernel.variant], ["stats", "apply"]);
+  deepStrictEqual([stats.workgroups, apply.workgroups], [[6, 1, 1], [6, 1, 1]]);
+  deepStrictEqual(stats.bindings.map((b) => [b.name, b.length]), [["x", n], ["partials", 24]]);
+  deepStrictEqual(apply.bindings.map((b) => [b.name, b.length]), [
+    ["x", n],
+    ["partials", 24],
+    ["weight", 0],
+    ["bias", 8],
+    ["out", n],
+  ]);
+  deepStrictEqual([stats.cost, apply.cost], [{ bytes: 4 * n + 96, flops: 4 * n }, {
+    bytes: 8 * n + 96 + 32,
+    flops: 4 * n,
+  }]);
+});
+
+gpuTest("group_norm GPU: the split path is taken when rows are few and longer than one block", (gpu) => {
+  const path = (shape: { N: number; C: number; L: number; groups: number }, options = {}) =>
+    groupNormPlan(gpu, shape, options).path;
+  strictEqual(path({ N: 1, C: 512, L: 128 * 128, groups: 32 }), "split");
+  strictEqual(path({ N: 1, C: 4, L: 1024, groups: 1 }), "rows", "one block per row: nothing to split");
+  strictEqual(path({ N: 1, C: 4, L: 1025, groups: 1 }), "split", "a ragged row of 4,100 elements is 5 blocks");
+  strictEqual(path({ N: GROUP_NORM_SPLIT_ROWS + 1, C: 1, L: 8192, groups: 1 }), "rows");
+  strictEqual(path({ N: GROUP_NORM_SPLIT_ROWS, C: 1, L: 8192, groups: 1 }), "split");
+  strictEqual(path({ N: 1, C: 512, L: 128 * 128, groups: 32 }, { override: "kernel" }), "rows");
+  strictEqual(path({ N: 1, C: 4, L: 8, groups: 1 }, { override: "apply" }), "split");
+  strictEqual(path({ N: 1, C: 4, L: 8, groups: 1 }, { path: "split" }), "split");
 });
 
 gpuTest("group_norm GPU: more than 65,535 rows fold into y, and surplus workgroups write nothing", async (gpu) => {
-  deepStrictEqual(groupNormPlan(gpu, { N: 70_000, C: 4, L: 4, groups: 2 }).workgroups, [46_667, 3, 1]);
+  deepStrictEqual(groupNormPlan(gpu, { N: 70_000, C: 4, L: 4, groups: 2 }).steps[0].workgroups, [46_667, 3, 1]);
   const args = { x: randomF32(7 * 4 * 3, 3, -2, 2), N: 7, C: 4, L: 3, groups: 2, weight: randomF32(4, 4) };
-  const plan = groupNormPlan(gpu, { ...args, weight: true });
+  const [plan] = groupNormPlan(gpu, { ...args, weight: true }).steps;
   const folded = { ...plan, workgroups: foldWorkgroups(14, 4) };
   deepStrictEqual(folded.workgroups, [4, 4, 1]);
   const [out] = await gpu.run(folded, [args.x, args.weight, new Float32Array(0)]);
   assertClose(out, groupNorm(args), kernelTolerance(args), "folded 4 x 4 grid");
+});
+
+gpuTest("group_norm GPU: the split path's grid folds into y, and surplus workgroups write nothing", async (gpu) => {
+  // 3 rows of 2 x 2050 elements (ragged: 5 blocks of 1,024 elements), 5 pieces each: 15 workgroups
+  // on a 4 x 4 grid.
+  const args = { x: randomF32(3 * 2 * 2050, 5, -2, 2), N: 3, C: 2, L: 2050, groups: 1, bias: randomF32(2, 6) };
+  const { path, steps } = groupNormPlan(gpu, { ...args, bias: true });
+  strictEqual(path, "split");
+  deepStrictEqual(steps[0].workgroups, [15, 1, 1]);
+  const [stats, apply] = steps.map((s) => ({ ...s, workgroups: foldWorkgroups(15, 4) }));
+  deepStrictEqual(stats.workgroups, [4, 4, 1]);
+  const x = gpu.upload(args.x), bias = gpu.upload(args.bias), none = gpu.alloc("f32", 0);
+  const partials = gpu.alloc("f32", stats.bindings[1].length), out = gpu.alloc("f32", args.x.length);
+  try {
+    await gpu.submit([stats, [x, partials]], [apply, [x, partials, none, bias, out]]);
+    assertClose(await gpu.read(out), groupNorm(args), kernelTolerance(args), "folded 4 x 4 grid");
+  } finally {
+    for (const t of [x, bias, none, partials, out]) t.buffer.destroy();
+  }
 });
 
 // [N, C, L, groups, affine]: the aligned path (d % 4 == 0 and L % 4 == 0) and the ragged one (L odd,
@@ -192,6 +254,51 @@ checkAgainstReference<GroupNormArgs>(
   groupNorm,
   groupNormGpu,
   kernelTolerance,
+);
+
+// The split path (entry points stats and apply, forced by the override): rows of several pieces,
+// aligned and ragged (L odd; L % 4 == 2 with d % 4 == 0), a last piece shorter than the others (2
+// quads; 2 elements), pieces of two blocks (a row of 257 blocks, more than the 256 pieces a row may
+// have), a piece boundary inside a channel and a channel boundary inside a piece, weight and bias
+// each absent, and the large mean (100 +- 1) over several pieces, where Chan's merges across pieces
+// must keep the variance's digits.
+const splitShapes: [number, number, number, number, string, number][] = [
+  [1, 4, 4100, 2, "wb", 0],
+  [2, 6, 2049, 3, "w", 0],
+  [1, 2, 2054, 1, "b", 0],
+  [1, 1, 4 * 1024 * 257, 1, "wb", 0],
+  [1, 1, 1024 * 257 + 1, 1, "", 0],
+  [1, 2, 8192, 1, "wb", 100],
+  [1, 3, 2047 * 3, 1, "", 100],
+];
+checkAgainstReference(
+  "group_norm",
+  KERNELS,
+  "stats",
+  splitShapes.map(([N, C, L, groups, affine, mean], i): ReferenceCase<GroupNormArgs> => ({
+    label: `N=${N} C=${C} L=${L} groups=${groups} ${affine}${mean ? ` values ${mean} +- 1` : ""}`,
+    args: {
+      x: mean ? randomF32(N * C * L, 100 + i, mean - 1, mean + 1) : randomF32(N * C * L, 100 + i, -3, 3),
+      N,
+      C,
+      L,
+      groups,
+      weight: affine.includes("w") ? randomF32(C, 140 + i, -2, 2) : undefined,
+      bias: affine.includes("b") ? randomF32(C, 170 + i, -2, 2) : undefined,
+    },
+  })),
+  groupNorm,
+  groupNormGpu,
+  kernelTolerance,
+);
+
+gpuTest(
+  "group_norm GPU: the default path for few long rows is split, and matches the reference at 100 +- 1",
+  async (gpu) => {
+    const args = { x: randomF32(2 * 4 * 4096, 9, 99, 101), N: 2, C: 4, L: 4096, groups: 2, weight: randomF32(4, 10) };
+    strictEqual(groupNormPlan(gpu, { ...args, weight: true }).path, "split");
+    assertClose(await groupNormGpu(gpu, args), groupNorm(args), kernelTolerance(args), "default path");
+  },
 );
 
 Deno.test("group_norm reference matches the torch goldens", async () => {

@@ -1,6 +1,7 @@
 /**
  * group_norm: `torch.nn.functional.group_norm(x, groups, weight, bias, eps)` over `x` `[N, C, L]`
- * (L the product of the spatial dimensions), entry point `kernel`.
+ * (L the product of the spatial dimensions), entry points `kernel` (the rows path), `stats` and
+ * `apply` (the split path; see below).
  *
  * Conventions, each pinned by a test against torch goldens that the alternative fails:
  * - statistics over each (sample, group) of C / groups consecutive channels together, (C / groups)
@@ -14,37 +15,54 @@
  * >= 1, C not divisible by groups (as torch), arrays of the wrong type or length, an eps that is
  * negative or not a finite f32.
  *
- * Numerics: a (sample, group) is a contiguous row of (C / groups) x L elements, and the kernel
- * normalises it in two passes over memory: the statistics from per-chunk means and squared
- * deviations merged pairwise (Chan et al.), which stays exact to a few f32 ULPs for rows like
- * 100 ± 1 where a one-pass E[x²] − E[x]² in f32 loses most of the variance's digits (a test shows
- * the one-pass formula failing the same tolerance); then the row is read again and written.
+ * Numerics: a (sample, group) is a contiguous row of (C / groups) x L elements, and its statistics
+ * come from per-chunk means and squared deviations merged pairwise (Chan et al.), which stays exact
+ * to a few f32 ULPs for rows like 100 ± 1 where a one-pass E[x²] − E[x]² in f32 loses most of the
+ * variance's digits (a test shows the one-pass formula failing the same tolerance); then the row is
+ * read again, normalised and written.
  *
- * Speed: one 256-invocation workgroup per (sample, group), so the cost is two reads and one write
- * of `x` (declared as such: 12 bytes per element; the second read is issued last block first, so
- * part of it comes from L2). With few rows only that many multiprocessors work. On the H200
- * (harness/baselines/nvidia-h200-log/signal-conv-norm-snake.txt, GPU timestamps, with weight and
- * bias; the read probe of the same run 4,520 GB/s): 16 x 256 channels x 4,096, 256 groups (4,096
- * rows), 4,586 GB/s counted that way, 101% of the probe (the L2-served second read); the spec's
- * VAE block, 512 channels in 32 groups at 128 x 128, 3,065 GB/s (68%) at batch 8 (256 rows) but
- * only 639 GB/s (14%) at batch 1, where 32 rows keep 32 of the 132 multiprocessors busy (torch's
- * own kernel: 256 GB/s there). Spreading one group over the GPU needs a second dispatch (partial
- * statistics, then normalisation), and a plan here is one dispatch: that is the change the
- * batch-1 shape is waiting for.
+ * Two paths, chosen by {@link groupNormPlan} (or forced with `path`):
+ * - `rows` (entry point `kernel`): one 256-invocation workgroup per (sample, group), which reads its
+ *   row twice (the second time last block first, so part of it comes from L2) and writes it once.
+ * - `split` (more than one block of 1,024 quads or elements per row, and at most
+ *   {@link GROUP_NORM_SPLIT_ROWS} rows, where one workgroup per row leaves the GPU idle or long rows
+ *   fall out of L2 between the two reads): entry point `stats` cuts each row into pieces of whole
+ *   blocks, about 2,048 workgroups in all (at most 256 pieces a row), each writing its piece's
+ *   (count, mean, M2); entry point `apply` takes one workgroup per block, merges its row's summaries
+ *   (the same tree of Chan merges in every workgroup of the row, so every block of a row sees the
+ *   same statistics) while its block's loads are in flight, and writes the block normalised.
+ * Both count two reads and one write of `x` (12 bytes per element, as declared).
+ *
+ * On the H200 (harness/baselines/nvidia-h200-log/23-opsperf-run2.json: Deno 2.9.6 over Vulkan, GPU
+ * timestamps, median of 10, each dispatch timed alone, with weight and bias; the read probe of that
+ * run 4,586 GB/s), the bench shapes at what the plan takes: the spec's VAE block, 512 channels in
+ * 32 groups at 128 x 128, at batch 1 (32 rows) split in 0.0170 + 0.0251 = 0.0421 ms, 52.1% of the
+ * probe counted as 12 bytes per element (`kernel` there: 0.156 ms, 14.1%, 32 busy workgroups): short
+ * of the 85% target because each dispatch moves only 32 MiB each way, where plain streaming kernels
+ * fall short too (snake at 1 x 512 x 16,384, the same bytes as `apply`, took 0.0246 ms in
+ * 23-opsperf.json against `apply`'s 0.0251); at batch 8 (256 rows) split in 0.0673 + 0.1386 =
+ * 0.206 ms, 85.2% (`kernel`: 0.264 ms, 66.4%); 16 x 256
+ * channels x 4,096 in 256 groups (4,096 rows of 16,384) by `kernel` in 0.0448 ms, 97.9% (split:
+ * 0.0665 ms). Where the paths cross, in the same run: 1,024 rows of 65,536 elements split 0.205 ms
+ * against `kernel` 0.224; 2,048 rows of 32,768 split 0.205 against 0.202, and of 16,384 split 0.112
+ * against 0.100.
  *
  * @module
  */
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import type { GpuTensor, KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
+import { parseVariantName } from "../../harness/variants.ts";
+import { requireOneOf } from "../validate.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import { type GroupNormArgs, type GroupNormShape, validateGroupNorm, validateGroupNormShape } from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
 
+/** The kernels' uniform (include/params.wgsl), in WGSL declaration order. */
 const PARAMS: readonly ParamField[] = [
   { name: "rows", type: "u32" },
   { name: "d", type: "u32" },
@@ -54,49 +72,184 @@ const PARAMS: readonly ParamField[] = [
   { name: "eps", type: "f32" },
   { name: "has_weight", type: "u32" },
   { name: "has_bias", type: "u32" },
+  { name: "chunks", type: "u32" },
+  { name: "span", type: "u32" },
+  { name: "blocks", type: "u32" },
 ];
+
+/** Quads (aligned rows) or elements (ragged rows) one workgroup reads per block: 256 x `PER` (4). */
+const BLOCK = 256 * 4;
+/** Most summaries per row on the split path: one per invocation of `apply`'s merge. */
+const MAX_CHUNKS = 256;
+/** Workgroups `stats` aims at: rows times pieces, each piece a whole number of blocks. */
+const STATS_WORKGROUPS = 2048;
+/** The most rows for which {@link groupNormPlan} takes the split path (when a row has more than one block). */
+export const GROUP_NORM_SPLIT_ROWS = 1024;
+
+/** Options of {@link groupNormPlan}: a kernel override, and which path to take. */
+export interface GroupNormOptions extends KernelOptions {
+  /**
+   * `rows` (entry point `kernel`, one workgroup per row) or `split` (`stats` then `apply`, each row
+   * cut into pieces); default by shape, and a variant of `stats` or `apply` forces `split`.
+   */
+  path?: "rows" | "split";
+}
+
+/** The dispatches of one group_norm call, in order. */
+export interface GroupNormPlans {
+  /** Which path the plans take. */
+  path: "rows" | "split";
+  /**
+   * rows: one plan [x, weight, bias, out]; split: `stats` [x, partials] then `apply`
+   * [x, partials, weight, bias, out]. weight and bias are empty bindings when absent.
+   */
+  steps: readonly KernelPlan[];
+}
+
+/** How the split path cuts the rows of a shape. */
+export interface GroupNormSplit {
+  /** Rows: N * groups. */
+  rows: number;
+  /** Whether rows are read as quads (d % 4 == 0 and L % 4 == 0) or element by element. */
+  aligned: boolean;
+  /** `stats` pieces per row, one summary each (at most 256). */
+  chunks: number;
+  /** Quads (aligned) or elements (ragged) per piece of `stats`, a multiple of 1,024 (the last piece shorter). */
+  span: number;
+  /** `apply` workgroups per row: blocks of 1,024 quads or elements. */
+  blocks: number;
+}
+
+/**
+ * How the split path cuts the rows of a shape: `stats` takes pieces of whole blocks, as many as
+ * bring its grid near 2,048 workgroups (at most one per block and 256 per row); `apply` takes one
+ * workgroup per block.
+ *
+ * @param shape `N`, `C`, `L`, `groups`
+ * @returns the rows, whether they are aligned, and the pieces of each dispatch
+ *
+ * @example
+ * ```ts
+ * import { groupNormSplit } from "@xpu/ops/ops/group_norm";
+ * // 32 rows of 16 x 16,384 elements (65,536 quads: 64 blocks).
+ * groupNormSplit({ N: 1, C: 512, L: 128 * 128, groups: 32 }); // { rows: 32, aligned: true, chunks: 64, span: 1024, blocks: 64 }
+ * ```
+ */
+export function groupNormSplit(shape: GroupNormShape): GroupNormSplit {
+  validateGroupNormShape(shape);
+  const { N, C, L, groups } = shape;
+  const rows = N * groups;
+  const d = (C / groups) * L;
+  const aligned = d % 4 === 0 && L % 4 === 0;
+  const length = aligned ? d / 4 : d;
+  const blocks = Math.ceil(length / BLOCK);
+  const wanted = Math.min(MAX_CHUNKS, blocks, Math.ceil(STATS_WORKGROUPS / rows));
+  const span = BLOCK * Math.ceil(blocks / wanted);
+  return { rows, aligned, chunks: Math.ceil(length / span), span, blocks };
+}
 
 /**
  * Plans `group_norm` on the GPU.
  *
  * @param gpu the device
  * @param shape `N`, `C`, `L`, `groups`, `eps`, and whether a weight and a bias are given
- * @param options kernel override
- * @returns the plan; bindings `x`, `weight`, `bias` (inputs; empty when absent) and `out`, one
- *   workgroup per (sample, group)
+ * @param options kernel override and path
+ * @returns the path and its plans, to be submitted in order (see {@link GroupNormPlans} for the bindings)
+ * @throws Error naming a bad argument, or an override that names no group_norm entry point
  */
 export function groupNormPlan(
   gpu: ResidentDevice,
   shape: GroupNormShape & { weight?: boolean; bias?: boolean },
-  options: KernelOptions = {},
-): KernelPlan {
+  options: GroupNormOptions = {},
+): GroupNormPlans {
   const eps = validateGroupNormShape(shape);
+  if (options.path !== undefined) requireOneOf("groupNorm", "path", options.path, ["rows", "split"]);
+  const named = options.override === undefined ? undefined : parseVariantName(options.override).entry;
+  if (named !== undefined && !["kernel", "stats", "apply"].includes(named)) {
+    throw new Error(`groupNorm: override "${options.override}" is not a variant of entry point kernel, stats or apply`);
+  }
   const { N, C, L, groups } = shape;
   const n = N * C * L;
+  const d = (C / groups) * L;
+  const { rows, aligned, chunks, span, blocks } = groupNormSplit(shape);
+  const path = options.path ??
+    (named === "stats" || named === "apply"
+      ? "split"
+      : named === "kernel"
+      ? "rows"
+      : rows <= GROUP_NORM_SPLIT_ROWS && blocks > 1
+      ? "split"
+      : "rows");
   const hasWeight = shape.weight ?? false, hasBias = shape.bias ?? false;
+  const affine = 4 * C * (Number(hasWeight) + Number(hasBias));
+  const values = {
+    rows,
+    d,
+    l: L,
+    per_group: C / groups,
+    groups,
+    eps,
+    has_weight: Number(hasWeight),
+    has_bias: Number(hasBias),
+  };
+  const weight = { name: "weight", dtype: "f32", length: hasWeight ? C : 0, role: "input" } as const;
+  const bias = { name: "bias", dtype: "f32", length: hasBias ? C : 0, role: "input" } as const;
+  const kernelFor = (entry: string) => gpu.resolve(KERNELS, entry, named === entry ? options : {});
+  const maxPerDimension = gpu.limits.maxComputeWorkgroupsPerDimension;
+  if (path === "rows") {
+    return {
+      path,
+      steps: [{
+        op: "group_norm",
+        kernel: kernelFor("kernel"),
+        bindings: [{ name: "x", dtype: "f32", length: n, role: "input" }, weight, bias, {
+          name: "out",
+          dtype: "f32",
+          length: n,
+          role: "output",
+        }],
+        params: packParams(PARAMS, { ...values, chunks: 1, span: aligned ? d / 4 : d, blocks }, "group_norm"),
+        workgroups: foldWorkgroups(rows, maxPerDimension),
+        // x read twice (statistics, then normalisation) and written once, weight and bias once; per
+        // element about 4 FLOPs for the statistics and 4 for the normalisation.
+        cost: { bytes: 12 * n + affine, flops: 8 * n },
+      }],
+    };
+  }
+  const params = packParams(PARAMS, { ...values, chunks, span, blocks }, "group_norm");
+  const partials = 4 * rows * chunks;
   return {
-    op: "group_norm",
-    kernel: gpu.resolve(KERNELS, "kernel", options),
-    bindings: [
-      { name: "x", dtype: "f32", length: n, role: "input" },
-      { name: "weight", dtype: "f32", length: hasWeight ? C : 0, role: "input" },
-      { name: "bias", dtype: "f32", length: hasBias ? C : 0, role: "input" },
-      { name: "out", dtype: "f32", length: n, role: "output" },
+    path,
+    steps: [
+      {
+        op: "group_norm",
+        kernel: kernelFor("stats"),
+        bindings: [
+          { name: "x", dtype: "f32", length: n, role: "input" },
+          { name: "partials", dtype: "f32", length: partials, role: "output" },
+        ],
+        params,
+        workgroups: foldWorkgroups(rows * chunks, maxPerDimension),
+        // x read once, a summary of 4 floats written per piece; about 4 FLOPs per element.
+        cost: { bytes: 4 * n + 4 * partials, flops: 4 * n },
+      },
+      {
+        op: "group_norm",
+        kernel: kernelFor("apply"),
+        bindings: [
+          { name: "x", dtype: "f32", length: n, role: "input" },
+          { name: "partials", dtype: "f32", length: partials, role: "input" },
+          weight,
+          bias,
+          { name: "out", dtype: "f32", length: n, role: "output" },
+        ],
+        params,
+        workgroups: foldWorkgroups(rows * blocks, maxPerDimension),
+        // x read and out written once, the summaries and weight and bias read (the summaries once
+        // per block of their row, from L2, counted once); about 4 FLOPs per element.
+        cost: { bytes: 8 * n + 4 * partials + affine, flops: 4 * n },
+      },
     ],
-    params: packParams(PARAMS, {
-      rows: N * groups,
-      d: (C / groups) * L,
-      l: L,
-      per_group: C / groups,
-      groups,
-      eps,
-      has_weight: Number(hasWeight),
-      has_bias: Number(hasBias),
-    }, "group_norm"),
-    workgroups: foldWorkgroups(N * groups, gpu.limits.maxComputeWorkgroupsPerDimension),
-    // x read twice (statistics, then normalisation) and written once, weight and bias once; per
-    // element about 4 FLOPs for the statistics and 4 for the normalisation.
-    cost: { bytes: 12 * n + 4 * C * (Number(hasWeight) + Number(hasBias)), flops: 8 * n },
   };
 }
 
@@ -105,7 +258,7 @@ export function groupNormPlan(
  *
  * @param gpu the device
  * @param args as {@link groupNorm}
- * @param options kernel override
+ * @param options kernel override and path
  * @returns the result, `[N, C, L]`
  *
  * @example
@@ -121,15 +274,35 @@ export function groupNormPlan(
 export async function groupNormGpu(
   gpu: ResidentDevice,
   args: GroupNormArgs,
-  options: KernelOptions = {},
+  options: GroupNormOptions = {},
 ): Promise<Float32Array> {
   validateGroupNorm(args);
-  const plan = groupNormPlan(
+  const { path, steps } = groupNormPlan(
     gpu,
     { ...args, weight: args.weight !== undefined, bias: args.bias !== undefined },
     options,
   );
   const empty = new Float32Array(0);
-  const [out] = await gpu.run(plan, [args.x, args.weight ?? empty, args.bias ?? empty]);
-  return out as Float32Array;
+  const weight = args.weight ?? empty, bias = args.bias ?? empty;
+  if (path === "rows") {
+    const [out] = await gpu.run(steps[0], [args.x, weight, bias]);
+    return out as Float32Array;
+  }
+  const [stats, apply] = steps;
+  const made: GpuTensor[] = [];
+  const keep = (t: GpuTensor): GpuTensor => {
+    made.push(t);
+    return t;
+  };
+  try {
+    const x = keep(gpu.upload(args.x, "x"));
+    const partials = keep(gpu.alloc("f32", stats.bindings[1].length, "partials"));
+    const w = keep(gpu.upload(weight, "weight"));
+    const b = keep(gpu.upload(bias, "bias"));
+    const out = keep(gpu.alloc("f32", apply.bindings[4].length, "out"));
+    await gpu.submit([stats, [x, partials]], [apply, [x, partials, w, b, out]]);
+    return await gpu.read(out) as Float32Array;
+  } finally {
+    for (const t of made) t.buffer.destroy();
+  }
 }

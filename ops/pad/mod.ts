@@ -17,18 +17,18 @@
  * cropping by negative pads), `"circular"` (nothing here uses it, and an unused mode is an untested
  * one), a non-f32 `value`, and `x` of the wrong type or length.
  *
- * The kernel writes four vec4s of the output per invocation per block of a grid-stride loop, every
- * read issued before the first write: one read and one write per output element, the least the op
- * can move. When `inner % 4 == 0` a vec4 of the output copies one vec4 of the input; otherwise
- * (padding the last axis) its four elements are read as scalars after one division chain for the
- * first, and a partial last vec4 is written one element at a time.
+ * The kernel writes one vec4 of the output per invocation per step of a grid-stride loop: one read
+ * and one write per output element, the least the op can move. When `inner % 4 == 0` a vec4 of the
+ * output copies one vec4 of the input; otherwise (padding the last axis) its four elements are read
+ * as scalars after one division chain for the first, and a partial last vec4 is written one element
+ * at a time.
  *
- * On the H200 (the baseline, harness/baselines/nvidia-h200-log/21-bench.txt: Deno 2.9.6 over Vulkan,
- * GPU timestamps, median of 10, fractions of that run's 4,597 GB/s read probe): reflect 512 x 32768
- * (+3/+3) in 0.0495 ms (59.0%), replicate 16 x 16 x 65536 (+2/+0, vec4 copies) 70.1%, constant
- * 4096 x 4096 (+1/+1) 62.0%: short of the 85% target. Four vec4s per invocation is what took
- * elementwise from 66.7% to 93%; here it did not help: the previous kernel, one vec4 per invocation,
- * was timed by its author at 0.0416 ms for the reflect case (71.4%; that run's output was not kept).
+ * On the H200 (harness/baselines/nvidia-h200-log/23-opsperf.json: Deno 2.9.6 over Vulkan, GPU
+ * timestamps, median of 10, fractions of that run's 4,594 GB/s read probe): reflect 512 x 32768
+ * (+3/+3) in 0.0417 ms (70.0%), replicate 16 x 16 x 65536 (+2/+0, vec4 copies) in 0.0407 ms (76.3%),
+ * constant 4096 x 4096 (+1/+1) in 0.0416 ms (70.2%): short of the 85% target. Four vec4s per
+ * invocation, every read before the first write (what took elementwise from 66.7% to 93%), was slower
+ * here in the same run at every shape: 0.0500, 0.0441 and 0.0479 ms (58.4%, 70.4%, 61.0%).
  *
  * @module
  */
@@ -55,8 +55,8 @@ const PARAMS: readonly ParamField[] = [
   { name: "n", type: "u32" },
 ];
 
-/** Output elements one workgroup writes per block: 256 invocations x 4 vec4s (`WG * PER * 4` in the WGSL). */
-const BLOCK_ELEMENTS = 256 * 4 * 4;
+/** Output elements one workgroup writes per step: 256 invocations x one vec4. */
+const BLOCK_ELEMENTS = 256 * 4;
 
 /**
  * Plans `pad` on the GPU.

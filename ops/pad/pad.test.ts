@@ -140,8 +140,8 @@ gpuTest("pad GPU: bad input throws before dispatch", async (gpu: ResidentDevice)
   await assertThrowsMessage(() => padGpu(gpu, { ...base }, { override: "kernel.amd" }), 'override "kernel.amd"');
 });
 
-// Copies: the GPU must give the reference's values exactly. The last two shapes are past one block
-// (4,096 output elements), so whole blocks take the four-vec4 path.
+// Copies: the GPU must give the reference's values exactly. The last two shapes span several
+// workgroups (1,024 output elements each).
 const cases = (["constant", "reflect", "replicate"] as const).flatMap((mode) =>
   (
     [

@@ -10,21 +10,20 @@
  * negative posOffset, and orders past 2^24 (where the order stops being exact in f32).
  *
  * The kernel turns the sequential recurrence into a chunked scan so that the orders run in parallel:
- * each workgroup owns 8 columns and splits the orders 0 .. posOffset + S - 1 into 128 chunks; each
+ * each workgroup owns 16 columns and splits the orders 0 .. posOffset + S - 1 into 64 chunks; each
  * invocation multiplies its chunk's 2 x 2 step matrices, one invocation per column vec4 chains the
- * 128 transfers to find every chunk's starting pair, and each invocation then runs its chunk again,
- * writing the rows (vec4 stores when D % 4 == 0). The recurrence's coefficients come from a table
- * ({@link popeCoefficients}, 8 bytes per order) so that no step divides. Rows before posOffset are
- * computed but not written, so a decode step (S = 1) costs posOffset steps per column spread over
- * 128 chunks.
+ * 64 transfers to find every chunk's starting pair, and each invocation then runs its chunk again,
+ * writing the rows (vec4 stores when D % 4 == 0). Rows before posOffset are computed but not
+ * written, so a decode step (S = 1) costs posOffset steps per column spread over 64 chunks.
  *
- * On the H200 (the baseline, harness/baselines/nvidia-h200-log/21-bench.txt: Deno 2.9.6 over Vulkan,
- * GPU timestamps, median of 10): 0.0800 ms for 4096 x 4096 (18.3% of the bandwidth roofline), and
- * 0.0710 ms for one row at order 8,191, about the same, so the time goes to the recurrence's latency,
- * not to the writes. That is slower than the previous layout (16 columns by 64 chunks per workgroup,
- * a division per step), which its author timed at 0.0421 ms and 0.0415 ms (that run's output was not
- * kept): this layout (twice the invocations, half the chain per invocation, no division) was adopted
- * before it was timed.
+ * On the H200 (harness/baselines/nvidia-h200-log/23-opsperf.json: Deno 2.9.6 over Vulkan, GPU
+ * timestamps, median of 10; read probe of that run 4,594 GB/s): 0.0421 ms for 4096 x 4096 (34.7% of
+ * the bandwidth roofline), 0.0165 ms for 2048 x 768, and 0.0414 ms for one row at order 8,191, about
+ * the same as the full table, so the time goes to the recurrence's latency, not to the writes. In the
+ * same run a layout of 8 columns by 128 chunks that read the step coefficients from a host table
+ * instead of dividing took 0.0867, 0.0184 and 0.0709 ms, and this layout with that table 0.0431,
+ * 0.0204 and 0.0466 ms: the division per step costs nothing measurable, and halving each chain
+ * while doubling the sequential scan over chunks (step 2) loses.
  *
  * @module
  */
@@ -34,37 +33,14 @@ import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
-import { requireInt } from "../validate.ts";
 import { type PopeArgs, popeArguments, type PopeShape, validatePope, validatePopeShape } from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
 
 /** Columns per workgroup (`COLS` vec4s in the WGSL) and chunks of orders (`CHUNKS`). */
-const COLUMNS_PER_WORKGROUP = 8;
-const CHUNKS = 128;
-
-/**
- * The coefficients of Bonnet's recurrence, `P_(n+1) = a_n x P_n - b_n P_(n-1)` with
- * `a_n = (2n + 1) / (n + 1)` and `b_n = n / (n + 1)`, as (a_n, b_n) pairs for n = 0 .. orders - 1,
- * computed in f64 and rounded to f32: the table the kernel reads instead of dividing.
- *
- * @param orders how many orders (posOffset + S)
- * @returns `[orders, 2]` row-major
- *
- * @example
- * ```ts
- * import { popeCoefficients } from "@xpu/ops/ops/pope";
- * popeCoefficients(2); // [1, 0, 1.5, 0.5]
- * ```
- */
-export function popeCoefficients(orders: number): Float32Array {
-  requireInt("pope", "orders", orders, 1);
-  return Float32Array.from({ length: 2 * orders }, (_, i) => {
-    const n = Math.floor(i / 2);
-    return i % 2 === 0 ? (2 * n + 1) / (n + 1) : n / (n + 1);
-  });
-}
+const COLUMNS_PER_WORKGROUP = 16;
+const CHUNKS = 64;
 
 /**
  * Plans `pope` on the GPU.
@@ -72,8 +48,7 @@ export function popeCoefficients(orders: number): Float32Array {
  * @param gpu the device
  * @param shape S, D and posOffset
  * @param options kernel override
- * @returns the plan; bindings `x` `[D]` (the arguments, {@link popeArguments}), `coef`
- *   `[posOffset + S, 2]` ({@link popeCoefficients}) (inputs) and `out` `[S, D]`
+ * @returns the plan; bindings `x` `[D]` (the arguments, {@link popeArguments}; input) and `out` `[S, D]`
  */
 export function popePlan(gpu: ResidentDevice, shape: PopeShape, options: KernelOptions = {}): KernelPlan {
   validatePopeShape(shape);
@@ -83,7 +58,6 @@ export function popePlan(gpu: ResidentDevice, shape: PopeShape, options: KernelO
     kernel: gpu.resolve(KERNELS, "kernel", options),
     bindings: [
       { name: "x", dtype: "f32", length: D, role: "input" },
-      { name: "coef", dtype: "f32", length: 2 * (posOffset + S), role: "input" },
       { name: "out", dtype: "f32", length: S * D, role: "output" },
     ],
     params: packParams(
@@ -95,9 +69,8 @@ export function popePlan(gpu: ResidentDevice, shape: PopeShape, options: KernelO
       "pope",
     ),
     workgroups: foldWorkgroups(Math.ceil(D / COLUMNS_PER_WORKGROUP), gpu.limits.maxComputeWorkgroupsPerDimension),
-    // The table is written once (the arguments and coefficients are small next to it); the
-    // recurrence costs 4 FLOPs per element of the written rows.
-    cost: { bytes: 4 * S * D + 4 * D + 8 * (posOffset + S), flops: 4 * S * D },
+    // The table is written once; the recurrence costs 5 FLOPs per element of the written rows.
+    cost: { bytes: 4 * S * D + 4 * D, flops: 5 * S * D },
   };
 }
 
@@ -120,7 +93,6 @@ export function popePlan(gpu: ResidentDevice, shape: PopeShape, options: KernelO
  */
 export async function popeGpu(gpu: ResidentDevice, args: PopeArgs, options: KernelOptions = {}): Promise<Float32Array> {
   validatePope(args);
-  const coef = popeCoefficients(args.posOffset + args.S);
-  const [out] = await gpu.run(popePlan(gpu, args, options), [popeArguments(args.D), coef]);
+  const [out] = await gpu.run(popePlan(gpu, args, options), [popeArguments(args.D)]);
   return out as Float32Array;
 }

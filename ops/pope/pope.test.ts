@@ -1,7 +1,7 @@
 import { deepStrictEqual, ok } from "node:assert/strict";
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { assertClose, assertThrowsMessage, checkAgainstReference, gpuTest, loadGolden } from "../../harness/testing.ts";
-import { KERNELS, pope, type PopeArgs, popeArguments, popeCoefficients, popeGpu, popePlan } from "./mod.ts";
+import { KERNELS, pope, type PopeArgs, popeArguments, popeGpu, popePlan } from "./mod.ts";
 
 interface Golden {
   meta: { torch: string };
@@ -10,7 +10,6 @@ interface Golden {
 const loadPopeGolden = () => loadGolden<Golden>(new URL("./goldens/pope.json", import.meta.url));
 
 Deno.test("pope reference: the order is the position and the argument sweeps [-1, 1) across D", () => {
-  deepStrictEqual([...popeCoefficients(3)], [1, 0, 1.5, 0.5, 5 / 3, 2 / 3].map(Math.fround));
   // posOffset 0: row 0 is P_0 = 1, row 1 is P_1(x) = x, row 2 is (3x^2 - 1) / 2, at x = -1, -0.5, 0, 0.5.
   const out = pope({ S: 3, D: 4, posOffset: 0 });
   deepStrictEqual([...out], [1, 1, 1, 1, -1, -0.5, 0, 0.5, 1, -0.125, -0.5, -0.125]);
@@ -56,8 +55,9 @@ gpuTest("pope GPU: bad input throws before dispatch", (gpu) => rejectsBadInput((
 
 /**
  * GPU against the reference: the kernel chains 2 x 2 transfer matrices in f32 over the orders; away
- * from x = -1 (written exactly) its error grows about linearly with the highest order (simulated in
- * f32: 1.7e-4 at order 4,096 next to x = -1, ~1e-6 for |x| <= 0.97); 5e-8 per order covers it.
+ * from x = -1 (written exactly) its error grows about linearly with the highest order (measured
+ * 1.8e-4 at order 4,096 next to x = -1, ~1e-6 for |x| <= 0.97; llvmpipe at the sizes below: < 2e-6);
+ * 5e-8 per order covers it.
  */
 const tolerance = ({ S, posOffset }: PopeArgs) => ({ atol: 1e-6 + 5e-8 * (S + posOffset), rtol: 0 });
 
@@ -68,11 +68,11 @@ gpuTest("pope GPU matches torch.special.legendre_polynomial_p", async (gpu) => {
 });
 
 gpuTest("pope GPU: more than 65,535 workgroups fold into y", async (gpu) => {
-  deepStrictEqual(popePlan(gpu, { S: 1, D: 8 * 70_000, posOffset: 0 }).workgroups, foldWorkgroups(70_000, 65_535));
-  const args = { S: 9, D: 20, posOffset: 2 }; // 3 workgroups of 8 columns
+  deepStrictEqual(popePlan(gpu, { S: 1, D: 16 * 70_000, posOffset: 0 }).workgroups, foldWorkgroups(70_000, 65_535));
+  const args = { S: 9, D: 40, posOffset: 2 }; // 3 workgroups of 16 columns
   const plan = popePlan(gpu, args);
   deepStrictEqual(plan.workgroups, [3, 1, 1]);
-  const [out] = await gpu.run({ ...plan, workgroups: foldWorkgroups(3, 2) }, [popeArguments(20), popeCoefficients(11)]);
+  const [out] = await gpu.run({ ...plan, workgroups: foldWorkgroups(3, 2) }, [popeArguments(40)]);
   assertClose(out, pope(args), tolerance(args), "folded 2 x 2 grid");
 });
 

@@ -1,13 +1,9 @@
 // pad/kernel: out[o, p, i] = x[o, source(p), i], or `value` where source(p) is none (constant mode);
 // x is [outer, size, inner], out is [outer, padded, inner] with padded = before + size + after.
 //
-// Blocks of 256 x 4 vec4s of out are dealt to workgroups in a grid-stride loop (the grid is capped
-// at 65,535 workgroups; mod.ts sizes it); each invocation computes four vec4s, neighbouring
-// invocations on neighbouring vec4s, with every read issued before the first write, so that enough
-// bytes are in flight to cover memory latency (elementwise's measured design; see mod.ts). Every
-// element of x is read once
-// per output element that copies it and every element of out written once: one read and one write
-// per output element, nothing else.
+// One vec4 of out per invocation per step of a grid-stride loop (the grid is capped at 65,535
+// workgroups; mod.ts sizes it). Every element of x is read once per output element that copies it
+// and every element of out written once: one read and one write per output element, nothing else.
 // - inner % 4 == 0: the four elements of a vec4 of out share (o, p) and so copy one vec4 of x (or
 //   are all `value`): one vec4 load, one vec4 store, one division chain per vec4.
 // - otherwise (inner == 1 is the common case, padding the last axis): the position of the first
@@ -32,7 +28,6 @@ struct Params {
 // #include "vec4_parts.wgsl"
 
 const WG = 256u;
-const PER = 4u; // vec4s per invocation per block (mod.ts sizes the grid with the same numbers)
 
 // The input position that output position p copies, or -1 for constant padding. Reflect and
 // replicate pads are smaller than size (checked on the host), so one reflection suffices.
@@ -71,35 +66,43 @@ fn advance(pos: vec3u) -> vec3u {
   return vec3u(pos.x + 1u, 0u, 0u);
 }
 
-// Vec4 q of out (elements 4q .. 4q + 3; only those before n are read).
-fn quad(q: u32) -> vec4f {
-  let e = 4u * q;
-  let i = e % params.inner;
-  let t = e / params.inner;
-  let p = t % params.padded;
-  let o = t / params.padded;
-  if (params.inner % 4u == 0u) {
-    let s = source(p);
-    if (s < 0) {
-      return vec4f(params.value);
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32,
+        @builtin(num_workgroups) groups: vec3u) {
+  let quads = (params.n + 3u) / 4u;
+  for (var q = wid.x * WG + lid; q < quads; q += groups.x * WG) {
+    let e = 4u * q;
+    let i = e % params.inner;
+    let t = e / params.inner;
+    let p = t % params.padded;
+    let o = t / params.padded;
+    if (params.inner % 4u == 0u) {
+      let s = source(p);
+      if (s < 0) {
+        out[q] = vec4f(params.value);
+      } else {
+        out[q] = x[((o * params.size + u32(s)) * params.inner + i) / 4u];
+      }
+      continue;
     }
-    return x[((o * params.size + u32(s)) * params.inner + i) / 4u];
+    // Only the `count` elements that exist are read: a position past out's end is never used.
+    let count = min(4u, params.n - e);
+    let pos0 = vec3u(o, p, i);
+    let pos1 = advance(pos0);
+    let pos2 = advance(pos1);
+    let pos3 = advance(pos2);
+    var v = vec4f(element(pos0), 0.0, 0.0, 0.0);
+    if (count > 1u) {
+      v.y = element(pos1);
+    }
+    if (count > 2u) {
+      v.z = element(pos2);
+    }
+    if (count == 4u) {
+      v.w = element(pos3);
+      out[q] = v;
+    } else {
+      store_part(e, count, v);
+    }
   }
-  let count = min(4u, params.n - e);
-  let pos0 = vec3u(o, p, i);
-  let pos1 = advance(pos0);
-  let pos2 = advance(pos1);
-  var v = vec4f(element(pos0), 0.0, 0.0, 0.0);
-  if (count > 1u) {
-    v.y = element(pos1);
-  }
-  if (count > 2u) {
-    v.z = element(pos2);
-  }
-  if (count > 3u) {
-    v.w = element(advance(pos2));
-  }
-  return v;
 }
-
-// #include "gathered_stream.wgsl"

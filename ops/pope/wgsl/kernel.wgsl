@@ -1,23 +1,24 @@
 // pope/kernel: the Legendre table out[s, d] = P_(s + pos_offset)(x[d]), [S, D] row-major.
 //
 // Bonnet's recurrence is sequential in the order n, so it is split into chunks and scanned: a
-// workgroup owns COLS vec4 columns (8 columns) and the orders 0 .. pos_offset + S - 1 in CHUNKS
-// chunks of `len` orders (one invocation per column vec4 and chunk; lid = chunk * COLS + column, so
-// each warp store covers 32-byte runs of 16 rows). The step coefficients a_n = (2n + 1) / (n + 1)
-// and b_n = n / (n + 1) come from a table the host computed (coef[n], rounded from f64 once), so no
-// step divides.
-//  1. Each invocation multiplies its chunk's 2 x 2 step matrices, M_n = [[a_n x, -b_n], [1, 0]],
-//     which map (P_n, P_(n-1)) to (P_(n+1), P_n), into one transfer matrix per column, kept in
-//     workgroup memory.
+// workgroup owns 4 vec4 columns (16 columns, COLS invocations across) and the orders 0 ..
+// pos_offset + S - 1 in CHUNKS chunks of `len` orders (one invocation per column vec4 and chunk;
+// lid = chunk * COLS + column, so a warp's stores at one step cover whole 64-byte runs of a row).
+//  1. Each invocation multiplies its chunk's 2 x 2 step matrices, M_n = [[a_n x, -b_n], [1, 0]]
+//     with a_n = (2n + 1) / (n + 1), b_n = n / (n + 1), which map (P_n, P_(n-1)) to
+//     (P_(n+1), P_n), into one transfer matrix per column, kept in workgroup memory.
 //  2. One invocation per column vec4 runs (P_0, P_(-1)) = (1, 0) through the CHUNKS transfers in
 //     order, leaving each chunk's starting pair in place of its matrix. (Chaining the transfers as a
 //     tree instead, in log2(CHUNKS) rounds, was 10x less accurate near x = -1 in an f32 simulation.)
 //  3. Each invocation runs the recurrence over its chunk from that pair, writing the rows whose
 //     order is >= pos_offset: vec4 stores when D % 4 == 0, component stores otherwise.
-// Away from x = -1 the scan is about as accurate as the plain f32 recurrence: simulated in f32
-// against f64 at 128 chunks, the largest difference at orders up to 4,096 was 1.7e-4 at
-// x = -1 + 2/4096, and about 1e-6 for |x| <= 0.97. At x = -1 itself it is not (the step matrices
-// form a Jordan block there), so that column is written as (-1)^n, which is exact.
+// Away from x = -1 the scan is as accurate as the plain f32 recurrence: measured against f64, the
+// largest difference at orders up to 4,096 was 1.8e-4 at x = -1 + 2/4096, and about 1e-6 for
+// |x| <= 0.97. At x = -1 itself it is not (the step matrices form a Jordan block there), so that
+// column is written as (-1)^n, which is exact.
+// The work is three passes of pos_offset + S steps per column (the chunk twice, the scan once per
+// chunk), against one write of each element: enough arithmetic per byte only for rows of up to a
+// few thousand orders per chunk, which the Llama-sized table (4,096 positions) is far below.
 struct Params {
   s: u32,
   d: u32,
@@ -26,12 +27,11 @@ struct Params {
 }
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read> coef: array<vec2f>;  // (a_n, b_n) for n = 0 .. pos_offset + s - 1
-@group(0) @binding(2) var<storage, read_write> out: array<vec4f>;
-@group(0) @binding(3) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> out: array<vec4f>;
+@group(0) @binding(2) var<uniform> params: Params;
 
-const COLS = 2u;      // column vec4s per workgroup
-const CHUNKS = 128u;  // chunks of orders per workgroup (COLS * CHUNKS = 256 invocations)
+const COLS = 4u;     // column vec4s per workgroup
+const CHUNKS = 64u;  // chunks of orders per workgroup (COLS * CHUNKS = 256 invocations)
 
 var<workgroup> m00: array<vec4f, 256>;
 var<workgroup> m01: array<vec4f, 256>;
@@ -75,10 +75,11 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: ve
   var c = vec4f(0.0);
   var dd = vec4f(1.0);
   for (var n = first; n < last; n++) {
-    let ab = coef[n];
-    let an = ab.x * xs;
-    let na = an * a - ab.y * c;
-    let nb = an * b - ab.y * dd;
+    let inv = 1.0 / f32(n + 1u);
+    let an = f32(2u * n + 1u) * inv * xs;
+    let bn = f32(n) * inv;
+    let na = an * a - bn * c;
+    let nb = an * b - bn * dd;
     c = a;
     dd = b;
     a = na;
@@ -117,8 +118,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: ve
       let sign = select(1.0, -1.0, (n & 1u) == 1u);
       store(n, col, select(p, vec4f(sign), xs == vec4f(-1.0)));
     }
-    let ab = coef[n];
-    let np = (ab.x * xs) * p - ab.y * q;
+    let inv = 1.0 / f32(n + 1u);
+    let np = (f32(2u * n + 1u) * inv * xs) * p - (f32(n) * inv) * q;
     q = p;
     p = np;
   }

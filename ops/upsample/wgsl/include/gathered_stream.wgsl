@@ -1,9 +1,10 @@
-// A gathered vec4 stream: the entry point of a kernel whose every vec4 of `out` is computed by the
-// including kernel's `fn quad(q: u32) -> vec4f` (pad, upsample). Four vec4s per invocation per block
-// of WG * PER, every read before any write so that they are in flight together, blocks dealt to
-// workgroups in a grid-stride loop; a vec4 running past `params.n` is written one element at a time.
-// The including kernel declares `out` (array<vec4f>), `params.n` (elements of out), `WG` (256) and
-// `PER` (4), and includes vec4_parts.wgsl for `store_part`.
+// A gathered vec4 stream: the entry point of upsample/kernel, whose every vec4 of `out` is computed
+// by the kernel's `fn quad(q: u32) -> vec4f`. Four vec4s per invocation per block of WG * PER, every
+// read before any write so that they are in flight together, blocks dealt to workgroups in a
+// grid-stride loop; a vec4 running past `params.n` is written one element at a time. The kernel
+// declares `out` (array<vec4f>), `params.n` (elements of out), `WG` (256) and `PER` (4), and
+// includes vec4_parts.wgsl for `store_part`. (pad took the same stream until a one-vec4 kernel
+// measured faster for it: ops/pad/mod.ts.)
 
 // Writes vec4 q of out: whole, or its first elements one at a time when it runs past n.
 fn put(q: u32, v: vec4f) {

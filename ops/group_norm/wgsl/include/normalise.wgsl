@@ -1,0 +1,27 @@
+// The second half of group_norm: (x - mean) * inverseSqrt(var + eps) * weight[c] + bias[c], c the
+// element's channel, for one quad (aligned) or one element (ragged) of a row. Needs x, weight, bias,
+// out and params.
+fn gamma(c: u32) -> f32 {
+  return select(1.0, weight[c], params.has_weight != 0u);
+}
+
+fn beta(c: u32) -> f32 {
+  return select(0.0, bias[c], params.has_bias != 0u);
+}
+
+// Quad j of the row whose first quad is `first`, when j < end; channel0 is the row's first channel.
+fn put_quad(first: u32, j: u32, end: u32, v: vec4f, mean: f32, rstd: f32, channel0: u32) {
+  if (j < end) {
+    let c = channel0 + (4u * j) / params.l;
+    out[first + j] = (v - mean) * (rstd * gamma(c)) + beta(c);
+  }
+}
+
+// Element j of the row whose first element is `first`, when j < end.
+fn put_element(first: u32, j: u32, end: u32, v: f32, mean: f32, rstd: f32, channel0: u32) {
+  if (j < end) {
+    let c = channel0 + j / params.l;
+    let e = first + j;
+    out[e / 4u][e % 4u] = (v - mean) * (rstd * gamma(c)) + beta(c);
+  }
+}
