@@ -9,6 +9,10 @@ the true value up to float64's own error. elu is recorded at torch's default alp
 an `alpha` field, at alpha = 0.5.
 
 meta.gelu_gap records gelu and gelu_tanh at x = float32(2.699), where the two differ most (4.73e-4).
+
+`nonfinite` holds torch's results at NaN, +inf and -inf, evaluated in float32 (elu at alpha = 0.5)
+on the CPU and, where one is present, on the CUDA device, each written as Python's str() of the float
+("nan", "inf", "-inf", "-0.5"): `nonfinite.cpu` and `nonfinite.cuda` (null without CUDA).
 """
 import json, pathlib, numpy, torch
 import torch.nn.functional as F
@@ -51,7 +55,17 @@ meta = {
         "gelu_tanh": f32list(FUNCTIONS["gelu_tanh"](gap_x.double()))[0],
     },
 }
-golden = {"meta": meta, "inputs": {name: f32list(x) for name, x in inputs.items()}, "cases": cases}
+
+
+def nonfinite_on(device):
+    x = torch.tensor([float("nan"), float("inf"), float("-inf")], dtype=torch.float32, device=device)
+    return {kind: [str(v) for v in (F.elu(x, alpha=0.5) if kind == "elu" else fn(x)).cpu().tolist()]
+            for kind, fn in FUNCTIONS.items()}
+
+
+nonfinite = {"cpu": nonfinite_on("cpu"), "cuda": nonfinite_on("cuda") if torch.cuda.is_available() else None}
+golden = {"meta": meta, "inputs": {name: f32list(x) for name, x in inputs.items()}, "cases": cases,
+          "nonfinite": nonfinite}
 out = pathlib.Path(__file__).with_name("activation.json")
 out.write_text(json.dumps(golden, separators=(",", ":")))
 print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
