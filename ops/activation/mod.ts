@@ -11,10 +11,11 @@
  *   it to the tensor's dtype. Passing alpha to any other kind throws rather than being ignored.
  * - Nothing overflows for finite input: at x = ±1e4 silu, tanh and both gelus return their limits
  *   (the kernel only ever takes exp of a non-positive argument).
- * - NaN and ±Infinity give what torch's formulas give (the table in `reference.ts`): NaN is passed
- *   through from its bits, since WGSL lets a compiler assume no NaN reaches max() or clamp(), and
- *   each function's IEEE arithmetic already gives torch's answer at ±Infinity (silu and the gelus
- *   are NaN at -Infinity, as in torch).
+ * - NaN and ±Infinity give what torch's float32 CPU kernels give (pinned by the goldens; `reference.ts`
+ *   has the table), except gelu(+Infinity), which is +Infinity (the limit) where torch's CPU kernel
+ *   gives NaN: NaN is passed through from its bits, since WGSL lets a compiler assume no NaN reaches
+ *   max() or clamp(), and each function's IEEE arithmetic gives the answer at ±Infinity (silu and
+ *   the gelus are NaN at -Infinity, as in torch).
  * - WGSL has no erf and its tanh is only as accurate as exp(x) - exp(-x) near 0, so the kernel
  *   carries its own: erfc with relative error below 1.2e-7, and tanh and elu through an expm1 that
  *   does not cancel near 0.

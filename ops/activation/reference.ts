@@ -15,11 +15,12 @@
  * Each value is computed in f64 and rounded to f32 once. `gelu` and `gelu_tanh` are different
  * functions, not one function and its shortcut: they differ by up to 4.73e-4, at x = 2.699.
  *
- * NaN and ±Infinity propagate as torch's formulas give them (torch 2.11's CPU and CUDA kernels
- * compute the expressions in the table): NaN gives NaN for every kind; +Infinity gives +Infinity,
- * except tanh (1); -Infinity gives 0 for relu2, -alpha for elu, -1 for tanh, and NaN for silu and
- * both gelus, whose formulas multiply -Infinity by a factor that is exactly 0 there
- * (`-inf / (1 + exp(inf))`, `-inf * 0.5 * (1 + erf(-inf))`).
+ * NaN and ±Infinity propagate as torch 2.11's float32 CPU kernels give them (pinned by the goldens):
+ * NaN gives NaN for every kind; +Infinity gives +Infinity, except tanh (1); -Infinity gives 0 for
+ * relu2, -alpha for elu, -1 for tanh, and NaN for silu and both gelus, whose formulas multiply
+ * -Infinity by a factor that is exactly 0 there (`-inf / (1 + exp(inf))`, `-inf * 0.5 * (1 +
+ * erf(-inf))`). One departure: gelu(+Infinity) is +Infinity, the limit and what the formula gives;
+ * torch's CPU kernel gives NaN there.
  *
  * Refused: `alpha` for any kind but `elu` (it would be silently ignored), and an alpha that is not
  * a finite f32.

@@ -10,9 +10,8 @@ an `alpha` field, at alpha = 0.5.
 
 meta.gelu_gap records gelu and gelu_tanh at x = float32(2.699), where the two differ most (4.73e-4).
 
-`nonfinite` holds torch's results at NaN, +inf and -inf, evaluated in float32 (elu at alpha = 0.5)
-on the CPU and, where one is present, on the CUDA device, each written as Python's str() of the float
-("nan", "inf", "-inf", "-0.5"): `nonfinite.cpu` and `nonfinite.cuda` (null without CUDA).
+`nonfinite` holds torch's results at NaN, +inf and -inf, evaluated in float32 on the CPU (elu at
+alpha = 0.5), each written as Python's str() of the float ("nan", "inf", "-inf", "-0.5").
 """
 import json, pathlib, numpy, torch
 import torch.nn.functional as F
@@ -55,15 +54,9 @@ meta = {
         "gelu_tanh": f32list(FUNCTIONS["gelu_tanh"](gap_x.double()))[0],
     },
 }
-
-
-def nonfinite_on(device):
-    x = torch.tensor([float("nan"), float("inf"), float("-inf")], dtype=torch.float32, device=device)
-    return {kind: [str(v) for v in (F.elu(x, alpha=0.5) if kind == "elu" else fn(x)).cpu().tolist()]
-            for kind, fn in FUNCTIONS.items()}
-
-
-nonfinite = {"cpu": nonfinite_on("cpu"), "cuda": nonfinite_on("cuda") if torch.cuda.is_available() else None}
+nonfinite_x = torch.tensor([float("nan"), float("inf"), float("-inf")], dtype=torch.float32)
+nonfinite = {kind: [str(v) for v in (F.elu(nonfinite_x, alpha=0.5) if kind == "elu" else fn(nonfinite_x)).tolist()]
+             for kind, fn in FUNCTIONS.items()}
 golden = {"meta": meta, "inputs": {name: f32list(x) for name, x in inputs.items()}, "cases": cases,
           "nonfinite": nonfinite}
 out = pathlib.Path(__file__).with_name("activation.json")
