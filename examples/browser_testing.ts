@@ -30,10 +30,14 @@ export const root: URL = new URL("../", import.meta.url);
 /** A browser page. */
 export type Page = import("playwright-core").Page;
 
-/** What a page test gets: the page, its console messages so far, and where to save its screenshot. */
+/**
+ * What a page test gets: the page, its console messages so far, and where to save its screenshot.
+ * Chromium reports a WebGPU validation error (a shader that does not compile, say) as a warning.
+ */
 export interface PageRun {
   page: Page;
   consoleErrors: string[];
+  consoleWarnings: string[];
   consoleLogs: string[];
   screenshot: (name: string) => Promise<void>;
 }
@@ -69,9 +73,11 @@ export function pageTest(
       try {
         const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
         const consoleErrors: string[] = [];
+        const consoleWarnings: string[] = [];
         const consoleLogs: string[] = [];
         page.on("console", (m) => {
           if (m.type() === "error") consoleErrors.push(m.text());
+          if (m.type() === "warning") consoleWarnings.push(m.text());
           if (m.type() === "log") consoleLogs.push(m.text());
         });
         page.on("pageerror", (e) => consoleErrors.push(e.message));
@@ -83,6 +89,7 @@ export function pageTest(
         await fn({
           page,
           consoleErrors,
+          consoleWarnings,
           consoleLogs,
           screenshot: async (file) => {
             await Deno.mkdir(new URL(".screenshots/", root), { recursive: true });

@@ -593,7 +593,8 @@ export class LlamaEngine {
       const storage = [a.logits, a.ids, a.tokens, a.state, a.argmaxPartial, a.argmaxCounter];
       if (masked) {
         const grid = [Math.ceil(c.vocabSize / 256), 1, 1] as const;
-        list.push(this.#dispatch("mask", MASK_LOGITS, [a.logits, a.mask], this.#params([c.vocabSize]), grid));
+        const params = this.#params([c.vocabSize, { f32: -Infinity }]);
+        list.push(this.#dispatch("mask", MASK_LOGITS, [a.logits, a.mask], params, grid));
       }
       if (output === "argmax") {
         list.push(this.#dispatch("argmax", ARGMAX, storage, this.#params([c.vocabSize, rows]), [slices, 1, 1]));

@@ -492,7 +492,7 @@ fn reduce(li: u32) {
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) li: u32) {
-  var bv = -3.4028235e38;
+  var bv = -0x1.fffffep+127f;
   var bi = 0xffffffffu;
   let end = min(p.vocab, (wid.x + 1u) * SLICE);
   for (var i = wid.x * SLICE + li; i < end; i += 256u) {
@@ -514,7 +514,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   if (li == 0u) { last = u32(atomicAdd(&counter[0], 1u) == nwg.x - 1u); }
   if (workgroupUniformLoad(&last) == 0u) { return; }
   storageBarrier();
-  best_v[li] = -3.4028235e38;
+  best_v[li] = -0x1.fffffep+127f;
   best_i[li] = 0xffffffffu;
   for (var w = li; w < nwg.x; w += 256u) {
     let v = bitcast<f32>(atomicLoad(&partial[2u * w]));
@@ -538,9 +538,11 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
 /**
  * A constraint's mask applied to one row of logits: ids whose bit in `mask` (bit `i % 32` of word
  * `i / 32`) is clear get logit -Infinity, which the greedy and the seeded sampler never choose.
+ * -Infinity comes in the params (`minus_inf`): WGSL has no literal for it, and Tint (Chrome's
+ * compiler) refuses a shader that makes one from constants (`bitcast<f32>(0xff800000u)`).
  */
 export const MASK_LOGITS = `
-struct P { vocab: u32 }
+struct P { vocab: u32, minus_inf: f32 }
 @group(0) @binding(0) var<storage, read_write> logits: array<f32>;
 @group(0) @binding(1) var<storage, read> mask: array<u32>;
 @group(0) @binding(2) var<uniform> p: P;
@@ -548,5 +550,5 @@ struct P { vocab: u32 }
 fn main(@builtin(global_invocation_id) g: vec3u) {
   let i = g.x;
   if (i >= p.vocab) { return; }
-  if (((mask[i / 32u] >> (i % 32u)) & 1u) == 0u) { logits[i] = bitcast<f32>(0xff800000u); }
+  if (((mask[i / 32u] >> (i % 32u)) & 1u) == 0u) { logits[i] = p.minus_inf; }
 }`;

@@ -271,7 +271,7 @@ fn main(@builtin(local_invocation_index) li: u32) {
   cut_k = Cut(0.0, 0u);
   cut_p = Cut(0.0, 0u);
   floor_p = 0.0;
-  var m = -3.4028235e38;
+  var m = -0x1.fffffep+127f;
   for (var i = li; i < p.vocab; i += WG) { m = max(m, logits[i] / t); }
   m = reduce_max(li, m);
   var top = 0.0;
