@@ -372,7 +372,10 @@ ${loadQuery}
 }`;
 }
 
-/** `h = silu(gate) * up` from the fused projection `[gate | up]` of each row. */
+/**
+ * `h = silu(gate) * up` from each row's fused gate/up projection, whose columns alternate (gate j at
+ * 2j, up j at 2j + 1: resident.ts interleaves the weight's rows).
+ */
 export const SILU_MUL = `
 struct P { rows: u32, ffn: u32 }
 @group(0) @binding(0) var<storage, read> gu: array<f32>;
@@ -383,8 +386,8 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
   let j = g.x;
   let row = g.y;
   if (j >= p.ffn || row >= p.rows) { return; }
-  let gate = gu[row * 2u * p.ffn + j];
-  h[row * p.ffn + j] = gate / (1.0 + exp(-gate)) * gu[row * 2u * p.ffn + p.ffn + j];
+  let gate = gu[row * 2u * p.ffn + 2u * j];
+  h[row * p.ffn + j] = gate / (1.0 + exp(-gate)) * gu[row * 2u * p.ffn + 2u * j + 1u];
 }`;
 
 /**
