@@ -143,6 +143,10 @@ gpuTest("engine: bad input is refused by name before any GPU work", async (gpu) 
       () => LlamaEngine.load(gpu.withLimits({ maxStorageBufferBindingSize: 1024 }), store, config, { maxSeq: 48 }),
       /KV cache for maxSeq 48 is 4608 bytes, over maxStorageBufferBindingSize 1024/,
     );
+    await assertThrowsMessage(
+      () => LlamaEngine.load(gpu, store, config, { maxSeq: 48, attentionSplits: 129 }),
+      /attentionSplits must be an integer in \[1, 128\], got 129/,
+    );
   } finally {
     close();
   }

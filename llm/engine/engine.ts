@@ -51,6 +51,7 @@ import {
   attentionSource,
   embedSource,
   MASK_LOGITS,
+  MAX_ATTENTION_SPLITS,
   MAX_HEAD_DIM,
   normSource,
   PLACE_BLOCK,
@@ -84,7 +85,7 @@ export interface LlamaEngineOptions {
   maxSeq?: number;
   /** Rows of a prefill chunk at most (fewer where an activation would exceed the binding limit). Default 512. */
   prefillChunk?: number;
-  /** Slices of the cache decode attention is split into (flash-decoding). Default `ceil(maxSeq / 64)`, at most 32. */
+  /** Slices of the cache decode attention is split into (flash-decoding), at most 128. Default `ceil(maxSeq / 64)`, at most 32. */
   attentionSplits?: number;
   /** Loading progress: bytes of tensor data read so far and in all. */
   onProgress?: LoadProgress;
@@ -253,8 +254,8 @@ export class LlamaEngine {
       throw new Error(`${where}: one row of logits (${4 * config.vocabSize} bytes) is over the binding limit ${limit}`);
     }
     const splits = options.attentionSplits ?? Math.min(32, Math.ceil(maxSeq / 64));
-    if (!Number.isSafeInteger(splits) || splits < 1) {
-      throw new Error(`${where}: attentionSplits must be an integer >= 1, got ${splits}`);
+    if (!Number.isSafeInteger(splits) || splits < 1 || splits > MAX_ATTENTION_SPLITS) {
+      throw new Error(`${where}: attentionSplits must be an integer in [1, ${MAX_ATTENTION_SPLITS}], got ${splits}`);
     }
     this.attentionSplits = splits;
     const chunk = options.attentionChunk ?? 1024;
