@@ -85,7 +85,11 @@ export interface LlamaEngineOptions {
   maxSeq?: number;
   /** Rows of a prefill chunk at most (fewer where an activation would exceed the binding limit). Default 512. */
   prefillChunk?: number;
-  /** Slices of the cache decode attention is split into (flash-decoding), at most 128. Default `ceil(maxSeq / 64)`, at most 32. */
+  /**
+   * Slices of the cache decode attention is split into (flash-decoding), at most 128. Default
+   * `ceil(maxSeq / 48)`, at most 32 (on the H200 at 16/8 heads of 112, 8-16 slices were fastest at
+   * 128-512 positions, 24-32 at 1,536: `harness/baselines/nvidia-h200-llm.md`).
+   */
   attentionSplits?: number;
   /** Loading progress: bytes of tensor data read so far and in all. */
   onProgress?: LoadProgress;
@@ -253,7 +257,7 @@ export class LlamaEngine {
     if (4 * config.vocabSize > limit) {
       throw new Error(`${where}: one row of logits (${4 * config.vocabSize} bytes) is over the binding limit ${limit}`);
     }
-    const splits = options.attentionSplits ?? Math.min(32, Math.ceil(maxSeq / 64));
+    const splits = options.attentionSplits ?? Math.min(32, Math.ceil(maxSeq / 48));
     if (!Number.isSafeInteger(splits) || splits < 1 || splits > MAX_ATTENTION_SPLITS) {
       throw new Error(`${where}: attentionSplits must be an integer in [1, ${MAX_ATTENTION_SPLITS}], got ${splits}`);
     }
