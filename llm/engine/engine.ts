@@ -229,11 +229,9 @@ export class LlamaEngine {
       throw new Error(`${where}: headDim must be a multiple of 4 and at most ${MAX_HEAD_DIM}, got ${D}`);
     }
     if (heads % kv !== 0) throw new Error(`${where}: heads (${heads}) must be a multiple of kvHeads (${kv})`);
-    for (
-      const [name, size] of [["hiddenSize", config.hiddenSize], ["intermediateSize", config.intermediateSize]] as const
-    ) {
-      // The fused GEMVs read their input as vec4s.
-      if (size % 4 !== 0) throw new Error(`${where}: ${name} must be a multiple of 4, got ${size}`);
+    if (config.hiddenSize % 4 !== 0 || config.intermediateSize % 4 !== 0) {
+      const sizes = `${config.hiddenSize} and ${config.intermediateSize}`;
+      throw new Error(`${where}: hiddenSize and intermediateSize must be multiples of 4 (vec4 reads), got ${sizes}`);
     }
     this.maxSeq = maxSeq;
     const limit = this.#bindingLimit;
@@ -557,14 +555,12 @@ export class LlamaEngine {
     norm?: GPUBuffer,
   ): void {
     const source = fusedGemvSource(this.format, mode, result);
+    const [perGroup, maxGroups] = [FUSED_GEMV_ROWS[this.format], this.#gpu.limits.maxComputeWorkgroupsPerDimension];
     for (const b of m.blocks) {
       const storage = [b.weight, ...(b.scales ? [b.scales] : []), input, ...(norm ? [norm] : []), output];
       const out0 = result === "swiglu" ? b.row0 / 2 : b.row0;
       const params = this.#params([b.rows, m.K, out0, { f32: this.config.rmsNormEps }]);
-      const grid = foldWorkgroups(
-        Math.ceil(b.rows / FUSED_GEMV_ROWS[this.format]),
-        this.#gpu.limits.maxComputeWorkgroupsPerDimension,
-      );
+      const grid = foldWorkgroups(Math.ceil(b.rows / perGroup), maxGroups);
       const where = `gemv/${this.format} ${mode}>${result} ${m.name}[${b.row0}:${b.row0 + b.rows}]`;
       list.push(this.#dispatch(where, source, storage, params, grid));
     }
@@ -605,12 +601,8 @@ export class LlamaEngine {
       }
       this.#norm(list, rows, i > 0, l.inputNorm, a.xn);
       this.#linear(list, l.qkv, a.xn, a.qkv, rows);
-      const ropeParams = this.#params([heads, kv, D, this.maxSeq]);
-      list.push(this.#dispatch("rope_kv", ROPE_KV, [a.qkv, a.rope, a.q, l.keys, l.values, a.state], ropeParams, [
-        rows,
-        1,
-        1,
-      ]));
+      const ropeKv = [a.qkv, a.rope, a.q, l.keys, l.values, a.state];
+      list.push(this.#dispatch("rope_kv", ROPE_KV, ropeKv, this.#params([heads, kv, D, this.maxSeq]), [rows, 1, 1]));
       const attention = [a.q, l.keys, l.values, a.attn, a.state, a.partial, a.counters];
       const source = attentionSource(false, this.#attentionChunk);
       list.push(this.#dispatch("attention", source, attention, attentionParams, [heads, rows, 1]));
