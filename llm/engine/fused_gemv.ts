@@ -8,7 +8,9 @@
  *   scalar factor commutes with the product, so each workgroup multiplies `x` by the norm weight `g`
  *   as it reads it, sums `x^2` over the whole row itself (`K` floats, from cache: the hidden vector
  *   is small beside any weight), and scales its dot products at the end:
- *   `out = inverseSqrt(mean(x^2) + eps) * (W · (x * g))`. No normalised copy of `x` is written.
+ *   `out = inverseSqrt(mean(x^2) + eps) * (W · (x * g))`. No normalised copy of `x` is written; the
+ *   result differs from normalising first only by f32 rounding (the engine's tests hold it to
+ *   transformers' logits at the same tolerance as before).
  * - output `store`: `out[out0 + n] = y[n]`.
  * - output `add`: `out[out0 + n] += y[n]`, the residual connection (`out` is the hidden state `x`,
  *   which the product does not read: its input is another buffer).
@@ -19,13 +21,14 @@
  * `out0` places a row block's outputs in the whole output (a weight split across bindings writes
  * each block's rows where they belong, with no copy; for `swiglu` it counts pairs).
  *
- * Layouts, after ops/matvec's NVIDIA kernels (whose module doc says why each is shaped so): every
- * invocation sums four rows over the same columns, so an activation it reads serves four rows of
- * weight, and a row group's partial sums are reduced by a tree in workgroup memory.
- * - f32: 128 invocations across K, two row groups (8 rows); two vec4s of each row in flight.
- * - q8: the same layout, a vec4<u32> (16 codes) of each row in flight, decoded as ops/matvec's
- *   q8row.nvidia decodes (bits masked into a float's mantissa, no integer-to-float conversion); the
- *   row's scale multiplies the finished dot product.
+ * Layouts, after ops/matvec's NVIDIA quantised kernels (whose module doc says why each is shaped so):
+ * every invocation sums four rows over the same columns, so an activation it reads serves four rows
+ * of weight, and a row group's partial sums are reduced by a tree in workgroup memory. Measured in
+ * the engine on the H200 in `harness/baselines/nvidia-h200-llm.md`.
+ * - q8: 128 invocations across K, two row groups (8 rows), a vec4<u32> (16 codes) of each row in
+ *   flight, decoded as ops/matvec's q8row.nvidia decodes (bits masked into a float's mantissa, no
+ *   integer-to-float conversion); the row's scale multiplies the finished dot product.
+ * - f32: the same layout, two vec4s of each row in flight.
  * - q4g128: 64 invocations across K, four row groups (16 rows), two vec4<u32> of each row in
  *   flight, `in(x)` staged through workgroup memory in tiles of 4,096 columns (swizzled against
  *   bank conflicts) that the row groups share, as q4g128.nvidia does; each vec4<u32>'s dot product
