@@ -3,12 +3,15 @@
  * format (f32, q8, q4g128: the format is data). It computes what `reference.ts` defines and is held
  * to it, and to transformers' logits, by its tests.
  *
- * - Weights stay as stored: decode (one row) multiplies through ops/matvec's GEMVs, prefill (a
- *   chunk of rows) through ops/matmul's quantised GEMMs, which decode the packed weight in-kernel
- *   (no dequantised f32 copy), or the engine's f32 `[N, K]` GEMM. Q, K and V are one fused `[q|k|v]`
- *   matrix, gate and up one `[gate|up]`, so a layer has two wide products instead of five.
+ * - Weights stay as stored: decode (one row) multiplies through the engine's fused GEMVs
+ *   (`fused_gemv.ts`: RMSNorm folded into the product's input, the residual add or SwiGLU into its
+ *   output), prefill (a chunk of rows) through ops/matmul's quantised GEMMs, which decode the packed
+ *   weight in-kernel (no dequantised f32 copy), or the engine's f32 `[N, K]` GEMM; the head, in
+ *   both, through ops/matvec's GEMV. Q, K and V are one fused `[q|k|v]` matrix, gate and up one
+ *   matrix of interleaved rows, so a layer has two wide products instead of five.
  * - A weight larger than the device's maxStorageBufferBindingSize is kept as row blocks, each its
- *   own buffer within the limit; a block's product goes to a scratch buffer and is placed into its
+ *   own buffer within the limit. A fused GEMV writes a block's outputs where they belong; in
+ *   prefill (and for the head) a block's product goes to a scratch buffer and is placed into its
  *   columns of the output (`PLACE_BLOCK`). The embedding gather reads each block for the ids that
  *   fall in it. Activation buffers are kept within the limit by the prefill chunk's row count.
  * - The KV cache is preallocated, `[kvHeads, maxSeq, headDim]` per layer for K and for V. In prefill,
@@ -26,16 +29,18 @@
  *   after them. End-of-sequence is recognised as ids arrive; steps already submitted past it are
  *   discarded, never yielded.
  *
- * Dispatches per decode layer: norm (with the residual add), QKV, attention (with RoPE and the cache
- * write), O, norm (with the residual add), gate/up, SiLU·mul, down: 8 (prefill: 9, RoPE apart); plus
- * the embedding gather, the final norm, the head and the sampler per step (greedy or seeded: one
- * dispatch either way; one more, the mask, with a constraint; more when a weight is split).
+ * Dispatches per decode layer: QKV (with the input norm), attention (with RoPE and the cache write),
+ * O (with the residual add), gate/up (with the post-attention norm and SwiGLU), down (with the
+ * residual add): 5. Prefill's layers keep the products apart from their neighbours: norm (with the
+ * residual add), QKV, RoPE and the cache write, attention, O, norm, gate/up, SiLU·mul, down: 9.
+ * Plus the embedding gather, the final norm, the head and the sampler per step (greedy or seeded:
+ * one dispatch either way; one more, the mask, with a constraint; more when a weight is split).
  *
  * @module
  */
 
 import type { ResidentDevice } from "../../harness/device.ts";
-import { checkDispatch, workgroupSizeOf } from "../../harness/limits.ts";
+import { checkDispatch, foldWorkgroups, workgroupSizeOf } from "../../harness/limits.ts";
 import type { LlamaConfig } from "../config.ts";
 import type { TensorStore } from "../safetensors.ts";
 import type { WeightFormat } from "../weights/format.ts";
@@ -46,6 +51,7 @@ import {
   attentionSource,
   embedSource,
   MASK_LOGITS,
+  MAX_ATTENTION_SPLITS,
   MAX_HEAD_DIM,
   normSource,
   PLACE_BLOCK,
@@ -55,6 +61,7 @@ import {
   TRANSPOSE_PLACE,
 } from "./kernels.ts";
 import { gemmF32Transposed, gemmQuantized, gemv, type ProductKernel, type ProductSlot } from "./ops.ts";
+import { FUSED_GEMV_ROWS, fusedGemvSource, type GemvInput, type GemvOutput } from "./fused_gemv.ts";
 import { ropeCosSin, ropeFrequencies } from "./rope.ts";
 import { timePasses } from "./timestamps.ts";
 import { packSamplerOptions, SAMPLE, validateSamplerOptions } from "./sampling.ts";
@@ -78,7 +85,11 @@ export interface LlamaEngineOptions {
   maxSeq?: number;
   /** Rows of a prefill chunk at most (fewer where an activation would exceed the binding limit). Default 512. */
   prefillChunk?: number;
-  /** Slices of the cache decode attention is split into (flash-decoding). Default `ceil(maxSeq / 64)`, at most 32. */
+  /**
+   * Slices of the cache decode attention is split into (flash-decoding), at most 128. Default
+   * `ceil(maxSeq / 48)`, at most 32 (on the H200 at 16/8 heads of 112, 8-16 slices were fastest at
+   * 128-512 positions, 24-32 at 1,536: `harness/baselines/nvidia-h200-llm.md`).
+   */
   attentionSplits?: number;
   /** Loading progress: bytes of tensor data read so far and in all. */
   onProgress?: LoadProgress;
@@ -218,6 +229,10 @@ export class LlamaEngine {
       throw new Error(`${where}: headDim must be a multiple of 4 and at most ${MAX_HEAD_DIM}, got ${D}`);
     }
     if (heads % kv !== 0) throw new Error(`${where}: heads (${heads}) must be a multiple of kvHeads (${kv})`);
+    if (config.hiddenSize % 4 !== 0 || config.intermediateSize % 4 !== 0) {
+      const sizes = `${config.hiddenSize} and ${config.intermediateSize}`;
+      throw new Error(`${where}: hiddenSize and intermediateSize must be multiples of 4 (vec4 reads), got ${sizes}`);
+    }
     this.maxSeq = maxSeq;
     const limit = this.#bindingLimit;
     const cacheBytes = kv * maxSeq * D * 4;
@@ -240,9 +255,9 @@ export class LlamaEngine {
     if (4 * config.vocabSize > limit) {
       throw new Error(`${where}: one row of logits (${4 * config.vocabSize} bytes) is over the binding limit ${limit}`);
     }
-    const splits = options.attentionSplits ?? Math.min(32, Math.ceil(maxSeq / 64));
-    if (!Number.isSafeInteger(splits) || splits < 1) {
-      throw new Error(`${where}: attentionSplits must be an integer >= 1, got ${splits}`);
+    const splits = options.attentionSplits ?? Math.min(32, Math.ceil(maxSeq / 48));
+    if (!Number.isSafeInteger(splits) || splits < 1 || splits > MAX_ATTENTION_SPLITS) {
+      throw new Error(`${where}: attentionSplits must be an integer in [1, ${MAX_ATTENTION_SPLITS}], got ${splits}`);
     }
     this.attentionSplits = splits;
     const chunk = options.attentionChunk ?? 1024;
@@ -525,6 +540,32 @@ export class LlamaEngine {
     );
   }
 
+  /**
+   * A decode step's weight product with its neighbours folded in (`fused_gemv.ts`), block by block:
+   * `output = W · input`, `input` normalised by `norm` first, and the result stored, added to
+   * `output` or combined by SwiGLU.
+   */
+  #fused(
+    list: Dispatch[],
+    m: Matrix,
+    input: GPUBuffer,
+    output: GPUBuffer,
+    mode: GemvInput,
+    result: GemvOutput,
+    norm?: GPUBuffer,
+  ): void {
+    const source = fusedGemvSource(this.format, mode, result);
+    const [perGroup, maxGroups] = [FUSED_GEMV_ROWS[this.format], this.#gpu.limits.maxComputeWorkgroupsPerDimension];
+    for (const b of m.blocks) {
+      const storage = [b.weight, ...(b.scales ? [b.scales] : []), input, ...(norm ? [norm] : []), output];
+      const out0 = result === "swiglu" ? b.row0 / 2 : b.row0;
+      const params = this.#params([b.rows, m.K, out0, { f32: this.config.rmsNormEps }]);
+      const grid = foldWorkgroups(Math.ceil(b.rows / perGroup), maxGroups);
+      const where = `gemv/${this.format} ${mode}>${result} ${m.name}[${b.row0}:${b.row0 + b.rows}]`;
+      list.push(this.#dispatch(where, source, storage, params, grid));
+    }
+  }
+
   /** The dispatches of a call of `rows` rows ending in `output`, built once and cached. */
   #program(rows: number, output: Output, masked = false): Dispatch[] {
     const key = `${rows}/${output}/${masked}`;
@@ -545,32 +586,26 @@ export class LlamaEngine {
     }
     const { headDim: D, numAttentionHeads: heads, numKeyValueHeads: kv } = c;
     const splits = rows === 1 ? this.attentionSplits : 1;
+    const attentionParams = this.#params([heads, kv, D, this.maxSeq, { f32: 1 / Math.sqrt(D) }, splits]);
     for (const [i, l] of this.#layers.entries()) {
+      if (rows === 1) {
+        // x is the residual stream: O and down add into it, QKV and gate/up normalise it as they read it.
+        this.#fused(list, l.qkv, a.x, a.qkv, "norm", "store", l.inputNorm);
+        const storage = [a.qkv, a.rope, l.keys, l.values, a.attn, a.state, a.partial, a.counters];
+        const source = attentionSource(true, this.#attentionChunk);
+        list.push(this.#dispatch("attention/decode", source, storage, attentionParams, [heads, 1, splits]));
+        this.#fused(list, l.o, a.attn, a.x, "plain", "add");
+        this.#fused(list, l.gateUp, a.x, a.h, "norm", "swiglu", l.postNorm);
+        this.#fused(list, l.down, a.h, a.x, "plain", "add");
+        continue;
+      }
       this.#norm(list, rows, i > 0, l.inputNorm, a.xn);
       this.#linear(list, l.qkv, a.xn, a.qkv, rows);
-      const attentionParams = this.#params([heads, kv, D, this.maxSeq, { f32: 1 / Math.sqrt(D) }, splits]);
-      if (rows === 1) {
-        const storage = [a.qkv, a.rope, l.keys, l.values, a.attn, a.state, a.partial, a.counters];
-        list.push(
-          this.#dispatch("attention/decode", attentionSource(true, this.#attentionChunk), storage, attentionParams, [
-            heads,
-            1,
-            splits,
-          ]),
-        );
-      } else {
-        const ropeParams = this.#params([heads, kv, D, this.maxSeq]);
-        const storage = [a.qkv, a.rope, a.q, l.keys, l.values, a.state];
-        list.push(this.#dispatch("rope_kv", ROPE_KV, storage, ropeParams, [rows, 1, 1]));
-        const attention = [a.q, l.keys, l.values, a.attn, a.state, a.partial, a.counters];
-        list.push(
-          this.#dispatch("attention", attentionSource(false, this.#attentionChunk), attention, attentionParams, [
-            heads,
-            rows,
-            1,
-          ]),
-        );
-      }
+      const ropeKv = [a.qkv, a.rope, a.q, l.keys, l.values, a.state];
+      list.push(this.#dispatch("rope_kv", ROPE_KV, ropeKv, this.#params([heads, kv, D, this.maxSeq]), [rows, 1, 1]));
+      const attention = [a.q, l.keys, l.values, a.attn, a.state, a.partial, a.counters];
+      const source = attentionSource(false, this.#attentionChunk);
+      list.push(this.#dispatch("attention", source, attention, attentionParams, [heads, rows, 1]));
       this.#linear(list, l.o, a.attn, a.o, rows);
       this.#norm(list, rows, true, l.postNorm, a.xn);
       this.#linear(list, l.gateUp, a.xn, a.gu, rows);
@@ -583,11 +618,13 @@ export class LlamaEngine {
       );
       this.#linear(list, l.down, a.h, a.o, rows);
     }
+    // Prefill's last down product is still in o; a decode step's is already in x.
+    const add = rows > 1;
     if (output === "logits") {
-      this.#norm(list, rows, true, this.#finalNorm, a.xn);
+      this.#norm(list, rows, add, this.#finalNorm, a.xn);
       this.#linear(list, this.#head, a.xn, a.logits, rows);
     } else if (output === "argmax" || output === "draw") {
-      this.#norm(list, 1, true, this.#finalNorm, a.xlast, rows - 1);
+      this.#norm(list, 1, add, this.#finalNorm, a.xlast, rows - 1);
       this.#linear(list, this.#head, a.xlast, a.logits, 1);
       const slices = Math.ceil(c.vocabSize / ARGMAX_SLICE);
       const storage = [a.logits, a.ids, a.tokens, a.state, a.argmaxPartial, a.argmaxCounter];

@@ -148,21 +148,28 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
 /** The largest head size the attention kernel holds in workgroup memory. */
 export const MAX_HEAD_DIM = 256;
 
+/** The most slices decode attention may be split into (the combine holds one value per slice and invocation). */
+export const MAX_ATTENTION_SPLITS = 128;
+
 /**
  * Causal attention over the cache, one workgroup per (query head, row) in each of `splits` slices
  * of the cache. Query head h reads KV head `h / (heads / kvHeads)`; row r attends to positions
  * `0 ..= pos0 + r`. Positions are taken a chunk at a time (`chunk` scores in workgroup memory,
  * 1,024 unless a test asks for fewer) with a running max and sum (online softmax). headDim must be a multiple of 4: K and V rows are read as vec4s.
  * - Scores: four invocations per position, each summing a quarter of the row's vec4s, so a batch of
- *   32 positions is in flight at once; the four partial sums meet in workgroup memory.
+ *   32 positions is in flight at once; the four partial sums meet in workgroup memory. An
+ *   invocation's vec4s of the key are loaded eight at a time (written out: a loop's loads would
+ *   wait for each other unless the driver unrolled it).
  * - Values: the invocations are `floor(128 / (headDim / 4))` groups of `headDim / 4`, one vec4 of
- *   channels each; group g sums positions g, g + groups, ... in registers, and the groups' sums are
- *   added at the end.
+ *   channels each; group g sums positions g, g + groups, ... in registers, four positions' loads
+ *   at a time, and the groups' sums are added at the end.
  *
- * With one split the result is final. With several, each workgroup writes its slice's unnormalised
- * output, max and sum to `partial`, and the last workgroup of a head to finish (an atomic counter)
- * combines the slices (flash-decoding) and resets the counter. An empty slice (more splits than
- * positions) contributes max -3e38 and sum 0, which the combine weighs as 0.
+ * With one split the result is final. With several (at most ${"`MAX_ATTENTION_SPLITS`"}), each
+ * workgroup writes its slice's unnormalised output, max and sum to `partial`, and the last workgroup
+ * of a head to finish (an atomic counter) combines the slices (flash-decoding: every slice's max and
+ * sum loaded at once, one invocation each, then each channel's slices four loads at a time) and
+ * resets the counter. An empty slice (more splits than positions) contributes max -3e38 and sum 0,
+ * which the combine weighs as 0.
  *
  * `decode` (one row) also does what `ROPE_KV` does for prefill: each workgroup rotates its query
  * and its KV head's new key from the fused projection `[q | k | v]` itself, uses the new key and
@@ -207,14 +214,22 @@ export function attentionSource(decode: boolean, chunk = 1024): string {
   }`
     : `  for (var i = li; i < d4; i += WG) { qs[i] = q[qbase / 4u + i]; }
   workgroupBarrier();`;
+  const cachedKeyDot = `for (var i = quarter; i < d4; i += 32u) {
+          s += key_term(kb, i, d4) + key_term(kb, i + 4u, d4) + key_term(kb, i + 8u, d4) + key_term(kb, i + 12u, d4) +
+            key_term(kb, i + 16u, d4) + key_term(kb, i + 20u, d4) + key_term(kb, i + 24u, d4) + key_term(kb, i + 28u, d4);
+        }`;
   const keyDot = decode
     ? `if (c0 + t == pos) {
           for (var i = quarter; i < d4; i += 4u) { s += qs[i] * kn[i]; }
         } else {
-          for (var i = quarter; i < d4; i += 4u) { s += qs[i] * kc[kb + i]; }
+          ${cachedKeyDot}
         }`
-    : `for (var i = quarter; i < d4; i += 4u) { s += qs[i] * kc[kb + i]; }`;
-  const value = decode ? `select(vc[(vb + t) * d4 + c4], vn[c4], c0 + t == pos)` : `vc[(vb + t) * d4 + c4]`;
+    : cachedKeyDot;
+  /** Position `t`'s (of the chunk) weighted value vec4. */
+  const value = (t: string) =>
+    decode
+      ? `sc[${t}] * select(vc[(vb + ${t}) * d4 + c4], vn[c4], c0 + ${t} == pos)`
+      : `sc[${t}] * vc[(vb + ${t}) * d4 + c4]`;
   return `
 ${STATE}
 struct P { heads: u32, kv_heads: u32, dim: u32, max_seq: u32, scale: f32, splits: u32 }
@@ -237,6 +252,13 @@ var<workgroup> sc: array<f32, CHUNK>;
 var<workgroup> red: array<f32, WG>;
 var<workgroup> sums: array<vec4f, WG>;
 var<workgroup> last: u32;
+var<workgroup> slices: array<vec2f, WG>; // the combine's (max, sum) of each slice, then its weight
+
+// qs[i] * kc[kb + i], or 0 past the row (whose last vec4 is read again, so that no load needs a guard).
+fn key_term(kb: u32, i: u32, d4: u32) -> vec4f {
+  let j = min(i, d4 - 1u);
+  return select(vec4f(0.0), qs[j] * kc[kb + j], i < d4);
+}
 
 // Partial results go through atomics so that the combining workgroup reads them from the device's
 // coherent level, not from a cache line another step left behind.
@@ -320,7 +342,11 @@ ${loadQuery}
     acc *= alpha;
     if (g < groups) {
       let vb = kh * p.max_seq + c0;
-      for (var t = g; t < cn; t += groups) { acc += sc[t] * ${value}; }
+      var t = g;
+      for (; t + 3u * groups < cn; t += 4u * groups) {
+        acc += (${value("t")} + ${value("t + groups")}) + (${value("t + 2u * groups")} + ${value("t + 3u * groups")});
+      }
+      for (; t < cn; t += groups) { acc += ${value("t")}; }
     }
     workgroupBarrier();
   }
@@ -355,24 +381,34 @@ ${loadQuery}
   if (workgroupUniformLoad(&last) == 0u) { return; }
   storageBarrier();
   let first = (row * p.heads + h) * p.splits * stride;
+  if (li < p.splits) { slices[li] = vec2f(load_partial(first + li * stride), load_partial(first + li * stride + 1u)); }
+  workgroupBarrier();
   var gm = -3.0e38;
-  for (var s = 0u; s < p.splits; s++) { gm = max(gm, load_partial(first + s * stride)); }
+  for (var s = 0u; s < p.splits; s++) { gm = max(gm, slices[s].x); }
   var gl = 0.0;
-  for (var s = 0u; s < p.splits; s++) {
-    gl += load_partial(first + s * stride + 1u) * exp(load_partial(first + s * stride) - gm);
-  }
+  for (var s = 0u; s < p.splits; s++) { gl += slices[s].y * exp(slices[s].x - gm); }
+  workgroupBarrier();
+  if (li < p.splits) { slices[li].x = exp(slices[li].x - gm) / gl; }
+  workgroupBarrier();
   for (var d = li; d < p.dim; d += WG) {
+    let at = first + 2u + d;
     var a = 0.0;
-    for (var s = 0u; s < p.splits; s++) {
-      a += load_partial(first + s * stride + 2u + d) * exp(load_partial(first + s * stride) - gm);
+    var s = 0u;
+    for (; s + 4u <= p.splits; s += 4u) {
+      a += (load_partial(at + s * stride) * slices[s].x + load_partial(at + (s + 1u) * stride) * slices[s + 1u].x) +
+        (load_partial(at + (s + 2u) * stride) * slices[s + 2u].x + load_partial(at + (s + 3u) * stride) * slices[s + 3u].x);
     }
-    out[qbase + d] = a / gl;
+    for (; s < p.splits; s++) { a += load_partial(at + s * stride) * slices[s].x; }
+    out[qbase + d] = a;
   }
   if (li == 0u) { atomicStore(&counters[row * p.heads + h], 0u); }
 }`;
 }
 
-/** `h = silu(gate) * up` from the fused projection `[gate | up]` of each row. */
+/**
+ * `h = silu(gate) * up` from each row's fused gate/up projection, whose columns alternate (gate j at
+ * 2j, up j at 2j + 1: resident.ts interleaves the weight's rows).
+ */
 export const SILU_MUL = `
 struct P { rows: u32, ffn: u32 }
 @group(0) @binding(0) var<storage, read> gu: array<f32>;
@@ -383,8 +419,8 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
   let j = g.x;
   let row = g.y;
   if (j >= p.ffn || row >= p.rows) { return; }
-  let gate = gu[row * 2u * p.ffn + j];
-  h[row * p.ffn + j] = gate / (1.0 + exp(-gate)) * gu[row * 2u * p.ffn + p.ffn + j];
+  let gate = gu[row * 2u * p.ffn + 2u * j];
+  h[row * p.ffn + j] = gate / (1.0 + exp(-gate)) * gu[row * 2u * p.ffn + 2u * j + 1u];
 }`;
 
 /**

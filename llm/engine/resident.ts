@@ -1,9 +1,12 @@
 /**
  * A Llama checkpoint's weights on the GPU, as the engine keeps them: each matrix in its stored form
- * (f32, or q8 / q4g128 packed words with their scales), Q/K/V fused into one `[q|k|v]` matrix and
- * gate/up into one `[gate|up]` (rows concatenated: both formats quantise per row or per row group,
- * so fusing is concatenation), and every matrix cut into row blocks that each fit one binding
- * (maxStorageBufferBindingSize and maxBufferSize), so a weight too large for one binding is several.
+ * (f32, or q8 / q4g128 packed words with their scales), Q/K/V fused into one `[q|k|v]` matrix (rows
+ * concatenated: both formats quantise per row or per row group, so fusing is concatenation) and
+ * gate/up into one matrix whose rows alternate, gate row j then up row j (so the product's outputs
+ * 2j and 2j + 1 are one FFN channel's pair, which the decode product's SwiGLU step combines), and
+ * every matrix cut into row blocks that each fit one binding (maxStorageBufferBindingSize and
+ * maxBufferSize), so a weight too large for one binding is several; gate/up's blocks hold whole
+ * pairs.
  *
  * @module
  */
@@ -22,7 +25,7 @@ export interface Block {
 
 /** A weight matrix `[N, K]` on the GPU, as row blocks within the binding limit. */
 export interface Matrix {
-  /** Its name (a fused matrix: `...self_attn.qkv`, `...mlp.gate_up`). */
+  /** Its name (a fused matrix: `...self_attn.qkv`, `...mlp.gate_up`, the latter's rows interleaved). */
   name: string;
   N: number;
   K: number;
@@ -47,19 +50,32 @@ export function rowBytes(format: WeightFormat, K: number): { weight: number; sca
 }
 
 /**
- * Rows of a block of a matrix with `K` columns: as many as one binding holds, at most `N`.
+ * Rows of a block of a matrix with `K` columns: as many as one binding holds (a multiple of `unit`
+ * rows), at most `N`.
  *
- * @throws Error when a single row is over the limit
+ * @throws Error when `unit` rows are over the limit
  */
-export function blockRows(format: WeightFormat, K: number, N: number, limit: number): number {
+export function blockRows(format: WeightFormat, K: number, N: number, limit: number, unit = 1): number {
   const bytes = rowBytes(format, K);
-  const rows = Math.floor(limit / bytes.weight);
+  const rows = Math.floor(limit / bytes.weight / unit) * unit;
   if (rows < 1) {
     throw new Error(
-      `LlamaEngine: one ${format} row of ${K} columns (${bytes.weight} bytes) is over the binding limit ${limit}`,
+      `LlamaEngine: ${unit === 1 ? "one" : unit} ${format} row${unit === 1 ? "" : "s"} of ${K} columns (${
+        unit * bytes.weight
+      } bytes) over the binding limit ${limit}`,
     );
   }
   return Math.min(N, rows);
+}
+
+/** Rows of `a` and `b` (each `rows` rows of `bytes` bytes) alternating: a's row 0, b's row 0, a's row 1, ... */
+function interleaveRows(a: Uint8Array, b: Uint8Array, rows: number, bytes: number): Uint8Array {
+  const out = new Uint8Array(a.byteLength + b.byteLength);
+  for (let r = 0; r < rows; r++) {
+    out.set(a.subarray(r * bytes, (r + 1) * bytes), 2 * r * bytes);
+    out.set(b.subarray(r * bytes, (r + 1) * bytes), (2 * r + 1) * bytes);
+  }
+  return out;
 }
 
 function concatBytes(parts: Uint8Array[]): Uint8Array {
@@ -107,9 +123,9 @@ export async function uploadWeights(
     device.queue.writeBuffer(b, 0, padded as Uint8Array<ArrayBuffer>);
     return b;
   };
-  const matrix = (name: string, N: number, K: number, weight: Uint8Array, scales?: Uint8Array): Matrix => {
+  const matrix = (name: string, N: number, K: number, weight: Uint8Array, scales?: Uint8Array, unit = 1): Matrix => {
     const bytes = rowBytes(format, K);
-    const per = blockRows(format, K, N, limit);
+    const per = blockRows(format, K, N, limit, unit);
     const blocks: Block[] = [];
     for (let row0 = 0; row0 < N; row0 += per) {
       const rows = Math.min(per, N - row0);
@@ -125,17 +141,25 @@ export async function uploadWeights(
     return { name, N, K, blocks };
   };
   const pending = new Map<string, LoadedWeight>();
-  const fuse = (names: string[], fusedName: string): Matrix | undefined => {
+  /** Q/K/V rows concatenated, or (`pairs`) gate and up rows interleaved. */
+  const fuse = (names: string[], fusedName: string, pairs = false): Matrix | undefined => {
     const parts = names.map((n) => pending.get(n));
     if (parts.some((p) => !p)) return undefined;
     const ws = parts as LoadedWeight[];
     const N = ws.reduce((s, w) => s + w.spec.shape[0], 0);
+    const K = ws[0].spec.shape[1];
+    const bytes = rowBytes(format, K);
+    const join = (part: number, rowBytes: number) =>
+      pairs
+        ? interleaveRows(ws[0].parts[part].data, ws[1].parts[part].data, ws[0].spec.shape[0], rowBytes)
+        : concatBytes(ws.map((w) => w.parts[part].data));
     const m = matrix(
       fusedName,
       N,
-      ws[0].spec.shape[1],
-      concatBytes(ws.map((w) => w.parts[0].data)),
-      ws[0].parts[1] ? concatBytes(ws.map((w) => w.parts[1].data)) : undefined,
+      K,
+      join(0, bytes.weight),
+      ws[0].parts[1] ? join(1, bytes.scales) : undefined,
+      pairs ? 2 : 1,
     );
     names.forEach((n) => pending.delete(n));
     return m;
@@ -166,7 +190,7 @@ export async function uploadWeights(
         layer!.qkv ??= fuse(names, `${p}.self_attn.qkv`);
       } else {
         const names = ["gate_proj", "up_proj"].map((s) => `${p}.mlp.${s}.weight`);
-        layer!.gateUp ??= fuse(names, `${p}.mlp.gate_up`);
+        layer!.gateUp ??= fuse(names, `${p}.mlp.gate_up`, true);
       }
     }
   }
