@@ -1,5 +1,5 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import type { ResidentDevice } from "../../harness/device.ts";
+import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
 import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
 import { WEIGHT_FORMATS, type WeightFormat } from "../weights/format.ts";
 import { LlamaEngine, type LlamaEngineOptions } from "./engine.ts";
@@ -249,3 +249,23 @@ gpuTest("engine: loading reports progress up to every byte of the checkpoint", a
     engine.destroy();
   }
 });
+
+gpuTest(
+  "engine: work WebGPU rejects fails the call that submitted it, by name; a lost device fails at once",
+  async (gpu) => {
+    // Buffers destroyed under the engine: every submission that uses them is a validation error.
+    const engine = await engineFor(gpu, "tiny-gqa", "f32");
+    engine.destroy();
+    await assertThrowsMessage(
+      () => collect(engine.generate([5, 6, 7], { maxTokens: 4 })),
+      "WebGPU rejected LlamaEngine.generate",
+    );
+    await assertThrowsMessage(() => engine.forward([5, 6, 7]), "WebGPU rejected LlamaEngine.forward");
+    // A device of its own, destroyed while an engine holds it.
+    const own = await acquireDevice();
+    const orphan = await engineFor(own, "tiny-gqa", "q8");
+    own.destroy();
+    await assertThrowsMessage(() => collect(orphan.generate([5, 6, 7], { maxTokens: 4 })), "device lost");
+    await assertThrowsMessage(() => orphan.forward([5]), "device lost");
+  },
+);

@@ -200,6 +200,8 @@ export class LlamaEngine {
   readonly attentionSplits: number;
   readonly #attentionChunk: number;
   readonly #gpu: ResidentDevice;
+  /** Outcomes of the error scopes around buffer creation, examined at the end of a load. */
+  readonly #allocations: Promise<void>[] = [];
   readonly #device: GPUDevice;
   readonly #owned: GPUBuffer[] = [];
   /** Pipelines by WGSL source, per device: shared by every engine on it (compiling is the slow part of a load). */
@@ -334,6 +336,7 @@ export class LlamaEngine {
     try {
       await engine.#upload(weights);
       engine.#allocateActivations();
+      for (const check of engine.#allocations.splice(0)) await check;
       return engine;
     } catch (e) {
       engine.destroy();
@@ -341,10 +344,20 @@ export class LlamaEngine {
     }
   }
 
+  /**
+   * A buffer of the engine's, created in error scopes whose outcome `fromWeights` examines once
+   * everything is allocated (so an allocation the device refuses fails the load, by name).
+   */
   #buffer(bytes: number, label: string, usage = STORAGE): GPUBuffer {
-    const buffer = this.#device.createBuffer({ label, size: Math.max(16, Math.ceil(bytes / 16) * 16), usage });
-    this.#owned.push(buffer);
-    return buffer;
+    const size = Math.max(16, Math.ceil(bytes / 16) * 16);
+    let buffer: GPUBuffer | undefined;
+    const check = this.#gpu.withErrorScopes(() => `LlamaEngine: allocating ${label} (${size} bytes)`, () => {
+      buffer = this.#device.createBuffer({ label, size, usage });
+    });
+    check.catch(() => {}); // examined by fromWeights
+    this.#allocations.push(check);
+    this.#owned.push(buffer!);
+    return buffer!;
   }
 
   async #upload(weights: AsyncIterable<LoadedWeight> | Iterable<LoadedWeight>): Promise<void> {
@@ -735,13 +748,15 @@ export class LlamaEngine {
       for (let start = 0; start < ids.length; start += this.logitRows) {
         const chunk = ids.slice(start, start + this.logitRows);
         const pos0 = this.#length;
-        this.#writeRope(pos0, pos0 + chunk.length, seqLen);
-        this.#writeState(pos0);
-        this.#device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(chunk));
-        const encoder = this.#device.createCommandEncoder();
-        this.#encode(encoder, this.#program(chunk.length, "logits"));
-        encoder.copyBufferToBuffer(this.#act.logits, 0, staging, 0, chunk.length * V * 4);
-        this.#device.queue.submit([encoder.finish()]);
+        await this.#gpu.withErrorScopes(() => "LlamaEngine.forward", () => {
+          this.#writeRope(pos0, pos0 + chunk.length, seqLen);
+          this.#writeState(pos0);
+          this.#device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(chunk));
+          const encoder = this.#device.createCommandEncoder();
+          this.#encode(encoder, this.#program(chunk.length, "logits"));
+          encoder.copyBufferToBuffer(this.#act.logits, 0, staging, 0, chunk.length * V * 4);
+          this.#device.queue.submit([encoder.finish()]);
+        });
         await staging.mapAsync(GPUMapMode.READ);
         out.set(new Float32Array(staging.getMappedRange(0, chunk.length * V * 4)), start * V);
         staging.unmap();
@@ -828,6 +843,16 @@ export class LlamaEngine {
     this.#length = 0;
     // Token 0 (from the prompt) is read alone; then tokens 1.., readEvery at a time.
     const endsRead = (token: number) => token === 0 || token === maxTokens - 1 || token % readEvery === 0;
+    // Each step's writes, encoding and submission run in error scopes of their own (the harness's
+    // withErrorScopes); their outcomes are examined before the ids of the next readback are yielded,
+    // so a rejected step (a kernel the browser would not compile, a validation error) fails the
+    // iterator, without awaiting the scopes between steps.
+    const checks: Promise<unknown>[] = [];
+    const scoped = (work: () => void) => {
+      const check = this.#gpu.withErrorScopes(() => where, work);
+      check.catch(() => {}); // examined below, in order
+      checks.push(check);
+    };
     const submit = (encoder: GPUCommandEncoder, token: number) => {
       if (endsRead(token)) {
         const first = token === 0 ? 0 : token - ((token - 1) % readEvery);
@@ -849,27 +874,33 @@ export class LlamaEngine {
       for (let start = 0; start < P; start += this.chunkRows) {
         const chunk = promptIds.slice(start, start + this.chunkRows);
         const last = start + chunk.length === P;
-        this.#writeRope(start, start + chunk.length, P); // the prompt's frequencies, in every chunk
-        this.#writeState(start);
-        device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(chunk));
-        const encoder = device.createCommandEncoder();
-        if (last) this.#writeMask(constraint, []);
-        this.#encode(encoder, this.#program(chunk.length, last ? chooser : "cache", constraint !== undefined));
-        if (last) submit(encoder, 0);
-        else device.queue.submit([encoder.finish()]);
+        scoped(() => {
+          this.#writeRope(start, start + chunk.length, P); // the prompt's frequencies, in every chunk
+          this.#writeState(start);
+          device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(chunk));
+          const encoder = device.createCommandEncoder();
+          if (last) this.#writeMask(constraint, []);
+          this.#encode(encoder, this.#program(chunk.length, last ? chooser : "cache", constraint !== undefined));
+          if (last) submit(encoder, 0);
+          else device.queue.submit([encoder.finish()]);
+        });
       }
       if (stats) stats.encodeMs += performance.now() - t0;
-      const step = this.#program(1, chooser, constraint !== undefined);
+      let step: Dispatch[] = [];
+      scoped(() => step = this.#program(1, chooser, constraint !== undefined)); // pipelines compile here
       const generated: number[] = [];
       let next = 1;
       while (pending.length > 0 || next < maxTokens) {
         t0 = performance.now();
         // Submit until the ring is full: the steps of up to `inFlight` readbacks are queued ahead.
         while (next < maxTokens && pending.length < inFlight) {
-          this.#writeMask(constraint, generated);
-          const encoder = device.createCommandEncoder();
-          this.#encode(encoder, step);
-          submit(encoder, next++);
+          const token = next++;
+          scoped(() => {
+            this.#writeMask(constraint, generated);
+            const encoder = device.createCommandEncoder();
+            this.#encode(encoder, step);
+            submit(encoder, token);
+          });
           if (stats) stats.decodeSteps++;
         }
         if (stats) {
@@ -878,6 +909,7 @@ export class LlamaEngine {
           stats.decodeEncodeMs += dt;
         }
         const head = pending.shift()!;
+        for (const check of checks.splice(0)) await check;
         await head.mapped;
         const ids = new Uint32Array(ring[head.slot].getMappedRange(0, head.count * 4).slice(0));
         ring[head.slot].unmap();
