@@ -199,10 +199,16 @@ export {
   quantize,
   type QuantizeArgs,
   quantizeGpu,
+  quantizePacked,
+  quantizePackedGpu,
+  quantizePackedPlan,
+  type QuantizePackedResult,
+  type QuantizePackedShape,
   quantizePlan,
   type QuantizeResult,
   type QuantizeShape,
   validateQuantize,
+  validateQuantizePackedShape,
   validateQuantizeShape,
 } from "./ops/quantize/mod.ts";
 export {

@@ -76,6 +76,15 @@ const CASES: OpCase[] = [
     bad: [["rows", 0, "rows"], ["cols", 0, "cols"]],
   },
   {
+    op: "quantize",
+    reference: ops.quantizePacked,
+    gpu: ops.quantizePackedGpu,
+    plan: ops.quantizePackedPlan,
+    args: { x: f32(6), rows: 2, cols: 3 },
+    shape: { rows: 2, cols: 3 },
+    bad: [["rows", 0, "rows"], ["cols", 0, "cols"]],
+  },
+  {
     op: "elementwise",
     reference: ops.elementwise,
     gpu: ops.elementwiseGpu,

@@ -1,12 +1,20 @@
 /**
- * Benchmark cases of quantize: per-row absmax int8 of square and tall f32 matrices (codes written
- * as 4-byte integers, as the op returns them).
+ * Benchmark cases of quantize: per-row absmax int8 of square and tall f32 matrices, the codes written
+ * as 4-byte integers (`kernel`, as `quantize` returns them) and packed four to a word (`packed`, the
+ * q8 wire format).
  *
  * @module
  */
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
-import { KERNELS, quantizePlan } from "./mod.ts";
+import { KERNELS, quantizePackedPlan, quantizePlan } from "./mod.ts";
+
+const gpu = [{ rows: 2048, cols: 2048 }, { rows: 4096, cols: 4096 }, { rows: 8192, cols: 8192 }, {
+  rows: 32768,
+  cols: 2048,
+}];
+const quick = [{ rows: 64, cols: 256 }, { rows: 1024, cols: 1024 }];
+const label = ({ rows, cols }: { rows: number; cols: number }) => `${rows}x${cols}`;
 
 /** quantize's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
@@ -14,13 +22,20 @@ export const BENCH: readonly BenchCase[] = [
     op: "quantize",
     entry: "kernel",
     sources: KERNELS,
-    gpu: [{ rows: 2048, cols: 2048 }, { rows: 4096, cols: 4096 }, { rows: 8192, cols: 8192 }, {
-      rows: 32768,
-      cols: 2048,
-    }],
-    quick: [{ rows: 64, cols: 256 }, { rows: 1024, cols: 1024 }],
-    label: ({ rows, cols }) => `${rows}x${cols}`,
-    plan: (gpu, shape, options) => quantizePlan(gpu, shape, options),
+    gpu,
+    quick,
+    label,
+    plan: (device, shape, options) => quantizePlan(device, shape, options),
+    inputs: ({ rows, cols }, seed) => [randomInput(rows * cols, seed)],
+  }),
+  defineCase<{ rows: number; cols: number }>({
+    op: "quantize",
+    entry: "packed",
+    sources: KERNELS,
+    gpu,
+    quick,
+    label,
+    plan: (device, shape, options) => quantizePackedPlan(device, shape, options),
     inputs: ({ rows, cols }, seed) => [randomInput(rows * cols, seed)],
   }),
 ];

@@ -47,9 +47,12 @@ import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import {
   type QuantizeArgs,
+  type QuantizePackedResult,
+  type QuantizePackedShape,
   type QuantizeResult,
   type QuantizeShape,
   validateQuantize,
+  validateQuantizePackedShape,
   validateQuantizeShape,
 } from "./reference.ts";
 
@@ -152,4 +155,86 @@ export async function quantizeGpu(
   const plan = quantizePlan(gpu, args, options);
   const [codes, scales] = await gpu.run(plan, [args.x]);
   return { codes: codes as Int32Array, scales: scales as Float32Array };
+}
+
+/**
+ * Plans {@link quantizePacked} on the GPU (entry point `packed`): one workgroup per row, codes
+ * decided exactly as `kernel` decides them, written as packed words.
+ *
+ * @param gpu the device
+ * @param shape `rows`, `cols` and the destination's `rowOffset`
+ * @param options kernel override
+ * @returns the plan; bindings `x` (`[rows, cols]`), `packed` (`[rowOffset + rows, ceil(cols / 4)]`
+ *   u32) and `scales` (`[rowOffset + rows]`), of which rows from `rowOffset` on are written
+ * @throws Error naming the argument, as {@link validateQuantizePackedShape}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { quantizePackedPlan } from "@xpu/ops/ops/quantize";
+ * const gpu = await acquireDevice();
+ * // Rows 4096..8191 of a [8192, 4096] q8 matrix, from 4096 f32 rows.
+ * const plan = quantizePackedPlan(gpu, { rows: 4096, cols: 4096, rowOffset: 4096 });
+ * gpu.destroy();
+ * ```
+ */
+export function quantizePackedPlan(
+  gpu: ResidentDevice,
+  shape: QuantizePackedShape,
+  options: KernelOptions = {},
+): KernelPlan {
+  validateQuantizePackedShape(shape);
+  const { rows, cols } = shape;
+  const rowOffset = shape.rowOffset ?? 0;
+  const words = Math.ceil(cols / 4);
+  return {
+    op: "quantize",
+    kernel: gpu.resolve(KERNELS, "packed", options),
+    bindings: [
+      { name: "x", dtype: "f32", length: rows * cols, role: "input" },
+      { name: "packed", dtype: "u32", length: (rowOffset + rows) * words, role: "output" },
+      { name: "scales", dtype: "f32", length: rowOffset + rows, role: "output" },
+    ],
+    params: packParams(
+      [
+        { name: "rows", type: "u32" },
+        { name: "cols", type: "u32" },
+        { name: "row_offset", type: "u32" },
+        { name: "words", type: "u32" },
+      ],
+      { rows, cols, row_offset: rowOffset, words },
+      "quantize",
+    ),
+    workgroups: foldWorkgroups(rows, gpu.limits.maxComputeWorkgroupsPerDimension),
+    // Read x, write a byte per element and a scale per row; the same arithmetic as `kernel`.
+    cost: { bytes: 4 * rows * cols + 4 * rows * words + 4 * rows, flops: 3 * rows * cols + rows },
+  };
+}
+
+/**
+ * Quantizes each row on the GPU into the q8 wire format.
+ *
+ * @param gpu the device
+ * @param args as {@link quantizePacked}
+ * @param options kernel override
+ * @returns the packed codes `[rows, ceil(cols / 4)]` and the scales `[rows]`
+ * @throws Error naming the argument, as {@link validateQuantize}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, quantizePackedGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const { packed } = await quantizePackedGpu(gpu, { x: new Float32Array([1, -0.5]), rows: 1, cols: 2 });
+ * // packed [0x0000c17f]: 127 and -63
+ * gpu.destroy();
+ * ```
+ */
+export async function quantizePackedGpu(
+  gpu: ResidentDevice,
+  args: QuantizeArgs,
+  options: KernelOptions = {},
+): Promise<QuantizePackedResult> {
+  validateQuantize(args);
+  const [packed, scales] = await gpu.run(quantizePackedPlan(gpu, args, options), [args.x]);
+  return { packed: packed as Uint32Array, scales: scales as Float32Array };
 }

@@ -10,7 +10,17 @@ import {
   randomF32,
 } from "../../harness/testing.ts";
 import type { ResidentDevice } from "../../harness/device.ts";
-import { KERNELS, quantize, type QuantizeArgs, quantizeGpu, quantizePlan } from "./mod.ts";
+import { packQ8 } from "../matvec/reference.ts";
+import {
+  KERNELS,
+  quantize,
+  type QuantizeArgs,
+  quantizeGpu,
+  quantizePacked,
+  quantizePackedGpu,
+  quantizePackedPlan,
+  quantizePlan,
+} from "./mod.ts";
 
 interface Golden {
   meta: { torch: string };
@@ -262,3 +272,68 @@ eachVariant(KERNELS, "kernel", (variant) => {
     }
   });
 });
+
+// The packed entry point: the same codes, in packQ8's words (rows whose length is not a multiple of
+// 4 end in a padded word), held exactly to the reference over every case above.
+checkAgainstReference(
+  "quantize packed",
+  KERNELS,
+  "packed",
+  cases(),
+  (a) => quantizePacked(a).packed,
+  async (gpu, a, o) => {
+    return (await quantizePackedGpu(gpu, a, o)).packed;
+  },
+  exact,
+);
+checkAgainstReference(
+  "quantize packed scales",
+  KERNELS,
+  "packed",
+  cases(),
+  (a) => quantizePacked(a).scales,
+  async (gpu, a, o) => {
+    return (await quantizePackedGpu(gpu, a, o)).scales;
+  },
+  scaleTolerance,
+);
+
+Deno.test("quantize reference: packed is packQ8 of the codes, least significant byte first", () => {
+  const args = { x: new Float32Array([127, 2.5, -2.5, 0.5, 1, 0, 0, 0, -127, 1, 1, 1, 1, 1]), rows: 2, cols: 7 };
+  const { packed, scales } = quantizePacked(args);
+  deepStrictEqual([...packed], [0x01fe037f, 0x00000001, 0x01018100, 0x00010101]);
+  deepStrictEqual(packed, packQ8(quantize(args).codes, 2, 7));
+  deepStrictEqual(scales, quantize(args).scales);
+});
+
+gpuTest(
+  "quantize GPU: packed pieces written at a row offset fill one matrix, rows elsewhere untouched",
+  async (gpu) => {
+    const rows = 5, cols = 9, words = 3;
+    const x = randomF32(rows * cols, 77, -2, 2);
+    const expected = quantizePacked({ x, rows, cols });
+    const packed = gpu.alloc("u32", (rows + 1) * words, "packed");
+    const scales = gpu.alloc("f32", rows + 1, "scales");
+    try {
+      // A sentinel row at the end, then rows 0..1 and 2..4 from two pieces of x.
+      const sentinel = gpu.upload(new Uint32Array(words).fill(0xdeadbeef), "sentinel");
+      const enc = gpu.device.createCommandEncoder();
+      enc.copyBufferToBuffer(sentinel.buffer, 0, packed.buffer, rows * words * 4, words * 4);
+      gpu.device.queue.submit([enc.finish()]);
+      for (const [first, count] of [[0, 2], [2, 3]]) {
+        const piece = gpu.upload(x.slice(first * cols, (first + count) * cols), "piece");
+        const plan = quantizePackedPlan(gpu, { rows: count, cols, rowOffset: first });
+        await gpu.submit([plan, [piece, packed, scales]]);
+        piece.buffer.destroy();
+      }
+      const got = (await gpu.read(packed)) as Uint32Array;
+      deepStrictEqual([...got.subarray(0, rows * words)], [...expected.packed]);
+      deepStrictEqual([...got.subarray(rows * words)], [0xdeadbeef, 0xdeadbeef, 0xdeadbeef]);
+      assertClose(((await gpu.read(scales)) as Float32Array).subarray(0, rows), expected.scales, scaleTolerance);
+      sentinel.buffer.destroy();
+    } finally {
+      packed.buffer.destroy();
+      scales.buffer.destroy();
+    }
+  },
+);

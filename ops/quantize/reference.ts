@@ -16,7 +16,9 @@
  * to 0.5 at x = f32(0.5 / 127), absmax = 1, where the exact quotient is 0.49999999813735485 and
  * the code is 0.
  *
- * Codes are returned as an Int32Array (one int8 value per element), scales as a Float32Array.
+ * Codes are returned as an Int32Array (one int8 value per element), scales as a Float32Array;
+ * {@link quantizePacked} gives the same codes in the q8 wire format the quantized matvec and
+ * matmul read (ops/matvec's `packQ8`: four per u32, least significant byte first).
  * Non-finite elements of `x` are refused, because torch's absmax formula gives nothing an int8
  * format can hold: a row with ±Inf has absmax Inf, so scale Inf, finite codes round(x * 127 / Inf)
  * = 0 and the Inf element's code round(Inf / Inf) = NaN; a row with NaN has absmax NaN (torch.amax
@@ -28,6 +30,7 @@
  * @module
  */
 
+import { packQ8 } from "../matvec/reference.ts";
 import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
 /** The sizes of a {@link quantize} call: what a plan needs. */
@@ -122,4 +125,62 @@ export function quantize(args: QuantizeArgs): QuantizeResult {
     for (let k = 0; k < cols; k++) codes[n * cols + k] = Math.round((row[k] * 127) / absmax);
   }
   return { codes, scales };
+}
+
+/** The sizes of a {@link quantizePacked} call on the GPU: what its plan needs. */
+export interface QuantizePackedShape extends QuantizeShape {
+  /**
+   * The destination row the first row is written to (default 0): the plan's `packed` and `scales`
+   * hold `rowOffset + rows` rows, so a matrix can be quantized into one buffer a piece at a time.
+   */
+  rowOffset?: number;
+}
+
+/** The result of {@link quantizePacked}. */
+export interface QuantizePackedResult {
+  /** `[rows, ceil(cols / 4)]` words, as `packQ8` packs the codes. */
+  packed: Uint32Array;
+  /** `[rows]` scales, as {@link quantize}'s. */
+  scales: Float32Array;
+}
+
+/**
+ * Validates a {@link QuantizePackedShape}: {@link quantize}'s sizes, and a row offset whose last
+ * packed word an u32 index reaches.
+ *
+ * @param shape the sizes
+ * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateQuantizePackedShape } from "@xpu/ops/ops/quantize";
+ * validateQuantizePackedShape({ rows: 2, cols: 3, rowOffset: 4 }); // passes
+ * ```
+ */
+export function validateQuantizePackedShape(shape: QuantizePackedShape): void {
+  validateQuantizeShape(shape);
+  const offset = shape.rowOffset ?? 0;
+  requireInt("quantize", "rowOffset", offset, 0, U32_MAX);
+  const words = (offset + shape.rows) * Math.ceil(shape.cols / 4);
+  if (words > U32_MAX) {
+    throw new Error(`quantize: (rowOffset + rows) * ceil(cols / 4) must be <= ${U32_MAX}, got ${words}`);
+  }
+}
+
+/**
+ * {@link quantize}, with the codes packed in the q8 wire format (`packQ8`).
+ *
+ * @param args `x` and its shape `[rows, cols]`
+ * @returns the packed codes `[rows, ceil(cols / 4)]` and the scales `[rows]`
+ *
+ * @example
+ * ```ts
+ * import { quantizePacked } from "@xpu/ops";
+ * quantizePacked({ x: new Float32Array([127, 2.5, -2.5, 0.5, 1]), rows: 1, cols: 5 });
+ * // packed [0x01fe037f, 0x00000001]: 127, 3, -2, 1 in one word, then 1 alone; scales [1]
+ * ```
+ */
+export function quantizePacked(args: QuantizeArgs): QuantizePackedResult {
+  const { codes, scales } = quantize(args);
+  return { packed: packQ8(codes, args.rows, args.cols), scales };
 }
