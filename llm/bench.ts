@@ -66,7 +66,7 @@ export function* syntheticWeights(config: LlamaConfig, format: WeightFormat, see
     const outs = outputSpecs(spec, format);
     if (spec.role === "norm") {
       const v = Float32Array.from({ length: spec.shape[0] }, () => 0.75 + (next() / 2 ** 32) * 0.5);
-      yield { spec, parts: [{ ...outs[0], data: new Uint8Array(v.buffer) }] };
+      yield { spec, format, parts: [{ ...outs[0], data: new Uint8Array(v.buffer) }] };
       continue;
     }
     const [N, K] = spec.shape;
@@ -76,7 +76,7 @@ export function* syntheticWeights(config: LlamaConfig, format: WeightFormat, see
       const a = std * Math.sqrt(3) * 2 / 2 ** 32;
       const b = std * Math.sqrt(3);
       for (let i = 0; i < v.length; i++) v[i] = next() * a - b;
-      yield { spec, parts: [{ ...outs[0], data: new Uint8Array(v.buffer) }] };
+      yield { spec, format, parts: [{ ...outs[0], data: new Uint8Array(v.buffer) }] };
       continue;
     }
     const words = new Uint32Array(outs[0].shape[0] * outs[0].shape[1]);
@@ -90,6 +90,7 @@ export function* syntheticWeights(config: LlamaConfig, format: WeightFormat, see
     const scales = new Float32Array(outs[1].shape.reduce((p, d) => p * d, 1)).fill(std / codeStd);
     yield {
       spec,
+      format,
       parts: [{ ...outs[0], data: new Uint8Array(words.buffer) }, { ...outs[1], data: new Uint8Array(scales.buffer) }],
     };
   }

@@ -4,6 +4,8 @@ import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
 import { WEIGHT_FORMATS, type WeightFormat } from "../weights/format.ts";
 import { LlamaEngine, type LlamaEngineOptions } from "./engine.ts";
 import { LlamaReference } from "./reference.ts";
+import { convertCheckpoint } from "../convert.ts";
+import { openCheckpointDir } from "../safetensors_file.ts";
 import { fixtureReference, maxAbsDiff, openFixture, type Variant, VARIANTS } from "./fixtures_test_util.ts";
 
 /**
@@ -267,5 +269,35 @@ gpuTest(
     own.destroy();
     await assertThrowsMessage(() => collect(orphan.generate([5, 6, 7], { maxTokens: 4 })), "device lost");
     await assertThrowsMessage(() => orphan.forward([5]), "device lost");
+  },
+);
+
+gpuTest(
+  "engine: q8 quantized on the GPU as it loads gives the logits of the converter's q8 bytes, bit for bit",
+  async (gpu) => {
+    // The HF checkpoint quantized on load (ops/quantize's packed kernel), against the checkpoint
+    // `deno task convert` writes (quantized on the host; its bytes equal numpy's, convert.test.ts):
+    // the same bytes give the same logits exactly, and a code or scale off by one would not. Also
+    // under a 4 KiB binding limit, where the f32 rows are quantized in pieces at row offsets.
+    const { config } = await openFixture("tiny-gqa");
+    const dir = await Deno.makeTempDir();
+    try {
+      await convertCheckpoint(new URL("../fixtures/tiny-gqa/bf16", import.meta.url).pathname, dir, "q8");
+      const { store, close } = await openCheckpointDir(dir);
+      for (const device of [gpu, gpu.withLimits({ maxStorageBufferBindingSize: 4096 })]) {
+        const onLoad = await engineFor(device, "tiny-gqa", "q8");
+        const converted = await LlamaEngine.load(device, store, config, { format: "q8", maxSeq: 40 });
+        try {
+          const prompt = [5, 6, 7, 8, 9, 10, 11, 12];
+          assertEquals(await onLoad.forward(prompt), await converted.forward(prompt));
+        } finally {
+          onLoad.destroy();
+          converted.destroy();
+        }
+      }
+      close();
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
   },
 );

@@ -39,7 +39,8 @@
  * @module
  */
 
-import type { ResidentDevice } from "../../harness/device.ts";
+import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
+import { quantizePackedPlan } from "../../ops/quantize/mod.ts";
 import { checkDispatch, foldWorkgroups, workgroupSizeOf } from "../../harness/limits.ts";
 import type { LlamaConfig } from "../config.ts";
 import type { TensorStore } from "../safetensors.ts";
@@ -79,7 +80,10 @@ import {
 
 /** Options of {@link LlamaEngine.load}. */
 export interface LlamaEngineOptions {
-  /** The weight format (a converted checkpoint's own; for an HF checkpoint, quantised on load). Default f32. */
+  /**
+   * The weight format (a converted checkpoint's own; for an HF checkpoint, quantised on load: q8 on
+   * the GPU by ops/quantize's `packed` kernel, q4g128 on the host as the converter does). Default f32.
+   */
   format?: WeightFormat;
   /** Positions the KV cache holds (prompt plus generated tokens). Default 512. */
   maxSeq?: number;
@@ -312,7 +316,13 @@ export class LlamaEngine {
     config: LlamaConfig,
     options: LlamaEngineOptions = {},
   ): Promise<LlamaEngine> {
-    const weights = loadWeights(store, config, { format: options.format, onProgress: options.onProgress });
+    // q8 is quantized on the GPU (ops/quantize's packed kernel), the matrices read as f32; q4g128
+    // on the host, as the converter does.
+    const weights = loadWeights(store, config, {
+      format: options.format,
+      onProgress: options.onProgress,
+      deferQuantization: ["q8"],
+    });
     return LlamaEngine.fromWeights(gpu, config, weights, options);
   }
 
@@ -369,6 +379,7 @@ export class LlamaEngine {
       this.#bindingLimit,
       (bytes, label) => this.#buffer(bytes, label),
       weights,
+      (values, rows, K, weight, scales) => this.#quantizeQ8(values, rows, K, weight, scales),
     );
     this.#embedding = resident.embedding;
     this.#head = resident.head;
@@ -381,6 +392,26 @@ export class LlamaEngine {
         keys: this.#buffer(cacheBytes, `layer ${i} keys`),
         values: this.#buffer(cacheBytes, `layer ${i} values`),
       });
+    }
+  }
+
+  /**
+   * f32 rows `[rows, K]` quantized on the GPU into a q8 block's buffers, in pieces whose f32 fits
+   * one binding (ops/quantize's `packed` entry point writes each at its row offset).
+   */
+  async #quantizeQ8(values: Float32Array, rows: number, K: number, weight: GPUBuffer, scales: GPUBuffer) {
+    const piece = Math.max(1, Math.floor(this.#bindingLimit / (4 * K)));
+    const packed: GpuTensor = { buffer: weight, dtype: "u32", length: rows * Math.ceil(K / 4) };
+    const scaleTensor: GpuTensor = { buffer: scales, dtype: "f32", length: rows };
+    for (let row0 = 0; row0 < rows; row0 += piece) {
+      const n = Math.min(piece, rows - row0);
+      const x = this.#gpu.upload(values.subarray(row0 * K, (row0 + n) * K), "rows to quantize");
+      try {
+        const plan = quantizePackedPlan(this.#gpu, { rows: n, cols: K, rowOffset: row0 });
+        await this.#gpu.submit([plan, [x, packed, scaleTensor]]);
+      } finally {
+        x.buffer.destroy();
+      }
     }
   }
 

@@ -98,16 +98,32 @@ export interface ResidentWeights {
 }
 
 /**
+ * Quantizes f32 rows on the GPU into a q8 block's buffers: `values` `[rows, K]` (Q/K already
+ * permuted) into `weight` (packed words) and `scales`, as ops/quantize's `packed` entry point writes
+ * them.
+ */
+export type GpuQuantizer = (
+  values: Float32Array,
+  rows: number,
+  K: number,
+  weight: GPUBuffer,
+  scales: GPUBuffer,
+) => Promise<void>;
+
+/**
  * Uploads weights tensor by tensor (holding only a layer's Q/K/V or gate/up until they are fused).
+ * A q8 matrix that arrives as f32 (`LoadedWeight.format`, quantization deferred by the loader) is
+ * quantized block by block on the GPU by `quantizeQ8`.
  *
  * @param device the device
  * @param config the model
- * @param format the stored format of `weights`
+ * @param format the stored format of the weights
  * @param limit bytes one binding may hold
  * @param buffer makes a storage buffer the caller owns
- * @param weights every tensor of `llamaWeightSpecs(config)` in the stored form, in loadWeights' order
+ * @param weights every tensor of `llamaWeightSpecs(config)`, in loadWeights' order
+ * @param quantizeQ8 the GPU quantizer, for q8 matrices that arrive as f32
  * @returns the resident weights
- * @throws Error naming a tensor that is missing
+ * @throws Error naming a tensor that is missing, or a matrix in a form this format cannot take
  */
 export async function uploadWeights(
   device: GPUDevice,
@@ -116,6 +132,7 @@ export async function uploadWeights(
   limit: number,
   buffer: (bytes: number, label: string) => GPUBuffer,
   weights: AsyncIterable<LoadedWeight> | Iterable<LoadedWeight>,
+  quantizeQ8?: GpuQuantizer,
 ): Promise<ResidentWeights> {
   const upload = (data: Uint8Array, label: string): GPUBuffer => {
     const b = buffer(data.byteLength, label);
@@ -123,12 +140,37 @@ export async function uploadWeights(
     device.queue.writeBuffer(b, 0, padded as Uint8Array<ArrayBuffer>);
     return b;
   };
-  const matrix = (name: string, N: number, K: number, weight: Uint8Array, scales?: Uint8Array, unit = 1): Matrix => {
+  /** A matrix from its parts' bytes: `source` is the form they are in (f32 only where q8 is deferred). */
+  const matrix = async (
+    name: string,
+    N: number,
+    K: number,
+    source: WeightFormat,
+    weight: Uint8Array,
+    scales?: Uint8Array,
+    unit = 1,
+  ): Promise<Matrix> => {
+    const deferred = source !== format;
+    if (deferred && !(source === "f32" && format === "q8" && quantizeQ8)) {
+      throw new Error(`LlamaEngine: ${name} arrived as ${source}, which a ${format} engine cannot take`);
+    }
     const bytes = rowBytes(format, K);
     const per = blockRows(format, K, N, limit, unit);
     const blocks: Block[] = [];
     for (let row0 = 0; row0 < N; row0 += per) {
       const rows = Math.min(per, N - row0);
+      if (deferred) {
+        const values = new Float32Array(weight.buffer, weight.byteOffset + row0 * K * 4, rows * K);
+        const block = {
+          row0,
+          rows,
+          weight: buffer(rows * bytes.weight, name),
+          scales: buffer(4 * rows, `${name}.scales`),
+        };
+        await quantizeQ8!(values, rows, K, block.weight, block.scales);
+        blocks.push(block);
+        continue;
+      }
       blocks.push({
         row0,
         rows,
@@ -142,21 +184,23 @@ export async function uploadWeights(
   };
   const pending = new Map<string, LoadedWeight>();
   /** Q/K/V rows concatenated, or (`pairs`) gate and up rows interleaved. */
-  const fuse = (names: string[], fusedName: string, pairs = false): Matrix | undefined => {
+  const fuse = async (names: string[], fusedName: string, pairs = false): Promise<Matrix | undefined> => {
     const parts = names.map((n) => pending.get(n));
     if (parts.some((p) => !p)) return undefined;
     const ws = parts as LoadedWeight[];
     const N = ws.reduce((s, w) => s + w.spec.shape[0], 0);
     const K = ws[0].spec.shape[1];
-    const bytes = rowBytes(format, K);
+    const source = ws[0].format;
+    const bytes = rowBytes(source, K);
     const join = (part: number, rowBytes: number) =>
       pairs
         ? interleaveRows(ws[0].parts[part].data, ws[1].parts[part].data, ws[0].spec.shape[0], rowBytes)
         : concatBytes(ws.map((w) => w.parts[part].data));
-    const m = matrix(
+    const m = await matrix(
       fusedName,
       N,
       K,
+      source,
       join(0, bytes.weight),
       ws[0].parts[1] ? join(1, bytes.scales) : undefined,
       pairs ? 2 : 1,
@@ -173,24 +217,24 @@ export async function uploadWeights(
     const layerMatch = /^model\.layers\.(\d+)\./.exec(name);
     const layer = layerMatch ? layers[Number(layerMatch[1])] : undefined;
     const p = layerMatch ? `model.layers.${layerMatch[1]}` : "";
-    const single = () => matrix(name, shape[0], shape[1], w.parts[0].data, w.parts[1]?.data);
-    if (role === "embedding") embedding = single();
-    else if (role === "head") head = single();
+    const single = () => matrix(name, shape[0], shape[1], w.format, w.parts[0].data, w.parts[1]?.data);
+    if (role === "embedding") embedding = await single();
+    else if (role === "head") head = await single();
     else if (role === "norm") {
       const buf = upload(w.parts[0].data, name);
       if (!layer) finalNorm = buf;
       else if (name.endsWith("input_layernorm.weight")) layer.inputNorm = buf;
       else layer.postNorm = buf;
-    } else if (role === "o") layer!.o = single();
-    else if (role === "down") layer!.down = single();
+    } else if (role === "o") layer!.o = await single();
+    else if (role === "down") layer!.down = await single();
     else {
       pending.set(name, w);
       if (role === "q" || role === "k" || role === "v") {
         const names = ["q_proj", "k_proj", "v_proj"].map((s) => `${p}.self_attn.${s}.weight`);
-        layer!.qkv ??= fuse(names, `${p}.self_attn.qkv`);
+        layer!.qkv ??= await fuse(names, `${p}.self_attn.qkv`);
       } else {
         const names = ["gate_proj", "up_proj"].map((s) => `${p}.mlp.${s}.weight`);
-        layer!.gateUp ??= fuse(names, `${p}.mlp.gate_up`, true);
+        layer!.gateUp ??= await fuse(names, `${p}.mlp.gate_up`, true);
       }
     }
   }

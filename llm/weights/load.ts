@@ -2,7 +2,8 @@
  * Loading a Llama checkpoint's weights tensor by tensor, in one of the formats of `format.ts`,
  * from either kind of file:
  * - a Hugging Face checkpoint (F32, F16 or BF16 tensors; one file or sharded): each tensor is read,
- *   decoded and passed through `transformTensor`, the converter's own transform;
+ *   decoded and passed through `transformTensor`, the converter's own transform (or, for a format in
+ *   `deferQuantization`, its f32 form, for a caller that quantizes on the GPU);
  * - a converted checkpoint (our `__metadata__`: format, version, permutation): each stored tensor
  *   is read as is, after its name, dtype and shape are checked against what the format says.
  *
@@ -31,6 +32,8 @@ import {
 export interface LoadedWeight {
   /** The HF tensor it came from. */
   spec: WeightSpec;
+  /** The form of `parts`: the load's format, or f32 for a matrix whose quantization was deferred. */
+  format: WeightFormat;
   /** Its stored form: the tensors of `outputSpecs(spec, format)`, with bytes. */
   parts: TensorData[];
 }
@@ -44,6 +47,12 @@ export interface LoadOptions {
   format?: WeightFormat;
   /** Progress callback. */
   onProgress?: LoadProgress;
+  /**
+   * Formats whose quantization the caller does itself: loading an HF checkpoint into one of them
+   * yields its matrices as f32 (Q/K rows permuted, every value checked finite, as the quantizer
+   * would), with `format: "f32"`. `LlamaEngine` defers q8, which it quantizes on the GPU.
+   */
+  deferQuantization?: readonly WeightFormat[];
 }
 
 /**
@@ -204,9 +213,21 @@ export async function* loadWeights(
       const info = store.info(spec.name);
       const values = await store.readFloat32(spec.name);
       bytesDone += info.end - info.begin;
+      if (spec.role !== "norm" && options.deferQuantization?.includes(plan.format)) {
+        const bad = values.findIndex((v) => !Number.isFinite(v));
+        if (bad >= 0) {
+          throw new Error(
+            `weights: ${spec.name} cannot be stored as ${plan.format}: element ${bad} is ${values[bad]} ` +
+              "(an int8 code has no value for Inf or NaN)",
+          );
+        }
+        options.onProgress?.(bytesDone, plan.bytesTotal);
+        yield { spec, format: "f32", parts: transformTensor(spec, values, config, "f32") };
+        continue;
+      }
       parts = transformTensor(spec, values, config, plan.format);
     }
     options.onProgress?.(bytesDone, plan.bytesTotal);
-    yield { spec, parts };
+    yield { spec, format: plan.format, parts };
   }
 }
