@@ -43,19 +43,7 @@ fn main(
   let cols = params.cols;
   let base = row * cols;
 
-  var largest = 0u;
-  for (var c = lid; c < cols; c += WORKGROUP) {
-    largest = max(largest, bitcast<u32>(x[base + c]) & 0x7fffffffu);
-  }
-  maxima[lid] = largest;
-  workgroupBarrier();
-  for (var stride = WORKGROUP / 2u; stride > 0u; stride /= 2u) {
-    if (lid < stride) {
-      maxima[lid] = max(maxima[lid], maxima[lid + stride]);
-    }
-    workgroupBarrier();
-  }
-  let absmax_bits = maxima[0];
+// #include "row_absmax.wgsl"
 
   if (lid == 0u) {
     scales[row] = bitcast<f32>(absmax_bits) / 127.0;
