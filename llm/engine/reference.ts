@@ -50,7 +50,7 @@ function u32View(bytes: Uint8Array): Uint32Array {
  * import { dequantizeWeight, llamaWeightSpecs, TINY_CONFIG, transformTensor } from "@xpu/ops/llm";
  * const spec = llamaWeightSpecs(TINY_CONFIG)[0]; // the embedding, [128, 48]
  * const parts = transformTensor(spec, new Float32Array(128 * 48).fill(0.5), TINY_CONFIG, "q8");
- * dequantizeWeight({ spec, parts }, "q8")[0]; // 0.49999999813735485: code 127 times the f32 scale of 0.5 / 127
+ * dequantizeWeight({ spec, format: "q8", parts }, "q8")[0]; // 0.49999999813735485: code 127 times the f32 scale of 0.5 / 127
  * ```
  */
 export function dequantizeWeight(weight: LoadedWeight, format: WeightFormat): Float64Array {
