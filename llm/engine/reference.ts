@@ -41,8 +41,7 @@ function u32View(bytes: Uint8Array): Uint32Array {
  * One loaded tensor as f64 values in its HF shape (Q/K rows relabelled for adjacent-pair RoPE):
  * f32 as stored, q8 as `code * scale[row]`, q4g128 as `code * scales[row, col / 128]`.
  *
- * @param weight a tensor from `loadWeights`
- * @param format its format
+ * @param weight a tensor from `loadWeights`, in the format its `format` names
  * @returns the values, row-major
  *
  * @example
@@ -50,16 +49,16 @@ function u32View(bytes: Uint8Array): Uint32Array {
  * import { dequantizeWeight, llamaWeightSpecs, TINY_CONFIG, transformTensor } from "@xpu/ops/llm";
  * const spec = llamaWeightSpecs(TINY_CONFIG)[0]; // the embedding, [128, 48]
  * const parts = transformTensor(spec, new Float32Array(128 * 48).fill(0.5), TINY_CONFIG, "q8");
- * dequantizeWeight({ spec, format: "q8", parts }, "q8")[0]; // 0.49999999813735485: code 127 times the f32 scale of 0.5 / 127
+ * dequantizeWeight({ spec, format: "q8", parts })[0]; // 0.49999999813735485: code 127 times the f32 scale of 0.5 / 127
  * ```
  */
-export function dequantizeWeight(weight: LoadedWeight, format: WeightFormat): Float64Array {
+export function dequantizeWeight(weight: LoadedWeight): Float64Array {
   const [main, scales] = weight.parts;
   if (!scales) return Float64Array.from(f32View(main.data));
   const [N, K] = weight.spec.shape;
   const s = f32View(scales.data);
   const out = new Float64Array(N * K);
-  if (format === "q8") {
+  if (weight.format === "q8") {
     const codes = unpackQ8(u32View(main.data), N, K);
     for (let n = 0; n < N; n++) for (let k = 0; k < K; k++) out[n * K + k] = codes[n * K + k] * s[n];
   } else {
@@ -146,7 +145,7 @@ export class LlamaReference {
    */
   static async load(store: TensorStore, config: LlamaConfig, format: WeightFormat = "f32"): Promise<LlamaReference> {
     const weights = new Map<string, Float64Array>();
-    for await (const w of loadWeights(store, config, { format })) weights.set(w.spec.name, dequantizeWeight(w, format));
+    for await (const w of loadWeights(store, config, { format })) weights.set(w.spec.name, dequantizeWeight(w));
     return new LlamaReference(config, weights);
   }
 
