@@ -111,3 +111,25 @@ Deno.test("loadWeights: a missing, misshapen or unexpected tensor is refused bef
     "unexpected tensor lm_head.weight (tie_word_embeddings is true: the head is the embedding)",
   );
 });
+
+Deno.test("loadWeights: a matrix left to the caller's quantizer is refused as the quantizer refuses it", async () => {
+  const tensors = await tensorsOf("tiny-gqa/f32");
+  const q = tensors.find((t) => t.name === "model.layers.0.self_attn.q_proj.weight")!;
+  const values = new Float32Array(q.data.slice().buffer);
+  values[100] = NaN;
+  q.data = new Uint8Array(values.buffer);
+  const store = await SafetensorsFile.open(bytesSource(encodeSafetensors(tensors)));
+  const config = parseLlamaConfig(await Deno.readTextFile(`${FIXTURES}tiny-gqa/f32/config.json`));
+  const message = "weights: model.layers.0.self_attn.q_proj.weight cannot be stored as q8: quantize: x must be finite";
+  await assertThrowsMessage(() => collect(loadWeights(store, config, { format: "q8" })), message);
+  await assertThrowsMessage(
+    () => collect(loadWeights(store, config, { format: "q8", deferQuantization: ["q8"] })),
+    message,
+  );
+  // Deferred, the matrices come as f32 with Q/K permuted; the norms as they are.
+  const clean = await SafetensorsFile.open(bytesSource(encodeSafetensors(await tensorsOf("tiny-gqa/f32"))));
+  const deferred = await collect(loadWeights(clean, config, { format: "q8", deferQuantization: ["q8"] }));
+  const f32 = await collect(loadWeights(clean, config, { format: "f32" }));
+  assertEquals(deferred.map((w) => w.parts), f32.map((w) => w.parts));
+  assertEquals(deferred.map((w) => w.format), f32.map((w) => (w.spec.role === "norm" ? "q8" : "f32")));
+});

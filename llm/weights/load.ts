@@ -14,6 +14,7 @@
  * @module
  */
 
+import { validateQuantize } from "../../ops/quantize/reference.ts";
 import type { LlamaConfig } from "../config.ts";
 import { SafetensorsError, type TensorInfo, type TensorStore } from "../safetensors.ts";
 import type { TensorData } from "../safetensors_write.ts";
@@ -214,15 +215,16 @@ export async function* loadWeights(
       const values = await store.readFloat32(spec.name);
       bytesDone += info.end - info.begin;
       if (spec.role !== "norm" && options.deferQuantization?.includes(plan.format)) {
-        const bad = values.findIndex((v) => !Number.isFinite(v));
-        if (bad >= 0) {
-          throw new Error(
-            `weights: ${spec.name} cannot be stored as ${plan.format}: element ${bad} is ${values[bad]} ` +
-              "(an int8 code has no value for Inf or NaN)",
-          );
+        parts = transformTensor(spec, values, config, "f32");
+        // Refused as the quantizer would refuse it, with transformTensor's message.
+        const [rows, cols] = spec.shape;
+        try {
+          validateQuantize({ x: new Float32Array(parts[0].data.slice().buffer), rows, cols });
+        } catch (e) {
+          throw new Error(`weights: ${spec.name} cannot be stored as ${plan.format}: ${(e as Error).message}`);
         }
         options.onProgress?.(bytesDone, plan.bytesTotal);
-        yield { spec, format: "f32", parts: transformTensor(spec, values, config, "f32") };
+        yield { spec, format: "f32", parts };
         continue;
       }
       parts = transformTensor(spec, values, config, plan.format);
