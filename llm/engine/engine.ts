@@ -874,10 +874,10 @@ export class LlamaEngine {
     this.#length = 0;
     // Token 0 (from the prompt) is read alone; then tokens 1.., readEvery at a time.
     const endsRead = (token: number) => token === 0 || token === maxTokens - 1 || token % readEvery === 0;
-    // Each step's writes, encoding and submission run in error scopes of their own (the harness's
-    // withErrorScopes); their outcomes are examined before the ids of the next readback are yielded,
-    // so a rejected step (a kernel the browser would not compile, a validation error) fails the
-    // iterator, without awaiting the scopes between steps.
+    // The steps submitted between two readbacks (and each prefill chunk) run in error scopes of
+    // their own (the harness's withErrorScopes); their outcomes are examined before the ids of the
+    // next readback are yielded, so a rejected step (a kernel the browser would not compile, a
+    // validation error) fails the iterator, without awaiting the scopes between steps.
     const checks: Promise<unknown>[] = [];
     const scoped = (work: () => void) => {
       const check = this.#gpu.withErrorScopes(() => where, work);
@@ -924,15 +924,17 @@ export class LlamaEngine {
       while (pending.length > 0 || next < maxTokens) {
         t0 = performance.now();
         // Submit until the ring is full: the steps of up to `inFlight` readbacks are queued ahead.
-        while (next < maxTokens && pending.length < inFlight) {
-          const token = next++;
+        const room = () => next < maxTokens && pending.length < inFlight;
+        if (room()) {
           scoped(() => {
-            this.#writeMask(constraint, generated);
-            const encoder = device.createCommandEncoder();
-            this.#encode(encoder, step);
-            submit(encoder, token);
+            while (room()) {
+              this.#writeMask(constraint, generated);
+              const encoder = device.createCommandEncoder();
+              this.#encode(encoder, step);
+              submit(encoder, next++);
+              if (stats) stats.decodeSteps++;
+            }
           });
-          if (stats) stats.decodeSteps++;
         }
         if (stats) {
           const dt = performance.now() - t0;
