@@ -65,6 +65,7 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
+import { parseVariantName } from "../../harness/variants.ts";
 import { fftTwiddles, istftBasis, istftBasisLayout, stftBasis, stftBasisLayout } from "./basis.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import {
@@ -278,7 +279,11 @@ export function stftKernel(
   args: StftShape & { window?: Float32Array },
   options: KernelOptions = {},
 ): { plan: KernelPlan; tables: Float32Array[] } {
-  const entry = options.override?.split(".")[0] ?? (stftUsesFft(args.nFft) ? "fft" : "kernel");
+  const entry = options.override !== undefined
+    ? parseVariantName(options.override).entry
+    : stftUsesFft(args.nFft)
+    ? "fft"
+    : "kernel";
   if (entry === "fft") {
     const plan = stftFftPlan(gpu, args, options);
     return { plan, tables: [args.window ?? hannWindow(args.nFft), fftTwiddles(args.nFft)] };
