@@ -219,7 +219,8 @@ export async function* loadWeights(
         // Refused as the quantizer would refuse it, with transformTensor's message.
         const [rows, cols] = spec.shape;
         try {
-          validateQuantize({ x: new Float32Array(parts[0].data.slice().buffer), rows, cols });
+          const { buffer, byteOffset } = parts[0].data; // transformTensor's own f32 bytes, aligned
+          validateQuantize({ x: new Float32Array(buffer, byteOffset, rows * cols), rows, cols });
         } catch (e) {
           throw new Error(`weights: ${spec.name} cannot be stored as ${plan.format}: ${(e as Error).message}`);
         }
