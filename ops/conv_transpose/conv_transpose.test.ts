@@ -172,6 +172,12 @@ gpuTest("conv_transpose GPU: surplus workgroups of a folded grid write nothing",
 });
 
 // Awkward shapes for both tiles: [N, Cin, Cout, L, K, stride, padding, outputPadding, dilation, groups, bias].
+// The kernels walk each phase's taps from its first one, tap_step = stride / gcd(stride, dilation)
+// apart; the last rows are for that walk: K not a multiple of stride with a gcd of 2 (stride 4,
+// dilation 2: half the phases get no tap, only the bias), with padding, output_padding and groups;
+// stride 6, dilation 4 (taps 3 apart, two input positions per step); 600 columns of two samples,
+// so a column tile and a store's four columns cross from one sample to the next, with 17 channels
+// (not a multiple of the 8-channel block) and output_padding 3.
 const shapes: number[][] = [
   [1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0],
   [2, 6, 4, 13, 5, 3, 2, 1, 1, 2, 1],
@@ -180,6 +186,9 @@ const shapes: number[][] = [
   [1, 4, 4, 1, 2, 5, 0, 0, 1, 4, 0],
   [3, 20, 12, 33, 4, 2, 1, 1, 1, 1, 1],
   [1, 9, 70, 50, 7, 1, 3, 0, 2, 1, 1],
+  [1, 24, 20, 40, 6, 4, 3, 2, 2, 2, 1],
+  [1, 8, 8, 20, 5, 6, 0, 1, 4, 1, 0],
+  [2, 17, 9, 300, 3, 4, 1, 3, 1, 1, 1],
 ];
 /** Every shape above, with inputs drawn from seeds `seed`, `seed + 100` and `seed + 200` (plus the row). */
 const randomCases = (seed: number) =>

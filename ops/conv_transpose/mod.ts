@@ -21,14 +21,21 @@
  * correlation: per (group, phase), an implicit GEMM of the transposed weight
  * `[Cout / groups, (Cin / groups) * taps]` with the gathered input, in ops/conv's register-blocked
  * tiles (see wgsl/include/conv_transpose_gemm.wgsl). No multiply is spent on a tap that misses a
- * position, which a scatter over every tap would do (stride - 1 of every stride). The plan takes
- * `tile64` except for GEMMs of at most 128 columns per phase with more than 64 output channels per
- * group (as ops/conv, whose measurements chose the rule). On the H200
- * (harness/baselines/nvidia-h200-log/signal-conv-norm-snake.txt): 512 -> 256 channels, K = 16,
- * stride 8, 2,048 inputs: 14.2 TFLOP/s with `tile64` (13.5 with `kernel`), short of the 15 aimed
- * for; 256 -> 128, K = 8, stride 4, 16,384 inputs: 16.3 (15.2). The first is a small problem
- * (8.6 GFLOP, 0.6 ms): 256 workgroups over 132 multiprocessors, each with a K of only 1,024
- * (512 channels x 2 taps); where its time goes was not measured further.
+ * position, which a scatter over every tap would do (stride - 1 of every stride), and no time on
+ * other phases' taps: each workgroup finds its phase's first tap once and steps
+ * `stride / gcd(stride, dilation)` taps at a time from it. Visiting all K taps and skipping the
+ * others (the kernel before) cost a third of the time at K = 16, stride 8. The plan takes `tile64`
+ * except for GEMMs of at most 128 columns per phase with more than 64 output channels per group (as
+ * ops/conv, whose measurements chose the rule); at both bench shapes `tile64` is 1.08-1.13x
+ * `kernel`'s rate.
+ *
+ * On the H200 (GPU timestamps, median of 20 after warm clocks, Deno 2.9.6, 2026-12-02;
+ * harness/baselines/nvidia-h200-log/32-convt-ab.txt): 512 -> 256 channels, K = 16, stride 8, 2,048
+ * inputs: 0.397 ms, 21.6 TFLOP/s with `tile64` (the skipping kernel: 0.600 ms, 14.3); 256 -> 128,
+ * K = 8, stride 4, 16,384 inputs: 0.443 ms, 19.4 (16.1). Holding the next block's loads in
+ * registers during the k-steps (one or two stage buffers) was slower at both shapes, 15.6-17.8
+ * TFLOP/s with the 64 x 256 tile, and was not kept. These GEMMs are small (8.6 GFLOP): 256
+ * workgroups over 132 multiprocessors, each with a K of only 1,024 (512 channels x 2 taps).
  *
  * Whether a 2-D transposed convolution is needed: not by the image models the spec names. Read in
  * diffusers' sources (huggingface/diffusers): the `AutoencoderKL` decoder (Z-Image's VAE, FLUX's)
@@ -82,8 +89,16 @@ const FIELDS = [
   "cols",
   "tiles_m",
   "tiles_n",
+  "tap_step",
+  "shift_step",
 ] as const;
 const PARAMS: readonly ParamField[] = FIELDS.map((name) => ({ name, type: "u32" }));
+
+/** Greatest common divisor of two integers >= 1. */
+function gcd(a: number, b: number): number {
+  while (b !== 0) [a, b] = [b, a % b];
+  return a;
+}
 
 /**
  * Plans `conv_transpose1d` on the GPU.
@@ -104,6 +119,7 @@ export function convTranspose1dPlan(
   const cinG = g.Cin / g.groups, coutG = g.Cout / g.groups;
   const jCount = Math.ceil(g.Lout / g.stride);
   const cols = g.N * jCount;
+  const common = gcd(g.stride, g.dilation);
   const { kernel, tilesM, tilesN } = gemmTiling(gpu, KERNELS, "conv_transpose1d", coutG, cols, options);
   const xLength = g.N * g.Cin * g.L, weightLength = g.Cin * coutG * g.K, outLength = g.N * g.Cout * g.Lout;
   return {
@@ -132,6 +148,8 @@ export function convTranspose1dPlan(
       cols,
       tiles_m: tilesM,
       tiles_n: tilesN,
+      tap_step: g.stride / common,
+      shift_step: g.dilation / common,
     }, "conv_transpose1d"),
     workgroups: foldWorkgroups(g.groups * g.stride * tilesM * tilesN, gpu.limits.maxComputeWorkgroupsPerDimension),
     // Each operand read once and the result written once; every input element meets every tap of

@@ -1,6 +1,7 @@
 // conv_transpose/tile64: conv_transpose/kernel's GEMM in tiles of 64 output channels x 256 columns,
-// the plan's usual choice (1.05-1.07x kernel's rate at the vocoder shapes on the H200, as conv's
-// tile64 against its kernel). 10 KiB of workgroup memory.
+// the plan's usual choice (1.08-1.13x kernel's rate at the vocoder shapes on the H200, as conv's
+// tile64 against its kernel; harness/baselines/nvidia-h200-log/32-convt-ab.txt). 10 KiB of
+// workgroup memory.
 const TILE_M = 64u;
 const TILE_N = 256u;
 const STEP = 8u;

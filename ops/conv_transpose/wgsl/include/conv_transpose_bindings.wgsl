@@ -16,6 +16,8 @@ struct Params {
   cols: u32,      // n * j_count
   tiles_m: u32,   // tiles over cout_g
   tiles_n: u32,   // tiles over cols
+  tap_step: u32,  // taps between two of one phase: stride / gcd(stride, dilation)
+  shift_step: u32, // input positions between two taps of one phase: dilation / gcd(stride, dilation)
 }
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;

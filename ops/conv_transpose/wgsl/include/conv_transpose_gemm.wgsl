@@ -5,12 +5,20 @@
 // x[ci, j + shift_k] * weight[ci, co, k], shift_k = (r + padding - k * dilation) / stride (exact).
 // Per (group, phase) that is a GEMM, weight^T [cout_g x (cin_g * taps)] times the gathered input
 // [(cin_g * taps) x (N * J)], J = ceil(Lout / stride) columns per sample (a phase's last column may
-// fall past Lout); no product is spent on a tap that misses
-// (a scatter over every tap would waste (stride - 1) / stride of them). The tile, the k-steps and
-// the staging follow ops/conv's implicit GEMM (wgsl/include/conv_gemm.wgsl there): TILE_M output
-// channels x TILE_N columns per workgroup, 8 x 8 outputs per invocation, K walked as blocks of STEP
-// = 8 input channels for each of the phase's taps. The including kernel declares TILE_M, TILE_N,
-// STEP, LANES_*, HALF_* and A_PER as conv's do.
+// fall past Lout); no product is spent on a tap that misses (a scatter over every tap would waste
+// (stride - 1) / stride of them).
+//
+// The phase's taps are walked directly: the first one is found once per workgroup (first_tap), the
+// next is tap_step = stride / gcd(stride, dilation) taps further and reads the input shift_step =
+// dilation / gcd(stride, dilation) positions earlier (both from mod.ts). An earlier version visited
+// every tap and skipped those of other phases with a modulo and a signed division per tap; at
+// K = 16, stride 8 that was 14 skipped taps per block of 2 and cost a third of the time (0.600 ms
+// against 0.397 on the H200, harness/baselines/nvidia-h200-log/32-convt-ab.txt).
+//
+// The tile, the k-steps and the staging follow ops/conv's implicit GEMM (wgsl/include/conv_gemm.wgsl
+// there): TILE_M output channels x TILE_N columns per workgroup, 8 x 8 outputs per invocation, K
+// walked as blocks of STEP = 8 input channels for each of the phase's taps. The including kernel
+// declares TILE_M, TILE_N, STEP, LANES_*, HALF_* and A_PER as conv's do.
 
 var<workgroup> a_t: array<vec4f, STEP * LANES_M>;
 var<workgroup> b_s: array<vec4f, STEP * LANES_N>;
@@ -31,20 +39,41 @@ fn load_x(at: u32, ci: u32, inside: bool) -> f32 {
 }
 
 // Writes output channel co of group g at columns col .. col + 3 of this phase, plus the bias;
-// columns past the end, positions past Lout and channels past the group are skipped. A phase's positions are `stride` apart, so the four are stored one by one.
+// columns past the end, positions past Lout and channels past the group are skipped. A phase's
+// positions are `stride` apart, so the four are stored one by one; the sample and position of the
+// first are divided out once and the others stepped from it.
 fn store_quad(g: u32, co: u32, col: u32, v: vec4f) {
   if (co >= params.cout_g) {
     return;
   }
   let channel = g * params.cout_g + co;
   let shifted = v + select(0.0, bias[min(channel, arrayLength(&bias) - 1u)], params.has_bias != 0u);
-  for (var j = 0u; j < 4u; j++) {
-    let c = col + j;
-    let t = phase + params.stride * (c % params.j_count);
-    if (c < params.cols && t < params.l_out) {
-      out[(c / params.j_count * params.cout + channel) * params.l_out + t] = shifted[j];
+  var n = col / params.j_count;
+  var j = col - n * params.j_count;
+  for (var e = 0u; e < 4u; e++) {
+    let t = phase + params.stride * j;
+    if (col + e < params.cols && t < params.l_out) {
+      out[(n * params.cout + channel) * params.l_out + t] = shifted[e];
+    }
+    j += 1u;
+    if (j == params.j_count) {
+      j = 0u;
+      n += 1u;
     }
   }
+}
+
+// The first tap of phase r: the smallest k with k * dilation = r + padding (mod stride), or K when
+// no tap reaches the phase (possible when gcd(stride, dilation) > 1, or K < stride). The residues of
+// k * dilation repeat every tap_step taps, so tap_step of them settle it.
+fn first_tap(r: u32) -> u32 {
+  let want = (r + params.padding) % params.stride;
+  for (var k = 0u; k < min(params.k, params.tap_step); k++) {
+    if ((k * params.dilation) % params.stride == want) {
+      return k;
+    }
+  }
+  return params.k;
 }
 
 @compute @workgroup_size(256)
@@ -62,7 +91,7 @@ fn main(
     return;
   }
   let g = tile / per_group;
-  // A local copy decides the loop's branches: a private variable's reads do not count as uniform.
+  // A local copy decides the loop's bounds: a private variable's reads do not count as uniform.
   let r = (tile % per_group) / per_phase;
   phase = r;
   let row0 = (tile % params.tiles_m) * TILE_M;
@@ -84,19 +113,19 @@ fn main(
   let a_ok = row0 + a_row < params.cout_g;
   let a_co = min(row0 + a_row, params.cout_g - 1u);
 
+  // The phase's first tap and the input position it reads for this column (uniform tap bounds: the
+  // barriers of the loop below stay in uniform control flow).
+  let k_first = first_tap(r);
+  let s_first = i32(j) + (i32(r + params.padding) - i32(k_first * params.dilation)) / i32(params.stride);
+
 // #include "gemm_acc8x8.wgsl"
 
   for (var ci0 = 0u; ci0 < params.cin_g; ci0 += STEP) {
-    for (var k = 0u; k < params.k; k++) {
-      // Only the taps of this phase: k * dilation = phase + padding (mod stride). The same for the
-      // whole workgroup, so the barriers below stay in uniform control flow.
-      let reach = k * params.dilation;
-      if (reach % params.stride != (r + params.padding) % params.stride) {
-        continue;
-      }
-      let s = i32(j) + (i32(r + params.padding) - i32(reach)) / i32(params.stride);
+    var s = s_first;
+    for (var k = k_first; k < params.k; k += params.tap_step) {
       let inside = col_ok && s >= 0 && s < i32(params.l_in);
       let at = select(0u, x_base + u32(s), inside);
+      s -= i32(params.shift_step);
       let ci = ci0 + b_row;
       let v0 = load_x(at, ci, inside);
       let v1 = load_x(at, ci + B_ROW_STEP, inside);
