@@ -35,7 +35,9 @@
  * K = 8, stride 4, 16,384 inputs: 0.443 ms, 19.4 (16.1). Holding the next block's loads in
  * registers during the k-steps (one or two stage buffers) was slower at both shapes, 15.6-17.8
  * TFLOP/s with the 64 x 256 tile, and was not kept. These GEMMs are small (8.6 GFLOP): 256
- * workgroups over 132 multiprocessors, each with a K of only 1,024 (512 channels x 2 taps).
+ * workgroups over 132 multiprocessors, each with a K of only 1,024 (512 channels x 2 taps). The
+ * kernels as committed passed this module's tests on the H200 (`32-convt-tests.txt` there); their
+ * code is the timed candidates' (`walk64`, `walk128` in the log) with comments added.
  *
  * Whether a 2-D transposed convolution is needed: not by the image models the spec names. Read in
  * diffusers' sources (huggingface/diffusers): the `AutoencoderKL` decoder (Z-Image's VAE, FLUX's)
