@@ -10,7 +10,7 @@
 
 import { type BenchCase, defineCase, entryOptions, randomInput } from "../../harness/bench_case.ts";
 import { KERNELS as FLASH_KERNELS } from "../flash_attention/mod.ts";
-import { DECODE_CHUNK, gqaPlan, KERNELS } from "./mod.ts";
+import { decodeSplits, gqaPlan, KERNELS } from "./mod.ts";
 
 interface Shape {
   B: number;
@@ -59,8 +59,9 @@ export const BENCH: readonly BenchCase[] = [
     quick: DECODE_QUICK,
     label,
     plan: (gpu, shape, options) => gqaPlan(gpu, shape, { ...options, path: "decode" }).steps[1],
-    inputs: ({ B, H, L, S, D }, seed) => {
-      const rows = B * H * L * Math.ceil(S / DECODE_CHUNK);
+    inputs: (shape, seed) => {
+      const { B, H, L, D } = shape;
+      const rows = B * H * L * decodeSplits(shape).splits;
       return [randomInput(rows * D, seed), randomInput(rows * 2, seed + 1)];
     },
   }),

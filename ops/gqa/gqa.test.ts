@@ -3,7 +3,7 @@ import { ResidentDevice } from "../../harness/device.ts";
 import { assertClose, assertThrowsMessage, checkAgainstReference, gpuTest } from "../../harness/testing.ts";
 import { attention } from "../attention/reference.ts";
 import { gpuTolerance, loadSdpaGolden, randomCase } from "../attention/testing_helpers.ts";
-import { DECODE_CHUNK, gqa, type GqaArgs, gqaGpu, gqaPlan, KERNELS, kvCacheBytes } from "./mod.ts";
+import { DECODE_BLOCK, decodeSplits, gqa, type GqaArgs, gqaGpu, gqaPlan, KERNELS, kvCacheBytes } from "./mod.ts";
 
 const f32 = (xs: number[]) => new Float32Array(xs);
 const goldenUrl = new URL("./goldens/gqa.json", import.meta.url);
@@ -106,7 +106,7 @@ Deno.test("gqa reference matches the torch goldens (enable_gqa=True)", async () 
   }
 });
 
-Deno.test("gqa decode plan at Llama-3-8B's 32/8 heads, S = 8192: K and V bound and counted once, 512 workgroups", () => {
+Deno.test("gqa decode plan at Llama-3-8B's 32/8 heads, S = 8192: K and V bound and counted once, 1,024 workgroups", () => {
   const gpu = {
     resolve: (sources: Record<string, string>, entry: string, options: { override?: string } = {}) => {
       const variant = options.override ?? entry;
@@ -119,19 +119,39 @@ Deno.test("gqa decode plan at Llama-3-8B's 32/8 heads, S = 8192: K and V bound a
   const { path, steps } = gqaPlan(gpu, { B: 1, H: 32, kvHeads: 8, L: 1, S: 8192, D: 128 });
   strictEqual(path, "decode");
   const [decode, combine] = steps;
-  deepStrictEqual(decode.workgroups, [(8192 / DECODE_CHUNK) * 8, 1, 1]);
+  // 128 splits of one 64-key block, 8 KV heads, the 4 query heads of a group in one workgroup.
+  strictEqual(DECODE_BLOCK, 64);
+  deepStrictEqual(decode.workgroups, [128 * 8, 1, 1]);
   const kv = kvCacheBytes({ kvHeads: 8, S: 8192, D: 128 });
   strictEqual(4 * (decode.bindings[1].length + decode.bindings[2].length), kv);
-  const partials = 4 * 32 * (8192 / DECODE_CHUNK) * (128 + 2);
+  const partials = 4 * 32 * 128 * (128 + 2);
   strictEqual(decode.cost.bytes, kv + 4 * 32 * 128 + partials);
   strictEqual(combine.cost.bytes, partials + 4 * 32 * 128);
+  // The combine: a workgroup per output row and 8 quads of Dv.
+  deepStrictEqual(combine.workgroups, [32 * 4, 1, 1]);
   strictEqual(gqaPlan(gpu, { B: 1, H: 32, kvHeads: 8, L: 64, S: 8192, D: 128 }).path, "prefill");
   strictEqual(gqaPlan(gpu, { B: 1, H: 32, kvHeads: 8, L: 1, S: 8192, D: 256 }).path, "prefill");
 });
 
-// Decode: groups of 1, 2, 3, 4 and 8 rows (row groups of 4 with surplus rows), several 128-key chunks
-// with a short last one, L > 1 with causal lower-right, masks (a query-head axis, key padding), D and Dv
-// apart, and a chunk in which every key is masked for some rows.
+Deno.test("gqa decodeSplits: more blocks per split only while the grid keeps 1,024 workgroups, at most 8", () => {
+  const llama = { B: 1, H: 32, kvHeads: 8, L: 1 };
+  deepStrictEqual(decodeSplits({ ...llama, S: 8192 }), { blocks: 1, splits: 128 });
+  deepStrictEqual(decodeSplits({ ...llama, S: 16320 }), { blocks: 1, splits: 255 }); // 2 blocks: 1,020 workgroups
+  deepStrictEqual(decodeSplits({ ...llama, S: 16384 }), { blocks: 2, splits: 128 });
+  deepStrictEqual(decodeSplits({ ...llama, S: 32768 }), { blocks: 4, splits: 128 });
+  deepStrictEqual(decodeSplits({ ...llama, S: 1 << 20 }), { blocks: 8, splits: 2048 });
+  deepStrictEqual(decodeSplits({ ...llama, S: 100 }), { blocks: 1, splits: 2 });
+  // 8 query rows per KV head (group 4, L = 2) are two row groups: twice the workgroups per split.
+  deepStrictEqual(decodeSplits({ ...llama, L: 2, S: 16384 }), { blocks: 4, splits: 64 });
+  // A split of several blocks with a short last one: 2 blocks of 64, the last split 30 keys.
+  deepStrictEqual(decodeSplits({ B: 1, H: 4, kvHeads: 1, L: 1, S: 1024 * 128 + 30 }), { blocks: 2, splits: 1025 });
+});
+
+// Decode: groups of 1, 2, 3, 4 and 8 rows (row groups of 4 with surplus rows), kvHeads = 1 and = H,
+// several 64-key blocks with a short last one, L > 1 with causal lower-right, masks (a query-head axis,
+// key padding), D and Dv apart, and a block in which every key is masked for some rows. The last three
+// take several blocks per split (online softmax across blocks): a last split of one short block and
+// one past S, causal hiding whole blocks and splits, and a mask hiding a split's first block.
 const mask = (s: [number, number, number, number]) => s;
 const decodeCases = [
   { B: 1, H: 1, kvHeads: 1, L: 1, S: 1, D: 4 },
@@ -142,8 +162,13 @@ const decodeCases = [
   { B: 1, H: 4, kvHeads: 4, L: 2, S: 70, D: 112 },
   { B: 2, H: 4, kvHeads: 2, L: 1, S: 260, D: 8, maskShape: mask([2, 4, 1, 260]) },
   { B: 2, H: 4, kvHeads: 1, L: 2, S: 33, D: 4, maskShape: mask([2, 1, 1, 33]) },
-  { B: 1, H: 2, kvHeads: 1, L: 1, S: 16700, D: 4 }, // 131 splits: the combine takes them 128 at a time
+  { B: 1, H: 2, kvHeads: 1, L: 1, S: 16700, D: 4 }, // 261 splits: the combine takes them 128 at a time
+  { B: 1, H: 4, kvHeads: 1, L: 1, S: 1024 * 128 + 30, D: 4 }, // 2 blocks a split, 1,025 splits
+  { B: 1, H: 4, kvHeads: 1, L: 2, S: 140000, D: 8, causal: true, queryOffset: 70000 }, // 4 blocks a split
+  { B: 1, H: 2, kvHeads: 1, L: 1, S: 1024 * 128 + 30, D: 4, maskShape: mask([1, 1, 1, 1024 * 128 + 30]) },
 ].map((c, i) => ({ label: JSON.stringify(c), args: randomCase(c, 300 + 10 * i) as GqaArgs }));
+// The last case: keys 0-63 (split 0's first block) and 256-319 (split 2's first) hidden from every row.
+decodeCases.at(-1)!.args.mask!.fill(-Infinity, 0, 64).fill(-Infinity, 256, 320);
 
 checkAgainstReference(
   "gqa",
@@ -207,10 +232,13 @@ gpuTest("gqa GPU: bad input throws before dispatch", async (gpu) => {
   );
 });
 
-gpuTest("gqa GPU: decode workgroups past the per-dimension limit fold into y", async (gpu) => {
-  // 5 splits x 2 KV heads = 10 workgroups at a limit of 4: a 4 x 3 grid whose last 2 do nothing.
+gpuTest("gqa GPU: decode and combine workgroups past the per-dimension limit fold into y", async (gpu) => {
+  // decode: 5 splits x 2 KV heads = 10 workgroups at a limit of 4, a 4 x 3 grid whose last 2 do nothing;
+  // combine: 4 rows x 2 groups of 8 quads (Dv = 64) = 8 workgroups, a 4 x 2 grid.
   const narrow = gpu.withLimits({ maxComputeWorkgroupsPerDimension: 4 });
-  const args = randomCase({ B: 1, H: 4, kvHeads: 2, L: 1, S: 600, D: 8 }, 12) as GqaArgs;
-  deepStrictEqual(gqaPlan(narrow, args).steps[0].workgroups, [4, 3, 1]);
+  const args = randomCase({ B: 1, H: 4, kvHeads: 2, L: 1, S: 300, D: 64 }, 12) as GqaArgs;
+  const [decode, combine] = gqaPlan(narrow, args).steps;
+  deepStrictEqual(decode.workgroups, [4, 3, 1]);
+  deepStrictEqual(combine.workgroups, [4, 2, 1]);
   assertClose(await gqaGpu(narrow, args), gqa(args), gpuTolerance(args), "folded");
 });

@@ -63,8 +63,17 @@ import {
 export * from "./reference.ts";
 export { KERNELS };
 
-/** Keys per split of the decode path (`CHUNK` in decode.wgsl). */
-export const DECODE_CHUNK = 128;
+/** Keys per block of the decode path (`KEYS` in decode.wgsl); a split is one or more blocks. */
+export const DECODE_BLOCK = 64;
+/**
+ * Workgroups the decode pass aims for: a split takes more blocks while the grid stays at least this
+ * large (see {@link decodeSplits}).
+ */
+const DECODE_WORKGROUPS = 1024;
+/** Most blocks per split. */
+const DECODE_MAX_BLOCKS = 8;
+/** Quads of Dv per combine workgroup (`QG` in combine.wgsl). */
+const COMBINE_QUADS = 8;
 /** Query rows per workgroup of the decode path. */
 const DECODE_ROWS = 4;
 /** Longest L for which {@link gqaPlan} takes the decode path by default. */
@@ -90,12 +99,14 @@ const DECODE_PARAMS: readonly ParamField[] = [
   { name: "mask_i", type: "u32" },
   { name: "row_groups", type: "u32" },
   { name: "BKV", type: "u32" },
+  { name: "blocks", type: "u32" },
 ];
 
 const COMBINE_PARAMS: readonly ParamField[] = [
   { name: "rows", type: "u32" },
   { name: "splits", type: "u32" },
   { name: "dvq", type: "u32" },
+  { name: "groups", type: "u32" },
 ];
 
 /** Options of the gqa entry points: a kernel override, and which path to take. */
@@ -113,6 +124,33 @@ export interface GqaPlans {
    * prefill: one plan [q, k, v, mask, out]. The mask binding is one placeholder element without a mask.
    */
   steps: readonly KernelPlan[];
+}
+
+/**
+ * How the decode path splits the keys: blocks of {@link DECODE_BLOCK} keys per split, the most (up to
+ * 8) that keep the grid at 1,024 workgroups or more, so that a long cache is read by fewer, longer
+ * workgroups and leaves the combine fewer partials, while a short one still spreads over every
+ * multiprocessor.
+ *
+ * @param shape batch, heads, query rows and keys
+ * @returns blocks per split and the number of splits
+ *
+ * @example
+ * ```ts
+ * import { decodeSplits } from "@xpu/ops/ops/gqa";
+ * // Llama-3-8B, one query row: 4 query heads per KV head are one row group.
+ * decodeSplits({ B: 1, H: 32, kvHeads: 8, L: 1, S: 8192 }); // { blocks: 1, splits: 128 }: 1,024 workgroups
+ * decodeSplits({ B: 1, H: 32, kvHeads: 8, L: 1, S: 32768 }); // { blocks: 4, splits: 128 }
+ * ```
+ */
+export function decodeSplits(
+  shape: { B: number; H: number; kvHeads: number; L: number; S: number },
+): { blocks: number; splits: number } {
+  const { B, H, kvHeads, L, S } = shape;
+  const perSplit = Math.ceil((H / kvHeads) * L / DECODE_ROWS) * B * kvHeads;
+  const fill = Math.floor(Math.ceil(S / DECODE_BLOCK) * perSplit / DECODE_WORKGROUPS);
+  const blocks = Math.max(1, Math.min(DECODE_MAX_BLOCKS, fill));
+  return { blocks, splits: Math.ceil(S / (DECODE_BLOCK * blocks)) };
 }
 
 function decodeFits(shape: ResolvedAttentionShape): boolean {
@@ -155,10 +193,10 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, o
   const { B, H, kvHeads, L, S, D, Dv } = shape;
   const group = H / kvHeads;
   const rows = group * L;
-  const splits = Math.ceil(S / DECODE_CHUNK);
   const outRows = B * H * L;
   const maskBytes = shape.maskShape ? 4 * maskLength(shape) : 0;
   const rowGroups = Math.ceil(rows / DECODE_ROWS);
+  const { blocks, splits } = decodeSplits(shape);
   const decode: KernelPlan = {
     op: "gqa",
     kernel: gpu.resolve(KERNELS, "decode", named === "decode" ? options : {}),
@@ -187,6 +225,7 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, o
         ...maskParams(shape),
         row_groups: rowGroups,
         BKV: B * kvHeads,
+        blocks,
       },
       "gqa",
     ),
@@ -198,6 +237,7 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, o
       flops: 2 * B * H * L * S * (D + Dv),
     },
   };
+  const combineGroups = Math.ceil(Dv / 4 / COMBINE_QUADS);
   const combine: KernelPlan = {
     op: "gqa",
     kernel: gpu.resolve(KERNELS, "combine", named === "combine" ? options : {}),
@@ -206,8 +246,8 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, o
       { name: "partStats", dtype: "f32", length: outRows * splits * 2, role: "input" },
       { name: "out", dtype: "f32", length: outRows * Dv, role: "output" },
     ],
-    params: packParams(COMBINE_PARAMS, { rows: outRows, splits, dvq: Dv / 4 }, "gqa"),
-    workgroups: foldWorkgroups(outRows, gpu.limits.maxComputeWorkgroupsPerDimension),
+    params: packParams(COMBINE_PARAMS, { rows: outRows, splits, dvq: Dv / 4, groups: combineGroups }, "gqa"),
+    workgroups: foldWorkgroups(outRows * combineGroups, gpu.limits.maxComputeWorkgroupsPerDimension),
     // Read the partials once, write out once; per partial element a multiply-add.
     cost: { bytes: 4 * (outRows * splits * (Dv + 2) + outRows * Dv), flops: 2 * outRows * splits * (Dv + 1) },
   };
