@@ -15,11 +15,14 @@
  *   point `decode` splits the keys into chunks of 128; each workgroup takes one KV head, one chunk and
  *   up to 4 query rows of that head's group (4 query heads at L = 1 for Llama-3's 32/8) and reads each
  *   K and V row of its chunk once for all of them, writing per row an unnormalised partial output with
- *   its max and sum; entry point `combine` merges the chunks (one workgroup per output row, the chunks'
- *   partials read 128 at a time, several loads in flight). Decode attention is bandwidth-bound (a
+ *   its max and sum; the second dispatch merges the chunks: entry point `combine` up to
+ *   {@link COMBINE_MAX_SPLITS} chunks (one workgroup per output row, the partials read 128 at a time,
+ *   four loads in flight), `combine_wide` beyond (a workgroup per output row and 8 quads of Dv, its
+ *   loads issued before the max is reduced), the faster of the two on each side of that count on the
+ *   H200 when run right after `decode`. Decode attention is bandwidth-bound (a
  *   KV cache read once per token), so what matters is that the cache is read once per KV head, not per
- *   query head, and by enough workgroups at once (64 chunks x 8 KV heads at S = 8,192: 512 workgroups of 128 invocations) to keep the
- *   memory system busy. A group of more than 4 rows (MQA with many heads, or L > 1) takes a workgroup
+ *   query head, and by enough workgroups at once (64 chunks x 8 KV heads at S = 8,192: 512 workgroups
+ *   of 128 invocations) to keep the memory system busy. A group of more than 4 rows (MQA with many heads, or L > 1) takes a workgroup
  *   per 4 rows, each reading the chunk again (from L2 when they run together). Workgroups beyond
  *   65,535 fold into a second grid dimension.
  * - `prefill` (otherwise): flash_attention's kernel, which maps query head h to KV head h / group.
@@ -63,19 +66,16 @@ import {
 export * from "./reference.ts";
 export { KERNELS };
 
-/** Keys per block of the decode path (`KEYS` in decode.wgsl); a split is one or more blocks. */
-export const DECODE_BLOCK = 64;
-/**
- * Workgroups the decode pass aims for: a split takes more blocks while the grid stays at least this
- * large (see {@link decodeSplits}).
- */
-const DECODE_WORKGROUPS = 1024;
-/** Most blocks per split. */
-const DECODE_MAX_BLOCKS = 8;
-/** Quads of Dv per combine workgroup (`QG` in combine.wgsl). */
-const COMBINE_QUADS = 8;
+/** Keys per split of the decode path (`CHUNK` in decode.wgsl). */
+export const DECODE_CHUNK = 128;
 /** Query rows per workgroup of the decode path. */
 const DECODE_ROWS = 4;
+/** Most splits `combine` merges; more go to `combine_wide`. */
+export const COMBINE_MAX_SPLITS = 64;
+/** Quads of Dv per `combine_wide` workgroup (`QG` in combine_wide.wgsl). */
+const WIDE_QUADS = 8;
+/** The entry points of the decode path. */
+const DECODE_ENTRIES = ["decode", "combine", "combine_wide"];
 /** Longest L for which {@link gqaPlan} takes the decode path by default. */
 export const DECODE_MAX_L = 8;
 /** Largest D and Dv of the decode path (32 quads). */
@@ -99,15 +99,15 @@ const DECODE_PARAMS: readonly ParamField[] = [
   { name: "mask_i", type: "u32" },
   { name: "row_groups", type: "u32" },
   { name: "BKV", type: "u32" },
-  { name: "blocks", type: "u32" },
 ];
 
 const COMBINE_PARAMS: readonly ParamField[] = [
   { name: "rows", type: "u32" },
   { name: "splits", type: "u32" },
   { name: "dvq", type: "u32" },
-  { name: "groups", type: "u32" },
 ];
+
+const WIDE_PARAMS: readonly ParamField[] = [...COMBINE_PARAMS, { name: "groups", type: "u32" }];
 
 /** Options of the gqa entry points: a kernel override, and which path to take. */
 export interface GqaOptions extends KernelOptions {
@@ -120,37 +120,11 @@ export interface GqaPlans {
   /** Which path the plans take. */
   path: "decode" | "prefill";
   /**
-   * decode: `decode` [q, k, v, mask, partOut, partStats] then `combine` [partOut, partStats, out];
+   * decode: `decode` [q, k, v, mask, partOut, partStats] then `combine` or `combine_wide`
+   * [partOut, partStats, out];
    * prefill: one plan [q, k, v, mask, out]. The mask binding is one placeholder element without a mask.
    */
   steps: readonly KernelPlan[];
-}
-
-/**
- * How the decode path splits the keys: blocks of {@link DECODE_BLOCK} keys per split, the most (up to
- * 8) that keep the grid at 1,024 workgroups or more, so that a long cache is read by fewer, longer
- * workgroups and leaves the combine fewer partials, while a short one still spreads over every
- * multiprocessor.
- *
- * @param shape batch, heads, query rows and keys
- * @returns blocks per split and the number of splits
- *
- * @example
- * ```ts
- * import { decodeSplits } from "@xpu/ops/ops/gqa";
- * // Llama-3-8B, one query row: 4 query heads per KV head are one row group.
- * decodeSplits({ B: 1, H: 32, kvHeads: 8, L: 1, S: 8192 }); // { blocks: 1, splits: 128 }: 1,024 workgroups
- * decodeSplits({ B: 1, H: 32, kvHeads: 8, L: 1, S: 32768 }); // { blocks: 4, splits: 128 }
- * ```
- */
-export function decodeSplits(
-  shape: { B: number; H: number; kvHeads: number; L: number; S: number },
-): { blocks: number; splits: number } {
-  const { B, H, kvHeads, L, S } = shape;
-  const perSplit = Math.ceil((H / kvHeads) * L / DECODE_ROWS) * B * kvHeads;
-  const fill = Math.floor(Math.ceil(S / DECODE_BLOCK) * perSplit / DECODE_WORKGROUPS);
-  const blocks = Math.max(1, Math.min(DECODE_MAX_BLOCKS, fill));
-  return { blocks, splits: Math.ceil(S / (DECODE_BLOCK * blocks)) };
 }
 
 function decodeFits(shape: ResolvedAttentionShape): boolean {
@@ -171,7 +145,7 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, o
   const named = options.override === undefined ? undefined : parseVariantName(options.override).entry;
   const flashNamed = named !== undefined && FLASH_ENTRIES.includes(named);
   const path = options.path ??
-    (named === "decode" || named === "combine"
+    (named !== undefined && DECODE_ENTRIES.includes(named)
       ? "decode"
       : flashNamed
       ? "prefill"
@@ -187,16 +161,18 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, o
       `gqa: the decode path takes D and Dv up to ${DECODE_MAX_DIM}, got D = ${shape.D}, Dv = ${shape.Dv}`,
     );
   }
-  if (named !== undefined && named !== "decode" && named !== "combine") {
-    throw new Error(`gqa: override "${options.override}" is not a variant of entry point "decode" or "combine"`);
+  if (named !== undefined && !DECODE_ENTRIES.includes(named)) {
+    throw new Error(
+      `gqa: override "${options.override}" is not a variant of entry point "decode", "combine" or "combine_wide"`,
+    );
   }
   const { B, H, kvHeads, L, S, D, Dv } = shape;
   const group = H / kvHeads;
   const rows = group * L;
+  const splits = Math.ceil(S / DECODE_CHUNK);
   const outRows = B * H * L;
   const maskBytes = shape.maskShape ? 4 * maskLength(shape) : 0;
   const rowGroups = Math.ceil(rows / DECODE_ROWS);
-  const { blocks, splits } = decodeSplits(shape);
   const decode: KernelPlan = {
     op: "gqa",
     kernel: gpu.resolve(KERNELS, "decode", named === "decode" ? options : {}),
@@ -225,7 +201,6 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, o
         ...maskParams(shape),
         row_groups: rowGroups,
         BKV: B * kvHeads,
-        blocks,
       },
       "gqa",
     ),
@@ -237,17 +212,23 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, o
       flops: 2 * B * H * L * S * (D + Dv),
     },
   };
-  const combineGroups = Math.ceil(Dv / 4 / COMBINE_QUADS);
+  // The combine: `combine` up to COMBINE_MAX_SPLITS splits, `combine_wide` beyond (or as overridden).
+  const wide = named === "combine_wide" || (named !== "combine" && splits > COMBINE_MAX_SPLITS);
+  const dvq = Dv / 4;
+  const groups = Math.ceil(dvq / WIDE_QUADS);
+  const combineEntry = wide ? "combine_wide" : "combine";
   const combine: KernelPlan = {
     op: "gqa",
-    kernel: gpu.resolve(KERNELS, "combine", named === "combine" ? options : {}),
+    kernel: gpu.resolve(KERNELS, combineEntry, named === combineEntry ? options : {}),
     bindings: [
       { name: "partOut", dtype: "f32", length: outRows * splits * Dv, role: "input" },
       { name: "partStats", dtype: "f32", length: outRows * splits * 2, role: "input" },
       { name: "out", dtype: "f32", length: outRows * Dv, role: "output" },
     ],
-    params: packParams(COMBINE_PARAMS, { rows: outRows, splits, dvq: Dv / 4, groups: combineGroups }, "gqa"),
-    workgroups: foldWorkgroups(outRows * combineGroups, gpu.limits.maxComputeWorkgroupsPerDimension),
+    params: wide
+      ? packParams(WIDE_PARAMS, { rows: outRows, splits, dvq, groups }, "gqa")
+      : packParams(COMBINE_PARAMS, { rows: outRows, splits, dvq }, "gqa"),
+    workgroups: foldWorkgroups(wide ? outRows * groups : outRows, gpu.limits.maxComputeWorkgroupsPerDimension),
     // Read the partials once, write out once; per partial element a multiply-add.
     cost: { bytes: 4 * (outRows * splits * (Dv + 2) + outRows * Dv), flops: 2 * outRows * splits * (Dv + 1) },
   };
@@ -259,7 +240,8 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, o
  *
  * @param gpu the device
  * @param shape the sizes and scalars, with kvHeads (`maskShape` when a mask will be bound)
- * @param options kernel override (a variant of `decode` or `combine` forces the decode path) and `path`
+ * @param options kernel override (a variant of `decode`, `combine` or `combine_wide` forces the decode
+ *   path, and a combine's the combine) and `path`
  * @returns the path and its plans, to be submitted in order (see {@link GqaPlans} for the bindings)
  * @throws Error naming a bad argument
  */

@@ -5,20 +5,17 @@
 // part_out [rows, splits, Dv], part_stats [rows, splits, 2] (m, l), out [rows, Dv], Dv % 4 == 0 and
 // Dv <= 128.
 //
-// One workgroup of 128 invocations per row and group of 8 quads of Dv (`groups` = ceil(Dv / 32) per row;
-// workgroups past 65,535 fold into y), so that a row's 32 quads are merged by 4 workgroups. Invocation
-// (quad t % 8, lane t / 8) takes splits lane, lane + 16, ..., 128 splits at a time: it issues the 8 loads
-// of the first 128 splits' outputs before anything else, and its statistics, so that they are in flight
-// while M is reduced; then each invocation turns one split's statistics into its weight in workgroup
-// memory, the loads are weighted and summed, and the 16 lanes and the weighted sums of l are reduced at
-// the end. (Earlier versions: one invocation per quad looping over the splits, one dependent load pair
-// per split, 26 us for 64 splits on the H200; one workgroup per row, four loads in flight, 8.0 us.)
+// One workgroup of 128 invocations per row (rows past 65,535 fold into y). M is reduced over all 128
+// invocations; then, 128 splits at a time, each invocation turns one split's statistics into its
+// weight in workgroup memory, and invocation (quad = t % 32, lane = t / 32) adds the weighted quad of
+// every fourth split's output, four loads in flight; the lanes and the weighted sums of l are reduced
+// at the end. (A first version looped over the splits in one invocation per quad, one dependent load
+// pair per split: 26 us for 64 splits on the H200, latency, not bandwidth.)
 
 struct Params {
   rows: u32,    // B * H * L
   splits: u32,
   dvq: u32,     // Dv / 4
-  groups: u32,  // ceil(dvq / QG)
 }
 
 @group(0) @binding(0) var<storage, read> part_out: array<vec4f>;
@@ -26,39 +23,29 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> out: array<vec4f>;
 @group(0) @binding(3) var<uniform> params: Params;
 
-const THREADS = 128u; // also the splits taken at a time
-const QG = 8u;        // quads per workgroup
-const LANES = 16u;    // THREADS / QG: invocations per quad
+const THREADS = 128u;
+const QUADS = 32u;
+const LANES = 4u; // THREADS / QUADS
 const LOWEST = -0x1.fffffep+127f;
 
 var<workgroup> scratch: array<f32, THREADS>;
-var<workgroup> partials: array<f32, 16>;
 var<workgroup> weights: array<f32, THREADS>;
-var<workgroup> lanes: array<vec4f, THREADS>;
+var<workgroup> lanes: array<vec4f, 96>; // lanes 1-3 x QUADS
 
 // The max (is_max) or the sum of `value` over the workgroup; every invocation gets it.
 fn reduce(value: f32, t: u32, is_max: bool) -> f32 {
   scratch[t] = value;
   workgroupBarrier();
-  if (t < 16u) {
-    var r = scratch[8u * t];
-    for (var e = 1u; e < 8u; e++) {
-      let x = scratch[8u * t + e];
-      r = select(r + x, max(r, x), is_max);
+  for (var stride = THREADS / 2u; stride > 0u; stride /= 2u) {
+    if (t < stride) {
+      let other = scratch[t + stride];
+      scratch[t] = select(scratch[t] + other, max(scratch[t], other), is_max);
     }
-    partials[t] = r;
+    workgroupBarrier();
   }
+  let result = scratch[0];
   workgroupBarrier();
-  var r = partials[0];
-  for (var e = 1u; e < 16u; e++) {
-    r = select(r + partials[e], max(r, partials[e]), is_max);
-  }
-  return r;
-}
-
-// Output quad d of split s of row `first`'s splits, s clamped to the last of the n from s0.
-fn part(first: u32, s0: u32, s: u32, n: u32, d: u32) -> vec4f {
-  return part_out[(first + s0 + min(s, n - 1u)) * params.dvq + d];
+  return result;
 }
 
 @compute @workgroup_size(128)
@@ -67,71 +54,56 @@ fn main(
   @builtin(num_workgroups) grid: vec3u,
   @builtin(local_invocation_index) t: u32,
 ) {
-  let index = wid.x + wid.y * grid.x;
-  if (index >= params.rows * params.groups) {
+  let row = wid.x + wid.y * grid.x;
+  if (row >= params.rows) {
     return;
   }
-  let row = index / params.groups;
-  let quad = index % params.groups * QG + t % QG;
-  let lane = t / QG;
-  let d = min(quad, params.dvq - 1u);
   let first = row * params.splits; // this row's split 0
 
-  // The first 128 splits' loads: 8 outputs per invocation and one split's statistics.
-  var n = min(THREADS, params.splits);
-  var o0 = part(first, 0u, lane, n, d);
-  var o1 = part(first, 0u, lane + LANES, n, d);
-  var o2 = part(first, 0u, lane + 2u * LANES, n, d);
-  var o3 = part(first, 0u, lane + 3u * LANES, n, d);
-  var o4 = part(first, 0u, lane + 4u * LANES, n, d);
-  var o5 = part(first, 0u, lane + 5u * LANES, n, d);
-  var o6 = part(first, 0u, lane + 6u * LANES, n, d);
-  var o7 = part(first, 0u, lane + 7u * LANES, n, d);
-  var st = part_stats[first + min(t, n - 1u)];
-
-  var own_top = select(LOWEST, st.x, t < n && st.y > 0.0);
-  for (var s = t + THREADS; s < params.splits; s += THREADS) {
-    let other = part_stats[first + s];
-    own_top = select(own_top, max(own_top, other.x), other.y > 0.0);
+  var own_top = LOWEST;
+  for (var s = t; s < params.splits; s += THREADS) {
+    let st = part_stats[first + s];
+    own_top = select(own_top, max(own_top, st.x), st.y > 0.0);
   }
   let top = reduce(own_top, t, true);
 
+  let quad = t % QUADS;
+  let lane = t / QUADS;
+  let q = min(quad, params.dvq - 1u);
   var acc = vec4f(0.0);
   var own_total = 0.0;
   for (var s0 = 0u; s0 < params.splits; s0 += THREADS) {
-    // Split s0 + t's weight (0 past the last split: the clamped loads there add nothing).
-    let w = select(0.0, exp(st.x - top), t < n && st.y > 0.0);
-    own_total += w * st.y;
+    var w = 0.0;
+    if (s0 + t < params.splits) {
+      let st = part_stats[first + s0 + t];
+      w = select(0.0, exp(st.x - top), st.y > 0.0);
+      own_total += w * st.y;
+    }
     weights[t] = w;
     workgroupBarrier();
-    acc += (weights[lane] * o0 + weights[lane + LANES] * o1) +
-      (weights[lane + 2u * LANES] * o2 + weights[lane + 3u * LANES] * o3) +
-      ((weights[lane + 4u * LANES] * o4 + weights[lane + 5u * LANES] * o5) +
-        (weights[lane + 6u * LANES] * o6 + weights[lane + 7u * LANES] * o7));
-    workgroupBarrier();
-    let s1 = s0 + THREADS;
-    if (s1 < params.splits) {
-      n = min(THREADS, params.splits - s1);
-      o0 = part(first, s1, lane, n, d);
-      o1 = part(first, s1, lane + LANES, n, d);
-      o2 = part(first, s1, lane + 2u * LANES, n, d);
-      o3 = part(first, s1, lane + 3u * LANES, n, d);
-      o4 = part(first, s1, lane + 4u * LANES, n, d);
-      o5 = part(first, s1, lane + 5u * LANES, n, d);
-      o6 = part(first, s1, lane + 6u * LANES, n, d);
-      o7 = part(first, s1, lane + 7u * LANES, n, d);
-      st = part_stats[first + s1 + min(t, n - 1u)];
+    let n = min(THREADS, params.splits - s0);
+    let base = first + s0;
+    var e = lane;
+    for (; e + 3u * LANES < n; e += 4u * LANES) {
+      let o0 = part_out[(base + e) * params.dvq + q];
+      let o1 = part_out[(base + e + LANES) * params.dvq + q];
+      let o2 = part_out[(base + e + 2u * LANES) * params.dvq + q];
+      let o3 = part_out[(base + e + 3u * LANES) * params.dvq + q];
+      acc += weights[e] * o0 + weights[e + LANES] * o1 + weights[e + 2u * LANES] * o2 + weights[e + 3u * LANES] * o3;
     }
+    for (; e < n; e += LANES) {
+      acc += weights[e] * part_out[(base + e) * params.dvq + q];
+    }
+    workgroupBarrier();
   }
   let total = reduce(own_total, t, false);
 
-  lanes[t] = acc;
+  if (lane > 0u) {
+    lanes[(lane - 1u) * QUADS + quad] = acc;
+  }
   workgroupBarrier();
   if (lane == 0u && quad < params.dvq) {
-    var sum = acc;
-    for (var e = 1u; e < LANES; e++) {
-      sum += lanes[e * QG + t];
-    }
+    let sum = acc + lanes[quad] + lanes[QUADS + quad] + lanes[2u * QUADS + quad];
     out[row * params.dvq + quad] = select(sum / total, vec4f(0.0), total == 0.0);
   }
 }
