@@ -27,17 +27,18 @@
  *   65,535 fold into a second grid dimension.
  * - `prefill` (otherwise): flash_attention's kernel, which maps query head h to KV head h / group.
  *
- * Measured on the H200 (2026-12-02, Deno 2.9.6 over Vulkan, GPU timestamps with harness/timing.ts, warm
- * clocks, median of 10; in the same run the read probe gave 4,519 GB/s at 1 GiB and 3,310 GB/s at
- * 64 MiB), 32 query over 8 KV heads, L = 1, D = 128, f32: `decode` at S = 8,192 in 0.0317 ms, 2,154 GB/s
- * counting K and V (64 MiB) once, 48% of the read probe (torch: 177 GB/s); at S = 32,768 in 0.101 ms,
- * 2,708 GB/s, 60%. The `combine` of that run took 0.026 ms at S = 8,192: it looped over the 64 splits
- * in one invocation per output quad, one dependent pair of loads per split, so the two dispatches
- * together came to 0.058 ms, 26% of the probe. The present `combine` (a workgroup of 128 per row, four
- * loads in flight) replaced it after that run: 0.0080 ms at S = 8,192 and 0.0181 ms at S = 32,768 in
- * the baseline (harness/baselines/nvidia-h200-log/21-bench.txt, where `decode` took 0.0320 and
- * 0.101 ms), so the two dispatches come to about 0.040 ms at S = 8,192. The figures before the baseline
- * are from the author's run, whose output was not kept.
+ * Measured on the H200 (2026-12-02T05:48Z, Deno 2.9.6 over Vulkan, GPU timestamps, warm clocks, median
+ * of 30; log harness/baselines/nvidia-h200-log/28-gqa-whole.txt; read probe 4,589 GB/s at 1 GiB, and
+ * 3,339 GB/s, 73% of it, for the same kernel reading 64 MiB once), 32 query over 8 KV heads, L = 1,
+ * D = 128, f32, counting K and V once: the operation as it runs, both dispatches in one compute pass
+ * with one timestamp pair around it, took 0.0371 ms at S = 8,192 (64 MiB: 1,809 GB/s, 39.4% of the
+ * probe; the kernels before, 0.0379 ms, 38.6%) and 0.1021 ms at S = 32,768 (2,629 GB/s, 57.3%; before,
+ * 0.1156 ms, 50.6%). Timed as two passes with a timestamp pair each, `decode` took 0.0313 ms at
+ * S = 8,192 (46.7%) and 0.0933 ms at S = 32,768 (62.7%), `combine` 0.0082 ms (64 splits) and
+ * `combine_wide` 0.0116 ms (256 splits); the two passes' pairs leave about 6.5 us between them that
+ * neither counts, so their sum is not the operation's time. torch reached 177 GB/s at S = 8,192 in
+ * an earlier run whose output was not kept. What was tried and not kept is in the headers of
+ * decode.wgsl and combine_wide.wgsl (logs 28-gqa-ab.txt and 28-gqa-ab2.txt of the same directory).
  *
  * Refused, with an error naming the argument, before any GPU work: everything attention refuses, H not
  * a multiple of kvHeads, and D or Dv not a multiple of 4 (the kernels read vec4s); `path: "decode"` with
