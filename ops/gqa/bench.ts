@@ -1,9 +1,14 @@
 /**
- * Benchmark cases of gqa: the decode path's two dispatches timed alone, `decode` (the split pass, whose
- * cost counts K and V once: the bandwidth figure that matters) and `combine`, at Llama-3-8B's 32 query
- * over 8 KV heads, D = 128, one query row, caches of 8,192 and 32,768 positions (64 and 256 MiB of
- * f32 K and V); and the prefill path (flash_attention's `staged` kernel with 8 KV heads) at L = S = 4096, causal.
- * Shapes are `B x H x kvHeads x L x S x D`. The combine's inputs are random partials.
+ * Benchmark cases of gqa: the decode path's dispatches timed alone, `decode` (the split pass, whose
+ * cost counts K and V once: the bandwidth figure that matters) and both combines, `combine` and
+ * `combine_wide`, each forced at every shape (the plan takes `combine` up to 64 splits: S = 8,192, and
+ * `combine_wide` beyond: S = 32,768), at Llama-3-8B's 32 query over 8 KV heads, D = 128, one query row,
+ * caches of 8,192 and 32,768 positions (64 and 256 MiB of f32 K and V); and the prefill path
+ * (flash_attention's `staged` kernel with 8 KV heads) at L = S = 4096, causal. Shapes are
+ * `B x H x kvHeads x L x S x D`. The combines' inputs are random partials, rotated over several sets
+ * (they fit in the L2), so that consecutive passes may overlap: their rows are throughput figures. The
+ * harness times one dispatch per row; the operation as a whole (both dispatches in one pass, as they
+ * run) is in the module doc of ops/gqa/mod.ts.
  *
  * @module
  */
@@ -58,7 +63,22 @@ export const BENCH: readonly BenchCase[] = [
     gpu: DECODE_GPU,
     quick: DECODE_QUICK,
     label,
-    plan: (gpu, shape, options) => gqaPlan(gpu, shape, { ...options, path: "decode" }).steps[1],
+    plan: (gpu, shape, options) =>
+      gqaPlan(gpu, shape, { ...entryOptions(gpu, KERNELS, "combine", options), path: "decode" }).steps[1],
+    inputs: ({ B, H, L, S, D }, seed) => {
+      const rows = B * H * L * Math.ceil(S / DECODE_CHUNK);
+      return [randomInput(rows * D, seed), randomInput(rows * 2, seed + 1)];
+    },
+  }),
+  defineCase<Shape>({
+    op: "gqa",
+    entry: "combine_wide",
+    sources: KERNELS,
+    gpu: DECODE_GPU,
+    quick: DECODE_QUICK,
+    label,
+    plan: (gpu, shape, options) =>
+      gqaPlan(gpu, shape, { ...entryOptions(gpu, KERNELS, "combine_wide", options), path: "decode" }).steps[1],
     inputs: ({ B, H, L, S, D }, seed) => {
       const rows = B * H * L * Math.ceil(S / DECODE_CHUNK);
       return [randomInput(rows * D, seed), randomInput(rows * 2, seed + 1)];

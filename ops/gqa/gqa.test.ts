@@ -3,7 +3,7 @@ import { ResidentDevice } from "../../harness/device.ts";
 import { assertClose, assertThrowsMessage, checkAgainstReference, gpuTest } from "../../harness/testing.ts";
 import { attention } from "../attention/reference.ts";
 import { gpuTolerance, loadSdpaGolden, randomCase } from "../attention/testing_helpers.ts";
-import { DECODE_CHUNK, gqa, type GqaArgs, gqaGpu, gqaPlan, KERNELS, kvCacheBytes } from "./mod.ts";
+import { COMBINE_MAX_SPLITS, DECODE_CHUNK, gqa, type GqaArgs, gqaGpu, gqaPlan, KERNELS, kvCacheBytes } from "./mod.ts";
 
 const f32 = (xs: number[]) => new Float32Array(xs);
 const goldenUrl = new URL("./goldens/gqa.json", import.meta.url);
@@ -106,7 +106,7 @@ Deno.test("gqa reference matches the torch goldens (enable_gqa=True)", async () 
   }
 });
 
-Deno.test("gqa decode plan at Llama-3-8B's 32/8 heads, S = 8192: K and V bound and counted once, 512 workgroups", () => {
+Deno.test("gqa decode plan at Llama-3-8B's 32/8 heads: K and V bound and counted once; the combine by split count", () => {
   const gpu = {
     resolve: (sources: Record<string, string>, entry: string, options: { override?: string } = {}) => {
       const variant = options.override ?? entry;
@@ -116,22 +116,42 @@ Deno.test("gqa decode plan at Llama-3-8B's 32/8 heads, S = 8192: K and V bound a
     limits: { maxComputeWorkgroupsPerDimension: 65535 },
     device: { limits: { maxComputeWorkgroupStorageSize: 16384 } },
   } as unknown as ResidentDevice;
-  const { path, steps } = gqaPlan(gpu, { B: 1, H: 32, kvHeads: 8, L: 1, S: 8192, D: 128 });
+  const llama = { B: 1, H: 32, kvHeads: 8, L: 1, D: 128 };
+  const { path, steps } = gqaPlan(gpu, { ...llama, S: 8192 });
   strictEqual(path, "decode");
   const [decode, combine] = steps;
-  deepStrictEqual(decode.workgroups, [(8192 / DECODE_CHUNK) * 8, 1, 1]);
+  // 64 splits of 128 keys x 8 KV heads, the 4 query heads of a group in one workgroup.
+  strictEqual(DECODE_CHUNK, 128);
+  deepStrictEqual(decode.workgroups, [64 * 8, 1, 1]);
   const kv = kvCacheBytes({ kvHeads: 8, S: 8192, D: 128 });
   strictEqual(4 * (decode.bindings[1].length + decode.bindings[2].length), kv);
-  const partials = 4 * 32 * (8192 / DECODE_CHUNK) * (128 + 2);
+  const partials = 4 * 32 * 64 * (128 + 2);
   strictEqual(decode.cost.bytes, kv + 4 * 32 * 128 + partials);
   strictEqual(combine.cost.bytes, partials + 4 * 32 * 128);
-  strictEqual(gqaPlan(gpu, { B: 1, H: 32, kvHeads: 8, L: 64, S: 8192, D: 128 }).path, "prefill");
-  strictEqual(gqaPlan(gpu, { B: 1, H: 32, kvHeads: 8, L: 1, S: 8192, D: 256 }).path, "prefill");
+  // 64 splits: `combine`, a workgroup per output row.
+  strictEqual(COMBINE_MAX_SPLITS, 64);
+  strictEqual(combine.kernel.variant, "combine");
+  deepStrictEqual(combine.workgroups, [32, 1, 1]);
+  // 65 splits and more: `combine_wide`, a workgroup per row and 8 quads of Dv (4 for Dv = 128, 3 for 80).
+  const wide = gqaPlan(gpu, { ...llama, S: 8193 }).steps[1];
+  strictEqual(wide.kernel.variant, "combine_wide");
+  deepStrictEqual(wide.workgroups, [32 * 4, 1, 1]);
+  deepStrictEqual(gqaPlan(gpu, { ...llama, S: 32768, Dv: 80 }).steps[1].workgroups, [32 * 3, 1, 1]);
+  // Either is taken when named, whatever the split count.
+  strictEqual(
+    gqaPlan(gpu, { ...llama, S: 8192 }, { override: "combine_wide" }).steps[1].kernel.variant,
+    "combine_wide",
+  );
+  strictEqual(gqaPlan(gpu, { ...llama, S: 32768 }, { override: "combine" }).steps[1].kernel.variant, "combine");
+  strictEqual(gqaPlan(gpu, { ...llama, L: 64, S: 8192 }).path, "prefill");
+  strictEqual(gqaPlan(gpu, { ...llama, S: 8192, D: 256 }).path, "prefill");
 });
 
-// Decode: groups of 1, 2, 3, 4 and 8 rows (row groups of 4 with surplus rows), several 128-key chunks
-// with a short last one, L > 1 with causal lower-right, masks (a query-head axis, key padding), D and Dv
-// apart, and a chunk in which every key is masked for some rows.
+// Decode: groups of 1, 2, 3, 4 and 8 rows (row groups of 4 with surplus rows), kvHeads = 1 and = H,
+// several 128-key chunks with a short last one, L > 1 with causal lower-right, masks (a query-head axis,
+// key padding), D and Dv apart, and a chunk in which every key is masked for some rows; split counts
+// from 1 to 1,025, on both sides of COMBINE_MAX_SPLITS and of the 128 splits the combines take at a time.
+// Each case runs with the default combine and with each combine forced.
 const mask = (s: [number, number, number, number]) => s;
 const decodeCases = [
   { B: 1, H: 1, kvHeads: 1, L: 1, S: 1, D: 4 },
@@ -142,18 +162,25 @@ const decodeCases = [
   { B: 1, H: 4, kvHeads: 4, L: 2, S: 70, D: 112 },
   { B: 2, H: 4, kvHeads: 2, L: 1, S: 260, D: 8, maskShape: mask([2, 4, 1, 260]) },
   { B: 2, H: 4, kvHeads: 1, L: 2, S: 33, D: 4, maskShape: mask([2, 1, 1, 33]) },
-  { B: 1, H: 2, kvHeads: 1, L: 1, S: 16700, D: 4 }, // 131 splits: the combine takes them 128 at a time
+  { B: 1, H: 2, kvHeads: 1, L: 1, S: 16700, D: 4 }, // 261 splits: the combine takes them 128 at a time
+  { B: 1, H: 4, kvHeads: 1, L: 1, S: 1024 * 128 + 30, D: 4 }, // 2 blocks a split, 1,025 splits
+  { B: 1, H: 4, kvHeads: 1, L: 2, S: 140000, D: 8, causal: true, queryOffset: 70000 }, // 4 blocks a split
+  { B: 1, H: 2, kvHeads: 1, L: 1, S: 1024 * 128 + 30, D: 4, maskShape: mask([1, 1, 1, 1024 * 128 + 30]) },
 ].map((c, i) => ({ label: JSON.stringify(c), args: randomCase(c, 300 + 10 * i) as GqaArgs }));
+// The last case: keys 0-63 (split 0's first block) and 256-319 (split 2's first) hidden from every row.
+decodeCases.at(-1)!.args.mask!.fill(-Infinity, 0, 64).fill(-Infinity, 256, 320);
 
-checkAgainstReference(
-  "gqa",
-  KERNELS,
-  "decode",
-  decodeCases,
-  gqa,
-  (gpu, args, options) => gqaGpu(gpu, args, options),
-  gpuTolerance,
-);
+for (const entry of ["decode", "combine", "combine_wide"]) {
+  checkAgainstReference(
+    "gqa",
+    KERNELS,
+    entry,
+    decodeCases,
+    gqa,
+    (gpu, args, options) => gqaGpu(gpu, args, options),
+    gpuTolerance,
+  );
+}
 
 gpuTest("gqa GPU: the prefill path (flash_attention's kernel with kvHeads) matches the reference", async (gpu) => {
   for (
@@ -198,7 +225,7 @@ gpuTest("gqa GPU: bad input throws before dispatch", async (gpu) => {
   );
   await assertThrowsMessage(
     () => gqaGpu(gpu, args, { override: "scores" }),
-    'gqa: override "scores" is not a variant of entry point "decode" or "combine"',
+    'gqa: override "scores" is not a variant of entry point "decode", "combine" or "combine_wide"',
   );
   // A path that is neither is refused, not taken as "decode".
   await assertThrowsMessage(
@@ -207,10 +234,14 @@ gpuTest("gqa GPU: bad input throws before dispatch", async (gpu) => {
   );
 });
 
-gpuTest("gqa GPU: decode workgroups past the per-dimension limit fold into y", async (gpu) => {
-  // 5 splits x 2 KV heads = 10 workgroups at a limit of 4: a 4 x 3 grid whose last 2 do nothing.
+gpuTest("gqa GPU: decode and combine workgroups past the per-dimension limit fold into y", async (gpu) => {
+  // decode: 5 splits x 2 KV heads = 10 workgroups at a limit of 4, a 4 x 3 grid whose last 2 do nothing;
+  // combine_wide: 4 rows x 2 groups of 8 quads (Dv = 64) = 8 workgroups, a 4 x 2 grid.
   const narrow = gpu.withLimits({ maxComputeWorkgroupsPerDimension: 4 });
-  const args = randomCase({ B: 1, H: 4, kvHeads: 2, L: 1, S: 600, D: 8 }, 12) as GqaArgs;
-  deepStrictEqual(gqaPlan(narrow, args).steps[0].workgroups, [4, 3, 1]);
-  assertClose(await gqaGpu(narrow, args), gqa(args), gpuTolerance(args), "folded");
+  const args = randomCase({ B: 1, H: 4, kvHeads: 2, L: 1, S: 600, D: 64 }, 12) as GqaArgs;
+  const [decode, combine] = gqaPlan(narrow, args, { override: "combine_wide" }).steps;
+  deepStrictEqual(decode.workgroups, [4, 3, 1]);
+  deepStrictEqual(combine.workgroups, [4, 2, 1]);
+  assertClose(await gqaGpu(narrow, args, { override: "combine_wide" }), gqa(args), gpuTolerance(args), "folded");
+  assertClose(await gqaGpu(narrow, args), gqa(args), gpuTolerance(args), "folded, combine");
 });

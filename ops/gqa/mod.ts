@@ -15,26 +15,30 @@
  *   point `decode` splits the keys into chunks of 128; each workgroup takes one KV head, one chunk and
  *   up to 4 query rows of that head's group (4 query heads at L = 1 for Llama-3's 32/8) and reads each
  *   K and V row of its chunk once for all of them, writing per row an unnormalised partial output with
- *   its max and sum; entry point `combine` merges the chunks (one workgroup per output row, the chunks'
- *   partials read 128 at a time, several loads in flight). Decode attention is bandwidth-bound (a
+ *   its max and sum; the second dispatch merges the chunks: entry point `combine` up to
+ *   {@link COMBINE_MAX_SPLITS} chunks (one workgroup per output row, the partials read 128 at a time,
+ *   four loads in flight), `combine_wide` beyond (a workgroup per output row and 8 quads of Dv, its
+ *   loads issued before the max is reduced), the faster of the two on each side of that count on the
+ *   H200 when run right after `decode`. Decode attention is bandwidth-bound (a
  *   KV cache read once per token), so what matters is that the cache is read once per KV head, not per
- *   query head, and by enough workgroups at once (64 chunks x 8 KV heads at S = 8,192: 512 workgroups of 128 invocations) to keep the
- *   memory system busy. A group of more than 4 rows (MQA with many heads, or L > 1) takes a workgroup
+ *   query head, and by enough workgroups at once (64 chunks x 8 KV heads at S = 8,192: 512 workgroups
+ *   of 128 invocations) to keep the memory system busy. A group of more than 4 rows (MQA with many heads, or L > 1) takes a workgroup
  *   per 4 rows, each reading the chunk again (from L2 when they run together). Workgroups beyond
  *   65,535 fold into a second grid dimension.
  * - `prefill` (otherwise): flash_attention's kernel, which maps query head h to KV head h / group.
  *
- * Measured on the H200 (2026-12-02, Deno 2.9.6 over Vulkan, GPU timestamps with harness/timing.ts, warm
- * clocks, median of 10; in the same run the read probe gave 4,519 GB/s at 1 GiB and 3,310 GB/s at
- * 64 MiB), 32 query over 8 KV heads, L = 1, D = 128, f32: `decode` at S = 8,192 in 0.0317 ms, 2,154 GB/s
- * counting K and V (64 MiB) once, 48% of the read probe (torch: 177 GB/s); at S = 32,768 in 0.101 ms,
- * 2,708 GB/s, 60%. The `combine` of that run took 0.026 ms at S = 8,192: it looped over the 64 splits
- * in one invocation per output quad, one dependent pair of loads per split, so the two dispatches
- * together came to 0.058 ms, 26% of the probe. The present `combine` (a workgroup of 128 per row, four
- * loads in flight) replaced it after that run: 0.0080 ms at S = 8,192 and 0.0181 ms at S = 32,768 in
- * the baseline (harness/baselines/nvidia-h200-log/21-bench.txt, where `decode` took 0.0320 and
- * 0.101 ms), so the two dispatches come to about 0.040 ms at S = 8,192. The figures before the baseline
- * are from the author's run, whose output was not kept.
+ * Measured on the H200 (2026-12-02T05:48Z, Deno 2.9.6 over Vulkan, GPU timestamps, warm clocks, median
+ * of 30; log harness/baselines/nvidia-h200-log/28-gqa-whole.txt; read probe 4,589 GB/s at 1 GiB, and
+ * 3,339 GB/s, 73% of it, for the same kernel reading 64 MiB once), 32 query over 8 KV heads, L = 1,
+ * D = 128, f32, counting K and V once: the operation as it runs, both dispatches in one compute pass
+ * with one timestamp pair around it, took 0.0371 ms at S = 8,192 (64 MiB: 1,809 GB/s, 39.4% of the
+ * probe; the kernels before, 0.0379 ms, 38.6%) and 0.1021 ms at S = 32,768 (2,629 GB/s, 57.3%; before,
+ * 0.1156 ms, 50.6%). Timed as two passes with a timestamp pair each, `decode` took 0.0313 ms at
+ * S = 8,192 (46.7%) and 0.0933 ms at S = 32,768 (62.7%), `combine` 0.0082 ms (64 splits) and
+ * `combine_wide` 0.0116 ms (256 splits); the two passes' pairs leave about 6.5 us between them that
+ * neither counts, so their sum is not the operation's time. torch reached 177 GB/s at S = 8,192 in
+ * an earlier run whose output was not kept. What was tried and not kept is in the headers of
+ * decode.wgsl and combine_wide.wgsl (logs 28-gqa-ab.txt and 28-gqa-ab2.txt of the same directory).
  *
  * Refused, with an error naming the argument, before any GPU work: everything attention refuses, H not
  * a multiple of kvHeads, and D or Dv not a multiple of 4 (the kernels read vec4s); `path: "decode"` with
@@ -67,6 +71,12 @@ export { KERNELS };
 export const DECODE_CHUNK = 128;
 /** Query rows per workgroup of the decode path. */
 const DECODE_ROWS = 4;
+/** Most splits `combine` merges; more go to `combine_wide`. */
+export const COMBINE_MAX_SPLITS = 64;
+/** Quads of Dv per `combine_wide` workgroup (`QG` in combine_wide.wgsl). */
+const WIDE_QUADS = 8;
+/** The entry points of the decode path. */
+const DECODE_ENTRIES = ["decode", "combine", "combine_wide"];
 /** Longest L for which {@link gqaPlan} takes the decode path by default. */
 export const DECODE_MAX_L = 8;
 /** Largest D and Dv of the decode path (32 quads). */
@@ -98,6 +108,8 @@ const COMBINE_PARAMS: readonly ParamField[] = [
   { name: "dvq", type: "u32" },
 ];
 
+const WIDE_PARAMS: readonly ParamField[] = [...COMBINE_PARAMS, { name: "groups", type: "u32" }];
+
 /** Options of the gqa entry points: a kernel override, and which path to take. */
 export interface GqaOptions extends KernelOptions {
   /** `decode` (split keys + combine) or `prefill` (flash_attention's kernel); default by shape. */
@@ -109,7 +121,8 @@ export interface GqaPlans {
   /** Which path the plans take. */
   path: "decode" | "prefill";
   /**
-   * decode: `decode` [q, k, v, mask, partOut, partStats] then `combine` [partOut, partStats, out];
+   * decode: `decode` [q, k, v, mask, partOut, partStats] then `combine` or `combine_wide`
+   * [partOut, partStats, out];
    * prefill: one plan [q, k, v, mask, out]. The mask binding is one placeholder element without a mask.
    */
   steps: readonly KernelPlan[];
@@ -133,7 +146,7 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, o
   const named = options.override === undefined ? undefined : parseVariantName(options.override).entry;
   const flashNamed = named !== undefined && FLASH_ENTRIES.includes(named);
   const path = options.path ??
-    (named === "decode" || named === "combine"
+    (named !== undefined && DECODE_ENTRIES.includes(named)
       ? "decode"
       : flashNamed
       ? "prefill"
@@ -149,8 +162,10 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, o
       `gqa: the decode path takes D and Dv up to ${DECODE_MAX_DIM}, got D = ${shape.D}, Dv = ${shape.Dv}`,
     );
   }
-  if (named !== undefined && named !== "decode" && named !== "combine") {
-    throw new Error(`gqa: override "${options.override}" is not a variant of entry point "decode" or "combine"`);
+  if (named !== undefined && !DECODE_ENTRIES.includes(named)) {
+    throw new Error(
+      `gqa: override "${options.override}" is not a variant of entry point "decode", "combine" or "combine_wide"`,
+    );
   }
   const { B, H, kvHeads, L, S, D, Dv } = shape;
   const group = H / kvHeads;
@@ -198,16 +213,23 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, o
       flops: 2 * B * H * L * S * (D + Dv),
     },
   };
+  // The combine: `combine` up to COMBINE_MAX_SPLITS splits, `combine_wide` beyond (or as overridden).
+  const wide = named === "combine_wide" || (named !== "combine" && splits > COMBINE_MAX_SPLITS);
+  const dvq = Dv / 4;
+  const groups = Math.ceil(dvq / WIDE_QUADS);
+  const combineEntry = wide ? "combine_wide" : "combine";
   const combine: KernelPlan = {
     op: "gqa",
-    kernel: gpu.resolve(KERNELS, "combine", named === "combine" ? options : {}),
+    kernel: gpu.resolve(KERNELS, combineEntry, named === combineEntry ? options : {}),
     bindings: [
       { name: "partOut", dtype: "f32", length: outRows * splits * Dv, role: "input" },
       { name: "partStats", dtype: "f32", length: outRows * splits * 2, role: "input" },
       { name: "out", dtype: "f32", length: outRows * Dv, role: "output" },
     ],
-    params: packParams(COMBINE_PARAMS, { rows: outRows, splits, dvq: Dv / 4 }, "gqa"),
-    workgroups: foldWorkgroups(outRows, gpu.limits.maxComputeWorkgroupsPerDimension),
+    params: wide
+      ? packParams(WIDE_PARAMS, { rows: outRows, splits, dvq, groups }, "gqa")
+      : packParams(COMBINE_PARAMS, { rows: outRows, splits, dvq }, "gqa"),
+    workgroups: foldWorkgroups(wide ? outRows * groups : outRows, gpu.limits.maxComputeWorkgroupsPerDimension),
     // Read the partials once, write out once; per partial element a multiply-add.
     cost: { bytes: 4 * (outRows * splits * (Dv + 2) + outRows * Dv), flops: 2 * outRows * splits * (Dv + 1) },
   };
@@ -219,7 +241,8 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, o
  *
  * @param gpu the device
  * @param shape the sizes and scalars, with kvHeads (`maskShape` when a mask will be bound)
- * @param options kernel override (a variant of `decode` or `combine` forces the decode path) and `path`
+ * @param options kernel override (a variant of `decode`, `combine` or `combine_wide` forces the decode
+ *   path, and a combine's the combine) and `path`
  * @returns the path and its plans, to be submitted in order (see {@link GqaPlans} for the bindings)
  * @throws Error naming a bad argument
  */

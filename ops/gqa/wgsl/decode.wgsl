@@ -18,8 +18,16 @@
 //    every invocation turns its key's scores into exp(s - max) in place.
 // 3. output: invocation (quad = t % 32, lane = t / 32) adds p_j * v_j over keys j = lane, lane + 4, ...
 //    of the chunk for the 4 rows (each V row is read by one 32-invocation group: 512 contiguous bytes;
-//    four keys per step in flight), and the row sums l alongside; the 4 lanes are summed through
+//    eight keys per step in flight), and the row sums l alongside; the 4 lanes are summed through
 //    workgroup memory in two halvings.
+//
+// Tried on the H200 and not kept (log harness/baselines/nvidia-h200-log/28-gqa-ab*.txt, 32/8 heads,
+// D = 128, S = 8,192, where this kernel takes 0.031 ms): blocks of 64 keys on 256 invocations, each
+// issuing all 16 of its K and V loads of a block first (K read 4 invocations a key, coalesced), then an
+// online softmax across 1-8 blocks a split, 0.036-0.045 ms; the same on 128 invocations with 32-key
+// blocks, 0.034-0.041 (best at S = 32,768: 0.0906 ms against this kernel's 0.0938); either with the next
+// block's loads issued before the current one is computed, 0.041-0.052; the K loop unrolled by 16,
+// 0.034; four V keys in flight instead of eight (the previous version), 0.032.
 
 struct Params {
   L: u32,
@@ -171,20 +179,30 @@ fn main(
   var acc3 = vec4f(0.0);
   var sums = vec4f(0.0);
   var e = lane;
-  for (; e + 3u * LANES < keys; e += 4u * LANES) {
+  for (; e + 7u * LANES < keys; e += 8u * LANES) {
     let p0 = probs[e];
     let p1 = probs[e + LANES];
     let p2 = probs[e + 2u * LANES];
     let p3 = probs[e + 3u * LANES];
-    let v0 = v[(bkv * params.S + key0 + e) * params.dvq + v_quad];
-    let v1 = v[(bkv * params.S + key0 + e + LANES) * params.dvq + v_quad];
-    let v2 = v[(bkv * params.S + key0 + e + 2u * LANES) * params.dvq + v_quad];
-    let v3 = v[(bkv * params.S + key0 + e + 3u * LANES) * params.dvq + v_quad];
-    acc0 += p0.x * v0 + p1.x * v1 + p2.x * v2 + p3.x * v3;
-    acc1 += p0.y * v0 + p1.y * v1 + p2.y * v2 + p3.y * v3;
-    acc2 += p0.z * v0 + p1.z * v1 + p2.z * v2 + p3.z * v3;
-    acc3 += p0.w * v0 + p1.w * v1 + p2.w * v2 + p3.w * v3;
-    sums += (p0 + p1) + (p2 + p3);
+    let p4 = probs[e + 4u * LANES];
+    let p5 = probs[e + 5u * LANES];
+    let p6 = probs[e + 6u * LANES];
+    let p7 = probs[e + 7u * LANES];
+    let vb = (bkv * params.S + key0 + e) * params.dvq + v_quad;
+    let st = LANES * params.dvq;
+    let v0 = v[vb];
+    let v1 = v[vb + st];
+    let v2 = v[vb + 2u * st];
+    let v3 = v[vb + 3u * st];
+    let v4 = v[vb + 4u * st];
+    let v5 = v[vb + 5u * st];
+    let v6 = v[vb + 6u * st];
+    let v7 = v[vb + 7u * st];
+    acc0 += ((p0.x * v0 + p1.x * v1) + (p2.x * v2 + p3.x * v3)) + ((p4.x * v4 + p5.x * v5) + (p6.x * v6 + p7.x * v7));
+    acc1 += ((p0.y * v0 + p1.y * v1) + (p2.y * v2 + p3.y * v3)) + ((p4.y * v4 + p5.y * v5) + (p6.y * v6 + p7.y * v7));
+    acc2 += ((p0.z * v0 + p1.z * v1) + (p2.z * v2 + p3.z * v3)) + ((p4.z * v4 + p5.z * v5) + (p6.z * v6 + p7.z * v7));
+    acc3 += ((p0.w * v0 + p1.w * v1) + (p2.w * v2 + p3.w * v3)) + ((p4.w * v4 + p5.w * v5) + (p6.w * v6 + p7.w * v7));
+    sums += ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7));
   }
   for (; e < keys; e += LANES) {
     let p0 = probs[e];
