@@ -27,7 +27,7 @@
  * - `split` (more than one block of 1,024 quads or elements per row, and at most
  *   {@link GROUP_NORM_SPLIT_ROWS} rows, where one workgroup per row leaves the GPU idle or long rows
  *   fall out of L2 between the two reads): entry point `stats` cuts each row into pieces of whole
- *   blocks, about 2,048 workgroups in all (at most 256 pieces a row), each writing its piece's
+ *   blocks, about 512 workgroups in all (at most 256 pieces a row), each writing its piece's
  *   (count, mean, M2); entry point `apply` takes one workgroup per block, merges its row's summaries
  *   (the same tree of Chan merges in every workgroup of the row, so every block of a row sees the
  *   same statistics) while its block's loads are in flight, and writes the block normalised.
@@ -82,7 +82,7 @@ const BLOCK = 256 * 4;
 /** Most summaries per row on the split path: one per invocation of `apply`'s merge. */
 const MAX_CHUNKS = 256;
 /** Workgroups `stats` aims at: rows times pieces, each piece a whole number of blocks. */
-const STATS_WORKGROUPS = 2048;
+const STATS_WORKGROUPS = 512;
 /** The most rows for which {@link groupNormPlan} takes the split path (when a row has more than one block). */
 export const GROUP_NORM_SPLIT_ROWS = 1024;
 
@@ -122,7 +122,7 @@ export interface GroupNormSplit {
 
 /**
  * How the split path cuts the rows of a shape: `stats` takes pieces of whole blocks, as many as
- * bring its grid near 2,048 workgroups (at most one per block and 256 per row); `apply` takes one
+ * bring its grid near 512 workgroups (at most one per block and 256 per row); `apply` takes one
  * workgroup per block.
  *
  * @param shape `N`, `C`, `L`, `groups`
@@ -132,7 +132,7 @@ export interface GroupNormSplit {
  * ```ts
  * import { groupNormSplit } from "@xpu/ops/ops/group_norm";
  * // 32 rows of 16 x 16,384 elements (65,536 quads: 64 blocks).
- * groupNormSplit({ N: 1, C: 512, L: 128 * 128, groups: 32 }); // { rows: 32, aligned: true, chunks: 64, span: 1024, blocks: 64 }
+ * groupNormSplit({ N: 1, C: 512, L: 128 * 128, groups: 32 }); // { rows: 32, aligned: true, chunks: 16, span: 4096, blocks: 64 }
  * ```
  */
 export function groupNormSplit(shape: GroupNormShape): GroupNormSplit {

@@ -53,8 +53,8 @@ const PARAMS: readonly ParamField[] = [
   { name: "l", type: "u32" },
 ];
 
-/** Elements one workgroup moves per block: 256 invocations x 4 vec4s (`WG * PER * 4` in the WGSL). */
-const BLOCK_ELEMENTS = 256 * 4 * 4;
+/** Elements one workgroup moves per block: 256 invocations x 2 vec4s (`WG * PER * 4` in the WGSL). */
+const BLOCK_ELEMENTS = 256 * 2 * 4;
 /** Per element: a multiply and the sine's argument, a square, a multiply, an add (the sine as one). */
 const FLOPS_PER_ELEMENT = 5;
 
