@@ -33,19 +33,22 @@
  *   same statistics) while its block's loads are in flight, and writes the block normalised.
  * Both count two reads and one write of `x` (12 bytes per element, as declared).
  *
- * On the H200 (harness/baselines/nvidia-h200-log/23-opsperf-run2.json: Deno 2.9.6 over Vulkan, GPU
- * timestamps, median of 10, each dispatch timed alone, with weight and bias; the read probe of that
- * run 4,586 GB/s), the bench shapes at what the plan takes: the spec's VAE block, 512 channels in
- * 32 groups at 128 x 128, at batch 1 (32 rows) split in 0.0170 + 0.0251 = 0.0421 ms, 52.1% of the
- * probe counted as 12 bytes per element (`kernel` there: 0.156 ms, 14.1%, 32 busy workgroups): short
- * of the 85% target because each dispatch moves only 32 MiB each way, where plain streaming kernels
- * fall short too (snake at 1 x 512 x 16,384, the same bytes as `apply`, took 0.0246 ms in
- * 23-opsperf.json against `apply`'s 0.0251); at batch 8 (256 rows) split in 0.0673 + 0.1386 =
- * 0.206 ms, 85.2% (`kernel`: 0.264 ms, 66.4%); 16 x 256
- * channels x 4,096 in 256 groups (4,096 rows of 16,384) by `kernel` in 0.0448 ms, 97.9% (split:
- * 0.0665 ms). Where the paths cross, in the same run: 1,024 rows of 65,536 elements split 0.205 ms
- * against `kernel` 0.224; 2,048 rows of 32,768 split 0.205 against 0.202, and of 16,384 split 0.112
- * against 0.100.
+ * On the H200 (Deno 2.9.6 over Vulkan, GPU timestamps, median of 10, each dispatch timed alone, with
+ * weight and bias; fractions of the same run's read probe, counted as 12 bytes per element), the
+ * bench shapes at what the plan takes: BENCH_FIGURES. At batch 1 (the spec's VAE block, 512
+ * channels in 32 groups at 128 x 128: 32 rows) the 85% target is out of reach for any two-dispatch
+ * path: a plain vec4 read of the 32 MiB took 0.0134 ms and a plain copy of 32 MiB each way 0.0222
+ * ms (harness/baselines/nvidia-h200-log/27-bandops-explore.json, probe 4,522 GB/s), together 62.5%
+ * of the probe by this op's count. In that run `stats` cut into about 2,048 workgroups (64 pieces a
+ * row) took 0.0171 ms, 1,024 0.0157, 512 (16 pieces) 0.0155 and 256 0.0160, so the plan aims at
+ * 512; at batch 8 (256 rows) 2,048 and 512 gave 0.0680 and 0.0681 ms, and 256 (one piece a row)
+ * 0.0722. `apply` took 0.0246 ms at batch 1, 90% of the copy's rate. Earlier, with `stats` at about
+ * 2,048 workgroups (23-opsperf-run2.json, probe 4,586 GB/s): `kernel` at batch 1 0.156 ms (14.1%, 32
+ * busy workgroups), at batch 8 0.264 ms (66.4%); 16 x 256 channels x 4,096 in 256 groups (4,096
+ * rows of 16,384) by `kernel` 0.0448 ms, 97.9% (split: 0.0665 ms); where the paths cross: 1,024
+ * rows of 65,536 elements split 0.205 ms against `kernel` 0.224; 2,048 rows of 32,768 split 0.205
+ * against 0.202, and of 16,384 split 0.112 against 0.100 (the crossing has not been measured again
+ * with `stats` at 512 workgroups, which cuts rows from 512 to 1,024 rows into one piece each).
  *
  * @module
  */
