@@ -33,22 +33,26 @@
  *   same statistics) while its block's loads are in flight, and writes the block normalised.
  * Both count two reads and one write of `x` (12 bytes per element, as declared).
  *
- * On the H200 (Deno 2.9.6 over Vulkan, GPU timestamps, median of 10, each dispatch timed alone, with
- * weight and bias; fractions of the same run's read probe, counted as 12 bytes per element), the
- * bench shapes at what the plan takes: BENCH_FIGURES. At batch 1 (the spec's VAE block, 512
- * channels in 32 groups at 128 x 128: 32 rows) the 85% target is out of reach for any two-dispatch
- * path: a plain vec4 read of the 32 MiB took 0.0134 ms and a plain copy of 32 MiB each way 0.0222
- * ms (harness/baselines/nvidia-h200-log/27-bandops-explore.json, probe 4,522 GB/s), together 62.5%
- * of the probe by this op's count. In that run `stats` cut into about 2,048 workgroups (64 pieces a
- * row) took 0.0171 ms, 1,024 0.0157, 512 (16 pieces) 0.0155 and 256 0.0160, so the plan aims at
- * 512; at batch 8 (256 rows) 2,048 and 512 gave 0.0680 and 0.0681 ms, and 256 (one piece a row)
- * 0.0722. `apply` took 0.0246 ms at batch 1, 90% of the copy's rate. Earlier, with `stats` at about
- * 2,048 workgroups (23-opsperf-run2.json, probe 4,586 GB/s): `kernel` at batch 1 0.156 ms (14.1%, 32
- * busy workgroups), at batch 8 0.264 ms (66.4%); 16 x 256 channels x 4,096 in 256 groups (4,096
- * rows of 16,384) by `kernel` 0.0448 ms, 97.9% (split: 0.0665 ms); where the paths cross: 1,024
- * rows of 65,536 elements split 0.205 ms against `kernel` 0.224; 2,048 rows of 32,768 split 0.205
- * against 0.202, and of 16,384 split 0.112 against 0.100 (the crossing has not been measured again
- * with `stats` at 512 workgroups, which cuts rows from 512 to 1,024 rows into one piece each).
+ * On the H200 (Deno 2.9.6 over Vulkan, GPU timestamps, median of 10, each dispatch timed alone,
+ * with weight and bias; fractions of the same run's read probe, counted as 12 bytes per element;
+ * harness/baselines/nvidia-h200-log/27-bandops-bench.json, 2026-12-02, probe 4,593 GB/s), the bench
+ * shapes at what the plan takes: at batch 1 split in 0.0150 + 0.0248 = 0.0399 ms, 55.0% (`kernel`:
+ * 0.157 ms, 14.0%); at batch 8 split in 0.0667 + 0.1379 = 0.2046 ms, 85.7% (`kernel`: 0.264 ms,
+ * 66.3%); 16 x 256 channels x 4,096 in 256 groups by `kernel` 0.0453 ms, 96.7%. At batch 1 (the
+ * spec's VAE block, 512 channels in 32 groups at 128 x 128: 32 rows) the 85% target is out of reach
+ * for any two-dispatch path: a plain vec4 read of the 32 MiB took 0.0134 ms and a plain copy of 32
+ * MiB each way 0.0222 ms (harness/baselines/nvidia-h200-log/27-bandops-explore.json, probe 4,522
+ * GB/s), together 62.5% of the probe by this op's count. In that run `stats` cut into about 2,048
+ * workgroups (64 pieces a row) took 0.0171 ms, 1,024 0.0157, 512 (16 pieces) 0.0155 and 256 0.0160,
+ * so the plan aims at 512; at batch 8 (256 rows) 2,048 and 512 gave 0.0680 and 0.0681 ms, and 256
+ * (one piece a row) 0.0722. `apply` took 0.0246 ms at batch 1, 90% of the copy's rate. Earlier,
+ * with `stats` at about 2,048 workgroups (23-opsperf-run2.json, probe 4,586 GB/s): `kernel` at
+ * batch 1 0.156 ms (14.1%, 32 busy workgroups), at batch 8 0.264 ms (66.4%); 16 x 256 channels x
+ * 4,096 in 256 groups (4,096 rows of 16,384) by `kernel` 0.0448 ms, 97.9% (split: 0.0665 ms); where
+ * the paths cross: 1,024 rows of 65,536 elements split 0.205 ms against `kernel` 0.224; 2,048 rows
+ * of 32,768 split 0.205 against 0.202, and of 16,384 split 0.112 against 0.100 (the crossing has
+ * not been measured again with `stats` at 512 workgroups, which leaves one piece a row from 512
+ * rows on).
  *
  * @module
  */

@@ -26,14 +26,19 @@
  * for the first, and a partial last vec4 is written one element at a time.
  *
  * On the H200 (Deno 2.9.6 over Vulkan, GPU timestamps, median of 10; fractions of the same run's
- * read probe): BENCH_FIGURES. A plain vec4 copy of the same bytes (harness/baselines/nvidia-h200-log/
- * 27-bandops-explore.json, read probe 4,522 GB/s) reached 76.9% for reflect's 64 + 64 MiB and 78.1%
- * for replicate's 64 + 72 MiB: the 85% target is out of reach at these sizes for any kernel. In that
- * run the shifted vec4 reads took reflect from 0.0410 ms (72.4%) to 0.0383 ms (77.5%) and constant
- * from 0.0407 (72.9%) to 0.0388 ms (76.5%); replicate (inner % 4 == 0, already vec4 copies) was
- * 78.2% against the copy's 78.1%. Earlier (23-opsperf.json) four vec4s per invocation, every read
- * before the first write, was slower at every shape (0.0500, 0.0441 and 0.0479 ms against 0.0417,
- * 0.0407 and 0.0416).
+ * read probe; harness/baselines/nvidia-h200-log/27-bandops-bench.json, 2026-12-02, probe 4,593
+ * GB/s) reflect 512 x 32768 (+3/+3) 0.0389 ms (75.2%), replicate 16 x 16 x 65536 (+2/+0) 0.0419 ms
+ * (74.1%), constant 4096 x 4096 (+1/+1) 0.0390 ms (74.9%). A plain vec4 copy of the same bytes
+ * (harness/baselines/nvidia-h200-log/27-bandops-explore.json, read probe 4,522 GB/s) reached 76.9%
+ * for reflect's 64 + 64 MiB and 78.1% for replicate's 64 + 72 MiB: the 85% target is out of reach
+ * at these sizes for any kernel. In that run the shifted vec4 reads took reflect from 0.0410 ms
+ * (72.4%) to 0.0383 ms (77.5%) and constant from 0.0407 (72.9%) to 0.0388 ms (76.5%); replicate
+ * (inner % 4 == 0, vec4 copies before and after) took 0.0403 ms (78.2%, at the copy's rate) with the
+ * previous kernel and 0.0415 ms (76.0%) with this one, whose only addition on that path is the
+ * inner == 1 test and the length of x: about 3% slower in that run and in the bench run above, not
+ * explained further. Earlier
+ * (23-opsperf.json) four vec4s per invocation, every read before the first write, was slower at
+ * every shape (0.0500, 0.0441 and 0.0479 ms against 0.0417, 0.0407 and 0.0416).
  *
  * @module
  */

@@ -19,14 +19,16 @@
  * none occurs).
  *
  * The kernel streams `x` as vec4s in a grid-stride loop (two per invocation per block, both loads
- * first), reading each quad's parameters once when `L % 4 == 0` (the quad is in one channel) and per
- * component otherwise; the parameters are C floats, read from cache. Cost: one read and one write of
- * `x`, plus the parameters. On the H200 (Deno 2.9.6 over Vulkan, GPU timestamps, median of 10;
- * fractions of the same run's read probe): BENCH_FIGURES. A plain vec4 copy of the same 256 MiB each
- * way reached 87.5% of the probe (harness/baselines/nvidia-h200-log/27-bandops-explore.json), where
- * this kernel read 87.6% and the previous one (four vec4s per invocation) 86.3%; at 1 x 512 x 16,384
- * 63.8% against 60.6%, a transfer small enough that a plain copy of its size does not reach the probe
- * either.
+ * first), reading each quad's parameters once when `L % 4 == 0` (the quad is in one channel) and
+ * per component otherwise; the parameters are C floats, read from cache. Cost: one read and one
+ * write of `x`, plus the parameters. On the H200 (Deno 2.9.6 over Vulkan, GPU timestamps, median of
+ * 10; fractions of the same run's read probe;
+ * harness/baselines/nvidia-h200-log/27-bandops-bench.json, 2026-12-02, probe 4,593 GB/s) 4 x 512 x
+ * 32,768 (256 MiB each way) 0.1365 ms, 3,934 GB/s (85.7%) for `kernel` and 85.5% for `beta`; 1 x
+ * 512 x 16,384 0.0232 ms (63.1%). A plain vec4 copy of the same 256 MiB each way reached 87.5% of
+ * the probe (harness/baselines/nvidia-h200-log/27-bandops-explore.json), where this kernel read
+ * 87.6% and the previous one (four vec4s per invocation) 86.3%; at 1 x 512 x 16,384 63.8% against
+ * 60.6%, a transfer small enough that a plain copy of its size does not reach the probe either.
  *
  * @module
  */

@@ -23,13 +23,16 @@
  * invocation per block of a grid-stride loop, every read issued before the first write.
  *
  * On the H200 (Deno 2.9.6 over Vulkan, GPU timestamps, median of 10; fractions of the same run's
- * read probe): BENCH_FIGURES. A plain vec4 copy of 32 MiB read and 128 MiB written (the first shape's
- * bytes) reached 84.0% of the probe (harness/baselines/nvidia-h200-log/27-bandops-explore.json),
- * so 85% is out of reach there for any kernel. In 27-bandops-round2.json (probe 4,518 GB/s) the
- * tiles of two rows took the first shape from 0.0518 ms (71.7%, the previous kernel: four vec4s of
- * the stream per invocation) to 0.0471 ms (78.9%), and [1, 512, 128, 128] from 0.0506 to 0.0471
- * ms; tiles of four rows 0.0488 and 0.0486 ms; the previous kernel with its index arithmetic
- * replaced by a plain `x[q / 4]` 0.0492 and 0.0493 ms, so the index arithmetic cost about a tenth.
+ * read probe; harness/baselines/nvidia-h200-log/27-bandops-bench.json, 2026-12-02, probe 4,593
+ * GB/s) 2x of [1, 128, 256, 256] 0.0480 ms (76.1%), of [1, 512, 128, 128] 0.0483 ms (75.7%), 126 x
+ * 127 -> 252 x 254 over [4, 256] planes (the stream) 0.115 ms (62.0%). A plain vec4 copy of 32 MiB
+ * read and 128 MiB written (the first shape's bytes) reached 84.0% of the probe
+ * (harness/baselines/nvidia-h200-log/27-bandops-explore.json), so 85% is out of reach there for any
+ * kernel. In 27-bandops-round2.json (probe 4,518 GB/s) the tiles of two rows took the first shape
+ * from 0.0518 ms (71.7%, the previous kernel: four vec4s of the stream per invocation) to 0.0471 ms
+ * (78.9%), and [1, 512, 128, 128] from 0.0506 to 0.0471 ms; tiles of four rows 0.0488 and 0.0486
+ * ms; the previous kernel with its index arithmetic replaced by a plain `x[q / 4]` 0.0492 and
+ * 0.0493 ms, so the index arithmetic cost about a tenth.
  *
  * @module
  */
