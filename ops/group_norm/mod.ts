@@ -27,25 +27,32 @@
  * - `split` (more than one block of 1,024 quads or elements per row, and at most
  *   {@link GROUP_NORM_SPLIT_ROWS} rows, where one workgroup per row leaves the GPU idle or long rows
  *   fall out of L2 between the two reads): entry point `stats` cuts each row into pieces of whole
- *   blocks, about 2,048 workgroups in all (at most 256 pieces a row), each writing its piece's
+ *   blocks, about 512 workgroups in all (at most 256 pieces a row), each writing its piece's
  *   (count, mean, M2); entry point `apply` takes one workgroup per block, merges its row's summaries
  *   (the same tree of Chan merges in every workgroup of the row, so every block of a row sees the
  *   same statistics) while its block's loads are in flight, and writes the block normalised.
  * Both count two reads and one write of `x` (12 bytes per element, as declared).
  *
- * On the H200 (harness/baselines/nvidia-h200-log/23-opsperf-run2.json: Deno 2.9.6 over Vulkan, GPU
- * timestamps, median of 10, each dispatch timed alone, with weight and bias; the read probe of that
- * run 4,586 GB/s), the bench shapes at what the plan takes: the spec's VAE block, 512 channels in
- * 32 groups at 128 x 128, at batch 1 (32 rows) split in 0.0170 + 0.0251 = 0.0421 ms, 52.1% of the
- * probe counted as 12 bytes per element (`kernel` there: 0.156 ms, 14.1%, 32 busy workgroups): short
- * of the 85% target because each dispatch moves only 32 MiB each way, where plain streaming kernels
- * fall short too (snake at 1 x 512 x 16,384, the same bytes as `apply`, took 0.0246 ms in
- * 23-opsperf.json against `apply`'s 0.0251); at batch 8 (256 rows) split in 0.0673 + 0.1386 =
- * 0.206 ms, 85.2% (`kernel`: 0.264 ms, 66.4%); 16 x 256
- * channels x 4,096 in 256 groups (4,096 rows of 16,384) by `kernel` in 0.0448 ms, 97.9% (split:
- * 0.0665 ms). Where the paths cross, in the same run: 1,024 rows of 65,536 elements split 0.205 ms
- * against `kernel` 0.224; 2,048 rows of 32,768 split 0.205 against 0.202, and of 16,384 split 0.112
- * against 0.100.
+ * On the H200 (Deno 2.9.6 over Vulkan, GPU timestamps, median of 10, each dispatch timed alone,
+ * with weight and bias; fractions of the same run's read probe, counted as 12 bytes per element;
+ * harness/baselines/nvidia-h200-log/27-bandops-bench.json, 2026-12-02, probe 4,593 GB/s), the bench
+ * shapes at what the plan takes: at batch 1 split in 0.0150 + 0.0248 = 0.0399 ms, 55.0% (`kernel`:
+ * 0.157 ms, 14.0%); at batch 8 split in 0.0667 + 0.1379 = 0.2046 ms, 85.7% (`kernel`: 0.264 ms,
+ * 66.3%); 16 x 256 channels x 4,096 in 256 groups by `kernel` 0.0453 ms, 96.7%. At batch 1 (the
+ * spec's VAE block, 512 channels in 32 groups at 128 x 128: 32 rows) the 85% target is out of reach
+ * for any two-dispatch path: a plain vec4 read of the 32 MiB took 0.0134 ms and a plain copy of 32
+ * MiB each way 0.0222 ms (harness/baselines/nvidia-h200-log/27-bandops-explore.json, probe 4,522
+ * GB/s), together 62.5% of the probe by this op's count. In that run `stats` cut into about 2,048
+ * workgroups (64 pieces a row) took 0.0171 ms, 1,024 0.0157, 512 (16 pieces) 0.0155 and 256 0.0160,
+ * so the plan aims at 512; at batch 8 (256 rows) 2,048 and 512 gave 0.0680 and 0.0681 ms, and 256
+ * (one piece a row) 0.0722. `apply` took 0.0246 ms at batch 1, 90% of the copy's rate. Earlier,
+ * with `stats` at about 2,048 workgroups (23-opsperf-run2.json, probe 4,586 GB/s): `kernel` at
+ * batch 1 0.156 ms (14.1%, 32 busy workgroups), at batch 8 0.264 ms (66.4%); 16 x 256 channels x
+ * 4,096 in 256 groups (4,096 rows of 16,384) by `kernel` 0.0448 ms, 97.9% (split: 0.0665 ms); where
+ * the paths cross: 1,024 rows of 65,536 elements split 0.205 ms against `kernel` 0.224; 2,048 rows
+ * of 32,768 split 0.205 against 0.202, and of 16,384 split 0.112 against 0.100 (the crossing has
+ * not been measured again with `stats` at 512 workgroups, which leaves one piece a row from 512
+ * rows on).
  *
  * @module
  */
@@ -82,7 +89,7 @@ const BLOCK = 256 * 4;
 /** Most summaries per row on the split path: one per invocation of `apply`'s merge. */
 const MAX_CHUNKS = 256;
 /** Workgroups `stats` aims at: rows times pieces, each piece a whole number of blocks. */
-const STATS_WORKGROUPS = 2048;
+const STATS_WORKGROUPS = 512;
 /** The most rows for which {@link groupNormPlan} takes the split path (when a row has more than one block). */
 export const GROUP_NORM_SPLIT_ROWS = 1024;
 
@@ -122,7 +129,7 @@ export interface GroupNormSplit {
 
 /**
  * How the split path cuts the rows of a shape: `stats` takes pieces of whole blocks, as many as
- * bring its grid near 2,048 workgroups (at most one per block and 256 per row); `apply` takes one
+ * bring its grid near 512 workgroups (at most one per block and 256 per row); `apply` takes one
  * workgroup per block.
  *
  * @param shape `N`, `C`, `L`, `groups`
@@ -132,7 +139,7 @@ export interface GroupNormSplit {
  * ```ts
  * import { groupNormSplit } from "@xpu/ops/ops/group_norm";
  * // 32 rows of 16 x 16,384 elements (65,536 quads: 64 blocks).
- * groupNormSplit({ N: 1, C: 512, L: 128 * 128, groups: 32 }); // { rows: 32, aligned: true, chunks: 64, span: 1024, blocks: 64 }
+ * groupNormSplit({ N: 1, C: 512, L: 128 * 128, groups: 32 }); // { rows: 32, aligned: true, chunks: 16, span: 4096, blocks: 64 }
  * ```
  */
 export function groupNormSplit(shape: GroupNormShape): GroupNormSplit {

@@ -19,16 +19,26 @@
  *
  * The kernel writes one vec4 of the output per invocation per step of a grid-stride loop: one read
  * and one write per output element, the least the op can move. When `inner % 4 == 0` a vec4 of the
- * output copies one vec4 of the input; otherwise (padding the last axis) its four elements are read
- * as scalars after one division chain for the first, and a partial last vec4 is written one element
- * at a time.
+ * output copies one vec4 of the input. When `inner == 1` (padding the last axis) a vec4 of the output
+ * wholly inside its row's copied span is read as the two vec4s of the input that hold its elements,
+ * shifted by the span's offset in them; the other vec4s of such rows (the pads, a vec4 across two
+ * rows) and every vec4 of other inner sizes read their elements as scalars after one division chain
+ * for the first, and a partial last vec4 is written one element at a time.
  *
- * On the H200 (harness/baselines/nvidia-h200-log/23-opsperf.json: Deno 2.9.6 over Vulkan, GPU
- * timestamps, median of 10, fractions of that run's 4,594 GB/s read probe): reflect 512 x 32768
- * (+3/+3) in 0.0417 ms (70.0%), replicate 16 x 16 x 65536 (+2/+0, vec4 copies) in 0.0407 ms (76.3%),
- * constant 4096 x 4096 (+1/+1) in 0.0416 ms (70.2%): short of the 85% target. Four vec4s per
- * invocation, every read before the first write (what took elementwise from 66.7% to 93%), was slower
- * here in the same run at every shape: 0.0500, 0.0441 and 0.0479 ms (58.4%, 70.4%, 61.0%).
+ * On the H200 (Deno 2.9.6 over Vulkan, GPU timestamps, median of 10; fractions of the same run's
+ * read probe; harness/baselines/nvidia-h200-log/27-bandops-bench.json, 2026-12-02, probe 4,593
+ * GB/s) reflect 512 x 32768 (+3/+3) 0.0389 ms (75.2%), replicate 16 x 16 x 65536 (+2/+0) 0.0419 ms
+ * (74.1%), constant 4096 x 4096 (+1/+1) 0.0390 ms (74.9%). A plain vec4 copy of the same bytes
+ * (harness/baselines/nvidia-h200-log/27-bandops-explore.json, read probe 4,522 GB/s) reached 76.9%
+ * for reflect's 64 + 64 MiB and 78.1% for replicate's 64 + 72 MiB: the 85% target is out of reach
+ * at these sizes for any kernel. In that run the shifted vec4 reads took reflect from 0.0410 ms
+ * (72.4%) to 0.0383 ms (77.5%) and constant from 0.0407 (72.9%) to 0.0388 ms (76.5%); replicate
+ * (inner % 4 == 0, vec4 copies before and after) took 0.0403 ms (78.2%, at the copy's rate) with the
+ * previous kernel and 0.0415 ms (76.0%) with this one, whose only addition on that path is the
+ * inner == 1 test and the length of x: about 3% slower in that run and in the bench run above, not
+ * explained further. Earlier
+ * (23-opsperf.json) four vec4s per invocation, every read before the first write, was slower at
+ * every shape (0.0500, 0.0441 and 0.0479 ms against 0.0417, 0.0407 and 0.0416).
  *
  * @module
  */

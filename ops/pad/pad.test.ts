@@ -140,8 +140,10 @@ gpuTest("pad GPU: bad input throws before dispatch", async (gpu: ResidentDevice)
   await assertThrowsMessage(() => padGpu(gpu, { ...base }, { override: "kernel.amd" }), 'override "kernel.amd"');
 });
 
-// Copies: the GPU must give the reference's values exactly. The last two shapes span several
-// workgroups (1,024 output elements each).
+// Copies: the GPU must give the reference's values exactly. [6, 37, 1] +2/3 has rows of 42, so a
+// vec4 of out wholly inside a row's copied span starts its source at s % 4 = 2, 1, 0, 3 in rows 0 to
+// 3: every shift of the inner == 1 path. The last two shapes span several workgroups (1,024 output
+// elements each).
 const cases = (["constant", "reflect", "replicate"] as const).flatMap((mode) =>
   (
     [
@@ -152,6 +154,7 @@ const cases = (["constant", "reflect", "replicate"] as const).flatMap((mode) =>
       [4, 9, 4, 2, 5],
       [3, 6, 8, 0, 3],
       [2, 2, 1, 1, 1],
+      [6, 37, 1, 2, 3],
       [1, 2051, 1, 0, 9],
       [8, 700, 1, 3, 2],
       [3, 40, 64, 2, 1],

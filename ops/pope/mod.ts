@@ -16,14 +16,22 @@
  * writing the rows (vec4 stores when D % 4 == 0). Rows before posOffset are computed but not
  * written, so a decode step (S = 1) costs posOffset steps per column spread over 64 chunks.
  *
- * On the H200 (harness/baselines/nvidia-h200-log/23-opsperf.json: Deno 2.9.6 over Vulkan, GPU
- * timestamps, median of 10; read probe of that run 4,594 GB/s): 0.0421 ms for 4096 x 4096 (34.7% of
- * the bandwidth roofline), 0.0165 ms for 2048 x 768, and 0.0414 ms for one row at order 8,191, about
- * the same as the full table, so the time goes to the recurrence's latency, not to the writes. In the
- * same run a layout of 8 columns by 128 chunks that read the step coefficients from a host table
- * instead of dividing took 0.0867, 0.0184 and 0.0709 ms, and this layout with that table 0.0431,
- * 0.0204 and 0.0466 ms: the division per step costs nothing measurable, and halving each chain
- * while doubling the sequential scan over chunks (step 2) loses.
+ * On the H200 (Deno 2.9.6 over Vulkan, GPU timestamps, median of 10; fractions of the same run's
+ * read probe; harness/baselines/nvidia-h200-log/27-bandops-bench.json, 2026-12-02, probe 4,593
+ * GB/s) 0.0418 ms for 4096 x 4096 (35.0%), 0.0159 ms for 2048 x 768 and 0.0377 ms for one row at
+ * order 8,191. At 4096 x 4096 the table is 64 MiB written, and a plain vec4 write of 64 MiB reached
+ * only 67.7% of the probe (0.0219 ms; harness/baselines/nvidia-h200-log/27-bandops-explore.json),
+ * so the 85% target is out of reach for any kernel at that size. Where this kernel's time goes
+ * (27-bandops-round2.json, 4096 x 4096, 0.0421 ms): the same arithmetic without the stores 0.0259
+ * ms; without the scan over chunks (step 2) 0.0379 ms, without the transfer pass (step 1) 0.0348
+ * ms. The recurrence's arithmetic takes longer than the writes and overlaps them little (each
+ * workgroup computes, then writes). In 27-bandops-explore.json the previous version of this kernel
+ * (integer conversions and an order check in every step) took 0.0424, 0.0166 and 0.0414 ms against
+ * 0.0418, 0.0158 and 0.0374 for this one, and 2 column vec4s by 128 chunks (twice the workgroups, a
+ * scan twice as long) 0.0774, 0.0170 and 0.0459 ms. Earlier (23-opsperf.json) a layout of 8 columns
+ * by 128 chunks with the step coefficients read from a host table took 0.0867, 0.0184 and 0.0709
+ * ms, and this layout with that table 0.0431, 0.0204 and 0.0466 ms: the division per step costs
+ * nothing measurable.
  *
  * @module
  */

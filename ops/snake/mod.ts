@@ -18,14 +18,17 @@
  * >= 1, arrays of the wrong type or length, and non-finite elements (WGSL lets a compiler assume
  * none occurs).
  *
- * The kernel streams `x` as vec4s in a grid-stride loop (four per invocation per block, all loads
- * first), reading each quad's parameters once when `L % 4 == 0` (the quad is in one channel) and per
- * component otherwise; the parameters are C floats, read from cache. Cost: one read and one write of
- * `x`, plus the parameters. On the H200 (harness/baselines/nvidia-h200-log/signal-conv-norm-snake.txt,
- * GPU timestamps; the read probe of the same run 4,520 GB/s): 4 x 512 x 32,768 (256 MiB each way)
- * 3,920 GB/s (86.7%) for `kernel` and 3,909 (86.5%) for `beta`; 1 x 512 x 16,384 (32 MiB each way)
- * 2,749 (60.8%), a transfer small enough that a plain read of its size does not reach the probe
- * either (DESIGN.md: 70% at 29 MB).
+ * The kernel streams `x` as vec4s in a grid-stride loop (two per invocation per block, both loads
+ * first), reading each quad's parameters once when `L % 4 == 0` (the quad is in one channel) and
+ * per component otherwise; the parameters are C floats, read from cache. Cost: one read and one
+ * write of `x`, plus the parameters. On the H200 (Deno 2.9.6 over Vulkan, GPU timestamps, median of
+ * 10; fractions of the same run's read probe;
+ * harness/baselines/nvidia-h200-log/27-bandops-bench.json, 2026-12-02, probe 4,593 GB/s) 4 x 512 x
+ * 32,768 (256 MiB each way) 0.1365 ms, 3,934 GB/s (85.7%) for `kernel` and 85.5% for `beta`; 1 x
+ * 512 x 16,384 0.0232 ms (63.1%). A plain vec4 copy of the same 256 MiB each way reached 87.5% of
+ * the probe (harness/baselines/nvidia-h200-log/27-bandops-explore.json), where this kernel read
+ * 87.6% and the previous one (four vec4s per invocation) 86.3%; at 1 x 512 x 16,384 63.8% against
+ * 60.6%, a transfer small enough that a plain copy of its size does not reach the probe either.
  *
  * @module
  */
@@ -53,8 +56,8 @@ const PARAMS: readonly ParamField[] = [
   { name: "l", type: "u32" },
 ];
 
-/** Elements one workgroup moves per block: 256 invocations x 4 vec4s (`WG * PER * 4` in the WGSL). */
-const BLOCK_ELEMENTS = 256 * 4 * 4;
+/** Elements one workgroup moves per block: 256 invocations x 2 vec4s (`WG * PER * 4` in the WGSL). */
+const BLOCK_ELEMENTS = 256 * 2 * 4;
 /** Per element: a multiply and the sine's argument, a square, a multiply, an add (the sine as one). */
 const FLOPS_PER_ELEMENT = 5;
 

@@ -15,21 +15,30 @@
  * length.
  *
  * Why an op of its own: a decoder that upsamples by nearest neighbour and then convolves (to avoid
- * conv_transpose's checkerboard) needs this and conv; neither substitutes for the other. The kernel
- * writes four vec4s of the output per invocation per block of a grid-stride loop, every read issued
- * before the first write: one read and one write per output element (the least the op can move);
- * when `outW % 4 == 0` the four elements of a vec4 share a row and its source row is computed once.
+ * conv_transpose's checkerboard) needs this and conv; neither substitutes for the other. One read and
+ * one write per output element (the least the op can move). When `outW % 4 == 0` each invocation
+ * writes one vec4 column of two output rows: the column's source indices are found once, and the
+ * second row, when it copies the same source row as the first (every pair of a 2x upsample), is
+ * written from the same vec4 without a second load. Otherwise the kernel writes four vec4s per
+ * invocation per block of a grid-stride loop, every read issued before the first write.
  *
- * On the H200 (the baseline, harness/baselines/nvidia-h200-log/21-bench.txt: Deno 2.9.6 over Vulkan,
- * GPU timestamps, median of 10, fractions of that run's 4,597 GB/s read probe): 2x of
- * [1, 128, 256, 256] in 0.0526 ms (69.4%), of [1, 512, 128, 128] 70.0%, 126 x 127 -> 252 x 254 over
- * [4, 256] planes 59.6%: short of the 85% target, and about what the previous kernel (one vec4 per
- * invocation) gave in its author's run (0.0556 ms at the first shape; that run's output was not kept).
+ * On the H200 (Deno 2.9.6 over Vulkan, GPU timestamps, median of 10; fractions of the same run's
+ * read probe; harness/baselines/nvidia-h200-log/27-bandops-bench.json, 2026-12-02, probe 4,593
+ * GB/s) 2x of [1, 128, 256, 256] 0.0480 ms (76.1%), of [1, 512, 128, 128] 0.0483 ms (75.7%), 126 x
+ * 127 -> 252 x 254 over [4, 256] planes (the stream) 0.115 ms (62.0%). A plain vec4 copy of 32 MiB
+ * read and 128 MiB written (the first shape's bytes) reached 84.0% of the probe
+ * (harness/baselines/nvidia-h200-log/27-bandops-explore.json), so 85% is out of reach there for any
+ * kernel. In 27-bandops-round2.json (probe 4,518 GB/s) the tiles of two rows took the first shape
+ * from 0.0518 ms (71.7%, the previous kernel: four vec4s of the stream per invocation) to 0.0471 ms
+ * (78.9%), and [1, 512, 128, 128] from 0.0506 to 0.0471 ms; tiles of four rows 0.0488 and 0.0486
+ * ms; the previous kernel with its index arithmetic replaced by a plain `x[q / 4]` 0.0492 and
+ * 0.0493 ms, so the index arithmetic cost about a tenth.
  *
  * @module
  */
 
 import { streamWorkgroups } from "../../harness/grid.ts";
+import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
@@ -55,8 +64,10 @@ const PARAMS: readonly ParamField[] = [
   { name: "n", type: "u32" },
 ];
 
-/** Output elements one workgroup writes per block: 256 invocations x 4 vec4s (`WG * PER * 4` in the WGSL). */
+/** Output elements one workgroup writes per block when outW % 4 != 0: 256 invocations x 4 vec4s (`WG * PER * 4` in the WGSL). */
 const BLOCK_ELEMENTS = 256 * 4 * 4;
+/** Invocations per workgroup (`WG` in the WGSL). */
+const WG = 256;
 
 /**
  * Plans `nearestUpsample2d` on the GPU.
@@ -83,6 +94,7 @@ export function nearestUpsample2dPlan(
   const { N, C, H, W, outH, outW } = shape;
   const n = N * C * H * W;
   const outN = N * C * outH * outW;
+  const maxPerDimension = gpu.limits.maxComputeWorkgroupsPerDimension;
   const values = {
     h: H,
     w: W,
@@ -100,7 +112,11 @@ export function nearestUpsample2dPlan(
       { name: "out", dtype: "f32", length: outN, role: "output" },
     ],
     params: packParams(PARAMS, values, "upsample"),
-    workgroups: streamWorkgroups(outN, BLOCK_ELEMENTS, gpu.limits.maxComputeWorkgroupsPerDimension),
+    // outW % 4 == 0: one invocation per tile of two output rows by one vec4 column; otherwise the
+    // grid-stride stream.
+    workgroups: outW % 4 === 0
+      ? foldWorkgroups(Math.ceil(((outW / 4) * Math.ceil((N * C * outH) / 2)) / WG), maxPerDimension)
+      : streamWorkgroups(outN, BLOCK_ELEMENTS, maxPerDimension),
     // The input read once and the output written once; no arithmetic on the values.
     cost: { bytes: 4 * (n + outN), flops: 0 },
   };

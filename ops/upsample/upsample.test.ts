@@ -1,11 +1,20 @@
 import { deepStrictEqual, ok } from "node:assert/strict";
-import { assertThrowsMessage, checkAgainstReference, gpuTest, loadGolden, randomF32 } from "../../harness/testing.ts";
+import { foldWorkgroups } from "../../harness/limits.ts";
+import {
+  assertClose,
+  assertThrowsMessage,
+  checkAgainstReference,
+  gpuTest,
+  loadGolden,
+  randomF32,
+} from "../../harness/testing.ts";
 import {
   KERNELS,
   nearestSourceIndex,
   nearestUpsample2d,
   type NearestUpsample2dArgs,
   nearestUpsample2dGpu,
+  nearestUpsample2dPlan,
 } from "./mod.ts";
 
 /** What goldens/gen.py writes: outputs of inputs valued plane * 10000 + h * 100 + w. */
@@ -114,8 +123,11 @@ gpuTest("upsample GPU: downsampling and bad input throw before dispatch", async 
   await assertThrowsMessage(() => nearestUpsample2dGpu(gpu, base, { override: "kernel.amd" }), 'override "kernel.amd"');
 });
 
-// Copies: exact. Rows of outW % 4 == 0 (the vec4 path) and not, a partial last vec4, 1-element axes;
-// the last two are past one block (4,096 output elements), so whole blocks take the four-vec4 path.
+// Copies: exact. Rows of outW % 4 == 0 (tiles of two rows) and not (the stream), a partial last
+// vec4, 1-element axes. Of the tiles: [3, 2, 5, 7] -> 13x20 has tiles that straddle two planes (13
+// rows a plane) and pairs whose rows copy different source rows (5 -> 13); [1, 1, 3, 3] -> 7x4 ends
+// on a tile of one row. The last two are past one block (4,096 output elements), so whole blocks of
+// the stream take its four-vec4 path ([1, 3, 20, 21] -> 40x42) and the tiles span several workgroups.
 const shapes = [
   [1, 1, 1, 1, 1, 1],
   [1, 1, 1, 1, 3, 5],
@@ -125,6 +137,8 @@ const shapes = [
   [1, 1, 33, 1, 67, 7],
   [1, 2, 32, 32, 64, 64],
   [1, 1, 3, 3, 3, 3],
+  [3, 2, 5, 7, 13, 20],
+  [1, 1, 3, 3, 7, 4],
   [1, 3, 20, 21, 40, 42],
   [2, 2, 16, 16, 32, 32],
 ];
@@ -140,3 +154,12 @@ checkAgainstReference<NearestUpsample2dArgs>(
   nearestUpsample2dGpu,
   { atol: 0, rtol: 0 },
 );
+
+gpuTest("upsample GPU: the tiles of two rows fold into y", async (gpu) => {
+  // 2 x 3 planes of 61 x 40: 366 rows, 183 tiles of 10 vec4 columns, 1,830 invocations in 8 workgroups.
+  const args = { x: randomF32(2 * 3 * 30 * 10, 7), N: 2, C: 3, H: 30, W: 10, outH: 61, outW: 40 };
+  const plan = nearestUpsample2dPlan(gpu, args);
+  deepStrictEqual(plan.workgroups, [8, 1, 1]);
+  const [out] = await gpu.run({ ...plan, workgroups: foldWorkgroups(8, 3) }, [args.x]);
+  assertClose(out, nearestUpsample2d(args), { atol: 0, rtol: 0 }, "folded 3 x 3 grid");
+});

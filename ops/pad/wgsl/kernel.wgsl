@@ -6,7 +6,11 @@
 // and every element of out written once: one read and one write per output element, nothing else.
 // - inner % 4 == 0: the four elements of a vec4 of out share (o, p) and so copy one vec4 of x (or
 //   are all `value`): one vec4 load, one vec4 store, one division chain per vec4.
-// - otherwise (inner == 1 is the common case, padding the last axis): the position of the first
+// - inner == 1 (padding the last axis), a vec4 of out wholly inside its row's copied span: its
+//   four elements are consecutive in x from s = o * size + p - before, which starts anywhere in a
+//   vec4, so the two vec4s of x holding them are loaded and shifted by s % 4 (one division, by
+//   padded, per vec4 of out).
+// - otherwise (the pads, a vec4 across two rows, inner % 4 not 0 or 1): the position of the first
 //   element is divided out once and carried to the next three, each read as a scalar (neighbouring
 //   invocations read neighbouring elements, so the loads coalesce); a partial last vec4 is written
 //   one component at a time, so nothing past the end of out is written.
@@ -66,12 +70,38 @@ fn advance(pos: vec3u) -> vec3u {
   return vec3u(pos.x + 1u, 0u, 0u);
 }
 
+// Elements r .. r + 3 of the eight in (lo, hi).
+fn shifted(lo: vec4f, hi: vec4f, r: u32) -> vec4f {
+  if (r == 0u) {
+    return lo;
+  }
+  if (r == 1u) {
+    return vec4f(lo.yzw, hi.x);
+  }
+  if (r == 2u) {
+    return vec4f(lo.zw, hi.xy);
+  }
+  return vec4f(lo.w, hi.xyz);
+}
+
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) groups: vec3u) {
   let quads = (params.n + 3u) / 4u;
+  let last_quad = arrayLength(&x) - 1u;
   for (var q = wid.x * WG + lid; q < quads; q += groups.x * WG) {
     let e = 4u * q;
+    if (params.inner == 1u) {
+      let o = e / params.padded;
+      let p = e - o * params.padded;
+      if (p >= params.before && p + 4u <= params.before + params.size) {
+        let s = o * params.size + p - params.before;
+        let b = s >> 2u;
+        // hi is read only when s % 4 != 0, and then b + 1 holds elements of the span.
+        out[q] = shifted(x[b], x[min(b + 1u, last_quad)], s & 3u);
+        continue;
+      }
+    }
     let i = e % params.inner;
     let t = e / params.inner;
     let p = t % params.padded;

@@ -10,8 +10,11 @@
 //  2. One invocation per column vec4 runs (P_0, P_(-1)) = (1, 0) through the CHUNKS transfers in
 //     order, leaving each chunk's starting pair in place of its matrix. (Chaining the transfers as a
 //     tree instead, in log2(CHUNKS) rounds, was 10x less accurate near x = -1 in an f32 simulation.)
-//  3. Each invocation runs the recurrence over its chunk from that pair, writing the rows whose
-//     order is >= pos_offset: vec4 stores when D % 4 == 0, component stores otherwise.
+//  3. Each invocation runs the recurrence over its chunk from that pair: first through the orders
+//     below pos_offset without writing, then writing each row (one vec4 store at a running index
+//     when D % 4 == 0, component stores otherwise).
+// The order n is carried as an f32 counter (exact below 2^24, which the host checks), so a step
+// converts no integers; the coefficients are the same products as f32(2n + 1) * inv and f32(n) * inv.
 // Away from x = -1 the scan is as accurate as the plain f32 recurrence: measured against f64, the
 // largest difference at orders up to 4,096 was 1.8e-4 at x = -1 + 2/4096, and about 1e-6 for
 // |x| <= 0.97. At x = -1 itself it is not (the step matrices form a Jordan block there), so that
@@ -42,22 +45,6 @@ fn arg(c: u32) -> f32 {
   return select(0.0, x[min(c, params.d - 1u)], c < params.d);
 }
 
-fn store(n: u32, col: u32, p: vec4f) {
-  let row = (n - params.pos_offset) * params.d;
-  if (params.d % 4u == 0u) {
-    if (col < params.d) {
-      out[(row + col) / 4u] = p;
-    }
-    return;
-  }
-  for (var j = 0u; j < 4u; j++) {
-    if (col + j < params.d) {
-      let e = row + col + j;
-      out[e >> 2u][e & 3u] = p[j];
-    }
-  }
-}
-
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u,
         @builtin(num_workgroups) groups: vec3u) {
@@ -74,16 +61,18 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: ve
   var b = vec4f(0.0);
   var c = vec4f(0.0);
   var dd = vec4f(1.0);
+  var f = f32(first);
   for (var n = first; n < last; n++) {
-    let inv = 1.0 / f32(n + 1u);
-    let an = f32(2u * n + 1u) * inv * xs;
-    let bn = f32(n) * inv;
+    let inv = 1.0 / (f + 1.0);
+    let an = ((f + f + 1.0) * inv) * xs;
+    let bn = f * inv;
     let na = an * a - bn * c;
     let nb = an * b - bn * dd;
     c = a;
     dd = b;
     a = na;
     b = nb;
+    f += 1.0;
   }
   m00[k] = a;
   m01[k] = b;
@@ -108,19 +97,54 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: ve
     }
   }
   workgroupBarrier();
-  // 3. The chunk's rows.
+  // 3. The chunk's rows. At x = -1 (column 0) the chunk transfers are a Jordan block and lose
+  // accuracy as n grows; P_n(-1) = (-1)^n exactly, so that column is written from the sign.
   var p = m00[k];
   var q = m01[k];
-  for (var n = first; n < last; n++) {
-    if (n >= params.pos_offset) {
-      // At x = -1 (column 0) the chunk transfers are a Jordan block and lose accuracy as n grows;
-      // P_n(-1) = (-1)^n exactly, so that column is written from the identity.
-      let sign = select(1.0, -1.0, (n & 1u) == 1u);
-      store(n, col, select(p, vec4f(sign), xs == vec4f(-1.0)));
-    }
-    let inv = 1.0 / f32(n + 1u);
-    let np = (f32(2u * n + 1u) * inv * xs) * p - (f32(n) * inv) * q;
+  let minus_one = xs == vec4f(-1.0);
+  var n = first;
+  f = f32(first);
+  // Orders below pos_offset: stepped through, not written.
+  let begin = clamp(params.pos_offset, first, last);
+  for (; n < begin; n++) {
+    let inv = 1.0 / (f + 1.0);
+    let np = (((f + f + 1.0) * inv) * xs) * p - (f * inv) * q;
     q = p;
     p = np;
+    f += 1.0;
+  }
+  var sign = select(1.0, -1.0, (n & 1u) == 1u);
+  if (params.d % 4u == 0u) {
+    if (col < params.d) {
+      let stride = params.d / 4u;
+      var at = ((n - params.pos_offset) * params.d + col) / 4u;
+      for (; n < last; n++) {
+        out[at] = select(p, vec4f(sign), minus_one);
+        at += stride;
+        sign = -sign;
+        let inv = 1.0 / (f + 1.0);
+        let np = (((f + f + 1.0) * inv) * xs) * p - (f * inv) * q;
+        q = p;
+        p = np;
+        f += 1.0;
+      }
+    }
+    return;
+  }
+  for (; n < last; n++) {
+    let v = select(p, vec4f(sign), minus_one);
+    let row = (n - params.pos_offset) * params.d;
+    for (var j = 0u; j < 4u; j++) {
+      if (col + j < params.d) {
+        let e = row + col + j;
+        out[e >> 2u][e & 3u] = v[j];
+      }
+    }
+    sign = -sign;
+    let inv = 1.0 / (f + 1.0);
+    let np = (((f + f + 1.0) * inv) * xs) * p - (f * inv) * q;
+    q = p;
+    p = np;
+    f += 1.0;
   }
 }

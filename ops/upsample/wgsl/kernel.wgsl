@@ -4,12 +4,17 @@
 // WGSL) and scale = f32(in / out) computed on the host (WGSL's f32 division is not correctly
 // rounded, and the f32 rounding of the scale decides which row is copied).
 //
-// Blocks of 256 x 4 vec4s of out are dealt to workgroups in a grid-stride loop; each invocation
-// computes four vec4s, neighbouring invocations on neighbouring vec4s, with every read issued before
-// the first write (more bytes in flight; see mod.ts). One read and one write per output element.
-// When out_w % 4 == 0 the four elements of a vec4 share a row, so the row's source is found
-// once; otherwise the position of the first element is divided out and carried to the next three,
-// and a partial last vec4 is written one component at a time.
+// Two layouts, chosen by out_w (mod.ts sizes the grid for the one taken); one read and one write
+// per output element in both:
+// - out_w % 4 == 0: one invocation per tile of two output rows by one vec4 column (neighbouring
+//   invocations on neighbouring vec4s of the rows, the grid folded into y). The column's four source
+//   indices are found once for both rows, one division finds the first row's plane and oy and the
+//   second is carried from it, and when both rows copy the same source row (every pair of a 2x
+//   upsample) the second row is written from the first's vec4 without loading it again.
+// - otherwise: blocks of 256 x 4 vec4s of out dealt to workgroups in a grid-stride loop, each
+//   invocation computing four vec4s, every read issued before the first write; the position of a
+//   vec4's first element is divided out and carried to the next three, and a partial last vec4 is
+//   written one component at a time.
 struct Params {
   h: u32,
   w: u32,
@@ -27,7 +32,7 @@ struct Params {
 // #include "vec4_parts.wgsl"
 
 const WG = 256u;
-const PER = 4u; // vec4s per invocation per block (mod.ts sizes the grid with the same numbers)
+const PER = 4u; // vec4s per invocation per block, out_w % 4 != 0 (mod.ts sizes the grid with the same numbers)
 
 fn source_index(dst: u32, scale: f32, size: u32) -> u32 {
   return min(u32(floor(f32(dst) * scale)), size - 1u);
@@ -51,22 +56,13 @@ fn advance(pos: vec3u) -> vec3u {
   return vec3u(pos.x + 1u, 0u, 0u);
 }
 
-// Vec4 q of out (elements 4q .. 4q + 3; only those before n are read).
+// Vec4 q of out (elements 4q .. 4q + 3; only those before n are read), out_w % 4 != 0.
 fn quad(q: u32) -> vec4f {
   let e = 4u * q;
   let ox = e % params.out_w;
   let t = e / params.out_w;
   let oy = t % params.out_h;
   let plane = t / params.out_h;
-  if (params.out_w % 4u == 0u) {
-    let base = (plane * params.h + source_index(oy, params.scale_h, params.h)) * params.w;
-    return vec4f(
-      x_at(base + source_index(ox, params.scale_w, params.w)),
-      x_at(base + source_index(ox + 1u, params.scale_w, params.w)),
-      x_at(base + source_index(ox + 2u, params.scale_w, params.w)),
-      x_at(base + source_index(ox + 3u, params.scale_w, params.w)),
-    );
-  }
   let count = min(4u, params.n - e);
   let pos0 = vec3u(plane, oy, ox);
   let pos1 = advance(pos0);
@@ -84,4 +80,86 @@ fn quad(q: u32) -> vec4f {
   return v;
 }
 
-// #include "gathered_stream.wgsl"
+// The row of x (plane * h + sy) that output row oy of `plane` copies.
+fn source_row(plane: u32, oy: u32) -> u32 {
+  return plane * params.h + source_index(oy, params.scale_h, params.h);
+}
+
+// The four elements of x's row `row` at columns sx.
+fn gather(row: u32, sx: vec4u) -> vec4f {
+  let base = row * params.w;
+  return vec4f(x_at(base + sx.x), x_at(base + sx.y), x_at(base + sx.z), x_at(base + sx.w));
+}
+
+// Tile g of two output rows by one vec4 column (out_w % 4 == 0).
+fn row_pair(g: u32) {
+  let quads = params.out_w / 4u;
+  let rows = params.n / params.out_w;  // planes * out_h
+  let tile = g / quads;
+  let r = 2u * tile;
+  if (r >= rows) {
+    return;
+  }
+  let column = g - tile * quads;
+  let ox = 4u * column;
+  let sx = vec4u(source_index(ox, params.scale_w, params.w), source_index(ox + 1u, params.scale_w, params.w),
+                 source_index(ox + 2u, params.scale_w, params.w), source_index(ox + 3u, params.scale_w, params.w));
+  let plane = r / params.out_h;
+  let oy = r - plane * params.out_h;
+  let s0 = source_row(plane, oy);
+  let v0 = gather(s0, sx);
+  let second = r + 1u < rows;
+  var v1 = v0;
+  if (second) {
+    let last = oy + 1u == params.out_h;
+    let s1 = source_row(select(plane, plane + 1u, last), select(oy + 1u, 0u, last));
+    if (s1 != s0) {
+      v1 = gather(s1, sx);
+    }
+  }
+  out[r * quads + column] = v0;
+  if (second) {
+    out[(r + 1u) * quads + column] = v1;
+  }
+}
+
+// Writes vec4 q of out: whole, or its first elements one at a time when it runs past n.
+fn put(q: u32, v: vec4f) {
+  let e = 4u * q;
+  if (e + 4u <= params.n) {
+    out[q] = v;
+  } else {
+    store_part(e, params.n - e, v);
+  }
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32,
+        @builtin(num_workgroups) groups: vec3u) {
+  if (params.out_w % 4u == 0u) {
+    row_pair((wid.x + wid.y * groups.x) * WG + lid);
+    return;
+  }
+  let quads = (params.n + 3u) / 4u;
+  let span = WG * PER;
+  for (var block = wid.x * span; block < quads; block += groups.x * span) {
+    let q = block + lid;
+    if (block + span <= quads) {
+      // Every read of the four vec4s before any write, so that they are in flight together.
+      let v0 = quad(q);
+      let v1 = quad(q + WG);
+      let v2 = quad(q + 2u * WG);
+      let v3 = quad(q + 3u * WG);
+      put(q, v0);
+      put(q + WG, v1);
+      put(q + 2u * WG, v2);
+      put(q + 3u * WG, v3);
+    } else {
+      for (var k = 0u; k < PER; k++) {
+        if (q + k * WG < quads) {
+          put(q + k * WG, quad(q + k * WG));
+        }
+      }
+    }
+  }
+}

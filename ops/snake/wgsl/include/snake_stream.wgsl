@@ -12,7 +12,7 @@ struct Params {
 }
 
 const WG = 256u;  // invocations per workgroup
-const PER = 4u;   // quads per invocation per block (mod.ts sizes the grid with the same numbers)
+const PER = 2u;   // quads per invocation per block (mod.ts sizes the grid with the same numbers)
 const EPS: f32 = 1e-9; // upstream's epsilon, inside the reciprocal
 
 fn channel(i: u32) -> u32 {
@@ -49,12 +49,8 @@ fn main(
     if (block + span <= quads) {
       let x0 = x[i];
       let x1 = x[i + WG];
-      let x2 = x[i + 2u * WG];
-      let x3 = x[i + 3u * WG];
       out[i] = snake_quad(i, x0);
       out[i + WG] = snake_quad(i + WG, x1);
-      out[i + 2u * WG] = snake_quad(i + 2u * WG, x2);
-      out[i + 3u * WG] = snake_quad(i + 3u * WG, x3);
     } else {
       for (var k = 0u; k < PER; k++) {
         let j = i + k * WG;
