@@ -42,9 +42,9 @@
  * `packed` the q8 format ({@link quantizePacked}: the codes above, four to a word), `packed_q4` the
  * q4 group-128 format ({@link quantizePackedQ4}: ops/matvec's `quantizeQ4G128`, a scale absmax / 7
  * per 128 columns of a row, codes round(x * 7 / absmax) in [-7, 7], eight to a word). Both decide
- * codes in the same exact integer arithmetic, so they agree with the converter's host quantizer
- * bit for bit; their scales are f32 divisions, exact on the devices measured (llvmpipe, the H200)
- * but allowed 2.5 ULP by WGSL. `packed_q4` gives each group of 128 columns 16 invocations (a word
+ * codes in the same exact integer arithmetic, and their scales too (the f32 nearest absmax / 127 or
+ * absmax / 7, from the bit patterns: WGSL allows its division 2.5 ULP), so they write the bytes of
+ * the converter's host quantizer on every device. `packed_q4` gives each group of 128 columns 16 invocations (a word
  * each, its eight columns held in registers) and 16 groups a workgroup, so rows of any length and
  * their shorter last group share workgroups.
  *

@@ -4,10 +4,9 @@ import { assertClose, checkAgainstReference, gpuTest, randomF32 } from "../../ha
 import { packQ4, quantizeQ4G128 } from "../matvec/reference.ts";
 import { KERNELS, type QuantizeArgs, quantizePackedQ4, quantizePackedQ4Gpu, quantizePackedQ4Plan } from "./mod.ts";
 
-// Codes are decided exactly everywhere: words must agree exactly.
+// Codes and scales are decided exactly everywhere (scales in integer arithmetic, not by WGSL's
+// division, which is allowed 2.5 ULP): both must agree exactly.
 const exact = { atol: 0, rtol: 0 };
-// Scales are absmax / 7 in f32: exact in the reference, but WGSL allows its division 2.5 ULP.
-const scaleTolerance = { atol: 0, rtol: 3e-7 };
 const f32 = (xs: number[]) => new Float32Array(xs);
 /** A value rounded to bf16 (to nearest even), as a checkpoint's weights are. */
 const bf16 = (v: number) => {
@@ -95,7 +94,7 @@ checkAgainstReference(
     a,
     o,
   ) => (await quantizePackedQ4Gpu(gpu, a, o)).scales,
-  scaleTolerance,
+  exact,
 );
 
 // A device that allows 2 workgroups per dimension, so 3 or 4 workgroups of 16 groups (48, 64 and 54
@@ -111,7 +110,7 @@ gpuTest("quantize GPU: packed_q4 matches the reference on a folded grid", async 
     const expected = quantizePackedQ4(args);
     const got = await quantizePackedQ4Gpu(low, args);
     assertClose(got.packed, expected.packed, exact, `${label} packed`);
-    assertClose(got.scales, expected.scales, scaleTolerance, `${label} scales`);
+    assertClose(got.scales, expected.scales, exact, `${label} scales`);
   }
 });
 
@@ -140,7 +139,7 @@ gpuTest(
       deepStrictEqual([...got.subarray(0, rows * words)], [...expected.packed]);
       deepStrictEqual([...got.subarray(rows * words)], new Array(words).fill(0xdeadbeef));
       const gotScales = (await gpu.read(scales)) as Float32Array;
-      assertClose(gotScales.subarray(0, rows * groups), expected.scales, scaleTolerance);
+      assertClose(gotScales.subarray(0, rows * groups), expected.scales, exact);
       deepStrictEqual([...new Uint32Array(gotScales.slice(rows * groups).buffer)], new Array(groups).fill(0xdeadbeef));
     } finally {
       for (const t of [packed, scales, sentinel]) t.buffer.destroy();

@@ -10,9 +10,10 @@
 // short rows and a row's short last group share a workgroup: each invocation loads the eight
 // columns of one word into registers (consecutive invocations read consecutive 32-byte runs), the
 // group's 16 invocations reduce their largest magnitudes through workgroup memory, and each then
-// writes its word from registers; the group's first writes the scale. Codes are decided exactly, in
-// integer arithmetic on the f32 bit patterns (exact_code_body.wgsl), so every device agrees with the
-// f64 reference. Workgroups beyond 65,535 fold into y: block = id.x + id.y * num_workgroups.x.
+// writes its word from registers; the group's first writes the scale. Codes and scales are decided
+// exactly, in integer arithmetic on the f32 bit patterns (exact_code_body.wgsl, exact_scale.wgsl),
+// so every device writes the converter's bytes. Workgroups beyond 65,535 fold into y:
+// block = id.x + id.y * num_workgroups.x.
 struct Params {
   rows: u32,
   cols: u32,
@@ -34,6 +35,8 @@ const LEVELS = 7u;  // the largest code, for exact_code_body.wgsl
 var<workgroup> maxima: array<u32, WORKGROUP>;
 
 // #include "magnitude.wgsl"
+
+// #include "exact_scale.wgsl"
 
 // round(x * 7 / absmax), ties toward +Infinity, for |x| <= absmax (as bit patterns).
 fn code_of(x_bits: u32, absmax_bits: u32) -> i32 {
@@ -79,7 +82,7 @@ fn main(
   }
   let out_row = params.row_offset + row;
   if (lane == 0u) {
-    scales[out_row * params.groups + word / LANES] = bitcast<f32>(absmax_bits) / 7.0;
+    scales[out_row * params.groups + word / LANES] = exact_scale(absmax_bits);
   }
   var packed_word = 0u;
   for (var j = 0u; j < 8u; j++) {
