@@ -85,6 +85,15 @@ const CASES: OpCase[] = [
     bad: [["rows", 0, "rows"], ["cols", 0, "cols"]],
   },
   {
+    op: "quantize",
+    reference: ops.quantizePackedQ4,
+    gpu: ops.quantizePackedQ4Gpu,
+    plan: ops.quantizePackedQ4Plan,
+    args: { x: f32(6), rows: 2, cols: 3 },
+    shape: { rows: 2, cols: 3 },
+    bad: [["rows", 0, "rows"], ["cols", 0, "cols"], ["rows", 2.5, "rows"]],
+  },
+  {
     op: "elementwise",
     reference: ops.elementwise,
     gpu: ops.elementwiseGpu,

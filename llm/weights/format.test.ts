@@ -80,6 +80,13 @@ Deno.test("quantisers: ops' references agree with the fixtures' numpy quantiser 
   assertEquals(q8.codes[K + 1], 0);
   assertEquals([...q4.codes.subarray(4 * K, 4 * K + 5)], [7, 3, -2, 1, 4]);
   assertEquals(q4.codes[4 * K + 129], 7);
+  // bf16 weights at half their group's absmax: the exact ties 3.5 -> 4 and -3.5 -> -3, where w times
+  // the rounded reciprocal 7 / absmax gives 3.4999999999999996 -> 3 and -3.5000000000000004 -> -4.
+  assertEquals([q4.codes[6 * K + 1], q4.codes[6 * K + 129]], [4, -3]);
+  assertEquals([x[6 * K + 1] * (7 / x[6 * K]), x[6 * K + 129] * (7 / x[6 * K + 128])], [
+    3.4999999999999996,
+    -3.5000000000000004,
+  ]);
 });
 
 Deno.test("transformTensor: the tiny checkpoint in q8 and q4g128 is byte for byte what the numpy converter wrote", async () => {

@@ -1,20 +1,20 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { assertThrowsMessage } from "../../harness/testing.ts";
+import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
 import { parseLlamaConfig } from "../config.ts";
 import { SafetensorsFile, type TensorStore } from "../safetensors.ts";
 import { bytesSource } from "../safetensors_sources.ts";
 import { openCheckpointDir } from "../safetensors_file.ts";
 import { encodeSafetensors, type TensorData } from "../safetensors_write.ts";
 import type { WeightFormat } from "./format.ts";
-import { convertedMetadata, type LoadedWeight, loadWeights } from "./load.ts";
+import { convertedMetadata, type LoadedWeight, loadWeights, quantizeRowsGpu } from "./load.ts";
 
 const FIXTURES = new URL("../fixtures/", import.meta.url).pathname;
 
-async function loadDir(dir: string, format?: WeightFormat) {
+async function loadDir(dir: string, format?: WeightFormat, deferQuantization?: WeightFormat[]) {
   const config = parseLlamaConfig(await Deno.readTextFile(`${FIXTURES}${dir}/config.json`));
   const { store, close } = await openCheckpointDir(`${FIXTURES}${dir}`);
   try {
-    return { config, weights: await collect(loadWeights(store, config, { format })) };
+    return { config, weights: await collect(loadWeights(store, config, { format, deferQuantization })) };
   } finally {
     close();
   }
@@ -132,4 +132,79 @@ Deno.test("loadWeights: a matrix left to the caller's quantizer is refused as th
   const f32 = await collect(loadWeights(clean, config, { format: "f32" }));
   assertEquals(deferred.map((w) => w.parts), f32.map((w) => w.parts));
   assertEquals(deferred.map((w) => w.format), f32.map((w) => (w.spec.role === "norm" ? "q8" : "f32")));
+});
+
+gpuTest(
+  "quantizeRowsGpu: quantise-on-load on the GPU writes the converter's q8 and q4g128 bytes, bit for bit",
+  async (gpu) => {
+    // Each matrix of two tiny checkpoints (K = 48 and 144: q4g128 rows of one group and of a full
+    // group plus 16 columns; tiny-headdim's Q/K permuted with head_dim 16), deferred by the loader,
+    // quantized on the GPU, against what transformTensor writes (held to numpy's quantiser by
+    // format.test.ts). Under a 4 KiB binding limit each matrix is cut into row blocks whose packed
+    // form fits (as LlamaEngine cuts them) and the f32 rows of a block go up in pieces of 21 rows or
+    // fewer, each quantized at its row offset.
+    for (const dir of ["tiny-gqa/bf16", "tiny-headdim/bf16"]) {
+      for (const format of ["q8", "q4g128"] as const) {
+        const deferred = await loadDir(dir, format, [format]);
+        const converted = await loadDir(dir, format);
+        for (const device of [gpu, gpu.withLimits({ maxStorageBufferBindingSize: 4096 })]) {
+          const limit = device.limits.maxStorageBufferBindingSize;
+          let matrices = 0;
+          for (const [i, w] of deferred.weights.entries()) {
+            const want = converted.weights[i];
+            assertEquals(w.spec, want.spec);
+            if (w.spec.role === "norm") continue;
+            assertEquals(w.format, "f32", w.spec.name);
+            const [rows, K] = w.spec.shape;
+            const values = new Float32Array(w.parts[0].data.slice().buffer);
+            const words = Math.ceil(K / (format === "q8" ? 4 : 8));
+            const groups = format === "q8" ? 1 : Math.ceil(K / 128);
+            const block = Math.min(rows, Math.floor(limit / (4 * words)));
+            const packed: number[] = [];
+            const scales: number[] = [];
+            for (let row0 = 0; row0 < rows; row0 += block) {
+              const n = Math.min(block, rows - row0);
+              const weight = device.alloc("u32", n * words, "weight");
+              const scaleTensor = device.alloc("f32", n * groups, "scales");
+              try {
+                const piece = values.subarray(row0 * K, (row0 + n) * K);
+                await quantizeRowsGpu(device, format, piece, n, K, weight.buffer, scaleTensor.buffer);
+                packed.push(...(await device.read(weight)));
+                scales.push(...(await device.read(scaleTensor)));
+              } finally {
+                weight.buffer.destroy();
+                scaleTensor.buffer.destroy();
+              }
+            }
+            const what = `${dir} ${format} ${w.spec.name} (binding limit ${limit})`;
+            assertEquals(new Uint8Array(Uint32Array.from(packed).buffer), want.parts[0].data, `${what} weight`);
+            assertEquals(new Uint8Array(Float32Array.from(scales).buffer), want.parts[1].data, `${what} scales`);
+            matrices++;
+          }
+          assertEquals(matrices, deferred.weights.filter((w) => w.spec.role !== "norm").length);
+        }
+      }
+    }
+  },
+);
+
+gpuTest("quantizeRowsGpu: refuses a row over the binding limit, a wrong length and f32, naming them", async (gpu) => {
+  const buffer = gpu.alloc("u32", 4, "weight").buffer;
+  try {
+    const small = gpu.withLimits({ maxStorageBufferBindingSize: 256 });
+    await assertThrowsMessage(
+      () => quantizeRowsGpu(small, "q4g128", new Float32Array(65), 1, 65, buffer, buffer),
+      "quantizeRowsGpu: one f32 row of 65 columns (260 bytes) is over the binding limit 256",
+    );
+    await assertThrowsMessage(
+      () => quantizeRowsGpu(gpu, "q8", new Float32Array(5), 2, 3, buffer, buffer),
+      "quantizeRowsGpu: values must have length rows * K = 6, got 5",
+    );
+    await assertThrowsMessage(
+      () => quantizeRowsGpu(gpu, "f32" as "q8", new Float32Array(6), 2, 3, buffer, buffer),
+      "quantizeRowsGpu: format must be q8 or q4g128, got f32",
+    );
+  } finally {
+    buffer.destroy();
+  }
 });

@@ -11,9 +11,20 @@
  * tensor is left over) before the first byte of data is read, and only one tensor's data is held
  * at a time. Progress is reported as bytes of tensor data read out of the total.
  *
+ * Quantise-on-load on the GPU: {@link quantizeRowsGpu} quantizes a deferred matrix's f32 rows into
+ * its q8 or q4g128 stored form with ops/quantize's `packed` or `packed_q4` entry point. Those decide
+ * each code exactly as the converter's host quantizers (`transformTensor`, through ops/quantize's
+ * `quantize` and ops/matvec's `quantizeQ4G128`), so the bytes are the converter's; `load.test.ts`
+ * holds them to it bit for bit, also under a small binding limit. The f32 rows go up in pieces that
+ * each fit one binding, each written at its row offset of the destination, so a matrix whose f32
+ * form is over the limit while its packed form is not (an f32 row is 4 times a q8 row, 8 times a q4
+ * one) needs one binding's worth of staging at a time.
+ *
  * @module
  */
 
+import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
+import { quantizePackedPlan, quantizePackedQ4Plan } from "../../ops/quantize/mod.ts";
 import { validateQuantize } from "../../ops/quantize/reference.ts";
 import type { LlamaConfig } from "../config.ts";
 import { SafetensorsError, type TensorInfo, type TensorStore } from "../safetensors.ts";
@@ -51,7 +62,8 @@ export interface LoadOptions {
   /**
    * Formats whose quantization the caller does itself: loading an HF checkpoint into one of them
    * yields its matrices as f32 (Q/K rows permuted, every value checked finite, as the quantizer
-   * would), with `format: "f32"`. `LlamaEngine` defers q8, which it quantizes on the GPU.
+   * would), with `format: "f32"`, for the caller to quantize on the GPU ({@link quantizeRowsGpu}
+   * writes the bytes the converter would). `LlamaEngine` defers q8.
    */
   deferQuantization?: readonly WeightFormat[];
 }
@@ -232,5 +244,66 @@ export async function* loadWeights(
     }
     options.onProgress?.(bytesDone, plan.bytesTotal);
     yield { spec, format: plan.format, parts };
+  }
+}
+
+/**
+ * Quantizes f32 rows on the GPU into a quantized matrix's buffers.
+ *
+ * @param gpu the device (its limits bound each piece)
+ * @param format q8 (packQ8 words `[rows, ceil(K / 4)]`, a scale per row) or q4g128 (packQ4 words
+ *   `[rows, ceil(K / 8)]`, a scale per 128 columns of a row: `[rows, ceil(K / 128)]`)
+ * @param values `[rows, K]` f32, finite (as `loadWeights` checks a deferred matrix)
+ * @param rows rows of the matrix
+ * @param K columns
+ * @param weight the destination of the packed words, at least their size
+ * @param scales the destination of the scales, at least their size
+ * @throws Error when one f32 row is over the binding limit, or as the quantizer's plan (a bad size)
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { quantizeRowsGpu } from "@xpu/ops/llm";
+ * const gpu = await acquireDevice();
+ * const weight = gpu.alloc("u32", 2 * 2); // 2 rows of 9 columns: 2 words each in q4g128
+ * const scales = gpu.alloc("f32", 2);
+ * const values = new Float32Array(18).map((_, i) => i - 9);
+ * await quantizeRowsGpu(gpu, "q4g128", values, 2, 9, weight.buffer, scales.buffer);
+ * gpu.destroy();
+ * ```
+ */
+export async function quantizeRowsGpu(
+  gpu: ResidentDevice,
+  format: Exclude<WeightFormat, "f32">,
+  values: Float32Array,
+  rows: number,
+  K: number,
+  weight: GPUBuffer,
+  scales: GPUBuffer,
+): Promise<void> {
+  if (format !== "q8" && format !== "q4g128") {
+    throw new Error(`quantizeRowsGpu: format must be q8 or q4g128, got ${String(format)}`);
+  }
+  if (values.length !== rows * K) {
+    throw new Error(`quantizeRowsGpu: values must have length rows * K = ${rows * K}, got ${values.length}`);
+  }
+  const limit = Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
+  const piece = Math.floor(limit / (4 * K));
+  if (piece < 1) {
+    throw new Error(`quantizeRowsGpu: one f32 row of ${K} columns (${4 * K} bytes) is over the binding limit ${limit}`);
+  }
+  const q4 = format === "q4g128";
+  const packed: GpuTensor = { buffer: weight, dtype: "u32", length: rows * Math.ceil(K / (q4 ? 8 : 4)) };
+  const scaleTensor: GpuTensor = { buffer: scales, dtype: "f32", length: rows * (q4 ? Math.ceil(K / 128) : 1) };
+  for (let row0 = 0; row0 < rows; row0 += piece) {
+    const n = Math.min(piece, rows - row0);
+    const shape = { rows: n, cols: K, rowOffset: row0 };
+    const plan = q4 ? quantizePackedQ4Plan(gpu, shape) : quantizePackedPlan(gpu, shape);
+    const x = gpu.upload(values.subarray(row0 * K, (row0 + n) * K), "rows to quantize");
+    try {
+      await gpu.submit([plan, [x, packed, scaleTensor]]);
+    } finally {
+      x.buffer.destroy();
+    }
   }
 }

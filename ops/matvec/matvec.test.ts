@@ -38,6 +38,7 @@ interface Golden {
     codes: number[];
     scales: number[];
     codes_half_to_even: number[];
+    codes_reciprocal_in_f64: number[];
     codes_reciprocal_of_f32_scale: number[];
   };
 }
@@ -137,13 +138,14 @@ Deno.test("matvec goldens: quantizeQ4G128, packQ4 and matvecQ4G128 match the scr
   }
 });
 
-Deno.test("matvec goldens: q4 ties, reciprocal and range agree with the script, and its alternatives do not", async () => {
+Deno.test("matvec goldens: q4 ties, exact quotient and range agree with the script, and its alternatives do not", async () => {
   const c = (await loadMatvecGolden()).q4_conventions;
   const q = quantizeQ4G128({ x: f32(c.x), rows: c.N, cols: c.K });
   deepStrictEqual([...q.codes], c.codes);
   deepStrictEqual([...q.scales], c.scales);
   ok(c.codes_half_to_even.some((v, i) => v !== c.codes[i]), "half-to-even rounding must give other codes");
   ok(c.codes_reciprocal_of_f32_scale.some((v, i) => v !== c.codes[i]), "1 / f32(scale) must give other codes");
+  ok(c.codes_reciprocal_in_f64.some((v, i) => v !== c.codes[i]), "w * (7 / absmax) must give other codes");
 });
 
 gpuTest("matvec GPU: all three entry points match the goldens", async (gpu) => {

@@ -97,12 +97,22 @@ Deno.test("quantizeQ4G128: range [-7, 7], not Q4_0's [-8, 7]", () => {
   deepStrictEqual(q4_0, [-8, 7, 4]);
 });
 
-Deno.test("quantizeQ4G128: reciprocal 7 / absmax in f64, not 1 / f32(scale)", () => {
+Deno.test("quantizeQ4G128: the exact quotient w * 7 / absmax, not w times a rounded reciprocal", () => {
+  // bf16 weights at exactly half their group's absmax: the quotient is the tie 3.5 (or -3.5), whose
+  // code is 4 (or -3). The f64 reciprocal 7 / absmax is rounded, and its product with w lands on
+  // the other side of the tie for these: 3.4999999999999996 (code 3) and -3.5000000000000004 (-4).
+  for (const [absmax, w, code] of [[0.04711914, 0.02355957, 4], [0.20605469, -0.103027344, -3]]) {
+    const x = f32([absmax, w]);
+    strictEqual(Math.abs(x[1]) * 2, x[0]);
+    deepStrictEqual([...quantizeQ4G128({ x, rows: 1, cols: 2 }).codes], [7, code]);
+    strictEqual((x[1] * 7) / x[0], Math.sign(code) * 3.5);
+    strictEqual(Math.round(x[1] * (7 / x[0])), code - 1);
+  }
+  // Nor w * (1 / f32(scale)): w * 7 = 6.50000024 and 1.50000001 round up; times 1 / f32(1/7) =
+  // 6.9999997 they are 6.49999995 and 1.49999995, which round down.
   const w = f32([1, 0.9285714626312256, 0.2142857164144516]);
   const { codes, scales } = quantizeQ4G128({ x: w, rows: 1, cols: 3 });
   deepStrictEqual([...codes], [7, 7, 2]);
-  // w * 7 = 6.50000024 and 1.50000001 round up; times 1 / f32(1/7) = 6.9999997 they are 6.49999995
-  // and 1.49999995, which round down.
   const inverseScale = 1 / scales[0];
   deepStrictEqual([...w].map((v) => Math.round(v * inverseScale)), [7, 6, 1]);
 });

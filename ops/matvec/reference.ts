@@ -18,9 +18,14 @@
  *
  * `quantizeQ4G128`'s conventions, each with a live alternative it is not:
  * - range `[-7, 7]`, not Q4_0's `[-8, 7]`, which clips one tail only and so biases the error;
- * - the reciprocal `7 / absmax` is formed in f64, not as `1 / f32(scale)`: at absmax 1 and
- *   w = f32(0.92857146), `w * 7` is 6.50000024 (code 7) where `w * (1 / f32(1/7))` is 6.49999995
- *   (code 6);
+ * - the quotient `w * 7 / absmax` is rounded exactly, as quantize's `w * 127 / absmax`: `w * 7` is
+ *   exact in f64 and the one division is correctly rounded, which cannot cross a rounding boundary
+ *   (w and absmax are f32, so a quotient that is not a half-integer is at least 2^-28 from one), so
+ *   a GPU can decide each code bit for bit in integer arithmetic (ops/quantize's `packed_q4`). Not
+ *   `w * (7 / absmax)` with the reciprocal rounded first: at an exact tie such as w = absmax / 2
+ *   (3.5, common in bf16 weights) its rounding error picks the side, e.g. w = -2.5 at absmax 5 gives
+ *   -3.5000000000000004 (code -4) where the tie's code is -3. Nor `w * (1 / f32(scale))`: at absmax 1
+ *   and w = f32(0.92857146), `w * 7` is 6.50000024 (code 7) where that is 6.49999995 (code 6);
  * - `Math.round`, ties toward +Infinity: 2.5 gives 3 (half-to-even, torch.round, gives 2) and -2.5
  *   gives -2 (half away from zero gives -3).
  *
@@ -428,8 +433,8 @@ export interface QuantizeQ4G128Args {
 
 /**
  * Quantizes an f32 weight to the q4 group-128 format: per row, per 128 contiguous columns (the last
- * group may be shorter), `scale = f32(absmax / 7)` and `code = Math.round(x * (7 / absmax))` with
- * the reciprocal formed in f64. A group of zeros gets scale 0 and codes 0. A non-finite element is
+ * group may be shorter), `scale = f32(absmax / 7)` and `code = Math.round((x * 7) / absmax)`, the
+ * exact quotient rounded (see the module doc). A group of zeros gets scale 0 and codes 0. A non-finite element is
  * refused, as by quantize: torch's absmax formula would give its group a scale of Inf or NaN and
  * codes of NaN, which no int4 code holds.
  *
@@ -466,8 +471,7 @@ export function quantizeQ4G128(args: QuantizeQ4G128Args): Q4G128 {
       }
       if (absmax === 0) continue;
       scales[r * groups + g] = absmax / Q4_MAX;
-      const reciprocal = Q4_MAX / absmax;
-      for (let i = start; i < end; i++) codes[i] = Math.round(x[i] * reciprocal);
+      for (let i = start; i < end; i++) codes[i] = Math.round((x[i] * Q4_MAX) / absmax);
     }
   }
   return { codes, scales };

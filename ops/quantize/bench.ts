@@ -1,13 +1,13 @@
 /**
  * Benchmark cases of quantize: per-row absmax int8 of square and tall f32 matrices, the codes written
  * as 4-byte integers (`kernel`, as `quantize` returns them) and packed four to a word (`packed`, the
- * q8 wire format).
+ * q8 wire format); and the q4 group-128 format of the same matrices (`packed_q4`).
  *
  * @module
  */
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
-import { KERNELS, quantizePackedPlan, quantizePlan } from "./mod.ts";
+import { KERNELS, quantizePackedPlan, quantizePackedQ4Plan, quantizePlan } from "./mod.ts";
 
 const gpu = [{ rows: 2048, cols: 2048 }, { rows: 4096, cols: 4096 }, { rows: 8192, cols: 8192 }, {
   rows: 32768,
@@ -36,6 +36,16 @@ export const BENCH: readonly BenchCase[] = [
     quick,
     label,
     plan: (device, shape, options) => quantizePackedPlan(device, shape, options),
+    inputs: ({ rows, cols }, seed) => [randomInput(rows * cols, seed)],
+  }),
+  defineCase<{ rows: number; cols: number }>({
+    op: "quantize",
+    entry: "packed_q4",
+    sources: KERNELS,
+    gpu,
+    quick,
+    label,
+    plan: (device, shape, options) => quantizePackedQ4Plan(device, shape, options),
     inputs: ({ rows, cols }, seed) => [randomInput(rows * cols, seed)],
   }),
 ];

@@ -14,7 +14,7 @@
  *   the bit patterns, so codes agree with the reference bit for bit on every device.
  * - `scale = absmax / 127` is an f32 division, torch's on a float32 tensor. WGSL allows its
  *   division 2.5 ULP, so a device may differ from the reference there by that much; codes do not
- *   depend on the scale.
+ *   depend on the scale. (`packed` and `packed_q4` compute their scales exactly; see below.)
  * - A row of zeros gets scale 0 and codes 0, not NaN. Non-finite input is refused. Subnormal
  *   scales (absmax below 127 * 2^-126) may be flushed to 0 by the device.
  *
@@ -36,6 +36,23 @@
  * The cost counts 4 bytes per code because codes are an `Int32Array` on the wire: that is what
  * the kernel must write.
  *
+ * Entry points `packed` and `packed_q4` write the weight formats the quantized matvec and matmul
+ * read, at a row offset of a larger destination, so a matrix whose f32 form is over one binding is
+ * quantized piece by piece into one buffer (quantise-on-load: llm/weights/load.ts):
+ * `packed` the q8 format ({@link quantizePacked}: the codes above, four to a word), `packed_q4` the
+ * q4 group-128 format ({@link quantizePackedQ4}: ops/matvec's `quantizeQ4G128`, a scale absmax / 7
+ * per 128 columns of a row, codes round(x * 7 / absmax) in [-7, 7], eight to a word). Both decide
+ * codes in the same exact integer arithmetic, and their scales too (the f32 nearest absmax / 127 or
+ * absmax / 7, from the bit patterns: WGSL allows its division 2.5 ULP), so they write the bytes of
+ * the converter's host quantizer on every device (on the H200, WGSL's `absmax / 127.0` differed
+ * from it in the last bit for 3,114 of 65,536 rows: `harness/baselines/nvidia-h200-log/31-q4gpu-divcheck.txt`).
+ * `packed_q4` gives each group of 128 columns 16 invocations (a word each, its eight columns held in
+ * registers) and 16 groups a workgroup, so rows of any length and their shorter last group share
+ * workgroups. Both run where a model loads, once per matrix, not in a decode loop: on the H200
+ * (2026-12-02, GPU timestamps, median of 10) `packed_q4` reached 19.5% of the bandwidth roofline at
+ * 8192 x 8192 and 32768 x 2048 (0.345 ms, 880 GB/s; 14.8% at 2048 x 2048), `packed` 23.7-25.2%
+ * (`31-q4gpu-bench.txt`; timed before the scales were made exact, a step once per row or group).
+ *
  * @module
  */
 
@@ -47,11 +64,13 @@ import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import {
   type QuantizeArgs,
+  type QuantizePackedQ4Result,
   type QuantizePackedResult,
   type QuantizePackedShape,
   type QuantizeResult,
   type QuantizeShape,
   validateQuantize,
+  validateQuantizePackedQ4Shape,
   validateQuantizePackedShape,
   validateQuantizeShape,
 } from "./reference.ts";
@@ -61,6 +80,9 @@ export { KERNELS };
 
 /** vec4s of its row each invocation of `kernel.nvidia` holds (`SLOTS` in the WGSL). */
 const SLOTS = 8;
+
+/** Groups of 128 columns each workgroup of `packed_q4` quantizes (`GROUPS_PER_WORKGROUP` in the WGSL). */
+const GROUPS_PER_WORKGROUP = 16;
 
 /**
  * Workgroups of each variant for `rows` rows of `cols`: the portable kernel takes one row per workgroup;
@@ -236,5 +258,97 @@ export async function quantizePackedGpu(
 ): Promise<QuantizePackedResult> {
   validateQuantize(args);
   const [packed, scales] = await gpu.run(quantizePackedPlan(gpu, args, options), [args.x]);
+  return { packed: packed as Uint32Array, scales: scales as Float32Array };
+}
+
+/**
+ * Plans {@link quantizePackedQ4} on the GPU (entry point `packed_q4`): 16 invocations per group of
+ * 128 columns, 16 groups per workgroup, codes decided exactly as `kernel` decides them.
+ *
+ * @param gpu the device
+ * @param shape `rows`, `cols` and the destination's `rowOffset`
+ * @param options kernel override
+ * @returns the plan; bindings `x` (`[rows, cols]`), `packed` (`[rowOffset + rows, ceil(cols / 8)]`
+ *   u32) and `scales` (`[rowOffset + rows, ceil(cols / 128)]`), of which rows from `rowOffset` on are
+ *   written
+ * @throws Error naming the argument, as {@link validateQuantizePackedQ4Shape}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { quantizePackedQ4Plan } from "@xpu/ops/ops/quantize";
+ * const gpu = await acquireDevice();
+ * // Rows 4096..8191 of a [8192, 4096] q4g128 matrix, from 4096 f32 rows.
+ * const plan = quantizePackedQ4Plan(gpu, { rows: 4096, cols: 4096, rowOffset: 4096 });
+ * gpu.destroy();
+ * ```
+ */
+export function quantizePackedQ4Plan(
+  gpu: ResidentDevice,
+  shape: QuantizePackedShape,
+  options: KernelOptions = {},
+): KernelPlan {
+  validateQuantizePackedQ4Shape(shape);
+  const { rows, cols } = shape;
+  const rowOffset = shape.rowOffset ?? 0;
+  const words = Math.ceil(cols / 8);
+  const groups = Math.ceil(cols / 128);
+  return {
+    op: "quantize",
+    kernel: gpu.resolve(KERNELS, "packed_q4", options),
+    bindings: [
+      { name: "x", dtype: "f32", length: rows * cols, role: "input" },
+      { name: "packed", dtype: "u32", length: (rowOffset + rows) * words, role: "output" },
+      { name: "scales", dtype: "f32", length: (rowOffset + rows) * groups, role: "output" },
+    ],
+    params: packParams(
+      [
+        { name: "rows", type: "u32" },
+        { name: "cols", type: "u32" },
+        { name: "row_offset", type: "u32" },
+        { name: "words", type: "u32" },
+        { name: "groups", type: "u32" },
+      ],
+      { rows, cols, row_offset: rowOffset, words, groups },
+      "quantize",
+    ),
+    workgroups: foldWorkgroups(
+      Math.ceil((rows * groups) / GROUPS_PER_WORKGROUP),
+      gpu.limits.maxComputeWorkgroupsPerDimension,
+    ),
+    // Read x, write half a byte per element and a scale per group; per element one comparison for
+    // the absmax and one multiply-divide for the code (counted as 2), one division per group.
+    cost: {
+      bytes: 4 * rows * cols + 4 * rows * words + 4 * rows * groups,
+      flops: 3 * rows * cols + rows * groups,
+    },
+  };
+}
+
+/**
+ * Quantizes each row on the GPU into the q4 group-128 wire format.
+ *
+ * @param gpu the device
+ * @param args as {@link quantizePackedQ4}
+ * @param options kernel override
+ * @returns the packed codes `[rows, ceil(cols / 8)]` and the scales `[rows, ceil(cols / 128)]`
+ * @throws Error naming the argument, as {@link validateQuantize}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, quantizePackedQ4Gpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const { packed } = await quantizePackedQ4Gpu(gpu, { x: new Float32Array([7, -3.5]), rows: 1, cols: 2 });
+ * // packed [0x000000d7]: 7 and -3 (-3.5 rounds toward +Infinity), scales [1]
+ * gpu.destroy();
+ * ```
+ */
+export async function quantizePackedQ4Gpu(
+  gpu: ResidentDevice,
+  args: QuantizeArgs,
+  options: KernelOptions = {},
+): Promise<QuantizePackedQ4Result> {
+  validateQuantize(args);
+  const [packed, scales] = await gpu.run(quantizePackedQ4Plan(gpu, args, options), [args.x]);
   return { packed: packed as Uint32Array, scales: scales as Float32Array };
 }

@@ -286,6 +286,7 @@ checkAgainstReference(
   },
   exact,
 );
+// Its scales are decided exactly too (exact_scale.wgsl), subnormal ones included.
 checkAgainstReference(
   "quantize packed scales",
   KERNELS,
@@ -295,7 +296,7 @@ checkAgainstReference(
   async (gpu, a, o) => {
     return (await quantizePackedGpu(gpu, a, o)).scales;
   },
-  scaleTolerance,
+  exact,
 );
 
 Deno.test("quantize reference: packed is packQ8 of the codes, least significant byte first", () => {
@@ -329,7 +330,7 @@ gpuTest(
       const got = (await gpu.read(packed)) as Uint32Array;
       deepStrictEqual([...got.subarray(0, rows * words)], [...expected.packed]);
       deepStrictEqual([...got.subarray(rows * words)], [0xdeadbeef, 0xdeadbeef, 0xdeadbeef]);
-      assertClose(((await gpu.read(scales)) as Float32Array).subarray(0, rows), expected.scales, scaleTolerance);
+      assertClose(((await gpu.read(scales)) as Float32Array).subarray(0, rows), expected.scales, exact);
       sentinel.buffer.destroy();
     } finally {
       packed.buffer.destroy();

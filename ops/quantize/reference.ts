@@ -19,6 +19,9 @@
  * Codes are returned as an Int32Array (one int8 value per element), scales as a Float32Array;
  * {@link quantizePacked} gives the same codes in the q8 wire format the quantized matvec and
  * matmul read (ops/matvec's `packQ8`: four per u32, least significant byte first).
+ * {@link quantizePackedQ4} is the q4 group-128 format's quantizer (ops/matvec's `quantizeQ4G128`: a
+ * scale per 128 columns of a row, codes round(x * 7 / absmax) in [-7, 7], the quotient exact as
+ * here) in its wire format (`packQ4`: eight per u32, least significant nibble first).
  * Non-finite elements of `x` are refused, because torch's absmax formula gives nothing an int8
  * format can hold: a row with ±Inf has absmax Inf, so scale Inf, finite codes round(x * 127 / Inf)
  * = 0 and the Inf element's code round(Inf / Inf) = NaN; a row with NaN has absmax NaN (torch.amax
@@ -30,7 +33,7 @@
  * @module
  */
 
-import { packQ8 } from "../matvec/reference.ts";
+import { packQ4, packQ8, quantizeQ4G128 } from "../matvec/reference.ts";
 import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
 /** The sizes of a {@link quantize} call: what a plan needs. */
@@ -183,4 +186,58 @@ export function validateQuantizePackedShape(shape: QuantizePackedShape): void {
 export function quantizePacked(args: QuantizeArgs): QuantizePackedResult {
   const { codes, scales } = quantize(args);
   return { packed: packQ8(codes, args.rows, args.cols), scales };
+}
+
+/** The result of {@link quantizePackedQ4}. */
+export interface QuantizePackedQ4Result {
+  /** `[rows, ceil(cols / 8)]` words, as `packQ4` packs the codes. */
+  packed: Uint32Array;
+  /** `[rows, ceil(cols / 128)]` scales: absmax / 7 per group of 128 columns, 0 for a group of zeros. */
+  scales: Float32Array;
+}
+
+/**
+ * Validates a {@link QuantizePackedShape} for {@link quantizePackedQ4}: {@link quantize}'s sizes, and
+ * a row offset whose last packed word an u32 index reaches.
+ *
+ * @param shape the sizes
+ * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateQuantizePackedQ4Shape } from "@xpu/ops/ops/quantize";
+ * validateQuantizePackedQ4Shape({ rows: 2, cols: 300, rowOffset: 4 }); // passes
+ * ```
+ */
+export function validateQuantizePackedQ4Shape(shape: QuantizePackedShape): void {
+  validateQuantizeShape(shape);
+  const offset = shape.rowOffset ?? 0;
+  requireInt("quantize", "rowOffset", offset, 0, U32_MAX);
+  const words = (offset + shape.rows) * Math.ceil(shape.cols / 8);
+  if (words > U32_MAX) {
+    throw new Error(`quantize: (rowOffset + rows) * ceil(cols / 8) must be <= ${U32_MAX}, got ${words}`);
+  }
+}
+
+/**
+ * Quantizes each row to the q4 group-128 format, as ops/matvec's `quantizeQ4G128` (per 128 columns
+ * of a row, the last group maybe shorter: `scale = f32(absmax / 7)`, `code = round(x * 7 / absmax)`
+ * with Math.round's ties, the quotient exact), in the q4 wire format (`packQ4`). `x` is validated as
+ * {@link quantize}'s, with its messages.
+ *
+ * @param args `x` and its shape `[rows, cols]`
+ * @returns the packed codes `[rows, ceil(cols / 8)]` and the scales `[rows, ceil(cols / 128)]`
+ * @throws Error naming the argument, as {@link validateQuantize}
+ *
+ * @example
+ * ```ts
+ * import { quantizePackedQ4 } from "@xpu/ops";
+ * quantizePackedQ4({ x: new Float32Array([7, 2.5, -2.5, 0.5, 1, 0, 0, 0, -3.5]), rows: 1, cols: 9 });
+ * // packed [0x00011e37, 0x0000000d]: 7, 3, -2, 1, 1, 0, 0, 0, then -3 alone; scales [1]
+ * ```
+ */
+export function quantizePackedQ4(args: QuantizeArgs): QuantizePackedQ4Result {
+  validateQuantize(args);
+  const { codes, scales } = quantizeQ4G128(args);
+  return { packed: packQ4(codes, args.rows, args.cols), scales };
 }

@@ -9,9 +9,10 @@ their codes and scales.
   definition) and "out32" in float32 on the CPU (torch's own float32 answer). Large outputs keep every
   "stride"-th element. Awkward sizes: 1x1x1, not multiples of 4 or of a tile, a K of 4099.
 - q8: F.linear(a, dequant(w)) for a weight w [N, K] quantized per row in the script: scale = f32(absmax / 127),
-  code = round_half_up(w * (127 / absmax)).
-- q4: the same in groups of 128 columns: scale = f32(absmax / 7), code = round_half_up(w * (7 / absmax)),
-  the reciprocal formed in float64, codes in [-7, 7]. The test checks that quantizeQ4G128 agrees.
+  code = round_half_up((w * 127) / absmax) in float64 (w * 127 is exact and the one division cannot move a
+  quotient across a half-integer: the exact quotient, rounded).
+- q4: the same in groups of 128 columns: scale = f32(absmax / 7), code = round_half_up((w * 7) / absmax),
+  codes in [-7, 7]. The test checks that quantizeQ4G128 agrees.
 round_half_up(v) is floor(v) + (v - floor(v) >= 0.5): ties toward +inf, as Math.round. dequant(w) is
 codes * scale in float64, so both products are exact float64 arithmetic on the stored values.
 """
@@ -60,7 +61,7 @@ def quantize(w, levels, group):
         absmax = block.abs().amax(dim=1)
         assert bool((absmax > 0).all()), "the pattern gave an all-zero group; pick another seed"
         scales.append((absmax / levels).float())
-        codes[:, g0:g0 + group] = round_half_up(block * (levels / absmax)[:, None]).clamp(-levels, levels).long()
+        codes[:, g0:g0 + group] = round_half_up((block * levels) / absmax[:, None]).clamp(-levels, levels).long()
     return codes, torch.stack(scales, dim=1)
 
 

@@ -6,17 +6,21 @@ regenerates from the same seed, so a 4099-column row costs a few bytes.
 
 - f32: torch.mv(W, x) in float32 (y32) and in float64 (y64).
 - q8: codes and scales made here by per-row absmax quantization (scale = f32(absmax / 127), code =
-  round-half-up(w * (127 / absmax)) in float64), packed four to a uint32, least significant byte
+  round-half-up((w * 127) / absmax) in float64: w * 127 is exact and the one division cannot move a
+  quotient across a half-integer, so this is the exact quotient rounded), packed four to a uint32, least significant byte
   first, two's complement, zero padding; y = (codes @ x) * scale in float64, which is exact before
   the final multiply. Codes are stored for the small cases only.
 - q4: the q4 group-128 conventions written out here independently of the library: per row and
-  128 columns, scale = f32(absmax / 7), code = round-half-up(w * (7 / absmax)) with the reciprocal
-  in float64, a group of zeros giving scale 0 and codes 0; packed eight to a uint32, least
+  128 columns, scale = f32(absmax / 7), code = round-half-up((w * 7) / absmax), the exact quotient
+  rounded as for q8, a group of zeros giving scale 0 and codes 0; packed eight to a uint32, least
   significant nibble first. Each group's dot product is exact in float64; the groups are summed
   left to right, as the reference does, so the reference must match exactly.
-- q4_conventions: a hand-written 4 x 7 weight whose codes pin ties (2.5 -> 3, -2.5 -> -2), the
-  float64 reciprocal (w = f32(0.92857146) at absmax 1 -> 7, where 1 / f32(1/7) gives 6), the
-  symmetric range and an all-zero row; with the codes the two rejected alternatives would give.
+- q4_conventions: a hand-written 6 x 7 weight whose codes pin ties (2.5 -> 3, -2.5 -> -2), the
+  exact quotient (w = f32(0.92857146) at absmax 1 -> 7, where 1 / f32(1/7) gives 6; bf16 weights at
+  half their row's absmax -> 4 and -3, where w times a reciprocal rounded first gives -4 for the
+  second: torch forms `7 / absmax` as reciprocal(absmax) * 7, which for the first lands above the
+  tie, so its 4 agrees there, while JavaScript's w * (7 / absmax) gives 3), the symmetric range and
+  an all-zero row; with the codes the three rejected alternatives would give.
 Round-half-up is floor(v) + (v - floor(v) >= 0.5), which is JavaScript's Math.round.
 """
 import json, pathlib, torch
@@ -47,8 +51,8 @@ def quantize(w64, qmax, group):
     groups = padded.view(N, G, group)
     absmax = groups.abs().amax(-1, keepdim=True)
     scales = (absmax / qmax).float().squeeze(-1)
-    reciprocal = torch.where(absmax > 0, qmax / absmax, torch.zeros_like(absmax))
-    codes = round_half_up(groups * reciprocal).view(N, G * group)[:, :K].to(torch.int64)
+    safe = torch.where(absmax > 0, absmax, torch.ones_like(absmax))
+    codes = round_half_up((groups * qmax) / safe).view(N, G * group)[:, :K].to(torch.int64)
     return codes, scales
 
 
@@ -110,15 +114,18 @@ def q4_conventions():
     rows = [[1.0, 0.9285714626312256, 0.2142857164144516, 0.5, -0.5, 0.0, 0.25],
             [7.0, 2.5, -2.5, 3.5, -3.5, 0.5, -0.5],
             [-1.0, 1.0, 0.5, -0.5, 0.75, -0.75, 0.125],
-            [0.0] * 7]
+            [0.0] * 7,
+            [0.04711914, 0.02355957, 0.0, 0.0, 0.0, 0.0, 0.0],
+            [0.20605469, -0.103027344, 0.0, 0.0, 0.0, 0.0, 0.0]]
     w = torch.tensor(rows, dtype=torch.float32).double()
     codes, scales = quantize(w, 7, GROUP)
     absmax = w.abs().amax(-1, keepdim=True)
     reciprocal = torch.where(absmax > 0, 7 / absmax, torch.zeros_like(absmax))
     inverse_scale = torch.where(scales.double() > 0, 1 / scales.double(), torch.zeros_like(scales.double()))
-    return {"N": 4, "K": 7, "x": w.flatten().tolist(), "codes": codes.flatten().tolist(),
+    return {"N": 6, "K": 7, "x": w.flatten().tolist(), "codes": codes.flatten().tolist(),
             "scales": scales.flatten().tolist(),
             "codes_half_to_even": torch.round(w * reciprocal).to(torch.int64).flatten().tolist(),
+            "codes_reciprocal_in_f64": round_half_up(w * reciprocal).to(torch.int64).flatten().tolist(),
             "codes_reciprocal_of_f32_scale": round_half_up(w * inverse_scale).to(torch.int64).flatten().tolist()}
 
 

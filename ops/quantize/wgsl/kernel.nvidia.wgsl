@@ -41,6 +41,7 @@ const SLOTS: u32 = 8u;              // vec4s of its row each invocation holds (S
 const SMALLEST: u32 = 0x0d800000u;  // 2^-100 as f32 bits
 const LARGEST: u32 = 0x7e800000u;   // 2^126 as f32 bits
 const NEAR: f32 = 0.4999;           // |q - round(q)| at or above this: within 1e-4 of a tie
+const LEVELS: u32 = 127u;           // the largest code, for exact_code_body.wgsl
 
 var<workgroup> maxima: array<u32, WG>;
 

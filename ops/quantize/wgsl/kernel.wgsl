@@ -20,6 +20,7 @@ struct Params {
 @group(0) @binding(3) var<uniform> params: Params;
 
 const WORKGROUP = 256u;
+const LEVELS = 127u;  // the largest code, for exact_code_body.wgsl
 
 var<workgroup> maxima: array<u32, WORKGROUP>;
 

@@ -4,9 +4,9 @@
 // rows; they are written as rows [row_offset, row_offset + rows) of packed and scales, so a matrix
 // too large to bind as f32 at once is quantized into one buffer a piece at a time.
 // One workgroup per row, as quantize/kernel: the row's absmax reduced through workgroup memory,
-// then each invocation packs whole words. Codes are decided exactly, in integer arithmetic on the
-// f32 bit patterns (exact_code_body.wgsl), so every device agrees with the f64 reference. Rows
-// beyond 65,535 fold into y: row = id.x + id.y * num_workgroups.x.
+// then each invocation packs whole words. Codes and scales are decided exactly, in integer
+// arithmetic on the f32 bit patterns (exact_code_body.wgsl, exact_scale.wgsl), so every device
+// writes the converter's bytes. Rows beyond 65,535 fold into y: row = id.x + id.y * num_workgroups.x.
 struct Params {
   rows: u32,
   cols: u32,
@@ -20,10 +20,13 @@ struct Params {
 @group(0) @binding(3) var<uniform> params: Params;
 
 const WORKGROUP = 256u;
+const LEVELS = 127u;  // the largest code, for exact_code_body.wgsl
 
 var<workgroup> maxima: array<u32, WORKGROUP>;
 
 // #include "magnitude.wgsl"
+
+// #include "exact_scale.wgsl"
 
 // round(x * 127 / absmax), ties toward +Infinity, for |x| <= absmax (as bit patterns).
 fn code_of(x_bits: u32, absmax_bits: u32) -> i32 {
@@ -47,7 +50,7 @@ fn main(
 
   let out_row = params.row_offset + row;
   if (lid == 0u) {
-    scales[out_row] = bitcast<f32>(absmax_bits) / 127.0;
+    scales[out_row] = exact_scale(absmax_bits);
   }
   for (var w = lid; w < params.words; w += WORKGROUP) {
     var word = 0u;

@@ -1,5 +1,6 @@
-// The body of the exact code function: round(x * 127 / absmax), ties toward +Infinity, for
-// |x| <= absmax, from the bit patterns x_bits and absmax_bits, in integer arithmetic.
+// The body of the exact code function: round(x * LEVELS / absmax), ties toward +Infinity, for
+// |x| <= absmax, from the bit patterns x_bits and absmax_bits, in integer arithmetic. Expects
+// `const LEVELS: u32`, the largest code (127 for q8, 7 for q4; at most 127), and magnitude.wgsl.
   let magnitude = x_bits & 0x7fffffffu;
   if (magnitude == 0u) {
     return 0;  // which covers every element of a row of zeros, so absmax > 0 below
@@ -7,10 +8,10 @@
   // |x| <= absmax, so |x|'s exponent is at most absmax's.
   let shift = exponent(absmax_bits) - exponent(magnitude);
   if (shift > 8u) {
-    return 0;  // |quotient| < 127 * 2^24 / 2^(23 + 9) < 0.5
+    return 0;  // |quotient| < LEVELS * 2^24 / 2^(23 + 9) < 0.5
   }
   // |quotient| = numerator / denominator exactly; numerator < 2^31 and denominator < 2^32.
-  let numerator = 127u * significand(magnitude);
+  let numerator = LEVELS * significand(magnitude);
   let denominator = significand(absmax_bits) << shift;
   let whole = numerator / denominator;
   let twice_remainder = 2u * (numerator - whole * denominator);
