@@ -236,64 +236,43 @@ ${tree(128, norm ? OWN_SQUARES : null)}
 
 function q8Source(input: GemvInput, output: GemvOutput): string {
   const norm = input === "norm";
-  // The aligned path stages the input, and sums its squares, as it goes; the word path keeps sum_squares.
-  const stage = norm ? `let v = x[src]; ss += dot(v, v); tile[s] = v * g[src];` : `tile[s] = x[src];`;
   return `${PARAMS}
 ${bindings("q8", input)}
 ${inputFunctions(input)}
 ${outputFunction(output)}
 ${Q8_DECODE}
 fn word(e: u32) -> u32 { return weight[e / 4u][e % 4u]; }
-const TILE = 128u; // vec4<u32> of each row per tile (2,048 columns), one per invocation
-// The input's tile: vec4 j of chunk c (columns 16c + 4j ..) at j * TILE + c, so that the row
-// group's invocations, one chunk each, read consecutive vec4s.
-var<workgroup> tile: array<vec4f, 4u * TILE>;
 var<workgroup> scratch: array<vec4f, 256>;
 ${norm ? "var<workgroup> squares: array<f32, 256>;" : ""}
 
 @compute @workgroup_size(128, 2)
 fn main(${MAIN_ARGS}) {
 ${start(128, 2, input, false)}
-  ${norm ? "var ss = 0.0; // this invocation's share of sum(x^2)" : ""}
   var a0 = vec4f(0.0); // row r0's products, column j % 4 in component j % 4
   var a1 = vec4f(0.0);
   var a2 = vec4f(0.0);
   var a3 = vec4f(0.0);
   if (k % 16u == 0u) {
     let chunks = k / 16u; // vec4<u32> per row
-    let last = chunks - 1u;
-    let quads = k / 4u; // the input's vec4s
     let b0 = r0 * chunks;
     let b1 = r1 * chunks;
     let b2 = r2 * chunks;
     let b3 = r3 * chunks;
-    for (var t = 0u; t < chunks; t += TILE) {
-      // This invocation's chunk of the tile and its loads (past the row: its last chunk, unused).
-      let c = t + lane;
-      let l = min(c, last);
-      let q0 = weight[b0 + l];
-      let q1 = weight[b1 + l];
-      let q2 = weight[b2 + l];
-      let q3 = weight[b3 + l];
-      workgroupBarrier(); // the previous tile is no longer read
-      for (var s = tid; s < 4u * TILE; s += 256u) {
-        let src = 4u * (t + s % TILE) + s / TILE; // the input's vec4 for slot s
-        if (src < quads) { ${stage} }
-      }
-      workgroupBarrier();
-      if (c < chunks) {
-        let x0 = tile[lane];
-        let x1 = tile[TILE + lane];
-        let x2 = tile[2u * TILE + lane];
-        let x3 = tile[3u * TILE + lane];
-        a0 = fma(q8(q0.w), x3, fma(q8(q0.z), x2, fma(q8(q0.y), x1, fma(q8(q0.x), x0, a0))));
-        a1 = fma(q8(q1.w), x3, fma(q8(q1.z), x2, fma(q8(q1.y), x1, fma(q8(q1.x), x0, a1))));
-        a2 = fma(q8(q2.w), x3, fma(q8(q2.z), x2, fma(q8(q2.y), x1, fma(q8(q2.x), x0, a2))));
-        a3 = fma(q8(q3.w), x3, fma(q8(q3.z), x2, fma(q8(q3.y), x1, fma(q8(q3.x), x0, a3))));
-      }
+    for (var i = lane; i < chunks; i += 128u) {
+      let q0 = weight[b0 + i];
+      let q1 = weight[b1 + i];
+      let q2 = weight[b2 + i];
+      let q3 = weight[b3 + i];
+      let x0 = xin(4u * i);
+      let x1 = xin(4u * i + 1u);
+      let x2 = xin(4u * i + 2u);
+      let x3 = xin(4u * i + 3u);
+      a0 = fma(q8(q0.w), x3, fma(q8(q0.z), x2, fma(q8(q0.y), x1, fma(q8(q0.x), x0, a0))));
+      a1 = fma(q8(q1.w), x3, fma(q8(q1.z), x2, fma(q8(q1.y), x1, fma(q8(q1.x), x0, a1))));
+      a2 = fma(q8(q2.w), x3, fma(q8(q2.z), x2, fma(q8(q2.y), x1, fma(q8(q2.x), x0, a2))));
+      a3 = fma(q8(q3.w), x3, fma(q8(q3.z), x2, fma(q8(q3.y), x1, fma(q8(q3.x), x0, a3))));
     }
   } else {
-    ${norm ? "ss = sum_squares(tid);" : ""}
     let words = k / 4u; // K % 4 == 0: no padding
     let b0 = r0 * words;
     let b1 = r1 * words;
@@ -309,7 +288,9 @@ ${start(128, 2, input, false)}
   }
   scratch[tid] = vec4f((a0.x + a0.y) + (a0.z + a0.w), (a1.x + a1.y) + (a1.z + a1.w),
     (a2.x + a2.y) + (a2.z + a2.w), (a3.x + a3.y) + (a3.z + a3.w));
-  ${norm ? "squares[tid] = ss;" : ""}
+  // The sum of squares after the products: its reads of x hit the cache the products filled, and
+  // the weight's loads, the long ones, are not queued behind them.
+  ${norm ? "squares[tid] = sum_squares(tid);" : ""}
   workgroupBarrier();
 ${tree(128, norm ? OWN_SQUARES : null)}
   ${finish(input, 2, 128, OWN_SQUARES)}
