@@ -2,7 +2,8 @@
  * `deno task bench:llm`: LlamaEngine's speed at the Sarashina2.2-1B shape with weights generated here
  * (no download), per format: prefill of 512 tokens and 256 decode steps after it.
  *
- *     deno run -A llm/bench.ts [--formats q8,q4g128,f32] [--shape 1b|tiny] [--out results.json]
+ *     deno run -A llm/bench.ts [--formats q8,q4g128,f32] [--shape 1b|tiny] [--prefill-chunk N]
+ *       [--no-host-memory] [--out results.json]
  *
  * Figures per format:
  * - tokens/s by wall clock, as a user sees them: prefill = 512 / (submit of the prompt to its first
@@ -16,6 +17,18 @@
  * - dispatches per token and host milliseconds per token spent encoding and submitting decode steps;
  * - where the GPU time goes: a decode step and the prefill with each dispatch in a pass of its own,
  *   milliseconds summed per kernel;
+ * - where a decode step's GPU time goes between kernels: 64 steps back to back, the time inside the
+ *   steps' passes and between them, against the wall clock's time per token;
+ * - each decode weight product (one layer's QKV, O, gate/up, down, and the head) in a pass of its
+ *   own, median of 3 profiles, against the read probe over the same bytes in the same run;
+ * - GPU memory the engine holds beyond its weights and KV cache (activations, params), as a
+ *   fraction of the two;
+ * - host memory: the generated checkpoint is also written to a temporary converted safetensors
+ *   file as it is generated, and a separate process (`--host-memory-child`, with
+ *   `--v8-flags=--expose-gc`) loads it through `openCheckpointDir` and `LlamaEngine.load`; its
+ *   resident set before opening the file and after the load (after garbage collection), its
+ *   growth and whole size against the file's, V8's external memory and the peak (VmHWM). Skipped
+ *   with `--no-host-memory`;
  * - agreement of the decode path with the prefill path: the greedy tokens generated step by step
  *   against the argmax of one prefill over the prompt and those tokens (random weights can have
  *   near-ties, so this is reported, not asserted).

@@ -24,7 +24,14 @@
  * Layouts, after ops/matvec's NVIDIA quantised kernels (whose module doc says why each is shaped so):
  * every invocation sums four rows over the same columns, so an activation it reads serves four rows
  * of weight, and a row group's partial sums are reduced by a tree in workgroup memory. Measured in
- * the engine on the H200 in `harness/baselines/nvidia-h200-llm.md`.
+ * the engine on the H200 in `harness/baselines/nvidia-h200-llm.md` (2026-12-02, Deno 2.9.6, GPU
+ * timestamps, each product in a pass of its own, median of 3: q8 QKV 11.6 us, O 8.8, gate/up 20.8,
+ * down 13.1, 38-62% of a read of the same bytes; `nvidia-h200-log/30-engine-bench.txt`). Staging
+ * q8's input through workgroup memory as q4g128 does was slower at these shapes (QKV 16.3 us,
+ * gate/up 24.1: at K = 1,792 each invocation has one vec4<u32> per row, so the tile's two barriers
+ * cost more than the cached reads they save; `30-engine-ab-staged.txt`), and is not done; q8 sums
+ * the input's squares after its products rather than before, which measured the same (11.6 against
+ * 11.5 us for QKV).
  * - q8: 128 invocations across K, two row groups (8 rows), a vec4<u32> (16 codes) of each row in
  *   flight, decoded as ops/matvec's q8row.nvidia decodes (bits masked into a float's mantissa, no
  *   integer-to-float conversion); the row's scale multiplies the finished dot product.
