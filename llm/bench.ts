@@ -2,7 +2,8 @@
  * `deno task bench:llm`: LlamaEngine's speed at the Sarashina2.2-1B shape with weights generated here
  * (no download), per format: prefill of 512 tokens and 256 decode steps after it.
  *
- *     deno run -A llm/bench.ts [--formats q8,q4g128,f32] [--shape 1b|tiny] [--out results.json]
+ *     deno run -A llm/bench.ts [--formats q8,q4g128,f32] [--shape 1b|tiny] [--prefill-chunk N]
+ *       [--no-host-memory] [--out results.json]
  *
  * Figures per format:
  * - tokens/s by wall clock, as a user sees them: prefill = 512 / (submit of the prompt to its first
@@ -16,6 +17,18 @@
  * - dispatches per token and host milliseconds per token spent encoding and submitting decode steps;
  * - where the GPU time goes: a decode step and the prefill with each dispatch in a pass of its own,
  *   milliseconds summed per kernel;
+ * - where a decode step's GPU time goes between kernels: 64 steps back to back, the time inside the
+ *   steps' passes and between them, against the wall clock's time per token;
+ * - each decode weight product (one layer's QKV, O, gate/up, down, and the head) in a pass of its
+ *   own, median of 3 profiles, against the read probe over the same bytes in the same run;
+ * - GPU memory the engine holds beyond its weights and KV cache (activations, params), as a
+ *   fraction of the two;
+ * - host memory: the generated checkpoint is also written to a temporary converted safetensors
+ *   file as it is generated, and a separate process (`--host-memory-child`, with
+ *   `--v8-flags=--expose-gc`) loads it through `openCheckpointDir` and `LlamaEngine.load`; its
+ *   resident set before opening the file and after the load (after garbage collection), its
+ *   growth and whole size against the file's, V8's external memory and the peak (VmHWM). Skipped
+ *   with `--no-host-memory`;
  * - agreement of the decode path with the prefill path: the greedy tokens generated step by step
  *   against the argmax of one prefill over the prompt and those tokens (random weights can have
  *   near-ties, so this is reported, not asserted).
@@ -32,8 +45,11 @@ import { probeBandwidth } from "../harness/roofline.ts";
 import { warmClocks } from "../harness/timing.ts";
 import { type LlamaConfig, SARASHINA_2_2_1B_CONFIG, TINY_CONFIG } from "./config.ts";
 import { LlamaEngine } from "./engine/engine.ts";
+import { rowBytes } from "./engine/resident.ts";
+import { SafetensorsWriter } from "./safetensors_write.ts";
+import { openCheckpointDir } from "./safetensors_file.ts";
 import { llamaWeightSpecs, outputSpecs, WEIGHT_FORMATS, type WeightFormat } from "./weights/format.ts";
-import type { LoadedWeight } from "./weights/load.ts";
+import { convertedMetadata, type LoadedWeight } from "./weights/load.ts";
 
 const PREFILL = 512;
 const DECODE = 256;
@@ -155,23 +171,192 @@ export interface LlmBenchRow {
     fractionOfSizeMatched: number | null;
     decodeMatchesPrefill: string;
   };
+  /** Buffers the engine holds against its weights and KV cache: what the rest (activations, params) adds. */
+  memory: { kvCacheBytes: number; otherBytes: number; overWeightsAndCache: number };
+  /**
+   * Decode steps back to back (64 at cache length 512, one pass each, median of 3): GPU ms per step
+   * inside its pass and between passes, against the wall clock's ms per token.
+   */
+  decodeTrace: { passMs: number; gapMs: number; wallMsPerToken: number } | null;
+  /**
+   * Each decode weight product (one layer's, and the head) in a pass of its own, median of 3
+   * profiles, against a read of its bytes (weight and scales) in the same run.
+   */
+  gemvs: { kernel: string; bytes: number; us: number; gbPerS: number; readGBs: number; fraction: number }[] | null;
+  /** Host memory of a process that loads the weights from a safetensors file on disk (null: not measured). */
+  hostMemory: HostMemory | null;
   /** A decode step at cache length 512 with each dispatch in a pass of its own: GPU ms per kernel kind, summed. */
   profile: { kernel: string; dispatches: number; ms: number }[] | null;
   /** The same for the prefill of 512 tokens. */
   prefillProfile: { kernel: string; dispatches: number; ms: number }[] | null;
 }
 
-/** Per-dispatch times summed by kernel label. */
-function byKind(each: { kernel: string; ms: number }[] | null): LlmBenchRow["profile"] {
-  if (!each) return null;
-  const kinds = new Map<string, { kernel: string; dispatches: number; ms: number }>();
-  for (const { kernel, ms } of each) {
-    const k = kinds.get(kernel) ?? { kernel, dispatches: 0, ms: 0 };
-    k.dispatches++;
-    k.ms += ms;
-    kinds.set(kernel, k);
+/** Per-dispatch times summed by kernel label; with several profiles, each kind's median sum. */
+function byKind(runs: ({ kernel: string; ms: number }[] | null)[]): LlmBenchRow["profile"] {
+  if (runs.some((r) => r === null)) return null;
+  const kinds = new Map<string, { kernel: string; dispatches: number; ms: number[] }>();
+  for (const [run, each] of runs.entries()) {
+    for (const { kernel, ms } of each!) {
+      const k = kinds.get(kernel) ?? { kernel, dispatches: 0, ms: runs.map(() => 0) };
+      if (run === 0) k.dispatches++;
+      k.ms[run] += ms;
+      kinds.set(kernel, k);
+    }
   }
-  return [...kinds.values()];
+  return [...kinds.values()].map((k) => ({ kernel: k.kernel, dispatches: k.dispatches, ms: median(k.ms) }));
+}
+
+/** What a process that loads a checkpoint file holds on the host. */
+export interface HostMemory {
+  /** The safetensors file's size. */
+  fileBytes: number;
+  /** Resident set after acquiring the device, before opening the file (after a GC). */
+  rssBeforeBytes: number;
+  /** Resident set after the load returned and the file was closed (after a GC). */
+  rssAfterBytes: number;
+  /** The growth over the file's size. */
+  growthOverFile: number;
+  /** The whole resident set after the load over the file's size. */
+  rssOverFile: number;
+  /** V8's external memory (ArrayBuffers) after the load. */
+  externalBytes: number;
+  /** The resident set's high-water mark (Linux VmHWM), or null. */
+  peakRssBytes: number | null;
+  /** Milliseconds the load took. */
+  loadMs: number;
+}
+
+/** Linux's VmHWM of this process, bytes (null elsewhere). */
+function peakRss(): number | null {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(Deno.readTextFileSync("/proc/self/status"));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A full collection where the runtime exposes one (`--v8-flags=--expose-gc`), then a settle. */
+async function collect(): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  for (let i = 0; i < 3; i++) {
+    gc?.();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * The child's side of the host-memory figure: acquire the device, load the checkpoint in `dir`
+ * through the file reader and `LlamaEngine.load`, print what the process holds as JSON.
+ */
+async function hostMemoryChild(dir: string, format: WeightFormat, shape: string): Promise<void> {
+  const config = shapeConfig(shape);
+  const gpu = await acquireDevice();
+  await collect();
+  const before = Deno.memoryUsage().rss;
+  const t0 = performance.now();
+  const { store, close } = await openCheckpointDir(dir);
+  const engine = await LlamaEngine.load(gpu, store, config, { format, maxSeq: PREFILL + DECODE });
+  close();
+  const loadMs = performance.now() - t0;
+  await collect();
+  const after = Deno.memoryUsage();
+  const fileBytes = (await Deno.stat(`${dir}/model.safetensors`)).size;
+  const result: HostMemory = {
+    fileBytes,
+    rssBeforeBytes: before,
+    rssAfterBytes: after.rss,
+    growthOverFile: (after.rss - before) / fileBytes,
+    rssOverFile: after.rss / fileBytes,
+    externalBytes: after.external,
+    peakRssBytes: peakRss(),
+    loadMs,
+  };
+  engine.destroy();
+  gpu.destroy();
+  console.log(JSON.stringify(result));
+}
+
+/** `weights` passed through, each tensor also written, in order, to a converted checkpoint `dir/model.safetensors`. */
+async function* teeToFile(
+  weights: Iterable<LoadedWeight>,
+  config: LlamaConfig,
+  format: WeightFormat,
+  dir: string,
+): AsyncGenerator<LoadedWeight> {
+  const specs = llamaWeightSpecs(config).flatMap((spec) => outputSpecs(spec, format));
+  const file = await Deno.open(`${dir}/model.safetensors`, { write: true, create: true, truncate: true });
+  try {
+    const writer = new SafetensorsWriter(specs, convertedMetadata(format), async (chunk) => {
+      for (let done = 0; done < chunk.length;) done += await file.write(chunk.subarray(done));
+    });
+    for (const weight of weights) {
+      for (const part of weight.parts) await writer.write(part.name, part.data);
+      yield weight;
+    }
+    await writer.close();
+  } finally {
+    file.close();
+  }
+}
+
+/** Runs the host-memory child on `dir` and returns what it printed. */
+async function measureHostMemory(dir: string, format: WeightFormat, shape: string): Promise<HostMemory> {
+  const args = ["run", "-A", "--cached-only", "--v8-flags=--expose-gc", import.meta.filename!];
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [...args, "--host-memory-child", dir, "--formats", format, "--shape", shape],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  if (!out.success) throw new Error(`bench:llm: the host-memory process for ${format} failed (${out.code})`);
+  const lines = new TextDecoder().decode(out.stdout).trim().split("\n");
+  return JSON.parse(lines[lines.length - 1]);
+}
+
+/**
+ * The decode products' kernel time against a plain read of the same bytes: each product's bytes
+ * (weight and scales of one layer's matrix, or the head's) from the format's row sizes, its time per
+ * dispatch from the profile, and the read probe run over that many bytes now.
+ */
+async function gemvFractions(
+  gpu: ResidentDevice,
+  config: LlamaConfig,
+  format: WeightFormat,
+  profile: NonNullable<LlmBenchRow["profile"]>,
+): Promise<NonNullable<LlmBenchRow["gemvs"]>> {
+  const { hiddenSize: H, intermediateSize: F, headDim: D, numAttentionHeads: heads, numKeyValueHeads: kv } = config;
+  const shapes: [RegExp, number, number][] = [
+    [/self_attn\.qkv/, (heads + 2 * kv) * D, H],
+    [/o_proj/, H, heads * D],
+    [/gate_up/, 2 * F, H],
+    [/down_proj/, H, F],
+    [/lm_head|embed_tokens\.weight$/, config.vocabSize, H],
+  ];
+  const out: NonNullable<LlmBenchRow["gemvs"]> = [];
+  for (const k of profile) {
+    if (!/^(gemv|matvec)\//.test(k.kernel)) continue;
+    const shape = shapes.find(([re]) => re.test(k.kernel));
+    if (!shape) continue;
+    const [, N, K] = shape;
+    const row = rowBytes(format, K);
+    const bytes = N * (row.weight + row.scales);
+    const us = (k.ms / k.dispatches) * 1000;
+    const read = await probeBandwidth(gpu, { kind: "read", perThread: 4, workgroupSize: 256 }, {
+      bandwidthBytes: bytes,
+    });
+    const gbPerS = bytes / us / 1000;
+    out.push({ kernel: k.kernel, bytes, us, gbPerS, readGBs: read.figure, fraction: gbPerS / read.figure });
+  }
+  return out;
+}
+
+/** What one format's run measures besides the defaults. */
+interface BenchOptions {
+  /** Rows of a prefill chunk (the engine's default when absent). */
+  prefillChunk?: number;
+  /** A directory to write the generated checkpoint to, for the host-memory figure (null: none). */
+  checkpointDir: string | null;
+  shape: string;
 }
 
 async function benchFormat(
@@ -180,18 +365,21 @@ async function benchFormat(
   format: WeightFormat,
   probeGBs: number | null,
   log: (s: string) => void,
+  options: BenchOptions,
 ): Promise<LlmBenchRow> {
   const t0 = performance.now();
-  const weights = withProgress(
+  const generated0 = withProgress(
     syntheticWeights(config, format),
     llamaWeightSpecs(config).length,
     `${format}: generating and loading weights`,
     log,
   );
+  const dir = options.checkpointDir;
+  const weights = dir === null ? generated0 : teeToFile(generated0, config, format, dir);
   const engine = await LlamaEngine.fromWeights(gpu, config, weights, {
     format,
     maxSeq: PREFILL + DECODE,
-    prefillChunk: PREFILL,
+    prefillChunk: options.prefillChunk,
   });
   try {
     const loadMs = performance.now() - t0;
@@ -220,6 +408,7 @@ async function benchFormat(
     let gpuDecode: number | null = null;
     let profile: LlmBenchRow["profile"] = null;
     let prefillProfile: LlmBenchRow["profile"] = null;
+    let decodeTrace: LlmBenchRow["decodeTrace"] = null;
     if (timestamps) {
       await warmClocks(gpu);
       const p: number[] = [];
@@ -229,9 +418,20 @@ async function benchFormat(
       const d: number[] = [];
       for (let i = 0; i < 3; i++) d.push((await engine.timeDecodeSteps(PREFILL, 64))!);
       gpuDecode = median(d);
+      const traces: { passMs: number; gapMs: number }[] = [];
+      for (let i = 0; i < 3; i++) {
+        const t = await engine.traceDecodeSteps(PREFILL, 64);
+        if (t) traces.push(t);
+      }
+      if (traces.length === 3) {
+        traces.sort((a, b) => a.passMs + a.gapMs - (b.passMs + b.gapMs));
+        decodeTrace = { ...traces[1], wallMsPerToken: decodeWallMs / decodeTokens };
+      }
       await warmClocks(gpu);
-      profile = byKind(await engine.profile(1, PREFILL));
-      prefillProfile = byKind(await engine.profile(PREFILL));
+      const runs = [];
+      for (let i = 0; i < 3; i++) runs.push(await engine.profile(1, PREFILL));
+      profile = byKind(runs);
+      prefillProfile = byKind([await engine.profile(Math.min(PREFILL, engine.chunkRows))]);
     }
     // Decode path against prefill path: argmax of one forward over the prompt and the generated tokens.
     const check = generated.slice(0, 33);
@@ -258,10 +458,17 @@ async function benchFormat(
     }
     const gbPerS = gpuDecode === null ? null : bytesPerToken / gpuDecode / 1e6;
     const prefillWallMs = median(prefillWall);
+    const gemvs = profile === null ? null : await gemvFractions(gpu, config, format, profile);
+    const kvCacheBytes = config.numHiddenLayers * 2 * config.numKeyValueHeads * engine.maxSeq * config.headDim * 4;
+    const otherBytes = engine.residentBytes - engine.weightBytes - kvCacheBytes;
     return {
       format,
       weightBytes: engine.weightBytes,
       residentBytes: engine.residentBytes,
+      memory: { kvCacheBytes, otherBytes, overWeightsAndCache: otherBytes / (engine.weightBytes + kvCacheBytes) },
+      decodeTrace,
+      gemvs,
+      hostMemory: null,
       loadMs,
       prefill: {
         tokens: PREFILL,
@@ -292,6 +499,12 @@ async function benchFormat(
   }
 }
 
+function shapeConfig(shape: string): LlamaConfig {
+  if (shape === "tiny") return { ...TINY_CONFIG, vocabSize: 512, maxPositionEmbeddings: 1024 };
+  if (shape === "1b") return SARASHINA_2_2_1B_CONFIG;
+  throw new Error(`bench:llm: unknown shape ${shape} (1b or tiny)`);
+}
+
 function fmt(v: number | null, digits = 0): string {
   return v === null ? "-" : v.toFixed(digits);
 }
@@ -307,9 +520,12 @@ async function main(args: string[]): Promise<void> {
     if (!(WEIGHT_FORMATS as readonly string[]).includes(f)) throw new Error(`bench:llm: unknown format ${f}`);
   }
   const shape = flag("shape") ?? "1b";
-  const config = shape === "tiny"
-    ? { ...TINY_CONFIG, vocabSize: 512, maxPositionEmbeddings: 1024 }
-    : SARASHINA_2_2_1B_CONFIG;
+  const child = flag("host-memory-child");
+  if (child) return await hostMemoryChild(child, formats[0], shape);
+  const config = shapeConfig(shape);
+  const chunkFlag = flag("prefill-chunk");
+  const prefillChunk = chunkFlag === undefined ? undefined : Number(chunkFlag);
+  const hostMemory = !args.includes("--no-host-memory");
   const gpu = await acquireDevice();
   const log = (s: string) => console.error(s);
   log(`adapter: ${gpu.adapter.description} (target: ${gpu.adapter.target ?? "portable"}), shape ${shape}`);
@@ -336,7 +552,14 @@ async function main(args: string[]): Promise<void> {
     rows,
   };
   for (const format of formats) {
-    const row = await benchFormat(gpu, config, format, probe, log);
+    const dir = hostMemory ? await Deno.makeTempDir({ prefix: `bench-llm-${format}-` }) : null;
+    let row: LlmBenchRow;
+    try {
+      row = await benchFormat(gpu, config, format, probe, log, { prefillChunk, checkpointDir: dir, shape });
+      if (dir !== null) row.hostMemory = await measureHostMemory(dir, format, shape);
+    } finally {
+      if (dir !== null) await Deno.remove(dir, { recursive: true });
+    }
     rows.push(row);
     // Written after each format, so a run cut short keeps what it measured.
     if (out) await Deno.writeTextFile(out, JSON.stringify(result, null, 1) + "\n");
@@ -345,6 +568,42 @@ async function main(args: string[]): Promise<void> {
       const total = profile.reduce((s, k) => s + k.ms, 0);
       log(`${format}: ${what}, a pass per dispatch: ${total.toFixed(3)} ms of kernels`);
       for (const k of profile) log(`  ${k.kernel}: ${k.dispatches} x, ${k.ms.toFixed(4)} ms`);
+    }
+    const m = row.memory;
+    log(
+      `${format}: resident ${(row.residentBytes / 1e6).toFixed(1)} MB = weights ${
+        (row.weightBytes / 1e6).toFixed(1)
+      } + ` +
+        `KV ${(m.kvCacheBytes / 1e6).toFixed(1)} + other ${(m.otherBytes / 1e6).toFixed(1)} MB ` +
+        `(+${(m.overWeightsAndCache * 100).toFixed(2)}%)`,
+    );
+    if (row.decodeTrace) {
+      const t = row.decodeTrace;
+      log(
+        `${format}: decode step trace: ${t.passMs.toFixed(3)} ms in its pass + ${
+          t.gapMs.toFixed(3)
+        } ms between passes ` +
+          `(GPU); wall ${t.wallMsPerToken.toFixed(3)} ms/token`,
+      );
+    }
+    for (const g of row.gemvs ?? []) {
+      log(
+        `  ${g.kernel}: ${(g.bytes / 1e6).toFixed(2)} MB in ${g.us.toFixed(2)} us = ${g.gbPerS.toFixed(0)} GB/s, ` +
+          `read of the same bytes ${g.readGBs.toFixed(0)} GB/s: ${(g.fraction * 100).toFixed(1)}%`,
+      );
+    }
+    if (row.hostMemory) {
+      const h = row.hostMemory;
+      log(
+        `${format}: host memory loading a ${(h.fileBytes / 1e6).toFixed(1)} MB file: RSS ${
+          (h.rssBeforeBytes / 1e6).toFixed(1)
+        }` +
+          ` -> ${(h.rssAfterBytes / 1e6).toFixed(1)} MB (growth ${h.growthOverFile.toFixed(3)}x, whole ${
+            h.rssOverFile.toFixed(3)
+          }x the file), external ${(h.externalBytes / 1e6).toFixed(1)} MB, peak ${
+            h.peakRssBytes === null ? "-" : (h.peakRssBytes / 1e6).toFixed(1)
+          } MB, load ${h.loadMs.toFixed(0)} ms`,
+      );
     }
     const d = row.decode;
     log(

@@ -161,6 +161,17 @@ interface Dispatch {
   workgroups: [number, number, number];
 }
 
+/** A storage binding: a whole buffer, or a range of one (offset and size in bytes). */
+type Binding = GPUBuffer | { buffer: GPUBuffer; offset: number; size: number };
+
+/** Rows `[row0, row0 + rows)` of a matrix as bindings: a row block, or a range of one. */
+interface Piece {
+  row0: number;
+  rows: number;
+  weight: Binding;
+  scales?: Binding;
+}
+
 /**
  * What a program ends with: every row's logits, the last row's greedy choice ("argmax") or seeded
  * draw ("draw"), or nothing (cache only).
@@ -256,8 +267,9 @@ export class LlamaEngine {
     ) * 4;
     const wanted = Math.min(options.prefillChunk ?? 512, maxSeq, 4096);
     this.chunkRows = Math.max(1, Math.min(wanted, Math.floor(limit / widest)));
-    // forward() (tests) reads logits back 64 rows at a time: a 512-row buffer would be 210 MB at a 102,400 vocab.
-    this.logitRows = Math.max(1, Math.min(this.chunkRows, 64, Math.floor(limit / (4 * config.vocabSize))));
+    // forward() (tests) reads logits back 8 rows at a time: 3.3 MB at a 102,400 vocab (a 512-row
+    // buffer would be 210 MB, resident for nothing: generation needs one row).
+    this.logitRows = Math.max(1, Math.min(this.chunkRows, 8, Math.floor(limit / (4 * config.vocabSize))));
     if (4 * config.vocabSize > limit) {
       throw new Error(`${where}: one row of logits (${4 * config.vocabSize} bytes) is over the binding limit ${limit}`);
     }
@@ -415,21 +427,34 @@ export class LlamaEngine {
     }
   }
 
+  /**
+   * The activation buffers. A prefill layer's row-sized intermediates take turns in two buffers
+   * (each dispatch reads one and writes the other, never one buffer both ways): `wide` holds QKV's
+   * output until RoPE has read it, then attention's output until O has read it, then gate/up's
+   * output, a piece of its columns at a time (`#ffnPieces`); `narrow` holds the rotated queries,
+   * then SiLU·mul's output, filled piece by piece. A decode step keeps QKV's output in `wide` and
+   * attention's and SwiGLU's in `narrow`. With `x` (the residual stream), `xn` (its norm) and `o`
+   * (a product's output before its residual add) that is five buffers of rows, instead of eight
+   * of which one was twice the FFN's width.
+   */
   #allocateActivations(): void {
     const c = this.config;
     const R = this.chunkRows;
     const qDim = c.numAttentionHeads * c.headDim;
+    const qkvDim = qDim + 2 * c.numKeyValueHeads * c.headDim;
+    const F = c.intermediateSize;
+    // f32's gate/up product writes all 2·F columns (placed from scratch block by block).
+    const ffnPiece = this.format === "f32"
+      ? 2 * F
+      : Math.max(...this.#layers.flatMap((l) => this.#ffnPieces(l.gateUp).map((piece) => piece.rows)));
     const sizes: Record<string, number> = {
       ids: Math.max(R, 4),
       x: R * c.hiddenSize,
       xn: R * c.hiddenSize,
       xlast: c.hiddenSize,
-      qkv: R * (qDim + 2 * c.numKeyValueHeads * c.headDim),
-      q: R * qDim,
-      attn: R * qDim,
+      wide: R * Math.max(qkvDim, qDim, ffnPiece),
+      narrow: R * Math.max(c.hiddenSize, qDim, F),
       o: R * c.hiddenSize,
-      gu: R * 2 * c.intermediateSize,
-      h: R * c.intermediateSize,
       logits: this.logitRows * c.vocabSize,
       scratch: this.#scratchElements(),
       xt: this.format === "f32" ? R * Math.max(c.hiddenSize, qDim, c.intermediateSize) : 4,
@@ -448,13 +473,52 @@ export class LlamaEngine {
   }
 
   /**
+   * The pieces prefill's gate/up product runs in, each followed by SiLU·mul into its columns of
+   * `narrow`, so `wide` holds a piece's columns rather than all 2·F: q8 and q4g128 cut each row
+   * block in two at a multiple of 64 rows (gate/up pairs kept whole, and the second half's
+   * bindings on the device's offset alignment). f32's prefill product, transposed through `scratch`
+   * block by block, is not cut: it writes all 2·F columns to `wide`.
+   */
+  #ffnPieces(m: Matrix): Piece[] {
+    const pieces: Piece[] = [];
+    const align = this.#device.limits.minStorageBufferOffsetAlignment;
+    const bytes = rowBytes(this.format, m.K);
+    for (const b of m.blocks) {
+      const whole: Piece = { row0: b.row0, rows: b.rows, weight: b.weight, scales: b.scales };
+      const half = Math.floor(b.rows / 128) * 64;
+      const aligned = (half * bytes.weight) % align === 0 && (half * bytes.scales) % align === 0;
+      if (this.format === "f32" || half === 0 || !aligned) {
+        pieces.push(whole);
+        continue;
+      }
+      const view = (buffer: GPUBuffer, rowBytes: number, from: number, to: number) => ({
+        buffer,
+        offset: from * rowBytes,
+        size: (to - from) * rowBytes,
+      });
+      for (const [from, to] of [[0, half], [half, b.rows]]) {
+        pieces.push({
+          row0: b.row0 + from,
+          rows: to - from,
+          weight: view(b.weight, bytes.weight, from, to),
+          scales: view(b.scales!, bytes.scales, from, to),
+        });
+      }
+    }
+    return pieces;
+  }
+
+  /**
    * Elements of the scratch a product's block output goes through: every block in f32 (its prefill
    * product is transposed there), else the blocks of split matrices; times the rows a product of it
    * runs on (a prefill chunk for the layers, a forward chunk for the head).
    */
   #scratchElements(): number {
     let elements = 0;
-    const layers = this.#layers.flatMap((l) => [l.qkv, l.o, l.gateUp, l.down]);
+    // Quantised gate/up pieces go to `wide`, never through scratch.
+    const layers = this.#layers.flatMap((l) =>
+      this.format === "f32" ? [l.qkv, l.o, l.gateUp, l.down] : [l.qkv, l.o, l.down]
+    );
     for (const [rows, matrices] of [[this.chunkRows, layers], [this.logitRows, [this.#head]]] as const) {
       for (const m of matrices) {
         if (m.blocks.length > 1 || this.format === "f32") {
@@ -498,18 +562,19 @@ export class LlamaEngine {
   #dispatch(
     where: string,
     source: string,
-    storage: GPUBuffer[],
+    storage: Binding[],
     params: ArrayBuffer | undefined,
     workgroups: readonly [number, number, number],
   ): Dispatch {
+    const views = storage.map((b) => "buffer" in b ? b : { buffer: b, offset: 0, size: b.size });
     checkDispatch(this.#gpu.limits, {
       where: `llm/${where}`,
       workgroups,
       workgroupSize: workgroupSizeOf(source, where),
-      storage: storage.map((b) => ({ name: b.label, bytes: b.size })),
+      storage: views.map((b) => ({ name: b.buffer.label, bytes: b.size })),
     });
     const pipeline = this.#pipeline(where, source);
-    const entries: GPUBindGroupEntry[] = storage.map((buffer, i) => ({ binding: i, resource: { buffer } }));
+    const entries: GPUBindGroupEntry[] = views.map((resource, i) => ({ binding: i, resource }));
     if (params) {
       const uniform = this.#buffer(
         params.byteLength,
@@ -531,7 +596,7 @@ export class LlamaEngine {
     return buf;
   }
 
-  #product(list: Dispatch[], where: string, kernel: ProductKernel, bufs: Record<ProductSlot, GPUBuffer>): void {
+  #product(list: Dispatch[], where: string, kernel: ProductKernel, bufs: Record<ProductSlot, Binding>): void {
     const { plan, slots } = kernel;
     const wg = typeof plan.workgroups === "number" ? [plan.workgroups, 1, 1] as const : plan.workgroups;
     const label = `${plan.op}/${plan.kernel.variant} ${where}`;
@@ -573,6 +638,31 @@ export class LlamaEngine {
           this.#dispatch(`place ${where}`, PLACE_BLOCK, [target, output], params, [Math.ceil(b.rows / 64), rows, 1]),
         );
       }
+    }
+  }
+
+  /** Prefill's gate/up product and SiLU·mul: `narrow = silu(gate) * up` of `xn`, piece by piece through `wide`. */
+  #feedForward(list: Dispatch[], m: Matrix, rows: number): void {
+    const a = this.#act;
+    const F = this.config.intermediateSize;
+    const silu = (pairs: number, col0: number) => {
+      const params = this.#params([rows, pairs, F, col0]);
+      list.push(this.#dispatch("silu_mul", SILU_MUL, [a.wide, a.narrow], params, [Math.ceil(pairs / 256), rows, 1]));
+    };
+    if (this.format === "f32") {
+      this.#linear(list, m, a.xn, a.wide, rows);
+      silu(F, 0);
+      return;
+    }
+    // Each piece runs the kernel the whole product's size picks (ops/matmul picks a smaller tile for
+    // a piece's narrower output, which was slower here: 30 ms against 17 for 24 layers' gate/up at
+    // 512 rows, q8, on the H200).
+    const variant = gemmQuantized(this.#gpu, this.format, rows, m.N, m.K).plan.kernel.variant;
+    for (const piece of this.#ffnPieces(m)) {
+      const kernel = gemmQuantized(this.#gpu, this.format, rows, piece.rows, m.K, variant);
+      const where = `${m.name}[${piece.row0}:${piece.row0 + piece.rows}]`;
+      this.#product(list, where, kernel, { weight: piece.weight, scales: piece.scales!, input: a.xn, output: a.wide });
+      silu(piece.rows / 2, piece.row0 / 2);
     }
   }
 
@@ -634,33 +724,27 @@ export class LlamaEngine {
     for (const [i, l] of this.#layers.entries()) {
       if (rows === 1) {
         // x is the residual stream: O and down add into it, QKV and gate/up normalise it as they read it.
-        this.#fused(list, l.qkv, a.x, a.qkv, "norm", "store", l.inputNorm);
-        const storage = [a.qkv, a.rope, l.keys, l.values, a.attn, a.state, a.partial, a.counters];
+        this.#fused(list, l.qkv, a.x, a.wide, "norm", "store", l.inputNorm);
+        const storage = [a.wide, a.rope, l.keys, l.values, a.narrow, a.state, a.partial, a.counters];
         const source = attentionSource(true, this.#attentionChunk);
         list.push(this.#dispatch("attention/decode", source, storage, attentionParams, [heads, 1, splits]));
-        this.#fused(list, l.o, a.attn, a.x, "plain", "add");
-        this.#fused(list, l.gateUp, a.x, a.h, "norm", "swiglu", l.postNorm);
-        this.#fused(list, l.down, a.h, a.x, "plain", "add");
+        this.#fused(list, l.o, a.narrow, a.x, "plain", "add");
+        this.#fused(list, l.gateUp, a.x, a.narrow, "norm", "swiglu", l.postNorm);
+        this.#fused(list, l.down, a.narrow, a.x, "plain", "add");
         continue;
       }
+      // Prefill: wide and narrow take turns (#allocateActivations).
       this.#norm(list, rows, i > 0, l.inputNorm, a.xn);
-      this.#linear(list, l.qkv, a.xn, a.qkv, rows);
-      const ropeKv = [a.qkv, a.rope, a.q, l.keys, l.values, a.state];
+      this.#linear(list, l.qkv, a.xn, a.wide, rows);
+      const ropeKv = [a.wide, a.rope, a.narrow, l.keys, l.values, a.state];
       list.push(this.#dispatch("rope_kv", ROPE_KV, ropeKv, this.#params([heads, kv, D, this.maxSeq]), [rows, 1, 1]));
-      const attention = [a.q, l.keys, l.values, a.attn, a.state, a.partial, a.counters];
+      const attention = [a.narrow, l.keys, l.values, a.wide, a.state, a.partial, a.counters];
       const source = attentionSource(false, this.#attentionChunk);
       list.push(this.#dispatch("attention", source, attention, attentionParams, [heads, rows, 1]));
-      this.#linear(list, l.o, a.attn, a.o, rows);
+      this.#linear(list, l.o, a.wide, a.o, rows);
       this.#norm(list, rows, true, l.postNorm, a.xn);
-      this.#linear(list, l.gateUp, a.xn, a.gu, rows);
-      list.push(
-        this.#dispatch("silu_mul", SILU_MUL, [a.gu, a.h], this.#params([rows, c.intermediateSize]), [
-          Math.ceil(c.intermediateSize / 256),
-          rows,
-          1,
-        ]),
-      );
-      this.#linear(list, l.down, a.h, a.o, rows);
+      this.#feedForward(list, l.gateUp, rows);
+      this.#linear(list, l.down, a.narrow, a.o, rows);
     }
     // Prefill's last down product is still in o; a decode step's is already in x.
     const add = rows > 1;
@@ -978,18 +1062,27 @@ export class LlamaEngine {
   }
 
   /**
-   * GPU time of prefilling `rows` tokens (ids 0..) into an empty cache, by timestamp queries.
+   * GPU time of prefilling `rows` tokens (ids 0..) into an empty cache, by timestamp queries: the
+   * chunks as `generate` submits them, each timed on its own, summed.
    *
-   * @param rows prompt length (at most the chunk's rows)
+   * @param rows prompt length (at most maxSeq)
    * @returns milliseconds, or null without the timestamp-query feature
    */
   async timePrefill(rows: number): Promise<number | null> {
-    if (rows > this.chunkRows) {
-      throw new Error(`LlamaEngine.timePrefill: ${rows} rows exceed a chunk (${this.chunkRows})`);
+    if (!Number.isSafeInteger(rows) || rows < 1 || rows > this.maxSeq) {
+      throw new Error(`LlamaEngine.timePrefill: rows must be an integer in [1, ${this.maxSeq}], got ${rows}`);
     }
-    this.#device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(rows).map((_, i) => i % this.config.vocabSize));
-    this.#writeRope(0, rows, rows);
-    return await this.#timePrograms(0, [this.#program(rows, "argmax")], 1);
+    let ms = 0;
+    for (let start = 0; start < rows; start += this.chunkRows) {
+      const n = Math.min(this.chunkRows, rows - start);
+      const ids = new Uint32Array(n).map((_, i) => (start + i) % this.config.vocabSize);
+      this.#device.queue.writeBuffer(this.#act.ids, 0, ids);
+      this.#writeRope(start, start + n, rows);
+      const t = await this.#timePrograms(start, [this.#program(n, start + n === rows ? "argmax" : "cache")], 1);
+      if (t === null) return null;
+      ms += t;
+    }
+    return ms;
   }
 
   /**
@@ -1030,6 +1123,16 @@ export class LlamaEngine {
   }
 
   async #timePrograms(position: number, programs: Dispatch[][], per: number): Promise<number | null> {
+    const t = await this.#traceStepsOf(position, programs);
+    if (!t) return null;
+    // From the first pass's start to the last one's end (gaps between passes included); where the
+    // adapter's clock does not run across passes, the sum of the passes.
+    const ns = t.spanNs >= t.passesNs ? t.spanNs : t.passesNs;
+    return ns > 0 ? ns / 1e6 / per : null;
+  }
+
+  /** Programs in one command buffer, a pass each from `position` on: the span and the passes' sum, in ns. */
+  async #traceStepsOf(position: number, programs: Dispatch[][]): Promise<{ spanNs: number; passesNs: number } | null> {
     const device = this.#device;
     if (!device.features.has("timestamp-query")) return null;
     this.#writeRope(position, Math.min(this.maxSeq, position + programs.length), position + 1);
@@ -1038,17 +1141,36 @@ export class LlamaEngine {
       const t = await timePasses(device, programs.length, (encoder, writes) => {
         programs.forEach((p, i) => this.#encode(encoder, p, writes(i)));
       });
-      // From the first pass's start to the last one's end (gaps between passes included); where the
-      // adapter's clock does not run across passes, the sum of the passes.
       const last = t.length - 1;
-      const span = t[last] > t[0] ? Number(t[last] - t[0]) : 0;
-      let passes = 0;
-      for (let i = 0; i < programs.length; i++) passes += t[2 * i + 1] > t[2 * i] ? Number(t[2 * i + 1] - t[2 * i]) : 0;
-      const ns = span >= passes ? span : passes;
-      return ns > 0 ? ns / 1e6 / per : null;
+      const spanNs = t[last] > t[0] ? Number(t[last] - t[0]) : 0;
+      let passesNs = 0;
+      for (let i = 0; i < programs.length; i++) {
+        passesNs += t[2 * i + 1] > t[2 * i] ? Number(t[2 * i + 1] - t[2 * i]) : 0;
+      }
+      return { spanNs, passesNs };
     } finally {
       this.#length = 0;
     }
+  }
+
+  /**
+   * Where the GPU time of decode steps goes, by timestamp queries around each step's pass (`steps`
+   * steps back to back in one command buffer, as {@link timeDecodeSteps} runs them): per step, the
+   * time inside its pass (its dispatches and the barriers between them) and the time between one
+   * pass's end and the next one's start.
+   *
+   * @param position the cache length of the first step
+   * @param steps steps to run (at least 2)
+   * @returns milliseconds per step in passes and between them, or null without the timestamp-query
+   *   feature (or where the adapter's clock does not run across passes)
+   */
+  async traceDecodeSteps(position: number, steps: number): Promise<{ passMs: number; gapMs: number } | null> {
+    if (!Number.isSafeInteger(steps) || steps < 2 || position + steps > this.maxSeq) {
+      throw new Error(`LlamaEngine.traceDecodeSteps: steps must be an integer >= 2 within maxSeq ${this.maxSeq}`);
+    }
+    const t = await this.#traceStepsOf(position, Array.from({ length: steps }, () => this.#program(1, "argmax")));
+    if (!t || t.spanNs < t.passesNs) return null;
+    return { passMs: t.passesNs / 1e6 / steps, gapMs: (t.spanNs - t.passesNs) / 1e6 / (steps - 1) };
   }
 
   /** Bytes of the resident weights (what a decode step reads at least). */

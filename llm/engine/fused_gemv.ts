@@ -24,7 +24,14 @@
  * Layouts, after ops/matvec's NVIDIA quantised kernels (whose module doc says why each is shaped so):
  * every invocation sums four rows over the same columns, so an activation it reads serves four rows
  * of weight, and a row group's partial sums are reduced by a tree in workgroup memory. Measured in
- * the engine on the H200 in `harness/baselines/nvidia-h200-llm.md`.
+ * the engine on the H200 in `harness/baselines/nvidia-h200-llm.md` (2026-12-02, Deno 2.9.6, GPU
+ * timestamps, each product in a pass of its own, median of 3: q8 QKV 11.6 us, O 8.8, gate/up 20.8,
+ * down 13.1, 38-62% of a read of the same bytes; `nvidia-h200-log/30-engine-bench.txt`). Staging
+ * q8's input through workgroup memory as q4g128 does was slower at these shapes (QKV 16.3 us,
+ * gate/up 24.1: at K = 1,792 each invocation has one vec4<u32> per row, so the tile's two barriers
+ * cost more than the cached reads they save; `30-engine-ab-staged.txt`), and is not done; q8 sums
+ * the input's squares after its products rather than before, which measured the same (11.6 against
+ * 11.5 us for QKV).
  * - q8: 128 invocations across K, two row groups (8 rows), a vec4<u32> (16 codes) of each row in
  *   flight, decoded as ops/matvec's q8row.nvidia decodes (bits masked into a float's mantissa, no
  *   integer-to-float conversion); the row's scale multiplies the finished dot product.
@@ -170,7 +177,7 @@ fn word_dot(w: u32, xa: vec4f, xb: vec4f) -> f32 {
  * four rows r0..r3 clamped to the block, `first` (its row group's slot in scratch) and, with `norm`,
  * its share of the sum of squares.
  */
-function start(lanes: number, groups: number, input: GemvInput): string {
+function start(lanes: number, groups: number, input: GemvInput, squares = true): string {
   return `  let lane = lid.x;
   let tid = lid.y * ${lanes}u + lane;
   let n = p.n;
@@ -180,7 +187,7 @@ function start(lanes: number, groups: number, input: GemvInput): string {
   let r1 = min(row + 1u, n - 1u);
   let r2 = min(row + 2u, n - 1u);
   let r3 = min(row + 3u, n - 1u);
-  let first = lid.y * ${lanes}u;${input === "norm" ? "\n  let ss = sum_squares(tid);" : ""}`;
+  let first = lid.y * ${lanes}u;${input === "norm" && squares ? "\n  let ss = sum_squares(tid);" : ""}`;
 }
 
 const MAIN_ARGS = `@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -247,7 +254,7 @@ ${norm ? "var<workgroup> squares: array<f32, 256>;" : ""}
 
 @compute @workgroup_size(128, 2)
 fn main(${MAIN_ARGS}) {
-${start(128, 2, input)}
+${start(128, 2, input, false)}
   var a0 = vec4f(0.0); // row r0's products, column j % 4 in component j % 4
   var a1 = vec4f(0.0);
   var a2 = vec4f(0.0);
@@ -288,7 +295,9 @@ ${start(128, 2, input)}
   }
   scratch[tid] = vec4f((a0.x + a0.y) + (a0.z + a0.w), (a1.x + a1.y) + (a1.z + a1.w),
     (a2.x + a2.y) + (a2.z + a2.w), (a3.x + a3.y) + (a3.z + a3.w));
-  ${norm ? "squares[tid] = ss;" : ""}
+  // The sum of squares after the products: its reads of x hit the cache the products filled, and
+  // the weight's loads, the long ones, are not queued behind them.
+  ${norm ? "squares[tid] = sum_squares(tid);" : ""}
   workgroupBarrier();
 ${tree(128, norm ? OWN_SQUARES : null)}
   ${finish(input, 2, 128, OWN_SQUARES)}

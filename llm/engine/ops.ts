@@ -73,6 +73,7 @@ export function gemv(gpu: ResidentDevice, format: WeightFormat, N: number, K: nu
  * @param M rows of `a`
  * @param N rows of the weight
  * @param K columns
+ * @param variant the op's variant to run (ops/matmul's override), instead of the one its size picks
  * @returns the kernel and its binding slots
  */
 export function gemmQuantized(
@@ -81,8 +82,10 @@ export function gemmQuantized(
   M: number,
   N: number,
   K: number,
+  variant?: string,
 ): ProductKernel {
-  const plan = format === "q8" ? matmulQ8Plan(gpu, { M, N, K }) : matmulQ4G128Plan(gpu, { M, N, K });
+  const options = variant === undefined ? {} : { override: variant };
+  const plan = format === "q8" ? matmulQ8Plan(gpu, { M, N, K }, options) : matmulQ4G128Plan(gpu, { M, N, K }, options);
   return { plan, slots: slotsOf(plan) };
 }
 

@@ -15,6 +15,9 @@ import type { LlamaConfig } from "../config.ts";
 import type { WeightFormat } from "../weights/format.ts";
 import type { LoadedWeight } from "../weights/load.ts";
 
+/** Bytes of weights written to the queue between two waits for it (bounds the host's staging copies). */
+const FLUSH_BYTES = 64 << 20;
+
 /** Rows `[row0, row0 + rows)` of a matrix, in a buffer (and its scales in another) of their own. */
 export interface Block {
   row0: number;
@@ -134,11 +137,22 @@ export async function uploadWeights(
   weights: AsyncIterable<LoadedWeight> | Iterable<LoadedWeight>,
   quantizeQ8?: GpuQuantizer,
 ): Promise<ResidentWeights> {
+  // writeBuffer copies into a staging buffer the implementation keeps until a submission that
+  // follows it is done: without one, every byte of the checkpoint would stay in host memory until
+  // the first command after the load. So the queue is flushed every FLUSH_BYTES.
+  let unflushed = 0;
   const upload = (data: Uint8Array, label: string): GPUBuffer => {
     const b = buffer(data.byteLength, label);
     const padded = data.byteLength % 4 === 0 ? data : concatBytes([data, new Uint8Array(4 - (data.byteLength % 4))]);
     device.queue.writeBuffer(b, 0, padded as Uint8Array<ArrayBuffer>);
+    unflushed += padded.byteLength;
     return b;
+  };
+  const flush = async (always = false) => {
+    if (!always && unflushed < FLUSH_BYTES) return;
+    unflushed = 0;
+    device.queue.submit([]);
+    await device.queue.onSubmittedWorkDone();
   };
   /** A matrix from its parts' bytes: `source` is the form they are in (f32 only where q8 is deferred). */
   const matrix = async (
@@ -237,7 +251,9 @@ export async function uploadWeights(
         layer!.gateUp ??= await fuse(names, `${p}.mlp.gate_up`, true);
       }
     }
+    await flush();
   }
+  await flush(true);
   if (config.tieWordEmbeddings) head = embedding;
   for (const [i, l] of layers.entries()) {
     for (const key of ["inputNorm", "postNorm", "qkv", "o", "gateUp", "down"] as const) {
