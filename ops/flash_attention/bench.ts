@@ -44,4 +44,4 @@ function flashCase(entry: string): BenchCase {
 }
 
 /** flash_attention's benchmark cases. */
-export const BENCH: readonly BenchCase[] = [flashCase("staged"), flashCase("kernel")];
+export const BENCH: readonly BenchCase[] = [flashCase("staged"), flashCase("kernel"), flashCase("tiled")];

@@ -64,12 +64,10 @@ import {
 export * from "./reference.ts";
 export { KERNELS };
 
-/** Query rows per workgroup of the kernel (`ROWS` in the WGSL). */
-const ROWS = 128;
 /** Output columns per workgroup (32 quads). */
 const DV_TILE = 128;
-/** The kernel's entry points: `staged` where the device grants its 32 KiB of workgroup memory, else `kernel`. */
-export const FLASH_ENTRIES: readonly string[] = ["staged", "kernel"];
+/** The kernel's entry points, in the plan's order of preference (the first whose workgroup memory the device grants). */
+export const FLASH_ENTRIES: readonly string[] = ["tiled", "staged", "kernel"];
 
 /**
  * Workgroup memory a kernel declares: the sum of its `var<workgroup>` arrays of vec4f (the source is
@@ -86,9 +84,21 @@ export function workgroupBytes(source: string): number {
 }
 
 /**
- * The flash kernel for a device: the variant an override names (of `staged` or `kernel`), else `staged`
- * when the device grants the workgroup memory it declares (32 KiB: the H200 grants 48), else `kernel`
- * (16 KiB, WebGPU's default, so every device runs it).
+ * Query rows per workgroup of a kernel: its `const ROWS` (the source is the one truth).
+ *
+ * @param source WGSL
+ * @returns rows
+ */
+export function rowsPerWorkgroup(source: string): number {
+  const m = source.match(/^const ROWS = (\d+)u;/m);
+  if (m === null) throw new Error("flash_attention: the kernel declares no `const ROWS`");
+  return Number(m[1]);
+}
+
+/**
+ * The flash kernel for a device: the variant an override names (of an entry of {@link FLASH_ENTRIES}),
+ * else the first entry whose workgroup memory the device grants (`tiled` at 30 KiB, `staged` at 32 KiB,
+ * `kernel` at 16 KiB, WebGPU's default, so every device runs one).
  *
  * @param gpu the device
  * @param op the op, for messages
@@ -97,8 +107,8 @@ export function workgroupBytes(source: string): number {
  */
 export function flashKernel(gpu: ResidentDevice, op: string, options: KernelOptions = {}): Resolution {
   const granted = gpu.device.limits.maxComputeWorkgroupStorageSize;
-  const staged = workgroupBytes(gpu.resolve(KERNELS, "staged").source) <= granted;
-  return gpu.resolveAmong(KERNELS, op, FLASH_ENTRIES, staged ? "staged" : "kernel", options);
+  const fits = (entry: string) => workgroupBytes(gpu.resolve(KERNELS, entry).source) <= granted;
+  return gpu.resolveAmong(KERNELS, op, FLASH_ENTRIES, FLASH_ENTRIES.find(fits) ?? "kernel", options);
 }
 
 const PARAMS: readonly ParamField[] = [
@@ -152,9 +162,10 @@ export function flashPlanOf(
 ): KernelPlan {
   requireWorkgroupStorage(gpu, `${op}/${kernel.variant}`, workgroupBytes(kernel.source));
   const { B, H, kvHeads, L, S, D, Dv } = shape;
+  const tiles = Math.ceil(L / rowsPerWorkgroup(kernel.source));
   const pairs = B * H * visiblePairs(shape);
   // (row tile, head) pairs in x, folded into y past the per-dimension limit; output tiles in z.
-  const [x, y] = foldWorkgroups(Math.ceil(L / ROWS) * B * H, gpu.limits.maxComputeWorkgroupsPerDimension);
+  const [x, y] = foldWorkgroups(tiles * B * H, gpu.limits.maxComputeWorkgroupsPerDimension);
   return {
     op,
     kernel,
@@ -178,7 +189,7 @@ export function flashPlanOf(
         causal: Number(shape.causal),
         offset: shape.queryOffset,
         ...maskParams(shape),
-        tiles: Math.ceil(L / ROWS),
+        tiles,
         BH: B * H,
       },
       op,
