@@ -17,13 +17,16 @@ gpuTest("flashAttention GPU (tiled) matches the torch goldens", async (gpu) => {
   }
 });
 
-gpuTest("flashAttention GPU (tiled): blocks past the diagonal skipped, the diagonal's masked, full blocks not", async (gpu) => {
-  // L = S = 300 causal: row tiles of 64 rows see 1 to 5 key blocks of 64; every kind of block (full,
-  // cut by causal, cut by S) in one call, with a query offset that shifts the diagonal off block
-  // boundaries.
-  for (const [queryOffset, seed] of [[0, 21], [-37, 22], [45, 23]]) {
-    const args = randomCase({ B: 1, H: 2, L: 300, S: 300, D: 32, causal: true, queryOffset }, seed);
-    const out = await flashAttentionGpu(gpu, args, { override: "tiled" });
-    assertClose(out, flashAttention(args), gpuTolerance(args), `queryOffset ${queryOffset}`);
-  }
-});
+gpuTest(
+  "flashAttention GPU (tiled): blocks past the diagonal skipped, the diagonal's masked, full blocks not",
+  async (gpu) => {
+    // L = S = 300 causal: row tiles of 64 rows see 1 to 5 key blocks of 64; every kind of block (full,
+    // cut by causal, cut by S) in one call, with a query offset that shifts the diagonal off block
+    // boundaries.
+    for (const [queryOffset, seed] of [[0, 21], [-37, 22], [45, 23]]) {
+      const args = randomCase({ B: 1, H: 2, L: 300, S: 300, D: 32, causal: true, queryOffset }, seed);
+      const out = await flashAttentionGpu(gpu, args, { override: "tiled" });
+      assertClose(out, flashAttention(args), gpuTolerance(args), `queryOffset ${queryOffset}`);
+    }
+  },
+);

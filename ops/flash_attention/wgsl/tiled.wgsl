@@ -1,15 +1,15 @@
 // flash_attention/tiled: the function of flash_attention/kernel (read its header first) with both
 // products register-tiled as matmul's GEMMs are: every invocation owns the same 8 query rows in both.
 //
-// Workgroup: ROWS query rows of one head, 2 * ROWS invocations (tx = lid % 16, ty = lid / 16), the keys
-// in blocks of KEYS = 64. Invocation (tx, ty) owns rows 4ty..4ty+3 ("top", row quad ty) and
-// ROWS / 2 + 4ty.. ("bottom", row quad HALF + ty) of the tile, and per block:
+// Workgroup: 128 query rows of one head, 256 invocations (tx = lid % 16, ty = lid / 16), the keys in
+// blocks of KEYS = 64. Invocation (tx, ty) owns rows 4ty..4ty+3 ("top", row quad ty) and 64+4ty..
+// ("bottom", row quad HALF + ty) of the tile, and per block:
 // 1. scores: its 8 rows x keys tx, tx + 16, tx + 32, tx + 48 of the block in eight vec4 accumulators
-//    (s_r: row r's four keys), over D taken 16 at a time: q's chunk (ROWS x 16, rows as they are in
+//    (s_r: row r's four keys), over D taken 16 at a time: q's chunk (128 x 16, rows as they are in
 //    memory) and k's (64 keys x 16, rows padded to 5 quads so that 16 invocations reading 16 keys hit
-//    distinct banks) staged by coalesced vec4 loads, a barrier, then per quad of d 8 + 4 vec4 reads
-//    (q's reads are shared by the 16 invocations of a row, broadcast) feed 128 FMAs;
-// 2. softmax: scaled (masked only in a block that needs it: the additive mask, keys past S or
+//    distinct banks) staged, a barrier, then per quad of d 8 + 4 vec4 reads (q's are shared by the 16
+//    invocations of a row: broadcast) feed 128 FMAs;
+// 2. softmax: scaled (masked only in a block that needs it: the additive mask, keys past S or keys
 //    hidden by causal), each row's max over its four keys goes to `ab` and, after a barrier, every
 //    invocation reads the 16 partial maxima of its rows: the 16 invocations of a row reach the same
 //    new max, keep it in registers, turn their scores into probabilities exp(s - max) and write them
@@ -19,12 +19,16 @@
 // 3. output: its 8 rows x column quads tx and 16 + tx of the dv tile (gemm_acc8x8.wgsl), rescaled by
 //    exp(old max - new max), then v staged 16 keys at a time (a barrier) and per key two reads of
 //    `p_t` and two of v feed 64 FMAs (gemm_fma8x8.wgsl), as matmul's k-steps do.
-// Under causal a tile stops at the last key its last row can see, and the part of a block past it
-// (whole 16-key chunks) is not multiplied by v.
+// Every chunk staged (q and k's, then v's) is loaded into registers one chunk ahead, coalesced, so
+// that its loads are in flight during the previous chunk's products, and stored to workgroup memory
+// before the barrier that opens its own. Under causal a tile stops at the last key its last row can
+// see, the part of a block past it (whole 16-key chunks) is not multiplied by v, and the tiles that
+// walk the most blocks are started first.
 //
-// Workgroup memory: p_t KEYS x (ROWS / 4 + 1) quads, ab 512 quads (q's chunk, then the partial maxima
-// or sums, then v's chunk), k_s 64 x 5 quads. At ROWS = 64: 30 KiB, under the 32 KiB every WebGPU
-// device on a desktop grants (the default is 16 KiB: the plan checks before dispatch).
+// Workgroup memory: p_t 64 keys x 33 quads, ab 512 quads (q's chunk, then the partial maxima or sums,
+// then v's chunk), k_s 64 x 5 quads: 47,104 bytes, more than the 32 KiB most devices grant (the H200
+// grants 48 KiB); the plan takes this kernel only where the device grants it. The same kernel with 64
+// rows and 128 invocations (30 KiB) ran 1.7x slower on the H200.
 //
 // Masking as flash_attention/kernel: a dead score is LOWEST and weighs exactly 0; a row with no live
 // key is zeros; rows past L read row L - 1 and write nothing; keys past S and d past D are staged
@@ -32,16 +36,15 @@
 
 // #include "flash_bindings.wgsl"
 
-const ROWS = 64u;         // query rows per workgroup
-const THREADS = 128u;     // 2 * ROWS, the workgroup size: 16 invocations across keys or columns, ROWS / 8 down
+const ROWS = 128u;        // query rows per workgroup
 const KEYS = 64u;         // keys per block
 const STEP = 16u;         // d per staged chunk of q and k; keys per staged chunk of v
-const RQ = 16u;           // ROWS / 4: quads of rows
-const HALF = 8u;          // RQ / 2: row quad of an invocation's bottom rows, relative to its top ones
-const P_STRIDE = 17u;     // RQ + 1: quads per key in p_t
+const RQ = 32u;           // ROWS / 4: quads of rows
+const HALF = 16u;         // RQ / 2: row quad of an invocation's bottom rows, relative to its top ones
+const P_STRIDE = 33u;     // RQ + 1: quads per key in p_t
 const K_STRIDE = 5u;      // quads per key in k_s: STEP / 4 and one of padding
 
-var<workgroup> p_t: array<vec4f, 1088>; // KEYS * P_STRIDE: p_t[key * P_STRIDE + rq], rows 4rq..4rq+3
+var<workgroup> p_t: array<vec4f, 2112>; // KEYS * P_STRIDE: p_t[key * P_STRIDE + rq], rows 4rq..4rq+3
 var<workgroup> ab: array<vec4f, 512>;   // q's chunk [ROWS][4]; partials [RQ][16]; v's chunk [STEP][32]
 var<workgroup> k_s: array<vec4f, 320>;  // k's chunk [KEYS][K_STRIDE]
 
@@ -71,6 +74,30 @@ fn finish_row(dots: vec4f, b: u32, h: u32, i: u32, j: vec4u) -> vec4f {
   return select(s, vec4f(LOWEST), hidden | (j >= vec4u(params.S)));
 }
 
+// Vec4 i of q's chunk (rows row0.. of the head whose row 0 is q_row0, quads dq0..dq0 + 3, as [ROWS][4]):
+// rows past L read row L - 1, quads past D are zeros.
+fn load_q(q_row0: u32, row0: u32, dq0: u32, i: u32) -> vec4f {
+  let quad = dq0 + i % 4u;
+  let at = (q_row0 + min(row0 + i / 4u, params.L - 1u)) * params.dq + min(quad, params.dq - 1u);
+  return select(vec4f(0.0), q[at], quad < params.dq);
+}
+
+// Vec4 i of k's chunk (keys key0.., quads dq0..dq0 + 3, as [KEYS][4]): zeros past S and past D.
+fn load_k(kv_row0: u32, key0: u32, dq0: u32, i: u32) -> vec4f {
+  let quad = dq0 + i % 4u;
+  let key = key0 + i / 4u;
+  let at = (kv_row0 + min(key, params.S - 1u)) * params.dq + min(quad, params.dq - 1u);
+  return select(vec4f(0.0), k[at], quad < params.dq && key < params.S);
+}
+
+// Vec4 i of v's chunk (keys key0..key0 + 15, quads dv0..dv0 + 31, as [STEP][32]): zeros past S and Dv.
+fn load_v(kv_row0: u32, key0: u32, dv0: u32, i: u32) -> vec4f {
+  let key = key0 + i / 32u;
+  let quad = dv0 + i % 32u;
+  let at = (kv_row0 + min(key, params.S - 1u)) * params.dvq + min(quad, params.dvq - 1u);
+  return select(vec4f(0.0), v[at], key < params.S && quad < params.dvq);
+}
+
 fn max4(x: vec4f) -> f32 {
   return max(max(x.x, x.y), max(x.z, x.w));
 }
@@ -84,25 +111,26 @@ fn weigh(s: vec4f, m: f32) -> vec4f {
   return select(vec4f(0.0), exp(s - vec4f(m)), s > vec4f(LOWEST));
 }
 
-@compute @workgroup_size(128)
+@compute @workgroup_size(256)
 fn main(
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) grid: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  // (row tile, head) pairs beyond 65,535 fold into y: pair = id.x + id.y * num_workgroups.x, the row
-  // tiles of one head consecutive (they share its K and V in L2); z is the tile of output columns.
+  // (row tile, head) pairs beyond 65,535 fold into y: pair = id.x + id.y * num_workgroups.x; z is the
+  // tile of output columns. The last row tiles of every head first: under causal they walk the most
+  // blocks, and started first they do not leave a tail of long workgroups at the end.
   let pair = wid.x + wid.y * grid.x;
   if (pair >= params.tiles * params.BH) {
     return;
   }
-  let bh = pair / params.tiles;
+  let bh = pair % params.BH;
   let b = bh / params.H;
   let h = bh % params.H;
   let kv_heads = params.H / params.group;
   let kv_row0 = (b * kv_heads + h / params.group) * params.S; // key 0 of this head's K and V
   let q_row0 = bh * params.L; // row 0 of this head's q
-  let row0 = (pair % params.tiles) * ROWS;
+  let row0 = (params.tiles - 1u - pair / params.BH) * ROWS;
   let last_row = min(row0 + ROWS, params.L) - 1u;
   // Keys this tile needs: all S, or under causal up to the last row's last visible key.
   var keys = i32(params.S);
@@ -115,8 +143,9 @@ fn main(
   let ty = lid / 16u;
   let row_top = row0 + 4u * ty;
   let row_bottom = row0 + ROWS / 2u + 4u * ty;
-  let dv_left = wid.z * 32u + tx;
-  let dv_right = wid.z * 32u + 16u + tx;
+  let dv0 = wid.z * 32u;
+  let dv_left = dv0 + tx;
+  let dv_right = dv0 + 16u + tx;
 
   // Running max of the 8 rows (shared by the row's 16 invocations) and the partial sums of this
   // invocation's keys.
@@ -125,6 +154,14 @@ fn main(
   var sum_top = vec4f(0.0);
   var sum_bottom = vec4f(0.0);
 // #include "gemm_acc8x8.wgsl"
+
+  // What this invocation stages of the next chunk, loaded one chunk ahead: two vec4s of q's chunk and
+  // one of k's (ab[lid], ab[lid + 256], k_s), then two of v's (ab[lid], ab[lid + 256]).
+  var q_lo = load_q(q_row0, row0, 0u, lid);
+  var q_hi = load_q(q_row0, row0, 0u, lid + 256u);
+  var k_quad = load_k(kv_row0, 0u, 0u, lid);
+  var v_lo = vec4f(0.0);
+  var v_hi = vec4f(0.0);
 
   for (var blk = 0u; blk < blocks; blk++) {
     let key0 = blk * KEYS;
@@ -138,19 +175,18 @@ fn main(
     var s6 = vec4f(0.0);
     var s7 = vec4f(0.0);
     for (var dq0 = 0u; dq0 < params.dq; dq0 += 4u) {
-      // q's rows row0.. and k's keys key0.. at quads dq0..dq0 + 3; zeros past D and S.
-      for (var n = 0u; n < 4u * ROWS / THREADS; n++) {
-        let i = lid + n * THREADS;
-        let quad = dq0 + i % 4u;
-        let at = (q_row0 + min(row0 + i / 4u, params.L - 1u)) * params.dq + min(quad, params.dq - 1u);
-        ab[i] = select(vec4f(0.0), q[at], quad < params.dq);
-      }
-      for (var n = 0u; n < 4u * KEYS / THREADS; n++) {
-        let i = lid + n * THREADS;
-        let quad = dq0 + i % 4u;
-        let key = key0 + i / 4u;
-        let at = (kv_row0 + min(key, params.S - 1u)) * params.dq + min(quad, params.dq - 1u);
-        k_s[(i / 4u) * K_STRIDE + i % 4u] = select(vec4f(0.0), k[at], quad < params.dq && key < params.S);
+      ab[lid] = q_lo;
+      ab[lid + 256u] = q_hi;
+      k_s[(lid / 4u) * K_STRIDE + lid % 4u] = k_quad;
+      // The next chunk's loads, in flight during this chunk's products: q and k's next quads, or after
+      // the last of them v's first keys.
+      if (dq0 + 4u < params.dq) {
+        q_lo = load_q(q_row0, row0, dq0 + 4u, lid);
+        q_hi = load_q(q_row0, row0, dq0 + 4u, lid + 256u);
+        k_quad = load_k(kv_row0, key0, dq0 + 4u, lid);
+      } else {
+        v_lo = load_v(kv_row0, key0, dv0, lid);
+        v_hi = load_v(kv_row0, key0, dv0, lid + 256u);
       }
       workgroupBarrier();
       for (var e = 0u; e < 4u; e++) {
@@ -230,12 +266,16 @@ fn main(
     // ---- 3. output += p v, 16 keys of v at a time, up to the last key the tile needs
     let in_block = min(KEYS, u32(keys) - key0);
     for (var kc = 0u; kc < in_block; kc += STEP) {
-      for (var n = 0u; n < STEP * 32u / THREADS; n++) {
-        let i = lid + n * THREADS;
-        let key = key0 + kc + i / 32u;
-        let quad = wid.z * 32u + i % 32u;
-        let at = (kv_row0 + min(key, params.S - 1u)) * params.dvq + min(quad, params.dvq - 1u);
-        ab[i] = select(vec4f(0.0), v[at], key < params.S && quad < params.dvq);
+      ab[lid] = v_lo;
+      ab[lid + 256u] = v_hi;
+      // The next chunk's loads: v's next keys, or after the last of them the next block's q and k.
+      if (kc + STEP < in_block) {
+        v_lo = load_v(kv_row0, key0 + kc + STEP, dv0, lid);
+        v_hi = load_v(kv_row0, key0 + kc + STEP, dv0, lid + 256u);
+      } else {
+        q_lo = load_q(q_row0, row0, 0u, lid);
+        q_hi = load_q(q_row0, row0, 0u, lid + 256u);
+        k_quad = load_k(kv_row0, key0 + KEYS, 0u, lid);
       }
       workgroupBarrier();
       for (var j = 0u; j < STEP; j++) {
