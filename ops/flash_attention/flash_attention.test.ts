@@ -145,8 +145,8 @@ Deno.test("flashAttention reference matches the torch goldens", async () => {
   }
 });
 
-// The awkward cases both kernels are held to (cases.ts); `kernel` is checked in portable.test.ts, so
-// that each test file compiles one of the two (tens of seconds each on llvmpipe).
+// The awkward cases every kernel is held to (cases.ts); `kernel` is checked in portable.test.ts and
+// `tiled` in tiled.test.ts, so that each test file compiles one kernel (tens of seconds each on llvmpipe).
 checkAgainstReference("flashAttention", KERNELS, "staged", cases, flashAttention, flashAttentionGpu, gpuTolerance);
 
 gpuTest("flashAttention GPU: a fully masked row is zeros, logits of +-1000 stay finite", async (gpu) => {
