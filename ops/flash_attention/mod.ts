@@ -45,8 +45,8 @@
  * with a kept output, the ones above are from its author's run, whose output was not kept.
  *
  * `tiled` (2026-12-02, same conditions, harness/baselines/nvidia-h200-log/29-flash-bench.json; the A/B
- * runs before it in 29-flash-ab1.txt and 29-flash-ab2.txt): the same causal prefill in 6.50 ms, 21.2
- * TFLOP/s, 32.9% of the FMA probe, where `staged` took 9.10 ms in the same run. Its ablations
+ * runs before it in 29-flash-ab1.txt and 29-flash-ab2.txt): the same causal prefill in 6.45 ms, 21.3
+ * TFLOP/s, 33.1% of the FMA probe (64.4), where `staged` took 9.08 ms in the same run. Its ablations
  * (29-flash-ab2.txt): score products cut 4.11 ms, output products cut 4.61, both cut 2.23 (staging,
  * barriers, softmax): the two products take about 2.4 and 1.9 ms, the rest a third of the time. With
  * 64 rows and 128 invocations (30 KiB) it ran 12.6 ms, without loading chunks ahead 7.28 (29-flash-ab1).

@@ -30,7 +30,7 @@
 // grants 48 KiB); the plan takes this kernel only where the device grants it.
 //
 // On the H200 (2026-12-02, harness/baselines/nvidia-h200-log/29-flash-bench.json): B = 1, H = 32,
-// L = S = 4096, D = 128, causal, 6.50 ms, 21.2 TFLOP/s (staged: 9.10 ms). With its score products cut
+// L = S = 4096, D = 128, causal, 6.45 ms, 21.3 TFLOP/s (staged: 9.08 ms). With its score products cut
 // it ran 4.11 ms, its output products cut 4.61, both cut 2.23 (29-flash-ab2.txt). The same kernel with
 // 64 rows and 128 invocations (30 KiB) ran 12.6 ms, and without loading chunks ahead 7.28
 // (29-flash-ab1.txt).
