@@ -1,6 +1,6 @@
 /**
- * The cases both flash_attention kernels are held to the reference on (flash_attention.test.ts and
- * portable.test.ts). Deno-only test data.
+ * The cases the flash_attention kernels are held to the reference on (flash_attention.test.ts,
+ * portable.test.ts and tiled.test.ts). Deno-only test data.
  *
  * @module
  */
@@ -9,8 +9,8 @@ import type { ReferenceCase } from "../../harness/testing.ts";
 import type { AttentionArgs } from "../attention/reference.ts";
 import { randomCase } from "../attention/testing_helpers.ts";
 
-// Sizes not multiples of the kernels' tiles (128 rows, 31-key blocks, 32 quads of D staged at a time,
-// 128 output columns): row tiles with surplus rows, key blocks cut short by S or by causal, D and Dv
+// Sizes not multiples of the kernels' tiles (128 rows; 31-key blocks, 32 quads of D staged at a time;
+// tiled's 64-key blocks, 16 columns of q and k and 16 keys of v staged at a time; 128 output columns): row tiles with surplus rows, key blocks cut short by S or by causal, D and Dv
 // over one tile, L = 1 (decode), rows that see no key (zeros), masks that broadcast, and a score
 // matrix long enough for 5 blocks.
 const mask = (s: [number, number, number, number]) => s;

@@ -1,4 +1,4 @@
-import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
 import { LimitError } from "../../harness/limits.ts";
 import { ResidentDevice } from "../../harness/device.ts";
 import { assertClose, assertThrowsMessage, checkAgainstReference, gpuTest } from "../../harness/testing.ts";
@@ -11,6 +11,7 @@ import {
   flashAttentionGpu,
   flashAttentionPlan,
   KERNELS,
+  rowsPerWorkgroup,
   validateFlashAttentionShape,
   visiblePairs,
   workgroupBytes,
@@ -47,16 +48,32 @@ Deno.test("flashAttention: the score matrix is never bound: 132n + 64 bytes at L
   strictEqual(at(2048) - at(1024), at(1024) - at(512) + 128 * 512);
 });
 
-Deno.test("flashAttention: the plan takes `staged` (32 KiB of workgroup memory) where the device grants it, `kernel` (16 KiB) elsewhere", async () => {
+Deno.test("flashAttention: the plan takes `tiled` (47,104 bytes of workgroup memory), `staged` (32 KiB) or `kernel` (16 KiB), the first the device grants", async () => {
   strictEqual(workgroupBytes(KERNELS.kernel), 16384); // WebGPU's default maxComputeWorkgroupStorageSize
   strictEqual(workgroupBytes(KERNELS.staged), 32768);
+  strictEqual(workgroupBytes(KERNELS.tiled), 47104);
   const shape = { B: 1, H: 1, L: 1, S: 1, D: 4 };
-  strictEqual(flashAttentionPlan(planningDevice(16384), shape).kernel.variant, "kernel");
-  strictEqual(flashAttentionPlan(planningDevice(32767), shape).kernel.variant, "kernel");
-  strictEqual(flashAttentionPlan(planningDevice(32768), shape).kernel.variant, "staged");
-  strictEqual(flashAttentionPlan(planningDevice(49152), shape).kernel.variant, "staged"); // the H200
+  for (
+    const [storage, variant] of [
+      [16384, "kernel"],
+      [32767, "kernel"],
+      [32768, "staged"],
+      [47103, "staged"],
+      [47104, "tiled"],
+      [49152, "tiled"], // the H200
+    ] as const
+  ) {
+    strictEqual(flashAttentionPlan(planningDevice(storage), shape).kernel.variant, variant, `${storage} bytes`);
+  }
   strictEqual(flashAttentionPlan(planningDevice(49152), shape, { override: "kernel" }).kernel.variant, "kernel");
-  for (const [storage, override, needed] of [[16384, "staged", 32768], [8192, "kernel", 16384]] as const) {
+  strictEqual(flashAttentionPlan(planningDevice(49152), shape, { override: "staged" }).kernel.variant, "staged");
+  for (
+    const [storage, override, needed] of [[32768, "tiled", 47104], [16384, "staged", 32768], [
+      8192,
+      "kernel",
+      16384,
+    ]] as const
+  ) {
     let thrown: unknown;
     try {
       flashAttentionPlan(planningDevice(storage), shape, { override });
@@ -69,8 +86,18 @@ Deno.test("flashAttention: the plan takes `staged` (32 KiB of workgroup memory) 
   requireWorkgroupStorage(planningDevice(49152), "x", 49152);
   await assertThrowsMessage(
     () => flashAttentionPlan(planningDevice(), shape, { override: "scores" }),
-    'flashAttention: override "scores" is not a variant of entry point "staged" or "kernel"',
+    'flashAttention: override "scores" is not a variant of entry point "tiled" or "staged" or "kernel"',
   );
+});
+
+Deno.test("flashAttention: the grid follows the kernel's rows per workgroup", () => {
+  strictEqual(rowsPerWorkgroup(KERNELS.kernel), 128);
+  strictEqual(rowsPerWorkgroup(KERNELS.staged), 128);
+  strictEqual(rowsPerWorkgroup(KERNELS.tiled), 128);
+  // 3 row tiles x 6 (b, h) pairs, two column tiles of 128 for Dv = 132.
+  const shape = { B: 2, H: 3, L: 300, S: 5, D: 4, Dv: 132 };
+  deepStrictEqual(flashAttentionPlan(planningDevice(49152), shape).workgroups, [18, 1, 2]);
+  throws(() => rowsPerWorkgroup("fn main() {}"), /declares no `const ROWS`/);
 });
 
 Deno.test("flashAttention: FLOPs count visible pairs: 2·B·H·L·S·D for causal prefill at D = Dv (the issue's count), twice that without", () => {
@@ -118,8 +145,8 @@ Deno.test("flashAttention reference matches the torch goldens", async () => {
   }
 });
 
-// The awkward cases both kernels are held to (cases.ts); `kernel` is checked in portable.test.ts, so
-// that each test file compiles one of the two (tens of seconds each on llvmpipe).
+// The awkward cases every kernel is held to (cases.ts); `kernel` is checked in portable.test.ts and
+// `tiled` in tiled.test.ts, so that each test file compiles one kernel (tens of seconds each on llvmpipe).
 checkAgainstReference("flashAttention", KERNELS, "staged", cases, flashAttention, flashAttentionGpu, gpuTolerance);
 
 gpuTest("flashAttention GPU: a fully masked row is zeros, logits of +-1000 stay finite", async (gpu) => {

@@ -1,32 +1,38 @@
 /**
- * flash_attention: scaled dot-product attention in one dispatch (entry points `staged` and `kernel`), the
- * same function as ops/attention, `F.scaled_dot_product_attention(q, k, v, attn_mask, is_causal, scale)`
- * of torch 2.11, with the same conventions, each pinned by a test that the alternative fails: scale
- * 1/sqrt(D) unless given; `causal` upper-left aligned, key j visible iff `j <= i + queryOffset`
- * (`queryOffset = S - L` is `causal_lower_right`); the additive float `mask` broadcast by `maskShape`
- * (`keyPaddingBias` turns a boolean one, true = attend, into it); `causal` with `mask` refused, as
- * torch refuses it; a row with no visible key gives zeros, as `aten::_safe_softmax`, not NaN.
+ * flash_attention: scaled dot-product attention in one dispatch (entry points `tiled`, `staged` and `kernel`),
+ * the same function as ops/attention, `F.scaled_dot_product_attention(q, k, v, attn_mask, is_causal, scale)`
+ * of torch 2.11, with the same conventions, each pinned by a test that the alternative fails: scale 1/sqrt(D)
+ * unless given; `causal` upper-left aligned, key j visible iff `j <= i + queryOffset` (`queryOffset = S - L`
+ * is `causal_lower_right`); the additive float `mask` broadcast by `maskShape` (`keyPaddingBias` turns a
+ * boolean one, true = attend, into it); `causal` with `mask` refused, as torch refuses it; a row with no
+ * visible key gives zeros, as `aten::_safe_softmax`, not NaN.
  *
- * What makes it flash attention: the `[B, H, L, S]` score matrix is never stored. Each workgroup takes
- * 128 query rows of one head and walks the keys in blocks of 31, keeping a running max and sum per row
- * and rescaling its partial output whenever the max grows (online softmax). The plan binds q, k, v, the
- * mask, the output and the params and nothing else, so the bytes it binds grow linearly in L and S (a
- * test counts them: 132n + 64 bytes at B = H = 1, L = S = n, D = Dv = 8 with a `[1, 1, 1, n]` mask,
- * against the unfused attention's 4n² + 132n + 96; the spec states 132n + 44 and 4n² + 68n + 40 for
- * its own bindings: the same linear against quadratic growth, with other constants). Decode (L = 1)
- * runs the same kernels, 127 of their 128 rows idle; ops/gqa has the decode path that splits the keys.
+ * What makes it flash attention: the `[B, H, L, S]` score matrix is never stored. Each workgroup takes 128
+ * query rows of one head and walks the keys in blocks (31 or 64), keeping a running max and sum per row and
+ * rescaling its partial output whenever the max grows (online softmax). The plan binds q, k, v, the mask, the
+ * output and the params and nothing else, so the bytes it binds grow linearly in L and S (a test counts them:
+ * 132n + 64 bytes at B = H = 1, L = S = n, D = Dv = 8 with a `[1, 1, 1, n]` mask, against the unfused
+ * attention's 4n² + 132n + 96; the spec states 132n + 44 and 4n² + 68n + 40 for its own bindings: the same
+ * linear against quadratic growth, with other constants). Decode (L = 1) runs the same kernels, 127 of their
+ * 128 rows idle; ops/gqa has the decode path that splits the keys.
  *
- * Both kernels (see `wgsl/`): 256 invocations; scores of 4 rows x 4 keys per invocation; statistics by
- * one invocation per row; output 8 rows x 8 columns of v per invocation in sixteen named vec4
- * accumulators; probabilities for 31 keys x 128 rows plus one slot of rescale factors in 16 KiB of
- * workgroup memory; Dv over 128 takes more workgroups (z), each recomputing the scores; (row tile, head)
- * pairs beyond 65,535 fold into a second grid dimension.
+ * The kernels (see `wgsl/`), 256 invocations and 128 rows each; Dv over 128 takes more workgroups (z),
+ * each recomputing the scores; (row tile, head) pairs beyond 65,535 fold into a second grid dimension.
+ * - `tiled` computes both products as register-tiled GEMMs, as matmul does: each invocation owns 8 query
+ *   rows, their scores against 4 keys of a 64-key block and their outputs in 8 columns of v; q and k are
+ *   staged 16 columns at a time, v 16 keys at a time, each chunk loaded one ahead; the row maxima are
+ *   reduced through workgroup memory by the 16 invocations sharing the rows, the sums once at the end;
+ *   probabilities for 64 keys x 128 rows in workgroup memory: 47,104 bytes in all.
+ * - `staged` and `kernel`: scores of 4 rows x 4 keys per invocation; statistics by one invocation per
+ *   row; output 8 rows x 8 columns of v per invocation in sixteen named vec4 accumulators; probabilities
+ *   for 31 keys x 128 rows plus one slot of rescale factors in 16 KiB of workgroup memory.
  * - `kernel` reads q, k and v straight from memory in its loops: 16 KiB in all, WebGPU's default
  *   maxComputeWorkgroupStorageSize, so every device runs it (browsers included).
  * - `staged` stages each block's K (transposed) and then V in another 16 KiB with four coalesced loads
  *   per invocation, and its loops read workgroup memory: 32 KiB in all.
- * The plan takes `staged` where the device grants the workgroup memory it declares, else `kernel`, and
- * checks the kernel it takes against the device's limit before dispatch (`{ override }` forces one).
+ * The plan takes the first of `tiled`, `staged` and `kernel` whose workgroup memory the device grants
+ * (the H200: `tiled`; llvmpipe and most devices, 32 KiB: `staged`) and checks the kernel it takes against
+ * the device's limit before dispatch (`{ override }` forces one).
  *
  * Measured on the H200 (2026-12-02, Deno 2.9.6 over Vulkan, GPU timestamps, harness/timing.ts, warm
  * clocks, median of 10; probes in the same run: read 4,519 GB/s, f32 FMA 64.4 TFLOP/s), `kernel` at the
@@ -37,6 +43,13 @@
  * instead, ran the same case in 9.09 ms (15.1 TFLOP/s, 23.5% of the FMA probe) in the baseline
  * (harness/baselines/nvidia-h200-log/21-bench.txt, where `kernel` took 21.0 ms); that is the figure
  * with a kept output, the ones above are from its author's run, whose output was not kept.
+ *
+ * `tiled` (2026-12-02, same conditions, harness/baselines/nvidia-h200-log/29-flash-bench.json; the A/B
+ * runs before it in 29-flash-ab1.txt and 29-flash-ab2.txt): the same causal prefill in 6.45 ms, 21.3
+ * TFLOP/s, 33.1% of the FMA probe (64.4), where `staged` took 9.08 ms in the same run. Its ablations
+ * (29-flash-ab2.txt): score products cut 4.11 ms, output products cut 4.61, both cut 2.23 (staging,
+ * barriers, softmax): the two products take about 2.4 and 1.9 ms, the rest a third of the time. With
+ * 64 rows and 128 invocations (30 KiB) it ran 12.6 ms, without loading chunks ahead 7.28 (29-flash-ab1).
  *
  * Refused, with an error naming the argument, before any GPU work: everything attention refuses (sizes
  * that are not integers >= 1, H not a multiple of kvHeads, a scale that is not a finite f32, a
@@ -64,12 +77,10 @@ import {
 export * from "./reference.ts";
 export { KERNELS };
 
-/** Query rows per workgroup of the kernel (`ROWS` in the WGSL). */
-const ROWS = 128;
 /** Output columns per workgroup (32 quads). */
 const DV_TILE = 128;
-/** The kernel's entry points: `staged` where the device grants its 32 KiB of workgroup memory, else `kernel`. */
-export const FLASH_ENTRIES: readonly string[] = ["staged", "kernel"];
+/** The kernel's entry points in the plan's order of preference: it takes the first whose workgroup memory fits. */
+export const FLASH_ENTRIES: readonly string[] = ["tiled", "staged", "kernel"];
 
 /**
  * Workgroup memory a kernel declares: the sum of its `var<workgroup>` arrays of vec4f (the source is
@@ -86,9 +97,21 @@ export function workgroupBytes(source: string): number {
 }
 
 /**
- * The flash kernel for a device: the variant an override names (of `staged` or `kernel`), else `staged`
- * when the device grants the workgroup memory it declares (32 KiB: the H200 grants 48), else `kernel`
- * (16 KiB, WebGPU's default, so every device runs it).
+ * Query rows per workgroup of a kernel: its `const ROWS` (the source is the one truth).
+ *
+ * @param source WGSL
+ * @returns rows
+ */
+export function rowsPerWorkgroup(source: string): number {
+  const m = source.match(/^const ROWS = (\d+)u;/m);
+  if (m === null) throw new Error("flash_attention: the kernel declares no `const ROWS`");
+  return Number(m[1]);
+}
+
+/**
+ * The flash kernel for a device: the variant an override names (of an entry of {@link FLASH_ENTRIES}),
+ * else the first entry whose workgroup memory the device grants (`tiled` at 30 KiB, `staged` at 32 KiB,
+ * `kernel` at 16 KiB, WebGPU's default, so every device runs one).
  *
  * @param gpu the device
  * @param op the op, for messages
@@ -97,8 +120,8 @@ export function workgroupBytes(source: string): number {
  */
 export function flashKernel(gpu: ResidentDevice, op: string, options: KernelOptions = {}): Resolution {
   const granted = gpu.device.limits.maxComputeWorkgroupStorageSize;
-  const staged = workgroupBytes(gpu.resolve(KERNELS, "staged").source) <= granted;
-  return gpu.resolveAmong(KERNELS, op, FLASH_ENTRIES, staged ? "staged" : "kernel", options);
+  const fits = (entry: string) => workgroupBytes(gpu.resolve(KERNELS, entry).source) <= granted;
+  return gpu.resolveAmong(KERNELS, op, FLASH_ENTRIES, FLASH_ENTRIES.find(fits) ?? "kernel", options);
 }
 
 const PARAMS: readonly ParamField[] = [
@@ -152,9 +175,10 @@ export function flashPlanOf(
 ): KernelPlan {
   requireWorkgroupStorage(gpu, `${op}/${kernel.variant}`, workgroupBytes(kernel.source));
   const { B, H, kvHeads, L, S, D, Dv } = shape;
+  const tiles = Math.ceil(L / rowsPerWorkgroup(kernel.source));
   const pairs = B * H * visiblePairs(shape);
   // (row tile, head) pairs in x, folded into y past the per-dimension limit; output tiles in z.
-  const [x, y] = foldWorkgroups(Math.ceil(L / ROWS) * B * H, gpu.limits.maxComputeWorkgroupsPerDimension);
+  const [x, y] = foldWorkgroups(tiles * B * H, gpu.limits.maxComputeWorkgroupsPerDimension);
   return {
     op,
     kernel,
@@ -178,7 +202,7 @@ export function flashPlanOf(
         causal: Number(shape.causal),
         offset: shape.queryOffset,
         ...maskParams(shape),
-        tiles: Math.ceil(L / ROWS),
+        tiles,
         BH: B * H,
       },
       op,
