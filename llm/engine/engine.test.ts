@@ -273,31 +273,34 @@ gpuTest(
 );
 
 gpuTest(
-  "engine: q8 quantized on the GPU as it loads gives the logits of the converter's q8 bytes, bit for bit",
+  "engine: q8 and q4g128 quantized on the GPU as they load give the logits of the converter's bytes, bit for bit",
   async (gpu) => {
-    // The HF checkpoint quantized on load (ops/quantize's packed kernel), against the checkpoint
-    // `deno task convert` writes (quantized on the host; its bytes equal numpy's, convert.test.ts):
-    // the same bytes give the same logits exactly, and a code or scale off by one would not. Also
-    // under a 4 KiB binding limit, where the f32 rows are quantized in pieces at row offsets.
+    // The HF checkpoint quantized on load (ops/quantize's `packed` and `packed_q4` kernels), against
+    // the checkpoint `deno task convert` writes (quantized on the host; its bytes equal numpy's,
+    // convert.test.ts): the same bytes give the same logits exactly, and a code or scale off by one
+    // would not. Also under a 4 KiB binding limit, where the f32 rows are quantized in pieces at
+    // row offsets.
     const { config } = await openFixture("tiny-gqa");
-    const dir = await Deno.makeTempDir();
-    try {
-      await convertCheckpoint(new URL("../fixtures/tiny-gqa/bf16", import.meta.url).pathname, dir, "q8");
-      const { store, close } = await openCheckpointDir(dir);
-      for (const device of [gpu, gpu.withLimits({ maxStorageBufferBindingSize: 4096 })]) {
-        const onLoad = await engineFor(device, "tiny-gqa", "q8");
-        const converted = await LlamaEngine.load(device, store, config, { format: "q8", maxSeq: 40 });
-        try {
-          const prompt = [5, 6, 7, 8, 9, 10, 11, 12];
-          assertEquals(await onLoad.forward(prompt), await converted.forward(prompt));
-        } finally {
-          onLoad.destroy();
-          converted.destroy();
+    for (const format of ["q8", "q4g128"] as const) {
+      const dir = await Deno.makeTempDir();
+      try {
+        await convertCheckpoint(new URL("../fixtures/tiny-gqa/bf16", import.meta.url).pathname, dir, format);
+        const { store, close } = await openCheckpointDir(dir);
+        for (const device of [gpu, gpu.withLimits({ maxStorageBufferBindingSize: 4096 })]) {
+          const onLoad = await engineFor(device, "tiny-gqa", format);
+          const converted = await LlamaEngine.load(device, store, config, { format, maxSeq: 40 });
+          try {
+            const prompt = [5, 6, 7, 8, 9, 10, 11, 12];
+            assertEquals(await onLoad.forward(prompt), await converted.forward(prompt), `${format}`);
+          } finally {
+            onLoad.destroy();
+            converted.destroy();
+          }
         }
+        close();
+      } finally {
+        await Deno.remove(dir, { recursive: true });
       }
-      close();
-    } finally {
-      await Deno.remove(dir, { recursive: true });
     }
   },
 );

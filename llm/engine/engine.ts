@@ -39,13 +39,12 @@
  * @module
  */
 
-import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
-import { quantizePackedPlan } from "../../ops/quantize/mod.ts";
+import type { ResidentDevice } from "../../harness/device.ts";
 import { checkDispatch, foldWorkgroups, workgroupSizeOf } from "../../harness/limits.ts";
 import type { LlamaConfig } from "../config.ts";
 import type { TensorStore } from "../safetensors.ts";
 import type { WeightFormat } from "../weights/format.ts";
-import { type LoadedWeight, type LoadProgress, loadWeights } from "../weights/load.ts";
+import { type LoadedWeight, type LoadProgress, loadWeights, quantizeRowsGpu } from "../weights/load.ts";
 import {
   ARGMAX,
   ARGMAX_SLICE,
@@ -81,8 +80,9 @@ import {
 /** Options of {@link LlamaEngine.load}. */
 export interface LlamaEngineOptions {
   /**
-   * The weight format (a converted checkpoint's own; for an HF checkpoint, quantised on load: q8 on
-   * the GPU by ops/quantize's `packed` kernel, q4g128 on the host as the converter does). Default f32.
+   * The weight format (a converted checkpoint's own; for an HF checkpoint, quantised on load on the
+   * GPU by ops/quantize's `packed` (q8) and `packed_q4` (q4g128) kernels, the converter's bytes
+   * exactly). Default f32.
    */
   format?: WeightFormat;
   /** Positions the KV cache holds (prompt plus generated tokens). Default 512. */
@@ -328,12 +328,12 @@ export class LlamaEngine {
     config: LlamaConfig,
     options: LlamaEngineOptions = {},
   ): Promise<LlamaEngine> {
-    // q8 is quantized on the GPU (ops/quantize's packed kernel), the matrices read as f32; q4g128
-    // on the host, as the converter does.
+    // q8 and q4g128 are quantized on the GPU (ops/quantize's `packed` and `packed_q4` kernels, the
+    // converter's bytes exactly), the matrices read as f32.
     const weights = loadWeights(store, config, {
       format: options.format,
       onProgress: options.onProgress,
-      deferQuantization: ["q8"],
+      deferQuantization: ["q8", "q4g128"],
     });
     return LlamaEngine.fromWeights(gpu, config, weights, options);
   }
@@ -391,7 +391,8 @@ export class LlamaEngine {
       this.#bindingLimit,
       (bytes, label) => this.#buffer(bytes, label),
       weights,
-      (values, rows, K, weight, scales) => this.#quantizeQ8(values, rows, K, weight, scales),
+      (values, rows, K, weight, scales) =>
+        quantizeRowsGpu(this.#gpu, this.format as Exclude<WeightFormat, "f32">, values, rows, K, weight, scales),
     );
     this.#embedding = resident.embedding;
     this.#head = resident.head;
@@ -404,26 +405,6 @@ export class LlamaEngine {
         keys: this.#buffer(cacheBytes, `layer ${i} keys`),
         values: this.#buffer(cacheBytes, `layer ${i} values`),
       });
-    }
-  }
-
-  /**
-   * f32 rows `[rows, K]` quantized on the GPU into a q8 block's buffers, in pieces whose f32 fits
-   * one binding (ops/quantize's `packed` entry point writes each at its row offset).
-   */
-  async #quantizeQ8(values: Float32Array, rows: number, K: number, weight: GPUBuffer, scales: GPUBuffer) {
-    const piece = Math.max(1, Math.floor(this.#bindingLimit / (4 * K)));
-    const packed: GpuTensor = { buffer: weight, dtype: "u32", length: rows * Math.ceil(K / 4) };
-    const scaleTensor: GpuTensor = { buffer: scales, dtype: "f32", length: rows };
-    for (let row0 = 0; row0 < rows; row0 += piece) {
-      const n = Math.min(piece, rows - row0);
-      const x = this.#gpu.upload(values.subarray(row0 * K, (row0 + n) * K), "rows to quantize");
-      try {
-        const plan = quantizePackedPlan(this.#gpu, { rows: n, cols: K, rowOffset: row0 });
-        await this.#gpu.submit([plan, [x, packed, scaleTensor]]);
-      } finally {
-        x.buffer.destroy();
-      }
     }
   }
 

@@ -101,9 +101,9 @@ export interface ResidentWeights {
 }
 
 /**
- * Quantizes f32 rows on the GPU into a q8 block's buffers: `values` `[rows, K]` (Q/K already
- * permuted) into `weight` (packed words) and `scales`, as ops/quantize's `packed` entry point writes
- * them.
+ * Quantizes f32 rows on the GPU into a quantized block's buffers: `values` `[rows, K]` (Q/K already
+ * permuted) into `weight` (packed words) and `scales`, as ops/quantize's `packed` (q8) and
+ * `packed_q4` (q4g128) entry points write them.
  */
 export type GpuQuantizer = (
   values: Float32Array,
@@ -115,8 +115,8 @@ export type GpuQuantizer = (
 
 /**
  * Uploads weights tensor by tensor (holding only a layer's Q/K/V or gate/up until they are fused).
- * A q8 matrix that arrives as f32 (`LoadedWeight.format`, quantization deferred by the loader) is
- * quantized block by block on the GPU by `quantizeQ8`.
+ * A q8 or q4g128 matrix that arrives as f32 (`LoadedWeight.format`, quantization deferred by the
+ * loader) is quantized block by block on the GPU by `quantize`.
  *
  * @param device the device
  * @param config the model
@@ -124,7 +124,7 @@ export type GpuQuantizer = (
  * @param limit bytes one binding may hold
  * @param buffer makes a storage buffer the caller owns
  * @param weights every tensor of `llamaWeightSpecs(config)`, in loadWeights' order
- * @param quantizeQ8 the GPU quantizer, for q8 matrices that arrive as f32
+ * @param quantize the GPU quantizer, for quantized matrices that arrive as f32
  * @returns the resident weights
  * @throws Error naming a tensor that is missing, or a matrix in a form this format cannot take
  */
@@ -135,7 +135,7 @@ export async function uploadWeights(
   limit: number,
   buffer: (bytes: number, label: string) => GPUBuffer,
   weights: AsyncIterable<LoadedWeight> | Iterable<LoadedWeight>,
-  quantizeQ8?: GpuQuantizer,
+  quantize?: GpuQuantizer,
 ): Promise<ResidentWeights> {
   // writeBuffer copies into a staging buffer the implementation keeps until a submission that
   // follows it is done: without one, every byte of the checkpoint would stay in host memory until
@@ -154,7 +154,7 @@ export async function uploadWeights(
     device.queue.submit([]);
     await device.queue.onSubmittedWorkDone();
   };
-  /** A matrix from its parts' bytes: `source` is the form they are in (f32 only where q8 is deferred). */
+  /** A matrix from its parts' bytes: `source` is the form they are in (f32 where quantization is deferred). */
   const matrix = async (
     name: string,
     N: number,
@@ -165,7 +165,7 @@ export async function uploadWeights(
     unit = 1,
   ): Promise<Matrix> => {
     const deferred = source !== format;
-    if (deferred && !(source === "f32" && format === "q8" && quantizeQ8)) {
+    if (deferred && !(source === "f32" && format !== "f32" && quantize)) {
       throw new Error(`LlamaEngine: ${name} arrived as ${source}, which a ${format} engine cannot take`);
     }
     const bytes = rowBytes(format, K);
@@ -179,9 +179,9 @@ export async function uploadWeights(
           row0,
           rows,
           weight: buffer(rows * bytes.weight, name),
-          scales: buffer(4 * rows, `${name}.scales`),
+          scales: buffer(rows * bytes.scales, `${name}.scales`),
         };
-        await quantizeQ8!(values, rows, K, block.weight, block.scales);
+        await quantize!(values, rows, K, block.weight, block.scales);
         blocks.push(block);
         continue;
       }
