@@ -56,34 +56,22 @@ export const BENCH: readonly BenchCase[] = [
       new Float32Array(1),
     ],
   }),
-  defineCase<Shape>({
-    op: "gqa",
-    entry: "combine",
-    sources: KERNELS,
-    gpu: DECODE_GPU,
-    quick: DECODE_QUICK,
-    label,
-    plan: (gpu, shape, options) =>
-      gqaPlan(gpu, shape, { ...entryOptions(gpu, KERNELS, "combine", options), path: "decode" }).steps[1],
-    inputs: ({ B, H, L, S, D }, seed) => {
-      const rows = B * H * L * Math.ceil(S / DECODE_CHUNK);
-      return [randomInput(rows * D, seed), randomInput(rows * 2, seed + 1)];
-    },
-  }),
-  defineCase<Shape>({
-    op: "gqa",
-    entry: "combine_wide",
-    sources: KERNELS,
-    gpu: DECODE_GPU,
-    quick: DECODE_QUICK,
-    label,
-    plan: (gpu, shape, options) =>
-      gqaPlan(gpu, shape, { ...entryOptions(gpu, KERNELS, "combine_wide", options), path: "decode" }).steps[1],
-    inputs: ({ B, H, L, S, D }, seed) => {
-      const rows = B * H * L * Math.ceil(S / DECODE_CHUNK);
-      return [randomInput(rows * D, seed), randomInput(rows * 2, seed + 1)];
-    },
-  }),
+  ...(["combine", "combine_wide"] as const).map((entry) =>
+    defineCase<Shape>({
+      op: "gqa",
+      entry,
+      sources: KERNELS,
+      gpu: DECODE_GPU,
+      quick: DECODE_QUICK,
+      label,
+      plan: (gpu, shape, options) =>
+        gqaPlan(gpu, shape, { ...entryOptions(gpu, KERNELS, entry, options), path: "decode" }).steps[1],
+      inputs: ({ B, H, L, S, D }, seed) => {
+        const rows = B * H * L * Math.ceil(S / DECODE_CHUNK);
+        return [randomInput(rows * D, seed), randomInput(rows * 2, seed + 1)];
+      },
+    })
+  ),
   defineCase<Shape>({
     op: "gqa",
     entry: "staged",
