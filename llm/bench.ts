@@ -525,6 +525,9 @@ async function main(args: string[]): Promise<void> {
   const config = shapeConfig(shape);
   const chunkFlag = flag("prefill-chunk");
   const prefillChunk = chunkFlag === undefined ? undefined : Number(chunkFlag);
+  if (prefillChunk !== undefined && !(Number.isSafeInteger(prefillChunk) && prefillChunk >= 1)) {
+    throw new Error(`bench:llm: --prefill-chunk must be a positive integer, got ${chunkFlag}`);
+  }
   const hostMemory = !args.includes("--no-host-memory");
   const gpu = await acquireDevice();
   const log = (s: string) => console.error(s);

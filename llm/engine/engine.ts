@@ -12,7 +12,8 @@
  * - A weight larger than the device's maxStorageBufferBindingSize is kept as row blocks, each its
  *   own buffer within the limit. A fused GEMV writes a block's outputs where they belong; in
  *   prefill (and for the head) a block's product goes to a scratch buffer and is placed into its
- *   columns of the output (`PLACE_BLOCK`). The embedding gather reads each block for the ids that
+ *   columns of the output (`PLACE_BLOCK`), except prefill's quantised gate/up, which runs in pieces
+ *   of its rows (`#ffnPieces`) each bound to its range of the weight and followed by SiLU·mul. The embedding gather reads each block for the ids that
  *   fall in it. Activation buffers are kept within the limit by the prefill chunk's row count.
  * - The KV cache is preallocated, `[kvHeads, maxSeq, headDim]` per layer for K and for V. In prefill,
  *   RoPE and the cache write are one kernel after the QKV product; in decode they are part of the
@@ -32,7 +33,8 @@
  * Dispatches per decode layer: QKV (with the input norm), attention (with RoPE and the cache write),
  * O (with the residual add), gate/up (with the post-attention norm and SwiGLU), down (with the
  * residual add): 5. Prefill's layers keep the products apart from their neighbours: norm (with the
- * residual add), QKV, RoPE and the cache write, attention, O, norm, gate/up, SiLU·mul, down: 9.
+ * residual add), QKV, RoPE and the cache write, attention, O, norm, gate/up, SiLU·mul, down: 9 in f32;
+ * 11 in q8 and q4g128, whose gate/up and SiLU·mul run in two pieces (`#ffnPieces`).
  * Plus the embedding gather, the final norm, the head and the sampler per step (greedy or seeded:
  * one dispatch either way; one more, the mask, with a constraint; more when a weight is split).
  *
@@ -636,8 +638,9 @@ export class LlamaEngine {
       return;
     }
     // Each piece runs the kernel the whole product's size picks (ops/matmul picks a smaller tile for
-    // a piece's narrower output, which was slower here: 30 ms against 17 for 24 layers' gate/up at
-    // 512 rows, q8, on the H200).
+    // a piece's narrower output, which was slower here: 24 layers' gate/up at 512 rows, q8, on the
+    // H200, took 30.2 ms in pieces on that tile (nvidia-h200-log/30-engine-ab-staged.txt) against
+    // 21.5 ms in pieces on the whole product's (30-engine-bench.txt; 16.8 unsplit, 26-llm-fused-ab.txt).
     const variant = gemmQuantized(this.#gpu, this.format, rows, m.N, m.K).plan.kernel.variant;
     for (const piece of this.#ffnPieces(m)) {
       const kernel = gemmQuantized(this.#gpu, this.format, rows, piece.rows, m.K, variant);
@@ -1146,6 +1149,9 @@ export class LlamaEngine {
    *   feature (or where the adapter's clock does not run across passes)
    */
   async traceDecodeSteps(position: number, steps: number): Promise<{ passMs: number; gapMs: number } | null> {
+    if (!Number.isSafeInteger(position) || position < 0) {
+      throw new Error(`LlamaEngine.traceDecodeSteps: position must be a non-negative integer, got ${position}`);
+    }
     if (!Number.isSafeInteger(steps) || steps < 2 || position + steps > this.maxSeq) {
       throw new Error(`LlamaEngine.traceDecodeSteps: steps must be an integer >= 2 within maxSeq ${this.maxSeq}`);
     }

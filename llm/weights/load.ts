@@ -63,7 +63,7 @@ export interface LoadOptions {
    * Formats whose quantization the caller does itself: loading an HF checkpoint into one of them
    * yields its matrices as f32 (Q/K rows permuted, every value checked finite, as the quantizer
    * would), with `format: "f32"`, for the caller to quantize on the GPU ({@link quantizeRowsGpu}
-   * writes the bytes the converter would). `LlamaEngine` defers q8.
+   * writes the bytes the converter would). `LlamaEngine` defers q8 and q4g128.
    */
   deferQuantization?: readonly WeightFormat[];
 }
@@ -284,6 +284,11 @@ export async function quantizeRowsGpu(
   if (format !== "q8" && format !== "q4g128") {
     throw new Error(`quantizeRowsGpu: format must be q8 or q4g128, got ${String(format)}`);
   }
+  for (const [name, value] of [["rows", rows], ["K", K]] as const) {
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new Error(`quantizeRowsGpu: ${name} must be a positive integer, got ${value}`);
+    }
+  }
   if (values.length !== rows * K) {
     throw new Error(`quantizeRowsGpu: values must have length rows * K = ${rows * K}, got ${values.length}`);
   }
@@ -295,6 +300,11 @@ export async function quantizeRowsGpu(
   const q4 = format === "q4g128";
   const packed: GpuTensor = { buffer: weight, dtype: "u32", length: rows * Math.ceil(K / (q4 ? 8 : 4)) };
   const scaleTensor: GpuTensor = { buffer: scales, dtype: "f32", length: rows * (q4 ? Math.ceil(K / 128) : 1) };
+  for (const [name, t] of [["weight", packed], ["scales", scaleTensor]] as const) {
+    if (t.buffer.size < 4 * t.length) {
+      throw new Error(`quantizeRowsGpu: ${name} must hold at least ${4 * t.length} bytes, got ${t.buffer.size}`);
+    }
+  }
   for (let row0 = 0; row0 < rows; row0 += piece) {
     const n = Math.min(piece, rows - row0);
     const shape = { rows: n, cols: K, rowOffset: row0 };

@@ -110,7 +110,7 @@ export function rowsPerWorkgroup(source: string): number {
 
 /**
  * The flash kernel for a device: the variant an override names (of an entry of {@link FLASH_ENTRIES}),
- * else the first entry whose workgroup memory the device grants (`tiled` at 30 KiB, `staged` at 32 KiB,
+ * else the first entry whose workgroup memory the device grants (`tiled` at 47,104 bytes, `staged` at 32 KiB,
  * `kernel` at 16 KiB, WebGPU's default, so every device runs one).
  *
  * @param gpu the device

@@ -150,7 +150,7 @@ Deno.test("gqa decode plan at Llama-3-8B's 32/8 heads: K and V bound and counted
 // Decode: groups of 1, 2, 3, 4 and 8 rows (row groups of 4 with surplus rows), kvHeads = 1 and = H,
 // several 128-key chunks with a short last one, L > 1 with causal lower-right, masks (a query-head axis,
 // key padding), D and Dv apart, and a chunk in which every key is masked for some rows; split counts
-// from 1 to 1,025, on both sides of COMBINE_MAX_SPLITS and of the 128 splits the combines take at a time.
+// from 1 to 1,094, on both sides of COMBINE_MAX_SPLITS and of the 128 splits the combines take at a time.
 // Each case runs with the default combine and with each combine forced.
 const mask = (s: [number, number, number, number]) => s;
 const decodeCases = [
@@ -162,12 +162,12 @@ const decodeCases = [
   { B: 1, H: 4, kvHeads: 4, L: 2, S: 70, D: 112 },
   { B: 2, H: 4, kvHeads: 2, L: 1, S: 260, D: 8, maskShape: mask([2, 4, 1, 260]) },
   { B: 2, H: 4, kvHeads: 1, L: 2, S: 33, D: 4, maskShape: mask([2, 1, 1, 33]) },
-  { B: 1, H: 2, kvHeads: 1, L: 1, S: 16700, D: 4 }, // 261 splits: the combine takes them 128 at a time
-  { B: 1, H: 4, kvHeads: 1, L: 1, S: 1024 * 128 + 30, D: 4 }, // 2 blocks a split, 1,025 splits
-  { B: 1, H: 4, kvHeads: 1, L: 2, S: 140000, D: 8, causal: true, queryOffset: 70000 }, // 4 blocks a split
+  { B: 1, H: 2, kvHeads: 1, L: 1, S: 16700, D: 4 }, // 131 splits, the last of 60 keys
+  { B: 1, H: 4, kvHeads: 1, L: 1, S: 1024 * 128 + 30, D: 4 }, // 1,025 splits, the last of 30 keys
+  { B: 1, H: 4, kvHeads: 1, L: 2, S: 140000, D: 8, causal: true, queryOffset: 70000 }, // 1,094 splits, later ones hidden
   { B: 1, H: 2, kvHeads: 1, L: 1, S: 1024 * 128 + 30, D: 4, maskShape: mask([1, 1, 1, 1024 * 128 + 30]) },
 ].map((c, i) => ({ label: JSON.stringify(c), args: randomCase(c, 300 + 10 * i) as GqaArgs }));
-// The last case: keys 0-63 (split 0's first block) and 256-319 (split 2's first) hidden from every row.
+// The last case: keys 0-63 (split 0's first half) and 256-319 (split 2's first half) hidden from every row.
 decodeCases.at(-1)!.args.mask!.fill(-Infinity, 0, 64).fill(-Infinity, 256, 320);
 
 for (const entry of ["decode", "combine", "combine_wide"]) {

@@ -32,7 +32,7 @@
  * from 0.0518 ms (71.7%, the previous kernel: four vec4s of the stream per invocation) to 0.0471 ms
  * (78.9%), and [1, 512, 128, 128] from 0.0506 to 0.0471 ms; tiles of four rows 0.0488 and 0.0486
  * ms; the previous kernel with its index arithmetic replaced by a plain `x[q / 4]` 0.0492 and
- * 0.0493 ms, so the index arithmetic cost about a tenth.
+ * 0.0493 ms, so the index arithmetic cost 3-5%.
  *
  * @module
  */
