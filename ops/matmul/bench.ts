@@ -7,7 +7,9 @@
  * would pick, so that one run compares the 128 x 128 and the 64 x 64 kernels at every shape (the
  * evidence for `LARGE_TILE_MIN_TILES`); its variant is resolved for the device, or forced one by one
  * with `--all-variants`. The prefill shapes are a Llama-3-8B MLP up-projection (K = 4096 to
- * N = 14336) over a 512-token prompt and over a 64-token one.
+ * N = 14336) over a 512-token prompt and over a 64-token one. The dense GEMM also runs at mel's
+ * projection of 30 s of 24 kHz audio (2,813 frames of 513 bins to 128 bands), the rate ops/mel's
+ * `kernel` is held to.
  *
  * @module
  */
@@ -27,6 +29,7 @@ const label = ({ M, N, K }: MatmulShape) => `${M}x${N}x${K}`;
 const SQUARES: MatmulShape[] = [1024, 2048, 4096].map((n) => ({ M: n, N: n, K: n }));
 const PREFILL: MatmulShape = { M: 512, N: 14336, K: 4096 };
 const SHORT_PREFILL: MatmulShape = { M: 64, N: 14336, K: 4096 };
+const MEL: MatmulShape = { M: 2813, N: 128, K: 513 };
 const QUICK: MatmulShape[] = [64, 128, 256].map((n) => ({ M: n, N: n, K: n }));
 
 /** Random words: every code a decoder may meet (the decode's cost does not depend on the values). */
@@ -39,7 +42,7 @@ function dense(entry: string): BenchCase {
     op: "matmul",
     entry,
     sources: KERNELS,
-    gpu: [...SQUARES, PREFILL],
+    gpu: [...SQUARES, PREFILL, MEL],
     quick: QUICK,
     label,
     plan: (gpu, shape, options) => matmulPlan(gpu, shape, entryOptions(gpu, KERNELS, entry, options)),
