@@ -146,7 +146,7 @@ gpuTest("describeAdapter reports the adapter and the target reasoning", (gpu) =>
   if (!gpu.features.includes("shader-f16")) strictEqual(gpu.f16Verified, false);
 });
 
-gpuTest("a zeroed binding is cleared before the pass, so a reused accumulator starts from zero", async (gpu) => {
+gpuTest("a zeroed binding is cleared before its dispatch, so a reused accumulator starts from zero", async (gpu) => {
   const accumulate = DOUBLE_WGSL.replace("out[id.x] = 2.0 * x[id.x];", "out[id.x] = out[id.x] + x[id.x];");
   const plan = (zeroed: boolean): KernelPlan => {
     const p = doublePlan(3, accumulate, zeroed ? "kernel.zeroed" : "kernel.accumulate");
@@ -158,6 +158,10 @@ gpuTest("a zeroed binding is cleared before the pass, so a reused accumulator st
   deepStrictEqual([...await gpu.read(out)], [2, 4, 6]);
   await gpu.submit([plan(true), [x, out]]);
   deepStrictEqual([...await gpu.read(out)], [1, 2, 3]);
+  // In one submission (one compute pass, a new one where a dispatch's zeroed bindings are cleared):
+  // each dispatch sees the one before it, and the clear lands between the second and the third.
+  await gpu.submit([plan(false), [x, out]], [plan(true), [x, out]], [plan(false), [x, out]], [plan(false), [x, out]]);
+  deepStrictEqual([...await gpu.read(out)], [3, 6, 9]);
   for (const t of [x, out]) t.buffer.destroy();
 });
 

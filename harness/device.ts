@@ -399,53 +399,82 @@ export class ResidentDevice {
     tensors: readonly GpuTensor[],
     timestampWrites?: GPUComputePassTimestampWrites,
   ): GPUBuffer[] {
-    const where = `${plan.op}/${plan.kernel.variant}`;
-    this.#live(where);
-    const workgroups: [number, number, number] = typeof plan.workgroups === "number"
-      ? [plan.workgroups, 1, 1]
-      : [...plan.workgroups];
-    if (tensors.length !== plan.bindings.length) {
-      throw new Error(`${where}: expected ${plan.bindings.length} tensors, got ${tensors.length}`);
-    }
-    for (const [i, spec] of plan.bindings.entries()) {
-      const binding = `${where}: binding ${i} (${spec.name})`;
-      const t = checkTensor(tensors[i], binding);
-      if (t.dtype !== spec.dtype || t.length < spec.length) {
-        throw new Error(`${binding} expects ${spec.length} ${spec.dtype}, got ${t.length} ${t.dtype}`);
+    return this.#encodeSteps(encoder, [[plan, tensors]], timestampWrites);
+  }
+
+  /**
+   * Encodes dispatches in order, as few compute passes as possible: consecutive dispatches share a
+   * pass (WebGPU orders them, each one's writes visible to the next), and a new pass begins only
+   * where a dispatch has `zeroed` bindings, cleared between the passes. Every step is checked before
+   * anything is encoded.
+   */
+  #encodeSteps(
+    encoder: GPUCommandEncoder,
+    steps: readonly [KernelPlan, readonly GpuTensor[]][],
+    timestampWrites?: GPUComputePassTimestampWrites,
+  ): GPUBuffer[] {
+    const checked = steps.map(([plan, tensors]) => {
+      const where = `${plan.op}/${plan.kernel.variant}`;
+      this.#live(where);
+      const workgroups: [number, number, number] = typeof plan.workgroups === "number"
+        ? [plan.workgroups, 1, 1]
+        : [...plan.workgroups];
+      if (tensors.length !== plan.bindings.length) {
+        throw new Error(`${where}: expected ${plan.bindings.length} tensors, got ${tensors.length}`);
       }
-    }
-    checkDispatch(this.limits, {
-      where,
-      workgroups,
-      workgroupSize: workgroupSizeOf(plan.kernel.source, where),
-      storage: tensors.map((t, i) => ({ name: plan.bindings[i].name, bytes: t.buffer.size })),
-    });
-    const pipeline = this.#pipeline(plan.op, plan.kernel);
-    const entries: GPUBindGroupEntry[] = tensors.map((t, i) => ({ binding: i, resource: { buffer: t.buffer } }));
-    const transient: GPUBuffer[] = [];
-    if (plan.params) {
-      const uniform = this.device.createBuffer({
-        size: plan.params.byteLength,
-        usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+      for (const [i, spec] of plan.bindings.entries()) {
+        const binding = `${where}: binding ${i} (${spec.name})`;
+        const t = checkTensor(tensors[i], binding);
+        if (t.dtype !== spec.dtype || t.length < spec.length) {
+          throw new Error(`${binding} expects ${spec.length} ${spec.dtype}, got ${t.length} ${t.dtype}`);
+        }
+      }
+      checkDispatch(this.limits, {
+        where,
+        workgroups,
+        workgroupSize: workgroupSizeOf(plan.kernel.source, where),
+        storage: tensors.map((t, i) => ({ name: plan.bindings[i].name, bytes: t.buffer.size })),
       });
-      this.device.queue.writeBuffer(uniform, 0, plan.params);
-      entries.push({ binding: tensors.length, resource: { buffer: uniform } });
-      transient.push(uniform);
+      return { plan, tensors, workgroups };
+    });
+    const transient: GPUBuffer[] = [];
+    let pass: GPUComputePassEncoder | undefined;
+    try {
+      for (const { plan, tensors, workgroups } of checked) {
+        const pipeline = this.#pipeline(plan.op, plan.kernel);
+        const entries: GPUBindGroupEntry[] = tensors.map((t, i) => ({ binding: i, resource: { buffer: t.buffer } }));
+        if (plan.params) {
+          const uniform = this.device.createBuffer({
+            size: plan.params.byteLength,
+            usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+          });
+          this.device.queue.writeBuffer(uniform, 0, plan.params);
+          entries.push({ binding: tensors.length, resource: { buffer: uniform } });
+          transient.push(uniform);
+        }
+        const bindGroup = this.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
+        const zeroed = plan.bindings.flatMap((spec, i) => spec.zeroed ? [tensors[i].buffer] : []);
+        if (zeroed.length > 0) {
+          pass?.end();
+          pass = undefined;
+          for (const buffer of zeroed) encoder.clearBuffer(buffer);
+        }
+        pass ??= encoder.beginComputePass(timestampWrites ? { timestampWrites } : {});
+        pass.setPipeline(pipeline);
+        pass.setBindGroup(0, bindGroup);
+        if (workgroups.every((n) => n > 0)) pass.dispatchWorkgroups(...workgroups);
+      }
+      pass?.end();
+    } catch (e) {
+      for (const b of transient) b.destroy();
+      throw e;
     }
-    const bindGroup = this.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
-    for (const [i, spec] of plan.bindings.entries()) {
-      if (spec.zeroed) encoder.clearBuffer(tensors[i].buffer);
-    }
-    const pass = encoder.beginComputePass(timestampWrites ? { timestampWrites } : {});
-    pass.setPipeline(pipeline);
-    pass.setBindGroup(0, bindGroup);
-    if (workgroups.every((n) => n > 0)) pass.dispatchWorkgroups(...workgroups);
-    pass.end();
     return transient;
   }
 
   /**
-   * Encodes a sequence of dispatches on resident tensors into one command buffer, submits it, and
+   * Encodes a sequence of dispatches on resident tensors into one command buffer, in one compute
+   * pass (a new one only before a dispatch whose `zeroed` bindings are cleared), submits it, and
    * throws if WebGPU reports a validation or out-of-memory error for them.
    *
    * @param steps the dispatches, each a plan and its tensors, in order
@@ -468,7 +497,7 @@ export class ResidentDevice {
     const transient: GPUBuffer[] = [];
     try {
       const encoder = this.device.createCommandEncoder();
-      for (const [plan, tensors] of steps) transient.push(...this.encode(encoder, plan, tensors));
+      transient.push(...this.#encodeSteps(encoder, steps));
       this.device.queue.submit([encoder.finish()]);
     } finally {
       for (const b of transient) b.destroy();
