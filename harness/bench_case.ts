@@ -13,7 +13,8 @@
  * @module
  */
 
-import type { HostArray, KernelPlan, ResidentDevice } from "./device.ts";
+import type { HostArray, ResidentDevice } from "./device.ts";
+import type { Timed } from "./timing.ts";
 import type { KernelOptions } from "./options.ts";
 import type { KernelSources } from "./variants.ts";
 
@@ -34,8 +35,12 @@ export interface CaseSpec<S> {
   quick: readonly S[];
   /** A shape's label: dimensions joined by `x`. */
   label: (shape: S) => string;
-  /** The op's plan for a shape (its `cost` is what the figures are computed from). */
-  plan: (gpu: ResidentDevice, shape: S, options: KernelOptions) => KernelPlan;
+  /**
+   * The op's plan for a shape (its `cost` is what the figures are computed from), or a
+   * `KernelSequence` of its dispatches timed as one operation (its entry then names no kernel:
+   * `--all-variants` runs it as resolved).
+   */
+  plan: (gpu: ResidentDevice, shape: S, options: KernelOptions) => Timed;
   /** One host array per input binding of the plan, in binding order; random, never all zeros. */
   inputs: (shape: S, seed: number) => HostArray[];
 }
@@ -46,8 +51,8 @@ export interface BenchShape {
   label: string;
   /** The shape object the case was defined with (what `harness/peer/bench_map.ts` reads). */
   value: unknown;
-  /** Builds the plan on a device, optionally forcing a variant. */
-  plan: (gpu: ResidentDevice, options: KernelOptions) => KernelPlan;
+  /** Builds the plan (or sequence) on a device, optionally forcing a variant. */
+  plan: (gpu: ResidentDevice, options: KernelOptions) => Timed;
   /** Makes the inputs of one rotated set. */
   inputs: (seed: number) => HostArray[];
 }

@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { KernelPlan, ResidentDevice } from "./device.ts";
+import type { ResidentDevice } from "./device.ts";
 import { LimitError } from "./limits.ts";
 import type { BenchCase, BenchShape, SizeClass } from "./bench_case.ts";
 import {
@@ -24,7 +24,14 @@ import {
   SCHEMA,
 } from "./report.ts";
 import { measureRoofline, type ProbeResult, type Roofline } from "./roofline.ts";
-import { CLOCK_WARMUP_MS, supportsTimestamps, timePlan, TimestampUnavailableError } from "./timing.ts";
+import {
+  CLOCK_WARMUP_MS,
+  supportsTimestamps,
+  type Timed,
+  timePlan,
+  TimestampUnavailableError,
+  variantOf,
+} from "./timing.ts";
 import { variantsOf } from "./variants.ts";
 
 /** One plan to time: a case at one shape (and one variant), with its row key. */
@@ -33,8 +40,8 @@ export interface BenchJob {
   case: BenchCase;
   /** The shape. */
   shape: BenchShape;
-  /** The plan built for it on this device. */
-  plan: KernelPlan;
+  /** The plan (or sequence) built for it on this device. */
+  plan: Timed;
   /** `op/entry/variant/shape`, what filters match. */
   key: string;
 }
@@ -151,12 +158,13 @@ function benchJobs(
   const filters = options.filters ?? [];
   const jobs: BenchJob[] = [];
   for (const c of cases) {
-    const variants: (string | undefined)[] = options.allVariants
+    // A sequence's entry (e.g. `decode+combine`) names no kernel: it runs as resolved.
+    const variants: (string | undefined)[] = options.allVariants && c.entry in c.sources
       ? variantsOf(c.sources, c.entry).filter((v) => !v.endsWith(".f16") || gpu.f16Verified)
       : [undefined];
     for (const variant of variants) {
       for (const shape of c.shapes[options.sizes]) {
-        let plan: KernelPlan;
+        let plan: Timed;
         try {
           plan = shape.plan(gpu, variant ? { override: variant } : {});
         } catch (e) {
@@ -165,7 +173,7 @@ function benchJobs(
           options.onProgress?.({ kind: "skip", where, reason: e.message });
           continue;
         }
-        const key = rowKey({ op: c.op, entry: c.entry, variant: plan.kernel.variant, shape: shape.label });
+        const key = rowKey({ op: c.op, entry: c.entry, variant: variantOf(plan), shape: shape.label });
         if (filters.length && !filters.some((f) => key.includes(f))) continue;
         jobs.push({ case: c, shape, plan, key });
       }
@@ -204,7 +212,7 @@ async function timeJobs(
       const row: BenchRow = {
         op: c.op,
         entry: c.entry,
-        variant: plan.kernel.variant,
+        variant: variantOf(plan),
         shape: shape.label,
         ms: t.ms,
         msMin: t.msMin,
@@ -281,11 +289,12 @@ function benchConditions(
   options: Pick<BenchRunOptions, "sizes" | "samples" | "warmup" | "cacheBytes" | "compare">,
 ): BenchConditions {
   return {
-    method: `Each row is one KernelPlan on resident tensors: a warm-up submission; at least ${CLOCK_WARMUP_MS} ms ` +
+    method: `Each row is one KernelPlan (or one KernelSequence: an operation's dispatches in one pass) on resident ` +
+      `tensors: a warm-up submission; at least ${CLOCK_WARMUP_MS} ms ` +
       `of GPU work to raise the clocks, until an FMA loop stops getting faster; then one command buffer of ` +
-      `${options.warmup} untimed and ${options.samples} timed compute passes (one dispatch each); the figure is the ` +
-      `median pass. Inputs are random, never zero; working sets smaller than the cache rotate over several input ` +
-      `sets. Bytes and FLOPs are the op's declared KernelPlan.cost. Ceilings are this run's probes.`,
+      `${options.warmup} untimed and ${options.samples} timed compute passes (one dispatch each, or a sequence's); ` +
+      `the figure is the median pass. Inputs are random, never zero; working sets smaller than the cache rotate over ` +
+      `several input sets. Bytes and FLOPs are the op's declared cost. Ceilings are this run's probes.`,
     repetitions: options.samples,
     warmup: options.warmup,
     timestamps: "timestamp-query written at the beginning and end of each timed pass, BigInt nanoseconds",

@@ -1,7 +1,21 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { acquireDevice, type KernelPlan } from "./device.ts";
+import { acquireDevice, type KernelPlan, kernelSequence } from "./device.ts";
 import { type GuardedLimits, LimitError } from "./limits.ts";
 import { assertThrowsMessage, DOUBLE_WGSL, doublePlan, gpuTest } from "./testing.ts";
+
+function throwsMessage(f: () => unknown, message: string): void {
+  let thrown: unknown;
+  try {
+    f();
+  } catch (e) {
+    thrown = e;
+  }
+  strictEqual(
+    thrown instanceof Error && thrown.message.includes(message),
+    true,
+    `expected "${message}", got ${thrown}`,
+  );
+}
 
 gpuTest("ResidentDevice.run uploads, dispatches and reads back", async (gpu) => {
   const [out] = await gpu.run(doublePlan(100), [Float32Array.from({ length: 100 }, (_, i) => i - 50)]);
@@ -16,6 +30,49 @@ gpuTest("resident tensors stay on the device across submits", async (gpu) => {
   deepStrictEqual([...await gpu.read(z)], [4, 8, 12]);
   for (const t of [x, y, z]) t.buffer.destroy();
 });
+
+gpuTest(
+  "a KernelSequence runs its steps in order through its intermediates, and refuses what does not fit",
+  async (gpu) => {
+    const first = doublePlan(3), second = doublePlan(3, DOUBLE_WGSL, "kernel.second");
+    const [x, mid] = first.bindings;
+    const out = second.bindings[1];
+    const seq = kernelSequence("double", [x, out], [mid], [
+      { plan: first, tensors: [0, 2] },
+      { plan: second, tensors: [2, 1] },
+    ], { bytes: 24, flops: 3 });
+    strictEqual(seq.variant, "kernel+kernel.second");
+    const tensors = [
+      gpu.upload(new Float32Array([1, 2, 3]), "x"),
+      gpu.alloc("f32", 3, "out"),
+      gpu.alloc("f32", 3, "mid"),
+    ];
+    await gpu.submitSequence(seq, tensors);
+    deepStrictEqual([...await gpu.read(tensors[1])], [4, 8, 12]);
+    await assertThrowsMessage(
+      () => gpu.submitSequence(seq, tensors.slice(0, 2)),
+      "double/kernel+kernel.second: expected 3 tensors, got 2",
+    );
+    for (const t of tensors) t.buffer.destroy();
+    const step = (tensors: number[]) => [{ plan: first, tensors }];
+    const cost = { bytes: 0, flops: 0 };
+    throwsMessage(
+      () => kernelSequence("double", [x, out], [], step([0]), cost),
+      "double: step 0 (double/kernel) has 2 bindings, given 1 tensors",
+    );
+    throwsMessage(
+      () => kernelSequence("double", [x], [], step([0, 1]), cost),
+      "double: step 0 (double/kernel): binding 1 (out) expects 3 f32",
+    );
+    const short = { ...out, length: 2 };
+    throwsMessage(() => kernelSequence("double", [x, short], [], step([0, 1]), cost), "binding 1 (out) expects 3 f32");
+    const cleared = { ...first, bindings: [x, { ...mid, zeroed: true }] };
+    throwsMessage(
+      () => kernelSequence("double", [x, out], [mid], [...step([0, 2]), { plan: cleared, tensors: [0, 2] }], cost),
+      "double: step 1 (double/kernel): binding 1 (out) is cleared, so not in one pass",
+    );
+  },
+);
 
 gpuTest("a dispatch beyond a limit throws LimitError before anything is encoded", async (gpu) => {
   const plan = { ...doublePlan(4), workgroups: gpu.limits.maxComputeWorkgroupsPerDimension + 1 };

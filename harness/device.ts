@@ -82,6 +82,86 @@ export interface KernelPlan {
   cost: { bytes: number; flops: number };
 }
 
+/**
+ * Dispatches that make one operation, run in order in one compute pass: the operation's own
+ * bindings (what a caller gives and gets, in order), the intermediates one step writes for a later
+ * one, and each step's tensors as indices into `[...bindings, ...intermediates]`. Built by
+ * {@link kernelSequence}; timed and benchmarked as a whole, as it runs.
+ */
+export interface KernelSequence {
+  /** The op, e.g. `gqa`. */
+  op: string;
+  /** Its name in a report: the steps' variants joined by `+`, e.g. `decode+combine`. */
+  variant: string;
+  /** The operation's bindings, in the order a caller supplies them. */
+  bindings: readonly BindingSpec[];
+  /** Tensors only the steps see. */
+  intermediates: readonly BindingSpec[];
+  /** The dispatches, each with its tensors as indices into `[...bindings, ...intermediates]`. */
+  steps: readonly { plan: KernelPlan; tensors: readonly number[] }[];
+  /** The least the whole operation must do (not the sum of its steps' costs). */
+  cost: { bytes: number; flops: number };
+}
+
+/**
+ * Builds a {@link KernelSequence}, checking that every index names a tensor, that each step's
+ * tensor matches its binding's dtype and length, and that no step but the first clears a binding
+ * (`zeroed`), which would need a pass of its own.
+ *
+ * @param op the op
+ * @param bindings the operation's bindings, in the caller's order
+ * @param intermediates tensors only the steps see
+ * @param steps the dispatches and their tensors' indices
+ * @param cost the whole operation's bytes and FLOPs
+ * @returns the sequence
+ * @throws Error naming the step and binding that does not fit
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, elementwisePlan, kernelSequence } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const add = elementwisePlan(gpu, { op: "add", n: 4 });
+ * const [a, b, sum] = add.bindings;
+ * // out = (a + b) + b: the first sum is an intermediate, both dispatches one pass.
+ * const twice = kernelSequence("elementwise", [a, b, { ...sum, name: "out" }], [sum], [
+ *   { plan: add, tensors: [0, 1, 3] },
+ *   { plan: add, tensors: [3, 1, 2] },
+ * ], { bytes: 12 * 4, flops: 8 });
+ * const tensors = [
+ *   gpu.upload(new Float32Array([1, 2, 3, 4])),
+ *   gpu.upload(new Float32Array([1, 1, 1, 1])),
+ *   gpu.alloc("f32", 4),
+ *   gpu.alloc("f32", 4),
+ * ];
+ * await gpu.submitSequence(twice, tensors);
+ * console.log(await gpu.read(tensors[2])); // Float32Array [3, 4, 5, 6]
+ * gpu.destroy();
+ * ```
+ */
+export function kernelSequence(
+  op: string,
+  bindings: readonly BindingSpec[],
+  intermediates: readonly BindingSpec[],
+  steps: readonly { plan: KernelPlan; tensors: readonly number[] }[],
+  cost: { bytes: number; flops: number },
+): KernelSequence {
+  const all = [...bindings, ...intermediates];
+  for (const [s, { plan, tensors }] of steps.entries()) {
+    const where = `${op}: step ${s} (${plan.op}/${plan.kernel.variant})`;
+    if (tensors.length !== plan.bindings.length) {
+      throw new Error(`${where} has ${plan.bindings.length} bindings, given ${tensors.length} tensors`);
+    }
+    for (const [i, spec] of plan.bindings.entries()) {
+      const t = all[tensors[i]];
+      if (!t || t.dtype !== spec.dtype || t.length < spec.length) {
+        throw new Error(`${where}: binding ${i} (${spec.name}) expects ${spec.length} ${spec.dtype}`);
+      }
+      if (spec.zeroed && s > 0) throw new Error(`${where}: binding ${i} (${spec.name}) is cleared, so not in one pass`);
+    }
+  }
+  return { op, variant: steps.map((s) => s.plan.kernel.variant).join("+"), bindings, intermediates, steps, cost };
+}
+
 /** Options for {@link acquireDevice}. */
 export interface AcquireOptions {
   /** Use this device instead of creating one; it is never destroyed by this library. */
@@ -400,6 +480,71 @@ export class ResidentDevice {
     timestampWrites?: GPUComputePassTimestampWrites,
   ): GPUBuffer[] {
     return this.#encodeSteps(encoder, [[plan, tensors]], timestampWrites);
+  }
+
+  /**
+   * Encodes a sequence's dispatches into one compute pass of `encoder` (see {@link encode}).
+   *
+   * @param encoder the command encoder to record into
+   * @param sequence the dispatches
+   * @param tensors one resident tensor per binding and then per intermediate of the sequence
+   * @param timestampWrites optional timestamp writes for the pass (GPU timing)
+   * @returns transient buffers (the params uniforms) to destroy once submitted
+   * @throws as {@link encode}, for any step
+   *
+   * @example
+   * ```ts
+   * import { acquireDevice, elementwisePlan, kernelSequence } from "@xpu/ops";
+   * const gpu = await acquireDevice();
+   * const add = elementwisePlan(gpu, { op: "add", n: 2 });
+   * const once = kernelSequence("elementwise", add.bindings, [], [{ plan: add, tensors: [0, 1, 2] }], add.cost);
+   * const tensors = [gpu.upload(new Float32Array([1, 2])), gpu.upload(new Float32Array([3, 4])), gpu.alloc("f32", 2)];
+   * const encoder = gpu.device.createCommandEncoder();
+   * const transient = gpu.encodeSequence(encoder, once, tensors);
+   * gpu.device.queue.submit([encoder.finish()]);
+   * console.log(await gpu.read(tensors[2])); // Float32Array [4, 6]
+   * for (const b of transient) b.destroy();
+   * gpu.destroy();
+   * ```
+   */
+  encodeSequence(
+    encoder: GPUCommandEncoder,
+    sequence: KernelSequence,
+    tensors: readonly GpuTensor[],
+    timestampWrites?: GPUComputePassTimestampWrites,
+  ): GPUBuffer[] {
+    return this.#encodeSteps(encoder, this.#stepsOf(sequence, tensors), timestampWrites);
+  }
+
+  /**
+   * Runs a sequence on resident tensors, as {@link submit} runs its steps.
+   *
+   * @param sequence the dispatches
+   * @param tensors one resident tensor per binding and then per intermediate of the sequence
+   * @throws as {@link submit}
+   *
+   * @example
+   * ```ts
+   * import { acquireDevice, elementwisePlan, kernelSequence } from "@xpu/ops";
+   * const gpu = await acquireDevice();
+   * const add = elementwisePlan(gpu, { op: "add", n: 2 });
+   * const once = kernelSequence("elementwise", add.bindings, [], [{ plan: add, tensors: [0, 1, 2] }], add.cost);
+   * const out = gpu.alloc("f32", 2);
+   * await gpu.submitSequence(once, [gpu.upload(new Float32Array([1, 2])), gpu.upload(new Float32Array([3, 4])), out]);
+   * console.log(await gpu.read(out)); // Float32Array [4, 6]
+   * gpu.destroy();
+   * ```
+   */
+  async submitSequence(sequence: KernelSequence, tensors: readonly GpuTensor[]): Promise<void> {
+    await this.submit(...this.#stepsOf(sequence, tensors));
+  }
+
+  #stepsOf(sequence: KernelSequence, tensors: readonly GpuTensor[]): [KernelPlan, readonly GpuTensor[]][] {
+    const count = sequence.bindings.length + sequence.intermediates.length;
+    if (tensors.length !== count) {
+      throw new Error(`${sequence.op}/${sequence.variant}: expected ${count} tensors, got ${tensors.length}`);
+    }
+    return sequence.steps.map(({ plan, tensors: at }) => [plan, at.map((i) => tensors[i])]);
   }
 
   /**

@@ -31,6 +31,8 @@ export {
   type GpuTensor,
   type HostArray,
   type KernelPlan,
+  type KernelSequence,
+  kernelSequence,
   ResidentDevice,
   type TensorDtype,
 } from "./device.ts";
@@ -45,11 +47,14 @@ export {
 export type { KernelOptions } from "./options.ts";
 export {
   type ClockWarmupOptions,
+  isSequence,
   type SampleStats,
+  type Timed,
   timePlan,
   timeResident,
   type Timing,
   type TimingOptions,
+  variantOf,
   warmClocks,
 } from "./timing.ts";
 export {

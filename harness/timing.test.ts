@@ -1,5 +1,5 @@
 import { deepStrictEqual, notStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { acquireDevice } from "./device.ts";
+import { acquireDevice, kernelSequence } from "./device.ts";
 import { assertThrowsMessage, gpuTest, randomF32 } from "./testing.ts";
 import {
   rotationSets,
@@ -88,6 +88,28 @@ gpuTest("timePlan: positive medians of a tiny plan, rotating input sets", async 
   strictEqual(t.cacheResident, true);
   // The GPU intervals lie inside the submission, whose wall time also includes the fence.
   ok(t.samplesMs.reduce((a, b) => a + b, 0) <= t.wallMs, `sum of passes ${t.samplesMs} vs wall ${t.wallMs}`);
+});
+
+gpuTest("timePlan: a KernelSequence is timed as one operation, its intermediates allocated", async (gpu) => {
+  const n = 1000;
+  const first = addPlan(n), second = addPlan(n);
+  const [a, b, sum] = first.bindings;
+  const out = second.bindings[2];
+  // out = (a + b) + b, both dispatches in one pass.
+  const seq = kernelSequence("add", [a, b, out], [sum], [
+    { plan: first, tensors: [0, 1, 3] },
+    { plan: second, tensors: [3, 1, 2] },
+  ], { bytes: 12 * n, flops: 2 * n });
+  strictEqual(workingSetBytes(seq), 16 * n);
+  const t = await timePlan(gpu, seq, (set) => [randomF32(n, 2 * set + 1), randomF32(n, 2 * set + 2)], {
+    samples: 5,
+    warmup: 1,
+  });
+  ok(t.ms > 0 && t.samples === 5 && t.sets >= 2, JSON.stringify(t));
+  await assertThrowsMessage(
+    () => timePlan(gpu, seq, () => [randomF32(n, 1)], { samples: 5 }),
+    "add: expected 2 input arrays (a, b)",
+  );
 });
 
 gpuTest("timePlan: fewer than 5 samples is refused", async (gpu) => {

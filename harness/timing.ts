@@ -1,5 +1,6 @@
 /**
- * GPU timing of a {@link KernelPlan} on resident tensors, with timestamp queries only.
+ * GPU timing of a {@link KernelPlan} (or a {@link KernelSequence} of them, in one pass) on resident
+ * tensors, with timestamp queries only.
  *
  * How a figure is taken (and why):
  * - One command buffer holds `warmup` untimed passes, then `samples` timed passes, each with its own
@@ -37,7 +38,7 @@
  * @module
  */
 
-import type { GpuTensor, HostArray, KernelPlan, ResidentDevice } from "./device.ts";
+import type { BindingSpec, GpuTensor, HostArray, KernelPlan, KernelSequence, ResidentDevice } from "./device.ts";
 import { packParams } from "./params.ts";
 import { FMA_PARAMS, type FmaConfig, fmaSource } from "./roofline.wgsl.ts";
 
@@ -241,14 +242,58 @@ export function summarizeNs(ns: readonly bigint[]): SampleStats {
   };
 }
 
+/** What the harness times: one dispatch, or a sequence of dispatches in one pass. */
+export type Timed = KernelPlan | KernelSequence;
+
 /**
- * Bytes one set of a plan's bindings occupies.
+ * Whether a timed unit is a sequence.
  *
- * @param plan the dispatch
- * @returns the sum of the bindings' sizes (4 bytes per element)
+ * @param timed a plan or a sequence
+ * @returns true for a {@link KernelSequence}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, elementwisePlan, isSequence } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * console.log(isSequence(elementwisePlan(gpu, { op: "add", n: 4 }))); // false
+ * gpu.destroy();
+ * ```
  */
-export function workingSetBytes(plan: KernelPlan): number {
-  return plan.bindings.reduce((sum, b) => sum + 4 * b.length, 0);
+export function isSequence(timed: Timed): timed is KernelSequence {
+  return "steps" in timed;
+}
+
+/**
+ * The variant a timed unit reports: a plan's kernel variant, or a sequence's steps' joined.
+ *
+ * @param timed a plan or a sequence
+ * @returns e.g. `kernel.nvidia` or `decode+combine`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, elementwisePlan, variantOf } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * console.log(variantOf(elementwisePlan(gpu, { op: "add", n: 4 }))); // e.g. "kernel"
+ * gpu.destroy();
+ * ```
+ */
+export function variantOf(timed: Timed): string {
+  return isSequence(timed) ? timed.variant : timed.kernel.variant;
+}
+
+/** Every tensor one set holds: a plan's bindings, or a sequence's bindings and intermediates. */
+function tensorSpecs(timed: Timed): readonly BindingSpec[] {
+  return isSequence(timed) ? [...timed.bindings, ...timed.intermediates] : timed.bindings;
+}
+
+/**
+ * Bytes one set of a plan's bindings (a sequence's, with its intermediates) occupies.
+ *
+ * @param plan the dispatch or sequence
+ * @returns the sum of the tensors' sizes (4 bytes per element)
+ */
+export function workingSetBytes(plan: Timed): number {
+  return tensorSpecs(plan).reduce((sum, b) => sum + 4 * b.length, 0);
 }
 
 /**
@@ -282,11 +327,14 @@ function validated(options: TimingOptions): { samples: number; warmup: number } 
 }
 
 /**
- * Times a plan on tensors the caller already holds, rotating over `sets` in pass order.
+ * Times a plan on tensors the caller already holds, rotating over `sets` in pass order. A
+ * {@link KernelSequence} is timed as it runs: its dispatches in one pass, between one pair of
+ * timestamps.
  *
  * @param gpu the device (must have `timestamp-query`)
- * @param plan the dispatch
- * @param sets one or more tensor lists, each one tensor per binding of the plan
+ * @param plan the dispatch or sequence
+ * @param sets one or more tensor lists, each one tensor per binding of the plan (and then per
+ *   intermediate of a sequence)
  * @param options samples, warm-up, cache size (used only to report `cacheResident`)
  * @returns the timing
  * @throws TimestampUnavailableError without `timestamp-query` or when the timestamps read zero
@@ -311,23 +359,29 @@ function validated(options: TimingOptions): { samples: number; warmup: number } 
  */
 export async function timeResident(
   gpu: ResidentDevice,
-  plan: KernelPlan,
+  plan: Timed,
   sets: readonly (readonly GpuTensor[])[],
   options: TimingOptions = {},
 ): Promise<Timing> {
   if (!supportsTimestamps(gpu)) throw new TimestampUnavailableError("the device has no timestamp-query feature");
   if (sets.length === 0) throw new Error(`${plan.op}: timing needs at least one tensor set`);
   const { samples, warmup } = validated(options);
-  const where = `${plan.op}/${plan.kernel.variant}`;
+  const where = `${plan.op}/${variantOf(plan)}`;
   const device = gpu.device;
+  const encode = (encoder: GPUCommandEncoder, set: readonly GpuTensor[], writes?: GPUComputePassTimestampWrites) =>
+    isSequence(plan) ? gpu.encodeSequence(encoder, plan, set, writes) : gpu.encode(encoder, plan, set, writes);
 
-  // Warm-up submission: compiles the pipeline, validates, and raises clocks.
-  await gpu.submit(
-    ...Array.from({ length: Math.max(1, warmup) }, (_, j): [KernelPlan, readonly GpuTensor[]] => [
-      plan,
-      sets[j % sets.length],
-    ]),
-  );
+  // Warm-up submission: compiles the pipelines, validates, and raises clocks.
+  if (isSequence(plan)) {
+    for (let j = 0; j < Math.max(1, warmup); j++) await gpu.submitSequence(plan, sets[j % sets.length]);
+  } else {
+    await gpu.submit(
+      ...Array.from({ length: Math.max(1, warmup) }, (_, j): [KernelPlan, readonly GpuTensor[]] => [
+        plan,
+        sets[j % sets.length],
+      ]),
+    );
+  }
   await device.queue.onSubmittedWorkDone();
   // After the compile (which may take long enough for the clocks to fall), right before the figure.
   const clockWarmupMs = await warmClocks(gpu, { ms: options.clockWarmupMs ?? CLOCK_WARMUP_MS });
@@ -348,10 +402,10 @@ export async function timeResident(
     let mapped: Promise<void> | undefined;
     await gpu.withErrorScopes(() => `timing of ${where}`, () => {
       const encoder = device.createCommandEncoder({ label: `time ${where}` });
-      for (let j = 0; j < warmup; j++) transient.push(...gpu.encode(encoder, plan, sets[j % sets.length]));
+      for (let j = 0; j < warmup; j++) transient.push(...encode(encoder, sets[j % sets.length]));
       for (let j = 0; j < samples; j++) {
         transient.push(
-          ...gpu.encode(encoder, plan, sets[(warmup + j) % sets.length], {
+          ...encode(encoder, sets[(warmup + j) % sets.length], {
             querySet,
             beginningOfPassWriteIndex: 2 * j,
             endOfPassWriteIndex: 2 * j + 1,
@@ -412,10 +466,11 @@ export async function timeResident(
 
 /**
  * Times a plan: allocates {@link rotationSets} sets of tensors (inputs from `makeInputs`, outputs
- * zero-filled), times it with {@link timeResident}, and frees every tensor it made.
+ * and a sequence's intermediates zero-filled), times it with {@link timeResident}, and frees every
+ * tensor it made.
  *
  * @param gpu the device (must have `timestamp-query`)
- * @param plan the dispatch
+ * @param plan the dispatch or sequence
  * @param makeInputs one host array per `input`/`inout` binding, in binding order, for set `set`
  *   (random values, never all zeros; a different seed per set)
  * @param options samples, warm-up, cache size and rotation caps
@@ -441,7 +496,7 @@ export async function timeResident(
  */
 export async function timePlan(
   gpu: ResidentDevice,
-  plan: KernelPlan,
+  plan: Timed,
   makeInputs: (set: number) => readonly HostArray[],
   options: TimingOptions = {},
 ): Promise<Timing> {
@@ -459,8 +514,8 @@ export async function timePlan(
       const tensors: GpuTensor[] = [];
       sets.push(tensors);
       let next = 0;
-      for (const spec of plan.bindings) {
-        if (spec.role === "output") {
+      for (const spec of tensorSpecs(plan)) {
+        if (spec.role === "output" || !plan.bindings.includes(spec)) {
           tensors.push(gpu.alloc(spec.dtype, spec.length, spec.name));
           continue;
         }

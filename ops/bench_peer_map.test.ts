@@ -89,7 +89,7 @@ const SAMPLES: Sample[] = [
  * Whether the peer case has the plan's sizes: an output (or inout) binding with as many elements
  * as the peer's output, and for every f32 input binding a peer input of the same length.
  */
-function sizeMismatch(plan: KernelPlan, call: PeerCall): string | null {
+function sizeMismatch(plan: Pick<KernelPlan, "bindings">, call: PeerCall): string | null {
   const c = peerCase(call.op, call.args);
   const out = c.outShape.reduce((p, d) => p * d, 1);
   const outputs = plan.bindings.filter((b) => b.role !== "input").map((b) => b.length);

@@ -1,19 +1,20 @@
 /**
- * Benchmark cases of gqa: the decode path's dispatches timed alone, `decode` (the split pass, whose
- * cost counts K and V once: the bandwidth figure that matters) and both combines, `combine` and
+ * Benchmark cases of gqa: the decode path as it runs, `decode+combine` (both dispatches in one pass,
+ * between one pair of timestamps, its cost the operation's: q, K, V and out once: the bandwidth figure
+ * that matters); its dispatches timed alone, `decode` (the split pass, whose cost counts K and V once
+ * and its partials) and both combines, `combine` and
  * `combine_wide`, each forced at every shape (the plan takes `combine` up to 64 splits: S = 8,192, and
  * `combine_wide` beyond: S = 32,768), at Llama-3-8B's 32 query over 8 KV heads, D = 128, one query row,
  * caches of 8,192 and 32,768 positions (64 and 256 MiB of f32 K and V); and the prefill path
  * (flash_attention's `staged` kernel with 8 KV heads) at L = S = 4096, causal. Shapes are
  * `B x H x kvHeads x L x S x D`. The combines' inputs are random partials, rotated over several sets
- * (they fit in the L2), so that consecutive passes may overlap: their rows are throughput figures. The
- * harness times one dispatch per row; the operation as a whole (both dispatches in one pass, as they
- * run) is in the module doc of ops/gqa/mod.ts.
+ * (they fit in the L2), so that consecutive passes may overlap: their rows are throughput figures.
  *
  * @module
  */
 
 import { type BenchCase, defineCase, entryOptions, randomInput } from "../../harness/bench_case.ts";
+import { kernelSequence } from "../../harness/device.ts";
 import { KERNELS as FLASH_KERNELS } from "../flash_attention/mod.ts";
 import { DECODE_CHUNK, gqaPlan, KERNELS } from "./mod.ts";
 
@@ -49,6 +50,32 @@ export const BENCH: readonly BenchCase[] = [
     quick: DECODE_QUICK,
     label,
     plan: (gpu, shape, options) => gqaPlan(gpu, shape, { ...options, path: "decode" }).steps[0],
+    inputs: ({ B, H, kvHeads, L, S, D }, seed) => [
+      randomInput(B * H * L * D, seed),
+      randomInput(B * kvHeads * S * D, seed + 1),
+      randomInput(B * kvHeads * S * D, seed + 2),
+      new Float32Array(1),
+    ],
+  }),
+  // The decode path as it runs: both dispatches in one pass, between one pair of timestamps. Its
+  // cost is the operation's: q, K and V read once, out written once (the partials are its own).
+  defineCase<Shape>({
+    op: "gqa",
+    entry: "decode+combine",
+    sources: KERNELS,
+    gpu: DECODE_GPU,
+    quick: DECODE_QUICK,
+    label,
+    plan: (gpu, shape, options) => {
+      const [decode, combine] = gqaPlan(gpu, shape, { ...options, path: "decode" }).steps;
+      const [q, k, v, mask, partOut, partStats] = decode.bindings;
+      const out = combine.bindings[2];
+      const bytes = 4 * (q.length + k.length + v.length + out.length);
+      return kernelSequence("gqa", [q, k, v, mask, out], [partOut, partStats], [
+        { plan: decode, tensors: [0, 1, 2, 3, 5, 6] },
+        { plan: combine, tensors: [5, 6, 4] },
+      ], { bytes, flops: decode.cost.flops + combine.cost.flops });
+    },
     inputs: ({ B, H, kvHeads, L, S, D }, seed) => [
       randomInput(B * H * L * D, seed),
       randomInput(B * kvHeads * S * D, seed + 1),

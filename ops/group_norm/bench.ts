@@ -1,14 +1,16 @@
 /**
  * Benchmark cases of group_norm: the VAE decoder block of the spec (512 channels, 32 groups,
  * 128 x 128, batch 1: 32 rows), the same at batch 8 (256 rows), and many small groups
- * (instance-norm-like, 4,096 rows), all with weight and bias. Each entry point is timed alone at
- * every shape: `kernel` (the rows path) and the split path's two dispatches, `stats` and `apply`
- * (whose inputs are x and random summaries); the split path's time is the sum of its two.
+ * (instance-norm-like, 4,096 rows), all with weight and bias, at every shape: `kernel` (the rows
+ * path), the split path as it runs, `stats+apply` (both dispatches in one pass, between one pair of
+ * timestamps, its cost the operation's, as the rows path's: x read twice, out written once), and the
+ * split path's two dispatches alone, `stats` and `apply` (whose inputs are x and random summaries).
  *
  * @module
  */
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
+import { kernelSequence } from "../../harness/device.ts";
 import { groupNormPlan, groupNormSplit, KERNELS } from "./mod.ts";
 
 type Shape = { N: number; C: number; L: number; groups: number };
@@ -38,6 +40,24 @@ export const BENCH: readonly BenchCase[] = [
     quick: QUICK,
     label,
     plan: (gpu, shape, options) => groupNormPlan(gpu, affine(shape), { ...options, path: "rows" }).steps[0],
+    inputs: ({ N, C, L }, seed) => [randomInput(N * C * L, seed), ...weights(C, seed)],
+  }),
+  defineCase<Shape>({
+    op: "group_norm",
+    entry: "stats+apply",
+    sources: KERNELS,
+    gpu: GPU,
+    quick: QUICK,
+    label,
+    plan: (gpu, shape, options) => {
+      const [stats, apply] = groupNormPlan(gpu, affine(shape), { ...options, path: "split" }).steps;
+      const [x, partials] = stats.bindings;
+      const [, , weight, bias, out] = apply.bindings;
+      return kernelSequence("group_norm", [x, weight, bias, out], [partials], [
+        { plan: stats, tensors: [0, 4] },
+        { plan: apply, tensors: [0, 4, 1, 2, 3] },
+      ], { bytes: 4 * (3 * x.length + weight.length + bias.length), flops: stats.cost.flops + apply.cost.flops });
+    },
     inputs: ({ N, C, L }, seed) => [randomInput(N * C * L, seed), ...weights(C, seed)],
   }),
   defineCase<Shape>({
