@@ -71,7 +71,11 @@ const OPS = {
     op: "matmul",
     entry: "kernel",
     sources: MATMUL,
-    gpu: [...[1024, 2048, 4096].map((n) => ({ M: n, N: n, K: n })), { M: 512, N: 14336, K: 4096 }],
+    gpu: [...[1024, 2048, 4096].map((n) => ({ M: n, N: n, K: n })), { M: 2813, N: 128, K: 513 }, {
+      M: 512,
+      N: 14336,
+      K: 4096,
+    }],
     quick: [64, 128, 256].map((n) => ({ M: n, N: n, K: n })),
     label: ({ M, N, K }) => `${M}x${N}x${K}`,
     plan: (gpu, shape, options) => matmulPlan(gpu, shape, entryOptions(gpu, MATMUL, "kernel", options)),
