@@ -14,7 +14,6 @@
  */
 
 import { type BenchCase, defineCase, entryOptions, randomInput } from "../../harness/bench_case.ts";
-import { kernelSequence } from "../../harness/device.ts";
 import { KERNELS as FLASH_KERNELS } from "../flash_attention/mod.ts";
 import { DECODE_CHUNK, gqaPlan, KERNELS } from "./mod.ts";
 
@@ -57,8 +56,7 @@ export const BENCH: readonly BenchCase[] = [
       new Float32Array(1),
     ],
   }),
-  // The decode path as it runs: both dispatches in one pass, between one pair of timestamps. Its
-  // cost is the operation's: q, K and V read once, out written once (the partials are its own).
+  // The decode path as gqaGpu runs it: both dispatches in one pass, between one pair of timestamps.
   defineCase<Shape>({
     op: "gqa",
     entry: "decode+combine",
@@ -66,16 +64,7 @@ export const BENCH: readonly BenchCase[] = [
     gpu: DECODE_GPU,
     quick: DECODE_QUICK,
     label,
-    plan: (gpu, shape, options) => {
-      const [decode, combine] = gqaPlan(gpu, shape, { ...options, path: "decode" }).steps;
-      const [q, k, v, mask, partOut, partStats] = decode.bindings;
-      const out = combine.bindings[2];
-      const bytes = 4 * (q.length + k.length + v.length + out.length);
-      return kernelSequence("gqa", [q, k, v, mask, out], [partOut, partStats], [
-        { plan: decode, tensors: [0, 1, 2, 3, 5, 6] },
-        { plan: combine, tensors: [5, 6, 4] },
-      ], { bytes, flops: decode.cost.flops + combine.cost.flops });
-    },
+    plan: (gpu, shape, options) => gqaPlan(gpu, shape, { ...options, path: "decode" }).sequence!,
     inputs: ({ B, H, kvHeads, L, S, D }, seed) => [
       randomInput(B * H * L * D, seed),
       randomInput(B * kvHeads * S * D, seed + 1),

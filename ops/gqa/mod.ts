@@ -49,7 +49,13 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { GpuTensor, KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import {
+  type GpuTensor,
+  type KernelPlan,
+  type KernelSequence,
+  kernelSequence,
+  type ResidentDevice,
+} from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { parseVariantName } from "../../harness/variants.ts";
 import { maskLength, maskParams } from "../attention/kernel_params.ts";
@@ -126,6 +132,12 @@ export interface GqaPlans {
    * prefill: one plan [q, k, v, mask, out]. The mask binding is one placeholder element without a mask.
    */
   steps: readonly KernelPlan[];
+  /**
+   * decode: the two steps as one operation, run in one pass: bindings [q, k, v, mask, out],
+   * intermediates [partOut, partStats], its cost the operation's (q, K, V and out once). What
+   * {@link gqaGpu} submits, and what the bench times as `decode+combine`.
+   */
+  sequence?: KernelSequence;
 }
 
 function decodeFits(shape: ResolvedAttentionShape): boolean {
@@ -233,7 +245,16 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, o
     // Read the partials once, write out once; per partial element a multiply-add.
     cost: { bytes: 4 * (outRows * splits * (Dv + 2) + outRows * Dv), flops: 2 * outRows * splits * (Dv + 1) },
   };
-  return { path, steps: [decode, combine] };
+  const [q, k, v, mask, partOut, partStats] = decode.bindings;
+  const out = combine.bindings[2];
+  const sequence = kernelSequence("gqa", [q, k, v, mask, out], [partOut, partStats], [
+    { plan: decode, tensors: [0, 1, 2, 3, 5, 6] },
+    { plan: combine, tensors: [5, 6, 4] },
+  ], {
+    bytes: 4 * (q.length + k.length + v.length + out.length) + maskBytes,
+    flops: decode.cost.flops + combine.cost.flops,
+  });
+  return { path, steps: [decode, combine], sequence };
 }
 
 /**
@@ -274,25 +295,23 @@ export function gqaPlan(gpu: ResidentDevice, shape: GqaShape, options: GqaOption
  */
 export async function gqaGpu(gpu: ResidentDevice, args: GqaArgs, options: GqaOptions = {}): Promise<Float32Array> {
   const shape = validateGqa(args);
-  const { path, steps } = gqaPlansOf(gpu, shape, options);
+  const { path, steps, sequence } = gqaPlansOf(gpu, shape, options);
   const mask = args.mask ?? new Float32Array(1);
   if (path === "prefill") {
     const [out] = await gpu.run(steps[0], [args.q, args.k, args.v, mask]);
     return out as Float32Array;
   }
-  const [decode, combine] = steps;
   const made: GpuTensor[] = [];
   const keep = (t: GpuTensor): GpuTensor => {
     made.push(t);
     return t;
   };
   try {
-    const inputs = [args.q, args.k, args.v, mask].map((a, i) => keep(gpu.upload(a, decode.bindings[i].name)));
-    const partOut = keep(gpu.alloc("f32", decode.bindings[4].length, "partOut"));
-    const partStats = keep(gpu.alloc("f32", decode.bindings[5].length, "partStats"));
-    const out = keep(gpu.alloc("f32", combine.bindings[2].length, "out"));
-    await gpu.submit([decode, [...inputs, partOut, partStats]], [combine, [partOut, partStats, out]]);
-    return await gpu.read(out) as Float32Array;
+    const tensors = [...sequence!.bindings, ...sequence!.intermediates].map((spec, i) =>
+      keep(i < 4 ? gpu.upload([args.q, args.k, args.v, mask][i], spec.name) : gpu.alloc("f32", spec.length, spec.name))
+    );
+    await gpu.submitSequence(sequence!, tensors);
+    return await gpu.read(tensors[4]) as Float32Array;
   } finally {
     for (const t of made) t.buffer.destroy();
   }

@@ -10,7 +10,6 @@
  */
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
-import { kernelSequence } from "../../harness/device.ts";
 import { groupNormPlan, groupNormSplit, KERNELS } from "./mod.ts";
 
 type Shape = { N: number; C: number; L: number; groups: number };
@@ -49,15 +48,7 @@ export const BENCH: readonly BenchCase[] = [
     gpu: GPU,
     quick: QUICK,
     label,
-    plan: (gpu, shape, options) => {
-      const [stats, apply] = groupNormPlan(gpu, affine(shape), { ...options, path: "split" }).steps;
-      const [x, partials] = stats.bindings;
-      const [, , weight, bias, out] = apply.bindings;
-      return kernelSequence("group_norm", [x, weight, bias, out], [partials], [
-        { plan: stats, tensors: [0, 4] },
-        { plan: apply, tensors: [0, 4, 1, 2, 3] },
-      ], { bytes: 4 * (3 * x.length + weight.length + bias.length), flops: stats.cost.flops + apply.cost.flops });
-    },
+    plan: (gpu, shape, options) => groupNormPlan(gpu, affine(shape), { ...options, path: "split" }).sequence!,
     inputs: ({ N, C, L }, seed) => [randomInput(N * C * L, seed), ...weights(C, seed)],
   }),
   defineCase<Shape>({

@@ -59,7 +59,13 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { GpuTensor, KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import {
+  type GpuTensor,
+  type KernelPlan,
+  type KernelSequence,
+  kernelSequence,
+  type ResidentDevice,
+} from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { parseVariantName } from "../../harness/variants.ts";
 import { requireOneOf } from "../validate.ts";
@@ -111,6 +117,12 @@ export interface GroupNormPlans {
    * [x, partials, weight, bias, out]. weight and bias are empty bindings when absent.
    */
   steps: readonly KernelPlan[];
+  /**
+   * split: the two steps as one operation, run in one pass: bindings [x, weight, bias, out],
+   * intermediate [partials], its cost the rows path's (x read twice, out written once). What
+   * {@link groupNormGpu} submits, and what the bench times as `stats+apply`.
+   */
+  sequence?: KernelSequence;
 }
 
 /** How the split path cuts the rows of a shape. */
@@ -225,39 +237,41 @@ export function groupNormPlan(
   }
   const params = packParams(PARAMS, { ...values, chunks, span, blocks }, "group_norm");
   const partials = 4 * rows * chunks;
-  return {
-    path,
-    steps: [
-      {
-        op: "group_norm",
-        kernel: kernelFor("stats"),
-        bindings: [
-          { name: "x", dtype: "f32", length: n, role: "input" },
-          { name: "partials", dtype: "f32", length: partials, role: "output" },
-        ],
-        params,
-        workgroups: foldWorkgroups(rows * chunks, maxPerDimension),
-        // x read once, a summary of 4 floats written per piece; about 4 FLOPs per element.
-        cost: { bytes: 4 * n + 4 * partials, flops: 4 * n },
-      },
-      {
-        op: "group_norm",
-        kernel: kernelFor("apply"),
-        bindings: [
-          { name: "x", dtype: "f32", length: n, role: "input" },
-          { name: "partials", dtype: "f32", length: partials, role: "input" },
-          weight,
-          bias,
-          { name: "out", dtype: "f32", length: n, role: "output" },
-        ],
-        params,
-        workgroups: foldWorkgroups(rows * blocks, maxPerDimension),
-        // x read and out written once, the summaries and weight and bias read (the summaries once
-        // per block of their row, from L2, counted once); about 4 FLOPs per element.
-        cost: { bytes: 8 * n + 4 * partials + affine, flops: 4 * n },
-      },
+  const stats: KernelPlan = {
+    op: "group_norm",
+    kernel: kernelFor("stats"),
+    bindings: [
+      { name: "x", dtype: "f32", length: n, role: "input" },
+      { name: "partials", dtype: "f32", length: partials, role: "output" },
     ],
+    params,
+    workgroups: foldWorkgroups(rows * chunks, maxPerDimension),
+    // x read once, a summary of 4 floats written per piece; about 4 FLOPs per element.
+    cost: { bytes: 4 * n + 4 * partials, flops: 4 * n },
   };
+  const apply: KernelPlan = {
+    op: "group_norm",
+    kernel: kernelFor("apply"),
+    bindings: [
+      { name: "x", dtype: "f32", length: n, role: "input" },
+      { name: "partials", dtype: "f32", length: partials, role: "input" },
+      weight,
+      bias,
+      { name: "out", dtype: "f32", length: n, role: "output" },
+    ],
+    params,
+    workgroups: foldWorkgroups(rows * blocks, maxPerDimension),
+    // x read and out written once, the summaries and weight and bias read (the summaries once
+    // per block of their row, from L2, counted once); about 4 FLOPs per element.
+    cost: { bytes: 8 * n + 4 * partials + affine, flops: 4 * n },
+  };
+  const sequence = kernelSequence("group_norm", [stats.bindings[0], weight, bias, apply.bindings[4]], [
+    stats.bindings[1],
+  ], [
+    { plan: stats, tensors: [0, 4] },
+    { plan: apply, tensors: [0, 4, 1, 2, 3] },
+  ], { bytes: 12 * n + affine, flops: 8 * n });
+  return { path, steps: [stats, apply], sequence };
 }
 
 /**
@@ -284,7 +298,7 @@ export async function groupNormGpu(
   options: GroupNormOptions = {},
 ): Promise<Float32Array> {
   validateGroupNorm(args);
-  const { path, steps } = groupNormPlan(
+  const { path, steps, sequence } = groupNormPlan(
     gpu,
     { ...args, weight: args.weight !== undefined, bias: args.bias !== undefined },
     options,
@@ -295,20 +309,15 @@ export async function groupNormGpu(
     const [out] = await gpu.run(steps[0], [args.x, weight, bias]);
     return out as Float32Array;
   }
-  const [stats, apply] = steps;
   const made: GpuTensor[] = [];
-  const keep = (t: GpuTensor): GpuTensor => {
-    made.push(t);
-    return t;
-  };
   try {
-    const x = keep(gpu.upload(args.x, "x"));
-    const partials = keep(gpu.alloc("f32", stats.bindings[1].length, "partials"));
-    const w = keep(gpu.upload(weight, "weight"));
-    const b = keep(gpu.upload(bias, "bias"));
-    const out = keep(gpu.alloc("f32", apply.bindings[4].length, "out"));
-    await gpu.submit([stats, [x, partials]], [apply, [x, partials, w, b, out]]);
-    return await gpu.read(out) as Float32Array;
+    const tensors = [...sequence!.bindings, ...sequence!.intermediates].map((spec, i) => {
+      const t = i < 3 ? gpu.upload([args.x, weight, bias][i], spec.name) : gpu.alloc("f32", spec.length, spec.name);
+      made.push(t);
+      return t;
+    });
+    await gpu.submitSequence(sequence!, tensors);
+    return await gpu.read(tensors[3]) as Float32Array;
   } finally {
     for (const t of made) t.buffer.destroy();
   }
