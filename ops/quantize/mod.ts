@@ -12,9 +12,9 @@
  * - The quotient `x * 127 / absmax` is rounded exactly, not as an f32 quotient (which would round
  *   x = f32(0.5 / 127) in a row with absmax 1 up to 1); the kernel does it in integer arithmetic on
  *   the bit patterns, so codes agree with the reference bit for bit on every device.
- * - `scale = absmax / 127` is an f32 division, torch's on a float32 tensor. WGSL allows its
- *   division 2.5 ULP, so a device may differ from the reference there by that much; codes do not
- *   depend on the scale. (`packed` and `packed_q4` compute their scales exactly; see below.)
+ * - `scale = absmax / 127` rounded to f32, as torch's division on a float32 tensor. WGSL allows its
+ *   division 2.5 ULP, so every kernel computes the correctly rounded quotient in integer arithmetic
+ *   instead (`exact_scale.wgsl`), and scales agree with the reference bit for bit too.
  * - A row of zeros gets scale 0 and codes 0, not NaN. Non-finite input is refused. Subnormal
  *   scales (absmax below 127 * 2^-126) may be flushed to 0 by the device.
  *
@@ -42,8 +42,7 @@
  * `packed` the q8 format ({@link quantizePacked}: the codes above, four to a word), `packed_q4` the
  * q4 group-128 format ({@link quantizePackedQ4}: ops/matvec's `quantizeQ4G128`, a scale absmax / 7
  * per 128 columns of a row, codes round(x * 7 / absmax) in [-7, 7], eight to a word). Both decide
- * codes in the same exact integer arithmetic, and their scales too (the f32 nearest absmax / 127 or
- * absmax / 7, from the bit patterns: WGSL allows its division 2.5 ULP), so they write the bytes of
+ * codes and scales in the same exact integer arithmetic as `kernel`, so they write the bytes of
  * the converter's host quantizer on every device (on the H200, WGSL's `absmax / 127.0` differed
  * from it in the last bit for 3,114 of 65,536 rows: `harness/baselines/nvidia-h200-log/31-q4gpu-divcheck.txt`).
  * `packed_q4` gives each group of 128 columns 16 invocations (a word each, its eight columns held in

@@ -32,9 +32,6 @@ const row = (xs: number[]) => quantize({ x: f32(xs), rows: 1, cols: xs.length })
 
 // Codes are decided exactly everywhere: they must agree exactly.
 const exact = { atol: 0, rtol: 0 };
-// Scales are absmax / 127 in f32: exact in the reference and in torch, but WGSL allows its
-// division 2.5 ULP (2.5 * 2^-23 relative); llvmpipe divides exactly.
-const scaleTolerance = { atol: 0, rtol: 3e-7 };
 
 Deno.test("quantize reference: hand-derived values", () => {
   // absmax 4 (a negative element), so codes are x * 127 / 4: 1 -> 31.75 -> 32.
@@ -105,7 +102,7 @@ gpuTest("quantize GPU matches goldens", async (gpu) => {
   for (const c of (await golden()).cases) {
     const { codes, scales } = await quantizeGpu(gpu, { x: f32(c.x), rows: c.rows, cols: c.cols });
     assertClose(codes, c.codes, exact, `${c.label} codes`);
-    assertClose(scales, f32(c.scales), scaleTolerance, `${c.label} scales`);
+    assertClose(scales, f32(c.scales), exact, `${c.label} scales`);
   }
 });
 
@@ -243,7 +240,7 @@ checkAgainstReference("quantize codes", KERNELS, "kernel", cases(), (a) => quant
 }, exact);
 checkAgainstReference("quantize scales", KERNELS, "kernel", cases(), (a) => quantize(a).scales, async (gpu, a, o) => {
   return (await quantizeGpu(gpu, a, o)).scales;
-}, scaleTolerance);
+}, exact);
 
 // A device that allows 2 workgroups per dimension, so a grid of 3 or 4 workgroups folds into
 // [2, 2, 1] (with 3, one workgroup has no rows). It poisons outputs like the shared one.
@@ -267,7 +264,7 @@ eachVariant(KERNELS, "kernel", (variant) => {
         const expected = quantize(args);
         const { codes, scales } = await quantizeGpu(low, args, { override: variant });
         assertClose(codes, expected.codes, exact, `${label} codes`);
-        assertClose(scales, expected.scales, scaleTolerance, `${label} scales`);
+        assertClose(scales, expected.scales, exact, `${label} scales`);
       }
     }
   });

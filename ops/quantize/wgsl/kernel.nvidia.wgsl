@@ -1,6 +1,6 @@
 // quantize/kernel.nvidia: per-row absmax int8 quantization, the same function as the portable
-// kernel (codes bit for bit, ties toward +Infinity; a row of zeros gets scale 0 and codes 0), tuned
-// for bandwidth.
+// kernel (codes and scales bit for bit, ties toward +Infinity; a row of zeros gets scale 0 and
+// codes 0; the scale from exact_scale.wgsl, not WGSL's division), tuned for bandwidth.
 //
 // A row that is a whole number of vec4s and fits in registers (cols % 4 == 0, cols <= 256 * SLOTS
 // * 4 = 8192) is spread over T invocations, T the least power of two that holds it in SLOTS vec4s
@@ -46,6 +46,8 @@ const LEVELS: u32 = 127u;           // the largest code, for exact_code_body.wgs
 var<workgroup> maxima: array<u32, WG>;
 
 // #include "magnitude.wgsl"
+
+// #include "exact_scale.wgsl"
 
 // round(x * 127 / absmax), ties toward +Infinity, for |x| <= absmax (as bit patterns), exactly:
 // the portable kernel's integer arithmetic.
@@ -166,7 +168,7 @@ fn main(
     let absmax_bits = row_max(lid, lane, T, largest);
     let absmax = bitcast<f32>(absmax_bits);
     if (live && lane == 0u) {
-      scales[row] = absmax / 127.0;
+      scales[row] = exact_scale(absmax_bits);
     }
     let fast = absmax_bits >= SMALLEST && absmax_bits <= LARGEST;
     let ratio = select(0.0, 127.0 / absmax, fast);
@@ -216,7 +218,7 @@ fn main(
     let absmax_bits = row_max(lid, lane, T, largest);
     let absmax = bitcast<f32>(absmax_bits);
     if (lid == 0u) {
-      scales[row] = absmax / 127.0;
+      scales[row] = exact_scale(absmax_bits);
     }
     let fast = absmax_bits >= SMALLEST && absmax_bits <= LARGEST;
     let ratio = select(0.0, 127.0 / absmax, fast);
@@ -240,7 +242,7 @@ fn main(
   let absmax_bits = row_max(lid, lane, T, largest);
   let absmax = bitcast<f32>(absmax_bits);
   if (lid == 0u) {
-    scales[row] = absmax / 127.0;
+    scales[row] = exact_scale(absmax_bits);
   }
   let fast = absmax_bits >= SMALLEST && absmax_bits <= LARGEST;
   let ratio = select(0.0, 127.0 / absmax, fast);

@@ -5,7 +5,8 @@
 // so rows of any length work, and the workgroup reduces those; then it writes the codes. Rows
 // beyond 65,535 fold into y: row = id.x + id.y * num_workgroups.x.
 //
-// The code is decided exactly, in integer arithmetic on the f32 bit patterns, so every device
+// The code and the scale are decided exactly, in integer arithmetic on the f32 bit patterns
+// (exact_code_body.wgsl, exact_scale.wgsl: WGSL's division may be 2.5 ULP off), so every device
 // agrees with the f64 reference; an f32 quotient would round x * 127 / absmax onto a half-integer
 // it is not on. absmax is found exactly too: for non-negative floats, the order of their bit
 // patterns as u32 is the order of their values.
@@ -25,6 +26,8 @@ const LEVELS = 127u;  // the largest code, for exact_code_body.wgsl
 var<workgroup> maxima: array<u32, WORKGROUP>;
 
 // #include "magnitude.wgsl"
+
+// #include "exact_scale.wgsl"
 
 // round(x * 127 / absmax), ties toward +Infinity, for |x| <= absmax (as bit patterns).
 fn code_of(x_bits: u32, absmax_bits: u32) -> i32 {
@@ -47,7 +50,7 @@ fn main(
 // #include "row_absmax.wgsl"
 
   if (lid == 0u) {
-    scales[row] = bitcast<f32>(absmax_bits) / 127.0;
+    scales[row] = exact_scale(absmax_bits);
   }
   for (var c = lid; c < cols; c += WORKGROUP) {
     codes[base + c] = code_of(bitcast<u32>(x[base + c]), absmax_bits);
