@@ -11,10 +11,10 @@
 //   indices are found once for both rows, one division finds the first row's plane and oy and the
 //   second is carried from it, and when both rows copy the same source row (every pair of a 2x
 //   upsample) the second row is written from the first's vec4 without loading it again.
-// - otherwise: blocks of 256 x 4 vec4s of out dealt to workgroups in a grid-stride loop, each
-//   invocation computing four vec4s, every read issued before the first write; the position of a
-//   vec4's first element is divided out and carried to the next three, and a partial last vec4 is
-//   written one component at a time.
+// - otherwise: the harness's streaming walk (quad_blocks.wgsl: blocks of 256 x 4 vec4s of out dealt
+//   to workgroups in a grid-stride loop, every read of an invocation's four vec4s before the first
+//   write); the position of a vec4's first element is divided out and carried to the next three,
+//   and the elements past the last whole vec4 are written one at a time.
 struct Params {
   h: u32,
   w: u32,
@@ -123,16 +123,6 @@ fn row_pair(g: u32) {
   }
 }
 
-// Writes vec4 q of out: whole, or its first elements one at a time when it runs past n.
-fn put(q: u32, v: vec4f) {
-  let e = 4u * q;
-  if (e + 4u <= params.n) {
-    out[q] = v;
-  } else {
-    store_part(e, params.n - e, v);
-  }
-}
-
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) groups: vec3u) {
@@ -140,26 +130,12 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid:
     row_pair((wid.x + wid.y * groups.x) * WG + lid);
     return;
   }
-  let quads = (params.n + 3u) / 4u;
-  let span = WG * PER;
-  for (var block = wid.x * span; block < quads; block += groups.x * span) {
-    let q = block + lid;
-    if (block + span <= quads) {
-      // Every read of the four vec4s before any write, so that they are in flight together.
-      let v0 = quad(q);
-      let v1 = quad(q + WG);
-      let v2 = quad(q + 2u * WG);
-      let v3 = quad(q + 3u * WG);
-      put(q, v0);
-      put(q + WG, v1);
-      put(q + 2u * WG, v2);
-      put(q + 3u * WG, v3);
-    } else {
-      for (var k = 0u; k < PER; k++) {
-        if (q + k * WG < quads) {
-          put(q + k * WG, quad(q + k * WG));
-        }
-      }
-    }
+  let first = wid.x + wid.y * groups.x;
+  let quads = params.n / 4u;
+// #include "quad_blocks.wgsl"
+  // The n % 4 elements past the last whole vec4, one at a time.
+  let rest = params.n % 4u;
+  if (rest != 0u && first == 0u && lid == 0u) {
+    store_part(4u * quads, rest, quad(quads));
   }
 }
