@@ -161,12 +161,17 @@ export interface QuantizePackedResult {
  * ```
  */
 export function validateQuantizePackedShape(shape: QuantizePackedShape): void {
+  validatePackedShape(shape, 4);
+}
+
+/** {@link quantize}'s sizes, and a row offset whose last packed word (`perWord` codes each) an u32 index reaches. */
+function validatePackedShape(shape: QuantizePackedShape, perWord: number): void {
   validateQuantizeShape(shape);
   const offset = shape.rowOffset ?? 0;
   requireInt("quantize", "rowOffset", offset, 0, U32_MAX);
-  const words = (offset + shape.rows) * Math.ceil(shape.cols / 4);
+  const words = (offset + shape.rows) * Math.ceil(shape.cols / perWord);
   if (words > U32_MAX) {
-    throw new Error(`quantize: (rowOffset + rows) * ceil(cols / 4) must be <= ${U32_MAX}, got ${words}`);
+    throw new Error(`quantize: (rowOffset + rows) * ceil(cols / ${perWord}) must be <= ${U32_MAX}, got ${words}`);
   }
 }
 
@@ -210,13 +215,7 @@ export interface QuantizePackedQ4Result {
  * ```
  */
 export function validateQuantizePackedQ4Shape(shape: QuantizePackedShape): void {
-  validateQuantizeShape(shape);
-  const offset = shape.rowOffset ?? 0;
-  requireInt("quantize", "rowOffset", offset, 0, U32_MAX);
-  const words = (offset + shape.rows) * Math.ceil(shape.cols / 8);
-  if (words > U32_MAX) {
-    throw new Error(`quantize: (rowOffset + rows) * ceil(cols / 8) must be <= ${U32_MAX}, got ${words}`);
-  }
+  validatePackedShape(shape, 8);
 }
 
 /**
