@@ -1,7 +1,8 @@
 /**
  * Benchmark cases of group_norm: the VAE decoder block of the spec (512 channels, 32 groups,
- * 128 x 128, batch 1: 32 rows), the same at batch 8 (256 rows), and many small groups
- * (instance-norm-like, 4,096 rows), all with weight and bias, at every shape: `kernel` (the rows
+ * 128 x 128, batch 1: 32 rows), the same at batch 8 (256 rows), many small groups
+ * (instance-norm-like, 4,096 rows), and the same decoder's 256-channel block at a 1024 x 1024 image
+ * (512 x 512, batch 1: 256 MiB), all with weight and bias, at every shape: `kernel` (the rows
  * path), the split path as it runs, `stats+apply` (both dispatches in one pass, between one pair of
  * timestamps, its cost the operation's, as the rows path's: x read twice, out written once), and the
  * split path's two dispatches alone, `stats` and `apply` (whose inputs are x and random summaries).
@@ -18,6 +19,7 @@ const GPU: Shape[] = [
   { N: 1, C: 512, L: 128 * 128, groups: 32 },
   { N: 8, C: 512, L: 128 * 128, groups: 32 },
   { N: 16, C: 256, L: 64 * 64, groups: 256 },
+  { N: 1, C: 256, L: 512 * 512, groups: 32 },
 ];
 const QUICK: Shape[] = [{ N: 1, C: 64, L: 1024, groups: 32 }, { N: 2, C: 6, L: 1023, groups: 3 }, {
   N: 1,

@@ -1,7 +1,9 @@
 /**
  * Benchmark cases of pad: reflect on the last axis (scalar reads, the common audio case), replicate
  * on a middle axis with `inner % 4 == 0` (vec4 copies, a causal temporal pad), and constant; the GPU
- * shapes move 64 MiB or more each way.
+ * shapes move 64 MiB or more each way. Two are a VAE decoder's at a 1024 x 1024 image, 256 MiB each
+ * way: a 1-pixel constant border on the last axis of a 256-channel 512 x 512 feature map, and a
+ * video VAE's causal temporal pad (2 frames before, replicate) of 128 channels x 8 frames x 256 x 256.
  *
  * @module
  */
@@ -20,6 +22,8 @@ export const BENCH: readonly BenchCase[] = [
       { outer: 512, size: 32768, inner: 1, before: 3, after: 3, mode: "reflect" },
       { outer: 16, size: 16, inner: 65536, before: 2, after: 0, mode: "replicate" },
       { outer: 4096, size: 4096, inner: 1, before: 1, after: 1, mode: "constant", value: 0 },
+      { outer: 256 * 512, size: 512, inner: 1, before: 1, after: 1, mode: "constant", value: 0 },
+      { outer: 128, size: 8, inner: 256 * 256, before: 2, after: 0, mode: "replicate" },
     ],
     quick: [
       { outer: 64, size: 1001, inner: 1, before: 3, after: 3, mode: "reflect" },

@@ -1,6 +1,8 @@
 /**
  * Benchmark cases of upsample: 2x nearest upsampling of a VAE decoder's feature maps (vec4 rows),
- * and a ragged 14 -> 46 resize (scalar path); the GPU shapes write 64 MiB or more.
+ * among them the two 512-channel upsamplers of an SD-style VAE decoding a 1024 x 1024 image (128^2 and
+ * 256^2 inputs: 32 and 128 MiB in, 128 and 512 MiB out), and a ragged 14 -> 46 resize (scalar path);
+ * the GPU shapes write 64 MiB or more.
  *
  * @module
  */
@@ -18,6 +20,7 @@ export const BENCH: readonly BenchCase[] = [
     gpu: [
       { N: 1, C: 128, H: 256, W: 256, outH: 512, outW: 512 },
       { N: 1, C: 512, H: 128, W: 128, outH: 256, outW: 256 },
+      { N: 1, C: 512, H: 256, W: 256, outH: 512, outW: 512 },
       { N: 4, C: 256, H: 126, W: 127, outH: 252, outW: 254 },
     ],
     quick: [

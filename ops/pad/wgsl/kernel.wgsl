@@ -10,10 +10,14 @@
 //   four elements are consecutive in x from s = o * size + p - before, which starts anywhere in a
 //   vec4, so the two vec4s of x holding them are loaded and shifted by s % 4 (one division, by
 //   padded, per vec4 of out).
-// - otherwise (the pads, a vec4 across two rows, inner % 4 not 0 or 1): the position of the first
-//   element is divided out once and carried to the next three, each read as a scalar (neighbouring
-//   invocations read neighbouring elements, so the loads coalesce); a partial last vec4 is written
-//   one component at a time, so nothing past the end of out is written.
+// - inner == 1, a vec4 over a pad or across two rows of out, rows of at least 4: each element is in
+//   row o or, past the row's end, row o + 1: one comparison each, then its source read as a scalar.
+//   Such vec4s are a few in every row, but with short rows they decide the rate: at 256 x 512 rows
+//   of 512 (+1/+1) the carried positions of the path below ran at 79.7% of the read probe.
+// - otherwise (inner % 4 not 0 or 1, or rows shorter than 4): the position of the first element is
+//   divided out once and carried to the next three, each read as a scalar (neighbouring invocations
+//   read neighbouring elements, so the loads coalesce); a partial last vec4 is written one component
+//   at a time, so nothing past the end of out is written.
 struct Params {
   outer: u32,
   size: u32,
@@ -70,6 +74,17 @@ fn advance(pos: vec3u) -> vec3u {
   return vec3u(pos.x + 1u, 0u, 0u);
 }
 
+// With inner == 1 and rows of at least 4: element p of row o of out, where p may run past the row
+// into row o + 1 (p < 2 * padded).
+fn row_element(o: u32, p: u32) -> f32 {
+  let next = p >= params.padded;
+  let s = source(select(p, p - params.padded, next));
+  if (s < 0) {
+    return params.value;
+  }
+  return x_at(select(o, o + 1u, next) * params.size + u32(s));
+}
+
 // Elements r .. r + 3 of the eight in (lo, hi).
 fn shifted(lo: vec4f, hi: vec4f, r: u32) -> vec4f {
   if (r == 0u) {
@@ -99,6 +114,24 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid:
         let b = s >> 2u;
         // hi is read only when s % 4 != 0, and then b + 1 holds elements of the span.
         out[q] = shifted(x[b], x[min(b + 1u, last_quad)], s & 3u);
+        continue;
+      }
+      if (params.padded >= 4u) {
+        // A vec4 over a pad or across two rows: each element is in row o or o + 1.
+        let count = min(4u, params.n - e);
+        var v = vec4f(row_element(o, p), 0.0, 0.0, 0.0);
+        if (count > 1u) {
+          v.y = row_element(o, p + 1u);
+        }
+        if (count > 2u) {
+          v.z = row_element(o, p + 2u);
+        }
+        if (count == 4u) {
+          v.w = row_element(o, p + 3u);
+          out[q] = v;
+        } else {
+          store_part(e, count, v);
+        }
         continue;
       }
     }
