@@ -27,7 +27,11 @@
 // online softmax across 1-8 blocks a split, 0.036-0.045 ms; the same on 128 invocations with 32-key
 // blocks, 0.034-0.041 (best at S = 32,768: 0.0906 ms against this kernel's 0.0938); either with the next
 // block's loads issued before the current one is computed, 0.041-0.052; the K loop unrolled by 16,
-// 0.034; four V keys in flight instead of eight (the previous version), 0.032.
+// 0.034; four V keys in flight instead of eight (the previous version), 0.032. And (34-gqa-ab.txt,
+// where this kernel took 0.0313-0.0315 ms): K read by 8 invocations a key, so that a warp's loads
+// cover four keys' 128-byte runs, partial dot products reduced in workgroup memory, 0.052-0.053 (at
+// S = 32,768, 0.163-0.172 against 0.0934); the first eight V loads of phase 3 issued before the
+// reductions, 0.0331.
 
 struct Params {
   L: u32,
