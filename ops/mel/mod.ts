@@ -29,8 +29,12 @@
  * 34.6% of the 4,523 GB/s read roofline: too small a transfer to stream at full rate), of 22,504 x
  * 513 in 0.0448 ms (68.4%); `kernel` (100 bands, dB) of 2,813 rows in 0.0840 ms, 3.4 TFLOP/s as a
  * dense GEMM. That projection is latency-bound: 88 workgroups of 128 invocations on 132 SMs, each
- * walking nFreqs = 513 in 33 dependent blocks of scalar loads. Not compared with matmul at the same
- * shape, and not tuned; a kernel that sums only each band's nonzero bins would do a tenth of the work.
+ * walking nFreqs = 513 in 33 dependent blocks of scalar loads. Beside matmul at the same shape, in one
+ * run (harness/baselines/nvidia-h200-log/34-pending-bench.json, 2026-12-02, median of 10): `kernel`
+ * took 2,813 x 513 to 100 bands in 0.0827 ms and to 128 in 0.0833 ms, where matmul's best entry point
+ * took 2,813 x 128 x 513 in 0.154 ms (`tile64`; `kernel` 0.195), with no decibels to compute: the
+ * projection runs at 1.8x the GEMM rate of its shape. Not tuned further; a kernel that sums only each
+ * band's nonzero bins would do a tenth of the work.
  *
  * @module
  */
