@@ -60,6 +60,13 @@
  * global memory: an invocation's 32 codes need 8 vec4s of it, 128 bytes apart across a warp) took
  * 1.6-4x the staged layout's time (one layer's four products 110-280 us against 68), so q4g128 keeps
  * it. For f32 below 6,144 rows `f32-wide` beat every `lanes` layout (QKV 10.27 us against 11.4-16.2).
+ * In bench:llm at the Sarashina2.2-1B shape (`33-gemv-bench.txt`, `33-gemv-bench-f32.txt`, against
+ * `30-engine-bench.txt`): the q8 decode step 1.411 -> 1.317 ms of GPU in its one pass, 779 -> 801
+ * tok/s wall; f32 2.078 -> 2.022 ms, 544 -> 558 tok/s (gate/up 32.3 -> 29.4 us in a pass of its
+ * own, 85% of a read of its bytes); q4g128 unchanged (1.29 ms, 847 tok/s). Each q8 product in a pass
+ * of its own: O 8.84 -> 9.27 us, gate/up 20.76 -> 19.24, down 13.08 -> 13.01, and QKV 11.59 -> 14.75,
+ * slower, though the A/B's own-pass figure had its layout faster (10.85 against 11.14 us) and the
+ * whole step, where it runs in one pass with the rest, is faster; not explained.
  *
  * When a row does not start on a 16-byte boundary (q8: K % 16 != 0; q4g128: K % 32 != 0) the
  * quantised kernels read a word at a time, and q4g128's last word, half padding when K % 8 == 4,
