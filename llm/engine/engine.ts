@@ -63,7 +63,7 @@ import {
   TRANSPOSE_PLACE,
 } from "./kernels.ts";
 import { gemmF32Transposed, gemmQuantized, gemv, type ProductKernel, type ProductSlot } from "./ops.ts";
-import { FUSED_GEMV_ROWS, fusedGemvSource, type GemvInput, type GemvOutput } from "./fused_gemv.ts";
+import { fusedGemvLayout, fusedGemvRows, fusedGemvSource, type GemvInput, type GemvOutput } from "./fused_gemv.ts";
 import { ropeCosSin, ropeFrequencies } from "./rope.ts";
 import { timePasses } from "./timestamps.ts";
 import { packSamplerOptions, SAMPLE, validateSamplerOptions } from "./sampling.ts";
@@ -672,8 +672,9 @@ export class LlamaEngine {
     result: GemvOutput,
     norm?: GPUBuffer,
   ): void {
-    const source = fusedGemvSource(this.format, mode, result);
-    const [perGroup, maxGroups] = [FUSED_GEMV_ROWS[this.format], this.#gpu.limits.maxComputeWorkgroupsPerDimension];
+    const layout = fusedGemvLayout(this.format, m.N);
+    const source = fusedGemvSource(this.format, mode, result, layout);
+    const [perGroup, maxGroups] = [fusedGemvRows(layout), this.#gpu.limits.maxComputeWorkgroupsPerDimension];
     for (const b of m.blocks) {
       const storage = [b.weight, ...(b.scales ? [b.scales] : []), input, ...(norm ? [norm] : []), output];
       const out0 = result === "swiglu" ? b.row0 / 2 : b.row0;

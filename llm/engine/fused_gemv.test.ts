@@ -1,9 +1,16 @@
-import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import { deepStrictEqual as assertEquals, throws } from "node:assert/strict";
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { assertClose, gpuTest, randomF32, randomInt32 } from "../../harness/testing.ts";
 import { packQ4, packQ8 } from "../../ops/matvec/reference.ts";
 import type { WeightFormat } from "../weights/format.ts";
-import { FUSED_GEMV_ROWS, fusedGemvSource, type GemvInput, type GemvOutput } from "./fused_gemv.ts";
+import {
+  FUSED_GEMV_LAYOUTS,
+  fusedGemvLayout,
+  fusedGemvRows,
+  fusedGemvSource,
+  type GemvInput,
+  type GemvOutput,
+} from "./fused_gemv.ts";
 
 const EPS = 1e-5;
 
@@ -85,51 +92,88 @@ gpuTest(
     let seed = 1;
     for (const format of ["f32", "q8", "q4g128"] as const) {
       for (const [N, K] of SHAPES[format]) {
-        for (const [input, output] of MODES) {
-          const label = `${format} ${N}x${K} ${input}>${output}`;
-          const w = weightOf(format, N, K, seed++);
-          const x = randomF32(K, seed++, -2, 2);
-          const g = randomF32(K, seed++, 0.5, 1.5);
-          const out0 = 3;
-          const outLength = out0 + N + 5;
-          const before = randomF32(outLength, seed++);
-          const want = expected(w, N, K, x, g, input, output, before, out0);
-          const source = fusedGemvSource(format, input, output);
-          const module = device.createShaderModule({ code: source });
-          const pipeline = device.createComputePipeline({ layout: "auto", compute: { module, entryPoint: "main" } });
-          const out = buffer(before, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC);
-          const params = new ArrayBuffer(16);
-          new Uint32Array(params).set([N, K, out0]);
-          new Float32Array(params)[3] = EPS;
-          const storage = [buffer(w.words), ...(w.scales ? [buffer(w.scales)] : []), buffer(x)];
-          if (input === "norm") storage.push(buffer(g));
-          storage.push(out, buffer(new Float32Array(params), GPUBufferUsage.UNIFORM));
-          const bindGroup = device.createBindGroup({
-            layout: pipeline.getBindGroupLayout(0),
-            entries: storage.map((b, binding) => ({ binding, resource: { buffer: b } })),
-          });
-          // The grid folded into two dimensions (3 workgroups across), as past 65,535 workgroups.
-          const grid = foldWorkgroups(Math.ceil(N / FUSED_GEMV_ROWS[format]), 3);
-          const encoder = device.createCommandEncoder();
-          const pass = encoder.beginComputePass();
-          pass.setPipeline(pipeline);
-          pass.setBindGroup(0, bindGroup);
-          pass.dispatchWorkgroups(...grid);
-          pass.end();
-          device.queue.submit([encoder.finish()]);
-          const got = await gpu.read({ buffer: out, dtype: "f32", length: outLength });
-          // f32 sums of K terms of order 1 in another order: a few ulps of the row's magnitude.
-          assertClose(got, want, { atol: 4e-7 * K, rtol: 1e-5 }, label);
-          // Outside its rows (or pairs) the output keeps what it held, bit for bit.
-          const written = output === "swiglu" ? N / 2 : N;
-          assertEquals(
-            [...got.subarray(0, out0), ...got.subarray(out0 + written)],
-            [...before.subarray(0, out0), ...before.subarray(out0 + written)],
-            label,
-          );
-          for (const b of storage) b.destroy();
+        for (const { layout } of FUSED_GEMV_LAYOUTS[format]) {
+          for (const [input, output] of MODES) {
+            const label = `${format} ${JSON.stringify(layout)} ${N}x${K} ${input}>${output}`;
+            const w = weightOf(format, N, K, seed++);
+            const x = randomF32(K, seed++, -2, 2);
+            const g = randomF32(K, seed++, 0.5, 1.5);
+            const out0 = 3;
+            const outLength = out0 + N + 5;
+            const before = randomF32(outLength, seed++);
+            const want = expected(w, N, K, x, g, input, output, before, out0);
+            const source = fusedGemvSource(format, input, output, layout);
+            const module = device.createShaderModule({ code: source });
+            const pipeline = device.createComputePipeline({ layout: "auto", compute: { module, entryPoint: "main" } });
+            const out = buffer(before, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC);
+            const params = new ArrayBuffer(16);
+            new Uint32Array(params).set([N, K, out0]);
+            new Float32Array(params)[3] = EPS;
+            const storage = [buffer(w.words), ...(w.scales ? [buffer(w.scales)] : []), buffer(x)];
+            if (input === "norm") storage.push(buffer(g));
+            storage.push(out, buffer(new Float32Array(params), GPUBufferUsage.UNIFORM));
+            const bindGroup = device.createBindGroup({
+              layout: pipeline.getBindGroupLayout(0),
+              entries: storage.map((b, binding) => ({ binding, resource: { buffer: b } })),
+            });
+            // The grid folded into two dimensions (3 workgroups across), as past 65,535 workgroups.
+            const grid = foldWorkgroups(Math.ceil(N / fusedGemvRows(layout)), 3);
+            const encoder = device.createCommandEncoder();
+            const pass = encoder.beginComputePass();
+            pass.setPipeline(pipeline);
+            pass.setBindGroup(0, bindGroup);
+            pass.dispatchWorkgroups(...grid);
+            pass.end();
+            device.queue.submit([encoder.finish()]);
+            const got = await gpu.read({ buffer: out, dtype: "f32", length: outLength });
+            // f32 sums of K terms of order 1 in another order: a few ulps of the row's magnitude.
+            assertClose(got, want, { atol: 4e-7 * K, rtol: 1e-5 }, label);
+            // Outside its rows (or pairs) the output keeps what it held, bit for bit.
+            const written = output === "swiglu" ? N / 2 : N;
+            assertEquals(
+              [...got.subarray(0, out0), ...got.subarray(out0 + written)],
+              [...before.subarray(0, out0), ...before.subarray(out0 + written)],
+              label,
+            );
+            for (const b of storage) b.destroy();
+          }
         }
       }
     }
   },
 );
+
+Deno.test("fused GEMV: a weight takes its format's first layout whose minRows it reaches", () => {
+  for (const format of ["f32", "q8", "q4g128"] as const) {
+    const entries = FUSED_GEMV_LAYOUTS[format];
+    assertEquals(entries.at(-1)!.minRows, 0, `${format}: every weight has a layout`);
+    for (const [i, e] of entries.entries()) {
+      assertEquals(fusedGemvLayout(format, e.minRows), e.layout, `${format} at ${e.minRows} rows`);
+      if (i > 0) {
+        assertEquals(
+          fusedGemvLayout(format, entries[i - 1].minRows - 1),
+          e.layout,
+          `${format} below ${entries[i - 1].minRows} rows`,
+        );
+      }
+    }
+  }
+});
+
+Deno.test("fused GEMV: a layout of another format, or lanes that do not reduce to one, are refused", () => {
+  throws(
+    () => fusedGemvSource("q8", "plain", "store", { kind: "q4-tiled" }),
+    /layout q4-tiled is not one of format q8's/,
+  );
+  throws(() => fusedGemvSource("f32", "plain", "store", { kind: "q4-tiled" }), /not one of format f32's/);
+  const bad = { kind: "lanes", lanes: 16, groups: 4, unroll: 2, reduce: [8] } as const;
+  throws(
+    () => fusedGemvSource("q8", "plain", "store", bad),
+    /layout.reduce must be powers of two multiplying to lanes/,
+  );
+  throws(() => fusedGemvSource("q8", "plain", "store", { ...bad, lanes: 12, reduce: [12] }), /powers of two lanes/);
+  throws(
+    () => fusedGemvSource("q8", "plain", "store", { ...bad, groups: 32, reduce: [16] }),
+    /at most 256 invocations/,
+  );
+});

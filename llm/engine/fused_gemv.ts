@@ -23,23 +23,51 @@
  *
  * Layouts, after ops/matvec's NVIDIA quantised kernels (whose module doc says why each is shaped so):
  * every invocation sums four rows over the same columns, so an activation it reads serves four rows
- * of weight, and a row group's partial sums are reduced by a tree in workgroup memory. Measured in
- * the engine on the H200 in `harness/baselines/nvidia-h200-llm.md` (2026-12-02, Deno 2.9.6, GPU
- * timestamps, each product in a pass of its own, median of 3: q8 QKV 11.6 us, O 8.8, gate/up 20.8,
- * down 13.1, 38-62% of a read of the same bytes; `nvidia-h200-log/30-engine-bench.txt`). Staging
- * q8's input through workgroup memory as q4g128 does was slower at these shapes (QKV 16.3 us,
- * gate/up 24.1: at K = 1,792 each invocation has one vec4<u32> per row, so the tile's two barriers
- * cost more than the cached reads they save; `30-engine-ab-staged.txt`), and is not done; q8 sums
- * the input's squares after its products rather than before, which measured the same (11.6 against
- * 11.5 us for QKV).
- * - q8: 128 invocations across K, two row groups (8 rows), a vec4<u32> (16 codes) of each row in
- *   flight, decoded as ops/matvec's q8row.nvidia decodes (bits masked into a float's mantissa, no
- *   integer-to-float conversion); the row's scale multiplies the finished dot product.
- * - f32: the same layout, two vec4s of each row in flight.
- * - q4g128: 64 invocations across K, four row groups (16 rows), two vec4<u32> of each row in
- *   flight, `in(x)` staged through workgroup memory in tiles of 4,096 columns (swizzled against
- *   bank conflicts) that the row groups share, as q4g128.nvidia does; each vec4<u32>'s dot product
- *   is scaled by its group's scale.
+ * of weight, and a row group's partial sums are reduced in workgroup memory. Which layout a weight
+ * takes depends on its rows ({@link FUSED_GEMV_LAYOUTS}):
+ * - `lanes` (q8 at every size, f32 from 6,144 rows): `lanes` invocations across K per row group,
+ *   `unroll` vec4s of each row loaded before any is multiplied (past the row: its last vec4 again,
+ *   with x taken as 0), x read from global memory (and, with `norm`, its squares summed from the
+ *   same loads: each row group covers K once, so it needs no other group's share), the partial sums
+ *   reduced in one or two stages of 8-32 additions by one invocation each rather than a tree of
+ *   halvings. q8 decodes as ops/matvec's q8row.nvidia (bits masked into a float's mantissa, no
+ *   integer-to-float conversion) and scales the finished dot product. q8 takes 32 lanes x 2 groups,
+ *   two vec4<u32> in flight, from 6,144 rows (gate/up), 64 x 2 with two from 3,072 (QKV), and
+ *   128 x 2 with one (a reduction of 16 then 8) below (O, down).
+ * - `f32-wide` (f32 below 6,144 rows): 128 invocations across K, two row groups (8 rows), two vec4s
+ *   of each row in flight, a tree of halvings with a barrier each.
+ * - `q4-tiled` (q4g128): 64 invocations across K, four row groups (16 rows), two vec4<u32> of each
+ *   row in flight, `in(x)` staged through workgroup memory in tiles of 4,096 columns (swizzled
+ *   against bank conflicts) that the row groups share, as q4g128.nvidia does; each vec4<u32>'s dot
+ *   product is scaled by its group's scale; a tree of halvings.
+ *
+ * Measured on the H200 (2026-12-02, Deno 2.9.6, GPU timestamps; `nvidia-h200-log/33-gemv-ab.txt`,
+ * a scratch A/B: each variant 24 times back to back in one pass over 24 copies of the weight, per
+ * dispatch, median of 9 passes, variants interleaved; the bench figures are in
+ * `33-gemv-bench.txt`). Against the layout before (q8 128 x 2, one vec4<u32> in flight, a tree of
+ * seven halvings, the squares summed in a loop of their own): q8 QKV 8.28 -> 7.86 us, gate/up
+ * 17.12 -> 13.24, down 9.92 -> 9.64; O measured 14.67 before and 15.17 with 128 x 2 and the
+ * two-stage reduction, but in a stretch of that run where even the plain read ran at half speed,
+ * so it decides nothing (in the other three shapes that layout, with its reduction and squares,
+ * gained 0.1-2.4 us on the one before). f32
+ * gate/up 28.65 -> 26.31 us (32 x 4, four vec4s in flight). Fewer lanes with more loads each lost
+ * everywhere: q8 QKV took 11.3-11.9 us with 32 lanes, 10.4-13.9 with 16 (4-8 vec4<u32> of each row
+ * in flight, 2-16 groups, a reduction flat or by halvings) and 19.6-23.5 with 8; down 15.4-18.9,
+ * 20.4-25.4 and 45.7-54.3. At these sizes the whole product is about one wave of workgroups, and
+ * the decode's arithmetic after the loads is shortest when spread over the most invocations. K
+ * compiled in as a constant (the loops' trip counts known to the compiler) moved figures by under
+ * 0.6 us either way. For q4g128 every `lanes` layout (4-32 lanes, x read from
+ * global memory: an invocation's 32 codes need 8 vec4s of it, 128 bytes apart across a warp) took
+ * 1.6-4x the staged layout's time (one layer's four products 110-280 us against 68), so q4g128 keeps
+ * it. For f32 below 6,144 rows `f32-wide` beat every `lanes` layout (QKV 10.27 us against 11.4-16.2).
+ * In bench:llm at the Sarashina2.2-1B shape (`33-gemv-bench.txt`, `33-gemv-bench-f32.txt`, against
+ * `30-engine-bench.txt`): the q8 decode step 1.411 -> 1.317 ms of GPU in its one pass, 779 -> 801
+ * tok/s wall; f32 2.078 -> 2.022 ms, 544 -> 558 tok/s (gate/up 32.3 -> 29.4 us in a pass of its
+ * own, 85% of a read of its bytes); q4g128 unchanged (1.29 ms, 847 tok/s). Each q8 product in a pass
+ * of its own: O 8.84 -> 9.27 us, gate/up 20.76 -> 19.24, down 13.08 -> 13.01, and QKV 11.59 -> 14.75,
+ * slower, though the A/B's own-pass figure had its layout faster (10.85 against 11.14 us) and the
+ * whole step, where it runs in one pass with the rest, is faster; not explained.
+ *
  * When a row does not start on a 16-byte boundary (q8: K % 16 != 0; q4g128: K % 32 != 0) the
  * quantised kernels read a word at a time, and q4g128's last word, half padding when K % 8 == 4,
  * is read with the padding's activations replaced by 0.
@@ -58,9 +86,6 @@ export type GemvInput = "plain" | "norm";
 
 /** What a fused product does with its result: store it, add it to the output, or apply SwiGLU to row pairs. */
 export type GemvOutput = "store" | "add" | "swiglu";
-
-/** Rows one workgroup of each format's fused product computes. */
-export const FUSED_GEMV_ROWS: Readonly<Record<WeightFormat, number>> = { f32: 8, q8: 8, q4g128: 16 };
 
 /** The uniform of every fused product: rows of the block, columns, the output's offset, RMSNorm's epsilon. */
 const PARAMS = `struct P { n: u32, k: u32, out0: u32, eps: f32 }`;
@@ -241,72 +266,6 @@ ${tree(128, norm ? OWN_SQUARES : null)}
 }`;
 }
 
-function q8Source(input: GemvInput, output: GemvOutput): string {
-  const norm = input === "norm";
-  return `${PARAMS}
-${bindings("q8", input)}
-${inputFunctions(input)}
-${outputFunction(output)}
-${Q8_DECODE}
-fn word(e: u32) -> u32 { return weight[e / 4u][e % 4u]; }
-var<workgroup> scratch: array<vec4f, 256>;
-${norm ? "var<workgroup> squares: array<f32, 256>;" : ""}
-
-@compute @workgroup_size(128, 2)
-fn main(${MAIN_ARGS}) {
-${start(128, 2, input, false)}
-  var a0 = vec4f(0.0); // row r0's products, column j % 4 in component j % 4
-  var a1 = vec4f(0.0);
-  var a2 = vec4f(0.0);
-  var a3 = vec4f(0.0);
-  if (k % 16u == 0u) {
-    let chunks = k / 16u; // vec4<u32> per row
-    let b0 = r0 * chunks;
-    let b1 = r1 * chunks;
-    let b2 = r2 * chunks;
-    let b3 = r3 * chunks;
-    for (var i = lane; i < chunks; i += 128u) {
-      let q0 = weight[b0 + i];
-      let q1 = weight[b1 + i];
-      let q2 = weight[b2 + i];
-      let q3 = weight[b3 + i];
-      let x0 = xin(4u * i);
-      let x1 = xin(4u * i + 1u);
-      let x2 = xin(4u * i + 2u);
-      let x3 = xin(4u * i + 3u);
-      a0 = fma(q8(q0.w), x3, fma(q8(q0.z), x2, fma(q8(q0.y), x1, fma(q8(q0.x), x0, a0))));
-      a1 = fma(q8(q1.w), x3, fma(q8(q1.z), x2, fma(q8(q1.y), x1, fma(q8(q1.x), x0, a1))));
-      a2 = fma(q8(q2.w), x3, fma(q8(q2.z), x2, fma(q8(q2.y), x1, fma(q8(q2.x), x0, a2))));
-      a3 = fma(q8(q3.w), x3, fma(q8(q3.z), x2, fma(q8(q3.y), x1, fma(q8(q3.x), x0, a3))));
-    }
-  } else {
-    let words = k / 4u; // K % 4 == 0: no padding
-    let b0 = r0 * words;
-    let b1 = r1 * words;
-    let b2 = r2 * words;
-    let b3 = r3 * words;
-    for (var j = lane; j < words; j += 128u) {
-      let xv = xin(j);
-      a0 = fma(q8(word(b0 + j)), xv, a0);
-      a1 = fma(q8(word(b1 + j)), xv, a1);
-      a2 = fma(q8(word(b2 + j)), xv, a2);
-      a3 = fma(q8(word(b3 + j)), xv, a3);
-    }
-  }
-  scratch[tid] = vec4f((a0.x + a0.y) + (a0.z + a0.w), (a1.x + a1.y) + (a1.z + a1.w),
-    (a2.x + a2.y) + (a2.z + a2.w), (a3.x + a3.y) + (a3.z + a3.w));
-  // The sum of squares after the products: its reads of x hit the cache the products filled, and
-  // the weight's loads, the long ones, are not queued behind them.
-  ${norm ? "squares[tid] = sum_squares(tid);" : ""}
-  workgroupBarrier();
-${tree(128, norm ? OWN_SQUARES : null)}
-  ${finish(input, 2, 128, OWN_SQUARES)}
-  if (lane == 0u) {
-    put(row, scratch[first] * vec4f(scales[r0], scales[r1], scales[r2], scales[r3]) * f);
-  }
-}`;
-}
-
 function q4Source(input: GemvInput, output: GemvOutput): string {
   const norm = input === "norm";
   return `${PARAMS}
@@ -438,17 +397,250 @@ ${tree(64, norm ? TILE_SQUARES : null)}
 }
 
 /**
+ * How a fused product spreads its work. `lanes`: `lanes` invocations across K for each group of
+ * four rows, `groups` row groups per workgroup (`4 * groups` rows), `unroll` chunks (vec4s of the
+ * weight) of each row loaded before any is multiplied, x read from global memory, and a row
+ * group's partial sums reduced in stages, each adding `reduce[i]` values (the factors multiply to
+ * `lanes`; a barrier after each stage but the last, which one invocation per row group does as it
+ * writes the results). `f32-wide` and `q4-tiled`: the 128 x 2 f32 and the 64 x 4 staged q4g128
+ * layouts of the module doc.
+ */
+export type GemvLayout =
+  | { kind: "lanes"; lanes: number; groups: number; unroll: number; reduce: readonly number[] }
+  | { kind: "f32-wide" }
+  | { kind: "q4-tiled" };
+
+type LanesLayout = Extract<GemvLayout, { kind: "lanes" }>;
+
+const lanes = (l: number, groups: number, unroll: number, reduce: number[]): GemvLayout => ({
+  kind: "lanes",
+  lanes: l,
+  groups,
+  unroll,
+  reduce,
+});
+
+/**
+ * Each format's layouts, by the weight's rows: a weight takes the first whose `minRows` it
+ * reaches (the choice and its measurements are in the module doc).
+ */
+export const FUSED_GEMV_LAYOUTS: Readonly<Record<WeightFormat, readonly { minRows: number; layout: GemvLayout }[]>> = {
+  f32: [{ minRows: 6144, layout: lanes(32, 4, 4, [32]) }, { minRows: 0, layout: { kind: "f32-wide" } }],
+  q8: [
+    { minRows: 6144, layout: lanes(32, 2, 2, [32]) },
+    { minRows: 3072, layout: lanes(64, 2, 2, [8, 8]) },
+    { minRows: 0, layout: lanes(128, 2, 1, [16, 8]) },
+  ],
+  q4g128: [{ minRows: 0, layout: { kind: "q4-tiled" } }],
+};
+
+/**
+ * The layout of a fused product over a weight of `rows` rows (the whole weight's, for a weight
+ * split into blocks: every block takes the same).
+ *
+ * @param format the weight's stored format
+ * @param rows the weight's rows
+ * @returns the first of {@link FUSED_GEMV_LAYOUTS}' entries for `format` whose `minRows` `rows` reaches
+ */
+export function fusedGemvLayout(format: WeightFormat, rows: number): GemvLayout {
+  return FUSED_GEMV_LAYOUTS[format].find((e) => rows >= e.minRows)!.layout;
+}
+
+/**
+ * Rows one workgroup of a layout computes (dispatch `ceil(rows / fusedGemvRows(layout))` workgroups).
+ *
+ * @param layout the layout
+ * @returns its rows per workgroup
+ */
+export function fusedGemvRows(layout: GemvLayout): number {
+  return layout.kind === "lanes" ? 4 * layout.groups : layout.kind === "f32-wide" ? 8 : 16;
+}
+
+/** Columns of one chunk (a vec4 of the weight) and vec4s of x it needs, per format. */
+const CHUNK: Record<WeightFormat, { cols: number; xs: number }> = {
+  f32: { cols: 4, xs: 1 },
+  q8: { cols: 16, xs: 4 },
+  q4g128: { cols: 32, xs: 8 },
+};
+
+/** `terms` summed pairwise. */
+function pairwise(terms: string[]): string {
+  if (terms.length === 1) return terms[0];
+  const half = Math.ceil(terms.length / 2);
+  return `(${pairwise(terms.slice(0, half))} + ${pairwise(terms.slice(half))})`;
+}
+
+/** Lines that load x's vec4 `index` as `name` (0 unless `live`), with `norm` its square summed and `g` applied. */
+function xLoad(name: string, index: string, live: string | null, norm: boolean): string {
+  const raw = live ? `select(vec4f(0.0), x[${index}], ${live})` : `x[${index}]`;
+  if (!norm) return `      let ${name} = ${raw};`;
+  return `      let ${name}_ = ${raw};
+      ss = fma(${name}_.x, ${name}_.x, fma(${name}_.y, ${name}_.y, fma(${name}_.z, ${name}_.z, fma(${name}_.w, ${name}_.w, ss))));
+      let ${name} = ${name}_ * g[${index}];`;
+}
+
+function lanesSource(format: WeightFormat, input: GemvInput, output: GemvOutput, l: LanesLayout): string {
+  const norm = input === "norm";
+  const { lanes: L, groups: G, unroll: U } = l;
+  const { cols, xs } = CHUNK[format];
+  const vecAcc = format !== "q4g128";
+  const R = [0, 1, 2, 3];
+  const steps = Array.from({ length: U }, (_, u) => u);
+  const body: string[] = [];
+  body.push(`    let chunks = k / ${cols}u; // weight vec4s per row
+    let last = chunks - 1u;
+${R.map((r) => `    let b${r} = r${r} * chunks;`).join("\n")}
+    for (var i = lane; i < chunks; i += ${L * U}u) {`);
+  for (const u of steps) body.push(`      let c${u} = i + ${u * L}u;\n      let l${u} = min(c${u}, last);`);
+  for (const u of steps) for (const r of R) body.push(`      let w${u}${r} = weight[b${r} + l${u}];`);
+  if (format === "q4g128") {
+    for (const u of steps) for (const r of R) body.push(`      let s${u}${r} = scales[g${r} + l${u} / 4u];`);
+  }
+  for (const u of steps) {
+    const live = `c${u} < chunks`;
+    for (let j = 0; j < xs; j++) body.push(xLoad(`x${u}${j}`, `${xs}u * l${u} + ${j}u`, live, norm));
+    const xv = (j: number) => `x${u}${j}`;
+    for (const r of R) {
+      const w = `w${u}${r}`;
+      if (format === "f32") body.push(`      a${r} = fma(${w}, ${xv(0)}, a${r});`);
+      else if (format === "q8") {
+        body.push(
+          `      a${r} = fma(q8(${w}.w), ${xv(3)}, fma(q8(${w}.z), ${xv(2)}, fma(q8(${w}.y), ${
+            xv(1)
+          }, fma(q8(${w}.x), ${xv(0)}, a${r}))));`,
+        );
+      } else {
+        const args = Array.from({ length: 8 }, (_, j) => xv(j)).join(", ");
+        body.push(`      a${r} = fma(s${u}${r}, chunk_dot(${w}, ${args}), a${r});`);
+      }
+    }
+  }
+  body.push("    }");
+  const chunkPath = body.join("\n");
+
+  let wordPath = "";
+  if (format === "q8") {
+    wordPath = `    let words = k / 4u; // K % 4 == 0: no padding
+${R.map((r) => `    let b${r} = r${r} * words;`).join("\n")}
+    for (var j = lane; j < words; j += ${L}u) {
+${xLoad("xv", "j", null, norm)}
+${R.map((r) => `      a${r} = fma(q8(word(b${r} + j)), xv, a${r});`).join("\n")}
+    }`;
+  } else if (format === "q4g128") {
+    wordPath = `    let words = (k + 7u) / 8u; // words per row
+    let full = k / 8u; // words with no padding
+${R.map((r) => `    let b${r} = r${r} * words;`).join("\n")}
+    for (var j = lane; j < full; j += ${L}u) {
+${xLoad("xa", "2u * j", null, norm)}
+${xLoad("xb", "2u * j + 1u", null, norm)}
+${R.map((r) => `      a${r} = fma(scales[g${r} + j / 16u], word_dot(word(b${r} + j), xa, xb), a${r});`).join("\n")}
+    }
+    if (full < words && lane == full % ${L}u) {
+      // K % 8 == 4: the last word's codes 4-7 are padding, their activations taken as 0.
+${xLoad("xa", "2u * full", null, norm)}
+      let xb = vec4f(0.0);
+${
+      R.map((r) => `      a${r} = fma(scales[g${r} + full / 16u], word_dot(word(b${r} + full), xa, xb), a${r});`).join(
+        "\n",
+      )
+    }
+    }`;
+  }
+
+  const hsum = (a: string) => vecAcc ? `(${a}.x + ${a}.y) + (${a}.z + ${a}.w)` : a;
+  // The reduction: stages of l.reduce, the last by one invocation per row group.
+  const red: string[] = [];
+  let span = L;
+  for (const [s, f] of l.reduce.entries()) {
+    const next = span / f;
+    const at = (arr: string, j: number) => `${arr}[first + ${next === 1 ? "" : "lane + "}${j * next}u]`;
+    const sum = (arr: string) => pairwise(Array.from({ length: f }, (_, j) => at(arr, j)));
+    if (s < l.reduce.length - 1) {
+      red.push(`  if (lane < ${next}u) {
+    scratch[first + lane] = ${sum("scratch")};${norm ? `\n    squares[first + lane] = ${sum("squares")};` : ""}
+  }
+  workgroupBarrier();`);
+    } else {
+      const scale = format === "q8" ? " * vec4f(scales[r0], scales[r1], scales[r2], scales[r3])" : "";
+      const f = norm ? ` * inverseSqrt(${sum("squares")} / f32(k) + p.eps)` : "";
+      red.push(`  if (lane == 0u) {
+    put(row, ${sum("scratch")}${scale}${f});
+  }`);
+    }
+    span = next;
+  }
+
+  const q4Groups = format === "q4g128"
+    ? `\n  let ngroups = (k + 127u) / 128u; // scales per row\n${
+      R.map((r) => `  let g${r} = r${r} * ngroups;`).join("\n")
+    }`
+    : "";
+  const decode = format === "q8" ? Q8_DECODE : format === "q4g128" ? Q4_DECODE : "";
+  const word = format === "f32" ? "" : "fn word(e: u32) -> u32 { return weight[e / 4u][e % 4u]; }";
+  const acc = vecAcc ? "vec4f(0.0)" : "0.0";
+  const paths = format === "f32"
+    ? chunkPath
+    : `  if (k % ${cols}u == 0u) {\n${chunkPath}\n  } else {\n${wordPath}\n  }`;
+  return `${PARAMS}
+${bindings(format, input)}
+${outputFunction(output)}
+${decode}
+${word}
+var<workgroup> scratch: array<vec4f, ${L * G}>; // the partial sums of four rows
+${norm ? `var<workgroup> squares: array<f32, ${L * G}>; // the partial sums of x^2` : ""}
+
+@compute @workgroup_size(${L}, ${G})
+fn main(${MAIN_ARGS}) {
+${start(L, G, "plain")}${q4Groups}
+  var a0 = ${acc};
+  var a1 = ${acc};
+  var a2 = ${acc};
+  var a3 = ${acc};
+  var ss = 0.0;
+${paths}
+  scratch[tid] = vec4f(${R.map((r) => hsum(`a${r}`)).join(", ")});
+  ${norm ? "squares[tid] = ss;" : ""}
+  workgroupBarrier();
+${red.join("\n")}
+}`;
+}
+
+/**
  * The WGSL of a fused decode product. Bindings in order: `weight`, `scales` (q8, q4g128), `x`,
  * `g` (the norm weight, with `norm`), `out`, and the params `[n, k, out0, eps]` (u32, u32, u32,
- * f32). One workgroup per {@link FUSED_GEMV_ROWS} rows.
+ * f32). One workgroup per {@link fusedGemvRows} rows.
  *
  * @param format the weight's stored format
  * @param input the product's input
  * @param output what it does with its result
+ * @param layout the layout ({@link fusedGemvLayout} picks it from the weight's rows)
  * @returns the kernel source
+ * @throws Error when `layout` is not one of `format`'s
  */
-export function fusedGemvSource(format: WeightFormat, input: GemvInput, output: GemvOutput): string {
-  if (format === "f32") return f32Source(input, output);
-  if (format === "q8") return q8Source(input, output);
-  return q4Source(input, output);
+export function fusedGemvSource(
+  format: WeightFormat,
+  input: GemvInput,
+  output: GemvOutput,
+  layout: GemvLayout,
+): string {
+  if (layout.kind === "lanes") {
+    const { lanes: l, groups, unroll, reduce } = layout;
+    const pow2 = (v: number) => Number.isInteger(v) && v >= 1 && (v & (v - 1)) === 0;
+    if (!pow2(l) || !pow2(groups) || l * groups > 256 || !Number.isInteger(unroll) || unroll < 1) {
+      throw new Error(
+        `fusedGemvSource: layout needs powers of two lanes and groups (at most 256 invocations) and unroll >= 1, got ${
+          JSON.stringify(layout)
+        }`,
+      );
+    }
+    if (reduce.length === 0 || reduce.reduce((a, b) => a * b, 1) !== l || !reduce.every(pow2)) {
+      throw new Error(
+        `fusedGemvSource: layout.reduce must be powers of two multiplying to lanes, got ${JSON.stringify(layout)}`,
+      );
+    }
+    return lanesSource(format, input, output, layout);
+  }
+  if (layout.kind === "f32-wide" && format === "f32") return f32Source(input, output);
+  if (layout.kind === "q4-tiled" && format === "q4g128") return q4Source(input, output);
+  throw new Error(`fusedGemvSource: layout ${layout.kind} is not one of format ${format}'s`);
 }
