@@ -40,6 +40,17 @@
  * (23-opsperf.json) four vec4s per invocation, every read before the first write, was slower at
  * every shape (0.0500, 0.0441 and 0.0479 ms against 0.0417, 0.0407 and 0.0416).
  *
+ * At a 1024 x 1024 image's VAE decoder sizes, 256 MiB each way (the H200 baseline,
+ * harness/baselines/nvidia-h200.json, 2026-12-02T08:12Z, read probe 4,517 GB/s): a video VAE's causal
+ * temporal pad (replicate, 2 frames before, 128 x 8 x 65,536) 0.151 ms (88.4%); a 1-pixel constant
+ * border on the last axis of 256 x 512 x 512 (rows of 514) 0.146 ms (81.7%), where a plain copy of
+ * 256 + 256 MiB reaches 87.5% (27-bandops-explore). With rows that short the vec4s over a pad or
+ * across two rows decide the rate: computing each of their elements' row by one comparison, rather
+ * than carrying the position through the general path, took that row from 79.7% (34-vae-shapes) to
+ * 81.7%. Passing each invocation's first vec4 of x to its neighbour through workgroup memory, so that
+ * every vec4 is loaded once, was slower at every last-axis shape (34-pad-ab: the border 0.161 against
+ * 0.148 ms, reflect 0.0427 against 0.0388) and was not kept.
+ *
  * @module
  */
 
