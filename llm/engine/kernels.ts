@@ -332,7 +332,7 @@ export function decodeHeadsPerWorkgroup(group: number, headDim: number, limitByt
  * - With one slice taking part the result is final. With several, each workgroup writes its heads'
  *   unnormalised output, max and sum to `partial` (through atomics), and the last workgroup of a
  *   head group to finish (an atomic counter) combines the slices (flash-decoding: the slices' maxes
- *   and sums loaded at once, one invocation each, then each output channel's slices eight loads at
+ *   and sums loaded at once, one invocation each, then each output channel's slices 16 loads at
  *   a time, through atomic loads so that the combine reads the device's coherent copy) and resets
  *   the counter. An empty slice contributes max -3e38 and sum 0, which the combine weighs as 0.
  */
@@ -348,6 +348,7 @@ export function decodeAttentionSource(headDim: number, heads: number, batch = 32
   const groups = Math.floor(DECODE_WG / d4);
   const vPer = Math.ceil(batch / groups); // V vec4s an invocation holds
   const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+  const items = Math.ceil((heads * headDim) / DECODE_WG); // outputs of the combine per invocation
   const hs = range(heads);
   // The registers of a batch starting at c0: positions past the last (`pos`) read `pos`'s row instead.
   const load = [
@@ -488,7 +489,9 @@ ${
     ).join("\n")
   }
     c0 += BATCH;
-${load.replace(/^ {4}/gm, "    ")}
+    if (c0 < end) {
+${load.replace(/^ {4}/gm, "      ")}
+    }
     workgroupBarrier();
   }
 ${hs.map((h) => `  sums[${h}u * WG + li] = select(vec4f(0.0), acc[${h}], g < GROUPS);`).join("\n")}
@@ -541,29 +544,46 @@ ${hs.map((h) => `  sums[${h}u * WG + li] = select(vec4f(0.0), acc[${h}], g < GRO
     slices[(i / used) * SPLITS + i % used] = vec2f(load_partial(at), load_partial(at + 1u));
   }
   workgroupBarrier();
-  for (var i = li; i < HEADS * used; i += WG) {
-    let base = (i / used) * SPLITS;
-    var gm = -3.0e38;
-    for (var s = 0u; s < used; s++) { gm = max(gm, slices[base + s].x); }
-    var gl = 0.0;
-    for (var s = 0u; s < used; s++) { gl += slices[base + s].y * exp(slices[base + s].x - gm); }
-    weights[base + i % used] = exp(slices[base + i % used].x - gm) / gl;
+  // Each slice's weight, 0 past the last slice (so that the loads below go 16 slices at a time).
+  for (var i = li; i < HEADS * SPLITS; i += WG) {
+    let s = i % SPLITS;
+    var w = 0.0;
+    if (s < used) {
+      let base = i - s;
+      var gm = -3.0e38;
+      for (var r = 0u; r < used; r++) { gm = max(gm, slices[base + r].x); }
+      var gl = 0.0;
+      for (var r = 0u; r < used; r++) { gl += slices[base + r].y * exp(slices[base + r].x - gm); }
+      w = exp(slices[i].x - gm) / gl;
+    }
+    weights[i] = w;
   }
   workgroupBarrier();
-  for (var i = li; i < HEADS * ${headDim}u; i += WG) {
-    let hh = i / ${headDim}u;
-    let at = (h0 + hh) * p.splits * stride + 2u + i % ${headDim}u;
-    let w = hh * SPLITS;
-    var a = 0.0;
-    var s = 0u;
-    for (; s + 8u <= used; s += 8u) {
-      a += ((load_partial(at + s * stride) * weights[w + s] + load_partial(at + (s + 1u) * stride) * weights[w + s + 1u]) +
-        (load_partial(at + (s + 2u) * stride) * weights[w + s + 2u] + load_partial(at + (s + 3u) * stride) * weights[w + s + 3u])) +
-        ((load_partial(at + (s + 4u) * stride) * weights[w + s + 4u] + load_partial(at + (s + 5u) * stride) * weights[w + s + 5u]) +
-        (load_partial(at + (s + 6u) * stride) * weights[w + s + 6u] + load_partial(at + (s + 7u) * stride) * weights[w + s + 7u]));
-    }
-    for (; s < used; s++) { a += load_partial(at + s * stride) * weights[w + s]; }
-    out[(h0 + hh) * ${headDim}u + i % ${headDim}u] = a;
+  // Each output (head, channel) of the workgroup: its slices' sum, weighted, 16 slices' loads at a time.
+${
+    range(items).map((k) =>
+      `  let i${k} = min(li + ${k * DECODE_WG}u, HEADS * ${headDim}u - 1u);
+  let at${k} = (h0 + i${k} / ${headDim}u) * p.splits * stride + 2u + i${k} % ${headDim}u;
+  let w${k} = (i${k} / ${headDim}u) * SPLITS;
+  var a${k} = 0.0;`
+    ).join("\n")
+  }
+  for (var s = 0u; s < used; s += 16u) {
+${
+    range(items).map((k) => {
+      const terms = range(16).map((j) =>
+        `load_partial(at${k} + min(s + ${j}u, used - 1u) * stride) * weights[w${k} + s + ${j}u]`
+      );
+      const tree = (t: string[]): string =>
+        t.length === 1 ? t[0] : `(${tree(t.slice(0, t.length / 2))} + ${tree(t.slice(t.length / 2))})`;
+      return `    a${k} += ${tree(terms)};`;
+    }).join("\n")
+  }
+  }
+${
+    range(items).map((k) =>
+      `  if (li + ${k * DECODE_WG}u < HEADS * ${headDim}u) { out[h0 * ${headDim}u + i${k}] = a${k}; }`
+    ).join("\n")
   }
   if (li == 0u) { atomicStore(&counters[wid.x], 0u); }
 }`;
