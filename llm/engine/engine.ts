@@ -17,9 +17,8 @@
  *   fall in it. Activation buffers are kept within the limit by the prefill chunk's row count.
  * - The KV cache is preallocated, `[kvHeads, maxSeq, headDim]` per layer for K and for V. In prefill,
  *   RoPE and the cache write are one kernel after the QKV product; in decode they are part of the
- *   attention kernel, one workgroup for the query heads of a KV head in each slice of the cache
- *   (flash-decoding, as many slices as the length needs), combined in the same dispatch by the last
- *   workgroup of each head group.
+ *   attention kernel, which is split along the cache (flash-decoding) and combined in the same
+ *   dispatch by the last workgroup of each head.
  * - Each call's dispatches are built once per (rows, output) and reused: one compute pass per
  *   chunk or step, bind groups and params made at build time, every dispatch checked against the
  *   device's limits then (a limit that would be exceeded is an error before any GPU work).
@@ -52,8 +51,6 @@ import {
   ARGMAX,
   ARGMAX_SLICE,
   attentionSource,
-  decodeAttentionSource,
-  decodeHeadsPerWorkgroup,
   embedSource,
   MASK_LOGITS,
   MAX_ATTENTION_SPLITS,
@@ -95,17 +92,14 @@ export interface LlamaEngineOptions {
   /** Rows of a prefill chunk at most (fewer where an activation would exceed the binding limit). Default 512. */
   prefillChunk?: number;
   /**
-   * Slices of the cache decode attention may be split into (flash-decoding), at most 128: a step
-   * takes as many as its cache length needs for slices of up to 32 positions (one batch each:
-   * `decodeAttentionSource`), at most these. Default `ceil(maxSeq / 32)`, at most 32.
+   * Slices of the cache decode attention is split into (flash-decoding), at most 128. Default
+   * `ceil(maxSeq / 48)`, at most 32 (on the H200 at 16/8 heads of 112, 8-16 slices were fastest at
+   * 128-512 positions, 24-32 at 1,536: `harness/baselines/nvidia-h200-llm.md`).
    */
   attentionSplits?: number;
   /** Loading progress: bytes of tensor data read so far and in all. */
   onProgress?: LoadProgress;
-  /**
-   * Positions an attention workgroup scores at once, 1 to 1,024 (default; decode takes at most 32);
-   * fewer only to test the online softmax and decode's slicing.
-   */
+  /** Positions an attention workgroup scores at once, 1 to 1,024 (default); fewer only to test the online softmax. */
   attentionChunk?: number;
 }
 
@@ -281,7 +275,7 @@ export class LlamaEngine {
     if (4 * config.vocabSize > limit) {
       throw new Error(`${where}: one row of logits (${4 * config.vocabSize} bytes) is over the binding limit ${limit}`);
     }
-    const splits = options.attentionSplits ?? Math.min(32, Math.ceil(maxSeq / 32));
+    const splits = options.attentionSplits ?? Math.min(32, Math.ceil(maxSeq / 48));
     if (!Number.isSafeInteger(splits) || splits < 1 || splits > MAX_ATTENTION_SPLITS) {
       throw new Error(`${where}: attentionSplits must be an integer in [1, ${MAX_ATTENTION_SPLITS}], got ${splits}`);
     }
@@ -712,16 +706,13 @@ export class LlamaEngine {
     const { headDim: D, numAttentionHeads: heads, numKeyValueHeads: kv } = c;
     const splits = rows === 1 ? this.attentionSplits : 1;
     const attentionParams = this.#params([heads, kv, D, this.maxSeq, { f32: 1 / Math.sqrt(D) }, splits]);
-    const perWorkgroup = decodeHeadsPerWorkgroup(heads / kv, D, this.#device.limits.maxComputeWorkgroupStorageSize);
     for (const [i, l] of this.#layers.entries()) {
       if (rows === 1) {
         // x is the residual stream: O and down add into it, QKV and gate/up normalise it as they read it.
         this.#fused(list, l.qkv, a.x, a.wide, "norm", "store", l.inputNorm);
         const storage = [a.wide, a.rope, l.keys, l.values, a.narrow, a.state, a.partial, a.counters];
-        const source = decodeAttentionSource(D, perWorkgroup, Math.min(32, this.#attentionChunk));
-        list.push(
-          this.#dispatch("attention/decode", source, storage, attentionParams, [heads / perWorkgroup, 1, splits]),
-        );
+        const source = attentionSource(true, this.#attentionChunk);
+        list.push(this.#dispatch("attention/decode", source, storage, attentionParams, [heads, 1, splits]));
         this.#fused(list, l.o, a.narrow, a.x, "plain", "add");
         this.#fused(list, l.gateUp, a.x, a.narrow, "norm", "swiglu", l.postNorm);
         this.#fused(list, l.down, a.narrow, a.x, "plain", "add");
@@ -732,8 +723,8 @@ export class LlamaEngine {
       this.#linear(list, l.qkv, a.xn, a.wide, rows);
       const ropeKv = [a.wide, a.rope, a.narrow, l.keys, l.values, a.state];
       list.push(this.#dispatch("rope_kv", ROPE_KV, ropeKv, this.#params([heads, kv, D, this.maxSeq]), [rows, 1, 1]));
-      const attention = [a.narrow, l.keys, l.values, a.wide, a.state];
-      const source = attentionSource(this.#attentionChunk);
+      const attention = [a.narrow, l.keys, l.values, a.wide, a.state, a.partial, a.counters];
+      const source = attentionSource(false, this.#attentionChunk);
       list.push(this.#dispatch("attention", source, attention, attentionParams, [heads, rows, 1]));
       this.#linear(list, l.o, a.wide, a.o, rows);
       this.#norm(list, rows, true, l.postNorm, a.xn);

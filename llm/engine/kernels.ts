@@ -148,15 +148,14 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
 /** The largest head size the attention kernel holds in workgroup memory. */
 export const MAX_HEAD_DIM = 256;
 
-/** The most slices decode attention may be split into (the combine holds each slice's max, sum and weight). */
+/** The most slices decode attention may be split into (the combine holds one value per slice and invocation). */
 export const MAX_ATTENTION_SPLITS = 128;
 
 /**
- * Prefill's causal attention over the cache (after `ROPE_KV`), one workgroup per (query head, row).
- * Query head h reads KV head `h / (heads / kvHeads)`; row r attends to positions
+ * Causal attention over the cache, one workgroup per (query head, row) in each of `splits` slices
+ * of the cache. Query head h reads KV head `h / (heads / kvHeads)`; row r attends to positions
  * `0 ..= pos0 + r`. Positions are taken a chunk at a time (`chunk` scores in workgroup memory,
- * 1,024 unless a test asks for fewer) with a running max and sum (online softmax). headDim must be
- * a multiple of 4: K and V rows are read as vec4s.
+ * 1,024 unless a test asks for fewer) with a running max and sum (online softmax). headDim must be a multiple of 4: K and V rows are read as vec4s.
  * - Scores: four invocations per position, each summing a quarter of the row's vec4s, so a batch of
  *   32 positions is in flight at once; the four partial sums meet in workgroup memory. An
  *   invocation's vec4s of the key are loaded eight at a time (written out: a loop's loads would
@@ -164,29 +163,118 @@ export const MAX_ATTENTION_SPLITS = 128;
  * - Values: the invocations are `floor(128 / (headDim / 4))` groups of `headDim / 4`, one vec4 of
  *   channels each; group g sums positions g, g + groups, ... in registers, four positions' loads
  *   at a time, and the groups' sums are added at the end.
+ *
+ * With one split the result is final. With several (at most ${"`MAX_ATTENTION_SPLITS`"}), each
+ * workgroup writes its slice's unnormalised output, max and sum to `partial`, and the last workgroup
+ * of a head to finish (an atomic counter) combines the slices (flash-decoding: every slice's max and
+ * sum loaded at once, one invocation each, then each channel's slices four loads at a time) and
+ * resets the counter. An empty slice (more splits than positions) contributes max -3e38 and sum 0,
+ * which the combine weighs as 0.
+ *
+ * `decode` (one row) also does what `ROPE_KV` does for prefill: each workgroup rotates its query
+ * and its KV head's new key from the fused projection `[q | k | v]` itself, uses the new key and
+ * value from workgroup memory at the new position, and the first split of the first query head of
+ * each KV head writes them into the cache for later steps. So a decode layer has no RoPE dispatch.
+ *
+ * At the Sarashina2.2-1B shape (16/8 heads of 112, maxSeq 768, 24 layers' caches dispatched in one
+ * pass, GPU timestamps, median of 15, NVIDIA H200, Deno 2.9.6, 2026-12-02) decode takes 12.8-13.9 us
+ * a layer at 512-767 positions with 16 or 24 slices alike (16.0-17.2 us in a pass of its own).
+ * Tried and slower, not kept (`harness/baselines/nvidia-h200-log/35-attn-ab.txt`): one workgroup
+ * per KV head serving both its query heads, each slice one batch of 32 positions whose K and V rows
+ * were loaded into registers with the RoPE's loads, the batch's max and sum by loops of every
+ * invocation over the 32 scores in workgroup memory instead of tree reductions, and slices chosen
+ * by the cache length: 17.1-18.8 us at one batch a slice, about 5 us more for each further batch
+ * (serial loops over workgroup memory, with four warps an SM to hide them, cost more than the
+ * trees' barriers); bench:llm q8 decode 772 tok/s against 801 (35-attn-bench.txt).
  */
-export function attentionSource(chunk = 1024): string {
+export function attentionSource(decode: boolean, chunk = 1024): string {
+  const inputs = decode
+    ? `@group(0) @binding(0) var<storage, read> qkv: array<f32>;
+@group(0) @binding(1) var<storage, read> table: array<vec2f>;
+@group(0) @binding(2) var<storage, read_write> kc: array<vec4f>;
+@group(0) @binding(3) var<storage, read_write> vc: array<vec4f>;`
+    : `@group(0) @binding(0) var<storage, read> q: array<vec4f>;
+@group(0) @binding(1) var<storage, read> kc: array<vec4f>;
+@group(0) @binding(2) var<storage, read> vc: array<vec4f>;`;
+  const b = decode ? 4 : 3;
+  const loadQuery = decode
+    ? `  let half = p.dim / 2u;
+  let ksrc = p.heads * p.dim + kh * p.dim;
+  let vsrc = (p.heads + p.kv_heads) * p.dim + kh * p.dim;
+  for (var j = li; j < half; j += WG) {
+    let cs = table[pos * half + j];
+    let a = qkv[h * p.dim + 2u * j];
+    let b = qkv[h * p.dim + 2u * j + 1u];
+    qs[j / 2u][2u * (j % 2u)] = a * cs.x - b * cs.y;
+    qs[j / 2u][2u * (j % 2u) + 1u] = b * cs.x + a * cs.y;
+    let ka = qkv[ksrc + 2u * j];
+    let kb = qkv[ksrc + 2u * j + 1u];
+    kn[j / 2u][2u * (j % 2u)] = ka * cs.x - kb * cs.y;
+    kn[j / 2u][2u * (j % 2u) + 1u] = kb * cs.x + ka * cs.y;
+  }
+  for (var i = li; i < d4; i += WG) {
+    vn[i] = vec4f(qkv[vsrc + 4u * i], qkv[vsrc + 4u * i + 1u], qkv[vsrc + 4u * i + 2u], qkv[vsrc + 4u * i + 3u]);
+  }
+  workgroupBarrier();
+  if (split == 0u && h % (p.heads / p.kv_heads) == 0u) {
+    let at = (kh * p.max_seq + pos) * d4;
+    for (var i = li; i < d4; i += WG) {
+      kc[at + i] = kn[i];
+      vc[at + i] = vn[i];
+    }
+  }`
+    : `  for (var i = li; i < d4; i += WG) { qs[i] = q[qbase / 4u + i]; }
+  workgroupBarrier();`;
+  const cachedKeyDot = `for (var i = quarter; i < d4; i += 32u) {
+          s += key_term(kb, i, d4) + key_term(kb, i + 4u, d4) + key_term(kb, i + 8u, d4) + key_term(kb, i + 12u, d4) +
+            key_term(kb, i + 16u, d4) + key_term(kb, i + 20u, d4) + key_term(kb, i + 24u, d4) + key_term(kb, i + 28u, d4);
+        }`;
+  const keyDot = decode
+    ? `if (c0 + t == pos) {
+          for (var i = quarter; i < d4; i += 4u) { s += qs[i] * kn[i]; }
+        } else {
+          ${cachedKeyDot}
+        }`
+    : cachedKeyDot;
+  /** Position `t`'s (of the chunk) weighted value vec4. */
+  const value = (t: string) =>
+    decode
+      ? `sc[${t}] * select(vc[(vb + ${t}) * d4 + c4], vn[c4], c0 + ${t} == pos)`
+      : `sc[${t}] * vc[(vb + ${t}) * d4 + c4]`;
   return `
 ${STATE}
 struct P { heads: u32, kv_heads: u32, dim: u32, max_seq: u32, scale: f32, splits: u32 }
 const WG = 128u;
 const CHUNK = ${chunk}u;
 const BATCH = 32u; // positions scored at once: four invocations each
-@group(0) @binding(0) var<storage, read> q: array<vec4f>;
-@group(0) @binding(1) var<storage, read> kc: array<vec4f>;
-@group(0) @binding(2) var<storage, read> vc: array<vec4f>;
-@group(0) @binding(3) var<storage, read_write> out: array<f32>;
-@group(0) @binding(4) var<storage, read> state: State;
-@group(0) @binding(5) var<uniform> p: P;
+${inputs}
+@group(0) @binding(${b}) var<storage, read_write> out: array<f32>;
+@group(0) @binding(${b + 1}) var<storage, read> state: State;
+@group(0) @binding(${b + 2}) var<storage, read_write> partial: array<atomic<u32>>;
+@group(0) @binding(${b + 3}) var<storage, read_write> counters: array<atomic<u32>>;
+@group(0) @binding(${b + 4}) var<uniform> p: P;
 var<workgroup> qs: array<vec4f, ${MAX_HEAD_DIM / 4}>;
+${
+    decode
+      ? `var<workgroup> kn: array<vec4f, ${MAX_HEAD_DIM / 4}>;\nvar<workgroup> vn: array<vec4f, ${MAX_HEAD_DIM / 4}>;`
+      : ""
+  }
 var<workgroup> sc: array<f32, CHUNK>;
 var<workgroup> red: array<f32, WG>;
 var<workgroup> sums: array<vec4f, WG>;
+var<workgroup> last: u32;
+var<workgroup> slices: array<vec2f, WG>; // the combine's (max, sum) of each slice, then its weight
 
 // qs[i] * kc[kb + i], or 0 past the row (whose last vec4 is read again, so that no load needs a guard).
 fn key_term(kb: u32, i: u32, d4: u32) -> vec4f {
   let j = min(i, d4 - 1u);
   return select(vec4f(0.0), qs[j] * kc[kb + j], i < d4);
+}
+
+// Partial results go through atomics so that the combining workgroup reads them from the device's
+// coherent level, not from a cache line another step left behind.
+fn load_partial(i: u32) -> f32 {
+  return bitcast<f32>(atomicLoad(&partial[i]));
 }
 
 fn reduce_max(li: u32, v: f32) -> f32 {
@@ -217,13 +305,16 @@ fn reduce_sum(li: u32, v: f32) -> f32 {
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
   let h = wid.x;
   let row = wid.y;
+  let split = wid.z;
   let d4 = p.dim / 4u;
   let kh = h / (p.heads / p.kv_heads);
   let pos = state.pos0 + row;
   let n = pos + 1u;
+  let per = (n + p.splits - 1u) / p.splits;
+  let begin = min(split * per, n);
+  let end = min(begin + per, n);
   let qbase = (row * p.heads + h) * p.dim;
-  for (var i = li; i < d4; i += WG) { qs[i] = q[qbase / 4u + i]; }
-  workgroupBarrier();
+${loadQuery}
   let groups = WG / d4; // position groups of the value sums
   let g = li / d4;
   let c4 = li % d4;
@@ -231,17 +322,14 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
   var acc = vec4f(0.0);
   var m = -3.0e38;
   var l = 0.0;
-  for (var c0 = 0u; c0 < n; c0 += CHUNK) {
-    let cn = min(CHUNK, n - c0);
+  for (var c0 = begin; c0 < end; c0 += CHUNK) {
+    let cn = min(CHUNK, end - c0);
     for (var b0 = 0u; b0 < cn; b0 += BATCH) {
       let t = b0 + li / 4u;
       var s = vec4f(0.0);
       if (t < cn) {
         let kb = (kh * p.max_seq + c0 + t) * d4;
-        for (var i = quarter; i < d4; i += 32u) {
-          s += key_term(kb, i, d4) + key_term(kb, i + 4u, d4) + key_term(kb, i + 8u, d4) + key_term(kb, i + 12u, d4) +
-            key_term(kb, i + 16u, d4) + key_term(kb, i + 20u, d4) + key_term(kb, i + 24u, d4) + key_term(kb, i + 28u, d4);
-        }
+        ${keyDot}
       }
       red[li] = s.x + s.y + s.z + s.w;
       workgroupBarrier();
@@ -267,10 +355,9 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
       let vb = kh * p.max_seq + c0;
       var t = g;
       for (; t + 3u * groups < cn; t += 4u * groups) {
-        acc += (sc[t] * vc[(vb + t) * d4 + c4] + sc[t + groups] * vc[(vb + t + groups) * d4 + c4]) +
-          (sc[t + 2u * groups] * vc[(vb + t + 2u * groups) * d4 + c4] + sc[t + 3u * groups] * vc[(vb + t + 3u * groups) * d4 + c4]);
+        acc += (${value("t")} + ${value("t + groups")}) + (${value("t + 2u * groups")} + ${value("t + 3u * groups")});
       }
-      for (; t < cn; t += groups) { acc += sc[t] * vc[(vb + t) * d4 + c4]; }
+      for (; t < cn; t += groups) { acc += ${value("t")}; }
     }
     workgroupBarrier();
   }
@@ -280,312 +367,52 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
   if (li < d4) {
     for (var k = 0u; k < groups; k++) { total += sums[k * d4 + li]; }
   }
-  if (li < d4) {
-    let o = total / l;
-    for (var j = 0u; j < 4u; j++) { out[qbase + 4u * li + j] = o[j]; }
-  }
-}`;
-}
-
-/** Invocations of a decode attention workgroup. */
-const DECODE_WG = 128;
-
-/** Workgroup memory of {@link decodeAttentionSource}, in bytes, for `heads` query heads of `headDim`. */
-function decodeAttentionBytes(headDim: number, heads: number): number {
-  const d4 = headDim / 4;
-  // qs, kn and vn; scores; dot partials; value sums; the combine's slices and weights.
-  return 16 * (heads + 2) * d4 + 4 * heads * 32 + 4 * heads * DECODE_WG + 16 * heads * DECODE_WG +
-    12 * heads * MAX_ATTENTION_SPLITS + 4;
-}
-
-/**
- * Query heads a decode attention workgroup serves: the largest divisor of the group size
- * (`heads / kvHeads`) up to 4 whose workgroup memory fits in `limitBytes`, so that a KV row loaded
- * once serves every query head that reads it.
- */
-export function decodeHeadsPerWorkgroup(group: number, headDim: number, limitBytes: number): number {
-  for (let n = Math.min(4, group); n > 1; n--) {
-    if (group % n === 0 && decodeAttentionBytes(headDim, n) <= limitBytes) return n;
-  }
-  return 1;
-}
-
-/**
- * Decode attention (one row, at position `pos = state.pos0`), one workgroup of 128 per (`heads`
- * query heads of one KV head, slice of the cache): RoPE of the queries and of the KV head's new key
- * from the fused projection `[q | k | v]`, the new key and value used from workgroup memory at `pos`
- * and written into the cache by the first slice's first workgroup of each KV head (so a decode layer
- * has no RoPE dispatch), then causal attention over positions `0 ..= pos`. headDim must be a
- * multiple of 4 (K and V rows are read as vec4s), at most ${"`MAX_HEAD_DIM`"}.
- *
- * - Slices: of the `splits` slices the grid has, the first `min(splits, ceil((pos + 1) / batch))`
- *   take the positions in equal runs (the others return at once), so at up to `32 * splits`
- *   positions every slice is one batch.
- * - A batch (`batch` positions, 32 unless a test asks for fewer): each invocation loads its part of
- *   the batch's K rows (four invocations a position, a quarter of the row's vec4s each) and of its
- *   V rows (`floor(128 / (headDim / 4))` groups of `headDim / 4`, one vec4 of channels each, group g
- *   taking positions g, g + groups, ...) into registers before anything waits for them: the first
- *   batch's loads go out with the RoPE's, the next batch's before the barrier that ends a batch.
- *   Each invocation dots its K part with every query head; the four parts meet in workgroup memory.
- *   Every invocation reads the batch's scores from workgroup memory for its head's max and sum
- *   (online softmax across batches: no tree reductions) and adds its V vec4s weighted by them.
- * - With one slice taking part the result is final. With several, each workgroup writes its heads'
- *   unnormalised output, max and sum to `partial` (through atomics), and the last workgroup of a
- *   head group to finish (an atomic counter) combines the slices (flash-decoding: the slices' maxes
- *   and sums loaded at once, one invocation each, then each output channel's slices 16 loads at
- *   a time, through atomic loads so that the combine reads the device's coherent copy) and resets
- *   the counter. An empty slice contributes max -3e38 and sum 0, which the combine weighs as 0.
- */
-export function decodeAttentionSource(headDim: number, heads: number, batch = 32): string {
-  if (headDim % 4 !== 0 || headDim > MAX_HEAD_DIM) {
-    throw new Error(`decodeAttentionSource: headDim must be a multiple of 4 up to ${MAX_HEAD_DIM}, got ${headDim}`);
-  }
-  if (!Number.isInteger(batch) || batch < 1 || batch > 32) {
-    throw new Error(`decodeAttentionSource: batch must be an integer in [1, 32], got ${batch}`);
-  }
-  const d4 = headDim / 4;
-  const kPer = Math.ceil(d4 / 4); // K vec4s an invocation holds
-  const groups = Math.floor(DECODE_WG / d4);
-  const vPer = Math.ceil(batch / groups); // V vec4s an invocation holds
-  const range = (n: number) => Array.from({ length: n }, (_, i) => i);
-  const items = Math.ceil((heads * headDim) / DECODE_WG); // outputs of the combine per invocation
-  const hs = range(heads);
-  // The registers of a batch starting at c0: positions past the last (`pos`) read `pos`'s row instead.
-  const load = [
-    ...range(kPer).map((k) => `kr${k} = kc[krow + min(quarter + ${4 * k}u, D4 - 1u)];`),
-    ...range(vPer).map((k) => `vr${k} = vc[(vrow0 + min(c0 + g + ${k * groups}u, pos)) * D4 + c4];`),
-  ].map((l) => `    ${l}`).join("\n").replace(/krow/g, "(krow0 + min(c0 + t, pos)) * D4");
-  const dot = (h: number) =>
-    range(kPer).map((k) => {
-      const full = 4 * (k + 1) <= d4; // every quarter's vec4 is in the row
-      const i = full ? `quarter + ${4 * k}u` : `min(quarter + ${4 * k}u, D4 - 1u)`;
-      const term = `dot(qs[${h}u * D4 + ${i}], select(kr${k}, kn[${i}], newest))`;
-      return full ? term : `select(0.0, ${term}, quarter + ${4 * k}u < D4)`;
-    }).join(" + ");
-  const weighted = (h: number) =>
-    range(vPer).map((k) => {
-      const t = `g + ${k * groups}u`;
-      return `select(0.0, exp(sc[${h}u * BATCH + min(${t}, BATCH - 1u)] - m_new), ${t} < cn) * select(vr${k}, vn[c4], c0 + ${t} == pos)`;
-    }).join(" +\n        ");
-  return `
-${STATE}
-struct P { heads: u32, kv_heads: u32, dim: u32, max_seq: u32, scale: f32, splits: u32 }
-const WG = ${DECODE_WG}u;
-const D4 = ${d4}u;
-const HEADS = ${heads}u; // query heads of the workgroup
-const BATCH = ${batch}u;
-const GROUPS = ${groups}u; // position groups of the value sums
-const SPLITS = ${MAX_ATTENTION_SPLITS}u;
-@group(0) @binding(0) var<storage, read> qkv: array<f32>;
-@group(0) @binding(1) var<storage, read> table: array<vec2f>;
-@group(0) @binding(2) var<storage, read_write> kc: array<vec4f>;
-@group(0) @binding(3) var<storage, read_write> vc: array<vec4f>;
-@group(0) @binding(4) var<storage, read_write> out: array<f32>;
-@group(0) @binding(5) var<storage, read> state: State;
-@group(0) @binding(6) var<storage, read_write> partial: array<atomic<u32>>;
-@group(0) @binding(7) var<storage, read_write> counters: array<atomic<u32>>;
-@group(0) @binding(8) var<uniform> p: P;
-var<workgroup> qs: array<vec4f, ${heads * d4}>;
-var<workgroup> kn: array<vec4f, D4>;
-var<workgroup> vn: array<vec4f, D4>;
-var<workgroup> sc: array<f32, ${heads * batch}>;
-var<workgroup> red: array<f32, ${heads * DECODE_WG}>;
-var<workgroup> sums: array<vec4f, ${heads * DECODE_WG}>;
-var<workgroup> slices: array<vec2f, ${heads * MAX_ATTENTION_SPLITS}>; // the combine's (max, sum) of each slice
-var<workgroup> weights: array<f32, ${heads * MAX_ATTENTION_SPLITS}>; // and its weight
-var<workgroup> last: u32;
-
-// Partial results go through atomics so that the combining workgroup reads them from the device's
-// coherent level, not from a cache line another step left behind.
-fn load_partial(i: u32) -> f32 {
-  return bitcast<f32>(atomicLoad(&partial[i]));
-}
-
-@compute @workgroup_size(${DECODE_WG})
-fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
-  let h0 = wid.x * HEADS; // the workgroup's first query head
-  let split = wid.z;
-  let per_kv = p.heads / p.kv_heads;
-  let kh = h0 / per_kv;
-  let pos = state.pos0;
-  let n = pos + 1u;
-  let used = min(p.splits, (n + BATCH - 1u) / BATCH);
-  if (split >= used) { return; }
-  let per = (n + used - 1u) / used;
-  let begin = min(split * per, n);
-  let end = min(begin + per, n);
-  let t = li / 4u; // the position of the batch whose K part this invocation holds
-  let quarter = li % 4u;
-  let g = li / D4; // the position group of this invocation's V vec4s
-  let c4 = li % D4;
-  let krow0 = kh * p.max_seq;
-  let vrow0 = kh * p.max_seq;
-  var c0 = begin;
-${range(kPer).map((k) => `  var kr${k}: vec4f;`).join("\n")}
-${range(vPer).map((k) => `  var vr${k}: vec4f;`).join("\n")}
-${load}
-  let half = ${headDim / 2}u;
-  let ksrc = p.heads * ${headDim}u + kh * ${headDim}u;
-  let vsrc = (p.heads + p.kv_heads) * ${headDim}u + kh * ${headDim}u;
-  for (var j = li; j < half; j += WG) {
-    let cs = table[pos * half + j];
-    let e = 2u * (j % 2u);
-${
-    hs.map((h) =>
-      `    let a${h} = qkv[(h0 + ${h}u) * ${headDim}u + 2u * j];
-    let b${h} = qkv[(h0 + ${h}u) * ${headDim}u + 2u * j + 1u];
-    qs[${h}u * D4 + j / 2u][e] = a${h} * cs.x - b${h} * cs.y;
-    qs[${h}u * D4 + j / 2u][e + 1u] = b${h} * cs.x + a${h} * cs.y;`
-    ).join("\n")
-  }
-    let ka = qkv[ksrc + 2u * j];
-    let kb = qkv[ksrc + 2u * j + 1u];
-    kn[j / 2u][e] = ka * cs.x - kb * cs.y;
-    kn[j / 2u][e + 1u] = kb * cs.x + ka * cs.y;
-  }
-  for (var i = li; i < D4; i += WG) {
-    vn[i] = vec4f(qkv[vsrc + 4u * i], qkv[vsrc + 4u * i + 1u], qkv[vsrc + 4u * i + 2u], qkv[vsrc + 4u * i + 3u]);
-  }
-  workgroupBarrier();
-  if (split == 0u && h0 % per_kv == 0u) {
-    let at = (kh * p.max_seq + pos) * D4;
-    for (var i = li; i < D4; i += WG) {
-      kc[at + i] = kn[i];
-      vc[at + i] = vn[i];
-    }
-  }
-  var m: array<f32, HEADS>;
-  var l: array<f32, HEADS>;
-  var acc: array<vec4f, HEADS>;
-${hs.map((h) => `  m[${h}] = -3.0e38;\n  l[${h}] = 0.0;\n  acc[${h}] = vec4f(0.0);`).join("\n")}
-  loop {
-    if (c0 >= end) { break; }
-    let cn = min(BATCH, end - c0);
-    let newest = c0 + t == pos;
-${hs.map((h) => `    red[${h}u * WG + li] = ${dot(h)};`).join("\n")}
-    workgroupBarrier();
-    if (li < HEADS * BATCH) {
-      let b = li % BATCH;
-      let r = (li / BATCH) * WG + 4u * b;
-      sc[li] = select(-3.0e38, (red[r] + red[r + 1u] + red[r + 2u] + red[r + 3u]) * p.scale, b < cn);
-    }
-    workgroupBarrier();
-${
-    hs.map((h) =>
-      `    {
-      var bm = -3.0e38;
-      for (var b = 0u; b < BATCH; b++) { bm = max(bm, sc[${h}u * BATCH + b]); }
-      let m_new = max(m[${h}], bm);
-      var bl = 0.0;
-      for (var b = 0u; b < BATCH; b++) { bl += exp(sc[${h}u * BATCH + b] - m_new); }
-      let alpha = exp(m[${h}] - m_new);
-      m[${h}] = m_new;
-      l[${h}] = l[${h}] * alpha + bl;
-      acc[${h}] *= alpha;
-      if (g < GROUPS) {
-        acc[${h}] += ${weighted(h)};
-      }
-    }`
-    ).join("\n")
-  }
-    c0 += BATCH;
-    if (c0 < end) {
-${load.replace(/^ {4}/gm, "      ")}
-    }
-    workgroupBarrier();
-  }
-${hs.map((h) => `  sums[${h}u * WG + li] = select(vec4f(0.0), acc[${h}], g < GROUPS);`).join("\n")}
-  workgroupBarrier();
-  // Each (head, channel vec4) of the workgroup: the groups' sums.
-  var totals: array<vec4f, ${Math.ceil((heads * d4) / DECODE_WG)}>;
-  for (var k = 0u; k < ${Math.ceil((heads * d4) / DECODE_WG)}u; k++) {
-    let i = li + k * WG;
-    var total = vec4f(0.0);
-    if (i < HEADS * D4) {
-      let base = (i / D4) * WG + i % D4;
-      for (var q = 0u; q < GROUPS; q++) { total += sums[base + q * D4]; }
-    }
-    totals[k] = total;
-  }
-  if (used == 1u) {
-    for (var k = 0u; k < ${Math.ceil((heads * d4) / DECODE_WG)}u; k++) {
-      let i = li + k * WG;
-      if (i < HEADS * D4) {
-        let o = totals[k] / l[i / D4];
-        let at = (h0 + i / D4) * ${headDim}u + 4u * (i % D4);
-        for (var j = 0u; j < 4u; j++) { out[at + j] = o[j]; }
-      }
+  if (p.splits == 1u) {
+    if (li < d4) {
+      let o = total / l;
+      for (var j = 0u; j < 4u; j++) { out[qbase + 4u * li + j] = o[j]; }
     }
     return;
   }
-  // Flash-decoding: each head's (m, l, acc) of this slice to partial[(head, split)], then the last to finish combines.
-  let stride = ${headDim + 2}u;
-  for (var k = 0u; k < ${Math.ceil((heads * d4) / DECODE_WG)}u; k++) {
-    let i = li + k * WG;
-    if (i < HEADS * D4) {
-      let at = ((h0 + i / D4) * p.splits + split) * stride + 2u + 4u * (i % D4);
-      for (var j = 0u; j < 4u; j++) { atomicStore(&partial[at + j], bitcast<u32>(totals[k][j])); }
-    }
+  // Flash-decoding: this slice's (m, l, acc) to partial[(row, h, split)], then the last to finish combines.
+  let stride = p.dim + 2u;
+  let slot = ((row * p.heads + h) * p.splits + split) * stride;
+  if (li < d4) {
+    for (var j = 0u; j < 4u; j++) { atomicStore(&partial[slot + 2u + 4u * li + j], bitcast<u32>(total[j])); }
   }
-  if (li < HEADS) {
-    let at = ((h0 + li) * p.splits + split) * stride;
-    atomicStore(&partial[at], bitcast<u32>(m[min(li, HEADS - 1u)]));
-    atomicStore(&partial[at + 1u], bitcast<u32>(l[min(li, HEADS - 1u)]));
+  if (li == 0u) {
+    atomicStore(&partial[slot], bitcast<u32>(m));
+    atomicStore(&partial[slot + 1u], bitcast<u32>(l));
   }
   storageBarrier();
   workgroupBarrier();
   if (li == 0u) {
-    last = u32(atomicAdd(&counters[wid.x], 1u) == used - 1u);
+    last = u32(atomicAdd(&counters[row * p.heads + h], 1u) == p.splits - 1u);
   }
   if (workgroupUniformLoad(&last) == 0u) { return; }
   storageBarrier();
-  for (var i = li; i < HEADS * used; i += WG) {
-    let at = ((h0 + i / used) * p.splits + i % used) * stride;
-    slices[(i / used) * SPLITS + i % used] = vec2f(load_partial(at), load_partial(at + 1u));
-  }
+  let first = (row * p.heads + h) * p.splits * stride;
+  if (li < p.splits) { slices[li] = vec2f(load_partial(first + li * stride), load_partial(first + li * stride + 1u)); }
   workgroupBarrier();
-  // Each slice's weight, 0 past the last slice (so that the loads below go 16 slices at a time).
-  for (var i = li; i < HEADS * SPLITS; i += WG) {
-    let s = i % SPLITS;
-    var w = 0.0;
-    if (s < used) {
-      let base = i - s;
-      var gm = -3.0e38;
-      for (var r = 0u; r < used; r++) { gm = max(gm, slices[base + r].x); }
-      var gl = 0.0;
-      for (var r = 0u; r < used; r++) { gl += slices[base + r].y * exp(slices[base + r].x - gm); }
-      w = exp(slices[i].x - gm) / gl;
+  var gm = -3.0e38;
+  for (var s = 0u; s < p.splits; s++) { gm = max(gm, slices[s].x); }
+  var gl = 0.0;
+  for (var s = 0u; s < p.splits; s++) { gl += slices[s].y * exp(slices[s].x - gm); }
+  workgroupBarrier();
+  if (li < p.splits) { slices[li].x = exp(slices[li].x - gm) / gl; }
+  workgroupBarrier();
+  for (var d = li; d < p.dim; d += WG) {
+    let at = first + 2u + d;
+    var a = 0.0;
+    var s = 0u;
+    for (; s + 4u <= p.splits; s += 4u) {
+      a += (load_partial(at + s * stride) * slices[s].x + load_partial(at + (s + 1u) * stride) * slices[s + 1u].x) +
+        (load_partial(at + (s + 2u) * stride) * slices[s + 2u].x + load_partial(at + (s + 3u) * stride) * slices[s + 3u].x);
     }
-    weights[i] = w;
+    for (; s < p.splits; s++) { a += load_partial(at + s * stride) * slices[s].x; }
+    out[qbase + d] = a;
   }
-  workgroupBarrier();
-  // Each output (head, channel) of the workgroup: its slices' sum, weighted, 16 slices' loads at a time.
-${
-    range(items).map((k) =>
-      `  let i${k} = min(li + ${k * DECODE_WG}u, HEADS * ${headDim}u - 1u);
-  let at${k} = (h0 + i${k} / ${headDim}u) * p.splits * stride + 2u + i${k} % ${headDim}u;
-  let w${k} = (i${k} / ${headDim}u) * SPLITS;
-  var a${k} = 0.0;`
-    ).join("\n")
-  }
-  for (var s = 0u; s < used; s += 16u) {
-${
-    range(items).map((k) => {
-      const terms = range(16).map((j) =>
-        `load_partial(at${k} + min(s + ${j}u, used - 1u) * stride) * weights[w${k} + s + ${j}u]`
-      );
-      const tree = (t: string[]): string =>
-        t.length === 1 ? t[0] : `(${tree(t.slice(0, t.length / 2))} + ${tree(t.slice(t.length / 2))})`;
-      return `    a${k} += ${tree(terms)};`;
-    }).join("\n")
-  }
-  }
-${
-    range(items).map((k) =>
-      `  if (li + ${k * DECODE_WG}u < HEADS * ${headDim}u) { out[h0 * ${headDim}u + i${k}] = a${k}; }`
-    ).join("\n")
-  }
-  if (li == 0u) { atomicStore(&counters[wid.x], 0u); }
+  if (li == 0u) { atomicStore(&counters[row * p.heads + h], 0u); }
 }`;
 }
 
