@@ -175,6 +175,17 @@ export const MAX_ATTENTION_SPLITS = 128;
  * and its KV head's new key from the fused projection `[q | k | v]` itself, uses the new key and
  * value from workgroup memory at the new position, and the first split of the first query head of
  * each KV head writes them into the cache for later steps. So a decode layer has no RoPE dispatch.
+ *
+ * At the Sarashina2.2-1B shape (16/8 heads of 112, maxSeq 768, 24 layers' caches dispatched in one
+ * pass, GPU timestamps, median of 15, NVIDIA H200, Deno 2.9.6, 2026-12-02) decode takes 12.8-14.0 us
+ * a layer at 512-767 positions with 16 or 24 slices alike (16.0-17.2 us in a pass of its own).
+ * Tried and slower, not kept (`harness/baselines/nvidia-h200-log/35-attn-ab.txt`): one workgroup
+ * per KV head serving both its query heads, each slice one batch of 32 positions whose K and V rows
+ * were loaded into registers with the RoPE's loads, the batch's max and sum by loops of every
+ * invocation over the 32 scores in workgroup memory instead of tree reductions, and slices chosen
+ * by the cache length: 17.1-18.8 us at one batch a slice, about 5 us more for each further batch
+ * (likely the serial loops over workgroup memory, with four warps an SM to hide their latency,
+ * though that was not timed apart); bench:llm q8 decode 772 tok/s against 801 (35-attn-bench.txt).
  */
 export function attentionSource(decode: boolean, chunk = 1024): string {
   const inputs = decode
