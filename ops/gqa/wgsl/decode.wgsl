@@ -32,6 +32,13 @@
 // cover four keys' 128-byte runs, partial dot products reduced in workgroup memory, 0.052-0.053 (at
 // S = 32,768, 0.163-0.172 against 0.0934); the first eight V loads of phase 3 issued before the
 // reductions, 0.0331.
+//
+// Where the time goes (34-gqa-ablation.txt, decode alone at S = 8,192, median of 30): with every K
+// and V load replaced by a value computed from its index, the kernel still takes 0.0164 ms (staging,
+// the nine barriers, the reductions and the partials' writes of 512 workgroups in one wave); with V's
+// loads alone 0.0183, K's alone 0.0230, both 0.0315, where a plain read of the same 64 MiB takes
+// 0.0203. The combine adds 0.0052 ms to the pass in every case. So half the time is the kernel's
+// structure, not its bytes, and K's loads (one row per invocation) overlap that structure worse than V's.
 
 struct Params {
   L: u32,
