@@ -166,6 +166,10 @@ Deno.test("fused GEMV: a layout of another format, or lanes that do not reduce t
     /layout q4-tiled is not one of format q8's/,
   );
   throws(() => fusedGemvSource("f32", "plain", "store", { kind: "q4-tiled" }), /not one of format f32's/);
+  throws(
+    () => fusedGemvSource("q4g128", "plain", "store", { kind: "lanes", lanes: 32, groups: 2, unroll: 2, reduce: [32] }),
+    /layout lanes is not one of format q4g128's/,
+  );
   const bad = { kind: "lanes", lanes: 16, groups: 4, unroll: 2, reduce: [8] } as const;
   throws(
     () => fusedGemvSource("q8", "plain", "store", bad),

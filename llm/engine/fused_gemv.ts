@@ -199,10 +199,10 @@ fn word_dot(w: u32, xa: vec4f, xb: vec4f) -> f32 {
 
 /**
  * The start of every layout's main: this invocation's index `tid`, lane and first row `row`, its
- * four rows r0..r3 clamped to the block, `first` (its row group's slot in scratch) and, with `norm`,
- * its share of the sum of squares.
+ * four rows r0..r3 clamped to the block, `first` (its row group's slot in scratch) and, with
+ * `sumSquares`, its share of the sum of squares by `sum_squares` (`lanes` sums them from its own loads).
  */
-function start(lanes: number, groups: number, input: GemvInput, squares = true): string {
+function start(lanes: number, groups: number, sumSquares: boolean): string {
   return `  let lane = lid.x;
   let tid = lid.y * ${lanes}u + lane;
   let n = p.n;
@@ -212,7 +212,7 @@ function start(lanes: number, groups: number, input: GemvInput, squares = true):
   let r1 = min(row + 1u, n - 1u);
   let r2 = min(row + 2u, n - 1u);
   let r3 = min(row + 3u, n - 1u);
-  let first = lid.y * ${lanes}u;${input === "norm" && squares ? "\n  let ss = sum_squares(tid);" : ""}`;
+  let first = lid.y * ${lanes}u;${sumSquares ? "\n  let ss = sum_squares(tid);" : ""}`;
 }
 
 const MAIN_ARGS = `@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -229,7 +229,7 @@ ${norm ? "var<workgroup> squares: array<f32, 256>;" : ""}
 
 @compute @workgroup_size(128, 2)
 fn main(${MAIN_ARGS}) {
-${start(128, 2, input)}
+${start(128, 2, norm)}
   let quads = k / 4u;
   let b0 = r0 * quads;
   let b1 = r1 * quads;
@@ -281,7 +281,7 @@ var<workgroup> scratch: array<vec4f, 8u * TILE>;
 
 @compute @workgroup_size(64, 4)
 fn main(${MAIN_ARGS}) {
-${start(64, 4, input)}
+${start(64, 4, norm)}
   var a0 = 0.0; // row r0's dot product
   var a1 = 0.0;
   var a2 = 0.0;
@@ -456,11 +456,13 @@ export function fusedGemvRows(layout: GemvLayout): number {
   return layout.kind === "lanes" ? 4 * layout.groups : layout.kind === "f32-wide" ? 8 : 16;
 }
 
+/** The formats a `lanes` layout serves (q4g128 keeps its staged layout: the module doc says why). */
+type LanesFormat = Exclude<WeightFormat, "q4g128">;
+
 /** Columns of one chunk (a vec4 of the weight) and vec4s of x it needs, per format. */
-const CHUNK: Record<WeightFormat, { cols: number; xs: number }> = {
+const CHUNK: Record<LanesFormat, { cols: number; xs: number }> = {
   f32: { cols: 4, xs: 1 },
   q8: { cols: 16, xs: 4 },
-  q4g128: { cols: 32, xs: 8 },
 };
 
 /** `terms` summed pairwise. */
@@ -479,11 +481,10 @@ function xLoad(name: string, index: string, live: string | null, norm: boolean):
       let ${name} = ${name}_ * g[${index}];`;
 }
 
-function lanesSource(format: WeightFormat, input: GemvInput, output: GemvOutput, l: LanesLayout): string {
+function lanesSource(format: LanesFormat, input: GemvInput, output: GemvOutput, l: LanesLayout): string {
   const norm = input === "norm";
   const { lanes: L, groups: G, unroll: U } = l;
   const { cols, xs } = CHUNK[format];
-  const vecAcc = format !== "q4g128";
   const R = [0, 1, 2, 3];
   const steps = Array.from({ length: U }, (_, u) => u);
   const body: string[] = [];
@@ -493,9 +494,6 @@ ${R.map((r) => `    let b${r} = r${r} * chunks;`).join("\n")}
     for (var i = lane; i < chunks; i += ${L * U}u) {`);
   for (const u of steps) body.push(`      let c${u} = i + ${u * L}u;\n      let l${u} = min(c${u}, last);`);
   for (const u of steps) for (const r of R) body.push(`      let w${u}${r} = weight[b${r} + l${u}];`);
-  if (format === "q4g128") {
-    for (const u of steps) for (const r of R) body.push(`      let s${u}${r} = scales[g${r} + l${u} / 4u];`);
-  }
   for (const u of steps) {
     const live = `c${u} < chunks`;
     for (let j = 0; j < xs; j++) body.push(xLoad(`x${u}${j}`, `${xs}u * l${u} + ${j}u`, live, norm));
@@ -503,51 +501,27 @@ ${R.map((r) => `    let b${r} = r${r} * chunks;`).join("\n")}
     for (const r of R) {
       const w = `w${u}${r}`;
       if (format === "f32") body.push(`      a${r} = fma(${w}, ${xv(0)}, a${r});`);
-      else if (format === "q8") {
+      else {
         body.push(
           `      a${r} = fma(q8(${w}.w), ${xv(3)}, fma(q8(${w}.z), ${xv(2)}, fma(q8(${w}.y), ${
             xv(1)
           }, fma(q8(${w}.x), ${xv(0)}, a${r}))));`,
         );
-      } else {
-        const args = Array.from({ length: 8 }, (_, j) => xv(j)).join(", ");
-        body.push(`      a${r} = fma(s${u}${r}, chunk_dot(${w}, ${args}), a${r});`);
       }
     }
   }
   body.push("    }");
   const chunkPath = body.join("\n");
 
-  let wordPath = "";
-  if (format === "q8") {
-    wordPath = `    let words = k / 4u; // K % 4 == 0: no padding
+  // q8 rows that do not start on a 16-byte boundary: a word (four codes) at a time.
+  const wordPath = `    let words = k / 4u; // K % 4 == 0: no padding
 ${R.map((r) => `    let b${r} = r${r} * words;`).join("\n")}
     for (var j = lane; j < words; j += ${L}u) {
 ${xLoad("xv", "j", null, norm)}
 ${R.map((r) => `      a${r} = fma(q8(word(b${r} + j)), xv, a${r});`).join("\n")}
     }`;
-  } else if (format === "q4g128") {
-    wordPath = `    let words = (k + 7u) / 8u; // words per row
-    let full = k / 8u; // words with no padding
-${R.map((r) => `    let b${r} = r${r} * words;`).join("\n")}
-    for (var j = lane; j < full; j += ${L}u) {
-${xLoad("xa", "2u * j", null, norm)}
-${xLoad("xb", "2u * j + 1u", null, norm)}
-${R.map((r) => `      a${r} = fma(scales[g${r} + j / 16u], word_dot(word(b${r} + j), xa, xb), a${r});`).join("\n")}
-    }
-    if (full < words && lane == full % ${L}u) {
-      // K % 8 == 4: the last word's codes 4-7 are padding, their activations taken as 0.
-${xLoad("xa", "2u * full", null, norm)}
-      let xb = vec4f(0.0);
-${
-      R.map((r) => `      a${r} = fma(scales[g${r} + full / 16u], word_dot(word(b${r} + full), xa, xb), a${r});`).join(
-        "\n",
-      )
-    }
-    }`;
-  }
 
-  const hsum = (a: string) => vecAcc ? `(${a}.x + ${a}.y) + (${a}.z + ${a}.w)` : a;
+  const hsum = (a: string) => `(${a}.x + ${a}.y) + (${a}.z + ${a}.w)`;
   // The reduction: stages of l.reduce, the last by one invocation per row group.
   const red: string[] = [];
   let span = L;
@@ -570,14 +544,8 @@ ${
     span = next;
   }
 
-  const q4Groups = format === "q4g128"
-    ? `\n  let ngroups = (k + 127u) / 128u; // scales per row\n${
-      R.map((r) => `  let g${r} = r${r} * ngroups;`).join("\n")
-    }`
-    : "";
-  const decode = format === "q8" ? Q8_DECODE : format === "q4g128" ? Q4_DECODE : "";
-  const word = format === "f32" ? "" : "fn word(e: u32) -> u32 { return weight[e / 4u][e % 4u]; }";
-  const acc = vecAcc ? "vec4f(0.0)" : "0.0";
+  const decode = format === "q8" ? Q8_DECODE : "";
+  const word = format === "q8" ? "fn word(e: u32) -> u32 { return weight[e / 4u][e % 4u]; }" : "";
   const paths = format === "f32"
     ? chunkPath
     : `  if (k % ${cols}u == 0u) {\n${chunkPath}\n  } else {\n${wordPath}\n  }`;
@@ -591,11 +559,11 @@ ${norm ? `var<workgroup> squares: array<f32, ${L * G}>; // the partial sums of x
 
 @compute @workgroup_size(${L}, ${G})
 fn main(${MAIN_ARGS}) {
-${start(L, G, "plain")}${q4Groups}
-  var a0 = ${acc};
-  var a1 = ${acc};
-  var a2 = ${acc};
-  var a3 = ${acc};
+${start(L, G, false)}
+  var a0 = vec4f(0.0);
+  var a1 = vec4f(0.0);
+  var a2 = vec4f(0.0);
+  var a3 = vec4f(0.0);
   var ss = 0.0;
 ${paths}
   scratch[tid] = vec4f(${R.map((r) => hsum(`a${r}`)).join(", ")});
@@ -638,6 +606,7 @@ export function fusedGemvSource(
         `fusedGemvSource: layout.reduce must be powers of two multiplying to lanes, got ${JSON.stringify(layout)}`,
       );
     }
+    if (format === "q4g128") throw new Error("fusedGemvSource: layout lanes is not one of format q4g128's");
     return lanesSource(format, input, output, layout);
   }
   if (layout.kind === "f32-wide" && format === "f32") return f32Source(input, output);
