@@ -41,7 +41,7 @@ const SLOTS: u32 = 8u;              // vec4s of its row each invocation holds (S
 const SMALLEST: u32 = 0x0d800000u;  // 2^-100 as f32 bits
 const LARGEST: u32 = 0x7e800000u;   // 2^126 as f32 bits
 const NEAR: f32 = 0.4999;           // |q - round(q)| at or above this: within 1e-4 of a tie
-const LEVELS: u32 = 127u;           // the largest code, for exact_code_body.wgsl
+const LEVELS: u32 = 127u;           // the largest code, for exact_code.wgsl
 
 var<workgroup> maxima: array<u32, WG>;
 
@@ -49,11 +49,7 @@ var<workgroup> maxima: array<u32, WG>;
 
 // #include "exact_scale.wgsl"
 
-// round(x * 127 / absmax), ties toward +Infinity, for |x| <= absmax (as bit patterns), exactly:
-// the portable kernel's integer arithmetic.
-fn exact_code(x_bits: u32, absmax_bits: u32) -> i32 {
-// #include "exact_code_body.wgsl"
-}
+// #include "exact_code.wgsl"
 
 fn exact_codes(v: vec4f, absmax_bits: u32) -> vec4i {
   let b = bitcast<vec4u>(v);

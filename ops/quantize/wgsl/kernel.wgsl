@@ -6,7 +6,7 @@
 // beyond 65,535 fold into y: row = id.x + id.y * num_workgroups.x.
 //
 // The code and the scale are decided exactly, in integer arithmetic on the f32 bit patterns
-// (exact_code_body.wgsl, exact_scale.wgsl: WGSL's division may be 2.5 ULP off), so every device
+// (exact_code.wgsl, exact_scale.wgsl: WGSL's division may be 2.5 ULP off), so every device
 // agrees with the f64 reference; an f32 quotient would round x * 127 / absmax onto a half-integer
 // it is not on. absmax is found exactly too: for non-negative floats, the order of their bit
 // patterns as u32 is the order of their values.
@@ -21,7 +21,7 @@ struct Params {
 @group(0) @binding(3) var<uniform> params: Params;
 
 const WORKGROUP = 256u;
-const LEVELS = 127u;  // the largest code, for exact_code_body.wgsl
+const LEVELS = 127u;  // the largest code, for exact_code.wgsl
 
 var<workgroup> maxima: array<u32, WORKGROUP>;
 
@@ -29,10 +29,7 @@ var<workgroup> maxima: array<u32, WORKGROUP>;
 
 // #include "exact_scale.wgsl"
 
-// round(x * 127 / absmax), ties toward +Infinity, for |x| <= absmax (as bit patterns).
-fn code_of(x_bits: u32, absmax_bits: u32) -> i32 {
-// #include "exact_code_body.wgsl"
-}
+// #include "exact_code.wgsl"
 
 @compute @workgroup_size(256)
 fn main(
@@ -53,6 +50,6 @@ fn main(
     scales[row] = exact_scale(absmax_bits);
   }
   for (var c = lid; c < cols; c += WORKGROUP) {
-    codes[base + c] = code_of(bitcast<u32>(x[base + c]), absmax_bits);
+    codes[base + c] = exact_code(bitcast<u32>(x[base + c]), absmax_bits);
   }
 }

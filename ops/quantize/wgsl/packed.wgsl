@@ -5,7 +5,7 @@
 // too large to bind as f32 at once is quantized into one buffer a piece at a time.
 // One workgroup per row, as quantize/kernel: the row's absmax reduced through workgroup memory,
 // then each invocation packs whole words. Codes and scales are decided exactly, in integer
-// arithmetic on the f32 bit patterns (exact_code_body.wgsl, exact_scale.wgsl), so every device
+// arithmetic on the f32 bit patterns (exact_code.wgsl, exact_scale.wgsl), so every device
 // writes the converter's bytes. Rows beyond 65,535 fold into y: row = id.x + id.y * num_workgroups.x.
 struct Params {
   rows: u32,
@@ -20,7 +20,7 @@ struct Params {
 @group(0) @binding(3) var<uniform> params: Params;
 
 const WORKGROUP = 256u;
-const LEVELS = 127u;  // the largest code, for exact_code_body.wgsl
+const LEVELS = 127u;  // the largest code, for exact_code.wgsl
 
 var<workgroup> maxima: array<u32, WORKGROUP>;
 
@@ -28,10 +28,7 @@ var<workgroup> maxima: array<u32, WORKGROUP>;
 
 // #include "exact_scale.wgsl"
 
-// round(x * 127 / absmax), ties toward +Infinity, for |x| <= absmax (as bit patterns).
-fn code_of(x_bits: u32, absmax_bits: u32) -> i32 {
-// #include "exact_code_body.wgsl"
-}
+// #include "exact_code.wgsl"
 
 @compute @workgroup_size(256)
 fn main(
@@ -57,7 +54,7 @@ fn main(
     for (var j = 0u; j < 4u; j++) {
       let c = 4u * w + j;
       if (c < cols) {
-        word |= (bitcast<u32>(code_of(bitcast<u32>(x[base + c]), absmax_bits)) & 0xffu) << (8u * j);
+        word |= (bitcast<u32>(exact_code(bitcast<u32>(x[base + c]), absmax_bits)) & 0xffu) << (8u * j);
       }
     }
     packed[out_row * params.words + w] = word;

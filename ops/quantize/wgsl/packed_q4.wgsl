@@ -11,7 +11,7 @@
 // columns of one word into registers (consecutive invocations read consecutive 32-byte runs), the
 // group's 16 invocations reduce their largest magnitudes through workgroup memory, and each then
 // writes its word from registers; the group's first writes the scale. Codes and scales are decided
-// exactly, in integer arithmetic on the f32 bit patterns (exact_code_body.wgsl, exact_scale.wgsl),
+// exactly, in integer arithmetic on the f32 bit patterns (exact_code.wgsl, exact_scale.wgsl),
 // so every device writes the converter's bytes. Workgroups beyond 65,535 fold into y:
 // block = id.x + id.y * num_workgroups.x.
 struct Params {
@@ -30,7 +30,7 @@ struct Params {
 const WORKGROUP = 256u;
 const LANES = 16u;  // invocations (words) per group of 128 columns
 const GROUPS_PER_WORKGROUP = WORKGROUP / LANES;  // GROUPS_PER_WORKGROUP in mod.ts
-const LEVELS = 7u;  // the largest code, for exact_code_body.wgsl
+const LEVELS = 7u;  // the largest code, for exact_code.wgsl
 
 var<workgroup> maxima: array<u32, WORKGROUP>;
 
@@ -38,10 +38,7 @@ var<workgroup> maxima: array<u32, WORKGROUP>;
 
 // #include "exact_scale.wgsl"
 
-// round(x * 7 / absmax), ties toward +Infinity, for |x| <= absmax (as bit patterns).
-fn code_of(x_bits: u32, absmax_bits: u32) -> i32 {
-// #include "exact_code_body.wgsl"
-}
+// #include "exact_code.wgsl"
 
 @compute @workgroup_size(256)
 fn main(
@@ -87,7 +84,7 @@ fn main(
   var packed_word = 0u;
   for (var j = 0u; j < 8u; j++) {
     // A padding column holds bits 0, whose code is 0.
-    packed_word |= (bitcast<u32>(code_of(bits[j], absmax_bits)) & 0xfu) << (4u * j);
+    packed_word |= (bitcast<u32>(exact_code(bits[j], absmax_bits)) & 0xfu) << (4u * j);
   }
   packed[out_row * params.words + word] = packed_word;
 }

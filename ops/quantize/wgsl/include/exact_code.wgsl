@@ -1,6 +1,8 @@
-// The body of the exact code function: round(x * LEVELS / absmax), ties toward +Infinity, for
-// |x| <= absmax, from the bit patterns x_bits and absmax_bits, in integer arithmetic. Expects
-// `const LEVELS: u32`, the largest code (127 for q8, 7 for q4; at most 127), and magnitude.wgsl.
+// exact_code(x_bits, absmax_bits): round(x * LEVELS / absmax), ties toward +Infinity, for |x| <= absmax,
+// from the bit patterns of x and absmax, in integer arithmetic (WGSL allows its f32 division 2.5 ULP,
+// and a code must be the reference's exactly). Expects `const LEVELS: u32`, the largest code (127 for
+// q8, 7 for q4; at most 127), and magnitude.wgsl.
+fn exact_code(x_bits: u32, absmax_bits: u32) -> i32 {
   let magnitude = x_bits & 0x7fffffffu;
   if (magnitude == 0u) {
     return 0;  // which covers every element of a row of zeros, so absmax > 0 below
@@ -20,3 +22,4 @@
   let round_up = twice_remainder > denominator || (twice_remainder == denominator && !negative);
   let code = i32(whole + select(0u, 1u, round_up));
   return select(code, -code, negative);
+}
