@@ -24,6 +24,7 @@ import { checkDispatch, type GuardedLimits, workgroupSizeOf } from "./limits.ts"
 import { type Resolution, resolve } from "./resolve.ts";
 import { type AdapterDescription, type AdapterInfoLike, describeAdapter, detectTarget } from "./target.ts";
 import { type Dtype, type KernelSources, parseVariantName } from "./variants.ts";
+import { type BoundDispatch, encodeBound, Program } from "./program.ts";
 
 /** Element types a tensor may hold. */
 export type TensorDtype = "f32" | "i32" | "u32";
@@ -192,6 +193,15 @@ interface DeviceState {
 
 type PipelineCache = Map<string, { source: string; pipeline: GPUComputePipeline }>;
 
+/** One pipeline cache per GPUDevice, shared by every ResidentDevice made over it. */
+const PIPELINES = new WeakMap<GPUDevice, PipelineCache>();
+
+function pipelinesOf(device: GPUDevice): PipelineCache {
+  let cache = PIPELINES.get(device);
+  if (!cache) PIPELINES.set(device, cache = new Map());
+  return cache;
+}
+
 const KNOWN_ANSWER_F16 = `enable f16;
 @group(0) @binding(0) var<storage, read_write> data: array<f32>;
 @compute @workgroup_size(4) fn main(@builtin(global_invocation_id) id: vec3u) {
@@ -250,7 +260,7 @@ export class ResidentDevice {
     this.f16Verified = f16Verified;
     this.#owned = owned;
     this.#limits = shared?.limits ?? device.limits;
-    this.#pipelines = shared?.pipelines ?? new Map();
+    this.#pipelines = shared?.pipelines ?? pipelinesOf(device);
     this.#state = shared?.state ?? watchLoss(device);
   }
 
@@ -558,63 +568,136 @@ export class ResidentDevice {
     steps: readonly [KernelPlan, readonly GpuTensor[]][],
     timestampWrites?: GPUComputePassTimestampWrites,
   ): GPUBuffer[] {
-    const checked = steps.map(([plan, tensors]) => {
-      const where = `${plan.op}/${plan.kernel.variant}`;
-      this.#live(where);
-      const workgroups: [number, number, number] = typeof plan.workgroups === "number"
-        ? [plan.workgroups, 1, 1]
-        : [...plan.workgroups];
-      if (tensors.length !== plan.bindings.length) {
-        throw new Error(`${where}: expected ${plan.bindings.length} tensors, got ${tensors.length}`);
-      }
-      for (const [i, spec] of plan.bindings.entries()) {
-        const binding = `${where}: binding ${i} (${spec.name})`;
-        const t = checkTensor(tensors[i], binding);
-        if (t.dtype !== spec.dtype || t.length < spec.length) {
-          throw new Error(`${binding} expects ${spec.length} ${spec.dtype}, got ${t.length} ${t.dtype}`);
-        }
-      }
-      checkDispatch(this.limits, {
-        where,
-        workgroups,
-        workgroupSize: workgroupSizeOf(plan.kernel.source, where),
-        storage: tensors.map((t, i) => ({ name: plan.bindings[i].name, bytes: t.buffer.size })),
-      });
-      return { plan, tensors, workgroups };
-    });
-    const transient: GPUBuffer[] = [];
-    let pass: GPUComputePassEncoder | undefined;
+    const workgroups = steps.map(([plan, tensors]) => this.#check(plan, tensors));
+    const bound: BoundDispatch[] = [];
     try {
-      for (const { plan, tensors, workgroups } of checked) {
-        const pipeline = this.#pipeline(plan.op, plan.kernel);
-        const entries: GPUBindGroupEntry[] = tensors.map((t, i) => ({ binding: i, resource: { buffer: t.buffer } }));
-        if (plan.params) {
-          const uniform = this.device.createBuffer({
-            size: plan.params.byteLength,
-            usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
-          });
-          this.device.queue.writeBuffer(uniform, 0, plan.params);
-          entries.push({ binding: tensors.length, resource: { buffer: uniform } });
-          transient.push(uniform);
-        }
-        const bindGroup = this.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
-        const zeroed = plan.bindings.flatMap((spec, i) => spec.zeroed ? [tensors[i].buffer] : []);
-        if (zeroed.length > 0) {
-          pass?.end();
-          pass = undefined;
-          for (const buffer of zeroed) encoder.clearBuffer(buffer);
-        }
-        pass ??= encoder.beginComputePass(timestampWrites ? { timestampWrites } : {});
-        pass.setPipeline(pipeline);
-        pass.setBindGroup(0, bindGroup);
-        if (workgroups.every((n) => n > 0)) pass.dispatchWorkgroups(...workgroups);
-      }
-      pass?.end();
+      for (const [i, [plan, tensors]] of steps.entries()) bound.push(this.#bindChecked(plan, tensors, workgroups[i]));
+      encodeBound(encoder, bound, timestampWrites);
     } catch (e) {
-      for (const b of transient) b.destroy();
+      for (const b of bound) b.uniform?.destroy();
       throw e;
     }
-    return transient;
+    return bound.flatMap((b) => b.uniform ? [b.uniform] : []);
+  }
+
+  /**
+   * Checks a plan and its tensors (device alive, one tensor per binding of the right dtype and
+   * length, every device limit), returning the workgroup counts.
+   */
+  #check(plan: KernelPlan, tensors: readonly GpuTensor[]): [number, number, number] {
+    const where = `${plan.op}/${plan.kernel.variant}`;
+    this.#live(where);
+    const workgroups: [number, number, number] = typeof plan.workgroups === "number"
+      ? [plan.workgroups, 1, 1]
+      : [...plan.workgroups];
+    if (tensors.length !== plan.bindings.length) {
+      throw new Error(`${where}: expected ${plan.bindings.length} tensors, got ${tensors.length}`);
+    }
+    for (const [i, spec] of plan.bindings.entries()) {
+      const binding = `${where}: binding ${i} (${spec.name})`;
+      const t = checkTensor(tensors[i], binding);
+      if (t.dtype !== spec.dtype || t.length < spec.length) {
+        throw new Error(`${binding} expects ${spec.length} ${spec.dtype}, got ${t.length} ${t.dtype}`);
+      }
+    }
+    checkDispatch(this.limits, {
+      where,
+      workgroups,
+      workgroupSize: workgroupSizeOf(plan.kernel.source, where),
+      storage: tensors.map((t, i) => ({ name: plan.bindings[i].name, bytes: t.buffer.size })),
+    });
+    return workgroups;
+  }
+
+  /** Makes the pipeline, params uniform and bind group of a dispatch {@link #check} passed. */
+  #bindChecked(
+    plan: KernelPlan,
+    tensors: readonly GpuTensor[],
+    workgroups: readonly [number, number, number],
+  ): BoundDispatch {
+    const pipeline = this.#pipeline(plan.op, plan.kernel);
+    const entries: GPUBindGroupEntry[] = tensors.map((t, i) => ({ binding: i, resource: { buffer: t.buffer } }));
+    let uniform: GPUBuffer | undefined;
+    if (plan.params) {
+      uniform = this.device.createBuffer({
+        label: `${plan.op}/${plan.kernel.variant} params`,
+        size: plan.params.byteLength,
+        usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+      });
+      this.device.queue.writeBuffer(uniform, 0, plan.params);
+      entries.push({ binding: tensors.length, resource: { buffer: uniform } });
+    }
+    const bindGroup = this.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
+    const cleared = plan.bindings.flatMap((spec, i) => spec.zeroed ? [tensors[i].buffer] : []);
+    return { plan, tensors: [...tensors], pipeline, bindGroup, workgroups, cleared, uniform };
+  }
+
+  /**
+   * Binds a plan to its tensors once: everything {@link submit} checks is checked now (dtypes,
+   * lengths, device limits), and the pipeline, the params uniform and the bind group are made now,
+   * so encoding the result again and again (in a {@link Program}) costs no validation and no
+   * allocation. The bound dispatch owns its params uniform: {@link Program.destroy} frees it.
+   *
+   * @param plan the dispatch
+   * @param tensors one resident tensor per binding of the plan, in order
+   * @returns the bound dispatch
+   * @throws as {@link encode}
+   *
+   * @example
+   * ```ts
+   * import { acquireDevice, elementwisePlan } from "@xpu/ops";
+   * const gpu = await acquireDevice();
+   * const [a, b, sum] = [gpu.upload(new Float32Array([1, 2])), gpu.upload(new Float32Array([3, 4])), gpu.alloc("f32", 2)];
+   * const add = gpu.bind(elementwisePlan(gpu, { op: "add", n: 2 }), [a, b, sum]);
+   * const program = gpu.program("add", [add]);
+   * await program.run();
+   * console.log(await gpu.read(sum)); // Float32Array [4, 6]
+   * program.destroy();
+   * gpu.destroy();
+   * ```
+   */
+  bind(plan: KernelPlan, tensors: readonly GpuTensor[]): BoundDispatch {
+    return this.#bindChecked(plan, tensors, this.#check(plan, tensors));
+  }
+
+  /**
+   * A replayable program: dispatches bound once ({@link bind}), encoded in order into one compute
+   * pass per run (a new pass only before a dispatch whose `zeroed` bindings are cleared). Steps given
+   * as `[plan, tensors]` are bound here. Running it again reruns the same dispatches on whatever the
+   * tensors hold by then (write new inputs with `device.queue.writeBuffer` between runs).
+   *
+   * @param name what the program computes, for messages (e.g. `qwen3 layer 3`)
+   * @param steps bound dispatches, or plans with their tensors, in order
+   * @returns the program
+   * @throws as {@link encode}, for any step, before anything is bound
+   *
+   * @example
+   * ```ts
+   * import { acquireDevice, elementwisePlan } from "@xpu/ops";
+   * const gpu = await acquireDevice();
+   * const add = elementwisePlan(gpu, { op: "add", n: 2 });
+   * const [x, one, y] = [gpu.upload(new Float32Array([1, 2])), gpu.upload(new Float32Array([1, 1])), gpu.alloc("f32", 2)];
+   * // y = x + 1, then x = y + 1: twice per run
+   * const program = gpu.program("add twice", [[add, [x, one, y]], [add, [y, one, x]]]);
+   * await program.run();
+   * await program.run();
+   * console.log(await gpu.read(x)); // Float32Array [5, 6]
+   * program.destroy();
+   * gpu.destroy();
+   * ```
+   */
+  program(name: string, steps: readonly (BoundDispatch | readonly [KernelPlan, readonly GpuTensor[]])[]): Program {
+    const workgroups = steps.map((step) => isUnbound(step) ? this.#check(step[0], step[1]) : step.workgroups);
+    const bound: BoundDispatch[] = [];
+    try {
+      for (const [i, step] of steps.entries()) {
+        bound.push(isUnbound(step) ? this.#bindChecked(step[0], step[1], workgroups[i]) : step);
+      }
+    } catch (e) {
+      for (const [i, b] of bound.entries()) if (isUnbound(steps[i])) b.uniform?.destroy();
+      throw e;
+    }
+    return new Program(this, name, bound);
   }
 
   /**
@@ -823,6 +906,12 @@ const GUARDED_LIMITS: readonly (keyof GuardedLimits)[] = [
   "maxBufferSize",
   "maxStorageBuffersPerShaderStage",
 ];
+
+function isUnbound(
+  step: BoundDispatch | readonly [KernelPlan, readonly GpuTensor[]],
+): step is readonly [KernelPlan, readonly GpuTensor[]] {
+  return Array.isArray(step);
+}
 
 /** Bytes a tensor of `length` 4-byte elements occupies: whole 16-byte units, at least one. */
 function allocatedBytes(length: number): number {

@@ -5,6 +5,9 @@
  *   our own), resident tensors, the pipeline cache, dispatch with error scopes, one-shot runs.
  * - {@link KernelPlan}: the typed description of one dispatch (kernel, bindings, params,
  *   workgroups, cost).
+ * - {@link Program} / {@link BoundDispatch}: plans bound once to their tensors
+ *   ({@link ResidentDevice.bind}, {@link ResidentDevice.program}) and replayed with no validation
+ *   or allocation: what engines and models run.
  * - {@link resolve}: override → target + dtype → target → dtype → portable, with the rung that hit.
  * - {@link describeAdapter} / {@link detectTarget}: what the adapter said and the target inferred.
  * - {@link parseVariantName}: the `<entry>[.<target>][.<dtype>].wgsl` grammar.
@@ -36,6 +39,7 @@ export {
   ResidentDevice,
   type TensorDtype,
 } from "./device.ts";
+export { type BoundDispatch, encodeBound, Program } from "./program.ts";
 export {
   checkDispatch,
   type DispatchShape,

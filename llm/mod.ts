@@ -42,6 +42,7 @@ export * from "./safetensors_sharded.ts";
 export * from "./safetensors_write.ts";
 export * from "./weights/format.ts";
 export * from "./weights/load.ts";
+export * from "./weights/checkpoint.ts";
 export * from "./cache/mod.ts";
 export * from "./perplexity.ts";
 export {
