@@ -372,3 +372,33 @@ gpuTest("engine: a prefillChunk that is not an integer >= 1 is refused at load",
     );
   }
 });
+
+gpuTest(
+  "engine: after its device is lost, rebind loads the same weights on a new device and generates the same tokens",
+  async (gpu) => {
+    const { config, store, close } = await openFixture("tiny-gqa");
+    try {
+      const lostDevice = await acquireDevice();
+      const engine = await LlamaEngine.load(lostDevice, store, { ...config, eosTokenIds: [] }, {
+        format: "q8",
+        maxSeq: 24,
+      });
+      const before = await collect(engine.generate([5, 6, 7], { maxTokens: 8 }));
+      lostDevice.destroy();
+      await assertThrowsMessage(() => collect(engine.generate([5, 6, 7], { maxTokens: 8 })), /^device lost: destroyed/);
+      const progress: number[] = [];
+      const again = await engine.rebind(gpu, { onProgress: (done) => progress.push(done) });
+      try {
+        assertEquals(again.format, "q8");
+        assertEquals(again.maxSeq, 24);
+        assert(progress.length > 0, "rebind reports progress");
+        assertEquals(await collect(again.generate([5, 6, 7], { maxTokens: 8 })), before);
+        await assertThrowsMessage(() => engine.forward([5]), "LlamaEngine.forward: the engine was destroyed");
+      } finally {
+        again.destroy();
+      }
+    } finally {
+      close();
+    }
+  },
+);

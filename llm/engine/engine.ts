@@ -236,10 +236,14 @@ export class LlamaEngine {
   /** The call running on the engine (calls do not interleave: they share its buffers). */
   #busy: string | undefined;
   #destroyed = false;
+  /** The options it was made with, and the checkpoint it was loaded from (for {@link rebind}). */
+  readonly #options: LlamaEngineOptions;
+  #source: TensorStore | undefined;
 
   private constructor(gpu: ResidentDevice, config: LlamaConfig, format: WeightFormat, options: LlamaEngineOptions) {
     this.config = config;
     this.format = format;
+    this.#options = { ...options, onProgress: undefined };
     this.#gpu = gpu;
     this.#device = gpu.device;
     const where = "LlamaEngine";
@@ -345,7 +349,59 @@ export class LlamaEngine {
       onProgress: options.onProgress,
       deferQuantization: ["q8", "q4g128"],
     });
-    return LlamaEngine.fromWeights(gpu, config, weights, options);
+    return LlamaEngine.fromWeights(gpu, config, weights, options).then((engine) => {
+      engine.#source = store;
+      return engine;
+    });
+  }
+
+  /**
+   * The same model on another device, loaded again from host-side weights: what to do after a
+   * {@link DeviceLostError} (a GPU reset, a browser that reclaimed the device). The new engine has
+   * this one's config and options and an empty cache; this one is destroyed.
+   *
+   * @param gpu the new device (e.g. from `acquireDevice()` after the loss)
+   * @param options `store`: the checkpoint to load from, default the one this engine was loaded from
+   *   (which must still be open: a closed file is refused by its reader); `onProgress` as {@link load}'s
+   * @returns the new engine
+   * @throws Error when no store is given and this engine was built by `fromWeights`, or as {@link load}
+   *
+   * @example
+   * ```ts
+   * import { acquireDevice } from "@xpu/ops/harness";
+   * import { LlamaEngine, parseLlamaConfig } from "@xpu/ops/llm";
+   * import { openCheckpointDir } from "@xpu/ops/llm/file";
+   * const dir = "llm/fixtures/tiny-gqa/f32";
+   * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
+   * const { store, close } = await openCheckpointDir(dir);
+   * let gpu = await acquireDevice();
+   * let engine = await LlamaEngine.load(gpu, store, config, { format: "q8", maxSeq: 32 });
+   * gpu.destroy(); // the device is gone: every call now throws DeviceLostError
+   * gpu = await acquireDevice();
+   * engine = await engine.rebind(gpu); // the same weights, from the same store
+   * for await (const id of engine.generate([5, 6, 7], { maxTokens: 4 })) console.log(id);
+   * close();
+   * engine.destroy();
+   * gpu.destroy();
+   * ```
+   */
+  async rebind(
+    gpu: ResidentDevice,
+    options: { store?: TensorStore; onProgress?: LoadProgress } = {},
+  ): Promise<LlamaEngine> {
+    const store = options.store ?? this.#source;
+    if (store === undefined) {
+      throw new Error(
+        "LlamaEngine.rebind: this engine was built from weights, not a store: pass { store } to load from",
+      );
+    }
+    const engine = await LlamaEngine.load(gpu, store, this.config, {
+      ...this.#options,
+      format: this.format,
+      onProgress: options.onProgress,
+    });
+    this.destroy();
+    return engine;
   }
 
   /**
