@@ -147,6 +147,42 @@ Deno.test("gqa decode plan at Llama-3-8B's 32/8 heads: K and V bound and counted
   strictEqual(gqaPlan(gpu, { ...llama, S: 8192, D: 256 }).path, "prefill");
 });
 
+Deno.test("gqa: the override reaches the prefill path, and a name of no prefill kernel throws there", async () => {
+  const gpu = {
+    resolve: (sources: Record<string, string>, entry: string, options: { override?: string } = {}) => {
+      const variant = options.override ?? entry;
+      if (!(variant in sources)) throw new Error(`no variant ${variant}`);
+      return { variant, source: sources[variant], rung: "portable", tried: [variant] };
+    },
+    resolveAmong: ResidentDevice.prototype.resolveAmong,
+    limits: { maxComputeWorkgroupsPerDimension: 65535 },
+    device: { limits: { maxComputeWorkgroupStorageSize: 49152 } },
+  } as unknown as ResidentDevice;
+  const prefill = { B: 1, H: 16, kvHeads: 8, L: 64, S: 64, D: 128, causal: true };
+  // Unforced, the device's first kernel that fits (tiled at 48 KiB); each flash entry point when named.
+  strictEqual(gqaPlan(gpu, prefill).steps[0].kernel.variant, "tiled");
+  for (const entry of ["tiled", "staged", "kernel"]) {
+    const plans = gqaPlan(gpu, prefill, { override: entry });
+    strictEqual(plans.path, "prefill");
+    strictEqual(plans.steps[0].kernel.variant, entry);
+    strictEqual(
+      gqaPlan(gpu, { ...prefill, L: 1 }, { override: entry, path: "prefill" }).steps[0].kernel.variant,
+      entry,
+    );
+  }
+  // A flash entry point forces the prefill path even at a decode length.
+  strictEqual(gqaPlan(gpu, { ...prefill, L: 1 }, { override: "staged" }).path, "prefill");
+  // A name of no gqa kernel, or of a decode kernel on the prefill path, throws.
+  await assertThrowsMessage(
+    () => gqaPlan(gpu, prefill, { override: "scores" }),
+    'gqa: override "scores" is not a variant of entry point "tiled" or "staged" or "kernel"',
+  );
+  await assertThrowsMessage(
+    () => gqaPlan(gpu, prefill, { override: "decode", path: "prefill" }),
+    'gqa: override "decode" is not a variant of entry point "tiled" or "staged" or "kernel"',
+  );
+});
+
 // Decode: groups of 1, 2, 3, 4 and 8 rows (row groups of 4 with surplus rows), kvHeads = 1 and = H,
 // several 128-key chunks with a short last one, L > 1 with causal lower-right, masks (a query-head axis,
 // key padding), D and Dv apart, and a chunk in which every key is masked for some rows; split counts

@@ -151,7 +151,8 @@ function decodeFits(shape: ResolvedAttentionShape): boolean {
  * @param shape the validated shape
  * @param options override and path
  * @returns the path and its plans
- * @throws Error when `path: "decode"` is asked for with D or Dv over 128, or an override names no gqa entry point
+ * @throws Error when `path: "decode"` is asked for with D or Dv over 128, or an override names no
+ *   kernel of the path taken
  */
 export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, options: GqaOptions = {}): GqaPlans {
   if (options.path !== undefined) requireOneOf("gqa", "path", options.path, ["decode", "prefill"]);
@@ -166,7 +167,9 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, o
       ? "decode"
       : "prefill");
   if (path === "prefill") {
-    const kernel = flashKernel(gpu, "gqa", flashNamed ? options : {});
+    // The override reaches the prefill path too: a variant of a flash entry point forces it, any other
+    // name (a decode-path kernel's included) is refused by flashKernel, naming the prefill entry points.
+    const kernel = flashKernel(gpu, "gqa", options);
     return { path, steps: [flashPlanOf(gpu, "gqa", shape, kernel)] };
   }
   if (!decodeFits(shape)) {
@@ -263,7 +266,8 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, o
  * @param gpu the device
  * @param shape the sizes and scalars, with kvHeads (`maskShape` when a mask will be bound)
  * @param options kernel override (a variant of `decode`, `combine` or `combine_wide` forces the decode
- *   path, and a combine's the combine) and `path`
+ *   path, and a combine's the combine; a variant of flash_attention's `tiled`, `staged` or `kernel`
+ *   forces the prefill path and that kernel; any other name throws, on either path) and `path`
  * @returns the path and its plans, to be submitted in order (see {@link GqaPlans} for the bindings)
  * @throws Error naming a bad argument
  */
