@@ -34,12 +34,12 @@ function planningDevice(storage = 16384): ResidentDevice {
   } as unknown as ResidentDevice;
 }
 
-Deno.test("flashAttention: the score matrix is never bound: 132n + 64 bytes at L = S = n, D = Dv = 8, against attention's 4n^2 + 132n + 96", () => {
+Deno.test("flashAttention: the score matrix is never bound: 132n + 80 bytes at L = S = n, D = Dv = 8, against attention's 4n^2 + 132n + 96", () => {
   const gpu = planningDevice();
   for (const n of [16, 100, 1000, 4096]) {
     const shape = { B: 1, H: 1, L: n, S: n, D: 8, maskShape: [1, 1, 1, n] as [number, number, number, number] };
     const flash = boundBytes([flashAttentionPlan(gpu, shape)]);
-    strictEqual(flash, 132 * n + 64, `flash n = ${n}`);
+    strictEqual(flash, 132 * n + 80, `flash n = ${n}`);
     const { scores, weightedSum } = attentionPlan(gpu, shape);
     strictEqual(boundBytes([scores, weightedSum]), 4 * n * n + 132 * n + 96, `unfused n = ${n}`);
   }
@@ -134,6 +134,61 @@ Deno.test("flashAttention reference: bad input throws naming the argument", asyn
     () => flashAttention({ ...args, D: 4 }),
     "flashAttention: q must have length B * H * L * D = 4, got 3",
   );
+});
+
+/**
+ * A heads-first `[B, H, T, X]` array copied element by element into token-major `[B, T, H, X]` order
+ * (index arithmetic of its own, not the reference's permute).
+ */
+function tokenMajor(x: Float32Array, B: number, H: number, T: number, X: number): Float32Array {
+  const out = new Float32Array(x.length);
+  for (let b = 0; b < B; b++) {
+    for (let h = 0; h < H; h++) {
+      for (let t = 0; t < T; t++) {
+        for (let d = 0; d < X; d++) out[((b * T + t) * H + h) * X + d] = x[((b * H + h) * T + t) * X + d];
+      }
+    }
+  }
+  return out;
+}
+
+Deno.test("flashAttention reference: layout BLHD is q[b, l, h, d], k and v [b, s, h, d], out [b, l, h, dv]", async () => {
+  const [B, H, L, S, D, Dv] = [2, 3, 4, 5, 4, 8];
+  const args = randomCase({ B, H, L, S, D, Dv, causal: true, queryOffset: 1 }, 5);
+  const heads = flashAttention(args);
+  strictEqual(flashAttention({ ...args, layout: "BHLD" }).join(), heads.join(), "BHLD is the default");
+  const tokens = flashAttention({
+    ...args,
+    layout: "BLHD",
+    q: tokenMajor(args.q, B, H, L, D),
+    k: tokenMajor(args.k, B, H, S, D),
+    v: tokenMajor(args.v, B, H, S, Dv),
+  });
+  deepStrictEqual(tokens, tokenMajor(heads, B, H, L, Dv));
+  // The same arrays read heads-first give another answer: the layout is not ignored.
+  ok(flashAttention({ ...args, layout: "BLHD" }).some((x, i) => x !== heads[i]));
+  await assertThrowsMessage(
+    () => flashAttention({ ...args, layout: "BSHD" as "BLHD" }),
+    'flashAttention: layout must be one of "BHLD", "BLHD", got BSHD',
+  );
+  await assertThrowsMessage(
+    () => flashAttentionPlan(planningDevice(), { B, H, L, S, D, layout: "bhld" as "BHLD" }),
+    'flashAttention: layout must be one of "BHLD", "BLHD", got bhld',
+  );
+});
+
+Deno.test("flashAttention: the plan binds the same lengths in either layout and passes the layout's row strides", () => {
+  const gpu = planningDevice(49152);
+  const shape = { B: 2, H: 3, L: 300, S: 70, D: 8, Dv: 12 };
+  const heads = flashAttentionPlan(gpu, shape);
+  const tokens = flashAttentionPlan(gpu, { ...shape, layout: "BLHD" });
+  deepStrictEqual(tokens.bindings, heads.bindings);
+  deepStrictEqual(tokens.workgroups, heads.workgroups);
+  deepStrictEqual(tokens.cost, heads.cost);
+  // The last four u32 of the params: q_head, q_step, kv_head, kv_step.
+  const strides = (plan: { params?: ArrayBuffer }) => [...new Uint32Array(plan.params!, 15 * 4, 4)];
+  deepStrictEqual(strides(heads), [300, 1, 70, 1]);
+  deepStrictEqual(strides(tokens), [1, 3, 1, 3]);
 });
 
 Deno.test("flashAttention reference matches the torch goldens", async () => {

@@ -11,7 +11,7 @@
  * query rows of one head and walks the keys in blocks (31 or 64), keeping a running max and sum per row and
  * rescaling its partial output whenever the max grows (online softmax). The plan binds q, k, v, the mask, the
  * output and the params and nothing else, so the bytes it binds grow linearly in L and S (a test counts them:
- * 132n + 64 bytes at B = H = 1, L = S = n, D = Dv = 8 with a `[1, 1, 1, n]` mask, against the unfused
+ * 132n + 80 bytes at B = H = 1, L = S = n, D = Dv = 8 with a `[1, 1, 1, n]` mask, against the unfused
  * attention's 4n² + 132n + 96; the spec states 132n + 44 and 4n² + 68n + 40 for its own bindings: the same
  * linear against quadratic growth, with other constants). Decode (L = 1) runs the same kernels, 127 of their
  * 128 rows idle; ops/gqa has the decode path that splits the keys.
@@ -51,10 +51,18 @@
  * barriers, softmax): the two products take about 2.4 and 1.9 ms, the rest a third of the time. With
  * 64 rows and 128 invocations (30 KiB) it ran 12.6 ms, without loading chunks ahead 7.28 (29-flash-ab1).
  *
+ * Layout: `layout: "BHLD"` (the default) takes q `[B, H, L, D]`, k `[B, H, S, D]`, v `[B, H, S, Dv]` and
+ * writes out `[B, H, L, Dv]`; `layout: "BLHD"` takes them token-major, as Linear layers write them (q
+ * `[B, L, H, D]`, k `[B, S, H, D]`, v `[B, S, H, Dv]`, out `[B, L, H, Dv]`; gqa's kvHeads in place of H
+ * for k and v), so a model needs no permute before or after. Every kernel reads either through four
+ * row strides in its params ({@link layoutStrides}); the bindings, the grid and the cost are the same.
+ * `tiled` stages q and k as runs of 4 quads (64 bytes) of a row and v as runs of 32 quads in either
+ * layout; only the distance between two rows differs. (Token-major speed on the H200: not measured yet.)
+ *
  * Refused, with an error naming the argument, before any GPU work: everything attention refuses (sizes
  * that are not integers >= 1, H not a multiple of kvHeads, a scale that is not a finite f32, a
  * queryOffset beyond ±2^30, a maskShape that does not broadcast, arrays of the wrong type or length,
- * causal with mask), and D or Dv not a multiple of 4.
+ * causal with mask), D or Dv not a multiple of 4, and a layout other than `"BHLD"` or `"BLHD"`.
  *
  * @module
  */
@@ -70,6 +78,7 @@ import {
   type FlashAttentionArgs,
   type FlashAttentionShape,
   type ResolvedAttentionShape,
+  type ResolvedFlashShape,
   validateFlashAttention,
   validateFlashAttentionShape,
 } from "./reference.ts";
@@ -140,7 +149,26 @@ const PARAMS: readonly ParamField[] = [
   { name: "mask_i", type: "u32" },
   { name: "tiles", type: "u32" },
   { name: "BH", type: "u32" },
+  { name: "q_head", type: "u32" },
+  { name: "q_step", type: "u32" },
+  { name: "kv_head", type: "u32" },
+  { name: "kv_step", type: "u32" },
 ];
+
+/**
+ * The row strides of a layout as the kernels read them (flash_bindings.wgsl; gqa's decode kernel takes
+ * the same): rows between two heads and between two tokens, of q (and out) and of k (and v). A row is
+ * one head's D (or Dv) values of one token.
+ *
+ * @param shape the resolved shape, with its layout
+ * @returns `q_head`, `q_step`, `kv_head`, `kv_step`
+ */
+export function layoutStrides(shape: ResolvedFlashShape): Record<"q_head" | "q_step" | "kv_head" | "kv_step", number> {
+  const { H, kvHeads, L, S } = shape;
+  return shape.layout === "BHLD"
+    ? { q_head: L, q_step: 1, kv_head: S, kv_step: 1 }
+    : { q_head: 1, q_step: H, kv_head: 1, kv_step: kvHeads };
+}
 
 /**
  * Pairs of (query row, key) the softmax weighs: L * S, or under causal those with j <= i + queryOffset.
@@ -170,7 +198,7 @@ export function visiblePairs(shape: ResolvedAttentionShape): number {
 export function flashPlanOf(
   gpu: ResidentDevice,
   op: string,
-  shape: ResolvedAttentionShape,
+  shape: ResolvedFlashShape,
   kernel: Resolution,
 ): KernelPlan {
   requireWorkgroupStorage(gpu, `${op}/${kernel.variant}`, workgroupBytes(kernel.source));
@@ -204,6 +232,7 @@ export function flashPlanOf(
         ...maskParams(shape),
         tiles,
         BH: B * H,
+        ...layoutStrides(shape),
       },
       op,
     ),
@@ -242,7 +271,7 @@ export function flashAttentionPlan(
  * @param gpu the device
  * @param args as {@link flashAttention}
  * @param options kernel override
- * @returns the output, `[B, H, L, Dv]`
+ * @returns the output, `[B, H, L, Dv]` (`[B, L, H, Dv]` with layout `"BLHD"`)
  *
  * @example
  * ```ts

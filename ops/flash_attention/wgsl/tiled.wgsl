@@ -79,27 +79,27 @@ fn finish_row(dots: vec4f, b: u32, h: u32, i: u32, j: vec4u) -> vec4f {
   return select(s, vec4f(LOWEST), hidden | (j >= vec4u(params.S)));
 }
 
-// Vec4 i of q's chunk (rows row0.. of the head whose row 0 is q_row0, quads dq0..dq0 + 3, as [ROWS][4]):
-// rows past L read row L - 1, quads past D are zeros.
-fn load_q(q_row0: u32, row0: u32, dq0: u32, i: u32) -> vec4f {
+// Vec4 i of q's chunk (query rows row0.. of the head whose row 0 is q_base, quads dq0..dq0 + 3, as
+// [ROWS][4]): rows past L read row L - 1, quads past D are zeros.
+fn load_q(q_base: u32, row0: u32, dq0: u32, i: u32) -> vec4f {
   let quad = dq0 + i % 4u;
-  let at = (q_row0 + min(row0 + i / 4u, params.L - 1u)) * params.dq + min(quad, params.dq - 1u);
+  let at = (q_base + min(row0 + i / 4u, params.L - 1u) * params.q_step) * params.dq + min(quad, params.dq - 1u);
   return select(vec4f(0.0), q[at], quad < params.dq);
 }
 
 // Vec4 i of k's chunk (keys key0.., quads dq0..dq0 + 3, as [KEYS][4]): zeros past S and past D.
-fn load_k(kv_row0: u32, key0: u32, dq0: u32, i: u32) -> vec4f {
+fn load_k(kv_base: u32, key0: u32, dq0: u32, i: u32) -> vec4f {
   let quad = dq0 + i % 4u;
   let key = key0 + i / 4u;
-  let at = (kv_row0 + min(key, params.S - 1u)) * params.dq + min(quad, params.dq - 1u);
+  let at = (kv_base + min(key, params.S - 1u) * params.kv_step) * params.dq + min(quad, params.dq - 1u);
   return select(vec4f(0.0), k[at], quad < params.dq && key < params.S);
 }
 
 // Vec4 i of v's chunk (keys key0..key0 + 15, quads dv0..dv0 + 31, as [STEP][32]): zeros past S and Dv.
-fn load_v(kv_row0: u32, key0: u32, dv0: u32, i: u32) -> vec4f {
+fn load_v(kv_base: u32, key0: u32, dv0: u32, i: u32) -> vec4f {
   let key = key0 + i / 32u;
   let quad = dv0 + i % 32u;
-  let at = (kv_row0 + min(key, params.S - 1u)) * params.dvq + min(quad, params.dvq - 1u);
+  let at = (kv_base + min(key, params.S - 1u) * params.kv_step) * params.dvq + min(quad, params.dvq - 1u);
   return select(vec4f(0.0), v[at], key < params.S && quad < params.dvq);
 }
 
@@ -132,9 +132,8 @@ fn main(
   let bh = pair % params.BH;
   let b = bh / params.H;
   let h = bh % params.H;
-  let kv_heads = params.H / params.group;
-  let kv_row0 = (b * kv_heads + h / params.group) * params.S; // key 0 of this head's K and V
-  let q_row0 = bh * params.L; // row 0 of this head's q
+  let kv_base = kv_base_of(b, h / params.group); // key 0 of this head's K and V
+  let q_base = q_base_of(b, h); // query row 0 of this head in q and out
   let row0 = (params.tiles - 1u - pair / params.BH) * ROWS;
   let last_row = min(row0 + ROWS, params.L) - 1u;
   // Keys this tile needs: all S, or under causal up to the last row's last visible key.
@@ -162,9 +161,9 @@ fn main(
 
   // What this invocation stages of the next chunk, loaded one chunk ahead: two vec4s of q's chunk and
   // one of k's (ab[lid], ab[lid + 256], k_s), then two of v's (ab[lid], ab[lid + 256]).
-  var q_lo = load_q(q_row0, row0, 0u, lid);
-  var q_hi = load_q(q_row0, row0, 0u, lid + 256u);
-  var k_quad = load_k(kv_row0, 0u, 0u, lid);
+  var q_lo = load_q(q_base, row0, 0u, lid);
+  var q_hi = load_q(q_base, row0, 0u, lid + 256u);
+  var k_quad = load_k(kv_base, 0u, 0u, lid);
   var v_lo = vec4f(0.0);
   var v_hi = vec4f(0.0);
 
@@ -186,12 +185,12 @@ fn main(
       // The next chunk's loads, in flight during this chunk's products: q and k's next quads, or after
       // the last of them v's first keys.
       if (dq0 + 4u < params.dq) {
-        q_lo = load_q(q_row0, row0, dq0 + 4u, lid);
-        q_hi = load_q(q_row0, row0, dq0 + 4u, lid + 256u);
-        k_quad = load_k(kv_row0, key0, dq0 + 4u, lid);
+        q_lo = load_q(q_base, row0, dq0 + 4u, lid);
+        q_hi = load_q(q_base, row0, dq0 + 4u, lid + 256u);
+        k_quad = load_k(kv_base, key0, dq0 + 4u, lid);
       } else {
-        v_lo = load_v(kv_row0, key0, dv0, lid);
-        v_hi = load_v(kv_row0, key0, dv0, lid + 256u);
+        v_lo = load_v(kv_base, key0, dv0, lid);
+        v_hi = load_v(kv_base, key0, dv0, lid + 256u);
       }
       workgroupBarrier();
       for (var e = 0u; e < 4u; e++) {
@@ -275,12 +274,12 @@ fn main(
       ab[lid + 256u] = v_hi;
       // The next chunk's loads: v's next keys, or after the last of them the next block's q and k.
       if (kc + STEP < in_block) {
-        v_lo = load_v(kv_row0, key0 + kc + STEP, dv0, lid);
-        v_hi = load_v(kv_row0, key0 + kc + STEP, dv0, lid + 256u);
+        v_lo = load_v(kv_base, key0 + kc + STEP, dv0, lid);
+        v_hi = load_v(kv_base, key0 + kc + STEP, dv0, lid + 256u);
       } else {
-        q_lo = load_q(q_row0, row0, 0u, lid);
-        q_hi = load_q(q_row0, row0, 0u, lid + 256u);
-        k_quad = load_k(kv_row0, key0 + KEYS, 0u, lid);
+        q_lo = load_q(q_base, row0, 0u, lid);
+        q_hi = load_q(q_base, row0, 0u, lid + 256u);
+        k_quad = load_k(kv_base, key0 + KEYS, 0u, lid);
       }
       workgroupBarrier();
       for (var j = 0u; j < STEP; j++) {
