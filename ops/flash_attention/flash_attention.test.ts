@@ -7,10 +7,12 @@ import { attentionPlan } from "../attention/mod.ts";
 import { boundBytes, gpuTolerance, loadSdpaGolden, randomCase } from "../attention/testing_helpers.ts";
 import { cases } from "./cases.ts";
 import {
+  columnsPerWorkgroup,
   flashAttention,
   flashAttentionGpu,
   flashAttentionPlan,
   KERNELS,
+  NARROW_MAX_DV,
   rowsPerWorkgroup,
   validateFlashAttentionShape,
   visiblePairs,
@@ -48,7 +50,7 @@ Deno.test("flashAttention: the score matrix is never bound: 132n + 80 bytes at L
   strictEqual(at(2048) - at(1024), at(1024) - at(512) + 128 * 512);
 });
 
-Deno.test("flashAttention: the plan takes `tiled` (47,104 bytes of workgroup memory), `staged` (32 KiB) or `kernel` (16 KiB), the first the device grants", async () => {
+Deno.test("flashAttention: the plan takes `tiled` (47,104 bytes of workgroup memory), `staged` (32 KiB) or `kernel` (16 KiB), the first the device grants; `wide` (25,600) for Dv over 256", async () => {
   strictEqual(workgroupBytes(KERNELS.kernel), 16384); // WebGPU's default maxComputeWorkgroupStorageSize
   strictEqual(workgroupBytes(KERNELS.staged), 32768);
   strictEqual(workgroupBytes(KERNELS.tiled), 47104);
@@ -65,6 +67,23 @@ Deno.test("flashAttention: the plan takes `tiled` (47,104 bytes of workgroup mem
   ) {
     strictEqual(flashAttentionPlan(planningDevice(storage), shape).kernel.variant, variant, `${storage} bytes`);
   }
+  // Dv > NARROW_MAX_DV (256): `wide` wherever its 25,600 bytes are granted, so at Dv = 384 and 512
+  // (the VAEs' single heads); at Dv = 256 the 128-column kernels as above.
+  strictEqual(NARROW_MAX_DV, 256);
+  for (
+    const [storage, Dv, variant] of [
+      [49152, 512, "wide"],
+      [32768, 384, "wide"],
+      [25600, 260, "wide"],
+      [25599, 512, "kernel"],
+      [49152, 256, "tiled"],
+      [32768, 256, "staged"],
+    ] as const
+  ) {
+    const plan = flashAttentionPlan(planningDevice(storage), { ...shape, D: 512, Dv });
+    strictEqual(plan.kernel.variant, variant, `${storage} bytes, Dv = ${Dv}`);
+  }
+  strictEqual(flashAttentionPlan(planningDevice(49152), shape, { override: "wide" }).kernel.variant, "wide");
   strictEqual(flashAttentionPlan(planningDevice(49152), shape, { override: "kernel" }).kernel.variant, "kernel");
   strictEqual(flashAttentionPlan(planningDevice(49152), shape, { override: "staged" }).kernel.variant, "staged");
   for (
@@ -86,7 +105,7 @@ Deno.test("flashAttention: the plan takes `tiled` (47,104 bytes of workgroup mem
   requireWorkgroupStorage(planningDevice(49152), "x", 49152);
   await assertThrowsMessage(
     () => flashAttentionPlan(planningDevice(), shape, { override: "scores" }),
-    'flashAttention: override "scores" is not a variant of entry point "tiled" or "staged" or "kernel"',
+    'flashAttention: override "scores" is not a variant of entry point "wide" or "tiled" or "staged" or "kernel"',
   );
 });
 
@@ -94,10 +113,15 @@ Deno.test("flashAttention: the grid follows the kernel's rows per workgroup", ()
   strictEqual(rowsPerWorkgroup(KERNELS.kernel), 128);
   strictEqual(rowsPerWorkgroup(KERNELS.staged), 128);
   strictEqual(rowsPerWorkgroup(KERNELS.tiled), 128);
+  for (const entry of ["tiled", "staged", "kernel"]) strictEqual(columnsPerWorkgroup(KERNELS[entry]), 128);
   // 3 row tiles x 6 (b, h) pairs, two column tiles of 128 for Dv = 132.
   const shape = { B: 2, H: 3, L: 300, S: 5, D: 4, Dv: 132 };
   deepStrictEqual(flashAttentionPlan(planningDevice(49152), shape).workgroups, [18, 1, 2]);
+  // wide: 10 row tiles of 32 x 6 pairs, one column tile of 512 for Dv = 512, two for 516.
+  deepStrictEqual(flashAttentionPlan(planningDevice(49152), { ...shape, Dv: 512 }).workgroups, [60, 1, 1]);
+  deepStrictEqual(flashAttentionPlan(planningDevice(49152), { ...shape, Dv: 516 }).workgroups, [60, 1, 2]);
   throws(() => rowsPerWorkgroup("fn main() {}"), /declares no `const ROWS`/);
+  throws(() => columnsPerWorkgroup("const ROWS = 4u;"), /declares no `const COLS`/);
 });
 
 Deno.test("flashAttention: FLOPs count visible pairs: 2·B·H·L·S·D for causal prefill at D = Dv (the issue's count), twice that without", () => {

@@ -171,7 +171,7 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedFlashShape, optio
   if (path === "prefill") {
     // The override reaches the prefill path too: a variant of a flash entry point forces it, any other
     // name (a decode-path kernel's included) is refused by flashKernel, naming the prefill entry points.
-    const kernel = flashKernel(gpu, "gqa", options);
+    const kernel = flashKernel(gpu, "gqa", shape, options);
     return { path, steps: [flashPlanOf(gpu, "gqa", shape, kernel)] };
   }
   if (!decodeFits(shape)) {

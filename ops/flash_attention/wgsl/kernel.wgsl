@@ -35,6 +35,7 @@
 // #include "flash_bindings.wgsl"
 
 const ROWS = 128u;  // query rows per workgroup
+const COLS = 128u;  // output columns per workgroup (more in z)
 const KEYS = 31u;   // keys per block; slot KEYS of `pt` holds the rescale factors
 const QUADS = 32u;  // ROWS / 4: quads of rows per slot
 

@@ -20,6 +20,7 @@
 // #include "flash_bindings.wgsl"
 
 const ROWS = 128u;  // query rows per workgroup
+const COLS = 128u;  // output columns per workgroup (more in z)
 const KEYS = 31u;   // keys per block; slot KEYS of `pt` holds the rescale factors
 const QUADS = 32u;  // ROWS / 4: quads of rows per slot
 
@@ -118,7 +119,7 @@ fn main(
     workgroupBarrier();
 
     // ---- 2. V staged (every invocation) and the statistics of row lid (lid < ROWS)
-    stage_v(kv_base, key0, wid.z * 32u, lid);
+    stage_v(kv_base, key0, wid.z * (COLS / 4u), lid);
     if (lid < ROWS) {
       statistics(own_quad, own_lane, &run_max, &run_sum);
     }

@@ -42,6 +42,7 @@
 // #include "flash_bindings.wgsl"
 
 const ROWS = 128u;        // query rows per workgroup
+const COLS = 128u;        // output columns per workgroup (more in z)
 const KEYS = 64u;         // keys per block
 const STEP = 16u;         // d per staged chunk of q and k; keys per staged chunk of v
 const RQ = 32u;           // ROWS / 4: quads of rows
@@ -147,7 +148,7 @@ fn main(
   let ty = lid / 16u;
   let row_top = row0 + 4u * ty;
   let row_bottom = row0 + ROWS / 2u + 4u * ty;
-  let dv0 = wid.z * 32u;
+  let dv0 = wid.z * (COLS / 4u);
   let dv_left = dv0 + tx;
   let dv_right = dv0 + 16u + tx;
 

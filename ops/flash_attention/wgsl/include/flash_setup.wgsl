@@ -2,7 +2,7 @@
 // head) pair this workgroup computes and the keys it needs, then what each invocation holds for its
 // three roles: the scores role's rows and their q offsets, the statistics role's running max and
 // sum, the output role's (tx, ty) and its two columns of quads. A workgroup past the last pair
-// returns. Needs main's wid, grid and lid, the kernel's params (flash_bindings.wgsl), ROWS, KEYS and
+// returns. Needs main's wid, grid and lid, the kernel's params (flash_bindings.wgsl), ROWS, COLS, KEYS and
 // LOWEST. The output role's accumulators follow in each kernel (gemm_acc8x8.wgsl).
   // (row tile, head) pairs beyond 65,535 fold into y: pair = id.x + id.y * num_workgroups.x, the row
   // tiles of one head consecutive (they share its K and V in L2); z is the tile of output columns.
@@ -41,5 +41,5 @@
   // Output role: rows 4ty.. (quad ty) and 64+4ty.. (quad 16+ty), columns quad tx and 16+tx of the tile.
   let tx = lid % 16u;
   let ty = lid / 16u;
-  let dv_left = wid.z * 32u + tx;
-  let dv_right = wid.z * 32u + 16u + tx;
+  let dv_left = wid.z * (COLS / 4u) + tx;
+  let dv_right = wid.z * (COLS / 4u) + 16u + tx;
