@@ -44,8 +44,9 @@ const DV256: Shape = { B: 1, H: 4, L: 4096, S: 4096, D: 256, causal: false, layo
 
 /**
  * One case per entry point: `tiled` (47,104 bytes of workgroup memory, what the plan takes on the H200
- * for Dv up to 256), `wide` (25,600; what it takes above), `staged` (32 KiB) and `kernel` (16 KiB). The
- * diffusion rows run on `tiled` and `wide` only.
+ * for Dv up to 256), `buffered` (41,984; `tiled` with double-buffered q and k chunks, to be compared
+ * with it row by row), `wide` (25,600; what the plan takes above Dv = 256), `staged` (32 KiB) and
+ * `kernel` (16 KiB). The diffusion rows run on the first three only.
  */
 function flashCase(entry: string, gpu: readonly Shape[]): BenchCase {
   return defineCase<Shape>({
@@ -68,6 +69,7 @@ function flashCase(entry: string, gpu: readonly Shape[]): BenchCase {
 /** flash_attention's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
   flashCase("tiled", [...LLM, ...DIFFUSION, DV256, VAE]),
+  flashCase("buffered", [...LLM, ...DIFFUSION]),
   flashCase("wide", [DV256, VAE]),
   flashCase("staged", LLM),
   flashCase("kernel", LLM),

@@ -84,6 +84,9 @@ Deno.test("flashAttention: the plan takes `tiled` (47,104 bytes of workgroup mem
     strictEqual(plan.kernel.variant, variant, `${storage} bytes, Dv = ${Dv}`);
   }
   strictEqual(flashAttentionPlan(planningDevice(49152), shape, { override: "wide" }).kernel.variant, "wide");
+  // buffered: only when named (41,984 bytes, so granted on the H200; never the default).
+  strictEqual(workgroupBytes(KERNELS.buffered), 41984);
+  strictEqual(flashAttentionPlan(planningDevice(49152), shape, { override: "buffered" }).kernel.variant, "buffered");
   strictEqual(flashAttentionPlan(planningDevice(49152), shape, { override: "kernel" }).kernel.variant, "kernel");
   strictEqual(flashAttentionPlan(planningDevice(49152), shape, { override: "staged" }).kernel.variant, "staged");
   for (
@@ -105,7 +108,7 @@ Deno.test("flashAttention: the plan takes `tiled` (47,104 bytes of workgroup mem
   requireWorkgroupStorage(planningDevice(49152), "x", 49152);
   await assertThrowsMessage(
     () => flashAttentionPlan(planningDevice(), shape, { override: "scores" }),
-    'flashAttention: override "scores" is not a variant of entry point "wide" or "tiled" or "staged" or "kernel"',
+    'flashAttention: override "scores" is not a variant of entry point "wide" or "tiled" or "staged" or "kernel" or "buffered"',
   );
 });
 
@@ -113,7 +116,10 @@ Deno.test("flashAttention: the grid follows the kernel's rows per workgroup", ()
   strictEqual(rowsPerWorkgroup(KERNELS.kernel), 128);
   strictEqual(rowsPerWorkgroup(KERNELS.staged), 128);
   strictEqual(rowsPerWorkgroup(KERNELS.tiled), 128);
-  for (const entry of ["tiled", "staged", "kernel"]) strictEqual(columnsPerWorkgroup(KERNELS[entry]), 128);
+  for (const entry of ["tiled", "buffered", "staged", "kernel"]) {
+    strictEqual(rowsPerWorkgroup(KERNELS[entry]), 128);
+    strictEqual(columnsPerWorkgroup(KERNELS[entry]), 128);
+  }
   // 3 row tiles x 6 (b, h) pairs, two column tiles of 128 for Dv = 132.
   const shape = { B: 2, H: 3, L: 300, S: 5, D: 4, Dv: 132 };
   deepStrictEqual(flashAttentionPlan(planningDevice(49152), shape).workgroups, [18, 1, 2]);

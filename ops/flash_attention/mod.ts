@@ -31,6 +31,9 @@
  *   them ceil(Dv / 128) times (4 score products for 1 output product at the VAE's D = Dv = 512); the
  *   price is an 8 rows x 1 key score tile per invocation, q and k staged 32 columns at a time, v 8 keys
  *   at a time: 25,600 bytes in all.
+ * - `buffered` is `tiled` with the score phase's chunks of q and k double-buffered (in the memory the
+ *   probabilities take later), one barrier per chunk instead of two: 19 barriers a block at D = 128
+ *   instead of 26, 41,984 bytes. Taken only when named, until it is measured against `tiled`.
  * - `staged` and `kernel`: scores of 4 rows x 4 keys per invocation; statistics by one invocation per
  *   row; output 8 rows x 8 columns of v per invocation in sixteen named vec4 accumulators; probabilities
  *   for 31 keys x 128 rows plus one slot of rescale factors in 16 KiB of workgroup memory.
@@ -95,8 +98,11 @@ import {
 export * from "./reference.ts";
 export { KERNELS };
 
-/** The kernel's entry points: `wide` for wide value heads, then the others in the plan's order of preference. */
-export const FLASH_ENTRIES: readonly string[] = ["wide", "tiled", "staged", "kernel"];
+/**
+ * The kernel's entry points: `wide` for wide value heads, the others in the plan's order of preference,
+ * and `buffered`, which the plan takes only when named.
+ */
+export const FLASH_ENTRIES: readonly string[] = ["wide", "tiled", "staged", "kernel", "buffered"];
 /** The 128-column kernels in the plan's order of preference: it takes the first whose workgroup memory fits. */
 const NARROW_ENTRIES = ["tiled", "staged", "kernel"];
 /**

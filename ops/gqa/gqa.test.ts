@@ -161,7 +161,7 @@ Deno.test("gqa: the override reaches the prefill path, and a name of no prefill 
   const prefill = { B: 1, H: 16, kvHeads: 8, L: 64, S: 64, D: 128, causal: true };
   // Unforced, the device's first kernel that fits (tiled at 48 KiB); each flash entry point when named.
   strictEqual(gqaPlan(gpu, prefill).steps[0].kernel.variant, "tiled");
-  for (const entry of ["wide", "tiled", "staged", "kernel"]) {
+  for (const entry of ["wide", "tiled", "staged", "kernel", "buffered"]) {
     const plans = gqaPlan(gpu, prefill, { override: entry });
     strictEqual(plans.path, "prefill");
     strictEqual(plans.steps[0].kernel.variant, entry);
@@ -175,11 +175,11 @@ Deno.test("gqa: the override reaches the prefill path, and a name of no prefill 
   // A name of no gqa kernel, or of a decode kernel on the prefill path, throws.
   await assertThrowsMessage(
     () => gqaPlan(gpu, prefill, { override: "scores" }),
-    'gqa: override "scores" is not a variant of entry point "wide" or "tiled" or "staged" or "kernel"',
+    'gqa: override "scores" is not a variant of entry point "wide" or "tiled" or "staged" or "kernel" or "buffered"',
   );
   await assertThrowsMessage(
     () => gqaPlan(gpu, prefill, { override: "decode", path: "prefill" }),
-    'gqa: override "decode" is not a variant of entry point "wide" or "tiled" or "staged" or "kernel"',
+    'gqa: override "decode" is not a variant of entry point "wide" or "tiled" or "staged" or "kernel" or "buffered"',
   );
 });
 
