@@ -227,9 +227,13 @@ gpuTest("gqa GPU: the prefill path (flash_attention's kernel with kvHeads) match
       { B: 1, H: 4, kvHeads: 2, L: 20, S: 50, D: 8, causal: true },
       { B: 2, H: 6, kvHeads: 3, L: 9, S: 33, D: 16, Dv: 8, maskShape: mask([2, 6, 9, 33]) },
       { B: 1, H: 3, kvHeads: 1, L: 1, S: 10, D: 4 },
+      // Dv over 256: flash_attention's `wide` kernel, with groups, heads-first and token-major.
+      { B: 1, H: 4, kvHeads: 2, L: 40, S: 70, D: 16, Dv: 264, causal: true },
+      { B: 2, H: 4, kvHeads: 1, L: 33, S: 20, D: 8, Dv: 512, layout: "BLHD" as const },
     ]
   ) {
-    const args = randomCase(c, 7) as GqaArgs;
+    const args = { ...randomCase(c, 7), ...c } as GqaArgs;
+    if (c.Dv !== undefined && c.Dv > 256) strictEqual(gqaPlan(gpu, args).steps[0].kernel.variant, "wide");
     assertClose(await gqaGpu(gpu, args, { path: "prefill" }), gqa(args), gpuTolerance(args), JSON.stringify(c));
   }
 });
