@@ -91,19 +91,27 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import type { BindingSpec, HostArray, KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import {
+  type MatmulActivation,
   type MatmulArgs,
+  type MatmulEpilogue,
+  type MatmulEpilogueArgs,
   type MatmulF16Args,
+  type MatmulLinearArgs,
   type MatmulQ4G128Args,
   type MatmulQ8Args,
   type MatmulShape,
+  epilogueOf,
+  hasEpilogue,
   validateMatmul,
   validateMatmulF16,
   validateMatmulF16Shape,
+  validateMatmulLinear,
+  validateMatmulLinearShape,
   validateMatmulQ4G128,
   validateMatmulQ4G128Shape,
   validateMatmulQ8,
@@ -118,14 +126,34 @@ export { KERNELS };
 export const LARGE_TILE_MIN_TILES = 256;
 
 const PARAMS = [{ name: "m", type: "u32" }, { name: "n", type: "u32" }, { name: "k", type: "u32" }] as const;
+/** The fused kernels' params (wgsl/include/params_fused.wgsl): the sizes and the epilogue's flags. */
+const PARAMS_FUSED = [
+  ...PARAMS,
+  { name: "bias", type: "u32" },
+  { name: "activation", type: "u32" },
+  { name: "gate_rows", type: "u32" },
+  { name: "accumulate", type: "u32" },
+] as const;
+/** The fused kernels' code for each activation (0: none). */
+const ACTIVATION_CODES: Readonly<Record<MatmulActivation, number>> = { gelu: 1, gelu_tanh: 2, silu: 3 };
+
+type GemmOp = "matmul" | "matmulLinear" | "matmulQ8" | "matmulQ4G128" | "matmulF16";
+type FusedOp = Exclude<GemmOp, "matmulF16">;
 /** Each product's entry points: the 128 x 128 tile and, where there is one, the 64 x 64 one. */
 const ENTRIES: Readonly<Record<GemmOp, readonly [string] | readonly [string, string]>> = {
   matmul: ["kernel", "tile64"],
+  matmulLinear: ["linear", "linear_tile64"],
   matmulQ8: ["q8row", "q8row_tile64"],
   matmulQ4G128: ["q4g128", "q4g128_tile64"],
   matmulF16: ["f16storage"],
 };
-type GemmOp = "matmul" | "matmulQ8" | "matmulQ4G128" | "matmulF16";
+/** The same products with the fused epilogue, taken when the plan's shape asks for one. */
+const FUSED_ENTRIES: Readonly<Record<FusedOp, readonly [string, string]>> = {
+  matmul: ["kernel_fused", "tile64_fused"],
+  matmulLinear: ["linear_fused", "linear_tile64_fused"],
+  matmulQ8: ["q8row_fused", "q8row_tile64_fused"],
+  matmulQ4G128: ["q4g128_fused", "q4g128_tile64_fused"],
+};
 
 /** A kernel's tile, read from its WGSL constants (the source is the one truth). */
 interface Tile {
@@ -155,12 +183,20 @@ function largeTile({ M, N }: MatmulShape): boolean {
 }
 
 /**
- * The kernel of a plan: the variant an override names (one of the op's entry points), or the entry
- * point the size calls for (the only one, where the op has one), resolved for the device's target.
+ * The kernel of a plan: the variant an override names (one of the op's entry points, fused or not
+ * as the plan is), or the entry point the size calls for (the only one, where the op has one),
+ * resolved for the device's target.
  */
-function gemmKernel(gpu: ResidentDevice, op: GemmOp, shape: MatmulShape, options: KernelOptions): Resolution {
-  const [large, small = large] = ENTRIES[op];
-  return gpu.resolveAmong(KERNELS, op, ENTRIES[op], largeTile(shape) ? large : small, options);
+function gemmKernel(
+  gpu: ResidentDevice,
+  op: GemmOp,
+  shape: MatmulShape,
+  fused: boolean,
+  options: KernelOptions,
+): Resolution {
+  const entries = fused && op !== "matmulF16" ? FUSED_ENTRIES[op] : ENTRIES[op];
+  const [large, small = large] = entries;
+  return gpu.resolveAmong(KERNELS, op, entries, largeTile(shape) ? large : small, options);
 }
 
 function tileGrid(gpu: ResidentDevice, shape: MatmulShape, kernel: Resolution): [number, number, number] {
@@ -170,12 +206,91 @@ function tileGrid(gpu: ResidentDevice, shape: MatmulShape, kernel: Resolution): 
 }
 
 /**
- * Plans `matmul` on the GPU.
+ * A product's plan (shape already validated): its operands' bindings, then, for a fused plan, the
+ * epilogue's `bias` and `gate` (length 0 where their step is off), then `c`, read and written when
+ * the epilogue accumulates. `operandBytes` is what the operands take in memory.
+ */
+function gemmPlan(
+  gpu: ResidentDevice,
+  op: GemmOp,
+  shape: MatmulShape & MatmulEpilogue,
+  operands: readonly BindingSpec[],
+  operandBytes: number,
+  options: KernelOptions,
+): KernelPlan {
+  const { M, N, K, bias = false, activation, gateRows, accumulate = false } = shape;
+  const fused = hasEpilogue(shape);
+  const kernel = gemmKernel(gpu, op, shape, fused, options);
+  const gateLength = gateRows === undefined ? 0 : (M / gateRows) * N;
+  const epilogue: BindingSpec[] = fused
+    ? [
+      { name: "bias", dtype: "f32", length: bias ? N : 0, role: "input" },
+      { name: "gate", dtype: "f32", length: gateLength, role: "input" },
+    ]
+    : [];
+  const sizes = { m: M, n: N, k: K };
+  const params = fused
+    ? packParams(PARAMS_FUSED, {
+      ...sizes,
+      bias: Number(bias),
+      activation: activation === undefined ? 0 : ACTIVATION_CODES[activation],
+      gate_rows: gateRows ?? 0,
+      accumulate: Number(accumulate),
+    }, op)
+    : packParams(PARAMS, sizes, op);
+  // One operation per output for each of the bias, the gate and the accumulation (an activation's
+  // cost depends on how it is evaluated, so it is not counted).
+  const steps = Number(bias) + Number(gateRows !== undefined) + Number(accumulate);
+  return {
+    op,
+    kernel,
+    bindings: [
+      ...operands,
+      ...epilogue,
+      { name: "c", dtype: "f32", length: M * N, role: accumulate ? "inout" : "output" },
+    ],
+    params,
+    workgroups: tileGrid(gpu, shape, kernel),
+    // The operands, bias and gate read once, c written once (and read once when accumulated into); a
+    // multiply and an add per term.
+    cost: {
+      bytes: operandBytes + 4 * ((bias ? N : 0) + gateLength + (accumulate ? 2 : 1) * M * N),
+      flops: 2 * M * N * K + steps * M * N,
+    },
+  };
+}
+
+/** Bytes of f32 (or u32) bindings: four per element. */
+const bytesOf = (bindings: readonly BindingSpec[]) => 4 * bindings.reduce((sum, b) => sum + b.length, 0);
+
+/**
+ * The host arrays a one-shot call feeds its plan after the operands: the epilogue's bias and gate
+ * (empty where absent) for a fused plan, then the prior c when it accumulates.
+ */
+function epilogueInputs(args: MatmulEpilogueArgs): HostArray[] {
+  if (!hasEpilogue(epilogueOf(args))) return [];
+  const empty = new Float32Array(0);
+  return [args.bias ?? empty, args.gate ?? empty, ...(args.accumulate && args.c ? [args.c] : [])];
+}
+
+/** The shape of a one-shot call: its sizes and its epilogue's steps. */
+const planShape = (args: MatmulShape & MatmulEpilogueArgs): MatmulShape & MatmulEpilogue => ({
+  M: args.M,
+  N: args.N,
+  K: args.K,
+  ...epilogueOf(args),
+});
+
+/**
+ * Plans `matmul` on the GPU, with an optional fused epilogue.
  *
  * @param gpu the device
- * @param shape `M`, `N`, `K`
- * @param options kernel override: a variant of `kernel` or of `tile64` (which also picks the tile)
- * @returns the plan; bindings `a`, `b` (inputs) and `c` (output), one workgroup per tile of `c`
+ * @param shape `M`, `N`, `K` and the epilogue's steps ({@link MatmulEpilogue})
+ * @param options kernel override: a variant of `kernel` or of `tile64` (which also picks the tile);
+ *   with an epilogue, of `kernel_fused` or `tile64_fused`
+ * @returns the plan, one workgroup per tile of `c`; bindings `a`, `b` (inputs) and `c` (output), or
+ *   with an epilogue `a`, `b`, `bias`, `gate` (inputs; each of length 0 where its step is off) and
+ *   `c` (output, or `inout` when it accumulates)
  * @throws Error naming the argument, as {@link validateMatmulShape}
  *
  * @example Resident tensors: upload once, submit plans, read back
@@ -188,30 +303,28 @@ function tileGrid(gpu: ResidentDevice, shape: MatmulShape, kernel: Resolution): 
  * const c = gpu.alloc("f32", 4);
  * await gpu.submit([matmulPlan(gpu, { M: 2, N: 2, K: 2 }), [a, b, c]]);
  * const product = await gpu.read(c); // [1, 2, 3, 4]
+ * // c += a @ b, in place: the fused plan binds bias and gate too (length 0 here: any tensor will do).
+ * await gpu.submit([matmulPlan(gpu, { M: 2, N: 2, K: 2, accumulate: true }), [a, b, a, a, c]]);
+ * const twice = await gpu.read(c); // [2, 4, 6, 8]
  * gpu.destroy();
  * ```
  */
-export function matmulPlan(gpu: ResidentDevice, shape: MatmulShape, options: KernelOptions = {}): KernelPlan {
+export function matmulPlan(
+  gpu: ResidentDevice,
+  shape: MatmulShape & MatmulEpilogue,
+  options: KernelOptions = {},
+): KernelPlan {
   validateMatmulShape(shape);
   const { M, N, K } = shape;
-  const kernel = gemmKernel(gpu, "matmul", shape, options);
-  return {
-    op: "matmul",
-    kernel,
-    bindings: [
-      { name: "a", dtype: "f32", length: M * K, role: "input" },
-      { name: "b", dtype: "f32", length: K * N, role: "input" },
-      { name: "c", dtype: "f32", length: M * N, role: "output" },
-    ],
-    params: packParams(PARAMS, { m: M, n: N, k: K }, "matmul"),
-    workgroups: tileGrid(gpu, shape, kernel),
-    // Each operand read once and the result written once; a multiply and an add per term.
-    cost: { bytes: 4 * (M * K + K * N + M * N), flops: 2 * M * N * K },
-  };
+  const operands: BindingSpec[] = [
+    { name: "a", dtype: "f32", length: M * K, role: "input" },
+    { name: "b", dtype: "f32", length: K * N, role: "input" },
+  ];
+  return gemmPlan(gpu, "matmul", shape, operands, bytesOf(operands), options);
 }
 
 /**
- * `a @ b` on the GPU.
+ * `a @ b` on the GPU, with an optional fused epilogue.
  *
  * @param gpu the device
  * @param args as {@link matmul}
@@ -225,6 +338,7 @@ export function matmulPlan(gpu: ResidentDevice, shape: MatmulShape, options: Ker
  * const gpu = await acquireDevice();
  * const a = new Float32Array([1, 2, 3, 4]);
  * const c = await matmulGpu(gpu, { a, b: new Float32Array([5, 6, 7, 8]), M: 2, N: 2, K: 2 }); // [19, 22, 43, 50]
+ * const d = await matmulGpu(gpu, { a, b: new Float32Array([5, 6, 7, 8]), M: 2, N: 2, K: 2, bias: new Float32Array([-19, -22]) }); // [0, 0, 24, 28]
  * gpu.destroy();
  * ```
  */
@@ -234,49 +348,94 @@ export async function matmulGpu(
   options: KernelOptions = {},
 ): Promise<Float32Array> {
   validateMatmul(args);
-  const [c] = await gpu.run(matmulPlan(gpu, args, options), [args.a, args.b]);
+  const [c] = await gpu.run(matmulPlan(gpu, planShape(args), options), [args.a, args.b, ...epilogueInputs(args)]);
   return c as Float32Array;
 }
 
-/** The two quantized formats: the op, and the lengths of its weight bindings. */
-interface QuantizedFormat {
-  op: "matmulQ8" | "matmulQ4G128";
-  weightWords: number;
-  scaleCount: number;
-}
-
-function quantizedPlan(
+/**
+ * Plans `matmulLinear` (`a @ weight^T`, an f32 weight `[N, K]`) on the GPU, with an optional fused
+ * epilogue.
+ *
+ * @param gpu the device
+ * @param shape `M` (rows of `a`), `N` (rows of the weight), `K` and the epilogue's steps
+ *   ({@link MatmulEpilogue})
+ * @param options kernel override: a variant of `linear` or of `linear_tile64` (which also picks the
+ *   tile); with an epilogue, of `linear_fused` or `linear_tile64_fused`
+ * @returns the plan, one workgroup per tile of `c`; bindings `a`, `weight` (inputs) and `c` (output),
+ *   or with an epilogue `a`, `weight`, `bias`, `gate` (inputs; each of length 0 where its step is off)
+ *   and `c` (output, or `inout` when it accumulates)
+ * @throws Error naming the argument, as {@link validateMatmulLinearShape}
+ *
+ * @example A Linear layer with its bias and a GELU, the weight as the checkpoint stores it
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { matmulLinearPlan } from "@xpu/ops/ops/matmul";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([1, 2])); // [M = 1, K = 2]
+ * const weight = gpu.upload(new Float32Array([1, 0, 0, 1, 1, 1])); // [N = 3, K = 2]
+ * const bias = gpu.upload(new Float32Array([0, 0, -3]));
+ * const y = gpu.alloc("f32", 3);
+ * const plan = matmulLinearPlan(gpu, { M: 1, N: 3, K: 2, bias: true, activation: "gelu" });
+ * await gpu.submit([plan, [x, weight, bias, bias, y]]); // gate is off: bias stands in for it
+ * const out = await gpu.read(y); // gelu([1, 2, 0]) = [0.8413..., 1.9544..., 0]
+ * gpu.destroy();
+ * ```
+ */
+export function matmulLinearPlan(
   gpu: ResidentDevice,
-  shape: MatmulShape,
-  format: QuantizedFormat,
-  options: KernelOptions,
+  shape: MatmulShape & MatmulEpilogue,
+  options: KernelOptions = {},
 ): KernelPlan {
+  validateMatmulLinearShape(shape);
   const { M, N, K } = shape;
-  const { op, weightWords, scaleCount } = format;
-  const kernel = gemmKernel(gpu, op, shape, options);
-  return {
-    op,
-    kernel,
-    bindings: [
-      { name: "a", dtype: "f32", length: M * K, role: "input" },
-      { name: "weight", dtype: "u32", length: weightWords, role: "input" },
-      { name: "scales", dtype: "f32", length: scaleCount, role: "input" },
-      { name: "c", dtype: "f32", length: M * N, role: "output" },
-    ],
-    params: packParams(PARAMS, { m: M, n: N, k: K }, op),
-    workgroups: tileGrid(gpu, shape, kernel),
-    // a, the weight as stored and the scales read once, c written once; a multiply and an add per term.
-    cost: { bytes: 4 * (M * K + weightWords + scaleCount + M * N), flops: 2 * M * N * K },
-  };
+  const operands: BindingSpec[] = [
+    { name: "a", dtype: "f32", length: M * K, role: "input" },
+    { name: "weight", dtype: "f32", length: N * K, role: "input" },
+  ];
+  return gemmPlan(gpu, "matmulLinear", shape, operands, bytesOf(operands), options);
 }
 
 /**
- * Plans `matmulQ8` on the GPU.
+ * `a @ weight^T` with an f32 weight `[N, K]` on the GPU, with an optional fused epilogue.
  *
  * @param gpu the device
- * @param shape `M` (rows of `a`), `N` (rows of the weight), `K`
- * @param options kernel override: a variant of `q8row` or of `q8row_tile64` (which also picks the tile)
- * @returns the plan; bindings `a`, `weight`, `scales` (inputs) and `c` (output)
+ * @param args as {@link matmulLinear}
+ * @param options kernel override
+ * @returns the result, `[M, N]`
+ * @throws Error naming the argument, as {@link validateMatmulLinear}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, matmulLinearGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const a = new Float32Array([1, 2, 3, 4]);
+ * const weight = new Float32Array([5, 6, 7, 8]); // [N = 2, K = 2]
+ * const c = await matmulLinearGpu(gpu, { a, weight, M: 2, N: 2, K: 2 }); // [17, 23, 39, 53]
+ * gpu.destroy();
+ * ```
+ */
+export async function matmulLinearGpu(
+  gpu: ResidentDevice,
+  args: MatmulLinearArgs,
+  options: KernelOptions = {},
+): Promise<Float32Array> {
+  validateMatmulLinear(args);
+  const plan = matmulLinearPlan(gpu, planShape(args), options);
+  const [c] = await gpu.run(plan, [args.a, args.weight, ...epilogueInputs(args)]);
+  return c as Float32Array;
+}
+
+/**
+ * Plans `matmulQ8` on the GPU, with an optional fused epilogue.
+ *
+ * @param gpu the device
+ * @param shape `M` (rows of `a`), `N` (rows of the weight), `K` and the epilogue's steps
+ *   ({@link MatmulEpilogue})
+ * @param options kernel override: a variant of `q8row` or of `q8row_tile64` (which also picks the
+ *   tile); with an epilogue, of `q8row_fused` or `q8row_tile64_fused`
+ * @returns the plan; bindings `a`, `weight`, `scales` (inputs) and `c` (output), or with an epilogue
+ *   `a`, `weight`, `scales`, `bias`, `gate` (inputs; each of length 0 where its step is off) and `c`
+ *   (output, or `inout` when it accumulates)
  * @throws Error naming the argument, as {@link validateMatmulQ8Shape}
  *
  * @example Resident tensors: the int8 weight uploaded once
@@ -293,19 +452,23 @@ function quantizedPlan(
  * gpu.destroy();
  * ```
  */
-export function matmulQ8Plan(gpu: ResidentDevice, shape: MatmulShape, options: KernelOptions = {}): KernelPlan {
+export function matmulQ8Plan(
+  gpu: ResidentDevice,
+  shape: MatmulShape & MatmulEpilogue,
+  options: KernelOptions = {},
+): KernelPlan {
   validateMatmulQ8Shape(shape);
-  const { N, K } = shape;
-  const format: QuantizedFormat = {
-    op: "matmulQ8",
-    weightWords: N * Math.ceil(K / 4),
-    scaleCount: N,
-  };
-  return quantizedPlan(gpu, shape, format, options);
+  const { M, N, K } = shape;
+  const operands: BindingSpec[] = [
+    { name: "a", dtype: "f32", length: M * K, role: "input" },
+    { name: "weight", dtype: "u32", length: N * Math.ceil(K / 4), role: "input" },
+    { name: "scales", dtype: "f32", length: N, role: "input" },
+  ];
+  return gemmPlan(gpu, "matmulQ8", shape, operands, bytesOf(operands), options);
 }
 
 /**
- * `a @ dequant(weight)^T` with an int8 weight, on the GPU.
+ * `a @ dequant(weight)^T` with an int8 weight, on the GPU, with an optional fused epilogue.
  *
  * @param gpu the device
  * @param args as {@link matmulQ8}
@@ -329,17 +492,22 @@ export async function matmulQ8Gpu(
   options: KernelOptions = {},
 ): Promise<Float32Array> {
   validateMatmulQ8(args);
-  const [c] = await gpu.run(matmulQ8Plan(gpu, args, options), [args.a, args.weight, args.scales]);
+  const plan = matmulQ8Plan(gpu, planShape(args), options);
+  const [c] = await gpu.run(plan, [args.a, args.weight, args.scales, ...epilogueInputs(args)]);
   return c as Float32Array;
 }
 
 /**
- * Plans `matmulQ4G128` on the GPU.
+ * Plans `matmulQ4G128` on the GPU, with an optional fused epilogue.
  *
  * @param gpu the device
- * @param shape `M` (rows of `a`), `N` (rows of the weight), `K`
- * @param options kernel override: a variant of `q4g128` or of `q4g128_tile64` (which also picks the tile)
- * @returns the plan; bindings `a`, `weight`, `scales` (inputs) and `c` (output)
+ * @param shape `M` (rows of `a`), `N` (rows of the weight), `K` and the epilogue's steps
+ *   ({@link MatmulEpilogue})
+ * @param options kernel override: a variant of `q4g128` or of `q4g128_tile64` (which also picks the
+ *   tile); with an epilogue, of `q4g128_fused` or `q4g128_tile64_fused`
+ * @returns the plan; bindings `a`, `weight`, `scales` (inputs) and `c` (output), or with an epilogue
+ *   `a`, `weight`, `scales`, `bias`, `gate` (inputs; each of length 0 where its step is off) and `c`
+ *   (output, or `inout` when it accumulates)
  * @throws Error naming the argument, as {@link validateMatmulQ4G128Shape}
  *
  * @example Resident tensors: the int4 weight uploaded once
@@ -356,19 +524,24 @@ export async function matmulQ8Gpu(
  * gpu.destroy();
  * ```
  */
-export function matmulQ4G128Plan(gpu: ResidentDevice, shape: MatmulShape, options: KernelOptions = {}): KernelPlan {
+export function matmulQ4G128Plan(
+  gpu: ResidentDevice,
+  shape: MatmulShape & MatmulEpilogue,
+  options: KernelOptions = {},
+): KernelPlan {
   validateMatmulQ4G128Shape(shape);
-  const { N, K } = shape;
-  const format: QuantizedFormat = {
-    op: "matmulQ4G128",
-    weightWords: N * Math.ceil(K / 8),
-    scaleCount: N * Math.ceil(K / 128),
-  };
-  return quantizedPlan(gpu, shape, format, options);
+  const { M, N, K } = shape;
+  const operands: BindingSpec[] = [
+    { name: "a", dtype: "f32", length: M * K, role: "input" },
+    { name: "weight", dtype: "u32", length: N * Math.ceil(K / 8), role: "input" },
+    { name: "scales", dtype: "f32", length: N * Math.ceil(K / 128), role: "input" },
+  ];
+  return gemmPlan(gpu, "matmulQ4G128", shape, operands, bytesOf(operands), options);
 }
 
 /**
- * `a @ dequant(weight)^T` with an int4, group-128 weight, on the GPU.
+ * `a @ dequant(weight)^T` with an int4, group-128 weight, on the GPU, with an optional fused
+ * epilogue.
  *
  * @param gpu the device
  * @param args as {@link matmulQ4G128}
@@ -392,7 +565,8 @@ export async function matmulQ4G128Gpu(
   options: KernelOptions = {},
 ): Promise<Float32Array> {
   validateMatmulQ4G128(args);
-  const [c] = await gpu.run(matmulQ4G128Plan(gpu, args, options), [args.a, args.weight, args.scales]);
+  const plan = matmulQ4G128Plan(gpu, planShape(args), options);
+  const [c] = await gpu.run(plan, [args.a, args.weight, args.scales, ...epilogueInputs(args)]);
   return c as Float32Array;
 }
 
@@ -422,21 +596,12 @@ export async function matmulQ4G128Gpu(
 export function matmulF16Plan(gpu: ResidentDevice, shape: MatmulShape, options: KernelOptions = {}): KernelPlan {
   validateMatmulF16Shape(shape);
   const { M, N, K } = shape;
-  const kernel = gemmKernel(gpu, "matmulF16", shape, options);
-  return {
-    op: "matmulF16",
-    kernel,
-    bindings: [
-      { name: "a", dtype: "u32", length: Math.ceil((M * K) / 2), role: "input" },
-      { name: "b", dtype: "u32", length: Math.ceil((K * N) / 2), role: "input" },
-      { name: "c", dtype: "f32", length: M * N, role: "output" },
-    ],
-    params: packParams(PARAMS, { m: M, n: N, k: K }, "matmulF16"),
-    workgroups: tileGrid(gpu, shape, kernel),
-    // Each operand read once at two bytes an element and the result written once at four; a
-    // multiply and an add per term.
-    cost: { bytes: 2 * (M * K + K * N) + 4 * M * N, flops: 2 * M * N * K },
-  };
+  const operands: BindingSpec[] = [
+    { name: "a", dtype: "u32", length: Math.ceil((M * K) / 2), role: "input" },
+    { name: "b", dtype: "u32", length: Math.ceil((K * N) / 2), role: "input" },
+  ];
+  // Each operand read once at two bytes an element.
+  return gemmPlan(gpu, "matmulF16", shape, operands, 2 * (M * K + K * N), options);
 }
 
 /**
