@@ -2,7 +2,8 @@
 
 Writes epilogue.json beside this file. Every case is a Linear layer and what a DiT block does after it:
 
-    y = F.linear(a, w, bias)                        a [M, K], w [N, K], bias [N] (or no bias)
+    y = F.linear(a, w, bias)                        a [M, K], w [N, K], bias [N] (or no bias): w's product,
+                                                    then + bias
     y = act(y)                                      F.gelu (erf), F.gelu(approximate="tanh"), F.silu, or none
     y = y * gate.repeat_interleave(gateRows, 0)     gate [M / gateRows, N]: one row per batch item
     out = c + y                                     c [M, N], the prior content (accumulate), or out = y
@@ -71,7 +72,7 @@ def case(label, M, N, K, seed, scale=1, bias=False, activation=None, gate_rows=N
     b = pattern(N, seed + 2) if bias else None
     gate = 2 * pattern((M // gate_rows) * N, seed + 3) if gate_rows else None
     c = pattern(M * N, seed + 4) if accumulate else None
-    out = epilogue(F.linear(a, w, b), M, N, b, activation, gate, gate_rows, c)
+    out = epilogue(F.linear(a, w), M, N, b, activation, gate, gate_rows, c)
     return {"label": label, "M": M, "N": N, "K": K, "seed": seed, "scale": scale, "bias": bias,
             "activation": activation, "gateRows": gate_rows, "accumulate": accumulate, "out": f32_json(out)}
 
