@@ -10,16 +10,7 @@ import {
 } from "../../harness/testing.ts";
 import { variantsOf } from "../../harness/variants.ts";
 import { matvecQ4G128, matvecQ8, packQ4, packQ8, quantizeQ4G128 } from "../matvec/reference.ts";
-import {
-  batch,
-  denseCase,
-  type GemmCase,
-  linearCase,
-  pattern,
-  q4Case,
-  q8Case,
-  randomWords,
-} from "./cases.ts";
+import { batch, denseCase, type GemmCase, linearCase, pattern, q4Case, q8Case, randomWords } from "./cases.ts";
 import {
   KERNELS,
   matmul,
@@ -115,7 +106,15 @@ const linearShort = batch(SHAPES.map(([M, N, K], i) => randomLinear(M, N, K, 900
 const linearLong = batch([randomLinear(...LONG_ROW, 1000)]);
 for (const entry of ["linear", "linear_tile64"]) {
   const [short, long] = [linearShort, linearLong];
-  checkAgainstReference("matmulLinear, K <= 255", KERNELS, entry, short.cases, matmulLinear, matmulLinearGpu, short.tol);
+  checkAgainstReference(
+    "matmulLinear, K <= 255",
+    KERNELS,
+    entry,
+    short.cases,
+    matmulLinear,
+    matmulLinearGpu,
+    short.tol,
+  );
   checkAgainstReference("matmulLinear, K = 4099", KERNELS, entry, long.cases, matmulLinear, matmulLinearGpu, long.tol);
 }
 

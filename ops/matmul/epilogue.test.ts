@@ -91,7 +91,20 @@ Deno.test("epilogue reference: row m takes gate row floor(m / gateRows) (a batch
   const interleaved = matmulLinear({ ...args, gate: f32([1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4]), gateRows: 1 });
   deepStrictEqual([...interleaved], [1, 2, 6, 8, 3, 6, 12, 16, 5, 10, 18, 24]);
   // gateRows = M: one gate row for every row; gateRows = 1: a gate row per row.
-  deepStrictEqual([...matmulLinear({ ...args, gate: f32([2, -1]), gateRows: 6 })], [2, -1, 4, -2, 6, -3, 8, -4, 10, -5, 12, -6]);
+  deepStrictEqual([...matmulLinear({ ...args, gate: f32([2, -1]), gateRows: 6 })], [
+    2,
+    -1,
+    4,
+    -2,
+    6,
+    -3,
+    8,
+    -4,
+    10,
+    -5,
+    12,
+    -6,
+  ]);
 });
 
 Deno.test("epilogue reference: accumulate adds the result to c's prior content", () => {
@@ -136,7 +149,10 @@ Deno.test("epilogue reference: bad input throws naming the argument", async () =
   }
   // Each product names itself.
   const q = { a: f32([1, 2]), M: 2, N: 1, K: 1, gateRows: 3, gate: f32([1]) };
-  await assertThrowsMessage(() => matmul({ ...q, b: f32([1]) }), "matmul: gateRows (tokens per batch item) must divide M = 2");
+  await assertThrowsMessage(
+    () => matmul({ ...q, b: f32([1]) }),
+    "matmul: gateRows (tokens per batch item) must divide M = 2",
+  );
   await assertThrowsMessage(
     () => matmulQ8({ ...q, weight: packQ8(new Int32Array([1]), 1, 1), scales: f32([1]) }),
     "matmulQ8: gateRows (tokens per batch item) must divide M = 2",
@@ -292,15 +308,23 @@ const linear = fusedCases(
   matmulLinear,
   1200,
 );
-const q8 = fusedCases((M, N, K, s) => {
-  const codes = Int32Array.from(randomF32(N * K, s + 1), (v) => Math.round(127 * v));
-  const args = { a: randomF32(M * K, s), weight: packQ8(codes, N, K), scales: randomF32(N, s + 2, 0.001, 0.02) };
-  return q8Case(label(M, N, K), { ...args, M, N, K });
-}, matmulQ8, 1300);
-const q4 = fusedCases((M, N, K, s) => {
-  const { codes, scales } = quantizeQ4G128({ x: randomF32(N * K, s + 1), rows: N, cols: K });
-  return q4Case(label(M, N, K), { a: randomF32(M * K, s), weight: packQ4(codes, N, K), scales, M, N, K });
-}, matmulQ4G128, 1400);
+const q8 = fusedCases(
+  (M, N, K, s) => {
+    const codes = Int32Array.from(randomF32(N * K, s + 1), (v) => Math.round(127 * v));
+    const args = { a: randomF32(M * K, s), weight: packQ8(codes, N, K), scales: randomF32(N, s + 2, 0.001, 0.02) };
+    return q8Case(label(M, N, K), { ...args, M, N, K });
+  },
+  matmulQ8,
+  1300,
+);
+const q4 = fusedCases(
+  (M, N, K, s) => {
+    const { codes, scales } = quantizeQ4G128({ x: randomF32(N * K, s + 1), rows: N, cols: K });
+    return q4Case(label(M, N, K), { a: randomF32(M * K, s), weight: packQ4(codes, N, K), scales, M, N, K });
+  },
+  matmulQ4G128,
+  1400,
+);
 
 for (const entry of ["kernel_fused", "tile64_fused"]) {
   checkAgainstReference("matmul, fused", KERNELS, entry, dense.cases, matmul, matmulGpu, dense.tol);
@@ -350,8 +374,17 @@ Deno.test("epilogue tolerance: tight enough that each convention's alternative f
 // ---- plans, bindings, refusals -----------------------------------------------------------------
 
 gpuTest("epilogue plans: the fused kernels, their bindings in order with lengths and roles, params, costs", (gpu) => {
-  const describe = (plan: ReturnType<typeof matmulPlan>) => plan.bindings.map((b) => [b.name, b.dtype, b.length, b.role]);
-  const full = matmulLinearPlan(gpu, { M: 6, N: 5, K: 7, bias: true, activation: "silu", gateRows: 3, accumulate: true });
+  const describe = (plan: ReturnType<typeof matmulPlan>) =>
+    plan.bindings.map((b) => [b.name, b.dtype, b.length, b.role]);
+  const full = matmulLinearPlan(gpu, {
+    M: 6,
+    N: 5,
+    K: 7,
+    bias: true,
+    activation: "silu",
+    gateRows: 3,
+    accumulate: true,
+  });
   strictEqual(full.kernel.variant, "linear_tile64_fused");
   deepStrictEqual(describe(full), [
     ["a", "f32", 42, "input"],
@@ -377,7 +410,14 @@ gpuTest("epilogue plans: the fused kernels, their bindings in order with lengths
   ]);
   deepStrictEqual([...new Uint32Array(gelu.params!)], [6, 5, 7, 0, 1, 0, 0, 0]);
   deepStrictEqual([...new Uint32Array(matmulPlan(gpu, { M: 6, N: 5, K: 7, activation: "gelu_tanh" }).params!)], [
-    6, 5, 7, 0, 2, 0, 0, 0,
+    6,
+    5,
+    7,
+    0,
+    2,
+    0,
+    0,
+    0,
   ]);
   const q8 = matmulQ8Plan(gpu, { M: 4, N: 3, K: 9, gateRows: 2 });
   deepStrictEqual(describe(q8).map(([name, , length]) => [name, length]), [
@@ -414,7 +454,10 @@ gpuTest("epilogue GPU: bad input is refused, naming it, before any GPU work", as
     () => matmulLinearGpu(gpu, { ...args, activation: "relu" as MatmulActivation }),
     'matmulLinear: activation must be one of "gelu", "gelu_tanh", "silu", got relu',
   );
-  await assertThrowsMessage(() => matmulGpu(gpu, { a: args.a, b: f32([1, 1]), M: 6, N: 2, K: 1, gateRows: 2 }), "matmul: gate must be a Float32Array, got undefined");
+  await assertThrowsMessage(
+    () => matmulGpu(gpu, { a: args.a, b: f32([1, 1]), M: 6, N: 2, K: 1, gateRows: 2 }),
+    "matmul: gate must be a Float32Array, got undefined",
+  );
   await assertThrowsMessage(
     () => matmulLinearPlan(gpu, { M: 6, N: 2, K: 1, bias: 1 as unknown as boolean }),
     "matmulLinear: bias must be a boolean, got 1",
@@ -445,7 +488,10 @@ gpuTest("epilogue GPU: bad input is refused, naming it, before any GPU work", as
 gpuTest("epilogue GPU: accumulate updates c in place, as a residual stream through two gated layers", async (gpu) => {
   const [M, N, K, gateRows] = [6, 5, 8, 3];
   const x = randomF32(M * N, 1);
-  const layers = [0, 1].map((i) => ({ weight: randomF32(N * K, 10 + i), gate: randomF32((M / gateRows) * N, 20 + i, -2, 2) }));
+  const layers = [0, 1].map((i) => ({
+    weight: randomF32(N * K, 10 + i),
+    gate: randomF32((M / gateRows) * N, 20 + i, -2, 2),
+  }));
   const h = randomF32(M * K, 30);
   const plan = matmulLinearPlan(gpu, { M, N, K, gateRows, accumulate: true });
   const residual = gpu.upload(x);

@@ -5,6 +5,15 @@
  * - `matmul` is `torch.mm(a, b)`: `a` `[M, K]` times `b` `[K, N]`, f32 row-major. Entry points
  *   `kernel` (128 x 128 tiles, 8 x 8 outputs per invocation) and `tile64` (64 x 64 tiles, 8 x 4 per
  *   invocation); {@link matmulPlan} picks one by size.
+ * - `matmulLinear` (entry points `linear`, 128 x 128, and `linear_tile64`) is `F.linear(a, weight)`,
+ *   `a @ weight^T`, with the f32 weight in a Linear layer's orientation, `[N, K]`, as checkpoints
+ *   store it and as the quantized products below take theirs: a model binds its checkpoint's tensor
+ *   as it is, never a transposed copy. The kernels are `kernel`'s and `tile64`'s with one change: the
+ *   weight's block is staged as `q8row` stages its decoded weight (each invocation loads four
+ *   consecutive k of two weight rows, as it loads a's, and writes them transposed into workgroup
+ *   memory, into the layout in which `kernel` stages b), so the k-steps, the accumulators, the
+ *   stores, the interior path and the 16 KiB of workgroup memory are `kernel`'s, include for include.
+ *   (Not yet timed on the H200; the bench times `linear` beside `kernel` at the same shapes.)
  * - `matmulQ8` (entry points `q8row`, 128 x 128, and `q8row_tile64`) is
  *   `F.linear(a, dequant(weight))`: the weight is the operand in a Linear layer's orientation,
  *   `[N, K]`, one row per output feature, and the product is `a @ dequant(weight)^T`. It is held as
@@ -36,17 +45,45 @@
  * separate dequantize pass and the f32 weight never exists in memory (ops/dequant_transpose makes
  * that f32 operand when a caller wants it). q8 sums `a` times the codes, which are exact in f32,
  * and applies each row's scale once per output; q4 stages code times its group's scale, because
- * the scale changes along the summed axis. No bias: a fused one cannot be checked against anything
- * until the plain product agrees with the reference, and `elementwiseRows` adds one.
+ * the scale changes along the summed axis.
  *
- * How the 128 x 128 kernels (`kernel`, `q8row`, `q4g128`, `f16storage`) are built, and why (the WGSL
- * has no subgroups here, so everything goes through registers and workgroup memory):
+ * Fused epilogues. `matmul`, `matmulLinear`, `matmulQ8` and `matmulQ4G128` take an epilogue in the
+ * plan's shape ({@link MatmulEpilogue}: `bias`, `activation` of `"gelu"` (erf, torch's default),
+ * `"gelu_tanh"` or `"silu"`, `gateRows`, `accumulate`), applied to each output of the product in the
+ * order `+ bias[n]`, the activation, `x gate[floor(m / gateRows), n]`, and then `c = ...` or, with
+ * `accumulate`, `c += ...` (reference.ts defines each step), so a transformer block's Linear layers
+ * need no elementwise pass after them: a residual stream is updated in place (WebGPU forbids binding
+ * one buffer twice where one is writable, so `c` itself is bound read and written, role `inout`).
+ * A plan with any step takes the product's fused kernel (`kernel_fused`, `tile64_fused`,
+ * `linear_fused`, `linear_tile64_fused`, `q8row_fused`, `q8row_tile64_fused`, `q4g128_fused`,
+ * `q4g128_tile64_fused`; the tile by the same rule), whose bindings are, in order:
+ *
+ *     matmul         a, b,               bias, gate, c
+ *     matmulLinear   a, weight,          bias, gate, c
+ *     matmulQ8       a, weight, scales,  bias, gate, c
+ *     matmulQ4G128   a, weight, scales,  bias, gate, c
+ *
+ * `bias` is `[N]` and `gate` `[M / gateRows, N]`, each of length 0 when its step is off (bind any
+ * f32 tensor there; the kernel never reads it). A plan without an epilogue keeps the plain kernel and
+ * its bindings (`a`, `b` or `weight`, [`scales`], `c`). Why this shape: WebGPU's `layout: "auto"`
+ * makes every binding a shader uses part of its layout, so binding lists that vary with the steps
+ * would take a kernel per list, four per product, each a 128 x 128 kernel of about 35 KB of WGSL;
+ * with fixed bindings, one fused kernel per product reads the steps from uniform flags (the same for
+ * every invocation, so each branch is taken or skipped by whole workgroups) and the plain kernels,
+ * their measured code and their callers' bindings stay as they were. A fused kernel's product is the
+ * plain kernel's, include for include; the epilogue runs once per output, on the accumulators in
+ * registers after the walk over K, before the stores. `matmulF16` has no epilogue and refuses one.
+ *
+ * How the 128 x 128 kernels (`kernel`, `linear`, `q8row`, `q4g128`, `f16storage` and the fused ones)
+ * are built, and why (the WGSL has no subgroups here, so everything goes through registers and
+ * workgroup memory):
  * - 8 x 8 outputs per invocation in sixteen named vec4 accumulators, function-local variables of the
  *   entry point: per k, four vec4 reads of workgroup memory feed 64 FMAs, so the FMA units, not
  *   workgroup memory, set the pace. (An invocation owning 4 x 4 reads two vec4s for 16 FMAs and is
  *   bound by workgroup memory.)
- * - a's block is staged transposed, so one vec4 read gives four rows at one k; b's block (or the
- *   decoded weight's) as vec4s along a row of the tile.
+ * - a's block is staged transposed, so one vec4 read gives four rows at one k; b's block as vec4s
+ *   along a row of the tile, and a weight in the Linear orientation (`linear`'s f32 rows, the
+ *   quantized kernels' decoded codes) transposed into that same layout.
  * - K walked 16 at a time through one stage of workgroup memory, 16 KiB (WebGPU's default
  *   maxComputeWorkgroupStorageSize, so one kernel serves every device): each invocation loads its
  *   share of a block, stores it, a barrier, the 16 k-steps, a barrier.
@@ -57,22 +94,27 @@
  *   as one 8-byte pair of words under the same conditions (a row then starts on an 8-byte boundary)
  *   and decodes them with `unpack2x16float` as it stages them. The bound checks are in the staging
  *   loads (zeros outside an operand) and the final stores, never in the k-steps.
- * - `kernel` and `f16storage` skip even those in interior tiles (wholly inside c, K % 4 == 0 and
- *   N % 4 == 0): their full blocks of K are staged with unchecked loads at indices computed once,
- *   and c is stored unchecked (4096^3 on the H200: 34.8 -> 36.4 TFLOP/s; `f16storage` 31.6 -> 36.5;
- *   512 x 14336 x 4096: 30.0 -> 30.8 and 26.2 -> 31.0). `q8row` and `q4g128` keep the checks.
+ * - `kernel`, `linear` and `f16storage` skip even those in interior tiles (wholly inside c,
+ *   K % 4 == 0 and N % 4 == 0): their full blocks of K are staged with unchecked loads at indices
+ *   computed once, and c is stored unchecked (4096^3 on the H200: 34.8 -> 36.4 TFLOP/s; `f16storage`
+ *   31.6 -> 36.5; 512 x 14336 x 4096: 30.0 -> 30.8 and 26.2 -> 31.0). `q8row` and `q4g128` keep the
+ *   checks.
  * This design replaced a two-stage one (the next block prefetched into registers, one barrier per
  * block) that needed an NVIDIA variant at 32 KiB of workgroup memory; measured on the H200 it was
  * slower (`harness/baselines/nvidia-h200-design.md`, matmul). With the NVIDIA variant's K-step
- * of 16 now within the portable 16 KiB, there is no target variant. `tile64` is the same design
- * at 64 x 64 (8 x 4 outputs per invocation, 8 KiB); `q8row_tile64` and `q4g128_tile64` keep a
- * simpler one (4 x 4 outputs per invocation, a looped k, element-by-element loads). Every kernel
+ * of 16 now within the portable 16 KiB, there is no target variant. `tile64` and `linear_tile64`
+ * are the same design at 64 x 64 (8 x 4 outputs per invocation, 8 KiB); `q8row_tile64` and
+ * `q4g128_tile64` keep a simpler one (4 x 4 outputs per invocation, a looped k, element-by-element
+ * loads). Every kernel
  * stays within WebGPU's default 16 KiB of workgroup memory (a test holds them to it), so no plan
  * needs to check the device's maxComputeWorkgroupStorageSize.
  *
- * Refused, with an error naming the argument: M, N or K not an integer >= 1, and arrays of the wrong
+ * Refused, with an error naming the argument: M, N or K not an integer >= 1, arrays of the wrong
  * type or length (`matmulF16`'s operands are Uint32Arrays of exactly `ceil(M * K / 2)` and
- * `ceil(K * N / 2)` words); and, before anything is uploaded, an operand larger than the device's
+ * `ceil(K * N / 2)` words), an activation other than the three, a gateRows that is not an integer
+ * >= 1 dividing M, a gate without gateRows (or the reverse), accumulate without the prior c (or the
+ * reverse), an epilogue given to `matmulF16`, and an override of a plain kernel for a fused plan (or
+ * the reverse); and, before anything is uploaded, an operand larger than the device's
  * maxStorageBufferBindingSize, with an error naming the operand and the limit. Grids of more tiles
  * than maxComputeWorkgroupsPerDimension (65,535) fold into a second dimension.
  *
@@ -96,6 +138,8 @@ import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import {
+  epilogueOf,
+  hasEpilogue,
   type MatmulActivation,
   type MatmulArgs,
   type MatmulEpilogue,
@@ -105,8 +149,6 @@ import {
   type MatmulQ4G128Args,
   type MatmulQ8Args,
   type MatmulShape,
-  epilogueOf,
-  hasEpilogue,
   validateMatmul,
   validateMatmulF16,
   validateMatmulF16Shape,

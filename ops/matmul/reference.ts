@@ -254,8 +254,9 @@ function refuseEpilogue(op: string, record: object): void {
  * @example
  * ```ts
  * import { hasEpilogue } from "@xpu/ops/ops/matmul";
- * hasEpilogue({ M: 2, N: 2, K: 2 }); // false
- * hasEpilogue({ M: 2, N: 2, K: 2, activation: "gelu" }); // true
+ * hasEpilogue({}); // false
+ * hasEpilogue({ bias: false, accumulate: false }); // false: every step off
+ * hasEpilogue({ activation: "gelu" }); // true
  * ```
  */
 export function hasEpilogue(shape: MatmulEpilogue): boolean {
@@ -658,7 +659,7 @@ function linear(
  */
 export function matmul(args: MatmulArgs): Float32Array {
   validateMatmul(args);
-  const { a, b, M, N, K } = args;
+  const { a, b, N, K } = args;
   const bTransposed = new Float64Array(N * K);
   for (let k = 0; k < K; k++) {
     for (let n = 0; n < N; n++) bTransposed[n * K + k] = b[k * N + n];
