@@ -45,7 +45,8 @@ const oneRounding = { atol: 1e-12, rtol: 2 ** -23 };
 // The first six take the element-by-element paths (K and N not multiples of 4); the next four the
 // vec4 paths of a (K % 4 == 0), of b and c (N % 4 == 0), or both, with edge tiles in M and N and
 // blocks of K that end part-way (72 is 4.5 blocks of 16 and 9 of 8). 136x132x72 and 256x132x48 have
-// interior 128 x 128 tiles beside edge tiles, with a ragged last block of K and with whole blocks.
+// interior 128 x 128 tiles beside edge tiles, with a ragged last block of K and with whole blocks;
+// 129x136x76 has one whose last block is ragged for the pipelined kernels' blocks of 8 too.
 const SHAPES: [number, number, number][] = [
   [1, 1, 1],
   [7, 13, 5],
@@ -58,6 +59,7 @@ const SHAPES: [number, number, number][] = [
   [9, 132, 37],
   [129, 4, 20],
   [256, 132, 48],
+  [129, 136, 76],
 ];
 const LONG_ROW: [number, number, number] = [3, 5, 4099];
 const label = (M: number, N: number, K: number) => `${M}x${N}x${K}`;
@@ -101,10 +103,28 @@ checkAgainstReference("matmul, K <= 255", KERNELS, "kernel", denseShort.cases, m
 checkAgainstReference("matmul, K <= 255", KERNELS, "tile64", denseShort.cases, matmul, matmulGpu, denseShort.tol);
 checkAgainstReference("matmul, K = 4099", KERNELS, "kernel", denseLong.cases, matmul, matmulGpu, denseLong.tol);
 checkAgainstReference("matmul, K = 4099", KERNELS, "tile64", denseLong.cases, matmul, matmulGpu, denseLong.tol);
+checkAgainstReference(
+  "matmul, K <= 255",
+  KERNELS,
+  "kernel_pipelined",
+  denseShort.cases,
+  matmul,
+  matmulGpu,
+  denseShort.tol,
+);
+checkAgainstReference(
+  "matmul, K = 4099",
+  KERNELS,
+  "kernel_pipelined",
+  denseLong.cases,
+  matmul,
+  matmulGpu,
+  denseLong.tol,
+);
 
 const linearShort = batch(SHAPES.map(([M, N, K], i) => randomLinear(M, N, K, 900 + 10 * i)));
 const linearLong = batch([randomLinear(...LONG_ROW, 1000)]);
-for (const entry of ["linear", "linear_tile64"]) {
+for (const entry of ["linear", "linear_tile64", "linear_pipelined"]) {
   const [short, long] = [linearShort, linearLong];
   checkAgainstReference(
     "matmulLinear, K <= 255",
@@ -258,7 +278,7 @@ Deno.test("matmul reference matches the torch goldens", async () => {
 gpuTest("matmul GPU matches the torch goldens", async (gpu) => {
   const { mm, linear, q8, q4 } = goldenCases(await loadMatmulGolden());
   for (const { c, cases: [{ args }], tol } of mm) {
-    for (const override of [...variantsOf(KERNELS, "kernel"), ...variantsOf(KERNELS, "tile64")]) {
+    for (const override of ["kernel", "tile64", "kernel_pipelined"].flatMap((e) => variantsOf(KERNELS, e))) {
       assertClose(
         strided(await matmulGpu(gpu, args, { override }), c.stride),
         f32(c.out64),
@@ -268,7 +288,7 @@ gpuTest("matmul GPU matches the torch goldens", async (gpu) => {
     }
   }
   for (const { c, cases: [{ args }], tol } of linear) {
-    for (const override of [...variantsOf(KERNELS, "linear"), ...variantsOf(KERNELS, "linear_tile64")]) {
+    for (const override of ["linear", "linear_tile64", "linear_pipelined"].flatMap((e) => variantsOf(KERNELS, e))) {
       const got = strided(await matmulLinearGpu(gpu, args, { override }), c.stride);
       assertClose(got, f32(c.out64), tol, `${override} ${c.label}`);
     }

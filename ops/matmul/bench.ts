@@ -20,6 +20,9 @@
  * after it: SiLU after the FFN up-projection, GELU after Anima's, a gated accumulation into the
  * residual stream after the down-projection (gateRows 4608, one batch item) and a plain one after the
  * projections; beside the plain `linear` rows at the same shapes they give the epilogue's cost.
+ * `kernel_pipelined` and `linear_pipelined`, variant designs the plans do not choose (mod.ts), are
+ * timed at 4096^3 (`kernel_pipelined` only), the diffusion shapes and the prefill shape, beside
+ * `kernel` and `linear`.
  * @module
  */
 
@@ -153,7 +156,9 @@ function f16(entry: string): BenchCase {
 export const BENCH: readonly BenchCase[] = [
   dense("kernel", [...SQUARES, MEL, ...DIFFUSION, PREFILL]), // the peer runs at the last
   dense("tile64", [...SQUARES, MEL, PREFILL]),
+  dense("kernel_pipelined", [SQUARES[2], ...DIFFUSION, PREFILL]),
   linear("linear", [...DIFFUSION, PREFILL], QUICK),
+  linear("linear_pipelined", [...DIFFUSION, PREFILL], QUICK),
   linear("linear_tile64", [SQUARES[0], PREFILL], QUICK),
   linear("linear_fused", DIFFUSION_FUSED, QUICK_FUSED),
   q8("q8row"),

@@ -118,6 +118,12 @@
  * maxStorageBufferBindingSize, with an error naming the operand and the limit. Grids of more tiles
  * than maxComputeWorkgroupsPerDimension (65,535) fold into a second dimension.
  *
+ * A variant design awaits its timing: `kernel_pipelined` and `linear_pipelined` are `kernel` and
+ * `linear` with another walk over K, two stages of 8 columns in the same 16 KiB, the next block's
+ * loads issued before this block's k-steps and one barrier per block (kernel_pipelined.wgsl says
+ * why). The plans never choose them; `{ override: "kernel_pipelined" }` runs one, the tests hold them
+ * to the reference, and the bench times them beside `kernel` and `linear` at the same shapes.
+ *
  * Tile choice: the 128 x 128 tile does four times the work per workgroup of the 64 x 64 one, so it
  * only pays when there are still enough tiles to occupy a large GPU. The plans use it when M and N
  * are both at least 128 and the grid has at least {@link LARGE_TILE_MIN_TILES} of them (an H200
@@ -189,6 +195,14 @@ const ENTRIES: Readonly<Record<GemmOp, readonly [string] | readonly [string, str
   matmulQ4G128: ["q4g128", "q4g128_tile64"],
   matmulF16: ["f16storage"],
 };
+/**
+ * Entry points the plans never choose but an override may name: variant designs awaiting their
+ * H200 timing (kernel_pipelined.wgsl says what is to be measured).
+ */
+const OVERRIDE_ONLY: Readonly<Partial<Record<GemmOp, readonly string[]>>> = {
+  matmul: ["kernel_pipelined"],
+  matmulLinear: ["linear_pipelined"],
+};
 /** The same products with the fused epilogue, taken when the plan's shape asks for one. */
 const FUSED_ENTRIES: Readonly<Record<FusedOp, readonly [string, string]>> = {
   matmul: ["kernel_fused", "tile64_fused"],
@@ -238,7 +252,8 @@ function gemmKernel(
 ): Resolution {
   const entries = fused && op !== "matmulF16" ? FUSED_ENTRIES[op] : ENTRIES[op];
   const [large, small = large] = entries;
-  return gpu.resolveAmong(KERNELS, op, entries, largeTile(shape) ? large : small, options);
+  const allowed = fused ? entries : [...entries, ...(OVERRIDE_ONLY[op] ?? [])];
+  return gpu.resolveAmong(KERNELS, op, allowed, largeTile(shape) ? large : small, options);
 }
 
 function tileGrid(gpu: ResidentDevice, shape: MatmulShape, kernel: Resolution): [number, number, number] {
@@ -328,8 +343,8 @@ const planShape = (args: MatmulShape & MatmulEpilogueArgs): MatmulShape & Matmul
  *
  * @param gpu the device
  * @param shape `M`, `N`, `K` and the epilogue's steps ({@link MatmulEpilogue})
- * @param options kernel override: a variant of `kernel` or of `tile64` (which also picks the tile);
- *   with an epilogue, of `kernel_fused` or `tile64_fused`
+ * @param options kernel override: a variant of `kernel` or of `tile64` (which also picks the tile),
+ *   or of `kernel_pipelined`; with an epilogue, of `kernel_fused` or `tile64_fused`
  * @returns the plan, one workgroup per tile of `c`; bindings `a`, `b` (inputs) and `c` (output), or
  *   with an epilogue `a`, `b`, `bias`, `gate` (inputs; each of length 0 where its step is off) and
  *   `c` (output, or `inout` when it accumulates)
@@ -402,7 +417,7 @@ export async function matmulGpu(
  * @param shape `M` (rows of `a`), `N` (rows of the weight), `K` and the epilogue's steps
  *   ({@link MatmulEpilogue})
  * @param options kernel override: a variant of `linear` or of `linear_tile64` (which also picks the
- *   tile); with an epilogue, of `linear_fused` or `linear_tile64_fused`
+ *   tile), or of `linear_pipelined`; with an epilogue, of `linear_fused` or `linear_tile64_fused`
  * @returns the plan, one workgroup per tile of `c`; bindings `a`, `weight` (inputs) and `c` (output),
  *   or with an epilogue `a`, `weight`, `bias`, `gate` (inputs; each of length 0 where its step is off)
  *   and `c` (output, or `inout` when it accumulates)
