@@ -143,6 +143,8 @@ Deno.test("epilogue reference: bad input throws naming the argument", async () =
     [{ activation: "tanh" }, "matmulLinear: activation must be one of"],
     [{ bias: f32([1, 2, 3]) }, "matmulLinear: bias must have length N = 2, got 3"],
     [{ bias: [1, 2] }, "matmulLinear: bias must be a Float32Array, got Array"],
+    // A plan's `bias: true` given to a call, which needs the tensor itself.
+    [{ bias: true }, "matmulLinear: bias must be a Float32Array, got true"],
   ];
   for (const [epilogue, message] of refused) {
     await assertThrowsMessage(() => matmulLinear({ ...args, ...epilogue } as typeof args), message);
