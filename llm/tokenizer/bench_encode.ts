@@ -1,7 +1,9 @@
 // Encode speed on goldens/corpus.txt, measured the way goldens/speed.py measures the Python
 // packages (40-line chunks, one call per chunk, best of 5 passes, one thread); their figures are read
-// from goldens/speed.json, which speed.py writes: run both on the same machine to compare.
+// from goldens/speed.json, which speed.py writes: run both on the same machine to compare. Qwen3's and
+// T5's tokenizers (llm/fixtures/) are measured too; speed.json has no Python figure for them.
 // Run: deno run -R llm/tokenizer/bench_encode.ts
+import { qwenTokenizer, t5Tokenizer } from "../fixtures/tokenizer_files.ts";
 import { ByteLevelBpeTokenizer } from "./byte_level_bpe.ts";
 import { SentencePieceTokenizer } from "./sentencepiece.ts";
 
@@ -23,6 +25,8 @@ const tokenizers: [string, { encode(text: string): number[] }][] = [
     `hf_${name}`,
     new ByteLevelBpeTokenizer(Deno.readTextFileSync(new URL(`hf_${name}.tokenizer.json`, dir))),
   ]),
+  ["qwen3", await qwenTokenizer()],
+  ["t5", t5Tokenizer()],
 ];
 console.log(`${bytes} bytes in ${chunks.length} chunks; Deno ${Deno.version.deno}`);
 console.log(`python packages: speed.json, measured on ${python.cpu}`);
@@ -35,7 +39,7 @@ for (const [name, tokenizer] of tokenizers) {
     times.push((performance.now() - start) / 1000);
   }
   const rate = (seconds: number) => (bytes / seconds / 1e6).toFixed(1);
-  const theirs = python.results[name].MB_per_s.toFixed(1);
+  const theirs = python.results[name]?.MB_per_s.toFixed(1) ?? "—";
   console.log(
     `${name.padEnd(22)} ${rate(times[0]).padStart(16)} ${rate(Math.min(...times)).padStart(10)} ${theirs.padStart(18)}`,
   );

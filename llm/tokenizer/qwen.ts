@@ -24,23 +24,23 @@
 import { ByteLevelBpeTokenizer } from "./byte_level_bpe.ts";
 
 /** A file's contents: text, UTF-8 bytes, or (for JSON files) the parsed value. */
-export type FileContents = string | Uint8Array | object;
+export type TokenizerFileContents = string | Uint8Array | object;
 
 /** The tokenizer files of a Qwen checkpoint: its tokenizer.json, or vocab + merges. */
 export type QwenTokenizerFiles =
   | {
     /** `tokenizer.json`. */
-    tokenizerJson: FileContents;
+    tokenizerJson: TokenizerFileContents;
     /** `tokenizer_config.json`, which names EOS and padding; without it both are null. */
-    tokenizerConfig?: FileContents;
+    tokenizerConfig?: TokenizerFileContents;
   }
   | {
     /** `vocab.json`: token to id. */
-    vocab: FileContents;
+    vocab: TokenizerFileContents;
     /** `merges.txt`: one merge per line, rank order, after a `#version` line. */
     merges: string | Uint8Array;
     /** `tokenizer_config.json`: the added tokens, EOS and padding. */
-    tokenizerConfig: FileContents;
+    tokenizerConfig: TokenizerFileContents;
   };
 
 /** Qwen2Tokenizer's pre-tokenizer regex (Oniguruma syntax, as tokenizer.json stores it). */
@@ -68,6 +68,22 @@ function asJson(who: string, name: string, contents: unknown): any {
   }
 }
 
+/** A tokenizer.json as {@link qwenTokenizerJson} writes it (the fields upstream's serialisation has). */
+export interface QwenTokenizerJson {
+  /** "1.0". */
+  version: string;
+  /** tokenizer_config.json's `added_tokens_decoder`, each with its id. */
+  added_tokens: ({ id: number } & Record<string, unknown>)[];
+  /** `{ type: "NFC" }`. */
+  normalizer: { type: string };
+  /** A Split with {@link QWEN_PRETOKENIZE_REGEX}, then ByteLevel without a prefix space or regex. */
+  pre_tokenizer: { type: string; pretokenizers: Record<string, unknown>[] };
+  /** ByteLevel. */
+  decoder: Record<string, unknown>;
+  /** BPE over the vocabulary and merges, rank order. */
+  model: { type: string; vocab: Record<string, number>; merges: [string, string][] } & Record<string, unknown>;
+}
+
 interface QwenConfig {
   eos: string | undefined;
   pad: string | undefined;
@@ -75,7 +91,7 @@ interface QwenConfig {
   json: any;
 }
 
-function readConfig(who: string, contents: FileContents): QwenConfig {
+function readConfig(who: string, contents: TokenizerFileContents): QwenConfig {
   const json = asJson(who, "tokenizerConfig", contents);
   const cls = json.tokenizer_class;
   if (cls !== "Qwen2Tokenizer" && cls !== "Qwen2TokenizerFast") {
@@ -95,7 +111,7 @@ function readConfig(who: string, contents: FileContents): QwenConfig {
  * `tokenizer_config.json`.
  *
  * @param files The three files (text, bytes or, for the JSON ones, parsed).
- * @returns The tokenizer.json object, for {@link ByteLevelBpeTokenizer} (or to save).
+ * @returns The tokenizer.json object, for {@link ByteLevelBpeTokenizer} (or to save as JSON).
  * @example
  * ```ts
  * import { qwenTokenizerJson } from "@xpu/ops/llm";
@@ -109,8 +125,8 @@ function readConfig(who: string, contents: FileContents): QwenConfig {
  * ```
  */
 export function qwenTokenizerJson(
-  files: { vocab: FileContents; merges: string | Uint8Array; tokenizerConfig: FileContents },
-): object {
+  files: { vocab: TokenizerFileContents; merges: string | Uint8Array; tokenizerConfig: TokenizerFileContents },
+): QwenTokenizerJson {
   const who = "qwenTokenizerJson";
   const vocab = asJson(who, "vocab", files.vocab);
   if (vocab === null || typeof vocab !== "object" || Array.isArray(vocab)) {
