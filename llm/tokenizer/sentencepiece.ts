@@ -13,6 +13,14 @@
  * remove_extra_whitespaces and escape_whitespaces; decode's rules (leading U+2581 dropped from the
  * first piece, byte pieces reassembled with one U+FFFD per invalid byte, `<unk>` as " ⁇ ").
  *
+ * T5 (the tokenizer of Anima's LLM adapter) is such a model: `spiece.model`, unigram over 32,000
+ * pieces with the nmt_nfkc charsmap and no byte fallback. `encode(text, { addEos: true })` appends
+ * its `</s>` (id 1) as transformers' T5 tokenizers do, and `maxLength` truncates on the right
+ * keeping that EOS last, as `truncation=True, max_length=n` (t5.test.ts; the corpus test holds
+ * both to sentencepiece and transformers). One difference from T5TokenizerFast is by design: this
+ * is sentencepiece, so text that spells a control or added token (`</s>`, `<pad>`,
+ * `<extra_id_0>`) is encoded as plain text, where T5's tokenizer.json matches it as that token.
+ *
  * Refused at load, by name: model types "word" and "char"; `treat_whitespace_as_suffix`; a
  * denormalizer with a rule; a normalizer name other than "identity" with no compiled charsmap;
  * UNUSED pieces (upstream skips them in unigram and re-splits them in BPE; no fixture exercises
