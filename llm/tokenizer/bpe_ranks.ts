@@ -8,8 +8,9 @@
  * popped, since a side only ever grows to the right, so the pair at that position then has a
  * different rank (or none).
  *
- * The pair table is open addressing over typed arrays (a Map keyed by
- * `left * 2^21 + right` would hold heap numbers past 2^31 and was slower).
+ * The pair table is open addressing over one typed array holding each slot's left id, right id
+ * and rank side by side, so a probe touches one cache line (a Map keyed by `left * 2^21 + right`
+ * would hold heap numbers past 2^31 and was slower).
  *
  * @module
  */
@@ -20,10 +21,8 @@ const POS = 2 ** 32;
 export class BpeRanks {
   /** Number of merges (ranks 0 .. size - 1). */
   readonly size: number;
-  readonly #left: Int32Array;
-  readonly #right: Int32Array;
   readonly #merged: Int32Array;
-  readonly #slots: Int32Array; // rank + 1 per slot, 0 when empty
+  readonly #slots: Int32Array; // [left, right, rank] per slot; rank -1 when empty
   readonly #mask: number;
   // Scratch reused across calls (encode is synchronous, so never shared by two calls at once).
   #ids = new Int32Array(64);
@@ -38,23 +37,20 @@ export class BpeRanks {
   constructor(merges: readonly (readonly [number, number, number])[]) {
     const n = merges.length;
     this.size = n;
-    this.#left = new Int32Array(n);
-    this.#right = new Int32Array(n);
     this.#merged = new Int32Array(n);
     let capacity = 16;
-    while (capacity < 2 * n) capacity *= 2;
-    this.#slots = new Int32Array(capacity);
+    while (capacity < 1.5 * n) capacity *= 2;
+    const slots = this.#slots = new Int32Array(3 * capacity).fill(-1);
     this.#mask = capacity - 1;
     merges.forEach(([left, right, merged], rank) => {
-      this.#left[rank] = left;
-      this.#right[rank] = right;
       this.#merged[rank] = merged;
       let slot = this.#hash(left, right);
-      for (;; slot = (slot + 1) & this.#mask) {
-        const held = this.#slots[slot] - 1;
-        if (held < 0 || (this.#left[held] === left && this.#right[held] === right)) break;
+      while (slots[3 * slot + 2] >= 0 && !(slots[3 * slot] === left && slots[3 * slot + 1] === right)) {
+        slot = (slot + 1) & this.#mask;
       }
-      this.#slots[slot] = rank + 1;
+      slots[3 * slot] = left;
+      slots[3 * slot + 1] = right;
+      slots[3 * slot + 2] = rank;
     });
   }
 
@@ -72,9 +68,9 @@ export class BpeRanks {
   rank(left: number, right: number): number {
     const slots = this.#slots;
     for (let slot = this.#hash(left, right);; slot = (slot + 1) & this.#mask) {
-      const rank = slots[slot] - 1;
-      if (rank < 0) return -1;
-      if (this.#left[rank] === left && this.#right[rank] === right) return rank;
+      const at = 3 * slot;
+      const rank = slots[at + 2];
+      if (rank < 0 || (slots[at] === left && slots[at + 1] === right)) return rank;
     }
   }
 
