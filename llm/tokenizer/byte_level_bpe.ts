@@ -25,10 +25,6 @@
  * Everything else in the GPT-2, Llama 3 and Qwen patterns means the same in both engines, which
  * the fixtures check.
  *
- * Speed (`deno run -R llm/tokenizer/bench_encode.ts`, Deno 2.9.6 on a shared 2-core AMD EPYC, one
- * thread, goldens/corpus.txt of 322 KB in 40-line chunks): Qwen3's tokenizer encodes at
- * QWEN_FIRST MB/s on its first pass over the text (every word new to the cache) and QWEN_BEST MB/s best of 5.
- *
  * Refused at load, by name: a normalizer other than NFC, a pre-tokenizer other than
  * Split/ByteLevel (alone or in a Sequence), a Split that is not "Isolated" or is inverted, a
  * decoder other than ByteLevel, a model other than BPE, BPE dropout / byte_fallback / unk_token /
