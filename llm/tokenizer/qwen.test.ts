@@ -174,7 +174,7 @@ Deno.test("qwen: tokenizer.json and the three-file form load the same tokenizer"
 
 Deno.test("qwen: refuses files it cannot read as Qwen2Tokenizer, by name", async () => {
   const files = await qwenFiles();
-  const config = JSON.parse(files.tokenizerConfig);
+  const config = JSON.parse(new TextDecoder().decode(files.tokenizerConfig));
   const tiny = { vocab: { a: 0, b: 1, ab: 2 }, merges: "#version: 0.2\na b\n" };
   const load = (tokenizerConfig: object) => loadQwenTokenizer({ ...tiny, tokenizerConfig });
   assert.equal(load({ ...config, added_tokens_decoder: {} }).encode("ab").length, 1);

@@ -195,7 +195,7 @@ export function qwenTokenizerJson(
  * const qwen = loadQwenTokenizer({
  *   vocab: await gunzip(dir + "vocab.json.gz"),
  *   merges: await gunzip(dir + "merges.txt.gz"),
- *   tokenizerConfig: await Deno.readTextFile(dir + "tokenizer_config.json"),
+ *   tokenizerConfig: await gunzip(dir + "tokenizer_config.json.gz"),
  * });
  * qwen.encode("a cat"); // [64, 8251]
  * qwen.encode(qwenChatPrompt("a cat"), { maxLength: 512 }).length; // 10: the template's 8 and the caption's 2
