@@ -6,11 +6,14 @@
  * A Qwen checkpoint has either a `tokenizer.json` or the three files `vocab.json`, `merges.txt`
  * and `tokenizer_config.json`; the pre-tokenizer and normalizer are then not in any file but in
  * transformers' `Qwen2Tokenizer` class, and {@link qwenTokenizerJson} writes the tokenizer.json
- * that class builds (transformers 5.17 and tokenizers 0.23.2 built the same one from these files:
- * NFC, a Split with Qwen's regex, ByteLevel without a prefix space, BPE without unk or dropout,
- * a ByteLevel decoder, the config's `added_tokens_decoder` as added tokens). Either way the result
- * is a {@link ByteLevelBpeTokenizer}, held to tokenizers' ids by the tests (the 15 oracle prompts,
- * hand-derived cases and a corpus of over 2,000 strings).
+ * that class builds: NFC, a Split with Qwen's regex, ByteLevel without a prefix space, BPE
+ * without unk or dropout, a ByteLevel decoder, the config's `added_tokens_decoder` as added
+ * tokens. For Qwen3's files it equals, field for field, the tokenizer.json transformers 5.17 and
+ * tokenizers 0.23.2 saved from them (the oracle pack's tokenizer.derived.json, 11 MB, compared
+ * once and not committed), except that its post-processor, a template adding nothing, is null
+ * here. Either way the result is a {@link ByteLevelBpeTokenizer}, held to tokenizers' ids by the
+ * tests: the 15 oracle prompts, hand-derived cases and, once gen.py has written its file on the
+ * GPU machine, a corpus of over 2,000 strings (corpus.test.ts).
  *
  * Speed (`deno run -R llm/tokenizer/bench_encode.ts`: goldens/corpus.txt, 322 KB of English
  * prose, code and Japanese, in 176 chunks of 40 lines, one encode call each, one thread; Deno
@@ -80,12 +83,18 @@ function asJson(who: string, name: string, contents: unknown): any {
 export interface QwenTokenizerJson {
   /** "1.0". */
   version: string;
+  /** null: encode truncates only when asked (`maxLength`). */
+  truncation: null;
+  /** null. */
+  padding: null;
   /** tokenizer_config.json's `added_tokens_decoder`, each with its id. */
   added_tokens: ({ id: number } & Record<string, unknown>)[];
   /** `{ type: "NFC" }`. */
   normalizer: { type: string };
   /** A Split with {@link QWEN_PRETOKENIZE_REGEX}, then ByteLevel without a prefix space or regex. */
   pre_tokenizer: { type: string; pretokenizers: Record<string, unknown>[] };
+  /** null: nothing is added around the ids. */
+  post_processor: null;
   /** ByteLevel. */
   decoder: Record<string, unknown>;
   /** BPE over the vocabulary and merges, rank order. */
@@ -155,6 +164,8 @@ export function qwenTokenizerJson(
   }));
   return {
     version: "1.0",
+    truncation: null,
+    padding: null,
     added_tokens: addedTokens,
     normalizer: { type: "NFC" },
     pre_tokenizer: {
@@ -164,6 +175,7 @@ export function qwenTokenizerJson(
         { type: "ByteLevel", add_prefix_space: false, trim_offsets: true, use_regex: false },
       ],
     },
+    post_processor: null,
     decoder: { type: "ByteLevel", add_prefix_space: true, trim_offsets: true, use_regex: true },
     model: {
       type: "BPE",
