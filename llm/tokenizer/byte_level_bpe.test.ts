@@ -77,4 +77,6 @@ Deno.test("byte-level BPE: refuses what it does not implement, by name", () => {
   );
   const added = config.added_tokens.map((t: { id: number }) => ({ ...t, lstrip: true }));
   assert.throws(() => new ByteLevelBpeTokenizer({ ...config, added_tokens: added }), /lstrip/);
+  const empty = [...config.added_tokens, { id: config.added_tokens.length + 1000, content: "", special: true }];
+  assert.throws(() => new ByteLevelBpeTokenizer({ ...config, added_tokens: empty }), /an empty added token/);
 });

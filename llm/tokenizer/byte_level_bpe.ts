@@ -188,6 +188,7 @@ export class ByteLevelBpeTokenizer implements Tokenizer {
       if (t.lstrip || t.rstrip || t.single_word || t.normalized) {
         refuse(`added token "${t.content}" with lstrip/rstrip/single_word/normalized`);
       }
+      if (t.content === "") refuse(`an empty added token (id ${t.id})`);
       this.#tokens[t.id] = t.content;
       if (t.special) this.#special.add(t.id);
     }
