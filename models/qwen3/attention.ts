@@ -167,6 +167,8 @@ export function sequenceAttentionBuffers(work: Workspace, config: Qwen3Config, M
  * @param qkv q, k, v (token-major)
  * @param o the output
  * @param buf the head-major buffers
+ * @param keep steps given the head-major keys and values `[kvHeads, M, head_dim]`, run once they
+ *   are made (a prefill writes them into its KV cache)
  * @returns the steps
  */
 export function sequenceAttentionSteps(
@@ -176,6 +178,7 @@ export function sequenceAttentionSteps(
   qkv: QkvBuffers,
   o: GpuTensor,
   buf: SequenceAttentionBuffers,
+  keep?: (kh: GpuTensor, vh: GpuTensor) => Step[],
 ): Step[] {
   const { numAttentionHeads: H, numKeyValueHeads: kvH, headDim: D } = config;
   const toHeads = (heads: number) => permutePlan(gpu, { shape: [M, heads, D], dims: [1, 0, 2] });
@@ -184,6 +187,7 @@ export function sequenceAttentionSteps(
     [toHeads(H), [qkv.q, buf.qh]],
     [toHeads(kvH), [qkv.k, buf.kh]],
     [toHeads(kvH), [qkv.v, buf.vh]],
+    ...(keep?.(buf.kh, buf.vh) ?? []),
     [attention.steps[0], [buf.qh, buf.kh, buf.vh, buf.noMask, buf.oh]],
     [permutePlan(gpu, { shape: [H, M, D], dims: [1, 0, 2] }), [buf.oh, o]],
   ];

@@ -5,9 +5,12 @@
  * @module
  */
 
+import { randomF32 } from "../../harness/testing.ts";
 import { SafetensorsFile, type TensorStore } from "../../llm/safetensors.ts";
 import { bytesSource } from "../../llm/safetensors_sources.ts";
+import { encodeSafetensors } from "../../llm/safetensors_write.ts";
 import { parseQwen3Config, type Qwen3Config } from "./config.ts";
+import { qwen3Tensors } from "./weights.ts";
 
 const FIXTURES = new URL("./fixtures/", import.meta.url).pathname;
 
@@ -50,4 +53,28 @@ export async function animaEncoderCases(): Promise<AnimaEncoderCase[]> {
     });
   }
   return cases;
+}
+
+/**
+ * A random Qwen3 checkpoint in memory (seeded): matrices uniform in ±sqrt(3 / fan_in), the embedding
+ * in ±0.1 (small beside what the layers add, so a tied head does not just repeat the last token),
+ * norm weights in [0.5, 1.5]; `Qwen3ForCausalLM` names, `lm_head.weight` when untied.
+ *
+ * @param config the model
+ * @param seed the seed
+ * @returns the checkpoint
+ */
+export async function randomQwen3(config: Qwen3Config, seed: number): Promise<TensorStore> {
+  const tensors = qwen3Tensors(config).map(({ name, shape }) => ({ name: `model.${name}`, shape }));
+  if (!config.tieWordEmbeddings) tensors.push({ name: "lm_head.weight", shape: [config.vocabSize, config.hiddenSize] });
+  const data = tensors.map(({ name, shape }, i) => {
+    const n = shape.reduce((p, d) => p * d, 1);
+    const values = shape.length === 1
+      ? randomF32(n, seed * 1000 + i, 0.5, 1.5)
+      : randomF32(n, seed * 1000 + i, -1, 1).map((v) =>
+        v * (name.includes("embed_tokens") ? 0.1 : Math.sqrt(3 / shape[1]))
+      );
+    return { name, dtype: "F32" as const, shape: [...shape], data: new Uint8Array(values.buffer) };
+  });
+  return await SafetensorsFile.open(bytesSource(encodeSafetensors(data)));
 }

@@ -25,3 +25,11 @@ export * from "./weights.ts";
 export { QWEN3_FORMATS, type Qwen3Format } from "./linear.ts";
 export { type Qwen3HostWeights, Qwen3Reference, readQwen3Weights } from "./reference.ts";
 export { Qwen3Encoder, type Qwen3EncoderOptions, resolveHiddenState } from "./encoder.ts";
+export {
+  QWEN3_STOP_TOKENS,
+  type Qwen3CausalLMOptions,
+  qwen3ChatPrompt,
+  Qwen3ForCausalLM,
+  type Qwen3GenerateOptions,
+  qwen3StopIds,
+} from "./causal_lm.ts";
