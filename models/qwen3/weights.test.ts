@@ -68,6 +68,10 @@ Deno.test("qwen3 weights: missing, mis-shaped and unexpected tensors are named b
     () => openQwen3Checkpoint(store, { ...config, headDim: 20 }),
     /mis-shaped: model.layers.0.self_attn.q_proj.weight is \[32, 40\], expected \[40, 40\]/,
   );
+  throws(
+    () => openQwen3Checkpoint(store, { ...config, numHiddenLayers: 1_000_000 }),
+    /qwen3 \(Qwen3ForCausalLM\): the config has 1000000 layers \(num_hidden_layers\), the checkpoint 2/,
+  );
   const renamed = await variant(store, (n) => n.replace("embed_tokens", "wte"));
   throws(
     () => openQwen3Checkpoint(renamed, config),

@@ -155,6 +155,18 @@ export function openQwen3Checkpoint(store: TensorStore, config: Qwen3Config): Qw
     );
   }
   const layout: Qwen3Layout = prefix === "" ? "Qwen3Model" : "Qwen3ForCausalLM";
+  // A config of more layers than the file holds fails before its tensors are listed (a config of a
+  // million layers would take long to list).
+  let layers = 0;
+  for (const name of names) {
+    const m = /^layers\.(\d+)\./.exec(name.slice(prefix.length));
+    if (name.startsWith(prefix) && m) layers = Math.max(layers, Number(m[1]) + 1);
+  }
+  if (config.numHiddenLayers > layers) {
+    throw new Error(
+      `qwen3 (${layout}): the config has ${config.numHiddenLayers} layers (num_hidden_layers), the checkpoint ${layers}`,
+    );
+  }
   const expected = qwen3Tensors(config).map((t) => ({ name: prefix + t.name, shape: t.shape }));
   const untied = layout === "Qwen3ForCausalLM" && !config.tieWordEmbeddings;
   if (untied) expected.push({ name: "lm_head.weight", shape: [config.vocabSize, config.hiddenSize] });
