@@ -1,5 +1,6 @@
 import { ok as assert, strictEqual } from "node:assert/strict";
 import { assertClose, assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
+import { scopedStore } from "../../llm/weights/checkpoint.ts";
 import { quantize } from "../../ops/quantize/reference.ts";
 import { Qwen3Encoder } from "./encoder.ts";
 import { animaEncoderCases, animaTiny } from "./fixtures_test_util.ts";
@@ -37,6 +38,8 @@ gpuTest(
     const embed = await Qwen3Encoder.load(gpu, store, config, { hiddenState: 0 });
     try {
       strictEqual(layer0.hiddenState, 1);
+      // hidden_states[-2] needs neither the last layer nor the final norm, and they are not loaded.
+      assert(layer0.weightBytes < last.weightBytes, `${layer0.weightBytes} bytes, the whole model ${last.weightBytes}`);
       for (const c of cases) {
         assertClose(await last.encode(c.ids), c.lastHiddenState, F32, `${c.name} last_hidden_state`);
         if (c.layer0) assertClose(await layer0.encode(c.ids), c.layer0, F32, `${c.name} hidden_states[-2]`);
@@ -124,6 +127,17 @@ gpuTest(
     );
   },
 );
+
+gpuTest("qwen3 encoder: a bare Qwen3Model checkpoint (no model. prefix) gives the same states", async (gpu) => {
+  const { config, store } = await animaTiny();
+  const [cond] = await animaEncoderCases();
+  const bare = await Qwen3Encoder.load(gpu, scopedStore(store, "model."), config);
+  try {
+    assertClose(await bare.encode(cond.ids), cond.lastHiddenState, F32, "bare names");
+  } finally {
+    bare.destroy();
+  }
+});
 
 gpuTest("qwen3 encoder: bad ids and hidden states are refused by name, before any GPU work", async (gpu) => {
   const { config, store } = await animaTiny();
