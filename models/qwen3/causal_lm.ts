@@ -311,6 +311,14 @@ export function qwen3ChatPrompt(message: string): string {
  * @param tokenizer Qwen's tokenizer (anything whose `encode` maps each stop token to one id)
  * @returns the ids, in the order of {@link QWEN3_STOP_TOKENS}
  * @throws Error naming a stop token the tokenizer does not encode as one id
+ *
+ * @example
+ * ```ts
+ * import { qwen3StopIds } from "@xpu/ops/models/qwen3";
+ * // With Qwen's tokenizer.json loaded as a ByteLevelBpeTokenizer (@xpu/ops/llm): [151645, 151643].
+ * const special = new Map([["<|im_end|>", 151645], ["<|endoftext|>", 151643]]);
+ * qwen3StopIds({ encode: (text) => [special.get(text) ?? 0] }); // [151645, 151643]
+ * ```
  */
 export function qwen3StopIds(tokenizer: { encode(text: string): number[] }): number[] {
   return QWEN3_STOP_TOKENS.map((t) => {

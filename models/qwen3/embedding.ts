@@ -48,7 +48,7 @@ export interface EmbeddingTable {
  *
  * @throws Error when one row is over the limit
  */
-export function tableBlockRows(gpu: ResidentDevice, rows: number, cols: number, what: string): number {
+function tableBlockRows(gpu: ResidentDevice, rows: number, cols: number, what: string): number {
   const limit = Math.floor(bindingLimit(gpu) / 16) * 16;
   const per = Math.floor(limit / (4 * cols));
   if (per < 1) throw new Error(`qwen3: one row of ${what} (${4 * cols} bytes) is over the binding limit ${limit}`);

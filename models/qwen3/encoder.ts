@@ -60,6 +60,13 @@ interface LengthProgram {
  * @param layers numHiddenLayers
  * @returns the index in `[0, layers]`
  * @throws Error naming the index and the range
+ *
+ * @example
+ * ```ts
+ * import { resolveHiddenState } from "@xpu/ops/models/qwen3";
+ * resolveHiddenState(-2, 36); // 35: Qwen3-4B's hidden_states[-2], the output of layer 34
+ * resolveHiddenState(-1, 28); // 28: last_hidden_state, after the final norm
+ * ```
  */
 export function resolveHiddenState(hiddenState: number, layers: number): number {
   const i = hiddenState < 0 ? layers + 1 + hiddenState : hiddenState;

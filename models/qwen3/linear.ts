@@ -47,7 +47,7 @@ export interface Linear {
 }
 
 /** Bytes of a weight `[N, K]` as stored in `format` (the scales apart). */
-export function linearBytes(format: Qwen3Format, N: number, K: number): number {
+function linearBytes(format: Qwen3Format, N: number, K: number): number {
   return format === "f32" ? 4 * N * K : 4 * N * Math.ceil(K / 4);
 }
 

@@ -37,6 +37,17 @@ export type Qwen3HostWeights = Map<string, Float32Array>;
  * @param store the checkpoint (either layout of `weights.ts`)
  * @param config the model
  * @returns the weights
+ *
+ * @example
+ * ```ts
+ * import { bytesSource, SafetensorsFile } from "@xpu/ops/llm";
+ * import { parseQwen3Config, Qwen3Reference, readQwen3Weights } from "@xpu/ops/models/qwen3";
+ * const dir = "models/qwen3/fixtures"; // Anima's tiny Qwen3
+ * const store = await SafetensorsFile.open(bytesSource(await Deno.readFile(`${dir}/anima-tiny-qwen3.safetensors`)));
+ * const config = parseQwen3Config(await Deno.readTextFile(`${dir}/anima-tiny-config.json`));
+ * const reference = new Qwen3Reference(config, await readQwen3Weights(store, config));
+ * const states = reference.hiddenStates([12, 7, 99]); // 3 arrays: embeddings, layer 0, last_hidden_state
+ * ```
  */
 export async function readQwen3Weights(store: TensorStore, config: Qwen3Config): Promise<Qwen3HostWeights> {
   const checkpoint = openQwen3Checkpoint(store, config);

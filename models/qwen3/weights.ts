@@ -52,7 +52,18 @@ export interface Qwen3Checkpoint {
   readonly store: TensorStore;
 }
 
-/** The names of one decoder layer's tensors under the model prefix. */
+/**
+ * The names of one decoder layer's tensors under the model prefix.
+ *
+ * @param i the layer
+ * @returns each tensor's `Qwen3Model` name
+ *
+ * @example
+ * ```ts
+ * import { layerTensorNames } from "@xpu/ops/models/qwen3";
+ * layerTensorNames(3).qNorm; // "layers.3.self_attn.q_norm.weight"
+ * ```
+ */
 export function layerTensorNames(i: number): {
   inputNorm: string;
   q: string;
