@@ -108,6 +108,26 @@ gpuTest("qwen3 causal LM q8: greedy ids and logits equal the reference's on q8-d
 });
 
 gpuTest(
+  "qwen3 causal LM: a cache of two decode chunks (the second masked whole at first) gives the reference's logits",
+  async (gpu) => {
+    // gqa's decode path splits the cache into chunks of 128 positions: a 125-token prompt and 6 new
+    // tokens make a cache of 130, whose second chunk holds no written position for the first 3 steps.
+    const config = tiny(false);
+    const store = await randomQwen3(config, 11);
+    const prompt = Array.from({ length: 125 }, (_, i) => (i * 97 + 5) % config.vocabSize);
+    const want = expected(new Qwen3Reference(config, await readQwen3Weights(store, config)), prompt, 6);
+    const lm = await Qwen3ForCausalLM.load(gpu, store, config);
+    try {
+      const got = await run(lm, prompt, { maxTokens: 6, stopIds: [] });
+      deepStrictEqual(got.ids, want.ids);
+      got.logits.forEach((l, i) => assertClose(l, want.logits[i], LOGITS, `step ${i} (position ${124 + i})`));
+    } finally {
+      lm.destroy();
+    }
+  },
+);
+
+gpuTest(
   "qwen3 causal LM: a head and embedding over the binding limit, in row blocks, give the same logits exactly",
   async (gpu) => {
     const config = tiny(false);
