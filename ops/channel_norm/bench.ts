@@ -29,6 +29,6 @@ export const BENCH: readonly BenchCase[] = [
     label: ({ N, C, L, silu }) => `${N}x${C}x${L}${silu ? ":silu" : ""}`,
     plan: (gpu, { N, C, L, silu }, options) =>
       channelNormPlan(gpu, { N, C, L, weight: true, activation: silu ? "silu" : undefined }, options),
-    inputs: ({ N, C, L }, seed) => [randomInput(N * C * L, seed), randomInput(C, seed + 1)],
+    inputs: ({ N, C, L }, seed) => [randomInput(N * C * L, seed), randomInput(C, seed + 1), new Float32Array(0)],
   }),
 ];
