@@ -52,8 +52,17 @@ export {
   type ActivationShape,
   erf,
   erfc,
+  GATED_ACTIVATION_KINDS,
+  gatedActivation,
+  type GatedActivationArgs,
+  gatedActivationGpu,
+  type GatedActivationKind,
+  gatedActivationPlan,
+  type GatedActivationShape,
   validateActivation,
   validateActivationShape,
+  validateGatedActivation,
+  validateGatedActivationShape,
 } from "./ops/activation/mod.ts";
 export {
   axpy,
@@ -229,6 +238,7 @@ export {
   validateReduceShape,
 } from "./ops/reduce/mod.ts";
 export {
+  type Modulation,
   rmsnorm,
   RMSNORM_DEFAULT_EPS,
   type RmsnormArgs,
