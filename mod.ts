@@ -317,7 +317,10 @@ export {
   validateConvTranspose1dShape,
 } from "./ops/conv_transpose/mod.ts";
 export {
+  GROUP_NORM_ACTIVATIONS,
   GROUP_NORM_DEFAULT_EPS,
+  GROUP_NORM_PATHS,
+  GROUP_NORM_POLLS,
   GROUP_NORM_SPLIT_ROWS,
   groupNorm,
   type GroupNormArgs,
