@@ -519,7 +519,7 @@ gpuTest(
 
 gpuTest(
   "group_norm GPU: the fused path's plan: one dispatch, a zeroed ticket-and-summaries state, the split's cut",
-  async (gpu) => {
+  (gpu) => {
     // 2 rows of 4 x 2052 elements (2,052 quads: 3 blocks of 1,024, 3 pieces): 2 x (3 + 3) tasks.
     const { path, steps, sequence } = groupNormPlan(gpu, { N: 1, C: 8, L: 2052, groups: 2, bias: true }, {
       path: "fused",
