@@ -2,8 +2,10 @@
  * Benchmark cases of activation: every kind at 2^26 elements (512 MiB moved, far past the H200's
  * 50 MB L2), and gelu, the costliest per element, also at 2^20 and 2^24. Shapes are labelled
  * `<kind>:<n>` because all kinds share the one entry point. Inputs span [-8, 8), both sides of
- * every piecewise definition. The gated kinds (entry point `gated`) at 2^26 elements and at
- * Z-Image's feed-forward of 4,096 tokens (4,096 x 10,240 elements).
+ * every piecewise definition. silu also at 384 x 16,384 elements, the bytes channel_norm's
+ * `1x384x16384` moves (24 + 24 MiB): what a streaming kernel reaches at that size, in the same run.
+ * The gated kinds (entry point `gated`) at 2^26 elements and at Z-Image's feed-forward of 4,096
+ * tokens (4,096 x 10,240 elements).
  *
  * @module
  */
@@ -29,6 +31,7 @@ export const BENCH: readonly BenchCase[] = [
     sources: KERNELS,
     gpu: [
       { kind: "gelu", n: 2 ** 24 },
+      { kind: "silu", n: 384 * 16384 },
       ...ACTIVATION_KINDS.map((kind) => ({ kind, n: 2 ** 26 })),
     ],
     quick: [{ kind: "gelu", n: 4099 }, ...ACTIVATION_KINDS.map((kind) => ({ kind, n: 2 ** 16 }))],
