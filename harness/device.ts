@@ -326,10 +326,11 @@ export class ResidentDevice {
    * @throws Error when an override names a missing variant, or an f16 variant on a device whose f16
    *   is not verified (it would not compile)
    */
-  resolve(sources: KernelSources, entry: string, options: { override?: string; dtype?: Dtype } = {}): Resolution {
-    if (options.override !== undefined) this.#checkOverrideDtype(options.override);
-    const dtype = options.dtype === "f16" && !this.f16Verified ? undefined : options.dtype;
-    return resolve(sources, { entry, target: this.adapter.target, dtype, override: options.override });
+  resolve(sources: KernelSources, entry: string, options?: { override?: string; dtype?: Dtype }): Resolution {
+    const override = options?.override;
+    if (override !== undefined) this.#checkOverrideDtype(override);
+    const dtype = options?.dtype === "f16" && !this.f16Verified ? undefined : options?.dtype;
+    return resolve(sources, { entry, target: this.adapter.target, dtype, override });
   }
 
   /** An override is exact, but an f16 variant still needs f16 verified on this device. */
@@ -367,12 +368,12 @@ export class ResidentDevice {
     op: string,
     entries: readonly string[],
     chosen: string,
-    options: { override?: string; dtype?: Dtype } = {},
+    options?: { override?: string; dtype?: Dtype },
   ): Resolution {
     if (!entries.includes(chosen)) {
       throw new Error(`${op}: the chosen entry point "${chosen}" is not among ${entries.join(", ")}`);
     }
-    if (options.override === undefined) return this.resolve(sources, chosen, options);
+    if (options?.override === undefined) return this.resolve(sources, chosen, options);
     const { entry } = parseVariantName(options.override);
     if (!entries.includes(entry)) {
       const names = entries.map((e) => `"${e}"`).join(" or ");
