@@ -135,7 +135,11 @@ export async function assertThrowsMessage(fn: () => unknown, pattern: RegExp | s
  * @param entry the entry point
  * @param fn called with each variant name
  */
-export function eachVariant(sources: KernelSources, entry: string, fn: (variant: string) => void): void {
+export function eachVariant<V extends string>(
+  sources: Readonly<Record<V, string>>,
+  entry: string,
+  fn: (variant: V) => void,
+): void {
   for (const variant of variantsOf(sources, entry)) fn(variant);
 }
 
@@ -160,13 +164,13 @@ export interface ReferenceCase<A> {
  * @param tol the tolerance (or a function of the case's arguments giving it), with its reason stated where
  *   the test is written
  */
-export function checkAgainstReference<A>(
+export function checkAgainstReference<A, V extends string = string>(
   op: string,
-  sources: KernelSources,
+  sources: Readonly<Record<V, string>>,
   entry: string,
   cases: readonly ReferenceCase<A>[],
   reference: (args: A) => ArrayLike<number>,
-  kernel: (gpu: ResidentDevice, args: A, options: { override: string }) => Promise<ArrayLike<number>>,
+  kernel: (gpu: ResidentDevice, args: A, options: { override: V }) => Promise<ArrayLike<number>>,
   tol: Tolerance | ((args: A) => Tolerance),
 ): void {
   eachVariant(sources, entry, (variant) => {

@@ -105,15 +105,15 @@ export type KernelSources = Readonly<Record<string, string>>;
  * variantsOf(sources, "kernel"); // ["kernel", "kernel.f16", "kernel.nvidia"]
  * ```
  */
-export function variantsOf(sources: KernelSources, entry: string): string[] {
+export function variantsOf<V extends string>(sources: Readonly<Record<V, string>>, entry: string): V[] {
   if (!(entry in sources)) {
     throw new Error(
       `entry point "${entry}" has no portable kernel (${entry}.wgsl); entries: ` +
         entriesOf(sources).join(", "),
     );
   }
-  const names = Object.keys(sources).filter((n) => parseVariantName(n).entry === entry);
-  return [entry, ...names.filter((n) => n !== entry).sort()];
+  const names = (Object.keys(sources) as V[]).filter((n) => parseVariantName(n).entry === entry);
+  return [entry as V, ...names.filter((n) => n !== entry).sort()];
 }
 
 /**
