@@ -42,7 +42,8 @@ export function shown(value: unknown): string {
 /**
  * Refuses keys an object should not carry, naming each: a misspelt optional argument (`esp` for
  * `eps`, `overide` for `override`) would otherwise be ignored and its default used without a word.
- * `undefined` passes (an omitted options object); anything else that is not an object is refused.
+ * `undefined` passes (an omitted options object), and so does a key whose value is `undefined` (the
+ * same as leaving it out); anything else that is not an object is refused.
  *
  * @param op the op, for the message
  * @param what what the object is, for the message: `"argument"` for an op's shape or arguments,
@@ -68,7 +69,8 @@ export function checkKeys(op: string, what: string, value: unknown, allowed: rea
   if (value === null || typeof value !== "object") {
     throw new Error(`${op}: ${what}s must be an object, got ${shown(value)}`);
   }
-  const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
+  const given = Object.entries(value).filter(([, v]) => v !== undefined).map(([key]) => key);
+  const unknown = given.filter((key) => !allowed.includes(key));
   if (unknown.length > 0) {
     const names = unknown.map((key) => JSON.stringify(key)).join(", ");
     throw new Error(`${op}: unknown ${what}${unknown.length > 1 ? "s" : ""} ${names} (expected ${allowed.join(", ")})`);
@@ -110,12 +112,22 @@ export function checkOptions(op: string, options: unknown, extra: readonly strin
  * @param name what the object is (`args` or `shape`)
  * @param value the value given
  * @param fields the fields it should carry, for the message (e.g. `"{ x, rows, cols }"`)
- * @throws Error naming the op and the fields expected
+ * @param allowed when given, every key the object may carry (an op's shape and arrays together, so
+ *   that a plan can be given the arguments object too): any other key is refused by name
+ *   ({@link checkKeys})
+ * @throws Error naming the op and the fields expected, or an unknown key
  */
-export function requireArgs(op: string, name: string, value: unknown, fields: string): void {
+export function requireArgs(
+  op: string,
+  name: string,
+  value: unknown,
+  fields: string,
+  allowed?: readonly string[],
+): void {
   if (value === null || typeof value !== "object") {
     throw new Error(`${op}: ${name} must be an object ${fields}, got ${shown(value)}`);
   }
+  if (allowed) checkKeys(op, "argument", value, allowed);
 }
 
 /**
