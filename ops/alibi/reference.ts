@@ -28,6 +28,9 @@
 
 import { requireArgs, requireInt, U32_MAX } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["H", "L", "S", "queryOffset"];
+
 /** Sizes of {@link alibi}. */
 export interface AlibiShape {
   /** Attention heads, >= 1. */
@@ -54,7 +57,7 @@ export const ALIBI_MAX_ELEMENTS = 2 ** 32 - 1;
  * @throws Error naming the bad argument and what was expected
  */
 export function validateAlibiShape(shape: AlibiShape): { queryOffset: number } {
-  requireArgs("alibi", "shape", shape, "{ H, L, S, queryOffset? }");
+  requireArgs("alibi", "shape", shape, "{ H, L, S, queryOffset? }", KEYS);
   requireInt("alibi", "H", shape.H, 1, U32_MAX);
   requireInt("alibi", "L", shape.L, 1, 2 ** 24);
   requireInt("alibi", "S", shape.S, 1, 2 ** 24);
@@ -74,7 +77,7 @@ export function validateAlibiShape(shape: AlibiShape): { queryOffset: number } {
  * @returns as {@link validateAlibiShape}
  */
 export function validateAlibi(args: AlibiArgs): { queryOffset: number } {
-  requireArgs("alibi", "args", args, "{ H, L, S, queryOffset? }");
+  requireArgs("alibi", "args", args, "{ H, L, S, queryOffset? }", KEYS);
   return validateAlibiShape(args);
 }
 

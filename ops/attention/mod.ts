@@ -42,10 +42,11 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { GpuTensor, KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
+import { checkOptions } from "../validate.ts";
 import type { Resolution } from "../../harness/resolve.ts";
 import { parseVariantName } from "../../harness/variants.ts";
 import { maskLength, maskParams } from "./kernel_params.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { type AttentionVariant, KERNELS } from "./kernels.gen.ts";
 import {
   type AttentionArgs,
   type AttentionShape,
@@ -55,7 +56,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { type AttentionVariant, KERNELS };
 
 const SCORES_PARAMS: readonly ParamField[] = [
   { name: "L", type: "u32" },
@@ -95,12 +96,16 @@ export interface AttentionPlans {
 }
 
 /** The kernel of one of the two entry points: the override's variant when it names one of that entry point. */
-function kernelFor(gpu: ResidentDevice, entry: (typeof ENTRIES)[number], options: KernelOptions): Resolution {
-  if (options.override !== undefined) {
-    const named = parseVariantName(options.override).entry;
+function kernelFor(
+  gpu: ResidentDevice,
+  entry: (typeof ENTRIES)[number],
+  options: KernelOptions<AttentionVariant> | undefined,
+): Resolution {
+  if (options?.override !== undefined) {
+    const named = parseVariantName(options?.override).entry;
     if (!(ENTRIES as readonly string[]).includes(named)) {
       throw new Error(
-        `attention: override "${options.override}" is not a variant of entry point "scores" or "weighted_sum"`,
+        `attention: override "${options?.override}" is not a variant of entry point "scores" or "weighted_sum"`,
       );
     }
     if (named === entry) return gpu.resolve(KERNELS, entry, options);
@@ -123,8 +128,9 @@ export function attentionPlansOf(
   gpu: ResidentDevice,
   op: string,
   shape: ResolvedAttentionShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<AttentionVariant>,
 ): AttentionPlans {
+  checkOptions("attentionPlansOf", options);
   const { B, H, kvHeads, L, S, D, Dv } = shape;
   const group = H / kvHeads;
   const scoreCount = B * H * L * S;
@@ -188,7 +194,12 @@ export function attentionPlansOf(
  * @returns the scores plan and the weighted-sum plan, to be submitted in that order
  * @throws Error naming a bad argument
  */
-export function attentionPlan(gpu: ResidentDevice, shape: AttentionShape, options: KernelOptions = {}): AttentionPlans {
+export function attentionPlan(
+  gpu: ResidentDevice,
+  shape: AttentionShape,
+  options?: KernelOptions<AttentionVariant>,
+): AttentionPlans {
+  checkOptions("attention", options);
   return attentionPlansOf(gpu, "attention", validateAttentionShape(shape), options);
 }
 
@@ -250,8 +261,9 @@ export async function runAttentionPlans(
 export async function attentionGpu(
   gpu: ResidentDevice,
   args: AttentionArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<AttentionVariant>,
 ): Promise<Float32Array> {
+  checkOptions("attention", options);
   const shape = validateAttention(args);
   return await runAttentionPlans(gpu, attentionPlansOf(gpu, "attention", shape, options), args);
 }

@@ -26,6 +26,24 @@
 
 import { requireArgs, requireArray, requireF32, requireInt } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = [
+  "q",
+  "k",
+  "v",
+  "mask",
+  "B",
+  "H",
+  "L",
+  "S",
+  "D",
+  "Dv",
+  "scale",
+  "causal",
+  "queryOffset",
+  "maskShape",
+];
+
 /** Sizes and scalars of one attention call (shared by attention, flashAttention and gqa). */
 export interface AttentionShape {
   /** Batch. */
@@ -188,7 +206,7 @@ export function checkAttentionArrays(
  * @throws Error naming the bad argument and what was expected
  */
 export function validateAttentionShape(shape: AttentionShape, hasMask?: boolean): ResolvedAttentionShape {
-  requireArgs("attention", "shape", shape, `{ ${ATTENTION_SHAPE_FIELDS} }`);
+  requireArgs("attention", "shape", shape, `{ ${ATTENTION_SHAPE_FIELDS} }`, KEYS);
   return checkAttentionShape("attention", shape, shape.H, hasMask ?? shape.maskShape !== undefined);
 }
 
@@ -200,7 +218,7 @@ export function validateAttentionShape(shape: AttentionShape, hasMask?: boolean)
  * @throws Error naming the bad argument and what was expected
  */
 export function validateAttention(args: AttentionArgs): ResolvedAttentionShape {
-  requireArgs("attention", "args", args, `{ q, k, v, mask?, ${ATTENTION_SHAPE_FIELDS} }`);
+  requireArgs("attention", "args", args, `{ q, k, v, mask?, ${ATTENTION_SHAPE_FIELDS} }`, KEYS);
   const shape = validateAttentionShape(args, args.mask !== undefined);
   checkAttentionArrays("attention", args, shape);
   return shape;

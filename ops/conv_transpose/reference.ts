@@ -24,6 +24,23 @@
 
 import { I32_MAX, requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = [
+  "x",
+  "weight",
+  "bias",
+  "N",
+  "Cin",
+  "Cout",
+  "L",
+  "kernelSize",
+  "stride",
+  "padding",
+  "outputPadding",
+  "dilation",
+  "groups",
+];
+
 /** The sizes and arguments of {@link convTranspose1d}: `x` is `[N, Cin, L]`. */
 export interface ConvTranspose1dShape {
   /** Batch (>= 1). */
@@ -95,7 +112,7 @@ const SHAPE_FIELDS = "N, Cin, Cout, L, kernelSize, stride?, padding?, outputPadd
  * @throws Error naming the bad argument, what was expected and what was given
  */
 export function validateConvTranspose1dShape(shape: ConvTranspose1dShape): ConvTranspose1dGeometry {
-  requireArgs(OP, "shape", shape, `{ ${SHAPE_FIELDS} }`);
+  requireArgs(OP, "shape", shape, `{ ${SHAPE_FIELDS} }`, KEYS);
   const N = requireInt(OP, "N", shape.N, 1, U32_MAX);
   const Cin = requireInt(OP, "Cin", shape.Cin, 1, U32_MAX);
   const Cout = requireInt(OP, "Cout", shape.Cout, 1, U32_MAX);
@@ -129,7 +146,7 @@ export function validateConvTranspose1dShape(shape: ConvTranspose1dShape): ConvT
  * @throws Error naming the bad argument, what was expected and what was given
  */
 export function validateConvTranspose1d(args: ConvTranspose1dArgs): ConvTranspose1dGeometry {
-  requireArgs(OP, "args", args, `{ x, weight, bias?, ${SHAPE_FIELDS} }`);
+  requireArgs(OP, "args", args, `{ x, weight, bias?, ${SHAPE_FIELDS} }`, KEYS);
   const g = validateConvTranspose1dShape(args);
   requireArray(OP, "x", args.x, "Float32Array", [g.N * g.Cin * g.L, "N * Cin * L"]);
   requireArray(OP, "weight", args.weight, "Float32Array", [

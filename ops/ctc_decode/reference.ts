@@ -22,6 +22,9 @@
 
 import { I32_MAX, requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["logits", "inputLengths", "B", "T", "C", "blank"];
+
 /** Sizes of {@link ctcDecode}. */
 export interface CtcDecodeShape {
   /** Sequences, >= 1. */
@@ -58,7 +61,7 @@ export interface CtcDecodeResult {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateCtcDecodeShape(shape: CtcDecodeShape): { blank: number } {
-  requireArgs("ctcDecode", "shape", shape, "{ B, T, C, blank? }");
+  requireArgs("ctcDecode", "shape", shape, "{ B, T, C, blank? }", KEYS);
   requireInt("ctcDecode", "B", shape.B, 1, U32_MAX);
   requireInt("ctcDecode", "T", shape.T, 1, I32_MAX);
   requireInt("ctcDecode", "C", shape.C, 1, U32_MAX);
@@ -73,7 +76,7 @@ export function validateCtcDecodeShape(shape: CtcDecodeShape): { blank: number }
  * @throws Error naming the bad argument and what was expected
  */
 export function validateCtcDecode(args: CtcDecodeArgs): { blank: number } {
-  requireArgs("ctcDecode", "args", args, "{ logits, inputLengths?, B, T, C, blank? }");
+  requireArgs("ctcDecode", "args", args, "{ logits, inputLengths?, B, T, C, blank? }", KEYS);
   const resolved = validateCtcDecodeShape(args);
   requireArray("ctcDecode", "logits", args.logits, "Float32Array", [args.B * args.T * args.C, "B * T * C"]);
   if (args.inputLengths !== undefined) {

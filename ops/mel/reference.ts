@@ -25,6 +25,15 @@
 import { requireArgs, requireArray, requireF32, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 import { checkStftShape, stft, stftBins, stftFrames, type StftShape } from "../stft/reference.ts";
 
+/** The keys of melFilterbank's options besides nFreqs. */
+const FILTERBANK_KEYS: readonly string[] = ["nMels", "sampleRate", "fMin", "fMax", "melScale", "norm"];
+/** The keys powerSpectrum's shape or arguments may carry: sizes and arrays (a plan may be given the arguments). */
+const POWER_KEYS: readonly string[] = ["x", "rows", "bins"];
+/** The keys mel's shape or arguments may carry. */
+const MEL_KEYS: readonly string[] = ["x", "filterbank", "rows", "nFreqs", "nMels", "db"];
+/** The keys melSpectrogram's shape or arguments may carry. */
+const SPECTROGRAM_KEYS: readonly string[] = ["x", "batch", "length", "nFft", "hopLength", ...FILTERBANK_KEYS];
+
 /** The mel scale of a filterbank. */
 export type MelScale = "htk" | "slaney";
 
@@ -69,7 +78,7 @@ export function melToHz(mel: number, scale: MelScale): number {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMelFilterbank(options: MelFilterbankOptions): void {
-  requireArgs("melFilterbank", "options", options, `{ nFreqs, ${FILTERBANK_FIELDS} }`);
+  requireArgs("melFilterbank", "options", options, `{ nFreqs, ${FILTERBANK_FIELDS} }`, ["nFreqs", ...FILTERBANK_KEYS]);
   checkMelFilterbank("melFilterbank", options);
 }
 
@@ -151,7 +160,7 @@ export interface PowerSpectrumArgs {
  * @throws Error naming the bad argument and what was expected
  */
 export function validatePowerSpectrumShape(shape: { rows: number; bins: number }): void {
-  requireArgs("powerSpectrum", "shape", shape, "{ rows, bins }");
+  requireArgs("powerSpectrum", "shape", shape, "{ rows, bins }", POWER_KEYS);
   requireInt("powerSpectrum", "rows", shape.rows, 1, U32_MAX);
   requireInt("powerSpectrum", "bins", shape.bins, 1, U32_MAX);
 }
@@ -163,7 +172,7 @@ export function validatePowerSpectrumShape(shape: { rows: number; bins: number }
  * @throws Error naming the bad argument and what was expected
  */
 export function validatePowerSpectrum(args: PowerSpectrumArgs): void {
-  requireArgs("powerSpectrum", "args", args, "{ x, rows, bins }");
+  requireArgs("powerSpectrum", "args", args, "{ x, rows, bins }", POWER_KEYS);
   validatePowerSpectrumShape(args);
   requireArray("powerSpectrum", "x", args.x, "Float32Array", [args.rows * args.bins * 2, "rows * bins * 2"]);
 }
@@ -214,7 +223,7 @@ export interface MelArgs extends MelShape {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMelShape(shape: MelShape): void {
-  requireArgs("mel", "shape", shape, "{ rows, nFreqs, nMels, db? }");
+  requireArgs("mel", "shape", shape, "{ rows, nFreqs, nMels, db? }", MEL_KEYS);
   requireInt("mel", "rows", shape.rows, 1, U32_MAX);
   requireInt("mel", "nFreqs", shape.nFreqs, 1, U32_MAX);
   requireInt("mel", "nMels", shape.nMels, 1, U32_MAX);
@@ -230,7 +239,7 @@ export function validateMelShape(shape: MelShape): void {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMel(args: MelArgs): void {
-  requireArgs("mel", "args", args, "{ x, filterbank, rows, nFreqs, nMels, db? }");
+  requireArgs("mel", "args", args, "{ x, filterbank, rows, nFreqs, nMels, db? }", MEL_KEYS);
   validateMelShape(args);
   requireArray("mel", "x", args.x, "Float32Array", [args.rows * args.nFreqs, "rows * nFreqs"]);
   requireArray("mel", "filterbank", args.filterbank, "Float32Array", [args.nFreqs * args.nMels, "nFreqs * nMels"]);
@@ -279,7 +288,13 @@ export interface MelSpectrogramArgs extends MelSpectrogramShape {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMelSpectrogramShape(shape: MelSpectrogramShape): void {
-  requireArgs("melSpectrogram", "shape", shape, `{ batch, length, nFft, hopLength, ${FILTERBANK_FIELDS} }`);
+  requireArgs(
+    "melSpectrogram",
+    "shape",
+    shape,
+    `{ batch, length, nFft, hopLength, ${FILTERBANK_FIELDS} }`,
+    SPECTROGRAM_KEYS,
+  );
   checkStftShape("melSpectrogram", shape);
   checkMelFilterbank("melSpectrogram", { ...shape, nFreqs: stftBins(shape.nFft) });
 }
@@ -291,7 +306,13 @@ export function validateMelSpectrogramShape(shape: MelSpectrogramShape): void {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMelSpectrogram(args: MelSpectrogramArgs): void {
-  requireArgs("melSpectrogram", "args", args, `{ x, batch, length, nFft, hopLength, ${FILTERBANK_FIELDS} }`);
+  requireArgs(
+    "melSpectrogram",
+    "args",
+    args,
+    `{ x, batch, length, nFft, hopLength, ${FILTERBANK_FIELDS} }`,
+    SPECTROGRAM_KEYS,
+  );
   validateMelSpectrogramShape(args);
   requireArray("melSpectrogram", "x", args.x, "Float32Array", [args.batch * args.length, "batch * length"]);
 }
@@ -313,9 +334,10 @@ export function melSpectrogram(args: MelSpectrogramArgs): Float32Array {
   validateMelSpectrogram(args);
   const bins = stftBins(args.nFft);
   const rows = args.batch * stftFrames(args.length, args.nFft, args.hopLength);
-  const spectrum = stft(args);
+  const { x, batch, length, nFft, hopLength, nMels, sampleRate, fMin, fMax, melScale, norm } = args;
+  const spectrum = stft({ x, batch, length, nFft, hopLength });
   // |X|^2 from the f32 spectrum; the mel projection in f64.
   const power = powerSpectrum({ x: spectrum, rows, bins });
-  const filterbank = melFilterbank({ ...args, nFreqs: bins });
+  const filterbank = melFilterbank({ nFreqs: bins, nMels, sampleRate, fMin, fMax, melScale, norm });
   return mel({ x: power, filterbank, rows, nFreqs: bins, nMels: args.nMels, db: true });
 }

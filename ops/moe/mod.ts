@@ -35,7 +35,8 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { KERNELS, type MoeVariant } from "./kernels.gen.ts";
 import {
   type MoeDispatch,
   type MoeDispatchArgs,
@@ -54,7 +55,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type MoeVariant };
 
 const WG = 256;
 
@@ -72,7 +73,12 @@ const GATHER_PARAMS = u32Fields("tokens", "k", "d", "total");
  * @param options kernel override
  * @returns the plan; bindings `logits` `[T, E]` (input), `experts` `[T, k]` (i32) and `gates` `[T, k]`
  */
-export function moeRouterPlan(gpu: ResidentDevice, shape: MoeRouterShape, options: KernelOptions = {}): KernelPlan {
+export function moeRouterPlan(
+  gpu: ResidentDevice,
+  shape: MoeRouterShape,
+  options?: KernelOptions<MoeVariant>,
+): KernelPlan {
+  checkOptions("moeRouter", options);
   validateMoeRouterShape(shape);
   const { T, E, k } = shape;
   return {
@@ -116,8 +122,9 @@ export function moeRouterPlan(gpu: ResidentDevice, shape: MoeRouterShape, option
 export async function moeRouterGpu(
   gpu: ResidentDevice,
   args: MoeRouterArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<MoeVariant>,
 ): Promise<MoeRouting> {
+  checkOptions("moeRouter", options);
   validateMoeRouter(args);
   const [experts, gates] = await gpu.run(moeRouterPlan(gpu, args, options), [args.logits]);
   return { experts: experts as Int32Array, gates: gates as Float32Array };
@@ -132,7 +139,12 @@ export async function moeRouterGpu(
  * @returns the plan; bindings `experts` `[T, k]` (i32 input), `slotToken` `[E, capacity]` and
  *   `tokenSlot` `[T, k]` (i32 outputs); one workgroup per expert
  */
-export function moeDispatchPlan(gpu: ResidentDevice, shape: MoeDispatchShape, options: KernelOptions = {}): KernelPlan {
+export function moeDispatchPlan(
+  gpu: ResidentDevice,
+  shape: MoeDispatchShape,
+  options?: KernelOptions<MoeVariant>,
+): KernelPlan {
+  checkOptions("moeDispatch", options);
   validateMoeDispatchShape(shape);
   const { T, E, k, capacity } = shape;
   return {
@@ -177,8 +189,9 @@ export function moeDispatchPlan(gpu: ResidentDevice, shape: MoeDispatchShape, op
 export async function moeDispatchGpu(
   gpu: ResidentDevice,
   args: MoeDispatchArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<MoeVariant>,
 ): Promise<MoeDispatch> {
+  checkOptions("moeDispatch", options);
   validateMoeDispatch(args);
   const [slotToken, tokenSlot] = await gpu.run(moeDispatchPlan(gpu, args, options), [args.experts]);
   return { slotToken: slotToken as Int32Array, tokenSlot: tokenSlot as Int32Array };
@@ -193,7 +206,12 @@ export async function moeDispatchGpu(
  * @returns the plan; bindings `y` `[slots, D]`, `tokenSlot` `[T, k]` (i32), `gates` `[T, k]`
  *   (inputs) and `out` `[T, D]`
  */
-export function moeGatherPlan(gpu: ResidentDevice, shape: MoeGatherShape, options: KernelOptions = {}): KernelPlan {
+export function moeGatherPlan(
+  gpu: ResidentDevice,
+  shape: MoeGatherShape,
+  options?: KernelOptions<MoeVariant>,
+): KernelPlan {
+  checkOptions("moeGather", options);
   validateMoeGatherShape(shape);
   const { T, k, slots, D } = shape;
   return {
@@ -239,8 +257,9 @@ export function moeGatherPlan(gpu: ResidentDevice, shape: MoeGatherShape, option
 export async function moeGatherGpu(
   gpu: ResidentDevice,
   args: MoeGatherArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<MoeVariant>,
 ): Promise<Float32Array> {
+  checkOptions("moeGather", options);
   validateMoeGather(args);
   const [out] = await gpu.run(moeGatherPlan(gpu, args, options), [args.y, args.tokenSlot, args.gates]);
   return out as Float32Array;

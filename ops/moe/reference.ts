@@ -29,6 +29,13 @@
 
 import { I32_MAX, requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
+/** The keys moeRouter's shape or arguments may carry: sizes and arrays (a plan may be given the arguments). */
+const ROUTER_KEYS: readonly string[] = ["logits", "T", "E", "k", "normTopkProb"];
+/** The keys moeDispatch's shape or arguments may carry. */
+const DISPATCH_KEYS: readonly string[] = ["experts", "T", "E", "k", "capacity"];
+/** The keys moeGather's shape or arguments may carry. */
+const GATHER_KEYS: readonly string[] = ["y", "tokenSlot", "gates", "T", "k", "slots", "D"];
+
 /** Sizes of {@link moeRouter}. */
 export interface MoeRouterShape {
   /** Tokens, >= 1. */
@@ -62,7 +69,7 @@ export interface MoeRouting {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMoeRouterShape(shape: MoeRouterShape): void {
-  requireArgs("moeRouter", "shape", shape, "{ T, E, k, normTopkProb }");
+  requireArgs("moeRouter", "shape", shape, "{ T, E, k, normTopkProb }", ROUTER_KEYS);
   requireInt("moeRouter", "T", shape.T, 1, U32_MAX);
   requireInt("moeRouter", "E", shape.E, 1, U32_MAX);
   requireInt("moeRouter", "k", shape.k, 1, shape.E);
@@ -78,7 +85,7 @@ export function validateMoeRouterShape(shape: MoeRouterShape): void {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMoeRouter(args: MoeRouterArgs): void {
-  requireArgs("moeRouter", "args", args, "{ logits, T, E, k, normTopkProb }");
+  requireArgs("moeRouter", "args", args, "{ logits, T, E, k, normTopkProb }", ROUTER_KEYS);
   validateMoeRouterShape(args);
   requireArray("moeRouter", "logits", args.logits, "Float32Array", [args.T * args.E, "T * E"]);
 }
@@ -151,7 +158,7 @@ export interface MoeDispatch {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMoeDispatchShape(shape: MoeDispatchShape): void {
-  requireArgs("moeDispatch", "shape", shape, "{ T, E, k, capacity }");
+  requireArgs("moeDispatch", "shape", shape, "{ T, E, k, capacity }", DISPATCH_KEYS);
   requireInt("moeDispatch", "T", shape.T, 1, I32_MAX);
   requireInt("moeDispatch", "E", shape.E, 1, I32_MAX);
   requireInt("moeDispatch", "k", shape.k, 1, shape.E);
@@ -168,7 +175,7 @@ export function validateMoeDispatchShape(shape: MoeDispatchShape): void {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMoeDispatch(args: MoeDispatchArgs): void {
-  requireArgs("moeDispatch", "args", args, "{ experts, T, E, k, capacity }");
+  requireArgs("moeDispatch", "args", args, "{ experts, T, E, k, capacity }", DISPATCH_KEYS);
   validateMoeDispatchShape(args);
   requireArray("moeDispatch", "experts", args.experts, "Int32Array", [args.T * args.k, "T * k"]);
   const bad = args.experts.findIndex((e) => e < 0 || e >= args.E);
@@ -240,7 +247,7 @@ export interface MoeGatherArgs extends MoeGatherShape {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMoeGatherShape(shape: MoeGatherShape): void {
-  requireArgs("moeGather", "shape", shape, "{ T, k, slots, D }");
+  requireArgs("moeGather", "shape", shape, "{ T, k, slots, D }", GATHER_KEYS);
   requireInt("moeGather", "T", shape.T, 1, U32_MAX);
   requireInt("moeGather", "k", shape.k, 1, U32_MAX);
   requireInt("moeGather", "slots", shape.slots, 1, I32_MAX);
@@ -254,7 +261,7 @@ export function validateMoeGatherShape(shape: MoeGatherShape): void {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateMoeGather(args: MoeGatherArgs): void {
-  requireArgs("moeGather", "args", args, "{ y, tokenSlot, gates, T, k, slots, D }");
+  requireArgs("moeGather", "args", args, "{ y, tokenSlot, gates, T, k, slots, D }", GATHER_KEYS);
   validateMoeGatherShape(args);
   requireArray("moeGather", "y", args.y, "Float32Array", [args.slots * args.D, "slots * D"]);
   requireArray("moeGather", "tokenSlot", args.tokenSlot, "Int32Array", [args.T * args.k, "T * k"]);

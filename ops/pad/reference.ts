@@ -19,6 +19,9 @@
 
 import { requireArgs, requireArray, requireF32, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["x", "outer", "size", "inner", "before", "after", "mode", "value"];
+
 /** How the padding is filled. */
 export type PadMode = "constant" | "reflect" | "replicate";
 
@@ -56,7 +59,7 @@ export interface PadArgs extends PadShape {
  * @throws Error naming the bad argument and what was expected
  */
 export function validatePadShape(shape: PadShape): void {
-  requireArgs("pad", "shape", shape, "{ outer, size, inner, before, after, mode?, value? }");
+  requireArgs("pad", "shape", shape, "{ outer, size, inner, before, after, mode?, value? }", KEYS);
   requireInt("pad", "outer", shape.outer, 1, U32_MAX);
   requireInt("pad", "inner", shape.inner, 1, U32_MAX);
   requireInt("pad", "size", shape.size, 0, U32_MAX);
@@ -82,7 +85,7 @@ export function validatePadShape(shape: PadShape): void {
  * @throws Error naming the bad argument and what was expected
  */
 export function validatePad(args: PadArgs): void {
-  requireArgs("pad", "args", args, "{ x, outer, size, inner, before, after, mode?, value? }");
+  requireArgs("pad", "args", args, "{ x, outer, size, inner, before, after, mode?, value? }", KEYS);
   validatePadShape(args);
   requireArray("pad", "x", args.x, "Float32Array", [args.outer * args.size * args.inner, "outer * size * inner"]);
 }

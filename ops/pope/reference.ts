@@ -26,6 +26,9 @@
 
 import { requireArgs, requireInt, U32_MAX } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["S", "D", "posOffset"];
+
 /** Sizes of {@link pope}. */
 export interface PopeShape {
   /** Positions (rows), >= 1. */
@@ -46,7 +49,7 @@ export type PopeArgs = PopeShape;
  * @throws Error naming the bad argument and what was expected
  */
 export function validatePopeShape(shape: PopeShape): void {
-  requireArgs("pope", "shape", shape, "{ S, D, posOffset }");
+  requireArgs("pope", "shape", shape, "{ S, D, posOffset }", KEYS);
   requireInt("pope", "S", shape.S, 1, U32_MAX);
   requireInt("pope", "D", shape.D, 1, U32_MAX);
   if (shape.posOffset === undefined) {
@@ -65,7 +68,7 @@ export function validatePopeShape(shape: PopeShape): void {
  * @throws Error naming the bad argument and what was expected
  */
 export function validatePope(args: PopeArgs): void {
-  requireArgs("pope", "args", args, "{ S, D, posOffset }");
+  requireArgs("pope", "args", args, "{ S, D, posOffset }", KEYS);
   validatePopeShape(args);
 }
 

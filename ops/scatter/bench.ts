@@ -7,6 +7,7 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { KERNELS, scatterPlan } from "./mod.ts";
+import type { ScatterVariant } from "./kernels.gen.ts";
 
 interface Shape {
   rows: number;
@@ -37,7 +38,7 @@ function randomColumns(length: number, cols: number, seed: number): Int32Array {
 
 /** scatter's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<Shape>({
+  defineCase<Shape, ScatterVariant>({
     op: "scatter",
     entry: "kernel",
     sources: KERNELS,

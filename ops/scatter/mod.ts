@@ -32,11 +32,12 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { KERNELS, type ScatterVariant } from "./kernels.gen.ts";
 import { type ScatterArgs, type ScatterShape, validateScatter, validateScatterShape } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type ScatterVariant };
 
 /** Invocations per workgroup, as declared in `wgsl/kernel.wgsl`. */
 const WORKGROUP_SIZE = 256;
@@ -106,8 +107,9 @@ function geometryOf(
 export function scatterPlan(
   gpu: ResidentDevice,
   shape: ScatterShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<ScatterVariant>,
 ): KernelPlan {
+  checkOptions("scatter", options);
   validateScatterShape(shape);
   const { rows, indexCols, cols } = shape;
   const total = rows * indexCols;
@@ -147,8 +149,9 @@ export function scatterPlan(
 export async function scatterGpu(
   gpu: ResidentDevice,
   args: ScatterArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<ScatterVariant>,
 ): Promise<Float32Array> {
+  checkOptions("scatter", options);
   validateScatter(args);
   const plan = scatterPlan(gpu, { rows: args.rows, indexCols: args.indexCols, cols: args.cols }, options);
   const [out] = await gpu.run(plan, [args.src, args.index]);

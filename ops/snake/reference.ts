@@ -63,7 +63,7 @@ export interface SnakeBetaArgs extends SnakeArgs {
  * @throws Error naming the bad size
  */
 export function validateSnakeShape(shape: SnakeShape): void {
-  requireArgs("snake", "shape", shape, "{ N, C, L }");
+  requireArgs("snake", "shape", shape, "{ N, C, L }", ["x", "alpha", "beta", "N", "C", "L"]);
   requireInt("snake", "N", shape.N, 1, U32_MAX);
   requireInt("snake", "C", shape.C, 1, U32_MAX);
   requireInt("snake", "L", shape.L, 1, U32_MAX);
@@ -84,7 +84,12 @@ function requireFinite(name: string, values: Float32Array): void {
  * @throws Error naming the bad argument, what was expected and what was given
  */
 export function validateSnake(args: SnakeArgs): void {
-  requireArgs("snake", "args", args, "{ x, alpha, N, C, L }");
+  requireArgs("snake", "args", args, "{ x, alpha, N, C, L }", ["x", "alpha", "N", "C", "L"]);
+  checkSnakeArrays(args);
+}
+
+/** The shape, `x` and `alpha` of either form (snakeBeta checks its own keys first). */
+function checkSnakeArrays(args: SnakeArgs): void {
   validateSnakeShape(args);
   requireArray("snake", "x", args.x, "Float32Array", [args.N * args.C * args.L, "N * C * L"]);
   requireArray("snake", "alpha", args.alpha, "Float32Array", [args.C, "C"]);
@@ -99,8 +104,8 @@ export function validateSnake(args: SnakeArgs): void {
  * @throws Error naming the bad argument, what was expected and what was given
  */
 export function validateSnakeBeta(args: SnakeBetaArgs): void {
-  requireArgs("snake", "args", args, "{ x, alpha, beta, N, C, L }");
-  validateSnake(args);
+  requireArgs("snake", "args", args, "{ x, alpha, beta, N, C, L }", ["x", "alpha", "beta", "N", "C", "L"]);
+  checkSnakeArrays(args);
   requireArray("snake", "beta", args.beta, "Float32Array", [args.C, "C"]);
   requireFinite("beta", args.beta);
 }

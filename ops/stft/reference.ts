@@ -33,6 +33,11 @@
 
 import { I32_MAX, requireArgs, requireArray, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 
+/** The keys stft's shape or arguments may carry: sizes and arrays (a plan may be given the arguments). */
+const STFT_KEYS: readonly string[] = ["x", "window", "batch", "length", "nFft", "hopLength"];
+/** The keys istft's shape or arguments may carry. */
+const ISTFT_KEYS: readonly string[] = ["x", "window", "batch", "frames", "nFft", "hopLength", "padding", "length"];
+
 /** torch.istft's NOLA threshold: the envelope must exceed it at every returned sample. */
 export const NOLA_THRESHOLD = 1e-11;
 
@@ -111,7 +116,7 @@ export function hannWindow(size: number): Float32Array {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateStftShape(shape: StftShape): void {
-  requireArgs("stft", "shape", shape, "{ batch, length, nFft, hopLength }");
+  requireArgs("stft", "shape", shape, "{ batch, length, nFft, hopLength }", STFT_KEYS);
   checkStftShape("stft", shape);
 }
 
@@ -142,7 +147,7 @@ export function checkStftShape(op: string, shape: StftShape): void {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateStft(args: StftArgs): void {
-  requireArgs("stft", "args", args, "{ x, window?, batch, length, nFft, hopLength }");
+  requireArgs("stft", "args", args, "{ x, window?, batch, length, nFft, hopLength }", STFT_KEYS);
   validateStftShape(args);
   requireArray("stft", "x", args.x, "Float32Array", [args.batch * args.length, "batch * length"]);
   if (args.window !== undefined) requireArray("stft", "window", args.window, "Float32Array", [args.nFft, "nFft"]);
@@ -171,7 +176,7 @@ export function istftSpan(shape: IstftShape): { start: number; length: number; r
  * @throws Error naming the bad argument and what was expected
  */
 export function validateIstftShape(shape: IstftShape): void {
-  requireArgs("istft", "shape", shape, "{ batch, frames, nFft, hopLength, padding?, length? }");
+  requireArgs("istft", "shape", shape, "{ batch, frames, nFft, hopLength, padding?, length? }", ISTFT_KEYS);
   requireInt("istft", "batch", shape.batch, 1, U32_MAX);
   requireInt("istft", "frames", shape.frames, 1, U32_MAX);
   requireInt("istft", "nFft", shape.nFft, 2, 1 << 16);
@@ -206,7 +211,7 @@ export function validateIstftShape(shape: IstftShape): void {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateIstft(args: IstftArgs): void {
-  requireArgs("istft", "args", args, "{ x, window?, batch, frames, nFft, hopLength, padding?, length? }");
+  requireArgs("istft", "args", args, "{ x, window?, batch, frames, nFft, hopLength, padding?, length? }", ISTFT_KEYS);
   validateIstftShape(args);
   const bins = stftBins(args.nFft);
   requireArray("istft", "x", args.x, "Float32Array", [

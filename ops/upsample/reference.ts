@@ -16,6 +16,9 @@
 
 import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["x", "N", "C", "H", "W", "outH", "outW"];
+
 /** Sizes of {@link nearestUpsample2d}. */
 export interface NearestUpsample2dShape {
   /** Batch (>= 1). */
@@ -45,7 +48,7 @@ export interface NearestUpsample2dArgs extends NearestUpsample2dShape {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateNearestUpsample2dShape(shape: NearestUpsample2dShape): void {
-  requireArgs("nearestUpsample2d", "shape", shape, "{ N, C, H, W, outH, outW }");
+  requireArgs("nearestUpsample2d", "shape", shape, "{ N, C, H, W, outH, outW }", KEYS);
   for (const name of ["N", "C", "H", "W"] as const) requireInt("nearestUpsample2d", name, shape[name], 1, U32_MAX);
   requireInt("nearestUpsample2d", "outH", shape.outH, 1);
   requireInt("nearestUpsample2d", "outW", shape.outW, 1);
@@ -66,7 +69,7 @@ export function validateNearestUpsample2dShape(shape: NearestUpsample2dShape): v
  * @throws Error naming the bad argument and what was expected
  */
 export function validateNearestUpsample2d(args: NearestUpsample2dArgs): void {
-  requireArgs("nearestUpsample2d", "args", args, "{ x, N, C, H, W, outH, outW }");
+  requireArgs("nearestUpsample2d", "args", args, "{ x, N, C, H, W, outH, outW }", KEYS);
   validateNearestUpsample2dShape(args);
   requireArray("nearestUpsample2d", "x", args.x, "Float32Array", [args.N * args.C * args.H * args.W, "N * C * H * W"]);
 }
