@@ -24,7 +24,28 @@
  * @module
  */
 
-import { I32_MAX, requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
+import { I32_MAX, requireArgs, requireArray, requireInt, shown, U32_MAX } from "../validate.ts";
+
+/** The keys every convolution's shape or arguments may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const COMMON_KEYS: readonly string[] = [
+  "x",
+  "weight",
+  "bias",
+  "N",
+  "Cin",
+  "Cout",
+  "kernelSize",
+  "stride",
+  "padding",
+  "dilation",
+  "groups",
+];
+/** conv1d's keys. */
+const KEYS_1D: readonly string[] = [...COMMON_KEYS, "L"];
+/** conv2d's keys. */
+const KEYS_2D: readonly string[] = [...COMMON_KEYS, "H", "W"];
+/** conv3d's keys. */
+const KEYS_3D: readonly string[] = [...COMMON_KEYS, "D", "H", "W"];
 
 /** A spatial argument: one number for every axis, or one per axis in torch's order. */
 export type Spatial<T extends number[]> = number | T;
@@ -121,14 +142,17 @@ const COMMON_FIELDS = "kernelSize, stride?, padding?, dilation?, groups?";
 
 const AXES: Record<number, string[]> = { 1: ["L"], 2: ["H", "W"], 3: ["D", "H", "W"] };
 
-function spatial(op: string, name: string, value: unknown, rank: number, min: number, fallback: number): number[] {
+/** A spatial argument per axis; `fallback` is its default, none for a required one (kernelSize). */
+function spatial(op: string, name: string, value: unknown, rank: number, min: number, fallback?: number): number[] {
   const given = value ?? fallback;
+  const expected = `a number or an array of ${rank} numbers`;
+  if (given === undefined) throw new Error(`${op}: ${name} is required: ${expected}, got undefined`);
   if (typeof given === "string") {
     throw new Error(`${op}: ${name} must be an integer count (or one per axis); "${given}" is not accepted`);
   }
   const values = typeof given === "number" ? Array(rank).fill(given) : given;
   if (!Array.isArray(values) || values.length !== rank) {
-    throw new Error(`${op}: ${name} must be a number or an array of ${rank} numbers, got ${JSON.stringify(given)}`);
+    throw new Error(`${op}: ${name} must be ${expected}, got ${shown(given)}`);
   }
   return values.map((v, i) => requireInt(op, rank === 1 ? name : `${name}[${i}]`, v, min, I32_MAX));
 }
@@ -154,7 +178,7 @@ export function convGeometry(op: string, shape: ConvCommon<number[]>, input: num
       `${op}: Cin and Cout must be divisible by groups, got Cin = ${Cin}, Cout = ${Cout}, groups = ${groups}`,
     );
   }
-  const kernel = spatial(op, "kernelSize", shape.kernelSize, rank, 1, NaN);
+  const kernel = spatial(op, "kernelSize", shape.kernelSize, rank, 1);
   const stride = spatial(op, "stride", shape.stride, rank, 1, 1);
   const padding = spatial(op, "padding", shape.padding, rank, 0, 0);
   const dilation = spatial(op, "dilation", shape.dilation, rank, 1, 1);
@@ -181,7 +205,7 @@ export function convGeometry(op: string, shape: ConvCommon<number[]>, input: num
  * @throws Error naming the bad argument
  */
 export function validateConv1dShape(shape: Conv1dShape): ConvGeometry {
-  requireArgs("conv1d", "shape", shape, `{ N, Cin, Cout, L, ${COMMON_FIELDS} }`);
+  requireArgs("conv1d", "shape", shape, `{ N, Cin, Cout, L, ${COMMON_FIELDS} }`, KEYS_1D);
   return convGeometry("conv1d", shape as ConvCommon<number[]>, [shape.L]);
 }
 /**
@@ -192,7 +216,7 @@ export function validateConv1dShape(shape: Conv1dShape): ConvGeometry {
  * @throws Error naming the bad argument
  */
 export function validateConv2dShape(shape: Conv2dShape): ConvGeometry {
-  requireArgs("conv2d", "shape", shape, `{ N, Cin, Cout, H, W, ${COMMON_FIELDS} }`);
+  requireArgs("conv2d", "shape", shape, `{ N, Cin, Cout, H, W, ${COMMON_FIELDS} }`, KEYS_2D);
   return convGeometry("conv2d", shape as ConvCommon<number[]>, [shape.H, shape.W]);
 }
 /**
@@ -203,7 +227,7 @@ export function validateConv2dShape(shape: Conv2dShape): ConvGeometry {
  * @throws Error naming the bad argument
  */
 export function validateConv3dShape(shape: Conv3dShape): ConvGeometry {
-  requireArgs("conv3d", "shape", shape, `{ N, Cin, Cout, D, H, W, ${COMMON_FIELDS} }`);
+  requireArgs("conv3d", "shape", shape, `{ N, Cin, Cout, D, H, W, ${COMMON_FIELDS} }`, KEYS_3D);
   return convGeometry("conv3d", shape as ConvCommon<number[]>, [shape.D, shape.H, shape.W]);
 }
 
@@ -237,7 +261,7 @@ export function validateConvArrays(g: ConvGeometry, args: ConvArrays): void {
  * @throws Error naming the bad argument
  */
 export function validateConv1d(args: Conv1dArgs): ConvGeometry {
-  requireArgs("conv1d", "args", args, `{ x, weight, bias?, N, Cin, Cout, L, ${COMMON_FIELDS} }`);
+  requireArgs("conv1d", "args", args, `{ x, weight, bias?, N, Cin, Cout, L, ${COMMON_FIELDS} }`, KEYS_1D);
   const g = validateConv1dShape(args);
   validateConvArrays(g, args);
   return g;
@@ -250,7 +274,7 @@ export function validateConv1d(args: Conv1dArgs): ConvGeometry {
  * @throws Error naming the bad argument
  */
 export function validateConv2d(args: Conv2dArgs): ConvGeometry {
-  requireArgs("conv2d", "args", args, `{ x, weight, bias?, N, Cin, Cout, H, W, ${COMMON_FIELDS} }`);
+  requireArgs("conv2d", "args", args, `{ x, weight, bias?, N, Cin, Cout, H, W, ${COMMON_FIELDS} }`, KEYS_2D);
   const g = validateConv2dShape(args);
   validateConvArrays(g, args);
   return g;
@@ -263,7 +287,7 @@ export function validateConv2d(args: Conv2dArgs): ConvGeometry {
  * @throws Error naming the bad argument
  */
 export function validateConv3d(args: Conv3dArgs): ConvGeometry {
-  requireArgs("conv3d", "args", args, `{ x, weight, bias?, N, Cin, Cout, D, H, W, ${COMMON_FIELDS} }`);
+  requireArgs("conv3d", "args", args, `{ x, weight, bias?, N, Cin, Cout, D, H, W, ${COMMON_FIELDS} }`, KEYS_3D);
   const g = validateConv3dShape(args);
   validateConvArrays(g, args);
   return g;
