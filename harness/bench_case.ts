@@ -80,9 +80,10 @@ export interface BenchCase {
  *
  * @example
  * ```ts
- * import { defineCase, elementwisePlan, randomInput } from "@xpu/ops";
+ * import { elementwisePlan } from "@xpu/ops";
+ * import { defineCase, randomInput } from "@xpu/ops/harness/bench";
  * import { KERNELS } from "@xpu/ops/ops/elementwise";
- * const add = defineCase<{ n: number }>({
+ * const add = defineCase({
  *   op: "elementwise",
  *   entry: "kernel",
  *   sources: KERNELS,
@@ -125,7 +126,8 @@ export function defineCase<S, V extends string = string>(spec: CaseSpec<S, V>): 
  *
  * @example
  * ```ts
- * import { acquireDevice, entryOptions } from "@xpu/ops";
+ * import { acquireDevice } from "@xpu/ops";
+ * import { entryOptions } from "@xpu/ops/harness/bench";
  * import { KERNELS } from "@xpu/ops/ops/elementwise";
  * const gpu = await acquireDevice();
  * entryOptions(gpu, KERNELS, "kernel", {}); // { override: <the variant of "kernel" this device resolves> }
@@ -154,7 +156,7 @@ export function entryOptions<V extends string>(
  *
  * @example
  * ```ts
- * import { randomInput } from "@xpu/ops/harness";
+ * import { randomInput } from "@xpu/ops/harness/bench";
  * const x = randomInput(1024, 7); // magnitudes in [0.5, 1.5), either sign
  * const same = randomInput(1024, 7); // the same values: the seed fixes them
  * ```

@@ -183,7 +183,7 @@ export interface RowFigures {
  *
  * @example
  * ```ts
- * import { rowFigures } from "@xpu/ops/harness";
+ * import { rowFigures } from "@xpu/ops/harness/bench";
  * // 1 GB moved and 0.25 GFLOP in 1 ms, against 2000 GB/s and 50 TFLOP/s: bandwidth-bound at 50%.
  * rowFigures({ bytes: 1e9, flops: 2.5e8 }, 1, { bandwidthGBps: 2000, computeTFLOPs: 50 }).fraction; // 0.5
  * ```
@@ -210,7 +210,7 @@ export function rowFigures(
  *
  * @example
  * ```ts
- * import { rowKey } from "@xpu/ops/harness";
+ * import { rowKey } from "@xpu/ops/harness/bench";
  * rowKey({ op: "softmax", entry: "kernel", variant: "kernel.nvidia", shape: "4096x4096" }); // "softmax/kernel/kernel.nvidia/4096x4096"
  * ```
  */
@@ -281,7 +281,7 @@ export function vsPeer(ms: number, peer: PeerFigure | null | undefined): number 
  *
  * @example
  * ```ts
- * import { parseReport } from "@xpu/ops/harness";
+ * import { parseReport } from "@xpu/ops/harness/bench";
  * const text = JSON.stringify({
  *   schema: "xpu-ops-bench/1",
  *   device: { description: "llvmpipe", vendor: "mesa", deno: "2.9.6", date: "2026-12-02", bandwidthGBps: 20, computeTFLOPs: 0.2 },
@@ -334,7 +334,7 @@ export function parseReport(text: string, label = "result"): BenchReport {
  *
  * @example
  * ```ts
- * import { type BenchReport, parseReport, reportJson, SCHEMA } from "@xpu/ops/harness";
+ * import { type BenchReport, parseReport, reportJson, SCHEMA } from "@xpu/ops/harness/bench";
  * const report: BenchReport = {
  *   schema: SCHEMA,
  *   device: {
@@ -437,7 +437,7 @@ export function regressionRule(options: CompareOptions = {}): string {
  *
  * @example
  * ```ts
- * import { compareReports, parseReport } from "@xpu/ops/harness";
+ * import { compareReports, parseReport } from "@xpu/ops/harness/bench";
  * // In practice: parseReport(await Deno.readTextFile(saved)) and the report of this run.
  * const result = (fraction: number) =>
  *   parseReport(JSON.stringify({
@@ -537,7 +537,7 @@ export function fmt(x: number): string {
  *
  * @example
  * ```ts
- * import { deviceSummary } from "@xpu/ops/harness";
+ * import { deviceSummary } from "@xpu/ops/harness/bench";
  * console.log(deviceSummary({
  *   description: "llvmpipe", vendor: "mesa", architecture: "", driver: null, isFallbackAdapter: true,
  *   target: null, features: [], deno: "2.9.6", os: "linux x86_64", date: "2026-12-02T00:00Z",
@@ -631,7 +631,7 @@ const SVG_STYLE = "text { font: 11px system-ui, sans-serif; fill: #333; } .grid 
  *
  * @example
  * ```ts
- * import { type BenchReport, rooflineSvg, SCHEMA } from "@xpu/ops/harness";
+ * import { type BenchReport, rooflineSvg, SCHEMA } from "@xpu/ops/harness/bench";
  * const report: BenchReport = {
  *   schema: SCHEMA,
  *   device: {
@@ -747,7 +747,7 @@ function peerParagraph(report: BenchReport): string {
  *
  * @example
  * ```ts
- * import { type BenchReport, reportHtml, SCHEMA } from "@xpu/ops/harness";
+ * import { type BenchReport, reportHtml, SCHEMA } from "@xpu/ops/harness/bench";
  * const report: BenchReport = {
  *   schema: SCHEMA,
  *   device: {

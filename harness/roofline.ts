@@ -156,7 +156,8 @@ const F32_MAX_BELOW = 3.0e38; // a threshold no probe's sum reaches: the store n
  *
  * @example
  * ```ts
- * import { acquireDevice, probeAdapter } from "@xpu/ops";
+ * import { acquireDevice } from "@xpu/ops";
+ * import { probeAdapter } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * const { description, driver, isFallbackAdapter } = probeAdapter(gpu);
  * gpu.destroy();
@@ -180,7 +181,7 @@ export function probeAdapter(gpu: ResidentDevice): ProbeAdapter {
  *
  * @example
  * ```ts
- * import { runtimeVersion } from "@xpu/ops";
+ * import { runtimeVersion } from "@xpu/ops/harness/bench";
  * runtimeVersion(); // "deno 2.9.6" under Deno 2.9.6; the user agent in a browser
  * ```
  */
@@ -270,7 +271,8 @@ async function fillPattern(gpu: ResidentDevice, tensor: GpuTensor): Promise<void
  *
  * @example
  * ```ts
- * import { acquireDevice, checkBandwidthKernel } from "@xpu/ops";
+ * import { acquireDevice } from "@xpu/ops";
+ * import { checkBandwidthKernel } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * await checkBandwidthKernel(gpu, { kind: "copy", perThread: 4, workgroupSize: 256 }); // resolves: the copy is exact
  * gpu.destroy();
@@ -325,7 +327,8 @@ function stamp(gpu: ResidentDevice) {
  *
  * @example
  * ```ts
- * import { acquireDevice, probeBandwidth } from "@xpu/ops";
+ * import { acquireDevice } from "@xpu/ops";
+ * import { probeBandwidth } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * const r = await probeBandwidth(gpu, { kind: "copy", perThread: 4, workgroupSize: 256 }, {
  *   bandwidthBytes: 4 << 20, // small, for a quick look; the default is 1 GiB on a real GPU
@@ -416,7 +419,8 @@ function fmaPlan(
  *
  * @example
  * ```ts
- * import { acquireDevice, checkFmaKernel } from "@xpu/ops";
+ * import { acquireDevice } from "@xpu/ops";
+ * import { checkFmaKernel } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * await checkFmaKernel(gpu, { dtype: "f32", chains: 4, unroll: 4, workgroupSize: 64 }); // resolves: every chain ends where it should
  * gpu.destroy();
@@ -478,7 +482,8 @@ const DP4A_STEP = 0x01030507;
  *
  * @example
  * ```ts
- * import { acquireDevice, checkDp4aKernel, hasDp4a } from "@xpu/ops";
+ * import { acquireDevice } from "@xpu/ops";
+ * import { checkDp4aKernel, hasDp4a } from "@xpu/ops/harness/bench";
  * if (hasDp4a()) {
  *   const gpu = await acquireDevice();
  *   await checkDp4aKernel(gpu, { chains: 8, unroll: 4, workgroupSize: 64 }); // resolves: matches the host emulation
@@ -548,7 +553,8 @@ function defaultThreads(gpu: ResidentDevice, options: ProbeOptions): number {
  *
  * @example
  * ```ts
- * import { acquireDevice, probeFma } from "@xpu/ops";
+ * import { acquireDevice } from "@xpu/ops";
+ * import { probeFma } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * const r = await probeFma(gpu, { dtype: "f32", chains: 4, unroll: 4, workgroupSize: 256 }, {
  *   size: "small",
@@ -583,7 +589,8 @@ export async function probeFma(gpu: ResidentDevice, c: FmaConfig, options: Probe
  *
  * @example
  * ```ts
- * import { acquireDevice, hasDp4a, probeDp4a } from "@xpu/ops";
+ * import { acquireDevice } from "@xpu/ops";
+ * import { hasDp4a, probeDp4a } from "@xpu/ops/harness/bench";
  * if (hasDp4a()) {
  *   const gpu = await acquireDevice();
  *   const r = await probeDp4a(gpu, { chains: 8, unroll: 4, workgroupSize: 256 }, {
@@ -634,7 +641,7 @@ function probeResult(
  *
  * @example
  * ```ts
- * import { hasDp4a } from "@xpu/ops";
+ * import { hasDp4a } from "@xpu/ops/harness/bench";
  * console.log(hasDp4a() ? "dot4I8Packed available: the DP4a probe runs" : "no DP4a probe");
  * ```
  */
@@ -669,7 +676,7 @@ const KINDS: BandwidthKind[] = ["copy", "read", "write"];
  *
  * @example
  * ```ts
- * import { defaultConfigs } from "@xpu/ops";
+ * import { defaultConfigs } from "@xpu/ops/harness/bench";
  * const small = defaultConfigs("small");
  * small.bandwidth.map((c) => c.kind); // ["copy", "read", "write"]
  * small.fma.length; // 1
@@ -702,7 +709,7 @@ export function defaultConfigs(size: ProbeSize): ProbeConfigs {
  *
  * @example
  * ```ts
- * import { sweepConfigs } from "@xpu/ops";
+ * import { sweepConfigs } from "@xpu/ops/harness/bench";
  * sweepConfigs("small").bandwidth.length; // 6: three kinds, one or four vec4s per thread
  * sweepConfigs("full").bandwidth.length; // 36: three kinds × four vec4 counts × three workgroup sizes
  * ```
@@ -758,7 +765,8 @@ function best(results: ProbeResult[], probe: ProbeName): number | null {
  *
  * @example Small probes, one config each (a quick look; a real measurement takes the defaults)
  * ```ts
- * import { acquireDevice, measureRoofline } from "@xpu/ops";
+ * import { acquireDevice } from "@xpu/ops";
+ * import { measureRoofline } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * const small = { size: "small", bandwidthBytes: 4 << 20, threads: 4096, targetMs: 2, samples: 5, clockWarmupMs: 0 } as const;
  * const r = await measureRoofline(gpu, small, {
@@ -774,7 +782,8 @@ function best(results: ProbeResult[], probe: ProbeName): number | null {
  * @example The full measurement, as `deno task roofline` takes it
  * ```ts ignore
  * // ignore: full probes move 1 GiB buffers and calibrate 2^23-thread kernels: minutes on a software adapter
- * import { acquireDevice, measureRoofline } from "@xpu/ops";
+ * import { acquireDevice } from "@xpu/ops";
+ * import { measureRoofline } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * const r = await measureRoofline(gpu, { size: "full" });
  * console.log(`${r.bandwidthGBps.toFixed(0)} GB/s, ${r.computeTFLOPs.toFixed(1)} TFLOP/s on ${r.adapter.description}`);

@@ -270,7 +270,7 @@ export async function unguardedOps(opsDir: URL): Promise<string[]> {
       if (count < 2) continue;
       const iterated = new RegExp(
         String
-          .raw`(?:eachVariant\(\s*\w+\s*,|checkAgainstReference\(\s*(?:"[^"]*"|\x60[^\x60]*\x60)\s*,\s*\w+\s*,)\s*"${entry}"`,
+          .raw`(?:eachVariant\(\s*\w+\s*,|checkAgainstReference(?:<[^>]*>)?\(\s*(?:"[^"]*"|\x60[^\x60]*\x60)\s*,\s*\w+\s*,)\s*"${entry}"`,
       );
       if (!iterated.test(tests)) unguarded.push(`${op.name}/${entry}`);
     }

@@ -161,7 +161,8 @@ export interface ClockWarmupOptions {
  *
  * @example
  * ```ts
- * import { acquireDevice, warmClocks } from "@xpu/ops/harness";
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { warmClocks } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * const spent = await warmClocks(gpu, { ms: 50 }); // at least 50 ms of GPU time, once the passes stop speeding up
  * gpu.destroy();
@@ -253,7 +254,8 @@ export type Timed = KernelPlan | KernelSequence;
  *
  * @example
  * ```ts
- * import { acquireDevice, elementwisePlan, isSequence } from "@xpu/ops";
+ * import { acquireDevice, elementwisePlan } from "@xpu/ops";
+ * import { isSequence } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * console.log(isSequence(elementwisePlan(gpu, { op: "add", n: 4 }))); // false
  * gpu.destroy();
@@ -271,7 +273,8 @@ export function isSequence(timed: Timed): timed is KernelSequence {
  *
  * @example
  * ```ts
- * import { acquireDevice, elementwisePlan, variantOf } from "@xpu/ops";
+ * import { acquireDevice, elementwisePlan } from "@xpu/ops";
+ * import { variantOf } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * console.log(variantOf(elementwisePlan(gpu, { op: "add", n: 4 }))); // e.g. "kernel"
  * gpu.destroy();
@@ -343,7 +346,7 @@ function validated(options: TimingOptions): { samples: number; warmup: number } 
  * @example
  * ```ts
  * import { acquireDevice, elementwisePlan } from "@xpu/ops";
- * import { timeResident } from "@xpu/ops/harness";
+ * import { timeResident } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * const n = 4096;
  * const a = gpu.upload(new Float32Array(n).fill(1));
@@ -481,7 +484,7 @@ export async function timeResident(
  * @example
  * ```ts
  * import { acquireDevice, elementwisePlan } from "@xpu/ops";
- * import { timePlan } from "@xpu/ops/harness";
+ * import { timePlan } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * const n = 4096;
  * const rand = () => Float32Array.from({ length: n }, () => Math.random() + 0.5);
