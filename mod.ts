@@ -4,7 +4,9 @@
  * own ceilings.
  *
  * Every op is also importable alone as `@xpu/ops/ops/<op>`, which additionally exports its WGSL
- * sources as `KERNELS`; the harness alone as `@xpu/ops/harness`.
+ * sources as `KERNELS`, its variant names as a type and the constants and helpers its plans are
+ * built from; the harness alone as `@xpu/ops/harness`. The bench (roofline probes, timing, bench
+ * cases and runs, reports) is `@xpu/ops/harness/bench`, the text engine `@xpu/ops/llm`.
  *
  * Every op has three layers, all validated by one function per op, so each refuses the same input
  * with the same message: the reference `<op>(args)`, the one-shot `<op>Gpu(gpu, args)`, and
@@ -41,7 +43,6 @@
  */
 
 export * from "./harness/mod.ts";
-export * from "./harness/roofline.ts";
 export {
   activation,
   ACTIVATION_KINDS,
@@ -108,7 +109,6 @@ export {
   gatherGpu,
   gatherPlan,
   type GatherShape,
-  MAX_ROWS,
   validateGather,
   validateGatherShape,
 } from "./ops/gather/mod.ts";
@@ -123,7 +123,6 @@ export {
   validateLayernormShape,
 } from "./ops/layernorm/mod.ts";
 export {
-  LARGE_TILE_MIN_TILES,
   matmul,
   type MatmulArgs,
   matmulF16,
@@ -172,7 +171,6 @@ export {
   Q4_MAX,
   type Q4G128,
   Q8_MAX,
-  QUANTIZED_TALL_MIN_ROWS,
   quantizeQ4G128,
   type QuantizeQ4G128Args,
   unpackQ4,
@@ -185,8 +183,6 @@ export {
   validateMatvecShape,
 } from "./ops/matvec/mod.ts";
 export {
-  collapsePermutation,
-  MAX_PERMUTE_RANK,
   permute,
   type PermuteArgs,
   permuteGpu,
@@ -239,7 +235,6 @@ export {
   validateRmsnormShape,
 } from "./ops/rmsnorm/mod.ts";
 export {
-  MAX_COLUMNS,
   scatter,
   type ScatterArgs,
   scatterGpu,
@@ -285,8 +280,6 @@ export {
   type ConvArrays,
   type ConvCommon,
   type ConvGeometry,
-  convGeometry,
-  convPlan,
   type Spatial,
   validateConv1d,
   validateConv1dShape,
@@ -308,7 +301,6 @@ export {
 } from "./ops/conv_transpose/mod.ts";
 export {
   GROUP_NORM_DEFAULT_EPS,
-  GROUP_NORM_SPLIT_ROWS,
   groupNorm,
   type GroupNormArgs,
   groupNormGpu,
@@ -387,7 +379,6 @@ export {
   istftSpan,
   NOLA_THRESHOLD,
   stft,
-  STFT_FFT_MAX_SIZE,
   type StftArgs,
   stftBasis,
   stftBasisLayout,
@@ -416,7 +407,6 @@ export {
 } from "./ops/upsample/mod.ts";
 export {
   alibi,
-  ALIBI_MAX_ELEMENTS,
   type AlibiArgs,
   alibiGpu,
   alibiPlan,
