@@ -185,8 +185,9 @@ export function checkAttentionArrays(
   op: string,
   args: AttentionArgs,
   shape: ResolvedAttentionShape,
-  heads: "H" | "kvHeads" = "H",
+  heads?: "H" | "kvHeads",
 ): void {
+  heads ??= "H";
   const { B, H, kvHeads, L, S, D, Dv } = shape;
   requireArray(op, "q", args.q, "Float32Array", [B * H * L * D, "B * H * L * D"]);
   requireArray(op, "k", args.k, "Float32Array", [B * kvHeads * S * D, `B * ${heads} * S * D`]);

@@ -10,7 +10,6 @@ import {
 } from "../../harness/testing.ts";
 import { transpose } from "../transpose/reference.ts";
 import { collapsePermutation, KERNELS, permute, type PermuteArgs, permuteGpu, permutePlan } from "./mod.ts";
-import type { PermuteVariant } from "./kernels.gen.ts";
 
 /** goldens/gen.py permutes arange(n), so each output is the flat index it was read from. */
 interface Golden {

@@ -9,7 +9,6 @@ import {
   randomInt32,
 } from "../../harness/testing.ts";
 import { KERNELS, MAX_COLUMNS, scatter, type ScatterArgs, scatterGpu, scatterPlan } from "./mod.ts";
-import type { ScatterVariant } from "./kernels.gen.ts";
 
 /** What goldens/gen.py writes. */
 interface Golden {

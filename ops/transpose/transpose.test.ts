@@ -9,7 +9,6 @@ import {
   randomF32,
 } from "../../harness/testing.ts";
 import { KERNELS, transpose, type TransposeArgs, transposeGpu, transposePlan } from "./mod.ts";
-import type { TransposeVariant } from "./kernels.gen.ts";
 
 /** goldens/gen.py transposes arange(rows * cols), so each output is the index it was read from. */
 interface Golden {
