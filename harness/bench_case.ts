@@ -161,7 +161,9 @@ export function entryOptions<V extends string>(
  * const same = randomInput(1024, 7); // the same values: the seed fixes them
  * ```
  */
-export function randomInput(length: number, seed: number, lo = 0.5, hi = 1.5): Float32Array {
+export function randomInput(length: number, seed: number, lo?: number, hi?: number): Float32Array {
+  lo ??= 0.5;
+  hi ??= 1.5;
   const out = new Float32Array(length);
   let s = (seed ^ 0x9e3779b9) >>> 0 || 1;
   const scale = (hi - lo) / 2 ** 31;

@@ -390,7 +390,8 @@ export class ResidentDevice {
    * @returns the tensor
    * @throws Error when the device is lost, or `data` is not a Float32Array, Int32Array or Uint32Array
    */
-  upload(data: HostArray, label = "tensor"): GpuTensor {
+  upload(data: HostArray, label?: string): GpuTensor {
+    label ??= "tensor";
     this.#live(`upload of "${label}"`);
     const tensor = this.alloc(dtypeOf(data), data.length, label);
     if (data.length > 0) this.device.queue.writeBuffer(tensor.buffer, 0, data as Float32Array<ArrayBuffer>);
@@ -407,7 +408,8 @@ export class ResidentDevice {
    * @throws Error when the device is lost, the dtype is not a {@link TensorDtype}, the length is not
    *   a non-negative integer, or the size exceeds maxBufferSize
    */
-  alloc(dtype: TensorDtype, length: number, label = "tensor"): GpuTensor {
+  alloc(dtype: TensorDtype, length: number, label?: string): GpuTensor {
+    label ??= "tensor";
     this.#live(`alloc of "${label}"`);
     if (!isTensorDtype(dtype)) {
       throw new Error(`${label}: dtype must be one of ${TENSOR_DTYPES.join(", ")}, got ${String(dtype)}`);
@@ -1009,7 +1011,8 @@ const OPTIONAL_FEATURES: GPUFeatureName[] = ["shader-f16", "timestamp-query"];
  * gpu.destroy();
  * ```
  */
-export async function acquireDevice(options: AcquireOptions = {}): Promise<ResidentDevice> {
+export async function acquireDevice(options?: AcquireOptions): Promise<ResidentDevice> {
+  options ??= {};
   if (options.device) {
     const device = options.device;
     // `adapterInfo` is recent: a caller's device from an older runtime may not have it.

@@ -294,7 +294,8 @@ export function vsPeer(ms: number, peer: PeerFigure | null | undefined): number 
  * report.results.length; // 1
  * ```
  */
-export function parseReport(text: string, label = "result"): BenchReport {
+export function parseReport(text: string, label?: string): BenchReport {
+  label ??= "result";
   if (text.trim() === "") throw new Error(`${label}: the file is empty, not a bench result`);
   let data: BenchReport;
   try {
@@ -420,7 +421,8 @@ export function fractionSpread(row: Pick<BenchRow, "fraction" | "ms"> & Partial<
  * @param options the floor and the spread multiple
  * @returns e.g. `fraction dropped by more than max(0.05, 3 × spread) ...`
  */
-export function regressionRule(options: CompareOptions = {}): string {
+export function regressionRule(options?: CompareOptions): string {
+  options ??= {};
   const absolute = options.absolute ?? REGRESSION_RULE.absolute;
   const factor = options.spreadFactor ?? REGRESSION_RULE.spreadFactor;
   return `fraction of roofline dropped by more than max(${absolute}, ${factor} x spread), spread = the larger ` +
@@ -454,8 +456,9 @@ export function regressionRule(options: CompareOptions = {}): string {
 export function compareReports(
   baseline: Pick<BenchReport, "results">,
   current: Pick<BenchReport, "results">,
-  options: CompareOptions = {},
+  options?: CompareOptions,
 ): Comparison {
+  options ??= {};
   const absolute = options.absolute ?? REGRESSION_RULE.absolute;
   const factor = options.spreadFactor ?? REGRESSION_RULE.spreadFactor;
   const now = new Map(current.results.map((r) => [rowKey(r), r]));

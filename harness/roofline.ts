@@ -342,8 +342,9 @@ function stamp(gpu: ResidentDevice) {
 export async function probeBandwidth(
   gpu: ResidentDevice,
   c: BandwidthConfig,
-  options: ProbeOptions = {},
+  options?: ProbeOptions,
 ): Promise<ProbeResult> {
+  options ??= {};
   await checkBandwidthKernel(gpu, c);
   const limit = Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
   const wanted = options.bandwidthBytes ?? defaultBandwidthBytes(gpu, options);
@@ -567,7 +568,8 @@ function defaultThreads(gpu: ResidentDevice, options: ProbeOptions): number {
  * gpu.destroy();
  * ```
  */
-export async function probeFma(gpu: ResidentDevice, c: FmaConfig, options: ProbeOptions = {}): Promise<ProbeResult> {
+export async function probeFma(gpu: ResidentDevice, c: FmaConfig, options?: ProbeOptions): Promise<ProbeResult> {
+  options ??= {};
   if (c.dtype === "f16" && !gpu.f16Verified) {
     throw new Error(`${fmaName(c)}: f16 is not verified on this device (shader-f16 missing or its check failed)`);
   }
@@ -605,7 +607,8 @@ export async function probeFma(gpu: ResidentDevice, c: FmaConfig, options: Probe
  * }
  * ```
  */
-export async function probeDp4a(gpu: ResidentDevice, c: Dp4aConfig, options: ProbeOptions = {}): Promise<ProbeResult> {
+export async function probeDp4a(gpu: ResidentDevice, c: Dp4aConfig, options?: ProbeOptions): Promise<ProbeResult> {
+  options ??= {};
   if (!hasDp4a()) throw new Error(`${dp4aName(c)}: WGSL packed_4x8_integer_dot_product is not available`);
   await checkDp4aKernel(gpu, c);
   const threads = defaultThreads(gpu, options);
@@ -792,26 +795,28 @@ function best(results: ProbeResult[], probe: ProbeName): number | null {
  */
 export async function measureRoofline(
   gpu: ResidentDevice,
-  options: ProbeOptions = {},
-  configs: ProbeConfigs = defaultConfigs(sizeOf(gpu, options)),
+  options?: ProbeOptions,
+  configs?: ProbeConfigs,
 ): Promise<Roofline> {
+  const opts = options ?? {};
+  const chosen = configs ?? defaultConfigs(sizeOf(gpu, opts));
   const probes: ProbeResult[] = [];
   const skipped: string[] = [];
   const attempt = async (name: string, run: () => Promise<ProbeResult>) => {
     try {
       const r = await run();
       probes.push(r);
-      options.onResult?.(r);
+      opts.onResult?.(r);
     } catch (e) {
       if (e instanceof TimestampUnavailableError) throw e;
       skipped.push(`${name}: ${e instanceof Error ? e.message : String(e)}`);
     }
   };
-  for (const c of configs.bandwidth) await attempt(bandwidthName(c), () => probeBandwidth(gpu, c, options));
-  for (const c of configs.fma) await attempt(fmaName(c), () => probeFma(gpu, c, options));
-  if (gpu.f16Verified) { for (const c of configs.fmaF16) await attempt(fmaName(c), () => probeFma(gpu, c, options)); }
+  for (const c of chosen.bandwidth) await attempt(bandwidthName(c), () => probeBandwidth(gpu, c, opts));
+  for (const c of chosen.fma) await attempt(fmaName(c), () => probeFma(gpu, c, opts));
+  if (gpu.f16Verified) { for (const c of chosen.fmaF16) await attempt(fmaName(c), () => probeFma(gpu, c, opts)); }
   else skipped.push("computeF16: shader-f16 not granted or its known-answer check failed");
-  if (hasDp4a()) { for (const c of configs.dp4a) await attempt(dp4aName(c), () => probeDp4a(gpu, c, options)); }
+  if (hasDp4a()) { for (const c of chosen.dp4a) await attempt(dp4aName(c), () => probeDp4a(gpu, c, opts)); }
   else skipped.push("dp4a: WGSL packed_4x8_integer_dot_product not available");
   const bandwidth = best(probes, "bandwidth"), compute = best(probes, "compute");
   if (bandwidth === null || compute === null) {

@@ -9,7 +9,7 @@
 
 import { acquireDevice, type AcquireOptions, type KernelPlan, type ResidentDevice } from "./device.ts";
 import { packParams } from "./params.ts";
-import { type KernelSources, parseVariantName, variantsOf } from "./variants.ts";
+import { parseVariantName, variantsOf } from "./variants.ts";
 
 const adapter = await navigator.gpu?.requestAdapter({ powerPreference: "high-performance" }) ?? null;
 const inCI = Deno.env.get("CI") === "true";

@@ -168,7 +168,8 @@ export interface ClockWarmupOptions {
  * gpu.destroy();
  * ```
  */
-export async function warmClocks(gpu: ResidentDevice, options: ClockWarmupOptions = {}): Promise<number> {
+export async function warmClocks(gpu: ResidentDevice, options?: ClockWarmupOptions): Promise<number> {
+  options ??= {};
   const ms = options.ms ?? CLOCK_WARMUP_MS;
   if (!Number.isFinite(ms) || ms < 0) throw new Error(`warmClocks: ms must be a finite number >= 0, got ${ms}`);
   if (ms === 0) return 0;
@@ -309,7 +310,8 @@ export function workingSetBytes(plan: Timed): number {
  * @param options cache size and caps
  * @returns the number of sets
  */
-export function rotationSets(bytes: number, passes: number, options: TimingOptions = {}): number {
+export function rotationSets(bytes: number, passes: number, options?: TimingOptions): number {
+  options ??= {};
   const cache = options.cacheBytes ?? 50 * 2 ** 20;
   if (bytes >= cache) return 1;
   const wanted = Math.ceil((2 * cache) / Math.max(bytes, 1));
@@ -364,8 +366,9 @@ export async function timeResident(
   gpu: ResidentDevice,
   plan: Timed,
   sets: readonly (readonly GpuTensor[])[],
-  options: TimingOptions = {},
+  options?: TimingOptions,
 ): Promise<Timing> {
+  options ??= {};
   if (!supportsTimestamps(gpu)) throw new TimestampUnavailableError("the device has no timestamp-query feature");
   if (sets.length === 0) throw new Error(`${plan.op}: timing needs at least one tensor set`);
   const { samples, warmup } = validated(options);
@@ -501,8 +504,9 @@ export async function timePlan(
   gpu: ResidentDevice,
   plan: Timed,
   makeInputs: (set: number) => readonly HostArray[],
-  options: TimingOptions = {},
+  options?: TimingOptions,
 ): Promise<Timing> {
+  options ??= {};
   if (!supportsTimestamps(gpu)) throw new TimestampUnavailableError("the device has no timestamp-query feature");
   const { samples, warmup } = validated(options);
   const count = rotationSets(workingSetBytes(plan), Math.max(1, warmup) + samples, options);

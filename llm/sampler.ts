@@ -134,13 +134,13 @@ function validateOptions(options: SamplerOptions): void {
 export function samplingCandidates(
   logits: ArrayLike<number>,
   options: Extract<SamplerOptions, { mode: "sample" }>,
-  allowed: ReadonlySet<number> | null = null,
+  allowed?: ReadonlySet<number> | null,
 ): Candidates {
   validateOptions(options);
   const ids: number[] = [];
   for (let i = 0; i < logits.length; i++) {
     if (Number.isNaN(logits[i])) throw new Error(`sampleNext: logit ${i} is NaN`);
-    if ((allowed === null || allowed.has(i)) && logits[i] !== -Infinity) ids.push(i);
+    if ((allowed == null || allowed.has(i)) && logits[i] !== -Infinity) ids.push(i);
   }
   if (ids.length === 0) throw new Error("sampleNext: no allowed token has a finite logit");
   const scaled = ids.map((i) => logits[i] / options.temperature);

@@ -328,8 +328,9 @@ export class LlamaEngine {
     gpu: ResidentDevice,
     store: TensorStore,
     config: LlamaConfig,
-    options: LlamaEngineOptions = {},
+    options?: LlamaEngineOptions,
   ): Promise<LlamaEngine> {
+    options ??= {};
     // q8 and q4g128 are quantized on the GPU (ops/quantize's `packed` and `packed_q4` kernels, the
     // converter's bytes exactly), the matrices read as f32.
     const weights = loadWeights(store, config, {
@@ -354,8 +355,9 @@ export class LlamaEngine {
     gpu: ResidentDevice,
     config: LlamaConfig,
     weights: AsyncIterable<LoadedWeight> | Iterable<LoadedWeight>,
-    options: LlamaEngineOptions = {},
+    options?: LlamaEngineOptions,
   ): Promise<LlamaEngine> {
+    options ??= {};
     const engine = new LlamaEngine(gpu, config, options.format ?? "f32", options);
     try {
       await engine.#upload(weights);
@@ -1081,7 +1083,8 @@ export class LlamaEngine {
    * @returns each dispatch's label (layer numbers and row blocks removed) and milliseconds, in
    *   order, or null without the timestamp-query feature
    */
-  async profile(rows: number, position = 0): Promise<{ kernel: string; ms: number }[] | null> {
+  async profile(rows: number, position?: number): Promise<{ kernel: string; ms: number }[] | null> {
+    position ??= 0;
     const device = this.#device;
     if (!device.features.has("timestamp-query")) return null;
     if (rows > this.chunkRows) throw new Error(`LlamaEngine.profile: ${rows} rows exceed a chunk (${this.chunkRows})`);
