@@ -46,7 +46,7 @@ import { checkDispatch, foldWorkgroups, workgroupSizeOf } from "../../harness/li
 import type { LlamaConfig } from "../config.ts";
 import type { TensorStore } from "../safetensors.ts";
 import type { WeightFormat } from "../weights/format.ts";
-import { type LoadedWeight, type LoadProgress, loadWeights, quantizeRowsGpu } from "../weights/load.ts";
+import { type LoadedWeight, type LoadProgress, loadWeights, planLoad, quantizeRowsGpu } from "../weights/load.ts";
 import {
   ARGMAX,
   ARGMAX_SLICE,
@@ -84,7 +84,7 @@ export interface LlamaEngineOptions {
   /**
    * The weight format (a converted checkpoint's own; for an HF checkpoint, quantised on load on the
    * GPU by ops/quantize's `packed` (q8) and `packed_q4` (q4g128) kernels, the converter's bytes
-   * exactly). Default f32.
+   * exactly). Default: a converted checkpoint's recorded format, else f32.
    */
   format?: WeightFormat;
   /** Positions the KV cache holds (prompt plus generated tokens). Default 512. */
@@ -331,14 +331,16 @@ export class LlamaEngine {
     options?: LlamaEngineOptions,
   ): Promise<LlamaEngine> {
     options ??= {};
+    // A converted checkpoint's own format when none is asked for (another one is refused here).
+    const format = planLoad(store, config, options.format).format;
     // q8 and q4g128 are quantized on the GPU (ops/quantize's `packed` and `packed_q4` kernels, the
     // converter's bytes exactly), the matrices read as f32.
     const weights = loadWeights(store, config, {
-      format: options.format,
+      format,
       onProgress: options.onProgress,
       deferQuantization: ["q8", "q4g128"],
     });
-    return LlamaEngine.fromWeights(gpu, config, weights, options);
+    return LlamaEngine.fromWeights(gpu, config, weights, { ...options, format });
   }
 
   /**
