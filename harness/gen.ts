@@ -220,7 +220,17 @@ export async function renderAll(
   return out;
 }
 
+const USAGE = `usage: deno task gen [--check]     (deno run -R=ops,harness/wgsl -W=ops harness/gen.ts)
+  Writes ops/<op>/kernels.gen.ts from ops/<op>/wgsl/*.wgsl (includes expanded): run it after
+  editing a .wgsl file and commit the result.
+  --check   write nothing; list the stale files and exit 1 if there are any
+  --help    this text`;
+
 if (import.meta.main) {
+  if (Deno.args.includes("--help") || Deno.args.includes("-h")) {
+    console.log(USAGE);
+    Deno.exit(0);
+  }
   const opsDir = new URL("../ops/", import.meta.url);
   const check = Deno.args.includes("--check");
   let stale = 0;
