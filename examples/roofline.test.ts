@@ -9,7 +9,7 @@ import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { benchMain } from "../harness/bench.ts";
 import { parseReport, rowKey } from "../harness/report.ts";
 import { BENCH_CASES } from "../ops/registry.ts";
-import { pageTest } from "./browser_testing.ts";
+import { pageTest, waitWhileProgressing } from "./browser_testing.ts";
 
 /** The page's default ops, each run at its three quick shapes. */
 const OPS = ["elementwise", "softmax", "rmsnorm", "matmul", "transpose"];
@@ -18,7 +18,7 @@ pageTest(
   "examples/roofline: the page measures, draws the chart and saves JSON that bench --compare reads",
   "examples/roofline/?sizes=quick&samples=5&warmup=1&autorun",
   async (run) => {
-    await run.page.waitForSelector("#status[data-done]", { timeout: 300_000 });
+    await waitWhileProgressing(run.page, `document.querySelector("#status[data-done]") !== null`, "the bench");
     await run.screenshot("roofline");
     deepStrictEqual(run.consoleErrors, []);
     ok(/^Adapter: /.test(await run.page.textContent("#adapter") ?? ""), "the page found a WebGPU adapter");
