@@ -7,7 +7,7 @@
  */
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { benchMain } from "../harness/bench.ts";
-import { parseReport, rowKey } from "../harness/report.ts";
+import { parseReport, rowKey, rowLabel } from "../harness/report.ts";
 import { BENCH_CASES } from "../ops/registry.ts";
 import { pageTest, waitWhileProgressing } from "./browser_testing.ts";
 
@@ -61,7 +61,7 @@ pageTest(
 
     // One point per row that has FLOPs and bytes (transpose moves data only: it is in the table).
     const titles = await run.page.$$eval("#chart svg g > title", (ts) => ts.map((t) => t.textContent ?? ""));
-    const plotted = report.results.flatMap((r, i) => r.flops > 0 ? [`${i + 1}. ${rowKey(r)}:`] : []);
+    const plotted = report.results.flatMap((r, i) => r.flops > 0 ? [`${i + 1}. ${rowLabel(r)}:`] : []);
     strictEqual(plotted.length, 3 * (OPS.length - 1));
     deepStrictEqual(titles.map((t) => t.slice(0, t.indexOf(":") + 1)), plotted);
     strictEqual(await run.page.locator("#chart svg circle").count(), plotted.length);

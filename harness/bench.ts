@@ -40,8 +40,10 @@ import {
   formatTable,
   parseReport,
   type PeerFigure,
+  percent,
   reportHtml,
   reportJson,
+  rowLabel,
   vsPeer,
 } from "./report.ts";
 import { measureRoofline, type ProbeOptions, type ProbeResult, sweepConfigs } from "./roofline.ts";
@@ -133,11 +135,11 @@ function printProgress(event: BenchProgress): void {
       return console.log(`  skipped ${event.reason}`);
     case "row":
       return console.log(
-        `  ${event.key}: ${event.row.ms.toPrecision(4)} ms, ${(100 * event.row.fraction).toFixed(1)}% of ` +
+        `  ${rowLabel(event.row)}: ${event.row.ms.toPrecision(4)} ms, ${percent(event.row.fraction)} of ` +
           `${event.row.bound}`,
       );
     case "failed":
-      return console.error(`  FAILED ${event.key}: ${event.message}`);
+      return console.error(`  FAILED ${event.key.replaceAll("/", " ")}: ${event.message}`);
   }
 }
 

@@ -48,8 +48,10 @@ export {
   compareReports,
   type Comparison,
   deviceSummary,
+  kernelLabel,
   parseReport,
   type PeerFigure,
+  percent,
   reportHtml,
   reportJson,
   rooflineSvg,
@@ -57,6 +59,7 @@ export {
   type RowFigures,
   rowFigures,
   rowKey,
+  rowLabel,
   SCHEMA,
 } from "./report.ts";
 export {

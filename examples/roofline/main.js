@@ -10,6 +10,8 @@ import { acquireDevice, elementwisePlan, matmulPlan, rmsnormPlan, softmaxPlan, t
 import {
   defineCase,
   entryOptions,
+  kernelLabel,
+  percent,
   randomInput,
   reportHtml,
   reportJson,
@@ -166,13 +168,13 @@ function showRows(report) {
   const table = $("rows");
   table.replaceChildren();
   const head = table.insertRow();
-  for (const h of ["#", "op", "entry", "variant", "shape", "ms", "GB/s", "GFLOP/s", "FLOP/B", "bound", "roofline"]) {
+  for (const h of ["#", "op", "kernel", "shape", "ms", "GB/s", "GFLOP/s", "FLOP/B", "bound", "roofline"]) {
     head.append(Object.assign(document.createElement("th"), { textContent: h }));
   }
   report.results.forEach((r, i) => {
     const row = table.insertRow();
-    const cells = [i + 1, r.op, r.entry, r.variant, r.shape, fmt(r.ms), fmt(r.gbps), fmt(r.tflops * 1e3)];
-    cells.push(r.intensity === null ? "-" : fmt(r.intensity), r.bound, `${(100 * r.fraction).toFixed(1)}%`);
+    const cells = [i + 1, r.op, kernelLabel(r), r.shape, fmt(r.ms), fmt(r.gbps), fmt(r.tflops * 1e3)];
+    cells.push(r.intensity === null ? "-" : fmt(r.intensity), r.bound, percent(r.fraction));
     for (const c of cells) row.insertCell().textContent = String(c);
   });
 }
