@@ -38,6 +38,17 @@ export { type AlibiVariant, KERNELS };
  * @param shape H, L, S and the query offset
  * @param options kernel override
  * @returns the plan; bindings `slopes` `[H]` (input) and `out` `[H, L, S]`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { alibiPlan, alibiSlopes } from "@xpu/ops/ops/alibi";
+ * const gpu = await acquireDevice();
+ * const slopes = gpu.upload(Float32Array.from(alibiSlopes(8))), bias = gpu.alloc("f32", 8 * 16 * 16);
+ * await gpu.submit([alibiPlan(gpu, { H: 8, L: 16, S: 16 }), [slopes, bias]]);
+ * await gpu.read(bias); // what alibi({ H: 8, L: 16, S: 16 }) gives
+ * gpu.destroy();
+ * ```
  */
 export function alibiPlan(gpu: ResidentDevice, shape: AlibiShape, options?: KernelOptions<AlibiVariant>): KernelPlan {
   checkOptions("alibi", options);

@@ -123,6 +123,16 @@ function kernelFor(
  * @param shape the validated shape
  * @param options kernel override (applies to the entry point it names)
  * @returns the scores plan and the weighted-sum plan
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { attentionPlansOf, validateAttentionShape } from "@xpu/ops/ops/attention";
+ * const gpu = await acquireDevice();
+ * const shape = validateAttentionShape({ B: 1, H: 2, L: 4, S: 4, D: 8, causal: true });
+ * const { scores, weightedSum } = attentionPlansOf(gpu, "attention", shape); // what attentionPlan returns
+ * gpu.destroy();
+ * ```
  */
 export function attentionPlansOf(
   gpu: ResidentDevice,
@@ -193,6 +203,16 @@ export function attentionPlansOf(
  * @param options kernel override (a variant of `scores` or of `weighted_sum`; it applies to that one)
  * @returns the scores plan and the weighted-sum plan, to be submitted in that order
  * @throws Error naming a bad argument
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { attentionPlan } from "@xpu/ops/ops/attention";
+ * const gpu = await acquireDevice();
+ * const { scores, weightedSum } = attentionPlan(gpu, { B: 1, H: 2, L: 4, S: 4, D: 8, causal: true });
+ * scores.bindings.map((b) => b.name); // q, k, then the mask and the stored scores
+ * gpu.destroy();
+ * ```
  */
 export function attentionPlan(
   gpu: ResidentDevice,
@@ -210,6 +230,21 @@ export function attentionPlan(
  * @param plans the two plans
  * @param args the arrays
  * @returns the output
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { attentionPlan, runAttentionPlans } from "@xpu/ops/ops/attention";
+ * const gpu = await acquireDevice();
+ * const args = {
+ *   q: new Float32Array([1, 0]),
+ *   k: new Float32Array([1, 0, 1, 0]),
+ *   v: new Float32Array([2, 4]),
+ *   B: 1, H: 1, L: 1, S: 2, D: 2, Dv: 1,
+ * };
+ * const out = await runAttentionPlans(gpu, attentionPlan(gpu, args), args); // [3]: the average of the values
+ * gpu.destroy();
+ * ```
  */
 export async function runAttentionPlans(
   gpu: ResidentDevice,

@@ -117,6 +117,16 @@ const threeD = (values: number[], fill: number) => [...Array(3 - values.length).
  * @param hasBias whether a bias is bound
  * @param options kernel override: a variant of `kernel` or `tile64` (which also picks the tile)
  * @returns the plan
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { convPlan, validateConv2dShape } from "@xpu/ops/ops/conv";
+ * const gpu = await acquireDevice();
+ * const geometry = validateConv2dShape({ N: 1, Cin: 3, Cout: 8, H: 16, W: 16, kernelSize: 3, padding: 1 });
+ * const plan = convPlan(gpu, geometry, true); // what conv2dPlan returns for the same shape with a bias
+ * gpu.destroy();
+ * ```
  */
 export function convPlan(
   gpu: ResidentDevice,
@@ -191,6 +201,16 @@ export function convPlan(
  * @param shape the sizes and arguments, and whether a bias is bound
  * @param options kernel override: a variant of `kernel` or `tile64`
  * @returns the plan; bindings `x`, `weight`, `bias` (inputs; `bias` empty when absent) and `out`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { conv1dPlan } from "@xpu/ops/ops/conv";
+ * const gpu = await acquireDevice();
+ * const plan = conv1dPlan(gpu, { N: 1, Cin: 4, Cout: 8, L: 64, kernelSize: 7, padding: 3, bias: true });
+ * plan.bindings.map((b) => b.name); // ["x", "weight", "bias", "out"], for every kernel size
+ * gpu.destroy();
+ * ```
  */
 export function conv1dPlan(
   gpu: ResidentDevice,
@@ -208,6 +228,16 @@ export function conv1dPlan(
  * @param shape the sizes and arguments, and whether a bias is bound
  * @param options kernel override: a variant of `kernel` or `tile64`
  * @returns the plan; bindings `x`, `weight`, `bias` (inputs; `bias` empty when absent) and `out`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { conv2dPlan } from "@xpu/ops/ops/conv";
+ * const gpu = await acquireDevice();
+ * const plan = conv2dPlan(gpu, { N: 1, Cin: 4, Cout: 8, H: 16, W: 16, kernelSize: 3, padding: 1, bias: true });
+ * plan.bindings.map((b) => b.name); // ["x", "weight", "bias", "out"], for every kernel size
+ * gpu.destroy();
+ * ```
  */
 export function conv2dPlan(
   gpu: ResidentDevice,
@@ -225,6 +255,16 @@ export function conv2dPlan(
  * @param shape the sizes and arguments, and whether a bias is bound
  * @param options kernel override: a variant of `kernel` or `tile64`
  * @returns the plan; bindings `x`, `weight`, `bias` (inputs; `bias` empty when absent) and `out`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { conv3dPlan } from "@xpu/ops/ops/conv";
+ * const gpu = await acquireDevice();
+ * const plan = conv3dPlan(gpu, { N: 1, Cin: 2, Cout: 4, D: 4, H: 8, W: 8, kernelSize: 3, padding: 1, bias: true });
+ * plan.bindings.map((b) => b.name); // ["x", "weight", "bias", "out"], for every kernel size
+ * gpu.destroy();
+ * ```
  */
 export function conv3dPlan(
   gpu: ResidentDevice,

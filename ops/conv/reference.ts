@@ -165,6 +165,13 @@ function spatial(op: string, name: string, value: unknown, rank: number, min: nu
  * @param input the input's spatial size per axis, in torch's order
  * @returns the geometry, every spatial argument per axis
  * @throws Error naming the bad argument, what was expected and what was given
+ *
+ * @example
+ * ```ts
+ * import { convGeometry } from "@xpu/ops/ops/conv";
+ * const g = convGeometry("conv2d", { N: 1, Cin: 3, Cout: 8, kernelSize: 3, stride: 2, padding: 1 }, [32, 32]);
+ * g.output; // [16, 16]: floor((32 + 2 - 2 - 1) / 2) + 1 per axis
+ * ```
  */
 export function convGeometry(op: string, shape: ConvCommon<number[]>, input: number[]): ConvGeometry {
   const rank = input.length;
@@ -203,6 +210,12 @@ export function convGeometry(op: string, shape: ConvCommon<number[]>, input: num
  * @param shape the sizes and arguments
  * @returns the geometry
  * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateConv1dShape } from "@xpu/ops/ops/conv";
+ * validateConv1dShape({ N: 1, Cin: 4, Cout: 8, L: 100, kernelSize: 7, dilation: 2 }).output; // [88]
+ * ```
  */
 export function validateConv1dShape(shape: Conv1dShape): ConvGeometry {
   requireArgs("conv1d", "shape", shape, `{ N, Cin, Cout, L, ${COMMON_FIELDS} }`, KEYS_1D);
@@ -214,6 +227,12 @@ export function validateConv1dShape(shape: Conv1dShape): ConvGeometry {
  * @param shape the sizes and arguments
  * @returns the geometry
  * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateConv2dShape } from "@xpu/ops/ops/conv";
+ * validateConv2dShape({ N: 2, Cin: 4, Cout: 8, H: 10, W: 12, kernelSize: [3, 5] }).output; // [8, 8]
+ * ```
  */
 export function validateConv2dShape(shape: Conv2dShape): ConvGeometry {
   requireArgs("conv2d", "shape", shape, `{ N, Cin, Cout, H, W, ${COMMON_FIELDS} }`, KEYS_2D);
@@ -225,6 +244,12 @@ export function validateConv2dShape(shape: Conv2dShape): ConvGeometry {
  * @param shape the sizes and arguments
  * @returns the geometry
  * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateConv3dShape } from "@xpu/ops/ops/conv";
+ * validateConv3dShape({ N: 1, Cin: 2, Cout: 2, D: 4, H: 8, W: 8, kernelSize: 3, padding: [1, 0, 0] }).output; // [4, 6, 6]
+ * ```
  */
 export function validateConv3dShape(shape: Conv3dShape): ConvGeometry {
   requireArgs("conv3d", "shape", shape, `{ N, Cin, Cout, D, H, W, ${COMMON_FIELDS} }`, KEYS_3D);
@@ -239,6 +264,13 @@ const product = (xs: number[]) => xs.reduce((p, v) => p * v, 1);
  * @param g the geometry
  * @param args the arrays
  * @throws Error naming the bad array, the expected length and the given one
+ *
+ * @example
+ * ```ts
+ * import { validateConv1dShape, validateConvArrays } from "@xpu/ops/ops/conv";
+ * const g = validateConv1dShape({ N: 1, Cin: 1, Cout: 2, L: 5, kernelSize: 2 });
+ * validateConvArrays(g, { x: new Float32Array(5), weight: new Float32Array(4) }); // passes: x [1, 1, 5], weight [2, 1, 2]
+ * ```
  */
 export function validateConvArrays(g: ConvGeometry, args: ConvArrays): void {
   const spatialIn = g.input.length === 1 ? "L" : g.input.length === 2 ? "H * W" : "D * H * W";
@@ -259,6 +291,12 @@ export function validateConvArrays(g: ConvGeometry, args: ConvArrays): void {
  * @param args the arguments
  * @returns the geometry
  * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateConv1d } from "@xpu/ops/ops/conv";
+ * validateConv1d({ x: new Float32Array(5), weight: new Float32Array(2), N: 1, Cin: 1, Cout: 1, L: 5, kernelSize: 2 }).output; // [4]
+ * ```
  */
 export function validateConv1d(args: Conv1dArgs): ConvGeometry {
   requireArgs("conv1d", "args", args, `{ x, weight, bias?, N, Cin, Cout, L, ${COMMON_FIELDS} }`, KEYS_1D);
@@ -272,6 +310,13 @@ export function validateConv1d(args: Conv1dArgs): ConvGeometry {
  * @param args the arguments
  * @returns the geometry
  * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateConv2d } from "@xpu/ops/ops/conv";
+ * const x = new Float32Array(2 * 5 * 5), weight = new Float32Array(4 * 2 * 3 * 3);
+ * validateConv2d({ x, weight, N: 1, Cin: 2, Cout: 4, H: 5, W: 5, kernelSize: 3, padding: 1 }).output; // [5, 5]
+ * ```
  */
 export function validateConv2d(args: Conv2dArgs): ConvGeometry {
   requireArgs("conv2d", "args", args, `{ x, weight, bias?, N, Cin, Cout, H, W, ${COMMON_FIELDS} }`, KEYS_2D);
@@ -285,6 +330,13 @@ export function validateConv2d(args: Conv2dArgs): ConvGeometry {
  * @param args the arguments
  * @returns the geometry
  * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateConv3d } from "@xpu/ops/ops/conv";
+ * const x = new Float32Array(3 * 4 * 4), weight = new Float32Array(2 * 27);
+ * validateConv3d({ x, weight, N: 1, Cin: 1, Cout: 2, D: 3, H: 4, W: 4, kernelSize: 3 }).output; // [1, 2, 2]
+ * ```
  */
 export function validateConv3d(args: Conv3dArgs): ConvGeometry {
   requireArgs("conv3d", "args", args, `{ x, weight, bias?, N, Cin, Cout, D, H, W, ${COMMON_FIELDS} }`, KEYS_3D);

@@ -111,6 +111,16 @@ function gcd(a: number, b: number): number {
  * @param options kernel override: a variant of `kernel` or `tile64` (which also picks the tile)
  * @returns the plan; bindings `x`, `weight`, `bias` (inputs; `bias` empty when absent) and `out`,
  *   one workgroup per (group, phase, output-channel tile, column tile)
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { convTranspose1dPlan } from "@xpu/ops/ops/conv_transpose";
+ * const gpu = await acquireDevice();
+ * const plan = convTranspose1dPlan(gpu, { N: 1, Cin: 8, Cout: 4, L: 32, kernelSize: 16, stride: 8, padding: 4, bias: true });
+ * plan.bindings.map((b) => b.name); // ["x", "weight", "bias", "out"]
+ * gpu.destroy();
+ * ```
  */
 export function convTranspose1dPlan(
   gpu: ResidentDevice,

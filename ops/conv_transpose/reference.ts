@@ -110,6 +110,13 @@ const SHAPE_FIELDS = "N, Cin, Cout, L, kernelSize, stride?, padding?, outputPadd
  * @param shape the sizes and arguments
  * @returns the geometry
  * @throws Error naming the bad argument, what was expected and what was given
+ *
+ * @example
+ * ```ts
+ * import { validateConvTranspose1dShape } from "@xpu/ops/ops/conv_transpose";
+ * // (L - 1) * stride - 2 * padding + dilation * (kernelSize - 1) + outputPadding + 1 outputs:
+ * validateConvTranspose1dShape({ N: 1, Cin: 8, Cout: 4, L: 32, kernelSize: 16, stride: 8, padding: 4 }).Lout; // 256
+ * ```
  */
 export function validateConvTranspose1dShape(shape: ConvTranspose1dShape): ConvTranspose1dGeometry {
   requireArgs(OP, "shape", shape, `{ ${SHAPE_FIELDS} }`, KEYS);
@@ -144,6 +151,13 @@ export function validateConvTranspose1dShape(shape: ConvTranspose1dShape): ConvT
  * @param args the arguments
  * @returns the geometry
  * @throws Error naming the bad argument, what was expected and what was given
+ *
+ * @example
+ * ```ts
+ * import { validateConvTranspose1d } from "@xpu/ops/ops/conv_transpose";
+ * const x = new Float32Array([1, 10]);
+ * validateConvTranspose1d({ x, weight: new Float32Array([1, 2, 3]), N: 1, Cin: 1, Cout: 1, L: 2, kernelSize: 3, stride: 2 }).Lout; // 5
+ * ```
  */
 export function validateConvTranspose1d(args: ConvTranspose1dArgs): ConvTranspose1dGeometry {
   requireArgs(OP, "args", args, `{ x, weight, bias?, ${SHAPE_FIELDS} }`, KEYS);

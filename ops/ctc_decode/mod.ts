@@ -49,6 +49,15 @@ export { type CtcDecodeVariant, KERNELS };
  * @param options kernel override
  * @returns the plan; bindings `logits` `[B, T, C]`, `inputLengths` `[B]` (i32; inputs), `tokens`
  *   `[B, T]` and `lengths` `[B]` (i32 outputs); one workgroup per sequence
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { ctcDecodePlan } from "@xpu/ops/ops/ctc_decode";
+ * const gpu = await acquireDevice();
+ * const plan = ctcDecodePlan(gpu, { B: 2, T: 50, C: 32 }); // logits and input lengths in; tokens and lengths out
+ * gpu.destroy();
+ * ```
  */
 export function ctcDecodePlan(
   gpu: ResidentDevice,

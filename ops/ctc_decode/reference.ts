@@ -59,6 +59,12 @@ export interface CtcDecodeResult {
  * @param shape the sizes
  * @returns the blank class
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateCtcDecodeShape } from "@xpu/ops/ops/ctc_decode";
+ * validateCtcDecodeShape({ B: 2, T: 50, C: 32 }); // { blank: 0 }: the default blank filled in
+ * ```
  */
 export function validateCtcDecodeShape(shape: CtcDecodeShape): { blank: number } {
   requireArgs("ctcDecode", "shape", shape, "{ B, T, C, blank? }", KEYS);
@@ -74,6 +80,12 @@ export function validateCtcDecodeShape(shape: CtcDecodeShape): { blank: number }
  * @param args the arguments
  * @returns as {@link validateCtcDecodeShape}
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateCtcDecode } from "@xpu/ops/ops/ctc_decode";
+ * validateCtcDecode({ logits: new Float32Array(5 * 3), B: 1, T: 5, C: 3, blank: 2 }); // { blank: 2 }
+ * ```
  */
 export function validateCtcDecode(args: CtcDecodeArgs): { blank: number } {
   requireArgs("ctcDecode", "args", args, "{ logits, inputLengths?, B, T, C, blank? }", KEYS);

@@ -58,14 +58,40 @@ export interface MelFilterbankOptions {
   norm?: "slaney" | null;
 }
 
-/** Mel of a frequency in Hz on the given scale. */
+/**
+ * Mel of a frequency in Hz on the given scale.
+ *
+ * @param hz the frequency
+ * @param scale `htk` or `slaney`
+ * @returns its mel
+ *
+ * @example
+ * ```ts
+ * import { hzToMel } from "@xpu/ops/ops/mel";
+ * hzToMel(1000, "htk"); // 999.99: 2595 log10(1 + 1000 / 700)
+ * hzToMel(1000, "slaney"); // 15: linear below 1 kHz
+ * ```
+ */
 export function hzToMel(hz: number, scale: MelScale): number {
   if (scale === "htk") return 2595 * Math.log10(1 + hz / 700);
   const linear = hz / (200 / 3);
   return hz < 1000 ? linear : 15 + Math.log(hz / 1000) / (Math.log(6.4) / 27);
 }
 
-/** Frequency in Hz of a mel on the given scale. */
+/**
+ * Frequency in Hz of a mel on the given scale.
+ *
+ * @param mel the mel
+ * @param scale `htk` or `slaney`
+ * @returns its frequency
+ *
+ * @example
+ * ```ts
+ * import { hzToMel, melToHz } from "@xpu/ops/ops/mel";
+ * melToHz(15, "slaney"); // 1000
+ * melToHz(hzToMel(440, "htk"), "htk"); // 440, to rounding
+ * ```
+ */
 export function melToHz(mel: number, scale: MelScale): number {
   if (scale === "htk") return 700 * (10 ** (mel / 2595) - 1);
   return mel < 15 ? mel * (200 / 3) : 1000 * Math.exp((Math.log(6.4) / 27) * (mel - 15));
@@ -76,6 +102,17 @@ export function melToHz(mel: number, scale: MelScale): number {
  *
  * @param options what the filterbank is built from
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMelFilterbank } from "@xpu/ops/ops/mel";
+ * validateMelFilterbank({ nFreqs: 513, nMels: 80, sampleRate: 24000 }); // passes
+ * try {
+ *   validateMelFilterbank({ nFreqs: 513, nMels: 80, sampleRate: 24000, fMax: 13000 });
+ * } catch (e) {
+ *   (e as Error).message; // fMax above the Nyquist frequency (12,000 Hz) is refused
+ * }
+ * ```
  */
 export function validateMelFilterbank(options: MelFilterbankOptions): void {
   requireArgs("melFilterbank", "options", options, `{ nFreqs, ${FILTERBANK_FIELDS} }`, ["nFreqs", ...FILTERBANK_KEYS]);
@@ -158,6 +195,12 @@ export interface PowerSpectrumArgs {
  *
  * @param shape rows and bins
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validatePowerSpectrumShape } from "@xpu/ops/ops/mel";
+ * validatePowerSpectrumShape({ rows: 19, bins: 513 }); // passes: 19 frames of 513 bins
+ * ```
  */
 export function validatePowerSpectrumShape(shape: { rows: number; bins: number }): void {
   requireArgs("powerSpectrum", "shape", shape, "{ rows, bins }", POWER_KEYS);
@@ -170,6 +213,12 @@ export function validatePowerSpectrumShape(shape: { rows: number; bins: number }
  *
  * @param args the spectrum and its sizes
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validatePowerSpectrum } from "@xpu/ops/ops/mel";
+ * validatePowerSpectrum({ x: new Float32Array([3, 4, 1, -1]), rows: 1, bins: 2 }); // passes: [rows, bins, 2]
+ * ```
  */
 export function validatePowerSpectrum(args: PowerSpectrumArgs): void {
   requireArgs("powerSpectrum", "args", args, "{ x, rows, bins }", POWER_KEYS);
@@ -221,6 +270,12 @@ export interface MelArgs extends MelShape {
  *
  * @param shape the sizes
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMelShape } from "@xpu/ops/ops/mel";
+ * validateMelShape({ rows: 19, nFreqs: 513, nMels: 80, db: true }); // passes
+ * ```
  */
 export function validateMelShape(shape: MelShape): void {
   requireArgs("mel", "shape", shape, "{ rows, nFreqs, nMels, db? }", MEL_KEYS);
@@ -237,6 +292,13 @@ export function validateMelShape(shape: MelShape): void {
  *
  * @param args the power spectrum, the filterbank and their sizes
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMel } from "@xpu/ops/ops/mel";
+ * const filterbank = new Float32Array([1, 0, 0.5, 0.5, 0, 1]); // 3 bins, 2 bands
+ * validateMel({ x: new Float32Array([10, 20, 30]), filterbank, rows: 1, nFreqs: 3, nMels: 2 }); // passes
+ * ```
  */
 export function validateMel(args: MelArgs): void {
   requireArgs("mel", "args", args, "{ x, filterbank, rows, nFreqs, nMels, db? }", MEL_KEYS);
@@ -286,6 +348,12 @@ export interface MelSpectrogramArgs extends MelSpectrogramShape {
  *
  * @param shape the stft sizes and the filterbank options
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMelSpectrogramShape } from "@xpu/ops/ops/mel";
+ * validateMelSpectrogramShape({ batch: 1, length: 4800, nFft: 1024, hopLength: 256, nMels: 64, sampleRate: 24000 });
+ * ```
  */
 export function validateMelSpectrogramShape(shape: MelSpectrogramShape): void {
   requireArgs(
@@ -304,6 +372,13 @@ export function validateMelSpectrogramShape(shape: MelSpectrogramShape): void {
  *
  * @param args the signals, the stft sizes and the filterbank options
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMelSpectrogram } from "@xpu/ops/ops/mel";
+ * const x = new Float32Array(4800);
+ * validateMelSpectrogram({ x, batch: 1, length: 4800, nFft: 1024, hopLength: 256, nMels: 64, sampleRate: 24000 });
+ * ```
  */
 export function validateMelSpectrogram(args: MelSpectrogramArgs): void {
   requireArgs(

@@ -72,6 +72,15 @@ const GATHER_PARAMS = u32Fields("tokens", "k", "d", "total");
  * @param shape T, E, k and normTopkProb
  * @param options kernel override
  * @returns the plan; bindings `logits` `[T, E]` (input), `experts` `[T, k]` (i32) and `gates` `[T, k]`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { moeRouterPlan } from "@xpu/ops/ops/moe";
+ * const gpu = await acquireDevice();
+ * const plan = moeRouterPlan(gpu, { T: 16, E: 8, k: 2, normTopkProb: true }); // logits in; experts and gates out
+ * gpu.destroy();
+ * ```
  */
 export function moeRouterPlan(
   gpu: ResidentDevice,
@@ -138,6 +147,15 @@ export async function moeRouterGpu(
  * @param options kernel override
  * @returns the plan; bindings `experts` `[T, k]` (i32 input), `slotToken` `[E, capacity]` and
  *   `tokenSlot` `[T, k]` (i32 outputs); one workgroup per expert
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { moeDispatchPlan } from "@xpu/ops/ops/moe";
+ * const gpu = await acquireDevice();
+ * const plan = moeDispatchPlan(gpu, { T: 16, E: 8, k: 2, capacity: 4 }); // experts in; slotToken and tokenSlot out
+ * gpu.destroy();
+ * ```
  */
 export function moeDispatchPlan(
   gpu: ResidentDevice,
@@ -205,6 +223,15 @@ export async function moeDispatchGpu(
  * @param options kernel override
  * @returns the plan; bindings `y` `[slots, D]`, `tokenSlot` `[T, k]` (i32), `gates` `[T, k]`
  *   (inputs) and `out` `[T, D]`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { moeGatherPlan } from "@xpu/ops/ops/moe";
+ * const gpu = await acquireDevice();
+ * const plan = moeGatherPlan(gpu, { T: 16, k: 2, slots: 32, D: 64 }); // y, tokenSlot and gates in; out [T, D]
+ * gpu.destroy();
+ * ```
  */
 export function moeGatherPlan(
   gpu: ResidentDevice,

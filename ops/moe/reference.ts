@@ -67,6 +67,12 @@ export interface MoeRouting {
  *
  * @param shape the sizes
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMoeRouterShape } from "@xpu/ops/ops/moe";
+ * validateMoeRouterShape({ T: 16, E: 8, k: 2, normTopkProb: true }); // passes; normTopkProb has no default
+ * ```
  */
 export function validateMoeRouterShape(shape: MoeRouterShape): void {
   requireArgs("moeRouter", "shape", shape, "{ T, E, k, normTopkProb }", ROUTER_KEYS);
@@ -83,6 +89,12 @@ export function validateMoeRouterShape(shape: MoeRouterShape): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMoeRouter } from "@xpu/ops/ops/moe";
+ * validateMoeRouter({ logits: new Float32Array([0, 1, 1, -1]), T: 1, E: 4, k: 2, normTopkProb: false }); // passes
+ * ```
  */
 export function validateMoeRouter(args: MoeRouterArgs): void {
   requireArgs("moeRouter", "args", args, "{ logits, T, E, k, normTopkProb }", ROUTER_KEYS);
@@ -156,6 +168,12 @@ export interface MoeDispatch {
  *
  * @param shape the sizes
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMoeDispatchShape } from "@xpu/ops/ops/moe";
+ * validateMoeDispatchShape({ T: 2, E: 2, k: 2, capacity: 1 }); // passes
+ * ```
  */
 export function validateMoeDispatchShape(shape: MoeDispatchShape): void {
   requireArgs("moeDispatch", "shape", shape, "{ T, E, k, capacity }", DISPATCH_KEYS);
@@ -173,6 +191,12 @@ export function validateMoeDispatchShape(shape: MoeDispatchShape): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMoeDispatch } from "@xpu/ops/ops/moe";
+ * validateMoeDispatch({ experts: new Int32Array([0, 1, 0, 1]), T: 2, E: 2, k: 2, capacity: 1 }); // passes
+ * ```
  */
 export function validateMoeDispatch(args: MoeDispatchArgs): void {
   requireArgs("moeDispatch", "args", args, "{ experts, T, E, k, capacity }", DISPATCH_KEYS);
@@ -245,6 +269,12 @@ export interface MoeGatherArgs extends MoeGatherShape {
  *
  * @param shape the sizes
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMoeGatherShape } from "@xpu/ops/ops/moe";
+ * validateMoeGatherShape({ T: 1, k: 2, slots: 2, D: 2 }); // passes
+ * ```
  */
 export function validateMoeGatherShape(shape: MoeGatherShape): void {
   requireArgs("moeGather", "shape", shape, "{ T, k, slots, D }", GATHER_KEYS);
@@ -259,6 +289,13 @@ export function validateMoeGatherShape(shape: MoeGatherShape): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMoeGather } from "@xpu/ops/ops/moe";
+ * const y = new Float32Array([1, 2, 10, 20]); // two slots of D = 2
+ * validateMoeGather({ y, tokenSlot: new Int32Array([1, 0]), gates: new Float32Array([0.5, 0.25]), T: 1, k: 2, slots: 2, D: 2 });
+ * ```
  */
 export function validateMoeGather(args: MoeGatherArgs): void {
   requireArgs("moeGather", "args", args, "{ y, tokenSlot, gates, T, k, slots, D }", GATHER_KEYS);

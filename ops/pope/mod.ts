@@ -58,6 +58,17 @@ const CHUNKS = 64;
  * @param shape S, D and posOffset
  * @param options kernel override
  * @returns the plan; bindings `x` `[D]` (the arguments, {@link popeArguments}; input) and `out` `[S, D]`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { popeArguments, popePlan } from "@xpu/ops/ops/pope";
+ * const gpu = await acquireDevice();
+ * const args = gpu.upload(popeArguments(8)), out = gpu.alloc("f32", 4 * 8);
+ * await gpu.submit([popePlan(gpu, { S: 4, D: 8, posOffset: 1 }), [args, out]]);
+ * const table = await gpu.read(out); // what pope({ S: 4, D: 8, posOffset: 1 }) gives
+ * gpu.destroy();
+ * ```
  */
 export function popePlan(gpu: ResidentDevice, shape: PopeShape, options?: KernelOptions<PopeVariant>): KernelPlan {
   checkOptions("pope", options);

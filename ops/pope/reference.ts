@@ -47,6 +47,12 @@ export type PopeArgs = PopeShape;
  *
  * @param shape the sizes
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validatePopeShape } from "@xpu/ops/ops/pope";
+ * validatePopeShape({ S: 4, D: 8, posOffset: 1 }); // passes; posOffset has no default
+ * ```
  */
 export function validatePopeShape(shape: PopeShape): void {
   requireArgs("pope", "shape", shape, "{ S, D, posOffset }", KEYS);
@@ -66,6 +72,12 @@ export function validatePopeShape(shape: PopeShape): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validatePope } from "@xpu/ops/ops/pope";
+ * validatePope({ S: 2, D: 4, posOffset: 1 }); // passes
+ * ```
  */
 export function validatePope(args: PopeArgs): void {
   requireArgs("pope", "args", args, "{ S, D, posOffset }", KEYS);

@@ -94,6 +94,18 @@ function plan(
  * @param shape `N`, `C`, `L`
  * @param options kernel override
  * @returns the plan; bindings `x`, `alpha` (inputs) and `out`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { snakePlan } from "@xpu/ops/ops/snake";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([Math.PI / 2, 0])), alpha = gpu.upload(new Float32Array([1]));
+ * const out = gpu.alloc("f32", 2);
+ * await gpu.submit([snakePlan(gpu, { N: 1, C: 1, L: 2 }), [x, alpha, out]]);
+ * await gpu.read(out); // [pi / 2 + 1, 0]
+ * gpu.destroy();
+ * ```
  */
 export function snakePlan(gpu: ResidentDevice, shape: SnakeShape, options?: KernelOptions<SnakeVariant>): KernelPlan {
   checkOptions("snake", options);
@@ -107,6 +119,19 @@ export function snakePlan(gpu: ResidentDevice, shape: SnakeShape, options?: Kern
  * @param shape `N`, `C`, `L`
  * @param options kernel override
  * @returns the plan; bindings `x`, `alpha`, `beta` (inputs) and `out`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { snakeBetaPlan } from "@xpu/ops/ops/snake";
+ * const gpu = await acquireDevice();
+ * const one = new Float32Array([1]);
+ * const [x, alpha, beta] = [new Float32Array([Math.PI / 2]), one, new Float32Array([2])].map((a) => gpu.upload(a));
+ * const out = gpu.alloc("f32", 1);
+ * await gpu.submit([snakeBetaPlan(gpu, { N: 1, C: 1, L: 1 }), [x, alpha, beta, out]]);
+ * await gpu.read(out); // [pi / 2 + 0.5]
+ * gpu.destroy();
+ * ```
  */
 export function snakeBetaPlan(
   gpu: ResidentDevice,

@@ -61,6 +61,12 @@ export interface SnakeBetaArgs extends SnakeArgs {
  *
  * @param shape `N`, `C`, `L`
  * @throws Error naming the bad size
+ *
+ * @example
+ * ```ts
+ * import { validateSnakeShape } from "@xpu/ops/ops/snake";
+ * validateSnakeShape({ N: 1, C: 512, L: 16384 }); // passes
+ * ```
  */
 export function validateSnakeShape(shape: SnakeShape): void {
   requireArgs("snake", "shape", shape, "{ N, C, L }", ["x", "alpha", "beta", "N", "C", "L"]);
@@ -82,6 +88,12 @@ function requireFinite(name: string, values: Float32Array): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument, what was expected and what was given
+ *
+ * @example
+ * ```ts
+ * import { validateSnake } from "@xpu/ops/ops/snake";
+ * validateSnake({ x: new Float32Array(6), alpha: new Float32Array([1, 2]), N: 1, C: 2, L: 3 }); // passes
+ * ```
  */
 export function validateSnake(args: SnakeArgs): void {
   requireArgs("snake", "args", args, "{ x, alpha, N, C, L }", ["x", "alpha", "N", "C", "L"]);
@@ -102,6 +114,13 @@ function checkSnakeArrays(args: SnakeArgs): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument, what was expected and what was given
+ *
+ * @example
+ * ```ts
+ * import { validateSnakeBeta } from "@xpu/ops/ops/snake";
+ * const alpha = new Float32Array([1, 2]), beta = new Float32Array([1, 0]);
+ * validateSnakeBeta({ x: new Float32Array(6), alpha, beta, N: 1, C: 2, L: 3 }); // passes: beta = 0 is allowed
+ * ```
  */
 export function validateSnakeBeta(args: SnakeBetaArgs): void {
   requireArgs("snake", "args", args, "{ x, alpha, beta, N, C, L }", ["x", "alpha", "beta", "N", "C", "L"]);
