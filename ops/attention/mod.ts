@@ -140,7 +140,7 @@ export function attentionPlansOf(
   shape: ResolvedAttentionShape,
   options?: KernelOptions<AttentionVariant>,
 ): AttentionPlans {
-  checkOptions("attentionPlansOf", options);
+  checkOptions(op, options);
   const { B, H, kvHeads, L, S, D, Dv } = shape;
   const group = H / kvHeads;
   const scoreCount = B * H * L * S;

@@ -134,7 +134,7 @@ export function convPlan(
   hasBias: boolean,
   options?: KernelOptions<ConvVariant>,
 ): KernelPlan {
-  checkOptions("conv", options);
+  checkOptions(g.op, options);
   const outSpatial = product(g.output), inSpatial = product(g.input), kvol = product(g.kernel);
   const cinG = g.Cin / g.groups, coutG = g.Cout / g.groups;
   const xLength = g.N * g.Cin * inSpatial, outLength = g.N * g.Cout * outSpatial;

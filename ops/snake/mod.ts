@@ -138,7 +138,7 @@ export function snakeBetaPlan(
   shape: SnakeShape,
   options?: KernelOptions<SnakeVariant>,
 ): KernelPlan {
-  checkOptions("snakeBeta", options);
+  checkOptions("snake", options);
   return plan(gpu, shape, "beta", options);
 }
 
@@ -195,7 +195,7 @@ export async function snakeBetaGpu(
   args: SnakeBetaArgs,
   options?: KernelOptions<SnakeVariant>,
 ): Promise<Float32Array> {
-  checkOptions("snakeBeta", options);
+  checkOptions("snake", options);
   validateSnakeBeta(args);
   const [out] = await gpu.run(snakeBetaPlan(gpu, args, options), [args.x, args.alpha, args.beta]);
   return out as Float32Array;

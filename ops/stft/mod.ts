@@ -282,7 +282,7 @@ export function stftKernel(
   args: StftShape & { window?: Float32Array },
   options?: KernelOptions<StftVariant>,
 ): { plan: KernelPlan; tables: Float32Array[] } {
-  checkOptions("stftKernel", options);
+  checkOptions("stft", options);
   const entry = options?.override !== undefined
     ? parseVariantName(options?.override).entry
     : stftUsesFft(args.nFft)
