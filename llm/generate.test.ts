@@ -55,7 +55,7 @@ gpuTest("deno task generate: a converted directory loads in its own format with 
     const refused = await generate("A computer is", "--model", out, "--format", "f32");
     assertEquals(refused.code, 2);
     assertEquals(
-      refused.stderr.trim(),
+      refused.stderr.trim().split("\n").at(-1), // after whatever the adapter's driver printed
       "generate: weights: the checkpoint is converted to q8; it cannot be loaded as f32",
     );
   } finally {
