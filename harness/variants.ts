@@ -9,18 +9,18 @@
  * @module
  */
 
-/** Targets a variant may be written for. Intel and fallback adapters resolve to none of them. */
-export const TARGETS = ["apple", "nvidia", "amd", "soc"] as const;
 /** A hardware target of a variant. */
-export type Target = typeof TARGETS[number];
+export type Target = "apple" | "nvidia" | "amd" | "soc";
+/** Targets a variant may be written for. Intel and fallback adapters resolve to none of them. */
+export const TARGETS: readonly Target[] = ["apple", "nvidia", "amd", "soc"];
 
 /**
  * Dtypes a variant may be written for; f32 is the portable floor and never a suffix. Quantized
  * weight formats (q8, q4) are separate entry points with their own bindings, not variants.
  */
-export const DTYPES = ["f16"] as const;
+export const DTYPES: readonly Dtype[] = ["f16"];
 /** A dtype of a variant. */
-export type Dtype = typeof DTYPES[number];
+export type Dtype = "f16";
 
 /** A parsed variant name (the file name without `.wgsl`). */
 export interface VariantName {
