@@ -1,0 +1,361 @@
+/**
+ * The Z-Image DiT (upstream's `ZImageTransformer2DModel`, one image, no CFG) as recordings of library
+ * ops: its weights loaded once ({@link ZImageDit.load}), and per latent size and caption length a
+ * {@link DitRun} whose recordings are bound once and replayed each step.
+ *
+ * One forward:
+ * 1. t_emb from the host's sinusoid; each modulated block's four norm weights and the final scale;
+ * 2. the image stream: patchify, embed, pad to 32 with x_pad_token, the noise refiner (image tokens
+ *    alone, image RoPE);
+ * 3. the caption stream: embed, pad with cap_pad_token, the context refiner (caption alone,
+ *    unmodulated). It does not depend on t, so it runs once per caption ({@link DitRun.encodeCaption})
+ *    and is copied in at each step;
+ * 4. the unified stream, image first, through the main layers, with both streams' positions;
+ * 5. the final layer on every token, and unpatchify of the first (unpadded) image tokens.
+ *
+ * @module
+ */
+
+import type { GpuTensor, ResidentDevice } from "../../../harness/device.ts";
+import { scopedStore } from "../../../llm/weights/checkpoint.ts";
+import type { TensorStore } from "../../../llm/safetensors.ts";
+import { axpyInplacePlan } from "../../../ops/axpy/mod.ts";
+import { validateRopeAxesShape } from "../../../ops/rope/mod.ts";
+import { type DitConfig, ditSizes } from "../config.ts";
+import { Recording, Steps } from "../program.ts";
+import {
+  allocBlockScratch,
+  type BlockNorms,
+  type BlockScratch,
+  blockSteps,
+  type BlockWeights,
+  destroyBlock,
+  destroyBlockScratch,
+  loadBlock,
+} from "./block.ts";
+import {
+  allocTimestepTensors,
+  captionEmbedSteps,
+  destroyEmbedders,
+  type Embedders,
+  finalSteps,
+  imageEmbedSteps,
+  loadEmbedders,
+  padSteps,
+  timestepSteps,
+  type TimestepTensors,
+} from "./embedders.ts";
+import {
+  allocModulationScratch,
+  destroyModulation,
+  loadModulation,
+  loadPlainNorms,
+  type Modulation,
+  modulationCopies,
+  modulationSteps,
+} from "./modulation.ts";
+import { captionPositions, imagePositions, paddedLength } from "./positions.ts";
+import { timestepSinusoid } from "./sinusoid.ts";
+
+/** A modulated block: its weights and its adaLN. */
+interface ModulatedBlock {
+  weights: BlockWeights;
+  modulation: Modulation;
+}
+
+/** An unmodulated block (context refiner): its weights and plain norms. */
+interface PlainBlock {
+  weights: BlockWeights;
+  norms: BlockNorms;
+}
+
+/** Options of {@link ZImageDit.load}. */
+export interface DitLoadOptions {
+  /** Called after each tensor group is on the GPU: groups done, groups in all. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** The sizes of one run: the latent and the caption. */
+export interface DitShape {
+  /** Latent height (even). */
+  latentH: number;
+  /** Latent width (even). */
+  latentW: number;
+  /** Caption tokens (>= 1). */
+  capLen: number;
+}
+
+/**
+ * Where a test wants intermediates copied: a name → tensor map that a run fills (`t_emb`,
+ * `x_embedded`, `noise_refiner.i`, `cap_embedded`, `context_refiner.i`, `unified`, `adaln0` (scale
+ * chunks plus one), `attn0`, `layer.i`, `final`), the oracle's debug names.
+ */
+export type DitCaptures = Map<string, GpuTensor>;
+
+/** The DiT's weights on the GPU. */
+export class ZImageDit {
+  /** The config. */
+  readonly config: DitConfig;
+  readonly #gpu: ResidentDevice;
+  readonly #embedders: Embedders;
+  readonly #noiseRefiner: ModulatedBlock[];
+  readonly #contextRefiner: PlainBlock[];
+  readonly #layers: ModulatedBlock[];
+
+  private constructor(
+    gpu: ResidentDevice,
+    config: DitConfig,
+    embedders: Embedders,
+    noiseRefiner: ModulatedBlock[],
+    contextRefiner: PlainBlock[],
+    layers: ModulatedBlock[],
+  ) {
+    this.#gpu = gpu;
+    this.config = config;
+    this.#embedders = embedders;
+    this.#noiseRefiner = noiseRefiner;
+    this.#contextRefiner = contextRefiner;
+    this.#layers = layers;
+  }
+
+  /**
+   * Uploads the DiT's weights.
+   *
+   * @param gpu the device
+   * @param store the DiT's tensors under their official names (weights.ts checks and maps a checkpoint)
+   * @param config the DiT config
+   * @param options progress
+   * @returns the model
+   */
+  static async load(
+    gpu: ResidentDevice,
+    store: TensorStore,
+    config: DitConfig,
+    options: DitLoadOptions = {},
+  ): Promise<ZImageDit> {
+    const total = 1 + 2 * config.nRefinerLayers + config.nLayers;
+    let done = 0;
+    const progress = () => options.onProgress?.(++done, total);
+    const embedders = await loadEmbedders(gpu, store, config);
+    progress();
+    const modulated = async (prefix: string): Promise<ModulatedBlock> => {
+      const s = scopedStore(store, prefix);
+      const block = {
+        weights: await loadBlock(gpu, s, config, prefix),
+        modulation: await loadModulation(gpu, s, config, prefix),
+      };
+      progress();
+      return block;
+    };
+    const noiseRefiner: ModulatedBlock[] = [], contextRefiner: PlainBlock[] = [], layers: ModulatedBlock[] = [];
+    for (let i = 0; i < config.nRefinerLayers; i++) noiseRefiner.push(await modulated(`noise_refiner.${i}.`));
+    for (let i = 0; i < config.nRefinerLayers; i++) {
+      const prefix = `context_refiner.${i}.`, s = scopedStore(store, prefix);
+      contextRefiner.push({
+        weights: await loadBlock(gpu, s, config, prefix),
+        norms: await loadPlainNorms(gpu, s, prefix),
+      });
+      progress();
+    }
+    for (let i = 0; i < config.nLayers; i++) layers.push(await modulated(`layers.${i}.`));
+    return new ZImageDit(gpu, config, embedders, noiseRefiner, contextRefiner, layers);
+  }
+
+  /**
+   * Binds the recordings of one latent size and caption length.
+   *
+   * @param shape the latent's height and width (even) and the caption's length
+   * @param captures where a test wants intermediates (see {@link DitCaptures})
+   * @returns the run
+   * @throws Error naming a size that is not an even integer >= 2 or a caption length < 1
+   */
+  prepare(shape: DitShape, captures?: DitCaptures): DitRun {
+    const { latentH, latentW, capLen } = shape;
+    for (const [name, v] of [["latentH", latentH], ["latentW", latentW]] as const) {
+      if (!Number.isInteger(v) || v < 2 || v % 2 !== 0) {
+        throw new Error(`ZImageDit.prepare: ${name} must be an even integer >= 2, got ${v}`);
+      }
+    }
+    if (!Number.isInteger(capLen) || capLen < 1) {
+      throw new Error(`ZImageDit.prepare: capLen must be an integer >= 1, got ${capLen}`);
+    }
+    return new DitRun(this.#gpu, this.config, shape, {
+      embedders: this.#embedders,
+      noiseRefiner: this.#noiseRefiner,
+      contextRefiner: this.#contextRefiner,
+      layers: this.#layers,
+    }, captures);
+  }
+
+  /** Frees the weights. */
+  destroy(): void {
+    destroyEmbedders(this.#embedders);
+    for (const b of [...this.#noiseRefiner, ...this.#layers]) {
+      destroyBlock(b.weights);
+      destroyModulation(b.modulation);
+    }
+    for (const b of this.#contextRefiner) {
+      destroyBlock(b.weights);
+      for (const t of Object.values(b.norms)) t.buffer.destroy();
+    }
+  }
+}
+
+interface DitParts {
+  embedders: Embedders;
+  noiseRefiner: ModulatedBlock[];
+  contextRefiner: PlainBlock[];
+  layers: ModulatedBlock[];
+}
+
+/**
+ * The DiT bound to one latent size and caption length: its input, output and work tensors and its
+ * recordings. Write the caption features to {@link capFeats} and run {@link encodeCaption} once per
+ * caption; write the latent to {@link latent}; then {@link step} per sampling step.
+ */
+export class DitRun {
+  /** The latent, `[16, H, W]`: the DiT's input, updated in place by each Euler step. */
+  readonly latent: GpuTensor;
+  /** The DiT's output, `[16, H, W]` (the velocity is minus this). */
+  readonly output: GpuTensor;
+  /** Caption features, `[capLen, capDim]`. */
+  readonly capFeats: GpuTensor;
+  /** Tokens of the unified stream (image and caption, each padded). */
+  readonly tokens: number;
+  readonly #gpu: ResidentDevice;
+  readonly #config: DitConfig;
+  readonly #caption: Recording;
+  readonly #step: Recording;
+  readonly #euler = new Map<number, Recording>();
+  readonly #timestep: TimestepTensors;
+  readonly #owned: GpuTensor[] = [];
+  readonly #scratch: BlockScratch;
+
+  /** @internal Use {@link ZImageDit.prepare}. */
+  constructor(gpu: ResidentDevice, config: DitConfig, shape: DitShape, parts: DitParts, captures?: DitCaptures) {
+    this.#gpu = gpu;
+    this.#config = config;
+    const { latentH: H, latentW: W, capLen } = shape;
+    const d = config.dim, { headDim, patchFeatures } = ditSizes(config);
+    const nImg = (H / 2) * (W / 2), imgPadded = paddedLength(nImg), capPadded = paddedLength(capLen);
+    const N = imgPadded + capPadded;
+    this.tokens = N;
+    const own = (t: GpuTensor) => (this.#owned.push(t), t);
+    const alloc = (n: number, label: string) => own(gpu.alloc("f32", n, label));
+    this.latent = alloc(config.inChannels * H * W, "dit latent");
+    this.output = alloc(config.inChannels * H * W, "dit output");
+    this.capFeats = alloc(capLen * config.capFeatDim, "dit caption features");
+    const unified = alloc(N * d, "dit unified stream");
+    const caption = alloc(capPadded * d, "dit caption stream");
+    const capNormed = alloc(capLen * config.capFeatDim, "dit caption normed");
+    const patches = alloc(nImg * patchFeatures, "dit patches");
+    const finalTokens = alloc(N * patchFeatures, "dit final tokens");
+    const finalScratch = alloc(N * patchFeatures, "dit final scratch");
+    const imgPos = imagePositions(H / 2, W / 2, capPadded), capPos = captionPositions(capPadded);
+    const positions = own(gpu.upload(Int32Array.from([...imgPos, ...capPos]), "dit positions"));
+    const capPositions = own(gpu.upload(capPos, "dit caption positions"));
+    const rope = validateRopeAxesShape({
+      tokens: 1,
+      heads: 1,
+      headDim,
+      axesDims: config.axesDims,
+      theta: config.ropeTheta,
+    });
+    const s = this.#scratch = allocBlockScratch(gpu, config, N, rope);
+    const t = this.#timestep = allocTimestepTensors(gpu, config);
+    const m = allocModulationScratch(gpu, config);
+    this.#owned.push(...Object.values(t), ...Object.values(m));
+    const capture = (steps: Steps, name: string, src: GpuTensor, length: number) => {
+      if (!captures) return;
+      const dst = own(gpu.alloc("f32", length, `capture ${name}`));
+      captures.set(name, dst);
+      steps.copy(src, 0, dst, 0, length);
+    };
+    const e = parts.embedders;
+
+    // Once per caption: embed, pad, context refiner.
+    const cs = new Steps();
+    captionEmbedSteps(cs, gpu, config, e, this.capFeats, capLen, capNormed, s.t1, caption);
+    padSteps(cs, e.capPad, caption, capLen, capPadded, d);
+    capture(cs, "cap_embedded", caption, capPadded * d);
+    parts.contextRefiner.forEach((b, i) => {
+      blockSteps(cs, gpu, config, b.weights, b.norms, s, caption, capPadded, capPositions);
+      capture(cs, `context_refiner.${i}`, caption, capPadded * d);
+    });
+
+    // Each step.
+    const ss = new Steps();
+    timestepSteps(ss, gpu, e, t);
+    capture(ss, "t_emb", t.tEmb, t.tEmb.length);
+    for (const b of parts.noiseRefiner) modulationSteps(ss, gpu, b.modulation, t.tEmb, m);
+    parts.layers.forEach((b, i) => {
+      modulationSteps(ss, gpu, b.modulation, t.tEmb, m, (mod) => i === 0 && capture(ss, "adaln0", mod, mod.length));
+    });
+    for (const b of [...parts.noiseRefiner, ...parts.layers]) modulationCopies(ss, b.modulation);
+    imageEmbedSteps(ss, gpu, config, e, this.latent, H, W, patches, s.t1, unified);
+    padSteps(ss, e.xPad, unified, nImg, imgPadded, d);
+    capture(ss, "x_embedded", unified, imgPadded * d);
+    parts.noiseRefiner.forEach((b, i) => {
+      blockSteps(ss, gpu, config, b.weights, b.modulation.norms, s, unified, imgPadded, positions);
+      capture(ss, `noise_refiner.${i}`, unified, imgPadded * d);
+    });
+    ss.copy(caption, 0, unified, imgPadded * d, capPadded * d);
+    capture(ss, "unified", unified, N * d);
+    parts.layers.forEach((b, i) => {
+      const attention = (a: GpuTensor) => i === 0 && capture(ss, "attn0", a, N * d);
+      blockSteps(ss, gpu, config, b.weights, b.modulation.norms, s, unified, N, positions, attention);
+      capture(ss, `layer.${i}`, unified, N * d);
+    });
+    finalSteps(ss, gpu, config, e, t, unified, N, H, W, s.h, finalScratch, finalTokens, this.output, s.noMask);
+    capture(ss, "final", finalTokens, N * patchFeatures);
+
+    this.#caption = new Recording(gpu, "z-image caption", cs.list);
+    this.#step = new Recording(gpu, "z-image step", ss.list);
+  }
+
+  /** Dispatches of one step's recording. */
+  get dispatchesPerStep(): number {
+    return this.#step.dispatches;
+  }
+
+  /** Runs the caption's embedder and context refiner on {@link capFeats}. */
+  async encodeCaption(): Promise<void> {
+    await this.#caption.run();
+  }
+
+  /**
+   * Runs the DiT at t on {@link latent}, and, given `alpha`, the Euler step `latent += alpha · output`.
+   *
+   * @param t the DiT's t (scheduler.ts's modelT)
+   * @param alpha the Euler multiplier (scheduler.ts's eulerAlpha), or none to leave the latent
+   */
+  async step(t: number, alpha?: number): Promise<void> {
+    const gpu = this.#gpu;
+    const sinusoid = timestepSinusoid(t, this.#config.tScale) as Float32Array<ArrayBuffer>;
+    gpu.device.queue.writeBuffer(this.#timestep.sinusoid.buffer, 0, sinusoid);
+    let euler: Recording | undefined;
+    if (alpha !== undefined) {
+      euler = this.#euler.get(alpha);
+      if (!euler) {
+        const plan = axpyInplacePlan(gpu, { n: this.latent.length, alpha });
+        euler = new Recording(gpu, `z-image euler ${alpha}`, [[plan, [this.output, this.latent]]]);
+        this.#euler.set(alpha, euler);
+      }
+    }
+    await gpu.withErrorScopes(() => `z-image step t=${t}`, () => {
+      const encoder = gpu.device.createCommandEncoder();
+      this.#step.encode(encoder);
+      euler?.encode(encoder);
+      gpu.device.queue.submit([encoder.finish()]);
+    });
+  }
+
+  /** Frees the run's tensors and recordings (not the model's weights). */
+  destroy(): void {
+    this.#caption.destroy();
+    this.#step.destroy();
+    for (const r of this.#euler.values()) r.destroy();
+    destroyBlockScratch(this.#scratch);
+    for (const t of this.#owned) t.buffer.destroy();
+  }
+}
