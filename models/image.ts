@@ -103,7 +103,7 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
  * ```ts
  * import { encodePng } from "@xpu/ops/models/image";
  * const png = await encodePng(new Uint8ClampedArray([255, 0, 0, 255]), 1, 1); // one red pixel
- * png.length; // 70
+ * png.length; // 76
  * ```
  */
 export async function encodePng(

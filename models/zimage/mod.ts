@@ -1,0 +1,41 @@
+/**
+ * Z-Image Turbo (Tongyi-MAI) text-to-image as programs of the library's ops: the DiT
+ * (`ZImageTransformer2DModel`, 6.15 B parameters at Turbo's size) and the FLUX.1 VAE decoder, with
+ * upstream's Turbo sampler (Tongyi-MAI/Z-Image @ c7ec135: flow-matching Euler, shift 3, 8 steps, no
+ * guidance).
+ *
+ * ```ts ignore
+ * import { ZImage } from "@xpu/ops/models/zimage";
+ * import { directoryFiles } from "@xpu/ops/models/zimage/file";
+ * import { encodePng } from "@xpu/ops/models/image";
+ * const model = await ZImage.load(directoryFiles("Z-Image-Turbo"), { onProgress: console.log });
+ * const image = await model.generate({ promptEmbeds, width: 1024, height: 1024, seed: 1 });
+ * await Deno.writeFile("image.png", await encodePng(image.data, image.width, image.height));
+ * ```
+ *
+ * What it matches, stage by stage, held to the oracle's goldens (`fixtures/`, tiny random weights):
+ * the schedule bit for bit; every DiT intermediate within 4.4e-6 relative; every VAE intermediate
+ * within 1.1e-6; the 3-step pipeline's image bytes identical to upstream's. The conventions (velocity
+ * is minus the output, t = 1 − σ in float32, cos-first timestep sinusoid in f64 on the host, adaLN
+ * order scale | gate | scale | gate with tanh gates and no shift, sandwich RMSNorms, QK-norm before
+ * adjacent-pair 3-axis RoPE, pads not masked, image tokens first) are the oracle README's, each cited
+ * where it is implemented.
+ *
+ * Loads the official diffusers directory and ComfyUI's split files (weights.ts, source.ts), checking
+ * every tensor's name and shape before reading data; weights are f32 on the GPU. Not implemented yet:
+ * the Qwen3 text encoder and tokenizer inside the pipeline (`generate` takes the caption features as
+ * `promptEmbeds`), other weight formats, and streaming a DiT larger than the residency budget.
+ *
+ * @module
+ */
+
+export * from "./config.ts";
+export * from "./scheduler.ts";
+export * from "./weights.ts";
+export * from "./source.ts";
+export * from "./pipeline.ts";
+export { Recording, type Step, Steps } from "./program.ts";
+export { timestepSinusoid } from "./transformer/sinusoid.ts";
+export { captionPositions, imagePositions, paddedLength } from "./transformer/positions.ts";
+export { type DitCaptures, DitRun, type DitShape, ZImageDit } from "./transformer/dit.ts";
+export { type DecoderCaptures, DecoderRun, VaeDecoder } from "./vae/decoder.ts";
