@@ -130,9 +130,13 @@ export function ditSizes(dit: DitConfig): DitSizes {
   };
 }
 
-type Json = Record<string, unknown>;
-
-function field<T>(json: Json, key: string, what: string, check: (v: unknown) => v is T, expected: string): T {
+function field<T>(
+  json: Record<string, unknown>,
+  key: string,
+  what: string,
+  check: (v: unknown) => v is T,
+  expected: string,
+): T {
   const v = json[key];
   if (!check(v)) throw new Error(`${what}: "${key}" must be ${expected}, got ${JSON.stringify(v)}`);
   return v;
@@ -161,7 +165,7 @@ const isIntList = (v: unknown): v is number[] => Array.isArray(v) && v.length > 
  * dit.dim; // 64
  * ```
  */
-export function parseDitConfig(json: Json): DitConfig {
+export function parseDitConfig(json: Record<string, unknown>): DitConfig {
   const what = "Z-Image DiT config";
   const int = (key: string) => field(json, key, what, isPositiveInt, "an integer >= 1");
   const patch = json.all_patch_size ?? [2], fpatch = json.all_f_patch_size ?? [1];
@@ -220,7 +224,7 @@ export function parseDitConfig(json: Json): DitConfig {
  * vae.blockOutChannels; // [32, 64]
  * ```
  */
-export function parseVaeConfig(json: Json): VaeConfig {
+export function parseVaeConfig(json: Record<string, unknown>): VaeConfig {
   const what = "Z-Image VAE config";
   const int = (key: string) => field(json, key, what, isPositiveInt, "an integer >= 1");
   if (json.use_post_quant_conv === true) throw new Error(`${what}: "use_post_quant_conv" true is not implemented`);

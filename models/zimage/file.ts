@@ -1,5 +1,5 @@
 /**
- * A Z-Image checkpoint in a directory on disk (Deno only: reads files).
+ * Deno only (a file tool): a Z-Image checkpoint in a directory on disk.
  *
  * @module
  */

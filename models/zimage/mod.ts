@@ -34,7 +34,7 @@ export * from "./scheduler.ts";
 export * from "./weights.ts";
 export * from "./source.ts";
 export * from "./pipeline.ts";
-export { Recording, type Step, Steps } from "./program.ts";
+export { type Copy, Recording, type Step, Steps } from "./program.ts";
 export { timestepSinusoid } from "./transformer/sinusoid.ts";
 export { captionPositions, imagePositions, paddedLength } from "./transformer/positions.ts";
 export { type DitCaptures, DitRun, type DitShape, ZImageDit } from "./transformer/dit.ts";
