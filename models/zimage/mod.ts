@@ -22,9 +22,10 @@
  * where it is implemented.
  *
  * Loads the official diffusers directory and ComfyUI's split files (weights.ts, source.ts), checking
- * every tensor's name and shape before reading data; weights are f32 on the GPU. Not implemented yet:
+ * every tensor's name and shape before reading data; the DiT's blocks are held as f32, q8 or q4g128
+ * (quantized on the GPU while loading), everything else as f32. Not implemented yet:
  * the Qwen3 text encoder and tokenizer inside the pipeline (`generate` takes the caption features as
- * `promptEmbeds`), other weight formats, and streaming a DiT larger than the residency budget.
+ * `promptEmbeds`), and streaming a DiT larger than the residency budget.
  *
  * @module
  */
@@ -37,5 +38,13 @@ export * from "./pipeline.ts";
 export { type Copy, Recording, type Step, Steps } from "./program.ts";
 export { timestepSinusoid } from "./transformer/sinusoid.ts";
 export { captionPositions, imagePositions, paddedLength } from "./transformer/positions.ts";
-export { type DitCaptures, DitRun, type DitShape, ZImageDit } from "./transformer/dit.ts";
+export {
+  type DitCaptures,
+  type DitLoadOptions,
+  DitRun,
+  type DitShape,
+  ditWeightBytes,
+  ZImageDit,
+} from "./transformer/dit.ts";
+export { LINEAR_FORMATS, type LinearFormat } from "./linear.ts";
 export { type DecoderCaptures, DecoderRun, VaeDecoder } from "./vae/decoder.ts";

@@ -121,7 +121,11 @@ gpuTest("ZImage: loads a diffusers directory (configs, weights) from files, and 
   await assertThrowsMessage(() => model.generate(base), "the model was destroyed");
   await assertThrowsMessage(
     () => ZImage.load(files, { device: gpu, maxResidentBytes: 1_000_000 }),
-    "the DiT needs 2363264 bytes of f32 weights, over maxResidentBytes 1000000",
+    "the DiT needs 2387840 bytes of weights (f32), over maxResidentBytes 1000000",
   );
   await assertThrowsMessage(() => ZImage.load(memoryFiles({}), { device: gpu }), "neither a diffusers checkpoint");
+  await assertThrowsMessage(
+    () => ZImage.load(files, { device: gpu, format: "q5" as "q8" }),
+    "format must be one of f32, q8, q4g128, got q5",
+  );
 });

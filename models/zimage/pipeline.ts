@@ -2,7 +2,8 @@
  * Z-Image Turbo text-to-image: caption features → the Turbo sampler's DiT steps → the VAE decoder →
  * RGBA bytes (upstream's `generate()` with guidance 0, one image).
  *
- * Residency: weights are kept on the GPU as f32. When the DiT's and the VAE's together fit
+ * Residency: the DiT's block weights are kept on the GPU as f32, q8 or q4g128 (`format`), everything
+ * else as f32. When the DiT's and the VAE's together fit
  * `maxResidentBytes` (default 4 GiB), both are loaded by {@link ZImage.load} and stay; otherwise each
  * stage is loaded when it runs and released after it (DiT, then VAE), and the latent passes between
  * them through host memory. A stage larger than the budget on its own is refused (streaming a DiT's
@@ -18,7 +19,8 @@ import { gaussianNoise } from "../noise.ts";
 import { vaeScaleFactor } from "./config.ts";
 import { eulerAlpha, turboSchedule } from "./scheduler.ts";
 import { type ModelFiles, openZImage, type ZImageCheckpoint } from "./source.ts";
-import { type DitRun, ZImageDit } from "./transformer/dit.ts";
+import { LINEAR_FORMATS, type LinearFormat } from "./linear.ts";
+import { type DitRun, ditWeightBytes, ZImageDit } from "./transformer/dit.ts";
 import { VaeDecoder } from "./vae/decoder.ts";
 
 /** The default residency budget: 4 GiB. */
@@ -38,8 +40,11 @@ export interface LoadProgress {
 export interface ZImageLoadOptions {
   /** The device (default: `acquireDevice()`, destroyed with the model). */
   device?: ResidentDevice;
-  /** Weight format on the GPU; only `f32` is implemented. */
-  format?: "f32";
+  /**
+   * The DiT blocks' weight format on the GPU (default f32): `q8` or `q4g128` quantize the blocks'
+   * Linear weights while loading (the embedders, the final layer and the VAE stay f32).
+   */
+  format?: LinearFormat;
   /** Bytes of weights the GPU may hold at once (default 4 GiB). */
   maxResidentBytes?: number;
   /** Load progress. */
@@ -100,6 +105,7 @@ export class ZImage {
   readonly #gpu: ResidentDevice;
   readonly #ownsDevice: boolean;
   readonly #onProgress?: (progress: LoadProgress) => void;
+  readonly #format: LinearFormat;
   #dit?: ZImageDit;
   #vae?: VaeDecoder;
   #run?: { key: string; run: DitRun };
@@ -111,9 +117,11 @@ export class ZImage {
     ownsDevice: boolean,
     checkpoint: ZImageCheckpoint,
     resident: boolean,
+    format: LinearFormat,
     onProgress?: (progress: LoadProgress) => void,
   ) {
     this.#gpu = gpu;
+    this.#format = format;
     this.#ownsDevice = ownsDevice;
     this.checkpoint = checkpoint;
     this.resident = resident;
@@ -130,23 +138,25 @@ export class ZImage {
    */
   static async load(source: ModelFiles | ZImageCheckpoint, options: ZImageLoadOptions = {}): Promise<ZImage> {
     const format = options.format ?? "f32";
-    if (format !== "f32") throw new Error(`ZImage.load: format must be "f32" (the one implemented), got ${format}`);
+    if (!LINEAR_FORMATS.includes(format)) {
+      throw new Error(`ZImage.load: format must be one of ${LINEAR_FORMATS.join(", ")}, got ${String(format)}`);
+    }
     const budget = options.maxResidentBytes ?? DEFAULT_MAX_RESIDENT_BYTES;
     if (!(Number.isFinite(budget) && budget > 0)) {
       throw new Error(`ZImage.load: maxResidentBytes must be a number > 0, got ${budget}`);
     }
     const checkpoint = "open" in source ? await openZImage(source) : source;
-    const dit = weightBytes(checkpoint.dit), vae = weightBytes(checkpoint.vae);
+    const dit = ditWeightBytes(checkpoint.config.dit, format), vae = weightBytes(checkpoint.vae);
     for (const [stage, bytes] of [["DiT", dit], ["VAE decoder", vae]] as const) {
       if (bytes > budget) {
         throw new Error(
-          `ZImage.load: the ${stage} needs ${bytes} bytes of f32 weights, over maxResidentBytes ${budget} ` +
+          `ZImage.load: the ${stage} needs ${bytes} bytes of weights (${format}), over maxResidentBytes ${budget} ` +
             `(streaming its blocks from host memory is not implemented)`,
         );
       }
     }
     const gpu = options.device ?? await acquireDevice();
-    const model = new ZImage(gpu, !options.device, checkpoint, dit + vae <= budget, options.onProgress);
+    const model = new ZImage(gpu, !options.device, checkpoint, dit + vae <= budget, format, options.onProgress);
     try {
       if (model.resident) {
         await model.#loadDit();
@@ -162,6 +172,7 @@ export class ZImage {
   async #loadDit(): Promise<ZImageDit> {
     const { dit, config } = this.checkpoint;
     this.#dit ??= await ZImageDit.load(this.#gpu, dit, config.dit, {
+      format: this.#format,
       onProgress: (done, total) => this.#onProgress?.({ stage: "dit", done, total }),
     });
     return this.#dit;

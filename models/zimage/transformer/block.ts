@@ -27,7 +27,7 @@ import { permutePlan } from "../../../ops/permute/mod.ts";
 import { rmsnormPlan } from "../../../ops/rmsnorm/mod.ts";
 import { ropeAxesPlan } from "../../../ops/rope/mod.ts";
 import { type DitConfig, ditSizes } from "../config.ts";
-import { type Linear, linear, uploadLinear } from "../linear.ts";
+import { type Linear, linear, type LinearFormat, linearTensors, uploadLinear } from "../linear.ts";
 import type { Steps } from "../program.ts";
 
 /** A block's weights on the GPU. */
@@ -100,6 +100,7 @@ export function blockTensors(config: DitConfig, modulated: boolean): { name: str
  * @param store the block's tensors (a store scoped to its prefix)
  * @param config the DiT config
  * @param label for messages
+ * @param format the projections' format
  * @returns the weights
  */
 export async function loadBlock(
@@ -107,11 +108,12 @@ export async function loadBlock(
   store: TensorStore,
   config: DitConfig,
   label: string,
+  format: LinearFormat = "f32",
 ): Promise<BlockWeights> {
   const { dim } = config;
   const { ffnHidden } = ditSizes(config);
   const rows = async (name: string, N: number, K: number) =>
-    uploadLinear(gpu, await store.readFloat32(`${name}.weight`), N, K, "rows", undefined, `${label}.${name}`);
+    uploadLinear(gpu, await store.readFloat32(`${name}.weight`), N, K, "rows", undefined, `${label}.${name}`, format);
   return {
     toQ: await rows("attention.to_q", dim, dim),
     toK: await rows("attention.to_k", dim, dim),
@@ -125,9 +127,13 @@ export async function loadBlock(
   };
 }
 
-/** Frees a block's tensors. */
+/**
+ * Frees a block's tensors.
+ *
+ * @param w the block's weights
+ */
 export function destroyBlock(w: BlockWeights): void {
-  for (const l of [w.toQ, w.toK, w.toV, w.toOut, w.w1, w.w2, w.w3]) l.weight.buffer.destroy();
+  for (const l of [w.toQ, w.toK, w.toV, w.toOut, w.w1, w.w2, w.w3]) linearTensors(l).forEach((t) => t.buffer.destroy());
   w.normQ.buffer.destroy();
   w.normK.buffer.destroy();
 }
@@ -202,7 +208,11 @@ export function allocBlockScratch(
   };
 }
 
-/** Frees the work tensors. */
+/**
+ * Frees the work tensors.
+ *
+ * @param s the tensors
+ */
 export function destroyBlockScratch(s: BlockScratch): void {
   for (const t of Object.values(s)) t.buffer.destroy();
 }

@@ -1,7 +1,20 @@
 import { ok } from "node:assert/strict";
 import { gpuTest } from "../../../harness/testing.ts";
 import { parseDitConfig } from "../config.ts";
-import { goldenStore, goldenTensor, loadTinyIndex, maxRelative, recipeStore } from "../fixtures/recipe.ts";
+import type { GpuTensor } from "../../../harness/device.ts";
+import { SafetensorsFile } from "../../../llm/safetensors.ts";
+import { bytesSource } from "../../../llm/safetensors_sources.ts";
+import { encodeSafetensors } from "../../../llm/safetensors_write.ts";
+import { unpackQ4, unpackQ8 } from "../../../ops/matvec/mod.ts";
+import { quantizePacked, quantizePackedQ4 } from "../../../ops/quantize/mod.ts";
+import {
+  goldenStore,
+  goldenTensor,
+  loadTinyIndex,
+  maxRelative,
+  recipeStore,
+  type TinyIndex,
+} from "../fixtures/recipe.ts";
 import { type DitCaptures, ZImageDit } from "./dit.ts";
 
 const TOL = 1e-4; // the oracle's tolerance; f32 sums in another order than torch's
@@ -66,3 +79,69 @@ gpuTest(
     console.log(report.join("\n"));
   },
 );
+
+/** The tiny DiT with each block's Linear weights replaced by their q8 or q4g128 round trip (CPU reference). */
+async function dequantizedStore(index: TinyIndex, format: "q8" | "q4g128") {
+  const store = await recipeStore(index, "dit");
+  const tensors = await Promise.all(store.tensors.map(async (t) => {
+    let values = await store.readFloat32(t.name);
+    if (/^(noise_refiner|context_refiner|layers)\.\d+\.(attention\.to_|feed_forward|adaLN).*weight$/.test(t.name)) {
+      const [rows, cols] = t.shape;
+      const out = new Float32Array(rows * cols);
+      if (format === "q8") {
+        const { packed, scales } = quantizePacked({ x: values, rows, cols });
+        const codes = unpackQ8(packed, rows, cols);
+        for (let i = 0; i < out.length; i++) out[i] = codes[i] * scales[Math.floor(i / cols)];
+      } else {
+        const { packed, scales } = quantizePackedQ4({ x: values, rows, cols });
+        const codes = unpackQ4(packed, rows, cols), groups = Math.ceil(cols / 128);
+        for (let i = 0; i < out.length; i++) {
+          out[i] = codes[i] * scales[Math.floor(i / cols) * groups + Math.floor((i % cols) / 128)];
+        }
+      }
+      values = out;
+    }
+    return { name: t.name, dtype: "F32" as const, shape: t.shape, data: new Uint8Array(values.buffer) };
+  }));
+  return await SafetensorsFile.open(bytesSource(encodeSafetensors(tensors)));
+}
+
+gpuTest("ZImageDit: q8 and q4g128 blocks compute the f32 DiT of their dequantized weights (case b)", async (gpu) => {
+  const index = await loadTinyIndex();
+  const config = parseDitConfig(index.config.dit as Record<string, unknown>);
+  const golden = await goldenStore("dit");
+  const timesteps = await goldenTensor(golden, "timesteps");
+  const outputs = async (dit: ZImageDit) => {
+    const run = dit.prepare({ latentH: 16, latentW: 12, capLen: 32 });
+    const write = async (t: GpuTensor, name: string) =>
+      gpu.device.queue.writeBuffer(t.buffer, 0, (await goldenTensor(golden, name)) as Float32Array<ArrayBuffer>);
+    await write(run.capFeats, "b.cap_feats");
+    await run.encodeCaption();
+    const out: Float32Array[] = [];
+    for (const t of timesteps) {
+      await write(run.latent, "b.latent");
+      await run.step(t);
+      out.push((await gpu.read(run.output)) as Float32Array);
+    }
+    run.destroy();
+    dit.destroy();
+    return out;
+  };
+  const report: string[] = [];
+  for (const format of ["q8", "q4g128"] as const) {
+    const quantized = await outputs(await ZImageDit.load(gpu, await recipeStore(index, "dit"), config, { format }));
+    const roundTrip = await outputs(await ZImageDit.load(gpu, await dequantizedStore(index, format), config));
+    for (const ti of [0, 1]) {
+      const rel = maxRelative(quantized[ti], roundTrip[ti]);
+      const fromF32 = maxRelative(quantized[ti], await goldenTensor(golden, `b.t${ti}.output`));
+      report.push(
+        `${format} t${ti}: vs its dequantized f32 ${rel.toExponential(2)}, vs the f32 golden ${
+          fromF32.toExponential(2)
+        }`,
+      );
+      ok(rel < TOL, `${format} b.t${ti}: max rel ${rel} from the f32 DiT of its dequantized weights`);
+      ok(fromF32 > 100 * rel, `${format} b.t${ti}: quantization moved the output by only ${fromF32}`);
+    }
+  }
+  console.log(report.join("\n"));
+});

@@ -22,6 +22,7 @@ import type { TensorStore } from "../../../llm/safetensors.ts";
 import { axpyInplacePlan } from "../../../ops/axpy/mod.ts";
 import { validateRopeAxesShape } from "../../../ops/rope/mod.ts";
 import { type DitConfig, ditSizes } from "../config.ts";
+import { linearBytes, type LinearFormat } from "../linear.ts";
 import { Recording, Steps } from "../program.ts";
 import {
   allocBlockScratch,
@@ -57,6 +58,31 @@ import {
 import { captionPositions, imagePositions, paddedLength } from "./positions.ts";
 import { timestepSinusoid } from "./sinusoid.ts";
 
+/**
+ * Bytes the DiT's weights take on the GPU, as {@link ZImageDit.load} uploads them.
+ *
+ * @param config the DiT config
+ * @param format the blocks' Linear weights' format
+ * @returns bytes
+ *
+ * @example
+ * ```ts
+ * import { ditWeightBytes, Z_IMAGE_TURBO } from "@xpu/ops/models/zimage";
+ * (ditWeightBytes(Z_IMAGE_TURBO.dit, "q4g128") / 2 ** 30).toFixed(2); // "3.09" (GiB; f32: "22.94")
+ * ```
+ */
+export function ditWeightBytes(config: DitConfig, format: LinearFormat): number {
+  const d = config.dim, { headDim, ffnHidden: F, adaln, patchFeatures: P } = ditSizes(config);
+  const embedders = 4 * (1024 * 256 + 1024 + adaln * 1024 + adaln + d * P + d + config.capFeatDim +
+    d * config.capFeatDim + d + 2 * 31 * d + d * adaln + d + P * d + P);
+  const block = 4 * linearBytes(d, d, format) + 2 * 4 * headDim + 2 * linearBytes(F, d, format) +
+    linearBytes(d, F, format);
+  const modulation = linearBytes(4 * d, adaln, format) + 4 * (4 * d * 4 + 4 * d);
+  const modulated = config.nRefinerLayers + config.nLayers;
+  return embedders + (modulated + config.nRefinerLayers) * block + modulated * modulation +
+    config.nRefinerLayers * 4 * 4 * d;
+}
+
 /** A modulated block: its weights and its adaLN. */
 interface ModulatedBlock {
   weights: BlockWeights;
@@ -71,6 +97,8 @@ interface PlainBlock {
 
 /** Options of {@link ZImageDit.load}. */
 export interface DitLoadOptions {
+  /** The blocks' Linear weights' format (default f32); the embedders and the final layer stay f32. */
+  format?: LinearFormat;
   /** Called after each tensor group is on the GPU: groups done, groups in all. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -133,6 +161,7 @@ export class ZImageDit {
     config: DitConfig,
     options: DitLoadOptions = {},
   ): Promise<ZImageDit> {
+    const format = options.format ?? "f32";
     const total = 1 + 2 * config.nRefinerLayers + config.nLayers;
     let done = 0;
     const progress = () => options.onProgress?.(++done, total);
@@ -141,8 +170,8 @@ export class ZImageDit {
     const modulated = async (prefix: string): Promise<ModulatedBlock> => {
       const s = scopedStore(store, prefix);
       const block = {
-        weights: await loadBlock(gpu, s, config, prefix),
-        modulation: await loadModulation(gpu, s, config, prefix),
+        weights: await loadBlock(gpu, s, config, prefix, format),
+        modulation: await loadModulation(gpu, s, config, prefix, format),
       };
       progress();
       return block;
@@ -152,7 +181,7 @@ export class ZImageDit {
     for (let i = 0; i < config.nRefinerLayers; i++) {
       const prefix = `context_refiner.${i}.`, s = scopedStore(store, prefix);
       contextRefiner.push({
-        weights: await loadBlock(gpu, s, config, prefix),
+        weights: await loadBlock(gpu, s, config, prefix, format),
         norms: await loadPlainNorms(gpu, s, prefix),
       });
       progress();

@@ -29,7 +29,7 @@ import {
   SEQ_MULTI_OF,
   TIMESTEP_MLP_HIDDEN,
 } from "../config.ts";
-import { type Linear, linear, uploadLinear } from "../linear.ts";
+import { type Linear, linear, linearTensors, uploadLinear } from "../linear.ts";
 import type { Steps } from "../program.ts";
 
 /** The DiT's weights outside its blocks, on the GPU. */
@@ -54,7 +54,12 @@ export interface Embedders {
   final: Linear;
 }
 
-/** Names and shapes of the DiT's tensors outside the blocks. */
+/**
+ * Names and shapes of the DiT's tensors outside the blocks.
+ *
+ * @param config the DiT config
+ * @returns names and shapes
+ */
 export function embedderTensors(config: DitConfig): { name: string; shape: number[] }[] {
   const { dim, capFeatDim } = config;
   const { adaln, patchFeatures } = ditSizes(config);
@@ -112,12 +117,13 @@ export async function loadEmbedders(gpu: ResidentDevice, store: TensorStore, con
   };
 }
 
-/** Frees the embedders' tensors. */
+/**
+ * Frees the embedders' tensors.
+ *
+ * @param e the weights
+ */
 export function destroyEmbedders(e: Embedders): void {
-  for (const l of [e.t0, e.t2, e.x, e.cap, e.finalScale, e.final]) {
-    l.weight.buffer.destroy();
-    l.bias?.buffer.destroy();
-  }
+  for (const l of [e.t0, e.t2, e.x, e.cap, e.finalScale, e.final]) linearTensors(l).forEach((t) => t.buffer.destroy());
   for (const t of [e.capNorm, e.xPad, e.capPad]) t.buffer.destroy();
 }
 

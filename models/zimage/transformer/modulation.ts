@@ -20,7 +20,7 @@ import type { TensorStore } from "../../../llm/safetensors.ts";
 import { activationPlan } from "../../../ops/activation/mod.ts";
 import { elementwisePlan } from "../../../ops/elementwise/mod.ts";
 import { type DitConfig, ditSizes } from "../config.ts";
-import { type Linear, linear, uploadLinear } from "../linear.ts";
+import { type Linear, linear, type LinearFormat, linearTensors, uploadLinear } from "../linear.ts";
 import type { Steps } from "../program.ts";
 import type { BlockNorms } from "./block.ts";
 
@@ -77,6 +77,7 @@ export async function loadPlainNorms(gpu: ResidentDevice, store: TensorStore, la
  * @param store the block's tensors
  * @param config the DiT config
  * @param label for messages
+ * @param format the adaLN weight's format
  * @returns the modulation
  */
 export async function loadModulation(
@@ -84,6 +85,7 @@ export async function loadModulation(
   store: TensorStore,
   config: DitConfig,
   label: string,
+  format: LinearFormat = "f32",
 ): Promise<Modulation> {
   const d = config.dim, { adaln } = ditSizes(config);
   const bias = (await store.readFloat32("adaLN_modulation.0.bias")).slice();
@@ -99,7 +101,7 @@ export async function loadModulation(
   gateWeights.set(await store.readFloat32("ffn_norm2.weight"), 3 * d);
   const norm = (name: string) => gpu.alloc("f32", d, `${label}.${name} (modulated)`);
   return {
-    linear: uploadLinear(gpu, weight, 4 * d, adaln, "vector", bias, `${label}.adaLN_modulation.0`),
+    linear: await uploadLinear(gpu, weight, 4 * d, adaln, "vector", bias, `${label}.adaLN_modulation.0`, format),
     scaleWeights: gpu.upload(scaleWeights, `${label} scale weights`),
     gateWeights: gpu.upload(gateWeights, `${label} gate weights`),
     products: gpu.alloc("f32", 4 * d, `${label} modulation`),
@@ -107,9 +109,13 @@ export async function loadModulation(
   };
 }
 
-/** Frees a modulation's tensors. */
+/**
+ * Frees a modulation's tensors.
+ *
+ * @param m the modulation
+ */
 export function destroyModulation(m: Modulation): void {
-  for (const t of [m.linear.weight, m.linear.bias!, m.scaleWeights, m.gateWeights, m.products]) t.buffer.destroy();
+  for (const t of [...linearTensors(m.linear), m.scaleWeights, m.gateWeights, m.products]) t.buffer.destroy();
   for (const t of Object.values(m.norms)) t.buffer.destroy();
 }
 

@@ -20,6 +20,7 @@ import type { TensorStore } from "../../../llm/safetensors.ts";
 import { axpyPlan } from "../../../ops/axpy/mod.ts";
 import { nearestUpsample2dPlan } from "../../../ops/upsample/mod.ts";
 import { type VaeConfig, vaeScaleFactor } from "../config.ts";
+import { linearTensors } from "../linear.ts";
 import { Recording, Steps } from "../program.ts";
 import {
   allocAttentionScratch,
@@ -189,7 +190,7 @@ export class VaeDecoder {
       ...tensorsOf(r0),
       ...tensorsOf(r1),
       ...tensorsOf(attention.norm),
-      ...[attention.q, attention.k, attention.v, attention.out].flatMap((l) => [l.weight, l.bias!]),
+      ...[attention.q, attention.k, attention.v, attention.out].flatMap(linearTensors),
       ...this.#up.flatMap((b) => [...b.resnets.flatMap(tensorsOf), ...(b.upsample ? tensorsOf(b.upsample) : [])]),
       ...tensorsOf(this.#normOut),
       ...tensorsOf(this.#convOut),
