@@ -1,27 +1,24 @@
 /**
- * Linear layers (`F.linear(x, weight, bias)`, weight `[N, K]` as checkpoints store it) on the GPU, in
- * the two shapes the model has:
- *
- * - token-parallel (`M` rows of x): ops/matmul's `a [M, K] @ b [K, N]` in f32, so an f32 weight is
- *   stored transposed, `[K, N]`, when it is uploaded; `matmulQ8` / `matmulQ4G128` read a quantized
- *   weight in its own orientation `[N, K]`;
- * - one vector (the timestep embedding and the modulation it feeds): ops/matvec's `W [N, K] · x`
- *   (`matvec`, `matvecQ8`, `matvecQ4G128`), the checkpoint's own orientation.
- *
- * q8 and q4g128 are llm's formats (int8 codes with one scale per row; int4 codes with one scale per row
- * and 128 columns), quantized on the GPU as the weight is uploaded (`quantizeRowsGpu`).
- *
- * A bias is a second dispatch (elementwise `rows` add). Nothing else in the model knows which op runs
- * a product, so a fused Linear kernel replaces these two functions and nothing else.
+ * Linear layers (`F.linear(x, weight, bias)`, weight `[N, K]` as checkpoints store it) on the GPU:
+ * ops/matmul's `matmulLinear` (an f32 weight in its own orientation), `matmulQ8` or `matmulQ4G128`
+ * (llm's q8 and q4g128 formats: int8 codes with one scale per row; int4 codes with one scale per row
+ * and 128 columns, quantized on the GPU as the weight is uploaded, `quantizeRowsGpu`), with the bias
+ * and any further step (an activation, a gate `[M / gateRows, N]`, accumulation into the output) fused
+ * into the product's epilogue. A layer of one input vector (the timestep path) is the same product
+ * with M = 1.
  *
  * @module
  */
 
 import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
 import { quantizeRowsGpu } from "../../llm/weights/load.ts";
-import { elementwisePlan, elementwiseRowsPlan } from "../../ops/elementwise/mod.ts";
-import { matmulPlan, matmulQ4G128Plan, matmulQ8Plan } from "../../ops/matmul/mod.ts";
-import { matvecPlan, matvecQ4G128Plan, matvecQ8Plan } from "../../ops/matvec/mod.ts";
+import {
+  type MatmulActivation,
+  type MatmulEpilogue,
+  matmulLinearPlan,
+  matmulQ4G128Plan,
+  matmulQ8Plan,
+} from "../../ops/matmul/mod.ts";
 import type { Steps } from "./program.ts";
 
 /** How a Linear weight is held on the GPU: f32, or int8 / int4 codes with f32 scales (llm's formats). */
@@ -36,11 +33,9 @@ export interface Linear {
   readonly N: number;
   /** Input features. */
   readonly K: number;
-  /** `rows` (M rows of x) or `vector` (one vector). */
-  readonly layout: "rows" | "vector";
   /** The weight's format. */
   readonly format: LinearFormat;
-  /** f32: `[K, N]` for `rows`, `[N, K]` for `vector`; q8 / q4g128: the packed codes of `[N, K]`. */
+  /** f32: `[N, K]`; q8 / q4g128: its packed codes. */
   readonly weight: GpuTensor;
   /** The quantized formats' scales (one per row, or per row and group of 128 columns). */
   readonly scales?: GpuTensor;
@@ -69,7 +64,6 @@ export function linearBytes(N: number, K: number, format: LinearFormat): number 
  * @param weight `[N, K]` row-major, as stored
  * @param N output features
  * @param K input features
- * @param layout `rows` (token-parallel) or `vector` (one input vector)
  * @param bias `[N]`, optional
  * @param label for messages
  * @param format the weight's format on the GPU (default f32)
@@ -81,7 +75,6 @@ export async function uploadLinear(
   weight: Float32Array,
   N: number,
   K: number,
-  layout: "rows" | "vector",
   bias?: Float32Array,
   label = "linear",
   format: LinearFormat = "f32",
@@ -97,14 +90,9 @@ export async function uploadLinear(
     const codes = gpu.alloc("u32", N * Math.ceil(K / (q4 ? 8 : 4)), `${label}.weight (${format})`);
     const scales = gpu.alloc("f32", N * (q4 ? Math.ceil(K / 128) : 1), `${label}.scales`);
     await quantizeRowsGpu(gpu, format, weight, N, K, codes.buffer, scales.buffer);
-    return { N, K, layout, format, weight: codes, scales, bias: biasTensor };
+    return { N, K, format, weight: codes, scales, bias: biasTensor };
   }
-  let stored = weight;
-  if (layout === "rows") {
-    stored = new Float32Array(N * K);
-    for (let n = 0; n < N; n++) for (let k = 0; k < K; k++) stored[k * N + n] = weight[n * K + k];
-  }
-  return { N, K, layout, format, weight: gpu.upload(stored, `${label}.weight`), bias: biasTensor };
+  return { N, K, format, weight: gpu.upload(weight, `${label}.weight`), bias: biasTensor };
 }
 
 /**
@@ -117,17 +105,28 @@ export function linearTensors(layer: Linear): GpuTensor[] {
   return [layer.weight, ...(layer.scales ? [layer.scales] : []), ...(layer.bias ? [layer.bias] : [])];
 }
 
+/** Steps a product applies after its bias (ops/matmul's epilogue), in this order. */
+export interface LinearEpilogue {
+  /** `F.gelu`, `F.gelu(approximate="tanh")` or `F.silu` of each output. */
+  activation?: MatmulActivation;
+  /** Multiply row m by `gate[floor(m / gateRows), n]`: `[M / gateRows, N]`. */
+  gate?: GpuTensor;
+  /** Rows per gate row (default 1). */
+  gateRows?: number;
+  /** Add to `out`'s content (`out += ...`). */
+  accumulate?: boolean;
+}
+
 /**
- * Appends `out[M, N] = x[M, K] · weightᵀ + bias` to `steps`.
+ * Appends `out[M, N] = epilogue(x[M, K] · weightᵀ + bias)` to `steps`: one dispatch.
  *
- * @param steps where the dispatches go
+ * @param steps where the dispatch goes
  * @param gpu the device
- * @param layer the layer (`vector` layers take M = 1 only)
+ * @param layer the layer
  * @param M rows of x
  * @param x `[M, K]`
  * @param out `[M, N]`
- * @param scratch `[M, N]`, needed with a bias (the product before the bias is added)
- * @throws Error when a bias has no scratch, or a vector layer gets M > 1
+ * @param epilogue activation, gate, accumulation
  */
 export function linear(
   steps: Steps,
@@ -136,24 +135,23 @@ export function linear(
   M: number,
   x: GpuTensor,
   out: GpuTensor,
-  scratch?: GpuTensor,
+  epilogue: LinearEpilogue = {},
 ): void {
   const { N, K, format } = layer;
-  if (layer.layout === "vector" && M !== 1) throw new Error(`linear: a vector layer takes M = 1, got ${M}`);
-  if (layer.bias && !scratch) throw new Error("linear: a layer with a bias needs a scratch tensor");
-  const product = layer.bias ? scratch! : out;
-  if (format === "f32") {
-    if (layer.layout === "rows") steps.run(matmulPlan(gpu, { M, N, K }), [x, layer.weight, product]);
-    else steps.run(matvecPlan(gpu, { N, K }), [layer.weight, x, product]);
-  } else if (layer.layout === "rows") {
-    const plan = format === "q8" ? matmulQ8Plan(gpu, { M, N, K }) : matmulQ4G128Plan(gpu, { M, N, K });
-    steps.run(plan, [x, layer.weight, layer.scales!, product]);
-  } else {
-    const plan = format === "q8" ? matvecQ8Plan(gpu, { N, K }) : matvecQ4G128Plan(gpu, { N, K });
-    steps.run(plan, [layer.weight, layer.scales!, x, product]);
-  }
-  if (layer.bias) {
-    if (M === 1) steps.run(elementwisePlan(gpu, { op: "add", n: N }), [product, layer.bias, out]);
-    else steps.run(elementwiseRowsPlan(gpu, { op: "add", rows: M, cols: N }), [product, layer.bias, out]);
-  }
+  const shape: { M: number; N: number; K: number } & MatmulEpilogue = { M, N, K };
+  if (layer.bias) shape.bias = true;
+  if (epilogue.activation) shape.activation = epilogue.activation;
+  if (epilogue.gate) shape.gateRows = epilogue.gateRows ?? 1;
+  if (epilogue.accumulate) shape.accumulate = true;
+  const fused = layer.bias !== undefined || epilogue.activation !== undefined || epilogue.gate !== undefined ||
+    epilogue.accumulate === true;
+  const plan = format === "f32"
+    ? matmulLinearPlan(gpu, shape)
+    : format === "q8"
+    ? matmulQ8Plan(gpu, shape)
+    : matmulQ4G128Plan(gpu, shape);
+  const operands = format === "f32" ? [x, layer.weight] : [x, layer.weight, layer.scales!];
+  // A step that is off has a binding of length 0: any f32 tensor stands there, unread.
+  const tail = fused ? [layer.bias ?? x, epilogue.gate ?? x, out] : [out];
+  steps.run(plan, [...operands, ...tail]);
 }

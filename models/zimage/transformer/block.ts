@@ -7,8 +7,9 @@
  * ```
  *
  * Sandwich RMSNorms (eps 1e-5), attention with no bias, MHA, QK-norm (one `[D]` weight shared by the
- * heads) before adjacent-pair multi-axis RoPE, non-causal with no mask (pad tokens take part), then
- * FFN `w2(silu(w1 x) ⊙ w3 x)`. The modulation enters through the norms' weights: `(1 + s)` and the
+ * heads) before adjacent-pair multi-axis RoPE, non-causal with no mask (pad tokens take part; q, k and v
+ * stay token-major, flash_attention's `BLHD` layout), then FFN `w2(silu(w1 x) ⊙ w3 x)` (the SiLU in
+ * w1's epilogue, the product in w3's as a gate). The modulation enters through the norms' weights: `(1 + s)` and the
  * gate `g` are per-channel factors of a norm's output, so the block is handed four `[d]` weights,
  * `attn1 = w_attn1 ⊙ (1 + s_msa)`, `attn2 = w_attn2 ⊙ tanh(g_msa)` and the same for the FFN
  * (modulation.ts computes them each step); a context-refiner block is handed its plain norm weights
@@ -19,11 +20,8 @@
 
 import type { GpuTensor, ResidentDevice } from "../../../harness/device.ts";
 import type { TensorStore } from "../../../llm/safetensors.ts";
-import { activationPlan } from "../../../ops/activation/mod.ts";
 import { axpyInplacePlan } from "../../../ops/axpy/mod.ts";
-import { elementwisePlan } from "../../../ops/elementwise/mod.ts";
 import { flashAttentionPlan } from "../../../ops/flash_attention/mod.ts";
-import { permutePlan } from "../../../ops/permute/mod.ts";
 import { rmsnormPlan } from "../../../ops/rmsnorm/mod.ts";
 import { ropeAxesPlan } from "../../../ops/rope/mod.ts";
 import { type DitConfig, ditSizes } from "../config.ts";
@@ -113,7 +111,7 @@ export async function loadBlock(
   const { dim } = config;
   const { ffnHidden } = ditSizes(config);
   const rows = async (name: string, N: number, K: number) =>
-    uploadLinear(gpu, await store.readFloat32(`${name}.weight`), N, K, "rows", undefined, `${label}.${name}`, format);
+    uploadLinear(gpu, await store.readFloat32(`${name}.weight`), N, K, undefined, `${label}.${name}`, format);
   return {
     toQ: await rows("attention.to_q", dim, dim),
     toK: await rows("attention.to_k", dim, dim),
@@ -152,18 +150,10 @@ export interface BlockScratch {
   t1: GpuTensor;
   /** See h. */
   t2: GpuTensor;
-  /** See h. */
-  qh: GpuTensor;
-  /** See h. */
-  kh: GpuTensor;
-  /** See h. */
-  vh: GpuTensor;
   /** `[tokens, ffnHidden]` each. */
   f1: GpuTensor;
   /** See f1. */
   f2: GpuTensor;
-  /** See f1. */
-  f3: GpuTensor;
   /** The attention's mask binding, unused (one element). */
   noMask: GpuTensor;
   /** RoPE tables of one head: each pair's axis (u32) and inverse frequency. */
@@ -196,12 +186,8 @@ export function allocBlockScratch(
     v: a(d, "v"),
     t1: a(d, "t1"),
     t2: a(d, "t2"),
-    qh: a(d, "qh"),
-    kh: a(d, "kh"),
-    vh: a(d, "vh"),
     f1: a(f, "f1"),
     f2: a(f, "f2"),
-    f3: a(f, "f3"),
     noMask: a(1, "no mask"),
     pairAxis: gpu.upload(rope.axis, "rope pair axes"),
     invFreq: gpu.upload(rope.invFreq, "rope inverse frequencies"),
@@ -244,15 +230,13 @@ export function blockSteps(
   capture?: (attention: GpuTensor) => void,
 ): void {
   const { dim, nHeads: H, normEps: eps, axesDims, ropeTheta } = config;
-  const { headDim: D, ffnHidden } = ditSizes(config);
+  const { headDim: D } = ditSizes(config);
   const N = tokens;
   const norm = (src: GpuTensor, weight: GpuTensor, out: GpuTensor, rows = N, cols = dim) =>
     steps.run(rmsnormPlan(gpu, { rows, cols, groups: 1, eps }), [src, weight, out]);
   const rope = ropeAxesPlan(gpu, { tokens: N, heads: H, headDim: D, axesDims, theta: ropeTheta });
-  const toHeads = permutePlan(gpu, { shape: [N, H, D], dims: [1, 0, 2] });
-  const toTokens = permutePlan(gpu, { shape: [H, N, D], dims: [1, 0, 2] });
 
-  // Attention.
+  // Attention: q, k, v token-major [N, H, D] as the projections write them.
   norm(x, norms.attn1, s.h);
   linear(steps, gpu, w.toQ, N, s.h, s.q);
   linear(steps, gpu, w.toK, N, s.h, s.k);
@@ -261,21 +245,18 @@ export function blockSteps(
   steps.run(rope, [s.t1, positions, s.pairAxis, s.invFreq, s.q]);
   norm(s.k, w.normK, s.t1, N * H, D);
   steps.run(rope, [s.t1, positions, s.pairAxis, s.invFreq, s.k]);
-  steps.run(toHeads, [s.q, s.qh]).run(toHeads, [s.k, s.kh]).run(toHeads, [s.v, s.vh]);
-  steps.run(flashAttentionPlan(gpu, { B: 1, H, L: N, S: N, D }), [s.qh, s.kh, s.vh, s.noMask, s.t1]);
-  steps.run(toTokens, [s.t1, s.t2]);
-  linear(steps, gpu, w.toOut, N, s.t2, s.q);
-  capture?.(s.q);
-  norm(s.q, norms.attn2, s.t1);
+  const attention = flashAttentionPlan(gpu, { B: 1, H, L: N, S: N, D, layout: "BLHD" });
+  steps.run(attention, [s.q, s.k, s.v, s.noMask, s.t1]);
+  linear(steps, gpu, w.toOut, N, s.t1, s.t2);
+  capture?.(s.t2);
+  norm(s.t2, norms.attn2, s.t1);
   steps.run(axpyInplacePlan(gpu, { n: N * dim, alpha: 1 }), [s.t1, x]);
 
-  // Feed-forward.
+  // Feed-forward: silu(w1 h) in w1's epilogue, times w3 h in w3's.
   norm(x, norms.ffn1, s.h);
-  linear(steps, gpu, w.w1, N, s.h, s.f1);
-  linear(steps, gpu, w.w3, N, s.h, s.f2);
-  steps.run(activationPlan(gpu, { kind: "silu", n: N * ffnHidden }), [s.f1, s.f3]);
-  steps.run(elementwisePlan(gpu, { op: "multiply", n: N * ffnHidden }), [s.f3, s.f2, s.f1]);
-  linear(steps, gpu, w.w2, N, s.f1, s.q);
+  linear(steps, gpu, w.w1, N, s.h, s.f1, { activation: "silu" });
+  linear(steps, gpu, w.w3, N, s.h, s.f2, { gate: s.f1 });
+  linear(steps, gpu, w.w2, N, s.f2, s.q);
   norm(s.q, norms.ffn2, s.t1);
   steps.run(axpyInplacePlan(gpu, { n: N * dim, alpha: 1 }), [s.t1, x]);
 }

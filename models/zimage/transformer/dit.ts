@@ -279,7 +279,6 @@ export class DitRun {
     const capNormed = alloc(capLen * config.capFeatDim, "dit caption normed");
     const patches = alloc(nImg * patchFeatures, "dit patches");
     const finalTokens = alloc(N * patchFeatures, "dit final tokens");
-    const finalScratch = alloc(N * patchFeatures, "dit final scratch");
     const imgPos = imagePositions(H / 2, W / 2, capPadded), capPos = captionPositions(capPadded);
     const positions = own(gpu.upload(Int32Array.from([...imgPos, ...capPos]), "dit positions"));
     const capPositions = own(gpu.upload(capPos, "dit caption positions"));
@@ -304,7 +303,7 @@ export class DitRun {
 
     // Once per caption: embed, pad, context refiner.
     const cs = new Steps();
-    captionEmbedSteps(cs, gpu, config, e, this.capFeats, capLen, capNormed, s.t1, caption);
+    captionEmbedSteps(cs, gpu, config, e, this.capFeats, capLen, capNormed, caption);
     padSteps(cs, e.capPad, caption, capLen, capPadded, d);
     capture(cs, "cap_embedded", caption, capPadded * d);
     parts.contextRefiner.forEach((b, i) => {
@@ -321,7 +320,7 @@ export class DitRun {
       modulationSteps(ss, gpu, b.modulation, t.tEmb, m, (mod) => i === 0 && capture(ss, "adaln0", mod, mod.length));
     });
     for (const b of [...parts.noiseRefiner, ...parts.layers]) modulationCopies(ss, b.modulation);
-    imageEmbedSteps(ss, gpu, config, e, this.latent, H, W, patches, s.t1, unified);
+    imageEmbedSteps(ss, gpu, config, e, this.latent, H, W, patches, unified);
     padSteps(ss, e.xPad, unified, nImg, imgPadded, d);
     capture(ss, "x_embedded", unified, imgPadded * d);
     parts.noiseRefiner.forEach((b, i) => {
@@ -335,7 +334,7 @@ export class DitRun {
       blockSteps(ss, gpu, config, b.weights, b.modulation.norms, s, unified, N, positions, attention);
       capture(ss, `layer.${i}`, unified, N * d);
     });
-    finalSteps(ss, gpu, config, e, t, unified, N, H, W, s.h, finalScratch, finalTokens, this.output, s.noMask);
+    finalSteps(ss, gpu, config, e, t, unified, N, H, W, s.h, finalTokens, this.output, s.noMask);
     capture(ss, "final", finalTokens, N * patchFeatures);
 
     this.#caption = new Recording(gpu, "z-image caption", cs.list);

@@ -94,10 +94,10 @@ export async function loadEmbedders(gpu: ResidentDevice, store: TensorStore, con
   const { dim, capFeatDim } = config;
   const { adaln, patchFeatures } = ditSizes(config);
   const read = (name: string) => store.readFloat32(name);
-  const layer = async (name: string, N: number, K: number, layout: "rows" | "vector", plusOne = false) => {
+  const layer = async (name: string, N: number, K: number, plusOne = false) => {
     const bias = (await read(`${name}.bias`)).slice();
     if (plusOne) bias.forEach((b, i) => bias[i] = b + 1);
-    return uploadLinear(gpu, await read(`${name}.weight`), N, K, layout, bias, name);
+    return uploadLinear(gpu, await read(`${name}.weight`), N, K, bias, name);
   };
   const repeated = async (name: string) => {
     const row = await read(name), rows = new Float32Array((SEQ_MULTI_OF - 1) * dim);
@@ -105,15 +105,15 @@ export async function loadEmbedders(gpu: ResidentDevice, store: TensorStore, con
     return gpu.upload(rows, name);
   };
   return {
-    t0: await layer("t_embedder.mlp.0", TIMESTEP_MLP_HIDDEN, FREQUENCY_EMBEDDING_SIZE, "vector"),
-    t2: await layer("t_embedder.mlp.2", adaln, TIMESTEP_MLP_HIDDEN, "vector"),
-    x: await layer("all_x_embedder.2-1", dim, patchFeatures, "rows"),
+    t0: await layer("t_embedder.mlp.0", TIMESTEP_MLP_HIDDEN, FREQUENCY_EMBEDDING_SIZE),
+    t2: await layer("t_embedder.mlp.2", adaln, TIMESTEP_MLP_HIDDEN),
+    x: await layer("all_x_embedder.2-1", dim, patchFeatures),
     capNorm: gpu.upload(await read("cap_embedder.0.weight"), "cap_embedder.0.weight"),
-    cap: await layer("cap_embedder.1", dim, capFeatDim, "rows"),
+    cap: await layer("cap_embedder.1", dim, capFeatDim),
     xPad: await repeated("x_pad_token"),
     capPad: await repeated("cap_pad_token"),
-    finalScale: await layer("all_final_layer.2-1.adaLN_modulation.1", dim, adaln, "vector", true),
-    final: await layer("all_final_layer.2-1.linear", patchFeatures, dim, "rows"),
+    finalScale: await layer("all_final_layer.2-1.adaLN_modulation.1", dim, adaln, true),
+    final: await layer("all_final_layer.2-1.linear", patchFeatures, dim),
   };
 }
 
@@ -131,9 +131,7 @@ export function destroyEmbedders(e: Embedders): void {
 export interface TimestepTensors {
   /** The sinusoid, `[256]` (written by the host each step). */
   sinusoid: GpuTensor;
-  /** `[1024]` each. */
-  hidden: GpuTensor;
-  /** See hidden. */
+  /** SiLU of the MLP's hidden layer, `[1024]`. */
   activated: GpuTensor;
   /** t_emb, `[adaln]`. */
   tEmb: GpuTensor;
@@ -141,8 +139,6 @@ export interface TimestepTensors {
   tEmbSilu: GpuTensor;
   /** The final LayerNorm's weight, `1 + Linear(SiLU(t_emb))`, `[d]`. */
   finalScale: GpuTensor;
-  /** `[d]`. */
-  finalScratch: GpuTensor;
 }
 
 /**
@@ -157,12 +153,10 @@ export function allocTimestepTensors(gpu: ResidentDevice, config: DitConfig): Ti
   const a = (n: number, label: string) => gpu.alloc("f32", n, `timestep ${label}`);
   return {
     sinusoid: a(FREQUENCY_EMBEDDING_SIZE, "sinusoid"),
-    hidden: a(TIMESTEP_MLP_HIDDEN, "hidden"),
     activated: a(TIMESTEP_MLP_HIDDEN, "activated"),
     tEmb: a(adaln, "t_emb"),
     tEmbSilu: a(adaln, "silu(t_emb)"),
     finalScale: a(config.dim, "final scale"),
-    finalScratch: a(config.dim, "final scratch"),
   };
 }
 
@@ -175,11 +169,10 @@ export function allocTimestepTensors(gpu: ResidentDevice, config: DitConfig): Ti
  * @param t the timestep tensors
  */
 export function timestepSteps(steps: Steps, gpu: ResidentDevice, e: Embedders, t: TimestepTensors): void {
-  linear(steps, gpu, e.t0, 1, t.sinusoid, t.hidden, t.activated);
-  steps.run(activationPlan(gpu, { kind: "silu", n: TIMESTEP_MLP_HIDDEN }), [t.hidden, t.activated]);
-  linear(steps, gpu, e.t2, 1, t.activated, t.tEmb, t.hidden);
+  linear(steps, gpu, e.t0, 1, t.sinusoid, t.activated, { activation: "silu" });
+  linear(steps, gpu, e.t2, 1, t.activated, t.tEmb);
   steps.run(activationPlan(gpu, { kind: "silu", n: e.t2.N }), [t.tEmb, t.tEmbSilu]);
-  linear(steps, gpu, e.finalScale, 1, t.tEmbSilu, t.finalScale, t.finalScratch);
+  linear(steps, gpu, e.finalScale, 1, t.tEmbSilu, t.finalScale);
 }
 
 /**
@@ -193,7 +186,6 @@ export function timestepSteps(steps: Steps, gpu: ResidentDevice, e: Embedders, t
  * @param H latent height (even)
  * @param W latent width (even)
  * @param patches `[tokens, 64]` work tensor
- * @param scratch `[tokens, d]` work tensor
  * @param out the image stream
  */
 export function imageEmbedSteps(
@@ -205,13 +197,12 @@ export function imageEmbedSteps(
   H: number,
   W: number,
   patches: GpuTensor,
-  scratch: GpuTensor,
   out: GpuTensor,
 ): void {
   const C = config.inChannels, p = PATCH_SIZE;
   const shape = [C, H / p, p, W / p, p];
   steps.run(permutePlan(gpu, { shape, dims: [1, 3, 2, 4, 0] }), [latent, patches]);
-  linear(steps, gpu, e.x, (H / p) * (W / p), patches, out, scratch);
+  linear(steps, gpu, e.x, (H / p) * (W / p), patches, out);
 }
 
 /**
@@ -224,7 +215,6 @@ export function imageEmbedSteps(
  * @param cap caption features `[tokens, capDim]`
  * @param tokens the caption's length
  * @param normed `[tokens, capDim]` work tensor
- * @param scratch `[tokens, d]` work tensor
  * @param out the caption stream
  */
 export function captionEmbedSteps(
@@ -235,12 +225,11 @@ export function captionEmbedSteps(
   cap: GpuTensor,
   tokens: number,
   normed: GpuTensor,
-  scratch: GpuTensor,
   out: GpuTensor,
 ): void {
   const plan = rmsnormPlan(gpu, { rows: tokens, cols: config.capFeatDim, groups: 1, eps: config.normEps });
   steps.run(plan, [cap, e.capNorm, normed]);
-  linear(steps, gpu, e.cap, tokens, normed, out, scratch);
+  linear(steps, gpu, e.cap, tokens, normed, out);
 }
 
 /**
@@ -271,7 +260,6 @@ export function padSteps(steps: Steps, pad: GpuTensor, stream: GpuTensor, tokens
  * @param H latent height
  * @param W latent width
  * @param normed `[tokens, d]` work tensor
- * @param scratch `[tokens, 64]` work tensor
  * @param tokensOut `[tokens, 64]`: the final layer's output
  * @param out `[16, H, W]`
  * @param noBias any tensor (the LayerNorm's unused bias binding)
@@ -287,14 +275,13 @@ export function finalSteps(
   H: number,
   W: number,
   normed: GpuTensor,
-  scratch: GpuTensor,
   tokensOut: GpuTensor,
   out: GpuTensor,
   noBias: GpuTensor,
 ): void {
   const norm = layernormPlan(gpu, { rows: tokens, cols: config.dim, hasWeight: true, eps: FINAL_NORM_EPS });
   steps.run(norm, [x, t.finalScale, noBias, normed]);
-  linear(steps, gpu, e.final, tokens, normed, tokensOut, scratch);
+  linear(steps, gpu, e.final, tokens, normed, tokensOut);
   const C = config.inChannels, p = PATCH_SIZE;
   steps.run(permutePlan(gpu, { shape: [H / p, W / p, p, p, C], dims: [4, 0, 2, 1, 3] }), [tokensOut, out]);
 }

@@ -43,8 +43,6 @@ export interface ModulationScratch {
   /** The adaLN output (scale chunks plus one). */
   mod: GpuTensor;
   /** See mod. */
-  product: GpuTensor;
-  /** See mod. */
   gates: GpuTensor;
   /** See mod. */
   scaled: GpuTensor;
@@ -101,7 +99,7 @@ export async function loadModulation(
   gateWeights.set(await store.readFloat32("ffn_norm2.weight"), 3 * d);
   const norm = (name: string) => gpu.alloc("f32", d, `${label}.${name} (modulated)`);
   return {
-    linear: await uploadLinear(gpu, weight, 4 * d, adaln, "vector", bias, `${label}.adaLN_modulation.0`, format),
+    linear: await uploadLinear(gpu, weight, 4 * d, adaln, bias, `${label}.adaLN_modulation.0`, format),
     scaleWeights: gpu.upload(scaleWeights, `${label} scale weights`),
     gateWeights: gpu.upload(gateWeights, `${label} gate weights`),
     products: gpu.alloc("f32", 4 * d, `${label} modulation`),
@@ -129,7 +127,7 @@ export function destroyModulation(m: Modulation): void {
 export function allocModulationScratch(gpu: ResidentDevice, config: DitConfig): ModulationScratch {
   const n = 4 * config.dim;
   const a = (label: string) => gpu.alloc("f32", n, `modulation ${label}`);
-  return { mod: a("mod"), product: a("product"), gates: a("gates"), scaled: a("scaled"), gated: a("gated") };
+  return { mod: a("mod"), gates: a("gates"), scaled: a("scaled"), gated: a("gated") };
 }
 
 /**
@@ -151,7 +149,7 @@ export function modulationSteps(
   capture?: (mod: GpuTensor) => void,
 ): void {
   const n = m.linear.N;
-  linear(steps, gpu, m.linear, 1, tEmb, s.mod, s.product);
+  linear(steps, gpu, m.linear, 1, tEmb, s.mod);
   capture?.(s.mod);
   steps.run(activationPlan(gpu, { kind: "tanh", n }), [s.mod, s.gates]);
   steps.run(elementwisePlan(gpu, { op: "multiply", n }), [s.mod, m.scaleWeights, s.scaled]);

@@ -67,7 +67,6 @@ export async function loadMidAttention(gpu: ResidentDevice, store: TensorStore, 
       await store.readFloat32(`${name}.${n}.weight`),
       C,
       C,
-      "rows",
       await store.readFloat32(`${name}.${n}.bias`),
       `${name}.${n}`,
     );
@@ -110,11 +109,11 @@ export function midAttentionSteps(
   const C = w.norm.C;
   groupNormSteps(steps, gpu, w.norm, HW, x, s.a, s);
   steps.run(transposePlan(gpu, { rows: C, cols: HW }), [s.a, t.tokens]);
-  linear(steps, gpu, w.q, HW, t.tokens, t.q, t.o);
-  linear(steps, gpu, w.k, HW, t.tokens, t.k, t.o);
-  linear(steps, gpu, w.v, HW, t.tokens, t.v, t.o);
-  steps.run(flashAttentionPlan(gpu, { B: 1, H: 1, L: HW, S: HW, D: C }), [t.q, t.k, t.v, t.noMask, t.tokens]);
-  linear(steps, gpu, w.out, HW, t.tokens, t.q, t.o);
+  linear(steps, gpu, w.q, HW, t.tokens, t.q);
+  linear(steps, gpu, w.k, HW, t.tokens, t.k);
+  linear(steps, gpu, w.v, HW, t.tokens, t.v);
+  steps.run(flashAttentionPlan(gpu, { B: 1, H: 1, L: HW, S: HW, D: C }), [t.q, t.k, t.v, t.noMask, t.o]);
+  linear(steps, gpu, w.out, HW, t.o, t.q);
   steps.run(transposePlan(gpu, { rows: HW, cols: C }), [t.q, s.a]);
   steps.run(axpyInplacePlan(gpu, { n: C * HW, alpha: 1 }), [s.a, x]);
 }
