@@ -352,6 +352,38 @@ export class DitRun {
   }
 
   /**
+   * Records the caption's embedder and context refiner into `encoder` (for timing).
+   *
+   * @param encoder the command encoder
+   */
+  encodeCaptionInto(encoder: GPUCommandEncoder): void {
+    this.#caption.encode(encoder);
+  }
+
+  /**
+   * Writes t's sinusoid and records the DiT's step (and, given `alpha`, the Euler update
+   * `latent += alpha · output`) into `encoder`, for a caller that submits it (with timestamps, say).
+   *
+   * @param encoder the command encoder
+   * @param t the DiT's t (scheduler.ts's modelT)
+   * @param alpha the Euler multiplier (scheduler.ts's eulerAlpha), or none to leave the latent
+   */
+  encodeStep(encoder: GPUCommandEncoder, t: number, alpha?: number): void {
+    const gpu = this.#gpu;
+    const sinusoid = timestepSinusoid(t, this.#config.tScale) as Float32Array<ArrayBuffer>;
+    gpu.device.queue.writeBuffer(this.#timestep.sinusoid.buffer, 0, sinusoid);
+    this.#step.encode(encoder);
+    if (alpha === undefined) return;
+    let euler = this.#euler.get(alpha);
+    if (!euler) {
+      const plan = axpyInplacePlan(gpu, { n: this.latent.length, alpha });
+      euler = new Recording(gpu, `z-image euler ${alpha}`, [[plan, [this.output, this.latent]]]);
+      this.#euler.set(alpha, euler);
+    }
+    euler.encode(encoder);
+  }
+
+  /**
    * Runs the DiT at t on {@link latent}, and, given `alpha`, the Euler step `latent += alpha · output`.
    *
    * @param t the DiT's t (scheduler.ts's modelT)
@@ -359,21 +391,9 @@ export class DitRun {
    */
   async step(t: number, alpha?: number): Promise<void> {
     const gpu = this.#gpu;
-    const sinusoid = timestepSinusoid(t, this.#config.tScale) as Float32Array<ArrayBuffer>;
-    gpu.device.queue.writeBuffer(this.#timestep.sinusoid.buffer, 0, sinusoid);
-    let euler: Recording | undefined;
-    if (alpha !== undefined) {
-      euler = this.#euler.get(alpha);
-      if (!euler) {
-        const plan = axpyInplacePlan(gpu, { n: this.latent.length, alpha });
-        euler = new Recording(gpu, `z-image euler ${alpha}`, [[plan, [this.output, this.latent]]]);
-        this.#euler.set(alpha, euler);
-      }
-    }
     await gpu.withErrorScopes(() => `z-image step t=${t}`, () => {
       const encoder = gpu.device.createCommandEncoder();
-      this.#step.encode(encoder);
-      euler?.encode(encoder);
+      this.encodeStep(encoder, t, alpha);
       gpu.device.queue.submit([encoder.finish()]);
     });
   }

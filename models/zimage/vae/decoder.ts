@@ -308,6 +308,15 @@ export class DecoderRun {
     this.#recording = new Recording(gpu, "z-image vae decode", steps.list);
   }
 
+  /**
+   * Records the decoder into `encoder`, for a caller that submits it.
+   *
+   * @param encoder the command encoder
+   */
+  encode(encoder: GPUCommandEncoder): void {
+    this.#recording.encode(encoder);
+  }
+
   /** Runs the decoder on {@link latent}. */
   async run(): Promise<void> {
     await this.#recording.run();
