@@ -254,12 +254,19 @@ export {
   validateRmsnormShape,
 } from "./ops/rmsnorm/mod.ts";
 export {
+  indexCopy,
+  type IndexCopyArgs,
+  indexCopyGpu,
+  indexCopyPlan,
+  type IndexCopyShape,
   MAX_COLUMNS,
   scatter,
   type ScatterArgs,
   scatterGpu,
   scatterPlan,
   type ScatterShape,
+  validateIndexCopy,
+  validateIndexCopyShape,
   validateScatter,
   validateScatterShape,
 } from "./ops/scatter/mod.ts";

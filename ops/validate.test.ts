@@ -130,6 +130,15 @@ const CASES: OpCase[] = [
     bad: [["rows", -1, "rows"], ["indexCols", 1.5, "indexCols"], ["cols", 0, "cols"]],
   },
   {
+    op: "indexCopy",
+    reference: ops.indexCopy,
+    gpu: ops.indexCopyGpu,
+    plan: ops.indexCopyPlan,
+    args: { out: f32(6), src: f32(4), index: new Int32Array([2, 0]), outer: 1, rows: 3, cols: 2 },
+    shape: { outer: 1, rows: 3, cols: 2, indexLength: 2 },
+    bad: [["outer", 0, "outer"], ["rows", 2 ** 31, "rows"], ["cols", 1.5, "cols"]],
+  },
+  {
     op: "reduce",
     reference: ops.reduce,
     gpu: ops.reduceGpu,
