@@ -2,16 +2,18 @@
  * Deno only (a CLI): `deno task zimage` generates an image with Z-Image Turbo on whatever WebGPU
  * adapter is present and writes it as a PNG.
  *
- *     deno task zimage --model DIR --prompt-embeds FILE --out image.png [--width W] [--height H]
- *                      [--steps N] [--seed S] [--format f32] [--max-resident BYTES]
+ *     deno task zimage --model DIR (--prompt TEXT | --prompt-embeds FILE) --out image.png [--width W]
+ *                      [--height H] [--steps N] [--seed S] [--format f32|q8|q4g128]
+ *                      [--text-encoder-format f32|q8] [--max-resident BYTES]
  *
- * DIR is a diffusers snapshot of Tongyi-MAI/Z-Image-Turbo (transformer/, vae/, ...) or a folder with
- * ComfyUI's files. The text encoder is not wired into the pipeline yet, so the caption comes as
- * features: FILE is a safetensors file whose tensor `prompt_embeds` (or its only tensor) is
- * `[tokens, 2560]`, Qwen3-4B's `hidden_states[-2]` for the chat-templated prompt; `--prompt` is
- * refused until the encoder is wired. Defaults: 1024 x 1024, 8 steps, a random seed (printed),
- * `--max-resident` 4 GiB (a number of bytes, or with a KiB/MiB/GiB suffix). Progress per stage and per
- * step, with times, goes to stderr.
+ * DIR is a diffusers snapshot of Tongyi-MAI/Z-Image-Turbo (transformer/, vae/, text_encoder/,
+ * tokenizer/) or a folder with ComfyUI's files (and a `tokenizer/` folder for `--prompt`).
+ * `--prompt-embeds FILE` gives the caption features instead of a prompt: a safetensors file whose
+ * tensor `prompt_embeds` (or its only tensor) is `[tokens, 2560]`, Qwen3-4B's `hidden_states[-2]` for
+ * the chat-templated prompt. Defaults: 1024 x 1024, 8 steps, a random seed (printed), f32, and
+ * `--max-resident` 4 GiB (a number of bytes, or with a KiB/MiB/GiB suffix; at Turbo's size the whole
+ * pipeline needs more, e.g. `--format q4g128 --max-resident 6GiB` holds each stage in turn). Progress per
+ * stage and per step, with times, goes to stderr.
  *
  * @module
  */
@@ -20,7 +22,9 @@ import { acquireDevice } from "../../harness/device.ts";
 import { SafetensorsFile } from "../../llm/safetensors.ts";
 import { fileSource } from "../../llm/safetensors_file.ts";
 import { encodePng } from "../image.ts";
+import type { Qwen3Format } from "../qwen3/linear.ts";
 import { directoryFiles } from "./file.ts";
+import type { LinearFormat } from "./linear.ts";
 import { ZImage } from "./pipeline.ts";
 
 const VALUED = [
@@ -101,13 +105,10 @@ async function readPromptEmbeds(path: string): Promise<Float32Array> {
 if (import.meta.main) {
   try {
     const flags = parseCliArgs(Deno.args);
-    if (flags.has("prompt")) {
-      throw new Error("--prompt needs the text encoder, which is not wired into the pipeline yet: use --prompt-embeds");
+    const embedsPath = flags.get("prompt-embeds"), prompt = flags.get("prompt");
+    if ((embedsPath === undefined) === (prompt === undefined)) {
+      throw new Error(`give one of --prompt and --prompt-embeds\n${USAGE}`);
     }
-    const embedsPath = flags.get("prompt-embeds");
-    if (!embedsPath) throw new Error(`--prompt-embeds is required\n${USAGE}`);
-    const format = flags.get("format") ?? "f32";
-    if (format !== "f32") throw new Error(`--format must be f32 (the one implemented), got "${format}"`);
     const maxResident = flags.has("max-resident") ? parseBytes(flags.get("max-resident")!) : undefined;
     const start = performance.now();
     const since = () => `${((performance.now() - start) / 1000).toFixed(2)} s`;
@@ -116,15 +117,16 @@ if (import.meta.main) {
     const files = directoryFiles(flags.get("model")!);
     const model = await ZImage.load(files, {
       device: gpu,
+      format: flags.get("format") as LinearFormat | undefined,
+      textEncoderFormat: flags.get("text-encoder-format") as Qwen3Format | undefined,
       maxResidentBytes: maxResident,
       onProgress: ({ stage, done, total }) => console.error(`load ${stage} ${done}/${total} (${since()})`),
     });
-    console.error(
-      `layout ${model.checkpoint.layout}, ${model.resident ? "all resident" : "stages in turn"} (${since()})`,
-    );
-    const promptEmbeds = await readPromptEmbeds(embedsPath);
+    const kept = model.resident.dit ? "all stages resident" : "stages loaded in turn";
+    console.error(`layout ${model.checkpoint.layout}, ${kept} (${since()})`);
     const image = await model.generate({
-      promptEmbeds,
+      prompt,
+      promptEmbeds: embedsPath === undefined ? undefined : await readPromptEmbeds(embedsPath),
       width: integer(flags, "width"),
       height: integer(flags, "height"),
       steps: integer(flags, "steps"),

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { parseQwen3Config, type Qwen3Config } from "../qwen3/config.ts";
+
 /** The DiT's sizes (upstream's `ZImageTransformer2DModel` arguments). */
 export interface DitConfig {
   /** Latent channels, 16. */
@@ -54,6 +56,33 @@ export interface ZImageConfig {
   /** The VAE decoder. */
   vae: VaeConfig;
 }
+
+/**
+ * Z-Image Turbo's text encoder, Qwen3-4B (its `text_encoder/config.json`; ComfyUI's
+ * `qwen_3_4b.safetensors` comes without one). Z-Image reads `hidden_states[-2]`.
+ */
+export const QWEN3_4B: Qwen3Config = parseQwen3Config({
+  model_type: "qwen3",
+  hidden_size: 2560,
+  intermediate_size: 9728,
+  num_hidden_layers: 36,
+  num_attention_heads: 32,
+  num_key_value_heads: 8,
+  head_dim: 128,
+  vocab_size: 151936,
+  rope_theta: 1000000,
+  rms_norm_eps: 1e-6,
+  tie_word_embeddings: true,
+  max_position_embeddings: 40960,
+  bos_token_id: 151643,
+  eos_token_id: 151645,
+});
+
+/** Which of transformers' `hidden_states` Z-Image takes as caption features: the second-to-last. */
+export const CAPTION_HIDDEN_STATE = -2;
+
+/** Caption tokens at most: the chat-templated prompt is truncated to this many (upstream's max_sequence_length). */
+export const MAX_CAPTION_TOKENS = 512;
 
 /** Width of the timestep embedding that modulates the blocks: min(dim, 256) (upstream's ADALN_EMBED_DIM). */
 export const ADALN_EMBED_DIM = 256;

@@ -1,5 +1,8 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
+import type { Tokenizer } from "../../llm/tokenizer/tokenizer.ts";
+import { Qwen3Encoder } from "../qwen3/encoder.ts";
+import { parseQwen3Config } from "../qwen3/config.ts";
 import { parseDitConfig, parseVaeConfig } from "./config.ts";
 import { goldenStore, goldenTensor, loadTinyIndex, maxRelative, recipeFile, recipeStore } from "./fixtures/recipe.ts";
 import { ZImage } from "./pipeline.ts";
@@ -8,6 +11,7 @@ import { openDit, openVaeDecoder } from "./weights.ts";
 
 const index = await loadTinyIndex();
 const ditJson = index.config.dit as Record<string, unknown>, vaeJson = index.config.vae as Record<string, unknown>;
+const teConfig = parseQwen3Config(index.config.text_encoder as Record<string, unknown>);
 
 async function tinyCheckpoint(): Promise<ZImageCheckpoint> {
   const config = { dit: parseDitConfig(ditJson), vae: parseVaeConfig(vaeJson) };
@@ -15,9 +19,22 @@ async function tinyCheckpoint(): Promise<ZImageCheckpoint> {
     config,
     dit: openDit(await recipeStore(index, "dit"), config.dit),
     vae: openVaeDecoder(await recipeStore(index, "vae"), config.vae),
+    textEncoder: { store: await recipeStore(index, "text_encoder"), config: teConfig },
     layout: "diffusers",
   };
 }
+
+/** The oracle's ByteTokenizer (shims.py): one id per UTF-8 byte of the templated prompt, vocab 256. */
+const byteTokenizer: Tokenizer = {
+  vocabSize: 256,
+  bosId: null,
+  eosId: null,
+  unkId: null,
+  padId: 0,
+  encode: (text: string) => [...new TextEncoder().encode(text)],
+  decode: (ids: readonly number[]) => new TextDecoder().decode(Uint8Array.from(ids)),
+  idToToken: (id: number) => String.fromCharCode(id),
+} as unknown as Tokenizer;
 
 /** The golden run's inputs and outputs (upstream's generate(), 3 steps, 32 x 24 pixels). */
 async function goldenRun() {
@@ -47,9 +64,9 @@ function byteDiff(rgba: Uint8ClampedArray, rgb: Uint8Array): { worst: number; di
 gpuTest("ZImage: the 3-step pipeline from the stored noise and caption features, to the image bytes", async (gpu) => {
   const golden = await goldenRun();
   const steps: number[] = [];
-  for (const budget of [undefined, 2_400_000]) { // everything resident; then the DiT (2.36 MB), then the VAE
+  for (const budget of [undefined, 2_400_000]) { // everything resident; then the DiT (2.39 MB), then the VAE
     const model = await ZImage.load(await tinyCheckpoint(), { device: gpu, maxResidentBytes: budget });
-    strictEqual(model.resident, budget === undefined);
+    deepStrictEqual(Object.values(model.resident), budget === undefined ? [true, true, true] : [false, false, false]);
     const out = await model.generate({
       promptEmbeds: golden.promptEmbeds,
       noise: golden.noise,
@@ -70,62 +87,169 @@ gpuTest("ZImage: the 3-step pipeline from the stored noise and caption features,
   deepStrictEqual(steps, [1, 2, 3, 1, 2, 3]);
 });
 
-gpuTest("ZImage: loads a diffusers directory (configs, weights) from files, and refuses bad options", async (gpu) => {
-  const json = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
-  const files = memoryFiles({
-    "transformer/config.json": json(ditJson),
-    "transformer/diffusion_pytorch_model.safetensors": recipeFile(index, "dit"),
-    "vae/config.json": json(vaeJson),
-    "vae/diffusion_pytorch_model.safetensors": recipeFile(index, "vae"),
-  });
-  const model = await ZImage.load(files, { device: gpu });
-  strictEqual(model.checkpoint.layout, "diffusers");
-  const golden = await goldenRun();
-  const out = await model.generate({
-    promptEmbeds: golden.promptEmbeds,
-    noise: golden.noise,
-    width: 32,
-    height: 24,
-    steps: 3,
-  });
-  ok(byteDiff(out.data, golden.image).worst <= 1);
-  // A seed instead of noise: reproducible, and reported.
-  const a = await model.generate({ promptEmbeds: golden.promptEmbeds, seed: 5, width: 16, height: 16, steps: 2 });
-  const b = await model.generate({ promptEmbeds: golden.promptEmbeds, seed: 5, width: 16, height: 16, steps: 2 });
-  deepStrictEqual([a.seed, a.data], [5, b.data]);
-  const base = { promptEmbeds: golden.promptEmbeds, width: 32, height: 24, steps: 3 };
-  await assertThrowsMessage(
-    () => model.generate({ ...base, width: 30 }),
-    "width must be a positive multiple of 4, got 30",
-  );
-  await assertThrowsMessage(
-    () => model.generate({ ...base, promptEmbeds: undefined, prompt: "a fox" }),
-    "pass promptEmbeds",
-  );
-  await assertThrowsMessage(
-    () => model.generate({ ...base, promptEmbeds: new Float32Array(33) }),
-    "promptEmbeds must be a Float32Array of [tokens >= 1, 32]",
-  );
-  await assertThrowsMessage(
-    () => model.generate({ ...base, noise: new Float32Array(5) }),
-    "noise must be a Float32Array",
-  );
-  await assertThrowsMessage(
-    () => model.generate({ ...base, steps: 0 }),
-    "steps must be an integer in [1, 1000], got 0",
-  );
-  const aborted = new AbortController();
-  aborted.abort(new Error("stopped by the test"));
-  await assertThrowsMessage(() => model.generate({ ...base, signal: aborted.signal }), "stopped by the test");
-  model.destroy();
-  await assertThrowsMessage(() => model.generate(base), "the model was destroyed");
-  await assertThrowsMessage(
-    () => ZImage.load(files, { device: gpu, maxResidentBytes: 1_000_000 }),
-    "the DiT needs 2387840 bytes of weights (f32), over maxResidentBytes 1000000",
-  );
-  await assertThrowsMessage(() => ZImage.load(memoryFiles({}), { device: gpu }), "neither a diffusers checkpoint");
-  await assertThrowsMessage(
-    () => ZImage.load(files, { device: gpu, format: "q5" as "q8" }),
-    "format must be one of f32, q8, q4g128, got q5",
-  );
-});
+gpuTest(
+  "ZImage: the tiny text encoder's hidden_states[-2] (text_encoder.safetensors), and the pipeline from the prompt",
+  async (gpu) => {
+    // The encoder alone, on the oracle's two prompts (24 and 13 tokens).
+    const te = await goldenStore("text_encoder");
+    const ids = (await goldenTensor(te, "input_ids")) as Int32Array,
+      mask = (await goldenTensor(te, "attention_mask")) as Int32Array;
+    const encoder = await Qwen3Encoder.load(gpu, await recipeStore(index, "text_encoder"), teConfig, {
+      hiddenState: -2,
+    });
+    for (const b of [0, 1]) {
+      const row = ids.subarray(24 * b, 24 * (b + 1)),
+        n = mask.subarray(24 * b, 24 * (b + 1)).reduce((a, v) => a + v, 0);
+      const rel = maxRelative(
+        await encoder.encode(row.subarray(0, n)),
+        await goldenTensor(te, `item${b}.hidden_states_m2`),
+      );
+      ok(rel < 1e-4, `item${b}.hidden_states_m2: max rel ${rel}`);
+    }
+    encoder.destroy();
+    // The whole pipeline from the prompt text: upstream's generate() with the oracle's byte tokenizer.
+    const golden = await goldenRun();
+    const p = await goldenStore("pipeline");
+    const prompt = "a red fox sitting in fresh snow";
+    for (const budget of [undefined, 2_400_000]) {
+      const loads: string[] = [];
+      const model = await ZImage.load(await tinyCheckpoint(), {
+        device: gpu,
+        tokenizer: byteTokenizer,
+        maxResidentBytes: budget,
+        onProgress: ({ stage }) => loads.at(-1) !== stage && loads.push(stage),
+      });
+      const wantIds = [...((await goldenTensor(p, "input_ids")) as Int32Array).subarray(0, 81)];
+      deepStrictEqual(model.captionIds(prompt), wantIds);
+      const out = await model.generate({
+        prompt,
+        noise: golden.noise,
+        width: 32,
+        height: 24,
+        steps: 3,
+        keepLatent: true,
+      });
+      strictEqual(out.captionTokens, 81);
+      const rel = maxRelative(out.latent!, golden.latent);
+      const { worst, differing } = byteDiff(out.data, golden.image);
+      console.log(
+        `from the prompt, budget ${budget}: latent ${rel.toExponential(2)}, bytes worst ${worst}, ${differing} differ`,
+      );
+      ok(rel < 1e-4, `final latent: max rel ${rel}`);
+      ok(worst <= 1, `image bytes: worst ${worst} levels`);
+      // Resident: loaded at load(); staged: each stage loaded when it ran, in order (each once here).
+      deepStrictEqual(loads, ["text_encoder", "dit", "vae"]);
+      model.destroy();
+    }
+  },
+);
+
+/**
+ * A Qwen tokenizer's files (vocab.json, merges.txt, tokenizer_config.json) that tokenize as the oracle's
+ * ByteTokenizer: each byte its own token (GPT-2's byte alphabet), id = the byte, no merges, no added tokens.
+ */
+function byteTokenizerFiles(): Record<string, Uint8Array> {
+  const vocab: Record<string, number> = {};
+  let next = 256;
+  for (let b = 0; b < 256; b++) {
+    const printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
+    vocab[String.fromCodePoint(printable ? b : next++)] = b;
+  }
+  const text = (v: unknown) => new TextEncoder().encode(typeof v === "string" ? v : JSON.stringify(v));
+  return {
+    "tokenizer/vocab.json": text(vocab),
+    "tokenizer/merges.txt": text("#version: 0.2\n"),
+    "tokenizer/tokenizer_config.json": text({ tokenizer_class: "Qwen2Tokenizer", added_tokens_decoder: {} }),
+  };
+}
+
+gpuTest(
+  "ZImage: a diffusers directory (configs, weights, text encoder, tokenizer) from the prompt; bad options",
+  async (gpu) => {
+    const json = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+    const files = memoryFiles({
+      "transformer/config.json": json(ditJson),
+      "transformer/diffusion_pytorch_model.safetensors": recipeFile(index, "dit"),
+      "vae/config.json": json(vaeJson),
+      "vae/diffusion_pytorch_model.safetensors": recipeFile(index, "vae"),
+      "text_encoder/config.json": json(index.config.text_encoder),
+      "text_encoder/model.safetensors": recipeFile(index, "text_encoder"),
+      ...byteTokenizerFiles(),
+    });
+    const model = await ZImage.load(files, { device: gpu });
+    strictEqual(model.checkpoint.layout, "diffusers");
+    const golden = await goldenRun();
+    const out = await model.generate({
+      prompt: "a red fox sitting in fresh snow",
+      noise: golden.noise,
+      width: 32,
+      height: 24,
+      steps: 3,
+    });
+    strictEqual(out.captionTokens, 81);
+    ok(byteDiff(out.data, golden.image).worst <= 1);
+    // A seed instead of noise: reproducible, and reported.
+    const a = await model.generate({ promptEmbeds: golden.promptEmbeds, seed: 5, width: 16, height: 16, steps: 2 });
+    const b = await model.generate({ promptEmbeds: golden.promptEmbeds, seed: 5, width: 16, height: 16, steps: 2 });
+    deepStrictEqual([a.seed, a.data], [5, b.data]);
+    const base = { promptEmbeds: golden.promptEmbeds, width: 32, height: 24, steps: 3 };
+    await assertThrowsMessage(
+      () => model.generate({ ...base, width: 30 }),
+      "width must be a positive multiple of 4, got 30",
+    );
+    await assertThrowsMessage(
+      () => model.generate({ ...base, promptEmbeds: new Float32Array(33) }),
+      "promptEmbeds must be a Float32Array of [tokens >= 1, 32]",
+    );
+    await assertThrowsMessage(
+      () => model.generate({ ...base, noise: new Float32Array(5) }),
+      "noise must be a Float32Array",
+    );
+    await assertThrowsMessage(
+      () => model.generate({ ...base, steps: 0 }),
+      "steps must be an integer in [1, 1000], got 0",
+    );
+    const aborted = new AbortController();
+    aborted.abort(new Error("stopped by the test"));
+    await assertThrowsMessage(() => model.generate({ ...base, signal: aborted.signal }), "stopped by the test");
+    model.destroy();
+    await assertThrowsMessage(() => model.generate(base), "the model was destroyed");
+    await assertThrowsMessage(
+      () => ZImage.load(files, { device: gpu, maxResidentBytes: 1_000_000 }),
+      "the DiT needs 2387840 bytes of weights, over maxResidentBytes 1000000",
+    );
+    await assertThrowsMessage(() => ZImage.load(memoryFiles({}), { device: gpu }), "neither a diffusers checkpoint");
+    const bare = await ZImage.load(
+      memoryFiles({
+        "transformer/config.json": json(ditJson),
+        "transformer/diffusion_pytorch_model.safetensors": recipeFile(index, "dit"),
+        "vae/config.json": json(vaeJson),
+        "vae/diffusion_pytorch_model.safetensors": recipeFile(index, "vae"),
+      }),
+      { device: gpu },
+    );
+    await assertThrowsMessage(
+      () => bare.generate({ ...base, promptEmbeds: undefined, prompt: "a fox" }),
+      "no tokenizer (the checkpoint has no tokenizer/ and none was given): pass promptEmbeds",
+    );
+    bare.destroy();
+    const tokenizerOnly = await ZImage.load(
+      memoryFiles({
+        "transformer/config.json": json(ditJson),
+        "transformer/diffusion_pytorch_model.safetensors": recipeFile(index, "dit"),
+        "vae/config.json": json(vaeJson),
+        "vae/diffusion_pytorch_model.safetensors": recipeFile(index, "vae"),
+      }),
+      { device: gpu, tokenizer: byteTokenizer },
+    );
+    await assertThrowsMessage(
+      () => tokenizerOnly.generate({ ...base, promptEmbeds: undefined, prompt: "a fox" }),
+      "the checkpoint has no text encoder: pass promptEmbeds",
+    );
+    tokenizerOnly.destroy();
+    await assertThrowsMessage(
+      () => ZImage.load(files, { device: gpu, format: "q5" as "q8" }),
+      "format must be one of f32, q8, q4g128, got q5",
+    );
+  },
+);

@@ -1,36 +1,54 @@
 /**
- * Z-Image Turbo text-to-image: caption features → the Turbo sampler's DiT steps → the VAE decoder →
- * RGBA bytes (upstream's `generate()` with guidance 0, one image).
+ * Z-Image Turbo text-to-image: prompt → Qwen3's `hidden_states[-2]` of the chat-templated prompt →
+ * the Turbo sampler's DiT steps → the VAE decoder → RGBA bytes (upstream's `generate()` with guidance
+ * 0, one image).
  *
- * Residency: the DiT's block weights are kept on the GPU as f32, q8 or q4g128 (`format`), everything
- * else as f32. When the DiT's and the VAE's together fit
- * `maxResidentBytes` (default 4 GiB), both are loaded by {@link ZImage.load} and stay; otherwise each
- * stage is loaded when it runs and released after it (DiT, then VAE), and the latent passes between
- * them through host memory. A stage larger than the budget on its own is refused (streaming a DiT's
- * blocks from host memory is not implemented).
+ * The prompt is wrapped in Qwen3's chat template (`<|im_start|>user\n{prompt}<|im_end|>\n<|im_start|>
+ * assistant\n`, no think block), tokenized, truncated to 512 tokens (a long prompt loses the
+ * template's tail, as upstream's `max_length=512, truncation=True`) and encoded with no padding (the
+ * oracle's check: padded and alone agree to 1.4e-6). Caption features may be given instead
+ * (`promptEmbeds`), and the starting latent (`noise`) instead of a seed.
+ *
+ * Residency: the text encoder's layers are held as f32 or q8, the DiT's blocks as f32, q8 or q4g128,
+ * everything else as f32. When the three stages' weights fit `maxResidentBytes` (default 4 GiB)
+ * together, all stay loaded; otherwise each is loaded when it runs and released after it (text
+ * encoder, DiT, VAE), the caption features and the latent passing through host memory, so no two are
+ * on the GPU at once. A stage larger than the budget on its own is refused (streaming a DiT's blocks
+ * from host memory is not implemented). At Turbo's size: the DiT takes 22.9 GiB (f32), 5.8 (q8) or 3.1
+ * (q4g128), the text encoder 14.6 GiB (f32) or 4.7 (q8; its f32 embedding table alone is 1.45), the
+ * VAE decoder 0.18: with the default budget only a q4g128 DiT and the VAE fit, and the q8 text encoder
+ * needs a budget of about 5 GiB.
  *
  * @module
  */
 
 import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
+import { qwenChatPrompt } from "../../llm/tokenizer/qwen.ts";
+import type { Tokenizer } from "../../llm/tokenizer/tokenizer.ts";
+import { Qwen3Encoder } from "../qwen3/encoder.ts";
+import { QWEN3_FORMATS, type Qwen3Format } from "../qwen3/linear.ts";
+import type { Qwen3Config } from "../qwen3/config.ts";
 import { decodedToRgba } from "../image.ts";
 import { gaussianNoise } from "../noise.ts";
-import { vaeScaleFactor } from "./config.ts";
+import { CAPTION_HIDDEN_STATE, MAX_CAPTION_TOKENS, vaeScaleFactor } from "./config.ts";
+import { LINEAR_FORMATS, linearBytes, type LinearFormat } from "./linear.ts";
 import { eulerAlpha, turboSchedule } from "./scheduler.ts";
 import { type ModelFiles, openZImage, type ZImageCheckpoint } from "./source.ts";
-import { LINEAR_FORMATS, type LinearFormat } from "./linear.ts";
 import { type DitRun, ditWeightBytes, ZImageDit } from "./transformer/dit.ts";
 import { VaeDecoder } from "./vae/decoder.ts";
 
 /** The default residency budget: 4 GiB. */
 export const DEFAULT_MAX_RESIDENT_BYTES = 4 * 2 ** 30;
 
-/** Progress of {@link ZImage.load} and of staged loads: a stage, and its parts done of all. */
+/** The pipeline's stages, in the order they run. */
+export type ZImageStage = "text_encoder" | "dit" | "vae";
+
+/** Progress of loading a stage: its parts done of all (the text encoder counts bytes read). */
 export interface LoadProgress {
-  /** `dit` or `vae`. */
-  stage: "dit" | "vae";
-  /** Parts done (DiT: blocks and the embedders; VAE: 1 when loaded). */
+  /** The stage. */
+  stage: ZImageStage;
+  /** Parts done. */
   done: number;
   /** Parts in all. */
   total: number;
@@ -40,11 +58,12 @@ export interface LoadProgress {
 export interface ZImageLoadOptions {
   /** The device (default: `acquireDevice()`, destroyed with the model). */
   device?: ResidentDevice;
-  /**
-   * The DiT blocks' weight format on the GPU (default f32): `q8` or `q4g128` quantize the blocks'
-   * Linear weights while loading (the embedders, the final layer and the VAE stay f32).
-   */
+  /** The DiT blocks' weight format (default f32); the embedders, final layer and VAE stay f32. */
   format?: LinearFormat;
+  /** The text encoder's layers' format (default f32 with an f32 DiT, else q8). */
+  textEncoderFormat?: Qwen3Format;
+  /** The tokenizer, where the checkpoint has none (ComfyUI's files) or another is wanted. */
+  tokenizer?: Tokenizer;
   /** Bytes of weights the GPU may hold at once (default 4 GiB). */
   maxResidentBytes?: number;
   /** Load progress. */
@@ -53,12 +72,9 @@ export interface ZImageLoadOptions {
 
 /** Options of {@link ZImage.generate}. */
 export interface GenerateOptions {
-  /** The prompt (needs the text encoder; see `promptEmbeds`). */
+  /** The prompt (encoded by the checkpoint's tokenizer and text encoder). */
   prompt?: string;
-  /**
-   * Caption features `[tokens, capDim]` (the text encoder's `hidden_states[-2]` for the prompt's
-   * chat-templated tokens), in place of `prompt`.
-   */
+  /** Caption features `[tokens, capDim]` (Qwen3's `hidden_states[-2]` of the templated prompt), in place of `prompt`. */
   promptEmbeds?: Float32Array;
   /** Pixels, a multiple of 16 (default 1024). */
   width?: number;
@@ -70,7 +86,7 @@ export interface GenerateOptions {
   seed?: number;
   /** The starting latent `[16, height/8, width/8]` itself, in place of a seed's noise. */
   noise?: Float32Array;
-  /** Aborts between steps. */
+  /** Aborts between stages and steps. */
   signal?: AbortSignal;
   /** Called after each step. */
   onStep?: (progress: { step: number; steps: number }) => void;
@@ -88,24 +104,54 @@ export interface GeneratedImage {
   data: Uint8ClampedArray;
   /** The seed of the noise (undefined when `noise` was given). */
   seed?: number;
+  /** Caption tokens the prompt gave (after the template and truncation), when a prompt was encoded. */
+  captionTokens?: number;
   /** The final latent `[16, height/8, width/8]`, when asked for. */
   latent?: Float32Array;
 }
 
-function weightBytes(store: TensorStore): number {
+/** Which stages stay loaded between generations. */
+export interface Residency {
+  /** The text encoder. */
+  textEncoder: boolean;
+  /** The DiT. */
+  dit: boolean;
+  /** The VAE decoder. */
+  vae: boolean;
+}
+
+function storeBytes(store: TensorStore): number {
   return store.tensors.reduce((n, t) => n + 4 * t.shape.reduce((a, b) => a * b, 1), 0);
+}
+
+/**
+ * Bytes the text encoder's weights take on the GPU for Z-Image (the embedding and the layers up to
+ * `hidden_states[-2]`; the last layer and the final norm are not loaded).
+ *
+ * @param config the encoder's config
+ * @param format its layers' format
+ * @returns bytes
+ */
+export function textEncoderWeightBytes(config: Qwen3Config, format: Qwen3Format): number {
+  const h = config.hiddenSize, q = config.numAttentionHeads * config.headDim;
+  const kv = config.numKeyValueHeads * config.headDim, f = config.intermediateSize;
+  const layer = linearBytes(q, h, format) + 2 * linearBytes(kv, h, format) + linearBytes(h, q, format) +
+    2 * linearBytes(f, h, format) + linearBytes(h, f, format) + 4 * (2 * h + 2 * config.headDim);
+  return 4 * config.vocabSize * h + (config.numHiddenLayers + 1 + CAPTION_HIDDEN_STATE) * layer;
 }
 
 /** Z-Image Turbo on a WebGPU device. */
 export class ZImage {
   /** The checkpoint. */
   readonly checkpoint: ZImageCheckpoint;
-  /** Whether both stages stay resident. */
-  readonly resident: boolean;
+  /** Which stages stay loaded. */
+  readonly resident: Residency;
   readonly #gpu: ResidentDevice;
   readonly #ownsDevice: boolean;
-  readonly #onProgress?: (progress: LoadProgress) => void;
+  readonly #options: ZImageLoadOptions;
   readonly #format: LinearFormat;
+  readonly #textEncoderFormat: Qwen3Format;
+  #encoder?: Qwen3Encoder;
   #dit?: ZImageDit;
   #vae?: VaeDecoder;
   #run?: { key: string; run: DitRun };
@@ -114,25 +160,26 @@ export class ZImage {
 
   private constructor(
     gpu: ResidentDevice,
-    ownsDevice: boolean,
     checkpoint: ZImageCheckpoint,
-    resident: boolean,
+    resident: Residency,
     format: LinearFormat,
-    onProgress?: (progress: LoadProgress) => void,
+    textEncoderFormat: Qwen3Format,
+    options: ZImageLoadOptions,
   ) {
     this.#gpu = gpu;
-    this.#format = format;
-    this.#ownsDevice = ownsDevice;
+    this.#ownsDevice = !options.device;
     this.checkpoint = checkpoint;
     this.resident = resident;
-    this.#onProgress = onProgress;
+    this.#format = format;
+    this.#textEncoderFormat = textEncoderFormat;
+    this.#options = options;
   }
 
   /**
    * Opens a checkpoint (checking every component's tensors first) and loads what the budget keeps.
    *
    * @param source the model's files (diffusers directory or ComfyUI's files), or a checkpoint already opened
-   * @param options device, format, budget, progress
+   * @param options device, formats, tokenizer, budget, progress
    * @returns the model
    * @throws Error naming a missing file, a tensor that does not fit, an unknown format, or a stage over the budget
    */
@@ -141,27 +188,35 @@ export class ZImage {
     if (!LINEAR_FORMATS.includes(format)) {
       throw new Error(`ZImage.load: format must be one of ${LINEAR_FORMATS.join(", ")}, got ${String(format)}`);
     }
+    const teFormat = options.textEncoderFormat ?? (format === "f32" ? "f32" : "q8");
+    if (!QWEN3_FORMATS.includes(teFormat)) {
+      throw new Error(
+        `ZImage.load: textEncoderFormat must be one of ${QWEN3_FORMATS.join(", ")}, got ${String(teFormat)}`,
+      );
+    }
     const budget = options.maxResidentBytes ?? DEFAULT_MAX_RESIDENT_BYTES;
     if (!(Number.isFinite(budget) && budget > 0)) {
       throw new Error(`ZImage.load: maxResidentBytes must be a number > 0, got ${budget}`);
     }
     const checkpoint = "open" in source ? await openZImage(source) : source;
-    const dit = ditWeightBytes(checkpoint.config.dit, format), vae = weightBytes(checkpoint.vae);
-    for (const [stage, bytes] of [["DiT", dit], ["VAE decoder", vae]] as const) {
+    const te = checkpoint.textEncoder ? textEncoderWeightBytes(checkpoint.textEncoder.config, teFormat) : 0;
+    const dit = ditWeightBytes(checkpoint.config.dit, format), vae = storeBytes(checkpoint.vae);
+    for (const [stage, bytes] of [["text encoder", te], ["DiT", dit], ["VAE decoder", vae]] as const) {
       if (bytes > budget) {
         throw new Error(
-          `ZImage.load: the ${stage} needs ${bytes} bytes of weights (${format}), over maxResidentBytes ${budget} ` +
+          `ZImage.load: the ${stage} needs ${bytes} bytes of weights, over maxResidentBytes ${budget} ` +
             `(streaming its blocks from host memory is not implemented)`,
         );
       }
     }
+    const all = te + dit + vae <= budget;
+    const resident = { textEncoder: all && te > 0, dit: all, vae: all };
     const gpu = options.device ?? await acquireDevice();
-    const model = new ZImage(gpu, !options.device, checkpoint, dit + vae <= budget, format, options.onProgress);
+    const model = new ZImage(gpu, checkpoint, resident, format, teFormat, options);
     try {
-      if (model.resident) {
-        await model.#loadDit();
-        await model.#loadVae();
-      }
+      if (resident.textEncoder) await model.#loadEncoder();
+      if (resident.dit) await model.#loadDit();
+      if (resident.vae) await model.#loadVae();
     } catch (e) {
       model.destroy();
       throw e;
@@ -169,11 +224,26 @@ export class ZImage {
     return model;
   }
 
+  #progress(progress: LoadProgress): void {
+    this.#options.onProgress?.(progress);
+  }
+
+  async #loadEncoder(): Promise<Qwen3Encoder> {
+    const te = this.checkpoint.textEncoder;
+    if (!te) throw new Error("ZImage: the checkpoint has no text encoder: pass promptEmbeds");
+    this.#encoder ??= await Qwen3Encoder.load(this.#gpu, te.store, te.config, {
+      format: this.#textEncoderFormat,
+      hiddenState: CAPTION_HIDDEN_STATE,
+      onProgress: (done, total) => this.#progress({ stage: "text_encoder", done, total }),
+    });
+    return this.#encoder;
+  }
+
   async #loadDit(): Promise<ZImageDit> {
     const { dit, config } = this.checkpoint;
     this.#dit ??= await ZImageDit.load(this.#gpu, dit, config.dit, {
       format: this.#format,
-      onProgress: (done, total) => this.#onProgress?.({ stage: "dit", done, total }),
+      onProgress: (done, total) => this.#progress({ stage: "dit", done, total }),
     });
     return this.#dit;
   }
@@ -181,9 +251,24 @@ export class ZImage {
   async #loadVae(): Promise<VaeDecoder> {
     if (!this.#vae) {
       this.#vae = await VaeDecoder.load(this.#gpu, this.checkpoint.vae, this.checkpoint.config.vae);
-      this.#onProgress?.({ stage: "vae", done: 1, total: 1 });
+      this.#progress({ stage: "vae", done: 1, total: 1 });
     }
     return this.#vae;
+  }
+
+  /**
+   * The token ids Z-Image encodes for a prompt: the chat template, tokenized, at most 512.
+   *
+   * @param prompt the prompt
+   * @returns the ids
+   * @throws Error when there is no tokenizer
+   */
+  captionIds(prompt: string): number[] {
+    const tokenizer = this.#options.tokenizer ?? this.checkpoint.tokenizer;
+    if (!tokenizer) {
+      throw new Error("ZImage: no tokenizer (the checkpoint has no tokenizer/ and none was given): pass promptEmbeds");
+    }
+    return tokenizer.encode(qwenChatPrompt(prompt)).slice(0, MAX_CAPTION_TOKENS);
   }
 
   /**
@@ -215,15 +300,15 @@ export class ZImage {
       }
     }
     const h = height / scale, w = width / scale, latentLength = ditConfig.inChannels * h * w;
-    const cap = options.promptEmbeds;
-    if (!cap) {
-      throw new Error(
-        "ZImage.generate: the text encoder is not wired into this pipeline yet: pass promptEmbeds " +
-          `(hidden_states[-2] of Qwen3 for the chat-templated prompt, [tokens, ${ditConfig.capFeatDim}])`,
-      );
-    }
-    if (!(cap instanceof Float32Array) || cap.length === 0 || cap.length % ditConfig.capFeatDim !== 0) {
-      throw new Error(`ZImage.generate: promptEmbeds must be a Float32Array of [tokens >= 1, ${ditConfig.capFeatDim}]`);
+    if (options.promptEmbeds !== undefined) {
+      const cap = options.promptEmbeds;
+      if (!(cap instanceof Float32Array) || cap.length === 0 || cap.length % ditConfig.capFeatDim !== 0) {
+        throw new Error(
+          `ZImage.generate: promptEmbeds must be a Float32Array of [tokens >= 1, ${ditConfig.capFeatDim}]`,
+        );
+      }
+    } else if (typeof options.prompt !== "string") {
+      throw new Error("ZImage.generate: give a prompt (a string) or promptEmbeds");
     }
     let seed: number | undefined;
     let noise = options.noise;
@@ -238,6 +323,19 @@ export class ZImage {
     const schedule = turboSchedule(steps);
     options.signal?.throwIfAborted();
 
+    // Caption features.
+    let cap = options.promptEmbeds, captionTokens: number | undefined;
+    if (!cap) {
+      const ids = this.captionIds(options.prompt!);
+      captionTokens = ids.length;
+      const encoder = await this.#loadEncoder();
+      cap = await encoder.encode(ids);
+      if (this.resident.textEncoder) encoder.release(ids.length);
+      else this.#releaseEncoder();
+      options.signal?.throwIfAborted();
+    }
+
+    // The DiT's steps.
     const dit = await this.#loadDit();
     const capLen = cap.length / ditConfig.capFeatDim, key = `${h}x${w}:${capLen}`;
     if (this.#run?.key !== key) {
@@ -253,15 +351,16 @@ export class ZImage {
       await run.step(schedule.modelT[k], eulerAlpha(schedule.sigmas, k));
       options.onStep?.({ step: k + 1, steps });
     }
-    const latent = options.keepLatent || !this.resident ? (await gpu.read(run.latent)) as Float32Array : undefined;
-    if (!this.resident) this.#releaseDit();
+    const viaHost = !this.resident.dit || !this.resident.vae;
+    const latent = options.keepLatent || viaHost ? (await gpu.read(run.latent)) as Float32Array : undefined;
+    if (!this.resident.dit) this.#releaseDit();
 
+    // The VAE.
     const vae = await this.#loadVae();
     const decode = vae.prepare(h, w);
     try {
-      if (latent && !this.resident) {
-        gpu.device.queue.writeBuffer(decode.latent.buffer, 0, latent as Float32Array<ArrayBuffer>);
-      } else {
+      if (viaHost) gpu.device.queue.writeBuffer(decode.latent.buffer, 0, latent as Float32Array<ArrayBuffer>);
+      else {
         await gpu.withErrorScopes(() => "z-image latent to the decoder", () => {
           const encoder = gpu.device.createCommandEncoder();
           encoder.copyBufferToBuffer(run.latent.buffer, 0, decode.latent.buffer, 0, 4 * latentLength);
@@ -275,15 +374,21 @@ export class ZImage {
         height,
         data: decodedToRgba(decoded, width, height),
         seed,
+        captionTokens,
         latent: options.keepLatent ? latent : undefined,
       };
     } finally {
       decode.destroy();
-      if (!this.resident) {
+      if (!this.resident.vae) {
         this.#vae?.destroy();
         this.#vae = undefined;
       }
     }
+  }
+
+  #releaseEncoder(): void {
+    this.#encoder?.destroy();
+    this.#encoder = undefined;
   }
 
   #releaseDit(): void {
@@ -297,6 +402,7 @@ export class ZImage {
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
+    this.#releaseEncoder();
     this.#releaseDit();
     this.#vae?.destroy();
     this.#vae = undefined;

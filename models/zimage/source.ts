@@ -3,7 +3,8 @@
  * (`transformer/`, `vae/`, `text_encoder/`, `tokenizer/`, sharded safetensors with their index
  * files and `config.json`s) or ComfyUI's three files (`z_image_turbo_bf16.safetensors`,
  * `ae.safetensors`, `qwen_3_4b.safetensors`, flat or under ComfyUI's `diffusion_models/`, `vae/`
- * and `text_encoders/`; Turbo's config is assumed, as those files carry none).
+ * and `text_encoders/`; Turbo's config is assumed, as those files carry none, and the tokenizer is
+ * taken from a `tokenizer/` folder beside them when there is one).
  *
  * Files are reached through {@link ModelFiles}: a URL prefix answering range requests
  * ({@link urlFiles}), files in memory or Blobs ({@link memoryFiles}), or a directory on disk
@@ -15,8 +16,12 @@
 import { type ByteSource, SafetensorsFile, type TensorStore } from "../../llm/safetensors.ts";
 import { ShardedSafetensors } from "../../llm/safetensors_sharded.ts";
 import { blobSource, bytesSource, urlSource } from "../../llm/safetensors_sources.ts";
-import { parseDitConfig, parseVaeConfig, Z_IMAGE_TURBO, type ZImageConfig } from "./config.ts";
-import { openDit, openTextEncoder, openVaeDecoder, QWEN3_4B, type TextEncoderSizes } from "./weights.ts";
+import { loadQwenTokenizer } from "../../llm/tokenizer/qwen.ts";
+import type { Tokenizer } from "../../llm/tokenizer/tokenizer.ts";
+import { parseQwen3Config, type Qwen3Config } from "../qwen3/config.ts";
+import { openQwen3Checkpoint } from "../qwen3/weights.ts";
+import { parseDitConfig, parseVaeConfig, QWEN3_4B, Z_IMAGE_TURBO, type ZImageConfig } from "./config.ts";
+import { openDit, openVaeDecoder } from "./weights.ts";
 
 /** A model's files, by path under its root. */
 export interface ModelFiles {
@@ -39,12 +44,10 @@ export interface ZImageCheckpoint {
   dit: TensorStore;
   /** The VAE decoder's tensors, official names without `decoder.`. */
   vae: TensorStore;
-  /** The text encoder's tensors (`Qwen3Model` names), when the checkpoint has them. */
-  textEncoder?: TensorStore;
-  /** The text encoder's sizes. */
-  textEncoderSizes?: TextEncoderSizes;
-  /** `tokenizer/tokenizer.json`, when present. */
-  tokenizerJson?: string;
+  /** The text encoder (Qwen3, checked against its config), when the checkpoint has it. */
+  textEncoder?: { store: TensorStore; config: Qwen3Config };
+  /** The text encoder's tokenizer, when the checkpoint has its files (`tokenizer/`). */
+  tokenizer?: Tokenizer;
   /** Which layout the files had. */
   layout: "diffusers" | "comfyui";
 }
@@ -138,23 +141,21 @@ export const COMFYUI_FILES = {
   textEncoder: ["qwen_3_4b.safetensors", "text_encoders/qwen_3_4b.safetensors"],
 } as const;
 
-function textEncoderSizes(json: Record<string, unknown>): TextEncoderSizes {
-  const int = (key: string) => {
-    const v = json[key];
-    if (!Number.isInteger(v) || (v as number) < 1) {
-      throw new Error(`Z-Image text encoder config: "${key}" must be an integer >= 1, got ${JSON.stringify(v)}`);
-    }
-    return v as number;
-  };
-  return {
-    vocabSize: int("vocab_size"),
-    hiddenSize: int("hidden_size"),
-    intermediateSize: int("intermediate_size"),
-    numHiddenLayers: int("num_hidden_layers"),
-    numAttentionHeads: int("num_attention_heads"),
-    numKeyValueHeads: int("num_key_value_heads"),
-    headDim: int("head_dim"),
-  };
+/** Qwen's tokenizer from `tokenizer/`: tokenizer.json, or vocab.json and merges.txt (with tokenizer_config.json). */
+async function openTokenizer(files: ModelFiles): Promise<Tokenizer | undefined> {
+  const config = await readText(files, "tokenizer/tokenizer_config.json");
+  const json = await readText(files, "tokenizer/tokenizer.json");
+  if (json !== null) return loadQwenTokenizer({ tokenizerJson: json, tokenizerConfig: config ?? undefined });
+  const vocab = await readText(files, "tokenizer/vocab.json"), merges = await readText(files, "tokenizer/merges.txt");
+  if (vocab === null || merges === null) return undefined;
+  if (config === null) throw new Error(`${files.name}: tokenizer/vocab.json needs tokenizer/tokenizer_config.json`);
+  return loadQwenTokenizer({ vocab, merges, tokenizerConfig: config });
+}
+
+/** The text encoder's store after models/qwen3 has checked it against the config. */
+function checkedEncoder(store: TensorStore, config: Qwen3Config): { store: TensorStore; config: Qwen3Config } {
+  openQwen3Checkpoint(store, config);
+  return { store, config };
 }
 
 /**
@@ -176,14 +177,13 @@ export async function openZImage(files: ModelFiles): Promise<ZImageCheckpoint> {
     if (!dit || !vae) throw new Error(`${files.name}: no safetensors in ${dit ? "vae" : "transformer"}/`);
     const teJson = await readJson(files, "text_encoder/config.json");
     const te = teJson ? await openWeights(files, "text_encoder", "model") : null;
-    const sizes = teJson ? textEncoderSizes(teJson) : undefined;
+    if (teJson && !te) throw new Error(`${files.name}: text_encoder/config.json is there but no safetensors`);
     return {
       config,
       dit: openDit(dit, config.dit),
       vae: openVaeDecoder(vae, config.vae),
-      textEncoder: te && sizes ? openTextEncoder(te, sizes) : undefined,
-      textEncoderSizes: sizes,
-      tokenizerJson: (await readText(files, "tokenizer/tokenizer.json")) ?? undefined,
+      textEncoder: te && teJson ? checkedEncoder(te, parseQwen3Config(teJson)) : undefined,
+      tokenizer: await openTokenizer(files),
       layout: "diffusers",
     };
   }
@@ -202,8 +202,8 @@ export async function openZImage(files: ModelFiles): Promise<ZImageCheckpoint> {
     config,
     dit: openDit(dit, config.dit),
     vae: openVaeDecoder(vae, config.vae),
-    textEncoder: te ? openTextEncoder(te, QWEN3_4B) : undefined,
-    textEncoderSizes: te ? QWEN3_4B : undefined,
+    textEncoder: te ? checkedEncoder(te, QWEN3_4B) : undefined,
+    tokenizer: await openTokenizer(files),
     layout: "comfyui",
   };
 }

@@ -4,7 +4,7 @@
  *
  * - **diffusers / official** (Tongyi-MAI/Z-Image-Turbo): `transformer/` (sharded, F32), `vae/`
  *   (`AutoencoderKL` names, BF16, with the encoder, which decoding ignores), `text_encoder/`
- *   (transformers' `Qwen3Model` names, BF16; a `model.` prefix is accepted too). The DiT's names are
+ *   (transformers' `Qwen3Model` names, BF16), `tokenizer/`. The DiT's names are
  *   upstream's module names, the ones every other part of this port uses ("official names").
  * - **ComfyUI split files**: `z_image_turbo_bf16.safetensors` (the DiT with a fused `attention.qkv`
  *   `[3d, d]`, `attention.out`, `attention.q_norm`/`k_norm`, `x_embedder`, `final_layer`; an optional
@@ -14,9 +14,10 @@
  *
  * {@link DIT_COMFYUI_RULES} and {@link VAE_BFL_RULES} are the one mapping table: each rule rewrites an
  * official name into the other layout's (and which third of a fused tensor it is). {@link openDit},
- * {@link openVaeDecoder} and {@link openTextEncoder} detect the layout, check that the checkpoint holds
- * exactly the expected tensors with their shapes (naming each missing, extra or mis-shaped one) before
- * any data is read, and return a store under official names.
+ * {@link openVaeDecoder} detect the layout, check that the checkpoint holds exactly the expected tensors
+ * with their shapes (naming each missing, extra or mis-shaped one) before any data is read, and return a
+ * store under official names; the text encoder's checkpoint is models/qwen3's to check
+ * (`openQwen3Checkpoint`: `Qwen3Model` names, or a causal LM's `model.`-prefixed ones).
  *
  * @module
  */
@@ -99,64 +100,6 @@ export function ditTensors(config: DitConfig): ExpectedTensor[] {
   for (let i = 0; i < config.nRefinerLayers; i++) add(`noise_refiner.${i}.`, true);
   for (let i = 0; i < config.nRefinerLayers; i++) add(`context_refiner.${i}.`, false);
   for (let i = 0; i < config.nLayers; i++) add(`layers.${i}.`, true);
-  return out;
-}
-
-/** The sizes of the Qwen3 text encoder whose tensors {@link textEncoderTensors} lists. */
-export interface TextEncoderSizes {
-  /** Vocabulary. */
-  vocabSize: number;
-  /** Hidden size. */
-  hiddenSize: number;
-  /** MLP width. */
-  intermediateSize: number;
-  /** Decoder layers. */
-  numHiddenLayers: number;
-  /** Query heads. */
-  numAttentionHeads: number;
-  /** Key/value heads. */
-  numKeyValueHeads: number;
-  /** Channels per head. */
-  headDim: number;
-}
-
-/** Qwen3-4B, Z-Image Turbo's text encoder. */
-export const QWEN3_4B: TextEncoderSizes = {
-  vocabSize: 151936,
-  hiddenSize: 2560,
-  intermediateSize: 9728,
-  numHiddenLayers: 36,
-  numAttentionHeads: 32,
-  numKeyValueHeads: 8,
-  headDim: 128,
-};
-
-/**
- * Every tensor of a `Qwen3Model` checkpoint (no LM head: tied embeddings).
- *
- * @param s the encoder's sizes
- * @returns names and shapes
- */
-export function textEncoderTensors(s: TextEncoderSizes): ExpectedTensor[] {
-  const h = s.hiddenSize, q = s.numAttentionHeads * s.headDim, kv = s.numKeyValueHeads * s.headDim;
-  const out: ExpectedTensor[] = [{ name: "embed_tokens.weight", shape: [s.vocabSize, h] }];
-  for (let i = 0; i < s.numHiddenLayers; i++) {
-    const p = `layers.${i}.`;
-    out.push(
-      { name: `${p}self_attn.q_proj.weight`, shape: [q, h] },
-      { name: `${p}self_attn.k_proj.weight`, shape: [kv, h] },
-      { name: `${p}self_attn.v_proj.weight`, shape: [kv, h] },
-      { name: `${p}self_attn.o_proj.weight`, shape: [h, q] },
-      { name: `${p}self_attn.q_norm.weight`, shape: [s.headDim] },
-      { name: `${p}self_attn.k_norm.weight`, shape: [s.headDim] },
-      { name: `${p}mlp.gate_proj.weight`, shape: [s.intermediateSize, h] },
-      { name: `${p}mlp.up_proj.weight`, shape: [s.intermediateSize, h] },
-      { name: `${p}mlp.down_proj.weight`, shape: [h, s.intermediateSize] },
-      { name: `${p}input_layernorm.weight`, shape: [h] },
-      { name: `${p}post_attention_layernorm.weight`, shape: [h] },
-    );
-  }
-  out.push({ name: "norm.weight", shape: [h] });
   return out;
 }
 
@@ -275,20 +218,4 @@ export function openVaeDecoder(store: TensorStore, config: VaeConfig): TensorSto
   const layout = reshapedForBfl(storedLayout(expected, rules, "decoder."));
   checkTensorLayout(store, layout, "Z-Image VAE checkpoint (FLUX.1 AE names)", { ignore });
   return new MappedStore(store, expected, rules, "decoder.");
-}
-
-/**
- * The text encoder's tensors under `Qwen3Model` names, from a checkpoint with or without the `model.`
- * prefix of a causal-LM checkpoint (an `lm_head.weight` there is ignored), after checking them.
- *
- * @param store the checkpoint
- * @param sizes the encoder's sizes
- * @returns a store under `Qwen3Model` names
- * @throws Error naming every missing, mis-shaped and unexpected tensor
- */
-export function openTextEncoder(store: TensorStore, sizes: TextEncoderSizes): TensorStore {
-  const prefix = has(store, "model.embed_tokens.weight") ? "model." : "";
-  const expected = textEncoderTensors(sizes).map((t) => ({ name: prefix + t.name, shape: t.shape }));
-  checkTensorLayout(store, expected, "Z-Image text encoder checkpoint", { ignore: (n) => n === "lm_head.weight" });
-  return prefix ? scopedStore(store, prefix) : store;
 }
