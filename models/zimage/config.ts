@@ -79,10 +79,10 @@ export const QWEN3_4B: Qwen3Config = parseQwen3Config({
 });
 
 /** Which of transformers' `hidden_states` Z-Image takes as caption features: the second-to-last. */
-export const CAPTION_HIDDEN_STATE = -2;
+export const CAPTION_HIDDEN_STATE: number = -2;
 
 /** Caption tokens at most: the chat-templated prompt is truncated to this many (upstream's max_sequence_length). */
-export const MAX_CAPTION_TOKENS = 512;
+export const MAX_CAPTION_TOKENS: number = 512;
 
 /** Width of the timestep embedding that modulates the blocks: min(dim, 256) (upstream's ADALN_EMBED_DIM). */
 export const ADALN_EMBED_DIM = 256;
