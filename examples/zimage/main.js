@@ -3,14 +3,14 @@
 // exports).
 //
 // The checkpoint is read from a URL prefix with range requests (`urlFiles`: a diffusers directory, or
-// ComfyUI's files), every tensor's name and shape checked before any weight is read; the caption
-// features come from a safetensors file (tensor `prompt_embeds`, `[tokens, 2560]` for Turbo), and an
-// optional `noise` URL gives the starting latent (tensor `noise`) in place of the seed's. Loading and
-// each step drive the progress bar; Stop aborts between steps. The image is drawn on the canvas and
-// offered as a PNG.
+// ComfyUI's files), every tensor's name and shape checked before any weight is read. The prompt is
+// encoded by the checkpoint's tokenizer and text encoder, or caption features come from a safetensors
+// file (tensor `prompt_embeds`, `[tokens, 2560]` for Turbo); an optional `noise` URL gives the starting
+// latent (tensor `noise`) in place of the seed's. Loading and each step drive the progress bar; Stop
+// aborts between steps. The image is drawn on the canvas and offered as a PNG.
 //
-// URL parameters preset the form (`model`, `embeds`, `noise`, `format`, `width`, `height`, `steps`,
-// `seed`) and `autorun` generates once loaded. For scripts and the browser test: `globalThis.__zimage`
+// URL parameters preset the form (`prompt`, `model`, `embeds`, `noise`, `format`, `budget` in GiB,
+// `width`, `height`, `steps`, `seed`) and `autorun` generates once loaded. For scripts and the browser test: `globalThis.__zimage`
 // holds the adapter, the state (also `#status[data-state]`: loading, ready, generating, done, error),
 // the load progress, the steps done and the last image's bytes.
 import { acquireDevice } from "/bundle/harness.js";
@@ -30,7 +30,7 @@ function setState(state, text) {
 }
 const message = (e) => (e instanceof Error ? e.message : String(e));
 
-for (const name of ["model", "embeds", "format", "width", "height", "steps", "seed"]) {
+for (const name of ["prompt", "model", "embeds", "format", "budget", "width", "height", "steps", "seed"]) {
   if (params.has(name)) $(name).value = params.get(name);
 }
 
@@ -46,7 +46,7 @@ let loadedKey;
 let abort;
 
 async function load() {
-  const key = `${$("model").value} ${$("format").value}`;
+  const key = `${$("model").value} ${$("format").value} ${$("budget").value}`;
   if (model && loadedKey === key) return model;
   model?.destroy();
   model = undefined;
@@ -55,10 +55,12 @@ async function load() {
   model = await ZImage.load(urlFiles(new URL($("model").value, location.href)), {
     device: gpu,
     format: $("format").value,
+    maxResidentBytes: Number($("budget").value) * 2 ** 30,
     onProgress: ({ stage, done, total }) => {
       page.loads.push({ stage, done, total });
       $("progress").value = done / total;
-      setState("loading", `loading the ${stage === "dit" ? "DiT" : "VAE"}: ${done} / ${total}`);
+      const name = { text_encoder: "text encoder", dit: "DiT", vae: "VAE" }[stage];
+      setState("loading", `loading the ${name}: ${Math.round((100 * done) / total)}%`);
     },
   });
   loadedKey = key;
@@ -70,7 +72,8 @@ async function generate() {
   try {
     $("generate").disabled = true;
     const z = await load();
-    const promptEmbeds = await tensorAt($("embeds").value, "prompt_embeds");
+    const embeds = $("embeds").value.trim();
+    const promptEmbeds = embeds ? await tensorAt(embeds, "prompt_embeds") : undefined;
     const noise = params.has("noise") ? await tensorAt(params.get("noise"), "noise") : undefined;
     const steps = Number($("steps").value);
     abort = new AbortController();
@@ -78,6 +81,7 @@ async function generate() {
     page.steps = [];
     setState("generating", `step 0 / ${steps}`);
     const image = await z.generate({
+      prompt: $("prompt").value,
       promptEmbeds,
       noise,
       seed: noise ? undefined : Number($("seed").value),
@@ -101,7 +105,12 @@ async function generate() {
     if (link.href) URL.revokeObjectURL(link.href);
     link.href = URL.createObjectURL(new Blob([png], { type: "image/png" }));
     link.hidden = false;
-    page.image = { width: image.width, height: image.height, data: [...image.data] };
+    page.image = {
+      width: image.width,
+      height: image.height,
+      data: [...image.data],
+      captionTokens: image.captionTokens,
+    };
     page.seconds = (performance.now() - started) / 1000;
     setState("done", `${image.width} x ${image.height} in ${page.seconds.toFixed(1)} s`);
   } catch (e) {

@@ -4,7 +4,15 @@ import type { Tokenizer } from "../../llm/tokenizer/tokenizer.ts";
 import { Qwen3Encoder } from "../qwen3/encoder.ts";
 import { parseQwen3Config } from "../qwen3/config.ts";
 import { parseDitConfig, parseVaeConfig } from "./config.ts";
-import { goldenStore, goldenTensor, loadTinyIndex, maxRelative, recipeFile, recipeStore } from "./fixtures/recipe.ts";
+import {
+  byteTokenizerFiles,
+  goldenStore,
+  goldenTensor,
+  loadTinyIndex,
+  maxRelative,
+  recipeFile,
+  recipeStore,
+} from "./fixtures/recipe.ts";
 import { ZImage } from "./pipeline.ts";
 import { memoryFiles, type ZImageCheckpoint } from "./source.ts";
 import { openDit, openVaeDecoder } from "./weights.ts";
@@ -143,25 +151,6 @@ gpuTest(
     }
   },
 );
-
-/**
- * A Qwen tokenizer's files (vocab.json, merges.txt, tokenizer_config.json) that tokenize as the oracle's
- * ByteTokenizer: each byte its own token (GPT-2's byte alphabet), id = the byte, no merges, no added tokens.
- */
-function byteTokenizerFiles(): Record<string, Uint8Array> {
-  const vocab: Record<string, number> = {};
-  let next = 256;
-  for (let b = 0; b < 256; b++) {
-    const printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
-    vocab[String.fromCodePoint(printable ? b : next++)] = b;
-  }
-  const text = (v: unknown) => new TextEncoder().encode(typeof v === "string" ? v : JSON.stringify(v));
-  return {
-    "tokenizer/vocab.json": text(vocab),
-    "tokenizer/merges.txt": text("#version: 0.2\n"),
-    "tokenizer/tokenizer_config.json": text({ tokenizer_class: "Qwen2Tokenizer", added_tokens_decoder: {} }),
-  };
-}
 
 gpuTest(
   "ZImage: a diffusers directory (configs, weights, text encoder, tokenizer) from the prompt; bad options",
