@@ -41,6 +41,8 @@ export interface Linear {
   readonly scales?: GpuTensor;
   /** The bias `[N]`, if any. */
   readonly bias?: GpuTensor;
+  /** Its name (the checkpoint's module name), for messages. */
+  readonly label: string;
 }
 
 /**
@@ -90,9 +92,9 @@ export async function uploadLinear(
     const codes = gpu.alloc("u32", N * Math.ceil(K / (q4 ? 8 : 4)), `${label}.weight (${format})`);
     const scales = gpu.alloc("f32", N * (q4 ? Math.ceil(K / 128) : 1), `${label}.scales`);
     await quantizeRowsGpu(gpu, format, weight, N, K, codes.buffer, scales.buffer);
-    return { N, K, format, weight: codes, scales, bias: biasTensor };
+    return { N, K, format, weight: codes, scales, bias: biasTensor, label };
   }
-  return { N, K, format, weight: gpu.upload(weight, `${label}.weight`), bias: biasTensor };
+  return { N, K, format, weight: gpu.upload(weight, `${label}.weight`), bias: biasTensor, label };
 }
 
 /**
@@ -153,5 +155,5 @@ export function linear(
   const operands = format === "f32" ? [x, layer.weight] : [x, layer.weight, layer.scales!];
   // A step that is off has a binding of length 0: any f32 tensor stands there, unread.
   const tail = fused ? [layer.bias ?? x, epilogue.gate ?? x, out] : [out];
-  steps.run(plan, [...operands, ...tail]);
+  steps.run(plan, [...operands, ...tail], layer.label);
 }

@@ -41,7 +41,7 @@ export * from "./scheduler.ts";
 export * from "./weights.ts";
 export * from "./source.ts";
 export * from "./pipeline.ts";
-export { type Copy, Recording, type Step, Steps } from "./program.ts";
+export { type Copy, type Dispatch, Recording, type Step, Steps } from "./program.ts";
 export { timestepSinusoid } from "./transformer/sinusoid.ts";
 export { captionPositions, imagePositions, paddedLength } from "./transformer/positions.ts";
 export {

@@ -9,7 +9,7 @@
  */
 
 import type { GpuTensor, KernelPlan, ResidentDevice } from "../../harness/device.ts";
-import type { Program } from "../../harness/program.ts";
+import type { BoundDispatch, Program } from "../../harness/program.ts";
 
 /** A copy of `length` elements from `src` at element `srcOffset` to `dst` at `dstOffset`. */
 export interface Copy {
@@ -25,8 +25,18 @@ export interface Copy {
   length: number;
 }
 
+/** A dispatch of a recording, with what it computes for messages (a layer's name). */
+export interface Dispatch {
+  /** The plan. */
+  plan: KernelPlan;
+  /** Its tensors, in binding order. */
+  tensors: readonly GpuTensor[];
+  /** What it computes, e.g. `layers.3.feed_forward.w1`; named when binding it fails. */
+  label?: string;
+}
+
 /** One step of a recording: a dispatch, or a copy. */
-export type Step = readonly [KernelPlan, readonly GpuTensor[]] | { copy: Copy };
+export type Step = { dispatch: Dispatch } | { copy: Copy };
 
 /** The steps of a forward, appended in order by the blocks that make them. */
 export class Steps {
@@ -38,10 +48,11 @@ export class Steps {
    *
    * @param plan the plan
    * @param tensors its tensors, in binding order
+   * @param label what it computes, named when binding it fails (e.g. a layer's checkpoint name)
    * @returns this
    */
-  run(plan: KernelPlan, tensors: readonly GpuTensor[]): this {
-    this.list.push([plan, tensors]);
+  run(plan: KernelPlan, tensors: readonly GpuTensor[], label?: string): this {
+    this.list.push({ dispatch: { plan, tensors, label } });
     return this;
   }
 
@@ -108,12 +119,13 @@ export class Recording {
    * @param gpu the device
    * @param name what it computes
    * @param steps the steps, in order
-   * @throws Error naming the step that does not fit (as {@link ResidentDevice.program}, or a copy out of range)
+   * @throws Error naming the step that does not fit (its label, and the binding and limit as
+   *   {@link ResidentDevice.bind} names them), or a copy out of range
    */
   constructor(gpu: ResidentDevice, name: string, steps: readonly Step[]) {
     this.#gpu = gpu;
     this.name = name;
-    let run: (readonly [KernelPlan, readonly GpuTensor[]])[] = [];
+    let run: BoundDispatch[] = [];
     const flush = () => {
       if (run.length > 0) this.#segments.push({ program: gpu.program(`${name} ${this.#segments.length}`, run) });
       run = [];
@@ -124,10 +136,18 @@ export class Recording {
           checkCopy(step.copy, name);
           flush();
           this.#segments.push({ copy: step.copy });
-        } else run.push(step);
+          continue;
+        }
+        const { plan, tensors, label } = step.dispatch;
+        try {
+          run.push(gpu.bind(plan, tensors));
+        } catch (e) {
+          throw new Error(`${name}: ${label ? `${label}: ` : ""}${(e as Error).message}`, { cause: e });
+        }
       }
       flush();
     } catch (e) {
+      for (const b of run) b.uniform?.destroy();
       this.destroy();
       throw e;
     }

@@ -145,3 +145,21 @@ gpuTest("ZImageDit: q8 and q4g128 blocks compute the f32 DiT of their dequantize
   }
   console.log(report.join("\n"));
 });
+
+gpuTest("ZImageDit: a binding over the device's limit is refused when a run is prepared, naming it", async (gpu) => {
+  const index = await loadTinyIndex();
+  const config = parseDitConfig(index.config.dit as Record<string, unknown>);
+  // 32 KiB per binding: the FFN's weights (170 x 64 x 4 = 43,520 bytes) are over it, so the first product
+  // that binds one is refused, naming the layer, the binding and the limit, before any work is submitted.
+  const small = gpu.withLimits({ maxStorageBufferBindingSize: 32768 });
+  const dit = await ZImageDit.load(small, await recipeStore(index, "dit"), config);
+  let message = "";
+  try {
+    dit.prepare({ latentH: 8, latentW: 8, capLen: 7 });
+  } catch (e) {
+    message = (e as Error).message;
+  }
+  ok(message.startsWith("z-image caption: context_refiner.0.feed_forward.w1: "), message);
+  ok(message.includes("binding 1 (weight) needs maxStorageBufferBindingSize >= 43520, but this device allows 32768"));
+  dit.destroy();
+});

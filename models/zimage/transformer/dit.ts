@@ -170,8 +170,8 @@ export class ZImageDit {
     const modulated = async (prefix: string): Promise<ModulatedBlock> => {
       const s = scopedStore(store, prefix);
       const block = {
-        weights: await loadBlock(gpu, s, config, prefix, format),
-        modulation: await loadModulation(gpu, s, config, prefix, format),
+        weights: await loadBlock(gpu, s, config, prefix.slice(0, -1), format),
+        modulation: await loadModulation(gpu, s, config, prefix.slice(0, -1), format),
       };
       progress();
       return block;
@@ -181,8 +181,8 @@ export class ZImageDit {
     for (let i = 0; i < config.nRefinerLayers; i++) {
       const prefix = `context_refiner.${i}.`, s = scopedStore(store, prefix);
       contextRefiner.push({
-        weights: await loadBlock(gpu, s, config, prefix, format),
-        norms: await loadPlainNorms(gpu, s, prefix),
+        weights: await loadBlock(gpu, s, config, prefix.slice(0, -1), format),
+        norms: await loadPlainNorms(gpu, s, prefix.slice(0, -1)),
       });
       progress();
     }
@@ -377,7 +377,7 @@ export class DitRun {
     let euler = this.#euler.get(alpha);
     if (!euler) {
       const plan = axpyInplacePlan(gpu, { n: this.latent.length, alpha });
-      euler = new Recording(gpu, `z-image euler ${alpha}`, [[plan, [this.output, this.latent]]]);
+      euler = new Recording(gpu, `z-image euler ${alpha}`, new Steps().run(plan, [this.output, this.latent]).list);
       this.#euler.set(alpha, euler);
     }
     euler.encode(encoder);
