@@ -11,8 +11,9 @@
  * `--prompt-embeds FILE` gives the caption features instead of a prompt: a safetensors file whose
  * tensor `prompt_embeds` (or its only tensor) is `[tokens, 2560]`, Qwen3-4B's `hidden_states[-2]` for
  * the chat-templated prompt. Defaults: 1024 x 1024, 8 steps, a random seed (printed), f32, and
- * `--max-resident` 4 GiB (a number of bytes, or with a KiB/MiB/GiB suffix; at Turbo's size the whole
- * pipeline needs more, e.g. `--format q4g128 --max-resident 6GiB` holds each stage in turn). Progress per
+ * `--max-resident` 4 GiB (a number of bytes, or with a KiB/MiB/GiB suffix; at Turbo's size the q8 text
+ * encoder needs about 5 GiB, e.g. `--format q4g128 --text-encoder-format q8 --max-resident 6GiB` holds each
+ * stage in turn; a DiT over the budget streams its blocks). Progress per
  * stage and per step, with times, goes to stderr.
  *
  * @module

@@ -30,8 +30,9 @@
  * Loads the official diffusers directory and ComfyUI's split files (weights.ts, source.ts), checking
  * every tensor's name and shape before reading data. The DiT's blocks are held as f32, q8 or q4g128
  * (quantized on the GPU while loading), the text encoder's layers as f32 or q8, everything else as
- * f32; stages stay resident when the budget holds them all, else run one at a time. Not implemented:
- * streaming a stage larger than the residency budget from host memory, CFG (Base/Edit), batches.
+ * f32; stages stay resident when the budget holds them all, else run one at a time, and a DiT that
+ * does not fit whole streams its blocks from host memory through two resident slots. Not implemented:
+ * CFG (Base/Edit), batches, a text encoder or VAE larger than the budget.
  *
  * @module
  */

@@ -13,11 +13,13 @@
  * everything else as f32. When the three stages' weights fit `maxResidentBytes` (default 4 GiB)
  * together, all stay loaded; otherwise each is loaded when it runs and released after it (text
  * encoder, DiT, VAE), the caption features and the latent passing through host memory, so no two are
- * on the GPU at once. A stage larger than the budget on its own is refused (streaming a DiT's blocks
- * from host memory is not implemented). At Turbo's size: the DiT takes 22.9 GiB (f32), 5.8 (q8) or 3.1
+ * on the GPU at once. A DiT that does not fit whole keeps its blocks' projections in host memory and
+ * uploads each into one of two resident slots before it runs (its adaLN, norms, embedders and final
+ * layer stay resident), every step. A stage that does not fit even so is refused. At Turbo's size: the DiT takes 22.9 GiB (f32), 5.8 (q8) or 3.1
  * (q4g128), the text encoder 14.6 GiB (f32) or 4.7 (q8; its f32 embedding table alone is 1.45), the
- * VAE decoder 0.18: with the default budget only a q4g128 DiT and the VAE fit, and the q8 text encoder
- * needs a budget of about 5 GiB.
+ * VAE decoder 0.18: with the default budget a q4g128 DiT fits whole, and the q8 text encoder needs a budget
+ * of about 5 GiB; a streamed DiT holds two blocks (0.66 GiB each in f32, 0.17 in q8) and its adaLN,
+ * embedders and final layer: 1.84 GiB in all in f32, 0.50 in q8.
  *
  * @module
  */
@@ -118,6 +120,8 @@ export interface Residency {
   dit: boolean;
   /** The VAE decoder. */
   vae: boolean;
+  /** Whether the DiT's blocks stream from host memory through two resident slots (it does not fit whole). */
+  ditStreamed: boolean;
 }
 
 function storeBytes(store: TensorStore): number {
@@ -200,17 +204,23 @@ export class ZImage {
     }
     const checkpoint = "open" in source ? await openZImage(source) : source;
     const te = checkpoint.textEncoder ? textEncoderWeightBytes(checkpoint.textEncoder.config, teFormat) : 0;
-    const dit = ditWeightBytes(checkpoint.config.dit, format), vae = storeBytes(checkpoint.vae);
-    for (const [stage, bytes] of [["text encoder", te], ["DiT", dit], ["VAE decoder", vae]] as const) {
+    const vae = storeBytes(checkpoint.vae);
+    // The DiT streams its blocks through two slots when it does not fit whole.
+    const stream = ditWeightBytes(checkpoint.config.dit, format) > budget;
+    const dit = ditWeightBytes(checkpoint.config.dit, format, stream);
+    const over = [["text encoder", te], ["DiT", dit], ["VAE decoder", vae]] as const;
+    for (const [stage, bytes] of over) {
       if (bytes > budget) {
         throw new Error(
-          `ZImage.load: the ${stage} needs ${bytes} bytes of weights, over maxResidentBytes ${budget} ` +
-            `(streaming its blocks from host memory is not implemented)`,
+          `ZImage.load: the ${stage} needs ${bytes} bytes of weights${
+            stage === "DiT" ? " with its blocks streamed" : ""
+          }, ` +
+            `over maxResidentBytes ${budget}`,
         );
       }
     }
     const all = te + dit + vae <= budget;
-    const resident = { textEncoder: all && te > 0, dit: all, vae: all };
+    const resident = { textEncoder: all && te > 0, dit: all, vae: all, ditStreamed: stream };
     const gpu = options.device ?? await acquireDevice();
     const model = new ZImage(gpu, checkpoint, resident, format, teFormat, options);
     try {
@@ -243,6 +253,7 @@ export class ZImage {
     const { dit, config } = this.checkpoint;
     this.#dit ??= await ZImageDit.load(this.#gpu, dit, config.dit, {
       format: this.#format,
+      stream: this.resident.ditStreamed,
       onProgress: (done, total) => this.#progress({ stage: "dit", done, total }),
     });
     return this.#dit;

@@ -126,14 +126,23 @@ export async function loadBlock(
 }
 
 /**
+ * A block's tensors in a fixed order (each projection's weight and scales, then the QK-norm weights):
+ * what streaming copies into a resident slot.
+ *
+ * @param w the block's weights
+ * @returns its tensors
+ */
+export function blockTensorsOf(w: BlockWeights): GpuTensor[] {
+  return [...[w.toQ, w.toK, w.toV, w.toOut, w.w1, w.w2, w.w3].flatMap(linearTensors), w.normQ, w.normK];
+}
+
+/**
  * Frees a block's tensors.
  *
  * @param w the block's weights
  */
 export function destroyBlock(w: BlockWeights): void {
-  for (const l of [w.toQ, w.toK, w.toV, w.toOut, w.w1, w.w2, w.w3]) linearTensors(l).forEach((t) => t.buffer.destroy());
-  w.normQ.buffer.destroy();
-  w.normK.buffer.destroy();
+  for (const t of blockTensorsOf(w)) t.buffer.destroy();
 }
 
 /** Work tensors every block shares, sized for the longest sequence. */

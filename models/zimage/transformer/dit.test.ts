@@ -1,4 +1,4 @@
-import { ok } from "node:assert/strict";
+import { deepStrictEqual, ok } from "node:assert/strict";
 import { gpuTest } from "../../../harness/testing.ts";
 import { parseDitConfig } from "../config.ts";
 import type { GpuTensor } from "../../../harness/device.ts";
@@ -15,7 +15,7 @@ import {
   recipeStore,
   type TinyIndex,
 } from "../fixtures/recipe.ts";
-import { type DitCaptures, ZImageDit } from "./dit.ts";
+import { type DitCaptures, ditWeightBytes, ZImageDit } from "./dit.ts";
 
 const TOL = 1e-4; // the oracle's tolerance; f32 sums in another order than torch's
 
@@ -163,3 +163,41 @@ gpuTest("ZImageDit: a binding over the device's limit is refused when a run is p
   ok(message.includes("binding 1 (weight) needs maxStorageBufferBindingSize >= 43520, but this device allows 32768"));
   dit.destroy();
 });
+
+gpuTest(
+  "ZImageDit: streamed blocks (two resident slots, uploads between) give the resident DiT's output exactly",
+  async (gpu) => {
+    const index = await loadTinyIndex();
+    const config = parseDitConfig(index.config.dit as Record<string, unknown>);
+    const golden = await goldenStore("dit");
+    const timesteps = await goldenTensor(golden, "timesteps");
+    const outputs = async (dit: ZImageDit) => {
+      const run = dit.prepare({ latentH: 8, latentW: 8, capLen: 7 });
+      const write = async (t: GpuTensor, name: string) =>
+        gpu.device.queue.writeBuffer(t.buffer, 0, (await goldenTensor(golden, name)) as Float32Array<ArrayBuffer>);
+      await write(run.capFeats, "a.cap_feats");
+      await run.encodeCaption();
+      const out: Float32Array[] = [];
+      for (const t of [...timesteps, ...timesteps]) { // twice over: the slots' turns carry across steps
+        await write(run.latent, "a.latent");
+        await run.step(t);
+        out.push((await gpu.read(run.output)) as Float32Array);
+      }
+      const streamed = run.streamed;
+      run.destroy();
+      dit.destroy();
+      return { out, streamed };
+    };
+    for (const format of ["f32", "q8"] as const) {
+      const resident = await outputs(await ZImageDit.load(gpu, await recipeStore(index, "dit"), config, { format }));
+      const dit = await ZImageDit.load(gpu, await recipeStore(index, "dit"), config, { format, stream: true });
+      ok(dit.streamed);
+      const streamed = await outputs(dit);
+      deepStrictEqual([resident.streamed, streamed.streamed], [false, true]);
+      deepStrictEqual(streamed.out, resident.out, `${format}: streamed and resident outputs differ`);
+      if (format === "f32") ok(maxRelative(streamed.out[1], await goldenTensor(golden, "a.t1.output")) < TOL);
+    }
+    const bytes = (stream: boolean) => ditWeightBytes(config, "f32", stream);
+    ok(bytes(true) < bytes(false), `streaming holds ${bytes(true)} of ${bytes(false)} bytes`);
+  },
+);

@@ -29,6 +29,7 @@ import {
   type BlockNorms,
   type BlockScratch,
   blockSteps,
+  blockTensorsOf,
   type BlockWeights,
   destroyBlock,
   destroyBlockScratch,
@@ -63,6 +64,7 @@ import { timestepSinusoid } from "./sinusoid.ts";
  *
  * @param config the DiT config
  * @param format the blocks' Linear weights' format
+ * @param stream whether the blocks' projections stream through two resident slots
  * @returns bytes
  *
  * @example
@@ -71,7 +73,7 @@ import { timestepSinusoid } from "./sinusoid.ts";
  * (ditWeightBytes(Z_IMAGE_TURBO.dit, "q4g128") / 2 ** 30).toFixed(2); // "3.09" (GiB; f32: "22.94")
  * ```
  */
-export function ditWeightBytes(config: DitConfig, format: LinearFormat): number {
+export function ditWeightBytes(config: DitConfig, format: LinearFormat, stream = false): number {
   const d = config.dim, { headDim, ffnHidden: F, adaln, patchFeatures: P } = ditSizes(config);
   const embedders = 4 * (1024 * 256 + 1024 + adaln * 1024 + adaln + d * P + d + config.capFeatDim +
     d * config.capFeatDim + d + 2 * 31 * d + d * adaln + d + P * d + P);
@@ -79,19 +81,25 @@ export function ditWeightBytes(config: DitConfig, format: LinearFormat): number 
     linearBytes(d, F, format);
   const modulation = linearBytes(4 * d, adaln, format) + 4 * (4 * d * 4 + 4 * d);
   const modulated = config.nRefinerLayers + config.nLayers;
-  return embedders + (modulated + config.nRefinerLayers) * block + modulated * modulation +
-    config.nRefinerLayers * 4 * 4 * d;
+  const blocks = stream ? 2 : modulated + config.nRefinerLayers;
+  return embedders + blocks * block + modulated * modulation + config.nRefinerLayers * 4 * 4 * d;
 }
 
-/** A modulated block: its weights and its adaLN. */
+/**
+ * A block's projections: on the GPU, or (streaming) as host copies of its tensors' bytes, in
+ * {@link blockTensorsOf}'s order, uploaded into a resident slot before the block runs.
+ */
+type BlockSource = { resident: BlockWeights } | { host: Uint8Array[] };
+
+/** A modulated block: its projections and its adaLN (always resident). */
 interface ModulatedBlock {
-  weights: BlockWeights;
+  weights: BlockSource;
   modulation: Modulation;
 }
 
-/** An unmodulated block (context refiner): its weights and plain norms. */
+/** An unmodulated block (context refiner): its projections and plain norms. */
 interface PlainBlock {
-  weights: BlockWeights;
+  weights: BlockSource;
   norms: BlockNorms;
 }
 
@@ -99,6 +107,12 @@ interface PlainBlock {
 export interface DitLoadOptions {
   /** The blocks' Linear weights' format (default f32); the embedders and the final layer stay f32. */
   format?: LinearFormat;
+  /**
+   * Keep the blocks' projections in host memory and upload each into one of two resident slots
+   * before it runs (the adaLN, norms, embedders and final layer stay resident): for a DiT whose
+   * weights do not fit the GPU budget.
+   */
+  stream?: boolean;
   /** Called after each tensor group is on the GPU: groups done, groups in all. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -129,6 +143,7 @@ export class ZImageDit {
   readonly #noiseRefiner: ModulatedBlock[];
   readonly #contextRefiner: PlainBlock[];
   readonly #layers: ModulatedBlock[];
+  readonly #slots?: readonly [BlockWeights, BlockWeights];
 
   private constructor(
     gpu: ResidentDevice,
@@ -137,6 +152,7 @@ export class ZImageDit {
     noiseRefiner: ModulatedBlock[],
     contextRefiner: PlainBlock[],
     layers: ModulatedBlock[],
+    slots?: readonly [BlockWeights, BlockWeights],
   ) {
     this.#gpu = gpu;
     this.config = config;
@@ -144,6 +160,12 @@ export class ZImageDit {
     this.#noiseRefiner = noiseRefiner;
     this.#contextRefiner = contextRefiner;
     this.#layers = layers;
+    this.#slots = slots;
+  }
+
+  /** Whether the blocks' projections stream from host memory through two resident slots. */
+  get streamed(): boolean {
+    return this.#slots !== undefined;
   }
 
   /**
@@ -167,11 +189,23 @@ export class ZImageDit {
     const progress = () => options.onProgress?.(++done, total);
     const embedders = await loadEmbedders(gpu, store, config);
     progress();
+    // Streaming: the first two blocks' projections stay as the slots; every block's are read back.
+    const slots: BlockWeights[] = [];
+    const projections = async (s: TensorStore, label: string): Promise<BlockSource> => {
+      const weights = await loadBlock(gpu, s, config, label, format);
+      if (!options.stream) return { resident: weights };
+      const host = await Promise.all(
+        blockTensorsOf(weights).map(async (t) => new Uint8Array((await gpu.read(t)).buffer)),
+      );
+      if (slots.length < 2) slots.push(weights);
+      else destroyBlock(weights);
+      return { host };
+    };
     const modulated = async (prefix: string): Promise<ModulatedBlock> => {
-      const s = scopedStore(store, prefix);
+      const s = scopedStore(store, prefix), label = prefix.slice(0, -1);
       const block = {
-        weights: await loadBlock(gpu, s, config, prefix.slice(0, -1), format),
-        modulation: await loadModulation(gpu, s, config, prefix.slice(0, -1), format),
+        weights: await projections(s, label),
+        modulation: await loadModulation(gpu, s, config, label, format),
       };
       progress();
       return block;
@@ -179,15 +213,16 @@ export class ZImageDit {
     const noiseRefiner: ModulatedBlock[] = [], contextRefiner: PlainBlock[] = [], layers: ModulatedBlock[] = [];
     for (let i = 0; i < config.nRefinerLayers; i++) noiseRefiner.push(await modulated(`noise_refiner.${i}.`));
     for (let i = 0; i < config.nRefinerLayers; i++) {
-      const prefix = `context_refiner.${i}.`, s = scopedStore(store, prefix);
-      contextRefiner.push({
-        weights: await loadBlock(gpu, s, config, prefix.slice(0, -1), format),
-        norms: await loadPlainNorms(gpu, s, prefix.slice(0, -1)),
-      });
+      const prefix = `context_refiner.${i}.`, s = scopedStore(store, prefix), label = prefix.slice(0, -1);
+      contextRefiner.push({ weights: await projections(s, label), norms: await loadPlainNorms(gpu, s, label) });
       progress();
     }
     for (let i = 0; i < config.nLayers; i++) layers.push(await modulated(`layers.${i}.`));
-    return new ZImageDit(gpu, config, embedders, noiseRefiner, contextRefiner, layers);
+    if (options.stream && slots.length === 1) {
+      slots.push(await loadBlock(gpu, scopedStore(store, "layers.0."), config, "slot", format));
+    }
+    const pair = options.stream ? [slots[0], slots[1]] as const : undefined;
+    return new ZImageDit(gpu, config, embedders, noiseRefiner, contextRefiner, layers, pair);
   }
 
   /**
@@ -213,6 +248,7 @@ export class ZImageDit {
       noiseRefiner: this.#noiseRefiner,
       contextRefiner: this.#contextRefiner,
       layers: this.#layers,
+      slots: this.#slots,
     }, captures);
   }
 
@@ -220,13 +256,14 @@ export class ZImageDit {
   destroy(): void {
     destroyEmbedders(this.#embedders);
     for (const b of [...this.#noiseRefiner, ...this.#layers]) {
-      destroyBlock(b.weights);
+      if ("resident" in b.weights) destroyBlock(b.weights.resident);
       destroyModulation(b.modulation);
     }
     for (const b of this.#contextRefiner) {
-      destroyBlock(b.weights);
+      if ("resident" in b.weights) destroyBlock(b.weights.resident);
       for (const t of Object.values(b.norms)) t.buffer.destroy();
     }
+    for (const slot of this.#slots ?? []) destroyBlock(slot);
   }
 }
 
@@ -235,6 +272,19 @@ interface DitParts {
   noiseRefiner: ModulatedBlock[];
   contextRefiner: PlainBlock[];
   layers: ModulatedBlock[];
+  slots?: readonly [BlockWeights, BlockWeights];
+}
+
+/** Part of a run: dispatches and copies, and (streaming) a block's bytes to upload into its slot first. */
+interface Phase {
+  steps: Steps;
+  upload?: { host: Uint8Array[]; slot: BlockWeights };
+}
+
+/** Phases bound once: one recording each, or all in one where nothing streams. */
+interface BoundPhases {
+  recordings: Recording[];
+  uploads: (Phase["upload"] | undefined)[];
 }
 
 /**
@@ -253,8 +303,8 @@ export class DitRun {
   readonly tokens: number;
   readonly #gpu: ResidentDevice;
   readonly #config: DitConfig;
-  readonly #caption: Recording;
-  readonly #step: Recording;
+  readonly #caption: BoundPhases;
+  readonly #step: BoundPhases;
   readonly #euler = new Map<number, Recording>();
   readonly #timestep: TimestepTensors;
   readonly #owned: GpuTensor[] = [];
@@ -301,18 +351,34 @@ export class DitRun {
     };
     const e = parts.embedders;
 
+    // A block's phase: its projections resident, or (streaming) the next slot's, with the upload.
+    let turn = 0;
+    const block = (phases: Phase[], w: BlockSource, run: (steps: Steps, weights: BlockWeights) => void) => {
+      const steps = new Steps();
+      if ("resident" in w) {
+        run(steps, w.resident);
+        phases.push({ steps });
+      } else {
+        const slot = parts.slots![turn++ % 2];
+        run(steps, slot);
+        phases.push({ steps, upload: { host: w.host, slot } });
+      }
+    };
+
     // Once per caption: embed, pad, context refiner.
-    const cs = new Steps();
+    const cs = new Steps(), captionPhases: Phase[] = [{ steps: cs }];
     captionEmbedSteps(cs, gpu, config, e, this.capFeats, capLen, capNormed, caption);
     padSteps(cs, e.capPad, caption, capLen, capPadded, d);
     capture(cs, "cap_embedded", caption, capPadded * d);
-    parts.contextRefiner.forEach((b, i) => {
-      blockSteps(cs, gpu, config, b.weights, b.norms, s, caption, capPadded, capPositions);
-      capture(cs, `context_refiner.${i}`, caption, capPadded * d);
-    });
+    parts.contextRefiner.forEach((b, i) =>
+      block(captionPhases, b.weights, (steps, weights) => {
+        blockSteps(steps, gpu, config, weights, b.norms, s, caption, capPadded, capPositions);
+        capture(steps, `context_refiner.${i}`, caption, capPadded * d);
+      })
+    );
 
     // Each step.
-    const ss = new Steps();
+    const ss = new Steps(), stepPhases: Phase[] = [{ steps: ss }];
     timestepSteps(ss, gpu, e, t);
     capture(ss, "t_emb", t.tEmb, t.tEmb.length);
     for (const b of parts.noiseRefiner) modulationSteps(ss, gpu, b.modulation, t.tEmb, m);
@@ -323,41 +389,81 @@ export class DitRun {
     imageEmbedSteps(ss, gpu, config, e, this.latent, H, W, patches, unified);
     padSteps(ss, e.xPad, unified, nImg, imgPadded, d);
     capture(ss, "x_embedded", unified, imgPadded * d);
-    parts.noiseRefiner.forEach((b, i) => {
-      blockSteps(ss, gpu, config, b.weights, b.modulation.norms, s, unified, imgPadded, positions);
-      capture(ss, `noise_refiner.${i}`, unified, imgPadded * d);
-    });
-    ss.copy(caption, 0, unified, imgPadded * d, capPadded * d);
-    capture(ss, "unified", unified, N * d);
-    parts.layers.forEach((b, i) => {
-      const attention = (a: GpuTensor) => i === 0 && capture(ss, "attn0", a, N * d);
-      blockSteps(ss, gpu, config, b.weights, b.modulation.norms, s, unified, N, positions, attention);
-      capture(ss, `layer.${i}`, unified, N * d);
-    });
-    finalSteps(ss, gpu, config, e, t, unified, N, H, W, s.h, finalTokens, this.output, s.noMask);
-    capture(ss, "final", finalTokens, N * patchFeatures);
+    parts.noiseRefiner.forEach((b, i) =>
+      block(stepPhases, b.weights, (steps, weights) => {
+        blockSteps(steps, gpu, config, weights, b.modulation.norms, s, unified, imgPadded, positions);
+        capture(steps, `noise_refiner.${i}`, unified, imgPadded * d);
+      })
+    );
+    const mid = new Steps().copy(caption, 0, unified, imgPadded * d, capPadded * d);
+    capture(mid, "unified", unified, N * d);
+    stepPhases.push({ steps: mid });
+    parts.layers.forEach((b, i) =>
+      block(stepPhases, b.weights, (steps, weights) => {
+        const attention = (a: GpuTensor) => i === 0 && capture(steps, "attn0", a, N * d);
+        blockSteps(steps, gpu, config, weights, b.modulation.norms, s, unified, N, positions, attention);
+        capture(steps, `layer.${i}`, unified, N * d);
+      })
+    );
+    const last = new Steps();
+    finalSteps(last, gpu, config, e, t, unified, N, H, W, s.h, finalTokens, this.output, s.noMask);
+    capture(last, "final", finalTokens, N * patchFeatures);
+    stepPhases.push({ steps: last });
 
-    this.#caption = new Recording(gpu, "z-image caption", cs.list);
-    this.#step = new Recording(gpu, "z-image step", ss.list);
+    this.#caption = bindPhases(gpu, "z-image caption", captionPhases);
+    this.#step = bindPhases(gpu, "z-image step", stepPhases);
   }
 
-  /** Dispatches of one step's recording. */
+  /** Whether the blocks stream through slots (a run of several submissions, with uploads between). */
+  get streamed(): boolean {
+    return this.#step.uploads.some((u) => u !== undefined);
+  }
+
+  /** Dispatches of one step. */
   get dispatchesPerStep(): number {
-    return this.#step.dispatches;
+    return this.#step.recordings.reduce((n, r) => n + r.dispatches, 0);
   }
 
   /** Runs the caption's embedder and context refiner on {@link capFeats}. */
   async encodeCaption(): Promise<void> {
-    await this.#caption.run();
+    const gpu = this.#gpu;
+    await gpu.withErrorScopes(() => "z-image caption", () => submitPhases(gpu, this.#caption));
   }
 
   /**
-   * Records the caption's embedder and context refiner into `encoder` (for timing).
+   * Records the caption's embedder and context refiner into `encoder` (for timing; not when streaming).
    *
    * @param encoder the command encoder
+   * @throws Error when the blocks stream (each needs its own submission)
    */
   encodeCaptionInto(encoder: GPUCommandEncoder): void {
-    this.#caption.encode(encoder);
+    this.#oneRecording("encodeCaptionInto", this.#caption).encode(encoder);
+  }
+
+  #oneRecording(what: string, phases: BoundPhases): Recording {
+    if (phases.recordings.length !== 1) {
+      throw new Error(`DitRun.${what}: the blocks stream through slots, one submission each; use the async form`);
+    }
+    return phases.recordings[0];
+  }
+
+  #writeSinusoid(t: number): void {
+    const sinusoid = timestepSinusoid(t, this.#config.tScale) as Float32Array<ArrayBuffer>;
+    this.#gpu.device.queue.writeBuffer(this.#timestep.sinusoid.buffer, 0, sinusoid);
+  }
+
+  #eulerOf(alpha: number): Recording {
+    let euler = this.#euler.get(alpha);
+    if (!euler) {
+      const plan = axpyInplacePlan(this.#gpu, { n: this.latent.length, alpha });
+      euler = new Recording(
+        this.#gpu,
+        `z-image euler ${alpha}`,
+        new Steps().run(plan, [this.output, this.latent]).list,
+      );
+      this.#euler.set(alpha, euler);
+    }
+    return euler;
   }
 
   /**
@@ -367,20 +473,13 @@ export class DitRun {
    * @param encoder the command encoder
    * @param t the DiT's t (scheduler.ts's modelT)
    * @param alpha the Euler multiplier (scheduler.ts's eulerAlpha), or none to leave the latent
+   * @throws Error when the blocks stream (each needs its own submission)
    */
   encodeStep(encoder: GPUCommandEncoder, t: number, alpha?: number): void {
-    const gpu = this.#gpu;
-    const sinusoid = timestepSinusoid(t, this.#config.tScale) as Float32Array<ArrayBuffer>;
-    gpu.device.queue.writeBuffer(this.#timestep.sinusoid.buffer, 0, sinusoid);
-    this.#step.encode(encoder);
-    if (alpha === undefined) return;
-    let euler = this.#euler.get(alpha);
-    if (!euler) {
-      const plan = axpyInplacePlan(gpu, { n: this.latent.length, alpha });
-      euler = new Recording(gpu, `z-image euler ${alpha}`, new Steps().run(plan, [this.output, this.latent]).list);
-      this.#euler.set(alpha, euler);
-    }
-    euler.encode(encoder);
+    const recording = this.#oneRecording("encodeStep", this.#step);
+    this.#writeSinusoid(t);
+    recording.encode(encoder);
+    if (alpha !== undefined) this.#eulerOf(alpha).encode(encoder);
   }
 
   /**
@@ -391,19 +490,53 @@ export class DitRun {
    */
   async step(t: number, alpha?: number): Promise<void> {
     const gpu = this.#gpu;
+    const euler = alpha === undefined ? undefined : this.#eulerOf(alpha);
     await gpu.withErrorScopes(() => `z-image step t=${t}`, () => {
-      const encoder = gpu.device.createCommandEncoder();
-      this.encodeStep(encoder, t, alpha);
-      gpu.device.queue.submit([encoder.finish()]);
+      this.#writeSinusoid(t);
+      submitPhases(gpu, this.#step, euler);
     });
   }
 
   /** Frees the run's tensors and recordings (not the model's weights). */
   destroy(): void {
-    this.#caption.destroy();
-    this.#step.destroy();
-    for (const r of this.#euler.values()) r.destroy();
+    for (const r of [...this.#caption.recordings, ...this.#step.recordings, ...this.#euler.values()]) r.destroy();
     destroyBlockScratch(this.#scratch);
     for (const t of this.#owned) t.buffer.destroy();
   }
+}
+
+/** Binds phases: one recording for all when nothing streams, else one per phase. */
+function bindPhases(gpu: ResidentDevice, name: string, phases: Phase[]): BoundPhases {
+  if (phases.every((p) => p.upload === undefined)) {
+    return { recordings: [new Recording(gpu, name, phases.flatMap((p) => p.steps.list))], uploads: [undefined] };
+  }
+  const recordings: Recording[] = [];
+  try {
+    for (const [i, p] of phases.entries()) recordings.push(new Recording(gpu, `${name} ${i}`, p.steps.list));
+  } catch (e) {
+    for (const r of recordings) r.destroy();
+    throw e;
+  }
+  return { recordings, uploads: phases.map((p) => p.upload) };
+}
+
+/**
+ * Submits bound phases in order: before a streamed block, its bytes are written into its slot (the
+ * queue orders the write after the work submitted before it, which last read that slot two blocks
+ * earlier, and before the block's own submission).
+ */
+function submitPhases(gpu: ResidentDevice, phases: BoundPhases, after?: Recording): void {
+  const queue = gpu.device.queue;
+  phases.recordings.forEach((recording, i) => {
+    const upload = phases.uploads[i];
+    if (upload) {
+      blockTensorsOf(upload.slot).forEach((t, j) =>
+        queue.writeBuffer(t.buffer, 0, upload.host[j] as Uint8Array<ArrayBuffer>)
+      );
+    }
+    const encoder = gpu.device.createCommandEncoder();
+    recording.encode(encoder);
+    if (i === phases.recordings.length - 1) after?.encode(encoder);
+    queue.submit([encoder.finish()]);
+  });
 }
