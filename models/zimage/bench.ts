@@ -3,7 +3,7 @@
  * weights of Turbo's shapes (values do not change the work), as upstream's `timing.py` times torch:
  *
  *     deno run -A models/zimage/bench.ts [--format f32|q8|q4g128] [--size 1024] [--caption 512]
- *                                        [--samples 5] [--config turbo|tiny] [--json PATH]
+ *                                        [--samples 5] [--config turbo|tiny] [--layers N] [--json PATH]
  *
  * One DiT step is the recording `DitRun.step` submits (timestep path, modulation, both streams, the
  * main layers, the final layer, unpatchify; no Euler update): `--samples` steps are timed after two
@@ -11,7 +11,9 @@
  * whose timestamps land when the work before them has finished), and read back at the end, never
  * around a fence; the caption's context refiner runs once per caption and is timed apart. The VAE
  * decode of the same latent is timed the same way. Prints a JSON report (adapter, date, Deno, sizes,
- * medians and extremes in ms, dispatches, weight bytes) and writes it with `--json`.
+ * medians and extremes in ms, dispatches, weight bytes) and writes it with `--json`. `--layers N` keeps
+ * the config's widths with N main layers and one layer per refiner (a quick check of every kernel at
+ * Turbo's widths; the figures then cover those layers only).
  *
  * @module
  */
@@ -148,7 +150,7 @@ const stats = (ticks: bigint[]) => {
 
 if (import.meta.main) {
   const flags = new Map<string, string>();
-  const known = ["format", "size", "caption", "samples", "config", "json"];
+  const known = ["format", "size", "caption", "samples", "config", "layers", "json"];
   for (let i = 0; i < Deno.args.length; i += 2) {
     const name = Deno.args[i].replace(/^--/, "");
     if (!Deno.args[i].startsWith("--") || !known.includes(name) || i + 1 >= Deno.args.length) {
@@ -158,9 +160,14 @@ if (import.meta.main) {
   }
   const format = (flags.get("format") ?? "f32") as LinearFormat;
   if (!LINEAR_FORMATS.includes(format)) throw new Error(`--format must be one of ${LINEAR_FORMATS.join(", ")}`);
-  const config = flags.get("config") === "tiny" ? TINY : Z_IMAGE_TURBO;
-  const size = Number(flags.get("size") ?? (config === TINY ? 32 : 1024));
-  const capLen = Number(flags.get("caption") ?? (config === TINY ? 32 : 512));
+  const base = flags.get("config") === "tiny" ? TINY : Z_IMAGE_TURBO;
+  const layers = flags.has("layers") ? Number(flags.get("layers")) : undefined;
+  if (layers !== undefined && !(Number.isInteger(layers) && layers >= 1)) throw new Error("--layers must be >= 1");
+  const config: ZImageConfig = layers === undefined
+    ? base
+    : { ...base, dit: { ...base.dit, nLayers: layers, nRefinerLayers: 1 } };
+  const size = Number(flags.get("size") ?? (base === TINY ? 32 : 1024));
+  const capLen = Number(flags.get("caption") ?? (base === TINY ? 32 : 512));
   const samples = Number(flags.get("samples") ?? 5);
   const scale = vaeScaleFactor(config.vae), h = size / scale;
   if (!Number.isInteger(h) || h % 2 !== 0) throw new Error(`--size must be a multiple of ${2 * scale}`);
@@ -199,7 +206,8 @@ if (import.meta.main) {
     adapter: gpu.adapter.description || gpu.adapter.vendor,
     date: new Date().toISOString(),
     deno: Deno.version.deno,
-    config: config === TINY ? "tiny" : "turbo",
+    config: base === TINY ? "tiny" : "turbo",
+    layers: { main: config.dit.nLayers, refiners: config.dit.nRefinerLayers },
     format,
     image: `${size}x${size}`,
     tokens: { image: (h / 2) ** 2, caption: capLen },
