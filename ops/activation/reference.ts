@@ -44,6 +44,9 @@
 
 import { requireArgs, requireArray, requireF32, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 
+/** The keys a gated activation's shape or arguments may carry (a plan may be given the arguments). */
+const GATED_KEYS: readonly string[] = ["kind", "n", "gate", "up"];
+
 /** The activation functions. */
 export const ACTIVATION_KINDS = ["relu2", "silu", "elu", "tanh", "gelu", "gelu_tanh"] as const;
 /** One of {@link ACTIVATION_KINDS}. */
@@ -239,7 +242,7 @@ export interface GatedActivationArgs {
  */
 export function validateGatedActivationShape(shape: GatedActivationShape): void {
   const op = "gatedActivation";
-  requireArgs(op, "shape", shape, "{ kind, n }");
+  requireArgs(op, "shape", shape, "{ kind, n }", GATED_KEYS);
   requireOneOf(op, "kind", shape.kind, GATED_ACTIVATION_KINDS);
   requireInt(op, "n", shape.n, 0, U32_MAX);
 }
@@ -258,7 +261,7 @@ export function validateGatedActivationShape(shape: GatedActivationShape): void 
  */
 export function validateGatedActivation(args: GatedActivationArgs): void {
   const op = "gatedActivation";
-  requireArgs(op, "args", args, "{ kind, gate, up }");
+  requireArgs(op, "args", args, "{ kind, gate, up }", GATED_KEYS);
   requireOneOf(op, "kind", args.kind, GATED_ACTIVATION_KINDS);
   requireArray(op, "gate", args.gate, "Float32Array");
   requireArray(op, "up", args.up, "Float32Array", [args.gate.length, "gate.length"]);

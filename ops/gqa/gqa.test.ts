@@ -60,14 +60,17 @@ Deno.test("gqa reference: contiguous groups (head h reads KV head h / (H / kvHea
 
 Deno.test("gqa reference: kvHeads = H is attention; kvHeads = 1 (MQA) is attention over a repeated KV head", () => {
   const mha = randomCase({ B: 2, H: 3, L: 2, S: 6, D: 4 }, 2);
-  deepStrictEqual(gqa({ ...mha, kvHeads: 3 }), attention(mha));
+  const { kvHeads: _mhaKv, ...mhaArgs } = mha;
+  deepStrictEqual(gqa({ ...mha, kvHeads: 3 }), attention(mhaArgs));
   const mqa = randomCase({ B: 1, H: 3, kvHeads: 1, L: 2, S: 6, D: 4 }, 3);
-  deepStrictEqual(gqa(mqa), attention({ ...mqa, k: repeatHead(mqa.k, 1, 0, 3), v: repeatHead(mqa.v, 1, 0, 3) }));
+  const { kvHeads: _mqaKv, ...mqaArgs } = mqa; // attention takes no kvHeads: every head has its own K and V
+  deepStrictEqual(gqa(mqa), attention({ ...mqaArgs, k: repeatHead(mqa.k, 1, 0, 3), v: repeatHead(mqa.v, 1, 0, 3) }));
 });
 
 Deno.test("gqa reference: a mask's head axis counts query heads", () => {
   const args = randomCase({ B: 1, H: 4, kvHeads: 2, L: 1, S: 3, D: 4, maskShape: [1, 4, 1, 3] }, 4);
-  const expanded = { ...args, k: f32([]), v: f32([]) };
+  const { kvHeads: _kv, ...rest } = args;
+  const expanded = { ...rest, k: f32([]), v: f32([]) };
   expanded.k = f32([...repeatHead(args.k, 2, 0, 2), ...repeatHead(args.k, 2, 1, 2)]);
   expanded.v = f32([...repeatHead(args.v, 2, 0, 2), ...repeatHead(args.v, 2, 1, 2)]);
   deepStrictEqual(gqa(args), attention(expanded));
