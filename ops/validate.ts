@@ -262,6 +262,9 @@ export interface Modulation {
   shift?: Float32Array;
 }
 
+/** The keys a modulation may carry (a plan's `shift` is a boolean, a call's the array). */
+const MODULATION_KEYS: readonly string[] = ["rowsPerItem", "scale", "shift"];
+
 /**
  * Requires a modulation's shape: `rowsPerItem` an integer >= 1 that divides `rows`.
  *
@@ -269,14 +272,14 @@ export interface Modulation {
  * @param rows the rows being modulated
  * @param modulation `{ rowsPerItem, shift? }`
  * @returns the number of items, rows / rowsPerItem
- * @throws Error naming `modulation` or `modulation.rowsPerItem`
+ * @throws Error naming `modulation` or `modulation.rowsPerItem`, or an unknown key of it
  */
 export function requireModulationShape(
   op: string,
   rows: number,
   modulation: { rowsPerItem: number; shift?: unknown },
 ): number {
-  requireArgs(op, "modulation", modulation, "{ rowsPerItem, scale, shift? }");
+  requireArgs(op, "modulation", modulation, "{ rowsPerItem, scale, shift? }", MODULATION_KEYS);
   const per = requireInt(op, "modulation.rowsPerItem", modulation.rowsPerItem, 1, U32_MAX);
   if (rows % per !== 0) {
     throw new Error(`${op}: rows must be a multiple of modulation.rowsPerItem = ${per}, got rows = ${rows}`);
