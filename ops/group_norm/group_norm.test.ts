@@ -11,6 +11,7 @@ import {
   type Tolerance,
 } from "../../harness/testing.ts";
 import { GROUP_NORM_SPLIT_ROWS, groupNorm, type GroupNormArgs, groupNormGpu, groupNormPlan, KERNELS } from "./mod.ts";
+import type { GroupNormVariant } from "./kernels.gen.ts";
 
 type JsonF32 = (number | string)[];
 interface GoldenCase {
@@ -142,7 +143,7 @@ gpuTest("group_norm GPU: bad input throws before dispatch; the plans declare the
     'groupNorm: path must be one of "rows", "split", "fused", got tiles',
   );
   await assertThrowsMessage(
-    () => groupNormPlan(gpu, { N: 1, C: 6, L: 4, groups: 3 }, { override: "combine" }),
+    () => groupNormPlan(gpu, { N: 1, C: 6, L: 4, groups: 3 }, { override: "combine" as never }),
     'groupNorm: override "combine" is not a variant of entry point kernel, stats, apply or fused',
   );
   const rows = groupNormPlan(gpu, { N: 2, C: 6, L: 5, groups: 3, weight: true });
@@ -229,7 +230,7 @@ const shapes: [number, number, number, number, string][] = [
   [1, 6, 4097, 3, "w"],
   [1, 3, 12288, 1, "b"],
 ];
-checkAgainstReference<GroupNormArgs>(
+checkAgainstReference<GroupNormArgs, GroupNormVariant>(
   "group_norm",
   KERNELS,
   "kernel",

@@ -26,6 +26,12 @@
 
 import { requireArgs, requireArray, requireF32, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 
+/**
+ * The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the
+ * arguments; its `weight` and `bias` are booleans).
+ */
+const KEYS: readonly string[] = ["x", "weight", "bias", "N", "C", "L", "groups", "eps", "activation"];
+
 /** The eps used when none is given (torch's default). */
 export const GROUP_NORM_DEFAULT_EPS = 1e-5;
 
@@ -66,7 +72,7 @@ export interface GroupNormArgs extends GroupNormShape {
  * @throws Error naming the bad argument, what was expected and what was given
  */
 export function validateGroupNormShape(shape: GroupNormShape): number {
-  requireArgs("groupNorm", "shape", shape, "{ N, C, L, groups, eps?, activation? }");
+  requireArgs("groupNorm", "shape", shape, "{ N, C, L, groups, eps?, activation? }", KEYS);
   requireInt("groupNorm", "N", shape.N, 1, U32_MAX);
   requireInt("groupNorm", "C", shape.C, 1, U32_MAX);
   requireInt("groupNorm", "L", shape.L, 1, U32_MAX);
@@ -90,7 +96,7 @@ export function validateGroupNormShape(shape: GroupNormShape): number {
  * @throws Error naming the bad argument, what was expected and what was given
  */
 export function validateGroupNorm(args: GroupNormArgs): number {
-  requireArgs("groupNorm", "args", args, "{ x, weight?, bias?, N, C, L, groups, eps?, activation? }");
+  requireArgs("groupNorm", "args", args, "{ x, weight?, bias?, N, C, L, groups, eps?, activation? }", KEYS);
   const eps = validateGroupNormShape(args);
   requireArray("groupNorm", "x", args.x, "Float32Array", [args.N * args.C * args.L, "N * C * L"]);
   if (args.weight !== undefined) requireArray("groupNorm", "weight", args.weight, "Float32Array", [args.C, "C"]);
