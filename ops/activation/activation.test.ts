@@ -218,7 +218,7 @@ gpuTest("activation GPU: bad input throws before dispatch", async (gpu) => {
   );
   await assertThrowsMessage(() => activationGpu(gpu, { kind: "nope" as ActivationKind, x }), "kind must be one of");
   await assertThrowsMessage(
-    () => activationGpu(gpu, { kind: "relu2", x }, { override: "kernel.amd" }),
+    () => activationGpu(gpu, { kind: "relu2", x }, { override: "kernel.amd" as never }),
     'override "kernel.amd" is not a variant of entry point "kernel"',
   );
 });
