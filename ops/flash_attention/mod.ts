@@ -85,7 +85,8 @@ import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
 import { maskLength, maskParams, requireWorkgroupStorage } from "../attention/kernel_params.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { type FlashAttentionVariant, KERNELS } from "./kernels.gen.ts";
 import {
   type FlashAttentionArgs,
   type FlashAttentionShape,
@@ -96,7 +97,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { type FlashAttentionVariant, KERNELS };
 
 /**
  * The kernel's entry points: `wide` for wide value heads, the others in the plan's order of preference,
@@ -165,7 +166,8 @@ export function columnsPerWorkgroup(source: string): number {
  * @param gpu the device
  * @param op the op, for messages
  * @param shape the validated shape (its Dv decides)
- * @param options kernel override
+ * @param options kernel override, of any name: gqa's options pass through here too, and a name
+ *   that is no variant of {@link FLASH_ENTRIES} is refused (naming them)
  * @returns the resolved kernel
  * @throws Error naming the op and the entry points when an override names a variant of none of them
  */
@@ -173,7 +175,7 @@ export function flashKernel(
   gpu: ResidentDevice,
   op: string,
   shape: ResolvedAttentionShape,
-  options: KernelOptions = {},
+  options?: KernelOptions,
 ): Resolution {
   const granted = gpu.device.limits.maxComputeWorkgroupStorageSize;
   const fits = (entry: string) => workgroupBytes(gpu.resolve(KERNELS, entry).source) <= granted;
@@ -307,8 +309,9 @@ export function flashPlanOf(
 export function flashAttentionPlan(
   gpu: ResidentDevice,
   shape: FlashAttentionShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<FlashAttentionVariant>,
 ): KernelPlan {
+  checkOptions("flashAttention", options);
   const resolved = validateFlashAttentionShape(shape);
   return flashPlanOf(gpu, "flashAttention", resolved, flashKernel(gpu, "flashAttention", resolved, options));
 }
@@ -337,8 +340,9 @@ export function flashAttentionPlan(
 export async function flashAttentionGpu(
   gpu: ResidentDevice,
   args: FlashAttentionArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<FlashAttentionVariant>,
 ): Promise<Float32Array> {
+  checkOptions("flashAttention", options);
   const shape = validateFlashAttention(args);
   const plan = flashPlanOf(gpu, "flashAttention", shape, flashKernel(gpu, "flashAttention", shape, options));
   const [out] = await gpu.run(plan, [args.q, args.k, args.v, args.mask ?? new Float32Array(1)]);

@@ -18,6 +18,7 @@
  */
 
 import {
+  ATTENTION_KEYS,
   ATTENTION_SHAPE_FIELDS,
   type AttentionArgs,
   attentionOf,
@@ -36,6 +37,9 @@ export type { ResolvedAttentionShape } from "../attention/reference.ts";
  * `"BLHD"` token-major (`[B, L, H, D]`, each token's heads contiguous, as a Linear layer writes them).
  */
 export type AttentionLayout = "BHLD" | "BLHD";
+
+/** The keys a shape or arguments object may carry: attention's and the layout. */
+const KEYS: readonly string[] = [...ATTENTION_KEYS, "layout"];
 
 /** The layouts, in the order messages list them. */
 export const ATTENTION_LAYOUTS: readonly AttentionLayout[] = ["BHLD", "BLHD"];
@@ -140,7 +144,7 @@ export function requireQuadDims(op: string, shape: ResolvedAttentionShape): void
  * @throws Error naming the bad argument and what was expected
  */
 export function validateFlashAttentionShape(shape: FlashAttentionShape, hasMask?: boolean): ResolvedFlashShape {
-  requireArgs("flashAttention", "shape", shape, `{ ${ATTENTION_SHAPE_FIELDS}, layout? }`);
+  requireArgs("flashAttention", "shape", shape, `{ ${ATTENTION_SHAPE_FIELDS}, layout? }`, KEYS);
   const resolved = checkAttentionShape("flashAttention", shape, shape.H, hasMask ?? shape.maskShape !== undefined);
   requireQuadDims("flashAttention", resolved);
   return { ...resolved, layout: requireLayout("flashAttention", shape.layout) };
@@ -154,7 +158,7 @@ export function validateFlashAttentionShape(shape: FlashAttentionShape, hasMask?
  * @throws Error naming the bad argument and what was expected
  */
 export function validateFlashAttention(args: FlashAttentionArgs): ResolvedFlashShape {
-  requireArgs("flashAttention", "args", args, `{ q, k, v, mask?, ${ATTENTION_SHAPE_FIELDS}, layout? }`);
+  requireArgs("flashAttention", "args", args, `{ q, k, v, mask?, ${ATTENTION_SHAPE_FIELDS}, layout? }`, KEYS);
   const shape = validateFlashAttentionShape(args, args.mask !== undefined);
   checkAttentionArrays("flashAttention", args, shape);
   return shape;
