@@ -19,7 +19,12 @@
  * @module
  */
 
-import { ATTENTION_SHAPE_FIELDS, checkAttentionArrays, checkAttentionShape } from "../attention/reference.ts";
+import {
+  ATTENTION_KEYS,
+  ATTENTION_SHAPE_FIELDS,
+  checkAttentionArrays,
+  checkAttentionShape,
+} from "../attention/reference.ts";
 import {
   attentionInLayout,
   type FlashAttentionArgs,
@@ -33,6 +38,9 @@ import { requireArgs, requireInt } from "../validate.ts";
 export { keyPaddingBias } from "../attention/reference.ts";
 export type { ResolvedAttentionShape } from "../attention/reference.ts";
 export type { AttentionLayout, ResolvedFlashShape } from "../flash_attention/reference.ts";
+
+/** The keys a shape or arguments object may carry: attention's, kvHeads and the layout. */
+const KEYS: readonly string[] = [...ATTENTION_KEYS, "kvHeads", "layout"];
 
 /** Sizes and scalars of {@link gqa}: flash_attention's (attention's and the layout), and the number of KV heads. */
 export interface GqaShape extends FlashAttentionShape {
@@ -55,7 +63,7 @@ export interface GqaArgs extends FlashAttentionArgs {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateGqaShape(shape: GqaShape, hasMask?: boolean): ResolvedFlashShape {
-  requireArgs("gqa", "shape", shape, `{ kvHeads, ${ATTENTION_SHAPE_FIELDS}, layout? }`);
+  requireArgs("gqa", "shape", shape, `{ kvHeads, ${ATTENTION_SHAPE_FIELDS}, layout? }`, KEYS);
   const resolved = checkAttentionShape("gqa", shape, shape.kvHeads, hasMask ?? shape.maskShape !== undefined);
   requireQuadDims("gqa", resolved);
   return { ...resolved, layout: requireLayout("gqa", shape.layout) };
@@ -69,7 +77,7 @@ export function validateGqaShape(shape: GqaShape, hasMask?: boolean): ResolvedFl
  * @throws Error naming the bad argument and what was expected
  */
 export function validateGqa(args: GqaArgs): ResolvedFlashShape {
-  requireArgs("gqa", "args", args, `{ q, k, v, mask?, kvHeads, ${ATTENTION_SHAPE_FIELDS}, layout? }`);
+  requireArgs("gqa", "args", args, `{ q, k, v, mask?, kvHeads, ${ATTENTION_SHAPE_FIELDS}, layout? }`, KEYS);
   const shape = validateGqaShape(args, args.mask !== undefined);
   checkAttentionArrays("gqa", args, shape, "kvHeads");
   return shape;
