@@ -37,6 +37,9 @@ import { requireArgs, requireArray, requireF32, requireInt, requireOneOf, U32_MA
 /** How the channels of an axis are paired (see the module doc). */
 export type RopePairing = "adjacent" | "half";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["x", "positions", "tokens", "heads", "headDim", "axesDims", "theta", "pairing"];
+
 /** Sizes and scalars of {@link ropeAxes}. */
 export interface RopeAxesShape {
   /** Tokens, >= 1. */
@@ -83,7 +86,7 @@ export interface RopeAxesPairs {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateRopeAxesShape(shape: RopeAxesShape): RopeAxesPairs {
-  requireArgs("ropeAxes", "shape", shape, "{ tokens, heads, headDim, axesDims, theta, pairing? }");
+  requireArgs("ropeAxes", "shape", shape, "{ tokens, heads, headDim, axesDims, theta, pairing? }", KEYS);
   requireInt("ropeAxes", "tokens", shape.tokens, 1, U32_MAX);
   requireInt("ropeAxes", "heads", shape.heads, 1, U32_MAX);
   requireInt("ropeAxes", "headDim", shape.headDim, 2, U32_MAX);
@@ -138,7 +141,7 @@ export function validateRopeAxesShape(shape: RopeAxesShape): RopeAxesPairs {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateRopeAxes(args: RopeAxesArgs): RopeAxesPairs {
-  requireArgs("ropeAxes", "args", args, "{ x, positions, tokens, heads, headDim, axesDims, theta, pairing? }");
+  requireArgs("ropeAxes", "args", args, "{ x, positions, tokens, heads, headDim, axesDims, theta, pairing? }", KEYS);
   const pairs = validateRopeAxesShape(args);
   const { tokens, heads, headDim } = args;
   requireArray("ropeAxes", "x", args.x, "Float32Array", [tokens * heads * headDim, "tokens * heads * headDim"]);

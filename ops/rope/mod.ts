@@ -42,7 +42,8 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { KERNELS, type RopeVariant } from "./kernels.gen.ts";
 import {
   type RopeArgs,
   type RopeAxesArgs,
@@ -55,7 +56,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type RopeVariant };
 
 /** Heads per invocation (`HPI` in both kernels). */
 const HPI = 8;
@@ -70,7 +71,8 @@ const WG = 256;
  * @returns the plan; bindings `x`, `positions` `[tokens]`, `invFreq` `[headDim/2]`, `ropeCache`
  *   (inputs) and `out`
  */
-export function ropePlan(gpu: ResidentDevice, shape: RopeShape, options: KernelOptions = {}): KernelPlan {
+export function ropePlan(gpu: ResidentDevice, shape: RopeShape, options?: KernelOptions<RopeVariant>): KernelPlan {
+  checkOptions("rope", options);
   const { offset, headOffset, headCount, cacheLength, attentionFactor } = validateRopeShape(shape);
   const { tokens, heads, headDim } = shape;
   const total = tokens * heads * headDim;
@@ -137,7 +139,12 @@ export function ropePlan(gpu: ResidentDevice, shape: RopeShape, options: KernelO
  * gpu.destroy();
  * ```
  */
-export async function ropeGpu(gpu: ResidentDevice, args: RopeArgs, options: KernelOptions = {}): Promise<Float32Array> {
+export async function ropeGpu(
+  gpu: ResidentDevice,
+  args: RopeArgs,
+  options?: KernelOptions<RopeVariant>,
+): Promise<Float32Array> {
+  checkOptions("rope", options);
   const { invFreq, cacheLength } = validateRope(args);
   const plan = ropePlan(gpu, { ...args, cacheLength }, options);
   const positions = args.positions ?? Float32Array.from({ length: args.tokens }, (_, t) => t);
@@ -154,7 +161,12 @@ export async function ropeGpu(gpu: ResidentDevice, args: RopeArgs, options: Kern
  * @returns the plan; bindings `x`, `positions` `[tokens, axes]` (i32), `pairAxis` `[headDim/2]`
  *   (u32), `invFreq` `[headDim/2]` (inputs) and `out`
  */
-export function ropeAxesPlan(gpu: ResidentDevice, shape: RopeAxesShape, options: KernelOptions = {}): KernelPlan {
+export function ropeAxesPlan(
+  gpu: ResidentDevice,
+  shape: RopeAxesShape,
+  options?: KernelOptions<RopeVariant>,
+): KernelPlan {
+  checkOptions("ropeAxes", options);
   const { pairing } = validateRopeAxesShape(shape);
   const { tokens, heads, headDim } = shape;
   const axes = shape.axesDims.length;
@@ -215,8 +227,9 @@ export function ropeAxesPlan(gpu: ResidentDevice, shape: RopeAxesShape, options:
 export async function ropeAxesGpu(
   gpu: ResidentDevice,
   args: RopeAxesArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<RopeVariant>,
 ): Promise<Float32Array> {
+  checkOptions("ropeAxes", options);
   const { axis, invFreq } = validateRopeAxes(args);
   const plan = ropeAxesPlan(gpu, args, options);
   const [out] = await gpu.run(plan, [args.x, args.positions, axis, invFreq]);

@@ -131,6 +131,22 @@ export interface RopeResolved {
 
 const SHAPE_FIELDS = "tokens, heads, headDim, theta?, scaling?, offset?, headOffset?, headCount?";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = [
+  "x",
+  "positions",
+  "ropeCache",
+  "tokens",
+  "heads",
+  "headDim",
+  "theta",
+  "scaling",
+  "offset",
+  "headOffset",
+  "headCount",
+  "cacheLength",
+];
+
 /**
  * Validates {@link rope}'s sizes and scalars.
  *
@@ -139,7 +155,7 @@ const SHAPE_FIELDS = "tokens, heads, headDim, theta?, scaling?, offset?, headOff
  * @throws Error naming the bad argument and what was expected
  */
 export function validateRopeShape(shape: RopeShape): RopeResolved {
-  requireArgs("rope", "shape", shape, `{ ${SHAPE_FIELDS}, cacheLength? }`);
+  requireArgs("rope", "shape", shape, `{ ${SHAPE_FIELDS}, cacheLength? }`, KEYS);
   requireInt("rope", "tokens", shape.tokens, 1, U32_MAX);
   requireInt("rope", "heads", shape.heads, 1, U32_MAX);
   requireInt("rope", "headDim", shape.headDim, 2, U32_MAX);
@@ -167,7 +183,7 @@ export function validateRopeShape(shape: RopeShape): RopeResolved {
  * @throws Error naming the bad argument and what was expected
  */
 export function validateRope(args: RopeArgs): RopeResolved {
-  requireArgs("rope", "args", args, `{ x, positions?, ropeCache?, ${SHAPE_FIELDS} }`);
+  requireArgs("rope", "args", args, `{ x, positions?, ropeCache?, ${SHAPE_FIELDS} }`, KEYS);
   let cacheLength = 0;
   if (args.ropeCache !== undefined) {
     requireArray("rope", "ropeCache", args.ropeCache, "Float32Array");
