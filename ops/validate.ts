@@ -189,11 +189,22 @@ export function requireF32(op: string, name: string, value: unknown): number {
  * @param value the value given
  * @param choices the allowed values
  * @returns the value
- * @throws Error listing the choices
+ * @throws Error listing the choices and the value given, a string quoted ({@link shown})
+ *
+ * @example
+ * ```ts
+ * import { requireOneOf } from "./validate.ts";
+ * requireOneOf("pad", "mode", "reflect", ["constant", "reflect"]); // "reflect"
+ * try {
+ *   requireOneOf("pad", "mode", "circular", ["constant", "reflect"]);
+ * } catch (e) {
+ *   (e as Error).message; // 'pad: mode must be one of "constant", "reflect", got "circular"'
+ * }
+ * ```
  */
 export function requireOneOf<T extends string>(op: string, name: string, value: unknown, choices: readonly T[]): T {
   if (!(choices as readonly unknown[]).includes(value)) {
-    throw new Error(`${op}: ${name} must be one of ${choices.map((c) => `"${c}"`).join(", ")}, got ${String(value)}`);
+    throw new Error(`${op}: ${name} must be one of ${choices.map((c) => `"${c}"`).join(", ")}, got ${shown(value)}`);
   }
   return value as T;
 }
