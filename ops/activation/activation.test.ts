@@ -337,7 +337,7 @@ async function rejectsBadGated(run: (args: GatedActivationArgs) => unknown): Pro
   );
   await assertThrowsMessage(
     () => run({ kind: "reglu" as GatedActivationKind, gate, up: gate }),
-    'gatedActivation: kind must be one of "swiglu", "geglu", got reglu',
+    'gatedActivation: kind must be one of "swiglu", "geglu", got "reglu"',
   );
   await assertThrowsMessage(
     () => run({ kind: "geglu", gate: [1] as unknown as Float32Array, up: gate }),

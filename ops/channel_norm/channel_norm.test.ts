@@ -117,7 +117,7 @@ async function rejectsBadInput(run: (args: ChannelNormArgs) => unknown): Promise
   await assertThrowsMessage(() => run({ x, N: 1, C: 3, L: 2, eps: 1e39 }), "channelNorm: eps must be a finite f32");
   await assertThrowsMessage(
     () => run({ x, N: 1, C: 3, L: 2, activation: "gelu" as "silu" }),
-    'channelNorm: activation must be one of "silu", got gelu',
+    'channelNorm: activation must be one of "silu", got "gelu"',
   );
   await assertThrowsMessage(() => run(undefined as unknown as ChannelNormArgs), "channelNorm: args must be an object");
 }

@@ -199,11 +199,11 @@ Deno.test("flashAttention reference: layout BLHD is q[b, l, h, d], k and v [b, s
   ok(flashAttention({ ...args, layout: "BLHD" }).some((x, i) => x !== heads[i]));
   await assertThrowsMessage(
     () => flashAttention({ ...args, layout: "BSHD" as "BLHD" }),
-    'flashAttention: layout must be one of "BHLD", "BLHD", got BSHD',
+    'flashAttention: layout must be one of "BHLD", "BLHD", got "BSHD"',
   );
   await assertThrowsMessage(
     () => flashAttentionPlan(planningDevice(), { B, H, L, S, D, layout: "bhld" as "BHLD" }),
-    'flashAttention: layout must be one of "BHLD", "BLHD", got bhld',
+    'flashAttention: layout must be one of "BHLD", "BLHD", got "bhld"',
   );
 });
 

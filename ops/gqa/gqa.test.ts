@@ -317,7 +317,7 @@ gpuTest("gqa GPU: bad input throws before dispatch", async (gpu) => {
   // A path that is neither is refused, not taken as "decode".
   await assertThrowsMessage(
     () => gqaGpu(gpu, args, { path: "split" as "decode" }),
-    'gqa: path must be one of "decode", "prefill", got split',
+    'gqa: path must be one of "decode", "prefill", got "split"',
   );
 });
 

@@ -140,7 +140,7 @@ gpuTest("group_norm GPU: bad input throws before dispatch; the plans declare the
   );
   await assertThrowsMessage(
     () => groupNormPlan(gpu, { N: 1, C: 6, L: 4, groups: 3 }, { path: "tiles" as "rows" }),
-    'groupNorm: path must be one of "rows", "split", "fused", got tiles',
+    'groupNorm: path must be one of "rows", "split", "fused", got "tiles"',
   );
   await assertThrowsMessage(
     () => groupNormPlan(gpu, { N: 1, C: 6, L: 4, groups: 3 }, { override: "combine" as never }),
@@ -459,7 +459,7 @@ Deno.test("group_norm reference: SiLU applies after the weight and bias, as F.si
   ok(beforeAffine > 0.01, `SiLU before the affine must differ, differs by ${beforeAffine}`);
   await assertThrowsMessage(
     () => groupNorm({ x: f32([1, 2]), N: 1, C: 1, L: 2, groups: 1, activation: "gelu" as "silu" }),
-    'groupNorm: activation must be one of "silu", got gelu',
+    'groupNorm: activation must be one of "silu", got "gelu"',
   );
 });
 

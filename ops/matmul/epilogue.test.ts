@@ -139,7 +139,7 @@ Deno.test("epilogue reference: bad input throws naming the argument", async () =
     [{ accumulate: true, c: f32([1]) }, "matmulLinear: c must have length M * N = 12, got 1"],
     [{ c: new Float32Array(12) }, "matmulLinear: c (the prior output) is read only with accumulate: true"],
     [{ accumulate: "yes", c: new Float32Array(12) }, 'matmulLinear: accumulate must be a boolean, got "yes"'],
-    [{ activation: "relu" }, 'matmulLinear: activation must be one of "gelu", "gelu_tanh", "silu", got relu'],
+    [{ activation: "relu" }, 'matmulLinear: activation must be one of "gelu", "gelu_tanh", "silu", got "relu"'],
     [{ activation: "tanh" }, "matmulLinear: activation must be one of"],
     [{ bias: f32([1, 2, 3]) }, "matmulLinear: bias must have length N = 2, got 3"],
     [{ bias: [1, 2] }, "matmulLinear: bias must be a Float32Array, got Array"],
@@ -457,7 +457,7 @@ gpuTest("epilogue GPU: bad input is refused, naming it, before any GPU work", as
   );
   await assertThrowsMessage(
     () => matmulLinearGpu(gpu, { ...args, activation: "relu" as MatmulActivation }),
-    'matmulLinear: activation must be one of "gelu", "gelu_tanh", "silu", got relu',
+    'matmulLinear: activation must be one of "gelu", "gelu_tanh", "silu", got "relu"',
   );
   await assertThrowsMessage(
     () => matmulGpu(gpu, { a: args.a, b: f32([1, 1]), M: 6, N: 2, K: 1, gateRows: 2 }),

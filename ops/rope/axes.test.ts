@@ -150,7 +150,7 @@ async function rejectsBadAxes(run: (args: RopeAxesArgs) => unknown): Promise<voi
   );
   await assertThrowsMessage(
     () => run({ ...base, axesDims: [2, 4], pairing: "interleaved" as "half" }),
-    'ropeAxes: pairing must be one of "adjacent", "half", got interleaved',
+    'ropeAxes: pairing must be one of "adjacent", "half", got "interleaved"',
   );
 }
 

@@ -306,7 +306,7 @@ async function rejectsBadRope(run: (args: RopeArgs) => unknown): Promise<void> {
   );
   await assertThrowsMessage(
     () => run({ x, tokens: 2, heads: 1, headDim: 4, scaling: { type: "ntk" } as unknown as RopeScaling }),
-    'rope: scaling.type must be one of "linear", "dynamic", "yarn", "llama3", got ntk',
+    'rope: scaling.type must be one of "linear", "dynamic", "yarn", "llama3", got "ntk"',
   );
   await assertThrowsMessage(
     () => run({ x, tokens: 2, heads: 1, headDim: 4, scaling: { type: "linear", factor: 0 } }),
