@@ -167,6 +167,17 @@ function decodeFits(shape: ResolvedFlashShape): boolean {
  * @returns the path and its plans
  * @throws Error when `path: "decode"` is asked for with D or Dv over 128, or an override names no
  *   kernel of the path taken
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { gqaPlansOf, validateGqaShape } from "@xpu/ops/ops/gqa";
+ * const gpu = await acquireDevice();
+ * const shape = validateGqaShape({ B: 1, H: 32, kvHeads: 8, L: 1, S: 4096, D: 128 });
+ * gqaPlansOf(gpu, shape).path; // "decode": one query row per head
+ * gqaPlansOf(gpu, shape, { path: "prefill" }).steps.length; // 1: flash_attention's kernel
+ * gpu.destroy();
+ * ```
  */
 export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedFlashShape, options?: GqaOptions): GqaPlans {
   checkOptions("gqa", options, OPTION_KEYS);
@@ -287,6 +298,24 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedFlashShape, optio
  *   forces the prefill path and that kernel; any other name throws, on either path) and `path`
  * @returns the path and its plans, to be submitted in order (see {@link GqaPlans} for the bindings)
  * @throws Error naming a bad argument
+ *
+ * @example Resident tensors: one decode step, submitted as its sequence
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { gqaPlan } from "@xpu/ops/ops/gqa";
+ * const gpu = await acquireDevice();
+ * // Two query heads share one KV head of three cached positions.
+ * const { path, sequence } = gqaPlan(gpu, { B: 1, H: 2, kvHeads: 1, L: 1, S: 3, D: 4 }); // path "decode"
+ * const q = gpu.upload(new Float32Array(8).fill(1));
+ * const k = gpu.upload(new Float32Array(12).fill(1));
+ * const v = gpu.upload(new Float32Array([1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]));
+ * const mask = gpu.alloc("f32", 1); // a placeholder: no mask
+ * const out = gpu.alloc("f32", 8);
+ * const [partOut, partStats] = sequence!.intermediates.map((t) => gpu.alloc("f32", t.length));
+ * await gpu.submitSequence(sequence!, [q, k, v, mask, out, partOut, partStats]); // bindings, then intermediates
+ * const y = await gpu.read(out); // [2, 2, 2, 2, 2, 2, 2, 2]: equal scores, so each head averages v
+ * gpu.destroy();
+ * ```
  */
 export function gqaPlan(gpu: ResidentDevice, shape: GqaShape, options?: GqaOptions): GqaPlans {
   checkOptions("gqa", options, OPTION_KEYS);

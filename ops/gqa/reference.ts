@@ -61,6 +61,12 @@ export interface GqaArgs extends FlashAttentionArgs {
  * @param hasMask whether a mask accompanies them (default: whether maskShape is given)
  * @returns the shape with its defaults
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateGqaShape } from "@xpu/ops/ops/gqa";
+ * validateGqaShape({ B: 1, H: 32, kvHeads: 8, L: 1, S: 4096, D: 128 }); // Dv 128, scale 1 / sqrt(128), layout "BHLD"
+ * ```
  */
 export function validateGqaShape(shape: GqaShape, hasMask?: boolean): ResolvedFlashShape {
   requireArgs("gqa", "shape", shape, `{ kvHeads, ${ATTENTION_SHAPE_FIELDS}, layout? }`, KEYS);
@@ -75,6 +81,13 @@ export function validateGqaShape(shape: GqaShape, hasMask?: boolean): ResolvedFl
  * @param args the arguments
  * @returns the shape with its defaults
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateGqa } from "@xpu/ops/ops/gqa";
+ * const q = new Float32Array(8), k = new Float32Array(12), v = new Float32Array(12); // k and v: one KV head
+ * validateGqa({ q, k, v, B: 1, H: 2, kvHeads: 1, L: 1, S: 3, D: 4 }).kvHeads; // 1; k of 24 (two KV heads) throws
+ * ```
  */
 export function validateGqa(args: GqaArgs): ResolvedFlashShape {
   requireArgs("gqa", "args", args, `{ q, k, v, mask?, kvHeads, ${ATTENTION_SHAPE_FIELDS}, layout? }`, KEYS);
