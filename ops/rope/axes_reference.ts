@@ -84,6 +84,12 @@ export interface RopeAxesPairs {
  * @param shape the sizes and scalars
  * @returns the channel pairs of one head
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateRopeAxesShape } from "@xpu/ops/ops/rope";
+ * validateRopeAxesShape({ tokens: 1, heads: 1, headDim: 6, axesDims: [2, 4], theta: 256 }).axis; // [0, 1, 1]
+ * ```
  */
 export function validateRopeAxesShape(shape: RopeAxesShape): RopeAxesPairs {
   requireArgs("ropeAxes", "shape", shape, "{ tokens, heads, headDim, axesDims, theta, pairing? }", KEYS);
@@ -139,6 +145,13 @@ export function validateRopeAxesShape(shape: RopeAxesShape): RopeAxesPairs {
  * @param args the arguments
  * @returns as {@link validateRopeAxesShape}
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateRopeAxes } from "@xpu/ops/ops/rope";
+ * const x = new Float32Array(6), positions = new Int32Array([0, 3]); // one token, one head, two axes
+ * validateRopeAxes({ x, positions, tokens: 1, heads: 1, headDim: 6, axesDims: [2, 4], theta: [10000, 256] }).invFreq; // [1, 1, 1 / 16]
+ * ```
  */
 export function validateRopeAxes(args: RopeAxesArgs): RopeAxesPairs {
   requireArgs("ropeAxes", "args", args, "{ x, positions, tokens, heads, headDim, axesDims, theta, pairing? }", KEYS);

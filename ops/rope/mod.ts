@@ -70,6 +70,21 @@ const WG = 256;
  * @param options kernel override
  * @returns the plan; bindings `x`, `positions` `[tokens]`, `invFreq` `[headDim/2]`, `ropeCache`
  *   (inputs) and `out`
+ *
+ * @example Resident tensors: one token at position 1, one pair of channels
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { ropeFrequencies, ropePlan } from "@xpu/ops/ops/rope";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([1, 0]));
+ * const positions = gpu.upload(new Float32Array([1]));
+ * const invFreq = gpu.upload(ropeFrequencies(2).invFreq); // [1]: the pair turns by its position, in radians
+ * const none = gpu.alloc("f32", 0); // no angle table
+ * const out = gpu.alloc("f32", 2);
+ * await gpu.submit([ropePlan(gpu, { tokens: 1, heads: 1, headDim: 2 }), [x, positions, invFreq, none, out]]);
+ * const y = await gpu.read(out); // [cos 1, sin 1]
+ * gpu.destroy();
+ * ```
  */
 export function ropePlan(gpu: ResidentDevice, shape: RopeShape, options?: KernelOptions<RopeVariant>): KernelPlan {
   checkOptions("rope", options);
@@ -160,6 +175,21 @@ export async function ropeGpu(
  * @param options kernel override
  * @returns the plan; bindings `x`, `positions` `[tokens, axes]` (i32), `pairAxis` `[headDim/2]`
  *   (u32), `invFreq` `[headDim/2]` (inputs) and `out`
+ *
+ * @example Resident tensors: one token at (t, h) = (0, 1), two axes of one pair each
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { ropeAxesPlan, validateRopeAxesShape } from "@xpu/ops/ops/rope";
+ * const gpu = await acquireDevice();
+ * const shape = { tokens: 1, heads: 1, headDim: 4, axesDims: [2, 2], theta: 256 };
+ * const { axis, invFreq } = validateRopeAxesShape(shape); // each pair's axis and inverse frequency
+ * const x = gpu.upload(new Float32Array([1, 0, 1, 0]));
+ * const positions = gpu.upload(new Int32Array([0, 1]));
+ * const out = gpu.alloc("f32", 4);
+ * await gpu.submit([ropeAxesPlan(gpu, shape), [x, positions, gpu.upload(axis), gpu.upload(invFreq), out]]);
+ * const y = await gpu.read(out); // [1, 0, cos 1, sin 1]: only the second axis's pair turns
+ * gpu.destroy();
+ * ```
  */
 export function ropeAxesPlan(
   gpu: ResidentDevice,

@@ -153,6 +153,14 @@ const KEYS: readonly string[] = [
  * @param shape the sizes and scalars
  * @returns the shape with defaults filled in, and the frequencies
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateRopeShape } from "@xpu/ops/ops/rope";
+ * const { headCount, invFreq } = validateRopeShape({ tokens: 8, heads: 32, headDim: 128, theta: 500000 });
+ * headCount; // 32: every head, from headOffset 0
+ * invFreq.length; // 64: one per pair of channels
+ * ```
  */
 export function validateRopeShape(shape: RopeShape): RopeResolved {
   requireArgs("rope", "shape", shape, `{ ${SHAPE_FIELDS}, cacheLength? }`, KEYS);
@@ -181,6 +189,12 @@ export function validateRopeShape(shape: RopeShape): RopeResolved {
  * @param args the arguments
  * @returns as {@link validateRopeShape}
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateRope } from "@xpu/ops/ops/rope";
+ * validateRope({ x: new Float32Array(16), tokens: 2, heads: 2, headDim: 4, offset: 7 }).offset; // 7
+ * ```
  */
 export function validateRope(args: RopeArgs): RopeResolved {
   requireArgs("rope", "args", args, `{ x, positions?, ropeCache?, ${SHAPE_FIELDS} }`, KEYS);
