@@ -70,6 +70,12 @@ export interface GroupNormArgs extends GroupNormShape {
  * @param shape `N`, `C`, `L`, `groups`, `eps`
  * @returns the eps to use
  * @throws Error naming the bad argument, what was expected and what was given
+ *
+ * @example
+ * ```ts
+ * import { validateGroupNormShape } from "@xpu/ops/ops/group_norm";
+ * validateGroupNormShape({ N: 1, C: 512, L: 64 * 64, groups: 32 }); // 1e-5; groups: 30 throws (C must be divisible by it)
+ * ```
  */
 export function validateGroupNormShape(shape: GroupNormShape): number {
   requireArgs("groupNorm", "shape", shape, "{ N, C, L, groups, eps?, activation? }", KEYS);
@@ -94,6 +100,12 @@ export function validateGroupNormShape(shape: GroupNormShape): number {
  * @param args the arguments
  * @returns the eps to use
  * @throws Error naming the bad argument, what was expected and what was given
+ *
+ * @example
+ * ```ts
+ * import { validateGroupNorm } from "@xpu/ops/ops/group_norm";
+ * validateGroupNorm({ x: new Float32Array(8), N: 1, C: 4, L: 2, groups: 2, eps: 1e-6, weight: new Float32Array(4) }); // 1e-6
+ * ```
  */
 export function validateGroupNorm(args: GroupNormArgs): number {
   requireArgs("groupNorm", "args", args, "{ x, weight?, bias?, N, C, L, groups, eps?, activation? }", KEYS);
