@@ -9,6 +9,7 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { KERNELS, ropeAxesPlan, ropeFrequencies, type RopePairing, ropePlan, validateRopeAxesShape } from "./mod.ts";
+import type { RopeVariant } from "./kernels.gen.ts";
 
 interface RopeBenchShape {
   tokens: number;
@@ -23,7 +24,7 @@ interface AxesBenchShape extends RopeBenchShape {
 
 /** rope's and ropeAxes' benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<RopeBenchShape>({
+  defineCase<RopeBenchShape, RopeVariant>({
     op: "rope",
     entry: "kernel",
     sources: KERNELS,
@@ -42,7 +43,7 @@ export const BENCH: readonly BenchCase[] = [
       new Float32Array(0),
     ],
   }),
-  defineCase<AxesBenchShape>({
+  defineCase<AxesBenchShape, RopeVariant>({
     op: "ropeAxes",
     entry: "axes",
     sources: KERNELS,
