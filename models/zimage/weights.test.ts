@@ -33,7 +33,14 @@ function headers(entries: LayoutEntry[]): TensorStore {
     return t;
   };
   const read = (name: string): Promise<Uint8Array> => Promise.reject(new Error(`headers only: ${info(name).name}`));
-  return { tensors, metadata: {}, info, read, readFloat32: read as unknown as TensorStore["readFloat32"] };
+  return {
+    tensors,
+    metadata: {},
+    info,
+    read,
+    readRows: read,
+    readFloat32: read as unknown as TensorStore["readFloat32"],
+  };
 }
 
 const drop = (entries: LayoutEntry[], name: string) => entries.filter((t) => t.name !== name);
@@ -132,6 +139,13 @@ Deno.test("weights: ComfyUI's DiT (fused qkv) and FLUX.1's ae.safetensors read b
     deepStrictEqual(mapped.info(t.name).shape, t.shape, t.name);
     deepStrictEqual(await mapped.readFloat32(t.name), await official.readFloat32(t.name), t.name);
   }
+  // Rows of one part of a fused tensor are that part's rows (k is the second third of qkv).
+  const k = "layers.1.attention.to_k.weight";
+  deepStrictEqual(await mapped.readRows(k, 62, 2), (await official.read(k)).subarray(62 * 256, 64 * 256));
+  await assertThrowsMessage(
+    () => mapped.readRows(k, 63, 2),
+    `rows [63, 63 + 2) of ${k} must be integers within its 64 rows`,
+  );
   // The VAE under BFL's names (1x1 convolutions for the attention), its encoder kept.
   const vaeConfig = parseVaeConfig(index.config.vae as Record<string, unknown>);
   const vae = await recipeStore(index, "vae");
