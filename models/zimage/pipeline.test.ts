@@ -152,26 +152,46 @@ for (const set of GOLDEN_SETS) {
       const index = await loadTinyIndex(set);
       const teConfig = parseQwen3Config(index.config.text_encoder as Record<string, unknown>);
       const { seqLen, lengths } = goldenCases(index).textEncoder;
-      // The encoder alone, on the oracle's two prompts.
+      // The encoder alone, as the pipeline loads it (the embedding's rows gathered on the host), on the
+      // oracle's two prompts; and its first hidden state, the rows themselves.
       const te = await goldenStore("text_encoder", set);
       const ids = (await goldenTensor(te, "input_ids")) as Int32Array;
-      const encoder = await Qwen3Encoder.load(gpu, await recipeStore(index, "text_encoder"), teConfig, {
-        hiddenState: -2,
-      });
-      for (const [b, n] of lengths.entries()) {
-        const rel = maxRelative(
-          await encoder.encode(ids.subarray(seqLen * b, seqLen * b + n)),
-          await goldenTensor(te, `item${b}.hidden_states_m2`),
-        );
-        console.log(`item${b}.hidden_states_m2 (${n} tokens): max rel ${rel.toExponential(2)}`);
-        ok(rel < 1e-4, `${set} item${b}.hidden_states_m2: max rel ${rel}`);
+      const store = await recipeStore(index, "text_encoder");
+      for (const format of ["f32", "q8"] as const) {
+        const encoder = await Qwen3Encoder.load(gpu, store, teConfig, { format, hiddenState: -2, embedding: "host" });
+        strictEqual(encoder.weightBytes, textEncoderWeightBytes(teConfig, format), `${format} weight bytes`);
+        if (format === "f32") {
+          for (const [b, n] of lengths.entries()) {
+            const rel = maxRelative(
+              await encoder.encode(ids.subarray(seqLen * b, seqLen * b + n)),
+              await goldenTensor(te, `item${b}.hidden_states_m2`),
+            );
+            console.log(`item${b}.hidden_states_m2 (${n} tokens): max rel ${rel.toExponential(2)}`);
+            ok(rel < 1e-4, `${set} item${b}.hidden_states_m2: max rel ${rel}`);
+          }
+        }
+        encoder.destroy();
       }
-      encoder.destroy();
+      const embed = await Qwen3Encoder.load(gpu, store, teConfig, { hiddenState: 0, embedding: "host" });
+      deepStrictEqual(
+        await embed.encode(ids.subarray(0, lengths[0])),
+        await goldenTensor(te, "item0.hidden_states.0"),
+        "item0's embeddings",
+      );
+      embed.destroy();
       // The whole pipeline from the prompt text: upstream's generate() with the oracle's byte tokenizer.
       const golden = await goldenRun(set);
       for (const budget of [undefined, stagedBudgets(await tinyCheckpoint(set)).whole]) {
-        const loads: string[] = [];
-        const model = await ZImage.load(await tinyCheckpoint(set), {
+        const loads: string[] = [], wholeReads: string[] = [];
+        const checkpoint = await tinyCheckpoint(set), te = checkpoint.textEncoder!.store;
+        checkpoint.textEncoder!.store = {
+          ...te,
+          info: (name) => te.info(name),
+          read: (name) => (wholeReads.push(name), te.read(name)),
+          readFloat32: (name) => (wholeReads.push(name), te.readFloat32(name)),
+          readRows: (name, row0, rows) => te.readRows(name, row0, rows),
+        };
+        const model = await ZImage.load(checkpoint, {
           device: gpu,
           tokenizer: byteTokenizer,
           maxResidentBytes: budget,
@@ -198,6 +218,8 @@ for (const set of GOLDEN_SETS) {
         ok(worst <= 1, `${set} image bytes: worst ${worst} levels`);
         // Resident: loaded at load(); staged: each stage loaded when it ran, in order (each once here).
         deepStrictEqual(loads, ["text_encoder", "dit", "vae"]);
+        // The encoder's layers were read, its embedding table only row by row.
+        ok(wholeReads.length > 0 && !wholeReads.some((n) => n.endsWith("embed_tokens.weight")), `${wholeReads}`);
         model.destroy();
       }
     },
