@@ -28,6 +28,7 @@ export class Graph {
   readonly #allocated: GpuTensor[] = [];
   readonly #scopes: Set<GpuTensor>[] = [];
   readonly #unused = new Map<number, GpuTensor>();
+  readonly #pinned = new Set<GpuTensor>();
 
   /**
    * @param gpu the device
@@ -78,13 +79,24 @@ export class Graph {
   }
 
   /**
-   * Returns scratch tensors to the pool; a later step may overwrite them.
+   * Keeps a scratch tensor out of the pool for good (its value is read after the program runs:
+   * an output, or an intermediate a test inspects).
+   *
+   * @param t the tensor
+   */
+  pin(t: GpuTensor): void {
+    this.#pinned.add(t);
+  }
+
+  /**
+   * Returns scratch tensors to the pool (pinned ones excepted); a later step may overwrite them.
    *
    * @param tensors tensors taken with {@link tensor}
    */
   release(...tensors: GpuTensor[]): void {
     for (const t of tensors) {
       for (const s of this.#scopes) s.delete(t);
+      if (this.#pinned.has(t)) continue;
       const key = `${t.dtype}:${t.length}`;
       const free = this.#pool.get(key) ?? [];
       if (free.includes(t)) throw new Error(`${this.name}: a scratch tensor was released twice`);

@@ -1,0 +1,106 @@
+import { deepStrictEqual } from "node:assert/strict";
+import type { GpuTensor } from "../../harness/device.ts";
+import { gpuTest } from "../../harness/testing.ts";
+import { AnimaDit, patchIndex } from "./dit.ts";
+import { Graph } from "./graph.ts";
+import { timestepSinusoid } from "./timestep.ts";
+import { ditStores } from "./weights.ts";
+import { assertRel, fixture } from "./testing.ts";
+
+const io = await fixture("io");
+const { dit: store } = ditStores(await fixture("weights_dit"));
+
+function concat(parts: Float32Array[]): Float32Array {
+  const out = new Float32Array(parts.reduce((s, p) => s + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+Deno.test("anima DiT: the patchify index is channel-slowest (feature c*4 + m*2 + n)", () => {
+  const index = patchIndex(2, 2, 4, 1); // 2 channels, 2 x 4 latent: 2 tokens of 8 features
+  // Token 0 covers rows 0-1, columns 0-1; channel 1 starts at element 8.
+  deepStrictEqual([...index.subarray(0, 8)], [0, 1, 4, 5, 8, 9, 12, 13]);
+  deepStrictEqual([...index.subarray(8, 16)], [2, 3, 6, 7, 10, 11, 14, 15]);
+});
+
+gpuTest(
+  "anima DiT: case 0 (8 x 12 latent, sigma 1) stage by stage: t path, patch embed, block 0 parts, final",
+  async (gpu) => {
+    const dit = await AnimaDit.load(gpu, store);
+    const g = new Graph(gpu, "anima DiT test");
+    const inputs = [
+      gpu.upload(await io.readFloat32("dit/case0/x")),
+      gpu.upload(timestepSinusoid(1, dit.config.dim)),
+      gpu.upload(await io.readFloat32("adapter/cond/context")),
+    ];
+    const geometry = dit.geometry(8, 12, 1);
+    try {
+      const taps = new Map<string, GpuTensor>();
+      const out = dit.build(
+        g,
+        { batch: 1, height: 8, width: 12, latent: inputs[0], sinusoid: inputs[1], context: inputs[2] },
+        geometry,
+        (name, t) => {
+          g.pin(t);
+          taps.set(name, t);
+        },
+      );
+      const program = g.program();
+      await program.run();
+      program.destroy();
+      const read = async (name: string) => await gpu.read(taps.get(name)!) as Float32Array;
+      const golden = (name: string) => io.readFloat32(`dit/case0/dbg/${name}`);
+      const results: [string, number][] = [];
+      const check = async (label: string, ours: Float32Array, expected: Promise<Float32Array>) => {
+        results.push([label, assertRel(ours, await expected, label)]);
+      };
+      await check("t_emb_norm", await read("t_emb_norm"), golden("t_emb_norm"));
+      await check(
+        "adaln_lora",
+        concat(await Promise.all([0, 1, 2].map((i) => read(`adaln_lora${i}`)))),
+        golden("adaln_lora"),
+      );
+      await check("x_embed", await read("x_embed"), golden("x_embed"));
+      await check(
+        "block0 adaln_self_attn raw",
+        concat(await Promise.all([0, 1, 2].map((i) => read(`block0_adaln_self_attn_raw${i}`)))),
+        golden("block0_adaln_self_attn_raw"),
+      );
+      for (const part of ["self_attn", "cross_attn", "mlp"]) {
+        await check(
+          `block0 ${part}`,
+          await read(`block0_${part}`),
+          golden(`block0_${part}`),
+        );
+      }
+      await check("block0_out", await read("block0_out"), golden("block0_out"));
+      await check("block_last_out", await read("block_last_out"), golden("block_last_out"));
+      await check("final_layer", await read("final_layer"), golden("final_layer"));
+      await check("out", await gpu.read(out) as Float32Array, io.readFloat32("dit/case0/out"));
+      console.log(results.map(([l, r]) => `${l} ${r.toExponential(2)}`).join(", "));
+    } finally {
+      g.destroy();
+      for (const t of [...inputs, geometry.patchIndex, geometry.positions]) t.buffer.destroy();
+      dit.destroy();
+    }
+  },
+);
+
+gpuTest("anima DiT: cases 1-3 (sigma 0.375; a 6 x 10 latent at both sigmas)", async (gpu) => {
+  const dit = await AnimaDit.load(gpu, store);
+  try {
+    const context = await io.readFloat32("adapter/cond/context");
+    for (const [i, h, w] of [[1, 8, 12], [2, 6, 10], [3, 6, 10]]) {
+      const [sigma] = await io.readFloat32(`dit/case${i}/sigma`);
+      const out = await dit.run(await io.readFloat32(`dit/case${i}/x`), sigma, context, h, w);
+      const rel = assertRel(out, await io.readFloat32(`dit/case${i}/out`), `case ${i}`);
+      console.log(`case ${i}: ${rel.toExponential(2)}`);
+    }
+  } finally {
+    dit.destroy();
+  }
+});
