@@ -243,7 +243,6 @@ export class AnimaDit {
     const c = this.config;
     const D = c.dim, B = inputs.batch;
     const hp = inputs.height / 2, wp = inputs.width / 2, T = hp * wp, rows = B * T;
-    const features = c.channels * 4;
     // Timestep path: emb = RMSNorm(sinusoid), the lora chunks (1 added to the scale's).
     const step = g.scope((): GpuTensor[] => {
       const emb = rmsnorm(g, inputs.sinusoid, 1, D, this.#tNorm, NORM_EPS);
