@@ -320,6 +320,19 @@ export {
   validateGroupNormShape,
 } from "./ops/group_norm/mod.ts";
 export {
+  CHANNEL_NORM_ACTIVATIONS,
+  CHANNEL_NORM_DEFAULT_EPS,
+  channelNorm,
+  type ChannelNormArgs,
+  channelNormGpu,
+  type ChannelNormLayout,
+  channelNormLayout,
+  channelNormPlan,
+  type ChannelNormShape,
+  validateChannelNorm,
+  validateChannelNormShape,
+} from "./ops/channel_norm/mod.ts";
+export {
   snake,
   SNAKE_EPS,
   type SnakeArgs,

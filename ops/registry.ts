@@ -29,6 +29,7 @@ import { BENCH as DEQUANTIZE } from "./dequantize/bench.ts";
 import { BENCH as CONV } from "./conv/bench.ts";
 import { BENCH as CONV_TRANSPOSE } from "./conv_transpose/bench.ts";
 import { BENCH as GROUP_NORM } from "./group_norm/bench.ts";
+import { BENCH as CHANNEL_NORM } from "./channel_norm/bench.ts";
 import { BENCH as SNAKE } from "./snake/bench.ts";
 import { BENCH as MEL } from "./mel/bench.ts";
 import { BENCH as PAD } from "./pad/bench.ts";
@@ -72,6 +73,7 @@ export const OPS: readonly RegisteredOp[] = [
   { name: "conv", bench: CONV },
   { name: "conv_transpose", bench: CONV_TRANSPOSE },
   { name: "group_norm", bench: GROUP_NORM },
+  { name: "channel_norm", bench: CHANNEL_NORM },
   { name: "snake", bench: SNAKE },
   { name: "mel", bench: MEL },
   { name: "pad", bench: PAD },

@@ -500,6 +500,15 @@ const CASES: OpCase[] = [
     bad: [["groups", 3, "groups"], ["eps", 1e39, "eps"], ["eps", -1, "eps"], ["L", 2 ** 32, "L"]],
   },
   {
+    op: "channelNorm",
+    reference: ops.channelNorm,
+    gpu: ops.channelNormGpu,
+    plan: ops.channelNormPlan,
+    args: { x: f32(12), N: 1, C: 4, L: 3 },
+    shape: { N: 1, C: 4, L: 3 },
+    bad: [["C", 0, "C"], ["eps", 1e39, "eps"], ["eps", -1, "eps"], ["activation", "relu", "activation"]],
+  },
+  {
     op: "snake",
     reference: ops.snake,
     gpu: ops.snakeGpu,
