@@ -19,7 +19,7 @@
  * @module
  */
 
-import { acquireDevice, type GpuTensor, type ResidentDevice } from "../../harness/device.ts";
+import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
 import { axpyInplacePlan } from "../../ops/axpy/mod.ts";
 import { matmulPlan } from "../../ops/matmul/mod.ts";
@@ -147,8 +147,12 @@ export interface AnimaImage {
   latent: Float32Array;
 }
 
+/** f32 bytes of a layout on the device; a 5-D conv weight keeps one temporal tap of its kt. */
 function bytesOf(layout: { shape: readonly number[] }[]): number {
-  return layout.reduce((s, t) => s + 4 * t.shape.reduce((p, d) => p * d, 1), 0);
+  return layout.reduce(
+    (s, t) => s + 4 * t.shape.reduce((p, d) => p * d, 1) / (t.shape.length === 5 ? t.shape[2] : 1),
+    0,
+  );
 }
 
 /** Anima, loaded: see the module doc. */
@@ -297,7 +301,9 @@ export class Anima {
     const adapter = await this.#loadAdapter();
     const out = new Float32Array(prompts.length * contextRows * contextDim);
     try {
-      for (const [i, p] of prompts.entries()) out.set(await adapter.run(p.states, p.t5Ids), i * contextRows * contextDim);
+      for (const [i, p] of prompts.entries()) {
+        out.set(await adapter.run(p.states, p.t5Ids), i * contextRows * contextDim);
+      }
     } finally {
       this.#release("adapter");
     }
@@ -325,9 +331,13 @@ export class Anima {
     const steps = options.steps ?? 50, cfg = options.cfg ?? 3.5;
     const batch = cfg === 1 ? 1 : 2;
     const c = this.config;
-    if (noise.length !== c.channels * h * w) throw new Error(`anima: noise must be [${c.channels}, ${h}, ${w}], got ${noise.length} values`);
+    if (noise.length !== c.channels * h * w) {
+      throw new Error(`anima: noise must be [${c.channels}, ${h}, ${w}], got ${noise.length} values`);
+    }
     if (context.length !== batch * c.contextRows * c.contextDim) {
-      throw new Error(`anima: context must be [${batch}, ${c.contextRows}, ${c.contextDim}], got ${context.length} values`);
+      throw new Error(
+        `anima: context must be [${batch}, ${c.contextRows}, ${c.contextDim}], got ${context.length} values`,
+      );
     }
     const sigmas = sigmaSchedule(steps, options.shift ?? DEFAULT_SHIFT);
     const dit = await this.#loadDit();
@@ -350,7 +360,11 @@ export class Anima {
         for (let i = 0; i < steps; i++) {
           options.signal?.throwIfAborted();
           const [a, b] = guidedEulerCoefficients(sigmas[i], sigmas[i + 1], cfg);
-          gpu.device.queue.writeBuffer(sinusoid.buffer, 0, timestepSinusoid(sigmas[i], c.dim));
+          gpu.device.queue.writeBuffer(
+            sinusoid.buffer,
+            0,
+            timestepSinusoid(sigmas[i], c.dim) as Float32Array<ArrayBuffer>,
+          );
           gpu.device.queue.writeBuffer(coefficients.buffer, 0, new Float32Array(batch === 2 ? [a, b] : [a]));
           await program.run();
           options.onStep?.(i + 1, steps);
@@ -361,7 +375,9 @@ export class Anima {
       return await gpu.read(latent) as Float32Array;
     } finally {
       g.destroy();
-      for (const t of [latent, sinusoid, ctx, coefficients, geometry.patchIndex, geometry.positions]) t.buffer.destroy();
+      for (const t of [latent, sinusoid, ctx, coefficients, geometry.patchIndex, geometry.positions]) {
+        t.buffer.destroy();
+      }
       this.#release("dit");
     }
   }
@@ -393,16 +409,22 @@ export class Anima {
   async generate(options: AnimaGenerateOptions): Promise<AnimaImage> {
     const { width, height } = options;
     for (const [name, v] of [["width", width], ["height", height]] as const) {
-      if (!Number.isInteger(v) || v < 16 || v % 16 !== 0) throw new Error(`anima: ${name} must be a multiple of 16, got ${v}`);
+      if (!Number.isInteger(v) || v < 16 || v % 16 !== 0) {
+        throw new Error(`anima: ${name} must be a multiple of 16, got ${v}`);
+      }
     }
     const steps = options.steps ?? 50, cfg = options.cfg ?? 3.5;
     if (!Number.isInteger(steps) || steps < 1) throw new Error(`anima: steps must be an integer >= 1, got ${steps}`);
     if (!Number.isFinite(cfg)) throw new Error(`anima: cfg must be finite, got ${cfg}`);
-    if ((options.sampler ?? "euler") !== "euler") throw new Error(`anima: sampler must be "euler", got ${String(options.sampler)}`);
+    if ((options.sampler ?? "euler") !== "euler") {
+      throw new Error(`anima: sampler must be "euler", got ${String(options.sampler)}`);
+    }
     const h = height / 8, w = width / 8;
     const noise = options.noise;
     if (!noise) {
-      throw new Error("anima: pass `noise` (the initial latent); a seed needs the shared seeded Gaussian (models/noise.ts)");
+      throw new Error(
+        "anima: pass `noise` (the initial latent); a seed needs the shared seeded Gaussian (models/noise.ts)",
+      );
     }
     options.signal?.throwIfAborted();
     const prompts = [await this.encodePrompt(options.prompt)];
