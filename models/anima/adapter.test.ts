@@ -2,7 +2,7 @@ import { deepStrictEqual } from "node:assert/strict";
 import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
 import { LlmAdapter } from "./adapter.ts";
 import { ditStores } from "./weights.ts";
-import { assertRel, fixture, readInt32 } from "./testing.ts";
+import { assertRel, fixture, readInt32 } from "./fixtures_test_util.ts";
 
 const io = await fixture("io");
 const { adapter: store } = ditStores(await fixture("weights_dit"));

@@ -85,7 +85,24 @@ export interface AdapterMasks {
   source?: ArrayLike<number>;
 }
 
-/** The LLM adapter, its weights resident on the device. */
+/**
+ * The LLM adapter, its weights resident on the device.
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { ditStores, LlmAdapter } from "@xpu/ops/models/anima";
+ * import { bytesSource, SafetensorsFile } from "@xpu/ops/llm";
+ * const open = async (name: string) =>
+ *   SafetensorsFile.open(bytesSource(await Deno.readFile(`models/anima/fixtures/${name}.safetensors`)));
+ * const gpu = await acquireDevice();
+ * const adapter = await LlmAdapter.load(gpu, ditStores(await open("weights_dit")).adapter);
+ * const rows = await adapter.run(new Float32Array(3 * 40), new Int32Array([7, 8, 1])); // 3 Qwen rows, 3 T5 ids
+ * console.log(rows.length); // 3 * 32
+ * adapter.destroy();
+ * gpu.destroy();
+ * ```
+ */
 export class LlmAdapter {
   /** Its sizes. */
   readonly config: AdapterConfig;

@@ -184,6 +184,16 @@ export function ditRopeSplit(headDim: number): { dims: [number, number, number];
  * @param store the DiT's tensors (a `scopedStore(file, "net.")` view of a ComfyUI checkpoint)
  * @returns the sizes
  * @throws Error naming the tensor that is missing or the size that does not fit
+ *
+ * @example
+ * ```ts
+ * import { ditConfigFromStore, ditStores } from "@xpu/ops/models/anima";
+ * import { bytesSource, SafetensorsFile } from "@xpu/ops/llm";
+ * const open = async (name: string) =>
+ *   SafetensorsFile.open(bytesSource(await Deno.readFile(`models/anima/fixtures/${name}.safetensors`)));
+ * const config = ditConfigFromStore(ditStores(await open("weights_dit")).dit);
+ * console.log(config.blocks, config.dim, config.heads); // 2 48 2 (the tiny golden set)
+ * ```
  */
 export function ditConfigFromStore(store: TensorStore): DitConfig {
   const what = "anima DiT";
@@ -227,6 +237,16 @@ export function ditConfigFromStore(store: TensorStore): DitConfig {
  * @param store the adapter's tensors
  * @returns the sizes
  * @throws Error naming the tensor that is missing
+ *
+ * @example
+ * ```ts
+ * import { adapterConfigFromStore, ditStores } from "@xpu/ops/models/anima";
+ * import { bytesSource, SafetensorsFile } from "@xpu/ops/llm";
+ * const open = async (name: string) =>
+ *   SafetensorsFile.open(bytesSource(await Deno.readFile(`models/anima/fixtures/${name}.safetensors`)));
+ * const config = adapterConfigFromStore(ditStores(await open("weights_dit")).adapter);
+ * console.log(config.layers, config.sourceDim, config.targetDim); // 2 40 32
+ * ```
  */
 export function adapterConfigFromStore(store: TensorStore): AdapterConfig {
   const what = "anima LLM adapter";
@@ -257,6 +277,15 @@ export function adapterConfigFromStore(store: TensorStore): AdapterConfig {
  * @param store the VAE's tensors (an encoder's, if present, are not read)
  * @returns the sizes, with Wan 2.1's multipliers and latent statistics
  * @throws Error naming the tensor that is missing
+ *
+ * @example
+ * ```ts
+ * import { vaeConfigFromStore } from "@xpu/ops/models/anima";
+ * import { bytesSource, SafetensorsFile } from "@xpu/ops/llm";
+ * const open = async (name: string) =>
+ *   SafetensorsFile.open(bytesSource(await Deno.readFile(`models/anima/fixtures/${name}.safetensors`)));
+ * console.log(vaeConfigFromStore(await open("weights_vae")).dim); // 4 (the real decoder: 96)
+ * ```
  */
 export function vaeConfigFromStore(store: TensorStore): VaeConfig {
   const what = "anima VAE";

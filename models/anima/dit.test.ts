@@ -5,7 +5,7 @@ import { AnimaDit, patchIndex } from "./dit.ts";
 import { Graph } from "./graph.ts";
 import { timestepSinusoid } from "./timestep.ts";
 import { ditStores } from "./weights.ts";
-import { assertRel, fixture } from "./testing.ts";
+import { assertRel, fixture } from "./fixtures_test_util.ts";
 
 const io = await fixture("io");
 const { dit: store } = ditStores(await fixture("weights_dit"));

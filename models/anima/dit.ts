@@ -88,6 +88,12 @@ export interface DitGeometry {
  * @param width latent width (even)
  * @param batch batch items
  * @returns `[batch · (H/2) · (W/2) · channels · 4]`
+ *
+ * @example
+ * ```ts
+ * import { patchIndex } from "@xpu/ops/models/anima";
+ * patchIndex(1, 2, 2, 1); // Int32Array [0, 1, 2, 3]: one token, one channel, its 2 x 2 patch
+ * ```
  */
 export function patchIndex(channels: number, height: number, width: number, batch: number): Int32Array {
   const hp = height / 2, wp = width / 2, features = channels * 4;
@@ -107,7 +113,25 @@ export function patchIndex(channels: number, height: number, width: number, batc
   return out;
 }
 
-/** The DiT, its weights resident on the device. */
+/**
+ * The DiT, its weights resident on the device.
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { AnimaDit, ditStores } from "@xpu/ops/models/anima";
+ * import { bytesSource, SafetensorsFile } from "@xpu/ops/llm";
+ * const open = async (name: string) =>
+ *   SafetensorsFile.open(bytesSource(await Deno.readFile(`models/anima/fixtures/${name}.safetensors`)));
+ * const gpu = await acquireDevice();
+ * const dit = await AnimaDit.load(gpu, ditStores(await open("weights_dit")).dit);
+ * const latent = new Float32Array(16 * 4 * 6).fill(0.1);
+ * const v = await dit.run(latent, 1, new Float32Array(512 * 32), 4, 6); // sigma 1, an all-zero context
+ * console.log(v.length); // 16 * 4 * 6
+ * dit.destroy();
+ * gpu.destroy();
+ * ```
+ */
 export class AnimaDit {
   /** Its sizes. */
   readonly config: DitConfig;

@@ -16,7 +16,28 @@
 import type { GpuTensor, KernelPlan, ResidentDevice, TensorDtype } from "../../harness/device.ts";
 import type { Program } from "../../harness/program.ts";
 
-/** Dispatches over resident tensors, and the scratch tensors they use. */
+/**
+ * Dispatches over resident tensors, and the scratch tensors they use.
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { activationPlan } from "@xpu/ops/ops/activation";
+ * import { Graph } from "@xpu/ops/models/anima";
+ * const gpu = await acquireDevice();
+ * const g = new Graph(gpu, "silu twice");
+ * const x = gpu.upload(new Float32Array([-1, 0, 1, 2]));
+ * const once = g.tensor(4), twice = g.tensor(4);
+ * g.add(activationPlan(gpu, { kind: "silu", n: 4 }), { x, out: once });
+ * g.add(activationPlan(gpu, { kind: "silu", n: 4 }), { x: once, out: twice });
+ * const program = g.program();
+ * await program.run();
+ * console.log(await gpu.read(twice));
+ * program.destroy();
+ * g.destroy();
+ * gpu.destroy();
+ * ```
+ */
 export class Graph {
   /** The device. */
   readonly gpu: ResidentDevice;
@@ -31,6 +52,8 @@ export class Graph {
   readonly #pinned = new Set<GpuTensor>();
 
   /**
+   * An empty graph.
+   *
    * @param gpu the device
    * @param name what the graph computes
    */

@@ -1,7 +1,7 @@
 import { deepStrictEqual } from "node:assert/strict";
 import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
 import { Anima, type AnimaSource, QWEN_ENDOFTEXT } from "./pipeline.ts";
-import { assertRel, fixture, readInt32 } from "./testing.ts";
+import { assertRel, fixture, readInt32 } from "./fixtures_test_util.ts";
 
 const io = await fixture("io");
 

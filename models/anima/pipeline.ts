@@ -155,7 +155,31 @@ function bytesOf(layout: { shape: readonly number[] }[]): number {
   );
 }
 
-/** Anima, loaded: see the module doc. */
+/**
+ * Anima, loaded: see the module doc.
+ *
+ * @example Tiny random weights (the oracle's golden set) and a stand-in text side
+ * ```ts
+ * import { Anima } from "@xpu/ops/models/anima";
+ * import { bytesSource, SafetensorsFile } from "@xpu/ops/llm";
+ * const open = async (name: string) =>
+ *   SafetensorsFile.open(bytesSource(await Deno.readFile(`models/anima/fixtures/${name}.safetensors`)));
+ * const anima = await Anima.load({
+ *   dit: await open("weights_dit"), // in practice Anima's DiT file (ComfyUI names)
+ *   vae: await open("weights_vae"), // in practice qwen_image_vae.safetensors
+ *   // In practice models/qwen3's encoder and llm/tokenizer's Qwen BPE and T5 unigram tokenizers.
+ *   textEncoder: {
+ *     tokenize: (text) => [...text].map((c) => c.charCodeAt(0) % 128),
+ *     encode: (ids) => Promise.resolve(new Float32Array(ids.length * 40)),
+ *   },
+ *   t5Tokenizer: { encode: () => [5, 6, 1] },
+ * });
+ * const noise = new Float32Array(16 * 4 * 4).fill(0.5); // [16, height / 8, width / 8]
+ * const image = await anima.generate({ prompt: "a cat", width: 32, height: 32, steps: 2, noise });
+ * console.log(image.rgb.length); // 3 * 32 * 32, in [-1, 1]
+ * anima.destroy();
+ * ```
+ */
 export class Anima {
   /** The DiT's sizes. */
   readonly config: DitConfig;

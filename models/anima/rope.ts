@@ -21,6 +21,12 @@
  * @param width patch columns
  * @param batch batch items (each gets the same positions)
  * @returns `[batch · T · H · W, 3]`
+ *
+ * @example
+ * ```ts
+ * import { ditPositions } from "@xpu/ops/models/anima";
+ * ditPositions(1, 2, 2); // Int32Array [0, 0, 0,  0, 0, 1,  0, 1, 0,  0, 1, 1]
+ * ```
  */
 export function ditPositions(frames: number, height: number, width: number, batch = 1): Int32Array {
   const tokens = frames * height * width;
@@ -43,6 +49,12 @@ export function ditPositions(frames: number, height: number, width: number, batc
  *
  * @param n the sequence length
  * @returns `[n, 1]`
+ *
+ * @example
+ * ```ts
+ * import { sequencePositions } from "@xpu/ops/models/anima";
+ * sequencePositions(3); // Int32Array [0, 1, 2]
+ * ```
  */
 export function sequencePositions(n: number): Int32Array {
   return Int32Array.from({ length: n }, (_, i) => i);

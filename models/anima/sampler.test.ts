@@ -5,7 +5,7 @@ import { ditRopeSplit } from "./config.ts";
 import { ditPositions } from "./rope.ts";
 import { eulerStep, guide, guidedEulerCoefficients, sigmaSchedule } from "./sampler.ts";
 import { timestepSinusoid } from "./timestep.ts";
-import { assertRel, fixture, readInt32 } from "./testing.ts";
+import { assertRel, fixture, readInt32 } from "./fixtures_test_util.ts";
 
 const io = await fixture("io");
 

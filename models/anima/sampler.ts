@@ -54,6 +54,12 @@ export function sigmaSchedule(steps: number, shift: number = DEFAULT_SHIFT): Flo
  * @param vUncond the unconditional velocity (same length)
  * @param cfg the guidance scale
  * @returns the guided velocity
+ *
+ * @example
+ * ```ts
+ * import { guide } from "@xpu/ops/models/anima";
+ * guide(new Float32Array([2]), new Float32Array([1]), 4); // Float32Array [5]: 1 + 4 (2 - 1)
+ * ```
  */
 export function guide(vCond: Float32Array, vUncond: Float32Array, cfg: number): Float32Array {
   if (vCond.length !== vUncond.length) {
@@ -70,6 +76,12 @@ export function guide(vCond: Float32Array, vUncond: Float32Array, cfg: number): 
  * @param sigma σ of this step
  * @param sigmaNext σ of the next step
  * @returns the next latent
+ *
+ * @example
+ * ```ts
+ * import { eulerStep } from "@xpu/ops/models/anima";
+ * eulerStep(new Float32Array([1]), new Float32Array([2]), 1, 0.75); // Float32Array [0.5]
+ * ```
  */
 export function eulerStep(x: Float32Array, v: Float32Array, sigma: number, sigmaNext: number): Float32Array {
   if (x.length !== v.length) throw new Error(`anima sampler: v has ${v.length} values, x ${x.length}`);
@@ -85,6 +97,12 @@ export function eulerStep(x: Float32Array, v: Float32Array, sigma: number, sigma
  * @param sigmaNext σ of the next step
  * @param cfg the guidance scale
  * @returns `[a, b]`
+ *
+ * @example
+ * ```ts
+ * import { guidedEulerCoefficients } from "@xpu/ops/models/anima";
+ * guidedEulerCoefficients(1, 0.75, 4); // [-1, 0.75]: x_next = x - v_cond + 0.75 v_uncond
+ * ```
  */
 export function guidedEulerCoefficients(sigma: number, sigmaNext: number, cfg: number): [number, number] {
   const d = sigmaNext - sigma;

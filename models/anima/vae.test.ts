@@ -3,7 +3,7 @@ import type { GpuTensor } from "../../harness/device.ts";
 import { gpuTest } from "../../harness/testing.ts";
 import { Graph } from "./graph.ts";
 import { AnimaVae, clampImage } from "./vae.ts";
-import { assertRel, fixture } from "./testing.ts";
+import { assertRel, fixture } from "./fixtures_test_util.ts";
 
 const io = await fixture("io");
 const store = await fixture("weights_vae");

@@ -90,7 +90,24 @@ function uploadConv(
   };
 }
 
-/** The decoder, its weights resident on the device. */
+/**
+ * The decoder, its weights resident on the device.
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { AnimaVae } from "@xpu/ops/models/anima";
+ * import { bytesSource, SafetensorsFile } from "@xpu/ops/llm";
+ * const open = async (name: string) =>
+ *   SafetensorsFile.open(bytesSource(await Deno.readFile(`models/anima/fixtures/${name}.safetensors`)));
+ * const gpu = await acquireDevice();
+ * const vae = await AnimaVae.load(gpu, await open("weights_vae"));
+ * const rgb = await vae.run(new Float32Array(16 * 2 * 3), 2, 3); // [16, 2, 3] -> [3, 16, 24]
+ * console.log(rgb.length); // 3 * 16 * 24
+ * vae.destroy();
+ * gpu.destroy();
+ * ```
+ */
 export class AnimaVae {
   /** Its sizes. */
   readonly config: VaeConfig;
@@ -281,6 +298,12 @@ export class AnimaVae {
  *
  * @param x the head's output
  * @returns `x`, clamped in place
+ *
+ * @example
+ * ```ts
+ * import { clampImage } from "@xpu/ops/models/anima";
+ * clampImage(new Float32Array([-1.5, 0.25, 3])); // Float32Array [-1, 0.25, 1]
+ * ```
  */
 export function clampImage(x: Float32Array): Float32Array {
   for (let i = 0; i < x.length; i++) x[i] = Math.min(1, Math.max(-1, x[i]));

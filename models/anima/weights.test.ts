@@ -1,7 +1,7 @@
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
 import { adapterConfigFromStore, ditConfigFromStore, vaeConfigFromStore } from "./config.ts";
 import { checkAdapterLayout, checkDitLayout, checkVaeLayout, ditStores, vaeModules } from "./weights.ts";
-import { fixture, goldenIndex, headerStore, realLayout } from "./testing.ts";
+import { fixture, goldenIndex, headerStore, realLayout } from "./fixtures_test_util.ts";
 
 Deno.test("anima weights: the golden-tiny checkpoints give the oracle's tiny config and pass the layout checks", async () => {
   const { configs } = await goldenIndex();

@@ -28,6 +28,16 @@ import type { AdapterConfig, DitConfig, VaeConfig } from "./config.ts";
  *
  * @param store the DiT checkpoint (ComfyUI names `net.*`, or the same without the prefix)
  * @returns the two views
+ *
+ * @example
+ * ```ts
+ * import { ditStores } from "@xpu/ops/models/anima";
+ * import { bytesSource, SafetensorsFile } from "@xpu/ops/llm";
+ * const open = async (name: string) =>
+ *   SafetensorsFile.open(bytesSource(await Deno.readFile(`models/anima/fixtures/${name}.safetensors`)));
+ * const { dit, adapter } = ditStores(await open("weights_dit"));
+ * console.log(dit.info("t_embedding_norm.weight").shape, adapter.info("norm.weight").shape); // [48] [32]
+ * ```
  */
 export function ditStores(store: TensorStore): { dit: TensorStore; adapter: TensorStore } {
   const prefixed = store.tensors.some((t) => t.name.startsWith("net."));
@@ -40,6 +50,16 @@ export function ditStores(store: TensorStore): { dit: TensorStore; adapter: Tens
  *
  * @param c the configuration
  * @returns names and shapes
+ *
+ * @example
+ * ```ts
+ * import { ditConfigFromStore, ditLayout, ditStores } from "@xpu/ops/models/anima";
+ * import { bytesSource, SafetensorsFile } from "@xpu/ops/llm";
+ * const open = async (name: string) =>
+ *   SafetensorsFile.open(bytesSource(await Deno.readFile(`models/anima/fixtures/${name}.safetensors`)));
+ * const store = ditStores(await open("weights_dit")).dit;
+ * console.log(ditLayout(ditConfigFromStore(store)).length);
+ * ```
  */
 export function ditLayout(c: DitConfig): ExpectedTensor[] {
   const { dim: D, headDim, contextDim, adalnLoraDim: r, mlpDim, channels, patch } = c;
@@ -86,6 +106,16 @@ export function ditLayout(c: DitConfig): ExpectedTensor[] {
  *
  * @param c the configuration
  * @returns names and shapes
+ *
+ * @example
+ * ```ts
+ * import { adapterConfigFromStore, adapterLayout, ditStores } from "@xpu/ops/models/anima";
+ * import { bytesSource, SafetensorsFile } from "@xpu/ops/llm";
+ * const open = async (name: string) =>
+ *   SafetensorsFile.open(bytesSource(await Deno.readFile(`models/anima/fixtures/${name}.safetensors`)));
+ * const store = ditStores(await open("weights_dit")).adapter;
+ * console.log(adapterLayout(adapterConfigFromStore(store)).length);
+ * ```
  */
 export function adapterLayout(c: AdapterConfig): ExpectedTensor[] {
   const { modelDim: M, sourceDim, targetDim, headDim, mlpDim } = c;
@@ -135,6 +165,13 @@ export type VaeModule =
  *
  * @param c the configuration
  * @returns the modules with their checkpoint prefixes and widths
+ *
+ * @example
+ * ```ts
+ * import { vaeModules, WAN_LATENTS_MEAN, WAN_LATENTS_STD } from "@xpu/ops/models/anima";
+ * const real = { dim: 96, zDim: 16, dimMult: [1, 2, 4, 4], numResBlocks: 2, latentsMean: WAN_LATENTS_MEAN, latentsStd: WAN_LATENTS_STD };
+ * console.log(vaeModules(real).length); // conv2, conv1, 3 middle, 15 upsampling, head: 21
+ * ```
  */
 export function vaeModules(c: VaeConfig): VaeModule[] {
   const mult = c.dimMult;
@@ -165,6 +202,16 @@ export function vaeModules(c: VaeConfig): VaeModule[] {
  *
  * @param c the configuration
  * @returns names and shapes
+ *
+ * @example
+ * ```ts
+ * import { vaeConfigFromStore, vaeLayout } from "@xpu/ops/models/anima";
+ * import { bytesSource, SafetensorsFile } from "@xpu/ops/llm";
+ * const open = async (name: string) =>
+ *   SafetensorsFile.open(bytesSource(await Deno.readFile(`models/anima/fixtures/${name}.safetensors`)));
+ * const store = await open("weights_vae");
+ * console.log(vaeLayout(vaeConfigFromStore(store)).length);
+ * ```
  */
 export function vaeLayout(c: VaeConfig): ExpectedTensor[] {
   const out: ExpectedTensor[] = [];
@@ -213,6 +260,16 @@ const VAE_IGNORED = (name: string) =>
  * @param dit the DiT's tensors
  * @param c the configuration
  * @throws Error naming every missing, mis-shaped or unexpected tensor
+ *
+ * @example
+ * ```ts
+ * import { ditConfigFromStore, checkDitLayout, ditStores } from "@xpu/ops/models/anima";
+ * import { bytesSource, SafetensorsFile } from "@xpu/ops/llm";
+ * const open = async (name: string) =>
+ *   SafetensorsFile.open(bytesSource(await Deno.readFile(`models/anima/fixtures/${name}.safetensors`)));
+ * const store = ditStores(await open("weights_dit")).dit;
+ * checkDitLayout(store, ditConfigFromStore(store)); // passes; a missing tensor would be named
+ * ```
  */
 export function checkDitLayout(dit: TensorStore, c: DitConfig): void {
   checkTensorLayout(dit, ditLayout(c), `anima DiT (${c.blocks} blocks)`, { ignore: DIT_IGNORED });
@@ -224,6 +281,16 @@ export function checkDitLayout(dit: TensorStore, c: DitConfig): void {
  * @param adapter the adapter's tensors
  * @param c the configuration
  * @throws Error naming every missing, mis-shaped or unexpected tensor
+ *
+ * @example
+ * ```ts
+ * import { adapterConfigFromStore, checkAdapterLayout, ditStores } from "@xpu/ops/models/anima";
+ * import { bytesSource, SafetensorsFile } from "@xpu/ops/llm";
+ * const open = async (name: string) =>
+ *   SafetensorsFile.open(bytesSource(await Deno.readFile(`models/anima/fixtures/${name}.safetensors`)));
+ * const store = ditStores(await open("weights_dit")).adapter;
+ * checkAdapterLayout(store, adapterConfigFromStore(store)); // passes; a missing tensor would be named
+ * ```
  */
 export function checkAdapterLayout(adapter: TensorStore, c: AdapterConfig): void {
   checkTensorLayout(adapter, adapterLayout(c), "anima LLM adapter");
@@ -235,6 +302,16 @@ export function checkAdapterLayout(adapter: TensorStore, c: AdapterConfig): void
  * @param vae the VAE's tensors
  * @param c the configuration
  * @throws Error naming every missing, mis-shaped or unexpected tensor
+ *
+ * @example
+ * ```ts
+ * import { vaeConfigFromStore, checkVaeLayout } from "@xpu/ops/models/anima";
+ * import { bytesSource, SafetensorsFile } from "@xpu/ops/llm";
+ * const open = async (name: string) =>
+ *   SafetensorsFile.open(bytesSource(await Deno.readFile(`models/anima/fixtures/${name}.safetensors`)));
+ * const store = await open("weights_vae");
+ * checkVaeLayout(store, vaeConfigFromStore(store)); // passes; a missing tensor would be named
+ * ```
  */
 export function checkVaeLayout(vae: TensorStore, c: VaeConfig): void {
   checkTensorLayout(vae, vaeLayout(c), "anima VAE decoder", { ignore: VAE_IGNORED });
