@@ -163,6 +163,40 @@ export function kernelSequence(
   return { op, variant: steps.map((s) => s.plan.kernel.variant).join("+"), bindings, intermediates, steps, cost };
 }
 
+/**
+ * What every call on a lost (or destroyed) device throws: `device lost: <reason> (<call> refused;
+ * acquireDevice() gives a new device)`. Device loss is an event to recover from, not a crash: catch
+ * this error, acquire a new device, and load again from host-side weights (a file, a URL, the weight
+ * cache), e.g. with `LlamaEngine.rebind`.
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, DeviceLostError } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * gpu.destroy();
+ * try {
+ *   gpu.alloc("f32", 4);
+ * } catch (e) {
+ *   console.log(e instanceof DeviceLostError, (e as DeviceLostError).reason); // true "destroyed (ResidentDevice.destroy())"
+ * }
+ * ```
+ */
+export class DeviceLostError extends Error {
+  /** Why the device was lost: `device.lost`'s reason and message, or that it was destroyed. */
+  readonly reason: string;
+  /**
+   * Makes the error.
+   *
+   * @param reason why the device was lost
+   * @param what the call that was refused
+   */
+  constructor(reason: string, what: string) {
+    super(`device lost: ${reason} (${what} refused; acquireDevice() gives a new device)`);
+    this.name = "DeviceLostError";
+    this.reason = reason;
+  }
+}
+
 /** Options for {@link acquireDevice}. */
 export interface AcquireOptions {
   /** Use this device instead of creating one; it is never destroyed by this library. */
@@ -272,11 +306,11 @@ export class ResidentDevice {
     return this.#state.lost;
   }
 
-  /** Throws `device lost: <reason>` once the device is lost or destroyed. */
+  /** Throws a {@link DeviceLostError} once the device is lost or destroyed. */
   #live(what: string): void {
     const reason = this.#state.lost;
     if (reason !== undefined) {
-      throw new Error(`device lost: ${reason} (${what} refused; acquireDevice() gives a new device)`);
+      throw new DeviceLostError(reason, what);
     }
   }
 

@@ -1,7 +1,7 @@
 // Errors land on the call that caused them (concurrency), reads and tensors are checked against their
 // buffers, a lost device fails every later call at once, and the runtime without WebGPU says so.
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { acquireDevice, type GpuTensor, type ResidentDevice } from "./device.ts";
+import { acquireDevice, DeviceLostError, type GpuTensor, type ResidentDevice } from "./device.ts";
 import { assertThrowsMessage, DOUBLE_WGSL, doublePlan, gpuTest } from "./testing.ts";
 
 // The same kernel with a fixed-size output of 64 elements: WebGPU requires every buffer bound to
@@ -123,7 +123,7 @@ gpuTest("alloc refuses a dtype that is not a TensorDtype", (gpu) => {
   }
 });
 
-/** Every call of a lost device must fail at once with "device lost: <reason>". */
+/** Every call of a lost device must fail at once with a DeviceLostError, "device lost: <reason>". */
 async function assertAllRefused(gpu: ResidentDevice, resident: GpuTensor, reason: RegExp): Promise<void> {
   const calls: [string, () => unknown][] = [
     ["upload", () => gpu.upload(new Float32Array(4), "late")],
@@ -139,7 +139,8 @@ async function assertAllRefused(gpu: ResidentDevice, resident: GpuTensor, reason
     } catch (e) {
       error = e;
     }
-    strictEqual(error instanceof Error && reason.test(error.message), true, `${name}: ${String(error)}`);
+    strictEqual(error instanceof DeviceLostError && reason.test(error.message), true, `${name}: ${String(error)}`);
+    strictEqual(reason.test(`device lost: ${(error as DeviceLostError).reason}`), true, `${name}: its reason`);
     strictEqual((error as Error).message.includes("acquireDevice()"), true, `${name} says how to get a new device`);
   }
 }

@@ -30,6 +30,7 @@ export {
   type AcquireOptions,
   type BindingRole,
   type BindingSpec,
+  DeviceLostError,
   dtypeOf,
   type GpuTensor,
   type HostArray,

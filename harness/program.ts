@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { GpuTensor, KernelPlan, ResidentDevice } from "./device.ts";
+import { DeviceLostError, type GpuTensor, type KernelPlan, type ResidentDevice } from "./device.ts";
 
 /** A plan bound to its tensors by {@link ResidentDevice.bind}: ready to encode, nothing left to check. */
 export interface BoundDispatch {
@@ -145,7 +145,7 @@ export class Program {
     if (this.#destroyed) throw new Error(`program "${this.name}" was destroyed`);
     const lost = this.#gpu.lost;
     if (lost !== undefined) {
-      throw new Error(`device lost: ${lost} (program "${this.name}" refused; acquireDevice() gives a new device)`);
+      throw new DeviceLostError(lost, `program "${this.name}"`);
     }
   }
 

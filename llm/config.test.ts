@@ -128,6 +128,8 @@ Deno.test("config: malformed sizes are refused by name", async () => {
   await refused({ head_dim: 15 }, "head_dim must be even for RoPE, got 15");
   await refused({ rms_norm_eps: -1 }, "rms_norm_eps must be a finite number > 0");
   await refused({ eos_token_id: [2, -1] }, "eos_token_id must be a token id");
+  await refused({ eos_token_id: [2, 1e6] }, "eos_token_id (1000000) must be a token id below vocab_size");
+  await refused({ bos_token_id: 1e6 }, "bos_token_id (1000000) must be a token id below vocab_size");
   await refused({ tie_word_embeddings: "yes" }, "tie_word_embeddings must be a boolean");
   await assertThrowsMessage(() => parseLlamaConfig([]), "llama config: config.json must be a JSON object");
 });

@@ -317,6 +317,13 @@ export function parseLlamaConfig(json: unknown): LlamaConfig {
     ? eos.map((e) => tokenId(e, "eos_token_id"))
     : [tokenId(eos, "eos_token_id")];
   const bos = c.bos_token_id ?? null;
+  const vocabSize = int(c.vocab_size, "vocab_size");
+  const bosTokenId = bos === null ? null : tokenId(bos, "bos_token_id");
+  for (const [field, id] of [["bos_token_id", bosTokenId], ...eosTokenIds.map((e) => ["eos_token_id", e] as const)]) {
+    if (id !== null && (id as number) >= vocabSize) {
+      refuse(field as string, `(${id}) must be a token id below vocab_size (${vocabSize})`);
+    }
+  }
 
   return {
     numHiddenLayers,
@@ -325,12 +332,12 @@ export function parseLlamaConfig(json: unknown): LlamaConfig {
     numKeyValueHeads,
     headDim,
     intermediateSize: int(c.intermediate_size, "intermediate_size"),
-    vocabSize: int(c.vocab_size, "vocab_size"),
+    vocabSize,
     ropeTheta,
     ropeScaling,
     rmsNormEps: positive(c.rms_norm_eps, "rms_norm_eps", 1e-6),
     tieWordEmbeddings: tie,
-    bosTokenId: bos === null ? null : tokenId(bos, "bos_token_id"),
+    bosTokenId,
     eosTokenIds,
     maxPositionEmbeddings,
   };

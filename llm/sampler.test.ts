@@ -104,3 +104,18 @@ Deno.test("sampler: bad options are refused, naming the argument", () => {
   assert.throws(() => sampleNext([NaN, 1], [], { mode: "greedy" }), /logit 0 is NaN/);
   assert.throws(() => sampleNext(LOGITS, [], { mode: "greedy" }, { nextAllowed: () => new Set([9]) }), /allows id 9/);
 });
+
+Deno.test("sampler: non-finite logits as torch: greedy picks +Infinity, refuses all -Infinity; sampling refuses +Infinity", () => {
+  assert.strictEqual(sampleNext(new Float32Array([1, Infinity, 2]), [], { mode: "greedy" }), 1);
+  assert.strictEqual(sampleNext(new Float32Array([-Infinity, 3, -Infinity]), [], { mode: "greedy" }), 1);
+  assert.throws(
+    () => sampleNext(new Float32Array([-Infinity, -Infinity]), [], { mode: "greedy" }),
+    /every allowed logit is -Infinity, so no token is possible/,
+  );
+  const sample = { mode: "sample", temperature: 1, seed: 1 } as const;
+  assert.throws(() => sampleNext(new Float32Array([1, Infinity, 2]), [], sample), /logit 1 is \+Infinity/);
+  assert.throws(
+    () => sampleNext(new Float32Array([-Infinity, -Infinity]), [], sample),
+    /no allowed token has a finite logit/,
+  );
+});

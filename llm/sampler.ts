@@ -140,6 +140,10 @@ export function samplingCandidates(
   const ids: number[] = [];
   for (let i = 0; i < logits.length; i++) {
     if (Number.isNaN(logits[i])) throw new Error(`sampleNext: logit ${i} is NaN`);
+    if (logits[i] === Infinity && (allowed === null || allowed.has(i))) {
+      // softmax of +Infinity is NaN (torch.multinomial refuses such probabilities): no distribution to draw from
+      throw new Error(`sampleNext: logit ${i} is +Infinity, and sampling needs finite logits (greedy picks it)`);
+    }
     if ((allowed === null || allowed.has(i)) && logits[i] !== -Infinity) ids.push(i);
   }
   if (ids.length === 0) throw new Error("sampleNext: no allowed token has a finite logit");
@@ -233,6 +237,9 @@ export function sampleNext(
       if (Number.isNaN(logits[i])) throw new Error(`sampleNext: logit ${i} is NaN`);
       if (allowed !== null && !allowed.has(i)) continue;
       if (best < 0 || logits[i] > logits[best]) best = i;
+    }
+    if (logits[best] === -Infinity) {
+      throw new Error("sampleNext: every allowed logit is -Infinity, so no token is possible");
     }
     return best;
   }

@@ -6,6 +6,9 @@ import { LlamaEngine, type LlamaEngineOptions } from "./engine.ts";
 import { LlamaReference } from "./reference.ts";
 import { convertCheckpoint } from "../convert.ts";
 import { openCheckpointDir } from "../safetensors_file.ts";
+import { SafetensorsFile } from "../safetensors.ts";
+import { bytesSource } from "../safetensors_sources.ts";
+import { encodeSafetensors } from "../safetensors_write.ts";
 import { fixtureReference, maxAbsDiff, openFixture, type Variant, VARIANTS } from "./fixtures_test_util.ts";
 
 /**
@@ -253,16 +256,15 @@ gpuTest("engine: loading reports progress up to every byte of the checkpoint", a
 });
 
 gpuTest(
-  "engine: work WebGPU rejects fails the call that submitted it, by name; a lost device fails at once",
+  "engine: a destroyed engine refuses calls by name, before any GPU work; a lost device fails at once",
   async (gpu) => {
-    // Buffers destroyed under the engine: every submission that uses them is a validation error.
     const engine = await engineFor(gpu, "tiny-gqa", "f32");
     engine.destroy();
     await assertThrowsMessage(
       () => collect(engine.generate([5, 6, 7], { maxTokens: 4 })),
-      "WebGPU rejected LlamaEngine.generate",
+      "LlamaEngine.generate: the engine was destroyed",
     );
-    await assertThrowsMessage(() => engine.forward([5, 6, 7]), "WebGPU rejected LlamaEngine.forward");
+    await assertThrowsMessage(() => engine.forward([5, 6, 7]), "LlamaEngine.forward: the engine was destroyed");
     // A device of its own, destroyed while an engine holds it.
     const own = await acquireDevice();
     const orphan = await engineFor(own, "tiny-gqa", "q8");
@@ -301,6 +303,102 @@ gpuTest(
       } finally {
         await Deno.remove(dir, { recursive: true });
       }
+    }
+  },
+);
+
+gpuTest(
+  "engine: calls do not interleave; destroy during a generation ends it by name; a destroyed engine refuses",
+  async (gpu) => {
+    const engine = await engineFor(gpu, "tiny-gqa", "q8");
+    const first = engine.generate([5, 6, 7], { maxTokens: 12 });
+    assertEquals(typeof (await first.next()).value, "number"); // the first generation is running
+    await assertThrowsMessage(
+      () => collect(engine.generate([5], { maxTokens: 2 })),
+      "LlamaEngine.generate: generate() is running on this engine",
+    );
+    await assertThrowsMessage(() => engine.forward([5]), "LlamaEngine.forward: generate() is running on this engine");
+    engine.destroy(); // while the generation is suspended: its buffers stay until it ends
+    await assertThrowsMessage(() => first.next(), "LlamaEngine.generate: the engine was destroyed during the call");
+    assertEquals(engine.residentBytes, 0, "freed once the generation ended");
+    await assertThrowsMessage(() => collect(engine.generate([5], { maxTokens: 2 })), "the engine was destroyed");
+    await assertThrowsMessage(() => engine.forward([5]), "LlamaEngine.forward: the engine was destroyed");
+    engine.destroy(); // twice is harmless
+    // After a generation ends, the next call runs.
+    const again = await engineFor(gpu, "tiny-gqa", "f32");
+    try {
+      assertEquals((await collect(again.generate([5, 6], { maxTokens: 3 }))).length, 3);
+      assertEquals((await again.forward([5])).length, again.config.vocabSize);
+    } finally {
+      again.destroy();
+    }
+  },
+);
+
+gpuTest("engine: NaN weights end generation with an error naming the token, greedy and sampled", async (gpu) => {
+  const { config, store, close } = await openFixture("tiny-gqa");
+  try {
+    const tensors = await Promise.all(store.tensors.map(async (t) => {
+      let data = await store.read(t.name);
+      if (t.name === "model.norm.weight") {
+        const values = new Float32Array(data.slice().buffer);
+        values[3] = NaN;
+        data = new Uint8Array(values.buffer);
+      }
+      return { name: t.name, dtype: t.dtype, shape: t.shape, data };
+    }));
+    const poisoned = await SafetensorsFile.open(bytesSource(encodeSafetensors(tensors), "nan.safetensors"));
+    const engine = await LlamaEngine.load(gpu, poisoned, { ...config, eosTokenIds: [] }, { maxSeq: 16 });
+    try {
+      for (const sampler of [{ mode: "greedy" }, { mode: "sample", temperature: 1, seed: 1 }] as const) {
+        await assertThrowsMessage(
+          () => collect(engine.generate([5, 6, 7], { maxTokens: 4, sampler })),
+          "LlamaEngine.generate: token 0 (the logits of position 2): the logits hold NaN",
+        );
+      }
+    } finally {
+      engine.destroy();
+    }
+  } finally {
+    close();
+  }
+});
+
+gpuTest("engine: a prefillChunk that is not an integer >= 1 is refused at load", async (gpu) => {
+  for (const prefillChunk of [2.5, 0, -1, NaN]) {
+    await assertThrowsMessage(
+      () => engineFor(gpu, "tiny-gqa", "f32", { prefillChunk }),
+      `LlamaEngine: prefillChunk must be an integer >= 1, got ${prefillChunk}`,
+    );
+  }
+});
+
+gpuTest(
+  "engine: after its device is lost, rebind loads the same weights on a new device and generates the same tokens",
+  async (gpu) => {
+    const { config, store, close } = await openFixture("tiny-gqa");
+    try {
+      const lostDevice = await acquireDevice();
+      const engine = await LlamaEngine.load(lostDevice, store, { ...config, eosTokenIds: [] }, {
+        format: "q8",
+        maxSeq: 24,
+      });
+      const before = await collect(engine.generate([5, 6, 7], { maxTokens: 8 }));
+      lostDevice.destroy();
+      await assertThrowsMessage(() => collect(engine.generate([5, 6, 7], { maxTokens: 8 })), /^device lost: destroyed/);
+      const progress: number[] = [];
+      const again = await engine.rebind(gpu, { onProgress: (done) => progress.push(done) });
+      try {
+        assertEquals(again.format, "q8");
+        assertEquals(again.maxSeq, 24);
+        assert(progress.length > 0, "rebind reports progress");
+        assertEquals(await collect(again.generate([5, 6, 7], { maxTokens: 8 })), before);
+        await assertThrowsMessage(() => engine.forward([5]), "LlamaEngine.forward: the engine was destroyed");
+      } finally {
+        again.destroy();
+      }
+    } finally {
+      close();
     }
   },
 );

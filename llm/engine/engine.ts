@@ -55,6 +55,7 @@ import {
   MASK_LOGITS,
   MAX_ATTENTION_SPLITS,
   MAX_HEAD_DIM,
+  NONFINITE_LOGITS,
   normSource,
   PLACE_BLOCK,
   ROPE_KV,
@@ -232,10 +233,17 @@ export class LlamaEngine {
   readonly #act: Record<string, GPUBuffer> = {};
   #length = 0;
   #ropeSeqLen = -1;
+  /** The call running on the engine (calls do not interleave: they share its buffers). */
+  #busy: string | undefined;
+  #destroyed = false;
+  /** The options it was made with, and the checkpoint it was loaded from (for {@link rebind}). */
+  readonly #options: LlamaEngineOptions;
+  #source: TensorStore | undefined;
 
   private constructor(gpu: ResidentDevice, config: LlamaConfig, format: WeightFormat, options: LlamaEngineOptions) {
     this.config = config;
     this.format = format;
+    this.#options = { ...options, onProgress: undefined };
     this.#gpu = gpu;
     this.#device = gpu.device;
     const where = "LlamaEngine";
@@ -267,7 +275,11 @@ export class LlamaEngine {
       heads * D,
       this.#widestBlock(config),
     ) * 4;
-    const wanted = Math.min(options.prefillChunk ?? 512, maxSeq, 4096);
+    const prefillChunk = options.prefillChunk ?? 512;
+    if (!Number.isSafeInteger(prefillChunk) || prefillChunk < 1) {
+      throw new Error(`${where}: prefillChunk must be an integer >= 1, got ${prefillChunk}`);
+    }
+    const wanted = Math.min(prefillChunk, maxSeq, 4096);
     this.chunkRows = Math.max(1, Math.min(wanted, Math.floor(limit / widest)));
     // forward() (tests) reads logits back 8 rows at a time: 3.3 MB at a 102,400 vocab (a 512-row
     // buffer would be 210 MB, resident for nothing: generation needs one row).
@@ -337,7 +349,59 @@ export class LlamaEngine {
       onProgress: options.onProgress,
       deferQuantization: ["q8", "q4g128"],
     });
-    return LlamaEngine.fromWeights(gpu, config, weights, options);
+    return LlamaEngine.fromWeights(gpu, config, weights, options).then((engine) => {
+      engine.#source = store;
+      return engine;
+    });
+  }
+
+  /**
+   * The same model on another device, loaded again from host-side weights: what to do after a
+   * {@link DeviceLostError} (a GPU reset, a browser that reclaimed the device). The new engine has
+   * this one's config and options and an empty cache; this one is destroyed.
+   *
+   * @param gpu the new device (e.g. from `acquireDevice()` after the loss)
+   * @param options `store`: the checkpoint to load from, default the one this engine was loaded from
+   *   (which must still be open: a closed file is refused by its reader); `onProgress` as {@link load}'s
+   * @returns the new engine
+   * @throws Error when no store is given and this engine was built by `fromWeights`, or as {@link load}
+   *
+   * @example
+   * ```ts
+   * import { acquireDevice } from "@xpu/ops/harness";
+   * import { LlamaEngine, parseLlamaConfig } from "@xpu/ops/llm";
+   * import { openCheckpointDir } from "@xpu/ops/llm/file";
+   * const dir = "llm/fixtures/tiny-gqa/f32";
+   * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
+   * const { store, close } = await openCheckpointDir(dir);
+   * let gpu = await acquireDevice();
+   * let engine = await LlamaEngine.load(gpu, store, config, { format: "q8", maxSeq: 32 });
+   * gpu.destroy(); // the device is gone: every call now throws DeviceLostError
+   * gpu = await acquireDevice();
+   * engine = await engine.rebind(gpu); // the same weights, from the same store
+   * for await (const id of engine.generate([5, 6, 7], { maxTokens: 4 })) console.log(id);
+   * close();
+   * engine.destroy();
+   * gpu.destroy();
+   * ```
+   */
+  async rebind(
+    gpu: ResidentDevice,
+    options: { store?: TensorStore; onProgress?: LoadProgress } = {},
+  ): Promise<LlamaEngine> {
+    const store = options.store ?? this.#source;
+    if (store === undefined) {
+      throw new Error(
+        "LlamaEngine.rebind: this engine was built from weights, not a store: pass { store } to load from",
+      );
+    }
+    const engine = await LlamaEngine.load(gpu, store, this.config, {
+      ...this.#options,
+      format: this.format,
+      onProgress: options.onProgress,
+    });
+    this.destroy();
+    return engine;
   }
 
   /**
@@ -447,7 +511,7 @@ export class LlamaEngine {
       partial: c.numAttentionHeads * this.attentionSplits * (c.headDim + 2),
       counters: c.numAttentionHeads,
       argmaxPartial: 2 * Math.ceil(c.vocabSize / ARGMAX_SLICE),
-      argmaxCounter: 1,
+      argmaxCounter: 2,
       probs: c.vocabSize,
       samplerOptions: 8,
       mask: Math.ceil(c.vocabSize / 32),
@@ -829,6 +893,15 @@ export class LlamaEngine {
    * @throws Error naming an id outside the vocabulary, or positions past maxSeq, before any GPU work
    */
   async forward(ids: readonly number[]): Promise<Float32Array> {
+    this.#enter("forward");
+    try {
+      return await this.#forward(ids);
+    } finally {
+      this.#leave();
+    }
+  }
+
+  async #forward(ids: readonly number[]): Promise<Float32Array> {
     this.#checkIds(ids, "forward");
     if (this.#length + ids.length > this.maxSeq) {
       throw new Error(
@@ -963,8 +1036,9 @@ export class LlamaEngine {
         pending.push({ first, count, slot, mapped: ring[slot].mapAsync(GPUMapMode.READ, 0, count * 4) });
       } else device.queue.submit([encoder.finish()]);
     };
-    if (sampler.mode === "sample") device.queue.writeBuffer(this.#act.samplerOptions, 0, packSamplerOptions(sampler));
+    this.#enter("generate");
     try {
+      if (sampler.mode === "sample") device.queue.writeBuffer(this.#act.samplerOptions, 0, packSamplerOptions(sampler));
       // Prefill: chunks of the prompt; the last one samples the first token.
       let t0 = performance.now();
       if (this.config.ropeScaling.ropeType === "dynamic") {
@@ -1015,9 +1089,11 @@ export class LlamaEngine {
         await head.mapped;
         const ids = new Uint32Array(ring[head.slot].getMappedRange(0, head.count * 4).slice(0));
         ring[head.slot].unmap();
-        for (const id of ids) {
+        for (const [k, id] of ids.entries()) {
           if (signal?.aborted) throw signal.reason;
+          if (id >= this.config.vocabSize) throw new Error(`${where}: ${unchosen(id, head.first + k, P)}`);
           yield id;
+          this.#checkNotDestroyed("generate");
           generated.push(id);
           if (eos.has(id)) return;
         }
@@ -1026,6 +1102,7 @@ export class LlamaEngine {
       await Promise.allSettled(pending.map((p) => p.mapped));
       for (const b of ring) b.destroy();
       this.#length = 0;
+      this.#leave();
     }
   }
 
@@ -1040,6 +1117,15 @@ export class LlamaEngine {
    * @returns milliseconds per step, or null without the timestamp-query feature
    */
   async timeDecodeSteps(position: number, steps: number): Promise<number | null> {
+    this.#enter("timeDecodeSteps");
+    try {
+      return await this.#timeDecodeSteps(position, steps);
+    } finally {
+      this.#leave();
+    }
+  }
+
+  async #timeDecodeSteps(position: number, steps: number): Promise<number | null> {
     if (position + steps > this.maxSeq) {
       throw new Error(`LlamaEngine.timeDecodeSteps: positions past maxSeq ${this.maxSeq}`);
     }
@@ -1054,6 +1140,15 @@ export class LlamaEngine {
    * @returns milliseconds, or null without the timestamp-query feature
    */
   async timePrefill(rows: number): Promise<number | null> {
+    this.#enter("timePrefill");
+    try {
+      return await this.#timePrefill(rows);
+    } finally {
+      this.#leave();
+    }
+  }
+
+  async #timePrefill(rows: number): Promise<number | null> {
     if (!Number.isSafeInteger(rows) || rows < 1 || rows > this.maxSeq) {
       throw new Error(`LlamaEngine.timePrefill: rows must be an integer in [1, ${this.maxSeq}], got ${rows}`);
     }
@@ -1082,6 +1177,15 @@ export class LlamaEngine {
    *   order, or null without the timestamp-query feature
    */
   async profile(rows: number, position = 0): Promise<{ kernel: string; ms: number }[] | null> {
+    this.#enter("profile");
+    try {
+      return await this.#profile(rows, position);
+    } finally {
+      this.#leave();
+    }
+  }
+
+  async #profile(rows: number, position = 0): Promise<{ kernel: string; ms: number }[] | null> {
     const device = this.#device;
     if (!device.features.has("timestamp-query")) return null;
     if (rows > this.chunkRows) throw new Error(`LlamaEngine.profile: ${rows} rows exceed a chunk (${this.chunkRows})`);
@@ -1150,6 +1254,15 @@ export class LlamaEngine {
    *   feature (or where the adapter's clock does not run across passes)
    */
   async traceDecodeSteps(position: number, steps: number): Promise<{ passMs: number; gapMs: number } | null> {
+    this.#enter("traceDecodeSteps");
+    try {
+      return await this.#traceDecodeSteps(position, steps);
+    } finally {
+      this.#leave();
+    }
+  }
+
+  async #traceDecodeSteps(position: number, steps: number): Promise<{ passMs: number; gapMs: number } | null> {
     if (!Number.isSafeInteger(position) || position < 0) {
       throw new Error(`LlamaEngine.traceDecodeSteps: position must be a non-negative integer, got ${position}`);
     }
@@ -1176,9 +1289,48 @@ export class LlamaEngine {
     return this.#owned.reduce((s, b) => s + b.size, 0);
   }
 
-  /** Frees every buffer the engine made (not the device). */
+  /**
+   * Frees every buffer the engine made (not the device). During a call (a generation in progress),
+   * the buffers are freed when that call ends, and the call ends at its next step with an error
+   * saying the engine was destroyed; every later call is refused.
+   */
   destroy(): void {
+    this.#destroyed = true;
+    if (this.#busy === undefined) this.#free();
+  }
+
+  #free(): void {
     for (const b of this.#owned) b.destroy();
     this.#owned.length = 0;
   }
+
+  /** Claims the engine for one call, refusing a destroyed engine or a second call at once, by name. */
+  #enter(what: string): void {
+    if (this.#destroyed) throw new Error(`LlamaEngine.${what}: the engine was destroyed`);
+    if (this.#busy !== undefined) {
+      throw new Error(
+        `LlamaEngine.${what}: ${this.#busy} is running on this engine, and calls on one engine share its buffers ` +
+          `(await it first, or load a second engine)`,
+      );
+    }
+    this.#busy = `${what}()`;
+  }
+
+  #leave(): void {
+    this.#busy = undefined;
+    if (this.#destroyed) this.#free();
+  }
+
+  /** Throws when the engine was destroyed during the running call. */
+  #checkNotDestroyed(what: string): void {
+    if (this.#destroyed) throw new Error(`LlamaEngine.${what}: the engine was destroyed during the call`);
+  }
+}
+
+/** Why a GPU sampler wrote no token for generated token `k` of a prompt of `P` tokens (`NONFINITE_LOGITS` or `NO_POSSIBLE_TOKEN`). */
+function unchosen(id: number, k: number, P: number): string {
+  const at = `token ${k} (the logits of position ${P + k - 1})`;
+  return id === NONFINITE_LOGITS
+    ? `${at}: the logits hold NaN (or +Infinity, which sampling cannot draw from): the weights or activations are not finite`
+    : `${at}: every allowed logit is -Infinity, so no token is possible`;
 }

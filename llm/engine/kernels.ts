@@ -495,17 +495,32 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: ve
 export const ARGMAX_SLICE = 4096;
 
 /**
- * Greedy sampling on the GPU: the first index of the largest logit (NaN never wins), written where
- * the next step's embedding gather reads it (`ids[0]`) and into `tokens[step]`; the step advances by
- * one and the position by the rows of the call (the next call's first row follows them).
+ * The id a GPU sampler writes instead of a token when the row's logits hold NaN (or, for the
+ * seeded draw, +Infinity): not a token id, so the host turns it into an error naming the step.
+ */
+export const NONFINITE_LOGITS = 0xfffffffe;
+
+/** The id a GPU sampler writes when every logit is -Infinity: no token is possible. */
+export const NO_POSSIBLE_TOKEN = 0xffffffff;
+
+/** WGSL: whether an f32 is NaN, by its bits (a compiler may fold `x != x` away). */
+export const IS_NAN = `fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }`;
+
+/**
+ * Greedy sampling on the GPU: the first index of the largest logit (+Infinity included, as
+ * torch.argmax), written where the next step's embedding gather reads it (`ids[0]`) and into
+ * `tokens[step]`; the step advances by one and the position by the rows of the call (the next
+ * call's first row follows them). A row holding NaN gives ${"`NONFINITE_LOGITS`"} and a row of
+ * -Infinity ${"`NO_POSSIBLE_TOKEN`"} instead of an id, which the host reports as an error.
  *
  * Each workgroup finds the best of a slice of ${"`ARGMAX_SLICE`"} logits and stores it (through
- * atomics, so the combining workgroup reads the device's coherent copy); the last workgroup to
- * finish (an atomic counter) picks the best of the slices, the lower index on a tie, and resets the
- * counter.
+ * atomics, so the combining workgroup reads the device's coherent copy), and raises `counter[1]`
+ * on a NaN; the last workgroup to finish (an atomic counter) picks the best of the slices, the
+ * lower index on a tie, and resets both counters.
  */
 export const ARGMAX = `
 ${STATE}
+${IS_NAN}
 struct P { vocab: u32, advance: u32 }
 const SLICE = ${ARGMAX_SLICE}u;
 @group(0) @binding(0) var<storage, read> logits: array<f32>;
@@ -545,6 +560,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let end = min(p.vocab, (wid.x + 1u) * SLICE);
   for (var i = wid.x * SLICE + li; i < end; i += 256u) {
     let v = logits[i];
+    if (is_nan(v)) { atomicOr(&counter[1], 1u); }
     if (v > bv || (bi == 0xffffffffu && v == bv)) {
       bv = v;
       bi = i;
@@ -574,12 +590,15 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   }
   reduce(li);
   if (li == 0u) {
-    let id = min(best_i[0], p.vocab - 1u);
+    var id = best_i[0]; // past the vocabulary: no logit above -Infinity (-FLT_MAX included)
+    if (id >= p.vocab) { id = ${NO_POSSIBLE_TOKEN}u; }
+    if (atomicLoad(&counter[1]) != 0u) { id = ${NONFINITE_LOGITS}u; }
     ids[0] = id;
     tokens[state.step] = id;
     state.step += 1u;
     state.pos0 += p.advance;
     atomicStore(&counter[0], 0u);
+    atomicStore(&counter[1], 0u);
   }
 }`;
 

@@ -3,6 +3,7 @@ import type { ResidentDevice } from "../../harness/device.ts";
 import { assertThrowsMessage, gpuTest, randomF32 } from "../../harness/testing.ts";
 import { drawUniform, sampleNext, type SamplerOptions } from "../sampler.ts";
 import { packSamplerOptions, SAMPLE, validateSamplerOptions } from "./sampling.ts";
+import { NO_POSSIBLE_TOKEN, NONFINITE_LOGITS } from "./kernels.ts";
 import { boundaryMargin } from "./sampling_test_util.ts";
 
 type Sample = Extract<SamplerOptions, { mode: "sample" }>;
@@ -199,3 +200,22 @@ Deno.test("sampler options: refused by field name, before any GPU work", async (
     await assertThrowsMessage(() => validateSamplerOptions(where, options as SamplerOptions), pattern);
   }
 });
+
+gpuTest(
+  "sampler kernel: NaN or +Infinity logits and all -Infinity are flagged (sampleNext refuses them too)",
+  async (gpu) => {
+    const options: Sample = { mode: "sample", temperature: 1, seed: 3 };
+    const cases: [string, Float32Array<ArrayBuffer>, number, RegExp][] = [
+      ["NaN", Float32Array.from([0.1, NaN, 0.3, 0.2]), NONFINITE_LOGITS, /logit 1 is NaN/],
+      ["+Infinity", Float32Array.from([0.1, 0.2, Infinity, 0.2]), NONFINITE_LOGITS, /logit 2 is \+Infinity/],
+      ["all -Infinity", new Float32Array(5).fill(-Infinity), NO_POSSIBLE_TOKEN, /no allowed token has a finite logit/],
+    ];
+    for (const [what, logits, flag, refusal] of cases) {
+      assertEquals(await sampleOnGpu(gpu, logits, options, 2), [flag, flag], what);
+      await assertThrowsMessage(() => sampleNext(logits, [], options), refusal);
+    }
+    // The flags are per dispatch: finite logits after them sample as usual.
+    const finite = logitsOf([0.5, 0.25, 0.25]);
+    assertEquals(await sampleOnGpu(gpu, finite, options, 3), reference(finite, options, 3));
+  },
+);

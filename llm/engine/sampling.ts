@@ -36,6 +36,7 @@
  */
 
 import type { SamplerOptions } from "../sampler.ts";
+import { IS_NAN, NO_POSSIBLE_TOKEN, NONFINITE_LOGITS } from "./kernels.ts";
 
 /** Invocations of the sampling workgroup. */
 export const SAMPLE_WORKGROUP = 256;
@@ -98,8 +99,12 @@ export function validateSamplerOptions(where: string, options: SamplerOptions): 
  * The sampling kernel. Bindings: logits (read), probs (scratch, vocab f32), ids (the chosen id goes
  * to `ids[0]`, where the next step's gather reads it), tokens (`tokens[step]`), state (step + 1,
  * position + `advance`), the options (`packSamplerOptions`), and params `{ vocab, advance }`.
+ * Logits holding NaN or +Infinity (no distribution: `sampleNext` refuses them too) give
+ * `NONFINITE_LOGITS` instead of an id, and logits with no mass (every one -Infinity)
+ * `NO_POSSIBLE_TOKEN`, which the host reports as errors.
  */
 export const SAMPLE = `
+${IS_NAN}
 struct State { pos0: u32, step: u32, pad0: u32, pad1: u32 }
 struct P { vocab: u32, advance: u32 }
 struct Options { temperature: f32, top_k: u32, top_p: f32, min_p: f32, seed: u32, pad0: u32, pad1: u32, pad2: u32 }
@@ -122,6 +127,8 @@ var<workgroup> result_u: u32;
 var<workgroup> walker: u32;
 var<workgroup> walk_base: f32;
 var<workgroup> last_any: atomic<u32>;
+var<workgroup> nonfinite: atomic<u32>;
+var<workgroup> kept_total: f32;
 var<private> cut_k: Cut;
 var<private> cut_p: Cut;
 var<private> floor_p: f32;
@@ -272,7 +279,11 @@ fn main(@builtin(local_invocation_index) li: u32) {
   cut_p = Cut(0.0, 0u);
   floor_p = 0.0;
   var m = -0x1.fffffep+127f;
-  for (var i = li; i < p.vocab; i += WG) { m = max(m, logits[i] / t); }
+  for (var i = li; i < p.vocab; i += WG) {
+    let l = logits[i];
+    if (is_nan(l) || bitcast<u32>(l) == 0x7f800000u) { atomicOr(&nonfinite, 1u); }
+    m = max(m, l / t);
+  }
   m = reduce_max(li, m);
   var top = 0.0;
   var count = 0.0;
@@ -325,6 +336,7 @@ fn main(@builtin(local_invocation_index) li: u32) {
     }
     walk_base = acc;
     result_f = goal;
+    kept_total = total;
   }
   workgroupBarrier();
   // No running sum exceeded the goal (rounding): the last kept id, as the reference does.
@@ -347,7 +359,9 @@ fn main(@builtin(local_invocation_index) li: u32) {
   }
   workgroupBarrier();
   if (li == 0u) {
-    let id = min(result_u, p.vocab - 1u);
+    var id = min(result_u, p.vocab - 1u);
+    if (!(kept_total > 0.0)) { id = ${NO_POSSIBLE_TOKEN}u; }
+    if (atomicLoad(&nonfinite) != 0u) { id = ${NONFINITE_LOGITS}u; }
     ids[0] = id;
     tokens[step] = id;
     state.step = step + 1u;

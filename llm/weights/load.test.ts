@@ -104,8 +104,15 @@ Deno.test("loadWeights: a missing, misshapen or unexpected tensor is refused bef
     await assertThrowsMessage(() => collect(loadWeights(store, config)), message);
     assertEquals(dataReads(), 0, message);
   }
-  const tied = { ...config, tieWordEmbeddings: true };
   const { store } = await countingStore(encodeSafetensors(tensors));
+  // A million layers against a two-layer file: refused at once, not after listing 9 million specs.
+  const t0 = performance.now();
+  await assertThrowsMessage(
+    () => collect(loadWeights(store, { ...config, numHiddenLayers: 1e6 })),
+    "the config has 1000000 layers (num_hidden_layers), the checkpoint 2",
+  );
+  assertEquals(performance.now() - t0 < 1000, true, `took ${performance.now() - t0} ms`);
+  const tied = { ...config, tieWordEmbeddings: true };
   await assertThrowsMessage(
     () => collect(loadWeights(store, tied)),
     "unexpected tensor lm_head.weight (tie_word_embeddings is true: the head is the embedding)",

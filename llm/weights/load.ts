@@ -163,6 +163,20 @@ export function planLoad(
     throw new Error(`weights: the checkpoint is converted to ${stored}; it cannot be loaded as ${format}`);
   }
   const chosen = stored ?? format ?? "f32";
+  // A config that asks for more layers than the file has fails here, before its specs are listed
+  // (a million-layer config would take minutes to list).
+  let layers = 0;
+  for (const t of store.tensors) {
+    const m = /^model\.layers\.(\d+)\./.exec(t.name);
+    if (m) layers = Math.max(layers, Number(m[1]) + 1);
+  }
+  if (config.numHiddenLayers > layers) {
+    throw new SafetensorsError(
+      "TensorNotFound",
+      "checkpoint",
+      `the config has ${config.numHiddenLayers} layers (num_hidden_layers), the checkpoint ${layers}`,
+    );
+  }
   const specs = llamaWeightSpecs(config);
   const wanted = new Map<string, { dtype: readonly string[]; shape: readonly number[] }>();
   for (const spec of specs) {
