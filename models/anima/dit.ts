@@ -28,10 +28,12 @@ import {
   type BlockWeights,
   destroyBlock,
   destroyModulation,
+  type DitFormat,
   loadBlock,
   loadModulation,
   modulate,
   type Modulation,
+  modulationBytes,
   type StepEmbedding,
   type Tap,
 } from "./dit_block.ts";
@@ -43,6 +45,7 @@ import {
   gather,
   type Linear,
   linear,
+  linearBytes,
   loadLinear,
   loadVector,
   modulatedLayernorm,
@@ -183,15 +186,21 @@ export class AnimaDit {
    *
    * @param gpu the device
    * @param store the DiT's tensors (names without `net.`; see `ditStores`)
-   * @param onProgress called after each block with (blocks loaded, blocks)
+   * @param options `format` (`q8`: the blocks' projections and MLPs as int8 codes with a scale per
+   *   row, quantised on the GPU while loading; everything else f32) and `onProgress`, called after
+   *   each block with (blocks loaded, blocks)
    * @returns the DiT
    * @throws Error naming every missing or mis-shaped tensor, before reading any
    */
   static async load(
     gpu: ResidentDevice,
     store: TensorStore,
-    onProgress?: (done: number, total: number) => void,
+    options: { format?: DitFormat; onProgress?: (done: number, total: number) => void } = {},
   ): Promise<AnimaDit> {
+    const format = options.format ?? "f32";
+    if (format !== "f32" && format !== "q8") {
+      throw new Error(`anima DiT: format must be "f32" or "q8", got ${String(format)}`);
+    }
     const config = ditConfigFromStore(store);
     checkDitLayout(store, config);
     const D = config.dim;
@@ -206,8 +215,8 @@ export class AnimaDit {
     }
     const blocks: BlockWeights[] = [];
     for (let i = 0; i < config.blocks; i++) {
-      blocks.push(await loadBlock(gpu, store, config, i));
-      onProgress?.(i + 1, config.blocks);
+      blocks.push(await loadBlock(gpu, store, config, i, format));
+      options.onProgress?.(i + 1, config.blocks);
     }
     return new AnimaDit(gpu, config, {
       xEmbed,
@@ -222,11 +231,10 @@ export class AnimaDit {
 
   /** Bytes of the DiT's weights on the device. */
   get residentBytes(): number {
-    const lin = (l: Linear) => 4 * l.weight.length;
-    return lin(this.#xEmbed) + lin(this.#tLinear1) + this.#tLinear2.reduce((s, l) => s + lin(l), 0) +
-      4 * this.#tNorm.length + this.#blocks.reduce((s, b) => s + blockBytes(b), 0) +
-      lin(this.#finalLinear) +
-      4 * (this.#finalMod.down.weight.length + this.#finalMod.chunks.reduce((s, l) => s + l.weight.length, 0));
+    return linearBytes(this.#xEmbed) + linearBytes(this.#tLinear1) +
+      this.#tLinear2.reduce((s, l) => s + linearBytes(l), 0) + 4 * this.#tNorm.length +
+      this.#blocks.reduce((s, b) => s + blockBytes(b), 0) + linearBytes(this.#finalLinear) +
+      modulationBytes(this.#finalMod);
   }
 
   /**

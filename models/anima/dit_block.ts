@@ -30,6 +30,7 @@ import {
   destroyLinear,
   type Linear,
   linear,
+  linearBytes,
   loadLinear,
   loadVector,
   modulatedLayernorm,
@@ -38,6 +39,9 @@ import {
   rope,
   type RopeTables,
 } from "./layers.ts";
+
+/** The DiT's weight formats: f32, or int8 codes with a scale per row for the blocks' projections and MLPs. */
+export type DitFormat = "f32" | "q8";
 
 /** A named intermediate a caller wants to read after the run (the graph pins it). */
 export type Tap = (name: string, tensor: GpuTensor) => void;
@@ -127,6 +131,7 @@ export async function loadModulation(
  * @param store the DiT's tensors (names without `net.`)
  * @param c the configuration
  * @param i the block
+ * @param format the projections' and MLP's format (the modulations stay f32)
  * @returns the weights
  */
 export async function loadBlock(
@@ -134,9 +139,10 @@ export async function loadBlock(
   store: TensorStore,
   c: DitConfig,
   i: number,
+  format: DitFormat = "f32",
 ): Promise<BlockWeights> {
   const b = `blocks.${i}.`;
-  const lin = (name: string) => loadLinear(gpu, store, `${b}${name}.weight`, "rows");
+  const lin = (name: string) => loadLinear(gpu, store, `${b}${name}.weight`, format === "q8" ? "q8" : "rows");
   const attn = async (kind: string): Promise<AttentionWeights> => ({
     q: await lin(`${kind}.q_proj`),
     k: await lin(`${kind}.k_proj`),
@@ -158,15 +164,14 @@ export async function loadBlock(
 
 /** Bytes of a modulation's weights. */
 export function modulationBytes(m: Modulation): number {
-  return 4 * (m.down.weight.length + m.chunks.reduce((s, l) => s + l.weight.length, 0));
+  return linearBytes(m.down) + m.chunks.reduce((s, l) => s + linearBytes(l), 0);
 }
 
 /** Bytes of a block's weights. */
 export function blockBytes(w: BlockWeights): number {
   const att = (a: AttentionWeights) =>
-    4 *
-    (a.q.weight.length + a.k.weight.length + a.v.weight.length + a.out.weight.length + a.qNorm.length + a.kNorm.length);
-  return att(w.selfAttn) + att(w.crossAttn) + 4 * (w.mlp1.weight.length + w.mlp2.weight.length) +
+    linearBytes(a.q) + linearBytes(a.k) + linearBytes(a.v) + linearBytes(a.out) + 4 * (a.qNorm.length + a.kNorm.length);
+  return att(w.selfAttn) + att(w.crossAttn) + linearBytes(w.mlp1) + linearBytes(w.mlp2) +
     modulationBytes(w.modSelfAttn) + modulationBytes(w.modCrossAttn) + modulationBytes(w.modMlp);
 }
 

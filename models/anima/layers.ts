@@ -9,6 +9,7 @@
 
 import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
+import { quantizeRowsGpu } from "../../llm/weights/load.ts";
 import { activationPlan } from "../../ops/activation/mod.ts";
 import type { ActivationKind } from "../../ops/activation/reference.ts";
 import { axpyInplacePlan } from "../../ops/axpy/mod.ts";
@@ -16,7 +17,7 @@ import { elementwisePlan, elementwiseRowsPlan } from "../../ops/elementwise/mod.
 import { flashAttentionPlan } from "../../ops/flash_attention/mod.ts";
 import { gatherPlan } from "../../ops/gather/mod.ts";
 import { layernormPlan } from "../../ops/layernorm/mod.ts";
-import { matmulPlan } from "../../ops/matmul/mod.ts";
+import { matmulPlan, matmulQ8Plan } from "../../ops/matmul/mod.ts";
 import { matvecPlan } from "../../ops/matvec/mod.ts";
 import { permutePlan } from "../../ops/permute/mod.ts";
 import { rmsnormPlan } from "../../ops/rmsnorm/mod.ts";
@@ -26,7 +27,8 @@ import type { Graph } from "./graph.ts";
 /**
  * A Linear layer `y = x W^T + b` on the device. `rows` holds W as `[K, N]` (the f32 GEMM's right
  * operand) for products of many rows; `vector` holds it as stored, `[N, K]`, for the one-row
- * products of the timestep path (a GEMV).
+ * products of the timestep path (a GEMV); `q8` holds it as int8 codes `[N, ceil(K/4)]` words with
+ * one f32 scale per row (ops/matmul's matmulQ8 format, quantised on the GPU while loading).
  */
 export interface Linear {
   /** Output features. */
@@ -34,9 +36,11 @@ export interface Linear {
   /** Input features. */
   K: number;
   /** How `weight` is laid out. */
-  layout: "rows" | "vector";
-  /** The weight. */
+  layout: "rows" | "vector" | "q8";
+  /** The weight (u32 codes for `q8`). */
   weight: GpuTensor;
+  /** `q8`: one scale per output row `[N]`. */
+  scales?: GpuTensor;
   /** The bias `[N]`, if any. */
   bias?: GpuTensor;
 }
@@ -62,7 +66,7 @@ function transpose(w: Float32Array, N: number, K: number): Float32Array {
  * @param gpu the device
  * @param store the checkpoint view
  * @param name the weight's name
- * @param layout `rows` or `vector` (see {@link Linear})
+ * @param layout `rows`, `vector` or `q8` (see {@link Linear})
  * @param slice the part of the weight to take
  * @param bias the bias's name, if the layer has one
  * @returns the layer
@@ -82,8 +86,15 @@ export async function loadLinear(
   const N = r1 - r0, K = c1 - c0;
   let w: Float32Array = new Float32Array(N * K);
   for (let n = 0; n < N; n++) w.set(full.subarray((r0 + n) * cols + c0, (r0 + n) * cols + c1), n * K);
-  if (layout === "rows") w = transpose(w, N, K);
-  const out: Linear = { N, K, layout, weight: gpu.upload(w, name) };
+  let out: Linear;
+  if (layout === "q8") {
+    const weight = gpu.alloc("u32", N * Math.ceil(K / 4), name), scales = gpu.alloc("f32", N, `${name} scales`);
+    await quantizeRowsGpu(gpu, "q8", w, N, K, weight.buffer, scales.buffer);
+    out = { N, K, layout, weight, scales };
+  } else {
+    if (layout === "rows") w = transpose(w, N, K);
+    out = { N, K, layout, weight: gpu.upload(w, name) };
+  }
   if (bias !== undefined) out.bias = gpu.upload((await store.readFloat32(bias)).slice(r0, r1), bias);
   return out;
 }
@@ -103,7 +114,13 @@ export async function loadVector(gpu: ResidentDevice, store: TensorStore, name: 
 /** Frees a layer's tensors. */
 export function destroyLinear(layer: Linear): void {
   layer.weight.buffer.destroy();
+  layer.scales?.buffer.destroy();
   layer.bias?.buffer.destroy();
+}
+
+/** Bytes of a layer's tensors on the device. */
+export function linearBytes(layer: Linear): number {
+  return 4 * (layer.weight.length + (layer.scales?.length ?? 0) + (layer.bias?.length ?? 0));
 }
 
 /**
@@ -121,6 +138,8 @@ export function linear(g: Graph, layer: Linear, x: GpuTensor, rows: number): Gpu
   if (layer.layout === "vector") {
     if (rows !== 1) throw new Error(`${g.name}: a vector-layout Linear takes one row, got ${rows}`);
     g.add(matvecPlan(g.gpu, { N, K }), { weight: layer.weight, x, y: out });
+  } else if (layer.layout === "q8") {
+    g.add(matmulQ8Plan(g.gpu, { M: rows, N, K }), { a: x, weight: layer.weight, scales: layer.scales!, c: out });
   } else {
     g.add(matmulPlan(g.gpu, { M: rows, N, K }), { a: x, b: layer.weight, c: out });
   }

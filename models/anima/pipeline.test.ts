@@ -136,6 +136,11 @@ gpuTest("anima pipeline: bad options and budgets are refused before any GPU work
     async () => await Anima.load(await source(), { device: gpu, maxResidentBytes: 300_000 }),
     "the dit needs 428736 bytes resident, over maxResidentBytes 300000",
   );
+  await assertThrowsMessage(
+    // deno-lint-ignore no-explicit-any
+    async () => await Anima.load(await source(), { device: gpu, format: "q4g128" as any }),
+    'format must be "f32" or "q8", got q4g128',
+  );
   const anima = await Anima.load(await source(), { device: gpu });
   try {
     const base = { prompt: "cond", width: 96, height: 64, noise: new Float32Array(16 * 8 * 12) };
