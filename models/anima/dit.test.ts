@@ -5,7 +5,7 @@ import { AnimaDit, patchIndex } from "./dit.ts";
 import { Graph } from "./graph.ts";
 import { timestepSinusoid } from "./timestep.ts";
 import { ditStores } from "./weights.ts";
-import { assertRel, fixture, relativeDiff } from "./fixtures_test_util.ts";
+import { assertRel, fixture, relativeDiff, reorderedBlocks } from "./fixtures_test_util.ts";
 
 const io = await fixture("io");
 const { dit: store } = ditStores(await fixture("weights_dit"));
@@ -120,5 +120,32 @@ gpuTest("anima DiT: q8 block products (int8 codes, a scale per row) stay near th
   } finally {
     dit.destroy();
     f32.destroy();
+  }
+});
+
+gpuTest("anima DiT: streamed blocks (two slots rewritten per forward) equal the resident DiT", async (gpu) => {
+  // Four blocks from the tiny two, as 0, 1, 1, 0: a slot not rewritten would run 0, 1, 0, 1.
+  const deeper = reorderedBlocks(store, [0, 1, 1, 0]);
+  const resident = await AnimaDit.load(gpu, deeper);
+  const streamed = await AnimaDit.load(gpu, deeper, { stream: true });
+  const twoBlocks = await AnimaDit.load(gpu, store, { stream: true });
+  try {
+    deepStrictEqual([resident.streamed, streamed.streamed], [false, true]);
+    deepStrictEqual(streamed.residentBytes < resident.residentBytes, true);
+    const x = await io.readFloat32("dit/case0/x"), context = await io.readFloat32("adapter/cond/context");
+    const expected = await resident.run(x, 1, context, 8, 12);
+    for (let run = 0; run < 2; run++) {
+      deepStrictEqual([...await streamed.run(x, 1, context, 8, 12)], [...expected], `streamed run ${run}`);
+    }
+    // What slots never rewritten would compute differs: the comparison above can fail.
+    const stale = await AnimaDit.load(gpu, reorderedBlocks(store, [0, 1, 0, 1]));
+    const staleOut = await stale.run(x, 1, context, 8, 12);
+    stale.destroy();
+    deepStrictEqual(relativeDiff(staleOut, expected) > 1e-3, true);
+    assertRel(await twoBlocks.run(x, 1, context, 8, 12), await io.readFloat32("dit/case0/out"), "streamed tiny case 0");
+  } finally {
+    resident.destroy();
+    streamed.destroy();
+    twoBlocks.destroy();
   }
 });

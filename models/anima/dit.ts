@@ -18,13 +18,15 @@
  * @module
  */
 
-import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
+import type { GpuTensor, HostArray, ResidentDevice } from "../../harness/device.ts";
+import type { Program } from "../../harness/program.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
 import { type DitConfig, ditConfigFromStore, NORM_EPS } from "./config.ts";
 import {
   block,
   blockBytes,
   type BlockInputs,
+  blockTensors,
   type BlockWeights,
   destroyBlock,
   destroyModulation,
@@ -143,7 +145,11 @@ export class AnimaDit {
   readonly #tLinear1: Linear;
   readonly #tLinear2: Linear[];
   readonly #tNorm: GpuTensor;
+  /** Every block's weights, or (streamed) the two slots blocks are written into in turn. */
   readonly #blocks: BlockWeights[];
+  /** Streamed: every block's tensors on the host, in {@link blockTensors}' order. */
+  readonly #hostBlocks?: HostArray[][];
+  readonly #segments = new WeakMap<Graph, { prologue: number; slots: [number, number] }>();
   readonly #finalMod: Modulation;
   readonly #finalLinear: Linear;
   readonly #ones: GpuTensor;
@@ -158,6 +164,7 @@ export class AnimaDit {
       tLinear2: Linear[];
       tNorm: GpuTensor;
       blocks: BlockWeights[];
+      hostBlocks?: HostArray[][];
       finalMod: Modulation;
       finalLinear: Linear;
     },
@@ -169,6 +176,7 @@ export class AnimaDit {
     this.#tLinear2 = w.tLinear2;
     this.#tNorm = w.tNorm;
     this.#blocks = w.blocks;
+    this.#hostBlocks = w.hostBlocks;
     this.#finalMod = w.finalMod;
     this.#finalLinear = w.finalLinear;
     this.#ones = gpu.upload(new Float32Array(config.dim).fill(1), "ones");
@@ -187,15 +195,17 @@ export class AnimaDit {
    * @param gpu the device
    * @param store the DiT's tensors (names without `net.`; see `ditStores`)
    * @param options `format` (`q8`: the blocks' projections and MLPs as int8 codes with a scale per
-   *   row, quantised on the GPU while loading; everything else f32) and `onProgress`, called after
-   *   each block with (blocks loaded, blocks)
+   *   row, quantised on the GPU while loading; everything else f32); `stream` (the blocks kept in
+   *   host memory, prepared, and written in turn into two resident slots during each forward: two
+   *   blocks' weights on the device instead of all); `onProgress`, called after each block with
+   *   (blocks loaded, blocks)
    * @returns the DiT
    * @throws Error naming every missing or mis-shaped tensor, before reading any
    */
   static async load(
     gpu: ResidentDevice,
     store: TensorStore,
-    options: { format?: DitFormat; onProgress?: (done: number, total: number) => void } = {},
+    options: { format?: DitFormat; stream?: boolean; onProgress?: (done: number, total: number) => void } = {},
   ): Promise<AnimaDit> {
     const format = options.format ?? "f32";
     if (format !== "f32" && format !== "q8") {
@@ -214,8 +224,15 @@ export class AnimaDit {
       );
     }
     const blocks: BlockWeights[] = [];
+    const hostBlocks: HostArray[][] | undefined = options.stream ? [] : undefined;
     for (let i = 0; i < config.blocks; i++) {
-      blocks.push(await loadBlock(gpu, store, config, i, format));
+      const w = await loadBlock(gpu, store, config, i, format);
+      if (hostBlocks) {
+        // Prepared on the device (transposed, quantised), read back once; two stay as the slots.
+        hostBlocks.push(await Promise.all(blockTensors(w).map((t) => gpu.read(t))));
+        if (blocks.length < 2) blocks.push(w);
+        else destroyBlock(w);
+      } else blocks.push(w);
       options.onProgress?.(i + 1, config.blocks);
     }
     return new AnimaDit(gpu, config, {
@@ -224,12 +241,18 @@ export class AnimaDit {
       tLinear2,
       tNorm: await loadVector(gpu, store, "t_embedding_norm.weight"),
       blocks,
+      hostBlocks,
       finalMod: await loadModulation(gpu, store, "final_layer.adaln_modulation", D, 2),
       finalLinear: await loadLinear(gpu, store, "final_layer.linear.weight", "rows"),
     });
   }
 
-  /** Bytes of the DiT's weights on the device. */
+  /** Whether the blocks stream from host memory through two resident slots. */
+  get streamed(): boolean {
+    return this.#hostBlocks !== undefined;
+  }
+
+  /** Bytes of the DiT's weights on the device (streamed: two blocks' worth). */
   get residentBytes(): number {
     return linearBytes(this.#xEmbed) + linearBytes(this.#tLinear1) +
       this.#tLinear2.reduce((s, l) => s + linearBytes(l), 0) + 4 * this.#tNorm.length +
@@ -302,10 +325,15 @@ export class AnimaDit {
       rope: this.#rope,
       step: embedding,
     };
+    if (this.#hostBlocks && tap) throw new Error("anima DiT: a streamed DiT replays its block programs: no taps");
+    const prologue = g.steps.length;
+    const ends: number[] = [];
     this.#blocks.forEach((w, i) => {
       block(g, w, x, c, blockInputs, i === 0 ? (name, t) => tap?.(`block0_${name}`, t) : undefined);
       if (tap && i === 0) tap("block0_out", copyOf(g, x));
+      ends.push(g.steps.length);
     });
+    if (this.#hostBlocks) this.#segments.set(g, { prologue, slots: [ends[0], ends[1] ?? ends[0]] });
     if (tap && this.#blocks.length > 0) tap("block_last_out", x);
     const out = g.scope(() => {
       const [shift, scale1] = modulate(g, this.#finalMod, embedding);
@@ -316,6 +344,49 @@ export class AnimaDit {
     });
     g.release(x, ...step);
     return out;
+  }
+
+  /**
+   * The run of a graph {@link build} filled (with any steps appended after it): one program, or,
+   * streamed, the steps before the blocks, then per block its weights written into a slot and that
+   * slot's block program, then the steps after the blocks, all submitted inside one pair of error
+   * scopes (WebGPU orders each write after the work submitted before it).
+   *
+   * @param g the graph
+   * @returns `run()` (one forward) and `destroy()` (its programs)
+   */
+  runner(g: Graph): { run(): Promise<void>; destroy(): void } {
+    const segments = this.#segments.get(g);
+    const host = this.#hostBlocks;
+    if (!segments || !host) {
+      const program = g.program();
+      return { run: () => program.run(), destroy: () => program.destroy() };
+    }
+    const { prologue, slots: [endA, endB] } = segments;
+    const programs = [g.program(0, prologue), g.program(prologue, endA), g.program(endA, endB), g.program(endB)];
+    const [before, slotA, slotB, after] = programs;
+    const slotTensors = this.#blocks.map(blockTensors);
+    const device = this.#gpu.device;
+    const submit = (p: Program) => {
+      const encoder = device.createCommandEncoder();
+      p.encode(encoder);
+      device.queue.submit([encoder.finish()]);
+    };
+    return {
+      run: () =>
+        this.#gpu.withErrorScopes(() => `anima DiT, ${host.length} blocks streamed through 2 slots`, () => {
+          submit(before);
+          host.forEach((tensors, i) => {
+            const slot = i % 2;
+            tensors.forEach((data, j) =>
+              device.queue.writeBuffer(slotTensors[slot][j].buffer, 0, data as Float32Array<ArrayBuffer>)
+            );
+            submit(slot === 0 ? slotA : slotB);
+          });
+          submit(after);
+        }),
+      destroy: () => programs.forEach((p) => p.destroy()),
+    };
   }
 
   /**
@@ -356,7 +427,7 @@ export class AnimaDit {
         { batch: 1, height, width, latent: owned[0], sinusoid: owned[1], context: owned[2] },
         geometry,
       );
-      const program = g.program();
+      const program = this.runner(g);
       try {
         await program.run();
       } finally {

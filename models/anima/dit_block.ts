@@ -167,12 +167,25 @@ export function modulationBytes(m: Modulation): number {
   return linearBytes(m.down) + m.chunks.reduce((s, l) => s + linearBytes(l), 0);
 }
 
+/** Every tensor of a block's weights, in one fixed order (what a streamed block is written into). */
+export function blockTensors(w: BlockWeights): GpuTensor[] {
+  const lin = (l: Linear) => [l.weight, ...(l.scales ? [l.scales] : []), ...(l.bias ? [l.bias] : [])];
+  const att = (a: AttentionWeights) => [...[a.q, a.k, a.v, a.out].flatMap(lin), a.qNorm, a.kNorm];
+  const mod = (m: Modulation) => [m.down, ...m.chunks].flatMap(lin);
+  return [
+    ...att(w.selfAttn),
+    ...att(w.crossAttn),
+    ...lin(w.mlp1),
+    ...lin(w.mlp2),
+    ...mod(w.modSelfAttn),
+    ...mod(w.modCrossAttn),
+    ...mod(w.modMlp),
+  ];
+}
+
 /** Bytes of a block's weights. */
 export function blockBytes(w: BlockWeights): number {
-  const att = (a: AttentionWeights) =>
-    linearBytes(a.q) + linearBytes(a.k) + linearBytes(a.v) + linearBytes(a.out) + 4 * (a.qNorm.length + a.kNorm.length);
-  return att(w.selfAttn) + att(w.crossAttn) + linearBytes(w.mlp1) + linearBytes(w.mlp2) +
-    modulationBytes(w.modSelfAttn) + modulationBytes(w.modCrossAttn) + modulationBytes(w.modMlp);
+  return blockTensors(w).reduce((s, t) => s + 4 * t.length, 0);
 }
 
 /** Frees a modulation's weights. */
@@ -183,14 +196,7 @@ export function destroyModulation(m: Modulation): void {
 
 /** Frees a block's weights. */
 export function destroyBlock(w: BlockWeights): void {
-  for (const a of [w.selfAttn, w.crossAttn]) {
-    for (const l of [a.q, a.k, a.v, a.out]) destroyLinear(l);
-    a.qNorm.buffer.destroy();
-    a.kNorm.buffer.destroy();
-  }
-  destroyLinear(w.mlp1);
-  destroyLinear(w.mlp2);
-  for (const m of [w.modSelfAttn, w.modCrossAttn, w.modMlp]) destroyModulation(m);
+  for (const t of blockTensors(w)) t.buffer.destroy();
 }
 
 /**

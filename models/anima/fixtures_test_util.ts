@@ -92,3 +92,32 @@ export function assertRel(actual: ArrayLike<number>, expected: ArrayLike<number>
   if (!(rel <= tol)) throw new Error(`${label}: relative difference ${rel.toExponential(3)} > ${tol}`);
   return rel;
 }
+
+/**
+ * A view of a DiT store whose blocks are the source's blocks in `order` (block i reads block
+ * `order[i]`), to make a deeper model out of the tiny one.
+ *
+ * @param store the DiT's tensors (names without `net.`)
+ * @param order the source block of each block
+ */
+export function reorderedBlocks(store: TensorStore, order: readonly number[]): TensorStore {
+  const source = (name: string) => {
+    const m = /^blocks\.(\d+)\.(.*)$/.exec(name);
+    return m ? `blocks.${order[Number(m[1])]}.${m[2]}` : name;
+  };
+  const tensors: TensorInfo[] = store.tensors.filter((t) => !t.name.startsWith("blocks."));
+  for (const [i, from] of order.entries()) {
+    for (const t of store.tensors) {
+      if (t.name.startsWith(`blocks.${from}.`)) {
+        tensors.push({ ...t, name: `blocks.${i}.${t.name.slice(`blocks.${from}.`.length)}` });
+      }
+    }
+  }
+  return {
+    tensors,
+    metadata: store.metadata,
+    info: (name) => ({ ...store.info(source(name)), name }),
+    read: (name) => store.read(source(name)),
+    readFloat32: (name) => store.readFloat32(source(name)),
+  };
+}

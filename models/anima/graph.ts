@@ -177,12 +177,16 @@ export class Graph {
   }
 
   /**
-   * Binds the steps into a program (checked once, replayed by `run()`).
+   * Binds steps into a program (checked once, replayed by `run()`): all of them, or those in
+   * `[from, to)` (a segment run between host writes, as a streamed block).
    *
+   * @param from the first step
+   * @param to one past the last step
    * @returns the program; destroy it, then the graph
    */
-  program(): Program {
-    return this.gpu.program(this.name, this.steps);
+  program(from = 0, to: number = this.steps.length): Program {
+    const name = from === 0 && to === this.steps.length ? this.name : `${this.name} [${from}, ${to})`;
+    return this.gpu.program(name, this.steps.slice(from, to));
   }
 
   /** Frees every scratch tensor the graph allocated (inputs and weights are the caller's). */

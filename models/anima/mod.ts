@@ -19,9 +19,9 @@
  *   against the expected layout before any data is read.
  *
  * Refused, with an error naming the argument: a checkpoint with a missing, mis-shaped or
- * unexpected tensor; a weight format other than f32 or q8 (the DiT's block products); an image size that is not a multiple of 16;
- * steps < 1; a sampler other than Euler; more than 512 T5 tokens; a stage larger than the residency
- * budget (streaming a stage's blocks is not implemented).
+ * unexpected tensor; a weight format other than f32 or q8 (the DiT's block products); an image size
+ * that is not a multiple of 16; steps < 1; a sampler other than Euler; more than 512 T5 tokens; a
+ * stage larger than the residency budget (the DiT: with its blocks streamed through two slots).
  *
  * @module
  */

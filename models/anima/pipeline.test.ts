@@ -71,7 +71,7 @@ gpuTest(
       onProgress: ({ stage, done, total }) => done === total && loaded.push(stage),
     });
     try {
-      deepStrictEqual(anima.residency, { maxResidentBytes: 450_000, keepsAllStages: false });
+      deepStrictEqual(anima.residency, { maxResidentBytes: 450_000, keepsAllStages: false, streamsDitBlocks: false });
       deepStrictEqual(loaded, []); // nothing loaded up front
       const image = await anima.generate({
         prompt: "cond",
@@ -134,7 +134,7 @@ gpuTest("anima pipeline: the empty prompt is one <|endoftext|> for Qwen3 and </s
 gpuTest("anima pipeline: bad options and budgets are refused before any GPU work", async (gpu) => {
   await assertThrowsMessage(
     async () => await Anima.load(await source(), { device: gpu, maxResidentBytes: 300_000 }),
-    "the dit needs 428736 bytes resident, over maxResidentBytes 300000",
+    "the dit needs 428736 bytes resident with its blocks streamed, over maxResidentBytes 300000",
   );
   await assertThrowsMessage(
     // deno-lint-ignore no-explicit-any

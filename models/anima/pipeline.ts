@@ -13,8 +13,10 @@
  *   prompt "") are sd-scripts' `anima_minimal_inference.py`'s; its flow shift defaults to 5,
  *   diffusers' and ComfyUI's Anima schedules use 3, as this port does unless `shift` says otherwise.
  * - Residency: when the adapter, the DiT and the VAE fit `maxResidentBytes` together they load once
- *   and stay; otherwise each stage loads, runs and is released in turn, and a stage larger than the
- *   budget on its own is refused before any of it is read.
+ *   and stay; otherwise each stage loads, runs and is released in turn. A DiT larger than the budget
+ *   streams its blocks: they are prepared once into host memory and written in turn into two
+ *   resident slots during each forward. A stage that does not fit even so is refused before any of
+ *   it is read.
  *
  * @module
  */
@@ -200,6 +202,7 @@ export class Anima {
   readonly #budget: number;
   readonly #keep: boolean;
   readonly #format: "f32" | "q8";
+  readonly #stream: boolean;
   readonly #onProgress?: (progress: AnimaProgress) => void;
   #adapter?: LlmAdapter;
   #dit?: AnimaDit;
@@ -210,7 +213,7 @@ export class Anima {
     owned: boolean,
     source: AnimaSource,
     config: DitConfig,
-    budget: { bytes: number; keep: boolean; format: "f32" | "q8" },
+    budget: { bytes: number; keep: boolean; format: "f32" | "q8"; stream: boolean },
     onProgress?: (progress: AnimaProgress) => void,
   ) {
     this.#gpu = gpu;
@@ -221,6 +224,7 @@ export class Anima {
     this.#budget = budget.bytes;
     this.#keep = budget.keep;
     this.#format = budget.format;
+    this.#stream = budget.stream;
     this.#onProgress = onProgress;
   }
 
@@ -248,22 +252,29 @@ export class Anima {
     checkAdapterLayout(adapter, adapterConfig);
     const vaeConfig = vaeConfigFromStore(source.vae);
     checkVaeLayout(source.vae, vaeConfig);
+    const layout = ditLayout(ditConfig);
+    const blockBytes = bytesOf(layout.filter((t) => t.name.startsWith("blocks.0.")), format);
+    const ditAll = bytesOf(layout, format);
+    // Streamed, the blocks' weights on the device are two slots.
+    const ditStreamed = ditAll - (ditConfig.blocks - Math.min(2, ditConfig.blocks)) * blockBytes;
+    const stream = ditAll > budget;
     const stages = {
       adapter: bytesOf(adapterLayout(adapterConfig)),
-      dit: bytesOf(ditLayout(ditConfig), format),
+      dit: stream ? ditStreamed : ditAll,
       vae: bytesOf(vaeLayout(vaeConfig)),
     };
     for (const [stage, bytes] of Object.entries(stages)) {
       if (bytes > budget) {
         throw new Error(
-          `anima: the ${stage} needs ${bytes} bytes resident, over maxResidentBytes ${budget} (streaming a stage's blocks is not implemented)`,
+          `anima: the ${stage} needs ${bytes} bytes resident${stage === "dit" ? " with its blocks streamed" : ""}, ` +
+            `over maxResidentBytes ${budget}`,
         );
       }
     }
     const keep = stages.adapter + stages.dit + stages.vae <= budget;
     const owned = options.device === undefined;
     const gpu = options.device ?? await acquireDevice();
-    const model = new Anima(gpu, owned, source, ditConfig, { bytes: budget, keep, format }, options.onProgress);
+    const model = new Anima(gpu, owned, source, ditConfig, { bytes: budget, keep, format, stream }, options.onProgress);
     if (keep) {
       await model.#loadAdapter();
       await model.#loadDit();
@@ -273,8 +284,8 @@ export class Anima {
   }
 
   /** The residency budget in bytes, and whether every stage stays loaded. */
-  get residency(): { maxResidentBytes: number; keepsAllStages: boolean } {
-    return { maxResidentBytes: this.#budget, keepsAllStages: this.#keep };
+  get residency(): { maxResidentBytes: number; keepsAllStages: boolean; streamsDitBlocks: boolean } {
+    return { maxResidentBytes: this.#budget, keepsAllStages: this.#keep, streamsDitBlocks: this.#stream };
   }
 
   async #loadAdapter(): Promise<LlmAdapter> {
@@ -287,6 +298,7 @@ export class Anima {
   async #loadDit(): Promise<AnimaDit> {
     this.#dit ??= await AnimaDit.load(this.#gpu, this.#stores.dit, {
       format: this.#format,
+      stream: this.#stream,
       onProgress: (done, total) => this.#onProgress?.({ stage: "dit", done, total }),
     });
     return this.#dit;
@@ -392,7 +404,7 @@ export class Anima {
       const delta = g.tensor(n);
       g.add(matmulPlan(gpu, { M: 1, N: n, K: batch }), { a: coefficients, b: v, c: delta });
       g.add(axpyInplacePlan(gpu, { alpha: 1, n }), { x: delta, y: latent });
-      const program = g.program();
+      const program = dit.runner(g);
       try {
         for (let i = 0; i < steps; i++) {
           options.signal?.throwIfAborted();
