@@ -6,11 +6,12 @@
  * Qwen rows; the VAE decoder at the same latent. The weights are seeded random values with the
  * checkpoints' names and shapes, loaded through the same loaders (layout checks included), f32.
  *
- * Each figure is the median GPU time (timestamp queries at the pass's beginning and end; every
+ * `--stream` times the DiT with its blocks streamed through two slots (wall clock of whole forwards,
+ * the block uploads included). Each other figure is the median GPU time (timestamp queries at the pass's beginning and end; every
  * program here is one compute pass) of `--samples` runs after two warm-up runs, each run submitted
  * and awaited on its own, with the dispatch count and the host time to encode one run.
  *
- * `deno run -A models/anima/bench.ts [--blocks 28|52] [--size 1024] [--text 512] [--samples 5] [--q8]`
+ * `deno run -A models/anima/bench.ts [--blocks 28|52] [--size 1024] [--text 512] [--samples 5] [--q8] [--stream]`
  * prints JSON (`--blocks 1 --size 64 --text 16 --samples 1` is a quick smoke run).
  * Torch 2.11 fp32 (TF32 off) on one H100, from the oracle's timing.json: DiT 52 blocks batch 1
  * 742.8 ms, adapter 7.1 ms, VAE 417.3 ms (its conv3d over 3 frames; a one-frame conv2d does a
@@ -127,6 +128,7 @@ async function timeProgram(
 }
 
 const format = Deno.args.includes("--q8") ? "q8" : "f32";
+const stream = Deno.args.includes("--stream");
 const blocks = arg("blocks", 28), size = arg("size", 1024), samples = arg("samples", 5), textLength = arg("text", 512);
 const gpu = await acquireDevice();
 if (!gpu.device.features.has("timestamp-query")) throw new Error("anima bench: the device has no timestamp-query");
@@ -172,12 +174,13 @@ const report: Record<string, unknown> = {
   date: new Date().toISOString(),
   image: `${size} x ${size}`,
   ditFormat: format,
+  ditStreamed: stream,
 };
 
 // DiT: one step (forward; batch 2 with the guided Euler update is what the pipeline runs).
 {
   const t0 = performance.now();
-  const dit = await AnimaDit.load(gpu, syntheticStore(ditLayout(ditConfig)), { format });
+  const dit = await AnimaDit.load(gpu, syntheticStore(ditLayout(ditConfig)), { format, stream });
   report.ditLoadMs = performance.now() - t0;
   report.ditWeightBytes = dit.residentBytes;
   for (const batch of [2, 1]) {
