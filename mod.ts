@@ -105,10 +105,15 @@ export {
 export {
   gather,
   type GatherArgs,
+  gatherBlockRows,
+  type GatherBlocks,
+  gatherBlocksPlan,
+  type GatherBlocksShape,
   gatherGpu,
   gatherPlan,
   type GatherShape,
   MAX_ROWS,
+  uploadTableBlocks,
   validateGather,
   validateGatherShape,
 } from "./ops/gather/mod.ts";
@@ -519,6 +524,7 @@ export {
   validateAttentionShape,
 } from "./ops/attention/mod.ts";
 export {
+  type AttentionLayout,
   flashAttention,
   type FlashAttentionArgs,
   flashAttentionGpu,

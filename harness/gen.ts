@@ -21,7 +21,7 @@
  * file name (`[a-z0-9_]+.wgsl`), never a path. It is looked up in the op's own `wgsl/include/` first,
  * then in `harness/wgsl/`, which holds the snippets several ops share: the row kernels' row sum,
  * chunk loads and ragged-row helpers (`row_*`); the element accesses of vec4-typed bindings in
- * transpose, permute, pad and upsample (`vec4_parts`); the vec4 block walk of dequantize and gather
+ * transpose, permute, pad and upsample (`vec4_parts`); the vec4 block walk of dequantize and upsample
  * (`quad_blocks`); and the pieces of the register-blocked GEMM tiles (`gemm_*`: a's transposed
  * staging, the 8 x 8 accumulators and one k-step's FMAs that matmul's 128 x 128 tiles, conv,
  * conv_transpose and flash_attention's output role share; `gemm64_*`: the 64 x 64 tile's k-steps and

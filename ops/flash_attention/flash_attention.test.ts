@@ -7,10 +7,12 @@ import { attentionPlan } from "../attention/mod.ts";
 import { boundBytes, gpuTolerance, loadSdpaGolden, randomCase } from "../attention/testing_helpers.ts";
 import { cases } from "./cases.ts";
 import {
+  columnsPerWorkgroup,
   flashAttention,
   flashAttentionGpu,
   flashAttentionPlan,
   KERNELS,
+  NARROW_MAX_DV,
   rowsPerWorkgroup,
   validateFlashAttentionShape,
   visiblePairs,
@@ -34,12 +36,12 @@ function planningDevice(storage = 16384): ResidentDevice {
   } as unknown as ResidentDevice;
 }
 
-Deno.test("flashAttention: the score matrix is never bound: 132n + 64 bytes at L = S = n, D = Dv = 8, against attention's 4n^2 + 132n + 96", () => {
+Deno.test("flashAttention: the score matrix is never bound: 132n + 80 bytes at L = S = n, D = Dv = 8, against attention's 4n^2 + 132n + 96", () => {
   const gpu = planningDevice();
   for (const n of [16, 100, 1000, 4096]) {
     const shape = { B: 1, H: 1, L: n, S: n, D: 8, maskShape: [1, 1, 1, n] as [number, number, number, number] };
     const flash = boundBytes([flashAttentionPlan(gpu, shape)]);
-    strictEqual(flash, 132 * n + 64, `flash n = ${n}`);
+    strictEqual(flash, 132 * n + 80, `flash n = ${n}`);
     const { scores, weightedSum } = attentionPlan(gpu, shape);
     strictEqual(boundBytes([scores, weightedSum]), 4 * n * n + 132 * n + 96, `unfused n = ${n}`);
   }
@@ -48,7 +50,7 @@ Deno.test("flashAttention: the score matrix is never bound: 132n + 64 bytes at L
   strictEqual(at(2048) - at(1024), at(1024) - at(512) + 128 * 512);
 });
 
-Deno.test("flashAttention: the plan takes `tiled` (47,104 bytes of workgroup memory), `staged` (32 KiB) or `kernel` (16 KiB), the first the device grants", async () => {
+Deno.test("flashAttention: the plan takes `tiled` (47,104 bytes of workgroup memory), `staged` (32 KiB) or `kernel` (16 KiB), the first the device grants; `wide` (25,600) for Dv over 256", async () => {
   strictEqual(workgroupBytes(KERNELS.kernel), 16384); // WebGPU's default maxComputeWorkgroupStorageSize
   strictEqual(workgroupBytes(KERNELS.staged), 32768);
   strictEqual(workgroupBytes(KERNELS.tiled), 47104);
@@ -65,6 +67,26 @@ Deno.test("flashAttention: the plan takes `tiled` (47,104 bytes of workgroup mem
   ) {
     strictEqual(flashAttentionPlan(planningDevice(storage), shape).kernel.variant, variant, `${storage} bytes`);
   }
+  // Dv > NARROW_MAX_DV (256): `wide` wherever its 25,600 bytes are granted, so at Dv = 384 and 512
+  // (the VAEs' single heads); at Dv = 256 the 128-column kernels as above.
+  strictEqual(NARROW_MAX_DV, 256);
+  for (
+    const [storage, Dv, variant] of [
+      [49152, 512, "wide"],
+      [32768, 384, "wide"],
+      [25600, 260, "wide"],
+      [25599, 512, "kernel"],
+      [49152, 256, "tiled"],
+      [32768, 256, "staged"],
+    ] as const
+  ) {
+    const plan = flashAttentionPlan(planningDevice(storage), { ...shape, D: 512, Dv });
+    strictEqual(plan.kernel.variant, variant, `${storage} bytes, Dv = ${Dv}`);
+  }
+  strictEqual(flashAttentionPlan(planningDevice(49152), shape, { override: "wide" }).kernel.variant, "wide");
+  // buffered: only when named (41,984 bytes, so granted on the H200; never the default).
+  strictEqual(workgroupBytes(KERNELS.buffered), 41984);
+  strictEqual(flashAttentionPlan(planningDevice(49152), shape, { override: "buffered" }).kernel.variant, "buffered");
   strictEqual(flashAttentionPlan(planningDevice(49152), shape, { override: "kernel" }).kernel.variant, "kernel");
   strictEqual(flashAttentionPlan(planningDevice(49152), shape, { override: "staged" }).kernel.variant, "staged");
   for (
@@ -86,7 +108,7 @@ Deno.test("flashAttention: the plan takes `tiled` (47,104 bytes of workgroup mem
   requireWorkgroupStorage(planningDevice(49152), "x", 49152);
   await assertThrowsMessage(
     () => flashAttentionPlan(planningDevice(), shape, { override: "scores" }),
-    'flashAttention: override "scores" is not a variant of entry point "tiled" or "staged" or "kernel"',
+    'flashAttention: override "scores" is not a variant of entry point "wide" or "tiled" or "staged" or "kernel" or "buffered"',
   );
 });
 
@@ -94,10 +116,18 @@ Deno.test("flashAttention: the grid follows the kernel's rows per workgroup", ()
   strictEqual(rowsPerWorkgroup(KERNELS.kernel), 128);
   strictEqual(rowsPerWorkgroup(KERNELS.staged), 128);
   strictEqual(rowsPerWorkgroup(KERNELS.tiled), 128);
+  for (const entry of ["tiled", "buffered", "staged", "kernel"]) {
+    strictEqual(rowsPerWorkgroup(KERNELS[entry]), 128);
+    strictEqual(columnsPerWorkgroup(KERNELS[entry]), 128);
+  }
   // 3 row tiles x 6 (b, h) pairs, two column tiles of 128 for Dv = 132.
   const shape = { B: 2, H: 3, L: 300, S: 5, D: 4, Dv: 132 };
   deepStrictEqual(flashAttentionPlan(planningDevice(49152), shape).workgroups, [18, 1, 2]);
+  // wide: 10 row tiles of 32 x 6 pairs, one column tile of 512 for Dv = 512, two for 516.
+  deepStrictEqual(flashAttentionPlan(planningDevice(49152), { ...shape, Dv: 512 }).workgroups, [60, 1, 1]);
+  deepStrictEqual(flashAttentionPlan(planningDevice(49152), { ...shape, Dv: 516 }).workgroups, [60, 1, 2]);
   throws(() => rowsPerWorkgroup("fn main() {}"), /declares no `const ROWS`/);
+  throws(() => columnsPerWorkgroup("const ROWS = 4u;"), /declares no `const COLS`/);
 });
 
 Deno.test("flashAttention: FLOPs count visible pairs: 2·B·H·L·S·D for causal prefill at D = Dv (the issue's count), twice that without", () => {
@@ -134,6 +164,61 @@ Deno.test("flashAttention reference: bad input throws naming the argument", asyn
     () => flashAttention({ ...args, D: 4 }),
     "flashAttention: q must have length B * H * L * D = 4, got 3",
   );
+});
+
+/**
+ * A heads-first `[B, H, T, X]` array copied element by element into token-major `[B, T, H, X]` order
+ * (index arithmetic of its own, not the reference's permute).
+ */
+function tokenMajor(x: Float32Array, B: number, H: number, T: number, X: number): Float32Array {
+  const out = new Float32Array(x.length);
+  for (let b = 0; b < B; b++) {
+    for (let h = 0; h < H; h++) {
+      for (let t = 0; t < T; t++) {
+        for (let d = 0; d < X; d++) out[((b * T + t) * H + h) * X + d] = x[((b * H + h) * T + t) * X + d];
+      }
+    }
+  }
+  return out;
+}
+
+Deno.test("flashAttention reference: layout BLHD is q[b, l, h, d], k and v [b, s, h, d], out [b, l, h, dv]", async () => {
+  const [B, H, L, S, D, Dv] = [2, 3, 4, 5, 4, 8];
+  const args = randomCase({ B, H, L, S, D, Dv, causal: true, queryOffset: 1 }, 5);
+  const heads = flashAttention(args);
+  strictEqual(flashAttention({ ...args, layout: "BHLD" }).join(), heads.join(), "BHLD is the default");
+  const tokens = flashAttention({
+    ...args,
+    layout: "BLHD",
+    q: tokenMajor(args.q, B, H, L, D),
+    k: tokenMajor(args.k, B, H, S, D),
+    v: tokenMajor(args.v, B, H, S, Dv),
+  });
+  deepStrictEqual(tokens, tokenMajor(heads, B, H, L, Dv));
+  // The same arrays read heads-first give another answer: the layout is not ignored.
+  ok(flashAttention({ ...args, layout: "BLHD" }).some((x, i) => x !== heads[i]));
+  await assertThrowsMessage(
+    () => flashAttention({ ...args, layout: "BSHD" as "BLHD" }),
+    'flashAttention: layout must be one of "BHLD", "BLHD", got BSHD',
+  );
+  await assertThrowsMessage(
+    () => flashAttentionPlan(planningDevice(), { B, H, L, S, D, layout: "bhld" as "BHLD" }),
+    'flashAttention: layout must be one of "BHLD", "BLHD", got bhld',
+  );
+});
+
+Deno.test("flashAttention: the plan binds the same lengths in either layout and passes the layout's row strides", () => {
+  const gpu = planningDevice(49152);
+  const shape = { B: 2, H: 3, L: 300, S: 70, D: 8, Dv: 12 };
+  const heads = flashAttentionPlan(gpu, shape);
+  const tokens = flashAttentionPlan(gpu, { ...shape, layout: "BLHD" });
+  deepStrictEqual(tokens.bindings, heads.bindings);
+  deepStrictEqual(tokens.workgroups, heads.workgroups);
+  deepStrictEqual(tokens.cost, heads.cost);
+  // The last four u32 of the params: q_head, q_step, kv_head, kv_step.
+  const strides = (plan: { params?: ArrayBuffer }) => [...new Uint32Array(plan.params!, 15 * 4, 4)];
+  deepStrictEqual(strides(heads), [300, 1, 70, 1]);
+  deepStrictEqual(strides(tokens), [1, 3, 1, 3]);
 });
 
 Deno.test("flashAttention reference matches the torch goldens", async () => {

@@ -11,18 +11,29 @@
  * query rows of one head and walks the keys in blocks (31 or 64), keeping a running max and sum per row and
  * rescaling its partial output whenever the max grows (online softmax). The plan binds q, k, v, the mask, the
  * output and the params and nothing else, so the bytes it binds grow linearly in L and S (a test counts them:
- * 132n + 64 bytes at B = H = 1, L = S = n, D = Dv = 8 with a `[1, 1, 1, n]` mask, against the unfused
+ * 132n + 80 bytes at B = H = 1, L = S = n, D = Dv = 8 with a `[1, 1, 1, n]` mask, against the unfused
  * attention's 4n² + 132n + 96; the spec states 132n + 44 and 4n² + 68n + 40 for its own bindings: the same
  * linear against quadratic growth, with other constants). Decode (L = 1) runs the same kernels, 127 of their
  * 128 rows idle; ops/gqa has the decode path that splits the keys.
  *
- * The kernels (see `wgsl/`), 256 invocations and 128 rows each; Dv over 128 takes more workgroups (z),
- * each recomputing the scores; (row tile, head) pairs beyond 65,535 fold into a second grid dimension.
+ * The kernels (see `wgsl/`), 256 invocations each, take any head dims that are multiples of 4: D is
+ * walked in chunks (16 values at a time in `tiled`, 32 in `wide`, 128 in `staged`, 4 in `kernel`), so a
+ * D of 512 costs more chunks of the same score loop, and no more registers or workgroup memory. Output
+ * columns are tiled, 128 per workgroup (512 in `wide`), a larger Dv taking more workgroups (z), each
+ * computing every score again; (row tile, head) pairs beyond 65,535 fold into a second grid dimension.
  * - `tiled` computes both products as register-tiled GEMMs, as matmul does: each invocation owns 8 query
  *   rows, their scores against 4 keys of a 64-key block and their outputs in 8 columns of v; q and k are
  *   staged 16 columns at a time, v 16 keys at a time, each chunk loaded one ahead; the row maxima are
  *   reduced through workgroup memory by the 16 invocations sharing the rows, the sums once at the end;
  *   probabilities for 64 keys x 128 rows in workgroup memory: 47,104 bytes in all.
+ * - `wide` is `tiled` for wide value heads: 32 rows x 512 columns a workgroup (the same 8 x 8 outputs
+ *   per invocation), so a Dv up to 512 computes its scores once where the 128-column kernels compute
+ *   them ceil(Dv / 128) times (4 score products for 1 output product at the VAE's D = Dv = 512); the
+ *   price is an 8 rows x 1 key score tile per invocation, q and k staged 32 columns at a time, v 8 keys
+ *   at a time: 25,600 bytes in all.
+ * - `buffered` is `tiled` with the score phase's chunks of q and k double-buffered (in the memory the
+ *   probabilities take later), one barrier per chunk instead of two: 19 barriers a block at D = 128
+ *   instead of 26, 41,984 bytes. Taken only when named, until it is measured against `tiled`.
  * - `staged` and `kernel`: scores of 4 rows x 4 keys per invocation; statistics by one invocation per
  *   row; output 8 rows x 8 columns of v per invocation in sixteen named vec4 accumulators; probabilities
  *   for 31 keys x 128 rows plus one slot of rescale factors in 16 KiB of workgroup memory.
@@ -30,9 +41,10 @@
  *   maxComputeWorkgroupStorageSize, so every device runs it (browsers included).
  * - `staged` stages each block's K (transposed) and then V in another 16 KiB with four coalesced loads
  *   per invocation, and its loops read workgroup memory: 32 KiB in all.
- * The plan takes the first of `tiled`, `staged` and `kernel` whose workgroup memory the device grants
- * (the H200: `tiled`; llvmpipe and most devices, 32 KiB: `staged`) and checks the kernel it takes against
- * the device's limit before dispatch (`{ override }` forces one).
+ * The plan takes `wide` for Dv over {@link NARROW_MAX_DV} (256) where the device grants its memory, and
+ * otherwise the first of `tiled`, `staged` and `kernel` whose workgroup memory the device grants (the
+ * H200: `tiled`; llvmpipe and most devices, 32 KiB: `staged`), and checks the kernel it takes against the
+ * device's limit before dispatch (`{ override }` forces one). `wide`'s speed is not measured yet.
  *
  * Measured on the H200 (2026-12-02, Deno 2.9.6 over Vulkan, GPU timestamps, harness/timing.ts, warm
  * clocks, median of 10; probes in the same run: read 4,519 GB/s, f32 FMA 64.4 TFLOP/s), `kernel` at the
@@ -51,10 +63,18 @@
  * barriers, softmax): the two products take about 2.4 and 1.9 ms, the rest a third of the time. With
  * 64 rows and 128 invocations (30 KiB) it ran 12.6 ms, without loading chunks ahead 7.28 (29-flash-ab1).
  *
+ * Layout: `layout: "BHLD"` (the default) takes q `[B, H, L, D]`, k `[B, H, S, D]`, v `[B, H, S, Dv]` and
+ * writes out `[B, H, L, Dv]`; `layout: "BLHD"` takes them token-major, as Linear layers write them (q
+ * `[B, L, H, D]`, k `[B, S, H, D]`, v `[B, S, H, Dv]`, out `[B, L, H, Dv]`; gqa's kvHeads in place of H
+ * for k and v), so a model needs no permute before or after. Every kernel reads either through four
+ * row strides in its params ({@link layoutStrides}); the bindings, the grid and the cost are the same.
+ * `tiled` stages q and k as runs of 4 quads (64 bytes) of a row and v as runs of 32 quads in either
+ * layout; only the distance between two rows differs. (Token-major speed on the H200: not measured yet.)
+ *
  * Refused, with an error naming the argument, before any GPU work: everything attention refuses (sizes
  * that are not integers >= 1, H not a multiple of kvHeads, a scale that is not a finite f32, a
  * queryOffset beyond ±2^30, a maskShape that does not broadcast, arrays of the wrong type or length,
- * causal with mask), and D or Dv not a multiple of 4.
+ * causal with mask), D or Dv not a multiple of 4, and a layout other than `"BHLD"` or `"BLHD"`.
  *
  * @module
  */
@@ -70,6 +90,7 @@ import {
   type FlashAttentionArgs,
   type FlashAttentionShape,
   type ResolvedAttentionShape,
+  type ResolvedFlashShape,
   validateFlashAttention,
   validateFlashAttentionShape,
 } from "./reference.ts";
@@ -77,10 +98,21 @@ import {
 export * from "./reference.ts";
 export { KERNELS };
 
-/** Output columns per workgroup (32 quads). */
-const DV_TILE = 128;
-/** The kernel's entry points in the plan's order of preference: it takes the first whose workgroup memory fits. */
-export const FLASH_ENTRIES: readonly string[] = ["tiled", "staged", "kernel"];
+/**
+ * The kernel's entry points: `wide` for wide value heads, the others in the plan's order of preference,
+ * and `buffered`, which the plan takes only when named.
+ */
+export const FLASH_ENTRIES: readonly string[] = ["wide", "tiled", "staged", "kernel", "buffered"];
+/** The 128-column kernels in the plan's order of preference: it takes the first whose workgroup memory fits. */
+const NARROW_ENTRIES = ["tiled", "staged", "kernel"];
+/**
+ * The largest Dv the plan gives a 128-column kernel; above it, `wide` (512 columns a workgroup) where the
+ * device grants its workgroup memory. The 128-column kernels compute every score ceil(Dv / 128) times,
+ * `wide` once per 512 columns but for 32 rows a workgroup instead of 128. Where the two meet is to be
+ * measured (the bench rows at Dv = 256 and 512); this bound puts Dv = 384 and 512 (the VAEs' single
+ * heads) on `wide`.
+ */
+export const NARROW_MAX_DV = 256;
 
 /**
  * Workgroup memory a kernel declares: the sum of its `var<workgroup>` arrays of vec4f (the source is
@@ -96,6 +128,13 @@ export function workgroupBytes(source: string): number {
   );
 }
 
+/** A kernel's `const NAME = <n>u;` (the source is the one truth for the grid). */
+function kernelConst(source: string, name: string): number {
+  const m = source.match(new RegExp(`^const ${name} = (\\d+)u;`, "m"));
+  if (m === null) throw new Error(`flash_attention: the kernel declares no \`const ${name}\``);
+  return Number(m[1]);
+}
+
 /**
  * Query rows per workgroup of a kernel: its `const ROWS` (the source is the one truth).
  *
@@ -103,25 +142,43 @@ export function workgroupBytes(source: string): number {
  * @returns rows
  */
 export function rowsPerWorkgroup(source: string): number {
-  const m = source.match(/^const ROWS = (\d+)u;/m);
-  if (m === null) throw new Error("flash_attention: the kernel declares no `const ROWS`");
-  return Number(m[1]);
+  return kernelConst(source, "ROWS");
 }
 
 /**
- * The flash kernel for a device: the variant an override names (of an entry of {@link FLASH_ENTRIES}),
- * else the first entry whose workgroup memory the device grants (`tiled` at 47,104 bytes, `staged` at 32 KiB,
- * `kernel` at 16 KiB, WebGPU's default, so every device runs one).
+ * Output columns per workgroup of a kernel: its `const COLS`; a larger Dv takes more workgroups (z),
+ * each computing the scores again.
+ *
+ * @param source WGSL
+ * @returns columns
+ */
+export function columnsPerWorkgroup(source: string): number {
+  return kernelConst(source, "COLS");
+}
+
+/**
+ * The flash kernel for a device and shape: the variant an override names (of an entry of
+ * {@link FLASH_ENTRIES}); else `wide` when Dv > {@link NARROW_MAX_DV} and the device grants its 25,600
+ * bytes of workgroup memory; else the first of `tiled` (47,104 bytes), `staged` (32 KiB) and `kernel`
+ * (16 KiB, WebGPU's default, so every device runs one) whose workgroup memory the device grants.
  *
  * @param gpu the device
  * @param op the op, for messages
+ * @param shape the validated shape (its Dv decides)
  * @param options kernel override
  * @returns the resolved kernel
+ * @throws Error naming the op and the entry points when an override names a variant of none of them
  */
-export function flashKernel(gpu: ResidentDevice, op: string, options: KernelOptions = {}): Resolution {
+export function flashKernel(
+  gpu: ResidentDevice,
+  op: string,
+  shape: ResolvedAttentionShape,
+  options: KernelOptions = {},
+): Resolution {
   const granted = gpu.device.limits.maxComputeWorkgroupStorageSize;
   const fits = (entry: string) => workgroupBytes(gpu.resolve(KERNELS, entry).source) <= granted;
-  return gpu.resolveAmong(KERNELS, op, FLASH_ENTRIES, FLASH_ENTRIES.find(fits) ?? "kernel", options);
+  const chosen = shape.Dv > NARROW_MAX_DV && fits("wide") ? "wide" : NARROW_ENTRIES.find(fits) ?? "kernel";
+  return gpu.resolveAmong(KERNELS, op, FLASH_ENTRIES, chosen, options);
 }
 
 const PARAMS: readonly ParamField[] = [
@@ -140,7 +197,26 @@ const PARAMS: readonly ParamField[] = [
   { name: "mask_i", type: "u32" },
   { name: "tiles", type: "u32" },
   { name: "BH", type: "u32" },
+  { name: "q_head", type: "u32" },
+  { name: "q_step", type: "u32" },
+  { name: "kv_head", type: "u32" },
+  { name: "kv_step", type: "u32" },
 ];
+
+/**
+ * The row strides of a layout as the kernels read them (flash_bindings.wgsl; gqa's decode kernel takes
+ * the same): rows between two heads and between two tokens, of q (and out) and of k (and v). A row is
+ * one head's D (or Dv) values of one token.
+ *
+ * @param shape the resolved shape, with its layout
+ * @returns `q_head`, `q_step`, `kv_head`, `kv_step`
+ */
+export function layoutStrides(shape: ResolvedFlashShape): Record<"q_head" | "q_step" | "kv_head" | "kv_step", number> {
+  const { H, kvHeads, L, S } = shape;
+  return shape.layout === "BHLD"
+    ? { q_head: L, q_step: 1, kv_head: S, kv_step: 1 }
+    : { q_head: 1, q_step: H, kv_head: 1, kv_step: kvHeads };
+}
 
 /**
  * Pairs of (query row, key) the softmax weighs: L * S, or under causal those with j <= i + queryOffset.
@@ -170,7 +246,7 @@ export function visiblePairs(shape: ResolvedAttentionShape): number {
 export function flashPlanOf(
   gpu: ResidentDevice,
   op: string,
-  shape: ResolvedAttentionShape,
+  shape: ResolvedFlashShape,
   kernel: Resolution,
 ): KernelPlan {
   requireWorkgroupStorage(gpu, `${op}/${kernel.variant}`, workgroupBytes(kernel.source));
@@ -204,10 +280,11 @@ export function flashPlanOf(
         ...maskParams(shape),
         tiles,
         BH: B * H,
+        ...layoutStrides(shape),
       },
       op,
     ),
-    workgroups: [x, y, Math.ceil(Dv / DV_TILE)],
+    workgroups: [x, y, Math.ceil(Dv / columnsPerWorkgroup(kernel.source))],
     // Read q, k, v and the mask once, write out once; per visible (row, key) pair D multiply-adds for
     // the score and Dv for the output. Causal at L = S counts about half the pairs, so this is the
     // issue's 2·B·H·L·S·D for causal prefill at D = Dv (4·B·H·L·S·D without causal).
@@ -233,7 +310,7 @@ export function flashAttentionPlan(
   options: KernelOptions = {},
 ): KernelPlan {
   const resolved = validateFlashAttentionShape(shape);
-  return flashPlanOf(gpu, "flashAttention", resolved, flashKernel(gpu, "flashAttention", options));
+  return flashPlanOf(gpu, "flashAttention", resolved, flashKernel(gpu, "flashAttention", resolved, options));
 }
 
 /**
@@ -242,7 +319,7 @@ export function flashAttentionPlan(
  * @param gpu the device
  * @param args as {@link flashAttention}
  * @param options kernel override
- * @returns the output, `[B, H, L, Dv]`
+ * @returns the output, `[B, H, L, Dv]` (`[B, L, H, Dv]` with layout `"BLHD"`)
  *
  * @example
  * ```ts
@@ -263,7 +340,7 @@ export async function flashAttentionGpu(
   options: KernelOptions = {},
 ): Promise<Float32Array> {
   const shape = validateFlashAttention(args);
-  const plan = flashPlanOf(gpu, "flashAttention", shape, flashKernel(gpu, "flashAttention", options));
+  const plan = flashPlanOf(gpu, "flashAttention", shape, flashKernel(gpu, "flashAttention", shape, options));
   const [out] = await gpu.run(plan, [args.q, args.k, args.v, args.mask ?? new Float32Array(1)]);
   return out as Float32Array;
 }

@@ -4,8 +4,15 @@
  * upper-left `causal` with `queryOffset`, the additive `mask` broadcast by `maskShape`, zeros for a
  * fully masked row), computed the same way in f64. What differs is the kernel (one dispatch, online
  * softmax) and therefore one extra refusal: D and Dv must be multiples of 4, because the kernel reads
- * and writes every row as vec4s (every head dim in use, 64, 80, 96, 112, 128, 256, is one;
+ * and writes every row as vec4s (every head dim in use, 64, 80, 96, 112, 128, 256, 512, is one;
  * ops/attention takes any D).
+ *
+ * One addition: `layout`. `"BHLD"` (the default) is attention's heads-first q `[B, H, L, D]`, k
+ * `[B, kvHeads, S, D]`, v `[B, kvHeads, S, Dv]`, out `[B, H, L, Dv]`; `"BLHD"` is token-major, as a
+ * Linear layer writes them (each token's heads contiguous): q `[B, L, H, D]`, k `[B, S, kvHeads, D]`,
+ * v `[B, S, kvHeads, Dv]`, out `[B, L, H, Dv]`, i.e. torch's `sdpa(q.transpose(1, 2), k.transpose(1, 2),
+ * v.transpose(1, 2)).transpose(1, 2)`. The mask keeps its logical `[mB, mH, mL, S]` shape in either
+ * layout. This reference permutes token-major arrays to heads-first, computes, and permutes back.
  *
  * @module
  */
@@ -19,15 +26,93 @@ import {
   checkAttentionShape,
   type ResolvedAttentionShape,
 } from "../attention/reference.ts";
-import { requireArgs } from "../validate.ts";
+import { requireArgs, requireOneOf } from "../validate.ts";
 
 export { keyPaddingBias } from "../attention/reference.ts";
 export type { ResolvedAttentionShape } from "../attention/reference.ts";
 
-/** Sizes and scalars of {@link flashAttention}: those of attention. */
-export type FlashAttentionShape = AttentionShape;
-/** Arguments of {@link flashAttention}: those of attention. */
-export type FlashAttentionArgs = AttentionArgs;
+/**
+ * Memory layout of q, k, v and the output: `"BHLD"` heads-first (`[B, H, L, D]`, attention's), or
+ * `"BLHD"` token-major (`[B, L, H, D]`, each token's heads contiguous, as a Linear layer writes them).
+ */
+export type AttentionLayout = "BHLD" | "BLHD";
+
+/** The layouts, in the order messages list them. */
+export const ATTENTION_LAYOUTS: readonly AttentionLayout[] = ["BHLD", "BLHD"];
+
+/** Sizes and scalars of {@link flashAttention}: attention's, and the layout. */
+export interface FlashAttentionShape extends AttentionShape {
+  /** Layout of q, k, v and the output (default `"BHLD"`). */
+  layout?: AttentionLayout;
+}
+
+/** Arguments of {@link flashAttention}: attention's, and the layout. */
+export interface FlashAttentionArgs extends AttentionArgs {
+  /** Layout of q, k, v and the output (default `"BHLD"`). */
+  layout?: AttentionLayout;
+}
+
+/** A flash_attention (or gqa) shape with every default filled in, the layout included. */
+export interface ResolvedFlashShape extends ResolvedAttentionShape {
+  /** Layout of q, k, v and the output. */
+  layout: AttentionLayout;
+}
+
+/**
+ * Checks a layout argument.
+ *
+ * @param op the op, for messages
+ * @param layout the value given (undefined: the default, `"BHLD"`)
+ * @returns the layout
+ * @throws Error naming `layout` and the layouts there are
+ */
+export function requireLayout(op: string, layout: unknown): AttentionLayout {
+  return layout === undefined ? "BHLD" : requireOneOf(op, "layout", layout, ATTENTION_LAYOUTS);
+}
+
+/**
+ * Swaps the two middle axes of a row-major `[n, a, b, x]` array: `[B, L, H, D]` to `[B, H, L, D]` and back.
+ *
+ * @param values the array
+ * @param n the outer size
+ * @param a the first middle axis
+ * @param b the second middle axis
+ * @param x the inner size
+ * @returns a new `[n, b, a, x]` array
+ */
+export function swapMiddleAxes(values: Float32Array, n: number, a: number, b: number, x: number): Float32Array {
+  const out = new Float32Array(values.length);
+  for (let i = 0; i < n; i++) {
+    for (let p = 0; p < a; p++) {
+      for (let r = 0; r < b; r++) {
+        const from = ((i * a + p) * b + r) * x;
+        out.set(values.subarray(from, from + x), ((i * b + r) * a + p) * x);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Attention in either layout on validated arguments: token-major q, k and v are permuted to
+ * heads-first, {@link attentionOf} computes, and the output is permuted back. Shared by flashAttention
+ * and gqa.
+ *
+ * @param args the arrays
+ * @param shape the validated shape, with its layout
+ * @returns the output, `[B, H, L, Dv]` or `[B, L, H, Dv]`
+ */
+export function attentionInLayout(args: AttentionArgs, shape: ResolvedFlashShape): Float32Array {
+  if (shape.layout === "BHLD") return attentionOf(args, shape);
+  const { B, H, kvHeads, L, S, D, Dv } = shape;
+  const headsFirst = {
+    ...args,
+    q: swapMiddleAxes(args.q, B, L, H, D),
+    k: swapMiddleAxes(args.k, B, S, kvHeads, D),
+    v: swapMiddleAxes(args.v, B, S, kvHeads, Dv),
+  };
+  return swapMiddleAxes(attentionOf(headsFirst, shape), B, H, L, Dv);
+}
 
 /**
  * Checks that the head dims are multiples of 4, as the vec4 kernels need.
@@ -54,11 +139,11 @@ export function requireQuadDims(op: string, shape: ResolvedAttentionShape): void
  * @returns the shape with its defaults
  * @throws Error naming the bad argument and what was expected
  */
-export function validateFlashAttentionShape(shape: FlashAttentionShape, hasMask?: boolean): ResolvedAttentionShape {
-  requireArgs("flashAttention", "shape", shape, `{ ${ATTENTION_SHAPE_FIELDS} }`);
+export function validateFlashAttentionShape(shape: FlashAttentionShape, hasMask?: boolean): ResolvedFlashShape {
+  requireArgs("flashAttention", "shape", shape, `{ ${ATTENTION_SHAPE_FIELDS}, layout? }`);
   const resolved = checkAttentionShape("flashAttention", shape, shape.H, hasMask ?? shape.maskShape !== undefined);
   requireQuadDims("flashAttention", resolved);
-  return resolved;
+  return { ...resolved, layout: requireLayout("flashAttention", shape.layout) };
 }
 
 /**
@@ -68,8 +153,8 @@ export function validateFlashAttentionShape(shape: FlashAttentionShape, hasMask?
  * @returns the shape with its defaults
  * @throws Error naming the bad argument and what was expected
  */
-export function validateFlashAttention(args: FlashAttentionArgs): ResolvedAttentionShape {
-  requireArgs("flashAttention", "args", args, `{ q, k, v, mask?, ${ATTENTION_SHAPE_FIELDS} }`);
+export function validateFlashAttention(args: FlashAttentionArgs): ResolvedFlashShape {
+  requireArgs("flashAttention", "args", args, `{ q, k, v, mask?, ${ATTENTION_SHAPE_FIELDS}, layout? }`);
   const shape = validateFlashAttentionShape(args, args.mask !== undefined);
   checkAttentionArrays("flashAttention", args, shape);
   return shape;
@@ -78,8 +163,8 @@ export function validateFlashAttention(args: FlashAttentionArgs): ResolvedAttent
 /**
  * Scaled dot-product attention (the definition flash_attention's kernel is held to).
  *
- * @param args q, k, v, the optional additive mask, and the shape
- * @returns the output, `[B, H, L, Dv]`
+ * @param args q, k, v, the optional additive mask, the shape and the layout
+ * @returns the output, `[B, H, L, Dv]` (`[B, L, H, Dv]` with layout `"BLHD"`)
  * @throws Error naming the bad argument
  *
  * @example
@@ -95,5 +180,5 @@ export function validateFlashAttention(args: FlashAttentionArgs): ResolvedAttent
  * ```
  */
 export function flashAttention(args: FlashAttentionArgs): Float32Array {
-  return attentionOf(args, validateFlashAttention(args));
+  return attentionInLayout(args, validateFlashAttention(args));
 }

@@ -1,4 +1,5 @@
-import { deepStrictEqual, notDeepStrictEqual, ok } from "node:assert/strict";
+import { deepStrictEqual, notDeepStrictEqual, ok, strictEqual } from "node:assert/strict";
+import { LimitError } from "../../harness/limits.ts";
 import {
   assertClose,
   assertThrowsMessage,
@@ -8,7 +9,17 @@ import {
   randomF32,
   randomInt32,
 } from "../../harness/testing.ts";
-import { gather, type GatherArgs, gatherGpu, gatherPlan, KERNELS, MAX_ROWS } from "./mod.ts";
+import {
+  gather,
+  type GatherArgs,
+  gatherBlockRows,
+  gatherBlocksPlan,
+  gatherGpu,
+  gatherPlan,
+  KERNELS,
+  MAX_ROWS,
+  uploadTableBlocks,
+} from "./mod.ts";
 
 /** What goldens/gen.py writes. */
 interface Golden {
@@ -175,7 +186,7 @@ gpuTest("gatherPlan folds a grid past 65,535 workgroups into y, covering every e
 gpuTest("gatherPlan (kernel.nvidia): a block of 4096 elements per workgroup, at most 65,535, never folded", (gpu) => {
   const max = gpu.limits.maxComputeWorkgroupsPerDimension;
   const nvidia = { override: "kernel.nvidia" };
-  deepStrictEqual(gatherPlan(gpu, { rows: 32768, cols: 4096, indexLength: 8192 }, nvidia).workgroups, [8192, 1, 1]);
+  deepStrictEqual(gatherPlan(gpu, { rows: 16, cols: 4096, indexLength: 8192 }, nvidia).workgroups, [8192, 1, 1]);
   deepStrictEqual(gatherPlan(gpu, { rows: 7, cols: 33, indexLength: 100 }, nvidia).workgroups, [1, 1, 1]);
   deepStrictEqual(gatherPlan(gpu, { rows: 7, cols: 33, indexLength: 0 }, nvidia).workgroups, [0, 1, 1]);
   deepStrictEqual(gatherPlan(gpu, { rows: 1, cols: 1, indexLength: 2 * max * 4096 }, nvidia).workgroups, [max, 1, 1]);
@@ -251,4 +262,112 @@ checkAgainstReference(
   gather,
   gatherGpu,
   exact,
+);
+
+// Tables past one binding: the same shapes' kind at a binding limit lowered to 4,096 bytes, so that a
+// table of a few hundred rows is held as several row blocks (gatherGpu splits it; each block its own
+// dispatch). Indices at every block boundary, out of range at both ends, and repeats; cols a multiple of
+// 4 (kernel.nvidia's whole vec4s), not (output vec4s straddling two rows of different blocks, stored
+// component by component), and of 3 (a row's elements in two vec4s, a tail past the last whole vec4).
+// (The index and the output stay within the lowered limit too: every binding is checked against it.)
+const NARROW = { maxStorageBufferBindingSize: 4096 };
+const BLOCK_SHAPES = [
+  [300, 10, 67], // 102 rows a block: 102 + 102 + 96
+  [300, 8, 70], // 128 rows a block: 128 + 128 + 44
+  [1000, 3, 301], // 341 rows a block: 341 + 341 + 318
+  [3, 500, 2], // 2 rows a block: 2 + 1
+];
+const blockCase = ([rows, cols, indexLength]: number[]) => {
+  const per = Math.floor(4096 / (4 * cols));
+  const edges = [0, per - 1, per, 2 * per - 1, 2 * per, rows - 1, -1, rows, -(2 ** 31)].filter((i) => i < rows + 1);
+  const index = randomInt32(indexLength, indexLength + 1, -2, rows + 2);
+  index.set(edges.slice(0, Math.min(edges.length, indexLength)));
+  return {
+    label: `rows=${rows} cols=${cols} indexLength=${indexLength} in blocks of ${per} rows`,
+    args: { table: randomF32(rows * cols, rows + cols + 1), index, rows, cols },
+  };
+};
+checkAgainstReference(
+  "gather (row blocks)",
+  KERNELS,
+  "kernel",
+  BLOCK_SHAPES.map(blockCase),
+  gather,
+  (gpu, args, options) => gatherGpu(gpu.withLimits(NARROW), args, options),
+  exact,
+);
+
+gpuTest(
+  "gather GPU: the plan splits a table past maxStorageBufferBindingSize into row blocks, never binding it whole",
+  async (gpu) => {
+    const narrow = gpu.withLimits(NARROW);
+    strictEqual(gatherBlockRows(narrow, 10), 102); // 4,096 bytes / 40 bytes a row
+    strictEqual(gatherBlockRows(narrow, 1024), 1);
+    strictEqual(gatherBlockRows(narrow, 3), 341); // 4,092 bytes: a block's buffer is padded to 16
+    let thrown: unknown;
+    try {
+      gatherPlan(narrow, { rows: 300, cols: 10, indexLength: 4 });
+    } catch (e) {
+      thrown = e;
+    }
+    ok(thrown instanceof LimitError && thrown.limit === "maxStorageBufferBindingSize", String(thrown));
+    ok(thrown.message.includes("needs maxStorageBufferBindingSize >= 12000, but this device allows 4096"));
+    ok(thrown.message.includes("gatherBlocksPlan"), thrown.message);
+    // One row past the limit: refused, not split further.
+    await assertThrowsMessage(
+      () => gatherBlockRows(narrow, 1025),
+      "one row of 1025 f32 needs maxStorageBufferBindingSize >= 4112",
+    );
+    await assertThrowsMessage(
+      () => gatherBlocksPlan(narrow, { rows: 300, cols: 10, indexLength: 4, blockRows: 103 }),
+      "a block of 103 rows needs maxStorageBufferBindingSize >= 4128, but this device allows 4096",
+    );
+    await assertThrowsMessage(
+      () => gatherBlocksPlan(narrow, { rows: 300, cols: 10, indexLength: 4, blockRows: 0 }),
+      "gather: blockRows must be",
+    );
+    await assertThrowsMessage(
+      () => uploadTableBlocks(narrow, new Float32Array(30), 3, 11),
+      "gather: table must have length rows * cols = 33, got 30",
+    );
+
+    const { blockRows, blocks, sequence } = gatherBlocksPlan(narrow, { rows: 300, cols: 10, indexLength: 4 });
+    deepStrictEqual([blockRows, blocks], [102, 3]);
+    deepStrictEqual(sequence.bindings.map((b) => `${b.name}:${b.length}`), [
+      "table0:1020",
+      "table1:1020",
+      "table2:960",
+      "index:4",
+      "out:40",
+    ]);
+    deepStrictEqual(sequence.steps.map((s) => s.tensors), [[0, 3, 4], [1, 3, 4], [2, 3, 4]]);
+    // A table within the limit is one block, the same dispatch as gatherPlan's.
+    strictEqual(gatherBlocksPlan(gpu, { rows: 300, cols: 10, indexLength: 4 }).blocks, 1);
+  },
+);
+
+gpuTest(
+  "gather GPU: row blocks on resident tensors write every output element once, the zeros included",
+  async (gpu) => {
+    const narrow = gpu.withLimits(NARROW);
+    for (const variant of ["kernel", "kernel.nvidia"]) {
+      for (const [rows, cols, indexLength] of [[300, 10, 67], [1000, 3, 301]]) {
+        const { args, label } = blockCase([rows, cols, indexLength]);
+        const blocks = uploadTableBlocks(narrow, args.table, rows, cols);
+        strictEqual(blocks.length, Math.ceil(rows / gatherBlockRows(narrow, cols)));
+        const index = narrow.upload(args.index, "index");
+        // NaN in every element and a guard past the end: an element left unwritten, or a write past it, shows.
+        const out = narrow.upload(new Float32Array(indexLength * cols + 8).fill(NaN), "out");
+        try {
+          const { sequence } = gatherBlocksPlan(narrow, { rows, cols, indexLength }, { override: variant });
+          await narrow.submitSequence(sequence, [...blocks, index, out]);
+          const written = await narrow.read(out) as Float32Array;
+          assertClose(written.subarray(0, indexLength * cols), gather(args), exact, `${variant} ${label}`);
+          ok(written.subarray(indexLength * cols).every(Number.isNaN), `${variant} ${label}: a write past the end`);
+        } finally {
+          for (const t of [...blocks, index, out]) t.buffer.destroy();
+        }
+      }
+    }
+  },
 );

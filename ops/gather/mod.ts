@@ -18,15 +18,35 @@
  * load issued before the first store, blocks dealt to at most 65,535 workgroups in a grid-stride
  * loop; one float per invocation keeps too few bytes in flight to stream at the H200's bandwidth.
  *
+ * Tables past one binding. A storage binding spans at most maxStorageBufferBindingSize bytes (2 GiB - 4
+ * on the H200, 128 MiB in browsers; Qwen3-4B's embedding, 151,936 x 2,560 f32, is 1.56 GB), so a
+ * caller holds a large table as row blocks, one GpuTensor per block: block i is rows
+ * `[i * blockRows, min((i + 1) * blockRows, rows))`, row-major, in a buffer of its own.
+ * {@link gatherBlockRows} says how many rows one binding of this device holds, {@link uploadTableBlocks}
+ * uploads a host table as such blocks, and {@link gatherBlocksPlan} plans the gather over them: one
+ * dispatch per block, in one compute pass, each writing the output rows whose index falls in its block
+ * (the first also the zeros of indices out of range), so every output element is written once.
+ * {@link gatherPlan} binds the table whole and refuses one past the limit (a LimitError naming the
+ * limit and pointing here); {@link gatherGpu} splits by itself.
+ *
  * @module
  */
 
-import { foldWorkgroups } from "../../harness/limits.ts";
-import { packParams } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { foldWorkgroups, LimitError } from "../../harness/limits.ts";
+import { packParams, type ParamField } from "../../harness/params.ts";
+import {
+  type BindingSpec,
+  type GpuTensor,
+  type KernelPlan,
+  type KernelSequence,
+  kernelSequence,
+  type ResidentDevice,
+} from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
+import type { Resolution } from "../../harness/resolve.ts";
+import { requireArray, requireInt } from "../validate.ts";
 import { KERNELS } from "./kernels.gen.ts";
-import { type GatherArgs, type GatherShape, validateGather, validateGatherShape } from "./reference.ts";
+import { type GatherArgs, type GatherShape, MAX_ROWS, validateGather, validateGatherShape } from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
@@ -35,6 +55,15 @@ export { KERNELS };
 const WORKGROUP_SIZE = 256;
 /** Output elements one workgroup of `kernel.nvidia` moves per block: 256 invocations x 4 vec4s. */
 const BLOCK = 256 * 4 * 4;
+
+const PARAMS: readonly ParamField[] = [
+  { name: "total", type: "u32" },
+  { name: "d", type: "u32" },
+  { name: "v", type: "u32" },
+  { name: "row0", type: "u32" },
+  { name: "block_rows", type: "u32" },
+  { name: "first", type: "u32" },
+];
 
 /**
  * Workgroups of each variant: the portable kernel takes one element per invocation, the grid
@@ -46,8 +75,80 @@ function workgroupsOf(variant: string, total: number, maxPerDimension: number): 
   throw new Error(`gather: no dispatch geometry for variant "${variant}"`);
 }
 
+/** The bytes one table binding may span on this device: the tighter of the binding and buffer limits. */
+function bindingLimit(gpu: ResidentDevice): { limit: "maxStorageBufferBindingSize" | "maxBufferSize"; bytes: number } {
+  const { maxStorageBufferBindingSize, maxBufferSize } = gpu.limits;
+  return maxBufferSize < maxStorageBufferBindingSize
+    ? { limit: "maxBufferSize", bytes: maxBufferSize }
+    : { limit: "maxStorageBufferBindingSize", bytes: maxStorageBufferBindingSize };
+}
+
+/** Bytes a block of `rows` rows of `cols` f32 occupies (ResidentDevice pads buffers to 16 bytes). */
+function blockBytes(rows: number, cols: number): number {
+  return Math.max(16, Math.ceil((rows * cols * 4) / 16) * 16);
+}
+
 /**
- * Plans `gather` on the GPU for a `[rows, cols]` table and `indexLength` indices.
+ * Rows of a `cols`-column f32 table that one binding holds on this device: as many as fit
+ * maxStorageBufferBindingSize and maxBufferSize (each block's buffer padded to 16 bytes), at most
+ * 2^31 - 1.
+ *
+ * @param gpu the device (or a {@link ResidentDevice.withLimits} view of it)
+ * @param cols columns of the table, >= 1
+ * @returns rows per block
+ * @throws Error naming cols when it is not an integer >= 1
+ * @throws LimitError when one row alone is past the limit
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { gatherBlockRows } from "@xpu/ops/ops/gather";
+ * const gpu = await acquireDevice();
+ * // At a browser's 128 MiB, a 2,560-column f32 table (Qwen3-4B's embedding) holds 13,107 rows a block.
+ * gatherBlockRows(gpu.withLimits({ maxStorageBufferBindingSize: 128 << 20 }), 2560); // 13107
+ * gpu.destroy();
+ * ```
+ */
+export function gatherBlockRows(gpu: ResidentDevice, cols: number): number {
+  requireInt("gather", "cols", cols, 1, MAX_ROWS);
+  const { limit, bytes } = bindingLimit(gpu);
+  const rows = Math.floor(Math.floor(bytes / 16) * 16 / (4 * cols));
+  if (rows < 1) throw new LimitError("gather/table", limit, blockBytes(1, cols), bytes, `one row of ${cols} f32`);
+  return Math.min(rows, MAX_ROWS);
+}
+
+/** One dispatch of gather over rows `[row0, row0 + blockRows)` of the table, bound as `table`. */
+function blockPlan(
+  gpu: ResidentDevice,
+  kernel: Resolution,
+  shape: GatherShape,
+  row0: number,
+  blockRows: number,
+  first: boolean,
+  cost: { bytes: number; flops: number },
+): KernelPlan {
+  const { rows, cols, indexLength } = shape;
+  const total = indexLength * cols;
+  return {
+    op: "gather",
+    kernel,
+    bindings: [
+      { name: "table", dtype: "f32", length: blockRows * cols, role: "input" },
+      { name: "index", dtype: "i32", length: indexLength, role: "input" },
+      { name: "out", dtype: "f32", length: total, role: "output" },
+    ],
+    params: packParams(
+      PARAMS,
+      { total, d: cols, v: rows, row0, block_rows: blockRows, first: Number(first) },
+      "gather",
+    ),
+    workgroups: workgroupsOf(kernel.variant, total, gpu.limits.maxComputeWorkgroupsPerDimension),
+    cost,
+  };
+}
+
+/**
+ * Plans `gather` on the GPU for a `[rows, cols]` table bound whole and `indexLength` indices.
  *
  * The cost is what a call moves when its indices are distinct and in range: the index, one
  * table row read per output row, and the output written; no arithmetic.
@@ -57,6 +158,8 @@ function workgroupsOf(variant: string, total: number, maxPerDimension: number): 
  * @param options kernel override
  * @returns the plan; bindings `table`, `index` (inputs) and `out` (output, `[indexLength, cols]`)
  * @throws Error naming the argument, as {@link validateGatherShape}
+ * @throws LimitError when the table is past one binding (maxStorageBufferBindingSize or maxBufferSize):
+ *   hold it as row blocks ({@link uploadTableBlocks}) and plan with {@link gatherBlocksPlan}
  *
  * @example Resident tensors: upload once, submit plans, read back
  * ```ts
@@ -78,28 +181,154 @@ export function gatherPlan(
 ): KernelPlan {
   validateGatherShape(shape);
   const { rows, cols, indexLength } = shape;
-  const total = indexLength * cols;
+  const { limit, bytes } = bindingLimit(gpu);
+  if (blockBytes(rows, cols) > bytes) {
+    throw new LimitError(
+      "gather/table",
+      limit,
+      blockBytes(rows, cols),
+      bytes,
+      `a ${rows} x ${cols} f32 table in one binding (hold it as row blocks: uploadTableBlocks, gatherBlocksPlan)`,
+    );
+  }
   const kernel = gpu.resolve(KERNELS, "kernel", options);
-  return {
-    op: "gather",
-    kernel,
-    bindings: [
-      { name: "table", dtype: "f32", length: rows * cols, role: "input" },
-      { name: "index", dtype: "i32", length: indexLength, role: "input" },
-      { name: "out", dtype: "f32", length: total, role: "output" },
-    ],
-    params: packParams(
-      [{ name: "total", type: "u32" }, { name: "d", type: "u32" }, { name: "v", type: "u32" }],
-      { total, d: cols, v: rows },
-      "gather",
-    ),
-    workgroups: workgroupsOf(kernel.variant, total, gpu.limits.maxComputeWorkgroupsPerDimension),
-    cost: { bytes: 4 * indexLength + 8 * total, flops: 0 },
-  };
+  return blockPlan(gpu, kernel, shape, 0, rows, true, { bytes: 4 * indexLength + 8 * indexLength * cols, flops: 0 });
+}
+
+/** Sizes of a gather from a table held as row blocks. */
+export interface GatherBlocksShape extends GatherShape {
+  /** Rows per block, every block but the last (default: {@link gatherBlockRows} of the device). */
+  blockRows?: number;
+}
+
+/** The dispatches of a gather from a table held as row blocks. */
+export interface GatherBlocks {
+  /** Rows per block (the last block holds the rest). */
+  blockRows: number;
+  /** Number of blocks: ceil(rows / blockRows). */
+  blocks: number;
+  /**
+   * The operation, one dispatch per block in one compute pass: bindings `table0` .. `table<blocks - 1>`
+   * (block i: rows `[i * blockRows, min((i + 1) * blockRows, rows))`, row-major), then `index` and `out`
+   * (`[indexLength, cols]`); no intermediates.
+   */
+  sequence: KernelSequence;
 }
 
 /**
- * Selects rows of `table` on the GPU.
+ * Plans `gather` over a table held as row blocks, one binding each: what a table past
+ * maxStorageBufferBindingSize needs (see the module doc). One block is the whole table.
+ *
+ * @param gpu the device
+ * @param shape `rows`, `cols`, `indexLength`, and `blockRows` (default: as many as one binding holds)
+ * @param options kernel override
+ * @returns the blocks and the sequence to submit (`gpu.submitSequence(sequence, [...blocks, index, out])`)
+ * @throws Error naming the argument, as {@link validateGatherShape}, or blockRows when it is not an
+ *   integer >= 1
+ * @throws LimitError when a block of blockRows rows is past one binding
+ *
+ * @example A table split into blocks of 2 rows
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { gatherBlocksPlan, uploadTableBlocks } from "@xpu/ops/ops/gather";
+ * const gpu = await acquireDevice();
+ * const shape = { rows: 5, cols: 2, indexLength: 3, blockRows: 2 };
+ * const blocks = uploadTableBlocks(gpu, new Float32Array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]), 5, 2, 2); // 3 blocks
+ * const index = gpu.upload(new Int32Array([4, 0, 7]));
+ * const out = gpu.alloc("f32", 6);
+ * await gpu.submitSequence(gatherBlocksPlan(gpu, shape).sequence, [...blocks, index, out]);
+ * const rows = await gpu.read(out); // [8, 9, 0, 1, 0, 0]
+ * gpu.destroy();
+ * ```
+ */
+export function gatherBlocksPlan(
+  gpu: ResidentDevice,
+  shape: GatherBlocksShape,
+  options: KernelOptions = {},
+): GatherBlocks {
+  validateGatherShape(shape);
+  const { rows, cols, indexLength } = shape;
+  const blockRows = Math.min(
+    rows,
+    shape.blockRows === undefined ? gatherBlockRows(gpu, cols) : requireInt("gather", "blockRows", shape.blockRows, 1),
+  );
+  const { limit, bytes } = bindingLimit(gpu);
+  if (blockBytes(blockRows, cols) > bytes) {
+    throw new LimitError("gather/table", limit, blockBytes(blockRows, cols), bytes, `a block of ${blockRows} rows`);
+  }
+  const kernel = gpu.resolve(KERNELS, "kernel", options);
+  const blocks = Math.ceil(rows / blockRows);
+  const tables: BindingSpec[] = [];
+  const steps: { plan: KernelPlan; tensors: number[] }[] = [];
+  for (let i = 0; i < blocks; i++) {
+    const row0 = i * blockRows;
+    const held = Math.min(blockRows, rows - row0);
+    tables.push({ name: `table${i}`, dtype: "f32", length: held * cols, role: "input" });
+    // Each dispatch reads the index; which rows it copies depends on the indices (the sequence holds
+    // the operation's cost).
+    const plan = blockPlan(gpu, kernel, shape, row0, held, i === 0, { bytes: 4 * indexLength, flops: 0 });
+    steps.push({ plan, tensors: [i, blocks, blocks + 1] });
+  }
+  const [, index, out] = steps[0].plan.bindings;
+  const sequence = kernelSequence("gather", [...tables, index, out], [], steps, {
+    bytes: 4 * indexLength + 8 * indexLength * cols,
+    flops: 0,
+  });
+  return { blockRows, blocks, sequence };
+}
+
+/**
+ * Uploads a host table as row blocks of `blockRows` rows, one GpuTensor each (labelled
+ * `table[row0:row0 + rows]`), as {@link gatherBlocksPlan}'s sequence binds them. A loader that
+ * streams a checkpoint can do the same block by block: block i is
+ * `gpu.upload(table.subarray(i * blockRows * cols, min((i + 1) * blockRows, rows) * cols))`.
+ *
+ * @param gpu the device
+ * @param table the `[rows, cols]` table, row-major
+ * @param rows rows of the table
+ * @param cols columns of the table
+ * @param blockRows rows per block (default: {@link gatherBlockRows} of the device)
+ * @returns the blocks, in row order
+ * @throws Error naming table, rows, cols or blockRows when one does not fit the others
+ * @throws LimitError when a block is past one binding
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { uploadTableBlocks } from "@xpu/ops/ops/gather";
+ * const gpu = await acquireDevice();
+ * const blocks = uploadTableBlocks(gpu, new Float32Array(12), 6, 2, 4); // rows 0-3 and 4-5
+ * blocks.map((b) => b.length); // [8, 4]
+ * gpu.destroy();
+ * ```
+ */
+export function uploadTableBlocks(
+  gpu: ResidentDevice,
+  table: Float32Array,
+  rows: number,
+  cols: number,
+  blockRows?: number,
+): GpuTensor[] {
+  requireInt("gather", "rows", rows, 1, MAX_ROWS);
+  requireInt("gather", "cols", cols, 1, MAX_ROWS);
+  requireArray("gather", "table", table, "Float32Array", [rows * cols, "rows * cols"]);
+  const per = blockRows === undefined ? gatherBlockRows(gpu, cols) : requireInt("gather", "blockRows", blockRows, 1);
+  const { limit, bytes } = bindingLimit(gpu);
+  const held = Math.min(per, rows);
+  if (blockBytes(held, cols) > bytes) {
+    throw new LimitError("gather/table", limit, blockBytes(held, cols), bytes, `a block of ${held} rows`);
+  }
+  const blocks: GpuTensor[] = [];
+  for (let row0 = 0; row0 < rows; row0 += per) {
+    const end = Math.min(row0 + per, rows);
+    blocks.push(gpu.upload(table.subarray(row0 * cols, end * cols), `table[${row0}:${end}]`));
+  }
+  return blocks;
+}
+
+/**
+ * Selects rows of `table` on the GPU; a table past one binding is uploaded as row blocks and gathered
+ * by {@link gatherBlocksPlan}.
  *
  * @param gpu the device
  * @param args as {@link gather}
@@ -122,7 +351,20 @@ export async function gatherGpu(
   options: KernelOptions = {},
 ): Promise<Float32Array> {
   validateGather(args);
-  const plan = gatherPlan(gpu, { rows: args.rows, cols: args.cols, indexLength: args.index.length }, options);
-  const [out] = await gpu.run(plan, [args.table, args.index]);
-  return out as Float32Array;
+  const { rows, cols } = args;
+  const shape = { rows, cols, indexLength: args.index.length };
+  if (rows <= gatherBlockRows(gpu, cols)) {
+    const [out] = await gpu.run(gatherPlan(gpu, shape, options), [args.table, args.index]);
+    return out as Float32Array;
+  }
+  const { sequence } = gatherBlocksPlan(gpu, shape, options);
+  const tensors: GpuTensor[] = [];
+  try {
+    tensors.push(...uploadTableBlocks(gpu, args.table, rows, cols));
+    tensors.push(gpu.upload(args.index, "index"), gpu.alloc("f32", shape.indexLength * cols, "out"));
+    await gpu.submitSequence(sequence, tensors);
+    return await gpu.read(tensors.at(-1)!) as Float32Array;
+  } finally {
+    for (const t of tensors) t.buffer.destroy();
+  }
 }

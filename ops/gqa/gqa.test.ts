@@ -147,10 +147,47 @@ Deno.test("gqa decode plan at Llama-3-8B's 32/8 heads: K and V bound and counted
   strictEqual(gqaPlan(gpu, { ...llama, S: 8192, D: 256 }).path, "prefill");
 });
 
+Deno.test("gqa: the override reaches the prefill path, and a name of no prefill kernel throws there", async () => {
+  const gpu = {
+    resolve: (sources: Record<string, string>, entry: string, options: { override?: string } = {}) => {
+      const variant = options.override ?? entry;
+      if (!(variant in sources)) throw new Error(`no variant ${variant}`);
+      return { variant, source: sources[variant], rung: "portable", tried: [variant] };
+    },
+    resolveAmong: ResidentDevice.prototype.resolveAmong,
+    limits: { maxComputeWorkgroupsPerDimension: 65535 },
+    device: { limits: { maxComputeWorkgroupStorageSize: 49152 } },
+  } as unknown as ResidentDevice;
+  const prefill = { B: 1, H: 16, kvHeads: 8, L: 64, S: 64, D: 128, causal: true };
+  // Unforced, the device's first kernel that fits (tiled at 48 KiB); each flash entry point when named.
+  strictEqual(gqaPlan(gpu, prefill).steps[0].kernel.variant, "tiled");
+  for (const entry of ["wide", "tiled", "staged", "kernel", "buffered"]) {
+    const plans = gqaPlan(gpu, prefill, { override: entry });
+    strictEqual(plans.path, "prefill");
+    strictEqual(plans.steps[0].kernel.variant, entry);
+    strictEqual(
+      gqaPlan(gpu, { ...prefill, L: 1 }, { override: entry, path: "prefill" }).steps[0].kernel.variant,
+      entry,
+    );
+  }
+  // A flash entry point forces the prefill path even at a decode length.
+  strictEqual(gqaPlan(gpu, { ...prefill, L: 1 }, { override: "staged" }).path, "prefill");
+  // A name of no gqa kernel, or of a decode kernel on the prefill path, throws.
+  await assertThrowsMessage(
+    () => gqaPlan(gpu, prefill, { override: "scores" }),
+    'gqa: override "scores" is not a variant of entry point "wide" or "tiled" or "staged" or "kernel" or "buffered"',
+  );
+  await assertThrowsMessage(
+    () => gqaPlan(gpu, prefill, { override: "decode", path: "prefill" }),
+    'gqa: override "decode" is not a variant of entry point "wide" or "tiled" or "staged" or "kernel" or "buffered"',
+  );
+});
+
 // Decode: groups of 1, 2, 3, 4 and 8 rows (row groups of 4 with surplus rows), kvHeads = 1 and = H,
 // several 128-key chunks with a short last one, L > 1 with causal lower-right, masks (a query-head axis,
 // key padding), D and Dv apart, and a chunk in which every key is masked for some rows; split counts
-// from 1 to 1,094, on both sides of COMBINE_MAX_SPLITS and of the 128 splits the combines take at a time.
+// from 1 to 1,094, on both sides of COMBINE_MAX_SPLITS and of the 128 splits the combines take at a time;
+// and the token-major layout (several rows per group, B = 2, Qwen3's 16 over 8 heads).
 // Each case runs with the default combine and with each combine forced.
 const mask = (s: [number, number, number, number]) => s;
 const decodeCases = [
@@ -165,8 +202,10 @@ const decodeCases = [
   { B: 1, H: 2, kvHeads: 1, L: 1, S: 16700, D: 4 }, // 131 splits, the last of 60 keys
   { B: 1, H: 4, kvHeads: 1, L: 1, S: 1024 * 128 + 30, D: 4 }, // 1,025 splits, the last of 30 keys
   { B: 1, H: 4, kvHeads: 1, L: 2, S: 140000, D: 8, causal: true, queryOffset: 70000 }, // 1,094 splits, later ones hidden
+  { B: 2, H: 4, kvHeads: 2, L: 3, S: 300, D: 8, Dv: 12, causal: true, queryOffset: 297, layout: "BLHD" as const },
+  { B: 1, H: 16, kvHeads: 8, L: 1, S: 150, D: 16, layout: "BLHD" as const },
   { B: 1, H: 2, kvHeads: 1, L: 1, S: 1024 * 128 + 30, D: 4, maskShape: mask([1, 1, 1, 1024 * 128 + 30]) },
-].map((c, i) => ({ label: JSON.stringify(c), args: randomCase(c, 300 + 10 * i) as GqaArgs }));
+].map((c, i) => ({ label: JSON.stringify(c), args: { ...randomCase(c, 300 + 10 * i), ...c } as GqaArgs }));
 // The last case: keys 0-63 (split 0's first half) and 256-319 (split 2's first half) hidden from every row.
 decodeCases.at(-1)!.args.mask!.fill(-Infinity, 0, 64).fill(-Infinity, 256, 320);
 
@@ -188,12 +227,60 @@ gpuTest("gqa GPU: the prefill path (flash_attention's kernel with kvHeads) match
       { B: 1, H: 4, kvHeads: 2, L: 20, S: 50, D: 8, causal: true },
       { B: 2, H: 6, kvHeads: 3, L: 9, S: 33, D: 16, Dv: 8, maskShape: mask([2, 6, 9, 33]) },
       { B: 1, H: 3, kvHeads: 1, L: 1, S: 10, D: 4 },
+      // Dv over 256: flash_attention's `wide` kernel, with groups, heads-first and token-major.
+      { B: 1, H: 4, kvHeads: 2, L: 40, S: 70, D: 16, Dv: 264, causal: true },
+      { B: 2, H: 4, kvHeads: 1, L: 33, S: 20, D: 8, Dv: 512, layout: "BLHD" as const },
     ]
   ) {
-    const args = randomCase(c, 7) as GqaArgs;
+    const args = { ...randomCase(c, 7), ...c } as GqaArgs;
+    if (c.Dv !== undefined && c.Dv > 256) strictEqual(gqaPlan(gpu, args).steps[0].kernel.variant, "wide");
     assertClose(await gqaGpu(gpu, args, { path: "prefill" }), gqa(args), gpuTolerance(args), JSON.stringify(c));
   }
 });
+
+Deno.test("gqa reference: layout BLHD reads k and v as [B, S, kvHeads, D]", () => {
+  const [B, H, kvHeads, L, S, D] = [2, 4, 2, 3, 5, 4];
+  const args = randomCase({ B, H, kvHeads, L, S, D, causal: true, queryOffset: 2 }, 6) as GqaArgs;
+  // [B, N, T, X] to [B, T, N, X], element by element.
+  const tokenMajor = (x: Float32Array, N: number, T: number) => {
+    const out = new Float32Array(x.length);
+    for (let b = 0; b < B; b++) {
+      for (let n = 0; n < N; n++) {
+        for (let t = 0; t < T; t++) {
+          for (let d = 0; d < D; d++) out[((b * T + t) * N + n) * D + d] = x[((b * N + n) * T + t) * D + d];
+        }
+      }
+    }
+    return out;
+  };
+  const tokens = gqa({
+    ...args,
+    layout: "BLHD",
+    q: tokenMajor(args.q, H, L),
+    k: tokenMajor(args.k, kvHeads, S),
+    v: tokenMajor(args.v, kvHeads, S),
+  });
+  deepStrictEqual(tokens, tokenMajor(gqa(args), H, L));
+});
+
+gpuTest(
+  "gqa GPU: token-major (BLHD) q, k, v and out on both paths, Qwen3's 16 query over 8 KV heads, causal",
+  async (gpu) => {
+    for (
+      const c of [
+        { B: 1, H: 16, kvHeads: 8, L: 20, S: 20, D: 16, causal: true },
+        { B: 2, H: 16, kvHeads: 8, L: 5, S: 40, D: 8, Dv: 12, causal: true, queryOffset: 35 },
+        { B: 1, H: 16, kvHeads: 8, L: 1, S: 130, D: 16 },
+      ]
+    ) {
+      const args = { ...randomCase(c, 13), layout: "BLHD" } as GqaArgs;
+      const expected = gqa(args);
+      for (const path of ["decode", "prefill"] as const) {
+        assertClose(await gqaGpu(gpu, args, { path }), expected, gpuTolerance(args), `${path} ${JSON.stringify(c)}`);
+      }
+    }
+  },
+);
 
 gpuTest("gqa GPU: a row with every key masked is zeros on both paths", async (gpu) => {
   const args = randomCase({ B: 1, H: 2, kvHeads: 1, L: 1, S: 300, D: 4, maskShape: [1, 2, 1, 300] }, 8) as GqaArgs;

@@ -26,6 +26,9 @@
  *   per 4 rows, each reading the chunk again (from L2 when they run together). Workgroups beyond
  *   65,535 fold into a second grid dimension.
  * - `prefill` (otherwise): flash_attention's kernel, which maps query head h to KV head h / group.
+ * Both take flash_attention's `layout`: `"BHLD"` (default) or token-major `"BLHD"` (q `[B, L, H, D]`,
+ * k `[B, S, kvHeads, D]`, v `[B, S, kvHeads, Dv]`, out `[B, L, H, Dv]`); the decode path writes its
+ * partials in the output's row order, so its combine is the same for both.
  *
  * Measured on the H200 (2026-12-02T05:48Z, Deno 2.9.6 over Vulkan, GPU timestamps, warm clocks, median
  * of 30; log harness/baselines/nvidia-h200-log/28-gqa-whole.txt; read probe 4,589 GB/s at 1 GiB, and
@@ -41,8 +44,9 @@
  * decode.wgsl and combine_wide.wgsl (logs 28-gqa-ab.txt and 28-gqa-ab2.txt of the same directory).
  *
  * Refused, with an error naming the argument, before any GPU work: everything attention refuses, H not
- * a multiple of kvHeads, and D or Dv not a multiple of 4 (the kernels read vec4s); `path: "decode"` with
- * D or Dv over 128.
+ * a multiple of kvHeads, D or Dv not a multiple of 4 (the kernels read vec4s), a layout other than
+ * `"BHLD"` or `"BLHD"`; `path: "decode"` with D or Dv over 128; an override that names no kernel of the
+ * path taken.
  *
  * @module
  */
@@ -59,16 +63,10 @@ import {
 import type { KernelOptions } from "../../harness/options.ts";
 import { parseVariantName } from "../../harness/variants.ts";
 import { maskLength, maskParams } from "../attention/kernel_params.ts";
-import { FLASH_ENTRIES, flashKernel, flashPlanOf } from "../flash_attention/mod.ts";
+import { FLASH_ENTRIES, flashKernel, flashPlanOf, layoutStrides } from "../flash_attention/mod.ts";
 import { requireOneOf } from "../validate.ts";
 import { KERNELS } from "./kernels.gen.ts";
-import {
-  type GqaArgs,
-  type GqaShape,
-  type ResolvedAttentionShape,
-  validateGqa,
-  validateGqaShape,
-} from "./reference.ts";
+import { type GqaArgs, type GqaShape, type ResolvedFlashShape, validateGqa, validateGqaShape } from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
@@ -106,6 +104,10 @@ const DECODE_PARAMS: readonly ParamField[] = [
   { name: "mask_i", type: "u32" },
   { name: "row_groups", type: "u32" },
   { name: "BKV", type: "u32" },
+  { name: "q_head", type: "u32" },
+  { name: "q_step", type: "u32" },
+  { name: "kv_head", type: "u32" },
+  { name: "kv_step", type: "u32" },
 ];
 
 const COMBINE_PARAMS: readonly ParamField[] = [
@@ -140,7 +142,7 @@ export interface GqaPlans {
   sequence?: KernelSequence;
 }
 
-function decodeFits(shape: ResolvedAttentionShape): boolean {
+function decodeFits(shape: ResolvedFlashShape): boolean {
   return shape.D <= DECODE_MAX_DIM && shape.Dv <= DECODE_MAX_DIM;
 }
 
@@ -151,9 +153,10 @@ function decodeFits(shape: ResolvedAttentionShape): boolean {
  * @param shape the validated shape
  * @param options override and path
  * @returns the path and its plans
- * @throws Error when `path: "decode"` is asked for with D or Dv over 128, or an override names no gqa entry point
+ * @throws Error when `path: "decode"` is asked for with D or Dv over 128, or an override names no
+ *   kernel of the path taken
  */
-export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, options: GqaOptions = {}): GqaPlans {
+export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedFlashShape, options: GqaOptions = {}): GqaPlans {
   if (options.path !== undefined) requireOneOf("gqa", "path", options.path, ["decode", "prefill"]);
   const named = options.override === undefined ? undefined : parseVariantName(options.override).entry;
   const flashNamed = named !== undefined && FLASH_ENTRIES.includes(named);
@@ -166,7 +169,9 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, o
       ? "decode"
       : "prefill");
   if (path === "prefill") {
-    const kernel = flashKernel(gpu, "gqa", flashNamed ? options : {});
+    // The override reaches the prefill path too: a variant of a flash entry point forces it, any other
+    // name (a decode-path kernel's included) is refused by flashKernel, naming the prefill entry points.
+    const kernel = flashKernel(gpu, "gqa", shape, options);
     return { path, steps: [flashPlanOf(gpu, "gqa", shape, kernel)] };
   }
   if (!decodeFits(shape)) {
@@ -214,6 +219,7 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, o
         ...maskParams(shape),
         row_groups: rowGroups,
         BKV: B * kvHeads,
+        ...layoutStrides(shape),
       },
       "gqa",
     ),
@@ -263,7 +269,8 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedAttentionShape, o
  * @param gpu the device
  * @param shape the sizes and scalars, with kvHeads (`maskShape` when a mask will be bound)
  * @param options kernel override (a variant of `decode`, `combine` or `combine_wide` forces the decode
- *   path, and a combine's the combine) and `path`
+ *   path, and a combine's the combine; a variant of flash_attention's `tiled`, `staged` or `kernel`
+ *   forces the prefill path and that kernel; any other name throws, on either path) and `path`
  * @returns the path and its plans, to be submitted in order (see {@link GqaPlans} for the bindings)
  * @throws Error naming a bad argument
  */
@@ -277,7 +284,7 @@ export function gqaPlan(gpu: ResidentDevice, shape: GqaShape, options: GqaOption
  * @param gpu the device
  * @param args as {@link gqa}
  * @param options kernel override and path
- * @returns the output, `[B, H, L, Dv]`
+ * @returns the output, `[B, H, L, Dv]` (`[B, L, H, Dv]` with layout `"BLHD"`)
  *
  * @example
  * ```ts

@@ -10,36 +10,38 @@
  * kvHeads is refused rather than guessing a grouping. A mask's head axis (`maskShape[1]`) counts query
  * heads (1 or H), as torch's attn_mask does.
  *
- * The GPU paths read rows as vec4s, so D and Dv must be multiples of 4 (as flash_attention).
+ * The GPU paths read rows as vec4s, so D and Dv must be multiples of 4 (as flash_attention). `layout`
+ * is flash_attention's: `"BHLD"` (default) as above, or `"BLHD"` token-major: q `[B, L, H, D]`, k
+ * `[B, S, kvHeads, D]`, v `[B, S, kvHeads, Dv]`, out `[B, L, H, Dv]`.
  *
  * {@link kvCacheBytes} is what the grouping buys: the bytes of a KV cache.
  *
  * @module
  */
 
+import { ATTENTION_SHAPE_FIELDS, checkAttentionArrays, checkAttentionShape } from "../attention/reference.ts";
 import {
-  ATTENTION_SHAPE_FIELDS,
-  type AttentionArgs,
-  attentionOf,
-  type AttentionShape,
-  checkAttentionArrays,
-  checkAttentionShape,
-  type ResolvedAttentionShape,
-} from "../attention/reference.ts";
-import { requireQuadDims } from "../flash_attention/reference.ts";
+  attentionInLayout,
+  type FlashAttentionArgs,
+  type FlashAttentionShape,
+  requireLayout,
+  requireQuadDims,
+  type ResolvedFlashShape,
+} from "../flash_attention/reference.ts";
 import { requireArgs, requireInt } from "../validate.ts";
 
 export { keyPaddingBias } from "../attention/reference.ts";
 export type { ResolvedAttentionShape } from "../attention/reference.ts";
+export type { AttentionLayout, ResolvedFlashShape } from "../flash_attention/reference.ts";
 
-/** Sizes and scalars of {@link gqa}: attention's, and the number of KV heads. */
-export interface GqaShape extends AttentionShape {
+/** Sizes and scalars of {@link gqa}: flash_attention's (attention's and the layout), and the number of KV heads. */
+export interface GqaShape extends FlashAttentionShape {
   /** KV heads; H must be a multiple of it (1 = MQA, H = MHA). */
   kvHeads: number;
 }
 
 /** Arguments of {@link gqa}: k and v have kvHeads heads. */
-export interface GqaArgs extends AttentionArgs {
+export interface GqaArgs extends FlashAttentionArgs {
   /** KV heads; H must be a multiple of it (1 = MQA, H = MHA). */
   kvHeads: number;
 }
@@ -52,11 +54,11 @@ export interface GqaArgs extends AttentionArgs {
  * @returns the shape with its defaults
  * @throws Error naming the bad argument and what was expected
  */
-export function validateGqaShape(shape: GqaShape, hasMask?: boolean): ResolvedAttentionShape {
-  requireArgs("gqa", "shape", shape, `{ kvHeads, ${ATTENTION_SHAPE_FIELDS} }`);
+export function validateGqaShape(shape: GqaShape, hasMask?: boolean): ResolvedFlashShape {
+  requireArgs("gqa", "shape", shape, `{ kvHeads, ${ATTENTION_SHAPE_FIELDS}, layout? }`);
   const resolved = checkAttentionShape("gqa", shape, shape.kvHeads, hasMask ?? shape.maskShape !== undefined);
   requireQuadDims("gqa", resolved);
-  return resolved;
+  return { ...resolved, layout: requireLayout("gqa", shape.layout) };
 }
 
 /**
@@ -66,8 +68,8 @@ export function validateGqaShape(shape: GqaShape, hasMask?: boolean): ResolvedAt
  * @returns the shape with its defaults
  * @throws Error naming the bad argument and what was expected
  */
-export function validateGqa(args: GqaArgs): ResolvedAttentionShape {
-  requireArgs("gqa", "args", args, `{ q, k, v, mask?, kvHeads, ${ATTENTION_SHAPE_FIELDS} }`);
+export function validateGqa(args: GqaArgs): ResolvedFlashShape {
+  requireArgs("gqa", "args", args, `{ q, k, v, mask?, kvHeads, ${ATTENTION_SHAPE_FIELDS}, layout? }`);
   const shape = validateGqaShape(args, args.mask !== undefined);
   checkAttentionArrays("gqa", args, shape, "kvHeads");
   return shape;
@@ -77,8 +79,8 @@ export function validateGqa(args: GqaArgs): ResolvedAttentionShape {
  * Grouped-query attention, `F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal,
  * scale=scale, enable_gqa=True)`.
  *
- * @param args q, k and v (k and v with kvHeads heads), the optional additive mask, and the shape
- * @returns the output, `[B, H, L, Dv]`
+ * @param args q, k and v (k and v with kvHeads heads), the optional additive mask, the shape and the layout
+ * @returns the output, `[B, H, L, Dv]` (`[B, L, H, Dv]` with layout `"BLHD"`)
  * @throws Error naming the bad argument
  *
  * @example
@@ -95,7 +97,7 @@ export function validateGqa(args: GqaArgs): ResolvedAttentionShape {
  * ```
  */
 export function gqa(args: GqaArgs): Float32Array {
-  return attentionOf(args, validateGqa(args));
+  return attentionInLayout(args, validateGqa(args));
 }
 
 /** Arguments of {@link kvCacheBytes}. */

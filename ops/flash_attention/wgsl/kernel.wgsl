@@ -1,8 +1,9 @@
 // flash_attention/kernel: out = softmax(q k^T * scale + mask) v in one dispatch, the [L, S] score
 // matrix never stored: each workgroup walks the keys of one head in blocks and keeps a running
 // (max, sum) per query row (online softmax, FlashAttention), rescaling its output when the max grows.
-// q [B, H, L, D], k [B, H / group, S, D], v [B, H / group, S, Dv], out [B, H, L, Dv]; query head h
-// reads KV head h / group (contiguous groups, torch's enable_gqa). D % 4 == 0 and Dv % 4 == 0: every
+// q [B, H, L, D], k [B, H / group, S, D], v [B, H / group, S, Dv], out [B, H, L, Dv], or all four
+// token-major ([B, L, H, D], [B, S, H / group, D], ...: the strides of flash_bindings.wgsl); query head
+// h reads KV head h / group (contiguous groups, torch's enable_gqa). D % 4 == 0 and Dv % 4 == 0: every
 // row is read and written as vec4s ("quads").
 //
 // Workgroup (row tile and b * H + h, folded into x and y; dv tile in z): 128 query rows, one block of 31 keys at a time, 128 output
@@ -34,6 +35,7 @@
 // #include "flash_bindings.wgsl"
 
 const ROWS = 128u;  // query rows per workgroup
+const COLS = 128u;  // output columns per workgroup (more in z)
 const KEYS = 31u;   // keys per block; slot KEYS of `pt` holds the rescale factors
 const QUADS = 32u;  // ROWS / 4: quads of rows per slot
 
@@ -61,10 +63,10 @@ fn main(
     let key0 = blk * KEYS;
     // ---- 1. scores of rows 4a..4a+3 x keys key0 + 4c .. key0 + 4c + 3
     let j0 = key0 + 4u * c;
-    let k0 = (kv_row0 + min(j0, params.S - 1u)) * params.dq;
-    let k1 = (kv_row0 + min(j0 + 1u, params.S - 1u)) * params.dq;
-    let k2 = (kv_row0 + min(j0 + 2u, params.S - 1u)) * params.dq;
-    let k3 = (kv_row0 + min(j0 + 3u, params.S - 1u)) * params.dq;
+    let k0 = (kv_base + min(j0, params.S - 1u) * params.kv_step) * params.dq;
+    let k1 = (kv_base + min(j0 + 1u, params.S - 1u) * params.kv_step) * params.dq;
+    let k2 = (kv_base + min(j0 + 2u, params.S - 1u) * params.kv_step) * params.dq;
+    let k3 = (kv_base + min(j0 + 3u, params.S - 1u) * params.kv_step) * params.dq;
     var s0 = vec4f(0.0); // key j0 for the four rows
     var s1 = vec4f(0.0);
     var s2 = vec4f(0.0);
@@ -103,7 +105,7 @@ fn main(
     for (var j = 0u; j < in_block; j++) {
       let p_top = pt[j * QUADS + ty];
       let p_bottom = pt[j * QUADS + 16u + ty];
-      let row = (kv_row0 + key0 + j) * params.dvq;
+      let row = (kv_base + (key0 + j) * params.kv_step) * params.dvq;
       let vl = v[row + v_left];
       let vr = v[row + v_right];
 // #include "flash_add_pv.wgsl"

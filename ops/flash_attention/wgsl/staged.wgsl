@@ -20,6 +20,7 @@
 // #include "flash_bindings.wgsl"
 
 const ROWS = 128u;  // query rows per workgroup
+const COLS = 128u;  // output columns per workgroup (more in z)
 const KEYS = 31u;   // keys per block; slot KEYS of `pt` holds the rescale factors
 const QUADS = 32u;  // ROWS / 4: quads of rows per slot
 
@@ -34,17 +35,17 @@ var<workgroup> kv: array<vec4f, 1024>; // the block's K (32 quads x 32 keys), th
 
 // Stages quads dc .. dc + 31 of the block's 32 K rows (keys key0 ..; past S, key S - 1; past D, the last
 // quad) transposed into kv: four coalesced loads per invocation, issued together.
-fn stage_k(kv_row0: u32, key0: u32, dc: u32, lid: u32) {
+fn stage_k(kv_base: u32, key0: u32, dc: u32, lid: u32) {
   let last_key = params.S - 1u;
   let last_quad = params.dq - 1u;
   let i0 = lid;
   let i1 = lid + 256u;
   let i2 = lid + 512u;
   let i3 = lid + 768u;
-  let e0 = k[(kv_row0 + min(key0 + i0 / 32u, last_key)) * params.dq + min(dc + i0 % 32u, last_quad)];
-  let e1 = k[(kv_row0 + min(key0 + i1 / 32u, last_key)) * params.dq + min(dc + i1 % 32u, last_quad)];
-  let e2 = k[(kv_row0 + min(key0 + i2 / 32u, last_key)) * params.dq + min(dc + i2 % 32u, last_quad)];
-  let e3 = k[(kv_row0 + min(key0 + i3 / 32u, last_key)) * params.dq + min(dc + i3 % 32u, last_quad)];
+  let e0 = k[(kv_base + min(key0 + i0 / 32u, last_key) * params.kv_step) * params.dq + min(dc + i0 % 32u, last_quad)];
+  let e1 = k[(kv_base + min(key0 + i1 / 32u, last_key) * params.kv_step) * params.dq + min(dc + i1 % 32u, last_quad)];
+  let e2 = k[(kv_base + min(key0 + i2 / 32u, last_key) * params.kv_step) * params.dq + min(dc + i2 % 32u, last_quad)];
+  let e3 = k[(kv_base + min(key0 + i3 / 32u, last_key) * params.kv_step) * params.dq + min(dc + i3 % 32u, last_quad)];
   kv[(i0 % 32u) * 32u + i0 / 32u] = e0;
   kv[(i1 % 32u) * 32u + i1 / 32u] = e1;
   kv[(i2 % 32u) * 32u + i2 / 32u] = e2;
@@ -53,17 +54,17 @@ fn stage_k(kv_row0: u32, key0: u32, dc: u32, lid: u32) {
 
 // Stages the block's 32 V rows (keys key0 ..; past S, key S - 1), output quads dv0 .. dv0 + 31 (past Dv,
 // the last), into kv as rows: four coalesced loads per invocation, issued together.
-fn stage_v(kv_row0: u32, key0: u32, dv0: u32, lid: u32) {
+fn stage_v(kv_base: u32, key0: u32, dv0: u32, lid: u32) {
   let last_key = params.S - 1u;
   let last_quad = params.dvq - 1u;
   let i0 = lid;
   let i1 = lid + 256u;
   let i2 = lid + 512u;
   let i3 = lid + 768u;
-  let e0 = v[(kv_row0 + min(key0 + i0 / 32u, last_key)) * params.dvq + min(dv0 + i0 % 32u, last_quad)];
-  let e1 = v[(kv_row0 + min(key0 + i1 / 32u, last_key)) * params.dvq + min(dv0 + i1 % 32u, last_quad)];
-  let e2 = v[(kv_row0 + min(key0 + i2 / 32u, last_key)) * params.dvq + min(dv0 + i2 % 32u, last_quad)];
-  let e3 = v[(kv_row0 + min(key0 + i3 / 32u, last_key)) * params.dvq + min(dv0 + i3 % 32u, last_quad)];
+  let e0 = v[(kv_base + min(key0 + i0 / 32u, last_key) * params.kv_step) * params.dvq + min(dv0 + i0 % 32u, last_quad)];
+  let e1 = v[(kv_base + min(key0 + i1 / 32u, last_key) * params.kv_step) * params.dvq + min(dv0 + i1 % 32u, last_quad)];
+  let e2 = v[(kv_base + min(key0 + i2 / 32u, last_key) * params.kv_step) * params.dvq + min(dv0 + i2 % 32u, last_quad)];
+  let e3 = v[(kv_base + min(key0 + i3 / 32u, last_key) * params.kv_step) * params.dvq + min(dv0 + i3 % 32u, last_quad)];
   kv[i0] = e0;
   kv[i1] = e1;
   kv[i2] = e2;
@@ -90,7 +91,7 @@ fn main(
       if (dc > 0u) {
         workgroupBarrier(); // the previous quads of K are read
       }
-      stage_k(kv_row0, key0, dc, lid);
+      stage_k(kv_base, key0, dc, lid);
       workgroupBarrier();
       let quads = min(32u, params.dq - dc);
       for (var d = 0u; d < quads; d++) {
@@ -118,7 +119,7 @@ fn main(
     workgroupBarrier();
 
     // ---- 2. V staged (every invocation) and the statistics of row lid (lid < ROWS)
-    stage_v(kv_row0, key0, wid.z * 32u, lid);
+    stage_v(kv_base, key0, wid.z * (COLS / 4u), lid);
     if (lid < ROWS) {
       statistics(own_quad, own_lane, &run_max, &run_sum);
     }

@@ -42,6 +42,7 @@
 // #include "flash_bindings.wgsl"
 
 const ROWS = 128u;        // query rows per workgroup
+const COLS = 128u;        // output columns per workgroup (more in z)
 const KEYS = 64u;         // keys per block
 const STEP = 16u;         // d per staged chunk of q and k; keys per staged chunk of v
 const RQ = 32u;           // ROWS / 4: quads of rows
@@ -55,66 +56,7 @@ var<workgroup> k_s: array<vec4f, 320>;  // k's chunk [KEYS][K_STRIDE]
 
 // #include "flash_store.wgsl"
 
-// Row `q`'s four d (one quad) times keys k0..k3's same four d, added into `acc` (the row's four keys):
-// four vec4 FMAs, the keys' components regrouped (register names, no instructions).
-fn qk(q: vec4f, k0: vec4f, k1: vec4f, k2: vec4f, k3: vec4f, acc: vec4f) -> vec4f {
-  var s = fma(vec4f(q.x), vec4f(k0.x, k1.x, k2.x, k3.x), acc);
-  s = fma(vec4f(q.y), vec4f(k0.y, k1.y, k2.y, k3.y), s);
-  s = fma(vec4f(q.z), vec4f(k0.z, k1.z, k2.z, k3.z), s);
-  return fma(vec4f(q.w), vec4f(k0.w, k1.w, k2.w, k3.w), s);
-}
-
-// The scores of row i and keys j from their dot products, in a block that needs masking: dot * scale
-// plus the mask (rows past L read row L - 1's), or LOWEST where the key is dead (past S, or hidden by
-// causal).
-fn finish_row(dots: vec4f, b: u32, h: u32, i: u32, j: vec4u) -> vec4f {
-  var s = dots * params.scale;
-  if (params.masked != 0u) {
-    let at = b * params.mask_b + h * params.mask_h + min(i, params.L - 1u) * params.mask_i;
-    let last = params.S - 1u;
-    s += vec4f(mask[at + min(j.x, last)], mask[at + min(j.y, last)], mask[at + min(j.z, last)],
-               mask[at + min(j.w, last)]);
-  }
-  let hidden = vec4<bool>(params.causal != 0u) & (vec4<i32>(j) > vec4<i32>(i32(i) + params.offset));
-  return select(s, vec4f(LOWEST), hidden | (j >= vec4u(params.S)));
-}
-
-// Vec4 i of q's chunk (rows row0.. of the head whose row 0 is q_row0, quads dq0..dq0 + 3, as [ROWS][4]):
-// rows past L read row L - 1, quads past D are zeros.
-fn load_q(q_row0: u32, row0: u32, dq0: u32, i: u32) -> vec4f {
-  let quad = dq0 + i % 4u;
-  let at = (q_row0 + min(row0 + i / 4u, params.L - 1u)) * params.dq + min(quad, params.dq - 1u);
-  return select(vec4f(0.0), q[at], quad < params.dq);
-}
-
-// Vec4 i of k's chunk (keys key0.., quads dq0..dq0 + 3, as [KEYS][4]): zeros past S and past D.
-fn load_k(kv_row0: u32, key0: u32, dq0: u32, i: u32) -> vec4f {
-  let quad = dq0 + i % 4u;
-  let key = key0 + i / 4u;
-  let at = (kv_row0 + min(key, params.S - 1u)) * params.dq + min(quad, params.dq - 1u);
-  return select(vec4f(0.0), k[at], quad < params.dq && key < params.S);
-}
-
-// Vec4 i of v's chunk (keys key0..key0 + 15, quads dv0..dv0 + 31, as [STEP][32]): zeros past S and Dv.
-fn load_v(kv_row0: u32, key0: u32, dv0: u32, i: u32) -> vec4f {
-  let key = key0 + i / 32u;
-  let quad = dv0 + i % 32u;
-  let at = (kv_row0 + min(key, params.S - 1u)) * params.dvq + min(quad, params.dvq - 1u);
-  return select(vec4f(0.0), v[at], key < params.S && quad < params.dvq);
-}
-
-fn max4(x: vec4f) -> f32 {
-  return max(max(x.x, x.y), max(x.z, x.w));
-}
-
-fn sum4(x: vec4f) -> f32 {
-  return (x.x + x.y) + (x.z + x.w);
-}
-
-// exp(s - m) for a row's four scores, 0 where the score is dead.
-fn weigh(s: vec4f, m: f32) -> vec4f {
-  return select(vec4f(0.0), exp(s - vec4f(m)), s > vec4f(LOWEST));
-}
+// #include "tiled_functions.wgsl"
 
 @compute @workgroup_size(256)
 fn main(
@@ -122,51 +64,7 @@ fn main(
   @builtin(num_workgroups) grid: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  // (row tile, head) pairs beyond 65,535 fold into y: pair = id.x + id.y * num_workgroups.x; z is the
-  // tile of output columns. The last row tiles of every head first: under causal they walk the most
-  // blocks, and started first they do not leave a tail of long workgroups at the end.
-  let pair = wid.x + wid.y * grid.x;
-  if (pair >= params.tiles * params.BH) {
-    return;
-  }
-  let bh = pair % params.BH;
-  let b = bh / params.H;
-  let h = bh % params.H;
-  let kv_heads = params.H / params.group;
-  let kv_row0 = (b * kv_heads + h / params.group) * params.S; // key 0 of this head's K and V
-  let q_row0 = bh * params.L; // row 0 of this head's q
-  let row0 = (params.tiles - 1u - pair / params.BH) * ROWS;
-  let last_row = min(row0 + ROWS, params.L) - 1u;
-  // Keys this tile needs: all S, or under causal up to the last row's last visible key.
-  var keys = i32(params.S);
-  if (params.causal != 0u) {
-    keys = clamp(i32(last_row) + params.offset + 1, 0, i32(params.S));
-  }
-  let blocks = (u32(keys) + KEYS - 1u) / KEYS;
-
-  let tx = lid % 16u;
-  let ty = lid / 16u;
-  let row_top = row0 + 4u * ty;
-  let row_bottom = row0 + ROWS / 2u + 4u * ty;
-  let dv0 = wid.z * 32u;
-  let dv_left = dv0 + tx;
-  let dv_right = dv0 + 16u + tx;
-
-  // Running max of the 8 rows (shared by the row's 16 invocations) and the partial sums of this
-  // invocation's keys.
-  var max_top = vec4f(LOWEST);
-  var max_bottom = vec4f(LOWEST);
-  var sum_top = vec4f(0.0);
-  var sum_bottom = vec4f(0.0);
-// #include "gemm_acc8x8.wgsl"
-
-  // What this invocation stages of the next chunk, loaded one chunk ahead: two vec4s of q's chunk and
-  // one of k's (ab[lid], ab[lid + 256], k_s), then two of v's (ab[lid], ab[lid + 256]).
-  var q_lo = load_q(q_row0, row0, 0u, lid);
-  var q_hi = load_q(q_row0, row0, 0u, lid + 256u);
-  var k_quad = load_k(kv_row0, 0u, 0u, lid);
-  var v_lo = vec4f(0.0);
-  var v_hi = vec4f(0.0);
+// #include "tiled_setup.wgsl"
 
   for (var blk = 0u; blk < blocks; blk++) {
     let key0 = blk * KEYS;
@@ -186,12 +84,12 @@ fn main(
       // The next chunk's loads, in flight during this chunk's products: q and k's next quads, or after
       // the last of them v's first keys.
       if (dq0 + 4u < params.dq) {
-        q_lo = load_q(q_row0, row0, dq0 + 4u, lid);
-        q_hi = load_q(q_row0, row0, dq0 + 4u, lid + 256u);
-        k_quad = load_k(kv_row0, key0, dq0 + 4u, lid);
+        q_lo = load_q(q_base, row0, dq0 + 4u, lid);
+        q_hi = load_q(q_base, row0, dq0 + 4u, lid + 256u);
+        k_quad = load_k(kv_base, key0, dq0 + 4u, lid);
       } else {
-        v_lo = load_v(kv_row0, key0, dv0, lid);
-        v_hi = load_v(kv_row0, key0, dv0, lid + 256u);
+        v_lo = load_v(kv_base, key0, dv0, lid);
+        v_hi = load_v(kv_base, key0, dv0, lid + 256u);
       }
       workgroupBarrier();
       for (var e = 0u; e < 4u; e++) {
@@ -211,100 +109,8 @@ fn main(
       workgroupBarrier(); // ab and k_s are read
     }
 
-    // ---- 2. softmax; only a block with a mask, keys past S or keys hidden by causal is masked
-    let edge = params.masked != 0u || key0 + KEYS > params.S ||
-      (params.causal != 0u && i32(key0 + KEYS - 1u) > i32(row0) + params.offset);
-    if (edge) {
-      let j = vec4u(key0 + tx) + vec4u(0u, 16u, 32u, 48u);
-      s0 = finish_row(s0, b, h, row_top, j);
-      s1 = finish_row(s1, b, h, row_top + 1u, j);
-      s2 = finish_row(s2, b, h, row_top + 2u, j);
-      s3 = finish_row(s3, b, h, row_top + 3u, j);
-      s4 = finish_row(s4, b, h, row_bottom, j);
-      s5 = finish_row(s5, b, h, row_bottom + 1u, j);
-      s6 = finish_row(s6, b, h, row_bottom + 2u, j);
-      s7 = finish_row(s7, b, h, row_bottom + 3u, j);
-    } else {
-      s0 *= params.scale;
-      s1 *= params.scale;
-      s2 *= params.scale;
-      s3 *= params.scale;
-      s4 *= params.scale;
-      s5 *= params.scale;
-      s6 *= params.scale;
-      s7 *= params.scale;
-    }
-    ab[ty * 16u + tx] = vec4f(max4(s0), max4(s1), max4(s2), max4(s3));
-    ab[(HALF + ty) * 16u + tx] = vec4f(max4(s4), max4(s5), max4(s6), max4(s7));
-    workgroupBarrier();
-    var new_top = max_top;
-    var new_bottom = max_bottom;
-    for (var t = 0u; t < 16u; t++) {
-      new_top = max(new_top, ab[ty * 16u + t]);
-      new_bottom = max(new_bottom, ab[(HALF + ty) * 16u + t]);
-    }
-    let f_top = exp(max_top - new_top);
-    let f_bottom = exp(max_bottom - new_bottom);
-    max_top = new_top;
-    max_bottom = new_bottom;
-    let p0 = weigh(s0, new_top.x);
-    let p1 = weigh(s1, new_top.y);
-    let p2 = weigh(s2, new_top.z);
-    let p3 = weigh(s3, new_top.w);
-    let p4 = weigh(s4, new_bottom.x);
-    let p5 = weigh(s5, new_bottom.y);
-    let p6 = weigh(s6, new_bottom.z);
-    let p7 = weigh(s7, new_bottom.w);
-    sum_top = sum_top * f_top + vec4f(sum4(p0), sum4(p1), sum4(p2), sum4(p3));
-    sum_bottom = sum_bottom * f_bottom + vec4f(sum4(p4), sum4(p5), sum4(p6), sum4(p7));
-    p_t[tx * P_STRIDE + ty] = vec4f(p0.x, p1.x, p2.x, p3.x);
-    p_t[tx * P_STRIDE + HALF + ty] = vec4f(p4.x, p5.x, p6.x, p7.x);
-    p_t[(tx + 16u) * P_STRIDE + ty] = vec4f(p0.y, p1.y, p2.y, p3.y);
-    p_t[(tx + 16u) * P_STRIDE + HALF + ty] = vec4f(p4.y, p5.y, p6.y, p7.y);
-    p_t[(tx + 32u) * P_STRIDE + ty] = vec4f(p0.z, p1.z, p2.z, p3.z);
-    p_t[(tx + 32u) * P_STRIDE + HALF + ty] = vec4f(p4.z, p5.z, p6.z, p7.z);
-    p_t[(tx + 48u) * P_STRIDE + ty] = vec4f(p0.w, p1.w, p2.w, p3.w);
-    p_t[(tx + 48u) * P_STRIDE + HALF + ty] = vec4f(p4.w, p5.w, p6.w, p7.w);
-// #include "flash_rescale_acc.wgsl"
-    workgroupBarrier(); // p_t is written, the partial maxima in ab are read
-
-    // ---- 3. output += p v, 16 keys of v at a time, up to the last key the tile needs
-    let in_block = min(KEYS, u32(keys) - key0);
-    for (var kc = 0u; kc < in_block; kc += STEP) {
-      ab[lid] = v_lo;
-      ab[lid + 256u] = v_hi;
-      // The next chunk's loads: v's next keys, or after the last of them the next block's q and k.
-      if (kc + STEP < in_block) {
-        v_lo = load_v(kv_row0, key0 + kc + STEP, dv0, lid);
-        v_hi = load_v(kv_row0, key0 + kc + STEP, dv0, lid + 256u);
-      } else {
-        q_lo = load_q(q_row0, row0, 0u, lid);
-        q_hi = load_q(q_row0, row0, 0u, lid + 256u);
-        k_quad = load_k(kv_row0, key0 + KEYS, 0u, lid);
-      }
-      workgroupBarrier();
-      for (var j = 0u; j < STEP; j++) {
-        let top = p_t[(kc + j) * P_STRIDE + ty];
-        let bottom = p_t[(kc + j) * P_STRIDE + HALF + ty];
-        let left = ab[j * 32u + tx];
-        let right = ab[j * 32u + 16u + tx];
-// #include "gemm_fma8x8.wgsl"
-      }
-      workgroupBarrier(); // ab is read
-    }
+// #include "tiled_block_end.wgsl"
   }
 
-  // The 16 partial sums of each row, added: 1 / sum per row, 0 for a row with no live key.
-  ab[ty * 16u + tx] = sum_top;
-  ab[(HALF + ty) * 16u + tx] = sum_bottom;
-  workgroupBarrier();
-  var total_top = vec4f(0.0);
-  var total_bottom = vec4f(0.0);
-  for (var t = 0u; t < 16u; t++) {
-    total_top += ab[ty * 16u + t];
-    total_bottom += ab[(HALF + ty) * 16u + t];
-  }
-  let inv_top = select(1.0 / total_top, vec4f(0.0), total_top == vec4f(0.0));
-  let inv_bottom = select(1.0 / total_bottom, vec4f(0.0), total_bottom == vec4f(0.0));
-// #include "flash_store_acc.wgsl"
+// #include "tiled_finish.wgsl"
 }

@@ -1,9 +1,18 @@
 // gather/kernel: out[n, d] = table[index[n], d], or 0 when index[n] is outside [0, rows).
 // One output element per invocation; the workgroup grid may be folded into y when it exceeds 65,535.
+//
+// The table may be held as row blocks, one binding each (a table past maxStorageBufferBindingSize):
+// one dispatch per block, bound to rows [row0, row0 + block_rows) of the table, writes the output rows
+// whose index falls in its block and leaves the others to their block's dispatch; the dispatch with
+// `first` set also writes the zeros of the indices outside [0, rows). A table in one binding is one
+// block (row0 0, block_rows = rows, first 1).
 struct Params {
-  total: u32,  // indexLength * cols, output elements
-  d: u32,      // cols, columns
-  v: u32,      // rows, table rows (< 2^31)
+  total: u32,       // indexLength * cols, output elements
+  d: u32,           // cols, columns
+  v: u32,           // rows, table rows (< 2^31)
+  row0: u32,        // the block's first row
+  block_rows: u32,  // rows of the block (of the binding `table`)
+  first: u32,       // 1 when this dispatch writes the out-of-range indices' zeros
 }
 
 @group(0) @binding(0) var<storage, read> table: array<f32>;
@@ -19,11 +28,13 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) grou
   }
   let n = i / params.d;
   let column = i - n * params.d;
-  // A negative index reinterpreted as u32 is at least 2^31 > rows, so one comparison rejects both ends.
+  // A negative index reinterpreted as u32 is at least 2^31 > rows, so one comparison rejects both ends;
+  // a row below row0 wraps past block_rows the same way.
   let row = bitcast<u32>(index[n]);
-  var value = 0.0;
-  if (row < params.v) {
-    value = table[row * params.d + column];
+  let local = row - params.row0;
+  if (row < params.v && local < params.block_rows) {
+    out[i] = table[local * params.d + column];
+  } else if (row >= params.v && params.first != 0u) {
+    out[i] = 0.0;
   }
-  out[i] = value;
 }

@@ -7,8 +7,11 @@
 // workgroups to keep the memory system busy, which one workgroup per head is not: at S = 8,192 and 8 KV
 // heads, 512 workgroups of 128 invocations, several per multiprocessor, so that one workgroup's K reads
 // overlap another's V reads.
-// q [B, H, L, D], k [B, kv_heads, S, D], v [B, kv_heads, S, Dv], D and Dv multiples of 4 and at most
-// 128 (rows are vec4s: 32 quads); part_out [B * H * L, splits, Dv], part_stats [B * H * L, splits, 2].
+// q [B, H, L, D], k [B, kv_heads, S, D], v [B, kv_heads, S, Dv], or all token-major ([B, L, H, D],
+// [B, S, kv_heads, D], ...: the strides q_head, q_step, kv_head, kv_step, as flash_attention's kernels
+// take them), D and Dv multiples of 4 and at most 128 (rows are vec4s: 32 quads); part_out
+// [B * H * L, splits, Dv], part_stats [B * H * L, splits, 2], their rows in the output's order (the
+// layout's), so that gqa/combine writes out row by row in either layout.
 //
 // 1. scores: invocation t takes key t of the chunk and computes its 4 rows' scores, reading its K row
 //    (quads unrolled by 8: eight loads in flight) against the rows of q staged in workgroup memory;
@@ -58,6 +61,10 @@ struct Params {
   mask_i: u32,
   row_groups: u32, // ceil(rows / 4)
   BKV: u32,        // B * kv_heads
+  q_head: u32,     // rows of q (and out) between two heads: L, or 1 token-major
+  q_step: u32,     // rows of q (and out) between two query rows: 1, or H token-major
+  kv_head: u32,    // rows of k (and v) between two KV heads: S, or 1 token-major
+  kv_step: u32,    // rows of k (and v) between two keys: 1, or kv_heads token-major
 }
 
 @group(0) @binding(0) var<storage, read> q: array<vec4f>;
@@ -129,13 +136,14 @@ fn main(
     let r = min(row0 + t / QUADS, params.rows - 1u);
     let quad = min(t % QUADS, params.dq - 1u);
     let h = head_of(kv_head, r);
-    q_rows[t] = q[((b * params.H + h) * params.L + r % params.L) * params.dq + quad];
+    q_rows[t] = q[(b * params.H * params.L + h * params.q_head + (r % params.L) * params.q_step) * params.dq + quad];
   }
   workgroupBarrier();
 
   // ---- 1. scores of key key0 + t for the 4 rows
   let j = key0 + t;
-  let k_row = (bkv * params.S + min(j, params.S - 1u)) * params.dq;
+  let kv_base = b * kv_heads * params.S + kv_head * params.kv_head; // key 0 of this KV head's K and V
+  let k_row = (kv_base + min(j, params.S - 1u) * params.kv_step) * params.dq;
   var s = vec4f(0.0);
   var d = 0u;
   for (; d + 8u <= params.dq; d += 8u) {
@@ -199,8 +207,8 @@ fn main(
     let p5 = probs[e + 5u * LANES];
     let p6 = probs[e + 6u * LANES];
     let p7 = probs[e + 7u * LANES];
-    let vb = (bkv * params.S + key0 + e) * params.dvq + v_quad;
-    let st = LANES * params.dvq;
+    let vb = (kv_base + (key0 + e) * params.kv_step) * params.dvq + v_quad;
+    let st = LANES * params.kv_step * params.dvq;
     let v0 = v[vb];
     let v1 = v[vb + st];
     let v2 = v[vb + 2u * st];
@@ -217,7 +225,7 @@ fn main(
   }
   for (; e < keys; e += LANES) {
     let p0 = probs[e];
-    let v0 = v[(bkv * params.S + key0 + e) * params.dvq + v_quad];
+    let v0 = v[(kv_base + (key0 + e) * params.kv_step) * params.dvq + v_quad];
     acc0 += p0.x * v0;
     acc1 += p0.y * v0;
     acc2 += p0.z * v0;
@@ -269,7 +277,8 @@ fn main(
   }
 }
 
-// The output row (b, h, i) of the group's row r: (b * H + h) * L + i.
+// The output row (b, h, i) of the group's row r in the layout: (b * H + h) * L + i heads-first,
+// (b * L + i) * H + h token-major.
 fn out_row(b: u32, kv_head: u32, r: u32) -> u32 {
-  return (b * params.H + head_of(kv_head, r)) * params.L + r % params.L;
+  return b * params.H * params.L + head_of(kv_head, r) * params.q_head + (r % params.L) * params.q_step;
 }

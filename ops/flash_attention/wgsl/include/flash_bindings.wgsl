@@ -1,4 +1,7 @@
-// The bindings and params of flash_attention's kernels (kernel.wgsl says what each holds).
+// The bindings and params of flash_attention's kernels (kernel.wgsl says what each holds). A "row" is
+// one head's D (or Dv) values of one token; batch b's rows start at b * H * L in q and out and at
+// b * kv_heads * S in k and v in either layout, and the four strides below place a head and a token
+// within the batch: heads-first [B, H, L, D] or token-major [B, L, H, D] (mod.ts sets them).
 struct Params {
   L: u32,
   S: u32,
@@ -15,6 +18,10 @@ struct Params {
   mask_i: u32,
   tiles: u32,   // row tiles per head: ceil(L / ROWS)
   BH: u32,      // B * H
+  q_head: u32,  // rows of q (and out) between two heads: L for [B, H, L, D], 1 for [B, L, H, D]
+  q_step: u32,  // rows of q (and out) between two query rows: 1 for [B, H, L, D], H for [B, L, H, D]
+  kv_head: u32, // rows of k (and v) between two KV heads: S, or 1 token-major
+  kv_step: u32, // rows of k (and v) between two keys: 1, or kv_heads token-major
 }
 
 @group(0) @binding(0) var<storage, read> q: array<vec4f>;
@@ -25,3 +32,13 @@ struct Params {
 @group(0) @binding(5) var<uniform> params: Params;
 
 const LOWEST = -0x1.fffffep+127f;
+
+// Row of query row 0 of head h of batch b in q and out; query row i is `q_step` rows further.
+fn q_base_of(b: u32, h: u32) -> u32 {
+  return b * params.H * params.L + h * params.q_head;
+}
+
+// Row of key 0 of KV head g of batch b in k and v; key j is `kv_step` rows further.
+fn kv_base_of(b: u32, g: u32) -> u32 {
+  return b * (params.H / params.group) * params.S + g * params.kv_head;
+}

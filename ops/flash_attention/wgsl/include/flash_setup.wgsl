@@ -2,7 +2,7 @@
 // head) pair this workgroup computes and the keys it needs, then what each invocation holds for its
 // three roles: the scores role's rows and their q offsets, the statistics role's running max and
 // sum, the output role's (tx, ty) and its two columns of quads. A workgroup past the last pair
-// returns. Needs main's wid, grid and lid, the kernel's params (flash_bindings.wgsl), ROWS, KEYS and
+// returns. Needs main's wid, grid and lid, the kernel's params (flash_bindings.wgsl), ROWS, COLS, KEYS and
 // LOWEST. The output role's accumulators follow in each kernel (gemm_acc8x8.wgsl).
   // (row tile, head) pairs beyond 65,535 fold into y: pair = id.x + id.y * num_workgroups.x, the row
   // tiles of one head consecutive (they share its K and V in L2); z is the tile of output columns.
@@ -13,8 +13,8 @@
   let bh = pair / params.tiles;
   let b = bh / params.H;
   let h = bh % params.H;
-  let kv_heads = params.H / params.group;
-  let kv_row0 = (b * kv_heads + h / params.group) * params.S; // key 0 of this head's K and V
+  let kv_base = kv_base_of(b, h / params.group); // key 0 of this head's K and V
+  let q_base = q_base_of(b, h); // query row 0 of this head in q and out
   let row0 = (pair % params.tiles) * ROWS;
   let last_row = min(row0 + ROWS, params.L) - 1u;
   // Keys this tile needs: all S, or under causal up to the last row's last visible key.
@@ -27,10 +27,10 @@
   // Scores role: rows 4a..4a+3 of a block (which keys invocation c takes is the kernel's).
   let a = lid / 8u;
   let c = lid % 8u;
-  let q0 = (bh * params.L + min(row0 + 4u * a, params.L - 1u)) * params.dq;
-  let q1 = (bh * params.L + min(row0 + 4u * a + 1u, params.L - 1u)) * params.dq;
-  let q2 = (bh * params.L + min(row0 + 4u * a + 2u, params.L - 1u)) * params.dq;
-  let q3 = (bh * params.L + min(row0 + 4u * a + 3u, params.L - 1u)) * params.dq;
+  let q0 = (q_base + min(row0 + 4u * a, params.L - 1u) * params.q_step) * params.dq;
+  let q1 = (q_base + min(row0 + 4u * a + 1u, params.L - 1u) * params.q_step) * params.dq;
+  let q2 = (q_base + min(row0 + 4u * a + 2u, params.L - 1u) * params.q_step) * params.dq;
+  let q3 = (q_base + min(row0 + 4u * a + 3u, params.L - 1u) * params.q_step) * params.dq;
 
   // Statistics role (lid < ROWS): row lid's running max and sum.
   var run_max = LOWEST;
@@ -41,5 +41,5 @@
   // Output role: rows 4ty.. (quad ty) and 64+4ty.. (quad 16+ty), columns quad tx and 16+tx of the tile.
   let tx = lid % 16u;
   let ty = lid / 16u;
-  let dv_left = wid.z * 32u + tx;
-  let dv_right = wid.z * 32u + 16u + tx;
+  let dv_left = wid.z * (COLS / 4u) + tx;
+  let dv_right = wid.z * (COLS / 4u) + 16u + tx;
