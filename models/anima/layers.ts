@@ -342,9 +342,10 @@ export interface AttentionSizes {
 }
 
 /**
- * Non-causal SDPA (scale 1/√D) on token-major tensors: q `[B, L, H, D]`, k and v `[B, S, H, D]`,
- * output `[B, L, H, D]`, with an optional additive key mask `[B, 1, 1, S]` (`-Infinity` hides a
- * key; a row with every key hidden gives zeros, as torch 2.11).
+ * Non-causal SDPA (scale 1/√D) on token-major tensors, flash_attention's `BLHD` layout (no
+ * permutes): q `[B, L, H, D]`, k and v `[B, S, H, D]`, output `[B, L, H, D]`, with an optional
+ * additive key mask `[B, 1, 1, S]` (`-Infinity` hides a key; a row with every key hidden gives
+ * zeros, as torch 2.11).
  *
  * @param g the graph
  * @param q queries
@@ -363,11 +364,16 @@ export function attention(
   mask?: GpuTensor,
 ): GpuTensor {
   const { B, H, L, S, D } = s;
-  return g.scope(() => {
-    const heads = (x: GpuTensor, rows: number) => permute(g, x, [B, rows, H, D], [0, 2, 1, 3]);
-    const out = g.tensor(B * H * L * D);
-    const plan = flashAttentionPlan(g.gpu, { B, H, L, S, D, ...(mask ? { maskShape: [B, 1, 1, S] as const } : {}) });
-    g.add(plan, { q: heads(q, L), k: heads(k, S), v: heads(v, S), mask: mask ?? g.unused(1), out });
-    return permute(g, out, [B, H, L, D], [0, 2, 1, 3]);
+  const out = g.tensor(B * L * H * D);
+  const plan = flashAttentionPlan(g.gpu, {
+    B,
+    H,
+    L,
+    S,
+    D,
+    layout: "BLHD",
+    ...(mask ? { maskShape: [B, 1, 1, S] as const } : {}),
   });
+  g.add(plan, { q, k, v, mask: mask ?? g.unused(1), out });
+  return out;
 }
