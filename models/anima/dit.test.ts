@@ -1,6 +1,6 @@
 import { deepStrictEqual } from "node:assert/strict";
 import type { GpuTensor } from "../../harness/device.ts";
-import { gpuTest } from "../../harness/testing.ts";
+import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
 import { AnimaDit, patchIndex } from "./dit.ts";
 import { Graph } from "./graph.ts";
 import { timestepSinusoid } from "./timestep.ts";
@@ -147,5 +147,19 @@ gpuTest("anima DiT: streamed blocks (two slots rewritten per forward) equal the 
     resident.destroy();
     streamed.destroy();
     twoBlocks.destroy();
+  }
+});
+
+gpuTest("anima DiT: a binding over the device's limit is refused, named, before anything runs", async (gpu) => {
+  // The context (512 x 32 f32, 65,536 bytes) and the MLP weight (36,864) do not fit 16 KiB bindings.
+  const small = gpu.withLimits({ maxStorageBufferBindingSize: 16384 });
+  const dit = await AnimaDit.load(small, store);
+  try {
+    await assertThrowsMessage(
+      () => dit.run(new Float32Array(16 * 8 * 12), 1, new Float32Array(512 * 32), 8, 12),
+      /binding \d+ \(a\) needs maxStorageBufferBindingSize >= 65536, but this device allows 16384/,
+    );
+  } finally {
+    dit.destroy();
   }
 });
