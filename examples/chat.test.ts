@@ -30,7 +30,7 @@ import { SentencePieceTokenizer } from "../llm/tokenizer/sentencepiece.ts";
 import { parseManifest, serializeManifest } from "../llm/cache/manifest.ts";
 import { manifestOfFiles } from "../llm/cache/directory.ts";
 
-const DIR = new URL("../llm/models/fortune/", import.meta.url).pathname;
+const DIR = new URL("../models/fortune/", import.meta.url).pathname;
 const PROMPT = "A computer is";
 const MAX_TOKENS = 32;
 
@@ -61,7 +61,7 @@ Deno.test("examples/chat: the fortune model's manifest names its files as they a
   const names = parseManifest(written).files.map((f) => f.name);
   deepStrictEqual(names, ["config.json", "tokenizer.model", "model.safetensors"]);
   const now = serializeManifest(await manifestOfFiles(DIR, names));
-  strictEqual(written, now, "llm/models/fortune/manifest.json is stale: write it again with manifestOfFiles");
+  strictEqual(written, now, "models/fortune/manifest.json is stale: write it again with manifestOfFiles");
 });
 
 /** The ids through the first end-of-sequence id, or all of them when none comes. */

@@ -1,5 +1,6 @@
 // The harness sits below the ops: no file under harness/ may import an op (the registry of ops is
 // ops/registry.ts, above both). A harness that imported ops could not be published or tested alone.
+// And llm/ sits below models/: model ports may import llm/, harness/ and ops/, never the reverse.
 import { deepStrictEqual } from "node:assert/strict";
 import { relative, resolve } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
@@ -65,6 +66,32 @@ Deno.test("no file under harness/ imports from ops/ (or the root mod.ts that re-
     if (file === self) continue; // its sample text above imports nothing
     for (const specifier of specifiersOf(await Deno.readTextFile(file))) {
       if (reachesOps(file, specifier)) offenders.push(`${relative(root, file)} imports "${specifier}"`);
+    }
+  }
+  deepStrictEqual(offenders, []);
+});
+
+/** Whether a specifier in `file` reaches models/: a path into it, or the package's model entry points. */
+function reachesModels(file: string, specifier: string): boolean {
+  if (/^@xpu\/ops\/models\//.test(specifier) || /^jsr:@xpu\/ops(@[^/]*)?\/models\//.test(specifier)) return true;
+  if (!specifier.startsWith(".")) return false;
+  return relative(root, resolve(file, "..", specifier)).replaceAll("\\", "/").startsWith("models/");
+}
+
+Deno.test("the models/ check tells a path into models/ from one beside it", () => {
+  deepStrictEqual(
+    ["../models/qwen3/mod.ts", "../../models/x.ts", "./models.ts", "@xpu/ops/models/qwen3", "@xpu/ops/llm"].map((s) =>
+      reachesModels(`${root}llm/engine/demo.ts`, s)
+    ),
+    [false, true, false, true, false],
+  );
+});
+
+Deno.test("no file under llm/ imports from models/", async () => {
+  const offenders: string[] = [];
+  for await (const file of walk(`${root}llm`)) {
+    for (const specifier of specifiersOf(await Deno.readTextFile(file))) {
+      if (reachesModels(file, specifier)) offenders.push(`${relative(root, file)} imports "${specifier}"`);
     }
   }
   deepStrictEqual(offenders, []);

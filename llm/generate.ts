@@ -6,7 +6,7 @@
  *                        [--temperature T] [--top-k K] [--top-p P] [--min-p M] [--seed S]
  *
  * DIR is a Hugging Face Llama checkpoint directory (config.json, safetensors, and tokenizer.model or
- * tokenizer.json); the default is the project's own fortune model (llm/models/fortune). Without
+ * tokenizer.json); the default is the project's own fortune model (models/fortune). Without
  * `--temperature` the choice is greedy; with it, seeded sampling (`--seed`, default 0). The prompt
  * gets the tokenizer's BOS id in front; generation stops at an end-of-sequence id or after
  * `--max-tokens` (default 64). The text goes to stdout; loading progress and the speed to stderr.
@@ -73,7 +73,7 @@ async function readTokenizer(dir: string): Promise<Tokenizer> {
 if (import.meta.main) {
   try {
     const { prompt, flags } = parseArgs(Deno.args);
-    const dir = flags.get("model") ?? new URL("./models/fortune", import.meta.url).pathname;
+    const dir = flags.get("model") ?? new URL("../models/fortune", import.meta.url).pathname;
     const format = (flags.get("format") ?? "f32") as WeightFormat;
     if (!WEIGHT_FORMATS.includes(format)) {
       throw new Error(`--format must be one of ${WEIGHT_FORMATS.join(", ")}, got "${format}"`);

@@ -130,6 +130,15 @@ const CASES: OpCase[] = [
     bad: [["rows", -1, "rows"], ["indexCols", 1.5, "indexCols"], ["cols", 0, "cols"]],
   },
   {
+    op: "indexCopy",
+    reference: ops.indexCopy,
+    gpu: ops.indexCopyGpu,
+    plan: ops.indexCopyPlan,
+    args: { out: f32(6), src: f32(4), index: new Int32Array([2, 0]), outer: 1, rows: 3, cols: 2 },
+    shape: { outer: 1, rows: 3, cols: 2, indexLength: 2 },
+    bad: [["outer", 0, "outer"], ["rows", 2 ** 31, "rows"], ["cols", 1.5, "cols"]],
+  },
+  {
     op: "reduce",
     reference: ops.reduce,
     gpu: ops.reduceGpu,
@@ -236,7 +245,23 @@ const CASES: OpCase[] = [
     plan: ops.matmulPlan,
     args: { a: f32(6), b: f32(6), M: 2, N: 2, K: 3 },
     shape: { M: 2, N: 2, K: 3 },
-    bad: [["M", 0, "M"], ["N", 0, "N"], ["K", 0, "K"]],
+    bad: [
+      ["M", 0, "M"],
+      ["N", 0, "N"],
+      ["K", 0, "K"],
+      ["activation", "relu", "activation"],
+      ["gateRows", 3, "gateRows"],
+      ["accumulate", 1, "accumulate"],
+    ],
+  },
+  {
+    op: "matmulLinear",
+    reference: ops.matmulLinear,
+    gpu: ops.matmulLinearGpu,
+    plan: ops.matmulLinearPlan,
+    args: { a: f32(6), weight: f32(6), M: 2, N: 2, K: 3 },
+    shape: { M: 2, N: 2, K: 3 },
+    bad: [["M", 0, "M"], ["K", 1.5, "K"], ["activation", "gelu_erf", "activation"], ["gateRows", 0, "gateRows"]],
   },
   {
     op: "matmulQ8",
@@ -245,7 +270,7 @@ const CASES: OpCase[] = [
     plan: ops.matmulQ8Plan,
     args: { a: f32(6), weight: u32(2), scales: f32(2), M: 2, N: 2, K: 3 },
     shape: { M: 2, N: 2, K: 3 },
-    bad: [["M", 0, "M"], ["K", 2 ** 32, "K"]],
+    bad: [["M", 0, "M"], ["K", 2 ** 32, "K"], ["gateRows", 4, "gateRows"]],
   },
   {
     op: "matmulQ4G128",
@@ -254,7 +279,7 @@ const CASES: OpCase[] = [
     plan: ops.matmulQ4G128Plan,
     args: { a: f32(6), weight: u32(2), scales: f32(2), M: 2, N: 2, K: 3 },
     shape: { M: 2, N: 2, K: 3 },
-    bad: [["N", 0, "N"]],
+    bad: [["N", 0, "N"], ["activation", "tanh", "activation"]],
   },
   {
     op: "matmulF16",
@@ -263,7 +288,7 @@ const CASES: OpCase[] = [
     plan: ops.matmulF16Plan,
     args: { a: u32(3), b: u32(3), M: 2, N: 2, K: 3 },
     shape: { M: 2, N: 2, K: 3 },
-    bad: [["M", 0, "M"], ["K", NaN, "K"]],
+    bad: [["M", 0, "M"], ["K", NaN, "K"], ["activation", "gelu", "activation"]],
   },
   {
     op: "attention",

@@ -1,4 +1,4 @@
-// The fortune model (llm/models/fortune) generating in this page, through the package bundled for the
+// The fortune model (models/fortune) generating in this page, through the package bundled for the
 // browser (/bundle/harness.js and /bundle/llm.js, as esm.sh serves @xpu/ops/harness and @xpu/ops/llm).
 //
 // Loading: the model's files come through the weight cache (`WeightCache` over `browserStore()`:
@@ -39,7 +39,7 @@ import {
 
 const params = new URL(location.href).searchParams;
 const $ = (id) => document.getElementById(id);
-const manifestUrl = new URL(params.get("manifest") ?? "../../llm/models/fortune/manifest.json", location.href);
+const manifestUrl = new URL(params.get("manifest") ?? "../../models/fortune/manifest.json", location.href);
 
 /** The constraint demo: one of a few subjects, " who", then the model's own words to the end of the line. */
 const LINE_SEGMENTS = [

@@ -1,5 +1,6 @@
 // The 16 k-steps of a block of the 64 x 64 tile (matmul/tile64, and stft's and mel's GEMM through
-// gemm64_gathered.wgsl; both include it through gemm64_main_body.wgsl), written out where they run
+// gemm64_gathered.wgsl, through gemm64_loop.wgsl; matmul's linear_tile64 through its own loop),
+// written out where they run
 // (inside main's loop over blocks), neither looped over nor called: per k, three vec4 reads of
 // workgroup memory (rows 4ty..4ty+3 and 32+4ty..32+4ty+3 of a's block, columns 4tx..4tx+3 of b's)
 // feed the 32 FMAs of gemm_fma8x4.wgsl into acc0-7. No guard, no mask: the staging has already put

@@ -2,7 +2,8 @@
 // variables of main (not module-scope private ones; see ops/matmul/wgsl/kernel.wgsl): sixteen named
 // vec4s, acc0-3 the invocation's top four rows (4ty..4ty+3 of the tile), acc4-7 the four rows half a
 // tile lower; _left holds columns 4tx..4tx+3, _right the four columns half a tile to the right.
-// Included where main declares them by matmul's 128 x 128 tiles (tile128.wgsl, q4g128, q8row),
+// Included where main declares them by matmul's 128 x 128 tiles (tile128_kn_loop.wgsl,
+// tile128_nk_loop.wgsl, q4g128, q8row and their fused kernels),
 // conv's and conv_transpose's GEMMs and flash_attention's output role; gemm_fma8x8.wgsl adds into
 // them.
   var acc0_left = vec4f(0.0);

@@ -64,8 +64,8 @@ Deno.test("byte-level BPE: split characters are held until complete; Llama 3 spe
 Deno.test("byte-level BPE: refuses what it does not implement, by name", () => {
   const config = JSON.parse(load("gpt2_style").json);
   assert.throws(
-    () => new ByteLevelBpeTokenizer({ ...config, normalizer: { type: "NFC" } }),
-    /normalizer "NFC" is not implemented/,
+    () => new ByteLevelBpeTokenizer({ ...config, normalizer: { type: "NFKC" } }),
+    /normalizer "NFKC" is not implemented/,
   );
   assert.throws(
     () => new ByteLevelBpeTokenizer({ ...config, model: { ...config.model, type: "WordPiece" } }),
@@ -77,4 +77,6 @@ Deno.test("byte-level BPE: refuses what it does not implement, by name", () => {
   );
   const added = config.added_tokens.map((t: { id: number }) => ({ ...t, lstrip: true }));
   assert.throws(() => new ByteLevelBpeTokenizer({ ...config, added_tokens: added }), /lstrip/);
+  const empty = [...config.added_tokens, { id: config.added_tokens.length + 1000, content: "", special: true }];
+  assert.throws(() => new ByteLevelBpeTokenizer({ ...config, added_tokens: empty }), /an empty added token/);
 });

@@ -3,30 +3,46 @@
  * and decoding exactly as the `tokenizers` package (0.23.2, the fixtures' version) does.
  *
  * Pipeline, in upstream's order: split the text on added tokens (leftmost, longest first; each
- * becomes its own id); pre-tokenize the rest with the Split regex and/or ByteLevel's GPT-2 regex
- * ("isolated": matches and the gaps between them are pieces); map each piece's UTF-8 bytes through
- * GPT-2's byte-to-unicode table; run BPE on it (lowest merge rank first, ties to the leftmost pair,
- * as upstream's heap orders them; with `ignore_merges`, a piece the vocabulary holds whole is one
- * id). Decode maps tokens back to bytes and replaces invalid UTF-8 as Rust's from_utf8_lossy does
- * (one U+FFFD per maximal invalid subsequence, which is also TextDecoder's rule).
+ * becomes its own id, special or not); NFC-normalize each piece between them when the
+ * tokenizer.json says so (Qwen's does); pre-tokenize the rest with the Split regex and/or
+ * ByteLevel's GPT-2 regex ("isolated": matches and the gaps between them are pieces); map each
+ * piece's UTF-8 bytes through GPT-2's byte-to-unicode table; run BPE on it (bpe_ranks.ts: lowest
+ * merge rank first, ties to the leftmost pair, as upstream; with `ignore_merges`, a piece the
+ * vocabulary holds whole is one id). Decode maps tokens back to bytes and replaces invalid UTF-8
+ * as Rust's from_utf8_lossy does (one U+FFFD per maximal invalid subsequence, which is also
+ * TextDecoder's rule). A JavaScript string's lone surrogates are first replaced by U+FFFD, as
+ * TextEncoder does; Python's side of the fixtures is fed that same text. NFC is the runtime's
+ * `String.prototype.normalize`, whose Unicode version may differ from upstream's
+ * `unicode-normalization` crate for characters assigned after the older of the two.
  *
- * The regex is upstream's Oniguruma pattern run by JavaScript's engine with the `v` flag, with one
- * rewrite: `\s` / `\S` become `\p{White_Space}` / `\P{White_Space}`, because Oniguruma's `\s` is
+ * The regex is upstream's Oniguruma pattern run by JavaScript's engine with the `v` flag, with two
+ * rewrites. `\s` / `\S` become `\p{White_Space}` / `\P{White_Space}`, because Oniguruma's `\s` is
  * the White_Space property (it includes U+0085, excludes U+FEFF) and JavaScript's is not (the
- * reverse). The fixtures hold U+0085 and U+FEFF only where both readings split alike, so this
- * rewrite rests on Oniguruma's documentation, not on a fixture. Everything else in the GPT-2 and
- * Llama 3 patterns means the same in both engines, which the fixtures check.
+ * reverse). A case-insensitive group of ASCII letters and apostrophes, as in Llama 3's and Qwen's
+ * `(?i:'s|'t|'re|...)`, is spelled out as character classes holding each letter's case-fold
+ * equivalents (`s` also matches U+017F ſ, `k` U+212A K: the two non-ASCII characters Unicode
+ * folds to ASCII letters), so the pattern needs no RegExp modifiers, which older browsers lack.
+ * Everything else in the GPT-2, Llama 3 and Qwen patterns means the same in both engines, which
+ * the fixtures check.
  *
- * Refused at load, by name: a normalizer, a pre-tokenizer other than Split/ByteLevel (alone or in a
- * Sequence), a Split that is not "Isolated" or is inverted, a decoder other than ByteLevel, a model
- * other than BPE, BPE dropout / byte_fallback / unk_token / subword prefixes, ByteLevel with
- * add_prefix_space, and added tokens with lstrip, rstrip, single_word or normalized set. The
- * post-processor (which would add BOS) is ignored: encode adds no special tokens, as
- * `encode(text, add_special_tokens=False)`.
+ * Refused at load, by name: a normalizer other than NFC, a pre-tokenizer other than
+ * Split/ByteLevel (alone or in a Sequence), a Split that is not "Isolated" or is inverted, a
+ * decoder other than ByteLevel, a model other than BPE, BPE dropout / byte_fallback / unk_token /
+ * subword prefixes, ByteLevel with add_prefix_space, and added tokens with lstrip, rstrip,
+ * single_word or normalized set. The post-processor (which would add BOS) is ignored: encode adds
+ * no special tokens, as `encode(text, add_special_tokens=False)`.
  *
  * @module
  */
-import { checkTokenId, type DecodeStream, type Tokenizer } from "./tokenizer.ts";
+import { BpeRanks } from "./bpe_ranks.ts";
+import {
+  checkMaxLength,
+  checkText,
+  checkTokenId,
+  type DecodeStream,
+  type EncodeOptions,
+  type Tokenizer,
+} from "./tokenizer.ts";
 
 const GPT2_PATTERN = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
 const encoder = new TextEncoder();
@@ -44,10 +60,31 @@ function byteToUnicode(): string[] {
 const BYTE_TO_CHAR = byteToUnicode();
 const CHAR_TO_BYTE = new Map(BYTE_TO_CHAR.map((c, b) => [c, b]));
 
-/** Oniguruma pattern to a JavaScript `v`-flag RegExp (see the module doc). */
-function toJsRegex(pattern: string): RegExp {
+/** An ASCII letter and every character Unicode's simple case folding makes equal to it. */
+function caseClass(letter: string): string {
+  const lower = letter.toLowerCase();
+  const extra = lower === "s" ? "\u017f" : lower === "k" ? "\u212a" : "";
+  return `[${lower}${lower.toUpperCase()}${extra}]`;
+}
+
+/**
+ * Oniguruma pattern to a JavaScript `v`-flag RegExp (see the module doc).
+ *
+ * @param pattern A tokenizer.json Split regex.
+ * @returns The global RegExp that splits alike.
+ */
+export function toJsRegex(pattern: string): RegExp {
   let out = "";
   for (let i = 0; i < pattern.length; i++) {
+    if (pattern.startsWith("(?i:", i)) {
+      const end = pattern.indexOf(")", i);
+      const body = pattern.slice(i + 4, end);
+      if (end > 0 && /^[A-Za-z'|]*$/.test(body)) {
+        out += `(?:${body.replace(/[A-Za-z]/g, caseClass)})`;
+        i = end;
+        continue;
+      }
+    }
     const c = pattern[i];
     if (c === "\\" && i + 1 < pattern.length) {
       const d = pattern[++i];
@@ -86,32 +123,38 @@ export class ByteLevelBpeTokenizer implements Tokenizer {
   readonly bosId: number | null;
   readonly eosId: number | null;
   readonly unkId: null = null;
-  readonly padId: number | null = null;
+  readonly padId: number | null;
   readonly #vocab = new Map<string, number>();
   readonly #tokens: string[] = [];
-  readonly #merges = new Map<number, number>(); // pairKey(a, b) -> rank * 2^21 + merged id
+  readonly #ranks: BpeRanks;
+  readonly #byteIds = new Int32Array(256);
   readonly #ignoreMerges: boolean;
+  readonly #nfc: boolean;
   readonly #patterns: RegExp[];
   readonly #added: AddedToken[];
   readonly #special = new Set<number>();
-  readonly #addedLeads: Set<number>;
+  /** The added tokens' contents as one alternation, longest first; null when there are none. */
+  readonly #addedPattern: RegExp | null;
+  readonly #addedIds = new Map<string, number>();
   readonly #tokenBytes: Uint8Array[] = [];
   readonly #cache = new Map<string, number[]>();
+  #symbols = new Int32Array(256);
 
   /**
    * Loads a tokenizer.json, refusing what this reader does not implement (see the module doc).
    *
    * @param json The tokenizer.json text, or its parsed object.
-   * @param specialIds Which added tokens are BOS and EOS, by content (e.g. Llama 3's
-   *   "<|begin_of_text|>"); tokenizer.json does not say, only the model's config does.
+   * @param specialIds Which added tokens are BOS, EOS and padding, by content (e.g. Llama 3's
+   *   "<|begin_of_text|>"); tokenizer.json does not say, only the model's configs do.
    */
-  constructor(json: string | Json, specialIds: { bos?: string; eos?: string } = {}) {
+  constructor(json: string | Json, specialIds: { bos?: string; eos?: string; pad?: string } = {}) {
     const config = typeof json === "string" ? JSON.parse(json) : json;
     const who = "ByteLevelBpeTokenizer";
     const refuse = (what: string) => {
       throw new Error(`${who}: ${what} is not implemented`);
     };
-    if (config.normalizer) refuse(`normalizer "${config.normalizer.type}"`);
+    if (config.normalizer && config.normalizer.type !== "NFC") refuse(`normalizer "${config.normalizer.type}"`);
+    this.#nfc = config.normalizer?.type === "NFC";
     const model = config.model;
     if (model?.type !== "BPE") refuse(`model "${model?.type}"`);
     if (model.dropout) refuse("BPE dropout");
@@ -145,6 +188,7 @@ export class ByteLevelBpeTokenizer implements Tokenizer {
       if (t.lstrip || t.rstrip || t.single_word || t.normalized) {
         refuse(`added token "${t.content}" with lstrip/rstrip/single_word/normalized`);
       }
+      if (t.content === "") refuse(`an empty added token (id ${t.id})`);
       this.#tokens[t.id] = t.content;
       if (t.special) this.#special.add(t.id);
     }
@@ -152,26 +196,34 @@ export class ByteLevelBpeTokenizer implements Tokenizer {
     for (let id = 0; id < this.vocabSize; id++) {
       if (this.#tokens[id] === undefined) throw new Error(`${who}: id ${id} has no token`);
     }
-    // Longest first, so the scan below finds the longest token at each position.
-    this.#added.sort((a, b) => b.content.length - a.content.length);
-    this.#addedLeads = new Set(this.#added.map((t) => t.content.charCodeAt(0)));
-    (model.merges as (string | [string, string])[]).forEach((merge, rank) => {
+    // Longest first: JavaScript takes the first alternative that matches at the leftmost position,
+    // which then is the longest added token there (upstream's leftmost-longest).
+    const longestFirst = [...this.#added].sort((a, b) => b.content.length - a.content.length);
+    for (const t of longestFirst) this.#addedIds.set(t.content, t.id);
+    const escape = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+    this.#addedPattern = longestFirst.length === 0
+      ? null
+      : new RegExp(longestFirst.map((t) => escape(t.content)).join("|"), "gu");
+    const merges = (model.merges as (string | [string, string])[]).map((merge, rank): [number, number, number] => {
       const [a, b] = typeof merge === "string" ? merge.split(" ") : merge;
       const left = this.#vocab.get(a), right = this.#vocab.get(b), merged = this.#vocab.get(a + b);
       if (left === undefined || right === undefined || merged === undefined) {
         throw new Error(`${who}: merge ${rank} "${a} ${b}" names a token not in the vocabulary`);
       }
-      this.#merges.set(left * 0x200000 + right, rank * 0x200000 + merged);
+      return [left, right, merged];
     });
+    this.#ranks = new BpeRanks(merges);
+    BYTE_TO_CHAR.forEach((c, b) => this.#byteIds[b] = this.#vocab.get(c) ?? -1);
+    const addedIds = new Set(this.#added.map((t) => t.id));
     for (let id = 0; id < this.vocabSize; id++) {
       const token = this.#tokens[id];
-      const added = this.#added.find((t) => t.id === id);
-      this.#tokenBytes.push(added ? encoder.encode(token) : this.#bytesOf(token));
+      this.#tokenBytes.push(addedIds.has(id) ? encoder.encode(token) : this.#bytesOf(token));
     }
     const find = (content: string | undefined) =>
       content === undefined ? null : this.#added.find((t) => t.content === content)?.id ?? null;
     this.bosId = find(specialIds.bos);
     this.eosId = find(specialIds.eos);
+    this.padId = find(specialIds.pad);
   }
 
   #bytesOf(token: string): Uint8Array {
@@ -189,84 +241,109 @@ export class ByteLevelBpeTokenizer implements Tokenizer {
    * Encodes text (no special tokens added).
    *
    * @param text Any string.
+   * @param options maxLength truncates on the right, as transformers' `truncation=True,
+   *   max_length=...`.
    * @returns The ids `tokenizer.encode(text, add_special_tokens=False).ids` returns.
    */
-  encode(text: string): number[] {
+  encode(text: string, options?: EncodeOptions): number[] {
+    checkText("ByteLevelBpeTokenizer.encode", text);
+    const maxLength = checkMaxLength("ByteLevelBpeTokenizer.encode", options);
     const ids: number[] = [];
-    let plainStart = 0;
-    const leads = this.#addedLeads;
-    for (let pos = 0; pos < text.length;) {
-      const token = leads.has(text.charCodeAt(pos))
-        ? this.#added.find((t) => text.startsWith(t.content, pos))
-        : undefined;
-      if (!token) {
-        pos++;
-        continue;
+    const well = text.toWellFormed();
+    const added = this.#addedPattern;
+    if (added === null) this.#encodePlain(well, ids);
+    else {
+      let last = 0;
+      added.lastIndex = 0;
+      for (let m = added.exec(well); m !== null; m = added.exec(well)) {
+        this.#encodePlain(well.slice(last, m.index), ids);
+        ids.push(this.#addedIds.get(m[0])!);
+        last = added.lastIndex;
       }
-      this.#encodePlain(text.slice(plainStart, pos), ids);
-      ids.push(token.id);
-      pos += token.content.length;
-      plainStart = pos;
+      this.#encodePlain(well.slice(last), ids);
     }
-    this.#encodePlain(text.slice(plainStart), ids);
+    if (ids.length > maxLength) ids.length = maxLength;
     return ids;
   }
 
+  /** Normalizes text that holds no added token, then splits and encodes it into `ids`. */
   #encodePlain(text: string, ids: number[]): void {
     if (text === "") return;
-    let pieces = [text];
-    for (const pattern of this.#patterns) {
-      const next: string[] = [];
-      for (const piece of pieces) {
-        let last = 0;
-        for (const m of piece.matchAll(pattern)) {
-          if (m.index > last) next.push(piece.slice(last, m.index));
-          if (m[0].length > 0) next.push(m[0]);
-          last = m.index + m[0].length;
-        }
-        if (last < piece.length) next.push(piece.slice(last));
-      }
-      pieces = next;
-    }
-    for (const piece of pieces) {
-      let word = this.#cache.get(piece);
-      if (!word) {
-        word = this.#bpe(piece);
-        if (this.#cache.size > 50_000) this.#cache.clear();
-        this.#cache.set(piece, word);
-      }
-      for (const id of word) ids.push(id);
-    }
+    this.#split(this.#nfc ? text.normalize("NFC") : text, 0, ids);
   }
 
+  /**
+   * Splits `text` by pattern `level` (matches and the gaps between them are pieces), each piece
+   * by the next pattern, and BPE-encodes the final pieces into `ids`.
+   */
+  #split(text: string, level: number, ids: number[]): void {
+    if (level === this.#patterns.length) {
+      let word = this.#cache.get(text);
+      if (word === undefined) {
+        word = this.#bpe(text);
+        if (this.#cache.size >= 50_000) this.#cache.clear();
+        this.#cache.set(text, word);
+      }
+      for (let i = 0; i < word.length; i++) ids.push(word[i]);
+      return;
+    }
+    const pattern = this.#patterns[level];
+    pattern.lastIndex = 0;
+    let last = 0;
+    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+      const end = pattern.lastIndex;
+      if (end === m.index) {
+        // An empty match splits nothing; step over one code point, as matchAll does.
+        pattern.lastIndex = end + (text.codePointAt(end)! > 0xffff ? 2 : 1);
+        continue;
+      }
+      if (m.index > last) this.#split(text.slice(last, m.index), level + 1, ids);
+      this.#split(m[0], level + 1, ids);
+      last = end;
+      pattern.lastIndex = end; // the recursion above may have used a pattern of a deeper level only
+    }
+    if (last < text.length) this.#split(last === 0 ? text : text.slice(last), level + 1, ids);
+  }
+
+  /** BPE of one pre-token (well-formed UTF-16) over its UTF-8 bytes. */
   #bpe(piece: string): number[] {
-    let mapped = "";
-    for (const b of encoder.encode(piece)) mapped += BYTE_TO_CHAR[b];
     if (this.#ignoreMerges) {
+      let mapped = "";
+      for (const b of encoder.encode(piece)) mapped += BYTE_TO_CHAR[b];
       const whole = this.#vocab.get(mapped);
       if (whole !== undefined) return [whole];
     }
-    const symbols: number[] = [];
-    for (const c of mapped) {
-      const id = this.#vocab.get(c);
-      if (id === undefined) throw new Error(`ByteLevelBpeTokenizer: byte character "${c}" is not in the vocabulary`);
-      symbols.push(id);
-    }
-    // Merge the lowest-ranked adjacent pair, leftmost first, until none is in the merge table.
-    // Upstream uses a heap; a scan per merge gives the same order and the words are short.
-    for (;;) {
-      let best = -1;
-      let bestValue = Infinity;
-      for (let i = 0; i + 1 < symbols.length; i++) {
-        const value = this.#merges.get(symbols[i] * 0x200000 + symbols[i + 1]);
-        if (value !== undefined && value < bestValue) {
-          bestValue = value;
-          best = i;
-        }
+    if (this.#symbols.length < 3 * piece.length) this.#symbols = new Int32Array(6 * piece.length);
+    const symbols = this.#symbols;
+    const byteIds = this.#byteIds;
+    let n = 0;
+    for (let i = 0; i < piece.length; i++) {
+      let c = piece.charCodeAt(i);
+      if (c < 0x80) symbols[n++] = byteIds[c];
+      else if (c < 0x800) {
+        symbols[n++] = byteIds[0xc0 | (c >> 6)];
+        symbols[n++] = byteIds[0x80 | (c & 0x3f)];
+      } else if (c >= 0xd800 && c < 0xdc00) {
+        c = 0x10000 + ((c - 0xd800) << 10) + (piece.charCodeAt(++i) - 0xdc00);
+        symbols[n++] = byteIds[0xf0 | (c >> 18)];
+        symbols[n++] = byteIds[0x80 | ((c >> 12) & 0x3f)];
+        symbols[n++] = byteIds[0x80 | ((c >> 6) & 0x3f)];
+        symbols[n++] = byteIds[0x80 | (c & 0x3f)];
+      } else {
+        symbols[n++] = byteIds[0xe0 | (c >> 12)];
+        symbols[n++] = byteIds[0x80 | ((c >> 6) & 0x3f)];
+        symbols[n++] = byteIds[0x80 | (c & 0x3f)];
       }
-      if (best < 0) return symbols;
-      symbols.splice(best, 2, bestValue % 0x200000);
     }
+    for (let i = 0; i < n; i++) {
+      if (symbols[i] < 0) {
+        const missing = encoder.encode(piece).find((b) => byteIds[b] < 0)!;
+        throw new Error(
+          `ByteLevelBpeTokenizer: byte character "${BYTE_TO_CHAR[missing]}" is not in the vocabulary`,
+        );
+      }
+    }
+    return this.#ranks.merge(symbols, n);
   }
 
   /**

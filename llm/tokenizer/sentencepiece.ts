@@ -13,6 +13,14 @@
  * remove_extra_whitespaces and escape_whitespaces; decode's rules (leading U+2581 dropped from the
  * first piece, byte pieces reassembled with one U+FFFD per invalid byte, `<unk>` as " ⁇ ").
  *
+ * T5 (the tokenizer of Anima's LLM adapter) is such a model: `spiece.model`, unigram over 32,000
+ * pieces with the nmt_nfkc charsmap and no byte fallback. `encode(text, { addEos: true })` appends
+ * its `</s>` (id 1) as transformers' T5 tokenizers do, and `maxLength` truncates on the right
+ * keeping that EOS last, as `truncation=True, max_length=n` (t5.test.ts; the corpus test holds
+ * both to sentencepiece and transformers). One difference from T5TokenizerFast is by design: this
+ * is sentencepiece, so text that spells a control or added token (`</s>`, `<pad>`,
+ * `<extra_id_0>`) is encoded as plain text, where T5's tokenizer.json matches it as that token.
+ *
  * Refused at load, by name: model types "word" and "char"; `treat_whitespace_as_suffix`; a
  * denormalizer with a rule; a normalizer name other than "identity" with no compiled charsmap;
  * UNUSED pieces (upstream skips them in unigram and re-splits them in BPE; no fixture exercises
@@ -24,7 +32,14 @@ import { ByteTrie } from "./byte_trie.ts";
 import { bpeSegments } from "./sentencepiece_bpe.ts";
 import { ByteWriter, SentencePieceNormalizer, utf8CharLength } from "./normalizer.ts";
 import { type PieceType, readSentencePieceModel, type SentencePieceModel } from "./sentencepiece_model.ts";
-import { checkTokenId, type DecodeStream, type Tokenizer } from "./tokenizer.ts";
+import {
+  checkMaxLength,
+  checkText,
+  checkTokenId,
+  type DecodeStream,
+  type EncodeOptions,
+  type Tokenizer,
+} from "./tokenizer.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
@@ -200,12 +215,37 @@ export class SentencePieceTokenizer implements Tokenizer {
   }
 
   /**
-   * Encodes text (no BOS/EOS added).
+   * Encodes text.
    *
-   * @param text Any string.
-   * @returns The ids sentencepiece's `encode(text)` returns.
+   * @param text Any string (lone surrogates become U+FFFD, as TextEncoder does).
+   * @param options addEos appends the model's EOS id, as T5's tokenizers do (`tokenizer(text)`
+   *   in transformers; the id sentencepiece's `encode(text, add_eos=True)` appends); maxLength
+   *   truncates on the right and, with addEos, keeps the EOS last, as transformers'
+   *   `truncation=True, max_length=...`.
+   * @returns The ids sentencepiece's `encode(text)` returns, then the EOS if asked for.
+   * @example T5 (the tokenizer of Anima's LLM adapter): `</s>` (id 1) closes every text
+   * ```ts
+   * import { SentencePieceTokenizer } from "@xpu/ops/llm";
+   * const t5 = new SentencePieceTokenizer(await Deno.readFile("llm/fixtures/t5-tokenizer/spiece.model"));
+   * t5.encode("a cat", { addEos: true }); // [3, 9, 1712, 1]: "▁", "a", "▁cat", "</s>"
+   * t5.encode("a cat", { addEos: true, maxLength: 2 }); // [3, 1]
+   * ```
    */
-  encode(text: string): number[] {
+  encode(text: string, options?: EncodeOptions & { addEos?: boolean }): number[] {
+    checkText("SentencePieceTokenizer.encode", text);
+    const maxLength = checkMaxLength("SentencePieceTokenizer.encode", options);
+    const eos = options?.addEos ? this.eosId : null;
+    if (options?.addEos && eos === null) {
+      throw new Error(`SentencePieceTokenizer.encode: addEos, but the model has no EOS piece "${this.model.eosPiece}"`);
+    }
+    const ids = this.#encode(text);
+    const room = eos === null ? maxLength : maxLength - 1;
+    if (ids.length > room) ids.length = room;
+    if (eos !== null) ids.push(eos);
+    return ids;
+  }
+
+  #encode(text: string): number[] {
     const normalized = this.#normalizer.normalize(encoder.encode(text));
     const segments = this.model.modelType === "bpe" ? this.#bpe(normalized) : this.#viterbi(normalized);
     // segments: [id, start, end] triples; merge runs of unknowns, then apply byte fallback.

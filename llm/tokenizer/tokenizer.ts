@@ -72,3 +72,37 @@ export function checkTokenId(who: string, id: number, vocabSize: number): void {
     throw new Error(`${who}: token id must be an integer in [0, ${vocabSize}), got ${id}`);
   }
 }
+
+/** Options every `encode` here takes beside the text. */
+export interface EncodeOptions {
+  /**
+   * Keep at most this many ids, dropping from the right, as transformers'
+   * `tokenizer(text, truncation=True, max_length=maxLength)` does (its default truncation side).
+   * Ids the call adds itself (an appended EOS) count and are kept: the text's ids give way.
+   */
+  maxLength?: number;
+}
+
+/** Throws unless `text` is a string, naming the argument and what was given. */
+export function checkText(who: string, text: unknown): asserts text is string {
+  if (typeof text !== "string") {
+    const given = text === undefined || text === null
+      ? String(text)
+      : Array.isArray(text)
+      ? "an array"
+      : typeof text === "object"
+      ? "an object"
+      : `${typeof text} ${String(text)}`;
+    throw new Error(`${who}: text must be a string, got ${given}`);
+  }
+}
+
+/** Throws unless `options.maxLength` is absent or an integer >= 1; returns it (or Infinity). */
+export function checkMaxLength(who: string, options: EncodeOptions | undefined): number {
+  const maxLength = options?.maxLength;
+  if (maxLength === undefined) return Infinity;
+  if (!Number.isInteger(maxLength) || maxLength < 1) {
+    throw new Error(`${who}: maxLength must be an integer >= 1, got ${maxLength}`);
+  }
+  return maxLength;
+}

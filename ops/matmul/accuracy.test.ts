@@ -6,12 +6,11 @@ import {
   gpuTest,
   loadGolden,
   randomF32,
-  type ReferenceCase,
   seededRandom,
-  type Tolerance,
 } from "../../harness/testing.ts";
 import { variantsOf } from "../../harness/variants.ts";
-import { matvecQ4G128, matvecQ8, packQ4, packQ8, quantizeQ4G128, unpackQ4, unpackQ8 } from "../matvec/reference.ts";
+import { matvecQ4G128, matvecQ8, packQ4, packQ8, quantizeQ4G128 } from "../matvec/reference.ts";
+import { batch, denseCase, type GemmCase, linearCase, pattern, q4Case, q8Case, randomWords } from "./cases.ts";
 import {
   KERNELS,
   matmul,
@@ -20,6 +19,9 @@ import {
   type MatmulF16Args,
   matmulF16Gpu,
   matmulGpu,
+  matmulLinear,
+  type MatmulLinearArgs,
+  matmulLinearGpu,
   matmulQ4G128,
   type MatmulQ4G128Args,
   matmulQ4G128Gpu,
@@ -34,60 +36,17 @@ import {
 // tolerance an f32 GEMM has to be given. Reference facts, refusals and grids are in matmul.test.ts.
 
 const f32 = (xs: number[]) => new Float32Array(xs);
-const largest = (xs: Iterable<number>) => Math.max(0, ...xs);
 // Two f64 sums of the same terms in different orders, each rounded once to f32: one f32 rounding
 // apart, and 1e-12 absolute where a sum cancels to near zero.
 const oneRounding = { atol: 1e-12, rtol: 2 ** -23 };
-
-/** A case, with the bound its tolerance is built from: max over outputs of sum_k |a[m, k]| |w[n, k]|. */
-interface GemmCase<A> extends ReferenceCase<A> {
-  absDot: number;
-}
-
-function gemmCase<A extends { a: Float32Array; M: number; N: number; K: number }>(
-  label: string,
-  args: A,
-  weightAt: (n: number, k: number) => number,
-): GemmCase<A> {
-  const { a, M, N, K } = args;
-  const absW = new Float32Array(K * N);
-  for (let n = 0; n < N; n++) for (let k = 0; k < K; k++) absW[k * N + n] = Math.abs(weightAt(n, k));
-  return { label, args, absDot: largest(matmul({ a: a.map(Math.abs), b: absW, M, N, K })) };
-}
-
-const denseCase = (label: string, args: MatmulArgs) => gemmCase(label, args, (n, k) => args.b[k * args.N + n]);
-
-function q8Case(label: string, args: MatmulQ8Args): GemmCase<MatmulQ8Args> {
-  const codes = unpackQ8(args.weight, args.N, args.K);
-  return gemmCase(label, args, (n, k) => codes[n * args.K + k] * args.scales[n]);
-}
-
-function q4Case(label: string, args: MatmulQ4G128Args): GemmCase<MatmulQ4G128Args> {
-  const { N, K } = args;
-  const codes = unpackQ4(args.weight, N, K);
-  return gemmCase(label, args, (n, k) => codes[n * K + k] * args.scales[n * Math.ceil(K / 128) + Math.floor(k / 128)]);
-}
-
-/**
- * The tolerance of an f32 GEMM against the reference (f64 sums rounded once), for a batch of cases:
- * |gpu - ref| <= 2 sqrt(K) 2^-24 max_mn sum_k |a[m, k]| |w[n, k]| + 2^-23 |ref|.
- * An f32 dot product of K terms, summed in any order, is within K 2^-24 sum |a||w| of the exact one;
- * rounding errors of random sign grow like sqrt(K) rather than K, and 2 sqrt(K) >= K up to K = 4, so
- * the bound is the worst case for tiny K and the statistical one beyond it. Measured on llvmpipe, the
- * kernels' error is at most 0.21 of it (K = 3) and 0.007 of it at K = 4099. The relative term covers
- * the last rounding on each side. One bound serves a whole batch, so the batches are grouped by K.
- */
-function batch<A extends { K: number }>(cases: GemmCase<A>[]): { cases: GemmCase<A>[]; tol: Tolerance } {
-  const atol = largest(cases.map(({ args, absDot }) => 2 * Math.sqrt(args.K) * 2 ** -24 * absDot));
-  return { cases, tol: { atol, rtol: 2 ** -23 } };
-}
 
 // ---- random operands of awkward shapes: 1, non-multiples of 4 and of both tiles, a long row ----
 
 // The first six take the element-by-element paths (K and N not multiples of 4); the next four the
 // vec4 paths of a (K % 4 == 0), of b and c (N % 4 == 0), or both, with edge tiles in M and N and
 // blocks of K that end part-way (72 is 4.5 blocks of 16 and 9 of 8). 136x132x72 and 256x132x48 have
-// interior 128 x 128 tiles beside edge tiles, with a ragged last block of K and with whole blocks.
+// interior 128 x 128 tiles beside edge tiles, with a ragged last block of K and with whole blocks;
+// 129x136x76 has one whose last block is ragged for the pipelined kernels' blocks of 8 too.
 const SHAPES: [number, number, number][] = [
   [1, 1, 1],
   [7, 13, 5],
@@ -100,6 +59,7 @@ const SHAPES: [number, number, number][] = [
   [9, 132, 37],
   [129, 4, 20],
   [256, 132, 48],
+  [129, 136, 76],
 ];
 const LONG_ROW: [number, number, number] = [3, 5, 4099];
 const label = (M: number, N: number, K: number) => `${M}x${N}x${K}`;
@@ -108,10 +68,9 @@ function randomDense(M: number, N: number, K: number, seed: number): GemmCase<Ma
   return denseCase(label(M, N, K), { a: randomF32(M * K, seed), b: randomF32(K * N, seed + 1), M, N, K });
 }
 
-/** Arbitrary words: every byte or nibble value (0x80 and 0x8 included) and non-zero padding. */
-function randomWords(length: number, seed: number): Uint32Array {
-  const next = seededRandom(seed);
-  return Uint32Array.from({ length }, () => Math.floor(next() * 2 ** 32));
+/** An f32 Linear weight [N, K]: the weight's rows take the vec4 path of a's loads when K % 4 == 0. */
+function randomLinear(M: number, N: number, K: number, seed: number): GemmCase<MatmulLinearArgs> {
+  return linearCase(label(M, N, K), { a: randomF32(M * K, seed), weight: randomF32(N * K, seed + 1), M, N, K });
 }
 
 /** Codes in [-127, 127] packed by packQ8, or (raw) arbitrary words. */
@@ -144,6 +103,40 @@ checkAgainstReference("matmul, K <= 255", KERNELS, "kernel", denseShort.cases, m
 checkAgainstReference("matmul, K <= 255", KERNELS, "tile64", denseShort.cases, matmul, matmulGpu, denseShort.tol);
 checkAgainstReference("matmul, K = 4099", KERNELS, "kernel", denseLong.cases, matmul, matmulGpu, denseLong.tol);
 checkAgainstReference("matmul, K = 4099", KERNELS, "tile64", denseLong.cases, matmul, matmulGpu, denseLong.tol);
+checkAgainstReference(
+  "matmul, K <= 255",
+  KERNELS,
+  "kernel_pipelined",
+  denseShort.cases,
+  matmul,
+  matmulGpu,
+  denseShort.tol,
+);
+checkAgainstReference(
+  "matmul, K = 4099",
+  KERNELS,
+  "kernel_pipelined",
+  denseLong.cases,
+  matmul,
+  matmulGpu,
+  denseLong.tol,
+);
+
+const linearShort = batch(SHAPES.map(([M, N, K], i) => randomLinear(M, N, K, 900 + 10 * i)));
+const linearLong = batch([randomLinear(...LONG_ROW, 1000)]);
+for (const entry of ["linear", "linear_tile64", "linear_pipelined"]) {
+  const [short, long] = [linearShort, linearLong];
+  checkAgainstReference(
+    "matmulLinear, K <= 255",
+    KERNELS,
+    entry,
+    short.cases,
+    matmulLinear,
+    matmulLinearGpu,
+    short.tol,
+  );
+  checkAgainstReference("matmulLinear, K = 4099", KERNELS, entry, long.cases, matmulLinear, matmulLinearGpu, long.tol);
+}
 
 /**
  * Operands rounded to halves by packF16, with the dense bound built from the decoded values: a
@@ -233,20 +226,6 @@ interface Golden {
 }
 const loadMatmulGolden = () => loadGolden<Golden>(new URL("./goldens/matmul.json", import.meta.url));
 
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
-/** gen.py's pattern(): values in [-1, 1) on a 2^-23 grid (exact in f32), hashed from (seed, index). */
-function pattern(length: number, seed: number): Float32Array {
-  return Float32Array.from({ length }, (_, i) => (fmix32((Math.imul(seed, 0x9e3779b9) + i) >>> 0) >>> 8) / 2 ** 23 - 1);
-}
-
 function goldenCases(golden: Golden) {
   const operands = (c: GoldenShape) => ({ a: pattern(c.M * c.K, c.a_seed), M: c.M, N: c.N, K: c.K });
   return {
@@ -254,6 +233,12 @@ function goldenCases(golden: Golden) {
       c,
       ...batch([denseCase(c.label, { ...operands(c), b: pattern(c.K * c.N, c.b_seed) })]),
     })),
+    // The same products with b given as a Linear weight, [N, K]: b transposed.
+    linear: golden.mm.map((c) => {
+      const b = pattern(c.K * c.N, c.b_seed);
+      const weight = new Float32Array(c.N * c.K).map((_, i) => b[(i % c.K) * c.N + Math.floor(i / c.K)]);
+      return { c, ...batch([linearCase(c.label, { ...operands(c), weight })]) };
+    }),
     q8: golden.q8.map((c) => {
       const weight = packQ8(Int32Array.from(c.codes), c.N, c.K);
       return { c, ...batch([q8Case(c.label, { ...operands(c), weight, scales: f32(c.scales) })]) };
@@ -270,12 +255,15 @@ const strided = (xs: Float32Array, stride: number) => xs.filter((_, i) => i % st
 Deno.test("matmul reference matches the torch goldens", async () => {
   const golden = await loadMatmulGolden();
   ok(golden.meta.torch && golden.mm.length > 0 && golden.q8.length > 0 && golden.q4.length > 0, "the golden has cases");
-  const { mm, q8, q4 } = goldenCases(golden);
+  const { mm, linear, q8, q4 } = goldenCases(golden);
   for (const { c, cases: [{ args }], tol } of mm) {
     const got = strided(matmul(args), c.stride);
     assertClose(got, f32(c.out64), oneRounding, `torch.mm float64 ${c.label}`);
     // torch's own float32 torch.mm is within the tolerance the kernels are held to.
     assertClose(f32(c.out32), got, tol, `torch.mm float32 ${c.label}`);
+  }
+  for (const { c, cases: [{ args }] } of linear) {
+    assertClose(strided(matmulLinear(args), c.stride), f32(c.out64), oneRounding, `linear float64 ${c.label}`);
   }
   for (const { c, cases: [{ args }] } of q8) assertClose(matmulQ8(args), f32(c.out), oneRounding, `q8 ${c.label}`);
   for (const { c, cases: [{ args }] } of q4) {
@@ -288,15 +276,21 @@ Deno.test("matmul reference matches the torch goldens", async () => {
 });
 
 gpuTest("matmul GPU matches the torch goldens", async (gpu) => {
-  const { mm, q8, q4 } = goldenCases(await loadMatmulGolden());
+  const { mm, linear, q8, q4 } = goldenCases(await loadMatmulGolden());
   for (const { c, cases: [{ args }], tol } of mm) {
-    for (const override of [...variantsOf(KERNELS, "kernel"), ...variantsOf(KERNELS, "tile64")]) {
+    for (const override of ["kernel", "tile64", "kernel_pipelined"].flatMap((e) => variantsOf(KERNELS, e))) {
       assertClose(
         strided(await matmulGpu(gpu, args, { override }), c.stride),
         f32(c.out64),
         tol,
         `${override} ${c.label}`,
       );
+    }
+  }
+  for (const { c, cases: [{ args }], tol } of linear) {
+    for (const override of ["linear", "linear_tile64", "linear_pipelined"].flatMap((e) => variantsOf(KERNELS, e))) {
+      const got = strided(await matmulLinearGpu(gpu, args, { override }), c.stride);
+      assertClose(got, f32(c.out64), tol, `${override} ${c.label}`);
     }
   }
   for (const { c, cases: [{ args }], tol } of q8) {

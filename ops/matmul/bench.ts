@@ -1,7 +1,9 @@
 /**
- * Benchmark cases of matmul: the dense GEMM at square sizes and at a prefill shape, the two
- * weight-quantized GEMMs at prefill shapes, and the f16-storage GEMM (its one, 128 x 128, entry
- * point) at 4096^3 and the longer prefill shape.
+ * Benchmark cases of matmul: the dense GEMM at square sizes, at a prefill shape and at the diffusion
+ * transformers' shapes; the same product with a Linear weight (`matmulLinear`), plain and with fused
+ * epilogues, at the diffusion shapes; the two weight-quantized GEMMs at prefill shapes and at
+ * Z-Image's FFN up-projection; and the f16-storage GEMM (its one, 128 x 128, entry point) at 4096^3
+ * and the longer prefill shape.
  *
  * Each entry point is its own case and always times its own tile, whatever size the plans' tile rule
  * would pick, so that one run compares the 128 x 128 and the 64 x 64 kernels at every shape (the
@@ -11,13 +13,25 @@
  * projection of 30 s of 24 kHz audio (2,813 frames of 513 bins to 128 bands), the rate ops/mel's
  * `kernel` is held to.
  *
+ * The diffusion shapes (M x N x K, M the tokens): Z-Image Turbo (6B DiT, 3840 wide, FFN 10240) over
+ * 4,608 tokens, its FFN up-projection 4608x10240x3840, its attention projections 4608x3840x3840 and
+ * its FFN down-projection 4608x3840x10240; Anima's MLP up-projection (2048 wide, MLP 8192) over 4,096
+ * tokens, 4096x8192x2048. The fused cases (`linear_fused`) time each with the epilogue its model puts
+ * after it: SiLU after the FFN up-projection, GELU after Anima's, a gated accumulation into the
+ * residual stream after the down-projection (gateRows 4608, one batch item) and a plain one after the
+ * projections; beside the plain `linear` rows at the same shapes they give the epilogue's cost.
+ * `kernel_pipelined` and `linear_pipelined`, variant designs the plans do not choose (mod.ts), are
+ * timed at 4096^3 (`kernel_pipelined` only), the diffusion shapes and the prefill shape, beside
+ * `kernel` and `linear`.
  * @module
  */
 
 import { type BenchCase, defineCase, entryOptions, randomInput } from "../../harness/bench_case.ts";
 import {
   KERNELS,
+  type MatmulEpilogue,
   matmulF16Plan,
+  matmulLinearPlan,
   matmulPlan,
   matmulQ4G128Plan,
   matmulQ8Plan,
@@ -31,22 +45,63 @@ const PREFILL: MatmulShape = { M: 512, N: 14336, K: 4096 };
 const SHORT_PREFILL: MatmulShape = { M: 64, N: 14336, K: 4096 };
 const MEL: MatmulShape = { M: 2813, N: 128, K: 513 };
 const QUICK: MatmulShape[] = [64, 128, 256].map((n) => ({ M: n, N: n, K: n }));
+/** Z-Image's FFN up-projection, attention projections and FFN down-projection; Anima's MLP up-projection. */
+const Z_FFN_UP: MatmulShape = { M: 4608, N: 10240, K: 3840 };
+const Z_PROJECTION: MatmulShape = { M: 4608, N: 3840, K: 3840 };
+const Z_FFN_DOWN: MatmulShape = { M: 4608, N: 3840, K: 10240 };
+const ANIMA_MLP_UP: MatmulShape = { M: 4096, N: 8192, K: 2048 };
+const DIFFUSION: MatmulShape[] = [Z_FFN_UP, Z_PROJECTION, Z_FFN_DOWN, ANIMA_MLP_UP];
+/** The diffusion shapes with the epilogue each model fuses after the product. */
+const DIFFUSION_FUSED: (MatmulShape & MatmulEpilogue)[] = [
+  { ...Z_FFN_UP, activation: "silu" },
+  { ...Z_PROJECTION, accumulate: true },
+  { ...Z_FFN_DOWN, gateRows: Z_FFN_DOWN.M, accumulate: true },
+  { ...ANIMA_MLP_UP, activation: "gelu" },
+];
+const QUICK_FUSED: (MatmulShape & MatmulEpilogue)[] = [
+  { M: 64, N: 64, K: 64, activation: "gelu" },
+  { M: 128, N: 128, K: 128, bias: true, activation: "silu" },
+  { M: 256, N: 256, K: 256, gateRows: 128, accumulate: true },
+];
 
 /** Random words: every code a decoder may meet (the decode's cost does not depend on the values). */
 function randomWords(length: number, seed: number): Uint32Array {
   return new Uint32Array(randomInput(length, seed).buffer);
 }
 
-function dense(entry: string): BenchCase {
+function dense(entry: string, gpu: MatmulShape[]): BenchCase {
   return defineCase<MatmulShape>({
     op: "matmul",
     entry,
     sources: KERNELS,
-    gpu: [...SQUARES, MEL, PREFILL], // the peer runs at the last
+    gpu,
     quick: QUICK,
     label,
     plan: (gpu, shape, options) => matmulPlan(gpu, shape, entryOptions(gpu, KERNELS, entry, options)),
     inputs: ({ M, N, K }, seed) => [randomInput(M * K, seed), randomInput(K * N, seed + 1)],
+  });
+}
+
+/** matmulLinear at its shapes, each with its epilogue (none for the plain entry points). */
+function linear(entry: string, gpu: (MatmulShape & MatmulEpilogue)[], quick: (MatmulShape & MatmulEpilogue)[]) {
+  return defineCase<MatmulShape & MatmulEpilogue>({
+    op: "matmulLinear",
+    entry,
+    sources: KERNELS,
+    gpu,
+    quick,
+    label,
+    plan: (gpu, shape, options) => matmulLinearPlan(gpu, shape, entryOptions(gpu, KERNELS, entry, options)),
+    inputs: ({ M, N, K, bias, activation, gateRows, accumulate }, seed) => {
+      const operands = [randomInput(M * K, seed), randomInput(N * K, seed + 1, 0.01, 0.03)];
+      if (!bias && activation === undefined && gateRows === undefined && !accumulate) return operands;
+      return [
+        ...operands,
+        bias ? randomInput(N, seed + 2) : new Float32Array(0),
+        gateRows === undefined ? new Float32Array(0) : randomInput((M / gateRows) * N, seed + 3),
+        ...(accumulate ? [randomInput(M * N, seed + 4)] : []),
+      ];
+    },
   });
 }
 
@@ -55,7 +110,7 @@ function q8(entry: string): BenchCase {
     op: "matmulQ8",
     entry,
     sources: KERNELS,
-    gpu: [PREFILL, SHORT_PREFILL],
+    gpu: [PREFILL, SHORT_PREFILL, Z_FFN_UP],
     quick: QUICK,
     label,
     plan: (gpu, shape, options) => matmulQ8Plan(gpu, shape, entryOptions(gpu, KERNELS, entry, options)),
@@ -72,7 +127,7 @@ function q4(entry: string): BenchCase {
     op: "matmulQ4G128",
     entry,
     sources: KERNELS,
-    gpu: [PREFILL, SHORT_PREFILL],
+    gpu: [PREFILL, SHORT_PREFILL, Z_FFN_UP],
     quick: QUICK,
     label,
     plan: (gpu, shape, options) => matmulQ4G128Plan(gpu, shape, entryOptions(gpu, KERNELS, entry, options)),
@@ -99,8 +154,13 @@ function f16(entry: string): BenchCase {
 
 /** matmul's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  dense("kernel"),
-  dense("tile64"),
+  dense("kernel", [...SQUARES, MEL, ...DIFFUSION, PREFILL]), // the peer runs at the last
+  dense("tile64", [...SQUARES, MEL, PREFILL]),
+  dense("kernel_pipelined", [SQUARES[2], ...DIFFUSION, PREFILL]),
+  linear("linear", [...DIFFUSION, PREFILL], QUICK),
+  linear("linear_pipelined", [...DIFFUSION, PREFILL], QUICK),
+  linear("linear_tile64", [SQUARES[0], PREFILL], QUICK),
+  linear("linear_fused", DIFFUSION_FUSED, QUICK_FUSED),
   q8("q8row"),
   q8("q8row_tile64"),
   q4("q4g128"),

@@ -5,6 +5,15 @@
  * - `matmul` is `torch.mm(a, b)`: `a` `[M, K]` times `b` `[K, N]`, f32 row-major. Entry points
  *   `kernel` (128 x 128 tiles, 8 x 8 outputs per invocation) and `tile64` (64 x 64 tiles, 8 x 4 per
  *   invocation); {@link matmulPlan} picks one by size.
+ * - `matmulLinear` (entry points `linear`, 128 x 128, and `linear_tile64`) is `F.linear(a, weight)`,
+ *   `a @ weight^T`, with the f32 weight in a Linear layer's orientation, `[N, K]`, as checkpoints
+ *   store it and as the quantized products below take theirs: a model binds its checkpoint's tensor
+ *   as it is, never a transposed copy. The kernels are `kernel`'s and `tile64`'s with one change: the
+ *   weight's block is staged as `q8row` stages its decoded weight (each invocation loads four
+ *   consecutive k of two weight rows, as it loads a's, and writes them transposed into workgroup
+ *   memory, into the layout in which `kernel` stages b), so the k-steps, the accumulators, the
+ *   stores, the interior path and the 16 KiB of workgroup memory are `kernel`'s, include for include.
+ *   (Not yet timed on the H200; the bench times `linear` beside `kernel` at the same shapes.)
  * - `matmulQ8` (entry points `q8row`, 128 x 128, and `q8row_tile64`) is
  *   `F.linear(a, dequant(weight))`: the weight is the operand in a Linear layer's orientation,
  *   `[N, K]`, one row per output feature, and the product is `a @ dequant(weight)^T`. It is held as
@@ -36,17 +45,45 @@
  * separate dequantize pass and the f32 weight never exists in memory (ops/dequant_transpose makes
  * that f32 operand when a caller wants it). q8 sums `a` times the codes, which are exact in f32,
  * and applies each row's scale once per output; q4 stages code times its group's scale, because
- * the scale changes along the summed axis. No bias: a fused one cannot be checked against anything
- * until the plain product agrees with the reference, and `elementwiseRows` adds one.
+ * the scale changes along the summed axis.
  *
- * How the 128 x 128 kernels (`kernel`, `q8row`, `q4g128`, `f16storage`) are built, and why (the WGSL
- * has no subgroups here, so everything goes through registers and workgroup memory):
+ * Fused epilogues. `matmul`, `matmulLinear`, `matmulQ8` and `matmulQ4G128` take an epilogue in the
+ * plan's shape ({@link MatmulEpilogue}: `bias`, `activation` of `"gelu"` (erf, torch's default),
+ * `"gelu_tanh"` or `"silu"`, `gateRows`, `accumulate`), applied to each output of the product in the
+ * order `+ bias[n]`, the activation, `x gate[floor(m / gateRows), n]`, and then `c = ...` or, with
+ * `accumulate`, `c += ...` (reference.ts defines each step), so a transformer block's Linear layers
+ * need no elementwise pass after them: a residual stream is updated in place (WebGPU forbids binding
+ * one buffer twice where one is writable, so `c` itself is bound read and written, role `inout`).
+ * A plan with any step takes the product's fused kernel (`kernel_fused`, `tile64_fused`,
+ * `linear_fused`, `linear_tile64_fused`, `q8row_fused`, `q8row_tile64_fused`, `q4g128_fused`,
+ * `q4g128_tile64_fused`; the tile by the same rule), whose bindings are, in order:
+ *
+ *     matmul         a, b,               bias, gate, c
+ *     matmulLinear   a, weight,          bias, gate, c
+ *     matmulQ8       a, weight, scales,  bias, gate, c
+ *     matmulQ4G128   a, weight, scales,  bias, gate, c
+ *
+ * `bias` is `[N]` and `gate` `[M / gateRows, N]`, each of length 0 when its step is off (bind any
+ * f32 tensor there; the kernel never reads it). A plan without an epilogue keeps the plain kernel and
+ * its bindings (`a`, `b` or `weight`, [`scales`], `c`). Why this shape: WebGPU's `layout: "auto"`
+ * makes every binding a shader uses part of its layout, so binding lists that vary with the steps
+ * would take a kernel per list, four per product, each a 128 x 128 kernel of about 35 KB of WGSL;
+ * with fixed bindings, one fused kernel per product reads the steps from uniform flags (the same for
+ * every invocation, so each branch is taken or skipped by whole workgroups) and the plain kernels,
+ * their measured code and their callers' bindings stay as they were. A fused kernel's product is the
+ * plain kernel's, include for include; the epilogue runs once per output, on the accumulators in
+ * registers after the walk over K, before the stores. `matmulF16` has no epilogue and refuses one.
+ *
+ * How the 128 x 128 kernels (`kernel`, `linear`, `q8row`, `q4g128`, `f16storage` and the fused ones)
+ * are built, and why (the WGSL has no subgroups here, so everything goes through registers and
+ * workgroup memory):
  * - 8 x 8 outputs per invocation in sixteen named vec4 accumulators, function-local variables of the
  *   entry point: per k, four vec4 reads of workgroup memory feed 64 FMAs, so the FMA units, not
  *   workgroup memory, set the pace. (An invocation owning 4 x 4 reads two vec4s for 16 FMAs and is
  *   bound by workgroup memory.)
- * - a's block is staged transposed, so one vec4 read gives four rows at one k; b's block (or the
- *   decoded weight's) as vec4s along a row of the tile.
+ * - a's block is staged transposed, so one vec4 read gives four rows at one k; b's block as vec4s
+ *   along a row of the tile, and a weight in the Linear orientation (`linear`'s f32 rows, the
+ *   quantized kernels' decoded codes) transposed into that same layout.
  * - K walked 16 at a time through one stage of workgroup memory, 16 KiB (WebGPU's default
  *   maxComputeWorkgroupStorageSize, so one kernel serves every device): each invocation loads its
  *   share of a block, stores it, a barrier, the 16 k-steps, a barrier.
@@ -57,24 +94,35 @@
  *   as one 8-byte pair of words under the same conditions (a row then starts on an 8-byte boundary)
  *   and decodes them with `unpack2x16float` as it stages them. The bound checks are in the staging
  *   loads (zeros outside an operand) and the final stores, never in the k-steps.
- * - `kernel` and `f16storage` skip even those in interior tiles (wholly inside c, K % 4 == 0 and
- *   N % 4 == 0): their full blocks of K are staged with unchecked loads at indices computed once,
- *   and c is stored unchecked (4096^3 on the H200: 34.8 -> 36.4 TFLOP/s; `f16storage` 31.6 -> 36.5;
- *   512 x 14336 x 4096: 30.0 -> 30.8 and 26.2 -> 31.0). `q8row` and `q4g128` keep the checks.
+ * - `kernel`, `linear` and `f16storage` skip even those in interior tiles (wholly inside c,
+ *   K % 4 == 0 and N % 4 == 0): their full blocks of K are staged with unchecked loads at indices
+ *   computed once, and c is stored unchecked (4096^3 on the H200: 34.8 -> 36.4 TFLOP/s; `f16storage`
+ *   31.6 -> 36.5; 512 x 14336 x 4096: 30.0 -> 30.8 and 26.2 -> 31.0). `q8row` and `q4g128` keep the
+ *   checks.
  * This design replaced a two-stage one (the next block prefetched into registers, one barrier per
  * block) that needed an NVIDIA variant at 32 KiB of workgroup memory; measured on the H200 it was
  * slower (`harness/baselines/nvidia-h200-design.md`, matmul). With the NVIDIA variant's K-step
- * of 16 now within the portable 16 KiB, there is no target variant. `tile64` is the same design
- * at 64 x 64 (8 x 4 outputs per invocation, 8 KiB); `q8row_tile64` and `q4g128_tile64` keep a
- * simpler one (4 x 4 outputs per invocation, a looped k, element-by-element loads). Every kernel
+ * of 16 now within the portable 16 KiB, there is no target variant. `tile64` and `linear_tile64`
+ * are the same design at 64 x 64 (8 x 4 outputs per invocation, 8 KiB); `q8row_tile64` and
+ * `q4g128_tile64` keep a simpler one (4 x 4 outputs per invocation, a looped k, element-by-element
+ * loads). Every kernel
  * stays within WebGPU's default 16 KiB of workgroup memory (a test holds them to it), so no plan
  * needs to check the device's maxComputeWorkgroupStorageSize.
  *
- * Refused, with an error naming the argument: M, N or K not an integer >= 1, and arrays of the wrong
+ * Refused, with an error naming the argument: M, N or K not an integer >= 1, arrays of the wrong
  * type or length (`matmulF16`'s operands are Uint32Arrays of exactly `ceil(M * K / 2)` and
- * `ceil(K * N / 2)` words); and, before anything is uploaded, an operand larger than the device's
+ * `ceil(K * N / 2)` words), an activation other than the three, a gateRows that is not an integer
+ * >= 1 dividing M, a gate without gateRows (or the reverse), accumulate without the prior c (or the
+ * reverse), an epilogue given to `matmulF16`, and an override of a plain kernel for a fused plan (or
+ * the reverse); and, before anything is uploaded, an operand larger than the device's
  * maxStorageBufferBindingSize, with an error naming the operand and the limit. Grids of more tiles
  * than maxComputeWorkgroupsPerDimension (65,535) fold into a second dimension.
+ *
+ * A variant design awaits its timing: `kernel_pipelined` and `linear_pipelined` are `kernel` and
+ * `linear` with another walk over K, two stages of 8 columns in the same 16 KiB, the next block's
+ * loads issued before this block's k-steps and one barrier per block (kernel_pipelined.wgsl says
+ * why). The plans never choose them; `{ override: "kernel_pipelined" }` runs one, the tests hold them
+ * to the reference, and the bench times them beside `kernel` and `linear` at the same shapes.
  *
  * Tile choice: the 128 x 128 tile does four times the work per workgroup of the 64 x 64 one, so it
  * only pays when there are still enough tiles to occupy a large GPU. The plans use it when M and N
@@ -91,19 +139,27 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import type { BindingSpec, HostArray, KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import {
+  epilogueOf,
+  hasEpilogue,
+  type MatmulActivation,
   type MatmulArgs,
+  type MatmulEpilogue,
+  type MatmulEpilogueArgs,
   type MatmulF16Args,
+  type MatmulLinearArgs,
   type MatmulQ4G128Args,
   type MatmulQ8Args,
   type MatmulShape,
   validateMatmul,
   validateMatmulF16,
   validateMatmulF16Shape,
+  validateMatmulLinear,
+  validateMatmulLinearShape,
   validateMatmulQ4G128,
   validateMatmulQ4G128Shape,
   validateMatmulQ8,
@@ -118,14 +174,42 @@ export { KERNELS };
 export const LARGE_TILE_MIN_TILES = 256;
 
 const PARAMS = [{ name: "m", type: "u32" }, { name: "n", type: "u32" }, { name: "k", type: "u32" }] as const;
+/** The fused kernels' params (wgsl/include/params_fused.wgsl): the sizes and the epilogue's flags. */
+const PARAMS_FUSED = [
+  ...PARAMS,
+  { name: "bias", type: "u32" },
+  { name: "activation", type: "u32" },
+  { name: "gate_rows", type: "u32" },
+  { name: "accumulate", type: "u32" },
+] as const;
+/** The fused kernels' code for each activation (0: none). */
+const ACTIVATION_CODES: Readonly<Record<MatmulActivation, number>> = { gelu: 1, gelu_tanh: 2, silu: 3 };
+
+type GemmOp = "matmul" | "matmulLinear" | "matmulQ8" | "matmulQ4G128" | "matmulF16";
+type FusedOp = Exclude<GemmOp, "matmulF16">;
 /** Each product's entry points: the 128 x 128 tile and, where there is one, the 64 x 64 one. */
 const ENTRIES: Readonly<Record<GemmOp, readonly [string] | readonly [string, string]>> = {
   matmul: ["kernel", "tile64"],
+  matmulLinear: ["linear", "linear_tile64"],
   matmulQ8: ["q8row", "q8row_tile64"],
   matmulQ4G128: ["q4g128", "q4g128_tile64"],
   matmulF16: ["f16storage"],
 };
-type GemmOp = "matmul" | "matmulQ8" | "matmulQ4G128" | "matmulF16";
+/**
+ * Entry points the plans never choose but an override may name: variant designs awaiting their
+ * H200 timing (kernel_pipelined.wgsl says what is to be measured).
+ */
+const OVERRIDE_ONLY: Readonly<Partial<Record<GemmOp, readonly string[]>>> = {
+  matmul: ["kernel_pipelined"],
+  matmulLinear: ["linear_pipelined"],
+};
+/** The same products with the fused epilogue, taken when the plan's shape asks for one. */
+const FUSED_ENTRIES: Readonly<Record<FusedOp, readonly [string, string]>> = {
+  matmul: ["kernel_fused", "tile64_fused"],
+  matmulLinear: ["linear_fused", "linear_tile64_fused"],
+  matmulQ8: ["q8row_fused", "q8row_tile64_fused"],
+  matmulQ4G128: ["q4g128_fused", "q4g128_tile64_fused"],
+};
 
 /** A kernel's tile, read from its WGSL constants (the source is the one truth). */
 interface Tile {
@@ -155,12 +239,21 @@ function largeTile({ M, N }: MatmulShape): boolean {
 }
 
 /**
- * The kernel of a plan: the variant an override names (one of the op's entry points), or the entry
- * point the size calls for (the only one, where the op has one), resolved for the device's target.
+ * The kernel of a plan: the variant an override names (one of the op's entry points, fused or not
+ * as the plan is), or the entry point the size calls for (the only one, where the op has one),
+ * resolved for the device's target.
  */
-function gemmKernel(gpu: ResidentDevice, op: GemmOp, shape: MatmulShape, options: KernelOptions): Resolution {
-  const [large, small = large] = ENTRIES[op];
-  return gpu.resolveAmong(KERNELS, op, ENTRIES[op], largeTile(shape) ? large : small, options);
+function gemmKernel(
+  gpu: ResidentDevice,
+  op: GemmOp,
+  shape: MatmulShape,
+  fused: boolean,
+  options: KernelOptions,
+): Resolution {
+  const entries = fused && op !== "matmulF16" ? FUSED_ENTRIES[op] : ENTRIES[op];
+  const [large, small = large] = entries;
+  const allowed = fused ? entries : [...entries, ...(OVERRIDE_ONLY[op] ?? [])];
+  return gpu.resolveAmong(KERNELS, op, allowed, largeTile(shape) ? large : small, options);
 }
 
 function tileGrid(gpu: ResidentDevice, shape: MatmulShape, kernel: Resolution): [number, number, number] {
@@ -170,12 +263,91 @@ function tileGrid(gpu: ResidentDevice, shape: MatmulShape, kernel: Resolution): 
 }
 
 /**
- * Plans `matmul` on the GPU.
+ * A product's plan (shape already validated): its operands' bindings, then, for a fused plan, the
+ * epilogue's `bias` and `gate` (length 0 where their step is off), then `c`, read and written when
+ * the epilogue accumulates. `operandBytes` is what the operands take in memory.
+ */
+function gemmPlan(
+  gpu: ResidentDevice,
+  op: GemmOp,
+  shape: MatmulShape & MatmulEpilogue,
+  operands: readonly BindingSpec[],
+  operandBytes: number,
+  options: KernelOptions,
+): KernelPlan {
+  const { M, N, K, bias = false, activation, gateRows, accumulate = false } = shape;
+  const fused = hasEpilogue(shape);
+  const kernel = gemmKernel(gpu, op, shape, fused, options);
+  const gateLength = gateRows === undefined ? 0 : (M / gateRows) * N;
+  const epilogue: BindingSpec[] = fused
+    ? [
+      { name: "bias", dtype: "f32", length: bias ? N : 0, role: "input" },
+      { name: "gate", dtype: "f32", length: gateLength, role: "input" },
+    ]
+    : [];
+  const sizes = { m: M, n: N, k: K };
+  const params = fused
+    ? packParams(PARAMS_FUSED, {
+      ...sizes,
+      bias: Number(bias),
+      activation: activation === undefined ? 0 : ACTIVATION_CODES[activation],
+      gate_rows: gateRows ?? 0,
+      accumulate: Number(accumulate),
+    }, op)
+    : packParams(PARAMS, sizes, op);
+  // One operation per output for each of the bias, the gate and the accumulation (an activation's
+  // cost depends on how it is evaluated, so it is not counted).
+  const steps = Number(bias) + Number(gateRows !== undefined) + Number(accumulate);
+  return {
+    op,
+    kernel,
+    bindings: [
+      ...operands,
+      ...epilogue,
+      { name: "c", dtype: "f32", length: M * N, role: accumulate ? "inout" : "output" },
+    ],
+    params,
+    workgroups: tileGrid(gpu, shape, kernel),
+    // The operands, bias and gate read once, c written once (and read once when accumulated into); a
+    // multiply and an add per term.
+    cost: {
+      bytes: operandBytes + 4 * ((bias ? N : 0) + gateLength + (accumulate ? 2 : 1) * M * N),
+      flops: 2 * M * N * K + steps * M * N,
+    },
+  };
+}
+
+/** Bytes of f32 (or u32) bindings: four per element. */
+const bytesOf = (bindings: readonly BindingSpec[]) => 4 * bindings.reduce((sum, b) => sum + b.length, 0);
+
+/**
+ * The host arrays a one-shot call feeds its plan after the operands: the epilogue's bias and gate
+ * (empty where absent) for a fused plan, then the prior c when it accumulates.
+ */
+function epilogueInputs(args: MatmulEpilogueArgs): HostArray[] {
+  if (!hasEpilogue(epilogueOf(args))) return [];
+  const empty = new Float32Array(0);
+  return [args.bias ?? empty, args.gate ?? empty, ...(args.accumulate && args.c ? [args.c] : [])];
+}
+
+/** The shape of a one-shot call: its sizes and its epilogue's steps. */
+const planShape = (args: MatmulShape & MatmulEpilogueArgs): MatmulShape & MatmulEpilogue => ({
+  M: args.M,
+  N: args.N,
+  K: args.K,
+  ...epilogueOf(args),
+});
+
+/**
+ * Plans `matmul` on the GPU, with an optional fused epilogue.
  *
  * @param gpu the device
- * @param shape `M`, `N`, `K`
- * @param options kernel override: a variant of `kernel` or of `tile64` (which also picks the tile)
- * @returns the plan; bindings `a`, `b` (inputs) and `c` (output), one workgroup per tile of `c`
+ * @param shape `M`, `N`, `K` and the epilogue's steps ({@link MatmulEpilogue})
+ * @param options kernel override: a variant of `kernel` or of `tile64` (which also picks the tile),
+ *   or of `kernel_pipelined`; with an epilogue, of `kernel_fused` or `tile64_fused`
+ * @returns the plan, one workgroup per tile of `c`; bindings `a`, `b` (inputs) and `c` (output), or
+ *   with an epilogue `a`, `b`, `bias`, `gate` (inputs; each of length 0 where its step is off) and
+ *   `c` (output, or `inout` when it accumulates)
  * @throws Error naming the argument, as {@link validateMatmulShape}
  *
  * @example Resident tensors: upload once, submit plans, read back
@@ -188,30 +360,28 @@ function tileGrid(gpu: ResidentDevice, shape: MatmulShape, kernel: Resolution): 
  * const c = gpu.alloc("f32", 4);
  * await gpu.submit([matmulPlan(gpu, { M: 2, N: 2, K: 2 }), [a, b, c]]);
  * const product = await gpu.read(c); // [1, 2, 3, 4]
+ * // c += a @ b, in place: the fused plan binds bias and gate too (length 0 here: any tensor will do).
+ * await gpu.submit([matmulPlan(gpu, { M: 2, N: 2, K: 2, accumulate: true }), [a, b, a, a, c]]);
+ * const twice = await gpu.read(c); // [2, 4, 6, 8]
  * gpu.destroy();
  * ```
  */
-export function matmulPlan(gpu: ResidentDevice, shape: MatmulShape, options: KernelOptions = {}): KernelPlan {
+export function matmulPlan(
+  gpu: ResidentDevice,
+  shape: MatmulShape & MatmulEpilogue,
+  options: KernelOptions = {},
+): KernelPlan {
   validateMatmulShape(shape);
   const { M, N, K } = shape;
-  const kernel = gemmKernel(gpu, "matmul", shape, options);
-  return {
-    op: "matmul",
-    kernel,
-    bindings: [
-      { name: "a", dtype: "f32", length: M * K, role: "input" },
-      { name: "b", dtype: "f32", length: K * N, role: "input" },
-      { name: "c", dtype: "f32", length: M * N, role: "output" },
-    ],
-    params: packParams(PARAMS, { m: M, n: N, k: K }, "matmul"),
-    workgroups: tileGrid(gpu, shape, kernel),
-    // Each operand read once and the result written once; a multiply and an add per term.
-    cost: { bytes: 4 * (M * K + K * N + M * N), flops: 2 * M * N * K },
-  };
+  const operands: BindingSpec[] = [
+    { name: "a", dtype: "f32", length: M * K, role: "input" },
+    { name: "b", dtype: "f32", length: K * N, role: "input" },
+  ];
+  return gemmPlan(gpu, "matmul", shape, operands, bytesOf(operands), options);
 }
 
 /**
- * `a @ b` on the GPU.
+ * `a @ b` on the GPU, with an optional fused epilogue.
  *
  * @param gpu the device
  * @param args as {@link matmul}
@@ -225,6 +395,7 @@ export function matmulPlan(gpu: ResidentDevice, shape: MatmulShape, options: Ker
  * const gpu = await acquireDevice();
  * const a = new Float32Array([1, 2, 3, 4]);
  * const c = await matmulGpu(gpu, { a, b: new Float32Array([5, 6, 7, 8]), M: 2, N: 2, K: 2 }); // [19, 22, 43, 50]
+ * const d = await matmulGpu(gpu, { a, b: new Float32Array([5, 6, 7, 8]), M: 2, N: 2, K: 2, bias: new Float32Array([-19, -22]) }); // [0, 0, 24, 28]
  * gpu.destroy();
  * ```
  */
@@ -234,49 +405,94 @@ export async function matmulGpu(
   options: KernelOptions = {},
 ): Promise<Float32Array> {
   validateMatmul(args);
-  const [c] = await gpu.run(matmulPlan(gpu, args, options), [args.a, args.b]);
+  const [c] = await gpu.run(matmulPlan(gpu, planShape(args), options), [args.a, args.b, ...epilogueInputs(args)]);
   return c as Float32Array;
 }
 
-/** The two quantized formats: the op, and the lengths of its weight bindings. */
-interface QuantizedFormat {
-  op: "matmulQ8" | "matmulQ4G128";
-  weightWords: number;
-  scaleCount: number;
-}
-
-function quantizedPlan(
+/**
+ * Plans `matmulLinear` (`a @ weight^T`, an f32 weight `[N, K]`) on the GPU, with an optional fused
+ * epilogue.
+ *
+ * @param gpu the device
+ * @param shape `M` (rows of `a`), `N` (rows of the weight), `K` and the epilogue's steps
+ *   ({@link MatmulEpilogue})
+ * @param options kernel override: a variant of `linear` or of `linear_tile64` (which also picks the
+ *   tile), or of `linear_pipelined`; with an epilogue, of `linear_fused` or `linear_tile64_fused`
+ * @returns the plan, one workgroup per tile of `c`; bindings `a`, `weight` (inputs) and `c` (output),
+ *   or with an epilogue `a`, `weight`, `bias`, `gate` (inputs; each of length 0 where its step is off)
+ *   and `c` (output, or `inout` when it accumulates)
+ * @throws Error naming the argument, as {@link validateMatmulLinearShape}
+ *
+ * @example A Linear layer with its bias and a GELU, the weight as the checkpoint stores it
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { matmulLinearPlan } from "@xpu/ops/ops/matmul";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([1, 2])); // [M = 1, K = 2]
+ * const weight = gpu.upload(new Float32Array([1, 0, 0, 1, 1, 1])); // [N = 3, K = 2]
+ * const bias = gpu.upload(new Float32Array([0, 0, -3]));
+ * const y = gpu.alloc("f32", 3);
+ * const plan = matmulLinearPlan(gpu, { M: 1, N: 3, K: 2, bias: true, activation: "gelu" });
+ * await gpu.submit([plan, [x, weight, bias, bias, y]]); // gate is off: bias stands in for it
+ * const out = await gpu.read(y); // gelu([1, 2, 0]) = [0.8413..., 1.9544..., 0]
+ * gpu.destroy();
+ * ```
+ */
+export function matmulLinearPlan(
   gpu: ResidentDevice,
-  shape: MatmulShape,
-  format: QuantizedFormat,
-  options: KernelOptions,
+  shape: MatmulShape & MatmulEpilogue,
+  options: KernelOptions = {},
 ): KernelPlan {
+  validateMatmulLinearShape(shape);
   const { M, N, K } = shape;
-  const { op, weightWords, scaleCount } = format;
-  const kernel = gemmKernel(gpu, op, shape, options);
-  return {
-    op,
-    kernel,
-    bindings: [
-      { name: "a", dtype: "f32", length: M * K, role: "input" },
-      { name: "weight", dtype: "u32", length: weightWords, role: "input" },
-      { name: "scales", dtype: "f32", length: scaleCount, role: "input" },
-      { name: "c", dtype: "f32", length: M * N, role: "output" },
-    ],
-    params: packParams(PARAMS, { m: M, n: N, k: K }, op),
-    workgroups: tileGrid(gpu, shape, kernel),
-    // a, the weight as stored and the scales read once, c written once; a multiply and an add per term.
-    cost: { bytes: 4 * (M * K + weightWords + scaleCount + M * N), flops: 2 * M * N * K },
-  };
+  const operands: BindingSpec[] = [
+    { name: "a", dtype: "f32", length: M * K, role: "input" },
+    { name: "weight", dtype: "f32", length: N * K, role: "input" },
+  ];
+  return gemmPlan(gpu, "matmulLinear", shape, operands, bytesOf(operands), options);
 }
 
 /**
- * Plans `matmulQ8` on the GPU.
+ * `a @ weight^T` with an f32 weight `[N, K]` on the GPU, with an optional fused epilogue.
  *
  * @param gpu the device
- * @param shape `M` (rows of `a`), `N` (rows of the weight), `K`
- * @param options kernel override: a variant of `q8row` or of `q8row_tile64` (which also picks the tile)
- * @returns the plan; bindings `a`, `weight`, `scales` (inputs) and `c` (output)
+ * @param args as {@link matmulLinear}
+ * @param options kernel override
+ * @returns the result, `[M, N]`
+ * @throws Error naming the argument, as {@link validateMatmulLinear}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, matmulLinearGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const a = new Float32Array([1, 2, 3, 4]);
+ * const weight = new Float32Array([5, 6, 7, 8]); // [N = 2, K = 2]
+ * const c = await matmulLinearGpu(gpu, { a, weight, M: 2, N: 2, K: 2 }); // [17, 23, 39, 53]
+ * gpu.destroy();
+ * ```
+ */
+export async function matmulLinearGpu(
+  gpu: ResidentDevice,
+  args: MatmulLinearArgs,
+  options: KernelOptions = {},
+): Promise<Float32Array> {
+  validateMatmulLinear(args);
+  const plan = matmulLinearPlan(gpu, planShape(args), options);
+  const [c] = await gpu.run(plan, [args.a, args.weight, ...epilogueInputs(args)]);
+  return c as Float32Array;
+}
+
+/**
+ * Plans `matmulQ8` on the GPU, with an optional fused epilogue.
+ *
+ * @param gpu the device
+ * @param shape `M` (rows of `a`), `N` (rows of the weight), `K` and the epilogue's steps
+ *   ({@link MatmulEpilogue})
+ * @param options kernel override: a variant of `q8row` or of `q8row_tile64` (which also picks the
+ *   tile); with an epilogue, of `q8row_fused` or `q8row_tile64_fused`
+ * @returns the plan; bindings `a`, `weight`, `scales` (inputs) and `c` (output), or with an epilogue
+ *   `a`, `weight`, `scales`, `bias`, `gate` (inputs; each of length 0 where its step is off) and `c`
+ *   (output, or `inout` when it accumulates)
  * @throws Error naming the argument, as {@link validateMatmulQ8Shape}
  *
  * @example Resident tensors: the int8 weight uploaded once
@@ -293,19 +509,23 @@ function quantizedPlan(
  * gpu.destroy();
  * ```
  */
-export function matmulQ8Plan(gpu: ResidentDevice, shape: MatmulShape, options: KernelOptions = {}): KernelPlan {
+export function matmulQ8Plan(
+  gpu: ResidentDevice,
+  shape: MatmulShape & MatmulEpilogue,
+  options: KernelOptions = {},
+): KernelPlan {
   validateMatmulQ8Shape(shape);
-  const { N, K } = shape;
-  const format: QuantizedFormat = {
-    op: "matmulQ8",
-    weightWords: N * Math.ceil(K / 4),
-    scaleCount: N,
-  };
-  return quantizedPlan(gpu, shape, format, options);
+  const { M, N, K } = shape;
+  const operands: BindingSpec[] = [
+    { name: "a", dtype: "f32", length: M * K, role: "input" },
+    { name: "weight", dtype: "u32", length: N * Math.ceil(K / 4), role: "input" },
+    { name: "scales", dtype: "f32", length: N, role: "input" },
+  ];
+  return gemmPlan(gpu, "matmulQ8", shape, operands, bytesOf(operands), options);
 }
 
 /**
- * `a @ dequant(weight)^T` with an int8 weight, on the GPU.
+ * `a @ dequant(weight)^T` with an int8 weight, on the GPU, with an optional fused epilogue.
  *
  * @param gpu the device
  * @param args as {@link matmulQ8}
@@ -329,17 +549,22 @@ export async function matmulQ8Gpu(
   options: KernelOptions = {},
 ): Promise<Float32Array> {
   validateMatmulQ8(args);
-  const [c] = await gpu.run(matmulQ8Plan(gpu, args, options), [args.a, args.weight, args.scales]);
+  const plan = matmulQ8Plan(gpu, planShape(args), options);
+  const [c] = await gpu.run(plan, [args.a, args.weight, args.scales, ...epilogueInputs(args)]);
   return c as Float32Array;
 }
 
 /**
- * Plans `matmulQ4G128` on the GPU.
+ * Plans `matmulQ4G128` on the GPU, with an optional fused epilogue.
  *
  * @param gpu the device
- * @param shape `M` (rows of `a`), `N` (rows of the weight), `K`
- * @param options kernel override: a variant of `q4g128` or of `q4g128_tile64` (which also picks the tile)
- * @returns the plan; bindings `a`, `weight`, `scales` (inputs) and `c` (output)
+ * @param shape `M` (rows of `a`), `N` (rows of the weight), `K` and the epilogue's steps
+ *   ({@link MatmulEpilogue})
+ * @param options kernel override: a variant of `q4g128` or of `q4g128_tile64` (which also picks the
+ *   tile); with an epilogue, of `q4g128_fused` or `q4g128_tile64_fused`
+ * @returns the plan; bindings `a`, `weight`, `scales` (inputs) and `c` (output), or with an epilogue
+ *   `a`, `weight`, `scales`, `bias`, `gate` (inputs; each of length 0 where its step is off) and `c`
+ *   (output, or `inout` when it accumulates)
  * @throws Error naming the argument, as {@link validateMatmulQ4G128Shape}
  *
  * @example Resident tensors: the int4 weight uploaded once
@@ -356,19 +581,24 @@ export async function matmulQ8Gpu(
  * gpu.destroy();
  * ```
  */
-export function matmulQ4G128Plan(gpu: ResidentDevice, shape: MatmulShape, options: KernelOptions = {}): KernelPlan {
+export function matmulQ4G128Plan(
+  gpu: ResidentDevice,
+  shape: MatmulShape & MatmulEpilogue,
+  options: KernelOptions = {},
+): KernelPlan {
   validateMatmulQ4G128Shape(shape);
-  const { N, K } = shape;
-  const format: QuantizedFormat = {
-    op: "matmulQ4G128",
-    weightWords: N * Math.ceil(K / 8),
-    scaleCount: N * Math.ceil(K / 128),
-  };
-  return quantizedPlan(gpu, shape, format, options);
+  const { M, N, K } = shape;
+  const operands: BindingSpec[] = [
+    { name: "a", dtype: "f32", length: M * K, role: "input" },
+    { name: "weight", dtype: "u32", length: N * Math.ceil(K / 8), role: "input" },
+    { name: "scales", dtype: "f32", length: N * Math.ceil(K / 128), role: "input" },
+  ];
+  return gemmPlan(gpu, "matmulQ4G128", shape, operands, bytesOf(operands), options);
 }
 
 /**
- * `a @ dequant(weight)^T` with an int4, group-128 weight, on the GPU.
+ * `a @ dequant(weight)^T` with an int4, group-128 weight, on the GPU, with an optional fused
+ * epilogue.
  *
  * @param gpu the device
  * @param args as {@link matmulQ4G128}
@@ -392,7 +622,8 @@ export async function matmulQ4G128Gpu(
   options: KernelOptions = {},
 ): Promise<Float32Array> {
   validateMatmulQ4G128(args);
-  const [c] = await gpu.run(matmulQ4G128Plan(gpu, args, options), [args.a, args.weight, args.scales]);
+  const plan = matmulQ4G128Plan(gpu, planShape(args), options);
+  const [c] = await gpu.run(plan, [args.a, args.weight, args.scales, ...epilogueInputs(args)]);
   return c as Float32Array;
 }
 
@@ -422,21 +653,12 @@ export async function matmulQ4G128Gpu(
 export function matmulF16Plan(gpu: ResidentDevice, shape: MatmulShape, options: KernelOptions = {}): KernelPlan {
   validateMatmulF16Shape(shape);
   const { M, N, K } = shape;
-  const kernel = gemmKernel(gpu, "matmulF16", shape, options);
-  return {
-    op: "matmulF16",
-    kernel,
-    bindings: [
-      { name: "a", dtype: "u32", length: Math.ceil((M * K) / 2), role: "input" },
-      { name: "b", dtype: "u32", length: Math.ceil((K * N) / 2), role: "input" },
-      { name: "c", dtype: "f32", length: M * N, role: "output" },
-    ],
-    params: packParams(PARAMS, { m: M, n: N, k: K }, "matmulF16"),
-    workgroups: tileGrid(gpu, shape, kernel),
-    // Each operand read once at two bytes an element and the result written once at four; a
-    // multiply and an add per term.
-    cost: { bytes: 2 * (M * K + K * N) + 4 * M * N, flops: 2 * M * N * K },
-  };
+  const operands: BindingSpec[] = [
+    { name: "a", dtype: "u32", length: Math.ceil((M * K) / 2), role: "input" },
+    { name: "b", dtype: "u32", length: Math.ceil((K * N) / 2), role: "input" },
+  ];
+  // Each operand read once at two bytes an element.
+  return gemmPlan(gpu, "matmulF16", shape, operands, 2 * (M * K + K * N), options);
 }
 
 /**

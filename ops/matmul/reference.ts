@@ -3,6 +3,9 @@
  *
  * - `matmul` is `torch.mm(a, b)`: `a` is `[M, K]`, `b` is `[K, N]`, both f32 row-major, and the
  *   result is `[M, N]`. `b` is read as `[K, N]`, not as a transposed `[N, K]`.
+ * - `matmulLinear` is `F.linear(a, weight)`, i.e. `a @ weight^T`: the f32 weight in a Linear layer's
+ *   orientation, `[N, K]` (one row per output feature), as checkpoints store it and as the quantized
+ *   products below take theirs.
  * - `matmulQ8` is `F.linear(a, dequant(weight))`, i.e. `a @ dequant(weight)^T`: the activations `a`
  *   are `[M, K]` and the weight is a Linear layer's `[N, K]` (one row per output feature), held as
  *   int8 codes packed four to a u32, least-significant byte first, two's complement, `[N, ceil(K/4)]`
@@ -20,6 +23,21 @@
  *   their exact values and multiplied as such. {@link packF16} writes the format (rounding to nearest,
  *   ties to even, as torch's `.half()`) and {@link unpackF16} reads it.
  *
+ * Every product but `matmulF16` takes a fused epilogue ({@link MatmulEpilogueArgs}), applied to each
+ * output `y[m, n]` of the product in this order, each step only when asked for:
+ *
+ *     v = y[m, n] + bias[n]                       bias    [N]
+ *     v = activation(v)                           "gelu" (erf), "gelu_tanh" or "silu"
+ *     v = v * gate[floor(m / gateRows), n]        gate    [M / gateRows, N], gateRows | M
+ *     out[m, n] = c[m, n] + v   (accumulate)      c       [M, N], the output's prior content
+ *
+ * `gelu` is `F.gelu(v)` (approximate="none": `v/2 * (1 + erf(v / sqrt 2))`), `gelu_tanh` is
+ * `F.gelu(v, approximate="tanh")`, `silu` is `F.silu(v)`. The gate is a modulation vector per batch
+ * item broadcast over its tokens: rows `m` of `a` are `M / gateRows` batch items of `gateRows` tokens
+ * each, token-major, so row `m` belongs to item `floor(m / gateRows)` (not `m % (M / gateRows)`).
+ * With `accumulate`, the result is added to `c` (a residual stream updated in place). The whole
+ * chain is evaluated in f64 on the f64 product and rounded to f32 once.
+ *
  * Codes in the padding of a row's last word (columns K and beyond) are ignored. A nibble decodes to
  * [-8, 7] and a byte to [-128, 127] whatever produced them; the quantizers only emit [-7, 7] and
  * [-127, 127], but the decoding is the format's, not the quantizer's.
@@ -28,16 +46,61 @@
  * remainder, subtraction), independent of the kernels' bit extraction.
  *
  * Refused, with an error naming the argument: M, N or K that is not an integer >= 1 (an empty
- * dimension is far likelier a shape bug than a request for an empty or all-zero product), and
- * arrays of the wrong type or length.
+ * dimension is far likelier a shape bug than a request for an empty or all-zero product), arrays of
+ * the wrong type or length, an activation that is not one of {@link MATMUL_ACTIVATIONS}, a gateRows
+ * that is not an integer >= 1 dividing M, a gate without gateRows or gateRows without a gate,
+ * accumulate without c or c without accumulate, a `bias` or `accumulate` of the plans' shape that is
+ * not a boolean, and any epilogue argument given to `matmulF16` (it has none).
  *
  * @module
  */
 
-import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
+import { erfc } from "../activation/reference.ts";
+import { requireArgs, requireArray, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 
-/** Arguments of {@link matmul}. */
-export interface MatmulArgs {
+/** The activations a product's fused epilogue can apply (torch's names: `F.gelu`, `F.gelu(approximate="tanh")`, `F.silu`). */
+export const MATMUL_ACTIVATIONS = ["gelu", "gelu_tanh", "silu"] as const;
+/** One of {@link MATMUL_ACTIVATIONS}. */
+export type MatmulActivation = typeof MATMUL_ACTIVATIONS[number];
+
+/**
+ * A fused epilogue as the plans take it (in the shape, beside `M`, `N`, `K`): which steps run, and so
+ * which bindings the plan has. Any step makes the plan take the op's fused kernel, whose bindings
+ * are `a`, `b` or `weight`, [`scales`], `bias`, `gate`, `c`; `bias` and `gate` have length 0 (any f32
+ * tensor may be bound there) when their step is off.
+ */
+export interface MatmulEpilogue {
+  /** Add `bias[n]`: binding `bias`, `[N]`. */
+  bias?: boolean;
+  /** Apply `F.gelu` (erf), `F.gelu(approximate="tanh")` or `F.silu` after the bias. */
+  activation?: MatmulActivation;
+  /**
+   * Tokens per batch item: multiply by `gate[floor(m / gateRows), n]`, binding `gate`,
+   * `[M / gateRows, N]`. An integer >= 1 dividing M.
+   */
+  gateRows?: number;
+  /** Add the result to `c`'s prior content (`c += ...`): `c` is bound read and written (role `inout`). */
+  accumulate?: boolean;
+}
+
+/** A fused epilogue with its tensors, as the references and the one-shot GPU calls take it. */
+export interface MatmulEpilogueArgs {
+  /** `[N]`, added to every row of the product. */
+  bias?: Float32Array;
+  /** Applied after the bias. */
+  activation?: MatmulActivation;
+  /** `[M / gateRows, N]`: row `m` of the result is multiplied by row `floor(m / gateRows)`. Needs `gateRows`. */
+  gate?: Float32Array;
+  /** Tokens per batch item (rows of the result per row of `gate`), an integer >= 1 dividing M. Needs `gate`. */
+  gateRows?: number;
+  /** Add the result to `c`. Needs `c`. */
+  accumulate?: boolean;
+  /** `[M, N]`, the output's prior content, which `accumulate` adds the result to. */
+  c?: Float32Array;
+}
+
+/** Arguments of {@link matmul}, with an optional fused epilogue. */
+export interface MatmulArgs extends MatmulEpilogueArgs {
   /** Left operand, `[M, K]` row-major. */
   a: Float32Array;
   /** Right operand, `[K, N]` row-major. */
@@ -50,8 +113,22 @@ export interface MatmulArgs {
   K: number;
 }
 
-/** Arguments of {@link matmulQ8}: activations times an int8 weight with one scale per row. */
-export interface MatmulQ8Args {
+/** Arguments of {@link matmulLinear}: `a @ weight^T` with an f32 weight `[N, K]`, with an optional fused epilogue. */
+export interface MatmulLinearArgs extends MatmulEpilogueArgs {
+  /** Activations, `[M, K]` row-major. */
+  a: Float32Array;
+  /** A Linear layer's weight, `[N, K]` row-major (one row per output feature). */
+  weight: Float32Array;
+  /** Rows of `a` and of the result (tokens). */
+  M: number;
+  /** Rows of the weight, columns of the result (output features). */
+  N: number;
+  /** Columns of `a` and of the weight (input features). */
+  K: number;
+}
+
+/** Arguments of {@link matmulQ8}: activations times an int8 weight with one scale per row, with an optional fused epilogue. */
+export interface MatmulQ8Args extends MatmulEpilogueArgs {
   /** Activations, `[M, K]` row-major f32. */
   a: Float32Array;
   /** The weight `[N, K]` packed by `packQ8`: `[N, ceil(K/4)]` words. */
@@ -66,8 +143,8 @@ export interface MatmulQ8Args {
   K: number;
 }
 
-/** Arguments of {@link matmulQ4G128}: activations times an int4 weight with one scale per 128 columns. */
-export interface MatmulQ4G128Args {
+/** Arguments of {@link matmulQ4G128}: activations times an int4 weight with one scale per 128 columns, with an optional fused epilogue. */
+export interface MatmulQ4G128Args extends MatmulEpilogueArgs {
   /** Activations, `[M, K]` row-major f32. */
   a: Float32Array;
   /** The weight `[N, K]` packed by `packQ4`: `[N, ceil(K/8)]` words. */
@@ -116,26 +193,137 @@ function requireDims(op: string, shape: MatmulShape): void {
   requireInt(op, "K", shape.K, 1, U32_MAX);
 }
 
+function requireBoolean(op: string, name: string, value: unknown): void {
+  if (value !== undefined && typeof value !== "boolean") {
+    throw new Error(`${op}: ${name} must be a boolean, got ${String(value)}`);
+  }
+}
+
+function requireGateRows(op: string, gateRows: unknown, M: number): void {
+  if (gateRows === undefined) return;
+  const rows = requireInt(op, "gateRows", gateRows, 1, U32_MAX);
+  if (M % rows !== 0) {
+    throw new Error(`${op}: gateRows (tokens per batch item) must divide M = ${M}, got ${rows}`);
+  }
+}
+
+/** The epilogue options of a plan's shape (dims already checked). */
+function requireEpilogue(op: string, shape: MatmulShape & MatmulEpilogue): void {
+  requireBoolean(op, "bias", shape.bias);
+  if (shape.activation !== undefined) requireOneOf(op, "activation", shape.activation, MATMUL_ACTIVATIONS);
+  requireGateRows(op, shape.gateRows, shape.M);
+  requireBoolean(op, "accumulate", shape.accumulate);
+}
+
+/** The epilogue arguments of a reference or one-shot GPU call (dims already checked). */
+function requireEpilogueArgs(op: string, args: MatmulShape & MatmulEpilogueArgs): void {
+  const { M, N } = args;
+  if (args.bias !== undefined) requireArray(op, "bias", args.bias, "Float32Array", [N, "N"]);
+  if (args.activation !== undefined) requireOneOf(op, "activation", args.activation, MATMUL_ACTIVATIONS);
+  requireGateRows(op, args.gateRows, M);
+  if (args.gateRows !== undefined) {
+    requireArray(op, "gate", args.gate, "Float32Array", [(M / args.gateRows) * N, "M / gateRows * N"]);
+  } else if (args.gate !== undefined) {
+    throw new Error(`${op}: gate needs gateRows (tokens per batch item: rows of the result per row of gate)`);
+  }
+  requireBoolean(op, "accumulate", args.accumulate);
+  if (args.accumulate) {
+    requireArray(op, "c", args.c, "Float32Array", [M * N, "M * N"]);
+  } else if (args.c !== undefined) {
+    throw new Error(`${op}: c (the prior output) is read only with accumulate: true`);
+  }
+}
+
+/** The epilogue arguments `matmulF16` refuses: it has no fused epilogue. */
+const EPILOGUE_FIELDS = ["bias", "activation", "gate", "gateRows", "accumulate", "c"] as const;
+
+function refuseEpilogue(op: string, record: object): void {
+  for (const field of EPILOGUE_FIELDS) {
+    if ((record as Record<string, unknown>)[field] !== undefined) {
+      throw new Error(`${op}: ${field} is not supported (${op} has no fused epilogue)`);
+    }
+  }
+}
+
 /**
- * Validates {@link matmul}'s sizes (what {@link MatmulShape} holds).
+ * Whether a plan's shape asks for a fused epilogue (any step on), and so for the op's fused kernel.
  *
- * @param shape the sizes
+ * @param shape the plan's shape
+ * @returns true when bias or accumulate is true, or activation or gateRows is given
+ *
+ * @example
+ * ```ts
+ * import { hasEpilogue } from "@xpu/ops/ops/matmul";
+ * hasEpilogue({}); // false
+ * hasEpilogue({ bias: false, accumulate: false }); // false: every step off
+ * hasEpilogue({ activation: "gelu" }); // true
+ * ```
+ */
+export function hasEpilogue(shape: MatmulEpilogue): boolean {
+  return shape.bias === true || shape.activation !== undefined || shape.gateRows !== undefined ||
+    shape.accumulate === true;
+}
+
+/**
+ * The plan options of a call's epilogue arguments: `bias: true` where a bias is given.
+ *
+ * @param args the epilogue arguments
+ * @returns the same epilogue as a plan takes it
+ *
+ * @example
+ * ```ts
+ * import { epilogueOf } from "@xpu/ops/ops/matmul";
+ * epilogueOf({ bias: new Float32Array(4), activation: "silu" }); // { bias: true, activation: "silu", gateRows: undefined, accumulate: undefined }
+ * ```
+ */
+export function epilogueOf(args: MatmulEpilogueArgs): MatmulEpilogue {
+  return {
+    bias: args.bias !== undefined,
+    activation: args.activation,
+    gateRows: args.gateRows,
+    accumulate: args.accumulate,
+  };
+}
+
+/**
+ * Validates {@link matmul}'s sizes and epilogue (what a plan's shape holds).
+ *
+ * @param shape the sizes and the epilogue's steps
  * @throws Error naming the bad argument and what was expected
  *
  * @example
  * ```ts
  * import { validateMatmulShape } from "@xpu/ops/ops/matmul";
  * validateMatmulShape({ M: 512, N: 4096, K: 4096 }); // passes; M: 0 throws "matmul: M must be an integer >= 1, got 0"
+ * validateMatmulShape({ M: 512, N: 4096, K: 4096, gateRows: 256 }); // passes; gateRows: 300 throws (it must divide M)
  * ```
  */
-export function validateMatmulShape(shape: MatmulShape): void {
+export function validateMatmulShape(shape: MatmulShape & MatmulEpilogue): void {
   requireDims("matmul", shape);
+  requireEpilogue("matmul", shape);
 }
 
 /**
- * Validates {@link matmulQ8}'s sizes (what {@link MatmulShape} holds).
+ * Validates {@link matmulLinear}'s sizes and epilogue (what a plan's shape holds).
  *
- * @param shape the sizes
+ * @param shape the sizes and the epilogue's steps
+ * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMatmulLinearShape } from "@xpu/ops/ops/matmul";
+ * validateMatmulLinearShape({ M: 4608, N: 10240, K: 3840, activation: "silu" }); // passes; activation: "relu" throws
+ * ```
+ */
+export function validateMatmulLinearShape(shape: MatmulShape & MatmulEpilogue): void {
+  requireDims("matmulLinear", shape);
+  requireEpilogue("matmulLinear", shape);
+}
+
+/**
+ * Validates {@link matmulQ8}'s sizes and epilogue (what a plan's shape holds).
+ *
+ * @param shape the sizes and the epilogue's steps
  * @throws Error naming the bad argument and what was expected
  *
  * @example
@@ -144,14 +332,15 @@ export function validateMatmulShape(shape: MatmulShape): void {
  * validateMatmulQ8Shape({ M: 512, N: 4096, K: 4096 }); // passes; M: 0 throws "matmulQ8: M must be an integer >= 1, got 0"
  * ```
  */
-export function validateMatmulQ8Shape(shape: MatmulShape): void {
+export function validateMatmulQ8Shape(shape: MatmulShape & MatmulEpilogue): void {
   requireDims("matmulQ8", shape);
+  requireEpilogue("matmulQ8", shape);
 }
 
 /**
- * Validates {@link matmulQ4G128}'s sizes (what {@link MatmulShape} holds).
+ * Validates {@link matmulQ4G128}'s sizes and epilogue (what a plan's shape holds).
  *
- * @param shape the sizes
+ * @param shape the sizes and the epilogue's steps
  * @throws Error naming the bad argument and what was expected
  *
  * @example
@@ -160,12 +349,14 @@ export function validateMatmulQ8Shape(shape: MatmulShape): void {
  * validateMatmulQ4G128Shape({ M: 512, N: 4096, K: 4096 }); // passes; M: 0 throws "matmulQ4G128: M must be an integer >= 1, got 0"
  * ```
  */
-export function validateMatmulQ4G128Shape(shape: MatmulShape): void {
+export function validateMatmulQ4G128Shape(shape: MatmulShape & MatmulEpilogue): void {
   requireDims("matmulQ4G128", shape);
+  requireEpilogue("matmulQ4G128", shape);
 }
 
 /**
- * Validates {@link matmulF16}'s sizes (what {@link MatmulShape} holds).
+ * Validates {@link matmulF16}'s sizes (what {@link MatmulShape} holds); it has no epilogue, and
+ * refuses one.
  *
  * @param shape the sizes
  * @throws Error naming the bad argument and what was expected
@@ -178,6 +369,7 @@ export function validateMatmulQ4G128Shape(shape: MatmulShape): void {
  */
 export function validateMatmulF16Shape(shape: MatmulShape): void {
   requireDims("matmulF16", shape);
+  refuseEpilogue("matmulF16", shape);
 }
 
 /**
@@ -196,6 +388,27 @@ export function validateMatmul(args: MatmulArgs): void {
   requireDims("matmul", args);
   requireArray("matmul", "a", args.a, "Float32Array", [args.M * args.K, "M * K"]);
   requireArray("matmul", "b", args.b, "Float32Array", [args.K * args.N, "K * N"]);
+  requireEpilogueArgs("matmul", args);
+}
+
+/**
+ * Validates {@link matmulLinear}'s arguments.
+ *
+ * @param args the arguments
+ * @throws Error naming the bad argument and what was expected
+ * @example
+ * ```ts
+ * import { validateMatmulLinear } from "@xpu/ops/ops/matmul";
+ * validateMatmulLinear({ a: new Float32Array(6), weight: new Float32Array(12), M: 2, N: 4, K: 3 }); // weight [N, K]
+ * ```
+ */
+export function validateMatmulLinear(args: MatmulLinearArgs): void {
+  const op = "matmulLinear";
+  requireArgs(op, "args", args, "{ a, weight, M, N, K }");
+  requireDims(op, args);
+  requireArray(op, "a", args.a, "Float32Array", [args.M * args.K, "M * K"]);
+  requireArray(op, "weight", args.weight, "Float32Array", [args.N * args.K, "N * K"]);
+  requireEpilogueArgs(op, args);
 }
 
 /**
@@ -216,6 +429,7 @@ export function validateMatmulQ8(args: MatmulQ8Args): void {
   requireArray(op, "a", args.a, "Float32Array", [args.M * args.K, "M * K"]);
   requireArray(op, "weight", args.weight, "Uint32Array", [args.N * Math.ceil(args.K / 4), "N * ceil(K / 4)"]);
   requireArray(op, "scales", args.scales, "Float32Array", [args.N, "N"]);
+  requireEpilogueArgs(op, args);
 }
 
 /**
@@ -237,6 +451,7 @@ export function validateMatmulQ4G128(args: MatmulQ4G128Args): void {
   requireArray(op, "a", args.a, "Float32Array", [args.M * args.K, "M * K"]);
   requireArray(op, "weight", args.weight, "Uint32Array", [args.N * Math.ceil(args.K / 8), "N * ceil(K / 8)"]);
   requireArray(op, "scales", args.scales, "Float32Array", [args.N * Math.ceil(args.K / 128), "N * ceil(K / 128)"]);
+  requireEpilogueArgs(op, args);
 }
 
 /**
@@ -254,6 +469,7 @@ export function validateMatmulF16(args: MatmulF16Args): void {
   const op = "matmulF16";
   requireArgs(op, "args", args, "{ a, b, M, N, K }");
   requireDims(op, args);
+  refuseEpilogue(op, args);
   requireArray(op, "a", args.a, "Uint32Array", [Math.ceil((args.M * args.K) / 2), "ceil(M * K / 2)"]);
   requireArray(op, "b", args.b, "Uint32Array", [Math.ceil((args.K * args.N) / 2), "ceil(K * N / 2)"]);
 }
@@ -379,23 +595,55 @@ function dequantizeRows(
   return values;
 }
 
-/** `out[m, n] = sum_k a[m, k] * w[n, k]` in f64, rounded to f32 once. */
-function linear(a: Float32Array, w: Float64Array, M: number, N: number, K: number): Float32Array {
+/** The logistic sigmoid 1 / (1 + e^-v), without overflow for any v. */
+function sigmoid(v: number): number {
+  const e = Math.exp(-Math.abs(v));
+  return v >= 0 ? 1 / (1 + e) : e / (1 + e);
+}
+
+/** An activation in f64 (ops/activation's definitions; torch's `F.gelu`, `F.gelu(approximate="tanh")`, `F.silu`). */
+function activate(kind: MatmulActivation, v: number): number {
+  switch (kind) {
+    case "gelu":
+      // Phi(v) = erfc(-v / sqrt 2) / 2 keeps its precision where 1 + erf(v / sqrt 2) cancels.
+      return v * 0.5 * erfc(-v / Math.SQRT2);
+    case "gelu_tanh":
+      // (1 + tanh(u)) / 2 is sigmoid(2u), which does not cancel for negative u.
+      return v * sigmoid(2 * Math.sqrt(2 / Math.PI) * (v + 0.044715 * v * v * v));
+    case "silu":
+      return v * sigmoid(v);
+  }
+}
+
+/**
+ * `y[m, n] = sum_k a[m, k] * w[n, k]` in f64, then the epilogue of `args` in f64 (bias, activation,
+ * gate, accumulate, as the module doc says), rounded to f32 once.
+ */
+function linear(
+  a: Float32Array,
+  w: Float64Array,
+  args: MatmulShape & MatmulEpilogueArgs,
+): Float32Array {
+  const { M, N, K, bias, activation, gate, gateRows, c } = args;
   const out = new Float32Array(M * N);
   for (let m = 0; m < M; m++) {
     for (let n = 0; n < N; n++) {
-      let sum = 0;
-      for (let k = 0; k < K; k++) sum += a[m * K + k] * w[n * K + k];
-      out[m * N + n] = sum;
+      let v = 0;
+      for (let k = 0; k < K; k++) v += a[m * K + k] * w[n * K + k];
+      if (bias) v += bias[n];
+      if (activation) v = activate(activation, v);
+      if (gate && gateRows) v *= gate[Math.floor(m / gateRows) * N + n];
+      if (args.accumulate && c) v += c[m * N + n];
+      out[m * N + n] = v;
     }
   }
   return out;
 }
 
 /**
- * `a @ b`, as `torch.mm`.
+ * `a @ b`, as `torch.mm`, and an optional fused epilogue (see the module doc).
  *
- * @param args `a` `[M, K]`, `b` `[K, N]` and the shape
+ * @param args `a` `[M, K]`, `b` `[K, N]`, the shape and the epilogue's arguments
  * @returns a new Float32Array `[M, N]`
  *
  * @example
@@ -404,23 +652,48 @@ function linear(a: Float32Array, w: Float64Array, M: number, N: number, K: numbe
  * const a = new Float32Array([1, 2, 3, 4]);
  * const b = new Float32Array([5, 6, 7, 8]);
  * matmul({ a, b, M: 2, N: 2, K: 2 }); // [19, 22, 43, 50]
+ * // Two batch items of one token (gateRows 1): row m times gate row m, added to c.
+ * const gate = new Float32Array([1, 1, 0, 0]);
+ * matmul({ a, b, M: 2, N: 2, K: 2, gate, gateRows: 1, accumulate: true, c: new Float32Array([1, 1, 1, 1]) }); // [20, 23, 1, 1]
  * ```
  */
 export function matmul(args: MatmulArgs): Float32Array {
   validateMatmul(args);
-  const { a, b, M, N, K } = args;
+  const { a, b, N, K } = args;
   const bTransposed = new Float64Array(N * K);
   for (let k = 0; k < K; k++) {
     for (let n = 0; n < N; n++) bTransposed[n * K + k] = b[k * N + n];
   }
-  return linear(a, bTransposed, M, N, K);
+  return linear(a, bTransposed, args);
+}
+
+/**
+ * `a @ weight^T` with an f32 weight in a Linear layer's orientation `[N, K]`, as `F.linear(a,
+ * weight)`, and an optional fused epilogue (see the module doc).
+ *
+ * @param args activations `[M, K]`, the weight `[N, K]`, the shape and the epilogue's arguments
+ * @returns a new Float32Array `[M, N]`
+ *
+ * @example
+ * ```ts
+ * import { matmulLinear } from "@xpu/ops";
+ * const a = new Float32Array([1, 2, 3, 4]); // [M = 2, K = 2]
+ * const weight = new Float32Array([5, 6, 7, 8]); // [N = 2, K = 2]: rows (5, 6) and (7, 8)
+ * matmulLinear({ a, weight, M: 2, N: 2, K: 2 }); // [17, 23, 39, 53]
+ * matmulLinear({ a, weight, M: 2, N: 2, K: 2, bias: new Float32Array([1, -1]), activation: "silu" });
+ * ```
+ */
+export function matmulLinear(args: MatmulLinearArgs): Float32Array {
+  validateMatmulLinear(args);
+  return linear(args.a, Float64Array.from(args.weight), args);
 }
 
 /**
  * `a @ dequant(weight)^T` with an int8 weight and one scale per weight row, as
- * `F.linear(a, codes * scale[:, None])`.
+ * `F.linear(a, codes * scale[:, None])`, and an optional fused epilogue (see the module doc).
  *
- * @param args activations `[M, K]`, the packed `[N, K]` weight, `scale[N]` and the shape
+ * @param args activations `[M, K]`, the packed `[N, K]` weight, `scale[N]`, the shape and the
+ *   epilogue's arguments
  * @returns a new Float32Array `[M, N]`
  *
  * @example
@@ -433,14 +706,16 @@ export function matmul(args: MatmulArgs): Float32Array {
 export function matmulQ8(args: MatmulQ8Args): Float32Array {
   validateMatmulQ8(args);
   const w = dequantizeRows(args.weight, args.N, args.K, 8, (n) => args.scales[n]);
-  return linear(args.a, w, args.M, args.N, args.K);
+  return linear(args.a, w, args);
 }
 
 /**
  * `a @ dequant(weight)^T` with an int4 weight and one scale per group of 128 columns of each
- * weight row, as `F.linear(a, codes * scales.repeat_interleave(128, 1)[:, :K])`.
+ * weight row, as `F.linear(a, codes * scales.repeat_interleave(128, 1)[:, :K])`, and an optional
+ * fused epilogue (see the module doc).
  *
- * @param args activations `[M, K]`, the packed `[N, K]` weight, `scales[N, ceil(K/128)]` and the shape
+ * @param args activations `[M, K]`, the packed `[N, K]` weight, `scales[N, ceil(K/128)]`, the shape
+ *   and the epilogue's arguments
  * @returns a new Float32Array `[M, N]`
  *
  * @example
@@ -460,7 +735,7 @@ export function matmulQ4G128(args: MatmulQ4G128Args): Float32Array {
     4,
     (n, k) => args.scales[n * groups + Math.floor(k / Q4_GROUP)],
   );
-  return linear(args.a, w, args.M, args.N, args.K);
+  return linear(args.a, w, args);
 }
 
 /**

@@ -1,12 +1,14 @@
 /**
  * Benchmark cases of scatter: every source row added into an output row as wide as itself, at
- * random columns (so about a third of the output's slots receive nothing and some several).
+ * random columns (so about a third of the output's slots receive nothing and some several); and
+ * indexCopy at a KV cache's shapes (8 heads of 128 values, 4,096 positions): one decode position,
+ * and a 512-token prefill's positions.
  *
  * @module
  */
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
-import { KERNELS, scatterPlan } from "./mod.ts";
+import { indexCopyPlan, KERNELS, scatterPlan } from "./mod.ts";
 
 interface Shape {
   rows: number;
@@ -53,5 +55,20 @@ export const BENCH: readonly BenchCase[] = [
       { rows, indexCols, cols },
       seed,
     ) => [randomInput(rows * indexCols, seed), randomColumns(rows * indexCols, cols, seed + 1)],
+  }),
+  defineCase<{ outer: number; rows: number; cols: number; indexLength: number }>({
+    op: "indexCopy",
+    entry: "index_copy",
+    sources: KERNELS,
+    gpu: [{ outer: 8, rows: 4096, cols: 128, indexLength: 1 }, { outer: 8, rows: 4096, cols: 128, indexLength: 512 }],
+    quick: [{ outer: 8, rows: 256, cols: 128, indexLength: 1 }, { outer: 8, rows: 256, cols: 128, indexLength: 64 }],
+    label: ({ outer, rows, cols, indexLength }) => `${indexLength}-rows-into-${outer}x${rows}x${cols}`,
+    plan: (gpu, shape, options) => indexCopyPlan(gpu, shape, options),
+    // The positions a cache update writes: consecutive rows from the middle of the cache.
+    inputs: ({ outer, rows, cols, indexLength }, seed) => [
+      randomInput(outer * indexLength * cols, seed),
+      Int32Array.from({ length: indexLength }, (_, i) => (rows >> 1) - (indexLength >> 1) + i),
+      randomInput(outer * rows * cols, seed + 1),
+    ],
   }),
 ];

@@ -1,6 +1,13 @@
 /**
- * scatter: indexed accumulation (`scatter`, entry point `kernel`), as
- * `torch.zeros(rows, cols).scatter_add_(1, index, src)`; the goldens (`goldens/gen.py`) hold it to torch.
+ * scatter: indexed writes. Two functions, one entry point each:
+ * - `scatter` (entry point `kernel`): indexed accumulation, as
+ *   `torch.zeros(rows, cols).scatter_add_(1, index, src)`; the goldens (`goldens/gen.py`) hold it to torch.
+ * - `indexCopy` (entry point `index_copy`): whole rows written into an existing tensor, as
+ *   `out.view(outer, rows, cols).index_copy_(1, index, src)` (`index_copy_reference.ts`; goldens from
+ *   `goldens/gen_index_copy.py`); what a KV cache's update is. `out` is read_write: rows no index names
+ *   keep their values. An index outside `[0, rows)` is dropped; a repeated one is the caller's mistake
+ *   (torch calls the result nondeterministic; here which row lands is unspecified, and the reference
+ *   refuses it). One invocation per source element.
  *
  * What it refuses and why each convention was chosen (details in `reference.ts`):
  * - Colliding indices accumulate: the only rule whose answer does not depend on the order in which
@@ -33,7 +40,16 @@ import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
-import { type ScatterArgs, type ScatterShape, validateScatter, validateScatterShape } from "./reference.ts";
+import {
+  type IndexCopyArgs,
+  type IndexCopyShape,
+  type ScatterArgs,
+  type ScatterShape,
+  validateIndexCopy,
+  validateIndexCopyShape,
+  validateScatter,
+  validateScatterShape,
+} from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS };
@@ -152,5 +168,81 @@ export async function scatterGpu(
   validateScatter(args);
   const plan = scatterPlan(gpu, { rows: args.rows, indexCols: args.indexCols, cols: args.cols }, options);
   const [out] = await gpu.run(plan, [args.src, args.index]);
+  return out as Float32Array;
+}
+
+const INDEX_COPY_PARAMS: ParamField[] = ["total", "n", "rows", "cols"].map((name) => ({ name, type: "u32" }));
+
+/**
+ * Plans `indexCopy` on the GPU: rows of `src` `[outer, indexLength, cols]` written into `out`
+ * `[outer, rows, cols]` in place, at the rows `index` names.
+ *
+ * @param gpu the device
+ * @param shape `outer`, `rows`, `cols` and `indexLength`
+ * @param options kernel override
+ * @returns the plan; bindings `src`, `index` (inputs) and `out` (inout: rows no index names are kept)
+ * @throws Error naming the argument, as {@link validateIndexCopyShape}
+ *
+ * @example Resident tensors: a KV cache of 2 heads x 4 positions x 2 values, position 3 written
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { indexCopyPlan } from "@xpu/ops/ops/scatter";
+ * const gpu = await acquireDevice();
+ * const cache = gpu.alloc("f32", 2 * 4 * 2);
+ * const k = gpu.upload(new Float32Array([1, 2, 3, 4])); // [2 heads, 1 position, 2 values]
+ * const position = gpu.upload(new Int32Array([3]));
+ * await gpu.submit([indexCopyPlan(gpu, { outer: 2, rows: 4, cols: 2, indexLength: 1 }), [k, position, cache]]);
+ * const values = await gpu.read(cache); // [0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 3, 4]
+ * gpu.destroy();
+ * ```
+ */
+export function indexCopyPlan(gpu: ResidentDevice, shape: IndexCopyShape, options: KernelOptions = {}): KernelPlan {
+  validateIndexCopyShape(shape);
+  const { outer, rows, cols, indexLength } = shape;
+  const total = outer * indexLength * cols;
+  return {
+    op: "indexCopy",
+    kernel: gpu.resolve(KERNELS, "index_copy", options),
+    bindings: [
+      { name: "src", dtype: "f32", length: total, role: "input" },
+      { name: "index", dtype: "i32", length: indexLength, role: "input" },
+      { name: "out", dtype: "f32", length: outer * rows * cols, role: "inout" },
+    ],
+    params: packParams(INDEX_COPY_PARAMS, { total, n: indexLength, rows, cols }, "indexCopy"),
+    workgroups: foldWorkgroups(Math.ceil(total / WORKGROUP_SIZE), gpu.limits.maxComputeWorkgroupsPerDimension),
+    // src and the index read once, as many values of out written; no arithmetic.
+    cost: { bytes: 8 * total + 4 * indexLength, flops: 0 },
+  };
+}
+
+/**
+ * Writes rows of `src` into a copy of `out` on the GPU.
+ *
+ * @param gpu the device
+ * @param args as {@link indexCopy}
+ * @param options kernel override
+ * @returns the updated tensor, `[outer, rows, cols]`
+ * @throws Error naming the argument, as {@link validateIndexCopy}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { indexCopyGpu } from "@xpu/ops/ops/scatter";
+ * const gpu = await acquireDevice();
+ * const out = new Float32Array([9, 9, 9, 9, 9, 9]); // [rows 3, cols 2]
+ * const y = await indexCopyGpu(gpu, { out, src: new Float32Array([1, 2]), index: new Int32Array([1]), outer: 1, rows: 3, cols: 2 });
+ * // [9, 9, 1, 2, 9, 9]
+ * gpu.destroy();
+ * ```
+ */
+export async function indexCopyGpu(
+  gpu: ResidentDevice,
+  args: IndexCopyArgs,
+  options: KernelOptions = {},
+): Promise<Float32Array> {
+  validateIndexCopy(args);
+  const { outer, rows, cols } = args;
+  const plan = indexCopyPlan(gpu, { outer, rows, cols, indexLength: args.index.length }, options);
+  const [out] = await gpu.run(plan, [args.src, args.index, args.out]);
   return out as Float32Array;
 }

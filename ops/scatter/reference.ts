@@ -22,6 +22,8 @@
 
 import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
+export * from "./index_copy_reference.ts";
+
 /** The largest column count an i32 index can address. */
 export const MAX_COLUMNS = 2 ** 31 - 1;
 

@@ -41,14 +41,7 @@
 
 // #include "load_b.wgsl"
 
-// The unchecked loads of the interior blocks (see main), f32 operands: vec4 i of a and of b.
-fn a_quad(i: u32) -> vec4f {
-  return a[i];
-}
-
-fn b_quad(i: u32) -> vec4f {
-  return b[i];
-}
+// #include "quads_f32.wgsl"
 
 // The tile itself, constants, workgroup memory and main, is include/tile128.wgsl (kernel and
 // f16storage differ only in their bindings and the loads above).

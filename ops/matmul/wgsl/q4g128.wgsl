@@ -27,30 +27,15 @@
 @group(0) @binding(3) var<storage, read_write> c: array<vec4f>;
 @group(0) @binding(4) var<uniform> params: Params;
 
-const TILE_M = 128u;
-const TILE_N = 128u;
-const STEP = 16u; // columns of a (rows of the weight's transpose) per block
-const LANES = 32u; // vec4s across 128 rows or columns
-const HALF = 16u; // vec4 offset of the bottom rows / right columns: 64 / 4
 const GROUP = 128u; // columns of a weight row per scale
 
-// a_t[k * LANES + i] holds a[row0 + 4i .. 4i + 3, k0 + k];
-// b_s[k * LANES + j] holds the decoded weight at rows col0 + 4j .. 4j + 3, column k0 + k.
-var<workgroup> a_t: array<vec4f, STEP * LANES>;
-var<workgroup> b_s: array<vec4f, STEP * LANES>;
+// #include "tile128_decls.wgsl"
 
 // #include "load_a.wgsl"
 
 // #include "q4_load_word_scale.wgsl"
 
-// Codes k .. k + 3 of a row (the low or the high half of its word, k % 8 telling which) as f32 (each
-// nibble sign-extended by shifting it to the top of an i32 and back), times the group's scale, with
-// the padding past K as zeros.
-fn decode(word: u32, k: u32, scale: f32) -> vec4f {
-  let shifts = select(vec4u(28u, 24u, 20u, 16u), vec4u(12u, 8u, 4u, 0u), k % 8u == 4u);
-  let codes = vec4f((vec4i(bitcast<i32>(word)) << shifts) >> vec4u(28u));
-  return select(vec4f(0.0), codes * scale, vec4u(k) + vec4u(0u, 1u, 2u, 3u) < vec4u(params.k));
-}
+// #include "q4_decode.wgsl"
 
 // #include "store_c.wgsl"
 
@@ -68,23 +53,7 @@ fn main(
 
 // #include "gemm_acc8x8.wgsl"
 
-  for (var k0 = 0u; k0 < params.k; k0 += STEP) {
-    // All the loads before any store, so that they are in flight together.
-    let a_top = load_a(row0 + a_row, k0 + a_k);
-    let a_bottom = load_a(row0 + a_row + 64u, k0 + a_k);
-    let w_top = load_word(col0 + a_row, k0 + a_k);
-    let w_bottom = load_word(col0 + a_row + 64u, k0 + a_k);
-    let s_top = load_scale(col0 + a_row, k0 + a_k);
-    let s_bottom = load_scale(col0 + a_row + 64u, k0 + a_k);
-    stage_t(a_row, a_k, a_top);
-    stage_t(a_row + 64u, a_k, a_bottom);
-    stage_w(a_row, a_k, decode(w_top, k0 + a_k, s_top));
-    stage_w(a_row + 64u, a_k, decode(w_bottom, k0 + a_k, s_bottom));
-    workgroupBarrier();
-// #include "k_steps128.wgsl"
-    // The next block's stores wait until every invocation has read this one.
-    workgroupBarrier();
-  }
+// #include "q4g128_loop.wgsl"
 
 // #include "tile128_store.wgsl"
 }

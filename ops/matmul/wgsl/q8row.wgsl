@@ -26,34 +26,15 @@
 @group(0) @binding(3) var<storage, read_write> c: array<vec4f>;
 @group(0) @binding(4) var<uniform> params: Params;
 
-const TILE_M = 128u;
-const TILE_N = 128u;
-const STEP = 16u; // columns of a (rows of the weight's transpose) per block
-const LANES = 32u; // vec4s across 128 rows or columns
-const HALF = 16u; // vec4 offset of the bottom rows / right columns: 64 / 4
-
-// a_t[k * LANES + i] holds a[row0 + 4i .. 4i + 3, k0 + k];
-// b_s[k * LANES + j] holds the decoded weight at rows col0 + 4j .. 4j + 3, column k0 + k.
-var<workgroup> a_t: array<vec4f, STEP * LANES>;
-var<workgroup> b_s: array<vec4f, STEP * LANES>;
+// #include "tile128_decls.wgsl"
 
 // #include "load_a.wgsl"
 
 // #include "q8_load_word.wgsl"
 
-// Codes k .. k + 3 of a word as f32 (each byte sign-extended by shifting it to the top of an i32
-// and back), with the padding past K as zeros.
-fn decode(word: u32, k: u32) -> vec4f {
-  let codes = vec4f((vec4i(bitcast<i32>(word)) << vec4u(24u, 16u, 8u, 0u)) >> vec4u(24u));
-  return select(vec4f(0.0), codes, vec4u(k) + vec4u(0u, 1u, 2u, 3u) < vec4u(params.k));
-}
+// #include "q8_decode.wgsl"
 
 // #include "q8_load_scale.wgsl"
-
-// The scales of output columns col .. col + 3.
-fn load_scales(col: u32) -> vec4f {
-  return vec4f(load_scale(col), load_scale(col + 1u), load_scale(col + 2u), load_scale(col + 3u));
-}
 
 // #include "store_c.wgsl"
 
@@ -71,43 +52,9 @@ fn main(
 
 // #include "gemm_acc8x8.wgsl"
 
-  for (var k0 = 0u; k0 < params.k; k0 += STEP) {
-    // All four loads before any store, so that they are in flight together.
-    let a_top = load_a(row0 + a_row, k0 + a_k);
-    let a_bottom = load_a(row0 + a_row + 64u, k0 + a_k);
-    let w_top = load_word(col0 + a_row, k0 + a_k);
-    let w_bottom = load_word(col0 + a_row + 64u, k0 + a_k);
-    stage_t(a_row, a_k, a_top);
-    stage_t(a_row + 64u, a_k, a_bottom);
-    stage_w(a_row, a_k, decode(w_top, k0 + a_k));
-    stage_w(a_row + 64u, a_k, decode(w_bottom, k0 + a_k));
-    workgroupBarrier();
-// #include "k_steps128.wgsl"
-    // The next block's stores wait until every invocation has read this one.
-    workgroupBarrier();
-  }
+// #include "q8row_loop.wgsl"
 
-  // The accumulators times their columns' scales, stored as tile128_store.wgsl stores them unscaled.
-  let top_row = row0 + ty * 4u;
-  let bottom_row = top_row + 64u;
-  let left_col = col0 + tx * 4u;
-  let right_col = left_col + 64u;
-  let left_scales = load_scales(left_col);
-  let right_scales = load_scales(right_col);
-  store_c(top_row, left_col, acc0_left * left_scales);
-  store_c(top_row, right_col, acc0_right * right_scales);
-  store_c(top_row + 1u, left_col, acc1_left * left_scales);
-  store_c(top_row + 1u, right_col, acc1_right * right_scales);
-  store_c(top_row + 2u, left_col, acc2_left * left_scales);
-  store_c(top_row + 2u, right_col, acc2_right * right_scales);
-  store_c(top_row + 3u, left_col, acc3_left * left_scales);
-  store_c(top_row + 3u, right_col, acc3_right * right_scales);
-  store_c(bottom_row, left_col, acc4_left * left_scales);
-  store_c(bottom_row, right_col, acc4_right * right_scales);
-  store_c(bottom_row + 1u, left_col, acc5_left * left_scales);
-  store_c(bottom_row + 1u, right_col, acc5_right * right_scales);
-  store_c(bottom_row + 2u, left_col, acc6_left * left_scales);
-  store_c(bottom_row + 2u, right_col, acc6_right * right_scales);
-  store_c(bottom_row + 3u, left_col, acc7_left * left_scales);
-  store_c(bottom_row + 3u, right_col, acc7_right * right_scales);
+// #include "q8row_scale.wgsl"
+
+// #include "tile128_store.wgsl"
 }

@@ -20,15 +20,7 @@
 @group(0) @binding(3) var<storage, read_write> c: array<f32>;
 @group(0) @binding(4) var<uniform> params: Params;
 
-// The geometry and the (single) stages of the 64 x 64 quantized tiles (q8row_tile64, q4g128_tile64).
-const TILE = 64u;
-const STEP = 16u; // columns of a and of the weight staged at a time
-const LANES = 16u; // vec4s across one tile row: TILE / 4
-
-// a_t[k * LANES + i] holds a[row0 + 4i .. 4i + 3, k0 + k];
-// w_t[k * LANES + j] holds the decoded weight at rows col0 + 4j .. 4j + 3, column k0 + k.
-var<workgroup> a_t: array<vec4f, STEP * LANES>;
-var<workgroup> w_t: array<vec4f, STEP * LANES>;
+// #include "tile64_q_decls.wgsl"
 
 // #include "load_a_scalar.wgsl"
 
@@ -46,22 +38,9 @@ fn main(
 ) {
 // #include "tile64_q_setup.wgsl"
 
-  for (var k0 = 0u; k0 < params.k; k0 += STEP) {
-    let word = bitcast<i32>(load_word(col0 + stage_row, k0 + stage_k));
-    for (var j = 0u; j < 4u; j++) {
-      let k = k0 + stage_k + j;
-      let slot = (stage_k + j) * LANES + stage_row / 4u;
-      a_t[slot][stage_row % 4u] = load_a(row0 + stage_row, k);
-      w_t[slot][stage_row % 4u] = select(0.0, f32(extractBits(word, 8u * j, 8u)), k < params.k);
-    }
-// #include "tile64_q_multiply.wgsl"
-  }
+// #include "q8row_tile64_loop.wgsl"
 
-  let row = row0 + ty * 4u;
-  let col = col0 + tx * 4u;
-  let col_scales = vec4f(load_scale(col), load_scale(col + 1u), load_scale(col + 2u), load_scale(col + 3u));
-  store_c(row, col, acc0 * col_scales);
-  store_c(row + 1u, col, acc1 * col_scales);
-  store_c(row + 2u, col, acc2 * col_scales);
-  store_c(row + 3u, col, acc3 * col_scales);
+// #include "tile64_q8_scale.wgsl"
+
+// #include "tile64_q_store.wgsl"
 }

@@ -23,16 +23,7 @@
 
 // #include "bindings_f32.wgsl"
 
-const TILE_M = 64u;
-const TILE_N = 64u;
-const STEP = 16u; // columns of a (rows of b) per block
-const LANES = 16u; // vec4s across 64 rows or columns
-const HALF = 8u; // vec4 offset of the bottom rows: 32 / 4
-
-// a_t[k * LANES + i] holds a[row0 + 4i .. 4i + 3, k0 + k];
-// b_s[k * LANES + j] holds b[k0 + k, col0 + 4j .. 4j + 3].
-var<workgroup> a_t: array<vec4f, STEP * LANES>;
-var<workgroup> b_s: array<vec4f, STEP * LANES>;
+// #include "tile64_decls.wgsl"
 
 // #include "load_a.wgsl"
 
@@ -48,23 +39,8 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-// The tile of c this workgroup computes, at (row0, col0): tiles beyond 65,535 fold into y, and a
-// workgroup past the last tile returns.
-  let tiles_n = (params.n + TILE_N - 1u) / TILE_N;
-  let tiles = ((params.m + TILE_M - 1u) / TILE_M) * tiles_n;
-  let tile = wid.x + wid.y * groups.x;
-  if (tile >= tiles) {
-    return;
-  }
-  let row0 = (tile / tiles_n) * TILE_M;
-  let col0 = (tile % tiles_n) * TILE_N;
-  let tx = lid % LANES;
-  let ty = lid / LANES;
-
-  // What this invocation stages per block: four consecutive k of two rows of a (a_row and
-  // a_row + 32), and one vec4 of two rows of b (b_k and b_k + 8).
-  let a_row = lid / 4u;
-  let a_k = (lid % 4u) * 4u;
+// #include "tile64_origin.wgsl"
+  // And one vec4 of two rows of b (b_k and b_k + 8).
   let b_k = lid / LANES;
   let b_col = col0 + (lid % LANES) * 4u;
   let b_slot = b_k * LANES + lid % LANES;

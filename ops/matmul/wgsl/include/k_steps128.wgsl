@@ -1,7 +1,8 @@
-// The 16 k-steps of a block of the 128 x 128 tile (kernel and f16storage through tile128.wgsl,
-// q4g128, q8row), written out where they run (inside main's loop), neither looped over nor called:
+// The 16 k-steps of a block of the 128 x 128 tile (through tile128_kn_loop.wgsl for kernel,
+// f16storage and kernel_fused, tile128_nk_loop.wgsl for linear and linear_fused, and the q8row and
+// q4g128 loops), written out where they run (inside main's loop), neither looped over nor called:
 // per k, four vec4 reads of workgroup memory (rows 4ty..4ty+3 and 64+4ty..64+4ty+3 of a's block,
-// columns 4tx..4tx+3 and 64+4tx..64+4tx+3 of b's or the decoded weight's) feed the 64 FMAs of
+// columns 4tx..4tx+3 and 64+4tx..64+4tx+3 of b's or the staged weight's) feed the 64 FMAs of
 // gemm_fma8x8.wgsl (harness/wgsl, shared with conv's k-steps) into the accumulators acc0_left ..
 // acc7_right that main declares (gemm_acc8x8.wgsl). The indices are constants plus tx or ty; no
 // guard, no mask: the staging has already put zeros wherever an operand ends. Needs a_t, b_s, LANES

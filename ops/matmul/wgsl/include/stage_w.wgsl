@@ -1,5 +1,6 @@
-// stage_t's counterpart for the decoded weight: four consecutive k of one weight row into b_s,
-// transposed the same way, so that the k-steps read it as they read b.
+// stage_t's counterpart for a weight in a Linear layer's orientation [N, K] (q8row's and q4g128's
+// decoded codes, linear's f32 rows): four consecutive k of one weight row into b_s, transposed the
+// same way, so that the k-steps read it as they read b.
 fn stage_w(row: u32, k: u32, v: vec4f) {
   let slot = k * LANES + row / 4u;
   b_s[slot][row % 4u] = v.x;

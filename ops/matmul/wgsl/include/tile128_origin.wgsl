@@ -1,9 +1,9 @@
-// The start of main in matmul's 128 x 128 tiles (tile128.wgsl for kernel and f16storage, q4g128,
-// q8row): the tile of c this workgroup computes, at (row0, col0), tiles beyond 65,535 folded into y
+// The start of main in matmul's 128 x 128 tiles (tile128.wgsl for kernel and f16storage; linear,
+// q8row, q4g128 and the fused kernels): the tile of c this workgroup computes, at (row0, col0), tiles beyond 65,535 folded into y
 // and a workgroup past the last tile returning; this invocation's (tx, ty) = (lid % 16, lid / 16),
 // owner of rows 4ty..4ty+3 and 64+4ty..64+4ty+3 and columns 4tx..4tx+3 and 64+4tx..64+4tx+3; and
 // what it stages of a per block: four consecutive k (from a_k) of rows a_row and a_row + 64 of a's
-// block (the quantized kernels stage the same two rows of the weight's). Needs main's wid, groups
+// block (the kernels with a weight [N, K] stage the same two rows of the weight's). Needs main's wid, groups
 // and lid, params (m, n) and the tile's TILE_M, TILE_N and HALF.
   let tiles_n = (params.n + TILE_N - 1u) / TILE_N;
   let tiles = ((params.m + TILE_M - 1u) / TILE_M) * tiles_n;

@@ -1,4 +1,4 @@
-// The start of main in the 64 x 64 quantized tiles (q4g128_tile64, q8row_tile64): the tile of c this
+// The start of main in the 64 x 64 quantized tiles (q4g128_tile64, q8row_tile64, their fused kernels): the tile of c this
 // workgroup computes, at (row0, col0), tiles beyond 65,535 folded into y and a workgroup past the last
 // tile returning; invocation (tx, ty) = (lid % 16, lid / 16), owner of rows 4ty..4ty+3 and columns
 // 4tx..4tx+3 of the tile in acc0-3 (declared here, one vec4 per row); and what it stages per step,

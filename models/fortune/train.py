@@ -31,7 +31,7 @@ import torch.nn.functional as F
 from safetensors.torch import load_file
 from transformers import LlamaConfig, LlamaForCausalLM
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "llm", "fixtures"))
 import quant  # noqa: E402
 
 SRC, OUT = sys.argv[1], sys.argv[2]

@@ -1,11 +1,11 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { gpuTest } from "../../../harness/testing.ts";
-import { parseLlamaConfig } from "../../config.ts";
-import { LlamaEngine } from "../../engine/engine.ts";
-import { perplexity } from "../../perplexity.ts";
-import { openCheckpointDir } from "../../safetensors_file.ts";
-import { SentencePieceTokenizer } from "../../tokenizer/sentencepiece.ts";
-import { WEIGHT_FORMATS } from "../../weights/format.ts";
+import { gpuTest } from "../../harness/testing.ts";
+import { parseLlamaConfig } from "../../llm/config.ts";
+import { LlamaEngine } from "../../llm/engine/engine.ts";
+import { perplexity } from "../../llm/perplexity.ts";
+import { openCheckpointDir } from "../../llm/safetensors_file.ts";
+import { SentencePieceTokenizer } from "../../llm/tokenizer/sentencepiece.ts";
+import { WEIGHT_FORMATS } from "../../llm/weights/format.ts";
 import { heldoutWindows, readHeldout } from "./evaluate.ts";
 
 const DIR = new URL(".", import.meta.url).pathname;

@@ -2,7 +2,7 @@
  * Deno only (a CLI): the fortune model's held-out perplexity on this machine's adapter, per weight
  * format, beside the figures torch computed when the model was trained (heldout.json).
  *
- *     deno run -A llm/models/fortune/evaluate.ts [--formats f32,q8,q4g128] [--windows N] [--out result.json]
+ *     deno run -A models/fortune/evaluate.ts [--formats f32,q8,q4g128] [--windows N] [--out result.json]
  *
  * Method: the held-out fortunes are encoded by our SentencePiece tokenizer, which must give exactly
  * the ids Python's sentencepiece gave (heldout.json `docIds`; the run stops if one differs); each
@@ -15,13 +15,13 @@
  * @module
  */
 
-import { acquireDevice } from "../../../harness/device.ts";
-import { parseLlamaConfig } from "../../config.ts";
-import { LlamaEngine } from "../../engine/engine.ts";
-import { perplexity, tokenWindows } from "../../perplexity.ts";
-import { openCheckpointDir } from "../../safetensors_file.ts";
-import { SentencePieceTokenizer } from "../../tokenizer/sentencepiece.ts";
-import { WEIGHT_FORMATS, type WeightFormat } from "../../weights/format.ts";
+import { acquireDevice } from "../../harness/device.ts";
+import { parseLlamaConfig } from "../../llm/config.ts";
+import { LlamaEngine } from "../../llm/engine/engine.ts";
+import { perplexity, tokenWindows } from "../../llm/perplexity.ts";
+import { openCheckpointDir } from "../../llm/safetensors_file.ts";
+import { SentencePieceTokenizer } from "../../llm/tokenizer/sentencepiece.ts";
+import { WEIGHT_FORMATS, type WeightFormat } from "../../llm/weights/format.ts";
 
 const DIR = new URL(".", import.meta.url).pathname;
 
