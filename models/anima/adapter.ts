@@ -26,8 +26,6 @@ import type { TensorStore } from "../../llm/safetensors.ts";
 import { ADAPTER_ROPE_THETA, type AdapterConfig, adapterConfigFromStore, NORM_EPS } from "./config.ts";
 import { Graph } from "./graph.ts";
 import {
-  activation,
-  addInPlace,
   attention,
   destroyLinear,
   gather,
@@ -147,7 +145,7 @@ export class LlmAdapter {
     const config = adapterConfigFromStore(store);
     checkAdapterLayout(store, config);
     const lin = (name: string, bias = false) =>
-      loadLinear(gpu, store, `${name}.weight`, "rows", {}, bias ? `${name}.bias` : undefined);
+      loadLinear(gpu, store, `${name}.weight`, "f32", {}, bias ? `${name}.bias` : undefined);
     const vec = (name: string) => loadVector(gpu, store, name);
     const attn = async (b: string, kind: "self_attn" | "cross_attn"): Promise<AttentionWeights> => ({
       norm: await vec(`${b}norm_${kind}.weight`),
@@ -229,7 +227,7 @@ export class LlmAdapter {
         );
         const v = linear(g, w.v, source, kvRows);
         const o = attention(g, q, k, v, { B: 1, H, L: Lt, S: kvRows, D: hd }, mask);
-        return linear(g, w.o, o, Lt);
+        return linear(g, w.o, o, Lt, { into: x }); // x += o_proj(o)
       });
     let x = gather(g, this.#embed, inputs.ids, c.vocab, c.targetDim);
     if (this.#inProj) {
@@ -238,19 +236,13 @@ export class LlmAdapter {
       g.release(embedded);
     }
     for (const b of this.#blocks) {
-      const selfOut = attend(b.self, x, x, Lt, inputs.targetPositions, inputs.targetMask);
-      addInPlace(g, x, selfOut, Lt * M);
-      g.release(selfOut);
-      const crossOut = attend(b.cross, x, inputs.source, Ls, inputs.sourcePositions, inputs.sourceMask);
-      addInPlace(g, x, crossOut, Lt * M);
-      g.release(crossOut);
-      const mlpOut = g.scope(() => {
+      attend(b.self, x, x, Lt, inputs.targetPositions, inputs.targetMask);
+      attend(b.cross, x, inputs.source, Ls, inputs.sourcePositions, inputs.sourceMask);
+      g.scope(() => {
         const n = rmsnorm(g, x, Lt, M, b.mlpNorm, NORM_EPS);
-        const h = activation(g, "gelu", linear(g, b.mlpIn, n, Lt), Lt * c.mlpDim);
-        return linear(g, b.mlpOut, h, Lt);
+        const h = linear(g, b.mlpIn, n, Lt, { activation: "gelu" });
+        return linear(g, b.mlpOut, h, Lt, { into: x }); // x += mlp(n)
       });
-      addInPlace(g, x, mlpOut, Lt * M);
-      g.release(mlpOut);
     }
     return g.scope(() => rmsnorm(g, linear(g, this.#outProj, x, Lt), Lt, c.targetDim, this.#norm, NORM_EPS));
   }

@@ -215,12 +215,12 @@ export class AnimaDit {
     checkDitLayout(store, config);
     const D = config.dim;
     const features = config.channels * config.patch * config.patch;
-    const xEmbed = await loadLinear(gpu, store, "x_embedder.proj.1.weight", "rows", { cols: [0, features] });
-    const tLinear1 = await loadLinear(gpu, store, "t_embedder.1.linear_1.weight", "vector");
+    const xEmbed = await loadLinear(gpu, store, "x_embedder.proj.1.weight", "f32", { cols: [0, features] });
+    const tLinear1 = await loadLinear(gpu, store, "t_embedder.1.linear_1.weight", "f32");
     const tLinear2: Linear[] = [];
     for (let c = 0; c < 3; c++) {
       tLinear2.push(
-        await loadLinear(gpu, store, "t_embedder.1.linear_2.weight", "vector", { rows: [c * D, (c + 1) * D] }),
+        await loadLinear(gpu, store, "t_embedder.1.linear_2.weight", "f32", { rows: [c * D, (c + 1) * D] }),
       );
     }
     const blocks: BlockWeights[] = [];
@@ -243,7 +243,7 @@ export class AnimaDit {
       blocks,
       hostBlocks,
       finalMod: await loadModulation(gpu, store, "final_layer.adaln_modulation", D, 2),
-      finalLinear: await loadLinear(gpu, store, "final_layer.linear.weight", "rows"),
+      finalLinear: await loadLinear(gpu, store, "final_layer.linear.weight", "f32"),
     });
   }
 
@@ -302,7 +302,7 @@ export class AnimaDit {
     const step = g.scope((): GpuTensor[] => {
       const emb = rmsnorm(g, inputs.sinusoid, 1, D, this.#tNorm, NORM_EPS);
       tap?.("t_emb_norm", emb);
-      const h = activation(g, "silu", linear(g, this.#tLinear1, inputs.sinusoid, 1), D);
+      const h = linear(g, this.#tLinear1, inputs.sinusoid, 1, { activation: "silu" });
       const lora = this.#tLinear2.map((l, i) => {
         const chunk = linear(g, l, h, 1);
         tap?.(`adaln_lora${i}`, chunk);
@@ -329,7 +329,7 @@ export class AnimaDit {
     const prologue = g.steps.length;
     const ends: number[] = [];
     this.#blocks.forEach((w, i) => {
-      block(g, w, x, c, blockInputs, i === 0 ? (name, t) => tap?.(`block0_${name}`, t) : undefined);
+      block(g, w, x, c, blockInputs, tap && i === 0 ? (name, t) => tap(`block0_${name}`, t) : undefined);
       if (tap && i === 0) tap("block0_out", copyOf(g, x));
       ends.push(g.steps.length);
     });

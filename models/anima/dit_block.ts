@@ -23,7 +23,6 @@ import type { TensorStore } from "../../llm/safetensors.ts";
 import { type DitConfig, NORM_EPS } from "./config.ts";
 import type { Graph } from "./graph.ts";
 import {
-  activation,
   add,
   addInPlace,
   attention,
@@ -31,6 +30,7 @@ import {
   type Linear,
   linear,
   linearBytes,
+  type LinearEpilogue,
   loadLinear,
   loadVector,
   modulatedLayernorm,
@@ -116,10 +116,10 @@ export async function loadModulation(
   D: number,
   chunks: number,
 ): Promise<Modulation> {
-  const down = await loadLinear(gpu, store, `${prefix}.1.weight`, "vector");
+  const down = await loadLinear(gpu, store, `${prefix}.1.weight`, "f32");
   const up: Linear[] = [];
   for (let c = 0; c < chunks; c++) {
-    up.push(await loadLinear(gpu, store, `${prefix}.2.weight`, "vector", { rows: [c * D, (c + 1) * D] }));
+    up.push(await loadLinear(gpu, store, `${prefix}.2.weight`, "f32", { rows: [c * D, (c + 1) * D] }));
   }
   return { down, chunks: up };
 }
@@ -142,7 +142,7 @@ export async function loadBlock(
   format: DitFormat = "f32",
 ): Promise<BlockWeights> {
   const b = `blocks.${i}.`;
-  const lin = (name: string) => loadLinear(gpu, store, `${b}${name}.weight`, format === "q8" ? "q8" : "rows");
+  const lin = (name: string) => loadLinear(gpu, store, `${b}${name}.weight`, format);
   const attn = async (kind: string): Promise<AttentionWeights> => ({
     q: await lin(`${kind}.q_proj`),
     k: await lin(`${kind}.k_proj`),
@@ -214,8 +214,9 @@ export function modulate(g: Graph, m: Modulation, step: StepEmbedding, tap?: Tap
   return g.scope(() => {
     const h = linear(g, m.down, step.siluEmb, 1);
     return m.chunks.map((chunk, c) => {
+      if (!tap) return linear(g, chunk, h, 1, { bias: step.lora[c] });
       const raw = linear(g, chunk, h, 1);
-      tap?.(`raw${c}`, raw);
+      tap(`raw${c}`, raw);
       return add(g, raw, step.lora[c], D);
     });
   });
@@ -228,6 +229,7 @@ function attend(
   c: DitConfig,
   inputs: BlockInputs,
   kind: "self" | "cross",
+  last: LinearEpilogue,
 ): GpuTensor {
   const { batch: B, tokens: T } = inputs;
   const H = c.heads, hd = c.headDim;
@@ -247,7 +249,7 @@ function attend(
       v = linear(g, w.v, inputs.context, B * S);
     }
     const o = attention(g, q, k, v, { B, H, L: T, S, D: hd });
-    return linear(g, w.out, o, B * T);
+    return linear(g, w.out, o, B * T, last);
   });
 }
 
@@ -264,26 +266,32 @@ function attend(
  */
 export function block(g: Graph, w: BlockWeights, x: GpuTensor, c: DitConfig, inputs: BlockInputs, tap?: Tap): void {
   const rows = inputs.batch * inputs.tokens, D = c.dim;
-  const sublayer = (m: Modulation, name: string, f: (n: GpuTensor) => GpuTensor) => {
-    const gated = g.scope(() => {
+  // f(n, last) appends a sub-layer whose last Linear takes `last` as its epilogue.
+  const sublayer = (m: Modulation, name: string, f: (n: GpuTensor, last: LinearEpilogue) => GpuTensor) => {
+    g.scope((): GpuTensor[] => {
       const [shift, scale1, gate] = modulate(
         g,
         m,
         inputs.step,
-        name === "self_attn" ? (k, t) => tap?.(`adaln_self_attn_${k}`, t) : undefined,
+        tap && name === "self_attn" ? (k, t) => tap(`adaln_self_attn_${k}`, t) : undefined,
       );
-      const out = f(modulatedLayernorm(g, x, rows, D, scale1, shift, NORM_EPS));
-      tap?.(name, out);
-      return mulRows(g, out, gate, rows, D);
+      const n = modulatedLayernorm(g, x, rows, D, scale1, shift, NORM_EPS);
+      if (!tap) {
+        f(n, { gate, gateRows: rows, into: x }); // x += gate · f(n), fused into the last product
+        return [];
+      }
+      // Tapped: the output before its gate is a tensor of its own.
+      const out = f(n, {});
+      tap(name, out);
+      addInPlace(g, x, mulRows(g, out, gate, rows, D), rows * D);
+      return [];
     });
-    addInPlace(g, x, gated, rows * D);
-    g.release(gated);
   };
-  sublayer(w.modSelfAttn, "self_attn", (n) => attend(g, w.selfAttn, n, c, inputs, "self"));
-  sublayer(w.modCrossAttn, "cross_attn", (n) => attend(g, w.crossAttn, n, c, inputs, "cross"));
+  sublayer(w.modSelfAttn, "self_attn", (n, last) => attend(g, w.selfAttn, n, c, inputs, "self", last));
+  sublayer(w.modCrossAttn, "cross_attn", (n, last) => attend(g, w.crossAttn, n, c, inputs, "cross", last));
   sublayer(
     w.modMlp,
     "mlp",
-    (n) => linear(g, w.mlp2, activation(g, "gelu", linear(g, w.mlp1, n, rows), rows * c.mlpDim), rows),
+    (n, last) => linear(g, w.mlp2, linear(g, w.mlp1, n, rows, { activation: "gelu" }), rows, last),
   );
 }

@@ -17,7 +17,8 @@ import { elementwisePlan, elementwiseRowsPlan } from "../../ops/elementwise/mod.
 import { flashAttentionPlan } from "../../ops/flash_attention/mod.ts";
 import { gatherPlan } from "../../ops/gather/mod.ts";
 import { layernormPlan } from "../../ops/layernorm/mod.ts";
-import { matmulPlan, matmulQ8Plan } from "../../ops/matmul/mod.ts";
+import { matmulLinearPlan, matmulQ8Plan } from "../../ops/matmul/mod.ts";
+import type { MatmulActivation } from "../../ops/matmul/reference.ts";
 import { matvecPlan } from "../../ops/matvec/mod.ts";
 import { permutePlan } from "../../ops/permute/mod.ts";
 import { rmsnormPlan } from "../../ops/rmsnorm/mod.ts";
@@ -25,18 +26,17 @@ import { ropeAxesPlan, type RopeAxesShape, validateRopeAxesShape } from "../../o
 import type { Graph } from "./graph.ts";
 
 /**
- * A Linear layer `y = x W^T + b` on the device. `rows` holds W as `[K, N]` (the f32 GEMM's right
- * operand) for products of many rows; `vector` holds it as stored, `[N, K]`, for the one-row
- * products of the timestep path (a GEMV); `q8` holds it as int8 codes `[N, ceil(K/4)]` words with
- * one f32 scale per row (ops/matmul's matmulQ8 format, quantised on the GPU while loading).
+ * A Linear layer `y = x W^T + b` on the device, its weight as stored, `[N, K]`: `f32` (ops/matmul's
+ * matmulLinear, or matvec for one row), or `q8`, int8 codes `[N, ceil(K/4)]` words with one f32
+ * scale per row (matmulQ8's format, quantised on the GPU while loading).
  */
 export interface Linear {
   /** Output features. */
   N: number;
   /** Input features. */
   K: number;
-  /** How `weight` is laid out. */
-  layout: "rows" | "vector" | "q8";
+  /** How `weight` is held. */
+  format: "f32" | "q8";
   /** The weight (u32 codes for `q8`). */
   weight: GpuTensor;
   /** `q8`: one scale per output row `[N]`. */
@@ -53,20 +53,13 @@ export interface LinearSlice {
   cols?: [number, number];
 }
 
-/** Host-side `[N, K]` → `[K, N]`. */
-function transpose(w: Float32Array, N: number, K: number): Float32Array {
-  const out = new Float32Array(N * K);
-  for (let n = 0; n < N; n++) for (let k = 0; k < K; k++) out[k * N + n] = w[n * K + k];
-  return out;
-}
-
 /**
  * Reads a Linear weight (and its bias, if `bias` is given) from a store and uploads it.
  *
  * @param gpu the device
  * @param store the checkpoint view
  * @param name the weight's name
- * @param layout `rows`, `vector` or `q8` (see {@link Linear})
+ * @param format `f32` or `q8` (see {@link Linear})
  * @param slice the part of the weight to take
  * @param bias the bias's name, if the layer has one
  * @returns the layer
@@ -75,7 +68,7 @@ export async function loadLinear(
   gpu: ResidentDevice,
   store: TensorStore,
   name: string,
-  layout: Linear["layout"],
+  format: Linear["format"],
   slice: LinearSlice = {},
   bias?: string,
 ): Promise<Linear> {
@@ -84,16 +77,19 @@ export async function loadLinear(
   const [r0, r1] = slice.rows ?? [0, rows];
   const [c0, c1] = slice.cols ?? [0, cols];
   const N = r1 - r0, K = c1 - c0;
-  let w: Float32Array = new Float32Array(N * K);
-  for (let n = 0; n < N; n++) w.set(full.subarray((r0 + n) * cols + c0, (r0 + n) * cols + c1), n * K);
+  const w = r0 === 0 && r1 === rows && c0 === 0 && c1 === cols ? full : new Float32Array(N * K);
+  if (w !== full) {
+    for (let n = 0; n < N; n++) {
+      w.set(full.subarray((r0 + n) * cols + c0, (r0 + n) * cols + c1), n * K);
+    }
+  }
   let out: Linear;
-  if (layout === "q8") {
+  if (format === "q8") {
     const weight = gpu.alloc("u32", N * Math.ceil(K / 4), name), scales = gpu.alloc("f32", N, `${name} scales`);
     await quantizeRowsGpu(gpu, "q8", w, N, K, weight.buffer, scales.buffer);
-    out = { N, K, layout, weight, scales };
+    out = { N, K, format, weight, scales };
   } else {
-    if (layout === "rows") w = transpose(w, N, K);
-    out = { N, K, layout, weight: gpu.upload(w, name) };
+    out = { N, K, format, weight: gpu.upload(w, name) };
   }
   if (bias !== undefined) out.bias = gpu.upload((await store.readFloat32(bias)).slice(r0, r1), bias);
   return out;
@@ -123,31 +119,54 @@ export function linearBytes(layer: Linear): number {
   return 4 * (layer.weight.length + (layer.scales?.length ?? 0) + (layer.bias?.length ?? 0));
 }
 
+/** What a {@link linear} does after its product, fused into it (ops/matmul's epilogue). */
+export interface LinearEpilogue {
+  /** Added to every row, instead of the layer's own bias (e.g. the step's adaLN-LoRA chunk). */
+  bias?: GpuTensor;
+  /** Applied after the bias. */
+  activation?: MatmulActivation;
+  /** Multiplies row m by `gate[floor(m / gateRows)]` (`[rows / gateRows, N]`). */
+  gate?: GpuTensor;
+  /** Rows per gate row. */
+  gateRows?: number;
+  /** Adds the result into this `[rows, N]` tensor (a residual stream) instead of a new one. */
+  into?: GpuTensor;
+}
+
 /**
- * `x W^T + b` for `rows` rows of `x` `[rows, K]`.
+ * `x W^T + b`, then the epilogue's steps, for `rows` rows of `x` `[rows, K]`.
  *
  * @param g the graph
  * @param layer the layer
  * @param x the input
  * @param rows rows of `x`
- * @returns `[rows, N]`
+ * @param epilogue bias (replacing the layer's), activation, gate, accumulation
+ * @returns `[rows, N]`: a new tensor, or `epilogue.into`
  */
-export function linear(g: Graph, layer: Linear, x: GpuTensor, rows: number): GpuTensor {
+export function linear(g: Graph, layer: Linear, x: GpuTensor, rows: number, epilogue: LinearEpilogue = {}): GpuTensor {
   const { N, K } = layer;
-  const out = g.tensor(rows * N);
-  if (layer.layout === "vector") {
-    if (rows !== 1) throw new Error(`${g.name}: a vector-layout Linear takes one row, got ${rows}`);
+  const bias = epilogue.bias ?? layer.bias;
+  const out = epilogue.into ?? g.tensor(rows * N);
+  const fused = bias !== undefined || epilogue.activation !== undefined || epilogue.gate !== undefined ||
+    epilogue.into !== undefined;
+  if (!fused && layer.format === "f32" && rows === 1) {
     g.add(matvecPlan(g.gpu, { N, K }), { weight: layer.weight, x, y: out });
-  } else if (layer.layout === "q8") {
-    g.add(matmulQ8Plan(g.gpu, { M: rows, N, K }), { a: x, weight: layer.weight, scales: layer.scales!, c: out });
-  } else {
-    g.add(matmulPlan(g.gpu, { M: rows, N, K }), { a: x, b: layer.weight, c: out });
+    return out;
   }
-  if (!layer.bias) return out;
-  const biased = g.tensor(rows * N);
-  g.add(elementwiseRowsPlan(g.gpu, { op: "add", rows, cols: N }), { a: out, b: layer.bias, out: biased });
-  g.release(out);
-  return biased;
+  const shape = {
+    M: rows,
+    N,
+    K,
+    ...(bias ? { bias: true } : {}),
+    ...(epilogue.activation ? { activation: epilogue.activation } : {}),
+    ...(epilogue.gate ? { gateRows: epilogue.gateRows ?? rows } : {}),
+    ...(epilogue.into ? { accumulate: true } : {}),
+  };
+  const tensors: Record<string, GpuTensor> = { a: x, weight: layer.weight, c: out };
+  if (layer.scales) tensors.scales = layer.scales;
+  if (fused) Object.assign(tensors, { bias: bias ?? g.unused(), gate: epilogue.gate ?? g.unused() });
+  g.add(layer.format === "q8" ? matmulQ8Plan(g.gpu, shape) : matmulLinearPlan(g.gpu, shape), tensors);
+  return out;
 }
 
 /**

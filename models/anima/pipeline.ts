@@ -23,7 +23,6 @@
 
 import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
-import { axpyInplacePlan } from "../../ops/axpy/mod.ts";
 import { matmulPlan } from "../../ops/matmul/mod.ts";
 import { LlmAdapter } from "./adapter.ts";
 import { adapterConfigFromStore, type DitConfig, ditConfigFromStore, vaeConfigFromStore } from "./config.ts";
@@ -400,10 +399,8 @@ export class Anima {
     try {
       const v = dit.build(g, { batch, height: h, width: w, latent, sinusoid, context: ctx }, geometry);
       // latent += [a, b] @ [v_cond; v_uncond]: guidance and the Euler step in one product.
-      const n = noise.length;
-      const delta = g.tensor(n);
-      g.add(matmulPlan(gpu, { M: 1, N: n, K: batch }), { a: coefficients, b: v, c: delta });
-      g.add(axpyInplacePlan(gpu, { alpha: 1, n }), { x: delta, y: latent });
+      const plan = matmulPlan(gpu, { M: 1, N: noise.length, K: batch, accumulate: true });
+      g.add(plan, { a: coefficients, b: v, bias: g.unused(), gate: g.unused(), c: latent });
       const program = dit.runner(g);
       try {
         for (let i = 0; i < steps; i++) {
