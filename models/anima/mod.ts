@@ -11,7 +11,8 @@
  * - {@link Anima}: `Anima.load(source, { device, format, maxResidentBytes, onProgress })` and
  *   `generate({ prompt, negativePrompt, width, height, steps, cfg, shift, noise, signal, onStep })`.
  *   The Qwen3-0.6B encoder and the two tokenizers are given to it ({@link AnimaTextEncoder},
- *   {@link AnimaT5Tokenizer}).
+ *   {@link AnimaT5Tokenizer}): {@link qwen3TextEncoder} and {@link t5AdapterTokenizer} make them from
+ *   models/qwen3's `Qwen3Encoder` and llm/tokenizer's Qwen and T5 tokenizers.
  * - The components, usable alone: {@link LlmAdapter}, {@link AnimaDit}, {@link AnimaVae}.
  * - Checkpoints: the DiT file with ComfyUI names (`net.*`, the adapter as `net.llm_adapter.*`),
  *   the Wan 2.1 VAE (`qwen_image_vae.safetensors`); bf16, f16 or f32 storage, loaded as f32. The
@@ -72,4 +73,5 @@ export {
 } from "./weights.ts";
 export { DEFAULT_SHIFT, eulerStep, guide, guidedEulerCoefficients, sigmaSchedule } from "./sampler.ts";
 export { timestepSinusoid } from "./timestep.ts";
+export { qwen3TextEncoder, t5AdapterTokenizer } from "./text.ts";
 export { ditPositions, sequencePositions } from "./rope.ts";

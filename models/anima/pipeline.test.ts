@@ -1,7 +1,10 @@
 import { deepStrictEqual } from "node:assert/strict";
 import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
+import { parseQwen3Config } from "../qwen3/config.ts";
+import { Qwen3Encoder } from "../qwen3/encoder.ts";
 import { Anima, type AnimaSource, QWEN_ENDOFTEXT } from "./pipeline.ts";
-import { assertRel, fixture, readInt32 } from "./fixtures_test_util.ts";
+import { qwen3TextEncoder } from "./text.ts";
+import { assertRel, fixture, goldenIndex, readInt32 } from "./fixtures_test_util.ts";
 
 const io = await fixture("io");
 
@@ -58,6 +61,48 @@ gpuTest("anima pipeline: the 3-step CFG-4 run (both passes one batched DiT run) 
     deepStrictEqual([image.width, image.height, image.rgb.length], [96, 64, 3 * 64 * 96]);
   } finally {
     anima.destroy();
+  }
+});
+
+gpuTest("anima pipeline: from the Qwen3 ids through models/qwen3's encoder (tiny) down to the image", async (gpu) => {
+  const { configs } = await goldenIndex();
+  const config = parseQwen3Config({ ...configs.qwen3, model_type: "qwen3" });
+  const encoder = await Qwen3Encoder.load(gpu, await fixture("weights_qwen3"), config);
+  const ids: Record<string, Int32Array> = {
+    cond: await readInt32(io, "encoder/cond/input_ids"),
+    uncond: await readInt32(io, "encoder/uncond/input_ids"),
+  };
+  const t5: Record<string, Int32Array> = {
+    cond: await readInt32(io, "adapter/cond/t5_ids"),
+    uncond: await readInt32(io, "adapter/uncond/t5_ids"),
+  };
+  const anima = await Anima.load({
+    dit: await fixture("weights_dit"),
+    vae: await fixture("weights_vae"),
+    // The tiny models' vocabularies (Qwen 128, T5 64) are not the real tokenizers': the golden ids.
+    textEncoder: qwen3TextEncoder(encoder, { encode: (text) => [...ids[text]] }),
+    t5Tokenizer: { encode: (text) => t5[text] },
+  }, { device: gpu });
+  try {
+    const states = await anima.encodePrompt("cond");
+    const encoded = assertRel(states.states, await io.readFloat32("encoder/cond/last_hidden_state"), "Qwen3 states");
+    const image = await anima.generate({
+      prompt: "cond",
+      negativePrompt: "uncond",
+      width: 96,
+      height: 64,
+      steps: 3,
+      cfg: 4,
+      noise: await io.readFloat32("run/noise"),
+    });
+    const latent = assertRel(image.latent, await io.readFloat32("run/vae/z"), "final latent");
+    const rgb = assertRel(image.rgb, await io.readFloat32("run/vae/image"), "image");
+    console.log(
+      `Qwen3 states ${encoded.toExponential(2)}, latent ${latent.toExponential(2)}, image ${rgb.toExponential(2)}`,
+    );
+  } finally {
+    anima.destroy();
+    encoder.destroy();
   }
 });
 
