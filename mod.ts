@@ -52,8 +52,17 @@ export {
   type ActivationShape,
   erf,
   erfc,
+  GATED_ACTIVATION_KINDS,
+  gatedActivation,
+  type GatedActivationArgs,
+  gatedActivationGpu,
+  type GatedActivationKind,
+  gatedActivationPlan,
+  type GatedActivationShape,
   validateActivation,
   validateActivationShape,
+  validateGatedActivation,
+  validateGatedActivationShape,
 } from "./ops/activation/mod.ts";
 export {
   axpy,
@@ -244,6 +253,7 @@ export {
   validateReduceShape,
 } from "./ops/reduce/mod.ts";
 export {
+  type Modulation,
   rmsnorm,
   RMSNORM_DEFAULT_EPS,
   type RmsnormArgs,
@@ -329,7 +339,10 @@ export {
   validateConvTranspose1dShape,
 } from "./ops/conv_transpose/mod.ts";
 export {
+  GROUP_NORM_ACTIVATIONS,
   GROUP_NORM_DEFAULT_EPS,
+  GROUP_NORM_PATHS,
+  GROUP_NORM_POLLS,
   GROUP_NORM_SPLIT_ROWS,
   groupNorm,
   type GroupNormArgs,

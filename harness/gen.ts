@@ -22,11 +22,14 @@
  * then in `harness/wgsl/`, which holds the snippets several ops share: the row kernels' row sum,
  * chunk loads and ragged-row helpers (`row_*`); the element accesses of vec4-typed bindings in
  * transpose, permute, pad and upsample (`vec4_parts`); the vec4 block walk of dequantize and upsample
- * (`quad_blocks`); and the pieces of the register-blocked GEMM tiles (`gemm_*`: a's transposed
+ * (`quad_blocks`); the pieces of the register-blocked GEMM tiles (`gemm_*`: a's transposed
  * staging, the 8 x 8 accumulators and one k-step's FMAs that matmul's 128 x 128 tiles, conv,
  * conv_transpose and flash_attention's output role share; `gemm64_*`: the 64 x 64 tile's k-steps and
  * main body that matmul/tile64 shares with stft's and mel's gathered GEMM; `gemm8_*`: the 8-deep
- * blocks, k-steps and stores of conv's and conv_transpose's implicit GEMMs). Each snippet opens with
+ * blocks, k-steps and stores of conv's and conv_transpose's implicit GEMMs); the sigmoid and SiLU of
+ * activation, of group_norm's and channel_norm's fused SiLU and of matmul's epilogue (`silu`), and
+ * matmul's GELU forms (`gelu`); and the adaLN modulation
+ * hooks of rmsnorm's and layernorm's `modulated` kernels (`modulate`). Each snippet opens with
  * a comment saying what it expects of the including kernel (bindings, constants, names in scope).
  * A name in both is an error, and a shared snippet sees only
  * shared snippets, so it never depends on the op that includes it. A snippet may include another; a

@@ -56,6 +56,7 @@ export {
   type SampleStats,
   type Timed,
   timePlan,
+  timeProgram,
   timeResident,
   type Timing,
   type TimingOptions,

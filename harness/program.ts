@@ -34,24 +34,36 @@ export interface BoundDispatch {
 /**
  * Encodes bound dispatches in order: consecutive ones share a compute pass (WebGPU makes each one's
  * writes visible to the next), and a new pass begins where a dispatch clears a `zeroed` binding.
+ * Timestamp writes span them all: the beginning is written by the first pass, the end by the last.
  *
  * @param encoder the command encoder to record into
  * @param steps the dispatches
- * @param timestampWrites optional timestamp writes for the pass(es)
+ * @param timestampWrites optional timestamp writes: the start of the first pass, the end of the last
  */
 export function encodeBound(
   encoder: GPUCommandEncoder,
   steps: readonly BoundDispatch[],
   timestampWrites?: GPUComputePassTimestampWrites,
 ): void {
+  const lastPassStart = steps.findLastIndex((step, i) => i === 0 || step.cleared.length > 0);
+  const writesFor = (i: number): GPUComputePassDescriptor => {
+    if (!timestampWrites) return {};
+    const { querySet, beginningOfPassWriteIndex: begin, endOfPassWriteIndex: end } = timestampWrites;
+    const writes: GPUComputePassTimestampWrites = { querySet };
+    if (i === 0 && begin !== undefined) writes.beginningOfPassWriteIndex = begin;
+    if (i === lastPassStart && end !== undefined) writes.endOfPassWriteIndex = end;
+    return writes.beginningOfPassWriteIndex === undefined && writes.endOfPassWriteIndex === undefined
+      ? {}
+      : { timestampWrites: writes };
+  };
   let pass: GPUComputePassEncoder | undefined;
-  for (const step of steps) {
+  for (const [i, step] of steps.entries()) {
     if (step.cleared.length > 0) {
       pass?.end();
       pass = undefined;
       for (const buffer of step.cleared) encoder.clearBuffer(buffer);
     }
-    pass ??= encoder.beginComputePass(timestampWrites ? { timestampWrites } : {});
+    pass ??= encoder.beginComputePass(writesFor(i));
     pass.setPipeline(step.pipeline);
     pass.setBindGroup(0, step.bindGroup);
     const [x, y, z] = step.workgroups;

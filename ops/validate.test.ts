@@ -55,7 +55,14 @@ const CASES: OpCase[] = [
     plan: ops.rmsnormPlan,
     args: { x: f32(6), rows: 2, cols: 3 },
     shape: { rows: 2, cols: 3 },
-    bad: [["rows", 0, "rows"], ["cols", -1, "cols"], ["eps", 1e39, "eps"], ["eps", -1, "eps"]],
+    bad: [
+      ["rows", 0, "rows"],
+      ["cols", -1, "cols"],
+      ["eps", 1e39, "eps"],
+      ["eps", -1, "eps"],
+      ["modulation", { rowsPerItem: 0 }, "modulation.rowsPerItem"],
+      ["modulation", { rowsPerItem: 4 }, "modulation.rowsPerItem"],
+    ],
   },
   {
     op: "layernorm",
@@ -64,7 +71,14 @@ const CASES: OpCase[] = [
     plan: ops.layernormPlan,
     args: { x: f32(6), rows: 2, cols: 3 },
     shape: { rows: 2, cols: 3 },
-    bad: [["rows", 0, "rows"], ["cols", NaN, "cols"], ["eps", 1e39, "eps"], ["eps", Infinity, "eps"]],
+    bad: [
+      ["rows", 0, "rows"],
+      ["cols", NaN, "cols"],
+      ["eps", 1e39, "eps"],
+      ["eps", Infinity, "eps"],
+      ["modulation", { rowsPerItem: 1.5 }, "modulation.rowsPerItem"],
+      ["modulation", null, "modulation"],
+    ],
   },
   {
     op: "quantize",
@@ -192,6 +206,15 @@ const CASES: OpCase[] = [
     optional: ["alpha"],
     shape: { kind: "elu", n: 3, alpha: 1 },
     bad: [["kind", "swish", "kind"], ["alpha", 1e39, "alpha"]],
+  },
+  {
+    op: "gatedActivation",
+    reference: ops.gatedActivation,
+    gpu: ops.gatedActivationGpu,
+    plan: ops.gatedActivationPlan,
+    args: { kind: "swiglu", gate: f32(3), up: f32(3) },
+    shape: { kind: "swiglu", n: 3 },
+    bad: [["kind", "reglu", "kind"]],
   },
   {
     op: "dequantize",

@@ -145,3 +145,59 @@ export function requireShape(op: string, name: string, value: unknown, minRank =
   value.forEach((d, i) => requireInt(op, `${name}[${i}]`, d, 0, U32_MAX));
   return value.reduce((p: number, d: number) => p * d, 1);
 }
+
+/**
+ * adaLN modulation of a batch of items (rmsnorm's and layernorm's `modulation`): row n of a
+ * `[rows, cols]` result is multiplied by `1 + scale[b]` and shifted by `shift[b]`,
+ * b = ⌊n / rowsPerItem⌋.
+ */
+export interface Modulation {
+  /** Rows of one item (>= 1); rows must be a multiple of it. */
+  rowsPerItem: number;
+  /** `[items, cols]`, items = rows / rowsPerItem: the result is multiplied by `1 + scale[b, c]`. */
+  scale: Float32Array;
+  /** Optional `[items, cols]`, added after the scale. Absent means zeros. */
+  shift?: Float32Array;
+}
+
+/**
+ * Requires a modulation's shape: `rowsPerItem` an integer >= 1 that divides `rows`.
+ *
+ * @param op the op, for the message
+ * @param rows the rows being modulated
+ * @param modulation `{ rowsPerItem, shift? }`
+ * @returns the number of items, rows / rowsPerItem
+ * @throws Error naming `modulation` or `modulation.rowsPerItem`
+ */
+export function requireModulationShape(
+  op: string,
+  rows: number,
+  modulation: { rowsPerItem: number; shift?: unknown },
+): number {
+  requireArgs(op, "modulation", modulation, "{ rowsPerItem, scale, shift? }");
+  const per = requireInt(op, "modulation.rowsPerItem", modulation.rowsPerItem, 1, U32_MAX);
+  if (rows % per !== 0) {
+    throw new Error(`${op}: rows must be a multiple of modulation.rowsPerItem = ${per}, got rows = ${rows}`);
+  }
+  return rows / per;
+}
+
+/**
+ * Requires a modulation's arrays: `scale` and the optional `shift`, each a Float32Array of
+ * items * cols.
+ *
+ * @param op the op, for the message
+ * @param rows the rows being modulated
+ * @param cols their length
+ * @param modulation `{ rowsPerItem, scale, shift? }`
+ * @returns the number of items
+ * @throws Error naming the bad field
+ */
+export function requireModulation(op: string, rows: number, cols: number, modulation: Modulation): number {
+  const items = requireModulationShape(op, rows, modulation);
+  requireArray(op, "modulation.scale", modulation.scale, "Float32Array", [items * cols, "items * cols"]);
+  if (modulation.shift !== undefined) {
+    requireArray(op, "modulation.shift", modulation.shift, "Float32Array", [items * cols, "items * cols"]);
+  }
+  return items;
+}

@@ -1,4 +1,5 @@
 import { deepStrictEqual, notStrictEqual, ok, strictEqual } from "node:assert/strict";
+import { LimitError } from "../../harness/limits.ts";
 import {
   assertClose,
   assertThrowsMessage,
@@ -17,6 +18,12 @@ import {
   activationPlan,
   erf,
   erfc,
+  GATED_ACTIVATION_KINDS,
+  gatedActivation,
+  type GatedActivationArgs,
+  gatedActivationGpu,
+  type GatedActivationKind,
+  gatedActivationPlan,
   KERNELS,
 } from "./mod.ts";
 
@@ -26,6 +33,10 @@ interface Golden {
   cases: { input: string; kind: ActivationKind; alpha?: number; out: number[] }[];
   /** torch's results at [NaN, +inf, -inf] in float32 on the CPU (elu at alpha 0.5), as Python's str(): "nan", "1.0". */
   nonfinite: Record<ActivationKind, string[]>;
+  /** f(gate) * up for named inputs (gates `special`, `random7`, `random257`; ups `up_<gate>`). */
+  gated: { gate: string; up: string; kind: GatedActivationKind; out: number[] }[];
+  /** torch's f(gate) * up at gates [NaN, +inf, -inf, +inf, 1] and ups [2, 2, 2, 0, NaN], float32 on the CPU. */
+  gated_nonfinite: Record<GatedActivationKind, string[]>;
 }
 const golden = () => loadGolden<Golden>(new URL("./goldens/activation.json", import.meta.url));
 const f32 = (xs: number[]) => new Float32Array(xs);
@@ -261,3 +272,168 @@ gpuTest("activation GPU: plans use a 1-D grid of 2048-element blocks, capped, an
     deepStrictEqual([plan.workgroups, plan.cost], [groups, { bytes: 8 * n, flops: 30 * n }], `n=${n}`);
   }
 });
+
+// ---------------------------------------------------------------- gated (swiglu, geglu)
+
+const gatedOf = (g: Golden, c: Golden["gated"][number]): GatedActivationArgs => ({
+  kind: c.kind,
+  gate: f32(g.inputs[c.gate]),
+  up: f32(g.inputs[c.up]),
+});
+
+Deno.test("gatedActivation reference: hand-derived values", () => {
+  // silu(1) * 2 and gelu(1) * 2 (Phi(1) = 0.8413447460685429), each rounded once.
+  deepStrictEqual([...gatedActivation({ kind: "swiglu", gate: f32([1, 0]), up: f32([2, 7]) })], [
+    Math.fround(2 * 0.7310585786300049),
+    0,
+  ]);
+  deepStrictEqual([...gatedActivation({ kind: "geglu", gate: f32([1]), up: f32([2]) })], [
+    Math.fround(2 * 0.8413447460685429),
+  ]);
+  strictEqual(gatedActivation({ kind: "swiglu", gate: f32([]), up: f32([]) }).length, 0);
+});
+
+Deno.test("gatedActivation reference matches torch goldens; the activation is of the gate, and geglu's gelu is the erf form", async () => {
+  const g = await golden();
+  ok(g.gated.length === 6, "swiglu and geglu on three inputs");
+  let swapped = 0, tanhForm = 0;
+  for (const c of g.gated) {
+    const args = gatedOf(g, c), expected = f32(c.out);
+    assertClose(gatedActivation(args), expected, referenceTolerance, `torch ${c.kind} on ${c.gate}`);
+    // The alternatives: the activation of up times the gate; geglu through gelu_tanh.
+    const f = c.kind === "swiglu" ? "silu" : "gelu";
+    const other = activation({ kind: f, x: args.up }).map((v, i) => v * args.gate[i]);
+    swapped = Math.max(swapped, ...other.map((v, i) => Math.abs(v - expected[i])));
+    if (c.kind === "geglu") {
+      const tanh = activation({ kind: "gelu_tanh", x: args.gate }).map((v, i) => v * args.up[i]);
+      tanhForm = Math.max(tanhForm, ...tanh.map((v, i) => Math.abs(v - expected[i]) / (1 + Math.abs(expected[i]))));
+    }
+  }
+  ok(swapped > 1, `activating up instead of the gate must differ, differs by ${swapped}`);
+  ok(tanhForm > 1e-4, `geglu through gelu_tanh must differ, differs by ${tanhForm}`);
+});
+
+/** torch's gated results at non-finite points, but geglu at gate +Infinity: the limit (gelu(+inf) = inf, see above). */
+async function expectedGatedNonFinite(kind: GatedActivationKind): Promise<number[]> {
+  const torch = (await golden()).gated_nonfinite[kind].map(fromPython);
+  if (kind === "swiglu") return torch;
+  ok(Number.isNaN(torch[1]), `torch's geglu at gate +inf is ${torch[1]}, no longer NaN: drop the exception`);
+  return [torch[0], Infinity, ...torch.slice(2)];
+}
+const GATED_GATE = f32([NaN, Infinity, -Infinity, Infinity, 1]), GATED_UP = f32([2, 2, 2, 0, NaN]);
+
+Deno.test("gatedActivation reference: NaN and ±Infinity give what torch gives (geglu at gate +Infinity: the limit)", async () => {
+  for (const kind of GATED_ACTIVATION_KINDS) {
+    const out = gatedActivation({ kind, gate: GATED_GATE, up: GATED_UP });
+    assertClose(out, await expectedGatedNonFinite(kind), { atol: 0, rtol: 0 }, kind);
+  }
+});
+
+async function rejectsBadGated(run: (args: GatedActivationArgs) => unknown): Promise<void> {
+  const gate = f32([1, 2, 3]);
+  await assertThrowsMessage(
+    () => run({ kind: "swiglu", gate, up: f32([1, 2]) }),
+    "gatedActivation: up must have length gate.length = 3, got 2",
+  );
+  await assertThrowsMessage(
+    () => run({ kind: "reglu" as GatedActivationKind, gate, up: gate }),
+    'gatedActivation: kind must be one of "swiglu", "geglu", got reglu',
+  );
+  await assertThrowsMessage(
+    () => run({ kind: "geglu", gate: [1] as unknown as Float32Array, up: gate }),
+    "gatedActivation: gate must be a Float32Array, got Array",
+  );
+  await assertThrowsMessage(() => run(undefined as unknown as GatedActivationArgs), "gatedActivation: args must be");
+}
+
+Deno.test("gatedActivation reference: bad input throws naming the argument", () => rejectsBadGated(gatedActivation));
+
+gpuTest("gatedActivation GPU: bad input throws before dispatch; the plan's bindings, grid and cost", async (gpu) => {
+  await rejectsBadGated((args) => gatedActivationGpu(gpu, args));
+  await assertThrowsMessage(
+    () => gatedActivationPlan(gpu, { kind: "swiglu", n: 4 }, { override: "kernel" }),
+    'override "kernel" is not a variant of entry point "gated"',
+  );
+  const plan = gatedActivationPlan(gpu, { kind: "swiglu", n: 4099 });
+  deepStrictEqual(plan.bindings.map((b) => [b.name, b.length, b.role]), [
+    ["gate", 4099, "input"],
+    ["up", 4099, "input"],
+    ["out", 4099, "output"],
+  ]);
+  deepStrictEqual([plan.workgroups, plan.cost], [3, { bytes: 12 * 4099, flops: 5 * 4099 }]);
+  deepStrictEqual(gatedActivationPlan(gpu, { kind: "geglu", n: 0 }).workgroups, 0);
+});
+
+gpuTest("gatedActivation GPU matches torch goldens, and NaN and ±Infinity as the reference", async (gpu) => {
+  const g = await golden();
+  for (const c of g.gated) {
+    assertClose(await gatedActivationGpu(gpu, gatedOf(g, c)), f32(c.out), kernelTolerance, `${c.kind} on ${c.gate}`);
+  }
+  // Ten elements: two whole vec4s through the streaming loop and two through the tail.
+  const gate = f32([...GATED_GATE, ...GATED_GATE]), up = f32([...GATED_UP, ...GATED_UP]);
+  for (const kind of GATED_ACTIVATION_KINDS) {
+    const once = await expectedGatedNonFinite(kind);
+    assertClose(await gatedActivationGpu(gpu, { kind, gate, up }), [...once, ...once], { atol: 0, rtol: 0 }, kind);
+  }
+});
+
+// Lengths around the kernel's geometry (as for `kernel`: partial vec4s, whole and partial 2048-element
+// blocks), gates over [-8, 8) and ups over [-2, 2), and the points where the gate's activation goes
+// wrong first. The product's rounding adds half an ULP to the activation's error, which the kernel
+// tolerance covers.
+const gatedCases = GATED_ACTIVATION_KINDS.flatMap((kind) => [
+  ...[1, 3, 4, 5, 2047, 2048, 2049, 4099, 5001].map((n) => ({
+    label: `${kind} n=${n}`,
+    args: { kind, gate: randomF32(n, n, -8, 8), up: randomF32(n, n + 1, -2, 2) },
+  })),
+  { label: `${kind} special`, args: { kind, gate: SPECIAL, up: randomF32(SPECIAL.length, 9, -2, 2) } },
+]);
+checkAgainstReference(
+  "gatedActivation",
+  KERNELS,
+  "gated",
+  gatedCases,
+  gatedActivation,
+  gatedActivationGpu,
+  kernelTolerance,
+);
+checkAgainstReference(
+  "gatedActivation, grid-stride over 2 workgroups",
+  KERNELS,
+  "gated",
+  GATED_ACTIVATION_KINDS.flatMap((kind) =>
+    [3, 5 * 4096 + 7].map((n) => ({
+      label: `${kind} n=${n}`,
+      args: { kind, gate: randomF32(n, n, -8, 8), up: randomF32(n, n + 1, -2, 2) },
+    }))
+  ),
+  gatedActivation,
+  (gpu, args, options) => gatedActivationGpu(twoWorkgroups(gpu), args, options),
+  kernelTolerance,
+);
+
+gpuTest(
+  "activation GPU: a tensor past maxStorageBufferBindingSize is refused, naming it, before upload",
+  async (gpu) => {
+    const small = gpu.withLimits({ maxStorageBufferBindingSize: 1024 });
+    const x = randomF32(512, 1); // 2,048 bytes
+    const refusal = async (run: () => Promise<unknown>, expected: string) => {
+      let error: unknown;
+      try {
+        await run();
+      } catch (e) {
+        error = e;
+      }
+      ok(error instanceof LimitError, `expected a LimitError, got ${error}`);
+      strictEqual(error.message, expected);
+    };
+    await refusal(
+      () => activationGpu(small, { kind: "silu", x }),
+      "activation/kernel: binding 0 (x) needs maxStorageBufferBindingSize >= 2048, but this device allows 1024",
+    );
+    await refusal(
+      () => gatedActivationGpu(small, { kind: "swiglu", gate: x, up: x }),
+      "activation/gated: binding 0 (gate) needs maxStorageBufferBindingSize >= 2048, but this device allows 1024",
+    );
+  },
+);

@@ -2,13 +2,24 @@
  * Benchmark cases of activation: every kind at 2^26 elements (512 MiB moved, far past the H200's
  * 50 MB L2), and gelu, the costliest per element, also at 2^20 and 2^24. Shapes are labelled
  * `<kind>:<n>` because all kinds share the one entry point. Inputs span [-8, 8), both sides of
- * every piecewise definition.
+ * every piecewise definition. silu also at 384 x 16,384 elements, the bytes channel_norm's
+ * `1x384x16384` moves (24 + 24 MiB): what a streaming kernel reaches at that size, in the same run.
+ * The gated kinds (entry point `gated`) at 2^26 elements and at Z-Image's feed-forward of 4,096
+ * tokens (4,096 x 10,240 elements).
  *
  * @module
  */
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
-import { ACTIVATION_KINDS, type ActivationKind, activationPlan, KERNELS } from "./mod.ts";
+import {
+  ACTIVATION_KINDS,
+  type ActivationKind,
+  activationPlan,
+  GATED_ACTIVATION_KINDS,
+  type GatedActivationKind,
+  gatedActivationPlan,
+  KERNELS,
+} from "./mod.ts";
 
 type Shape = { kind: ActivationKind; n: number };
 
@@ -20,11 +31,22 @@ export const BENCH: readonly BenchCase[] = [
     sources: KERNELS,
     gpu: [
       { kind: "gelu", n: 2 ** 24 },
+      { kind: "silu", n: 384 * 16384 },
       ...ACTIVATION_KINDS.map((kind) => ({ kind, n: 2 ** 26 })),
     ],
     quick: [{ kind: "gelu", n: 4099 }, ...ACTIVATION_KINDS.map((kind) => ({ kind, n: 2 ** 16 }))],
     label: ({ kind, n }) => `${kind}:${n}`,
     plan: (gpu, { kind, n }, options) => activationPlan(gpu, { kind, n }, options),
     inputs: ({ n }, seed) => [randomInput(n, seed, 0, 8)],
+  }),
+  defineCase<{ kind: GatedActivationKind; n: number }>({
+    op: "activation",
+    entry: "gated",
+    sources: KERNELS,
+    gpu: [...GATED_ACTIVATION_KINDS.map((kind) => ({ kind, n: 2 ** 26 })), { kind: "swiglu", n: 4096 * 10240 }],
+    quick: [{ kind: "swiglu", n: 4099 }, { kind: "geglu", n: 2 ** 16 }],
+    label: ({ kind, n }) => `${kind}:${n}`,
+    plan: (gpu, { kind, n }, options) => gatedActivationPlan(gpu, { kind, n }, options),
+    inputs: ({ n }, seed) => [randomInput(n, seed, 0, 8), randomInput(n, seed + 1)],
   }),
 ];

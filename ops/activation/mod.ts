@@ -1,7 +1,8 @@
 /**
  * activation: relu2, silu, elu, tanh, gelu and gelu_tanh, elementwise, as one op
- * (`activation`, entry point `kernel`). Each matches its torch function (see `reference.ts` for
- * the table, and for what is refused and why).
+ * (`activation`, entry point `kernel`); and the gated forms swiglu, `silu(gate) * up`, and geglu,
+ * `gelu(gate) * up` (`gatedActivation`, entry point `gated`). Each matches its torch function (see
+ * `reference.ts` for the tables, and for what is refused and why).
  *
  * Conventions, and why:
  * - `gelu` is the exact erf form, torch.nn.functional.gelu's own default (approximate="none");
@@ -31,6 +32,17 @@
  * measured against (a switch per vec4, four or eight vec4s per invocation) are in
  * `harness/baselines/nvidia-h200-design.md` (activation).
  *
+ * `gated` streams its two inputs the same way (two vec4s of each per invocation), applies the
+ * activation to `gate` with the same functions as `kernel` (`wgsl/include/silu_gelu.wgsl`) and
+ * multiplies by `up`: 12 bytes per element. Its convention pinned by the goldens: the activation is
+ * of the gate, not of `up` (a feed-forward's `w1 x`, not `w3 x`); geglu is the erf gelu. Refused:
+ * `gate` and `up` of different lengths, and any kind but the two. It has not been timed on a GPU yet.
+ *
+ * Tensors past the device's `maxStorageBufferBindingSize` are refused, not split: the limits guard
+ * throws a `LimitError` naming the binding before anything is uploaded (`activationGpu`,
+ * `gatedActivationGpu`) or encoded (a plan on resident tensors). Elements are independent, so a
+ * caller holding a larger tensor in several buffers runs one plan per buffer.
+ *
  * @module
  */
 
@@ -43,8 +55,13 @@ import {
   type ActivationArgs,
   type ActivationKind,
   type ActivationShape,
+  type GatedActivationArgs,
+  type GatedActivationKind,
+  type GatedActivationShape,
   validateActivation,
   validateActivationShape,
+  validateGatedActivation,
+  validateGatedActivationShape,
 } from "./reference.ts";
 
 export * from "./reference.ts";
@@ -140,5 +157,84 @@ export async function activationGpu(
   validateActivation(args);
   const plan = activationPlan(gpu, { kind: args.kind, n: args.x.length, alpha: args.alpha }, options);
   const [out] = await gpu.run(plan, [args.x]);
+  return out as Float32Array;
+}
+
+const GATED_CODES: Record<GatedActivationKind, number> = { swiglu: 0, geglu: 1 };
+
+/**
+ * Plans a gated activation on the GPU for `n` elements of each input.
+ *
+ * @param gpu the device
+ * @param shape the kind and the length `n`
+ * @param options kernel override (a variant of `gated`)
+ * @returns the plan; bindings `gate`, `up` (inputs) and `out` (output), each of n elements
+ * @throws Error naming the argument, as {@link validateGatedActivationShape}
+ *
+ * @example Resident tensors: a feed-forward's gate and up projections in, the product out
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { gatedActivationPlan } from "@xpu/ops/ops/activation";
+ * const gpu = await acquireDevice();
+ * const gate = gpu.upload(new Float32Array([0, 1]));
+ * const up = gpu.upload(new Float32Array([5, 2]));
+ * const out = gpu.alloc("f32", 2);
+ * await gpu.submit([gatedActivationPlan(gpu, { kind: "swiglu", n: 2 }), [gate, up, out]]);
+ * const y = await gpu.read(out); // [0, 1.462]
+ * gpu.destroy();
+ * ```
+ */
+export function gatedActivationPlan(
+  gpu: ResidentDevice,
+  shape: GatedActivationShape,
+  options: KernelOptions = {},
+): KernelPlan {
+  validateGatedActivationShape(shape);
+  const { kind, n } = shape;
+  return {
+    op: "activation",
+    kernel: gpu.resolve(KERNELS, "gated", options),
+    bindings: [
+      { name: "gate", dtype: "f32", length: n, role: "input" },
+      { name: "up", dtype: "f32", length: n, role: "input" },
+      { name: "out", dtype: "f32", length: n, role: "output" },
+    ],
+    params: packParams(
+      [{ name: "n", type: "u32" }, { name: "kind", type: "u32" }],
+      { n, kind: GATED_CODES[kind] },
+      "activation",
+    ),
+    workgroups: streamWorkgroups(n, BLOCK_ELEMENTS, gpu.limits.maxComputeWorkgroupsPerDimension),
+    // Two reads and a write per element; the activation's FLOPs (silu's, gelu's) and the product.
+    cost: { bytes: 12 * n, flops: (FLOPS_PER_ELEMENT[kind === "swiglu" ? "silu" : "gelu"] + 1) * n },
+  };
+}
+
+/**
+ * Applies a gated activation on the GPU: `silu(gate) * up` or `gelu(gate) * up`.
+ *
+ * @param gpu the device
+ * @param args as {@link gatedActivation}
+ * @param options kernel override (a variant of `gated`)
+ * @returns the result
+ * @throws Error naming the argument, as {@link validateGatedActivation}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, gatedActivationGpu } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const gate = new Float32Array([-1, 0, 2]), up = new Float32Array([3, 3, 3]);
+ * const y = await gatedActivationGpu(gpu, { kind: "geglu", gate, up }); // [-0.476, 0, 5.864]
+ * gpu.destroy();
+ * ```
+ */
+export async function gatedActivationGpu(
+  gpu: ResidentDevice,
+  args: GatedActivationArgs,
+  options: KernelOptions = {},
+): Promise<Float32Array> {
+  validateGatedActivation(args);
+  const plan = gatedActivationPlan(gpu, { kind: args.kind, n: args.gate.length }, options);
+  const [out] = await gpu.run(plan, [args.gate, args.up]);
   return out as Float32Array;
 }

@@ -25,6 +25,18 @@
  * Refused: `alpha` for any kind but `elu` (it would be silently ignored), and an alpha that is not
  * a finite f32.
  *
+ * Gated activations, `gatedActivation({ kind, gate, up })`, elementwise over two inputs of one
+ * length: `f(gate) * up`, the product of a feed-forward's gate and up projections.
+ *
+ * | kind     | function              | torch                                                      |
+ * | -------- | --------------------- | ---------------------------------------------------------- |
+ * | `swiglu` | silu(gate) * up       | `F.silu(w1(x)) * w3(x)` (Llama, Qwen3, Z-Image FFNs)       |
+ * | `geglu`  | gelu(gate) * up (erf) | `F.gelu(gate) * up` (diffusers' GEGLU, approximate="none") |
+ *
+ * The activation applies to `gate` only (swapping the inputs gives a different function), in f64,
+ * and the product is rounded to f32 once; NaN and ±Infinity propagate through the product as IEEE
+ * arithmetic gives them (silu(+Infinity) * 0 is NaN, as in torch).
+ *
  * JavaScript has no erf, so this module defines {@link erf} and {@link erfc} to about 1e-15.
  *
  * @module
@@ -188,6 +200,88 @@ function evaluate(kind: ActivationKind, v: number, alpha: number): number {
       // (1 + tanh(u)) / 2 is sigmoid(2u), which does not cancel for negative u.
       return v * sigmoid(2 * SQRT_2_OVER_PI * (v + 0.044715 * v * v * v));
   }
+}
+
+/** The gated activations: `f(gate) * up`. */
+export const GATED_ACTIVATION_KINDS = ["swiglu", "geglu"] as const;
+/** One of {@link GATED_ACTIVATION_KINDS}. */
+export type GatedActivationKind = typeof GATED_ACTIVATION_KINDS[number];
+
+/** The kind and length of a {@link gatedActivation} call: what a plan needs. */
+export interface GatedActivationShape {
+  /** Which function: `swiglu` (silu of the gate) or `geglu` (gelu of the gate, erf form). */
+  kind: GatedActivationKind;
+  /** Elements of each input and of the result (>= 0). */
+  n: number;
+}
+
+/** Arguments of {@link gatedActivation}. */
+export interface GatedActivationArgs {
+  /** Which function: `swiglu` (silu of the gate) or `geglu` (gelu of the gate, erf form). */
+  kind: GatedActivationKind;
+  /** The input the activation applies to (a feed-forward's `w1 x`). */
+  gate: Float32Array;
+  /** The input it multiplies (`w3 x`), of the gate's length. */
+  up: Float32Array;
+}
+
+/**
+ * Validates {@link gatedActivation}'s kind and length (what {@link GatedActivationShape} holds).
+ *
+ * @param shape the kind and the length
+ * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateGatedActivationShape } from "@xpu/ops/ops/activation";
+ * validateGatedActivationShape({ kind: "swiglu", n: 10240 }); // passes
+ * ```
+ */
+export function validateGatedActivationShape(shape: GatedActivationShape): void {
+  const op = "gatedActivation";
+  requireArgs(op, "shape", shape, "{ kind, n }");
+  requireOneOf(op, "kind", shape.kind, GATED_ACTIVATION_KINDS);
+  requireInt(op, "n", shape.n, 0, U32_MAX);
+}
+
+/**
+ * Validates {@link gatedActivation}'s arguments: the kind, then `gate` and `up`, of one length.
+ *
+ * @param args the arguments
+ * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateGatedActivation } from "@xpu/ops/ops/activation";
+ * validateGatedActivation({ kind: "geglu", gate: new Float32Array(4), up: new Float32Array(4) }); // passes
+ * ```
+ */
+export function validateGatedActivation(args: GatedActivationArgs): void {
+  const op = "gatedActivation";
+  requireArgs(op, "args", args, "{ kind, gate, up }");
+  requireOneOf(op, "kind", args.kind, GATED_ACTIVATION_KINDS);
+  requireArray(op, "gate", args.gate, "Float32Array");
+  requireArray(op, "up", args.up, "Float32Array", [args.gate.length, "gate.length"]);
+  validateGatedActivationShape({ kind: args.kind, n: args.gate.length });
+}
+
+/**
+ * A gated activation elementwise: `silu(gate) * up` (swiglu) or `gelu(gate) * up` (geglu).
+ *
+ * @param args the kind, the gate and the up input
+ * @returns a new Float32Array, each element the f32 rounding of the f64 value
+ *
+ * @example
+ * ```ts
+ * import { gatedActivation } from "@xpu/ops";
+ * gatedActivation({ kind: "swiglu", gate: new Float32Array([0, 1]), up: new Float32Array([5, 2]) }); // [0, 1.4621...]
+ * ```
+ */
+export function gatedActivation(args: GatedActivationArgs): Float32Array {
+  validateGatedActivation(args);
+  const f: ActivationKind = args.kind === "swiglu" ? "silu" : "gelu";
+  const { up } = args;
+  return args.gate.map((g, i) => evaluate(f, g, 1) * up[i]);
 }
 
 /**

@@ -37,8 +37,9 @@
  * Not yet timed on a GPU. The bench's `1x384x16384` (the VAE's 384-channel stage at a 128 x 128
  * latent) moves only 48 MiB, a size at which a plain vec4 copy falls well short of the bandwidth
  * probe's 1 GiB rate (on the H200 a copy of 32 + 32 MiB reached 66.8% of it:
- * `harness/baselines/nvidia-h200-log/27-bandops-explore.txt`); the bench's larger rows are the
- * decoder's later stages at a 1024 x 1024 image.
+ * `harness/baselines/nvidia-h200-log/27-bandops-explore.txt`); activation's bench has silu over the
+ * same bytes (`silu:6291456`), what a streaming kernel reaches at that size in the same run. The
+ * bench's larger rows are the decoder's later stages at a 1024 x 1024 image.
  *
  * @module
  */

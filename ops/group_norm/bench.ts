@@ -5,7 +5,10 @@
  * (512 x 512, batch 1: 256 MiB), all with weight and bias, at every shape: `kernel` (the rows
  * path), the split path as it runs, `stats+apply` (both dispatches in one pass, between one pair of
  * timestamps, its cost the operation's, as the rows path's: x read twice, out written once), and the
- * split path's two dispatches alone, `stats` and `apply` (whose inputs are x and random summaries).
+ * split path's two dispatches alone, `stats` and `apply` (whose inputs are x and random summaries);
+ * and `fused`, the split path's pieces and blocks in one dispatch (its state cleared before each
+ * timed pass, outside the timestamps), at the same shapes, plus the VAE's GroupNorm -> SiLU at
+ * batch 1 (`:silu`) on `stats+apply` and `fused`.
  *
  * @module
  */
@@ -13,7 +16,7 @@
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { groupNormPlan, groupNormSplit, KERNELS } from "./mod.ts";
 
-type Shape = { N: number; C: number; L: number; groups: number };
+type Shape = { N: number; C: number; L: number; groups: number; silu?: boolean };
 
 const GPU: Shape[] = [
   { N: 1, C: 512, L: 128 * 128, groups: 32 },
@@ -27,8 +30,14 @@ const QUICK: Shape[] = [{ N: 1, C: 64, L: 1024, groups: 32 }, { N: 2, C: 6, L: 1
   L: 4096,
   groups: 2,
 }];
-const label = ({ N, C, L, groups }: Shape) => `${N}x${C}x${L}:g${groups}`;
-const affine = (s: Shape) => ({ ...s, weight: true, bias: true });
+const SILU: Shape[] = [{ N: 1, C: 512, L: 128 * 128, groups: 32, silu: true }];
+const label = ({ N, C, L, groups, silu }: Shape) => `${N}x${C}x${L}:g${groups}${silu ? ":silu" : ""}`;
+const affine = ({ silu, ...s }: Shape) => ({
+  ...s,
+  weight: true,
+  bias: true,
+  activation: silu ? "silu" as const : undefined,
+});
 const weights = (C: number, seed: number) => [randomInput(C, seed + 1), randomInput(C, seed + 2)];
 
 /** group_norm's benchmark cases. */
@@ -47,7 +56,7 @@ export const BENCH: readonly BenchCase[] = [
     op: "group_norm",
     entry: "stats+apply",
     sources: KERNELS,
-    gpu: GPU,
+    gpu: [...GPU, ...SILU],
     quick: QUICK,
     label,
     plan: (gpu, shape, options) => groupNormPlan(gpu, affine(shape), { ...options, path: "split" }).sequence!,
@@ -77,5 +86,15 @@ export const BENCH: readonly BenchCase[] = [
       const partials = randomInput(4 * rows * chunks, seed + 3).map(Math.abs);
       return [randomInput(shape.N * shape.C * shape.L, seed), partials, ...weights(shape.C, seed)];
     },
+  }),
+  defineCase<Shape>({
+    op: "group_norm",
+    entry: "fused",
+    sources: KERNELS,
+    gpu: [...GPU, ...SILU],
+    quick: QUICK,
+    label,
+    plan: (gpu, shape, options) => groupNormPlan(gpu, affine(shape), { ...options, path: "fused" }).sequence!,
+    inputs: ({ N, C, L }, seed) => [randomInput(N * C * L, seed), ...weights(C, seed)],
   }),
 ];

@@ -1,5 +1,5 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { foldWorkgroups } from "../../harness/limits.ts";
+import { foldWorkgroups, LimitError } from "../../harness/limits.ts";
 import {
   assertClose,
   assertThrowsMessage,
@@ -20,6 +20,7 @@ interface GoldenCase {
   L: number;
   groups: number;
   eps: number;
+  activation: "silu" | null;
   x: JsonF32;
   weight: JsonF32 | null;
   bias: JsonF32 | null;
@@ -38,6 +39,7 @@ const argsOf = (c: GoldenCase): GroupNormArgs => ({
   L: c.L,
   groups: c.groups,
   eps: c.eps,
+  activation: c.activation ?? undefined,
   weight: c.weight === null ? undefined : fromJson(c.weight),
   bias: c.bias === null ? undefined : fromJson(c.bias),
 });
@@ -137,11 +139,11 @@ gpuTest("group_norm GPU: bad input throws before dispatch; the plans declare the
   );
   await assertThrowsMessage(
     () => groupNormPlan(gpu, { N: 1, C: 6, L: 4, groups: 3 }, { path: "tiles" as "rows" }),
-    'groupNorm: path must be one of "rows", "split", got tiles',
+    'groupNorm: path must be one of "rows", "split", "fused", got tiles',
   );
   await assertThrowsMessage(
     () => groupNormPlan(gpu, { N: 1, C: 6, L: 4, groups: 3 }, { override: "combine" }),
-    'groupNorm: override "combine" is not a variant of entry point kernel, stats or apply',
+    'groupNorm: override "combine" is not a variant of entry point kernel, stats, apply or fused',
   );
   const rows = groupNormPlan(gpu, { N: 2, C: 6, L: 5, groups: 3, weight: true });
   strictEqual(rows.path, "rows");
@@ -316,7 +318,7 @@ Deno.test("group_norm goldens pin the conventions: biased variance, eps inside t
     skip = (_: GoldenCase) => false,
   ) => {
     let worst = 0;
-    for (const c of golden.cases.filter((c) => !skip(c))) {
+    for (const c of golden.cases.filter((c) => !skip(c) && c.activation === null)) {
       const args = argsOf(c), expected = fromJson(c.out), stats = groupStats(args);
       const d = (c.C / c.groups) * c.L;
       args.x.forEach((v, i) => {
@@ -359,7 +361,7 @@ Deno.test("group_norm goldens pin the conventions: biased variance, eps inside t
   ok(miss(perChannel, (c) => c.groups === c.C) > 0.1, "statistics per channel must differ");
   // Affine per group (weight[g]) rather than per channel.
   let perGroupAffine = 0;
-  for (const c of golden.cases.filter((c) => c.weight !== null && c.groups < c.C)) {
+  for (const c of golden.cases.filter((c) => c.weight !== null && c.groups < c.C && c.activation === null)) {
     const args = argsOf(c), per = c.C / c.groups;
     const groupWeight = Float32Array.from({ length: c.C }, (_, ch) => args.weight![Math.floor(ch / per) % c.groups]);
     const got = groupNorm({ ...args, weight: groupWeight });
@@ -417,3 +419,213 @@ gpuTest("group_norm GPU matches the torch goldens, 100 +- 1 included", async (gp
     assertClose(await groupNormGpu(gpu, args), fromJson(c.out), kernelTolerance(args), `torch ${c.label}`);
   }
 });
+
+// ---------------------------------------------------------------- SiLU after the norm, every path
+
+Deno.test("group_norm reference: SiLU applies after the weight and bias, as F.silu(F.group_norm(...))", async () => {
+  // One group [-1, 1] (mean 0, variance 1): normalised to [-1, 1], weight 2, bias 1: [-1, 3], then silu.
+  const silu = (v: number) => v / (1 + Math.exp(-v));
+  assertClose(
+    groupNorm({
+      x: f32([-1, 1]),
+      N: 1,
+      C: 1,
+      L: 2,
+      groups: 1,
+      eps: 0,
+      weight: f32([2]),
+      bias: f32([1]),
+      activation: "silu",
+    }),
+    [silu(-1), silu(3)],
+    oneUlp,
+  );
+  const golden = await loadGroupNormGolden();
+  const cases = golden.cases.filter((c) => c.activation === "silu");
+  ok(cases.length >= 2, "the golden file has SiLU cases");
+  let beforeAffine = 0;
+  for (const c of cases) {
+    const args = argsOf(c), expected = fromJson(c.out);
+    assertClose(groupNorm(args), expected, oneUlp, `torch ${c.label}`);
+    // The alternative: SiLU of the normalised value, then the affine.
+    const plain = groupNorm({ ...args, activation: undefined, weight: undefined, bias: undefined });
+    plain.forEach((v, i) => {
+      const ch = Math.floor(i / c.L) % c.C;
+      const other = silu(v) * (args.weight?.[ch] ?? 1) + (args.bias?.[ch] ?? 0);
+      beforeAffine = Math.max(beforeAffine, Math.abs(other - expected[i]));
+    });
+  }
+  ok(beforeAffine > 0.01, `SiLU before the affine must differ, differs by ${beforeAffine}`);
+  await assertThrowsMessage(
+    () => groupNorm({ x: f32([1, 2]), N: 1, C: 1, L: 2, groups: 1, activation: "gelu" as "silu" }),
+    'groupNorm: activation must be one of "silu", got gelu',
+  );
+});
+
+/** Random arguments for [N, C, L, groups, affine], with SiLU when `silu`. */
+const randomArgs = (
+  [N, C, L, groups, affine]: [number, number, number, number, string],
+  seed: number,
+  silu: boolean,
+  mean = 0,
+): GroupNormArgs => ({
+  x: mean ? randomF32(N * C * L, seed, mean - 1, mean + 1) : randomF32(N * C * L, seed, -3, 3),
+  N,
+  C,
+  L,
+  groups,
+  weight: affine.includes("w") ? randomF32(C, seed + 1, -2, 2) : undefined,
+  bias: affine.includes("b") ? randomF32(C, seed + 2, -2, 2) : undefined,
+  activation: silu ? "silu" : undefined,
+});
+
+// The normalised value's error passes through SiLU scaled by its slope (at most 1.1), and WGSL's exp
+// (3 + 2|y| ULPs) adds a few ULPs relative: the kernel tolerance with twice the relative part.
+const siluTolerance = (args: GroupNormArgs): Tolerance => {
+  const t = kernelTolerance(args);
+  return { atol: 1.1 * t.atol, rtol: 2 * t.rtol };
+};
+
+gpuTest(
+  "group_norm GPU: SiLU on every path (rows, split, fused) matches the reference and the goldens",
+  async (gpu) => {
+    const shapes: [number, number, number, number, string][] = [
+      [2, 6, 5, 3, "wb"],
+      [1, 8, 2052, 2, "w"],
+      [1, 3, 2049, 1, ""],
+    ];
+    for (const [i, shape] of shapes.entries()) {
+      const args = randomArgs(shape, 300 + 10 * i, true);
+      for (const path of ["rows", "split", "fused"] as const) {
+        assertClose(await groupNormGpu(gpu, args, { path }), groupNorm(args), siluTolerance(args), `${path} ${shape}`);
+      }
+    }
+    const golden = await loadGroupNormGolden();
+    for (const c of golden.cases.filter((c) => c.activation === "silu")) {
+      const args = argsOf(c);
+      for (const path of ["rows", "split", "fused"] as const) {
+        assertClose(
+          await groupNormGpu(gpu, args, { path }),
+          fromJson(c.out),
+          siluTolerance(args),
+          `${path} ${c.label}`,
+        );
+      }
+    }
+  },
+);
+
+// ---------------------------------------------------------------- the fused path
+
+gpuTest(
+  "group_norm GPU: the fused path's plan: one dispatch, a zeroed ticket-and-summaries state, the split's cut",
+  (gpu) => {
+    // 2 rows of 4 x 2052 elements (2,052 quads: 3 blocks of 1,024, 3 pieces): 2 x (3 + 3) tasks.
+    const { path, steps, sequence } = groupNormPlan(gpu, { N: 1, C: 8, L: 2052, groups: 2, bias: true }, {
+      path: "fused",
+    });
+    strictEqual(path, "fused");
+    strictEqual(steps.length, 1);
+    const [plan] = steps;
+    strictEqual(plan.kernel.variant, "fused");
+    const n = 8 * 2052;
+    deepStrictEqual(plan.bindings.map((b) => [b.name, b.dtype, b.length, b.role, b.zeroed ?? false]), [
+      ["x", "f32", n, "input", false],
+      ["weight", "f32", 0, "input", false],
+      ["bias", "f32", 8, "input", false],
+      ["state", "u32", 1 + 2 * 2 * 3, "output", true],
+      ["out", "f32", n, "output", false],
+    ]);
+    deepStrictEqual(plan.workgroups, [12, 1, 1]);
+    deepStrictEqual(plan.cost, { bytes: 12 * n + 32, flops: 8 * n });
+    strictEqual(sequence!.variant, "fused");
+    deepStrictEqual(sequence!.bindings.map((b) => b.name), ["x", "weight", "bias", "out"]);
+    deepStrictEqual(sequence!.intermediates.map((b) => b.name), ["state"]);
+    // A variant of `fused` forces the path; the default never takes it.
+    strictEqual(groupNormPlan(gpu, { N: 1, C: 4, L: 8, groups: 1 }, { override: "fused" }).path, "fused");
+    strictEqual(groupNormPlan(gpu, { N: 1, C: 512, L: 128 * 128, groups: 32 }).path, "split");
+  },
+);
+
+gpuTest(
+  "group_norm GPU: the fused path writes every element once, whatever the grid, and runs again on its state",
+  async (gpu) => {
+    // 3 rows of 2 x 2050 elements (ragged: 5 blocks, 5 pieces): 30 tasks, on a folded 8 x 4 grid whose
+    // last two workgroups take tickets past the last task and must do nothing. run() poisons `out`.
+    const args = randomArgs([3, 2, 2050, 1, "wb"], 7, false);
+    const [plan] = groupNormPlan(gpu, { ...args, weight: true, bias: true }, { path: "fused" }).steps;
+    deepStrictEqual(plan.workgroups, [30, 1, 1]);
+    const folded = { ...plan, workgroups: foldWorkgroups(32, 8) };
+    deepStrictEqual(folded.workgroups, [8, 4, 1]);
+    const [state, out] = await gpu.run(folded, [args.x, args.weight!, args.bias!]);
+    assertClose(out, groupNorm(args), kernelTolerance(args), "folded 8 x 4 grid");
+    // Every workgroup took a ticket (32), and every piece published both of its words.
+    strictEqual(state[0], 32);
+    ok(state.subarray(1).every((w) => w !== 0), "every summary word was written");
+    // Resident tensors, the same state submitted twice: it is cleared before each run.
+    const tensors = [args.x, args.weight!, args.bias!].map((a) => gpu.upload(a));
+    const st = gpu.alloc("u32", plan.bindings[3].length), o = gpu.alloc("f32", args.x.length);
+    try {
+      for (let run = 0; run < 2; run++) {
+        await gpu.submit([plan, [...tensors, st, o]]);
+        assertClose(await gpu.read(o), groupNorm(args), kernelTolerance(args), `resident run ${run}`);
+        strictEqual((await gpu.read(st))[0], 30, `run ${run} counted 30 tickets`);
+      }
+    } finally {
+      for (const t of [...tensors, st, o]) t.buffer.destroy();
+    }
+  },
+);
+
+gpuTest(
+  "group_norm GPU: the fused path with no polling: every block computes its row's statistics itself",
+  async (gpu) => {
+    // polls: 0 leaves every piece unpublished as far as the blocks know, so the fallback (a block
+    // computing a missing piece with the statistics workgroup's own code) carries the whole row.
+    for (const [i, shape] of ([[1, 4, 4100, 2, "wb"], [2, 6, 2049, 3, "w"], [1, 2, 8192, 1, "b"]] as const).entries()) {
+      const args = randomArgs([...shape], 950 + 10 * i, i === 1, i === 2 ? 100 : 0);
+      const tol = args.activation ? siluTolerance(args) : kernelTolerance(args);
+      assertClose(await groupNormGpu(gpu, args, { path: "fused", polls: 0 }), groupNorm(args), tol, `${shape} polls 0`);
+    }
+    await assertThrowsMessage(
+      () => groupNormPlan(gpu, { N: 1, C: 4, L: 8, groups: 1 }, { path: "fused", polls: -1 }),
+      "groupNorm: polls must be an integer >= 0, got -1",
+    );
+  },
+);
+
+// The split path's shapes (see above) on the fused path, 100 +- 1 included.
+checkAgainstReference(
+  "group_norm",
+  KERNELS,
+  "fused",
+  splitShapes.map(([N, C, L, groups, affine, mean], i): ReferenceCase<GroupNormArgs> => ({
+    label: `N=${N} C=${C} L=${L} groups=${groups} ${affine}${mean ? ` values ${mean} +- 1` : ""}`,
+    args: randomArgs([N, C, L, groups, affine], 900 + 10 * i, false, mean),
+  })),
+  groupNorm,
+  groupNormGpu,
+  kernelTolerance,
+);
+
+gpuTest(
+  "group_norm GPU: a tensor past maxStorageBufferBindingSize is refused, naming it, before upload",
+  async (gpu) => {
+    // x and out: 1 x 4 x 1,024 floats = 16,384 bytes; on the split and fused paths too.
+    const small = gpu.withLimits({ maxStorageBufferBindingSize: 8192 });
+    const args = randomArgs([1, 4, 1024, 2, "wb"], 11, true);
+    for (const [path, variant] of [["rows", "kernel"], ["split", "stats"], ["fused", "fused"]] as const) {
+      let error: unknown;
+      try {
+        await groupNormGpu(small, args, { path });
+      } catch (e) {
+        error = e;
+      }
+      ok(error instanceof LimitError, `${path}: expected a LimitError, got ${error}`);
+      strictEqual(
+        error.message,
+        `group_norm/${variant}: binding 0 (x) needs maxStorageBufferBindingSize >= 16384, but this device allows 8192`,
+      );
+    }
+  },
+);

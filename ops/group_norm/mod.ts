@@ -1,7 +1,9 @@
 /**
  * group_norm: `torch.nn.functional.group_norm(x, groups, weight, bias, eps)` over `x` `[N, C, L]`
- * (L the product of the spatial dimensions), entry points `kernel` (the rows path), `stats` and
- * `apply` (the split path; see below).
+ * (L the product of the spatial dimensions), optionally followed by `F.silu` (`activation: "silu"`,
+ * the GroupNorm -> SiLU of the VAE decoders' residual blocks and heads, in the same pass); entry
+ * points `kernel` (the rows path), `stats` and `apply` (the split path) and `fused` (the fused path;
+ * see below).
  *
  * Conventions, each pinned by a test against torch goldens that the alternative fails:
  * - statistics over each (sample, group) of C / groups consecutive channels together, (C / groups)
@@ -9,11 +11,18 @@
  *   sample (which groups = 1 gives);
  * - the biased variance (divided by the count, not the count less one);
  * - eps inside the square root, default 1e-5 as torch;
- * - weight and bias per channel `[C]`, not per group; each optional.
+ * - weight and bias per channel `[C]`, not per group; each optional;
+ * - `activation: "silu"` after the weight and bias, `F.silu(F.group_norm(...))`.
  *
  * Refused, with an error naming the argument, before any GPU work: sizes that are not integers
  * >= 1, C not divisible by groups (as torch), arrays of the wrong type or length, an eps that is
- * negative or not a finite f32.
+ * negative or not a finite f32, an activation other than `"silu"`, and a path or `polls` that is not
+ * one of the allowed. A tensor past the device's `maxStorageBufferBindingSize` (a browser's 128 MiB
+ * is 1 x 128 channels x 512 x 512; a 1024 x 1024 VAE activation at 128 channels is 512 MiB) is
+ * refused, not split, on every path: the limits guard throws a `LimitError` naming the binding
+ * (`x` or `out`) and its bytes before anything is uploaded (`groupNormGpu`) or encoded (plans on
+ * resident tensors). Rows are independent, so a caller holding a larger activation as several
+ * buffers of whole samples runs one call per buffer.
  *
  * Numerics: a (sample, group) is a contiguous row of (C / groups) x L elements, and its statistics
  * come from per-chunk means and squared deviations merged pairwise (Chan et al.), which stays exact
@@ -21,7 +30,8 @@
  * variance's digits (a test shows the one-pass formula failing the same tolerance); then the row is
  * read again, normalised and written.
  *
- * Two paths, chosen by {@link groupNormPlan} (or forced with `path`):
+ * Three paths; {@link groupNormPlan} chooses between the first two (`fused` only when asked for, with
+ * `path` or a variant of `fused`):
  * - `rows` (entry point `kernel`): one 256-invocation workgroup per (sample, group), which reads its
  *   row twice (the second time last block first, so part of it comes from L2) and writes it once.
  * - `split` (more than one block of 1,024 quads or elements per row, and at most
@@ -31,7 +41,24 @@
  *   (count, mean, M2); entry point `apply` takes one workgroup per block, merges its row's summaries
  *   (the same tree of Chan merges in every workgroup of the row, so every block of a row sees the
  *   same statistics) while its block's loads are in flight, and writes the block normalised.
- * Both count two reads and one write of `x` (12 bytes per element, as declared).
+ * - `fused` (entry point `fused`): the split path's pieces and blocks as tasks of one dispatch,
+ *   row by row (row r's pieces, then its blocks), each workgroup taking the next task from a ticket
+ *   counter. A block polls its row's published piece summaries at most `polls` times (default
+ *   {@link GROUP_NORM_POLLS}), computes any still missing itself, so no workgroup ever waits on
+ *   another without end, and normalises as `apply` does. The point is time: a row's blocks read it
+ *   while or just after its pieces do, so the second read can come from L2, and no dispatch
+ *   boundary sits between the steps. Its state (a ticket and two words per piece) is a `zeroed`
+ *   binding, cleared by the device before each run (which starts a new compute pass).
+ * All three count two reads and one write of `x` (12 bytes per element, as declared); SiLU adds 4
+ * FLOPs per element.
+ *
+ * The fused path has not been timed on a GPU. What decides it, on the H200 (the bench's
+ * `group_norm/fused` and `group_norm/stats+apply` rows, one run): at `1x512x16384:g32` (batch 1, 32
+ * MiB) `stats+apply` took 0.0354 ms (62.9% by the 12-byte count) and a plain copy of the same 32 +
+ * 32 MiB 0.0222 ms, so `fused` under 0.0279 ms meets the 80% target; at `8x512x16384:g32` and
+ * `1x256x262144:g32` it should not lose to `stats+apply` (0.206 ms each); and `:silu` rows show what
+ * the fused SiLU costs. If it wins, {@link groupNormPlan}'s default should take it where it wins;
+ * `polls` may be tuned (each poll is an atomic load through L2).
  *
  * On the H200 (Deno 2.9.6 over Vulkan, GPU timestamps, median of 10, each dispatch timed alone,
  * with weight and bias; fractions of the same run's read probe, counted as 12 bytes per element;
@@ -68,7 +95,7 @@ import {
 } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { parseVariantName } from "../../harness/variants.ts";
-import { requireOneOf } from "../validate.ts";
+import { requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import { type GroupNormArgs, type GroupNormShape, validateGroupNorm, validateGroupNormShape } from "./reference.ts";
 
@@ -88,6 +115,8 @@ const PARAMS: readonly ParamField[] = [
   { name: "chunks", type: "u32" },
   { name: "span", type: "u32" },
   { name: "blocks", type: "u32" },
+  { name: "activation", type: "u32" },
+  { name: "polls", type: "u32" },
 ];
 
 /** Quads (aligned rows) or elements (ragged rows) one workgroup reads per block: 256 x `PER` (4). */
@@ -98,29 +127,46 @@ const MAX_CHUNKS = 256;
 const STATS_WORKGROUPS = 512;
 /** The most rows for which {@link groupNormPlan} takes the split path (when a row has more than one block). */
 export const GROUP_NORM_SPLIT_ROWS = 1024;
+/**
+ * On the fused path, how many times a normalising workgroup polls a piece's published statistics
+ * before it computes the piece itself (the default of {@link GroupNormOptions.polls}).
+ */
+export const GROUP_NORM_POLLS = 4096;
+
+/** The paths {@link groupNormPlan} can take. */
+export const GROUP_NORM_PATHS = ["rows", "split", "fused"] as const;
 
 /** Options of {@link groupNormPlan}: a kernel override, and which path to take. */
 export interface GroupNormOptions extends KernelOptions {
   /**
-   * `rows` (entry point `kernel`, one workgroup per row) or `split` (`stats` then `apply`, each row
-   * cut into pieces); default by shape, and a variant of `stats` or `apply` forces `split`.
+   * `rows` (entry point `kernel`, one workgroup per row), `split` (`stats` then `apply`, each row
+   * cut into pieces) or `fused` (entry point `fused`: the split path's pieces and blocks in one
+   * dispatch); default by shape (`rows` or `split`: `fused` is taken only when asked for), and a
+   * variant of `stats` or `apply` forces `split`, one of `fused` forces `fused`.
    */
-  path?: "rows" | "split";
+  path?: typeof GROUP_NORM_PATHS[number];
+  /**
+   * fused path: how many times a normalising workgroup polls a piece's published statistics before
+   * computing the piece itself; an integer >= 0, default {@link GROUP_NORM_POLLS}. 0 makes every
+   * block compute its row's statistics alone (each reads the whole row: correct, and slow).
+   */
+  polls?: number;
 }
 
 /** The dispatches of one group_norm call, in order. */
 export interface GroupNormPlans {
   /** Which path the plans take. */
-  path: "rows" | "split";
+  path: typeof GROUP_NORM_PATHS[number];
   /**
    * rows: one plan [x, weight, bias, out]; split: `stats` [x, partials] then `apply`
-   * [x, partials, weight, bias, out]. weight and bias are empty bindings when absent.
+   * [x, partials, weight, bias, out]; fused: one plan [x, weight, bias, state, out], state a `zeroed`
+   * u32 binding the device clears before each run. weight and bias are empty bindings when absent.
    */
   steps: readonly KernelPlan[];
   /**
-   * split: the two steps as one operation, run in one pass: bindings [x, weight, bias, out],
-   * intermediate [partials], its cost the rows path's (x read twice, out written once). What
-   * {@link groupNormGpu} submits, and what the bench times as `stats+apply`.
+   * split and fused: the step(s) as one operation, run in one pass: bindings [x, weight, bias, out],
+   * intermediate [partials] or [state], its cost the rows path's (x read twice, out written once).
+   * What {@link groupNormGpu} submits, and what the bench times as `stats+apply` and `fused`.
    */
   sequence?: KernelSequence;
 }
@@ -171,10 +217,28 @@ export function groupNormSplit(shape: GroupNormShape): GroupNormSplit {
  * Plans `group_norm` on the GPU.
  *
  * @param gpu the device
- * @param shape `N`, `C`, `L`, `groups`, `eps`, and whether a weight and a bias are given
- * @param options kernel override and path
- * @returns the path and its plans, to be submitted in order (see {@link GroupNormPlans} for the bindings)
+ * @param shape `N`, `C`, `L`, `groups`, `eps`, `activation`, and whether a weight and a bias are given
+ * @param options kernel override, path, and the fused path's `polls`
+ * @returns the path and its plans, to be submitted in order, or its `sequence` (see
+ *   {@link GroupNormPlans} for the bindings)
  * @throws Error naming a bad argument, or an override that names no group_norm entry point
+ *
+ * @example Resident tensors: the fused path with SiLU, submitted as its sequence
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { groupNormPlan } from "@xpu/ops/ops/group_norm";
+ * const gpu = await acquireDevice();
+ * const shape = { N: 1, C: 4, L: 2048, groups: 2, weight: true, activation: "silu" as const };
+ * const { sequence } = groupNormPlan(gpu, shape, { path: "fused" });
+ * const x = gpu.upload(new Float32Array(4 * 2048).map((_, i) => i % 7));
+ * const weight = gpu.upload(new Float32Array([1, 1, 2, 2]));
+ * const none = gpu.alloc("f32", 0);
+ * const out = gpu.alloc("f32", 4 * 2048);
+ * const state = gpu.alloc("u32", sequence!.intermediates[0].length); // cleared before each run
+ * await gpu.submitSequence(sequence!, [x, weight, none, out, state]); // bindings, then intermediates
+ * const y = await gpu.read(out);
+ * gpu.destroy();
+ * ```
  */
 export function groupNormPlan(
   gpu: ResidentDevice,
@@ -182,10 +246,13 @@ export function groupNormPlan(
   options: GroupNormOptions = {},
 ): GroupNormPlans {
   const eps = validateGroupNormShape(shape);
-  if (options.path !== undefined) requireOneOf("groupNorm", "path", options.path, ["rows", "split"]);
+  if (options.path !== undefined) requireOneOf("groupNorm", "path", options.path, GROUP_NORM_PATHS);
+  const polls = requireInt("groupNorm", "polls", options.polls ?? GROUP_NORM_POLLS, 0, U32_MAX);
   const named = options.override === undefined ? undefined : parseVariantName(options.override).entry;
-  if (named !== undefined && !["kernel", "stats", "apply"].includes(named)) {
-    throw new Error(`groupNorm: override "${options.override}" is not a variant of entry point kernel, stats or apply`);
+  if (named !== undefined && !["kernel", "stats", "apply", "fused"].includes(named)) {
+    throw new Error(
+      `groupNorm: override "${options.override}" is not a variant of entry point kernel, stats, apply or fused`,
+    );
   }
   const { N, C, L, groups } = shape;
   const n = N * C * L;
@@ -194,6 +261,8 @@ export function groupNormPlan(
   const path = options.path ??
     (named === "stats" || named === "apply"
       ? "split"
+      : named === "fused"
+      ? "fused"
       : named === "kernel"
       ? "rows"
       : rows <= GROUP_NORM_SPLIT_ROWS && blocks > 1
@@ -201,6 +270,8 @@ export function groupNormPlan(
       : "rows");
   const hasWeight = shape.weight ?? false, hasBias = shape.bias ?? false;
   const affine = 4 * C * (Number(hasWeight) + Number(hasBias));
+  // SiLU's sigmoid (exp, add, divide) and product: 4 FLOPs per element more.
+  const silu = shape.activation === "silu" ? 4 * n : 0;
   const values = {
     rows,
     d,
@@ -210,6 +281,8 @@ export function groupNormPlan(
     eps,
     has_weight: Number(hasWeight),
     has_bias: Number(hasBias),
+    activation: shape.activation === "silu" ? 1 : 0,
+    polls,
   };
   const weight = { name: "weight", dtype: "f32", length: hasWeight ? C : 0, role: "input" } as const;
   const bias = { name: "bias", dtype: "f32", length: hasBias ? C : 0, role: "input" } as const;
@@ -231,11 +304,30 @@ export function groupNormPlan(
         workgroups: foldWorkgroups(rows, maxPerDimension),
         // x read twice (statistics, then normalisation) and written once, weight and bias once; per
         // element about 4 FLOPs for the statistics and 4 for the normalisation.
-        cost: { bytes: 12 * n + affine, flops: 8 * n },
+        cost: { bytes: 12 * n + affine, flops: 8 * n + silu },
       }],
     };
   }
   const params = packParams(PARAMS, { ...values, chunks, span, blocks }, "group_norm");
+  const x = { name: "x", dtype: "f32", length: n, role: "input" } as const;
+  const out = { name: "out", dtype: "f32", length: n, role: "output" } as const;
+  if (path === "fused") {
+    const state = { name: "state", dtype: "u32", length: 1 + 2 * rows * chunks, role: "output", zeroed: true } as const;
+    const fused: KernelPlan = {
+      op: "group_norm",
+      kernel: kernelFor("fused"),
+      bindings: [x, weight, bias, state, out],
+      params,
+      workgroups: foldWorkgroups(rows * (chunks + blocks), maxPerDimension),
+      // Counted as the operation (x read twice, out written once), as the other paths are, so the
+      // three compare at one count; the second read of x may come from L2.
+      cost: { bytes: 12 * n + affine, flops: 8 * n + silu },
+    };
+    const sequence = kernelSequence("group_norm", [x, weight, bias, out], [state], [
+      { plan: fused, tensors: [0, 1, 2, 4, 3] },
+    ], fused.cost);
+    return { path, steps: [fused], sequence };
+  }
   const partials = 4 * rows * chunks;
   const stats: KernelPlan = {
     op: "group_norm",
@@ -263,14 +355,14 @@ export function groupNormPlan(
     workgroups: foldWorkgroups(rows * blocks, maxPerDimension),
     // x read and out written once, the summaries and weight and bias read (the summaries once
     // per block of their row, from L2, counted once); about 4 FLOPs per element.
-    cost: { bytes: 8 * n + 4 * partials + affine, flops: 4 * n },
+    cost: { bytes: 8 * n + 4 * partials + affine, flops: 4 * n + silu },
   };
   const sequence = kernelSequence("group_norm", [stats.bindings[0], weight, bias, apply.bindings[4]], [
     stats.bindings[1],
   ], [
     { plan: stats, tensors: [0, 4] },
     { plan: apply, tensors: [0, 4, 1, 2, 3] },
-  ], { bytes: 12 * n + affine, flops: 8 * n });
+  ], { bytes: 12 * n + affine, flops: 8 * n + silu });
   return { path, steps: [stats, apply], sequence };
 }
 
@@ -289,6 +381,7 @@ export function groupNormPlan(
  * const gpu = await acquireDevice();
  * const x = new Float32Array([1, 3, 5, 7, 2, 4, 6, 8]);
  * const out = await groupNormGpu(gpu, { x, N: 1, C: 4, L: 2, groups: 2, weight: new Float32Array([1, 2, 1, 2]) });
+ * const activated = await groupNormGpu(gpu, { x, N: 1, C: 4, L: 2, groups: 2, activation: "silu" }); // silu(group_norm(x))
  * gpu.destroy();
  * ```
  */
@@ -312,7 +405,9 @@ export async function groupNormGpu(
   const made: GpuTensor[] = [];
   try {
     const tensors = [...sequence!.bindings, ...sequence!.intermediates].map((spec, i) => {
-      const t = i < 3 ? gpu.upload([args.x, weight, bias][i], spec.name) : gpu.alloc("f32", spec.length, spec.name);
+      const t = i < 3
+        ? gpu.upload([args.x, weight, bias][i], spec.name)
+        : gpu.alloc(spec.dtype, spec.length, spec.name);
       made.push(t);
       return t;
     });

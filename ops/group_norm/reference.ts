@@ -15,6 +15,8 @@
  * - weight and bias are per channel, `[C]`, each optional (absent: ones and zeros), applied after
  *   the normalisation.
  * - C % groups != 0 throws, as torch does.
+ * - `activation: "silu"` applies `y · sigmoid(y)` to the result, bias included: the GroupNorm → SiLU
+ *   of the VAE decoders' residual blocks and heads, `F.silu(F.group_norm(...))`.
  *
  * Mean and variance are computed in two passes in f64 (values like 100 ± 1 lose nothing to
  * cancellation), and the result is rounded to f32 once.
@@ -22,10 +24,13 @@
  * @module
  */
 
-import { requireArgs, requireArray, requireF32, requireInt, U32_MAX } from "../validate.ts";
+import { requireArgs, requireArray, requireF32, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 
 /** The eps used when none is given (torch's default). */
 export const GROUP_NORM_DEFAULT_EPS = 1e-5;
+
+/** Activations the normalisation can be followed by in the same pass. */
+export const GROUP_NORM_ACTIVATIONS = ["silu"] as const;
 
 /** The sizes and scalars of a group_norm call: `x` is `[N, C, L]`. */
 export interface GroupNormShape {
@@ -39,6 +44,8 @@ export interface GroupNormShape {
   groups: number;
   /** Added to the variance inside the square root; a finite f32 >= 0. Default 1e-5. */
   eps?: number;
+  /** Applied to the result: `"silu"`, or nothing when absent. */
+  activation?: typeof GROUP_NORM_ACTIVATIONS[number];
 }
 
 /** Arguments of {@link groupNorm}. */
@@ -59,7 +66,7 @@ export interface GroupNormArgs extends GroupNormShape {
  * @throws Error naming the bad argument, what was expected and what was given
  */
 export function validateGroupNormShape(shape: GroupNormShape): number {
-  requireArgs("groupNorm", "shape", shape, "{ N, C, L, groups, eps? }");
+  requireArgs("groupNorm", "shape", shape, "{ N, C, L, groups, eps?, activation? }");
   requireInt("groupNorm", "N", shape.N, 1, U32_MAX);
   requireInt("groupNorm", "C", shape.C, 1, U32_MAX);
   requireInt("groupNorm", "L", shape.L, 1, U32_MAX);
@@ -69,6 +76,9 @@ export function validateGroupNormShape(shape: GroupNormShape): number {
   }
   const eps = requireF32("groupNorm", "eps", shape.eps ?? GROUP_NORM_DEFAULT_EPS);
   if (eps < 0) throw new Error(`groupNorm: eps must be >= 0, got ${eps}`);
+  if (shape.activation !== undefined) {
+    requireOneOf("groupNorm", "activation", shape.activation, GROUP_NORM_ACTIVATIONS);
+  }
   return eps;
 }
 
@@ -80,7 +90,7 @@ export function validateGroupNormShape(shape: GroupNormShape): number {
  * @throws Error naming the bad argument, what was expected and what was given
  */
 export function validateGroupNorm(args: GroupNormArgs): number {
-  requireArgs("groupNorm", "args", args, "{ x, weight?, bias?, N, C, L, groups, eps? }");
+  requireArgs("groupNorm", "args", args, "{ x, weight?, bias?, N, C, L, groups, eps?, activation? }");
   const eps = validateGroupNormShape(args);
   requireArray("groupNorm", "x", args.x, "Float32Array", [args.N * args.C * args.L, "N * C * L"]);
   if (args.weight !== undefined) requireArray("groupNorm", "weight", args.weight, "Float32Array", [args.C, "C"]);
@@ -89,9 +99,10 @@ export function validateGroupNorm(args: GroupNormArgs): number {
 }
 
 /**
- * Group normalisation of `x` `[N, C, L]`, then the optional per-channel weight and bias.
+ * Group normalisation of `x` `[N, C, L]`, then the optional per-channel weight and bias and the
+ * optional activation.
  *
- * @param args input, shape, groups, optional weight and bias, eps
+ * @param args input, shape, groups, optional weight and bias, eps and activation
  * @returns a new Float32Array of length N * C * L
  *
  * @example
@@ -103,7 +114,7 @@ export function validateGroupNorm(args: GroupNormArgs): number {
  */
 export function groupNorm(args: GroupNormArgs): Float32Array {
   const eps = validateGroupNorm(args);
-  const { x, N, C, L, groups, weight, bias } = args;
+  const { x, N, C, L, groups, weight, bias, activation } = args;
   const perGroup = C / groups;
   const out = new Float32Array(N * C * L);
   for (let n = 0; n < N; n++) {
@@ -118,7 +129,8 @@ export function groupNorm(args: GroupNormArgs): Float32Array {
         const shift = bias ? bias[c] : 0;
         for (let l = 0; l < L; l++) {
           const i = (n * C + c) * L + l;
-          out[i] = ((x[i] - mean) / std) * scale + shift;
+          const y = ((x[i] - mean) / std) * scale + shift;
+          out[i] = activation === "silu" ? y / (1 + Math.exp(-y)) : y;
         }
       }
     }

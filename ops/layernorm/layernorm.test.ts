@@ -1,5 +1,5 @@
-import { deepStrictEqual, ok } from "node:assert/strict";
-import { foldWorkgroups } from "../../harness/limits.ts";
+import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
+import { foldWorkgroups, LimitError } from "../../harness/limits.ts";
 import {
   assertClose,
   assertThrowsMessage,
@@ -24,6 +24,19 @@ interface Golden {
     bias: JsonF32 | null;
     out: JsonF32;
     out_stride: number;
+  }[];
+  modulated: {
+    label: string;
+    B: number;
+    T: number;
+    D: number;
+    eps: number;
+    x: JsonF32;
+    weight: JsonF32 | null;
+    bias: JsonF32 | null;
+    scale: JsonF32;
+    shift: JsonF32 | null;
+    out: JsonF32;
   }[];
 }
 const loadLayernormGolden = () => loadGolden<Golden>(new URL("./goldens/layernorm.json", import.meta.url));
@@ -248,3 +261,179 @@ gpuTest("layernorm GPU matches the torch goldens", async (gpu) => {
     assertClose(strided(got, c.out_stride), fromJson(c.out)!, gpuTolerance, `torch ${c.label}`);
   }
 });
+
+// ---------------------------------------------------------------- adaLN modulation (entry point `modulated`)
+
+const modulatedArgs = (c: Golden["modulated"][number]): LayernormArgs => ({
+  x: fromJson(c.x)!,
+  rows: c.B * c.T,
+  cols: c.D,
+  eps: c.eps,
+  weight: fromJson(c.weight),
+  bias: fromJson(c.bias),
+  modulation: { rowsPerItem: c.T, scale: fromJson(c.scale)!, shift: fromJson(c.shift) },
+});
+
+Deno.test("layernorm reference: modulation multiplies by 1 + scale of item floor(row / rowsPerItem), then adds its shift", () => {
+  // Rows [1, 3] normalise to [-1, 1]; two items of two rows; no affine (Anima's LayerNorm).
+  const x = f32([1, 3, 1, 3, 1, 3, 1, 3]);
+  const scale = f32([0, 1, 2, 3]), shift = f32([10, 20, -1, -2]);
+  const got = layernorm({ x, rows: 4, cols: 2, eps: 0, modulation: { rowsPerItem: 2, scale, shift } });
+  deepStrictEqual([...got], [9, 22, 9, 22, -4, 2, -4, 2]);
+  // The bias is applied before the modulation, which scales it too; no shift adds nothing.
+  const biased = layernorm({
+    x,
+    rows: 4,
+    cols: 2,
+    eps: 0,
+    bias: f32([1, 1]),
+    modulation: { rowsPerItem: 4, scale: f32([1, 1]) },
+  });
+  deepStrictEqual([...biased], [0, 4, 0, 4, 0, 4, 0, 4]);
+});
+
+Deno.test("layernorm goldens pin the modulation: 1 + scale (not scale), item floor(row / rowsPerItem) (not row % items)", async () => {
+  const golden = await loadLayernormGolden();
+  ok(golden.modulated.length > 0, "the golden file has modulated cases");
+  ok(golden.modulated.some((c) => c.weight === null && c.bias === null && c.eps === 1e-6), "a case without affine");
+  let timesScale = 0, byModulo = 0;
+  for (const c of golden.modulated) {
+    const args = modulatedArgs(c), expected = fromJson(c.out)!;
+    assertClose(layernorm(args), expected, { atol: 1e-6, rtol: 2 ** -23 }, `torch ${c.label}`);
+    const { scale, shift } = args.modulation!;
+    const plain = layernorm({ ...args, modulation: undefined });
+    plain.forEach((y, i) => {
+      const row = Math.floor(i / c.D), d = i % c.D;
+      const floor = Math.floor(row / c.T) * c.D + d, modulo = (row % c.B) * c.D + d;
+      const add = (m: number) => shift ? shift[m] : 0;
+      timesScale = Math.max(timesScale, Math.abs(y * scale[floor] + add(floor) - expected[i]));
+      byModulo = Math.max(byModulo, Math.abs(y * (1 + scale[modulo]) + add(modulo) - expected[i]));
+    });
+  }
+  ok(timesScale > 0.1, `multiplying by scale instead of 1 + scale must differ, differs by ${timesScale}`);
+  ok(byModulo > 0.1, `item row % items must differ, differs by ${byModulo}`);
+});
+
+async function rejectsBadModulation(run: (args: LayernormArgs) => unknown): Promise<void> {
+  const x = f32([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]), scale = f32([1, 2, 3, 4, 5, 6]);
+  await assertThrowsMessage(
+    () => run({ x, rows: 4, cols: 3, modulation: { rowsPerItem: 2.5, scale } }),
+    "layernorm: modulation.rowsPerItem must be an integer >= 1, got 2.5",
+  );
+  await assertThrowsMessage(
+    () => run({ x, rows: 4, cols: 3, modulation: { rowsPerItem: 3, scale } }),
+    "layernorm: rows must be a multiple of modulation.rowsPerItem = 3, got rows = 4",
+  );
+  await assertThrowsMessage(
+    () => run({ x, rows: 4, cols: 3, modulation: { rowsPerItem: 2, scale, shift: f32([1, 2, 3]) } }),
+    "layernorm: modulation.shift must have length items * cols = 6, got 3",
+  );
+  await assertThrowsMessage(
+    () => run({ x, rows: 4, cols: 3, modulation: { rowsPerItem: 2 } as unknown as LayernormArgs["modulation"] }),
+    "layernorm: modulation.scale must be a Float32Array, got undefined",
+  );
+}
+
+Deno.test("layernorm reference: a bad modulation throws naming it", () => rejectsBadModulation(layernorm));
+
+gpuTest(
+  "layernorm GPU: a bad modulation throws before dispatch; the modulated plan's bindings and cost",
+  async (gpu) => {
+    await rejectsBadModulation((args) => layernormGpu(gpu, args));
+    await assertThrowsMessage(
+      () => layernormPlan(gpu, { rows: 4, cols: 3, modulation: { rowsPerItem: 2 } }, { override: "kernel" }),
+      'override "kernel" is not a variant of entry point "modulated"',
+    );
+    const plan = layernormPlan(gpu, { rows: 6, cols: 8, eps: 1e-6, modulation: { rowsPerItem: 3, shift: true } });
+    strictEqual(plan.kernel.variant, "modulated");
+    deepStrictEqual(plan.bindings.map((b) => [b.name, b.length, b.role]), [
+      ["x", 48, "input"],
+      ["weight", 0, "input"],
+      ["bias", 0, "input"],
+      ["scale", 16, "input"],
+      ["shift", 16, "input"],
+      ["out", 48, "output"],
+    ]);
+    deepStrictEqual(plan.cost, { bytes: 8 * 48 + 4 * 32, flops: 6 * 48 + 3 * 48 });
+  },
+);
+
+// [rows, cols, affine, rowsPerItem, shift]: the layouts of `kernel` (rows sharing a workgroup, a row
+// in registers, streamed rows; aligned and ragged) with items of 1, several and all rows; rows of one
+// workgroup spanning items; with and without weight and bias.
+const modulatedShapes: [number, number, string, number, boolean][] = [
+  [1, 1, "", 1, true],
+  [6, 5, "wb", 3, false],
+  [8, 7, "", 2, true],
+  [4, 256, "w", 1, true],
+  [12, 64, "", 3, true],
+  [9, 100, "b", 9, false],
+  [6, 257, "wb", 2, true],
+  [2, 8192, "", 1, true],
+  [2, 8196, "wb", 1, false],
+  [3, 12289, "", 1, true],
+];
+checkAgainstReference<LayernormArgs>(
+  "layernorm",
+  KERNELS,
+  "modulated",
+  modulatedShapes.map(([rows, cols, affine, rowsPerItem, shift], i) => {
+    const items = rows / rowsPerItem;
+    return {
+      label: `rows=${rows} cols=${cols} ${affine} rowsPerItem=${rowsPerItem}${shift ? " shift" : ""}`,
+      args: {
+        x: randomF32(rows * cols, 500 + i, -3, 3),
+        rows,
+        cols,
+        eps: 1e-6,
+        weight: affine.includes("w") ? randomF32(cols, 600 + i, -2, 2) : undefined,
+        bias: affine.includes("b") ? randomF32(cols, 650 + i, -1, 1) : undefined,
+        modulation: {
+          rowsPerItem,
+          scale: randomF32(items * cols, 700 + i, -1, 1),
+          shift: shift ? randomF32(items * cols, 800 + i, -1, 1) : undefined,
+        },
+      },
+    };
+  }),
+  layernorm,
+  layernormGpu,
+  // The kernel's tolerance, the absolute part scaled by what the modulation multiplies by (< 2)
+  // and by the weight (< 2), as the shift and bias may cancel what they are added to.
+  { atol: 4 * 2e-6, rtol: 1e-5 },
+);
+
+gpuTest("layernorm GPU: modulated matches the torch goldens", async (gpu) => {
+  const golden = await loadLayernormGolden();
+  for (const c of golden.modulated) {
+    assertClose(
+      await layernormGpu(gpu, modulatedArgs(c)),
+      fromJson(c.out)!,
+      { atol: 1e-5, rtol: 1e-5 },
+      `torch ${c.label}`,
+    );
+  }
+});
+
+gpuTest(
+  "layernorm GPU: a binding past maxStorageBufferBindingSize is refused, naming it, before upload",
+  async (gpu) => {
+    // x and out: 16 x 64 floats = 4,096 bytes each.
+    const small = gpu.withLimits({ maxStorageBufferBindingSize: 2048 });
+    const args = { x: randomF32(16 * 64, 3), rows: 16, cols: 64 };
+    for (const modulation of [undefined, { rowsPerItem: 8, scale: randomF32(2 * 64, 4) }]) {
+      let error: unknown;
+      try {
+        await layernormGpu(small, { ...args, modulation });
+      } catch (e) {
+        error = e;
+      }
+      ok(error instanceof LimitError, `expected a LimitError, got ${error}`);
+      strictEqual(
+        error.message,
+        `layernorm/${modulation ? "modulated" : "kernel"}: binding 0 (x) needs maxStorageBufferBindingSize >= 4096, ` +
+          "but this device allows 2048",
+      );
+    }
+  },
+);

@@ -9,7 +9,13 @@
  * - eps is added to the variance inside the square root, not to the standard deviation.
  * - eps defaults to 1e-5 (torch's default) and must be finite and >= 0; with eps > 0 a constant row
  *   gives zeros (then the bias), with eps = 0 it gives NaN (0 / 0), as torch does.
- * - weight and bias are `[cols]`, each optional: absent means ones and zeros.
+ * - weight and bias are `[cols]`, each optional: absent means ones and zeros (torch's
+ *   `elementwise_affine=False`, as Anima's and Z-Image's adaLN LayerNorms, eps 1e-6).
+ * - `modulation` (adaLN of a DiT block over a batch of items, e.g. CFG's two passes) multiplies the
+ *   result, bias included, by `1 + scale[b, d]` and adds `shift[b, d]` (when given),
+ *   b = ⌊n / rowsPerItem⌋: x is `[items, rowsPerItem, cols]` and scale, shift `[items, cols]`, as
+ *   torch broadcasts `layer_norm(x) * (1 + scale.unsqueeze(1)) + shift.unsqueeze(1)`. rows must be a
+ *   multiple of rowsPerItem.
  *
  * Mean and variance are computed in two passes in f64 (so a row like 1000 + noise loses nothing to
  * cancellation), and the result is rounded to f32 once.
@@ -17,7 +23,18 @@
  * @module
  */
 
-import { requireArgs, requireArray, requireF32, requireInt, U32_MAX } from "../validate.ts";
+import {
+  type Modulation,
+  requireArgs,
+  requireArray,
+  requireF32,
+  requireInt,
+  requireModulation,
+  requireModulationShape,
+  U32_MAX,
+} from "../validate.ts";
+
+export type { Modulation };
 
 /** The eps used when none is given (torch's default). */
 export const LAYERNORM_DEFAULT_EPS = 1e-5;
@@ -34,6 +51,8 @@ export interface LayernormShape {
   hasBias?: boolean;
   /** Added to the variance inside the square root; a finite f32 >= 0. Default 1e-5. */
   eps?: number;
+  /** adaLN modulation after the affine: rows per item, and whether a shift is bound (default false). */
+  modulation?: { rowsPerItem: number; shift?: boolean };
 }
 
 /** Arguments of {@link layernorm}. */
@@ -50,6 +69,8 @@ export interface LayernormArgs {
   bias?: Float32Array;
   /** Added to the variance inside the square root; a finite f32 >= 0. Default 1e-5. */
   eps?: number;
+  /** Optional adaLN modulation, applied after the weight and bias. */
+  modulation?: Modulation;
 }
 
 /**
@@ -66,11 +87,12 @@ export interface LayernormArgs {
  * ```
  */
 export function validateLayernormShape(shape: LayernormShape): number {
-  requireArgs("layernorm", "shape", shape, "{ rows, cols, hasWeight?, hasBias?, eps? }");
+  requireArgs("layernorm", "shape", shape, "{ rows, cols, hasWeight?, hasBias?, eps?, modulation? }");
   requireInt("layernorm", "rows", shape.rows, 1, U32_MAX);
   requireInt("layernorm", "cols", shape.cols, 1, U32_MAX);
   const eps = requireF32("layernorm", "eps", shape.eps ?? LAYERNORM_DEFAULT_EPS);
   if (eps < 0) throw new Error(`layernorm: eps must be >= 0, got ${eps}`);
+  if (shape.modulation !== undefined) requireModulationShape("layernorm", shape.rows, shape.modulation);
   return eps;
 }
 
@@ -88,9 +110,10 @@ export function validateLayernormShape(shape: LayernormShape): number {
  * ```
  */
 export function validateLayernorm(args: LayernormArgs): number {
-  requireArgs("layernorm", "args", args, "{ x, rows, cols, weight?, bias?, eps? }");
+  requireArgs("layernorm", "args", args, "{ x, rows, cols, weight?, bias?, eps?, modulation? }");
   const eps = validateLayernormShape({ rows: args.rows, cols: args.cols, eps: args.eps });
   requireArray("layernorm", "x", args.x, "Float32Array", [args.rows * args.cols, "rows * cols"]);
+  if (args.modulation !== undefined) requireModulation("layernorm", args.rows, args.cols, args.modulation);
   if (args.weight !== undefined) requireArray("layernorm", "weight", args.weight, "Float32Array", [args.cols, "cols"]);
   if (args.bias !== undefined) requireArray("layernorm", "bias", args.bias, "Float32Array", [args.cols, "cols"]);
   return eps;
@@ -110,7 +133,7 @@ export function validateLayernorm(args: LayernormArgs): number {
  */
 export function layernorm(args: LayernormArgs): Float32Array {
   const eps = validateLayernorm(args);
-  const { x, rows, cols, weight, bias } = args;
+  const { x, rows, cols, weight, bias, modulation } = args;
   const out = new Float32Array(rows * cols);
   for (let n = 0; n < rows; n++) {
     const row = x.subarray(n * cols, (n + 1) * cols);
@@ -118,7 +141,12 @@ export function layernorm(args: LayernormArgs): Float32Array {
     const variance = row.reduce((s, v) => s + (v - mean) ** 2, 0) / cols;
     const std = Math.sqrt(variance + eps);
     for (let d = 0; d < cols; d++) {
-      out[n * cols + d] = ((row[d] - mean) / std) * (weight ? weight[d] : 1) + (bias ? bias[d] : 0);
+      let y = ((row[d] - mean) / std) * (weight ? weight[d] : 1) + (bias ? bias[d] : 0);
+      if (modulation) {
+        const m = Math.floor(n / modulation.rowsPerItem) * cols + d;
+        y = y * (1 + modulation.scale[m]) + (modulation.shift ? modulation.shift[m] : 0);
+      }
+      out[n * cols + d] = y;
     }
   }
   return out;

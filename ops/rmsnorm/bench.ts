@@ -1,6 +1,8 @@
 /**
  * Benchmark cases of rmsnorm (one shared weight row): rows held in registers (up to 8,192
- * elements, short rows sharing a workgroup) and long rows streamed in chunks (65,536, read twice).
+ * elements, short rows sharing a workgroup) and long rows streamed in chunks (65,536, read twice);
+ * and `modulated`, adaLN over two items (a CFG batch) at Z-Image's width (3,840) for 4,096 tokens
+ * each, scale alone as its blocks use it (`:items2`) and with a shift (`:items2:shift`).
  *
  * @module
  */
@@ -25,5 +27,21 @@ export const BENCH: readonly BenchCase[] = [
     label: ({ rows, cols }) => `${rows}x${cols}`,
     plan: (gpu, { rows, cols }, options) => rmsnormPlan(gpu, { rows, cols, groups: 1, eps: 1e-6 }, options),
     inputs: ({ rows, cols }, seed) => [randomInput(rows * cols, seed), randomInput(cols, seed + 1)],
+  }),
+  defineCase<{ rows: number; cols: number; items: number; shift: boolean }>({
+    op: "rmsnorm",
+    entry: "modulated",
+    sources: KERNELS,
+    gpu: [{ rows: 8192, cols: 3840, items: 2, shift: false }, { rows: 8192, cols: 3840, items: 2, shift: true }],
+    quick: [{ rows: 64, cols: 256, items: 2, shift: false }, { rows: 6, cols: 1023, items: 3, shift: true }],
+    label: ({ rows, cols, items, shift }) => `${rows}x${cols}:items${items}${shift ? ":shift" : ""}`,
+    plan: (gpu, { rows, cols, items, shift }, options) =>
+      rmsnormPlan(gpu, { rows, cols, groups: 1, eps: 1e-5, modulation: { rowsPerItem: rows / items, shift } }, options),
+    inputs: ({ rows, cols, items, shift }, seed) => [
+      randomInput(rows * cols, seed),
+      randomInput(cols, seed + 1),
+      randomInput(items * cols, seed + 2),
+      shift ? randomInput(items * cols, seed + 3) : new Float32Array(0),
+    ],
   }),
 ];

@@ -10,10 +10,19 @@
  *   a multiple of G. G = 1 is one shared gamma; no weight means ones.
  * - eps defaults to 1e-6, not torch's default of the float32 machine epsilon (1.19e-7); it must be
  *   finite and >= 0. An all-zero row gives zeros (eps > 0 guards the division).
+ * - `modulation` (entry point `modulated`: adaLN over a batch of items, Z-Image's
+ *   `RMSNorm(x) * (1 + scale)`) multiplies by `1 + scale[b]`, not by `scale[b]`, and adds `shift[b]`
+ *   when one is bound, after the weight, with b = ⌊row / rowsPerItem⌋ (the item's rows are
+ *   contiguous, `[items, rowsPerItem, cols]`), not row % items.
  *
  * Refused, with an error naming the argument: rows or cols that is not an integer >= 1, `x` that is not
- * a Float32Array of length rows * cols, a weight whose length is not a positive multiple of cols, and an eps
- * that is negative or not finite.
+ * a Float32Array of length rows * cols, a weight whose length is not a positive multiple of cols, an eps
+ * that is negative or not finite, a `modulation.rowsPerItem` that is not an integer >= 1 dividing rows,
+ * and a `modulation.scale` or `modulation.shift` that is not a Float32Array of (rows / rowsPerItem) * cols.
+ * A binding past the device's `maxStorageBufferBindingSize` is refused, not split: the limits guard
+ * throws a `LimitError` naming it (`x` or `out`, usually) before anything is uploaded (`rmsnormGpu`) or
+ * encoded (a plan submitted on resident tensors); rows are independent, so a caller holding a larger
+ * activation in several buffers runs one plan per buffer.
  *
  * The kernel reads and writes vec4s and spreads a row over `threads` invocations (a power of two,
  * 256 / threads rows per workgroup), each taking up to 8 vec4s of it, so a row of up to 8,192
@@ -35,6 +44,10 @@
  * The weight is loaded after the reduction (faster at every shape whose rows are held in
  * registers), and `threads` stays a uniform (a constant needs a pipeline per row width); the H200
  * measurements are in `harness/baselines/nvidia-h200-design.md` (rmsnorm).
+ *
+ * `modulated` is the same kernel (its functions are shared, `wgsl/include/rmsnorm_body.wgsl`) with
+ * two more bindings, `scale` and `shift`, read as each value is stored (one vec4 each when
+ * cols % 4 == 0, per component otherwise). It has not been timed on a GPU yet.
  *
  * Why the kernel holds its 8 vec4s as eight named values written out by hand, never as a local
  * array indexed in a loop: Deno's WGSL compiler (naga) bounds-checks every index into a
@@ -66,6 +79,13 @@ const PARAMS: readonly ParamField[] = [
   { name: "resident", type: "u32" },
 ];
 
+/** `modulated`'s uniform: the kernel's, then the modulation's rows per item and whether a shift is bound. */
+const MODULATED_PARAMS: readonly ParamField[] = [
+  ...PARAMS,
+  { name: "rows_per_item", type: "u32" },
+  { name: "has_shift", type: "u32" },
+];
+
 /** vec4s each invocation holds of its row (`PER` in the WGSL). */
 const PER = 8;
 
@@ -73,10 +93,13 @@ const PER = 8;
  * Plans `rmsnorm` on the GPU.
  *
  * @param gpu the device
- * @param shape `rows`, `cols`, the weight's row count `groups` (absent when there is no weight) and `eps`
- * @param options kernel override
- * @returns the plan; bindings `x`, `weight` (inputs; `weight` is empty when absent) and `out`;
- *   256 / threads rows per workgroup
+ * @param shape `rows`, `cols`, the weight's row count `groups` (absent when there is no weight), `eps`,
+ *   and `modulation: { rowsPerItem, shift? }` for the adaLN form
+ * @param options kernel override (a variant of `kernel`, or of `modulated` with a modulation)
+ * @returns the plan; 256 / threads rows per workgroup. Bindings: `x`, `weight` (inputs; `weight` is
+ *   empty when absent) and `out`; with a modulation (entry point `modulated`) `x`, `weight`,
+ *   `scale` `[items, cols]`, `shift` `[items, cols]` (inputs; `shift` empty unless `shift: true`) and
+ *   `out`, items = rows / rowsPerItem
  * @throws Error naming the argument, as {@link validateRmsnormShape}
  *
  * @example Resident tensors: upload once, submit plans, read back
@@ -91,6 +114,21 @@ const PER = 8;
  * const y = await gpu.read(out); // ~[1.697, 2.263, 2, 2]
  * gpu.destroy();
  * ```
+ *
+ * @example adaLN: two items (CFG's passes) of 2 rows each, scaled by 1 + scale of their item
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { rmsnormPlan } from "@xpu/ops/ops/rmsnorm";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([1, 1, 2, 2, 3, 3, 4, 4])); // [items 2 x 2 rows, cols 2]
+ * const none = gpu.alloc("f32", 0);
+ * const scale = gpu.upload(new Float32Array([0, 0, 1, -1])); // [items, cols]
+ * const out = gpu.alloc("f32", 8);
+ * const plan = rmsnormPlan(gpu, { rows: 4, cols: 2, eps: 0, modulation: { rowsPerItem: 2 } });
+ * await gpu.submit([plan, [x, none, scale, none, out]]); // x, weight, scale, shift, out
+ * const y = await gpu.read(out); // [1, 1, 1, 1, 2, 0, 2, 0]
+ * gpu.destroy();
+ * ```
  */
 export function rmsnormPlan(
   gpu: ResidentDevice,
@@ -98,21 +136,48 @@ export function rmsnormPlan(
   options: KernelOptions = {},
 ): KernelPlan {
   const { groups, eps } = validateRmsnormShape(shape);
-  const { rows, cols } = shape;
+  const { rows, cols, modulation } = shape;
   const { threads, resident, workgroups } = rowLayout(rows, cols, PER, gpu.limits.maxComputeWorkgroupsPerDimension);
+  const values = { rows, d: cols, groups, eps, threads, resident: Number(resident) };
+  const x = { name: "x", dtype: "f32", length: rows * cols, role: "input" } as const;
+  const weight = { name: "weight", dtype: "f32", length: groups * cols, role: "input" } as const;
+  const out = { name: "out", dtype: "f32", length: rows * cols, role: "output" } as const;
+  // Read x and the weight once, write out once; per element a square, an add and two multiplies
+  // (three with a weight).
+  const bytes = 8 * rows * cols + 4 * groups * cols, flops = (groups > 0 ? 5 : 4) * rows * cols;
+  if (modulation === undefined) {
+    return {
+      op: "rmsnorm",
+      kernel: gpu.resolve(KERNELS, "kernel", options),
+      bindings: [x, weight, out],
+      params: packParams(PARAMS, values, "rmsnorm"),
+      workgroups,
+      cost: { bytes, flops },
+    };
+  }
+  const items = rows / modulation.rowsPerItem, shift = modulation.shift ?? false;
   return {
     op: "rmsnorm",
-    kernel: gpu.resolve(KERNELS, "kernel", options),
+    kernel: gpu.resolve(KERNELS, "modulated", options),
     bindings: [
-      { name: "x", dtype: "f32", length: rows * cols, role: "input" },
-      { name: "weight", dtype: "f32", length: groups * cols, role: "input" },
-      { name: "out", dtype: "f32", length: rows * cols, role: "output" },
+      x,
+      weight,
+      { name: "scale", dtype: "f32", length: items * cols, role: "input" },
+      { name: "shift", dtype: "f32", length: shift ? items * cols : 0, role: "input" },
+      out,
     ],
-    params: packParams(PARAMS, { rows, d: cols, groups, eps, threads, resident: Number(resident) }, "rmsnorm"),
+    params: packParams(
+      MODULATED_PARAMS,
+      { ...values, rows_per_item: modulation.rowsPerItem, has_shift: Number(shift) },
+      "rmsnorm",
+    ),
     workgroups,
-    // Read x and the weight once, write out once; per element a square, an add and two multiplies
-    // (three with a weight).
-    cost: { bytes: 8 * rows * cols + 4 * groups * cols, flops: (groups > 0 ? 5 : 4) * rows * cols },
+    // And scale and shift read once (items rows each), an add and a multiply per element (and an add
+    // for the shift).
+    cost: {
+      bytes: bytes + 4 * items * cols * (shift ? 2 : 1),
+      flops: flops + (shift ? 3 : 2) * rows * cols,
+    },
   };
 }
 
@@ -130,6 +195,9 @@ export function rmsnormPlan(
  * import { acquireDevice, rmsnormGpu } from "@xpu/ops";
  * const gpu = await acquireDevice();
  * const y = await rmsnormGpu(gpu, { x: new Float32Array([2, -2, 2, -2]), rows: 1, cols: 4, eps: 0 }); // [1, -1, 1, -1]
+ * // The same row modulated: times 1 + 0.5, plus 1.
+ * const modulation = { rowsPerItem: 1, scale: new Float32Array(4).fill(0.5), shift: new Float32Array(4).fill(1) };
+ * const z = await rmsnormGpu(gpu, { x: new Float32Array([2, -2, 2, -2]), rows: 1, cols: 4, eps: 0, modulation }); // [2.5, -0.5, 2.5, -0.5]
  * gpu.destroy();
  * ```
  */
@@ -139,7 +207,18 @@ export async function rmsnormGpu(
   options: KernelOptions = {},
 ): Promise<Float32Array> {
   const { groups, eps } = validateRmsnorm(args);
-  const plan = rmsnormPlan(gpu, { rows: args.rows, cols: args.cols, groups, eps }, options);
-  const [out] = await gpu.run(plan, [args.x, args.weight ?? new Float32Array(0)]);
+  const { rows, cols, modulation } = args;
+  const none = new Float32Array(0);
+  if (modulation === undefined) {
+    const [out] = await gpu.run(rmsnormPlan(gpu, { rows, cols, groups, eps }, options), [args.x, args.weight ?? none]);
+    return out as Float32Array;
+  }
+  const { rowsPerItem, scale, shift } = modulation;
+  const plan = rmsnormPlan(
+    gpu,
+    { rows, cols, groups, eps, modulation: { rowsPerItem, shift: shift !== undefined } },
+    options,
+  );
+  const [out] = await gpu.run(plan, [args.x, args.weight ?? none, scale, shift ?? none]);
   return out as Float32Array;
 }

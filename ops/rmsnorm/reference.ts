@@ -14,13 +14,29 @@
  * - eps defaults to 1e-6, stated because torch's own default (eps=None) is the dtype's machine
  *   epsilon, 1.19e-7 for float32. eps must be finite and >= 0; with eps > 0 an all-zero row gives
  *   zeros, with eps = 0 it gives NaN (0 / 0), as torch does.
+ * - `modulation` (adaLN of a DiT block over a batch of items, e.g. CFG's two passes) multiplies the
+ *   result by `1 + scale[b, d]` and adds `shift[b, d]` (when given), b = ⌊n / rowsPerItem⌋: x is
+ *   `[items, rowsPerItem, cols]` and scale, shift `[items, cols]`, as torch broadcasts
+ *   `rms_norm(x) * w * (1 + scale.unsqueeze(1)) + shift.unsqueeze(1)`. rows must be a multiple of
+ *   rowsPerItem. Z-Image's blocks use a scale alone.
  *
  * Accumulation is f64 and the result is rounded to f32 once.
  *
  * @module
  */
 
-import { requireArgs, requireArray, requireF32, requireInt, U32_MAX } from "../validate.ts";
+import {
+  type Modulation,
+  requireArgs,
+  requireArray,
+  requireF32,
+  requireInt,
+  requireModulation,
+  requireModulationShape,
+  U32_MAX,
+} from "../validate.ts";
+
+export type { Modulation };
 
 /** The eps used when none is given. */
 export const RMSNORM_DEFAULT_EPS = 1e-6;
@@ -35,14 +51,18 @@ export interface RmsnormShape {
   groups?: number;
   /** Added to the mean square before the square root; a finite f32 >= 0. Default 1e-6. */
   eps?: number;
+  /** adaLN modulation after the weight: rows per item, and whether a shift is bound (default false). */
+  modulation?: { rowsPerItem: number; shift?: boolean };
 }
 
 /** Arguments of {@link rmsnorm}. */
-export interface RmsnormArgs extends Omit<RmsnormShape, "groups"> {
+export interface RmsnormArgs extends Omit<RmsnormShape, "groups" | "modulation"> {
   /** Input, `[rows, cols]` row-major. */
   x: Float32Array;
   /** Optional gamma, `[G, cols]` with G >= 1: row n is scaled by weight row n % G. Absent means ones. */
   weight?: Float32Array;
+  /** Optional adaLN modulation, applied after the weight. */
+  modulation?: Modulation;
 }
 
 /**
@@ -59,12 +79,13 @@ export interface RmsnormArgs extends Omit<RmsnormShape, "groups"> {
  * ```
  */
 export function validateRmsnormShape(shape: RmsnormShape): { groups: number; eps: number } {
-  requireArgs("rmsnorm", "shape", shape, "{ rows, cols, groups?, eps? }");
+  requireArgs("rmsnorm", "shape", shape, "{ rows, cols, groups?, eps?, modulation? }");
   requireInt("rmsnorm", "rows", shape.rows, 1, U32_MAX);
   requireInt("rmsnorm", "cols", shape.cols, 1, U32_MAX);
   const groups = requireInt("rmsnorm", "groups", shape.groups ?? 0, 0, U32_MAX);
   const eps = requireF32("rmsnorm", "eps", shape.eps ?? RMSNORM_DEFAULT_EPS);
   if (eps < 0) throw new Error(`rmsnorm: eps must be >= 0, got ${eps}`);
+  if (shape.modulation !== undefined) requireModulationShape("rmsnorm", shape.rows, shape.modulation);
   return { groups, eps };
 }
 
@@ -82,9 +103,10 @@ export function validateRmsnormShape(shape: RmsnormShape): { groups: number; eps
  * ```
  */
 export function validateRmsnorm(args: RmsnormArgs): { groups: number; eps: number } {
-  requireArgs("rmsnorm", "args", args, "{ x, rows, cols, weight?, eps? }");
+  requireArgs("rmsnorm", "args", args, "{ x, rows, cols, weight?, eps?, modulation? }");
   const { eps } = validateRmsnormShape({ rows: args.rows, cols: args.cols, eps: args.eps });
   requireArray("rmsnorm", "x", args.x, "Float32Array", [args.rows * args.cols, "rows * cols"]);
+  if (args.modulation !== undefined) requireModulation("rmsnorm", args.rows, args.cols, args.modulation);
   if (args.weight === undefined) return { groups: 0, eps };
   requireArray("rmsnorm", "weight", args.weight, "Float32Array");
   const length = args.weight.length;
@@ -108,7 +130,7 @@ export function validateRmsnorm(args: RmsnormArgs): { groups: number; eps: numbe
  */
 export function rmsnorm(args: RmsnormArgs): Float32Array {
   const { groups, eps } = validateRmsnorm(args);
-  const { x, rows, cols, weight } = args;
+  const { x, rows, cols, weight, modulation } = args;
   const out = new Float32Array(rows * cols);
   for (let n = 0; n < rows; n++) {
     let squares = 0;
@@ -116,7 +138,14 @@ export function rmsnorm(args: RmsnormArgs): Float32Array {
     const rms = Math.sqrt(squares / cols + eps);
     const group = n % groups;
     const gamma = weight === undefined ? undefined : weight.subarray(group * cols, (group + 1) * cols);
-    for (let d = 0; d < cols; d++) out[n * cols + d] = (x[n * cols + d] / rms) * (gamma ? gamma[d] : 1);
+    for (let d = 0; d < cols; d++) {
+      let y = (x[n * cols + d] / rms) * (gamma ? gamma[d] : 1);
+      if (modulation) {
+        const m = Math.floor(n / modulation.rowsPerItem) * cols + d;
+        y = y * (1 + modulation.scale[m]) + (modulation.shift ? modulation.shift[m] : 0);
+      }
+      out[n * cols + d] = y;
+    }
   }
   return out;
 }

@@ -1,5 +1,5 @@
-import { deepStrictEqual, ok } from "node:assert/strict";
-import { foldWorkgroups } from "../../harness/limits.ts";
+import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
+import { foldWorkgroups, LimitError } from "../../harness/limits.ts";
 import {
   assertClose,
   assertThrowsMessage,
@@ -36,6 +36,18 @@ interface Golden {
     weight: JsonF32 | null;
     out: JsonF32;
     out_stride: number;
+  }[];
+  modulated: {
+    label: string;
+    B: number;
+    T: number;
+    D: number;
+    eps: number;
+    x: JsonF32;
+    weight: JsonF32 | null;
+    scale: JsonF32;
+    shift: JsonF32 | null;
+    out: JsonF32;
   }[];
 }
 const loadRmsnormGolden = () => loadGolden<Golden>(new URL("./goldens/rmsnorm.json", import.meta.url));
@@ -252,5 +264,180 @@ gpuTest("rmsnorm GPU matches the torch goldens", async (gpu) => {
     const weight = c.weight === null ? undefined : fromJson(c.weight);
     const got = await rmsnormGpu(gpu, { x: fromJson(c.x), rows: c.rows, cols: c.cols, weight, eps: c.eps });
     assertClose(strided(got, c.out_stride), fromJson(c.out), gpuTolerance, `torch ${c.label}`);
+  }
+});
+
+// ---------------------------------------------------------------- adaLN modulation (entry point `modulated`)
+
+const modulatedArgs = (c: Golden["modulated"][number]): RmsnormArgs => ({
+  x: fromJson(c.x),
+  rows: c.B * c.T,
+  cols: c.D,
+  eps: c.eps,
+  weight: c.weight === null ? undefined : fromJson(c.weight),
+  modulation: { rowsPerItem: c.T, scale: fromJson(c.scale), shift: c.shift === null ? undefined : fromJson(c.shift) },
+});
+
+Deno.test("rmsnorm reference: modulation multiplies by 1 + scale of item floor(row / rowsPerItem), then adds its shift", () => {
+  // Rows [3, 4] normalise to [3, 4] / sqrt(12.5); items of 2 rows, 3 rows in all would not divide.
+  const x = f32([3, 4, 3, 4, 3, 4, 3, 4]);
+  const scale = f32([0, 0, 1, 2]), shift = f32([10, 20, -1, -2]);
+  const r = Math.sqrt(12.5);
+  const got = rmsnorm({ x, rows: 4, cols: 2, eps: 0, modulation: { rowsPerItem: 2, scale, shift } });
+  const item0 = [3 / r + 10, 4 / r + 20], item1 = [(3 / r) * 2 - 1, (4 / r) * 3 - 2];
+  assertClose(got, [...item0, ...item0, ...item1, ...item1], oneUlp);
+  // Without a shift nothing is added, and the weight applies before the modulation.
+  assertClose(
+    rmsnorm({ x, rows: 4, cols: 2, eps: 0, weight: f32([2, 1]), modulation: { rowsPerItem: 2, scale } }),
+    [6 / r, 4 / r, 6 / r, 4 / r, 12 / r, 12 / r, 12 / r, 12 / r],
+    oneUlp,
+  );
+});
+
+Deno.test("rmsnorm goldens pin the modulation: 1 + scale (not scale), item floor(row / rowsPerItem) (not row % items)", async () => {
+  const golden = await loadRmsnormGolden();
+  ok(golden.modulated.length > 0, "the golden file has modulated cases");
+  let timesScale = 0, byModulo = 0;
+  for (const c of golden.modulated) {
+    const args = modulatedArgs(c), expected = fromJson(c.out);
+    assertClose(rmsnorm(args), expected, oneUlp, `torch ${c.label}`);
+    const { scale, shift } = args.modulation!;
+    // The alternatives: the scale itself as the factor, and items dealt round-robin (row % items).
+    const plain = rmsnorm({ ...args, modulation: undefined });
+    plain.forEach((y, i) => {
+      const row = Math.floor(i / c.D), d = i % c.D;
+      const floor = Math.floor(row / c.T) * c.D + d, modulo = (row % c.B) * c.D + d;
+      const add = (m: number) => shift ? shift[m] : 0;
+      timesScale = Math.max(timesScale, Math.abs(y * scale[floor] + add(floor) - expected[i]));
+      byModulo = Math.max(byModulo, Math.abs(y * (1 + scale[modulo]) + add(modulo) - expected[i]));
+    });
+  }
+  ok(timesScale > 0.1, `multiplying by scale instead of 1 + scale must differ, differs by ${timesScale}`);
+  ok(byModulo > 0.1, `item row % items must differ, differs by ${byModulo}`);
+});
+
+async function rejectsBadModulation(run: (args: RmsnormArgs) => unknown): Promise<void> {
+  const x = randomF32(12, 1), scale = f32([1, 2, 3, 4, 5, 6]);
+  await assertThrowsMessage(
+    () => run({ x, rows: 4, cols: 3, modulation: { rowsPerItem: 0, scale } }),
+    "rmsnorm: modulation.rowsPerItem must be an integer >= 1, got 0",
+  );
+  await assertThrowsMessage(
+    () => run({ x, rows: 4, cols: 3, modulation: { rowsPerItem: 3, scale } }),
+    "rmsnorm: rows must be a multiple of modulation.rowsPerItem = 3, got rows = 4",
+  );
+  await assertThrowsMessage(
+    () => run({ x, rows: 4, cols: 3, modulation: { rowsPerItem: 1, scale } }),
+    "rmsnorm: modulation.scale must have length items * cols = 12, got 6",
+  );
+  await assertThrowsMessage(
+    () => run({ x, rows: 4, cols: 3, modulation: { rowsPerItem: 2, scale, shift: [1] as unknown as Float32Array } }),
+    "rmsnorm: modulation.shift must be a Float32Array, got Array",
+  );
+  await assertThrowsMessage(
+    () => run({ x, rows: 4, cols: 3, modulation: null as unknown as RmsnormArgs["modulation"] }),
+    "rmsnorm: modulation must be an object { rowsPerItem, scale, shift? }, got null",
+  );
+}
+
+Deno.test("rmsnorm reference: a bad modulation throws naming it", () => rejectsBadModulation(rmsnorm));
+
+gpuTest("rmsnorm GPU: a bad modulation throws before dispatch; the modulated plan's bindings and cost", async (gpu) => {
+  await rejectsBadModulation((args) => rmsnormGpu(gpu, args));
+  await assertThrowsMessage(
+    () => rmsnormPlan(gpu, { rows: 4, cols: 3, modulation: { rowsPerItem: 3 } }),
+    "rmsnorm: rows must be a multiple of modulation.rowsPerItem = 3, got rows = 4",
+  );
+  // A variant of `kernel` cannot serve a modulated call, whose bindings differ.
+  await assertThrowsMessage(
+    () => rmsnormPlan(gpu, { rows: 4, cols: 3, modulation: { rowsPerItem: 2 } }, { override: "kernel" }),
+    'override "kernel" is not a variant of entry point "modulated"',
+  );
+  const plan = rmsnormPlan(gpu, { rows: 6, cols: 8, groups: 1, modulation: { rowsPerItem: 3, shift: true } });
+  strictEqual(plan.kernel.variant, "modulated");
+  deepStrictEqual(plan.bindings.map((b) => [b.name, b.length, b.role]), [
+    ["x", 48, "input"],
+    ["weight", 8, "input"],
+    ["scale", 16, "input"],
+    ["shift", 16, "input"],
+    ["out", 48, "output"],
+  ]);
+  deepStrictEqual(plan.cost, { bytes: 8 * 48 + 4 * 8 + 4 * 32, flops: 5 * 48 + 3 * 48 });
+  const noShift = rmsnormPlan(gpu, { rows: 6, cols: 8, modulation: { rowsPerItem: 6 } });
+  deepStrictEqual(noShift.bindings.map((b) => b.length), [48, 0, 8, 0, 48]);
+});
+
+// [rows, cols, G, rowsPerItem, shift]: the layouts of `kernel` (rows sharing a workgroup, a row in
+// registers, streamed rows; aligned and ragged) with items of 1, several and all rows; rows of one
+// workgroup spanning items; G > 1 beside the modulation.
+const modulatedShapes: [number, number, number, number, boolean][] = [
+  [1, 1, 0, 1, true],
+  [6, 5, 1, 3, false],
+  [8, 7, 2, 2, true],
+  [4, 256, 0, 1, true],
+  [12, 64, 2, 3, true],
+  [9, 100, 1, 9, false],
+  [6, 257, 3, 2, true],
+  [2, 8192, 1, 1, true],
+  [2, 8196, 0, 1, false],
+  [3, 12289, 1, 1, true],
+];
+checkAgainstReference<RmsnormArgs>(
+  "rmsnorm",
+  KERNELS,
+  "modulated",
+  modulatedShapes.map(([rows, cols, G, rowsPerItem, shift], i) => {
+    const items = rows / rowsPerItem;
+    return {
+      label: `rows=${rows} cols=${cols} G=${G} rowsPerItem=${rowsPerItem}${shift ? " shift" : ""}`,
+      args: {
+        x: randomF32(rows * cols, 500 + i, -3, 3),
+        rows,
+        cols,
+        weight: G > 0 ? randomF32(G * cols, 600 + i, -2, 2) : undefined,
+        modulation: {
+          rowsPerItem,
+          scale: randomF32(items * cols, 700 + i, -1, 1),
+          shift: shift ? randomF32(items * cols, 800 + i, -1, 1) : undefined,
+        },
+      },
+    };
+  }),
+  rmsnorm,
+  rmsnormGpu,
+  // The modulation multiplies by at most 2 and the shift (|shift| < 1) may cancel: the kernel's
+  // relative tolerance, and as much again absolutely at the scale of the normalised values (<= 6).
+  { atol: 6 * 2 * 4e-6, rtol: 4e-6 },
+);
+
+gpuTest("rmsnorm GPU: modulated matches the torch goldens", async (gpu) => {
+  const golden = await loadRmsnormGolden();
+  for (const c of golden.modulated) {
+    assertClose(
+      await rmsnormGpu(gpu, modulatedArgs(c)),
+      fromJson(c.out),
+      { atol: 1e-5, rtol: 4e-6 },
+      `torch ${c.label}`,
+    );
+  }
+});
+
+gpuTest("rmsnorm GPU: a binding past maxStorageBufferBindingSize is refused, naming it, before upload", async (gpu) => {
+  // x and out: 16 x 64 floats = 4,096 bytes each.
+  const small = gpu.withLimits({ maxStorageBufferBindingSize: 2048 });
+  const args = { x: randomF32(16 * 64, 3), rows: 16, cols: 64 };
+  for (const modulation of [undefined, { rowsPerItem: 8, scale: randomF32(2 * 64, 4) }]) {
+    let error: unknown;
+    try {
+      await rmsnormGpu(small, { ...args, modulation });
+    } catch (e) {
+      error = e;
+    }
+    ok(error instanceof LimitError, `expected a LimitError, got ${error}`);
+    strictEqual(
+      error.message,
+      `rmsnorm/${modulation ? "modulated" : "kernel"}: binding 0 (x) needs maxStorageBufferBindingSize >= 4096, ` +
+        "but this device allows 2048",
+    );
   }
 });

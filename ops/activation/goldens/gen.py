@@ -12,6 +12,11 @@ meta.gelu_gap records gelu and gelu_tanh at x = float32(2.699), where the two di
 
 `nonfinite` holds torch's results at NaN, +inf and -inf, evaluated in float32 on the CPU (elu at
 alpha = 0.5), each written as Python's str() of the float ("nan", "inf", "-inf", "-0.5").
+
+`gated` holds the gated activations, `F.silu(gate) * up` (swiglu) and `F.gelu(gate) * up` (geglu),
+in float64 on float32 inputs and rounded once: gates `special`, `random7` and `random257` above, each
+with an `up` of its length drawn after them (`up_<input>` in `inputs`); and `gated_nonfinite`, both
+in float32 on the CPU at gates [NaN, +inf, -inf, +inf, 1] times ups [2, 2, 2, 0, NaN].
 """
 import json, pathlib, numpy, torch
 import torch.nn.functional as F
@@ -45,6 +50,18 @@ for name, x in inputs.items():
         cases.append({"input": name, "kind": kind, "out": f32list(fn(x.double()))})
     cases.append({"input": name, "kind": "elu", "alpha": 0.5, "out": f32list(F.elu(x.double(), alpha=0.5))})
 
+GATED = {"swiglu": F.silu, "geglu": F.gelu}
+gated = []
+for name in ("special", "random7", "random257"):
+    up = torch.randn(inputs[name].shape)
+    for kind, fn in GATED.items():
+        gated.append({"gate": name, "up": f"up_{name}", "kind": kind,
+                      "out": f32list(fn(inputs[name].double()) * up.double())})
+    inputs[f"up_{name}"] = up
+gated_gate = torch.tensor([float("nan"), float("inf"), float("-inf"), float("inf"), 1.0])
+gated_up = torch.tensor([2.0, 2.0, 2.0, 0.0, float("nan")])
+gated_nonfinite = {kind: [str(v) for v in (fn(gated_gate) * gated_up).tolist()] for kind, fn in GATED.items()}
+
 gap_x = torch.tensor([2.699], dtype=torch.float32)
 meta = {
     "torch": torch.__version__,
@@ -58,7 +75,7 @@ nonfinite_x = torch.tensor([float("nan"), float("inf"), float("-inf")], dtype=to
 nonfinite = {kind: [str(v) for v in (F.elu(nonfinite_x, alpha=0.5) if kind == "elu" else fn(nonfinite_x)).tolist()]
              for kind, fn in FUNCTIONS.items()}
 golden = {"meta": meta, "inputs": {name: f32list(x) for name, x in inputs.items()}, "cases": cases,
-          "nonfinite": nonfinite}
+          "nonfinite": nonfinite, "gated": gated, "gated_nonfinite": gated_nonfinite}
 out = pathlib.Path(__file__).with_name("activation.json")
 out.write_text(json.dumps(golden, separators=(",", ":")))
 print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")

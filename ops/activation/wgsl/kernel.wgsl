@@ -33,7 +33,6 @@ const WG = 256u;  // invocations per workgroup
 const PER = 2u;   // vec4s per invocation per block (mod.ts sizes the grid with the same numbers)
 
 const SQRT_2_OVER_PI: f32 = 0.7978845608028654;
-const INV_SQRT_2: f32 = 0.7071067811865476;
 
 // e^v - 1 for v <= 0, without the cancellation of exp(v) - 1 near 0: a Taylor polynomial there
 // (degree 9: relative error below 1e-9 for |v| < 0.5), exp(v) - 1 beyond. Each side is evaluated
@@ -45,34 +44,11 @@ fn expm1_nonpositive(v: vec4f) -> vec4f {
   return select(exp(min(v, vec4f(0.0))) - 1.0, s + s * s * p, v > vec4f(-0.5));
 }
 
-// 1 / (1 + e^-v) from exp(-|v|), which never overflows.
-fn sigmoid(v: vec4f) -> vec4f {
-  let e = exp(-abs(v));
-  return select(e, vec4f(1.0), v >= vec4f(0.0)) / (1.0 + e);
-}
-
-// erfc(z) for z >= 0 with relative error below 1.2e-7 (a Chebyshev-fitted exponent of t = 1/(1 + z/2)).
-fn erfc_nonnegative(z: vec4f) -> vec4f {
-  let t = 1.0 / (1.0 + 0.5 * z);
-  let p = -1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 +
-    t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
-  return t * exp(p - z * z);
-}
-
-// NaN in, NaN out, as torch: recognised from its bits and passed through, since WGSL lets a
-// compiler assume no NaN reaches max(), min() or clamp() (max(NaN, 0) may be 0). ±Infinity needs no
-// such care: each function below gives torch's answer for it in IEEE arithmetic (see reference.ts).
-fn keep_nan(v: vec4f, r: vec4f) -> vec4f {
-  return select(r, v, (bitcast<vec4u>(v) & vec4u(0x7fffffffu)) > vec4u(0x7f800000u));
-}
+// #include "silu_gelu.wgsl"
 
 fn f_relu2(v: vec4f) -> vec4f {
   let r = max(v, vec4f(0.0));
   return keep_nan(v, r * r);
-}
-
-fn f_silu(v: vec4f) -> vec4f {
-  return keep_nan(v, v * sigmoid(v));
 }
 
 fn f_elu(v: vec4f) -> vec4f {
@@ -83,13 +59,6 @@ fn f_elu(v: vec4f) -> vec4f {
 fn f_tanh(v: vec4f) -> vec4f {
   let m = expm1_nonpositive(-2.0 * min(abs(v), vec4f(20.0)));
   return keep_nan(v, sign(v) * (-m / (2.0 + m)));
-}
-
-// x * Phi(x), Phi(x) = erfc(-x / sqrt 2) / 2, taking erfc only of a non-negative argument (and at
-// most 20 / sqrt 2, where Phi is already 0 or 1 in f32).
-fn f_gelu(v: vec4f) -> vec4f {
-  let half_tail = 0.5 * erfc_nonnegative(min(abs(v), vec4f(20.0)) * INV_SQRT_2);
-  return keep_nan(v, v * select(half_tail, 1.0 - half_tail, v >= vec4f(0.0)));
 }
 
 // x/2 * (1 + tanh(u)) = x * sigmoid(2u). Beyond |x| = 20 the sigmoid is 0 or 1 in f32, so x is

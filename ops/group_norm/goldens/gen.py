@@ -5,7 +5,8 @@ torch.nn.functional.group_norm(x, groups, weight, bias, eps) computed in float64
 inputs and rounded to float32 once, which is the definition the reference implements. Awkward sizes:
 odd L, one spatial element (L = 1), groups = 1 (the whole sample) and groups = C (instance norm),
 weight and bias each present or absent, an eps large enough to matter, and a group of values around
-100 +- 1, where a one-pass E[x^2] - E[x]^2 in float32 loses the variance. The sample axis is kept
+100 +- 1, where a one-pass E[x^2] - E[x]^2 in float32 loses the variance; and F.silu after the
+normalisation and the affine (the VAE decoders' GroupNorm -> SiLU), where "activation" says so. The sample axis is kept
 as torch sees it: x is [N, C, L] (a [N, C, H, W] input flattens to this; the statistics are the same).
 """
 import json, math, pathlib, struct, torch
@@ -27,11 +28,14 @@ def f32_json(t):
     return out
 
 
-def case(label, x, groups, weight=None, bias=None, eps=1e-5):
+def case(label, x, groups, weight=None, bias=None, eps=1e-5, activation=None):
     N, C, L = x.shape
     out = F.group_norm(x.double(), groups, None if weight is None else weight.double(),
                        None if bias is None else bias.double(), eps)
-    return {"label": label, "N": N, "C": C, "L": L, "groups": groups, "eps": eps, "x": f32_json(x),
+    if activation == "silu":
+        out = F.silu(out)
+    return {"label": label, "N": N, "C": C, "L": L, "groups": groups, "eps": eps, "activation": activation,
+            "x": f32_json(x),
             "weight": None if weight is None else f32_json(weight),
             "bias": None if bias is None else f32_json(bias), "out": f32_json(out.float())}
 
@@ -50,6 +54,9 @@ cases = [
     case("N=1 C=2 groups=1 L=6, eps=0.5", 0.3 * torch.randn(1, 2, 6), 1, torch.randn(2), torch.randn(2), 0.5),
     case("N=1 C=4 groups=1 L=128, values 100 +- 1", 100 + (2 * torch.rand(1, 4, 128) - 1), 1, torch.randn(4),
          torch.randn(4)),
+    case("N=2 C=8 groups=4 L=12, silu", torch.randn(2, 8, 12), 4, 1 + 0.1 * torch.randn(8), 0.5 * torch.randn(8),
+         1e-6, "silu"),
+    case("N=1 C=6 groups=2 L=7, no affine, silu", 2 * torch.randn(1, 6, 7), 2, activation="silu"),
 ]
 meta = {"torch": torch.__version__,
         "nchw_equals_flattened": bool(torch.equal(nchw.reshape(2, 6, 15).flatten(),

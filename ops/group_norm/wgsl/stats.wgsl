@@ -1,9 +1,9 @@
 // group_norm/stats: the first of the split path's two dispatches (mod.ts says when that path is
 // taken: few rows, each longer than one block). Each row (params.wgsl) is cut into params.chunks pieces of
 // params.span quads (aligned) or elements (ragged); one workgroup per (row, piece), rows times pieces
-// of them (folded into y beyond 65,535), writes its piece's (count, mean, M2) summary (summary.wgsl:
-// Chan et al.'s merges, stable at 100 +- 1) to partials[row * chunks + piece]. group_norm/apply
-// merges a row's summaries the same way and normalises.
+// of them (folded into y beyond 65,535), writes its piece's (count, mean, M2) summary (piece.wgsl,
+// summary.wgsl: Chan et al.'s merges, stable at 100 +- 1) to partials[row * chunks + piece].
+// group_norm/apply merges a row's summaries the same way and normalises.
 // #include "params.wgsl"
 
 @group(0) @binding(0) var<storage, read> x: array<vec4f>;
@@ -11,6 +11,8 @@
 @group(0) @binding(2) var<uniform> params: Params;
 
 // #include "summary.wgsl"
+
+// #include "piece.wgsl"
 
 @compute @workgroup_size(256)
 fn main(
@@ -22,16 +24,7 @@ fn main(
   if (slot >= params.rows * params.chunks) {
     return;
   }
-  let row = slot / params.chunks;
-  let begin = (slot % params.chunks) * params.span;
-  var mine: vec3f;
-  if (params.d % 4u == 0u && params.l % 4u == 0u) {
-    let quads = params.d / 4u;
-    mine = aligned_summary(row * quads, begin, min(begin + params.span, quads), lid);
-  } else {
-    mine = ragged_summary(row * params.d, begin, min(begin + params.span, params.d), lid);
-  }
-  let summary = reduce_summary(mine, lid);
+  let summary = piece_summary(slot / params.chunks, slot % params.chunks, lid);
   if (lid == 0u) {
     partials[slot] = vec4f(summary, 0.0);
   }

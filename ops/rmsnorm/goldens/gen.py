@@ -7,6 +7,10 @@ is the definition the reference implements. Awkward sizes: a single element, a s
 N not a multiple of G, rows not a multiple of 256, a 4099-long row (output kept at every 16th
 element, to keep the file small), an all-zero row, and an eps large enough to matter.
 
+"modulated" holds adaLN cases: x [B, T, D] (B items of T rows, as a batch of CFG passes), an optional
+weight [D], scale [B, D] and an optional shift [B, D]; out = rms_norm(x, (D,), eps) * weight *
+(1 + scale[:, None]) + shift[:, None], torch broadcasting each item's modulation row over its T rows.
+
 meta.qk_norm records the grouping convention in torch's own terms: x [B, S, H, Dh] with a weight
 [H, Dh], normalised over Dh and broadcast (which pairs row n with weight row n % H), beside
 torch.nn.RMSNorm((H, Dh)) (rms_norm over (H, Dh)), which reduces over both and which the op must not
@@ -62,7 +66,32 @@ qk_norm = {"B": B, "S": S, "H": H, "Dh": Dh, "eps": eps, "x": f32_json(x), "weig
            "rms_norm_over_dh": f32_json((F.rms_norm(x.double(), (Dh,), eps=eps) * w.double()).float()),
            "rms_norm_over_h_dh": f32_json(F.rms_norm(x.double(), (H, Dh), w.double(), eps).float())}
 
+
+
+def modulated(label, x, weight, scale, shift, eps):
+    B, T, D = x.shape
+    out = F.rms_norm(x.double(), (D,), eps=eps)
+    if weight is not None:
+        out = out * weight.double()
+    out = out * (1 + scale.double()[:, None, :])
+    if shift is not None:
+        out = out + shift.double()[:, None, :]
+    return {"label": label, "B": B, "T": T, "D": D, "eps": eps, "x": f32_json(x),
+            "weight": None if weight is None else f32_json(weight), "scale": f32_json(scale),
+            "shift": None if shift is None else f32_json(shift), "out": f32_json(out.float())}
+
+
+torch.manual_seed(1)
+modulated_cases = [
+    modulated("B=2 T=3 D=5, weight and scale (Z-Image)", torch.randn(2, 3, 5), 1 + 0.1 * torch.randn(5),
+              0.5 * torch.randn(2, 5), None, 1e-5),
+    modulated("B=2 T=2 D=8, scale and shift, no weight", torch.randn(2, 2, 8), None, 0.5 * torch.randn(2, 8),
+              torch.randn(2, 8), 1e-6),
+    modulated("B=3 T=1 D=4, weight, scale and shift", torch.randn(3, 1, 4), torch.randn(4), torch.randn(3, 4),
+              torch.randn(3, 4), 1e-6),
+]
+
 out = pathlib.Path(__file__).with_name("rmsnorm.json")
-out.write_text(json.dumps({"meta": {"torch": torch.__version__, "qk_norm": qk_norm}, "cases": cases},
-                          allow_nan=False, separators=(",", ":")))
-print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
+out.write_text(json.dumps({"meta": {"torch": torch.__version__, "qk_norm": qk_norm}, "cases": cases,
+                           "modulated": modulated_cases}, allow_nan=False, separators=(",", ":")))
+print(f"wrote {out} ({len(cases)} + {len(modulated_cases)} cases, torch {torch.__version__})")

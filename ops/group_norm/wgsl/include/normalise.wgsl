@@ -1,6 +1,16 @@
 // The second half of group_norm: (x - mean) * inverseSqrt(var + eps) * weight[c] + bias[c], c the
-// element's channel, for one quad (aligned) or one element (ragged) of a row. Needs x, weight, bias,
-// out and params.
+// element's channel, then silu when params.activation is 1, for one quad (aligned) or one element
+// (ragged) of a row. Needs x, weight, bias, out and params.
+
+// #include "silu.wgsl"
+
+fn activate(y: vec4f) -> vec4f {
+  if (params.activation == 1u) {
+    return silu(y);
+  }
+  return y;
+}
+
 fn gamma(c: u32) -> f32 {
   return select(1.0, weight[c], params.has_weight != 0u);
 }
@@ -13,7 +23,7 @@ fn beta(c: u32) -> f32 {
 fn put_quad(first: u32, j: u32, end: u32, v: vec4f, mean: f32, rstd: f32, channel0: u32) {
   if (j < end) {
     let c = channel0 + (4u * j) / params.l;
-    out[first + j] = (v - mean) * (rstd * gamma(c)) + beta(c);
+    out[first + j] = activate((v - mean) * (rstd * gamma(c)) + beta(c));
   }
 }
 
@@ -22,6 +32,6 @@ fn put_element(first: u32, j: u32, end: u32, v: f32, mean: f32, rstd: f32, chann
   if (j < end) {
     let c = channel0 + j / params.l;
     let e = first + j;
-    out[e / 4u][e % 4u] = (v - mean) * (rstd * gamma(c)) + beta(c);
+    out[e / 4u][e % 4u] = activate(vec4f((v - mean) * (rstd * gamma(c)) + beta(c))).x;
   }
 }
