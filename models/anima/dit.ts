@@ -152,7 +152,6 @@ export class AnimaDit {
   readonly #segments = new WeakMap<Graph, { prologue: number; slots: [number, number] }>();
   readonly #finalMod: Modulation;
   readonly #finalLinear: Linear;
-  readonly #ones: GpuTensor;
   readonly #rope: RopeTables;
 
   private constructor(
@@ -179,7 +178,6 @@ export class AnimaDit {
     this.#hostBlocks = w.hostBlocks;
     this.#finalMod = w.finalMod;
     this.#finalLinear = w.finalLinear;
-    this.#ones = gpu.upload(new Float32Array(config.dim).fill(1), "ones");
     this.#rope = ropeTables(gpu, {
       heads: config.heads,
       headDim: config.headDim,
@@ -298,7 +296,7 @@ export class AnimaDit {
     const c = this.config;
     const D = c.dim, B = inputs.batch;
     const hp = inputs.height / 2, wp = inputs.width / 2, T = hp * wp, rows = B * T;
-    // Timestep path: emb = RMSNorm(sinusoid), the lora chunks (1 added to the scale's).
+    // Timestep path: emb = RMSNorm(sinusoid) and the adaln_lora chunks.
     const step = g.scope((): GpuTensor[] => {
       const emb = rmsnorm(g, inputs.sinusoid, 1, D, this.#tNorm, NORM_EPS);
       tap?.("t_emb_norm", emb);
@@ -306,7 +304,7 @@ export class AnimaDit {
       const lora = this.#tLinear2.map((l, i) => {
         const chunk = linear(g, l, h, 1);
         tap?.(`adaln_lora${i}`, chunk);
-        return i === 1 ? add(g, chunk, this.#ones, D) : chunk;
+        return chunk;
       });
       return [activation(g, "silu", emb, D), ...lora];
     });
@@ -336,8 +334,8 @@ export class AnimaDit {
     if (this.#hostBlocks) this.#segments.set(g, { prologue, slots: [ends[0], ends[1] ?? ends[0]] });
     if (tap && this.#blocks.length > 0) tap("block_last_out", x);
     const out = g.scope(() => {
-      const [shift, scale1] = modulate(g, this.#finalMod, embedding);
-      const final = linear(g, this.#finalLinear, modulatedLayernorm(g, x, rows, D, scale1, shift, NORM_EPS), rows);
+      const [shift, scale] = modulate(g, this.#finalMod, embedding);
+      const final = linear(g, this.#finalLinear, modulatedLayernorm(g, x, rows, D, scale, shift, NORM_EPS), rows);
       tap?.("final_layer", final);
       // [B, hp, wp, p1, p2, C] -> [B, C, hp, p1, wp, p2]
       return permute(g, final, [B, hp, wp, 2, 2, c.channels], [0, 5, 1, 3, 2, 4]);
@@ -448,7 +446,7 @@ export class AnimaDit {
     this.#blocks.forEach(destroyBlock);
     destroyModulation(this.#finalMod);
     destroyLinear(this.#finalLinear);
-    for (const t of [this.#tNorm, this.#ones, this.#rope.pairAxis, this.#rope.invFreq]) t.buffer.destroy();
+    for (const t of [this.#tNorm, this.#rope.pairAxis, this.#rope.invFreq]) t.buffer.destroy();
   }
 }
 

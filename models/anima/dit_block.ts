@@ -6,7 +6,7 @@
  *   `Linear(r → 3D)(Linear(D → r)(SiLU(emb)))`, plus the step's `adaln_lora` (the same in every
  *   block), chunked **shift, scale, gate**. `emb` is `t_embedding_norm(sinusoid)`, not the
  *   timestep MLP's output. The fused `r → 3D` weight is loaded as three `[D, r]` layers, so each
- *   chunk is its own tensor; the "1 +" of the scale is folded into the step's lora scale once.
+ *   chunk is its own tensor, and the step's lora chunk is the product's fused bias.
  * - Sub-layer: `x += gate · f(LayerNorm(x) · (1 + scale) + shift)`, LayerNorm without affine,
  *   eps 1e-6, no tanh; in turn self-attention, cross-attention, MLP.
  * - Attention: q, k, v, output projections without bias; per-head RMSNorm of q and k (eps 1e-6)
@@ -58,7 +58,7 @@ export interface Modulation {
 export interface StepEmbedding {
   /** SiLU(t_embedding_norm(sinusoid)) `[D]`. */
   siluEmb: GpuTensor;
-  /** adaln_lora's chunks `[D]` each, with 1 added to the scale: shift, 1 + scale, gate. */
+  /** adaln_lora's chunks `[D]` each: shift, scale, gate. */
   lora: [GpuTensor, GpuTensor, GpuTensor];
 }
 
@@ -200,8 +200,7 @@ export function destroyBlock(w: BlockWeights): void {
 }
 
 /**
- * A modulation's chunks for this step: `up_c(down(SiLU(emb))) + lora_c` (lora's scale chunk
- * already holds the 1).
+ * A modulation's chunks for this step: `up_c(down(SiLU(emb))) + lora_c`.
  *
  * @param g the graph
  * @param m the modulation
@@ -269,13 +268,13 @@ export function block(g: Graph, w: BlockWeights, x: GpuTensor, c: DitConfig, inp
   // f(n, last) appends a sub-layer whose last Linear takes `last` as its epilogue.
   const sublayer = (m: Modulation, name: string, f: (n: GpuTensor, last: LinearEpilogue) => GpuTensor) => {
     g.scope((): GpuTensor[] => {
-      const [shift, scale1, gate] = modulate(
+      const [shift, scale, gate] = modulate(
         g,
         m,
         inputs.step,
         tap && name === "self_attn" ? (k, t) => tap(`adaln_self_attn_${k}`, t) : undefined,
       );
-      const n = modulatedLayernorm(g, x, rows, D, scale1, shift, NORM_EPS);
+      const n = modulatedLayernorm(g, x, rows, D, scale, shift, NORM_EPS);
       if (!tap) {
         f(n, { gate, gateRows: rows, into: x }); // x += gate · f(n), fused into the last product
         return [];

@@ -195,14 +195,15 @@ export function rmsnorm(
 }
 
 /**
- * The adaLN input of a DiT sub-layer: `LayerNorm(x) · scale1 + shift`, the LayerNorm without
- * affine, `scale1` = 1 + scale (the model adds the 1 once per step), both broadcast over rows.
+ * The adaLN input of a DiT sub-layer: `LayerNorm(x) · (1 + scale) + shift`, the LayerNorm without
+ * affine, one scale and shift for every row (both CFG passes share σ, so their modulation): one
+ * dispatch of ops/layernorm's modulated entry point.
  *
  * @param g the graph
  * @param x `[rows, cols]`
  * @param rows rows
  * @param cols width
- * @param scale1 `[cols]`
+ * @param scale `[cols]`
  * @param shift `[cols]`
  * @param eps LayerNorm's epsilon
  * @returns `[rows, cols]`
@@ -212,16 +213,14 @@ export function modulatedLayernorm(
   x: GpuTensor,
   rows: number,
   cols: number,
-  scale1: GpuTensor,
+  scale: GpuTensor,
   shift: GpuTensor,
   eps: number,
 ): GpuTensor {
-  return g.scope(() => {
-    const normed = g.tensor(rows * cols);
-    g.add(layernormPlan(g.gpu, { rows, cols, eps }), { x, weight: g.unused(), bias: g.unused(), out: normed });
-    const scaled = mulRows(g, normed, scale1, rows, cols);
-    return addRows(g, scaled, shift, rows, cols);
-  });
+  const out = g.tensor(rows * cols);
+  const plan = layernormPlan(g.gpu, { rows, cols, eps, modulation: { rowsPerItem: rows, shift: true } });
+  g.add(plan, { x, weight: g.unused(), bias: g.unused(), scale, shift, out });
+  return out;
 }
 
 /**
