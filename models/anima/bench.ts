@@ -7,12 +7,13 @@
  * checkpoints' names and shapes, loaded through the same loaders (layout checks included), f32.
  *
  * `--stream` times the DiT with its blocks streamed through two slots (wall clock of whole forwards,
- * the block uploads included). Each other figure is the median GPU time (timestamp queries at the pass's beginning and end; every
- * program here is one compute pass) of `--samples` runs after two warm-up runs, each run submitted
- * and awaited on its own, with the dispatch count and the host time to encode one run.
+ * the block uploads included). Each other figure is harness/timing's `timeProgram`: the median GPU
+ * time (timestamps from the start of the program's pass to its end) of `--samples` (at least 5)
+ * runs after a warm-up run and the clock warm-up, with the dispatch count and the host time to
+ * encode one run. `--q8` loads the DiT's block products as int8 codes.
  *
  * `deno run -A models/anima/bench.ts [--blocks 28|52] [--size 1024] [--text 512] [--samples 5] [--q8] [--stream]`
- * prints JSON (`--blocks 1 --size 64 --text 16 --samples 1` is a quick smoke run).
+ * prints JSON (`--blocks 1 --size 64 --text 16` is a quick smoke run).
  * Torch 2.11 fp32 (TF32 off) on one H100, from the oracle's timing.json: DiT 52 blocks batch 1
  * 742.8 ms, adapter 7.1 ms, VAE 417.3 ms (its conv3d over 3 frames; a one-frame conv2d does a
  * third of those FLOPs).
@@ -21,6 +22,7 @@
  */
 
 import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
+import { timeProgram as timeHarness } from "../../harness/timing.ts";
 import type { Program } from "../../harness/program.ts";
 import type { TensorInfo, TensorStore } from "../../llm/safetensors.ts";
 import type { ExpectedTensor } from "../../llm/weights/checkpoint.ts";
@@ -86,50 +88,25 @@ function syntheticStore(layout: ExpectedTensor[]): TensorStore {
   };
 }
 
-/** Median GPU milliseconds of a program, with its dispatch count and host encode time. */
+/** A program's GPU time (harness/timing's timeProgram), its dispatch count and host encode time. */
 async function timeProgram(
   gpu: ResidentDevice,
   program: Program,
   samples: number,
 ): Promise<{ ms: number; samplesMs: number[]; dispatches: number; encodeUs: number }> {
-  for (let i = 0; i < 2; i++) await program.run();
-  await gpu.device.queue.onSubmittedWorkDone();
-  const querySet = gpu.device.createQuerySet({ type: "timestamp", count: 2 });
-  const resolve = gpu.device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
-  const staging = gpu.device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-  const ms: number[] = [];
-  let encodeUs = 0;
-  try {
-    for (let i = 0; i < samples; i++) {
-      const t0 = performance.now();
-      const encoder = gpu.device.createCommandEncoder();
-      program.encode(encoder, { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 });
-      encodeUs += (performance.now() - t0) * 1000;
-      encoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
-      encoder.copyBufferToBuffer(resolve, 0, staging, 0, 16);
-      gpu.device.queue.submit([encoder.finish()]);
-      await staging.mapAsync(GPUMapMode.READ);
-      const [begin, end] = new BigUint64Array(staging.getMappedRange().slice(0));
-      staging.unmap();
-      ms.push(Number(end - begin) / 1e6);
-    }
-  } finally {
-    querySet.destroy();
-    resolve.destroy();
-    staging.destroy();
-  }
-  const sorted = [...ms].sort((a, b) => a - b);
-  return {
-    ms: sorted[Math.floor(sorted.length / 2)],
-    samplesMs: ms,
-    dispatches: program.steps.length,
-    encodeUs: encodeUs / samples,
-  };
+  const timing = await timeHarness(gpu, program, { samples, warmup: 1 });
+  const t0 = performance.now();
+  for (let i = 0; i < 5; i++) program.encode(gpu.device.createCommandEncoder());
+  const encodeUs = (performance.now() - t0) * 1000 / 5;
+  return { ms: timing.ms, samplesMs: timing.samplesMs, dispatches: program.steps.length, encodeUs };
 }
 
 const format = Deno.args.includes("--q8") ? "q8" : "f32";
 const stream = Deno.args.includes("--stream");
-const blocks = arg("blocks", 28), size = arg("size", 1024), samples = arg("samples", 5), textLength = arg("text", 512);
+const blocks = arg("blocks", 28),
+  size = arg("size", 1024),
+  samples = Math.max(5, arg("samples", 5)),
+  textLength = arg("text", 512);
 const gpu = await acquireDevice();
 if (!gpu.device.features.has("timestamp-query")) throw new Error("anima bench: the device has no timestamp-query");
 const latent = size / 8;
