@@ -75,3 +75,7 @@ export { DEFAULT_SHIFT, eulerStep, guide, guidedEulerCoefficients, sigmaSchedule
 export { timestepSinusoid } from "./timestep.ts";
 export { qwen3TextEncoder, t5AdapterTokenizer } from "./text.ts";
 export { ditPositions, sequencePositions } from "./rope.ts";
+// Types of other entry points that this API names (for deno doc).
+export type { TensorInfo, TensorStore } from "../../llm/safetensors.ts";
+export type { ExpectedTensor } from "../../llm/weights/checkpoint.ts";
+export type { GpuTensor, TensorDtype } from "../../harness/device.ts";
