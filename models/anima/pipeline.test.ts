@@ -110,7 +110,9 @@ gpuTest(
   "anima pipeline: under a budget that holds each stage but not all three, stages load and release in turn",
   async (gpu) => {
     const loaded: string[] = [];
-    const anima = await Anima.load(await source(), {
+    const text = await goldenText();
+    text.textEncoder.release = () => loaded.push("text encoder released");
+    const anima = await Anima.load({ ...await source(), ...text }, {
       device: gpu,
       maxResidentBytes: 450_000,
       onProgress: ({ stage, done, total }) => done === total && loaded.push(stage),
@@ -128,7 +130,7 @@ gpuTest(
         noise: await io.readFloat32("run/noise"),
       });
       assertRel(image.rgb, await io.readFloat32("run/vae/image"), "image (staged)");
-      deepStrictEqual(loaded, ["adapter", "dit", "vae"]);
+      deepStrictEqual(loaded, ["text encoder released", "adapter", "dit", "vae"]);
     } finally {
       anima.destroy();
     }

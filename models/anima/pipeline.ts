@@ -62,6 +62,12 @@ export interface AnimaTextEncoder {
    * @param ids the token ids
    */
   encode(ids: Int32Array): Promise<Float32Array>;
+  /**
+   * Called by {@link Anima.generate} once a generation's prompts are encoded, before the DiT loads:
+   * an encoder that loads itself on demand frees its weights here (the text stage of the residency
+   * order text encoder, DiT, VAE).
+   */
+  release?(): void;
 }
 
 /** The T5 tokenizer (SentencePiece unigram), as the pipeline uses it. */
@@ -475,6 +481,7 @@ export class Anima {
     options.signal?.throwIfAborted();
     const prompts = [await this.encodePrompt(options.prompt)];
     if (cfg !== 1) prompts.push(await this.encodePrompt(options.negativePrompt ?? ""));
+    this.#source.textEncoder.release?.();
     const context = await this.context(prompts);
     const latent = await this.denoise(noise, context, h, w, { ...options, steps, cfg });
     return { width, height, rgb: await this.decode(latent, h, w), latent };
