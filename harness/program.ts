@@ -39,6 +39,21 @@ export interface BoundDispatch {
  * @param encoder the command encoder to record into
  * @param steps the dispatches
  * @param timestampWrites optional timestamp writes: the start of the first pass, the end of the last
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { encodeBound } from "@xpu/ops/harness";
+ * import { softmaxPlan } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([1, 2, 3])), out = gpu.alloc("f32", 3);
+ * const program = gpu.program("softmax", [[softmaxPlan(gpu, { rows: 1, cols: 3 }), [x, out]]]);
+ * const encoder = gpu.device.createCommandEncoder();
+ * encodeBound(encoder, program.steps); // one compute pass; an engine adds its own work to the same encoder
+ * gpu.device.queue.submit([encoder.finish()]);
+ * await gpu.read(out);
+ * gpu.destroy();
+ * ```
  */
 export function encodeBound(
   encoder: GPUCommandEncoder,

@@ -161,7 +161,7 @@ gpuTest("timePlan: warms the clocks before the figure and reports the GPU time i
 gpuTest(
   "timeProgram: a program of two passes (a zeroed binding) is timed from its first pass to its last",
   async (gpu) => {
-      const n = 1 << 16;
+    const n = 1 << 16;
     const [a, b, mid] = [gpu.upload(randomF32(n, 1)), gpu.upload(randomF32(n, 2)), gpu.alloc("f32", n)];
     const out = gpu.alloc("f32", n);
     // The second step clears its output first, so the program is two compute passes.

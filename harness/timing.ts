@@ -162,13 +162,15 @@ export interface ClockWarmupOptions {
  *
  * @example
  * ```ts
- * import { acquireDevice, warmClocks } from "@xpu/ops/harness";
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { warmClocks } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * const spent = await warmClocks(gpu, { ms: 50 }); // at least 50 ms of GPU time, once the passes stop speeding up
  * gpu.destroy();
  * ```
  */
-export async function warmClocks(gpu: ResidentDevice, options: ClockWarmupOptions = {}): Promise<number> {
+export async function warmClocks(gpu: ResidentDevice, options?: ClockWarmupOptions): Promise<number> {
+  options ??= {};
   const ms = options.ms ?? CLOCK_WARMUP_MS;
   if (!Number.isFinite(ms) || ms < 0) throw new Error(`warmClocks: ms must be a finite number >= 0, got ${ms}`);
   if (ms === 0) return 0;
@@ -254,7 +256,8 @@ export type Timed = KernelPlan | KernelSequence;
  *
  * @example
  * ```ts
- * import { acquireDevice, elementwisePlan, isSequence } from "@xpu/ops";
+ * import { acquireDevice, elementwisePlan } from "@xpu/ops";
+ * import { isSequence } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * console.log(isSequence(elementwisePlan(gpu, { op: "add", n: 4 }))); // false
  * gpu.destroy();
@@ -272,7 +275,8 @@ export function isSequence(timed: Timed): timed is KernelSequence {
  *
  * @example
  * ```ts
- * import { acquireDevice, elementwisePlan, variantOf } from "@xpu/ops";
+ * import { acquireDevice, elementwisePlan } from "@xpu/ops";
+ * import { variantOf } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * console.log(variantOf(elementwisePlan(gpu, { op: "add", n: 4 }))); // e.g. "kernel"
  * gpu.destroy();
@@ -307,7 +311,8 @@ export function workingSetBytes(plan: Timed): number {
  * @param options cache size and caps
  * @returns the number of sets
  */
-export function rotationSets(bytes: number, passes: number, options: TimingOptions = {}): number {
+export function rotationSets(bytes: number, passes: number, options?: TimingOptions): number {
+  options ??= {};
   const cache = options.cacheBytes ?? 50 * 2 ** 20;
   if (bytes >= cache) return 1;
   const wanted = Math.ceil((2 * cache) / Math.max(bytes, 1));
@@ -344,7 +349,7 @@ function validated(options: TimingOptions): { samples: number; warmup: number } 
  * @example
  * ```ts
  * import { acquireDevice, elementwisePlan } from "@xpu/ops";
- * import { timeResident } from "@xpu/ops/harness";
+ * import { timeResident } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * const n = 4096;
  * const a = gpu.upload(new Float32Array(n).fill(1));
@@ -362,8 +367,9 @@ export async function timeResident(
   gpu: ResidentDevice,
   plan: Timed,
   sets: readonly (readonly GpuTensor[])[],
-  options: TimingOptions = {},
+  options?: TimingOptions,
 ): Promise<Timing> {
+  options ??= {};
   if (sets.length === 0) throw new Error(`${plan.op}: timing needs at least one tensor set`);
   const { samples, warmup } = validated(options);
   const encode = (encoder: GPUCommandEncoder, set: readonly GpuTensor[], writes?: GPUComputePassTimestampWrites) =>
@@ -410,7 +416,7 @@ export async function timeResident(
  * @example
  * ```ts
  * import { acquireDevice, elementwisePlan } from "@xpu/ops";
- * import { timeProgram } from "@xpu/ops/harness";
+ * import { timeProgram } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * const n = 4096;
  * const [a, b, sum] = [gpu.upload(new Float32Array(n).fill(1)), gpu.upload(new Float32Array(n).fill(2)), gpu.alloc("f32", n)];
@@ -543,7 +549,7 @@ async function timePasses(
  * @example
  * ```ts
  * import { acquireDevice, elementwisePlan } from "@xpu/ops";
- * import { timePlan } from "@xpu/ops/harness";
+ * import { timePlan } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * const n = 4096;
  * const rand = () => Float32Array.from({ length: n }, () => Math.random() + 0.5);
@@ -560,8 +566,9 @@ export async function timePlan(
   gpu: ResidentDevice,
   plan: Timed,
   makeInputs: (set: number) => readonly HostArray[],
-  options: TimingOptions = {},
+  options?: TimingOptions,
 ): Promise<Timing> {
+  options ??= {};
   if (!supportsTimestamps(gpu)) throw new TimestampUnavailableError("the device has no timestamp-query feature");
   const { samples, warmup } = validated(options);
   const count = rotationSets(workingSetBytes(plan), Math.max(1, warmup) + samples, options);

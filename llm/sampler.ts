@@ -134,17 +134,17 @@ function validateOptions(options: SamplerOptions): void {
 export function samplingCandidates(
   logits: ArrayLike<number>,
   options: Extract<SamplerOptions, { mode: "sample" }>,
-  allowed: ReadonlySet<number> | null = null,
+  allowed?: ReadonlySet<number> | null,
 ): Candidates {
   validateOptions(options);
   const ids: number[] = [];
   for (let i = 0; i < logits.length; i++) {
     if (Number.isNaN(logits[i])) throw new Error(`sampleNext: logit ${i} is NaN`);
-    if (logits[i] === Infinity && (allowed === null || allowed.has(i))) {
+    if (logits[i] === Infinity && (allowed == null || allowed.has(i))) {
       // softmax of +Infinity is NaN (torch.multinomial refuses such probabilities): no distribution to draw from
       throw new Error(`sampleNext: logit ${i} is +Infinity, and sampling needs finite logits (greedy picks it)`);
     }
-    if ((allowed === null || allowed.has(i)) && logits[i] !== -Infinity) ids.push(i);
+    if ((allowed == null || allowed.has(i)) && logits[i] !== -Infinity) ids.push(i);
   }
   if (ids.length === 0) throw new Error("sampleNext: no allowed token has a finite logit");
   const scaled = ids.map((i) => logits[i] / options.temperature);

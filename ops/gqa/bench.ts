@@ -13,6 +13,8 @@
  * @module
  */
 
+import type { GqaVariant } from "./kernels.gen.ts";
+import type { FlashAttentionVariant } from "../flash_attention/kernels.gen.ts";
 import { type BenchCase, defineCase, entryOptions, randomInput } from "../../harness/bench_case.ts";
 import { KERNELS as FLASH_KERNELS } from "../flash_attention/mod.ts";
 import { DECODE_CHUNK, gqaPlan, KERNELS } from "./mod.ts";
@@ -73,7 +75,7 @@ export const BENCH: readonly BenchCase[] = [
     ],
   }),
   ...(["combine", "combine_wide"] as const).map((entry) =>
-    defineCase<Shape>({
+    defineCase<Shape, GqaVariant>({
       op: "gqa",
       entry,
       sources: KERNELS,
@@ -88,7 +90,7 @@ export const BENCH: readonly BenchCase[] = [
       },
     })
   ),
-  defineCase<Shape>({
+  defineCase<Shape, FlashAttentionVariant>({
     op: "gqa",
     entry: "staged",
     sources: FLASH_KERNELS,

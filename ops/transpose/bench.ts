@@ -6,10 +6,11 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { KERNELS, transposePlan } from "./mod.ts";
+import type { TransposeVariant } from "./kernels.gen.ts";
 
 /** transpose's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<{ rows: number; cols: number }>({
+  defineCase<{ rows: number; cols: number }, TransposeVariant>({
     op: "transpose",
     entry: "kernel",
     sources: KERNELS,
