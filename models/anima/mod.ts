@@ -9,7 +9,7 @@
  * most within 1e-6 (the tests print each figure).
  *
  * - {@link Anima}: `Anima.load(source, { device, format, maxResidentBytes, onProgress })` and
- *   `generate({ prompt, negativePrompt, width, height, steps, cfg, shift, noise, signal, onStep })`.
+ *   `generate({ prompt, negativePrompt, width, height, steps, cfg, shift, seed, noise, signal, onStep })`.
  *   The Qwen3-0.6B encoder and the two tokenizers are given to it ({@link AnimaTextEncoder},
  *   {@link AnimaT5Tokenizer}): {@link qwen3TextEncoder} and {@link t5AdapterTokenizer} make them from
  *   models/qwen3's `Qwen3Encoder` and llm/tokenizer's Qwen and T5 tokenizers.

@@ -1,5 +1,7 @@
 import { deepStrictEqual } from "node:assert/strict";
 import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
+import { decodedToRgba } from "../image.ts";
+import { gaussianNoise } from "../noise.ts";
 import { parseQwen3Config } from "../qwen3/config.ts";
 import { Qwen3Encoder } from "../qwen3/encoder.ts";
 import { Anima, type AnimaSource, QWEN_ENDOFTEXT } from "./pipeline.ts";
@@ -160,6 +162,25 @@ gpuTest("anima pipeline: one step with CFG (batch 2) and with cfg = 1 (batch 1, 
   }
 });
 
+gpuTest(
+  "anima pipeline: a seed is models/noise.ts's Gaussian latent; the image comes back as RGBA too",
+  async (gpu) => {
+    const anima = await Anima.load(await source(), { device: gpu });
+    try {
+      const options = { prompt: "cond", negativePrompt: "uncond", width: 96, height: 64, steps: 1, cfg: 4 };
+      const seeded = await anima.generate({ ...options, seed: 5 });
+      const given = await anima.generate({ ...options, noise: gaussianNoise(5, 16 * 8 * 12) });
+      deepStrictEqual([seeded.seed, given.seed], [5, undefined]);
+      deepStrictEqual([...seeded.latent], [...given.latent]);
+      deepStrictEqual(seeded.rgba, decodedToRgba(seeded.rgb, 96, 64));
+      const random = await anima.generate({ ...options, steps: 1 });
+      deepStrictEqual(Number.isInteger(random.seed) && random.seed! >= 0 && random.seed! < 2 ** 32, true);
+    } finally {
+      anima.destroy();
+    }
+  },
+);
+
 gpuTest("anima pipeline: the empty prompt is one <|endoftext|> for Qwen3 and </s> for T5 (ComfyUI)", async (gpu) => {
   const seen: Int32Array[] = [];
   const anima = await Anima.load({
@@ -193,7 +214,10 @@ gpuTest("anima pipeline: bad options and budgets are refused before any GPU work
     const base = { prompt: "cond", width: 96, height: 64, noise: new Float32Array(16 * 8 * 12) };
     await assertThrowsMessage(() => anima.generate({ ...base, width: 100 }), "width must be a multiple of 16, got 100");
     await assertThrowsMessage(() => anima.generate({ ...base, steps: 0 }), "steps must be an integer >= 1, got 0");
-    await assertThrowsMessage(() => anima.generate({ ...base, noise: undefined }), "pass `noise`");
+    await assertThrowsMessage(
+      () => anima.generate({ ...base, noise: undefined, seed: -1 }),
+      "seed must be an integer in [0, 2^32)",
+    );
     const controller = new AbortController();
     controller.abort();
     await assertThrowsMessage(() => anima.generate({ ...base, signal: controller.signal }), "abort");

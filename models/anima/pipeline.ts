@@ -24,6 +24,8 @@
 import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
 import { matmulPlan } from "../../ops/matmul/mod.ts";
+import { decodedToRgba } from "../image.ts";
+import { gaussianNoise } from "../noise.ts";
 import { LlmAdapter } from "./adapter.ts";
 import { adapterConfigFromStore, type DitConfig, ditConfigFromStore, vaeConfigFromStore } from "./config.ts";
 import { AnimaDit } from "./dit.ts";
@@ -134,7 +136,11 @@ export interface AnimaGenerateOptions {
   cfg?: number;
   /** Flow shift of the σ schedule (default 3). */
   shift?: number;
-  /** Seed of the initial noise (needs the shared seeded Gaussian, models/noise.ts). */
+  /**
+   * Seed of the initial noise, models/noise.ts's seeded Gaussian (an integer in [0, 2^32); default
+   * random, returned with the image). Torch's `randn` is not reproduced: the same seed gives the
+   * same image here, not the image sd-scripts makes from it.
+   */
   seed?: number;
   /** The initial latent `[16, height / 8, width / 8]` (N(0, 1) noise), instead of a seed. */
   noise?: Float32Array;
@@ -154,8 +160,12 @@ export interface AnimaImage {
   height: number;
   /** RGB planes `[3, height, width]`, clamped to [−1, 1]; display as (x + 1) / 2. */
   rgb: Float32Array;
+  /** The same as RGBA bytes, row-major (models/image.ts's conversion: `(x + 1) / 2 · 255`, rounded). */
+  rgba: Uint8ClampedArray;
   /** The final latent `[16, height / 8, width / 8]` (normalised latent space). */
   latent: Float32Array;
+  /** The noise's seed (absent when `noise` was given). */
+  seed?: number;
 }
 
 /** The DiT's tensors that `q8` holds as int8 codes: the blocks' projections and MLPs. */
@@ -191,9 +201,8 @@ function bytesOf(layout: { name: string; shape: readonly number[] }[], format: "
  *   },
  *   t5Tokenizer: { encode: () => [5, 6, 1] },
  * });
- * const noise = new Float32Array(16 * 4 * 4).fill(0.5); // [16, height / 8, width / 8]
- * const image = await anima.generate({ prompt: "a cat", width: 32, height: 32, steps: 2, noise });
- * console.log(image.rgb.length); // 3 * 32 * 32, in [-1, 1]
+ * const image = await anima.generate({ prompt: "a cat", width: 32, height: 32, steps: 2, seed: 7 });
+ * console.log(image.rgba.length); // 32 * 32 * 4 bytes (image.rgb: the [3, 32, 32] floats in [-1, 1])
  * anima.destroy();
  * ```
  */
@@ -472,19 +481,23 @@ export class Anima {
       throw new Error(`anima: sampler must be "euler", got ${String(options.sampler)}`);
     }
     const h = height / 8, w = width / 8;
-    const noise = options.noise;
-    if (!noise) {
-      throw new Error(
-        "anima: pass `noise` (the initial latent); a seed needs the shared seeded Gaussian (models/noise.ts)",
-      );
-    }
+    const seed = options.noise ? undefined : options.seed ?? crypto.getRandomValues(new Uint32Array(1))[0];
+    const noise = options.noise ?? gaussianNoise(seed!, this.config.channels * h * w);
     options.signal?.throwIfAborted();
     const prompts = [await this.encodePrompt(options.prompt)];
     if (cfg !== 1) prompts.push(await this.encodePrompt(options.negativePrompt ?? ""));
     this.#source.textEncoder.release?.();
     const context = await this.context(prompts);
     const latent = await this.denoise(noise, context, h, w, { ...options, steps, cfg });
-    return { width, height, rgb: await this.decode(latent, h, w), latent };
+    const rgb = await this.decode(latent, h, w);
+    return {
+      width,
+      height,
+      rgb,
+      rgba: decodedToRgba(rgb, width, height),
+      latent,
+      ...(seed === undefined ? {} : { seed }),
+    };
   }
 
   /** Frees every loaded stage, and the device if the model created it. */
