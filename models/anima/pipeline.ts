@@ -303,8 +303,9 @@ export class Anima {
   }
 
   async #loadAdapter(): Promise<LlmAdapter> {
+    if (this.#adapter) return this.#adapter;
     this.#onProgress?.({ stage: "adapter", done: 0, total: 1 });
-    this.#adapter ??= await LlmAdapter.load(this.#gpu, this.#stores.adapter);
+    this.#adapter = await LlmAdapter.load(this.#gpu, this.#stores.adapter);
     this.#onProgress?.({ stage: "adapter", done: 1, total: 1 });
     return this.#adapter;
   }
@@ -319,8 +320,9 @@ export class Anima {
   }
 
   async #loadVae(): Promise<AnimaVae> {
+    if (this.#vae) return this.#vae;
     this.#onProgress?.({ stage: "vae", done: 0, total: 1 });
-    this.#vae ??= await AnimaVae.load(this.#gpu, this.#source.vae);
+    this.#vae = await AnimaVae.load(this.#gpu, this.#source.vae);
     this.#onProgress?.({ stage: "vae", done: 1, total: 1 });
     return this.#vae;
   }
