@@ -101,119 +101,124 @@ async function timeProgram(
   return { ms: timing.ms, samplesMs: timing.samplesMs, dispatches: program.steps.length, encodeUs };
 }
 
-const format = Deno.args.includes("--q8") ? "q8" : "f32";
-const stream = Deno.args.includes("--stream");
-const blocks = arg("blocks", 28),
-  size = arg("size", 1024),
-  samples = Math.max(5, arg("samples", 5)),
-  textLength = arg("text", 512);
-const gpu = await acquireDevice();
-if (!gpu.device.features.has("timestamp-query")) throw new Error("anima bench: the device has no timestamp-query");
-const latent = size / 8;
-const headDim = 128;
-const { dims, theta } = ditRopeSplit(headDim);
-const ditConfig: DitConfig = {
-  blocks,
-  dim: 2048,
-  heads: 16,
-  headDim,
-  contextDim: 1024,
-  adalnLoraDim: 256,
-  mlpDim: 8192,
-  channels: 16,
-  patch: 2,
-  ropeDims: dims,
-  ropeTheta: theta,
-  contextRows: CONTEXT_ROWS,
-};
-const adapterConfig: AdapterConfig = {
-  layers: 6,
-  sourceDim: 1024,
-  targetDim: 1024,
-  modelDim: 1024,
-  heads: 16,
-  headDim: 64,
-  mlpDim: 4096,
-  vocab: 32128,
-  inProj: false,
-};
-const vaeConfig: VaeConfig = {
-  dim: 96,
-  zDim: 16,
-  dimMult: [1, 2, 4, 4],
-  numResBlocks: 2,
-  latentsMean: WAN_LATENTS_MEAN,
-  latentsStd: WAN_LATENTS_STD,
-};
-const report: Record<string, unknown> = {
-  adapter: gpu.adapter,
-  deno: Deno.version.deno,
-  date: new Date().toISOString(),
-  image: `${size} x ${size}`,
-  ditFormat: format,
-  ditStreamed: stream,
-};
+/** Runs the bench with the command line's options and prints the JSON report. */
+async function main(): Promise<void> {
+  const format = Deno.args.includes("--q8") ? "q8" : "f32";
+  const stream = Deno.args.includes("--stream");
+  const blocks = arg("blocks", 28),
+    size = arg("size", 1024),
+    samples = Math.max(5, arg("samples", 5)),
+    textLength = arg("text", 512);
+  const gpu = await acquireDevice();
+  if (!gpu.device.features.has("timestamp-query")) throw new Error("anima bench: the device has no timestamp-query");
+  const latent = size / 8;
+  const headDim = 128;
+  const { dims, theta } = ditRopeSplit(headDim);
+  const ditConfig: DitConfig = {
+    blocks,
+    dim: 2048,
+    heads: 16,
+    headDim,
+    contextDim: 1024,
+    adalnLoraDim: 256,
+    mlpDim: 8192,
+    channels: 16,
+    patch: 2,
+    ropeDims: dims,
+    ropeTheta: theta,
+    contextRows: CONTEXT_ROWS,
+  };
+  const adapterConfig: AdapterConfig = {
+    layers: 6,
+    sourceDim: 1024,
+    targetDim: 1024,
+    modelDim: 1024,
+    heads: 16,
+    headDim: 64,
+    mlpDim: 4096,
+    vocab: 32128,
+    inProj: false,
+  };
+  const vaeConfig: VaeConfig = {
+    dim: 96,
+    zDim: 16,
+    dimMult: [1, 2, 4, 4],
+    numResBlocks: 2,
+    latentsMean: WAN_LATENTS_MEAN,
+    latentsStd: WAN_LATENTS_STD,
+  };
+  const report: Record<string, unknown> = {
+    adapter: gpu.adapter,
+    deno: Deno.version.deno,
+    date: new Date().toISOString(),
+    image: `${size} x ${size}`,
+    ditFormat: format,
+    ditStreamed: stream,
+  };
 
-// DiT: one step (forward; batch 2 with the guided Euler update is what the pipeline runs).
-{
-  const t0 = performance.now();
-  const dit = await AnimaDit.load(gpu, syntheticStore(ditLayout(ditConfig)), { format, stream });
-  report.ditLoadMs = performance.now() - t0;
-  report.ditWeightBytes = dit.residentBytes;
-  for (const batch of [2, 1]) {
-    const g = new Graph(gpu, `anima DiT bench ${batch}`);
-    const x = gpu.upload(new Float32Array(16 * latent * latent).fill(0.5));
-    const sinusoid = gpu.upload(timestepSinusoid(0.7, ditConfig.dim));
-    const context = gpu.upload(new Float32Array(batch * CONTEXT_ROWS * 1024).fill(0.01));
-    const geometry = dit.geometry(latent, latent, batch);
-    dit.build(g, { batch, height: latent, width: latent, latent: x, sinusoid, context }, geometry);
-    const program = g.program();
-    const timing = await timeProgram(gpu, program, samples);
-    report[`dit${blocks}_batch${batch}`] = {
-      ...timing,
-      scratchBytes: g.scratchBytes,
-      tflops: program.cost.flops / timing.ms / 1e9,
+  // DiT: one step (forward; batch 2 with the guided Euler update is what the pipeline runs).
+  {
+    const t0 = performance.now();
+    const dit = await AnimaDit.load(gpu, syntheticStore(ditLayout(ditConfig)), { format, stream });
+    report.ditLoadMs = performance.now() - t0;
+    report.ditWeightBytes = dit.residentBytes;
+    for (const batch of [2, 1]) {
+      const g = new Graph(gpu, `anima DiT bench ${batch}`);
+      const x = gpu.upload(new Float32Array(16 * latent * latent).fill(0.5));
+      const sinusoid = gpu.upload(timestepSinusoid(0.7, ditConfig.dim));
+      const context = gpu.upload(new Float32Array(batch * CONTEXT_ROWS * 1024).fill(0.01));
+      const geometry = dit.geometry(latent, latent, batch);
+      dit.build(g, { batch, height: latent, width: latent, latent: x, sinusoid, context }, geometry);
+      const program = g.program();
+      const timing = await timeProgram(gpu, program, samples);
+      report[`dit${blocks}_batch${batch}`] = {
+        ...timing,
+        scratchBytes: g.scratchBytes,
+        tflops: program.cost.flops / timing.ms / 1e9,
+      };
+      program.destroy();
+      g.destroy();
+      for (const t of [x, sinusoid, context, geometry.patchIndex, geometry.positions]) t.buffer.destroy();
+    }
+    dit.destroy();
+  }
+
+  // The adapter at 512 T5 ids x 512 Qwen rows.
+  {
+    const store = syntheticStore(adapterLayout(adapterConfig));
+    const adapter = await LlmAdapter.load(gpu, store);
+    const g = new Graph(gpu, "anima adapter bench");
+    const inputs = {
+      ids: gpu.upload(Int32Array.from({ length: textLength }, (_, i) => (i * 7919) % 32128)),
+      source: gpu.upload(new Float32Array(textLength * 1024).fill(0.1)),
+      targetPositions: gpu.upload(sequencePositions(textLength)),
+      sourcePositions: gpu.upload(sequencePositions(textLength)),
     };
+    adapter.build(g, inputs);
+    const program = g.program();
+    report[`adapter${textLength}`] = await timeProgram(gpu, program, samples);
     program.destroy();
     g.destroy();
-    for (const t of [x, sinusoid, context, geometry.patchIndex, geometry.positions]) t.buffer.destroy();
+    for (const t of Object.values(inputs)) t.buffer.destroy();
+    adapter.destroy();
   }
-  dit.destroy();
+
+  // The VAE decoder at the same latent.
+  {
+    const vae = await AnimaVae.load(gpu, syntheticStore(vaeLayout(vaeConfig)));
+    const g = new Graph(gpu, "anima VAE bench");
+    const z = gpu.upload(new Float32Array(16 * latent * latent).fill(0.2));
+    vae.build(g, z, latent, latent);
+    const program = g.program();
+    report.vae = { ...await timeProgram(gpu, program, samples), scratchBytes: g.scratchBytes };
+    program.destroy();
+    g.destroy();
+    z.buffer.destroy();
+    vae.destroy();
+  }
+
+  console.log(JSON.stringify(report, null, 1));
+  gpu.destroy();
 }
 
-// The adapter at 512 T5 ids x 512 Qwen rows.
-{
-  const store = syntheticStore(adapterLayout(adapterConfig));
-  const adapter = await LlmAdapter.load(gpu, store);
-  const g = new Graph(gpu, "anima adapter bench");
-  const inputs = {
-    ids: gpu.upload(Int32Array.from({ length: textLength }, (_, i) => (i * 7919) % 32128)),
-    source: gpu.upload(new Float32Array(textLength * 1024).fill(0.1)),
-    targetPositions: gpu.upload(sequencePositions(textLength)),
-    sourcePositions: gpu.upload(sequencePositions(textLength)),
-  };
-  adapter.build(g, inputs);
-  const program = g.program();
-  report[`adapter${textLength}`] = await timeProgram(gpu, program, samples);
-  program.destroy();
-  g.destroy();
-  for (const t of Object.values(inputs)) t.buffer.destroy();
-  adapter.destroy();
-}
-
-// The VAE decoder at the same latent.
-{
-  const vae = await AnimaVae.load(gpu, syntheticStore(vaeLayout(vaeConfig)));
-  const g = new Graph(gpu, "anima VAE bench");
-  const z = gpu.upload(new Float32Array(16 * latent * latent).fill(0.2));
-  vae.build(g, z, latent, latent);
-  const program = g.program();
-  report.vae = { ...await timeProgram(gpu, program, samples), scratchBytes: g.scratchBytes };
-  program.destroy();
-  g.destroy();
-  z.buffer.destroy();
-  vae.destroy();
-}
-
-console.log(JSON.stringify(report, null, 1));
-gpu.destroy();
+if (import.meta.main) await main();
