@@ -24,7 +24,7 @@
 import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
 import { timeProgram as timeHarness } from "../../harness/timing.ts";
 import type { Program } from "../../harness/program.ts";
-import type { TensorInfo, TensorStore } from "../../llm/safetensors.ts";
+import { type TensorInfo, tensorRowBytes, type TensorStore } from "../../llm/safetensors.ts";
 import type { ExpectedTensor } from "../../llm/weights/checkpoint.ts";
 import { LlmAdapter } from "./adapter.ts";
 import {
@@ -85,6 +85,10 @@ function syntheticStore(layout: ExpectedTensor[]): TensorStore {
     info,
     readFloat32,
     read: async (name) => new Uint8Array((await readFloat32(name)).buffer),
+    readRows: async (name, row0, rows) => {
+      const { offset, length } = tensorRowBytes(info(name), row0, rows);
+      return new Uint8Array((await readFloat32(name)).buffer, offset, length);
+    },
   };
 }
 

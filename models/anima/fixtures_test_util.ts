@@ -52,7 +52,7 @@ export function headerStore(entries: readonly (readonly [string, readonly number
   const noData = (name: string): never => {
     throw new Error(`header store: ${name} has no data`);
   };
-  return { tensors, metadata: {}, info, read: noData, readFloat32: noData };
+  return { tensors, metadata: {}, info, read: noData, readFloat32: noData, readRows: noData };
 }
 
 /** The real layout's names and shapes (fixtures/layout.json). */
@@ -119,5 +119,6 @@ export function reorderedBlocks(store: TensorStore, order: readonly number[]): T
     info: (name) => ({ ...store.info(source(name)), name }),
     read: (name) => store.read(source(name)),
     readFloat32: (name) => store.readFloat32(source(name)),
+    readRows: (name, row0, rows) => store.readRows(source(name), row0, rows),
   };
 }

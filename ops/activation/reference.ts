@@ -44,9 +44,6 @@
 
 import { requireArgs, requireArray, requireF32, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 
-/** The keys a gated activation's shape or arguments may carry (a plan may be given the arguments). */
-const GATED_KEYS: readonly string[] = ["kind", "n", "gate", "up"];
-
 /** The activation functions. */
 export const ACTIVATION_KINDS = ["relu2", "silu", "elu", "tanh", "gelu", "gelu_tanh"] as const;
 /** One of {@link ACTIVATION_KINDS}. */
