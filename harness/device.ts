@@ -500,7 +500,11 @@ export class ResidentDevice {
           mapped.catch(() => {}); // a rejected copy is reported by the scopes; see below
         },
       );
-      await mapped;
+      try {
+        await mapped;
+      } catch (e) {
+        throw await this.#mapFailure(`read of ${name}`, e);
+      }
       return new ctor(staging!.getMappedRange().slice(0, bytes));
     } finally {
       staging?.destroy();
@@ -812,6 +816,8 @@ export class ResidentDevice {
     if (failure) throw failure.thrown;
     const error = validation ?? oom;
     if (error) throw new Error(`WebGPU rejected ${what()}: ${error.message}`);
+    // A device lost while the work was recorded catches nothing in its scopes: the work was dropped.
+    this.#live(what());
     return result as T;
   }
 
@@ -879,6 +885,18 @@ export class ResidentDevice {
     } finally {
       for (const t of tensors) t.buffer.destroy();
     }
+  }
+
+  /**
+   * What a rejected `mapAsync` means. A device lost by other means than `destroy()` (a GPU reset)
+   * rejects its maps with a bare OperationError before `device.lost` settles, a macrotask later:
+   * after one macrotask, a loss is reported as such; anything else names the read.
+   */
+  async #mapFailure(what: string, cause: unknown): Promise<Error> {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const reason = this.#state.lost;
+    if (reason !== undefined) return new DeviceLostError(reason, what);
+    return new Error(`${what}: mapping its staging buffer failed (${String(cause)})`);
   }
 
   #poisoned(spec: BindingSpec): GpuTensor {
@@ -983,14 +1001,89 @@ function checkTensor(tensor: GpuTensor, what: string): GpuTensor {
   return tensor;
 }
 
-/** Records the device's loss, once `device.lost` settles, in state shared by every view of it. */
+/** The loss of each GPUDevice, shared by every {@link ResidentDevice} made over it. */
+const STATES = new WeakMap<GPUDevice, DeviceState>();
+
+/**
+ * The state shared by every view of `device`, watching for its loss. `device.lost` settles a
+ * macrotask after `device.destroy()`, and until then a destroyed device accepts buffers and
+ * submissions without an error (its error scopes catch nothing, its maps reject with a bare
+ * OperationError): so the device's own `destroy` is wrapped to record the loss at once, whoever
+ * calls it. The wrapper only records; the device's own method still does the destroying.
+ */
 function watchLoss(device: GPUDevice): DeviceState {
+  const known = STATES.get(device);
+  if (known) return known;
   const state: DeviceState = {};
+  STATES.set(device, state);
   // A caller's device from an older runtime may lack `lost`; then only destroy() marks it lost.
   device.lost?.then((info) => {
     state.lost ??= info.message ? `${info.reason}: ${info.message}` : String(info.reason ?? "unknown reason");
   });
+  const destroy = device.destroy;
+  if (typeof destroy === "function") {
+    Object.defineProperty(device, "destroy", {
+      configurable: true,
+      writable: true,
+      value: function (this: GPUDevice): void {
+        state.lost ??= "destroyed (GPUDevice.destroy())";
+        return destroy.call(this);
+      },
+    });
+  }
   return state;
+}
+
+/**
+ * Requires a live {@link ResidentDevice}: every op's plan and GPU entry point calls it first, so a
+ * call given no device, a plain object or a bare `GPUDevice` fails naming `gpu` and what it must be,
+ * never with a TypeError from inside the op, and a call on a lost or destroyed device fails with a
+ * {@link DeviceLostError} before anything is planned.
+ *
+ * @param op the op, for the message
+ * @param gpu the value given as the device
+ * @throws Error naming `gpu` when it is not a ResidentDevice (a `GPUDevice` is told to go through
+ *   `acquireDevice({ device })`)
+ * @throws DeviceLostError when the device is lost or destroyed
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, requireDevice } from "@xpu/ops/harness";
+ * try {
+ *   requireDevice("softmax", undefined);
+ * } catch (e) {
+ *   (e as Error).message; // "softmax: gpu must be a ResidentDevice (from acquireDevice()), got undefined"
+ * }
+ * const gpu = await acquireDevice();
+ * requireDevice("softmax", gpu); // passes
+ * gpu.destroy();
+ * ```
+ */
+export function requireDevice(op: string, gpu: unknown): asserts gpu is ResidentDevice {
+  if (!isResidentDevice(gpu)) {
+    const what = "a ResidentDevice (from acquireDevice())";
+    if (typeof (gpu as GPUDevice | undefined)?.createBuffer === "function") {
+      throw new Error(`${op}: gpu must be ${what}, got a GPUDevice: wrap it once with acquireDevice({ device })`);
+    }
+    const given = gpu === null || typeof gpu !== "object"
+      ? (typeof gpu === "string" ? JSON.stringify(gpu) : String(gpu))
+      : `an object without the device's members (${Object.keys(gpu).slice(0, 4).join(", ") || "no keys"})`;
+    throw new Error(`${op}: gpu must be ${what}, got ${given}`);
+  }
+  const lost = gpu.lost;
+  if (lost !== undefined) throw new DeviceLostError(lost, op);
+}
+
+/**
+ * A ResidentDevice, or one from another copy of this module (two bundles of the package on one
+ * page): checked by its members, as `instanceof` cannot see across copies.
+ */
+function isResidentDevice(gpu: unknown): gpu is ResidentDevice {
+  if (gpu instanceof ResidentDevice) return true;
+  if (gpu === null || typeof gpu !== "object") return false;
+  const g = gpu as Record<string, unknown>;
+  return typeof g.resolve === "function" && typeof g.run === "function" && typeof g.submit === "function" &&
+    typeof g.limits === "object" && g.limits !== null && typeof g.device === "object" && g.device !== null;
 }
 
 /**

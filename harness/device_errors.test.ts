@@ -1,7 +1,7 @@
 // Errors land on the call that caused them (concurrency), reads and tensors are checked against their
 // buffers, a lost device fails every later call at once, and the runtime without WebGPU says so.
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { acquireDevice, DeviceLostError, type GpuTensor, type ResidentDevice } from "./device.ts";
+import { acquireDevice, DeviceLostError, type GpuTensor, requireDevice, type ResidentDevice } from "./device.ts";
 import { assertThrowsMessage, DOUBLE_WGSL, doublePlan, gpuTest } from "./testing.ts";
 
 // The same kernel with a fixed-size output of 64 elements: WebGPU requires every buffer bound to
@@ -170,6 +170,62 @@ gpuTest("a caller's device that is lost: device.lost is watched and every later 
   await assertAllRefused(gpu, t, /^device lost: /);
   await assertAllRefused(view, t, /^device lost: /);
 });
+
+gpuTest(
+  "a caller's device destroyed by the caller: every call refused at once, before device.lost settles",
+  async () => {
+    const device = await (await navigator.gpu.requestAdapter())!.requestDevice();
+    const gpu = await acquireDevice({ device });
+    const t = gpu.upload(new Float32Array([1, 2, 3, 4]), "t");
+    const program = gpu.program("double", [[doublePlan(4), [t, gpu.alloc("f32", 4)]]]);
+    let settled = false;
+    device.lost.then(() => settled = true);
+    device.destroy(); // no await after it: device.lost settles a macrotask later
+    strictEqual(settled, false);
+    strictEqual(gpu.lost, "destroyed (GPUDevice.destroy())");
+    await assertAllRefused(gpu, t, /^device lost: destroyed \(GPUDevice\.destroy\(\)\)/);
+    // A replayed program would otherwise run on nothing and read back nothing, silently.
+    await assertThrowsMessage(
+      () => program.run(),
+      /^device lost: destroyed \(GPUDevice\.destroy\(\)\) \(program "double"/,
+    );
+    // A second view over the same device, made after its loss, knows it too.
+    await assertThrowsMessage(async () => (await acquireDevice({ device })).alloc("f32", 1), /^device lost: destroyed/);
+    strictEqual(settled, false, "all of the above was refused before device.lost settled");
+  },
+);
+
+gpuTest(
+  "requireDevice: anything but a live ResidentDevice is named as gpu, a lost one is DeviceLostError",
+  async () => {
+    const device = await (await navigator.gpu.requestAdapter())!.requestDevice();
+    const cases: [unknown, string][] = [
+      [undefined, "op: gpu must be a ResidentDevice (from acquireDevice()), got undefined"],
+      [null, "op: gpu must be a ResidentDevice (from acquireDevice()), got null"],
+      ["gpu", 'op: gpu must be a ResidentDevice (from acquireDevice()), got "gpu"'],
+      [{}, "op: gpu must be a ResidentDevice (from acquireDevice()), got an object without the device's members"],
+      [
+        device,
+        "op: gpu must be a ResidentDevice (from acquireDevice()), got a GPUDevice: wrap it once with acquireDevice({ device })",
+      ],
+    ];
+    for (const [gpu, message] of cases) await assertThrowsMessage(() => requireDevice("op", gpu), message);
+    const gpu = await acquireDevice({ device });
+    requireDevice("op", gpu);
+    device.destroy();
+    let error: unknown;
+    try {
+      requireDevice("softmax", gpu);
+    } catch (e) {
+      error = e;
+    }
+    strictEqual(error instanceof DeviceLostError, true, String(error));
+    strictEqual(
+      (error as Error).message,
+      "device lost: destroyed (GPUDevice.destroy()) (softmax refused; acquireDevice() gives a new device)",
+    );
+  },
+);
 
 gpuTest("a caller's device without adapterInfo (an older runtime) is described, not a TypeError", async (gpu) => {
   const real = gpu.device;
