@@ -30,7 +30,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import type { Resolution } from "../../harness/resolve.ts";
@@ -205,6 +205,7 @@ export function permutePlan(
   permutation: PermuteShape,
   options?: KernelOptions<PermuteVariant>,
 ): KernelPlan {
+  requireDevice("permute", gpu);
   checkOptions("permute", options);
   const dims = validatePermuteShape(permutation);
   const { shape } = permutation;
@@ -265,6 +266,7 @@ export async function permuteGpu(
   args: PermuteArgs,
   options?: KernelOptions<PermuteVariant>,
 ): Promise<Float32Array> {
+  requireDevice("permute", gpu);
   checkOptions("permute", options);
   validatePermute(args);
   const plan = permutePlan(gpu, args, options);

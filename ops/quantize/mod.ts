@@ -58,7 +58,7 @@
 import { rowLayout } from "../../harness/grid.ts";
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type QuantizeVariant } from "./kernels.gen.ts";
@@ -127,6 +127,7 @@ export function quantizePlan(
   shape: QuantizeShape,
   options?: KernelOptions<QuantizeVariant>,
 ): KernelPlan {
+  requireDevice("quantize", gpu);
   checkOptions("quantize", options);
   validateQuantizeShape(shape);
   const { rows, cols } = shape;
@@ -174,6 +175,7 @@ export async function quantizeGpu(
   args: QuantizeArgs,
   options?: KernelOptions<QuantizeVariant>,
 ): Promise<QuantizeResult> {
+  requireDevice("quantize", gpu);
   checkOptions("quantize", options);
   validateQuantize(args);
   const plan = quantizePlan(gpu, args, options);
@@ -207,6 +209,7 @@ export function quantizePackedPlan(
   shape: QuantizePackedShape,
   options?: KernelOptions<QuantizeVariant>,
 ): KernelPlan {
+  requireDevice("quantize", gpu);
   checkOptions("quantize", options);
   validateQuantizePackedShape(shape);
   const { rows, cols } = shape;
@@ -259,6 +262,7 @@ export async function quantizePackedGpu(
   args: QuantizeArgs,
   options?: KernelOptions<QuantizeVariant>,
 ): Promise<QuantizePackedResult> {
+  requireDevice("quantize", gpu);
   checkOptions("quantize", options);
   validateQuantize(args);
   const [packed, scales] = await gpu.run(quantizePackedPlan(gpu, args, options), [args.x]);
@@ -292,6 +296,7 @@ export function quantizePackedQ4Plan(
   shape: QuantizePackedShape,
   options?: KernelOptions<QuantizeVariant>,
 ): KernelPlan {
+  requireDevice("quantize", gpu);
   checkOptions("quantize", options);
   validateQuantizePackedQ4Shape(shape);
   const { rows, cols } = shape;
@@ -353,6 +358,7 @@ export async function quantizePackedQ4Gpu(
   args: QuantizeArgs,
   options?: KernelOptions<QuantizeVariant>,
 ): Promise<QuantizePackedQ4Result> {
+  requireDevice("quantize", gpu);
   checkOptions("quantize", options);
   validateQuantize(args);
   const [packed, scales] = await gpu.run(quantizePackedQ4Plan(gpu, args, options), [args.x]);

@@ -63,7 +63,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { parseVariantName } from "../../harness/variants.ts";
@@ -92,7 +92,7 @@ export { KERNELS, type StftVariant };
 const TILE = 64;
 
 const STFT_PARAMS: readonly ParamField[] = [
-  { name: "m", type: "u32" },
+  { name: "m", type: "u32", of: "batch times the frames" },
   { name: "n", type: "u32" },
   { name: "k", type: "u32" },
   { name: "basis_q", type: "u32" },
@@ -103,7 +103,7 @@ const STFT_PARAMS: readonly ParamField[] = [
 ];
 
 const FFT_PARAMS: readonly ParamField[] = [
-  { name: "rows", type: "u32" },
+  { name: "rows", type: "u32", of: "batch times the frames" },
   { name: "n_fft", type: "u32" },
   { name: "log2_n", type: "u32" },
   { name: "bins", type: "u32" },
@@ -114,7 +114,7 @@ const FFT_PARAMS: readonly ParamField[] = [
 ];
 
 const ISTFT_PARAMS: readonly ParamField[] = [
-  { name: "m", type: "u32" },
+  { name: "m", type: "u32", of: "batch times the output length / hopLength" },
   { name: "n", type: "u32" },
   { name: "k", type: "u32" },
   { name: "basis_q", type: "u32" },
@@ -125,7 +125,7 @@ const ISTFT_PARAMS: readonly ParamField[] = [
   { name: "first_block", type: "u32" },
   { name: "n_fft", type: "u32" },
   { name: "start", type: "u32" },
-  { name: "length", type: "u32" },
+  { name: "length", type: "u32", of: "length (default nFft + hopLength * (frames - 1) less the padding)" },
   { name: "reach", type: "u32" },
 ];
 
@@ -148,6 +148,7 @@ const ISTFT_PARAMS: readonly ParamField[] = [
  * ```
  */
 export function stftPlan(gpu: ResidentDevice, shape: StftShape, options?: KernelOptions<StftVariant>): KernelPlan {
+  requireDevice("stft", gpu);
   checkOptions("stft", options);
   validateStftShape(shape);
   const { batch, length, nFft, hopLength } = shape;
@@ -228,6 +229,7 @@ export function stftUsesFft(nFft: number): boolean {
  * ```
  */
 export function stftFftPlan(gpu: ResidentDevice, shape: StftShape, options?: KernelOptions<StftVariant>): KernelPlan {
+  requireDevice("stft", gpu);
   checkOptions("stft", options);
   validateStftShape(shape);
   const { batch, length, nFft, hopLength } = shape;
@@ -282,6 +284,7 @@ export function stftKernel(
   args: StftShape & { window?: Float32Array },
   options?: KernelOptions<StftVariant>,
 ): { plan: KernelPlan; tables: Float32Array[] } {
+  requireDevice("stft", gpu);
   checkOptions("stft", options);
   const entry = options?.override !== undefined
     ? parseVariantName(options?.override).entry
@@ -318,6 +321,7 @@ export async function stftGpu(
   args: StftArgs,
   options?: KernelOptions<StftVariant>,
 ): Promise<Float32Array> {
+  requireDevice("stft", gpu);
   checkOptions("stft", options);
   validateStft(args);
   const { plan, tables } = stftKernel(gpu, args, options);
@@ -344,6 +348,7 @@ export async function stftGpu(
  * ```
  */
 export function istftPlan(gpu: ResidentDevice, shape: IstftShape, options?: KernelOptions<StftVariant>): KernelPlan {
+  requireDevice("istft", gpu);
   checkOptions("istft", options);
   validateIstftShape(shape);
   const { batch, frames, nFft, hopLength } = shape;
@@ -416,6 +421,7 @@ export async function istftGpu(
   args: IstftArgs,
   options?: KernelOptions<StftVariant>,
 ): Promise<Float32Array> {
+  requireDevice("istft", gpu);
   checkOptions("istft", options);
   validateIstft(args);
   const window = args.window ?? hannWindow(args.nFft);
