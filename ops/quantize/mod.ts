@@ -15,8 +15,12 @@
  * - `scale = absmax / 127` rounded to f32, as torch's division on a float32 tensor. WGSL allows its
  *   division 2.5 ULP, so every kernel computes the correctly rounded quotient in integer arithmetic
  *   instead (`exact_scale.wgsl`), and scales agree with the reference bit for bit too.
- * - A row of zeros gets scale 0 and codes 0, not NaN. Non-finite input is refused. Subnormal
- *   scales (absmax below 127 * 2^-126) may be flushed to 0 by the device.
+ * - A row of zeros gets scale 0 and codes 0, not NaN. Non-finite input is refused by the reference
+ *   and the GPU entry points (one message); a plan on resident tensors, which cannot refuse it, marks
+ *   its row (for `packed_q4`, its group of 128 columns) with scale NaN and codes 0, the rest
+ *   quantized as ever (the reference module doc says why; `non_finite.test.ts` pins it for every
+ *   entry point and variant). Subnormal scales (absmax below 127 * 2^-126) may be flushed to 0 by
+ *   the device.
  *
  * The portable kernel runs one workgroup per row (rows past 65,535 fold into y). On NVIDIA,
  * `kernel.nvidia` is resolved: a row of up to 8192 columns (a multiple of 4) is spread over the
