@@ -80,6 +80,7 @@ import {
   type StftShape,
   validateIstft,
   validateIstftShape,
+  validateIstftWindow,
   validateStft,
   validateStftShape,
 } from "./reference.ts";
@@ -333,11 +334,14 @@ export async function stftGpu(
  * Plans `istft` on the GPU.
  *
  * @param gpu the device
- * @param shape `batch`, `frames`, `nFft`, `hopLength`, `padding`, `length`
+ * @param shape `batch`, `frames`, `nFft`, `hopLength`, `padding`, `length`, and the `window` the plan
+ *   will be bound to when it is not the periodic Hann window
  * @param options kernel override
  * @returns the plan; bindings `x` (`[batch, frames, bins, 2]`), `basis` ({@link istftBasis}),
- *   `window` (length nFft) and `out` (`[batch, length]`). The NOLA check needs the window's values,
- *   so it is made by {@link validateIstft} (called by {@link istftGpu}), not here.
+ *   `window` (length nFft) and `out` (`[batch, length]`)
+ * @throws Error naming the argument, as {@link validateIstftShape}, or naming the window and
+ *   hopLength when they fail torch's NOLA check ({@link validateIstftWindow}, for the shape's
+ *   `window`, else the Hann window: a window bound later is not read, so check it there)
  *
  * @example
  * ```ts
@@ -347,10 +351,15 @@ export async function stftGpu(
  * const plan = istftPlan(gpu, { batch: 1, frames: 2813, nFft: 1024, hopLength: 256, padding: "same" });
  * ```
  */
-export function istftPlan(gpu: ResidentDevice, shape: IstftShape, options?: KernelOptions<StftVariant>): KernelPlan {
+export function istftPlan(
+  gpu: ResidentDevice,
+  shape: IstftShape & { window?: Float32Array },
+  options?: KernelOptions<StftVariant>,
+): KernelPlan {
   requireDevice("istft", gpu);
   checkOptions("istft", options);
   validateIstftShape(shape);
+  validateIstftWindow(shape, shape.window);
   const { batch, frames, nFft, hopLength } = shape;
   const span = istftSpan(shape);
   const { start } = span;
