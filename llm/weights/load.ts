@@ -33,6 +33,7 @@ import {
   FORMAT_VERSION,
   llamaWeightSpecs,
   outputSpecs,
+  requireWeightFormat,
   ROPE_PERMUTATION,
   transformTensor,
   WEIGHT_FORMATS,
@@ -158,6 +159,7 @@ export function planLoad(
   config: LlamaConfig,
   format?: WeightFormat,
 ): { specs: WeightSpec[]; converted: boolean; format: WeightFormat; bytesTotal: number } {
+  if (format !== undefined) requireWeightFormat("weights", format);
   const stored = convertedFormat(store.metadata);
   if (stored !== null && format !== undefined && format !== stored) {
     throw new Error(`weights: the checkpoint is converted to ${stored}; it cannot be loaded as ${format}`);
