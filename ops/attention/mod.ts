@@ -140,7 +140,7 @@ export function attentionPlansOf(
   shape: ResolvedAttentionShape,
   options?: KernelOptions<AttentionVariant>,
 ): AttentionPlans {
-  requireDevice(op, gpu);
+  requireDevice("attention", gpu);
   checkOptions(op, options);
   const { B, H, kvHeads, L, S, D, Dv } = shape;
   const group = H / kvHeads;

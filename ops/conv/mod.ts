@@ -143,7 +143,7 @@ export function convPlan(
   hasBias: boolean,
   options?: KernelOptions<ConvVariant>,
 ): KernelPlan {
-  requireDevice(g.op, gpu);
+  requireDevice("conv", gpu);
   checkOptions(g.op, options);
   const outSpatial = product(g.output), inSpatial = product(g.input), kvol = product(g.kernel);
   const cinG = g.Cin / g.groups, coutG = g.Cout / g.groups;
