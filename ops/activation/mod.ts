@@ -48,7 +48,7 @@
 
 import { streamWorkgroups } from "../../harness/grid.ts";
 import { packParams } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import {
@@ -113,6 +113,7 @@ export function activationPlan(
   shape: ActivationShape,
   options: KernelOptions = {},
 ): KernelPlan {
+  requireDevice("activation", gpu);
   const alpha = validateActivationShape(shape);
   const { kind, n } = shape;
   return {
@@ -154,6 +155,7 @@ export async function activationGpu(
   args: ActivationArgs,
   options: KernelOptions = {},
 ): Promise<Float32Array> {
+  requireDevice("activation", gpu);
   validateActivation(args);
   const plan = activationPlan(gpu, { kind: args.kind, n: args.x.length, alpha: args.alpha }, options);
   const [out] = await gpu.run(plan, [args.x]);
@@ -189,6 +191,7 @@ export function gatedActivationPlan(
   shape: GatedActivationShape,
   options: KernelOptions = {},
 ): KernelPlan {
+  requireDevice("gatedActivation", gpu);
   validateGatedActivationShape(shape);
   const { kind, n } = shape;
   return {
@@ -233,6 +236,7 @@ export async function gatedActivationGpu(
   args: GatedActivationArgs,
   options: KernelOptions = {},
 ): Promise<Float32Array> {
+  requireDevice("gatedActivation", gpu);
   validateGatedActivation(args);
   const plan = gatedActivationPlan(gpu, { kind: args.kind, n: args.gate.length }, options);
   const [out] = await gpu.run(plan, [args.gate, args.up]);

@@ -81,7 +81,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
 import { maskLength, maskParams, requireWorkgroupStorage } from "../attention/kernel_params.ts";
@@ -175,6 +175,7 @@ export function flashKernel(
   shape: ResolvedAttentionShape,
   options: KernelOptions = {},
 ): Resolution {
+  requireDevice("flashAttention", gpu);
   const granted = gpu.device.limits.maxComputeWorkgroupStorageSize;
   const fits = (entry: string) => workgroupBytes(gpu.resolve(KERNELS, entry).source) <= granted;
   const chosen = shape.Dv > NARROW_MAX_DV && fits("wide") ? "wide" : NARROW_ENTRIES.find(fits) ?? "kernel";
@@ -249,6 +250,7 @@ export function flashPlanOf(
   shape: ResolvedFlashShape,
   kernel: Resolution,
 ): KernelPlan {
+  requireDevice("flashAttention", gpu);
   requireWorkgroupStorage(gpu, `${op}/${kernel.variant}`, workgroupBytes(kernel.source));
   const { B, H, kvHeads, L, S, D, Dv } = shape;
   const tiles = Math.ceil(L / rowsPerWorkgroup(kernel.source));
@@ -309,6 +311,7 @@ export function flashAttentionPlan(
   shape: FlashAttentionShape,
   options: KernelOptions = {},
 ): KernelPlan {
+  requireDevice("flashAttention", gpu);
   const resolved = validateFlashAttentionShape(shape);
   return flashPlanOf(gpu, "flashAttention", resolved, flashKernel(gpu, "flashAttention", resolved, options));
 }
@@ -339,6 +342,7 @@ export async function flashAttentionGpu(
   args: FlashAttentionArgs,
   options: KernelOptions = {},
 ): Promise<Float32Array> {
+  requireDevice("flashAttention", gpu);
   const shape = validateFlashAttention(args);
   const plan = flashPlanOf(gpu, "flashAttention", shape, flashKernel(gpu, "flashAttention", shape, options));
   const [out] = await gpu.run(plan, [args.q, args.k, args.v, args.mask ?? new Float32Array(1)]);

@@ -40,6 +40,7 @@ import {
   type KernelPlan,
   type KernelSequence,
   kernelSequence,
+  requireDevice,
   type ResidentDevice,
 } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
@@ -57,7 +58,7 @@ const WORKGROUP_SIZE = 256;
 const BLOCK = 256 * 4 * 4;
 
 const PARAMS: readonly ParamField[] = [
-  { name: "total", type: "u32" },
+  { name: "total", type: "u32", of: "indexLength * cols" },
   { name: "d", type: "u32" },
   { name: "v", type: "u32" },
   { name: "row0", type: "u32" },
@@ -110,6 +111,7 @@ function blockBytes(rows: number, cols: number): number {
  * ```
  */
 export function gatherBlockRows(gpu: ResidentDevice, cols: number): number {
+  requireDevice("gather", gpu);
   requireInt("gather", "cols", cols, 1, MAX_ROWS);
   const { limit, bytes } = bindingLimit(gpu);
   const rows = Math.floor(Math.floor(bytes / 16) * 16 / (4 * cols));
@@ -179,6 +181,7 @@ export function gatherPlan(
   shape: GatherShape,
   options: KernelOptions = {},
 ): KernelPlan {
+  requireDevice("gather", gpu);
   validateGatherShape(shape);
   const { rows, cols, indexLength } = shape;
   const { limit, bytes } = bindingLimit(gpu);
@@ -246,6 +249,7 @@ export function gatherBlocksPlan(
   shape: GatherBlocksShape,
   options: KernelOptions = {},
 ): GatherBlocks {
+  requireDevice("gather", gpu);
   validateGatherShape(shape);
   const { rows, cols, indexLength } = shape;
   const blockRows = Math.min(
@@ -309,6 +313,7 @@ export function uploadTableBlocks(
   cols: number,
   blockRows?: number,
 ): GpuTensor[] {
+  requireDevice("gather", gpu);
   requireInt("gather", "rows", rows, 1, MAX_ROWS);
   requireInt("gather", "cols", cols, 1, MAX_ROWS);
   requireArray("gather", "table", table, "Float32Array", [rows * cols, "rows * cols"]);
@@ -350,6 +355,7 @@ export async function gatherGpu(
   args: GatherArgs,
   options: KernelOptions = {},
 ): Promise<Float32Array> {
+  requireDevice("gather", gpu);
   validateGather(args);
   const { rows, cols } = args;
   const shape = { rows, cols, indexLength: args.index.length };

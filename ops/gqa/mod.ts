@@ -58,6 +58,7 @@ import {
   type KernelPlan,
   type KernelSequence,
   kernelSequence,
+  requireDevice,
   type ResidentDevice,
 } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
@@ -157,6 +158,7 @@ function decodeFits(shape: ResolvedFlashShape): boolean {
  *   kernel of the path taken
  */
 export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedFlashShape, options: GqaOptions = {}): GqaPlans {
+  requireDevice("gqa", gpu);
   if (options.path !== undefined) requireOneOf("gqa", "path", options.path, ["decode", "prefill"]);
   const named = options.override === undefined ? undefined : parseVariantName(options.override).entry;
   const flashNamed = named !== undefined && FLASH_ENTRIES.includes(named);
@@ -275,6 +277,7 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedFlashShape, optio
  * @throws Error naming a bad argument
  */
 export function gqaPlan(gpu: ResidentDevice, shape: GqaShape, options: GqaOptions = {}): GqaPlans {
+  requireDevice("gqa", gpu);
   return gqaPlansOf(gpu, validateGqaShape(shape), options);
 }
 
@@ -301,6 +304,7 @@ export function gqaPlan(gpu: ResidentDevice, shape: GqaShape, options: GqaOption
  * ```
  */
 export async function gqaGpu(gpu: ResidentDevice, args: GqaArgs, options: GqaOptions = {}): Promise<Float32Array> {
+  requireDevice("gqa", gpu);
   const shape = validateGqa(args);
   const { path, steps, sequence } = gqaPlansOf(gpu, shape, options);
   const mask = args.mask ?? new Float32Array(1);

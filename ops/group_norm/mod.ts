@@ -91,6 +91,7 @@ import {
   type KernelPlan,
   type KernelSequence,
   kernelSequence,
+  requireDevice,
   type ResidentDevice,
 } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
@@ -104,8 +105,8 @@ export { KERNELS };
 
 /** The kernels' uniform (include/params.wgsl), in WGSL declaration order. */
 const PARAMS: readonly ParamField[] = [
-  { name: "rows", type: "u32" },
-  { name: "d", type: "u32" },
+  { name: "rows", type: "u32", of: "N * groups" },
+  { name: "d", type: "u32", of: "C / groups * L" },
   { name: "l", type: "u32" },
   { name: "per_group", type: "u32" },
   { name: "groups", type: "u32" },
@@ -245,6 +246,7 @@ export function groupNormPlan(
   shape: GroupNormShape & { weight?: boolean; bias?: boolean },
   options: GroupNormOptions = {},
 ): GroupNormPlans {
+  requireDevice("groupNorm", gpu);
   const eps = validateGroupNormShape(shape);
   if (options.path !== undefined) requireOneOf("groupNorm", "path", options.path, GROUP_NORM_PATHS);
   const polls = requireInt("groupNorm", "polls", options.polls ?? GROUP_NORM_POLLS, 0, U32_MAX);
@@ -390,6 +392,7 @@ export async function groupNormGpu(
   args: GroupNormArgs,
   options: GroupNormOptions = {},
 ): Promise<Float32Array> {
+  requireDevice("groupNorm", gpu);
   validateGroupNorm(args);
   const { path, steps, sequence } = groupNormPlan(
     gpu,

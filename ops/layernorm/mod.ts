@@ -70,7 +70,7 @@
 
 import { rowLayout } from "../../harness/grid.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import { type LayernormArgs, type LayernormShape, validateLayernorm, validateLayernormShape } from "./reference.ts";
@@ -147,6 +147,7 @@ export function layernormPlan(
   shape: LayernormShape,
   options: KernelOptions = {},
 ): KernelPlan {
+  requireDevice("layernorm", gpu);
   const eps = validateLayernormShape(shape);
   const { rows, cols } = shape;
   const hasWeight = shape.hasWeight ?? false;
@@ -235,6 +236,7 @@ export async function layernormGpu(
   args: LayernormArgs,
   options: KernelOptions = {},
 ): Promise<Float32Array> {
+  requireDevice("layernorm", gpu);
   const eps = validateLayernorm(args);
   const { rows, cols, weight, bias, modulation } = args;
   const shape = { rows, cols, hasWeight: weight !== undefined, hasBias: bias !== undefined, eps };

@@ -139,7 +139,13 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
-import type { BindingSpec, HostArray, KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import {
+  type BindingSpec,
+  type HostArray,
+  type KernelPlan,
+  requireDevice,
+  type ResidentDevice,
+} from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
 import { KERNELS } from "./kernels.gen.ts";
@@ -371,6 +377,7 @@ export function matmulPlan(
   shape: MatmulShape & MatmulEpilogue,
   options: KernelOptions = {},
 ): KernelPlan {
+  requireDevice("matmul", gpu);
   validateMatmulShape(shape);
   const { M, N, K } = shape;
   const operands: BindingSpec[] = [
@@ -404,6 +411,7 @@ export async function matmulGpu(
   args: MatmulArgs,
   options: KernelOptions = {},
 ): Promise<Float32Array> {
+  requireDevice("matmul", gpu);
   validateMatmul(args);
   const [c] = await gpu.run(matmulPlan(gpu, planShape(args), options), [args.a, args.b, ...epilogueInputs(args)]);
   return c as Float32Array;
@@ -443,6 +451,7 @@ export function matmulLinearPlan(
   shape: MatmulShape & MatmulEpilogue,
   options: KernelOptions = {},
 ): KernelPlan {
+  requireDevice("matmulLinear", gpu);
   validateMatmulLinearShape(shape);
   const { M, N, K } = shape;
   const operands: BindingSpec[] = [
@@ -476,6 +485,7 @@ export async function matmulLinearGpu(
   args: MatmulLinearArgs,
   options: KernelOptions = {},
 ): Promise<Float32Array> {
+  requireDevice("matmulLinear", gpu);
   validateMatmulLinear(args);
   const plan = matmulLinearPlan(gpu, planShape(args), options);
   const [c] = await gpu.run(plan, [args.a, args.weight, ...epilogueInputs(args)]);
@@ -514,6 +524,7 @@ export function matmulQ8Plan(
   shape: MatmulShape & MatmulEpilogue,
   options: KernelOptions = {},
 ): KernelPlan {
+  requireDevice("matmulQ8", gpu);
   validateMatmulQ8Shape(shape);
   const { M, N, K } = shape;
   const operands: BindingSpec[] = [
@@ -548,6 +559,7 @@ export async function matmulQ8Gpu(
   args: MatmulQ8Args,
   options: KernelOptions = {},
 ): Promise<Float32Array> {
+  requireDevice("matmulQ8", gpu);
   validateMatmulQ8(args);
   const plan = matmulQ8Plan(gpu, planShape(args), options);
   const [c] = await gpu.run(plan, [args.a, args.weight, args.scales, ...epilogueInputs(args)]);
@@ -586,6 +598,7 @@ export function matmulQ4G128Plan(
   shape: MatmulShape & MatmulEpilogue,
   options: KernelOptions = {},
 ): KernelPlan {
+  requireDevice("matmulQ4G128", gpu);
   validateMatmulQ4G128Shape(shape);
   const { M, N, K } = shape;
   const operands: BindingSpec[] = [
@@ -621,6 +634,7 @@ export async function matmulQ4G128Gpu(
   args: MatmulQ4G128Args,
   options: KernelOptions = {},
 ): Promise<Float32Array> {
+  requireDevice("matmulQ4G128", gpu);
   validateMatmulQ4G128(args);
   const plan = matmulQ4G128Plan(gpu, planShape(args), options);
   const [c] = await gpu.run(plan, [args.a, args.weight, args.scales, ...epilogueInputs(args)]);
@@ -651,6 +665,7 @@ export async function matmulQ4G128Gpu(
  * ```
  */
 export function matmulF16Plan(gpu: ResidentDevice, shape: MatmulShape, options: KernelOptions = {}): KernelPlan {
+  requireDevice("matmulF16", gpu);
   validateMatmulF16Shape(shape);
   const { M, N, K } = shape;
   const operands: BindingSpec[] = [
@@ -684,6 +699,7 @@ export async function matmulF16Gpu(
   args: MatmulF16Args,
   options: KernelOptions = {},
 ): Promise<Float32Array> {
+  requireDevice("matmulF16", gpu);
   validateMatmulF16(args);
   const [c] = await gpu.run(matmulF16Plan(gpu, args, options), [args.a, args.b]);
   return c as Float32Array;

@@ -61,7 +61,7 @@
 
 import { rowLayout } from "../../harness/grid.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import { type RmsnormArgs, type RmsnormShape, validateRmsnorm, validateRmsnormShape } from "./reference.ts";
@@ -135,6 +135,7 @@ export function rmsnormPlan(
   shape: RmsnormShape,
   options: KernelOptions = {},
 ): KernelPlan {
+  requireDevice("rmsnorm", gpu);
   const { groups, eps } = validateRmsnormShape(shape);
   const { rows, cols, modulation } = shape;
   const { threads, resident, workgroups } = rowLayout(rows, cols, PER, gpu.limits.maxComputeWorkgroupsPerDimension);
@@ -206,6 +207,7 @@ export async function rmsnormGpu(
   args: RmsnormArgs,
   options: KernelOptions = {},
 ): Promise<Float32Array> {
+  requireDevice("rmsnorm", gpu);
   const { groups, eps } = validateRmsnorm(args);
   const { rows, cols, modulation } = args;
   const none = new Float32Array(0);

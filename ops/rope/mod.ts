@@ -40,7 +40,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { KERNELS } from "./kernels.gen.ts";
 import {
@@ -71,6 +71,7 @@ const WG = 256;
  *   (inputs) and `out`
  */
 export function ropePlan(gpu: ResidentDevice, shape: RopeShape, options: KernelOptions = {}): KernelPlan {
+  requireDevice("rope", gpu);
   const { offset, headOffset, headCount, cacheLength, attentionFactor } = validateRopeShape(shape);
   const { tokens, heads, headDim } = shape;
   const total = tokens * heads * headDim;
@@ -97,7 +98,7 @@ export function ropePlan(gpu: ResidentDevice, shape: RopeShape, options: KernelO
         { name: "offset", type: "f32" },
         { name: "attentionFactor", type: "f32" },
         { name: "chunks", type: "u32" },
-        { name: "total", type: "u32" },
+        { name: "total", type: "u32", of: "tokens * heads * headDim" },
       ],
       {
         tokens,
@@ -138,6 +139,7 @@ export function ropePlan(gpu: ResidentDevice, shape: RopeShape, options: KernelO
  * ```
  */
 export async function ropeGpu(gpu: ResidentDevice, args: RopeArgs, options: KernelOptions = {}): Promise<Float32Array> {
+  requireDevice("rope", gpu);
   const { invFreq, cacheLength } = validateRope(args);
   const plan = ropePlan(gpu, { ...args, cacheLength }, options);
   const positions = args.positions ?? Float32Array.from({ length: args.tokens }, (_, t) => t);
@@ -155,6 +157,7 @@ export async function ropeGpu(gpu: ResidentDevice, args: RopeArgs, options: Kern
  *   (u32), `invFreq` `[headDim/2]` (inputs) and `out`
  */
 export function ropeAxesPlan(gpu: ResidentDevice, shape: RopeAxesShape, options: KernelOptions = {}): KernelPlan {
+  requireDevice("ropeAxes", gpu);
   const { pairing } = validateRopeAxesShape(shape);
   const { tokens, heads, headDim } = shape;
   const axes = shape.axesDims.length;
@@ -181,7 +184,7 @@ export function ropeAxesPlan(gpu: ResidentDevice, shape: RopeAxesShape, options:
         { name: "mode", type: "u32" },
         { name: "halfPairs", type: "u32" },
         { name: "chunks", type: "u32" },
-        { name: "total", type: "u32" },
+        { name: "total", type: "u32", of: "tokens * heads * headDim" },
       ],
       { tokens, heads, headDim, axes, mode, halfPairs: Number(pairing === "half"), chunks, total },
       "ropeAxes",
@@ -217,6 +220,7 @@ export async function ropeAxesGpu(
   args: RopeAxesArgs,
   options: KernelOptions = {},
 ): Promise<Float32Array> {
+  requireDevice("ropeAxes", gpu);
   const { axis, invFreq } = validateRopeAxes(args);
   const plan = ropeAxesPlan(gpu, args, options);
   const [out] = await gpu.run(plan, [args.x, args.positions, axis, invFreq]);
