@@ -1076,15 +1076,14 @@ export function requireDevice(op: string, gpu: unknown): asserts gpu is Resident
 
 /**
  * A ResidentDevice, one from another copy of this module (two bundles of the package on one page),
- * or a stand-in that plans on the CPU: checked by the members a plan uses (`resolve`, `limits`,
- * `device`), as `instanceof` cannot see across copies.
+ * or a stand-in that plans on the CPU: checked by the members every plan uses (`resolve` and
+ * `limits`), as `instanceof` cannot see across copies.
  */
 function isResidentDevice(gpu: unknown): gpu is ResidentDevice {
   if (gpu instanceof ResidentDevice) return true;
   if (gpu === null || typeof gpu !== "object") return false;
   const g = gpu as Record<string, unknown>;
-  return typeof g.resolve === "function" && typeof g.limits === "object" && g.limits !== null &&
-    typeof g.device === "object" && g.device !== null;
+  return typeof g.resolve === "function" && typeof g.limits === "object" && g.limits !== null;
 }
 
 /**
