@@ -50,7 +50,8 @@ import { streamWorkgroups } from "../../harness/grid.ts";
 import { packParams } from "../../harness/params.ts";
 import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { type ActivationVariant, KERNELS } from "./kernels.gen.ts";
 import {
   type ActivationArgs,
   type ActivationKind,
@@ -65,7 +66,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { type ActivationVariant, KERNELS };
 
 const KIND_CODES: Record<ActivationKind, number> = { relu2: 0, silu: 1, elu: 2, tanh: 3, gelu: 4, gelu_tanh: 5 };
 
@@ -111,9 +112,10 @@ const BLOCK_ELEMENTS = 256 * 2 * 4;
 export function activationPlan(
   gpu: ResidentDevice,
   shape: ActivationShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<ActivationVariant>,
 ): KernelPlan {
   requireDevice("activation", gpu);
+  checkOptions("activation", options);
   const alpha = validateActivationShape(shape);
   const { kind, n } = shape;
   return {
@@ -153,9 +155,10 @@ export function activationPlan(
 export async function activationGpu(
   gpu: ResidentDevice,
   args: ActivationArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<ActivationVariant>,
 ): Promise<Float32Array> {
   requireDevice("activation", gpu);
+  checkOptions("activation", options);
   validateActivation(args);
   const plan = activationPlan(gpu, { kind: args.kind, n: args.x.length, alpha: args.alpha }, options);
   const [out] = await gpu.run(plan, [args.x]);
@@ -189,9 +192,10 @@ const GATED_CODES: Record<GatedActivationKind, number> = { swiglu: 0, geglu: 1 }
 export function gatedActivationPlan(
   gpu: ResidentDevice,
   shape: GatedActivationShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<ActivationVariant>,
 ): KernelPlan {
   requireDevice("gatedActivation", gpu);
+  checkOptions("gatedActivation", options);
   validateGatedActivationShape(shape);
   const { kind, n } = shape;
   return {
@@ -234,9 +238,10 @@ export function gatedActivationPlan(
 export async function gatedActivationGpu(
   gpu: ResidentDevice,
   args: GatedActivationArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<ActivationVariant>,
 ): Promise<Float32Array> {
   requireDevice("gatedActivation", gpu);
+  checkOptions("gatedActivation", options);
   validateGatedActivation(args);
   const plan = gatedActivationPlan(gpu, { kind: args.kind, n: args.gate.length }, options);
   const [out] = await gpu.run(plan, [args.gate, args.up]);

@@ -49,7 +49,7 @@ import { packParams, type ParamField } from "../../harness/params.ts";
 import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { type ChannelNormVariant, KERNELS } from "./kernels.gen.ts";
 import {
   type ChannelNormArgs,
   type ChannelNormShape,
@@ -58,7 +58,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { type ChannelNormVariant, KERNELS };
 
 /** The kernel's uniform, in WGSL declaration order. */
 const PARAMS: readonly ParamField[] = [
@@ -143,7 +143,7 @@ export function channelNormLayout(shape: ChannelNormShape): ChannelNormLayout {
 export function channelNormPlan(
   gpu: ResidentDevice,
   shape: ChannelNormShape & { weight?: boolean; bias?: boolean },
-  options: KernelOptions = {},
+  options?: KernelOptions<ChannelNormVariant>,
 ): KernelPlan {
   requireDevice("channelNorm", gpu);
   checkOptions("channelNorm", options);
@@ -210,7 +210,7 @@ export function channelNormPlan(
 export async function channelNormGpu(
   gpu: ResidentDevice,
   args: ChannelNormArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<ChannelNormVariant>,
 ): Promise<Float32Array> {
   requireDevice("channelNorm", gpu);
   checkOptions("channelNorm", options);

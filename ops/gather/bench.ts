@@ -7,6 +7,7 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { gatherPlan, KERNELS } from "./mod.ts";
+import type { GatherVariant } from "./kernels.gen.ts";
 
 interface Shape {
   rows: number;
@@ -39,7 +40,7 @@ function distinctIndex(rows: number, indexLength: number, seed: number): Int32Ar
 
 /** gather's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<Shape>({
+  defineCase<Shape, GatherVariant>({
     op: "gather",
     entry: "kernel",
     sources: KERNELS,

@@ -46,11 +46,12 @@ import {
 import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
 import { requireArray, requireInt } from "../validate.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { type GatherVariant, KERNELS } from "./kernels.gen.ts";
 import { type GatherArgs, type GatherShape, MAX_ROWS, validateGather, validateGatherShape } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { type GatherVariant, KERNELS };
 
 /** Invocations per workgroup, as declared in `wgsl/kernel.wgsl`. */
 const WORKGROUP_SIZE = 256;
@@ -179,9 +180,10 @@ function blockPlan(
 export function gatherPlan(
   gpu: ResidentDevice,
   shape: GatherShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<GatherVariant>,
 ): KernelPlan {
   requireDevice("gather", gpu);
+  checkOptions("gather", options);
   validateGatherShape(shape);
   const { rows, cols, indexLength } = shape;
   const { limit, bytes } = bindingLimit(gpu);
@@ -247,9 +249,10 @@ export interface GatherBlocks {
 export function gatherBlocksPlan(
   gpu: ResidentDevice,
   shape: GatherBlocksShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<GatherVariant>,
 ): GatherBlocks {
   requireDevice("gather", gpu);
+  checkOptions("gather", options);
   validateGatherShape(shape);
   const { rows, cols, indexLength } = shape;
   const blockRows = Math.min(
@@ -353,9 +356,10 @@ export function uploadTableBlocks(
 export async function gatherGpu(
   gpu: ResidentDevice,
   args: GatherArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<GatherVariant>,
 ): Promise<Float32Array> {
   requireDevice("gather", gpu);
+  checkOptions("gather", options);
   validateGather(args);
   const { rows, cols } = args;
   const shape = { rows, cols, indexLength: args.index.length };

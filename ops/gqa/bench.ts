@@ -43,7 +43,7 @@ const DECODE_QUICK: Shape[] = [{ B: 1, H: 8, kvHeads: 2, L: 1, S: 1024, D: 64 },
 
 /** gqa's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<Shape>({
+  defineCase<Shape, GqaVariant>({
     op: "gqa",
     entry: "decode",
     sources: KERNELS,
@@ -59,7 +59,7 @@ export const BENCH: readonly BenchCase[] = [
     ],
   }),
   // The decode path as gqaGpu runs it: both dispatches in one pass, between one pair of timestamps.
-  defineCase<Shape>({
+  defineCase<Shape, GqaVariant>({
     op: "gqa",
     entry: "decode+combine",
     sources: KERNELS,

@@ -63,11 +63,12 @@ import { rowLayout } from "../../harness/grid.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { KERNELS, type RmsnormVariant } from "./kernels.gen.ts";
 import { type RmsnormArgs, type RmsnormShape, validateRmsnorm, validateRmsnormShape } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type RmsnormVariant };
 
 /** The kernel's uniform, in WGSL declaration order; groups = 0 means no weight. */
 const PARAMS: readonly ParamField[] = [
@@ -133,9 +134,10 @@ const PER = 8;
 export function rmsnormPlan(
   gpu: ResidentDevice,
   shape: RmsnormShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<RmsnormVariant>,
 ): KernelPlan {
   requireDevice("rmsnorm", gpu);
+  checkOptions("rmsnorm", options);
   const { groups, eps } = validateRmsnormShape(shape);
   const { rows, cols, modulation } = shape;
   const { threads, resident, workgroups } = rowLayout(rows, cols, PER, gpu.limits.maxComputeWorkgroupsPerDimension);
@@ -205,9 +207,10 @@ export function rmsnormPlan(
 export async function rmsnormGpu(
   gpu: ResidentDevice,
   args: RmsnormArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<RmsnormVariant>,
 ): Promise<Float32Array> {
   requireDevice("rmsnorm", gpu);
+  checkOptions("rmsnorm", options);
   const { groups, eps } = validateRmsnorm(args);
   const { rows, cols, modulation } = args;
   const none = new Float32Array(0);

@@ -24,7 +24,7 @@
 
 import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
-/** Every key a shape or the arguments may carry (a plan may be given the arguments object). */
+/** The keys a shape or arguments object may carry: sizes and arrays (a plan may be given the arguments). */
 const KEYS: readonly string[] = ["out", "src", "index", "outer", "rows", "cols", "indexLength"];
 
 /** The sizes of an {@link indexCopy} call: what a plan needs. */
@@ -92,7 +92,7 @@ export function validateIndexCopyShape(shape: IndexCopyShape): void {
  */
 export function validateIndexCopy(args: IndexCopyArgs): void {
   const name = "indexCopy";
-  requireArgs(name, "args", args, "{ out, src, index, outer, rows, cols }", KEYS.filter((k) => k !== "indexLength"));
+  requireArgs(name, "args", args, "{ out, src, index, outer, rows, cols }", KEYS);
   requireArray(name, "index", args.index, "Int32Array");
   const { outer, rows, cols } = args;
   validateIndexCopyShape({ outer, rows, cols, indexLength: args.index.length });
