@@ -20,7 +20,7 @@
  * Arguments of the `*Gpu` calls (arrays, their lengths and types) are held to one validation per op
  * by `ops/validate.test.ts`, from a table of valid calls; this suite needs no such table.
  */
-import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
+import { ok, strictEqual } from "node:assert/strict";
 import { acquireDevice, DeviceLostError, type KernelPlan, type ResidentDevice } from "../harness/device.ts";
 import { LimitError } from "../harness/limits.ts";
 import { isSequence, type Timed } from "../harness/timing.ts";
@@ -162,7 +162,7 @@ const ANSWERED: [string, unknown][] = [
   ["1e300", 1e300],
 ];
 
-gpuTest("every plan: bad and huge sizes are refused by name or answered, never a raw error or a kernel's name", async (
+gpuTest("every plan: bad and huge sizes are refused by name or answered, never a raw error or a kernel's name", (
   gpu,
 ) => {
   let calls = 0;
