@@ -41,7 +41,7 @@
  * @module
  */
 
-import type { ResidentDevice } from "../../harness/device.ts";
+import { requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import { checkDispatch, foldWorkgroups, workgroupSizeOf } from "../../harness/limits.ts";
 import type { LlamaConfig } from "../config.ts";
 import type { TensorStore } from "../safetensors.ts";
@@ -249,6 +249,7 @@ export class LlamaEngine {
   #source: TensorStore | undefined;
 
   private constructor(gpu: ResidentDevice, config: LlamaConfig, format: WeightFormat, options: LlamaEngineOptions) {
+    requireDevice("LlamaEngine", gpu);
     requireWeightFormat("LlamaEngine", format);
     this.config = config;
     this.format = format;

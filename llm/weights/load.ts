@@ -23,7 +23,7 @@
  * @module
  */
 
-import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
+import { type GpuTensor, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import { quantizePackedPlan, quantizePackedQ4Plan } from "../../ops/quantize/mod.ts";
 import { validateQuantize } from "../../ops/quantize/reference.ts";
 import type { LlamaConfig } from "../config.ts";
@@ -298,6 +298,7 @@ export async function quantizeRowsGpu(
   weight: GPUBuffer,
   scales: GPUBuffer,
 ): Promise<void> {
+  requireDevice("quantizeRowsGpu", gpu);
   if (format !== "q8" && format !== "q4g128") {
     throw new Error(`quantizeRowsGpu: format must be q8 or q4g128, got ${String(format)}`);
   }
