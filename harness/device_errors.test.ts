@@ -259,3 +259,72 @@ gpuTest("withErrorScopes refuses asynchronous work, whose later part would escap
   );
   strictEqual(await gpu.withErrorScopes(() => "unused", () => 7), 7);
 });
+
+gpuTest(
+  "every ResidentDevice method refuses what is not a plan, a step, a tensor list or an encoder, by name",
+  async (gpu) => {
+    const t = gpu.alloc("f32", 4, "t");
+    const plan = doublePlan(4);
+    const calls: [string, () => unknown, string][] = [
+      ["run(undefined)", () => gpu.run(undefined as never, []), "ResidentDevice.run: plan must be a KernelPlan"],
+      ["run({})", () => gpu.run({} as never, []), "ResidentDevice.run: plan must be a KernelPlan"],
+      [
+        "run(plan, undefined)",
+        () => gpu.run(plan, undefined as never),
+        "double/kernel: inputs must be an array of host arrays",
+      ],
+      [
+        "submit(undefined)",
+        () => gpu.submit(undefined as never),
+        "ResidentDevice.submit: step 0 must be a [plan, tensors] pair",
+      ],
+      [
+        "submit([{}, []])",
+        () => gpu.submit([{} as never, []]),
+        "ResidentDevice.submit: step 0: plan must be a KernelPlan",
+      ],
+      [
+        "submit([plan, 1])",
+        () => gpu.submit([plan, 1 as never]),
+        "ResidentDevice.submit: step 0: tensors must be an array",
+      ],
+      ["bind(undefined, [])", () => gpu.bind(undefined as never, []), "ResidentDevice: plan must be a KernelPlan"],
+      ["bind(plan, undefined)", () => gpu.bind(plan, undefined as never), "double/kernel: tensors must be an array"],
+      [
+        "program(x, undefined)",
+        () => gpu.program("x", undefined as never),
+        'ResidentDevice.program "x": steps must be an array',
+      ],
+      [
+        "program(x, [7])",
+        () => gpu.program("x", [7 as never]),
+        'ResidentDevice.program "x": step 0 must be a bound dispatch',
+      ],
+      [
+        "encode(undefined, ...)",
+        () => gpu.encode(undefined as never, plan, [t, t]),
+        "ResidentDevice.encode: encoder must be",
+      ],
+      [
+        "submitSequence(undefined)",
+        () => gpu.submitSequence(undefined as never, []),
+        "ResidentDevice: sequence must be",
+      ],
+      ["upload(undefined)", () => gpu.upload(undefined as never, "u"), 'upload of "u": data must be a Float32Array'],
+      ["withLimits(undefined)", () => gpu.withLimits(undefined as never), "withLimits: lowered must be an object"],
+      ["resolve(undefined)", () => gpu.resolve(undefined as never, "kernel"), "resolve: sources must be"],
+      ["withErrorScopes(1, 2)", () => gpu.withErrorScopes(1 as never, 2 as never), "withErrorScopes: what and work"],
+    ];
+    for (const [what, call, message] of calls) {
+      let error: unknown;
+      try {
+        await call();
+      } catch (e) {
+        error = e;
+      }
+      strictEqual(error instanceof Error && !(error instanceof TypeError), true, `${what}: ${String(error)}`);
+      strictEqual((error as Error).message.startsWith(message), true, `${what}: ${(error as Error).message}`);
+    }
+    t.buffer.destroy();
+  },
+);
