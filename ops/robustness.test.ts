@@ -8,11 +8,12 @@
  *   string, `{}`, a bare `GPUDevice`, a device its owner destroyed, and one destroyed by the caller
  *   who owns it (a macrotask before `device.lost` settles): "<op>: gpu must be a ResidentDevice", or
  *   a DeviceLostError, before anything else is looked at.
- * - Bad sizes, every bench case's plan: each numeric field of a case's first quick shape set to NaN,
- *   ±Infinity, -1, 1.5, a string, `null` or `undefined`, then to 2^31, 2^32, 2^40 and 1e300, and all
- *   fields scaled by 2^11 and 2^16 at once (products past every WGSL type): an Error starting with the
- *   op's name, never a raw JavaScript error, never a kernel's internal parameter name; NaN, Infinity
- *   and -1 are refused (or ignored, when the plan made is the valid shape's own).
+ * - Bad sizes, every bench case's plan: each numeric field of a case's first quick shape (and each
+ *   element of a field that is a list of sizes) set to NaN, ±Infinity, -1, 1.5, a string, `null` or
+ *   `undefined`, then to 2^31, 2^32, 2^40 and 1e300, and all sizes scaled by 2^11 and 2^16 at once
+ *   (products past every WGSL type): an Error starting with the op's name, never a raw JavaScript
+ *   error, never a kernel's internal parameter name; NaN, Infinity and -1 are refused (or ignored,
+ *   when the plan made is the valid shape's own).
  * - Lifecycle: programs and tensors used after their device, their own destroy() or their buffer's.
  * - Concurrency: calls of several ops in flight at once, one of them failing in WebGPU's validation:
  *   only it rejects, naming its op, and every other returns its reference's result.
@@ -181,9 +182,25 @@ gpuTest("every plan: bad and huge sizes are refused by name or answered, never a
       for (const [what, value] of REFUSED) trials.push([`${field} = ${what}`, { ...shape, [field]: value }, true]);
       for (const [what, value] of ANSWERED) trials.push([`${field} = ${what}`, { ...shape, [field]: value }, false]);
     }
+    // Sizes held in arrays (reduce's and permute's shape, a convolution's per-axis kernelSize): each
+    // element bent alike.
+    const lists = Object.keys(shape).filter((k) =>
+      Array.isArray(shape[k]) && (shape[k] as unknown[]).every((v) => typeof v === "number")
+    );
+    for (const field of lists) {
+      const list = shape[field] as number[];
+      for (const i of list.keys()) {
+        const at = (value: unknown) => ({ ...shape, [field]: list.map((v, j) => (j === i ? value : v)) });
+        for (const [what, value] of REFUSED) trials.push([`${field}[${i}] = ${what}`, at(value), true]);
+        for (const [what, value] of ANSWERED) trials.push([`${field}[${i}] = ${what}`, at(value), false]);
+      }
+    }
     for (const scale of [2 ** 11, 2 ** 16]) {
       const scaled = Object.fromEntries(
-        Object.entries(shape).map(([k, v]) => [k, typeof v === "number" ? v * scale : v]),
+        Object.entries(shape).map(([k, v]) => [
+          k,
+          typeof v === "number" ? v * scale : lists.includes(k) ? (v as number[]).map((x) => x * scale) : v,
+        ]),
       );
       trials.push([`every size x ${scale}`, scaled, false]);
     }

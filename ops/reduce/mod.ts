@@ -75,9 +75,9 @@ const ADJACENT_QUADS = 8;
 const MIN_GROUPS = 256;
 const OP_CODES: Record<ReduceOp, number> = { sum: 0, max: 1, min: 2, mean: 3 };
 const PARAMS = [
-  { name: "outer", type: "u32" },
+  { name: "outer", type: "u32", of: "the product of shape's sizes before dim" },
   { name: "length", type: "u32" },
-  { name: "inner", type: "u32" },
+  { name: "inner", type: "u32", of: "the product of shape's sizes after dim" },
   { name: "lanes", type: "u32" },
   { name: "op", type: "u32" },
 ] as const;
