@@ -438,6 +438,7 @@ export {
   stftUsesFft,
   validateIstft,
   validateIstftShape,
+  validateIstftWindow,
   validateStft,
   validateStftShape,
 } from "./ops/stft/mod.ts";

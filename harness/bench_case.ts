@@ -17,6 +17,7 @@ import type { HostArray, ResidentDevice } from "./device.ts";
 import type { Timed } from "./timing.ts";
 import type { KernelOptions } from "./options.ts";
 import type { KernelSources } from "./variants.ts";
+import { requireSize } from "./limits.ts";
 
 /** Which shape list runs: a real GPU's, or the short one (fallback adapter or `--quick`). */
 export type SizeClass = "gpu" | "quick";
@@ -70,6 +71,11 @@ export interface BenchCase {
   sources: KernelSources;
   /** Shapes per size class. */
   shapes: Record<SizeClass, BenchShape[]>;
+  /**
+   * The case's plan builder for any shape, unchecked (`harness/`'s robustness tests hand it the
+   * shapes a careless caller would: a size that is NaN, negative, a string or past a WGSL type).
+   */
+  plan: (gpu: ResidentDevice, shape: unknown, options: KernelOptions) => Timed;
 }
 
 /**
@@ -110,6 +116,7 @@ export function defineCase<S, V extends string = string>(spec: CaseSpec<S, V>): 
     entry: spec.entry,
     sources: spec.sources,
     shapes: { gpu: erase(spec.gpu), quick: erase(spec.quick) },
+    plan: (gpu, shape, options) => spec.plan(gpu, shape as S, options as KernelOptions<V>),
   };
 }
 
@@ -153,6 +160,8 @@ export function entryOptions<V extends string>(
  * @param lo smallest magnitude, default 0.5
  * @param hi magnitude bound, default 1.5
  * @returns the values
+ * @throws Error naming the argument when `length` is not a non-negative integer, `seed` not an
+ *   integer, or the magnitudes not finite with 0 <= lo <= hi
  *
  * @example
  * ```ts
@@ -164,6 +173,11 @@ export function entryOptions<V extends string>(
 export function randomInput(length: number, seed: number, lo?: number, hi?: number): Float32Array {
   lo ??= 0.5;
   hi ??= 1.5;
+  requireSize("randomInput", "length", length, 0);
+  if (!Number.isSafeInteger(seed)) throw new Error(`randomInput: seed must be an integer, got ${String(seed)}`);
+  if (!(Number.isFinite(lo) && Number.isFinite(hi) && lo >= 0 && hi >= lo)) {
+    throw new Error(`randomInput: lo and hi must be finite with 0 <= lo <= hi, got lo ${String(lo)}, hi ${String(hi)}`);
+  }
   const out = new Float32Array(length);
   let s = (seed ^ 0x9e3779b9) >>> 0 || 1;
   const scale = (hi - lo) / 2 ** 31;

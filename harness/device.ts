@@ -329,6 +329,9 @@ export class ResidentDevice {
    *   device's own limit
    */
   withLimits(lowered: Partial<GuardedLimits>): ResidentDevice {
+    if (typeof lowered !== "object" || lowered === null) {
+      throw new Error(`withLimits: lowered must be an object of limits, got ${given(lowered)}`);
+    }
     for (const [key, value] of Object.entries(lowered) as [keyof GuardedLimits, number][]) {
       if (!(GUARDED_LIMITS as readonly string[]).includes(key)) {
         throw new Error(`withLimits: ${key} is not a guarded limit (${GUARDED_LIMITS.join(", ")})`);
@@ -427,7 +430,13 @@ export class ResidentDevice {
   upload(data: HostArray, label?: string): GpuTensor {
     label ??= "tensor";
     this.#live(`upload of "${label}"`);
-    const tensor = this.alloc(dtypeOf(data), data.length, label);
+    const dtype = hostDtype(data);
+    if (dtype === undefined) {
+      throw new Error(
+        `upload of "${label}": data must be a Float32Array, Int32Array or Uint32Array, got ${given(data)}`,
+      );
+    }
+    const tensor = this.alloc(dtype, data.length, label);
     if (data.length > 0) this.device.queue.writeBuffer(tensor.buffer, 0, data as Float32Array<ArrayBuffer>);
     return tensor;
   }
@@ -500,7 +509,11 @@ export class ResidentDevice {
           mapped.catch(() => {}); // a rejected copy is reported by the scopes; see below
         },
       );
-      await mapped;
+      try {
+        await mapped;
+      } catch (e) {
+        throw await this.#mapFailure(`read of ${name}`, e);
+      }
       return new ctor(staging!.getMappedRange().slice(0, bytes));
     } finally {
       staging?.destroy();
@@ -526,6 +539,7 @@ export class ResidentDevice {
     tensors: readonly GpuTensor[],
     timestampWrites?: GPUComputePassTimestampWrites,
   ): GPUBuffer[] {
+    checkEncoder(encoder, "ResidentDevice.encode");
     return this.#encodeSteps(encoder, [[plan, tensors]], timestampWrites);
   }
 
@@ -560,6 +574,7 @@ export class ResidentDevice {
     tensors: readonly GpuTensor[],
     timestampWrites?: GPUComputePassTimestampWrites,
   ): GPUBuffer[] {
+    checkEncoder(encoder, "ResidentDevice.encodeSequence");
     return this.#encodeSteps(encoder, this.#stepsOf(sequence, tensors), timestampWrites);
   }
 
@@ -587,6 +602,13 @@ export class ResidentDevice {
   }
 
   #stepsOf(sequence: KernelSequence, tensors: readonly GpuTensor[]): [KernelPlan, readonly GpuTensor[]][] {
+    const s = sequence as Partial<KernelSequence> | undefined;
+    if (typeof s !== "object" || s === null || !Array.isArray(s.steps) || !Array.isArray(s.bindings)) {
+      throw new Error(
+        `ResidentDevice: sequence must be a KernelSequence (from kernelSequence), got ${given(sequence)}`,
+      );
+    }
+    checkArray(tensors, `${sequence.op}/${sequence.variant}: tensors`, "GpuTensors");
     const count = sequence.bindings.length + sequence.intermediates.length;
     if (tensors.length !== count) {
       throw new Error(`${sequence.op}/${sequence.variant}: expected ${count} tensors, got ${tensors.length}`);
@@ -622,7 +644,9 @@ export class ResidentDevice {
    * length, every device limit), returning the workgroup counts.
    */
   #check(plan: KernelPlan, tensors: readonly GpuTensor[]): [number, number, number] {
+    checkPlan(plan, "ResidentDevice");
     const where = `${plan.op}/${plan.kernel.variant}`;
+    checkArray(tensors, `${where}: tensors`, "GpuTensors, one per binding of the plan");
     this.#live(where);
     const workgroups: [number, number, number] = typeof plan.workgroups === "number"
       ? [plan.workgroups, 1, 1]
@@ -724,6 +748,16 @@ export class ResidentDevice {
    * ```
    */
   program(name: string, steps: readonly (BoundDispatch | readonly [KernelPlan, readonly GpuTensor[]])[]): Program {
+    const where = `ResidentDevice.program "${String(name)}"`;
+    checkArray(steps, `${where}: steps`, "bound dispatches or [plan, tensors] pairs");
+    for (const [i, step] of steps.entries()) {
+      if (Array.isArray(step)) checkStep(step, `${where}: step ${i}`);
+      else if (!isBound(step)) {
+        throw new Error(
+          `${where}: step ${i} must be a bound dispatch (gpu.bind) or a [plan, tensors] pair, got ${given(step)}`,
+        );
+      }
+    }
     const workgroups = steps.map((step) => isUnbound(step) ? this.#check(step[0], step[1]) : step.workgroups);
     const bound: BoundDispatch[] = [];
     try {
@@ -748,6 +782,7 @@ export class ResidentDevice {
    *   after the device is lost
    */
   async submit(...steps: [KernelPlan, readonly GpuTensor[]][]): Promise<void> {
+    for (const [i, step] of steps.entries()) checkStep(step, `ResidentDevice.submit: step ${i}`);
     const what = () =>
       steps.map(([plan]) =>
         `${plan.op}/${plan.kernel.variant} [${
@@ -787,6 +822,9 @@ export class ResidentDevice {
    *   or the device is lost
    */
   async withErrorScopes<T>(what: () => string, work: () => T): Promise<T> {
+    if (typeof what !== "function" || typeof work !== "function") {
+      throw new Error(`withErrorScopes: what and work must be functions, got ${given(what)} and ${given(work)}`);
+    }
     this.#live("work in error scopes");
     this.device.pushErrorScope("out-of-memory");
     this.device.pushErrorScope("validation");
@@ -812,6 +850,8 @@ export class ResidentDevice {
     if (failure) throw failure.thrown;
     const error = validation ?? oom;
     if (error) throw new Error(`WebGPU rejected ${what()}: ${error.message}`);
+    // A device lost while the work was recorded catches nothing in its scopes: the work was dropped.
+    this.#live(what());
     return result as T;
   }
 
@@ -828,8 +868,10 @@ export class ResidentDevice {
    *   the work, or when the device is lost
    */
   async run(plan: KernelPlan, inputs: readonly HostArray[]): Promise<HostArray[]> {
+    checkPlan(plan, "ResidentDevice.run");
     const where = `${plan.op}/${plan.kernel.variant}`;
     this.#live(where);
+    checkArray(inputs, `${where}: inputs`, "host arrays, one per input binding");
     const fed = plan.bindings.filter((b) => b.role !== "output");
     if (inputs.length !== fed.length) {
       throw new Error(
@@ -879,6 +921,18 @@ export class ResidentDevice {
     } finally {
       for (const t of tensors) t.buffer.destroy();
     }
+  }
+
+  /**
+   * What a rejected `mapAsync` means. A device lost by other means than `destroy()` (a GPU reset)
+   * rejects its maps with a bare OperationError before `device.lost` settles, a macrotask later:
+   * after one macrotask, a loss is reported as such; anything else names the read.
+   */
+  async #mapFailure(what: string, cause: unknown): Promise<Error> {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const reason = this.#state.lost;
+    if (reason !== undefined) return new DeviceLostError(reason, what);
+    return new Error(`${what}: mapping its staging buffer failed (${String(cause)})`);
   }
 
   #poisoned(spec: BindingSpec): GpuTensor {
@@ -944,6 +998,22 @@ const GUARDED_LIMITS: readonly (keyof GuardedLimits)[] = [
   "maxStorageBuffersPerShaderStage",
 ];
 
+/** Whether `step` is a bound dispatch (what {@link ResidentDevice.bind} returns). */
+function isBound(step: unknown): step is BoundDispatch {
+  const b = step as Partial<BoundDispatch> | null;
+  return typeof b === "object" && b !== null && typeof b.plan === "object" && Array.isArray(b.workgroups) &&
+    typeof b.pipeline === "object" && typeof b.bindGroup === "object";
+}
+
+/** Checks that `encoder` is a command encoder. */
+function checkEncoder(encoder: unknown, what: string): void {
+  if (typeof (encoder as GPUCommandEncoder | undefined)?.beginComputePass !== "function") {
+    throw new Error(
+      `${what}: encoder must be a GPUCommandEncoder (gpu.device.createCommandEncoder()), got ${given(encoder)}`,
+    );
+  }
+}
+
 function isUnbound(
   step: BoundDispatch | readonly [KernelPlan, readonly GpuTensor[]],
 ): step is readonly [KernelPlan, readonly GpuTensor[]] {
@@ -953,6 +1023,63 @@ function isUnbound(
 /** Bytes a tensor of `length` 4-byte elements occupies: whole 16-byte units, at least one. */
 function allocatedBytes(length: number): number {
   return Math.max(16, Math.ceil((length * 4) / 16) * 16);
+}
+
+/** A value as a message shows it: `undefined`, `null`, a quoted string, or its kind. */
+function given(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value !== "object") return `${typeof value} ${String(value)}`;
+  return Array.isArray(value)
+    ? `an array of ${value.length}`
+    : `an object (${Object.keys(value).slice(0, 4).join(", ")})`;
+}
+
+/**
+ * Checks that `plan` is a {@link KernelPlan}: a plan from an op's `<op>Plan`, or one built to its shape.
+ *
+ * @param plan the value given as a plan
+ * @param what where it was given, for the message (e.g. `ResidentDevice.run`)
+ * @returns the plan
+ * @throws Error naming `what` and what a plan holds
+ */
+function checkPlan(plan: unknown, what: string): KernelPlan {
+  const p = plan as Partial<KernelPlan> | null | undefined;
+  const ok = typeof p === "object" && p !== null && typeof p.op === "string" &&
+    typeof p.kernel?.variant === "string" && typeof p.kernel?.source === "string" && Array.isArray(p.bindings) &&
+    (typeof p.workgroups === "number" || Array.isArray(p.workgroups));
+  if (!ok) {
+    throw new Error(
+      `${what}: plan must be a KernelPlan ({ op, kernel, bindings, workgroups, cost }, from an op's <op>Plan), got ${
+        given(plan)
+      }`,
+    );
+  }
+  return p as KernelPlan;
+}
+
+/**
+ * Checks that `value` is an array.
+ *
+ * @param value the value given
+ * @param what where and what it is, for the message (e.g. `ResidentDevice.run: inputs`)
+ * @param of what its elements are, for the message
+ * @returns the array
+ * @throws Error naming `what` and what was given
+ */
+function checkArray<T>(value: unknown, what: string, of: string): readonly T[] {
+  if (!Array.isArray(value)) throw new Error(`${what} must be an array of ${of}, got ${given(value)}`);
+  return value;
+}
+
+/** Checks a `[plan, tensors]` step of `submit` or `program`. */
+function checkStep(step: unknown, what: string): readonly [KernelPlan, readonly GpuTensor[]] {
+  if (!Array.isArray(step) || step.length !== 2) {
+    throw new Error(`${what} must be a [plan, tensors] pair, got ${given(step)}`);
+  }
+  checkPlan(step[0], what);
+  checkArray(step[1], `${what}: tensors`, "GpuTensors, one per binding of the plan");
+  return step as unknown as readonly [KernelPlan, readonly GpuTensor[]];
 }
 
 /**
@@ -983,14 +1110,89 @@ function checkTensor(tensor: GpuTensor, what: string): GpuTensor {
   return tensor;
 }
 
-/** Records the device's loss, once `device.lost` settles, in state shared by every view of it. */
+/** The loss of each GPUDevice, shared by every {@link ResidentDevice} made over it. */
+const STATES = new WeakMap<GPUDevice, DeviceState>();
+
+/**
+ * The state shared by every view of `device`, watching for its loss. `device.lost` settles a
+ * macrotask after `device.destroy()`, and until then a destroyed device accepts buffers and
+ * submissions without an error (its error scopes catch nothing, its maps reject with a bare
+ * OperationError): so the device's own `destroy` is wrapped to record the loss at once, whoever
+ * calls it. The wrapper only records; the device's own method still does the destroying.
+ */
 function watchLoss(device: GPUDevice): DeviceState {
+  const known = STATES.get(device);
+  if (known) return known;
   const state: DeviceState = {};
+  STATES.set(device, state);
   // A caller's device from an older runtime may lack `lost`; then only destroy() marks it lost.
   device.lost?.then((info) => {
     state.lost ??= info.message ? `${info.reason}: ${info.message}` : String(info.reason ?? "unknown reason");
   });
+  const destroy = device.destroy;
+  if (typeof destroy === "function") {
+    Object.defineProperty(device, "destroy", {
+      configurable: true,
+      writable: true,
+      value: function (this: GPUDevice): void {
+        state.lost ??= "destroyed (GPUDevice.destroy())";
+        return destroy.call(this);
+      },
+    });
+  }
   return state;
+}
+
+/**
+ * Requires a live {@link ResidentDevice}: every op's plan and GPU entry point calls it first, so a
+ * call given no device, a plain object or a bare `GPUDevice` fails naming `gpu` and what it must be,
+ * never with a TypeError from inside the op, and a call on a lost or destroyed device fails with a
+ * {@link DeviceLostError} before anything is planned.
+ *
+ * @param op the op, for the message
+ * @param gpu the value given as the device
+ * @throws Error naming `gpu` when it is not a ResidentDevice (a `GPUDevice` is told to go through
+ *   `acquireDevice({ device })`)
+ * @throws DeviceLostError when the device is lost or destroyed
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, requireDevice } from "@xpu/ops/harness";
+ * try {
+ *   requireDevice("softmax", undefined);
+ * } catch (e) {
+ *   (e as Error).message; // "softmax: gpu must be a ResidentDevice (from acquireDevice()), got undefined"
+ * }
+ * const gpu = await acquireDevice();
+ * requireDevice("softmax", gpu); // passes
+ * gpu.destroy();
+ * ```
+ */
+export function requireDevice(op: string, gpu: unknown): asserts gpu is ResidentDevice {
+  if (!isResidentDevice(gpu)) {
+    const what = "a ResidentDevice (from acquireDevice())";
+    if (typeof (gpu as GPUDevice | undefined)?.createBuffer === "function") {
+      throw new Error(`${op}: gpu must be ${what}, got a GPUDevice: wrap it once with acquireDevice({ device })`);
+    }
+    const given = gpu === null || typeof gpu !== "object"
+      ? (typeof gpu === "string" ? JSON.stringify(gpu) : String(gpu))
+      : `an object without the device's members (${Object.keys(gpu).slice(0, 4).join(", ") || "no keys"})`;
+    throw new Error(`${op}: gpu must be ${what}, got ${given}`);
+  }
+  const lost = gpu.lost;
+  if (lost !== undefined) throw new DeviceLostError(lost, op);
+}
+
+/**
+ * A ResidentDevice, one from another copy of this module (two bundles of the package on one page),
+ * or a stand-in that plans on the CPU: checked by the members every plan uses (`resolve` and
+ * `limits`), as `instanceof` cannot see across copies.
+ */
+function isResidentDevice(gpu: unknown): gpu is ResidentDevice {
+  if (gpu instanceof ResidentDevice) return true;
+  if (gpu === null || typeof gpu !== "object") return false;
+  const g = gpu as Record<string, unknown>;
+  return typeof g.resolve === "function" && typeof g.limits === "object" && g.limits !== null;
 }
 
 /**

@@ -1,7 +1,7 @@
 // Errors land on the call that caused them (concurrency), reads and tensors are checked against their
 // buffers, a lost device fails every later call at once, and the runtime without WebGPU says so.
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { acquireDevice, DeviceLostError, type GpuTensor, type ResidentDevice } from "./device.ts";
+import { acquireDevice, DeviceLostError, type GpuTensor, requireDevice, type ResidentDevice } from "./device.ts";
 import { assertThrowsMessage, DOUBLE_WGSL, doublePlan, gpuTest } from "./testing.ts";
 
 // The same kernel with a fixed-size output of 64 elements: WebGPU requires every buffer bound to
@@ -171,6 +171,62 @@ gpuTest("a caller's device that is lost: device.lost is watched and every later 
   await assertAllRefused(view, t, /^device lost: /);
 });
 
+gpuTest(
+  "a caller's device destroyed by the caller: every call refused at once, before device.lost settles",
+  async () => {
+    const device = await (await navigator.gpu.requestAdapter())!.requestDevice();
+    const gpu = await acquireDevice({ device });
+    const t = gpu.upload(new Float32Array([1, 2, 3, 4]), "t");
+    const program = gpu.program("double", [[doublePlan(4), [t, gpu.alloc("f32", 4)]]]);
+    let settled = false;
+    device.lost.then(() => settled = true);
+    device.destroy(); // no await after it: device.lost settles a macrotask later
+    strictEqual(settled, false);
+    strictEqual(gpu.lost, "destroyed (GPUDevice.destroy())");
+    await assertAllRefused(gpu, t, /^device lost: destroyed \(GPUDevice\.destroy\(\)\)/);
+    // A replayed program would otherwise run on nothing and read back nothing, silently.
+    await assertThrowsMessage(
+      () => program.run(),
+      /^device lost: destroyed \(GPUDevice\.destroy\(\)\) \(program "double"/,
+    );
+    // A second view over the same device, made after its loss, knows it too.
+    await assertThrowsMessage(async () => (await acquireDevice({ device })).alloc("f32", 1), /^device lost: destroyed/);
+    strictEqual(settled, false, "all of the above was refused before device.lost settled");
+  },
+);
+
+gpuTest(
+  "requireDevice: anything but a live ResidentDevice is named as gpu, a lost one is DeviceLostError",
+  async () => {
+    const device = await (await navigator.gpu.requestAdapter())!.requestDevice();
+    const cases: [unknown, string][] = [
+      [undefined, "op: gpu must be a ResidentDevice (from acquireDevice()), got undefined"],
+      [null, "op: gpu must be a ResidentDevice (from acquireDevice()), got null"],
+      ["gpu", 'op: gpu must be a ResidentDevice (from acquireDevice()), got "gpu"'],
+      [{}, "op: gpu must be a ResidentDevice (from acquireDevice()), got an object without the device's members"],
+      [
+        device,
+        "op: gpu must be a ResidentDevice (from acquireDevice()), got a GPUDevice: wrap it once with acquireDevice({ device })",
+      ],
+    ];
+    for (const [gpu, message] of cases) await assertThrowsMessage(() => requireDevice("op", gpu), message);
+    const gpu = await acquireDevice({ device });
+    requireDevice("op", gpu);
+    device.destroy();
+    let error: unknown;
+    try {
+      requireDevice("softmax", gpu);
+    } catch (e) {
+      error = e;
+    }
+    strictEqual(error instanceof DeviceLostError, true, String(error));
+    strictEqual(
+      (error as Error).message,
+      "device lost: destroyed (GPUDevice.destroy()) (softmax refused; acquireDevice() gives a new device)",
+    );
+  },
+);
+
 gpuTest("a caller's device without adapterInfo (an older runtime) is described, not a TypeError", async (gpu) => {
   const real = gpu.device;
   const old = {
@@ -203,3 +259,72 @@ gpuTest("withErrorScopes refuses asynchronous work, whose later part would escap
   );
   strictEqual(await gpu.withErrorScopes(() => "unused", () => 7), 7);
 });
+
+gpuTest(
+  "every ResidentDevice method refuses what is not a plan, a step, a tensor list or an encoder, by name",
+  async (gpu) => {
+    const t = gpu.alloc("f32", 4, "t");
+    const plan = doublePlan(4);
+    const calls: [string, () => unknown, string][] = [
+      ["run(undefined)", () => gpu.run(undefined as never, []), "ResidentDevice.run: plan must be a KernelPlan"],
+      ["run({})", () => gpu.run({} as never, []), "ResidentDevice.run: plan must be a KernelPlan"],
+      [
+        "run(plan, undefined)",
+        () => gpu.run(plan, undefined as never),
+        "double/kernel: inputs must be an array of host arrays",
+      ],
+      [
+        "submit(undefined)",
+        () => gpu.submit(undefined as never),
+        "ResidentDevice.submit: step 0 must be a [plan, tensors] pair",
+      ],
+      [
+        "submit([{}, []])",
+        () => gpu.submit([{} as never, []]),
+        "ResidentDevice.submit: step 0: plan must be a KernelPlan",
+      ],
+      [
+        "submit([plan, 1])",
+        () => gpu.submit([plan, 1 as never]),
+        "ResidentDevice.submit: step 0: tensors must be an array",
+      ],
+      ["bind(undefined, [])", () => gpu.bind(undefined as never, []), "ResidentDevice: plan must be a KernelPlan"],
+      ["bind(plan, undefined)", () => gpu.bind(plan, undefined as never), "double/kernel: tensors must be an array"],
+      [
+        "program(x, undefined)",
+        () => gpu.program("x", undefined as never),
+        'ResidentDevice.program "x": steps must be an array',
+      ],
+      [
+        "program(x, [7])",
+        () => gpu.program("x", [7 as never]),
+        'ResidentDevice.program "x": step 0 must be a bound dispatch',
+      ],
+      [
+        "encode(undefined, ...)",
+        () => gpu.encode(undefined as never, plan, [t, t]),
+        "ResidentDevice.encode: encoder must be",
+      ],
+      [
+        "submitSequence(undefined)",
+        () => gpu.submitSequence(undefined as never, []),
+        "ResidentDevice: sequence must be",
+      ],
+      ["upload(undefined)", () => gpu.upload(undefined as never, "u"), 'upload of "u": data must be a Float32Array'],
+      ["withLimits(undefined)", () => gpu.withLimits(undefined as never), "withLimits: lowered must be an object"],
+      ["resolve(undefined)", () => gpu.resolve(undefined as never, "kernel"), "resolve: sources must be"],
+      ["withErrorScopes(1, 2)", () => gpu.withErrorScopes(1 as never, 2 as never), "withErrorScopes: what and work"],
+    ];
+    for (const [what, call, message] of calls) {
+      let error: unknown;
+      try {
+        await call();
+      } catch (e) {
+        error = e;
+      }
+      strictEqual(error instanceof Error && !(error instanceof TypeError), true, `${what}: ${String(error)}`);
+      strictEqual((error as Error).message.startsWith(message), true, `${what}: ${(error as Error).message}`);
+    }
+    t.buffer.destroy();
+  },
+);

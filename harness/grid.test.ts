@@ -26,5 +26,21 @@ Deno.test("rowLayout refuses NaN, fractional and negative sizes", async () => {
   for (const [rows, cols, per] of [[NaN, 4, 8], [4, NaN, 8], [-1, 4, 8], [4, -4, 8], [4, 4.5, 8], [4, 4, 0]]) {
     await assertThrowsMessage(() => rowLayout(rows, cols, per, 65535), /^rowLayout: (rows|cols|perInvocation) must be/);
   }
-  await assertThrowsMessage(() => rowLayout(4, 4, 8, NaN), "foldWorkgroups: maxPerDimension must be an integer >= 1");
+  await assertThrowsMessage(() => rowLayout(4, 4, 8, NaN), "rowLayout: maxPerDimension must be an integer >= 1");
+});
+
+Deno.test("streamWorkgroups refuses NaN, fractional and negative sizes, a block of 0 and a limit of 0", async () => {
+  const bad: [number, number, number, string][] = [
+    [NaN, 4096, 65535, "elements must be an integer >= 0, got NaN"],
+    [-1, 4096, 65535, "elements must be an integer >= 0, got -1"],
+    [4.5, 4096, 65535, "elements must be an integer >= 0, got 4.5"],
+    [Infinity, 4096, 65535, "elements must be an integer >= 0, got Infinity"],
+    [10, 0, 65535, "blockElements must be an integer >= 1, got 0"],
+    [10, NaN, 65535, "blockElements must be an integer >= 1, got NaN"],
+    [10, 4096, 0, "maxPerDimension must be an integer >= 1, got 0"],
+    [10, 4096, NaN, "maxPerDimension must be an integer >= 1, got NaN"],
+  ];
+  for (const [elements, block, max, message] of bad) {
+    await assertThrowsMessage(() => streamWorkgroups(elements, block, max), `streamWorkgroups: ${message}`);
+  }
 });

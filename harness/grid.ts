@@ -57,7 +57,7 @@ export function rowLayout(rows: number, cols: number, perInvocation: number, max
   return {
     threads,
     resident: quads <= perInvocation * threads,
-    workgroups: foldWorkgroups(Math.ceil(rows / (ROW_WORKGROUP / threads)), maxPerDimension),
+    workgroups: foldWorkgroups(Math.ceil(rows / (ROW_WORKGROUP / threads)), maxPerDimension, "rowLayout"),
   };
 }
 
@@ -69,6 +69,7 @@ export function rowLayout(rows: number, cols: number, perInvocation: number, max
  * @param blockElements elements one workgroup moves per block
  * @param maxPerDimension the device's maxComputeWorkgroupsPerDimension
  * @returns the workgroup count in x
+ * @throws Error naming the size when one is NaN, fractional or negative (or a divisor or limit 0)
  *
  * @example
  * ```ts
@@ -78,5 +79,8 @@ export function rowLayout(rows: number, cols: number, perInvocation: number, max
  * ```
  */
 export function streamWorkgroups(elements: number, blockElements: number, maxPerDimension: number): number {
+  requireSize("streamWorkgroups", "elements", elements, 0);
+  requireSize("streamWorkgroups", "blockElements", blockElements, 1);
+  requireSize("streamWorkgroups", "maxPerDimension", maxPerDimension, 1);
   return Math.min(Math.ceil(elements / blockElements), maxPerDimension);
 }

@@ -80,11 +80,19 @@ Deno.test("workgroupSizeOf reads @workgroup_size literals", async () => {
   );
 });
 
-Deno.test("foldWorkgroups refuses a count that cannot fit even in two dimensions", async () => {
+Deno.test("foldWorkgroups refuses a count that cannot fit even in two dimensions, as a LimitError naming the op", async () => {
   await assertThrowsMessage(
     () => foldWorkgroups(65535 * 65535 + 1, 65535),
-    "exceed maxComputeWorkgroupsPerDimension squared",
+    "foldWorkgroups: a grid of 4294836226 workgroups, even folded into two dimensions, needs maxComputeWorkgroupsPerDimension >= 65536, but this device allows 65535",
   );
+  let error: LimitError | undefined;
+  try {
+    foldWorkgroups(2 ** 40, 65535, "channelNorm");
+  } catch (e) {
+    if (e instanceof LimitError) error = e;
+  }
+  strictEqual(error?.message.startsWith("channelNorm: "), true, String(error));
+  deepStrictEqual([error.limit, error.requested, error.allowed], ["maxComputeWorkgroupsPerDimension", 2 ** 20, 65535]);
 });
 
 Deno.test("checkDispatch and foldWorkgroups refuse NaN, fractional and negative sizes", async () => {

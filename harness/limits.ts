@@ -204,9 +204,10 @@ export function workgroupSizeOf(source: string, where: string): [number, number,
  *
  * @param count workgroups needed
  * @param maxPerDimension the device's maxComputeWorkgroupsPerDimension
+ * @param where the op asking, for messages (default `foldWorkgroups`)
  * @returns [x, y, 1]
- * @throws Error when `count` is not a non-negative integer, `maxPerDimension` not a positive one,
- *   or `count` exceeds `maxPerDimension` squared
+ * @throws Error when `count` is not a non-negative integer or `maxPerDimension` not a positive one
+ * @throws LimitError when `count` exceeds `maxPerDimension` squared
  *
  * @example
  * ```ts
@@ -215,13 +216,18 @@ export function workgroupSizeOf(source: string, where: string): [number, number,
  * foldWorkgroups(100000, 65535); // [50000, 2, 1]
  * ```
  */
-export function foldWorkgroups(count: number, maxPerDimension: number): [number, number, number] {
-  requireSize("foldWorkgroups", "count", count, 0);
-  requireSize("foldWorkgroups", "maxPerDimension", maxPerDimension, 1);
+export function foldWorkgroups(count: number, maxPerDimension: number, where?: string): [number, number, number] {
+  requireSize(where ?? "foldWorkgroups", "count", count, 0);
+  requireSize(where ?? "foldWorkgroups", "maxPerDimension", maxPerDimension, 1);
   if (count <= maxPerDimension) return [count, 1, 1];
   if (count > maxPerDimension * maxPerDimension) {
-    throw new Error(
-      `${count} workgroups exceed maxComputeWorkgroupsPerDimension squared (${maxPerDimension}^2) even when folded`,
+    // Folded into x and y, each dimension would need the square root of the count.
+    throw new LimitError(
+      where ?? "foldWorkgroups",
+      "maxComputeWorkgroupsPerDimension",
+      Math.ceil(Math.sqrt(count)),
+      maxPerDimension,
+      `a grid of ${count} workgroups, even folded into two dimensions,`,
     );
   }
   const y = Math.ceil(count / maxPerDimension);

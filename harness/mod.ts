@@ -34,6 +34,7 @@ export {
   type KernelPlan,
   type KernelSequence,
   kernelSequence,
+  requireDevice,
   ResidentDevice,
   type TensorDtype,
 } from "./device.ts";

@@ -53,3 +53,21 @@ Deno.test("packParams refuses an f32 value that is not a finite f32, naming the 
   const max = new DataView(packParams(layout, { n: 0, offset: 0, alpha: 3.4028235e38 }, "demo")).getFloat32(8, true);
   strictEqual(max, 3.4028234663852886e38);
 });
+
+Deno.test("packParams names the arguments a derived field is made of, not the kernel's name for it", async () => {
+  const derived = [{ name: "n", type: "u32", of: "N * C * L" }, {
+    name: "shift",
+    type: "i32",
+    of: "before - after",
+  }] as const;
+  await assertThrowsMessage(
+    () => packParams(derived, { n: 2 ** 45, shift: 0 }, "snake"),
+    'snake: N * C * L must be <= 4294967295 (the largest u32, the kernel\'s "n"), got 35184372088832',
+  );
+  await assertThrowsMessage(
+    () => packParams(derived, { n: 1, shift: -(2 ** 31) - 1 }, "pad"),
+    'pad: before - after must be >= -2147483648 (the least i32, the kernel\'s "shift"), got -2147483649',
+  );
+  // Not an integer at all: still the field (a derived value can be fractional only by an op's bug).
+  await assertThrowsMessage(() => packParams(derived, { n: 1.5, shift: 0 }, "snake"), 'snake: param "n" must be a u32');
+});

@@ -16,6 +16,12 @@ export interface ParamField {
   name: string;
   /** Its WGSL scalar type. */
   type: "u32" | "i32" | "f32";
+  /**
+   * The op's arguments the value is made of, as a caller would write them (e.g. `N * C * L`), for
+   * a field that is not itself an argument: a value out of the type's range is then refused naming
+   * them, not the kernel's internal name. Every derived integer field should say it.
+   */
+  of?: string;
 }
 
 /**
@@ -25,7 +31,8 @@ export interface ParamField {
  * @param values a value for every field
  * @param op the op name, for error messages
  * @returns the bytes to upload
- * @throws Error naming the field when a value is missing or out of its type's range
+ * @throws Error naming the field when a value is missing or out of its type's range (naming the
+ *   arguments it is made of instead, for a field that says them in `of`)
  *
  * @example
  * ```ts
@@ -57,6 +64,10 @@ export function packParams(
       continue;
     }
     const [lo, hi] = field.type === "u32" ? [0, 2 ** 32 - 1] : [-(2 ** 31), 2 ** 31 - 1];
+    if (field.of !== undefined && Number.isInteger(v) && (v < lo || v > hi)) {
+      const bound = v > hi ? `<= ${hi} (the largest ${field.type}` : `>= ${lo} (the least ${field.type}`;
+      throw new Error(`${op}: ${field.of} must be ${bound}, the kernel's "${field.name}"), got ${v}`);
+    }
     if (!Number.isInteger(v) || v < lo || v > hi) {
       throw new Error(`${op}: param "${field.name}" must be a ${field.type} integer in [${lo}, ${hi}], got ${v}`);
     }

@@ -54,6 +54,12 @@ export interface Resolution {
  * ```
  */
 export function resolve(sources: KernelSources, request: ResolveRequest): Resolution {
+  if (typeof sources !== "object" || sources === null) {
+    throw new Error(`resolve: sources must be an op's kernel sources (its KERNELS), got ${String(sources)}`);
+  }
+  if (typeof request !== "object" || request === null || typeof request.entry !== "string") {
+    throw new Error(`resolve: request must name an entry point ({ entry, target?, dtype?, override? })`);
+  }
   const { entry, target, dtype, override } = request;
   const available = variantsOf(sources, entry);
   if (override !== undefined) {

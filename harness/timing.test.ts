@@ -72,6 +72,21 @@ Deno.test("rotationSets: one set past the cache, at least two below it, within e
   strictEqual(rotationSets(1024, 500, { cacheBytes: 50 * MiB }), 64); // maxSets
 });
 
+Deno.test("rotationSets refuses NaN, fractional and negative sizes, and no passes", async () => {
+  for (const bytes of [NaN, -1, 1.5]) {
+    await assertThrowsMessage(
+      () => rotationSets(bytes, 5),
+      `rotationSets: bytes must be an integer >= 0, got ${bytes}`,
+    );
+  }
+  for (const passes of [NaN, 0, -1]) {
+    await assertThrowsMessage(
+      () => rotationSets(100, passes),
+      `rotationSets: passes must be an integer >= 1, got ${passes}`,
+    );
+  }
+});
+
 gpuTest("timePlan: positive medians of a tiny plan, rotating input sets", async (gpu) => {
   ok(supportsTimestamps(gpu), "the test adapter offers timestamp-query");
   const n = 1000;

@@ -42,6 +42,7 @@ import type { BindingSpec, GpuTensor, HostArray, KernelPlan, KernelSequence, Res
 import type { Program } from "./program.ts";
 import { packParams } from "./params.ts";
 import { FMA_PARAMS, type FmaConfig, fmaSource } from "./roofline.wgsl.ts";
+import { requireSize } from "./limits.ts";
 
 /** Options for {@link timePlan} and {@link timeResident}. */
 export interface TimingOptions {
@@ -310,8 +311,11 @@ export function workingSetBytes(plan: Timed): number {
  * @param passes passes that will run (warm-up and timed)
  * @param options cache size and caps
  * @returns the number of sets
+ * @throws Error naming `bytes` or `passes` when it is NaN, fractional or out of range
  */
 export function rotationSets(bytes: number, passes: number, options?: TimingOptions): number {
+  requireSize("rotationSets", "bytes", bytes, 0);
+  requireSize("rotationSets", "passes", passes, 1);
   options ??= {};
   const cache = options.cacheBytes ?? 50 * 2 ** 20;
   if (bytes >= cache) return 1;

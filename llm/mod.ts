@@ -52,5 +52,11 @@ export {
   type LlamaEngineOptions,
   type SamplerSpec,
 } from "./engine/engine.ts";
+export {
+  checkResidentBudget,
+  estimateResidentBytes,
+  type EstimateSizes,
+  type ResidentEstimate,
+} from "./engine/estimate.ts";
 export { dequantizeWeight, LlamaReference } from "./engine/reference.ts";
 export { ropeCosSin, type RopeFrequencies, ropeFrequencies } from "./engine/rope.ts";

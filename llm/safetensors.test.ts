@@ -235,6 +235,24 @@ Deno.test("safetensors: a Blob and a file read the same tensors as bytes in memo
   await expectCode(bytes.slice(0, bytes.length - 3), "MetadataIncompleteBuffer", /the file holds/);
 });
 
+Deno.test("safetensors: a closed file says so, naming it, never Deno's 'Bad resource ID'", async () => {
+  const path = `${FIXTURES}py-dtypes.safetensors`;
+  const source = await fileSource(path);
+  const file = await SafetensorsFile.open(source);
+  const name = file.tensors[0].name;
+  const pending = file.read(name); // queued before the close: it finds the file closed
+  source.close();
+  source.close(); // a second close is harmless
+  const closed =
+    `safetensors ${path}: SourceError: the file was closed (its source's close()); open it again to read it`;
+  await assertThrowsMessage(() => pending, closed);
+  await assertThrowsMessage(() => file.read(name), closed);
+  // A checkpoint directory's store after its close(): the same, naming the shard.
+  const { store, close } = await openCheckpointDir(`${FIXTURES}tiny-tied/bf16`);
+  close();
+  await assertThrowsMessage(() => store.read(store.tensors[0].name), /SourceError: the file was closed/);
+});
+
 Deno.test("safetensors: a sharded checkpoint reads the same tensors as the single file", async () => {
   const sharded = await openCheckpointDir(`${FIXTURES}tiny-tied/bf16-sharded`);
   const single = await openCheckpointDir(`${FIXTURES}tiny-tied/bf16`);

@@ -13,7 +13,8 @@ import { openCheckpoint } from "./safetensors_sharded.ts";
  * A source over a local file, read at offsets (the file is never read whole).
  *
  * @param path the file
- * @returns the source; close it when done
+ * @returns the source; close it when done (closing twice is harmless; a read after it, or one under
+ *   way when it closes, throws a SafetensorsError naming the file and that it was closed)
  *
  * @example
  * ```ts
@@ -31,14 +32,23 @@ import { openCheckpoint } from "./safetensors_sharded.ts";
 export async function fileSource(path: string): Promise<ByteSource & { close(): void }> {
   const file = await Deno.open(path, { read: true });
   const { size } = await file.stat();
+  let closed = false;
+  // Deno's own error for a closed file is "Bad resource ID", which names neither the file nor why.
+  const closedError = () =>
+    new SafetensorsError("SourceError", path, "the file was closed (its source's close()); open it again to read it");
   const readAt = async (offset: number, length: number) => {
+    if (closed) throw closedError();
     const out = new Uint8Array(length);
-    await file.seek(offset, Deno.SeekMode.Start);
-    let done = 0;
-    while (done < length) {
-      const n = await file.read(out.subarray(done));
-      if (n === null) throw new SafetensorsError("SourceError", path, `file ended at byte ${offset + done}`);
-      done += n;
+    try {
+      await file.seek(offset, Deno.SeekMode.Start);
+      let done = 0;
+      while (done < length) {
+        const n = await file.read(out.subarray(done));
+        if (n === null) throw new SafetensorsError("SourceError", path, `file ended at byte ${offset + done}`);
+        done += n;
+      }
+    } catch (e) {
+      throw closed ? closedError() : e; // closed while this read was under way
     }
     return out;
   };
@@ -47,7 +57,11 @@ export async function fileSource(path: string): Promise<ByteSource & { close(): 
   return {
     name: path,
     size,
-    close: () => file.close(),
+    close: () => {
+      if (closed) return;
+      closed = true;
+      file.close();
+    },
     read(offset, length) {
       const result = queue.then(() => readAt(offset, length));
       queue = result.catch(() => {});

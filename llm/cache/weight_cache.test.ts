@@ -308,3 +308,68 @@ Deno.test("list and clear: models kept under their manifest's key, a new version
     deepStrictEqual(await cache.store.keys(), []);
   });
 });
+
+Deno.test("network failures are WeightCacheError 'network' naming the URL, never a raw TypeError", async () => {
+  /** The error `fn` rejects with. */
+  const errorOf = async (fn: () => Promise<unknown>) => {
+    try {
+      await fn();
+    } catch (e) {
+      return e;
+    }
+    throw new Error("did not reject");
+  };
+  // Nothing listens on the port: the manifest's fetch rejects (connection refused).
+  const listener = Deno.listen({ port: 0, hostname: "127.0.0.1" });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const refused = await errorOf(() => new WeightCache(memoryStore()).load(`http://127.0.0.1:${port}/manifest.json`));
+  ok(refused instanceof WeightCacheError && refused.reason === "network", String(refused));
+  ok(refused.message.startsWith(`weight cache: GET http://127.0.0.1:${port}/manifest.json failed (TypeError: `));
+  // A fetch that rejects for a file (a blocked request, a dropped connection) names that file's URL.
+  await withModel(async ({ url }) => {
+    const flaky: typeof fetch = (input, init) =>
+      String(input).endsWith("model.safetensors")
+        ? Promise.reject(new TypeError("Failed to fetch"))
+        : fetch(input, init);
+    const e = await errorOf(() => new WeightCache(memoryStore()).load(url, { fetch: flaky }));
+    ok(e instanceof WeightCacheError && e.reason === "network", String(e));
+    strictEqual(
+      e.message,
+      `weight cache: GET ${new URL("model.safetensors", url)} failed (TypeError: Failed to fetch)`,
+    );
+  });
+  // A body that breaks off after some bytes: what arrived is kept, and the next load finishes it.
+  await withModel(async ({ url, files }) => {
+    const store = memoryStore();
+    const broken: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (!String(input).endsWith("model.safetensors")) return response;
+      const reader = response.body!.getReader();
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (done || sent > 100_000) {
+            await reader.cancel();
+            controller.error(new TypeError("error reading a body from connection"));
+            return;
+          }
+          sent += value.length;
+          controller.enqueue(value);
+        },
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    const e = await errorOf(() => new WeightCache(store).load(url, { fetch: broken, partBytes: 16 * 1024 }));
+    ok(e instanceof WeightCacheError && e.reason === "network", String(e));
+    ok(
+      /model\.safetensors broke off at byte \d+ of 300000 \(TypeError: error reading a body from connection\)/.test(
+        e.message,
+      ),
+      e.message,
+    );
+    const again = await new WeightCache(store).load(url);
+    assertFiles(again.files, files);
+  });
+});

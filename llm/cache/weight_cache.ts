@@ -19,6 +19,9 @@
  * - A store that is full (`QuotaExceededError`, or `ENOSPC` on disk) becomes a
  *   {@linkcode WeightCacheError} saying how many more bytes the model needs and how many the
  *   origin has free (`navigator.storage.estimate()` where present).
+ * - A network failure (no connection, a refused or reset one, a body that breaks off) is a
+ *   {@linkcode WeightCacheError} "network" naming the URL, never fetch's bare TypeError; what arrived
+ *   before it is kept.
  * - Progress is reported in bytes held / bytes in all, and bytes taken from the network.
  *
  * Files are downloaded one after another and each is returned whole (a `Uint8Array`), so the
@@ -117,6 +120,24 @@ export class WeightCacheError extends Error {
 }
 
 const DEFAULT_PART_BYTES = 8 << 20;
+
+/** An error's message, or the value itself. */
+const errorText = (e: unknown) => e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+
+/**
+ * Runs a request: fetch rejects with a bare TypeError when the network fails (no connection, a
+ * refused or reset one, a blocked request), which becomes a WeightCacheError "network" naming the
+ * URL; an abort stays the signal's reason, and a WeightCacheError passes through.
+ */
+async function networkCall<T>(url: URL, signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    if (e instanceof WeightCacheError) throw e;
+    if (signal?.aborted) throw signal.reason;
+    throw new WeightCacheError("network", `weight cache: GET ${url} failed (${errorText(e)})`);
+  }
+}
 const manifestEntry = (key: string) => `${key}/manifest.json`;
 const stateEntry = (key: string, name: string) => `${key}/state/${name}`;
 const partEntry = (key: string, name: string, index: number) => `${key}/part/${index}/${name}`;
@@ -223,9 +244,11 @@ export class WeightCache {
     let bytes = pinned ? await this.store.get(manifestEntry(pinned)) : undefined;
     const stored = bytes !== undefined && await manifestKey(bytes) === pinned;
     if (!stored) {
-      const response = await fetchFn(url, { signal });
-      if (!response.ok) throw new WeightCacheError("network", `weight cache: GET ${url} answered ${response.status}`);
-      bytes = new Uint8Array(await response.arrayBuffer());
+      bytes = await networkCall(url, signal, async () => {
+        const response = await fetchFn(url, { signal });
+        if (!response.ok) throw new WeightCacheError("network", `weight cache: GET ${url} answered ${response.status}`);
+        return new Uint8Array(await response.arrayBuffer());
+      });
     }
     const key = await manifestKey(bytes!);
     if (pinned && key !== pinned) {
@@ -338,7 +361,11 @@ export class WeightCache {
     const url = new URL(file.name, run.manifestUrl);
     const held = run.held.get(file.name)!;
     const headers: HeadersInit = held > 0 ? { range: `bytes=${held}-` } : {};
-    const response = await run.fetch(url, { headers, signal: run.options.signal });
+    const response = await networkCall(
+      url,
+      run.options.signal,
+      () => run.fetch(url, { headers, signal: run.options.signal }),
+    );
     const contentRange = response.headers.get("content-range");
     const resumed = held > 0 && response.status === 206 &&
       contentRange === `bytes ${held}-${file.size - 1}/${file.size}`;
@@ -402,7 +429,12 @@ export class WeightCache {
     } catch (e) {
       if (e instanceof WeightCacheError) throw e;
       await flush(); // keep what arrived before the abort or the lost connection
-      throw run.options.signal?.aborted ? run.options.signal.reason : e;
+      if (run.options.signal?.aborted) throw run.options.signal.reason;
+      throw new WeightCacheError(
+        "network",
+        `weight cache: ${url} broke off at byte ${received} of ${file.size} (${errorText(e)}); what arrived is ` +
+          `kept and the next load asks for the rest`,
+      );
     }
     await flush();
     if (received !== file.size) {

@@ -41,11 +41,12 @@
  * @module
  */
 
-import type { ResidentDevice } from "../../harness/device.ts";
+import { requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import { checkDispatch, foldWorkgroups, workgroupSizeOf } from "../../harness/limits.ts";
 import type { LlamaConfig } from "../config.ts";
 import type { TensorStore } from "../safetensors.ts";
-import type { WeightFormat } from "../weights/format.ts";
+import { requireWeightFormat, type WeightFormat } from "../weights/format.ts";
+import { checkResidentBudget, estimateResidentBytes, type ResidentEstimate } from "./estimate.ts";
 import { type LoadedWeight, type LoadProgress, loadWeights, planLoad, quantizeRowsGpu } from "../weights/load.ts";
 import {
   ARGMAX,
@@ -102,6 +103,11 @@ export interface LlamaEngineOptions {
   onProgress?: LoadProgress;
   /** Positions an attention workgroup scores at once, 1 to 1,024 (default); fewer only to test the online softmax. */
   attentionChunk?: number;
+  /**
+   * Bytes the engine may hold on the GPU (weights, KV cache, activations: {@link LlamaEngine.estimate}),
+   * checked from the config and the format before anything is read or allocated. Default: no limit.
+   */
+  maxResidentBytes?: number;
 }
 
 /**
@@ -216,6 +222,8 @@ export class LlamaEngine {
   readonly logitRows: number;
   /** Slices of decode attention. */
   readonly attentionSplits: number;
+  /** What the engine holds once loaded, estimated from the config and the format before the load allocates. */
+  readonly estimate: ResidentEstimate;
   readonly #attentionChunk: number;
   readonly #gpu: ResidentDevice;
   /** Outcomes of the error scopes around buffer creation, examined at the end of a load. */
@@ -241,6 +249,8 @@ export class LlamaEngine {
   #source: TensorStore | undefined;
 
   private constructor(gpu: ResidentDevice, config: LlamaConfig, format: WeightFormat, options: LlamaEngineOptions) {
+    requireDevice("LlamaEngine", gpu);
+    requireWeightFormat("LlamaEngine", format);
     this.config = config;
     this.format = format;
     this.#options = { ...options, onProgress: undefined };
@@ -297,6 +307,10 @@ export class LlamaEngine {
       throw new Error(`${where}: attentionChunk must be an integer in [1, 1024], got ${chunk}`);
     }
     this.#attentionChunk = chunk;
+    // Everything the load will allocate, from the config and the format, before any of it is.
+    const sizes = { maxSeq, chunkRows: this.chunkRows, logitRows: this.logitRows, attentionSplits: splits };
+    this.estimate = estimateResidentBytes(config, format, { ...sizes, bindingLimit: limit });
+    checkResidentBudget(where, this.estimate, options.maxResidentBytes);
   }
 
   get #bindingLimit(): number {
@@ -319,7 +333,9 @@ export class LlamaEngine {
    * @param config the model
    * @param options format, cache size, chunking, progress
    * @returns the engine, its cache empty
-   * @throws Error (before any GPU work) for a missing or misshapen tensor, or a size over a device limit
+   * @throws Error (before any GPU work) for a missing or misshapen tensor, an unknown format, a size over a
+   *   device limit, or an estimate over `maxResidentBytes` (naming the bytes of the weights, KV cache and
+   *   activations)
    *
    * @example
    * ```ts
@@ -343,6 +359,7 @@ export class LlamaEngine {
     options?: LlamaEngineOptions,
   ): Promise<LlamaEngine> {
     options ??= {};
+    if (options.format !== undefined) requireWeightFormat("LlamaEngine.load", options.format);
     // A converted checkpoint's own format when none is asked for (another one is refused here).
     const format = planLoad(store, config, options.format).format;
     // q8 and q4g128 are quantized on the GPU (ops/quantize's `packed` and `packed_q4` kernels, the

@@ -38,6 +38,35 @@ export type WeightFormat = "f32" | "q8" | "q4g128";
 /** Every weight format. */
 export const WEIGHT_FORMATS: readonly WeightFormat[] = ["f32", "q8", "q4g128"];
 
+/**
+ * Requires one of {@link WEIGHT_FORMATS}: a format named anywhere a load, a conversion or an engine
+ * takes one is checked here, before anything is read or allocated (an unknown one would otherwise be
+ * stored as q4g128 and fail later, in a kernel).
+ *
+ * @param where who asks, for the message (e.g. `LlamaEngine.load`)
+ * @param format the value given
+ * @returns the format
+ * @throws Error naming `format`, the formats there are and the value given
+ *
+ * @example
+ * ```ts
+ * import { requireWeightFormat } from "@xpu/ops/llm";
+ * requireWeightFormat("load", "q8"); // "q8"
+ * try {
+ *   requireWeightFormat("load", "q3");
+ * } catch (e) {
+ *   (e as Error).message; // 'load: format must be one of "f32", "q8", "q4g128", got "q3"'
+ * }
+ * ```
+ */
+export function requireWeightFormat(where: string, format: unknown): WeightFormat {
+  if (!(WEIGHT_FORMATS as readonly unknown[]).includes(format)) {
+    const given = typeof format === "string" ? JSON.stringify(format) : String(format);
+    throw new Error(`${where}: format must be one of ${WEIGHT_FORMATS.map((f) => `"${f}"`).join(", ")}, got ${given}`);
+  }
+  return format as WeightFormat;
+}
+
 /** The version of the converted layout this module writes and reads (`__metadata__.version`). */
 export const FORMAT_VERSION = "1";
 
@@ -119,6 +148,7 @@ function stem(name: string): string {
  * ```
  */
 export function outputSpecs(spec: WeightSpec, format: WeightFormat): TensorSpec[] {
+  requireWeightFormat("weights", format);
   if (spec.role === "norm" || format === "f32") return [{ name: spec.name, dtype: "F32", shape: spec.shape }];
   const [N, K] = spec.shape;
   if (format === "q8") {

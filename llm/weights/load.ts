@@ -23,7 +23,7 @@
  * @module
  */
 
-import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
+import { type GpuTensor, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import { quantizePackedPlan, quantizePackedQ4Plan } from "../../ops/quantize/mod.ts";
 import { validateQuantize } from "../../ops/quantize/reference.ts";
 import type { LlamaConfig } from "../config.ts";
@@ -33,6 +33,7 @@ import {
   FORMAT_VERSION,
   llamaWeightSpecs,
   outputSpecs,
+  requireWeightFormat,
   ROPE_PERMUTATION,
   transformTensor,
   WEIGHT_FORMATS,
@@ -158,6 +159,7 @@ export function planLoad(
   config: LlamaConfig,
   format?: WeightFormat,
 ): { specs: WeightSpec[]; converted: boolean; format: WeightFormat; bytesTotal: number } {
+  if (format !== undefined) requireWeightFormat("weights", format);
   const stored = convertedFormat(store.metadata);
   if (stored !== null && format !== undefined && format !== stored) {
     throw new Error(`weights: the checkpoint is converted to ${stored}; it cannot be loaded as ${format}`);
@@ -296,6 +298,7 @@ export async function quantizeRowsGpu(
   weight: GPUBuffer,
   scales: GPUBuffer,
 ): Promise<void> {
+  requireDevice("quantizeRowsGpu", gpu);
   if (format !== "q8" && format !== "q4g128") {
     throw new Error(`quantizeRowsGpu: format must be q8 or q4g128, got ${String(format)}`);
   }

@@ -48,7 +48,7 @@
 
 import { streamWorkgroups } from "../../harness/grid.ts";
 import { packParams } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { type ActivationVariant, KERNELS } from "./kernels.gen.ts";
@@ -114,6 +114,7 @@ export function activationPlan(
   shape: ActivationShape,
   options?: KernelOptions<ActivationVariant>,
 ): KernelPlan {
+  requireDevice("activation", gpu);
   checkOptions("activation", options);
   const alpha = validateActivationShape(shape);
   const { kind, n } = shape;
@@ -156,6 +157,7 @@ export async function activationGpu(
   args: ActivationArgs,
   options?: KernelOptions<ActivationVariant>,
 ): Promise<Float32Array> {
+  requireDevice("activation", gpu);
   checkOptions("activation", options);
   validateActivation(args);
   const plan = activationPlan(gpu, { kind: args.kind, n: args.x.length, alpha: args.alpha }, options);
@@ -192,6 +194,7 @@ export function gatedActivationPlan(
   shape: GatedActivationShape,
   options?: KernelOptions<ActivationVariant>,
 ): KernelPlan {
+  requireDevice("gatedActivation", gpu);
   checkOptions("gatedActivation", options);
   validateGatedActivationShape(shape);
   const { kind, n } = shape;
@@ -237,6 +240,7 @@ export async function gatedActivationGpu(
   args: GatedActivationArgs,
   options?: KernelOptions<ActivationVariant>,
 ): Promise<Float32Array> {
+  requireDevice("gatedActivation", gpu);
   checkOptions("gatedActivation", options);
   validateGatedActivation(args);
   const plan = gatedActivationPlan(gpu, { kind: args.kind, n: args.gate.length }, options);

@@ -22,7 +22,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { type AlibiVariant, KERNELS } from "./kernels.gen.ts";
@@ -51,6 +51,7 @@ export { type AlibiVariant, KERNELS };
  * ```
  */
 export function alibiPlan(gpu: ResidentDevice, shape: AlibiShape, options?: KernelOptions<AlibiVariant>): KernelPlan {
+  requireDevice("alibi", gpu);
   checkOptions("alibi", options);
   const { queryOffset } = validateAlibiShape(shape);
   const { H, L, S } = shape;
@@ -101,6 +102,7 @@ export async function alibiGpu(
   args: AlibiArgs,
   options?: KernelOptions<AlibiVariant>,
 ): Promise<Float32Array> {
+  requireDevice("alibi", gpu);
   checkOptions("alibi", options);
   validateAlibi(args);
   const plan = alibiPlan(gpu, args, options);

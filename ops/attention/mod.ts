@@ -40,7 +40,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { GpuTensor, KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type GpuTensor, type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import type { Resolution } from "../../harness/resolve.ts";
@@ -73,11 +73,11 @@ const SCORES_PARAMS: readonly ParamField[] = [
   { name: "mask_i", type: "u32" },
   { name: "key_tiles", type: "u32" },
   { name: "row_tiles", type: "u32" },
-  { name: "BH", type: "u32" },
+  { name: "BH", type: "u32", of: "B * H" },
 ];
 
 const SUM_PARAMS: readonly ParamField[] = [
-  { name: "rows", type: "u32" },
+  { name: "rows", type: "u32", of: "B * H * L" },
   { name: "L", type: "u32" },
   { name: "S", type: "u32" },
   { name: "H", type: "u32" },
@@ -140,6 +140,7 @@ export function attentionPlansOf(
   shape: ResolvedAttentionShape,
   options?: KernelOptions<AttentionVariant>,
 ): AttentionPlans {
+  requireDevice("attention", gpu);
   checkOptions(op, options);
   const { B, H, kvHeads, L, S, D, Dv } = shape;
   const group = H / kvHeads;
@@ -219,6 +220,7 @@ export function attentionPlan(
   shape: AttentionShape,
   options?: KernelOptions<AttentionVariant>,
 ): AttentionPlans {
+  requireDevice("attention", gpu);
   checkOptions("attention", options);
   return attentionPlansOf(gpu, "attention", validateAttentionShape(shape), options);
 }
@@ -251,6 +253,7 @@ export async function runAttentionPlans(
   plans: AttentionPlans,
   args: AttentionArgs,
 ): Promise<Float32Array> {
+  requireDevice("attention", gpu);
   const { scores, weightedSum } = plans;
   const made: GpuTensor[] = [];
   const keep = <T extends GpuTensor>(t: T): T => {
@@ -298,6 +301,7 @@ export async function attentionGpu(
   args: AttentionArgs,
   options?: KernelOptions<AttentionVariant>,
 ): Promise<Float32Array> {
+  requireDevice("attention", gpu);
   checkOptions("attention", options);
   const shape = validateAttention(args);
   return await runAttentionPlans(gpu, attentionPlansOf(gpu, "attention", shape, options), args);

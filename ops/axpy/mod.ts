@@ -28,7 +28,7 @@
 
 import { streamWorkgroups } from "../../harness/grid.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { type AxpyVariant, KERNELS } from "./kernels.gen.ts";
@@ -82,6 +82,7 @@ export function axpyPlan(
   shape: AxpyShape,
   options?: KernelOptions<AxpyVariant>,
 ): KernelPlan {
+  requireDevice("axpy", gpu);
   checkOptions("axpy", options);
   validateAxpyShape(shape);
   const { alpha, n } = shape;
@@ -127,6 +128,7 @@ export function axpyInplacePlan(
   shape: AxpyShape,
   options?: KernelOptions<AxpyVariant>,
 ): KernelPlan {
+  requireDevice("axpy", gpu);
   checkOptions("axpy", options);
   validateAxpyShape(shape);
   const { alpha, n } = shape;
@@ -165,6 +167,7 @@ export async function axpyGpu(
   args: AxpyArgs,
   options?: KernelOptions<AxpyVariant>,
 ): Promise<Float32Array> {
+  requireDevice("axpy", gpu);
   checkOptions("axpy", options);
   validateAxpy(args);
   const plan = axpyPlan(gpu, { alpha: args.alpha, n: args.x.length }, options);
@@ -196,6 +199,7 @@ export async function axpyInplaceGpu(
   args: AxpyArgs,
   options?: KernelOptions<AxpyVariant>,
 ): Promise<Float32Array> {
+  requireDevice("axpy", gpu);
   checkOptions("axpy", options);
   validateAxpy(args);
   const plan = axpyInplacePlan(gpu, { alpha: args.alpha, n: args.x.length }, options);

@@ -46,7 +46,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { type ChannelNormVariant, KERNELS } from "./kernels.gen.ts";
@@ -145,6 +145,7 @@ export function channelNormPlan(
   shape: ChannelNormShape & { weight?: boolean; bias?: boolean },
   options?: KernelOptions<ChannelNormVariant>,
 ): KernelPlan {
+  requireDevice("channelNorm", gpu);
   checkOptions("channelNorm", options);
   const eps = validateChannelNormShape(shape);
   const { N, C, L } = shape;
@@ -175,7 +176,7 @@ export function channelNormPlan(
       eps,
       root: Math.sqrt(C),
     }, "channel_norm"),
-    workgroups: foldWorkgroups(N * blocks, gpu.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: foldWorkgroups(N * blocks, gpu.limits.maxComputeWorkgroupsPerDimension, "channelNorm"),
     // x read once and out written once, weight and bias once. Per element a square and an add for
     // the norm and a multiply to normalise, one more for the weight and for the bias; SiLU's
     // sigmoid (exp, add, divide) and product are 4 more.
@@ -211,6 +212,7 @@ export async function channelNormGpu(
   args: ChannelNormArgs,
   options?: KernelOptions<ChannelNormVariant>,
 ): Promise<Float32Array> {
+  requireDevice("channelNorm", gpu);
   checkOptions("channelNorm", options);
   validateChannelNorm(args);
   const plan = channelNormPlan(

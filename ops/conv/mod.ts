@@ -48,7 +48,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { HostArray, KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type HostArray, type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { gemmTiling } from "./gemm_tiling.ts";
@@ -103,7 +103,16 @@ const FIELDS = [
   "tiles_m",
   "tiles_n",
 ] as const;
-const PARAMS: readonly ParamField[] = FIELDS.map((name) => ({ name, type: "u32" }));
+/** What the derived fields are made of, for a size too large for a u32. */
+const OF: Partial<Record<typeof FIELDS[number], string>> = {
+  kvol: "the kernel's positions (the product of kernelSize)",
+  cols: "N times the output's positions",
+  in_hw: "H * W",
+  in_sp: "the input's positions (L, H * W or D * H * W)",
+  out_hw: "the output's height times its width",
+  out_sp: "the output's positions",
+};
+const PARAMS: readonly ParamField[] = FIELDS.map((name) => ({ name, type: "u32", of: OF[name] }));
 
 const product = (xs: number[]) => xs.reduce((p, v) => p * v, 1);
 /** A per-axis argument padded to three axes (outer axes first) with `fill`. */
@@ -134,6 +143,7 @@ export function convPlan(
   hasBias: boolean,
   options?: KernelOptions<ConvVariant>,
 ): KernelPlan {
+  requireDevice("conv", gpu);
   checkOptions(g.op, options);
   const outSpatial = product(g.output), inSpatial = product(g.input), kvol = product(g.kernel);
   const cinG = g.Cin / g.groups, coutG = g.Cout / g.groups;
@@ -217,6 +227,7 @@ export function conv1dPlan(
   shape: Conv1dShape & { bias?: boolean },
   options?: KernelOptions<ConvVariant>,
 ): KernelPlan {
+  requireDevice("conv1d", gpu);
   checkOptions("conv1d", options);
   return convPlan(gpu, validateConv1dShape(shape), shape.bias ?? false, options);
 }
@@ -244,6 +255,7 @@ export function conv2dPlan(
   shape: Conv2dShape & { bias?: boolean },
   options?: KernelOptions<ConvVariant>,
 ): KernelPlan {
+  requireDevice("conv2d", gpu);
   checkOptions("conv2d", options);
   return convPlan(gpu, validateConv2dShape(shape), shape.bias ?? false, options);
 }
@@ -271,6 +283,7 @@ export function conv3dPlan(
   shape: Conv3dShape & { bias?: boolean },
   options?: KernelOptions<ConvVariant>,
 ): KernelPlan {
+  requireDevice("conv3d", gpu);
   checkOptions("conv3d", options);
   return convPlan(gpu, validateConv3dShape(shape), shape.bias ?? false, options);
 }
@@ -314,6 +327,7 @@ export async function conv1dGpu(
   args: Conv1dArgs,
   options?: KernelOptions<ConvVariant>,
 ): Promise<Float32Array> {
+  requireDevice("conv1d", gpu);
   checkOptions("conv1d", options);
   const g = validateConv1d(args);
   return await runConv(gpu, convPlan(gpu, g, args.bias !== undefined, options), args);
@@ -343,6 +357,7 @@ export async function conv2dGpu(
   args: Conv2dArgs,
   options?: KernelOptions<ConvVariant>,
 ): Promise<Float32Array> {
+  requireDevice("conv2d", gpu);
   checkOptions("conv2d", options);
   const g = validateConv2d(args);
   return await runConv(gpu, convPlan(gpu, g, args.bias !== undefined, options), args);
@@ -372,6 +387,7 @@ export async function conv3dGpu(
   args: Conv3dArgs,
   options?: KernelOptions<ConvVariant>,
 ): Promise<Float32Array> {
+  requireDevice("conv3d", gpu);
   checkOptions("conv3d", options);
   const g = validateConv3d(args);
   return await runConv(gpu, convPlan(gpu, g, args.bias !== undefined, options), args);

@@ -60,7 +60,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { gemmTiling } from "../conv/gemm_tiling.ts";
@@ -95,7 +95,13 @@ const FIELDS = [
   "tap_step",
   "shift_step",
 ] as const;
-const PARAMS: readonly ParamField[] = FIELDS.map((name) => ({ name, type: "u32" }));
+/** What the derived fields are made of, for a size too large for a u32. */
+const OF: Partial<Record<typeof FIELDS[number], string>> = {
+  l_out: "the output length, (L - 1) * stride - 2 * padding + dilation * (kernelSize - 1) + outputPadding + 1",
+  j_count: "the output length / stride",
+  cols: "N times the output length / stride",
+};
+const PARAMS: readonly ParamField[] = FIELDS.map((name) => ({ name, type: "u32", of: OF[name] }));
 
 /** Greatest common divisor of two integers >= 1. */
 function gcd(a: number, b: number): number {
@@ -127,6 +133,7 @@ export function convTranspose1dPlan(
   shape: ConvTranspose1dShape & { bias?: boolean },
   options?: KernelOptions<ConvTransposeVariant>,
 ): KernelPlan {
+  requireDevice("convTranspose1d", gpu);
   checkOptions("convTranspose1d", options);
   const g = validateConvTranspose1dShape(shape);
   const hasBias = shape.bias ?? false;
@@ -200,6 +207,7 @@ export async function convTranspose1dGpu(
   args: ConvTranspose1dArgs,
   options?: KernelOptions<ConvTransposeVariant>,
 ): Promise<Float32Array> {
+  requireDevice("convTranspose1d", gpu);
   checkOptions("convTranspose1d", options);
   validateConvTranspose1d(args);
   const plan = convTranspose1dPlan(gpu, { ...args, bias: args.bias !== undefined }, options);

@@ -26,7 +26,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { type CtcDecodeVariant, KERNELS } from "./kernels.gen.ts";
@@ -64,6 +64,7 @@ export function ctcDecodePlan(
   shape: CtcDecodeShape,
   options?: KernelOptions<CtcDecodeVariant>,
 ): KernelPlan {
+  requireDevice("ctcDecode", gpu);
   checkOptions("ctcDecode", options);
   const { blank } = validateCtcDecodeShape(shape);
   const { B, T, C } = shape;
@@ -113,6 +114,7 @@ export async function ctcDecodeGpu(
   args: CtcDecodeArgs,
   options?: KernelOptions<CtcDecodeVariant>,
 ): Promise<CtcDecodeResult> {
+  requireDevice("ctcDecode", gpu);
   checkOptions("ctcDecode", options);
   validateCtcDecode(args);
   const plan = ctcDecodePlan(gpu, args, options);

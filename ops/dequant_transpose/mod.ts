@@ -29,7 +29,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { type DequantTransposeVariant, KERNELS } from "./kernels.gen.ts";
@@ -73,6 +73,7 @@ export function dequantTransposePlan(
   shape: DequantTransposeShape,
   options?: KernelOptions<DequantTransposeVariant>,
 ): KernelPlan {
+  requireDevice("dequantTranspose", gpu);
   checkOptions("dequantTranspose", options);
   validateDequantTransposeShape(shape);
   const { N, K } = shape;
@@ -119,6 +120,7 @@ export async function dequantTransposeGpu(
   args: DequantTransposeArgs,
   options?: KernelOptions<DequantTransposeVariant>,
 ): Promise<Float32Array> {
+  requireDevice("dequantTranspose", gpu);
   checkOptions("dequantTranspose", options);
   validateDequantTranspose(args);
   const [out] = await gpu.run(dequantTransposePlan(gpu, args, options), [args.weight, args.scales]);

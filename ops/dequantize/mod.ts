@@ -33,7 +33,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { type DequantizeVariant, KERNELS } from "./kernels.gen.ts";
@@ -83,6 +83,7 @@ export function dequantizePlan(
   shape: DequantizeShape,
   options?: KernelOptions<DequantizeVariant>,
 ): KernelPlan {
+  requireDevice("dequantize", gpu);
   checkOptions("dequantize", options);
   validateDequantizeShape(shape);
   const { M, N } = shape;
@@ -98,7 +99,7 @@ export function dequantizePlan(
       { name: "out", dtype: "f32", length: total, role: "output" },
     ],
     params: packParams(
-      [{ name: "n_total", type: "u32" }, { name: "cols", type: "u32" }],
+      [{ name: "n_total", type: "u32", of: "M * N" }, { name: "cols", type: "u32" }],
       { n_total: total, cols: N },
       "dequantize",
     ),
@@ -131,6 +132,7 @@ export async function dequantizeGpu(
   args: DequantizeArgs,
   options?: KernelOptions<DequantizeVariant>,
 ): Promise<Float32Array> {
+  requireDevice("dequantize", gpu);
   checkOptions("dequantize", options);
   validateDequantize(args);
   const plan = dequantizePlan(gpu, args, options);

@@ -25,7 +25,7 @@
 
 import { streamWorkgroups } from "../../harness/grid.ts";
 import { packParams } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { type ElementwiseVariant, KERNELS } from "./kernels.gen.ts";
@@ -79,6 +79,7 @@ export function elementwisePlan(
   shape: ElementwiseShape,
   options?: KernelOptions<ElementwiseVariant>,
 ): KernelPlan {
+  requireDevice("elementwise", gpu);
   checkOptions("elementwise", options);
   validateElementwiseShape(shape);
   const { op, n } = shape;
@@ -123,6 +124,7 @@ export async function elementwiseGpu(
   args: ElementwiseArgs,
   options?: KernelOptions<ElementwiseVariant>,
 ): Promise<Float32Array> {
+  requireDevice("elementwise", gpu);
   checkOptions("elementwise", options);
   validateElementwise(args);
   const plan = elementwisePlan(gpu, { op: args.op, n: args.a.length }, options);
@@ -157,6 +159,7 @@ export function elementwiseRowsPlan(
   shape: ElementwiseRowsShape,
   options?: KernelOptions<ElementwiseVariant>,
 ): KernelPlan {
+  requireDevice("elementwiseRows", gpu);
   checkOptions("elementwiseRows", options);
   validateElementwiseRowsShape(shape);
   const { op, rows, cols } = shape;
@@ -170,7 +173,7 @@ export function elementwiseRowsPlan(
       { name: "out", dtype: "f32", length: n, role: "output" },
     ],
     params: packParams(
-      [{ name: "n", type: "u32" }, { name: "d", type: "u32" }, { name: "op", type: "u32" }],
+      [{ name: "n", type: "u32", of: "rows * cols" }, { name: "d", type: "u32" }, { name: "op", type: "u32" }],
       { n, d: cols, op: OP_CODES[op] },
       "elementwiseRows",
     ),
@@ -202,6 +205,7 @@ export async function elementwiseRowsGpu(
   args: ElementwiseRowsArgs,
   options?: KernelOptions<ElementwiseVariant>,
 ): Promise<Float32Array> {
+  requireDevice("elementwiseRows", gpu);
   checkOptions("elementwiseRows", options);
   validateElementwiseRows(args);
   const plan = elementwiseRowsPlan(gpu, args, options);

@@ -81,7 +81,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
 import { maskLength, maskParams, requireWorkgroupStorage } from "../attention/kernel_params.ts";
@@ -209,6 +209,7 @@ export function flashKernel(
   shape: ResolvedAttentionShape,
   options?: KernelOptions,
 ): Resolution {
+  requireDevice("flashAttention", gpu);
   const granted = gpu.device.limits.maxComputeWorkgroupStorageSize;
   const fits = (entry: string) => workgroupBytes(gpu.resolve(KERNELS, entry).source) <= granted;
   const chosen = shape.Dv > NARROW_MAX_DV && fits("wide") ? "wide" : NARROW_ENTRIES.find(fits) ?? "kernel";
@@ -310,6 +311,7 @@ export function flashPlanOf(
   shape: ResolvedFlashShape,
   kernel: Resolution,
 ): KernelPlan {
+  requireDevice("flashAttention", gpu);
   requireWorkgroupStorage(gpu, `${op}/${kernel.variant}`, workgroupBytes(kernel.source));
   const { B, H, kvHeads, L, S, D, Dv } = shape;
   const tiles = Math.ceil(L / rowsPerWorkgroup(kernel.source));
@@ -387,6 +389,7 @@ export function flashAttentionPlan(
   shape: FlashAttentionShape,
   options?: KernelOptions<FlashAttentionVariant>,
 ): KernelPlan {
+  requireDevice("flashAttention", gpu);
   checkOptions("flashAttention", options);
   const resolved = validateFlashAttentionShape(shape);
   return flashPlanOf(gpu, "flashAttention", resolved, flashKernel(gpu, "flashAttention", resolved, options));
@@ -418,6 +421,7 @@ export async function flashAttentionGpu(
   args: FlashAttentionArgs,
   options?: KernelOptions<FlashAttentionVariant>,
 ): Promise<Float32Array> {
+  requireDevice("flashAttention", gpu);
   checkOptions("flashAttention", options);
   const shape = validateFlashAttention(args);
   const plan = flashPlanOf(gpu, "flashAttention", shape, flashKernel(gpu, "flashAttention", shape, options));

@@ -40,6 +40,7 @@ import {
   type KernelPlan,
   type KernelSequence,
   kernelSequence,
+  requireDevice,
   type ResidentDevice,
 } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
@@ -58,7 +59,7 @@ const WORKGROUP_SIZE = 256;
 const BLOCK = 256 * 4 * 4;
 
 const PARAMS: readonly ParamField[] = [
-  { name: "total", type: "u32" },
+  { name: "total", type: "u32", of: "indexLength * cols" },
   { name: "d", type: "u32" },
   { name: "v", type: "u32" },
   { name: "row0", type: "u32" },
@@ -111,6 +112,7 @@ function blockBytes(rows: number, cols: number): number {
  * ```
  */
 export function gatherBlockRows(gpu: ResidentDevice, cols: number): number {
+  requireDevice("gather", gpu);
   requireInt("gather", "cols", cols, 1, MAX_ROWS);
   const { limit, bytes } = bindingLimit(gpu);
   const rows = Math.floor(Math.floor(bytes / 16) * 16 / (4 * cols));
@@ -180,6 +182,7 @@ export function gatherPlan(
   shape: GatherShape,
   options?: KernelOptions<GatherVariant>,
 ): KernelPlan {
+  requireDevice("gather", gpu);
   checkOptions("gather", options);
   validateGatherShape(shape);
   const { rows, cols, indexLength } = shape;
@@ -248,6 +251,7 @@ export function gatherBlocksPlan(
   shape: GatherBlocksShape,
   options?: KernelOptions<GatherVariant>,
 ): GatherBlocks {
+  requireDevice("gather", gpu);
   checkOptions("gather", options);
   validateGatherShape(shape);
   const { rows, cols, indexLength } = shape;
@@ -312,6 +316,7 @@ export function uploadTableBlocks(
   cols: number,
   blockRows?: number,
 ): GpuTensor[] {
+  requireDevice("gather", gpu);
   requireInt("gather", "rows", rows, 1, MAX_ROWS);
   requireInt("gather", "cols", cols, 1, MAX_ROWS);
   requireArray("gather", "table", table, "Float32Array", [rows * cols, "rows * cols"]);
@@ -353,6 +358,7 @@ export async function gatherGpu(
   args: GatherArgs,
   options?: KernelOptions<GatherVariant>,
 ): Promise<Float32Array> {
+  requireDevice("gather", gpu);
   checkOptions("gather", options);
   validateGather(args);
   const { rows, cols } = args;

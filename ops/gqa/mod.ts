@@ -58,6 +58,7 @@ import {
   type KernelPlan,
   type KernelSequence,
   kernelSequence,
+  requireDevice,
   type ResidentDevice,
 } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
@@ -180,6 +181,7 @@ function decodeFits(shape: ResolvedFlashShape): boolean {
  * ```
  */
 export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedFlashShape, options?: GqaOptions): GqaPlans {
+  requireDevice("gqa", gpu);
   checkOptions("gqa", options, OPTION_KEYS);
   const { override, path: asked } = options ?? {};
   if (asked !== undefined) requireOneOf("gqa", "path", asked, ["decode", "prefill"]);
@@ -318,6 +320,7 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedFlashShape, optio
  * ```
  */
 export function gqaPlan(gpu: ResidentDevice, shape: GqaShape, options?: GqaOptions): GqaPlans {
+  requireDevice("gqa", gpu);
   checkOptions("gqa", options, OPTION_KEYS);
   return gqaPlansOf(gpu, validateGqaShape(shape), options);
 }
@@ -345,6 +348,7 @@ export function gqaPlan(gpu: ResidentDevice, shape: GqaShape, options?: GqaOptio
  * ```
  */
 export async function gqaGpu(gpu: ResidentDevice, args: GqaArgs, options?: GqaOptions): Promise<Float32Array> {
+  requireDevice("gqa", gpu);
   checkOptions("gqa", options, OPTION_KEYS);
   const shape = validateGqa(args);
   const { path, steps, sequence } = gqaPlansOf(gpu, shape, options);

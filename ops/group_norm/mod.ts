@@ -91,6 +91,7 @@ import {
   type KernelPlan,
   type KernelSequence,
   kernelSequence,
+  requireDevice,
   type ResidentDevice,
 } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
@@ -104,8 +105,8 @@ export { type GroupNormVariant, KERNELS };
 
 /** The kernels' uniform (include/params.wgsl), in WGSL declaration order. */
 const PARAMS: readonly ParamField[] = [
-  { name: "rows", type: "u32" },
-  { name: "d", type: "u32" },
+  { name: "rows", type: "u32", of: "N * groups" },
+  { name: "d", type: "u32", of: "C / groups * L" },
   { name: "l", type: "u32" },
   { name: "per_group", type: "u32" },
   { name: "groups", type: "u32" },
@@ -248,6 +249,7 @@ export function groupNormPlan(
   shape: GroupNormShape & { weight?: boolean; bias?: boolean },
   options?: GroupNormOptions,
 ): GroupNormPlans {
+  requireDevice("groupNorm", gpu);
   checkOptions("groupNorm", options, OPTION_KEYS);
   const eps = validateGroupNormShape(shape);
   const { override, path: asked, polls: pollsGiven } = options ?? {};
@@ -395,6 +397,7 @@ export async function groupNormGpu(
   args: GroupNormArgs,
   options?: GroupNormOptions,
 ): Promise<Float32Array> {
+  requireDevice("groupNorm", gpu);
   checkOptions("groupNorm", options, OPTION_KEYS);
   validateGroupNorm(args);
   const { path, steps, sequence } = groupNormPlan(

@@ -70,7 +70,7 @@
 
 import { rowLayout } from "../../harness/grid.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type LayernormVariant } from "./kernels.gen.ts";
@@ -148,6 +148,7 @@ export function layernormPlan(
   shape: LayernormShape,
   options?: KernelOptions<LayernormVariant>,
 ): KernelPlan {
+  requireDevice("layernorm", gpu);
   checkOptions("layernorm", options);
   const eps = validateLayernormShape(shape);
   const { rows, cols } = shape;
@@ -237,6 +238,7 @@ export async function layernormGpu(
   args: LayernormArgs,
   options?: KernelOptions<LayernormVariant>,
 ): Promise<Float32Array> {
+  requireDevice("layernorm", gpu);
   checkOptions("layernorm", options);
   const eps = validateLayernorm(args);
   const { rows, cols, weight, bias, modulation } = args;

@@ -139,7 +139,13 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
-import type { BindingSpec, HostArray, KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import {
+  type BindingSpec,
+  type HostArray,
+  type KernelPlan,
+  requireDevice,
+  type ResidentDevice,
+} from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
 import { checkOptions } from "../validate.ts";
@@ -372,6 +378,7 @@ export function matmulPlan(
   shape: MatmulShape & MatmulEpilogue,
   options?: KernelOptions<MatmulVariant>,
 ): KernelPlan {
+  requireDevice("matmul", gpu);
   checkOptions("matmul", options);
   validateMatmulShape(shape);
   const { M, N, K } = shape;
@@ -406,6 +413,7 @@ export async function matmulGpu(
   args: MatmulArgs,
   options?: KernelOptions<MatmulVariant>,
 ): Promise<Float32Array> {
+  requireDevice("matmul", gpu);
   checkOptions("matmul", options);
   validateMatmul(args);
   const [c] = await gpu.run(matmulPlan(gpu, planShape(args), options), [args.a, args.b, ...epilogueInputs(args)]);
@@ -446,6 +454,7 @@ export function matmulLinearPlan(
   shape: MatmulShape & MatmulEpilogue,
   options?: KernelOptions<MatmulVariant>,
 ): KernelPlan {
+  requireDevice("matmulLinear", gpu);
   checkOptions("matmulLinear", options);
   validateMatmulLinearShape(shape);
   const { M, N, K } = shape;
@@ -480,6 +489,7 @@ export async function matmulLinearGpu(
   args: MatmulLinearArgs,
   options?: KernelOptions<MatmulVariant>,
 ): Promise<Float32Array> {
+  requireDevice("matmulLinear", gpu);
   checkOptions("matmulLinear", options);
   validateMatmulLinear(args);
   const plan = matmulLinearPlan(gpu, planShape(args), options);
@@ -519,6 +529,7 @@ export function matmulQ8Plan(
   shape: MatmulShape & MatmulEpilogue,
   options?: KernelOptions<MatmulVariant>,
 ): KernelPlan {
+  requireDevice("matmulQ8", gpu);
   checkOptions("matmulQ8", options);
   validateMatmulQ8Shape(shape);
   const { M, N, K } = shape;
@@ -554,6 +565,7 @@ export async function matmulQ8Gpu(
   args: MatmulQ8Args,
   options?: KernelOptions<MatmulVariant>,
 ): Promise<Float32Array> {
+  requireDevice("matmulQ8", gpu);
   checkOptions("matmulQ8", options);
   validateMatmulQ8(args);
   const plan = matmulQ8Plan(gpu, planShape(args), options);
@@ -593,6 +605,7 @@ export function matmulQ4G128Plan(
   shape: MatmulShape & MatmulEpilogue,
   options?: KernelOptions<MatmulVariant>,
 ): KernelPlan {
+  requireDevice("matmulQ4G128", gpu);
   checkOptions("matmulQ4G128", options);
   validateMatmulQ4G128Shape(shape);
   const { M, N, K } = shape;
@@ -629,6 +642,7 @@ export async function matmulQ4G128Gpu(
   args: MatmulQ4G128Args,
   options?: KernelOptions<MatmulVariant>,
 ): Promise<Float32Array> {
+  requireDevice("matmulQ4G128", gpu);
   checkOptions("matmulQ4G128", options);
   validateMatmulQ4G128(args);
   const plan = matmulQ4G128Plan(gpu, planShape(args), options);
@@ -664,6 +678,7 @@ export function matmulF16Plan(
   shape: MatmulShape,
   options?: KernelOptions<MatmulVariant>,
 ): KernelPlan {
+  requireDevice("matmulF16", gpu);
   checkOptions("matmulF16", options);
   validateMatmulF16Shape(shape);
   const { M, N, K } = shape;
@@ -698,6 +713,7 @@ export async function matmulF16Gpu(
   args: MatmulF16Args,
   options?: KernelOptions<MatmulVariant>,
 ): Promise<Float32Array> {
+  requireDevice("matmulF16", gpu);
   checkOptions("matmulF16", options);
   validateMatmulF16(args);
   const [c] = await gpu.run(matmulF16Plan(gpu, args, options), [args.a, args.b]);

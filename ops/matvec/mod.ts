@@ -79,7 +79,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
-import type { BindingSpec, KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type BindingSpec, type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import type { Resolution } from "../../harness/resolve.ts";
@@ -188,6 +188,7 @@ export function matvecPlan(
   shape: MatvecShape,
   options?: KernelOptions<MatvecVariant>,
 ): KernelPlan {
+  requireDevice("matvec", gpu);
   checkOptions("matvec", options);
   validateMatvecShape(shape);
   const weight: BindingSpec = { name: "weight", dtype: "f32", length: shape.N * shape.K, role: "input" };
@@ -217,6 +218,7 @@ export async function matvecGpu(
   args: MatvecArgs,
   options?: KernelOptions<MatvecVariant>,
 ): Promise<Float32Array> {
+  requireDevice("matvec", gpu);
   checkOptions("matvec", options);
   validateMatvec(args);
   const [y] = await gpu.run(matvecPlan(gpu, args, options), [args.weight, args.x]);
@@ -253,6 +255,7 @@ export function matvecQ8Plan(
   shape: MatvecShape,
   options?: KernelOptions<MatvecVariant>,
 ): KernelPlan {
+  requireDevice("matvecQ8", gpu);
   checkOptions("matvecQ8", options);
   validateMatvecQ8Shape(shape);
   const { N, K } = shape;
@@ -286,6 +289,7 @@ export async function matvecQ8Gpu(
   args: MatvecQ8Args,
   options?: KernelOptions<MatvecVariant>,
 ): Promise<Float32Array> {
+  requireDevice("matvecQ8", gpu);
   checkOptions("matvecQ8", options);
   validateMatvecQ8(args);
   const [y] = await gpu.run(matvecQ8Plan(gpu, args, options), [args.weight, args.scales, args.x]);
@@ -322,6 +326,7 @@ export function matvecQ4G128Plan(
   shape: MatvecShape,
   options?: KernelOptions<MatvecVariant>,
 ): KernelPlan {
+  requireDevice("matvecQ4G128", gpu);
   checkOptions("matvecQ4G128", options);
   validateMatvecQ4G128Shape(shape);
   const { N, K } = shape;
@@ -355,6 +360,7 @@ export async function matvecQ4G128Gpu(
   args: MatvecQ4G128Args,
   options?: KernelOptions<MatvecVariant>,
 ): Promise<Float32Array> {
+  requireDevice("matvecQ4G128", gpu);
   checkOptions("matvecQ4G128", options);
   validateMatvecQ4G128(args);
   const [y] = await gpu.run(matvecQ4G128Plan(gpu, args, options), [args.weight, args.scales, args.x]);

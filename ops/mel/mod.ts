@@ -42,7 +42,7 @@
 import { streamWorkgroups } from "../../harness/grid.ts";
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
-import type { GpuTensor, KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type GpuTensor, type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { stftKernel } from "../stft/mod.ts";
@@ -85,6 +85,7 @@ export function powerSpectrumPlan(
   shape: { rows: number; bins: number },
   options?: KernelOptions<MelVariant>,
 ): KernelPlan {
+  requireDevice("powerSpectrum", gpu);
   checkOptions("powerSpectrum", options);
   validatePowerSpectrumShape(shape);
   const n = shape.rows * shape.bins;
@@ -95,7 +96,7 @@ export function powerSpectrumPlan(
       { name: "x", dtype: "f32", length: 2 * n, role: "input" },
       { name: "out", dtype: "f32", length: n, role: "output" },
     ],
-    params: packParams([{ name: "n", type: "u32" }], { n }, "powerSpectrum"),
+    params: packParams([{ name: "n", type: "u32", of: "rows * bins" }], { n }, "powerSpectrum"),
     workgroups: streamWorkgroups(n, 256 * 2, gpu.limits.maxComputeWorkgroupsPerDimension),
     // Two values read and one written per bin; two multiplies and an add.
     cost: { bytes: 12 * n, flops: 3 * n },
@@ -123,6 +124,7 @@ export async function powerSpectrumGpu(
   args: PowerSpectrumArgs,
   options?: KernelOptions<MelVariant>,
 ): Promise<Float32Array> {
+  requireDevice("powerSpectrum", gpu);
   checkOptions("powerSpectrum", options);
   validatePowerSpectrum(args);
   const [out] = await gpu.run(powerSpectrumPlan(gpu, args, options), [args.x]);
@@ -147,6 +149,7 @@ export async function powerSpectrumGpu(
  * ```
  */
 export function melPlan(gpu: ResidentDevice, shape: MelShape, options?: KernelOptions<MelVariant>): KernelPlan {
+  requireDevice("mel", gpu);
   checkOptions("mel", options);
   validateMelShape(shape);
   const { rows, nFreqs, nMels } = shape;
@@ -194,6 +197,7 @@ export async function melGpu(
   args: MelArgs,
   options?: KernelOptions<MelVariant>,
 ): Promise<Float32Array> {
+  requireDevice("mel", gpu);
   checkOptions("mel", options);
   validateMel(args);
   const [out] = await gpu.run(melPlan(gpu, args, options), [args.x, args.filterbank]);
@@ -218,6 +222,7 @@ export async function melGpu(
  * ```
  */
 export async function melSpectrogramGpu(gpu: ResidentDevice, args: MelSpectrogramArgs): Promise<Float32Array> {
+  requireDevice("melSpectrogram", gpu);
   validateMelSpectrogram(args);
   const bins = stftBins(args.nFft);
   const rows = args.batch * stftFrames(args.length, args.nFft, args.hopLength);

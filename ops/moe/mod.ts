@@ -33,7 +33,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type MoeVariant } from "./kernels.gen.ts";
@@ -63,7 +63,7 @@ const WG = 256;
 const u32Fields = (...names: string[]): readonly ParamField[] => names.map((name) => ({ name, type: "u32" }));
 const ROUTER_PARAMS = u32Fields("tokens", "experts", "k", "normTopkProb");
 const DISPATCH_PARAMS = u32Fields("tokens", "experts", "k", "capacity");
-const GATHER_PARAMS = u32Fields("tokens", "k", "d", "total");
+const GATHER_PARAMS = [...u32Fields("tokens", "k", "d"), { name: "total", type: "u32", of: "T * D" } as const];
 
 /**
  * Plans the router on the GPU.
@@ -87,6 +87,7 @@ export function moeRouterPlan(
   shape: MoeRouterShape,
   options?: KernelOptions<MoeVariant>,
 ): KernelPlan {
+  requireDevice("moeRouter", gpu);
   checkOptions("moeRouter", options);
   validateMoeRouterShape(shape);
   const { T, E, k } = shape;
@@ -133,6 +134,7 @@ export async function moeRouterGpu(
   args: MoeRouterArgs,
   options?: KernelOptions<MoeVariant>,
 ): Promise<MoeRouting> {
+  requireDevice("moeRouter", gpu);
   checkOptions("moeRouter", options);
   validateMoeRouter(args);
   const [experts, gates] = await gpu.run(moeRouterPlan(gpu, args, options), [args.logits]);
@@ -162,6 +164,7 @@ export function moeDispatchPlan(
   shape: MoeDispatchShape,
   options?: KernelOptions<MoeVariant>,
 ): KernelPlan {
+  requireDevice("moeDispatch", gpu);
   checkOptions("moeDispatch", options);
   validateMoeDispatchShape(shape);
   const { T, E, k, capacity } = shape;
@@ -209,6 +212,7 @@ export async function moeDispatchGpu(
   args: MoeDispatchArgs,
   options?: KernelOptions<MoeVariant>,
 ): Promise<MoeDispatch> {
+  requireDevice("moeDispatch", gpu);
   checkOptions("moeDispatch", options);
   validateMoeDispatch(args);
   const [slotToken, tokenSlot] = await gpu.run(moeDispatchPlan(gpu, args, options), [args.experts]);
@@ -238,6 +242,7 @@ export function moeGatherPlan(
   shape: MoeGatherShape,
   options?: KernelOptions<MoeVariant>,
 ): KernelPlan {
+  requireDevice("moeGather", gpu);
   checkOptions("moeGather", options);
   validateMoeGatherShape(shape);
   const { T, k, slots, D } = shape;
@@ -286,6 +291,7 @@ export async function moeGatherGpu(
   args: MoeGatherArgs,
   options?: KernelOptions<MoeVariant>,
 ): Promise<Float32Array> {
+  requireDevice("moeGather", gpu);
   checkOptions("moeGather", options);
   validateMoeGather(args);
   const [out] = await gpu.run(moeGatherPlan(gpu, args, options), [args.y, args.tokenSlot, args.gates]);

@@ -56,7 +56,7 @@
 
 import { streamWorkgroups } from "../../harness/grid.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type PadVariant } from "./kernels.gen.ts";
@@ -71,10 +71,10 @@ const PARAMS: readonly ParamField[] = [
   { name: "size", type: "u32" },
   { name: "inner", type: "u32" },
   { name: "before", type: "u32" },
-  { name: "padded", type: "u32" },
+  { name: "padded", type: "u32", of: "before + size + after" },
   { name: "mode", type: "u32" },
   { name: "value", type: "f32" },
-  { name: "n", type: "u32" },
+  { name: "n", type: "u32", of: "outer * (before + size + after) * inner" },
 ];
 
 /** Output elements one workgroup writes per step: 256 invocations x one vec4. */
@@ -98,6 +98,7 @@ const BLOCK_ELEMENTS = 256 * 4;
  * ```
  */
 export function padPlan(gpu: ResidentDevice, shape: PadShape, options?: KernelOptions<PadVariant>): KernelPlan {
+  requireDevice("pad", gpu);
   checkOptions("pad", options);
   validatePadShape(shape);
   const { outer, size, inner, before, after } = shape;
@@ -150,6 +151,7 @@ export async function padGpu(
   args: PadArgs,
   options?: KernelOptions<PadVariant>,
 ): Promise<Float32Array> {
+  requireDevice("pad", gpu);
   checkOptions("pad", options);
   validatePad(args);
   const [out] = await gpu.run(padPlan(gpu, args, options), [args.x]);

@@ -30,7 +30,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import type { Resolution } from "../../harness/resolve.ts";
@@ -48,8 +48,11 @@ export { KERNELS, type PermuteVariant };
 
 const WORKGROUP_SIZE = 256;
 const AXES = Array.from({ length: MAX_PERMUTE_RANK }, (_, a) => a);
+/** The element count, which bounds every other size and stride the kernels take. */
+const N: ParamField = { name: "n", type: "u32", of: "the product of shape's sizes" };
+
 const PARAMS: ParamField[] = [
-  { name: "n", type: "u32" },
+  N,
   ...AXES.map((a): ParamField => ({ name: `size${a}`, type: "u32" })),
   ...AXES.map((a): ParamField => ({ name: `stride${a}`, type: "u32" })),
 ];
@@ -63,9 +66,10 @@ const SLOTS = 5;
 const u32Fields = (names: string[]) => names.map((name): ParamField => ({ name, type: "u32" }));
 const slotFields = (fields: string[]) =>
   fields.flatMap((field) => u32Fields(Array.from({ length: SLOTS }, (_, a) => `${field}${a}`)));
-const ROWS_PARAMS: ParamField[] = [...u32Fields(["n", "inner", "axes"]), ...slotFields(["size", "xs"])];
+const ROWS_PARAMS: ParamField[] = [N, ...u32Fields(["inner", "axes"]), ...slotFields(["size", "xs"])];
 const TILES_PARAMS: ParamField[] = [
-  ...u32Fields(["n", "p", "q", "p_stride", "q_stride", "axes"]),
+  N,
+  ...u32Fields(["p", "q", "p_stride", "q_stride", "axes"]),
   ...slotFields(["size", "xs", "os"]),
 ];
 
@@ -205,6 +209,7 @@ export function permutePlan(
   permutation: PermuteShape,
   options?: KernelOptions<PermuteVariant>,
 ): KernelPlan {
+  requireDevice("permute", gpu);
   checkOptions("permute", options);
   const dims = validatePermuteShape(permutation);
   const { shape } = permutation;
@@ -265,6 +270,7 @@ export async function permuteGpu(
   args: PermuteArgs,
   options?: KernelOptions<PermuteVariant>,
 ): Promise<Float32Array> {
+  requireDevice("permute", gpu);
   checkOptions("permute", options);
   validatePermute(args);
   const plan = permutePlan(gpu, args, options);

@@ -38,7 +38,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type PopeVariant } from "./kernels.gen.ts";
@@ -71,6 +71,7 @@ const CHUNKS = 64;
  * ```
  */
 export function popePlan(gpu: ResidentDevice, shape: PopeShape, options?: KernelOptions<PopeVariant>): KernelPlan {
+  requireDevice("pope", gpu);
   checkOptions("pope", options);
   validatePopeShape(shape);
   const { S, D, posOffset } = shape;
@@ -117,6 +118,7 @@ export async function popeGpu(
   args: PopeArgs,
   options?: KernelOptions<PopeVariant>,
 ): Promise<Float32Array> {
+  requireDevice("pope", gpu);
   checkOptions("pope", options);
   validatePope(args);
   const [out] = await gpu.run(popePlan(gpu, args, options), [popeArguments(args.D)]);

@@ -15,8 +15,12 @@
  * - `scale = absmax / 127` rounded to f32, as torch's division on a float32 tensor. WGSL allows its
  *   division 2.5 ULP, so every kernel computes the correctly rounded quotient in integer arithmetic
  *   instead (`exact_scale.wgsl`), and scales agree with the reference bit for bit too.
- * - A row of zeros gets scale 0 and codes 0, not NaN. Non-finite input is refused. Subnormal
- *   scales (absmax below 127 * 2^-126) may be flushed to 0 by the device.
+ * - A row of zeros gets scale 0 and codes 0, not NaN. Non-finite input is refused by the reference
+ *   and the GPU entry points (one message); a plan on resident tensors, which cannot refuse it, marks
+ *   its row (for `packed_q4`, its group of 128 columns) with scale NaN and codes 0, the rest
+ *   quantized as ever (the reference module doc says why; `non_finite.test.ts` pins it for every
+ *   entry point and variant). Subnormal scales (absmax below 127 * 2^-126) may be flushed to 0 by
+ *   the device.
  *
  * The portable kernel runs one workgroup per row (rows past 65,535 fold into y). On NVIDIA,
  * `kernel.nvidia` is resolved: a row of up to 8192 columns (a multiple of 4) is spread over the
@@ -58,7 +62,7 @@
 import { rowLayout } from "../../harness/grid.ts";
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type QuantizeVariant } from "./kernels.gen.ts";
@@ -127,6 +131,7 @@ export function quantizePlan(
   shape: QuantizeShape,
   options?: KernelOptions<QuantizeVariant>,
 ): KernelPlan {
+  requireDevice("quantize", gpu);
   checkOptions("quantize", options);
   validateQuantizeShape(shape);
   const { rows, cols } = shape;
@@ -174,6 +179,7 @@ export async function quantizeGpu(
   args: QuantizeArgs,
   options?: KernelOptions<QuantizeVariant>,
 ): Promise<QuantizeResult> {
+  requireDevice("quantize", gpu);
   checkOptions("quantize", options);
   validateQuantize(args);
   const plan = quantizePlan(gpu, args, options);
@@ -207,6 +213,7 @@ export function quantizePackedPlan(
   shape: QuantizePackedShape,
   options?: KernelOptions<QuantizeVariant>,
 ): KernelPlan {
+  requireDevice("quantize", gpu);
   checkOptions("quantize", options);
   validateQuantizePackedShape(shape);
   const { rows, cols } = shape;
@@ -259,6 +266,7 @@ export async function quantizePackedGpu(
   args: QuantizeArgs,
   options?: KernelOptions<QuantizeVariant>,
 ): Promise<QuantizePackedResult> {
+  requireDevice("quantize", gpu);
   checkOptions("quantize", options);
   validateQuantize(args);
   const [packed, scales] = await gpu.run(quantizePackedPlan(gpu, args, options), [args.x]);
@@ -292,6 +300,7 @@ export function quantizePackedQ4Plan(
   shape: QuantizePackedShape,
   options?: KernelOptions<QuantizeVariant>,
 ): KernelPlan {
+  requireDevice("quantize", gpu);
   checkOptions("quantize", options);
   validateQuantizePackedQ4Shape(shape);
   const { rows, cols } = shape;
@@ -353,6 +362,7 @@ export async function quantizePackedQ4Gpu(
   args: QuantizeArgs,
   options?: KernelOptions<QuantizeVariant>,
 ): Promise<QuantizePackedQ4Result> {
+  requireDevice("quantize", gpu);
   checkOptions("quantize", options);
   validateQuantize(args);
   const [packed, scales] = await gpu.run(quantizePackedQ4Plan(gpu, args, options), [args.x]);

@@ -27,8 +27,12 @@
  * = 0 and the Inf element's code round(Inf / Inf) = NaN; a row with NaN has absmax NaN (torch.amax
  * propagates it) and every code NaN. Casting NaN to int8 is undefined behaviour in torch (it differs
  * between CPU and CUDA), and dequantizing gives code * scale = 0 * Inf = NaN for every element of
- * the row, so propagation would only hide the bad row. {@link validateQuantize} scans `x` for them;
- * a plan run on resident tensors ({@link validateQuantizeShape} sees only the sizes) cannot.
+ * the row, so propagation would only hide the bad row. {@link validateQuantize} scans `x` for them,
+ * and the GPU entry points refuse them with its message. A plan run on resident tensors
+ * ({@link validateQuantizeShape} sees only the sizes) cannot refuse what it never reads on the host,
+ * so every kernel marks it instead: a row (for `packed_q4`, a group of 128 columns) holding an Inf or
+ * a NaN gets scale NaN and codes 0, and every other row or group is quantized as here. The NaN scale
+ * says which row it was, and dequantizing gives NaN for each element of it, as torch's formula does.
  *
  * @module
  */

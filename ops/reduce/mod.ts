@@ -42,7 +42,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type ReduceVariant } from "./kernels.gen.ts";
@@ -75,9 +75,9 @@ const ADJACENT_QUADS = 8;
 const MIN_GROUPS = 256;
 const OP_CODES: Record<ReduceOp, number> = { sum: 0, max: 1, min: 2, mean: 3 };
 const PARAMS = [
-  { name: "outer", type: "u32" },
+  { name: "outer", type: "u32", of: "the product of shape's sizes before dim" },
   { name: "length", type: "u32" },
-  { name: "inner", type: "u32" },
+  { name: "inner", type: "u32", of: "the product of shape's sizes after dim" },
   { name: "lanes", type: "u32" },
   { name: "op", type: "u32" },
 ] as const;
@@ -132,6 +132,7 @@ export function reducePlan(
   reduction: ReduceShape,
   options?: KernelOptions<ReduceVariant>,
 ): KernelPlan {
+  requireDevice("reduce", gpu);
   checkOptions("reduce", options);
   const { outer, length, inner } = validateReduceShape(reduction);
   const outputs = outer * inner;
@@ -175,6 +176,7 @@ export async function reduceGpu(
   args: ReduceArgs,
   options?: KernelOptions<ReduceVariant>,
 ): Promise<Float32Array> {
+  requireDevice("reduce", gpu);
   checkOptions("reduce", options);
   validateReduce(args);
   const plan = reducePlan(gpu, args, options);

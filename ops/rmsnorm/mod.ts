@@ -61,7 +61,7 @@
 
 import { rowLayout } from "../../harness/grid.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type RmsnormVariant } from "./kernels.gen.ts";
@@ -136,6 +136,7 @@ export function rmsnormPlan(
   shape: RmsnormShape,
   options?: KernelOptions<RmsnormVariant>,
 ): KernelPlan {
+  requireDevice("rmsnorm", gpu);
   checkOptions("rmsnorm", options);
   const { groups, eps } = validateRmsnormShape(shape);
   const { rows, cols, modulation } = shape;
@@ -208,6 +209,7 @@ export async function rmsnormGpu(
   args: RmsnormArgs,
   options?: KernelOptions<RmsnormVariant>,
 ): Promise<Float32Array> {
+  requireDevice("rmsnorm", gpu);
   checkOptions("rmsnorm", options);
   const { groups, eps } = validateRmsnorm(args);
   const { rows, cols, modulation } = args;

@@ -40,7 +40,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type RopeVariant } from "./kernels.gen.ts";
@@ -87,6 +87,7 @@ const WG = 256;
  * ```
  */
 export function ropePlan(gpu: ResidentDevice, shape: RopeShape, options?: KernelOptions<RopeVariant>): KernelPlan {
+  requireDevice("rope", gpu);
   checkOptions("rope", options);
   const { offset, headOffset, headCount, cacheLength, attentionFactor } = validateRopeShape(shape);
   const { tokens, heads, headDim } = shape;
@@ -114,7 +115,7 @@ export function ropePlan(gpu: ResidentDevice, shape: RopeShape, options?: Kernel
         { name: "offset", type: "f32" },
         { name: "attentionFactor", type: "f32" },
         { name: "chunks", type: "u32" },
-        { name: "total", type: "u32" },
+        { name: "total", type: "u32", of: "tokens * heads * headDim" },
       ],
       {
         tokens,
@@ -159,6 +160,7 @@ export async function ropeGpu(
   args: RopeArgs,
   options?: KernelOptions<RopeVariant>,
 ): Promise<Float32Array> {
+  requireDevice("rope", gpu);
   checkOptions("rope", options);
   const { invFreq, cacheLength } = validateRope(args);
   const plan = ropePlan(gpu, { ...args, cacheLength }, options);
@@ -196,6 +198,7 @@ export function ropeAxesPlan(
   shape: RopeAxesShape,
   options?: KernelOptions<RopeVariant>,
 ): KernelPlan {
+  requireDevice("ropeAxes", gpu);
   checkOptions("ropeAxes", options);
   const { pairing } = validateRopeAxesShape(shape);
   const { tokens, heads, headDim } = shape;
@@ -223,7 +226,7 @@ export function ropeAxesPlan(
         { name: "mode", type: "u32" },
         { name: "halfPairs", type: "u32" },
         { name: "chunks", type: "u32" },
-        { name: "total", type: "u32" },
+        { name: "total", type: "u32", of: "tokens * heads * headDim" },
       ],
       { tokens, heads, headDim, axes, mode, halfPairs: Number(pairing === "half"), chunks, total },
       "ropeAxes",
@@ -259,6 +262,7 @@ export async function ropeAxesGpu(
   args: RopeAxesArgs,
   options?: KernelOptions<RopeVariant>,
 ): Promise<Float32Array> {
+  requireDevice("ropeAxes", gpu);
   checkOptions("ropeAxes", options);
   const { axis, invFreq } = validateRopeAxes(args);
   const plan = ropeAxesPlan(gpu, args, options);

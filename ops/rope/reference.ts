@@ -148,6 +148,12 @@ const KEYS: readonly string[] = [
 ];
 
 /**
+ * The largest head: its `headDim / 2` inverse frequencies are computed on the host for every plan
+ * (models use 64 to 512), so a size past any model's is refused rather than built for minutes.
+ */
+export const ROPE_MAX_HEAD_DIM = 65536;
+
+/**
  * Validates {@link rope}'s sizes and scalars.
  *
  * @param shape the sizes and scalars
@@ -166,7 +172,7 @@ export function validateRopeShape(shape: RopeShape): RopeResolved {
   requireArgs("rope", "shape", shape, `{ ${SHAPE_FIELDS}, cacheLength? }`, KEYS);
   requireInt("rope", "tokens", shape.tokens, 1, U32_MAX);
   requireInt("rope", "heads", shape.heads, 1, U32_MAX);
-  requireInt("rope", "headDim", shape.headDim, 2, U32_MAX);
+  requireInt("rope", "headDim", shape.headDim, 2, ROPE_MAX_HEAD_DIM);
   if (shape.headDim % 2 !== 0) throw new Error(`rope: headDim must be even, got ${shape.headDim}`);
   const offset = requireF32("rope", "offset", shape.offset ?? 0);
   const headOffset = requireInt("rope", "headOffset", shape.headOffset ?? 0, 0, shape.heads);
@@ -201,7 +207,7 @@ export function validateRope(args: RopeArgs): RopeResolved {
   let cacheLength = 0;
   if (args.ropeCache !== undefined) {
     requireArray("rope", "ropeCache", args.ropeCache, "Float32Array");
-    requireInt("rope", "headDim", args.headDim, 2, U32_MAX);
+    requireInt("rope", "headDim", args.headDim, 2, ROPE_MAX_HEAD_DIM);
     const half = Math.floor(args.headDim / 2);
     if (args.ropeCache.length % half !== 0) {
       throw new Error(

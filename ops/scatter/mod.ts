@@ -37,7 +37,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type ScatterVariant } from "./kernels.gen.ts";
@@ -62,8 +62,12 @@ const LOCAL_SLOTS = 4096;
 /** Blocks `kernel.nvidia` aims to have at least, so that every SM of a large GPU has rows to take. */
 const LEAST_BLOCKS = 1024;
 
-const PARAMS: ParamField[] = ["total", "k", "d"].map((name) => ({ name, type: "u32" }));
-const NVIDIA_PARAMS: ParamField[] = ["total", "k", "d", "n", "rows"].map((name) => ({ name, type: "u32" }));
+const TOTAL: ParamField = { name: "total", type: "u32", of: "rows * indexCols" };
+const PARAMS: ParamField[] = [TOTAL, ...["k", "d"].map((name): ParamField => ({ name, type: "u32" }))];
+const NVIDIA_PARAMS: ParamField[] = [
+  TOTAL,
+  ...["k", "d", "n", "rows"].map((name): ParamField => ({ name, type: "u32" })),
+];
 
 /** Params and workgroups of each variant. */
 function geometryOf(
@@ -125,6 +129,7 @@ export function scatterPlan(
   shape: ScatterShape,
   options?: KernelOptions<ScatterVariant>,
 ): KernelPlan {
+  requireDevice("scatter", gpu);
   checkOptions("scatter", options);
   validateScatterShape(shape);
   const { rows, indexCols, cols } = shape;
@@ -167,6 +172,7 @@ export async function scatterGpu(
   args: ScatterArgs,
   options?: KernelOptions<ScatterVariant>,
 ): Promise<Float32Array> {
+  requireDevice("scatter", gpu);
   checkOptions("scatter", options);
   validateScatter(args);
   const plan = scatterPlan(gpu, { rows: args.rows, indexCols: args.indexCols, cols: args.cols }, options);
@@ -204,6 +210,7 @@ export function indexCopyPlan(
   shape: IndexCopyShape,
   options?: KernelOptions<ScatterVariant>,
 ): KernelPlan {
+  requireDevice("indexCopy", gpu);
   checkOptions("indexCopy", options);
   validateIndexCopyShape(shape);
   const { outer, rows, cols, indexLength } = shape;
@@ -248,6 +255,7 @@ export async function indexCopyGpu(
   args: IndexCopyArgs,
   options?: KernelOptions<ScatterVariant>,
 ): Promise<Float32Array> {
+  requireDevice("indexCopy", gpu);
   checkOptions("indexCopy", options);
   validateIndexCopy(args);
   const { outer, rows, cols } = args;

@@ -35,7 +35,7 @@
 
 import { streamWorkgroups } from "../../harness/grid.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type SnakeVariant } from "./kernels.gen.ts";
@@ -52,7 +52,7 @@ export * from "./reference.ts";
 export { KERNELS, type SnakeVariant };
 
 const PARAMS: readonly ParamField[] = [
-  { name: "n", type: "u32" },
+  { name: "n", type: "u32", of: "N * C * L" },
   { name: "c", type: "u32" },
   { name: "l", type: "u32" },
 ];
@@ -108,6 +108,7 @@ function plan(
  * ```
  */
 export function snakePlan(gpu: ResidentDevice, shape: SnakeShape, options?: KernelOptions<SnakeVariant>): KernelPlan {
+  requireDevice("snake", gpu);
   checkOptions("snake", options);
   return plan(gpu, shape, "kernel", options);
 }
@@ -138,6 +139,7 @@ export function snakeBetaPlan(
   shape: SnakeShape,
   options?: KernelOptions<SnakeVariant>,
 ): KernelPlan {
+  requireDevice("snake", gpu);
   checkOptions("snake", options);
   return plan(gpu, shape, "beta", options);
 }
@@ -165,6 +167,7 @@ export async function snakeGpu(
   args: SnakeArgs,
   options?: KernelOptions<SnakeVariant>,
 ): Promise<Float32Array> {
+  requireDevice("snake", gpu);
   checkOptions("snake", options);
   validateSnake(args);
   const [out] = await gpu.run(snakePlan(gpu, args, options), [args.x, args.alpha]);
@@ -195,6 +198,7 @@ export async function snakeBetaGpu(
   args: SnakeBetaArgs,
   options?: KernelOptions<SnakeVariant>,
 ): Promise<Float32Array> {
+  requireDevice("snake", gpu);
   checkOptions("snake", options);
   validateSnakeBeta(args);
   const [out] = await gpu.run(snakeBetaPlan(gpu, args, options), [args.x, args.alpha, args.beta]);

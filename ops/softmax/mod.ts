@@ -48,7 +48,7 @@
 
 import { rowLayout } from "../../harness/grid.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type SoftmaxVariant } from "./kernels.gen.ts";
@@ -94,6 +94,7 @@ export function softmaxPlan(
   shape: SoftmaxShape,
   options?: KernelOptions<SoftmaxVariant>,
 ): KernelPlan {
+  requireDevice("softmax", gpu);
   checkOptions("softmax", options);
   validateSoftmaxShape(shape);
   const { rows, cols } = shape;
@@ -135,6 +136,7 @@ export async function softmaxGpu(
   args: SoftmaxArgs,
   options?: KernelOptions<SoftmaxVariant>,
 ): Promise<Float32Array> {
+  requireDevice("softmax", gpu);
   checkOptions("softmax", options);
   validateSoftmax(args);
   const plan = softmaxPlan(gpu, args, options);

@@ -63,7 +63,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { parseVariantName } from "../../harness/variants.ts";
@@ -80,6 +80,7 @@ import {
   type StftShape,
   validateIstft,
   validateIstftShape,
+  validateIstftWindow,
   validateStft,
   validateStftShape,
 } from "./reference.ts";
@@ -92,7 +93,7 @@ export { KERNELS, type StftVariant };
 const TILE = 64;
 
 const STFT_PARAMS: readonly ParamField[] = [
-  { name: "m", type: "u32" },
+  { name: "m", type: "u32", of: "batch times the frames" },
   { name: "n", type: "u32" },
   { name: "k", type: "u32" },
   { name: "basis_q", type: "u32" },
@@ -103,7 +104,7 @@ const STFT_PARAMS: readonly ParamField[] = [
 ];
 
 const FFT_PARAMS: readonly ParamField[] = [
-  { name: "rows", type: "u32" },
+  { name: "rows", type: "u32", of: "batch times the frames" },
   { name: "n_fft", type: "u32" },
   { name: "log2_n", type: "u32" },
   { name: "bins", type: "u32" },
@@ -114,7 +115,7 @@ const FFT_PARAMS: readonly ParamField[] = [
 ];
 
 const ISTFT_PARAMS: readonly ParamField[] = [
-  { name: "m", type: "u32" },
+  { name: "m", type: "u32", of: "batch times the output length / hopLength" },
   { name: "n", type: "u32" },
   { name: "k", type: "u32" },
   { name: "basis_q", type: "u32" },
@@ -125,7 +126,7 @@ const ISTFT_PARAMS: readonly ParamField[] = [
   { name: "first_block", type: "u32" },
   { name: "n_fft", type: "u32" },
   { name: "start", type: "u32" },
-  { name: "length", type: "u32" },
+  { name: "length", type: "u32", of: "length (default nFft + hopLength * (frames - 1) less the padding)" },
   { name: "reach", type: "u32" },
 ];
 
@@ -148,6 +149,7 @@ const ISTFT_PARAMS: readonly ParamField[] = [
  * ```
  */
 export function stftPlan(gpu: ResidentDevice, shape: StftShape, options?: KernelOptions<StftVariant>): KernelPlan {
+  requireDevice("stft", gpu);
   checkOptions("stft", options);
   validateStftShape(shape);
   const { batch, length, nFft, hopLength } = shape;
@@ -228,6 +230,7 @@ export function stftUsesFft(nFft: number): boolean {
  * ```
  */
 export function stftFftPlan(gpu: ResidentDevice, shape: StftShape, options?: KernelOptions<StftVariant>): KernelPlan {
+  requireDevice("stft", gpu);
   checkOptions("stft", options);
   validateStftShape(shape);
   const { batch, length, nFft, hopLength } = shape;
@@ -282,6 +285,7 @@ export function stftKernel(
   args: StftShape & { window?: Float32Array },
   options?: KernelOptions<StftVariant>,
 ): { plan: KernelPlan; tables: Float32Array[] } {
+  requireDevice("stft", gpu);
   checkOptions("stft", options);
   const entry = options?.override !== undefined
     ? parseVariantName(options?.override).entry
@@ -318,6 +322,7 @@ export async function stftGpu(
   args: StftArgs,
   options?: KernelOptions<StftVariant>,
 ): Promise<Float32Array> {
+  requireDevice("stft", gpu);
   checkOptions("stft", options);
   validateStft(args);
   const { plan, tables } = stftKernel(gpu, args, options);
@@ -329,11 +334,14 @@ export async function stftGpu(
  * Plans `istft` on the GPU.
  *
  * @param gpu the device
- * @param shape `batch`, `frames`, `nFft`, `hopLength`, `padding`, `length`
+ * @param shape `batch`, `frames`, `nFft`, `hopLength`, `padding`, `length`, and the `window` the plan
+ *   will be bound to when it is not the periodic Hann window
  * @param options kernel override
  * @returns the plan; bindings `x` (`[batch, frames, bins, 2]`), `basis` ({@link istftBasis}),
- *   `window` (length nFft) and `out` (`[batch, length]`). The NOLA check needs the window's values,
- *   so it is made by {@link validateIstft} (called by {@link istftGpu}), not here.
+ *   `window` (length nFft) and `out` (`[batch, length]`)
+ * @throws Error naming the argument, as {@link validateIstftShape}, or naming the window and
+ *   hopLength when they fail torch's NOLA check ({@link validateIstftWindow}, for the shape's
+ *   `window`, else the Hann window: a window bound later is not read, so check it there)
  *
  * @example
  * ```ts
@@ -343,9 +351,15 @@ export async function stftGpu(
  * const plan = istftPlan(gpu, { batch: 1, frames: 2813, nFft: 1024, hopLength: 256, padding: "same" });
  * ```
  */
-export function istftPlan(gpu: ResidentDevice, shape: IstftShape, options?: KernelOptions<StftVariant>): KernelPlan {
+export function istftPlan(
+  gpu: ResidentDevice,
+  shape: IstftShape & { window?: Float32Array },
+  options?: KernelOptions<StftVariant>,
+): KernelPlan {
+  requireDevice("istft", gpu);
   checkOptions("istft", options);
   validateIstftShape(shape);
+  validateIstftWindow(shape, shape.window);
   const { batch, frames, nFft, hopLength } = shape;
   const span = istftSpan(shape);
   const { start } = span;
@@ -416,6 +430,7 @@ export async function istftGpu(
   args: IstftArgs,
   options?: KernelOptions<StftVariant>,
 ): Promise<Float32Array> {
+  requireDevice("istft", gpu);
   checkOptions("istft", options);
   validateIstft(args);
   const window = args.window ?? hannWindow(args.nFft);

@@ -285,18 +285,62 @@ export function validateIstft(args: IstftArgs): void {
     args.batch * args.frames * bins * 2,
     "batch * frames * bins * 2",
   ]);
-  if (args.window !== undefined) requireArray("istft", "window", args.window, "Float32Array", [args.nFft, "nFft"]);
-  const window = args.window ?? hannWindow(args.nFft);
-  const { start, length } = istftSpan(args);
-  const envelope = new Float64Array(args.nFft + args.hopLength * (args.frames - 1));
-  for (let f = 0; f < args.frames; f++) {
-    for (let n = 0; n < args.nFft; n++) envelope[f * args.hopLength + n] += window[n] * window[n];
-  }
-  const returned = envelope.subarray(start, start + (args.length ?? length));
-  const lowest = returned.reduce((m, v) => Math.min(m, Math.abs(v)), Infinity);
+  validateIstftWindow(args, args.window);
+}
+
+/**
+ * torch.istft's NOLA check for a window: its overlap-added square (the envelope istft divides by)
+ * must exceed {@link NOLA_THRESHOLD} at every returned sample, or istft throws as torch does
+ * ("window overlap add min"). {@link validateIstft} calls it, and so does `istftPlan` for the window
+ * its shape names (the periodic Hann window unless it carries `window`): a plan never reads the
+ * window it is later bound to, so a caller that binds another window checks it here.
+ *
+ * The envelope repeats with period hopLength wherever every frame that could reach a sample exists,
+ * so it is evaluated there over one period only, and sample by sample near the ends: the check costs
+ * about nFft^2 / hopLength + hopLength steps, whatever the frame count.
+ *
+ * @param shape the sizes, padding and length
+ * @param window the window, length nFft; default the periodic Hann window
+ * @throws Error naming the window and hopLength when the envelope falls to the threshold, or the
+ *   window when it is not a Float32Array of length nFft
+ *
+ * @example
+ * ```ts
+ * import { validateIstftWindow } from "@xpu/ops/ops/stft";
+ * validateIstftWindow({ batch: 1, frames: 17, nFft: 16, hopLength: 4 }); // passes: Hann at a quarter of nFft
+ * try {
+ *   validateIstftWindow({ batch: 1, frames: 17, nFft: 16, hopLength: 16 }); // Hann's zeros meet at frame edges
+ * } catch (e) {
+ *   (e as Error).message; // "istft: window must satisfy NOLA: its overlap-added square falls to 0 (<= 1e-11) at hopLength 16"
+ * }
+ * ```
+ */
+export function validateIstftWindow(shape: IstftShape, window?: Float32Array): void {
+  if (window !== undefined) requireArray("istft", "window", window, "Float32Array", [shape.nFft, "nFft"]);
+  const w = window ?? hannWindow(shape.nFft);
+  const { nFft, hopLength: hop, frames } = shape;
+  const { start, length } = istftSpan(shape);
+  const end = start + (shape.length ?? length);
+  const at = (t: number): number => {
+    let e = 0;
+    const last = Math.min(frames - 1, Math.floor(t / hop));
+    for (let f = Math.max(0, Math.ceil((t - nFft + 1) / hop)); f <= last; f++) e += w[t - f * hop] ** 2;
+    return e;
+  };
+  // Samples in [nFft - 1, (frames - 1) * hopLength] are reached by every frame that could reach them.
+  const inner = [Math.max(start, nFft - 1), Math.min(end, (frames - 1) * hop + 1)];
+  let lowest = Infinity;
+  const visit = (from: number, to: number) => {
+    for (let t = from; t < to; t++) lowest = Math.min(lowest, Math.abs(at(t)));
+  };
+  if (inner[1] > inner[0]) {
+    visit(start, inner[0]);
+    visit(inner[0], Math.min(inner[1], inner[0] + hop));
+    visit(inner[1], end);
+  } else visit(start, end);
   if (!(lowest > NOLA_THRESHOLD)) {
     throw new Error(
-      `istft: window must satisfy NOLA: its overlap-added square falls to ${lowest} (<= ${NOLA_THRESHOLD}) at hopLength ${args.hopLength}`,
+      `istft: window must satisfy NOLA: its overlap-added square falls to ${lowest} (<= ${NOLA_THRESHOLD}) at hopLength ${hop}`,
     );
   }
 }

@@ -26,7 +26,7 @@
 
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type TransposeVariant } from "./kernels.gen.ts";
@@ -77,6 +77,7 @@ export function transposePlan(
   shape: TransposeShape,
   options?: KernelOptions<TransposeVariant>,
 ): KernelPlan {
+  requireDevice("transpose", gpu);
   checkOptions("transpose", options);
   validateTransposeShape(shape);
   const { rows, cols } = shape;
@@ -116,6 +117,7 @@ export async function transposeGpu(
   args: TransposeArgs,
   options?: KernelOptions<TransposeVariant>,
 ): Promise<Float32Array> {
+  requireDevice("transpose", gpu);
   checkOptions("transpose", options);
   validateTranspose(args);
   const plan = transposePlan(gpu, args, options);

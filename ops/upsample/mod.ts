@@ -40,7 +40,7 @@
 import { streamWorkgroups } from "../../harness/grid.ts";
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type UpsampleVariant } from "./kernels.gen.ts";
@@ -62,7 +62,7 @@ const PARAMS: readonly ParamField[] = [
   { name: "out_w", type: "u32" },
   { name: "scale_h", type: "f32" },
   { name: "scale_w", type: "f32" },
-  { name: "n", type: "u32" },
+  { name: "n", type: "u32", of: "N * C * outH * outW" },
 ];
 
 /** Output elements one workgroup writes per block when outW % 4 != 0: 256 invocations x 4 vec4s (`WG * PER * 4` in the WGSL). */
@@ -91,6 +91,7 @@ export function nearestUpsample2dPlan(
   shape: NearestUpsample2dShape,
   options?: KernelOptions<UpsampleVariant>,
 ): KernelPlan {
+  requireDevice("nearestUpsample2d", gpu);
   checkOptions("nearestUpsample2d", options);
   validateNearestUpsample2dShape(shape);
   const { N, C, H, W, outH, outW } = shape;
@@ -146,6 +147,7 @@ export async function nearestUpsample2dGpu(
   args: NearestUpsample2dArgs,
   options?: KernelOptions<UpsampleVariant>,
 ): Promise<Float32Array> {
+  requireDevice("nearestUpsample2d", gpu);
   checkOptions("nearestUpsample2d", options);
   validateNearestUpsample2d(args);
   const [out] = await gpu.run(nearestUpsample2dPlan(gpu, args, options), [args.x]);

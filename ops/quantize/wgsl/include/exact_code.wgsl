@@ -1,8 +1,12 @@
 // exact_code(x_bits, absmax_bits): round(x * LEVELS / absmax), ties toward +Infinity, for |x| <= absmax,
 // from the bit patterns of x and absmax, in integer arithmetic (WGSL allows its f32 division 2.5 ULP,
 // and a code must be the reference's exactly). Expects `const LEVELS: u32`, the largest code (127 for
-// q8, 7 for q4; at most 127), and magnitude.wgsl.
+// q8, 7 for q4; at most 127), and magnitude.wgsl. A non-finite absmax (the row or group holds an Inf
+// or a NaN) gives 0: with exact_scale's NaN, the mark a plan leaves where the reference refuses.
 fn exact_code(x_bits: u32, absmax_bits: u32) -> i32 {
+  if (absmax_bits >= 0x7f800000u) {
+    return 0;
+  }
   let magnitude = x_bits & 0x7fffffffu;
   if (magnitude == 0u) {
     return 0;  // which covers every element of a row of zeros, so absmax > 0 below

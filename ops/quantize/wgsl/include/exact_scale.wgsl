@@ -6,7 +6,12 @@
 // has 24 or 25 integer bits, so the quotient's significand is n / LEVELS for n = s << T or
 // s << (T - 1), rounded on the remainder. When e <= T the result is below 2^-125 and is counted in
 // units of 2^-149 (subnormal, or the smallest normal binade, whose bits are the same integer).
+// A non-finite absmax (an Inf or a NaN in the row or group) gives NaN: the mark a plan leaves where
+// the reference refuses (with exact_code's 0 codes, every element dequantizes to NaN).
 fn exact_scale(absmax_bits: u32) -> f32 {
+  if (absmax_bits >= 0x7f800000u) {
+    return bitcast<f32>(absmax_bits | 0x400000u);  // a quiet NaN, made at run time (a constant NaN is refused)
+  }
   let bits_of_levels = 32u - countLeadingZeros(LEVELS);
   let e = exponent(absmax_bits);
   let s = significand(absmax_bits);
