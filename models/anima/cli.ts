@@ -59,7 +59,7 @@ const USAGE =
   --width W, --height H        pixels, multiples of 16 (default 1024 x 1024)
   --steps N                    sampling steps (default 50)
   --cfg S                      guidance scale (default 3.5; 1: no negative pass)
-  --shift S                    flow shift of the schedule (default 3)
+  --shift S                    flow shift of the schedule (default 3; sd-scripts' script defaults to 5)
   --seed S                     the noise's seed (default random, printed)
   --format f32|q8              the DiT's block products (default f32)
   --text-encoder-format f32|q8 the Qwen3 encoder's matrices (default f32)
