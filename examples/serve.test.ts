@@ -68,7 +68,7 @@ Deno.test({
         const index = await repo(new Request(`http://localhost${path}`));
         strictEqual(index.status, 200, path);
         const html = await index.text();
-        for (const page of ["cache", "chat", "ops", "roofline"]) {
+        for (const page of ["anima", "cache", "chat", "ops", "roofline"]) {
           ok(html.includes(`href="/examples/${page}/"`), `${path} links examples/${page}/`);
         }
       }

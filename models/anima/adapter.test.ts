@@ -2,61 +2,67 @@ import { deepStrictEqual } from "node:assert/strict";
 import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
 import { LlmAdapter } from "./adapter.ts";
 import { ditStores } from "./weights.ts";
-import { assertRel, fixture, readInt32 } from "./fixtures_test_util.ts";
+import { assertRel, fixture, GOLDEN_SETS, readInt32 } from "./fixtures_test_util.ts";
 
-const io = await fixture("io");
-const { adapter: store } = ditStores(await fixture("weights_dit"));
+for (const set of GOLDEN_SETS) {
+  const io = await fixture("io", set);
+  const { adapter: store } = ditStores(await fixture("weights_dit", set));
+  const [tokens, sources] = [io.info("adapter/cond/t5_ids").shape[1], io.info("adapter/cond/qwen_states").shape[1]];
 
-gpuTest(
-  "anima adapter: the cond (7 T5 ids x 9 Qwen rows) and uncond (1 x 1) outputs match the goldens",
-  async (gpu) => {
-    const adapter = await LlmAdapter.load(gpu, store);
-    try {
-      for (const key of ["cond", "uncond"]) {
-        const out = await adapter.run(
-          await io.readFloat32(`adapter/${key}/qwen_states`),
-          await readInt32(io, `adapter/${key}/t5_ids`),
-        );
-        const rel = assertRel(out, await io.readFloat32(`adapter/${key}/out`), `adapter ${key}`);
-        console.log(`adapter ${key}: relative difference ${rel.toExponential(2)}`);
+  gpuTest(
+    `anima adapter (${set}): the cond (${tokens} T5 ids x ${sources} Qwen rows) and uncond (1 x 1) outputs match`,
+    async (gpu) => {
+      const adapter = await LlmAdapter.load(gpu, store);
+      try {
+        for (const key of ["cond", "uncond"]) {
+          const out = await adapter.run(
+            await io.readFloat32(`adapter/${key}/qwen_states`),
+            await readInt32(io, `adapter/${key}/t5_ids`),
+          );
+          const rel = assertRel(out, await io.readFloat32(`adapter/${key}/out`), `adapter ${key}`);
+          console.log(`adapter ${set} ${key}: relative difference ${rel.toExponential(2)}`);
+        }
+      } finally {
+        adapter.destroy();
       }
-    } finally {
-      adapter.destroy();
-    }
-  },
-);
+    },
+  );
 
-gpuTest(
-  "anima adapter: the padded form with target and source masks gives the same valid rows, padded rows zero",
-  async (gpu) => {
-    const adapter = await LlmAdapter.load(gpu, store);
-    try {
-      const target = await readInt32(io, "adapter/masked/t5_mask");
-      const source = await readInt32(io, "adapter/masked/qwen_mask");
-      const out = await adapter.run(
-        await io.readFloat32("adapter/masked/qwen_states"),
-        await readInt32(io, "adapter/masked/t5_ids"),
-        { target, source },
-      );
-      const expected = await io.readFloat32("adapter/masked/out");
-      const rel = assertRel(out, expected, "adapter masked");
-      console.log(`adapter masked: relative difference ${rel.toExponential(2)}`);
-      deepStrictEqual([...out.subarray(7 * 32)].every((v) => v === 0), true);
-      // Without the source mask the padded (zero) Qwen rows take softmax weight: a different result.
-      const unmasked = await adapter.run(
-        await io.readFloat32("adapter/masked/qwen_states"),
-        await readInt32(io, "adapter/masked/t5_ids"),
-        { target },
-      );
-      deepStrictEqual(assertRelFails(unmasked, expected), true);
-    } finally {
-      adapter.destroy();
-    }
-  },
-);
+  gpuTest(
+    `anima adapter (${set}): the padded form with target and source masks gives the same valid rows, padded rows zero`,
+    async (gpu) => {
+      const adapter = await LlmAdapter.load(gpu, store);
+      try {
+        const target = await readInt32(io, "adapter/masked/t5_mask");
+        const source = await readInt32(io, "adapter/masked/qwen_mask");
+        const out = await adapter.run(
+          await io.readFloat32("adapter/masked/qwen_states"),
+          await readInt32(io, "adapter/masked/t5_ids"),
+          { target, source },
+        );
+        const expected = await io.readFloat32("adapter/masked/out");
+        const rel = assertRel(out, expected, "adapter masked");
+        console.log(`adapter ${set} masked: relative difference ${rel.toExponential(2)}`);
+        const valid = target.reduce((n, m) => n + m, 0);
+        deepStrictEqual(valid, tokens);
+        deepStrictEqual([...out.subarray(valid * adapter.config.targetDim)].every((v) => v === 0), true);
+        deepStrictEqual(out.length > valid * adapter.config.targetDim, true);
+        // Without the source mask the padded (zero) Qwen rows take softmax weight: a different result.
+        const unmasked = await adapter.run(
+          await io.readFloat32("adapter/masked/qwen_states"),
+          await readInt32(io, "adapter/masked/t5_ids"),
+          { target },
+        );
+        deepStrictEqual(assertRelFails(unmasked, expected), true);
+      } finally {
+        adapter.destroy();
+      }
+    },
+  );
+}
 
 gpuTest("anima adapter: bad inputs are refused before any GPU work", async (gpu) => {
-  const adapter = await LlmAdapter.load(gpu, store);
+  const adapter = await LlmAdapter.load(gpu, ditStores(await fixture("weights_dit")).adapter);
   try {
     await assertThrowsMessage(
       () => adapter.run(new Float32Array(40), new Int32Array([64])),

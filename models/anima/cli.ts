@@ -21,11 +21,11 @@ import { SafetensorsFile } from "../../llm/safetensors.ts";
 import { fileSource, openCheckpointDir } from "../../llm/safetensors_file.ts";
 import { loadQwenTokenizer } from "../../llm/tokenizer/qwen.ts";
 import { SentencePieceTokenizer } from "../../llm/tokenizer/sentencepiece.ts";
+import { numberFlag, parseBytes, parseCliFlags } from "../cli.ts";
 import { encodePng } from "../image.ts";
 import { parseQwen3Config } from "../qwen3/config.ts";
 import { Qwen3Encoder } from "../qwen3/encoder.ts";
 import type { Qwen3Format } from "../qwen3/linear.ts";
-import { parseBytes } from "../zimage/cli.ts";
 import { Anima, type AnimaTextEncoder } from "./pipeline.ts";
 import { t5AdapterTokenizer } from "./text.ts";
 
@@ -59,7 +59,7 @@ const USAGE =
   --width W, --height H        pixels, multiples of 16 (default 1024 x 1024)
   --steps N                    sampling steps (default 50)
   --cfg S                      guidance scale (default 3.5; 1: no negative pass)
-  --shift S                    flow shift of the schedule (default 3)
+  --shift S                    flow shift of the schedule (default 3; sd-scripts' script defaults to 5)
   --seed S                     the noise's seed (default random, printed)
   --format f32|q8              the DiT's block products (default f32)
   --text-encoder-format f32|q8 the Qwen3 encoder's matrices (default f32)
@@ -75,30 +75,11 @@ const USAGE =
  *   positional argument
  */
 export function parseCliArgs(args: readonly string[]): Map<string, string> | "help" {
-  if (args.includes("--help") || args.includes("-h")) return "help";
-  const flags = new Map<string, string>();
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (!arg.startsWith("--")) throw new Error(`unexpected argument "${arg}"\n${USAGE}`);
-    const name = arg.slice(2);
-    if (!VALUED.includes(name)) throw new Error(`unknown option ${arg}\n${USAGE}`);
-    if (i + 1 >= args.length) throw new Error(`${arg} needs a value\n${USAGE}`);
-    flags.set(name, args[++i]);
-  }
-  for (const required of ["dit", "vae", "qwen3", "t5", "prompt", "out"]) {
-    if (!flags.has(required)) throw new Error(`--${required} is required\n${USAGE}`);
-  }
-  return flags;
-}
-
-function numberOf(flags: Map<string, string>, name: string, integer: boolean): number | undefined {
-  const text = flags.get(name);
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (text.trim() === "" || !(integer ? Number.isInteger(value) : Number.isFinite(value))) {
-    throw new Error(`--${name} must be ${integer ? "an integer" : "a number"}, got "${text}"`);
-  }
-  return value;
+  return parseCliFlags(args, {
+    valued: VALUED,
+    required: ["dit", "vae", "qwen3", "t5", "prompt", "out"],
+    usage: USAGE,
+  });
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -173,16 +154,16 @@ if (import.meta.main) {
       `${model.config.blocks} blocks, ${keepsAllStages ? "all stages resident" : "stages loaded in turn"}` +
         `${streamsDitBlocks ? ", DiT blocks streamed" : ""} (${since()})`,
     );
-    const width = numberOf(flags, "width", true) ?? 1024, height = numberOf(flags, "height", true) ?? 1024;
+    const width = numberFlag(flags, "width", true) ?? 1024, height = numberFlag(flags, "height", true) ?? 1024;
     const image = await model.generate({
       prompt: flags.get("prompt")!,
       negativePrompt: flags.get("negative") ?? "",
       width,
       height,
-      steps: numberOf(flags, "steps", true),
-      cfg: numberOf(flags, "cfg", false),
-      shift: numberOf(flags, "shift", false),
-      seed: numberOf(flags, "seed", true),
+      steps: numberFlag(flags, "steps", true),
+      cfg: numberFlag(flags, "cfg", false),
+      shift: numberFlag(flags, "shift", false),
+      seed: numberFlag(flags, "seed", true),
       onStep: (done, total) => console.error(`step ${done}/${total} (${since()})`),
     });
     await Deno.writeFile(flags.get("out")!, await encodePng(image.rgba, width, height));

@@ -5,8 +5,17 @@ import { AnimaDit, patchIndex } from "./dit.ts";
 import { Graph } from "./graph.ts";
 import { timestepSinusoid } from "./timestep.ts";
 import { ditStores } from "./weights.ts";
-import { assertRel, fixture, relativeDiff, reorderedBlocks } from "./fixtures_test_util.ts";
+import {
+  assertRel,
+  condContext,
+  fixture,
+  GOLDEN_SETS,
+  relativeDiff,
+  reorderedBlocks,
+  spatial,
+} from "./fixtures_test_util.ts";
 
+// The tiny set's, for the tests of mechanisms (formats, streaming, limits).
 const io = await fixture("io");
 const { dit: store } = ditStores(await fixture("weights_dit"));
 
@@ -27,83 +36,90 @@ Deno.test("anima DiT: the patchify index is channel-slowest (feature c*4 + m*2 +
   deepStrictEqual([...index.subarray(8, 16)], [2, 3, 6, 7, 10, 11, 14, 15]);
 });
 
-gpuTest(
-  "anima DiT: case 0 (8 x 12 latent, sigma 1) stage by stage: t path, patch embed, block 0 parts, final",
-  async (gpu) => {
-    const dit = await AnimaDit.load(gpu, store);
-    const g = new Graph(gpu, "anima DiT test");
-    const inputs = [
-      gpu.upload(await io.readFloat32("dit/case0/x")),
-      gpu.upload(timestepSinusoid(1, dit.config.dim)),
-      gpu.upload(await io.readFloat32("adapter/cond/context")),
-    ];
-    const geometry = dit.geometry(8, 12, 1);
-    try {
-      const taps = new Map<string, GpuTensor>();
-      const out = dit.build(
-        g,
-        { batch: 1, height: 8, width: 12, latent: inputs[0], sinusoid: inputs[1], context: inputs[2] },
-        geometry,
-        (name, t) => {
-          g.pin(t);
-          taps.set(name, t);
-        },
-      );
-      const program = g.program();
-      await program.run();
-      program.destroy();
-      const read = async (name: string) => await gpu.read(taps.get(name)!) as Float32Array;
-      const golden = (name: string) => io.readFloat32(`dit/case0/dbg/${name}`);
-      const results: [string, number][] = [];
-      const check = async (label: string, ours: Float32Array, expected: Promise<Float32Array>) => {
-        results.push([label, assertRel(ours, await expected, label)]);
-      };
-      await check("t_emb_norm", await read("t_emb_norm"), golden("t_emb_norm"));
-      await check(
-        "adaln_lora",
-        concat(await Promise.all([0, 1, 2].map((i) => read(`adaln_lora${i}`)))),
-        golden("adaln_lora"),
-      );
-      await check("x_embed", await read("x_embed"), golden("x_embed"));
-      await check(
-        "block0 adaln_self_attn raw",
-        concat(await Promise.all([0, 1, 2].map((i) => read(`block0_adaln_self_attn_raw${i}`)))),
-        golden("block0_adaln_self_attn_raw"),
-      );
-      for (const part of ["self_attn", "cross_attn", "mlp"]) {
-        await check(
-          `block0 ${part}`,
-          await read(`block0_${part}`),
-          golden(`block0_${part}`),
+Deno.test("anima DiT: the cond context is the adapter's cond output zero-padded to 512 rows (tiny stores both)", async () => {
+  deepStrictEqual(await condContext(io), await io.readFloat32("adapter/cond/context"));
+});
+
+for (const set of GOLDEN_SETS) {
+  const io = await fixture("io", set);
+  const { dit: store } = ditStores(await fixture("weights_dit", set));
+  const [h0, w0] = spatial(io, "dit/case0/x");
+
+  gpuTest(
+    `anima DiT (${set}): case 0 (${h0} x ${w0} latent, sigma 1) stage by stage: t path, patch embed, block 0 parts, final`,
+    async (gpu) => {
+      const dit = await AnimaDit.load(gpu, store);
+      const g = new Graph(gpu, "anima DiT test");
+      const inputs = [
+        gpu.upload(await io.readFloat32("dit/case0/x")),
+        gpu.upload(timestepSinusoid(1, dit.config.dim)),
+        gpu.upload(await condContext(io)),
+      ];
+      const geometry = dit.geometry(h0, w0, 1);
+      try {
+        const taps = new Map<string, GpuTensor>();
+        const out = dit.build(
+          g,
+          { batch: 1, height: h0, width: w0, latent: inputs[0], sinusoid: inputs[1], context: inputs[2] },
+          geometry,
+          (name, t) => {
+            g.pin(t);
+            taps.set(name, t);
+          },
         );
+        const program = g.program();
+        await program.run();
+        program.destroy();
+        const read = async (name: string) => await gpu.read(taps.get(name)!) as Float32Array;
+        const golden = (name: string) => io.readFloat32(`dit/case0/dbg/${name}`);
+        const results: [string, number][] = [];
+        const check = async (label: string, ours: Float32Array, expected: Promise<Float32Array>) => {
+          results.push([label, assertRel(ours, await expected, label)]);
+        };
+        await check("t_emb_norm", await read("t_emb_norm"), golden("t_emb_norm"));
+        await check(
+          "adaln_lora",
+          concat(await Promise.all([0, 1, 2].map((i) => read(`adaln_lora${i}`)))),
+          golden("adaln_lora"),
+        );
+        await check("x_embed", await read("x_embed"), golden("x_embed"));
+        await check(
+          "block0 adaln_self_attn raw",
+          concat(await Promise.all([0, 1, 2].map((i) => read(`block0_adaln_self_attn_raw${i}`)))),
+          golden("block0_adaln_self_attn_raw"),
+        );
+        for (const part of ["self_attn", "cross_attn", "mlp"]) {
+          await check(`block0 ${part}`, await read(`block0_${part}`), golden(`block0_${part}`));
+        }
+        await check("block0_out", await read("block0_out"), golden("block0_out"));
+        await check("block_last_out", await read("block_last_out"), golden("block_last_out"));
+        await check("final_layer", await read("final_layer"), golden("final_layer"));
+        await check("out", await gpu.read(out) as Float32Array, io.readFloat32("dit/case0/out"));
+        console.log(`${set}: ${results.map(([l, r]) => `${l} ${r.toExponential(2)}`).join(", ")}`);
+      } finally {
+        g.destroy();
+        for (const t of [...inputs, geometry.patchIndex, geometry.positions]) t.buffer.destroy();
+        dit.destroy();
       }
-      await check("block0_out", await read("block0_out"), golden("block0_out"));
-      await check("block_last_out", await read("block_last_out"), golden("block_last_out"));
-      await check("final_layer", await read("final_layer"), golden("final_layer"));
-      await check("out", await gpu.read(out) as Float32Array, io.readFloat32("dit/case0/out"));
-      console.log(results.map(([l, r]) => `${l} ${r.toExponential(2)}`).join(", "));
+    },
+  );
+
+  gpuTest(`anima DiT (${set}): cases 1-3 (a second sigma; a second latent size at both sigmas)`, async (gpu) => {
+    const dit = await AnimaDit.load(gpu, store);
+    try {
+      const context = await condContext(io);
+      for (const i of [1, 2, 3]) {
+        const [h, w] = spatial(io, `dit/case${i}/x`);
+        const [sigma] = await io.readFloat32(`dit/case${i}/sigma`);
+        const out = await dit.run(await io.readFloat32(`dit/case${i}/x`), sigma, context, h, w);
+        const rel = assertRel(out, await io.readFloat32(`dit/case${i}/out`), `case ${i}`);
+        console.log(`${set} case ${i} (${h} x ${w}, sigma ${sigma}): ${rel.toExponential(2)}`);
+      }
     } finally {
-      g.destroy();
-      for (const t of [...inputs, geometry.patchIndex, geometry.positions]) t.buffer.destroy();
       dit.destroy();
     }
-  },
-);
-
-gpuTest("anima DiT: cases 1-3 (sigma 0.375; a 6 x 10 latent at both sigmas)", async (gpu) => {
-  const dit = await AnimaDit.load(gpu, store);
-  try {
-    const context = await io.readFloat32("adapter/cond/context");
-    for (const [i, h, w] of [[1, 8, 12], [2, 6, 10], [3, 6, 10]]) {
-      const [sigma] = await io.readFloat32(`dit/case${i}/sigma`);
-      const out = await dit.run(await io.readFloat32(`dit/case${i}/x`), sigma, context, h, w);
-      const rel = assertRel(out, await io.readFloat32(`dit/case${i}/out`), `case ${i}`);
-      console.log(`case ${i}: ${rel.toExponential(2)}`);
-    }
-  } finally {
-    dit.destroy();
-  }
-});
+  });
+}
 
 gpuTest("anima DiT: q8 block products (int8 codes, a scale per row) stay near the f32 goldens", async (gpu) => {
   const dit = await AnimaDit.load(gpu, store, { format: "q8" });
@@ -149,6 +165,24 @@ gpuTest("anima DiT: streamed blocks (two slots rewritten per forward) equal the 
     twoBlocks.destroy();
   }
 });
+
+gpuTest(
+  "anima DiT: tiny2's three blocks streamed through two slots (the odd one in slot 0) match case 0",
+  async (gpu) => {
+    const io2 = await fixture("io", "tiny2");
+    const dit = await AnimaDit.load(gpu, ditStores(await fixture("weights_dit", "tiny2")).dit, { stream: true });
+    try {
+      deepStrictEqual([dit.streamed, dit.config.blocks], [true, 3]);
+      const [h, w] = spatial(io2, "dit/case0/x");
+      const out = await dit.run(await io2.readFloat32("dit/case0/x"), 1, await condContext(io2), h, w);
+      console.log(
+        `tiny2 streamed case 0: ${assertRel(out, await io2.readFloat32("dit/case0/out"), "streamed").toExponential(2)}`,
+      );
+    } finally {
+      dit.destroy();
+    }
+  },
+);
 
 gpuTest("anima DiT: a binding over the device's limit is refused, named, before anything runs", async (gpu) => {
   // The context (512 x 32 f32, 65,536 bytes) and the MLP weight (36,864) do not fit 16 KiB bindings.

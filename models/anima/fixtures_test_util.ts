@@ -1,20 +1,34 @@
 /**
- * Test helpers for Anima (Deno only; used by tests alone): the golden-tiny fixtures (copied from
- * the oracle pack, see fixtures/README.md), a header-only store of the real layout, and the
- * oracle's relative measure, max|a − b| / max|b|.
+ * Test helpers for Anima (Deno only; used by tests alone): the oracle's two golden sets (`tiny`
+ * and `tiny2`, see fixtures/README.md and fixtures/recipe.ts), a header-only store of the real
+ * layout, and the oracle's relative measure, max|a − b| / max|b|.
  *
  * @module
  */
 
-import { SafetensorsFile, type TensorInfo, type TensorStore } from "../../llm/safetensors.ts";
-import { bytesSource } from "../../llm/safetensors_sources.ts";
+import type { SafetensorsFile, TensorInfo, TensorStore } from "../../llm/safetensors.ts";
+import {
+  GOLDEN_SETS,
+  goldenFile,
+  type GoldenIndex,
+  type GoldenSet,
+  loadGoldenIndex,
+  type WeightFile,
+} from "./fixtures/recipe.ts";
+
+export { GOLDEN_SETS, type GoldenIndex, type GoldenSet };
 
 const FIXTURES = new URL("./fixtures/", import.meta.url);
 
-/** Opens one of the fixtures' safetensors files (`io`, `weights_dit`, `weights_vae`, `weights_qwen3`). */
-export async function fixture(name: string): Promise<SafetensorsFile> {
-  const bytes = await Deno.readFile(new URL(`${name}.safetensors`, FIXTURES));
-  return await SafetensorsFile.open(bytesSource(bytes, `${name}.safetensors`));
+/**
+ * One of a golden set's safetensors files: `io` (a subset for tiny2) or a weight file (tiny2's
+ * rebuilt from the seed).
+ *
+ * @param name `io`, `weights_dit`, `weights_vae` or `weights_qwen3`
+ * @param set the golden set (default `tiny`)
+ */
+export function fixture(name: "io" | WeightFile, set: GoldenSet = "tiny"): Promise<SafetensorsFile> {
+  return goldenFile(set, name);
 }
 
 /** Reads an I32 tensor of a fixture. */
@@ -23,11 +37,39 @@ export async function readInt32(file: TensorStore, name: string): Promise<Int32A
   return new Int32Array(bytes.slice().buffer);
 }
 
-/** The golden set's index.json (configs, checks, tensor descriptions). */
-export async function goldenIndex(): Promise<
-  { configs: Record<string, Record<string, unknown>>; checks: Record<string, unknown> }
-> {
-  return JSON.parse(await Deno.readTextFile(new URL("index.json", FIXTURES)));
+/**
+ * A golden set's index.json (configs, checks, tensor descriptions).
+ *
+ * @param set the golden set (default `tiny`)
+ */
+export function goldenIndex(set: GoldenSet = "tiny"): Promise<GoldenIndex> {
+  return loadGoldenIndex(set);
+}
+
+/**
+ * The cond context the DiT cases and the run use: the adapter's cond output zero-padded to 512 rows
+ * (goldens.py's `adapter/cond/context`, which only `tiny` stores).
+ *
+ * @param io the set's io file
+ * @returns `[512, contextDim]`
+ */
+export async function condContext(io: TensorStore): Promise<Float32Array> {
+  const out = await io.readFloat32("adapter/cond/out");
+  const width = io.info("adapter/cond/out").shape.at(-1)!;
+  const context = new Float32Array(512 * width);
+  context.set(out);
+  return context;
+}
+
+/**
+ * The spatial size `[height, width]` of an io tensor shaped `[1, C, 1, H, W]` (a latent, an image).
+ *
+ * @param io the set's io file
+ * @param name the tensor
+ */
+export function spatial(io: TensorStore, name: string): [number, number] {
+  const shape = io.info(name).shape;
+  return [shape.at(-2)!, shape.at(-1)!];
 }
 
 /**

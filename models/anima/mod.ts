@@ -5,8 +5,10 @@
  * Matches, stage by stage, the oracle pack `shared/oracle/anima` built from sd-scripts
  * (`library/anima_models.py` at 48d368f: the DiT and the LLM adapter; `hunyuan_image_utils`: the
  * schedule and the Euler step) and Wan2.1 (`wan/modules/vae.py` at 9737cba: the VAE decoder), with
- * torch 2.11 in fp32: every golden of its tiny set within 1e-4 relative (max|a − b| / max|b|),
- * most within 1e-6 (the tests print each figure).
+ * torch 2.11 in fp32: every golden of its two tiny sets within 1e-4 relative (max|a − b| / max|b|;
+ * `tiny`, and `tiny2` with an uneven RoPE split t12|h10|w10 like the real t44|h42|w42, 3 blocks, 3
+ * adapter heads, a VAE of base width 8), most within 1e-6, the worst 1.1e-5 (the tests print each
+ * figure).
  *
  * - {@link Anima}: `Anima.load(source, { device, format, maxResidentBytes, onProgress })` and
  *   `generate({ prompt, negativePrompt, width, height, steps, cfg, shift, seed, noise, signal, onStep })`.

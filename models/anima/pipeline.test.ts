@@ -6,16 +6,28 @@ import { parseQwen3Config } from "../qwen3/config.ts";
 import { Qwen3Encoder } from "../qwen3/encoder.ts";
 import { Anima, type AnimaSource, QWEN_ENDOFTEXT } from "./pipeline.ts";
 import { qwen3TextEncoder } from "./text.ts";
-import { assertRel, fixture, goldenIndex, readInt32 } from "./fixtures_test_util.ts";
+import {
+  assertRel,
+  fixture,
+  GOLDEN_SETS,
+  goldenIndex,
+  type GoldenSet,
+  readInt32,
+  spatial,
+} from "./fixtures_test_util.ts";
 
 const io = await fixture("io");
 
 /**
- * The golden set's text side as the pipeline's encoder and tokenizer: "cond" and "uncond" map to
+ * A golden set's text side as the pipeline's encoder and tokenizer: "cond" and "uncond" map to
  * the Qwen ids, the Qwen3 states and the T5 ids the oracle stored (its encoder is transformers'
- * Qwen3Model on weights_qwen3; this port's Qwen3 is models/qwen3, not wired here yet).
+ * Qwen3Model on weights_qwen3; the test below runs models/qwen3's instead).
  */
-async function goldenText(seen: Int32Array[] = []): Promise<Pick<AnimaSource, "textEncoder" | "t5Tokenizer">> {
+async function goldenText(
+  set: GoldenSet = "tiny",
+  seen: Int32Array[] = [],
+): Promise<Pick<AnimaSource, "textEncoder" | "t5Tokenizer">> {
+  const io = await fixture("io", set);
   const ids = {
     cond: await readInt32(io, "encoder/cond/input_ids"),
     uncond: await readInt32(io, "encoder/uncond/input_ids"),
@@ -24,6 +36,7 @@ async function goldenText(seen: Int32Array[] = []): Promise<Pick<AnimaSource, "t
     [ids.cond.join(), await io.readFloat32("encoder/cond/last_hidden_state")],
     [ids.uncond.join(), await io.readFloat32("encoder/uncond/last_hidden_state")],
   ]);
+  const hidden = io.info("encoder/cond/last_hidden_state").shape.at(-1)!;
   const t5 = { cond: await readInt32(io, "adapter/cond/t5_ids"), uncond: await readInt32(io, "adapter/uncond/t5_ids") };
   return {
     textEncoder: {
@@ -31,82 +44,121 @@ async function goldenText(seen: Int32Array[] = []): Promise<Pick<AnimaSource, "t
       encode: (q) => {
         seen.push(q);
         const s = states.get(q.join());
-        return Promise.resolve(s ?? new Float32Array(q.length * 40));
+        return Promise.resolve(s ?? new Float32Array(q.length * hidden));
       },
     },
     t5Tokenizer: { encode: (text) => text === "" ? [] : t5[text as "cond" | "uncond"] },
   };
 }
 
-async function source(): Promise<AnimaSource> {
-  return { dit: await fixture("weights_dit"), vae: await fixture("weights_vae"), ...await goldenText() };
+async function source(set: GoldenSet = "tiny"): Promise<AnimaSource> {
+  return {
+    dit: await fixture("weights_dit", set),
+    vae: await fixture("weights_vae", set),
+    ...await goldenText(set),
+  };
 }
 
-gpuTest("anima pipeline: the 3-step CFG-4 run (both passes one batched DiT run) down to the image", async (gpu) => {
-  const anima = await Anima.load(await source(), { device: gpu });
-  try {
-    const steps: number[] = [];
-    const image = await anima.generate({
-      prompt: "cond",
-      negativePrompt: "uncond",
-      width: 96,
-      height: 64,
-      steps: 3,
-      cfg: 4,
-      noise: await io.readFloat32("run/noise"),
-      onStep: (done) => steps.push(done),
-    });
-    deepStrictEqual(steps, [1, 2, 3]);
-    const latent = assertRel(image.latent, await io.readFloat32("run/vae/z"), "final latent");
-    const rgb = assertRel(image.rgb, await io.readFloat32("run/vae/image"), "image");
-    console.log(`latent ${latent.toExponential(2)}, image ${rgb.toExponential(2)}`);
-    deepStrictEqual([image.width, image.height, image.rgb.length], [96, 64, 3 * 64 * 96]);
-  } finally {
-    anima.destroy();
-  }
-});
+for (const set of GOLDEN_SETS) {
+  const io = await fixture("io", set);
+  const [lh, lw] = spatial(io, "run/noise");
+  const run = { prompt: "cond", negativePrompt: "uncond", width: 8 * lw, height: 8 * lh, steps: 3, cfg: 4 };
 
-gpuTest("anima pipeline: from the Qwen3 ids through models/qwen3's encoder (tiny) down to the image", async (gpu) => {
-  const { configs } = await goldenIndex();
-  const config = parseQwen3Config({ ...configs.qwen3, model_type: "qwen3" });
-  const encoder = await Qwen3Encoder.load(gpu, await fixture("weights_qwen3"), config);
-  const ids: Record<string, Int32Array> = {
-    cond: await readInt32(io, "encoder/cond/input_ids"),
-    uncond: await readInt32(io, "encoder/uncond/input_ids"),
-  };
-  const t5: Record<string, Int32Array> = {
-    cond: await readInt32(io, "adapter/cond/t5_ids"),
-    uncond: await readInt32(io, "adapter/uncond/t5_ids"),
-  };
-  const anima = await Anima.load({
-    dit: await fixture("weights_dit"),
-    vae: await fixture("weights_vae"),
-    // The tiny models' vocabularies (Qwen 128, T5 64) are not the real tokenizers': the golden ids.
-    textEncoder: qwen3TextEncoder(encoder, { encode: (text) => [...ids[text]] }),
-    t5Tokenizer: { encode: (text) => t5[text] },
-  }, { device: gpu });
-  try {
-    const states = await anima.encodePrompt("cond");
-    const encoded = assertRel(states.states, await io.readFloat32("encoder/cond/last_hidden_state"), "Qwen3 states");
-    const image = await anima.generate({
-      prompt: "cond",
-      negativePrompt: "uncond",
-      width: 96,
-      height: 64,
-      steps: 3,
-      cfg: 4,
-      noise: await io.readFloat32("run/noise"),
-    });
-    const latent = assertRel(image.latent, await io.readFloat32("run/vae/z"), "final latent");
-    const rgb = assertRel(image.rgb, await io.readFloat32("run/vae/image"), "image");
-    console.log(
-      `Qwen3 states ${encoded.toExponential(2)}, latent ${latent.toExponential(2)}, image ${rgb.toExponential(2)}`,
-    );
-  } finally {
-    anima.destroy();
-    encoder.destroy();
-  }
-});
+  gpuTest(
+    `anima pipeline (${set}): the 3-step CFG-4 run at ${8 * lw} x ${
+      8 * lh
+    } (both passes one batched DiT run) down to the image`,
+    async (gpu) => {
+      const anima = await Anima.load(await source(set), { device: gpu });
+      try {
+        const steps: number[] = [];
+        const image = await anima.generate({
+          ...run,
+          noise: await io.readFloat32("run/noise"),
+          onStep: (done) => steps.push(done),
+        });
+        deepStrictEqual(steps, [1, 2, 3]);
+        const latent = assertRel(image.latent, await io.readFloat32("run/vae/z"), "final latent");
+        const rgb = assertRel(image.rgb, await io.readFloat32("run/vae/image"), "image");
+        console.log(`${set}: latent ${latent.toExponential(2)}, image ${rgb.toExponential(2)}`);
+        deepStrictEqual([image.width, image.height, image.rgb.length], [8 * lw, 8 * lh, 3 * 64 * lh * lw]);
+      } finally {
+        anima.destroy();
+      }
+    },
+  );
+
+  gpuTest(
+    `anima pipeline (${set}): from the Qwen3 ids through models/qwen3's encoder down to the image`,
+    async (gpu) => {
+      const { configs } = await goldenIndex(set);
+      const config = parseQwen3Config({ ...configs.qwen3, model_type: "qwen3" });
+      const encoder = await Qwen3Encoder.load(gpu, await fixture("weights_qwen3", set), config);
+      const ids: Record<string, Int32Array> = {
+        cond: await readInt32(io, "encoder/cond/input_ids"),
+        uncond: await readInt32(io, "encoder/uncond/input_ids"),
+      };
+      const t5: Record<string, Int32Array> = {
+        cond: await readInt32(io, "adapter/cond/t5_ids"),
+        uncond: await readInt32(io, "adapter/uncond/t5_ids"),
+      };
+      const anima = await Anima.load({
+        dit: await fixture("weights_dit", set),
+        vae: await fixture("weights_vae", set),
+        // The tiny models' vocabularies are not the real tokenizers': the golden ids.
+        textEncoder: qwen3TextEncoder(encoder, { encode: (text) => [...ids[text]] }),
+        t5Tokenizer: { encode: (text) => t5[text] },
+      }, { device: gpu });
+      try {
+        const states = await anima.encodePrompt("cond");
+        const encoded = assertRel(
+          states.states,
+          await io.readFloat32("encoder/cond/last_hidden_state"),
+          "Qwen3 states",
+        );
+        const uncond = await anima.encodePrompt("uncond");
+        assertRel(uncond.states, await io.readFloat32("encoder/uncond/last_hidden_state"), "Qwen3 uncond states");
+        const image = await anima.generate({ ...run, noise: await io.readFloat32("run/noise") });
+        const latent = assertRel(image.latent, await io.readFloat32("run/vae/z"), "final latent");
+        const rgb = assertRel(image.rgb, await io.readFloat32("run/vae/image"), "image");
+        console.log(
+          `${set}: Qwen3 states ${encoded.toExponential(2)}, latent ${latent.toExponential(2)}, ` +
+            `image ${rgb.toExponential(2)}`,
+        );
+      } finally {
+        anima.destroy();
+        encoder.destroy();
+      }
+    },
+  );
+
+  gpuTest(
+    `anima pipeline (${set}): one step with CFG (batch 2) and with cfg = 1 (batch 1, no uncond pass)`,
+    async (gpu) => {
+      const anima = await Anima.load(await source(set), { device: gpu });
+      try {
+        const noise = await io.readFloat32("run/noise");
+        const cond = await anima.encodePrompt("cond"), uncond = await anima.encodePrompt("uncond");
+        // sigmas [1, 0]: x1 = x0 - v at sigma 1, the run's step 0 velocities.
+        const guided = await anima.denoise(noise, await anima.context([cond, uncond]), lh, lw, { steps: 1, cfg: 4 });
+        const v = await io.readFloat32("run/step0/v");
+        const r1 = assertRel(guided, noise.map((x, i) => x - v[i]), "cfg 4, one step");
+        const plain = await anima.denoise(noise, await anima.context([cond]), lh, lw, { steps: 1, cfg: 1 });
+        const vc = await io.readFloat32("run/step0/v_cond");
+        const r2 = assertRel(plain, noise.map((x, i) => x - vc[i]), "cfg 1, one step");
+        console.log(`${set}: cfg 4: ${r1.toExponential(2)}, cfg 1: ${r2.toExponential(2)}`);
+        // The batch must match the guidance: a cfg-4 call with one context is refused.
+        const width = anima.config.contextDim;
+        await assertThrowsMessage(
+          () => anima.denoise(noise, new Float32Array(512 * width), lh, lw, { steps: 1, cfg: 4 }),
+          `context must be [2, 512, ${width}]`,
+        );
+      } finally {
+        anima.destroy();
+      }
+    },
+  );
+}
 
 gpuTest(
   "anima pipeline: under a budget that holds each stage but not all three, stages load and release in turn",
@@ -139,29 +191,6 @@ gpuTest(
   },
 );
 
-gpuTest("anima pipeline: one step with CFG (batch 2) and with cfg = 1 (batch 1, no uncond pass)", async (gpu) => {
-  const anima = await Anima.load(await source(), { device: gpu });
-  try {
-    const noise = await io.readFloat32("run/noise");
-    const cond = await anima.encodePrompt("cond"), uncond = await anima.encodePrompt("uncond");
-    // sigmas [1, 0]: x1 = x0 - v at sigma 1, the run's step 0 velocities.
-    const guided = await anima.denoise(noise, await anima.context([cond, uncond]), 8, 12, { steps: 1, cfg: 4 });
-    const v = await io.readFloat32("run/step0/v");
-    const r1 = assertRel(guided, noise.map((x, i) => x - v[i]), "cfg 4, one step");
-    const plain = await anima.denoise(noise, await anima.context([cond]), 8, 12, { steps: 1, cfg: 1 });
-    const vc = await io.readFloat32("run/step0/v_cond");
-    const r2 = assertRel(plain, noise.map((x, i) => x - vc[i]), "cfg 1, one step");
-    console.log(`cfg 4: ${r1.toExponential(2)}, cfg 1: ${r2.toExponential(2)}`);
-    // The batch must match the guidance: a cfg-4 call with one context is refused.
-    await assertThrowsMessage(
-      () => anima.denoise(noise, new Float32Array(512 * 32), 8, 12, { steps: 1, cfg: 4 }),
-      "context must be [2, 512, 32]",
-    );
-  } finally {
-    anima.destroy();
-  }
-});
-
 gpuTest(
   "anima pipeline: a seed is models/noise.ts's Gaussian latent; the image comes back as RGBA too",
   async (gpu) => {
@@ -186,7 +215,7 @@ gpuTest("anima pipeline: the empty prompt is one <|endoftext|> for Qwen3 and </s
   const anima = await Anima.load({
     dit: await fixture("weights_dit"),
     vae: await fixture("weights_vae"),
-    ...await goldenText(seen),
+    ...await goldenText("tiny", seen),
   }, {
     device: gpu,
   });

@@ -5,7 +5,15 @@ import { ditRopeSplit } from "./config.ts";
 import { ditPositions } from "./rope.ts";
 import { eulerStep, guide, guidedEulerCoefficients, sigmaSchedule } from "./sampler.ts";
 import { timestepSinusoid } from "./timestep.ts";
-import { assertRel, fixture, readInt32 } from "./fixtures_test_util.ts";
+import {
+  assertRel,
+  fixture,
+  GOLDEN_SETS,
+  goldenIndex,
+  readInt32,
+  relativeDiff,
+  spatial,
+} from "./fixtures_test_util.ts";
 
 const io = await fixture("io");
 
@@ -18,25 +26,30 @@ Deno.test("anima sampler: the shift-3 schedules equal sd-scripts' (6 and 3 steps
   assertRel(t6.map((t) => t / 1000), sigmaSchedule(6).subarray(0, 6), "timesteps / 1000", 1e-7);
 });
 
-Deno.test("anima sampler: guidance from the uncond side and the Euler step reproduce the run's step 0", async () => {
-  const [vc, vu, v, x0, x1] = await Promise.all(
-    ["run/step0/v_cond", "run/step0/v_uncond", "run/step0/v", "run/noise", "run/step0/x_next"].map((n) =>
-      io.readFloat32(n)
-    ),
-  );
-  const sigmas = sigmaSchedule(3);
-  assertRel(guide(vc, vu, 4), v, "v = vu + 4 (vc - vu)", 1e-6);
-  assertRel(eulerStep(x0, v, sigmas[0], sigmas[1]), x1, "x + (s1 - s0) v", 1e-6);
-  // The guided Euler step as the pipeline computes it: x + a vc + b vu.
-  const [a, b] = guidedEulerCoefficients(sigmas[0], sigmas[1], 4);
-  assertRel(x0.map((x, i) => x + a * vc[i] + b * vu[i]), x1, "x + a vc + b vu", 1e-6);
-  // The alternative, guidance from the cond side (vc + s (vc - vu)), does not.
-  const wrong = vc.map((c, i) => c + 4 * (c - vu[i]));
-  ok(Math.max(...wrong.map((w, i) => Math.abs(w - v[i]))) > 1e-3);
-});
+for (const set of GOLDEN_SETS) {
+  Deno.test(`anima sampler (${set}): guidance from the uncond side and the Euler step reproduce the run's step 0`, async () => {
+    const io = await fixture("io", set);
+    const [vc, vu, v, x0, x1] = await Promise.all(
+      ["run/step0/v_cond", "run/step0/v_uncond", "run/step0/v", "run/noise", "run/step0/x_next"].map((n) =>
+        io.readFloat32(n)
+      ),
+    );
+    const sigmas = sigmaSchedule(3);
+    assertRel(guide(vc, vu, 4), v, "v = vu + 4 (vc - vu)", 1e-6);
+    assertRel(eulerStep(x0, v, sigmas[0], sigmas[1]), x1, "x + (s1 - s0) v", 1e-6);
+    // The guided Euler step as the pipeline computes it: x + a vc + b vu.
+    const [a, b] = guidedEulerCoefficients(sigmas[0], sigmas[1], 4);
+    assertRel(x0.map((x, i) => x + a * vc[i] + b * vu[i]), x1, "x + a vc + b vu", 1e-6);
+    // The alternative, guidance from the cond side (vc + s (vc - vu)), does not.
+    const wrong = vc.map((c, i) => c + 4 * (c - vu[i]));
+    ok(Math.max(...wrong.map((w, i) => Math.abs(w - v[i]))) > 1e-3);
+  });
+}
 
 Deno.test("anima timestep: the sinusoid is sigma itself times exp(-ln(1e4) i / half), cos first", async () => {
   assertRel(timestepSinusoid(1, 48), await io.readFloat32("dit/case0/dbg/t_sinusoid"), "tiny sigma 1", 1e-6);
+  const io2 = await fixture("io", "tiny2");
+  assertRel(timestepSinusoid(1, 64), await io2.readFloat32("dit/case0/dbg/t_sinusoid"), "tiny2 sigma 1", 1e-6);
   const sigmas = await io.readFloat32("real/t_sigmas");
   const real = await io.readFloat32("real/t_sinusoid");
   for (let i = 0; i < 3; i++) {
@@ -71,19 +84,35 @@ function goldenProbe(cos: Float32Array, sin: Float32Array, headDim: number): Flo
   return out;
 }
 
-gpuTest("anima rope: the tiny grid's tables (t8|h8|w8) and the real 128-wide split (t44|h42|w42)", async (gpu) => {
-  // Tiny, case 0: a 4 x 6 patch grid, head_dim 24.
-  const tiny = ditRopeSplit(24);
-  const positions = ditPositions(1, 4, 6);
-  const expected = goldenProbe(
-    await io.readFloat32("dit/case0/dbg/rope_cos"),
-    await io.readFloat32("dit/case0/dbg/rope_sin"),
-    24,
-  );
-  const shape = { tokens: 24, heads: 1, headDim: 24, axesDims: tiny.dims, theta: tiny.theta, pairing: "half" as const };
-  assertRel(ropeAxes({ ...shape, x: probe(24, 24), positions }), expected, "tiny (reference)", 1e-5);
-  const out = await ropeAxesGpu(gpu, { ...shape, x: probe(24, 24), positions });
-  assertRel(out, expected, "tiny (GPU)", 1e-5);
+for (const set of GOLDEN_SETS) {
+  gpuTest(`anima rope (${set}): case 0's tables, from the config's split of head_dim`, async (gpu) => {
+    const io = await fixture("io", set);
+    const { dit } = (await goldenIndex(set)).configs as { dit: { model_channels: number; num_heads: number } };
+    const headDim = dit.model_channels / dit.num_heads;
+    const split = ditRopeSplit(headDim);
+    // tiny: head_dim 24 -> t8|h8|w8; tiny2: head_dim 32 -> t12|h10|w10, uneven like the real t44|h42|w42.
+    deepStrictEqual(split.dims, set === "tiny" ? [8, 8, 8] : [12, 10, 10]);
+    const [h, w] = spatial(io, "dit/case0/x");
+    const tokens = (h / 2) * (w / 2);
+    const positions = ditPositions(1, h / 2, w / 2);
+    const expected = goldenProbe(
+      await io.readFloat32("dit/case0/dbg/rope_cos"),
+      await io.readFloat32("dit/case0/dbg/rope_sin"),
+      headDim,
+    );
+    const shape = { tokens, heads: 1, headDim, axesDims: split.dims, theta: split.theta, pairing: "half" as const };
+    assertRel(ropeAxes({ ...shape, x: probe(tokens, headDim), positions }), expected, `${set} (reference)`, 1e-5);
+    const out = await ropeAxesGpu(gpu, { ...shape, x: probe(tokens, headDim), positions });
+    assertRel(out, expected, `${set} (GPU)`, 1e-5);
+    // An even split of the uneven head (t and h swapped) would not match tiny2's table.
+    if (set === "tiny2") {
+      const swapped = ropeAxes({ ...shape, axesDims: [10, 12, 10], x: probe(tokens, headDim), positions });
+      ok(relativeDiff(swapped, expected) > 1e-2);
+    }
+  });
+}
+
+gpuTest("anima rope: the real 128-wide split (t44|h42|w42) at six positions of a 64 x 64 grid", async (gpu) => {
   // Real: six (h, w) positions of a 64 x 64 grid, t = 0.
   const real = ditRopeSplit(128);
   const hw = await readInt32(io, "real/rope_positions_hw");

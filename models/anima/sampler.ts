@@ -5,6 +5,10 @@
  *
  * - Schedule: `s = linspace(1, 0, N + 1)`, `σ = shift · s / (1 + (shift − 1) · s)`; the last σ is 0.
  *   With shift 3 this is diffusers' `linspace(1, 1/N, N)` shifted by 3, plus a final 0.
+ * - The shift defaults to 3 ({@link DEFAULT_SHIFT}): the oracle pack's README and goldens, diffusers'
+ *   and ComfyUI's Anima schedules. sd-scripts' reference script, `anima_minimal_inference.py`, has
+ *   its own default, `--flow_shift 5.0` (with `--guidance_scale 3.5` and `--infer_steps 50`, which
+ *   this port's pipeline does take as its defaults); pass `shift: 5` to match that script's runs.
  * - The DiT's timestep input is σ itself: the scheduler's timesteps are σ · 1000 and the pipeline
  *   divides them by 1000 again.
  * - The model predicts a velocity (noise − x0); Euler: `x ← x + (σ_{i+1} − σ_i) · v`.
@@ -17,7 +21,10 @@
  * @module
  */
 
-/** The flow shift of Anima's reference schedules (diffusers, ComfyUI-family front ends, the goldens). */
+/**
+ * The flow shift of Anima's reference schedules (diffusers, ComfyUI-family front ends, the oracle's
+ * goldens): 3. sd-scripts' `anima_minimal_inference.py` defaults to 5.
+ */
 export const DEFAULT_SHIFT = 3;
 
 /**

@@ -1,31 +1,58 @@
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
 import { adapterConfigFromStore, ditConfigFromStore, vaeConfigFromStore } from "./config.ts";
 import { checkAdapterLayout, checkDitLayout, checkVaeLayout, ditStores, vaeModules } from "./weights.ts";
-import { fixture, goldenIndex, headerStore, realLayout } from "./fixtures_test_util.ts";
+import { fixture, GOLDEN_SETS, goldenIndex, headerStore, realLayout } from "./fixtures_test_util.ts";
 
-Deno.test("anima weights: the golden-tiny checkpoints give the oracle's tiny config and pass the layout checks", async () => {
-  const { configs } = await goldenIndex();
-  const { dit, adapter } = ditStores(await fixture("weights_dit"));
-  const d = ditConfigFromStore(dit);
-  const o = configs.dit;
-  assertEquals(
-    [d.dim, d.blocks, d.heads, d.contextDim, d.adalnLoraDim, d.mlpDim, d.channels],
-    [o.model_channels, o.num_blocks, o.num_heads, o.crossattn_emb_channels, o.adaln_lora_dim, 4 * 48, o.in_channels],
-  );
-  assertEquals(d.ropeDims, [8, 8, 8]);
-  // index.json info.dit_rope_split: theta_h = theta_w = 63496.04207872797 (10000 · 4^(8/6)).
-  assertEquals(d.ropeTheta.map((t) => t.toFixed(6)), ["10000.000000", "63496.042079", "63496.042079"]);
-  checkDitLayout(dit, d);
-  const a = adapterConfigFromStore(adapter);
-  assertEquals(
-    [a.sourceDim, a.targetDim, a.modelDim, a.layers, a.heads, a.vocab, a.inProj],
-    [40, 32, 32, 2, 2, 64, false],
-  );
-  checkAdapterLayout(adapter, a);
-  const vaeStore = await fixture("weights_vae");
-  const v = vaeConfigFromStore(vaeStore);
-  assertEquals([v.dim, v.zDim], [configs.vae.dim, configs.vae.z_dim]);
-  checkVaeLayout(vaeStore, v);
+for (const set of GOLDEN_SETS) {
+  Deno.test(`anima weights: the ${set} checkpoints give the oracle's config and pass the layout checks`, async () => {
+    const index = await goldenIndex(set);
+    const { dit, adapter } = ditStores(await fixture("weights_dit", set));
+    const d = ditConfigFromStore(dit);
+    const o = index.configs.dit as Record<string, number>;
+    assertEquals(
+      [d.dim, d.blocks, d.heads, d.contextDim, d.adalnLoraDim, d.mlpDim, d.channels],
+      [
+        o.model_channels,
+        o.num_blocks,
+        o.num_heads,
+        o.crossattn_emb_channels,
+        o.adaln_lora_dim,
+        o.mlp_ratio * o.model_channels,
+        o.in_channels,
+      ],
+    );
+    // index.json's info.dit_rope_split: tiny t8|h8|w8, theta_h = theta_w = 63496.04207872797 (10000 · 4^(8/6));
+    // tiny2 the uneven t12|h10|w10, 56568.54249492381 (10000 · 4^(10/8)).
+    const split = (index as unknown as { info: { dit_rope_split: Record<string, number> } }).info.dit_rope_split;
+    assertEquals(d.ropeDims, [split.t, split.h, split.w]);
+    assertEquals(
+      d.ropeTheta.map((t) => t.toFixed(6)),
+      [split.theta_t, split.theta_h, split.theta_w].map((t) => t.toFixed(6)),
+    );
+    checkDitLayout(dit, d);
+    const a = adapterConfigFromStore(adapter);
+    const oa = index.configs.adapter as Record<string, number>;
+    assertEquals(
+      [a.sourceDim, a.targetDim, a.modelDim, a.layers, a.heads, a.vocab, a.inProj],
+      [oa.source_dim, oa.target_dim, oa.model_dim, oa.num_layers, oa.num_heads, oa.vocab, false],
+    );
+    checkAdapterLayout(adapter, a);
+    const vaeStore = await fixture("weights_vae", set);
+    const v = vaeConfigFromStore(vaeStore);
+    assertEquals([v.dim, v.zDim], [index.configs.vae.dim, index.configs.vae.z_dim]);
+    checkVaeLayout(vaeStore, v);
+  });
+}
+
+Deno.test("anima weights: the sets' configs are the oracle README's tiny and tiny2", async () => {
+  const [tiny, tiny2] = await Promise.all(GOLDEN_SETS.map(async (set) => {
+    const d = ditConfigFromStore(ditStores(await fixture("weights_dit", set)).dit);
+    const a = adapterConfigFromStore(ditStores(await fixture("weights_dit", set)).adapter);
+    const v = vaeConfigFromStore(await fixture("weights_vae", set));
+    return [d.dim, d.heads, d.headDim, d.blocks, ...d.ropeDims, a.sourceDim, a.modelDim, a.layers, a.heads, v.dim];
+  }));
+  assertEquals(tiny, [48, 2, 24, 2, 8, 8, 8, 40, 32, 2, 2, 4]);
+  assertEquals(tiny2, [64, 2, 32, 3, 12, 10, 10, 24, 48, 3, 3, 8]);
 });
 
 Deno.test("anima weights: the real layouts (52 and 28 blocks, VAE) give the real configs and pass", async () => {

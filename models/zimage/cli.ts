@@ -23,6 +23,7 @@
 import { acquireDevice } from "../../harness/device.ts";
 import { SafetensorsFile } from "../../llm/safetensors.ts";
 import { fileSource } from "../../llm/safetensors_file.ts";
+import { numberFlag, parseBytes, parseCliFlags } from "../cli.ts";
 import { encodePng } from "../image.ts";
 import type { Qwen3Format } from "../qwen3/linear.ts";
 import { directoryFiles } from "./file.ts";
@@ -63,41 +64,7 @@ const USAGE = `usage: deno task zimage --model DIR (--prompt TEXT | --prompt-emb
  * @throws Error naming an unknown option, a missing value or a positional argument
  */
 export function parseCliArgs(args: readonly string[]): Map<string, string> | "help" {
-  if (args.includes("--help") || args.includes("-h")) return "help";
-  const flags = new Map<string, string>();
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (!arg.startsWith("--")) throw new Error(`unexpected argument "${arg}"\n${USAGE}`);
-    const name = arg.slice(2);
-    if (!VALUED.includes(name)) throw new Error(`unknown option ${arg}\n${USAGE}`);
-    if (i + 1 >= args.length) throw new Error(`${arg} needs a value\n${USAGE}`);
-    flags.set(name, args[++i]);
-  }
-  for (const required of ["model", "out"]) {
-    if (!flags.has(required)) throw new Error(`--${required} is required\n${USAGE}`);
-  }
-  return flags;
-}
-
-function integer(flags: Map<string, string>, name: string): number | undefined {
-  const text = flags.get(name);
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (text.trim() === "" || !Number.isInteger(value)) throw new Error(`--${name} must be an integer, got "${text}"`);
-  return value;
-}
-
-/**
- * A byte count: a number, or one with a KiB, MiB or GiB suffix.
- *
- * @param text e.g. `64GiB`
- * @returns bytes
- * @throws Error when it is neither
- */
-export function parseBytes(text: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(KiB|MiB|GiB)?\s*$/.exec(text);
-  if (!m) throw new Error(`--max-resident must be bytes, e.g. 4294967296 or 4GiB, got "${text}"`);
-  return Math.round(Number(m[1]) * { KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30, "": 1 }[m[2] ?? ""]!);
+  return parseCliFlags(args, { valued: VALUED, required: ["model", "out"], usage: USAGE });
 }
 
 async function readPromptEmbeds(path: string): Promise<Float32Array> {
@@ -145,10 +112,10 @@ if (import.meta.main) {
     const image = await model.generate({
       prompt,
       promptEmbeds: embedsPath === undefined ? undefined : await readPromptEmbeds(embedsPath),
-      width: integer(flags, "width"),
-      height: integer(flags, "height"),
-      steps: integer(flags, "steps"),
-      seed: integer(flags, "seed"),
+      width: numberFlag(flags, "width", true),
+      height: numberFlag(flags, "height", true),
+      steps: numberFlag(flags, "steps", true),
+      seed: numberFlag(flags, "seed", true),
       onStep: ({ step, steps }) => console.error(`step ${step}/${steps} (${since()})`),
     });
     await Deno.writeFile(flags.get("out")!, await encodePng(image.data, image.width, image.height));
