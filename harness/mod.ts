@@ -39,6 +39,7 @@ export {
   kernelSequence,
   ResidentDevice,
   type TensorDtype,
+  tensorView,
 } from "./device.ts";
 export { type BoundDispatch, encodeBound, Program } from "./program.ts";
 export {
