@@ -41,8 +41,15 @@
  * @module
  */
 
-import type { ResidentDevice } from "../../harness/device.ts";
-import { checkDispatch, foldWorkgroups, workgroupSizeOf } from "../../harness/limits.ts";
+import {
+  type GpuTensor,
+  type KernelPlan,
+  type ResidentDevice,
+  type TensorDtype,
+  tensorView,
+} from "../../harness/device.ts";
+import { foldWorkgroups } from "../../harness/limits.ts";
+import { type BoundDispatch, encodeBound, type Program } from "../../harness/program.ts";
 import type { LlamaConfig } from "../config.ts";
 import type { TensorStore } from "../safetensors.ts";
 import type { WeightFormat } from "../weights/format.ts";
@@ -71,6 +78,7 @@ import { packSamplerOptions, SAMPLE, validateSamplerOptions } from "./sampling.t
 import type { SamplerOptions } from "../sampler.ts";
 import type { Constraint } from "../constraints/constraint.ts";
 import {
+  type Block,
   blockRows,
   type LayerWeights,
   type Matrix,
@@ -153,27 +161,24 @@ export interface GenerateStats {
 
 /** A layer's weights and its KV cache. */
 interface Layer extends LayerWeights {
-  keys: GPUBuffer;
-  values: GPUBuffer;
+  keys: GpuTensor;
+  values: GpuTensor;
 }
 
-interface Dispatch {
-  where: string;
-  pipeline: GPUComputePipeline;
-  bindGroup: GPUBindGroup;
-  workgroups: [number, number, number];
+/** A dispatch of a call being built: bound to its tensors, with its label for {@link LlamaEngine.profile}. */
+interface Step {
+  label: string;
+  bound: BoundDispatch;
 }
 
-/** A storage binding: a whole buffer, or a range of one (offset and size in bytes). */
-type Binding = GPUBuffer | { buffer: GPUBuffer; offset: number; size: number };
-
-/** Rows `[row0, row0 + rows)` of a matrix as bindings: a row block, or a range of one. */
-interface Piece {
-  row0: number;
-  rows: number;
-  weight: Binding;
-  scales?: Binding;
+/** A call's dispatches, bound once and replayed: the program and each step's label. */
+interface Built {
+  program: Program;
+  labels: string[];
 }
+
+/** Rows `[row0, row0 + rows)` of a matrix: a row block, or a view of a range of one. */
+type Piece = Block;
 
 /**
  * What a program ends with: every row's logits, the last row's greedy choice ("argmax") or seeded
@@ -222,15 +227,14 @@ export class LlamaEngine {
   readonly #allocations: Promise<void>[] = [];
   readonly #device: GPUDevice;
   readonly #owned: GPUBuffer[] = [];
-  /** Pipelines by WGSL source, per device: shared by every engine on it (compiling is the slow part of a load). */
-  static readonly #pipelineCache = new WeakMap<GPUDevice, Map<string, GPUComputePipeline>>();
-  readonly #programs = new Map<string, Dispatch[]>();
+  /** The calls' programs, by rows, output and mask (pipelines come from the device's one cache). */
+  readonly #programs = new Map<string, Built>();
   #embedding!: Matrix;
   #head!: Matrix;
-  #finalNorm!: GPUBuffer;
+  #finalNorm!: GpuTensor;
   #weights!: ResidentWeights;
   readonly #layers: Layer[] = [];
-  readonly #act: Record<string, GPUBuffer> = {};
+  readonly #act: Record<string, GpuTensor> = {};
   #length = 0;
   #ropeSeqLen = -1;
   /** The call running on the engine (calls do not interleave: they share its buffers). */
@@ -468,8 +472,8 @@ export class LlamaEngine {
     for (const [i, l] of resident.layers.entries()) {
       this.#layers.push({
         ...l,
-        keys: this.#buffer(cacheBytes, `layer ${i} keys`),
-        values: this.#buffer(cacheBytes, `layer ${i} values`),
+        keys: this.#tensor("f32", cacheBytes / 4, `layer ${i} keys`),
+        values: this.#tensor("f32", cacheBytes / 4, `layer ${i} values`),
       });
     }
   }
@@ -516,7 +520,25 @@ export class LlamaEngine {
       samplerOptions: 8,
       mask: Math.ceil(c.vocabSize / 32),
     };
-    for (const [name, n] of Object.entries(sizes)) this.#act[name] = this.#buffer(4 * n, name);
+    const words = new Set([
+      "ids",
+      "state",
+      "tokens",
+      "partial",
+      "counters",
+      "argmaxPartial",
+      "argmaxCounter",
+      "samplerOptions",
+      "mask",
+    ]);
+    for (const [name, n] of Object.entries(sizes)) {
+      this.#act[name] = this.#tensor(words.has(name) ? "u32" : "f32", n, name);
+    }
+  }
+
+  /** A tensor of the engine's ({@link #buffer}). */
+  #tensor(dtype: TensorDtype, length: number, label: string): GpuTensor {
+    return { buffer: this.#buffer(4 * length, label), dtype, length };
   }
 
   /**
@@ -531,18 +553,14 @@ export class LlamaEngine {
     const align = this.#device.limits.minStorageBufferOffsetAlignment;
     const bytes = rowBytes(this.format, m.K);
     for (const b of m.blocks) {
-      const whole: Piece = { row0: b.row0, rows: b.rows, weight: b.weight, scales: b.scales };
       const half = Math.floor(b.rows / 128) * 64;
       const aligned = (half * bytes.weight) % align === 0 && (half * bytes.scales) % align === 0;
       if (this.format === "f32" || half === 0 || !aligned) {
-        pieces.push(whole);
+        pieces.push(b);
         continue;
       }
-      const view = (buffer: GPUBuffer, rowBytes: number, from: number, to: number) => ({
-        buffer,
-        offset: from * rowBytes,
-        size: (to - from) * rowBytes,
-      });
+      const view = (t: GpuTensor, rowBytes: number, from: number, to: number) =>
+        tensorView(t, (from * rowBytes) / 4, ((to - from) * rowBytes) / 4);
       for (const [from, to] of [[0, half], [half, b.rows]]) {
         pieces.push({
           row0: b.row0 + from,
@@ -588,51 +606,38 @@ export class LlamaEngine {
 
   /** Dispatches one decode step of {@link generate} encodes (a compute pass of them). */
   get dispatchesPerToken(): number {
-    return this.#program(1, "argmax").length;
+    return this.#program(1, "argmax").program.steps.length;
   }
 
   // ---------------------------------------------------------------------------------------------
   // Building programs
 
-  #pipeline(label: string, source: string): GPUComputePipeline {
-    let cache = LlamaEngine.#pipelineCache.get(this.#device);
-    if (!cache) LlamaEngine.#pipelineCache.set(this.#device, cache = new Map());
-    let p = cache.get(source);
-    if (!p) {
-      const module = this.#device.createShaderModule({ label, code: source });
-      p = this.#device.createComputePipeline({ label, layout: "auto", compute: { module, entryPoint: "main" } });
-      cache.set(source, p);
-    }
-    return p;
+  /** Binds a plan to its tensors (checked against the device's limits now) and adds it to `list`. */
+  #bind(list: Step[], label: string, plan: KernelPlan, tensors: GpuTensor[]): void {
+    list.push({ label, bound: this.#gpu.bind(plan, tensors) });
   }
 
-  #dispatch(
+  /** TEMPORARY: a kernel of the engine's own, as a plan (removed as each kernel moves to ops/). */
+  #legacy(
+    list: Step[],
     where: string,
     source: string,
-    storage: Binding[],
+    storage: GpuTensor[],
     params: ArrayBuffer | undefined,
     workgroups: readonly [number, number, number],
-  ): Dispatch {
-    const views = storage.map((b) => "buffer" in b ? b : { buffer: b, offset: 0, size: b.size });
-    checkDispatch(this.#gpu.limits, {
-      where: `llm/${where}`,
-      workgroups,
-      workgroupSize: workgroupSizeOf(source, where),
-      storage: views.map((b) => ({ name: b.buffer.label, bytes: b.size })),
-    });
-    const pipeline = this.#pipeline(where, source);
-    const entries: GPUBindGroupEntry[] = views.map((resource, i) => ({ binding: i, resource }));
-    if (params) {
-      const uniform = this.#buffer(
-        params.byteLength,
-        `${where} params`,
-        GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
-      );
-      this.#device.queue.writeBuffer(uniform, 0, params);
-      entries.push({ binding: storage.length, resource: { buffer: uniform } });
-    }
-    const bindGroup = this.#device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
-    return { where, pipeline, bindGroup, workgroups: [...workgroups] };
+  ): void {
+    let h = 2166136261;
+    for (let i = 0; i < source.length; i++) h = Math.imul(h ^ source.charCodeAt(i), 16777619) >>> 0;
+    const variant = `legacy_${h.toString(16)}`;
+    const plan: KernelPlan = {
+      op: "llm",
+      kernel: { variant, source, rung: "portable", tried: [variant] },
+      bindings: storage.map((t, i) => ({ name: `${where} ${i}`, dtype: t.dtype, length: t.length, role: "inout" })),
+      params,
+      workgroups: [...workgroups],
+      cost: { bytes: 0, flops: 0 },
+    };
+    this.#bind(list, where, plan, storage);
   }
 
   #params(values: (number | { f32: number })[]): ArrayBuffer {
@@ -643,26 +648,22 @@ export class LlamaEngine {
     return buf;
   }
 
-  #product(list: Dispatch[], where: string, kernel: ProductKernel, bufs: Record<ProductSlot, Binding>): void {
+  #product(list: Step[], where: string, kernel: ProductKernel, bufs: Record<ProductSlot, GpuTensor>): void {
     const { plan, slots } = kernel;
-    const wg = typeof plan.workgroups === "number" ? [plan.workgroups, 1, 1] as const : plan.workgroups;
-    const label = `${plan.op}/${plan.kernel.variant} ${where}`;
-    list.push(this.#dispatch(label, plan.kernel.source, slots.map((s) => bufs[s]), plan.params, wg));
+    this.#bind(list, `${plan.op}/${plan.kernel.variant} ${where}`, plan, slots.map((s) => bufs[s]));
   }
 
   /** `out[rows, N] = in[rows, K] W^T`, block by block. */
-  #linear(list: Dispatch[], m: Matrix, input: GPUBuffer, output: GPUBuffer, rows: number): void {
+  #linear(list: Step[], m: Matrix, input: GpuTensor, output: GpuTensor, rows: number): void {
     const a = this.#act;
     const transposed = rows > 1 && this.format === "f32";
     if (transposed) {
       const params = this.#params([rows, m.K]);
-      list.push(
-        this.#dispatch(`transpose ${m.name}`, TRANSPOSE, [input, a.xt], params, [
-          Math.ceil(m.K / 16),
-          Math.ceil(rows / 16),
-          1,
-        ]),
-      );
+      this.#legacy(list, `transpose ${m.name}`, TRANSPOSE, [input, a.xt], params, [
+        Math.ceil(m.K / 16),
+        Math.ceil(rows / 16),
+        1,
+      ]);
     }
     for (const b of m.blocks) {
       const where = `${m.name}[${b.row0}:${b.row0 + b.rows}]`;
@@ -671,7 +672,7 @@ export class LlamaEngine {
         this.#product(list, where, kernel, { weight: b.weight, scales: b.weight, input: a.xt, output: a.scratch });
         const params = this.#params([rows, b.rows, m.N, b.row0]);
         const grid = [Math.ceil(rows / 16), Math.ceil(b.rows / 16), 1] as const;
-        list.push(this.#dispatch(`transpose_place ${where}`, TRANSPOSE_PLACE, [a.scratch, output], params, grid));
+        this.#legacy(list, `transpose_place ${where}`, TRANSPOSE_PLACE, [a.scratch, output], params, grid);
         continue;
       }
       const target = m.blocks.length === 1 ? output : a.scratch;
@@ -681,20 +682,18 @@ export class LlamaEngine {
       this.#product(list, where, kernel, { weight: b.weight, scales: b.scales!, input, output: target });
       if (m.blocks.length > 1) {
         const params = this.#params([rows, b.rows, m.N, b.row0]);
-        list.push(
-          this.#dispatch(`place ${where}`, PLACE_BLOCK, [target, output], params, [Math.ceil(b.rows / 64), rows, 1]),
-        );
+        this.#legacy(list, `place ${where}`, PLACE_BLOCK, [target, output], params, [Math.ceil(b.rows / 64), rows, 1]);
       }
     }
   }
 
   /** Prefill's gate/up product and SiLU·mul: `narrow = silu(gate) * up` of `xn`, piece by piece through `wide`. */
-  #feedForward(list: Dispatch[], m: Matrix, rows: number): void {
+  #feedForward(list: Step[], m: Matrix, rows: number): void {
     const a = this.#act;
     const F = this.config.intermediateSize;
     const silu = (pairs: number, col0: number) => {
       const params = this.#params([rows, pairs, F, col0]);
-      list.push(this.#dispatch("silu_mul", SILU_MUL, [a.wide, a.narrow], params, [Math.ceil(pairs / 256), rows, 1]));
+      this.#legacy(list, "silu_mul", SILU_MUL, [a.wide, a.narrow], params, [Math.ceil(pairs / 256), rows, 1]);
     };
     if (this.format === "f32") {
       this.#linear(list, m, a.xn, a.wide, rows);
@@ -714,12 +713,10 @@ export class LlamaEngine {
     }
   }
 
-  #norm(list: Dispatch[], rows: number, add: boolean, weight: GPUBuffer, out: GPUBuffer, row0 = 0): void {
+  #norm(list: Step[], rows: number, add: boolean, weight: GpuTensor, out: GpuTensor, row0 = 0): void {
     const a = this.#act;
     const params = this.#params([this.config.hiddenSize, add ? 1 : 0, { f32: this.config.rmsNormEps }, row0]);
-    list.push(
-      this.#dispatch("norm", normSource(this.config.hiddenSize), [a.x, a.o, weight, out], params, [rows, 1, 1]),
-    );
+    this.#legacy(list, "norm", normSource(this.config.hiddenSize), [a.x, a.o, weight, out], params, [rows, 1, 1]);
   }
 
   /**
@@ -728,13 +725,13 @@ export class LlamaEngine {
    * `output` or combined by SwiGLU.
    */
   #fused(
-    list: Dispatch[],
+    list: Step[],
     m: Matrix,
-    input: GPUBuffer,
-    output: GPUBuffer,
+    input: GpuTensor,
+    output: GpuTensor,
     mode: GemvInput,
     result: GemvOutput,
-    norm?: GPUBuffer,
+    norm?: GpuTensor,
   ): void {
     const layout = fusedGemvLayout(this.format, m.N);
     const source = fusedGemvSource(this.format, mode, result, layout);
@@ -745,27 +742,29 @@ export class LlamaEngine {
       const params = this.#params([b.rows, m.K, out0, { f32: this.config.rmsNormEps }]);
       const grid = foldWorkgroups(Math.ceil(b.rows / perGroup), maxGroups);
       const where = `gemv/${this.format} ${mode}>${result} ${m.name}[${b.row0}:${b.row0 + b.rows}]`;
-      list.push(this.#dispatch(where, source, storage, params, grid));
+      this.#legacy(list, where, source, storage, params, grid);
     }
   }
 
   /** The dispatches of a call of `rows` rows ending in `output`, built once and cached. */
-  #program(rows: number, output: Output, masked = false): Dispatch[] {
+  #program(rows: number, output: Output, masked = false): Built {
     const key = `${rows}/${output}/${masked}`;
     const cached = this.#programs.get(key);
     if (cached) return cached;
     const c = this.config;
     const a = this.#act;
-    const list: Dispatch[] = [];
+    const list: Step[] = [];
     const H = c.hiddenSize;
     const embedFormat = this.format;
     for (const b of this.#embedding.blocks) {
       const { weight } = rowBytes(this.format, H);
       const params = this.#params([rows, H, b.row0, b.rows, weight / 4, Math.ceil(H / 128)]);
       const storage = b.scales ? [a.ids, b.weight, b.scales, a.x] : [a.ids, b.weight, a.x];
-      list.push(
-        this.#dispatch(`embed/${embedFormat}`, embedSource(embedFormat), storage, params, [Math.ceil(H / 64), rows, 1]),
-      );
+      this.#legacy(list, `embed/${embedFormat}`, embedSource(embedFormat), storage, params, [
+        Math.ceil(H / 64),
+        rows,
+        1,
+      ]);
     }
     const { headDim: D, numAttentionHeads: heads, numKeyValueHeads: kv } = c;
     const splits = rows === 1 ? this.attentionSplits : 1;
@@ -776,7 +775,7 @@ export class LlamaEngine {
         this.#fused(list, l.qkv, a.x, a.wide, "norm", "store", l.inputNorm);
         const storage = [a.wide, a.rope, l.keys, l.values, a.narrow, a.state, a.partial, a.counters];
         const source = attentionSource(true, this.#attentionChunk);
-        list.push(this.#dispatch("attention/decode", source, storage, attentionParams, [heads, 1, splits]));
+        this.#legacy(list, "attention/decode", source, storage, attentionParams, [heads, 1, splits]);
         this.#fused(list, l.o, a.narrow, a.x, "plain", "add");
         this.#fused(list, l.gateUp, a.x, a.narrow, "norm", "swiglu", l.postNorm);
         this.#fused(list, l.down, a.narrow, a.x, "plain", "add");
@@ -786,10 +785,10 @@ export class LlamaEngine {
       this.#norm(list, rows, i > 0, l.inputNorm, a.xn);
       this.#linear(list, l.qkv, a.xn, a.wide, rows);
       const ropeKv = [a.wide, a.rope, a.narrow, l.keys, l.values, a.state];
-      list.push(this.#dispatch("rope_kv", ROPE_KV, ropeKv, this.#params([heads, kv, D, this.maxSeq]), [rows, 1, 1]));
+      this.#legacy(list, "rope_kv", ROPE_KV, ropeKv, this.#params([heads, kv, D, this.maxSeq]), [rows, 1, 1]);
       const attention = [a.narrow, l.keys, l.values, a.wide, a.state, a.partial, a.counters];
       const source = attentionSource(false, this.#attentionChunk);
-      list.push(this.#dispatch("attention", source, attention, attentionParams, [heads, rows, 1]));
+      this.#legacy(list, "attention", source, attention, attentionParams, [heads, rows, 1]);
       this.#linear(list, l.o, a.wide, a.o, rows);
       this.#norm(list, rows, true, l.postNorm, a.xn);
       this.#feedForward(list, l.gateUp, rows);
@@ -808,29 +807,21 @@ export class LlamaEngine {
       if (masked) {
         const grid = [Math.ceil(c.vocabSize / 256), 1, 1] as const;
         const params = this.#params([c.vocabSize, { f32: -Infinity }]);
-        list.push(this.#dispatch("mask", MASK_LOGITS, [a.logits, a.mask], params, grid));
+        this.#legacy(list, "mask", MASK_LOGITS, [a.logits, a.mask], params, grid);
       }
       if (output === "argmax") {
-        list.push(this.#dispatch("argmax", ARGMAX, storage, this.#params([c.vocabSize, rows]), [slices, 1, 1]));
+        this.#legacy(list, "argmax", ARGMAX, storage, this.#params([c.vocabSize, rows]), [slices, 1, 1]);
       } else {
         const sampling = [a.logits, a.probs, a.ids, a.tokens, a.state, a.samplerOptions];
-        list.push(this.#dispatch("sample", SAMPLE, sampling, this.#params([c.vocabSize, rows]), [1, 1, 1]));
+        this.#legacy(list, "sample", SAMPLE, sampling, this.#params([c.vocabSize, rows]), [1, 1, 1]);
       }
     }
-    this.#programs.set(key, list);
-    return list;
-  }
-
-  #encode(encoder: GPUCommandEncoder, list: Dispatch[], timestampWrites?: GPUComputePassTimestampWrites): void {
-    const pass = encoder.beginComputePass(timestampWrites ? { timestampWrites } : {});
-    let last: GPUComputePipeline | undefined;
-    for (const d of list) {
-      if (d.pipeline !== last) pass.setPipeline(d.pipeline);
-      last = d.pipeline;
-      pass.setBindGroup(0, d.bindGroup);
-      pass.dispatchWorkgroups(...d.workgroups);
-    }
-    pass.end();
+    const built = {
+      program: this.#gpu.program(`LlamaEngine ${key}`, list.map((d) => d.bound)),
+      labels: list.map((d) => d.label),
+    };
+    this.#programs.set(key, built);
+    return built;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -854,7 +845,7 @@ export class LlamaEngine {
     const freqs = ropeFrequencies(c, seqLen);
     const table = new Float32Array((to - from) * c.headDim);
     for (let p = from; p < to; p++) table.set(ropeCosSin(freqs, p), (p - from) * c.headDim);
-    this.#device.queue.writeBuffer(this.#act.rope, from * c.headDim * 4, table);
+    this.#device.queue.writeBuffer(this.#act.rope.buffer, from * c.headDim * 4, table);
     this.#ropeSeqLen = seqLen;
   }
 
@@ -877,11 +868,11 @@ export class LlamaEngine {
         words[id >>> 5] |= 1 << (id & 31);
       }
     }
-    this.#device.queue.writeBuffer(this.#act.mask, 0, words);
+    this.#device.queue.writeBuffer(this.#act.mask.buffer, 0, words);
   }
 
   #writeState(pos0: number, step = 0): void {
-    this.#device.queue.writeBuffer(this.#act.state, 0, new Uint32Array([pos0, step, 0, 0]));
+    this.#device.queue.writeBuffer(this.#act.state.buffer, 0, new Uint32Array([pos0, step, 0, 0]));
   }
 
   /**
@@ -924,10 +915,10 @@ export class LlamaEngine {
         await this.#gpu.withErrorScopes(() => "LlamaEngine.forward", () => {
           this.#writeRope(pos0, pos0 + chunk.length, seqLen);
           this.#writeState(pos0);
-          this.#device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(chunk));
+          this.#device.queue.writeBuffer(this.#act.ids.buffer, 0, new Uint32Array(chunk));
           const encoder = this.#device.createCommandEncoder();
-          this.#encode(encoder, this.#program(chunk.length, "logits"));
-          encoder.copyBufferToBuffer(this.#act.logits, 0, staging, 0, chunk.length * V * 4);
+          this.#program(chunk.length, "logits").program.encode(encoder);
+          encoder.copyBufferToBuffer(this.#act.logits.buffer, 0, staging, 0, chunk.length * V * 4);
           this.#device.queue.submit([encoder.finish()]);
         });
         await staging.mapAsync(GPUMapMode.READ);
@@ -1031,14 +1022,16 @@ export class LlamaEngine {
         const first = token === 0 ? 0 : token - ((token - 1) % readEvery);
         const count = token - first + 1;
         const slot = reads++ % inFlight;
-        encoder.copyBufferToBuffer(this.#act.tokens, first * 4, ring[slot], 0, count * 4);
+        encoder.copyBufferToBuffer(this.#act.tokens.buffer, first * 4, ring[slot], 0, count * 4);
         device.queue.submit([encoder.finish()]);
         pending.push({ first, count, slot, mapped: ring[slot].mapAsync(GPUMapMode.READ, 0, count * 4) });
       } else device.queue.submit([encoder.finish()]);
     };
     this.#enter("generate");
     try {
-      if (sampler.mode === "sample") device.queue.writeBuffer(this.#act.samplerOptions, 0, packSamplerOptions(sampler));
+      if (sampler.mode === "sample") {
+        device.queue.writeBuffer(this.#act.samplerOptions.buffer, 0, packSamplerOptions(sampler));
+      }
       // Prefill: chunks of the prompt; the last one samples the first token.
       let t0 = performance.now();
       if (this.config.ropeScaling.ropeType === "dynamic") {
@@ -1051,17 +1044,17 @@ export class LlamaEngine {
         scoped(() => {
           this.#writeRope(start, start + chunk.length, P); // the prompt's frequencies, in every chunk
           this.#writeState(start);
-          device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(chunk));
+          device.queue.writeBuffer(this.#act.ids.buffer, 0, new Uint32Array(chunk));
           const encoder = device.createCommandEncoder();
           if (last) this.#writeMask(constraint, []);
-          this.#encode(encoder, this.#program(chunk.length, last ? chooser : "cache", constraint !== undefined));
+          this.#program(chunk.length, last ? chooser : "cache", constraint !== undefined).program.encode(encoder);
           if (last) submit(encoder, 0);
           else device.queue.submit([encoder.finish()]);
         });
       }
       if (stats) stats.encodeMs += performance.now() - t0;
-      let step: Dispatch[] = [];
-      scoped(() => step = this.#program(1, chooser, constraint !== undefined)); // pipelines compile here
+      let step: Program | undefined;
+      scoped(() => step = this.#program(1, chooser, constraint !== undefined).program); // pipelines compile here
       const generated: number[] = [];
       let next = 1;
       while (pending.length > 0 || next < maxTokens) {
@@ -1073,7 +1066,7 @@ export class LlamaEngine {
             while (room()) {
               this.#writeMask(constraint, generated);
               const encoder = device.createCommandEncoder();
-              this.#encode(encoder, step);
+              step!.encode(encoder);
               submit(encoder, next++);
               if (stats) stats.decodeSteps++;
             }
@@ -1129,7 +1122,11 @@ export class LlamaEngine {
     if (position + steps > this.maxSeq) {
       throw new Error(`LlamaEngine.timeDecodeSteps: positions past maxSeq ${this.maxSeq}`);
     }
-    return await this.#timePrograms(position, Array.from({ length: steps }, () => this.#program(1, "argmax")), steps);
+    return await this.#timePrograms(
+      position,
+      Array.from({ length: steps }, () => this.#program(1, "argmax").program),
+      steps,
+    );
   }
 
   /**
@@ -1156,9 +1153,9 @@ export class LlamaEngine {
     for (let start = 0; start < rows; start += this.chunkRows) {
       const n = Math.min(this.chunkRows, rows - start);
       const ids = new Uint32Array(n).map((_, i) => (start + i) % this.config.vocabSize);
-      this.#device.queue.writeBuffer(this.#act.ids, 0, ids);
+      this.#device.queue.writeBuffer(this.#act.ids.buffer, 0, ids);
       this.#writeRope(start, start + n, rows);
-      const t = await this.#timePrograms(start, [this.#program(n, start + n === rows ? "argmax" : "cache")], 1);
+      const t = await this.#timePrograms(start, [this.#program(n, start + n === rows ? "argmax" : "cache").program], 1);
       if (t === null) return null;
       ms += t;
     }
@@ -1189,21 +1186,25 @@ export class LlamaEngine {
     const device = this.#device;
     if (!device.features.has("timestamp-query")) return null;
     if (rows > this.chunkRows) throw new Error(`LlamaEngine.profile: ${rows} rows exceed a chunk (${this.chunkRows})`);
-    const step = this.#program(rows, "argmax");
+    const { program, labels } = this.#program(rows, "argmax");
     if (rows === 1) {
       this.#writeRope(position, Math.min(this.maxSeq, position + 1), position + 1);
       this.#writeState(position);
     } else {
-      this.#device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(rows).map((_, i) => i % this.config.vocabSize));
+      this.#device.queue.writeBuffer(
+        this.#act.ids.buffer,
+        0,
+        new Uint32Array(rows).map((_, i) => i % this.config.vocabSize),
+      );
       this.#writeRope(0, rows, rows);
       this.#writeState(0);
     }
     try {
-      const t = await timePasses(device, step.length, (encoder, writes) => {
-        step.forEach((d, i) => this.#encode(encoder, [d], writes(i)));
+      const t = await timePasses(device, program.steps.length, (encoder, writes) => {
+        program.steps.forEach((d, i) => encodeBound(encoder, [d], writes(i)));
       });
-      return step.map((d, i) => ({
-        kernel: d.where.replace(/model\.layers\.\d+\./, "").replace(/\[\d+:\d+\]$/, ""),
+      return labels.map((label, i) => ({
+        kernel: label.replace(/model\.layers\.\d+\./, "").replace(/\[\d+:\d+\]$/, ""),
         ms: Number(t[2 * i + 1] - t[2 * i]) / 1e6,
       }));
     } finally {
@@ -1211,7 +1212,7 @@ export class LlamaEngine {
     }
   }
 
-  async #timePrograms(position: number, programs: Dispatch[][], per: number): Promise<number | null> {
+  async #timePrograms(position: number, programs: Program[], per: number): Promise<number | null> {
     const t = await this.#traceStepsOf(position, programs);
     if (!t) return null;
     // From the first pass's start to the last one's end (gaps between passes included); where the
@@ -1221,14 +1222,14 @@ export class LlamaEngine {
   }
 
   /** Programs in one command buffer, a pass each from `position` on: the span and the passes' sum, in ns. */
-  async #traceStepsOf(position: number, programs: Dispatch[][]): Promise<{ spanNs: number; passesNs: number } | null> {
+  async #traceStepsOf(position: number, programs: Program[]): Promise<{ spanNs: number; passesNs: number } | null> {
     const device = this.#device;
     if (!device.features.has("timestamp-query")) return null;
     this.#writeRope(position, Math.min(this.maxSeq, position + programs.length), position + 1);
     this.#writeState(position);
     try {
       const t = await timePasses(device, programs.length, (encoder, writes) => {
-        programs.forEach((p, i) => this.#encode(encoder, p, writes(i)));
+        programs.forEach((p, i) => p.encode(encoder, writes(i)));
       });
       const last = t.length - 1;
       const spanNs = t[last] > t[0] ? Number(t[last] - t[0]) : 0;
@@ -1269,7 +1270,10 @@ export class LlamaEngine {
     if (!Number.isSafeInteger(steps) || steps < 2 || position + steps > this.maxSeq) {
       throw new Error(`LlamaEngine.traceDecodeSteps: steps must be an integer >= 2 within maxSeq ${this.maxSeq}`);
     }
-    const t = await this.#traceStepsOf(position, Array.from({ length: steps }, () => this.#program(1, "argmax")));
+    const t = await this.#traceStepsOf(
+      position,
+      Array.from({ length: steps }, () => this.#program(1, "argmax").program),
+    );
     if (!t || t.spanNs < t.passesNs) return null;
     return { passMs: t.passesNs / 1e6 / steps, gapMs: (t.spanNs - t.passesNs) / 1e6 / (steps - 1) };
   }
@@ -1281,12 +1285,16 @@ export class LlamaEngine {
 
   /** Bytes of the embedding table as stored (a decode step reads one row of it). */
   get embeddingBytes(): number {
-    return this.#embedding.blocks.reduce((s, b) => s + b.weight.size + (b.scales?.size ?? 0), 0);
+    return this.#embedding.blocks.reduce((s, b) => s + b.weight.buffer.size + (b.scales?.buffer.size ?? 0), 0);
   }
 
-  /** Bytes of every buffer the engine holds (weights, KV cache, activations, params). */
+  /** Bytes of every buffer the engine holds (weights, KV cache, activations, its programs' params). */
   get residentBytes(): number {
-    return this.#owned.reduce((s, b) => s + b.size, 0);
+    let bytes = this.#owned.reduce((s, b) => s + b.size, 0);
+    for (const { program } of this.#programs.values()) {
+      for (const step of program.steps) bytes += step.uniform?.size ?? 0;
+    }
+    return bytes;
   }
 
   /**
@@ -1300,6 +1308,8 @@ export class LlamaEngine {
   }
 
   #free(): void {
+    for (const { program } of this.#programs.values()) program.destroy();
+    this.#programs.clear();
     for (const b of this.#owned) b.destroy();
     this.#owned.length = 0;
   }
