@@ -23,7 +23,7 @@
  *   chunk or step, bind groups and params made at build time, every dispatch checked against the
  *   device's limits then (a limit that would be exceeded is an error before any GPU work).
  * - Generation (`generate`) keeps the loop on the GPU: the choice (greedy, or seeded temperature,
- *   top-k, top-p and min-p as `sampleNext` defines them: `sampling.ts`) is made by a kernel that
+ *   top-k, top-p and min-p as `sampleNext` defines them: ops/sample) is made by a kernel that
  *   writes the id where the next step's embedding gather reads it and advances the position in the
  *   `state` buffer, so every decode step is the same command sequence, submitted back to back
  *   without waiting; ids come back through a ring of staging buffers whose maps overlap the steps
@@ -55,14 +55,18 @@ import type { TensorStore } from "../safetensors.ts";
 import type { WeightFormat } from "../weights/format.ts";
 import { type LoadedWeight, type LoadProgress, loadWeights, quantizeRowsGpu } from "../weights/load.ts";
 import {
-  ARGMAX,
-  ARGMAX_SLICE,
+  argmaxTokenPlan,
+  maskLogitsPlan,
+  NONFINITE_LOGITS,
+  packSampleOptions,
+  sampleTokenPlan,
+  validateSampleOptions,
+} from "../../ops/sample/mod.ts";
+import {
   attentionSource,
   embedSource,
-  MASK_LOGITS,
   MAX_ATTENTION_SPLITS,
   MAX_HEAD_DIM,
-  NONFINITE_LOGITS,
   normSource,
   PLACE_BLOCK,
   ROPE_KV,
@@ -74,7 +78,6 @@ import { gemmF32Transposed, gemmQuantized, gemv, type ProductKernel, type Produc
 import { fusedGemvLayout, fusedGemvRows, fusedGemvSource, type GemvInput, type GemvOutput } from "./fused_gemv.ts";
 import { ropeCosSin, ropeFrequencies } from "./rope.ts";
 import { timePasses } from "./timestamps.ts";
-import { packSamplerOptions, SAMPLE, validateSamplerOptions } from "./sampling.ts";
 import type { SamplerOptions } from "../sampler.ts";
 import type { Constraint } from "../constraints/constraint.ts";
 import {
@@ -114,7 +117,7 @@ export interface LlamaEngineOptions {
 
 /**
  * How `generate` chooses tokens: `sampleNext`'s options (llm/sampler.ts), greedy or seeded
- * temperature/top-k/top-p/min-p, both on the GPU (`sampling.ts` says where the f32 kernel and the
+ * temperature/top-k/top-p/min-p, both on the GPU (ops/sample says where the f32 kernel and the
  * f64 reference can differ).
  */
 export type SamplerSpec = SamplerOptions;
@@ -514,7 +517,7 @@ export class LlamaEngine {
       tokens: this.maxSeq,
       partial: c.numAttentionHeads * this.attentionSplits * (c.headDim + 2),
       counters: c.numAttentionHeads,
-      argmaxPartial: 2 * Math.ceil(c.vocabSize / ARGMAX_SLICE),
+      argmaxPartial: argmaxTokenPlan(this.#gpu, { vocab: c.vocabSize, steps: this.maxSeq }).bindings[4].length,
       argmaxCounter: 2,
       probs: c.vocabSize,
       samplerOptions: 8,
@@ -802,18 +805,14 @@ export class LlamaEngine {
     } else if (output === "argmax" || output === "draw") {
       this.#norm(list, 1, add, this.#finalNorm, a.xlast, rows - 1);
       this.#linear(list, this.#head, a.xlast, a.logits, 1);
-      const slices = Math.ceil(c.vocabSize / ARGMAX_SLICE);
-      const storage = [a.logits, a.ids, a.tokens, a.state, a.argmaxPartial, a.argmaxCounter];
-      if (masked) {
-        const grid = [Math.ceil(c.vocabSize / 256), 1, 1] as const;
-        const params = this.#params([c.vocabSize, { f32: -Infinity }]);
-        this.#legacy(list, "mask", MASK_LOGITS, [a.logits, a.mask], params, grid);
-      }
+      const shape = { vocab: c.vocabSize, steps: this.maxSeq, advance: rows };
+      if (masked) this.#bind(list, "sample/mask", maskLogitsPlan(this.#gpu, shape), [a.logits, a.mask]);
       if (output === "argmax") {
-        this.#legacy(list, "argmax", ARGMAX, storage, this.#params([c.vocabSize, rows]), [slices, 1, 1]);
+        const storage = [a.logits, a.ids, a.tokens, a.state, a.argmaxPartial, a.argmaxCounter];
+        this.#bind(list, "sample/argmax", argmaxTokenPlan(this.#gpu, shape), storage);
       } else {
-        const sampling = [a.logits, a.probs, a.ids, a.tokens, a.state, a.samplerOptions];
-        this.#legacy(list, "sample", SAMPLE, sampling, this.#params([c.vocabSize, rows]), [1, 1, 1]);
+        const storage = [a.logits, a.probs, a.ids, a.tokens, a.state, a.samplerOptions];
+        this.#bind(list, "sample/sample", sampleTokenPlan(this.#gpu, shape), storage);
       }
     }
     const built = {
@@ -936,7 +935,7 @@ export class LlamaEngine {
    * Generates tokens after a prompt, on the GPU: the cache is reset, the prompt prefilled in
    * chunks, then each step's choice (greedy, or the seeded draw) feeds the next step without the
    * host in between. A seeded run gives the ids `sampleNext` gives on the reference's logits with
-   * the same options (up to f32 rounding at a boundary: `sampling.ts`).
+   * the same options (up to f32 rounding at a boundary: ops/sample).
    * Streaming: ids are yielded as their readbacks land, `readEvery` steps at a time (the first
    * token alone), while up to `inFlight` readbacks' steps are queued on the GPU. Generation
    * stops after `maxTokens`, after an end-of-sequence id (yielded, nothing after it), or when
@@ -973,7 +972,7 @@ export class LlamaEngine {
     const where = "LlamaEngine.generate";
     const { maxTokens, signal } = options;
     const sampler = options.sampler ?? { mode: "greedy" };
-    validateSamplerOptions(where, sampler);
+    validateSampler(where, sampler);
     const chooser: Output = sampler.mode === "greedy" ? "argmax" : "draw";
     if (promptIds.length < 1) throw new Error(`${where}: the prompt must hold at least one token`);
     if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) {
@@ -1030,7 +1029,7 @@ export class LlamaEngine {
     this.#enter("generate");
     try {
       if (sampler.mode === "sample") {
-        device.queue.writeBuffer(this.#act.samplerOptions.buffer, 0, packSamplerOptions(sampler));
+        device.queue.writeBuffer(this.#act.samplerOptions.buffer, 0, packSampleOptions(sampler));
       }
       // Prefill: chunks of the prompt; the last one samples the first token.
       let t0 = performance.now();
@@ -1335,6 +1334,16 @@ export class LlamaEngine {
   #checkNotDestroyed(what: string): void {
     if (this.#destroyed) throw new Error(`LlamaEngine.${what}: the engine was destroyed during the call`);
   }
+}
+
+/** Checks a sampler before any GPU work: its mode, and its settings as the GPU takes them (f32). */
+function validateSampler(where: string, options: SamplerOptions): void {
+  if (options.mode === "greedy") return;
+  if (options.mode !== "sample") {
+    const mode = JSON.stringify((options as { mode: unknown }).mode);
+    throw new Error(`${where}: sampler mode must be "greedy" or "sample", got ${mode}`);
+  }
+  validateSampleOptions(`${where}: sampler `, options, true);
 }
 
 /** Why a GPU sampler wrote no token for generated token `k` of a prompt of `P` tokens (`NONFINITE_LOGITS` or `NO_POSSIBLE_TOKEN`). */
