@@ -576,3 +576,20 @@ export {
   validateGqa,
   validateGqaShape,
 } from "./ops/gqa/mod.ts";
+export {
+  argmaxToken,
+  argmaxTokenGpu,
+  argmaxTokenPlan,
+  maskLogits,
+  maskLogitsGpu,
+  maskLogitsPlan,
+  NO_POSSIBLE_TOKEN,
+  NONFINITE_LOGITS,
+  packSampleOptions,
+  type SampleOptions,
+  type SampleShape,
+  sampleToken,
+  sampleTokenGpu,
+  sampleTokenPlan,
+  validateSampleOptions,
+} from "./ops/sample/mod.ts";
