@@ -68,12 +68,10 @@ import {
   MAX_ATTENTION_SPLITS,
   MAX_HEAD_DIM,
   normSource,
-  PLACE_BLOCK,
   ROPE_KV,
   SILU_MUL,
-  TRANSPOSE,
-  TRANSPOSE_PLACE,
 } from "./kernels.ts";
+import { placeColumnsPlan, transposePlan } from "../../ops/transpose/mod.ts";
 import { gemmF32Transposed, gemmQuantized, gemv, type ProductKernel, type ProductSlot } from "./ops.ts";
 import { fusedGemvLayout, fusedGemvRows, fusedGemvSource, type GemvInput, type GemvOutput } from "./fused_gemv.ts";
 import { ropeCosSin, ropeFrequencies } from "./rope.ts";
@@ -661,21 +659,15 @@ export class LlamaEngine {
     const a = this.#act;
     const transposed = rows > 1 && this.format === "f32";
     if (transposed) {
-      const params = this.#params([rows, m.K]);
-      this.#legacy(list, `transpose ${m.name}`, TRANSPOSE, [input, a.xt], params, [
-        Math.ceil(m.K / 16),
-        Math.ceil(rows / 16),
-        1,
-      ]);
+      this.#bind(list, `transpose ${m.name}`, transposePlan(this.#gpu, { rows, cols: m.K }), [input, a.xt]);
     }
     for (const b of m.blocks) {
       const where = `${m.name}[${b.row0}:${b.row0 + b.rows}]`;
       if (transposed) {
         const kernel = gemmF32Transposed(this.#gpu, rows, b.rows, m.K);
         this.#product(list, where, kernel, { weight: b.weight, scales: b.weight, input: a.xt, output: a.scratch });
-        const params = this.#params([rows, b.rows, m.N, b.row0]);
-        const grid = [Math.ceil(rows / 16), Math.ceil(b.rows / 16), 1] as const;
-        this.#legacy(list, `transpose_place ${where}`, TRANSPOSE_PLACE, [a.scratch, output], params, grid);
+        const shape = { rows, cols: b.rows, outCols: m.N, col0: b.row0, transposed: true };
+        this.#bind(list, `place_transposed ${where}`, placeColumnsPlan(this.#gpu, shape), [a.scratch, output]);
         continue;
       }
       const target = m.blocks.length === 1 ? output : a.scratch;
@@ -684,8 +676,8 @@ export class LlamaEngine {
         : gemmQuantized(this.#gpu, this.format as "q8" | "q4g128", rows, b.rows, m.K);
       this.#product(list, where, kernel, { weight: b.weight, scales: b.scales!, input, output: target });
       if (m.blocks.length > 1) {
-        const params = this.#params([rows, b.rows, m.N, b.row0]);
-        this.#legacy(list, `place ${where}`, PLACE_BLOCK, [target, output], params, [Math.ceil(b.rows / 64), rows, 1]);
+        const shape = { rows, cols: b.rows, outCols: m.N, col0: b.row0 };
+        this.#bind(list, `place ${where}`, placeColumnsPlan(this.#gpu, shape), [target, output]);
       }
     }
   }
