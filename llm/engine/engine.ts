@@ -62,15 +62,8 @@ import {
   sampleTokenPlan,
   validateSampleOptions,
 } from "../../ops/sample/mod.ts";
-import {
-  attentionSource,
-  embedSource,
-  MAX_ATTENTION_SPLITS,
-  MAX_HEAD_DIM,
-  normSource,
-  ROPE_KV,
-  SILU_MUL,
-} from "./kernels.ts";
+import { attentionSource, embedSource, MAX_ATTENTION_SPLITS, MAX_HEAD_DIM, normSource, ROPE_KV } from "./kernels.ts";
+import { swigluPairsPlan } from "../../ops/activation/mod.ts";
 import { placeColumnsPlan, transposePlan } from "../../ops/transpose/mod.ts";
 import { gemmF32Transposed, gemmQuantized, gemv, type ProductKernel, type ProductSlot } from "./ops.ts";
 import { fusedGemvLayout, fusedGemvRows, fusedGemvSource, type GemvInput, type GemvOutput } from "./fused_gemv.ts";
@@ -687,8 +680,8 @@ export class LlamaEngine {
     const a = this.#act;
     const F = this.config.intermediateSize;
     const silu = (pairs: number, col0: number) => {
-      const params = this.#params([rows, pairs, F, col0]);
-      this.#legacy(list, "silu_mul", SILU_MUL, [a.wide, a.narrow], params, [Math.ceil(pairs / 256), rows, 1]);
+      const plan = swigluPairsPlan(this.#gpu, { rows, pairs, outCols: F, col0 });
+      this.#bind(list, "swiglu_pairs", plan, [a.wide, a.narrow]);
     };
     if (this.format === "f32") {
       this.#linear(list, m, a.xn, a.wide, rows);

@@ -415,22 +415,3 @@ ${loadQuery}
   if (li == 0u) { atomicStore(&counters[row * p.heads + h], 0u); }
 }`;
 }
-
-/**
- * `h = silu(gate) * up` from a piece of each row's fused gate/up projection: `gu` `[rows, 2 * pairs]`,
- * whose columns alternate (gate j at 2j, up j at 2j + 1: resident.ts interleaves the weight's rows),
- * into columns `[col0, col0 + pairs)` of `h` `[rows, ffn]`.
- */
-export const SILU_MUL = `
-struct P { rows: u32, pairs: u32, ffn: u32, col0: u32 }
-@group(0) @binding(0) var<storage, read> gu: array<f32>;
-@group(0) @binding(1) var<storage, read_write> h: array<f32>;
-@group(0) @binding(2) var<uniform> p: P;
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) g: vec3u) {
-  let j = g.x;
-  let row = g.y;
-  if (j >= p.pairs || row >= p.rows) { return; }
-  let gate = gu[row * 2u * p.pairs + 2u * j];
-  h[row * p.ffn + p.col0 + j] = gate / (1.0 + exp(-gate)) * gu[row * 2u * p.pairs + 2u * j + 1u];
-}`;
