@@ -62,7 +62,8 @@ import {
   sampleTokenPlan,
   validateSampleOptions,
 } from "../../ops/sample/mod.ts";
-import { attentionSource, embedSource, MAX_ATTENTION_SPLITS, MAX_HEAD_DIM, normSource, ROPE_KV } from "./kernels.ts";
+import { attentionSource, embedSource, MAX_ATTENTION_SPLITS, MAX_HEAD_DIM, ROPE_KV } from "./kernels.ts";
+import { RESIDUAL_MAX_COLS, rmsnormResidualPlan } from "../../ops/rmsnorm/mod.ts";
 import { swigluPairsPlan } from "../../ops/activation/mod.ts";
 import { placeColumnsPlan, transposePlan } from "../../ops/transpose/mod.ts";
 import { gemmF32Transposed, gemmQuantized, gemv, type ProductKernel, type ProductSlot } from "./ops.ts";
@@ -257,6 +258,11 @@ export class LlamaEngine {
     if (config.hiddenSize % 4 !== 0 || config.intermediateSize % 4 !== 0) {
       const sizes = `${config.hiddenSize} and ${config.intermediateSize}`;
       throw new Error(`${where}: hiddenSize and intermediateSize must be multiples of 4 (vec4 reads), got ${sizes}`);
+    }
+    if (config.hiddenSize > RESIDUAL_MAX_COLS) {
+      throw new Error(
+        `${where}: hiddenSize must be at most ${RESIDUAL_MAX_COLS} (the prefill's RMSNorm holds a row in registers), got ${config.hiddenSize}`,
+      );
     }
     this.maxSeq = maxSeq;
     const limit = this.#bindingLimit;
@@ -703,8 +709,8 @@ export class LlamaEngine {
 
   #norm(list: Step[], rows: number, add: boolean, weight: GpuTensor, out: GpuTensor, row0 = 0): void {
     const a = this.#act;
-    const params = this.#params([this.config.hiddenSize, add ? 1 : 0, { f32: this.config.rmsNormEps }, row0]);
-    this.#legacy(list, "norm", normSource(this.config.hiddenSize), [a.x, a.o, weight, out], params, [rows, 1, 1]);
+    const shape = { rows, cols: this.config.hiddenSize, row0, add, eps: this.config.rmsNormEps };
+    this.#bind(list, "rmsnorm/residual", rmsnormResidualPlan(this.#gpu, shape), [a.x, a.o, weight, out]);
   }
 
   /**

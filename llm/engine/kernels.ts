@@ -48,54 +48,6 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
 }
 
 /**
- * Residual add and RMSNorm, one workgroup per row from `row0`: `x += delta` (when `add` is 1), then
- * `out = x / sqrt(mean(x^2) + eps) * weight` (HF's LlamaRMSNorm), out's rows counted from 0 (so the
- * last row alone can be normalised for the head). Each invocation holds its `ceil(hidden / 256)`
- * elements in registers (a loop of constant length), so the row is read once and its loads are all
- * issued before the first is needed.
- */
-export function normSource(hidden: number): string {
-  return `
-struct P { hidden: u32, add: u32, eps: f32, row0: u32 }
-const PER = ${Math.ceil(hidden / 256)}u;
-@group(0) @binding(0) var<storage, read_write> x: array<f32>;
-@group(0) @binding(1) var<storage, read> delta: array<f32>;
-@group(0) @binding(2) var<storage, read> weight: array<f32>;
-@group(0) @binding(3) var<storage, read_write> out: array<f32>;
-@group(0) @binding(4) var<uniform> p: P;
-var<workgroup> red: array<f32, 256>;
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
-  let base = (p.row0 + wid.x) * p.hidden;
-  var v: array<f32, PER>;
-  var ss = 0.0;
-  for (var k = 0u; k < PER; k++) {
-    let c = li + 256u * k;
-    if (c < p.hidden) {
-      var e = x[base + c];
-      if (p.add != 0u) {
-        e += delta[base + c];
-        x[base + c] = e;
-      }
-      v[k] = e;
-      ss += e * e;
-    }
-  }
-  red[li] = ss;
-  workgroupBarrier();
-  for (var s = 128u; s > 0u; s >>= 1u) {
-    if (li < s) { red[li] += red[li + s]; }
-    workgroupBarrier();
-  }
-  let inv = inverseSqrt(red[0] / f32(p.hidden) + p.eps);
-  for (var k = 0u; k < PER; k++) {
-    let c = li + 256u * k;
-    if (c < p.hidden) { out[wid.x * p.hidden + c] = v[k] * inv * weight[c]; }
-  }
-}`;
-}
-
-/**
  * RoPE and the KV-cache write, one workgroup per row: the row's fused projection `[q | k | v]`
  * gives the rotated query (adjacent pairs 2i, 2i + 1, cos/sin from the table row of its position)
  * and the rotated key and the value, written into the cache `[kvHeads, maxSeq, headDim]` at the
