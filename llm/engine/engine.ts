@@ -62,7 +62,8 @@ import {
   sampleTokenPlan,
   validateSampleOptions,
 } from "../../ops/sample/mod.ts";
-import { attentionSource, embedSource, MAX_ATTENTION_SPLITS, MAX_HEAD_DIM, ROPE_KV } from "./kernels.ts";
+import { attentionSource, MAX_ATTENTION_SPLITS, MAX_HEAD_DIM, ROPE_KV } from "./kernels.ts";
+import { gatherBlocksPlan, gatherQuantizedBlocksPlan } from "../../ops/gather/mod.ts";
 import { RESIDUAL_MAX_COLS, rmsnormResidualPlan } from "../../ops/rmsnorm/mod.ts";
 import { swigluPairsPlan } from "../../ops/activation/mod.ts";
 import { placeColumnsPlan, transposePlan } from "../../ops/transpose/mod.ts";
@@ -748,17 +749,16 @@ export class LlamaEngine {
     const c = this.config;
     const a = this.#act;
     const list: Step[] = [];
-    const H = c.hiddenSize;
-    const embedFormat = this.format;
-    for (const b of this.#embedding.blocks) {
-      const { weight } = rowBytes(this.format, H);
-      const params = this.#params([rows, H, b.row0, b.rows, weight / 4, Math.ceil(H / 128)]);
-      const storage = b.scales ? [a.ids, b.weight, b.scales, a.x] : [a.ids, b.weight, a.x];
-      this.#legacy(list, `embed/${embedFormat}`, embedSource(embedFormat), storage, params, [
-        Math.ceil(H / 64),
-        rows,
-        1,
-      ]);
+    // The embedding gather, block by block; the ids (u32, written by the sampler) read as gather's i32 index.
+    const ids: GpuTensor = { buffer: a.ids.buffer, dtype: "i32", length: a.ids.length };
+    const blocks = this.#embedding.blocks;
+    const shape = { rows: c.vocabSize, cols: c.hiddenSize, indexLength: rows, blockRows: blocks[0].rows };
+    const { sequence } = this.format === "f32"
+      ? gatherBlocksPlan(this.#gpu, shape)
+      : gatherQuantizedBlocksPlan(this.#gpu, { ...shape, format: this.format });
+    for (const [i, { plan }] of sequence.steps.entries()) {
+      const b = blocks[i];
+      this.#bind(list, `gather/${plan.kernel.variant}`, plan, [b.weight, ...(b.scales ? [b.scales] : []), ids, a.x]);
     }
     const { headDim: D, numAttentionHeads: heads, numKeyValueHeads: kv } = c;
     const splits = rows === 1 ? this.attentionSplits : 1;

@@ -14,39 +14,6 @@
 /** The state buffer's layout, shared by every kernel that reads it. */
 const STATE = `struct State { pos0: u32, step: u32, pad0: u32, pad1: u32 }`;
 
-/** Formats of an embedding table: how a row's values are read. */
-export type TableFormat = "f32" | "q8" | "q4g128";
-
-/**
- * Embedding gather from one row block of a table (f32, q8 or q4g128 as stored): rows of `ids`
- * whose id falls in `[row0, row0 + blockRows)` get their row of the table, dequantised
- * (`code * scale`); the others are left to the dispatch of their block.
- */
-export function embedSource(format: TableFormat): string {
-  const read = {
-    f32: "table[r * p.hidden + c]",
-    q8: "f32(i32(table[r * p.words + c / 4u] << (24u - 8u * (c % 4u))) >> 24u) * scales[r]",
-    q4g128: "f32(i32(table[r * p.words + c / 8u] << (28u - 4u * (c % 8u))) >> 28u) * scales[r * p.groups + c / 128u]",
-  }[format];
-  return `
-struct P { rows: u32, hidden: u32, row0: u32, block_rows: u32, words: u32, groups: u32 }
-@group(0) @binding(0) var<storage, read> ids: array<u32>;
-@group(0) @binding(1) var<storage, read> table: array<${format === "f32" ? "f32" : "u32"}>;
-${format === "f32" ? "" : "@group(0) @binding(2) var<storage, read> scales: array<f32>;"}
-@group(0) @binding(${format === "f32" ? 2 : 3}) var<storage, read_write> x: array<f32>;
-@group(0) @binding(${format === "f32" ? 3 : 4}) var<uniform> p: P;
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) g: vec3u) {
-  let c = g.x;
-  let row = g.y;
-  if (c >= p.hidden || row >= p.rows) { return; }
-  let id = ids[row];
-  if (id < p.row0 || id >= p.row0 + p.block_rows) { return; }
-  let r = id - p.row0;
-  x[row * p.hidden + c] = ${read};
-}`;
-}
-
 /**
  * RoPE and the KV-cache write, one workgroup per row: the row's fused projection `[q | k | v]`
  * gives the rotated query (adjacent pairs 2i, 2i + 1, cos/sin from the table row of its position)
