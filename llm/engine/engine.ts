@@ -62,7 +62,12 @@ import {
   sampleTokenPlan,
   validateSampleOptions,
 } from "../../ops/sample/mod.ts";
-import { attentionSource, MAX_ATTENTION_SPLITS, MAX_HEAD_DIM, ROPE_KV } from "./kernels.ts";
+import {
+  CACHE_MAX_HEAD_DIM as MAX_HEAD_DIM,
+  CACHE_MAX_SPLITS as MAX_ATTENTION_SPLITS,
+  gqaCacheDecodePlan,
+  gqaCachePrefillPlan,
+} from "../../ops/gqa/mod.ts";
 import { gatherBlocksPlan, gatherQuantizedBlocksPlan } from "../../ops/gather/mod.ts";
 import { RESIDUAL_MAX_COLS, rmsnormResidualPlan } from "../../ops/rmsnorm/mod.ts";
 import { swigluPairsPlan } from "../../ops/activation/mod.ts";
@@ -761,15 +766,18 @@ export class LlamaEngine {
       this.#bind(list, `gather/${plan.kernel.variant}`, plan, [b.weight, ...(b.scales ? [b.scales] : []), ids, a.x]);
     }
     const { headDim: D, numAttentionHeads: heads, numKeyValueHeads: kv } = c;
-    const splits = rows === 1 ? this.attentionSplits : 1;
-    const attentionParams = this.#params([heads, kv, D, this.maxSeq, { f32: 1 / Math.sqrt(D) }, splits]);
+    const cache = { H: heads, kvHeads: kv, D, maxSeq: this.maxSeq, L: rows };
+    const chunk = { chunk: this.#attentionChunk };
+    const decodeAttention = rows === 1
+      ? gqaCacheDecodePlan(this.#gpu, { ...cache, splits: this.attentionSplits }, chunk)
+      : undefined;
+    const prefillAttention = rows > 1 ? gqaCachePrefillPlan(this.#gpu, cache, chunk) : undefined;
     for (const [i, l] of this.#layers.entries()) {
       if (rows === 1) {
         // x is the residual stream: O and down add into it, QKV and gate/up normalise it as they read it.
         this.#fused(list, l.qkv, a.x, a.wide, "norm", "store", l.inputNorm);
         const storage = [a.wide, a.rope, l.keys, l.values, a.narrow, a.state, a.partial, a.counters];
-        const source = attentionSource(true, this.#attentionChunk);
-        this.#legacy(list, "attention/decode", source, storage, attentionParams, [heads, 1, splits]);
+        this.#bind(list, "gqa/cache_decode", decodeAttention!, storage);
         this.#fused(list, l.o, a.narrow, a.x, "plain", "add");
         this.#fused(list, l.gateUp, a.x, a.narrow, "norm", "swiglu", l.postNorm);
         this.#fused(list, l.down, a.narrow, a.x, "plain", "add");
@@ -778,11 +786,10 @@ export class LlamaEngine {
       // Prefill: wide and narrow take turns (#allocateActivations).
       this.#norm(list, rows, i > 0, l.inputNorm, a.xn);
       this.#linear(list, l.qkv, a.xn, a.wide, rows);
-      const ropeKv = [a.wide, a.rope, a.narrow, l.keys, l.values, a.state];
-      this.#legacy(list, "rope_kv", ROPE_KV, ropeKv, this.#params([heads, kv, D, this.maxSeq]), [rows, 1, 1]);
+      const { write, attend } = prefillAttention!;
+      this.#bind(list, "gqa/cache_write", write, [a.wide, a.rope, a.narrow, l.keys, l.values, a.state]);
       const attention = [a.narrow, l.keys, l.values, a.wide, a.state, a.partial, a.counters];
-      const source = attentionSource(false, this.#attentionChunk);
-      this.#legacy(list, "attention", source, attention, attentionParams, [heads, rows, 1]);
+      this.#bind(list, "gqa/cache_prefill", attend, attention);
       this.#linear(list, l.o, a.wide, a.o, rows);
       this.#norm(list, rows, true, l.postNorm, a.xn);
       this.#feedForward(list, l.gateUp, rows);
