@@ -1,27 +1,31 @@
 /**
  * LlamaEngine: a Llama forward on the GPU over resident weights, one engine for every weight
  * format (f32, q8, q4g128: the format is data). It computes what `reference.ts` defines and is held
- * to it, and to transformers' logits, by its tests.
+ * to it, and to transformers' logits, by its tests. It holds no kernel of its own: every dispatch is
+ * an op's plan (ops/fused_gemv, gqa's KV-cache path, sample, gather, rmsnorm's `residual`,
+ * activation's `gated_pairs`, transpose's placements, matvec, matmul), bound once to the engine's
+ * tensors (`gpu.bind`) into programs replayed every step (`gpu.program`, `program.encode`), the
+ * pipelines from the device's one cache.
  *
  * - Weights stay as stored: decode (one row) multiplies through the engine's fused GEMVs
- *   (`fused_gemv.ts`: RMSNorm folded into the product's input, the residual add or SwiGLU into its
+ *   (ops/fused_gemv: RMSNorm folded into the product's input, the residual add or SwiGLU into its
  *   output), prefill (a chunk of rows) through ops/matmul's quantised GEMMs, which decode the packed
- *   weight in-kernel (no dequantised f32 copy), or the engine's f32 `[N, K]` GEMM; the head, in
+ *   weight in-kernel (no dequantised f32 copy), or ops/matmul's f32 GEMM on the transposed product; the head, in
  *   both, through ops/matvec's GEMV. Q, K and V are one fused `[q|k|v]` matrix, gate and up one
  *   matrix of interleaved rows, so a layer has two wide products instead of five.
  * - A weight larger than the device's maxStorageBufferBindingSize is kept as row blocks, each its
  *   own buffer within the limit. A fused GEMV writes a block's outputs where they belong; in
  *   prefill (and for the head) a block's product goes to a scratch buffer and is placed into its
- *   columns of the output (`PLACE_BLOCK`), except prefill's quantised gate/up, which runs in pieces
- *   of its rows (`#ffnPieces`) each bound to its range of the weight and followed by SiLU·mul. The embedding gather reads each block for the ids that
- *   fall in it. Activation buffers are kept within the limit by the prefill chunk's row count.
+ *   columns of the output (transpose's `placeColumns`), except prefill's quantised gate/up, which runs
+ *   in pieces of its rows (`#ffnPieces`) each bound to its range of the weight (a tensor view) and
+ *   followed by SiLU·mul. The embedding gather reads each block for the ids that fall in it. Activation buffers are kept within the limit by the prefill chunk's row count.
  * - The KV cache is preallocated, `[kvHeads, maxSeq, headDim]` per layer for K and for V. In prefill,
  *   RoPE and the cache write are one kernel after the QKV product; in decode they are part of the
  *   attention kernel, which is split along the cache (flash-decoding) and combined in the same
  *   dispatch by the last workgroup of each head.
- * - Each call's dispatches are built once per (rows, output) and reused: one compute pass per
- *   chunk or step, bind groups and params made at build time, every dispatch checked against the
- *   device's limits then (a limit that would be exceeded is an error before any GPU work).
+ * - Each call's dispatches are built once per (rows, output) and reused: one program, encoded as one
+ *   compute pass per chunk or step, bind groups and params made at build time, every dispatch checked
+ *   against the device's limits then (a limit that would be exceeded is an error before any GPU work).
  * - Generation (`generate`) keeps the loop on the GPU: the choice (greedy, or seeded temperature,
  *   top-k, top-p and min-p as `sampleNext` defines them: ops/sample) is made by a kernel that
  *   writes the id where the next step's embedding gather reads it and advances the position in the
@@ -48,7 +52,6 @@ import {
   type TensorDtype,
   tensorView,
 } from "../../harness/device.ts";
-import { foldWorkgroups } from "../../harness/limits.ts";
 import { type BoundDispatch, encodeBound, type Program } from "../../harness/program.ts";
 import type { LlamaConfig } from "../config.ts";
 import type { TensorStore } from "../safetensors.ts";
@@ -73,7 +76,7 @@ import { RESIDUAL_MAX_COLS, rmsnormResidualPlan } from "../../ops/rmsnorm/mod.ts
 import { swigluPairsPlan } from "../../ops/activation/mod.ts";
 import { placeColumnsPlan, transposePlan } from "../../ops/transpose/mod.ts";
 import { gemmF32Transposed, gemmQuantized, gemv, type ProductKernel, type ProductSlot } from "./ops.ts";
-import { fusedGemvLayout, fusedGemvRows, fusedGemvSource, type GemvInput, type GemvOutput } from "./fused_gemv.ts";
+import { type FusedGemvInput, type FusedGemvOutput, fusedGemvPlan } from "../../ops/fused_gemv/mod.ts";
 import { ropeCosSin, ropeFrequencies } from "./rope.ts";
 import { timePasses } from "./timestamps.ts";
 import type { SamplerOptions } from "../sampler.ts";
@@ -446,11 +449,11 @@ export class LlamaEngine {
    * A buffer of the engine's, created in error scopes whose outcome `fromWeights` examines once
    * everything is allocated (so an allocation the device refuses fails the load, by name).
    */
-  #buffer(bytes: number, label: string, usage = STORAGE): GPUBuffer {
+  #buffer(bytes: number, label: string): GPUBuffer {
     const size = Math.max(16, Math.ceil(bytes / 16) * 16);
     let buffer: GPUBuffer | undefined;
     const check = this.#gpu.withErrorScopes(() => `LlamaEngine: allocating ${label} (${size} bytes)`, () => {
-      buffer = this.#device.createBuffer({ label, size, usage });
+      buffer = this.#device.createBuffer({ label, size, usage: STORAGE });
     });
     check.catch(() => {}); // examined by fromWeights
     this.#allocations.push(check);
@@ -623,37 +626,6 @@ export class LlamaEngine {
     list.push({ label, bound: this.#gpu.bind(plan, tensors) });
   }
 
-  /** TEMPORARY: a kernel of the engine's own, as a plan (removed as each kernel moves to ops/). */
-  #legacy(
-    list: Step[],
-    where: string,
-    source: string,
-    storage: GpuTensor[],
-    params: ArrayBuffer | undefined,
-    workgroups: readonly [number, number, number],
-  ): void {
-    let h = 2166136261;
-    for (let i = 0; i < source.length; i++) h = Math.imul(h ^ source.charCodeAt(i), 16777619) >>> 0;
-    const variant = `legacy_${h.toString(16)}`;
-    const plan: KernelPlan = {
-      op: "llm",
-      kernel: { variant, source, rung: "portable", tried: [variant] },
-      bindings: storage.map((t, i) => ({ name: `${where} ${i}`, dtype: t.dtype, length: t.length, role: "inout" })),
-      params,
-      workgroups: [...workgroups],
-      cost: { bytes: 0, flops: 0 },
-    };
-    this.#bind(list, where, plan, storage);
-  }
-
-  #params(values: (number | { f32: number })[]): ArrayBuffer {
-    const buf = new ArrayBuffer(Math.max(16, Math.ceil((values.length * 4) / 16) * 16));
-    const u = new Uint32Array(buf);
-    const f = new Float32Array(buf);
-    values.forEach((v, i) => typeof v === "number" ? (u[i] = v) : (f[i] = v.f32));
-    return buf;
-  }
-
   #product(list: Step[], where: string, kernel: ProductKernel, bufs: Record<ProductSlot, GpuTensor>): void {
     const { plan, slots } = kernel;
     this.#bind(list, `${plan.op}/${plan.kernel.variant} ${where}`, plan, slots.map((s) => bufs[s]));
@@ -720,29 +692,34 @@ export class LlamaEngine {
   }
 
   /**
-   * A decode step's weight product with its neighbours folded in (`fused_gemv.ts`), block by block:
+   * A decode step's weight product with its neighbours folded in (ops/fused_gemv), block by block:
    * `output = W · input`, `input` normalised by `norm` first, and the result stored, added to
-   * `output` or combined by SwiGLU.
+   * `output` or combined by SwiGLU. Every block takes the layout of the whole matrix's rows.
    */
   #fused(
     list: Step[],
     m: Matrix,
     input: GpuTensor,
     output: GpuTensor,
-    mode: GemvInput,
-    result: GemvOutput,
+    mode: FusedGemvInput,
+    result: FusedGemvOutput,
     norm?: GpuTensor,
   ): void {
-    const layout = fusedGemvLayout(this.format, m.N);
-    const source = fusedGemvSource(this.format, mode, result, layout);
-    const [perGroup, maxGroups] = [fusedGemvRows(layout), this.#gpu.limits.maxComputeWorkgroupsPerDimension];
     for (const b of m.blocks) {
-      const storage = [b.weight, ...(b.scales ? [b.scales] : []), input, ...(norm ? [norm] : []), output];
-      const out0 = result === "swiglu" ? b.row0 / 2 : b.row0;
-      const params = this.#params([b.rows, m.K, out0, { f32: this.config.rmsNormEps }]);
-      const grid = foldWorkgroups(Math.ceil(b.rows / perGroup), maxGroups);
-      const where = `gemv/${this.format} ${mode}>${result} ${m.name}[${b.row0}:${b.row0 + b.rows}]`;
-      this.#legacy(list, where, source, storage, params, grid);
+      const shape = {
+        format: this.format,
+        N: b.rows,
+        K: m.K,
+        input: mode,
+        output: result,
+        out0: result === "swiglu" ? b.row0 / 2 : b.row0,
+        outLength: output.length,
+        eps: this.config.rmsNormEps,
+      };
+      const plan = fusedGemvPlan(this.#gpu, shape, { layoutRows: m.N });
+      const where = `fused_gemv/${plan.kernel.variant} ${mode}>${result} ${m.name}[${b.row0}:${b.row0 + b.rows}]`;
+      // Without the norm its weight is not read: the input is bound in its place.
+      this.#bind(list, where, plan, [b.weight, ...(b.scales ? [b.scales] : []), input, norm ?? input, output]);
     }
   }
 
