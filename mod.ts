@@ -593,3 +593,19 @@ export {
   sampleTokenPlan,
   validateSampleOptions,
 } from "./ops/sample/mod.ts";
+export {
+  FUSED_GEMV_FORMATS,
+  FUSED_GEMV_LAYOUTS,
+  fusedGemv,
+  type FusedGemvArgs,
+  type FusedGemvFormat,
+  fusedGemvGpu,
+  type FusedGemvInput,
+  fusedGemvLayout,
+  type FusedGemvOptions,
+  type FusedGemvOutput,
+  fusedGemvPlan,
+  type FusedGemvShape,
+  validateFusedGemv,
+  validateFusedGemvShape,
+} from "./ops/fused_gemv/mod.ts";
