@@ -4,7 +4,9 @@
  * own ceilings.
  *
  * Every op is also importable alone as `@xpu/ops/ops/<op>`, which additionally exports its WGSL
- * sources as `KERNELS`; the harness alone as `@xpu/ops/harness`.
+ * sources as `KERNELS`, its variant names as a type and the constants and helpers its plans are
+ * built from; the harness alone as `@xpu/ops/harness`. The bench (roofline probes, timing, bench
+ * cases and runs, reports) is `@xpu/ops/harness/bench`, the text engine `@xpu/ops/llm`.
  *
  * Every op has three layers, all validated by one function per op, so each refuses the same input
  * with the same message: the reference `<op>(args)`, the one-shot `<op>Gpu(gpu, args)`, and
@@ -41,7 +43,6 @@
  */
 
 export * from "./harness/mod.ts";
-export * from "./harness/roofline.ts";
 export {
   activation,
   ACTIVATION_KINDS,
@@ -121,7 +122,6 @@ export {
   gatherGpu,
   gatherPlan,
   type GatherShape,
-  MAX_ROWS,
   uploadTableBlocks,
   validateGather,
   validateGatherShape,
@@ -137,7 +137,6 @@ export {
   validateLayernormShape,
 } from "./ops/layernorm/mod.ts";
 export {
-  LARGE_TILE_MIN_TILES,
   matmul,
   MATMUL_ACTIVATIONS,
   type MatmulActivation,
@@ -196,7 +195,6 @@ export {
   Q4_MAX,
   type Q4G128,
   Q8_MAX,
-  QUANTIZED_TALL_MIN_ROWS,
   quantizeQ4G128,
   type QuantizeQ4G128Args,
   unpackQ4,
@@ -209,8 +207,6 @@ export {
   validateMatvecShape,
 } from "./ops/matvec/mod.ts";
 export {
-  collapsePermutation,
-  MAX_PERMUTE_RANK,
   permute,
   type PermuteArgs,
   permuteGpu,
@@ -269,7 +265,6 @@ export {
   indexCopyGpu,
   indexCopyPlan,
   type IndexCopyShape,
-  MAX_COLUMNS,
   scatter,
   type ScatterArgs,
   scatterGpu,
@@ -317,8 +312,6 @@ export {
   type ConvArrays,
   type ConvCommon,
   type ConvGeometry,
-  convGeometry,
-  convPlan,
   type Spatial,
   validateConv1d,
   validateConv1dShape,
@@ -341,9 +334,6 @@ export {
 export {
   GROUP_NORM_ACTIVATIONS,
   GROUP_NORM_DEFAULT_EPS,
-  GROUP_NORM_PATHS,
-  GROUP_NORM_POLLS,
-  GROUP_NORM_SPLIT_ROWS,
   groupNorm,
   type GroupNormArgs,
   groupNormGpu,
@@ -435,7 +425,6 @@ export {
   istftSpan,
   NOLA_THRESHOLD,
   stft,
-  STFT_FFT_MAX_SIZE,
   type StftArgs,
   stftBasis,
   stftBasisLayout,
@@ -464,7 +453,6 @@ export {
 } from "./ops/upsample/mod.ts";
 export {
   alibi,
-  ALIBI_MAX_ELEMENTS,
   type AlibiArgs,
   alibiGpu,
   alibiPlan,

@@ -3,10 +3,10 @@
  * error and reach its own verdict (see `browser_testing.ts`).
  */
 import { deepStrictEqual, ok } from "node:assert/strict";
-import { pageTest, root } from "./browser_testing.ts";
+import { pageTest, root, waitWhileProgressing } from "./browser_testing.ts";
 
 pageTest("examples/ops: kernels agree with their references in the browser", "examples/ops/", async (run) => {
-  await run.page.waitForSelector("#status[data-done]", { timeout: 120_000 });
+  await waitWhileProgressing(run.page, `document.querySelector("#status[data-done]") !== null`, "the ops");
   await run.screenshot("ops");
   const results = await run.page.evaluate(() =>
     (globalThis as unknown as { opsResults: { op: string; ok: boolean }[] }).opsResults

@@ -42,6 +42,43 @@ export interface PageRun {
   screenshot: (name: string) => Promise<void>;
 }
 
+/** How long a page may show no change at all before a wait gives up (a hang, not a slow machine). */
+export const STALL_MS = 600_000;
+
+/** What a page shows that changes while it works: its text and the values of its progress bars. */
+const PAGE_PROGRESS = `document.body.innerText + "|" +
+  [...document.querySelectorAll("progress")].map((p) => p.value + "/" + p.max).join(",")`;
+
+/**
+ * Waits until `done` (a JavaScript expression evaluated in the page) is truthy, for as long as the
+ * page keeps changing: the wait fails only when neither the page's text nor its progress bars have
+ * changed for `stallMs`. A page on the software adapter of a loaded machine can take minutes to do
+ * what a GPU does in a second; a deadline on the whole wait would make the test a measure of the
+ * machine's load, while a wait on progress fails only when the page has stopped.
+ *
+ * @param page the page
+ * @param done an expression evaluated in the page, e.g. `document.querySelector("#status[data-done]")`
+ * @param what what is awaited, for the message
+ * @param stallMs how long the page may show no change (default {@link STALL_MS})
+ * @throws Error naming `what`, the time without change and the page's `#status` text
+ */
+export async function waitWhileProgressing(page: Page, done: string, what: string, stallMs = STALL_MS): Promise<void> {
+  let last = "";
+  let changed = Date.now();
+  for (;;) {
+    if (await page.evaluate(done)) return;
+    const now = String(await page.evaluate(PAGE_PROGRESS));
+    if (now !== last) {
+      last = now;
+      changed = Date.now();
+    } else if (Date.now() - changed > stallMs) {
+      const status = await page.locator("#status").textContent().catch(() => null);
+      throw new Error(`${what}: the page showed no progress for ${stallMs / 1000} s (status: ${status})`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 /**
  * Registers a test that opens `path` on a fresh server and browser and runs `fn` on it.
  *

@@ -8,7 +8,7 @@
  */
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { pageTest } from "./browser_testing.ts";
+import { pageTest, waitWhileProgressing } from "./browser_testing.ts";
 import { staticHandler } from "./serve.ts";
 import { serializeManifest } from "../llm/cache/manifest.ts";
 import { manifestOfFiles } from "../llm/cache/directory.ts";
@@ -43,10 +43,10 @@ const sentByBrowser: Request[] = [];
 
 pageTest(
   "examples/cache: reload from the store, corruption fetched again, interrupted download resumed (Cache API, IndexedDB)",
-  "examples/cache/",
+  "examples/cache/?manifest=./fixture/manifest.json",
   async (run) => {
     try {
-      await run.page.waitForSelector("#status[data-done]", { timeout: 60_000 });
+      await waitWhileProgressing(run.page, `document.querySelector("#status[data-done]") !== null`, "the loads");
       await run.screenshot("cache");
       deepStrictEqual(run.consoleErrors, []);
       const results = await run.page.evaluate(() =>

@@ -17,10 +17,13 @@
  *   id (a constraint built here from the segments the page reports, over this process's tokenizer),
  *   and whose text has the segments' shape.
  *
+ * Every wait is on the page's progress, not on a deadline: on the software adapter of a busy machine
+ * a run takes as long as it takes, and only a page that stops changing fails (`waitWhileProgressing`).
+ *
  * Screenshots: `.screenshots/chat-generating.png` and `.screenshots/chat.png`.
  */
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { pageTest } from "./browser_testing.ts";
+import { pageTest, waitWhileProgressing } from "./browser_testing.ts";
 import { testDevice } from "../harness/testing.ts";
 import { parseLlamaConfig } from "../llm/config.ts";
 import { LineFormatConstraint, type LineSegment } from "../llm/constraints/line_format.ts";
@@ -73,16 +76,13 @@ function throughEos(ids: readonly number[], eos: readonly number[]): number[] {
 const chatOf = (page: import("./browser_testing.ts").Page) =>
   page.evaluate(() => (globalThis as unknown as { __chat: PageChat }).__chat);
 
-/** Waits until the page's run `index` has ended (or the page failed) and returns it. */
+/** Waits until the page's run `index` has ended (or the page failed), however slowly it goes, and returns it. */
 async function ended(page: import("./browser_testing.ts").Page, index: number): Promise<PageRun> {
-  await page.waitForFunction(
-    (i) => {
-      const chat = (globalThis as unknown as { __chat?: PageChat }).__chat;
-      const run = chat?.runs[i];
-      return (run && run.outcome !== "running") || chat?.state === "error";
-    },
-    index,
-    { timeout: 120_000 },
+  await waitWhileProgressing(
+    page,
+    `(() => { const c = globalThis.__chat; const r = c?.runs[${index}]; ` +
+      `return (r && r.outcome !== "running") || c?.state === "error"; })()`,
+    `run ${index}`,
   );
   const run = (await chatOf(page)).runs[index];
   ok(run, `run ${index} ended: ${await page.textContent("#status")}`);
@@ -92,7 +92,7 @@ async function ended(page: import("./browser_testing.ts").Page, index: number): 
 /** Chooses a format and waits for the engine to load in it. */
 async function loadFormat(page: import("./browser_testing.ts").Page, format: string): Promise<void> {
   await page.selectOption("#format", format);
-  await page.waitForFunction(() => (globalThis as unknown as { __chat: PageChat }).__chat.state !== "loading");
+  await waitWhileProgressing(page, `globalThis.__chat.state !== "loading"`, `loading ${format}`);
   strictEqual((await chatOf(page)).state, "ready", `${format}: ${await page.textContent("#status")}`);
 }
 
@@ -146,7 +146,7 @@ pageTest(
     await page.fill("#seed", "7");
     await page.fill("#maxTokens", "480");
     await page.click("#generate");
-    await page.waitForFunction(() => (globalThis as unknown as { __chat: PageChat }).__chat.runs[1]?.ids.length >= 2);
+    await waitWhileProgressing(page, `globalThis.__chat.runs[1]?.ids.length >= 2`, "the sampled run's second token");
     await screenshot("chat-generating");
     const before = (await chatOf(page)).runs[1];
     await page.click("#stop");

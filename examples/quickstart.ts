@@ -11,7 +11,9 @@
  * @module
  */
 
-import { acquireDevice, measureRoofline, rowFigures, softmax, softmaxGpu, softmaxPlan, timePlan } from "@xpu/ops";
+import { acquireDevice, softmax, softmaxGpu, softmaxPlan } from "@xpu/ops";
+
+import { measureRoofline, rowFigures, timePlan } from "@xpu/ops/harness/bench";
 
 const gpu = await acquireDevice();
 console.log(`adapter: ${gpu.adapter.description} (target: ${gpu.adapter.target ?? "portable"})`);

@@ -7,9 +7,9 @@
  */
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { benchMain } from "../harness/bench.ts";
-import { parseReport, rowKey } from "../harness/report.ts";
+import { parseReport, rowKey, rowLabel } from "../harness/report.ts";
 import { BENCH_CASES } from "../ops/registry.ts";
-import { pageTest } from "./browser_testing.ts";
+import { pageTest, waitWhileProgressing } from "./browser_testing.ts";
 
 /** The page's default ops, each run at its three quick shapes. */
 const OPS = ["elementwise", "softmax", "rmsnorm", "matmul", "transpose"];
@@ -18,7 +18,7 @@ pageTest(
   "examples/roofline: the page measures, draws the chart and saves JSON that bench --compare reads",
   "examples/roofline/?sizes=quick&samples=5&warmup=1&autorun",
   async (run) => {
-    await run.page.waitForSelector("#status[data-done]", { timeout: 300_000 });
+    await waitWhileProgressing(run.page, `document.querySelector("#status[data-done]") !== null`, "the bench");
     await run.screenshot("roofline");
     deepStrictEqual(run.consoleErrors, []);
     ok(/^Adapter: /.test(await run.page.textContent("#adapter") ?? ""), "the page found a WebGPU adapter");
@@ -61,7 +61,7 @@ pageTest(
 
     // One point per row that has FLOPs and bytes (transpose moves data only: it is in the table).
     const titles = await run.page.$$eval("#chart svg g > title", (ts) => ts.map((t) => t.textContent ?? ""));
-    const plotted = report.results.flatMap((r, i) => r.flops > 0 ? [`${i + 1}. ${rowKey(r)}:`] : []);
+    const plotted = report.results.flatMap((r, i) => r.flops > 0 ? [`${i + 1}. ${rowLabel(r)}:`] : []);
     strictEqual(plotted.length, 3 * (OPS.length - 1));
     deepStrictEqual(titles.map((t) => t.slice(0, t.indexOf(":") + 1)), plotted);
     strictEqual(await run.page.locator("#chart svg circle").count(), plotted.length);

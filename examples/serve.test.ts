@@ -64,6 +64,14 @@ Deno.test({
 
     const repo = staticHandler(new URL("../", import.meta.url).pathname);
     try {
+      for (const path of ["/", "/examples/"]) {
+        const index = await repo(new Request(`http://localhost${path}`));
+        strictEqual(index.status, 200, path);
+        const html = await index.text();
+        for (const page of ["cache", "chat", "ops", "roofline"]) {
+          ok(html.includes(`href="/examples/${page}/"`), `${path} links examples/${page}/`);
+        }
+      }
       const bundle = await repo(new Request("http://localhost/bundle/ops/softmax.js"));
       strictEqual(bundle.status, 200);
       const text = await bundle.text();

@@ -9,7 +9,8 @@
  * `Content-Range`; a range past the end gives 416), so a page can resume a download, and
  * `/bundle/<subpath>.js`: the package's export `<subpath>` (`mod` for `.`, `ops/softmax`,
  * `harness`, ...) bundled for the browser by esbuild, as esm.sh serves a JSR package to a page.
- * Paths that leave `root` are refused.
+ * Paths that leave `root` are refused. `/` and `/examples/`, where no `index.html` is, list the
+ * example pages ({@link examplesIndex}), with the browser flags WebGPU needs.
  *
  * @module
  */
@@ -96,7 +97,49 @@ export async function bundleExport(root: string, subpath: string): Promise<strin
 }
 
 /**
- * The request handler: files under `root` with ranges, and `/bundle/<subpath>.js`.
+ * An HTML page listing the example pages under `<root>/examples/` (each directory with an
+ * `index.html`, named by its `<title>`), linked relative to `/examples/`, with what a browser needs
+ * to run them.
+ *
+ * @param root the directory served
+ * @returns the page
+ *
+ * @example
+ * ```ts
+ * import { examplesIndex } from "./serve.ts";
+ * const html = await examplesIndex("."); // run from the repository root
+ * html.includes('href="/examples/chat/"'); // true
+ * ```
+ */
+export async function examplesIndex(root: string): Promise<string> {
+  const pages: { dir: string; title: string }[] = [];
+  for await (const entry of Deno.readDir(`${root}/examples`)) {
+    if (!entry.isDirectory) continue;
+    const html = await Deno.readTextFile(`${root}/examples/${entry.name}/index.html`).catch(() => null);
+    if (html === null) continue;
+    const title = /<title>([^<]*)<\/title>/.exec(html)?.[1] ?? entry.name;
+    pages.push({ dir: entry.name, title });
+  }
+  pages.sort((a, b) => a.dir.localeCompare(b.dir));
+  const items = pages.map(({ dir, title }) => `<li><a href="/examples/${dir}/">${dir}/</a>: ${title}</li>`);
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>@xpu/ops: example pages</title></head>
+<body>
+<h1>@xpu/ops: example pages</h1>
+<ul>
+${items.join("\n")}
+</ul>
+<p>They need WebGPU: Chrome or Edge (on Linux started with <code>--enable-unsafe-webgpu --enable-features=Vulkan</code>),
+Safari 26, or Firefox with WebGPU enabled. The package is served bundled at <code>/bundle/&lt;subpath&gt;.js</code>.</p>
+</body>
+</html>
+`;
+}
+
+/**
+ * The request handler: files under `root` with ranges, `/bundle/<subpath>.js`, and an index of the
+ * example pages at `/` and `/examples/`.
  *
  * @param root the directory served
  * @returns a handler for `Deno.serve`
@@ -128,6 +171,9 @@ export function staticHandler(root: string): (request: Request) => Promise<Respo
     try {
       file = Deno.realPathSync(`${base}${path.endsWith("/") ? `${path}index.html` : path}`);
     } catch {
+      if ((path === "/" || path === "/examples/") && await isDirectory(`${base}/examples`)) {
+        return new Response(await examplesIndex(base), { headers: { "content-type": CONTENT_TYPES[".html"] } });
+      }
       return new Response("not found\n", { status: 404 });
     }
     if (file !== base && !file.startsWith(`${base}/`)) return new Response("outside the root\n", { status: 403 });
@@ -178,16 +224,35 @@ export function staticHandler(root: string): (request: Request) => Promise<Respo
   };
 }
 
+const USAGE = `usage: deno task serve [--port 8000] [--root .]     (deno run -A examples/serve.ts)
+  Serves the example pages at http://127.0.0.1:<port>/ (an index of them at / and /examples/), the
+  package bundled for the browser at /bundle/<subpath>.js, and files with byte ranges. Open the pages
+  in Chrome or Edge; Chromium needs --enable-unsafe-webgpu (and on Linux --enable-features=Vulkan).
+  --help   this text`;
+
+async function isDirectory(path: string): Promise<boolean> {
+  return await Deno.stat(path).then((s) => s.isDirectory, () => false);
+}
+
 if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
-    options: { port: { type: "string", default: "8000" }, root: { type: "string", default: "." } },
+    options: {
+      port: { type: "string", default: "8000" },
+      root: { type: "string", default: "." },
+      help: { type: "boolean", short: "h" },
+    },
   });
+  if (values.help) {
+    console.log(USAGE);
+    Deno.exit(0);
+  }
   const port = Number(values.port);
   const root = values.root ?? ".";
   Deno.serve({
     port,
     hostname: "127.0.0.1",
-    onListen: ({ port }) => console.log(`serving ${Deno.realPathSync(root)} at http://127.0.0.1:${port}/`),
+    onListen: ({ port }) =>
+      console.log(`serving ${Deno.realPathSync(root)} at http://127.0.0.1:${port}/ (the example pages: /examples/)`),
   }, staticHandler(root));
 }

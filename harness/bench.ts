@@ -20,7 +20,7 @@
  *    (default `.bench/<adapter>.json` and `.html`), and with `--compare PATH` flags every row whose
  *    fraction dropped beyond the noise threshold, exiting 1 if any did.
  *
- * `deno run -A harness/roofline.ts [--sweep]` runs {@link rooflineMain}: the probes alone, or the
+ * `deno task roofline [--sweep]` (harness/roofline_cli.ts) runs {@link rooflineMain}: the probes alone, or the
  * sweep over every kernel config, printing each config's figure.
  *
  * Exit codes: 0 fine, 1 regression(s), 2 no timing possible, a failed case, or any other error.
@@ -40,8 +40,10 @@ import {
   formatTable,
   parseReport,
   type PeerFigure,
+  percent,
   reportHtml,
   reportJson,
+  rowLabel,
   vsPeer,
 } from "./report.ts";
 import { measureRoofline, type ProbeOptions, type ProbeResult, sweepConfigs } from "./roofline.ts";
@@ -71,7 +73,7 @@ const USAGE = `deno task bench [options]     (deno run -A ops/bench.ts)
   --peer-all          time the peer at every shape (default: each case's last, largest, shape)
   --help`;
 
-const ROOFLINE_USAGE = `deno run -A harness/roofline.ts [options]
+const ROOFLINE_USAGE = `deno task roofline [options]     (deno run -A harness/roofline_cli.ts)
   (no option)         measure the default probes and print the ceilings
   --sweep             measure every config of the sweep grid, print each figure and the best
   --only LIST         with --sweep: comma-separated subset of bandwidth,f32,f16,dp4a
@@ -133,11 +135,11 @@ function printProgress(event: BenchProgress): void {
       return console.log(`  skipped ${event.reason}`);
     case "row":
       return console.log(
-        `  ${event.key}: ${event.row.ms.toPrecision(4)} ms, ${(100 * event.row.fraction).toFixed(1)}% of ` +
+        `  ${rowLabel(event.row)}: ${event.row.ms.toPrecision(4)} ms, ${percent(event.row.fraction)} of ` +
           `${event.row.bound}`,
       );
     case "failed":
-      return console.error(`  FAILED ${event.key}: ${event.message}`);
+      return console.error(`  FAILED ${event.key.replaceAll("/", " ")}: ${event.message}`);
   }
 }
 

@@ -21,14 +21,17 @@ import type { KernelSources } from "./variants.ts";
 /** Which shape list runs: a real GPU's, or the short one (fallback adapter or `--quick`). */
 export type SizeClass = "gpu" | "quick";
 
-/** How an op is benchmarked, with its own shape type `S`. */
-export interface CaseSpec<S> {
+/**
+ * How an op is benchmarked, with its own shape type `S` and its variant names `V` (the op's
+ * `<Op>Variant`, so that its plan's typed `override` is accepted).
+ */
+export interface CaseSpec<S, V extends string = string> {
   /** The op, e.g. `elementwise`. */
   op: string;
   /** The entry point, e.g. `kernel`. */
   entry: string;
   /** The op's kernel sources (for `--all-variants`). */
-  sources: KernelSources;
+  sources: Readonly<Record<V, string>>;
   /** Shapes on a real GPU; the largest should reach steady state. */
   gpu: readonly S[];
   /** Shapes on a fallback adapter or with `--quick`. */
@@ -40,7 +43,7 @@ export interface CaseSpec<S> {
    * `KernelSequence` of its dispatches timed as one operation (its entry then names no kernel:
    * `--all-variants` runs it as resolved).
    */
-  plan: (gpu: ResidentDevice, shape: S, options: KernelOptions) => Timed;
+  plan: (gpu: ResidentDevice, shape: S, options: KernelOptions<V>) => Timed;
   /** One host array per input binding of the plan, in binding order; random, never all zeros. */
   inputs: (shape: S, seed: number) => HostArray[];
 }
@@ -77,9 +80,10 @@ export interface BenchCase {
  *
  * @example
  * ```ts
- * import { defineCase, elementwisePlan, randomInput } from "@xpu/ops";
+ * import { elementwisePlan } from "@xpu/ops";
+ * import { defineCase, randomInput } from "@xpu/ops/harness/bench";
  * import { KERNELS } from "@xpu/ops/ops/elementwise";
- * const add = defineCase<{ n: number }>({
+ * const add = defineCase({
  *   op: "elementwise",
  *   entry: "kernel",
  *   sources: KERNELS,
@@ -92,12 +96,13 @@ export interface BenchCase {
  * add.shapes.quick[0].label; // "4096"
  * ```
  */
-export function defineCase<S>(spec: CaseSpec<S>): BenchCase {
+export function defineCase<S, V extends string = string>(spec: CaseSpec<S, V>): BenchCase {
+  // The bench names variants read from the same sources (or none), so the override is one of V.
   const erase = (shapes: readonly S[]): BenchShape[] =>
     shapes.map((s) => ({
       label: spec.label(s),
       value: s,
-      plan: (gpu, options) => spec.plan(gpu, s, options),
+      plan: (gpu, options) => spec.plan(gpu, s, options as KernelOptions<V>),
       inputs: (seed) => spec.inputs(s, seed),
     }));
   return {
@@ -121,7 +126,8 @@ export function defineCase<S>(spec: CaseSpec<S>): BenchCase {
  *
  * @example
  * ```ts
- * import { acquireDevice, entryOptions } from "@xpu/ops";
+ * import { acquireDevice } from "@xpu/ops";
+ * import { entryOptions } from "@xpu/ops/harness/bench";
  * import { KERNELS } from "@xpu/ops/ops/elementwise";
  * const gpu = await acquireDevice();
  * entryOptions(gpu, KERNELS, "kernel", {}); // { override: <the variant of "kernel" this device resolves> }
@@ -129,13 +135,13 @@ export function defineCase<S>(spec: CaseSpec<S>): BenchCase {
  * gpu.destroy();
  * ```
  */
-export function entryOptions(
+export function entryOptions<V extends string>(
   gpu: ResidentDevice,
-  sources: KernelSources,
+  sources: Readonly<Record<V, string>>,
   entry: string,
-  options: KernelOptions,
-): KernelOptions {
-  return { override: options.override ?? gpu.resolve(sources, entry).variant };
+  options: KernelOptions<V>,
+): KernelOptions<V> {
+  return { override: options.override ?? gpu.resolve(sources, entry).variant as V };
 }
 
 /**
@@ -150,12 +156,14 @@ export function entryOptions(
  *
  * @example
  * ```ts
- * import { randomInput } from "@xpu/ops/harness";
+ * import { randomInput } from "@xpu/ops/harness/bench";
  * const x = randomInput(1024, 7); // magnitudes in [0.5, 1.5), either sign
  * const same = randomInput(1024, 7); // the same values: the seed fixes them
  * ```
  */
-export function randomInput(length: number, seed: number, lo = 0.5, hi = 1.5): Float32Array {
+export function randomInput(length: number, seed: number, lo?: number, hi?: number): Float32Array {
+  lo ??= 0.5;
+  hi ??= 1.5;
   const out = new Float32Array(length);
   let s = (seed ^ 0x9e3779b9) >>> 0 || 1;
   const scale = (hi - lo) / 2 ** 31;

@@ -96,9 +96,10 @@ export interface BenchRun {
  *
  * @example
  * ```ts
- * import { acquireDevice, defineCase, elementwisePlan, NoBenchJobError, randomInput, runBench } from "@xpu/ops";
+ * import { acquireDevice, elementwisePlan } from "@xpu/ops";
+ * import { defineCase, NoBenchJobError, randomInput, runBench } from "@xpu/ops/harness/bench";
  * import { KERNELS } from "@xpu/ops/ops/elementwise";
- * const add = defineCase<{ n: number }>({
+ * const add = defineCase({
  *   op: "elementwise",
  *   entry: "kernel",
  *   sources: KERNELS,
@@ -322,7 +323,8 @@ function benchConditions(
  * @example
  * ```ts ignore
  * // ignore: reads `navigator.userAgent` / `navigator.platform` as a browser page would, and measures the roofline first
- * import { acquireDevice, defineCase, elementwisePlan, randomInput, reportJson, runBench } from "@xpu/ops";
+ * import { acquireDevice, elementwisePlan } from "@xpu/ops";
+ * import { defineCase, randomInput, reportJson, runBench } from "@xpu/ops/harness/bench";
  * import { KERNELS } from "@xpu/ops/ops/elementwise";
  *
  * const add = defineCase({

@@ -414,10 +414,11 @@ export class ResidentDevice {
    * @throws Error when an override names a missing variant, or an f16 variant on a device whose f16
    *   is not verified (it would not compile)
    */
-  resolve(sources: KernelSources, entry: string, options: { override?: string; dtype?: Dtype } = {}): Resolution {
-    if (options.override !== undefined) this.#checkOverrideDtype(options.override);
-    const dtype = options.dtype === "f16" && !this.f16Verified ? undefined : options.dtype;
-    return resolve(sources, { entry, target: this.adapter.target, dtype, override: options.override });
+  resolve(sources: KernelSources, entry: string, options?: { override?: string; dtype?: Dtype }): Resolution {
+    const override = options?.override;
+    if (override !== undefined) this.#checkOverrideDtype(override);
+    const dtype = options?.dtype === "f16" && !this.f16Verified ? undefined : options?.dtype;
+    return resolve(sources, { entry, target: this.adapter.target, dtype, override });
   }
 
   /** An override is exact, but an f16 variant still needs f16 verified on this device. */
@@ -455,12 +456,12 @@ export class ResidentDevice {
     op: string,
     entries: readonly string[],
     chosen: string,
-    options: { override?: string; dtype?: Dtype } = {},
+    options?: { override?: string; dtype?: Dtype },
   ): Resolution {
     if (!entries.includes(chosen)) {
       throw new Error(`${op}: the chosen entry point "${chosen}" is not among ${entries.join(", ")}`);
     }
-    if (options.override === undefined) return this.resolve(sources, chosen, options);
+    if (options?.override === undefined) return this.resolve(sources, chosen, options);
     const { entry } = parseVariantName(options.override);
     if (!entries.includes(entry)) {
       const names = entries.map((e) => `"${e}"`).join(" or ");
@@ -477,7 +478,8 @@ export class ResidentDevice {
    * @returns the tensor
    * @throws Error when the device is lost, or `data` is not a Float32Array, Int32Array or Uint32Array
    */
-  upload(data: HostArray, label = "tensor"): GpuTensor {
+  upload(data: HostArray, label?: string): GpuTensor {
+    label ??= "tensor";
     this.#live(`upload of "${label}"`);
     const tensor = this.alloc(dtypeOf(data), data.length, label);
     if (data.length > 0) this.device.queue.writeBuffer(tensor.buffer, 0, data as Float32Array<ArrayBuffer>);
@@ -494,7 +496,8 @@ export class ResidentDevice {
    * @throws Error when the device is lost, the dtype is not a {@link TensorDtype}, the length is not
    *   a non-negative integer, or the size exceeds maxBufferSize
    */
-  alloc(dtype: TensorDtype, length: number, label = "tensor"): GpuTensor {
+  alloc(dtype: TensorDtype, length: number, label?: string): GpuTensor {
+    label ??= "tensor";
     this.#live(`alloc of "${label}"`);
     if (!isTensorDtype(dtype)) {
       throw new Error(`${label}: dtype must be one of ${TENSOR_DTYPES.join(", ")}, got ${String(dtype)}`);
@@ -1125,7 +1128,8 @@ const OPTIONAL_FEATURES: GPUFeatureName[] = ["shader-f16", "timestamp-query"];
  * gpu.destroy();
  * ```
  */
-export async function acquireDevice(options: AcquireOptions = {}): Promise<ResidentDevice> {
+export async function acquireDevice(options?: AcquireOptions): Promise<ResidentDevice> {
+  options ??= {};
   if (options.device) {
     const device = options.device;
     // `adapterInfo` is recent: a caller's device from an older runtime may not have it.

@@ -14,11 +14,8 @@
  * - {@link checkDispatch} / {@link LimitError}: the limits guard, before anything is encoded.
  * - {@link packParams}: validated uniform params.
  * - {@link rowLayout} / {@link streamWorkgroups}: grids shared by row ops and streaming kernels.
- * - {@link defineCase} / {@link runBench}: bench cases and one bench run (plans, probes, timings)
- *   giving the {@link BenchReport} that `deno task bench` writes; {@link reportJson},
- *   {@link parseReport}, {@link rooflineSvg}, {@link reportHtml} and {@link compareReports} save, read,
- *   draw and compare it (a browser page runs the bench this way: `examples/roofline/`).
  *
+ * The bench (roofline probes, timing, bench cases and runs, reports) is `@xpu/ops/harness/bench`.
  * Nothing here imports a Deno-only API; the test helpers (`harness/testing.ts`) and the kernel
  * generator (`harness/gen.ts`) are tooling and are not re-exported.
  *
@@ -51,68 +48,16 @@ export {
   workgroupSizeOf,
 } from "./limits.ts";
 export type { KernelOptions } from "./options.ts";
-export {
-  type ClockWarmupOptions,
-  isSequence,
-  type SampleStats,
-  type Timed,
-  timePlan,
-  timeResident,
-  type Timing,
-  type TimingOptions,
-  variantOf,
-  warmClocks,
-} from "./timing.ts";
-export {
-  type BenchConditions,
-  type BenchDevice,
-  type BenchReport,
-  type BenchRow,
-  type Bound,
-  type CompareOptions,
-  compareReports,
-  type Comparison,
-  deviceSummary,
-  parseReport,
-  type PeerFigure,
-  reportHtml,
-  reportJson,
-  rooflineSvg,
-  type RowComparison,
-  type RowFigures,
-  rowFigures,
-  rowKey,
-  SCHEMA,
-} from "./report.ts";
-export {
-  type BenchCase,
-  type BenchShape,
-  type CaseSpec,
-  defineCase,
-  entryOptions,
-  randomInput,
-  type SizeClass,
-} from "./bench_case.ts";
-export {
-  type BenchJob,
-  type BenchProgress,
-  type BenchRun,
-  type BenchRunOptions,
-  NoBenchJobError,
-  runBench,
-} from "./bench_run.ts";
 export { packParams, type ParamField } from "./params.ts";
 export { ROW_WORKGROUP, type RowLayout, rowLayout, streamWorkgroups } from "./grid.ts";
 export { type Resolution, resolve, type ResolveRequest, type Rung } from "./resolve.ts";
 export { type AdapterDescription, type AdapterInfoLike, describeAdapter, detectTarget } from "./target.ts";
 export {
   type Dtype,
-  DTYPES,
   entriesOf,
   type KernelSources,
   parseVariantName,
   type Target,
-  TARGETS,
   type VariantName,
   variantsOf,
 } from "./variants.ts";

@@ -34,20 +34,47 @@ export interface BoundDispatch {
 /**
  * Encodes bound dispatches in order: consecutive ones share a compute pass (WebGPU makes each one's
  * writes visible to the next), and a new pass begins where a dispatch clears a `zeroed` binding.
+ * Timestamp writes span them all: the beginning is written by the first pass, the end by the last.
  * A pipeline is set only where it differs from the previous dispatch's in the pass.
  *
  * @param encoder the command encoder to record into
  * @param steps the dispatches
- * @param timestampWrites optional timestamp writes for the pass(es)
+ * @param timestampWrites optional timestamp writes: the start of the first pass, the end of the last
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { encodeBound } from "@xpu/ops/harness";
+ * import { softmaxPlan } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([1, 2, 3])), out = gpu.alloc("f32", 3);
+ * const program = gpu.program("softmax", [[softmaxPlan(gpu, { rows: 1, cols: 3 }), [x, out]]]);
+ * const encoder = gpu.device.createCommandEncoder();
+ * encodeBound(encoder, program.steps); // one compute pass; an engine adds its own work to the same encoder
+ * gpu.device.queue.submit([encoder.finish()]);
+ * await gpu.read(out);
+ * gpu.destroy();
+ * ```
  */
 export function encodeBound(
   encoder: GPUCommandEncoder,
   steps: readonly BoundDispatch[],
   timestampWrites?: GPUComputePassTimestampWrites,
 ): void {
+  const lastPassStart = steps.findLastIndex((step, i) => i === 0 || step.cleared.length > 0);
+  const writesFor = (i: number): GPUComputePassDescriptor => {
+    if (!timestampWrites) return {};
+    const { querySet, beginningOfPassWriteIndex: begin, endOfPassWriteIndex: end } = timestampWrites;
+    const writes: GPUComputePassTimestampWrites = { querySet };
+    if (i === 0 && begin !== undefined) writes.beginningOfPassWriteIndex = begin;
+    if (i === lastPassStart && end !== undefined) writes.endOfPassWriteIndex = end;
+    return writes.beginningOfPassWriteIndex === undefined && writes.endOfPassWriteIndex === undefined
+      ? {}
+      : { timestampWrites: writes };
+  };
   let pass: GPUComputePassEncoder | undefined;
   let pipeline: GPUComputePipeline | undefined;
-  for (const step of steps) {
+  for (const [i, step] of steps.entries()) {
     if (step.cleared.length > 0) {
       pass?.end();
       pass = undefined;
@@ -57,7 +84,7 @@ export function encodeBound(
       }
     }
     if (!pass) {
-      pass = encoder.beginComputePass(timestampWrites ? { timestampWrites } : {});
+      pass = encoder.beginComputePass(writesFor(i));
       pipeline = undefined;
     }
     if (step.pipeline !== pipeline) pass.setPipeline(pipeline = step.pipeline);

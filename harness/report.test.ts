@@ -7,6 +7,7 @@ import {
   formatComparison,
   formatTable,
   fractionSpread,
+  kernelLabel,
   parseReport,
   type PeerFigure,
   reportHtml,
@@ -178,6 +179,16 @@ Deno.test("compare: rows only one side has are listed, not flagged", () => {
   deepStrictEqual(c.regressions, []);
 });
 
+Deno.test("kernelLabel: the variant alone when it is the entry point's, else both", () => {
+  strictEqual(kernelLabel({ entry: "kernel", variant: "kernel" }), "kernel");
+  strictEqual(kernelLabel({ entry: "kernel", variant: "kernel.nvidia" }), "kernel.nvidia");
+  strictEqual(kernelLabel({ entry: "kernel", variant: "rows" }), "kernel: rows");
+  strictEqual(
+    kernelLabel({ entry: "decode+combine", variant: "decode+combine_wide" }),
+    "decode+combine: decode+combine_wide",
+  );
+});
+
 Deno.test("formatTable aligns its columns", () => {
   const lines = formatTable([row(), row({ op: "softmax", shape: "8192x8192", fraction: 0.123 })]).split("\n");
   strictEqual(lines.length, 4);
@@ -191,7 +202,8 @@ Deno.test("HTML report is self-contained: inline SVG roofline, labelled points, 
   const html = reportHtml(report([row(), row({ shape: "1024", intensity: 0, flops: 0, tflops: 0 })]));
   ok(html.includes("<svg") && html.includes('class="roof"'));
   ok(html.includes("bandwidth 1000 GB/s") && html.includes("compute f32 50.0 TFLOP/s"));
-  ok(html.includes("<title>1. elementwise/kernel/kernel/67108864"));
+  ok(html.includes("<title>1. elementwise kernel 67108864"));
+  ok(html.includes("<th>op</th><th>kernel</th><th>shape</th>") && !html.includes("kernel/kernel"));
   ok(html.includes("1 row(s) with no FLOPs or no bytes"));
   ok(!/<script|<link|@import|src=|href=/i.test(html));
   const urls = html.match(/https?:\/\/[^"'\s)]+/g) ?? [];

@@ -183,7 +183,7 @@ export interface RowFigures {
  *
  * @example
  * ```ts
- * import { rowFigures } from "@xpu/ops/harness";
+ * import { rowFigures } from "@xpu/ops/harness/bench";
  * // 1 GB moved and 0.25 GFLOP in 1 ms, against 2000 GB/s and 50 TFLOP/s: bandwidth-bound at 50%.
  * rowFigures({ bytes: 1e9, flops: 2.5e8 }, 1, { bandwidthGBps: 2000, computeTFLOPs: 50 }).fraction; // 0.5
  * ```
@@ -210,7 +210,7 @@ export function rowFigures(
  *
  * @example
  * ```ts
- * import { rowKey } from "@xpu/ops/harness";
+ * import { rowKey } from "@xpu/ops/harness/bench";
  * rowKey({ op: "softmax", entry: "kernel", variant: "kernel.nvidia", shape: "4096x4096" }); // "softmax/kernel/kernel.nvidia/4096x4096"
  * ```
  */
@@ -281,7 +281,7 @@ export function vsPeer(ms: number, peer: PeerFigure | null | undefined): number 
  *
  * @example
  * ```ts
- * import { parseReport } from "@xpu/ops/harness";
+ * import { parseReport } from "@xpu/ops/harness/bench";
  * const text = JSON.stringify({
  *   schema: "xpu-ops-bench/1",
  *   device: { description: "llvmpipe", vendor: "mesa", deno: "2.9.6", date: "2026-12-02", bandwidthGBps: 20, computeTFLOPs: 0.2 },
@@ -294,7 +294,8 @@ export function vsPeer(ms: number, peer: PeerFigure | null | undefined): number 
  * report.results.length; // 1
  * ```
  */
-export function parseReport(text: string, label = "result"): BenchReport {
+export function parseReport(text: string, label?: string): BenchReport {
+  label ??= "result";
   if (text.trim() === "") throw new Error(`${label}: the file is empty, not a bench result`);
   let data: BenchReport;
   try {
@@ -334,7 +335,7 @@ export function parseReport(text: string, label = "result"): BenchReport {
  *
  * @example
  * ```ts
- * import { type BenchReport, parseReport, reportJson, SCHEMA } from "@xpu/ops/harness";
+ * import { type BenchReport, parseReport, reportJson, SCHEMA } from "@xpu/ops/harness/bench";
  * const report: BenchReport = {
  *   schema: SCHEMA,
  *   device: {
@@ -420,7 +421,8 @@ export function fractionSpread(row: Pick<BenchRow, "fraction" | "ms"> & Partial<
  * @param options the floor and the spread multiple
  * @returns e.g. `fraction dropped by more than max(0.05, 3 × spread) ...`
  */
-export function regressionRule(options: CompareOptions = {}): string {
+export function regressionRule(options?: CompareOptions): string {
+  options ??= {};
   const absolute = options.absolute ?? REGRESSION_RULE.absolute;
   const factor = options.spreadFactor ?? REGRESSION_RULE.spreadFactor;
   return `fraction of roofline dropped by more than max(${absolute}, ${factor} x spread), spread = the larger ` +
@@ -437,7 +439,7 @@ export function regressionRule(options: CompareOptions = {}): string {
  *
  * @example
  * ```ts
- * import { compareReports, parseReport } from "@xpu/ops/harness";
+ * import { compareReports, parseReport } from "@xpu/ops/harness/bench";
  * // In practice: parseReport(await Deno.readTextFile(saved)) and the report of this run.
  * const result = (fraction: number) =>
  *   parseReport(JSON.stringify({
@@ -454,8 +456,9 @@ export function regressionRule(options: CompareOptions = {}): string {
 export function compareReports(
   baseline: Pick<BenchReport, "results">,
   current: Pick<BenchReport, "results">,
-  options: CompareOptions = {},
+  options?: CompareOptions,
 ): Comparison {
+  options ??= {};
   const absolute = options.absolute ?? REGRESSION_RULE.absolute;
   const factor = options.spreadFactor ?? REGRESSION_RULE.spreadFactor;
   const now = new Map(current.results.map((r) => [rowKey(r), r]));
@@ -493,13 +496,12 @@ export function compareReports(
  * @returns the text
  */
 export function formatComparison(c: Comparison): string {
-  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   const lines = [`compare: ${c.rows.length} rows matched; rule: ${c.rule}`];
   for (const r of c.rows) {
     if (r.regressed) {
       lines.push(
-        `REGRESSION ${r.key}: ${pct(r.baseline)} -> ${pct(r.current)} of roofline ` +
-          `(drop ${pct(r.drop)} > threshold ${pct(r.threshold)})${r.note ? `; ${r.note}` : ""}`,
+        `REGRESSION ${r.key}: ${percent(r.baseline)} -> ${percent(r.current)} of roofline ` +
+          `(drop ${percent(r.drop)} > threshold ${percent(r.threshold)})${r.note ? `; ${r.note}` : ""}`,
       );
     } else if (r.note) lines.push(`note ${r.key}: ${r.note}`);
   }
@@ -530,6 +532,25 @@ export function fmt(x: number): string {
 }
 
 /**
+ * A fraction as a percentage with one decimal, and with three significant digits below 0.1%, so a
+ * small figure (a tiny shape on a software adapter) reads as what it is rather than `0.0%`.
+ *
+ * @param fraction the fraction (1 = 100%)
+ * @returns e.g. `84.4%`, `0.0123%`
+ *
+ * @example
+ * ```ts
+ * import { percent } from "@xpu/ops/harness/bench";
+ * percent(0.8437); // "84.4%"
+ * percent(0.000123); // "0.0123%"
+ * ```
+ */
+export function percent(fraction: number): string {
+  const p = 100 * fraction;
+  return `${Math.abs(p) >= 0.1 || p === 0 ? p.toFixed(1) : fmt(p)}%`;
+}
+
+/**
  * The device line and the ceilings, as printed above the table.
  *
  * @param device the device block of a report
@@ -537,7 +558,7 @@ export function fmt(x: number): string {
  *
  * @example
  * ```ts
- * import { deviceSummary } from "@xpu/ops/harness";
+ * import { deviceSummary } from "@xpu/ops/harness/bench";
  * console.log(deviceSummary({
  *   description: "llvmpipe", vendor: "mesa", architecture: "", driver: null, isFallbackAdapter: true,
  *   target: null, features: [], deno: "2.9.6", os: "linux x86_64", date: "2026-12-02T00:00Z",
@@ -563,19 +584,56 @@ export function deviceSummary(device: BenchDevice): string {
 }
 
 /**
+ * The kernel a row timed, as the table and the chart show it: its variant (`kernel`,
+ * `kernel.nvidia`, `stats+apply`), preceded by the entry point the case times when the variant is
+ * not one of that entry point's (permute's `kernel` case running its `rows` kernel reads
+ * `kernel: rows`). The JSON keeps both fields; {@link rowKey} joins them for comparisons.
+ *
+ * @param row the row's entry point and variant
+ * @returns the label
+ *
+ * @example
+ * ```ts
+ * import { kernelLabel } from "@xpu/ops/harness/bench";
+ * kernelLabel({ entry: "kernel", variant: "kernel.nvidia" }); // "kernel.nvidia"
+ * kernelLabel({ entry: "kernel", variant: "rows" }); // "kernel: rows"
+ * ```
+ */
+export function kernelLabel(row: Pick<BenchRow, "entry" | "variant">): string {
+  const own = row.variant === row.entry || row.variant.startsWith(`${row.entry}.`);
+  return own ? row.variant : `${row.entry}: ${row.variant}`;
+}
+
+/**
+ * A row as a person reads it: op, kernel ({@link kernelLabel}) and shape.
+ *
+ * @param row the row
+ * @returns e.g. `softmax kernel 8192x8192`
+ *
+ * @example
+ * ```ts
+ * import { rowLabel } from "@xpu/ops/harness/bench";
+ * rowLabel({ op: "permute", entry: "kernel", variant: "rows", shape: "64x512x2048-perm021" });
+ * // "permute kernel: rows 64x512x2048-perm021"
+ * ```
+ */
+export function rowLabel(row: Pick<BenchRow, "op" | "entry" | "variant" | "shape">): string {
+  return `${row.op} ${kernelLabel(row)} ${row.shape}`;
+}
+
+/**
  * An aligned text table of the rows.
  *
  * @param rows the rows
  * @returns the table (header, rule, one line per row); `*` marks a cache-resident working set
  */
 export function formatTable(rows: readonly BenchRow[]): string {
-  const header = ["op", "entry", "variant", "shape", "ms", "iqr%", "GB/s", "GFLOP/s", "FLOP/B", "bound", "roofline"];
+  const header = ["op", "kernel", "shape", "ms", "iqr%", "GB/s", "GFLOP/s", "FLOP/B", "bound", "roofline"];
   const peers = rows.some((r) => r.peer);
   if (peers) header.push("peer ms", "ours/peer");
   const body = rows.map((r) => [
     r.op,
-    r.entry,
-    r.variant,
+    kernelLabel(r),
     r.shape + (r.cacheResident ? "*" : ""),
     fmt(r.ms),
     r.ms > 0 ? (100 * (r.msQ3 - r.msQ1) / r.ms).toFixed(1) : "-",
@@ -583,10 +641,10 @@ export function formatTable(rows: readonly BenchRow[]): string {
     fmt(r.tflops * 1e3),
     r.intensity === null ? "-" : fmt(r.intensity),
     r.bound,
-    `${(100 * r.fraction).toFixed(1)}%`,
+    percent(r.fraction),
     ...(peers ? peerCells(r) : []),
   ]);
-  const numeric = new Set([4, 5, 6, 7, 8, 10, 11, 12]);
+  const numeric = new Set([3, 4, 5, 6, 7, 9, 10, 11]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
   const line = (cells: string[]) =>
     cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join("  ").trimEnd();
@@ -620,7 +678,8 @@ function siDecade(e: number): string {
 
 const SVG_STYLE = "text { font: 11px system-ui, sans-serif; fill: #333; } .grid { stroke: #eee; } " +
   ".frame { fill: none; stroke: #999; } .roof { fill: none; stroke: #000; stroke-width: 2; } " +
-  ".roofl { font-weight: bold; } .bandwidth circle { fill: #1f77b4; } .compute circle { fill: #d62728; }";
+  ".roofl { font-weight: bold; } .bandwidth circle { fill: #1f77b4; } .compute circle { fill: #d62728; } " +
+  ".lead { stroke: #aaa; stroke-width: 0.5; } .note { fill: #666; }";
 
 /**
  * The roofline chart as an SVG element: log-log, x = arithmetic intensity (FLOP/byte), y = FLOP/s,
@@ -631,7 +690,7 @@ const SVG_STYLE = "text { font: 11px system-ui, sans-serif; fill: #333; } .grid 
  *
  * @example
  * ```ts
- * import { type BenchReport, rooflineSvg, SCHEMA } from "@xpu/ops/harness";
+ * import { type BenchReport, rooflineSvg, SCHEMA } from "@xpu/ops/harness/bench";
  * const report: BenchReport = {
  *   schema: SCHEMA,
  *   device: {
@@ -692,25 +751,47 @@ export function rooflineSvg(report: BenchReport): string {
       fmt(computeTFLOPs)
     } TFLOP/s (ridge ${fmt(ridge)} FLOP/B)</text>`,
   );
-  // Labels go where they overlap no earlier label and no point: boxes are [left, baseline, width, height].
+  // Labels go where they overlap no earlier label, no point and neither roof's label: boxes are
+  // [left, baseline, width, height]. A label set apart from its point gets a leader line; a point
+  // with no free place nearby keeps its number in its tooltip only, so no two labels ever overlap.
   const placed: [number, number, number, number][] = points.map((p) => [px(p.x) - 5, py(p.y) + 5, 10, 10]);
+  const computeLabel = `compute f32 ${fmt(computeTFLOPs)} TFLOP/s (ridge ${fmt(ridge)} FLOP/B)`;
+  placed.push([px(x1) - 6 - 6.2 * computeLabel.length, py(peak) - 8 + 3, 6.2 * computeLabel.length, 14]);
+  let unlabelled = 0;
   for (const p of points) {
     const cx = px(p.x), cy = py(p.y), label = String(p.i + 1);
     const w = 7 * label.length + 2, h = 12;
     const candidates = [[6, -6], [6, 12], [-6 - w, -6], [-6 - w, 12], [-w / 2, -10], [-w / 2, 20]];
-    for (let ring = 1; ring < 6; ring++) candidates.push([6 + ring * 14, -6], [-6 - w - ring * 14, -6]);
+    for (let ring = 1; ring <= 2; ring++) {
+      const d = ring * 12;
+      candidates.push([6 + d, -6 - d], [6 + d, 12 + d], [-6 - w - d, -6 - d], [-6 - w - d, 12 + d]);
+    }
     const free = (dx: number, dy: number) =>
+      cx + dx >= L && cx + dx + w <= W - R && cy + dy - h >= T && cy + dy <= H - B &&
       placed.every(([x, y, pw, ph]) => cx + dx + w <= x || x + pw <= cx + dx || cy + dy <= y - ph || y <= cy + dy - h);
-    const [dx, dy] = candidates.find(([dx, dy]) => free(dx, dy)) ?? candidates[0];
-    placed.push([cx + dx, cy + dy, w, h]);
-    const title = `${label}. ${rowKey(p.r)}: ${fmt(p.r.ms)} ms, ${fmt(p.r.gbps)} GB/s, ${
+    const spot = candidates.find(([dx, dy]) => free(dx, dy));
+    const title = `${label}. ${rowLabel(p.r)}: ${fmt(p.r.ms)} ms, ${fmt(p.r.gbps)} GB/s, ${
       fmt(p.r.tflops * 1e3)
-    } GFLOP/s, ${(100 * p.r.fraction).toFixed(1)}% of ${p.r.bound}${
+    } GFLOP/s, ${percent(p.r.fraction)} of ${p.r.bound}${
       p.r.peer ? `; ${p.r.peer.name} ${fmt(p.r.peer.ms)} ms, ours/peer ${peerCells(p.r)[1]}` : ""
     }`;
+    let text = "";
+    if (spot) {
+      const [dx, dy] = spot;
+      placed.push([cx + dx, cy + dy, w, h]);
+      const far = Math.abs(dx) > 6 + w || Math.abs(dy) > 20;
+      const [ex, ey] = [round(cx + dx + (dx < 0 ? w : 0)), round(cy + dy - (dy < 0 ? 0 : h))];
+      text = (far ? `<line x1="${cx}" y1="${cy}" x2="${ex}" y2="${ey}" class="lead"/>` : "") +
+        `<text x="${round(cx + dx)}" y="${round(cy + dy)}">${label}</text>`;
+    } else unlabelled++;
     parts.push(
-      `<g class="${p.r.bound}"><title>${escapeHtml(title)}</title><circle cx="${cx}" cy="${cy}" r="4"/>` +
-        `<text x="${round(cx + dx)}" y="${round(cy + dy)}">${label}</text></g>`,
+      `<g class="${p.r.bound}"><title>${escapeHtml(title)}</title><circle cx="${cx}" cy="${cy}" r="4"/>${text}</g>`,
+    );
+  }
+  if (unlabelled > 0) {
+    parts.push(
+      `<text x="${L + 8}" y="${T + 16}" class="note">${unlabelled} point(s) too crowded to number: ` +
+        `hover a point for its row</text>`,
     );
   }
   parts.push(`<text x="${(L + W - R) / 2}" y="${H - 10}" text-anchor="middle">arithmetic intensity (FLOP/byte)</text>`);
@@ -747,7 +828,7 @@ function peerParagraph(report: BenchReport): string {
  *
  * @example
  * ```ts
- * import { type BenchReport, reportHtml, SCHEMA } from "@xpu/ops/harness";
+ * import { type BenchReport, reportHtml, SCHEMA } from "@xpu/ops/harness/bench";
  * const report: BenchReport = {
  *   schema: SCHEMA,
  *   device: {
@@ -778,13 +859,11 @@ export function reportHtml(report: BenchReport): string {
     return `<td title="${escapeHtml(title)}">${ms}</td><td>${ratio}</td>`;
   };
   const rows = report.results.map((r, i) =>
-    `<tr class="${r.bound}"><td>${i + 1}</td><td>${escapeHtml(r.op)}</td><td>${escapeHtml(r.entry)}</td><td>${
-      escapeHtml(r.variant)
-    }</td><td>${escapeHtml(r.shape)}${r.cacheResident ? "*" : ""}</td><td>${fmt(r.ms)}</td><td>${fmt(r.gbps)}</td><td>${
-      fmt(r.tflops * 1e3)
-    }</td><td>${r.intensity === null ? "-" : fmt(r.intensity)}</td><td>${r.bound}</td><td>${
-      (100 * r.fraction).toFixed(1)
-    }%</td>${peerTd(r)}</tr>`
+    `<tr class="${r.bound}"><td>${i + 1}</td><td>${escapeHtml(r.op)}</td><td>${escapeHtml(kernelLabel(r))}</td><td>${
+      escapeHtml(r.shape)
+    }${r.cacheResident ? "*" : ""}</td><td>${fmt(r.ms)}</td><td>${fmt(r.gbps)}</td><td>${fmt(r.tflops * 1e3)}</td><td>${
+      r.intensity === null ? "-" : fmt(r.intensity)
+    }</td><td>${r.bound}</td><td>${percent(r.fraction)}</td>${peerTd(r)}</tr>`
   ).join("\n");
   const probes = d.probes.map((p) =>
     `<tr><td>${p.probe}</td><td>${escapeHtml(p.kernel)}</td><td>${fmt(p.figure)} ${p.unit}</td><td>${
@@ -797,7 +876,7 @@ export function reportHtml(report: BenchReport): string {
 <style>
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; }
 table { border-collapse: collapse; margin: 12px 0; } td, th { padding: 2px 8px; border-bottom: 1px solid #ddd; text-align: right; }
-td:nth-child(-n+5), th:nth-child(-n+5) { text-align: left; }
+td:nth-child(-n+4), th:nth-child(-n+4) { text-align: left; }
 .small { color: #666; }
 </style></head><body>
 <h1>Roofline: ${escapeHtml(d.description)}</h1>
@@ -821,7 +900,7 @@ ${rooflineSvg(report)}
     fmt(c.cacheBytes / 2 ** 20)
   } MiB): the figure may be cache-served.</p>
 ${peerParagraph(report)}
-<table><tr><th>#</th><th>op</th><th>entry</th><th>variant</th><th>shape</th><th>ms</th><th>GB/s</th><th>GFLOP/s</th><th>FLOP/B</th><th>bound</th><th>roofline</th>${
+<table><tr><th>#</th><th>op</th><th>kernel</th><th>shape</th><th>ms</th><th>GB/s</th><th>GFLOP/s</th><th>FLOP/B</th><th>bound</th><th>roofline</th>${
     peers ? "<th>peer ms</th><th>ours/peer</th>" : ""
   }</tr>
 ${rows}

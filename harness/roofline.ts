@@ -156,7 +156,8 @@ const F32_MAX_BELOW = 3.0e38; // a threshold no probe's sum reaches: the store n
  *
  * @example
  * ```ts
- * import { acquireDevice, probeAdapter } from "@xpu/ops";
+ * import { acquireDevice } from "@xpu/ops";
+ * import { probeAdapter } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * const { description, driver, isFallbackAdapter } = probeAdapter(gpu);
  * gpu.destroy();
@@ -180,7 +181,7 @@ export function probeAdapter(gpu: ResidentDevice): ProbeAdapter {
  *
  * @example
  * ```ts
- * import { runtimeVersion } from "@xpu/ops";
+ * import { runtimeVersion } from "@xpu/ops/harness/bench";
  * runtimeVersion(); // "deno 2.9.6" under Deno 2.9.6; the user agent in a browser
  * ```
  */
@@ -270,7 +271,8 @@ async function fillPattern(gpu: ResidentDevice, tensor: GpuTensor): Promise<void
  *
  * @example
  * ```ts
- * import { acquireDevice, checkBandwidthKernel } from "@xpu/ops";
+ * import { acquireDevice } from "@xpu/ops";
+ * import { checkBandwidthKernel } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * await checkBandwidthKernel(gpu, { kind: "copy", perThread: 4, workgroupSize: 256 }); // resolves: the copy is exact
  * gpu.destroy();
@@ -325,7 +327,8 @@ function stamp(gpu: ResidentDevice) {
  *
  * @example
  * ```ts
- * import { acquireDevice, probeBandwidth } from "@xpu/ops";
+ * import { acquireDevice } from "@xpu/ops";
+ * import { probeBandwidth } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * const r = await probeBandwidth(gpu, { kind: "copy", perThread: 4, workgroupSize: 256 }, {
  *   bandwidthBytes: 4 << 20, // small, for a quick look; the default is 1 GiB on a real GPU
@@ -339,8 +342,9 @@ function stamp(gpu: ResidentDevice) {
 export async function probeBandwidth(
   gpu: ResidentDevice,
   c: BandwidthConfig,
-  options: ProbeOptions = {},
+  options?: ProbeOptions,
 ): Promise<ProbeResult> {
+  options ??= {};
   await checkBandwidthKernel(gpu, c);
   const limit = Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
   const wanted = options.bandwidthBytes ?? defaultBandwidthBytes(gpu, options);
@@ -416,7 +420,8 @@ function fmaPlan(
  *
  * @example
  * ```ts
- * import { acquireDevice, checkFmaKernel } from "@xpu/ops";
+ * import { acquireDevice } from "@xpu/ops";
+ * import { checkFmaKernel } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * await checkFmaKernel(gpu, { dtype: "f32", chains: 4, unroll: 4, workgroupSize: 64 }); // resolves: every chain ends where it should
  * gpu.destroy();
@@ -478,7 +483,8 @@ const DP4A_STEP = 0x01030507;
  *
  * @example
  * ```ts
- * import { acquireDevice, checkDp4aKernel, hasDp4a } from "@xpu/ops";
+ * import { acquireDevice } from "@xpu/ops";
+ * import { checkDp4aKernel, hasDp4a } from "@xpu/ops/harness/bench";
  * if (hasDp4a()) {
  *   const gpu = await acquireDevice();
  *   await checkDp4aKernel(gpu, { chains: 8, unroll: 4, workgroupSize: 64 }); // resolves: matches the host emulation
@@ -548,7 +554,8 @@ function defaultThreads(gpu: ResidentDevice, options: ProbeOptions): number {
  *
  * @example
  * ```ts
- * import { acquireDevice, probeFma } from "@xpu/ops";
+ * import { acquireDevice } from "@xpu/ops";
+ * import { probeFma } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * const r = await probeFma(gpu, { dtype: "f32", chains: 4, unroll: 4, workgroupSize: 256 }, {
  *   size: "small",
@@ -561,7 +568,8 @@ function defaultThreads(gpu: ResidentDevice, options: ProbeOptions): number {
  * gpu.destroy();
  * ```
  */
-export async function probeFma(gpu: ResidentDevice, c: FmaConfig, options: ProbeOptions = {}): Promise<ProbeResult> {
+export async function probeFma(gpu: ResidentDevice, c: FmaConfig, options?: ProbeOptions): Promise<ProbeResult> {
+  options ??= {};
   if (c.dtype === "f16" && !gpu.f16Verified) {
     throw new Error(`${fmaName(c)}: f16 is not verified on this device (shader-f16 missing or its check failed)`);
   }
@@ -583,7 +591,8 @@ export async function probeFma(gpu: ResidentDevice, c: FmaConfig, options: Probe
  *
  * @example
  * ```ts
- * import { acquireDevice, hasDp4a, probeDp4a } from "@xpu/ops";
+ * import { acquireDevice } from "@xpu/ops";
+ * import { hasDp4a, probeDp4a } from "@xpu/ops/harness/bench";
  * if (hasDp4a()) {
  *   const gpu = await acquireDevice();
  *   const r = await probeDp4a(gpu, { chains: 8, unroll: 4, workgroupSize: 256 }, {
@@ -598,7 +607,8 @@ export async function probeFma(gpu: ResidentDevice, c: FmaConfig, options: Probe
  * }
  * ```
  */
-export async function probeDp4a(gpu: ResidentDevice, c: Dp4aConfig, options: ProbeOptions = {}): Promise<ProbeResult> {
+export async function probeDp4a(gpu: ResidentDevice, c: Dp4aConfig, options?: ProbeOptions): Promise<ProbeResult> {
+  options ??= {};
   if (!hasDp4a()) throw new Error(`${dp4aName(c)}: WGSL packed_4x8_integer_dot_product is not available`);
   await checkDp4aKernel(gpu, c);
   const threads = defaultThreads(gpu, options);
@@ -634,7 +644,7 @@ function probeResult(
  *
  * @example
  * ```ts
- * import { hasDp4a } from "@xpu/ops";
+ * import { hasDp4a } from "@xpu/ops/harness/bench";
  * console.log(hasDp4a() ? "dot4I8Packed available: the DP4a probe runs" : "no DP4a probe");
  * ```
  */
@@ -669,7 +679,7 @@ const KINDS: BandwidthKind[] = ["copy", "read", "write"];
  *
  * @example
  * ```ts
- * import { defaultConfigs } from "@xpu/ops";
+ * import { defaultConfigs } from "@xpu/ops/harness/bench";
  * const small = defaultConfigs("small");
  * small.bandwidth.map((c) => c.kind); // ["copy", "read", "write"]
  * small.fma.length; // 1
@@ -702,7 +712,7 @@ export function defaultConfigs(size: ProbeSize): ProbeConfigs {
  *
  * @example
  * ```ts
- * import { sweepConfigs } from "@xpu/ops";
+ * import { sweepConfigs } from "@xpu/ops/harness/bench";
  * sweepConfigs("small").bandwidth.length; // 6: three kinds, one or four vec4s per thread
  * sweepConfigs("full").bandwidth.length; // 36: three kinds × four vec4 counts × three workgroup sizes
  * ```
@@ -758,7 +768,8 @@ function best(results: ProbeResult[], probe: ProbeName): number | null {
  *
  * @example Small probes, one config each (a quick look; a real measurement takes the defaults)
  * ```ts
- * import { acquireDevice, measureRoofline } from "@xpu/ops";
+ * import { acquireDevice } from "@xpu/ops";
+ * import { measureRoofline } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * const small = { size: "small", bandwidthBytes: 4 << 20, threads: 4096, targetMs: 2, samples: 5, clockWarmupMs: 0 } as const;
  * const r = await measureRoofline(gpu, small, {
@@ -774,7 +785,8 @@ function best(results: ProbeResult[], probe: ProbeName): number | null {
  * @example The full measurement, as `deno task roofline` takes it
  * ```ts ignore
  * // ignore: full probes move 1 GiB buffers and calibrate 2^23-thread kernels: minutes on a software adapter
- * import { acquireDevice, measureRoofline } from "@xpu/ops";
+ * import { acquireDevice } from "@xpu/ops";
+ * import { measureRoofline } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * const r = await measureRoofline(gpu, { size: "full" });
  * console.log(`${r.bandwidthGBps.toFixed(0)} GB/s, ${r.computeTFLOPs.toFixed(1)} TFLOP/s on ${r.adapter.description}`);
@@ -783,26 +795,28 @@ function best(results: ProbeResult[], probe: ProbeName): number | null {
  */
 export async function measureRoofline(
   gpu: ResidentDevice,
-  options: ProbeOptions = {},
-  configs: ProbeConfigs = defaultConfigs(sizeOf(gpu, options)),
+  options?: ProbeOptions,
+  configs?: ProbeConfigs,
 ): Promise<Roofline> {
+  const opts = options ?? {};
+  const chosen = configs ?? defaultConfigs(sizeOf(gpu, opts));
   const probes: ProbeResult[] = [];
   const skipped: string[] = [];
   const attempt = async (name: string, run: () => Promise<ProbeResult>) => {
     try {
       const r = await run();
       probes.push(r);
-      options.onResult?.(r);
+      opts.onResult?.(r);
     } catch (e) {
       if (e instanceof TimestampUnavailableError) throw e;
       skipped.push(`${name}: ${e instanceof Error ? e.message : String(e)}`);
     }
   };
-  for (const c of configs.bandwidth) await attempt(bandwidthName(c), () => probeBandwidth(gpu, c, options));
-  for (const c of configs.fma) await attempt(fmaName(c), () => probeFma(gpu, c, options));
-  if (gpu.f16Verified) { for (const c of configs.fmaF16) await attempt(fmaName(c), () => probeFma(gpu, c, options)); }
+  for (const c of chosen.bandwidth) await attempt(bandwidthName(c), () => probeBandwidth(gpu, c, opts));
+  for (const c of chosen.fma) await attempt(fmaName(c), () => probeFma(gpu, c, opts));
+  if (gpu.f16Verified) { for (const c of chosen.fmaF16) await attempt(fmaName(c), () => probeFma(gpu, c, opts)); }
   else skipped.push("computeF16: shader-f16 not granted or its known-answer check failed");
-  if (hasDp4a()) { for (const c of configs.dp4a) await attempt(dp4aName(c), () => probeDp4a(gpu, c, options)); }
+  if (hasDp4a()) { for (const c of chosen.dp4a) await attempt(dp4aName(c), () => probeDp4a(gpu, c, opts)); }
   else skipped.push("dp4a: WGSL packed_4x8_integer_dot_product not available");
   const bandwidth = best(probes, "bandwidth"), compute = best(probes, "compute");
   if (bandwidth === null || compute === null) {

@@ -9,7 +9,7 @@
 
 import { acquireDevice, type AcquireOptions, type KernelPlan, type ResidentDevice } from "./device.ts";
 import { packParams } from "./params.ts";
-import { type KernelSources, parseVariantName, variantsOf } from "./variants.ts";
+import { parseVariantName, variantsOf } from "./variants.ts";
 
 const adapter = await navigator.gpu?.requestAdapter({ powerPreference: "high-performance" }) ?? null;
 const inCI = Deno.env.get("CI") === "true";
@@ -135,7 +135,11 @@ export async function assertThrowsMessage(fn: () => unknown, pattern: RegExp | s
  * @param entry the entry point
  * @param fn called with each variant name
  */
-export function eachVariant(sources: KernelSources, entry: string, fn: (variant: string) => void): void {
+export function eachVariant<V extends string>(
+  sources: Readonly<Record<V, string>>,
+  entry: string,
+  fn: (variant: V) => void,
+): void {
   for (const variant of variantsOf(sources, entry)) fn(variant);
 }
 
@@ -160,13 +164,13 @@ export interface ReferenceCase<A> {
  * @param tol the tolerance (or a function of the case's arguments giving it), with its reason stated where
  *   the test is written
  */
-export function checkAgainstReference<A>(
+export function checkAgainstReference<A, V extends string = string>(
   op: string,
-  sources: KernelSources,
+  sources: Readonly<Record<V, string>>,
   entry: string,
   cases: readonly ReferenceCase<A>[],
   reference: (args: A) => ArrayLike<number>,
-  kernel: (gpu: ResidentDevice, args: A, options: { override: string }) => Promise<ArrayLike<number>>,
+  kernel: (gpu: ResidentDevice, args: A, options: { override: V }) => Promise<ArrayLike<number>>,
   tol: Tolerance | ((args: A) => Tolerance),
 ): void {
   eachVariant(sources, entry, (variant) => {
@@ -266,7 +270,7 @@ export async function unguardedOps(opsDir: URL): Promise<string[]> {
       if (count < 2) continue;
       const iterated = new RegExp(
         String
-          .raw`(?:eachVariant\(\s*\w+\s*,|checkAgainstReference\(\s*(?:"[^"]*"|\x60[^\x60]*\x60)\s*,\s*\w+\s*,)\s*"${entry}"`,
+          .raw`(?:eachVariant\(\s*\w+\s*,|checkAgainstReference(?:<[^>]*>)?\(\s*(?:"[^"]*"|\x60[^\x60]*\x60)\s*,\s*\w+\s*,)\s*"${entry}"`,
       );
       if (!iterated.test(tests)) unguarded.push(`${op.name}/${entry}`);
     }

@@ -6,6 +6,7 @@ import {
   summarizeNs,
   supportsTimestamps,
   timePlan,
+  timeProgram,
   TimestampUnavailableError,
   warmClocks,
   workingSetBytes,
@@ -156,3 +157,40 @@ gpuTest("timePlan: warms the clocks before the figure and reports the GPU time i
   ok(warmed.clockWarmupMs >= 25, `${warmed.clockWarmupMs} ms of warm-up`);
   strictEqual((await timePlan(gpu, plan, inputs, { samples: 5, warmup: 1, clockWarmupMs: 0 })).clockWarmupMs, 0);
 });
+
+gpuTest(
+  "timeProgram: a program of two passes (a zeroed binding) is timed from its first pass to its last",
+  async (gpu) => {
+    const n = 1 << 16;
+    const [a, b, mid] = [gpu.upload(randomF32(n, 1)), gpu.upload(randomF32(n, 2)), gpu.alloc("f32", n)];
+    const out = gpu.alloc("f32", n);
+    // The second step clears its output first, so the program is two compute passes.
+    const zeroedAdd: KernelPlan = {
+      ...addPlan(n),
+      bindings: addPlan(n).bindings.map((b) => b.name === "out" ? { ...b, zeroed: true } : b),
+    };
+    const one = gpu.program("add", [[addPlan(n), [a, b, mid]]]);
+    const two = gpu.program("add, then add into a cleared output", [[addPlan(n), [a, b, mid]], [zeroedAdd, [
+      mid,
+      b,
+      out,
+    ]]]);
+    try {
+      const options = { samples: 7, warmup: 1, clockWarmupMs: 0 };
+      const t1 = await timeProgram(gpu, one, options);
+      const t2 = await timeProgram(gpu, two, options);
+      strictEqual(t2.samples, 7);
+      strictEqual(t2.workingSetBytes, 2 * 12 * n);
+      ok(t1.ms > 0 && t2.ms > 0);
+      // Both passes lie between the timestamps: the two-pass program takes longer than its first pass
+      // alone (had the end been written by the first pass, the two would time the same).
+      ok(t2.msMin > t1.msMin, `two passes ${t2.msMin} ms, one ${t1.msMin} ms`);
+      const [x, y, z] = await Promise.all([gpu.read(a), gpu.read(b), gpu.read(out)]);
+      ok(z.every((v, i) => Math.abs(v - (x[i] + 2 * y[i])) < 1e-5), "the timed runs computed the program");
+    } finally {
+      one.destroy();
+      two.destroy();
+      for (const t of [a, b, mid, out]) t.buffer.destroy();
+    }
+  },
+);

@@ -39,6 +39,7 @@
  */
 
 import type { BindingSpec, GpuTensor, HostArray, KernelPlan, KernelSequence, ResidentDevice } from "./device.ts";
+import type { Program } from "./program.ts";
 import { packParams } from "./params.ts";
 import { FMA_PARAMS, type FmaConfig, fmaSource } from "./roofline.wgsl.ts";
 
@@ -161,13 +162,15 @@ export interface ClockWarmupOptions {
  *
  * @example
  * ```ts
- * import { acquireDevice, warmClocks } from "@xpu/ops/harness";
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { warmClocks } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * const spent = await warmClocks(gpu, { ms: 50 }); // at least 50 ms of GPU time, once the passes stop speeding up
  * gpu.destroy();
  * ```
  */
-export async function warmClocks(gpu: ResidentDevice, options: ClockWarmupOptions = {}): Promise<number> {
+export async function warmClocks(gpu: ResidentDevice, options?: ClockWarmupOptions): Promise<number> {
+  options ??= {};
   const ms = options.ms ?? CLOCK_WARMUP_MS;
   if (!Number.isFinite(ms) || ms < 0) throw new Error(`warmClocks: ms must be a finite number >= 0, got ${ms}`);
   if (ms === 0) return 0;
@@ -253,7 +256,8 @@ export type Timed = KernelPlan | KernelSequence;
  *
  * @example
  * ```ts
- * import { acquireDevice, elementwisePlan, isSequence } from "@xpu/ops";
+ * import { acquireDevice, elementwisePlan } from "@xpu/ops";
+ * import { isSequence } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * console.log(isSequence(elementwisePlan(gpu, { op: "add", n: 4 }))); // false
  * gpu.destroy();
@@ -271,7 +275,8 @@ export function isSequence(timed: Timed): timed is KernelSequence {
  *
  * @example
  * ```ts
- * import { acquireDevice, elementwisePlan, variantOf } from "@xpu/ops";
+ * import { acquireDevice, elementwisePlan } from "@xpu/ops";
+ * import { variantOf } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * console.log(variantOf(elementwisePlan(gpu, { op: "add", n: 4 }))); // e.g. "kernel"
  * gpu.destroy();
@@ -306,7 +311,8 @@ export function workingSetBytes(plan: Timed): number {
  * @param options cache size and caps
  * @returns the number of sets
  */
-export function rotationSets(bytes: number, passes: number, options: TimingOptions = {}): number {
+export function rotationSets(bytes: number, passes: number, options?: TimingOptions): number {
+  options ??= {};
   const cache = options.cacheBytes ?? 50 * 2 ** 20;
   if (bytes >= cache) return 1;
   const wanted = Math.ceil((2 * cache) / Math.max(bytes, 1));
@@ -343,7 +349,7 @@ function validated(options: TimingOptions): { samples: number; warmup: number } 
  * @example
  * ```ts
  * import { acquireDevice, elementwisePlan } from "@xpu/ops";
- * import { timeResident } from "@xpu/ops/harness";
+ * import { timeResident } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * const n = 4096;
  * const a = gpu.upload(new Float32Array(n).fill(1));
@@ -361,27 +367,100 @@ export async function timeResident(
   gpu: ResidentDevice,
   plan: Timed,
   sets: readonly (readonly GpuTensor[])[],
-  options: TimingOptions = {},
+  options?: TimingOptions,
 ): Promise<Timing> {
-  if (!supportsTimestamps(gpu)) throw new TimestampUnavailableError("the device has no timestamp-query feature");
+  options ??= {};
   if (sets.length === 0) throw new Error(`${plan.op}: timing needs at least one tensor set`);
   const { samples, warmup } = validated(options);
-  const where = `${plan.op}/${variantOf(plan)}`;
-  const device = gpu.device;
   const encode = (encoder: GPUCommandEncoder, set: readonly GpuTensor[], writes?: GPUComputePassTimestampWrites) =>
     isSequence(plan) ? gpu.encodeSequence(encoder, plan, set, writes) : gpu.encode(encoder, plan, set, writes);
+  const passes = await timePasses(gpu, `${plan.op}/${variantOf(plan)}`, samples, warmup, options, {
+    // Warm-up submission: compiles the pipelines, validates, and raises clocks.
+    async warm() {
+      if (isSequence(plan)) {
+        for (let j = 0; j < Math.max(1, warmup); j++) await gpu.submitSequence(plan, sets[j % sets.length]);
+      } else {
+        await gpu.submit(
+          ...Array.from({ length: Math.max(1, warmup) }, (_, j): [KernelPlan, readonly GpuTensor[]] => [
+            plan,
+            sets[j % sets.length],
+          ]),
+        );
+      }
+    },
+    encode: (encoder, j, writes) => encode(encoder, sets[j % sets.length], writes),
+  });
+  const bytes = workingSetBytes(plan);
+  return {
+    ...passes,
+    samples,
+    warmup,
+    sets: sets.length,
+    workingSetBytes: bytes,
+    cacheResident: bytes * sets.length < (options.cacheBytes ?? 50 * 2 ** 20),
+  };
+}
 
-  // Warm-up submission: compiles the pipelines, validates, and raises clocks.
-  if (isSequence(plan)) {
-    for (let j = 0; j < Math.max(1, warmup); j++) await gpu.submitSequence(plan, sets[j % sets.length]);
-  } else {
-    await gpu.submit(
-      ...Array.from({ length: Math.max(1, warmup) }, (_, j): [KernelPlan, readonly GpuTensor[]] => [
-        plan,
-        sets[j % sets.length],
-      ]),
-    );
-  }
+/**
+ * Times a {@link Program} as it runs: each sample is the program encoded once, from the start of its
+ * first compute pass to the end of its last (a program clears `zeroed` bindings between passes),
+ * after a warm-up run and {@link warmClocks}; median of `samples`.
+ *
+ * @param gpu the device (must have `timestamp-query`)
+ * @param program the program (its tensors are read and written as any run does)
+ * @param options samples, warm-up and clock warm-up (`cacheBytes` and rotation do not apply)
+ * @returns the timing (`sets` 1, `workingSetBytes` the program's cost in bytes)
+ * @throws TimestampUnavailableError without `timestamp-query`
+ * @throws Error naming the program when WebGPU rejects the work
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, elementwisePlan } from "@xpu/ops";
+ * import { timeProgram } from "@xpu/ops/harness/bench";
+ * const gpu = await acquireDevice();
+ * const n = 4096;
+ * const [a, b, sum] = [gpu.upload(new Float32Array(n).fill(1)), gpu.upload(new Float32Array(n).fill(2)), gpu.alloc("f32", n)];
+ * const program = gpu.program("add", [[elementwisePlan(gpu, { op: "add", n }), [a, b, sum]]]);
+ * const t = await timeProgram(gpu, program, { samples: 5, clockWarmupMs: 0 });
+ * console.log(`${t.ms} ms median of ${t.samples}`);
+ * program.destroy();
+ * gpu.destroy();
+ * ```
+ */
+export async function timeProgram(gpu: ResidentDevice, program: Program, options: TimingOptions = {}): Promise<Timing> {
+  const { samples, warmup } = validated(options);
+  const passes = await timePasses(gpu, `program "${program.name}"`, samples, warmup, options, {
+    async warm() {
+      for (let j = 0; j < Math.max(1, warmup); j++) await program.run();
+    },
+    encode(encoder, _j, writes) {
+      program.encode(encoder, writes);
+      return [];
+    },
+  });
+  return { ...passes, samples, warmup, sets: 1, workingSetBytes: program.cost.bytes, cacheResident: false };
+}
+
+/**
+ * The timing core: a warm-up submission, the clock warm-up, then `warmup` untimed and `samples`
+ * timed encodings in one command buffer, each timed encoding between one pair of timestamps; the
+ * ticks are checked (never backwards, never all zero, never summing past the submission's wall
+ * time) and summarised.
+ */
+async function timePasses(
+  gpu: ResidentDevice,
+  where: string,
+  samples: number,
+  warmup: number,
+  options: TimingOptions,
+  work: {
+    warm(): Promise<void>;
+    encode(encoder: GPUCommandEncoder, j: number, writes?: GPUComputePassTimestampWrites): GPUBuffer[];
+  },
+): Promise<SampleStats & { samplesMs: number[]; wallMs: number; clockWarmupMs: number }> {
+  if (!supportsTimestamps(gpu)) throw new TimestampUnavailableError("the device has no timestamp-query feature");
+  const device = gpu.device;
+  await work.warm();
   await device.queue.onSubmittedWorkDone();
   // After the compile (which may take long enough for the clocks to fall), right before the figure.
   const clockWarmupMs = await warmClocks(gpu, { ms: options.clockWarmupMs ?? CLOCK_WARMUP_MS });
@@ -402,10 +481,10 @@ export async function timeResident(
     let mapped: Promise<void> | undefined;
     await gpu.withErrorScopes(() => `timing of ${where}`, () => {
       const encoder = device.createCommandEncoder({ label: `time ${where}` });
-      for (let j = 0; j < warmup; j++) transient.push(...encode(encoder, sets[j % sets.length]));
+      for (let j = 0; j < warmup; j++) transient.push(...work.encode(encoder, j));
       for (let j = 0; j < samples; j++) {
         transient.push(
-          ...encode(encoder, sets[(warmup + j) % sets.length], {
+          ...work.encode(encoder, warmup + j, {
             querySet,
             beginningOfPassWriteIndex: 2 * j,
             endOfPassWriteIndex: 2 * j + 1,
@@ -450,18 +529,7 @@ export async function timeResident(
   }
   const stats = summarizeNs(ns);
   if (stats.ms === 0) throw new Error(`${where}: the median pass is below the timestamp resolution`);
-  const bytes = workingSetBytes(plan);
-  return {
-    ...stats,
-    samplesMs: ns.map((d) => Number(d) / 1e6),
-    samples,
-    warmup,
-    sets: sets.length,
-    workingSetBytes: bytes,
-    cacheResident: bytes * sets.length < (options.cacheBytes ?? 50 * 2 ** 20),
-    wallMs,
-    clockWarmupMs,
-  };
+  return { ...stats, samplesMs: ns.map((d) => Number(d) / 1e6), wallMs, clockWarmupMs };
 }
 
 /**
@@ -481,7 +549,7 @@ export async function timeResident(
  * @example
  * ```ts
  * import { acquireDevice, elementwisePlan } from "@xpu/ops";
- * import { timePlan } from "@xpu/ops/harness";
+ * import { timePlan } from "@xpu/ops/harness/bench";
  * const gpu = await acquireDevice();
  * const n = 4096;
  * const rand = () => Float32Array.from({ length: n }, () => Math.random() + 0.5);
@@ -498,8 +566,9 @@ export async function timePlan(
   gpu: ResidentDevice,
   plan: Timed,
   makeInputs: (set: number) => readonly HostArray[],
-  options: TimingOptions = {},
+  options?: TimingOptions,
 ): Promise<Timing> {
+  options ??= {};
   if (!supportsTimestamps(gpu)) throw new TimestampUnavailableError("the device has no timestamp-query feature");
   const { samples, warmup } = validated(options);
   const count = rotationSets(workingSetBytes(plan), Math.max(1, warmup) + samples, options);

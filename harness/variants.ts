@@ -9,18 +9,18 @@
  * @module
  */
 
-/** Targets a variant may be written for. Intel and fallback adapters resolve to none of them. */
-export const TARGETS = ["apple", "nvidia", "amd", "soc"] as const;
 /** A hardware target of a variant. */
-export type Target = typeof TARGETS[number];
+export type Target = "apple" | "nvidia" | "amd" | "soc";
+/** Targets a variant may be written for. Intel and fallback adapters resolve to none of them. */
+export const TARGETS: readonly Target[] = ["apple", "nvidia", "amd", "soc"];
 
 /**
  * Dtypes a variant may be written for; f32 is the portable floor and never a suffix. Quantized
  * weight formats (q8, q4) are separate entry points with their own bindings, not variants.
  */
-export const DTYPES = ["f16"] as const;
+export const DTYPES: readonly Dtype[] = ["f16"];
 /** A dtype of a variant. */
-export type Dtype = typeof DTYPES[number];
+export type Dtype = "f16";
 
 /** A parsed variant name (the file name without `.wgsl`). */
 export interface VariantName {
@@ -105,15 +105,15 @@ export type KernelSources = Readonly<Record<string, string>>;
  * variantsOf(sources, "kernel"); // ["kernel", "kernel.f16", "kernel.nvidia"]
  * ```
  */
-export function variantsOf(sources: KernelSources, entry: string): string[] {
+export function variantsOf<V extends string>(sources: Readonly<Record<V, string>>, entry: string): V[] {
   if (!(entry in sources)) {
     throw new Error(
       `entry point "${entry}" has no portable kernel (${entry}.wgsl); entries: ` +
         entriesOf(sources).join(", "),
     );
   }
-  const names = Object.keys(sources).filter((n) => parseVariantName(n).entry === entry);
-  return [entry, ...names.filter((n) => n !== entry).sort()];
+  const names = (Object.keys(sources) as V[]).filter((n) => parseVariantName(n).entry === entry);
+  return [entry as V, ...names.filter((n) => n !== entry).sort()];
 }
 
 /**

@@ -1,9 +1,21 @@
 /**
- * `deno task bench:llm`: LlamaEngine's speed at the Sarashina2.2-1B shape with weights generated here
- * (no download), per format: prefill of 512 tokens and 256 decode steps after it.
+ * `deno task bench:llm`: LlamaEngine's speed with weights generated here (no download), per format:
+ * prefill of 512 tokens and 256 decode steps after it.
  *
- *     deno run -A llm/bench.ts [--formats q8,q4g128,f32] [--shape 1b|tiny] [--prefill-chunk N]
+ *     deno task bench:llm [--formats q8,q4g128,f32] [--shape 1b|tiny] [--prefill-chunk N]
  *       [--no-host-memory] [--out results.json]
+ *     deno task bench:llm --help
+ *
+ * Shapes: `1b` is Sarashina2.2-1B's (24 layers, hidden 1792, vocab 102,400: 1.41 GB of q8 weights,
+ * 5.6 GB of f32), the default on a GPU; `tiny` is TINY_CONFIG with a vocabulary of 512 (2 layers,
+ * hidden 48), the default on a fallback (software) adapter, where the 1B shape ran for over 9.5
+ * minutes without a figure on a 2-core machine (issue 26) and needs more memory than such a machine
+ * may have. Each step of a format's run is announced on
+ * stderr as it starts, so a slow adapter shows where it is.
+ *
+ * Results: the last line of stdout is a JSON array, one object per format with its `prefill` and
+ * `decode` figures apart (`{ format, prefill: {...}, decode: {...} }`); `--out` writes the whole
+ * result (every figure below, the adapter, the shape and config) after each format.
  *
  * Figures per format:
  * - tokens/s by wall clock, as a user sees them: prefill = 512 / (submit of the prompt to its first
@@ -131,9 +143,14 @@ function* withProgress(
     bytes += weight.parts.reduce((sum, part) => sum + part.data.byteLength, 0);
     if (Math.floor(done * 10 / count) > Math.floor((done - 1) * 10 / count)) {
       const seconds = ((performance.now() - t0) / 1000).toFixed(1);
-      log(`${label}: ${done}/${count} tensors, ${(bytes / 1e9).toFixed(2)} GB, ${seconds} s`);
+      log(`${label}: ${done}/${count} tensors, ${sized(bytes)}, ${seconds} s`);
     }
   }
+}
+
+/** Bytes as GB from 1 GB up, else as MB (a tiny model's weights are a fraction of a MB). */
+function sized(bytes: number): string {
+  return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toPrecision(3)} MB`;
 }
 
 function median(xs: number[]): number {
@@ -383,20 +400,23 @@ async function benchFormat(
   });
   try {
     const loadMs = performance.now() - t0;
-    log(`${format}: loaded ${(engine.weightBytes / 1e9).toFixed(3)} GB in ${loadMs.toFixed(0)} ms`);
+    log(`${format}: loaded ${sized(engine.weightBytes)} in ${loadMs.toFixed(0)} ms`);
     const next = rng(7);
     const prompt = Array.from({ length: PREFILL }, () => next() % config.vocabSize);
+    log(`${format}: compiling the pipelines (a short generation)`);
     await drain(engine.generate(prompt.slice(0, 8), { maxTokens: 8 })); // compiles every pipeline
     await drain(engine.generate(prompt, { maxTokens: 2 }));
     const timestamps = gpu.device.features.has("timestamp-query");
     if (timestamps) await warmClocks(gpu);
     const prefillWall: number[] = [];
+    log(`${format}: prefill of ${PREFILL} tokens by wall clock, 3 runs`);
     for (let i = 0; i < 3; i++) {
       const start = performance.now();
       await drain(engine.generate(prompt, { maxTokens: 1 }));
       prefillWall.push(performance.now() - start);
     }
     const stats = { encodeMs: 0, decodeSteps: 0, decodeEncodeMs: 0 };
+    log(`${format}: ${DECODE} decode steps by wall clock`);
     const times: number[] = [];
     const generated = await drain(
       engine.generate(prompt, { maxTokens: DECODE + 1, stats }),
@@ -410,6 +430,7 @@ async function benchFormat(
     let prefillProfile: LlmBenchRow["profile"] = null;
     let decodeTrace: LlmBenchRow["decodeTrace"] = null;
     if (timestamps) {
+      log(`${format}: GPU time of the prefill and of decode steps, traces and per-kernel profiles`);
       await warmClocks(gpu);
       const p: number[] = [];
       for (let i = 0; i < 3; i++) p.push((await engine.timePrefill(PREFILL))!);
@@ -434,6 +455,7 @@ async function benchFormat(
       prefillProfile = byKind([await engine.profile(Math.min(PREFILL, engine.chunkRows))]);
     }
     // Decode path against prefill path: argmax of one forward over the prompt and the generated tokens.
+    log(`${format}: decode path against prefill path`);
     const check = generated.slice(0, 33);
     engine.reset();
     const logits = await engine.forward([...prompt, ...check.slice(0, -1)]);
@@ -499,6 +521,16 @@ async function benchFormat(
   }
 }
 
+const USAGE = `usage: deno task bench:llm [options]     (deno run -A llm/bench.ts)
+  --shape 1b|tiny       the model shape: Sarashina2.2-1B's, or a 2-layer toy (default: tiny on a
+                        fallback adapter, such as a software one; 1b otherwise)
+  --formats LIST        comma-separated weight formats (default q8,q4g128,f32)
+  --prefill-chunk N     rows of a prefill chunk (default: the engine's)
+  --no-host-memory      skip the host-memory figure (a second process loading a file of the weights)
+  --out PATH            write the whole result as JSON (after each format)
+  --help                this text
+Progress goes to stderr; the last line of stdout is each format's prefill and decode figures as JSON.`;
+
 function shapeConfig(shape: string): LlamaConfig {
   if (shape === "tiny") return { ...TINY_CONFIG, vocabSize: 512, maxPositionEmbeddings: 1024 };
   if (shape === "1b") return SARASHINA_2_2_1B_CONFIG;
@@ -509,7 +541,18 @@ function fmt(v: number | null, digits = 0): string {
   return v === null ? "-" : v.toFixed(digits);
 }
 
+const VALUED = ["formats", "shape", "prefill-chunk", "out", "host-memory-child"];
+const SWITCHES = ["no-host-memory", "help"];
+
 async function main(args: string[]): Promise<void> {
+  for (let i = 0; i < args.length; i++) {
+    const name = args[i].replace(/^--/, "");
+    if (VALUED.includes(name) && args[i].startsWith("--")) i++;
+    else if (!SWITCHES.includes(name) || !args[i].startsWith("--")) {
+      throw new Error(`bench:llm: unknown argument ${args[i]}\n${USAGE}`);
+    }
+  }
+  if (args.includes("--help")) return console.log(USAGE);
   const flag = (name: string) => {
     const i = args.indexOf(`--${name}`);
     return i >= 0 ? args[i + 1] : undefined;
@@ -519,9 +562,10 @@ async function main(args: string[]): Promise<void> {
   for (const f of formats) {
     if (!(WEIGHT_FORMATS as readonly string[]).includes(f)) throw new Error(`bench:llm: unknown format ${f}`);
   }
-  const shape = flag("shape") ?? "1b";
   const child = flag("host-memory-child");
-  if (child) return await hostMemoryChild(child, formats[0], shape);
+  if (child) return await hostMemoryChild(child, formats[0], flag("shape") ?? "1b");
+  const gpu = await acquireDevice();
+  const shape = flag("shape") ?? (gpu.adapter.isFallbackAdapter ? "tiny" : "1b");
   const config = shapeConfig(shape);
   const chunkFlag = flag("prefill-chunk");
   const prefillChunk = chunkFlag === undefined ? undefined : Number(chunkFlag);
@@ -529,9 +573,13 @@ async function main(args: string[]): Promise<void> {
     throw new Error(`bench:llm: --prefill-chunk must be a positive integer, got ${chunkFlag}`);
   }
   const hostMemory = !args.includes("--no-host-memory");
-  const gpu = await acquireDevice();
   const log = (s: string) => console.error(s);
-  log(`adapter: ${gpu.adapter.description} (target: ${gpu.adapter.target ?? "portable"}), shape ${shape}`);
+  const why = flag("shape") !== undefined
+    ? "as asked"
+    : gpu.adapter.isFallbackAdapter
+    ? "the default on a fallback adapter; --shape 1b for Sarashina2.2-1B's"
+    : "the default on a GPU; --shape tiny for a toy";
+  log(`adapter: ${gpu.adapter.description} (target: ${gpu.adapter.target ?? "portable"}), shape ${shape} (${why})`);
   let probe: number | null = null;
   if (gpu.device.features.has("timestamp-query")) {
     await warmClocks(gpu);
@@ -559,7 +607,10 @@ async function main(args: string[]): Promise<void> {
     let row: LlmBenchRow;
     try {
       row = await benchFormat(gpu, config, format, probe, log, { prefillChunk, checkpointDir: dir, shape });
-      if (dir !== null) row.hostMemory = await measureHostMemory(dir, format, shape);
+      if (dir !== null) {
+        log(`${format}: host memory of a process loading the weights from a file`);
+        row.hostMemory = await measureHostMemory(dir, format, shape);
+      }
     } finally {
       if (dir !== null) await Deno.remove(dir, { recursive: true });
     }
@@ -614,14 +665,23 @@ async function main(args: string[]): Promise<void> {
         `decode ${fmt(d.wallTokPerS)} tok/s wall (GPU ${fmt(d.gpuMsPerToken, 3)} ms/token = ${
           fmt(d.gpuTokPerS)
         } tok/s, ` +
-        `${fmt(d.gbPerS)} GB/s, ${fmt((d.fractionOfProbe ?? NaN) * 100, 1)}% of probe, ` +
-        `${fmt((d.fractionOfSizeMatched ?? NaN) * 100, 1)}% of a ${(d.bytesPerToken / 1e6).toFixed(0)} MB read), ` +
+        `${d.gbPerS === null ? "-" : d.gbPerS.toPrecision(3)} GB/s, ${
+          fmt((d.fractionOfProbe ?? NaN) * 100, 1)
+        }% of probe, ` +
+        `${fmt((d.fractionOfSizeMatched ?? NaN) * 100, 1)}% of a ${sized(d.bytesPerToken)} read), ` +
         `${d.dispatchesPerToken} dispatches/token, host ${d.hostEncodeMsPerToken.toFixed(3)} ms/token, ` +
         `decode = prefill argmax ${d.decodeMatchesPrefill}`,
     );
   }
-  console.log(JSON.stringify(result.rows.map((r) => ({ format: r.format, ...r.prefill, ...r.decode }))));
+  console.log(JSON.stringify(result.rows.map((r) => ({ format: r.format, prefill: r.prefill, decode: r.decode }))));
   gpu.destroy();
 }
 
-if (import.meta.main) await main(Deno.args);
+if (import.meta.main) {
+  try {
+    await main(Deno.args);
+  } catch (e) {
+    console.error((e as Error).message);
+    Deno.exit(2);
+  }
+}

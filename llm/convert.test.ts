@@ -33,10 +33,19 @@ Deno.test("convert: the tiny checkpoint converts, from bf16 and f32, to the nump
           assertEquals([written.info(t.name).dtype, written.info(t.name).shape], [t.dtype, t.shape], t.name);
           assertEquals(await written.read(t.name), await expected.read(t.name), `${format} from ${dtype}: ${t.name}`);
         }
-        assertEquals(
-          await Deno.readTextFile(`${dir}/config.json`),
-          await Deno.readTextFile(`${FIXTURES}tiny-gqa/${dtype}/config.json`),
-        );
+        for (const name of ["config.json", "generation_config.json"]) {
+          assertEquals(
+            await Deno.readTextFile(`${dir}/${name}`),
+            await Deno.readTextFile(`${FIXTURES}tiny-gqa/${dtype}/${name}`),
+            name,
+          );
+        }
+        // The fixture has no tokenizer, so none is written.
+        assertEquals((await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).sort(), [
+          "config.json",
+          "generation_config.json",
+          "model.safetensors",
+        ]);
         const inputBytes = dtype === "bf16" ? 137_792 : 273_440;
         assertEquals(progress.length, 21);
         assertEquals(progress.at(-1)![0], progress.at(-1)![1]);
@@ -64,6 +73,7 @@ Deno.test("convert: refuses a converted input, an unknown format and bad argumen
       "convert: --format must be one of f32, q8, q4g128, got q5",
     );
     assertEquals(await main([`${FIXTURES}tiny-gqa/bf16`]), 2);
+    assertEquals(await main(["--help"]), 0);
     assertEquals(await main([`${FIXTURES}tiny-gqa/bf16`, `${out}/cli`, "--format=q8"]), 0);
     assertEquals((await open(`${out}/cli/model.safetensors`)).metadata.format, "q8");
   } finally {

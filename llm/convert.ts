@@ -1,9 +1,12 @@
 /**
  * CLI (Deno only): converts a Hugging Face Llama checkpoint directory into one of our weight
  * formats, written as `<out-dir>/model.safetensors` with `__metadata__` {format, version,
- * permutation} and a copy of `config.json`.
+ * permutation}, beside copies of `config.json` and of the tokenizer and generation files the
+ * checkpoint has ({@link COPIED_FILES}), so the output is a complete checkpoint: `deno task
+ * generate --model <out-dir>` loads it in its recorded format with its own tokenizer.
  *
  *     deno task convert <hf-dir> <out-dir> --format q8|q4g128|f32
+ *     deno task convert --help
  *
  * It streams: the output header is laid out from the input headers alone, then each tensor is
  * read, transformed (`transformTensor`, the function quantise-on-load calls too, so the bytes are
@@ -21,10 +24,23 @@ import { outputSpecs, WEIGHT_FORMATS, type WeightFormat } from "./weights/format
 import { convertedMetadata, type LoadProgress, loadWeights, planLoad } from "./weights/load.ts";
 
 /**
+ * The files besides the weights that a conversion copies when the checkpoint has them: the
+ * tokenizer (SentencePiece's `tokenizer.model`, Hugging Face's `tokenizer.json` and its config and
+ * special tokens) and the generation defaults.
+ */
+export const COPIED_FILES: readonly string[] = [
+  "tokenizer.model",
+  "tokenizer.json",
+  "tokenizer_config.json",
+  "special_tokens_map.json",
+  "generation_config.json",
+];
+
+/**
  * Converts a checkpoint directory.
  *
  * @param hfDir the HF checkpoint (config.json + model.safetensors or a sharded index)
- * @param outDir where config.json and model.safetensors are written (created if needed)
+ * @param outDir where config.json, model.safetensors and the tokenizer's files are written (created if needed)
  * @param format the weight format
  * @param onProgress called after each tensor with input bytes read and in all
  * @returns the size of the written model.safetensors
@@ -66,13 +82,24 @@ export async function convertCheckpoint(
     }
     await Deno.rename(partial, `${outDir}/model.safetensors`);
     await Deno.writeTextFile(`${outDir}/config.json`, configText);
+    for (const name of COPIED_FILES) {
+      try {
+        await Deno.copyFile(`${hfDir}/${name}`, `${outDir}/${name}`);
+      } catch (e) {
+        if (!(e instanceof Deno.errors.NotFound)) throw e;
+      }
+    }
     return writer.fileBytes;
   } finally {
     close();
   }
 }
 
-const USAGE = "usage: deno task convert <hf-dir> <out-dir> --format q8|q4g128|f32";
+const USAGE = `usage: deno task convert <hf-dir> <out-dir> --format q8|q4g128|f32
+  Converts a Hugging Face Llama checkpoint to one of the engine's weight formats: <out-dir> gets
+  model.safetensors (the format recorded in its metadata), config.json and the tokenizer's files,
+  and loads with \`deno task generate "..." --model <out-dir>\` (no --format needed).
+  --help   this text`;
 
 /**
  * The command line: parses `<hf-dir> <out-dir> --format <f>` and prints progress to stderr.
@@ -83,6 +110,10 @@ const USAGE = "usage: deno task convert <hf-dir> <out-dir> --format q8|q4g128|f3
 export async function main(args: string[]): Promise<number> {
   const positional: string[] = [];
   let format: string | undefined;
+  if (args.includes("--help") || args.includes("-h")) {
+    console.log(USAGE);
+    return 0;
+  }
   for (let i = 0; i < args.length; i++) {
     if (args[i] === "--format") format = args[++i];
     else if (args[i].startsWith("--format=")) format = args[i].slice("--format=".length);

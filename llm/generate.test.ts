@@ -1,5 +1,6 @@
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { gpuTest } from "../harness/testing.ts";
+import { convertCheckpoint } from "./convert.ts";
 import { SentencePieceTokenizer } from "./tokenizer/sentencepiece.ts";
 
 const MODEL = new URL("../models/fortune/", import.meta.url).pathname;
@@ -31,4 +32,33 @@ Deno.test("deno task generate: a bad option is named, with the usage, exit code 
   assertEquals(stderr.trim(), 'generate: --format must be one of f32, q8, q4g128, got "q5"');
   const unknown = await generate("hello", "--top_k", "3");
   assertEquals(unknown.stderr.split("\n")[0], "generate: unknown option --top_k");
+});
+
+Deno.test("deno task generate --help: the usage on stdout, exit code 0", async () => {
+  const { code, stdout } = await generate("--help");
+  assertEquals(code, 0);
+  assertEquals(stdout.split("\n")[0], 'usage: deno task generate "prompt" [options]');
+});
+
+gpuTest("deno task generate: a converted directory loads in its own format with its own tokenizer", async () => {
+  const out = await Deno.makeTempDir();
+  try {
+    await convertCheckpoint(MODEL, out, "q8");
+    for (const name of ["tokenizer.model", "generation_config.json"]) {
+      assertEquals(await Deno.readFile(`${out}/${name}`), await Deno.readFile(`${MODEL}${name}`), name);
+    }
+    const converted = await generate("A computer is", "--model", out, "--max-tokens", "12");
+    const onLoad = await generate("A computer is", "--format", "q8", "--max-tokens", "12");
+    assertEquals([converted.code, onLoad.code], [0, 0], converted.stderr + onLoad.stderr);
+    assertEquals(converted.stdout, onLoad.stdout, "the converted q8 file gives the text quantise-on-load gives");
+    assertEquals(/model [^\n]*, q8;/.test(converted.stderr), true, converted.stderr);
+    const refused = await generate("A computer is", "--model", out, "--format", "f32");
+    assertEquals(refused.code, 2);
+    assertEquals(
+      refused.stderr.trim().split("\n").at(-1), // after whatever the adapter's driver printed
+      "generate: weights: the checkpoint is converted to q8; it cannot be loaded as f32",
+    );
+  } finally {
+    await Deno.remove(out, { recursive: true });
+  }
 });

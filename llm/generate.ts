@@ -4,12 +4,21 @@
  *
  *     deno task generate "A computer is" [--model DIR] [--format f32|q8|q4g128] [--max-tokens N]
  *                        [--temperature T] [--top-k K] [--top-p P] [--min-p M] [--seed S]
+ *     deno task generate --help
  *
  * DIR is a Hugging Face Llama checkpoint directory (config.json, safetensors, and tokenizer.model or
- * tokenizer.json); the default is the project's own fortune model (models/fortune). Without
- * `--temperature` the choice is greedy; with it, seeded sampling (`--seed`, default 0). The prompt
- * gets the tokenizer's BOS id in front; generation stops at an end-of-sequence id or after
- * `--max-tokens` (default 64). The text goes to stdout; loading progress and the speed to stderr.
+ * tokenizer.json) or one written by `deno task convert` (which copies the tokenizer and records its
+ * format); the default is the project's own fortune model (models/fortune). `--format` chooses
+ * how an HF checkpoint is quantised while loading (default f32); a converted directory loads in its
+ * own format, and naming another is refused. Without `--temperature` the choice is greedy; with it,
+ * seeded sampling (`--seed`, default 0). The prompt gets the tokenizer's BOS id in front; generation
+ * stops at an end-of-sequence id or after `--max-tokens` (default 64).
+ *
+ * The text goes to stdout as it is generated: each token's id is read back as soon as its step is
+ * done (`readEvery` 1, two steps queued), so a token appears when the GPU has made it rather than in
+ * groups of 16 (what the engine's throughput default reads back at once; `deno task bench:llm`
+ * measures that). Loading progress and the speed go to stderr: the time to the first token, and the
+ * rate after it from when the tokens were printed, so the figure is the one the reader saw.
  *
  * @module
  */
@@ -25,15 +34,23 @@ import type { Tokenizer } from "./tokenizer/tokenizer.ts";
 import { WEIGHT_FORMATS, type WeightFormat } from "./weights/format.ts";
 
 const VALUED = ["model", "format", "max-tokens", "temperature", "top-k", "top-p", "min-p", "seed"];
-const USAGE = 'usage: deno task generate "prompt" [--model DIR] [--format f32|q8|q4g128] [--max-tokens N] ' +
-  "[--temperature T] [--top-k K] [--top-p P] [--min-p M] [--seed S]";
+const USAGE = `usage: deno task generate "prompt" [options]
+  --model DIR        a Llama checkpoint directory, Hugging Face or converted (default: models/fortune)
+  --format F         f32, q8 or q4g128: how an HF checkpoint is quantised on load (default f32; a
+                     converted directory loads in its own format)
+  --max-tokens N     tokens to generate at most (default 64)
+  --temperature T    sample at temperature T (default: greedy)
+  --top-k K, --top-p P, --min-p M, --seed S
+                     the sampler's filters and seed (default seed 0), with --temperature
+  --help             this text`;
 
 /** The command line: the prompt and each `--name value`, refusing anything else by name. */
-function parseArgs(args: readonly string[]): { prompt: string; flags: Map<string, string> } {
+function parseArgs(args: readonly string[]): { prompt: string; flags: Map<string, string> } | "help" {
   const flags = new Map<string, string>();
   const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
+    if (arg === "--help" || arg === "-h") return "help";
     if (!arg.startsWith("--")) {
       positional.push(arg);
       continue;
@@ -72,10 +89,15 @@ async function readTokenizer(dir: string): Promise<Tokenizer> {
 
 if (import.meta.main) {
   try {
-    const { prompt, flags } = parseArgs(Deno.args);
+    const parsed = parseArgs(Deno.args);
+    if (parsed === "help") {
+      console.log(USAGE);
+      Deno.exit(0);
+    }
+    const { prompt, flags } = parsed;
     const dir = flags.get("model") ?? new URL("../models/fortune", import.meta.url).pathname;
-    const format = (flags.get("format") ?? "f32") as WeightFormat;
-    if (!WEIGHT_FORMATS.includes(format)) {
+    const format = flags.get("format") as WeightFormat | undefined;
+    if (format !== undefined && !WEIGHT_FORMATS.includes(format)) {
       throw new Error(`--format must be one of ${WEIGHT_FORMATS.join(", ")}, got "${format}"`);
     }
     const maxTokens = numberFlag(flags, "max-tokens") ?? 64;
@@ -92,7 +114,6 @@ if (import.meta.main) {
     const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
     const promptIds = [...(tokenizer.bosId === null ? [] : [tokenizer.bosId]), ...tokenizer.encode(prompt)];
     const gpu = await acquireDevice();
-    console.error(`adapter: ${gpu.adapter.description}; model ${dir}, ${format}`);
     const { store, close } = await openCheckpointDir(dir);
     const loadStart = performance.now();
     let shown = -1;
@@ -108,7 +129,10 @@ if (import.meta.main) {
       },
     });
     close();
-    console.error(`loaded in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`);
+    console.error(
+      `adapter: ${gpu.adapter.description}; model ${dir}, ${engine.format}; loaded in ` +
+        `${((performance.now() - loadStart) / 1000).toFixed(1)} s`,
+    );
     const encoder = new TextEncoder();
     const write = (text: string) => Deno.stdout.writeSync(encoder.encode(text));
     write(prompt);
@@ -117,19 +141,21 @@ if (import.meta.main) {
     // follows them (a SentencePiece word boundary becomes a space) and only generated text is written.
     for (const id of promptIds) stream.push(id);
     const start = performance.now();
-    let first = 0;
-    let count = 0;
-    for await (const id of engine.generate(promptIds, { maxTokens, sampler })) {
-      if (count++ === 0) first = performance.now();
+    const shownAt: number[] = [];
+    // One readback per token, two steps queued: each token is printed when its step is done.
+    for await (const id of engine.generate(promptIds, { maxTokens, sampler, readEvery: 1, inFlight: 2 })) {
       if (config.eosTokenIds.includes(id)) break;
       write(stream.push(id));
+      shownAt.push(performance.now());
     }
     write(stream.flush() + "\n");
-    const end = performance.now();
-    console.error(
-      `${count} tokens; first after ${(first - start).toFixed(0)} ms, then ` +
-        `${count > 1 ? (((count - 1) * 1000) / (end - first)).toFixed(1) : "-"} tokens/s`,
-    );
+    const seconds = (ms: number) => (ms / 1000).toFixed(2);
+    const count = shownAt.length;
+    const first = count > 0 ? ` first after ${seconds(shownAt[0] - start)} s,` : "";
+    const rest = count > 1
+      ? ` then ${((count - 1) / ((shownAt[count - 1] - shownAt[0]) / 1000)).toFixed(1)} tokens/s as printed`
+      : "";
+    console.error(`${count} tokens in ${seconds(performance.now() - start)} s:${first}${rest}`);
     engine.destroy();
     gpu.destroy();
   } catch (e) {

@@ -24,7 +24,8 @@ import { type ByteSource, SafetensorsError } from "./safetensors.ts";
  * await source.read(1, 2); // Uint8Array [2, 3]
  * ```
  */
-export function bytesSource(bytes: Uint8Array, name = "<bytes>"): ByteSource {
+export function bytesSource(bytes: Uint8Array, name?: string): ByteSource {
+  name ??= "<bytes>";
   return {
     name,
     size: bytes.byteLength,
@@ -48,7 +49,8 @@ export function bytesSource(bytes: Uint8Array, name = "<bytes>"): ByteSource {
  * file.tensors.length; // 1
  * ```
  */
-export function blobSource(blob: Blob, name = blob instanceof File ? blob.name : "<blob>"): ByteSource {
+export function blobSource(blob: Blob, name?: string): ByteSource {
+  name ??= blob instanceof File ? blob.name : "<blob>";
   return {
     name,
     size: blob.size,
@@ -75,7 +77,8 @@ export function blobSource(blob: Blob, name = blob instanceof File ? blob.name :
  * ```
  * @throws SafetensorsError SourceError for an HTTP failure or a server without Range support
  */
-export async function urlSource(url: string | URL, fetchFn: typeof fetch = fetch): Promise<ByteSource> {
+export async function urlSource(url: string | URL, fetchFn?: typeof fetch): Promise<ByteSource> {
+  fetchFn ??= fetch;
   const name = String(url);
   const get = async (offset: number, length: number): Promise<{ bytes: Uint8Array; total: number }> => {
     if (length === 0) return { bytes: new Uint8Array(0), total: NaN };

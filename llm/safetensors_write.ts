@@ -51,8 +51,9 @@ function byteLength(spec: TensorSpec): number {
  */
 export function layoutSafetensors(
   specs: readonly TensorSpec[],
-  metadata: Record<string, string> = {},
+  metadata?: Record<string, string>,
 ): { header: Uint8Array; fileBytes: number } {
+  metadata ??= {};
   const op = "safetensors writer";
   const json: Record<string, unknown> = {};
   if (Object.keys(metadata).length > 0) {
@@ -187,7 +188,7 @@ export class SafetensorsWriter {
  * encodeSafetensors([{ name: "w", dtype: "F32", shape: [2], data }], { format: "f32" }).length; // 104
  * ```
  */
-export function encodeSafetensors(tensors: readonly TensorData[], metadata: Record<string, string> = {}): Uint8Array {
+export function encodeSafetensors(tensors: readonly TensorData[], metadata?: Record<string, string>): Uint8Array {
   const { header, fileBytes } = layoutSafetensors(tensors, metadata);
   const out = new Uint8Array(fileBytes);
   out.set(header, 0);

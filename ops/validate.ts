@@ -13,6 +13,98 @@ export const U32_MAX = 4294967295;
 export const I32_MAX = 2147483647;
 
 /**
+ * A value as a message shows it: a string quoted (`"2"`, so it cannot pass for the number 2), an
+ * array or plain object as JSON, anything else as `String` gives it (`NaN`, `undefined`, `1e+39`).
+ *
+ * @param value the value given
+ * @returns its text for an error message
+ *
+ * @example
+ * ```ts
+ * import { shown } from "./validate.ts";
+ * shown("2"); // '"2"'
+ * shown(2); // "2"
+ * shown([2, -3]); // "[2,-3]"
+ * ```
+ */
+export function shown(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (Array.isArray(value) || (value !== null && typeof value === "object" && value.constructor === Object)) {
+    try {
+      return JSON.stringify(value);
+    } catch {
+      return String(value);
+    }
+  }
+  return String(value);
+}
+
+/**
+ * Refuses keys an object should not carry, naming each: a misspelt optional argument (`esp` for
+ * `eps`, `overide` for `override`) would otherwise be ignored and its default used without a word.
+ * `undefined` passes (an omitted options object), and so does a key whose value is `undefined` (the
+ * same as leaving it out); anything else that is not an object is refused.
+ *
+ * @param op the op, for the message
+ * @param what what the object is, for the message: `"argument"` for an op's shape or arguments,
+ *   `"option"` for its options
+ * @param value the object given
+ * @param allowed every key it may carry
+ * @throws Error naming the op, the unknown key(s) and the keys allowed
+ *
+ * @example
+ * ```ts
+ * import { checkKeys } from "./validate.ts";
+ * checkKeys("softmax", "option", { override: "kernel" }, ["override"]); // passes
+ * checkKeys("softmax", "option", undefined, ["override"]); // passes: no options
+ * try {
+ *   checkKeys("softmax", "option", { overide: "kernel" }, ["override"]);
+ * } catch (e) {
+ *   (e as Error).message; // 'softmax: unknown option "overide" (expected override)'
+ * }
+ * ```
+ */
+export function checkKeys(op: string, what: string, value: unknown, allowed: readonly string[]): void {
+  if (value === undefined) return;
+  if (value === null || typeof value !== "object") {
+    throw new Error(`${op}: ${what}s must be an object, got ${shown(value)}`);
+  }
+  const given = Object.entries(value).filter(([, v]) => v !== undefined).map(([key]) => key);
+  const unknown = given.filter((key) => !allowed.includes(key));
+  if (unknown.length > 0) {
+    const names = unknown.map((key) => JSON.stringify(key)).join(", ");
+    throw new Error(`${op}: unknown ${what}${unknown.length > 1 ? "s" : ""} ${names} (expected ${allowed.join(", ")})`);
+  }
+}
+
+/** The keys of the options every `<op>Plan` and `<op>Gpu` takes (harness/options.ts's `KernelOptions`). */
+export const KERNEL_OPTION_KEYS: readonly string[] = ["override"];
+
+/**
+ * Refuses an options object of a plan or GPU entry point that carries anything but `override`
+ * (or the op's own extra keys), before any GPU work: {@link checkKeys} over {@link KERNEL_OPTION_KEYS}.
+ *
+ * @param op the op, for the message
+ * @param options the options given (`undefined` passes)
+ * @param extra keys the op's options add to `override`
+ * @throws Error naming the op and the unknown option
+ *
+ * @example
+ * ```ts
+ * import { checkOptions } from "./validate.ts";
+ * checkOptions("softmax", { override: "kernel" }); // passes
+ * try {
+ *   checkOptions("softmax", { overide: "kernel" });
+ * } catch (e) {
+ *   (e as Error).message; // 'softmax: unknown option "overide" (expected override)'
+ * }
+ * ```
+ */
+export function checkOptions(op: string, options: unknown, extra: readonly string[] = []): void {
+  checkKeys(op, "option", options, [...KERNEL_OPTION_KEYS, ...extra]);
+}
+
+/**
  * Requires the arguments object itself, so a call without it (`softmax()`, `softmax(undefined)`)
  * fails naming what is missing instead of with a TypeError from reading a property of undefined.
  *
@@ -20,12 +112,22 @@ export const I32_MAX = 2147483647;
  * @param name what the object is (`args` or `shape`)
  * @param value the value given
  * @param fields the fields it should carry, for the message (e.g. `"{ x, rows, cols }"`)
- * @throws Error naming the op and the fields expected
+ * @param allowed when given, every key the object may carry (an op's shape and arrays together, so
+ *   that a plan can be given the arguments object too): any other key is refused by name
+ *   ({@link checkKeys})
+ * @throws Error naming the op and the fields expected, or an unknown key
  */
-export function requireArgs(op: string, name: string, value: unknown, fields: string): void {
+export function requireArgs(
+  op: string,
+  name: string,
+  value: unknown,
+  fields: string,
+  allowed?: readonly string[],
+): void {
   if (value === null || typeof value !== "object") {
-    throw new Error(`${op}: ${name} must be an object ${fields}, got ${String(value)}`);
+    throw new Error(`${op}: ${name} must be an object ${fields}, got ${shown(value)}`);
   }
+  if (allowed) checkKeys(op, "argument", value, allowed);
 }
 
 /**
@@ -41,7 +143,7 @@ export function requireArgs(op: string, name: string, value: unknown, fields: st
  */
 export function requireInt(op: string, name: string, value: unknown, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${op}: ${name} must be an integer ${describeRange(value, min, max)}, got ${String(value)}`);
+    throw new Error(`${op}: ${name} must be an integer ${describeRange(value, min, max)}, got ${shown(value)}`);
   }
   return value;
 }
@@ -74,7 +176,7 @@ export const F32_MAX = 3.4028234663852886e38;
  */
 export function requireF32(op: string, name: string, value: unknown): number {
   if (typeof value !== "number" || !Number.isFinite(Math.fround(value))) {
-    throw new Error(`${op}: ${name} must be a finite f32 (|${name}| <= ${F32_MAX}), got ${String(value)}`);
+    throw new Error(`${op}: ${name} must be a finite f32 (|${name}| <= ${F32_MAX}), got ${shown(value)}`);
   }
   return value;
 }
@@ -117,7 +219,7 @@ export function requireArray(
   length?: readonly [number, string],
 ): void {
   if (!(value instanceof KINDS[kind])) {
-    const got = value === null || typeof value !== "object" ? String(value) : value.constructor.name;
+    const got = value === null || typeof value !== "object" ? shown(value) : value.constructor.name;
     throw new Error(`${op}: ${name} must be ${kind === "Int32Array" ? "an" : "a"} ${kind}, got ${got}`);
   }
   if (length && value.length !== length[0]) {

@@ -1,25 +1,23 @@
 // Runs the roofline probes and the chosen ops' benches in this page, through the package bundled for
-// the browser (served at /bundle/... by `deno task serve`, as esm.sh serves the JSR package), draws
+// the browser (served at /bundle/... by `deno task serve`, as esm.sh serves the JSR package: the ops
+// from @xpu/ops, the bench from @xpu/ops/harness/bench), draws
 // the chart `deno task bench` writes and offers the result file it writes. The cases are defined here
 // from the ops' published plan functions, at the shapes each op's bench.ts lists (those files are
 // tooling, not published). URL parameters preset the form and `autorun` starts at once, e.g.
 // `?ops=softmax,matmul&sizes=quick&samples=5&warmup=1&autorun`. The finished run is in
 // `globalThis.rooflineRun` for the browser test.
+import { acquireDevice, elementwisePlan, matmulPlan, rmsnormPlan, softmaxPlan, transposePlan } from "/bundle/mod.js";
 import {
-  acquireDevice,
   defineCase,
-  elementwisePlan,
   entryOptions,
-  matmulPlan,
+  kernelLabel,
+  percent,
   randomInput,
   reportHtml,
   reportJson,
-  rmsnormPlan,
   rooflineSvg,
   runBench,
-  softmaxPlan,
-  transposePlan,
-} from "/bundle/mod.js";
+} from "/bundle/harness/bench.js";
 import { KERNELS as ELEMENTWISE } from "/bundle/ops/elementwise.js";
 import { KERNELS as SOFTMAX } from "/bundle/ops/softmax.js";
 import { KERNELS as RMSNORM } from "/bundle/ops/rmsnorm.js";
@@ -170,13 +168,13 @@ function showRows(report) {
   const table = $("rows");
   table.replaceChildren();
   const head = table.insertRow();
-  for (const h of ["#", "op", "entry", "variant", "shape", "ms", "GB/s", "GFLOP/s", "FLOP/B", "bound", "roofline"]) {
+  for (const h of ["#", "op", "kernel", "shape", "ms", "GB/s", "GFLOP/s", "FLOP/B", "bound", "roofline"]) {
     head.append(Object.assign(document.createElement("th"), { textContent: h }));
   }
   report.results.forEach((r, i) => {
     const row = table.insertRow();
-    const cells = [i + 1, r.op, r.entry, r.variant, r.shape, fmt(r.ms), fmt(r.gbps), fmt(r.tflops * 1e3)];
-    cells.push(r.intensity === null ? "-" : fmt(r.intensity), r.bound, `${(100 * r.fraction).toFixed(1)}%`);
+    const cells = [i + 1, r.op, kernelLabel(r), r.shape, fmt(r.ms), fmt(r.gbps), fmt(r.tflops * 1e3)];
+    cells.push(r.intensity === null ? "-" : fmt(r.intensity), r.bound, percent(r.fraction));
     for (const c of cells) row.insertCell().textContent = String(c);
   });
 }

@@ -12,6 +12,14 @@
 
 import { TFJS_FILES } from "./tfjs.ts";
 
+if (Deno.args.includes("--help") || Deno.args.includes("-h")) {
+  console.log(`usage: deno task peer:install
+  Installs TF.js 4.22 (the peer \`deno task bench\` and \`deno task peer\` time) with \`npm ci\` from
+  harness/peer/npm/package-lock.json into harness/peer/npm/node_modules, pruned to the ~2 MB it loads.
+  --help   this text`);
+  Deno.exit(0);
+}
+
 const here = new URL("./npm/", import.meta.url);
 const nodeModules = new URL("node_modules/", here);
 

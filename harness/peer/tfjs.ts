@@ -486,7 +486,22 @@ const SMOKE: Record<"small" | "large", [string, PeerShape][]> = {
   ],
 };
 
+const USAGE = `usage: deno task peer [small|large]     (deno run -A harness/peer/tfjs.ts)
+  Times TF.js's WebGPU backend (the peer \`deno task bench\` compares with) on a few op shapes on this
+  machine's adapter: small ones on a fallback adapter, large ones otherwise, unless named.
+  Needs \`deno task peer:install\` first (TF.js 4.22 from npm into harness/peer/npm/node_modules).
+  --help   this text`;
+
 if (import.meta.main) {
+  if (Deno.args.includes("--help") || Deno.args.includes("-h")) {
+    console.log(USAGE);
+    Deno.exit(0);
+  }
+  const missing = await missingTfjsFile();
+  if (missing !== undefined) {
+    console.error(`peer: ${missing} is missing: run \`deno task peer:install\` first (harness/peer/README.md)`);
+    Deno.exit(1);
+  }
   const { acquireDevice } = await import("../device.ts");
   const gpu = await acquireDevice();
   const size = Deno.args[0] === "large" || Deno.args[0] === "small"

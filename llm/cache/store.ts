@@ -95,7 +95,8 @@ export function memoryStore(): CacheStore {
  * await caches.delete("xpu-example");
  * ```
  */
-export async function cacheApiStore(name: string = DEFAULT_NAME): Promise<CacheStore> {
+export async function cacheApiStore(name?: string): Promise<CacheStore> {
+  name ??= DEFAULT_NAME;
   if (typeof caches === "undefined") {
     throw new Error("weight cache: this context has no Cache API (caches); use indexedDbStore");
   }
@@ -164,7 +165,8 @@ function request<T>(r: IdbRequest<T>): Promise<T> {
  * const cache = new WeightCache(await indexedDbStore("my-models"));
  * ```
  */
-export async function indexedDbStore(name: string = DEFAULT_NAME): Promise<CacheStore> {
+export async function indexedDbStore(name?: string): Promise<CacheStore> {
+  name ??= DEFAULT_NAME;
   const factory = (globalThis as { indexedDB?: IdbFactory }).indexedDB;
   if (!factory) throw new Error("weight cache: this context has no IndexedDB");
   const open = factory.open(name, 1);
@@ -207,7 +209,9 @@ export async function indexedDbStore(name: string = DEFAULT_NAME): Promise<Cache
  * const cache = new WeightCache(await browserStore());
  * ```
  */
-export function browserStore(kind: BrowserStoreKind = "auto", name: string = DEFAULT_NAME): Promise<CacheStore> {
+export function browserStore(kind?: BrowserStoreKind, name?: string): Promise<CacheStore> {
+  kind ??= "auto";
+  name ??= DEFAULT_NAME;
   if (kind === "cache-api" || (kind === "auto" && typeof caches !== "undefined")) return cacheApiStore(name);
   if (kind === "indexeddb" || kind === "auto") return indexedDbStore(name);
   throw new Error(`weight cache: store kind must be "auto", "cache-api" or "indexeddb", got ${kind}`);

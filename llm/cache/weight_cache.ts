@@ -168,7 +168,8 @@ export class WeightCache {
    * @returns the key, manifest and verified bytes of every file
    * @throws WeightCacheError (quota, integrity, network, manifest); the signal's reason when aborted
    */
-  async load(manifestUrl: string | URL, options: CacheLoadOptions = {}): Promise<CachedModel> {
+  async load(manifestUrl: string | URL, options?: CacheLoadOptions): Promise<CachedModel> {
+    options ??= {};
     const url = new URL(manifestUrl, (globalThis as { location?: { href: string } }).location?.href);
     const fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
     const partBytes = options.partBytes ?? DEFAULT_PART_BYTES;

@@ -56,7 +56,7 @@ import { type BoundDispatch, encodeBound, type Program } from "../../harness/pro
 import type { LlamaConfig } from "../config.ts";
 import type { TensorStore } from "../safetensors.ts";
 import type { WeightFormat } from "../weights/format.ts";
-import { type LoadedWeight, type LoadProgress, loadWeights, quantizeRowsGpu } from "../weights/load.ts";
+import { type LoadedWeight, type LoadProgress, loadWeights, planLoad, quantizeRowsGpu } from "../weights/load.ts";
 import {
   argmaxTokenPlan,
   maskLogitsPlan,
@@ -97,7 +97,7 @@ export interface LlamaEngineOptions {
   /**
    * The weight format (a converted checkpoint's own; for an HF checkpoint, quantised on load on the
    * GPU by ops/quantize's `packed` (q8) and `packed_q4` (q4g128) kernels, the converter's bytes
-   * exactly). Default f32.
+   * exactly). Default: a converted checkpoint's recorded format, else f32.
    */
   format?: WeightFormat;
   /** Positions the KV cache holds (prompt plus generated tokens). Default 512. */
@@ -353,16 +353,19 @@ export class LlamaEngine {
     gpu: ResidentDevice,
     store: TensorStore,
     config: LlamaConfig,
-    options: LlamaEngineOptions = {},
+    options?: LlamaEngineOptions,
   ): Promise<LlamaEngine> {
+    options ??= {};
+    // A converted checkpoint's own format when none is asked for (another one is refused here).
+    const format = planLoad(store, config, options.format).format;
     // q8 and q4g128 are quantized on the GPU (ops/quantize's `packed` and `packed_q4` kernels, the
     // converter's bytes exactly), the matrices read as f32.
     const weights = loadWeights(store, config, {
-      format: options.format,
+      format,
       onProgress: options.onProgress,
       deferQuantization: ["q8", "q4g128"],
     });
-    return LlamaEngine.fromWeights(gpu, config, weights, options).then((engine) => {
+    return LlamaEngine.fromWeights(gpu, config, weights, { ...options, format }).then((engine) => {
       engine.#source = store;
       return engine;
     });
@@ -431,8 +434,9 @@ export class LlamaEngine {
     gpu: ResidentDevice,
     config: LlamaConfig,
     weights: AsyncIterable<LoadedWeight> | Iterable<LoadedWeight>,
-    options: LlamaEngineOptions = {},
+    options?: LlamaEngineOptions,
   ): Promise<LlamaEngine> {
+    options ??= {};
     const engine = new LlamaEngine(gpu, config, options.format ?? "f32", options);
     try {
       await engine.#upload(weights);
@@ -1147,10 +1151,10 @@ export class LlamaEngine {
    * @returns each dispatch's label (layer numbers and row blocks removed) and milliseconds, in
    *   order, or null without the timestamp-query feature
    */
-  async profile(rows: number, position = 0): Promise<{ kernel: string; ms: number }[] | null> {
+  async profile(rows: number, position?: number): Promise<{ kernel: string; ms: number }[] | null> {
     this.#enter("profile");
     try {
-      return await this.#profile(rows, position);
+      return await this.#profile(rows, position ?? 0);
     } finally {
       this.#leave();
     }

@@ -143,7 +143,8 @@ export class LlamaReference {
    * model.forward([5, 6, 7]).length; // 3 * 128 logits
    * ```
    */
-  static async load(store: TensorStore, config: LlamaConfig, format: WeightFormat = "f32"): Promise<LlamaReference> {
+  static async load(store: TensorStore, config: LlamaConfig, format?: WeightFormat): Promise<LlamaReference> {
+    format ??= "f32";
     const weights = new Map<string, Float64Array>();
     for await (const w of loadWeights(store, config, { format })) weights.set(w.spec.name, dequantizeWeight(w));
     return new LlamaReference(config, weights);

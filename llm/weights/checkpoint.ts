@@ -85,8 +85,9 @@ export function checkTensorLayout(
   store: TensorStore,
   expected: readonly ExpectedTensor[],
   what: string,
-  options: LayoutCheckOptions = {},
+  options?: LayoutCheckOptions,
 ): void {
+  options ??= {};
   const stored = new Map(store.tensors.map((t) => [t.name, t]));
   const wanted = new Set(expected.map((t) => t.name));
   const missing: string[] = [], misshaped: string[] = [];

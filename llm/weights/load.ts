@@ -223,8 +223,9 @@ export function planLoad(
 export async function* loadWeights(
   store: TensorStore,
   config: LlamaConfig,
-  options: LoadOptions = {},
+  options?: LoadOptions,
 ): AsyncGenerator<LoadedWeight> {
+  options ??= {};
   const plan = planLoad(store, config, options.format);
   let bytesDone = 0;
   for (const spec of plan.specs) {

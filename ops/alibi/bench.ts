@@ -8,10 +8,11 @@
 
 import { type BenchCase, defineCase } from "../../harness/bench_case.ts";
 import { alibiPlan, alibiSlopes, KERNELS } from "./mod.ts";
+import type { AlibiVariant } from "./kernels.gen.ts";
 
 /** alibi's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<{ H: number; L: number; S: number }>({
+  defineCase<{ H: number; L: number; S: number }, AlibiVariant>({
     op: "alibi",
     entry: "kernel",
     sources: KERNELS,

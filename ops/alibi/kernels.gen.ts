@@ -4,7 +4,10 @@
  * @module
  */
 
+/** The names of alibi's kernel variants: what its options' `override` may name. */
+export type AlibiVariant = "kernel";
+
 /** WGSL sources of alibi, by variant name. */
-export const KERNELS: Readonly<Record<string, string>> = {
+export const KERNELS: Readonly<Record<AlibiVariant, string>> = {
   "kernel": "// alibi/kernel: out[h, i, j] = slope[h] * (j - i - query_offset), [heads, L, S] row-major.\n//\n// Write-only, one vec4 per invocation. The integer distance is exact in f32 (all terms below\n// 2^24) and is multiplied by the f32 slope once. When S % 4 == 0 the four elements share a row\n// and their distances are d, d + 1, d + 2, d + 3; otherwise each finds its own row, and a partial\n// last vec4 is written component by component.\nstruct Params {\n  s: u32,\n  rows_per_head: u32,  // L\n  query_offset: i32,\n  total: u32,          // heads * L * S\n}\n\n@group(0) @binding(0) var<storage, read> slopes: array<f32>;\n@group(0) @binding(1) var<storage, read_write> out: array<vec4f>;\n@group(0) @binding(2) var<uniform> params: Params;\n\nconst WG = 256u;\n\nfn bias(e: u32) -> f32 {\n  let row = e / params.s;\n  let j = i32(e % params.s);\n  let i = i32(row % params.rows_per_head);\n  return slopes[row / params.rows_per_head] * f32(j - i - params.query_offset);\n}\n\n@compute @workgroup_size(256)\nfn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u,\n        @builtin(num_workgroups) groups: vec3u) {\n  let g = (wid.x + wid.y * groups.x) * WG + lid.x;\n  let e = 4u * g;\n  if (e >= params.total) {\n    return;\n  }\n  if (params.s % 4u == 0u) {\n    let row = e / params.s;\n    let d = f32(i32(e % params.s) - i32(row % params.rows_per_head) - params.query_offset);\n    out[g] = slopes[row / params.rows_per_head] * (vec4f(d) + vec4f(0.0, 1.0, 2.0, 3.0));\n    return;\n  }\n  if (e + 3u < params.total) {\n    out[g] = vec4f(bias(e), bias(e + 1u), bias(e + 2u), bias(e + 3u));\n    return;\n  }\n  out[g].x = bias(e);\n  if (e + 1u < params.total) {\n    out[g].y = bias(e + 1u);\n  }\n  if (e + 2u < params.total) {\n    out[g].z = bias(e + 2u);\n  }\n}\n",
 };

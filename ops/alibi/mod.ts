@@ -24,11 +24,12 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { type AlibiVariant, KERNELS } from "./kernels.gen.ts";
 import { type AlibiArgs, type AlibiShape, alibiSlopes, validateAlibi, validateAlibiShape } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { type AlibiVariant, KERNELS };
 
 /**
  * Plans `alibi` on the GPU.
@@ -37,8 +38,20 @@ export { KERNELS };
  * @param shape H, L, S and the query offset
  * @param options kernel override
  * @returns the plan; bindings `slopes` `[H]` (input) and `out` `[H, L, S]`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { alibiPlan, alibiSlopes } from "@xpu/ops/ops/alibi";
+ * const gpu = await acquireDevice();
+ * const slopes = gpu.upload(Float32Array.from(alibiSlopes(8))), bias = gpu.alloc("f32", 8 * 16 * 16);
+ * await gpu.submit([alibiPlan(gpu, { H: 8, L: 16, S: 16 }), [slopes, bias]]);
+ * await gpu.read(bias); // what alibi({ H: 8, L: 16, S: 16 }) gives
+ * gpu.destroy();
+ * ```
  */
-export function alibiPlan(gpu: ResidentDevice, shape: AlibiShape, options: KernelOptions = {}): KernelPlan {
+export function alibiPlan(gpu: ResidentDevice, shape: AlibiShape, options?: KernelOptions<AlibiVariant>): KernelPlan {
+  checkOptions("alibi", options);
   const { queryOffset } = validateAlibiShape(shape);
   const { H, L, S } = shape;
   const total = H * L * S;
@@ -86,8 +99,9 @@ export function alibiPlan(gpu: ResidentDevice, shape: AlibiShape, options: Kerne
 export async function alibiGpu(
   gpu: ResidentDevice,
   args: AlibiArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<AlibiVariant>,
 ): Promise<Float32Array> {
+  checkOptions("alibi", options);
   validateAlibi(args);
   const plan = alibiPlan(gpu, args, options);
   const [out] = await gpu.run(plan, [Float32Array.from(alibiSlopes(args.H))]);

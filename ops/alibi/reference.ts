@@ -28,6 +28,9 @@
 
 import { requireArgs, requireInt, U32_MAX } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["H", "L", "S", "queryOffset"];
+
 /** Sizes of {@link alibi}. */
 export interface AlibiShape {
   /** Attention heads, >= 1. */
@@ -52,9 +55,16 @@ export const ALIBI_MAX_ELEMENTS = 2 ** 32 - 1;
  * @param shape the sizes
  * @returns the query offset to use
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateAlibiShape } from "@xpu/ops/ops/alibi";
+ * validateAlibiShape({ H: 8, L: 16, S: 32 }); // { queryOffset: 0 }: the default filled in
+ * validateAlibiShape({ H: 8, L: 1, S: 32, queryOffset: 31 }); // a decode step's row
+ * ```
  */
 export function validateAlibiShape(shape: AlibiShape): { queryOffset: number } {
-  requireArgs("alibi", "shape", shape, "{ H, L, S, queryOffset? }");
+  requireArgs("alibi", "shape", shape, "{ H, L, S, queryOffset? }", KEYS);
   requireInt("alibi", "H", shape.H, 1, U32_MAX);
   requireInt("alibi", "L", shape.L, 1, 2 ** 24);
   requireInt("alibi", "S", shape.S, 1, 2 ** 24);
@@ -72,9 +82,20 @@ export function validateAlibiShape(shape: AlibiShape): { queryOffset: number } {
  *
  * @param args the arguments
  * @returns as {@link validateAlibiShape}
+ *
+ * @example
+ * ```ts
+ * import { validateAlibi } from "@xpu/ops/ops/alibi";
+ * validateAlibi({ H: 4, L: 2, S: 2 }); // passes: alibi's arguments are its sizes
+ * try {
+ *   validateAlibi({ H: 4, L: 2, S: 2, offset: 1 } as never);
+ * } catch (e) {
+ *   (e as Error).message; // 'alibi: unknown argument "offset" (expected H, L, S, queryOffset)'
+ * }
+ * ```
  */
 export function validateAlibi(args: AlibiArgs): { queryOffset: number } {
-  requireArgs("alibi", "args", args, "{ H, L, S, queryOffset? }");
+  requireArgs("alibi", "args", args, "{ H, L, S, queryOffset? }", KEYS);
   return validateAlibiShape(args);
 }
 

@@ -9,6 +9,7 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { attentionPlan, type AttentionShape, KERNELS } from "./mod.ts";
+import type { AttentionVariant } from "./kernels.gen.ts";
 
 type Shape = Required<Pick<AttentionShape, "B" | "H" | "L" | "S" | "D">>;
 const label = ({ B, H, L, S, D }: Shape) => `${B}x${H}x${L}x${S}x${D}`;
@@ -17,7 +18,7 @@ const QUICK: Shape[] = [{ B: 1, H: 2, L: 64, S: 64, D: 64 }, { B: 1, H: 4, L: 12
 
 /** attention's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<Shape>({
+  defineCase<Shape, AttentionVariant>({
     op: "attention",
     entry: "scores",
     sources: KERNELS,
@@ -31,7 +32,7 @@ export const BENCH: readonly BenchCase[] = [
       new Float32Array(1),
     ],
   }),
-  defineCase<Shape>({
+  defineCase<Shape, AttentionVariant>({
     op: "attention",
     entry: "weighted_sum",
     sources: KERNELS,

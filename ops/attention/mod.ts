@@ -42,10 +42,11 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { GpuTensor, KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
+import { checkOptions } from "../validate.ts";
 import type { Resolution } from "../../harness/resolve.ts";
 import { parseVariantName } from "../../harness/variants.ts";
 import { maskLength, maskParams } from "./kernel_params.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { type AttentionVariant, KERNELS } from "./kernels.gen.ts";
 import {
   type AttentionArgs,
   type AttentionShape,
@@ -55,7 +56,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { type AttentionVariant, KERNELS };
 
 const SCORES_PARAMS: readonly ParamField[] = [
   { name: "L", type: "u32" },
@@ -95,12 +96,16 @@ export interface AttentionPlans {
 }
 
 /** The kernel of one of the two entry points: the override's variant when it names one of that entry point. */
-function kernelFor(gpu: ResidentDevice, entry: (typeof ENTRIES)[number], options: KernelOptions): Resolution {
-  if (options.override !== undefined) {
-    const named = parseVariantName(options.override).entry;
+function kernelFor(
+  gpu: ResidentDevice,
+  entry: (typeof ENTRIES)[number],
+  options: KernelOptions<AttentionVariant> | undefined,
+): Resolution {
+  if (options?.override !== undefined) {
+    const named = parseVariantName(options?.override).entry;
     if (!(ENTRIES as readonly string[]).includes(named)) {
       throw new Error(
-        `attention: override "${options.override}" is not a variant of entry point "scores" or "weighted_sum"`,
+        `attention: override "${options?.override}" is not a variant of entry point "scores" or "weighted_sum"`,
       );
     }
     if (named === entry) return gpu.resolve(KERNELS, entry, options);
@@ -118,13 +123,24 @@ function kernelFor(gpu: ResidentDevice, entry: (typeof ENTRIES)[number], options
  * @param shape the validated shape
  * @param options kernel override (applies to the entry point it names)
  * @returns the scores plan and the weighted-sum plan
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { attentionPlansOf, validateAttentionShape } from "@xpu/ops/ops/attention";
+ * const gpu = await acquireDevice();
+ * const shape = validateAttentionShape({ B: 1, H: 2, L: 4, S: 4, D: 8, causal: true });
+ * const { scores, weightedSum } = attentionPlansOf(gpu, "attention", shape); // what attentionPlan returns
+ * gpu.destroy();
+ * ```
  */
 export function attentionPlansOf(
   gpu: ResidentDevice,
   op: string,
   shape: ResolvedAttentionShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<AttentionVariant>,
 ): AttentionPlans {
+  checkOptions(op, options);
   const { B, H, kvHeads, L, S, D, Dv } = shape;
   const group = H / kvHeads;
   const scoreCount = B * H * L * S;
@@ -187,8 +203,23 @@ export function attentionPlansOf(
  * @param options kernel override (a variant of `scores` or of `weighted_sum`; it applies to that one)
  * @returns the scores plan and the weighted-sum plan, to be submitted in that order
  * @throws Error naming a bad argument
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { attentionPlan } from "@xpu/ops/ops/attention";
+ * const gpu = await acquireDevice();
+ * const { scores, weightedSum } = attentionPlan(gpu, { B: 1, H: 2, L: 4, S: 4, D: 8, causal: true });
+ * scores.bindings.map((b) => b.name); // q, k, then the mask and the stored scores
+ * gpu.destroy();
+ * ```
  */
-export function attentionPlan(gpu: ResidentDevice, shape: AttentionShape, options: KernelOptions = {}): AttentionPlans {
+export function attentionPlan(
+  gpu: ResidentDevice,
+  shape: AttentionShape,
+  options?: KernelOptions<AttentionVariant>,
+): AttentionPlans {
+  checkOptions("attention", options);
   return attentionPlansOf(gpu, "attention", validateAttentionShape(shape), options);
 }
 
@@ -199,6 +230,21 @@ export function attentionPlan(gpu: ResidentDevice, shape: AttentionShape, option
  * @param plans the two plans
  * @param args the arrays
  * @returns the output
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { attentionPlan, runAttentionPlans } from "@xpu/ops/ops/attention";
+ * const gpu = await acquireDevice();
+ * const args = {
+ *   q: new Float32Array([1, 0]),
+ *   k: new Float32Array([1, 0, 1, 0]),
+ *   v: new Float32Array([2, 4]),
+ *   B: 1, H: 1, L: 1, S: 2, D: 2, Dv: 1,
+ * };
+ * const out = await runAttentionPlans(gpu, attentionPlan(gpu, args), args); // [3]: the average of the values
+ * gpu.destroy();
+ * ```
  */
 export async function runAttentionPlans(
   gpu: ResidentDevice,
@@ -250,8 +296,9 @@ export async function runAttentionPlans(
 export async function attentionGpu(
   gpu: ResidentDevice,
   args: AttentionArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<AttentionVariant>,
 ): Promise<Float32Array> {
+  checkOptions("attention", options);
   const shape = validateAttention(args);
   return await runAttentionPlans(gpu, attentionPlansOf(gpu, "attention", shape, options), args);
 }

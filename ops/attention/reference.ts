@@ -26,6 +26,24 @@
 
 import { requireArgs, requireArray, requireF32, requireInt } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = [
+  "q",
+  "k",
+  "v",
+  "mask",
+  "B",
+  "H",
+  "L",
+  "S",
+  "D",
+  "Dv",
+  "scale",
+  "causal",
+  "queryOffset",
+  "maskShape",
+];
+
 /** Sizes and scalars of one attention call (shared by attention, flashAttention and gqa). */
 export interface AttentionShape {
   /** Batch. */
@@ -107,6 +125,14 @@ const MAX_DIM = 2 ** 24;
  * @param hasMask whether a mask will be given (a maskShape without a mask, or the reverse, is refused)
  * @returns the shape with its defaults
  * @throws Error naming the argument, what was expected and what was given
+ *
+ * @example
+ * ```ts
+ * import { checkAttentionShape } from "@xpu/ops/ops/attention";
+ * // Eight query heads over two KV heads, as gqa calls it (attention passes kvHeads = H):
+ * const shape = checkAttentionShape("gqa", { B: 1, H: 8, L: 1, S: 64, D: 16 }, 2, false);
+ * shape.scale; // 0.25 = 1 / sqrt(D)
+ * ```
  */
 export function checkAttentionShape(
   op: string,
@@ -162,13 +188,26 @@ export function checkAttentionShape(
  * @param shape the resolved shape
  * @param heads the name of k's and v's head count in messages: "H", or "kvHeads" for gqa
  * @throws Error naming the array, its required type and length, and what was given
+ *
+ * @example
+ * ```ts
+ * import { checkAttentionArrays, validateAttentionShape } from "@xpu/ops/ops/attention";
+ * const args = {
+ *   q: new Float32Array([1, 0]),
+ *   k: new Float32Array([1, 0, 1, 0]),
+ *   v: new Float32Array([2, 4]),
+ *   B: 1, H: 1, L: 1, S: 2, D: 2, Dv: 1,
+ * };
+ * checkAttentionArrays("attention", args, validateAttentionShape(args)); // passes: q, k and v fit the shape
+ * ```
  */
 export function checkAttentionArrays(
   op: string,
   args: AttentionArgs,
   shape: ResolvedAttentionShape,
-  heads: "H" | "kvHeads" = "H",
+  heads?: "H" | "kvHeads",
 ): void {
+  heads ??= "H";
   const { B, H, kvHeads, L, S, D, Dv } = shape;
   requireArray(op, "q", args.q, "Float32Array", [B * H * L * D, "B * H * L * D"]);
   requireArray(op, "k", args.k, "Float32Array", [B * kvHeads * S * D, `B * ${heads} * S * D`]);
@@ -186,9 +225,17 @@ export function checkAttentionArrays(
  * @param hasMask whether a mask accompanies them (default: whether maskShape is given)
  * @returns the shape with its defaults
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateAttentionShape } from "@xpu/ops/ops/attention";
+ * const shape = validateAttentionShape({ B: 1, H: 2, L: 3, S: 5, D: 4 });
+ * shape.Dv; // 4: Dv defaults to D
+ * shape.queryOffset; // 0
+ * ```
  */
 export function validateAttentionShape(shape: AttentionShape, hasMask?: boolean): ResolvedAttentionShape {
-  requireArgs("attention", "shape", shape, `{ ${ATTENTION_SHAPE_FIELDS} }`);
+  requireArgs("attention", "shape", shape, `{ ${ATTENTION_SHAPE_FIELDS} }`, KEYS);
   return checkAttentionShape("attention", shape, shape.H, hasMask ?? shape.maskShape !== undefined);
 }
 
@@ -198,9 +245,21 @@ export function validateAttentionShape(shape: AttentionShape, hasMask?: boolean)
  * @param args the arguments
  * @returns the shape with its defaults
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateAttention } from "@xpu/ops/ops/attention";
+ * const args = {
+ *   q: new Float32Array([1, 0]),
+ *   k: new Float32Array([1, 0, 1, 0]),
+ *   v: new Float32Array([2, 4]),
+ *   B: 1, H: 1, L: 1, S: 2, D: 2, Dv: 1,
+ * };
+ * validateAttention(args).scale; // 1 / sqrt(2)
+ * ```
  */
 export function validateAttention(args: AttentionArgs): ResolvedAttentionShape {
-  requireArgs("attention", "args", args, `{ q, k, v, mask?, ${ATTENTION_SHAPE_FIELDS} }`);
+  requireArgs("attention", "args", args, `{ q, k, v, mask?, ${ATTENTION_SHAPE_FIELDS} }`, KEYS);
   const shape = validateAttentionShape(args, args.mask !== undefined);
   checkAttentionArrays("attention", args, shape);
   return shape;
@@ -213,6 +272,18 @@ export function validateAttention(args: AttentionArgs): ResolvedAttentionShape {
  * @param args the arrays
  * @param shape the validated shape
  * @returns the output, `[B, H, L, Dv]`
+ *
+ * @example
+ * ```ts
+ * import { attentionOf, validateAttention } from "@xpu/ops/ops/attention";
+ * const args = {
+ *   q: new Float32Array([1, 0]),
+ *   k: new Float32Array([1, 0, 1, 0]),
+ *   v: new Float32Array([2, 4]),
+ *   B: 1, H: 1, L: 1, S: 2, D: 2, Dv: 1,
+ * };
+ * attentionOf(args, validateAttention(args)); // [3]: what attention(args) returns
+ * ```
  */
 export function attentionOf(args: AttentionArgs, shape: ResolvedAttentionShape): Float32Array {
   const { B, H, kvHeads, L, S, D, Dv, scale, causal, queryOffset, maskShape } = shape;

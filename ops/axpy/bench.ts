@@ -8,6 +8,7 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { axpyInplacePlan, axpyPlan, KERNELS } from "./mod.ts";
+import type { AxpyVariant } from "./kernels.gen.ts";
 
 const GPU_SIZES = [{ n: 2 ** 24 }, { n: 2 ** 26 }];
 const QUICK_SIZES = [{ n: 4099 }, { n: 2 ** 16 }];
@@ -15,7 +16,7 @@ const A = 0.7;
 
 /** axpy's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<{ n: number }>({
+  defineCase<{ n: number }, AxpyVariant>({
     op: "axpy",
     entry: "kernel",
     sources: KERNELS,
@@ -25,7 +26,7 @@ export const BENCH: readonly BenchCase[] = [
     plan: (gpu, { n }, options) => axpyPlan(gpu, { alpha: A, n }, options),
     inputs: ({ n }, seed) => [randomInput(n, seed), randomInput(n, seed + 1)],
   }),
-  defineCase<{ n: number }>({
+  defineCase<{ n: number }, AxpyVariant>({
     op: "axpy",
     entry: "inplace",
     sources: KERNELS,

@@ -30,11 +30,12 @@ import { streamWorkgroups } from "../../harness/grid.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { type AxpyVariant, KERNELS } from "./kernels.gen.ts";
 import { type AxpyArgs, type AxpyShape, validateAxpy, validateAxpyShape } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { type AxpyVariant, KERNELS };
 
 const PARAMS: readonly ParamField[] = [
   { name: "n", type: "u32" },
@@ -79,8 +80,9 @@ function params(n: number, alpha: number): ArrayBuffer {
 export function axpyPlan(
   gpu: ResidentDevice,
   shape: AxpyShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<AxpyVariant>,
 ): KernelPlan {
+  checkOptions("axpy", options);
   validateAxpyShape(shape);
   const { alpha, n } = shape;
   return {
@@ -123,8 +125,9 @@ export function axpyPlan(
 export function axpyInplacePlan(
   gpu: ResidentDevice,
   shape: AxpyShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<AxpyVariant>,
 ): KernelPlan {
+  checkOptions("axpy", options);
   validateAxpyShape(shape);
   const { alpha, n } = shape;
   return {
@@ -157,7 +160,12 @@ export function axpyInplacePlan(
  * gpu.destroy();
  * ```
  */
-export async function axpyGpu(gpu: ResidentDevice, args: AxpyArgs, options: KernelOptions = {}): Promise<Float32Array> {
+export async function axpyGpu(
+  gpu: ResidentDevice,
+  args: AxpyArgs,
+  options?: KernelOptions<AxpyVariant>,
+): Promise<Float32Array> {
+  checkOptions("axpy", options);
   validateAxpy(args);
   const plan = axpyPlan(gpu, { alpha: args.alpha, n: args.x.length }, options);
   const [out] = await gpu.run(plan, [args.x, args.y]);
@@ -186,8 +194,9 @@ export async function axpyGpu(gpu: ResidentDevice, args: AxpyArgs, options: Kern
 export async function axpyInplaceGpu(
   gpu: ResidentDevice,
   args: AxpyArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<AxpyVariant>,
 ): Promise<Float32Array> {
+  checkOptions("axpy", options);
   validateAxpy(args);
   const plan = axpyInplacePlan(gpu, { alpha: args.alpha, n: args.x.length }, options);
   const [y] = await gpu.run(plan, [args.x, args.y]);

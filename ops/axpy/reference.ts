@@ -17,6 +17,9 @@
 
 import { requireArgs, requireArray, requireF32, requireInt, U32_MAX } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["alpha", "n", "x", "y"];
+
 /** The length and scalar of an {@link axpy} call: what a plan needs. */
 export interface AxpyShape {
   /** The scalar multiplier (torch's `alpha`); a finite f32, rounded to f32. */
@@ -48,7 +51,7 @@ export interface AxpyArgs {
  * ```
  */
 export function validateAxpyShape(shape: AxpyShape): void {
-  requireArgs("axpy", "shape", shape, "{ alpha, n }");
+  requireArgs("axpy", "shape", shape, "{ alpha, n }", KEYS);
   requireF32("axpy", "alpha", shape.alpha);
   requireInt("axpy", "n", shape.n, 0, U32_MAX);
 }
@@ -66,7 +69,7 @@ export function validateAxpyShape(shape: AxpyShape): void {
  * ```
  */
 export function validateAxpy(args: AxpyArgs): void {
-  requireArgs("axpy", "args", args, "{ alpha, x, y }");
+  requireArgs("axpy", "args", args, "{ alpha, x, y }", KEYS);
   requireF32("axpy", "alpha", args.alpha);
   requireArray("axpy", "x", args.x, "Float32Array");
   requireArray("axpy", "y", args.y, "Float32Array", [args.x.length, "x.length"]);

@@ -11,6 +11,7 @@
 import { type BenchCase, defineCase, entryOptions, randomInput } from "../../harness/bench_case.ts";
 import type { Conv1dShape, Conv2dShape, Conv3dShape } from "./reference.ts";
 import { conv1dPlan, conv2dPlan, conv3dPlan, KERNELS } from "./mod.ts";
+import type { ConvVariant } from "./kernels.gen.ts";
 
 const inputs = (x: number, weight: number, bias: number, seed: number) => [
   randomInput(x, seed),
@@ -20,21 +21,24 @@ const inputs = (x: number, weight: number, bias: number, seed: number) => [
 
 function cases(entry: string): BenchCase[] {
   return [
-    defineCase<Conv2dShape>({
+    defineCase<Conv2dShape, ConvVariant>({
       op: "conv2d",
       entry,
       sources: KERNELS,
       gpu: [
         { N: 1, Cin: 128, Cout: 128, H: 512, W: 512, kernelSize: 3, padding: 1 },
         { N: 1, Cin: 512, Cout: 512, H: 128, W: 128, kernelSize: 3, padding: 1 },
+        // A VAE's 1 x 1 projections: the implicit GEMM with a one-tap kernel.
+        { N: 1, Cin: 512, Cout: 512, H: 128, W: 128, kernelSize: 1 },
       ],
       quick: [{ N: 1, Cin: 8, Cout: 16, H: 32, W: 32, kernelSize: 3, padding: 1 }],
-      label: ({ N, Cin, Cout, H, W }) => `${N}x${Cin}x${H}x${W}:${Cout}:k3`,
+      label: ({ N, Cin, Cout, H, W, kernelSize }) => `${N}x${Cin}x${H}x${W}:${Cout}:k${kernelSize}`,
       plan: (gpu, shape, options) =>
         conv2dPlan(gpu, { ...shape, bias: true }, entryOptions(gpu, KERNELS, entry, options)),
-      inputs: ({ N, Cin, Cout, H, W }, seed) => inputs(N * Cin * H * W, Cout * Cin * 9, Cout, seed),
+      inputs: ({ N, Cin, Cout, H, W, kernelSize }, seed) =>
+        inputs(N * Cin * H * W, Cout * Cin * (kernelSize as number) ** 2, Cout, seed),
     }),
-    defineCase<Conv3dShape>({
+    defineCase<Conv3dShape, ConvVariant>({
       op: "conv3d",
       entry,
       sources: KERNELS,
@@ -45,7 +49,7 @@ function cases(entry: string): BenchCase[] {
         conv3dPlan(gpu, { ...shape, bias: true }, entryOptions(gpu, KERNELS, entry, options)),
       inputs: ({ N, Cin, Cout, D, H, W }, seed) => inputs(N * Cin * D * H * W, Cout * Cin * 27, Cout, seed),
     }),
-    defineCase<Conv1dShape>({
+    defineCase<Conv1dShape, ConvVariant>({
       op: "conv1d",
       entry,
       sources: KERNELS,

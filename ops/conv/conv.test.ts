@@ -24,6 +24,7 @@ import {
   conv3dPlan,
   KERNELS,
 } from "./mod.ts";
+import type { ConvVariant } from "./kernels.gen.ts";
 
 type JsonF32 = (number | string)[];
 type Arg = number | number[];
@@ -192,6 +193,20 @@ async function rejectsBadInput(run: (args: Conv2dArgs) => unknown): Promise<void
 
 Deno.test("conv reference: bad input throws naming the argument", async () => {
   await rejectsBadInput(conv2d);
+  const plain = { x: new Float32Array(4), weight: new Float32Array(1), N: 1, Cin: 1, Cout: 1, H: 2, W: 2 };
+  await assertThrowsMessage(
+    () => conv2d(plain as Conv2dArgs),
+    "conv2d: kernelSize is required: a number or an array of 2 numbers, got undefined",
+  );
+  await assertThrowsMessage(
+    () => conv2d({ ...plain, kernelSize: 1, padding: 0, strides: 2 } as Conv2dArgs),
+    'conv2d: unknown argument "strides" (expected x, weight, bias, N, Cin, Cout, kernelSize, stride, padding, ' +
+      "dilation, groups, H, W)",
+  );
+  await assertThrowsMessage(
+    () => conv2d({ ...plain, kernelSize: 1, N: "1" as never }),
+    'conv2d: N must be an integer >= 1, got "1"',
+  );
   await assertThrowsMessage(
     () =>
       conv1d({
@@ -240,7 +255,7 @@ gpuTest("conv GPU: bad input throws before dispatch", async (gpu) => {
         H: 1,
         W: 1,
         kernelSize: 1,
-      }, { override: "q8row" }),
+      }, { override: "q8row" as never }),
     'conv2d: override "q8row" is not a variant of entry point',
   );
 });
@@ -276,18 +291,21 @@ gpuTest("conv GPU: plans choose the tile by size, fold the grid, and declare the
 });
 
 gpuTest(
-  "conv GPU: a plain 1 x 1 conv2d is matmul's plan and matches the reference; with a bias it is not",
+  "conv GPU: a 1 x 1 convolution binds x, weight, bias, out like every other, and its errors name conv2d",
   async (gpu) => {
     const shape = { N: 1, Cin: 6, Cout: 9, H: 5, W: 7, kernelSize: 1 };
     const args: Conv2dArgs = { ...shape, x: randomF32(6 * 35, 1), weight: randomF32(9 * 6, 2) };
-    const plan = conv2dPlan(gpu, shape);
-    strictEqual(plan.op, "matmul");
-    deepStrictEqual(plan.bindings.map((b) => b.name), ["weight", "x", "out"]);
-    assertClose(await conv2dGpu(gpu, args), conv2d(args), kernelTolerance(args), "1 x 1 through matmul");
-    strictEqual(conv2dPlan(gpu, { ...shape, bias: true }).op, "conv2d");
-    strictEqual(conv2dPlan(gpu, { ...shape, stride: 2 }).op, "conv2d");
-    strictEqual(conv2dPlan(gpu, { ...shape, N: 2 }).op, "conv2d");
-    strictEqual(conv2dPlan(gpu, shape, { override: "kernel" }).op, "conv2d");
+    for (const plan of [conv2dPlan(gpu, shape), conv2dPlan(gpu, { ...shape, kernelSize: 3, padding: 1 })]) {
+      strictEqual(plan.op, "conv2d");
+      deepStrictEqual(plan.bindings.map((b) => b.name), ["x", "weight", "bias", "out"]);
+    }
+    assertClose(await conv2dGpu(gpu, args), conv2d(args), kernelTolerance(args), "1 x 1");
+    const limited = gpu.withLimits({ maxStorageBufferBindingSize: 1024 });
+    await assertThrowsMessage(
+      () =>
+        limited.run(conv2dPlan(limited, { ...shape, H: 64, W: 64 }), [randomF32(6 * 4096, 3), args.weight, f32([])]),
+      "conv2d/tile64",
+    );
   },
 );
 
@@ -444,9 +462,9 @@ const cases3d: { label: string; args: Conv3dArgs }[] = [
   },
 ];
 for (const entry of ["kernel", "tile64"]) {
-  checkAgainstReference<Conv1dArgs>("conv1d", KERNELS, entry, cases1d, conv1d, conv1dGpu, kernelTolerance);
-  checkAgainstReference<Conv2dArgs>("conv2d", KERNELS, entry, cases2d, conv2d, conv2dGpu, kernelTolerance);
-  checkAgainstReference<Conv3dArgs>("conv3d", KERNELS, entry, cases3d, conv3d, conv3dGpu, kernelTolerance);
+  checkAgainstReference<Conv1dArgs, ConvVariant>("conv1d", KERNELS, entry, cases1d, conv1d, conv1dGpu, kernelTolerance);
+  checkAgainstReference<Conv2dArgs, ConvVariant>("conv2d", KERNELS, entry, cases2d, conv2d, conv2dGpu, kernelTolerance);
+  checkAgainstReference<Conv3dArgs, ConvVariant>("conv3d", KERNELS, entry, cases3d, conv3d, conv3dGpu, kernelTolerance);
 }
 
 Deno.test("conv reference matches the torch goldens", async () => {

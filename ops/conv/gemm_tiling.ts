@@ -45,7 +45,7 @@ export function gemmTiling(
   op: string,
   coutPerGroup: number,
   cols: number,
-  options: KernelOptions,
+  options: KernelOptions | undefined,
 ): GemmTiling {
   const chosen = cols <= 128 && coutPerGroup > 64 ? "kernel" : "tile64";
   const kernel = gpu.resolveAmong(sources, op, ENTRIES, chosen, options);

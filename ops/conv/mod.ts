@@ -3,8 +3,7 @@
  * padding (integer counts), dilation, groups (depthwise included) and an optional bias, over
  * `[N, C, L]`, `[N, C, H, W]` and `[N, C, D, H, W]` with torch's weight layout
  * `[Cout, Cin / groups, ...kernel]`. Entry points `tile64` (64 x 256 tiles) and `kernel`
- * (128 x 128 tiles); {@link conv2dPlan} and its siblings pick one, and send a plain 1 x 1
- * convolution to ops/matmul.
+ * (128 x 128 tiles); {@link conv2dPlan} and its siblings pick one.
  *
  * Conventions, each pinned by a test against torch goldens that the alternative fails:
  * - the kernel is not flipped (a cross-correlation, as torch), on any axis;
@@ -38,11 +37,11 @@
  * rule is reasoned, not measured. Depthwise and other narrow groups are correct but use little of
  * a tile (each block of 8 channels holds 1 real one when Cin / groups = 1): not a speed target here.
  *
- * A 1 x 1 convolution with stride 1 and no padding, one sample, one group and no bias is exactly
- * `weight [Cout, Cin] @ x [Cin, spatial]`, so its plan is ops/matmul's {@link matmulPlan} (op
- * `matmul`, bindings renamed `weight`, `x`, `out`), unless an override names a conv kernel. With a
- * batch, groups or a bias the implicit GEMM serves it (a batched product would need a strided
- * binding per sample, which a plan does not have).
+ * Every convolution, 1 x 1 included, runs these kernels and binds `x`, `weight`, `bias` (empty
+ * when there is none) and `out`, in that order, so a caller binds every plan of the op the same
+ * way and an error names the op and its own entry points. (A plain 1 x 1 convolution is also
+ * `weight [Cout, Cin] @ x [Cin, spatial]`, a matmul; the plans do not hand it to ops/matmul, whose
+ * operands bind in the other order and whose errors name matmul's kernels.)
  *
  * @module
  */
@@ -51,9 +50,9 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { HostArray, KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { matmulPlan } from "../matmul/mod.ts";
+import { checkOptions } from "../validate.ts";
 import { gemmTiling } from "./gemm_tiling.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { type ConvVariant, KERNELS } from "./kernels.gen.ts";
 import {
   type Conv1dArgs,
   type Conv1dShape,
@@ -71,7 +70,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { type ConvVariant, KERNELS };
 
 const FIELDS = [
   "cin",
@@ -110,12 +109,6 @@ const product = (xs: number[]) => xs.reduce((p, v) => p * v, 1);
 /** A per-axis argument padded to three axes (outer axes first) with `fill`. */
 const threeD = (values: number[], fill: number) => [...Array(3 - values.length).fill(fill), ...values];
 
-/** Whether a convolution is a plain product `weight [Cout, Cin] @ x [Cin, spatial]`. */
-function isPlainProduct(g: ConvGeometry, hasBias: boolean): boolean {
-  return g.N === 1 && g.groups === 1 && !hasBias && g.kernel.every((k) => k === 1) &&
-    g.stride.every((s) => s === 1) && g.padding.every((p) => p === 0);
-}
-
 /**
  * Plans a convolution of any rank from its validated geometry.
  *
@@ -124,13 +117,24 @@ function isPlainProduct(g: ConvGeometry, hasBias: boolean): boolean {
  * @param hasBias whether a bias is bound
  * @param options kernel override: a variant of `kernel` or `tile64` (which also picks the tile)
  * @returns the plan
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { convPlan, validateConv2dShape } from "@xpu/ops/ops/conv";
+ * const gpu = await acquireDevice();
+ * const geometry = validateConv2dShape({ N: 1, Cin: 3, Cout: 8, H: 16, W: 16, kernelSize: 3, padding: 1 });
+ * const plan = convPlan(gpu, geometry, true); // what conv2dPlan returns for the same shape with a bias
+ * gpu.destroy();
+ * ```
  */
 export function convPlan(
   gpu: ResidentDevice,
   g: ConvGeometry,
   hasBias: boolean,
-  options: KernelOptions = {},
+  options?: KernelOptions<ConvVariant>,
 ): KernelPlan {
+  checkOptions(g.op, options);
   const outSpatial = product(g.output), inSpatial = product(g.input), kvol = product(g.kernel);
   const cinG = g.Cin / g.groups, coutG = g.Cout / g.groups;
   const xLength = g.N * g.Cin * inSpatial, outLength = g.N * g.Cout * outSpatial;
@@ -140,11 +144,6 @@ export function convPlan(
     bytes: 4 * (xLength + weightLength + (hasBias ? g.Cout : 0) + outLength),
     flops: 2 * g.N * g.Cout * outSpatial * cinG * kvol,
   };
-  if (options.override === undefined && isPlainProduct(g, hasBias)) {
-    const plan = matmulPlan(gpu, { M: g.Cout, N: outSpatial, K: g.Cin });
-    const names = ["weight", "x", "out"];
-    return { ...plan, bindings: plan.bindings.map((b, i) => ({ ...b, name: names[i] })), cost };
-  }
   const cols = g.N * outSpatial;
   const { kernel, tilesM, tilesN } = gemmTiling(gpu, KERNELS, g.op, coutG, cols, options);
   const [inD, inH, inW] = threeD(g.input, 1), [, outH, outW] = threeD(g.output, 1);
@@ -201,14 +200,24 @@ export function convPlan(
  * @param gpu the device
  * @param shape the sizes and arguments, and whether a bias is bound
  * @param options kernel override: a variant of `kernel` or `tile64`
- * @returns the plan; bindings `x`, `weight`, `bias` (inputs; `bias` empty when absent) and `out`,
- *   or ops/matmul's `weight`, `x`, `out` for a plain 1 x 1 convolution
+ * @returns the plan; bindings `x`, `weight`, `bias` (inputs; `bias` empty when absent) and `out`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { conv1dPlan } from "@xpu/ops/ops/conv";
+ * const gpu = await acquireDevice();
+ * const plan = conv1dPlan(gpu, { N: 1, Cin: 4, Cout: 8, L: 64, kernelSize: 7, padding: 3, bias: true });
+ * plan.bindings.map((b) => b.name); // ["x", "weight", "bias", "out"], for every kernel size
+ * gpu.destroy();
+ * ```
  */
 export function conv1dPlan(
   gpu: ResidentDevice,
   shape: Conv1dShape & { bias?: boolean },
-  options: KernelOptions = {},
+  options?: KernelOptions<ConvVariant>,
 ): KernelPlan {
+  checkOptions("conv1d", options);
   return convPlan(gpu, validateConv1dShape(shape), shape.bias ?? false, options);
 }
 
@@ -218,14 +227,24 @@ export function conv1dPlan(
  * @param gpu the device
  * @param shape the sizes and arguments, and whether a bias is bound
  * @param options kernel override: a variant of `kernel` or `tile64`
- * @returns the plan; bindings `x`, `weight`, `bias` (inputs; `bias` empty when absent) and `out`,
- *   or ops/matmul's `weight`, `x`, `out` for a plain 1 x 1 convolution
+ * @returns the plan; bindings `x`, `weight`, `bias` (inputs; `bias` empty when absent) and `out`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { conv2dPlan } from "@xpu/ops/ops/conv";
+ * const gpu = await acquireDevice();
+ * const plan = conv2dPlan(gpu, { N: 1, Cin: 4, Cout: 8, H: 16, W: 16, kernelSize: 3, padding: 1, bias: true });
+ * plan.bindings.map((b) => b.name); // ["x", "weight", "bias", "out"], for every kernel size
+ * gpu.destroy();
+ * ```
  */
 export function conv2dPlan(
   gpu: ResidentDevice,
   shape: Conv2dShape & { bias?: boolean },
-  options: KernelOptions = {},
+  options?: KernelOptions<ConvVariant>,
 ): KernelPlan {
+  checkOptions("conv2d", options);
   return convPlan(gpu, validateConv2dShape(shape), shape.bias ?? false, options);
 }
 
@@ -235,14 +254,24 @@ export function conv2dPlan(
  * @param gpu the device
  * @param shape the sizes and arguments, and whether a bias is bound
  * @param options kernel override: a variant of `kernel` or `tile64`
- * @returns the plan; bindings `x`, `weight`, `bias` (inputs; `bias` empty when absent) and `out`,
- *   or ops/matmul's `weight`, `x`, `out` for a plain 1 x 1 convolution
+ * @returns the plan; bindings `x`, `weight`, `bias` (inputs; `bias` empty when absent) and `out`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { conv3dPlan } from "@xpu/ops/ops/conv";
+ * const gpu = await acquireDevice();
+ * const plan = conv3dPlan(gpu, { N: 1, Cin: 2, Cout: 4, D: 4, H: 8, W: 8, kernelSize: 3, padding: 1, bias: true });
+ * plan.bindings.map((b) => b.name); // ["x", "weight", "bias", "out"], for every kernel size
+ * gpu.destroy();
+ * ```
  */
 export function conv3dPlan(
   gpu: ResidentDevice,
   shape: Conv3dShape & { bias?: boolean },
-  options: KernelOptions = {},
+  options?: KernelOptions<ConvVariant>,
 ): KernelPlan {
+  checkOptions("conv3d", options);
   return convPlan(gpu, validateConv3dShape(shape), shape.bias ?? false, options);
 }
 
@@ -283,8 +312,9 @@ async function runConv(
 export async function conv1dGpu(
   gpu: ResidentDevice,
   args: Conv1dArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<ConvVariant>,
 ): Promise<Float32Array> {
+  checkOptions("conv1d", options);
   const g = validateConv1d(args);
   return await runConv(gpu, convPlan(gpu, g, args.bias !== undefined, options), args);
 }
@@ -311,8 +341,9 @@ export async function conv1dGpu(
 export async function conv2dGpu(
   gpu: ResidentDevice,
   args: Conv2dArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<ConvVariant>,
 ): Promise<Float32Array> {
+  checkOptions("conv2d", options);
   const g = validateConv2d(args);
   return await runConv(gpu, convPlan(gpu, g, args.bias !== undefined, options), args);
 }
@@ -339,8 +370,9 @@ export async function conv2dGpu(
 export async function conv3dGpu(
   gpu: ResidentDevice,
   args: Conv3dArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<ConvVariant>,
 ): Promise<Float32Array> {
+  checkOptions("conv3d", options);
   const g = validateConv3d(args);
   return await runConv(gpu, convPlan(gpu, g, args.bias !== undefined, options), args);
 }

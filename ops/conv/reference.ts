@@ -24,7 +24,28 @@
  * @module
  */
 
-import { I32_MAX, requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
+import { I32_MAX, requireArgs, requireArray, requireInt, shown, U32_MAX } from "../validate.ts";
+
+/** The keys every convolution's shape or arguments may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const COMMON_KEYS: readonly string[] = [
+  "x",
+  "weight",
+  "bias",
+  "N",
+  "Cin",
+  "Cout",
+  "kernelSize",
+  "stride",
+  "padding",
+  "dilation",
+  "groups",
+];
+/** conv1d's keys. */
+const KEYS_1D: readonly string[] = [...COMMON_KEYS, "L"];
+/** conv2d's keys. */
+const KEYS_2D: readonly string[] = [...COMMON_KEYS, "H", "W"];
+/** conv3d's keys. */
+const KEYS_3D: readonly string[] = [...COMMON_KEYS, "D", "H", "W"];
 
 /** A spatial argument: one number for every axis, or one per axis in torch's order. */
 export type Spatial<T extends number[]> = number | T;
@@ -121,14 +142,17 @@ const COMMON_FIELDS = "kernelSize, stride?, padding?, dilation?, groups?";
 
 const AXES: Record<number, string[]> = { 1: ["L"], 2: ["H", "W"], 3: ["D", "H", "W"] };
 
-function spatial(op: string, name: string, value: unknown, rank: number, min: number, fallback: number): number[] {
+/** A spatial argument per axis; `fallback` is its default, none for a required one (kernelSize). */
+function spatial(op: string, name: string, value: unknown, rank: number, min: number, fallback?: number): number[] {
   const given = value ?? fallback;
+  const expected = `a number or an array of ${rank} numbers`;
+  if (given === undefined) throw new Error(`${op}: ${name} is required: ${expected}, got undefined`);
   if (typeof given === "string") {
     throw new Error(`${op}: ${name} must be an integer count (or one per axis); "${given}" is not accepted`);
   }
   const values = typeof given === "number" ? Array(rank).fill(given) : given;
   if (!Array.isArray(values) || values.length !== rank) {
-    throw new Error(`${op}: ${name} must be a number or an array of ${rank} numbers, got ${JSON.stringify(given)}`);
+    throw new Error(`${op}: ${name} must be ${expected}, got ${shown(given)}`);
   }
   return values.map((v, i) => requireInt(op, rank === 1 ? name : `${name}[${i}]`, v, min, I32_MAX));
 }
@@ -141,6 +165,13 @@ function spatial(op: string, name: string, value: unknown, rank: number, min: nu
  * @param input the input's spatial size per axis, in torch's order
  * @returns the geometry, every spatial argument per axis
  * @throws Error naming the bad argument, what was expected and what was given
+ *
+ * @example
+ * ```ts
+ * import { convGeometry } from "@xpu/ops/ops/conv";
+ * const g = convGeometry("conv2d", { N: 1, Cin: 3, Cout: 8, kernelSize: 3, stride: 2, padding: 1 }, [32, 32]);
+ * g.output; // [16, 16]: floor((32 + 2 - 2 - 1) / 2) + 1 per axis
+ * ```
  */
 export function convGeometry(op: string, shape: ConvCommon<number[]>, input: number[]): ConvGeometry {
   const rank = input.length;
@@ -154,7 +185,7 @@ export function convGeometry(op: string, shape: ConvCommon<number[]>, input: num
       `${op}: Cin and Cout must be divisible by groups, got Cin = ${Cin}, Cout = ${Cout}, groups = ${groups}`,
     );
   }
-  const kernel = spatial(op, "kernelSize", shape.kernelSize, rank, 1, NaN);
+  const kernel = spatial(op, "kernelSize", shape.kernelSize, rank, 1);
   const stride = spatial(op, "stride", shape.stride, rank, 1, 1);
   const padding = spatial(op, "padding", shape.padding, rank, 0, 0);
   const dilation = spatial(op, "dilation", shape.dilation, rank, 1, 1);
@@ -179,9 +210,15 @@ export function convGeometry(op: string, shape: ConvCommon<number[]>, input: num
  * @param shape the sizes and arguments
  * @returns the geometry
  * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateConv1dShape } from "@xpu/ops/ops/conv";
+ * validateConv1dShape({ N: 1, Cin: 4, Cout: 8, L: 100, kernelSize: 7, dilation: 2 }).output; // [88]
+ * ```
  */
 export function validateConv1dShape(shape: Conv1dShape): ConvGeometry {
-  requireArgs("conv1d", "shape", shape, `{ N, Cin, Cout, L, ${COMMON_FIELDS} }`);
+  requireArgs("conv1d", "shape", shape, `{ N, Cin, Cout, L, ${COMMON_FIELDS} }`, KEYS_1D);
   return convGeometry("conv1d", shape as ConvCommon<number[]>, [shape.L]);
 }
 /**
@@ -190,9 +227,15 @@ export function validateConv1dShape(shape: Conv1dShape): ConvGeometry {
  * @param shape the sizes and arguments
  * @returns the geometry
  * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateConv2dShape } from "@xpu/ops/ops/conv";
+ * validateConv2dShape({ N: 2, Cin: 4, Cout: 8, H: 10, W: 12, kernelSize: [3, 5] }).output; // [8, 8]
+ * ```
  */
 export function validateConv2dShape(shape: Conv2dShape): ConvGeometry {
-  requireArgs("conv2d", "shape", shape, `{ N, Cin, Cout, H, W, ${COMMON_FIELDS} }`);
+  requireArgs("conv2d", "shape", shape, `{ N, Cin, Cout, H, W, ${COMMON_FIELDS} }`, KEYS_2D);
   return convGeometry("conv2d", shape as ConvCommon<number[]>, [shape.H, shape.W]);
 }
 /**
@@ -201,9 +244,15 @@ export function validateConv2dShape(shape: Conv2dShape): ConvGeometry {
  * @param shape the sizes and arguments
  * @returns the geometry
  * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateConv3dShape } from "@xpu/ops/ops/conv";
+ * validateConv3dShape({ N: 1, Cin: 2, Cout: 2, D: 4, H: 8, W: 8, kernelSize: 3, padding: [1, 0, 0] }).output; // [4, 6, 6]
+ * ```
  */
 export function validateConv3dShape(shape: Conv3dShape): ConvGeometry {
-  requireArgs("conv3d", "shape", shape, `{ N, Cin, Cout, D, H, W, ${COMMON_FIELDS} }`);
+  requireArgs("conv3d", "shape", shape, `{ N, Cin, Cout, D, H, W, ${COMMON_FIELDS} }`, KEYS_3D);
   return convGeometry("conv3d", shape as ConvCommon<number[]>, [shape.D, shape.H, shape.W]);
 }
 
@@ -215,6 +264,13 @@ const product = (xs: number[]) => xs.reduce((p, v) => p * v, 1);
  * @param g the geometry
  * @param args the arrays
  * @throws Error naming the bad array, the expected length and the given one
+ *
+ * @example
+ * ```ts
+ * import { validateConv1dShape, validateConvArrays } from "@xpu/ops/ops/conv";
+ * const g = validateConv1dShape({ N: 1, Cin: 1, Cout: 2, L: 5, kernelSize: 2 });
+ * validateConvArrays(g, { x: new Float32Array(5), weight: new Float32Array(4) }); // passes: x [1, 1, 5], weight [2, 1, 2]
+ * ```
  */
 export function validateConvArrays(g: ConvGeometry, args: ConvArrays): void {
   const spatialIn = g.input.length === 1 ? "L" : g.input.length === 2 ? "H * W" : "D * H * W";
@@ -235,9 +291,15 @@ export function validateConvArrays(g: ConvGeometry, args: ConvArrays): void {
  * @param args the arguments
  * @returns the geometry
  * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateConv1d } from "@xpu/ops/ops/conv";
+ * validateConv1d({ x: new Float32Array(5), weight: new Float32Array(2), N: 1, Cin: 1, Cout: 1, L: 5, kernelSize: 2 }).output; // [4]
+ * ```
  */
 export function validateConv1d(args: Conv1dArgs): ConvGeometry {
-  requireArgs("conv1d", "args", args, `{ x, weight, bias?, N, Cin, Cout, L, ${COMMON_FIELDS} }`);
+  requireArgs("conv1d", "args", args, `{ x, weight, bias?, N, Cin, Cout, L, ${COMMON_FIELDS} }`, KEYS_1D);
   const g = validateConv1dShape(args);
   validateConvArrays(g, args);
   return g;
@@ -248,9 +310,16 @@ export function validateConv1d(args: Conv1dArgs): ConvGeometry {
  * @param args the arguments
  * @returns the geometry
  * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateConv2d } from "@xpu/ops/ops/conv";
+ * const x = new Float32Array(2 * 5 * 5), weight = new Float32Array(4 * 2 * 3 * 3);
+ * validateConv2d({ x, weight, N: 1, Cin: 2, Cout: 4, H: 5, W: 5, kernelSize: 3, padding: 1 }).output; // [5, 5]
+ * ```
  */
 export function validateConv2d(args: Conv2dArgs): ConvGeometry {
-  requireArgs("conv2d", "args", args, `{ x, weight, bias?, N, Cin, Cout, H, W, ${COMMON_FIELDS} }`);
+  requireArgs("conv2d", "args", args, `{ x, weight, bias?, N, Cin, Cout, H, W, ${COMMON_FIELDS} }`, KEYS_2D);
   const g = validateConv2dShape(args);
   validateConvArrays(g, args);
   return g;
@@ -261,9 +330,16 @@ export function validateConv2d(args: Conv2dArgs): ConvGeometry {
  * @param args the arguments
  * @returns the geometry
  * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateConv3d } from "@xpu/ops/ops/conv";
+ * const x = new Float32Array(3 * 4 * 4), weight = new Float32Array(2 * 27);
+ * validateConv3d({ x, weight, N: 1, Cin: 1, Cout: 2, D: 3, H: 4, W: 4, kernelSize: 3 }).output; // [1, 2, 2]
+ * ```
  */
 export function validateConv3d(args: Conv3dArgs): ConvGeometry {
-  requireArgs("conv3d", "args", args, `{ x, weight, bias?, N, Cin, Cout, D, H, W, ${COMMON_FIELDS} }`);
+  requireArgs("conv3d", "args", args, `{ x, weight, bias?, N, Cin, Cout, D, H, W, ${COMMON_FIELDS} }`, KEYS_3D);
   const g = validateConv3dShape(args);
   validateConvArrays(g, args);
   return g;

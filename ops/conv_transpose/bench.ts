@@ -9,9 +9,10 @@
 import { type BenchCase, defineCase, entryOptions, randomInput } from "../../harness/bench_case.ts";
 import type { ConvTranspose1dShape } from "./reference.ts";
 import { convTranspose1dPlan, KERNELS } from "./mod.ts";
+import type { ConvTransposeVariant } from "./kernels.gen.ts";
 
 function cases(entry: string): BenchCase {
-  return defineCase<ConvTranspose1dShape>({
+  return defineCase<ConvTranspose1dShape, ConvTransposeVariant>({
     op: "conv_transpose1d",
     entry,
     sources: KERNELS,

@@ -10,6 +10,7 @@ import {
   type Tolerance,
 } from "../../harness/testing.ts";
 import { convTranspose1d, type ConvTranspose1dArgs, convTranspose1dGpu, convTranspose1dPlan, KERNELS } from "./mod.ts";
+import type { ConvTransposeVariant } from "./kernels.gen.ts";
 
 type JsonF32 = (number | string)[];
 interface GoldenCase {
@@ -212,7 +213,7 @@ const randomCases = (seed: number) =>
     },
   }));
 for (const [entry, seed] of [["kernel", 100], ["tile64", 400]] as const) {
-  checkAgainstReference<ConvTranspose1dArgs>(
+  checkAgainstReference<ConvTranspose1dArgs, ConvTransposeVariant>(
     "conv_transpose1d",
     KERNELS,
     entry,
@@ -299,7 +300,7 @@ Deno.test("conv_transpose goldens pin the conventions: weight [Cin, Cout/g, K], 
 gpuTest("conv_transpose GPU matches the torch goldens (both tiles)", async (gpu) => {
   const { cases } = await loadConvTransposeGolden();
   ok(cases.length > 0, "the golden file has cases");
-  for (const override of [undefined, "kernel", "tile64"]) {
+  for (const override of [undefined, "kernel", "tile64"] as const) {
     for (const c of cases) {
       const args = argsOf(c);
       assertClose(

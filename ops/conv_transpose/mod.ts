@@ -62,8 +62,9 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
+import { checkOptions } from "../validate.ts";
 import { gemmTiling } from "../conv/gemm_tiling.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { type ConvTransposeVariant, KERNELS } from "./kernels.gen.ts";
 import {
   type ConvTranspose1dArgs,
   type ConvTranspose1dShape,
@@ -72,7 +73,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { type ConvTransposeVariant, KERNELS };
 
 const FIELDS = [
   "cin",
@@ -110,12 +111,23 @@ function gcd(a: number, b: number): number {
  * @param options kernel override: a variant of `kernel` or `tile64` (which also picks the tile)
  * @returns the plan; bindings `x`, `weight`, `bias` (inputs; `bias` empty when absent) and `out`,
  *   one workgroup per (group, phase, output-channel tile, column tile)
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { convTranspose1dPlan } from "@xpu/ops/ops/conv_transpose";
+ * const gpu = await acquireDevice();
+ * const plan = convTranspose1dPlan(gpu, { N: 1, Cin: 8, Cout: 4, L: 32, kernelSize: 16, stride: 8, padding: 4, bias: true });
+ * plan.bindings.map((b) => b.name); // ["x", "weight", "bias", "out"]
+ * gpu.destroy();
+ * ```
  */
 export function convTranspose1dPlan(
   gpu: ResidentDevice,
   shape: ConvTranspose1dShape & { bias?: boolean },
-  options: KernelOptions = {},
+  options?: KernelOptions<ConvTransposeVariant>,
 ): KernelPlan {
+  checkOptions("convTranspose1d", options);
   const g = validateConvTranspose1dShape(shape);
   const hasBias = shape.bias ?? false;
   const cinG = g.Cin / g.groups, coutG = g.Cout / g.groups;
@@ -186,8 +198,9 @@ export function convTranspose1dPlan(
 export async function convTranspose1dGpu(
   gpu: ResidentDevice,
   args: ConvTranspose1dArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<ConvTransposeVariant>,
 ): Promise<Float32Array> {
+  checkOptions("convTranspose1d", options);
   validateConvTranspose1d(args);
   const plan = convTranspose1dPlan(gpu, { ...args, bias: args.bias !== undefined }, options);
   const [out] = await gpu.run(plan, [args.x, args.weight, args.bias ?? new Float32Array(0)]);

@@ -24,6 +24,23 @@
 
 import { I32_MAX, requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = [
+  "x",
+  "weight",
+  "bias",
+  "N",
+  "Cin",
+  "Cout",
+  "L",
+  "kernelSize",
+  "stride",
+  "padding",
+  "outputPadding",
+  "dilation",
+  "groups",
+];
+
 /** The sizes and arguments of {@link convTranspose1d}: `x` is `[N, Cin, L]`. */
 export interface ConvTranspose1dShape {
   /** Batch (>= 1). */
@@ -93,9 +110,16 @@ const SHAPE_FIELDS = "N, Cin, Cout, L, kernelSize, stride?, padding?, outputPadd
  * @param shape the sizes and arguments
  * @returns the geometry
  * @throws Error naming the bad argument, what was expected and what was given
+ *
+ * @example
+ * ```ts
+ * import { validateConvTranspose1dShape } from "@xpu/ops/ops/conv_transpose";
+ * // (L - 1) * stride - 2 * padding + dilation * (kernelSize - 1) + outputPadding + 1 outputs:
+ * validateConvTranspose1dShape({ N: 1, Cin: 8, Cout: 4, L: 32, kernelSize: 16, stride: 8, padding: 4 }).Lout; // 256
+ * ```
  */
 export function validateConvTranspose1dShape(shape: ConvTranspose1dShape): ConvTranspose1dGeometry {
-  requireArgs(OP, "shape", shape, `{ ${SHAPE_FIELDS} }`);
+  requireArgs(OP, "shape", shape, `{ ${SHAPE_FIELDS} }`, KEYS);
   const N = requireInt(OP, "N", shape.N, 1, U32_MAX);
   const Cin = requireInt(OP, "Cin", shape.Cin, 1, U32_MAX);
   const Cout = requireInt(OP, "Cout", shape.Cout, 1, U32_MAX);
@@ -127,9 +151,16 @@ export function validateConvTranspose1dShape(shape: ConvTranspose1dShape): ConvT
  * @param args the arguments
  * @returns the geometry
  * @throws Error naming the bad argument, what was expected and what was given
+ *
+ * @example
+ * ```ts
+ * import { validateConvTranspose1d } from "@xpu/ops/ops/conv_transpose";
+ * const x = new Float32Array([1, 10]);
+ * validateConvTranspose1d({ x, weight: new Float32Array([1, 2, 3]), N: 1, Cin: 1, Cout: 1, L: 2, kernelSize: 3, stride: 2 }).Lout; // 5
+ * ```
  */
 export function validateConvTranspose1d(args: ConvTranspose1dArgs): ConvTranspose1dGeometry {
-  requireArgs(OP, "args", args, `{ x, weight, bias?, ${SHAPE_FIELDS} }`);
+  requireArgs(OP, "args", args, `{ x, weight, bias?, ${SHAPE_FIELDS} }`, KEYS);
   const g = validateConvTranspose1dShape(args);
   requireArray(OP, "x", args.x, "Float32Array", [g.N * g.Cin * g.L, "N * Cin * L"]);
   requireArray(OP, "weight", args.weight, "Float32Array", [

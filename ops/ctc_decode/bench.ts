@@ -7,10 +7,11 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { ctcDecodePlan, KERNELS } from "./mod.ts";
+import type { CtcDecodeVariant } from "./kernels.gen.ts";
 
 /** ctc_decode's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<{ B: number; T: number; C: number }>({
+  defineCase<{ B: number; T: number; C: number }, CtcDecodeVariant>({
     op: "ctcDecode",
     entry: "kernel",
     sources: KERNELS,

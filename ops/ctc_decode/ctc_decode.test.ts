@@ -9,6 +9,7 @@ import {
   seededRandom,
 } from "../../harness/testing.ts";
 import { ctcDecode, type CtcDecodeArgs, ctcDecodeGpu, ctcDecodePlan, type CtcDecodeResult, KERNELS } from "./mod.ts";
+import type { CtcDecodeVariant } from "./kernels.gen.ts";
 
 interface Golden {
   meta: { torch: string };
@@ -67,7 +68,15 @@ Deno.test("ctcDecode reference matches the torch goldens", async () => {
   const golden = await loadCtcGolden();
   ok(golden.cases.length >= 4 && golden.meta.torch, "golden has cases and a torch version");
   for (const c of golden.cases) {
-    const got = ctcDecode({ ...c, logits: new Float32Array(c.logits), inputLengths: Int32Array.from(c.inputLengths) });
+    const { B, T, C, blank } = c;
+    const got = ctcDecode({
+      B,
+      T,
+      C,
+      blank,
+      logits: new Float32Array(c.logits),
+      inputLengths: Int32Array.from(c.inputLengths),
+    });
     deepStrictEqual([...got.tokens], c.tokens, c.label);
     deepStrictEqual([...got.lengths], c.lengths, c.label);
   }
@@ -102,7 +111,10 @@ gpuTest("ctcDecode GPU: bad input throws before dispatch", async (gpu) => {
 gpuTest("ctcDecode GPU matches the torch goldens", async (gpu) => {
   for (const c of (await loadCtcGolden()).cases) {
     const got = await ctcDecodeGpu(gpu, {
-      ...c,
+      B: c.B,
+      T: c.T,
+      C: c.C,
+      blank: c.blank,
       logits: new Float32Array(c.logits),
       inputLengths: Int32Array.from(c.inputLengths),
     });
@@ -134,7 +146,7 @@ function runs(B: number, T: number, C: number, seed: number): Float32Array {
 
 // Labels are integers: exact agreement. Frame counts crossing 256-frame blocks, C multiple of 4 and
 // not, unequal lengths including 0, a blank other than 0, a single class.
-checkAgainstReference<CtcDecodeArgs>(
+checkAgainstReference<CtcDecodeArgs, CtcDecodeVariant>(
   "ctcDecode",
   KERNELS,
   "kernel",

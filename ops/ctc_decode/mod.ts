@@ -28,7 +28,8 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { type CtcDecodeVariant, KERNELS } from "./kernels.gen.ts";
 import {
   type CtcDecodeArgs,
   type CtcDecodeResult,
@@ -38,7 +39,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { type CtcDecodeVariant, KERNELS };
 
 /**
  * Plans `ctcDecode` on the GPU.
@@ -48,8 +49,22 @@ export { KERNELS };
  * @param options kernel override
  * @returns the plan; bindings `logits` `[B, T, C]`, `inputLengths` `[B]` (i32; inputs), `tokens`
  *   `[B, T]` and `lengths` `[B]` (i32 outputs); one workgroup per sequence
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { ctcDecodePlan } from "@xpu/ops/ops/ctc_decode";
+ * const gpu = await acquireDevice();
+ * const plan = ctcDecodePlan(gpu, { B: 2, T: 50, C: 32 }); // logits and input lengths in; tokens and lengths out
+ * gpu.destroy();
+ * ```
  */
-export function ctcDecodePlan(gpu: ResidentDevice, shape: CtcDecodeShape, options: KernelOptions = {}): KernelPlan {
+export function ctcDecodePlan(
+  gpu: ResidentDevice,
+  shape: CtcDecodeShape,
+  options?: KernelOptions<CtcDecodeVariant>,
+): KernelPlan {
+  checkOptions("ctcDecode", options);
   const { blank } = validateCtcDecodeShape(shape);
   const { B, T, C } = shape;
   return {
@@ -96,8 +111,9 @@ export function ctcDecodePlan(gpu: ResidentDevice, shape: CtcDecodeShape, option
 export async function ctcDecodeGpu(
   gpu: ResidentDevice,
   args: CtcDecodeArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<CtcDecodeVariant>,
 ): Promise<CtcDecodeResult> {
+  checkOptions("ctcDecode", options);
   validateCtcDecode(args);
   const plan = ctcDecodePlan(gpu, args, options);
   const inputLengths = args.inputLengths ?? new Int32Array(args.B).fill(args.T);

@@ -22,6 +22,9 @@
 
 import { I32_MAX, requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["logits", "inputLengths", "B", "T", "C", "blank"];
+
 /** Sizes of {@link ctcDecode}. */
 export interface CtcDecodeShape {
   /** Sequences, >= 1. */
@@ -56,9 +59,15 @@ export interface CtcDecodeResult {
  * @param shape the sizes
  * @returns the blank class
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateCtcDecodeShape } from "@xpu/ops/ops/ctc_decode";
+ * validateCtcDecodeShape({ B: 2, T: 50, C: 32 }); // { blank: 0 }: the default blank filled in
+ * ```
  */
 export function validateCtcDecodeShape(shape: CtcDecodeShape): { blank: number } {
-  requireArgs("ctcDecode", "shape", shape, "{ B, T, C, blank? }");
+  requireArgs("ctcDecode", "shape", shape, "{ B, T, C, blank? }", KEYS);
   requireInt("ctcDecode", "B", shape.B, 1, U32_MAX);
   requireInt("ctcDecode", "T", shape.T, 1, I32_MAX);
   requireInt("ctcDecode", "C", shape.C, 1, U32_MAX);
@@ -71,9 +80,15 @@ export function validateCtcDecodeShape(shape: CtcDecodeShape): { blank: number }
  * @param args the arguments
  * @returns as {@link validateCtcDecodeShape}
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateCtcDecode } from "@xpu/ops/ops/ctc_decode";
+ * validateCtcDecode({ logits: new Float32Array(5 * 3), B: 1, T: 5, C: 3, blank: 2 }); // { blank: 2 }
+ * ```
  */
 export function validateCtcDecode(args: CtcDecodeArgs): { blank: number } {
-  requireArgs("ctcDecode", "args", args, "{ logits, inputLengths?, B, T, C, blank? }");
+  requireArgs("ctcDecode", "args", args, "{ logits, inputLengths?, B, T, C, blank? }", KEYS);
   const resolved = validateCtcDecodeShape(args);
   requireArray("ctcDecode", "logits", args.logits, "Float32Array", [args.B * args.T * args.C, "B * T * C"]);
   if (args.inputLengths !== undefined) {

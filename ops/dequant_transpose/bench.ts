@@ -8,10 +8,11 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { dequantTransposePlan, KERNELS } from "./mod.ts";
+import type { DequantTransposeVariant } from "./kernels.gen.ts";
 
 /** dequantTranspose's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<{ N: number; K: number }>({
+  defineCase<{ N: number; K: number }, DequantTransposeVariant>({
     op: "dequantTranspose",
     entry: "kernel",
     sources: KERNELS,

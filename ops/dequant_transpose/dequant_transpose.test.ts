@@ -97,7 +97,7 @@ gpuTest("dequantTranspose GPU: bad input throws before dispatch", async (gpu) =>
     "N must be an integer >= 1",
   );
   await assertThrowsMessage(
-    () => dequantTransposeGpu(gpu, { weight, scales, N: 2, K: 4 }, { override: "kernel.amd" }),
+    () => dequantTransposeGpu(gpu, { weight, scales, N: 2, K: 4 }, { override: "kernel.amd" as never }),
     'override "kernel.amd" is not a variant of entry point "kernel"',
   );
 });

@@ -31,7 +31,8 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { type DequantTransposeVariant, KERNELS } from "./kernels.gen.ts";
 import {
   type DequantTransposeArgs,
   type DequantTransposeShape,
@@ -40,7 +41,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { type DequantTransposeVariant, KERNELS };
 
 /** Edge of the tile one workgroup covers, in weight rows and in codes. */
 const TILE = 128;
@@ -70,8 +71,9 @@ const TILE = 128;
 export function dequantTransposePlan(
   gpu: ResidentDevice,
   shape: DequantTransposeShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<DequantTransposeVariant>,
 ): KernelPlan {
+  checkOptions("dequantTranspose", options);
   validateDequantTransposeShape(shape);
   const { N, K } = shape;
   const words = N * Math.ceil(K / 4);
@@ -115,8 +117,9 @@ export function dequantTransposePlan(
 export async function dequantTransposeGpu(
   gpu: ResidentDevice,
   args: DequantTransposeArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<DequantTransposeVariant>,
 ): Promise<Float32Array> {
+  checkOptions("dequantTranspose", options);
   validateDequantTranspose(args);
   const [out] = await gpu.run(dequantTransposePlan(gpu, args, options), [args.weight, args.scales]);
   return out as Float32Array;

@@ -20,6 +20,9 @@
 
 import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["weight", "scales", "N", "K"];
+
 /** The sizes of a {@link dequantTranspose} call: what a plan needs. */
 export interface DequantTransposeShape {
   /** Rows of the weight, columns of the result (>= 1). */
@@ -50,7 +53,7 @@ export interface DequantTransposeArgs extends DequantTransposeShape {
  */
 export function validateDequantTransposeShape(shape: DequantTransposeShape): void {
   const op = "dequantTranspose";
-  requireArgs(op, "shape", shape, "{ N, K }");
+  requireArgs(op, "shape", shape, "{ N, K }", KEYS);
   requireInt(op, "N", shape.N, 1, U32_MAX);
   requireInt(op, "K", shape.K, 1, U32_MAX);
 }
@@ -69,7 +72,7 @@ export function validateDequantTransposeShape(shape: DequantTransposeShape): voi
  */
 export function validateDequantTranspose(args: DequantTransposeArgs): void {
   const op = "dequantTranspose";
-  requireArgs(op, "args", args, "{ weight, scales, N, K }");
+  requireArgs(op, "args", args, "{ weight, scales, N, K }", KEYS);
   validateDequantTransposeShape(args);
   requireArray(op, "weight", args.weight, "Uint32Array", [args.N * Math.ceil(args.K / 4), "N * ceil(K / 4)"]);
   requireArray(op, "scales", args.scales, "Float32Array", [args.N, "N"]);

@@ -6,6 +6,7 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { dequantizePlan, KERNELS } from "./mod.ts";
+import type { DequantizeVariant } from "./kernels.gen.ts";
 
 /**
  * Accumulators spread over about +-2^24 (as an int8 GEMM with K in the thousands gives), never
@@ -30,7 +31,7 @@ function randomAccumulators(length: number, seed: number): Int32Array {
 
 /** dequantize's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<{ M: number; N: number }>({
+  defineCase<{ M: number; N: number }, DequantizeVariant>({
     op: "dequantize",
     entry: "kernel",
     sources: KERNELS,

@@ -10,6 +10,7 @@ import {
   seededRandom,
 } from "../../harness/testing.ts";
 import { dequantize, type DequantizeArgs, dequantizeGpu, dequantizePlan, KERNELS } from "./mod.ts";
+import type { DequantizeVariant } from "./kernels.gen.ts";
 
 interface GoldenCase {
   M: number;
@@ -143,7 +144,7 @@ gpuTest(
   "dequantize plan (kernel.nvidia): a block of 4096 elements per workgroup, at most 65,535, never folded",
   (gpu) => {
     const max = gpu.limits.maxComputeWorkgroupsPerDimension;
-    const nvidia = { override: "kernel.nvidia" };
+    const nvidia = { override: "kernel.nvidia" } as const;
     deepStrictEqual(dequantizePlan(gpu, { M: 8192, N: 8192 }, nvidia).workgroups, [16_384, 1, 1]);
     deepStrictEqual(dequantizePlan(gpu, { M: 2, N: 3 }, nvidia).workgroups, [1, 1, 1]);
     deepStrictEqual(dequantizePlan(gpu, { M: 65_536, N: 8192 }, nvidia).workgroups, [max, 1, 1]);
@@ -178,7 +179,7 @@ gpuTest(
 );
 
 gpuTest("dequantize GPU: NaN and ±Infinity scales propagate as torch's expression gives", async (gpu) => {
-  for (const variant of Object.keys(KERNELS)) {
+  for (const variant of Object.keys(KERNELS) as DequantizeVariant[]) {
     const out = await dequantizeGpu(gpu, NON_FINITE, { override: variant });
     assertClose(out, NON_FINITE_OUT, { atol: 0, rtol: 0 }, variant);
   }
@@ -195,7 +196,7 @@ gpuTest("dequantize GPU: bad input throws before dispatch", async (gpu) => {
     "M must be an integer >= 1",
   );
   await assertThrowsMessage(
-    () => dequantizeGpu(gpu, { acc, aScales, wScales, M: 2, N: 3 }, { override: "kernel.soc" }),
+    () => dequantizeGpu(gpu, { acc, aScales, wScales, M: 2, N: 3 }, { override: "kernel.soc" as never }),
     'override "kernel.soc" is not a variant of entry point "kernel"',
   );
 });

@@ -35,11 +35,12 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { type DequantizeVariant, KERNELS } from "./kernels.gen.ts";
 import { type DequantizeArgs, type DequantizeShape, validateDequantize, validateDequantizeShape } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { type DequantizeVariant, KERNELS };
 
 /** Elements one workgroup of `kernel.nvidia` moves per block: 256 invocations x 4 vec4s. */
 const BLOCK = 256 * 4 * 4;
@@ -80,8 +81,9 @@ function workgroupsOf(variant: string, total: number, maxPerDimension: number): 
 export function dequantizePlan(
   gpu: ResidentDevice,
   shape: DequantizeShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<DequantizeVariant>,
 ): KernelPlan {
+  checkOptions("dequantize", options);
   validateDequantizeShape(shape);
   const { M, N } = shape;
   const total = M * N;
@@ -127,8 +129,9 @@ export function dequantizePlan(
 export async function dequantizeGpu(
   gpu: ResidentDevice,
   args: DequantizeArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<DequantizeVariant>,
 ): Promise<Float32Array> {
+  checkOptions("dequantize", options);
   validateDequantize(args);
   const plan = dequantizePlan(gpu, args, options);
   const [out] = await gpu.run(plan, [args.acc, args.aScales, args.wScales]);

@@ -21,6 +21,9 @@
 
 import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["acc", "aScales", "wScales", "M", "N"];
+
 /** The sizes of a {@link dequantize} call: what a plan needs. */
 export interface DequantizeShape {
   /** Rows of `acc` (>= 1). */
@@ -53,7 +56,7 @@ export interface DequantizeArgs extends DequantizeShape {
  */
 export function validateDequantizeShape(shape: DequantizeShape): void {
   const op = "dequantize";
-  requireArgs(op, "shape", shape, "{ M, N }");
+  requireArgs(op, "shape", shape, "{ M, N }", KEYS);
   requireInt(op, "M", shape.M, 1, U32_MAX);
   requireInt(op, "N", shape.N, 1, U32_MAX);
 }
@@ -73,7 +76,7 @@ export function validateDequantizeShape(shape: DequantizeShape): void {
  */
 export function validateDequantize(args: DequantizeArgs): void {
   const op = "dequantize";
-  requireArgs(op, "args", args, "{ acc, aScales, wScales, M, N }");
+  requireArgs(op, "args", args, "{ acc, aScales, wScales, M, N }", KEYS);
   validateDequantizeShape(args);
   requireArray(op, "acc", args.acc, "Int32Array", [args.M * args.N, "M * N"]);
   requireArray(op, "aScales", args.aScales, "Float32Array", [args.M, "M"]);

@@ -7,10 +7,11 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { elementwisePlan, elementwiseRowsPlan, KERNELS } from "./mod.ts";
+import type { ElementwiseVariant } from "./kernels.gen.ts";
 
 /** elementwise's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<{ n: number }>({
+  defineCase<{ n: number }, ElementwiseVariant>({
     op: "elementwise",
     entry: "kernel",
     sources: KERNELS,
@@ -20,7 +21,7 @@ export const BENCH: readonly BenchCase[] = [
     plan: (gpu, { n }, options) => elementwisePlan(gpu, { op: "add", n }, options),
     inputs: ({ n }, seed) => [randomInput(n, seed), randomInput(n, seed + 1)],
   }),
-  defineCase<{ rows: number; cols: number }>({
+  defineCase<{ rows: number; cols: number }, ElementwiseVariant>({
     op: "elementwise",
     entry: "rows",
     sources: KERNELS,

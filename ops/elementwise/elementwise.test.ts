@@ -91,11 +91,11 @@ gpuTest("elementwise GPU: bad input throws before dispatch", async (gpu) => {
     "rows must be an integer >= 1",
   );
   await assertThrowsMessage(
-    () => elementwiseGpu(gpu, { op: "add", a, b: a }, { override: "kernel.nvidia" }),
+    () => elementwiseGpu(gpu, { op: "add", a, b: a }, { override: "kernel.nvidia" as never }),
     'override "kernel.nvidia" is not a variant of entry point "kernel"',
   );
   await assertThrowsMessage(
-    () => elementwiseGpu(gpu, { op: "add", a, b: a }, { override: "kernel.nvidai" }),
+    () => elementwiseGpu(gpu, { op: "add", a, b: a }, { override: "kernel.nvidai" as never }),
     'suffix "nvidai" is not a target',
   );
 });

@@ -27,7 +27,8 @@ import { streamWorkgroups } from "../../harness/grid.ts";
 import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { type ElementwiseVariant, KERNELS } from "./kernels.gen.ts";
 import {
   type ElementwiseArgs,
   type ElementwiseOp,
@@ -41,7 +42,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { type ElementwiseVariant, KERNELS };
 
 const OP_CODES: Record<ElementwiseOp, number> = { add: 0, multiply: 1 };
 
@@ -76,8 +77,9 @@ const ROWS_BLOCK_ELEMENTS = 256 * 2 * 4;
 export function elementwisePlan(
   gpu: ResidentDevice,
   shape: ElementwiseShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<ElementwiseVariant>,
 ): KernelPlan {
+  checkOptions("elementwise", options);
   validateElementwiseShape(shape);
   const { op, n } = shape;
   return {
@@ -119,8 +121,9 @@ export function elementwisePlan(
 export async function elementwiseGpu(
   gpu: ResidentDevice,
   args: ElementwiseArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<ElementwiseVariant>,
 ): Promise<Float32Array> {
+  checkOptions("elementwise", options);
   validateElementwise(args);
   const plan = elementwisePlan(gpu, { op: args.op, n: args.a.length }, options);
   const [out] = await gpu.run(plan, [args.a, args.b]);
@@ -152,8 +155,9 @@ export async function elementwiseGpu(
 export function elementwiseRowsPlan(
   gpu: ResidentDevice,
   shape: ElementwiseRowsShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<ElementwiseVariant>,
 ): KernelPlan {
+  checkOptions("elementwiseRows", options);
   validateElementwiseRowsShape(shape);
   const { op, rows, cols } = shape;
   const n = rows * cols;
@@ -196,8 +200,9 @@ export function elementwiseRowsPlan(
 export async function elementwiseRowsGpu(
   gpu: ResidentDevice,
   args: ElementwiseRowsArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<ElementwiseVariant>,
 ): Promise<Float32Array> {
+  checkOptions("elementwiseRows", options);
   validateElementwiseRows(args);
   const plan = elementwiseRowsPlan(gpu, args, options);
   const [out] = await gpu.run(plan, [args.a, args.b]);

@@ -17,6 +17,11 @@
 
 import { requireArgs, requireArray, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["op", "n", "a", "b"];
+/** The keys elementwiseRows' shape or arguments may carry. */
+const ROWS_KEYS: readonly string[] = ["op", "a", "b", "rows", "cols"];
+
 /** The elementwise operations. */
 export const ELEMENTWISE_OPS = ["add", "multiply"] as const;
 /** One of {@link ELEMENTWISE_OPS}. */
@@ -71,7 +76,7 @@ export interface ElementwiseRowsArgs extends ElementwiseRowsShape {
  * ```
  */
 export function validateElementwiseShape(shape: ElementwiseShape): void {
-  requireArgs("elementwise", "shape", shape, "{ op, n }");
+  requireArgs("elementwise", "shape", shape, "{ op, n }", KEYS);
   requireOneOf("elementwise", "op", shape.op, ELEMENTWISE_OPS);
   requireInt("elementwise", "n", shape.n, 0, U32_MAX);
 }
@@ -89,7 +94,7 @@ export function validateElementwiseShape(shape: ElementwiseShape): void {
  * ```
  */
 export function validateElementwise(args: ElementwiseArgs): void {
-  requireArgs("elementwise", "args", args, "{ op, a, b }");
+  requireArgs("elementwise", "args", args, "{ op, a, b }", KEYS);
   requireOneOf("elementwise", "op", args.op, ELEMENTWISE_OPS);
   requireArray("elementwise", "a", args.a, "Float32Array");
   requireArray("elementwise", "b", args.b, "Float32Array", [args.a.length, "a.length"]);
@@ -110,7 +115,7 @@ export function validateElementwise(args: ElementwiseArgs): void {
  */
 export function validateElementwiseRowsShape(shape: ElementwiseRowsShape): void {
   const name = "elementwiseRows";
-  requireArgs(name, "shape", shape, "{ op, rows, cols }");
+  requireArgs(name, "shape", shape, "{ op, rows, cols }", ROWS_KEYS);
   requireOneOf(name, "op", shape.op, ELEMENTWISE_OPS);
   requireInt(name, "rows", shape.rows, 1, U32_MAX);
   requireInt(name, "cols", shape.cols, 1, U32_MAX);
@@ -130,7 +135,7 @@ export function validateElementwiseRowsShape(shape: ElementwiseRowsShape): void 
  */
 export function validateElementwiseRows(args: ElementwiseRowsArgs): void {
   const name = "elementwiseRows";
-  requireArgs(name, "args", args, "{ op, a, b, rows, cols }");
+  requireArgs(name, "args", args, "{ op, a, b, rows, cols }", ROWS_KEYS);
   validateElementwiseRowsShape(args);
   requireArray(name, "a", args.a, "Float32Array", [args.rows * args.cols, "rows * cols"]);
   requireArray(name, "b", args.b, "Float32Array", [args.cols, "cols"]);

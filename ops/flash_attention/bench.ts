@@ -11,6 +11,7 @@
  * @module
  */
 
+import type { FlashAttentionVariant } from "./kernels.gen.ts";
 import { type BenchCase, defineCase, entryOptions, randomInput } from "../../harness/bench_case.ts";
 import { type AttentionLayout, flashAttentionPlan, KERNELS } from "./mod.ts";
 
@@ -49,7 +50,7 @@ const DV256: Shape = { B: 1, H: 4, L: 4096, S: 4096, D: 256, causal: false, layo
  * `kernel` (16 KiB). The diffusion rows run on the first three only.
  */
 function flashCase(entry: string, gpu: readonly Shape[]): BenchCase {
-  return defineCase<Shape>({
+  return defineCase<Shape, FlashAttentionVariant>({
     op: "flashAttention",
     entry,
     sources: KERNELS,

@@ -116,7 +116,7 @@ Deno.test("flashAttention: the grid follows the kernel's rows per workgroup", ()
   strictEqual(rowsPerWorkgroup(KERNELS.kernel), 128);
   strictEqual(rowsPerWorkgroup(KERNELS.staged), 128);
   strictEqual(rowsPerWorkgroup(KERNELS.tiled), 128);
-  for (const entry of ["tiled", "buffered", "staged", "kernel"]) {
+  for (const entry of ["tiled", "buffered", "staged", "kernel"] as const) {
     strictEqual(rowsPerWorkgroup(KERNELS[entry]), 128);
     strictEqual(columnsPerWorkgroup(KERNELS[entry]), 128);
   }

@@ -4,6 +4,7 @@ import type { ResidentDevice } from "../../harness/device.ts";
 import { gpuTolerance, loadSdpaGolden, randomCase } from "../attention/testing_helpers.ts";
 import { cases } from "./cases.ts";
 import { flashAttention, flashAttentionGpu, KERNELS, workgroupBytes } from "./mod.ts";
+import type { FlashAttentionVariant } from "./kernels.gen.ts";
 
 // The 128-row register-tiled kernels, `tiled` (what the plan takes on the H200) and `buffered` (the
 // same with double-buffered q and k chunks, taken only when named), held to the same cases and goldens
@@ -14,7 +15,7 @@ import { flashAttention, flashAttentionGpu, KERNELS, workgroupBytes } from "./mo
 const adapter = hasAdapter ? await navigator.gpu.requestAdapter({ powerPreference: "high-performance" }) : null;
 const granted = adapter?.limits.maxComputeWorkgroupStorageSize ?? 0;
 
-function storageTest(entry: string, name: string, fn: (gpu: ResidentDevice) => Promise<void>): void {
+function storageTest(entry: FlashAttentionVariant, name: string, fn: (gpu: ResidentDevice) => Promise<void>): void {
   const needed = workgroupBytes(KERNELS[entry]);
   if (adapter !== null && granted < needed) {
     Deno.test({
@@ -27,7 +28,7 @@ function storageTest(entry: string, name: string, fn: (gpu: ResidentDevice) => P
   }
 }
 
-for (const entry of ["tiled", "buffered"]) {
+for (const entry of ["tiled", "buffered"] as const) {
   storageTest(entry, `flashAttention: ${entry} matches the reference`, async (gpu) => {
     for (const { label, args } of cases) {
       const out = await flashAttentionGpu(gpu, args, { override: entry });

@@ -18,6 +18,8 @@
  * @module
  */
 
+import type { GqaVariant } from "./kernels.gen.ts";
+import type { FlashAttentionVariant } from "../flash_attention/kernels.gen.ts";
 import { type BenchCase, defineCase, entryOptions, randomInput } from "../../harness/bench_case.ts";
 import { KERNELS as FLASH_KERNELS } from "../flash_attention/mod.ts";
 import { DECODE_CHUNK, gqaCacheDecodePlan, gqaCachePrefillPlan, gqaPlan, KERNELS } from "./mod.ts";
@@ -105,7 +107,7 @@ export const BENCH: readonly BenchCase[] = [
     ],
   }),
   ...(["combine", "combine_wide"] as const).map((entry) =>
-    defineCase<Shape>({
+    defineCase<Shape, GqaVariant>({
       op: "gqa",
       entry,
       sources: KERNELS,
@@ -120,7 +122,7 @@ export const BENCH: readonly BenchCase[] = [
       },
     })
   ),
-  defineCase<Shape>({
+  defineCase<Shape, FlashAttentionVariant>({
     op: "gqa",
     entry: "staged",
     sources: FLASH_KERNELS,

@@ -26,6 +26,7 @@
  * @module
  */
 
+import type { MatmulVariant } from "./kernels.gen.ts";
 import { type BenchCase, defineCase, entryOptions, randomInput } from "../../harness/bench_case.ts";
 import {
   KERNELS,
@@ -70,7 +71,7 @@ function randomWords(length: number, seed: number): Uint32Array {
 }
 
 function dense(entry: string, gpu: MatmulShape[]): BenchCase {
-  return defineCase<MatmulShape>({
+  return defineCase<MatmulShape, MatmulVariant>({
     op: "matmul",
     entry,
     sources: KERNELS,
@@ -84,7 +85,7 @@ function dense(entry: string, gpu: MatmulShape[]): BenchCase {
 
 /** matmulLinear at its shapes, each with its epilogue (none for the plain entry points). */
 function linear(entry: string, gpu: (MatmulShape & MatmulEpilogue)[], quick: (MatmulShape & MatmulEpilogue)[]) {
-  return defineCase<MatmulShape & MatmulEpilogue>({
+  return defineCase<MatmulShape & MatmulEpilogue, MatmulVariant>({
     op: "matmulLinear",
     entry,
     sources: KERNELS,
@@ -106,7 +107,7 @@ function linear(entry: string, gpu: (MatmulShape & MatmulEpilogue)[], quick: (Ma
 }
 
 function q8(entry: string): BenchCase {
-  return defineCase<MatmulShape>({
+  return defineCase<MatmulShape, MatmulVariant>({
     op: "matmulQ8",
     entry,
     sources: KERNELS,
@@ -123,7 +124,7 @@ function q8(entry: string): BenchCase {
 }
 
 function q4(entry: string): BenchCase {
-  return defineCase<MatmulShape>({
+  return defineCase<MatmulShape, MatmulVariant>({
     op: "matmulQ4G128",
     entry,
     sources: KERNELS,
@@ -140,7 +141,7 @@ function q4(entry: string): BenchCase {
 }
 
 function f16(entry: string): BenchCase {
-  return defineCase<MatmulShape>({
+  return defineCase<MatmulShape, MatmulVariant>({
     op: "matmulF16",
     entry,
     sources: KERNELS,

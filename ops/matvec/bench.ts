@@ -15,6 +15,7 @@
 
 import { type BenchCase, defineCase, entryOptions, randomInput } from "../../harness/bench_case.ts";
 import { KERNELS, matvecPlan, matvecQ4G128Plan, matvecQ8Plan, type MatvecShape } from "./mod.ts";
+import type { MatvecVariant } from "./kernels.gen.ts";
 
 const label = ({ N, K }: MatvecShape) => `${N}x${K}`;
 const GPU: MatvecShape[] = [
@@ -32,7 +33,7 @@ function randomWords(length: number, seed: number): Uint32Array {
 }
 
 function q8(entry: string): BenchCase {
-  return defineCase<MatvecShape>({
+  return defineCase<MatvecShape, MatvecVariant>({
     op: "matvecQ8",
     entry,
     sources: KERNELS,
@@ -49,7 +50,7 @@ function q8(entry: string): BenchCase {
 }
 
 function q4(entry: string): BenchCase {
-  return defineCase<MatvecShape>({
+  return defineCase<MatvecShape, MatvecVariant>({
     op: "matvecQ4G128",
     entry,
     sources: KERNELS,
@@ -67,7 +68,7 @@ function q4(entry: string): BenchCase {
 
 /** matvec's benchmark cases (each entry point timed at every shape, whichever the plans would pick). */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<MatvecShape>({
+  defineCase<MatvecShape, MatvecVariant>({
     op: "matvec",
     entry: "kernel",
     sources: KERNELS,

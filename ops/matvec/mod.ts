@@ -81,8 +81,9 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
 import type { BindingSpec, KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
+import { checkOptions } from "../validate.ts";
 import type { Resolution } from "../../harness/resolve.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { KERNELS, type MatvecVariant } from "./kernels.gen.ts";
 import {
   type MatvecArgs,
   type MatvecQ4G128Args,
@@ -98,7 +99,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type MatvecVariant };
 
 /** Rows a kernel's workgroup computes: its WGSL's `ROWS` constant (the source is the one truth). */
 function rowsPerWorkgroup(variant: string, source: string): number {
@@ -125,7 +126,7 @@ function quantizedKernel(
   gpu: ResidentDevice,
   fn: "matvecQ8" | "matvecQ4G128",
   shape: MatvecShape,
-  options: KernelOptions,
+  options: KernelOptions<MatvecVariant> | undefined,
 ): Resolution {
   const [base, tall] = QUANTIZED_ENTRIES[fn];
   return gpu.resolveAmong(KERNELS, fn, [base, tall], shape.N >= QUANTIZED_TALL_MIN_ROWS ? tall : base, options);
@@ -182,7 +183,12 @@ function plan(
  * gpu.destroy();
  * ```
  */
-export function matvecPlan(gpu: ResidentDevice, shape: MatvecShape, options: KernelOptions = {}): KernelPlan {
+export function matvecPlan(
+  gpu: ResidentDevice,
+  shape: MatvecShape,
+  options?: KernelOptions<MatvecVariant>,
+): KernelPlan {
+  checkOptions("matvec", options);
   validateMatvecShape(shape);
   const weight: BindingSpec = { name: "weight", dtype: "f32", length: shape.N * shape.K, role: "input" };
   return plan(gpu, "matvec", gpu.resolve(KERNELS, "kernel", options), shape, [weight]);
@@ -209,8 +215,9 @@ export function matvecPlan(gpu: ResidentDevice, shape: MatvecShape, options: Ker
 export async function matvecGpu(
   gpu: ResidentDevice,
   args: MatvecArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<MatvecVariant>,
 ): Promise<Float32Array> {
+  checkOptions("matvec", options);
   validateMatvec(args);
   const [y] = await gpu.run(matvecPlan(gpu, args, options), [args.weight, args.x]);
   return y as Float32Array;
@@ -241,7 +248,12 @@ export async function matvecGpu(
  * gpu.destroy();
  * ```
  */
-export function matvecQ8Plan(gpu: ResidentDevice, shape: MatvecShape, options: KernelOptions = {}): KernelPlan {
+export function matvecQ8Plan(
+  gpu: ResidentDevice,
+  shape: MatvecShape,
+  options?: KernelOptions<MatvecVariant>,
+): KernelPlan {
+  checkOptions("matvecQ8", options);
   validateMatvecQ8Shape(shape);
   const { N, K } = shape;
   return plan(gpu, "matvecQ8", quantizedKernel(gpu, "matvecQ8", shape, options), shape, [
@@ -272,8 +284,9 @@ export function matvecQ8Plan(gpu: ResidentDevice, shape: MatvecShape, options: K
 export async function matvecQ8Gpu(
   gpu: ResidentDevice,
   args: MatvecQ8Args,
-  options: KernelOptions = {},
+  options?: KernelOptions<MatvecVariant>,
 ): Promise<Float32Array> {
+  checkOptions("matvecQ8", options);
   validateMatvecQ8(args);
   const [y] = await gpu.run(matvecQ8Plan(gpu, args, options), [args.weight, args.scales, args.x]);
   return y as Float32Array;
@@ -304,7 +317,12 @@ export async function matvecQ8Gpu(
  * gpu.destroy();
  * ```
  */
-export function matvecQ4G128Plan(gpu: ResidentDevice, shape: MatvecShape, options: KernelOptions = {}): KernelPlan {
+export function matvecQ4G128Plan(
+  gpu: ResidentDevice,
+  shape: MatvecShape,
+  options?: KernelOptions<MatvecVariant>,
+): KernelPlan {
+  checkOptions("matvecQ4G128", options);
   validateMatvecQ4G128Shape(shape);
   const { N, K } = shape;
   return plan(gpu, "matvecQ4G128", quantizedKernel(gpu, "matvecQ4G128", shape, options), shape, [
@@ -335,8 +353,9 @@ export function matvecQ4G128Plan(gpu: ResidentDevice, shape: MatvecShape, option
 export async function matvecQ4G128Gpu(
   gpu: ResidentDevice,
   args: MatvecQ4G128Args,
-  options: KernelOptions = {},
+  options?: KernelOptions<MatvecVariant>,
 ): Promise<Float32Array> {
+  checkOptions("matvecQ4G128", options);
   validateMatvecQ4G128(args);
   const [y] = await gpu.run(matvecQ4G128Plan(gpu, args, options), [args.weight, args.scales, args.x]);
   return y as Float32Array;

@@ -40,6 +40,9 @@
 
 import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["weight", "scales", "x", "N", "K"];
+
 /** Columns per scale in the q4 format. */
 export const Q4_GROUP = 128;
 /** Largest q4 code magnitude: codes are in [-Q4_MAX, Q4_MAX]. */
@@ -104,7 +107,7 @@ export interface MatvecShape {
 }
 
 function requireShape(op: string, shape: MatvecShape): void {
-  requireArgs(op, "shape", shape, "{ N, K }");
+  requireArgs(op, "shape", shape, "{ N, K }", KEYS);
   requireInt(op, "N", shape.N, 1, U32_MAX);
   requireInt(op, "K", shape.K, 1, U32_MAX);
 }
@@ -169,7 +172,7 @@ export function validateMatvecQ4G128Shape(shape: MatvecShape): void {
  * ```
  */
 export function validateMatvec(args: MatvecArgs): void {
-  requireArgs("matvec", "args", args, "{ weight, x, N, K }");
+  requireArgs("matvec", "args", args, "{ weight, x, N, K }", ["weight", "x", "N", "K"]);
   requireShape("matvec", args);
   requireArray("matvec", "weight", args.weight, "Float32Array", [args.N * args.K, "N * K"]);
   requireArray("matvec", "x", args.x, "Float32Array", [args.K, "K"]);
@@ -187,7 +190,7 @@ export function validateMatvec(args: MatvecArgs): void {
  * ```
  */
 export function validateMatvecQ8(args: MatvecQ8Args): void {
-  requireArgs("matvecQ8", "args", args, "{ weight, scales, x, N, K }");
+  requireArgs("matvecQ8", "args", args, "{ weight, scales, x, N, K }", KEYS);
   requireShape("matvecQ8", args);
   requireArray("matvecQ8", "weight", args.weight, "Uint32Array", [
     args.N * Math.ceil(args.K / 4),
@@ -209,7 +212,7 @@ export function validateMatvecQ8(args: MatvecQ8Args): void {
  * ```
  */
 export function validateMatvecQ4G128(args: MatvecQ4G128Args): void {
-  requireArgs("matvecQ4G128", "args", args, "{ weight, scales, x, N, K }");
+  requireArgs("matvecQ4G128", "args", args, "{ weight, scales, x, N, K }", KEYS);
   requireShape("matvecQ4G128", args);
   requireArray("matvecQ4G128", "weight", args.weight, "Uint32Array", [
     args.N * Math.ceil(args.K / 8),
@@ -450,7 +453,7 @@ export interface QuantizeQ4G128Args {
  */
 export function quantizeQ4G128(args: QuantizeQ4G128Args): Q4G128 {
   const op = "quantizeQ4G128";
-  requireArgs(op, "args", args, "{ x, rows, cols }");
+  requireArgs(op, "args", args, "{ x, rows, cols }", ["x", "rows", "cols"]);
   requireInt(op, "rows", args.rows, 1, U32_MAX);
   requireInt(op, "cols", args.cols, 1, U32_MAX);
   requireArray(op, "x", args.x, "Float32Array", [args.rows * args.cols, "rows * cols"]);

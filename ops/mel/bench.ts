@@ -8,6 +8,7 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { KERNELS, melFilterbank, melPlan, powerSpectrumPlan } from "./mod.ts";
+import type { MelVariant } from "./kernels.gen.ts";
 
 interface Shape {
   rows: number;
@@ -19,7 +20,7 @@ const label = ({ rows, nFreqs, nMels }: Shape) => `${rows}x${nFreqs}-to-${nMels}
 
 /** mel's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<{ rows: number; bins: number }>({
+  defineCase<{ rows: number; bins: number }, MelVariant>({
     op: "mel",
     entry: "power",
     sources: KERNELS,
@@ -29,7 +30,7 @@ export const BENCH: readonly BenchCase[] = [
     plan: (gpu, shape, options) => powerSpectrumPlan(gpu, shape, options),
     inputs: ({ rows, bins }, seed) => [randomInput(rows * bins * 2, seed)],
   }),
-  defineCase<Shape>({
+  defineCase<Shape, MelVariant>({
     op: "mel",
     entry: "kernel",
     sources: KERNELS,

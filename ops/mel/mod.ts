@@ -44,9 +44,10 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
 import type { GpuTensor, KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
+import { checkOptions } from "../validate.ts";
 import { stftKernel } from "../stft/mod.ts";
 import { stftBins, stftFrames } from "../stft/reference.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { KERNELS, type MelVariant } from "./kernels.gen.ts";
 import {
   type MelArgs,
   melFilterbank,
@@ -61,7 +62,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type MelVariant };
 
 /**
  * Plans `powerSpectrum` on the GPU.
@@ -82,8 +83,9 @@ export { KERNELS };
 export function powerSpectrumPlan(
   gpu: ResidentDevice,
   shape: { rows: number; bins: number },
-  options: KernelOptions = {},
+  options?: KernelOptions<MelVariant>,
 ): KernelPlan {
+  checkOptions("powerSpectrum", options);
   validatePowerSpectrumShape(shape);
   const n = shape.rows * shape.bins;
   return {
@@ -119,8 +121,9 @@ export function powerSpectrumPlan(
 export async function powerSpectrumGpu(
   gpu: ResidentDevice,
   args: PowerSpectrumArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<MelVariant>,
 ): Promise<Float32Array> {
+  checkOptions("powerSpectrum", options);
   validatePowerSpectrum(args);
   const [out] = await gpu.run(powerSpectrumPlan(gpu, args, options), [args.x]);
   return out as Float32Array;
@@ -143,7 +146,8 @@ export async function powerSpectrumGpu(
  * const plan = melPlan(gpu, { rows: 2813, nFreqs: 513, nMels: 100, db: true });
  * ```
  */
-export function melPlan(gpu: ResidentDevice, shape: MelShape, options: KernelOptions = {}): KernelPlan {
+export function melPlan(gpu: ResidentDevice, shape: MelShape, options?: KernelOptions<MelVariant>): KernelPlan {
+  checkOptions("mel", options);
   validateMelShape(shape);
   const { rows, nFreqs, nMels } = shape;
   return {
@@ -185,7 +189,12 @@ export function melPlan(gpu: ResidentDevice, shape: MelShape, options: KernelOpt
  * await melGpu(gpu, { x: new Float32Array([10, 20, 30]), filterbank, rows: 1, nFreqs: 3, nMels: 2, db: true });
  * ```
  */
-export async function melGpu(gpu: ResidentDevice, args: MelArgs, options: KernelOptions = {}): Promise<Float32Array> {
+export async function melGpu(
+  gpu: ResidentDevice,
+  args: MelArgs,
+  options?: KernelOptions<MelVariant>,
+): Promise<Float32Array> {
+  checkOptions("mel", options);
   validateMel(args);
   const [out] = await gpu.run(melPlan(gpu, args, options), [args.x, args.filterbank]);
   return out as Float32Array;
@@ -212,7 +221,8 @@ export async function melSpectrogramGpu(gpu: ResidentDevice, args: MelSpectrogra
   validateMelSpectrogram(args);
   const bins = stftBins(args.nFft);
   const rows = args.batch * stftFrames(args.length, args.nFft, args.hopLength);
-  const { plan: spectrumPlan, tables } = stftKernel(gpu, args);
+  const { batch, length, nFft, hopLength } = args;
+  const { plan: spectrumPlan, tables } = stftKernel(gpu, { batch, length, nFft, hopLength });
   const powerPlan = powerSpectrumPlan(gpu, { rows, bins });
   const projectPlan = melPlan(gpu, { rows, nFreqs: bins, nMels: args.nMels, db: true });
   const tensors: GpuTensor[] = [];
@@ -220,7 +230,9 @@ export async function melSpectrogramGpu(gpu: ResidentDevice, args: MelSpectrogra
   try {
     const x = keep(gpu.upload(args.x, "x"));
     const spectrumTables = tables.map((t, i) => keep(gpu.upload(t, `stft table ${i}`)));
-    const filterbank = keep(gpu.upload(melFilterbank({ ...args, nFreqs: bins }), "filterbank"));
+    const { nMels, sampleRate, fMin, fMax, melScale, norm } = args;
+    const bank = melFilterbank({ nFreqs: bins, nMels, sampleRate, fMin, fMax, melScale, norm });
+    const filterbank = keep(gpu.upload(bank, "filterbank"));
     const spectrum = keep(gpu.alloc("f32", rows * bins * 2, "spectrum"));
     const power = keep(gpu.alloc("f32", rows * bins, "power"));
     const out = keep(gpu.alloc("f32", rows * args.nMels, "out"));

@@ -25,6 +25,15 @@
 import { requireArgs, requireArray, requireF32, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 import { checkStftShape, stft, stftBins, stftFrames, type StftShape } from "../stft/reference.ts";
 
+/** The keys of melFilterbank's options besides nFreqs. */
+const FILTERBANK_KEYS: readonly string[] = ["nMels", "sampleRate", "fMin", "fMax", "melScale", "norm"];
+/** The keys powerSpectrum's shape or arguments may carry: sizes and arrays (a plan may be given the arguments). */
+const POWER_KEYS: readonly string[] = ["x", "rows", "bins"];
+/** The keys mel's shape or arguments may carry. */
+const MEL_KEYS: readonly string[] = ["x", "filterbank", "rows", "nFreqs", "nMels", "db"];
+/** The keys melSpectrogram's shape or arguments may carry. */
+const SPECTROGRAM_KEYS: readonly string[] = ["x", "batch", "length", "nFft", "hopLength", ...FILTERBANK_KEYS];
+
 /** The mel scale of a filterbank. */
 export type MelScale = "htk" | "slaney";
 
@@ -49,14 +58,40 @@ export interface MelFilterbankOptions {
   norm?: "slaney" | null;
 }
 
-/** Mel of a frequency in Hz on the given scale. */
+/**
+ * Mel of a frequency in Hz on the given scale.
+ *
+ * @param hz the frequency
+ * @param scale `htk` or `slaney`
+ * @returns its mel
+ *
+ * @example
+ * ```ts
+ * import { hzToMel } from "@xpu/ops/ops/mel";
+ * hzToMel(1000, "htk"); // 999.99: 2595 log10(1 + 1000 / 700)
+ * hzToMel(1000, "slaney"); // 15: linear below 1 kHz
+ * ```
+ */
 export function hzToMel(hz: number, scale: MelScale): number {
   if (scale === "htk") return 2595 * Math.log10(1 + hz / 700);
   const linear = hz / (200 / 3);
   return hz < 1000 ? linear : 15 + Math.log(hz / 1000) / (Math.log(6.4) / 27);
 }
 
-/** Frequency in Hz of a mel on the given scale. */
+/**
+ * Frequency in Hz of a mel on the given scale.
+ *
+ * @param mel the mel
+ * @param scale `htk` or `slaney`
+ * @returns its frequency
+ *
+ * @example
+ * ```ts
+ * import { hzToMel, melToHz } from "@xpu/ops/ops/mel";
+ * melToHz(15, "slaney"); // 1000
+ * melToHz(hzToMel(440, "htk"), "htk"); // 440, to rounding
+ * ```
+ */
 export function melToHz(mel: number, scale: MelScale): number {
   if (scale === "htk") return 700 * (10 ** (mel / 2595) - 1);
   return mel < 15 ? mel * (200 / 3) : 1000 * Math.exp((Math.log(6.4) / 27) * (mel - 15));
@@ -67,9 +102,20 @@ export function melToHz(mel: number, scale: MelScale): number {
  *
  * @param options what the filterbank is built from
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMelFilterbank } from "@xpu/ops/ops/mel";
+ * validateMelFilterbank({ nFreqs: 513, nMels: 80, sampleRate: 24000 }); // passes
+ * try {
+ *   validateMelFilterbank({ nFreqs: 513, nMels: 80, sampleRate: 24000, fMax: 13000 });
+ * } catch (e) {
+ *   (e as Error).message; // fMax above the Nyquist frequency (12,000 Hz) is refused
+ * }
+ * ```
  */
 export function validateMelFilterbank(options: MelFilterbankOptions): void {
-  requireArgs("melFilterbank", "options", options, `{ nFreqs, ${FILTERBANK_FIELDS} }`);
+  requireArgs("melFilterbank", "options", options, `{ nFreqs, ${FILTERBANK_FIELDS} }`, ["nFreqs", ...FILTERBANK_KEYS]);
   checkMelFilterbank("melFilterbank", options);
 }
 
@@ -149,9 +195,15 @@ export interface PowerSpectrumArgs {
  *
  * @param shape rows and bins
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validatePowerSpectrumShape } from "@xpu/ops/ops/mel";
+ * validatePowerSpectrumShape({ rows: 19, bins: 513 }); // passes: 19 frames of 513 bins
+ * ```
  */
 export function validatePowerSpectrumShape(shape: { rows: number; bins: number }): void {
-  requireArgs("powerSpectrum", "shape", shape, "{ rows, bins }");
+  requireArgs("powerSpectrum", "shape", shape, "{ rows, bins }", POWER_KEYS);
   requireInt("powerSpectrum", "rows", shape.rows, 1, U32_MAX);
   requireInt("powerSpectrum", "bins", shape.bins, 1, U32_MAX);
 }
@@ -161,9 +213,15 @@ export function validatePowerSpectrumShape(shape: { rows: number; bins: number }
  *
  * @param args the spectrum and its sizes
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validatePowerSpectrum } from "@xpu/ops/ops/mel";
+ * validatePowerSpectrum({ x: new Float32Array([3, 4, 1, -1]), rows: 1, bins: 2 }); // passes: [rows, bins, 2]
+ * ```
  */
 export function validatePowerSpectrum(args: PowerSpectrumArgs): void {
-  requireArgs("powerSpectrum", "args", args, "{ x, rows, bins }");
+  requireArgs("powerSpectrum", "args", args, "{ x, rows, bins }", POWER_KEYS);
   validatePowerSpectrumShape(args);
   requireArray("powerSpectrum", "x", args.x, "Float32Array", [args.rows * args.bins * 2, "rows * bins * 2"]);
 }
@@ -212,9 +270,15 @@ export interface MelArgs extends MelShape {
  *
  * @param shape the sizes
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMelShape } from "@xpu/ops/ops/mel";
+ * validateMelShape({ rows: 19, nFreqs: 513, nMels: 80, db: true }); // passes
+ * ```
  */
 export function validateMelShape(shape: MelShape): void {
-  requireArgs("mel", "shape", shape, "{ rows, nFreqs, nMels, db? }");
+  requireArgs("mel", "shape", shape, "{ rows, nFreqs, nMels, db? }", MEL_KEYS);
   requireInt("mel", "rows", shape.rows, 1, U32_MAX);
   requireInt("mel", "nFreqs", shape.nFreqs, 1, U32_MAX);
   requireInt("mel", "nMels", shape.nMels, 1, U32_MAX);
@@ -228,9 +292,16 @@ export function validateMelShape(shape: MelShape): void {
  *
  * @param args the power spectrum, the filterbank and their sizes
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMel } from "@xpu/ops/ops/mel";
+ * const filterbank = new Float32Array([1, 0, 0.5, 0.5, 0, 1]); // 3 bins, 2 bands
+ * validateMel({ x: new Float32Array([10, 20, 30]), filterbank, rows: 1, nFreqs: 3, nMels: 2 }); // passes
+ * ```
  */
 export function validateMel(args: MelArgs): void {
-  requireArgs("mel", "args", args, "{ x, filterbank, rows, nFreqs, nMels, db? }");
+  requireArgs("mel", "args", args, "{ x, filterbank, rows, nFreqs, nMels, db? }", MEL_KEYS);
   validateMelShape(args);
   requireArray("mel", "x", args.x, "Float32Array", [args.rows * args.nFreqs, "rows * nFreqs"]);
   requireArray("mel", "filterbank", args.filterbank, "Float32Array", [args.nFreqs * args.nMels, "nFreqs * nMels"]);
@@ -277,9 +348,21 @@ export interface MelSpectrogramArgs extends MelSpectrogramShape {
  *
  * @param shape the stft sizes and the filterbank options
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMelSpectrogramShape } from "@xpu/ops/ops/mel";
+ * validateMelSpectrogramShape({ batch: 1, length: 4800, nFft: 1024, hopLength: 256, nMels: 64, sampleRate: 24000 });
+ * ```
  */
 export function validateMelSpectrogramShape(shape: MelSpectrogramShape): void {
-  requireArgs("melSpectrogram", "shape", shape, `{ batch, length, nFft, hopLength, ${FILTERBANK_FIELDS} }`);
+  requireArgs(
+    "melSpectrogram",
+    "shape",
+    shape,
+    `{ batch, length, nFft, hopLength, ${FILTERBANK_FIELDS} }`,
+    SPECTROGRAM_KEYS,
+  );
   checkStftShape("melSpectrogram", shape);
   checkMelFilterbank("melSpectrogram", { ...shape, nFreqs: stftBins(shape.nFft) });
 }
@@ -289,9 +372,22 @@ export function validateMelSpectrogramShape(shape: MelSpectrogramShape): void {
  *
  * @param args the signals, the stft sizes and the filterbank options
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMelSpectrogram } from "@xpu/ops/ops/mel";
+ * const x = new Float32Array(4800);
+ * validateMelSpectrogram({ x, batch: 1, length: 4800, nFft: 1024, hopLength: 256, nMels: 64, sampleRate: 24000 });
+ * ```
  */
 export function validateMelSpectrogram(args: MelSpectrogramArgs): void {
-  requireArgs("melSpectrogram", "args", args, `{ x, batch, length, nFft, hopLength, ${FILTERBANK_FIELDS} }`);
+  requireArgs(
+    "melSpectrogram",
+    "args",
+    args,
+    `{ x, batch, length, nFft, hopLength, ${FILTERBANK_FIELDS} }`,
+    SPECTROGRAM_KEYS,
+  );
   validateMelSpectrogramShape(args);
   requireArray("melSpectrogram", "x", args.x, "Float32Array", [args.batch * args.length, "batch * length"]);
 }
@@ -313,9 +409,10 @@ export function melSpectrogram(args: MelSpectrogramArgs): Float32Array {
   validateMelSpectrogram(args);
   const bins = stftBins(args.nFft);
   const rows = args.batch * stftFrames(args.length, args.nFft, args.hopLength);
-  const spectrum = stft(args);
+  const { x, batch, length, nFft, hopLength, nMels, sampleRate, fMin, fMax, melScale, norm } = args;
+  const spectrum = stft({ x, batch, length, nFft, hopLength });
   // |X|^2 from the f32 spectrum; the mel projection in f64.
   const power = powerSpectrum({ x: spectrum, rows, bins });
-  const filterbank = melFilterbank({ ...args, nFreqs: bins });
+  const filterbank = melFilterbank({ nFreqs: bins, nMels, sampleRate, fMin, fMax, melScale, norm });
   return mel({ x: power, filterbank, rows, nFreqs: bins, nMels: args.nMels, db: true });
 }

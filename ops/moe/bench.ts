@@ -8,6 +8,7 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { KERNELS, moeDispatchPlan, moeGatherPlan, moeRouterPlan } from "./mod.ts";
+import type { MoeVariant } from "./kernels.gen.ts";
 
 interface Shape {
   T: number;
@@ -27,7 +28,7 @@ const label = ({ T, E, k, D }: Shape) => `${T}x${E}x${k}x${D}`;
 
 /** moe's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<Shape>({
+  defineCase<Shape, MoeVariant>({
     op: "moeRouter",
     entry: "router",
     sources: KERNELS,
@@ -37,7 +38,7 @@ export const BENCH: readonly BenchCase[] = [
     plan: (gpu, { T, E, k }, options) => moeRouterPlan(gpu, { T, E, k, normTopkProb: true }, options),
     inputs: ({ T, E }, seed) => [randomInput(T * E, seed)],
   }),
-  defineCase<Shape>({
+  defineCase<Shape, MoeVariant>({
     op: "moeDispatch",
     entry: "dispatch",
     sources: KERNELS,
@@ -47,7 +48,7 @@ export const BENCH: readonly BenchCase[] = [
     plan: (gpu, s, options) => moeDispatchPlan(gpu, { T: s.T, E: s.E, k: s.k, capacity: capacityOf(s) }, options),
     inputs: (s, seed) => [experts(s, seed)],
   }),
-  defineCase<Shape>({
+  defineCase<Shape, MoeVariant>({
     op: "moeGather",
     entry: "gather",
     sources: KERNELS,

@@ -35,7 +35,8 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { KERNELS, type MoeVariant } from "./kernels.gen.ts";
 import {
   type MoeDispatch,
   type MoeDispatchArgs,
@@ -54,7 +55,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type MoeVariant };
 
 const WG = 256;
 
@@ -71,8 +72,22 @@ const GATHER_PARAMS = u32Fields("tokens", "k", "d", "total");
  * @param shape T, E, k and normTopkProb
  * @param options kernel override
  * @returns the plan; bindings `logits` `[T, E]` (input), `experts` `[T, k]` (i32) and `gates` `[T, k]`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { moeRouterPlan } from "@xpu/ops/ops/moe";
+ * const gpu = await acquireDevice();
+ * const plan = moeRouterPlan(gpu, { T: 16, E: 8, k: 2, normTopkProb: true }); // logits in; experts and gates out
+ * gpu.destroy();
+ * ```
  */
-export function moeRouterPlan(gpu: ResidentDevice, shape: MoeRouterShape, options: KernelOptions = {}): KernelPlan {
+export function moeRouterPlan(
+  gpu: ResidentDevice,
+  shape: MoeRouterShape,
+  options?: KernelOptions<MoeVariant>,
+): KernelPlan {
+  checkOptions("moeRouter", options);
   validateMoeRouterShape(shape);
   const { T, E, k } = shape;
   return {
@@ -116,8 +131,9 @@ export function moeRouterPlan(gpu: ResidentDevice, shape: MoeRouterShape, option
 export async function moeRouterGpu(
   gpu: ResidentDevice,
   args: MoeRouterArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<MoeVariant>,
 ): Promise<MoeRouting> {
+  checkOptions("moeRouter", options);
   validateMoeRouter(args);
   const [experts, gates] = await gpu.run(moeRouterPlan(gpu, args, options), [args.logits]);
   return { experts: experts as Int32Array, gates: gates as Float32Array };
@@ -131,8 +147,22 @@ export async function moeRouterGpu(
  * @param options kernel override
  * @returns the plan; bindings `experts` `[T, k]` (i32 input), `slotToken` `[E, capacity]` and
  *   `tokenSlot` `[T, k]` (i32 outputs); one workgroup per expert
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { moeDispatchPlan } from "@xpu/ops/ops/moe";
+ * const gpu = await acquireDevice();
+ * const plan = moeDispatchPlan(gpu, { T: 16, E: 8, k: 2, capacity: 4 }); // experts in; slotToken and tokenSlot out
+ * gpu.destroy();
+ * ```
  */
-export function moeDispatchPlan(gpu: ResidentDevice, shape: MoeDispatchShape, options: KernelOptions = {}): KernelPlan {
+export function moeDispatchPlan(
+  gpu: ResidentDevice,
+  shape: MoeDispatchShape,
+  options?: KernelOptions<MoeVariant>,
+): KernelPlan {
+  checkOptions("moeDispatch", options);
   validateMoeDispatchShape(shape);
   const { T, E, k, capacity } = shape;
   return {
@@ -177,8 +207,9 @@ export function moeDispatchPlan(gpu: ResidentDevice, shape: MoeDispatchShape, op
 export async function moeDispatchGpu(
   gpu: ResidentDevice,
   args: MoeDispatchArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<MoeVariant>,
 ): Promise<MoeDispatch> {
+  checkOptions("moeDispatch", options);
   validateMoeDispatch(args);
   const [slotToken, tokenSlot] = await gpu.run(moeDispatchPlan(gpu, args, options), [args.experts]);
   return { slotToken: slotToken as Int32Array, tokenSlot: tokenSlot as Int32Array };
@@ -192,8 +223,22 @@ export async function moeDispatchGpu(
  * @param options kernel override
  * @returns the plan; bindings `y` `[slots, D]`, `tokenSlot` `[T, k]` (i32), `gates` `[T, k]`
  *   (inputs) and `out` `[T, D]`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { moeGatherPlan } from "@xpu/ops/ops/moe";
+ * const gpu = await acquireDevice();
+ * const plan = moeGatherPlan(gpu, { T: 16, k: 2, slots: 32, D: 64 }); // y, tokenSlot and gates in; out [T, D]
+ * gpu.destroy();
+ * ```
  */
-export function moeGatherPlan(gpu: ResidentDevice, shape: MoeGatherShape, options: KernelOptions = {}): KernelPlan {
+export function moeGatherPlan(
+  gpu: ResidentDevice,
+  shape: MoeGatherShape,
+  options?: KernelOptions<MoeVariant>,
+): KernelPlan {
+  checkOptions("moeGather", options);
   validateMoeGatherShape(shape);
   const { T, k, slots, D } = shape;
   return {
@@ -239,8 +284,9 @@ export function moeGatherPlan(gpu: ResidentDevice, shape: MoeGatherShape, option
 export async function moeGatherGpu(
   gpu: ResidentDevice,
   args: MoeGatherArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<MoeVariant>,
 ): Promise<Float32Array> {
+  checkOptions("moeGather", options);
   validateMoeGather(args);
   const [out] = await gpu.run(moeGatherPlan(gpu, args, options), [args.y, args.tokenSlot, args.gates]);
   return out as Float32Array;

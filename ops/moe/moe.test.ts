@@ -26,6 +26,7 @@ import {
   type MoeRouterArgs,
   moeRouterGpu,
 } from "./mod.ts";
+import type { MoeVariant } from "./kernels.gen.ts";
 
 interface Golden {
   meta: { torch: string };
@@ -120,12 +121,12 @@ Deno.test("moe reference matches the torch goldens (router, dispatch)", async ()
   const golden = await loadMoeGolden();
   ok(golden.router.length >= 3 && golden.dispatch.length >= 2 && golden.meta.torch);
   for (const c of golden.router) {
-    const got = moeRouter({ ...c, logits: f32(c.logits) });
+    const got = moeRouter({ T: c.T, E: c.E, k: c.k, normTopkProb: c.normTopkProb, logits: f32(c.logits) });
     deepStrictEqual([...got.experts], c.experts, `router T=${c.T} E=${c.E} k=${c.k}`);
     assertClose(got.gates, c.gates, oneUlp, `router gates T=${c.T} E=${c.E} k=${c.k}`);
   }
   for (const c of golden.dispatch) {
-    const got = moeDispatch({ ...c, experts: Int32Array.from(c.experts) });
+    const got = moeDispatch({ T: c.T, E: c.E, k: c.k, capacity: c.capacity, experts: Int32Array.from(c.experts) });
     deepStrictEqual([...got.slotToken], c.slotToken, `dispatch T=${c.T} E=${c.E} capacity=${c.capacity}`);
     deepStrictEqual([...got.tokenSlot], c.tokenSlot, `dispatch T=${c.T} E=${c.E} capacity=${c.capacity}`);
   }
@@ -194,12 +195,24 @@ gpuTest(
 gpuTest("moe GPU matches the torch goldens (router, dispatch)", async (gpu) => {
   const golden = await loadMoeGolden();
   for (const c of golden.router) {
-    const got = await moeRouterGpu(gpu, { ...c, logits: f32(c.logits) });
+    const got = await moeRouterGpu(gpu, {
+      T: c.T,
+      E: c.E,
+      k: c.k,
+      normTopkProb: c.normTopkProb,
+      logits: f32(c.logits),
+    });
     deepStrictEqual([...got.experts], c.experts, `router T=${c.T} E=${c.E} k=${c.k}`);
     assertClose(got.gates, c.gates, routerTolerance, `router gates T=${c.T} E=${c.E} k=${c.k}`);
   }
   for (const c of golden.dispatch) {
-    const got = await moeDispatchGpu(gpu, { ...c, experts: Int32Array.from(c.experts) });
+    const got = await moeDispatchGpu(gpu, {
+      T: c.T,
+      E: c.E,
+      k: c.k,
+      capacity: c.capacity,
+      experts: Int32Array.from(c.experts),
+    });
     deepStrictEqual([...got.slotToken], c.slotToken);
     deepStrictEqual([...got.tokenSlot], c.tokenSlot);
   }
@@ -270,7 +283,7 @@ const routerTolerance = { atol: 1e-7, rtol: 2e-6 };
 const flatRouting = (r: ReturnType<typeof moeRouter>) => Float64Array.from([...r.experts, ...r.gates]);
 /** Logits with ties: small integers. */
 const tiedLogits = (n: number, seed: number) => Float32Array.from(randomInt32(n, seed, -2, 3));
-checkAgainstReference<MoeRouterArgs>(
+checkAgainstReference<MoeRouterArgs, MoeVariant>(
   "moeRouter",
   KERNELS,
   "router",
@@ -313,7 +326,7 @@ function choices(T: number, E: number, k: number, seed: number): Int32Array {
   return out;
 }
 const flatDispatch = (d: ReturnType<typeof moeDispatch>) => Int32Array.from([...d.slotToken, ...d.tokenSlot]);
-checkAgainstReference<MoeDispatchArgs>(
+checkAgainstReference<MoeDispatchArgs, MoeVariant>(
   "moeDispatch",
   KERNELS,
   "dispatch",
@@ -329,7 +342,7 @@ checkAgainstReference<MoeDispatchArgs>(
 /** tokenSlot with some drops (-1). */
 const slotsFor = (T: number, k: number, slots: number, seed: number) => randomInt32(T * k, seed, -1, slots);
 // Gather: k f32 products summed in order against f64: k ULPs of the sum of |terms|.
-checkAgainstReference<MoeGatherArgs>(
+checkAgainstReference<MoeGatherArgs, MoeVariant>(
   "moeGather",
   KERNELS,
   "gather",

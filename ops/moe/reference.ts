@@ -29,6 +29,13 @@
 
 import { I32_MAX, requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
+/** The keys moeRouter's shape or arguments may carry: sizes and arrays (a plan may be given the arguments). */
+const ROUTER_KEYS: readonly string[] = ["logits", "T", "E", "k", "normTopkProb"];
+/** The keys moeDispatch's shape or arguments may carry. */
+const DISPATCH_KEYS: readonly string[] = ["experts", "T", "E", "k", "capacity"];
+/** The keys moeGather's shape or arguments may carry. */
+const GATHER_KEYS: readonly string[] = ["y", "tokenSlot", "gates", "T", "k", "slots", "D"];
+
 /** Sizes of {@link moeRouter}. */
 export interface MoeRouterShape {
   /** Tokens, >= 1. */
@@ -60,9 +67,15 @@ export interface MoeRouting {
  *
  * @param shape the sizes
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMoeRouterShape } from "@xpu/ops/ops/moe";
+ * validateMoeRouterShape({ T: 16, E: 8, k: 2, normTopkProb: true }); // passes; normTopkProb has no default
+ * ```
  */
 export function validateMoeRouterShape(shape: MoeRouterShape): void {
-  requireArgs("moeRouter", "shape", shape, "{ T, E, k, normTopkProb }");
+  requireArgs("moeRouter", "shape", shape, "{ T, E, k, normTopkProb }", ROUTER_KEYS);
   requireInt("moeRouter", "T", shape.T, 1, U32_MAX);
   requireInt("moeRouter", "E", shape.E, 1, U32_MAX);
   requireInt("moeRouter", "k", shape.k, 1, shape.E);
@@ -76,9 +89,15 @@ export function validateMoeRouterShape(shape: MoeRouterShape): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMoeRouter } from "@xpu/ops/ops/moe";
+ * validateMoeRouter({ logits: new Float32Array([0, 1, 1, -1]), T: 1, E: 4, k: 2, normTopkProb: false }); // passes
+ * ```
  */
 export function validateMoeRouter(args: MoeRouterArgs): void {
-  requireArgs("moeRouter", "args", args, "{ logits, T, E, k, normTopkProb }");
+  requireArgs("moeRouter", "args", args, "{ logits, T, E, k, normTopkProb }", ROUTER_KEYS);
   validateMoeRouterShape(args);
   requireArray("moeRouter", "logits", args.logits, "Float32Array", [args.T * args.E, "T * E"]);
 }
@@ -149,9 +168,15 @@ export interface MoeDispatch {
  *
  * @param shape the sizes
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMoeDispatchShape } from "@xpu/ops/ops/moe";
+ * validateMoeDispatchShape({ T: 2, E: 2, k: 2, capacity: 1 }); // passes
+ * ```
  */
 export function validateMoeDispatchShape(shape: MoeDispatchShape): void {
-  requireArgs("moeDispatch", "shape", shape, "{ T, E, k, capacity }");
+  requireArgs("moeDispatch", "shape", shape, "{ T, E, k, capacity }", DISPATCH_KEYS);
   requireInt("moeDispatch", "T", shape.T, 1, I32_MAX);
   requireInt("moeDispatch", "E", shape.E, 1, I32_MAX);
   requireInt("moeDispatch", "k", shape.k, 1, shape.E);
@@ -166,9 +191,15 @@ export function validateMoeDispatchShape(shape: MoeDispatchShape): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMoeDispatch } from "@xpu/ops/ops/moe";
+ * validateMoeDispatch({ experts: new Int32Array([0, 1, 0, 1]), T: 2, E: 2, k: 2, capacity: 1 }); // passes
+ * ```
  */
 export function validateMoeDispatch(args: MoeDispatchArgs): void {
-  requireArgs("moeDispatch", "args", args, "{ experts, T, E, k, capacity }");
+  requireArgs("moeDispatch", "args", args, "{ experts, T, E, k, capacity }", DISPATCH_KEYS);
   validateMoeDispatchShape(args);
   requireArray("moeDispatch", "experts", args.experts, "Int32Array", [args.T * args.k, "T * k"]);
   const bad = args.experts.findIndex((e) => e < 0 || e >= args.E);
@@ -238,9 +269,15 @@ export interface MoeGatherArgs extends MoeGatherShape {
  *
  * @param shape the sizes
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMoeGatherShape } from "@xpu/ops/ops/moe";
+ * validateMoeGatherShape({ T: 1, k: 2, slots: 2, D: 2 }); // passes
+ * ```
  */
 export function validateMoeGatherShape(shape: MoeGatherShape): void {
-  requireArgs("moeGather", "shape", shape, "{ T, k, slots, D }");
+  requireArgs("moeGather", "shape", shape, "{ T, k, slots, D }", GATHER_KEYS);
   requireInt("moeGather", "T", shape.T, 1, U32_MAX);
   requireInt("moeGather", "k", shape.k, 1, U32_MAX);
   requireInt("moeGather", "slots", shape.slots, 1, I32_MAX);
@@ -252,9 +289,16 @@ export function validateMoeGatherShape(shape: MoeGatherShape): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateMoeGather } from "@xpu/ops/ops/moe";
+ * const y = new Float32Array([1, 2, 10, 20]); // two slots of D = 2
+ * validateMoeGather({ y, tokenSlot: new Int32Array([1, 0]), gates: new Float32Array([0.5, 0.25]), T: 1, k: 2, slots: 2, D: 2 });
+ * ```
  */
 export function validateMoeGather(args: MoeGatherArgs): void {
-  requireArgs("moeGather", "args", args, "{ y, tokenSlot, gates, T, k, slots, D }");
+  requireArgs("moeGather", "args", args, "{ y, tokenSlot, gates, T, k, slots, D }", GATHER_KEYS);
   validateMoeGatherShape(args);
   requireArray("moeGather", "y", args.y, "Float32Array", [args.slots * args.D, "slots * D"]);
   requireArray("moeGather", "tokenSlot", args.tokenSlot, "Int32Array", [args.T * args.k, "T * k"]);

@@ -11,10 +11,11 @@
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { KERNELS, padPlan } from "./mod.ts";
 import type { PadShape } from "./reference.ts";
+import type { PadVariant } from "./kernels.gen.ts";
 
 /** pad's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<PadShape>({
+  defineCase<PadShape, PadVariant>({
     op: "pad",
     entry: "kernel",
     sources: KERNELS,

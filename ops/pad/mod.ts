@@ -58,11 +58,12 @@ import { streamWorkgroups } from "../../harness/grid.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { KERNELS, type PadVariant } from "./kernels.gen.ts";
 import { PAD_MODES, type PadArgs, type PadShape, validatePad, validatePadShape } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type PadVariant };
 
 /** The kernel's uniform, in WGSL declaration order. */
 const PARAMS: readonly ParamField[] = [
@@ -96,7 +97,8 @@ const BLOCK_ELEMENTS = 256 * 4;
  * const plan = padPlan(gpu, { outer: 8, size: 16, inner: 32 * 32, before: 2, after: 0, mode: "replicate" });
  * ```
  */
-export function padPlan(gpu: ResidentDevice, shape: PadShape, options: KernelOptions = {}): KernelPlan {
+export function padPlan(gpu: ResidentDevice, shape: PadShape, options?: KernelOptions<PadVariant>): KernelPlan {
+  checkOptions("pad", options);
   validatePadShape(shape);
   const { outer, size, inner, before, after } = shape;
   const padded = before + size + after;
@@ -143,7 +145,12 @@ export function padPlan(gpu: ResidentDevice, shape: PadShape, options: KernelOpt
  * await padGpu(gpu, { x, outer: 1, size: 3, inner: 1, before: 2, after: 1, mode: "reflect" }); // [3, 2, 1, 2, 3, 2]
  * ```
  */
-export async function padGpu(gpu: ResidentDevice, args: PadArgs, options: KernelOptions = {}): Promise<Float32Array> {
+export async function padGpu(
+  gpu: ResidentDevice,
+  args: PadArgs,
+  options?: KernelOptions<PadVariant>,
+): Promise<Float32Array> {
+  checkOptions("pad", options);
   validatePad(args);
   const [out] = await gpu.run(padPlan(gpu, args, options), [args.x]);
   return out as Float32Array;

@@ -9,6 +9,7 @@ import {
 } from "../../harness/testing.ts";
 import type { ResidentDevice } from "../../harness/device.ts";
 import { KERNELS, pad, type PadArgs, padGpu, type PadMode } from "./mod.ts";
+import type { PadVariant } from "./kernels.gen.ts";
 
 /** What goldens/gen.py writes. */
 interface Golden {
@@ -137,7 +138,10 @@ gpuTest("pad GPU: bad input throws before dispatch", async (gpu: ResidentDevice)
     "reflect needs before and after",
   );
   await assertThrowsMessage(() => padGpu(gpu, { ...base, size: 2 }), "x must have length outer * size * inner = 2");
-  await assertThrowsMessage(() => padGpu(gpu, { ...base }, { override: "kernel.amd" }), 'override "kernel.amd"');
+  await assertThrowsMessage(
+    () => padGpu(gpu, { ...base }, { override: "kernel.amd" as never }),
+    'override "kernel.amd"',
+  );
 });
 
 // Copies: the GPU must give the reference's values exactly. [6, 37, 1] +2/3 has rows of 42, so a
@@ -176,4 +180,4 @@ const cases = (["constant", "reflect", "replicate"] as const).flatMap((mode) =>
     };
   })
 );
-checkAgainstReference<PadArgs>("pad", KERNELS, "kernel", cases, pad, padGpu, { atol: 0, rtol: 0 });
+checkAgainstReference<PadArgs, PadVariant>("pad", KERNELS, "kernel", cases, pad, padGpu, { atol: 0, rtol: 0 });

@@ -19,6 +19,9 @@
 
 import { requireArgs, requireArray, requireF32, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["x", "outer", "size", "inner", "before", "after", "mode", "value"];
+
 /** How the padding is filled. */
 export type PadMode = "constant" | "reflect" | "replicate";
 
@@ -54,9 +57,20 @@ export interface PadArgs extends PadShape {
  *
  * @param shape the sizes, pads, mode and value
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validatePadShape } from "@xpu/ops/ops/pad";
+ * validatePadShape({ outer: 4, size: 3, inner: 1, before: 2, after: 1, mode: "reflect" }); // passes
+ * try {
+ *   validatePadShape({ outer: 4, size: 3, inner: 1, before: 3, after: 0, mode: "reflect" });
+ * } catch (e) {
+ *   (e as Error).message; // reflect needs before and after below size (torch's rule)
+ * }
+ * ```
  */
 export function validatePadShape(shape: PadShape): void {
-  requireArgs("pad", "shape", shape, "{ outer, size, inner, before, after, mode?, value? }");
+  requireArgs("pad", "shape", shape, "{ outer, size, inner, before, after, mode?, value? }", KEYS);
   requireInt("pad", "outer", shape.outer, 1, U32_MAX);
   requireInt("pad", "inner", shape.inner, 1, U32_MAX);
   requireInt("pad", "size", shape.size, 0, U32_MAX);
@@ -80,9 +94,15 @@ export function validatePadShape(shape: PadShape): void {
  *
  * @param args the tensor, its sizes and the padding
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validatePad } from "@xpu/ops/ops/pad";
+ * validatePad({ x: new Float32Array([1, 2, 3]), outer: 1, size: 3, inner: 1, before: 1, after: 1 }); // passes
+ * ```
  */
 export function validatePad(args: PadArgs): void {
-  requireArgs("pad", "args", args, "{ x, outer, size, inner, before, after, mode?, value? }");
+  requireArgs("pad", "args", args, "{ x, outer, size, inner, before, after, mode?, value? }", KEYS);
   validatePadShape(args);
   requireArray("pad", "x", args.x, "Float32Array", [args.outer * args.size * args.inner, "outer * size * inner"]);
 }

@@ -8,6 +8,7 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { KERNELS, permutePlan } from "./mod.ts";
+import type { PermuteVariant } from "./kernels.gen.ts";
 
 interface Shape {
   shape: number[];
@@ -16,7 +17,7 @@ interface Shape {
 
 /** permute's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<Shape>({
+  defineCase<Shape, PermuteVariant>({
     op: "permute",
     entry: "kernel",
     sources: KERNELS,

@@ -32,8 +32,9 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
+import { checkOptions } from "../validate.ts";
 import type { Resolution } from "../../harness/resolve.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { KERNELS, type PermuteVariant } from "./kernels.gen.ts";
 import {
   MAX_PERMUTE_RANK,
   type PermuteArgs,
@@ -43,7 +44,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type PermuteVariant };
 
 const WORKGROUP_SIZE = 256;
 const AXES = Array.from({ length: MAX_PERMUTE_RANK }, (_, a) => a);
@@ -199,7 +200,12 @@ function nvidiaGeometry(
  * gpu.destroy();
  * ```
  */
-export function permutePlan(gpu: ResidentDevice, permutation: PermuteShape, options: KernelOptions = {}): KernelPlan {
+export function permutePlan(
+  gpu: ResidentDevice,
+  permutation: PermuteShape,
+  options?: KernelOptions<PermuteVariant>,
+): KernelPlan {
+  checkOptions("permute", options);
   const dims = validatePermuteShape(permutation);
   const { shape } = permutation;
   const n = shape.reduce((p, d) => p * d, 1);
@@ -257,8 +263,9 @@ export function permutePlan(gpu: ResidentDevice, permutation: PermuteShape, opti
 export async function permuteGpu(
   gpu: ResidentDevice,
   args: PermuteArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<PermuteVariant>,
 ): Promise<Float32Array> {
+  checkOptions("permute", options);
   validatePermute(args);
   const plan = permutePlan(gpu, args, options);
   const [out] = await gpu.run(plan, [args.x]);

@@ -131,13 +131,13 @@ gpuTest("permute GPU: bad input throws before dispatch", async (gpu) => {
     "x must have length the product of shape [4, 3, 4] = 48, got 24",
   );
   await assertThrowsMessage(
-    () => permuteGpu(gpu, { x, shape: [24], dims: [0] }, { override: "kernel.soc" }),
+    () => permuteGpu(gpu, { x, shape: [24], dims: [0] }, { override: "kernel.soc" as never }),
     'override "kernel.soc" is not a variant of entry point "kernel"',
   );
 });
 
 gpuTest("permute plan: source strides padded to six axes, grid folded past 65,535 workgroups", (gpu) => {
-  const portable = { override: "kernel" };
+  const portable = { override: "kernel" } as const;
   const plan = permutePlan(gpu, { shape: [2, 3, 4], dims: [2, 0, 1] }, portable);
   const [n, ...rest] = new Uint32Array(plan.params!).slice(0, 13);
   deepStrictEqual({ n, sizes: rest.slice(0, 6), strides: rest.slice(6) }, {
@@ -174,7 +174,7 @@ Deno.test("collapsePermutation: size-1 axes dropped, neighbours that stay neighb
 });
 
 gpuTest("permute plan (kernel.nvidia): rows when the last axis stays, tiles when it moves", (gpu) => {
-  const nvidia = { override: "kernel.nvidia" };
+  const nvidia = { override: "kernel.nvidia" } as const;
   const plan = (shape: number[], dims: number[]) => permutePlan(gpu, { shape, dims }, nvidia);
   const rows = (shape: number[], dims: number[]) => {
     const { kernel, params, workgroups } = plan(shape, dims);

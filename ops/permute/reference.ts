@@ -21,6 +21,9 @@
 
 import { requireArgs, requireArray, requireInt, requireShape } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["x", "shape", "dims"];
+
 /** The highest rank `permute` accepts. */
 export const MAX_PERMUTE_RANK = 6;
 
@@ -53,7 +56,7 @@ export interface PermuteArgs extends PermuteShape {
  * ```
  */
 export function validatePermuteShape(permutation: PermuteShape): number[] {
-  requireArgs("permute", "shape", permutation, "{ shape, dims }");
+  requireArgs("permute", "shape", permutation, "{ shape, dims }", KEYS);
   const { shape, dims } = permutation;
   requireShape("permute", "shape", shape, 1, MAX_PERMUTE_RANK);
   const rank = shape.length;
@@ -91,7 +94,7 @@ export function validatePermuteShape(permutation: PermuteShape): number[] {
  * ```
  */
 export function validatePermute(args: PermuteArgs): number[] {
-  requireArgs("permute", "args", args, "{ x, shape, dims }");
+  requireArgs("permute", "args", args, "{ x, shape, dims }", KEYS);
   const dims = validatePermuteShape(args);
   requireArray("permute", "x", args.x, "Float32Array", [
     args.shape.reduce((p, d) => p * d, 1),

@@ -9,10 +9,11 @@
 
 import { type BenchCase, defineCase } from "../../harness/bench_case.ts";
 import { KERNELS, popeArguments, popePlan } from "./mod.ts";
+import type { PopeVariant } from "./kernels.gen.ts";
 
 /** pope's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<{ S: number; D: number; posOffset: number }>({
+  defineCase<{ S: number; D: number; posOffset: number }, PopeVariant>({
     op: "pope",
     entry: "kernel",
     sources: KERNELS,

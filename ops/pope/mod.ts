@@ -40,11 +40,12 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { KERNELS, type PopeVariant } from "./kernels.gen.ts";
 import { type PopeArgs, popeArguments, type PopeShape, validatePope, validatePopeShape } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type PopeVariant };
 
 /** Columns per workgroup (`COLS` vec4s in the WGSL) and chunks of orders (`CHUNKS`). */
 const COLUMNS_PER_WORKGROUP = 16;
@@ -57,8 +58,20 @@ const CHUNKS = 64;
  * @param shape S, D and posOffset
  * @param options kernel override
  * @returns the plan; bindings `x` `[D]` (the arguments, {@link popeArguments}; input) and `out` `[S, D]`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { popeArguments, popePlan } from "@xpu/ops/ops/pope";
+ * const gpu = await acquireDevice();
+ * const args = gpu.upload(popeArguments(8)), out = gpu.alloc("f32", 4 * 8);
+ * await gpu.submit([popePlan(gpu, { S: 4, D: 8, posOffset: 1 }), [args, out]]);
+ * const table = await gpu.read(out); // what pope({ S: 4, D: 8, posOffset: 1 }) gives
+ * gpu.destroy();
+ * ```
  */
-export function popePlan(gpu: ResidentDevice, shape: PopeShape, options: KernelOptions = {}): KernelPlan {
+export function popePlan(gpu: ResidentDevice, shape: PopeShape, options?: KernelOptions<PopeVariant>): KernelPlan {
+  checkOptions("pope", options);
   validatePopeShape(shape);
   const { S, D, posOffset } = shape;
   return {
@@ -99,7 +112,12 @@ export function popePlan(gpu: ResidentDevice, shape: PopeShape, options: KernelO
  * gpu.destroy();
  * ```
  */
-export async function popeGpu(gpu: ResidentDevice, args: PopeArgs, options: KernelOptions = {}): Promise<Float32Array> {
+export async function popeGpu(
+  gpu: ResidentDevice,
+  args: PopeArgs,
+  options?: KernelOptions<PopeVariant>,
+): Promise<Float32Array> {
+  checkOptions("pope", options);
   validatePope(args);
   const [out] = await gpu.run(popePlan(gpu, args, options), [popeArguments(args.D)]);
   return out as Float32Array;

@@ -2,6 +2,7 @@ import { deepStrictEqual, ok } from "node:assert/strict";
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { assertClose, assertThrowsMessage, checkAgainstReference, gpuTest, loadGolden } from "../../harness/testing.ts";
 import { KERNELS, pope, type PopeArgs, popeArguments, popeGpu, popePlan } from "./mod.ts";
+import type { PopeVariant } from "./kernels.gen.ts";
 
 interface Golden {
   meta: { torch: string };
@@ -34,7 +35,12 @@ Deno.test("pope reference matches torch.special.legendre_polynomial_p", async ()
   ok(golden.cases.length >= 4 && golden.meta.torch);
   for (const c of golden.cases) {
     // f64 recurrence against torch's own f64 evaluation: a few f64 ULPs, then one f32 rounding.
-    assertClose(pope(c), c.out, { atol: 1e-7, rtol: 2 ** -22 }, `S=${c.S} D=${c.D} posOffset=${c.posOffset}`);
+    assertClose(
+      pope({ S: c.S, D: c.D, posOffset: c.posOffset }),
+      c.out,
+      { atol: 1e-7, rtol: 2 ** -22 },
+      `S=${c.S} D=${c.D} posOffset=${c.posOffset}`,
+    );
   }
 });
 
@@ -63,7 +69,12 @@ const tolerance = ({ S, posOffset }: PopeArgs) => ({ atol: 1e-6 + 5e-8 * (S + po
 
 gpuTest("pope GPU matches torch.special.legendre_polynomial_p", async (gpu) => {
   for (const c of (await loadPopeGolden()).cases) {
-    assertClose(await popeGpu(gpu, c), c.out, tolerance(c), `S=${c.S} D=${c.D} posOffset=${c.posOffset}`);
+    assertClose(
+      await popeGpu(gpu, { S: c.S, D: c.D, posOffset: c.posOffset }),
+      c.out,
+      tolerance(c),
+      `S=${c.S} D=${c.D} posOffset=${c.posOffset}`,
+    );
   }
 });
 
@@ -76,7 +87,7 @@ gpuTest("pope GPU: more than 65,535 workgroups fold into y", async (gpu) => {
   assertClose(out, pope(args), tolerance(args), "folded 2 x 2 grid");
 });
 
-checkAgainstReference<PopeArgs>(
+checkAgainstReference<PopeArgs, PopeVariant>(
   "pope",
   KERNELS,
   "kernel",

@@ -26,6 +26,9 @@
 
 import { requireArgs, requireInt, U32_MAX } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["S", "D", "posOffset"];
+
 /** Sizes of {@link pope}. */
 export interface PopeShape {
   /** Positions (rows), >= 1. */
@@ -44,9 +47,15 @@ export type PopeArgs = PopeShape;
  *
  * @param shape the sizes
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validatePopeShape } from "@xpu/ops/ops/pope";
+ * validatePopeShape({ S: 4, D: 8, posOffset: 1 }); // passes; posOffset has no default
+ * ```
  */
 export function validatePopeShape(shape: PopeShape): void {
-  requireArgs("pope", "shape", shape, "{ S, D, posOffset }");
+  requireArgs("pope", "shape", shape, "{ S, D, posOffset }", KEYS);
   requireInt("pope", "S", shape.S, 1, U32_MAX);
   requireInt("pope", "D", shape.D, 1, U32_MAX);
   if (shape.posOffset === undefined) {
@@ -63,9 +72,15 @@ export function validatePopeShape(shape: PopeShape): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validatePope } from "@xpu/ops/ops/pope";
+ * validatePope({ S: 2, D: 4, posOffset: 1 }); // passes
+ * ```
  */
 export function validatePope(args: PopeArgs): void {
-  requireArgs("pope", "args", args, "{ S, D, posOffset }");
+  requireArgs("pope", "args", args, "{ S, D, posOffset }", KEYS);
   validatePopeShape(args);
 }
 

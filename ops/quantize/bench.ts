@@ -8,6 +8,7 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { KERNELS, quantizePackedPlan, quantizePackedQ4Plan, quantizePlan } from "./mod.ts";
+import type { QuantizeVariant } from "./kernels.gen.ts";
 
 const gpu = [{ rows: 2048, cols: 2048 }, { rows: 4096, cols: 4096 }, { rows: 8192, cols: 8192 }, {
   rows: 32768,
@@ -18,7 +19,7 @@ const label = ({ rows, cols }: { rows: number; cols: number }) => `${rows}x${col
 
 /** quantize's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<{ rows: number; cols: number }>({
+  defineCase<{ rows: number; cols: number }, QuantizeVariant>({
     op: "quantize",
     entry: "kernel",
     sources: KERNELS,
@@ -28,7 +29,7 @@ export const BENCH: readonly BenchCase[] = [
     plan: (device, shape, options) => quantizePlan(device, shape, options),
     inputs: ({ rows, cols }, seed) => [randomInput(rows * cols, seed)],
   }),
-  defineCase<{ rows: number; cols: number }>({
+  defineCase<{ rows: number; cols: number }, QuantizeVariant>({
     op: "quantize",
     entry: "packed",
     sources: KERNELS,
@@ -38,7 +39,7 @@ export const BENCH: readonly BenchCase[] = [
     plan: (device, shape, options) => quantizePackedPlan(device, shape, options),
     inputs: ({ rows, cols }, seed) => [randomInput(rows * cols, seed)],
   }),
-  defineCase<{ rows: number; cols: number }>({
+  defineCase<{ rows: number; cols: number }, QuantizeVariant>({
     op: "quantize",
     entry: "packed_q4",
     sources: KERNELS,

@@ -60,7 +60,8 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { KERNELS, type QuantizeVariant } from "./kernels.gen.ts";
 import {
   type QuantizeArgs,
   type QuantizePackedQ4Result,
@@ -75,7 +76,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type QuantizeVariant };
 
 /** vec4s of its row each invocation of `kernel.nvidia` holds (`SLOTS` in the WGSL). */
 const SLOTS = 8;
@@ -124,8 +125,9 @@ function workgroupsOf(variant: string, rows: number, cols: number, maxPerDimensi
 export function quantizePlan(
   gpu: ResidentDevice,
   shape: QuantizeShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<QuantizeVariant>,
 ): KernelPlan {
+  checkOptions("quantize", options);
   validateQuantizeShape(shape);
   const { rows, cols } = shape;
   const kernel = gpu.resolve(KERNELS, "kernel", options);
@@ -170,8 +172,9 @@ export function quantizePlan(
 export async function quantizeGpu(
   gpu: ResidentDevice,
   args: QuantizeArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<QuantizeVariant>,
 ): Promise<QuantizeResult> {
+  checkOptions("quantize", options);
   validateQuantize(args);
   const plan = quantizePlan(gpu, args, options);
   const [codes, scales] = await gpu.run(plan, [args.x]);
@@ -202,8 +205,9 @@ export async function quantizeGpu(
 export function quantizePackedPlan(
   gpu: ResidentDevice,
   shape: QuantizePackedShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<QuantizeVariant>,
 ): KernelPlan {
+  checkOptions("quantize", options);
   validateQuantizePackedShape(shape);
   const { rows, cols } = shape;
   const rowOffset = shape.rowOffset ?? 0;
@@ -253,8 +257,9 @@ export function quantizePackedPlan(
 export async function quantizePackedGpu(
   gpu: ResidentDevice,
   args: QuantizeArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<QuantizeVariant>,
 ): Promise<QuantizePackedResult> {
+  checkOptions("quantize", options);
   validateQuantize(args);
   const [packed, scales] = await gpu.run(quantizePackedPlan(gpu, args, options), [args.x]);
   return { packed: packed as Uint32Array, scales: scales as Float32Array };
@@ -285,8 +290,9 @@ export async function quantizePackedGpu(
 export function quantizePackedQ4Plan(
   gpu: ResidentDevice,
   shape: QuantizePackedShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<QuantizeVariant>,
 ): KernelPlan {
+  checkOptions("quantize", options);
   validateQuantizePackedQ4Shape(shape);
   const { rows, cols } = shape;
   const rowOffset = shape.rowOffset ?? 0;
@@ -345,8 +351,9 @@ export function quantizePackedQ4Plan(
 export async function quantizePackedQ4Gpu(
   gpu: ResidentDevice,
   args: QuantizeArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<QuantizeVariant>,
 ): Promise<QuantizePackedQ4Result> {
+  checkOptions("quantize", options);
   validateQuantize(args);
   const [packed, scales] = await gpu.run(quantizePackedQ4Plan(gpu, args, options), [args.x]);
   return { packed: packed as Uint32Array, scales: scales as Float32Array };

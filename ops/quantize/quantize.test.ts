@@ -146,7 +146,7 @@ gpuTest("quantize GPU: bad input throws before dispatch", async (gpu) => {
   await assertThrowsMessage(() => quantizeGpu(gpu, { x, rows: 2, cols: 0 }), "cols must be an integer >= 1");
   await assertThrowsMessage(() => quantizeGpu(gpu, { x: f32([NaN]), rows: 1, cols: 1 }), "x must be finite");
   await assertThrowsMessage(
-    () => quantizeGpu(gpu, { x, rows: 1, cols: 4 }, { override: "kernel.amd" }),
+    () => quantizeGpu(gpu, { x, rows: 1, cols: 4 }, { override: "kernel.amd" as never }),
     'override "kernel.amd" is not a variant of entry point "kernel"',
   );
 });

@@ -71,7 +71,7 @@ export interface QuantizeResult {
  * ```
  */
 export function validateQuantizeShape(shape: QuantizeShape): void {
-  requireArgs("quantize", "shape", shape, "{ rows, cols }");
+  requireArgs("quantize", "shape", shape, "{ rows, cols }", ["x", "rows", "cols", "rowOffset"]);
   requireInt("quantize", "rows", shape.rows, 1, U32_MAX);
   requireInt("quantize", "cols", shape.cols, 1, U32_MAX);
 }
@@ -90,7 +90,7 @@ export function validateQuantizeShape(shape: QuantizeShape): void {
  */
 export function validateQuantize(args: QuantizeArgs): void {
   const op = "quantize";
-  requireArgs(op, "args", args, "{ x, rows, cols }");
+  requireArgs(op, "args", args, "{ x, rows, cols }", ["x", "rows", "cols"]);
   validateQuantizeShape(args);
   requireArray(op, "x", args.x, "Float32Array", [args.rows * args.cols, "rows * cols"]);
   for (let i = 0; i < args.x.length; i++) {

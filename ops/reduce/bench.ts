@@ -7,6 +7,7 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { KERNELS, type ReduceOp, reducePlan } from "./mod.ts";
+import type { ReduceVariant } from "./kernels.gen.ts";
 
 interface Shape {
   op: ReduceOp;
@@ -18,7 +19,7 @@ const square = (n: number, op: ReduceOp, dim: number): Shape => ({ op, shape: [n
 
 /** reduce's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<Shape>({
+  defineCase<Shape, ReduceVariant>({
     op: "reduce",
     entry: "kernel",
     sources: KERNELS,

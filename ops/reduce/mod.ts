@@ -44,11 +44,12 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { KERNELS, type ReduceVariant } from "./kernels.gen.ts";
 import { type ReduceArgs, type ReduceOp, type ReduceShape, validateReduce, validateReduceShape } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type ReduceVariant };
 
 const WORKGROUP_SIZE = 256;
 /** vec4s each invocation loads per step (`PER` in the WGSL). */
@@ -126,7 +127,12 @@ function layout(outer: number, length: number, inner: number): { lanes: number; 
  * gpu.destroy();
  * ```
  */
-export function reducePlan(gpu: ResidentDevice, reduction: ReduceShape, options: KernelOptions = {}): KernelPlan {
+export function reducePlan(
+  gpu: ResidentDevice,
+  reduction: ReduceShape,
+  options?: KernelOptions<ReduceVariant>,
+): KernelPlan {
+  checkOptions("reduce", options);
   const { outer, length, inner } = validateReduceShape(reduction);
   const outputs = outer * inner;
   const { lanes, groups } = layout(outer, length, inner);
@@ -167,8 +173,9 @@ export function reducePlan(gpu: ResidentDevice, reduction: ReduceShape, options:
 export async function reduceGpu(
   gpu: ResidentDevice,
   args: ReduceArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<ReduceVariant>,
 ): Promise<Float32Array> {
+  checkOptions("reduce", options);
   validateReduce(args);
   const plan = reducePlan(gpu, args, options);
   const [out] = await gpu.run(plan, [args.x]);

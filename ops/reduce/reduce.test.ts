@@ -120,7 +120,12 @@ Deno.test("reduce reference matches torch goldens", async () => {
   const golden = await loadReduceGolden();
   for (const c of golden.cases) {
     const x = pattern(c.shape.reduce((p, d) => p * d, 1));
-    assertClose(reduce({ ...c, x }), decode(c.out), goldenTol, `${c.op} [${c.shape}] dim ${c.dim}`);
+    assertClose(
+      reduce({ op: c.op, shape: c.shape, dim: c.dim, x }),
+      decode(c.out),
+      goldenTol,
+      `${c.op} [${c.shape}] dim ${c.dim}`,
+    );
   }
   const { nan, empty } = golden.meta;
   for (const op of ["max", "min"] as const) {
@@ -146,7 +151,12 @@ gpuTest("reduce GPU matches torch goldens", async (gpu) => {
   const golden = await loadReduceGolden();
   for (const c of golden.cases) {
     const x = pattern(c.shape.reduce((p, d) => p * d, 1));
-    assertClose(await reduceGpu(gpu, { ...c, x }), decode(c.out), goldenTol, `${c.op} [${c.shape}] dim ${c.dim}`);
+    assertClose(
+      await reduceGpu(gpu, { op: c.op, shape: c.shape, dim: c.dim, x }),
+      decode(c.out),
+      goldenTol,
+      `${c.op} [${c.shape}] dim ${c.dim}`,
+    );
   }
   const { nan } = golden.meta;
   for (const op of ["max", "min"] as const) {
@@ -177,7 +187,7 @@ gpuTest("reduce GPU: bad input throws before dispatch", async (gpu) => {
     "which has length 0",
   );
   await assertThrowsMessage(
-    () => reduceGpu(gpu, { op: "sum", x: m23, shape: [2, 3], dim: 0 }, { override: "kernel.nvidia" }),
+    () => reduceGpu(gpu, { op: "sum", x: m23, shape: [2, 3], dim: 0 }, { override: "kernel.nvidia" as never }),
     'override "kernel.nvidia" is not a variant of entry point "kernel"',
   );
 });

@@ -20,6 +20,9 @@
 
 import { requireArgs, requireArray, requireInt, requireOneOf, requireShape } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["op", "x", "shape", "dim"];
+
 /** The reductions. */
 export const REDUCE_OPS = ["sum", "max", "min", "mean"] as const;
 /** One of {@link REDUCE_OPS}. */
@@ -72,7 +75,7 @@ const product = (dims: readonly number[]): number => dims.reduce((p, d) => p * d
  * ```
  */
 export function validateReduceShape(reduction: ReduceShape): ReduceView {
-  requireArgs("reduce", "shape", reduction, "{ op, shape, dim }");
+  requireArgs("reduce", "shape", reduction, "{ op, shape, dim }", KEYS);
   const { op, shape, dim } = reduction;
   requireOneOf("reduce", "op", op, REDUCE_OPS);
   requireShape("reduce", "shape", shape);
@@ -109,7 +112,7 @@ export function validateReduceShape(reduction: ReduceShape): ReduceView {
  * ```
  */
 export function validateReduce(args: ReduceArgs): ReduceView {
-  requireArgs("reduce", "args", args, "{ op, x, shape, dim }");
+  requireArgs("reduce", "args", args, "{ op, x, shape, dim }", KEYS);
   const view = validateReduceShape(args);
   requireArray("reduce", "x", args.x, "Float32Array", [
     view.outer * view.length * view.inner,

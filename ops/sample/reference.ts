@@ -136,7 +136,7 @@ export interface Candidates {
  *
  * @param logits One logit per token id.
  * @param options The draw's settings.
- * @param allowed A constraint's set (null = all): other ids are not candidates.
+ * @param allowed A constraint's set (null or absent = all): other ids are not candidates.
  * @returns The kept ids (ascending) and their probabilities, summing to 1.
  * @throws Error for a NaN logit, an allowed +Infinity one (no distribution to draw from), no
  *   allowed finite logit, or settings {@link validateSampleOptions} refuses
@@ -152,19 +152,19 @@ export interface Candidates {
 export function samplingCandidates(
   logits: ArrayLike<number>,
   options: SampleOptions,
-  allowed: ReadonlySet<number> | null = null,
+  allowed?: ReadonlySet<number> | null,
 ): Candidates {
   validateSampleOptions("samplingCandidates: ", options);
   const ids: number[] = [];
   for (let i = 0; i < logits.length; i++) {
     if (Number.isNaN(logits[i])) throw new Error(`samplingCandidates: logit ${i} is NaN`);
-    if (logits[i] === Infinity && (allowed === null || allowed.has(i))) {
+    if (logits[i] === Infinity && (allowed == null || allowed.has(i))) {
       // softmax of +Infinity is NaN (torch.multinomial refuses such probabilities): no distribution to draw from
       throw new Error(
         `samplingCandidates: logit ${i} is +Infinity, and sampling needs finite logits (greedy picks it)`,
       );
     }
-    if ((allowed === null || allowed.has(i)) && logits[i] !== -Infinity) ids.push(i);
+    if ((allowed == null || allowed.has(i)) && logits[i] !== -Infinity) ids.push(i);
   }
   if (ids.length === 0) throw new Error("samplingCandidates: no allowed token has a finite logit");
   const scaled = ids.map((i) => logits[i] / options.temperature);

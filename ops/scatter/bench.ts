@@ -9,6 +9,7 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { indexCopyPlan, KERNELS, scatterPlan } from "./mod.ts";
+import type { ScatterVariant } from "./kernels.gen.ts";
 
 interface Shape {
   rows: number;
@@ -39,7 +40,7 @@ function randomColumns(length: number, cols: number, seed: number): Int32Array {
 
 /** scatter's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<Shape>({
+  defineCase<Shape, ScatterVariant>({
     op: "scatter",
     entry: "kernel",
     sources: KERNELS,
@@ -56,7 +57,7 @@ export const BENCH: readonly BenchCase[] = [
       seed,
     ) => [randomInput(rows * indexCols, seed), randomColumns(rows * indexCols, cols, seed + 1)],
   }),
-  defineCase<{ outer: number; rows: number; cols: number; indexLength: number }>({
+  defineCase<{ outer: number; rows: number; cols: number; indexLength: number }, ScatterVariant>({
     op: "indexCopy",
     entry: "index_copy",
     sources: KERNELS,

@@ -39,7 +39,8 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { KERNELS, type ScatterVariant } from "./kernels.gen.ts";
 import {
   type IndexCopyArgs,
   type IndexCopyShape,
@@ -52,7 +53,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type ScatterVariant };
 
 /** Invocations per workgroup, as declared in `wgsl/kernel.wgsl`. */
 const WORKGROUP_SIZE = 256;
@@ -122,8 +123,9 @@ function geometryOf(
 export function scatterPlan(
   gpu: ResidentDevice,
   shape: ScatterShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<ScatterVariant>,
 ): KernelPlan {
+  checkOptions("scatter", options);
   validateScatterShape(shape);
   const { rows, indexCols, cols } = shape;
   const total = rows * indexCols;
@@ -163,8 +165,9 @@ export function scatterPlan(
 export async function scatterGpu(
   gpu: ResidentDevice,
   args: ScatterArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<ScatterVariant>,
 ): Promise<Float32Array> {
+  checkOptions("scatter", options);
   validateScatter(args);
   const plan = scatterPlan(gpu, { rows: args.rows, indexCols: args.indexCols, cols: args.cols }, options);
   const [out] = await gpu.run(plan, [args.src, args.index]);
@@ -196,7 +199,12 @@ const INDEX_COPY_PARAMS: ParamField[] = ["total", "n", "rows", "cols"].map((name
  * gpu.destroy();
  * ```
  */
-export function indexCopyPlan(gpu: ResidentDevice, shape: IndexCopyShape, options: KernelOptions = {}): KernelPlan {
+export function indexCopyPlan(
+  gpu: ResidentDevice,
+  shape: IndexCopyShape,
+  options?: KernelOptions<ScatterVariant>,
+): KernelPlan {
+  checkOptions("indexCopy", options);
   validateIndexCopyShape(shape);
   const { outer, rows, cols, indexLength } = shape;
   const total = outer * indexLength * cols;
@@ -238,8 +246,9 @@ export function indexCopyPlan(gpu: ResidentDevice, shape: IndexCopyShape, option
 export async function indexCopyGpu(
   gpu: ResidentDevice,
   args: IndexCopyArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<ScatterVariant>,
 ): Promise<Float32Array> {
+  checkOptions("indexCopy", options);
   validateIndexCopy(args);
   const { outer, rows, cols } = args;
   const plan = indexCopyPlan(gpu, { outer, rows, cols, indexLength: args.index.length }, options);

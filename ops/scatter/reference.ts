@@ -23,6 +23,8 @@
 import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
 export * from "./index_copy_reference.ts";
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["src", "index", "rows", "indexCols", "cols"];
 
 /** The largest column count an i32 index can address. */
 export const MAX_COLUMNS = 2 ** 31 - 1;
@@ -59,7 +61,7 @@ export interface ScatterArgs extends ScatterShape {
  */
 export function validateScatterShape(shape: ScatterShape): void {
   const name = "scatter";
-  requireArgs(name, "shape", shape, "{ rows, indexCols, cols }");
+  requireArgs(name, "shape", shape, "{ rows, indexCols, cols }", KEYS);
   requireInt(name, "rows", shape.rows, 0, U32_MAX);
   requireInt(name, "indexCols", shape.indexCols, 0, U32_MAX);
   requireInt(name, "cols", shape.cols, 1, MAX_COLUMNS);
@@ -79,7 +81,7 @@ export function validateScatterShape(shape: ScatterShape): void {
  */
 export function validateScatter(args: ScatterArgs): void {
   const name = "scatter";
-  requireArgs(name, "args", args, "{ src, index, rows, indexCols, cols }");
+  requireArgs(name, "args", args, "{ src, index, rows, indexCols, cols }", KEYS);
   validateScatterShape(args);
   requireArray(name, "src", args.src, "Float32Array", [args.rows * args.indexCols, "rows * indexCols"]);
   requireArray(name, "index", args.index, "Int32Array", [args.rows * args.indexCols, "rows * indexCols"]);

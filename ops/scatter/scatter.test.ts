@@ -207,7 +207,7 @@ gpuTest("scatter GPU: bad input throws before dispatch", async (gpu) => {
     "scatter: rows must be",
   );
   await assertThrowsMessage(
-    () => scatterGpu(gpu, { src, index, rows: 2, indexCols: 3, cols: 4 }, { override: "kernel.amd" }),
+    () => scatterGpu(gpu, { src, index, rows: 2, indexCols: 3, cols: 4 }, { override: "kernel.amd" as never }),
     'override "kernel.amd" is not a variant of entry point "kernel"',
   );
 });
@@ -239,7 +239,7 @@ gpuTest("scatterPlan folds a grid past 65,535 workgroups into y, covering every 
 gpuTest(
   "scatterPlan (kernel.nvidia): blocks of rows in workgroup memory up to cols = 4096, global atomics past it",
   (gpu) => {
-    const nvidia = { override: "kernel.nvidia" };
+    const nvidia = { override: "kernel.nvidia" } as const;
     const of = (rows: number, indexCols: number, cols: number) => {
       const plan = scatterPlan(gpu, { rows, indexCols, cols }, nvidia);
       const [total, k, d, n, blockRows] = new Uint32Array(plan.params!).slice(0, 5);

@@ -8,6 +8,7 @@
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import type { SnakeShape } from "./reference.ts";
 import { KERNELS, snakeBetaPlan, snakePlan } from "./mod.ts";
+import type { SnakeVariant } from "./kernels.gen.ts";
 
 const gpu: SnakeShape[] = [{ N: 1, C: 512, L: 16384 }, { N: 4, C: 512, L: 32768 }];
 const quick: SnakeShape[] = [{ N: 1, C: 16, L: 1027 }, { N: 2, C: 64, L: 4096 }];
@@ -15,7 +16,7 @@ const label = ({ N, C, L }: SnakeShape) => `${N}x${C}x${L}`;
 
 /** snake's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<SnakeShape>({
+  defineCase<SnakeShape, SnakeVariant>({
     op: "snake",
     entry: "kernel",
     sources: KERNELS,
@@ -25,7 +26,7 @@ export const BENCH: readonly BenchCase[] = [
     plan: (device, shape, options) => snakePlan(device, shape, options),
     inputs: ({ N, C, L }, seed) => [randomInput(N * C * L, seed), randomInput(C, seed + 1, 0.2, 2)],
   }),
-  defineCase<SnakeShape>({
+  defineCase<SnakeShape, SnakeVariant>({
     op: "snake",
     entry: "beta",
     sources: KERNELS,

@@ -37,7 +37,8 @@ import { streamWorkgroups } from "../../harness/grid.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { KERNELS, type SnakeVariant } from "./kernels.gen.ts";
 import {
   type SnakeArgs,
   type SnakeBetaArgs,
@@ -48,7 +49,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type SnakeVariant };
 
 const PARAMS: readonly ParamField[] = [
   { name: "n", type: "u32" },
@@ -61,7 +62,12 @@ const BLOCK_ELEMENTS = 256 * 2 * 4;
 /** Per element: a multiply and the sine's argument, a square, a multiply, an add (the sine as one). */
 const FLOPS_PER_ELEMENT = 5;
 
-function plan(gpu: ResidentDevice, shape: SnakeShape, entry: "kernel" | "beta", options: KernelOptions): KernelPlan {
+function plan(
+  gpu: ResidentDevice,
+  shape: SnakeShape,
+  entry: "kernel" | "beta",
+  options: KernelOptions<SnakeVariant> | undefined,
+): KernelPlan {
   validateSnakeShape(shape);
   const { N, C, L } = shape;
   const n = N * C * L;
@@ -88,8 +94,21 @@ function plan(gpu: ResidentDevice, shape: SnakeShape, entry: "kernel" | "beta", 
  * @param shape `N`, `C`, `L`
  * @param options kernel override
  * @returns the plan; bindings `x`, `alpha` (inputs) and `out`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { snakePlan } from "@xpu/ops/ops/snake";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([Math.PI / 2, 0])), alpha = gpu.upload(new Float32Array([1]));
+ * const out = gpu.alloc("f32", 2);
+ * await gpu.submit([snakePlan(gpu, { N: 1, C: 1, L: 2 }), [x, alpha, out]]);
+ * await gpu.read(out); // [pi / 2 + 1, 0]
+ * gpu.destroy();
+ * ```
  */
-export function snakePlan(gpu: ResidentDevice, shape: SnakeShape, options: KernelOptions = {}): KernelPlan {
+export function snakePlan(gpu: ResidentDevice, shape: SnakeShape, options?: KernelOptions<SnakeVariant>): KernelPlan {
+  checkOptions("snake", options);
   return plan(gpu, shape, "kernel", options);
 }
 
@@ -100,8 +119,26 @@ export function snakePlan(gpu: ResidentDevice, shape: SnakeShape, options: Kerne
  * @param shape `N`, `C`, `L`
  * @param options kernel override
  * @returns the plan; bindings `x`, `alpha`, `beta` (inputs) and `out`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { snakeBetaPlan } from "@xpu/ops/ops/snake";
+ * const gpu = await acquireDevice();
+ * const one = new Float32Array([1]);
+ * const [x, alpha, beta] = [new Float32Array([Math.PI / 2]), one, new Float32Array([2])].map((a) => gpu.upload(a));
+ * const out = gpu.alloc("f32", 1);
+ * await gpu.submit([snakeBetaPlan(gpu, { N: 1, C: 1, L: 1 }), [x, alpha, beta, out]]);
+ * await gpu.read(out); // [pi / 2 + 0.5]
+ * gpu.destroy();
+ * ```
  */
-export function snakeBetaPlan(gpu: ResidentDevice, shape: SnakeShape, options: KernelOptions = {}): KernelPlan {
+export function snakeBetaPlan(
+  gpu: ResidentDevice,
+  shape: SnakeShape,
+  options?: KernelOptions<SnakeVariant>,
+): KernelPlan {
+  checkOptions("snake", options);
   return plan(gpu, shape, "beta", options);
 }
 
@@ -126,8 +163,9 @@ export function snakeBetaPlan(gpu: ResidentDevice, shape: SnakeShape, options: K
 export async function snakeGpu(
   gpu: ResidentDevice,
   args: SnakeArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<SnakeVariant>,
 ): Promise<Float32Array> {
+  checkOptions("snake", options);
   validateSnake(args);
   const [out] = await gpu.run(snakePlan(gpu, args, options), [args.x, args.alpha]);
   return out as Float32Array;
@@ -155,8 +193,9 @@ export async function snakeGpu(
 export async function snakeBetaGpu(
   gpu: ResidentDevice,
   args: SnakeBetaArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<SnakeVariant>,
 ): Promise<Float32Array> {
+  checkOptions("snake", options);
   validateSnakeBeta(args);
   const [out] = await gpu.run(snakeBetaPlan(gpu, args, options), [args.x, args.alpha, args.beta]);
   return out as Float32Array;

@@ -61,9 +61,15 @@ export interface SnakeBetaArgs extends SnakeArgs {
  *
  * @param shape `N`, `C`, `L`
  * @throws Error naming the bad size
+ *
+ * @example
+ * ```ts
+ * import { validateSnakeShape } from "@xpu/ops/ops/snake";
+ * validateSnakeShape({ N: 1, C: 512, L: 16384 }); // passes
+ * ```
  */
 export function validateSnakeShape(shape: SnakeShape): void {
-  requireArgs("snake", "shape", shape, "{ N, C, L }");
+  requireArgs("snake", "shape", shape, "{ N, C, L }", ["x", "alpha", "beta", "N", "C", "L"]);
   requireInt("snake", "N", shape.N, 1, U32_MAX);
   requireInt("snake", "C", shape.C, 1, U32_MAX);
   requireInt("snake", "L", shape.L, 1, U32_MAX);
@@ -82,9 +88,20 @@ function requireFinite(name: string, values: Float32Array): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument, what was expected and what was given
+ *
+ * @example
+ * ```ts
+ * import { validateSnake } from "@xpu/ops/ops/snake";
+ * validateSnake({ x: new Float32Array(6), alpha: new Float32Array([1, 2]), N: 1, C: 2, L: 3 }); // passes
+ * ```
  */
 export function validateSnake(args: SnakeArgs): void {
-  requireArgs("snake", "args", args, "{ x, alpha, N, C, L }");
+  requireArgs("snake", "args", args, "{ x, alpha, N, C, L }", ["x", "alpha", "N", "C", "L"]);
+  checkSnakeArrays(args);
+}
+
+/** The shape, `x` and `alpha` of either form (snakeBeta checks its own keys first). */
+function checkSnakeArrays(args: SnakeArgs): void {
   validateSnakeShape(args);
   requireArray("snake", "x", args.x, "Float32Array", [args.N * args.C * args.L, "N * C * L"]);
   requireArray("snake", "alpha", args.alpha, "Float32Array", [args.C, "C"]);
@@ -97,10 +114,17 @@ export function validateSnake(args: SnakeArgs): void {
  *
  * @param args the arguments
  * @throws Error naming the bad argument, what was expected and what was given
+ *
+ * @example
+ * ```ts
+ * import { validateSnakeBeta } from "@xpu/ops/ops/snake";
+ * const alpha = new Float32Array([1, 2]), beta = new Float32Array([1, 0]);
+ * validateSnakeBeta({ x: new Float32Array(6), alpha, beta, N: 1, C: 2, L: 3 }); // passes: beta = 0 is allowed
+ * ```
  */
 export function validateSnakeBeta(args: SnakeBetaArgs): void {
-  requireArgs("snake", "args", args, "{ x, alpha, beta, N, C, L }");
-  validateSnake(args);
+  requireArgs("snake", "args", args, "{ x, alpha, beta, N, C, L }", ["x", "alpha", "beta", "N", "C", "L"]);
+  checkSnakeArrays(args);
   requireArray("snake", "beta", args.beta, "Float32Array", [args.C, "C"]);
   requireFinite("beta", args.beta);
 }

@@ -20,6 +20,10 @@ import {
   snakeGpu,
   snakePlan,
 } from "./mod.ts";
+import type { SnakeVariant } from "./kernels.gen.ts";
+
+/** SnakeBeta's arguments without beta: Snake1d's (which refuses a beta it would ignore). */
+const plain = ({ beta: _beta, ...args }: SnakeBetaArgs): SnakeArgs => args;
 
 type JsonF32 = (number | string)[];
 interface Golden {
@@ -100,12 +104,16 @@ async function rejectsBadInput(run: (args: SnakeBetaArgs) => unknown, readsBeta 
 
 Deno.test("snake reference: bad input throws naming the argument", async () => {
   await rejectsBadInput(snakeBeta);
-  await rejectsBadInput((args: SnakeArgs) => snake(args), false);
+  await rejectsBadInput((args: SnakeBetaArgs) => snake(plain(args)), false);
+  await assertThrowsMessage(
+    () => snake({ x: f32([1]), alpha: f32([1]), N: 1, C: 1, L: 1, beta: f32([1]) } as SnakeArgs),
+    'snake: unknown argument "beta" (expected x, alpha, N, C, L)',
+  );
 });
 
 gpuTest("snake GPU: bad input throws before dispatch", async (gpu) => {
   await rejectsBadInput((args) => snakeBetaGpu(gpu, args));
-  await rejectsBadInput((args) => snakeGpu(gpu, args), false);
+  await rejectsBadInput((args) => snakeGpu(gpu, plain(args)), false);
   await assertThrowsMessage(() => snakePlan(gpu, { N: 1, C: 0, L: 3 }), "snake: C must be an integer >= 1, got 0");
   await assertThrowsMessage(
     () => snakeGpu(gpu, { x: f32([1]), alpha: f32([1]), N: 1, C: 1, L: 1 }, { override: "beta" }),
@@ -150,16 +158,16 @@ const cases = (seed: number) =>
       L,
     },
   }));
-checkAgainstReference<SnakeArgs>(
+checkAgainstReference<SnakeArgs, SnakeVariant>(
   "snake",
   KERNELS,
   "kernel",
-  cases(10),
+  cases(10).map(({ label, args }) => ({ label, args: plain(args) })),
   snake,
   snakeGpu,
   (args) => kernelTolerance(args, args.alpha),
 );
-checkAgainstReference<SnakeBetaArgs>(
+checkAgainstReference<SnakeBetaArgs, SnakeVariant>(
   "snake",
   KERNELS,
   "beta",
@@ -177,7 +185,7 @@ Deno.test("snake reference matches the torch goldens (DAC's Snake1d and BigVGAN'
   ok(golden.cases.length > 0 && golden.meta.torch, "the golden file has cases and a torch version");
   for (const c of golden.cases) {
     const args = { x: fromJson(c.x), alpha: fromJson(c.alpha), beta: fromJson(c.beta), N: c.N, C: c.C, L: c.L };
-    assertClose(snake(args), fromJson(c.snake), oneUlp, `Snake1d ${c.label}`);
+    assertClose(snake(plain(args)), fromJson(c.snake), oneUlp, `Snake1d ${c.label}`);
     assertClose(snakeBeta(args), fromJson(c.snake_beta), oneUlp, `SnakeBeta ${c.label}`);
   }
 });
@@ -216,7 +224,12 @@ gpuTest("snake GPU matches the torch goldens", async (gpu) => {
   ok(golden.cases.length > 0, "the golden file has cases");
   for (const c of golden.cases) {
     const args = { x: fromJson(c.x), alpha: fromJson(c.alpha), beta: fromJson(c.beta), N: c.N, C: c.C, L: c.L };
-    assertClose(await snakeGpu(gpu, args), fromJson(c.snake), kernelTolerance(args, args.alpha), `Snake1d ${c.label}`);
+    assertClose(
+      await snakeGpu(gpu, plain(args)),
+      fromJson(c.snake),
+      kernelTolerance(args, args.alpha),
+      `Snake1d ${c.label}`,
+    );
     const got = await snakeBetaGpu(gpu, args);
     ok(got.every(Number.isFinite), `SnakeBeta ${c.label}: finite`);
     assertClose(got, fromJson(c.snake_beta), kernelTolerance(args, args.beta), `SnakeBeta ${c.label}`);

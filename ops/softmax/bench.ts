@@ -7,10 +7,11 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { KERNELS, softmaxPlan } from "./mod.ts";
+import type { SoftmaxVariant } from "./kernels.gen.ts";
 
 /** softmax's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<{ rows: number; cols: number }>({
+  defineCase<{ rows: number; cols: number }, SoftmaxVariant>({
     op: "softmax",
     entry: "kernel",
     sources: KERNELS,

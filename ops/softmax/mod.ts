@@ -50,11 +50,12 @@ import { rowLayout } from "../../harness/grid.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { KERNELS, type SoftmaxVariant } from "./kernels.gen.ts";
 import { type SoftmaxArgs, type SoftmaxShape, validateSoftmax, validateSoftmaxShape } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type SoftmaxVariant };
 
 /** vec4s each invocation holds of its row (`PER` in the WGSL). */
 const PER = 8;
@@ -88,7 +89,12 @@ const PARAMS: readonly ParamField[] = [
  * gpu.destroy();
  * ```
  */
-export function softmaxPlan(gpu: ResidentDevice, shape: SoftmaxShape, options: KernelOptions = {}): KernelPlan {
+export function softmaxPlan(
+  gpu: ResidentDevice,
+  shape: SoftmaxShape,
+  options?: KernelOptions<SoftmaxVariant>,
+): KernelPlan {
+  checkOptions("softmax", options);
   validateSoftmaxShape(shape);
   const { rows, cols } = shape;
   const n = rows * cols;
@@ -127,8 +133,9 @@ export function softmaxPlan(gpu: ResidentDevice, shape: SoftmaxShape, options: K
 export async function softmaxGpu(
   gpu: ResidentDevice,
   args: SoftmaxArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<SoftmaxVariant>,
 ): Promise<Float32Array> {
+  checkOptions("softmax", options);
   validateSoftmax(args);
   const plan = softmaxPlan(gpu, args, options);
   const [out] = await gpu.run(plan, [args.x]);

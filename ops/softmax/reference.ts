@@ -14,6 +14,9 @@
 
 import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["x", "rows", "cols"];
+
 /** The sizes of a {@link softmax} call: what a plan needs. */
 export interface SoftmaxShape {
   /** Number of rows (>= 1). */
@@ -41,7 +44,7 @@ export interface SoftmaxArgs extends SoftmaxShape {
  * ```
  */
 export function validateSoftmaxShape(shape: SoftmaxShape): void {
-  requireArgs("softmax", "shape", shape, "{ rows, cols }");
+  requireArgs("softmax", "shape", shape, "{ rows, cols }", KEYS);
   requireInt("softmax", "rows", shape.rows, 1, U32_MAX);
   requireInt("softmax", "cols", shape.cols, 1, U32_MAX);
 }
@@ -59,7 +62,7 @@ export function validateSoftmaxShape(shape: SoftmaxShape): void {
  * ```
  */
 export function validateSoftmax(args: SoftmaxArgs): void {
-  requireArgs("softmax", "args", args, "{ x, rows, cols }");
+  requireArgs("softmax", "args", args, "{ x, rows, cols }", KEYS);
   validateSoftmaxShape(args);
   requireArray("softmax", "x", args.x, "Float32Array", [args.rows * args.cols, "rows * cols"]);
 }

@@ -9,6 +9,7 @@ import {
   randomF32,
 } from "../../harness/testing.ts";
 import { KERNELS, softmax, type SoftmaxArgs, softmaxGpu, softmaxPlan } from "./mod.ts";
+import type { SoftmaxVariant } from "./kernels.gen.ts";
 
 /** What goldens/gen.py writes; non-finite values arrive as the strings "Infinity", "-Infinity", "NaN". */
 interface Golden {
@@ -80,7 +81,7 @@ gpuTest("softmax GPU: bad input throws before dispatch", async (gpu) => {
     "x must be a Float32Array, got Float64Array",
   );
   await assertThrowsMessage(
-    () => softmaxGpu(gpu, { x, rows: 2, cols: 3 }, { override: "kernel.amd" }),
+    () => softmaxGpu(gpu, { x, rows: 2, cols: 3 }, { override: "kernel.amd" as never }),
     'override "kernel.amd" is not a variant of entry point "kernel"',
   );
 });
@@ -140,7 +141,7 @@ const aligned: [number, number][] = [
   [33, 1024],
   [2, 12304],
 ];
-checkAgainstReference<SoftmaxArgs>(
+checkAgainstReference<SoftmaxArgs, SoftmaxVariant>(
   "softmax",
   KERNELS,
   "kernel",

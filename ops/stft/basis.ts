@@ -12,7 +12,18 @@ import { hannWindow, stftBins } from "./reference.ts";
 /** Rounds n up to a multiple of m. */
 const roundUp = (n: number, m: number) => Math.ceil(n / m) * m;
 
-/** The layout of stft's basis: `[rows, cols]`, the forward basis `[nFft, 2 * bins]` padded. */
+/**
+ * The layout of stft's basis: `[rows, cols]`, the forward basis `[nFft, 2 * bins]` padded.
+ *
+ * @param nFft the transform's size
+ * @returns rows (nFft, padded to a multiple of 16) and columns (2 * bins, padded to a multiple of 64)
+ *
+ * @example
+ * ```ts
+ * import { stftBasisLayout } from "@xpu/ops/ops/stft";
+ * stftBasisLayout(1920); // { rows: 1920, cols: 1984 }: 2 * 961 = 1922 padded to 1984
+ * ```
+ */
 export function stftBasisLayout(nFft: number): { rows: number; cols: number } {
   return { rows: roundUp(nFft, 16), cols: roundUp(2 * stftBins(nFft), 64) };
 }
@@ -20,6 +31,16 @@ export function stftBasisLayout(nFft: number): { rows: number; cols: number } {
 /**
  * The layout of istft's basis: `reach = ceil(nFft / hopLength)` blocks of `jp` rows (the 2 * bins values
  * of a frame, padded to a multiple of 16), `cols` columns (hopLength, padded to a multiple of 64).
+ *
+ * @param nFft the transform's size
+ * @param hopLength samples between frames
+ * @returns reach, jp and cols
+ *
+ * @example
+ * ```ts
+ * import { istftBasisLayout } from "@xpu/ops/ops/stft";
+ * istftBasisLayout(1024, 256); // { reach: 4, jp: 1040, cols: 256 }: four frames overlap each output block
+ * ```
  */
 export function istftBasisLayout(nFft: number, hopLength: number): { reach: number; jp: number; cols: number } {
   return { reach: Math.ceil(nFft / hopLength), jp: roundUp(2 * stftBins(nFft), 16), cols: roundUp(hopLength, 64) };
@@ -44,6 +65,12 @@ const twiddleCache = new Map<number, Float32Array>();
  *
  * @param nFft FFT size (even)
  * @returns `[nFft / 2, 2]`
+ *
+ * @example
+ * ```ts
+ * import { fftTwiddles } from "@xpu/ops/ops/stft";
+ * fftTwiddles(8); // [1, 0, cos(pi/4), -sin(pi/4), 0, -1, -cos(pi/4), -sin(pi/4)]: e^(-2 pi i k / 8), k < 4
+ * ```
  */
 export function fftTwiddles(nFft: number): Float32Array {
   const cached = twiddleCache.get(nFft);
@@ -66,6 +93,13 @@ const inverseCache = new Map<string, Float32Array>();
  * @param nFft FFT size
  * @param window the window (default periodic Hann, whose basis is cached)
  * @returns the padded basis, {@link stftBasisLayout}
+ *
+ * @example
+ * ```ts
+ * import { stftBasis, stftBasisLayout } from "@xpu/ops/ops/stft";
+ * const { rows, cols } = stftBasisLayout(16);
+ * stftBasis(16).length === rows * cols; // true: the forward basis stftPlan binds, padded
+ * ```
  */
 export function stftBasis(nFft: number, window?: Float32Array): Float32Array {
   const cached = window === undefined ? forwardCache.get(nFft) : undefined;
@@ -96,6 +130,13 @@ export function stftBasis(nFft: number, window?: Float32Array): Float32Array {
  * @param hopLength samples between frames
  * @param window the window (default periodic Hann, whose basis is cached)
  * @returns the padded basis, {@link istftBasisLayout}
+ *
+ * @example
+ * ```ts
+ * import { istftBasis, istftBasisLayout } from "@xpu/ops/ops/stft";
+ * const basis = istftBasis(16, 4); // the padded inverse basis istftPlan binds
+ * basis.length; // istftBasisLayout(16, 4): reach * jp * cols
+ * ```
  */
 export function istftBasis(nFft: number, hopLength: number, window?: Float32Array): Float32Array {
   const key = `${nFft}:${hopLength}`;

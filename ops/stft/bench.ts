@@ -11,6 +11,7 @@
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { fftTwiddles, istftBasis, istftPlan, KERNELS, stftBasis, stftFftPlan, stftPlan, stftUsesFft } from "./mod.ts";
 import { hannWindow, stftBins, stftFrames } from "./reference.ts";
+import type { StftVariant } from "./kernels.gen.ts";
 
 interface Shape {
   batch: number;
@@ -34,7 +35,7 @@ const quick: Shape[] = [{ batch: 1, length: 24_000, nFft: 1024, hopLength: 256 }
 
 /** stft's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<Shape>({
+  defineCase<Shape, StftVariant>({
     op: "stft",
     entry: "kernel",
     sources: KERNELS,
@@ -44,7 +45,7 @@ export const BENCH: readonly BenchCase[] = [
     plan: (device, shape, options) => stftPlan(device, shape, options),
     inputs: ({ batch, length, nFft }, seed) => [randomInput(batch * length, seed), stftBasis(nFft)],
   }),
-  defineCase<Shape>({
+  defineCase<Shape, StftVariant>({
     op: "stft",
     entry: "fft",
     sources: KERNELS,
@@ -54,7 +55,7 @@ export const BENCH: readonly BenchCase[] = [
     plan: (device, shape, options) => stftFftPlan(device, shape, options),
     inputs: ({ batch, length, nFft }, seed) => [randomInput(batch * length, seed), hannWindow(nFft), fftTwiddles(nFft)],
   }),
-  defineCase<Shape>({
+  defineCase<Shape, StftVariant>({
     op: "stft",
     entry: "inverse",
     sources: KERNELS,

@@ -65,9 +65,10 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
+import { checkOptions } from "../validate.ts";
 import { parseVariantName } from "../../harness/variants.ts";
 import { fftTwiddles, istftBasis, istftBasisLayout, stftBasis, stftBasisLayout } from "./basis.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { KERNELS, type StftVariant } from "./kernels.gen.ts";
 import {
   hannWindow,
   type IstftArgs,
@@ -85,7 +86,7 @@ import {
 
 export * from "./reference.ts";
 export { fftTwiddles, istftBasis, istftBasisLayout, stftBasis, stftBasisLayout };
-export { KERNELS };
+export { KERNELS, type StftVariant };
 
 /** Rows and columns of the GEMM tile both kernels use. */
 const TILE = 64;
@@ -146,7 +147,8 @@ const ISTFT_PARAMS: readonly ParamField[] = [
  * const basis = gpu.upload(stftBasis(1024)); // once; reused by every call at this nFft
  * ```
  */
-export function stftPlan(gpu: ResidentDevice, shape: StftShape, options: KernelOptions = {}): KernelPlan {
+export function stftPlan(gpu: ResidentDevice, shape: StftShape, options?: KernelOptions<StftVariant>): KernelPlan {
+  checkOptions("stft", options);
   validateStftShape(shape);
   const { batch, length, nFft, hopLength } = shape;
   const frames = stftFrames(length, nFft, hopLength);
@@ -225,7 +227,8 @@ export function stftUsesFft(nFft: number): boolean {
  * const window = gpu.upload(hannWindow(1024)), twiddles = gpu.upload(fftTwiddles(1024)); // once
  * ```
  */
-export function stftFftPlan(gpu: ResidentDevice, shape: StftShape, options: KernelOptions = {}): KernelPlan {
+export function stftFftPlan(gpu: ResidentDevice, shape: StftShape, options?: KernelOptions<StftVariant>): KernelPlan {
+  checkOptions("stft", options);
   validateStftShape(shape);
   const { batch, length, nFft, hopLength } = shape;
   if (!stftUsesFft(nFft)) {
@@ -277,10 +280,11 @@ export function stftFftPlan(gpu: ResidentDevice, shape: StftShape, options: Kern
 export function stftKernel(
   gpu: ResidentDevice,
   args: StftShape & { window?: Float32Array },
-  options: KernelOptions = {},
+  options?: KernelOptions<StftVariant>,
 ): { plan: KernelPlan; tables: Float32Array[] } {
-  const entry = options.override !== undefined
-    ? parseVariantName(options.override).entry
+  checkOptions("stft", options);
+  const entry = options?.override !== undefined
+    ? parseVariantName(options?.override).entry
     : stftUsesFft(args.nFft)
     ? "fft"
     : "kernel";
@@ -309,7 +313,12 @@ export function stftKernel(
  * const spec = await stftGpu(gpu, { x, batch: 1, length: 24_000, nFft: 1024, hopLength: 256 });
  * ```
  */
-export async function stftGpu(gpu: ResidentDevice, args: StftArgs, options: KernelOptions = {}): Promise<Float32Array> {
+export async function stftGpu(
+  gpu: ResidentDevice,
+  args: StftArgs,
+  options?: KernelOptions<StftVariant>,
+): Promise<Float32Array> {
+  checkOptions("stft", options);
   validateStft(args);
   const { plan, tables } = stftKernel(gpu, args, options);
   const [out] = await gpu.run(plan, [args.x, ...tables]);
@@ -334,7 +343,8 @@ export async function stftGpu(gpu: ResidentDevice, args: StftArgs, options: Kern
  * const plan = istftPlan(gpu, { batch: 1, frames: 2813, nFft: 1024, hopLength: 256, padding: "same" });
  * ```
  */
-export function istftPlan(gpu: ResidentDevice, shape: IstftShape, options: KernelOptions = {}): KernelPlan {
+export function istftPlan(gpu: ResidentDevice, shape: IstftShape, options?: KernelOptions<StftVariant>): KernelPlan {
+  checkOptions("istft", options);
   validateIstftShape(shape);
   const { batch, frames, nFft, hopLength } = shape;
   const span = istftSpan(shape);
@@ -404,8 +414,9 @@ export function istftPlan(gpu: ResidentDevice, shape: IstftShape, options: Kerne
 export async function istftGpu(
   gpu: ResidentDevice,
   args: IstftArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<StftVariant>,
 ): Promise<Float32Array> {
+  checkOptions("istft", options);
   validateIstft(args);
   const window = args.window ?? hannWindow(args.nFft);
   const basis = istftBasis(args.nFft, args.hopLength, args.window);

@@ -33,6 +33,11 @@
 
 import { I32_MAX, requireArgs, requireArray, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 
+/** The keys stft's shape or arguments may carry: sizes and arrays (a plan may be given the arguments). */
+const STFT_KEYS: readonly string[] = ["x", "window", "batch", "length", "nFft", "hopLength"];
+/** The keys istft's shape or arguments may carry. */
+const ISTFT_KEYS: readonly string[] = ["x", "window", "batch", "frames", "nFft", "hopLength", "padding", "length"];
+
 /** torch.istft's NOLA threshold: the envelope must exceed it at every returned sample. */
 export const NOLA_THRESHOLD = 1e-11;
 
@@ -83,12 +88,37 @@ export interface IstftArgs extends IstftShape {
   window?: Float32Array;
 }
 
-/** One-sided bins of an nFft-point transform: `floor(nFft / 2) + 1`. */
+/**
+ * One-sided bins of an nFft-point transform: `floor(nFft / 2) + 1`.
+ *
+ * @param nFft the transform's size
+ * @returns the bins
+ *
+ * @example
+ * ```ts
+ * import { stftBins } from "@xpu/ops/ops/stft";
+ * stftBins(1024); // 513
+ * stftBins(1025); // 513
+ * ```
+ */
 export function stftBins(nFft: number): number {
   return Math.floor(nFft / 2) + 1;
 }
 
-/** Frames torch.stft(center=True) gives for a signal of `length` samples. */
+/**
+ * Frames torch.stft(center=True) gives for a signal of `length` samples.
+ *
+ * @param length samples of the signal
+ * @param nFft the transform's size
+ * @param hopLength samples between frames
+ * @returns the frame count
+ *
+ * @example
+ * ```ts
+ * import { stftFrames } from "@xpu/ops/ops/stft";
+ * stftFrames(4800, 1024, 256); // 19: 1 + floor((4800 + 2 * 512 - 1024) / 256)
+ * ```
+ */
 export function stftFrames(length: number, nFft: number, hopLength: number): number {
   const padded = length + 2 * Math.floor(nFft / 2);
   return 1 + Math.floor((padded - nFft) / hopLength);
@@ -99,6 +129,12 @@ export function stftFrames(length: number, nFft: number, hopLength: number): num
  *
  * @param size window length
  * @returns the window, rounded to f32
+ *
+ * @example
+ * ```ts
+ * import { hannWindow } from "@xpu/ops/ops/stft";
+ * hannWindow(4); // [0, 0.5, 1, 0.5]: periodic, as torch.hann_window(4)
+ * ```
  */
 export function hannWindow(size: number): Float32Array {
   return Float32Array.from({ length: size }, (_, n) => 0.5 - 0.5 * Math.cos((2 * Math.PI * n) / size));
@@ -109,9 +145,15 @@ export function hannWindow(size: number): Float32Array {
  *
  * @param shape the sizes
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateStftShape } from "@xpu/ops/ops/stft";
+ * validateStftShape({ batch: 1, length: 4800, nFft: 1024, hopLength: 256 }); // passes
+ * ```
  */
 export function validateStftShape(shape: StftShape): void {
-  requireArgs("stft", "shape", shape, "{ batch, length, nFft, hopLength }");
+  requireArgs("stft", "shape", shape, "{ batch, length, nFft, hopLength }", STFT_KEYS);
   checkStftShape("stft", shape);
 }
 
@@ -121,6 +163,12 @@ export function validateStftShape(shape: StftShape): void {
  * @param op the op, for messages
  * @param shape the sizes
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { checkStftShape } from "@xpu/ops/ops/stft";
+ * checkStftShape("melSpectrogram", { batch: 1, length: 4800, nFft: 1024, hopLength: 256 }); // messages name melSpectrogram
+ * ```
  */
 export function checkStftShape(op: string, shape: StftShape): void {
   requireInt(op, "batch", shape.batch, 1, U32_MAX);
@@ -140,9 +188,15 @@ export function checkStftShape(op: string, shape: StftShape): void {
  *
  * @param args the signals, sizes and window
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateStft } from "@xpu/ops/ops/stft";
+ * validateStft({ x: new Float32Array(64), batch: 1, length: 64, nFft: 16, hopLength: 4 }); // passes
+ * ```
  */
 export function validateStft(args: StftArgs): void {
-  requireArgs("stft", "args", args, "{ x, window?, batch, length, nFft, hopLength }");
+  requireArgs("stft", "args", args, "{ x, window?, batch, length, nFft, hopLength }", STFT_KEYS);
   validateStftShape(args);
   requireArray("stft", "x", args.x, "Float32Array", [args.batch * args.length, "batch * length"]);
   if (args.window !== undefined) requireArray("stft", "window", args.window, "Float32Array", [args.nFft, "nFft"]);
@@ -155,6 +209,12 @@ export function validateStft(args: StftArgs): void {
  * @param shape the sizes and padding
  * @returns `start` (samples cropped from the front), `length` (the default count: as many cropped
  *   from the end) and `reach` (the most that can be returned: up to the last frame's end)
+ *
+ * @example
+ * ```ts
+ * import { istftSpan } from "@xpu/ops/ops/stft";
+ * istftSpan({ batch: 1, frames: 17, nFft: 16, hopLength: 4 }); // { start: 8, length: 64, reach: 72 }
+ * ```
  */
 export function istftSpan(shape: IstftShape): { start: number; length: number; reach: number } {
   const total = shape.nFft + shape.hopLength * (shape.frames - 1);
@@ -169,9 +229,15 @@ export function istftSpan(shape: IstftShape): { start: number; length: number; r
  *
  * @param shape the sizes, padding and length
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateIstftShape } from "@xpu/ops/ops/stft";
+ * validateIstftShape({ batch: 1, frames: 17, nFft: 16, hopLength: 4, length: 64 }); // passes
+ * ```
  */
 export function validateIstftShape(shape: IstftShape): void {
-  requireArgs("istft", "shape", shape, "{ batch, frames, nFft, hopLength, padding?, length? }");
+  requireArgs("istft", "shape", shape, "{ batch, frames, nFft, hopLength, padding?, length? }", ISTFT_KEYS);
   requireInt("istft", "batch", shape.batch, 1, U32_MAX);
   requireInt("istft", "frames", shape.frames, 1, U32_MAX);
   requireInt("istft", "nFft", shape.nFft, 2, 1 << 16);
@@ -204,9 +270,15 @@ export function validateIstftShape(shape: IstftShape): void {
  *
  * @param args the spectrograms, sizes and window
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateIstft } from "@xpu/ops/ops/stft";
+ * validateIstft({ x: new Float32Array(17 * 9 * 2), batch: 1, frames: 17, nFft: 16, hopLength: 4 }); // passes
+ * ```
  */
 export function validateIstft(args: IstftArgs): void {
-  requireArgs("istft", "args", args, "{ x, window?, batch, frames, nFft, hopLength, padding?, length? }");
+  requireArgs("istft", "args", args, "{ x, window?, batch, frames, nFft, hopLength, padding?, length? }", ISTFT_KEYS);
   validateIstftShape(args);
   const bins = stftBins(args.nFft);
   requireArray("istft", "x", args.x, "Float32Array", [

@@ -24,6 +24,7 @@ import {
   stftKernel,
   stftUsesFft,
 } from "./mod.ts";
+import type { StftVariant } from "./kernels.gen.ts";
 
 /** What goldens/gen.py writes (spectra frame-major, [batch, frames, bins, 2]). */
 interface Golden {
@@ -305,7 +306,7 @@ const stftShapes: [number, number, number, number][] = [
   [1, 1024, 1025, 256],
   [1, 1201, 1920, 480],
 ];
-checkAgainstReference<StftArgs>(
+checkAgainstReference<StftArgs, StftVariant>(
   "stft",
   KERNELS,
   "kernel",
@@ -344,7 +345,7 @@ fftCases.push({
     window: randomF32(32, 451, 0, 1),
   },
 });
-checkAgainstReference<StftArgs>("stft", KERNELS, "fft", fftCases, stft, stftGpu, stftTol);
+checkAgainstReference<StftArgs, StftVariant>("stft", KERNELS, "fft", fftCases, stft, stftGpu, stftTol);
 
 gpuTest("stft GPU: the FFT runs for powers of two up to 2,048, the GEMM for every other nFft", (gpu) => {
   deepStrictEqual([2, 8, 1024, 2048].map(stftUsesFft), [true, true, true, true]);
@@ -401,7 +402,7 @@ istftCases.push({
     window: new Float32Array(8).fill(1),
   } as IstftArgs & { padding: IstftPadding; length: undefined },
 });
-checkAgainstReference<IstftArgs>(
+checkAgainstReference<IstftArgs, StftVariant>(
   "stft",
   KERNELS,
   "inverse",

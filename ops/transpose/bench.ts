@@ -9,6 +9,7 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { KERNELS, placeColumnsPlan, type PlaceColumnsShape, transposePlan } from "./mod.ts";
+import type { TransposeVariant } from "./kernels.gen.ts";
 
 const PLACE: PlaceColumnsShape[] = [
   { rows: 512, cols: 3072, outCols: 3072, col0: 0 },
@@ -18,7 +19,7 @@ const PLACE: PlaceColumnsShape[] = [
 const PLACE_QUICK: PlaceColumnsShape[] = [{ rows: 16, cols: 96, outCols: 256, col0: 128 }];
 
 function place(transposed: boolean): BenchCase {
-  return defineCase<PlaceColumnsShape>({
+  return defineCase<PlaceColumnsShape, TransposeVariant>({
     op: "transpose",
     entry: transposed ? "place_transposed" : "place",
     sources: KERNELS,
@@ -32,7 +33,7 @@ function place(transposed: boolean): BenchCase {
 
 /** transpose's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<{ rows: number; cols: number }>({
+  defineCase<{ rows: number; cols: number }, TransposeVariant>({
     op: "transpose",
     entry: "kernel",
     sources: KERNELS,

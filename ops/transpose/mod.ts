@@ -37,7 +37,8 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { KERNELS, type TransposeVariant } from "./kernels.gen.ts";
 import {
   type PlaceColumnsArgs,
   type PlaceColumnsShape,
@@ -50,7 +51,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type TransposeVariant };
 
 /**
  * Workgroups of each variant: the portable kernel takes one 32x32 tile per workgroup, the grid
@@ -92,8 +93,9 @@ function workgroupsOf(
 export function transposePlan(
   gpu: ResidentDevice,
   shape: TransposeShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<TransposeVariant>,
 ): KernelPlan {
+  checkOptions("transpose", options);
   validateTransposeShape(shape);
   const { rows, cols } = shape;
   const kernel = gpu.resolve(KERNELS, "kernel", options);
@@ -130,8 +132,9 @@ export function transposePlan(
 export async function transposeGpu(
   gpu: ResidentDevice,
   args: TransposeArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<TransposeVariant>,
 ): Promise<Float32Array> {
+  checkOptions("transpose", options);
   validateTranspose(args);
   const plan = transposePlan(gpu, args, options);
   const [out] = await gpu.run(plan, [args.x]);

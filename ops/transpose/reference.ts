@@ -11,6 +11,9 @@
 
 import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["x", "rows", "cols"];
+
 /** The sizes of a {@link transpose} call: what a plan needs. */
 export interface TransposeShape {
   /** Rows of `x`, an integer >= 0. */
@@ -38,7 +41,7 @@ export interface TransposeArgs extends TransposeShape {
  * ```
  */
 export function validateTransposeShape(shape: TransposeShape): void {
-  requireArgs("transpose", "shape", shape, "{ rows, cols }");
+  requireArgs("transpose", "shape", shape, "{ rows, cols }", KEYS);
   requireInt("transpose", "rows", shape.rows, 0, U32_MAX);
   requireInt("transpose", "cols", shape.cols, 0, U32_MAX);
 }
@@ -56,7 +59,7 @@ export function validateTransposeShape(shape: TransposeShape): void {
  * ```
  */
 export function validateTranspose(args: TransposeArgs): void {
-  requireArgs("transpose", "args", args, "{ x, rows, cols }");
+  requireArgs("transpose", "args", args, "{ x, rows, cols }", KEYS);
   validateTransposeShape(args);
   requireArray("transpose", "x", args.x, "Float32Array", [args.rows * args.cols, "rows * cols"]);
 }

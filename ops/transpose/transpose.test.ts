@@ -78,13 +78,13 @@ gpuTest("transpose GPU: bad input throws before dispatch", async (gpu) => {
   await assertThrowsMessage(() => transposeGpu(gpu, { x, rows: 3, cols: 3 }), "x must have length rows * cols = 9");
   await assertThrowsMessage(() => transposeGpu(gpu, { x, rows: 2.5, cols: 3 }), "rows must be an integer >= 0");
   await assertThrowsMessage(
-    () => transposeGpu(gpu, { x, rows: 2, cols: 3 }, { override: "kernel.amd" }),
+    () => transposeGpu(gpu, { x, rows: 2, cols: 3 }, { override: "kernel.amd" as never }),
     'override "kernel.amd" is not a variant of entry point "kernel"',
   );
 });
 
 gpuTest("transpose plan: one workgroup per 32 x 32 tile, folded into y past 65,535 tiles", (gpu) => {
-  const portable = { override: "kernel" };
+  const portable = { override: "kernel" } as const;
   deepStrictEqual(transposePlan(gpu, { rows: 33, cols: 65 }, portable).workgroups, [6, 1, 1]);
   deepStrictEqual(transposePlan(gpu, { rows: 1, cols: 1 }, portable).workgroups, [1, 1, 1]);
   // A single row of 2,097,153 needs 65,537 tiles: more than one grid dimension holds.
@@ -94,7 +94,7 @@ gpuTest("transpose plan: one workgroup per 32 x 32 tile, folded into y past 65,5
 });
 
 gpuTest("transpose plan (kernel.nvidia): 64 x 64 tiles on at most 65,535 workgroups, never folded", (gpu) => {
-  const nvidia = { override: "kernel.nvidia" };
+  const nvidia = { override: "kernel.nvidia" } as const;
   deepStrictEqual(transposePlan(gpu, { rows: 33, cols: 65 }, nvidia).workgroups, [2, 1, 1]);
   deepStrictEqual(transposePlan(gpu, { rows: 8192, cols: 8192 }, nvidia).workgroups, [16_384, 1, 1]);
   deepStrictEqual(transposePlan(gpu, { rows: 0, cols: 7 }, nvidia).workgroups, [0, 1, 1]);

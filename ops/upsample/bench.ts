@@ -10,10 +10,11 @@
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { KERNELS, nearestUpsample2dPlan } from "./mod.ts";
 import type { NearestUpsample2dShape } from "./reference.ts";
+import type { UpsampleVariant } from "./kernels.gen.ts";
 
 /** upsample's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<NearestUpsample2dShape>({
+  defineCase<NearestUpsample2dShape, UpsampleVariant>({
     op: "upsample",
     entry: "kernel",
     sources: KERNELS,

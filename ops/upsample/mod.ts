@@ -42,7 +42,8 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { KERNELS, type UpsampleVariant } from "./kernels.gen.ts";
 import {
   type NearestUpsample2dArgs,
   type NearestUpsample2dShape,
@@ -51,7 +52,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type UpsampleVariant };
 
 /** The kernel's uniform, in WGSL declaration order. */
 const PARAMS: readonly ParamField[] = [
@@ -88,8 +89,9 @@ const WG = 256;
 export function nearestUpsample2dPlan(
   gpu: ResidentDevice,
   shape: NearestUpsample2dShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<UpsampleVariant>,
 ): KernelPlan {
+  checkOptions("nearestUpsample2d", options);
   validateNearestUpsample2dShape(shape);
   const { N, C, H, W, outH, outW } = shape;
   const n = N * C * H * W;
@@ -142,8 +144,9 @@ export function nearestUpsample2dPlan(
 export async function nearestUpsample2dGpu(
   gpu: ResidentDevice,
   args: NearestUpsample2dArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<UpsampleVariant>,
 ): Promise<Float32Array> {
+  checkOptions("nearestUpsample2d", options);
   validateNearestUpsample2d(args);
   const [out] = await gpu.run(nearestUpsample2dPlan(gpu, args, options), [args.x]);
   return out as Float32Array;

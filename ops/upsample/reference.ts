@@ -16,6 +16,9 @@
 
 import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["x", "N", "C", "H", "W", "outH", "outW"];
+
 /** Sizes of {@link nearestUpsample2d}. */
 export interface NearestUpsample2dShape {
   /** Batch (>= 1). */
@@ -43,9 +46,15 @@ export interface NearestUpsample2dArgs extends NearestUpsample2dShape {
  *
  * @param shape the sizes
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateNearestUpsample2dShape } from "@xpu/ops/ops/upsample";
+ * validateNearestUpsample2dShape({ N: 1, C: 128, H: 256, W: 256, outH: 512, outW: 512 }); // passes
+ * ```
  */
 export function validateNearestUpsample2dShape(shape: NearestUpsample2dShape): void {
-  requireArgs("nearestUpsample2d", "shape", shape, "{ N, C, H, W, outH, outW }");
+  requireArgs("nearestUpsample2d", "shape", shape, "{ N, C, H, W, outH, outW }", KEYS);
   for (const name of ["N", "C", "H", "W"] as const) requireInt("nearestUpsample2d", name, shape[name], 1, U32_MAX);
   requireInt("nearestUpsample2d", "outH", shape.outH, 1);
   requireInt("nearestUpsample2d", "outW", shape.outW, 1);
@@ -64,9 +73,15 @@ export function validateNearestUpsample2dShape(shape: NearestUpsample2dShape): v
  *
  * @param args the input and its sizes
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateNearestUpsample2d } from "@xpu/ops/ops/upsample";
+ * validateNearestUpsample2d({ x: new Float32Array(4), N: 1, C: 1, H: 2, W: 2, outH: 4, outW: 4 }); // passes
+ * ```
  */
 export function validateNearestUpsample2d(args: NearestUpsample2dArgs): void {
-  requireArgs("nearestUpsample2d", "args", args, "{ x, N, C, H, W, outH, outW }");
+  requireArgs("nearestUpsample2d", "args", args, "{ x, N, C, H, W, outH, outW }", KEYS);
   validateNearestUpsample2dShape(args);
   requireArray("nearestUpsample2d", "x", args.x, "Float32Array", [args.N * args.C * args.H * args.W, "N * C * H * W"]);
 }
@@ -79,6 +94,12 @@ export function validateNearestUpsample2d(args: NearestUpsample2dArgs): void {
  * @param inSize input length
  * @param outSize output length
  * @returns the source index
+ *
+ * @example
+ * ```ts
+ * import { nearestSourceIndex } from "@xpu/ops/ops/upsample";
+ * nearestSourceIndex(23, 14, 46); // 6: floor(23 * f32(14 / 46)), as torch's size= does (not nearest-exact's 7)
+ * ```
  */
 export function nearestSourceIndex(dst: number, inSize: number, outSize: number): number {
   const scale = Math.fround(inSize / outSize);

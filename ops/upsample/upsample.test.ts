@@ -16,6 +16,7 @@ import {
   nearestUpsample2dGpu,
   nearestUpsample2dPlan,
 } from "./mod.ts";
+import type { UpsampleVariant } from "./kernels.gen.ts";
 
 /** What goldens/gen.py writes: outputs of inputs valued plane * 10000 + h * 100 + w. */
 interface Golden {
@@ -31,6 +32,16 @@ const encoded = ({ N, C, H, W }: { N: number; C: number; H: number; W: number })
     const w = e % W, h = Math.floor(e / W) % H, plane = Math.floor(e / (W * H));
     return plane * 10000 + h * 100 + w;
   });
+/** A golden case's arguments: its sizes and the encoded input. */
+const argsOf = ({ N, C, H, W, outH, outW }: Golden["cases"][number]) => ({
+  N,
+  C,
+  H,
+  W,
+  outH,
+  outW,
+  x: encoded({ N, C, H, W }),
+});
 const sourceRows = (h: number, outH: number) =>
   Array.from({ length: outH }, (_, oy) => nearestSourceIndex(oy, h, outH));
 
@@ -90,7 +101,7 @@ Deno.test("upsample reference matches the torch goldens", async () => {
   const golden = await loadUpsampleGolden();
   ok(golden.cases.length > 0 && golden.meta.torch, "the golden file has cases and a torch version");
   for (const c of golden.cases) {
-    deepStrictEqual([...nearestUpsample2d({ ...c, x: encoded(c) })], c.out, `torch ${c.label}`);
+    deepStrictEqual([...nearestUpsample2d(argsOf(c))], c.out, `torch ${c.label}`);
   }
 });
 
@@ -98,7 +109,7 @@ gpuTest("upsample GPU matches the torch goldens", async (gpu) => {
   const golden = await loadUpsampleGolden();
   ok(golden.cases.length > 0, "the golden file has cases");
   for (const c of golden.cases) {
-    deepStrictEqual([...await nearestUpsample2dGpu(gpu, { ...c, x: encoded(c) })], c.out, `torch ${c.label}`);
+    deepStrictEqual([...await nearestUpsample2dGpu(gpu, argsOf(c))], c.out, `torch ${c.label}`);
   }
 });
 
@@ -120,7 +131,10 @@ gpuTest("upsample GPU: downsampling and bad input throw before dispatch", async 
   const base = { x, N: 1, C: 1, H: 4, W: 4, outH: 8, outW: 8 };
   await assertThrowsMessage(() => nearestUpsample2dGpu(gpu, { ...base, outH: 2 }), "upsampling only");
   await assertThrowsMessage(() => nearestUpsample2dGpu(gpu, { ...base, W: 5 }), "x must have length");
-  await assertThrowsMessage(() => nearestUpsample2dGpu(gpu, base, { override: "kernel.amd" }), 'override "kernel.amd"');
+  await assertThrowsMessage(
+    () => nearestUpsample2dGpu(gpu, base, { override: "kernel.amd" as never }),
+    'override "kernel.amd"',
+  );
 });
 
 // Copies: exact. Rows of outW % 4 == 0 (tiles of two rows) and not (the stream), a partial last
@@ -142,7 +156,7 @@ const shapes = [
   [1, 3, 20, 21, 40, 42],
   [2, 2, 16, 16, 32, 32],
 ];
-checkAgainstReference<NearestUpsample2dArgs>(
+checkAgainstReference<NearestUpsample2dArgs, UpsampleVariant>(
   "upsample",
   KERNELS,
   "kernel",

@@ -1,0 +1,162 @@
+/**
+ * Deno only (a CLI): `deno task zimage` generates an image with Z-Image Turbo on whatever WebGPU
+ * adapter is present and writes it as a PNG.
+ *
+ *     deno task zimage --model DIR (--prompt TEXT | --prompt-embeds FILE) --out image.png [--width W]
+ *                      [--height H] [--steps N] [--seed S] [--format f32|q8|q4g128]
+ *                      [--text-encoder-format f32|q8] [--max-resident BYTES]
+ *
+ * DIR is a diffusers snapshot of Tongyi-MAI/Z-Image-Turbo (transformer/, vae/, text_encoder/,
+ * tokenizer/) or a folder with ComfyUI's files (and a `tokenizer/` folder for `--prompt`).
+ * `--prompt-embeds FILE` gives the caption features instead of a prompt: a safetensors file whose
+ * tensor `prompt_embeds` (or its only tensor) is `[tokens, 2560]`, Qwen3-4B's `hidden_states[-2]` for
+ * the chat-templated prompt. Defaults: 1024 x 1024, 8 steps, a random seed (printed), f32, and
+ * `--max-resident` 4 GiB (a number of bytes, or with a KiB/MiB/GiB suffix; at Turbo's size the q8 text
+ * encoder needs about 5 GiB, e.g. `--format q4g128 --text-encoder-format q8 --max-resident 6GiB` holds each
+ * stage in turn; a DiT over the budget streams its blocks). Progress per
+ * stage and per step, with times, goes to stderr.
+ *
+ * @module
+ */
+
+import { acquireDevice } from "../../harness/device.ts";
+import { SafetensorsFile } from "../../llm/safetensors.ts";
+import { fileSource } from "../../llm/safetensors_file.ts";
+import { encodePng } from "../image.ts";
+import type { Qwen3Format } from "../qwen3/linear.ts";
+import { directoryFiles } from "./file.ts";
+import type { LinearFormat } from "./linear.ts";
+import { ZImage } from "./pipeline.ts";
+
+const VALUED = [
+  "model",
+  "prompt",
+  "prompt-embeds",
+  "out",
+  "width",
+  "height",
+  "steps",
+  "seed",
+  "format",
+  "text-encoder-format",
+  "max-resident",
+];
+const USAGE = `usage: deno task zimage --model DIR (--prompt TEXT | --prompt-embeds FILE) --out image.png [options]
+  --model DIR                  a diffusers Z-Image-Turbo snapshot, or a folder of ComfyUI's files (+ tokenizer/)
+  --prompt TEXT                the prompt (chat-templated and encoded by the checkpoint's Qwen3-4B)
+  --prompt-embeds FILE         caption features instead: a safetensors file with prompt_embeds [tokens, 2560]
+  --out FILE                   the PNG to write
+  --width W, --height H        pixels, multiples of 16 (default 1024 x 1024)
+  --steps N                    sampling steps (default 8)
+  --seed S                     the noise's seed (default random, printed)
+  --format f32|q8|q4g128       the DiT's blocks (default f32)
+  --text-encoder-format f32|q8 the text encoder's matrices (default f32)
+  --max-resident BYTES         GPU memory budget, e.g. 6GiB (default 4 GiB; stages load in turn, the DiT streams)
+  --help                       this text`;
+
+/**
+ * The command line's `--name value` pairs, refusing anything else by name.
+ *
+ * @param args the arguments
+ * @returns each option's value, or "help" when `--help` is among them
+ * @throws Error naming an unknown option, a missing value or a positional argument
+ */
+export function parseCliArgs(args: readonly string[]): Map<string, string> | "help" {
+  if (args.includes("--help") || args.includes("-h")) return "help";
+  const flags = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (!arg.startsWith("--")) throw new Error(`unexpected argument "${arg}"\n${USAGE}`);
+    const name = arg.slice(2);
+    if (!VALUED.includes(name)) throw new Error(`unknown option ${arg}\n${USAGE}`);
+    if (i + 1 >= args.length) throw new Error(`${arg} needs a value\n${USAGE}`);
+    flags.set(name, args[++i]);
+  }
+  for (const required of ["model", "out"]) {
+    if (!flags.has(required)) throw new Error(`--${required} is required\n${USAGE}`);
+  }
+  return flags;
+}
+
+function integer(flags: Map<string, string>, name: string): number | undefined {
+  const text = flags.get(name);
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isInteger(value)) throw new Error(`--${name} must be an integer, got "${text}"`);
+  return value;
+}
+
+/**
+ * A byte count: a number, or one with a KiB, MiB or GiB suffix.
+ *
+ * @param text e.g. `64GiB`
+ * @returns bytes
+ * @throws Error when it is neither
+ */
+export function parseBytes(text: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(KiB|MiB|GiB)?\s*$/.exec(text);
+  if (!m) throw new Error(`--max-resident must be bytes, e.g. 4294967296 or 4GiB, got "${text}"`);
+  return Math.round(Number(m[1]) * { KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30, "": 1 }[m[2] ?? ""]!);
+}
+
+async function readPromptEmbeds(path: string): Promise<Float32Array> {
+  const source = await fileSource(path);
+  try {
+    const file = await SafetensorsFile.open(source);
+    const name = file.tensors.some((t) => t.name === "prompt_embeds")
+      ? "prompt_embeds"
+      : file.tensors.length === 1
+      ? file.tensors[0].name
+      : undefined;
+    if (!name) throw new Error(`${path}: no tensor "prompt_embeds", and more than one tensor`);
+    return await file.readFloat32(name);
+  } finally {
+    source.close();
+  }
+}
+
+if (import.meta.main) {
+  try {
+    const flags = parseCliArgs(Deno.args);
+    if (flags === "help") {
+      console.log(USAGE);
+      Deno.exit(0);
+    }
+    const embedsPath = flags.get("prompt-embeds"), prompt = flags.get("prompt");
+    if ((embedsPath === undefined) === (prompt === undefined)) {
+      throw new Error(`give one of --prompt and --prompt-embeds\n${USAGE}`);
+    }
+    const maxResident = flags.has("max-resident") ? parseBytes(flags.get("max-resident")!) : undefined;
+    const start = performance.now();
+    const since = () => `${((performance.now() - start) / 1000).toFixed(2)} s`;
+    const gpu = await acquireDevice();
+    console.error(`adapter: ${gpu.adapter.description || gpu.adapter.vendor || "unknown"}`);
+    const files = directoryFiles(flags.get("model")!);
+    const model = await ZImage.load(files, {
+      device: gpu,
+      format: flags.get("format") as LinearFormat | undefined,
+      textEncoderFormat: flags.get("text-encoder-format") as Qwen3Format | undefined,
+      maxResidentBytes: maxResident,
+      onProgress: ({ stage, done, total }) => console.error(`load ${stage} ${done}/${total} (${since()})`),
+    });
+    const kept = model.resident.dit ? "all stages resident" : "stages loaded in turn";
+    console.error(`layout ${model.checkpoint.layout}, ${kept} (${since()})`);
+    const image = await model.generate({
+      prompt,
+      promptEmbeds: embedsPath === undefined ? undefined : await readPromptEmbeds(embedsPath),
+      width: integer(flags, "width"),
+      height: integer(flags, "height"),
+      steps: integer(flags, "steps"),
+      seed: integer(flags, "seed"),
+      onStep: ({ step, steps }) => console.error(`step ${step}/${steps} (${since()})`),
+    });
+    await Deno.writeFile(flags.get("out")!, await encodePng(image.data, image.width, image.height));
+    console.error(`wrote ${flags.get("out")} (${image.width} x ${image.height}, seed ${image.seed}) in ${since()}`);
+    model.destroy();
+    files.close();
+    gpu.destroy();
+  } catch (e) {
+    console.error((e as Error).message);
+    Deno.exit(1);
+  }
+}
