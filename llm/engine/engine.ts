@@ -719,8 +719,9 @@ export class LlamaEngine {
         out0: result === "swiglu" ? b.row0 / 2 : b.row0,
         outLength: output.length,
         eps: this.config.rmsNormEps,
+        layoutRows: m.N,
       };
-      const plan = fusedGemvPlan(this.#gpu, shape, { layoutRows: m.N });
+      const plan = fusedGemvPlan(this.#gpu, shape);
       const where = `fused_gemv/${plan.kernel.variant} ${mode}>${result} ${m.name}[${b.row0}:${b.row0 + b.rows}]`;
       // Without the norm its weight is not read: the input is bound in its place.
       this.#bind(list, where, plan, [b.weight, ...(b.scales ? [b.scales] : []), input, norm ?? input, output]);
@@ -747,12 +748,11 @@ export class LlamaEngine {
       this.#bind(list, `gather/${plan.kernel.variant}`, plan, [b.weight, ...(b.scales ? [b.scales] : []), ids, a.x]);
     }
     const { headDim: D, numAttentionHeads: heads, numKeyValueHeads: kv } = c;
-    const cache = { H: heads, kvHeads: kv, D, maxSeq: this.maxSeq, L: rows };
-    const chunk = { chunk: this.#attentionChunk };
+    const cache = { H: heads, kvHeads: kv, D, maxSeq: this.maxSeq, L: rows, chunk: this.#attentionChunk };
     const decodeAttention = rows === 1
-      ? gqaCacheDecodePlan(this.#gpu, { ...cache, splits: this.attentionSplits }, chunk)
+      ? gqaCacheDecodePlan(this.#gpu, { ...cache, splits: this.attentionSplits })
       : undefined;
-    const prefillAttention = rows > 1 ? gqaCachePrefillPlan(this.#gpu, cache, chunk) : undefined;
+    const prefillAttention = rows > 1 ? gqaCachePrefillPlan(this.#gpu, cache) : undefined;
     for (const [i, l] of this.#layers.entries()) {
       if (rows === 1) {
         // x is the residual stream: O and down add into it, QKV and gate/up normalise it as they read it.

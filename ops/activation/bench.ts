@@ -23,6 +23,7 @@ import {
   swigluPairsPlan,
   type SwigluPairsShape,
 } from "./mod.ts";
+import type { ActivationVariant } from "./kernels.gen.ts";
 
 type Shape = { kind: ActivationKind; n: number };
 
@@ -52,7 +53,7 @@ export const BENCH: readonly BenchCase[] = [
     plan: (gpu, { kind, n }, options) => gatedActivationPlan(gpu, { kind, n }, options),
     inputs: ({ n }, seed) => [randomInput(n, seed, 0, 8), randomInput(n, seed + 1)],
   }),
-  defineCase<SwigluPairsShape>({
+  defineCase<SwigluPairsShape, ActivationVariant>({
     op: "activation",
     entry: "gated_pairs",
     sources: KERNELS,

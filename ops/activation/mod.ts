@@ -57,7 +57,8 @@ import { streamWorkgroups } from "../../harness/grid.ts";
 import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { type ActivationVariant, KERNELS } from "./kernels.gen.ts";
 import {
   type ActivationArgs,
   type ActivationKind,
@@ -273,7 +274,12 @@ export async function gatedActivationGpu(
  * gpu.destroy();
  * ```
  */
-export function swigluPairsPlan(gpu: ResidentDevice, shape: SwigluPairsShape, options: KernelOptions = {}): KernelPlan {
+export function swigluPairsPlan(
+  gpu: ResidentDevice,
+  shape: SwigluPairsShape,
+  options?: KernelOptions<ActivationVariant>,
+): KernelPlan {
+  checkOptions("swigluPairs", options);
   validateSwigluPairsShape(shape);
   const { rows, pairs, outCols, col0 } = shape;
   const fields = ["rows", "pairs", "ffn", "col0"].map((name) => ({ name, type: "u32" as const }));
@@ -313,8 +319,9 @@ export function swigluPairsPlan(gpu: ResidentDevice, shape: SwigluPairsShape, op
 export async function swigluPairsGpu(
   gpu: ResidentDevice,
   args: SwigluPairsArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<ActivationVariant>,
 ): Promise<Float32Array> {
+  checkOptions("swigluPairs", options);
   validateSwigluPairs(args);
   const [out] = await gpu.run(swigluPairsPlan(gpu, args, options), [args.x, args.out]);
   return out as Float32Array;

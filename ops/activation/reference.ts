@@ -302,6 +302,9 @@ export function activation(args: ActivationArgs): Float32Array {
   return args.x.map((v) => evaluate(args.kind, v, alpha));
 }
 
+/** Every key of {@link swigluPairs}'s arguments (its shape's among them). */
+const SWIGLU_PAIRS_KEYS: readonly string[] = ["x", "out", "rows", "pairs", "outCols", "col0"];
+
 /** The sizes of a {@link swigluPairs} call. */
 export interface SwigluPairsShape {
   /** Rows of `x` and of `out`, an integer >= 1. */
@@ -336,7 +339,7 @@ export interface SwigluPairsArgs extends SwigluPairsShape {
  */
 export function validateSwigluPairsShape(shape: SwigluPairsShape): void {
   const op = "swigluPairs";
-  requireArgs(op, "shape", shape, "{ rows, pairs, outCols, col0 }");
+  requireArgs(op, "shape", shape, "{ rows, pairs, outCols, col0 }", SWIGLU_PAIRS_KEYS);
   requireInt(op, "rows", shape.rows, 1, U32_MAX);
   requireInt(op, "pairs", shape.pairs, 1, U32_MAX);
   requireInt(op, "col0", shape.col0, 0, U32_MAX);
@@ -356,7 +359,7 @@ export function validateSwigluPairsShape(shape: SwigluPairsShape): void {
  * ```
  */
 export function validateSwigluPairs(args: SwigluPairsArgs): void {
-  requireArgs("swigluPairs", "args", args, "{ x, out, rows, pairs, outCols, col0 }");
+  requireArgs("swigluPairs", "args", args, "{ x, out, rows, pairs, outCols, col0 }", SWIGLU_PAIRS_KEYS);
   validateSwigluPairsShape(args);
   requireArray("swigluPairs", "x", args.x, "Float32Array", [2 * args.rows * args.pairs, "2 * rows * pairs"]);
   requireArray("swigluPairs", "out", args.out, "Float32Array", [args.rows * args.outCols, "rows * outCols"]);

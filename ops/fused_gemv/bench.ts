@@ -8,7 +8,7 @@
  * @module
  */
 
-import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
+import { type BenchCase, defineCase, entryOptions, randomInput } from "../../harness/bench_case.ts";
 import {
   FUSED_GEMV_LAYOUTS,
   type FusedGemvFormat,
@@ -17,6 +17,7 @@ import {
   type FusedGemvOutput,
   fusedGemvPlan,
   fusedGemvRowWords,
+  type FusedGemvVariant,
   KERNELS,
 } from "./mod.ts";
 
@@ -40,7 +41,7 @@ const QUICK: Shape[] = [{ N: 96, K: 256, input: "norm", output: "swiglu" }, {
 }];
 
 function layoutCase(format: FusedGemvFormat, entry: string): BenchCase {
-  return defineCase<Shape>({
+  return defineCase<Shape, FusedGemvVariant>({
     op: "fused_gemv",
     entry,
     sources: KERNELS,
@@ -48,9 +49,7 @@ function layoutCase(format: FusedGemvFormat, entry: string): BenchCase {
     quick: QUICK,
     label: ({ N, K, input, output }) => `${N}x${K}:${input}>${output}`,
     plan: (gpu, shape, options) =>
-      fusedGemvPlan(gpu, { ...shape, format, eps: 1e-5 }, {
-        override: options.override ?? gpu.resolve(KERNELS, entry).variant,
-      }),
+      fusedGemvPlan(gpu, { ...shape, format, eps: 1e-5 }, entryOptions(gpu, KERNELS, entry, options)),
     inputs: ({ N, K, output }, seed) => {
       const per = fusedGemvRowWords(format, K);
       const weight = format === "f32"

@@ -59,8 +59,14 @@ Deno.test("fusedGemv reference matches torch: F.linear of x or F.rms_norm(x), st
   const { cases } = await loadGolden<Golden>(new URL("./goldens/fused_gemv.json", import.meta.url));
   const f = (v: number[]) => Float32Array.from(v);
   for (const c of cases) {
+    const { N, K, input, output, out0, eps } = c;
     const got = fusedGemv({
-      ...c,
+      N,
+      K,
+      input,
+      output,
+      out0,
+      eps,
       format: "f32",
       weight: f(c.weight),
       x: f(c.x),
@@ -199,7 +205,7 @@ gpuTest(
     const shape = { format: "q8", N: 2048, K: 2048, input: "norm", output: "swiglu" } as const;
     const plan = fusedGemvPlan(gpu, shape);
     assertEquals([plan.kernel.variant, plan.constants], ["q8_lanes128", { NORM: 1, OUTPUT: 2 }]);
-    assertEquals(fusedGemvPlan(gpu, shape, { layoutRows: 16384 }).kernel.variant, "q8_lanes32");
+    assertEquals(fusedGemvPlan(gpu, { ...shape, layoutRows: 16384 }).kernel.variant, "q8_lanes32");
     assertEquals(plan.workgroups, [256, 1, 1]); // 8 rows a workgroup
     await assertThrowsMessage(
       () => fusedGemvPlan(gpu, shape, { override: "q4_tiled" }),

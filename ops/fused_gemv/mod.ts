@@ -82,7 +82,8 @@ import { packParams, type ParamField } from "../../harness/params.ts";
 import type { BindingSpec, KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { parseVariantName } from "../../harness/variants.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { type FusedGemvVariant, KERNELS } from "./kernels.gen.ts";
 import {
   type FusedGemvArgs,
   type FusedGemvFormat,
@@ -93,7 +94,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { type FusedGemvVariant, KERNELS };
 
 /**
  * Each format's layouts (entry points), by the weight's rows: a weight takes the first whose
@@ -137,18 +138,12 @@ const PARAMS: readonly ParamField[] = [
 
 const OUTPUT_CODES = { store: 0, add: 1, swiglu: 2 } as const;
 
-/** Options of {@link fusedGemvPlan}: a kernel override, or the rows the layout is chosen by. */
-export interface FusedGemvOptions extends KernelOptions {
-  /** The rows that choose the layout, default N (a row block of a split weight passes the whole weight's). */
-  layoutRows?: number;
-}
-
 /**
  * Plans the fused decode product on the GPU.
  *
  * @param gpu the device
- * @param shape format, N, K, input, output, out0, outLength, eps
- * @param options a variant of one of the format's layouts (`override`), or `layoutRows`
+ * @param shape format, N, K, input, output, out0, outLength, eps, layoutRows (the rows that choose the layout)
+ * @param options a variant of one of the format's layouts (`override`)
  * @returns the plan; bindings `weight` (f32 `[N, K]`, or u32 words), `scales` (q8 and q4g128 only),
  *   `x` `[K]`, `g` `[K]` (RMSNorm's weight; with input `plain` not read: bind `x` again) and `out`
  *   `[outLength]` (read and written); pipeline constants `NORM` and `OUTPUT`
@@ -169,12 +164,17 @@ export interface FusedGemvOptions extends KernelOptions {
  * gpu.destroy();
  * ```
  */
-export function fusedGemvPlan(gpu: ResidentDevice, shape: FusedGemvShape, options: FusedGemvOptions = {}): KernelPlan {
+export function fusedGemvPlan(
+  gpu: ResidentDevice,
+  shape: FusedGemvShape,
+  options?: KernelOptions<FusedGemvVariant>,
+): KernelPlan {
+  checkOptions("fusedGemv", options);
   const { out0, outLength, eps } = validateFusedGemvShape(shape);
   const { format, N, K, input, output } = shape;
   const entries = FUSED_GEMV_LAYOUTS[format].map((e) => e.entry);
-  let entry = fusedGemvLayout(format, options.layoutRows ?? N);
-  if (options.override !== undefined) {
+  let entry = fusedGemvLayout(format, shape.layoutRows ?? N);
+  if (options?.override !== undefined) {
     entry = parseVariantName(options.override).entry;
     if (!entries.includes(entry)) {
       throw new Error(
@@ -182,7 +182,7 @@ export function fusedGemvPlan(gpu: ResidentDevice, shape: FusedGemvShape, option
       );
     }
   }
-  const kernel = gpu.resolve(KERNELS, entry, options.override === undefined ? {} : { override: options.override });
+  const kernel = gpu.resolve(KERNELS, entry, options);
   const rows = 4 * workgroupSizeOf(kernel.source, `fused_gemv/${kernel.variant}`)[1];
   const per = fusedGemvRowWords(format, K);
   const bindings: BindingSpec[] = [
@@ -217,7 +217,7 @@ export function fusedGemvPlan(gpu: ResidentDevice, shape: FusedGemvShape, option
  *
  * @param gpu the device
  * @param args as {@link fusedGemv}
- * @param options a layout's variant (`override`) or `layoutRows`
+ * @param options a layout's variant (`override`)
  * @returns `out` after the call
  * @throws Error naming the argument, as {@link validateFusedGemv}
  *
@@ -236,8 +236,9 @@ export function fusedGemvPlan(gpu: ResidentDevice, shape: FusedGemvShape, option
 export async function fusedGemvGpu(
   gpu: ResidentDevice,
   args: FusedGemvArgs,
-  options: FusedGemvOptions = {},
+  options?: KernelOptions<FusedGemvVariant>,
 ): Promise<Float32Array> {
+  checkOptions("fusedGemv", options);
   validateFusedGemv(args);
   const plan = fusedGemvPlan(gpu, { ...args, outLength: args.out.length }, options);
   const inputs = [args.weight, ...(args.scales && args.format !== "f32" ? [args.scales] : []), args.x];

@@ -35,6 +35,24 @@ export type FusedGemvOutput = "store" | "add" | "swiglu";
 /** The eps used when none is given (transformers' LlamaRMSNorm default). */
 export const FUSED_GEMV_DEFAULT_EPS = 1e-6;
 
+/** Every key of {@link fusedGemv}'s arguments (its shape's among them). */
+const KEYS: readonly string[] = [
+  "format",
+  "weight",
+  "scales",
+  "x",
+  "normWeight",
+  "out",
+  "N",
+  "K",
+  "input",
+  "output",
+  "out0",
+  "outLength",
+  "eps",
+  "layoutRows",
+];
+
 /** Sizes and scalars of a {@link fusedGemv} call: what a plan needs. */
 export interface FusedGemvShape {
   /** The weight's format. */
@@ -53,6 +71,12 @@ export interface FusedGemvShape {
   outLength?: number;
   /** RMSNorm's epsilon (with `norm`); default 1e-6. */
   eps?: number;
+  /**
+   * The rows that choose the kernels' layout, default N: a row block of a weight held in blocks
+   * passes the whole weight's, so every block runs the layout the whole would (the reference has
+   * no layouts).
+   */
+  layoutRows?: number;
 }
 
 /** Arguments of {@link fusedGemv}. */
@@ -106,7 +130,7 @@ export function validateFusedGemvShape(
   shape: FusedGemvShape,
 ): { out0: number; outLength: number; eps: number; written: number } {
   const op = "fusedGemv";
-  requireArgs(op, "shape", shape, "{ format, N, K, input, output, out0?, outLength?, eps? }");
+  requireArgs(op, "shape", shape, "{ format, N, K, input, output, out0?, outLength?, eps? }", KEYS);
   requireOneOf(op, "format", shape.format, FUSED_GEMV_FORMATS);
   requireOneOf(op, "input", shape.input, ["plain", "norm"]);
   requireOneOf(op, "output", shape.output, ["store", "add", "swiglu"]);
@@ -119,6 +143,7 @@ export function validateFusedGemvShape(
   const written = shape.output === "swiglu" ? N / 2 : N;
   const out0 = requireInt(op, "out0", shape.out0 ?? 0, 0, U32_MAX);
   const outLength = requireInt(op, "outLength", shape.outLength ?? out0 + written, out0 + written, U32_MAX);
+  if (shape.layoutRows !== undefined) requireInt(op, "layoutRows", shape.layoutRows, 1, U32_MAX);
   const eps = requireF32(op, "eps", shape.eps ?? FUSED_GEMV_DEFAULT_EPS);
   if (eps < 0) throw new Error(`${op}: eps must be >= 0, got ${eps}`);
   return { out0, outLength, eps, written };
@@ -142,7 +167,13 @@ export function validateFusedGemv(
   args: FusedGemvArgs,
 ): { out0: number; outLength: number; eps: number; written: number } {
   const op = "fusedGemv";
-  requireArgs(op, "args", args, "{ format, weight, scales?, x, normWeight?, out, N, K, input, output, out0?, eps? }");
+  requireArgs(
+    op,
+    "args",
+    args,
+    "{ format, weight, scales?, x, normWeight?, out, N, K, input, output, out0?, eps? }",
+    KEYS,
+  );
   const checked = validateFusedGemvShape({ ...args, outLength: args.outLength ?? args.out?.length });
   const { format, N, K } = args;
   const per = fusedGemvRowWords(format, K);

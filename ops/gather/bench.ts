@@ -7,6 +7,7 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { gatherPlan, gatherQuantizedBlocksPlan, KERNELS, quantizedRowWords } from "./mod.ts";
+import type { GatherVariant } from "./kernels.gen.ts";
 
 interface Shape {
   rows: number;
@@ -42,7 +43,7 @@ function distinctIndex(rows: number, indexLength: number, seed: number): Int32Ar
  * shape (102,400 x 2,048) for a prefill chunk of 512 distinct ids and for the one id of a decode step.
  */
 function quantized(format: "q8" | "q4g128"): BenchCase {
-  return defineCase<Shape>({
+  return defineCase<Shape, GatherVariant>({
     op: "gather",
     entry: format === "q8" ? "q8row" : "q4g128",
     sources: KERNELS,

@@ -52,8 +52,8 @@ import {
 } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
-import { requireArray, requireInt } from "../validate.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions, requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
+import { type GatherVariant, KERNELS } from "./kernels.gen.ts";
 import {
   type GatherArgs,
   type GatherQuantizedArgs,
@@ -429,13 +429,24 @@ export interface GatherQuantizedShape extends GatherShape {
 export function gatherQuantizedBlocksPlan(
   gpu: ResidentDevice,
   shape: GatherQuantizedShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<GatherVariant>,
 ): GatherBlocks {
-  validateGatherShape(shape);
+  checkOptions("gatherQuantized", options);
+  requireArgs("gatherQuantized", "shape", shape, "{ format, rows, cols, indexLength, blockRows? }", [
+    "format",
+    "rows",
+    "cols",
+    "indexLength",
+    "blockRows",
+  ]);
   const { format, rows, cols, indexLength } = shape;
+  // As validateGatherQuantized checks them, so the plan and the reference refuse alike.
   if (format !== "q8" && format !== "q4g128") {
     throw new Error(`gatherQuantized: format must be "q8" or "q4g128", got ${JSON.stringify(format)}`);
   }
+  requireInt("gatherQuantized", "rows", rows, 1, MAX_ROWS);
+  requireInt("gatherQuantized", "cols", cols, 1, U32_MAX);
+  requireInt("gatherQuantized", "indexLength", indexLength, 0, U32_MAX);
   const per = quantizedRowWords(format, cols);
   const { limit, bytes } = bindingLimit(gpu);
   const fit = Math.min(MAX_ROWS, Math.floor(Math.floor(bytes / 16) * 16 / (4 * per.words)));
@@ -528,8 +539,9 @@ export function gatherQuantizedBlocksPlan(
 export async function gatherQuantizedGpu(
   gpu: ResidentDevice,
   args: GatherQuantizedArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<GatherVariant>,
 ): Promise<Float32Array> {
+  checkOptions("gatherQuantized", options);
   validateGatherQuantized(args);
   const { format, rows, cols } = args;
   const { sequence } = gatherQuantizedBlocksPlan(

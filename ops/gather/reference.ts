@@ -165,7 +165,14 @@ export function quantizedRowWords(format: GatherTableFormat, cols: number): { wo
  */
 export function validateGatherQuantized(args: GatherQuantizedArgs): void {
   const name = "gatherQuantized";
-  requireArgs(name, "args", args, "{ format, table, scales, index, rows, cols }");
+  requireArgs(name, "args", args, "{ format, table, scales, index, rows, cols }", [
+    "format",
+    "table",
+    "scales",
+    "index",
+    "rows",
+    "cols",
+  ]);
   if (args.format !== "q8" && args.format !== "q4g128") {
     throw new Error(`${name}: format must be "q8" or "q4g128", got ${JSON.stringify(args.format)}`);
   }

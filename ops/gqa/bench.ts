@@ -142,7 +142,7 @@ export const BENCH: readonly BenchCase[] = [
       new Float32Array(1),
     ],
   }),
-  defineCase<CacheShape>({
+  defineCase<CacheShape, GqaVariant>({
     op: "gqa",
     entry: "cache_decode",
     sources: KERNELS,

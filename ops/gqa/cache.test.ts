@@ -31,7 +31,19 @@ Deno.test("gqaCache reference matches torch: adjacent-pair RoPE, the cache writt
   const { cases } = await loadGolden<CacheGolden>(new URL("./goldens/cache.json", import.meta.url));
   ok(cases.some((c) => c.L > 1 && c.pos0 > 0) && cases.some((c) => c.H / c.kvHeads === 3));
   for (const c of cases) {
-    const args = { ...c, qkv: f32(c.qkv), table: f32(c.table), keys: f32(c.keys), values: f32(c.values) };
+    const { H, kvHeads, D, maxSeq, L, pos0 } = c;
+    const args = {
+      H,
+      kvHeads,
+      D,
+      maxSeq,
+      L,
+      pos0,
+      qkv: f32(c.qkv),
+      table: f32(c.table),
+      keys: f32(c.keys),
+      values: f32(c.values),
+    };
     const got = gqaCache(args);
     assertClose(got.out, c.out, { atol: 1e-6, rtol: 1e-5 }, `${c.label}: out`);
     assertClose(got.keys, f32(c.keysAfter), { atol: 1e-6, rtol: 1e-6 }, `${c.label}: keys`);
@@ -96,7 +108,7 @@ const TOLERANCE = { atol: 2e-6, rtol: 1e-5 };
 /** The kernel's result (out, then the caches) beside the reference's, for one call. */
 async function compare(
   gpu: Parameters<typeof gqaCacheGpu>[0],
-  args: GqaCacheArgs,
+  args: Parameters<typeof gqaCacheGpu>[1],
   options: Parameters<typeof gqaCacheGpu>[2],
   label: string,
 ) {
@@ -124,7 +136,7 @@ eachVariant(KERNELS, "cache_decode", (variant) => {
         for (const splits of [1, 3, 8]) {
           for (const chunk of [1024, 8]) {
             const label = `H ${H}/${kvHeads} D ${D} at ${pos0}, ${splits} slices, chunk ${chunk}`;
-            await compare(gpu, args, { override: variant, splits, chunk }, label);
+            await compare(gpu, { ...args, splits, chunk }, { override: variant }, label);
           }
         }
       }
@@ -157,8 +169,8 @@ for (const entry of ["cache_write", "cache_prefill"]) {
         for (const chunk of [1024, 8]) {
           await compare(
             gpu,
-            args,
-            { override: variant, chunk },
+            { ...args, chunk },
+            { override: variant },
             `H ${H}/${kvHeads} D ${D}, ${L} rows from ${pos0}, chunk ${chunk}`,
           );
         }

@@ -89,8 +89,8 @@ import type { KernelOptions } from "../../harness/options.ts";
 import { parseVariantName } from "../../harness/variants.ts";
 import { maskLength, maskParams } from "../attention/kernel_params.ts";
 import { FLASH_ENTRIES, flashKernel, flashPlanOf, layoutStrides } from "../flash_attention/mod.ts";
-import { requireOneOf } from "../validate.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions, requireOneOf } from "../validate.ts";
+import { type GqaVariant, KERNELS } from "./kernels.gen.ts";
 import {
   type GqaArgs,
   type GqaCacheArgs,
@@ -359,12 +359,6 @@ export async function gqaGpu(gpu: ResidentDevice, args: GqaArgs, options: GqaOpt
   }
 }
 
-/** Options of the cache path's plans: a kernel override, and `chunk`. */
-export interface GqaCacheOptions extends KernelOptions {
-  /** Positions scored at once, 1 to 1,024 (default); fewer only to test the online softmax. */
-  chunk?: number;
-}
-
 /** Most slices `cache_decode` splits the cache into (the combine holds one per invocation of 128). */
 export const CACHE_MAX_SPLITS = 128;
 
@@ -387,9 +381,9 @@ function requireIntIn(name: string, value: number, min: number, max: number): nu
   return value;
 }
 
-/** The attention kernels' pipeline constants. */
-function chunkOf(options: GqaCacheOptions): Record<string, number> {
-  return { CHUNK: requireIntIn("chunk", options.chunk ?? 1024, 1, 1024) };
+/** The attention kernels' pipeline constants: the positions scored at once. */
+function chunkOf(shape: GqaCacheShape): Record<string, number> {
+  return { CHUNK: shape.chunk ?? 1024 };
 }
 
 /**
@@ -400,12 +394,12 @@ function chunkOf(options: GqaCacheOptions): Record<string, number> {
  * @param shape `H`, `kvHeads`, `D`, `maxSeq` (`L` must be 1), `scale`; `splits`: slices of the cache,
  *   1 to {@link CACHE_MAX_SPLITS}; `positions`: the cache length the cost counts (default maxSeq: the
  *   position is read on the GPU)
- * @param options kernel override and `chunk`
+ * @param options kernel override
  * @returns the plan; bindings `qkv` (`[(H + 2 * kvHeads) * D]`), `table` (`[maxSeq, D / 2, 2]`),
  *   `keys`, `values` (`[kvHeads, maxSeq, D]`, the row's written at pos0), `out` (`[H, D]`), `state`
  *   (u32 [4]: `[pos0, ...]`), `partial` (u32, scratch) and `counters` (u32 [H], zeros when first used;
  *   the kernel leaves them so)
- * @throws Error naming the argument, as {@link validateGqaCacheShape}, or L, splits or chunk
+ * @throws Error naming the argument, as {@link validateGqaCacheShape}, or L or splits
  *
  * @example
  * ```ts
@@ -424,8 +418,9 @@ function chunkOf(options: GqaCacheOptions): Record<string, number> {
 export function gqaCacheDecodePlan(
   gpu: ResidentDevice,
   shape: GqaCacheShape & { splits: number; positions?: number },
-  options: GqaCacheOptions = {},
+  options?: KernelOptions<GqaVariant>,
 ): KernelPlan {
+  checkOptions("gqaCache", options);
   const scale = validateGqaCacheShape(shape);
   const { H, kvHeads, D, maxSeq } = shape;
   if (shape.L !== 1) throw new Error(`gqaCache: the decode plan takes one row (L = 1), got L = ${shape.L}`);
@@ -450,7 +445,7 @@ export function gqaCacheDecodePlan(
       { heads: H, kv_heads: kvHeads, dim: D, max_seq: maxSeq, scale, splits },
       "gqaCache",
     ),
-    constants: chunkOf(options),
+    constants: chunkOf(shape),
     workgroups: [H, 1, splits],
     // K and V of `positions` positions read once per KV head, the row's projections, the output; a
     // multiply-add per (head, position, channel) for the scores and for the values.
@@ -481,9 +476,9 @@ export interface GqaCachePrefill {
  * @param gpu the device
  * @param shape `H`, `kvHeads`, `D`, `maxSeq`, `L`, `scale`; `positions`: the cache length the cost
  *   counts after the call (default maxSeq)
- * @param options kernel override (a variant of `cache_write` or `cache_prefill`) and `chunk`
+ * @param options kernel override (a variant of `cache_write` or `cache_prefill`)
  * @returns the two plans and their sequence
- * @throws Error naming the argument, as {@link validateGqaCacheShape}, or chunk
+ * @throws Error naming the argument, as {@link validateGqaCacheShape}
  *
  * @example
  * ```ts
@@ -498,12 +493,18 @@ export interface GqaCachePrefill {
 export function gqaCachePrefillPlan(
   gpu: ResidentDevice,
   shape: GqaCacheShape & { positions?: number },
-  options: GqaCacheOptions = {},
+  options?: KernelOptions<GqaVariant>,
 ): GqaCachePrefill {
+  checkOptions("gqaCache", options);
   const scale = validateGqaCacheShape(shape);
   const { H, kvHeads, D, maxSeq, L } = shape;
   const positions = requireIntIn("positions", shape.positions ?? maxSeq, L, maxSeq);
-  const named = options.override === undefined ? undefined : parseVariantName(options.override).entry;
+  const named = options?.override === undefined ? undefined : parseVariantName(options.override).entry;
+  if (named !== undefined && named !== "cache_write" && named !== "cache_prefill") {
+    throw new Error(
+      `gqaCache: override "${options!.override}" is not a variant of entry point "cache_write" or "cache_prefill"`,
+    );
+  }
   const cache = kvHeads * maxSeq * D;
   const width = (H + 2 * kvHeads) * D;
   const qkv: BindingSpec = { name: "qkv", dtype: "f32", length: L * width, role: "input" };
@@ -541,7 +542,7 @@ export function gqaCachePrefillPlan(
       { heads: H, kv_heads: kvHeads, dim: D, max_seq: maxSeq, scale, splits: 1 },
       "gqaCache",
     ),
-    constants: chunkOf(options),
+    constants: chunkOf(shape),
     workgroups: [H, L, 1],
     // Each (row, head) reads its positions' K and V (heads of one KV head share them through L2, not
     // in the kernel); a multiply-add per (row, head, position, channel), twice.
@@ -559,11 +560,11 @@ export function gqaCachePrefillPlan(
 
 /**
  * Attention of a call's rows over a KV cache on the GPU ({@link gqaCache}): one row through the
- * decode plan, several through the prefill plans.
+ * decode plan (in `splits` slices, default 1), several through the prefill plans.
  *
  * @param gpu the device
- * @param args as {@link gqaCache}
- * @param options kernel override, `chunk`, and `splits` for one row (default 1)
+ * @param args as {@link gqaCache}, with `splits` (and `chunk`) for the kernels
+ * @param options kernel override
  * @returns `out` and the caches with the call's positions written
  * @throws Error naming the argument, as {@link validateGqaCache}
  *
@@ -583,9 +584,10 @@ export function gqaCachePrefillPlan(
  */
 export async function gqaCacheGpu(
   gpu: ResidentDevice,
-  args: GqaCacheArgs,
-  options: GqaCacheOptions & { splits?: number } = {},
+  args: GqaCacheArgs & { splits?: number },
+  options?: KernelOptions<GqaVariant>,
 ): Promise<{ out: Float32Array; keys: Float32Array; values: Float32Array }> {
+  checkOptions("gqaCache", options);
   validateGqaCache(args);
   const made: GpuTensor[] = [];
   const keep = (t: GpuTensor) => {
@@ -597,7 +599,7 @@ export async function gqaCacheGpu(
     const [qkv, table, keys, values] = [args.qkv, args.table, args.keys, args.values].map((a) => keep(gpu.upload(a)));
     const out = keep(gpu.alloc("f32", args.L * args.H * args.D, "out"));
     if (args.L === 1) {
-      const plan = gqaCacheDecodePlan(gpu, { ...args, splits: options.splits ?? 1 }, options);
+      const plan = gqaCacheDecodePlan(gpu, { ...args, splits: args.splits ?? 1 }, options);
       const partial = keep(gpu.alloc("u32", plan.bindings[6].length, "partial"));
       const counters = keep(gpu.alloc("u32", args.H, "counters"));
       await gpu.submit([plan, [qkv, table, keys, values, out, state, partial, counters]]);

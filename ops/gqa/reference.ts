@@ -148,6 +148,27 @@ export function kvCacheBytes(size: KvCacheSize): number {
 /** The largest head size {@link gqaCache}'s kernels hold in workgroup memory. */
 export const CACHE_MAX_HEAD_DIM = 256;
 
+/**
+ * Every key of {@link gqaCache}'s arguments (its shape's among them, and the plans' `splits` and
+ * `positions`).
+ */
+const CACHE_KEYS: readonly string[] = [
+  "qkv",
+  "table",
+  "keys",
+  "values",
+  "pos0",
+  "H",
+  "kvHeads",
+  "D",
+  "maxSeq",
+  "L",
+  "scale",
+  "splits",
+  "positions",
+  "chunk",
+];
+
 /** Sizes of a call on a KV cache ({@link gqaCache}). */
 export interface GqaCacheShape {
   /** Query heads, a multiple of kvHeads. */
@@ -162,6 +183,11 @@ export interface GqaCacheShape {
   L: number;
   /** Scores' scale; default 1 / sqrt(D). A finite f32. */
   scale?: number;
+  /**
+   * Positions the kernels score at once, 1 to 1,024 (default): fewer only to test the online softmax
+   * across chunks (the reference has no chunks).
+   */
+  chunk?: number;
 }
 
 /** Arguments of {@link gqaCache}. */
@@ -193,7 +219,7 @@ export interface GqaCacheArgs extends GqaCacheShape {
  */
 export function validateGqaCacheShape(shape: GqaCacheShape): number {
   const op = "gqaCache";
-  requireArgs(op, "shape", shape, "{ H, kvHeads, D, maxSeq, L, scale? }");
+  requireArgs(op, "shape", shape, "{ H, kvHeads, D, maxSeq, L, scale? }", CACHE_KEYS);
   const kvHeads = requireInt(op, "kvHeads", shape.kvHeads, 1, U32_MAX);
   const H = requireInt(op, "H", shape.H, 1, U32_MAX);
   if (H % kvHeads !== 0) throw new Error(`${op}: H (${H}) must be a multiple of kvHeads (${kvHeads})`);
@@ -201,6 +227,7 @@ export function validateGqaCacheShape(shape: GqaCacheShape): number {
   if (D % 4 !== 0) throw new Error(`${op}: D must be a multiple of 4 (rows are read as vec4s), got ${D}`);
   requireInt(op, "maxSeq", shape.maxSeq, 1, U32_MAX);
   requireInt(op, "L", shape.L, 1, shape.maxSeq);
+  if (shape.chunk !== undefined) requireInt(op, "chunk", shape.chunk, 1, 1024);
   return shape.scale === undefined ? 1 / Math.sqrt(D) : requireF32(op, "scale", shape.scale);
 }
 
@@ -224,7 +251,7 @@ export function validateGqaCacheShape(shape: GqaCacheShape): number {
  */
 export function validateGqaCache(args: GqaCacheArgs): number {
   const op = "gqaCache";
-  requireArgs(op, "args", args, "{ qkv, table, keys, values, pos0, H, kvHeads, D, maxSeq, L, scale? }");
+  requireArgs(op, "args", args, "{ qkv, table, keys, values, pos0, H, kvHeads, D, maxSeq, L, scale? }", CACHE_KEYS);
   const scale = validateGqaCacheShape(args);
   const { H, kvHeads, D, maxSeq, L } = args;
   requireInt(op, "pos0", args.pos0, 0, maxSeq - L);

@@ -9,6 +9,7 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { KERNELS, rmsnormPlan, rmsnormResidualPlan } from "./mod.ts";
+import type { RmsnormVariant } from "./kernels.gen.ts";
 
 /** rmsnorm's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
@@ -44,7 +45,7 @@ export const BENCH: readonly BenchCase[] = [
       shift ? randomInput(items * cols, seed + 3) : new Float32Array(0),
     ],
   }),
-  defineCase<{ rows: number; cols: number; add: boolean }>({
+  defineCase<{ rows: number; cols: number; add: boolean }, RmsnormVariant>({
     op: "rmsnorm",
     entry: "residual",
     sources: KERNELS,

@@ -71,7 +71,8 @@ import { rowLayout } from "../../harness/grid.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { KERNELS, type RmsnormVariant } from "./kernels.gen.ts";
 import {
   type RmsnormArgs,
   type RmsnormResidualArgs,
@@ -274,8 +275,9 @@ const RESIDUAL_PARAMS: readonly ParamField[] = [
 export function rmsnormResidualPlan(
   gpu: ResidentDevice,
   shape: RmsnormResidualShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<RmsnormVariant>,
 ): KernelPlan {
+  checkOptions("rmsnormResidual", options);
   const { row0, eps } = validateRmsnormResidualShape(shape);
   const { rows, cols, add } = shape;
   const total = (row0 + rows) * cols;
@@ -319,8 +321,9 @@ export function rmsnormResidualPlan(
 export async function rmsnormResidualGpu(
   gpu: ResidentDevice,
   args: RmsnormResidualArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<RmsnormVariant>,
 ): Promise<{ x: Float32Array; out: Float32Array }> {
+  checkOptions("rmsnormResidual", options);
   validateRmsnormResidual(args);
   const [x, out] = await gpu.run(rmsnormResidualPlan(gpu, args, options), [args.x, args.delta, args.weight]);
   return { x: x as Float32Array, out: out as Float32Array };

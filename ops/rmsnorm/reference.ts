@@ -153,6 +153,9 @@ export function rmsnorm(args: RmsnormArgs): Float32Array {
 /** Most columns {@link rmsnormResidual}'s kernel holds in registers (256 invocations x 32 each). */
 export const RESIDUAL_MAX_COLS = 8192;
 
+/** Every key of {@link rmsnormResidual}'s arguments (its shape's among them). */
+const RESIDUAL_KEYS: readonly string[] = ["x", "delta", "weight", "rows", "cols", "row0", "add", "eps"];
+
 /** The sizes and scalars of an {@link rmsnormResidual} call. */
 export interface RmsnormResidualShape {
   /** Rows normalised (>= 1), from `row0`. */
@@ -192,7 +195,7 @@ export interface RmsnormResidualArgs extends RmsnormResidualShape {
  */
 export function validateRmsnormResidualShape(shape: RmsnormResidualShape): { row0: number; eps: number } {
   const op = "rmsnormResidual";
-  requireArgs(op, "shape", shape, "{ rows, cols, row0?, add, eps? }");
+  requireArgs(op, "shape", shape, "{ rows, cols, row0?, add, eps? }", RESIDUAL_KEYS);
   requireInt(op, "rows", shape.rows, 1, U32_MAX);
   requireInt(op, "cols", shape.cols, 1, RESIDUAL_MAX_COLS);
   const row0 = requireInt(op, "row0", shape.row0 ?? 0, 0, U32_MAX);
@@ -218,7 +221,7 @@ export function validateRmsnormResidualShape(shape: RmsnormResidualShape): { row
  */
 export function validateRmsnormResidual(args: RmsnormResidualArgs): { row0: number; eps: number } {
   const op = "rmsnormResidual";
-  requireArgs(op, "args", args, "{ x, delta, weight, rows, cols, row0?, add, eps? }");
+  requireArgs(op, "args", args, "{ x, delta, weight, rows, cols, row0?, add, eps? }", RESIDUAL_KEYS);
   const checked = validateRmsnormResidualShape(args);
   const total = (checked.row0 + args.rows) * args.cols;
   requireArray(op, "x", args.x, "Float32Array", [total, "(row0 + rows) * cols"]);

@@ -472,7 +472,8 @@ Deno.test("rmsnormResidual reference matches torch (goldens/gen_residual.py): x 
   ok(cases.some((c) => c.row0 > 0) && cases.some((c) => !c.add));
   for (const c of cases) {
     const f = (v: number[]) => Float32Array.from(v);
-    const got = rmsnormResidual({ ...c, x: f(c.x), delta: f(c.delta), weight: f(c.weight) });
+    const { rows, row0, cols, add, eps } = c;
+    const got = rmsnormResidual({ rows, row0, cols, add, eps, x: f(c.x), delta: f(c.delta), weight: f(c.weight) });
     assertClose(got.x, f(c.x_out), { atol: 0, rtol: 0 }, `${c.label}: x`); // one f32 add each, as torch's
     assertClose(got.out, c.out, { atol: 1e-7, rtol: 1e-6 }, `${c.label}: out`);
   }

@@ -9,7 +9,14 @@
  */
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
-import { argmaxTokenPlan, KERNELS, maskLogitsPlan, packSampleOptions, sampleTokenPlan } from "./mod.ts";
+import {
+  argmaxTokenPlan,
+  KERNELS,
+  maskLogitsPlan,
+  packSampleOptions,
+  sampleTokenPlan,
+  type SampleVariant,
+} from "./mod.ts";
 
 interface Shape {
   vocab: number;
@@ -22,7 +29,7 @@ const STEPS = 4096;
 
 /** sample's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<Shape>({
+  defineCase<Shape, SampleVariant>({
     op: "sample",
     entry: "argmax",
     sources: KERNELS,
@@ -38,7 +45,7 @@ export const BENCH: readonly BenchCase[] = [
       new Uint32Array(2),
     ],
   }),
-  defineCase<Shape>({
+  defineCase<Shape, SampleVariant>({
     op: "sample",
     entry: "sample",
     sources: KERNELS,
@@ -53,7 +60,7 @@ export const BENCH: readonly BenchCase[] = [
       packSampleOptions(filters ? { temperature: 0.8, topK: 40, topP: 0.95, seed } : { temperature: 0.8, seed }),
     ],
   }),
-  defineCase<Shape>({
+  defineCase<Shape, SampleVariant>({
     op: "sample",
     entry: "mask",
     sources: KERNELS,

@@ -40,12 +40,21 @@
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { requireArgs, requireInt } from "../validate.ts";
-import { KERNELS } from "./kernels.gen.ts";
-import { argmaxToken, maskLogits, type SampleOptions, sampleToken, validateSampleOptions } from "./reference.ts";
+import { checkOptions, requireArgs, requireInt } from "../validate.ts";
+import { KERNELS, type SampleVariant } from "./kernels.gen.ts";
+import {
+  type ArgmaxTokenArgs,
+  type MaskLogitsArgs,
+  type SampleOptions,
+  type SampleTokenArgs,
+  validateArgmaxToken,
+  validateMaskLogits,
+  validateSampleOptions,
+  validateSampleToken,
+} from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type SampleVariant };
 
 /** Sizes of the choosing plans. */
 export interface SampleShape {
@@ -61,7 +70,7 @@ const PARAMS: readonly ParamField[] = [{ name: "vocab", type: "u32" }, { name: "
 
 /** Validates {@link SampleShape}, returning it with its default. */
 function validateSampleShape(op: string, shape: SampleShape): Required<SampleShape> {
-  requireArgs(op, "shape", shape, "{ vocab, steps, advance? }");
+  requireArgs(op, "shape", shape, "{ vocab, steps, advance? }", ["vocab", "steps", "advance"]);
   return {
     vocab: requireInt(op, "vocab", shape.vocab, 1, 0xfffffffd),
     steps: requireInt(op, "steps", shape.steps, 1, 0xffffffff),
@@ -100,7 +109,12 @@ function sliceOf(source: string): number {
  * gpu.destroy();
  * ```
  */
-export function argmaxTokenPlan(gpu: ResidentDevice, shape: SampleShape, options: KernelOptions = {}): KernelPlan {
+export function argmaxTokenPlan(
+  gpu: ResidentDevice,
+  shape: SampleShape,
+  options?: KernelOptions<SampleVariant>,
+): KernelPlan {
+  checkOptions("argmaxToken", options);
   const { vocab, steps, advance } = validateSampleShape("argmaxToken", shape);
   const kernel = gpu.resolve(KERNELS, "argmax", options);
   const slices = Math.ceil(vocab / sliceOf(kernel.source));
@@ -147,7 +161,12 @@ export function argmaxTokenPlan(gpu: ResidentDevice, shape: SampleShape, options
  * gpu.destroy();
  * ```
  */
-export function sampleTokenPlan(gpu: ResidentDevice, shape: SampleShape, options: KernelOptions = {}): KernelPlan {
+export function sampleTokenPlan(
+  gpu: ResidentDevice,
+  shape: SampleShape,
+  options?: KernelOptions<SampleVariant>,
+): KernelPlan {
+  checkOptions("sampleToken", options);
   const { vocab, steps, advance } = validateSampleShape("sampleToken", shape);
   return {
     op: "sample",
@@ -188,8 +207,13 @@ export function sampleTokenPlan(gpu: ResidentDevice, shape: SampleShape, options
  * gpu.destroy();
  * ```
  */
-export function maskLogitsPlan(gpu: ResidentDevice, shape: { vocab: number }, options: KernelOptions = {}): KernelPlan {
-  requireArgs("maskLogits", "shape", shape, "{ vocab }");
+export function maskLogitsPlan(
+  gpu: ResidentDevice,
+  shape: { vocab: number },
+  options?: KernelOptions<SampleVariant>,
+): KernelPlan {
+  checkOptions("maskLogits", options);
+  requireArgs("maskLogits", "shape", shape, "{ vocab }", ["vocab"]);
   const vocab = requireInt("maskLogits", "vocab", shape.vocab, 1, 0xfffffffd);
   // -Infinity rides in the params (the kernel cannot make it): packed by hand, since packParams
   // refuses a non-finite f32 on purpose.
@@ -245,89 +269,87 @@ async function choose(gpu: ResidentDevice, plan: KernelPlan, inputs: (Float32Arr
  * The greedy choice on the GPU ({@link argmaxToken}).
  *
  * @param gpu the device
- * @param logits one row of logits
+ * @param args the row of logits
  * @param options kernel override
  * @returns the id, or a marker
- * @throws Error naming `logits` when it is not a non-empty Float32Array
+ * @throws Error naming the argument, as {@link validateArgmaxToken}
  *
  * @example
  * ```ts
  * import { acquireDevice } from "@xpu/ops";
  * import { argmaxTokenGpu } from "@xpu/ops/ops/sample";
  * const gpu = await acquireDevice();
- * await argmaxTokenGpu(gpu, new Float32Array([1, 3, 3, 2])); // 1
+ * await argmaxTokenGpu(gpu, { logits: new Float32Array([1, 3, 3, 2]) }); // 1
  * gpu.destroy();
  * ```
  */
 export async function argmaxTokenGpu(
   gpu: ResidentDevice,
-  logits: Float32Array,
-  options: KernelOptions = {},
+  args: ArgmaxTokenArgs,
+  options?: KernelOptions<SampleVariant>,
 ): Promise<number> {
-  argmaxToken(logits); // validates
-  const plan = argmaxTokenPlan(gpu, { vocab: logits.length, steps: 1 }, options);
-  return await choose(gpu, plan, [logits, new Uint32Array(1), new Uint32Array(4), new Uint32Array(2)]);
+  checkOptions("argmaxToken", options);
+  validateArgmaxToken(args);
+  const plan = argmaxTokenPlan(gpu, { vocab: args.logits.length, steps: 1 }, options);
+  return await choose(gpu, plan, [args.logits, new Uint32Array(1), new Uint32Array(4), new Uint32Array(2)]);
 }
 
 /**
  * The seeded draw of step `step` on the GPU ({@link sampleToken}).
  *
  * @param gpu the device
- * @param logits one row of logits
- * @param settings the draw's settings
- * @param step the draw's step
+ * @param args the row of logits, the draw's settings and its step
  * @param options kernel override
  * @returns the id, or a marker
- * @throws Error naming the argument, as {@link sampleToken} and {@link packSampleOptions}
+ * @throws Error naming the argument, as {@link validateSampleToken} and {@link packSampleOptions}
  *
  * @example
  * ```ts
  * import { acquireDevice } from "@xpu/ops";
  * import { sampleTokenGpu } from "@xpu/ops/ops/sample";
  * const gpu = await acquireDevice();
- * await sampleTokenGpu(gpu, new Float32Array([0.5, 2, 1]), { temperature: 0.8, topP: 0.9, seed: 7 }, 0);
+ * await sampleTokenGpu(gpu, { logits: new Float32Array([0.5, 2, 1]), temperature: 0.8, topP: 0.9, seed: 7, step: 0 });
  * gpu.destroy();
  * ```
  */
 export async function sampleTokenGpu(
   gpu: ResidentDevice,
-  logits: Float32Array,
-  settings: SampleOptions,
-  step: number,
-  options: KernelOptions = {},
+  args: SampleTokenArgs,
+  options?: KernelOptions<SampleVariant>,
 ): Promise<number> {
-  sampleToken(logits, settings, step); // validates (and is cheap beside the GPU round trip)
+  checkOptions("sampleToken", options);
+  validateSampleToken(args);
+  const { logits, step } = args;
   const plan = sampleTokenPlan(gpu, { vocab: logits.length, steps: step + 1 }, options);
   const state = new Uint32Array([0, step, 0, 0]);
-  return await choose(gpu, plan, [logits, new Uint32Array(step + 1), state, packSampleOptions(settings)]);
+  return await choose(gpu, plan, [logits, new Uint32Array(step + 1), state, packSampleOptions(args)]);
 }
 
 /**
  * A constraint's mask on the GPU ({@link maskLogits}).
  *
  * @param gpu the device
- * @param logits one row of logits
- * @param mask `ceil(logits.length / 32)` words, bit i set: id i allowed
+ * @param args the row of logits and the mask
  * @param options kernel override
  * @returns the masked logits
- * @throws Error naming the argument, as {@link maskLogits}
+ * @throws Error naming the argument, as {@link validateMaskLogits}
  *
  * @example
  * ```ts
  * import { acquireDevice } from "@xpu/ops";
  * import { maskLogitsGpu } from "@xpu/ops/ops/sample";
  * const gpu = await acquireDevice();
- * await maskLogitsGpu(gpu, new Float32Array([1, 2, 3]), new Uint32Array([0b011])); // [1, 2, -Infinity]
+ * await maskLogitsGpu(gpu, { logits: new Float32Array([1, 2, 3]), mask: new Uint32Array([0b011]) }); // [1, 2, -Infinity]
  * gpu.destroy();
  * ```
  */
 export async function maskLogitsGpu(
   gpu: ResidentDevice,
-  logits: Float32Array,
-  mask: Uint32Array,
-  options: KernelOptions = {},
+  args: MaskLogitsArgs,
+  options?: KernelOptions<SampleVariant>,
 ): Promise<Float32Array> {
-  maskLogits(logits, mask); // validates
-  const [out] = await gpu.run(maskLogitsPlan(gpu, { vocab: logits.length }, options), [logits, mask]);
+  checkOptions("maskLogits", options);
+  validateMaskLogits(args);
+  const [out] = await gpu.run(maskLogitsPlan(gpu, { vocab: args.logits.length }, options), [args.logits, args.mask]);
   return out as Float32Array;
 }

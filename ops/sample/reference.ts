@@ -217,9 +217,89 @@ export function drawFromCandidates(candidates: Candidates, u: number): number {
   return candidates.ids[candidates.ids.length - 1];
 }
 
-function requireLogits(op: string, logits: Float32Array): void {
-  requireArray(op, "logits", logits, "Float32Array");
-  requireInt(op, "vocab (logits.length)", logits.length, 1, 0xfffffffd);
+/** Arguments of {@link argmaxToken}. */
+export interface ArgmaxTokenArgs {
+  /** One row of logits, at least one. */
+  logits: Float32Array;
+}
+
+/** Arguments of {@link sampleToken}: the row, the draw's settings and its step. */
+export interface SampleTokenArgs extends SampleOptions {
+  /** One row of logits, at least one. */
+  logits: Float32Array;
+  /** The draw's step (tokens generated before this one), a u32. */
+  step: number;
+}
+
+/** Arguments of {@link maskLogits}. */
+export interface MaskLogitsArgs {
+  /** One row of logits, at least one. */
+  logits: Float32Array;
+  /** `ceil(logits.length / 32)` words: bit `i % 32` of word `i / 32` set, id i allowed. */
+  mask: Uint32Array;
+}
+
+const SAMPLE_KEYS = ["temperature", "topK", "topP", "minP", "seed", "mode"] as const;
+
+function requireLogits(op: string, args: { logits: Float32Array }, fields: string, keys: readonly string[]): void {
+  requireArgs(op, "args", args, fields, keys);
+  requireArray(op, "logits", args.logits, "Float32Array");
+  requireInt(op, "vocab (logits.length)", args.logits.length, 1, 0xfffffffd);
+}
+
+/**
+ * Validates {@link argmaxToken}'s arguments.
+ *
+ * @param args the arguments
+ * @throws Error naming the argument when `logits` is not a non-empty Float32Array, or an unknown key
+ *
+ * @example
+ * ```ts
+ * import { validateArgmaxToken } from "@xpu/ops/ops/sample";
+ * validateArgmaxToken({ logits: new Float32Array(3) }); // passes
+ * ```
+ */
+export function validateArgmaxToken(args: ArgmaxTokenArgs): void {
+  requireLogits("argmaxToken", args, "{ logits }", ["logits"]);
+}
+
+/**
+ * Validates {@link sampleToken}'s arguments.
+ *
+ * @param args the arguments
+ * @throws Error naming the argument, as {@link validateSampleOptions}, a bad step or logits, or an unknown key
+ *
+ * @example
+ * ```ts
+ * import { validateSampleToken } from "@xpu/ops/ops/sample";
+ * validateSampleToken({ logits: new Float32Array(3), temperature: 0.8, seed: 1, step: 0 }); // passes
+ * ```
+ */
+export function validateSampleToken(args: SampleTokenArgs): void {
+  const fields = "{ logits, temperature, topK?, topP?, minP?, seed, step }";
+  requireLogits("sampleToken", args, fields, ["logits", "step", ...SAMPLE_KEYS]);
+  validateSampleOptions("sampleToken: ", args);
+  requireInt("sampleToken", "step", args.step, 0, 0xffffffff);
+}
+
+/**
+ * Validates {@link maskLogits}'s arguments.
+ *
+ * @param args the arguments
+ * @throws Error naming the argument when `logits` or `mask` has the wrong type or length, or an unknown key
+ *
+ * @example
+ * ```ts
+ * import { validateMaskLogits } from "@xpu/ops/ops/sample";
+ * validateMaskLogits({ logits: new Float32Array(33), mask: new Uint32Array(2) }); // passes
+ * ```
+ */
+export function validateMaskLogits(args: MaskLogitsArgs): void {
+  requireLogits("maskLogits", args, "{ logits, mask }", ["logits", "mask"]);
+  requireArray("maskLogits", "mask", args.mask, "Uint32Array", [
+    Math.ceil(args.logits.length / 32),
+    "ceil(vocab / 32)",
+  ]);
 }
 
 /**
@@ -227,18 +307,19 @@ function requireLogits(op: string, logits: Float32Array): void {
  * {@link NONFINITE_LOGITS} when the row holds NaN, {@link NO_POSSIBLE_TOKEN} when no logit is
  * above -Infinity.
  *
- * @param logits one row of logits, at least one
+ * @param args the row of logits
  * @returns the id, or a marker
- * @throws Error naming `logits` when it is not a non-empty Float32Array
+ * @throws Error naming the argument, as {@link validateArgmaxToken}
  *
  * @example
  * ```ts
  * import { argmaxToken } from "@xpu/ops/ops/sample";
- * argmaxToken(new Float32Array([1, 3, 3, 2])); // 1
+ * argmaxToken({ logits: new Float32Array([1, 3, 3, 2]) }); // 1
  * ```
  */
-export function argmaxToken(logits: Float32Array): number {
-  requireLogits("argmaxToken", logits);
+export function argmaxToken(args: ArgmaxTokenArgs): number {
+  validateArgmaxToken(args);
+  const { logits } = args;
   if (logits.some(Number.isNaN)) return NONFINITE_LOGITS;
   let best = -1;
   for (let i = 0; i < logits.length; i++) {
@@ -251,46 +332,41 @@ export function argmaxToken(logits: Float32Array): number {
  * The seeded draw of step `step` (the module doc's order of operations), or a marker: NaN or
  * +Infinity in the row give {@link NONFINITE_LOGITS}, no finite logit {@link NO_POSSIBLE_TOKEN}.
  *
- * @param logits one row of logits, at least one
- * @param options the draw's settings
- * @param step the draw's step (tokens generated before this one), a u32
+ * @param args the row of logits, the draw's settings and its step
  * @returns the id, or a marker
- * @throws Error naming the argument for settings {@link validateSampleOptions} refuses, a bad step
- *   or logits that are not a non-empty Float32Array
+ * @throws Error naming the argument, as {@link validateSampleToken}
  *
  * @example
  * ```ts
  * import { sampleToken } from "@xpu/ops/ops/sample";
  * const logits = new Float32Array([0.5, 2.0, 1.0]);
- * sampleToken(logits, { temperature: 0.8, topP: 0.9, seed: 7 }, 0); // the same id on every run
+ * sampleToken({ logits, temperature: 0.8, topP: 0.9, seed: 7, step: 0 }); // the same id on every run
  * ```
  */
-export function sampleToken(logits: Float32Array, options: SampleOptions, step: number): number {
-  requireLogits("sampleToken", logits);
-  validateSampleOptions("sampleToken: ", options);
-  requireInt("sampleToken", "step", step, 0, 0xffffffff);
+export function sampleToken(args: SampleTokenArgs): number {
+  validateSampleToken(args);
+  const { logits, step } = args;
   if (logits.some((x) => Number.isNaN(x) || x === Infinity)) return NONFINITE_LOGITS;
   if (!logits.some((x) => x > -Infinity)) return NO_POSSIBLE_TOKEN;
-  return drawFromCandidates(samplingCandidates(logits, options), drawUniform(options.seed, step));
+  return drawFromCandidates(samplingCandidates(logits, args), drawUniform(args.seed, step));
 }
 
 /**
  * A constraint's mask applied to a row of logits: ids whose bit in `mask` (bit `i % 32` of word
  * `i / 32`) is clear get -Infinity; the others keep their logit.
  *
- * @param logits one row of logits
- * @param mask `ceil(logits.length / 32)` words
+ * @param args the row of logits and the mask
  * @returns the masked logits (a new array)
- * @throws Error naming the argument when `logits` or `mask` has the wrong type or length
+ * @throws Error naming the argument, as {@link validateMaskLogits}
  *
  * @example
  * ```ts
  * import { maskLogits } from "@xpu/ops/ops/sample";
- * maskLogits(new Float32Array([1, 2, 3]), new Uint32Array([0b101])); // [1, -Infinity, 3]
+ * maskLogits({ logits: new Float32Array([1, 2, 3]), mask: new Uint32Array([0b101]) }); // [1, -Infinity, 3]
  * ```
  */
-export function maskLogits(logits: Float32Array, mask: Uint32Array): Float32Array {
-  requireLogits("maskLogits", logits);
-  requireArray("maskLogits", "mask", mask, "Uint32Array", [Math.ceil(logits.length / 32), "ceil(vocab / 32)"]);
+export function maskLogits(args: MaskLogitsArgs): Float32Array {
+  validateMaskLogits(args);
+  const { logits, mask } = args;
   return logits.map((x, i) => ((mask[i >>> 5] >>> (i & 31)) & 1) === 0 ? -Infinity : x);
 }

@@ -20,6 +20,7 @@ import {
   sampleToken,
   sampleTokenGpu,
   sampleTokenPlan,
+  type SampleVariant,
   samplingCandidates,
 } from "./mod.ts";
 
@@ -45,7 +46,7 @@ Deno.test("argmaxToken and the draw's probabilities match torch (goldens/gen.py)
   const { cases } = await loadGolden<{ cases: GoldenCase[] }>(new URL("./goldens/sample.json", import.meta.url));
   for (const c of cases) {
     const logits = f32(c.logits);
-    assertEquals(argmaxToken(logits), c.argmax, c.label);
+    assertEquals(argmaxToken({ logits }), c.argmax, c.label);
     if (c.temperature === null) continue;
     // No filters: every finite logit is a candidate, with torch.softmax(logits / T)'s probability.
     const { ids, probs } = samplingCandidates(logits, { temperature: c.temperature, seed: 0 });
@@ -61,23 +62,34 @@ Deno.test("argmaxToken and the draw's probabilities match torch (goldens/gen.py)
 });
 
 Deno.test("argmaxToken and sampleToken: NaN rows are flagged, not taken as largest (torch.argmax would)", () => {
-  assertEquals(argmaxToken(new Float32Array([1, NaN, 3])), NONFINITE_LOGITS);
-  assertEquals(argmaxToken(new Float32Array([-Infinity, -Infinity])), NO_POSSIBLE_TOKEN);
-  assertEquals(argmaxToken(new Float32Array([-Infinity, -3e38, -Infinity])), 1); // -FLT_MAX is a token
+  assertEquals(argmaxToken({ logits: new Float32Array([1, NaN, 3]) }), NONFINITE_LOGITS);
+  assertEquals(argmaxToken({ logits: new Float32Array([-Infinity, -Infinity]) }), NO_POSSIBLE_TOKEN);
+  assertEquals(argmaxToken({ logits: new Float32Array([-Infinity, -3e38, -Infinity]) }), 1); // -FLT_MAX is a token
   const options = { temperature: 1, seed: 3 };
-  assertEquals(sampleToken(new Float32Array([1, NaN, 3]), options, 0), NONFINITE_LOGITS);
-  assertEquals(sampleToken(new Float32Array([1, Infinity, 3]), options, 0), NONFINITE_LOGITS);
-  assertEquals(sampleToken(new Float32Array([-Infinity, -Infinity]), options, 0), NO_POSSIBLE_TOKEN);
+  assertEquals(sampleToken({ logits: new Float32Array([1, NaN, 3]), ...options, step: 0 }), NONFINITE_LOGITS);
+  assertEquals(sampleToken({ logits: new Float32Array([1, Infinity, 3]), ...options, step: 0 }), NONFINITE_LOGITS);
+  assertEquals(
+    sampleToken({ logits: new Float32Array([-Infinity, -Infinity]), ...options, step: 0 }),
+    NO_POSSIBLE_TOKEN,
+  );
   // Bit 0 of word 0 and bit 1 of word 1: ids 0 and 33 allowed.
-  assertEquals([...maskLogits(new Float32Array(34).fill(1), new Uint32Array([1, 2]))].map((x) => x === 1 ? 1 : 0), [
-    1,
-    ...new Array(32).fill(0),
-    1,
-  ]);
+  assertEquals(
+    [...maskLogits({ logits: new Float32Array(34).fill(1), mask: new Uint32Array([1, 2]) })].map((x) =>
+      x === 1 ? 1 : 0
+    ),
+    [
+      1,
+      ...new Array(32).fill(0),
+      1,
+    ],
+  );
 });
 
 Deno.test("sample: bad sizes and settings are refused by name, before any GPU work", async () => {
-  await assertThrowsMessage(() => sampleToken(new Float32Array(0), { temperature: 1, seed: 0 }, 0), "vocab");
+  await assertThrowsMessage(
+    () => sampleToken({ logits: new Float32Array(0), temperature: 1, seed: 0, step: 0 }),
+    "vocab",
+  );
   await assertThrowsMessage(
     () => packSampleOptions({ temperature: 1e-50, seed: 1 }),
     "temperature must be finite and > 0 in f32, got 1e-50",
@@ -99,7 +111,7 @@ Deno.test("sample: bad sizes and settings are refused by name, before any GPU wo
     "seed must be an unsigned 32-bit integer",
   );
   await assertThrowsMessage(
-    () => maskLogits(new Float32Array(33), new Uint32Array(1)),
+    () => maskLogits({ logits: new Float32Array(33), mask: new Uint32Array(1) }),
     "mask must have length ceil(vocab / 32) = 2",
   );
 });
@@ -163,7 +175,7 @@ eachVariant(KERNELS, "argmax", (variant) => {
       cases.push(["+Infinity present", inf]);
       cases.push(["every logit -Infinity", new Float32Array(vocab).fill(-Infinity)]);
       cases.push(["random after the flags (the counters were reset)", randomF32(vocab, 6)]);
-      const want = cases.map(([, x]) => argmaxToken(x));
+      const want = cases.map(([, x]) => argmaxToken({ logits: x }));
       assertEquals(want.slice(1, 6), [SLICE + 7, 2 * SLICE + 44, NONFINITE_LOGITS, 2 * SLICE + 9, NO_POSSIBLE_TOKEN]);
       // One dispatch per case in one pass, each over its own logits, sharing ids, tokens, state and the scratch.
       const plan = argmaxTokenPlan(gpu, { vocab, steps: cases.length, advance: 3 }, { override: variant });
@@ -176,7 +188,7 @@ eachVariant(KERNELS, "argmax", (variant) => {
         assertEquals(got.ids, [want.at(-1)]);
         assertEquals(got.state.slice(0, 2), [10 + 3 * cases.length, cases.length]);
         assertEquals([...await gpu.read(shared[5])], [0, 0], "counters reset");
-        assertEquals(await argmaxTokenGpu(gpu, cases[0][1], { override: variant }), want[0]);
+        assertEquals(await argmaxTokenGpu(gpu, { logits: cases[0][1] }, { override: variant }), want[0]);
       } finally {
         for (const t of [...shared, ...logits]) t.buffer.destroy();
       }
@@ -190,7 +202,7 @@ eachVariant(KERNELS, "argmax", (variant) => {
  */
 async function sampleOnGpu(
   gpu: ResidentDevice,
-  variant: string,
+  variant: SampleVariant,
   logits: Float32Array,
   options: SampleOptions,
   steps: number,
@@ -216,7 +228,7 @@ function reference(logits: Float32Array, options: SampleOptions, steps: number, 
     const step = firstStep + s;
     const margin = boundaryMargin(logits, options, step);
     assert(margin > MARGIN, `step ${step}: within ${margin.toExponential(2)} of a boundary; choose another case`);
-    return sampleToken(logits, options, step);
+    return sampleToken({ logits, ...options, step });
   });
 }
 
@@ -299,7 +311,10 @@ eachVariant(KERNELS, "sample", (variant) => {
       };
       const sorted = byId.map((_, s) => sortedWalk(drawUniform(walked.seed, s)));
       assert(sorted.some((id, s) => id !== byId[s]), "the case tells the two walks apart");
-      assertEquals(await sampleTokenGpu(gpu, logits, walked, 5, { override: variant }), sampleToken(logits, walked, 5));
+      assertEquals(
+        await sampleTokenGpu(gpu, { logits, ...walked, step: 5 }, { override: variant }),
+        sampleToken({ logits, ...walked, step: 5 }),
+      );
     },
   );
 
@@ -332,7 +347,7 @@ eachVariant(KERNELS, "sample", (variant) => {
         ["all -Infinity", new Float32Array(5).fill(-Infinity)],
       ];
       for (const [what, logits] of cases) {
-        const flag = sampleToken(logits, options, 0);
+        const flag = sampleToken({ logits, ...options, step: 0 });
         assert(flag === NONFINITE_LOGITS || flag === NO_POSSIBLE_TOKEN, what);
         assertEquals(await sampleOnGpu(gpu, variant, logits, options, 2), [flag, flag], what);
       }
@@ -354,8 +369,8 @@ eachVariant(KERNELS, "mask", (variant) => {
       for (let i = 0; i < vocab; i++) {
         if ((i * 2654435761) % 7 < 3 || i === 3 || i === 4) mask[i >>> 5] |= 1 << (i & 31);
       }
-      const got = await maskLogitsGpu(gpu, logits, mask, { override: variant });
-      const want = maskLogits(logits, mask);
+      const got = await maskLogitsGpu(gpu, { logits, mask }, { override: variant });
+      const want = maskLogits({ logits, mask });
       assertEquals([...got].map((x) => Number.isNaN(x) ? "NaN" : x), [...want].map((x) => Number.isNaN(x) ? "NaN" : x));
       assert(want.filter((x) => x === -Infinity).length > 300, "the case masks a good share");
     },

@@ -165,8 +165,9 @@ export async function transposeGpu(
 export function placeColumnsPlan(
   gpu: ResidentDevice,
   shape: PlaceColumnsShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<TransposeVariant>,
 ): KernelPlan {
+  checkOptions("placeColumns", options);
   validatePlaceColumnsShape(shape);
   const { rows, cols, outCols, col0 } = shape;
   const transposed = shape.transposed ?? false;
@@ -207,8 +208,9 @@ export function placeColumnsPlan(
 export async function placeColumnsGpu(
   gpu: ResidentDevice,
   args: PlaceColumnsArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<TransposeVariant>,
 ): Promise<Float32Array> {
+  checkOptions("placeColumns", options);
   validatePlaceColumns(args);
   const [out] = await gpu.run(placeColumnsPlan(gpu, args, options), [args.x, args.out]);
   return out as Float32Array;

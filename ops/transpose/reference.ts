@@ -86,6 +86,9 @@ export function transpose(args: TransposeArgs): Float32Array {
   return out;
 }
 
+/** Every key of {@link placeColumns}'s arguments (its shape's among them). */
+const PLACE_KEYS: readonly string[] = ["x", "out", "rows", "cols", "outCols", "col0", "transposed"];
+
 /** The sizes of a {@link placeColumns} call. */
 export interface PlaceColumnsShape {
   /** Rows of the block and of `out`, an integer >= 1. */
@@ -122,7 +125,7 @@ export interface PlaceColumnsArgs extends PlaceColumnsShape {
  */
 export function validatePlaceColumnsShape(shape: PlaceColumnsShape): void {
   const op = "placeColumns";
-  requireArgs(op, "shape", shape, "{ rows, cols, outCols, col0, transposed? }");
+  requireArgs(op, "shape", shape, "{ rows, cols, outCols, col0, transposed? }", PLACE_KEYS);
   requireInt(op, "rows", shape.rows, 1, U32_MAX);
   requireInt(op, "cols", shape.cols, 1, U32_MAX);
   requireInt(op, "col0", shape.col0, 0, U32_MAX);
@@ -145,7 +148,7 @@ export function validatePlaceColumnsShape(shape: PlaceColumnsShape): void {
  * ```
  */
 export function validatePlaceColumns(args: PlaceColumnsArgs): void {
-  requireArgs("placeColumns", "args", args, "{ x, out, rows, cols, outCols, col0, transposed? }");
+  requireArgs("placeColumns", "args", args, "{ x, out, rows, cols, outCols, col0, transposed? }", PLACE_KEYS);
   validatePlaceColumnsShape(args);
   requireArray("placeColumns", "x", args.x, "Float32Array", [args.rows * args.cols, "rows * cols"]);
   requireArray("placeColumns", "out", args.out, "Float32Array", [args.rows * args.outCols, "rows * outCols"]);
