@@ -60,10 +60,17 @@ export {
   type GatedActivationKind,
   gatedActivationPlan,
   type GatedActivationShape,
+  swigluPairs,
+  type SwigluPairsArgs,
+  swigluPairsGpu,
+  swigluPairsPlan,
+  type SwigluPairsShape,
   validateActivation,
   validateActivationShape,
   validateGatedActivation,
   validateGatedActivationShape,
+  validateSwigluPairs,
+  validateSwigluPairsShape,
 } from "./ops/activation/mod.ts";
 export {
   axpy,
@@ -121,9 +128,17 @@ export {
   type GatherBlocksShape,
   gatherGpu,
   gatherPlan,
+  gatherQuantized,
+  type GatherQuantizedArgs,
+  gatherQuantizedBlocksPlan,
+  gatherQuantizedGpu,
+  type GatherQuantizedShape,
   type GatherShape,
+  type GatherTableFormat,
+  quantizedRowWords,
   uploadTableBlocks,
   validateGather,
+  validateGatherQuantized,
   validateGatherShape,
 } from "./ops/gather/mod.ts";
 export {
@@ -250,13 +265,21 @@ export {
 } from "./ops/reduce/mod.ts";
 export {
   type Modulation,
+  RESIDUAL_MAX_COLS,
   rmsnorm,
   RMSNORM_DEFAULT_EPS,
   type RmsnormArgs,
   rmsnormGpu,
   rmsnormPlan,
+  rmsnormResidual,
+  type RmsnormResidualArgs,
+  rmsnormResidualGpu,
+  rmsnormResidualPlan,
+  type RmsnormResidualShape,
   type RmsnormShape,
   validateRmsnorm,
+  validateRmsnormResidual,
+  validateRmsnormResidualShape,
   validateRmsnormShape,
 } from "./ops/rmsnorm/mod.ts";
 export {
@@ -285,11 +308,18 @@ export {
   validateSoftmaxShape,
 } from "./ops/softmax/mod.ts";
 export {
+  placeColumns,
+  type PlaceColumnsArgs,
+  placeColumnsGpu,
+  placeColumnsPlan,
+  type PlaceColumnsShape,
   transpose,
   type TransposeArgs,
   transposeGpu,
   transposePlan,
   type TransposeShape,
+  validatePlaceColumns,
+  validatePlaceColumnsShape,
   validateTranspose,
   validateTransposeShape,
 } from "./ops/transpose/mod.ts";
@@ -552,8 +582,17 @@ export {
   validateFlashAttentionShape,
 } from "./ops/flash_attention/mod.ts";
 export {
+  CACHE_MAX_HEAD_DIM,
+  CACHE_MAX_SPLITS,
   gqa,
   type GqaArgs,
+  gqaCache,
+  type GqaCacheArgs,
+  gqaCacheDecodePlan,
+  gqaCacheGpu,
+  type GqaCachePrefill,
+  gqaCachePrefillPlan,
+  type GqaCacheShape,
   gqaGpu,
   type GqaOptions,
   gqaPlan,
@@ -562,6 +601,8 @@ export {
   kvCacheBytes,
   type KvCacheSize,
   validateGqa,
+  validateGqaCache,
+  validateGqaCacheShape,
   validateGqaShape,
 } from "./ops/gqa/mod.ts";
 export {
@@ -590,7 +631,6 @@ export {
   fusedGemvGpu,
   type FusedGemvInput,
   fusedGemvLayout,
-  type FusedGemvOptions,
   type FusedGemvOutput,
   fusedGemvPlan,
   type FusedGemvShape,
