@@ -785,7 +785,9 @@ export class LlamaEngine {
       this.#norm(list, 1, add, this.#finalNorm, a.xlast, rows - 1);
       this.#linear(list, this.#head, a.xlast, a.logits, 1);
       const shape = { vocab: c.vocabSize, steps: this.maxSeq, advance: rows };
-      if (masked) this.#bind(list, "sample/mask", maskLogitsPlan(this.#gpu, shape), [a.logits, a.mask]);
+      if (masked) {
+        this.#bind(list, "sample/mask", maskLogitsPlan(this.#gpu, { vocab: c.vocabSize }), [a.logits, a.mask]);
+      }
       if (output === "argmax") {
         const storage = [a.logits, a.ids, a.tokens, a.state, a.argmaxPartial, a.argmaxCounter];
         this.#bind(list, "sample/argmax", argmaxTokenPlan(this.#gpu, shape), storage);
