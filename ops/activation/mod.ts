@@ -77,7 +77,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { type ActivationVariant, KERNELS };
 
 const KIND_CODES: Record<ActivationKind, number> = { relu2: 0, silu: 1, elu: 2, tanh: 3, gelu: 4, gelu_tanh: 5 };
 

@@ -67,7 +67,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { type GatherVariant, KERNELS };
 
 /** Invocations per workgroup, as declared in `wgsl/kernel.wgsl`. */
 const WORKGROUP_SIZE = 256;

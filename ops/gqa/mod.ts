@@ -104,7 +104,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { type GqaVariant, KERNELS };
 
 /** Keys per split of the decode path (`CHUNK` in decode.wgsl). */
 export const DECODE_CHUNK = 128;

@@ -85,7 +85,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type RmsnormVariant };
 
 /** The kernel's uniform, in WGSL declaration order; groups = 0 means no weight. */
 const PARAMS: readonly ParamField[] = [
