@@ -1,7 +1,7 @@
 /**
  * README's "Generating text" lines run as written (a user's program, importing the package by its
  * name) and print the text of torch's greedy continuation of the same prompt on the same model
- * (`llm/models/fortune/greedy.json`), decoded whole: the streamed decoding the lines show gives the
+ * (`models/fortune/greedy.json`), decoded whole: the streamed decoding the lines show gives the
  * same text as decoding every id at once.
  */
 import { deepStrictEqual } from "node:assert/strict";
@@ -26,7 +26,7 @@ gpuTest("README: the generation lines print torch's greedy continuation, decoded
     }).output();
     const stdout = new TextDecoder().decode(run.stdout);
     if (!run.success) throw new Error(`the README lines failed: ${new TextDecoder().decode(run.stderr)}`);
-    const model = new URL("llm/models/fortune/", root);
+    const model = new URL("models/fortune/", root);
     const tokenizer = new SentencePieceTokenizer(await Deno.readFile(new URL("tokenizer.model", model)));
     const runs = JSON.parse(await Deno.readTextFile(new URL("greedy.json", model))) as {
       prompt: string;

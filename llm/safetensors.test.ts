@@ -5,6 +5,7 @@ import {
   SafetensorsError,
   type SafetensorsErrorCode,
   SafetensorsFile,
+  tensorRowBytes,
   toFloat32,
 } from "./safetensors.ts";
 import { blobSource, bytesSource, urlSource } from "./safetensors_sources.ts";
@@ -12,6 +13,7 @@ import { ShardedSafetensors } from "./safetensors_sharded.ts";
 import { fileSource, openCheckpointDir } from "./safetensors_file.ts";
 import { encodeSafetensors, SafetensorsWriter } from "./safetensors_write.ts";
 import { TS_WRITTEN, TS_WRITTEN_METADATA } from "./fixtures/ts_written.ts";
+import { scopedStore } from "./weights/checkpoint.ts";
 
 const FIXTURES = new URL("./fixtures/", import.meta.url).pathname;
 
@@ -312,4 +314,44 @@ Deno.test("safetensors: a file source keeps no read's bytes once the caller drop
   const { before, after } = JSON.parse(lines[lines.length - 1]);
   assert(before >= 32 << 20, `the read's 32 MiB were external memory before (${before} bytes)`);
   assert(after < 8 << 20, `external memory after the bytes were dropped: ${after} bytes (the read is still held)`);
+});
+
+Deno.test("safetensors: readRows reads only a range of rows' bytes (memory, URL, sharded, scoped) and refuses rows outside", async () => {
+  const bytes = await Deno.readFile(`${FIXTURES}py-dtypes.safetensors`);
+  const file = await SafetensorsFile.open(bytesSource(bytes));
+  const info = file.info("f32"); // [3, 4]: rows of 16 bytes
+  const whole = await file.read("f32");
+  assertEquals(await file.readRows("f32", 1, 2), whole.subarray(16, 48));
+  assertEquals(await file.readRows("f32", 3, 0), new Uint8Array(0));
+  assertEquals(toFloat32("BF16", await file.readRows("bf16", 0, 1)), (await file.readFloat32("bf16")).subarray(0, 1));
+  const server = serve(bytes);
+  try {
+    const remote = await SafetensorsFile.open(await urlSource(server.url));
+    assertEquals(await remote.readRows("f32", 2, 1), whole.subarray(32, 48));
+    const begin = remote.dataStart + info.begin + 32;
+    assertEquals(server.requests.at(-1), `bytes=${begin}-${begin + 15}`);
+  } finally {
+    await server.close();
+  }
+  const sharded = await openCheckpointDir(`${FIXTURES}tiny-tied/bf16-sharded`);
+  try {
+    const name = "model.embed_tokens.weight", rows = sharded.store.info(name).shape[0];
+    const all = await sharded.store.read(name), rowBytes = all.length / rows;
+    assertEquals(await sharded.store.readRows(name, rows - 3, 3), all.subarray((rows - 3) * rowBytes));
+    assertEquals(
+      await scopedStore(sharded.store, "model.").readRows("embed_tokens.weight", 1, 1),
+      all.subarray(rowBytes, 2 * rowBytes),
+    );
+  } finally {
+    sharded.close();
+  }
+  assertEquals(tensorRowBytes(info, 1, 2), { offset: 16, length: 32 });
+  await assertThrowsMessage(
+    () => file.readRows("f32", 2, 2),
+    "rows [2, 2 + 2) of f32 must be integers within its 3 rows",
+  );
+  await assertThrowsMessage(() => file.readRows("f32", -1, 1), "rows [-1, -1 + 1) of f32");
+  await assertThrowsMessage(() => file.readRows("f32", 0.5, 1), "rows [0.5, 0.5 + 1) of f32");
+  await assertThrowsMessage(() => file.readRows("scalar", 0, 1), "scalar is a scalar, it has no rows");
+  await assertThrowsMessage(() => file.readRows("nope", 0, 1), /TensorNotFound: no tensor named nope/);
 });

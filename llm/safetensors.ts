@@ -329,6 +329,35 @@ function halfToNumber(h: number): number {
   return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
 }
 
+/**
+ * Where rows `[row0, row0 + rows)` of a tensor's first axis lie among its bytes (rows are
+ * contiguous in the row-major data: each is the product of the other axes times the dtype's bytes).
+ *
+ * @param info the tensor's header entry
+ * @param row0 the first row
+ * @param rows how many rows (0 gives an empty range)
+ * @returns the range's offset from the tensor's first byte, and its length
+ * @throws Error naming the tensor when it is a scalar, or the rows are not integers within its first axis
+ *
+ * @example
+ * ```ts
+ * import { tensorRowBytes } from "@xpu/ops/llm";
+ * const info = { name: "embed", dtype: "BF16" as const, shape: [10, 4], begin: 0, end: 80 };
+ * tensorRowBytes(info, 3, 2); // { offset: 24, length: 16 }: rows 3 and 4, 8 bytes each
+ * ```
+ */
+export function tensorRowBytes(info: TensorInfo, row0: number, rows: number): { offset: number; length: number } {
+  const [count, ...rest] = info.shape;
+  if (count === undefined) throw new Error(`safetensors: ${info.name} is a scalar, it has no rows`);
+  if (!Number.isInteger(row0) || !Number.isInteger(rows) || row0 < 0 || rows < 0 || row0 + rows > count) {
+    throw new Error(
+      `safetensors: rows [${row0}, ${row0} + ${rows}) of ${info.name} must be integers within its ${count} rows`,
+    );
+  }
+  const rowBytes = rest.reduce((p, d) => p * d, DTYPE_BYTES[info.dtype]);
+  return { offset: row0 * rowBytes, length: rows * rowBytes };
+}
+
 /** Read access to named tensors: one safetensors file or a sharded checkpoint. */
 export interface TensorStore {
   /** Every tensor, in data order (shard by shard for a sharded checkpoint). */
@@ -349,6 +378,16 @@ export interface TensorStore {
    */
   read(name: string): Promise<Uint8Array>;
   /**
+   * Reads rows `[row0, row0 + rows)` of one tensor's first axis as raw bytes (only those bytes are
+   * fetched: an embedding's rows for a few tokens, not its table).
+   *
+   * @param name the tensor
+   * @param row0 the first row
+   * @param rows how many rows
+   * @throws SafetensorsError TensorNotFound; Error for rows outside the first axis ({@link tensorRowBytes})
+   */
+  readRows(name: string, row0: number, rows: number): Promise<Uint8Array>;
+  /**
    * Reads one F32, F16 or BF16 tensor as f32 values.
    *
    * @param name the tensor
@@ -361,12 +400,13 @@ export interface TensorStore {
  *
  * @example
  * ```ts
- * import { bytesSource, encodeSafetensors, SafetensorsFile } from "@xpu/ops/llm";
+ * import { bytesSource, encodeSafetensors, SafetensorsFile, toFloat32 } from "@xpu/ops/llm";
  * const data = new Uint8Array(new Float32Array([1, 2, 3, 4]).buffer);
  * const bytes = encodeSafetensors([{ name: "w", dtype: "F32", shape: [2, 2], data }]);
  * const file = await SafetensorsFile.open(bytesSource(bytes, "w.safetensors"));
  * file.info("w").shape; // [2, 2]
  * await file.readFloat32("w"); // Float32Array [1, 2, 3, 4]
+ * toFloat32("F32", await file.readRows("w", 1, 1)); // Float32Array [3, 4]: row 1, its 8 bytes only
  * ```
  */
 export class SafetensorsFile implements TensorStore {
@@ -416,6 +456,12 @@ export class SafetensorsFile implements TensorStore {
   read(name: string): Promise<Uint8Array> {
     const t = this.info(name);
     return this.#source.read(this.dataStart + t.begin, t.end - t.begin);
+  }
+
+  async readRows(name: string, row0: number, rows: number): Promise<Uint8Array> {
+    const t = this.info(name);
+    const { offset, length } = tensorRowBytes(t, row0, rows);
+    return await this.#source.read(this.dataStart + t.begin + offset, length);
   }
 
   async readFloat32(name: string): Promise<Float32Array> {

@@ -112,6 +112,10 @@ export class ShardedSafetensors implements TensorStore {
     return this.#file(name).read(name);
   }
 
+  readRows(name: string, row0: number, rows: number): Promise<Uint8Array> {
+    return this.#file(name).readRows(name, row0, rows);
+  }
+
   readFloat32(name: string): Promise<Float32Array> {
     return this.#file(name).readFloat32(name);
   }

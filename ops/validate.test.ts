@@ -30,6 +30,8 @@ interface OpCase {
   plan?: Loose;
   /** Valid arguments of the reference and the `*Gpu` call. */
   args: AnyArgs;
+  /** The keys its options take beside `override`, in the order its message lists them. */
+  optionKeys?: string[];
   /** Fields of `args` that may be left out. */
   optional?: string[];
   /** The valid shape of the plan for the same call. */
@@ -335,7 +337,9 @@ const CASES: OpCase[] = [
     op: "gqa",
     reference: ops.gqa,
     gpu: ops.gqaGpu,
-    plan: (gpu: ResidentDevice, shape: ops.GqaShape) => ops.gqaPlan(gpu, shape).steps[0],
+    plan: (gpu: ResidentDevice, shape: ops.GqaShape, options?: ops.GqaOptions) =>
+      ops.gqaPlan(gpu, shape, options).steps[0],
+    optionKeys: ["path"],
     args: { q: f32(16), k: f32(12), v: f32(12), B: 1, H: 2, kvHeads: 1, L: 2, S: 3, D: 4 },
     shape: { B: 1, H: 2, kvHeads: 1, L: 2, S: 3, D: 4 },
     bad: [["kvHeads", 3, "kvHeads"], ["kvHeads", 0, "kvHeads"], ["scale", -1e39, "scale"], ["Dv", 2, "Dv"]],
@@ -542,7 +546,9 @@ const CASES: OpCase[] = [
     op: "groupNorm",
     reference: ops.groupNorm,
     gpu: ops.groupNormGpu,
-    plan: (gpu: ResidentDevice, shape: ops.GroupNormShape) => ops.groupNormPlan(gpu, shape).steps[0],
+    plan: (gpu: ResidentDevice, shape: ops.GroupNormShape, options?: ops.GroupNormOptions) =>
+      ops.groupNormPlan(gpu, shape, options).steps[0],
+    optionKeys: ["path", "polls"],
     args: { x: f32(12), N: 1, C: 4, L: 3, groups: 2 },
     shape: { N: 1, C: 4, L: 3, groups: 2 },
     bad: [["groups", 3, "groups"], ["eps", 1e39, "eps"], ["eps", -1, "eps"], ["L", 2 ** 32, "L"]],
@@ -783,31 +789,10 @@ Deno.test("requireArgs: anything but an object is named with the fields expected
   }
 });
 
-/**
- * Ops whose directories were being reworked when unknown keys began to be refused: their entry
- * points take `checkOptions(op, options)` and their validators `requireArgs(..., KEYS)` when that
- * work lands, and their names leave this list.
- */
-const KEYS_PENDING = [
-  "rmsnorm",
-  "layernorm",
-  "groupNorm",
-  "activation",
-  "flashAttention",
-  "gqa",
-  "gather",
-  "rope",
-  "ropeAxes",
-  "matmul",
-  "matmulQ8",
-  "matmulQ4G128",
-  "matmulF16",
-];
-
 gpuTest("every op refuses an unknown argument or option by name, in the reference, the plan and the GPU call", async (
   gpu: ResidentDevice,
 ) => {
-  for (const c of CASES.filter((c) => !KEYS_PENDING.includes(c.op))) {
+  for (const c of CASES) {
     const argument = `${c.op}: unknown argument "colls" (expected `;
     const fromReference = await messageOf(() => c.reference({ ...c.args, colls: 3 }), `${c.op} with colls`);
     ok(fromReference.startsWith(argument), `${c.op} reference: ${fromReference}`);
@@ -824,7 +809,7 @@ gpuTest("every op refuses an unknown argument or option by name, in the referenc
       `${c.op}: an undefined key is absent`,
     );
     if (c.gpu.length < 3) continue; // melSpectrogramGpu takes no options
-    const option = `${c.op}: unknown option "overide" (expected override)`;
+    const option = `${c.op}: unknown option "overide" (expected ${["override", ...c.optionKeys ?? []].join(", ")})`;
     const options = { overide: "kernel" };
     strictEqual(await messageOf(() => c.gpu(gpu, c.args, options), `${c.op}Gpu options`), option);
     if (c.plan && c.plan.length >= 3) {

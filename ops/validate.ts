@@ -189,11 +189,22 @@ export function requireF32(op: string, name: string, value: unknown): number {
  * @param value the value given
  * @param choices the allowed values
  * @returns the value
- * @throws Error listing the choices
+ * @throws Error listing the choices and the value given, a string quoted ({@link shown})
+ *
+ * @example
+ * ```ts
+ * import { requireOneOf } from "./validate.ts";
+ * requireOneOf("pad", "mode", "reflect", ["constant", "reflect"]); // "reflect"
+ * try {
+ *   requireOneOf("pad", "mode", "circular", ["constant", "reflect"]);
+ * } catch (e) {
+ *   (e as Error).message; // 'pad: mode must be one of "constant", "reflect", got "circular"'
+ * }
+ * ```
  */
 export function requireOneOf<T extends string>(op: string, name: string, value: unknown, choices: readonly T[]): T {
   if (!(choices as readonly unknown[]).includes(value)) {
-    throw new Error(`${op}: ${name} must be one of ${choices.map((c) => `"${c}"`).join(", ")}, got ${String(value)}`);
+    throw new Error(`${op}: ${name} must be one of ${choices.map((c) => `"${c}"`).join(", ")}, got ${shown(value)}`);
   }
   return value as T;
 }
@@ -262,6 +273,9 @@ export interface Modulation {
   shift?: Float32Array;
 }
 
+/** The keys a modulation may carry (a plan's `shift` is a boolean, a call's the array). */
+const MODULATION_KEYS: readonly string[] = ["rowsPerItem", "scale", "shift"];
+
 /**
  * Requires a modulation's shape: `rowsPerItem` an integer >= 1 that divides `rows`.
  *
@@ -269,14 +283,14 @@ export interface Modulation {
  * @param rows the rows being modulated
  * @param modulation `{ rowsPerItem, shift? }`
  * @returns the number of items, rows / rowsPerItem
- * @throws Error naming `modulation` or `modulation.rowsPerItem`
+ * @throws Error naming `modulation` or `modulation.rowsPerItem`, or an unknown key of it
  */
 export function requireModulationShape(
   op: string,
   rows: number,
   modulation: { rowsPerItem: number; shift?: unknown },
 ): number {
-  requireArgs(op, "modulation", modulation, "{ rowsPerItem, scale, shift? }");
+  requireArgs(op, "modulation", modulation, "{ rowsPerItem, scale, shift? }", MODULATION_KEYS);
   const per = requireInt(op, "modulation.rowsPerItem", modulation.rowsPerItem, 1, U32_MAX);
   if (rows % per !== 0) {
     throw new Error(`${op}: rows must be a multiple of modulation.rowsPerItem = ${per}, got rows = ${rows}`);

@@ -9,11 +9,11 @@
 // Every request goes through this page's fetch wrapper, which records it; the raw records (and each
 // loaded file's sha256) are in `globalThis.cacheResults` for the browser test, which holds them to
 // the files it serves. The model is ?manifest=<url> (default: the fortune model's manifest,
-// llm/models/fortune/manifest.json; the test serves its own files at ./fixture/manifest.json).
+// models/fortune/manifest.json; the test serves its own files at ./fixture/manifest.json).
 import { browserStore, sha256Hex, WeightCache } from "/bundle/llm.js";
 
 const manifestUrl = new URL(
-  new URLSearchParams(location.search).get("manifest") ?? "../../llm/models/fortune/manifest.json",
+  new URLSearchParams(location.search).get("manifest") ?? "../../models/fortune/manifest.json",
   location.href,
 );
 const ABORT_AFTER = 100_000;

@@ -13,7 +13,7 @@
  */
 
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
-import { matmulPlan, matmulQ4G128Plan, matmulQ8Plan } from "../../ops/matmul/mod.ts";
+import { matmulPlan, matmulQ4G128Plan, matmulQ8Plan, type MatmulVariant } from "../../ops/matmul/mod.ts";
 import { matvecPlan, matvecQ4G128Plan, matvecQ8Plan } from "../../ops/matvec/mod.ts";
 import type { WeightFormat } from "../weights/format.ts";
 
@@ -84,7 +84,8 @@ export function gemmQuantized(
   K: number,
   variant?: string,
 ): ProductKernel {
-  const options = variant === undefined ? {} : { override: variant };
+  // A variant name of a plan this function resolved (engine.ts); the plan checks it again.
+  const options = variant === undefined ? {} : { override: variant as MatmulVariant };
   const plan = format === "q8" ? matmulQ8Plan(gpu, { M, N, K }, options) : matmulQ4G128Plan(gpu, { M, N, K }, options);
   return { plan, slots: slotsOf(plan) };
 }

@@ -53,6 +53,7 @@ export function scopedStore(store: TensorStore, prefix: string): TensorStore {
     metadata: store.metadata,
     info: (name) => ({ ...store.info(full(name)), name }),
     read: (name) => store.read(full(name)),
+    readRows: (name, row0, rows) => store.readRows(full(name), row0, rows),
     readFloat32: (name) => store.readFloat32(full(name)),
   };
 }

@@ -17,7 +17,7 @@
 
 import { parseArgs } from "node:util";
 import { acquireDevice } from "../../harness/device.ts";
-import type { TensorInfo, TensorStore } from "../../llm/safetensors.ts";
+import { type TensorInfo, tensorRowBytes, type TensorStore } from "../../llm/safetensors.ts";
 import { parseQwen3Config, type Qwen3Config } from "./config.ts";
 import { Qwen3Encoder } from "./encoder.ts";
 import type { Qwen3Format } from "./linear.ts";
@@ -119,6 +119,10 @@ function syntheticStore(config: Qwen3Config): TensorStore {
         throw new Error(`bench: no tensor ${name}`);
       })(),
     read: (name) => Promise.resolve(new Uint8Array(values(name).buffer)),
+    readRows: (name, row0, rows) => {
+      const data = values(name), { offset, length } = tensorRowBytes(byName.get(name)!.t, row0, rows);
+      return Promise.resolve(new Uint8Array(data.buffer, offset, length));
+    },
     readFloat32: (name) => Promise.resolve(values(name)),
   };
 }

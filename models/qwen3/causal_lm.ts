@@ -90,6 +90,7 @@ export class Qwen3ForCausalLM {
   readonly format: Qwen3Format;
   readonly #gpu: ResidentDevice;
   readonly #weights: Qwen3Weights;
+  readonly #embedding: EmbeddingTable;
   readonly #head: EmbeddingTable;
   readonly #constants: Workspace;
   readonly #rope: RopeTables;
@@ -101,6 +102,8 @@ export class Qwen3ForCausalLM {
     this.#weights = weights;
     this.config = weights.config;
     this.format = weights.format;
+    if (!weights.embedding) throw new Error("qwen3 causal LM: its weights must hold the embedding table");
+    this.#embedding = weights.embedding;
     this.#head = weights.head ?? weights.embedding;
     this.#constants = new Workspace(gpu);
     this.#rope = ropeTables(this.#constants, this.config);
@@ -145,13 +148,13 @@ export class Qwen3ForCausalLM {
       const finalNorm = rmsnormPlan(gpu, { rows: 1, cols: H, groups: 1, eps: config.rmsNormEps });
 
       // Prefill: P tokens at positions 0..P-1 (the same tensor indexes the cache writes).
-      const prefillIndices = w.embedding.blocks.map(() => work.alloc("i32", P, "prompt ids"));
+      const prefillIndices = this.#embedding.blocks.map(() => work.alloc("i32", P, "prompt ids"));
       const positions = work.upload(Int32Array.from({ length: P }, (_, t) => t), "prompt positions");
       const seq = layerBuffers(work, config, P);
       const attn = sequenceAttentionBuffers(work, config, P);
       const last = work.alloc("f32", H, "last position's hidden state");
       const lastIndex = work.upload(new Int32Array([P - 1]), "last position");
-      const prefillSteps: Step[] = embeddingSteps(gpu, w.embedding, P, prefillIndices, seq.x, work);
+      const prefillSteps: Step[] = embeddingSteps(gpu, this.#embedding, P, prefillIndices, seq.x, work);
       for (const [i, layer] of w.layers.entries()) {
         prefillSteps.push(
           ...layerSteps(
@@ -183,11 +186,11 @@ export class Qwen3ForCausalLM {
       const prefill = gpu.program(`qwen3 prefill, ${P} tokens`, prefillSteps);
 
       // Decode: one token at the position written into `position`.
-      const decodeIndices = w.embedding.blocks.map(() => work.alloc("i32", 1, "token id"));
+      const decodeIndices = this.#embedding.blocks.map(() => work.alloc("i32", 1, "token id"));
       const position = work.alloc("i32", 1, "token position");
       const one = layerBuffers(work, config, 1);
       const dec = decodeBuffers(gpu, work, config, capacity);
-      const decodeSteps: Step[] = embeddingSteps(gpu, w.embedding, 1, decodeIndices, one.x, work);
+      const decodeSteps: Step[] = embeddingSteps(gpu, this.#embedding, 1, decodeIndices, one.x, work);
       for (const [i, layer] of w.layers.entries()) {
         decodeSteps.push(
           ...layerSteps(
@@ -247,7 +250,7 @@ export class Qwen3ForCausalLM {
     this.#running = true;
     try {
       const queue = this.#gpu.device.queue;
-      for (const [b, idx] of blockIndices(this.#weights.embedding, ids).entries()) {
+      for (const [b, idx] of blockIndices(this.#embedding, ids).entries()) {
         queue.writeBuffer(g.prefillIndices[b].buffer, 0, idx);
       }
       queue.writeBuffer(g.cache.mask.buffer, 0, new Float32Array(P)); // the prompt's positions are visible
@@ -260,7 +263,7 @@ export class Qwen3ForCausalLM {
         yield best;
         if (stopIds.has(best) || step + 1 === maxTokens) return;
         const pos = P + step;
-        for (const [b, idx] of blockIndices(this.#weights.embedding, [best]).entries()) {
+        for (const [b, idx] of blockIndices(this.#embedding, [best]).entries()) {
           queue.writeBuffer(g.decodeIndices[b].buffer, 0, idx);
         }
         queue.writeBuffer(g.position.buffer, 0, new Int32Array([pos]));

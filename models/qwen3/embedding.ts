@@ -11,6 +11,9 @@
  * - the tied head `logits = table @ h` for one hidden state: ops/matvec once per block, each block's
  *   logits in a tensor of their own (`headSteps`).
  *
+ * An encoder that need not hold the table does the lookup on the host instead ({@link hostEmbeddingRows}):
+ * the prompt's rows read from the checkpoint, only their bytes, and uploaded as the first hidden state.
+ *
  * The table is f32 in every format: there is no gather of a q8 row in ops/ yet.
  *
  * @module
@@ -20,6 +23,7 @@ import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
 import { axpyInplacePlan } from "../../ops/axpy/mod.ts";
 import { gatherPlan } from "../../ops/gather/mod.ts";
 import { matvecPlan } from "../../ops/matvec/mod.ts";
+import { type TensorStore, toFloat32 } from "../../llm/safetensors.ts";
 import { bindingLimit, type Step, type Workspace } from "./steps.ts";
 
 /** Rows `[row0, row0 + rows)` of the table, in a tensor of their own. */
@@ -151,6 +155,38 @@ export function headSteps(
   logits: readonly GpuTensor[],
 ): Step[] {
   return table.blocks.map((b, i): Step => [matvecPlan(gpu, { N: b.rows, K: table.cols }), [b.table, x, logits[i]]]);
+}
+
+/**
+ * The lookup on the host: the rows of `ids` read from the checkpoint's table (`[rows, cols]`, F32,
+ * F16 or BF16), one {@link TensorStore.readRows} per run of consecutive distinct ids, so only those
+ * rows' bytes are fetched; each row decoded to f32 exactly, as the GPU table holds it.
+ *
+ * @param store the checkpoint
+ * @param name the table's tensor
+ * @param ids token ids, each in `[0, rows)` (checked by the caller)
+ * @returns `[ids.length, cols]` row-major
+ */
+export async function hostEmbeddingRows(
+  store: TensorStore,
+  name: string,
+  ids: ArrayLike<number>,
+): Promise<Float32Array<ArrayBuffer>> {
+  const { dtype, shape } = store.info(name), cols = shape[1];
+  const runs: [number, number][] = []; // [first row, rows]
+  for (const id of [...new Set(Array.from(ids))].sort((a, b) => a - b)) {
+    const last = runs.at(-1);
+    if (last && last[0] + last[1] === id) last[1]++;
+    else runs.push([id, 1]);
+  }
+  const rowOf = new Map<number, Float32Array>();
+  await Promise.all(runs.map(async ([row0, rows]) => {
+    const values = toFloat32(dtype, await store.readRows(name, row0, rows));
+    for (let r = 0; r < rows; r++) rowOf.set(row0 + r, values.subarray(r * cols, (r + 1) * cols));
+  }));
+  const out = new Float32Array(ids.length * cols);
+  for (let i = 0; i < ids.length; i++) out.set(rowOf.get(ids[i])!, i * cols);
+  return out;
 }
 
 /**

@@ -1,5 +1,6 @@
-import { ok as assert, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, ok as assert, strictEqual } from "node:assert/strict";
 import { assertClose, assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
+import type { TensorStore } from "../../llm/safetensors.ts";
 import { scopedStore } from "../../llm/weights/checkpoint.ts";
 import { quantize } from "../../ops/quantize/reference.ts";
 import { Qwen3Encoder } from "./encoder.ts";
@@ -48,6 +49,50 @@ gpuTest(
     } finally {
       [last, layer0, embed].forEach((e) => e.destroy());
     }
+  },
+);
+
+gpuTest(
+  "qwen3 encoder, embedding on the host: the GPU lookup's states exactly (f32 and q8), no table loaded, only the prompts' rows read",
+  async (gpu) => {
+    const { config, store } = await animaTiny();
+    const cases = await animaEncoderCases();
+    const table = "model.embed_tokens.weight";
+    const whole: string[] = [], rows: number[] = [];
+    const counting: TensorStore = {
+      tensors: store.tensors,
+      metadata: store.metadata,
+      info: (name) => store.info(name),
+      read: (name) => (whole.push(name), store.read(name)),
+      readFloat32: (name) => (whole.push(name), store.readFloat32(name)),
+      readRows: (name, row0, n) => {
+        if (name === table) { for (let r = row0; r < row0 + n; r++) rows.push(r); }
+        return store.readRows(name, row0, n);
+      },
+    };
+    for (const [format, hiddenState] of [["f32", -1], ["f32", 0], ["q8", -1]] as const) {
+      const onGpu = await Qwen3Encoder.load(gpu, store, config, { format, hiddenState });
+      const onHost = await Qwen3Encoder.load(gpu, counting, config, { format, hiddenState, embedding: "host" });
+      try {
+        strictEqual(onGpu.weightBytes - onHost.weightBytes, 4 * config.vocabSize * config.hiddenSize, "the table");
+        for (const c of cases) {
+          rows.length = 0;
+          const got = await onHost.encode(c.ids);
+          assertClose(got, await onGpu.encode(c.ids), { atol: 0, rtol: 0 }, `${format} ${hiddenState} ${c.name}`);
+          if (hiddenState === 0 && c.embed) assertClose(got, c.embed, { atol: 0, rtol: 0 }, `${c.name} embeddings`);
+          // Each distinct id's row read once, no other row.
+          deepStrictEqual(rows.sort((a, b) => a - b), [...new Set(c.ids)].sort((a, b) => a - b), c.name);
+        }
+      } finally {
+        onGpu.destroy();
+        onHost.destroy();
+      }
+    }
+    strictEqual(whole.includes(table), false, "the table was read whole");
+    await assertThrowsMessage(
+      () => Qwen3Encoder.load(gpu, store, config, { embedding: "cpu" as "host" }),
+      'embedding must be "gpu" or "host", got "cpu"',
+    );
   },
 );
 

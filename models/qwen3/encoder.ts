@@ -16,6 +16,11 @@
  * prompt of that length (the ids written into its index tensors), so a caller that encodes the same
  * length again pays only the dispatches.
  *
+ * `embedding: "host"` keeps the embedding table off the GPU: each prompt's rows are read from the
+ * checkpoint (`TensorStore.readRows`, only those rows' bytes) and uploaded as the first hidden state,
+ * which the GPU lookup would have written bit for bit (rows are copied, not computed). Qwen3-4B's table
+ * is 1.45 GiB in f32, a third of its q8 encoder; the store must stay readable while the encoder is used.
+ *
  * @module
  */
 
@@ -25,7 +30,7 @@ import { rmsnormPlan } from "../../ops/rmsnorm/mod.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
 import { type RopeTables, ropeTables, sequenceAttentionBuffers, sequenceAttentionSteps } from "./attention.ts";
 import type { Qwen3Config } from "./config.ts";
-import { blockIndices, embeddingSteps } from "./embedding.ts";
+import { blockIndices, embeddingSteps, hostEmbeddingRows } from "./embedding.ts";
 import { layerBuffers, layerSteps } from "./layer.ts";
 import type { Qwen3Format } from "./linear.ts";
 import { destroyQwen3Weights, loadQwen3Weights, qwen3WeightBytes, type Qwen3Weights } from "./load.ts";
@@ -43,13 +48,21 @@ export interface Qwen3EncoderOptions {
   hiddenState?: number;
   /** Called after each tensor with bytes of the checkpoint read so far and to read in all. */
   onProgress?: (bytesDone: number, bytesTotal: number) => void;
+  /**
+   * Where the token embedding lookup runs: `gpu` (default: the table on the GPU, ops/gather) or
+   * `host` (each prompt's rows read from the checkpoint and uploaded; the table is not loaded).
+   */
+  embedding?: "gpu" | "host";
 }
 
 /** The program of one prompt length. */
 interface LengthProgram {
   program: Program;
   work: Workspace;
+  /** The ids per table block (GPU lookup), or none (host lookup). */
   indices: GpuTensor[];
+  /** The first hidden state `[L, hidden]`, written from the host in a host lookup. */
+  input: GpuTensor;
   out: GpuTensor;
 }
 
@@ -109,11 +122,19 @@ export class Qwen3Encoder {
   readonly #constants: Workspace;
   readonly #rope: RopeTables;
   readonly #programs = new Map<number, LengthProgram>();
+  /** The checkpoint's table, where the lookup runs on the host. */
+  readonly #hostTable: { store: TensorStore; name: string } | null;
   #destroyed = false;
 
-  private constructor(gpu: ResidentDevice, weights: Qwen3Weights, hiddenState: number) {
+  private constructor(
+    gpu: ResidentDevice,
+    weights: Qwen3Weights,
+    hiddenState: number,
+    hostTable: { store: TensorStore; name: string } | null,
+  ) {
     this.#gpu = gpu;
     this.#weights = weights;
+    this.#hostTable = hostTable;
     this.config = weights.config;
     this.format = weights.format;
     this.hiddenState = hiddenState;
@@ -139,14 +160,20 @@ export class Qwen3Encoder {
   ): Promise<Qwen3Encoder> {
     const index = resolveHiddenState(options.hiddenState ?? -1, config.numHiddenLayers);
     const final = index === config.numHiddenLayers;
+    const lookup = options.embedding ?? "gpu";
+    if (lookup !== "gpu" && lookup !== "host") {
+      throw new Error(`qwen3 encoder: embedding must be "gpu" or "host", got ${JSON.stringify(lookup)}`);
+    }
     const checkpoint = openQwen3Checkpoint(store, config);
     const weights = await loadQwen3Weights(gpu, checkpoint, config, {
       format: options.format,
       layers: final ? config.numHiddenLayers : index,
       norm: final,
+      embedding: lookup === "gpu",
       onProgress: options.onProgress,
     });
-    return new Qwen3Encoder(gpu, weights, index);
+    const hostTable = lookup === "host" ? { store: checkpoint.model, name: "embed_tokens.weight" } : null;
+    return new Qwen3Encoder(gpu, weights, index, hostTable);
   }
 
   /** Bytes of the encoder's weights on the GPU. */
@@ -174,11 +201,11 @@ export class Qwen3Encoder {
     const gpu = this.#gpu, config = this.config, w = this.#weights;
     const work = new Workspace(gpu);
     try {
-      const indices = w.embedding.blocks.map(() => work.alloc("i32", L, "token ids"));
+      const indices = w.embedding?.blocks.map(() => work.alloc("i32", L, "token ids")) ?? [];
       const positions = work.upload(Int32Array.from({ length: L }, (_, t) => t), "positions");
       const buf = layerBuffers(work, config, L);
       const attn = sequenceAttentionBuffers(work, config, L);
-      const steps: Step[] = embeddingSteps(gpu, w.embedding, L, indices, buf.x, work);
+      const steps: Step[] = w.embedding ? embeddingSteps(gpu, w.embedding, L, indices, buf.x, work) : [];
       for (const [i, layer] of w.layers.entries()) {
         steps.push(
           ...layerSteps(
@@ -200,7 +227,7 @@ export class Qwen3Encoder {
         steps.push([norm, [buf.x, w.norm, out]]);
       }
       const program = gpu.program(`qwen3 encoder, ${L} tokens, hidden_states[${this.hiddenState}]`, steps);
-      return { program, work, indices, out };
+      return { program, work, indices, input: buf.x, out };
     } catch (e) {
       work.destroy();
       throw e;
@@ -221,8 +248,13 @@ export class Qwen3Encoder {
     let p = this.#programs.get(L);
     if (!p) this.#programs.set(L, p = this.#build(L));
     const queue = this.#gpu.device.queue;
-    for (const [b, idx] of blockIndices(this.#weights.embedding, ids).entries()) {
-      queue.writeBuffer(p.indices[b].buffer, 0, idx);
+    if (this.#hostTable) {
+      const { store, name } = this.#hostTable;
+      queue.writeBuffer(p.input.buffer, 0, await hostEmbeddingRows(store, name, ids));
+    } else {
+      for (const [b, idx] of blockIndices(this.#weights.embedding!, ids).entries()) {
+        queue.writeBuffer(p.indices[b].buffer, 0, idx);
+      }
     }
     await p.program.run();
     return p.out;

@@ -4,8 +4,9 @@
  * q8 quantised on the GPU), the embedding (and an untied head) as `embedding.ts`'s row blocks.
  *
  * A caller that needs only part of the model loads only that part: Z-Image's encoder, which takes
- * `hidden_states[-2]`, loads the first 35 of Qwen3-4B's 36 layers and no final norm; the checkpoint
- * is still checked whole first (`weights.ts`).
+ * `hidden_states[-2]`, loads the first 35 of Qwen3-4B's 36 layers and no final norm, and no embedding
+ * table when it gathers the prompt's rows on the host; the checkpoint is still checked whole first
+ * (`weights.ts`).
  *
  * @module
  */
@@ -42,8 +43,8 @@ export interface Qwen3Weights {
   readonly config: Qwen3Config;
   /** How the layers' matrices are stored. */
   readonly format: Qwen3Format;
-  /** `embed_tokens.weight`, f32 row blocks. */
-  readonly embedding: EmbeddingTable;
+  /** `embed_tokens.weight`, f32 row blocks; null when not loaded. */
+  readonly embedding: EmbeddingTable | null;
   /** The first `layers.length` decoder layers. */
   readonly layers: readonly Qwen3LayerWeights[];
   /** `norm.weight`, when loaded. */
@@ -60,6 +61,8 @@ export interface LoadQwen3Options {
   layers?: number;
   /** Whether to load the final norm (default true). */
   norm?: boolean;
+  /** Whether to load the embedding table (default true; false for an encoder that looks rows up on the host). */
+  embedding?: boolean;
   /** Whether to load an untied head (default false; a tied head is the embedding, loaded anyway). */
   head?: boolean;
   /** Called after each tensor with bytes of the checkpoint read so far and to read in all. */
@@ -94,7 +97,8 @@ export async function loadQwen3Weights(
   const wantNorm = options.norm ?? true;
   const wantHead = (options.head ?? false) && checkpoint.lmHead !== null;
   const { model } = checkpoint;
-  const names = ["embed_tokens.weight"];
+  const wantEmbedding = options.embedding ?? true;
+  const names = wantEmbedding ? ["embed_tokens.weight"] : [];
   for (let i = 0; i < count; i++) names.push(...Object.values(layerTensorNames(i)));
   if (wantNorm) names.push("norm.weight");
   const sizeOf = (store: typeof model, name: string) => {
@@ -139,7 +143,7 @@ export async function loadQwen3Weights(
     return t;
   };
   try {
-    const embedding = await table("embed_tokens.weight");
+    const embedding = wantEmbedding ? await table("embed_tokens.weight") : null;
     await progress();
     const layers: Qwen3LayerWeights[] = [];
     for (let i = 0; i < count; i++) {
@@ -177,7 +181,7 @@ export async function loadQwen3Weights(
  * @param w the weights
  */
 export function destroyQwen3Weights(w: Qwen3Weights): void {
-  destroyTable(w.embedding);
+  if (w.embedding) destroyTable(w.embedding);
   if (w.head) destroyTable(w.head);
   w.norm?.buffer.destroy();
   for (const l of w.layers) {
@@ -194,7 +198,7 @@ export function destroyQwen3Weights(w: Qwen3Weights): void {
  */
 export function qwen3WeightBytes(w: Qwen3Weights): number {
   const tensors: GpuTensor[] = [
-    ...w.embedding.blocks.map((b) => b.table),
+    ...(w.embedding?.blocks.map((b) => b.table) ?? []),
     ...(w.head?.blocks.map((b) => b.table) ?? []),
   ];
   if (w.norm) tensors.push(w.norm);

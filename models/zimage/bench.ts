@@ -20,7 +20,7 @@
 
 import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
 import { summarizeNs, supportsTimestamps, warmClocks } from "../../harness/timing.ts";
-import type { TensorInfo, TensorStore } from "../../llm/safetensors.ts";
+import { type TensorInfo, tensorRowBytes, type TensorStore } from "../../llm/safetensors.ts";
 import { type ExpectedTensor, scopedStore } from "../../llm/weights/checkpoint.ts";
 import { parseDitConfig, parseVaeConfig, vaeScaleFactor, Z_IMAGE_TURBO, type ZImageConfig } from "./config.ts";
 import { LINEAR_FORMATS, type LinearFormat } from "./linear.ts";
@@ -97,6 +97,10 @@ function syntheticStore(expected: readonly ExpectedTensor[]): TensorStore {
     info,
     readFloat32,
     read: async (name) => new Uint8Array((await readFloat32(name)).buffer),
+    readRows: async (name, row0, rows) => {
+      const { offset, length } = tensorRowBytes(info(name), row0, rows);
+      return new Uint8Array((await readFloat32(name)).buffer, offset, length);
+    },
   };
 }
 

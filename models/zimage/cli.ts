@@ -10,11 +10,12 @@
  * tokenizer/) or a folder with ComfyUI's files (and a `tokenizer/` folder for `--prompt`).
  * `--prompt-embeds FILE` gives the caption features instead of a prompt: a safetensors file whose
  * tensor `prompt_embeds` (or its only tensor) is `[tokens, 2560]`, Qwen3-4B's `hidden_states[-2]` for
- * the chat-templated prompt. Defaults: 1024 x 1024, 8 steps, a random seed (printed), f32, and
- * `--max-resident` 4 GiB (a number of bytes, or with a KiB/MiB/GiB suffix; at Turbo's size the q8 text
- * encoder needs about 5 GiB, e.g. `--format q4g128 --text-encoder-format q8 --max-resident 6GiB` holds each
- * stage in turn; a DiT over the budget streams its blocks). Progress per
- * stage and per step, with times, goes to stderr.
+ * the chat-templated prompt. Defaults: 1024 x 1024, 8 steps, a random seed (printed), an f32 DiT
+ * with an f32 text encoder (q8 with a q8 or q4g128 DiT), and `--max-resident` 4 GiB (a number of bytes,
+ * or with a KiB/MiB/GiB suffix). At Turbo's size `--format q4g128` (DiT 3.1 GiB, text encoder q8 3.3 GiB,
+ * its embedding rows read from the checkpoint per prompt) fits the default budget a stage at a time; the
+ * f32 text encoder takes 13.2 GiB; a DiT over the budget streams its blocks. Progress per stage and per
+ * step, with times, goes to stderr.
  *
  * @module
  */
@@ -50,7 +51,7 @@ const USAGE = `usage: deno task zimage --model DIR (--prompt TEXT | --prompt-emb
   --steps N                    sampling steps (default 8)
   --seed S                     the noise's seed (default random, printed)
   --format f32|q8|q4g128       the DiT's blocks (default f32)
-  --text-encoder-format f32|q8 the text encoder's matrices (default f32)
+  --text-encoder-format f32|q8 the text encoder's matrices (default f32 with an f32 DiT, else q8)
   --max-resident BYTES         GPU memory budget, e.g. 6GiB (default 4 GiB; stages load in turn, the DiT streams)
   --help                       this text`;
 

@@ -18,21 +18,23 @@
  * await Deno.writeFile("fox.png", await encodePng(image.data, image.width, image.height));
  * ```
  *
- * What it matches, stage by stage, held to the oracle's goldens (`fixtures/`, tiny random weights):
- * the schedule bit for bit; every DiT intermediate within 5e-6 relative; every VAE intermediate
- * within 1.1e-6; the text encoder's `hidden_states[-2]`; the 3-step pipeline's image bytes identical
- * to upstream's, from caption features and from the prompt. The conventions (velocity is minus the
- * output, t = 1 − σ in float32, cos-first timestep sinusoid in f64 on the host, adaLN order
- * scale | gate | scale | gate with tanh gates and no shift, sandwich RMSNorms, QK-norm before
- * adjacent-pair 3-axis RoPE, pads not masked, image tokens first) are the oracle README's, each cited
- * where it is implemented.
+ * What it matches, stage by stage, held to the oracle's goldens of two tiny random configs
+ * (`fixtures/`: `tiny`, and `tiny2` with Turbo's uneven shapes: 3 heads, two refiner blocks of each
+ * kind, three VAE up blocks, a 300-token vocabulary): the schedule bit for bit; every DiT intermediate
+ * within 5e-6 relative; every VAE intermediate within 1.4e-6; the text encoder's `hidden_states[-2]`;
+ * the 3- and 4-step pipelines' image bytes identical to upstream's, from caption features and from the
+ * prompt. The conventions (velocity is minus the output, t = 1 − σ in float32, cos-first timestep
+ * sinusoid in f64 on the host, adaLN order scale | gate | scale | gate with tanh gates and no shift,
+ * sandwich RMSNorms, QK-norm before adjacent-pair 3-axis RoPE, pads not masked, image tokens first) are
+ * the oracle README's, each cited where it is implemented.
  *
  * Loads the official diffusers directory and ComfyUI's split files (weights.ts, source.ts), checking
  * every tensor's name and shape before reading data. The DiT's blocks are held as f32, q8 or q4g128
- * (quantized on the GPU while loading), the text encoder's layers as f32 or q8, everything else as
- * f32; stages stay resident when the budget holds them all, else run one at a time, and a DiT that
- * does not fit whole streams its blocks from host memory through two resident slots. Not implemented:
- * CFG (Base/Edit), batches, a text encoder or VAE larger than the budget.
+ * (quantized on the GPU while loading), the text encoder's layers as f32 or q8 (its embedding table
+ * stays in the checkpoint, each prompt's rows read from it), everything else as f32; stages stay
+ * resident when the budget holds them all, else run one at a time, and a DiT that does not fit whole
+ * streams its blocks from host memory through two resident slots. Not implemented: CFG (Base/Edit),
+ * batches, a text encoder or VAE larger than the budget.
  *
  * @module
  */

@@ -6,6 +6,9 @@ import { parseQwen3Config } from "../qwen3/config.ts";
 import { parseDitConfig, parseVaeConfig } from "./config.ts";
 import {
   byteTokenizerFiles,
+  GOLDEN_SETS,
+  goldenCases,
+  type GoldenSet,
   goldenStore,
   goldenTensor,
   loadTinyIndex,
@@ -13,23 +16,44 @@ import {
   recipeFile,
   recipeStore,
 } from "./fixtures/recipe.ts";
-import { ZImage } from "./pipeline.ts";
+import { textEncoderWeightBytes, ZImage } from "./pipeline.ts";
+import { ditWeightBytes } from "./transformer/dit.ts";
 import { memoryFiles, type ZImageCheckpoint } from "./source.ts";
 import { openDit, openVaeDecoder } from "./weights.ts";
 
 const index = await loadTinyIndex();
 const ditJson = index.config.dit as Record<string, unknown>, vaeJson = index.config.vae as Record<string, unknown>;
-const teConfig = parseQwen3Config(index.config.text_encoder as Record<string, unknown>);
 
-async function tinyCheckpoint(): Promise<ZImageCheckpoint> {
-  const config = { dit: parseDitConfig(ditJson), vae: parseVaeConfig(vaeJson) };
+/** A golden set's weights as an opened checkpoint (diffusers names), and its configs. */
+async function tinyCheckpoint(set: GoldenSet): Promise<ZImageCheckpoint> {
+  const index = await loadTinyIndex(set);
+  const config = {
+    dit: parseDitConfig(index.config.dit as Record<string, unknown>),
+    vae: parseVaeConfig(index.config.vae as Record<string, unknown>),
+  };
   return {
     config,
     dit: openDit(await recipeStore(index, "dit"), config.dit),
     vae: openVaeDecoder(await recipeStore(index, "vae"), config.vae),
-    textEncoder: { store: await recipeStore(index, "text_encoder"), config: teConfig },
+    textEncoder: {
+      store: await recipeStore(index, "text_encoder"),
+      config: parseQwen3Config(index.config.text_encoder as Record<string, unknown>),
+    },
     layout: "diffusers",
   };
+}
+
+/**
+ * Budgets that keep a checkpoint's stages (f32) loaded in turn: the largest stage with the DiT whole,
+ * then with its blocks streamed; each checked to hold less than the level above.
+ */
+function stagedBudgets(checkpoint: ZImageCheckpoint): { whole: number; streamed: number } {
+  const te = textEncoderWeightBytes(checkpoint.textEncoder!.config, "f32");
+  const vae = checkpoint.vae.tensors.reduce((n, t) => n + 4 * t.shape.reduce((a, b) => a * b, 1), 0);
+  const dit = (stream: boolean) => ditWeightBytes(checkpoint.config.dit, "f32", stream);
+  const whole = Math.max(te, dit(false), vae), streamed = Math.max(te, dit(true), vae);
+  ok(whole < te + dit(false) + vae && streamed < dit(false), `budgets ${whole}, ${streamed}`);
+  return { whole, streamed };
 }
 
 /** The oracle's ByteTokenizer (shims.py): one id per UTF-8 byte of the templated prompt, vocab 256. */
@@ -44,13 +68,20 @@ const byteTokenizer: Tokenizer = {
   idToToken: (id: number) => String.fromCharCode(id),
 } as unknown as Tokenizer;
 
-/** The golden run's inputs and outputs (upstream's generate(), 3 steps, 32 x 24 pixels). */
-async function goldenRun() {
-  const p = await goldenStore("pipeline");
+/** A golden set's pipeline run (upstream's generate()): its inputs, final latent and image bytes. */
+async function goldenRun(set: GoldenSet) {
+  const p = await goldenStore("pipeline", set);
+  const { prompt, width, height, steps } = goldenCases(await loadTinyIndex(set)).pipeline;
+  const mask = (await goldenTensor(p, "attention_mask")) as Int32Array;
   return {
+    prompt,
+    width,
+    height,
+    steps,
+    ids: [...((await goldenTensor(p, "input_ids")) as Int32Array).subarray(0, mask.reduce((a, v) => a + v, 0))],
     promptEmbeds: (await goldenTensor(p, "prompt_embeds")) as Float32Array,
     noise: (await goldenTensor(p, "noise")) as Float32Array,
-    latent: (await goldenTensor(p, "step2.latent_out")) as Float32Array,
+    latent: (await goldenTensor(p, `step${steps - 1}.latent_out`)) as Float32Array,
     image: (await goldenTensor(p, "image_u8_nhwc")) as Uint8Array,
   };
 }
@@ -69,95 +100,131 @@ function byteDiff(rgba: Uint8ClampedArray, rgb: Uint8Array): { worst: number; di
   return { worst, differing };
 }
 
-gpuTest("ZImage: the 3-step pipeline from the stored noise and caption features, to the image bytes", async (gpu) => {
-  const golden = await goldenRun();
-  const steps: number[] = [];
-  // Everything resident; then the stages in turn (the DiT takes 2.39 MB whole); then the same with the DiT's
-  // blocks streamed through two slots (2.00 MB).
-  const residency = new Map([
-    [undefined, [true, true, true, false]],
-    [2_400_000, [false, false, false, false]],
-    [2_100_000, [false, false, false, true]],
-  ]);
-  for (const [budget, resident] of residency) {
-    const model = await ZImage.load(await tinyCheckpoint(), { device: gpu, maxResidentBytes: budget });
-    deepStrictEqual(Object.values(model.resident), resident);
-    const out = await model.generate({
-      promptEmbeds: golden.promptEmbeds,
-      noise: golden.noise,
-      width: 32,
-      height: 24,
-      steps: 3,
-      keepLatent: true,
-      onStep: ({ step }) => steps.push(step),
-    });
-    deepStrictEqual([out.width, out.height, out.data.length, out.seed], [32, 24, 32 * 24 * 4, undefined]);
-    const rel = maxRelative(out.latent!, golden.latent);
-    ok(rel < 1e-4, `final latent: max rel ${rel}`);
-    const { worst, differing } = byteDiff(out.data, golden.image);
-    ok(worst <= 1, `image bytes: worst ${worst} levels, ${differing} of ${golden.image.length} differ`);
-    console.log(`budget ${budget}: latent max rel ${rel.toExponential(2)}, bytes worst ${worst}, ${differing} differ`);
-    model.destroy();
-  }
-  deepStrictEqual(steps, [1, 2, 3, 1, 2, 3, 1, 2, 3]);
-});
+for (const set of GOLDEN_SETS) {
+  const { width, height, steps } = goldenCases(await loadTinyIndex(set)).pipeline;
+  gpuTest(
+    `ZImage (${set}): the ${steps}-step pipeline (${width} x ${height}) from the stored noise and caption features, to the image bytes`,
+    async (gpu) => {
+      const golden = await goldenRun(set);
+      const { whole, streamed } = stagedBudgets(await tinyCheckpoint(set));
+      const done: number[] = [];
+      // Everything resident; then the stages in turn; then the same with the DiT's blocks streamed through two slots.
+      const residency = new Map([
+        [undefined, [true, true, true, false]],
+        [whole, [false, false, false, false]],
+        [streamed, [false, false, false, true]],
+      ]);
+      for (const [budget, resident] of residency) {
+        const model = await ZImage.load(await tinyCheckpoint(set), { device: gpu, maxResidentBytes: budget });
+        deepStrictEqual(Object.values(model.resident), resident, `budget ${budget}`);
+        const out = await model.generate({
+          promptEmbeds: golden.promptEmbeds,
+          noise: golden.noise,
+          width,
+          height,
+          steps,
+          keepLatent: true,
+          onStep: ({ step }) => done.push(step),
+        });
+        deepStrictEqual([out.width, out.height, out.data.length, out.seed], [
+          width,
+          height,
+          width * height * 4,
+          undefined,
+        ]);
+        const rel = maxRelative(out.latent!, golden.latent);
+        ok(rel < 1e-4, `${set} final latent: max rel ${rel}`);
+        const { worst, differing } = byteDiff(out.data, golden.image);
+        ok(worst <= 1, `${set} image bytes: worst ${worst} levels, ${differing} of ${golden.image.length} differ`);
+        console.log(
+          `budget ${budget}: latent max rel ${rel.toExponential(2)}, bytes worst ${worst}, ${differing} differ`,
+        );
+        model.destroy();
+      }
+      const oneRun = Array.from({ length: steps }, (_, k) => k + 1);
+      deepStrictEqual(done, [...oneRun, ...oneRun, ...oneRun]);
+    },
+  );
 
-gpuTest(
-  "ZImage: the tiny text encoder's hidden_states[-2] (text_encoder.safetensors), and the pipeline from the prompt",
-  async (gpu) => {
-    // The encoder alone, on the oracle's two prompts (24 and 13 tokens).
-    const te = await goldenStore("text_encoder");
-    const ids = (await goldenTensor(te, "input_ids")) as Int32Array,
-      mask = (await goldenTensor(te, "attention_mask")) as Int32Array;
-    const encoder = await Qwen3Encoder.load(gpu, await recipeStore(index, "text_encoder"), teConfig, {
-      hiddenState: -2,
-    });
-    for (const b of [0, 1]) {
-      const row = ids.subarray(24 * b, 24 * (b + 1)),
-        n = mask.subarray(24 * b, 24 * (b + 1)).reduce((a, v) => a + v, 0);
-      const rel = maxRelative(
-        await encoder.encode(row.subarray(0, n)),
-        await goldenTensor(te, `item${b}.hidden_states_m2`),
+  gpuTest(
+    `ZImage (${set}): the text encoder's hidden_states[-2] (text_encoder.safetensors), and the pipeline from the prompt`,
+    async (gpu) => {
+      const index = await loadTinyIndex(set);
+      const teConfig = parseQwen3Config(index.config.text_encoder as Record<string, unknown>);
+      const { seqLen, lengths } = goldenCases(index).textEncoder;
+      // The encoder alone, as the pipeline loads it (the embedding's rows gathered on the host), on the
+      // oracle's two prompts; and its first hidden state, the rows themselves.
+      const te = await goldenStore("text_encoder", set);
+      const ids = (await goldenTensor(te, "input_ids")) as Int32Array;
+      const store = await recipeStore(index, "text_encoder");
+      for (const format of ["f32", "q8"] as const) {
+        const encoder = await Qwen3Encoder.load(gpu, store, teConfig, { format, hiddenState: -2, embedding: "host" });
+        strictEqual(encoder.weightBytes, textEncoderWeightBytes(teConfig, format), `${format} weight bytes`);
+        if (format === "f32") {
+          for (const [b, n] of lengths.entries()) {
+            const rel = maxRelative(
+              await encoder.encode(ids.subarray(seqLen * b, seqLen * b + n)),
+              await goldenTensor(te, `item${b}.hidden_states_m2`),
+            );
+            console.log(`item${b}.hidden_states_m2 (${n} tokens): max rel ${rel.toExponential(2)}`);
+            ok(rel < 1e-4, `${set} item${b}.hidden_states_m2: max rel ${rel}`);
+          }
+        }
+        encoder.destroy();
+      }
+      const embed = await Qwen3Encoder.load(gpu, store, teConfig, { hiddenState: 0, embedding: "host" });
+      deepStrictEqual(
+        await embed.encode(ids.subarray(0, lengths[0])),
+        await goldenTensor(te, "item0.hidden_states.0"),
+        "item0's embeddings",
       );
-      ok(rel < 1e-4, `item${b}.hidden_states_m2: max rel ${rel}`);
-    }
-    encoder.destroy();
-    // The whole pipeline from the prompt text: upstream's generate() with the oracle's byte tokenizer.
-    const golden = await goldenRun();
-    const p = await goldenStore("pipeline");
-    const prompt = "a red fox sitting in fresh snow";
-    for (const budget of [undefined, 2_400_000]) {
-      const loads: string[] = [];
-      const model = await ZImage.load(await tinyCheckpoint(), {
-        device: gpu,
-        tokenizer: byteTokenizer,
-        maxResidentBytes: budget,
-        onProgress: ({ stage }) => loads.at(-1) !== stage && loads.push(stage),
-      });
-      const wantIds = [...((await goldenTensor(p, "input_ids")) as Int32Array).subarray(0, 81)];
-      deepStrictEqual(model.captionIds(prompt), wantIds);
-      const out = await model.generate({
-        prompt,
-        noise: golden.noise,
-        width: 32,
-        height: 24,
-        steps: 3,
-        keepLatent: true,
-      });
-      strictEqual(out.captionTokens, 81);
-      const rel = maxRelative(out.latent!, golden.latent);
-      const { worst, differing } = byteDiff(out.data, golden.image);
-      console.log(
-        `from the prompt, budget ${budget}: latent ${rel.toExponential(2)}, bytes worst ${worst}, ${differing} differ`,
-      );
-      ok(rel < 1e-4, `final latent: max rel ${rel}`);
-      ok(worst <= 1, `image bytes: worst ${worst} levels`);
-      // Resident: loaded at load(); staged: each stage loaded when it ran, in order (each once here).
-      deepStrictEqual(loads, ["text_encoder", "dit", "vae"]);
-      model.destroy();
-    }
-  },
-);
+      embed.destroy();
+      // The whole pipeline from the prompt text: upstream's generate() with the oracle's byte tokenizer.
+      const golden = await goldenRun(set);
+      for (const budget of [undefined, stagedBudgets(await tinyCheckpoint(set)).whole]) {
+        const loads: string[] = [], wholeReads: string[] = [];
+        const checkpoint = await tinyCheckpoint(set), te = checkpoint.textEncoder!.store;
+        checkpoint.textEncoder!.store = {
+          ...te,
+          info: (name) => te.info(name),
+          read: (name) => (wholeReads.push(name), te.read(name)),
+          readFloat32: (name) => (wholeReads.push(name), te.readFloat32(name)),
+          readRows: (name, row0, rows) => te.readRows(name, row0, rows),
+        };
+        const model = await ZImage.load(checkpoint, {
+          device: gpu,
+          tokenizer: byteTokenizer,
+          maxResidentBytes: budget,
+          onProgress: ({ stage }) => loads.at(-1) !== stage && loads.push(stage),
+        });
+        deepStrictEqual(model.captionIds(golden.prompt), golden.ids);
+        const out = await model.generate({
+          prompt: golden.prompt,
+          noise: golden.noise,
+          width: golden.width,
+          height: golden.height,
+          steps: golden.steps,
+          keepLatent: true,
+        });
+        strictEqual(out.captionTokens, golden.ids.length);
+        const rel = maxRelative(out.latent!, golden.latent);
+        const { worst, differing } = byteDiff(out.data, golden.image);
+        console.log(
+          `from the prompt, budget ${budget}: latent ${
+            rel.toExponential(2)
+          }, bytes worst ${worst}, ${differing} differ`,
+        );
+        ok(rel < 1e-4, `${set} final latent: max rel ${rel}`);
+        ok(worst <= 1, `${set} image bytes: worst ${worst} levels`);
+        // Resident: loaded at load(); staged: each stage loaded when it ran, in order (each once here).
+        deepStrictEqual(loads, ["text_encoder", "dit", "vae"]);
+        // The encoder's layers were read, its embedding table only row by row.
+        ok(wholeReads.length > 0 && !wholeReads.some((n) => n.endsWith("embed_tokens.weight")), `${wholeReads}`);
+        model.destroy();
+      }
+    },
+  );
+}
 
 gpuTest(
   "ZImage: a diffusers directory (configs, weights, text encoder, tokenizer) from the prompt; bad options",
@@ -174,7 +241,7 @@ gpuTest(
     });
     const model = await ZImage.load(files, { device: gpu });
     strictEqual(model.checkpoint.layout, "diffusers");
-    const golden = await goldenRun();
+    const golden = await goldenRun("tiny");
     const out = await model.generate({
       prompt: "a red fox sitting in fresh snow",
       noise: golden.noise,

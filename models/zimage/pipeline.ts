@@ -9,17 +9,18 @@
  * oracle's check: padded and alone agree to 1.4e-6). Caption features may be given instead
  * (`promptEmbeds`), and the starting latent (`noise`) instead of a seed.
  *
- * Residency: the text encoder's layers are held as f32 or q8, the DiT's blocks as f32, q8 or q4g128,
+ * Residency: the text encoder's layers are held as f32 or q8 (its embedding table stays in the
+ * checkpoint: each prompt's rows are read from it and uploaded), the DiT's blocks as f32, q8 or q4g128,
  * everything else as f32. When the three stages' weights fit `maxResidentBytes` (default 4 GiB)
  * together, all stay loaded; otherwise each is loaded when it runs and released after it (text
  * encoder, DiT, VAE), the caption features and the latent passing through host memory, so no two are
  * on the GPU at once. A DiT that does not fit whole keeps its blocks' projections in host memory and
  * uploads each into one of two resident slots before it runs (its adaLN, norms, embedders and final
- * layer stay resident), every step. A stage that does not fit even so is refused. At Turbo's size: the DiT takes 22.9 GiB (f32), 5.8 (q8) or 3.1
- * (q4g128), the text encoder 14.6 GiB (f32) or 4.7 (q8; its f32 embedding table alone is 1.45), the
- * VAE decoder 0.18: with the default budget a q4g128 DiT fits whole, and the q8 text encoder needs a budget
- * of about 5 GiB; a streamed DiT holds two blocks (0.66 GiB each in f32, 0.17 in q8) and its adaLN,
- * embedders and final layer: 1.84 GiB in all in f32, 0.50 in q8.
+ * layer stay resident), every step. A stage that does not fit even so is refused. At Turbo's size: the
+ * DiT takes 22.9 GiB (f32), 5.8 (q8) or 3.1 (q4g128), the text encoder 13.2 GiB (f32) or 3.3 (q8; the
+ * f32 embedding table it does not hold would add 1.45), the VAE decoder 0.18: with the default budget a
+ * q4g128 DiT and the q8 text encoder each fit whole, loaded in turn; a streamed DiT holds two blocks (0.66
+ * GiB each in f32, 0.17 in q8) and its adaLN, embedders and final layer: 1.84 GiB in all in f32, 0.50 in q8.
  *
  * @module
  */
@@ -129,8 +130,8 @@ function storeBytes(store: TensorStore): number {
 }
 
 /**
- * Bytes the text encoder's weights take on the GPU for Z-Image (the embedding and the layers up to
- * `hidden_states[-2]`; the last layer and the final norm are not loaded).
+ * Bytes the text encoder's weights take on the GPU for Z-Image: the layers up to `hidden_states[-2]`
+ * (the last layer and the final norm are not loaded, and the embedding's rows are gathered on the host).
  *
  * @param config the encoder's config
  * @param format its layers' format
@@ -141,7 +142,7 @@ export function textEncoderWeightBytes(config: Qwen3Config, format: Qwen3Format)
   const kv = config.numKeyValueHeads * config.headDim, f = config.intermediateSize;
   const layer = linearBytes(q, h, format) + 2 * linearBytes(kv, h, format) + linearBytes(h, q, format) +
     2 * linearBytes(f, h, format) + linearBytes(h, f, format) + 4 * (2 * h + 2 * config.headDim);
-  return 4 * config.vocabSize * h + (config.numHiddenLayers + 1 + CAPTION_HIDDEN_STATE) * layer;
+  return (config.numHiddenLayers + 1 + CAPTION_HIDDEN_STATE) * layer;
 }
 
 /** Z-Image Turbo on a WebGPU device. */
@@ -244,6 +245,7 @@ export class ZImage {
     this.#encoder ??= await Qwen3Encoder.load(this.#gpu, te.store, te.config, {
       format: this.#textEncoderFormat,
       hiddenState: CAPTION_HIDDEN_STATE,
+      embedding: "host",
       onProgress: (done, total) => this.#progress({ stage: "text_encoder", done, total }),
     });
     return this.#encoder;

@@ -1,5 +1,5 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { assertThrowsMessage } from "../../harness/testing.ts";
+import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
 import { SafetensorsFile, type TensorInfo, type TensorStore } from "../../llm/safetensors.ts";
 import { bytesSource } from "../../llm/safetensors_sources.ts";
 import { encodeSafetensors } from "../../llm/safetensors_write.ts";
@@ -7,6 +7,7 @@ import { parseDitConfig, parseVaeConfig, Z_IMAGE_TURBO } from "./config.ts";
 import { loadTinyIndex, recipeStore } from "./fixtures/recipe.ts";
 import { openQwen3Checkpoint } from "../qwen3/weights.ts";
 import { QWEN3_4B } from "./config.ts";
+import { textEncoderWeightBytes, ZImage } from "./pipeline.ts";
 import { openDit, openVaeDecoder } from "./weights.ts";
 
 interface LayoutEntry {
@@ -33,7 +34,14 @@ function headers(entries: LayoutEntry[]): TensorStore {
     return t;
   };
   const read = (name: string): Promise<Uint8Array> => Promise.reject(new Error(`headers only: ${info(name).name}`));
-  return { tensors, metadata: {}, info, read, readFloat32: read as unknown as TensorStore["readFloat32"] };
+  return {
+    tensors,
+    metadata: {},
+    info,
+    read,
+    readRows: read,
+    readFloat32: read as unknown as TensorStore["readFloat32"],
+  };
 }
 
 const drop = (entries: LayoutEntry[], name: string) => entries.filter((t) => t.name !== name);
@@ -132,6 +140,13 @@ Deno.test("weights: ComfyUI's DiT (fused qkv) and FLUX.1's ae.safetensors read b
     deepStrictEqual(mapped.info(t.name).shape, t.shape, t.name);
     deepStrictEqual(await mapped.readFloat32(t.name), await official.readFloat32(t.name), t.name);
   }
+  // Rows of one part of a fused tensor are that part's rows (k is the second third of qkv).
+  const k = "layers.1.attention.to_k.weight";
+  deepStrictEqual(await mapped.readRows(k, 62, 2), (await official.read(k)).subarray(62 * 256, 64 * 256));
+  await assertThrowsMessage(
+    () => mapped.readRows(k, 63, 2),
+    `rows [63, 63 + 2) of ${k} must be integers within its 64 rows`,
+  );
   // The VAE under BFL's names (1x1 convolutions for the attention), its encoder kept.
   const vaeConfig = parseVaeConfig(index.config.vae as Record<string, unknown>);
   const vae = await recipeStore(index, "vae");
@@ -158,3 +173,26 @@ Deno.test("weights: ComfyUI's DiT (fused qkv) and FLUX.1's ae.safetensors read b
     deepStrictEqual(await decoder.readFloat32(t.name.slice(8)), await vae.readFloat32(t.name), t.name);
   }
 });
+
+gpuTest(
+  "ZImage.load at Turbo's size (layout.json's headers, nothing read): a q4g128 DiT and the q8 text encoder fit 4 GiB a stage at a time",
+  async (gpu) => {
+    const checkpoint = () => ({
+      config: Z_IMAGE_TURBO,
+      dit: openDit(headers(layout.tensors.dit), Z_IMAGE_TURBO.dit),
+      vae: openVaeDecoder(headers(layout.tensors.vae), Z_IMAGE_TURBO.vae),
+      textEncoder: { store: headers(layout.tensors.text_encoder), config: QWEN3_4B },
+      layout: "diffusers" as const,
+    });
+    // Stages loaded in turn are loaded when they run: load() reads nothing (the stores would refuse).
+    const model = await ZImage.load(checkpoint(), { device: gpu, format: "q4g128" });
+    deepStrictEqual(model.resident, { textEncoder: false, dit: false, vae: false, ditStreamed: false });
+    model.destroy();
+    // Without the embedding table on the GPU the q8 encoder is 3.3 GiB; f32 is 13.2 GiB, over the default.
+    ok(textEncoderWeightBytes(QWEN3_4B, "q8") < 3.3 * 2 ** 30, `${textEncoderWeightBytes(QWEN3_4B, "q8")}`);
+    await assertThrowsMessage(
+      () => ZImage.load(checkpoint(), { device: gpu, format: "q4g128", textEncoderFormat: "f32" }),
+      /the text encoder needs 14\d{9} bytes of weights, over maxResidentBytes 4294967296/,
+    );
+  },
+);

@@ -22,7 +22,13 @@
  * @module
  */
 
-import { SafetensorsError, type TensorInfo, type TensorStore, toFloat32 } from "../../llm/safetensors.ts";
+import {
+  SafetensorsError,
+  type TensorInfo,
+  tensorRowBytes,
+  type TensorStore,
+  toFloat32,
+} from "../../llm/safetensors.ts";
 import { checkTensorLayout, type ExpectedTensor, scopedStore } from "../../llm/weights/checkpoint.ts";
 import type { DitConfig, VaeConfig } from "./config.ts";
 import { blockTensors } from "./transformer/block.ts";
@@ -144,6 +150,14 @@ class MappedStore implements TensorStore {
     const bytes = await this.#fused.bytes;
     const third = bytes.length / 3;
     return bytes.slice(entry.part * third, (entry.part + 1) * third);
+  }
+
+  async readRows(name: string, row0: number, rows: number): Promise<Uint8Array> {
+    const entry = this.#map.get(name);
+    if (!entry) throw new SafetensorsError("TensorNotFound", "mapped checkpoint", `no tensor named ${name}`);
+    tensorRowBytes(entry.info, row0, rows); // within this tensor's rows, not only the fused one's
+    // Part p of a fused tensor is its rows [p N, (p + 1) N).
+    return await this.#source.readRows(entry.name, (entry.part ?? 0) * entry.info.shape[0] + row0, rows);
   }
 
   async readFloat32(name: string): Promise<Float32Array> {

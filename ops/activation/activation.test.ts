@@ -220,7 +220,7 @@ gpuTest("activation GPU: bad input throws before dispatch", async (gpu) => {
   );
   await assertThrowsMessage(() => activationGpu(gpu, { kind: "nope" as ActivationKind, x }), "kind must be one of");
   await assertThrowsMessage(
-    () => activationGpu(gpu, { kind: "relu2", x }, { override: "kernel.amd" }),
+    () => activationGpu(gpu, { kind: "relu2", x }, { override: "kernel.amd" as never }),
     'override "kernel.amd" is not a variant of entry point "kernel"',
   );
 });
@@ -339,7 +339,7 @@ async function rejectsBadGated(run: (args: GatedActivationArgs) => unknown): Pro
   );
   await assertThrowsMessage(
     () => run({ kind: "reglu" as GatedActivationKind, gate, up: gate }),
-    'gatedActivation: kind must be one of "swiglu", "geglu", got reglu',
+    'gatedActivation: kind must be one of "swiglu", "geglu", got "reglu"',
   );
   await assertThrowsMessage(
     () => run({ kind: "geglu", gate: [1] as unknown as Float32Array, up: gate }),

@@ -29,7 +29,7 @@ type Shape = { kind: ActivationKind; n: number };
 
 /** activation's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<Shape>({
+  defineCase<Shape, ActivationVariant>({
     op: "activation",
     entry: "kernel",
     sources: KERNELS,
@@ -43,7 +43,7 @@ export const BENCH: readonly BenchCase[] = [
     plan: (gpu, { kind, n }, options) => activationPlan(gpu, { kind, n }, options),
     inputs: ({ n }, seed) => [randomInput(n, seed, 0, 8)],
   }),
-  defineCase<{ kind: GatedActivationKind; n: number }>({
+  defineCase<{ kind: GatedActivationKind; n: number }, ActivationVariant>({
     op: "activation",
     entry: "gated",
     sources: KERNELS,

@@ -123,8 +123,9 @@ const BLOCK_ELEMENTS = 256 * 2 * 4;
 export function activationPlan(
   gpu: ResidentDevice,
   shape: ActivationShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<ActivationVariant>,
 ): KernelPlan {
+  checkOptions("activation", options);
   const alpha = validateActivationShape(shape);
   const { kind, n } = shape;
   return {
@@ -164,8 +165,9 @@ export function activationPlan(
 export async function activationGpu(
   gpu: ResidentDevice,
   args: ActivationArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<ActivationVariant>,
 ): Promise<Float32Array> {
+  checkOptions("activation", options);
   validateActivation(args);
   const plan = activationPlan(gpu, { kind: args.kind, n: args.x.length, alpha: args.alpha }, options);
   const [out] = await gpu.run(plan, [args.x]);
@@ -199,8 +201,9 @@ const GATED_CODES: Record<GatedActivationKind, number> = { swiglu: 0, geglu: 1 }
 export function gatedActivationPlan(
   gpu: ResidentDevice,
   shape: GatedActivationShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<ActivationVariant>,
 ): KernelPlan {
+  checkOptions("gatedActivation", options);
   validateGatedActivationShape(shape);
   const { kind, n } = shape;
   return {
@@ -243,8 +246,9 @@ export function gatedActivationPlan(
 export async function gatedActivationGpu(
   gpu: ResidentDevice,
   args: GatedActivationArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<ActivationVariant>,
 ): Promise<Float32Array> {
+  checkOptions("gatedActivation", options);
   validateGatedActivation(args);
   const plan = gatedActivationPlan(gpu, { kind: args.kind, n: args.gate.length }, options);
   const [out] = await gpu.run(plan, [args.gate, args.up]);

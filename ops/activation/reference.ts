@@ -49,6 +49,9 @@ export const ACTIVATION_KINDS = ["relu2", "silu", "elu", "tanh", "gelu", "gelu_t
 /** One of {@link ACTIVATION_KINDS}. */
 export type ActivationKind = typeof ACTIVATION_KINDS[number];
 
+/** The keys an {@link activation} shape or arguments object may carry (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["kind", "x", "n", "alpha"];
+
 /** The kind, length and scalar of an {@link activation} call: what a plan needs. */
 export interface ActivationShape {
   /** Which function. */
@@ -84,7 +87,7 @@ export interface ActivationArgs {
  */
 export function validateActivationShape(shape: ActivationShape): number {
   const op = "activation";
-  requireArgs(op, "shape", shape, "{ kind, n, alpha? }");
+  requireArgs(op, "shape", shape, "{ kind, n, alpha? }", KEYS);
   requireOneOf(op, "kind", shape.kind, ACTIVATION_KINDS);
   requireInt(op, "n", shape.n, 0, U32_MAX);
   if (shape.alpha === undefined) return 1;
@@ -107,7 +110,7 @@ export function validateActivationShape(shape: ActivationShape): number {
  */
 export function validateActivation(args: ActivationArgs): number {
   const op = "activation";
-  requireArgs(op, "args", args, "{ kind, x, alpha? }");
+  requireArgs(op, "args", args, "{ kind, x, alpha? }", KEYS);
   requireOneOf(op, "kind", args.kind, ACTIVATION_KINDS);
   requireArray(op, "x", args.x, "Float32Array");
   return validateActivationShape({ kind: args.kind, n: args.x.length, alpha: args.alpha });
@@ -207,6 +210,9 @@ export const GATED_ACTIVATION_KINDS = ["swiglu", "geglu"] as const;
 /** One of {@link GATED_ACTIVATION_KINDS}. */
 export type GatedActivationKind = typeof GATED_ACTIVATION_KINDS[number];
 
+/** The keys a {@link gatedActivation} shape or arguments object may carry (a plan may be given the arguments). */
+const GATED_KEYS: readonly string[] = ["kind", "gate", "up", "n"];
+
 /** The kind and length of a {@link gatedActivation} call: what a plan needs. */
 export interface GatedActivationShape {
   /** Which function: `swiglu` (silu of the gate) or `geglu` (gelu of the gate, erf form). */
@@ -239,7 +245,7 @@ export interface GatedActivationArgs {
  */
 export function validateGatedActivationShape(shape: GatedActivationShape): void {
   const op = "gatedActivation";
-  requireArgs(op, "shape", shape, "{ kind, n }");
+  requireArgs(op, "shape", shape, "{ kind, n }", GATED_KEYS);
   requireOneOf(op, "kind", shape.kind, GATED_ACTIVATION_KINDS);
   requireInt(op, "n", shape.n, 0, U32_MAX);
 }
@@ -258,7 +264,7 @@ export function validateGatedActivationShape(shape: GatedActivationShape): void 
  */
 export function validateGatedActivation(args: GatedActivationArgs): void {
   const op = "gatedActivation";
-  requireArgs(op, "args", args, "{ kind, gate, up }");
+  requireArgs(op, "args", args, "{ kind, gate, up }", GATED_KEYS);
   requireOneOf(op, "kind", args.kind, GATED_ACTIVATION_KINDS);
   requireArray(op, "gate", args.gate, "Float32Array");
   requireArray(op, "up", args.up, "Float32Array", [args.gate.length, "gate.length"]);

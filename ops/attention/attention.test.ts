@@ -9,10 +9,9 @@ import {
   keyPaddingBias,
   validateAttentionShape,
 } from "./mod.ts";
-import { boundBytes, gpuTolerance, loadSdpaGolden, randomCase as randomGroupedCase } from "./testing_helpers.ts";
+import { boundBytes, gpuTolerance, loadSdpaGolden, mha, randomCase as randomGroupedCase } from "./testing_helpers.ts";
 
 /** The family's helpers give gqa's kvHeads too; attention has none (it refuses the key). */
-const mha = <A extends { kvHeads?: number }>({ kvHeads: _kvHeads, ...args }: A) => args;
 const randomCase = (...c: Parameters<typeof randomGroupedCase>) => mha(randomGroupedCase(...c));
 
 const f32 = (xs: number[]) => new Float32Array(xs);

@@ -26,8 +26,11 @@
 
 import { requireArgs, requireArray, requireF32, requireInt } from "../validate.ts";
 
-/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
-const KEYS: readonly string[] = [
+/**
+ * The keys an attention shape or arguments object may carry: sizes, scalars and arrays (a plan may be
+ * given the arguments). flashAttention and gqa take these and their own.
+ */
+export const ATTENTION_KEYS: readonly string[] = [
   "q",
   "k",
   "v",
@@ -235,7 +238,7 @@ export function checkAttentionArrays(
  * ```
  */
 export function validateAttentionShape(shape: AttentionShape, hasMask?: boolean): ResolvedAttentionShape {
-  requireArgs("attention", "shape", shape, `{ ${ATTENTION_SHAPE_FIELDS} }`, KEYS);
+  requireArgs("attention", "shape", shape, `{ ${ATTENTION_SHAPE_FIELDS} }`, ATTENTION_KEYS);
   return checkAttentionShape("attention", shape, shape.H, hasMask ?? shape.maskShape !== undefined);
 }
 
@@ -259,7 +262,7 @@ export function validateAttentionShape(shape: AttentionShape, hasMask?: boolean)
  * ```
  */
 export function validateAttention(args: AttentionArgs): ResolvedAttentionShape {
-  requireArgs("attention", "args", args, `{ q, k, v, mask?, ${ATTENTION_SHAPE_FIELDS} }`, KEYS);
+  requireArgs("attention", "args", args, `{ q, k, v, mask?, ${ATTENTION_SHAPE_FIELDS} }`, ATTENTION_KEYS);
   const shape = validateAttentionShape(args, args.mask !== undefined);
   checkAttentionArrays("attention", args, shape);
   return shape;

@@ -123,6 +123,17 @@ export function randomCase(c: RandomCase, seed: number): AttentionArgs & { kvHea
   return args;
 }
 
+/**
+ * Arguments without gqa's `kvHeads`, for attention and flashAttention, which refuse the key: the
+ * goldens and random cases above carry it for the whole family.
+ *
+ * @param args the arguments, kvHeads included or not
+ * @returns the same without kvHeads
+ */
+export function mha<A extends { kvHeads?: number }>({ kvHeads: _kvHeads, ...args }: A): Omit<A, "kvHeads"> {
+  return args;
+}
+
 const maxAbs = (xs: Float32Array) => xs.reduce((m, x) => (Number.isFinite(x) ? Math.max(m, Math.abs(x)) : m), 0);
 
 /**

@@ -9,12 +9,13 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { channelNormPlan, KERNELS } from "./mod.ts";
+import type { ChannelNormVariant } from "./kernels.gen.ts";
 
 type Shape = { N: number; C: number; L: number; silu?: boolean };
 
 /** channel_norm's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<Shape>({
+  defineCase<Shape, ChannelNormVariant>({
     op: "channel_norm",
     entry: "kernel",
     sources: KERNELS,

@@ -17,6 +17,7 @@ import {
   channelNormPlan,
   KERNELS,
 } from "./mod.ts";
+import type { ChannelNormVariant } from "./kernels.gen.ts";
 
 type JsonF32 = (number | string)[];
 interface GoldenCase {
@@ -116,7 +117,7 @@ async function rejectsBadInput(run: (args: ChannelNormArgs) => unknown): Promise
   await assertThrowsMessage(() => run({ x, N: 1, C: 3, L: 2, eps: 1e39 }), "channelNorm: eps must be a finite f32");
   await assertThrowsMessage(
     () => run({ x, N: 1, C: 3, L: 2, activation: "gelu" as "silu" }),
-    'channelNorm: activation must be one of "silu", got gelu',
+    'channelNorm: activation must be one of "silu", got "gelu"',
   );
   await assertThrowsMessage(() => run(undefined as unknown as ChannelNormArgs), "channelNorm: args must be an object");
 }
@@ -126,7 +127,7 @@ Deno.test("channel_norm reference: bad input throws naming the argument", () => 
 gpuTest("channel_norm GPU: bad input throws before dispatch; the plan declares its bindings and cost", async (gpu) => {
   await rejectsBadInput((args) => channelNormGpu(gpu, args));
   await assertThrowsMessage(
-    () => channelNormGpu(gpu, { x: f32([1]), N: 1, C: 1, L: 1 }, { override: "kernel.soc" }),
+    () => channelNormGpu(gpu, { x: f32([1]), N: 1, C: 1, L: 1 }, { override: "kernel.soc" as never }),
     'override "kernel.soc" is not a variant of entry point "kernel"',
   );
   const plan = channelNormPlan(gpu, { N: 2, C: 384, L: 100, weight: true, activation: "silu" });
@@ -232,7 +233,7 @@ const shapes: [number, number, number, string, boolean][] = [
   [1, 2056, 4, "w", false],
   [2, 2051, 3, "wb", true],
 ];
-checkAgainstReference<ChannelNormArgs>(
+checkAgainstReference<ChannelNormArgs, ChannelNormVariant>(
   "channel_norm",
   KERNELS,
   "kernel",

@@ -48,7 +48,8 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { type ChannelNormVariant, KERNELS } from "./kernels.gen.ts";
 import {
   type ChannelNormArgs,
   type ChannelNormShape,
@@ -57,7 +58,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { type ChannelNormVariant, KERNELS };
 
 /** The kernel's uniform, in WGSL declaration order. */
 const PARAMS: readonly ParamField[] = [
@@ -142,8 +143,9 @@ export function channelNormLayout(shape: ChannelNormShape): ChannelNormLayout {
 export function channelNormPlan(
   gpu: ResidentDevice,
   shape: ChannelNormShape & { weight?: boolean; bias?: boolean },
-  options: KernelOptions = {},
+  options?: KernelOptions<ChannelNormVariant>,
 ): KernelPlan {
+  checkOptions("channelNorm", options);
   const eps = validateChannelNormShape(shape);
   const { N, C, L } = shape;
   const { lanes, quads, blocks, resident } = channelNormLayout(shape);
@@ -207,8 +209,9 @@ export function channelNormPlan(
 export async function channelNormGpu(
   gpu: ResidentDevice,
   args: ChannelNormArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<ChannelNormVariant>,
 ): Promise<Float32Array> {
+  checkOptions("channelNorm", options);
   validateChannelNorm(args);
   const plan = channelNormPlan(
     gpu,

@@ -27,6 +27,12 @@
 
 import { requireArgs, requireArray, requireF32, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 
+/**
+ * The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the
+ * arguments; its `weight` and `bias` are booleans).
+ */
+const KEYS: readonly string[] = ["x", "weight", "bias", "N", "C", "L", "eps", "activation"];
+
 /** The eps used when none is given: `torch.nn.functional.normalize`'s default. */
 export const CHANNEL_NORM_DEFAULT_EPS = 1e-12;
 
@@ -71,7 +77,7 @@ export interface ChannelNormArgs extends ChannelNormShape {
  * ```
  */
 export function validateChannelNormShape(shape: ChannelNormShape): number {
-  requireArgs("channelNorm", "shape", shape, "{ N, C, L, eps?, activation? }");
+  requireArgs("channelNorm", "shape", shape, "{ N, C, L, eps?, activation? }", KEYS);
   requireInt("channelNorm", "N", shape.N, 1, U32_MAX);
   requireInt("channelNorm", "C", shape.C, 1, U32_MAX);
   requireInt("channelNorm", "L", shape.L, 1, U32_MAX);
@@ -97,7 +103,7 @@ export function validateChannelNormShape(shape: ChannelNormShape): number {
  * ```
  */
 export function validateChannelNorm(args: ChannelNormArgs): number {
-  requireArgs("channelNorm", "args", args, "{ x, N, C, L, weight?, bias?, eps?, activation? }");
+  requireArgs("channelNorm", "args", args, "{ x, N, C, L, weight?, bias?, eps?, activation? }", KEYS);
   const eps = validateChannelNormShape(args);
   requireArray("channelNorm", "x", args.x, "Float32Array", [args.N * args.C * args.L, "N * C * L"]);
   if (args.weight !== undefined) requireArray("channelNorm", "weight", args.weight, "Float32Array", [args.C, "C"]);

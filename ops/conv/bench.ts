@@ -28,6 +28,8 @@ function cases(entry: string): BenchCase[] {
       gpu: [
         { N: 1, Cin: 128, Cout: 128, H: 512, W: 512, kernelSize: 3, padding: 1 },
         { N: 1, Cin: 512, Cout: 512, H: 128, W: 128, kernelSize: 3, padding: 1 },
+        // The last stage of a VAE decoder at 1024 x 1024 (512 MiB each way).
+        { N: 1, Cin: 128, Cout: 128, H: 1024, W: 1024, kernelSize: 3, padding: 1 },
         // A VAE's 1 x 1 projections: the implicit GEMM with a one-tap kernel.
         { N: 1, Cin: 512, Cout: 512, H: 128, W: 128, kernelSize: 1 },
       ],

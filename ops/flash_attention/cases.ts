@@ -7,7 +7,7 @@
 
 import type { ReferenceCase } from "../../harness/testing.ts";
 import type { AttentionLayout, FlashAttentionArgs } from "./reference.ts";
-import { type RandomCase, randomCase } from "../attention/testing_helpers.ts";
+import { mha, type RandomCase, randomCase } from "../attention/testing_helpers.ts";
 
 // Sizes not multiples of the kernels' tiles (128 rows; 31-key blocks, 32 quads of D staged at a time;
 // tiled's 64-key blocks, 16 columns of q and k and 16 keys of v staged at a time; 128 output columns):
@@ -40,5 +40,5 @@ export const cases: ReferenceCase<FlashAttentionArgs>[] = ([
   { B: 1, H: 2, L: 3, S: 40, D: 512, Dv: 260, ...tokenMajor },
 ] as (RandomCase & { layout?: AttentionLayout })[]).map(({ layout, ...c }, i) => ({
   label: JSON.stringify({ ...c, layout }),
-  args: { ...randomCase(c, 200 + 10 * i), ...(layout ? { layout } : {}) },
+  args: { ...mha(randomCase(c, 200 + 10 * i)), ...(layout ? { layout } : {}) },
 }));

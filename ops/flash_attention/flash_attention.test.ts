@@ -4,7 +4,7 @@ import { ResidentDevice } from "../../harness/device.ts";
 import { assertClose, assertThrowsMessage, checkAgainstReference, gpuTest } from "../../harness/testing.ts";
 import { requireWorkgroupStorage } from "../attention/kernel_params.ts";
 import { attentionPlan } from "../attention/mod.ts";
-import { boundBytes, gpuTolerance, loadSdpaGolden, randomCase } from "../attention/testing_helpers.ts";
+import { boundBytes, gpuTolerance, loadSdpaGolden, mha, randomCase } from "../attention/testing_helpers.ts";
 import { cases } from "./cases.ts";
 import {
   columnsPerWorkgroup,
@@ -107,7 +107,7 @@ Deno.test("flashAttention: the plan takes `tiled` (47,104 bytes of workgroup mem
   }
   requireWorkgroupStorage(planningDevice(49152), "x", 49152);
   await assertThrowsMessage(
-    () => flashAttentionPlan(planningDevice(), shape, { override: "scores" }),
+    () => flashAttentionPlan(planningDevice(), shape, { override: "scores" as never }),
     'flashAttention: override "scores" is not a variant of entry point "wide" or "tiled" or "staged" or "kernel" or "buffered"',
   );
 });
@@ -184,7 +184,7 @@ function tokenMajor(x: Float32Array, B: number, H: number, T: number, X: number)
 
 Deno.test("flashAttention reference: layout BLHD is q[b, l, h, d], k and v [b, s, h, d], out [b, l, h, dv]", async () => {
   const [B, H, L, S, D, Dv] = [2, 3, 4, 5, 4, 8];
-  const args = randomCase({ B, H, L, S, D, Dv, causal: true, queryOffset: 1 }, 5);
+  const args = mha(randomCase({ B, H, L, S, D, Dv, causal: true, queryOffset: 1 }, 5));
   const heads = flashAttention(args);
   strictEqual(flashAttention({ ...args, layout: "BHLD" }).join(), heads.join(), "BHLD is the default");
   const tokens = flashAttention({
@@ -199,11 +199,11 @@ Deno.test("flashAttention reference: layout BLHD is q[b, l, h, d], k and v [b, s
   ok(flashAttention({ ...args, layout: "BLHD" }).some((x, i) => x !== heads[i]));
   await assertThrowsMessage(
     () => flashAttention({ ...args, layout: "BSHD" as "BLHD" }),
-    'flashAttention: layout must be one of "BHLD", "BLHD", got BSHD',
+    'flashAttention: layout must be one of "BHLD", "BLHD", got "BSHD"',
   );
   await assertThrowsMessage(
     () => flashAttentionPlan(planningDevice(), { B, H, L, S, D, layout: "bhld" as "BHLD" }),
-    'flashAttention: layout must be one of "BHLD", "BLHD", got bhld',
+    'flashAttention: layout must be one of "BHLD", "BLHD", got "bhld"',
   );
 });
 
@@ -226,7 +226,7 @@ Deno.test("flashAttention reference matches the torch goldens", async () => {
   ok(golden.cases.length > 0 && golden.torch, "the golden file has cases and a torch version");
   for (const c of golden.cases) {
     // torch in float64 on the same inputs, rounded once, as the reference (see attention's test).
-    assertClose(flashAttention(c.args), c.out, { atol: 1e-12, rtol: 2 ** -22 }, `torch ${c.label}`);
+    assertClose(flashAttention(mha(c.args)), c.out, { atol: 1e-12, rtol: 2 ** -22 }, `torch ${c.label}`);
   }
 });
 
@@ -248,7 +248,7 @@ gpuTest("flashAttention GPU: a fully masked row is zeros, logits of +-1000 stay 
     maskShape: mask([1, 1, 2, 2]),
   };
   deepStrictEqual([...await flashAttentionGpu(gpu, masked)], [0, 0, 0, 0, 5, 0, 0, 0]);
-  const big = randomCase({ B: 1, H: 1, L: 3, S: 40, D: 4, scale: 1 }, 9);
+  const big = mha(randomCase({ B: 1, H: 1, L: 3, S: 40, D: 4, scale: 1 }, 9));
   big.q = big.q.map((x) => 1000 * x);
   assertClose(await flashAttentionGpu(gpu, big), flashAttention(big), gpuTolerance(big), "logits of +-1000");
 });
@@ -257,7 +257,7 @@ gpuTest("flashAttention GPU (the kernel the device resolves) matches the torch g
   const golden = await loadSdpaGolden(goldenUrl);
   ok(golden.cases.length > 0, "the golden file has cases");
   for (const c of golden.cases) {
-    assertClose(await flashAttentionGpu(gpu, c.args), c.out, gpuTolerance(c.args), `torch ${c.label}`);
+    assertClose(await flashAttentionGpu(gpu, mha(c.args)), c.out, gpuTolerance(c.args), `torch ${c.label}`);
   }
 });
 
@@ -268,7 +268,7 @@ gpuTest("flashAttention GPU: bad input throws before dispatch", async (gpu) => {
     "flashAttention: v must have length B * H * S * Dv = 4, got 3",
   );
   await assertThrowsMessage(
-    () => flashAttentionGpu(gpu, { ...args, v: f32([1, 1, 1, 1]) }, { override: "kernel.amd" }),
+    () => flashAttentionGpu(gpu, { ...args, v: f32([1, 1, 1, 1]) }, { override: "kernel.amd" as never }),
     'override "kernel.amd" is not a variant',
   );
 });
@@ -276,7 +276,7 @@ gpuTest("flashAttention GPU: bad input throws before dispatch", async (gpu) => {
 gpuTest("flashAttention GPU: (row tile, head) pairs past the per-dimension limit fold into y", async (gpu) => {
   // 2 row tiles x 7 heads = 14 pairs at a limit of 4: a 4 x 4 grid whose last 2 workgroups do nothing.
   const narrow = gpu.withLimits({ maxComputeWorkgroupsPerDimension: 4 });
-  const args = randomCase({ B: 1, H: 7, L: 130, S: 40, D: 8, causal: true }, 11);
+  const args = mha(randomCase({ B: 1, H: 7, L: 130, S: 40, D: 8, causal: true }, 11));
   deepStrictEqual(flashAttentionPlan(narrow, args).workgroups, [4, 4, 1]);
   assertClose(await flashAttentionGpu(narrow, args), flashAttention(args), gpuTolerance(args), "folded");
 });

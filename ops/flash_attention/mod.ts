@@ -85,7 +85,8 @@ import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
 import { maskLength, maskParams, requireWorkgroupStorage } from "../attention/kernel_params.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { type FlashAttentionVariant, KERNELS } from "./kernels.gen.ts";
 import {
   type FlashAttentionArgs,
   type FlashAttentionShape,
@@ -96,7 +97,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { type FlashAttentionVariant, KERNELS };
 
 /**
  * The kernel's entry points: `wide` for wide value heads, the others in the plan's order of preference,
@@ -120,6 +121,13 @@ export const NARROW_MAX_DV = 256;
  *
  * @param source WGSL
  * @returns bytes
+ *
+ * @example
+ * ```ts
+ * import { KERNELS, workgroupBytes } from "@xpu/ops/ops/flash_attention";
+ * workgroupBytes(KERNELS.kernel); // 16384: WebGPU's default limit, so every device runs it
+ * workgroupBytes(KERNELS.tiled); // 47104
+ * ```
  */
 export function workgroupBytes(source: string): number {
   return [...source.matchAll(/var<workgroup> \w+: array<vec4f, (\d+)>/g)].reduce(
@@ -140,6 +148,13 @@ function kernelConst(source: string, name: string): number {
  *
  * @param source WGSL
  * @returns rows
+ *
+ * @example
+ * ```ts
+ * import { KERNELS, rowsPerWorkgroup } from "@xpu/ops/ops/flash_attention";
+ * rowsPerWorkgroup(KERNELS.kernel); // 128
+ * rowsPerWorkgroup(KERNELS.wide); // 32
+ * ```
  */
 export function rowsPerWorkgroup(source: string): number {
   return kernelConst(source, "ROWS");
@@ -151,6 +166,13 @@ export function rowsPerWorkgroup(source: string): number {
  *
  * @param source WGSL
  * @returns columns
+ *
+ * @example
+ * ```ts
+ * import { columnsPerWorkgroup, KERNELS } from "@xpu/ops/ops/flash_attention";
+ * columnsPerWorkgroup(KERNELS.kernel); // 128
+ * columnsPerWorkgroup(KERNELS.wide); // 512
+ * ```
  */
 export function columnsPerWorkgroup(source: string): number {
   return kernelConst(source, "COLS");
@@ -165,15 +187,27 @@ export function columnsPerWorkgroup(source: string): number {
  * @param gpu the device
  * @param op the op, for messages
  * @param shape the validated shape (its Dv decides)
- * @param options kernel override
+ * @param options kernel override, of any name: gqa's options pass through here too, and a name
+ *   that is no variant of {@link FLASH_ENTRIES} is refused (naming them)
  * @returns the resolved kernel
  * @throws Error naming the op and the entry points when an override names a variant of none of them
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { flashKernel, validateFlashAttentionShape } from "@xpu/ops/ops/flash_attention";
+ * const gpu = await acquireDevice();
+ * const shape = validateFlashAttentionShape({ B: 1, H: 8, L: 512, S: 512, D: 64 });
+ * flashKernel(gpu, "flashAttention", shape).variant; // "tiled" where the device grants 47,104 bytes, else "staged" or "kernel"
+ * flashKernel(gpu, "flashAttention", shape, { override: "kernel" }).variant; // "kernel"
+ * gpu.destroy();
+ * ```
  */
 export function flashKernel(
   gpu: ResidentDevice,
   op: string,
   shape: ResolvedAttentionShape,
-  options: KernelOptions = {},
+  options?: KernelOptions,
 ): Resolution {
   const granted = gpu.device.limits.maxComputeWorkgroupStorageSize;
   const fits = (entry: string) => workgroupBytes(gpu.resolve(KERNELS, entry).source) <= granted;
@@ -210,6 +244,14 @@ const PARAMS: readonly ParamField[] = [
  *
  * @param shape the resolved shape, with its layout
  * @returns `q_head`, `q_step`, `kv_head`, `kv_step`
+ *
+ * @example
+ * ```ts
+ * import { layoutStrides, validateFlashAttentionShape } from "@xpu/ops/ops/flash_attention";
+ * const shape = { B: 1, H: 2, L: 3, S: 5, D: 4 };
+ * layoutStrides(validateFlashAttentionShape(shape)); // { q_head: 3, q_step: 1, kv_head: 5, kv_step: 1 }
+ * layoutStrides(validateFlashAttentionShape({ ...shape, layout: "BLHD" })); // { q_head: 1, q_step: 2, kv_head: 1, kv_step: 2 }
+ * ```
  */
 export function layoutStrides(shape: ResolvedFlashShape): Record<"q_head" | "q_step" | "kv_head" | "kv_step", number> {
   const { H, kvHeads, L, S } = shape;
@@ -223,6 +265,13 @@ export function layoutStrides(shape: ResolvedFlashShape): Record<"q_head" | "q_s
  *
  * @param shape the resolved shape
  * @returns the count per head
+ *
+ * @example
+ * ```ts
+ * import { validateFlashAttentionShape, visiblePairs } from "@xpu/ops/ops/flash_attention";
+ * visiblePairs(validateFlashAttentionShape({ B: 1, H: 1, L: 3, S: 3, D: 4 })); // 9
+ * visiblePairs(validateFlashAttentionShape({ B: 1, H: 1, L: 3, S: 3, D: 4, causal: true })); // 6: 1 + 2 + 3
+ * ```
  */
 export function visiblePairs(shape: ResolvedAttentionShape): number {
   const { L, S, causal, queryOffset } = shape;
@@ -242,6 +291,18 @@ export function visiblePairs(shape: ResolvedAttentionShape): number {
  * @param kernel the resolved kernel (a variant of flash_attention's `kernel`)
  * @returns the plan; bindings q, k, v, mask (one placeholder element without a mask), out
  * @throws LimitError when the device grants less workgroup memory than the kernel declares
+ *
+ * @example The prefill plan of a grouped shape, as gqa makes it
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { flashKernel, flashPlanOf } from "@xpu/ops/ops/flash_attention";
+ * import { validateGqaShape } from "@xpu/ops/ops/gqa";
+ * const gpu = await acquireDevice();
+ * const shape = validateGqaShape({ B: 1, H: 4, kvHeads: 2, L: 16, S: 16, D: 8, causal: true });
+ * const plan = flashPlanOf(gpu, "gqa", shape, flashKernel(gpu, "gqa", shape));
+ * plan.bindings.map((b) => b.length); // [512, 256, 256, 1, 512]: q, k, v, mask, out
+ * gpu.destroy();
+ * ```
  */
 export function flashPlanOf(
   gpu: ResidentDevice,
@@ -303,12 +364,30 @@ export function flashPlanOf(
  * @param options kernel override
  * @returns the plan; bindings q, k, v, mask (one placeholder element without a mask), out
  * @throws Error naming a bad argument; LimitError when the device cannot run the kernel
+ *
+ * @example Resident tensors: upload once, submit the plan, read back
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { flashAttentionPlan } from "@xpu/ops/ops/flash_attention";
+ * const gpu = await acquireDevice();
+ * // One head, one query, two keys: the query matches both equally, so the output averages v.
+ * const q = gpu.upload(new Float32Array([1, 0, 0, 0]));
+ * const k = gpu.upload(new Float32Array([1, 0, 0, 0, 1, 0, 0, 0]));
+ * const v = gpu.upload(new Float32Array([2, 0, 0, 0, 4, 0, 0, 0]));
+ * const mask = gpu.alloc("f32", 1); // a placeholder: no mask
+ * const out = gpu.alloc("f32", 4);
+ * const plan = flashAttentionPlan(gpu, { B: 1, H: 1, L: 1, S: 2, D: 4 });
+ * await gpu.submit([plan, [q, k, v, mask, out]]);
+ * const y = await gpu.read(out); // [3, 0, 0, 0]
+ * gpu.destroy();
+ * ```
  */
 export function flashAttentionPlan(
   gpu: ResidentDevice,
   shape: FlashAttentionShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<FlashAttentionVariant>,
 ): KernelPlan {
+  checkOptions("flashAttention", options);
   const resolved = validateFlashAttentionShape(shape);
   return flashPlanOf(gpu, "flashAttention", resolved, flashKernel(gpu, "flashAttention", resolved, options));
 }
@@ -337,8 +416,9 @@ export function flashAttentionPlan(
 export async function flashAttentionGpu(
   gpu: ResidentDevice,
   args: FlashAttentionArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<FlashAttentionVariant>,
 ): Promise<Float32Array> {
+  checkOptions("flashAttention", options);
   const shape = validateFlashAttention(args);
   const plan = flashPlanOf(gpu, "flashAttention", shape, flashKernel(gpu, "flashAttention", shape, options));
   const [out] = await gpu.run(plan, [args.q, args.k, args.v, args.mask ?? new Float32Array(1)]);

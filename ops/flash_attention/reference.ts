@@ -18,6 +18,7 @@
  */
 
 import {
+  ATTENTION_KEYS,
   ATTENTION_SHAPE_FIELDS,
   type AttentionArgs,
   attentionOf,
@@ -36,6 +37,9 @@ export type { ResolvedAttentionShape } from "../attention/reference.ts";
  * `"BLHD"` token-major (`[B, L, H, D]`, each token's heads contiguous, as a Linear layer writes them).
  */
 export type AttentionLayout = "BHLD" | "BLHD";
+
+/** The keys a shape or arguments object may carry: attention's and the layout. */
+const KEYS: readonly string[] = [...ATTENTION_KEYS, "layout"];
 
 /** The layouts, in the order messages list them. */
 export const ATTENTION_LAYOUTS: readonly AttentionLayout[] = ["BHLD", "BLHD"];
@@ -65,6 +69,13 @@ export interface ResolvedFlashShape extends ResolvedAttentionShape {
  * @param layout the value given (undefined: the default, `"BHLD"`)
  * @returns the layout
  * @throws Error naming `layout` and the layouts there are
+ *
+ * @example
+ * ```ts
+ * import { requireLayout } from "@xpu/ops/ops/flash_attention";
+ * requireLayout("flashAttention", undefined); // "BHLD"
+ * requireLayout("flashAttention", "BLHD"); // "BLHD"; "BSHD" throws, naming the layouts there are
+ * ```
  */
 export function requireLayout(op: string, layout: unknown): AttentionLayout {
   return layout === undefined ? "BHLD" : requireOneOf(op, "layout", layout, ATTENTION_LAYOUTS);
@@ -79,6 +90,13 @@ export function requireLayout(op: string, layout: unknown): AttentionLayout {
  * @param b the second middle axis
  * @param x the inner size
  * @returns a new `[n, b, a, x]` array
+ *
+ * @example
+ * ```ts
+ * import { swapMiddleAxes } from "@xpu/ops/ops/flash_attention";
+ * // [1, 2, 3, 1] to [1, 3, 2, 1]: element (p, r) moves to (r, p).
+ * swapMiddleAxes(new Float32Array([0, 1, 2, 3, 4, 5]), 1, 2, 3, 1); // [0, 3, 1, 4, 2, 5]
+ * ```
  */
 export function swapMiddleAxes(values: Float32Array, n: number, a: number, b: number, x: number): Float32Array {
   const out = new Float32Array(values.length);
@@ -101,6 +119,19 @@ export function swapMiddleAxes(values: Float32Array, n: number, a: number, b: nu
  * @param args the arrays
  * @param shape the validated shape, with its layout
  * @returns the output, `[B, H, L, Dv]` or `[B, L, H, Dv]`
+ *
+ * @example
+ * ```ts
+ * import { attentionInLayout, validateFlashAttention } from "@xpu/ops/ops/flash_attention";
+ * // Two heads of one token, token-major: each query sees only its own head's key and value.
+ * const args = {
+ *   q: new Float32Array(8).fill(1),
+ *   k: new Float32Array(8).fill(1),
+ *   v: new Float32Array([1, 1, 1, 1, 2, 2, 2, 2]),
+ *   B: 1, H: 2, L: 1, S: 1, D: 4, layout: "BLHD" as const,
+ * };
+ * attentionInLayout(args, validateFlashAttention(args)); // [1, 1, 1, 1, 2, 2, 2, 2]
+ * ```
  */
 export function attentionInLayout(args: AttentionArgs, shape: ResolvedFlashShape): Float32Array {
   if (shape.layout === "BHLD") return attentionOf(args, shape);
@@ -120,6 +151,18 @@ export function attentionInLayout(args: AttentionArgs, shape: ResolvedFlashShape
  * @param op the op, for messages
  * @param shape the resolved shape
  * @throws Error naming D or Dv
+ *
+ * @example
+ * ```ts
+ * import { validateAttentionShape } from "@xpu/ops/ops/attention";
+ * import { requireQuadDims } from "@xpu/ops/ops/flash_attention";
+ * requireQuadDims("flashAttention", validateAttentionShape({ B: 1, H: 1, L: 2, S: 2, D: 64 })); // passes
+ * try {
+ *   requireQuadDims("flashAttention", validateAttentionShape({ B: 1, H: 1, L: 2, S: 2, D: 6 }));
+ * } catch (e) {
+ *   (e as Error).message; // "flashAttention: D must be a multiple of 4 (the kernel reads rows as vec4s; ops/attention takes any), got 6"
+ * }
+ * ```
  */
 export function requireQuadDims(op: string, shape: ResolvedAttentionShape): void {
   for (const [name, value] of [["D", shape.D], ["Dv", shape.Dv]] as const) {
@@ -138,9 +181,15 @@ export function requireQuadDims(op: string, shape: ResolvedAttentionShape): void
  * @param hasMask whether a mask accompanies them (default: whether maskShape is given)
  * @returns the shape with its defaults
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateFlashAttentionShape } from "@xpu/ops/ops/flash_attention";
+ * validateFlashAttentionShape({ B: 1, H: 8, L: 64, S: 64, D: 64, layout: "BLHD" }); // Dv 64, scale 0.125, kvHeads 8, layout "BLHD"
+ * ```
  */
 export function validateFlashAttentionShape(shape: FlashAttentionShape, hasMask?: boolean): ResolvedFlashShape {
-  requireArgs("flashAttention", "shape", shape, `{ ${ATTENTION_SHAPE_FIELDS}, layout? }`);
+  requireArgs("flashAttention", "shape", shape, `{ ${ATTENTION_SHAPE_FIELDS}, layout? }`, KEYS);
   const resolved = checkAttentionShape("flashAttention", shape, shape.H, hasMask ?? shape.maskShape !== undefined);
   requireQuadDims("flashAttention", resolved);
   return { ...resolved, layout: requireLayout("flashAttention", shape.layout) };
@@ -152,9 +201,16 @@ export function validateFlashAttentionShape(shape: FlashAttentionShape, hasMask?
  * @param args the arguments
  * @returns the shape with its defaults
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateFlashAttention } from "@xpu/ops/ops/flash_attention";
+ * const q = new Float32Array(8), k = new Float32Array(12), v = new Float32Array(12);
+ * validateFlashAttention({ q, k, v, B: 1, H: 1, L: 2, S: 3, D: 4 }).scale; // 0.5: 1 / sqrt(D)
+ * ```
  */
 export function validateFlashAttention(args: FlashAttentionArgs): ResolvedFlashShape {
-  requireArgs("flashAttention", "args", args, `{ q, k, v, mask?, ${ATTENTION_SHAPE_FIELDS}, layout? }`);
+  requireArgs("flashAttention", "args", args, `{ q, k, v, mask?, ${ATTENTION_SHAPE_FIELDS}, layout? }`, KEYS);
   const shape = validateFlashAttentionShape(args, args.mask !== undefined);
   checkAttentionArrays("flashAttention", args, shape);
   return shape;

@@ -1,7 +1,7 @@
 import { ok } from "node:assert/strict";
 import { assertClose, gpuTest, hasAdapter } from "../../harness/testing.ts";
 import type { ResidentDevice } from "../../harness/device.ts";
-import { gpuTolerance, loadSdpaGolden, randomCase } from "../attention/testing_helpers.ts";
+import { gpuTolerance, loadSdpaGolden, mha, randomCase } from "../attention/testing_helpers.ts";
 import { cases } from "./cases.ts";
 import { flashAttention, flashAttentionGpu, KERNELS, workgroupBytes } from "./mod.ts";
 import type { FlashAttentionVariant } from "./kernels.gen.ts";
@@ -40,7 +40,7 @@ for (const entry of ["tiled", "buffered"] as const) {
     const golden = await loadSdpaGolden(new URL("./goldens/flash_attention.json", import.meta.url));
     ok(golden.cases.length > 0, "the golden file has cases");
     for (const c of golden.cases) {
-      const out = await flashAttentionGpu(gpu, c.args, { override: entry });
+      const out = await flashAttentionGpu(gpu, mha(c.args), { override: entry });
       assertClose(out, c.out, gpuTolerance(c.args), `torch ${c.label}`);
     }
   });
@@ -55,11 +55,11 @@ for (const entry of ["tiled", "buffered"] as const) {
       // Dv = 140 (two column tiles); then D of 4, 16 and 32 (one and two chunks: the double buffer's
       // shortest walks) and 528 (33 chunks, an odd count), token-major.
       for (const [queryOffset, seed] of [[0, 21], [-37, 22], [45, 23]]) {
-        const args = randomCase({ B: 1, H: 2, L: 300, S: 300, D: 32, causal: true, queryOffset }, seed);
+        const args = mha(randomCase({ B: 1, H: 2, L: 300, S: 300, D: 32, causal: true, queryOffset }, seed));
         const out = await flashAttentionGpu(gpu, args, { override: entry });
         assertClose(out, flashAttention(args), gpuTolerance(args), `queryOffset ${queryOffset}`);
       }
-      const wide = randomCase({ B: 1, H: 1, L: 200, S: 333, D: 20, Dv: 140 }, 41);
+      const wide = mha(randomCase({ B: 1, H: 1, L: 200, S: 333, D: 20, Dv: 140 }, 41));
       assertClose(
         await flashAttentionGpu(gpu, wide, { override: entry }),
         flashAttention(wide),
@@ -67,7 +67,7 @@ for (const entry of ["tiled", "buffered"] as const) {
         "wide",
       );
       for (const [D, seed] of [[4, 42], [16, 43], [32, 44], [528, 45]]) {
-        const args = { ...randomCase({ B: 1, H: 2, L: 130, S: 100, D, Dv: 8 }, seed), layout: "BLHD" as const };
+        const args = { ...mha(randomCase({ B: 1, H: 2, L: 130, S: 100, D, Dv: 8 }, seed)), layout: "BLHD" as const };
         const out = await flashAttentionGpu(gpu, args, { override: entry });
         assertClose(out, flashAttention(args), gpuTolerance(args), `D ${D}`);
       }

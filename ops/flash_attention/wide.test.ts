@@ -1,6 +1,6 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { assertClose, checkAgainstReference, gpuTest } from "../../harness/testing.ts";
-import { gpuTolerance, loadSdpaGolden, randomCase } from "../attention/testing_helpers.ts";
+import { gpuTolerance, loadSdpaGolden, mha, randomCase } from "../attention/testing_helpers.ts";
 import { cases } from "./cases.ts";
 import {
   columnsPerWorkgroup,
@@ -27,7 +27,7 @@ gpuTest("flashAttention GPU (wide) matches the torch goldens", async (gpu) => {
   const golden = await loadSdpaGolden(new URL("./goldens/flash_attention.json", import.meta.url));
   ok(golden.cases.length > 0, "the golden file has cases");
   for (const c of golden.cases) {
-    const out = await flashAttentionGpu(gpu, c.args, { override: "wide" });
+    const out = await flashAttentionGpu(gpu, mha(c.args), { override: "wide" });
     assertClose(out, c.out, gpuTolerance(c.args), `torch ${c.label}`);
   }
 });
@@ -40,11 +40,11 @@ gpuTest(
     // second of 2 quads), D = 36 (a staged chunk of 32 and a ragged one), 75 keys; then the VAE's
     // D = Dv = 512 over 130 keys, token-major, with a mask.
     for (const [queryOffset, seed] of [[0, 31], [-37, 32], [45, 33]]) {
-      const args = randomCase({ B: 1, H: 2, L: 100, S: 100, D: 32, Dv: 300, causal: true, queryOffset }, seed);
+      const args = mha(randomCase({ B: 1, H: 2, L: 100, S: 100, D: 32, Dv: 300, causal: true, queryOffset }, seed));
       const out = await flashAttentionGpu(gpu, args, { override: "wide" });
       assertClose(out, flashAttention(args), gpuTolerance(args), `queryOffset ${queryOffset}`);
     }
-    const wide = randomCase({ B: 1, H: 1, L: 40, S: 75, D: 36, Dv: 520 }, 34);
+    const wide = mha(randomCase({ B: 1, H: 1, L: 40, S: 75, D: 36, Dv: 520 }, 34));
     deepStrictEqual(flashAttentionPlan(gpu, wide, { override: "wide" }).workgroups, [2, 1, 2]);
     assertClose(
       await flashAttentionGpu(gpu, wide, { override: "wide" }),
@@ -53,7 +53,7 @@ gpuTest(
       "Dv 520",
     );
     const vae = {
-      ...randomCase({ B: 1, H: 1, L: 33, S: 130, D: 512, maskShape: [1, 1, 1, 130] }, 35),
+      ...mha(randomCase({ B: 1, H: 1, L: 33, S: 130, D: 512, maskShape: [1, 1, 1, 130] }, 35)),
       layout: "BLHD" as const,
     };
     assertClose(await flashAttentionGpu(gpu, vae, { override: "wide" }), flashAttention(vae), gpuTolerance(vae), "vae");
@@ -63,7 +63,7 @@ gpuTest(
 gpuTest("flashAttention GPU (wide): (row tile, head) pairs past the per-dimension limit fold into y", async (gpu) => {
   // 3 row tiles x 5 heads = 15 pairs at a limit of 4: a 4 x 4 grid whose last workgroup does nothing.
   const narrow = gpu.withLimits({ maxComputeWorkgroupsPerDimension: 4 });
-  const args = randomCase({ B: 1, H: 5, L: 70, S: 40, D: 8, causal: true }, 36);
+  const args = mha(randomCase({ B: 1, H: 5, L: 70, S: 40, D: 8, causal: true }, 36));
   deepStrictEqual(flashAttentionPlan(narrow, args, { override: "wide" }).workgroups, [4, 4, 1]);
   const out = await flashAttentionGpu(narrow, args, { override: "wide" });
   assertClose(out, flashAttention(args), gpuTolerance(args), "folded 4 x 4 grid");

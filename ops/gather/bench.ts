@@ -65,7 +65,7 @@ function quantized(format: "q8" | "q4g128"): BenchCase {
 
 /** gather's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<Shape>({
+  defineCase<Shape, GatherVariant>({
     op: "gather",
     entry: "kernel",
     sources: KERNELS,

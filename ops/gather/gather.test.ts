@@ -151,7 +151,7 @@ gpuTest("gather GPU: bad input throws before dispatch", async (gpu) => {
     "gather: cols must be",
   );
   await assertThrowsMessage(
-    () => gatherGpu(gpu, { table: table3x2, index, rows: 3, cols: 2 }, { override: "kernel.amd" }),
+    () => gatherGpu(gpu, { table: table3x2, index, rows: 3, cols: 2 }, { override: "kernel.amd" as never }),
     'override "kernel.amd" is not a variant of entry point "kernel"',
   );
 });
@@ -191,7 +191,7 @@ gpuTest("gatherPlan folds a grid past 65,535 workgroups into y, covering every e
 
 gpuTest("gatherPlan (kernel.nvidia): a block of 4096 elements per workgroup, at most 65,535, never folded", (gpu) => {
   const max = gpu.limits.maxComputeWorkgroupsPerDimension;
-  const nvidia = { override: "kernel.nvidia" };
+  const nvidia = { override: "kernel.nvidia" } as const;
   deepStrictEqual(gatherPlan(gpu, { rows: 16, cols: 4096, indexLength: 8192 }, nvidia).workgroups, [8192, 1, 1]);
   deepStrictEqual(gatherPlan(gpu, { rows: 7, cols: 33, indexLength: 100 }, nvidia).workgroups, [1, 1, 1]);
   deepStrictEqual(gatherPlan(gpu, { rows: 7, cols: 33, indexLength: 0 }, nvidia).workgroups, [0, 1, 1]);
@@ -356,7 +356,7 @@ gpuTest(
   "gather GPU: row blocks on resident tensors write every output element once, the zeros included",
   async (gpu) => {
     const narrow = gpu.withLimits(NARROW);
-    for (const variant of ["kernel", "kernel.nvidia"]) {
+    for (const variant of ["kernel", "kernel.nvidia"] as const) {
       for (const [rows, cols, indexLength] of [[300, 10, 67], [1000, 3, 301]]) {
         const { args, label } = blockCase([rows, cols, indexLength]);
         const blocks = uploadTableBlocks(narrow, args.table, rows, cols);

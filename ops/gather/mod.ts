@@ -195,8 +195,9 @@ function blockPlan(
 export function gatherPlan(
   gpu: ResidentDevice,
   shape: GatherShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<GatherVariant>,
 ): KernelPlan {
+  checkOptions("gather", options);
   validateGatherShape(shape);
   const { rows, cols, indexLength } = shape;
   const { limit, bytes } = bindingLimit(gpu);
@@ -262,8 +263,9 @@ export interface GatherBlocks {
 export function gatherBlocksPlan(
   gpu: ResidentDevice,
   shape: GatherBlocksShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<GatherVariant>,
 ): GatherBlocks {
+  checkOptions("gather", options);
   validateGatherShape(shape);
   const { rows, cols, indexLength } = shape;
   const blockRows = Math.min(
@@ -366,8 +368,9 @@ export function uploadTableBlocks(
 export async function gatherGpu(
   gpu: ResidentDevice,
   args: GatherArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<GatherVariant>,
 ): Promise<Float32Array> {
+  checkOptions("gather", options);
   validateGather(args);
   const { rows, cols } = args;
   const shape = { rows, cols, indexLength: args.index.length };

@@ -25,6 +25,12 @@ import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 /** The largest row count an i32 index can address. */
 export const MAX_ROWS = 2 ** 31 - 1;
 
+/**
+ * The keys a shape or arguments object may carry: sizes and arrays (a plan may be given the
+ * arguments), and gatherBlocksPlan's `blockRows`.
+ */
+const KEYS: readonly string[] = ["table", "index", "rows", "cols", "indexLength", "blockRows"];
+
 /** The sizes of a {@link gather} call: what a plan needs. */
 export interface GatherShape {
   /** Rows of `table`, in `[1, 2^31 - 1]` (an i32 index addresses them). */
@@ -61,7 +67,7 @@ export interface GatherArgs {
  */
 export function validateGatherShape(shape: GatherShape): void {
   const name = "gather";
-  requireArgs(name, "shape", shape, "{ rows, cols, indexLength }");
+  requireArgs(name, "shape", shape, "{ rows, cols, indexLength }", KEYS);
   requireInt(name, "rows", shape.rows, 1, MAX_ROWS);
   requireInt(name, "cols", shape.cols, 1, U32_MAX);
   requireInt(name, "indexLength", shape.indexLength, 0, U32_MAX);
@@ -81,7 +87,7 @@ export function validateGatherShape(shape: GatherShape): void {
  */
 export function validateGather(args: GatherArgs): void {
   const name = "gather";
-  requireArgs(name, "args", args, "{ table, index, rows, cols }");
+  requireArgs(name, "args", args, "{ table, index, rows, cols }", KEYS);
   requireInt(name, "rows", args.rows, 1, MAX_ROWS);
   requireInt(name, "cols", args.cols, 1, U32_MAX);
   requireArray(name, "table", args.table, "Float32Array", [args.rows * args.cols, "rows * cols"]);

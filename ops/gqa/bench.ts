@@ -75,7 +75,7 @@ function cacheInputs({ H, kvHeads, D, maxSeq, positions, L }: CacheShape, seed: 
 
 /** gqa's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<Shape>({
+  defineCase<Shape, GqaVariant>({
     op: "gqa",
     entry: "decode",
     sources: KERNELS,
@@ -91,7 +91,7 @@ export const BENCH: readonly BenchCase[] = [
     ],
   }),
   // The decode path as gqaGpu runs it: both dispatches in one pass, between one pair of timestamps.
-  defineCase<Shape>({
+  defineCase<Shape, GqaVariant>({
     op: "gqa",
     entry: "decode+combine",
     sources: KERNELS,

@@ -2,7 +2,7 @@ import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { ResidentDevice } from "../../harness/device.ts";
 import { assertClose, assertThrowsMessage, checkAgainstReference, gpuTest } from "../../harness/testing.ts";
 import { attention } from "../attention/reference.ts";
-import { gpuTolerance, loadSdpaGolden, randomCase } from "../attention/testing_helpers.ts";
+import { gpuTolerance, loadSdpaGolden, mha, randomCase } from "../attention/testing_helpers.ts";
 import { COMBINE_MAX_SPLITS, DECODE_CHUNK, gqa, type GqaArgs, gqaGpu, gqaPlan, KERNELS, kvCacheBytes } from "./mod.ts";
 
 const f32 = (xs: number[]) => new Float32Array(xs);
@@ -59,10 +59,10 @@ Deno.test("gqa reference: contiguous groups (head h reads KV head h / (H / kvHea
 });
 
 Deno.test("gqa reference: kvHeads = H is attention; kvHeads = 1 (MQA) is attention over a repeated KV head", () => {
-  const mha = randomCase({ B: 2, H: 3, L: 2, S: 6, D: 4 }, 2);
-  deepStrictEqual(gqa({ ...mha, kvHeads: 3 }), attention(mha));
+  const heads = mha(randomCase({ B: 2, H: 3, L: 2, S: 6, D: 4 }, 2));
+  deepStrictEqual(gqa({ ...heads, kvHeads: 3 }), attention(heads));
   const mqa = randomCase({ B: 1, H: 3, kvHeads: 1, L: 2, S: 6, D: 4 }, 3);
-  deepStrictEqual(gqa(mqa), attention({ ...mqa, k: repeatHead(mqa.k, 1, 0, 3), v: repeatHead(mqa.v, 1, 0, 3) }));
+  deepStrictEqual(gqa(mqa), attention(mha({ ...mqa, k: repeatHead(mqa.k, 1, 0, 3), v: repeatHead(mqa.v, 1, 0, 3) })));
 });
 
 Deno.test("gqa reference: a mask's head axis counts query heads", () => {
@@ -70,7 +70,7 @@ Deno.test("gqa reference: a mask's head axis counts query heads", () => {
   const expanded = { ...args, k: f32([]), v: f32([]) };
   expanded.k = f32([...repeatHead(args.k, 2, 0, 2), ...repeatHead(args.k, 2, 1, 2)]);
   expanded.v = f32([...repeatHead(args.v, 2, 0, 2), ...repeatHead(args.v, 2, 1, 2)]);
-  deepStrictEqual(gqa(args), attention(expanded));
+  deepStrictEqual(gqa(args), attention(mha(expanded)));
 });
 
 Deno.test("gqa reference: bad input throws naming the argument", async () => {
@@ -161,7 +161,7 @@ Deno.test("gqa: the override reaches the prefill path, and a name of no prefill 
   const prefill = { B: 1, H: 16, kvHeads: 8, L: 64, S: 64, D: 128, causal: true };
   // Unforced, the device's first kernel that fits (tiled at 48 KiB); each flash entry point when named.
   strictEqual(gqaPlan(gpu, prefill).steps[0].kernel.variant, "tiled");
-  for (const entry of ["wide", "tiled", "staged", "kernel", "buffered"]) {
+  for (const entry of ["wide", "tiled", "staged", "kernel", "buffered"] as const) {
     const plans = gqaPlan(gpu, prefill, { override: entry });
     strictEqual(plans.path, "prefill");
     strictEqual(plans.steps[0].kernel.variant, entry);
@@ -174,7 +174,7 @@ Deno.test("gqa: the override reaches the prefill path, and a name of no prefill 
   strictEqual(gqaPlan(gpu, { ...prefill, L: 1 }, { override: "staged" }).path, "prefill");
   // A name of no gqa kernel, or of a decode kernel on the prefill path, throws.
   await assertThrowsMessage(
-    () => gqaPlan(gpu, prefill, { override: "scores" }),
+    () => gqaPlan(gpu, prefill, { override: "scores" as never }),
     'gqa: override "scores" is not a variant of entry point "wide" or "tiled" or "staged" or "kernel" or "buffered"',
   );
   await assertThrowsMessage(
@@ -311,13 +311,13 @@ gpuTest("gqa GPU: bad input throws before dispatch", async (gpu) => {
     "gqa: the decode path takes D and Dv up to 128, got D = 132, Dv = 132",
   );
   await assertThrowsMessage(
-    () => gqaGpu(gpu, args, { override: "scores" }),
+    () => gqaGpu(gpu, args, { override: "scores" as never }),
     'gqa: override "scores" is not a variant of entry point "decode", "combine" or "combine_wide"',
   );
   // A path that is neither is refused, not taken as "decode".
   await assertThrowsMessage(
     () => gqaGpu(gpu, args, { path: "split" as "decode" }),
-    'gqa: path must be one of "decode", "prefill", got split',
+    'gqa: path must be one of "decode", "prefill", got "split"',
   );
 });
 

@@ -88,7 +88,13 @@ import {
 import type { KernelOptions } from "../../harness/options.ts";
 import { parseVariantName } from "../../harness/variants.ts";
 import { maskLength, maskParams } from "../attention/kernel_params.ts";
-import { FLASH_ENTRIES, flashKernel, flashPlanOf, layoutStrides } from "../flash_attention/mod.ts";
+import {
+  FLASH_ENTRIES,
+  type FlashAttentionVariant,
+  flashKernel,
+  flashPlanOf,
+  layoutStrides,
+} from "../flash_attention/mod.ts";
 import { checkOptions, requireOneOf } from "../validate.ts";
 import { type GqaVariant, KERNELS } from "./kernels.gen.ts";
 import {
@@ -153,8 +159,14 @@ const COMBINE_PARAMS: readonly ParamField[] = [
 
 const WIDE_PARAMS: readonly ParamField[] = [...COMBINE_PARAMS, { name: "groups", type: "u32" }];
 
-/** Options of the gqa entry points: a kernel override, and which path to take. */
-export interface GqaOptions extends KernelOptions {
+/** The keys of {@link GqaOptions} beside `override`. */
+const OPTION_KEYS: readonly string[] = ["path"];
+
+/**
+ * Options of the gqa entry points: a kernel override (a variant of gqa's decode path or of
+ * flash_attention's, which runs the prefill path), and which path to take.
+ */
+export interface GqaOptions extends KernelOptions<GqaVariant | FlashAttentionVariant> {
   /** `decode` (split keys + combine) or `prefill` (flash_attention's kernel); default by shape. */
   path?: "decode" | "prefill";
 }
@@ -190,12 +202,25 @@ function decodeFits(shape: ResolvedFlashShape): boolean {
  * @returns the path and its plans
  * @throws Error when `path: "decode"` is asked for with D or Dv over 128, or an override names no
  *   kernel of the path taken
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { gqaPlansOf, validateGqaShape } from "@xpu/ops/ops/gqa";
+ * const gpu = await acquireDevice();
+ * const shape = validateGqaShape({ B: 1, H: 32, kvHeads: 8, L: 1, S: 4096, D: 128 });
+ * gqaPlansOf(gpu, shape).path; // "decode": one query row per head
+ * gqaPlansOf(gpu, shape, { path: "prefill" }).steps.length; // 1: flash_attention's kernel
+ * gpu.destroy();
+ * ```
  */
-export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedFlashShape, options: GqaOptions = {}): GqaPlans {
-  if (options.path !== undefined) requireOneOf("gqa", "path", options.path, ["decode", "prefill"]);
-  const named = options.override === undefined ? undefined : parseVariantName(options.override).entry;
+export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedFlashShape, options?: GqaOptions): GqaPlans {
+  checkOptions("gqa", options, OPTION_KEYS);
+  const { override, path: asked } = options ?? {};
+  if (asked !== undefined) requireOneOf("gqa", "path", asked, ["decode", "prefill"]);
+  const named = override === undefined ? undefined : parseVariantName(override).entry;
   const flashNamed = named !== undefined && FLASH_ENTRIES.includes(named);
-  const path = options.path ??
+  const path = asked ??
     (named !== undefined && DECODE_ENTRIES.includes(named)
       ? "decode"
       : flashNamed
@@ -206,7 +231,7 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedFlashShape, optio
   if (path === "prefill") {
     // The override reaches the prefill path too: a variant of a flash entry point forces it, any other
     // name (a decode-path kernel's included) is refused by flashKernel, naming the prefill entry points.
-    const kernel = flashKernel(gpu, "gqa", shape, options);
+    const kernel = flashKernel(gpu, "gqa", shape, { override });
     return { path, steps: [flashPlanOf(gpu, "gqa", shape, kernel)] };
   }
   if (!decodeFits(shape)) {
@@ -216,7 +241,7 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedFlashShape, optio
   }
   if (named !== undefined && !DECODE_ENTRIES.includes(named)) {
     throw new Error(
-      `gqa: override "${options.override}" is not a variant of entry point "decode", "combine" or "combine_wide"`,
+      `gqa: override "${override}" is not a variant of entry point "decode", "combine" or "combine_wide"`,
     );
   }
   const { B, H, kvHeads, L, S, D, Dv } = shape;
@@ -228,7 +253,7 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedFlashShape, optio
   const rowGroups = Math.ceil(rows / DECODE_ROWS);
   const decode: KernelPlan = {
     op: "gqa",
-    kernel: gpu.resolve(KERNELS, "decode", named === "decode" ? options : {}),
+    kernel: gpu.resolve(KERNELS, "decode", named === "decode" ? { override } : {}),
     bindings: [
       { name: "q", dtype: "f32", length: B * H * L * D, role: "input" },
       { name: "k", dtype: "f32", length: B * kvHeads * S * D, role: "input" },
@@ -273,7 +298,7 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedFlashShape, optio
   const combineEntry = wide ? "combine_wide" : "combine";
   const combine: KernelPlan = {
     op: "gqa",
-    kernel: gpu.resolve(KERNELS, combineEntry, named === combineEntry ? options : {}),
+    kernel: gpu.resolve(KERNELS, combineEntry, named === combineEntry ? { override } : {}),
     bindings: [
       { name: "partOut", dtype: "f32", length: outRows * splits * Dv, role: "input" },
       { name: "partStats", dtype: "f32", length: outRows * splits * 2, role: "input" },
@@ -308,8 +333,27 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedFlashShape, optio
  *   forces the prefill path and that kernel; any other name throws, on either path) and `path`
  * @returns the path and its plans, to be submitted in order (see {@link GqaPlans} for the bindings)
  * @throws Error naming a bad argument
+ *
+ * @example Resident tensors: one decode step, submitted as its sequence
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { gqaPlan } from "@xpu/ops/ops/gqa";
+ * const gpu = await acquireDevice();
+ * // Two query heads share one KV head of three cached positions.
+ * const { path, sequence } = gqaPlan(gpu, { B: 1, H: 2, kvHeads: 1, L: 1, S: 3, D: 4 }); // path "decode"
+ * const q = gpu.upload(new Float32Array(8).fill(1));
+ * const k = gpu.upload(new Float32Array(12).fill(1));
+ * const v = gpu.upload(new Float32Array([1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]));
+ * const mask = gpu.alloc("f32", 1); // a placeholder: no mask
+ * const out = gpu.alloc("f32", 8);
+ * const [partOut, partStats] = sequence!.intermediates.map((t) => gpu.alloc("f32", t.length));
+ * await gpu.submitSequence(sequence!, [q, k, v, mask, out, partOut, partStats]); // bindings, then intermediates
+ * const y = await gpu.read(out); // [2, 2, 2, 2, 2, 2, 2, 2]: equal scores, so each head averages v
+ * gpu.destroy();
+ * ```
  */
-export function gqaPlan(gpu: ResidentDevice, shape: GqaShape, options: GqaOptions = {}): GqaPlans {
+export function gqaPlan(gpu: ResidentDevice, shape: GqaShape, options?: GqaOptions): GqaPlans {
+  checkOptions("gqa", options, OPTION_KEYS);
   return gqaPlansOf(gpu, validateGqaShape(shape), options);
 }
 
@@ -335,7 +379,8 @@ export function gqaPlan(gpu: ResidentDevice, shape: GqaShape, options: GqaOption
  * gpu.destroy();
  * ```
  */
-export async function gqaGpu(gpu: ResidentDevice, args: GqaArgs, options: GqaOptions = {}): Promise<Float32Array> {
+export async function gqaGpu(gpu: ResidentDevice, args: GqaArgs, options?: GqaOptions): Promise<Float32Array> {
+  checkOptions("gqa", options, OPTION_KEYS);
   const shape = validateGqa(args);
   const { path, steps, sequence } = gqaPlansOf(gpu, shape, options);
   const mask = args.mask ?? new Float32Array(1);

@@ -19,7 +19,12 @@
  * @module
  */
 
-import { ATTENTION_SHAPE_FIELDS, checkAttentionArrays, checkAttentionShape } from "../attention/reference.ts";
+import {
+  ATTENTION_KEYS,
+  ATTENTION_SHAPE_FIELDS,
+  checkAttentionArrays,
+  checkAttentionShape,
+} from "../attention/reference.ts";
 import {
   attentionInLayout,
   type FlashAttentionArgs,
@@ -33,6 +38,9 @@ import { requireArgs, requireArray, requireF32, requireInt, U32_MAX } from "../v
 export { keyPaddingBias } from "../attention/reference.ts";
 export type { ResolvedAttentionShape } from "../attention/reference.ts";
 export type { AttentionLayout, ResolvedFlashShape } from "../flash_attention/reference.ts";
+
+/** The keys a shape or arguments object may carry: attention's, kvHeads and the layout. */
+const KEYS: readonly string[] = [...ATTENTION_KEYS, "kvHeads", "layout"];
 
 /** Sizes and scalars of {@link gqa}: flash_attention's (attention's and the layout), and the number of KV heads. */
 export interface GqaShape extends FlashAttentionShape {
@@ -53,9 +61,15 @@ export interface GqaArgs extends FlashAttentionArgs {
  * @param hasMask whether a mask accompanies them (default: whether maskShape is given)
  * @returns the shape with its defaults
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateGqaShape } from "@xpu/ops/ops/gqa";
+ * validateGqaShape({ B: 1, H: 32, kvHeads: 8, L: 1, S: 4096, D: 128 }); // Dv 128, scale 1 / sqrt(128), layout "BHLD"
+ * ```
  */
 export function validateGqaShape(shape: GqaShape, hasMask?: boolean): ResolvedFlashShape {
-  requireArgs("gqa", "shape", shape, `{ kvHeads, ${ATTENTION_SHAPE_FIELDS}, layout? }`);
+  requireArgs("gqa", "shape", shape, `{ kvHeads, ${ATTENTION_SHAPE_FIELDS}, layout? }`, KEYS);
   const resolved = checkAttentionShape("gqa", shape, shape.kvHeads, hasMask ?? shape.maskShape !== undefined);
   requireQuadDims("gqa", resolved);
   return { ...resolved, layout: requireLayout("gqa", shape.layout) };
@@ -67,9 +81,16 @@ export function validateGqaShape(shape: GqaShape, hasMask?: boolean): ResolvedFl
  * @param args the arguments
  * @returns the shape with its defaults
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateGqa } from "@xpu/ops/ops/gqa";
+ * const q = new Float32Array(8), k = new Float32Array(12), v = new Float32Array(12); // k and v: one KV head
+ * validateGqa({ q, k, v, B: 1, H: 2, kvHeads: 1, L: 1, S: 3, D: 4 }).kvHeads; // 1; k of 24 (two KV heads) throws
+ * ```
  */
 export function validateGqa(args: GqaArgs): ResolvedFlashShape {
-  requireArgs("gqa", "args", args, `{ q, k, v, mask?, kvHeads, ${ATTENTION_SHAPE_FIELDS}, layout? }`);
+  requireArgs("gqa", "args", args, `{ q, k, v, mask?, kvHeads, ${ATTENTION_SHAPE_FIELDS}, layout? }`, KEYS);
   const shape = validateGqaShape(args, args.mask !== undefined);
   checkAttentionArrays("gqa", args, shape, "kvHeads");
   return shape;

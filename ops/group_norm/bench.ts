@@ -15,6 +15,7 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { groupNormPlan, groupNormSplit, KERNELS } from "./mod.ts";
+import type { GroupNormVariant } from "./kernels.gen.ts";
 
 type Shape = { N: number; C: number; L: number; groups: number; silu?: boolean };
 
@@ -42,7 +43,7 @@ const weights = (C: number, seed: number) => [randomInput(C, seed + 1), randomIn
 
 /** group_norm's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<Shape>({
+  defineCase<Shape, GroupNormVariant>({
     op: "group_norm",
     entry: "kernel",
     sources: KERNELS,
@@ -52,7 +53,7 @@ export const BENCH: readonly BenchCase[] = [
     plan: (gpu, shape, options) => groupNormPlan(gpu, affine(shape), { ...options, path: "rows" }).steps[0],
     inputs: ({ N, C, L }, seed) => [randomInput(N * C * L, seed), ...weights(C, seed)],
   }),
-  defineCase<Shape>({
+  defineCase<Shape, GroupNormVariant>({
     op: "group_norm",
     entry: "stats+apply",
     sources: KERNELS,
@@ -62,7 +63,7 @@ export const BENCH: readonly BenchCase[] = [
     plan: (gpu, shape, options) => groupNormPlan(gpu, affine(shape), { ...options, path: "split" }).sequence!,
     inputs: ({ N, C, L }, seed) => [randomInput(N * C * L, seed), ...weights(C, seed)],
   }),
-  defineCase<Shape>({
+  defineCase<Shape, GroupNormVariant>({
     op: "group_norm",
     entry: "stats",
     sources: KERNELS,
@@ -72,7 +73,7 @@ export const BENCH: readonly BenchCase[] = [
     plan: (gpu, shape, options) => groupNormPlan(gpu, affine(shape), { ...options, path: "split" }).steps[0],
     inputs: ({ N, C, L }, seed) => [randomInput(N * C * L, seed)],
   }),
-  defineCase<Shape>({
+  defineCase<Shape, GroupNormVariant>({
     op: "group_norm",
     entry: "apply",
     sources: KERNELS,
@@ -87,7 +88,7 @@ export const BENCH: readonly BenchCase[] = [
       return [randomInput(shape.N * shape.C * shape.L, seed), partials, ...weights(shape.C, seed)];
     },
   }),
-  defineCase<Shape>({
+  defineCase<Shape, GroupNormVariant>({
     op: "group_norm",
     entry: "fused",
     sources: KERNELS,

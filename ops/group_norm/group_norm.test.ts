@@ -11,6 +11,7 @@ import {
   type Tolerance,
 } from "../../harness/testing.ts";
 import { GROUP_NORM_SPLIT_ROWS, groupNorm, type GroupNormArgs, groupNormGpu, groupNormPlan, KERNELS } from "./mod.ts";
+import type { GroupNormVariant } from "./kernels.gen.ts";
 
 type JsonF32 = (number | string)[];
 interface GoldenCase {
@@ -139,10 +140,10 @@ gpuTest("group_norm GPU: bad input throws before dispatch; the plans declare the
   );
   await assertThrowsMessage(
     () => groupNormPlan(gpu, { N: 1, C: 6, L: 4, groups: 3 }, { path: "tiles" as "rows" }),
-    'groupNorm: path must be one of "rows", "split", "fused", got tiles',
+    'groupNorm: path must be one of "rows", "split", "fused", got "tiles"',
   );
   await assertThrowsMessage(
-    () => groupNormPlan(gpu, { N: 1, C: 6, L: 4, groups: 3 }, { override: "combine" }),
+    () => groupNormPlan(gpu, { N: 1, C: 6, L: 4, groups: 3 }, { override: "combine" as never }),
     'groupNorm: override "combine" is not a variant of entry point kernel, stats, apply or fused',
   );
   const rows = groupNormPlan(gpu, { N: 2, C: 6, L: 5, groups: 3, weight: true });
@@ -229,7 +230,7 @@ const shapes: [number, number, number, number, string][] = [
   [1, 6, 4097, 3, "w"],
   [1, 3, 12288, 1, "b"],
 ];
-checkAgainstReference<GroupNormArgs>(
+checkAgainstReference<GroupNormArgs, GroupNormVariant>(
   "group_norm",
   KERNELS,
   "kernel",
@@ -458,7 +459,7 @@ Deno.test("group_norm reference: SiLU applies after the weight and bias, as F.si
   ok(beforeAffine > 0.01, `SiLU before the affine must differ, differs by ${beforeAffine}`);
   await assertThrowsMessage(
     () => groupNorm({ x: f32([1, 2]), N: 1, C: 1, L: 2, groups: 1, activation: "gelu" as "silu" }),
-    'groupNorm: activation must be one of "silu", got gelu',
+    'groupNorm: activation must be one of "silu", got "gelu"',
   );
 });
 

@@ -95,12 +95,12 @@ import {
 } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { parseVariantName } from "../../harness/variants.ts";
-import { requireInt, requireOneOf, U32_MAX } from "../validate.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
+import { type GroupNormVariant, KERNELS } from "./kernels.gen.ts";
 import { type GroupNormArgs, type GroupNormShape, validateGroupNorm, validateGroupNormShape } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { type GroupNormVariant, KERNELS };
 
 /** The kernels' uniform (include/params.wgsl), in WGSL declaration order. */
 const PARAMS: readonly ParamField[] = [
@@ -133,11 +133,14 @@ export const GROUP_NORM_SPLIT_ROWS = 1024;
  */
 export const GROUP_NORM_POLLS = 4096;
 
+/** The keys of {@link GroupNormOptions} beside `override`. */
+const OPTION_KEYS: readonly string[] = ["path", "polls"];
+
 /** The paths {@link groupNormPlan} can take. */
 export const GROUP_NORM_PATHS = ["rows", "split", "fused"] as const;
 
 /** Options of {@link groupNormPlan}: a kernel override, and which path to take. */
-export interface GroupNormOptions extends KernelOptions {
+export interface GroupNormOptions extends KernelOptions<GroupNormVariant> {
   /**
    * `rows` (entry point `kernel`, one workgroup per row), `split` (`stats` then `apply`, each row
    * cut into pieces) or `fused` (entry point `fused`: the split path's pieces and blocks in one
@@ -243,22 +246,24 @@ export function groupNormSplit(shape: GroupNormShape): GroupNormSplit {
 export function groupNormPlan(
   gpu: ResidentDevice,
   shape: GroupNormShape & { weight?: boolean; bias?: boolean },
-  options: GroupNormOptions = {},
+  options?: GroupNormOptions,
 ): GroupNormPlans {
+  checkOptions("groupNorm", options, OPTION_KEYS);
   const eps = validateGroupNormShape(shape);
-  if (options.path !== undefined) requireOneOf("groupNorm", "path", options.path, GROUP_NORM_PATHS);
-  const polls = requireInt("groupNorm", "polls", options.polls ?? GROUP_NORM_POLLS, 0, U32_MAX);
-  const named = options.override === undefined ? undefined : parseVariantName(options.override).entry;
+  const { override, path: asked, polls: pollsGiven } = options ?? {};
+  if (asked !== undefined) requireOneOf("groupNorm", "path", asked, GROUP_NORM_PATHS);
+  const polls = requireInt("groupNorm", "polls", pollsGiven ?? GROUP_NORM_POLLS, 0, U32_MAX);
+  const named = override === undefined ? undefined : parseVariantName(override).entry;
   if (named !== undefined && !["kernel", "stats", "apply", "fused"].includes(named)) {
     throw new Error(
-      `groupNorm: override "${options.override}" is not a variant of entry point kernel, stats, apply or fused`,
+      `groupNorm: override "${override}" is not a variant of entry point kernel, stats, apply or fused`,
     );
   }
   const { N, C, L, groups } = shape;
   const n = N * C * L;
   const d = (C / groups) * L;
   const { rows, aligned, chunks, span, blocks } = groupNormSplit(shape);
-  const path = options.path ??
+  const path = asked ??
     (named === "stats" || named === "apply"
       ? "split"
       : named === "fused"
@@ -286,7 +291,7 @@ export function groupNormPlan(
   };
   const weight = { name: "weight", dtype: "f32", length: hasWeight ? C : 0, role: "input" } as const;
   const bias = { name: "bias", dtype: "f32", length: hasBias ? C : 0, role: "input" } as const;
-  const kernelFor = (entry: string) => gpu.resolve(KERNELS, entry, named === entry ? options : {});
+  const kernelFor = (entry: string) => gpu.resolve(KERNELS, entry, named === entry ? { override } : {});
   const maxPerDimension = gpu.limits.maxComputeWorkgroupsPerDimension;
   if (path === "rows") {
     return {
@@ -388,8 +393,9 @@ export function groupNormPlan(
 export async function groupNormGpu(
   gpu: ResidentDevice,
   args: GroupNormArgs,
-  options: GroupNormOptions = {},
+  options?: GroupNormOptions,
 ): Promise<Float32Array> {
+  checkOptions("groupNorm", options, OPTION_KEYS);
   validateGroupNorm(args);
   const { path, steps, sequence } = groupNormPlan(
     gpu,

@@ -26,6 +26,12 @@
 
 import { requireArgs, requireArray, requireF32, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 
+/**
+ * The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the
+ * arguments; its `weight` and `bias` are booleans).
+ */
+const KEYS: readonly string[] = ["x", "weight", "bias", "N", "C", "L", "groups", "eps", "activation"];
+
 /** The eps used when none is given (torch's default). */
 export const GROUP_NORM_DEFAULT_EPS = 1e-5;
 
@@ -64,9 +70,15 @@ export interface GroupNormArgs extends GroupNormShape {
  * @param shape `N`, `C`, `L`, `groups`, `eps`
  * @returns the eps to use
  * @throws Error naming the bad argument, what was expected and what was given
+ *
+ * @example
+ * ```ts
+ * import { validateGroupNormShape } from "@xpu/ops/ops/group_norm";
+ * validateGroupNormShape({ N: 1, C: 512, L: 64 * 64, groups: 32 }); // 1e-5; groups: 30 throws (C must be divisible by it)
+ * ```
  */
 export function validateGroupNormShape(shape: GroupNormShape): number {
-  requireArgs("groupNorm", "shape", shape, "{ N, C, L, groups, eps?, activation? }");
+  requireArgs("groupNorm", "shape", shape, "{ N, C, L, groups, eps?, activation? }", KEYS);
   requireInt("groupNorm", "N", shape.N, 1, U32_MAX);
   requireInt("groupNorm", "C", shape.C, 1, U32_MAX);
   requireInt("groupNorm", "L", shape.L, 1, U32_MAX);
@@ -88,9 +100,15 @@ export function validateGroupNormShape(shape: GroupNormShape): number {
  * @param args the arguments
  * @returns the eps to use
  * @throws Error naming the bad argument, what was expected and what was given
+ *
+ * @example
+ * ```ts
+ * import { validateGroupNorm } from "@xpu/ops/ops/group_norm";
+ * validateGroupNorm({ x: new Float32Array(8), N: 1, C: 4, L: 2, groups: 2, eps: 1e-6, weight: new Float32Array(4) }); // 1e-6
+ * ```
  */
 export function validateGroupNorm(args: GroupNormArgs): number {
-  requireArgs("groupNorm", "args", args, "{ x, weight?, bias?, N, C, L, groups, eps?, activation? }");
+  requireArgs("groupNorm", "args", args, "{ x, weight?, bias?, N, C, L, groups, eps?, activation? }", KEYS);
   const eps = validateGroupNormShape(args);
   requireArray("groupNorm", "x", args.x, "Float32Array", [args.N * args.C * args.L, "N * C * L"]);
   if (args.weight !== undefined) requireArray("groupNorm", "weight", args.weight, "Float32Array", [args.C, "C"]);

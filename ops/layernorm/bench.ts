@@ -10,10 +10,11 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { KERNELS, layernormPlan } from "./mod.ts";
+import type { LayernormVariant } from "./kernels.gen.ts";
 
 /** layernorm's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<{ rows: number; cols: number }>({
+  defineCase<{ rows: number; cols: number }, LayernormVariant>({
     op: "layernorm",
     entry: "kernel",
     sources: KERNELS,
@@ -33,7 +34,7 @@ export const BENCH: readonly BenchCase[] = [
       seed,
     ) => [randomInput(rows * cols, seed), randomInput(cols, seed + 1), randomInput(cols, seed + 2)],
   }),
-  defineCase<{ rows: number; cols: number; items: number; shift: boolean }>({
+  defineCase<{ rows: number; cols: number; items: number; shift: boolean }, LayernormVariant>({
     op: "layernorm",
     entry: "modulated",
     sources: KERNELS,

@@ -9,6 +9,7 @@ import {
   randomF32,
 } from "../../harness/testing.ts";
 import { KERNELS, layernorm, type LayernormArgs, layernormGpu, layernormPlan } from "./mod.ts";
+import type { LayernormVariant } from "./kernels.gen.ts";
 
 /** What goldens/gen.py writes; non-finite values would arrive as "Infinity", "-Infinity", "NaN". */
 type JsonF32 = (number | string)[];
@@ -124,7 +125,7 @@ Deno.test("layernorm reference: bad input throws naming the argument", () => rej
 gpuTest("layernorm GPU: bad input throws before dispatch", async (gpu) => {
   await rejectsBadInput((args) => layernormGpu(gpu, args));
   await assertThrowsMessage(
-    () => layernormGpu(gpu, { x: f32([1]), rows: 1, cols: 1 }, { override: "kernel.apple" }),
+    () => layernormGpu(gpu, { x: f32([1]), rows: 1, cols: 1 }, { override: "kernel.apple" as never }),
     'override "kernel.apple" is not a variant of entry point "kernel"',
   );
 });
@@ -193,7 +194,7 @@ const awkward: [number, number][] = [
   [33, 1024],
   [2, 12304],
 ];
-checkAgainstReference<LayernormArgs>(
+checkAgainstReference<LayernormArgs, LayernormVariant>(
   "layernorm",
   KERNELS,
   "kernel",
@@ -373,7 +374,7 @@ const modulatedShapes: [number, number, string, number, boolean][] = [
   [2, 8196, "wb", 1, false],
   [3, 12289, "", 1, true],
 ];
-checkAgainstReference<LayernormArgs>(
+checkAgainstReference<LayernormArgs, LayernormVariant>(
   "layernorm",
   KERNELS,
   "modulated",

@@ -72,11 +72,12 @@ import { rowLayout } from "../../harness/grid.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { KERNELS, type LayernormVariant } from "./kernels.gen.ts";
 import { type LayernormArgs, type LayernormShape, validateLayernorm, validateLayernormShape } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type LayernormVariant };
 
 /** The kernel's uniform, in WGSL declaration order. */
 const PARAMS: readonly ParamField[] = [
@@ -145,8 +146,9 @@ const PER = 8;
 export function layernormPlan(
   gpu: ResidentDevice,
   shape: LayernormShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<LayernormVariant>,
 ): KernelPlan {
+  checkOptions("layernorm", options);
   const eps = validateLayernormShape(shape);
   const { rows, cols } = shape;
   const hasWeight = shape.hasWeight ?? false;
@@ -233,8 +235,9 @@ export function layernormPlan(
 export async function layernormGpu(
   gpu: ResidentDevice,
   args: LayernormArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<LayernormVariant>,
 ): Promise<Float32Array> {
+  checkOptions("layernorm", options);
   const eps = validateLayernorm(args);
   const { rows, cols, weight, bias, modulation } = args;
   const shape = { rows, cols, hasWeight: weight !== undefined, hasBias: bias !== undefined, eps };

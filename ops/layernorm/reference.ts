@@ -36,6 +36,9 @@ import {
 
 export type { Modulation };
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["x", "rows", "cols", "hasWeight", "hasBias", "weight", "bias", "eps", "modulation"];
+
 /** The eps used when none is given (torch's default). */
 export const LAYERNORM_DEFAULT_EPS = 1e-5;
 
@@ -87,7 +90,7 @@ export interface LayernormArgs {
  * ```
  */
 export function validateLayernormShape(shape: LayernormShape): number {
-  requireArgs("layernorm", "shape", shape, "{ rows, cols, hasWeight?, hasBias?, eps?, modulation? }");
+  requireArgs("layernorm", "shape", shape, "{ rows, cols, hasWeight?, hasBias?, eps?, modulation? }", KEYS);
   requireInt("layernorm", "rows", shape.rows, 1, U32_MAX);
   requireInt("layernorm", "cols", shape.cols, 1, U32_MAX);
   const eps = requireF32("layernorm", "eps", shape.eps ?? LAYERNORM_DEFAULT_EPS);
@@ -110,7 +113,7 @@ export function validateLayernormShape(shape: LayernormShape): number {
  * ```
  */
 export function validateLayernorm(args: LayernormArgs): number {
-  requireArgs("layernorm", "args", args, "{ x, rows, cols, weight?, bias?, eps?, modulation? }");
+  requireArgs("layernorm", "args", args, "{ x, rows, cols, weight?, bias?, eps?, modulation? }", KEYS);
   const eps = validateLayernormShape({ rows: args.rows, cols: args.cols, eps: args.eps });
   requireArray("layernorm", "x", args.x, "Float32Array", [args.rows * args.cols, "rows * cols"]);
   if (args.modulation !== undefined) requireModulation("layernorm", args.rows, args.cols, args.modulation);

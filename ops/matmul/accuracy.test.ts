@@ -294,12 +294,12 @@ gpuTest("matmul GPU matches the torch goldens", async (gpu) => {
     }
   }
   for (const { c, cases: [{ args }], tol } of q8) {
-    for (const override of ["q8row", "q8row_tile64"]) {
+    for (const override of ["q8row", "q8row_tile64"] as const) {
       assertClose(await matmulQ8Gpu(gpu, args, { override }), f32(c.out), tol, `${override} ${c.label}`);
     }
   }
   for (const { c, cases: [{ args }], tol } of q4) {
-    for (const override of ["q4g128", "q4g128_tile64"]) {
+    for (const override of ["q4g128", "q4g128_tile64"] as const) {
       assertClose(await matmulQ4G128Gpu(gpu, args, { override }), f32(c.out), tol, `${override} ${c.label}`);
     }
   }

@@ -138,8 +138,8 @@ Deno.test("epilogue reference: bad input throws naming the argument", async () =
     [{ accumulate: true }, "matmulLinear: c must be a Float32Array, got undefined"],
     [{ accumulate: true, c: f32([1]) }, "matmulLinear: c must have length M * N = 12, got 1"],
     [{ c: new Float32Array(12) }, "matmulLinear: c (the prior output) is read only with accumulate: true"],
-    [{ accumulate: "yes", c: new Float32Array(12) }, "matmulLinear: accumulate must be a boolean, got yes"],
-    [{ activation: "relu" }, 'matmulLinear: activation must be one of "gelu", "gelu_tanh", "silu", got relu'],
+    [{ accumulate: "yes", c: new Float32Array(12) }, 'matmulLinear: accumulate must be a boolean, got "yes"'],
+    [{ activation: "relu" }, 'matmulLinear: activation must be one of "gelu", "gelu_tanh", "silu", got "relu"'],
     [{ activation: "tanh" }, "matmulLinear: activation must be one of"],
     [{ bias: f32([1, 2, 3]) }, "matmulLinear: bias must have length N = 2, got 3"],
     [{ bias: [1, 2] }, "matmulLinear: bias must be a Float32Array, got Array"],
@@ -209,6 +209,11 @@ function goldenArgs(c: EpilogueGolden["cases"][number]) {
   };
 }
 
+/** A golden case's operands in torch.mm's orientation: `b` `[K, N]` in place of the weight. */
+function denseArgs({ weight, ...epilogue }: ReturnType<typeof goldenArgs>, N: number, K: number) {
+  return { ...epilogue, b: transpose(weight, N, K) };
+}
+
 /** The special points through a product: K = 1, weight 1, no bias, so the product is x itself. */
 const specialArgs = (x: Float32Array, activation: MatmulActivation) => ({
   a: x,
@@ -229,8 +234,7 @@ Deno.test("epilogue reference matches the torch goldens; gelu is erf's, not the 
     const args = goldenArgs(c);
     assertClose(matmulLinear(args), f32(c.out), oneRounding, c.label);
     // The same through torch.mm's orientation.
-    const b = transpose(args.weight, c.N, c.K);
-    assertClose(matmul({ ...args, b }), f32(c.out), oneRounding, `mm ${c.label}`);
+    assertClose(matmul(denseArgs(args, c.N, c.K)), f32(c.out), oneRounding, `mm ${c.label}`);
   }
   const x = f32(golden.special.x);
   for (const { activation, out } of golden.special.cases) {
@@ -247,20 +251,19 @@ gpuTest("epilogue GPU: every fused f32 kernel matches the torch goldens", async 
   const golden = await loadEpilogueGolden();
   for (const c of golden.cases) {
     const args = goldenArgs(c);
-    const b = transpose(args.weight, c.N, c.K);
     const linearTol = epilogueTolerance(linearCase(c.label, args), matmulLinear);
-    for (const override of ["linear_fused", "linear_tile64_fused"]) {
+    for (const override of ["linear_fused", "linear_tile64_fused"] as const) {
       assertClose(await matmulLinearGpu(gpu, args, { override }), f32(c.out), linearTol, `${override} ${c.label}`);
     }
-    const denseArgs = { ...args, b };
-    const denseTol = epilogueTolerance(denseCase(c.label, denseArgs), matmul);
-    for (const override of ["kernel_fused", "tile64_fused"]) {
-      assertClose(await matmulGpu(gpu, denseArgs, { override }), f32(c.out), denseTol, `${override} ${c.label}`);
+    const dense = denseArgs(args, c.N, c.K);
+    const denseTol = epilogueTolerance(denseCase(c.label, dense), matmul);
+    for (const override of ["kernel_fused", "tile64_fused"] as const) {
+      assertClose(await matmulGpu(gpu, dense, { override }), f32(c.out), denseTol, `${override} ${c.label}`);
     }
   }
   const x = f32(golden.special.x);
   for (const { activation, out } of golden.special.cases) {
-    for (const override of ["linear_fused", "linear_tile64_fused"]) {
+    for (const override of ["linear_fused", "linear_tile64_fused"] as const) {
       const got = await matmulLinearGpu(gpu, specialArgs(x, activation), { override });
       assertClose(got, f32(out), activationTolerance, `${override} special ${activation}`);
     }
@@ -454,7 +457,7 @@ gpuTest("epilogue GPU: bad input is refused, naming it, before any GPU work", as
   );
   await assertThrowsMessage(
     () => matmulLinearGpu(gpu, { ...args, activation: "relu" as MatmulActivation }),
-    'matmulLinear: activation must be one of "gelu", "gelu_tanh", "silu", got relu',
+    'matmulLinear: activation must be one of "gelu", "gelu_tanh", "silu", got "relu"',
   );
   await assertThrowsMessage(
     () => matmulGpu(gpu, { a: args.a, b: f32([1, 1]), M: 6, N: 2, K: 1, gateRows: 2 }),

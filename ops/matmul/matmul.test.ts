@@ -239,7 +239,7 @@ gpuTest("matmul GPU: bad input throws before dispatch", async (gpu) => {
     'matmul: override "q8row" is not a variant of entry point "kernel" or "tile64"',
   );
   await assertThrowsMessage(
-    () => matmulGpu(gpu, valid, { override: "kernel.amd" }),
+    () => matmulGpu(gpu, valid, { override: "kernel.amd" as never }),
     'override "kernel.amd" is not a variant of entry point "kernel"',
   );
   await assertThrowsMessage(
@@ -328,12 +328,19 @@ gpuTest(
     // limit of 2; each grid's last workgroup has no tile.
     const [M, N, K] = [1, 300, 9];
     const dense = { a: randomF32(M * K, 1), b: randomF32(K * N, 2), M, N, K };
-    const q8 = { ...dense, weight: packQ8(codesFor(N * K, 127), N, K), scales: randomF32(N, 3, 0.001, 0.02) };
+    const q8 = {
+      a: dense.a,
+      weight: packQ8(codesFor(N * K, 127), N, K),
+      scales: randomF32(N, 3, 0.001, 0.02),
+      M,
+      N,
+      K,
+    };
     const q4Weight = quantizeQ4G128({ x: randomF32(N * K, 4), rows: N, cols: K });
-    const q4 = { ...dense, weight: packQ4(q4Weight.codes, N, K), scales: q4Weight.scales };
+    const q4 = { a: dense.a, weight: packQ4(q4Weight.codes, N, K), scales: q4Weight.scales, M, N, K };
     const f16 = { a: packF16(dense.a), b: packF16(dense.b), M, N, K };
     const [limit2, limit3] = [2, 3].map((n) => gpu.withLimits({ maxComputeWorkgroupsPerDimension: n }));
-    const [kernel, q8row, q4g128] = ["kernel", "q8row", "q4g128"].map((override) => ({ override }));
+    const [kernel, q8row, q4g128] = (["kernel", "q8row", "q4g128"] as const).map((override) => ({ override }));
     const runs: [KernelPlan, () => Promise<Float32Array>, Float32Array][] = [
       [matmulPlan(limit2, dense, kernel), () => matmulGpu(limit2, dense, kernel), matmul(dense)],
       [matmulPlan(limit3, dense), () => matmulGpu(limit3, dense), matmul(dense)],

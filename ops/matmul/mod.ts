@@ -142,7 +142,8 @@ import { packParams } from "../../harness/params.ts";
 import type { BindingSpec, HostArray, KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { KERNELS, type MatmulVariant } from "./kernels.gen.ts";
 import {
   epilogueOf,
   hasEpilogue,
@@ -168,7 +169,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type MatmulVariant };
 
 /** The least number of 128 x 128 tiles for which the plans choose the large tile. */
 export const LARGE_TILE_MIN_TILES = 256;
@@ -248,7 +249,7 @@ function gemmKernel(
   op: GemmOp,
   shape: MatmulShape,
   fused: boolean,
-  options: KernelOptions,
+  options: KernelOptions<MatmulVariant> | undefined,
 ): Resolution {
   const entries = fused && op !== "matmulF16" ? FUSED_ENTRIES[op] : ENTRIES[op];
   const [large, small = large] = entries;
@@ -273,7 +274,7 @@ function gemmPlan(
   shape: MatmulShape & MatmulEpilogue,
   operands: readonly BindingSpec[],
   operandBytes: number,
-  options: KernelOptions,
+  options: KernelOptions<MatmulVariant> | undefined,
 ): KernelPlan {
   const { M, N, K, bias = false, activation, gateRows, accumulate = false } = shape;
   const fused = hasEpilogue(shape);
@@ -369,8 +370,9 @@ const planShape = (args: MatmulShape & MatmulEpilogueArgs): MatmulShape & Matmul
 export function matmulPlan(
   gpu: ResidentDevice,
   shape: MatmulShape & MatmulEpilogue,
-  options: KernelOptions = {},
+  options?: KernelOptions<MatmulVariant>,
 ): KernelPlan {
+  checkOptions("matmul", options);
   validateMatmulShape(shape);
   const { M, N, K } = shape;
   const operands: BindingSpec[] = [
@@ -402,8 +404,9 @@ export function matmulPlan(
 export async function matmulGpu(
   gpu: ResidentDevice,
   args: MatmulArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<MatmulVariant>,
 ): Promise<Float32Array> {
+  checkOptions("matmul", options);
   validateMatmul(args);
   const [c] = await gpu.run(matmulPlan(gpu, planShape(args), options), [args.a, args.b, ...epilogueInputs(args)]);
   return c as Float32Array;
@@ -441,8 +444,9 @@ export async function matmulGpu(
 export function matmulLinearPlan(
   gpu: ResidentDevice,
   shape: MatmulShape & MatmulEpilogue,
-  options: KernelOptions = {},
+  options?: KernelOptions<MatmulVariant>,
 ): KernelPlan {
+  checkOptions("matmulLinear", options);
   validateMatmulLinearShape(shape);
   const { M, N, K } = shape;
   const operands: BindingSpec[] = [
@@ -474,8 +478,9 @@ export function matmulLinearPlan(
 export async function matmulLinearGpu(
   gpu: ResidentDevice,
   args: MatmulLinearArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<MatmulVariant>,
 ): Promise<Float32Array> {
+  checkOptions("matmulLinear", options);
   validateMatmulLinear(args);
   const plan = matmulLinearPlan(gpu, planShape(args), options);
   const [c] = await gpu.run(plan, [args.a, args.weight, ...epilogueInputs(args)]);
@@ -512,8 +517,9 @@ export async function matmulLinearGpu(
 export function matmulQ8Plan(
   gpu: ResidentDevice,
   shape: MatmulShape & MatmulEpilogue,
-  options: KernelOptions = {},
+  options?: KernelOptions<MatmulVariant>,
 ): KernelPlan {
+  checkOptions("matmulQ8", options);
   validateMatmulQ8Shape(shape);
   const { M, N, K } = shape;
   const operands: BindingSpec[] = [
@@ -546,8 +552,9 @@ export function matmulQ8Plan(
 export async function matmulQ8Gpu(
   gpu: ResidentDevice,
   args: MatmulQ8Args,
-  options: KernelOptions = {},
+  options?: KernelOptions<MatmulVariant>,
 ): Promise<Float32Array> {
+  checkOptions("matmulQ8", options);
   validateMatmulQ8(args);
   const plan = matmulQ8Plan(gpu, planShape(args), options);
   const [c] = await gpu.run(plan, [args.a, args.weight, args.scales, ...epilogueInputs(args)]);
@@ -584,8 +591,9 @@ export async function matmulQ8Gpu(
 export function matmulQ4G128Plan(
   gpu: ResidentDevice,
   shape: MatmulShape & MatmulEpilogue,
-  options: KernelOptions = {},
+  options?: KernelOptions<MatmulVariant>,
 ): KernelPlan {
+  checkOptions("matmulQ4G128", options);
   validateMatmulQ4G128Shape(shape);
   const { M, N, K } = shape;
   const operands: BindingSpec[] = [
@@ -619,8 +627,9 @@ export function matmulQ4G128Plan(
 export async function matmulQ4G128Gpu(
   gpu: ResidentDevice,
   args: MatmulQ4G128Args,
-  options: KernelOptions = {},
+  options?: KernelOptions<MatmulVariant>,
 ): Promise<Float32Array> {
+  checkOptions("matmulQ4G128", options);
   validateMatmulQ4G128(args);
   const plan = matmulQ4G128Plan(gpu, planShape(args), options);
   const [c] = await gpu.run(plan, [args.a, args.weight, args.scales, ...epilogueInputs(args)]);
@@ -650,7 +659,12 @@ export async function matmulQ4G128Gpu(
  * gpu.destroy();
  * ```
  */
-export function matmulF16Plan(gpu: ResidentDevice, shape: MatmulShape, options: KernelOptions = {}): KernelPlan {
+export function matmulF16Plan(
+  gpu: ResidentDevice,
+  shape: MatmulShape,
+  options?: KernelOptions<MatmulVariant>,
+): KernelPlan {
+  checkOptions("matmulF16", options);
   validateMatmulF16Shape(shape);
   const { M, N, K } = shape;
   const operands: BindingSpec[] = [
@@ -682,8 +696,9 @@ export function matmulF16Plan(gpu: ResidentDevice, shape: MatmulShape, options: 
 export async function matmulF16Gpu(
   gpu: ResidentDevice,
   args: MatmulF16Args,
-  options: KernelOptions = {},
+  options?: KernelOptions<MatmulVariant>,
 ): Promise<Float32Array> {
+  checkOptions("matmulF16", options);
   validateMatmulF16(args);
   const [c] = await gpu.run(matmulF16Plan(gpu, args, options), [args.a, args.b]);
   return c as Float32Array;

@@ -56,7 +56,7 @@
  */
 
 import { erfc } from "../activation/reference.ts";
-import { requireArgs, requireArray, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
+import { requireArgs, requireArray, requireInt, requireOneOf, shown, U32_MAX } from "../validate.ts";
 
 /** The activations a product's fused epilogue can apply (torch's names: `F.gelu`, `F.gelu(approximate="tanh")`, `F.silu`). */
 export const MATMUL_ACTIVATIONS = ["gelu", "gelu_tanh", "silu"] as const;
@@ -186,8 +186,23 @@ export interface MatmulShape {
   K: number;
 }
 
-function requireDims(op: string, shape: MatmulShape): void {
-  requireArgs(op, "shape", shape, "{ M, N, K }");
+/** The epilogue arguments `matmulF16` refuses: it has no fused epilogue. */
+const EPILOGUE_FIELDS = ["bias", "activation", "gate", "gateRows", "accumulate", "c"] as const;
+
+/**
+ * The keys each product's shape or arguments may carry: its operands, sizes and epilogue (a plan may
+ * be given the arguments).
+ */
+const KEYS = {
+  matmul: ["a", "b", "M", "N", "K", ...EPILOGUE_FIELDS],
+  matmulLinear: ["a", "weight", "M", "N", "K", ...EPILOGUE_FIELDS],
+  matmulQ8: ["a", "weight", "scales", "M", "N", "K", ...EPILOGUE_FIELDS],
+  matmulQ4G128: ["a", "weight", "scales", "M", "N", "K", ...EPILOGUE_FIELDS],
+  matmulF16: ["a", "b", "M", "N", "K"],
+} as const satisfies Record<string, readonly string[]>;
+
+function requireDims(op: keyof typeof KEYS, shape: MatmulShape): void {
+  requireArgs(op, "shape", shape, "{ M, N, K }", KEYS[op]);
   requireInt(op, "M", shape.M, 1, U32_MAX);
   requireInt(op, "N", shape.N, 1, U32_MAX);
   requireInt(op, "K", shape.K, 1, U32_MAX);
@@ -195,7 +210,7 @@ function requireDims(op: string, shape: MatmulShape): void {
 
 function requireBoolean(op: string, name: string, value: unknown): void {
   if (value !== undefined && typeof value !== "boolean") {
-    throw new Error(`${op}: ${name} must be a boolean, got ${String(value)}`);
+    throw new Error(`${op}: ${name} must be a boolean, got ${shown(value)}`);
   }
 }
 
@@ -234,10 +249,9 @@ function requireEpilogueArgs(op: string, args: MatmulShape & MatmulEpilogueArgs)
   }
 }
 
-/** The epilogue arguments `matmulF16` refuses: it has no fused epilogue. */
-const EPILOGUE_FIELDS = ["bias", "activation", "gate", "gateRows", "accumulate", "c"] as const;
-
-function refuseEpilogue(op: string, record: object): void {
+/** Refuses `matmulF16`'s epilogue arguments by name (before its unknown keys, which would name them too). */
+function refuseEpilogue(op: string, record: unknown): void {
+  if (record === null || typeof record !== "object") return;
   for (const field of EPILOGUE_FIELDS) {
     if ((record as Record<string, unknown>)[field] !== undefined) {
       throw new Error(`${op}: ${field} is not supported (${op} has no fused epilogue)`);
@@ -368,8 +382,8 @@ export function validateMatmulQ4G128Shape(shape: MatmulShape & MatmulEpilogue): 
  * ```
  */
 export function validateMatmulF16Shape(shape: MatmulShape): void {
-  requireDims("matmulF16", shape);
   refuseEpilogue("matmulF16", shape);
+  requireDims("matmulF16", shape);
 }
 
 /**
@@ -384,7 +398,7 @@ export function validateMatmulF16Shape(shape: MatmulShape): void {
  * ```
  */
 export function validateMatmul(args: MatmulArgs): void {
-  requireArgs("matmul", "args", args, "{ a, b, M, N, K }");
+  requireArgs("matmul", "args", args, "{ a, b, M, N, K }", KEYS.matmul);
   requireDims("matmul", args);
   requireArray("matmul", "a", args.a, "Float32Array", [args.M * args.K, "M * K"]);
   requireArray("matmul", "b", args.b, "Float32Array", [args.K * args.N, "K * N"]);
@@ -404,7 +418,7 @@ export function validateMatmul(args: MatmulArgs): void {
  */
 export function validateMatmulLinear(args: MatmulLinearArgs): void {
   const op = "matmulLinear";
-  requireArgs(op, "args", args, "{ a, weight, M, N, K }");
+  requireArgs(op, "args", args, "{ a, weight, M, N, K }", KEYS[op]);
   requireDims(op, args);
   requireArray(op, "a", args.a, "Float32Array", [args.M * args.K, "M * K"]);
   requireArray(op, "weight", args.weight, "Float32Array", [args.N * args.K, "N * K"]);
@@ -424,7 +438,7 @@ export function validateMatmulLinear(args: MatmulLinearArgs): void {
  */
 export function validateMatmulQ8(args: MatmulQ8Args): void {
   const op = "matmulQ8";
-  requireArgs(op, "args", args, "{ a, weight, scales, M, N, K }");
+  requireArgs(op, "args", args, "{ a, weight, scales, M, N, K }", KEYS[op]);
   requireDims(op, args);
   requireArray(op, "a", args.a, "Float32Array", [args.M * args.K, "M * K"]);
   requireArray(op, "weight", args.weight, "Uint32Array", [args.N * Math.ceil(args.K / 4), "N * ceil(K / 4)"]);
@@ -446,7 +460,7 @@ export function validateMatmulQ8(args: MatmulQ8Args): void {
  */
 export function validateMatmulQ4G128(args: MatmulQ4G128Args): void {
   const op = "matmulQ4G128";
-  requireArgs(op, "args", args, "{ a, weight, scales, M, N, K }");
+  requireArgs(op, "args", args, "{ a, weight, scales, M, N, K }", KEYS[op]);
   requireDims(op, args);
   requireArray(op, "a", args.a, "Float32Array", [args.M * args.K, "M * K"]);
   requireArray(op, "weight", args.weight, "Uint32Array", [args.N * Math.ceil(args.K / 8), "N * ceil(K / 8)"]);
@@ -467,9 +481,9 @@ export function validateMatmulQ4G128(args: MatmulQ4G128Args): void {
  */
 export function validateMatmulF16(args: MatmulF16Args): void {
   const op = "matmulF16";
-  requireArgs(op, "args", args, "{ a, b, M, N, K }");
-  requireDims(op, args);
   refuseEpilogue(op, args);
+  requireArgs(op, "args", args, "{ a, b, M, N, K }", KEYS[op]);
+  requireDims(op, args);
   requireArray(op, "a", args.a, "Uint32Array", [Math.ceil((args.M * args.K) / 2), "ceil(M * K / 2)"]);
   requireArray(op, "b", args.b, "Uint32Array", [Math.ceil((args.K * args.N) / 2), "ceil(K * N / 2)"]);
 }

@@ -13,7 +13,7 @@ import type { RmsnormVariant } from "./kernels.gen.ts";
 
 /** rmsnorm's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<{ rows: number; cols: number }>({
+  defineCase<{ rows: number; cols: number }, RmsnormVariant>({
     op: "rmsnorm",
     entry: "kernel",
     sources: KERNELS,
@@ -29,7 +29,7 @@ export const BENCH: readonly BenchCase[] = [
     plan: (gpu, { rows, cols }, options) => rmsnormPlan(gpu, { rows, cols, groups: 1, eps: 1e-6 }, options),
     inputs: ({ rows, cols }, seed) => [randomInput(rows * cols, seed), randomInput(cols, seed + 1)],
   }),
-  defineCase<{ rows: number; cols: number; items: number; shift: boolean }>({
+  defineCase<{ rows: number; cols: number; items: number; shift: boolean }, RmsnormVariant>({
     op: "rmsnorm",
     entry: "modulated",
     sources: KERNELS,

@@ -151,8 +151,9 @@ const PER = 8;
 export function rmsnormPlan(
   gpu: ResidentDevice,
   shape: RmsnormShape,
-  options: KernelOptions = {},
+  options?: KernelOptions<RmsnormVariant>,
 ): KernelPlan {
+  checkOptions("rmsnorm", options);
   const { groups, eps } = validateRmsnormShape(shape);
   const { rows, cols, modulation } = shape;
   const { threads, resident, workgroups } = rowLayout(rows, cols, PER, gpu.limits.maxComputeWorkgroupsPerDimension);
@@ -222,8 +223,9 @@ export function rmsnormPlan(
 export async function rmsnormGpu(
   gpu: ResidentDevice,
   args: RmsnormArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<RmsnormVariant>,
 ): Promise<Float32Array> {
+  checkOptions("rmsnorm", options);
   const { groups, eps } = validateRmsnorm(args);
   const { rows, cols, modulation } = args;
   const none = new Float32Array(0);

@@ -38,6 +38,9 @@ import {
 
 export type { Modulation };
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["x", "rows", "cols", "groups", "weight", "eps", "modulation"];
+
 /** The eps used when none is given. */
 export const RMSNORM_DEFAULT_EPS = 1e-6;
 
@@ -79,7 +82,7 @@ export interface RmsnormArgs extends Omit<RmsnormShape, "groups" | "modulation">
  * ```
  */
 export function validateRmsnormShape(shape: RmsnormShape): { groups: number; eps: number } {
-  requireArgs("rmsnorm", "shape", shape, "{ rows, cols, groups?, eps?, modulation? }");
+  requireArgs("rmsnorm", "shape", shape, "{ rows, cols, groups?, eps?, modulation? }", KEYS);
   requireInt("rmsnorm", "rows", shape.rows, 1, U32_MAX);
   requireInt("rmsnorm", "cols", shape.cols, 1, U32_MAX);
   const groups = requireInt("rmsnorm", "groups", shape.groups ?? 0, 0, U32_MAX);
@@ -103,7 +106,7 @@ export function validateRmsnormShape(shape: RmsnormShape): { groups: number; eps
  * ```
  */
 export function validateRmsnorm(args: RmsnormArgs): { groups: number; eps: number } {
-  requireArgs("rmsnorm", "args", args, "{ x, rows, cols, weight?, eps?, modulation? }");
+  requireArgs("rmsnorm", "args", args, "{ x, rows, cols, weight?, eps?, modulation? }", KEYS);
   const { eps } = validateRmsnormShape({ rows: args.rows, cols: args.cols, eps: args.eps });
   requireArray("rmsnorm", "x", args.x, "Float32Array", [args.rows * args.cols, "rows * cols"]);
   if (args.modulation !== undefined) requireModulation("rmsnorm", args.rows, args.cols, args.modulation);

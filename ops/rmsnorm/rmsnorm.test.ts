@@ -18,6 +18,7 @@ import {
   rmsnormResidualGpu,
   rmsnormResidualPlan,
 } from "./mod.ts";
+import type { RmsnormVariant } from "./kernels.gen.ts";
 
 /** What goldens/gen.py writes; non-finite values would arrive as "Infinity", "-Infinity", "NaN". */
 type JsonF32 = (number | string)[];
@@ -150,7 +151,7 @@ Deno.test("rmsnorm reference: bad input throws naming the argument", () => rejec
 gpuTest("rmsnorm GPU: bad input throws before dispatch", async (gpu) => {
   await rejectsBadInput((args) => rmsnormGpu(gpu, args));
   await assertThrowsMessage(
-    () => rmsnormGpu(gpu, { x: f32([1]), rows: 1, cols: 1 }, { override: "kernel.soc" }),
+    () => rmsnormGpu(gpu, { x: f32([1]), rows: 1, cols: 1 }, { override: "kernel.soc" as never }),
     'override "kernel.soc" is not a variant of entry point "kernel"',
   );
 });
@@ -215,7 +216,7 @@ const aligned: [number, number, number][] = [
   [33, 1024, 4],
   [3, 12304, 2],
 ];
-checkAgainstReference<RmsnormArgs>(
+checkAgainstReference<RmsnormArgs, RmsnormVariant>(
   "rmsnorm",
   KERNELS,
   "kernel",
@@ -391,7 +392,7 @@ const modulatedShapes: [number, number, number, number, boolean][] = [
   [2, 8196, 0, 1, false],
   [3, 12289, 1, 1, true],
 ];
-checkAgainstReference<RmsnormArgs>(
+checkAgainstReference<RmsnormArgs, RmsnormVariant>(
   "rmsnorm",
   KERNELS,
   "modulated",

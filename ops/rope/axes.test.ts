@@ -10,6 +10,7 @@ import {
   type Tolerance,
 } from "../../harness/testing.ts";
 import { KERNELS, ropeAxes, type RopeAxesArgs, ropeAxesGpu } from "./mod.ts";
+import type { RopeVariant } from "./kernels.gen.ts";
 
 /** The ropeAxes part of goldens/rope.json (see goldens/gen.py). */
 interface AxesGolden {
@@ -149,7 +150,7 @@ async function rejectsBadAxes(run: (args: RopeAxesArgs) => unknown): Promise<voi
   );
   await assertThrowsMessage(
     () => run({ ...base, axesDims: [2, 4], pairing: "interleaved" as "half" }),
-    'ropeAxes: pairing must be one of "adjacent", "half", got interleaved',
+    'ropeAxes: pairing must be one of "adjacent", "half", got "interleaved"',
   );
 }
 
@@ -187,7 +188,15 @@ for (
     });
   }
 }
-checkAgainstReference<RopeAxesArgs>("ropeAxes", KERNELS, "axes", axesCases, ropeAxes, ropeAxesGpu, axesTolerance);
+checkAgainstReference<RopeAxesArgs, RopeVariant>(
+  "ropeAxes",
+  KERNELS,
+  "axes",
+  axesCases,
+  ropeAxes,
+  ropeAxesGpu,
+  axesTolerance,
+);
 
 gpuTest("ropeAxes GPU matches Z-Image and Cosmos-Predict2", async (gpu) => {
   const golden = await loadAxesGolden();

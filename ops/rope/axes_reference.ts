@@ -37,6 +37,9 @@ import { requireArgs, requireArray, requireF32, requireInt, requireOneOf, U32_MA
 /** How the channels of an axis are paired (see the module doc). */
 export type RopePairing = "adjacent" | "half";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["x", "positions", "tokens", "heads", "headDim", "axesDims", "theta", "pairing"];
+
 /** Sizes and scalars of {@link ropeAxes}. */
 export interface RopeAxesShape {
   /** Tokens, >= 1. */
@@ -81,9 +84,15 @@ export interface RopeAxesPairs {
  * @param shape the sizes and scalars
  * @returns the channel pairs of one head
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateRopeAxesShape } from "@xpu/ops/ops/rope";
+ * validateRopeAxesShape({ tokens: 1, heads: 1, headDim: 6, axesDims: [2, 4], theta: 256 }).axis; // [0, 1, 1]
+ * ```
  */
 export function validateRopeAxesShape(shape: RopeAxesShape): RopeAxesPairs {
-  requireArgs("ropeAxes", "shape", shape, "{ tokens, heads, headDim, axesDims, theta, pairing? }");
+  requireArgs("ropeAxes", "shape", shape, "{ tokens, heads, headDim, axesDims, theta, pairing? }", KEYS);
   requireInt("ropeAxes", "tokens", shape.tokens, 1, U32_MAX);
   requireInt("ropeAxes", "heads", shape.heads, 1, U32_MAX);
   requireInt("ropeAxes", "headDim", shape.headDim, 2, U32_MAX);
@@ -136,9 +145,16 @@ export function validateRopeAxesShape(shape: RopeAxesShape): RopeAxesPairs {
  * @param args the arguments
  * @returns as {@link validateRopeAxesShape}
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateRopeAxes } from "@xpu/ops/ops/rope";
+ * const x = new Float32Array(6), positions = new Int32Array([0, 3]); // one token, one head, two axes
+ * validateRopeAxes({ x, positions, tokens: 1, heads: 1, headDim: 6, axesDims: [2, 4], theta: [10000, 256] }).invFreq; // [1, 1, 1 / 16]
+ * ```
  */
 export function validateRopeAxes(args: RopeAxesArgs): RopeAxesPairs {
-  requireArgs("ropeAxes", "args", args, "{ x, positions, tokens, heads, headDim, axesDims, theta, pairing? }");
+  requireArgs("ropeAxes", "args", args, "{ x, positions, tokens, heads, headDim, axesDims, theta, pairing? }", KEYS);
   const pairs = validateRopeAxesShape(args);
   const { tokens, heads, headDim } = args;
   requireArray("ropeAxes", "x", args.x, "Float32Array", [tokens * heads * headDim, "tokens * heads * headDim"]);

@@ -9,6 +9,7 @@
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
 import { KERNELS, ropeAxesPlan, ropeFrequencies, type RopePairing, ropePlan, validateRopeAxesShape } from "./mod.ts";
+import type { RopeVariant } from "./kernels.gen.ts";
 
 interface RopeBenchShape {
   tokens: number;
@@ -18,11 +19,12 @@ interface RopeBenchShape {
 interface AxesBenchShape extends RopeBenchShape {
   axesDims: number[];
   pairing: RopePairing;
+  theta: number | number[];
 }
 
 /** rope's and ropeAxes' benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
-  defineCase<RopeBenchShape>({
+  defineCase<RopeBenchShape, RopeVariant>({
     op: "rope",
     entry: "kernel",
     sources: KERNELS,
@@ -41,19 +43,29 @@ export const BENCH: readonly BenchCase[] = [
       new Float32Array(0),
     ],
   }),
-  defineCase<AxesBenchShape>({
+  defineCase<AxesBenchShape, RopeVariant>({
     op: "ropeAxes",
     entry: "axes",
     sources: KERNELS,
+    // The two DiTs: Z-Image (adjacent pairs, theta 256, axes 32/48/48 over 4,096 + 512 tokens, 30
+    // heads) and Anima (split-half, a theta per axis, axes 44/42/42, 16 heads at 1024^2).
     gpu: [
-      { tokens: 4096, heads: 32, headDim: 128, axesDims: [44, 42, 42], pairing: "half" },
-      { tokens: 4096, heads: 32, headDim: 128, axesDims: [32, 48, 48], pairing: "adjacent" },
+      { tokens: 4608, heads: 30, headDim: 128, axesDims: [32, 48, 48], pairing: "adjacent", theta: 256 },
+      {
+        tokens: 4096,
+        heads: 16,
+        headDim: 128,
+        axesDims: [44, 42, 42],
+        pairing: "half",
+        theta: [10000, 42870.94, 42870.94],
+      },
     ],
-    quick: [{ tokens: 64, heads: 4, headDim: 128, axesDims: [44, 42, 42], pairing: "half" }],
-    label: ({ tokens, heads, headDim, pairing }) => `${tokens}x${heads}x${headDim}-${pairing}`,
-    plan: (gpu, shape, options) => ropeAxesPlan(gpu, { ...shape, theta: 10000 }, options),
+    quick: [{ tokens: 64, heads: 4, headDim: 128, axesDims: [44, 42, 42], pairing: "half", theta: 10000 }],
+    label: ({ tokens, heads, headDim, axesDims, pairing }) =>
+      `${tokens}x${heads}x${headDim}-axes${axesDims.join(",")}${pairing === "half" ? "-half" : ""}`,
+    plan: (gpu, shape, options) => ropeAxesPlan(gpu, shape, options),
     inputs: (shape, seed) => {
-      const { axis, invFreq } = validateRopeAxesShape({ ...shape, theta: 10000 });
+      const { axis, invFreq } = validateRopeAxesShape(shape);
       const { tokens, heads, headDim, axesDims } = shape;
       return [
         randomInput(tokens * heads * headDim, seed),

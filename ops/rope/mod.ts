@@ -42,7 +42,8 @@ import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { KERNELS } from "./kernels.gen.ts";
+import { checkOptions } from "../validate.ts";
+import { KERNELS, type RopeVariant } from "./kernels.gen.ts";
 import {
   type RopeArgs,
   type RopeAxesArgs,
@@ -55,7 +56,7 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
-export { KERNELS };
+export { KERNELS, type RopeVariant };
 
 /** Heads per invocation (`HPI` in both kernels). */
 const HPI = 8;
@@ -69,8 +70,24 @@ const WG = 256;
  * @param options kernel override
  * @returns the plan; bindings `x`, `positions` `[tokens]`, `invFreq` `[headDim/2]`, `ropeCache`
  *   (inputs) and `out`
+ *
+ * @example Resident tensors: one token at position 1, one pair of channels
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { ropeFrequencies, ropePlan } from "@xpu/ops/ops/rope";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([1, 0]));
+ * const positions = gpu.upload(new Float32Array([1]));
+ * const invFreq = gpu.upload(ropeFrequencies(2).invFreq); // [1]: the pair turns by its position, in radians
+ * const none = gpu.alloc("f32", 0); // no angle table
+ * const out = gpu.alloc("f32", 2);
+ * await gpu.submit([ropePlan(gpu, { tokens: 1, heads: 1, headDim: 2 }), [x, positions, invFreq, none, out]]);
+ * const y = await gpu.read(out); // [cos 1, sin 1]
+ * gpu.destroy();
+ * ```
  */
-export function ropePlan(gpu: ResidentDevice, shape: RopeShape, options: KernelOptions = {}): KernelPlan {
+export function ropePlan(gpu: ResidentDevice, shape: RopeShape, options?: KernelOptions<RopeVariant>): KernelPlan {
+  checkOptions("rope", options);
   const { offset, headOffset, headCount, cacheLength, attentionFactor } = validateRopeShape(shape);
   const { tokens, heads, headDim } = shape;
   const total = tokens * heads * headDim;
@@ -137,7 +154,12 @@ export function ropePlan(gpu: ResidentDevice, shape: RopeShape, options: KernelO
  * gpu.destroy();
  * ```
  */
-export async function ropeGpu(gpu: ResidentDevice, args: RopeArgs, options: KernelOptions = {}): Promise<Float32Array> {
+export async function ropeGpu(
+  gpu: ResidentDevice,
+  args: RopeArgs,
+  options?: KernelOptions<RopeVariant>,
+): Promise<Float32Array> {
+  checkOptions("rope", options);
   const { invFreq, cacheLength } = validateRope(args);
   const plan = ropePlan(gpu, { ...args, cacheLength }, options);
   const positions = args.positions ?? Float32Array.from({ length: args.tokens }, (_, t) => t);
@@ -153,8 +175,28 @@ export async function ropeGpu(gpu: ResidentDevice, args: RopeArgs, options: Kern
  * @param options kernel override
  * @returns the plan; bindings `x`, `positions` `[tokens, axes]` (i32), `pairAxis` `[headDim/2]`
  *   (u32), `invFreq` `[headDim/2]` (inputs) and `out`
+ *
+ * @example Resident tensors: one token at (t, h) = (0, 1), two axes of one pair each
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { ropeAxesPlan, validateRopeAxesShape } from "@xpu/ops/ops/rope";
+ * const gpu = await acquireDevice();
+ * const shape = { tokens: 1, heads: 1, headDim: 4, axesDims: [2, 2], theta: 256 };
+ * const { axis, invFreq } = validateRopeAxesShape(shape); // each pair's axis and inverse frequency
+ * const x = gpu.upload(new Float32Array([1, 0, 1, 0]));
+ * const positions = gpu.upload(new Int32Array([0, 1]));
+ * const out = gpu.alloc("f32", 4);
+ * await gpu.submit([ropeAxesPlan(gpu, shape), [x, positions, gpu.upload(axis), gpu.upload(invFreq), out]]);
+ * const y = await gpu.read(out); // [1, 0, cos 1, sin 1]: only the second axis's pair turns
+ * gpu.destroy();
+ * ```
  */
-export function ropeAxesPlan(gpu: ResidentDevice, shape: RopeAxesShape, options: KernelOptions = {}): KernelPlan {
+export function ropeAxesPlan(
+  gpu: ResidentDevice,
+  shape: RopeAxesShape,
+  options?: KernelOptions<RopeVariant>,
+): KernelPlan {
+  checkOptions("ropeAxes", options);
   const { pairing } = validateRopeAxesShape(shape);
   const { tokens, heads, headDim } = shape;
   const axes = shape.axesDims.length;
@@ -215,8 +257,9 @@ export function ropeAxesPlan(gpu: ResidentDevice, shape: RopeAxesShape, options:
 export async function ropeAxesGpu(
   gpu: ResidentDevice,
   args: RopeAxesArgs,
-  options: KernelOptions = {},
+  options?: KernelOptions<RopeVariant>,
 ): Promise<Float32Array> {
+  checkOptions("ropeAxes", options);
   const { axis, invFreq } = validateRopeAxes(args);
   const plan = ropeAxesPlan(gpu, args, options);
   const [out] = await gpu.run(plan, [args.x, args.positions, axis, invFreq]);

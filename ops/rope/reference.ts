@@ -131,15 +131,39 @@ export interface RopeResolved {
 
 const SHAPE_FIELDS = "tokens, heads, headDim, theta?, scaling?, offset?, headOffset?, headCount?";
 
+/** The keys a shape or arguments object may carry: sizes, scalars and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = [
+  "x",
+  "positions",
+  "ropeCache",
+  "tokens",
+  "heads",
+  "headDim",
+  "theta",
+  "scaling",
+  "offset",
+  "headOffset",
+  "headCount",
+  "cacheLength",
+];
+
 /**
  * Validates {@link rope}'s sizes and scalars.
  *
  * @param shape the sizes and scalars
  * @returns the shape with defaults filled in, and the frequencies
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateRopeShape } from "@xpu/ops/ops/rope";
+ * const { headCount, invFreq } = validateRopeShape({ tokens: 8, heads: 32, headDim: 128, theta: 500000 });
+ * headCount; // 32: every head, from headOffset 0
+ * invFreq.length; // 64: one per pair of channels
+ * ```
  */
 export function validateRopeShape(shape: RopeShape): RopeResolved {
-  requireArgs("rope", "shape", shape, `{ ${SHAPE_FIELDS}, cacheLength? }`);
+  requireArgs("rope", "shape", shape, `{ ${SHAPE_FIELDS}, cacheLength? }`, KEYS);
   requireInt("rope", "tokens", shape.tokens, 1, U32_MAX);
   requireInt("rope", "heads", shape.heads, 1, U32_MAX);
   requireInt("rope", "headDim", shape.headDim, 2, U32_MAX);
@@ -165,9 +189,15 @@ export function validateRopeShape(shape: RopeShape): RopeResolved {
  * @param args the arguments
  * @returns as {@link validateRopeShape}
  * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { validateRope } from "@xpu/ops/ops/rope";
+ * validateRope({ x: new Float32Array(16), tokens: 2, heads: 2, headDim: 4, offset: 7 }).offset; // 7
+ * ```
  */
 export function validateRope(args: RopeArgs): RopeResolved {
-  requireArgs("rope", "args", args, `{ x, positions?, ropeCache?, ${SHAPE_FIELDS} }`);
+  requireArgs("rope", "args", args, `{ x, positions?, ropeCache?, ${SHAPE_FIELDS} }`, KEYS);
   let cacheLength = 0;
   if (args.ropeCache !== undefined) {
     requireArray("rope", "ropeCache", args.ropeCache, "Float32Array");

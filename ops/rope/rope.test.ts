@@ -19,6 +19,7 @@ import {
   ropePlan,
   type RopeScaling,
 } from "./mod.ts";
+import type { RopeVariant } from "./kernels.gen.ts";
 
 interface Golden {
   meta: { torch: string; transformers: string; config_api: string };
@@ -305,7 +306,7 @@ async function rejectsBadRope(run: (args: RopeArgs) => unknown): Promise<void> {
   );
   await assertThrowsMessage(
     () => run({ x, tokens: 2, heads: 1, headDim: 4, scaling: { type: "ntk" } as unknown as RopeScaling }),
-    'rope: scaling.type must be one of "linear", "dynamic", "yarn", "llama3", got ntk',
+    'rope: scaling.type must be one of "linear", "dynamic", "yarn", "llama3", got "ntk"',
   );
   await assertThrowsMessage(
     () => run({ x, tokens: 2, heads: 1, headDim: 4, scaling: { type: "linear", factor: 0 } }),
@@ -335,7 +336,7 @@ Deno.test("rope reference: bad input throws naming the argument", () => rejectsB
 gpuTest("rope GPU: bad input throws before dispatch", async (gpu) => {
   await rejectsBadRope((args) => ropeGpu(gpu, args));
   await assertThrowsMessage(
-    () => ropeGpu(gpu, { x: f32([1, 2]), tokens: 1, heads: 1, headDim: 2 }, { override: "kernel.soc" }),
+    () => ropeGpu(gpu, { x: f32([1, 2]), tokens: 1, heads: 1, headDim: 2 }, { override: "kernel.soc" as never }),
     'override "kernel.soc" is not a variant of entry point "kernel"',
   );
 });
@@ -389,7 +390,7 @@ for (
     },
   });
 }
-checkAgainstReference<RopeArgs>("rope", KERNELS, "kernel", ropeCases, rope, ropeGpu, ropeTolerance);
+checkAgainstReference<RopeArgs, RopeVariant>("rope", KERNELS, "kernel", ropeCases, rope, ropeGpu, ropeTolerance);
 
 gpuTest("rope GPU matches transformers' apply_rotary_pos_emb through permuteRopeChannels", async (gpu) => {
   await checkLlamaEquivalence((args) => ropeGpu(gpu, args), "GPU");

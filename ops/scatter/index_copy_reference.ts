@@ -24,6 +24,9 @@
 
 import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
+/** The keys a shape or arguments object may carry: sizes and arrays (a plan may be given the arguments). */
+const KEYS: readonly string[] = ["out", "src", "index", "outer", "rows", "cols", "indexLength"];
+
 /** The sizes of an {@link indexCopy} call: what a plan needs. */
 export interface IndexCopyShape {
   /** Blocks of the view, the axes before the indexed one folded (>= 1). */
@@ -60,7 +63,7 @@ export interface IndexCopyArgs extends Omit<IndexCopyShape, "indexLength"> {
  */
 export function validateIndexCopyShape(shape: IndexCopyShape): void {
   const name = "indexCopy";
-  requireArgs(name, "shape", shape, "{ outer, rows, cols, indexLength }");
+  requireArgs(name, "shape", shape, "{ outer, rows, cols, indexLength }", KEYS);
   requireInt(name, "outer", shape.outer, 1, U32_MAX);
   requireInt(name, "rows", shape.rows, 1, 2 ** 31 - 1);
   requireInt(name, "cols", shape.cols, 1, U32_MAX);
@@ -89,7 +92,7 @@ export function validateIndexCopyShape(shape: IndexCopyShape): void {
  */
 export function validateIndexCopy(args: IndexCopyArgs): void {
   const name = "indexCopy";
-  requireArgs(name, "args", args, "{ out, src, index, outer, rows, cols }");
+  requireArgs(name, "args", args, "{ out, src, index, outer, rows, cols }", KEYS);
   requireArray(name, "index", args.index, "Int32Array");
   const { outer, rows, cols } = args;
   validateIndexCopyShape({ outer, rows, cols, indexLength: args.index.length });

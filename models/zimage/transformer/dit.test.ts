@@ -8,6 +8,8 @@ import { encodeSafetensors } from "../../../llm/safetensors_write.ts";
 import { unpackQ4, unpackQ8 } from "../../../ops/matvec/mod.ts";
 import { quantizePacked, quantizePackedQ4 } from "../../../ops/quantize/mod.ts";
 import {
+  GOLDEN_SETS,
+  goldenCases,
   goldenStore,
   goldenTensor,
   loadTinyIndex,
@@ -19,23 +21,25 @@ import { type DitCaptures, ditWeightBytes, ZImageDit } from "./dit.ts";
 
 const TOL = 1e-4; // the oracle's tolerance; f32 sums in another order than torch's
 
-gpuTest(
-  "ZImageDit: cases a (8x8, caption 7) and b (16x12, caption 32) at both timesteps, every intermediate",
-  async (gpu) => {
-    const index = await loadTinyIndex();
+for (const set of GOLDEN_SETS) {
+  const index = await loadTinyIndex(set);
+  const cases = goldenCases(index).dit;
+  const shapes = cases.map((c) => `${c.name} ${c.latentH}x${c.latentW}, caption ${c.capLen}`).join("; ");
+  gpuTest(`ZImageDit (${set}): ${shapes}; both timesteps; every intermediate the goldens hold`, async (gpu) => {
     const config = parseDitConfig(index.config.dit as Record<string, unknown>);
     const dit = await ZImageDit.load(gpu, await recipeStore(index, "dit"), config);
-    const golden = await goldenStore("dit");
+    const golden = await goldenStore("dit", set);
     const timesteps = await goldenTensor(golden, "timesteps");
     const report: string[] = [];
     const check = (name: string, got: ArrayLike<number>, want: ArrayLike<number>) => {
       const rel = maxRelative(got, want);
       report.push(`${name} ${rel.toExponential(2)}`);
-      ok(rel <= TOL, `${name}: max rel ${rel}`);
+      ok(rel <= TOL, `${set} ${name}: max rel ${rel}`);
     };
-    for (const [c, [H, W], capLen, debug] of [["a", [8, 8], 7, 1], ["b", [16, 12], 32, 0]] as const) {
+    let intermediates = 0;
+    for (const { name: c, latentH, latentW, capLen } of cases) {
       const captures: DitCaptures = new Map();
-      const run = dit.prepare({ latentH: H, latentW: W, capLen }, captures);
+      const run = dit.prepare({ latentH, latentW, capLen }, captures);
       gpu.device.queue.writeBuffer(
         run.capFeats.buffer,
         0,
@@ -50,35 +54,32 @@ gpuTest(
         );
         await run.step(timesteps[ti]);
         check(`${c}.t${ti}.output`, await gpu.read(run.output), await goldenTensor(golden, `${c}.t${ti}.output`));
-        if (ti !== debug) continue;
-        for (const name of ["t_emb", "x_embedded", "noise_refiner.0", "cap_embedded", "context_refiner.0", "unified"]) {
-          check(
-            `${c}.t${ti}.${name}`,
-            await gpu.read(captures.get(name)!),
-            await goldenTensor(golden, `${c}.t${ti}.${name}`),
-          );
+        // The debug intermediates this step has goldens for (t_freq is the host's: sinusoid.test.ts).
+        const prefix = `${c}.t${ti}.`;
+        const names = golden.tensors.map((t) => t.name).filter((n) => n.startsWith(prefix))
+          .map((n) => n.slice(prefix.length)).filter((n) => n !== "output" && n !== "t_freq");
+        for (const name of names) {
+          const captured = captures.get(name);
+          ok(captured, `${set}: no capture named ${name}`);
+          const got = (await gpu.read(captured)) as Float32Array;
+          if (name === "adaln0") {
+            // Captured with the scale chunks plus one (folded into the bias): take it off.
+            for (let i = 0, d = config.dim; i < d; i++) {
+              got[i] -= 1;
+              got[2 * d + i] -= 1;
+            }
+          }
+          check(prefix + name, got, await goldenTensor(golden, prefix + name));
+          intermediates++;
         }
-        for (const name of ["attn0", "layer.0", "layer.1", "final"]) {
-          check(
-            `${c}.t${ti}.${name}`,
-            await gpu.read(captures.get(name)!),
-            await goldenTensor(golden, `${c}.t${ti}.${name}`),
-          );
-        }
-        // adaln0 is captured with the scale chunks plus one (folded into the bias): take it off.
-        const adaln = (await gpu.read(captures.get("adaln0")!)) as Float32Array, d = config.dim;
-        for (let i = 0; i < d; i++) {
-          adaln[i] -= 1;
-          adaln[2 * d + i] -= 1;
-        }
-        check(`${c}.t${ti}.adaln0`, adaln, await goldenTensor(golden, `${c}.t${ti}.adaln0`));
       }
       run.destroy();
     }
     dit.destroy();
+    ok(intermediates >= 6, `${set}: only ${intermediates} intermediates checked`);
     console.log(report.join("\n"));
-  },
-);
+  });
+}
 
 /** The tiny DiT with each block's Linear weights replaced by their q8 or q4g128 round trip (CPU reference). */
 async function dequantizedStore(index: TinyIndex, format: "q8" | "q4g128") {
@@ -106,45 +107,51 @@ async function dequantizedStore(index: TinyIndex, format: "q8" | "q4g128") {
   return await SafetensorsFile.open(bytesSource(encodeSafetensors(tensors)));
 }
 
-gpuTest("ZImageDit: q8 and q4g128 blocks compute the f32 DiT of their dequantized weights (case b)", async (gpu) => {
-  const index = await loadTinyIndex();
-  const config = parseDitConfig(index.config.dit as Record<string, unknown>);
-  const golden = await goldenStore("dit");
-  const timesteps = await goldenTensor(golden, "timesteps");
-  const outputs = async (dit: ZImageDit) => {
-    const run = dit.prepare({ latentH: 16, latentW: 12, capLen: 32 });
-    const write = async (t: GpuTensor, name: string) =>
-      gpu.device.queue.writeBuffer(t.buffer, 0, (await goldenTensor(golden, name)) as Float32Array<ArrayBuffer>);
-    await write(run.capFeats, "b.cap_feats");
-    await run.encodeCaption();
-    const out: Float32Array[] = [];
-    for (const t of timesteps) {
-      await write(run.latent, "b.latent");
-      await run.step(t);
-      out.push((await gpu.read(run.output)) as Float32Array);
-    }
-    run.destroy();
-    dit.destroy();
-    return out;
-  };
-  const report: string[] = [];
-  for (const format of ["q8", "q4g128"] as const) {
-    const quantized = await outputs(await ZImageDit.load(gpu, await recipeStore(index, "dit"), config, { format }));
-    const roundTrip = await outputs(await ZImageDit.load(gpu, await dequantizedStore(index, format), config));
-    for (const ti of [0, 1]) {
-      const rel = maxRelative(quantized[ti], roundTrip[ti]);
-      const fromF32 = maxRelative(quantized[ti], await goldenTensor(golden, `b.t${ti}.output`));
-      report.push(
-        `${format} t${ti}: vs its dequantized f32 ${rel.toExponential(2)}, vs the f32 golden ${
-          fromF32.toExponential(2)
-        }`,
-      );
-      ok(rel < TOL, `${format} b.t${ti}: max rel ${rel} from the f32 DiT of its dequantized weights`);
-      ok(fromF32 > 100 * rel, `${format} b.t${ti}: quantization moved the output by only ${fromF32}`);
-    }
-  }
-  console.log(report.join("\n"));
-});
+for (const set of GOLDEN_SETS) {
+  gpuTest(
+    `ZImageDit (${set}): q8 and q4g128 blocks compute the f32 DiT of their dequantized weights (case b)`,
+    async (gpu) => {
+      const index = await loadTinyIndex(set);
+      const config = parseDitConfig(index.config.dit as Record<string, unknown>);
+      const golden = await goldenStore("dit", set);
+      const { latentH, latentW, capLen } = goldenCases(index).dit.find((c) => c.name === "b")!;
+      const timesteps = await goldenTensor(golden, "timesteps");
+      const outputs = async (dit: ZImageDit) => {
+        const run = dit.prepare({ latentH, latentW, capLen });
+        const write = async (t: GpuTensor, name: string) =>
+          gpu.device.queue.writeBuffer(t.buffer, 0, (await goldenTensor(golden, name)) as Float32Array<ArrayBuffer>);
+        await write(run.capFeats, "b.cap_feats");
+        await run.encodeCaption();
+        const out: Float32Array[] = [];
+        for (const t of timesteps) {
+          await write(run.latent, "b.latent");
+          await run.step(t);
+          out.push((await gpu.read(run.output)) as Float32Array);
+        }
+        run.destroy();
+        dit.destroy();
+        return out;
+      };
+      const report: string[] = [];
+      for (const format of ["q8", "q4g128"] as const) {
+        const quantized = await outputs(await ZImageDit.load(gpu, await recipeStore(index, "dit"), config, { format }));
+        const roundTrip = await outputs(await ZImageDit.load(gpu, await dequantizedStore(index, format), config));
+        for (const ti of [0, 1]) {
+          const rel = maxRelative(quantized[ti], roundTrip[ti]);
+          const fromF32 = maxRelative(quantized[ti], await goldenTensor(golden, `b.t${ti}.output`));
+          report.push(
+            `${format} t${ti}: vs its dequantized f32 ${rel.toExponential(2)}, vs the f32 golden ${
+              fromF32.toExponential(2)
+            }`,
+          );
+          ok(rel < TOL, `${set} ${format} b.t${ti}: max rel ${rel} from the f32 DiT of its dequantized weights`);
+          ok(fromF32 > 100 * rel, `${set} ${format} b.t${ti}: quantization moved the output by only ${fromF32}`);
+        }
+      }
+      console.log(report.join("\n"));
+    },
+  );
+}
 
 gpuTest("ZImageDit: a binding over the device's limit is refused when a run is prepared, naming it", async (gpu) => {
   const index = await loadTinyIndex();
@@ -164,40 +171,43 @@ gpuTest("ZImageDit: a binding over the device's limit is refused when a run is p
   dit.destroy();
 });
 
-gpuTest(
-  "ZImageDit: streamed blocks (two resident slots, uploads between) give the resident DiT's output exactly",
-  async (gpu) => {
-    const index = await loadTinyIndex();
-    const config = parseDitConfig(index.config.dit as Record<string, unknown>);
-    const golden = await goldenStore("dit");
-    const timesteps = await goldenTensor(golden, "timesteps");
-    const outputs = async (dit: ZImageDit) => {
-      const run = dit.prepare({ latentH: 8, latentW: 8, capLen: 7 });
-      const write = async (t: GpuTensor, name: string) =>
-        gpu.device.queue.writeBuffer(t.buffer, 0, (await goldenTensor(golden, name)) as Float32Array<ArrayBuffer>);
-      await write(run.capFeats, "a.cap_feats");
-      await run.encodeCaption();
-      const out: Float32Array[] = [];
-      for (const t of [...timesteps, ...timesteps]) { // twice over: the slots' turns carry across steps
-        await write(run.latent, "a.latent");
-        await run.step(t);
-        out.push((await gpu.read(run.output)) as Float32Array);
+for (const set of GOLDEN_SETS) {
+  gpuTest(
+    `ZImageDit (${set}): streamed blocks (two resident slots, uploads between) give the resident DiT's output exactly`,
+    async (gpu) => {
+      const index = await loadTinyIndex(set);
+      const config = parseDitConfig(index.config.dit as Record<string, unknown>);
+      const golden = await goldenStore("dit", set);
+      const { latentH, latentW, capLen } = goldenCases(index).dit.find((c) => c.name === "a")!;
+      const timesteps = await goldenTensor(golden, "timesteps");
+      const outputs = async (dit: ZImageDit) => {
+        const run = dit.prepare({ latentH, latentW, capLen });
+        const write = async (t: GpuTensor, name: string) =>
+          gpu.device.queue.writeBuffer(t.buffer, 0, (await goldenTensor(golden, name)) as Float32Array<ArrayBuffer>);
+        await write(run.capFeats, "a.cap_feats");
+        await run.encodeCaption();
+        const out: Float32Array[] = [];
+        for (const t of [...timesteps, ...timesteps]) { // twice over: the slots' turns carry across steps
+          await write(run.latent, "a.latent");
+          await run.step(t);
+          out.push((await gpu.read(run.output)) as Float32Array);
+        }
+        const streamed = run.streamed;
+        run.destroy();
+        dit.destroy();
+        return { out, streamed };
+      };
+      for (const format of ["f32", "q8"] as const) {
+        const resident = await outputs(await ZImageDit.load(gpu, await recipeStore(index, "dit"), config, { format }));
+        const dit = await ZImageDit.load(gpu, await recipeStore(index, "dit"), config, { format, stream: true });
+        ok(dit.streamed);
+        const streamed = await outputs(dit);
+        deepStrictEqual([resident.streamed, streamed.streamed], [false, true]);
+        deepStrictEqual(streamed.out, resident.out, `${set} ${format}: streamed and resident outputs differ`);
+        if (format === "f32") ok(maxRelative(streamed.out[1], await goldenTensor(golden, "a.t1.output")) < TOL);
       }
-      const streamed = run.streamed;
-      run.destroy();
-      dit.destroy();
-      return { out, streamed };
-    };
-    for (const format of ["f32", "q8"] as const) {
-      const resident = await outputs(await ZImageDit.load(gpu, await recipeStore(index, "dit"), config, { format }));
-      const dit = await ZImageDit.load(gpu, await recipeStore(index, "dit"), config, { format, stream: true });
-      ok(dit.streamed);
-      const streamed = await outputs(dit);
-      deepStrictEqual([resident.streamed, streamed.streamed], [false, true]);
-      deepStrictEqual(streamed.out, resident.out, `${format}: streamed and resident outputs differ`);
-      if (format === "f32") ok(maxRelative(streamed.out[1], await goldenTensor(golden, "a.t1.output")) < TOL);
-    }
-    const bytes = (stream: boolean) => ditWeightBytes(config, "f32", stream);
-    ok(bytes(true) < bytes(false), `streaming holds ${bytes(true)} of ${bytes(false)} bytes`);
-  },
-);
+      const bytes = (stream: boolean) => ditWeightBytes(config, "f32", stream);
+      ok(bytes(true) < bytes(false), `streaming holds ${bytes(true)} of ${bytes(false)} bytes`);
+    },
+  );
+}

@@ -1,6 +1,7 @@
 import { deepStrictEqual, ok } from "node:assert/strict";
 import { ropeAxes } from "../../../ops/rope/mod.ts";
-import { goldenStore, goldenTensor, maxRelative } from "../fixtures/recipe.ts";
+import { parseDitConfig } from "../config.ts";
+import { GOLDEN_SETS, goldenCases, goldenStore, goldenTensor, loadTinyIndex, maxRelative } from "../fixtures/recipe.ts";
 import { captionPositions, imagePositions, paddedLength } from "./positions.ts";
 
 /** (cos, sin) of each pair, from ropeAxes turning unit vectors (1, 0): `[tokens, pairs, 2]`. */
@@ -11,21 +12,26 @@ function cosSin(positions: Int32Array, axesDims: number[]): Float32Array {
   return ropeAxes({ x, positions, tokens, heads: 1, headDim, axesDims, theta: 256 });
 }
 
-Deno.test("positions: caption (i+1, 0, 0), image (capPadded+1, h, w), padding (0, 0, 0): DiT goldens a and b", async () => {
-  const dit = await goldenStore("dit");
-  for (const [c, [h, w], capLen] of [["a", [8, 8], 7], ["b", [16, 12], 32]] as const) {
-    const capPadded = paddedLength(capLen);
-    const img = imagePositions(h / 2, w / 2, capPadded);
-    const cap = captionPositions(capPadded);
-    deepStrictEqual(img, await goldenTensor(dit, `${c}.image_pos_ids`), `${c}.image_pos_ids`);
-    deepStrictEqual(cap, await goldenTensor(dit, `${c}.cap_pos_ids`), `${c}.cap_pos_ids`);
-    // ropeAxes (adjacent pairs, theta 256, per-axis exponent) at these positions gives the golden (cos, sin).
-    for (const [pos, name] of [[img, "rope_image"], [cap, "rope_cap"]] as const) {
-      const rel = maxRelative(cosSin(pos, [8, 12, 12]), await goldenTensor(dit, `${c}.${name}`));
-      ok(rel < 1e-5, `${c}.${name}: max rel ${rel}`);
+for (const set of GOLDEN_SETS) {
+  const index = await loadTinyIndex(set);
+  const { axesDims } = parseDitConfig(index.config.dit as Record<string, unknown>);
+  const cases = goldenCases(index).dit;
+  Deno.test(`positions: caption (i+1, 0, 0), image (capPadded+1, h, w), padding (0, 0, 0): ${set}'s DiT cases`, async () => {
+    const dit = await goldenStore("dit", set);
+    for (const { name: c, latentH, latentW, capLen } of cases) {
+      const capPadded = paddedLength(capLen);
+      const img = imagePositions(latentH / 2, latentW / 2, capPadded);
+      const cap = captionPositions(capPadded);
+      deepStrictEqual(img, await goldenTensor(dit, `${c}.image_pos_ids`), `${c}.image_pos_ids`);
+      deepStrictEqual(cap, await goldenTensor(dit, `${c}.cap_pos_ids`), `${c}.cap_pos_ids`);
+      // ropeAxes (adjacent pairs, theta 256, per-axis exponent) at these positions gives the golden (cos, sin).
+      for (const [pos, name] of [[img, "rope_image"], [cap, "rope_cap"]] as const) {
+        const rel = maxRelative(cosSin(pos, axesDims), await goldenTensor(dit, `${c}.${name}`));
+        ok(rel < 1e-5, `${c}.${name}: max rel ${rel}`);
+      }
     }
-  }
-});
+  });
+}
 
 Deno.test("positions: the real model's (512-token caption, 64 x 64 patches, axes [32, 48, 48]) as real.safetensors", async () => {
   const real = await goldenStore("real");

@@ -1,9 +1,9 @@
 import { ok } from "node:assert/strict";
-import { goldenStore, goldenTensor, maxRelative } from "../fixtures/recipe.ts";
+import { GOLDEN_SETS, goldenStore, goldenTensor, maxRelative } from "../fixtures/recipe.ts";
 import { turboSchedule } from "../scheduler.ts";
 import { timestepSinusoid } from "./sinusoid.ts";
 
-Deno.test("timestepSinusoid: the real Turbo steps' 256-d sinusoids (real.safetensors) and the DiT goldens'", async () => {
+Deno.test("timestepSinusoid: the real Turbo steps' 256-d sinusoids (real.safetensors) and both sets' DiT goldens", async () => {
   const real = await goldenStore("real");
   const want = await goldenTensor(real, "turbo8.t_freq");
   const { modelT } = turboSchedule(8);
@@ -14,11 +14,13 @@ Deno.test("timestepSinusoid: the real Turbo steps' 256-d sinusoids (real.safeten
   // argument. The oracle's own tolerance is 1e-4 (its CPU and CUDA goldens differ by 1.2e-4 here).
   const rel = maxRelative(got, want);
   ok(rel < 5e-5, `turbo8.t_freq: max rel ${rel}`);
-  const dit = await goldenStore("dit");
-  const ts = await goldenTensor(dit, "timesteps");
-  for (const [name, t] of [["a.t1.t_freq", ts[1]], ["b.t0.t_freq", ts[0]]] as const) {
-    const r = maxRelative(timestepSinusoid(t), await goldenTensor(dit, name));
-    ok(r < 5e-5, `${name}: max rel ${r}`);
+  for (const set of GOLDEN_SETS) {
+    const dit = await goldenStore("dit", set);
+    const ts = await goldenTensor(dit, "timesteps");
+    for (const [name, t] of [["a.t1.t_freq", ts[1]], ["b.t0.t_freq", ts[0]]] as const) {
+      const r = maxRelative(timestepSinusoid(t), await goldenTensor(dit, name));
+      ok(r < 5e-5, `${set} ${name}: max rel ${r}`);
+    }
   }
 });
 

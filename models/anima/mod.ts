@@ -1,0 +1,81 @@
+/**
+ * Anima text-to-image (circlestone-labs' Anima: a Cosmos-Predict2-2B MiniTrainDIT fine-tune, 28
+ * blocks; Anima-3.8B is its 52-block depth expansion), as programs of the library's ops.
+ *
+ * Matches, stage by stage, the oracle pack `shared/oracle/anima` built from sd-scripts
+ * (`library/anima_models.py` at 48d368f: the DiT and the LLM adapter; `hunyuan_image_utils`: the
+ * schedule and the Euler step) and Wan2.1 (`wan/modules/vae.py` at 9737cba: the VAE decoder), with
+ * torch 2.11 in fp32: every golden of its tiny set within 1e-4 relative (max|a − b| / max|b|),
+ * most within 1e-6 (the tests print each figure).
+ *
+ * - {@link Anima}: `Anima.load(source, { device, format, maxResidentBytes, onProgress })` and
+ *   `generate({ prompt, negativePrompt, width, height, steps, cfg, shift, seed, noise, signal, onStep })`.
+ *   The Qwen3-0.6B encoder and the two tokenizers are given to it ({@link AnimaTextEncoder},
+ *   {@link AnimaT5Tokenizer}): {@link qwen3TextEncoder} and {@link t5AdapterTokenizer} make them from
+ *   models/qwen3's `Qwen3Encoder` and llm/tokenizer's Qwen and T5 tokenizers.
+ * - The components, usable alone: {@link LlmAdapter}, {@link AnimaDit}, {@link AnimaVae}.
+ * - Checkpoints: the DiT file with ComfyUI names (`net.*`, the adapter as `net.llm_adapter.*`),
+ *   the Wan 2.1 VAE (`qwen_image_vae.safetensors`); bf16, f16 or f32 storage, loaded as f32. The
+ *   configuration comes from the tensors' shapes (28 or 52 blocks alike) and every tensor is checked
+ *   against the expected layout before any data is read.
+ *
+ * Refused, with an error naming the argument: a checkpoint with a missing, mis-shaped or
+ * unexpected tensor; a weight format other than f32 or q8 (the DiT's block products); an image size
+ * that is not a multiple of 16; steps < 1; a sampler other than Euler; more than 512 T5 tokens; a
+ * stage larger than the residency budget (the DiT: with its blocks streamed through two slots).
+ *
+ * @module
+ */
+
+export {
+  Anima,
+  type AnimaGenerateOptions,
+  type AnimaImage,
+  type AnimaLoadOptions,
+  type AnimaProgress,
+  type AnimaSource,
+  type AnimaT5Tokenizer,
+  type AnimaTextEncoder,
+  DEFAULT_MAX_RESIDENT_BYTES,
+  QWEN_ENDOFTEXT,
+  T5_EOS,
+} from "./pipeline.ts";
+export { type AdapterInputs, type AdapterMasks, LlmAdapter } from "./adapter.ts";
+export { AnimaDit, type DitGeometry, type DitInputs, patchIndex } from "./dit.ts";
+export type { Tap } from "./dit_block.ts";
+export { Graph } from "./graph.ts";
+export { AnimaVae, clampImage } from "./vae.ts";
+export {
+  ADAPTER_ROPE_THETA,
+  type AdapterConfig,
+  adapterConfigFromStore,
+  CONTEXT_ROWS,
+  type DitConfig,
+  ditConfigFromStore,
+  ditRopeSplit,
+  NORM_EPS,
+  ROPE_RATIOS,
+  type VaeConfig,
+  vaeConfigFromStore,
+  WAN_LATENTS_MEAN,
+  WAN_LATENTS_STD,
+} from "./config.ts";
+export {
+  adapterLayout,
+  checkAdapterLayout,
+  checkDitLayout,
+  checkVaeLayout,
+  ditLayout,
+  ditStores,
+  vaeLayout,
+  type VaeModule,
+  vaeModules,
+} from "./weights.ts";
+export { DEFAULT_SHIFT, eulerStep, guide, guidedEulerCoefficients, sigmaSchedule } from "./sampler.ts";
+export { timestepSinusoid } from "./timestep.ts";
+export { qwen3TextEncoder, t5AdapterTokenizer } from "./text.ts";
+export { ditPositions, sequencePositions } from "./rope.ts";
+// Types of other entry points that this API names (for deno doc).
+export type { TensorInfo, TensorStore } from "../../llm/safetensors.ts";
+export type { ExpectedTensor } from "../../llm/weights/checkpoint.ts";
+export type { GpuTensor, TensorDtype } from "../../harness/device.ts";

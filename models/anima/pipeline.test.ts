@@ -1,0 +1,227 @@
+import { deepStrictEqual } from "node:assert/strict";
+import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
+import { decodedToRgba } from "../image.ts";
+import { gaussianNoise } from "../noise.ts";
+import { parseQwen3Config } from "../qwen3/config.ts";
+import { Qwen3Encoder } from "../qwen3/encoder.ts";
+import { Anima, type AnimaSource, QWEN_ENDOFTEXT } from "./pipeline.ts";
+import { qwen3TextEncoder } from "./text.ts";
+import { assertRel, fixture, goldenIndex, readInt32 } from "./fixtures_test_util.ts";
+
+const io = await fixture("io");
+
+/**
+ * The golden set's text side as the pipeline's encoder and tokenizer: "cond" and "uncond" map to
+ * the Qwen ids, the Qwen3 states and the T5 ids the oracle stored (its encoder is transformers'
+ * Qwen3Model on weights_qwen3; this port's Qwen3 is models/qwen3, not wired here yet).
+ */
+async function goldenText(seen: Int32Array[] = []): Promise<Pick<AnimaSource, "textEncoder" | "t5Tokenizer">> {
+  const ids = {
+    cond: await readInt32(io, "encoder/cond/input_ids"),
+    uncond: await readInt32(io, "encoder/uncond/input_ids"),
+  };
+  const states = new Map([
+    [ids.cond.join(), await io.readFloat32("encoder/cond/last_hidden_state")],
+    [ids.uncond.join(), await io.readFloat32("encoder/uncond/last_hidden_state")],
+  ]);
+  const t5 = { cond: await readInt32(io, "adapter/cond/t5_ids"), uncond: await readInt32(io, "adapter/uncond/t5_ids") };
+  return {
+    textEncoder: {
+      tokenize: (text) => text === "" ? [] : ids[text as "cond" | "uncond"],
+      encode: (q) => {
+        seen.push(q);
+        const s = states.get(q.join());
+        return Promise.resolve(s ?? new Float32Array(q.length * 40));
+      },
+    },
+    t5Tokenizer: { encode: (text) => text === "" ? [] : t5[text as "cond" | "uncond"] },
+  };
+}
+
+async function source(): Promise<AnimaSource> {
+  return { dit: await fixture("weights_dit"), vae: await fixture("weights_vae"), ...await goldenText() };
+}
+
+gpuTest("anima pipeline: the 3-step CFG-4 run (both passes one batched DiT run) down to the image", async (gpu) => {
+  const anima = await Anima.load(await source(), { device: gpu });
+  try {
+    const steps: number[] = [];
+    const image = await anima.generate({
+      prompt: "cond",
+      negativePrompt: "uncond",
+      width: 96,
+      height: 64,
+      steps: 3,
+      cfg: 4,
+      noise: await io.readFloat32("run/noise"),
+      onStep: (done) => steps.push(done),
+    });
+    deepStrictEqual(steps, [1, 2, 3]);
+    const latent = assertRel(image.latent, await io.readFloat32("run/vae/z"), "final latent");
+    const rgb = assertRel(image.rgb, await io.readFloat32("run/vae/image"), "image");
+    console.log(`latent ${latent.toExponential(2)}, image ${rgb.toExponential(2)}`);
+    deepStrictEqual([image.width, image.height, image.rgb.length], [96, 64, 3 * 64 * 96]);
+  } finally {
+    anima.destroy();
+  }
+});
+
+gpuTest("anima pipeline: from the Qwen3 ids through models/qwen3's encoder (tiny) down to the image", async (gpu) => {
+  const { configs } = await goldenIndex();
+  const config = parseQwen3Config({ ...configs.qwen3, model_type: "qwen3" });
+  const encoder = await Qwen3Encoder.load(gpu, await fixture("weights_qwen3"), config);
+  const ids: Record<string, Int32Array> = {
+    cond: await readInt32(io, "encoder/cond/input_ids"),
+    uncond: await readInt32(io, "encoder/uncond/input_ids"),
+  };
+  const t5: Record<string, Int32Array> = {
+    cond: await readInt32(io, "adapter/cond/t5_ids"),
+    uncond: await readInt32(io, "adapter/uncond/t5_ids"),
+  };
+  const anima = await Anima.load({
+    dit: await fixture("weights_dit"),
+    vae: await fixture("weights_vae"),
+    // The tiny models' vocabularies (Qwen 128, T5 64) are not the real tokenizers': the golden ids.
+    textEncoder: qwen3TextEncoder(encoder, { encode: (text) => [...ids[text]] }),
+    t5Tokenizer: { encode: (text) => t5[text] },
+  }, { device: gpu });
+  try {
+    const states = await anima.encodePrompt("cond");
+    const encoded = assertRel(states.states, await io.readFloat32("encoder/cond/last_hidden_state"), "Qwen3 states");
+    const image = await anima.generate({
+      prompt: "cond",
+      negativePrompt: "uncond",
+      width: 96,
+      height: 64,
+      steps: 3,
+      cfg: 4,
+      noise: await io.readFloat32("run/noise"),
+    });
+    const latent = assertRel(image.latent, await io.readFloat32("run/vae/z"), "final latent");
+    const rgb = assertRel(image.rgb, await io.readFloat32("run/vae/image"), "image");
+    console.log(
+      `Qwen3 states ${encoded.toExponential(2)}, latent ${latent.toExponential(2)}, image ${rgb.toExponential(2)}`,
+    );
+  } finally {
+    anima.destroy();
+    encoder.destroy();
+  }
+});
+
+gpuTest(
+  "anima pipeline: under a budget that holds each stage but not all three, stages load and release in turn",
+  async (gpu) => {
+    const loaded: string[] = [];
+    const text = await goldenText();
+    text.textEncoder.release = () => loaded.push("text encoder released");
+    const anima = await Anima.load({ ...await source(), ...text }, {
+      device: gpu,
+      maxResidentBytes: 450_000,
+      onProgress: ({ stage, done, total }) => done === total && loaded.push(stage),
+    });
+    try {
+      deepStrictEqual(anima.residency, { maxResidentBytes: 450_000, keepsAllStages: false, streamsDitBlocks: false });
+      deepStrictEqual(loaded, []); // nothing loaded up front
+      const image = await anima.generate({
+        prompt: "cond",
+        negativePrompt: "uncond",
+        width: 96,
+        height: 64,
+        steps: 3,
+        cfg: 4,
+        noise: await io.readFloat32("run/noise"),
+      });
+      assertRel(image.rgb, await io.readFloat32("run/vae/image"), "image (staged)");
+      deepStrictEqual(loaded, ["text encoder released", "adapter", "dit", "vae"]);
+    } finally {
+      anima.destroy();
+    }
+  },
+);
+
+gpuTest("anima pipeline: one step with CFG (batch 2) and with cfg = 1 (batch 1, no uncond pass)", async (gpu) => {
+  const anima = await Anima.load(await source(), { device: gpu });
+  try {
+    const noise = await io.readFloat32("run/noise");
+    const cond = await anima.encodePrompt("cond"), uncond = await anima.encodePrompt("uncond");
+    // sigmas [1, 0]: x1 = x0 - v at sigma 1, the run's step 0 velocities.
+    const guided = await anima.denoise(noise, await anima.context([cond, uncond]), 8, 12, { steps: 1, cfg: 4 });
+    const v = await io.readFloat32("run/step0/v");
+    const r1 = assertRel(guided, noise.map((x, i) => x - v[i]), "cfg 4, one step");
+    const plain = await anima.denoise(noise, await anima.context([cond]), 8, 12, { steps: 1, cfg: 1 });
+    const vc = await io.readFloat32("run/step0/v_cond");
+    const r2 = assertRel(plain, noise.map((x, i) => x - vc[i]), "cfg 1, one step");
+    console.log(`cfg 4: ${r1.toExponential(2)}, cfg 1: ${r2.toExponential(2)}`);
+    // The batch must match the guidance: a cfg-4 call with one context is refused.
+    await assertThrowsMessage(
+      () => anima.denoise(noise, new Float32Array(512 * 32), 8, 12, { steps: 1, cfg: 4 }),
+      "context must be [2, 512, 32]",
+    );
+  } finally {
+    anima.destroy();
+  }
+});
+
+gpuTest(
+  "anima pipeline: a seed is models/noise.ts's Gaussian latent; the image comes back as RGBA too",
+  async (gpu) => {
+    const anima = await Anima.load(await source(), { device: gpu });
+    try {
+      const options = { prompt: "cond", negativePrompt: "uncond", width: 96, height: 64, steps: 1, cfg: 4 };
+      const seeded = await anima.generate({ ...options, seed: 5 });
+      const given = await anima.generate({ ...options, noise: gaussianNoise(5, 16 * 8 * 12) });
+      deepStrictEqual([seeded.seed, given.seed], [5, undefined]);
+      deepStrictEqual([...seeded.latent], [...given.latent]);
+      deepStrictEqual(seeded.rgba, decodedToRgba(seeded.rgb, 96, 64));
+      const random = await anima.generate({ ...options, steps: 1 });
+      deepStrictEqual(Number.isInteger(random.seed) && random.seed! >= 0 && random.seed! < 2 ** 32, true);
+    } finally {
+      anima.destroy();
+    }
+  },
+);
+
+gpuTest("anima pipeline: the empty prompt is one <|endoftext|> for Qwen3 and </s> for T5 (ComfyUI)", async (gpu) => {
+  const seen: Int32Array[] = [];
+  const anima = await Anima.load({
+    dit: await fixture("weights_dit"),
+    vae: await fixture("weights_vae"),
+    ...await goldenText(seen),
+  }, {
+    device: gpu,
+  });
+  try {
+    const empty = await anima.encodePrompt("");
+    deepStrictEqual([...seen[0]], [QWEN_ENDOFTEXT]);
+    deepStrictEqual([...empty.t5Ids], [1]);
+  } finally {
+    anima.destroy();
+  }
+});
+
+gpuTest("anima pipeline: bad options and budgets are refused before any GPU work", async (gpu) => {
+  await assertThrowsMessage(
+    async () => await Anima.load(await source(), { device: gpu, maxResidentBytes: 300_000 }),
+    "the dit needs 428736 bytes resident with its blocks streamed, over maxResidentBytes 300000",
+  );
+  await assertThrowsMessage(
+    // deno-lint-ignore no-explicit-any
+    async () => await Anima.load(await source(), { device: gpu, format: "q4g128" as any }),
+    'format must be "f32" or "q8", got q4g128',
+  );
+  const anima = await Anima.load(await source(), { device: gpu });
+  try {
+    const base = { prompt: "cond", width: 96, height: 64, noise: new Float32Array(16 * 8 * 12) };
+    await assertThrowsMessage(() => anima.generate({ ...base, width: 100 }), "width must be a multiple of 16, got 100");
+    await assertThrowsMessage(() => anima.generate({ ...base, steps: 0 }), "steps must be an integer >= 1, got 0");
+    await assertThrowsMessage(
+      () => anima.generate({ ...base, noise: undefined, seed: -1 }),
+      "seed must be an integer in [0, 2^32)",
+    );
+    const controller = new AbortController();
+    controller.abort();
+    await assertThrowsMessage(() => anima.generate({ ...base, signal: controller.signal }), "abort");
+  } finally {
+    anima.destroy();
+  }
+});
