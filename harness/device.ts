@@ -31,7 +31,10 @@ export type TensorDtype = "f32" | "i32" | "u32";
 /** Host arrays matching {@link TensorDtype}. */
 export type HostArray = Float32Array | Int32Array | Uint32Array;
 
-/** A buffer resident on the device, with its element type and length. */
+/**
+ * A buffer resident on the device, with its element type and length; or a view of a range of one
+ * ({@link tensorView}): `length` elements from byte `offset`, bound as that range.
+ */
 export interface GpuTensor {
   /** The storage buffer (usage STORAGE | COPY_SRC | COPY_DST). */
   readonly buffer: GPUBuffer;
@@ -39,6 +42,47 @@ export interface GpuTensor {
   readonly dtype: TensorDtype;
   /** Number of elements. */
   readonly length: number;
+  /**
+   * Where a view begins in the buffer, in bytes (a multiple of the device's
+   * minStorageBufferOffsetAlignment, checked when it is bound). Absent: the tensor is the whole buffer.
+   */
+  readonly offset?: number;
+}
+
+/**
+ * A view of elements `[first, first + length)` of a tensor: the same buffer, bound as that range
+ * (a plan sees a tensor of `length` elements). What a caller uses to run a plan on a piece of a
+ * buffer, e.g. a range of a weight's rows. The view's byte offset must be a multiple of the
+ * device's minStorageBufferOffsetAlignment (256 on most devices) when it is bound.
+ *
+ * @param tensor the tensor (itself possibly a view)
+ * @param first its first element in the view
+ * @param length elements in the view
+ * @returns the view
+ * @throws Error when the range is not within the tensor
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, elementwisePlan, tensorView } from "@xpu/ops";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array(128).fill(1));
+ * const sum = gpu.alloc("f32", 64);
+ * // Elements 64..127 of x: byte offset 256, the usual storage offset alignment.
+ * await gpu.submit([elementwisePlan(gpu, { op: "add", n: 64 }), [tensorView(x, 64, 64), tensorView(x, 64, 64), sum]]);
+ * console.log((await gpu.read(sum))[0]); // 2
+ * gpu.destroy();
+ * ```
+ */
+export function tensorView(tensor: GpuTensor, first: number, length: number): GpuTensor {
+  if (!Number.isSafeInteger(first) || first < 0 || !Number.isSafeInteger(length) || length < 0) {
+    throw new Error(`tensorView: first and length must be non-negative integers, got ${first} and ${length}`);
+  }
+  if (first + length > tensor.length) {
+    throw new Error(
+      `tensorView: elements [${first}, ${first + length}) are not within the tensor's ${tensor.length}`,
+    );
+  }
+  return { buffer: tensor.buffer, dtype: tensor.dtype, length, offset: (tensor.offset ?? 0) + 4 * first };
 }
 
 /** The role of a binding: read by the kernel, written by it, or both. */
@@ -77,6 +121,12 @@ export interface KernelPlan {
   bindings: readonly BindingSpec[];
   /** Packed uniform params, if the kernel has any. */
   params?: ArrayBuffer;
+  /**
+   * Values of the kernel's pipeline-overridable constants (`override` declarations), by name: given
+   * to `createComputePipeline`, so the driver compiles the kernel with them as constants. Part of
+   * the pipeline cache's key: one kernel with two sets of constants is two pipelines.
+   */
+  constants?: Readonly<Record<string, number>>;
   /** Workgroup counts; a number means `[n, 1, 1]`. */
   workgroups: number | readonly [number, number, number];
   /** The least the call must do: bytes through memory and floating-point operations. */
@@ -225,7 +275,11 @@ interface DeviceState {
   lost?: string;
 }
 
-type PipelineCache = Map<string, { source: string; pipeline: GPUComputePipeline }>;
+/** Pipelines by `op/variant` (one source each), then by the constants they were compiled with. */
+type PipelineCache = Map<
+  string,
+  { source: string; module: GPUShaderModule; pipelines: Map<string, GPUComputePipeline> }
+>;
 
 /** One pipeline cache per GPUDevice, shared by every ResidentDevice made over it. */
 const PIPELINES = new WeakMap<GPUDevice, PipelineCache>();
@@ -503,7 +557,7 @@ export class ResidentDevice {
             usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
           });
           const encoder = this.device.createCommandEncoder();
-          encoder.copyBufferToBuffer(buffer, 0, staging, 0, bytes);
+          encoder.copyBufferToBuffer(buffer, tensor.offset ?? 0, staging, 0, bytes);
           this.device.queue.submit([encoder.finish()]);
           mapped = staging.mapAsync(GPUMapMode.READ);
           mapped.catch(() => {}); // a rejected copy is reported by the scopes; see below
@@ -660,13 +714,22 @@ export class ResidentDevice {
       if (t.dtype !== spec.dtype || t.length < spec.length) {
         throw new Error(`${binding} expects ${spec.length} ${spec.dtype}, got ${t.length} ${t.dtype}`);
       }
+      const align = this.device.limits.minStorageBufferOffsetAlignment;
+      if (t.offset !== undefined && t.offset % align !== 0) {
+        throw new Error(`${binding}: a view's offset (${t.offset} bytes) must be a multiple of ${align}`);
+      }
     }
     checkDispatch(this.limits, {
       where,
       workgroups,
       workgroupSize: workgroupSizeOf(plan.kernel.source, where),
-      storage: tensors.map((t, i) => ({ name: plan.bindings[i].name, bytes: t.buffer.size })),
+      storage: tensors.map((t, i) => ({ name: plan.bindings[i].name, bytes: bindBytes(t) })),
     });
+    for (const [name, value] of Object.entries(plan.constants ?? {})) {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || typeof value !== "number" || !Number.isFinite(value)) {
+        throw new Error(`${where}: constant ${name} must be a finite number named as a WGSL identifier, got ${value}`);
+      }
+    }
     return workgroups;
   }
 
@@ -676,8 +739,13 @@ export class ResidentDevice {
     tensors: readonly GpuTensor[],
     workgroups: readonly [number, number, number],
   ): BoundDispatch {
-    const pipeline = this.#pipeline(plan.op, plan.kernel);
-    const entries: GPUBindGroupEntry[] = tensors.map((t, i) => ({ binding: i, resource: { buffer: t.buffer } }));
+    const pipeline = this.#pipeline(plan.op, plan.kernel, plan.constants);
+    const entries: GPUBindGroupEntry[] = tensors.map((t, i) => ({
+      binding: i,
+      resource: t.offset === undefined
+        ? { buffer: t.buffer }
+        : { buffer: t.buffer, offset: t.offset, size: bindBytes(t) },
+    }));
     let uniform: GPUBuffer | undefined;
     if (plan.params) {
       uniform = this.device.createBuffer({
@@ -689,7 +757,7 @@ export class ResidentDevice {
       entries.push({ binding: tensors.length, resource: { buffer: uniform } });
     }
     const bindGroup = this.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
-    const cleared = plan.bindings.flatMap((spec, i) => spec.zeroed ? [tensors[i].buffer] : []);
+    const cleared = plan.bindings.flatMap((spec, i) => spec.zeroed ? [tensors[i]] : []);
     return { plan, tensors: [...tensors], pipeline, bindGroup, workgroups, cleared, uniform };
   }
 
@@ -967,22 +1035,27 @@ export class ResidentDevice {
     }
   }
 
-  #pipeline(op: string, kernel: Resolution): GPUComputePipeline {
+  #pipeline(op: string, kernel: Resolution, constants?: Readonly<Record<string, number>>): GPUComputePipeline {
     const key = `${op}/${kernel.variant}`;
-    const cached = this.#pipelines.get(key);
-    if (cached) {
-      if (cached.source !== kernel.source) {
-        throw new Error(`pipeline cache: ${key} was already compiled from a different source`);
-      }
-      return cached.pipeline;
+    let entry = this.#pipelines.get(key);
+    if (entry && entry.source !== kernel.source) {
+      throw new Error(`pipeline cache: ${key} was already compiled from a different source`);
     }
-    const module = this.device.createShaderModule({ label: key, code: kernel.source });
+    if (!entry) {
+      const module = this.device.createShaderModule({ label: key, code: kernel.source });
+      this.#pipelines.set(key, entry = { source: kernel.source, module, pipelines: new Map() });
+    }
+    const names = constants ? Object.keys(constants).sort() : [];
+    const constantsKey = names.map((name) => `${name}=${constants![name]}`).join(",");
+    const cached = entry.pipelines.get(constantsKey);
+    if (cached) return cached;
+    const label = constantsKey ? `${key} (${constantsKey})` : key;
     const pipeline = this.device.createComputePipeline({
-      label: key,
+      label,
       layout: "auto",
-      compute: { module, entryPoint: "main" },
+      compute: { module: entry.module, entryPoint: "main", ...(constantsKey ? { constants: { ...constants } } : {}) },
     });
-    this.#pipelines.set(key, { source: kernel.source, pipeline });
+    entry.pipelines.set(constantsKey, pipeline);
     return pipeline;
   }
 }
@@ -1018,6 +1091,11 @@ function isUnbound(
   step: BoundDispatch | readonly [KernelPlan, readonly GpuTensor[]],
 ): step is readonly [KernelPlan, readonly GpuTensor[]] {
   return Array.isArray(step);
+}
+
+/** Bytes a binding of the tensor spans: its buffer, or a view's range (at least 4 bytes: a binding is not empty). */
+function bindBytes(t: GpuTensor): number {
+  return t.offset === undefined ? t.buffer.size : Math.max(4, 4 * t.length);
 }
 
 /** Bytes a tensor of `length` 4-byte elements occupies: whole 16-byte units, at least one. */
@@ -1095,16 +1173,21 @@ function checkTensor(tensor: GpuTensor, what: string): GpuTensor {
     throw new Error(`${what}: expected a GpuTensor ({ buffer, dtype, length }), got ${String(tensor)}`);
   }
   const { buffer, dtype, length } = tensor;
+  const offset = tensor.offset ?? 0;
+  if (!Number.isSafeInteger(offset) || offset < 0 || offset % 4 !== 0) {
+    throw new Error(`${what}: offset must be a non-negative multiple of 4 bytes, got ${String(tensor.offset)}`);
+  }
   if (!isTensorDtype(dtype)) {
     throw new Error(`${what}: dtype must be one of ${TENSOR_DTYPES.join(", ")}, got ${String(dtype)}`);
   }
   if (!Number.isInteger(length) || length < 0) {
     throw new Error(`${what}: length must be a non-negative integer, got ${String(length)}`);
   }
-  if (length * 4 > buffer.size) {
+  if (offset + length * 4 > buffer.size) {
     throw new Error(
-      `${what}: the tensor claims ${length} ${dtype} elements (${length * 4} bytes), but its buffer ` +
-        `"${buffer.label || "tensor"}" holds ${buffer.size} bytes`,
+      `${what}: the tensor claims ${length} ${dtype} elements (${length * 4} bytes${
+        offset ? ` from byte ${offset}` : ""
+      }), but its buffer "${buffer.label || "tensor"}" holds ${buffer.size} bytes`,
     );
   }
   return tensor;

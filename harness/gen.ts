@@ -29,7 +29,9 @@
  * blocks, k-steps and stores of conv's and conv_transpose's implicit GEMMs); the sigmoid and SiLU of
  * activation, of group_norm's and channel_norm's fused SiLU and of matmul's epilogue (`silu`), and
  * matmul's GELU forms (`gelu`); and the adaLN modulation
- * hooks of rmsnorm's and layernorm's `modulated` kernels (`modulate`). Each snippet opens with
+ * hooks of rmsnorm's and layernorm's `modulated` kernels (`modulate`); and the decode state of a
+ * generation loop kept on the GPU, which sample's choosing kernels advance and gqa's KV-cache kernels
+ * read (`decode_state`). Each snippet opens with
  * a comment saying what it expects of the including kernel (bindings, constants, names in scope).
  * A name in both is an error, and a shared snippet sees only
  * shared snippets, so it never depends on the op that includes it. A snippet may include another; a

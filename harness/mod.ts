@@ -37,6 +37,7 @@ export {
   requireDevice,
   ResidentDevice,
   type TensorDtype,
+  tensorView,
 } from "./device.ts";
 export { type BoundDispatch, encodeBound, Program } from "./program.ts";
 export {

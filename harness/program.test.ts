@@ -96,3 +96,71 @@ gpuTest(
     }
   },
 );
+
+/** DOUBLE_WGSL with its factor a pipeline-overridable constant (default 2). */
+const SCALE_WGSL = DOUBLE_WGSL.replace("struct Params", "override FACTOR: f32 = 2.0;\nstruct Params")
+  .replace("2.0 * x[id.x]", "FACTOR * x[id.x]");
+
+gpuTest(
+  "pipeline constants: one kernel with two sets of constants is two pipelines; bad ones are refused",
+  async (gpu) => {
+    const n = 5;
+    const x = gpu.upload(ramp(n, 1), "x");
+    const [y2, y3, y5] = [gpu.alloc("f32", n, "y2"), gpu.alloc("f32", n, "y3"), gpu.alloc("f32", n, "y5")];
+    const plan = (constants?: Record<string, number>) => ({ ...doublePlan(n, SCALE_WGSL, "scale"), constants });
+    const program = gpu.program("scales", [
+      [plan(), [x, y2]],
+      [plan({ FACTOR: 3 }), [x, y3]],
+      [plan({ FACTOR: 5 }), [x, y5]],
+    ]);
+    try {
+      await program.run();
+      deepStrictEqual([...await gpu.read(y2)], [...ramp(n, 1)].map((v) => 2 * v));
+      deepStrictEqual([...await gpu.read(y3)], [...ramp(n, 1)].map((v) => 3 * v));
+      deepStrictEqual([...await gpu.read(y5)], [...ramp(n, 1)].map((v) => 5 * v));
+      strictEqual(program.steps[1].pipeline === program.steps[2].pipeline, false);
+      strictEqual(gpu.bind(plan({ FACTOR: 3 }), [x, y3]).pipeline, program.steps[1].pipeline); // cached by constants
+      await assertThrowsMessage(
+        () => gpu.bind(plan({ FACTOR: Infinity }), [x, y3]),
+        "double/scale: constant FACTOR must be a finite number named as a WGSL identifier, got Infinity",
+      );
+    } finally {
+      program.destroy();
+      for (const t of [x, y2, y3, y5]) t.buffer.destroy();
+    }
+  },
+);
+
+gpuTest(
+  "tensor views: a plan binds a range of a buffer, reads and clears only it; misaligned views are refused",
+  async (gpu) => {
+    const { tensorView } = await import("./device.ts");
+    const align = gpu.device.limits.minStorageBufferOffsetAlignment / 4; // elements
+    const n = 3;
+    const x = gpu.upload(ramp(3 * align, 0), "x");
+    const y = gpu.upload(new Float32Array(3 * align).fill(-1), "y");
+    try {
+      // x's second range doubled into y's third: nothing else of y is written.
+      await gpu.submit([doublePlan(n), [tensorView(x, align, n), tensorView(y, 2 * align, n)]]);
+      const got = await gpu.read(y);
+      deepStrictEqual([...got.subarray(2 * align, 2 * align + n)], [0, 1, 2].map((i) => 2 * (align + i)));
+      strictEqual(got.filter((v) => v === -1).length, 3 * align - n);
+      deepStrictEqual([...await gpu.read(tensorView(y, 2 * align, n))], [0, 1, 2].map((i) => 2 * (align + i)));
+      // A zeroed binding clears the view's range only.
+      const zeroed = {
+        ...doublePlan(n),
+        bindings: doublePlan(n).bindings.map((b, i) => i === 1 ? { ...b, zeroed: true } : b),
+      };
+      await gpu.submit([zeroed, [tensorView(x, 0, n), tensorView(y, align, n)]]);
+      strictEqual((await gpu.read(y)).filter((v) => v === -1).length, 3 * align - 2 * n);
+      await assertThrowsMessage(
+        () => gpu.submit([doublePlan(n), [tensorView(x, 1, n), y]]),
+        "double/kernel: binding 0 (x): a view's offset (4 bytes) must be a multiple of",
+      );
+      await assertThrowsMessage(() => tensorView(x, 3 * align - 1, 2), "tensorView: elements");
+    } finally {
+      x.buffer.destroy();
+      y.buffer.destroy();
+    }
+  },
+);

@@ -25,8 +25,8 @@ export interface BoundDispatch {
   readonly bindGroup: GPUBindGroup;
   /** Workgroup counts, checked against the device's limits. */
   readonly workgroups: readonly [number, number, number];
-  /** Buffers of `zeroed` bindings, cleared before the dispatch's pass. */
-  readonly cleared: readonly GPUBuffer[];
+  /** Tensors of `zeroed` bindings (their buffers, or a view's range), cleared before the dispatch's pass. */
+  readonly cleared: readonly GpuTensor[];
   /** The params uniform the bind made (destroyed with its program). */
   readonly uniform?: GPUBuffer;
 }
@@ -35,6 +35,7 @@ export interface BoundDispatch {
  * Encodes bound dispatches in order: consecutive ones share a compute pass (WebGPU makes each one's
  * writes visible to the next), and a new pass begins where a dispatch clears a `zeroed` binding.
  * Timestamp writes span them all: the beginning is written by the first pass, the end by the last.
+ * A pipeline is set only where it differs from the previous dispatch's in the pass.
  *
  * @param encoder the command encoder to record into
  * @param steps the dispatches
@@ -72,14 +73,21 @@ export function encodeBound(
       : { timestampWrites: writes };
   };
   let pass: GPUComputePassEncoder | undefined;
+  let pipeline: GPUComputePipeline | undefined;
   for (const [i, step] of steps.entries()) {
     if (step.cleared.length > 0) {
       pass?.end();
       pass = undefined;
-      for (const buffer of step.cleared) encoder.clearBuffer(buffer);
+      for (const t of step.cleared) {
+        if (t.offset === undefined) encoder.clearBuffer(t.buffer);
+        else encoder.clearBuffer(t.buffer, t.offset, 4 * t.length);
+      }
     }
-    pass ??= encoder.beginComputePass(writesFor(i));
-    pass.setPipeline(step.pipeline);
+    if (!pass) {
+      pass = encoder.beginComputePass(writesFor(i));
+      pipeline = undefined;
+    }
+    if (step.pipeline !== pipeline) pass.setPipeline(pipeline = step.pipeline);
     pass.setBindGroup(0, step.bindGroup);
     const [x, y, z] = step.workgroups;
     if (x > 0 && y > 0 && z > 0) pass.dispatchWorkgroups(x, y, z);

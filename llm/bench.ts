@@ -351,7 +351,7 @@ async function gemvFractions(
   ];
   const out: NonNullable<LlmBenchRow["gemvs"]> = [];
   for (const k of profile) {
-    if (!/^(gemv|matvec)\//.test(k.kernel)) continue;
+    if (!/^(fused_gemv|matvec)\//.test(k.kernel)) continue;
     const shape = shapes.find(([re]) => re.test(k.kernel));
     if (!shape) continue;
     const [, N, K] = shape;

@@ -306,6 +306,34 @@ Deno.test("safetensors: concurrent reads of one file return each its own bytes",
   }
 });
 
+Deno.test("safetensors: a file source keeps no read's bytes once the caller drops them (a child process collects and measures)", async () => {
+  // The bytes of a read must be collectable while the source stays open: a loaded engine keeps its
+  // store (for rebind), and a queue that held the last read kept a whole tensor alive with it.
+  const module = new URL("./safetensors_file.ts", import.meta.url).href;
+  const code = `
+    const { fileSource } = await import(${JSON.stringify(module)});
+    const path = await Deno.makeTempFile();
+    await Deno.writeFile(path, new Uint8Array(32 << 20));
+    const source = await fileSource(path);
+    let data = await source.read(0, 32 << 20);
+    const before = Deno.memoryUsage().external;
+    data = null;
+    for (let i = 0; i < 3; i++) { globalThis.gc(); await new Promise((r) => setTimeout(r, 20)); }
+    console.log(JSON.stringify({ before, after: Deno.memoryUsage().external }));
+    source.close();
+    await Deno.remove(path);`;
+  const run = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--v8-flags=--expose-gc", code],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert(run.success, new TextDecoder().decode(run.stderr));
+  const lines = new TextDecoder().decode(run.stdout).trim().split("\n");
+  const { before, after } = JSON.parse(lines[lines.length - 1]);
+  assert(before >= 32 << 20, `the read's 32 MiB were external memory before (${before} bytes)`);
+  assert(after < 8 << 20, `external memory after the bytes were dropped: ${after} bytes (the read is still held)`);
+});
+
 Deno.test("safetensors: readRows reads only a range of rows' bytes (memory, URL, sharded, scoped) and refuses rows outside", async () => {
   const bytes = await Deno.readFile(`${FIXTURES}py-dtypes.safetensors`);
   const file = await SafetensorsFile.open(bytesSource(bytes));

@@ -17,7 +17,8 @@
  *    u × (sum of kept probabilities). Ascending-id order, not sorted order, so a GPU kernel
  *    needs a prefix sum, not a sort, for the draw.
  *
- * The random draw is defined to the bit: r = pcgHash((pcgHash(step) + seed) mod 2^32) with the
+ * Steps 3-7 are ops/sample's definitions (its reference, which the GPU kernels are held to), re-exported
+ * here. The random draw is defined to the bit: r = pcgHash((pcgHash(step) + seed) mod 2^32) with the
  * PCG-RXS-M-XS 32-bit hash (Jarzynski & Olano, "Hash Functions for GPU Rendering", 2020), and
  * u = (r >>> 8) / 2^24, which is exact in f32. The same seed and step give the same u on any
  * device; the token agrees as long as the probabilities agree to the precision that separates
@@ -32,6 +33,16 @@
  * @module
  */
 import type { Constraint } from "./constraints/constraint.ts";
+import { drawFromCandidates, drawUniform, samplingCandidates, validateSampleOptions } from "../ops/sample/reference.ts";
+
+// The draw's definitions live with the op whose kernels are held to them (ops/sample).
+export {
+  type Candidates,
+  drawFromCandidates,
+  drawUniform,
+  pcgHash,
+  samplingCandidates,
+} from "../ops/sample/reference.ts";
 
 /** How to choose the next token. */
 export type SamplerOptions =
@@ -50,151 +61,12 @@ export type SamplerOptions =
     readonly seed: number;
   };
 
-/**
- * PCG-RXS-M-XS 32-bit hash of a u32.
- *
- * @param x An unsigned 32-bit integer.
- * @returns Its hash, an unsigned 32-bit integer.
- * @example
- * ```ts
- * import { pcgHash } from "@xpu/ops/llm";
- * pcgHash(0); // 129708002
- * ```
- */
-export function pcgHash(x: number): number {
-  const state = (Math.imul(x >>> 0, 747796405) + 2891336453) >>> 0;
-  const word = Math.imul(((state >>> ((state >>> 28) + 4)) ^ state) >>> 0, 277803737) >>> 0;
-  return ((word >>> 22) ^ word) >>> 0;
-}
-
-/**
- * The uniform draw of one sampling step.
- *
- * @param seed Unsigned 32-bit seed.
- * @param step The step (tokens generated before this one).
- * @returns u in [0, 1), a multiple of 2^-24.
- * @example
- * ```ts
- * import { drawUniform } from "@xpu/ops/llm";
- * drawUniform(42, 0) === drawUniform(42, 0); // true: a run repeats exactly
- * ```
- */
-export function drawUniform(seed: number, step: number): number {
-  const r = pcgHash((pcgHash(step) + (seed >>> 0)) >>> 0);
-  return (r >>> 8) / 16777216;
-}
-
-/** The tokens left after steps 3-6, ids ascending, with their renormalized probabilities. */
-export interface Candidates {
-  /** Kept token ids, ascending. */
-  readonly ids: number[];
-  /** Their probabilities after the filters, renormalized to sum to 1. */
-  readonly probs: number[];
-}
-
 function validateOptions(options: SamplerOptions): void {
   if (options.mode === "greedy") return;
   if (options.mode !== "sample") {
     throw new Error(`sampleNext: mode must be "greedy" or "sample", got ${(options as { mode: string }).mode}`);
   }
-  const { temperature, topK, topP, minP, seed } = options;
-  if (!(Number.isFinite(temperature) && temperature > 0)) {
-    throw new Error(`sampleNext: temperature must be finite and > 0, got ${temperature}`);
-  }
-  if (topK !== undefined && !(Number.isInteger(topK) && topK >= 1)) {
-    throw new Error(`sampleNext: topK must be an integer >= 1, got ${topK}`);
-  }
-  if (topP !== undefined && !(topP > 0 && topP <= 1)) {
-    throw new Error(`sampleNext: topP must be in (0, 1], got ${topP}`);
-  }
-  if (minP !== undefined && !(minP >= 0 && minP < 1)) {
-    throw new Error(`sampleNext: minP must be in [0, 1), got ${minP}`);
-  }
-  if (!(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff)) {
-    throw new Error(`sampleNext: seed must be an unsigned 32-bit integer, got ${seed}`);
-  }
-}
-
-/**
- * Steps 3-6: the candidates a draw chooses among.
- *
- * @param logits One logit per token id.
- * @param options A "sample" mode.
- * @param allowed The constraint's set (null = all).
- * @returns The kept ids (ascending) and their probabilities, summing to 1.
- * @example
- * ```ts
- * import { samplingCandidates } from "@xpu/ops/llm";
- * const logits = new Float32Array([0.5, 2.0, 1.0]);
- * const { ids, probs } = samplingCandidates(logits, { mode: "sample", temperature: 1, topK: 2, seed: 0 });
- * ids; // [1, 2]: the two most probable, ascending
- * probs; // [0.731..., 0.268...]: e^2 and e^1, renormalized
- * ```
- */
-export function samplingCandidates(
-  logits: ArrayLike<number>,
-  options: Extract<SamplerOptions, { mode: "sample" }>,
-  allowed?: ReadonlySet<number> | null,
-): Candidates {
-  validateOptions(options);
-  const ids: number[] = [];
-  for (let i = 0; i < logits.length; i++) {
-    if (Number.isNaN(logits[i])) throw new Error(`sampleNext: logit ${i} is NaN`);
-    if (logits[i] === Infinity && (allowed == null || allowed.has(i))) {
-      // softmax of +Infinity is NaN (torch.multinomial refuses such probabilities): no distribution to draw from
-      throw new Error(`sampleNext: logit ${i} is +Infinity, and sampling needs finite logits (greedy picks it)`);
-    }
-    if ((allowed == null || allowed.has(i)) && logits[i] !== -Infinity) ids.push(i);
-  }
-  if (ids.length === 0) throw new Error("sampleNext: no allowed token has a finite logit");
-  const scaled = ids.map((i) => logits[i] / options.temperature);
-  let max = -Infinity;
-  for (const z of scaled) if (z > max) max = z; // not Math.max(...scaled): a 150k-entry spread can overflow the stack
-  let p = scaled.map((z) => Math.exp(z - max));
-  let order = ids.map((_, k) => k).sort((a, b) => p[b] - p[a] || ids[a] - ids[b]);
-  if (options.topK !== undefined) order = order.slice(0, options.topK);
-  if (options.topP !== undefined && options.topP < 1) {
-    const total = order.reduce((s, k) => s + p[k], 0);
-    let cumulative = 0;
-    let keep = 0;
-    while (keep < order.length) {
-      cumulative += p[order[keep++]] / total;
-      if (cumulative >= options.topP) break;
-    }
-    order = order.slice(0, keep);
-  }
-  if (options.minP !== undefined && options.minP > 0) {
-    const floor = options.minP * p[order[0]];
-    order = order.filter((k) => p[k] >= floor);
-  }
-  order.sort((a, b) => ids[a] - ids[b]);
-  const total = order.reduce((s, k) => s + p[k], 0);
-  p = order.map((k) => p[k] / total);
-  return { ids: order.map((k) => ids[k]), probs: p };
-}
-
-/**
- * Step 7: the token a uniform draw selects.
- *
- * @param candidates From samplingCandidates.
- * @param u In [0, 1).
- * @returns The first id whose running probability sum exceeds u.
- * @example
- * ```ts
- * import { drawFromCandidates } from "@xpu/ops/llm";
- * const candidates = { ids: [3, 8], probs: [0.25, 0.75] };
- * drawFromCandidates(candidates, 0.1); // 3
- * drawFromCandidates(candidates, 0.5); // 8
- * ```
- */
-export function drawFromCandidates(candidates: Candidates, u: number): number {
-  const total = candidates.probs.reduce((s, x) => s + x, 0);
-  let cumulative = 0;
-  for (let k = 0; k < candidates.ids.length; k++) {
-    cumulative += candidates.probs[k];
-    if (cumulative > u * total) return candidates.ids[k];
-  }
-  return candidates.ids[candidates.ids.length - 1];
+  validateSampleOptions("sampleNext: ", options);
 }
 
 /**

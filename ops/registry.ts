@@ -43,6 +43,8 @@ import { BENCH as CTC_DECODE } from "./ctc_decode/bench.ts";
 import { BENCH as ATTENTION } from "./attention/bench.ts";
 import { BENCH as FLASH_ATTENTION } from "./flash_attention/bench.ts";
 import { BENCH as GQA } from "./gqa/bench.ts";
+import { BENCH as SAMPLE } from "./sample/bench.ts";
+import { BENCH as FUSED_GEMV } from "./fused_gemv/bench.ts";
 
 /** An op's directory name under `ops/` and its benchmark cases. */
 export interface RegisteredOp {
@@ -87,6 +89,8 @@ export const OPS: readonly RegisteredOp[] = [
   { name: "attention", bench: ATTENTION },
   { name: "flash_attention", bench: FLASH_ATTENTION },
   { name: "gqa", bench: GQA },
+  { name: "sample", bench: SAMPLE },
+  { name: "fused_gemv", bench: FUSED_GEMV },
 ];
 
 /** Every benchmark case of every op. */

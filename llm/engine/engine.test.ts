@@ -138,6 +138,10 @@ gpuTest("engine: bad input is refused by name before any GPU work", async (gpu) 
       () => gen([3], { maxTokens: 2, sampler: { mode: "sample", temperature: 1, topP: 1.5, seed: 0 } }),
       /LlamaEngine.generate: sampler topP must be in \(0, 1\], got 1.5/,
     );
+    await assertThrowsMessage(
+      () => gen([3], { maxTokens: 2, sampler: { mode: "sample", temperature: 1e-50, seed: 0 } }),
+      /LlamaEngine.generate: sampler temperature must be finite and > 0 in f32, got 1e-50/,
+    );
     assertEquals(engine.length, 0);
   } finally {
     engine.destroy();

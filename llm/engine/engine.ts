@@ -1,29 +1,33 @@
 /**
  * LlamaEngine: a Llama forward on the GPU over resident weights, one engine for every weight
  * format (f32, q8, q4g128: the format is data). It computes what `reference.ts` defines and is held
- * to it, and to transformers' logits, by its tests.
+ * to it, and to transformers' logits, by its tests. It holds no kernel of its own: every dispatch is
+ * an op's plan (ops/fused_gemv, gqa's KV-cache path, sample, gather, rmsnorm's `residual`,
+ * activation's `gated_pairs`, transpose's placements, matvec, matmul), bound once to the engine's
+ * tensors (`gpu.bind`) into programs replayed every step (`gpu.program`, `program.encode`), the
+ * pipelines from the device's one cache.
  *
  * - Weights stay as stored: decode (one row) multiplies through the engine's fused GEMVs
- *   (`fused_gemv.ts`: RMSNorm folded into the product's input, the residual add or SwiGLU into its
+ *   (ops/fused_gemv: RMSNorm folded into the product's input, the residual add or SwiGLU into its
  *   output), prefill (a chunk of rows) through ops/matmul's quantised GEMMs, which decode the packed
- *   weight in-kernel (no dequantised f32 copy), or the engine's f32 `[N, K]` GEMM; the head, in
+ *   weight in-kernel (no dequantised f32 copy), or ops/matmul's f32 GEMM on the transposed product; the head, in
  *   both, through ops/matvec's GEMV. Q, K and V are one fused `[q|k|v]` matrix, gate and up one
  *   matrix of interleaved rows, so a layer has two wide products instead of five.
  * - A weight larger than the device's maxStorageBufferBindingSize is kept as row blocks, each its
  *   own buffer within the limit. A fused GEMV writes a block's outputs where they belong; in
  *   prefill (and for the head) a block's product goes to a scratch buffer and is placed into its
- *   columns of the output (`PLACE_BLOCK`), except prefill's quantised gate/up, which runs in pieces
- *   of its rows (`#ffnPieces`) each bound to its range of the weight and followed by SiLU·mul. The embedding gather reads each block for the ids that
- *   fall in it. Activation buffers are kept within the limit by the prefill chunk's row count.
+ *   columns of the output (transpose's `placeColumns`), except prefill's quantised gate/up, which runs
+ *   in pieces of its rows (`#ffnPieces`) each bound to its range of the weight (a tensor view) and
+ *   followed by SiLU·mul. The embedding gather reads each block for the ids that fall in it. Activation buffers are kept within the limit by the prefill chunk's row count.
  * - The KV cache is preallocated, `[kvHeads, maxSeq, headDim]` per layer for K and for V. In prefill,
  *   RoPE and the cache write are one kernel after the QKV product; in decode they are part of the
  *   attention kernel, which is split along the cache (flash-decoding) and combined in the same
  *   dispatch by the last workgroup of each head.
- * - Each call's dispatches are built once per (rows, output) and reused: one compute pass per
- *   chunk or step, bind groups and params made at build time, every dispatch checked against the
- *   device's limits then (a limit that would be exceeded is an error before any GPU work).
+ * - Each call's dispatches are built once per (rows, output) and reused: one program, encoded as one
+ *   compute pass per chunk or step, bind groups and params made at build time, every dispatch checked
+ *   against the device's limits then (a limit that would be exceeded is an error before any GPU work).
  * - Generation (`generate`) keeps the loop on the GPU: the choice (greedy, or seeded temperature,
- *   top-k, top-p and min-p as `sampleNext` defines them: `sampling.ts`) is made by a kernel that
+ *   top-k, top-p and min-p as `sampleNext` defines them: ops/sample) is made by a kernel that
  *   writes the id where the next step's embedding gather reads it and advances the position in the
  *   `state` buffer, so every decode step is the same command sequence, submitted back to back
  *   without waiting; ids come back through a ring of staging buffers whose maps overlap the steps
@@ -41,37 +45,46 @@
  * @module
  */
 
-import { requireDevice, type ResidentDevice } from "../../harness/device.ts";
-import { checkDispatch, foldWorkgroups, workgroupSizeOf } from "../../harness/limits.ts";
+import {
+  type GpuTensor,
+  type KernelPlan,
+  requireDevice,
+  type ResidentDevice,
+  type TensorDtype,
+  tensorView,
+} from "../../harness/device.ts";
+import { type BoundDispatch, encodeBound, type Program } from "../../harness/program.ts";
 import type { LlamaConfig } from "../config.ts";
 import type { TensorStore } from "../safetensors.ts";
 import { requireWeightFormat, type WeightFormat } from "../weights/format.ts";
 import { checkResidentBudget, estimateResidentBytes, type ResidentEstimate } from "./estimate.ts";
 import { type LoadedWeight, type LoadProgress, loadWeights, planLoad, quantizeRowsGpu } from "../weights/load.ts";
 import {
-  ARGMAX,
-  ARGMAX_SLICE,
-  attentionSource,
-  embedSource,
-  MASK_LOGITS,
-  MAX_ATTENTION_SPLITS,
-  MAX_HEAD_DIM,
+  argmaxTokenPlan,
+  maskLogitsPlan,
   NONFINITE_LOGITS,
-  normSource,
-  PLACE_BLOCK,
-  ROPE_KV,
-  SILU_MUL,
-  TRANSPOSE,
-  TRANSPOSE_PLACE,
-} from "./kernels.ts";
+  packSampleOptions,
+  sampleTokenPlan,
+  validateSampleOptions,
+} from "../../ops/sample/mod.ts";
+import {
+  CACHE_MAX_HEAD_DIM as MAX_HEAD_DIM,
+  CACHE_MAX_SPLITS as MAX_ATTENTION_SPLITS,
+  gqaCacheDecodePlan,
+  gqaCachePrefillPlan,
+} from "../../ops/gqa/mod.ts";
+import { gatherBlocksPlan, gatherQuantizedBlocksPlan } from "../../ops/gather/mod.ts";
+import { RESIDUAL_MAX_COLS, rmsnormResidualPlan } from "../../ops/rmsnorm/mod.ts";
+import { swigluPairsPlan } from "../../ops/activation/mod.ts";
+import { placeColumnsPlan, transposePlan } from "../../ops/transpose/mod.ts";
 import { gemmF32Transposed, gemmQuantized, gemv, type ProductKernel, type ProductSlot } from "./ops.ts";
-import { fusedGemvLayout, fusedGemvRows, fusedGemvSource, type GemvInput, type GemvOutput } from "./fused_gemv.ts";
+import { type FusedGemvInput, type FusedGemvOutput, fusedGemvPlan } from "../../ops/fused_gemv/mod.ts";
 import { ropeCosSin, ropeFrequencies } from "./rope.ts";
 import { timePasses } from "./timestamps.ts";
-import { packSamplerOptions, SAMPLE, validateSamplerOptions } from "./sampling.ts";
 import type { SamplerOptions } from "../sampler.ts";
 import type { Constraint } from "../constraints/constraint.ts";
 import {
+  type Block,
   blockRows,
   type LayerWeights,
   type Matrix,
@@ -112,7 +125,7 @@ export interface LlamaEngineOptions {
 
 /**
  * How `generate` chooses tokens: `sampleNext`'s options (llm/sampler.ts), greedy or seeded
- * temperature/top-k/top-p/min-p, both on the GPU (`sampling.ts` says where the f32 kernel and the
+ * temperature/top-k/top-p/min-p, both on the GPU (ops/sample says where the f32 kernel and the
  * f64 reference can differ).
  */
 export type SamplerSpec = SamplerOptions;
@@ -159,27 +172,24 @@ export interface GenerateStats {
 
 /** A layer's weights and its KV cache. */
 interface Layer extends LayerWeights {
-  keys: GPUBuffer;
-  values: GPUBuffer;
+  keys: GpuTensor;
+  values: GpuTensor;
 }
 
-interface Dispatch {
-  where: string;
-  pipeline: GPUComputePipeline;
-  bindGroup: GPUBindGroup;
-  workgroups: [number, number, number];
+/** A dispatch of a call being built: bound to its tensors, with its label for {@link LlamaEngine.profile}. */
+interface Step {
+  label: string;
+  bound: BoundDispatch;
 }
 
-/** A storage binding: a whole buffer, or a range of one (offset and size in bytes). */
-type Binding = GPUBuffer | { buffer: GPUBuffer; offset: number; size: number };
-
-/** Rows `[row0, row0 + rows)` of a matrix as bindings: a row block, or a range of one. */
-interface Piece {
-  row0: number;
-  rows: number;
-  weight: Binding;
-  scales?: Binding;
+/** A call's dispatches, bound once and replayed: the program and each step's label. */
+interface Built {
+  program: Program;
+  labels: string[];
 }
+
+/** Rows `[row0, row0 + rows)` of a matrix: a row block, or a view of a range of one. */
+type Piece = Block;
 
 /**
  * What a program ends with: every row's logits, the last row's greedy choice ("argmax") or seeded
@@ -230,15 +240,14 @@ export class LlamaEngine {
   readonly #allocations: Promise<void>[] = [];
   readonly #device: GPUDevice;
   readonly #owned: GPUBuffer[] = [];
-  /** Pipelines by WGSL source, per device: shared by every engine on it (compiling is the slow part of a load). */
-  static readonly #pipelineCache = new WeakMap<GPUDevice, Map<string, GPUComputePipeline>>();
-  readonly #programs = new Map<string, Dispatch[]>();
+  /** The calls' programs, by rows, output and mask (pipelines come from the device's one cache). */
+  readonly #programs = new Map<string, Built>();
   #embedding!: Matrix;
   #head!: Matrix;
-  #finalNorm!: GPUBuffer;
+  #finalNorm!: GpuTensor;
   #weights!: ResidentWeights;
   readonly #layers: Layer[] = [];
-  readonly #act: Record<string, GPUBuffer> = {};
+  readonly #act: Record<string, GpuTensor> = {};
   #length = 0;
   #ropeSeqLen = -1;
   /** The call running on the engine (calls do not interleave: they share its buffers). */
@@ -269,6 +278,11 @@ export class LlamaEngine {
     if (config.hiddenSize % 4 !== 0 || config.intermediateSize % 4 !== 0) {
       const sizes = `${config.hiddenSize} and ${config.intermediateSize}`;
       throw new Error(`${where}: hiddenSize and intermediateSize must be multiples of 4 (vec4 reads), got ${sizes}`);
+    }
+    if (config.hiddenSize > RESIDUAL_MAX_COLS) {
+      throw new Error(
+        `${where}: hiddenSize must be at most ${RESIDUAL_MAX_COLS} (the prefill's RMSNorm holds a row in registers), got ${config.hiddenSize}`,
+      );
     }
     this.maxSeq = maxSeq;
     const limit = this.#bindingLimit;
@@ -457,11 +471,11 @@ export class LlamaEngine {
    * A buffer of the engine's, created in error scopes whose outcome `fromWeights` examines once
    * everything is allocated (so an allocation the device refuses fails the load, by name).
    */
-  #buffer(bytes: number, label: string, usage = STORAGE): GPUBuffer {
+  #buffer(bytes: number, label: string): GPUBuffer {
     const size = Math.max(16, Math.ceil(bytes / 16) * 16);
     let buffer: GPUBuffer | undefined;
     const check = this.#gpu.withErrorScopes(() => `LlamaEngine: allocating ${label} (${size} bytes)`, () => {
-      buffer = this.#device.createBuffer({ label, size, usage });
+      buffer = this.#device.createBuffer({ label, size, usage: STORAGE });
     });
     check.catch(() => {}); // examined by fromWeights
     this.#allocations.push(check);
@@ -489,8 +503,8 @@ export class LlamaEngine {
     for (const [i, l] of resident.layers.entries()) {
       this.#layers.push({
         ...l,
-        keys: this.#buffer(cacheBytes, `layer ${i} keys`),
-        values: this.#buffer(cacheBytes, `layer ${i} values`),
+        keys: this.#tensor("f32", cacheBytes / 4, `layer ${i} keys`),
+        values: this.#tensor("f32", cacheBytes / 4, `layer ${i} values`),
       });
     }
   }
@@ -531,13 +545,31 @@ export class LlamaEngine {
       tokens: this.maxSeq,
       partial: c.numAttentionHeads * this.attentionSplits * (c.headDim + 2),
       counters: c.numAttentionHeads,
-      argmaxPartial: 2 * Math.ceil(c.vocabSize / ARGMAX_SLICE),
+      argmaxPartial: argmaxTokenPlan(this.#gpu, { vocab: c.vocabSize, steps: this.maxSeq }).bindings[4].length,
       argmaxCounter: 2,
       probs: c.vocabSize,
       samplerOptions: 8,
       mask: Math.ceil(c.vocabSize / 32),
     };
-    for (const [name, n] of Object.entries(sizes)) this.#act[name] = this.#buffer(4 * n, name);
+    const words = new Set([
+      "ids",
+      "state",
+      "tokens",
+      "partial",
+      "counters",
+      "argmaxPartial",
+      "argmaxCounter",
+      "samplerOptions",
+      "mask",
+    ]);
+    for (const [name, n] of Object.entries(sizes)) {
+      this.#act[name] = this.#tensor(words.has(name) ? "u32" : "f32", n, name);
+    }
+  }
+
+  /** A tensor of the engine's ({@link #buffer}). */
+  #tensor(dtype: TensorDtype, length: number, label: string): GpuTensor {
+    return { buffer: this.#buffer(4 * length, label), dtype, length };
   }
 
   /**
@@ -552,18 +584,14 @@ export class LlamaEngine {
     const align = this.#device.limits.minStorageBufferOffsetAlignment;
     const bytes = rowBytes(this.format, m.K);
     for (const b of m.blocks) {
-      const whole: Piece = { row0: b.row0, rows: b.rows, weight: b.weight, scales: b.scales };
       const half = Math.floor(b.rows / 128) * 64;
       const aligned = (half * bytes.weight) % align === 0 && (half * bytes.scales) % align === 0;
       if (this.format === "f32" || half === 0 || !aligned) {
-        pieces.push(whole);
+        pieces.push(b);
         continue;
       }
-      const view = (buffer: GPUBuffer, rowBytes: number, from: number, to: number) => ({
-        buffer,
-        offset: from * rowBytes,
-        size: (to - from) * rowBytes,
-      });
+      const view = (t: GpuTensor, rowBytes: number, from: number, to: number) =>
+        tensorView(t, (from * rowBytes) / 4, ((to - from) * rowBytes) / 4);
       for (const [from, to] of [[0, half], [half, b.rows]]) {
         pieces.push({
           row0: b.row0 + from,
@@ -609,90 +637,36 @@ export class LlamaEngine {
 
   /** Dispatches one decode step of {@link generate} encodes (a compute pass of them). */
   get dispatchesPerToken(): number {
-    return this.#program(1, "argmax").length;
+    return this.#program(1, "argmax").program.steps.length;
   }
 
   // ---------------------------------------------------------------------------------------------
   // Building programs
 
-  #pipeline(label: string, source: string): GPUComputePipeline {
-    let cache = LlamaEngine.#pipelineCache.get(this.#device);
-    if (!cache) LlamaEngine.#pipelineCache.set(this.#device, cache = new Map());
-    let p = cache.get(source);
-    if (!p) {
-      const module = this.#device.createShaderModule({ label, code: source });
-      p = this.#device.createComputePipeline({ label, layout: "auto", compute: { module, entryPoint: "main" } });
-      cache.set(source, p);
-    }
-    return p;
+  /** Binds a plan to its tensors (checked against the device's limits now) and adds it to `list`. */
+  #bind(list: Step[], label: string, plan: KernelPlan, tensors: GpuTensor[]): void {
+    list.push({ label, bound: this.#gpu.bind(plan, tensors) });
   }
 
-  #dispatch(
-    where: string,
-    source: string,
-    storage: Binding[],
-    params: ArrayBuffer | undefined,
-    workgroups: readonly [number, number, number],
-  ): Dispatch {
-    const views = storage.map((b) => "buffer" in b ? b : { buffer: b, offset: 0, size: b.size });
-    checkDispatch(this.#gpu.limits, {
-      where: `llm/${where}`,
-      workgroups,
-      workgroupSize: workgroupSizeOf(source, where),
-      storage: views.map((b) => ({ name: b.buffer.label, bytes: b.size })),
-    });
-    const pipeline = this.#pipeline(where, source);
-    const entries: GPUBindGroupEntry[] = views.map((resource, i) => ({ binding: i, resource }));
-    if (params) {
-      const uniform = this.#buffer(
-        params.byteLength,
-        `${where} params`,
-        GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
-      );
-      this.#device.queue.writeBuffer(uniform, 0, params);
-      entries.push({ binding: storage.length, resource: { buffer: uniform } });
-    }
-    const bindGroup = this.#device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
-    return { where, pipeline, bindGroup, workgroups: [...workgroups] };
-  }
-
-  #params(values: (number | { f32: number })[]): ArrayBuffer {
-    const buf = new ArrayBuffer(Math.max(16, Math.ceil((values.length * 4) / 16) * 16));
-    const u = new Uint32Array(buf);
-    const f = new Float32Array(buf);
-    values.forEach((v, i) => typeof v === "number" ? (u[i] = v) : (f[i] = v.f32));
-    return buf;
-  }
-
-  #product(list: Dispatch[], where: string, kernel: ProductKernel, bufs: Record<ProductSlot, Binding>): void {
+  #product(list: Step[], where: string, kernel: ProductKernel, bufs: Record<ProductSlot, GpuTensor>): void {
     const { plan, slots } = kernel;
-    const wg = typeof plan.workgroups === "number" ? [plan.workgroups, 1, 1] as const : plan.workgroups;
-    const label = `${plan.op}/${plan.kernel.variant} ${where}`;
-    list.push(this.#dispatch(label, plan.kernel.source, slots.map((s) => bufs[s]), plan.params, wg));
+    this.#bind(list, `${plan.op}/${plan.kernel.variant} ${where}`, plan, slots.map((s) => bufs[s]));
   }
 
   /** `out[rows, N] = in[rows, K] W^T`, block by block. */
-  #linear(list: Dispatch[], m: Matrix, input: GPUBuffer, output: GPUBuffer, rows: number): void {
+  #linear(list: Step[], m: Matrix, input: GpuTensor, output: GpuTensor, rows: number): void {
     const a = this.#act;
     const transposed = rows > 1 && this.format === "f32";
     if (transposed) {
-      const params = this.#params([rows, m.K]);
-      list.push(
-        this.#dispatch(`transpose ${m.name}`, TRANSPOSE, [input, a.xt], params, [
-          Math.ceil(m.K / 16),
-          Math.ceil(rows / 16),
-          1,
-        ]),
-      );
+      this.#bind(list, `transpose ${m.name}`, transposePlan(this.#gpu, { rows, cols: m.K }), [input, a.xt]);
     }
     for (const b of m.blocks) {
       const where = `${m.name}[${b.row0}:${b.row0 + b.rows}]`;
       if (transposed) {
         const kernel = gemmF32Transposed(this.#gpu, rows, b.rows, m.K);
         this.#product(list, where, kernel, { weight: b.weight, scales: b.weight, input: a.xt, output: a.scratch });
-        const params = this.#params([rows, b.rows, m.N, b.row0]);
-        const grid = [Math.ceil(rows / 16), Math.ceil(b.rows / 16), 1] as const;
-        list.push(this.#dispatch(`transpose_place ${where}`, TRANSPOSE_PLACE, [a.scratch, output], params, grid));
+        const shape = { rows, cols: b.rows, outCols: m.N, col0: b.row0, transposed: true };
+        this.#bind(list, `place_transposed ${where}`, placeColumnsPlan(this.#gpu, shape), [a.scratch, output]);
         continue;
       }
       const target = m.blocks.length === 1 ? output : a.scratch;
@@ -701,21 +675,19 @@ export class LlamaEngine {
         : gemmQuantized(this.#gpu, this.format as "q8" | "q4g128", rows, b.rows, m.K);
       this.#product(list, where, kernel, { weight: b.weight, scales: b.scales!, input, output: target });
       if (m.blocks.length > 1) {
-        const params = this.#params([rows, b.rows, m.N, b.row0]);
-        list.push(
-          this.#dispatch(`place ${where}`, PLACE_BLOCK, [target, output], params, [Math.ceil(b.rows / 64), rows, 1]),
-        );
+        const shape = { rows, cols: b.rows, outCols: m.N, col0: b.row0 };
+        this.#bind(list, `place ${where}`, placeColumnsPlan(this.#gpu, shape), [target, output]);
       }
     }
   }
 
   /** Prefill's gate/up product and SiLU·mul: `narrow = silu(gate) * up` of `xn`, piece by piece through `wide`. */
-  #feedForward(list: Dispatch[], m: Matrix, rows: number): void {
+  #feedForward(list: Step[], m: Matrix, rows: number): void {
     const a = this.#act;
     const F = this.config.intermediateSize;
     const silu = (pairs: number, col0: number) => {
-      const params = this.#params([rows, pairs, F, col0]);
-      list.push(this.#dispatch("silu_mul", SILU_MUL, [a.wide, a.narrow], params, [Math.ceil(pairs / 256), rows, 1]));
+      const plan = swigluPairsPlan(this.#gpu, { rows, pairs, outCols: F, col0 });
+      this.#bind(list, "swiglu_pairs", plan, [a.wide, a.narrow]);
     };
     if (this.format === "f32") {
       this.#linear(list, m, a.xn, a.wide, rows);
@@ -735,69 +707,76 @@ export class LlamaEngine {
     }
   }
 
-  #norm(list: Dispatch[], rows: number, add: boolean, weight: GPUBuffer, out: GPUBuffer, row0 = 0): void {
+  #norm(list: Step[], rows: number, add: boolean, weight: GpuTensor, out: GpuTensor, row0 = 0): void {
     const a = this.#act;
-    const params = this.#params([this.config.hiddenSize, add ? 1 : 0, { f32: this.config.rmsNormEps }, row0]);
-    list.push(
-      this.#dispatch("norm", normSource(this.config.hiddenSize), [a.x, a.o, weight, out], params, [rows, 1, 1]),
-    );
+    const shape = { rows, cols: this.config.hiddenSize, row0, add, eps: this.config.rmsNormEps };
+    this.#bind(list, "rmsnorm/residual", rmsnormResidualPlan(this.#gpu, shape), [a.x, a.o, weight, out]);
   }
 
   /**
-   * A decode step's weight product with its neighbours folded in (`fused_gemv.ts`), block by block:
+   * A decode step's weight product with its neighbours folded in (ops/fused_gemv), block by block:
    * `output = W · input`, `input` normalised by `norm` first, and the result stored, added to
-   * `output` or combined by SwiGLU.
+   * `output` or combined by SwiGLU. Every block takes the layout of the whole matrix's rows.
    */
   #fused(
-    list: Dispatch[],
+    list: Step[],
     m: Matrix,
-    input: GPUBuffer,
-    output: GPUBuffer,
-    mode: GemvInput,
-    result: GemvOutput,
-    norm?: GPUBuffer,
+    input: GpuTensor,
+    output: GpuTensor,
+    mode: FusedGemvInput,
+    result: FusedGemvOutput,
+    norm?: GpuTensor,
   ): void {
-    const layout = fusedGemvLayout(this.format, m.N);
-    const source = fusedGemvSource(this.format, mode, result, layout);
-    const [perGroup, maxGroups] = [fusedGemvRows(layout), this.#gpu.limits.maxComputeWorkgroupsPerDimension];
     for (const b of m.blocks) {
-      const storage = [b.weight, ...(b.scales ? [b.scales] : []), input, ...(norm ? [norm] : []), output];
-      const out0 = result === "swiglu" ? b.row0 / 2 : b.row0;
-      const params = this.#params([b.rows, m.K, out0, { f32: this.config.rmsNormEps }]);
-      const grid = foldWorkgroups(Math.ceil(b.rows / perGroup), maxGroups);
-      const where = `gemv/${this.format} ${mode}>${result} ${m.name}[${b.row0}:${b.row0 + b.rows}]`;
-      list.push(this.#dispatch(where, source, storage, params, grid));
+      const shape = {
+        format: this.format,
+        N: b.rows,
+        K: m.K,
+        input: mode,
+        output: result,
+        out0: result === "swiglu" ? b.row0 / 2 : b.row0,
+        outLength: output.length,
+        eps: this.config.rmsNormEps,
+        layoutRows: m.N,
+      };
+      const plan = fusedGemvPlan(this.#gpu, shape);
+      const where = `fused_gemv/${plan.kernel.variant} ${mode}>${result} ${m.name}[${b.row0}:${b.row0 + b.rows}]`;
+      // Without the norm its weight is not read: the input is bound in its place.
+      this.#bind(list, where, plan, [b.weight, ...(b.scales ? [b.scales] : []), input, norm ?? input, output]);
     }
   }
 
   /** The dispatches of a call of `rows` rows ending in `output`, built once and cached. */
-  #program(rows: number, output: Output, masked = false): Dispatch[] {
+  #program(rows: number, output: Output, masked = false): Built {
     const key = `${rows}/${output}/${masked}`;
     const cached = this.#programs.get(key);
     if (cached) return cached;
     const c = this.config;
     const a = this.#act;
-    const list: Dispatch[] = [];
-    const H = c.hiddenSize;
-    const embedFormat = this.format;
-    for (const b of this.#embedding.blocks) {
-      const { weight } = rowBytes(this.format, H);
-      const params = this.#params([rows, H, b.row0, b.rows, weight / 4, Math.ceil(H / 128)]);
-      const storage = b.scales ? [a.ids, b.weight, b.scales, a.x] : [a.ids, b.weight, a.x];
-      list.push(
-        this.#dispatch(`embed/${embedFormat}`, embedSource(embedFormat), storage, params, [Math.ceil(H / 64), rows, 1]),
-      );
+    const list: Step[] = [];
+    // The embedding gather, block by block; the ids (u32, written by the sampler) read as gather's i32 index.
+    const ids: GpuTensor = { buffer: a.ids.buffer, dtype: "i32", length: a.ids.length };
+    const blocks = this.#embedding.blocks;
+    const shape = { rows: c.vocabSize, cols: c.hiddenSize, indexLength: rows, blockRows: blocks[0].rows };
+    const { sequence } = this.format === "f32"
+      ? gatherBlocksPlan(this.#gpu, shape)
+      : gatherQuantizedBlocksPlan(this.#gpu, { ...shape, format: this.format });
+    for (const [i, { plan }] of sequence.steps.entries()) {
+      const b = blocks[i];
+      this.#bind(list, `gather/${plan.kernel.variant}`, plan, [b.weight, ...(b.scales ? [b.scales] : []), ids, a.x]);
     }
     const { headDim: D, numAttentionHeads: heads, numKeyValueHeads: kv } = c;
-    const splits = rows === 1 ? this.attentionSplits : 1;
-    const attentionParams = this.#params([heads, kv, D, this.maxSeq, { f32: 1 / Math.sqrt(D) }, splits]);
+    const cache = { H: heads, kvHeads: kv, D, maxSeq: this.maxSeq, L: rows, chunk: this.#attentionChunk };
+    const decodeAttention = rows === 1
+      ? gqaCacheDecodePlan(this.#gpu, { ...cache, splits: this.attentionSplits })
+      : undefined;
+    const prefillAttention = rows > 1 ? gqaCachePrefillPlan(this.#gpu, cache) : undefined;
     for (const [i, l] of this.#layers.entries()) {
       if (rows === 1) {
         // x is the residual stream: O and down add into it, QKV and gate/up normalise it as they read it.
         this.#fused(list, l.qkv, a.x, a.wide, "norm", "store", l.inputNorm);
         const storage = [a.wide, a.rope, l.keys, l.values, a.narrow, a.state, a.partial, a.counters];
-        const source = attentionSource(true, this.#attentionChunk);
-        list.push(this.#dispatch("attention/decode", source, storage, attentionParams, [heads, 1, splits]));
+        this.#bind(list, "gqa/cache_decode", decodeAttention!, storage);
         this.#fused(list, l.o, a.narrow, a.x, "plain", "add");
         this.#fused(list, l.gateUp, a.x, a.narrow, "norm", "swiglu", l.postNorm);
         this.#fused(list, l.down, a.narrow, a.x, "plain", "add");
@@ -806,11 +785,10 @@ export class LlamaEngine {
       // Prefill: wide and narrow take turns (#allocateActivations).
       this.#norm(list, rows, i > 0, l.inputNorm, a.xn);
       this.#linear(list, l.qkv, a.xn, a.wide, rows);
-      const ropeKv = [a.wide, a.rope, a.narrow, l.keys, l.values, a.state];
-      list.push(this.#dispatch("rope_kv", ROPE_KV, ropeKv, this.#params([heads, kv, D, this.maxSeq]), [rows, 1, 1]));
+      const { write, attend } = prefillAttention!;
+      this.#bind(list, "gqa/cache_write", write, [a.wide, a.rope, a.narrow, l.keys, l.values, a.state]);
       const attention = [a.narrow, l.keys, l.values, a.wide, a.state, a.partial, a.counters];
-      const source = attentionSource(false, this.#attentionChunk);
-      list.push(this.#dispatch("attention", source, attention, attentionParams, [heads, rows, 1]));
+      this.#bind(list, "gqa/cache_prefill", attend, attention);
       this.#linear(list, l.o, a.wide, a.o, rows);
       this.#norm(list, rows, true, l.postNorm, a.xn);
       this.#feedForward(list, l.gateUp, rows);
@@ -824,34 +802,24 @@ export class LlamaEngine {
     } else if (output === "argmax" || output === "draw") {
       this.#norm(list, 1, add, this.#finalNorm, a.xlast, rows - 1);
       this.#linear(list, this.#head, a.xlast, a.logits, 1);
-      const slices = Math.ceil(c.vocabSize / ARGMAX_SLICE);
-      const storage = [a.logits, a.ids, a.tokens, a.state, a.argmaxPartial, a.argmaxCounter];
+      const shape = { vocab: c.vocabSize, steps: this.maxSeq, advance: rows };
       if (masked) {
-        const grid = [Math.ceil(c.vocabSize / 256), 1, 1] as const;
-        const params = this.#params([c.vocabSize, { f32: -Infinity }]);
-        list.push(this.#dispatch("mask", MASK_LOGITS, [a.logits, a.mask], params, grid));
+        this.#bind(list, "sample/mask", maskLogitsPlan(this.#gpu, { vocab: c.vocabSize }), [a.logits, a.mask]);
       }
       if (output === "argmax") {
-        list.push(this.#dispatch("argmax", ARGMAX, storage, this.#params([c.vocabSize, rows]), [slices, 1, 1]));
+        const storage = [a.logits, a.ids, a.tokens, a.state, a.argmaxPartial, a.argmaxCounter];
+        this.#bind(list, "sample/argmax", argmaxTokenPlan(this.#gpu, shape), storage);
       } else {
-        const sampling = [a.logits, a.probs, a.ids, a.tokens, a.state, a.samplerOptions];
-        list.push(this.#dispatch("sample", SAMPLE, sampling, this.#params([c.vocabSize, rows]), [1, 1, 1]));
+        const storage = [a.logits, a.probs, a.ids, a.tokens, a.state, a.samplerOptions];
+        this.#bind(list, "sample/sample", sampleTokenPlan(this.#gpu, shape), storage);
       }
     }
-    this.#programs.set(key, list);
-    return list;
-  }
-
-  #encode(encoder: GPUCommandEncoder, list: Dispatch[], timestampWrites?: GPUComputePassTimestampWrites): void {
-    const pass = encoder.beginComputePass(timestampWrites ? { timestampWrites } : {});
-    let last: GPUComputePipeline | undefined;
-    for (const d of list) {
-      if (d.pipeline !== last) pass.setPipeline(d.pipeline);
-      last = d.pipeline;
-      pass.setBindGroup(0, d.bindGroup);
-      pass.dispatchWorkgroups(...d.workgroups);
-    }
-    pass.end();
+    const built = {
+      program: this.#gpu.program(`LlamaEngine ${key}`, list.map((d) => d.bound)),
+      labels: list.map((d) => d.label),
+    };
+    this.#programs.set(key, built);
+    return built;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -875,7 +843,7 @@ export class LlamaEngine {
     const freqs = ropeFrequencies(c, seqLen);
     const table = new Float32Array((to - from) * c.headDim);
     for (let p = from; p < to; p++) table.set(ropeCosSin(freqs, p), (p - from) * c.headDim);
-    this.#device.queue.writeBuffer(this.#act.rope, from * c.headDim * 4, table);
+    this.#device.queue.writeBuffer(this.#act.rope.buffer, from * c.headDim * 4, table);
     this.#ropeSeqLen = seqLen;
   }
 
@@ -898,11 +866,11 @@ export class LlamaEngine {
         words[id >>> 5] |= 1 << (id & 31);
       }
     }
-    this.#device.queue.writeBuffer(this.#act.mask, 0, words);
+    this.#device.queue.writeBuffer(this.#act.mask.buffer, 0, words);
   }
 
   #writeState(pos0: number, step = 0): void {
-    this.#device.queue.writeBuffer(this.#act.state, 0, new Uint32Array([pos0, step, 0, 0]));
+    this.#device.queue.writeBuffer(this.#act.state.buffer, 0, new Uint32Array([pos0, step, 0, 0]));
   }
 
   /**
@@ -945,10 +913,10 @@ export class LlamaEngine {
         await this.#gpu.withErrorScopes(() => "LlamaEngine.forward", () => {
           this.#writeRope(pos0, pos0 + chunk.length, seqLen);
           this.#writeState(pos0);
-          this.#device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(chunk));
+          this.#device.queue.writeBuffer(this.#act.ids.buffer, 0, new Uint32Array(chunk));
           const encoder = this.#device.createCommandEncoder();
-          this.#encode(encoder, this.#program(chunk.length, "logits"));
-          encoder.copyBufferToBuffer(this.#act.logits, 0, staging, 0, chunk.length * V * 4);
+          this.#program(chunk.length, "logits").program.encode(encoder);
+          encoder.copyBufferToBuffer(this.#act.logits.buffer, 0, staging, 0, chunk.length * V * 4);
           this.#device.queue.submit([encoder.finish()]);
         });
         await staging.mapAsync(GPUMapMode.READ);
@@ -966,7 +934,7 @@ export class LlamaEngine {
    * Generates tokens after a prompt, on the GPU: the cache is reset, the prompt prefilled in
    * chunks, then each step's choice (greedy, or the seeded draw) feeds the next step without the
    * host in between. A seeded run gives the ids `sampleNext` gives on the reference's logits with
-   * the same options (up to f32 rounding at a boundary: `sampling.ts`).
+   * the same options (up to f32 rounding at a boundary: ops/sample).
    * Streaming: ids are yielded as their readbacks land, `readEvery` steps at a time (the first
    * token alone), while up to `inFlight` readbacks' steps are queued on the GPU. Generation
    * stops after `maxTokens`, after an end-of-sequence id (yielded, nothing after it), or when
@@ -1003,7 +971,7 @@ export class LlamaEngine {
     const where = "LlamaEngine.generate";
     const { maxTokens, signal } = options;
     const sampler = options.sampler ?? { mode: "greedy" };
-    validateSamplerOptions(where, sampler);
+    validateSampler(where, sampler);
     const chooser: Output = sampler.mode === "greedy" ? "argmax" : "draw";
     if (promptIds.length < 1) throw new Error(`${where}: the prompt must hold at least one token`);
     if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) {
@@ -1052,14 +1020,16 @@ export class LlamaEngine {
         const first = token === 0 ? 0 : token - ((token - 1) % readEvery);
         const count = token - first + 1;
         const slot = reads++ % inFlight;
-        encoder.copyBufferToBuffer(this.#act.tokens, first * 4, ring[slot], 0, count * 4);
+        encoder.copyBufferToBuffer(this.#act.tokens.buffer, first * 4, ring[slot], 0, count * 4);
         device.queue.submit([encoder.finish()]);
         pending.push({ first, count, slot, mapped: ring[slot].mapAsync(GPUMapMode.READ, 0, count * 4) });
       } else device.queue.submit([encoder.finish()]);
     };
     this.#enter("generate");
     try {
-      if (sampler.mode === "sample") device.queue.writeBuffer(this.#act.samplerOptions, 0, packSamplerOptions(sampler));
+      if (sampler.mode === "sample") {
+        device.queue.writeBuffer(this.#act.samplerOptions.buffer, 0, packSampleOptions(sampler));
+      }
       // Prefill: chunks of the prompt; the last one samples the first token.
       let t0 = performance.now();
       if (this.config.ropeScaling.ropeType === "dynamic") {
@@ -1072,17 +1042,17 @@ export class LlamaEngine {
         scoped(() => {
           this.#writeRope(start, start + chunk.length, P); // the prompt's frequencies, in every chunk
           this.#writeState(start);
-          device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(chunk));
+          device.queue.writeBuffer(this.#act.ids.buffer, 0, new Uint32Array(chunk));
           const encoder = device.createCommandEncoder();
           if (last) this.#writeMask(constraint, []);
-          this.#encode(encoder, this.#program(chunk.length, last ? chooser : "cache", constraint !== undefined));
+          this.#program(chunk.length, last ? chooser : "cache", constraint !== undefined).program.encode(encoder);
           if (last) submit(encoder, 0);
           else device.queue.submit([encoder.finish()]);
         });
       }
       if (stats) stats.encodeMs += performance.now() - t0;
-      let step: Dispatch[] = [];
-      scoped(() => step = this.#program(1, chooser, constraint !== undefined)); // pipelines compile here
+      let step: Program | undefined;
+      scoped(() => step = this.#program(1, chooser, constraint !== undefined).program); // pipelines compile here
       const generated: number[] = [];
       let next = 1;
       while (pending.length > 0 || next < maxTokens) {
@@ -1094,7 +1064,7 @@ export class LlamaEngine {
             while (room()) {
               this.#writeMask(constraint, generated);
               const encoder = device.createCommandEncoder();
-              this.#encode(encoder, step);
+              step!.encode(encoder);
               submit(encoder, next++);
               if (stats) stats.decodeSteps++;
             }
@@ -1150,7 +1120,11 @@ export class LlamaEngine {
     if (position + steps > this.maxSeq) {
       throw new Error(`LlamaEngine.timeDecodeSteps: positions past maxSeq ${this.maxSeq}`);
     }
-    return await this.#timePrograms(position, Array.from({ length: steps }, () => this.#program(1, "argmax")), steps);
+    return await this.#timePrograms(
+      position,
+      Array.from({ length: steps }, () => this.#program(1, "argmax").program),
+      steps,
+    );
   }
 
   /**
@@ -1177,9 +1151,9 @@ export class LlamaEngine {
     for (let start = 0; start < rows; start += this.chunkRows) {
       const n = Math.min(this.chunkRows, rows - start);
       const ids = new Uint32Array(n).map((_, i) => (start + i) % this.config.vocabSize);
-      this.#device.queue.writeBuffer(this.#act.ids, 0, ids);
+      this.#device.queue.writeBuffer(this.#act.ids.buffer, 0, ids);
       this.#writeRope(start, start + n, rows);
-      const t = await this.#timePrograms(start, [this.#program(n, start + n === rows ? "argmax" : "cache")], 1);
+      const t = await this.#timePrograms(start, [this.#program(n, start + n === rows ? "argmax" : "cache").program], 1);
       if (t === null) return null;
       ms += t;
     }
@@ -1210,21 +1184,25 @@ export class LlamaEngine {
     const device = this.#device;
     if (!device.features.has("timestamp-query")) return null;
     if (rows > this.chunkRows) throw new Error(`LlamaEngine.profile: ${rows} rows exceed a chunk (${this.chunkRows})`);
-    const step = this.#program(rows, "argmax");
+    const { program, labels } = this.#program(rows, "argmax");
     if (rows === 1) {
       this.#writeRope(position, Math.min(this.maxSeq, position + 1), position + 1);
       this.#writeState(position);
     } else {
-      this.#device.queue.writeBuffer(this.#act.ids, 0, new Uint32Array(rows).map((_, i) => i % this.config.vocabSize));
+      this.#device.queue.writeBuffer(
+        this.#act.ids.buffer,
+        0,
+        new Uint32Array(rows).map((_, i) => i % this.config.vocabSize),
+      );
       this.#writeRope(0, rows, rows);
       this.#writeState(0);
     }
     try {
-      const t = await timePasses(device, step.length, (encoder, writes) => {
-        step.forEach((d, i) => this.#encode(encoder, [d], writes(i)));
+      const t = await timePasses(device, program.steps.length, (encoder, writes) => {
+        program.steps.forEach((d, i) => encodeBound(encoder, [d], writes(i)));
       });
-      return step.map((d, i) => ({
-        kernel: d.where.replace(/model\.layers\.\d+\./, "").replace(/\[\d+:\d+\]$/, ""),
+      return labels.map((label, i) => ({
+        kernel: label.replace(/model\.layers\.\d+\./, "").replace(/\[\d+:\d+\]$/, ""),
         ms: Number(t[2 * i + 1] - t[2 * i]) / 1e6,
       }));
     } finally {
@@ -1232,7 +1210,7 @@ export class LlamaEngine {
     }
   }
 
-  async #timePrograms(position: number, programs: Dispatch[][], per: number): Promise<number | null> {
+  async #timePrograms(position: number, programs: Program[], per: number): Promise<number | null> {
     const t = await this.#traceStepsOf(position, programs);
     if (!t) return null;
     // From the first pass's start to the last one's end (gaps between passes included); where the
@@ -1242,14 +1220,14 @@ export class LlamaEngine {
   }
 
   /** Programs in one command buffer, a pass each from `position` on: the span and the passes' sum, in ns. */
-  async #traceStepsOf(position: number, programs: Dispatch[][]): Promise<{ spanNs: number; passesNs: number } | null> {
+  async #traceStepsOf(position: number, programs: Program[]): Promise<{ spanNs: number; passesNs: number } | null> {
     const device = this.#device;
     if (!device.features.has("timestamp-query")) return null;
     this.#writeRope(position, Math.min(this.maxSeq, position + programs.length), position + 1);
     this.#writeState(position);
     try {
       const t = await timePasses(device, programs.length, (encoder, writes) => {
-        programs.forEach((p, i) => this.#encode(encoder, p, writes(i)));
+        programs.forEach((p, i) => p.encode(encoder, writes(i)));
       });
       const last = t.length - 1;
       const spanNs = t[last] > t[0] ? Number(t[last] - t[0]) : 0;
@@ -1290,7 +1268,10 @@ export class LlamaEngine {
     if (!Number.isSafeInteger(steps) || steps < 2 || position + steps > this.maxSeq) {
       throw new Error(`LlamaEngine.traceDecodeSteps: steps must be an integer >= 2 within maxSeq ${this.maxSeq}`);
     }
-    const t = await this.#traceStepsOf(position, Array.from({ length: steps }, () => this.#program(1, "argmax")));
+    const t = await this.#traceStepsOf(
+      position,
+      Array.from({ length: steps }, () => this.#program(1, "argmax").program),
+    );
     if (!t || t.spanNs < t.passesNs) return null;
     return { passMs: t.passesNs / 1e6 / steps, gapMs: (t.spanNs - t.passesNs) / 1e6 / (steps - 1) };
   }
@@ -1302,12 +1283,16 @@ export class LlamaEngine {
 
   /** Bytes of the embedding table as stored (a decode step reads one row of it). */
   get embeddingBytes(): number {
-    return this.#embedding.blocks.reduce((s, b) => s + b.weight.size + (b.scales?.size ?? 0), 0);
+    return this.#embedding.blocks.reduce((s, b) => s + b.weight.buffer.size + (b.scales?.buffer.size ?? 0), 0);
   }
 
-  /** Bytes of every buffer the engine holds (weights, KV cache, activations, params). */
+  /** Bytes of every buffer the engine holds (weights, KV cache, activations, its programs' params). */
   get residentBytes(): number {
-    return this.#owned.reduce((s, b) => s + b.size, 0);
+    let bytes = this.#owned.reduce((s, b) => s + b.size, 0);
+    for (const { program } of this.#programs.values()) {
+      for (const step of program.steps) bytes += step.uniform?.size ?? 0;
+    }
+    return bytes;
   }
 
   /**
@@ -1321,6 +1306,8 @@ export class LlamaEngine {
   }
 
   #free(): void {
+    for (const { program } of this.#programs.values()) program.destroy();
+    this.#programs.clear();
     for (const b of this.#owned) b.destroy();
     this.#owned.length = 0;
   }
@@ -1346,6 +1333,16 @@ export class LlamaEngine {
   #checkNotDestroyed(what: string): void {
     if (this.#destroyed) throw new Error(`LlamaEngine.${what}: the engine was destroyed during the call`);
   }
+}
+
+/** Checks a sampler before any GPU work: its mode, and its settings as the GPU takes them (f32). */
+function validateSampler(where: string, options: SamplerOptions): void {
+  if (options.mode === "greedy") return;
+  if (options.mode !== "sample") {
+    const mode = JSON.stringify((options as { mode: unknown }).mode);
+    throw new Error(`${where}: sampler mode must be "greedy" or "sample", got ${mode}`);
+  }
+  validateSampleOptions(`${where}: sampler `, options, true);
 }
 
 /** Why a GPU sampler wrote no token for generated token `k` of a prompt of `P` tokens (`NONFINITE_LOGITS` or `NO_POSSIBLE_TOKEN`). */

@@ -6,7 +6,7 @@ import type { WeightFormat } from "../weights/format.ts";
 import { LlamaEngine } from "./engine.ts";
 import { fixtureReference, maxAbsDiff, openFixture, type Variant } from "./fixtures_test_util.ts";
 import { LlamaReference } from "./reference.ts";
-import { boundaryMargin } from "./sampling_test_util.ts";
+import { boundaryMargin } from "../../ops/sample/margin_test_util.ts";
 
 type Sample = Extract<SamplerOptions, { mode: "sample" }>;
 

@@ -7,7 +7,7 @@
  * f32 prefill goes through ops/matmul's f32 product, which takes its right operand as `[K, N]`
  * while the engine keeps one resident copy of a weight, in the Linear layer's `[N, K]` (which matvec
  * reads): so it computes the transposed product `C^T = W X^T`, the weight as the left operand and
- * the activations transposed (`TRANSPOSE` and `TRANSPOSE_PLACE` in kernels.ts).
+ * the activations transposed (ops/transpose's `transposePlan` and `placeColumnsPlan`).
  *
  * @module
  */

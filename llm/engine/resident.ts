@@ -11,6 +11,7 @@
  * @module
  */
 
+import type { GpuTensor } from "../../harness/device.ts";
 import type { LlamaConfig } from "../config.ts";
 import type { WeightFormat } from "../weights/format.ts";
 import type { LoadedWeight } from "../weights/load.ts";
@@ -18,12 +19,15 @@ import type { LoadedWeight } from "../weights/load.ts";
 /** Bytes of weights written to the queue between two waits for it (bounds the host's staging copies). */
 const FLUSH_BYTES = 64 << 20;
 
-/** Rows `[row0, row0 + rows)` of a matrix, in a buffer (and its scales in another) of their own. */
+/**
+ * Rows `[row0, row0 + rows)` of a matrix, in a buffer (and its scales in another) of their own: f32
+ * `[rows, K]`, or packed u32 words with their f32 scales (`rowBytes` per row each).
+ */
 export interface Block {
   row0: number;
   rows: number;
-  weight: GPUBuffer;
-  scales?: GPUBuffer;
+  weight: GpuTensor;
+  scales?: GpuTensor;
 }
 
 /** A weight matrix `[N, K]` on the GPU, as row blocks within the binding limit. */
@@ -37,8 +41,8 @@ export interface Matrix {
 
 /** One layer's weights. */
 export interface LayerWeights {
-  inputNorm: GPUBuffer;
-  postNorm: GPUBuffer;
+  inputNorm: GpuTensor;
+  postNorm: GpuTensor;
   qkv: Matrix;
   o: Matrix;
   gateUp: Matrix;
@@ -96,7 +100,7 @@ export interface ResidentWeights {
   embedding: Matrix;
   /** The head: the embedding itself when tied. */
   head: Matrix;
-  finalNorm: GPUBuffer;
+  finalNorm: GpuTensor;
   layers: LayerWeights[];
 }
 
@@ -141,13 +145,14 @@ export async function uploadWeights(
   // follows it is done: without one, every byte of the checkpoint would stay in host memory until
   // the first command after the load. So the queue is flushed every FLUSH_BYTES.
   let unflushed = 0;
-  const upload = (data: Uint8Array, label: string): GPUBuffer => {
+  const upload = (data: Uint8Array, label: string, dtype: "f32" | "u32" = "f32"): GpuTensor => {
     const b = buffer(data.byteLength, label);
     const padded = data.byteLength % 4 === 0 ? data : concatBytes([data, new Uint8Array(4 - (data.byteLength % 4))]);
     device.queue.writeBuffer(b, 0, padded as Uint8Array<ArrayBuffer>);
     unflushed += padded.byteLength;
-    return b;
+    return { buffer: b, dtype, length: padded.byteLength / 4 };
   };
+  const words = format === "f32" ? "f32" : "u32";
   const flush = async (always = false) => {
     if (!always && unflushed < FLUSH_BYTES) return;
     unflushed = 0;
@@ -178,17 +183,21 @@ export async function uploadWeights(
         const block = {
           row0,
           rows,
-          weight: buffer(rows * bytes.weight, name),
-          scales: buffer(rows * bytes.scales, `${name}.scales`),
+          weight: { buffer: buffer(rows * bytes.weight, name), dtype: "u32", length: rows * bytes.weight / 4 } as const,
+          scales: {
+            buffer: buffer(rows * bytes.scales, `${name}.scales`),
+            dtype: "f32",
+            length: rows * bytes.scales / 4,
+          } as const,
         };
-        await quantize!(values, rows, K, block.weight, block.scales);
+        await quantize!(values, rows, K, block.weight.buffer, block.scales.buffer);
         blocks.push(block);
         continue;
       }
       blocks.push({
         row0,
         rows,
-        weight: upload(weight.subarray(row0 * bytes.weight, (row0 + rows) * bytes.weight), name),
+        weight: upload(weight.subarray(row0 * bytes.weight, (row0 + rows) * bytes.weight), name, words),
         scales: scales
           ? upload(scales.subarray(row0 * bytes.scales, (row0 + rows) * bytes.scales), `${name}.scales`)
           : undefined,
@@ -225,7 +234,7 @@ export async function uploadWeights(
   const layers: Partial<LayerWeights>[] = Array.from({ length: config.numHiddenLayers }, () => ({}));
   let embedding: Matrix | undefined;
   let head: Matrix | undefined;
-  let finalNorm: GPUBuffer | undefined;
+  let finalNorm: GpuTensor | undefined;
   for await (const w of weights) {
     const { name, role, shape } = w.spec;
     const layerMatch = /^model\.layers\.(\d+)\./.exec(name);
@@ -273,10 +282,10 @@ export async function uploadWeights(
  * @returns bytes
  */
 export function weightBytes(w: ResidentWeights): number {
-  const buffers = new Set<GPUBuffer>([w.finalNorm]);
+  const buffers = new Set<GPUBuffer>([w.finalNorm.buffer]);
   for (const m of [w.embedding, w.head, ...w.layers.flatMap((l) => [l.qkv, l.o, l.gateUp, l.down])]) {
-    for (const b of m.blocks) [b.weight, b.scales].forEach((x) => x && buffers.add(x));
+    for (const b of m.blocks) [b.weight, b.scales].forEach((x) => x && buffers.add(x.buffer));
   }
-  for (const l of w.layers) [l.inputNorm, l.postNorm].forEach((x) => buffers.add(x));
+  for (const l of w.layers) [l.inputNorm, l.postNorm].forEach((x) => buffers.add(x.buffer));
   return [...buffers].reduce((s, b) => s + b.size, 0);
 }

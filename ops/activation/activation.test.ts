@@ -25,6 +25,8 @@ import {
   type GatedActivationKind,
   gatedActivationPlan,
   KERNELS,
+  swigluPairs,
+  swigluPairsGpu,
 } from "./mod.ts";
 
 interface Golden {
@@ -436,4 +438,42 @@ gpuTest(
       "activation/gated: binding 0 (gate) needs maxStorageBufferBindingSize >= 2048, but this device allows 1024",
     );
   },
+);
+
+Deno.test("swigluPairs reference: gate at even columns, up at odd ones, placed at col0; swiglu's function", () => {
+  const x = new Float32Array([0, 5, 1, 2, -1, 3, 2, -4]);
+  const out = new Float32Array([9, 9, 9, 9, 9, 9]);
+  const got = swigluPairs({ x, out, rows: 2, pairs: 2, outCols: 3, col0: 1 });
+  const want = gatedActivation({
+    kind: "swiglu",
+    gate: new Float32Array([0, 1, -1, 2]),
+    up: new Float32Array([5, 2, 3, -4]),
+  });
+  deepStrictEqual([...got], [9, want[0], want[1], 9, want[2], want[3]]);
+  // Read as (up, gate) instead, the pairs give other values.
+  notStrictEqual(
+    got[2],
+    gatedActivation({ kind: "swiglu", gate: new Float32Array([2]), up: new Float32Array([1]) })[0],
+  );
+});
+
+checkAgainstReference(
+  "swigluPairs",
+  KERNELS,
+  "gated_pairs",
+  [
+    { rows: 1, pairs: 1, outCols: 1, col0: 0 },
+    { rows: 3, pairs: 300, outCols: 700, col0: 257 },
+    { rows: 2, pairs: 513, outCols: 513, col0: 0 },
+  ].map((shape, i) => ({
+    label: `${shape.rows}x${shape.pairs} pairs into ${shape.outCols} at ${shape.col0}`,
+    args: {
+      ...shape,
+      x: randomF32(2 * shape.rows * shape.pairs, 40 + i, -8, 8),
+      out: randomF32(shape.rows * shape.outCols, 50 + i),
+    },
+  })),
+  swigluPairs,
+  swigluPairsGpu,
+  kernelTolerance,
 );

@@ -5,7 +5,8 @@
  * every piecewise definition. silu also at 384 x 16,384 elements, the bytes channel_norm's
  * `1x384x16384` moves (24 + 24 MiB): what a streaming kernel reaches at that size, in the same run.
  * The gated kinds (entry point `gated`) at 2^26 elements and at Z-Image's feed-forward of 4,096
- * tokens (4,096 x 10,240 elements).
+ * tokens (4,096 x 10,240 elements). `gated_pairs` at the Llama engine's prefill: a chunk of 512 rows,
+ * the Sarashina2.2-1B feed-forward (8,192 channels) whole and in the two pieces the engine runs it in.
  *
  * @module
  */
@@ -19,6 +20,8 @@ import {
   type GatedActivationKind,
   gatedActivationPlan,
   KERNELS,
+  swigluPairsPlan,
+  type SwigluPairsShape,
 } from "./mod.ts";
 import type { ActivationVariant } from "./kernels.gen.ts";
 
@@ -49,5 +52,18 @@ export const BENCH: readonly BenchCase[] = [
     label: ({ kind, n }) => `${kind}:${n}`,
     plan: (gpu, { kind, n }, options) => gatedActivationPlan(gpu, { kind, n }, options),
     inputs: ({ n }, seed) => [randomInput(n, seed, 0, 8), randomInput(n, seed + 1)],
+  }),
+  defineCase<SwigluPairsShape, ActivationVariant>({
+    op: "activation",
+    entry: "gated_pairs",
+    sources: KERNELS,
+    gpu: [{ rows: 512, pairs: 8192, outCols: 8192, col0: 0 }, { rows: 512, pairs: 4096, outCols: 8192, col0: 4096 }],
+    quick: [{ rows: 8, pairs: 1000, outCols: 2048, col0: 1000 }],
+    label: ({ rows, pairs, outCols, col0 }) => `${rows}x${pairs}x${outCols}x${col0}`,
+    plan: (gpu, shape, options) => swigluPairsPlan(gpu, shape, options),
+    inputs: (
+      { rows, pairs, outCols },
+      seed,
+    ) => [randomInput(2 * rows * pairs, seed, 0, 8), randomInput(rows * outCols, seed + 1)],
   }),
 ];

@@ -38,6 +38,13 @@
  * of the gate, not of `up` (a feed-forward's `w1 x`, not `w3 x`); geglu is the erf gelu. Refused:
  * `gate` and `up` of different lengths, and any kind but the two. It has not been timed on a GPU yet.
  *
+ * `gated_pairs` (`swigluPairs`) is swiglu over one matrix whose columns interleave the gate and up
+ * projections (gate j at 2j, up j at 2j + 1, as a feed-forward with its two weights' rows interleaved
+ * computes them), written into a column range of a wider output so that a feed-forward run in pieces
+ * of its rows fills its output piece by piece: the Llama engine's prefill step, one invocation per
+ * pair, not a bandwidth kernel (not timed apart on a GPU). Its silu is `g / (1 + exp(-g))`, which for
+ * g below about -88 gives -0 where `kernel`'s gives a denormal: both times `up` round alike.
+ *
  * Tensors past the device's `maxStorageBufferBindingSize` are refused, not split: the limits guard
  * throws a `LimitError` naming the binding before anything is uploaded (`activationGpu`,
  * `gatedActivationGpu`) or encoded (a plan on resident tensors). Elements are independent, so a
@@ -59,10 +66,14 @@ import {
   type GatedActivationArgs,
   type GatedActivationKind,
   type GatedActivationShape,
+  type SwigluPairsArgs,
+  type SwigluPairsShape,
   validateActivation,
   validateActivationShape,
   validateGatedActivation,
   validateGatedActivationShape,
+  validateSwigluPairs,
+  validateSwigluPairsShape,
 } from "./reference.ts";
 
 export * from "./reference.ts";
@@ -245,5 +256,81 @@ export async function gatedActivationGpu(
   validateGatedActivation(args);
   const plan = gatedActivationPlan(gpu, { kind: args.kind, n: args.gate.length }, options);
   const [out] = await gpu.run(plan, [args.gate, args.up]);
+  return out as Float32Array;
+}
+
+/**
+ * Plans {@link swigluPairs} on the GPU: SwiGLU of interleaved (gate, up) pairs into a column range of
+ * `out`, in place.
+ *
+ * @param gpu the device
+ * @param shape `rows`, `pairs`, `outCols` and `col0`
+ * @param options kernel override (a variant of `gated_pairs`)
+ * @returns the plan; bindings `x` (`[rows, 2 * pairs]`, input) and `out` (`[rows, outCols]`, its other
+ *   columns kept)
+ * @throws Error naming the argument, as {@link validateSwigluPairsShape}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { swigluPairsPlan } from "@xpu/ops/ops/activation";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([0, 5, 1, 2])); // (gate, up) pairs (0, 5) and (1, 2)
+ * const out = gpu.alloc("f32", 3);
+ * await gpu.submit([swigluPairsPlan(gpu, { rows: 1, pairs: 2, outCols: 3, col0: 1 }), [x, out]]);
+ * console.log(await gpu.read(out)); // Float32Array [0, 0, 1.462...]
+ * gpu.destroy();
+ * ```
+ */
+export function swigluPairsPlan(
+  gpu: ResidentDevice,
+  shape: SwigluPairsShape,
+  options?: KernelOptions<ActivationVariant>,
+): KernelPlan {
+  checkOptions("swigluPairs", options);
+  validateSwigluPairsShape(shape);
+  const { rows, pairs, outCols, col0 } = shape;
+  const fields = ["rows", "pairs", "ffn", "col0"].map((name) => ({ name, type: "u32" as const }));
+  return {
+    op: "activation",
+    kernel: gpu.resolve(KERNELS, "gated_pairs", options),
+    bindings: [
+      { name: "x", dtype: "f32", length: 2 * rows * pairs, role: "input" },
+      { name: "out", dtype: "f32", length: rows * outCols, role: "inout" },
+    ],
+    params: packParams(fields, { rows, pairs, ffn: outCols, col0 }, "swigluPairs"),
+    workgroups: [Math.ceil(pairs / 256), rows, 1],
+    // Two reads and a write per pair; silu's FLOPs and the product.
+    cost: { bytes: 12 * rows * pairs, flops: (FLOPS_PER_ELEMENT.silu + 1) * rows * pairs },
+  };
+}
+
+/**
+ * SwiGLU of interleaved (gate, up) pairs into a column range, on the GPU.
+ *
+ * @param gpu the device
+ * @param args as {@link swigluPairs}
+ * @param options kernel override (a variant of `gated_pairs`)
+ * @returns `out` with the results placed
+ * @throws Error naming the argument, as {@link validateSwigluPairs}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { swigluPairsGpu } from "@xpu/ops/ops/activation";
+ * const gpu = await acquireDevice();
+ * const x = new Float32Array([1, 2]);
+ * await swigluPairsGpu(gpu, { x, out: new Float32Array(1), rows: 1, pairs: 1, outCols: 1, col0: 0 }); // [1.462...]
+ * gpu.destroy();
+ * ```
+ */
+export async function swigluPairsGpu(
+  gpu: ResidentDevice,
+  args: SwigluPairsArgs,
+  options?: KernelOptions<ActivationVariant>,
+): Promise<Float32Array> {
+  checkOptions("swigluPairs", options);
+  validateSwigluPairs(args);
+  const [out] = await gpu.run(swigluPairsPlan(gpu, args, options), [args.x, args.out]);
   return out as Float32Array;
 }

@@ -307,3 +307,95 @@ export function activation(args: ActivationArgs): Float32Array {
   const alpha = Math.fround(validateActivation(args));
   return args.x.map((v) => evaluate(args.kind, v, alpha));
 }
+
+/** Every key of {@link swigluPairs}'s arguments (its shape's among them). */
+const SWIGLU_PAIRS_KEYS: readonly string[] = ["x", "out", "rows", "pairs", "outCols", "col0"];
+
+/** The sizes of a {@link swigluPairs} call. */
+export interface SwigluPairsShape {
+  /** Rows of `x` and of `out`, an integer >= 1. */
+  rows: number;
+  /** (gate, up) pairs in a row of `x`, an integer >= 1: `x` is `[rows, 2 * pairs]`. */
+  pairs: number;
+  /** Columns of `out`, at least `col0 + pairs`. */
+  outCols: number;
+  /** The first column of `out` the results fill. */
+  col0: number;
+}
+
+/** Arguments of {@link swigluPairs}. */
+export interface SwigluPairsArgs extends SwigluPairsShape {
+  /** `[rows, 2 * pairs]`: gate j at column 2j, up j at 2j + 1. */
+  x: Float32Array;
+  /** `[rows, outCols]`; its columns outside `[col0, col0 + pairs)` are kept. */
+  out: Float32Array;
+}
+
+/**
+ * Validates {@link swigluPairs}'s sizes.
+ *
+ * @param shape the sizes
+ * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateSwigluPairsShape } from "@xpu/ops/ops/activation";
+ * validateSwigluPairsShape({ rows: 2, pairs: 4, outCols: 8, col0: 4 }); // passes
+ * ```
+ */
+export function validateSwigluPairsShape(shape: SwigluPairsShape): void {
+  const op = "swigluPairs";
+  requireArgs(op, "shape", shape, "{ rows, pairs, outCols, col0 }", SWIGLU_PAIRS_KEYS);
+  requireInt(op, "rows", shape.rows, 1, U32_MAX);
+  requireInt(op, "pairs", shape.pairs, 1, U32_MAX);
+  requireInt(op, "col0", shape.col0, 0, U32_MAX);
+  requireInt(op, "outCols", shape.outCols, shape.col0 + shape.pairs, U32_MAX);
+}
+
+/**
+ * Validates {@link swigluPairs}'s arguments: the sizes, then `x` and `out`.
+ *
+ * @param args the arguments
+ * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateSwigluPairs } from "@xpu/ops/ops/activation";
+ * validateSwigluPairs({ x: new Float32Array(4), out: new Float32Array(3), rows: 1, pairs: 2, outCols: 3, col0: 1 });
+ * ```
+ */
+export function validateSwigluPairs(args: SwigluPairsArgs): void {
+  requireArgs("swigluPairs", "args", args, "{ x, out, rows, pairs, outCols, col0 }", SWIGLU_PAIRS_KEYS);
+  validateSwigluPairsShape(args);
+  requireArray("swigluPairs", "x", args.x, "Float32Array", [2 * args.rows * args.pairs, "2 * rows * pairs"]);
+  requireArray("swigluPairs", "out", args.out, "Float32Array", [args.rows * args.outCols, "rows * outCols"]);
+}
+
+/**
+ * SwiGLU of interleaved (gate, up) pairs into a column range: `out[r, col0 + j] = silu(x[r, 2j]) *
+ * x[r, 2j + 1]`, the other columns of `out` kept. The same function as {@link gatedActivation}'s
+ * swiglu with `gate = x[:, 0::2]`, `up = x[:, 1::2]`: a feed-forward whose gate and up projections
+ * are one matrix with interleaved rows.
+ *
+ * @param args the pairs, the output and the sizes
+ * @returns a new `[rows, outCols]` matrix, the placed elements each the f32 rounding of the f64 value
+ *
+ * @example
+ * ```ts
+ * import { swigluPairs } from "@xpu/ops/ops/activation";
+ * swigluPairs({ x: new Float32Array([0, 5, 1, 2]), out: new Float32Array(3), rows: 1, pairs: 2, outCols: 3, col0: 1 });
+ * // [0, 0, 1.4621...]
+ * ```
+ */
+export function swigluPairs(args: SwigluPairsArgs): Float32Array {
+  validateSwigluPairs(args);
+  const { x, rows, pairs, outCols, col0 } = args;
+  const out = Float32Array.from(args.out);
+  for (let r = 0; r < rows; r++) {
+    for (let j = 0; j < pairs; j++) {
+      const at = r * 2 * pairs + 2 * j;
+      out[r * outCols + col0 + j] = evaluate("silu", x[at], 1) * x[at + 1];
+    }
+  }
+  return out;
+}

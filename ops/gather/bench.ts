@@ -6,7 +6,7 @@
  */
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
-import { gatherPlan, KERNELS } from "./mod.ts";
+import { gatherPlan, gatherQuantizedBlocksPlan, KERNELS, quantizedRowWords } from "./mod.ts";
 import type { GatherVariant } from "./kernels.gen.ts";
 
 interface Shape {
@@ -38,6 +38,31 @@ function distinctIndex(rows: number, indexLength: number, seed: number): Int32Ar
   return order.slice(0, indexLength);
 }
 
+/**
+ * A quantized table's gather (`gatherQuantized`), whole in one binding, at an embedding of Sarashina2.2-1B's
+ * shape (102,400 x 2,048) for a prefill chunk of 512 distinct ids and for the one id of a decode step.
+ */
+function quantized(format: "q8" | "q4g128"): BenchCase {
+  return defineCase<Shape, GatherVariant>({
+    op: "gather",
+    entry: format === "q8" ? "q8row" : "q4g128",
+    sources: KERNELS,
+    gpu: [{ rows: 102400, cols: 2048, indexLength: 512 }, { rows: 102400, cols: 2048, indexLength: 1 }],
+    quick: [{ rows: 4096, cols: 256, indexLength: 64 }],
+    label: ({ rows, cols, indexLength }) => `${rows}x${cols}-${indexLength}rows`,
+    plan: (gpu, shape, options) =>
+      gatherQuantizedBlocksPlan(gpu, { ...shape, format, blockRows: shape.rows }, options).sequence,
+    inputs: ({ rows, cols, indexLength }, seed) => {
+      const words = quantizedRowWords(format, cols);
+      return [
+        new Uint32Array(randomInput(rows * words.words, seed).buffer),
+        randomInput(rows * words.scales, seed + 1, 0.001, 0.02),
+        distinctIndex(rows, indexLength, seed + 2),
+      ];
+    },
+  });
+}
+
 /** gather's benchmark cases. */
 export const BENCH: readonly BenchCase[] = [
   defineCase<Shape, GatherVariant>({
@@ -55,4 +80,6 @@ export const BENCH: readonly BenchCase[] = [
       seed,
     ) => [randomInput(rows * cols, seed), distinctIndex(rows, indexLength, seed + 1)],
   }),
+  quantized("q8"),
+  quantized("q4g128"),
 ];

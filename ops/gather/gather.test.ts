@@ -4,6 +4,7 @@ import {
   assertClose,
   assertThrowsMessage,
   checkAgainstReference,
+  eachVariant,
   gpuTest,
   loadGolden,
   randomF32,
@@ -16,10 +17,15 @@ import {
   gatherBlocksPlan,
   gatherGpu,
   gatherPlan,
+  gatherQuantized,
+  gatherQuantizedBlocksPlan,
+  gatherQuantizedGpu,
   KERNELS,
   MAX_ROWS,
+  quantizedRowWords,
   uploadTableBlocks,
 } from "./mod.ts";
+import { packQ4, packQ8 } from "../matvec/reference.ts";
 
 /** What goldens/gen.py writes. */
 interface Golden {
@@ -371,3 +377,82 @@ gpuTest(
     }
   },
 );
+
+/** A random quantized table: codes, their packing and scales, and the same table dequantized in f64 (then f32). */
+function quantizedTable(format: "q8" | "q4g128", rows: number, cols: number, seed: number) {
+  const max = format === "q8" ? 127 : 7;
+  const codes = randomInt32(rows * cols, seed, -max, max + 1);
+  const groups = format === "q8" ? 1 : Math.ceil(cols / 128);
+  const scales = randomF32(rows * groups, seed + 1, 0.01, 0.5);
+  const table = format === "q8" ? packQ8(codes, rows, cols) : packQ4(codes, rows, cols);
+  const scaleOf = (i: number) =>
+    format === "q8"
+      ? scales[Math.floor(i / cols)]
+      : scales[Math.floor(i / cols) * groups + Math.floor((i % cols) / 128)];
+  const dequantized = Float32Array.from(codes, (c, i) => c * scaleOf(i));
+  return { table, scales, dequantized };
+}
+
+Deno.test("gatherQuantized reference: the dequantized table's gather (zeros out of range); a scale per group of 128 for q4g128", () => {
+  for (const format of ["q8", "q4g128"] as const) {
+    const { table, scales, dequantized } = quantizedTable(format, 5, 300, 3);
+    const index = new Int32Array([4, -1, 0, 5, 2, 2]);
+    deepStrictEqual(
+      [...gatherQuantized({ format, table, scales, index, rows: 5, cols: 300 })],
+      [...gather({ table: dequantized, index, rows: 5, cols: 300 })],
+      format,
+    );
+  }
+  // q4g128's columns 128.. take the row's second scale, not its first.
+  const q4 = gatherQuantized({
+    format: "q4g128",
+    table: packQ4(new Int32Array(130).fill(1), 1, 130),
+    scales: new Float32Array([1, 3]),
+    index: new Int32Array([0]),
+    rows: 1,
+    cols: 130,
+  });
+  deepStrictEqual([q4[127], q4[128], q4[129]], [1, 3, 3]);
+});
+
+for (const [format, entry] of [["q8", "q8row"], ["q4g128", "q4g128"]] as const) {
+  eachVariant(KERNELS, entry, (variant) => {
+    gpuTest(
+      `gather/${variant}: quantized rows over row blocks, out-of-range zeros, every element written`,
+      async (gpu) => {
+        for (const [rows, cols, blockRows] of [[7, 300, 3], [40, 36, 40], [3, 1, 1]]) {
+          const { table, scales } = quantizedTable(format, rows, cols, rows + cols);
+          const index = new Int32Array([rows - 1, -1, 0, rows, 2 % rows, 0x7fffffff, 1 % rows, -0x80000000]);
+          const { sequence, blocks } = gatherQuantizedBlocksPlan(
+            gpu,
+            { format, rows, cols, indexLength: index.length, blockRows },
+            { override: variant },
+          );
+          strictEqual(blocks, Math.ceil(rows / blockRows));
+          const per = quantizedRowWords(format, cols);
+          const tensors = [];
+          for (let b = 0; b < blocks; b++) {
+            const [r0, r1] = [b * blockRows, Math.min(rows, (b + 1) * blockRows)];
+            tensors.push(gpu.upload(table.slice(r0 * per.words, r1 * per.words)));
+            tensors.push(gpu.upload(scales.slice(r0 * per.scales, r1 * per.scales)));
+          }
+          tensors.push(gpu.upload(index), gpu.upload(new Float32Array(index.length * cols).fill(NaN)));
+          try {
+            await gpu.submitSequence(sequence, tensors);
+            const got = await gpu.read(tensors.at(-1)!);
+            const want = gatherQuantized({ format, table, scales, index, rows, cols });
+            assertClose(got, want, { atol: 0, rtol: 0 }, `${format} ${rows}x${cols} blocks of ${blockRows}`);
+          } finally {
+            for (const t of tensors) t.buffer.destroy();
+          }
+        }
+        const { table, scales } = quantizedTable(format, 2, 9, 1);
+        const index = new Int32Array([1, 0]);
+        deepStrictEqual(
+          [...await gatherQuantizedGpu(gpu, { format, table, scales, index, rows: 2, cols: 9 }, { override: variant })],
+          [...gatherQuantized({ format, table, scales, index, rows: 2, cols: 9 })],
+        );
+      },
+    );
+  });
+}

@@ -29,6 +29,14 @@
  * {@link gatherPlan} binds the table whole and refuses one past the limit (a LimitError naming the
  * limit and pointing here); {@link gatherGpu} splits by itself.
  *
+ * Quantized tables (`gatherQuantized`, entry points `q8row` and `q4g128`): an embedding kept in
+ * matvec's q8 or q4g128 wire format (the format of the head it is tied to) is gathered as the f32
+ * rows it stands for, each element decoded (the code sign-extended by two shifts) and scaled as it
+ * is copied; the portable kernel's shape and conventions otherwise (one element per invocation,
+ * out-of-range indices give zeros, row blocks with their scales, `first`). The Llama engine gathers
+ * one row per decode step this way: not a bandwidth kernel, and not timed on a GPU apart from the
+ * engine.
+ *
  * @module
  */
 
@@ -45,10 +53,19 @@ import {
 } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
-import { requireArray, requireInt } from "../validate.ts";
-import { checkOptions } from "../validate.ts";
+import { checkOptions, requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 import { type GatherVariant, KERNELS } from "./kernels.gen.ts";
-import { type GatherArgs, type GatherShape, MAX_ROWS, validateGather, validateGatherShape } from "./reference.ts";
+import {
+  type GatherArgs,
+  type GatherQuantizedArgs,
+  type GatherShape,
+  type GatherTableFormat,
+  MAX_ROWS,
+  quantizedRowWords,
+  validateGather,
+  validateGatherQuantized,
+  validateGatherShape,
+} from "./reference.ts";
 
 export * from "./reference.ts";
 export { type GatherVariant, KERNELS };
@@ -374,6 +391,179 @@ export async function gatherGpu(
     tensors.push(gpu.upload(args.index, "index"), gpu.alloc("f32", shape.indexLength * cols, "out"));
     await gpu.submitSequence(sequence, tensors);
     return await gpu.read(tensors.at(-1)!) as Float32Array;
+  } finally {
+    for (const t of tensors) t.buffer.destroy();
+  }
+}
+
+const QUANTIZED_PARAMS: readonly ParamField[] = [...PARAMS, { name: "words", type: "u32" }, {
+  name: "groups",
+  type: "u32",
+}];
+
+/** Sizes of a gather from a quantized table held as row blocks. */
+export interface GatherQuantizedShape extends GatherShape {
+  /** The table's format. */
+  format: GatherTableFormat;
+  /** Rows per block, every block but the last (default: as many as one binding holds). */
+  blockRows?: number;
+}
+
+/**
+ * Plans {@link gatherQuantized} over a table held as row blocks (a block's codes and its scales each
+ * in a binding of their own); one block is the whole table.
+ *
+ * @param gpu the device
+ * @param shape `format`, `rows`, `cols`, `indexLength` and `blockRows`
+ * @param options kernel override (a variant of `q8row` or `q4g128`, as the format)
+ * @returns the blocks and the sequence: bindings `table0`, `scales0`, `table1`, `scales1`, ... then
+ *   `index` (i32) and `out` (`[indexLength, cols]`); each step's plan binds `[table_i, scales_i, index, out]`
+ * @throws Error naming the argument, as {@link validateGatherShape}, or format or blockRows
+ * @throws LimitError when a block's codes are past one binding
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { gatherQuantizedBlocksPlan } from "@xpu/ops/ops/gather";
+ * import { packQ8 } from "@xpu/ops/ops/matvec";
+ * const gpu = await acquireDevice();
+ * const { sequence } = gatherQuantizedBlocksPlan(gpu, { format: "q8", rows: 2, cols: 2, indexLength: 1 });
+ * const table = gpu.upload(packQ8(new Int32Array([1, -2, 3, 4]), 2, 2)), scales = gpu.upload(new Float32Array([0.5, 2]));
+ * const out = gpu.alloc("f32", 2);
+ * await gpu.submitSequence(sequence, [table, scales, gpu.upload(new Int32Array([1])), out]);
+ * console.log(await gpu.read(out)); // Float32Array [6, 8]
+ * gpu.destroy();
+ * ```
+ */
+export function gatherQuantizedBlocksPlan(
+  gpu: ResidentDevice,
+  shape: GatherQuantizedShape,
+  options?: KernelOptions<GatherVariant>,
+): GatherBlocks {
+  checkOptions("gatherQuantized", options);
+  requireArgs("gatherQuantized", "shape", shape, "{ format, rows, cols, indexLength, blockRows? }", [
+    "format",
+    "rows",
+    "cols",
+    "indexLength",
+    "blockRows",
+  ]);
+  const { format, rows, cols, indexLength } = shape;
+  // As validateGatherQuantized checks them, so the plan and the reference refuse alike.
+  if (format !== "q8" && format !== "q4g128") {
+    throw new Error(`gatherQuantized: format must be "q8" or "q4g128", got ${JSON.stringify(format)}`);
+  }
+  requireInt("gatherQuantized", "rows", rows, 1, MAX_ROWS);
+  requireInt("gatherQuantized", "cols", cols, 1, U32_MAX);
+  requireInt("gatherQuantized", "indexLength", indexLength, 0, U32_MAX);
+  const per = quantizedRowWords(format, cols);
+  const { limit, bytes } = bindingLimit(gpu);
+  const fit = Math.min(MAX_ROWS, Math.floor(Math.floor(bytes / 16) * 16 / (4 * per.words)));
+  if (fit < 1) throw new LimitError("gather/table", limit, 4 * per.words, bytes, `one ${format} row of ${cols}`);
+  const blockRows = Math.min(
+    rows,
+    shape.blockRows === undefined ? fit : requireInt("gatherQuantized", "blockRows", shape.blockRows, 1),
+  );
+  if (blockBytes(blockRows, per.words) > bytes) {
+    throw new LimitError(
+      "gather/table",
+      limit,
+      blockBytes(blockRows, per.words),
+      bytes,
+      `a block of ${blockRows} rows`,
+    );
+  }
+  const kernel = gpu.resolve(KERNELS, format === "q8" ? "q8row" : "q4g128", options);
+  const blocks = Math.ceil(rows / blockRows);
+  const total = indexLength * cols;
+  const tables: BindingSpec[] = [];
+  const steps: { plan: KernelPlan; tensors: number[] }[] = [];
+  for (let i = 0; i < blocks; i++) {
+    const row0 = i * blockRows;
+    const held = Math.min(blockRows, rows - row0);
+    const table: BindingSpec = { name: `table${i}`, dtype: "u32", length: held * per.words, role: "input" };
+    const scales: BindingSpec = { name: `scales${i}`, dtype: "f32", length: held * per.scales, role: "input" };
+    tables.push(table, scales);
+    const plan: KernelPlan = {
+      op: "gather",
+      kernel,
+      bindings: [
+        table,
+        scales,
+        { name: "index", dtype: "i32", length: indexLength, role: "input" },
+        { name: "out", dtype: "f32", length: total, role: "output" },
+      ],
+      params: packParams(
+        QUANTIZED_PARAMS,
+        {
+          total,
+          d: cols,
+          v: rows,
+          row0,
+          block_rows: held,
+          first: Number(i === 0),
+          words: per.words,
+          groups: per.scales,
+        },
+        "gatherQuantized",
+      ),
+      workgroups: foldWorkgroups(Math.ceil(total / WORKGROUP_SIZE), gpu.limits.maxComputeWorkgroupsPerDimension),
+      // Each dispatch reads the index; which rows it decodes depends on the indices (the sequence
+      // holds the operation's cost).
+      cost: { bytes: 4 * indexLength, flops: 0 },
+    };
+    steps.push({ plan, tensors: [2 * i, 2 * i + 1, 2 * blocks, 2 * blocks + 1] });
+  }
+  const [, , index, out] = steps[0].plan.bindings;
+  const sequence = kernelSequence("gather", [...tables, index, out], [], steps, {
+    // The index, one row of codes and scales read per output row, the output written; a multiply per element.
+    bytes: 4 * indexLength + 4 * indexLength * (per.words + per.scales) + 4 * total,
+    flops: total,
+  });
+  return { blockRows, blocks, sequence };
+}
+
+/**
+ * Selects rows of a quantized table on the GPU, dequantized ({@link gatherQuantized}); the table is
+ * bound whole (one block).
+ *
+ * @param gpu the device
+ * @param args as {@link gatherQuantized}
+ * @param options kernel override
+ * @returns the `[indexLength, cols]` result
+ * @throws Error naming the argument, as {@link validateGatherQuantized}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { gatherQuantizedGpu } from "@xpu/ops/ops/gather";
+ * import { packQ4 } from "@xpu/ops/ops/matvec";
+ * const gpu = await acquireDevice();
+ * const table = packQ4(new Int32Array([7, -7]), 1, 2);
+ * await gatherQuantizedGpu(gpu, { format: "q4g128", table, scales: new Float32Array([0.5]), index: new Int32Array([0, 3]), rows: 1, cols: 2 });
+ * // [3.5, -3.5, 0, 0]
+ * gpu.destroy();
+ * ```
+ */
+export async function gatherQuantizedGpu(
+  gpu: ResidentDevice,
+  args: GatherQuantizedArgs,
+  options?: KernelOptions<GatherVariant>,
+): Promise<Float32Array> {
+  checkOptions("gatherQuantized", options);
+  validateGatherQuantized(args);
+  const { format, rows, cols } = args;
+  const { sequence } = gatherQuantizedBlocksPlan(
+    gpu,
+    { format, rows, cols, indexLength: args.index.length, blockRows: rows },
+    options,
+  );
+  const tensors: GpuTensor[] = [];
+  try {
+    tensors.push(gpu.upload(args.table, "table"), gpu.upload(args.scales, "scales"), gpu.upload(args.index, "index"));
+    tensors.push(gpu.alloc("f32", args.index.length * cols, "out"));
+    await gpu.submitSequence(sequence, tensors);
+    return await gpu.read(tensors[3]) as Float32Array;
   } finally {
     for (const t of tensors) t.buffer.destroy();
   }

@@ -19,6 +19,7 @@
  * @module
  */
 
+import { Q4_GROUP, unpackQ4, unpackQ8 } from "../matvec/reference.ts";
 import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
 
 /** The largest row count an i32 index can address. */
@@ -114,6 +115,112 @@ export function gather(args: GatherArgs): Float32Array {
   const out = new Float32Array(index.length * cols);
   for (const [n, row] of index.entries()) {
     if (row >= 0 && row < rows) out.set(table.subarray(row * cols, (row + 1) * cols), n * cols);
+  }
+  return out;
+}
+
+/** Formats of a quantized table (matvec's wire formats): `q8` (packQ8, a scale a row), `q4g128` (packQ4, a scale per 128 columns). */
+export type GatherTableFormat = "q8" | "q4g128";
+
+/** Arguments of {@link gatherQuantized}. */
+export interface GatherQuantizedArgs {
+  /** The table's format. */
+  format: GatherTableFormat;
+  /** The packed codes, `[rows, ceil(cols / 4)]` (q8) or `[rows, ceil(cols / 8)]` (q4g128) words. */
+  table: Uint32Array;
+  /** The scales, `[rows]` (q8) or `[rows, ceil(cols / 128)]` (q4g128). */
+  scales: Float32Array;
+  /** Row indices; an index outside `[0, rows)` selects zeros. */
+  index: Int32Array;
+  /** Rows of the table, in `[1, 2^31 - 1]`. */
+  rows: number;
+  /** Columns of the table (and of the output). */
+  cols: number;
+}
+
+/**
+ * u32 words and scales of one row of a quantized table.
+ *
+ * @param format the table's format
+ * @param cols its columns
+ * @returns the words and the scales a row holds
+ *
+ * @example
+ * ```ts
+ * import { quantizedRowWords } from "@xpu/ops/ops/gather";
+ * quantizedRowWords("q4g128", 300); // { words: 38, scales: 3 }
+ * ```
+ */
+export function quantizedRowWords(format: GatherTableFormat, cols: number): { words: number; scales: number } {
+  return format === "q8"
+    ? { words: Math.ceil(cols / 4), scales: 1 }
+    : { words: Math.ceil(cols / 8), scales: Math.ceil(cols / Q4_GROUP) };
+}
+
+/**
+ * Validates {@link gatherQuantized}'s arguments.
+ *
+ * @param args the arguments
+ * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateGatherQuantized } from "@xpu/ops/ops/gather";
+ * validateGatherQuantized({ format: "q8", table: new Uint32Array(2), scales: new Float32Array(2), index: new Int32Array([1]), rows: 2, cols: 3 });
+ * ```
+ */
+export function validateGatherQuantized(args: GatherQuantizedArgs): void {
+  const name = "gatherQuantized";
+  requireArgs(name, "args", args, "{ format, table, scales, index, rows, cols }", [
+    "format",
+    "table",
+    "scales",
+    "index",
+    "rows",
+    "cols",
+  ]);
+  if (args.format !== "q8" && args.format !== "q4g128") {
+    throw new Error(`${name}: format must be "q8" or "q4g128", got ${JSON.stringify(args.format)}`);
+  }
+  requireInt(name, "rows", args.rows, 1, MAX_ROWS);
+  requireInt(name, "cols", args.cols, 1, U32_MAX);
+  const per = quantizedRowWords(args.format, args.cols);
+  requireArray(name, "table", args.table, "Uint32Array", [args.rows * per.words, `rows * ${per.words} words`]);
+  requireArray(name, "scales", args.scales, "Float32Array", [args.rows * per.scales, `rows * ${per.scales}`]);
+  requireArray(name, "index", args.index, "Int32Array");
+  validateGatherShape({ rows: args.rows, cols: args.cols, indexLength: args.index.length });
+}
+
+/**
+ * Selects rows of a quantized table, dequantized: output row `n` is table row `index[n]`'s codes
+ * times their scales (`code * scale[row]` for q8, `code * scale[row, col / 128]` for q4g128), in f32,
+ * or zeros when the index is outside `[0, rows)` (as {@link gather}). An embedding stored in the
+ * weight format of the head it is tied to.
+ *
+ * @param args the table, its scales, its format and shape, and the index
+ * @returns a new Float32Array of length `index.length * cols`
+ *
+ * @example
+ * ```ts
+ * import { gatherQuantized } from "@xpu/ops/ops/gather";
+ * import { packQ8 } from "@xpu/ops/ops/matvec";
+ * const table = packQ8(new Int32Array([1, -2, 3, 4]), 2, 2); // codes [[1, -2], [3, 4]]
+ * gatherQuantized({ format: "q8", table, scales: new Float32Array([0.5, 2]), index: new Int32Array([1, 0]), rows: 2, cols: 2 });
+ * // [6, 8, 0.5, -1]
+ * ```
+ */
+export function gatherQuantized(args: GatherQuantizedArgs): Float32Array {
+  validateGatherQuantized(args);
+  const { format, table, scales, index, rows, cols } = args;
+  const codes = format === "q8" ? unpackQ8(table, rows, cols) : unpackQ4(table, rows, cols);
+  const groups = quantizedRowWords(format, cols).scales;
+  const out = new Float32Array(index.length * cols);
+  for (const [n, row] of index.entries()) {
+    if (row < 0 || row >= rows) continue;
+    for (let c = 0; c < cols; c++) {
+      const scale = format === "q8" ? scales[row] : scales[row * groups + Math.floor(c / Q4_GROUP)];
+      out[n * cols + c] = codes[row * cols + c] * scale;
+    }
   }
   return out;
 }

@@ -43,6 +43,30 @@
  * an earlier run whose output was not kept. What was tried and not kept is in the headers of
  * decode.wgsl and combine_wide.wgsl (logs 28-gqa-ab.txt and 28-gqa-ab2.txt of the same directory).
  *
+ * A third path works on a KV cache as a generation loop keeps it (`gqaCache`: `[kvHeads, maxSeq, D]`
+ * per layer, the call's first position `pos0` read on the GPU from a `state` buffer that the loop's
+ * sampler advances, so a decode step is the same dispatches at every position), from the fused
+ * projection `[q | k | v]` of each row, with RoPE (adjacent pairs, a (cos, sin) table) and the cache
+ * write folded in:
+ * - `cache_decode` (one row, {@link gqaCacheDecodePlan}): one dispatch, one workgroup of 128 per
+ *   (query head, slice of the cache): each rotates its query and its KV head's new key itself, uses
+ *   the new key and value from workgroup memory, and the first slice of the first query head of a
+ *   KV head writes them into the cache; slices are combined in the same dispatch by the last
+ *   workgroup of a head to finish (an atomic counter), so a decode layer's attention is one dispatch
+ *   with no RoPE dispatch before it. At the Sarashina2.2-1B shape (16/8 heads of 112, maxSeq 768,
+ *   24 layers' caches in one pass, GPU timestamps, median of 15, H200, Deno 2.9.6, 2026-12-02) it
+ *   takes 12.8-14.0 us a layer at 512-767 positions with 16 or 24 slices alike (16.0-17.2 us in a pass
+ *   of its own); what was tried and not kept is in `harness/baselines/nvidia-h200-log/35-attn-ab.txt`.
+ *   It was the Llama engine's kernel (llm/engine), moved here unchanged. Against this op's own
+ *   `decode` + `combine` (two dispatches, keys in 128-key chunks, no RoPE): not yet compared at one
+ *   shape on the H200; the bench rows `gqa/cache_decode` and `gqa/decode+combine` at 16/8 heads of
+ *   112 and 512 positions are that comparison.
+ * - `cache_write` then `cache_prefill` (several rows, {@link gqaCachePrefillPlan}): RoPE and the cache
+ *   write of every row, then each row attends over positions `0 ..= pos0 + r`, one workgroup per
+ *   (query head, row), the same online softmax as `cache_decode`.
+ * Both score `CHUNK` positions at a time (a pipeline constant, 1,024; fewer only to test the online
+ * softmax across chunks) and take D up to 256.
+ *
  * Refused, with an error naming the argument, before any GPU work: everything attention refuses, H not
  * a multiple of kvHeads, D or Dv not a multiple of 4 (the kernels read vec4s), a layout other than
  * `"BHLD"` or `"BLHD"`; `path: "decode"` with D or Dv over 128; an override that names no kernel of the
@@ -54,6 +78,7 @@
 import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import {
+  type BindingSpec,
   type GpuTensor,
   type KernelPlan,
   type KernelSequence,
@@ -73,7 +98,17 @@ import {
 } from "../flash_attention/mod.ts";
 import { checkOptions, requireOneOf } from "../validate.ts";
 import { type GqaVariant, KERNELS } from "./kernels.gen.ts";
-import { type GqaArgs, type GqaShape, type ResolvedFlashShape, validateGqa, validateGqaShape } from "./reference.ts";
+import {
+  type GqaArgs,
+  type GqaCacheArgs,
+  type GqaCacheShape,
+  type GqaShape,
+  type ResolvedFlashShape,
+  validateGqa,
+  validateGqaCache,
+  validateGqaCacheShape,
+  validateGqaShape,
+} from "./reference.ts";
 
 export * from "./reference.ts";
 export { type GqaVariant, KERNELS };
@@ -368,6 +403,262 @@ export async function gqaGpu(gpu: ResidentDevice, args: GqaArgs, options?: GqaOp
     );
     await gpu.submitSequence(sequence!, tensors);
     return await gpu.read(tensors[4]) as Float32Array;
+  } finally {
+    for (const t of made) t.buffer.destroy();
+  }
+}
+
+/** Most slices `cache_decode` splits the cache into (the combine holds one per invocation of 128). */
+export const CACHE_MAX_SPLITS = 128;
+
+const CACHE_PARAMS: readonly ParamField[] = [
+  { name: "heads", type: "u32" },
+  { name: "kv_heads", type: "u32" },
+  { name: "dim", type: "u32" },
+  { name: "max_seq", type: "u32" },
+];
+const CACHE_ATTENTION_PARAMS: readonly ParamField[] = [
+  ...CACHE_PARAMS,
+  { name: "scale", type: "f32" },
+  { name: "splits", type: "u32" },
+];
+
+function requireIntIn(name: string, value: number, min: number, max: number): number {
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new Error(`gqaCache: ${name} must be an integer in [${min}, ${max}], got ${value}`);
+  }
+  return value;
+}
+
+/** The attention kernels' pipeline constants: the positions scored at once. */
+function chunkOf(shape: GqaCacheShape): Record<string, number> {
+  return { CHUNK: shape.chunk ?? 1024 };
+}
+
+/**
+ * Plans one decode step's attention on a KV cache: RoPE of the row's query and key, the cache write
+ * and the attention over positions `0 ..= state.pos0`, in one dispatch (`cache_decode`).
+ *
+ * @param gpu the device
+ * @param shape `H`, `kvHeads`, `D`, `maxSeq` (`L` must be 1), `scale`; `splits`: slices of the cache,
+ *   1 to {@link CACHE_MAX_SPLITS}; `positions`: the cache length the cost counts (default maxSeq: the
+ *   position is read on the GPU)
+ * @param options kernel override
+ * @returns the plan; bindings `qkv` (`[(H + 2 * kvHeads) * D]`), `table` (`[maxSeq, D / 2, 2]`),
+ *   `keys`, `values` (`[kvHeads, maxSeq, D]`, the row's written at pos0), `out` (`[H, D]`), `state`
+ *   (u32 [4]: `[pos0, ...]`), `partial` (u32, scratch) and `counters` (u32 [H], zeros when first used;
+ *   the kernel leaves them so)
+ * @throws Error naming the argument, as {@link validateGqaCacheShape}, or L or splits
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { gqaCacheDecodePlan } from "@xpu/ops/ops/gqa";
+ * const gpu = await acquireDevice();
+ * const plan = gqaCacheDecodePlan(gpu, { H: 2, kvHeads: 1, D: 4, maxSeq: 8, L: 1, splits: 2 });
+ * const tensors = plan.bindings.map((b) => gpu.alloc(b.dtype, b.length, b.name)); // zeros; state: position 0
+ * gpu.device.queue.writeBuffer(tensors[1].buffer, 0, new Float32Array(32).map((_, i) => (i % 2 ? 0 : 1))); // cos 1
+ * gpu.device.queue.writeBuffer(tensors[0].buffer, 0, new Float32Array([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4]));
+ * await gpu.submit([plan, tensors]);
+ * console.log(await gpu.read(tensors[4])); // both heads: the only value, [1, 2, 3, 4]
+ * gpu.destroy();
+ * ```
+ */
+export function gqaCacheDecodePlan(
+  gpu: ResidentDevice,
+  shape: GqaCacheShape & { splits: number; positions?: number },
+  options?: KernelOptions<GqaVariant>,
+): KernelPlan {
+  checkOptions("gqaCache", options);
+  const scale = validateGqaCacheShape(shape);
+  const { H, kvHeads, D, maxSeq } = shape;
+  if (shape.L !== 1) throw new Error(`gqaCache: the decode plan takes one row (L = 1), got L = ${shape.L}`);
+  const splits = requireIntIn("splits", shape.splits, 1, CACHE_MAX_SPLITS);
+  const positions = requireIntIn("positions", shape.positions ?? maxSeq, 1, maxSeq);
+  const cache = kvHeads * maxSeq * D;
+  return {
+    op: "gqa",
+    kernel: gpu.resolve(KERNELS, "cache_decode", options),
+    bindings: [
+      { name: "qkv", dtype: "f32", length: (H + 2 * kvHeads) * D, role: "input" },
+      { name: "table", dtype: "f32", length: maxSeq * D, role: "input" },
+      { name: "keys", dtype: "f32", length: cache, role: "inout" },
+      { name: "values", dtype: "f32", length: cache, role: "inout" },
+      { name: "out", dtype: "f32", length: H * D, role: "output" },
+      { name: "state", dtype: "u32", length: 4, role: "input" },
+      { name: "partial", dtype: "u32", length: H * splits * (D + 2), role: "inout" },
+      { name: "counters", dtype: "u32", length: H, role: "inout" },
+    ],
+    params: packParams(
+      CACHE_ATTENTION_PARAMS,
+      { heads: H, kv_heads: kvHeads, dim: D, max_seq: maxSeq, scale, splits },
+      "gqaCache",
+    ),
+    constants: chunkOf(shape),
+    workgroups: [H, 1, splits],
+    // K and V of `positions` positions read once per KV head, the row's projections, the output; a
+    // multiply-add per (head, position, channel) for the scores and for the values.
+    cost: {
+      bytes: 4 * (2 * kvHeads * positions * D + (H + 2 * kvHeads) * D + H * D),
+      flops: 4 * H * positions * D,
+    },
+  };
+}
+
+/** The dispatches of a prefill call on a KV cache (see {@link gqaCachePrefillPlan}). */
+export interface GqaCachePrefill {
+  /** `cache_write`: bindings `qkv`, `table`, `q` (output), `keys`, `values`, `state`. */
+  write: KernelPlan;
+  /** `cache_prefill`: bindings `q`, `keys`, `values`, `out`, `state`, `partial`, `counters` (unused scratch). */
+  attend: KernelPlan;
+  /**
+   * Both as one operation: bindings `qkv`, `table`, `keys`, `values`, `out`, `state`; intermediates
+   * `q`, `partial`, `counters`.
+   */
+  sequence: KernelSequence;
+}
+
+/**
+ * Plans a call of several rows on a KV cache: RoPE and the cache write of every row
+ * (`cache_write`), then each row's attention over positions `0 ..= pos0 + r` (`cache_prefill`).
+ *
+ * @param gpu the device
+ * @param shape `H`, `kvHeads`, `D`, `maxSeq`, `L`, `scale`; `positions`: the cache length the cost
+ *   counts after the call (default maxSeq)
+ * @param options kernel override (a variant of `cache_write` or `cache_prefill`)
+ * @returns the two plans and their sequence
+ * @throws Error naming the argument, as {@link validateGqaCacheShape}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { gqaCachePrefillPlan } from "@xpu/ops/ops/gqa";
+ * const gpu = await acquireDevice();
+ * const { sequence } = gqaCachePrefillPlan(gpu, { H: 2, kvHeads: 1, D: 4, maxSeq: 8, L: 3 });
+ * sequence.steps.map((s) => s.plan.kernel.variant); // ["cache_write", "cache_prefill"]
+ * gpu.destroy();
+ * ```
+ */
+export function gqaCachePrefillPlan(
+  gpu: ResidentDevice,
+  shape: GqaCacheShape & { positions?: number },
+  options?: KernelOptions<GqaVariant>,
+): GqaCachePrefill {
+  checkOptions("gqaCache", options);
+  const scale = validateGqaCacheShape(shape);
+  const { H, kvHeads, D, maxSeq, L } = shape;
+  const positions = requireIntIn("positions", shape.positions ?? maxSeq, L, maxSeq);
+  const named = options?.override === undefined ? undefined : parseVariantName(options.override).entry;
+  if (named !== undefined && named !== "cache_write" && named !== "cache_prefill") {
+    throw new Error(
+      `gqaCache: override "${options!.override}" is not a variant of entry point "cache_write" or "cache_prefill"`,
+    );
+  }
+  const cache = kvHeads * maxSeq * D;
+  const width = (H + 2 * kvHeads) * D;
+  const qkv: BindingSpec = { name: "qkv", dtype: "f32", length: L * width, role: "input" };
+  const table: BindingSpec = { name: "table", dtype: "f32", length: maxSeq * D, role: "input" };
+  const q: BindingSpec = { name: "q", dtype: "f32", length: L * H * D, role: "output" };
+  const keys: BindingSpec = { name: "keys", dtype: "f32", length: cache, role: "inout" };
+  const values: BindingSpec = { name: "values", dtype: "f32", length: cache, role: "inout" };
+  const state: BindingSpec = { name: "state", dtype: "u32", length: 4, role: "input" };
+  const out: BindingSpec = { name: "out", dtype: "f32", length: L * H * D, role: "output" };
+  const partial: BindingSpec = { name: "partial", dtype: "u32", length: 1, role: "inout" };
+  const counters: BindingSpec = { name: "counters", dtype: "u32", length: 1, role: "inout" };
+  const write: KernelPlan = {
+    op: "gqa",
+    kernel: gpu.resolve(KERNELS, "cache_write", named === "cache_write" ? options : {}),
+    bindings: [qkv, table, q, keys, values, state],
+    params: packParams(CACHE_PARAMS, { heads: H, kv_heads: kvHeads, dim: D, max_seq: maxSeq }, "gqaCache"),
+    workgroups: L,
+    // The projections read; the rotated queries and the rows' keys and values written; 6 FLOPs a pair rotated.
+    cost: { bytes: 8 * L * width, flops: 3 * L * (H + kvHeads) * D },
+  };
+  const attend: KernelPlan = {
+    op: "gqa",
+    kernel: gpu.resolve(KERNELS, "cache_prefill", named === "cache_prefill" ? options : {}),
+    bindings: [
+      { ...q, role: "input" },
+      { ...keys, role: "input" },
+      { ...values, role: "input" },
+      out,
+      state,
+      partial,
+      counters,
+    ],
+    params: packParams(
+      CACHE_ATTENTION_PARAMS,
+      { heads: H, kv_heads: kvHeads, dim: D, max_seq: maxSeq, scale, splits: 1 },
+      "gqaCache",
+    ),
+    constants: chunkOf(shape),
+    workgroups: [H, L, 1],
+    // Each (row, head) reads its positions' K and V (heads of one KV head share them through L2, not
+    // in the kernel); a multiply-add per (row, head, position, channel), twice.
+    cost: { bytes: 4 * (2 * L * H * positions * D + 2 * L * H * D), flops: 4 * L * H * positions * D },
+  };
+  const sequence = kernelSequence("gqa", [qkv, table, keys, values, out, state], [q, partial, counters], [
+    { plan: write, tensors: [0, 1, 6, 2, 3, 5] },
+    { plan: attend, tensors: [6, 2, 3, 4, 5, 7, 8] },
+  ], {
+    bytes: 4 * (L * width + 2 * kvHeads * positions * D + L * H * D),
+    flops: write.cost.flops + attend.cost.flops,
+  });
+  return { write, attend, sequence };
+}
+
+/**
+ * Attention of a call's rows over a KV cache on the GPU ({@link gqaCache}): one row through the
+ * decode plan (in `splits` slices, default 1), several through the prefill plans.
+ *
+ * @param gpu the device
+ * @param args as {@link gqaCache}, with `splits` (and `chunk`) for the kernels
+ * @param options kernel override
+ * @returns `out` and the caches with the call's positions written
+ * @throws Error naming the argument, as {@link validateGqaCache}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { gqaCacheGpu } from "@xpu/ops/ops/gqa";
+ * const gpu = await acquireDevice();
+ * const { out } = await gqaCacheGpu(gpu, {
+ *   H: 1, kvHeads: 1, D: 4, maxSeq: 1, L: 1, pos0: 0,
+ *   qkv: new Float32Array([1, 0, 0, 0, 1, 0, 0, 0, 5, 6, 7, 8]), table: new Float32Array([1, 0, 1, 0]),
+ *   keys: new Float32Array(4), values: new Float32Array(4),
+ * });
+ * console.log(out); // Float32Array [5, 6, 7, 8]
+ * gpu.destroy();
+ * ```
+ */
+export async function gqaCacheGpu(
+  gpu: ResidentDevice,
+  args: GqaCacheArgs & { splits?: number },
+  options?: KernelOptions<GqaVariant>,
+): Promise<{ out: Float32Array; keys: Float32Array; values: Float32Array }> {
+  checkOptions("gqaCache", options);
+  validateGqaCache(args);
+  const made: GpuTensor[] = [];
+  const keep = (t: GpuTensor) => {
+    made.push(t);
+    return t;
+  };
+  try {
+    const state = keep(gpu.upload(new Uint32Array([args.pos0, 0, 0, 0]), "state"));
+    const [qkv, table, keys, values] = [args.qkv, args.table, args.keys, args.values].map((a) => keep(gpu.upload(a)));
+    const out = keep(gpu.alloc("f32", args.L * args.H * args.D, "out"));
+    if (args.L === 1) {
+      const plan = gqaCacheDecodePlan(gpu, { ...args, splits: args.splits ?? 1 }, options);
+      const partial = keep(gpu.alloc("u32", plan.bindings[6].length, "partial"));
+      const counters = keep(gpu.alloc("u32", args.H, "counters"));
+      await gpu.submit([plan, [qkv, table, keys, values, out, state, partial, counters]]);
+    } else {
+      const { sequence } = gqaCachePrefillPlan(gpu, args, options);
+      const scratch = sequence.intermediates.map((b) => keep(gpu.alloc(b.dtype, b.length, b.name)));
+      await gpu.submitSequence(sequence, [qkv, table, keys, values, out, state, ...scratch]);
+    }
+    const [o, k, v] = await Promise.all([out, keys, values].map((t) => gpu.read(t)));
+    return { out: o as Float32Array, keys: k as Float32Array, values: v as Float32Array };
   } finally {
     for (const t of made) t.buffer.destroy();
   }

@@ -33,7 +33,7 @@ import {
   requireQuadDims,
   type ResolvedFlashShape,
 } from "../flash_attention/reference.ts";
-import { requireArgs, requireInt } from "../validate.ts";
+import { requireArgs, requireArray, requireF32, requireInt, U32_MAX } from "../validate.ts";
 
 export { keyPaddingBias } from "../attention/reference.ts";
 export type { ResolvedAttentionShape } from "../attention/reference.ts";
@@ -164,4 +164,202 @@ export function kvCacheBytes(size: KvCacheSize): number {
   const layers = requireInt("kvCacheBytes", "layers", size.layers ?? 1, 1);
   const bytes = requireInt("kvCacheBytes", "bytesPerElement", size.bytesPerElement ?? 4, 1);
   return layers * B * kvHeads * S * (D + Dv) * bytes;
+}
+
+/** The largest head size {@link gqaCache}'s kernels hold in workgroup memory. */
+export const CACHE_MAX_HEAD_DIM = 256;
+
+/**
+ * Every key of {@link gqaCache}'s arguments (its shape's among them, and the plans' `splits` and
+ * `positions`).
+ */
+const CACHE_KEYS: readonly string[] = [
+  "qkv",
+  "table",
+  "keys",
+  "values",
+  "pos0",
+  "H",
+  "kvHeads",
+  "D",
+  "maxSeq",
+  "L",
+  "scale",
+  "splits",
+  "positions",
+  "chunk",
+];
+
+/** Sizes of a call on a KV cache ({@link gqaCache}). */
+export interface GqaCacheShape {
+  /** Query heads, a multiple of kvHeads. */
+  H: number;
+  /** KV heads. */
+  kvHeads: number;
+  /** Head size, a multiple of 4, at most {@link CACHE_MAX_HEAD_DIM}. */
+  D: number;
+  /** Positions the cache holds. */
+  maxSeq: number;
+  /** Rows (positions) of the call, >= 1. */
+  L: number;
+  /** Scores' scale; default 1 / sqrt(D). A finite f32. */
+  scale?: number;
+  /**
+   * Positions the kernels score at once, 1 to 1,024 (default): fewer only to test the online softmax
+   * across chunks (the reference has no chunks).
+   */
+  chunk?: number;
+}
+
+/** Arguments of {@link gqaCache}. */
+export interface GqaCacheArgs extends GqaCacheShape {
+  /** The call's fused projections `[L, (H + 2 * kvHeads) * D]`: each row `[q | k | v]`. */
+  qkv: Float32Array;
+  /** RoPE's (cos, sin) per position and pair: `[maxSeq, D / 2, 2]`. */
+  table: Float32Array;
+  /** The key cache `[kvHeads, maxSeq, D]`, its positions before pos0 filled by earlier calls. */
+  keys: Float32Array;
+  /** The value cache, as keys. */
+  values: Float32Array;
+  /** The position of the call's first row; `pos0 + L <= maxSeq`. */
+  pos0: number;
+}
+
+/**
+ * Validates {@link gqaCache}'s sizes.
+ *
+ * @param shape the sizes
+ * @returns the scale to use
+ * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateGqaCacheShape } from "@xpu/ops/ops/gqa";
+ * validateGqaCacheShape({ H: 16, kvHeads: 8, D: 112, maxSeq: 768, L: 1 }); // 1 / sqrt(112)
+ * ```
+ */
+export function validateGqaCacheShape(shape: GqaCacheShape): number {
+  const op = "gqaCache";
+  requireArgs(op, "shape", shape, "{ H, kvHeads, D, maxSeq, L, scale? }", CACHE_KEYS);
+  const kvHeads = requireInt(op, "kvHeads", shape.kvHeads, 1, U32_MAX);
+  const H = requireInt(op, "H", shape.H, 1, U32_MAX);
+  if (H % kvHeads !== 0) throw new Error(`${op}: H (${H}) must be a multiple of kvHeads (${kvHeads})`);
+  const D = requireInt(op, "D", shape.D, 4, CACHE_MAX_HEAD_DIM);
+  if (D % 4 !== 0) throw new Error(`${op}: D must be a multiple of 4 (rows are read as vec4s), got ${D}`);
+  requireInt(op, "maxSeq", shape.maxSeq, 1, U32_MAX);
+  requireInt(op, "L", shape.L, 1, shape.maxSeq);
+  if (shape.chunk !== undefined) requireInt(op, "chunk", shape.chunk, 1, 1024);
+  return shape.scale === undefined ? 1 / Math.sqrt(D) : requireF32(op, "scale", shape.scale);
+}
+
+/**
+ * Validates {@link gqaCache}'s arguments: the sizes, then the arrays and pos0.
+ *
+ * @param args the arguments
+ * @returns the scale to use
+ * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateGqaCache } from "@xpu/ops/ops/gqa";
+ * const [H, kvHeads, D, maxSeq, L] = [2, 1, 4, 3, 1];
+ * validateGqaCache({
+ *   H, kvHeads, D, maxSeq, L, pos0: 2,
+ *   qkv: new Float32Array((H + 2 * kvHeads) * D), table: new Float32Array(maxSeq * D),
+ *   keys: new Float32Array(kvHeads * maxSeq * D), values: new Float32Array(kvHeads * maxSeq * D),
+ * }); // 0.5
+ * ```
+ */
+export function validateGqaCache(args: GqaCacheArgs): number {
+  const op = "gqaCache";
+  requireArgs(op, "args", args, "{ qkv, table, keys, values, pos0, H, kvHeads, D, maxSeq, L, scale? }", CACHE_KEYS);
+  const scale = validateGqaCacheShape(args);
+  const { H, kvHeads, D, maxSeq, L } = args;
+  requireInt(op, "pos0", args.pos0, 0, maxSeq - L);
+  requireArray(op, "qkv", args.qkv, "Float32Array", [L * (H + 2 * kvHeads) * D, "L * (H + 2 * kvHeads) * D"]);
+  requireArray(op, "table", args.table, "Float32Array", [maxSeq * D, "maxSeq * D"]);
+  for (const name of ["keys", "values"] as const) {
+    requireArray(op, name, args[name], "Float32Array", [kvHeads * maxSeq * D, "kvHeads * maxSeq * D"]);
+  }
+  return scale;
+}
+
+/**
+ * Attention of a call's rows over a KV cache, as a decoder layer runs it: row r (position
+ * `p = pos0 + r`) of the fused projections `qkv` gives its query heads and its key and value; query
+ * and key are rotated by RoPE in adjacent pairs (`[a, b]` at pair j becomes `[a cos - b sin,
+ * b cos + a sin]` with the table's (cos, sin) of (p, j): transformers' rotate_half on weights whose
+ * Q/K rows were permuted to pairs, as the Llama engine loads them), the key and value are written into
+ * the caches at p, and each query head h attends over positions `0 ..= p` of KV head
+ * `h / (H / kvHeads)` (causal over the cache: `F.scaled_dot_product_attention(q, k[:p + 1], v[:p + 1],
+ * enable_gqa=True)` per row). In f64; the cache is written as f32.
+ *
+ * @param args the projections, the RoPE table, the caches, pos0 and the sizes
+ * @returns `out` `[L, H, D]`, and the caches with the call's positions written
+ * @throws Error naming the bad argument, as {@link validateGqaCache}
+ *
+ * @example
+ * ```ts
+ * import { gqaCache } from "@xpu/ops/ops/gqa";
+ * // One head of 4, the first position (cos 1, sin 0: no rotation): the output is the value.
+ * const { out } = gqaCache({
+ *   H: 1, kvHeads: 1, D: 4, maxSeq: 1, L: 1, pos0: 0,
+ *   qkv: new Float32Array([1, 0, 0, 0, 1, 0, 0, 0, 5, 6, 7, 8]), table: new Float32Array([1, 0, 1, 0]),
+ *   keys: new Float32Array(4), values: new Float32Array(4),
+ * });
+ * out; // [5, 6, 7, 8]
+ * ```
+ */
+export function gqaCache(args: GqaCacheArgs): { out: Float32Array; keys: Float32Array; values: Float32Array } {
+  const scale = validateGqaCache(args);
+  const { H, kvHeads, D, maxSeq, L, pos0, qkv, table } = args;
+  const keys = Float32Array.from(args.keys);
+  const values = Float32Array.from(args.values);
+  const width = (H + 2 * kvHeads) * D;
+  const half = D / 2;
+  const rotate = (src: number, p: number): number[] => {
+    const y = new Array<number>(D);
+    for (let j = 0; j < half; j++) {
+      const [c, s] = [table[2 * (p * half + j)], table[2 * (p * half + j) + 1]];
+      const [a, b] = [qkv[src + 2 * j], qkv[src + 2 * j + 1]];
+      y[2 * j] = a * c - b * s;
+      y[2 * j + 1] = b * c + a * s;
+    }
+    return y;
+  };
+  const queries: number[][][] = [];
+  for (let r = 0; r < L; r++) {
+    const p = pos0 + r;
+    queries.push(Array.from({ length: H }, (_, h) => rotate(r * width + h * D, p)));
+    for (let g = 0; g < kvHeads; g++) {
+      keys.set(rotate(r * width + (H + g) * D, p), (g * maxSeq + p) * D);
+      values.set(
+        qkv.subarray(r * width + (H + kvHeads + g) * D, r * width + (H + kvHeads + g + 1) * D),
+        (g * maxSeq + p) * D,
+      );
+    }
+  }
+  const out = new Float32Array(L * H * D);
+  const group = H / kvHeads;
+  for (let r = 0; r < L; r++) {
+    const p = pos0 + r;
+    for (let h = 0; h < H; h++) {
+      const g = Math.floor(h / group);
+      const q = queries[r][h];
+      const scores = Array.from({ length: p + 1 }, (_, t) => {
+        let s = 0;
+        for (let d = 0; d < D; d++) s += q[d] * keys[(g * maxSeq + t) * D + d];
+        return s * scale;
+      });
+      const max = scores.reduce((m, s) => Math.max(m, s), -Infinity);
+      const weights = scores.map((s) => Math.exp(s - max));
+      const sum = weights.reduce((a, w) => a + w, 0);
+      for (let d = 0; d < D; d++) {
+        let acc = 0;
+        for (let t = 0; t <= p; t++) acc += weights[t] * values[(g * maxSeq + t) * D + d];
+        out[(r * H + h) * D + d] = acc / sum;
+      }
+    }
+  }
+  return { out, keys, values };
 }

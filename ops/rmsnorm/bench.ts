@@ -8,7 +8,7 @@
  */
 
 import { type BenchCase, defineCase, randomInput } from "../../harness/bench_case.ts";
-import { KERNELS, rmsnormPlan } from "./mod.ts";
+import { KERNELS, rmsnormPlan, rmsnormResidualPlan } from "./mod.ts";
 import type { RmsnormVariant } from "./kernels.gen.ts";
 
 /** rmsnorm's benchmark cases. */
@@ -43,6 +43,25 @@ export const BENCH: readonly BenchCase[] = [
       randomInput(cols, seed + 1),
       randomInput(items * cols, seed + 2),
       shift ? randomInput(items * cols, seed + 3) : new Float32Array(0),
+    ],
+  }),
+  defineCase<{ rows: number; cols: number; add: boolean }, RmsnormVariant>({
+    op: "rmsnorm",
+    entry: "residual",
+    sources: KERNELS,
+    // The Llama engine's prefill: a chunk of 512 rows at Sarashina2.2-1B's 2,048 and Llama-3-8B's 4,096.
+    gpu: [{ rows: 512, cols: 2048, add: true }, { rows: 512, cols: 4096, add: true }, {
+      rows: 512,
+      cols: 2048,
+      add: false,
+    }],
+    quick: [{ rows: 16, cols: 2048, add: true }, { rows: 3, cols: 300, add: false }],
+    label: ({ rows, cols, add }) => `${rows}x${cols}${add ? ":add" : ""}`,
+    plan: (gpu, shape, options) => rmsnormResidualPlan(gpu, { ...shape, eps: 1e-5 }, options),
+    inputs: ({ rows, cols }, seed) => [
+      randomInput(rows * cols, seed),
+      randomInput(rows * cols, seed + 1),
+      randomInput(cols, seed + 2),
     ],
   }),
 ];

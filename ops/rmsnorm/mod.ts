@@ -49,6 +49,14 @@
  * two more bindings, `scale` and `shift`, read as each value is stored (one vec4 each when
  * cols % 4 == 0, per component otherwise). It has not been timed on a GPU yet.
  *
+ * `residual` (`rmsnormResidual`) is the residual add and the norm after it in one dispatch, as the
+ * Llama engine's prefill runs them: `x[row0:] += delta` (when `add`), then the rows from row0
+ * normalised into `out` from row 0 (so a chunk's last row alone can be normalised for the head). One
+ * workgroup of 256 per row, each invocation holding ceil(cols / 256) elements in a local array (a
+ * pipeline constant, so one pipeline per row width; rows up to 8,192), reduced by a tree of
+ * halvings. It keeps the engine's kernel as it was measured in bench:llm (one array indexed in a
+ * loop of constant length, which the driver unrolls); it has no bench row of its own before this one.
+ *
  * Why the kernel holds its 8 vec4s as eight named values written out by hand, never as a local
  * array indexed in a loop: Deno's WGSL compiler (naga) bounds-checks every index into a
  * function-scope array, and the driver may then keep the array in per-invocation local memory
@@ -65,7 +73,16 @@ import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harne
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type RmsnormVariant } from "./kernels.gen.ts";
-import { type RmsnormArgs, type RmsnormShape, validateRmsnorm, validateRmsnormShape } from "./reference.ts";
+import {
+  type RmsnormArgs,
+  type RmsnormResidualArgs,
+  type RmsnormResidualShape,
+  type RmsnormShape,
+  validateRmsnorm,
+  validateRmsnormResidual,
+  validateRmsnormResidualShape,
+  validateRmsnormShape,
+} from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS, type RmsnormVariant };
@@ -226,4 +243,92 @@ export async function rmsnormGpu(
   );
   const [out] = await gpu.run(plan, [args.x, args.weight ?? none, scale, shift ?? none]);
   return out as Float32Array;
+}
+
+/** `residual`'s uniform, in WGSL declaration order. */
+const RESIDUAL_PARAMS: readonly ParamField[] = [
+  { name: "hidden", type: "u32" },
+  { name: "add", type: "u32" },
+  { name: "eps", type: "f32" },
+  { name: "row0", type: "u32" },
+];
+
+/**
+ * Plans {@link rmsnormResidual} on the GPU.
+ *
+ * @param gpu the device
+ * @param shape `rows`, `cols`, `row0`, `add` and `eps`
+ * @param options kernel override (a variant of `residual`)
+ * @returns the plan; bindings `x` (`[row0 + rows, cols]`, updated in place when `add`), `delta`
+ *   (`[row0 + rows, cols]`, input, bound even when not read), `weight` (`[cols]`, input) and `out`
+ *   (`[rows, cols]`, output); pipeline constant `PER` = ceil(cols / 256); one workgroup per row
+ * @throws Error naming the argument, as {@link validateRmsnormResidualShape}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { rmsnormResidualPlan } from "@xpu/ops/ops/rmsnorm";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([1, 1])), delta = gpu.upload(new Float32Array([1, -3]));
+ * const weight = gpu.upload(new Float32Array([1, 1])), out = gpu.alloc("f32", 2);
+ * await gpu.submit([rmsnormResidualPlan(gpu, { rows: 1, cols: 2, add: true, eps: 0 }), [x, delta, weight, out]]);
+ * console.log(await gpu.read(out), await gpu.read(x)); // [1, -1] and [2, -2]
+ * gpu.destroy();
+ * ```
+ */
+export function rmsnormResidualPlan(
+  gpu: ResidentDevice,
+  shape: RmsnormResidualShape,
+  options?: KernelOptions<RmsnormVariant>,
+): KernelPlan {
+  checkOptions("rmsnormResidual", options);
+  const { row0, eps } = validateRmsnormResidualShape(shape);
+  const { rows, cols, add } = shape;
+  const total = (row0 + rows) * cols;
+  return {
+    op: "rmsnorm",
+    kernel: gpu.resolve(KERNELS, "residual", options),
+    bindings: [
+      { name: "x", dtype: "f32", length: total, role: "inout" },
+      { name: "delta", dtype: "f32", length: total, role: "input" },
+      { name: "weight", dtype: "f32", length: cols, role: "input" },
+      { name: "out", dtype: "f32", length: rows * cols, role: "output" },
+    ],
+    params: packParams(RESIDUAL_PARAMS, { hidden: cols, add: Number(add), eps, row0 }, "rmsnormResidual"),
+    constants: { PER: Math.ceil(cols / 256) },
+    workgroups: rows,
+    // x read (and delta read, x written back, when adding), out written; a square, an add, and the
+    // scaling's two multiplies per element, one more add with the residual.
+    cost: { bytes: 4 * rows * cols * (add ? 4 : 2) + 4 * cols, flops: (add ? 5 : 4) * rows * cols },
+  };
+}
+
+/**
+ * The residual add and the RMSNorm after it, on the GPU.
+ *
+ * @param gpu the device
+ * @param args as {@link rmsnormResidual}
+ * @param options kernel override (a variant of `residual`)
+ * @returns `x` as updated and `out`
+ * @throws Error naming the argument, as {@link validateRmsnormResidual}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { rmsnormResidualGpu } from "@xpu/ops/ops/rmsnorm";
+ * const gpu = await acquireDevice();
+ * const args = { x: new Float32Array([3, 4]), delta: new Float32Array(2), weight: new Float32Array([1, 1]), rows: 1, cols: 2, add: false, eps: 0 };
+ * (await rmsnormResidualGpu(gpu, args)).out; // ~[0.849, 1.131]
+ * gpu.destroy();
+ * ```
+ */
+export async function rmsnormResidualGpu(
+  gpu: ResidentDevice,
+  args: RmsnormResidualArgs,
+  options?: KernelOptions<RmsnormVariant>,
+): Promise<{ x: Float32Array; out: Float32Array }> {
+  checkOptions("rmsnormResidual", options);
+  validateRmsnormResidual(args);
+  const [x, out] = await gpu.run(rmsnormResidualPlan(gpu, args, options), [args.x, args.delta, args.weight]);
+  return { x: x as Float32Array, out: out as Float32Array };
 }

@@ -152,3 +152,115 @@ export function rmsnorm(args: RmsnormArgs): Float32Array {
   }
   return out;
 }
+
+/** Most columns {@link rmsnormResidual}'s kernel holds in registers (256 invocations x 32 each). */
+export const RESIDUAL_MAX_COLS = 8192;
+
+/** Every key of {@link rmsnormResidual}'s arguments (its shape's among them). */
+const RESIDUAL_KEYS: readonly string[] = ["x", "delta", "weight", "rows", "cols", "row0", "add", "eps"];
+
+/** The sizes and scalars of an {@link rmsnormResidual} call. */
+export interface RmsnormResidualShape {
+  /** Rows normalised (>= 1), from `row0`. */
+  rows: number;
+  /** Length of each row (>= 1, at most {@link RESIDUAL_MAX_COLS}). */
+  cols: number;
+  /** The first row of `x` (and `delta`) normalised; default 0. */
+  row0?: number;
+  /** Whether `delta` is added to `x` first (the residual connection). */
+  add: boolean;
+  /** Added to the mean square; a finite f32 >= 0. Default 1e-6. */
+  eps?: number;
+}
+
+/** Arguments of {@link rmsnormResidual}. */
+export interface RmsnormResidualArgs extends RmsnormResidualShape {
+  /** The residual stream, `[row0 + rows, cols]`; its rows from row0 are updated when `add`. */
+  x: Float32Array;
+  /** What is added to x, `[row0 + rows, cols]` (read only when `add`). */
+  delta: Float32Array;
+  /** The norm's weight, `[cols]`. */
+  weight: Float32Array;
+}
+
+/**
+ * Validates {@link rmsnormResidual}'s sizes and scalars.
+ *
+ * @param shape the sizes
+ * @returns row0 and eps with their defaults
+ * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateRmsnormResidualShape } from "@xpu/ops/ops/rmsnorm";
+ * validateRmsnormResidualShape({ rows: 1, cols: 2048, row0: 511, add: true }); // { row0: 511, eps: 1e-6 }
+ * ```
+ */
+export function validateRmsnormResidualShape(shape: RmsnormResidualShape): { row0: number; eps: number } {
+  const op = "rmsnormResidual";
+  requireArgs(op, "shape", shape, "{ rows, cols, row0?, add, eps? }", RESIDUAL_KEYS);
+  requireInt(op, "rows", shape.rows, 1, U32_MAX);
+  requireInt(op, "cols", shape.cols, 1, RESIDUAL_MAX_COLS);
+  const row0 = requireInt(op, "row0", shape.row0 ?? 0, 0, U32_MAX);
+  if (typeof shape.add !== "boolean") throw new Error(`${op}: add must be a boolean, got ${String(shape.add)}`);
+  const eps = requireF32(op, "eps", shape.eps ?? RMSNORM_DEFAULT_EPS);
+  if (eps < 0) throw new Error(`${op}: eps must be >= 0, got ${eps}`);
+  return { row0, eps };
+}
+
+/**
+ * Validates {@link rmsnormResidual}'s arguments: the sizes, then the arrays.
+ *
+ * @param args the arguments
+ * @returns row0 and eps with their defaults
+ * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validateRmsnormResidual } from "@xpu/ops/ops/rmsnorm";
+ * const x = new Float32Array(4), delta = new Float32Array(4), weight = new Float32Array(2);
+ * validateRmsnormResidual({ x, delta, weight, rows: 2, cols: 2, add: true }); // { row0: 0, eps: 1e-6 }
+ * ```
+ */
+export function validateRmsnormResidual(args: RmsnormResidualArgs): { row0: number; eps: number } {
+  const op = "rmsnormResidual";
+  requireArgs(op, "args", args, "{ x, delta, weight, rows, cols, row0?, add, eps? }", RESIDUAL_KEYS);
+  const checked = validateRmsnormResidualShape(args);
+  const total = (checked.row0 + args.rows) * args.cols;
+  requireArray(op, "x", args.x, "Float32Array", [total, "(row0 + rows) * cols"]);
+  requireArray(op, "delta", args.delta, "Float32Array", [total, "(row0 + rows) * cols"]);
+  requireArray(op, "weight", args.weight, "Float32Array", [args.cols, "cols"]);
+  return checked;
+}
+
+/**
+ * The residual add and the RMSNorm after it, as a transformer layer runs them: rows
+ * `[row0, row0 + rows)` of `x` get `delta` added (when `add`; each sum rounded to f32, as the tensor
+ * holds it), and each is normalised: `out[n] = x[row0 + n] / sqrt(mean(x[row0 + n]^2) + eps) *
+ * weight`, i.e. `x += delta; out = F.rms_norm(x[row0:], (cols,), weight, eps)`.
+ *
+ * @param args the stream, the delta, the weight, the sizes
+ * @returns `x` as updated (`[row0 + rows, cols]`, rows before row0 as given) and `out` (`[rows, cols]`)
+ *
+ * @example
+ * ```ts
+ * import { rmsnormResidual } from "@xpu/ops/ops/rmsnorm";
+ * const x = new Float32Array([1, 1]), delta = new Float32Array([1, -3]), weight = new Float32Array([1, 1]);
+ * rmsnormResidual({ x, delta, weight, rows: 1, cols: 2, add: true, eps: 0 }).out; // [1, -1]: x is [2, -2]
+ * ```
+ */
+export function rmsnormResidual(args: RmsnormResidualArgs): { x: Float32Array; out: Float32Array } {
+  const { row0, eps } = validateRmsnormResidual(args);
+  const { rows, cols, weight } = args;
+  const x = Float32Array.from(args.x);
+  const out = new Float32Array(rows * cols);
+  for (let n = 0; n < rows; n++) {
+    const base = (row0 + n) * cols;
+    if (args.add) { for (let c = 0; c < cols; c++) x[base + c] = x[base + c] + args.delta[base + c]; }
+    let squares = 0;
+    for (let c = 0; c < cols; c++) squares += x[base + c] ** 2;
+    const inv = 1 / Math.sqrt(squares / cols + eps);
+    for (let c = 0; c < cols; c++) out[n * cols + c] = x[base + c] * inv * weight[c];
+  }
+  return { x, out };
+}

@@ -8,7 +8,16 @@ import {
   loadGolden,
   randomF32,
 } from "../../harness/testing.ts";
-import { KERNELS, rmsnorm, type RmsnormArgs, rmsnormGpu, rmsnormPlan } from "./mod.ts";
+import {
+  KERNELS,
+  rmsnorm,
+  type RmsnormArgs,
+  rmsnormGpu,
+  rmsnormPlan,
+  rmsnormResidual,
+  rmsnormResidualGpu,
+  rmsnormResidualPlan,
+} from "./mod.ts";
 import type { RmsnormVariant } from "./kernels.gen.ts";
 
 /** What goldens/gen.py writes; non-finite values would arrive as "Infinity", "-Infinity", "NaN". */
@@ -442,3 +451,84 @@ gpuTest("rmsnorm GPU: a binding past maxStorageBufferBindingSize is refused, nam
     );
   }
 });
+
+interface ResidualGolden {
+  cases: {
+    label: string;
+    rows: number;
+    row0: number;
+    cols: number;
+    add: boolean;
+    eps: number;
+    x: number[];
+    delta: number[];
+    weight: number[];
+    x_out: number[];
+    out: number[];
+  }[];
+}
+
+Deno.test("rmsnormResidual reference matches torch (goldens/gen_residual.py): x += delta, then rms_norm of the rows from row0", async () => {
+  const { cases } = await loadGolden<ResidualGolden>(new URL("./goldens/residual.json", import.meta.url));
+  ok(cases.some((c) => c.row0 > 0) && cases.some((c) => !c.add));
+  for (const c of cases) {
+    const f = (v: number[]) => Float32Array.from(v);
+    const { rows, row0, cols, add, eps } = c;
+    const got = rmsnormResidual({ rows, row0, cols, add, eps, x: f(c.x), delta: f(c.delta), weight: f(c.weight) });
+    assertClose(got.x, f(c.x_out), { atol: 0, rtol: 0 }, `${c.label}: x`); // one f32 add each, as torch's
+    assertClose(got.out, c.out, { atol: 1e-7, rtol: 1e-6 }, `${c.label}: out`);
+  }
+  await assertThrowsMessage(
+    () =>
+      rmsnormResidual({
+        x: new Float32Array(2),
+        delta: new Float32Array(2),
+        weight: new Float32Array(1),
+        rows: 1,
+        cols: 1,
+        row0: 1,
+        add: "yes" as unknown as boolean,
+      }),
+    "rmsnormResidual: add must be a boolean",
+  );
+  await assertThrowsMessage(
+    () => rmsnormResidualPlan(undefined as never, { rows: 1, cols: 8193, add: true }),
+    "rmsnormResidual: cols must be an integer in [1, 8192], got 8193",
+  );
+});
+
+const residualCases = [
+  { rows: 1, cols: 1, row0: 0, add: true },
+  { rows: 3, cols: 48, row0: 0, add: true },
+  { rows: 1, cols: 300, row0: 2, add: false },
+  { rows: 2, cols: 2048, row0: 1, add: true },
+  { rows: 1, cols: 8192, row0: 0, add: true },
+].map((shape, i) => {
+  const total = (shape.row0 + shape.rows) * shape.cols;
+  return {
+    label: `${shape.rows} rows of ${shape.cols} from ${shape.row0}${shape.add ? ", added" : ""}`,
+    args: {
+      ...shape,
+      eps: 1e-5,
+      x: randomF32(total, 60 + i, -3, 3),
+      delta: randomF32(total, 70 + i, -3, 3),
+      weight: randomF32(shape.cols, 80 + i, 0.5, 1.5),
+    },
+  };
+});
+// x as updated, then out, in one array. Tolerance: f32 sums of up to 8,192 squares in a tree order.
+checkAgainstReference(
+  "rmsnormResidual",
+  KERNELS,
+  "residual",
+  residualCases,
+  (args) => {
+    const { x, out } = rmsnormResidual(args);
+    return [...x, ...out];
+  },
+  async (gpu, args, options) => {
+    const { x, out } = await rmsnormResidualGpu(gpu, args, options);
+    return [...x, ...out];
+  },
+  { atol: 1e-6, rtol: 1e-5 },
+);

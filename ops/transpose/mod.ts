@@ -21,6 +21,15 @@
  * `harness/baselines/nvidia-h200-design.md`, transpose). Shapes whose rows or cols are not
  * multiples of 4, and tiles cut by the matrix's edge, move the same way one element at a time.
  *
+ * Placing a block of columns into a wider matrix (`placeColumns`, `out[:, col0:col0 + cols] = x`, or
+ * `= x.t()`): entry point `place` copies one element per invocation, 64 columns by one row a
+ * workgroup; `place_transposed` turns 16 x 16 tiles through workgroup memory. They are what an engine
+ * needs to assemble the output of a weight held as row blocks (each block's product placed into its
+ * columns) and of a product computed transposed; both were tuned as the Llama engine's prefill steps,
+ * not as bandwidth kernels, and have not been timed apart on a GPU. Rows are the grid's y dimension
+ * (`place`) or cut into 16-row tiles along x (`place_transposed`): past 65,535 workgroups in a
+ * dimension the harness refuses the dispatch (a LimitError naming the limit), it does not fold.
+ *
  * @module
  */
 
@@ -30,7 +39,16 @@ import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harne
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type TransposeVariant } from "./kernels.gen.ts";
-import { type TransposeArgs, type TransposeShape, validateTranspose, validateTransposeShape } from "./reference.ts";
+import {
+  type PlaceColumnsArgs,
+  type PlaceColumnsShape,
+  type TransposeArgs,
+  type TransposeShape,
+  validatePlaceColumns,
+  validatePlaceColumnsShape,
+  validateTranspose,
+  validateTransposeShape,
+} from "./reference.ts";
 
 export * from "./reference.ts";
 export { KERNELS, type TransposeVariant };
@@ -122,5 +140,80 @@ export async function transposeGpu(
   validateTranspose(args);
   const plan = transposePlan(gpu, args, options);
   const [out] = await gpu.run(plan, [args.x]);
+  return out as Float32Array;
+}
+
+/**
+ * Plans `placeColumns` on the GPU: a block of columns into a wider matrix, in place.
+ *
+ * @param gpu the device
+ * @param shape `rows`, `cols`, `outCols`, `col0` and `transposed`
+ * @param options kernel override (a variant of `place`, or of `place_transposed` when transposed)
+ * @returns the plan; bindings `x` (input, the block) and `out` (`[rows, outCols]`, its other columns kept)
+ * @throws Error naming the argument, as {@link validatePlaceColumnsShape}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { placeColumnsPlan } from "@xpu/ops/ops/transpose";
+ * const gpu = await acquireDevice();
+ * const x = gpu.upload(new Float32Array([1, 2])); // [2, 1]
+ * const out = gpu.alloc("f32", 6); // [2, 3]
+ * await gpu.submit([placeColumnsPlan(gpu, { rows: 2, cols: 1, outCols: 3, col0: 2 }), [x, out]]);
+ * console.log(await gpu.read(out)); // Float32Array [0, 0, 1, 0, 0, 2]
+ * gpu.destroy();
+ * ```
+ */
+export function placeColumnsPlan(
+  gpu: ResidentDevice,
+  shape: PlaceColumnsShape,
+  options?: KernelOptions<TransposeVariant>,
+): KernelPlan {
+  checkOptions("placeColumns", options);
+  validatePlaceColumnsShape(shape);
+  const { rows, cols, outCols, col0 } = shape;
+  const transposed = shape.transposed ?? false;
+  const fields = ["m", "block_n", "n", "n0"].map((name) => ({ name, type: "u32" as const }));
+  return {
+    op: "transpose",
+    kernel: gpu.resolve(KERNELS, transposed ? "place_transposed" : "place", options),
+    bindings: [
+      { name: "x", dtype: "f32", length: rows * cols, role: "input" },
+      { name: "out", dtype: "f32", length: rows * outCols, role: "inout" },
+    ],
+    params: packParams(fields, { m: rows, block_n: cols, n: outCols, n0: col0 }, "placeColumns"),
+    workgroups: transposed ? [Math.ceil(rows / 16), Math.ceil(cols / 16), 1] : [Math.ceil(cols / 64), rows, 1],
+    cost: { bytes: 8 * rows * cols, flops: 0 },
+  };
+}
+
+/**
+ * Places a block of columns into a wider matrix on the GPU.
+ *
+ * @param gpu the device
+ * @param args as {@link placeColumns}
+ * @param options kernel override
+ * @returns `out` with the block's columns placed
+ * @throws Error naming the argument, as {@link validatePlaceColumns}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops";
+ * import { placeColumnsGpu } from "@xpu/ops/ops/transpose";
+ * const gpu = await acquireDevice();
+ * const x = new Float32Array([1, 2]); // transposed: [1, 2] is cols 1 x rows 2
+ * await placeColumnsGpu(gpu, { x, out: new Float32Array(6), rows: 2, cols: 1, outCols: 3, col0: 0, transposed: true });
+ * // [1, 0, 0, 2, 0, 0]
+ * gpu.destroy();
+ * ```
+ */
+export async function placeColumnsGpu(
+  gpu: ResidentDevice,
+  args: PlaceColumnsArgs,
+  options?: KernelOptions<TransposeVariant>,
+): Promise<Float32Array> {
+  checkOptions("placeColumns", options);
+  validatePlaceColumns(args);
+  const [out] = await gpu.run(placeColumnsPlan(gpu, args, options), [args.x, args.out]);
   return out as Float32Array;
 }

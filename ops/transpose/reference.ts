@@ -85,3 +85,97 @@ export function transpose(args: TransposeArgs): Float32Array {
   }
   return out;
 }
+
+/** Every key of {@link placeColumns}'s arguments (its shape's among them). */
+const PLACE_KEYS: readonly string[] = ["x", "out", "rows", "cols", "outCols", "col0", "transposed"];
+
+/** The sizes of a {@link placeColumns} call. */
+export interface PlaceColumnsShape {
+  /** Rows of the block and of `out`, an integer >= 1. */
+  rows: number;
+  /** Columns of the block, an integer >= 1. */
+  cols: number;
+  /** Columns of `out`, at least `col0 + cols`. */
+  outCols: number;
+  /** The first column of `out` the block fills. */
+  col0: number;
+  /** The block is given transposed, `x` `[cols, rows]` (default false: `[rows, cols]`). */
+  transposed?: boolean;
+}
+
+/** Arguments of {@link placeColumns}. */
+export interface PlaceColumnsArgs extends PlaceColumnsShape {
+  /** The block: `[rows, cols]`, or `[cols, rows]` when `transposed`. */
+  x: Float32Array;
+  /** The matrix it goes into, `[rows, outCols]`; its other columns are kept. */
+  out: Float32Array;
+}
+
+/**
+ * Validates {@link placeColumns}'s sizes.
+ *
+ * @param shape the sizes
+ * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validatePlaceColumnsShape } from "@xpu/ops/ops/transpose";
+ * validatePlaceColumnsShape({ rows: 2, cols: 3, outCols: 8, col0: 5 }); // passes
+ * ```
+ */
+export function validatePlaceColumnsShape(shape: PlaceColumnsShape): void {
+  const op = "placeColumns";
+  requireArgs(op, "shape", shape, "{ rows, cols, outCols, col0, transposed? }", PLACE_KEYS);
+  requireInt(op, "rows", shape.rows, 1, U32_MAX);
+  requireInt(op, "cols", shape.cols, 1, U32_MAX);
+  requireInt(op, "col0", shape.col0, 0, U32_MAX);
+  requireInt(op, "outCols", shape.outCols, shape.col0 + shape.cols, U32_MAX);
+  if (shape.transposed !== undefined && typeof shape.transposed !== "boolean") {
+    throw new Error(`${op}: transposed must be a boolean, got ${String(shape.transposed)}`);
+  }
+}
+
+/**
+ * Validates {@link placeColumns}'s arguments: the sizes, then `x` and `out`.
+ *
+ * @param args the arguments
+ * @throws Error naming the bad argument
+ *
+ * @example
+ * ```ts
+ * import { validatePlaceColumns } from "@xpu/ops/ops/transpose";
+ * validatePlaceColumns({ x: new Float32Array(6), out: new Float32Array(16), rows: 2, cols: 3, outCols: 8, col0: 5 });
+ * ```
+ */
+export function validatePlaceColumns(args: PlaceColumnsArgs): void {
+  requireArgs("placeColumns", "args", args, "{ x, out, rows, cols, outCols, col0, transposed? }", PLACE_KEYS);
+  validatePlaceColumnsShape(args);
+  requireArray("placeColumns", "x", args.x, "Float32Array", [args.rows * args.cols, "rows * cols"]);
+  requireArray("placeColumns", "out", args.out, "Float32Array", [args.rows * args.outCols, "rows * outCols"]);
+}
+
+/**
+ * Places a block of columns into a wider matrix: `out[r, col0 + c] = x[r, c]` (or `x[c, r]` when
+ * `transposed`), the other columns of `out` kept; as `out[:, col0:col0 + cols] = x` (or `x.t()`) in
+ * torch. What the output of one row block of a weight split across bindings needs, and a product
+ * computed transposed.
+ *
+ * @param args the block, the matrix and the sizes
+ * @returns a new `[rows, outCols]` matrix: `out` with the block's columns placed
+ *
+ * @example
+ * ```ts
+ * import { placeColumns } from "@xpu/ops/ops/transpose";
+ * placeColumns({ x: new Float32Array([1, 2]), out: new Float32Array(6), rows: 2, cols: 1, outCols: 3, col0: 1 });
+ * // [0, 1, 0, 0, 2, 0]
+ * ```
+ */
+export function placeColumns(args: PlaceColumnsArgs): Float32Array {
+  validatePlaceColumns(args);
+  const { x, rows, cols, outCols, col0, transposed } = args;
+  const out = Float32Array.from(args.out);
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) out[r * outCols + col0 + c] = transposed ? x[c * rows + r] : x[r * cols + c];
+  }
+  return out;
+}

@@ -8,7 +8,15 @@ import {
   loadGolden,
   randomF32,
 } from "../../harness/testing.ts";
-import { KERNELS, transpose, type TransposeArgs, transposeGpu, transposePlan } from "./mod.ts";
+import {
+  KERNELS,
+  placeColumns,
+  placeColumnsGpu,
+  transpose,
+  type TransposeArgs,
+  transposeGpu,
+  transposePlan,
+} from "./mod.ts";
 
 /** goldens/gen.py transposes arange(rows * cols), so each output is the index it was read from. */
 interface Golden {
@@ -183,3 +191,44 @@ checkAgainstReference(
   transposeGpu,
   exact,
 );
+
+Deno.test("placeColumns reference: the block's columns land at col0, the rest of out is kept; transposed reads x as [cols, rows]", async () => {
+  const out = Float32Array.from({ length: 2 * 4 }, () => -1);
+  const x = new Float32Array([1, 2, 3, 4]); // [2, 2] or, transposed, [2, 2] read column-wise
+  deepStrictEqual([...placeColumns({ x, out, rows: 2, cols: 2, outCols: 4, col0: 1 })], [-1, 1, 2, -1, -1, 3, 4, -1]);
+  deepStrictEqual(
+    [...placeColumns({ x, out, rows: 2, cols: 2, outCols: 4, col0: 2, transposed: true })],
+    [-1, -1, 1, 3, -1, -1, 2, 4],
+  );
+  await assertThrowsMessage(
+    () => placeColumns({ x, out, rows: 2, cols: 2, outCols: 4, col0: 3 }),
+    "placeColumns: outCols must be an integer >= 5, got 4",
+  );
+});
+
+const placeCases = [
+  { rows: 1, cols: 1, outCols: 1, col0: 0 },
+  { rows: 5, cols: 70, outCols: 200, col0: 130 },
+  { rows: 33, cols: 17, outCols: 40, col0: 3 },
+].flatMap((shape, i) =>
+  [false, true].map((transposed) => ({
+    label: `${shape.rows}x${shape.cols} into ${shape.outCols} at ${shape.col0}${transposed ? ", transposed" : ""}`,
+    args: {
+      ...shape,
+      transposed,
+      x: randomF32(shape.rows * shape.cols, 10 + i),
+      out: randomF32(shape.rows * shape.outCols, 20 + i),
+    },
+  }))
+);
+for (const entry of ["place", "place_transposed"]) {
+  checkAgainstReference(
+    "placeColumns",
+    KERNELS,
+    entry,
+    placeCases.filter((c) => c.args.transposed === (entry === "place_transposed")),
+    placeColumns,
+    (gpu, args, options) => placeColumnsGpu(gpu, args, options),
+    exact,
+  );
+}

@@ -1,14 +1,14 @@
 /**
  * Test helpers for the GPU sampler: how far a case lies from the boundaries where an f32 kernel may
- * legitimately choose differently from the f64 reference (sampling.ts lists them). Computed in f64
+ * legitimately choose differently from the f64 reference (the module doc of ops/sample lists them). Computed in f64
  * from the logits with the reference's own candidates, never from the kernel. Used by tests alone.
  *
  * @module
  */
 
-import { drawUniform, type SamplerOptions, samplingCandidates } from "../sampler.ts";
+import { drawUniform, type SampleOptions, samplingCandidates } from "./reference.ts";
 
-type Sample = Extract<SamplerOptions, { mode: "sample" }>;
+type Sample = SampleOptions;
 
 /**
  * The smallest relative distance from this step's cut-offs and draw to a boundary between two

@@ -1,117 +1,33 @@
-/**
- * Seeded sampling on the GPU: the kernel that `LlamaEngine.generate` runs after the head when the
- * sampler is `{ mode: "sample", ... }`, held to `sampleNext` (llm/sampler.ts), which defines it:
- * temperature, top-k (ties: lower id first), top-p over what is left, min-p, then the draw
- * `u = drawUniform(seed, step)` walked over the kept tokens in ascending id order.
- *
- * One workgroup of 256 invocations, one dispatch per step (it replaces the greedy argmax), so a
- * sampled step has as many dispatches as a greedy one. The work is passes over the vocabulary,
- * `vocab / 256` ids per invocation each:
- * - 1 pass: the largest `logit / T`; 1 pass: `p = exp(logit / T - max)` written to `probs` (every
- *   later pass reads them), with the largest p and the count of nonzero ones.
- * - top-k and top-p each keep a prefix of the order (p descending, id ascending), written as a cut
- *   `p > v || (p == v && id < tieEnd)`: no sort. `v` is found by a search over its f32 bits
- *   (positive floats order as their u32 bits, and p is in (0, 1]: 2^30 values): each pass counts
- *   (top-k) or sums (top-p) the kept tokens at or above 7 thresholds at once, splitting the range
- *   8 ways, so 10 passes; then 1 pass measures what lies above `v` and 1 pass finds `tieEnd`
- *   among the tokens equal to `v` in ascending id order. top-k: 12 passes, top-p: 13 (one more for
- *   the kept mass); each runs only when set and able to remove a token.
- * - min-p keeps `p >= minP * max(p)`, a value cut (no pass).
- * - 1 pass, the draw: `u × (kept mass)`, walked in ascending id order as a prefix sum: each
- *   invocation sums a contiguous range of ids, one invocation scans the 256 sums, and the one
- *   whose range holds the crossing walks it.
- * So 3 passes for temperature alone and 28 with top-k and top-p, against 1 for greedy: at a
- * 102,400 vocabulary that is ~11,000 reads of L2-resident probabilities per invocation on one
- * compute unit, not measured on the H200 yet (it is the next thing to time and, if it shows,
- * to spread across workgroups).
-
- * Where this f32 kernel and the f64 reference can choose differently (and only there): a logit so
- * far below the largest that `exp` underflows f32 (probability below ~1e-45) is never kept, where
- * the reference keeps it with that probability; and a top-p cut-off, a min-p floor or the draw
- * `u × total` that falls within f32 rounding of the sums (relative ~1e-6 typically, a few 1e-5 at
- * worst for a 102,400-token sum) of a boundary between two tokens. NaN logits are never kept (the reference throws). Tests keep their cases clear of such
- * boundaries and check the margin.
- *
- * @module
- */
-
-import type { SamplerOptions } from "../sampler.ts";
-import { IS_NAN, NO_POSSIBLE_TOKEN, NONFINITE_LOGITS } from "./kernels.ts";
-
-/** Invocations of the sampling workgroup. */
-export const SAMPLE_WORKGROUP = 256;
-
-/** Intervals each pass of the threshold search splits the remaining range of f32 bits into. */
-export const SEARCH_WAYS = 8;
-
-/**
- * The sampler's settings as the kernel reads them: a storage buffer of 8 words (temperature, topK
- * with 0 for none, topP, minP, seed, padding).
- *
- * @param options a validated "sample" sampler
- * @returns the buffer's 32 bytes
- */
-export function packSamplerOptions(options: Extract<SamplerOptions, { mode: "sample" }>): ArrayBuffer {
-  const buf = new ArrayBuffer(32);
-  const u = new Uint32Array(buf);
-  const f = new Float32Array(buf);
-  f[0] = options.temperature;
-  u[1] = options.topK ?? 0;
-  f[2] = options.topP ?? 1;
-  f[3] = options.minP ?? 0;
-  u[4] = options.seed;
-  return buf;
-}
-
-/**
- * Checks a sampler before any GPU work, as `sampleNext` does, and that its floats survive f32.
- *
- * @param where the caller, for the message
- * @param options the sampler
- * @throws Error naming the field, what was expected and what was given
- */
-export function validateSamplerOptions(where: string, options: SamplerOptions): void {
-  if (options.mode === "greedy") return;
-  if (options.mode !== "sample") {
-    throw new Error(
-      `${where}: sampler mode must be "greedy" or "sample", got ${JSON.stringify((options as { mode: unknown }).mode)}`,
-    );
-  }
-  const { temperature, topK, topP, minP, seed } = options;
-  if (!(Number.isFinite(temperature) && Math.fround(temperature) > 0 && Math.fround(temperature) < Infinity)) {
-    throw new Error(`${where}: sampler temperature must be finite and > 0 in f32, got ${temperature}`);
-  }
-  if (topK !== undefined && !(Number.isInteger(topK) && topK >= 1 && topK <= 0xffffffff)) {
-    throw new Error(`${where}: sampler topK must be an integer in [1, 2^32), got ${topK}`);
-  }
-  if (topP !== undefined && !(topP > 0 && topP <= 1)) {
-    throw new Error(`${where}: sampler topP must be in (0, 1], got ${topP}`);
-  }
-  if (minP !== undefined && !(minP >= 0 && minP < 1)) {
-    throw new Error(`${where}: sampler minP must be in [0, 1), got ${minP}`);
-  }
-  if (!(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff)) {
-    throw new Error(`${where}: sampler seed must be an unsigned 32-bit integer, got ${seed}`);
-  }
-}
-
-/**
- * The sampling kernel. Bindings: logits (read), probs (scratch, vocab f32), ids (the chosen id goes
- * to `ids[0]`, where the next step's gather reads it), tokens (`tokens[step]`), state (step + 1,
- * position + `advance`), the options (`packSamplerOptions`), and params `{ vocab, advance }`.
- * Logits holding NaN or +Infinity (no distribution: `sampleNext` refuses them too) give
- * `NONFINITE_LOGITS` instead of an id, and logits with no mass (every one -Infinity)
- * `NO_POSSIBLE_TOKEN`, which the host reports as errors.
- */
-export const SAMPLE = `
-${IS_NAN}
-struct State { pos0: u32, step: u32, pad0: u32, pad1: u32 }
+// sample/sample: the seeded draw of a generation loop kept on the GPU, as reference.ts's sampleToken
+// defines it: temperature, top-k (ties: lower id first), top-p over what is left, min-p, then the
+// draw u = drawUniform(seed, step) walked over the kept tokens in ascending id order. The chosen id
+// goes to `ids[0]` and `tokens[state.step]`; the step advances by one and the position by `advance`.
+// Logits holding NaN or +Infinity give NONFINITE_LOGITS (2^32 - 2), logits with no mass (every one
+// -Infinity) NO_POSSIBLE_TOKEN (2^32 - 1).
+//
+// One workgroup of WG invocations; the work is passes over the vocabulary, vocab / WG ids per
+// invocation each:
+// - 1 pass: the largest logit / T; 1 pass: p = exp(logit / T - max) written to `probs` (every later
+//   pass reads them), with the largest p and the count of nonzero ones.
+// - top-k and top-p each keep a prefix of the order (p descending, id ascending), written as a cut
+//   `p > v || (p == v && id < tie_end)`: no sort. v is found by a search over its f32 bits (positive
+//   floats order as their u32 bits, and p is in (0, 1]: 2^30 values): each pass counts (top-k) or
+//   sums (top-p) the kept tokens at or above WAYS - 1 thresholds at once, splitting the range WAYS
+//   ways, so 10 passes; then 1 pass measures what lies above v and 1 pass finds tie_end among the
+//   tokens equal to v in ascending id order. top-k: 12 passes, top-p: 13 (one more for the kept
+//   mass); each runs only when set and able to remove a token.
+// - min-p keeps p >= min_p * max(p), a value cut (no pass).
+// - 1 pass, the draw: u x (kept mass), walked in ascending id order as a prefix sum: each invocation
+//   sums a contiguous range of ids, one invocation scans the WG sums, and the one whose range holds
+//   the crossing walks it.
+// #include "is_nan.wgsl"
+// #include "decode_state.wgsl"
 struct P { vocab: u32, advance: u32 }
 struct Options { temperature: f32, top_k: u32, top_p: f32, min_p: f32, seed: u32, pad0: u32, pad1: u32, pad2: u32 }
 // Kept: p > v, or p == v and id < tie_end.
 struct Cut { v: f32, tie_end: u32 }
-const WG = ${SAMPLE_WORKGROUP}u;
-const WAYS = ${SEARCH_WAYS}u;
+const WG = 256u;
+const WAYS = 8u;
 @group(0) @binding(0) var<storage, read> logits: array<f32>;
 @group(0) @binding(1) var<storage, read_write> probs: array<f32>;
 @group(0) @binding(2) var<storage, read_write> ids: array<u32>;
@@ -269,7 +185,7 @@ fn shortest_prefix(li: u32, begin: u32, end: u32, goal: f32, mass: bool, top: f3
   return Cut(v, workgroupUniformLoad(&result_u));
 }
 
-@compute @workgroup_size(${SAMPLE_WORKGROUP})
+@compute @workgroup_size(256)
 fn main(@builtin(local_invocation_index) li: u32) {
   let per = (p.vocab + WG - 1u) / WG;
   let begin = min(li * per, p.vocab);
@@ -360,11 +276,11 @@ fn main(@builtin(local_invocation_index) li: u32) {
   workgroupBarrier();
   if (li == 0u) {
     var id = min(result_u, p.vocab - 1u);
-    if (!(kept_total > 0.0)) { id = ${NO_POSSIBLE_TOKEN}u; }
-    if (atomicLoad(&nonfinite) != 0u) { id = ${NONFINITE_LOGITS}u; }
+    if (!(kept_total > 0.0)) { id = 4294967295u; } // NO_POSSIBLE_TOKEN
+    if (atomicLoad(&nonfinite) != 0u) { id = 4294967294u; } // NONFINITE_LOGITS
     ids[0] = id;
     tokens[step] = id;
     state.step = step + 1u;
     state.pos0 += p.advance;
   }
-}`;
+}

@@ -1,0 +1,194 @@
+// gqa/cache_prefill: a call's rows attending over a KV cache that gqa/cache_write filled: row r (position
+// state.pos0 + r) of q [rows, heads, dim], already rotated, attends to positions 0 ..= its own of the
+// caches kc, vc [kv_heads, max_seq, dim]; query head h reads KV head h / (heads / kv_heads); out
+// [rows, heads, dim]. One workgroup of 128 per (query head, row): grid [heads, rows, splits].
+// Positions are taken CHUNK at a time (scores in workgroup memory) with a running max and sum (online
+// softmax). dim must be a multiple of 4 (K and V rows are read as vec4s) and at most 256.
+// - Scores: four invocations per position, each summing a quarter of the row's vec4s, so a batch of 32
+//   positions is in flight at once; the four partial sums meet in workgroup memory. An invocation's
+//   vec4s of the key are loaded eight at a time (written out: a loop's loads would wait for each other
+//   unless the driver unrolled it).
+// - Values: the invocations are floor(128 / (dim / 4)) groups of dim / 4, one vec4 of channels each;
+//   group g sums positions g, g + groups, ... in registers, four positions' loads at a time, and the
+//   groups' sums are added at the end.
+// With one split the result is final. With several (at most 128), each workgroup writes its slice's
+// unnormalised output, max and sum to `partial`, and the last workgroup of a head to finish (an atomic
+// counter) combines the slices (flash-decoding: every slice's max and sum loaded at once, one invocation
+// each, then each channel's slices four loads at a time) and resets the counter, so `counters` must be
+// zeros when first used. An empty slice (more splits than positions) contributes max -3e38 and sum 0,
+// which the combine weighs as 0.
+// #include "decode_state.wgsl"
+struct P { heads: u32, kv_heads: u32, dim: u32, max_seq: u32, scale: f32, splits: u32 }
+const WG = 128u;
+override CHUNK: u32 = 1024u; // positions scored at once (fewer only to test the online softmax), at most MAX_CHUNK
+const MAX_CHUNK = 1024u;
+const BATCH = 32u; // positions scored at once: four invocations each
+@group(0) @binding(0) var<storage, read> q: array<vec4f>;
+@group(0) @binding(1) var<storage, read> kc: array<vec4f>;
+@group(0) @binding(2) var<storage, read> vc: array<vec4f>;
+@group(0) @binding(3) var<storage, read_write> out: array<f32>;
+@group(0) @binding(4) var<storage, read> state: State;
+@group(0) @binding(5) var<storage, read_write> partial: array<atomic<u32>>;
+@group(0) @binding(6) var<storage, read_write> counters: array<atomic<u32>>;
+@group(0) @binding(7) var<uniform> p: P;
+var<workgroup> qs: array<vec4f, 64>;
+
+var<workgroup> sc: array<f32, MAX_CHUNK>;
+var<workgroup> red: array<f32, WG>;
+var<workgroup> sums: array<vec4f, WG>;
+var<workgroup> last: u32;
+var<workgroup> slices: array<vec2f, WG>; // the combine's (max, sum) of each slice, then its weight
+
+// qs[i] * kc[kb + i], or 0 past the row (whose last vec4 is read again, so that no load needs a guard).
+fn key_term(kb: u32, i: u32, d4: u32) -> vec4f {
+  let j = min(i, d4 - 1u);
+  return select(vec4f(0.0), qs[j] * kc[kb + j], i < d4);
+}
+
+// Partial results go through atomics so that the combining workgroup reads them from the device's
+// coherent level, not from a cache line another step left behind.
+fn load_partial(i: u32) -> f32 {
+  return bitcast<f32>(atomicLoad(&partial[i]));
+}
+
+fn reduce_max(li: u32, v: f32) -> f32 {
+  red[li] = v;
+  workgroupBarrier();
+  for (var s = WG / 2u; s > 0u; s >>= 1u) {
+    if (li < s) { red[li] = max(red[li], red[li + s]); }
+    workgroupBarrier();
+  }
+  let r = red[0];
+  workgroupBarrier();
+  return r;
+}
+
+fn reduce_sum(li: u32, v: f32) -> f32 {
+  red[li] = v;
+  workgroupBarrier();
+  for (var s = WG / 2u; s > 0u; s >>= 1u) {
+    if (li < s) { red[li] += red[li + s]; }
+    workgroupBarrier();
+  }
+  let r = red[0];
+  workgroupBarrier();
+  return r;
+}
+
+@compute @workgroup_size(128)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
+  let h = wid.x;
+  let row = wid.y;
+  let split = wid.z;
+  let d4 = p.dim / 4u;
+  let kh = h / (p.heads / p.kv_heads);
+  let pos = state.pos0 + row;
+  let n = pos + 1u;
+  let per = (n + p.splits - 1u) / p.splits;
+  let begin = min(split * per, n);
+  let end = min(begin + per, n);
+  let qbase = (row * p.heads + h) * p.dim;
+  for (var i = li; i < d4; i += WG) { qs[i] = q[qbase / 4u + i]; }
+  workgroupBarrier();
+  let groups = WG / d4; // position groups of the value sums
+  let g = li / d4;
+  let c4 = li % d4;
+  let quarter = li % 4u;
+  var acc = vec4f(0.0);
+  var m = -3.0e38;
+  var l = 0.0;
+  for (var c0 = begin; c0 < end; c0 += CHUNK) {
+    let cn = min(CHUNK, end - c0);
+    for (var b0 = 0u; b0 < cn; b0 += BATCH) {
+      let t = b0 + li / 4u;
+      var s = vec4f(0.0);
+      if (t < cn) {
+        let kb = (kh * p.max_seq + c0 + t) * d4;
+        for (var i = quarter; i < d4; i += 32u) {
+          s += key_term(kb, i, d4) + key_term(kb, i + 4u, d4) + key_term(kb, i + 8u, d4) + key_term(kb, i + 12u, d4) +
+            key_term(kb, i + 16u, d4) + key_term(kb, i + 20u, d4) + key_term(kb, i + 24u, d4) + key_term(kb, i + 28u, d4);
+        }
+      }
+      red[li] = s.x + s.y + s.z + s.w;
+      workgroupBarrier();
+      if (li < BATCH && b0 + li < cn) {
+        sc[b0 + li] = (red[4u * li] + red[4u * li + 1u] + red[4u * li + 2u] + red[4u * li + 3u]) * p.scale;
+      }
+      workgroupBarrier();
+    }
+    var local_max = -3.0e38;
+    for (var t = li; t < cn; t += WG) { local_max = max(local_max, sc[t]); }
+    let m_new = max(m, reduce_max(li, local_max));
+    var local_sum = 0.0;
+    for (var t = li; t < cn; t += WG) {
+      let e = exp(sc[t] - m_new);
+      sc[t] = e;
+      local_sum += e;
+    }
+    let alpha = exp(m - m_new);
+    l = l * alpha + reduce_sum(li, local_sum);
+    m = m_new;
+    acc *= alpha;
+    if (g < groups) {
+      let vb = kh * p.max_seq + c0;
+      var t = g;
+      for (; t + 3u * groups < cn; t += 4u * groups) {
+        acc += (sc[t] * vc[(vb + t) * d4 + c4] + sc[t + groups] * vc[(vb + t + groups) * d4 + c4]) + (sc[t + 2u * groups] * vc[(vb + t + 2u * groups) * d4 + c4] + sc[t + 3u * groups] * vc[(vb + t + 3u * groups) * d4 + c4]);
+      }
+      for (; t < cn; t += groups) { acc += sc[t] * vc[(vb + t) * d4 + c4]; }
+    }
+    workgroupBarrier();
+  }
+  sums[li] = acc;
+  workgroupBarrier();
+  var total = vec4f(0.0);
+  if (li < d4) {
+    for (var k = 0u; k < groups; k++) { total += sums[k * d4 + li]; }
+  }
+  if (p.splits == 1u) {
+    if (li < d4) {
+      let o = total / l;
+      for (var j = 0u; j < 4u; j++) { out[qbase + 4u * li + j] = o[j]; }
+    }
+    return;
+  }
+  // Flash-decoding: this slice's (m, l, acc) to partial[(row, h, split)], then the last to finish combines.
+  let stride = p.dim + 2u;
+  let slot = ((row * p.heads + h) * p.splits + split) * stride;
+  if (li < d4) {
+    for (var j = 0u; j < 4u; j++) { atomicStore(&partial[slot + 2u + 4u * li + j], bitcast<u32>(total[j])); }
+  }
+  if (li == 0u) {
+    atomicStore(&partial[slot], bitcast<u32>(m));
+    atomicStore(&partial[slot + 1u], bitcast<u32>(l));
+  }
+  storageBarrier();
+  workgroupBarrier();
+  if (li == 0u) {
+    last = u32(atomicAdd(&counters[row * p.heads + h], 1u) == p.splits - 1u);
+  }
+  if (workgroupUniformLoad(&last) == 0u) { return; }
+  storageBarrier();
+  let first = (row * p.heads + h) * p.splits * stride;
+  if (li < p.splits) { slices[li] = vec2f(load_partial(first + li * stride), load_partial(first + li * stride + 1u)); }
+  workgroupBarrier();
+  var gm = -3.0e38;
+  for (var s = 0u; s < p.splits; s++) { gm = max(gm, slices[s].x); }
+  var gl = 0.0;
+  for (var s = 0u; s < p.splits; s++) { gl += slices[s].y * exp(slices[s].x - gm); }
+  workgroupBarrier();
+  if (li < p.splits) { slices[li].x = exp(slices[li].x - gm) / gl; }
+  workgroupBarrier();
+  for (var d = li; d < p.dim; d += WG) {
+    let at = first + 2u + d;
+    var a = 0.0;
+    var s = 0u;
+    for (; s + 4u <= p.splits; s += 4u) {
+      a += (load_partial(at + s * stride) * slices[s].x + load_partial(at + (s + 1u) * stride) * slices[s + 1u].x) +
+        (load_partial(at + (s + 2u) * stride) * slices[s + 2u].x + load_partial(at + (s + 3u) * stride) * slices[s + 3u].x);
+    }
+    for (; s < p.splits; s++) { a += load_partial(at + s * stride) * slices[s].x; }
+    out[qbase + d] = a;
+  }
+  if (li == 0u) { atomicStore(&counters[row * p.heads + h], 0u); }
+}
