@@ -287,6 +287,7 @@ export function swigluPairsPlan(
   shape: SwigluPairsShape,
   options?: KernelOptions<ActivationVariant>,
 ): KernelPlan {
+  requireDevice("swigluPairs", gpu);
   checkOptions("swigluPairs", options);
   validateSwigluPairsShape(shape);
   const { rows, pairs, outCols, col0 } = shape;
@@ -329,6 +330,7 @@ export async function swigluPairsGpu(
   args: SwigluPairsArgs,
   options?: KernelOptions<ActivationVariant>,
 ): Promise<Float32Array> {
+  requireDevice("swigluPairs", gpu);
   checkOptions("swigluPairs", options);
   validateSwigluPairs(args);
   const [out] = await gpu.run(swigluPairsPlan(gpu, args, options), [args.x, args.out]);

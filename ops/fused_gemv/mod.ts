@@ -79,7 +79,7 @@
 
 import { foldWorkgroups, workgroupSizeOf } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { BindingSpec, KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type BindingSpec, type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { parseVariantName } from "../../harness/variants.ts";
 import { checkOptions } from "../validate.ts";
@@ -169,6 +169,7 @@ export function fusedGemvPlan(
   shape: FusedGemvShape,
   options?: KernelOptions<FusedGemvVariant>,
 ): KernelPlan {
+  requireDevice("fusedGemv", gpu);
   checkOptions("fusedGemv", options);
   const { out0, outLength, eps } = validateFusedGemvShape(shape);
   const { format, N, K, input, output } = shape;
@@ -238,6 +239,7 @@ export async function fusedGemvGpu(
   args: FusedGemvArgs,
   options?: KernelOptions<FusedGemvVariant>,
 ): Promise<Float32Array> {
+  requireDevice("fusedGemv", gpu);
   checkOptions("fusedGemv", options);
   validateFusedGemv(args);
   const plan = fusedGemvPlan(gpu, { ...args, outLength: args.out.length }, options);

@@ -440,6 +440,7 @@ export function gatherQuantizedBlocksPlan(
   shape: GatherQuantizedShape,
   options?: KernelOptions<GatherVariant>,
 ): GatherBlocks {
+  requireDevice("gatherQuantizedBlocks", gpu);
   checkOptions("gatherQuantized", options);
   requireArgs("gatherQuantized", "shape", shape, "{ format, rows, cols, indexLength, blockRows? }", [
     "format",
@@ -550,6 +551,7 @@ export async function gatherQuantizedGpu(
   args: GatherQuantizedArgs,
   options?: KernelOptions<GatherVariant>,
 ): Promise<Float32Array> {
+  requireDevice("gatherQuantized", gpu);
   checkOptions("gatherQuantized", options);
   validateGatherQuantized(args);
   const { format, rows, cols } = args;

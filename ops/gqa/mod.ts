@@ -469,6 +469,7 @@ export function gqaCacheDecodePlan(
   shape: GqaCacheShape & { splits: number; positions?: number },
   options?: KernelOptions<GqaVariant>,
 ): KernelPlan {
+  requireDevice("gqaCacheDecode", gpu);
   checkOptions("gqaCache", options);
   const scale = validateGqaCacheShape(shape);
   const { H, kvHeads, D, maxSeq } = shape;
@@ -544,6 +545,7 @@ export function gqaCachePrefillPlan(
   shape: GqaCacheShape & { positions?: number },
   options?: KernelOptions<GqaVariant>,
 ): GqaCachePrefill {
+  requireDevice("gqaCachePrefill", gpu);
   checkOptions("gqaCache", options);
   const scale = validateGqaCacheShape(shape);
   const { H, kvHeads, D, maxSeq, L } = shape;
@@ -636,6 +638,7 @@ export async function gqaCacheGpu(
   args: GqaCacheArgs & { splits?: number },
   options?: KernelOptions<GqaVariant>,
 ): Promise<{ out: Float32Array; keys: Float32Array; values: Float32Array }> {
+  requireDevice("gqaCache", gpu);
   checkOptions("gqaCache", options);
   validateGqaCache(args);
   const made: GpuTensor[] = [];

@@ -281,6 +281,7 @@ export function rmsnormResidualPlan(
   shape: RmsnormResidualShape,
   options?: KernelOptions<RmsnormVariant>,
 ): KernelPlan {
+  requireDevice("rmsnormResidual", gpu);
   checkOptions("rmsnormResidual", options);
   const { row0, eps } = validateRmsnormResidualShape(shape);
   const { rows, cols, add } = shape;
@@ -327,6 +328,7 @@ export async function rmsnormResidualGpu(
   args: RmsnormResidualArgs,
   options?: KernelOptions<RmsnormVariant>,
 ): Promise<{ x: Float32Array; out: Float32Array }> {
+  requireDevice("rmsnormResidual", gpu);
   checkOptions("rmsnormResidual", options);
   validateRmsnormResidual(args);
   const [x, out] = await gpu.run(rmsnormResidualPlan(gpu, args, options), [args.x, args.delta, args.weight]);

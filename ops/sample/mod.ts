@@ -38,7 +38,7 @@
  */
 
 import { packParams, type ParamField } from "../../harness/params.ts";
-import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
+import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions, requireArgs, requireInt } from "../validate.ts";
 import { KERNELS, type SampleVariant } from "./kernels.gen.ts";
@@ -114,6 +114,7 @@ export function argmaxTokenPlan(
   shape: SampleShape,
   options?: KernelOptions<SampleVariant>,
 ): KernelPlan {
+  requireDevice("argmaxToken", gpu);
   checkOptions("argmaxToken", options);
   const { vocab, steps, advance } = validateSampleShape("argmaxToken", shape);
   const kernel = gpu.resolve(KERNELS, "argmax", options);
@@ -166,6 +167,7 @@ export function sampleTokenPlan(
   shape: SampleShape,
   options?: KernelOptions<SampleVariant>,
 ): KernelPlan {
+  requireDevice("sampleToken", gpu);
   checkOptions("sampleToken", options);
   const { vocab, steps, advance } = validateSampleShape("sampleToken", shape);
   return {
@@ -212,6 +214,7 @@ export function maskLogitsPlan(
   shape: { vocab: number },
   options?: KernelOptions<SampleVariant>,
 ): KernelPlan {
+  requireDevice("maskLogits", gpu);
   checkOptions("maskLogits", options);
   requireArgs("maskLogits", "shape", shape, "{ vocab }", ["vocab"]);
   const vocab = requireInt("maskLogits", "vocab", shape.vocab, 1, 0xfffffffd);
@@ -288,6 +291,7 @@ export async function argmaxTokenGpu(
   args: ArgmaxTokenArgs,
   options?: KernelOptions<SampleVariant>,
 ): Promise<number> {
+  requireDevice("argmaxToken", gpu);
   checkOptions("argmaxToken", options);
   validateArgmaxToken(args);
   const plan = argmaxTokenPlan(gpu, { vocab: args.logits.length, steps: 1 }, options);
@@ -317,6 +321,7 @@ export async function sampleTokenGpu(
   args: SampleTokenArgs,
   options?: KernelOptions<SampleVariant>,
 ): Promise<number> {
+  requireDevice("sampleToken", gpu);
   checkOptions("sampleToken", options);
   validateSampleToken(args);
   const { logits, step } = args;
@@ -348,6 +353,7 @@ export async function maskLogitsGpu(
   args: MaskLogitsArgs,
   options?: KernelOptions<SampleVariant>,
 ): Promise<Float32Array> {
+  requireDevice("maskLogits", gpu);
   checkOptions("maskLogits", options);
   validateMaskLogits(args);
   const [out] = await gpu.run(maskLogitsPlan(gpu, { vocab: args.logits.length }, options), [args.logits, args.mask]);

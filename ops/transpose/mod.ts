@@ -169,6 +169,7 @@ export function placeColumnsPlan(
   shape: PlaceColumnsShape,
   options?: KernelOptions<TransposeVariant>,
 ): KernelPlan {
+  requireDevice("placeColumns", gpu);
   checkOptions("placeColumns", options);
   validatePlaceColumnsShape(shape);
   const { rows, cols, outCols, col0 } = shape;
@@ -212,6 +213,7 @@ export async function placeColumnsGpu(
   args: PlaceColumnsArgs,
   options?: KernelOptions<TransposeVariant>,
 ): Promise<Float32Array> {
+  requireDevice("placeColumns", gpu);
   checkOptions("placeColumns", options);
   validatePlaceColumns(args);
   const [out] = await gpu.run(placeColumnsPlan(gpu, args, options), [args.x, args.out]);
