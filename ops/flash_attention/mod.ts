@@ -33,7 +33,10 @@
  *   at a time: 25,600 bytes in all.
  * - `buffered` is `tiled` with the score phase's chunks of q and k double-buffered (in the memory the
  *   probabilities take later), one barrier per chunk instead of two: 19 barriers a block at D = 128
- *   instead of 26, 41,984 bytes. Taken only when named, until it is measured against `tiled`.
+ *   instead of 26, 41,984 bytes. The plan's first choice: on an H100 it was 3-5% faster than `tiled` at
+ *   every shape measured (`1x30x4608x4608x128` 16.1 against 16.9 ms, `1x16x4096x4096x128` 6.27 against
+ *   6.54, `1x16x4096x512x128` 0.765 against 0.789; harness/baselines/nvidia-h100-log/
+ *   01-diffusion-rows-bench.txt), and it needs less workgroup memory, so `tiled` runs only when named.
  * - `staged` and `kernel`: scores of 4 rows x 4 keys per invocation; statistics by one invocation per
  *   row; output 8 rows x 8 columns of v per invocation in sixteen named vec4 accumulators; probabilities
  *   for 31 keys x 128 rows plus one slot of rescale factors in 16 KiB of workgroup memory.
@@ -42,8 +45,8 @@
  * - `staged` stages each block's K (transposed) and then V in another 16 KiB with four coalesced loads
  *   per invocation, and its loops read workgroup memory: 32 KiB in all.
  * The plan takes `wide` for Dv over {@link NARROW_MAX_DV} (256) where the device grants its memory, and
- * otherwise the first of `tiled`, `staged` and `kernel` whose workgroup memory the device grants (the
- * H200: `tiled`; llvmpipe and most devices, 32 KiB: `staged`), and checks the kernel it takes against the
+ * otherwise the first of `buffered`, `staged` and `kernel` whose workgroup memory the device grants (the
+ * H100 and H200: `buffered`; llvmpipe and most devices, 32 KiB: `staged`), and checks the kernel it takes against the
  * device's limit before dispatch (`{ override }` forces one). `wide`'s speed is not measured yet.
  *
  * Measured on the H200 (2026-12-02, Deno 2.9.6 over Vulkan, GPU timestamps, harness/timing.ts, warm
@@ -101,11 +104,12 @@ export { type FlashAttentionVariant, KERNELS };
 
 /**
  * The kernel's entry points: `wide` for wide value heads, the others in the plan's order of preference,
- * and `buffered`, which the plan takes only when named.
+ * and `tiled`, which the plan takes only when named (`buffered` is the same kernel with double-buffered
+ * staging, measured faster).
  */
-export const FLASH_ENTRIES: readonly string[] = ["wide", "tiled", "staged", "kernel", "buffered"];
+export const FLASH_ENTRIES: readonly string[] = ["wide", "buffered", "staged", "kernel", "tiled"];
 /** The 128-column kernels in the plan's order of preference: it takes the first whose workgroup memory fits. */
-const NARROW_ENTRIES = ["tiled", "staged", "kernel"];
+const NARROW_ENTRIES = ["buffered", "staged", "kernel"];
 /**
  * The largest Dv the plan gives a 128-column kernel; above it, `wide` (512 columns a workgroup) where the
  * device grants its workgroup memory. The 128-column kernels compute every score ceil(Dv / 128) times,
@@ -181,7 +185,7 @@ export function columnsPerWorkgroup(source: string): number {
 /**
  * The flash kernel for a device and shape: the variant an override names (of an entry of
  * {@link FLASH_ENTRIES}); else `wide` when Dv > {@link NARROW_MAX_DV} and the device grants its 25,600
- * bytes of workgroup memory; else the first of `tiled` (47,104 bytes), `staged` (32 KiB) and `kernel`
+ * bytes of workgroup memory; else the first of `buffered` (41,984 bytes), `staged` (32 KiB) and `kernel`
  * (16 KiB, WebGPU's default, so every device runs one) whose workgroup memory the device grants.
  *
  * @param gpu the device
@@ -198,7 +202,7 @@ export function columnsPerWorkgroup(source: string): number {
  * import { flashKernel, validateFlashAttentionShape } from "@xpu/ops/ops/flash_attention";
  * const gpu = await acquireDevice();
  * const shape = validateFlashAttentionShape({ B: 1, H: 8, L: 512, S: 512, D: 64 });
- * flashKernel(gpu, "flashAttention", shape).variant; // "tiled" where the device grants 47,104 bytes, else "staged" or "kernel"
+ * flashKernel(gpu, "flashAttention", shape).variant; // "buffered" where the device grants 41,984 bytes, else "staged" or "kernel"
  * flashKernel(gpu, "flashAttention", shape, { override: "kernel" }).variant; // "kernel"
  * gpu.destroy();
  * ```

@@ -159,8 +159,8 @@ Deno.test("gqa: the override reaches the prefill path, and a name of no prefill 
     device: { limits: { maxComputeWorkgroupStorageSize: 49152 } },
   } as unknown as ResidentDevice;
   const prefill = { B: 1, H: 16, kvHeads: 8, L: 64, S: 64, D: 128, causal: true };
-  // Unforced, the device's first kernel that fits (tiled at 48 KiB); each flash entry point when named.
-  strictEqual(gqaPlan(gpu, prefill).steps[0].kernel.variant, "tiled");
+  // Unforced, the device's first kernel that fits (buffered at 48 KiB); each flash entry point when named.
+  strictEqual(gqaPlan(gpu, prefill).steps[0].kernel.variant, "buffered");
   for (const entry of ["wide", "tiled", "staged", "kernel", "buffered"] as const) {
     const plans = gqaPlan(gpu, prefill, { override: entry });
     strictEqual(plans.path, "prefill");
@@ -175,11 +175,11 @@ Deno.test("gqa: the override reaches the prefill path, and a name of no prefill 
   // A name of no gqa kernel, or of a decode kernel on the prefill path, throws.
   await assertThrowsMessage(
     () => gqaPlan(gpu, prefill, { override: "scores" as never }),
-    'gqa: override "scores" is not a variant of entry point "wide" or "tiled" or "staged" or "kernel" or "buffered"',
+    'gqa: override "scores" is not a variant of entry point "wide" or "buffered" or "staged" or "kernel" or "tiled"',
   );
   await assertThrowsMessage(
     () => gqaPlan(gpu, prefill, { override: "decode", path: "prefill" }),
-    'gqa: override "decode" is not a variant of entry point "wide" or "tiled" or "staged" or "kernel" or "buffered"',
+    'gqa: override "decode" is not a variant of entry point "wide" or "buffered" or "staged" or "kernel" or "tiled"',
   );
 });
 
