@@ -283,6 +283,12 @@ export function parseVaeConfig(json: Record<string, unknown>): VaeConfig {
  *
  * @param vae the VAE config
  * @returns the factor
+ *
+ * @example
+ * ```ts
+ * import { vaeScaleFactor, Z_IMAGE_TURBO } from "@xpu/ops/models/zimage";
+ * vaeScaleFactor(Z_IMAGE_TURBO.vae); // 8: a 128 x 128 latent decodes to 1024 x 1024
+ * ```
  */
 export function vaeScaleFactor(vae: VaeConfig): number {
   return 2 ** (vae.blockOutChannels.length - 1);

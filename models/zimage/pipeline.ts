@@ -136,6 +136,13 @@ function storeBytes(store: TensorStore): number {
  * @param config the encoder's config
  * @param format its layers' format
  * @returns bytes
+ *
+ * @example
+ * ```ts
+ * import { QWEN3_4B, textEncoderWeightBytes } from "@xpu/ops/models/zimage";
+ * textEncoderWeightBytes(QWEN3_4B, "q8"); // 3537443840: 3.29 GiB, within the default 4 GiB budget
+ * textEncoderWeightBytes(QWEN3_4B, "f32"); // 14130314240
+ * ```
  */
 export function textEncoderWeightBytes(config: Qwen3Config, format: Qwen3Format): number {
   const h = config.hiddenSize, q = config.numAttentionHeads * config.headDim;

@@ -58,6 +58,13 @@ export interface ZImageCheckpoint {
  * @param base the model's root URL
  * @param fetchFn fetch (default the global one)
  * @returns the files
+ *
+ * @example
+ * ```ts
+ * import { urlFiles } from "@xpu/ops/models/zimage";
+ * const files = urlFiles("https://example.com/Z-Image-Turbo"); // nothing is fetched until a file is opened
+ * files.name; // "https://example.com/Z-Image-Turbo/"
+ * ```
  */
 export function urlFiles(base: string | URL, fetchFn: typeof fetch = fetch): ModelFiles {
   const root = String(base).replace(/\/?$/, "/");
@@ -165,6 +172,16 @@ function checkedEncoder(store: TensorStore, config: Qwen3Config): { store: Tenso
  * @param files the model's files
  * @returns the checkpoint's stores under the port's names
  * @throws Error naming the file that is missing or the tensors that do not fit
+ *
+ * @example
+ * ```ts
+ * import { memoryFiles, openZImage } from "@xpu/ops/models/zimage";
+ * try {
+ *   await openZImage(memoryFiles({}));
+ * } catch (e) {
+ *   (e as Error).message; // "<memory>: neither a diffusers checkpoint (transformer/config.json) nor ComfyUI's files ..."
+ * }
+ * ```
  */
 export async function openZImage(files: ModelFiles): Promise<ZImageCheckpoint> {
   const ditJson = await readJson(files, "transformer/config.json");

@@ -58,6 +58,12 @@ export const DIT_COMFYUI_RULES: readonly NameRule[] = [
  *
  * @param blocks the decoder's up blocks (4 for FLUX.1's AE)
  * @returns the rules
+ *
+ * @example
+ * ```ts
+ * import { vaeBflRules } from "@xpu/ops/models/zimage";
+ * vaeBflRules(4)[0]; // [/^mid_block\.resnets\.0\./, "mid.block_1."]
+ * ```
  */
 export function vaeBflRules(blocks: number): NameRule[] {
   const rules: NameRule[] = [
@@ -97,6 +103,14 @@ function rewrite(name: string, rules: readonly NameRule[]): { name: string; part
  *
  * @param config the DiT config
  * @returns names and shapes
+ *
+ * @example
+ * ```ts
+ * import { ditTensors, Z_IMAGE_TURBO } from "@xpu/ops/models/zimage";
+ * const tensors = ditTensors(Z_IMAGE_TURBO.dit);
+ * tensors.length; // 521
+ * tensors[0]; // { name: "x_pad_token", shape: [1, 3840] }
+ * ```
  */
 export function ditTensors(config: DitConfig): ExpectedTensor[] {
   const out: ExpectedTensor[] = [...embedderTensors(config)];
@@ -198,6 +212,18 @@ const has = (store: TensorStore, name: string) => store.tensors.some((t) => t.na
  * @param config the DiT config
  * @returns a store under official names (a fused qkv is split on read)
  * @throws Error naming every missing, mis-shaped and unexpected tensor
+ *
+ * @example
+ * ```ts
+ * import { openDit, Z_IMAGE_TURBO } from "@xpu/ops/models/zimage";
+ * import { bytesSource, encodeSafetensors, SafetensorsFile } from "@xpu/ops/llm";
+ * const empty = await SafetensorsFile.open(bytesSource(encodeSafetensors([])));
+ * try {
+ *   openDit(empty, Z_IMAGE_TURBO.dit);
+ * } catch (e) {
+ *   (e as Error).message; // "Z-Image DiT checkpoint: 521 tensors missing: x_pad_token; cap_pad_token; ..."
+ * }
+ * ```
  */
 export function openDit(store: TensorStore, config: DitConfig): TensorStore {
   const expected = ditTensors(config);
@@ -219,6 +245,18 @@ export function openDit(store: TensorStore, config: DitConfig): TensorStore {
  * @param config the VAE config
  * @returns a store under official names without `decoder.`
  * @throws Error naming every missing, mis-shaped and unexpected decoder tensor
+ *
+ * @example
+ * ```ts
+ * import { openVaeDecoder, Z_IMAGE_TURBO } from "@xpu/ops/models/zimage";
+ * import { bytesSource, encodeSafetensors, SafetensorsFile } from "@xpu/ops/llm";
+ * const empty = await SafetensorsFile.open(bytesSource(encodeSafetensors([])));
+ * try {
+ *   openVaeDecoder(empty, Z_IMAGE_TURBO.vae);
+ * } catch (e) {
+ *   (e as Error).message; // "Z-Image VAE checkpoint: 138 tensors missing: decoder.conv_in.weight; ..."
+ * }
+ * ```
  */
 export function openVaeDecoder(store: TensorStore, config: VaeConfig): TensorStore {
   const expected = decoderTensors(config);
