@@ -44,7 +44,7 @@ interface PageRun {
   format: string;
   ids: number[];
   text: string;
-  outcome: "running" | "eos" | "max-tokens" | "stopped" | "error";
+  outcome: "running" | "eos" | "max-tokens" | "stopped" | "device-lost" | "error";
   error?: string;
   tokensPerSecond: number | null;
   readEvery: number;
@@ -55,7 +55,7 @@ interface PageChat {
   state: string;
   adapter: string | null;
   lineSegments: LineSegment[];
-  loads: { stage: string; bytes?: number; fromNetwork?: number }[];
+  loads: { stage: string; format?: string; bytes?: number; fromNetwork?: number }[];
   runs: PageRun[];
 }
 
@@ -97,7 +97,7 @@ async function loadFormat(page: import("./browser_testing.ts").Page, format: str
 }
 
 pageTest(
-  "examples/chat: greedy ids equal Deno's engine and torch's, Stop aborts, the line constraint holds, tokens/s shown",
+  "examples/chat: greedy ids equal Deno's engine and torch's, Stop aborts, the line constraint holds, tokens/s shown, a lost device is recovered",
   `examples/chat/?prompt=${encodeURIComponent(PROMPT)}&format=f32&mode=greedy&maxTokens=${MAX_TOKENS}&autorun`,
   async ({ page, consoleErrors, consoleWarnings, screenshot }) => {
     const tokenizer = new SentencePieceTokenizer(await Deno.readFile(`${DIR}tokenizer.model`));
@@ -199,6 +199,29 @@ pageTest(
       }
     }
     strictEqual(rest, "");
+
+    // Device loss: a short greedy q8 run, then the device destroyed as a GPU reset would destroy it. The
+    // next run fails naming the loss, the page loads the model on a new device by itself (engine.rebind,
+    // no page reload), and the run after that gives the same ids.
+    await page.uncheck("#constraint");
+    await page.fill("#prompt", PROMPT);
+    await page.fill("#maxTokens", "8");
+    await page.click("#generate");
+    const beforeLoss = await ended(page, 3);
+    ok(beforeLoss.outcome === "eos" || beforeLoss.outcome === "max-tokens", `before the loss: ${beforeLoss.outcome}`);
+    await page.evaluate(() => (globalThis as unknown as { __chat: { loseDevice(): void } }).__chat.loseDevice());
+    await page.click("#generate");
+    const lost = await ended(page, 4);
+    strictEqual(lost.outcome, "device-lost", `the run on the lost device: ${lost.outcome} ${lost.error ?? ""}`);
+    ok(/^device lost: /.test(lost.error ?? ""), lost.error);
+    await waitWhileProgressing(page, `globalThis.__chat.state !== "loading"`, "the model on a new device");
+    const recovered = await chatOf(page);
+    strictEqual(recovered.state, "ready", `after the loss: ${await page.textContent("#status")}`);
+    ok(recovered.loads.some((l) => l.stage === "rebind" && l.format === "q8"), "rebound in the format it had");
+    await page.click("#generate");
+    const afterLoss = await ended(page, 5);
+    deepStrictEqual(afterLoss.ids, beforeLoss.ids, "the same greedy ids on the new device");
+
     for (const r of [greedy, stopped, line]) {
       console.log(`page, ${chat.adapter}, ${r.format}: ${r.tokensPerSecond} tokens/s over ${r.ids.length} ids`);
     }

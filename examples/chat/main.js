@@ -16,6 +16,11 @@
 // when the next readback lands). Tokens/s is the decode rate by wall clock: ids after the first over
 // the time from the first id's arrival to the last's.
 //
+// Device loss: when a run fails with `DeviceLostError` (a GPU reset, a browser reclaiming the device),
+// the page acquires a new device and `engine.rebind`s the model to it from the bytes it holds, with
+// progress, and says so; the next run generates as before, with no reload of the page.
+// `globalThis.__chat.loseDevice()` destroys the device the way a reset would, for the browser test.
+//
 // The optional constraint is a `LineFormatConstraint` over a SentencePiece codec built from the same
 // model with its dummy prefix off (the constraint needs tokens as they occur mid-text).
 //
@@ -23,8 +28,8 @@
 // `?prompt=A%20computer%20is&format=q8&mode=sample&temperature=0.7&seed=3&maxTokens=32&readEvery=4&constraint&autorun`;
 // `manifest=<url>` loads another Llama checkpoint published the same way (config.json, tokenizer.model,
 // model.safetensors and a manifest naming them). For scripts and the browser test: `globalThis.__chat`
-// holds the adapter, each load, each run (ids, text, outcome, speed) and the state that
-// `#status[data-state]` also shows (loading, ready, generating, error).
+// holds the adapter, each load, each run (ids, text, outcome: eos, max-tokens, stopped, device-lost or
+// error; speed) and the state that `#status[data-state]` also shows (loading, ready, generating, error).
 import { acquireDevice } from "/bundle/harness.js";
 import {
   browserStore,
@@ -57,6 +62,7 @@ const chat = {
   runs: [],
 };
 globalThis.__chat = chat;
+chat.loseDevice = () => gpu.device.destroy();
 
 const status = $("status");
 function setState(state, text) {
@@ -266,7 +272,10 @@ async function generate() {
     run.outcome = eos.has(run.ids.at(-1)) ? "eos" : "max-tokens";
   } catch (e) {
     if (controller.signal.aborted && e === controller.signal.reason) run.outcome = "stopped";
-    else {
+    else if (e?.name === "DeviceLostError") {
+      run.outcome = "device-lost";
+      run.error = message(e);
+    } else {
       run.outcome = "error";
       run.error = message(e);
       console.error(e);
@@ -278,6 +287,7 @@ async function generate() {
     "eos": "ended at end-of-sequence",
     "max-tokens": "reached max tokens",
     "stopped": `stopped after ${run.ids.length} tokens`,
+    "device-lost": `the GPU was lost (${run.error})`,
     "error": `error: ${run.error}`,
   }[run.outcome];
   let verdict = "";
@@ -287,9 +297,34 @@ async function generate() {
   }
   view.stats.append(`; ${ended}${verdict}`);
   $("stop").disabled = true;
+  if (run.outcome === "device-lost") return await recover(ended);
   $("generate").disabled = false;
   $("format").disabled = false;
   setState(run.outcome === "error" ? "error" : "ready", `${ended}${verdict}`);
+}
+
+/** After a device loss: a new device, and the model on it again from the bytes held (no page reload). */
+async function recover(why) {
+  setState("loading", `${why}: loading the model on a new device…`);
+  const started = performance.now();
+  try {
+    gpu = await acquireDevice();
+    engine = await engine.rebind(gpu, {
+      onProgress: (done, total) => {
+        $("progress").value = done / total;
+        $("load").textContent = `to the new device: ${mb(done)} of ${mb(total)} MB of tensors`;
+      },
+    });
+    const ms = performance.now() - started;
+    chat.loads.push({ stage: "rebind", format: engine.format, ms });
+    setState("ready", `${why}; the model is on a new device after ${(ms / 1000).toFixed(1)} s`);
+  } catch (e) {
+    setState("error", `${why}, and the model could not be loaded again: ${message(e)}`);
+    console.error(e);
+  } finally {
+    $("generate").disabled = false;
+    $("format").disabled = false;
+  }
 }
 
 $("stop").addEventListener("click", () => controller?.abort(new DOMException("stopped by the user", "AbortError")));

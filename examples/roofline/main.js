@@ -69,11 +69,16 @@ const OPS = {
     op: "matmul",
     entry: "kernel",
     sources: MATMUL,
-    gpu: [...[1024, 2048, 4096].map((n) => ({ M: n, N: n, K: n })), { M: 2813, N: 128, K: 513 }, {
-      M: 512,
-      N: 14336,
-      K: 4096,
-    }],
+    // ops/matmul/bench.ts's `kernel` case: squares, mel's shape, the two DiTs' products, a prefill.
+    gpu: [
+      ...[1024, 2048, 4096].map((n) => ({ M: n, N: n, K: n })),
+      { M: 2813, N: 128, K: 513 },
+      { M: 4608, N: 10240, K: 3840 },
+      { M: 4608, N: 3840, K: 3840 },
+      { M: 4608, N: 3840, K: 10240 },
+      { M: 4096, N: 8192, K: 2048 },
+      { M: 512, N: 14336, K: 4096 },
+    ],
     quick: [64, 128, 256].map((n) => ({ M: n, N: n, K: n })),
     label: ({ M, N, K }) => `${M}x${N}x${K}`,
     plan: (gpu, shape, options) => matmulPlan(gpu, shape, entryOptions(gpu, MATMUL, "kernel", options)),
