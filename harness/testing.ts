@@ -256,7 +256,9 @@ export function goldenF32(values: readonly GoldenFloat[]): Float32Array {
   const named: Record<string, number> = { nan: NaN, inf: Infinity, "-inf": -Infinity };
   return Float32Array.from(values, (v, i) => {
     if (typeof v === "number") return v;
-    if (!(v in named)) throw new Error(`golden value ${i} is ${JSON.stringify(v)}: a number, "nan", "inf" or "-inf" expected`);
+    if (!(v in named)) {
+      throw new Error(`golden value ${i} is ${JSON.stringify(v)}: a number, "nan", "inf" or "-inf" expected`);
+    }
     return named[v];
   });
 }
@@ -271,10 +273,12 @@ export function goldenF32(values: readonly GoldenFloat[]): Float32Array {
 export function assertNonFiniteOperands(operands: Record<string, ArrayLike<number>>): void {
   for (const [name, values] of Object.entries(operands)) {
     const xs = Array.from(values);
-    for (const [what, has] of [["NaN", Number.isNaN], ["+Infinity", (v: number) => v === Infinity], [
-      "-Infinity",
-      (v: number) => v === -Infinity,
-    ]] as const) {
+    for (
+      const [what, has] of [["NaN", Number.isNaN], ["+Infinity", (v: number) => v === Infinity], [
+        "-Infinity",
+        (v: number) => v === -Infinity,
+      ]] as const
+    ) {
       if (!xs.some(has)) throw new Error(`operand ${name} holds no ${what}: the non-finite test lost its input`);
     }
   }
