@@ -11,8 +11,8 @@ import {
   assertClose,
   assertNonFiniteOperands,
   eachVariant,
-  type GoldenFloat,
   goldenF32,
+  type GoldenFloat,
   gpuTest,
   loadGolden,
 } from "../../harness/testing.ts";

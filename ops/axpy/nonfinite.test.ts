@@ -8,8 +8,8 @@ import {
   assertClose,
   assertNonFiniteOperands,
   eachVariant,
-  type GoldenFloat,
   goldenF32,
+  type GoldenFloat,
   gpuTest,
   loadGolden,
 } from "../../harness/testing.ts";

@@ -1,13 +1,20 @@
 // elementwise on NaN and ±Infinity, held to torch (goldens/nonfinite.py, float32 on the CPU): IEEE add
 // and multiply, so NaN meets anything as NaN, inf + -inf and inf * 0 are NaN, inf * -1 is -inf. Each
 // operand holds NaN, +inf and -inf; the kernels give the reference's values, NaN for NaN.
-import { type ElementwiseOp, elementwise, elementwiseGpu, elementwiseRows, elementwiseRowsGpu, KERNELS } from "./mod.ts";
+import {
+  elementwise,
+  elementwiseGpu,
+  type ElementwiseOp,
+  elementwiseRows,
+  elementwiseRowsGpu,
+  KERNELS,
+} from "./mod.ts";
 import {
   assertClose,
   assertNonFiniteOperands,
   eachVariant,
-  type GoldenFloat,
   goldenF32,
+  type GoldenFloat,
   gpuTest,
   loadGolden,
 } from "../../harness/testing.ts";

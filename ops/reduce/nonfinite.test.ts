@@ -7,8 +7,8 @@ import {
   assertClose,
   assertNonFiniteOperands,
   eachVariant,
-  type GoldenFloat,
   goldenF32,
+  type GoldenFloat,
   gpuTest,
   loadGolden,
 } from "../../harness/testing.ts";
@@ -37,7 +37,12 @@ eachVariant(KERNELS, "kernel", (variant) => {
   gpuTest(`reduce GPU: ${variant} gives the reference's NaN and ±Infinity`, async (gpu) => {
     for (const c of golden.cases) {
       const args = argsOf(c);
-      assertClose(await reduceGpu(gpu, args, { override: variant }), reduce(args), tol, `${variant} ${c.op} dim ${c.dim}`);
+      assertClose(
+        await reduceGpu(gpu, args, { override: variant }),
+        reduce(args),
+        tol,
+        `${variant} ${c.op} dim ${c.dim}`,
+      );
     }
   });
 });

@@ -9,8 +9,8 @@ import {
   assertClose,
   assertNonFiniteOperands,
   eachVariant,
-  type GoldenFloat,
   goldenF32,
+  type GoldenFloat,
   gpuTest,
   loadGolden,
 } from "../../harness/testing.ts";

@@ -8,8 +8,8 @@ import {
   assertClose,
   assertNonFiniteOperands,
   checkAgainstReference,
-  type GoldenFloat,
   goldenF32,
+  type GoldenFloat,
   loadGolden,
 } from "../../harness/testing.ts";
 
@@ -54,7 +54,15 @@ Deno.test(`indexCopy reference: NaN and ±Infinity in out and src as torch ${gol
 });
 
 const label = "NaN and ±Infinity";
-checkAgainstReference("scatter (non-finite)", KERNELS, "kernel", [{ label, args: scatterArgs }], scatter, scatterGpu, exact);
+checkAgainstReference(
+  "scatter (non-finite)",
+  KERNELS,
+  "kernel",
+  [{ label, args: scatterArgs }],
+  scatter,
+  scatterGpu,
+  exact,
+);
 checkAgainstReference(
   "indexCopy (non-finite)",
   KERNELS,
