@@ -1,5 +1,5 @@
 // attention/weighted_sum: the second of attention's two dispatches. For each row (b, h, i) of scores
-// [B, H, L, S]: p = softmax of the row's live scores (those > LOWEST; see scores.wgsl), then
+// [B, H, L, S]: p = softmax of the row's live scores (not LOWEST or -inf; see scores.wgsl), then
 // out[b, h, i] = sum_j p_j v[b, h / group, j], v [B, H / group, S, Dv], any Dv. A row with no live score
 // is written as zeros (aten::_safe_softmax), not NaN.
 //
@@ -24,6 +24,8 @@ struct Params {
 
 const LANES = 64u;
 const LOWEST = -0x1.fffffep+127f;
+
+// #include "live_score.wgsl"
 
 var<workgroup> partial: array<f32, LANES>;
 var<workgroup> probs: array<f32, LANES>;
@@ -69,7 +71,7 @@ fn main(
   var own_sum = 0.0;
   for (var j = lane; j < params.S; j += LANES) {
     let s = scores[s_row + j];
-    own_sum += select(0.0, exp(s - row_max), s > LOWEST);
+    own_sum += select(0.0, exp(s - row_max), live(s));
   }
   let row_sum = reduce(own_sum, lane, false);
   let inv = select(1.0 / row_sum, 0.0, row_sum == 0.0);
@@ -82,7 +84,7 @@ fn main(
       var p = 0.0;
       if (j < params.S) {
         let s = scores[s_row + j];
-        p = select(0.0, exp(s - row_max), s > LOWEST);
+        p = select(0.0, exp(s - row_max), live(s));
       }
       probs[lane] = p;
       workgroupBarrier();
