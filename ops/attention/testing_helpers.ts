@@ -178,7 +178,7 @@ export function boundBytes(plans: readonly KernelPlan[]): number {
 }
 
 /** Which of torch's answers a non-finite case follows (`goldens/sdpa_nonfinite.py` says why). */
-export type NonfiniteExpectation = "both" | "math" | "default";
+export type NonfiniteExpectation = "both" | "math" | "default" | "hidden";
 
 /** A case of the family's non-finite goldens, read. */
 export interface NonfiniteSdpaCase {
@@ -192,6 +192,8 @@ export interface NonfiniteSdpaCase {
   math: Float32Array;
   /** The default CPU call's output (its fused kernel), in f32. */
   fused: Float32Array;
+  /** The math backend's output with the v of keys hidden by `causal` zeroed: no part of the row for the op. */
+  hidden?: Float32Array;
 }
 
 /**
@@ -220,6 +222,7 @@ export async function loadNonfiniteSdpa(url: URL): Promise<{ torch: string; case
     v: GoldenFloat[];
     out_math: GoldenFloat[];
     out_default: GoldenFloat[];
+    out_hidden?: GoldenFloat[];
   }
   const golden = await loadGolden<{ torch: string; cases: Raw[] }>(url);
   return {
@@ -243,6 +246,7 @@ export async function loadNonfiniteSdpa(url: URL): Promise<{ torch: string; case
       },
       math: goldenF32(c.out_math),
       fused: goldenF32(c.out_default),
+      ...(c.out_hidden ? { hidden: goldenF32(c.out_hidden) } : {}),
     })),
   };
 }
@@ -275,6 +279,12 @@ export function assertNonfiniteSdpa(got: Float32Array, c: NonfiniteSdpaCase): vo
       assertClose(got, c.fused, fused, `${c.label}: torch's fused kernel`);
       if (!nanWhereNot(c.math)) {
         throw new Error(`${c.label}: the math backend's NaN is gone; the case should be "both"`);
+      }
+      return;
+    case "hidden":
+      assertClose(got, c.hidden!, math, `${c.label}: torch with the hidden keys' v unread`);
+      if (!nanWhereNot(c.math) || !nanWhereNot(c.fused)) {
+        throw new Error(`${c.label}: torch no longer reads a hidden key's v; the case should be "both"`);
       }
   }
 }

@@ -11,8 +11,11 @@ They differ in two places, which each case's `expect` says which of them the op 
   gives 0; the op propagates the NaN ("math");
 - a key hidden by `causal` whose k is NaN or infinite: math adds -inf to the NaN or +inf score (NaN),
   the fused kernel never forms that score; the op never forms it either ("default").
-Elsewhere they agree ("both"), a masked key's v included: both multiply it by its probability 0, so a
-NaN or infinite v there gives NaN (at these sizes, where the fused kernel computes every key block).
+Elsewhere they agree ("both"), a key masked by -inf included: both multiply its v by its probability 0,
+so a NaN or infinite v there gives NaN, and so does the op. One case differs from both ("hidden"): a
+key hidden by `causal` is no part of the row for the op, its v not read, where both backends multiply
+it by 0 at these sizes (the fused kernel skips key blocks hidden from all its rows, so its answer
+depends on its block size); `out_hidden` is math's answer with those keys' v zeroed.
 Non-finite floats are written as Python's str() ("nan", "inf", "-inf").
 """
 import json, math, pathlib, torch
@@ -34,8 +37,8 @@ def sdpa(q, k, v, mask, causal, backend, dtype, kv_heads):
                                               enable_gqa=gqa)
 
 
-def case(label, expect, q, k, v, mask=None, causal=False):
-    """A case: the inputs and torch's two answers."""
+def case(label, expect, q, k, v, mask=None, causal=False, hidden=None):
+    """A case: the inputs and torch's answers; `hidden`, the [S] boolean of keys hidden from every row."""
     B, H, L, D = q.shape
     kv_heads, S, Dv = k.shape[1], k.shape[2], v.shape[3]
     math_out = sdpa(q, k, v, mask, causal, SDPBackend.MATH, torch.float64, kv_heads)
@@ -46,6 +49,10 @@ def case(label, expect, q, k, v, mask=None, causal=False):
     if mask is not None:
         c["maskShape"] = list(mask.shape)
         c["mask"] = golden(mask)
+    if hidden is not None:
+        v_unread = v.clone()
+        v_unread[:, :, hidden] = 0.0
+        c["out_hidden"] = golden(sdpa(q, k, v_unread, mask, causal, SDPBackend.MATH, torch.float64, kv_heads))
     return c
 
 
@@ -77,7 +84,8 @@ def cases(H, kv_heads, seed):
     key_mask = torch.zeros(B, 1, 1, S)
     key_mask[..., 3:] = -inf
     out.append(case("NaN, +inf and -inf in v at keys masked by -inf", "both", q, k, vm, mask=key_mask))
-    out.append(case("causal: NaN, +inf and -inf in v at hidden keys", "both", q, k, vm, causal=True))
+    hidden = torch.tensor([False, False, False, True, True])  # keys 3, 4: after row 2's
+    out.append(case("causal: NaN, +inf and -inf in v at hidden keys", "hidden", q, k, vm, causal=True, hidden=hidden))
     row_mask = torch.zeros(B, 1, L, S)
     row_mask[0, 0, 1, :] = -inf
     out.append(case("a fully masked row, NaN, +inf and -inf in v", "both", q, k, vm, mask=row_mask))

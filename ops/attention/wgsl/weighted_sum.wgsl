@@ -29,6 +29,10 @@ const LOWEST = -0x1.fffffep+127f;
 
 var<workgroup> partial: array<f32, LANES>;
 var<workgroup> probs: array<f32, LANES>;
+// Whether key t of the staged 64 is hidden by causal (scores.wgsl writes LOWEST there): no part of the
+// row, so its v is not read (a key masked by -inf is, times its probability 0: NaN for a NaN v, as
+// torch).
+var<workgroup> unread: array<bool, LANES>;
 
 // The max (is_max) or the sum of `value` over the workgroup; every invocation gets it.
 fn reduce(value: f32, lane: u32, is_max: bool) -> f32 {
@@ -82,16 +86,19 @@ fn main(
     for (var key0 = 0u; key0 < params.S; key0 += LANES) {
       let j = key0 + lane;
       var p = 0.0;
+      var hidden = true;
       if (j < params.S) {
         let s = scores[s_row + j];
         p = select(0.0, exp(s - row_max), live(s));
+        hidden = bitcast<u32>(s) == 0xff7fffffu;
       }
       probs[lane] = p;
+      unread[lane] = hidden;
       workgroupBarrier();
       let keys = min(LANES, params.S - key0);
       if (col < params.Dv) {
         for (var t = 0u; t < keys; t++) {
-          acc += probs[t] * v[(v_row0 + key0 + t) * params.Dv + col];
+          acc += select(probs[t] * v[(v_row0 + key0 + t) * params.Dv + col], 0.0, unread[t]);
         }
       }
       workgroupBarrier();
