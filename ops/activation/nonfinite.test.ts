@@ -26,7 +26,6 @@ interface Case {
 }
 const golden = await loadGolden<{ torch: string; cases: Case[] }>(new URL("./goldens/nonfinite.json", import.meta.url));
 const argsOf = (c: Case) => ({ kind: c.kind, gate: goldenF32(c.gate), up: goldenF32(c.up) });
-const exact = { atol: 0, rtol: 0 };
 
 Deno.test(`gatedActivation reference: NaN and ±Infinity in gate and in up give torch ${golden.torch}'s values`, () => {
   for (const c of golden.cases) {

@@ -12,8 +12,8 @@ import {
   assertClose,
   assertNonFiniteOperands,
   checkAgainstReference,
-  type GoldenFloat,
   goldenF32,
+  type GoldenFloat,
   loadGolden,
 } from "../../harness/testing.ts";
 
