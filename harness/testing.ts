@@ -240,6 +240,51 @@ export async function loadGolden<T>(url: URL): Promise<T> {
 }
 
 /**
+ * A float as a golden generator writes it: a number, or Python's `str()` of a non-finite float, since
+ * JSON has no NaN or Infinity.
+ */
+export type GoldenFloat = number | "nan" | "inf" | "-inf";
+
+/**
+ * The f32 values of a golden list that may hold non-finite floats (see {@link GoldenFloat}).
+ *
+ * @param values numbers, `"nan"`, `"inf"` or `"-inf"`
+ * @returns the values as f32
+ * @throws Error on any other string
+ */
+export function goldenF32(values: readonly GoldenFloat[]): Float32Array {
+  const named: Record<string, number> = { nan: NaN, inf: Infinity, "-inf": -Infinity };
+  return Float32Array.from(values, (v, i) => {
+    if (typeof v === "number") return v;
+    if (!(v in named)) {
+      throw new Error(`golden value ${i} is ${JSON.stringify(v)}: a number, "nan", "inf" or "-inf" expected`);
+    }
+    return named[v];
+  });
+}
+
+/**
+ * Asserts that every named operand holds a NaN, a +Infinity and a -Infinity, so a test of non-finite
+ * input cannot pass on inputs that lost them.
+ *
+ * @param operands the inputs by name
+ * @throws Error naming the operand and the value it lacks
+ */
+export function assertNonFiniteOperands(operands: Record<string, ArrayLike<number>>): void {
+  for (const [name, values] of Object.entries(operands)) {
+    const xs = Array.from(values);
+    for (
+      const [what, has] of [["NaN", Number.isNaN], ["+Infinity", (v: number) => v === Infinity], [
+        "-Infinity",
+        (v: number) => v === -Infinity,
+      ]] as const
+    ) {
+      if (!xs.some(has)) throw new Error(`operand ${name} holds no ${what}: the non-finite test lost its input`);
+    }
+  }
+}
+
+/**
  * Entry points under `opsDir` that have variants beyond the portable kernel but that no test file
  * of the op iterates with `eachVariant(<sources>, "<entry>", …)` or `checkAgainstReference(…,
  * "<entry>", …)`. A tuned variant that no test holds to the reference is the failure the variant

@@ -16,7 +16,12 @@
  * - `causal` together with `mask` throws, as torch does;
  * - a row whose every key is masked gives zeros, as SDPA's `aten::_safe_softmax`, not the NaN of
  *   `torch.softmax` (so ops/softmax, which keeps torch.softmax's NaN, is not reused between the two
- *   dispatches: the second dispatch does its own safe softmax and the weighted sum in one).
+ *   dispatches: the second dispatch does its own safe softmax and the weighted sum in one);
+ * - NaN and ±Infinity as torch's math backend (nonfinite.test.ts; reference.ts says where torch's
+ *   backends disagree and which this follows): a NaN or +inf score makes its row NaN, a masked key's v
+ *   is multiplied by its probability 0 (NaN where that v is NaN or infinite). `weighted_sum` tells a
+ *   dead score (LOWEST or -inf) from its bits (harness/wgsl/live_score.wgsl), so a NaN score is live;
+ *   `s > LOWEST` dropped it, and a NaN query row came out 0.
  *
  * The two dispatches (each folding a grid beyond 65,535 workgroups into a second dimension): `scores` writes the `[B, H, L, S]` score matrix (scaled, masked; a key hidden by
  * causal is stored as the lowest finite f32), `weighted_sum` takes each row's safe softmax and sums the

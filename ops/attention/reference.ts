@@ -15,7 +15,18 @@
  * - softmax over the visible keys, then the weighted sum of `v`. A row whose every key is masked
  *   (all `-Infinity`, or none visible under `causal`) is zeros, as `aten::_safe_softmax` (which SDPA
  *   uses) returns, not the NaN of a plain `torch.softmax`. A finite mask value, however negative,
- *   masks nothing on its own: a row of only -1e30 is a uniform average, as in torch.
+ *   masks nothing on its own: a row of only -1e30 is a uniform average, as in torch;
+ * - NaN and ±Infinity as torch's math backend: a NaN score (from q, k or the mask) or a +Infinity one
+ *   makes the row NaN, and the output is every key's v times its probability, 0 for a key masked by
+ *   -Infinity, so NaN or ±Infinity in v makes that column NaN (0 * inf) or ±Infinity, masked keys and
+ *   fully masked rows included. Where torch's backends differ from each other: a row whose every score
+ *   is NaN (a NaN query) is NaN (the math backend; the fused CPU kernel finds no maximum and gives 0).
+ *   A key hidden by `causal` is no part of the row: it has no score, whatever its k (as the fused
+ *   kernels; the math backend adds -inf to a NaN score, NaN), and its v is not read (the math backend
+ *   multiplies it by 0, NaN for a NaN v, and so do the fused kernels within the key blocks they
+ *   compute, so torch's answer depends on its block size; the fused kernels here stop at the last key
+ *   a row sees). Tested against torch, each difference pinned (nonfinite.test.ts,
+ *   goldens/sdpa_nonfinite.py).
  *
  * The same function serves flash_attention (one dispatch) and gqa (kvHeads < H): {@link attentionOf}
  * takes the number of KV heads, query head h reading KV head `floor(h / (H / kvHeads))` (contiguous
@@ -301,10 +312,12 @@ export function attentionOf(args: AttentionArgs, shape: ResolvedAttentionShape):
       const kBase = (b * kvHeads + kvHead) * S;
       for (let i = 0; i < L; i++) {
         const qRow = ((b * H + h) * L + i) * D;
-        let max = -Infinity;
+        let max = -Infinity, nan = false;
+        // Keys past `visible` are hidden by causal: no score, and their v is not read.
+        const visible = causal ? Math.max(0, Math.min(S, i + queryOffset + 1)) : S;
         for (let j = 0; j < S; j++) {
           let s = -Infinity;
-          if (!causal || j <= i + queryOffset) {
+          if (j < visible) {
             let dot = 0;
             for (let d = 0; d < D; d++) dot += q[qRow + d] * k[(kBase + j) * D + d];
             s = dot * scale;
@@ -315,18 +328,24 @@ export function attentionOf(args: AttentionArgs, shape: ResolvedAttentionShape):
           }
           scores[j] = s;
           if (s > max) max = s;
+          nan ||= Number.isNaN(s);
         }
         const outRow = ((b * H + h) * L + i) * Dv;
-        if (max === -Infinity) continue; // every key masked: zeros, as aten::_safe_softmax
+        if (nan) {
+          out.fill(NaN, outRow, outRow + Dv); // a NaN score makes the softmax NaN
+          continue;
+        }
+        // Every visible key's v times its probability, 0 for a key masked by -Infinity (p @ v, as
+        // torch's math backend): 0 * NaN and 0 * inf are NaN. A row with every key masked has only
+        // zeros (aten::_safe_softmax), so it is 0 unless some v is NaN or infinite.
         sum.fill(0);
         let total = 0;
-        for (let j = 0; j < S; j++) {
-          if (scores[j] === -Infinity) continue;
-          const p = Math.exp(scores[j] - max);
+        for (let j = 0; j < visible; j++) {
+          const p = scores[j] === -Infinity ? 0 : Math.exp(scores[j] - max);
           total += p;
           for (let d = 0; d < Dv; d++) sum[d] += p * v[(kBase + j) * Dv + d];
         }
-        for (let d = 0; d < Dv; d++) out[outRow + d] = sum[d] / total;
+        for (let d = 0; d < Dv; d++) out[outRow + d] = max === -Infinity ? sum[d] : sum[d] / total;
       }
     }
   }

@@ -7,7 +7,14 @@
  */
 
 import type { KernelPlan } from "../../harness/device.ts";
-import { loadGolden, randomF32, type Tolerance } from "../../harness/testing.ts";
+import {
+  assertClose,
+  goldenF32,
+  type GoldenFloat,
+  loadGolden,
+  randomF32,
+  type Tolerance,
+} from "../../harness/testing.ts";
 import { type AttentionArgs, keyPaddingBias } from "./reference.ts";
 
 /** One case of a golden file, as sdpa_goldens.py writes it; non-finite values arrive as strings. */
@@ -168,4 +175,116 @@ export function boundBytes(plans: readonly KernelPlan[]): number {
     params += plan.params?.byteLength ?? 0;
   }
   return [...tensors.values()].reduce((s, b) => s + b, params);
+}
+
+/** Which of torch's answers a non-finite case follows (`goldens/sdpa_nonfinite.py` says why). */
+export type NonfiniteExpectation = "both" | "math" | "default" | "hidden";
+
+/** A case of the family's non-finite goldens, read. */
+export interface NonfiniteSdpaCase {
+  /** What the case holds. */
+  label: string;
+  /** Which answer the op follows. */
+  expect: NonfiniteExpectation;
+  /** The arguments (kvHeads included). */
+  args: AttentionArgs & { kvHeads: number };
+  /** The math backend's output, in float64 rounded to f32. */
+  math: Float32Array;
+  /** The default CPU call's output (its fused kernel), in f32. */
+  fused: Float32Array;
+  /** The math backend's output with the v of keys hidden by `causal` zeroed: no part of the row for the op. */
+  hidden?: Float32Array;
+}
+
+/**
+ * Reads a non-finite golden file of the attention family (`goldens/nonfinite.json`, written by the
+ * op's `nonfinite.py` through `ops/attention/goldens/sdpa_nonfinite.py`).
+ *
+ * @param url the JSON file
+ * @returns the torch version and the cases
+ */
+export async function loadNonfiniteSdpa(url: URL): Promise<{ torch: string; cases: NonfiniteSdpaCase[] }> {
+  interface Raw {
+    label: string;
+    expect: NonfiniteExpectation;
+    B: number;
+    H: number;
+    kvHeads: number;
+    L: number;
+    S: number;
+    D: number;
+    Dv: number;
+    causal: boolean;
+    maskShape?: [number, number, number, number];
+    mask?: GoldenFloat[];
+    q: GoldenFloat[];
+    k: GoldenFloat[];
+    v: GoldenFloat[];
+    out_math: GoldenFloat[];
+    out_default: GoldenFloat[];
+    out_hidden?: GoldenFloat[];
+  }
+  const golden = await loadGolden<{ torch: string; cases: Raw[] }>(url);
+  return {
+    torch: golden.torch,
+    cases: golden.cases.map((c) => ({
+      label: c.label,
+      expect: c.expect,
+      args: {
+        B: c.B,
+        H: c.H,
+        kvHeads: c.kvHeads,
+        L: c.L,
+        S: c.S,
+        D: c.D,
+        Dv: c.Dv,
+        ...(c.causal ? { causal: true } : {}),
+        ...(c.mask ? { maskShape: c.maskShape, mask: goldenF32(c.mask) } : {}),
+        q: goldenF32(c.q),
+        k: goldenF32(c.k),
+        v: goldenF32(c.v),
+      },
+      math: goldenF32(c.out_math),
+      fused: goldenF32(c.out_default),
+      ...(c.out_hidden ? { hidden: goldenF32(c.out_hidden) } : {}),
+    })),
+  };
+}
+
+/**
+ * Holds a reference's output on a non-finite case to torch: to the math backend and the fused kernel
+ * both where they agree, else to the one the case follows, and pins the other's difference (so a
+ * change in torch, or in the op, that removes the difference is seen).
+ *
+ * @param got the reference's output
+ * @param c the case
+ */
+export function assertNonfiniteSdpa(got: Float32Array, c: NonfiniteSdpaCase): void {
+  // f64 against torch's f64 math path; the fused kernel computes in f32.
+  const math = { atol: 1e-12, rtol: 2 ** -22 }, fused = { atol: 1e-6, rtol: 1e-5 };
+  const nanWhereNot = (torch: Float32Array) =>
+    [...got.keys()].some((i) => Number.isNaN(torch[i]) && !Number.isNaN(got[i]));
+  switch (c.expect) {
+    case "both":
+      assertClose(got, c.math, math, `${c.label}: torch's math backend`);
+      assertClose(got, c.fused, fused, `${c.label}: torch's fused kernel`);
+      return;
+    case "math":
+      assertClose(got, c.math, math, `${c.label}: torch's math backend`);
+      if (!got.some((v, i) => Number.isNaN(v) && c.fused[i] === 0)) {
+        throw new Error(`${c.label}: the fused kernel's 0 for a NaN row is gone; the case should be "both"`);
+      }
+      return;
+    case "default":
+      assertClose(got, c.fused, fused, `${c.label}: torch's fused kernel`);
+      if (!nanWhereNot(c.math)) {
+        throw new Error(`${c.label}: the math backend's NaN is gone; the case should be "both"`);
+      }
+      return;
+    case "hidden":
+      assertClose(got, c.hidden!, math, `${c.label}: torch with the hidden keys' v unread`);
+      if (!nanWhereNot(c.math) || !nanWhereNot(c.fused)) {
+        throw new Error(`${c.label}: torch no longer reads a hidden key's v; the case should be "both"`);
+      }
+  }
 }

@@ -12,7 +12,11 @@
  *   1e-12: it is not added to the norm, nor to a mean square inside a root as RMSNorm's eps is; an
  *   all-zero position gives zeros (then the bias);
  * - the result is scaled by √C (the RMS form), then by weight and shifted by bias, per channel;
- * - `activation: "silu"` is `F.silu` of that result, the bias included.
+ * - `activation: "silu"` is `F.silu` of that result, the bias included;
+ * - NaN and ±Infinity as torch (nonfinite.test.ts): a NaN makes its position's norm NaN and
+ *   `clamp_min` keeps it, so the whole position is NaN (the kernel reads the NaN from the norm's bits,
+ *   where WGSL's `max` may return eps); an infinity makes the norm inf, so the position's finite
+ *   channels give 0 and the infinity NaN.
  *
  * Refused, with an error naming the argument, before any GPU work: N, C or L that is not an integer
  * >= 1, arrays of the wrong type or length, an eps that is negative or not a finite f32, and an

@@ -11,7 +11,10 @@
  *   shape read in any other order gives a differently shaped or different result;
  * - padding is zeros on both sides, an integer count per axis; output size
  *   `floor((in + 2p - d(k - 1) - 1) / s) + 1`;
- * - groups: output channel co reads the input channels of its group, `co / (Cout / groups)`.
+ * - groups: output channel co reads the input channels of its group, `co / (Cout / groups)`;
+ * - NaN and ±Infinity as torch (nonfinite.test.ts): the zero padding is multiplied by the weight like
+ *   any input, so an infinite tap gives NaN (0 * inf) where its window reaches the padding; a
+ *   non-finite x reaches only the outputs whose window covers it.
  *
  * Refused, with an error naming the argument, before any GPU work: sizes that are not integers
  * >= 1, Cin or Cout not divisible by groups, torch's `'same'` / `'valid'` strings (`'same'` pads

@@ -19,7 +19,10 @@
  *   `floor(co / (Cout / groups)) * (Cin / groups)` onwards; Cin and Cout must both be multiples of
  *   groups (as torch). groups = Cin = Cout is a depthwise convolution.
  *
- * Sums are in f64 and each output is rounded to f32 once.
+ * Sums are in f64 and each output is rounded to f32 once. NaN and ±Infinity propagate as torch's: the
+ * padding is zeros multiplied by the weight like any input, so an infinite weight tap gives NaN (0 *
+ * inf) at each output whose window reaches the padding, and a NaN tap makes its output channel NaN
+ * throughout; a NaN or infinity in x reaches only the outputs whose window covers it.
  *
  * @module
  */
@@ -380,8 +383,9 @@ function convolve(g: ConvGeometry, { x, weight, bias }: ConvArrays): Float32Arra
         for (let c = 0; c < inPerGroup; c++) {
           for (const k of taps) {
             const at = o.map((oi, i) => oi * g.stride[i] - g.padding[i] + k[i] * g.dilation[i]);
-            if (at.some((a, i) => a < 0 || a >= g.input[i])) continue;
-            const xv = x[(n * g.Cin + firstIn + c) * inSize + offset(at, g.input)];
+            // The padding is zeros, multiplied like any input: 0 * inf is NaN there, as in torch.
+            const padded = at.some((a, i) => a < 0 || a >= g.input[i]);
+            const xv = padded ? 0 : x[(n * g.Cin + firstIn + c) * inSize + offset(at, g.input)];
             sum += xv * weight[(co * inPerGroup + c) * kernelSize + offset(k, g.kernel)];
           }
         }

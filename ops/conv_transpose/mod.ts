@@ -9,7 +9,13 @@
  * - the kernel is not flipped relative to `out[s * stride - padding + k * dilation] += x[s] * w[k]`;
  * - `padding` crops both ends of the full result (it does not pad the input);
  * - `outputPadding` lengthens the trailing end only, and those positions get only the bias;
- * - groups: input channel ci feeds the output channels of its group, `ci / (Cin / groups)`.
+ * - groups: input channel ci feeds the output channels of its group, `ci / (Cin / groups)`;
+ * - NaN and ±Infinity as torch (nonfinite.test.ts): an output sums only the taps that land on it
+ *   from inside the input, so an infinite tap gives NaN only against a zero x, and outputs no tap
+ *   reaches are the bias alone. The GEMM below also multiplies taps that land from outside the input
+ *   (their x staged as 0), which adds nothing to a finite sum but NaN to one with an infinite or NaN
+ *   tap; a sum that comes out NaN is therefore formed again tap by tap at the store (a bit test per
+ *   output, outside the k-steps), which is NaN again only where torch's is.
  *
  * Refused, with an error naming the argument, before any GPU work: sizes that are not integers
  * >= 1, Cin or Cout not divisible by groups, an `outputPadding` not smaller than stride or dilation

@@ -1,7 +1,8 @@
 /**
  * ctc_decode: greedy CTC decoding (`ctcDecode`, entry point `kernel`) of batch-major logits
- * `[B, T, C]`: per frame the argmax (the first of equal maxima, as `torch.argmax`), repeats
- * collapsed (`torch.unique_consecutive`), then the blank dropped (default 0, as `torch.nn.CTCLoss`);
+ * `[B, T, C]`: per frame the argmax (the first of equal maxima, and the first NaN above all, as
+ * `torch.argmax`), repeats collapsed (`torch.unique_consecutive`), then the blank dropped (default 0,
+ * as `torch.nn.CTCLoss`);
  * the labels `[B, T]` are padded with -1 and the count of each row is written to `lengths` by the
  * kernel, so nothing needs reading back between decoding and whatever consumes the labels. Greedy
  * only: no beam search. See `reference.ts` for why the order of collapsing and dropping matters.

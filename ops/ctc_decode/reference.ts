@@ -13,9 +13,10 @@
  * The order matters: "a blank a" decodes to "a a" (the blank separates two a's), while dropping
  * blanks first would give "a". The result is `tokens` `[B, T]` Int32, each row's labels first and
  * padded with -1, and `lengths` `[B]`, the number of labels of each row (written by the kernel, so a
- * caller that keeps them on the GPU reads nothing back). A NaN logit is never the maximum, unlike
- * torch.argmax, which returns the first NaN's index; the kernel is written to the same rule, but WGSL
- * does not promise NaN comparisons, so only the reference's rule is tested.
+ * caller that keeps them on the GPU reads nothing back). NaN and ±Infinity are ranked as
+ * torch.argmax ranks them: a NaN is above every number (the first NaN of a frame is its class, even
+ * beside +Infinity), +Infinity above every finite logit, -Infinity below; the kernel tells NaN from its
+ * bits, since WGSL does not promise NaN comparisons.
  *
  * @module
  */
@@ -121,9 +122,10 @@ export function ctcDecode(args: CtcDecodeArgs): CtcDecodeResult {
     const best: number[] = [];
     for (let t = 0; t < (inputLengths ? inputLengths[b] : T); t++) {
       let arg = 0;
-      for (let c = 1; c < C; c++) {
-        const row = (b * T + t) * C;
-        if (logits[row + c] > logits[row + arg] || Number.isNaN(logits[row + arg])) arg = c;
+      const row = (b * T + t) * C;
+      for (let c = 1; c < C && !Number.isNaN(logits[row + arg]); c++) {
+        // torch.argmax: the first NaN is the maximum; otherwise the first of the largest.
+        if (Number.isNaN(logits[row + c]) || logits[row + c] > logits[row + arg]) arg = c;
       }
       best.push(arg);
     }

@@ -5,7 +5,14 @@
  * unless given; `causal` upper-left aligned, key j visible iff `j <= i + queryOffset` (`queryOffset = S - L`
  * is `causal_lower_right`); the additive float `mask` broadcast by `maskShape` (`keyPaddingBias` turns a
  * boolean one, true = attend, into it); `causal` with `mask` refused, as torch refuses it; a row with no
- * visible key gives zeros, as `aten::_safe_softmax`, not NaN.
+ * visible key gives zeros, as `aten::_safe_softmax`, not NaN. NaN and ±Infinity as ops/attention's
+ * reference (nonfinite.test.ts): a NaN or +inf score makes its row NaN (the kernels tell a dead score
+ * from its bits, harness/wgsl/live_score.wgsl; `s > LOWEST` dropped a NaN score, and a NaN query row came
+ * out 0), a key masked by -inf has its v multiplied by 0. One case differs from the reference: NaN or
+ * ±inf in v at a key hidden by `causal`, which the reference does not read. The kernels walk each tile's
+ * keys up to the last one its rows see, so a key hidden from one row but seen by another in the tile
+ * meets the first row's probability 0 and makes NaN there, as torch's fused kernels do within the blocks
+ * they compute; leaving those products out would take a test in the p · v loop.
  *
  * What makes it flash attention: the `[B, H, L, S]` score matrix is never stored. Each workgroup takes 128
  * query rows of one head and walks the keys in blocks (31 or 64), keeping a running max and sum per row and

@@ -8,7 +8,13 @@
  *   (torch repeats each KV head H / kvHeads times, `repeat_interleave`), not `h % kvHeads`;
  * - H not a multiple of kvHeads throws rather than guessing a grouping;
  * - {@link kvCacheBytes} gives the cache the grouping saves (Llama-3-8B: 67,108,864 bytes per layer
- *   with 8 KV heads against 268,435,456 with 32).
+ *   with 8 KV heads against 268,435,456 with 32);
+ * - NaN and ±Infinity as ops/attention's reference (nonfinite.test.ts): a NaN or +inf score makes its
+ *   row NaN (`decode` tells a dead score from its bits, and `combine` / `combine_wide` keep a split whose
+ *   sum is NaN, which `sum > 0` dropped), a masked key's v is multiplied by 0, and a fully masked row is
+ *   that sum (0, or NaN from a NaN v), where the combines wrote 0; `combine_wide` reads zeros past the last
+ *   split, where 0 times a repeated infinite output made NaN. As flash_attention, a NaN or ±inf v at a
+ *   key hidden by `causal` can meet a row's probability 0 inside the shared key range (its mod.ts).
  *
  * Two paths, chosen by {@link gqaPlan} (or forced with `path`):
  * - `decode` (L <= {@link DECODE_MAX_L}, D and Dv <= 128): flash-decoding in two dispatches. Entry

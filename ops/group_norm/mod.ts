@@ -12,7 +12,12 @@
  * - the biased variance (divided by the count, not the count less one);
  * - eps inside the square root, default 1e-5 as torch;
  * - weight and bias per channel `[C]`, not per group; each optional;
- * - `activation: "silu"` after the weight and bias, `F.silu(F.group_norm(...))`.
+ * - `activation: "silu"` after the weight and bias, `F.silu(F.group_norm(...))`;
+ * - NaN and ±Infinity (nonfinite.test.ts): NaN or ±inf in a (sample, group) row makes that row NaN,
+ *   and a non-finite weight or bias acts on its channel, as torch. One difference, on purpose: an
+ *   infinite weight gives ±inf, the sign of (x - mean) * weight, as torch's elementwise form does,
+ *   where F.group_norm's kernel computes x * (rstd * weight) + (bias - mean * rstd * weight) and so
+ *   gives NaN (inf - inf) wherever x and the mean have the same sign.
  *
  * Refused, with an error naming the argument, before any GPU work: sizes that are not integers
  * >= 1, C not divisible by groups (as torch), arrays of the wrong type or length, an eps that is

@@ -47,6 +47,14 @@
  * and applies each row's scale once per output; q4 stages code times its group's scale, because
  * the scale changes along the summed axis.
  *
+ * NaN and ±Infinity give torch's results (nonfinite.test.ts, against torch 2.13's goldens): NaN in
+ * a row of `a` or a column of the weight makes those outputs NaN, inf * 0 and inf - inf are NaN, and
+ * a quantized element is `code * scale`, so an infinite scale times a zero code is NaN. The q8
+ * kernels scale each sum of `a` times the codes once, which for an infinite scale would give ±inf
+ * where torch's term-by-term sum is NaN; a column whose scale is infinite (tested from its bits after
+ * the walk over K, outside the k-steps) is summed again term by term (`q8_infinite_scale.wgsl`).
+ * `packF16` turns a finite value past 65504 into inf, as `.half()` does.
+ *
  * Fused epilogues. `matmul`, `matmulLinear`, `matmulQ8` and `matmulQ4G128` take an epilogue in the
  * plan's shape ({@link MatmulEpilogue}: `bias`, `activation` of `"gelu"` (erf, torch's default),
  * `"gelu_tanh"` or `"silu"`, `gateRows`, `accumulate`), applied to each output of the product in the

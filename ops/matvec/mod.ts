@@ -4,7 +4,10 @@
  * point `q4g128`). The entry points are not called `q8` and `q4` because those are dtype suffixes in
  * the variant grammar. `matvec` matches `torch.mv(W, x)`; the quantized two match `torch.mv` on the
  * weight dequantized in f64. The wire formats, `packQ8`, `packQ4`, `quantizeQ4G128` and the
- * conventions each one pins are described in `reference.ts`.
+ * conventions each one pins are described in `reference.ts`. NaN and ±Infinity give torch's results
+ * (nonfinite.test.ts): a quantized row whose scaled sum comes out ±inf is summed again term by term
+ * after the reduction (`wgsl/include/q_term_sums.wgsl`: a bit test per row at the store), since
+ * torch's sum is NaN there when a zero code meets an infinite scale or infinite terms differ in sign.
  *
  * GEMV reads every weight exactly once and reuses nothing but `x`, so it is bound by how fast the
  * weight streams through memory; it is a separate op from GEMM, whose speed comes from tiling for

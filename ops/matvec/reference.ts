@@ -7,6 +7,13 @@
  *   dot product once; it is not folded into each term.
  * - `matvecQ4G128` (W4A32): codes of four bits packed eight to a word (`packQ4`) with one scale per
  *   128 contiguous columns of a row: `y[n] = sum_g scales[n, g] * sum_{k in group g} code[n, k] * x[k]`.
+ * - NaN and ±Infinity give torch's `torch.mv(W, x)` with `W` the weight or `code * scale` (tested
+ *   against torch's goldens): NaN in x, a weight row or a scale gives NaN, ±Infinity in x gives ±Infinity
+ *   by its weight's sign and NaN against a zero weight. Scaling the finished sum is not torch's
+ *   term-by-term sum when a scale or x is infinite: a zero code times an infinite scale, or infinite
+ *   terms of both signs, make torch's sum NaN where the scaled sum is ±Infinity. So where the scaled
+ *   sum of a row is ±Infinity the row is summed again term by term, `sum_k x[k] * (code[n, k] * scale)`
+ *   (in the kernels too, after their reduction); a finite or NaN scaled sum is torch's class already.
  *
  * The wire formats, in full (both little-endian by construction, whatever the host):
  * - q8: `[N, ceil(K/4)]` u32; code `k` of a row is byte `k % 4` (least significant first) of word
@@ -389,6 +396,7 @@ export function matvecQ8(args: MatvecQ8Args): Float32Array {
     let dot = 0;
     for (let k = 0; k < K; k++) dot += codes[n * K + k] * x[k];
     y[n] = scales[n] * dot;
+    if (isInfinite(y[n])) y[n] = termByTerm(codes, x, n, K, () => scales[n]);
   }
   return y;
 }
@@ -420,8 +428,25 @@ export function matvecQ4G128(args: MatvecQ4G128Args): Float32Array {
       sum += scales[n * groups + g] * dot;
     }
     y[n] = sum;
+    if (isInfinite(y[n])) y[n] = termByTerm(codes, x, n, K, (k) => scales[n * groups + Math.floor(k / Q4_GROUP)]);
   }
   return y;
+}
+
+/** Whether v is +Infinity or -Infinity. */
+function isInfinite(v: number): boolean {
+  return v === Infinity || v === -Infinity;
+}
+
+/**
+ * Row n of a quantized product as torch sums it, `sum_k x[k] * (code[n, k] * scale)`, in f64: where
+ * the scaled sum is ±Infinity this is ±Infinity or NaN (a zero code or x times an infinite scale, or
+ * infinite terms of both signs), and a finite scaled sum never needs it.
+ */
+function termByTerm(codes: Int32Array, x: Float32Array, n: number, K: number, scaleAt: (k: number) => number): number {
+  let sum = 0;
+  for (let k = 0; k < K; k++) sum += x[k] * (codes[n * K + k] * scaleAt(k));
+  return sum;
 }
 
 /** Arguments of {@link quantizeQ4G128}: the same as quantize's, rows of `x` being the weight's rows. */

@@ -13,7 +13,10 @@
  * by a test that the alternative fails: HTK versus Slaney scale and no norm versus Slaney's area
  * norm (both from torch-side goldens); decibels as 10 log10 of power with the argument floored at
  * 1e-10 (not 20 log10, not log(x + eps)), no top_db; the spectrogram frame-major,
- * `[batch, frames, nMels]`, where torchaudio gives `[batch, nMels, frames]`.
+ * `[batch, frames, nMels]`, where torchaudio gives `[batch, nMels, frames]`. NaN and ±Infinity as torch
+ * (nonfinite.test.ts): the power of a bin with an infinite part is inf (torch's |z| is hypot's), the
+ * dense projection makes inf * 0 NaN, and the decibels keep NaN (clamp does; the kernel reads the NaN
+ * from the bits, as WGSL's `max` may return the floor) and floor -inf at -100 dB.
  *
  * Refused, with an error naming the argument: fMin/fMax outside 0 <= fMin < fMax <= sampleRate / 2,
  * a melScale or norm not listed, and bad sizes or arrays.

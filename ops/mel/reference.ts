@@ -10,11 +10,14 @@
  *   above; each triangle scaled by 2 / its width in Hz, so it has unit area), transposed. On the
  *   same audio the two differ by two orders of magnitude, so neither is left implicit.
  * - `powerSpectrum` is `|X|^2 = re^2 + im^2` of a `[rows, bins, 2]` spectrum (torchaudio's
- *   Spectrogram(power=2)).
+ *   Spectrogram(power=2), `abs().pow(2)`): with torch's complex `abs`, which is hypot's, a bin with an
+ *   infinite part has power +Infinity even when its other part is NaN (re^2 + im^2 would be NaN).
  * - `mel` projects a power spectrum `[rows, nFreqs]` onto the filterbank: `[rows, nMels]`, and with
  *   `db` applies AmplitudeToDB(stype="power", top_db=None): `10 log10(max(v, 1e-10))`. The floor
  *   clamps the argument rather than adding an epsilon, and there is no top_db (it would need the
- *   spectrogram's maximum, a reduction over all of it).
+ *   spectrogram's maximum, a reduction over all of it). NaN stays NaN (torch's clamp keeps it) and
+ *   -Infinity clamps to the floor; the projection is a dense product, so a non-finite power meets the
+ *   filterbank's zeros as `inf * 0`, NaN, as torch's matmul does.
  * - `melSpectrogram` composes them, frame-major: `[batch, frames, nMels]` in dB, as
  *   `AmplitudeToDB("power")(MelSpectrogram(sample_rate, n_fft, hop_length, n_mels, ...)(x))` transposed
  *   (torchaudio gives `[batch, nMels, frames]`).
@@ -241,7 +244,11 @@ export function validatePowerSpectrum(args: PowerSpectrumArgs): void {
 export function powerSpectrum(args: PowerSpectrumArgs): Float32Array {
   validatePowerSpectrum(args);
   const out = new Float32Array(args.rows * args.bins);
-  for (let i = 0; i < out.length; i++) out[i] = args.x[2 * i] ** 2 + args.x[2 * i + 1] ** 2;
+  for (let i = 0; i < out.length; i++) {
+    const [re, im] = [args.x[2 * i], args.x[2 * i + 1]];
+    // |z| is hypot's (torch's complex abs): an infinite part makes it inf, a NaN other part included.
+    out[i] = Math.abs(re) === Infinity || Math.abs(im) === Infinity ? Infinity : re ** 2 + im ** 2;
+  }
   return out;
 }
 

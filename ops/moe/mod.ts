@@ -9,7 +9,10 @@
  * and each expert is then an ops/matmul on its `capacity` rows. The router matches Mixtral's
  * `MixtralSparseMoeBlock` routing (softmax, `torch.topk`, renormalised with `norm_topk_prob`); the
  * tests hold router → dispatch → gather → matmul → gather to a dense torch MoE layer. See
- * `reference.ts` for the conventions and the reasons.
+ * `reference.ts` for the conventions and the reasons. NaN and ±Infinity (nonfinite.test.ts): a row
+ * with a NaN or +inf logit (or only -inf ones) has torch's NaN softmax, so every probability ties and
+ * the row takes experts 0 .. k - 1 by the tie rule, with NaN gates (the kernel had compared NaN
+ * logits and could write expert -1); the gather propagates NaN and ±inf from y and the gates.
  *
  * Refused, with an error naming the argument: sizes that are not integers >= 1, k > E, a missing
  * or non-boolean normTopkProb, an expert index outside [0, E) or a slot outside [-1, slots) (both

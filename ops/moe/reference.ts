@@ -9,7 +9,10 @@
  *   (torch.topk leaves ties undefined). With `normTopkProb` the k gates are divided by their sum
  *   (Mixtral, Qwen3-MoE: `norm_topk_prob=True`); without, they stay softmax probabilities (Switch,
  *   where renormalising at k = 1 would make every gate 1). It has no default, because the two
- *   families disagree and a silent default would be wrong for one of them.
+ *   families disagree and a silent default would be wrong for one of them. A row with a NaN or
+ *   +Infinity logit (or only -Infinity ones) has a NaN softmax, as in torch: every probability ties
+ *   (torch.topk ranks NaN above all and leaves the order of ties undefined), so it takes experts 0 ..
+ *   k - 1 by the tie rule, with NaN gates; -Infinity logits are probability 0.
  * - {@link moeDispatch}: each expert has `capacity` slots. Assignments claim slots in the order
  *   rank 0 of every token (by token index), then rank 1 of every token, and so on; an assignment
  *   past its expert's capacity is dropped. That is GShard's / Switch's / fairseq's top2gating
@@ -126,8 +129,12 @@ export function moeRouter(args: MoeRouterArgs): MoeRouting {
     const top = Math.max(...row);
     const weights = row.map((l) => Math.exp(l - top));
     const sum = weights.reduce((a, b) => a + b, 0);
-    // A stable sort by descending logit keeps equal logits in index order.
-    const order = row.map((_, e) => e).sort((a, b) => row[b] - row[a]).slice(0, k);
+    // A stable sort by descending logit keeps equal logits in index order. A row whose softmax is NaN
+    // (a NaN or +Infinity logit, or every logit -Infinity) has k equal (NaN) probabilities at the top,
+    // so by the same rule it takes experts 0 .. k - 1, with NaN gates.
+    const order = Number.isNaN(sum)
+      ? row.map((_, e) => e).slice(0, k)
+      : row.map((_, e) => e).sort((a, b) => row[b] - row[a]).slice(0, k);
     const chosen = order.reduce((acc, e) => acc + weights[e], 0);
     order.forEach((e, r) => {
       experts[t * k + r] = e;

@@ -12,11 +12,13 @@
  * - sin² is the square of the sine, not the sine of the square;
  * - the parameters are used as given: BigVGAN stores log(alpha) and log(beta) and exponentiates in
  *   its forward, DACVAE stores the values; the stored tensor does not say which, so `exp` is the
- *   caller's, once at load time (a kernel that exponentiated would be wrong for the other family).
+ *   caller's, once at load time (a kernel that exponentiated would be wrong for the other family);
+ * - NaN and ±Infinity as torch (nonfinite.test.ts): NaN or ±inf in x gives NaN (the sine of an
+ *   infinity is NaN), in alpha makes its channel NaN; NaN in beta makes its channel NaN and ±inf in
+ *   beta leaves the channel's x as it is (1 / inf is 0).
  *
  * Refused, with an error naming the argument, before any GPU work: sizes that are not integers
- * >= 1, arrays of the wrong type or length, and non-finite elements (WGSL lets a compiler assume
- * none occurs).
+ * >= 1 and arrays of the wrong type or length.
  *
  * The kernel streams `x` as vec4s in a grid-stride loop (two per invocation per block, both loads
  * first), reading each quad's parameters once when `L % 4 == 0` (the quad is in one channel) and

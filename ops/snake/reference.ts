@@ -21,8 +21,10 @@
  * stride (element i of `x` takes channel `floor(i / L) % C`), not a scalar hyperparameter like elu's
  * alpha, so the kernel needs the layout `[N, C, L]` and a binding per parameter.
  *
- * Each value is computed in f64 and rounded to f32 once. Refused: sizes that are not integers >= 1,
- * arrays of the wrong type or length, and non-finite elements of `x`, `alpha` or `beta`.
+ * Each value is computed in f64 and rounded to f32 once. NaN and ±Infinity propagate as torch's: NaN
+ * or ±Infinity in x gives NaN (the sine of an infinity is NaN), in alpha makes its channel NaN; NaN in
+ * beta makes its channel NaN and ±Infinity in beta leaves the channel's x as it is (1 / inf is 0).
+ * Refused: sizes that are not integers >= 1 and arrays of the wrong type or length.
  *
  * @module
  */
@@ -44,15 +46,15 @@ export interface SnakeShape {
 
 /** Arguments of {@link snake}. */
 export interface SnakeArgs extends SnakeShape {
-  /** Input, `[N, C, L]` row-major; every element finite. */
+  /** Input, `[N, C, L]` row-major. */
   x: Float32Array;
-  /** Per-channel frequency, `[C]`, as stored values (not logarithms); finite. */
+  /** Per-channel frequency, `[C]`, as stored values (not logarithms). */
   alpha: Float32Array;
 }
 
 /** Arguments of {@link snakeBeta}. */
 export interface SnakeBetaArgs extends SnakeArgs {
-  /** Per-channel divisor, `[C]`, as stored values (not logarithms); finite. */
+  /** Per-channel divisor, `[C]`, as stored values (not logarithms). */
   beta: Float32Array;
 }
 
@@ -73,14 +75,6 @@ export function validateSnakeShape(shape: SnakeShape): void {
   requireInt("snake", "N", shape.N, 1, U32_MAX);
   requireInt("snake", "C", shape.C, 1, U32_MAX);
   requireInt("snake", "L", shape.L, 1, U32_MAX);
-}
-
-function requireFinite(name: string, values: Float32Array): void {
-  for (let i = 0; i < values.length; i++) {
-    if (!Number.isFinite(values[i])) {
-      throw new Error(`snake: ${name} must be finite, but ${name}[${i}] is ${values[i]}`);
-    }
-  }
 }
 
 /**
@@ -105,8 +99,6 @@ function checkSnakeArrays(args: SnakeArgs): void {
   validateSnakeShape(args);
   requireArray("snake", "x", args.x, "Float32Array", [args.N * args.C * args.L, "N * C * L"]);
   requireArray("snake", "alpha", args.alpha, "Float32Array", [args.C, "C"]);
-  requireFinite("x", args.x);
-  requireFinite("alpha", args.alpha);
 }
 
 /**
@@ -126,7 +118,6 @@ export function validateSnakeBeta(args: SnakeBetaArgs): void {
   requireArgs("snake", "args", args, "{ x, alpha, beta, N, C, L }", ["x", "alpha", "beta", "N", "C", "L"]);
   checkSnakeArrays(args);
   requireArray("snake", "beta", args.beta, "Float32Array", [args.C, "C"]);
-  requireFinite("beta", args.beta);
 }
 
 function apply(args: SnakeArgs, divisor: Float32Array): Float32Array {

@@ -87,18 +87,10 @@ async function rejectsBadInput(run: (args: SnakeBetaArgs) => unknown, readsBeta 
     () => run({ x, alpha: [1, 2] as unknown as Float32Array, beta, N: 1, C: 2, L: 3 }),
     "snake: alpha must be a Float32Array, got Array",
   );
-  await assertThrowsMessage(
-    () => run({ x: f32([1, NaN, 3, 4, 5, 6]), alpha, beta, N: 1, C: 2, L: 3 }),
-    "x must be finite, but x[1] is NaN",
-  );
   if (!readsBeta) return;
   await assertThrowsMessage(
     () => run({ x, alpha, beta: f32([1, 2, 3]), N: 1, C: 2, L: 3 }),
     "beta must have length C = 2, got 3",
-  );
-  await assertThrowsMessage(
-    () => run({ x, alpha, beta: f32([1, Infinity]), N: 1, C: 2, L: 3 }),
-    "beta must be finite, but beta[1] is Infinity",
   );
 }
 

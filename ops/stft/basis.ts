@@ -46,12 +46,17 @@ export function istftBasisLayout(nFft: number, hopLength: number): { reach: numb
   return { reach: Math.ceil(nFft / hopLength), jp: roundUp(2 * stftBins(nFft), 16), cols: roundUp(hopLength, 64) };
 }
 
-/** cos and sin of 2 pi m / nFft for m = 0 .. nFft - 1 (the angle reduced exactly, as an integer). */
+/**
+ * cos and sin of 2 pi m / nFft for m = 0 .. nFft - 1 (the angle reduced exactly, as an integer), exactly
+ * 0 and ±1 at the quarter turns (`Math.cos(pi / 2)` is 6e-17): the kernels find the terms the
+ * reference leaves out there (a non-finite sample times an exact 0) and form those outputs again.
+ */
 function unitCircle(nFft: number): { cos: Float64Array; sin: Float64Array } {
   const cos = new Float64Array(nFft), sin = new Float64Array(nFft);
   for (let m = 0; m < nFft; m++) {
-    cos[m] = Math.cos((2 * Math.PI * m) / nFft);
-    sin[m] = Math.sin((2 * Math.PI * m) / nFft);
+    const quarter = (4 * m) % nFft === 0 ? (4 * m) / nFft : -1;
+    cos[m] = quarter < 0 ? Math.cos((2 * Math.PI * m) / nFft) : [1, 0, -1, 0][quarter];
+    sin[m] = quarter < 0 ? Math.sin((2 * Math.PI * m) / nFft) : [0, 1, 0, -1][quarter];
   }
   return { cos, sin };
 }

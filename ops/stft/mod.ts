@@ -16,7 +16,13 @@
  *   samples), which no torch.istft call gives, since center=False fails NOLA at the ends;
  * - layout `[batch, frames, bins, 2]` for the spectrum, a documented departure from torch's
  *   `[batch, bins, frames]`: a frame's spectrum is contiguous, as a vocoder head writes it;
- * - nFft need not be a power of two (1920 = 2^7 * 15 and 1025 are tested).
+ * - nFft need not be a power of two (1920 = 2^7 * 15 and 1025 are tested);
+ * - stft on NaN and ±Infinity (nonfinite.test.ts): a quarter-turn term of the transform is absent,
+ *   not `0 * inf`, so a non-finite sample gives ±inf in the components it reaches and leaves the
+ *   others finite: torch's bins at nFft up to 16; from nFft 32 up pocketfft gives NaN in more bins, an
+ *   artifact of its factorisation not copied here (reference.ts). The kernels' butterflies and GEMM do
+ *   meet such terms as `0 * inf`, so an output that comes out NaN or infinite is formed again term by
+ *   term at the store (a bit test per output; the stages and k-steps unchanged).
  *
  * Refused, with an error naming the argument: a signal not longer than floor(nFft / 2) (torch refuses
  * the reflect pad), asking istft for more samples than the frames reach (past the last frame's end,

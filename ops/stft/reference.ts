@@ -13,7 +13,16 @@
  * - the window is periodic Hann by default (`torch.hann_window`, not numpy's symmetric `hanning`);
  * - the layout is frame-major, `[batch, frames, bins, 2]` (real, imaginary): a departure from
  *   torch's `[batch, bins, frames]`, so that a frame's spectrum is contiguous (what a vocoder's head
- *   writes and istft reads).
+ *   writes and istft reads);
+ * - NaN and ±Infinity: the windowed frame is `w[n] x[n]` (so an infinity on a zero of the window is
+ *   NaN, as in torch), and each component of a bin sums the frame's terms whose basis value is not
+ *   exactly 0: a term at a quarter turn (`cos` at k n / nFft = 1/4 or 3/4, `sin` at 0 or 1/2) is absent
+ *   rather than `0 * inf`, as an FFT's butterflies treat it (they swap and negate there, never
+ *   multiply). So a non-finite sample gives ±Infinity in the components it reaches (NaN where
+ *   infinities of both signs or a NaN meet) and leaves the others finite. That is torch's result
+ *   (pocketfft) bin for bin at nFft up to 16 and at the small mixed-radix sizes tested; from nFft 32
+ *   up pocketfft's real transform multiplies the infinity by twiddles in both components and gives NaN
+ *   in most bins, an artifact of its factorisation that this op does not copy (tested, nonfinite.test.ts).
  *
  * `istft` matches `torch.istft(X, n_fft, hop_length, window, center=True, normalized=False,
  * onesided=True, length)`: each frame is inverted as `torch.fft.irfft` does (scale 1 / nFft; the
@@ -380,9 +389,11 @@ export function stft(args: StftArgs): Float32Array {
       for (let k = 0; k < bins; k++) {
         let re = 0, im = 0;
         for (let n = 0; n < nFft; n++) {
-          const angle = (2 * Math.PI * ((k * n) % nFft)) / nFft;
-          re += frame[n] * Math.cos(angle);
-          im -= frame[n] * Math.sin(angle);
+          // A term whose basis value is exactly 0 (a quarter turn) is absent, not 0 * frame[n]: a
+          // non-finite sample leaves those components as the other samples make them (see below).
+          const m = (k * n) % nFft;
+          if (4 * m !== nFft && 4 * m !== 3 * nFft) re += frame[n] * Math.cos((2 * Math.PI * m) / nFft);
+          if (m !== 0 && 2 * m !== nFft) im -= frame[n] * Math.sin((2 * Math.PI * m) / nFft);
         }
         const at = ((b * frames + f) * bins + k) * 2;
         out[at] = re;

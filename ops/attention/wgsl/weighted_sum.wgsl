@@ -1,5 +1,5 @@
 // attention/weighted_sum: the second of attention's two dispatches. For each row (b, h, i) of scores
-// [B, H, L, S]: p = softmax of the row's live scores (those > LOWEST; see scores.wgsl), then
+// [B, H, L, S]: p = softmax of the row's live scores (not LOWEST or -inf; see scores.wgsl), then
 // out[b, h, i] = sum_j p_j v[b, h / group, j], v [B, H / group, S, Dv], any Dv. A row with no live score
 // is written as zeros (aten::_safe_softmax), not NaN.
 //
@@ -25,8 +25,14 @@ struct Params {
 const LANES = 64u;
 const LOWEST = -0x1.fffffep+127f;
 
+// #include "live_score.wgsl"
+
 var<workgroup> partial: array<f32, LANES>;
 var<workgroup> probs: array<f32, LANES>;
+// Whether key t of the staged 64 is hidden by causal (scores.wgsl writes LOWEST there): no part of the
+// row, so its v is not read (a key masked by -inf is, times its probability 0: NaN for a NaN v, as
+// torch).
+var<workgroup> unread: array<bool, LANES>;
 
 // The max (is_max) or the sum of `value` over the workgroup; every invocation gets it.
 fn reduce(value: f32, lane: u32, is_max: bool) -> f32 {
@@ -69,7 +75,7 @@ fn main(
   var own_sum = 0.0;
   for (var j = lane; j < params.S; j += LANES) {
     let s = scores[s_row + j];
-    own_sum += select(0.0, exp(s - row_max), s > LOWEST);
+    own_sum += select(0.0, exp(s - row_max), live(s));
   }
   let row_sum = reduce(own_sum, lane, false);
   let inv = select(1.0 / row_sum, 0.0, row_sum == 0.0);
@@ -80,16 +86,19 @@ fn main(
     for (var key0 = 0u; key0 < params.S; key0 += LANES) {
       let j = key0 + lane;
       var p = 0.0;
+      var hidden = true;
       if (j < params.S) {
         let s = scores[s_row + j];
-        p = select(0.0, exp(s - row_max), s > LOWEST);
+        p = select(0.0, exp(s - row_max), live(s));
+        hidden = bitcast<u32>(s) == 0xff7fffffu;
       }
       probs[lane] = p;
+      unread[lane] = hidden;
       workgroupBarrier();
       let keys = min(LANES, params.S - key0);
       if (col < params.Dv) {
         for (var t = 0u; t < keys; t++) {
-          acc += probs[t] * v[(v_row0 + key0 + t) * params.Dv + col];
+          acc += select(probs[t] * v[(v_row0 + key0 + t) * params.Dv + col], 0.0, unread[t]);
         }
       }
       workgroupBarrier();

@@ -61,9 +61,13 @@ fn reduce_lanes(value: vec4f, lid: u32, q: u32, span: u32) -> vec4f {
   return partials[q];
 }
 
-// What multiplies x at each of the quad's positions: root / max(norm, eps).
+// What multiplies x at each of the quad's positions: root / max(norm, eps), a NaN norm kept as it
+// is (torch's clamp_min keeps NaN, where WGSL's max may return eps; NaN is read from the bits, since
+// a compiler may fold a float self-comparison away). Once per position, not per element.
 fn factor(squares: vec4f) -> vec4f {
-  return params.root / max(sqrt(squares), vec4f(params.eps));
+  let norm = sqrt(squares);
+  let nan = (bitcast<vec4u>(norm) & vec4u(0x7fffffffu)) > vec4u(0x7f800000u);
+  return params.root / select(max(norm, vec4f(params.eps)), norm, nan);
 }
 
 // The normalised quad v of channel c: times the weight, plus the bias, then the activation.

@@ -1,7 +1,8 @@
 // ctc_decode/kernel: greedy CTC decoding, one workgroup per sequence of logits [B, T, C].
 //
 // The workgroup walks its sequence 256 frames at a time. Invocation k takes frame t = block + k:
-// its argmax over C (the first of equal maxima; a NaN never wins), read as vec4s when C % 4 == 0.
+// its argmax over C (the first of equal maxima; the first NaN wins, as torch.argmax), read as vec4s
+// when C % 4 == 0.
 // The labels go to workgroup memory; a frame is kept when its label is not the blank and differs
 // from the frame before it (the previous block's last label carried over), which is "collapse
 // repeats, then drop blanks". A scan of the keep flags (Hillis-Steele, 8 steps) gives each kept
@@ -30,7 +31,19 @@ fn logit(e: u32) -> f32 {
   return logits[e >> 2u][e & 3u];
 }
 
-// The first index of the largest of C values from element `row` on.
+// Whether v is NaN, from its bits (a compiler may fold a float self-comparison away).
+fn is_nan(v: f32) -> bool {
+  return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+}
+
+// Whether v replaces best as torch.argmax ranks them: the first NaN is the maximum (nothing replaces
+// it), a NaN replaces any number, and otherwise only a strictly larger value does.
+fn beats(v: f32, best: f32) -> bool {
+  return !is_nan(best) && (is_nan(v) || v > best);
+}
+
+// The first index of the largest of C values from element `row` on (torch.argmax's: a NaN is larger
+// than every number).
 fn argmax(row: u32) -> u32 {
   var best = logit(row);
   var arg = 0u;
@@ -38,16 +51,16 @@ fn argmax(row: u32) -> u32 {
     let q0 = row / 4u;
     for (var q = 0u; q < params.c / 4u; q++) {
       let v = logits[q0 + q];
-      if (v.x > best || best != best) { best = v.x; arg = 4u * q; }
-      if (v.y > best || best != best) { best = v.y; arg = 4u * q + 1u; }
-      if (v.z > best || best != best) { best = v.z; arg = 4u * q + 2u; }
-      if (v.w > best || best != best) { best = v.w; arg = 4u * q + 3u; }
+      if (beats(v.x, best)) { best = v.x; arg = 4u * q; }
+      if (beats(v.y, best)) { best = v.y; arg = 4u * q + 1u; }
+      if (beats(v.z, best)) { best = v.z; arg = 4u * q + 2u; }
+      if (beats(v.w, best)) { best = v.w; arg = 4u * q + 3u; }
     }
     return arg;
   }
   for (var c = 1u; c < params.c; c++) {
     let v = logit(row + c);
-    if (v > best || best != best) {
+    if (beats(v, best)) {
       best = v;
       arg = c;
     }

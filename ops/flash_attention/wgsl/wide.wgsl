@@ -93,7 +93,7 @@ fn dots(q0: vec4f, q1: vec4f, q2: vec4f, q3: vec4f, kq: vec4f) -> vec4f {
 
 // exp(s - m) per row (four rows' scores of one key against their maxima), 0 where the score is dead.
 fn weigh(s: vec4f, m: vec4f) -> vec4f {
-  return select(vec4f(0.0), exp(s - m), s > vec4f(LOWEST));
+  return select(vec4f(0.0), exp(s - m), live4(s));
 }
 
 @compute @workgroup_size(256)

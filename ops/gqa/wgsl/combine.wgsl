@@ -28,6 +28,8 @@ const QUADS = 32u;
 const LANES = 4u; // THREADS / QUADS
 const LOWEST = -0x1.fffffep+127f;
 
+// #include "live_score.wgsl"
+
 var<workgroup> scratch: array<f32, THREADS>;
 var<workgroup> weights: array<f32, THREADS>;
 var<workgroup> lanes: array<vec4f, 96>; // lanes 1-3 x QUADS
@@ -63,7 +65,7 @@ fn main(
   var own_top = LOWEST;
   for (var s = t; s < params.splits; s += THREADS) {
     let st = part_stats[first + s];
-    own_top = select(own_top, max(own_top, st.x), st.y > 0.0);
+    own_top = select(own_top, max(own_top, st.x), has_live_keys(st.y));
   }
   let top = reduce(own_top, t, true);
 
@@ -76,7 +78,7 @@ fn main(
     var w = 0.0;
     if (s0 + t < params.splits) {
       let st = part_stats[first + s0 + t];
-      w = select(0.0, exp(st.x - top), st.y > 0.0);
+      w = select(0.0, exp(st.x - top), has_live_keys(st.y));
       own_total += w * st.y;
     }
     weights[t] = w;
@@ -104,6 +106,8 @@ fn main(
   workgroupBarrier();
   if (lane == 0u && quad < params.dvq) {
     let sum = acc + lanes[quad] + lanes[QUADS + quad] + lanes[2u * QUADS + quad];
-    out[row * params.dvq + quad] = select(sum / total, vec4f(0.0), total == 0.0);
+    // A row with no live key (total 0) is sum itself: every weight is 0, so it is 0, or NaN where a
+    // masked key's v was NaN or infinite (0 * inf), as torch's p @ v.
+    out[row * params.dvq + quad] = select(sum / total, sum, total == 0.0);
   }
 }

@@ -31,6 +31,8 @@ const QG = 8u;        // quads per workgroup
 const LANES = 16u;    // THREADS / QG: invocations per quad
 const LOWEST = -0x1.fffffep+127f;
 
+// #include "live_score.wgsl"
+
 var<workgroup> scratch: array<f32, THREADS>;
 var<workgroup> partials: array<f32, 16>;
 var<workgroup> weights: array<f32, THREADS>;
@@ -56,9 +58,11 @@ fn reduce(value: f32, t: u32, is_max: bool) -> f32 {
   return r;
 }
 
-// Output quad d of split s of row `first`'s splits, s clamped to the last of the n from s0.
+// Output quad d of split s of row `first`'s splits, read at s clamped to the last of the n from s0 and
+// zero past it: its weight there is 0, and 0 times a NaN or infinite output of the split it repeats
+// would be NaN.
 fn part(first: u32, s0: u32, s: u32, n: u32, d: u32) -> vec4f {
-  return part_out[(first + s0 + min(s, n - 1u)) * params.dvq + d];
+  return select(part_out[(first + s0 + min(s, n - 1u)) * params.dvq + d], vec4f(0.0), s >= n);
 }
 
 @compute @workgroup_size(128)
@@ -89,18 +93,18 @@ fn main(
   var o7 = part(first, 0u, lane + 7u * LANES, n, d);
   var st = part_stats[first + min(t, n - 1u)];
 
-  var own_top = select(LOWEST, st.x, t < n && st.y > 0.0);
+  var own_top = select(LOWEST, st.x, t < n && has_live_keys(st.y));
   for (var s = t + THREADS; s < params.splits; s += THREADS) {
     let other = part_stats[first + s];
-    own_top = select(own_top, max(own_top, other.x), other.y > 0.0);
+    own_top = select(own_top, max(own_top, other.x), has_live_keys(other.y));
   }
   let top = reduce(own_top, t, true);
 
   var acc = vec4f(0.0);
   var own_total = 0.0;
   for (var s0 = 0u; s0 < params.splits; s0 += THREADS) {
-    // Split s0 + t's weight (0 past the last split: the clamped loads there add nothing).
-    let w = select(0.0, exp(st.x - top), t < n && st.y > 0.0);
+    // Split s0 + t's weight (0 past the last split, where part() reads zeros).
+    let w = select(0.0, exp(st.x - top), t < n && has_live_keys(st.y));
     own_total += w * st.y;
     weights[t] = w;
     workgroupBarrier();
@@ -132,6 +136,8 @@ fn main(
     for (var e = 1u; e < LANES; e++) {
       sum += lanes[e * QG + t];
     }
-    out[row * params.dvq + quad] = select(sum / total, vec4f(0.0), total == 0.0);
+    // A row with no live key (total 0) is sum itself: every weight is 0, so it is 0, or NaN where a
+    // masked key's v was NaN or infinite (0 * inf), as torch's p @ v.
+    out[row * params.dvq + quad] = select(sum / total, sum, total == 0.0);
   }
 }

@@ -80,6 +80,8 @@ const LANES = 4u;    // CHUNK / QUADS: invocations sharing a quad of the output
 const QUADS = 32u;   // most quads of a q, k or v row (D, Dv <= 128)
 const LOWEST = -0x1.fffffep+127f;
 
+// #include "live_score.wgsl"
+
 var<workgroup> q_rows: array<vec4f, 128>;      // 4 rows x QUADS
 var<workgroup> probs: array<vec4f, CHUNK>;     // per key, the 4 rows' scores, then probabilities
 var<workgroup> partial_max: array<vec4f, 16>;  // per group of 8 keys, the 4 rows' maxima
@@ -184,7 +186,7 @@ fn main(
   }
   workgroupBarrier();
   let m = row_max;
-  probs[t] = select(vec4f(0.0), exp(scores - m), scores > vec4f(LOWEST));
+  probs[t] = select(vec4f(0.0), exp(scores - m), live4(scores));
   workgroupBarrier();
 
   // ---- 3. sum_j p_j v_j for quad `quad` of the 4 rows, over keys lane, lane + LANES, ...

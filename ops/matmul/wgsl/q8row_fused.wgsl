@@ -16,6 +16,8 @@
 
 // #include "q8_load_scale.wgsl"
 
+// #include "q8_infinite_scale.wgsl"
+
 // #include "store_c.wgsl"
 
 // #include "load_c.wgsl"

@@ -28,6 +28,8 @@
 
 // #include "q8_load_scale.wgsl"
 
+// #include "q8_infinite_scale.wgsl"
+
 // #include "store_c_scalar.wgsl"
 
 @compute @workgroup_size(256)

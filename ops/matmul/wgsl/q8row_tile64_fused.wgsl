@@ -14,6 +14,8 @@
 
 // #include "q8_load_scale.wgsl"
 
+// #include "q8_infinite_scale.wgsl"
+
 // #include "store_c_scalar.wgsl"
 
 // #include "load_c_scalar.wgsl"

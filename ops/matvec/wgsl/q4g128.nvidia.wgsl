@@ -67,6 +67,8 @@ const TILE = 128u; // vec4<u32> of each row per tile (4096 columns), two per inv
 
 // #include "q4_chunk.wgsl"
 
+// #include "q_term_sums.wgsl"
+
 // The x tile (8 vec4s for each of the tile's TILE vec4<u32>), then the partial sums.
 var<workgroup> scratch: array<vec4f, 8u * TILE>;
 
@@ -264,6 +266,6 @@ fn main(
   if (lane == 0u) { scratch[first] += scratch[first + 1u]; }
   workgroupBarrier();
   if (lane < 4u && row + lane < n) {
-    y[row + lane] = scratch[first][lane];
+    y[row + lane] = q4_row_result(row + lane, scratch[first][lane]);
   }
 }

@@ -63,6 +63,8 @@ fn high_codes(word: u32) -> vec4f {
 
 // #include "q_words_at.wgsl"
 
+// #include "q_term_sums.wgsl"
+
 // The scales of column k of four rows (ngroups = ceil(K/128) per row).
 fn scales_at(rows: vec4u, ngroups: u32, k: u32) -> vec4f {
   let e = rows * ngroups + k / GROUP;
@@ -169,7 +171,7 @@ fn main(
     }
     for (var r = 0u; r < 4u; r++) {
       if (row + r < params.n) {
-        y[row + r] = s[r];
+        y[row + r] = q4_row_result(row + r, s[r]);
       }
     }
   }

@@ -48,6 +48,8 @@ const TILE = 128u; // vec4<u32> of each row per tile (4096 columns)
 
 // #include "q4_chunk.wgsl"
 
+// #include "q_term_sums.wgsl"
+
 // The x tile (8 vec4s for each of the tile's TILE vec4<u32>), then the partial sums.
 var<workgroup> scratch: array<vec4f, 8u * TILE>;
 
@@ -169,7 +171,8 @@ fn main(
   workgroupBarrier();
   if (lane < 2u && row + lane < n) {
     let p = first;
-    y[row + lane] = ((scratch[p][lane] + scratch[p + 1u][lane]) + (scratch[p + 2u][lane] + scratch[p + 3u][lane])) +
+    let sum = ((scratch[p][lane] + scratch[p + 1u][lane]) + (scratch[p + 2u][lane] + scratch[p + 3u][lane])) +
       ((scratch[p + 4u][lane] + scratch[p + 5u][lane]) + (scratch[p + 6u][lane] + scratch[p + 7u][lane]));
+    y[row + lane] = q4_row_result(row + lane, sum);
   }
 }

@@ -49,6 +49,8 @@ const ROWS = 8u; // rows per workgroup: 4 * GROUPS
 
 // #include "q8_magic.wgsl"
 
+// #include "q_term_sums.wgsl"
+
 var<workgroup> scratch: array<vec4f, LANES * GROUPS>; // the partial sums
 
 @compute @workgroup_size(128, 2)
@@ -168,6 +170,6 @@ fn main(
   if (lane == 0u) { scratch[first] += scratch[first + 1u]; }
   workgroupBarrier();
   if (lane < 4u && row + lane < n) {
-    y[row + lane] = scales[row + lane] * scratch[first][lane];
+    y[row + lane] = q8_row_result(row + lane, scales[row + lane] * scratch[first][lane]);
   }
 }

@@ -56,6 +56,8 @@ fn codes(word: u32) -> vec4f {
 
 // #include "q_words_at.wgsl"
 
+// #include "q_term_sums.wgsl"
+
 // The accumulators of the four rows, in codes(word) scaling. Module-scope private variables start at zero.
 var<private> acc0: vec4f;
 var<private> acc1: vec4f;
@@ -132,7 +134,7 @@ fn main(
     }
     for (var r = 0u; r < 4u; r++) {
       if (row + r < params.n) {
-        y[row + r] = scales[row + r] * s[r];
+        y[row + r] = q8_row_result(row + r, scales[row + r] * s[r]);
       }
     }
   }

@@ -40,6 +40,8 @@ const ROWS = 64u; // rows per workgroup: 4 * GROUPS
 
 // #include "q8_magic.wgsl"
 
+// #include "q_term_sums.wgsl"
+
 var<workgroup> scratch: array<vec4f, LANES * GROUPS>; // the partial sums
 
 @compute @workgroup_size(16, 16)
@@ -170,6 +172,6 @@ fn main(
   if (lane == 0u) { scratch[first] += scratch[first + 1u]; }
   workgroupBarrier();
   if (lane < 4u && row + lane < n) {
-    y[row + lane] = scales[row + lane] * scratch[first][lane];
+    y[row + lane] = q8_row_result(row + lane, scales[row + lane] * scratch[first][lane]);
   }
 }

@@ -42,9 +42,12 @@ fn load_b(k: u32, col: u32) -> vec4f {
   return vec4f(fb_at(k, col), fb_at(k, col + 1u), fb_at(k, col + 2u), fb_at(k, col + 3u));
 }
 
+// The decibels keep NaN, as torch's clamp does (WGSL's max may return the floor for a NaN, which
+// read -100 dB; NaN is read from the bits, which a compiler cannot fold away). Once per output.
 fn put(row: u32, col: u32, v: f32) {
   if (col < params.n) {
-    out[row * params.n + col] = select(v, TEN_LOG10_2 * log2(max(v, DB_FLOOR)), params.db != 0u);
+    let nan = (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+    out[row * params.n + col] = select(v, TEN_LOG10_2 * log2(max(v, DB_FLOOR)), params.db != 0u && !nan);
   }
 }
 

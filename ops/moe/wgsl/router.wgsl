@@ -34,6 +34,16 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: ve
   for (var e = 0u; e < params.experts; e++) {
     sum += exp(logits[row + e] - top);
   }
+  // A NaN sum (a NaN or +inf logit, or every logit -inf; read from the bits, which a compiler cannot
+  // fold away) is a NaN softmax: every probability ties, so the row takes experts 0 .. k - 1 by the
+  // tie rule, with NaN gates. The comparisons below never see a NaN logit.
+  if ((bitcast<u32>(sum) & 0x7fffffffu) > 0x7f800000u) {
+    for (var r = 0u; r < params.k; r++) {
+      chosen[t * params.k + r] = i32(r);
+      gates[t * params.k + r] = sum;
+    }
+    return;
+  }
   var previous = 0.0;
   var previous_index = -1;  // no choice yet: every expert is a candidate
   var chosen_sum = 0.0;

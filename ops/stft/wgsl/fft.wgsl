@@ -29,6 +29,42 @@ const THREADS: u32 = 256u; // = the workgroup size
 var<workgroup> re: array<f32, CAPACITY>;
 var<workgroup> im: array<f32, CAPACITY>;
 
+// Sample n of the windowed frame that starts `first` samples into signal b (reflected at the ends).
+fn frame_sample(b: u32, first: i32, n: u32) -> f32 {
+  var i = first + i32(n);
+  if (i < 0) {
+    i = -i;
+  }
+  let last = i32(params.length) - 1;
+  if (i > last) {
+    i = 2 * last - i;
+  }
+  return x[b * params.length + u32(i)] * window[n];
+}
+
+// Component p (0: re, 1: im) of bin k, summed term by term over the frame, leaving out the terms
+// whose basis value is exactly 0 (quarter turns: cos at 4m = nFft or 3 nFft, sin at m = 0 or 2m =
+// nFft), as the reference defines the transform. A frame holding a NaN or an infinity makes the
+// butterflies multiply it by those zeros (NaN) or spread it through both components of a twiddle, so
+// an output that comes out NaN or infinite (tested from its bits at the store, after the stages) is
+// formed again here; a finite output never met a non-finite sample. twiddles[m] = e^(-2 pi i m / nFft)
+// for m < nFft / 2, and e^(-2 pi i m / nFft) = -twiddles[m - nFft / 2] past it.
+fn exact_component(b: u32, first: i32, k: u32, p: u32) -> f32 {
+  let n_fft = params.n_fft;
+  let half = n_fft / 2u;
+  var sum = 0.0;
+  var m = 0u; // k n mod nFft
+  for (var n = 0u; n < n_fft; n++) {
+    let quarter = select(m == 0u || m == half, 4u * m == n_fft || 4u * m == 3u * n_fft, p == 0u);
+    if (!quarter) {
+      let w = select(twiddles[m], -twiddles[m - half], m >= half);
+      sum += frame_sample(b, first, n) * w[p];
+    }
+    m = (m + k) % n_fft;
+  }
+  return sum;
+}
+
 @compute @workgroup_size(256)
 fn main(
   @builtin(workgroup_id) id: vec3u,
@@ -83,6 +119,14 @@ fn main(
   }
   let at = row * params.bins;
   for (var k = t; k < params.bins; k += THREADS) {
-    out[at + k] = vec2f(re[k], im[k]);
+    var v = vec2f(re[k], im[k]);
+    let nonfinite = (bitcast<vec2u>(v) & vec2u(0x7f800000u)) == vec2u(0x7f800000u);
+    if (nonfinite.x) {
+      v.x = exact_component(b, first, k, 0u);
+    }
+    if (nonfinite.y) {
+      v.y = exact_component(b, first, k, 1u);
+    }
+    out[at + k] = v;
   }
 }

@@ -59,15 +59,48 @@ fn load_a(row: u32, k: u32) -> vec4f {
   return v;
 }
 
-// Columns col .. col + 3 (col a multiple of 4) of row `row` of out, as two (re, im) pairs.
+// Column col of row `row` of out (component col % 2 of bin col / 2), summed term by term over the
+// frame, leaving out the terms whose basis value is exactly 0 (quarter turns: cos at 4m = nFft or
+// 3 nFft, sin at m = 0 or 2m = nFft; basis.ts makes those entries exact zeros), as the reference
+// defines the transform. In the GEMM a NaN or infinite sample meets them as 0 * inf, NaN, so an
+// output that comes out NaN or infinite (tested from its bits at the store) is formed again here; a
+// finite output never met a non-finite sample.
+fn exact_column(row: u32, col: u32) -> f32 {
+  let n_fft = params.k;
+  let k = col / 2u;
+  let b = row / params.frames;
+  let first = (row % params.frames) * params.hop;
+  var sum = 0.0;
+  var m = 0u; // k n mod nFft
+  for (var n = 0u; n < n_fft; n++) {
+    let quarter = select(m == 0u || 2u * m == n_fft, 4u * m == n_fft || 4u * m == 3u * n_fft, col % 2u == 0u);
+    if (!quarter) {
+      sum += padded_sample(b * params.length, first + n) * basis[n * params.basis_q + col / 4u][col % 4u];
+    }
+    m = (m + k) % n_fft;
+  }
+  return sum;
+}
+
+// Columns col .. col + 3 (col a multiple of 4) of row `row` of out, as two (re, im) pairs; a NaN or
+// infinite one formed again by exact_column.
 fn store_c(row: u32, col: u32, v: vec4f) {
   if (row >= params.m || col >= params.n) {
     return;
   }
+  var c = v;
+  let nonfinite = (bitcast<vec4u>(v) & vec4u(0x7f800000u)) == vec4u(0x7f800000u);
+  if (any(nonfinite)) {
+    for (var j = 0u; j < 4u; j++) {
+      if (nonfinite[j] && col + j < params.n) {
+        c[j] = exact_column(row, col + j);
+      }
+    }
+  }
   let at = (row * params.n + col) / 2u;
-  out[at] = v.xy;
+  out[at] = c.xy;
   if (col + 2u < params.n) {
-    out[at + 1u] = v.zw;
+    out[at + 1u] = c.zw;
   }
 }
 

@@ -38,22 +38,47 @@ fn load_x(at: u32, ci: u32, inside: bool) -> f32 {
   return 0.0;
 }
 
+// The sum at output (n, channel, t) as torch forms it, term by term over the taps that land on t from
+// inside the input. The GEMM also multiplies the taps that land on t from outside the input (their x
+// staged as 0), which adds nothing to a finite sum but makes it NaN (0 * inf) when such a tap is
+// infinite or NaN; so a sum that comes out NaN (tested from its bits at the store, outside the
+// k-steps) is formed again here, which gives NaN again only where torch's sum is NaN.
+fn sum_of_taps(n: u32, g: u32, channel: u32, t: u32) -> f32 {
+  var sum = 0.0;
+  for (var ci = 0u; ci < params.cin_g; ci++) {
+    let cin = g * params.cin_g + ci;
+    for (var k = 0u; k < params.k; k++) {
+      let u = i32(t + params.padding) - i32(k * params.dilation); // s * stride
+      if (u >= 0 && u % i32(params.stride) == 0 && u / i32(params.stride) < i32(params.l_in)) {
+        let s = u32(u) / params.stride;
+        sum += x[(n * params.cin + cin) * params.l_in + s] * weight[(cin * params.cout_g + channel - g * params.cout_g) * params.k + k];
+      }
+    }
+  }
+  return sum;
+}
+
 // Writes output channel co of group g at columns col .. col + 3 of this phase, plus the bias;
 // columns past the end, positions past Lout and channels past the group are skipped. A phase's
 // positions are `stride` apart, so the four are stored one by one; the sample and position of the
-// first are divided out once and the others stepped from it.
+// first are divided out once and the others stepped from it. A NaN sum is formed again by
+// sum_of_taps.
 fn store_quad(g: u32, co: u32, col: u32, v: vec4f) {
   if (co >= params.cout_g) {
     return;
   }
   let channel = g * params.cout_g + co;
-  let shifted = v + select(0.0, bias[min(channel, arrayLength(&bias) - 1u)], params.has_bias != 0u);
+  let b = select(0.0, bias[min(channel, arrayLength(&bias) - 1u)], params.has_bias != 0u);
   var n = col / params.j_count;
   var j = col - n * params.j_count;
   for (var e = 0u; e < 4u; e++) {
     let t = phase + params.stride * j;
     if (col + e < params.cols && t < params.l_out) {
-      out[(n * params.cout + channel) * params.l_out + t] = shifted[e];
+      var sum = v[e];
+      if ((bitcast<u32>(sum) & 0x7fffffffu) > 0x7f800000u) {
+        sum = sum_of_taps(n, g, channel, t);
+      }
+      out[(n * params.cout + channel) * params.l_out + t] = sum + b;
     }
     j += 1u;
     if (j == params.j_count) {

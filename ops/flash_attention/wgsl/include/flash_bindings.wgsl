@@ -33,6 +33,8 @@ struct Params {
 
 const LOWEST = -0x1.fffffep+127f;
 
+// #include "live_score.wgsl"
+
 // Row of query row 0 of head h of batch b in q and out; query row i is `q_step` rows further.
 fn q_base_of(b: u32, h: u32) -> u32 {
   return b * params.H * params.L + h * params.q_head;

@@ -10,7 +10,7 @@ fn statistics(quad: u32, lane: u32, run_max: ptr<function, f32>, run_sum: ptr<fu
   var block_sum = 0.0;
   for (var j = 0u; j < KEYS; j++) {
     let s = pt[j * QUADS + quad][lane];
-    let p = select(0.0, exp(s - new_max), s > LOWEST);
+    let p = select(0.0, exp(s - new_max), live(s));
     pt[j * QUADS + quad][lane] = p;
     block_sum += p;
   }

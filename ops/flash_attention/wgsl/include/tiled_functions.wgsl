@@ -60,5 +60,5 @@ fn sum4(x: vec4f) -> f32 {
 
 // exp(s - m) for a row's four scores, 0 where the score is dead.
 fn weigh(s: vec4f, m: f32) -> vec4f {
-  return select(vec4f(0.0), exp(s - vec4f(m)), s > vec4f(LOWEST));
+  return select(vec4f(0.0), exp(s - vec4f(m)), live4(s));
 }

@@ -15,3 +15,8 @@ fn load_a(row: u32, k: u32) -> vec4f {
   }
   return v;
 }
+
+// Element (row, k) of a, or 0 outside a (q8_infinite_scale.wgsl reads a element by element).
+fn a_at(row: u32, k: u32) -> f32 {
+  return load_a(row, k - k % 4u)[k % 4u];
+}

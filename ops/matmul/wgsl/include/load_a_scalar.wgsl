@@ -5,3 +5,8 @@ fn load_a(row: u32, k: u32) -> f32 {
   }
   return 0.0;
 }
+
+// The same, under the name q8_infinite_scale.wgsl reads it by.
+fn a_at(row: u32, k: u32) -> f32 {
+  return load_a(row, k);
+}

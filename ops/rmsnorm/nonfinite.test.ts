@@ -1,0 +1,70 @@
+// rmsnorm on NaN and ±Infinity, held to torch (goldens/nonfinite.py, float32 on the CPU): NaN in a row
+// makes the row NaN; an infinite value makes the row's rms inf, so its finite values become 0 and the
+// infinity NaN (inf / inf); NaN and ±inf in the weight, the modulation's scale and its shift act on
+// their column alone (inf * 0 is NaN, inf - inf is NaN). Each operand holds NaN, +inf and -inf; both
+// entry points give the reference's values, on rows held in registers (the goldens) and streamed rows
+// (cols past 8192, below).
+import { KERNELS, rmsnorm, type RmsnormArgs, rmsnormGpu } from "./mod.ts";
+import {
+  assertClose,
+  assertNonFiniteOperands,
+  eachVariant,
+  goldenF32,
+  type GoldenFloat,
+  gpuTest,
+  loadGolden,
+} from "../../harness/testing.ts";
+
+interface Case {
+  rows: number;
+  cols: number;
+  eps: number;
+  x: GoldenFloat[];
+  weight?: GoldenFloat[];
+  rowsPerItem?: number;
+  scale?: GoldenFloat[];
+  shift?: GoldenFloat[];
+  out: GoldenFloat[];
+}
+const golden = await loadGolden<{ torch: string; cases: Case[] }>(new URL("./goldens/nonfinite.json", import.meta.url));
+function argsOf(c: Case): RmsnormArgs {
+  const args: RmsnormArgs = { x: goldenF32(c.x), rows: c.rows, cols: c.cols, eps: c.eps };
+  if (c.weight) args.weight = goldenF32(c.weight);
+  if (c.scale) args.modulation = { rowsPerItem: c.rowsPerItem!, scale: goldenF32(c.scale), shift: goldenF32(c.shift!) };
+  return args;
+}
+// f32 sums of squares and inverseSqrt against f64; the non-finite values are exact.
+const tol = { atol: 1e-6, rtol: 1e-5 };
+
+Deno.test(`rmsnorm reference: NaN and ±Infinity in x, weight, scale and shift give torch ${golden.torch}'s values`, () => {
+  for (const c of golden.cases) {
+    const args = argsOf(c);
+    assertNonFiniteOperands({
+      x: args.x,
+      ...(args.weight && { weight: args.weight }),
+      ...(args.modulation && { scale: args.modulation.scale, shift: args.modulation.shift! }),
+    });
+    assertClose(rmsnorm(args), goldenF32(c.out), tol, `cols ${c.cols} weight ${!!c.weight} modulated ${!!c.scale}`);
+  }
+});
+
+/** Streamed rows (one per workgroup, in chunks): a NaN in row 0's last chunk, +inf in row 1, -inf in row 2, row 3 finite. */
+function streamed(cols: number): RmsnormArgs {
+  const x = new Float32Array(4 * cols).map((_, i) => Math.sin(i));
+  [x[cols - 1], x[cols + 3], x[2 * cols + 5000]] = [NaN, Infinity, -Infinity];
+  const weight = new Float32Array(cols).fill(0.5);
+  [weight[0], weight[cols - 2], weight[9000]] = [NaN, Infinity, -Infinity];
+  return { x, rows: 4, cols, weight };
+}
+
+for (const entry of ["kernel", "modulated"] as const) {
+  eachVariant(KERNELS, entry, (variant) => {
+    gpuTest(`rmsnorm GPU: ${variant} gives the reference's NaN and ±Infinity`, async (gpu) => {
+      const cases = golden.cases.map(argsOf).filter((a) => (a.modulation !== undefined) === (entry === "modulated"));
+      for (const args of entry === "kernel" ? [...cases, streamed(9001), streamed(9004)] : cases) {
+        const got = await rmsnormGpu(gpu, args, { override: variant });
+        assertClose(got, rmsnorm(args), tol, `${variant} cols ${args.cols} weight ${!!args.weight}`);
+      }
+    });
+  });
+}
