@@ -16,7 +16,7 @@ import {
   rmsnormPlan,
   rmsnormResidual,
   rmsnormResidualGpu,
-  rmsnormResidualPlan,
+  validateRmsnormResidualShape,
 } from "./mod.ts";
 import type { RmsnormVariant } from "./kernels.gen.ts";
 
@@ -492,7 +492,7 @@ Deno.test("rmsnormResidual reference matches torch (goldens/gen_residual.py): x 
     "rmsnormResidual: add must be a boolean",
   );
   await assertThrowsMessage(
-    () => rmsnormResidualPlan(undefined as never, { rows: 1, cols: 8193, add: true }),
+    () => validateRmsnormResidualShape({ rows: 1, cols: 8193, add: true }),
     "rmsnormResidual: cols must be an integer in [1, 8192], got 8193",
   );
 });
