@@ -265,7 +265,6 @@ export {
 } from "./ops/reduce/mod.ts";
 export {
   type Modulation,
-  RESIDUAL_MAX_COLS,
   rmsnorm,
   RMSNORM_DEFAULT_EPS,
   type RmsnormArgs,
@@ -583,8 +582,6 @@ export {
   validateFlashAttentionShape,
 } from "./ops/flash_attention/mod.ts";
 export {
-  CACHE_MAX_HEAD_DIM,
-  CACHE_MAX_SPLITS,
   gqa,
   type GqaArgs,
   gqaCache,
