@@ -1,7 +1,7 @@
 /**
  * The bench's parts, for a program or a page that measures kernels as `deno task bench` does: the
  * roofline probes ({@link measureRoofline} and each probe alone), GPU-timestamp timing
- * ({@link timePlan}, {@link timeResident}, {@link timeProgram}, {@link warmClocks}), bench cases ({@link defineCase}),
+ * ({@link timePlan}, {@link timeResident}, {@link timeProgram}, {@link timeEncoding}, {@link warmClocks}), bench cases ({@link defineCase}),
  * one bench run ({@link runBench}) and its report ({@link reportJson}, {@link parseReport},
  * {@link rooflineSvg}, {@link reportHtml}, {@link compareReports}). `examples/roofline/` runs the
  * bench in a browser this way.
@@ -32,6 +32,7 @@ export {
   type SampleStats,
   type Timed,
   timePlan,
+  timeEncoding,
   timeProgram,
   timeResident,
   type Timing,

@@ -5,6 +5,7 @@ import {
   rotationSets,
   summarizeNs,
   supportsTimestamps,
+  timeEncoding,
   timePlan,
   timeProgram,
   TimestampUnavailableError,
@@ -209,3 +210,32 @@ gpuTest(
     }
   },
 );
+
+gpuTest("timeEncoding: whatever an encoding records lies between its timestamps: more work, more time", async (gpu) => {
+  const n = 1 << 16;
+  const [a, b, mid, out] = [
+    gpu.upload(randomF32(n, 3)),
+    gpu.upload(randomF32(n, 4)),
+    gpu.alloc("f32", n),
+    gpu.alloc("f32", n),
+  ];
+  const add = gpu.program("add", [[addPlan(n), [a, b, mid]]]);
+  try {
+    const options = { samples: 7, warmup: 1, clockWarmupMs: 0 };
+    const once = await timeEncoding(gpu, "one add", (encoder) => add.encode(encoder), options);
+    // The same add four times, with a copy after each: work the empty passes around the sample must enclose.
+    const more = await timeEncoding(gpu, "four adds and copies", (encoder) => {
+      for (let i = 0; i < 4; i++) {
+        add.encode(encoder);
+        encoder.copyBufferToBuffer(mid.buffer, 0, out.buffer, 0, 4 * n);
+      }
+    }, options);
+    strictEqual(more.samples, 7);
+    ok(once.ms > 0 && more.msMin > once.msMin, `four adds ${more.msMin} ms, one ${once.msMin} ms`);
+    const [x, y, z] = await Promise.all([gpu.read(a), gpu.read(b), gpu.read(out)]);
+    ok(z.every((v, i) => v === Math.fround(x[i] + y[i])), "the timed encodings ran");
+  } finally {
+    add.destroy();
+    for (const t of [a, b, mid, out]) t.buffer.destroy();
+  }
+});

@@ -446,6 +446,71 @@ export async function timeProgram(gpu: ResidentDevice, program: Program, options
 }
 
 /**
+ * Times any encoding: `encode` records whatever work it likes into the encoder (several programs,
+ * buffer copies, passes of its own), and each sample is timed between an empty compute pass before it
+ * and one after it (their timestamps land when the work before them has finished), after a warm-up
+ * submission and {@link warmClocks}; median of `samples`. For one program, {@link timeProgram} times
+ * its own passes instead.
+ *
+ * @param gpu the device (must have `timestamp-query`)
+ * @param what what is timed, for messages
+ * @param encode records one sample's work
+ * @param options samples, warm-up and clock warm-up (`cacheBytes` and rotation do not apply)
+ * @returns the timing (`sets` 1, `workingSetBytes` 0: the caller knows what the work moves)
+ * @throws TimestampUnavailableError without `timestamp-query`
+ * @throws Error naming `what` when WebGPU rejects the work
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, elementwisePlan } from "@xpu/ops";
+ * import { timeEncoding } from "@xpu/ops/harness/bench";
+ * const gpu = await acquireDevice();
+ * const n = 4096;
+ * const [a, b, sum] = [gpu.upload(new Float32Array(n).fill(1)), gpu.upload(new Float32Array(n).fill(2)), gpu.alloc("f32", n)];
+ * const program = gpu.program("add", [[elementwisePlan(gpu, { op: "add", n }), [a, b, sum]]]);
+ * const copy = gpu.alloc("f32", n);
+ * const t = await timeEncoding(gpu, "add, then a copy", (encoder) => {
+ *   program.encode(encoder);
+ *   encoder.copyBufferToBuffer(sum.buffer, 0, copy.buffer, 0, 4 * n);
+ * }, { samples: 5, clockWarmupMs: 0 });
+ * console.log(`${t.ms} ms median of ${t.samples}`);
+ * program.destroy();
+ * gpu.destroy();
+ * ```
+ */
+export async function timeEncoding(
+  gpu: ResidentDevice,
+  what: string,
+  encode: (encoder: GPUCommandEncoder) => void,
+  options?: TimingOptions,
+): Promise<Timing> {
+  options ??= {};
+  const { samples, warmup } = validated(options);
+  const passes = await timePasses(gpu, what, samples, warmup, options, {
+    async warm() {
+      await gpu.withErrorScopes(() => `warm-up of ${what}`, () => {
+        const encoder = gpu.device.createCommandEncoder({ label: `warm ${what}` });
+        for (let j = 0; j < Math.max(1, warmup); j++) encode(encoder);
+        gpu.device.queue.submit([encoder.finish()]);
+      });
+    },
+    encode(encoder, _j, writes) {
+      if (writes?.beginningOfPassWriteIndex !== undefined) {
+        const { querySet, beginningOfPassWriteIndex } = writes;
+        encoder.beginComputePass({ timestampWrites: { querySet, beginningOfPassWriteIndex } }).end();
+      }
+      encode(encoder);
+      if (writes?.endOfPassWriteIndex !== undefined) {
+        const { querySet, endOfPassWriteIndex } = writes;
+        encoder.beginComputePass({ timestampWrites: { querySet, endOfPassWriteIndex } }).end();
+      }
+      return [];
+    },
+  });
+  return { ...passes, samples, warmup, sets: 1, workingSetBytes: 0, cacheResident: false };
+}
+
+/**
  * The timing core: a warm-up submission, the clock warm-up, then `warmup` untimed and `samples`
  * timed encodings in one command buffer, each timed encoding between one pair of timestamps; the
  * ticks are checked (never backwards, never all zero, never summing past the submission's wall

@@ -7,9 +7,9 @@
  *
  * One DiT step is the recording `DitRun.step` submits (timestep path, modulation, both streams, the
  * main layers, the final layer, unpatchify; no Euler update): `--samples` steps are timed after two
- * untimed ones, each between two timestamp writes (empty compute passes before and after the step,
- * whose timestamps land when the work before them has finished), and read back at the end, never
- * around a fence; the caption's context refiner runs once per caption and is timed apart. The VAE
+ * untimed ones by harness/timing.ts's `timeEncoding` (each between empty compute passes whose
+ * timestamps land when the work before them has finished, read back at the end, never around a
+ * fence, after the clocks are warmed); the caption's context refiner runs once per caption and is timed apart. The VAE
  * decode of the same latent is timed the same way. Prints a JSON report (adapter, date, Deno, sizes,
  * medians and extremes in ms, dispatches, weight bytes) and writes it with `--json`. `--layers N` keeps
  * the config's widths with N main layers and one layer per refiner (a quick check of every kernel at
@@ -18,8 +18,8 @@
  * @module
  */
 
-import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
-import { summarizeNs, supportsTimestamps, warmClocks } from "../../harness/timing.ts";
+import { acquireDevice } from "../../harness/device.ts";
+import { supportsTimestamps, timeEncoding, type Timing } from "../../harness/timing.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
 import { type ExpectedTensor, scopedStore } from "../../llm/weights/checkpoint.ts";
 import { syntheticStore } from "../synthetic_store.ts";
@@ -70,53 +70,8 @@ function syntheticWeights(expected: readonly ExpectedTensor[]): TensorStore {
   });
 }
 
-/** GPU time of `samples` submissions of `encode`, each between two timestamp writes, after two untimed ones. */
-async function timeEncoded(
-  gpu: ResidentDevice,
-  samples: number,
-  encode: (encoder: GPUCommandEncoder) => void,
-): Promise<bigint[]> {
-  const device = gpu.device;
-  const querySet = device.createQuerySet({ type: "timestamp", count: 2 * samples });
-  const resolve = device.createBuffer({
-    size: 16 * samples,
-    usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC,
-  });
-  const staging = device.createBuffer({ size: 16 * samples, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-  try {
-    for (let i = 0; i < 2; i++) {
-      const encoder = device.createCommandEncoder();
-      encode(encoder);
-      device.queue.submit([encoder.finish()]);
-    }
-    await device.queue.onSubmittedWorkDone();
-    await warmClocks(gpu);
-    for (let i = 0; i < samples; i++) {
-      const encoder = device.createCommandEncoder();
-      encoder.beginComputePass({ timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * i } }).end();
-      encode(encoder);
-      encoder.beginComputePass({ timestampWrites: { querySet, endOfPassWriteIndex: 2 * i + 1 } }).end();
-      device.queue.submit([encoder.finish()]);
-    }
-    const encoder = device.createCommandEncoder();
-    encoder.resolveQuerySet(querySet, 0, 2 * samples, resolve, 0);
-    encoder.copyBufferToBuffer(resolve, 0, staging, 0, 16 * samples);
-    device.queue.submit([encoder.finish()]);
-    await staging.mapAsync(GPUMapMode.READ);
-    const ticks = new BigUint64Array(staging.getMappedRange().slice(0));
-    return Array.from({ length: samples }, (_, i) => ticks[2 * i + 1] - ticks[2 * i]);
-  } finally {
-    querySet.destroy();
-    resolve.destroy();
-    staging.destroy();
-  }
-}
-
 const round = (x: number) => Math.round(x * 1e3) / 1e3;
-const stats = (ticks: bigint[]) => {
-  const s = summarizeNs(ticks);
-  return { medianMs: round(s.ms), minMs: round(s.msMin), maxMs: round(s.msMax) };
-};
+const stats = (t: Timing) => ({ medianMs: round(t.ms), minMs: round(t.msMin), maxMs: round(t.msMax) });
 
 if (import.meta.main) {
   const flags = new Map<string, string>();
@@ -152,8 +107,9 @@ if (import.meta.main) {
     Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37)) as Float32Array<ArrayBuffer>;
   gpu.device.queue.writeBuffer(run.capFeats.buffer, 0, fill(run.capFeats.length));
   gpu.device.queue.writeBuffer(run.latent.buffer, 0, fill(run.latent.length));
-  const caption = await timeEncoded(gpu, samples, (encoder) => run.encodeCaptionInto(encoder));
-  const step = await timeEncoded(gpu, samples, (encoder) => run.encodeStep(encoder, 0.5));
+  const timing = { samples, warmup: 2 };
+  const caption = await timeEncoding(gpu, "the caption refiner", (encoder) => run.encodeCaptionInto(encoder), timing);
+  const step = await timeEncoding(gpu, "a DiT step", (encoder) => run.encodeStep(encoder, 0.5), timing);
   const dispatches = run.dispatchesPerStep;
   run.destroy();
   dit.destroy();
@@ -169,7 +125,7 @@ if (import.meta.main) {
   );
   const decode = vae.prepare(h, h);
   gpu.device.queue.writeBuffer(decode.latent.buffer, 0, fill(decode.latent.length));
-  const vaeTicks = await timeEncoded(gpu, samples, (encoder) => decode.encode(encoder));
+  const vaeTicks = await timeEncoding(gpu, "the VAE decode", (encoder) => decode.encode(encoder), timing);
   decode.destroy();
   vae.destroy();
   const report = {
@@ -187,7 +143,8 @@ if (import.meta.main) {
     captionRefiner: stats(caption),
     vaeDecode: stats(vaeTicks),
     samples,
-    timing: "GPU timestamps around each submission (empty passes before and after), median of samples after 2 untimed",
+    timing:
+      "harness/timing.ts timeEncoding: GPU timestamps of empty passes before and after each sample, one command buffer, median of samples after 2 untimed and a clock warm-up",
   };
   const text = JSON.stringify(report, null, 2);
   console.log(text);
