@@ -30,6 +30,11 @@ gpuTest("qwen3 bench: runs at the tiny shape and writes its figures as JSON", as
     strictEqual(result.tokens, 5);
     strictEqual(result.wallMs.length, 2);
     ok(result.wallMedianMs > 0 && result.weightBytes > 0 && result.programBytes > 0);
+    // GPU time where the adapter has timestamps (null otherwise): at least 5 samples, median among them.
+    if (result.gpuMedianMs !== null) {
+      ok(result.gpuSamplesMs.length >= 5 && result.gpuSamplesMs.every((ms: number) => ms > 0));
+      ok(result.gpuSamplesMs.includes(result.gpuMedianMs) || result.gpuSamplesMs.length % 2 === 0);
+    } else strictEqual(result.gpuSamplesMs, null);
   } finally {
     await Deno.remove(out);
   }

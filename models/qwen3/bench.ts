@@ -8,15 +8,18 @@
  *
  * `4b` is Z-Image's text encoder (Qwen3-4B, `hidden_states[-2]`: 35 of 36 layers, no final norm),
  * `0.6b` Anima's (Qwen3-0.6B, `last_hidden_state`); `tiny` is for the test that runs this script. One encode of `--tokens` ids is the unit: the
- * program replayed (`encodeResident`), timed by wall clock from the ids' write to the queue's
- * completion (so submission and the completion's latency are in it); median of `--samples` after 3
- * untimed runs.
+ * program replayed (`encodeResident`), timed two ways. By wall clock, from the ids' write to the
+ * queue's completion (so submission and the completion's latency are in it), median of `--samples`
+ * after 3 untimed runs; and by GPU timestamps around the program alone (`timeProgram`: its passes
+ * between empty timestamped passes), median of at least 5 after 2 untimed runs, where the adapter
+ * has timestamps.
  *
  * @module
  */
 
 import { parseArgs } from "node:util";
 import { acquireDevice } from "../../harness/device.ts";
+import { supportsTimestamps, timeProgram } from "../../harness/timing.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
 import { syntheticStore } from "../synthetic_store.ts";
 import { parseQwen3Config, type Qwen3Config } from "./config.ts";
@@ -138,6 +141,10 @@ if (import.meta.main) {
     await gpu.device.queue.onSubmittedWorkDone();
     wallMs.push(performance.now() - t);
   }
+  // The program alone on the GPU: timestamps from the start of its pass to its end, clocks warmed.
+  const gpuTime = supportsTimestamps(gpu)
+    ? await timeProgram(gpu, await encoder.prepare(ids), { samples: Math.max(5, samples), warmup: 2 })
+    : null;
   const result = {
     date: new Date().toISOString(),
     deno: Deno.version.deno,
@@ -153,8 +160,13 @@ if (import.meta.main) {
     programBytes: encoder.programBytes,
     wallMs,
     wallMedianMs: median(wallMs),
+    gpuMedianMs: gpuTime?.ms ?? null,
+    gpuSamplesMs: gpuTime?.samplesMs ?? null,
   };
-  console.log(`${shape.what}, ${format}, ${tokens} tokens: ${result.wallMedianMs.toFixed(2)} ms (median wall clock)`);
+  console.log(
+    `${shape.what}, ${format}, ${tokens} tokens: ${result.wallMedianMs.toFixed(2)} ms (median wall clock), ` +
+      (gpuTime ? `${gpuTime.ms.toFixed(2)} ms on the GPU (timestamps)` : "no GPU timestamps on this adapter"),
+  );
   if (values.out) await Deno.writeTextFile(values.out, JSON.stringify(result, null, 2) + "\n");
   encoder.destroy();
   gpu.destroy();

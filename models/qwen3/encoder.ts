@@ -243,6 +243,24 @@ export class Qwen3Encoder {
    * @throws Error naming a bad id, before any GPU work
    */
   async encodeResident(ids: ArrayLike<number>): Promise<GpuTensor> {
+    const p = await this.#prepare(ids);
+    await p.program.run();
+    return p.out;
+  }
+
+  /**
+   * The program that encodes `ids`, its inputs written, ready to run or to time (what
+   * {@link encodeResident} runs); it writes the hidden states to the tensor `encodeResident` returns.
+   *
+   * @param ids token ids, each in `[0, vocab)`
+   * @returns the program for this length (the encoder's: {@link release} or {@link destroy} frees it)
+   * @throws Error naming a bad id, before any GPU work
+   */
+  async prepare(ids: ArrayLike<number>): Promise<Program> {
+    return (await this.#prepare(ids)).program;
+  }
+
+  async #prepare(ids: ArrayLike<number>): Promise<LengthProgram> {
     this.#checkIds(ids);
     const L = ids.length;
     let p = this.#programs.get(L);
@@ -256,8 +274,7 @@ export class Qwen3Encoder {
         queue.writeBuffer(p.indices[b].buffer, 0, idx);
       }
     }
-    await p.program.run();
-    return p.out;
+    return p;
   }
 
   /**
