@@ -252,3 +252,37 @@ gpuTest("withLimits lowers limits for planning and running, and refuses to raise
     "withLimits: maxBufferSize",
   );
 });
+
+gpuTest(
+  "memory counts live buffers and their peak: alloc, destroy, transient buffers, views, the device's end",
+  async (gpu) => {
+    const before = gpu.memory;
+    const a = gpu.alloc("f32", 1000, "a");
+    const b = gpu.upload(new Float32Array(256), "b");
+    // Sizes as created: 1000 f32 elements and 256, whatever the rounding a driver does.
+    strictEqual(gpu.memory.bytes - before.bytes, a.buffer.size + b.buffer.size);
+    strictEqual(gpu.memory.buffers - before.buffers, 2);
+    strictEqual(gpu.withLimits({}).memory.bytes, gpu.memory.bytes, "a view shares its device's count");
+    a.buffer.destroy();
+    a.buffer.destroy(); // a second destroy is not counted twice
+    strictEqual(gpu.memory.bytes - before.bytes, b.buffer.size);
+    strictEqual(gpu.memory.buffers - before.buffers, 1);
+    const peak = gpu.memory.peakBytes;
+    strictEqual(peak >= before.bytes + a.buffer.size + b.buffer.size, true);
+    // run() makes inputs, outputs, params and staging buffers and destroys them all before it returns.
+    const live = gpu.memory.bytes;
+    await gpu.run(doublePlan(4096), [new Float32Array(4096)]);
+    strictEqual(gpu.memory.bytes, live, "run() leaves no buffer behind");
+    strictEqual(gpu.memory.peakBytes >= live + 2 * 4096 * 4, true, "run()'s input and output were counted while alive");
+    gpu.resetPeakMemory();
+    strictEqual(gpu.memory.peakBytes, gpu.memory.bytes);
+    b.buffer.destroy();
+    strictEqual(gpu.memory.bytes, before.bytes);
+
+    const own = await acquireDevice();
+    own.alloc("f32", 64);
+    strictEqual(own.memory.bytes >= 256, true);
+    own.destroy();
+    deepStrictEqual([own.memory.bytes, own.memory.buffers], [0, 0]);
+  },
+);

@@ -273,6 +273,23 @@ function isTensorDtype(dtype: unknown): dtype is TensorDtype {
 /** What the device views of one GPUDevice share: its loss, once known. */
 interface DeviceState {
   lost?: string;
+  memory: { bytes: number; buffers: number; peakBytes: number };
+}
+
+/**
+ * The buffers alive on a device, as {@link ResidentDevice.memory} reports them: every `createBuffer`
+ * on the GPUDevice since the library first saw it (whoever called it: ops, engines, models, the
+ * caller), less the buffers destroyed or garbage-collected since. WebGPU does not report the memory a
+ * driver holds, so this is what the application allocated: the size each buffer was created with,
+ * not the driver's rounding, textures or internal scratch.
+ */
+export interface DeviceMemory {
+  /** Bytes in live buffers now. */
+  bytes: number;
+  /** Live buffers now. */
+  buffers: number;
+  /** The most bytes live at once since the device was first seen or {@link ResidentDevice.resetPeakMemory}. */
+  peakBytes: number;
 }
 
 /** Pipelines by `op/variant` (one source each), then by the constants they were compiled with. */
@@ -358,6 +375,35 @@ export class ResidentDevice {
    */
   get lost(): string | undefined {
     return this.#state.lost;
+  }
+
+  /**
+   * The buffers alive on this device now and the peak since it was first seen (or since
+   * {@link resetPeakMemory}): see {@link DeviceMemory} for what is counted. Shared by every view of
+   * the device ({@link withLimits}); zero once the device is lost or destroyed.
+   *
+   * @example
+   * ```ts
+   * import { acquireDevice } from "@xpu/ops";
+   * const gpu = await acquireDevice();
+   * const before = gpu.memory.bytes;
+   * const t = gpu.alloc("f32", 1024);
+   * gpu.memory.bytes - before; // 4096
+   * t.buffer.destroy();
+   * gpu.memory.bytes - before; // 0
+   * gpu.destroy();
+   * ```
+   */
+  get memory(): DeviceMemory {
+    return { ...this.#state.memory };
+  }
+
+  /**
+   * Starts a new peak: {@link memory}'s `peakBytes` becomes the bytes live now, so a stage's peak can
+   * be read after it runs.
+   */
+  resetPeakMemory(): void {
+    this.#state.memory.peakBytes = this.#state.memory.bytes;
   }
 
   /** Throws a {@link DeviceLostError} once the device is lost or destroyed. */
@@ -1206,11 +1252,14 @@ const STATES = new WeakMap<GPUDevice, DeviceState>();
 function watchLoss(device: GPUDevice): DeviceState {
   const known = STATES.get(device);
   if (known) return known;
-  const state: DeviceState = {};
+  const state: DeviceState = { memory: { bytes: 0, buffers: 0, peakBytes: 0 } };
   STATES.set(device, state);
+  countBuffers(device, state);
   // A caller's device from an older runtime may lack `lost`; then only destroy() marks it lost.
   device.lost?.then((info) => {
     state.lost ??= info.message ? `${info.reason}: ${info.message}` : String(info.reason ?? "unknown reason");
+    state.memory.bytes = 0;
+    state.memory.buffers = 0;
   });
   const destroy = device.destroy;
   if (typeof destroy === "function") {
@@ -1219,11 +1268,65 @@ function watchLoss(device: GPUDevice): DeviceState {
       writable: true,
       value: function (this: GPUDevice): void {
         state.lost ??= "destroyed (GPUDevice.destroy())";
+        state.memory.bytes = 0;
+        state.memory.buffers = 0;
         return destroy.call(this);
       },
     });
   }
   return state;
+}
+
+/** What a buffer counted by {@link countBuffers} still owes the device's count. */
+interface CountedBuffer {
+  size: number;
+  counted: boolean;
+}
+
+/** Buffers dropped without `destroy()`: their bytes leave the count when they are collected. */
+const COLLECTED = new FinalizationRegistry<{ state: DeviceState; counted: CountedBuffer }>(({ state, counted }) => {
+  uncount(state, counted);
+});
+
+function uncount(state: DeviceState, counted: CountedBuffer): void {
+  if (!counted.counted || state.lost !== undefined) return;
+  counted.counted = false;
+  state.memory.bytes -= counted.size;
+  state.memory.buffers -= 1;
+}
+
+/**
+ * Wraps `device.createBuffer` so that every buffer made on the device is counted in
+ * `state.memory` until its `destroy()` (or its collection, or the device's destruction). The wrapper
+ * only counts; the device's own methods still create and destroy.
+ */
+function countBuffers(device: GPUDevice, state: DeviceState): void {
+  const create = device.createBuffer;
+  if (typeof create !== "function") return;
+  Object.defineProperty(device, "createBuffer", {
+    configurable: true,
+    writable: true,
+    value: function (this: GPUDevice, descriptor: GPUBufferDescriptor): GPUBuffer {
+      const buffer = create.call(this, descriptor);
+      if (state.lost !== undefined) return buffer;
+      const counted: CountedBuffer = { size: buffer.size, counted: true };
+      state.memory.bytes += counted.size;
+      state.memory.buffers += 1;
+      if (state.memory.bytes > state.memory.peakBytes) state.memory.peakBytes = state.memory.bytes;
+      COLLECTED.register(buffer, { state, counted }, counted);
+      const destroyBuffer = buffer.destroy;
+      Object.defineProperty(buffer, "destroy", {
+        configurable: true,
+        writable: true,
+        value: function (this: GPUBuffer): undefined {
+          COLLECTED.unregister(counted);
+          uncount(state, counted);
+          return destroyBuffer.call(this);
+        },
+      });
+      return buffer;
+    },
+  });
 }
 
 /**

@@ -28,6 +28,7 @@ export {
   type BindingRole,
   type BindingSpec,
   DeviceLostError,
+  type DeviceMemory,
   dtypeOf,
   type GpuTensor,
   type HostArray,
