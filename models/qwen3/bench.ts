@@ -1,35 +1,96 @@
 /**
- * Deno only (a CLI): times the Qwen3 encoder at a real model's shape on the adapter present, with
- * seeded random weights made tensor by tensor as they load (no checkpoint needed), and writes the
- * figures as JSON (the `baselines/<card>.json` a README figure must come from).
+ * Deno only (a CLI): Qwen3's speed at a real model's shape on the adapter present, with seeded random
+ * weights made tensor by tensor as they load (`models/synthetic_store.ts`; no checkpoint needed). One
+ * row of figures per shape and format, in the row format of `harness/baselines/<card>-llm.json`
+ * (bench:llm's, `llm/bench.ts`: `{ format, prefill: { wallTokPerS, ... }, decode: { wallTokPerS, ... } }`)
+ * with `shape` naming the model and an `encoder` entry beside them:
  *
- *     deno run -A models/qwen3/bench.ts [--shape 4b|0.6b|tiny] [--format f32|q8] [--tokens 512] [--samples 10]
- *                                       [--out models/qwen3/baselines/<card>.json]
+ *     deno run -A models/qwen3/bench.ts [--shape 0.6b,4b] [--format f32,q8] [--mode encoder,generate]
+ *         [--tokens 512] [--decode 256] [--samples 10] [--out rows.json] [--merge-into harness/baselines/<card>-llm.json]
+ *     deno run -A models/qwen3/bench.ts --merge-only rows.json --merge-into harness/baselines/<card>-llm.json
  *
- * `4b` is Z-Image's text encoder (Qwen3-4B, `hidden_states[-2]`: 35 of 36 layers, no final norm),
- * `0.6b` Anima's (Qwen3-0.6B, `last_hidden_state`); `tiny` is for the test that runs this script. One encode of `--tokens` ids is the unit: the
- * program replayed (`encodeResident`), timed two ways. By wall clock, from the ids' write to the
- * queue's completion (so submission and the completion's latency are in it), median of `--samples`
- * after 3 untimed runs; and by GPU timestamps around the program alone (`timeProgram`: its passes
- * between empty timestamped passes), median of at least 5 after 2 untimed runs, where the adapter
- * has timestamps.
+ * The defaults measure every row: both shapes, both formats, encoder and generation. `0.6b` is Qwen3-0.6B
+ * (Anima's text encoder, `last_hidden_state`: 28 layers and the final norm), `4b` Qwen3-4B (Z-Image's,
+ * `hidden_states[-2]`: 35 of its 36 layers, no final norm; the causal LM runs all 36); `tiny` is for the
+ * test that runs this script, and its rows are refused by the merge. Progress goes to stderr, a line of
+ * figures per row to stdout; `--out` writes `{ bench, date, adapter, runtime, rows }` after each row, so a
+ * run cut short keeps what it measured.
+ *
+ * Per row (the model loaded once for the encoder, then once as `Qwen3ForCausalLM`, one after the other):
+ * - `encoder`: one encode of `--tokens` ids (`Qwen3Encoder`, its program replayed). By wall clock, from
+ *   the ids' write to the queue's completion, median of `--samples` after 3 untimed runs; and by GPU
+ *   timestamps around the program alone (`timeProgram` on `encoder.prepare(ids)`), median of at least 5
+ *   after 2 untimed runs.
+ * - `prefill` and `decode`: measured as bench:llm measures the Llama engine, so the figures compare.
+ *   Prefill by wall clock = `--tokens` / (a generation of one token from a `--tokens` prompt: its call to
+ *   its token, the read-back included), median of 3; decode by wall clock = `--decode` / (the first token
+ *   to the last of a generation of `--decode` + 1 tokens). Both after a warm-up generation that compiles
+ *   every pipeline. `generate` builds its programs on every call, so the prefill's wall clock includes
+ *   that build (`prefill.prepareMs`: `prepare` alone, median of 3). GPU time by timestamps around each
+ *   program of one generation (`Qwen3ForCausalLM.prepare`): the prefill program, and the decode program
+ *   at the position after the prompt (it attends over the cache's whole capacity, masked, so every
+ *   position costs the same), median of at least 5 after 2 untimed runs each.
+ * - The decode loop is host-driven: each step's logits (`[vocab]` f32) are read back and the argmax taken
+ *   on the host before the next step is submitted (`decode.loop` says so in the row).
+ * - `weightBytes` (the causal LM's), `loadMs`, and `peakBytes` (`gpu.memory`'s peak while each was
+ *   loaded and measured); no stop id ends a generation.
+ *
+ * `--merge-into` merges the rows into a `<card>-llm.json` ({@link mergeLlmRows}): a row replaces the one
+ * of the same shape and format, others are appended, and the file's other rows (Sarashina2.2-1B's, named
+ * by the file's top-level `shape`) keep their text byte for byte. With `--merge-only`, a rows file an
+ * earlier run wrote with `--out` is merged and nothing is measured.
+ *
+ * Most of a run's time is making and loading the synthetic weights: four loads per shape (the encoder and
+ * the causal LM, f32 and q8), each of about 16 GB of f32 values at Qwen3-4B and 2.4 GB at Qwen3-0.6B, made
+ * on the host (f32 matrices are also transposed there; q8 ones are quantised on the GPU). The shapes may be
+ * run apart (`--shape 0.6b`, `--shape 4b`), each merging its own rows.
+ *
+ * Against torch: the oracle's Z-Image timing runs `Qwen3Model` whole (36 layers, `output_hidden_states`)
+ * on 512 tokens, Anima's `Qwen3Model` (28 layers, `last_hidden_state`); the encoder row of Qwen3-4B
+ * computes the 35 layers Z-Image uses (`encoder.layers`).
  *
  * @module
  */
 
 import { parseArgs } from "node:util";
-import { acquireDevice } from "../../harness/device.ts";
+import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
 import { supportsTimestamps, timeProgram } from "../../harness/timing.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
 import { syntheticStore } from "../synthetic_store.ts";
+import { Qwen3ForCausalLM } from "./causal_lm.ts";
 import { parseQwen3Config, type Qwen3Config } from "./config.ts";
 import { Qwen3Encoder } from "./encoder.ts";
 import type { Qwen3Format } from "./linear.ts";
 import { qwen3Tensors } from "./weights.ts";
 
-/** The two models the image pipelines use: their config.json keys, and the hidden state each takes. */
-const SHAPES: Record<string, { config: Record<string, unknown>; hiddenState: number; what: string }> = {
+/** A shape: its config.json keys, the name its rows carry, and the hidden state its encoder returns. */
+interface Shape {
+  name: string;
+  what: string;
+  hiddenState: number;
+  config: Record<string, unknown>;
+}
+
+const SHAPES: Record<string, Shape> = {
+  "0.6b": {
+    name: "Qwen3-0.6B",
+    what: "Qwen3-0.6B, Anima's text encoder",
+    hiddenState: -1,
+    config: {
+      hidden_size: 1024,
+      intermediate_size: 3072,
+      num_hidden_layers: 28,
+      num_attention_heads: 16,
+      num_key_value_heads: 8,
+      head_dim: 128,
+      vocab_size: 151936,
+      rope_theta: 1e6,
+      rms_norm_eps: 1e-6,
+      tie_word_embeddings: true,
+    },
+  },
   "4b": {
+    name: "Qwen3-4B",
     what: "Qwen3-4B, Z-Image's text encoder",
     hiddenState: -2,
     config: {
@@ -46,6 +107,7 @@ const SHAPES: Record<string, { config: Record<string, unknown>; hiddenState: num
     },
   },
   tiny: {
+    name: "tiny",
     what: "a tiny Qwen3 (the test's; no figure of it means anything)",
     hiddenState: -2,
     config: {
@@ -61,23 +123,65 @@ const SHAPES: Record<string, { config: Record<string, unknown>; hiddenState: num
       tie_word_embeddings: true,
     },
   },
-  "0.6b": {
-    what: "Qwen3-0.6B, Anima's text encoder",
-    hiddenState: -1,
-    config: {
-      hidden_size: 1024,
-      intermediate_size: 3072,
-      num_hidden_layers: 28,
-      num_attention_heads: 16,
-      num_key_value_heads: 8,
-      head_dim: 128,
-      vocab_size: 151936,
-      rope_theta: 1e6,
-      rms_norm_eps: 1e-6,
-      tie_word_embeddings: true,
-    },
-  },
 };
+
+/** The shapes whose rows may go into a card's baseline. */
+export const BASELINE_SHAPES: readonly string[] = ["Qwen3-0.6B", "Qwen3-4B"];
+
+const MODES = ["encoder", "generate"] as const;
+type Mode = typeof MODES[number];
+
+/** The encoder's figures. */
+export interface EncoderFigures {
+  tokens: number;
+  /** transformers' hidden-state index returned, and the decoder layers that computes. */
+  hiddenState: number;
+  layers: number;
+  wallMs: number;
+  wallSamplesMs: number[];
+  gpuMs: number | null;
+  gpuSamplesMs: number[] | null;
+  weightBytes: number;
+  programBytes: number;
+  loadMs: number;
+  peakBytes: number;
+}
+
+/** One shape and format's figures: a row of a `<card>-llm.json`. */
+export interface Qwen3BenchRow {
+  format: Qwen3Format;
+  /** The model shape ("Qwen3-0.6B", "Qwen3-4B"; "tiny" for the test). */
+  shape: string;
+  bench: "models/qwen3/bench.ts";
+  date: string;
+  adapter: string;
+  runtime: string;
+  config: Record<string, unknown>;
+  /** The causal LM's weights on the GPU (null without the generate mode). */
+  weightBytes: number | null;
+  loadMs: number | null;
+  peakBytes: number | null;
+  prefill: {
+    tokens: number;
+    wallMs: number;
+    wallTokPerS: number;
+    gpuMs: number | null;
+    gpuTokPerS: number | null;
+    prepareMs: number;
+  } | null;
+  decode: {
+    tokens: number;
+    wallTokPerS: number;
+    gpuMsPerToken: number | null;
+    gpuTokPerS: number | null;
+    cacheCapacity: number;
+    loop: string;
+  } | null;
+  encoder: EncoderFigures | null;
+}
+
+const DECODE_LOOP = "host: each step's logits [vocab] are read back and the argmax taken on the host " +
+  "before the next step is submitted";
 
 /**
  * A checkpoint of `config`'s tensors (`model.` names, F32) whose values are made when read: uniform in
@@ -95,79 +199,314 @@ function syntheticWeights(config: Qwen3Config): TensorStore {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-if (import.meta.main) {
-  const { values } = parseArgs({
-    args: Deno.args,
-    options: {
-      shape: { type: "string", default: "4b" },
-      format: { type: "string", default: "f32" },
-      tokens: { type: "string", default: "512" },
-      samples: { type: "string", default: "10" },
-      out: { type: "string" },
-    },
-  });
-  const shape = SHAPES[values.shape!];
-  if (!shape) throw new Error(`--shape must be one of ${Object.keys(SHAPES).join(", ")}, got ${values.shape}`);
-  const format = values.format as Qwen3Format;
-  if (format !== "f32" && format !== "q8") throw new Error(`--format must be f32 or q8, got ${format}`);
-  const tokens = Number(values.tokens), samples = Number(values.samples);
-  if (!Number.isInteger(tokens) || tokens < 1) {
-    throw new Error(`--tokens must be an integer >= 1, got ${values.tokens}`);
-  }
-  if (!Number.isInteger(samples) || samples < 1) {
-    throw new Error(`--samples must be an integer >= 1, got ${values.samples}`);
-  }
-  const config = parseQwen3Config(shape.config);
-  const gpu = await acquireDevice();
-  console.error(`adapter: ${gpu.adapter.description}; ${shape.what}, ${format}, ${tokens} tokens`);
-  const loadStart = performance.now();
+/** Progress as loading advances, a line per tenth. */
+function loadProgress(label: string): (done: number, total: number) => void {
   let shown = -1;
+  return (done, total) => {
+    const pct = Math.floor((100 * done) / total);
+    if (pct >= shown + 10) console.error(`${label}: loading ${(shown = pct)}%`);
+  };
+}
+
+async function measureEncoder(
+  gpu: ResidentDevice,
+  shape: Shape,
+  config: Qwen3Config,
+  format: Qwen3Format,
+  ids: number[],
+  samples: number,
+): Promise<EncoderFigures> {
+  const label = `${shape.name} ${format} encoder`;
+  gpu.resetPeakMemory();
+  const t0 = performance.now();
   const encoder = await Qwen3Encoder.load(gpu, syntheticWeights(config), config, {
     format,
     hiddenState: shape.hiddenState,
-    onProgress: (done, total) => {
-      const pct = Math.floor((100 * done) / total);
-      if (pct >= shown + 10) console.error(`loading: ${(shown = pct)}%`);
+    onProgress: loadProgress(label),
+  });
+  try {
+    const loadMs = performance.now() - t0;
+    console.error(`${label}: loaded in ${(loadMs / 1000).toFixed(1)} s; ${ids.length} tokens by wall clock`);
+    for (let i = 0; i < 3; i++) await encoder.encodeResident(ids);
+    await gpu.device.queue.onSubmittedWorkDone();
+    const wallSamplesMs: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      const t = performance.now();
+      await encoder.encodeResident(ids);
+      await gpu.device.queue.onSubmittedWorkDone();
+      wallSamplesMs.push(performance.now() - t);
+    }
+    // The program alone on the GPU: timestamps from the start of its pass to its end, clocks warmed.
+    const gpuTime = supportsTimestamps(gpu)
+      ? await timeProgram(gpu, await encoder.prepare(ids), { samples: Math.max(5, samples), warmup: 2 })
+      : null;
+    return {
+      tokens: ids.length,
+      hiddenState: shape.hiddenState,
+      layers: Math.min(encoder.hiddenState, config.numHiddenLayers),
+      wallMs: median(wallSamplesMs),
+      wallSamplesMs,
+      gpuMs: gpuTime?.ms ?? null,
+      gpuSamplesMs: gpuTime?.samplesMs ?? null,
+      weightBytes: encoder.weightBytes,
+      programBytes: encoder.programBytes,
+      loadMs,
+      peakBytes: gpu.memory.peakBytes,
+    };
+  } finally {
+    encoder.destroy();
+  }
+}
+
+/** Drains a generation, noting the time each id arrives. */
+async function drain(it: AsyncIterable<number>, times?: number[]): Promise<number[]> {
+  const ids: number[] = [];
+  for await (const id of it) {
+    times?.push(performance.now());
+    ids.push(id);
+  }
+  return ids;
+}
+
+async function measureGeneration(
+  gpu: ResidentDevice,
+  shape: Shape,
+  config: Qwen3Config,
+  format: Qwen3Format,
+  prompt: number[],
+  decode: number,
+  samples: number,
+): Promise<Pick<Qwen3BenchRow, "weightBytes" | "loadMs" | "peakBytes" | "prefill" | "decode">> {
+  const label = `${shape.name} ${format} causal LM`;
+  gpu.resetPeakMemory();
+  const t0 = performance.now();
+  const lm = await Qwen3ForCausalLM.load(gpu, syntheticWeights(config), config, {
+    format,
+    onProgress: loadProgress(label),
+  });
+  try {
+    const loadMs = performance.now() - t0;
+    const P = prompt.length, stopIds: number[] = [];
+    console.error(`${label}: loaded in ${(loadMs / 1000).toFixed(1)} s; compiling (a short generation of each size)`);
+    await drain(lm.generate(prompt, { maxTokens: 1, stopIds }));
+    let warm = 0; // two ids: the prefill and one decode step at the decode run's capacity
+    for await (const _ of lm.generate(prompt, { maxTokens: decode + 1, stopIds })) if (++warm === 2) break;
+    console.error(`${label}: prefill of ${P} tokens by wall clock, 3 runs`);
+    const prefillWall: number[] = [], prepareMs: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const t = performance.now();
+      await drain(lm.generate(prompt, { maxTokens: 1, stopIds }));
+      prefillWall.push(performance.now() - t);
+    }
+    for (let i = 0; i < 3; i++) {
+      const t = performance.now();
+      const g = lm.prepare(prompt, 1);
+      prepareMs.push(performance.now() - t);
+      g.destroy();
+    }
+    console.error(`${label}: ${decode} decode steps by wall clock`);
+    const times: number[] = [];
+    const generated = await drain(lm.generate(prompt, { maxTokens: decode + 1, stopIds }), times);
+    if (generated.length !== decode + 1) throw new Error(`${label}: ${generated.length} ids, not ${decode + 1}`);
+    const decodeWallMs = times[times.length - 1] - times[0];
+    let gpuPrefill: number | null = null, gpuDecode: number | null = null;
+    const capacity = P + decode;
+    if (supportsTimestamps(gpu)) {
+      console.error(`${label}: GPU time of the prefill and of a decode step`);
+      const g = lm.prepare(prompt, decode + 1);
+      try {
+        const options = { samples: Math.max(5, samples), warmup: 2 };
+        gpuPrefill = (await timeProgram(gpu, g.prefill, options)).ms;
+        g.feed(generated[0], P); // the first decode step's input, at the position after the prompt
+        gpuDecode = (await timeProgram(gpu, g.decode, options)).ms;
+      } finally {
+        g.destroy();
+      }
+    }
+    const prefillMs = median(prefillWall);
+    return {
+      weightBytes: lm.weightBytes,
+      loadMs,
+      peakBytes: gpu.memory.peakBytes,
+      prefill: {
+        tokens: P,
+        wallMs: prefillMs,
+        wallTokPerS: P / (prefillMs / 1000),
+        gpuMs: gpuPrefill,
+        gpuTokPerS: gpuPrefill === null ? null : P / (gpuPrefill / 1000),
+        prepareMs: median(prepareMs),
+      },
+      decode: {
+        tokens: decode,
+        wallTokPerS: decode / (decodeWallMs / 1000),
+        gpuMsPerToken: gpuDecode,
+        gpuTokPerS: gpuDecode === null ? null : 1000 / gpuDecode,
+        cacheCapacity: capacity,
+        loop: DECODE_LOOP,
+      },
+    };
+  } finally {
+    lm.destroy();
+  }
+}
+
+/**
+ * A `<card>-llm.json`'s text with `rows` merged in: each row replaces, in place, the row of the same
+ * `shape` and `format`, or is appended; every other row and key is kept, so rows without a `shape`
+ * (Sarashina2.2-1B's, named by the file's top-level `shape`) keep their text byte for byte. Written as
+ * bench:llm writes the file (`JSON.stringify(result, null, 1)` and a newline).
+ *
+ * @param target the file's text, or null for a file not yet written (`{ "bench": "llm", "rows": [] }`)
+ * @param rows the rows to merge, each of a shape in {@link BASELINE_SHAPES}
+ * @returns the new text
+ * @throws Error naming the target that holds no `rows` array, or a row whose shape or format is not a baseline's
+ *
+ * @example
+ * ```ts
+ * import { mergeLlmRows } from "./bench.ts";
+ * const before = JSON.stringify({ bench: "llm", shape: "Sarashina2.2-1B", rows: [{ format: "q8" }] }, null, 1) + "\n";
+ * const row = { format: "q8", shape: "Qwen3-4B", prefill: { wallTokPerS: 1 }, decode: { wallTokPerS: 1 } };
+ * JSON.parse(mergeLlmRows(before, [row])).rows.length; // 2: Sarashina's q8 row, then Qwen3-4B's
+ * ```
+ */
+export function mergeLlmRows(target: string | null, rows: readonly { shape?: unknown; format?: unknown }[]): string {
+  const file = target === null ? { bench: "llm", rows: [] } : JSON.parse(target);
+  if (typeof file !== "object" || file === null || !Array.isArray(file.rows)) {
+    throw new Error("qwen3 bench: the file to merge into must be a JSON object with a rows array (a <card>-llm.json)");
+  }
+  const merged: Record<string, unknown>[] = file.rows;
+  for (const row of rows) {
+    if (typeof row.shape !== "string" || !BASELINE_SHAPES.includes(row.shape)) {
+      throw new Error(
+        `qwen3 bench: only rows of ${BASELINE_SHAPES.join(" and ")} go into a baseline, got shape ${
+          JSON.stringify(row.shape)
+        }`,
+      );
+    }
+    if (row.format !== "f32" && row.format !== "q8") {
+      throw new Error(`qwen3 bench: a row's format must be f32 or q8, got ${JSON.stringify(row.format)}`);
+    }
+    const at = merged.findIndex((r) => r.shape === row.shape && r.format === row.format);
+    if (at >= 0) merged[at] = { ...row };
+    else merged.push({ ...row });
+  }
+  return JSON.stringify(file, null, 1) + "\n";
+}
+
+/** A comma-separated list, each entry one of `allowed`. */
+function list<T extends string>(flag: string, value: string, allowed: readonly string[]): T[] {
+  const items = value.split(",").map((s) => s.trim());
+  for (const item of items) {
+    if (!allowed.includes(item)) {
+      throw new Error(`--${flag} takes ${allowed.join(", ")} (comma-separated), got ${item}`);
+    }
+  }
+  return items as T[];
+}
+
+function count(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${flag} must be an integer >= 1, got ${value}`);
+  return n;
+}
+
+async function mergeInto(path: string, rows: readonly Qwen3BenchRow[]): Promise<void> {
+  let text: string | null = null;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  await Deno.writeTextFile(path, mergeLlmRows(text, rows));
+  console.error(`merged ${rows.length} rows into ${path}${text === null ? " (a new file)" : ""}`);
+}
+
+const fmt = (v: number | null, digits = 0) => v === null ? "-" : v.toFixed(digits);
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      shape: { type: "string", default: "0.6b,4b" },
+      format: { type: "string", default: "f32,q8" },
+      mode: { type: "string", default: MODES.join(",") },
+      tokens: { type: "string", default: "512" },
+      decode: { type: "string", default: "256" },
+      samples: { type: "string", default: "10" },
+      out: { type: "string" },
+      "merge-into": { type: "string" },
+      "merge-only": { type: "string" },
     },
   });
-  const loadS = (performance.now() - loadStart) / 1000;
-  const ids = Array.from({ length: tokens }, (_, i) => (i * 7919 + 13) % config.vocabSize);
-  for (let i = 0; i < 3; i++) await encoder.encodeResident(ids);
-  await gpu.device.queue.onSubmittedWorkDone();
-  const wallMs: number[] = [];
-  for (let i = 0; i < samples; i++) {
-    const t = performance.now();
-    await encoder.encodeResident(ids);
-    await gpu.device.queue.onSubmittedWorkDone();
-    wallMs.push(performance.now() - t);
+  const mergeTarget = values["merge-into"];
+  if (values["merge-only"] !== undefined) {
+    if (mergeTarget === undefined) throw new Error("--merge-only needs --merge-into (the <card>-llm.json)");
+    const { rows } = JSON.parse(await Deno.readTextFile(values["merge-only"]));
+    if (!Array.isArray(rows)) throw new Error(`--merge-only: ${values["merge-only"]} holds no rows array`);
+    return await mergeInto(mergeTarget, rows);
   }
-  // The program alone on the GPU: timestamps from the start of its pass to its end, clocks warmed.
-  const gpuTime = supportsTimestamps(gpu)
-    ? await timeProgram(gpu, await encoder.prepare(ids), { samples: Math.max(5, samples), warmup: 2 })
-    : null;
+  const shapes = list<string>("shape", values.shape!, Object.keys(SHAPES)).map((s) => SHAPES[s]);
+  const formats = list<Qwen3Format>("format", values.format!, ["f32", "q8"]);
+  const modes = list<Mode>("mode", values.mode!, MODES);
+  const tokens = count("tokens", values.tokens!), decode = count("decode", values.decode!);
+  const samples = count("samples", values.samples!);
+  if (mergeTarget !== undefined && shapes.some((s) => !BASELINE_SHAPES.includes(s.name))) {
+    throw new Error(`--merge-into takes rows of ${BASELINE_SHAPES.join(" and ")} only (--shape 0.6b,4b)`);
+  }
+  const start = performance.now();
+  const gpu = await acquireDevice();
+  const runtime = `Deno ${Deno.version.deno}`;
+  console.error(`adapter: ${gpu.adapter.description}; ${tokens} tokens, ${decode} decode steps, modes ${modes}`);
+  const rows: Qwen3BenchRow[] = [];
   const result = {
+    bench: "qwen3",
     date: new Date().toISOString(),
-    deno: Deno.version.deno,
-    adapter: gpu.adapter.description,
-    model: shape.what,
-    config: shape.config,
-    hiddenState: shape.hiddenState,
-    format,
-    tokens,
-    samples,
-    loadSeconds: loadS,
-    weightBytes: encoder.weightBytes,
-    programBytes: encoder.programBytes,
-    wallMs,
-    wallMedianMs: median(wallMs),
-    gpuMedianMs: gpuTime?.ms ?? null,
-    gpuSamplesMs: gpuTime?.samplesMs ?? null,
+    adapter: gpu.adapter,
+    runtime,
+    elapsedSeconds: 0,
+    rows,
   };
-  console.log(
-    `${shape.what}, ${format}, ${tokens} tokens: ${result.wallMedianMs.toFixed(2)} ms (median wall clock), ` +
-      (gpuTime ? `${gpuTime.ms.toFixed(2)} ms on the GPU (timestamps)` : "no GPU timestamps on this adapter"),
-  );
-  if (values.out) await Deno.writeTextFile(values.out, JSON.stringify(result, null, 2) + "\n");
-  encoder.destroy();
+  for (const shape of shapes) {
+    const config = parseQwen3Config(shape.config);
+    const ids = Array.from({ length: tokens }, (_, i) => (i * 7919 + 13) % config.vocabSize);
+    for (const format of formats) {
+      const encoder = modes.includes("encoder") ? await measureEncoder(gpu, shape, config, format, ids, samples) : null;
+      const generation = modes.includes("generate")
+        ? await measureGeneration(gpu, shape, config, format, ids, decode, samples)
+        : null;
+      const row: Qwen3BenchRow = {
+        format,
+        shape: shape.name,
+        bench: "models/qwen3/bench.ts",
+        date: new Date().toISOString(),
+        adapter: gpu.adapter.description,
+        runtime,
+        config: shape.config,
+        weightBytes: generation?.weightBytes ?? null,
+        loadMs: generation?.loadMs ?? null,
+        peakBytes: generation?.peakBytes ?? null,
+        prefill: generation?.prefill ?? null,
+        decode: generation?.decode ?? null,
+        encoder,
+      };
+      rows.push(row);
+      result.elapsedSeconds = (performance.now() - start) / 1000;
+      if (values.out) await Deno.writeTextFile(values.out, JSON.stringify(result, null, 1) + "\n");
+      const e = row.encoder, p = row.prefill, d = row.decode;
+      console.log(
+        `${shape.name} ${format}: ` +
+          (e ? `encoder ${e.tokens} tokens ${e.wallMs.toFixed(2)} ms wall, ${fmt(e.gpuMs, 2)} ms GPU; ` : "") +
+          (p && d
+            ? `prefill ${fmt(p.wallTokPerS)} tok/s wall (GPU ${fmt(p.gpuTokPerS)}); decode ${
+              fmt(d.wallTokPerS, 1)
+            } tok/s wall (GPU ${fmt(d.gpuMsPerToken, 3)} ms/token)`
+            : ""),
+      );
+    }
+  }
+  console.error(`done in ${result.elapsedSeconds.toFixed(0)} s`);
   gpu.destroy();
+  if (mergeTarget !== undefined) await mergeInto(mergeTarget, rows);
 }
+
+if (import.meta.main) await main();

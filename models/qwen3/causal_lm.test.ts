@@ -176,6 +176,51 @@ gpuTest(
   },
 );
 
+gpuTest(
+  "qwen3 causal LM prepare: its prefill and decode programs, driven by hand, give the reference's logits; one at a time",
+  async (gpu) => {
+    const config = tiny(true);
+    const store = await randomQwen3(config, 7);
+    const ref = new Qwen3Reference(config, await readQwen3Weights(store, config));
+    const want = expected(ref, PROMPT, 3);
+    const lm = await Qwen3ForCausalLM.load(gpu, store, config);
+    const g = lm.prepare(PROMPT, 3);
+    try {
+      strictEqual(g.promptLength, PROMPT.length);
+      strictEqual(g.capacity, PROMPT.length + 2);
+      await assertThrowsMessage(() => lm.prepare([1]), "a generation is already running on this model");
+      await assertThrowsMessage(() => lm.destroy(), "destroy() while a generation runs");
+      await g.prefill.run();
+      assertClose(await g.logits(), want.logits[0], LOGITS, "prefill's logits");
+      // A position before the cache's free ones, or past its end, and a bad id, are refused by name.
+      await assertThrowsMessage(
+        () => g.feed(want.ids[0], PROMPT.length - 1),
+        "position must be an integer in [7, 9)",
+      );
+      await assertThrowsMessage(() => g.feed(want.ids[0], PROMPT.length + 2), "got 9");
+      await assertThrowsMessage(() => g.feed(300, PROMPT.length), "id = 300 is not a token id in [0, 300)");
+      for (const step of [1, 2]) {
+        g.feed(want.ids[step - 1], PROMPT.length + step - 1);
+        await g.decode.run();
+        assertClose(await g.logits(), want.logits[step], LOGITS, `decode step ${step}`);
+      }
+      // Running a program again replays the same step: the decode at the last fed position, same logits.
+      const again = await g.logits();
+      await g.decode.run();
+      assertClose(await g.logits(), again, { atol: 0, rtol: 0 }, "the same decode step replayed");
+      g.destroy();
+      await assertThrowsMessage(async () => await g.logits(), "generation used after destroy()");
+      // Destroyed, it no longer holds the model: generate runs.
+      const ids: number[] = [];
+      for await (const id of lm.generate(PROMPT, { maxTokens: 3, stopIds: [] })) ids.push(id);
+      deepStrictEqual(ids, want.ids);
+    } finally {
+      g.destroy(); // a second destroy does nothing
+      lm.destroy();
+    }
+  },
+);
+
 gpuTest("qwen3 causal LM: bad prompts and options are refused by name before any GPU work", async (gpu) => {
   const config = tiny(true);
   const lm = await Qwen3ForCausalLM.load(gpu, await randomQwen3(config, 7), config);

@@ -14,7 +14,12 @@
  * The head is the embedding table when tied (`embedding.ts`'s row blocks, one ops/matvec each, so a
  * table past the binding limit works), else `lm_head.weight` held the same way. Greedy choice is on
  * the host: the logits are read back after every step (`vocab` floats) and the first largest taken,
- * as `torch.argmax`. Generation stops after a stop id (which is yielded) or `maxTokens` ids.
+ * as `torch.argmax`. Generation stops after a stop id (which is yielded) or `maxTokens` ids. The
+ * decode loop is driven from the host: each step waits for the previous step's logits before it is
+ * submitted.
+ *
+ * `generate` is {@link Qwen3ForCausalLM.prepare} and a loop over the {@link Qwen3Generation} it returns;
+ * a caller that times the programs (`timeProgram`) or runs its own loop uses that seam directly.
  *
  * @module
  */
@@ -62,6 +67,47 @@ interface Generation {
   decodeIndices: GpuTensor[];
   position: GpuTensor;
   logits: GpuTensor[];
+}
+
+/**
+ * One generation's programs, made by {@link Qwen3ForCausalLM.prepare}: the prompt's ids written into
+ * the prefill program's inputs and the prompt's positions of the KV cache unmasked. Until
+ * {@link Qwen3Generation.destroy} it is the model's one running generation.
+ */
+export interface Qwen3Generation {
+  /** Tokens of the prompt. */
+  readonly promptLength: number;
+  /** Positions the KV cache holds: the prompt and `maxTokens - 1` decoded tokens. */
+  readonly capacity: number;
+  /**
+   * The forward over the whole prompt: writes each layer's keys and values at positions
+   * `0 .. promptLength - 1` of the cache and the logits of the prompt's last position.
+   */
+  readonly prefill: Program;
+  /**
+   * One token's forward at the position of the last {@link Qwen3Generation.feed}: writes its key and
+   * value there and its logits. It attends over the whole capacity under the cache's mask, so every
+   * position costs the same.
+   */
+  readonly decode: Program;
+  /**
+   * Writes the next token into the decode program's inputs: its id, its position, and that position
+   * unmasked in the cache.
+   *
+   * @param id the token id, in `[0, vocab)`
+   * @param position its position, in `[promptLength, capacity)`
+   * @throws Error naming a bad id or position, or a destroyed generation
+   */
+  feed(id: number, position: number): void;
+  /**
+   * Reads back the logits the last prefill or decode run wrote.
+   *
+   * @returns `[vocab]` f32
+   * @throws Error after destroy
+   */
+  logits(): Promise<Float32Array>;
+  /** Frees the programs and their tensors; the model may then prepare another generation. */
+  destroy(): void;
 }
 
 /**
@@ -222,6 +268,98 @@ export class Qwen3ForCausalLM {
     return out;
   }
 
+  #checkId(id: number, what: string): void {
+    const V = this.config.vocabSize;
+    if (!Number.isInteger(id) || id < 0 || id >= V) {
+      throw new Error(`qwen3: ${what} = ${id} is not a token id in [0, ${V})`);
+    }
+  }
+
+  /**
+   * Builds one generation's programs for a prompt, its ids written: what {@link generate} runs, for a
+   * caller that times the programs or drives the loop itself (run `prefill`, read `logits()`, then
+   * per new token `feed(id, position)`, run `decode`, read `logits()`).
+   *
+   * @param ids the prompt's token ids
+   * @param maxTokens tokens the generation may produce (the cache holds `ids.length + maxTokens - 1` positions)
+   * @returns the generation; destroy it before the model prepares another
+   * @throws Error naming a bad id or maxTokens, a cache over the binding limit, or a generation already running
+   *
+   * @example
+   * ```ts
+   * import { acquireDevice } from "@xpu/ops/harness";
+   * import { bytesSource, SafetensorsFile } from "@xpu/ops/llm";
+   * import { parseQwen3Config, Qwen3ForCausalLM } from "@xpu/ops/models/qwen3";
+   * const dir = "models/qwen3/fixtures";
+   * const store = await SafetensorsFile.open(bytesSource(await Deno.readFile(`${dir}/anima-tiny-qwen3.safetensors`)));
+   * const config = parseQwen3Config(await Deno.readTextFile(`${dir}/anima-tiny-config.json`));
+   * const gpu = await acquireDevice();
+   * const lm = await Qwen3ForCausalLM.load(gpu, store, config);
+   * const g = lm.prepare([5, 6, 7], 2);
+   * await g.prefill.run();
+   * const first = await g.logits(); // the logits after the prompt's last token
+   * g.feed(first.indexOf(Math.max(...first)), 3); // the greedy choice, at position 3
+   * await g.decode.run();
+   * const second = await g.logits();
+   * g.destroy();
+   * lm.destroy();
+   * gpu.destroy();
+   * ```
+   */
+  prepare(ids: ArrayLike<number>, maxTokens = 64): Qwen3Generation {
+    if (this.#destroyed) throw new Error("qwen3: used after destroy()");
+    if (ids.length < 1) throw new Error("qwen3: the prompt must hold at least one token");
+    for (let i = 0; i < ids.length; i++) this.#checkId(ids[i], `ids[${i}]`);
+    if (!Number.isInteger(maxTokens) || maxTokens < 1) {
+      throw new Error(`qwen3: maxTokens must be an integer >= 1, got ${maxTokens}`);
+    }
+    if (this.#running) throw new Error("qwen3: a generation is already running on this model");
+    const P = ids.length, capacity = P + maxTokens - 1;
+    const g = this.#build(P, capacity);
+    this.#running = true;
+    const queue = this.#gpu.device.queue;
+    for (const [b, idx] of blockIndices(this.#embedding, ids).entries()) {
+      queue.writeBuffer(g.prefillIndices[b].buffer, 0, idx);
+    }
+    queue.writeBuffer(g.cache.mask.buffer, 0, new Float32Array(P)); // the prompt's positions are visible
+    let live = true;
+    const usable = () => {
+      if (!live) throw new Error("qwen3: generation used after destroy()");
+    };
+    return {
+      promptLength: P,
+      capacity,
+      prefill: g.prefill,
+      decode: g.decode,
+      feed: (id, position) => {
+        usable();
+        this.#checkId(id, "id");
+        if (!Number.isInteger(position) || position < P || position >= capacity) {
+          throw new Error(
+            `qwen3: position must be an integer in [${P}, ${capacity}) (after the prompt, in the cache), got ${position}`,
+          );
+        }
+        for (const [b, idx] of blockIndices(this.#embedding, [id]).entries()) {
+          queue.writeBuffer(g.decodeIndices[b].buffer, 0, idx);
+        }
+        queue.writeBuffer(g.position.buffer, 0, new Int32Array([position]));
+        queue.writeBuffer(g.cache.mask.buffer, 4 * position, new Float32Array(1));
+      },
+      logits: () => {
+        usable();
+        return this.#logits(g);
+      },
+      destroy: () => {
+        if (!live) return;
+        live = false;
+        g.prefill.destroy();
+        g.decode.destroy();
+        g.work.destroy();
+        this.#running = false;
+      },
+    };
+  }
+
   /**
    * Greedy continuation of a prompt: ids yielded as they are chosen.
    *
@@ -231,57 +369,32 @@ export class Qwen3ForCausalLM {
    * @throws Error naming a bad id or option before any GPU work, or a call while another generation runs
    */
   async *generate(ids: ArrayLike<number>, options: Qwen3GenerateOptions = {}): AsyncGenerator<number> {
-    if (this.#destroyed) throw new Error("qwen3: used after destroy()");
-    const V = this.config.vocabSize;
-    if (ids.length < 1) throw new Error("qwen3: the prompt must hold at least one token");
-    for (let i = 0; i < ids.length; i++) {
-      if (!Number.isInteger(ids[i]) || ids[i] < 0 || ids[i] >= V) {
-        throw new Error(`qwen3: ids[${i}] = ${ids[i]} is not a token id in [0, ${V})`);
-      }
-    }
     const maxTokens = options.maxTokens ?? 64;
-    if (!Number.isInteger(maxTokens) || maxTokens < 1) {
-      throw new Error(`qwen3: maxTokens must be an integer >= 1, got ${maxTokens}`);
-    }
     const stopIds = new Set(options.stopIds ?? this.config.eosTokenIds);
-    if (this.#running) throw new Error("qwen3: a generation is already running on this model");
-    const P = ids.length;
-    const g = this.#build(P, P + maxTokens - 1);
-    this.#running = true;
+    const g = this.prepare(ids, maxTokens);
     try {
-      const queue = this.#gpu.device.queue;
-      for (const [b, idx] of blockIndices(this.#embedding, ids).entries()) {
-        queue.writeBuffer(g.prefillIndices[b].buffer, 0, idx);
-      }
-      queue.writeBuffer(g.cache.mask.buffer, 0, new Float32Array(P)); // the prompt's positions are visible
       await g.prefill.run();
       for (let step = 0;; step++) {
-        const logits = await this.#logits(g);
+        const logits = await g.logits();
         options.onLogits?.(logits, step);
         let best = 0;
-        for (let j = 1; j < V; j++) if (logits[j] > logits[best]) best = j;
+        for (let j = 1; j < logits.length; j++) if (logits[j] > logits[best]) best = j;
         yield best;
         if (stopIds.has(best) || step + 1 === maxTokens) return;
-        const pos = P + step;
-        for (const [b, idx] of blockIndices(this.#embedding, [best]).entries()) {
-          queue.writeBuffer(g.decodeIndices[b].buffer, 0, idx);
-        }
-        queue.writeBuffer(g.position.buffer, 0, new Int32Array([pos]));
-        queue.writeBuffer(g.cache.mask.buffer, 4 * pos, new Float32Array(1));
+        g.feed(best, ids.length + step);
         await g.decode.run();
       }
     } finally {
-      g.prefill.destroy();
-      g.decode.destroy();
-      g.work.destroy();
-      this.#running = false;
+      g.destroy();
     }
   }
 
   /** Frees everything the model holds on the GPU (the device is the caller's). */
   destroy(): void {
     if (this.#destroyed) return;
-    if (this.#running) throw new Error("qwen3: destroy() while a generation runs (finish or return it first)");
+    if (this.#running) {
+      throw new Error("qwen3: destroy() while a generation runs (finish, return or destroy it first)");
+    }
     this.#constants.destroy();
     destroyQwen3Weights(this.#weights);
     this.#destroyed = true;
