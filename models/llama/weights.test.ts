@@ -1,14 +1,20 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
-import { parseLlamaConfig } from "../config.ts";
-import { SafetensorsFile, type TensorStore } from "../safetensors.ts";
-import { bytesSource } from "../safetensors_sources.ts";
-import { openCheckpointDir } from "../safetensors_file.ts";
-import { encodeSafetensors, type TensorData } from "../safetensors_write.ts";
-import type { WeightFormat } from "./format.ts";
-import { convertedMetadata, type LoadedWeight, loadWeights, quantizeRowsGpu } from "./load.ts";
+import { SafetensorsFile, type TensorStore } from "../../llm/safetensors.ts";
+import { bytesSource } from "../../llm/safetensors_sources.ts";
+import { fileSource, openCheckpointDir } from "../../llm/safetensors_file.ts";
+import { encodeSafetensors, type TensorData } from "../../llm/safetensors_write.ts";
+import { outputSpecs, transformTensor, type WeightFormat } from "../../llm/weights/format.ts";
+import { convertedMetadata, type LoadedWeight, quantizeRowsGpu } from "../../llm/weights/load.ts";
+import { permuteRopeChannels } from "../../ops/rope/reference.ts";
+import { parseLlamaConfig, TINY_CONFIG } from "./config.ts";
+import { llamaWeightSpecs, loadWeights } from "./weights.ts";
 
-const FIXTURES = new URL("../fixtures/", import.meta.url).pathname;
+const FIXTURES = new URL("../../llm/fixtures/", import.meta.url).pathname;
+
+async function openFixture(path: string): Promise<SafetensorsFile> {
+  return SafetensorsFile.open(await fileSource(`${FIXTURES}${path}`));
+}
 
 async function loadDir(dir: string, format?: WeightFormat, deferQuantization?: WeightFormat[]) {
   const config = parseLlamaConfig(await Deno.readTextFile(`${FIXTURES}${dir}/config.json`));
@@ -146,9 +152,9 @@ gpuTest(
   async (gpu) => {
     // Each matrix of two tiny checkpoints (K = 48 and 144: q4g128 rows of one group and of a full
     // group plus 16 columns; tiny-headdim's Q/K permuted with head_dim 16), deferred by the loader,
-    // quantized on the GPU, against what transformTensor writes (held to numpy's quantiser by
-    // format.test.ts). Under a 4 KiB binding limit each matrix is cut into row blocks whose packed
-    // form fits (as LlamaEngine cuts them) and the f32 rows of a block go up in pieces of 21 rows or
+    // quantized on the GPU, against what transformTensor writes (held to numpy's converter below and
+    // to its quantiser by llm/weights/format.test.ts). Under a 4 KiB binding limit each matrix is cut
+    // into row blocks whose packed form fits (as LlamaEngine cuts them) and the f32 rows of a block go up in pieces of 21 rows or
     // fewer, each quantized at its row offset.
     for (const dir of ["tiny-gqa/bf16", "tiny-headdim/bf16"]) {
       for (const format of ["q8", "q4g128"] as const) {
@@ -195,35 +201,56 @@ gpuTest(
   },
 );
 
-gpuTest(
-  "quantizeRowsGpu: refuses a row over the binding limit, bad sizes, short buffers and f32, naming them",
-  async (gpu) => {
-    const buffer = gpu.alloc("u32", 4, "weight").buffer;
-    try {
-      const small = gpu.withLimits({ maxStorageBufferBindingSize: 256 });
-      await assertThrowsMessage(
-        () => quantizeRowsGpu(small, "q4g128", new Float32Array(65), 1, 65, buffer, buffer),
-        "quantizeRowsGpu: one f32 row of 65 columns (260 bytes) is over the binding limit 256",
-      );
-      await assertThrowsMessage(
-        () => quantizeRowsGpu(gpu, "q8", new Float32Array(5), 2, 3, buffer, buffer),
-        "quantizeRowsGpu: values must have length rows * K = 6, got 5",
-      );
-      await assertThrowsMessage(
-        () => quantizeRowsGpu(gpu, "f32" as "q8", new Float32Array(6), 2, 3, buffer, buffer),
-        "quantizeRowsGpu: format must be q8 or q4g128, got f32",
-      );
-      await assertThrowsMessage(
-        () => quantizeRowsGpu(gpu, "q8", new Float32Array(0), 0, 3, buffer, buffer),
-        "quantizeRowsGpu: rows must be a positive integer, got 0",
-      );
-      // 9 rows of 8 columns: 18 words of q8 (72 bytes) and 9 scales; the buffer holds 16 bytes.
-      await assertThrowsMessage(
-        () => quantizeRowsGpu(gpu, "q8", new Float32Array(72), 9, 8, buffer, buffer),
-        `quantizeRowsGpu: weight must hold at least 72 bytes, got ${buffer.size}`,
-      );
-    } finally {
-      buffer.destroy();
+Deno.test("transformTensor: the tiny checkpoint in q8 and q4g128 is byte for byte what the numpy converter wrote", async () => {
+  const input = await openFixture("tiny-gqa/f32/model.safetensors");
+  for (const format of ["q8", "q4g128"] as const) {
+    const expected = await openFixture(`tiny-gqa/expected-${format}.safetensors`);
+    let compared = 0;
+    for (const spec of llamaWeightSpecs(TINY_CONFIG)) {
+      const parts = transformTensor(spec, await input.readFloat32(spec.name), TINY_CONFIG, format);
+      assertEquals(parts.map(({ name, dtype, shape }) => ({ name, dtype, shape })), outputSpecs(spec, format));
+      for (const part of parts) {
+        const want = expected.info(part.name);
+        assertEquals([part.dtype, part.shape], [want.dtype, want.shape], part.name);
+        assertEquals(part.data, await expected.read(part.name), `${format} ${part.name}`);
+        compared++;
+      }
     }
-  },
-);
+    assertEquals(compared, expected.tensors.length, `${format}: every expected tensor compared`);
+  }
+});
+
+Deno.test("transformTensor: f32 permutes Q and K only; bad values are refused naming the tensor", async () => {
+  const input = await openFixture("tiny-gqa/f32/model.safetensors");
+  const specs = llamaWeightSpecs(TINY_CONFIG);
+  for (const spec of specs.slice(0, 4)) {
+    const values = await input.readFloat32(spec.name);
+    const [part] = transformTensor(spec, values, TINY_CONFIG, "f32");
+    const heads = spec.role === "q" ? 4 : 2;
+    const want = spec.role === "q" || spec.role === "k" ? permuteRopeChannels(values, heads, 12, 48) : values;
+    assertEquals(new Float32Array(part.data.slice().buffer), want, spec.name);
+  }
+  const q = specs[1];
+  const bad = new Float32Array(48 * 48);
+  bad[100] = NaN;
+  await assertThrowsMessage(
+    () => transformTensor(q, bad, TINY_CONFIG, "q8"),
+    "weights: model.layers.0.self_attn.q_proj.weight cannot be stored as q8: quantize: x must be finite",
+  );
+  await assertThrowsMessage(
+    () => transformTensor(q, new Float32Array(5), TINY_CONFIG, "f32"),
+    "weights: model.layers.0.self_attn.q_proj.weight must have 2304 values ([48,48]), got 5",
+  );
+});
+
+Deno.test("llamaWeightSpecs: HF names and shapes; a tied model has no head", () => {
+  const specs = llamaWeightSpecs({ ...TINY_CONFIG, headDim: 16, numKeyValueHeads: 1 });
+  assertEquals(specs.length, 1 + 2 * 9 + 2);
+  assertEquals(specs.find((s) => s.name === "model.layers.1.self_attn.k_proj.weight")?.shape, [16, 48]);
+  assertEquals(specs.find((s) => s.name === "model.layers.1.self_attn.o_proj.weight")?.shape, [48, 64]);
+  assertEquals(specs.find((s) => s.name === "model.layers.0.mlp.down_proj.weight")?.shape, [48, 144]);
+  assertEquals(specs.at(-1), { name: "lm_head.weight", role: "head", shape: [128, 48] });
+  assertEquals(llamaWeightSpecs({ ...TINY_CONFIG, tieWordEmbeddings: true }).at(-1)?.name, "model.norm.weight");
+  assertEquals(outputSpecs(specs[0], "q4g128").map((s) => s.shape), [[128, 6], [128, 1]]);
+  assertEquals(outputSpecs(specs.find((s) => s.role === "down")!, "q4g128").map((s) => s.shape), [[48, 18], [48, 2]]);
+});
