@@ -92,7 +92,7 @@ export function convertedMetadata(format: WeightFormat): Record<string, string> 
  * @param gpu the device (its limits bound each piece)
  * @param format q8 (packQ8 words `[rows, ceil(K / 4)]`, a scale per row) or q4g128 (packQ4 words
  *   `[rows, ceil(K / 8)]`, a scale per 128 columns of a row: `[rows, ceil(K / 128)]`)
- * @param values `[rows, K]` f32, finite (as `loadWeights` checks a deferred matrix)
+ * @param values `[rows, K]` f32, finite (as models/llama's `loadWeights` checks a deferred matrix)
  * @param rows rows of the matrix
  * @param K columns
  * @param weight the destination of the packed words, at least their size
