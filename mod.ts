@@ -6,7 +6,8 @@
  * Every op is also importable alone as `@xpu/ops/ops/<op>`, which additionally exports its WGSL
  * sources as `KERNELS`, its variant names as a type and the constants and helpers its plans are
  * built from; the harness alone as `@xpu/ops/harness`. The bench (roofline probes, timing, bench
- * cases and runs, reports) is `@xpu/ops/harness/bench`, the text engine `@xpu/ops/llm`.
+ * cases and runs, reports) is `@xpu/ops/harness/bench`, what text models share `@xpu/ops/llm`, the
+ * models `@xpu/ops/models/<name>` (the Llama engine: `@xpu/ops/models/llama`).
  *
  * Every op has three layers, all validated by one function per op, so each refuses the same input
  * with the same message: the reference `<op>(args)`, the one-shot `<op>Gpu(gpu, args)`, and

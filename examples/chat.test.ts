@@ -25,9 +25,9 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { pageTest, waitWhileProgressing } from "./browser_testing.ts";
 import { testDevice } from "../harness/testing.ts";
-import { parseLlamaConfig } from "../llm/config.ts";
+import { parseLlamaConfig } from "../models/llama/config.ts";
 import { LineFormatConstraint, type LineSegment } from "../llm/constraints/line_format.ts";
-import { LlamaEngine } from "../llm/engine/engine.ts";
+import { LlamaEngine } from "../models/llama/engine.ts";
 import { openCheckpointDir } from "../llm/safetensors_file.ts";
 import { SentencePieceTokenizer } from "../llm/tokenizer/sentencepiece.ts";
 import { parseManifest, serializeManifest } from "../llm/cache/manifest.ts";

@@ -1,5 +1,5 @@
 /**
- * The field readers the text models' `config.json` parsers share (llm/config.ts for Llama,
+ * The field readers the text models' `config.json` parsers share (models/llama/config.ts for Llama,
  * models/qwen3/config.ts for Qwen3): each reads one key and refuses a bad value with an Error that
  * names the config and the key, never a silent default for a value that is present but wrong.
  *

@@ -1,13 +1,14 @@
 /**
- * A Llama engine that generates on the GPU (`LlamaEngine`: f32, q8 and q4g128 weights, held to
- * `LlamaReference`, a plain-TypeScript forward) and the parts around it: the configuration (a
- * Hugging Face `config.json`); the weights (our safetensors reader over memory, a Blob or a URL with
- * ranges, sharded checkpoints, the three formats and the loader that streams them tensor by
- * tensor); text in and out (SentencePiece and byte-level BPE tokenizers, the CPU sampler with its
- * seeded counter-based draw, token-level constraints); and the weight cache that keeps downloaded
- * model files (Cache API or IndexedDB in a page). Files on disk are read through
- * `@xpu/ops/llm/file` and cached in a directory through `@xpu/ops/llm/cache/directory` (both Deno
- * only).
+ * What every text model shares: the weights (our safetensors reader over memory, a Blob or a URL
+ * with ranges, sharded checkpoints, the writer, the weight formats f32, q8 and q4g128 with the
+ * per-tensor transform the converter and quantise-on-load share, quantise-on-load on the GPU, a name
+ * prefix's view of a checkpoint and the exact layout check); text in and out (SentencePiece and
+ * byte-level BPE tokenizers, the CPU sampler with its seeded counter-based draw, token-level
+ * constraints); perplexity over token windows; and the weight cache that keeps downloaded model files
+ * (Cache API or IndexedDB in a page). Files on disk are read through `@xpu/ops/llm/file` and cached in
+ * a directory through `@xpu/ops/llm/cache/directory` (both Deno only). The models are
+ * `@xpu/ops/models/<name>`: the Llama engine (`LlamaEngine`, `parseLlamaConfig`, `LlamaReference`)
+ * is `@xpu/ops/models/llama`.
  *
  * @example
  * ```ts
@@ -35,7 +36,6 @@ export {
   type SamplerOptions,
   samplingCandidates,
 } from "./sampler.ts";
-export * from "./config.ts";
 export * from "./safetensors.ts";
 export * from "./safetensors_sources.ts";
 export * from "./safetensors_sharded.ts";
@@ -45,18 +45,3 @@ export * from "./weights/load.ts";
 export * from "./weights/checkpoint.ts";
 export * from "./cache/mod.ts";
 export * from "./perplexity.ts";
-export {
-  type GenerateOptions,
-  type GenerateStats,
-  LlamaEngine,
-  type LlamaEngineOptions,
-  type SamplerSpec,
-} from "./engine/engine.ts";
-export {
-  checkResidentBudget,
-  estimateResidentBytes,
-  type EstimateSizes,
-  type ResidentEstimate,
-} from "./engine/estimate.ts";
-export { dequantizeWeight, LlamaReference } from "./engine/reference.ts";
-export { ropeCosSin, type RopeFrequencies, ropeFrequencies } from "./engine/rope.ts";

@@ -87,7 +87,8 @@ function windowNll(logits: Float32Array, window: readonly number[], vocab: numbe
  *
  * @example
  * ```ts
- * import { LlamaReference, parseLlamaConfig, perplexity, tokenWindows } from "@xpu/ops/llm";
+ * import { perplexity, tokenWindows } from "@xpu/ops/llm";
+ * import { LlamaReference, parseLlamaConfig } from "@xpu/ops/models/llama";
  * import { openCheckpointDir } from "@xpu/ops/llm/file";
  * const dir = "llm/fixtures/tiny-gqa/f32";
  * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));

@@ -1,5 +1,6 @@
 // The fortune model (models/fortune) generating in this page, through the package bundled for the
-// browser (/bundle/harness.js and /bundle/llm.js, as esm.sh serves @xpu/ops/harness and @xpu/ops/llm).
+// browser (/bundle/harness.js, /bundle/llm.js and /bundle/models/llama.js, as esm.sh serves
+// @xpu/ops/harness, @xpu/ops/llm and @xpu/ops/models/llama).
 //
 // Loading: the model's files come through the weight cache (`WeightCache` over `browserStore()`:
 // the Cache API, else IndexedDB) from the manifest beside them, so a second visit reads them from this
@@ -35,12 +36,11 @@ import {
   browserStore,
   bytesSource,
   LineFormatConstraint,
-  LlamaEngine,
-  parseLlamaConfig,
   SafetensorsFile,
   SentencePieceTokenizer,
   WeightCache,
 } from "/bundle/llm.js";
+import { LlamaEngine, parseLlamaConfig } from "/bundle/models/llama.js";
 
 const params = new URL(location.href).searchParams;
 const $ = (id) => document.getElementById(id);

@@ -1,7 +1,8 @@
 /**
- * Weight formats as data: which tensors a Llama checkpoint has, and the one per-tensor transform
- * ({@link transformTensor}) that both the converter and quantise-on-load call, so their bytes are
- * identical by construction.
+ * Weight formats as data: how a checkpoint's tensor ({@link WeightSpec}: its HF name, role and shape;
+ * a model lists its own, as models/llama's `llamaWeightSpecs` does) is stored in each format, and the
+ * one per-tensor transform ({@link transformTensor}) that both the converter and quantise-on-load call,
+ * so their bytes are identical by construction.
  *
  * Formats (the `format` key of a converted file's `__metadata__`):
  * - `f32`: every tensor as F32.
@@ -29,7 +30,6 @@
 import { quantize } from "../../ops/quantize/reference.ts";
 import { packQ4, packQ8, Q4_GROUP, quantizeQ4G128 } from "../../ops/matvec/reference.ts";
 import { permuteRopeChannels } from "../../ops/rope/reference.ts";
-import type { LlamaConfig } from "../config.ts";
 import type { TensorData, TensorSpec } from "../safetensors_write.ts";
 
 /** A weight format: how matrices are stored. */
@@ -76,7 +76,7 @@ export const ROPE_PERMUTATION = "q_proj,k_proj:rotate_half_to_adjacent_pairs";
 /** What a tensor is in the model; decides its transform. */
 export type WeightRole = "embedding" | "q" | "k" | "v" | "o" | "gate" | "up" | "down" | "norm" | "head";
 
-/** One tensor of a Llama checkpoint, as the config says it must be. */
+/** One tensor of a checkpoint, as the model's config says it must be. */
 export interface WeightSpec {
   /** Its HF name, e.g. `model.layers.0.self_attn.q_proj.weight`. */
   name: string;
@@ -86,41 +86,14 @@ export interface WeightSpec {
   shape: number[];
 }
 
-/**
- * The tensors a checkpoint of this config holds, in the order the converter writes them:
- * the embedding, each layer's attention and MLP, the final norm, and the head unless tied.
- *
- * @param config the model's shape
- * @returns every tensor's name, role and HF shape
- *
- * @example
- * ```ts
- * import { llamaWeightSpecs, TINY_CONFIG } from "@xpu/ops/llm";
- * llamaWeightSpecs(TINY_CONFIG)[1]; // { name: "model.layers.0.self_attn.q_proj.weight", role: "q", shape: [48, 48] }
- * ```
- */
-export function llamaWeightSpecs(config: LlamaConfig): WeightSpec[] {
-  const { hiddenSize: hidden, headDim, intermediateSize: ffn, vocabSize: vocab } = config;
-  const q = config.numAttentionHeads * headDim;
-  const kv = config.numKeyValueHeads * headDim;
-  const specs: WeightSpec[] = [{ name: "model.embed_tokens.weight", role: "embedding", shape: [vocab, hidden] }];
-  for (let i = 0; i < config.numHiddenLayers; i++) {
-    const p = `model.layers.${i}`;
-    specs.push(
-      { name: `${p}.self_attn.q_proj.weight`, role: "q", shape: [q, hidden] },
-      { name: `${p}.self_attn.k_proj.weight`, role: "k", shape: [kv, hidden] },
-      { name: `${p}.self_attn.v_proj.weight`, role: "v", shape: [kv, hidden] },
-      { name: `${p}.self_attn.o_proj.weight`, role: "o", shape: [hidden, q] },
-      { name: `${p}.mlp.gate_proj.weight`, role: "gate", shape: [ffn, hidden] },
-      { name: `${p}.mlp.up_proj.weight`, role: "up", shape: [ffn, hidden] },
-      { name: `${p}.mlp.down_proj.weight`, role: "down", shape: [hidden, ffn] },
-      { name: `${p}.input_layernorm.weight`, role: "norm", shape: [hidden] },
-      { name: `${p}.post_attention_layernorm.weight`, role: "norm", shape: [hidden] },
-    );
-  }
-  specs.push({ name: "model.norm.weight", role: "norm", shape: [hidden] });
-  if (!config.tieWordEmbeddings) specs.push({ name: "lm_head.weight", role: "head", shape: [vocab, hidden] });
-  return specs;
+/** What {@link transformTensor} reads of a model's config: the heads whose Q and K rows it permutes. */
+export interface QkHeads {
+  /** Query heads: the rows of a `q` tensor are `numAttentionHeads · headDim`. */
+  numAttentionHeads: number;
+  /** Key/value heads: the rows of a `k` tensor are `numKeyValueHeads · headDim`. */
+  numKeyValueHeads: number;
+  /** Channels of a head. */
+  headDim: number;
 }
 
 /** Elements quantised at once by {@link transformTensor} (16 MiB of f32). */
@@ -140,8 +113,8 @@ function stem(name: string): string {
  *
  * @example
  * ```ts
- * import { llamaWeightSpecs, outputSpecs, TINY_CONFIG } from "@xpu/ops/llm";
- * const q = llamaWeightSpecs(TINY_CONFIG)[1]; // model.layers.0.self_attn.q_proj.weight, [48, 48]
+ * import { outputSpecs, type WeightSpec } from "@xpu/ops/llm";
+ * const q: WeightSpec = { name: "model.layers.0.self_attn.q_proj.weight", role: "q", shape: [48, 48] };
  * outputSpecs(q, "q8");
  * // [{ name: "model.layers.0.self_attn.q_proj.weight", dtype: "U32", shape: [48, 12] },
  * //  { name: "model.layers.0.self_attn.q_proj.scales", dtype: "F32", shape: [48] }]
@@ -173,23 +146,24 @@ function bytesOf(a: Float32Array | Uint32Array): Uint8Array {
  *
  * @param spec the HF tensor
  * @param values its values in HF layout (decoded from F32/F16/BF16), `shape`'s element count
- * @param config the model (heads and head size for the permutation)
+ * @param config the model's heads and head size, for the permutation (a `LlamaConfig` is one)
  * @param format the weight format
  * @returns the tensors of {@link outputSpecs}, with their bytes
  * @throws Error naming the tensor when a value is not finite (it cannot be quantised) or the size is wrong
  *
  * @example
  * ```ts
- * import { llamaWeightSpecs, TINY_CONFIG, transformTensor } from "@xpu/ops/llm";
- * const spec = llamaWeightSpecs(TINY_CONFIG)[0]; // the embedding, [128, 48]
- * const parts = transformTensor(spec, new Float32Array(128 * 48).fill(0.5), TINY_CONFIG, "q8");
+ * import { transformTensor, type WeightSpec } from "@xpu/ops/llm";
+ * const spec: WeightSpec = { name: "model.embed_tokens.weight", role: "embedding", shape: [128, 48] };
+ * const heads = { numAttentionHeads: 4, numKeyValueHeads: 2, headDim: 12 };
+ * const parts = transformTensor(spec, new Float32Array(128 * 48).fill(0.5), heads, "q8");
  * parts.map((p) => p.name); // ["model.embed_tokens.weight", "model.embed_tokens.scales"]
  * ```
  */
 export function transformTensor(
   spec: WeightSpec,
   values: Float32Array,
-  config: LlamaConfig,
+  config: QkHeads,
   format: WeightFormat,
 ): TensorData[] {
   const count = spec.shape.reduce((p, d) => p * d, 1);

@@ -16,8 +16,8 @@
  */
 
 import { acquireDevice } from "../../harness/device.ts";
-import { parseLlamaConfig } from "../../llm/config.ts";
-import { LlamaEngine } from "../../llm/engine/engine.ts";
+import { parseLlamaConfig } from "../llama/config.ts";
+import { LlamaEngine } from "../llama/engine.ts";
 import { perplexity, tokenWindows } from "../../llm/perplexity.ts";
 import { openCheckpointDir } from "../../llm/safetensors_file.ts";
 import { SentencePieceTokenizer } from "../../llm/tokenizer/sentencepiece.ts";

@@ -1,7 +1,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { gpuTest } from "../../harness/testing.ts";
-import { parseLlamaConfig } from "../../llm/config.ts";
-import { LlamaEngine } from "../../llm/engine/engine.ts";
+import { parseLlamaConfig } from "../llama/config.ts";
+import { LlamaEngine } from "../llama/engine.ts";
 import { perplexity } from "../../llm/perplexity.ts";
 import { openCheckpointDir } from "../../llm/safetensors_file.ts";
 import { SentencePieceTokenizer } from "../../llm/tokenizer/sentencepiece.ts";

@@ -63,7 +63,7 @@
  *   24 layers' caches in one pass, GPU timestamps, median of 15, H200, Deno 2.9.6, 2026-12-02) it
  *   takes 12.8-14.0 us a layer at 512-767 positions with 16 or 24 slices alike (16.0-17.2 us in a pass
  *   of its own); what was tried and not kept is in `harness/baselines/nvidia-h200-log/35-attn-ab.txt`.
- *   It was the Llama engine's kernel (llm/engine), moved here unchanged. Against this op's own
+ *   It was the Llama engine's kernel (now models/llama), moved here unchanged. Against this op's own
  *   `decode` + `combine` (two dispatches, keys in 128-key chunks, no RoPE): not yet compared at one
  *   shape on the H200; the bench rows `gqa/cache_decode` and `gqa/decode+combine` at 16/8 heads of
  *   112 and 512 positions are that comparison.

@@ -1,9 +1,9 @@
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { gpuTest } from "../harness/testing.ts";
+import { gpuTest } from "../../harness/testing.ts";
 import { convertCheckpoint } from "./convert.ts";
-import { SentencePieceTokenizer } from "./tokenizer/sentencepiece.ts";
+import { SentencePieceTokenizer } from "../../llm/tokenizer/sentencepiece.ts";
 
-const MODEL = new URL("../models/fortune/", import.meta.url).pathname;
+const MODEL = new URL("../fortune/", import.meta.url).pathname;
 
 async function generate(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {

@@ -12,9 +12,9 @@
  */
 
 import type { GpuTensor } from "../../harness/device.ts";
-import type { LlamaConfig } from "../config.ts";
-import type { WeightFormat } from "../weights/format.ts";
-import type { LoadedWeight } from "../weights/load.ts";
+import type { LlamaConfig } from "./config.ts";
+import type { WeightFormat } from "../../llm/weights/format.ts";
+import type { LoadedWeight } from "../../llm/weights/load.ts";
 
 /** Bytes of weights written to the queue between two waits for it (bounds the host's staging copies). */
 const FLUSH_BYTES = 64 << 20;

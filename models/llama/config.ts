@@ -15,7 +15,7 @@
  * @module
  */
 
-import { type ConfigFields, configFields } from "./config_fields.ts";
+import { type ConfigFields, configFields } from "../../llm/config_fields.ts";
 
 /** RoPE frequency scaling, as HF's `rope_type` and its fields (transformers' defaults filled in). */
 export type RopeScaling =
@@ -216,7 +216,7 @@ function refuseUnless(json: Record<string, unknown>, field: string, allowed: (v:
  *
  * @example
  * ```ts
- * import { parseLlamaConfig } from "@xpu/ops/llm";
+ * import { parseLlamaConfig } from "@xpu/ops/models/llama";
  * const config = parseLlamaConfig({
  *   model_type: "llama", num_hidden_layers: 2, hidden_size: 64, num_attention_heads: 4,
  *   num_key_value_heads: 2, intermediate_size: 128, vocab_size: 256, rms_norm_eps: 1e-5,

@@ -15,7 +15,7 @@
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
 import { matmulPlan, matmulQ4G128Plan, matmulQ8Plan, type MatmulVariant } from "../../ops/matmul/mod.ts";
 import { matvecPlan, matvecQ4G128Plan, matvecQ8Plan } from "../../ops/matvec/mod.ts";
-import type { WeightFormat } from "../weights/format.ts";
+import type { WeightFormat } from "../../llm/weights/format.ts";
 
 /** What the engine binds at a slot of a weight product. */
 export type ProductSlot = "weight" | "scales" | "input" | "output";

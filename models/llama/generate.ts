@@ -23,15 +23,15 @@
  * @module
  */
 
-import { acquireDevice } from "../harness/device.ts";
+import { acquireDevice } from "../../harness/device.ts";
 import { parseLlamaConfig } from "./config.ts";
-import { LlamaEngine } from "./engine/engine.ts";
-import type { SamplerOptions } from "./sampler.ts";
-import { openCheckpointDir } from "./safetensors_file.ts";
-import { ByteLevelBpeTokenizer } from "./tokenizer/byte_level_bpe.ts";
-import { SentencePieceTokenizer } from "./tokenizer/sentencepiece.ts";
-import type { Tokenizer } from "./tokenizer/tokenizer.ts";
-import { WEIGHT_FORMATS, type WeightFormat } from "./weights/format.ts";
+import { LlamaEngine } from "./engine.ts";
+import type { SamplerOptions } from "../../llm/sampler.ts";
+import { openCheckpointDir } from "../../llm/safetensors_file.ts";
+import { ByteLevelBpeTokenizer } from "../../llm/tokenizer/byte_level_bpe.ts";
+import { SentencePieceTokenizer } from "../../llm/tokenizer/sentencepiece.ts";
+import type { Tokenizer } from "../../llm/tokenizer/tokenizer.ts";
+import { WEIGHT_FORMATS, type WeightFormat } from "../../llm/weights/format.ts";
 
 const VALUED = ["model", "format", "max-tokens", "temperature", "top-k", "top-p", "min-p", "seed"];
 const USAGE = `usage: deno task generate "prompt" [options]
@@ -95,7 +95,7 @@ if (import.meta.main) {
       Deno.exit(0);
     }
     const { prompt, flags } = parsed;
-    const dir = flags.get("model") ?? new URL("../models/fortune", import.meta.url).pathname;
+    const dir = flags.get("model") ?? new URL("../fortune", import.meta.url).pathname;
     const format = flags.get("format") as WeightFormat | undefined;
     if (format !== undefined && !WEIGHT_FORMATS.includes(format)) {
       throw new Error(`--format must be one of ${WEIGHT_FORMATS.join(", ")}, got "${format}"`);

@@ -54,11 +54,12 @@ import {
   tensorView,
 } from "../../harness/device.ts";
 import { type BoundDispatch, encodeBound, type Program } from "../../harness/program.ts";
-import type { LlamaConfig } from "../config.ts";
-import type { TensorStore } from "../safetensors.ts";
-import { requireWeightFormat, type WeightFormat } from "../weights/format.ts";
+import type { LlamaConfig } from "./config.ts";
+import type { TensorStore } from "../../llm/safetensors.ts";
+import { requireWeightFormat, type WeightFormat } from "../../llm/weights/format.ts";
 import { checkResidentBudget, estimateResidentBytes, type ResidentEstimate } from "./estimate.ts";
-import { type LoadedWeight, type LoadProgress, loadWeights, planLoad, quantizeRowsGpu } from "../weights/load.ts";
+import { type LoadedWeight, type LoadProgress, quantizeRowsGpu } from "../../llm/weights/load.ts";
+import { loadWeights, planLoad } from "./weights.ts";
 import {
   argmaxTokenPlan,
   maskLogitsPlan,
@@ -81,8 +82,8 @@ import { gemmF32Transposed, gemmQuantized, gemv, type ProductKernel, type Produc
 import { type FusedGemvInput, type FusedGemvOutput, fusedGemvPlan } from "../../ops/fused_gemv/mod.ts";
 import { ropeCosSin, ropeFrequencies } from "./rope.ts";
 import { timePasses } from "./timestamps.ts";
-import type { SamplerOptions } from "../sampler.ts";
-import type { Constraint } from "../constraints/constraint.ts";
+import type { SamplerOptions } from "../../llm/sampler.ts";
+import type { Constraint } from "../../llm/constraints/constraint.ts";
 import {
   type Block,
   blockRows,
@@ -205,7 +206,7 @@ const STORAGE = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsag
  * @example
  * ```ts
  * import { acquireDevice } from "@xpu/ops/harness";
- * import { LlamaEngine, parseLlamaConfig } from "@xpu/ops/llm";
+ * import { LlamaEngine, parseLlamaConfig } from "@xpu/ops/models/llama";
  * import { openCheckpointDir } from "@xpu/ops/llm/file";
  * const dir = "llm/fixtures/tiny-gqa/f32"; // a tiny random model; in practice a Hugging Face snapshot
  * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
@@ -354,7 +355,7 @@ export class LlamaEngine {
    * @example
    * ```ts
    * import { acquireDevice } from "@xpu/ops/harness";
-   * import { LlamaEngine, parseLlamaConfig } from "@xpu/ops/llm";
+   * import { LlamaEngine, parseLlamaConfig } from "@xpu/ops/models/llama";
    * import { openCheckpointDir } from "@xpu/ops/llm/file";
    * const dir = "llm/fixtures/tiny-gqa/f32";
    * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
@@ -403,7 +404,7 @@ export class LlamaEngine {
    * @example
    * ```ts
    * import { acquireDevice } from "@xpu/ops/harness";
-   * import { LlamaEngine, parseLlamaConfig } from "@xpu/ops/llm";
+   * import { LlamaEngine, parseLlamaConfig } from "@xpu/ops/models/llama";
    * import { openCheckpointDir } from "@xpu/ops/llm/file";
    * const dir = "llm/fixtures/tiny-gqa/f32";
    * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
@@ -951,7 +952,7 @@ export class LlamaEngine {
    * @example
    * ```ts
    * import { acquireDevice } from "@xpu/ops/harness";
-   * import { LlamaEngine, parseLlamaConfig } from "@xpu/ops/llm";
+   * import { LlamaEngine, parseLlamaConfig } from "@xpu/ops/models/llama";
    * import { openCheckpointDir } from "@xpu/ops/llm/file";
    * const dir = "llm/fixtures/tiny-gqa/f32";
    * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));

@@ -5,13 +5,13 @@
  * @module
  */
 
-import { type LlamaConfig, parseLlamaConfig } from "../config.ts";
-import { SafetensorsFile, type TensorStore } from "../safetensors.ts";
-import { openCheckpointDir } from "../safetensors_file.ts";
-import { bytesSource } from "../safetensors_sources.ts";
-import type { WeightFormat } from "../weights/format.ts";
+import { type LlamaConfig, parseLlamaConfig } from "./config.ts";
+import { SafetensorsFile, type TensorStore } from "../../llm/safetensors.ts";
+import { openCheckpointDir } from "../../llm/safetensors_file.ts";
+import { bytesSource } from "../../llm/safetensors_sources.ts";
+import type { WeightFormat } from "../../llm/weights/format.ts";
 
-const FIXTURES = new URL("../fixtures/", import.meta.url).pathname;
+const FIXTURES = new URL("../../llm/fixtures/", import.meta.url).pathname;
 
 /** Every fixture variant and the directory its checkpoint is read from. */
 export const VARIANTS = {

@@ -11,8 +11,8 @@
  * @module
  */
 
-import type { LlamaConfig } from "../config.ts";
-import type { WeightFormat } from "../weights/format.ts";
+import type { LlamaConfig } from "./config.ts";
+import type { WeightFormat } from "../../llm/weights/format.ts";
 import { blockRows, rowBytes } from "./resident.ts";
 
 /** Bytes an engine will hold, by part. */
@@ -55,7 +55,7 @@ const padded = (bytes: number) => Math.max(16, Math.ceil(bytes / 16) * 16);
  *
  * @example
  * ```ts
- * import { estimateResidentBytes, TINY_CONFIG } from "@xpu/ops/llm";
+ * import { estimateResidentBytes, TINY_CONFIG } from "@xpu/ops/models/llama";
  * const sizes = { maxSeq: 64, chunkRows: 64, logitRows: 8, attentionSplits: 2, bindingLimit: 128 << 20 };
  * const { weights, kvCache, total } = estimateResidentBytes(TINY_CONFIG, "q8", sizes);
  * ```
@@ -127,7 +127,7 @@ export function estimateResidentBytes(
  *
  * @example
  * ```ts
- * import { checkResidentBudget } from "@xpu/ops/llm";
+ * import { checkResidentBudget } from "@xpu/ops/models/llama";
  * const estimate = { weights: 3e9, kvCache: 2e8, activations: 5e7, total: 3.25e9 };
  * checkResidentBudget("LlamaEngine.load", estimate, 4 * 2 ** 30); // passes
  * try {

@@ -21,10 +21,11 @@
  */
 
 import { unpackQ4, unpackQ8 } from "../../ops/matvec/reference.ts";
-import type { LlamaConfig } from "../config.ts";
-import type { TensorStore } from "../safetensors.ts";
-import type { WeightFormat } from "../weights/format.ts";
-import { type LoadedWeight, loadWeights } from "../weights/load.ts";
+import type { LlamaConfig } from "./config.ts";
+import type { TensorStore } from "../../llm/safetensors.ts";
+import type { WeightFormat } from "../../llm/weights/format.ts";
+import type { LoadedWeight } from "../../llm/weights/load.ts";
+import { loadWeights } from "./weights.ts";
 import { ropeCosSin, ropeFrequencies } from "./rope.ts";
 
 const Q4_GROUP = 128;
@@ -46,7 +47,8 @@ function u32View(bytes: Uint8Array): Uint32Array {
  *
  * @example
  * ```ts
- * import { dequantizeWeight, llamaWeightSpecs, TINY_CONFIG, transformTensor } from "@xpu/ops/llm";
+ * import { transformTensor } from "@xpu/ops/llm";
+ * import { dequantizeWeight, llamaWeightSpecs, TINY_CONFIG } from "@xpu/ops/models/llama";
  * const spec = llamaWeightSpecs(TINY_CONFIG)[0]; // the embedding, [128, 48]
  * const parts = transformTensor(spec, new Float32Array(128 * 48).fill(0.5), TINY_CONFIG, "q8");
  * dequantizeWeight({ spec, format: "q8", parts })[0]; // 0.49999999813735485: code 127 times the f32 scale of 0.5 / 127
@@ -94,7 +96,7 @@ function rmsnorm(x: Float64Array, weight: Float64Array, eps: number): Float64Arr
  *
  * @example
  * ```ts
- * import { LlamaReference, parseLlamaConfig } from "@xpu/ops/llm";
+ * import { LlamaReference, parseLlamaConfig } from "@xpu/ops/models/llama";
  * import { openCheckpointDir } from "@xpu/ops/llm/file";
  * const dir = "llm/fixtures/tiny-gqa/f32";
  * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
@@ -134,7 +136,7 @@ export class LlamaReference {
    *
    * @example
    * ```ts
-   * import { LlamaReference, parseLlamaConfig } from "@xpu/ops/llm";
+   * import { LlamaReference, parseLlamaConfig } from "@xpu/ops/models/llama";
    * import { openCheckpointDir } from "@xpu/ops/llm/file";
    * const dir = "llm/fixtures/tiny-gqa/f32";
    * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));

@@ -18,10 +18,11 @@
  */
 
 import { parseLlamaConfig } from "./config.ts";
-import { openCheckpointDir } from "./safetensors_file.ts";
-import { SafetensorsWriter } from "./safetensors_write.ts";
-import { outputSpecs, WEIGHT_FORMATS, type WeightFormat } from "./weights/format.ts";
-import { convertedMetadata, type LoadProgress, loadWeights, planLoad } from "./weights/load.ts";
+import { openCheckpointDir } from "../../llm/safetensors_file.ts";
+import { SafetensorsWriter } from "../../llm/safetensors_write.ts";
+import { outputSpecs, WEIGHT_FORMATS, type WeightFormat } from "../../llm/weights/format.ts";
+import { convertedMetadata, type LoadProgress } from "../../llm/weights/load.ts";
+import { loadWeights, planLoad } from "./weights.ts";
 
 /**
  * The files besides the weights that a conversion copies when the checkpoint has them: the

@@ -1,9 +1,9 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { WEIGHT_FORMATS } from "../weights/format.ts";
+import { WEIGHT_FORMATS } from "../../llm/weights/format.ts";
 import { fixtureReference, maxAbsDiff, openFixture, type Variant, VARIANTS } from "./fixtures_test_util.ts";
 import { LlamaReference } from "./reference.ts";
 import { ropeFrequencies } from "./rope.ts";
-import { TINY_CONFIG } from "../config.ts";
+import { TINY_CONFIG } from "./config.ts";
 
 /**
  * Logits agree with transformers' (f32 on its CPU) to this absolute difference; the logits are of

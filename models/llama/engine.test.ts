@@ -1,14 +1,14 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
 import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
-import { WEIGHT_FORMATS, type WeightFormat } from "../weights/format.ts";
+import { WEIGHT_FORMATS, type WeightFormat } from "../../llm/weights/format.ts";
 import { LlamaEngine, type LlamaEngineOptions } from "./engine.ts";
 import { LlamaReference } from "./reference.ts";
-import { convertCheckpoint } from "../convert.ts";
-import { openCheckpointDir } from "../safetensors_file.ts";
-import { SafetensorsFile } from "../safetensors.ts";
-import { bytesSource } from "../safetensors_sources.ts";
-import { encodeSafetensors } from "../safetensors_write.ts";
+import { convertCheckpoint } from "./convert.ts";
+import { openCheckpointDir } from "../../llm/safetensors_file.ts";
+import { SafetensorsFile } from "../../llm/safetensors.ts";
+import { bytesSource } from "../../llm/safetensors_sources.ts";
+import { encodeSafetensors } from "../../llm/safetensors_write.ts";
 import { fixtureReference, maxAbsDiff, openFixture, type Variant, VARIANTS } from "./fixtures_test_util.ts";
 
 /**
@@ -290,7 +290,7 @@ gpuTest(
     for (const format of ["q8", "q4g128"] as const) {
       const dir = await Deno.makeTempDir();
       try {
-        await convertCheckpoint(new URL("../fixtures/tiny-gqa/bf16", import.meta.url).pathname, dir, format);
+        await convertCheckpoint(new URL("../../llm/fixtures/tiny-gqa/bf16", import.meta.url).pathname, dir, format);
         const { store, close } = await openCheckpointDir(dir);
         for (const device of [gpu, gpu.withLimits({ maxStorageBufferBindingSize: 4096 })]) {
           const onLoad = await engineFor(device, "tiny-gqa", format);

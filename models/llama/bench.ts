@@ -52,16 +52,17 @@
  * @module
  */
 
-import { acquireDevice, type ResidentDevice } from "../harness/device.ts";
-import { probeBandwidth } from "../harness/roofline.ts";
-import { warmClocks } from "../harness/timing.ts";
+import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
+import { probeBandwidth } from "../../harness/roofline.ts";
+import { warmClocks } from "../../harness/timing.ts";
 import { type LlamaConfig, SARASHINA_2_2_1B_CONFIG, TINY_CONFIG } from "./config.ts";
-import { LlamaEngine } from "./engine/engine.ts";
-import { rowBytes } from "./engine/resident.ts";
-import { SafetensorsWriter } from "./safetensors_write.ts";
-import { openCheckpointDir } from "./safetensors_file.ts";
-import { llamaWeightSpecs, outputSpecs, WEIGHT_FORMATS, type WeightFormat } from "./weights/format.ts";
-import { convertedMetadata, type LoadedWeight } from "./weights/load.ts";
+import { LlamaEngine } from "./engine.ts";
+import { rowBytes } from "./resident.ts";
+import { SafetensorsWriter } from "../../llm/safetensors_write.ts";
+import { openCheckpointDir } from "../../llm/safetensors_file.ts";
+import { outputSpecs, WEIGHT_FORMATS, type WeightFormat } from "../../llm/weights/format.ts";
+import { llamaWeightSpecs } from "./weights.ts";
+import { convertedMetadata, type LoadedWeight } from "../../llm/weights/load.ts";
 
 const PREFILL = 512;
 const DECODE = 256;
@@ -521,7 +522,7 @@ async function benchFormat(
   }
 }
 
-const USAGE = `usage: deno task bench:llm [options]     (deno run -A llm/bench.ts)
+const USAGE = `usage: deno task bench:llm [options]     (deno run -A models/llama/bench.ts)
   --shape 1b|tiny       the model shape: Sarashina2.2-1B's, or a 2-layer toy (default: tiny on a
                         fallback adapter, such as a software one; 1b otherwise)
   --formats LIST        comma-separated weight formats (default q8,q4g128,f32)

@@ -5,10 +5,10 @@
  * same text as decoding every id at once.
  */
 import { deepStrictEqual } from "node:assert/strict";
-import { gpuTest } from "../harness/testing.ts";
-import { SentencePieceTokenizer } from "./tokenizer/sentencepiece.ts";
+import { gpuTest } from "../../harness/testing.ts";
+import { SentencePieceTokenizer } from "../../llm/tokenizer/sentencepiece.ts";
 
-const root = new URL("../", import.meta.url);
+const root = new URL("../../", import.meta.url);
 
 gpuTest("README: the generation lines print torch's greedy continuation, decoded as a whole", async () => {
   const readme = await Deno.readTextFile(new URL("README.md", root));

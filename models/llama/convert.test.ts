@@ -1,11 +1,11 @@
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { assertThrowsMessage } from "../harness/testing.ts";
+import { assertThrowsMessage } from "../../harness/testing.ts";
 import { convertCheckpoint, main } from "./convert.ts";
-import { SafetensorsFile } from "./safetensors.ts";
-import { fileSource } from "./safetensors_file.ts";
-import { convertedMetadata } from "./weights/load.ts";
+import { SafetensorsFile } from "../../llm/safetensors.ts";
+import { fileSource } from "../../llm/safetensors_file.ts";
+import { convertedMetadata } from "../../llm/weights/load.ts";
 
-const FIXTURES = new URL("./fixtures/", import.meta.url).pathname;
+const FIXTURES = new URL("../../llm/fixtures/", import.meta.url).pathname;
 
 async function open(path: string): Promise<SafetensorsFile> {
   return SafetensorsFile.open(await fileSource(path));

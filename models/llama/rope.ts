@@ -23,7 +23,7 @@
  * @module
  */
 
-import type { LlamaConfig } from "../config.ts";
+import type { LlamaConfig } from "./config.ts";
 
 /** A call's RoPE: the f32 inverse frequencies (`headDim / 2`) and the factor applied to cos and sin. */
 export interface RopeFrequencies {
@@ -51,7 +51,7 @@ function baseInvFreq(theta: number, dim: number): Float32Array {
  *
  * @example
  * ```ts
- * import { ropeFrequencies, TINY_CONFIG } from "@xpu/ops/llm";
+ * import { ropeFrequencies, TINY_CONFIG } from "@xpu/ops/models/llama";
  * ropeFrequencies(TINY_CONFIG, 1).invFreq[0]; // 1: theta^0
  * ```
  */
@@ -129,7 +129,7 @@ export function ropeFrequencies(config: LlamaConfig, seqLen: number): RopeFreque
  *
  * @example
  * ```ts
- * import { ropeCosSin, ropeFrequencies, TINY_CONFIG } from "@xpu/ops/llm";
+ * import { ropeCosSin, ropeFrequencies, TINY_CONFIG } from "@xpu/ops/models/llama";
  * const rope = ropeFrequencies(TINY_CONFIG, 8);
  * const cs = ropeCosSin(rope, 0); // position 0: every angle is 0
  * [cs[0], cs[1]]; // [1, 0]: cos and sin of the first pair

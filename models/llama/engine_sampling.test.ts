@@ -1,8 +1,8 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
-import type { Constraint } from "../constraints/constraint.ts";
-import { sampleNext, type SamplerOptions } from "../sampler.ts";
-import type { WeightFormat } from "../weights/format.ts";
+import type { Constraint } from "../../llm/constraints/constraint.ts";
+import { sampleNext, type SamplerOptions } from "../../llm/sampler.ts";
+import type { WeightFormat } from "../../llm/weights/format.ts";
 import { LlamaEngine } from "./engine.ts";
 import { fixtureReference, maxAbsDiff, openFixture, type Variant } from "./fixtures_test_util.ts";
 import { LlamaReference } from "./reference.ts";

@@ -3,9 +3,9 @@
 import { ok, strictEqual } from "node:assert/strict";
 import type { ResidentDevice } from "../../harness/device.ts";
 import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
-import type { TensorStore } from "../safetensors.ts";
-import { planLoad } from "../weights/load.ts";
-import type { WeightFormat } from "../weights/format.ts";
+import type { TensorStore } from "../../llm/safetensors.ts";
+import { planLoad } from "./weights.ts";
+import type { WeightFormat } from "../../llm/weights/format.ts";
 import { LlamaEngine } from "./engine.ts";
 import { openFixture, type Variant } from "./fixtures_test_util.ts";
 
