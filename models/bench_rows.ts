@@ -1,0 +1,257 @@
+/**
+ * Deno only (for the image models' benchmarks, models/<name>/bench.ts; not published): the rows of a
+ * `baselines/<card>.json`, and what the benches share to write them.
+ *
+ * A baseline is `{ adapter, runtime, date, method?, rows }`, one row per figure:
+ * `{ stage, width, height, format, ms, peakBytes, weightBytes?, date, torchFp32Ms?, torchTf32Ms?,
+ * torchBf16Ms?, ... }` (`width` and `height` are null for a stage that does not depend on the image
+ * size, the text encoder). A row is known by its key: stage, width, height, format and, where the row
+ * has them, `blocks` and `batch`. {@link writeBaseline} merges a run's rows into the file already
+ * there: a row of the same key is replaced, other rows are kept, so the rows of several runs (one per
+ * stage, size or model) combine without hand edits. Torch's figures for the same stage at the same size
+ * (whatever our format) are taken from the torch timing logs the caller reads, or else carried over
+ * from the row being replaced.
+ *
+ * Tokenizers ({@link benchTokenizers}): Qwen3's and T5's, from a directory laid out as the oracle
+ * pack's `tokenizers/` (`qwen3/vocab.json`, `qwen3/merges.txt`, `qwen3/tokenizer_config.json`,
+ * `t5/spiece.model`) or, without one, the same files kept in `llm/fixtures/`; a tiny model's vocabulary
+ * takes the real tokenizer's ids folded into it ({@link foldedTokenizer}).
+ *
+ * @module
+ */
+
+import type { ResidentDevice } from "../harness/device.ts";
+import { qwenFiles, t5Model } from "../llm/fixtures/tokenizer_files.ts";
+import { loadQwenTokenizer } from "../llm/tokenizer/qwen.ts";
+import { SentencePieceTokenizer } from "../llm/tokenizer/sentencepiece.ts";
+import type { Tokenizer } from "../llm/tokenizer/tokenizer.ts";
+
+/** Torch's figures of a row: the oracle's `timing.py` on the same card, per mode. */
+export interface TorchFigures {
+  /** IEEE fp32 (TF32 off). */
+  torchFp32Ms?: number;
+  /** fp32 tensors on TF32 tensor cores. */
+  torchTf32Ms?: number;
+  /** bf16 weights and activations. */
+  torchBf16Ms?: number;
+}
+
+/** The torch fields a row may carry. */
+export const TORCH_FIELDS = ["torchFp32Ms", "torchTf32Ms", "torchBf16Ms"] as const;
+
+/** One figure of a baseline. */
+export interface BenchRow extends TorchFigures {
+  /** What was timed: `text-encoder`, `dit-step`, `vae-decode`, `total`, ... */
+  stage: string;
+  /** Image width in pixels; null where the stage does not depend on it. */
+  width: number | null;
+  /** Image height in pixels; null where the stage does not depend on it. */
+  height: number | null;
+  /** The weights' format (the DiT's, the text encoder's, f32 for the VAE). */
+  format: string;
+  /** Milliseconds: GPU time of the stage, or the wall clock of a whole image (`total`). */
+  ms: number;
+  /** The most bytes live in buffers on the device during the stage (`ResidentDevice.memory`). */
+  peakBytes: number | null;
+  /** When the row was taken (ISO 8601). */
+  date?: string;
+  /** Anything else the stage reports (weight bytes, dispatches, blocks, batch, spread). */
+  [field: string]: unknown;
+}
+
+/** A baseline file. */
+export interface Baseline {
+  /** The adapter the rows were taken on. */
+  adapter: string;
+  /** The runtimes (Deno, and torch where its figures are merged). */
+  runtime: string;
+  /** When the file was last written. */
+  date: string;
+  /** The rows. */
+  rows: BenchRow[];
+  /** How the figures were taken, and anything else the file says. */
+  [field: string]: unknown;
+}
+
+/**
+ * A row's key: stage, size, format and, where present, blocks and batch.
+ *
+ * @param row the row
+ * @returns a string equal for rows of the same figure
+ */
+export function rowKey(row: BenchRow): string {
+  return JSON.stringify([row.stage, row.width, row.height, row.format, row.blocks ?? null, row.batch ?? null]);
+}
+
+/** The key of torch's figure for a row: its key without the format (torch runs its own modes). */
+function torchKey(row: BenchRow): string {
+  return JSON.stringify([row.stage, row.width, row.height, row.blocks ?? null, row.batch ?? null]);
+}
+
+function torchOf(row: BenchRow): TorchFigures | undefined {
+  const figures: TorchFigures = {};
+  for (const f of TORCH_FIELDS) if (typeof row[f] === "number") figures[f] = row[f];
+  return Object.keys(figures).length > 0 ? figures : undefined;
+}
+
+/**
+ * Merges a run's baseline into the one already written: rows of the same key are replaced (keeping the
+ * old row's torch figures when the new one has none), others kept in place, new ones appended; the
+ * header takes the run's fields.
+ *
+ * @param old the file's baseline, or null when there is none
+ * @param fresh the run's
+ * @returns the merged baseline
+ * @throws Error when the two were taken on different adapters
+ *
+ * @example
+ * ```ts
+ * import { mergeBaseline } from "./bench_rows.ts";
+ * const row = { stage: "vae-decode", width: 1024, height: 1024, format: "f32", peakBytes: 1 };
+ * const old = { adapter: "GPU", runtime: "r", date: "d0", rows: [{ ...row, ms: 5, torchFp32Ms: 4 }] };
+ * const merged = mergeBaseline(old, { adapter: "GPU", runtime: "r", date: "d1", rows: [{ ...row, ms: 3 }] });
+ * merged.rows; // [{ ...row, ms: 3, torchFp32Ms: 4 }]
+ * ```
+ */
+export function mergeBaseline(old: Baseline | null, fresh: Baseline): Baseline {
+  if (!old) return fresh;
+  if (!old.adapter.startsWith(fresh.adapter) && !fresh.adapter.startsWith(old.adapter)) {
+    throw new Error(`baseline: its rows were taken on "${old.adapter}", this run's on "${fresh.adapter}"`);
+  }
+  const oldTorch = new Map<string, TorchFigures>();
+  for (const row of old.rows) {
+    const figures = torchOf(row);
+    if (figures) oldTorch.set(torchKey(row), figures);
+  }
+  const withTorch = (row: BenchRow): BenchRow => torchOf(row) ? row : { ...row, ...oldTorch.get(torchKey(row)) };
+  const byKey = new Map(fresh.rows.map((row) => [rowKey(row), row]));
+  const rows = old.rows.map((row) => {
+    const replaced = byKey.get(rowKey(row));
+    byKey.delete(rowKey(row));
+    return replaced ? withTorch(replaced) : row;
+  });
+  rows.push(...[...byKey.values()].map(withTorch));
+  const adapter = old.adapter.length >= fresh.adapter.length ? old.adapter : fresh.adapter;
+  return { ...old, ...fresh, adapter, rows };
+}
+
+/**
+ * Writes a run's baseline to `path`, merged into the file already there ({@link mergeBaseline}).
+ *
+ * @param path the JSON file
+ * @param fresh the run's baseline
+ * @returns what was written
+ * @throws Error when the file is not a baseline or was taken on another adapter
+ */
+export async function writeBaseline(path: string, fresh: Baseline): Promise<Baseline> {
+  let old: Baseline | null = null;
+  try {
+    old = JSON.parse(await Deno.readTextFile(path));
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw new Error(`${path}: not a baseline to merge into (${e})`);
+  }
+  if (old && (typeof old.adapter !== "string" || !Array.isArray(old.rows))) {
+    throw new Error(`${path}: not a baseline (no adapter string and rows array)`);
+  }
+  const merged = mergeBaseline(old, fresh);
+  await Deno.writeTextFile(path, JSON.stringify(merged, null, 1) + "\n");
+  return merged;
+}
+
+/**
+ * A comma-separated option's values, each one of `allowed`.
+ *
+ * @param text the option's value
+ * @param option the option's name, for messages
+ * @param allowed the values it may hold
+ * @returns the values, in order, without repeats
+ * @throws Error naming the option and a value it may not hold
+ *
+ * @example
+ * ```ts
+ * import { listOption } from "./bench_rows.ts";
+ * listOption("1024,512", "sizes", (v) => /^\d+$/.test(v)); // ["1024", "512"]
+ * ```
+ */
+export function listOption(
+  text: string,
+  option: string,
+  allowed: readonly string[] | ((value: string) => boolean),
+): string[] {
+  const values = [...new Set(text.split(",").map((v) => v.trim()).filter((v) => v !== ""))];
+  const ok = typeof allowed === "function" ? allowed : (v: string) => allowed.includes(v);
+  const bad = values.find((v) => !ok(v));
+  if (values.length === 0 || bad !== undefined) {
+    const what = typeof allowed === "function" ? "" : `: each one of ${allowed.join(", ")}`;
+    throw new Error(`--${option} must be a comma-separated list${what}; got "${text}"`);
+  }
+  return values;
+}
+
+/**
+ * The most bytes live on the device while `work` runs, counted from the bytes live when it starts
+ * (`ResidentDevice.resetPeakMemory`).
+ *
+ * @param gpu the device
+ * @param work the stage
+ * @returns the stage's result and the peak
+ */
+export async function withPeak<T>(
+  gpu: ResidentDevice,
+  work: () => Promise<T>,
+): Promise<{ result: T; peakBytes: number }> {
+  gpu.resetPeakMemory();
+  const result = await work();
+  return { result, peakBytes: gpu.memory.peakBytes };
+}
+
+/**
+ * Qwen3's byte-level BPE and T5's SentencePiece tokenizers: from `dir` (the oracle pack's layout:
+ * `qwen3/{vocab.json,merges.txt,tokenizer_config.json}`, `t5/spiece.model`), or from llm/fixtures'
+ * copies of the same files when `dir` is undefined.
+ *
+ * @param dir the directory, or undefined
+ * @returns the two tokenizers
+ * @throws Error naming a missing file
+ */
+export async function benchTokenizers(dir?: string): Promise<{ qwen: Tokenizer; t5: SentencePieceTokenizer }> {
+  if (dir === undefined) {
+    return { qwen: loadQwenTokenizer(await qwenFiles()), t5: new SentencePieceTokenizer(t5Model()) };
+  }
+  const read = async (path: string) => {
+    try {
+      return await Deno.readFile(`${dir}/${path}`);
+    } catch (e) {
+      throw new Error(`--tokenizer ${dir}: cannot read ${path} (${(e as Error).message})`);
+    }
+  };
+  const qwen = loadQwenTokenizer({
+    vocab: await read("qwen3/vocab.json"),
+    merges: await read("qwen3/merges.txt"),
+    tokenizerConfig: await read("qwen3/tokenizer_config.json"),
+  });
+  return { qwen, t5: new SentencePieceTokenizer(await read("t5/spiece.model")) };
+}
+
+/**
+ * A tokenizer whose ids are `tokenizer`'s taken modulo `vocab`: a tiny model's stand-in that still does
+ * the real tokenizer's work (its ids would not fit the tiny vocabulary).
+ *
+ * @param tokenizer the real tokenizer
+ * @param vocab the tiny model's vocabulary size
+ * @returns the folded tokenizer (encode only is folded; decode takes folded ids as the real ones)
+ */
+export function foldedTokenizer<T extends Pick<Tokenizer, "vocabSize" | "encode">>(tokenizer: T, vocab: number): T {
+  if (tokenizer.vocabSize <= vocab) return tokenizer;
+  return new Proxy(tokenizer, {
+    get(target, property, receiver) {
+      if (property === "encode") {
+        return (...args: Parameters<T["encode"]>) =>
+          (target.encode as (...a: unknown[]) => number[])(...args).map((id) => id % vocab);
+      }
+      if (property === "vocabSize") return vocab;
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
