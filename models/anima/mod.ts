@@ -75,7 +75,7 @@ export {
 } from "./weights.ts";
 export { DEFAULT_SHIFT, eulerStep, guide, guidedEulerCoefficients, sigmaSchedule } from "./sampler.ts";
 export { timestepSinusoid } from "./timestep.ts";
-export { qwen3TextEncoder, t5AdapterTokenizer } from "./text.ts";
+export { onDemandTextEncoder, qwen3TextEncoder, t5AdapterTokenizer } from "./text.ts";
 export { ditPositions, sequencePositions } from "./rope.ts";
 // Types of other entry points that this API names (for deno doc).
 export type { TensorInfo, TensorStore } from "../../llm/safetensors.ts";
