@@ -21,10 +21,21 @@
  */
 
 import type { ResidentDevice } from "../harness/device.ts";
+import type { TensorStore } from "../llm/safetensors.ts";
 import { qwenFiles, t5Model } from "../llm/fixtures/tokenizer_files.ts";
 import { loadQwenTokenizer } from "../llm/tokenizer/qwen.ts";
 import { SentencePieceTokenizer } from "../llm/tokenizer/sentencepiece.ts";
 import type { Tokenizer } from "../llm/tokenizer/tokenizer.ts";
+
+/**
+ * The whole-image rows' default prompt: about 540 Qwen3 tokens, so Z-Image's caption fills its 512
+ * tokens (the template's tail truncated, as upstream's) and Anima's T5 ids fill its 512 context rows,
+ * the lengths the text-encoder and DiT rows time.
+ */
+export const BENCH_PROMPT: string = Array(12).fill(
+  "A lighthouse on a basalt cliff at dusk, waves breaking on the rocks below, gulls over the water, " +
+    "warm light in the lantern room, a winding path with a wooden fence, oil painting, rich texture.",
+).join(" ");
 
 /** Torch's figures of a row: the oracle's `timing.py` on the same card, per mode. */
 export interface TorchFigures {
@@ -203,6 +214,73 @@ export async function withPeak<T>(
   gpu.resetPeakMemory();
   const result = await work();
   return { result, peakBytes: gpu.memory.peakBytes };
+}
+
+/**
+ * A view of `store` that adds the wall time of each read to `clock.ms`: what a whole-image row spent
+ * making (synthetic) or reading (a file) weights, the part of its wall clock a faster store changes.
+ *
+ * @param store the store
+ * @param clock the milliseconds spent so far (the caller zeroes it)
+ * @returns the view
+ *
+ * @example
+ * ```ts
+ * import { clockedStore } from "./bench_rows.ts";
+ * import { syntheticStore } from "./synthetic_store.ts";
+ * const clock = { ms: 0 };
+ * const store = clockedStore(syntheticStore([{ name: "w", shape: [256, 256] }], () => ({ center: 0, half: 1 })), clock);
+ * await store.readFloat32("w");
+ * clock.ms > 0; // true
+ * ```
+ */
+export function clockedStore(store: TensorStore, clock: { ms: number }): TensorStore {
+  const timed = <A extends unknown[], R>(read: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    const t0 = performance.now();
+    try {
+      return await read(...args);
+    } finally {
+      clock.ms += performance.now() - t0;
+    }
+  };
+  return {
+    tensors: store.tensors,
+    metadata: store.metadata,
+    info: (name) => store.info(name),
+    read: timed((name: string) => store.read(name)),
+    readFloat32: timed((name: string) => store.readFloat32(name)),
+    readRows: timed((name: string, row0: number, rows: number) => store.readRows(name, row0, rows)),
+  };
+}
+
+/**
+ * Where a whole image's wall clock went, from `onStep`'s times: from the start to the first step's end
+ * (prompt, loads, caption refiner, a step), the median of the later steps, and after the last (the
+ * decoder's load and decode, the read-back), in ms to the microsecond.
+ *
+ * @param start when the image started
+ * @param stepsAt when each step ended
+ * @param end when the image was returned
+ * @returns the three figures (`stepMs` null for one step)
+ *
+ * @example
+ * ```ts
+ * import { stepClock } from "./bench_rows.ts";
+ * stepClock(0, [500, 600, 720, 800], 1000); // { firstStepMs: 500, stepMs: 100, afterStepsMs: 200 }
+ * ```
+ */
+export function stepClock(
+  start: number,
+  stepsAt: readonly number[],
+  end: number,
+): { firstStepMs: number; stepMs: number | null; afterStepsMs: number } {
+  const round = (x: number) => Math.round(x * 1e3) / 1e3;
+  const later = stepsAt.slice(1).map((t, i) => t - stepsAt[i]).sort((a, b) => a - b);
+  return {
+    firstStepMs: round(stepsAt[0] - start),
+    stepMs: later.length > 0 ? round(later[Math.floor(later.length / 2)]) : null,
+    afterStepsMs: round(end - stepsAt[stepsAt.length - 1]),
+  };
 }
 
 /**

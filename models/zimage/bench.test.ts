@@ -1,7 +1,7 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { gpuTest } from "../../harness/testing.ts";
 import type { BenchRow } from "../bench_rows.ts";
-import { TINY } from "./bench.ts";
+import { TINY, torchFigures } from "./bench.ts";
 import { textEncoderWeightBytes } from "./pipeline.ts";
 
 gpuTest("zimage bench: the tiny config's every stage in one run, rows merged into the baseline there", async (gpu) => {
@@ -84,9 +84,32 @@ gpuTest("zimage bench: the tiny config's every stage in one run, rows merged int
     strictEqual(weights.dit, dit.weightBytes);
     ok(total.peakBytes! >= weights.textEncoder + weights.dit, `total peak ${total.peakBytes}`);
     strictEqual(total.steps, 2);
-    strictEqual((total.stepMs as number[]).length, 1);
+    ok((total.stepMs as number) > 0 && (total.firstStepMs as number) > 0 && (total.afterStepsMs as number) > 0);
+    ok((total.weightReadMs as number) > 0 && (total.weightReadMs as number) < total.ms, `${total.weightReadMs}`);
     ok((total.captionTokens as number) > 5);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("zimage bench: the H100 torch log's figures land on the rows of their stage and size, any format", async () => {
+  const log = JSON.parse(
+    await Deno.readTextFile(new URL("./baselines/nvidia-h100-log/torch-timing.json", import.meta.url)),
+  );
+  const figures = torchFigures(log);
+  const row = (stage: string, width: number | null, format = "q8") =>
+    ({ stage, width, height: width, format, ms: 1, peakBytes: 1 }) as BenchRow;
+  deepStrictEqual(figures(row("dit-step", 1024, "q4g128")), {
+    torchFp32Ms: 1365.21,
+    torchTf32Ms: 437.51,
+    torchBf16Ms: 142.34,
+  });
+  deepStrictEqual(figures(row("dit-step", 1024, "f32")), figures(row("dit-step", 1024, "q8")));
+  deepStrictEqual(figures(row("vae-decode", 1024, "f32")), {
+    torchFp32Ms: 409.11,
+    torchTf32Ms: 119.92,
+    torchBf16Ms: 102.02,
+  });
+  strictEqual(figures(row("dit-step", 512)), undefined);
+  strictEqual(figures(row("text-encoder", null)), undefined); // the log has no text encoder row
 });

@@ -52,10 +52,13 @@ import type { ExpectedTensor } from "../../llm/weights/checkpoint.ts";
 import { scopedStore } from "../../llm/weights/checkpoint.ts";
 import {
   type Baseline,
+  BENCH_PROMPT,
   type BenchRow,
   benchTokenizers,
+  clockedStore,
   foldedTokenizer,
   listOption,
+  stepClock,
   type TorchFigures,
   withPeak,
   writeBaseline,
@@ -122,12 +125,6 @@ export const TINY: ZImageConfig & { textEncoder: Qwen3Config } = {
 
 const STAGES = ["text-encoder", "dit-step", "vae-decode", "total"] as const;
 
-/** A prompt that fills Z-Image's 512 caption tokens (the template's tail is truncated, as upstream's). */
-const LONG_PROMPT = Array(12).fill(
-  "A lighthouse on a basalt cliff at dusk, waves breaking on the rocks below, gulls over the water, " +
-    "warm light in the lantern room, a winding path with a wooden fence, oil painting, rich texture.",
-).join(" ");
-
 /**
  * Seeded weights of the given tensors: 1-D weights are norms (around 1), other 1-D tensors biases, the
  * pad tokens unit-scale, the rest matrices and convolutions within ±sqrt(3 / fan_in), as the oracle's
@@ -143,13 +140,16 @@ function syntheticWeights(expected: readonly ExpectedTensor[]): TensorStore {
   });
 }
 
-/** The whole checkpoint, synthetic: the DiT, the VAE decoder and the text encoder under the port's names. */
-function syntheticCheckpoint(config: ZImageConfig, textEncoder: Qwen3Config): ZImageCheckpoint {
+/**
+ * The whole checkpoint, synthetic: the DiT, the VAE decoder and the text encoder under the port's
+ * names, every read's wall time added to `clock.ms`.
+ */
+function syntheticCheckpoint(config: ZImageConfig, textEncoder: Qwen3Config, clock: { ms: number }): ZImageCheckpoint {
   return {
     config,
-    dit: openDit(syntheticWeights(ditTensors(config.dit)), config.dit),
-    vae: openVaeDecoder(syntheticVae(config), config.vae),
-    textEncoder: { store: syntheticWeights(qwen3Tensors(textEncoder)), config: textEncoder },
+    dit: openDit(clockedStore(syntheticWeights(ditTensors(config.dit)), clock), config.dit),
+    vae: openVaeDecoder(clockedStore(syntheticVae(config), clock), config.vae),
+    textEncoder: { store: clockedStore(syntheticWeights(qwen3Tensors(textEncoder)), clock), config: textEncoder },
     layout: "diffusers",
   };
 }
@@ -162,8 +162,15 @@ const round = (x: number) => Math.round(x * 1e3) / 1e3;
 const stats = (t: Timing) => ({ ms: round(t.ms), msMin: round(t.msMin), msMax: round(t.msMax) });
 const fill = (n: number) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37)) as Float32Array<ArrayBuffer>;
 
-/** Torch's figures by stage and size from `timing.py`'s output (the Z-Image oracle's format). */
-function torchFigures(log: { rows?: { component: string; size?: number; mode: string; median_ms: number }[] }) {
+/**
+ * Torch's figures by stage and size from `timing.py`'s output (the Z-Image oracle's format).
+ *
+ * @param log the parsed JSON
+ * @returns each row's torch figures, if the log has them
+ */
+export function torchFigures(
+  log: { rows?: { component: string; size?: number; mode: string; median_ms: number }[] },
+): (row: BenchRow) => TorchFigures | undefined {
   const stage = { dit: "dit-step", vae_decode: "vae-decode", text_encoder: "text-encoder" } as Record<string, string>;
   const field = { fp32: "torchFp32Ms", tf32: "torchTf32Ms", bf16: "torchBf16Ms" } as const;
   const figures = new Map<string, TorchFigures>();
@@ -315,8 +322,8 @@ async function totalRows(p: Plan, date: string): Promise<BenchRow[]> {
   for (const format of p.totalFormats) {
     for (const size of p.sizes) {
       p.gpu.resetPeakMemory();
-      const started = performance.now();
-      const model = await ZImage.load(syntheticCheckpoint(p.config, p.textEncoder), {
+      const started = performance.now(), clock = { ms: 0 };
+      const model = await ZImage.load(syntheticCheckpoint(p.config, p.textEncoder, clock), {
         device: p.gpu,
         format,
         textEncoderFormat: "q8",
@@ -328,6 +335,7 @@ async function totalRows(p: Plan, date: string): Promise<BenchRow[]> {
         const image = { prompt: p.prompt, width: size, height: size, seed: 7 };
         await model.generate({ ...image, steps: p.warmupSteps });
         const stepsAt: number[] = [];
+        clock.ms = 0;
         const t0 = performance.now();
         const out = await model.generate({ ...image, steps: p.steps, onStep: () => stepsAt.push(performance.now()) });
         const ms = performance.now() - t0;
@@ -347,10 +355,8 @@ async function totalRows(p: Plan, date: string): Promise<BenchRow[]> {
           },
           steps: p.steps,
           captionTokens: out.captionTokens,
-          // Wall clock from the image's start to its first step's end, and each later step.
-          firstStepMs: round(stepsAt[0] - t0),
-          stepMs: stepsAt.slice(1).map((t, i) => round(t - stepsAt[i])),
-          afterStepsMs: round(t0 + ms - stepsAt[stepsAt.length - 1]),
+          ...stepClock(t0, stepsAt, t0 + ms),
+          weightReadMs: round(clock.ms),
           loadSeconds: Math.round(loadSeconds * 10) / 10,
           warmupSteps: p.warmupSteps,
           date,
@@ -433,7 +439,7 @@ if (import.meta.main) {
     steps: positive("steps", 8),
     warmupSteps: positive("warmup-steps", 1),
     budget: flags.has("max-resident") ? parseBytes(flags.get("max-resident")!) : DEFAULT_MAX_RESIDENT_BYTES,
-    prompt: flags.get("prompt") ?? LONG_PROMPT,
+    prompt: flags.get("prompt") ?? BENCH_PROMPT,
     tokenizerDir: flags.get("tokenizer"),
   };
   const torch = [];
