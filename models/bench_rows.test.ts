@@ -5,6 +5,7 @@ import {
   foldedTokenizer,
   listOption,
   mergeBaseline,
+  runStages,
   writeBaseline,
 } from "./bench_rows.ts";
 
@@ -77,4 +78,32 @@ Deno.test("bench rows: list options and folded tokenizers", () => {
   strictEqual(folded.vocabSize, 100);
   deepStrictEqual(folded.encode("ab", { addEos: true }), [(97 * 7) % 100, (98 * 7) % 100, 1]);
   strictEqual(foldedTokenizer(real, 1000), real);
+});
+
+Deno.test("bench rows: runStages writes each stage as it ends and refuses another card's file before any stage", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".json" });
+  try {
+    await Deno.writeTextFile(path, JSON.stringify(baseline("G", "d0", [row("kept", 1, "f32", 1)])));
+    const ran: string[] = [];
+    const header = { adapter: "G", runtime: "r", date: "d1" };
+    const make = {
+      one: () => (ran.push("one"), Promise.resolve([row("one", 1, "f32", 2)])),
+      two: () => (ran.push("two"), Promise.reject(new Error("device lost"))),
+    };
+    const torch = [(r: BenchRow) => r.stage === "one" ? { torchFp32Ms: 7 } : undefined];
+    await runStages({ stages: ["one", "two"], make, header, torch, json: path }).then(
+      () => Promise.reject(new Error("a failing stage passed")),
+      (e) => strictEqual((e as Error).message, "device lost"),
+    );
+    const written = JSON.parse(await Deno.readTextFile(path));
+    deepStrictEqual(written.rows, [row("kept", 1, "f32", 1), row("one", 1, "f32", 2, { torchFp32Ms: 7 })]);
+    ran.length = 0;
+    await runStages({ stages: ["one"], make, header: { ...header, adapter: "H" }, torch, json: path }).then(
+      () => Promise.reject(new Error("merged into another card's file")),
+      (e) => strictEqual((e as Error).message, `baseline: its rows were taken on "G", this run's on "H"`),
+    );
+    deepStrictEqual(ran, []);
+  } finally {
+    await Deno.remove(path);
+  }
 });

@@ -146,6 +146,20 @@ export function mergeBaseline(old: Baseline | null, fresh: Baseline): Baseline {
   return { ...old, ...fresh, adapter, rows };
 }
 
+async function readBaseline(path: string): Promise<Baseline | null> {
+  let old: Baseline;
+  try {
+    old = JSON.parse(await Deno.readTextFile(path));
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw new Error(`${path}: not a baseline to merge into (${e})`);
+  }
+  if (typeof old?.adapter !== "string" || !Array.isArray(old.rows)) {
+    throw new Error(`${path}: not a baseline (no adapter string and rows array)`);
+  }
+  return old;
+}
+
 /**
  * Writes a run's baseline to `path`, merged into the file already there ({@link mergeBaseline}).
  *
@@ -155,18 +169,49 @@ export function mergeBaseline(old: Baseline | null, fresh: Baseline): Baseline {
  * @throws Error when the file is not a baseline or was taken on another adapter
  */
 export async function writeBaseline(path: string, fresh: Baseline): Promise<Baseline> {
-  let old: Baseline | null = null;
-  try {
-    old = JSON.parse(await Deno.readTextFile(path));
-  } catch (e) {
-    if (!(e instanceof Deno.errors.NotFound)) throw new Error(`${path}: not a baseline to merge into (${e})`);
-  }
-  if (old && (typeof old.adapter !== "string" || !Array.isArray(old.rows))) {
-    throw new Error(`${path}: not a baseline (no adapter string and rows array)`);
-  }
-  const merged = mergeBaseline(old, fresh);
+  const merged = mergeBaseline(await readBaseline(path), fresh);
   await Deno.writeTextFile(path, JSON.stringify(merged, null, 1) + "\n");
   return merged;
+}
+
+/** What {@link runStages} runs. */
+export interface StageRun<S extends string> {
+  /** The stages to run, in order. */
+  stages: readonly S[];
+  /** Each stage's rows. */
+  make: Record<S, () => Promise<BenchRow[]>>;
+  /** The baseline's fields but its rows. */
+  header: { adapter: string; runtime: string; date: string; [field: string]: unknown };
+  /** Torch's figures for a row, from each log read (applied in order). */
+  torch: ((row: BenchRow) => TorchFigures | undefined)[];
+  /** The baseline file to merge into, if any. */
+  json?: string;
+}
+
+/**
+ * Runs a bench's stages in order: each stage's rows get torch's figures, go to stderr as they come, and
+ * are merged into `json` as soon as the stage is done (a run cut short keeps the stages it finished).
+ * A `json` that is not a baseline, or one taken on another adapter, is refused before any stage runs.
+ *
+ * @param run the stages, the header, the torch figures and the file
+ * @returns the baseline written (or the run's own, without `json`)
+ * @throws Error from a stage, or for a file it may not merge into
+ */
+export async function runStages<S extends string>(run: StageRun<S>): Promise<Baseline> {
+  const rows: BenchRow[] = [];
+  const baseline = (): Baseline => ({ ...run.header, rows });
+  if (run.json) mergeBaseline(await readBaseline(run.json), baseline());
+  let written: Baseline = baseline();
+  for (const stage of run.stages) {
+    console.error(`${stage}...`);
+    for (let row of await run.make[stage]()) {
+      for (const figures of run.torch) row = { ...row, ...figures(row) };
+      console.error(JSON.stringify(row));
+      rows.push(row);
+    }
+    if (run.json) written = await writeBaseline(run.json, baseline());
+  }
+  return run.json ? written : baseline();
 }
 
 /**

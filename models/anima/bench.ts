@@ -51,17 +51,16 @@ import { supportsTimestamps, timeEncoding, timeProgram as timeHarness, type Timi
 import type { TensorStore } from "../../llm/safetensors.ts";
 import type { ExpectedTensor } from "../../llm/weights/checkpoint.ts";
 import {
-  type Baseline,
   BENCH_PROMPT,
   type BenchRow,
   benchTokenizers,
   clockedStore,
   foldedTokenizer,
   listOption,
+  runStages,
   stepClock,
   type TorchFigures,
   withPeak,
-  writeBaseline,
 } from "../bench_rows.ts";
 import { numberFlag, parseBytes, parseCliFlags } from "../cli.ts";
 import { parseQwen3Config, type Qwen3Config } from "../qwen3/config.ts";
@@ -598,31 +597,28 @@ if (import.meta.main) {
   plan.gpu = await acquireDevice();
   if (!supportsTimestamps(plan.gpu)) throw new Error("anima bench: the device has no timestamp-query");
   const date = new Date().toISOString();
-  const rows: BenchRow[] = [];
-  const make = { "text-encoder": textEncoderRows, "dit-step": ditRows, "vae-decode": vaeRows, total: totalRows };
-  for (const stage of STAGES) {
-    if (!stages.includes(stage)) continue;
-    console.error(`${stage}...`);
-    const stageRows = await make[stage](plan, date);
-    for (const row of stageRows) console.error(JSON.stringify(row));
-    rows.push(...stageRows);
-  }
-  for (const { log } of torch) {
-    const figures = torchFigures(log);
-    for (const [i, row] of rows.entries()) rows[i] = { ...row, ...figures(row) };
-  }
-  const baseline: Baseline = {
-    adapter: plan.gpu.adapter.description || plan.gpu.adapter.vendor,
-    runtime: `Deno ${Deno.version.deno} (WebGPU)`,
-    date,
-    method: METHOD,
-    ...(torch.length > 0
-      ? { torch: torch.map(({ path, log }) => `${path}: torch ${log.torch} on ${log.device}`).join("; ") }
-      : {}),
-    config: name,
-    rows,
+  const make = {
+    "text-encoder": () => textEncoderRows(plan, date),
+    "dit-step": () => ditRows(plan, date),
+    "vae-decode": () => vaeRows(plan, date),
+    total: () => totalRows(plan, date),
   };
-  const written = flags.has("json") ? await writeBaseline(flags.get("json")!, baseline) : baseline;
+  const written = await runStages({
+    stages: STAGES.filter((stage) => stages.includes(stage)),
+    make,
+    header: {
+      adapter: plan.gpu.adapter.description || plan.gpu.adapter.vendor,
+      runtime: `Deno ${Deno.version.deno} (WebGPU)`,
+      date,
+      method: METHOD,
+      ...(torch.length > 0
+        ? { torch: torch.map(({ path, log }) => `${path}: torch ${log.torch} on ${log.device}`).join("; ") }
+        : {}),
+      config: name,
+    },
+    torch: torch.map(({ log }) => torchFigures(log)),
+    json: flags.get("json"),
+  });
   console.log(JSON.stringify(written, null, 1));
   plan.gpu.destroy();
 }
