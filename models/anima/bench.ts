@@ -12,7 +12,8 @@
  * - `text-encoder`: Qwen3-0.6B (`last_hidden_state`) on `--text` ids, then the LLM adapter on `--text`
  *   T5 ids over its states: both programs in one timed encoding (harness/timing.ts `timeEncoding`), one
  *   row per Qwen3 format the `--formats` name (the adapter is f32); `adapter` beside it, the adapter's
- *   program alone (`timeProgram`). Width and height null: neither depends on the image.
+ *   program alone (`timeProgram`; its `peakBytes` is the text side's, Qwen3 live beside it). Width and
+ *   height null: neither depends on the image.
  * - `dit-step-cfg` (batch 2: both CFG passes, as the pipeline runs a step) and `dit-step` (batch 1, what
  *   the oracle's `timing.py` times in torch), per `--blocks`, format and size: the DiT's program
  *   (`timeProgram`: timestamps from its pass's start to its end), 512 context rows, with its dispatch
@@ -25,7 +26,8 @@
  *   `--steps` steps and `--cfg`: `ms` is the wall clock of the second image, after an untimed one of
  *   `--warmup-steps` steps (the same stages, so every kernel is compiled). Each load a generation does
  *   is in it, as in a user's second image; `weightReadMs` is the part spent making the synthetic
- *   weights (a file's reads would take its place). The default prompt is about 540 Qwen3 tokens (512
+ *   weights (a file's reads would take its place); `firstStepMs`, `stepMs` (the median later step)
+ *   and `afterStepsMs` say where the rest went. The default prompt is about 540 Qwen3 tokens (512
  *   T5 ids after truncation), the size the stage rows time.
  *
  * Stage rows are taken with the stage resident (loaded whole, outside any budget); their `peakBytes`
@@ -33,14 +35,16 @@
  * program adds. A `total` row's counts from before `Anima.load`: the most the whole run held at once.
  * Every timing is the median of `--samples` (at least 5) after warm-up runs and the clock warm-up.
  *
- * `--json PATH` merges the rows into the file there (rows of the same stage, size, format, blocks and
- * batch are replaced, others kept). `--torch` reads the oracle pack's `timing.py` output (`dit`,
- * `adapter`, `vae`, `qwen3`, each `{fp32, fp32_tf32, bf16}`; e.g. baselines/nvidia-h100-log/torch-timing.json)
- * into the rows of the same stage: the 52-block batch-1 DiT and the VAE at 1024 x 1024, the adapter, and
- * Qwen3 plus the adapter for `text-encoder`; without it a replaced row keeps its torch figures.
- * `--tokenizer DIR` reads `DIR/qwen3/` and `DIR/t5/spiece.model` (the oracle pack's `tokenizers/`), else
- * llm/fixtures' copies of the same files. `--config tiny` is the oracle's tiny model (its Qwen3 and
- * adapter too; the tokenizers' and the pipeline's ids folded into their vocabularies), for a quick run on any adapter.
+ * `--json PATH` merges the rows into the file there as each stage ends (models/bench_rows.ts
+ * `runStages`: rows of the same stage, size, format, blocks and batch are replaced, others kept; a
+ * file of another adapter is refused before any stage runs). `--torch` reads the oracle pack's
+ * `timing.py` output (`dit`, `adapter`, `vae`, `qwen3`, each `{fp32, fp32_tf32, bf16}`; e.g.
+ * baselines/nvidia-h100-log/torch-timing.json) into the rows of the same stage: the 52-block batch-1
+ * DiT and the VAE at 1024 x 1024, the adapter, and Qwen3 plus the adapter for `text-encoder`; without
+ * it a replaced row keeps its torch figures. `--tokenizer DIR` reads `DIR/qwen3/` and
+ * `DIR/t5/spiece.model` (the oracle pack's `tokenizers/`), else llm/fixtures' copies of the same
+ * files. `--config tiny` is the oracle's tiny model (its Qwen3 and adapter too; the tokenizers' and
+ * the pipeline's ids folded into their vocabularies), for a quick run on any adapter.
  *
  * @module
  */

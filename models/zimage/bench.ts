@@ -15,25 +15,29 @@
  *   (harness/timing.ts `timeProgram`).
  * - `dit-step` per format and size: the recording `DitRun.step` submits (timestep path, modulation,
  *   both streams, the main layers, the final layer, unpatchify; no Euler update) with a `--caption`
- *   token caption; `caption-refiner` beside it (the context refiner, once per caption). GPU time of
- *   `timeEncoding` (between empty timestamped passes, after warm-up and the clock warm-up).
+ *   token caption; `caption-refiner` beside it (the context refiner, once per caption; the same run, so
+ *   the same `peakBytes`). GPU time of `timeEncoding` (between empty timestamped passes, after warm-up
+ *   and the clock warm-up).
  * - `vae-decode` per size (format f32): the decoder of the same latent, timed the same way.
  * - `total` per `--total-formats` format and size: an image as a user makes it: `ZImage.load` of the
  *   synthetic checkpoint at the default budget (`--max-resident`, 4 GiB: stages that do not fit together
  *   load in turn and are released, a DiT over it streams its blocks), the text encoder q8 (its f32 form
  *   is over the default budget), `generate` of `--prompt` at `--steps` steps: `ms` is the wall clock of
  *   the second image, after an untimed one of `--warmup-steps` steps (the same stages, so every kernel is
- *   compiled). Each stage's load is in it, as it is in a user's second image: with synthetic weights a
- *   load makes its values on the host instead of reading a file. The default prompt fills the 512
- *   caption tokens the stage rows time.
+ *   compiled). Each stage's load is in it, as it is in a user's second image: `weightReadMs` is the part
+ *   spent making the synthetic weights on the host (a file's reads would take its place), and
+ *   `firstStepMs` (prompt, loads, caption, one step), `stepMs` (the median later step) and
+ *   `afterStepsMs` (the VAE's load and decode) say where the rest went. The default prompt fills the
+ *   512 caption tokens the stage rows time.
  *
  * Stage rows are taken with the stage resident (loaded whole, outside any budget); their `peakBytes`
  * counts from after the weights' load (`resetPeakMemory` then), so it is the weights and whatever the
  * stage's program adds; `weightBytes` is the stage's weights. A `total` row's peak counts from before
  * `ZImage.load`: the most the whole run held at once.
  *
- * `--json PATH` merges the rows into the file there (models/bench_rows.ts `writeBaseline`: rows of the
- * same stage, size and format are replaced, others kept), so rows of several runs combine. `--torch`
+ * `--json PATH` merges the rows into the file there as each stage ends (models/bench_rows.ts
+ * `runStages`: rows of the same stage, size and format are replaced, others kept; a file of another
+ * adapter is refused before any stage runs), so rows of several runs combine. `--torch`
  * reads torch's figures from the oracle pack's `timing.py` output (`{rows: [{component, size, mode,
  * median_ms}]}`, e.g. baselines/nvidia-h100-log/torch-timing.json) into the rows of the same stage and
  * size; without it a replaced row keeps the torch figures it had. `--tokenizer DIR` reads Qwen3's
