@@ -1,31 +1,76 @@
 /**
- * Anima at its real sizes, timed on this machine's adapter (Deno CLI; reads no checkpoint): the
- * DiT (28 or 52 blocks) for one sampling step at a 1024 x 1024 image (a 128 x 128 latent, 4096
- * tokens, 512 context rows), batch 2 (the two CFG passes, as the pipeline runs them) and batch 1
- * (one forward, what the oracle's `timing.py` times in torch); the LLM adapter on 512 T5 ids x 512
- * Qwen rows; the VAE decoder at the same latent. The weights are seeded random values with the
- * checkpoints' names and shapes, loaded through the same loaders (layout checks included), f32.
+ * Deno only (a benchmark): Anima's stages and whole images at real sizes on the adapter present, on
+ * seeded random weights with the checkpoints' names and shapes, loaded through the same loaders
+ * (layout checks included), written as the rows of `baselines/<card>.json` (models/bench_rows.ts):
  *
- * `--stream` times the DiT with its blocks streamed through two slots (wall clock of whole forwards,
- * the block uploads included). Each other figure is harness/timing's `timeProgram`: the median GPU
- * time (timestamps from the start of the program's pass to its end) of `--samples` (at least 5)
- * runs after a warm-up run and the clock warm-up, with the dispatch count and the host time to
- * encode one run. `--q8` loads the DiT's block products as int8 codes.
+ *     deno run -A models/anima/bench.ts [--stages text-encoder,dit-step,vae-decode,total] [--blocks 28,52]
+ *         [--sizes 512,1024] [--formats f32,q8] [--total-formats f32] [--text 512] [--samples 5]
+ *         [--steps 50] [--cfg 3.5] [--warmup-steps 1] [--max-resident 4GiB] [--tokenizer DIR]
+ *         [--prompt TEXT] [--torch LOG,...] [--json PATH] [--config real|tiny]
  *
- * `deno run -A models/anima/bench.ts [--blocks 28|52] [--size 1024] [--text 512] [--samples 5] [--q8] [--stream]`
- * prints JSON (`--blocks 1 --size 64 --text 16` is a quick smoke run).
- * Torch 2.11 fp32 (TF32 off) on one H100, from the oracle's timing.json: DiT 52 blocks batch 1
- * 742.8 ms, adapter 7.1 ms, VAE 417.3 ms (its conv3d over 3 frames; a one-frame conv2d does a
- * third of those FLOPs).
+ * Rows (each with `peakBytes`, the most bytes live in buffers on the device, `ResidentDevice.memory`):
+ * - `text-encoder`: Qwen3-0.6B (`last_hidden_state`) on `--text` ids, then the LLM adapter on `--text`
+ *   T5 ids over its states: both programs in one timed encoding (harness/timing.ts `timeEncoding`), one
+ *   row per Qwen3 format the `--formats` name (the adapter is f32); `adapter` beside it, the adapter's
+ *   program alone (`timeProgram`; its `peakBytes` is the text side's, Qwen3 live beside it). Width and
+ *   height null: neither depends on the image.
+ * - `dit-step-cfg` (batch 2: both CFG passes, as the pipeline runs a step) and `dit-step` (batch 1, what
+ *   the oracle's `timing.py` times in torch), per `--blocks`, format and size: the DiT's program
+ *   (`timeProgram`: timestamps from its pass's start to its end), 512 context rows, with its dispatch
+ *   count, TFLOP/s and host encode time.
+ * - `vae-decode` per size (format f32): the Wan 2.1 decoder of the latent.
+ * - `total` per `--blocks`, `--total-formats` format and size: an image as `deno task anima` makes it:
+ *   `Anima.load` at the default budget (`--max-resident`, 4 GiB: stages that do not fit together load
+ *   in turn, a DiT over it streams its blocks), the Qwen3 encoder f32 loaded for the prompts and freed
+ *   before the DiT (`onDemandTextEncoder`), `generate` of `--prompt` with the negative prompt "" at
+ *   `--steps` steps and `--cfg`: `ms` is the wall clock of the second image, after an untimed one of
+ *   `--warmup-steps` steps (the same stages, so every kernel is compiled). Each load a generation does
+ *   is in it, as in a user's second image; `weightReadMs` is the part spent making the synthetic
+ *   weights (a file's reads would take its place); `firstStepMs`, `stepMs` (the median later step)
+ *   and `afterStepsMs` say where the rest went. The default prompt is about 540 Qwen3 tokens (512
+ *   T5 ids after truncation), the size the stage rows time.
+ *
+ * Stage rows are taken with the stage resident (loaded whole, outside any budget); their `peakBytes`
+ * counts from after the weights' load (`resetPeakMemory` then): the weights and what the stage's
+ * program adds. A `total` row's counts from before `Anima.load`: the most the whole run held at once.
+ * Every timing is the median of `--samples` (at least 5) after warm-up runs and the clock warm-up.
+ *
+ * `--json PATH` merges the rows into the file there as each stage ends (models/bench_rows.ts
+ * `runStages`: rows of the same stage, size, format, blocks and batch are replaced, others kept; a
+ * file of another adapter is refused before any stage runs). `--torch` reads the oracle pack's
+ * `timing.py` output (`dit`, `adapter`, `vae`, `qwen3`, each `{fp32, fp32_tf32, bf16}`; e.g.
+ * baselines/nvidia-h100-log/torch-timing.json) into the rows of the same stage: the 52-block batch-1
+ * DiT and the VAE at 1024 x 1024, the adapter, and Qwen3 plus the adapter for `text-encoder`; without
+ * it a replaced row keeps its torch figures. `--tokenizer DIR` reads `DIR/qwen3/` and
+ * `DIR/t5/spiece.model` (the oracle pack's `tokenizers/`), else llm/fixtures' copies of the same
+ * files. `--config tiny` is the oracle's tiny model (its Qwen3 and adapter too; the tokenizers' and
+ * the pipeline's ids folded into their vocabularies), for a quick run on any adapter.
  *
  * @module
  */
 
 import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
-import { timeProgram as timeHarness } from "../../harness/timing.ts";
 import type { Program } from "../../harness/program.ts";
+import { supportsTimestamps, timeEncoding, timeProgram as timeHarness, type Timing } from "../../harness/timing.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
 import type { ExpectedTensor } from "../../llm/weights/checkpoint.ts";
+import {
+  BENCH_PROMPT,
+  type BenchRow,
+  benchTokenizers,
+  clockedStore,
+  foldedTokenizer,
+  listOption,
+  runStages,
+  stepClock,
+  type TorchFigures,
+  withPeak,
+} from "../bench_rows.ts";
+import { numberFlag, parseBytes, parseCliFlags } from "../cli.ts";
+import { parseQwen3Config, type Qwen3Config } from "../qwen3/config.ts";
+import { Qwen3Encoder } from "../qwen3/encoder.ts";
+import type { Qwen3Format } from "../qwen3/linear.ts";
+import { qwen3Tensors } from "../qwen3/weights.ts";
 import { syntheticStore } from "../synthetic_store.ts";
 import { LlmAdapter } from "./adapter.ts";
 import {
@@ -39,15 +84,110 @@ import {
 } from "./config.ts";
 import { AnimaDit } from "./dit.ts";
 import { Graph } from "./graph.ts";
+import { Anima, type AnimaTextEncoder, DEFAULT_MAX_RESIDENT_BYTES, QWEN_ENDOFTEXT } from "./pipeline.ts";
 import { sequencePositions } from "./rope.ts";
+import { onDemandTextEncoder, t5AdapterTokenizer } from "./text.ts";
 import { timestepSinusoid } from "./timestep.ts";
 import { AnimaVae } from "./vae.ts";
 import { adapterLayout, ditLayout, vaeLayout } from "./weights.ts";
 
-function arg(name: string, fallback: number): number {
-  const i = Deno.args.indexOf(`--${name}`);
-  return i >= 0 ? Number(Deno.args[i + 1]) : fallback;
+/** A model's sizes: the DiT (its block count set per run), the adapter, the VAE and Qwen3. */
+export interface AnimaSizes {
+  /** The DiT. */
+  dit: DitConfig;
+  /** The LLM adapter. */
+  adapter: AdapterConfig;
+  /** The VAE decoder. */
+  vae: VaeConfig;
+  /** The Qwen3 text encoder. */
+  qwen3: Qwen3Config;
 }
+
+const vae = (dim: number): VaeConfig => ({
+  dim,
+  zDim: 16,
+  dimMult: [1, 2, 4, 4],
+  numResBlocks: 2,
+  latentsMean: WAN_LATENTS_MEAN,
+  latentsStd: WAN_LATENTS_STD,
+});
+const dit = (dim: number, heads: number, contextDim: number, adalnLoraDim: number, blocks: number): DitConfig => {
+  const headDim = dim / heads, { dims, theta } = ditRopeSplit(headDim);
+  return {
+    blocks,
+    dim,
+    heads,
+    headDim,
+    contextDim,
+    adalnLoraDim,
+    mlpDim: 4 * dim,
+    channels: 16,
+    patch: 2,
+    ropeDims: dims,
+    ropeTheta: theta,
+    contextRows: CONTEXT_ROWS,
+  };
+};
+
+/** Anima's sizes (28 blocks; Anima-3.8B is the same with 52). */
+export const REAL: AnimaSizes = {
+  dit: dit(2048, 16, 1024, 256, 28),
+  adapter: {
+    layers: 6,
+    sourceDim: 1024,
+    targetDim: 1024,
+    modelDim: 1024,
+    heads: 16,
+    headDim: 64,
+    mlpDim: 4096,
+    vocab: 32128,
+    inProj: false,
+  },
+  vae: vae(96),
+  qwen3: parseQwen3Config({
+    hidden_size: 1024,
+    intermediate_size: 3072,
+    num_hidden_layers: 28,
+    num_attention_heads: 16,
+    num_key_value_heads: 8,
+    head_dim: 128,
+    vocab_size: 151936,
+    rope_theta: 1e6,
+    rms_norm_eps: 1e-6,
+    tie_word_embeddings: true,
+  }),
+};
+
+/** The oracle's tiny model (fixtures/index.json's configs). */
+export const TINY: AnimaSizes = {
+  dit: dit(48, 2, 32, 16, 2),
+  adapter: {
+    layers: 2,
+    sourceDim: 40,
+    targetDim: 32,
+    modelDim: 32,
+    heads: 2,
+    headDim: 16,
+    mlpDim: 128,
+    vocab: 64,
+    inProj: false,
+  },
+  vae: vae(4),
+  qwen3: parseQwen3Config({
+    hidden_size: 40,
+    intermediate_size: 96,
+    num_hidden_layers: 2,
+    num_attention_heads: 2,
+    num_key_value_heads: 1,
+    head_dim: 16,
+    vocab_size: 128,
+    rope_theta: 1e6,
+    rms_norm_eps: 1e-6,
+    tie_word_embeddings: true,
+  }),
+};
+
+const STAGES = ["text-encoder", "dit-step", "vae-decode", "total"] as const;
 
 /** Seeded weights of a layout's names and shapes: norms near 1, weights within ±sqrt(3 / fan-in). */
 function syntheticWeights(layout: readonly ExpectedTensor[]): TensorStore {
@@ -60,137 +200,429 @@ function syntheticWeights(layout: readonly ExpectedTensor[]): TensorStore {
   );
 }
 
+const prefixed = (prefix: string, layout: readonly ExpectedTensor[]) =>
+  layout.map(({ name, shape }) => ({ name: prefix + name, shape }));
+
+const round = (x: number) => Math.round(x * 1e3) / 1e3;
+const stats = (t: Timing) => ({ ms: round(t.ms), msMin: round(t.msMin), msMax: round(t.msMax) });
+
 /** A program's GPU time (harness/timing's timeProgram), its dispatch count and host encode time. */
-async function timeProgram(
-  gpu: ResidentDevice,
-  program: Program,
-  samples: number,
-): Promise<{ ms: number; samplesMs: number[]; dispatches: number; encodeUs: number }> {
+async function timeProgram(gpu: ResidentDevice, program: Program, samples: number) {
   const timing = await timeHarness(gpu, program, { samples, warmup: 1 });
   const t0 = performance.now();
   for (let i = 0; i < 5; i++) program.encode(gpu.device.createCommandEncoder());
-  const encodeUs = (performance.now() - t0) * 1000 / 5;
-  return { ms: timing.ms, samplesMs: timing.samplesMs, dispatches: program.steps.length, encodeUs };
+  const encodeUs = Math.round((performance.now() - t0) * 1000 / 5);
+  return { timing, dispatches: program.steps.length, encodeUs };
 }
 
-/** Runs the bench with the command line's options and prints the JSON report. */
-async function main(): Promise<void> {
-  const format = Deno.args.includes("--q8") ? "q8" : "f32";
-  const stream = Deno.args.includes("--stream");
-  const blocks = arg("blocks", 28),
-    size = arg("size", 1024),
-    samples = Math.max(5, arg("samples", 5)),
-    textLength = arg("text", 512);
-  const gpu = await acquireDevice();
-  if (!gpu.device.features.has("timestamp-query")) throw new Error("anima bench: the device has no timestamp-query");
-  const latent = size / 8;
-  const headDim = 128;
-  const { dims, theta } = ditRopeSplit(headDim);
-  const ditConfig: DitConfig = {
-    blocks,
-    dim: 2048,
-    heads: 16,
-    headDim,
-    contextDim: 1024,
-    adalnLoraDim: 256,
-    mlpDim: 8192,
-    channels: 16,
-    patch: 2,
-    ropeDims: dims,
-    ropeTheta: theta,
-    contextRows: CONTEXT_ROWS,
-  };
-  const adapterConfig: AdapterConfig = {
-    layers: 6,
-    sourceDim: 1024,
-    targetDim: 1024,
-    modelDim: 1024,
-    heads: 16,
-    headDim: 64,
-    mlpDim: 4096,
-    vocab: 32128,
-    inProj: false,
-  };
-  const vaeConfig: VaeConfig = {
-    dim: 96,
-    zDim: 16,
-    dimMult: [1, 2, 4, 4],
-    numResBlocks: 2,
-    latentsMean: WAN_LATENTS_MEAN,
-    latentsStd: WAN_LATENTS_STD,
-  };
-  const report: Record<string, unknown> = {
-    adapter: gpu.adapter,
-    deno: Deno.version.deno,
-    date: new Date().toISOString(),
-    image: `${size} x ${size}`,
-    ditFormat: format,
-    ditStreamed: stream,
-  };
-
-  // DiT: one step (forward; batch 2 with the guided Euler update is what the pipeline runs).
-  {
-    const t0 = performance.now();
-    const dit = await AnimaDit.load(gpu, syntheticWeights(ditLayout(ditConfig)), { format, stream });
-    report.ditLoadMs = performance.now() - t0;
-    report.ditWeightBytes = dit.residentBytes;
-    for (const batch of [2, 1]) {
-      const g = new Graph(gpu, `anima DiT bench ${batch}`);
-      const x = gpu.upload(new Float32Array(16 * latent * latent).fill(0.5));
-      const sinusoid = gpu.upload(timestepSinusoid(0.7, ditConfig.dim));
-      const context = gpu.upload(new Float32Array(batch * CONTEXT_ROWS * 1024).fill(0.01));
-      const geometry = dit.geometry(latent, latent, batch);
-      dit.build(g, { batch, height: latent, width: latent, latent: x, sinusoid, context }, geometry);
-      const program = g.program();
-      const timing = await timeProgram(gpu, program, samples);
-      report[`dit${blocks}_batch${batch}`] = {
-        ...timing,
-        scratchBytes: g.scratchBytes,
-        tflops: program.cost.flops / timing.ms / 1e9,
-      };
-      program.destroy();
-      g.destroy();
-      for (const t of [x, sinusoid, context, geometry.patchIndex, geometry.positions]) t.buffer.destroy();
+/**
+ * Torch's figures by stage from `timing.py`'s output (the Anima oracle's format).
+ *
+ * @param log the parsed JSON
+ * @returns each row's torch figures, if the log has them
+ */
+export function torchFigures(
+  log: Record<string, Record<string, { median_ms?: number; blocks?: number }>>,
+): (row: BenchRow) => TorchFigures | undefined {
+  const modes = { fp32: "torchFp32Ms", fp32_tf32: "torchTf32Ms", bf16: "torchBf16Ms" } as const;
+  const of = (part: string): TorchFigures => {
+    const out: TorchFigures = {};
+    for (const [mode, field] of Object.entries(modes)) {
+      const ms = log[part]?.[mode]?.median_ms;
+      if (typeof ms === "number") out[field] = ms;
     }
-    dit.destroy();
-  }
+    return out;
+  };
+  const sum = (a: TorchFigures, b: TorchFigures): TorchFigures =>
+    Object.fromEntries(
+      Object.entries(a).filter(([k]) => k in b).map(([k, v]) => [k, round(v + b[k as keyof TorchFigures]!)]),
+    );
+  const ditBlocks = log.dit?.info?.blocks ?? 52;
+  const pick = (row: BenchRow): TorchFigures | undefined => {
+    if (row.stage === "dit-step" && row.width === 1024 && row.blocks === ditBlocks && row.batch === 1) return of("dit");
+    if (row.stage === "vae-decode" && row.width === 1024) return of("vae");
+    if (row.stage === "adapter") return of("adapter");
+    if (row.stage === "text-encoder") return sum(of("qwen3"), of("adapter"));
+    return undefined;
+  };
+  return (row) => {
+    const figures = pick(row);
+    return figures && Object.keys(figures).length > 0 ? figures : undefined;
+  };
+}
 
-  // The adapter at 512 T5 ids x 512 Qwen rows.
-  {
-    const store = syntheticWeights(adapterLayout(adapterConfig));
-    const adapter = await LlmAdapter.load(gpu, store);
-    const g = new Graph(gpu, "anima adapter bench");
-    const inputs = {
-      ids: gpu.upload(Int32Array.from({ length: textLength }, (_, i) => (i * 7919) % 32128)),
-      source: gpu.upload(new Float32Array(textLength * 1024).fill(0.1)),
-      targetPositions: gpu.upload(sequencePositions(textLength)),
-      sourcePositions: gpu.upload(sequencePositions(textLength)),
-    };
-    adapter.build(g, inputs);
-    const program = g.program();
-    report[`adapter${textLength}`] = await timeProgram(gpu, program, samples);
-    program.destroy();
-    g.destroy();
-    for (const t of Object.values(inputs)) t.buffer.destroy();
+/**
+ * A text encoder that takes ids modulo `vocab`: the tiny model's stand-in for the real vocabulary (the
+ * pipeline's own ids, the empty prompt's `<|endoftext|>`, folded too); the real model's is `text` itself.
+ */
+function foldedIds(text: AnimaTextEncoder, vocab: number): AnimaTextEncoder {
+  if (vocab > QWEN_ENDOFTEXT) return text;
+  return { ...text, encode: (ids) => text.encode(ids.map((id) => id % vocab)) };
+}
+
+/** What one run measures. */
+interface Plan {
+  gpu: ResidentDevice;
+  sizes: AnimaSizes;
+  blocks: number[];
+  images: number[];
+  formats: ("f32" | "q8")[];
+  totalFormats: ("f32" | "q8")[];
+  text: number;
+  samples: number;
+  steps: number;
+  cfg: number;
+  warmupSteps: number;
+  budget: number;
+  prompt: string;
+  tokenizerDir?: string;
+}
+
+async function textEncoderRows(p: Plan, date: string): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const { qwen3, adapter: adapterConfig } = p.sizes;
+  const adapter = await LlmAdapter.load(p.gpu, syntheticWeights(adapterLayout(adapterConfig)));
+  try {
+    for (const format of [...new Set(p.formats)] as Qwen3Format[]) {
+      const encoder = await Qwen3Encoder.load(p.gpu, syntheticWeights(qwen3Tensors(qwen3)), qwen3, { format });
+      try {
+        const ids = Array.from({ length: p.text }, (_, i) => (i * 7919 + 13) % qwen3.vocabSize);
+        const timing = { samples: p.samples, warmup: 2 };
+        const { result, peakBytes } = await withPeak(p.gpu, async () => {
+          const states = await encoder.encodeResident(ids), qwenProgram = await encoder.prepare(ids);
+          const g = new Graph(p.gpu, "anima adapter bench");
+          const inputs = {
+            ids: p.gpu.upload(Int32Array.from(ids, (id) => id % adapterConfig.vocab)),
+            targetPositions: p.gpu.upload(sequencePositions(p.text)),
+            sourcePositions: p.gpu.upload(sequencePositions(p.text)),
+          };
+          try {
+            adapter.build(g, { ...inputs, source: states });
+            const adapterProgram = g.program();
+            try {
+              const both = await timeEncoding(p.gpu, "Qwen3 and the LLM adapter", (e) => {
+                qwenProgram.encode(e);
+                adapterProgram.encode(e);
+              }, timing);
+              const alone = rows.length === 0 ? await timeProgram(p.gpu, adapterProgram, p.samples) : undefined;
+              return { both, alone, dispatches: qwenProgram.steps.length + adapterProgram.steps.length };
+            } finally {
+              adapterProgram.destroy();
+            }
+          } finally {
+            g.destroy();
+            for (const t of Object.values(inputs)) t.buffer.destroy();
+          }
+        });
+        rows.push({
+          stage: "text-encoder",
+          width: null,
+          height: null,
+          format,
+          ...stats(result.both),
+          peakBytes,
+          weightBytes: encoder.weightBytes + adapter.residentBytes,
+          tokens: p.text,
+          dispatches: result.dispatches,
+          date,
+        });
+        if (result.alone) {
+          rows.push({
+            stage: "adapter",
+            width: null,
+            height: null,
+            format: "f32",
+            ...stats(result.alone.timing),
+            peakBytes,
+            weightBytes: adapter.residentBytes,
+            tokens: p.text,
+            dispatches: result.alone.dispatches,
+            encodeUs: result.alone.encodeUs,
+            date,
+          });
+        }
+      } finally {
+        encoder.destroy();
+      }
+    }
+  } finally {
     adapter.destroy();
   }
-
-  // The VAE decoder at the same latent.
-  {
-    const vae = await AnimaVae.load(gpu, syntheticWeights(vaeLayout(vaeConfig)));
-    const g = new Graph(gpu, "anima VAE bench");
-    const z = gpu.upload(new Float32Array(16 * latent * latent).fill(0.2));
-    vae.build(g, z, latent, latent);
-    const program = g.program();
-    report.vae = { ...await timeProgram(gpu, program, samples), scratchBytes: g.scratchBytes };
-    program.destroy();
-    g.destroy();
-    z.buffer.destroy();
-    vae.destroy();
-  }
-
-  console.log(JSON.stringify(report, null, 1));
-  gpu.destroy();
+  return rows;
 }
 
-if (import.meta.main) await main();
+async function ditRows(p: Plan, date: string): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const c = p.sizes.dit;
+  for (const blocks of p.blocks) {
+    const config = { ...c, blocks };
+    for (const format of p.formats) {
+      const t0 = performance.now();
+      const dit = await AnimaDit.load(p.gpu, syntheticWeights(ditLayout(config)), { format });
+      const loadSeconds = Math.round((performance.now() - t0) / 100) / 10;
+      try {
+        for (const size of p.images) {
+          const latent = size / 8;
+          for (const batch of [2, 1]) {
+            const { result, peakBytes } = await withPeak(p.gpu, async () => {
+              const g = new Graph(p.gpu, `anima DiT bench ${batch}`);
+              const x = p.gpu.upload(new Float32Array(c.channels * latent * latent).fill(0.5));
+              const sinusoid = p.gpu.upload(timestepSinusoid(0.7, c.dim));
+              const context = p.gpu.upload(new Float32Array(batch * c.contextRows * c.contextDim).fill(0.01));
+              const geometry = dit.geometry(latent, latent, batch);
+              try {
+                dit.build(g, { batch, height: latent, width: latent, latent: x, sinusoid, context }, geometry);
+                const program = g.program();
+                try {
+                  return {
+                    ...await timeProgram(p.gpu, program, p.samples),
+                    flops: program.cost.flops,
+                    scratch: g.scratchBytes,
+                  };
+                } finally {
+                  program.destroy();
+                }
+              } finally {
+                g.destroy();
+                for (const t of [x, sinusoid, context, geometry.patchIndex, geometry.positions]) t.buffer.destroy();
+              }
+            });
+            rows.push({
+              stage: batch === 2 ? "dit-step-cfg" : "dit-step",
+              width: size,
+              height: size,
+              format,
+              blocks,
+              batch,
+              ...stats(result.timing),
+              peakBytes,
+              weightBytes: dit.residentBytes,
+              dispatches: result.dispatches,
+              tflops: Math.round(result.flops / result.timing.ms / 1e8) / 10,
+              scratchBytes: result.scratch,
+              encodeUs: result.encodeUs,
+              loadSeconds,
+              date,
+            });
+          }
+        }
+      } finally {
+        dit.destroy();
+      }
+    }
+  }
+  return rows;
+}
+
+async function vaeRows(p: Plan, date: string): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const decoder = await AnimaVae.load(p.gpu, syntheticWeights(vaeLayout(p.sizes.vae)));
+  try {
+    for (const size of p.images) {
+      const latent = size / 8;
+      const { result, peakBytes } = await withPeak(p.gpu, async () => {
+        const g = new Graph(p.gpu, "anima VAE bench");
+        const z = p.gpu.upload(new Float32Array(16 * latent * latent).fill(0.2));
+        try {
+          decoder.build(g, z, latent, latent);
+          const program = g.program();
+          try {
+            return { ...await timeProgram(p.gpu, program, p.samples), scratch: g.scratchBytes };
+          } finally {
+            program.destroy();
+          }
+        } finally {
+          g.destroy();
+          z.buffer.destroy();
+        }
+      });
+      rows.push({
+        stage: "vae-decode",
+        width: size,
+        height: size,
+        format: "f32",
+        ...stats(result.timing),
+        peakBytes,
+        weightBytes: decoder.residentBytes,
+        dispatches: result.dispatches,
+        scratchBytes: result.scratch,
+        encodeUs: result.encodeUs,
+        date,
+      });
+    }
+  } finally {
+    decoder.destroy();
+  }
+  return rows;
+}
+
+async function totalRows(p: Plan, date: string): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const { qwen, t5 } = await benchTokenizers(p.tokenizerDir);
+  const { qwen3, adapter } = p.sizes;
+  for (const blocks of p.blocks) {
+    const config = { ...p.sizes.dit, blocks };
+    for (const format of p.totalFormats) {
+      for (const size of p.images) {
+        const clock = { ms: 0 };
+        const qwenStore = clockedStore(syntheticWeights(qwen3Tensors(qwen3)), clock);
+        const source = {
+          dit: clockedStore(
+            syntheticWeights([
+              ...prefixed("net.", ditLayout(config)),
+              ...prefixed("net.llm_adapter.", adapterLayout(adapter)),
+            ]),
+            clock,
+          ),
+          vae: clockedStore(syntheticWeights(vaeLayout(p.sizes.vae)), clock),
+          textEncoder: foldedIds(
+            onDemandTextEncoder(qwen, async () => ({
+              encoder: await Qwen3Encoder.load(p.gpu, qwenStore, qwen3, { format: "f32" }),
+            })),
+            qwen3.vocabSize,
+          ),
+          t5Tokenizer: t5AdapterTokenizer(foldedTokenizer(t5, adapter.vocab)),
+        };
+        p.gpu.resetPeakMemory();
+        const t0 = performance.now();
+        const model = await Anima.load(source, { device: p.gpu, format, maxResidentBytes: p.budget });
+        try {
+          const loadSeconds = Math.round((performance.now() - t0) / 100) / 10;
+          const image = { prompt: p.prompt, negativePrompt: "", width: size, height: size, cfg: p.cfg, seed: 7 };
+          await model.generate({ ...image, steps: p.warmupSteps });
+          const stepsAt: number[] = [];
+          clock.ms = 0;
+          const start = performance.now();
+          await model.generate({ ...image, steps: p.steps, onStep: () => stepsAt.push(performance.now()) });
+          const end = performance.now();
+          rows.push({
+            stage: "total",
+            width: size,
+            height: size,
+            format,
+            blocks,
+            ms: round(end - start),
+            peakBytes: p.gpu.memory.peakBytes,
+            textEncoderFormat: "f32",
+            maxResidentBytes: p.budget,
+            residency: model.residency,
+            steps: p.steps,
+            cfg: p.cfg,
+            qwenTokens: qwen.encode(p.prompt).length,
+            ...stepClock(start, stepsAt, end),
+            weightReadMs: round(clock.ms),
+            loadSeconds,
+            warmupSteps: p.warmupSteps,
+            date,
+          });
+        } finally {
+          model.destroy();
+        }
+      }
+    }
+  }
+  return rows;
+}
+
+const METHOD =
+  "models/anima/bench.ts, seeded weights at Anima's shapes. Stage rows: the stage resident, GPU timestamps " +
+  "(harness/timing.ts timeProgram of the DiT, adapter and VAE programs; timeEncoding of Qwen3 and the adapter), " +
+  "median of the samples after warm-up runs and a clock warm-up; peakBytes from after the weights' load. total: " +
+  "Anima.load at maxResidentBytes, the wall clock of generate() of the second image (after an untimed one), loads " +
+  "included; peakBytes from before the load. peakBytes: ResidentDevice.memory (bytes in live buffers). torch: the " +
+  "oracle pack's timing.py (random weights, CUDA events, median of 5 after 2 warm-ups).";
+
+if (import.meta.main) {
+  const flags = parseCliFlags(Deno.args, {
+    valued: [
+      "stages",
+      "blocks",
+      "sizes",
+      "formats",
+      "total-formats",
+      "text",
+      "samples",
+      "steps",
+      "cfg",
+      "warmup-steps",
+      "max-resident",
+      "tokenizer",
+      "prompt",
+      "torch",
+      "json",
+      "config",
+    ],
+    required: [],
+    usage: "usage: deno run -A models/anima/bench.ts [options] (see the module doc)",
+  });
+  if (flags === "help") {
+    console.log("see the module doc of models/anima/bench.ts");
+    Deno.exit(0);
+  }
+  const name = flags.get("config") ?? "real";
+  if (name !== "real" && name !== "tiny") throw new Error(`--config must be real or tiny, got ${name}`);
+  const sizes = name === "tiny" ? TINY : REAL;
+  const stages = listOption(flags.get("stages") ?? STAGES.join(","), "stages", STAGES);
+  const formats = listOption(flags.get("formats") ?? "f32", "formats", ["f32", "q8"]) as ("f32" | "q8")[];
+  const positive = (option: string, fallback: number) => {
+    const v = numberFlag(flags, option, true) ?? fallback;
+    if (v < 1) throw new Error(`--${option} must be an integer >= 1, got ${v}`);
+    return v;
+  };
+  const cfg = numberFlag(flags, "cfg", false) ?? 3.5;
+  const plan: Plan = {
+    gpu: undefined as unknown as ResidentDevice,
+    sizes,
+    blocks: listOption(flags.get("blocks") ?? String(sizes.dit.blocks), "blocks", (v) => /^[1-9]\d*$/.test(v))
+      .map(Number),
+    images: listOption(
+      flags.get("sizes") ?? (name === "tiny" ? "32" : "1024"),
+      "sizes",
+      (v) => /^\d+$/.test(v) && Number(v) > 0 && Number(v) % 16 === 0,
+    ).map(Number),
+    formats,
+    totalFormats: listOption(flags.get("total-formats") ?? formats.join(","), "total-formats", ["f32", "q8"]) as (
+      | "f32"
+      | "q8"
+    )[],
+    text: positive("text", name === "tiny" ? 16 : 512),
+    samples: Math.max(5, positive("samples", 5)),
+    steps: positive("steps", 50),
+    cfg,
+    warmupSteps: positive("warmup-steps", 1),
+    budget: flags.has("max-resident") ? parseBytes(flags.get("max-resident")!) : DEFAULT_MAX_RESIDENT_BYTES,
+    prompt: flags.get("prompt") ?? BENCH_PROMPT,
+    tokenizerDir: flags.get("tokenizer"),
+  };
+  const torch = [];
+  for (const path of (flags.get("torch") ?? "").split(",").filter((s) => s !== "")) {
+    torch.push({ path, log: JSON.parse(await Deno.readTextFile(path)) });
+  }
+  plan.gpu = await acquireDevice();
+  if (!supportsTimestamps(plan.gpu)) throw new Error("anima bench: the device has no timestamp-query");
+  const date = new Date().toISOString();
+  const make = {
+    "text-encoder": () => textEncoderRows(plan, date),
+    "dit-step": () => ditRows(plan, date),
+    "vae-decode": () => vaeRows(plan, date),
+    total: () => totalRows(plan, date),
+  };
+  const written = await runStages({
+    stages: STAGES.filter((stage) => stages.includes(stage)),
+    make,
+    header: {
+      adapter: plan.gpu.adapter.description || plan.gpu.adapter.vendor,
+      runtime: `Deno ${Deno.version.deno} (WebGPU)`,
+      date,
+      method: METHOD,
+      ...(torch.length > 0
+        ? { torch: torch.map(({ path, log }) => `${path}: torch ${log.torch} on ${log.device}`).join("; ") }
+        : {}),
+      config: name,
+    },
+    torch: torch.map(({ log }) => torchFigures(log)),
+    json: flags.get("json"),
+  });
+  console.log(JSON.stringify(written, null, 1));
+  plan.gpu.destroy();
+}

@@ -27,7 +27,7 @@ import { parseQwen3Config } from "../qwen3/config.ts";
 import { Qwen3Encoder } from "../qwen3/encoder.ts";
 import type { Qwen3Format } from "../qwen3/linear.ts";
 import { Anima, type AnimaTextEncoder } from "./pipeline.ts";
-import { t5AdapterTokenizer } from "./text.ts";
+import { onDemandTextEncoder, t5AdapterTokenizer } from "./text.ts";
 
 const VALUED = [
   "dit",
@@ -102,22 +102,10 @@ async function qwen3Text(gpu: ResidentDevice, dir: string, format: Qwen3Format |
       merges: await Deno.readTextFile(`${dir}/merges.txt`),
       tokenizerConfig,
     });
-  let loaded: { encoder: Qwen3Encoder; close(): void } | undefined;
-  return {
-    tokenize: (text) => tokenizer.encode(text),
-    encode: async (ids) => {
-      if (!loaded) {
-        const { store, close } = await openCheckpointDir(dir);
-        loaded = { encoder: await Qwen3Encoder.load(gpu, store, config, { format }), close };
-      }
-      return await loaded.encoder.encode(ids);
-    },
-    release: () => {
-      loaded?.encoder.destroy();
-      loaded?.close();
-      loaded = undefined;
-    },
-  };
+  return onDemandTextEncoder(tokenizer, async () => {
+    const { store, close } = await openCheckpointDir(dir);
+    return { encoder: await Qwen3Encoder.load(gpu, store, config, { format }), close };
+  });
 }
 
 if (import.meta.main) {

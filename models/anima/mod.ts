@@ -13,8 +13,10 @@
  * - {@link Anima}: `Anima.load(source, { device, format, maxResidentBytes, onProgress })` and
  *   `generate({ prompt, negativePrompt, width, height, steps, cfg, shift, seed, noise, signal, onStep })`.
  *   The Qwen3-0.6B encoder and the two tokenizers are given to it ({@link AnimaTextEncoder},
- *   {@link AnimaT5Tokenizer}): {@link qwen3TextEncoder} and {@link t5AdapterTokenizer} make them from
- *   models/qwen3's `Qwen3Encoder` and llm/tokenizer's Qwen and T5 tokenizers.
+ *   {@link AnimaT5Tokenizer}): {@link qwen3TextEncoder} (an encoder already loaded),
+ *   {@link onDemandTextEncoder} (loaded on the first prompt and freed before the DiT loads, as the CLI
+ *   runs it) and {@link t5AdapterTokenizer} make them from models/qwen3's `Qwen3Encoder` and
+ *   llm/tokenizer's Qwen and T5 tokenizers.
  * - The components, usable alone: {@link LlmAdapter}, {@link AnimaDit}, {@link AnimaVae}.
  * - Checkpoints: the DiT file with ComfyUI names (`net.*`, the adapter as `net.llm_adapter.*`),
  *   the Wan 2.1 VAE (`qwen_image_vae.safetensors`); bf16, f16 or f32 storage, loaded as f32. The
@@ -25,6 +27,11 @@
  * unexpected tensor; a weight format other than f32 or q8 (the DiT's block products); an image size
  * that is not a multiple of 16; steps < 1; a sampler other than Euler; more than 512 T5 tokens; a
  * stage larger than the residency budget (the DiT: with its blocks streamed through two slots).
+ *
+ * Figures: `bench.ts` (Deno CLI) times the text side (Qwen3-0.6B and the adapter), the DiT step (both
+ * CFG passes, and one), the VAE decode and a whole image at real sizes on seeded weights, 28 or 52
+ * blocks, with each stage's peak device memory, and merges the rows into `baselines/<card>.json` (its
+ * module doc says how each is taken).
  *
  * @module
  */
@@ -75,7 +82,7 @@ export {
 } from "./weights.ts";
 export { DEFAULT_SHIFT, eulerStep, guide, guidedEulerCoefficients, sigmaSchedule } from "./sampler.ts";
 export { timestepSinusoid } from "./timestep.ts";
-export { qwen3TextEncoder, t5AdapterTokenizer } from "./text.ts";
+export { onDemandTextEncoder, qwen3TextEncoder, t5AdapterTokenizer } from "./text.ts";
 export { ditPositions, sequencePositions } from "./rope.ts";
 // Types of other entry points that this API names (for deno doc).
 export type { TensorInfo, TensorStore } from "../../llm/safetensors.ts";

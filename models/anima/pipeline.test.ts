@@ -1,11 +1,11 @@
-import { deepStrictEqual } from "node:assert/strict";
+import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
 import { decodedToRgba } from "../image.ts";
 import { gaussianNoise } from "../noise.ts";
 import { parseQwen3Config } from "../qwen3/config.ts";
 import { Qwen3Encoder } from "../qwen3/encoder.ts";
 import { Anima, type AnimaSource, QWEN_ENDOFTEXT } from "./pipeline.ts";
-import { qwen3TextEncoder } from "./text.ts";
+import { onDemandTextEncoder, qwen3TextEncoder } from "./text.ts";
 import {
   assertRel,
   fixture,
@@ -254,3 +254,47 @@ gpuTest("anima pipeline: bad options and budgets are refused before any GPU work
     anima.destroy();
   }
 });
+
+gpuTest(
+  "anima pipeline: an on-demand text encoder loads on the first prompt, is freed before the DiT, and loads again",
+  async (gpu) => {
+    const { configs } = await goldenIndex("tiny");
+    const config = parseQwen3Config({ ...configs.qwen3, model_type: "qwen3" });
+    const store = await fixture("weights_qwen3", "tiny");
+    const events: string[] = [];
+    let live = 0;
+    const text = onDemandTextEncoder({ encode: (s) => [...s].map((c) => c.charCodeAt(0) % 128) }, async () => {
+      events.push("load");
+      const encoder = await Qwen3Encoder.load(gpu, store, config);
+      live = encoder.weightBytes;
+      return { encoder, close: () => events.push("close") };
+    });
+    const reference = await Qwen3Encoder.load(gpu, store, config);
+    try {
+      const ids = Int32Array.from(text.tokenize("a cat"));
+      const before = gpu.memory.bytes;
+      deepStrictEqual(await text.encode(ids), await reference.encode(ids));
+      await text.encode(ids);
+      deepStrictEqual(events, ["load"]);
+      ok(live > 0 && gpu.memory.bytes - before >= live, "the encoder's weights are on the device");
+      text.release!();
+      deepStrictEqual(events, ["load", "close"]);
+      ok(gpu.memory.bytes - before < live, `its weights are freed: ${gpu.memory.bytes - before} bytes left`);
+      // Through the pipeline: released after the prompts, before the DiT loads.
+      const anima = await Anima.load({
+        dit: await fixture("weights_dit", "tiny"),
+        vae: await fixture("weights_vae", "tiny"),
+        textEncoder: text,
+        t5Tokenizer: { encode: () => [5, 6, 1] },
+      }, { device: gpu, maxResidentBytes: 2 ** 20 });
+      try {
+        await anima.generate({ prompt: "a cat", width: 32, height: 32, steps: 1, cfg: 1, seed: 1 });
+        strictEqual(events.join(), "load,close,load,close");
+      } finally {
+        anima.destroy();
+      }
+    } finally {
+      reference.destroy();
+    }
+  },
+);

@@ -51,6 +51,54 @@ export function qwen3TextEncoder(
 }
 
 /**
+ * The pipeline's text encoder as the CLI runs it: Qwen's tokenizer now, the encoder loaded on the first
+ * prompt (by `load`) and freed when the pipeline calls `release` (once a generation's prompts are
+ * encoded, before the DiT loads), so it is never on the device beside the DiT; the next prompt loads it
+ * again.
+ *
+ * @param tokenizer Qwen's tokenizer (`loadQwenTokenizer` of llm/tokenizer)
+ * @param load loads the encoder (`Qwen3Encoder.load`, hidden state -1) and gives what to close with it
+ *   (a checkpoint's files), if anything
+ * @returns what {@link AnimaSource} takes as `textEncoder`
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice } from "@xpu/ops/harness";
+ * import { bytesSource, SafetensorsFile } from "@xpu/ops/llm";
+ * import { onDemandTextEncoder } from "@xpu/ops/models/anima";
+ * import { parseQwen3Config, Qwen3Encoder } from "@xpu/ops/models/qwen3";
+ * const dir = "models/qwen3/fixtures"; // Anima's tiny Qwen3 (vocabulary 128)
+ * const config = parseQwen3Config(await Deno.readTextFile(`${dir}/anima-tiny-config.json`));
+ * const gpu = await acquireDevice();
+ * const text = onDemandTextEncoder({ encode: (s) => [...s].map((c) => c.charCodeAt(0) % 128) }, async () => {
+ *   const bytes = await Deno.readFile(`${dir}/anima-tiny-qwen3.safetensors`);
+ *   return { encoder: await Qwen3Encoder.load(gpu, await SafetensorsFile.open(bytesSource(bytes)), config) };
+ * });
+ * const states = await text.encode(Int32Array.from(text.tokenize("a cat"))); // loads, then encodes: [5 * 40]
+ * text.release?.(); // frees the encoder's weights
+ * gpu.destroy();
+ * ```
+ */
+export function onDemandTextEncoder(
+  tokenizer: { encode(text: string): number[] },
+  load: () => Promise<{ encoder: Qwen3Encoder; close?(): void }>,
+): AnimaTextEncoder {
+  let loaded: { encoder: Qwen3Encoder; close?(): void } | undefined;
+  return {
+    tokenize: (text) => tokenizer.encode(text),
+    encode: async (ids) => {
+      loaded ??= await load();
+      return await loaded.encoder.encode(ids);
+    },
+    release: () => {
+      loaded?.encoder.destroy();
+      loaded?.close?.();
+      loaded = undefined;
+    },
+  };
+}
+
+/**
  * The pipeline's T5 tokenizer from T5's SentencePiece tokenizer.
  *
  * @param t5 a tokenizer whose `encode(text, { addEos, maxLength })` is T5's (`SentencePieceTokenizer`

@@ -1,36 +1,95 @@
 /**
- * Deno only (a benchmark): GPU time of Z-Image's DiT step and VAE decode at a real size, on synthetic
- * weights of Turbo's shapes (values do not change the work), as upstream's `timing.py` times torch:
+ * Deno only (a benchmark): Z-Image Turbo's stages and whole images at real sizes on the adapter present,
+ * on synthetic weights of Turbo's shapes (values do not change the work), written as the rows of
+ * `baselines/<card>.json` (models/bench_rows.ts):
  *
- *     deno run -A models/zimage/bench.ts [--format f32|q8|q4g128] [--size 1024] [--caption 512]
- *                                        [--samples 5] [--config turbo|tiny] [--layers N] [--json PATH]
+ *     deno run -A models/zimage/bench.ts [--stages text-encoder,dit-step,vae-decode,total] [--sizes 512,1024]
+ *         [--formats f32,q8,q4g128] [--total-formats q4g128] [--caption 512] [--samples 5]
+ *         [--steps 8] [--warmup-steps 1] [--max-resident 4GiB] [--tokenizer DIR] [--prompt TEXT]
+ *         [--torch LOG,...] [--json PATH] [--config turbo|tiny] [--layers N]
  *
- * One DiT step is the recording `DitRun.step` submits (timestep path, modulation, both streams, the
- * main layers, the final layer, unpatchify; no Euler update): `--samples` steps are timed after two
- * untimed ones by harness/timing.ts's `timeEncoding` (each between empty compute passes whose
- * timestamps land when the work before them has finished, read back at the end, never around a
- * fence, after the clocks are warmed); the caption's context refiner runs once per caption and is timed apart. The VAE
- * decode of the same latent is timed the same way. Prints a JSON report (adapter, date, Deno, sizes,
- * medians and extremes in ms, dispatches, weight bytes) and writes it with `--json`. `--layers N` keeps
- * the config's widths with N main layers and one layer per refiner (a quick check of every kernel at
- * Turbo's widths; the figures then cover those layers only).
+ * Rows (each with `peakBytes`, the most bytes live in buffers on the device, `ResidentDevice.memory`):
+ * - `text-encoder`: Qwen3-4B's `hidden_states[-2]` of `--caption` ids (the pipeline's encoder: 35 layers,
+ *   the embedding rows read on the host), one row per text encoder format the `--formats` ask for (f32
+ *   for f32, q8 otherwise, as `ZImage.load` picks); width and height null. GPU time of its program
+ *   (harness/timing.ts `timeProgram`).
+ * - `dit-step` per format and size: the recording `DitRun.step` submits (timestep path, modulation,
+ *   both streams, the main layers, the final layer, unpatchify; no Euler update) with a `--caption`
+ *   token caption; `caption-refiner` beside it (the context refiner, once per caption; the same run, so
+ *   the same `peakBytes`). GPU time of `timeEncoding` (between empty timestamped passes, after warm-up
+ *   and the clock warm-up).
+ * - `vae-decode` per size (format f32): the decoder of the same latent, timed the same way.
+ * - `total` per `--total-formats` format and size: an image as a user makes it: `ZImage.load` of the
+ *   synthetic checkpoint at the default budget (`--max-resident`, 4 GiB: stages that do not fit together
+ *   load in turn and are released, a DiT over it streams its blocks), the text encoder q8 (its f32 form
+ *   is over the default budget), `generate` of `--prompt` at `--steps` steps: `ms` is the wall clock of
+ *   the second image, after an untimed one of `--warmup-steps` steps (the same stages, so every kernel is
+ *   compiled). Each stage's load is in it, as it is in a user's second image: `weightReadMs` is the part
+ *   spent making the synthetic weights on the host (a file's reads would take its place), and
+ *   `firstStepMs` (prompt, loads, caption, one step), `stepMs` (the median later step) and
+ *   `afterStepsMs` (the VAE's load and decode) say where the rest went. The default prompt fills the
+ *   512 caption tokens the stage rows time.
+ *
+ * Stage rows are taken with the stage resident (loaded whole, outside any budget); their `peakBytes`
+ * counts from after the weights' load (`resetPeakMemory` then), so it is the weights and whatever the
+ * stage's program adds; `weightBytes` is the stage's weights. A `total` row's peak counts from before
+ * `ZImage.load`: the most the whole run held at once.
+ *
+ * `--json PATH` merges the rows into the file there as each stage ends (models/bench_rows.ts
+ * `runStages`: rows of the same stage, size and format are replaced, others kept; a file of another
+ * adapter is refused before any stage runs), so rows of several runs combine. `--torch`
+ * reads torch's figures from the oracle pack's `timing.py` output (`{rows: [{component, size, mode,
+ * median_ms}]}`, e.g. baselines/nvidia-h100-log/torch-timing.json) into the rows of the same stage and
+ * size; without it a replaced row keeps the torch figures it had. `--tokenizer DIR` reads Qwen3's
+ * tokenizer from `DIR/qwen3/` (the oracle pack's `tokenizers/`), else llm/fixtures' copy of the same
+ * files. `--config tiny` is the oracle's tiny model (its Qwen3 too; the tokenizer's ids folded into its
+ * vocabulary); `--layers N` keeps Turbo's widths with N main layers and one per refiner (the figures
+ * then cover those layers only).
  *
  * @module
  */
 
-import { acquireDevice } from "../../harness/device.ts";
-import { supportsTimestamps, timeEncoding, type Timing } from "../../harness/timing.ts";
+import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
+import { supportsTimestamps, timeEncoding, timeProgram, type Timing } from "../../harness/timing.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
-import { type ExpectedTensor, scopedStore } from "../../llm/weights/checkpoint.ts";
+import type { ExpectedTensor } from "../../llm/weights/checkpoint.ts";
+import { scopedStore } from "../../llm/weights/checkpoint.ts";
+import {
+  BENCH_PROMPT,
+  type BenchRow,
+  benchTokenizers,
+  clockedStore,
+  foldedTokenizer,
+  listOption,
+  runStages,
+  stepClock,
+  type TorchFigures,
+  withPeak,
+} from "../bench_rows.ts";
+import { numberFlag, parseBytes, parseCliFlags } from "../cli.ts";
+import { parseQwen3Config, type Qwen3Config } from "../qwen3/config.ts";
+import { Qwen3Encoder } from "../qwen3/encoder.ts";
+import type { Qwen3Format } from "../qwen3/linear.ts";
+import { qwen3Tensors } from "../qwen3/weights.ts";
 import { syntheticStore } from "../synthetic_store.ts";
-import { parseDitConfig, parseVaeConfig, vaeScaleFactor, Z_IMAGE_TURBO, type ZImageConfig } from "./config.ts";
+import {
+  CAPTION_HIDDEN_STATE,
+  parseDitConfig,
+  parseVaeConfig,
+  QWEN3_4B,
+  vaeScaleFactor,
+  Z_IMAGE_TURBO,
+  type ZImageConfig,
+} from "./config.ts";
 import { LINEAR_FORMATS, type LinearFormat } from "./linear.ts";
+import { DEFAULT_MAX_RESIDENT_BYTES, textEncoderWeightBytes, ZImage } from "./pipeline.ts";
+import type { ZImageCheckpoint } from "./source.ts";
 import { ditWeightBytes, ZImageDit } from "./transformer/dit.ts";
 import { decoderTensors, VaeDecoder } from "./vae/decoder.ts";
-import { ditTensors } from "./weights.ts";
+import { ditTensors, openDit, openVaeDecoder } from "./weights.ts";
 
-/** The tiny config of the oracle's goldens (for a quick run on any adapter). */
-const TINY: ZImageConfig = {
+/** The tiny config of the oracle's goldens (for a quick run on any adapter), its Qwen3 included. */
+export const TINY: ZImageConfig & { textEncoder: Qwen3Config } = {
   dit: parseDitConfig({
     in_channels: 16,
     dim: 64,
@@ -53,7 +112,21 @@ const TINY: ZImageConfig = {
     scaling_factor: 0.3611,
     shift_factor: 0.1159,
   }),
+  textEncoder: parseQwen3Config({
+    vocab_size: 256,
+    hidden_size: 32,
+    intermediate_size: 64,
+    num_hidden_layers: 3,
+    num_attention_heads: 4,
+    num_key_value_heads: 2,
+    head_dim: 16,
+    rope_theta: 1e6,
+    rms_norm_eps: 1e-6,
+    tie_word_embeddings: true,
+  }),
 };
+
+const STAGES = ["text-encoder", "dit-step", "vae-decode", "total"] as const;
 
 /**
  * Seeded weights of the given tensors: 1-D weights are norms (around 1), other 1-D tensors biases, the
@@ -70,84 +143,337 @@ function syntheticWeights(expected: readonly ExpectedTensor[]): TensorStore {
   });
 }
 
+/**
+ * The whole checkpoint, synthetic: the DiT, the VAE decoder and the text encoder under the port's
+ * names, every read's wall time added to `clock.ms`.
+ */
+function syntheticCheckpoint(config: ZImageConfig, textEncoder: Qwen3Config, clock: { ms: number }): ZImageCheckpoint {
+  return {
+    config,
+    dit: openDit(clockedStore(syntheticWeights(ditTensors(config.dit)), clock), config.dit),
+    vae: openVaeDecoder(clockedStore(syntheticVae(config), clock), config.vae),
+    textEncoder: { store: clockedStore(syntheticWeights(qwen3Tensors(textEncoder)), clock), config: textEncoder },
+    layout: "diffusers",
+  };
+}
+
+function syntheticVae(config: ZImageConfig): TensorStore {
+  return syntheticWeights(decoderTensors(config.vae).map((t) => ({ name: `decoder.${t.name}`, shape: t.shape })));
+}
+
 const round = (x: number) => Math.round(x * 1e3) / 1e3;
-const stats = (t: Timing) => ({ medianMs: round(t.ms), minMs: round(t.msMin), maxMs: round(t.msMax) });
+const stats = (t: Timing) => ({ ms: round(t.ms), msMin: round(t.msMin), msMax: round(t.msMax) });
+const fill = (n: number) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37)) as Float32Array<ArrayBuffer>;
+
+/**
+ * Torch's figures by stage and size from `timing.py`'s output (the Z-Image oracle's format).
+ *
+ * @param log the parsed JSON
+ * @returns each row's torch figures, if the log has them
+ */
+export function torchFigures(
+  log: { rows?: { component: string; size?: number; mode: string; median_ms: number }[] },
+): (row: BenchRow) => TorchFigures | undefined {
+  const stage = { dit: "dit-step", vae_decode: "vae-decode", text_encoder: "text-encoder" } as Record<string, string>;
+  const field = { fp32: "torchFp32Ms", tf32: "torchTf32Ms", bf16: "torchBf16Ms" } as const;
+  const figures = new Map<string, TorchFigures>();
+  for (const r of log.rows ?? []) {
+    const f = field[r.mode as keyof typeof field];
+    if (!stage[r.component] || !f) continue;
+    const key = `${stage[r.component]}:${r.size ?? ""}`;
+    figures.set(key, { ...figures.get(key), [f]: r.median_ms });
+  }
+  return (row: BenchRow) => figures.get(`${row.stage}:${row.width ?? ""}`);
+}
+
+/** What one run measures. */
+interface Plan {
+  gpu: ResidentDevice;
+  config: ZImageConfig;
+  textEncoder: Qwen3Config;
+  sizes: number[];
+  formats: LinearFormat[];
+  totalFormats: LinearFormat[];
+  capLen: number;
+  samples: number;
+  steps: number;
+  warmupSteps: number;
+  budget: number;
+  prompt: string;
+  tokenizerDir?: string;
+}
+
+const teFormatOf = (format: LinearFormat): Qwen3Format => format === "f32" ? "f32" : "q8";
+
+async function textEncoderRows(p: Plan, date: string): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const store = syntheticWeights(qwen3Tensors(p.textEncoder));
+  for (const format of [...new Set(p.formats.map(teFormatOf))]) {
+    const encoder = await Qwen3Encoder.load(p.gpu, store, p.textEncoder, {
+      format,
+      hiddenState: CAPTION_HIDDEN_STATE,
+      embedding: "host",
+    });
+    try {
+      const ids = Array.from({ length: p.capLen }, (_, i) => (i * 7919 + 13) % p.textEncoder.vocabSize);
+      const { result: [timing, dispatches], peakBytes } = await withPeak(p.gpu, async () => {
+        const program = await encoder.prepare(ids);
+        return [await timeProgram(p.gpu, program, { samples: p.samples, warmup: 2 }), program.steps.length] as const;
+      });
+      rows.push({
+        stage: "text-encoder",
+        width: null,
+        height: null,
+        format,
+        ...stats(timing),
+        peakBytes,
+        weightBytes: encoder.weightBytes,
+        tokens: p.capLen,
+        dispatches,
+        date,
+      });
+    } finally {
+      encoder.destroy();
+    }
+  }
+  return rows;
+}
+
+async function ditRows(p: Plan, date: string): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const scale = vaeScaleFactor(p.config.vae);
+  for (const format of p.formats) {
+    const started = performance.now();
+    const dit = await ZImageDit.load(p.gpu, syntheticWeights(ditTensors(p.config.dit)), p.config.dit, { format });
+    const loadSeconds = Math.round((performance.now() - started) / 100) / 10;
+    try {
+      for (const size of p.sizes) {
+        const h = size / scale, timing = { samples: p.samples, warmup: 2 };
+        const { result, peakBytes } = await withPeak(p.gpu, async () => {
+          const run = dit.prepare({ latentH: h, latentW: h, capLen: p.capLen });
+          try {
+            p.gpu.device.queue.writeBuffer(run.capFeats.buffer, 0, fill(run.capFeats.length));
+            p.gpu.device.queue.writeBuffer(run.latent.buffer, 0, fill(run.latent.length));
+            const caption = await timeEncoding(p.gpu, "the caption refiner", (e) => run.encodeCaptionInto(e), timing);
+            const step = await timeEncoding(p.gpu, "a DiT step", (e) => run.encodeStep(e, 0.5), timing);
+            return { caption, step, dispatches: run.dispatchesPerStep };
+          } finally {
+            run.destroy();
+          }
+        });
+        const common = { width: size, height: size, format, peakBytes };
+        rows.push({
+          stage: "dit-step",
+          ...common,
+          ...stats(result.step),
+          weightBytes: ditWeightBytes(p.config.dit, format),
+          dispatches: result.dispatches,
+          tokens: { image: (h / 2) ** 2, caption: p.capLen },
+          layers: p.config.dit.nLayers,
+          loadSeconds,
+          date,
+        });
+        rows.push({ stage: "caption-refiner", ...common, ...stats(result.caption), date });
+      }
+    } finally {
+      dit.destroy();
+    }
+  }
+  return rows;
+}
+
+async function vaeRows(p: Plan, date: string): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const scale = vaeScaleFactor(p.config.vae);
+  const before = p.gpu.memory.bytes;
+  const vae = await VaeDecoder.load(p.gpu, scopedStore(syntheticVae(p.config), "decoder."), p.config.vae);
+  const weightBytes = p.gpu.memory.bytes - before;
+  try {
+    for (const size of p.sizes) {
+      const h = size / scale;
+      const { result, peakBytes } = await withPeak(p.gpu, async () => {
+        const decode = vae.prepare(h, h);
+        try {
+          p.gpu.device.queue.writeBuffer(decode.latent.buffer, 0, fill(decode.latent.length));
+          const timing = { samples: p.samples, warmup: 2 };
+          return await timeEncoding(p.gpu, "the VAE decode", (e) => decode.encode(e), timing);
+        } finally {
+          decode.destroy();
+        }
+      });
+      rows.push({
+        stage: "vae-decode",
+        width: size,
+        height: size,
+        format: "f32",
+        ...stats(result),
+        peakBytes,
+        weightBytes,
+        date,
+      });
+    }
+  } finally {
+    vae.destroy();
+  }
+  return rows;
+}
+
+async function totalRows(p: Plan, date: string): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const { qwen } = await benchTokenizers(p.tokenizerDir);
+  const tokenizer = foldedTokenizer(qwen, p.textEncoder.vocabSize);
+  for (const format of p.totalFormats) {
+    for (const size of p.sizes) {
+      p.gpu.resetPeakMemory();
+      const started = performance.now(), clock = { ms: 0 };
+      const model = await ZImage.load(syntheticCheckpoint(p.config, p.textEncoder, clock), {
+        device: p.gpu,
+        format,
+        textEncoderFormat: "q8",
+        tokenizer,
+        maxResidentBytes: p.budget,
+      });
+      try {
+        const loadSeconds = (performance.now() - started) / 1000;
+        const image = { prompt: p.prompt, width: size, height: size, seed: 7 };
+        await model.generate({ ...image, steps: p.warmupSteps });
+        const stepsAt: number[] = [];
+        clock.ms = 0;
+        const t0 = performance.now();
+        const out = await model.generate({ ...image, steps: p.steps, onStep: () => stepsAt.push(performance.now()) });
+        const ms = performance.now() - t0;
+        rows.push({
+          stage: "total",
+          width: size,
+          height: size,
+          format,
+          ms: round(ms),
+          peakBytes: p.gpu.memory.peakBytes,
+          textEncoderFormat: "q8",
+          maxResidentBytes: p.budget,
+          resident: model.resident,
+          stageWeightBytes: {
+            textEncoder: textEncoderWeightBytes(p.textEncoder, "q8"),
+            dit: ditWeightBytes(p.config.dit, format, model.resident.ditStreamed),
+          },
+          steps: p.steps,
+          captionTokens: out.captionTokens,
+          ...stepClock(t0, stepsAt, t0 + ms),
+          weightReadMs: round(clock.ms),
+          loadSeconds: Math.round(loadSeconds * 10) / 10,
+          warmupSteps: p.warmupSteps,
+          date,
+        });
+      } finally {
+        model.destroy();
+      }
+    }
+  }
+  return rows;
+}
+
+const METHOD =
+  "models/zimage/bench.ts, synthetic weights at Turbo's shapes. Stage rows: the stage resident, GPU timestamps " +
+  "(harness/timing.ts timeProgram for the text encoder, timeEncoding between empty timestamped passes for the DiT " +
+  "step and the VAE), median of the samples after 2 untimed and a clock warm-up; peakBytes from after the weights' " +
+  "load. total: ZImage.load at maxResidentBytes, the wall clock of generate() of the second image (after an untimed " +
+  "one), loads included; peakBytes from before the load. peakBytes: ResidentDevice.memory (bytes in live buffers). " +
+  "torch: the oracle pack's timing.py (random weights, synchronize around each call, median of 5 after 2 warm-ups).";
 
 if (import.meta.main) {
-  const flags = new Map<string, string>();
-  const known = ["format", "size", "caption", "samples", "config", "layers", "json"];
-  for (let i = 0; i < Deno.args.length; i += 2) {
-    const name = Deno.args[i].replace(/^--/, "");
-    if (!Deno.args[i].startsWith("--") || !known.includes(name) || i + 1 >= Deno.args.length) {
-      throw new Error(`bad argument ${Deno.args[i]}: options are --${known.join(", --")}, each with a value`);
-    }
-    flags.set(name, Deno.args[i + 1]);
+  const flags = parseCliFlags(Deno.args, {
+    valued: [
+      "stages",
+      "sizes",
+      "formats",
+      "total-formats",
+      "caption",
+      "samples",
+      "steps",
+      "warmup-steps",
+      "max-resident",
+      "tokenizer",
+      "prompt",
+      "torch",
+      "json",
+      "config",
+      "layers",
+    ],
+    required: [],
+    usage: "usage: deno run -A models/zimage/bench.ts [options] (see the module doc)",
+  });
+  if (flags === "help") {
+    console.log("see the module doc of models/zimage/bench.ts");
+    Deno.exit(0);
   }
-  const format = (flags.get("format") ?? "f32") as LinearFormat;
-  if (!LINEAR_FORMATS.includes(format)) throw new Error(`--format must be one of ${LINEAR_FORMATS.join(", ")}`);
-  const base = flags.get("config") === "tiny" ? TINY : Z_IMAGE_TURBO;
-  const layers = flags.has("layers") ? Number(flags.get("layers")) : undefined;
-  if (layers !== undefined && !(Number.isInteger(layers) && layers >= 1)) throw new Error("--layers must be >= 1");
+  const tiny = flags.get("config") === "tiny";
+  if (!tiny && (flags.get("config") ?? "turbo") !== "turbo") throw new Error("--config must be turbo or tiny");
+  const base = tiny ? TINY : Z_IMAGE_TURBO;
+  const layers = numberFlag(flags, "layers", true);
+  if (layers !== undefined && layers < 1) throw new Error("--layers must be >= 1");
   const config: ZImageConfig = layers === undefined
-    ? base
-    : { ...base, dit: { ...base.dit, nLayers: layers, nRefinerLayers: 1 } };
-  const size = Number(flags.get("size") ?? (base === TINY ? 32 : 1024));
-  const capLen = Number(flags.get("caption") ?? (base === TINY ? 32 : 512));
-  const samples = Number(flags.get("samples") ?? 5);
-  const scale = vaeScaleFactor(config.vae), h = size / scale;
-  if (!Number.isInteger(h) || h % 2 !== 0) throw new Error(`--size must be a multiple of ${2 * scale}`);
-
-  const gpu = await acquireDevice();
-  if (!supportsTimestamps(gpu)) throw new Error("the device has no timestamp-query: no GPU figure");
-  const started = performance.now();
-  const dit = await ZImageDit.load(gpu, syntheticWeights(ditTensors(config.dit)), config.dit, { format });
-  const loadSeconds = (performance.now() - started) / 1000;
-  const run = dit.prepare({ latentH: h, latentW: h, capLen });
-  const fill = (n: number) =>
-    Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37)) as Float32Array<ArrayBuffer>;
-  gpu.device.queue.writeBuffer(run.capFeats.buffer, 0, fill(run.capFeats.length));
-  gpu.device.queue.writeBuffer(run.latent.buffer, 0, fill(run.latent.length));
-  const timing = { samples, warmup: 2 };
-  const caption = await timeEncoding(gpu, "the caption refiner", (encoder) => run.encodeCaptionInto(encoder), timing);
-  const step = await timeEncoding(gpu, "a DiT step", (encoder) => run.encodeStep(encoder, 0.5), timing);
-  const dispatches = run.dispatchesPerStep;
-  run.destroy();
-  dit.destroy();
-  const vae = await VaeDecoder.load(
-    gpu,
-    scopedStore(
-      syntheticWeights(
-        decoderTensors(config.vae).map((t) => ({ name: `decoder.${t.name}`, shape: t.shape })),
-      ),
-      "decoder.",
-    ),
-    config.vae,
-  );
-  const decode = vae.prepare(h, h);
-  gpu.device.queue.writeBuffer(decode.latent.buffer, 0, fill(decode.latent.length));
-  const vaeTicks = await timeEncoding(gpu, "the VAE decode", (encoder) => decode.encode(encoder), timing);
-  decode.destroy();
-  vae.destroy();
-  const report = {
-    adapter: gpu.adapter.description || gpu.adapter.vendor,
-    date: new Date().toISOString(),
-    deno: Deno.version.deno,
-    config: base === TINY ? "tiny" : "turbo",
-    layers: { main: config.dit.nLayers, refiners: config.dit.nRefinerLayers },
-    format,
-    image: `${size}x${size}`,
-    tokens: { image: (h / 2) ** 2, caption: capLen },
-    ditWeightBytes: ditWeightBytes(config.dit, format),
-    loadSeconds: Math.round(loadSeconds * 10) / 10,
-    ditStep: { ...stats(step), dispatches },
-    captionRefiner: stats(caption),
-    vaeDecode: stats(vaeTicks),
-    samples,
-    timing:
-      "harness/timing.ts timeEncoding: GPU timestamps of empty passes before and after each sample, one command buffer, median of samples after 2 untimed and a clock warm-up",
+    ? { dit: base.dit, vae: base.vae }
+    : { dit: { ...base.dit, nLayers: layers, nRefinerLayers: 1 }, vae: base.vae };
+  const scale = vaeScaleFactor(config.vae);
+  const stages = listOption(flags.get("stages") ?? STAGES.join(","), "stages", STAGES);
+  const formats = listOption(flags.get("formats") ?? "q4g128", "formats", LINEAR_FORMATS) as LinearFormat[];
+  const positive = (name: string, fallback: number) => {
+    const v = numberFlag(flags, name, true) ?? fallback;
+    if (v < 1) throw new Error(`--${name} must be an integer >= 1, got ${v}`);
+    return v;
   };
-  const text = JSON.stringify(report, null, 2);
-  console.log(text);
-  if (flags.has("json")) await Deno.writeTextFile(flags.get("json")!, text + "\n");
-  gpu.destroy();
+  const plan: Plan = {
+    gpu: undefined as unknown as ResidentDevice,
+    config,
+    textEncoder: tiny ? TINY.textEncoder : QWEN3_4B,
+    sizes: listOption(
+      flags.get("sizes") ?? (tiny ? "32" : "1024"),
+      "sizes",
+      (v) => /^\d+$/.test(v) && Number(v) > 0 && Number(v) % (2 * scale) === 0,
+    ).map(Number),
+    formats,
+    totalFormats: listOption(
+      flags.get("total-formats") ?? formats.join(","),
+      "total-formats",
+      LINEAR_FORMATS,
+    ) as LinearFormat[],
+    capLen: positive("caption", tiny ? 32 : 512),
+    samples: positive("samples", 5),
+    steps: positive("steps", 8),
+    warmupSteps: positive("warmup-steps", 1),
+    budget: flags.has("max-resident") ? parseBytes(flags.get("max-resident")!) : DEFAULT_MAX_RESIDENT_BYTES,
+    prompt: flags.get("prompt") ?? BENCH_PROMPT,
+    tokenizerDir: flags.get("tokenizer"),
+  };
+  const torch = [];
+  for (const path of (flags.get("torch") ?? "").split(",").filter((s) => s !== "")) {
+    torch.push({ path, log: JSON.parse(await Deno.readTextFile(path)) });
+  }
+  plan.gpu = await acquireDevice();
+  if (!supportsTimestamps(plan.gpu)) throw new Error("the device has no timestamp-query: no GPU figure");
+  const date = new Date().toISOString();
+  const make = {
+    "text-encoder": () => textEncoderRows(plan, date),
+    "dit-step": () => ditRows(plan, date),
+    "vae-decode": () => vaeRows(plan, date),
+    total: () => totalRows(plan, date),
+  };
+  const written = await runStages({
+    stages: STAGES.filter((stage) => stages.includes(stage)),
+    make,
+    header: {
+      adapter: plan.gpu.adapter.description || plan.gpu.adapter.vendor,
+      runtime: `Deno ${Deno.version.deno} (WebGPU)`,
+      date,
+      method: METHOD,
+      ...(torch.length > 0
+        ? { torch: torch.map(({ path, log }) => `${path}: torch ${log.torch} on ${log.device}`).join("; ") }
+        : {}),
+      config: tiny ? "tiny" : layers === undefined ? "turbo" : `turbo, ${layers} main layers`,
+    },
+    torch: torch.map(({ log }) => torchFigures(log)),
+    json: flags.get("json"),
+  });
+  console.log(JSON.stringify(written, null, 1));
+  plan.gpu.destroy();
 }

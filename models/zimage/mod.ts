@@ -36,6 +36,10 @@
  * streams its blocks from host memory through two resident slots. Not implemented: CFG (Base/Edit),
  * batches, a text encoder or VAE larger than the budget.
  *
+ * Figures: `bench.ts` (Deno CLI) times the text encoder, the DiT step, the VAE decode and a whole image
+ * at real sizes on synthetic weights, with each stage's peak device memory, and merges the rows into
+ * `baselines/<card>.json` (its module doc says how each is taken).
+ *
  * @module
  */
 
