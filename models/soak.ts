@@ -70,6 +70,10 @@ export interface SoakOptions {
   deviceCycles: number;
   /** Sample memory every this many iterations of each phase. */
   every: number;
+  /** Prompt lengths the generations use (1 to 7; the first `prompts` of seven). Default 7. */
+  prompts?: number;
+  /** Most tokens a generation asks for (at least 12: the kinds that stop early need a few past 10). Default 32. */
+  maxTokens?: number;
   /** Largest host heap growth (bytes, first quarter to last, after gc) the verdict passes. */
   heapBound: number;
   /** Progress lines. */
@@ -356,7 +360,11 @@ function components(f: Fixtures): Component[] {
         const options = cycle % 2 ? f.zimage.staged : {};
         const model = await ZImage.load(f.zimage.files, { ...options, device: gpu });
         try {
-          await model.generate({ prompt: "a fox", width: 16, height: 16, steps: 1, seed: cycle });
+          await aborting(
+            cycle,
+            (signal, onStep) =>
+              model.generate({ prompt: "a fox", width: 16, height: 16, steps: 2, seed: cycle, signal, onStep }),
+          );
         } finally {
           model.destroy();
         }
@@ -370,15 +378,18 @@ function components(f: Fixtures): Component[] {
         try {
           const anima = await Anima.load(animaSource(a, encoder), { device: gpu, format: cycle % 2 ? "q8" : "f32" });
           try {
-            await anima.generate({
-              prompt: "a cat",
-              negativePrompt: "blurry",
-              width: 32,
-              height: 32,
-              steps: 1,
-              cfg: 4,
-              seed: cycle,
-            });
+            await aborting(cycle, (signal, onStep) =>
+              anima.generate({
+                prompt: "a cat",
+                negativePrompt: "blurry",
+                width: 32,
+                height: 32,
+                steps: 2,
+                cfg: 4,
+                seed: cycle,
+                signal,
+                onStep,
+              }));
           } finally {
             anima.destroy();
           }
@@ -435,6 +446,25 @@ async function ownedDevices(f: Fixtures, cycle: number): Promise<void> {
   }
 }
 
+/**
+ * Runs an image generation of two steps; every third cycle it is aborted after its first step (the
+ * abort error is expected, and the pipeline must still free everything when destroyed).
+ */
+async function aborting(
+  cycle: number,
+  generate: (signal: AbortSignal, onStep: () => void) => Promise<unknown>,
+): Promise<void> {
+  const controller = new AbortController();
+  const abort = cycle % 3 === 2;
+  try {
+    await generate(controller.signal, () => abort && controller.abort(new Error("soak: aborted")));
+  } catch (e) {
+    if (!abort || e !== controller.signal.reason) throw e;
+    return;
+  }
+  if (abort) throw new Error("soak: an aborted image generation did not end with the abort");
+}
+
 /** A constraint allowing `allowed` for `steps` tokens, then nothing (the engine then ends with an error). */
 function constraintOf(allowed: ReadonlySet<number>, steps = Infinity): Constraint {
   const none = new Set<number>();
@@ -464,6 +494,13 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
     if (!Number.isSafeInteger(v) || v < min) throw new Error(`soak: ${name} must be an integer >= ${min}, got ${v}`);
   }
   if (!(heapBound > 0)) throw new Error(`soak: heapBound must be a number > 0, got ${heapBound}`);
+  const promptCount = options.prompts ?? PROMPTS.length, tokenCap = options.maxTokens ?? 32;
+  if (!Number.isSafeInteger(promptCount) || promptCount < 1 || promptCount > PROMPTS.length) {
+    throw new Error(`soak: prompts must be an integer in [1, ${PROMPTS.length}], got ${promptCount}`);
+  }
+  if (!Number.isSafeInteger(tokenCap) || tokenCap < 12 || tokenCap > 100) {
+    throw new Error(`soak: maxTokens must be an integer in [12, 100], got ${tokenCap}`);
+  }
   const log = options.log ?? (() => {});
   const started = performance.now();
   const f = await loadFixtures();
@@ -507,7 +544,7 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
       const { store, close } = await openCheckpointDir(FORTUNE);
       const engine = await LlamaEngine.load(gpu, store, config, { format: "q8", maxSeq: 128 });
       close();
-      const prompts = PROMPTS.map((p) => [tokenizer.bosId!, ...tokenizer.encode(p)]);
+      const prompts = PROMPTS.slice(0, promptCount).map((p) => [tokenizer.bosId!, ...tokenizer.encode(p)]);
       const allowed = new Set([...tokenizer.encode(" the a of is to and"), ...config.eosTokenIds]);
       const seen = new Set<string>();
       const samplerOf = (kind: typeof KINDS[number], i: number): SamplerSpec =>
@@ -651,7 +688,12 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
   }
 
   const phases = ["generations", "cycles", "device-cycles"] as const;
-  const grown = Object.fromEntries(phases.map((p) => [p, growth(series.filter((s) => s.phase === p))])) as Record<
+  // The cycle phases' host figures are taken from the end of their first cycle on (it compiles the
+  // pipelines and fills what modules cache once); the generations' warm-up ran before their first sample.
+  const from = (s: MemorySample) => s.phase === "generations" || s.iteration > 0;
+  const grown = Object.fromEntries(
+    phases.map((p) => [p, growth(series.filter((s) => s.phase === p && from(s)))]),
+  ) as Record<
     MemorySample["phase"],
     Growth
   >;
@@ -671,6 +713,8 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
       cycles,
       deviceCycles,
       every,
+      prompts: promptCount,
+      maxTokens: tokenCap,
       heapBound,
       gc: gc !== undefined,
       date: new Date().toISOString(),
@@ -687,14 +731,14 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
 }
 
 const USAGE = `usage: deno run -A --v8-flags=--expose-gc models/soak.ts [--generations N] [--cycles M]
-  [--device-cycles D] [--every K] [--heap-bound BYTES] [--out FILE]
-defaults: 400 generations, 200 cycles, D = M / 4, K = 10, heap bound 8MiB; the report is printed
-without --out`;
+  [--device-cycles D] [--every K] [--prompts P] [--max-tokens T] [--heap-bound BYTES] [--out FILE]
+defaults: 400 generations, 200 cycles, D = M / 4, K = 10, P = 7 prompt lengths, T = 32 tokens at
+most per generation, heap bound 8MiB; the report is printed without --out`;
 
 if (import.meta.main) {
   try {
     const flags = parseCliFlags(Deno.args, {
-      valued: ["generations", "cycles", "device-cycles", "every", "heap-bound", "out"],
+      valued: ["generations", "cycles", "device-cycles", "every", "prompts", "max-tokens", "heap-bound", "out"],
       required: [],
       usage: USAGE,
     });
@@ -708,6 +752,8 @@ if (import.meta.main) {
       cycles,
       deviceCycles: numberFlag(flags, "device-cycles", true) ?? Math.ceil(cycles / 4),
       every: numberFlag(flags, "every", true) ?? 10,
+      prompts: numberFlag(flags, "prompts", true),
+      maxTokens: numberFlag(flags, "max-tokens", true),
       heapBound: parseBytes(flags.get("heap-bound") ?? "8MiB", "heap-bound"),
       log: (line) => console.error(line),
     });
