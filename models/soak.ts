@@ -489,6 +489,16 @@ function constraintOf(allowed: ReadonlySet<number>, steps = Infinity): Constrain
  *
  * @param options counts, sampling, the heap bound, progress
  * @returns the report
+ * @throws Error naming a count out of range, before any work; whatever a model throws that the soak
+ *   did not ask for (an abort or a constraint running out are expected)
+ *
+ * @example
+ * ```ts
+ * import { soak } from "./soak.ts";
+ * // Eight generations (one of each kind) on one prompt length; no load/destroy cycles.
+ * const report = await soak({ generations: 8, cycles: 0, deviceCycles: 0, every: 4, prompts: 1, maxTokens: 12, heapBound: 2 ** 23 });
+ * console.log(report.leftovers.length, report.checked.generations); // 0 8
+ * ```
  */
 export async function soak(options: SoakOptions): Promise<SoakReport> {
   const { generations, cycles, deviceCycles, every, heapBound } = options;
