@@ -10,9 +10,9 @@ import type { SoakReport } from "./soak.ts";
 
 /**
  * Growth of the host's heap plus external memory allowed per phase, first quarter of the samples to
- * the last, after gc: 4 MiB.
- * Measured on the software adapter at these sizes: under 0.3 MiB in each phase; one copy of a tiny
- * fixture's weights kept per cycle (0.6 to 2 MiB each) would pass it in a few cycles.
+ * the last, after gc: 4 MiB. Measured on the software adapter at these sizes: 0.03 to 0.06 MiB over
+ * the generations, 0.4 to 0.6 MiB from the first cycle's end to the second's (V8's and the runtime's
+ * own warm-up); an 8 MiB array kept by every Qwen3 encoder load (three a cycle) made it 24 MiB.
  */
 const HEAP_BOUND = 4 * 2 ** 20;
 
