@@ -23,6 +23,7 @@
 import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
 import { keyPaddingBias } from "../../ops/attention/reference.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
+import { freeOnFailure } from "../loading.ts";
 import { ADAPTER_ROPE_THETA, type AdapterConfig, adapterConfigFromStore, NORM_EPS } from "./config.ts";
 import { Graph } from "./graph.ts";
 import {
@@ -144,35 +145,38 @@ export class LlmAdapter {
   static async load(gpu: ResidentDevice, store: TensorStore): Promise<LlmAdapter> {
     const config = adapterConfigFromStore(store);
     checkAdapterLayout(store, config);
-    const lin = (name: string, bias = false) =>
-      loadLinear(gpu, store, `${name}.weight`, "f32", {}, bias ? `${name}.bias` : undefined);
-    const vec = (name: string) => loadVector(gpu, store, name);
-    const attn = async (b: string, kind: "self_attn" | "cross_attn"): Promise<AttentionWeights> => ({
-      norm: await vec(`${b}norm_${kind}.weight`),
-      q: await lin(`${b}${kind}.q_proj`),
-      k: await lin(`${b}${kind}.k_proj`),
-      v: await lin(`${b}${kind}.v_proj`),
-      o: await lin(`${b}${kind}.o_proj`),
-      qNorm: await vec(`${b}${kind}.q_norm.weight`),
-      kNorm: await vec(`${b}${kind}.k_norm.weight`),
-    });
-    const blocks: BlockWeights[] = [];
-    for (let i = 0; i < config.layers; i++) {
-      const b = `blocks.${i}.`;
-      blocks.push({
-        self: await attn(b, "self_attn"),
-        cross: await attn(b, "cross_attn"),
-        mlpNorm: await vec(`${b}norm_mlp.weight`),
-        mlpIn: await lin(`${b}mlp.0`, true),
-        mlpOut: await lin(`${b}mlp.2`, true),
+    // A load that fails halfway (a read, a device error) frees what it uploaded.
+    return await freeOnFailure(async (keep) => {
+      const lin = async (name: string, bias = false) =>
+        keep(await loadLinear(gpu, store, `${name}.weight`, "f32", {}, bias ? `${name}.bias` : undefined));
+      const vec = async (name: string) => keep(await loadVector(gpu, store, name));
+      const attn = async (b: string, kind: "self_attn" | "cross_attn"): Promise<AttentionWeights> => ({
+        norm: await vec(`${b}norm_${kind}.weight`),
+        q: await lin(`${b}${kind}.q_proj`),
+        k: await lin(`${b}${kind}.k_proj`),
+        v: await lin(`${b}${kind}.v_proj`),
+        o: await lin(`${b}${kind}.o_proj`),
+        qNorm: await vec(`${b}${kind}.q_norm.weight`),
+        kNorm: await vec(`${b}${kind}.k_norm.weight`),
       });
-    }
-    return new LlmAdapter(gpu, config, {
-      embed: await vec("embed.weight"),
-      inProj: config.inProj ? await lin("in_proj", true) : undefined,
-      blocks,
-      outProj: await lin("out_proj", true),
-      norm: await vec("norm.weight"),
+      const blocks: BlockWeights[] = [];
+      for (let i = 0; i < config.layers; i++) {
+        const b = `blocks.${i}.`;
+        blocks.push({
+          self: await attn(b, "self_attn"),
+          cross: await attn(b, "cross_attn"),
+          mlpNorm: await vec(`${b}norm_mlp.weight`),
+          mlpIn: await lin(`${b}mlp.0`, true),
+          mlpOut: await lin(`${b}mlp.2`, true),
+        });
+      }
+      return new LlmAdapter(gpu, config, {
+        embed: await vec("embed.weight"),
+        inProj: config.inProj ? await lin("in_proj", true) : undefined,
+        blocks,
+        outProj: await lin("out_proj", true),
+        norm: await vec("norm.weight"),
+      });
     });
   }
 

@@ -21,6 +21,7 @@
 import type { GpuTensor, HostArray, ResidentDevice } from "../../harness/device.ts";
 import type { Program } from "../../harness/program.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
+import { freeOnFailure } from "../loading.ts";
 import { type DitConfig, ditConfigFromStore, NORM_EPS } from "./config.ts";
 import {
   block,
@@ -48,6 +49,7 @@ import {
   type Linear,
   linear,
   linearBytes,
+  type LinearSlice,
   loadLinear,
   loadVector,
   modulatedLayernorm,
@@ -213,35 +215,37 @@ export class AnimaDit {
     checkDitLayout(store, config);
     const D = config.dim;
     const features = config.channels * config.patch * config.patch;
-    const xEmbed = await loadLinear(gpu, store, "x_embedder.proj.1.weight", "f32", { cols: [0, features] });
-    const tLinear1 = await loadLinear(gpu, store, "t_embedder.1.linear_1.weight", "f32");
-    const tLinear2: Linear[] = [];
-    for (let c = 0; c < 3; c++) {
-      tLinear2.push(
-        await loadLinear(gpu, store, "t_embedder.1.linear_2.weight", "f32", { rows: [c * D, (c + 1) * D] }),
-      );
-    }
-    const blocks: BlockWeights[] = [];
-    const hostBlocks: HostArray[][] | undefined = options.stream ? [] : undefined;
-    for (let i = 0; i < config.blocks; i++) {
-      const w = await loadBlock(gpu, store, config, i, format);
-      if (hostBlocks) {
-        // Prepared on the device (transposed, quantised), read back once; two stay as the slots.
-        hostBlocks.push(await Promise.all(blockTensors(w).map((t) => gpu.read(t))));
-        if (blocks.length < 2) blocks.push(w);
-        else destroyBlock(w);
-      } else blocks.push(w);
-      options.onProgress?.(i + 1, config.blocks);
-    }
-    return new AnimaDit(gpu, config, {
-      xEmbed,
-      tLinear1,
-      tLinear2,
-      tNorm: await loadVector(gpu, store, "t_embedding_norm.weight"),
-      blocks,
-      hostBlocks,
-      finalMod: await loadModulation(gpu, store, "final_layer.adaln_modulation", D, 2),
-      finalLinear: await loadLinear(gpu, store, "final_layer.linear.weight", "f32"),
+    // A load that fails halfway (a read, a device error) frees what it uploaded.
+    return await freeOnFailure(async (keep) => {
+      const lin = async (name: string, slice?: LinearSlice) => keep(await loadLinear(gpu, store, name, "f32", slice));
+      const xEmbed = await lin("x_embedder.proj.1.weight", { cols: [0, features] });
+      const tLinear1 = await lin("t_embedder.1.linear_1.weight");
+      const tLinear2: Linear[] = [];
+      for (let c = 0; c < 3; c++) {
+        tLinear2.push(await lin("t_embedder.1.linear_2.weight", { rows: [c * D, (c + 1) * D] }));
+      }
+      const blocks: BlockWeights[] = [];
+      const hostBlocks: HostArray[][] | undefined = options.stream ? [] : undefined;
+      for (let i = 0; i < config.blocks; i++) {
+        const w = keep(await loadBlock(gpu, store, config, i, format));
+        if (hostBlocks) {
+          // Prepared on the device (transposed, quantised), read back once; two stay as the slots.
+          hostBlocks.push(await Promise.all(blockTensors(w).map((t) => gpu.read(t))));
+          if (blocks.length < 2) blocks.push(w);
+          else destroyBlock(w);
+        } else blocks.push(w);
+        options.onProgress?.(i + 1, config.blocks);
+      }
+      return new AnimaDit(gpu, config, {
+        xEmbed,
+        tLinear1,
+        tLinear2,
+        tNorm: keep(await loadVector(gpu, store, "t_embedding_norm.weight")),
+        blocks,
+        hostBlocks,
+        finalMod: keep(await loadModulation(gpu, store, "final_layer.adaln_modulation", D, 2)),
+        finalLinear: await lin("final_layer.linear.weight"),
+      });
     });
   }
 

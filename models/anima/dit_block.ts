@@ -20,6 +20,7 @@
 
 import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
+import { freeOnFailure } from "../loading.ts";
 import { type DitConfig, NORM_EPS } from "./config.ts";
 import type { Graph } from "./graph.ts";
 import {
@@ -116,12 +117,14 @@ export async function loadModulation(
   D: number,
   chunks: number,
 ): Promise<Modulation> {
-  const down = await loadLinear(gpu, store, `${prefix}.1.weight`, "f32");
-  const up: Linear[] = [];
-  for (let c = 0; c < chunks; c++) {
-    up.push(await loadLinear(gpu, store, `${prefix}.2.weight`, "f32", { rows: [c * D, (c + 1) * D] }));
-  }
-  return { down, chunks: up };
+  return await freeOnFailure(async (keep) => {
+    const down = keep(await loadLinear(gpu, store, `${prefix}.1.weight`, "f32"));
+    const up: Linear[] = [];
+    for (let c = 0; c < chunks; c++) {
+      up.push(keep(await loadLinear(gpu, store, `${prefix}.2.weight`, "f32", { rows: [c * D, (c + 1) * D] })));
+    }
+    return { down, chunks: up };
+  });
 }
 
 /**
@@ -142,24 +145,28 @@ export async function loadBlock(
   format: DitFormat = "f32",
 ): Promise<BlockWeights> {
   const b = `blocks.${i}.`;
-  const lin = (name: string) => loadLinear(gpu, store, `${b}${name}.weight`, format);
-  const attn = async (kind: string): Promise<AttentionWeights> => ({
-    q: await lin(`${kind}.q_proj`),
-    k: await lin(`${kind}.k_proj`),
-    v: await lin(`${kind}.v_proj`),
-    out: await lin(`${kind}.output_proj`),
-    qNorm: await loadVector(gpu, store, `${b}${kind}.q_norm.weight`),
-    kNorm: await loadVector(gpu, store, `${b}${kind}.k_norm.weight`),
+  return await freeOnFailure(async (keep) => {
+    const lin = async (name: string) => keep(await loadLinear(gpu, store, `${b}${name}.weight`, format));
+    const vec = async (name: string) => keep(await loadVector(gpu, store, `${b}${name}`));
+    const mod = async (name: string) => keep(await loadModulation(gpu, store, `${b}${name}`, c.dim, 3));
+    const attn = async (kind: string): Promise<AttentionWeights> => ({
+      q: await lin(`${kind}.q_proj`),
+      k: await lin(`${kind}.k_proj`),
+      v: await lin(`${kind}.v_proj`),
+      out: await lin(`${kind}.output_proj`),
+      qNorm: await vec(`${kind}.q_norm.weight`),
+      kNorm: await vec(`${kind}.k_norm.weight`),
+    });
+    return {
+      selfAttn: await attn("self_attn"),
+      crossAttn: await attn("cross_attn"),
+      mlp1: await lin("mlp.layer1"),
+      mlp2: await lin("mlp.layer2"),
+      modSelfAttn: await mod("adaln_modulation_self_attn"),
+      modCrossAttn: await mod("adaln_modulation_cross_attn"),
+      modMlp: await mod("adaln_modulation_mlp"),
+    };
   });
-  return {
-    selfAttn: await attn("self_attn"),
-    crossAttn: await attn("cross_attn"),
-    mlp1: await lin("mlp.layer1"),
-    mlp2: await lin("mlp.layer2"),
-    modSelfAttn: await loadModulation(gpu, store, `${b}adaln_modulation_self_attn`, c.dim, 3),
-    modCrossAttn: await loadModulation(gpu, store, `${b}adaln_modulation_cross_attn`, c.dim, 3),
-    modMlp: await loadModulation(gpu, store, `${b}adaln_modulation_mlp`, c.dim, 3),
-  };
 }
 
 /** Bytes of a modulation's weights. */

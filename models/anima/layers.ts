@@ -23,6 +23,7 @@ import { matvecPlan } from "../../ops/matvec/mod.ts";
 import { permutePlan } from "../../ops/permute/mod.ts";
 import { rmsnormPlan } from "../../ops/rmsnorm/mod.ts";
 import { ropeAxesPlan, type RopeAxesShape, validateRopeAxesShape } from "../../ops/rope/mod.ts";
+import { freeOnFailure } from "../loading.ts";
 import type { Graph } from "./graph.ts";
 
 /**
@@ -83,16 +84,20 @@ export async function loadLinear(
       w.set(full.subarray((r0 + n) * cols + c0, (r0 + n) * cols + c1), n * K);
     }
   }
-  let out: Linear;
-  if (format === "q8") {
-    const weight = gpu.alloc("u32", N * Math.ceil(K / 4), name), scales = gpu.alloc("f32", N, `${name} scales`);
-    await quantizeRowsGpu(gpu, "q8", w, N, K, weight.buffer, scales.buffer);
-    out = { N, K, format, weight, scales };
-  } else {
-    out = { N, K, format, weight: gpu.upload(w, name) };
-  }
-  if (bias !== undefined) out.bias = gpu.upload((await store.readFloat32(bias)).slice(r0, r1), bias);
-  return out;
+  // A quantization or a bias read that fails frees the tensors made before it.
+  return await freeOnFailure(async (keep) => {
+    let out: Linear;
+    if (format === "q8") {
+      const weight = keep(gpu.alloc("u32", N * Math.ceil(K / 4), name));
+      const scales = keep(gpu.alloc("f32", N, `${name} scales`));
+      await quantizeRowsGpu(gpu, "q8", w, N, K, weight.buffer, scales.buffer);
+      out = { N, K, format, weight, scales };
+    } else {
+      out = { N, K, format, weight: keep(gpu.upload(w, name)) };
+    }
+    if (bias !== undefined) out.bias = gpu.upload((await store.readFloat32(bias)).slice(r0, r1), bias);
+    return out;
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
 import { decodedToRgba } from "../image.ts";
+import type { TensorStore } from "../../llm/safetensors.ts";
 import { gaussianNoise } from "../noise.ts";
 import { parseQwen3Config } from "../qwen3/config.ts";
 import { Qwen3Encoder } from "../qwen3/encoder.ts";
@@ -295,6 +296,63 @@ gpuTest(
       }
     } finally {
       reference.destroy();
+    }
+  },
+);
+
+/** A view of a store whose reads call `onRead` first (which may throw: a read error). */
+function watchedStore(store: TensorStore, onRead: () => void): TensorStore {
+  return new Proxy(store, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target);
+      if (typeof value !== "function") return value;
+      if (key === "read" || key === "readRows" || key === "readFloat32") {
+        return (...args: unknown[]) => {
+          onRead();
+          return value.apply(target, args);
+        };
+      }
+      return value.bind(target);
+    },
+  });
+}
+
+gpuTest(
+  "anima pipeline: a load that fails halfway (a read error in the adapter, the DiT or the VAE) leaves no buffer behind",
+  async (gpu) => {
+    const base = await source();
+    let reads = 0;
+    const counted = await Anima.load(
+      { ...base, dit: watchedStore(base.dit, () => reads++), vae: watchedStore(base.vae, () => reads++) },
+      { device: gpu },
+    );
+    counted.destroy();
+    const before = gpu.memory;
+    // Failures spread over the whole load (the adapter's tensors come first, then the DiT's, then the
+    // VAE's), the last read included, in both formats (q8's quantized weights are allocated first).
+    const points = [
+      ...new Set([0, 1, 2, 3, ...Array.from({ length: 12 }, (_, i) => Math.floor((i * reads) / 12)), reads - 1]),
+    ];
+    for (const at of points) {
+      for (const format of ["f32", "q8"] as const) {
+        let n = 0;
+        const fail = () => {
+          if (n++ === at) throw new Error(`read ${at} failed`);
+        };
+        await assertThrowsMessage(
+          () =>
+            Anima.load({ ...base, dit: watchedStore(base.dit, fail), vae: watchedStore(base.vae, fail) }, {
+              device: gpu,
+              format,
+            }),
+          `read ${at} failed`,
+        );
+        deepStrictEqual(
+          [gpu.memory.bytes, gpu.memory.buffers],
+          [before.bytes, before.buffers],
+          `${format}, failing at read ${at} of ${reads}`,
+        );
+      }
     }
   },
 );

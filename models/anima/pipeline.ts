@@ -290,9 +290,14 @@ export class Anima {
     const gpu = options.device ?? await acquireDevice();
     const model = new Anima(gpu, owned, source, ditConfig, { bytes: budget, keep, format, stream }, options.onProgress);
     if (keep) {
-      await model.#loadAdapter();
-      await model.#loadDit();
-      await model.#loadVae();
+      try {
+        await model.#loadAdapter();
+        await model.#loadDit();
+        await model.#loadVae();
+      } catch (e) {
+        model.destroy(); // the stages loaded before the one that failed, and a device of its own
+        throw e;
+      }
     }
     return model;
   }

@@ -24,6 +24,7 @@
 
 import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
+import { freeOnFailure } from "../loading.ts";
 import { channelNormPlan } from "../../ops/channel_norm/mod.ts";
 import { conv2dPlan } from "../../ops/conv/mod.ts";
 import { nearestUpsample2dPlan } from "../../ops/upsample/mod.ts";
@@ -131,61 +132,64 @@ export class AnimaVae {
   static async load(gpu: ResidentDevice, store: TensorStore): Promise<AnimaVae> {
     const config = vaeConfigFromStore(store);
     checkVaeLayout(store, config);
-    const conv = async (name: string, rows?: [number, number]) =>
-      uploadConv(gpu, name, await readConv(store, name, rows));
-    const gamma = async (name: string) => gpu.upload(await store.readFloat32(name), name);
-    const layers: Layer[] = [];
-    for (const m of vaeModules(config) as VaeModule[]) {
-      const p = m.prefix;
-      if (m.kind === "conv" && p === "conv2.") {
-        // z · std + mean, then conv2: W' = W · diag(std), b' = b + W · mean.
-        const c = await readConv(store, "conv2");
-        const z = config.zDim;
-        const w = new Float32Array(z * z), b = new Float32Array(z);
-        for (let o = 0; o < z; o++) {
-          let bias = c.b[o];
-          for (let i = 0; i < z; i++) {
-            w[o * z + i] = c.w[o * z + i] * config.latentsStd[i];
-            bias += c.w[o * z + i] * config.latentsMean[i];
+    // A load that fails halfway (a read, a device error) frees what it uploaded.
+    return await freeOnFailure(async (keep) => {
+      const conv = async (name: string, rows?: [number, number]) =>
+        keep(uploadConv(gpu, name, await readConv(store, name, rows)));
+      const gamma = async (name: string) => keep(gpu.upload(await store.readFloat32(name), name));
+      const layers: Layer[] = [];
+      for (const m of vaeModules(config) as VaeModule[]) {
+        const p = m.prefix;
+        if (m.kind === "conv" && p === "conv2.") {
+          // z · std + mean, then conv2: W' = W · diag(std), b' = b + W · mean.
+          const c = await readConv(store, "conv2");
+          const z = config.zDim;
+          const w = new Float32Array(z * z), b = new Float32Array(z);
+          for (let o = 0; o < z; o++) {
+            let bias = c.b[o];
+            for (let i = 0; i < z; i++) {
+              w[o * z + i] = c.w[o * z + i] * config.latentsStd[i];
+              bias += c.w[o * z + i] * config.latentsMean[i];
+            }
+            b[o] = bias;
           }
-          b[o] = bias;
+          layers.push({ kind: "conv", name: "conv2", conv: keep(uploadConv(gpu, "conv2", { ...c, w, b })) });
+        } else if (m.kind === "conv") {
+          layers.push({ kind: "conv", name: p.slice(0, -1), conv: await conv(p.slice(0, -1)) });
+        } else if (m.kind === "residual") {
+          layers.push({
+            kind: "residual",
+            name: p.slice(0, -1),
+            gamma1: await gamma(`${p}residual.0.gamma`),
+            conv1: await conv(`${p}residual.2`),
+            gamma2: await gamma(`${p}residual.3.gamma`),
+            conv2: await conv(`${p}residual.6`),
+            shortcut: m.cin !== m.cout ? await conv(`${p}shortcut`) : undefined,
+          });
+        } else if (m.kind === "attention") {
+          const C = m.channels;
+          layers.push({
+            kind: "attention",
+            name: p.slice(0, -1),
+            gamma: await gamma(`${p}norm.gamma`),
+            q: await conv(`${p}to_qkv`, [0, C]),
+            k: await conv(`${p}to_qkv`, [C, 2 * C]),
+            v: await conv(`${p}to_qkv`, [2 * C, 3 * C]),
+            proj: await conv(`${p}proj`),
+          });
+        } else if (m.kind === "upsample") {
+          layers.push({ kind: "upsample", name: p.slice(0, -1), conv: await conv(`${p}resample.1`) });
+        } else {
+          layers.push({
+            kind: "head",
+            name: "decoder.head",
+            gamma: await gamma(`${p}0.gamma`),
+            conv: await conv(`${p}2`),
+          });
         }
-        layers.push({ kind: "conv", name: "conv2", conv: uploadConv(gpu, "conv2", { ...c, w, b }) });
-      } else if (m.kind === "conv") {
-        layers.push({ kind: "conv", name: p.slice(0, -1), conv: await conv(p.slice(0, -1)) });
-      } else if (m.kind === "residual") {
-        layers.push({
-          kind: "residual",
-          name: p.slice(0, -1),
-          gamma1: await gamma(`${p}residual.0.gamma`),
-          conv1: await conv(`${p}residual.2`),
-          gamma2: await gamma(`${p}residual.3.gamma`),
-          conv2: await conv(`${p}residual.6`),
-          shortcut: m.cin !== m.cout ? await conv(`${p}shortcut`) : undefined,
-        });
-      } else if (m.kind === "attention") {
-        const C = m.channels;
-        layers.push({
-          kind: "attention",
-          name: p.slice(0, -1),
-          gamma: await gamma(`${p}norm.gamma`),
-          q: await conv(`${p}to_qkv`, [0, C]),
-          k: await conv(`${p}to_qkv`, [C, 2 * C]),
-          v: await conv(`${p}to_qkv`, [2 * C, 3 * C]),
-          proj: await conv(`${p}proj`),
-        });
-      } else if (m.kind === "upsample") {
-        layers.push({ kind: "upsample", name: p.slice(0, -1), conv: await conv(`${p}resample.1`) });
-      } else {
-        layers.push({
-          kind: "head",
-          name: "decoder.head",
-          gamma: await gamma(`${p}0.gamma`),
-          conv: await conv(`${p}2`),
-        });
       }
-    }
-    return new AnimaVae(gpu, config, layers);
+      return new AnimaVae(gpu, config, layers);
+    });
   }
 
   /** Bytes of the decoder's weights on the device. */

@@ -12,6 +12,7 @@
 
 import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
 import { quantizeRowsGpu } from "../../llm/weights/load.ts";
+import { freeOnFailure } from "../loading.ts";
 import {
   type MatmulActivation,
   type MatmulEpilogue,
@@ -86,15 +87,18 @@ export async function uploadLinear(
   if (!LINEAR_FORMATS.includes(format)) {
     throw new Error(`${label}: format must be one of ${LINEAR_FORMATS.join(", ")}, got ${String(format)}`);
   }
-  const biasTensor = bias ? gpu.upload(bias, `${label}.bias`) : undefined;
-  if (format !== "f32") {
-    const q4 = format === "q4g128";
-    const codes = gpu.alloc("u32", N * Math.ceil(K / (q4 ? 8 : 4)), `${label}.weight (${format})`);
-    const scales = gpu.alloc("f32", N * (q4 ? Math.ceil(K / 128) : 1), `${label}.scales`);
-    await quantizeRowsGpu(gpu, format, weight, N, K, codes.buffer, scales.buffer);
-    return { N, K, format, weight: codes, scales, bias: biasTensor, label };
-  }
-  return { N, K, format, weight: gpu.upload(weight, `${label}.weight`), bias: biasTensor, label };
+  // A quantization that fails frees the bias, codes and scales made before it.
+  return await freeOnFailure(async (keep) => {
+    const biasTensor = bias ? keep(gpu.upload(bias, `${label}.bias`)) : undefined;
+    if (format !== "f32") {
+      const q4 = format === "q4g128";
+      const codes = keep(gpu.alloc("u32", N * Math.ceil(K / (q4 ? 8 : 4)), `${label}.weight (${format})`));
+      const scales = keep(gpu.alloc("f32", N * (q4 ? Math.ceil(K / 128) : 1), `${label}.scales`));
+      await quantizeRowsGpu(gpu, format, weight, N, K, codes.buffer, scales.buffer);
+      return { N, K, format, weight: codes, scales, bias: biasTensor, label };
+    }
+    return { N, K, format, weight: gpu.upload(weight, `${label}.weight`), bias: biasTensor, label };
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
+import type { TensorStore } from "../../llm/safetensors.ts";
 import type { Tokenizer } from "../../llm/tokenizer/tokenizer.ts";
 import { Qwen3Encoder } from "../qwen3/encoder.ts";
 import { parseQwen3Config } from "../qwen3/config.ts";
@@ -314,5 +315,56 @@ gpuTest(
       () => ZImage.load(files, { device: gpu, format: "q5" as "q8" }),
       "format must be one of f32, q8, q4g128, got q5",
     );
+  },
+);
+
+/** A view of a store whose reads call `onRead` first (which may throw: a read error). */
+function watchedStore(store: TensorStore, onRead: () => void): TensorStore {
+  return new Proxy(store, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target);
+      if (typeof value !== "function") return value;
+      if (key === "read" || key === "readRows" || key === "readFloat32") {
+        return (...args: unknown[]) => {
+          onRead();
+          return value.apply(target, args);
+        };
+      }
+      return value.bind(target);
+    },
+  });
+}
+
+gpuTest(
+  "ZImage: a load that fails halfway (a read error in the text encoder, the DiT or the VAE) leaves no buffer behind",
+  async (gpu) => {
+    const base = await tinyCheckpoint("tiny");
+    const watched = (onRead: () => void): ZImageCheckpoint => ({
+      ...base,
+      dit: watchedStore(base.dit, onRead),
+      vae: watchedStore(base.vae, onRead),
+      textEncoder: { ...base.textEncoder!, store: watchedStore(base.textEncoder!.store, onRead) },
+    });
+    let reads = 0;
+    (await ZImage.load(watched(() => reads++), { device: gpu })).destroy();
+    const before = gpu.memory;
+    // Failures spread over the whole load (the text encoder, then the DiT, then the VAE), the last
+    // read included, in each format (the quantized ones allocate codes and scales before quantizing).
+    const points = [
+      ...new Set([0, 1, ...Array.from({ length: 10 }, (_, i) => Math.floor((i * reads) / 10)), reads - 1]),
+    ];
+    for (const [k, at] of points.entries()) {
+      const format = (["f32", "q8", "q4g128"] as const)[k % 3];
+      let n = 0;
+      const fail = () => {
+        if (n++ === at) throw new Error(`read ${at} failed`);
+      };
+      await assertThrowsMessage(() => ZImage.load(watched(fail), { device: gpu, format }), `read ${at} failed`);
+      deepStrictEqual(
+        [gpu.memory.bytes, gpu.memory.buffers],
+        [before.bytes, before.buffers],
+        `${format}, failing at read ${at} of ${reads}`,
+      );
+    }
   },
 );

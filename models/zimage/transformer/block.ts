@@ -24,6 +24,7 @@ import { axpyInplacePlan } from "../../../ops/axpy/mod.ts";
 import { flashAttentionPlan } from "../../../ops/flash_attention/mod.ts";
 import { rmsnormPlan } from "../../../ops/rmsnorm/mod.ts";
 import { ropeAxesPlan } from "../../../ops/rope/mod.ts";
+import { freeOnFailure } from "../../loading.ts";
 import { type DitConfig, ditSizes } from "../config.ts";
 import { type Linear, linear, type LinearFormat, linearTensors, uploadLinear } from "../linear.ts";
 import type { Steps } from "../program.ts";
@@ -110,19 +111,25 @@ export async function loadBlock(
 ): Promise<BlockWeights> {
   const { dim } = config;
   const { ffnHidden } = ditSizes(config);
-  const rows = async (name: string, N: number, K: number) =>
-    uploadLinear(gpu, await store.readFloat32(`${name}.weight`), N, K, undefined, `${label}.${name}`, format);
-  return {
-    toQ: await rows("attention.to_q", dim, dim),
-    toK: await rows("attention.to_k", dim, dim),
-    toV: await rows("attention.to_v", dim, dim),
-    toOut: await rows("attention.to_out.0", dim, dim),
-    normQ: gpu.upload(await store.readFloat32("attention.norm_q.weight"), `${label}.norm_q`),
-    normK: gpu.upload(await store.readFloat32("attention.norm_k.weight"), `${label}.norm_k`),
-    w1: await rows("feed_forward.w1", ffnHidden, dim),
-    w2: await rows("feed_forward.w2", dim, ffnHidden),
-    w3: await rows("feed_forward.w3", ffnHidden, dim),
-  };
+  // A load that fails halfway (a read, a quantization) frees what it uploaded.
+  return await freeOnFailure(async (keep) => {
+    const rows = async (name: string, N: number, K: number) =>
+      keep(
+        await uploadLinear(gpu, await store.readFloat32(`${name}.weight`), N, K, undefined, `${label}.${name}`, format),
+      );
+    const norm = async (name: string, as: string) => keep(gpu.upload(await store.readFloat32(name), `${label}.${as}`));
+    return {
+      toQ: await rows("attention.to_q", dim, dim),
+      toK: await rows("attention.to_k", dim, dim),
+      toV: await rows("attention.to_v", dim, dim),
+      toOut: await rows("attention.to_out.0", dim, dim),
+      normQ: await norm("attention.norm_q.weight", "norm_q"),
+      normK: await norm("attention.norm_k.weight", "norm_k"),
+      w1: await rows("feed_forward.w1", ffnHidden, dim),
+      w2: await rows("feed_forward.w2", dim, ffnHidden),
+      w3: await rows("feed_forward.w3", ffnHidden, dim),
+    };
+  });
 }
 
 /**

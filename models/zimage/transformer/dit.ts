@@ -19,6 +19,7 @@
 import type { ResidentDevice } from "../../../harness/device.ts";
 import { scopedStore } from "../../../llm/weights/checkpoint.ts";
 import type { TensorStore } from "../../../llm/safetensors.ts";
+import { freeOnFailure } from "../../loading.ts";
 import { type DitConfig, ditSizes } from "../config.ts";
 import { linearBytes, type LinearFormat } from "../linear.ts";
 import { blockTensorsOf, type BlockWeights, destroyBlock, loadBlock } from "./block.ts";
@@ -128,42 +129,45 @@ export class ZImageDit {
     const total = 1 + 2 * config.nRefinerLayers + config.nLayers;
     let done = 0;
     const progress = () => options.onProgress?.(++done, total);
-    const embedders = await loadEmbedders(gpu, store, config);
-    progress();
-    // Streaming: the first two blocks' projections stay as the slots; every block's are read back.
-    const slots: BlockWeights[] = [];
-    const projections = async (s: TensorStore, label: string): Promise<BlockSource> => {
-      const weights = await loadBlock(gpu, s, config, label, format);
-      if (!options.stream) return { resident: weights };
-      const host = await Promise.all(
-        blockTensorsOf(weights).map(async (t) => new Uint8Array((await gpu.read(t)).buffer)),
-      );
-      if (slots.length < 2) slots.push(weights);
-      else destroyBlock(weights);
-      return { host };
-    };
-    const modulated = async (prefix: string): Promise<ModulatedBlock> => {
-      const s = scopedStore(store, prefix), label = prefix.slice(0, -1);
-      const block = {
-        weights: await projections(s, label),
-        modulation: await loadModulation(gpu, s, config, label, format),
+    // A load that fails halfway (a read, a device error) frees what it uploaded.
+    return await freeOnFailure(async (keep) => {
+      const embedders = keep(await loadEmbedders(gpu, store, config));
+      progress();
+      // Streaming: the first two blocks' projections stay as the slots; every block's are read back.
+      const slots: BlockWeights[] = [];
+      const projections = async (s: TensorStore, label: string): Promise<BlockSource> => {
+        const weights = keep(await loadBlock(gpu, s, config, label, format));
+        if (!options.stream) return { resident: weights };
+        const host = await Promise.all(
+          blockTensorsOf(weights).map(async (t) => new Uint8Array((await gpu.read(t)).buffer)),
+        );
+        if (slots.length < 2) slots.push(weights);
+        else destroyBlock(weights);
+        return { host };
       };
-      progress();
-      return block;
-    };
-    const noiseRefiner: ModulatedBlock[] = [], contextRefiner: PlainBlock[] = [], layers: ModulatedBlock[] = [];
-    for (let i = 0; i < config.nRefinerLayers; i++) noiseRefiner.push(await modulated(`noise_refiner.${i}.`));
-    for (let i = 0; i < config.nRefinerLayers; i++) {
-      const prefix = `context_refiner.${i}.`, s = scopedStore(store, prefix), label = prefix.slice(0, -1);
-      contextRefiner.push({ weights: await projections(s, label), norms: await loadPlainNorms(gpu, s, label) });
-      progress();
-    }
-    for (let i = 0; i < config.nLayers; i++) layers.push(await modulated(`layers.${i}.`));
-    if (options.stream && slots.length === 1) {
-      slots.push(await loadBlock(gpu, scopedStore(store, "layers.0."), config, "slot", format));
-    }
-    const pair = options.stream ? [slots[0], slots[1]] as const : undefined;
-    return new ZImageDit(gpu, config, embedders, noiseRefiner, contextRefiner, layers, pair);
+      const modulated = async (prefix: string): Promise<ModulatedBlock> => {
+        const s = scopedStore(store, prefix), label = prefix.slice(0, -1);
+        const block = {
+          weights: await projections(s, label),
+          modulation: keep(await loadModulation(gpu, s, config, label, format)),
+        };
+        progress();
+        return block;
+      };
+      const noiseRefiner: ModulatedBlock[] = [], contextRefiner: PlainBlock[] = [], layers: ModulatedBlock[] = [];
+      for (let i = 0; i < config.nRefinerLayers; i++) noiseRefiner.push(await modulated(`noise_refiner.${i}.`));
+      for (let i = 0; i < config.nRefinerLayers; i++) {
+        const prefix = `context_refiner.${i}.`, s = scopedStore(store, prefix), label = prefix.slice(0, -1);
+        contextRefiner.push({ weights: await projections(s, label), norms: keep(await loadPlainNorms(gpu, s, label)) });
+        progress();
+      }
+      for (let i = 0; i < config.nLayers; i++) layers.push(await modulated(`layers.${i}.`));
+      if (options.stream && slots.length === 1) {
+        slots.push(keep(await loadBlock(gpu, scopedStore(store, "layers.0."), config, "slot", format)));
+      }
+      const pair = options.stream ? [slots[0], slots[1]] as const : undefined;
+      return new ZImageDit(gpu, config, embedders, noiseRefiner, contextRefiner, layers, pair);
+    });
   }
 
   /**

@@ -29,6 +29,7 @@ import {
   SEQ_MULTI_OF,
   TIMESTEP_MLP_HIDDEN,
 } from "../config.ts";
+import { freeOnFailure } from "../../loading.ts";
 import { type Linear, linear, linearTensors, uploadLinear } from "../linear.ts";
 import type { Steps } from "../program.ts";
 
@@ -94,27 +95,30 @@ export async function loadEmbedders(gpu: ResidentDevice, store: TensorStore, con
   const { dim, capFeatDim } = config;
   const { adaln, patchFeatures } = ditSizes(config);
   const read = (name: string) => store.readFloat32(name);
-  const layer = async (name: string, N: number, K: number, plusOne = false) => {
-    const bias = (await read(`${name}.bias`)).slice();
-    if (plusOne) bias.forEach((b, i) => bias[i] = b + 1);
-    return uploadLinear(gpu, await read(`${name}.weight`), N, K, bias, name);
-  };
-  const repeated = async (name: string) => {
-    const row = await read(name), rows = new Float32Array((SEQ_MULTI_OF - 1) * dim);
-    for (let r = 0; r < SEQ_MULTI_OF - 1; r++) rows.set(row, r * dim);
-    return gpu.upload(rows, name);
-  };
-  return {
-    t0: await layer("t_embedder.mlp.0", TIMESTEP_MLP_HIDDEN, FREQUENCY_EMBEDDING_SIZE),
-    t2: await layer("t_embedder.mlp.2", adaln, TIMESTEP_MLP_HIDDEN),
-    x: await layer("all_x_embedder.2-1", dim, patchFeatures),
-    capNorm: gpu.upload(await read("cap_embedder.0.weight"), "cap_embedder.0.weight"),
-    cap: await layer("cap_embedder.1", dim, capFeatDim),
-    xPad: await repeated("x_pad_token"),
-    capPad: await repeated("cap_pad_token"),
-    finalScale: await layer("all_final_layer.2-1.adaLN_modulation.1", dim, adaln, true),
-    final: await layer("all_final_layer.2-1.linear", patchFeatures, dim),
-  };
+  // A load that fails halfway (a read, a quantization) frees what it uploaded.
+  return await freeOnFailure(async (keep) => {
+    const layer = async (name: string, N: number, K: number, plusOne = false) => {
+      const bias = (await read(`${name}.bias`)).slice();
+      if (plusOne) bias.forEach((b, i) => bias[i] = b + 1);
+      return keep(await uploadLinear(gpu, await read(`${name}.weight`), N, K, bias, name));
+    };
+    const repeated = async (name: string) => {
+      const row = await read(name), rows = new Float32Array((SEQ_MULTI_OF - 1) * dim);
+      for (let r = 0; r < SEQ_MULTI_OF - 1; r++) rows.set(row, r * dim);
+      return keep(gpu.upload(rows, name));
+    };
+    return {
+      t0: await layer("t_embedder.mlp.0", TIMESTEP_MLP_HIDDEN, FREQUENCY_EMBEDDING_SIZE),
+      t2: await layer("t_embedder.mlp.2", adaln, TIMESTEP_MLP_HIDDEN),
+      x: await layer("all_x_embedder.2-1", dim, patchFeatures),
+      capNorm: keep(gpu.upload(await read("cap_embedder.0.weight"), "cap_embedder.0.weight")),
+      cap: await layer("cap_embedder.1", dim, capFeatDim),
+      xPad: await repeated("x_pad_token"),
+      capPad: await repeated("cap_pad_token"),
+      finalScale: await layer("all_final_layer.2-1.adaLN_modulation.1", dim, adaln, true),
+      final: await layer("all_final_layer.2-1.linear", patchFeatures, dim),
+    };
+  });
 }
 
 /**

@@ -59,13 +59,12 @@ export interface ModulationScratch {
  * @returns the four weights
  */
 export async function loadPlainNorms(gpu: ResidentDevice, store: TensorStore, label: string): Promise<BlockNorms> {
-  const up = async (name: string) => gpu.upload(await store.readFloat32(`${name}.weight`), `${label}.${name}`);
-  return {
-    attn1: await up("attention_norm1"),
-    attn2: await up("attention_norm2"),
-    ffn1: await up("ffn_norm1"),
-    ffn2: await up("ffn_norm2"),
-  };
+  // Read all four, then upload: a read that fails leaves nothing uploaded.
+  const names = ["attention_norm1", "attention_norm2", "ffn_norm1", "ffn_norm2"] as const;
+  const values: Float32Array[] = [];
+  for (const name of names) values.push(await store.readFloat32(`${name}.weight`));
+  const up = (i: number) => gpu.upload(values[i], `${label}.${names[i]}`);
+  return { attn1: up(0), attn2: up(1), ffn1: up(2), ffn2: up(3) };
 }
 
 /**

@@ -16,6 +16,7 @@ import type { TensorStore } from "../../../llm/safetensors.ts";
 import { axpyInplacePlan } from "../../../ops/axpy/mod.ts";
 import { flashAttentionPlan } from "../../../ops/flash_attention/mod.ts";
 import { transposePlan } from "../../../ops/transpose/mod.ts";
+import { freeOnFailure } from "../../loading.ts";
 import { type Linear, linear, uploadLinear } from "../linear.ts";
 import type { Steps } from "../program.ts";
 import { type FeatureScratch, groupNormSteps, loadNorm, type Norm } from "./resnet.ts";
@@ -59,18 +60,23 @@ export interface AttentionScratch {
  * @returns the weights
  */
 export async function loadMidAttention(gpu: ResidentDevice, store: TensorStore, name: string): Promise<MidAttention> {
-  const norm = await loadNorm(gpu, store, `${name}.group_norm`);
-  const C = norm.C;
-  const lin = async (n: string) =>
-    uploadLinear(
-      gpu,
-      await store.readFloat32(`${name}.${n}.weight`),
-      C,
-      C,
-      await store.readFloat32(`${name}.${n}.bias`),
-      `${name}.${n}`,
-    );
-  return { norm, q: await lin("to_q"), k: await lin("to_k"), v: await lin("to_v"), out: await lin("to_out.0") };
+  // A load that fails halfway frees what it uploaded.
+  return await freeOnFailure(async (keep) => {
+    const norm = keep(await loadNorm(gpu, store, `${name}.group_norm`));
+    const C = norm.C;
+    const lin = async (n: string) =>
+      keep(
+        await uploadLinear(
+          gpu,
+          await store.readFloat32(`${name}.${n}.weight`),
+          C,
+          C,
+          await store.readFloat32(`${name}.${n}.bias`),
+          `${name}.${n}`,
+        ),
+      );
+    return { norm, q: await lin("to_q"), k: await lin("to_k"), v: await lin("to_v"), out: await lin("to_out.0") };
+  });
 }
 
 /**

@@ -19,6 +19,7 @@ import type { GpuTensor, ResidentDevice } from "../../../harness/device.ts";
 import type { TensorStore } from "../../../llm/safetensors.ts";
 import { axpyPlan } from "../../../ops/axpy/mod.ts";
 import { nearestUpsample2dPlan } from "../../../ops/upsample/mod.ts";
+import { freeOnFailure } from "../../loading.ts";
 import { type VaeConfig, vaeScaleFactor } from "../config.ts";
 import { linearTensors } from "../linear.ts";
 import { Recording, Steps } from "../program.ts";
@@ -136,27 +137,30 @@ export class VaeDecoder {
    * @returns the decoder
    */
   static async load(gpu: ResidentDevice, store: TensorStore, config: VaeConfig): Promise<VaeDecoder> {
-    const convIn = await loadConv(gpu, store, "conv_in");
-    const mid: [Resnet, MidAttention, Resnet] = [
-      await loadResnet(gpu, store, "mid_block.resnets.0"),
-      await loadMidAttention(gpu, store, "mid_block.attentions.0"),
-      await loadResnet(gpu, store, "mid_block.resnets.1"),
-    ];
-    const up: UpBlock[] = [];
-    const blocks = config.blockOutChannels.length;
-    for (let i = 0; i < blocks; i++) {
-      const resnets: Resnet[] = [];
-      for (let j = 0; j <= config.layersPerBlock; j++) {
-        resnets.push(await loadResnet(gpu, store, `up_blocks.${i}.resnets.${j}`));
+    // A load that fails halfway (a read, a device error) frees what it uploaded.
+    return await freeOnFailure(async (keep) => {
+      const convIn = keep(await loadConv(gpu, store, "conv_in"));
+      const mid: [Resnet, MidAttention, Resnet] = [
+        keep(await loadResnet(gpu, store, "mid_block.resnets.0")),
+        keep(await loadMidAttention(gpu, store, "mid_block.attentions.0")),
+        keep(await loadResnet(gpu, store, "mid_block.resnets.1")),
+      ];
+      const up: UpBlock[] = [];
+      const blocks = config.blockOutChannels.length;
+      for (let i = 0; i < blocks; i++) {
+        const resnets: Resnet[] = [];
+        for (let j = 0; j <= config.layersPerBlock; j++) {
+          resnets.push(keep(await loadResnet(gpu, store, `up_blocks.${i}.resnets.${j}`)));
+        }
+        up.push({
+          resnets,
+          upsample: i < blocks - 1 ? keep(await loadConv(gpu, store, `up_blocks.${i}.upsamplers.0.conv`)) : undefined,
+        });
       }
-      up.push({
-        resnets,
-        upsample: i < blocks - 1 ? await loadConv(gpu, store, `up_blocks.${i}.upsamplers.0.conv`) : undefined,
-      });
-    }
-    const normOut = await loadNorm(gpu, store, "conv_norm_out");
-    const convOut = await loadConv(gpu, store, "conv_out");
-    return new VaeDecoder(gpu, config, convIn, mid, up, normOut, convOut);
+      const normOut = keep(await loadNorm(gpu, store, "conv_norm_out"));
+      const convOut = keep(await loadConv(gpu, store, "conv_out"));
+      return new VaeDecoder(gpu, config, convIn, mid, up, normOut, convOut);
+    });
   }
 
   /**

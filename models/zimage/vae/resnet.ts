@@ -13,6 +13,7 @@ import { axpyInplacePlan } from "../../../ops/axpy/mod.ts";
 import { conv2dPlan } from "../../../ops/conv/mod.ts";
 import { elementwisePlan } from "../../../ops/elementwise/mod.ts";
 import { groupNormPlan } from "../../../ops/group_norm/mod.ts";
+import { freeOnFailure } from "../../loading.ts";
 import { VAE_NORM_EPS } from "../config.ts";
 import type { Steps } from "../program.ts";
 
@@ -76,13 +77,9 @@ export interface FeatureScratch {
  */
 export async function loadConv(gpu: ResidentDevice, store: TensorStore, name: string): Promise<Conv> {
   const [Cout, Cin, k] = store.info(`${name}.weight`).shape;
-  return {
-    Cin,
-    Cout,
-    k,
-    weight: gpu.upload(await store.readFloat32(`${name}.weight`), `${name}.weight`),
-    bias: gpu.upload(await store.readFloat32(`${name}.bias`), `${name}.bias`),
-  };
+  // Both read before either is uploaded: a read that fails leaves nothing uploaded.
+  const weight = await store.readFloat32(`${name}.weight`), bias = await store.readFloat32(`${name}.bias`);
+  return { Cin, Cout, k, weight: gpu.upload(weight, `${name}.weight`), bias: gpu.upload(bias, `${name}.bias`) };
 }
 
 /**
@@ -94,12 +91,9 @@ export async function loadConv(gpu: ResidentDevice, store: TensorStore, name: st
  * @returns the norm
  */
 export async function loadNorm(gpu: ResidentDevice, store: TensorStore, name: string): Promise<Norm> {
-  const weight = await store.readFloat32(`${name}.weight`);
-  return {
-    C: weight.length,
-    weight: gpu.upload(weight, `${name}.weight`),
-    bias: gpu.upload(await store.readFloat32(`${name}.bias`), `${name}.bias`),
-  };
+  // Both read before either is uploaded: a read that fails leaves nothing uploaded.
+  const weight = await store.readFloat32(`${name}.weight`), bias = await store.readFloat32(`${name}.bias`);
+  return { C: weight.length, weight: gpu.upload(weight, `${name}.weight`), bias: gpu.upload(bias, `${name}.bias`) };
 }
 
 /**
@@ -112,13 +106,14 @@ export async function loadNorm(gpu: ResidentDevice, store: TensorStore, name: st
  */
 export async function loadResnet(gpu: ResidentDevice, store: TensorStore, name: string): Promise<Resnet> {
   const shortcut = store.tensors.some((t) => t.name === `${name}.conv_shortcut.weight`);
-  return {
-    norm1: await loadNorm(gpu, store, `${name}.norm1`),
-    conv1: await loadConv(gpu, store, `${name}.conv1`),
-    norm2: await loadNorm(gpu, store, `${name}.norm2`),
-    conv2: await loadConv(gpu, store, `${name}.conv2`),
-    shortcut: shortcut ? await loadConv(gpu, store, `${name}.conv_shortcut`) : undefined,
-  };
+  // A load that fails halfway frees what it uploaded.
+  return await freeOnFailure(async (keep) => ({
+    norm1: keep(await loadNorm(gpu, store, `${name}.norm1`)),
+    conv1: keep(await loadConv(gpu, store, `${name}.conv1`)),
+    norm2: keep(await loadNorm(gpu, store, `${name}.norm2`)),
+    conv2: keep(await loadConv(gpu, store, `${name}.conv2`)),
+    shortcut: shortcut ? keep(await loadConv(gpu, store, `${name}.conv_shortcut`)) : undefined,
+  }));
 }
 
 /**
