@@ -317,15 +317,20 @@ gpuTest(
     const engine = await engineFor(gpu, "tiny-gqa", "q8");
     const first = engine.generate([5, 6, 7], { maxTokens: 12 });
     assertEquals(typeof (await first.next()).value, "number"); // the first generation is running
+    const live = gpu.memory;
     await assertThrowsMessage(
       () => collect(engine.generate([5], { maxTokens: 2 })),
       "LlamaEngine.generate: generate() is running on this engine",
     );
+    // A refused call makes nothing on the device (no readback ring left behind).
+    assertEquals([gpu.memory.bytes, gpu.memory.buffers], [live.bytes, live.buffers]);
     await assertThrowsMessage(() => engine.forward([5]), "LlamaEngine.forward: generate() is running on this engine");
     engine.destroy(); // while the generation is suspended: its buffers stay until it ends
     await assertThrowsMessage(() => first.next(), "LlamaEngine.generate: the engine was destroyed during the call");
     assertEquals(engine.residentBytes, 0, "freed once the generation ended");
+    const freed = gpu.memory;
     await assertThrowsMessage(() => collect(engine.generate([5], { maxTokens: 2 })), "the engine was destroyed");
+    assertEquals([gpu.memory.bytes, gpu.memory.buffers], [freed.bytes, freed.buffers]);
     await assertThrowsMessage(() => engine.forward([5]), "LlamaEngine.forward: the engine was destroyed");
     engine.destroy(); // twice is harmless
     // After a generation ends, the next call runs.

@@ -995,15 +995,12 @@ export class LlamaEngine {
     const stats = options.stats;
     const eos = new Set(this.config.eosTokenIds);
     const device = this.#device;
-    const ring = Array.from(
-      { length: inFlight },
-      () => device.createBuffer({ size: 4 * readEvery, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }),
-    );
+    /** The readbacks' staging buffers, made once the call is admitted (a refused call makes none). */
+    const ring: GPUBuffer[] = [];
     /** Readbacks submitted and not yet consumed: tokens [first, first + count) in ring[slot]. */
     const pending: { first: number; count: number; slot: number; mapped: Promise<void> }[] = [];
     let reads = 0;
     const P = promptIds.length;
-    this.#length = 0;
     // Token 0 (from the prompt) is read alone; then tokens 1.., readEvery at a time.
     const endsRead = (token: number) => token === 0 || token === maxTokens - 1 || token % readEvery === 0;
     // The steps submitted between two readbacks (and each prefill chunk) run in error scopes of
@@ -1028,6 +1025,12 @@ export class LlamaEngine {
     };
     this.#enter("generate");
     try {
+      this.#length = 0;
+      for (let slot = 0; slot < inFlight; slot++) {
+        ring.push(
+          device.createBuffer({ size: 4 * readEvery, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }),
+        );
+      }
       if (sampler.mode === "sample") {
         device.queue.writeBuffer(this.#act.samplerOptions.buffer, 0, packSampleOptions(sampler));
       }
