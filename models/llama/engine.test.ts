@@ -411,3 +411,25 @@ gpuTest(
     }
   },
 );
+
+gpuTest(
+  "engine: the programs kept are bounded (the least recently used go), and a rebuilt one gives the same ids",
+  async (gpu) => {
+    const engine = await engineFor(gpu, "tiny-gqa", "q8", { maxSeq: 64, prefillChunk: 64 });
+    try {
+      // A prompt of n ids is one prefill chunk of n rows: a program per prompt length.
+      const run = (n: number) =>
+        collect(engine.generate(Array.from({ length: n }, (_, i) => 3 + (i % 7)), { maxTokens: 3 }));
+      const first = await run(2);
+      // Past the cap, each new length evicts one, so the live buffers stop growing.
+      for (let n = 3; n <= 40; n++) await run(n);
+      const atCap = gpu.memory.buffers;
+      for (let n = 41; n <= 48; n++) await run(n);
+      assertEquals(gpu.memory.buffers, atCap, "eight more lengths past the cap keep as many buffers");
+      // Length 2's program was evicted long ago: rebuilt, it gives the same ids.
+      assertEquals(await run(2), first);
+    } finally {
+      engine.destroy();
+    }
+  },
+);

@@ -201,6 +201,14 @@ type Output = "logits" | "argmax" | "draw" | "cache";
 const STORAGE = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
 
 /**
+ * Programs an engine keeps (one per prompt-chunk length, output and mask it has run), the least recently
+ * used destroyed past this: a long chat of many prompt lengths holds a bounded number of params
+ * buffers. One call uses at most four (its chunk lengths and the decode step), all among the most
+ * recent, so a call never loses a program it is running.
+ */
+const PROGRAMS_KEPT = 32;
+
+/**
  * The engine. Create one with {@link LlamaEngine.load} or {@link LlamaEngine.fromWeights}.
  *
  * @example
@@ -241,7 +249,10 @@ export class LlamaEngine {
   readonly #allocations: Promise<void>[] = [];
   readonly #device: GPUDevice;
   readonly #owned: GPUBuffer[] = [];
-  /** The calls' programs, by rows, output and mask (pipelines come from the device's one cache). */
+  /**
+   * The calls' programs, by rows, output and mask (pipelines come from the device's one cache), least
+   * recently used first; at most {@link PROGRAMS_KEPT}.
+   */
   readonly #programs = new Map<string, Built>();
   #embedding!: Matrix;
   #head!: Matrix;
@@ -751,7 +762,11 @@ export class LlamaEngine {
   #program(rows: number, output: Output, masked = false): Built {
     const key = `${rows}/${output}/${masked}`;
     const cached = this.#programs.get(key);
-    if (cached) return cached;
+    if (cached) {
+      this.#programs.delete(key); // now the most recently used
+      this.#programs.set(key, cached);
+      return cached;
+    }
     const c = this.config;
     const a = this.#act;
     const list: Step[] = [];
@@ -820,6 +835,11 @@ export class LlamaEngine {
       labels: list.map((d) => d.label),
     };
     this.#programs.set(key, built);
+    for (const [old, { program }] of this.#programs) {
+      if (this.#programs.size <= PROGRAMS_KEPT) break;
+      program.destroy();
+      this.#programs.delete(old);
+    }
     return built;
   }
 
