@@ -58,5 +58,5 @@ export {
   type EstimateSizes,
   type ResidentEstimate,
 } from "./engine/estimate.ts";
-export { dequantizeWeight, LlamaReference } from "./engine/reference.ts";
+export { dequantizeWeight, LlamaReference, type LlamaReferenceOptions } from "./engine/reference.ts";
 export { ropeCosSin, type RopeFrequencies, ropeFrequencies } from "./engine/rope.ts";
