@@ -40,6 +40,11 @@
  *   suffix of a variant name (`<entry>.f16.wgsl`, a variant computing in f16, used only once
  *   `shader-f16` is granted and the known-answer check has passed), which harness/variants.ts
  *   refuses as an entry point. There is no 64 x 64 tile: the plan always takes the 128 x 128 one.
+ * - `matmulQ8Dp4a` (entry point `q8row_dp4a`) and `matmulQ4G128Dp4a` (`q4g128_dp4a`) take the
+ *   activations as int8 codes with one scale per row too (ops/quantize's `quantizePackedPlan` writes
+ *   them) and sum code products exactly in i32 with WGSL's `dot4I8Packed`, for prefill: dp4a.ts
+ *   (plans; refused where the adapter's WGSL lacks the feature) and reference_dp4a.ts (what they
+ *   compute, and what it costs against the f32 activations above).
  *
  * The quantized kernels decode the weight while staging it into workgroup memory, so there is no
  * separate dequantize pass and the f32 weight never exists in memory (ops/dequant_transpose makes
@@ -183,6 +188,8 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
+export * from "./reference_dp4a.ts";
+export * from "./dp4a.ts";
 export { KERNELS, type MatmulVariant };
 
 /** The least number of 128 x 128 tiles for which the plans choose the large tile. */
