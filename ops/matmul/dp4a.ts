@@ -112,7 +112,7 @@ function dp4aPlan(
  *   [quantizePackedPlan(gpu, { rows: 1, cols: 4 }), [x, a, aScales]],
  *   [matmulQ8Dp4aPlan(gpu, { M: 1, N: 1, K: 4 }), [a, aScales, weight, scales, c]],
  * );
- * const out = await gpu.read(c); // about [4]: codes [32, 64, 95, 127] at 4 / 127, times [2, 2, 2, -2]
+ * const out = await gpu.read(c); // [4.0314...]: codes [32, 64, 95, 127] at scale 4 / 127, times [2, 2, 2, -2]
  * gpu.destroy();
  * ```
  */
