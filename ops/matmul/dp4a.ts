@@ -12,7 +12,7 @@
  * The kernels need WGSL's `packed_4x8_integer_dot_product` language feature; where the adapter
  * lacks it, the plans refuse with an error saying so before anything is dispatched (use `matmulQ8`
  * or `matmulQ4G128`). They have no fused epilogue, and refuse its arguments by name. Both kernels
- * use 64 x 64 tiles, 4 x 4 outputs per invocation (q8row_dp4a.wgsl says the design); a larger tile
+ * use 64 x 64 tiles, 8 x 4 outputs per invocation (q8row_dp4a.wgsl says the design); a larger tile
  * for large prefills is not written yet. Not yet timed on a GPU: the bench times them beside
  * `q8row` and `q4g128` at the same shapes.
  *

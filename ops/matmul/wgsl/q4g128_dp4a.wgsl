@@ -55,7 +55,7 @@ fn load_a_scale(m: u32) -> f32 {
   return 0.0;
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(128)
 fn main(
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) groups: vec3u,
@@ -67,11 +67,15 @@ fn main(
   var sum1 = vec4f(0.0);
   var sum2 = vec4f(0.0);
   var sum3 = vec4f(0.0);
+  var sum4 = vec4f(0.0);
+  var sum5 = vec4f(0.0);
+  var sum6 = vec4f(0.0);
+  var sum7 = vec4f(0.0);
   let col = col0 + tx * 4u;
   for (var k0w = 0u; k0w < words; k0w += STEP) {
 // #include "dp4a_stage_a.wgsl"
-    // Four q4 words of the weight row, each widened to two words of four int8 codes.
-    for (var j = 0u; j < 8u; j += 2u) {
+    // Eight q4 words of the weight row, each widened to two words of four int8 codes.
+    for (var j = 0u; j < 16u; j += 2u) {
       let q4 = vec4i(bitcast<i32>(load_weight(col0 + stage_row, (k0w + stage_w + j) / 2u)));
       let slot = (stage_w + j) * LANES + stage_row / 4u;
       w_t[slot][stage_row % 4u] = pack4xI8((q4 << vec4u(28u, 24u, 20u, 16u)) >> vec4u(28u));
@@ -81,6 +85,10 @@ fn main(
     var isum1 = vec4i(0);
     var isum2 = vec4i(0);
     var isum3 = vec4i(0);
+    var isum4 = vec4i(0);
+    var isum5 = vec4i(0);
+    var isum6 = vec4i(0);
+    var isum7 = vec4i(0);
 // #include "dp4a_multiply.wgsl"
     let g = k0w / STEP;
     let group_scales = vec4f(load_scale(col, g), load_scale(col + 1u, g), load_scale(col + 2u, g), load_scale(col + 3u, g));
@@ -88,11 +96,20 @@ fn main(
     sum1 += vec4f(isum1) * group_scales;
     sum2 += vec4f(isum2) * group_scales;
     sum3 += vec4f(isum3) * group_scales;
+    sum4 += vec4f(isum4) * group_scales;
+    sum5 += vec4f(isum5) * group_scales;
+    sum6 += vec4f(isum6) * group_scales;
+    sum7 += vec4f(isum7) * group_scales;
   }
 
-  let row = row0 + ty * 4u;
-  store_c(row, col, sum0 * load_a_scale(row));
-  store_c(row + 1u, col, sum1 * load_a_scale(row + 1u));
-  store_c(row + 2u, col, sum2 * load_a_scale(row + 2u));
-  store_c(row + 3u, col, sum3 * load_a_scale(row + 3u));
+  let top = row0 + ty * 4u;
+  let bottom = top + 32u;
+  store_c(top, col, sum0 * load_a_scale(top));
+  store_c(top + 1u, col, sum1 * load_a_scale(top + 1u));
+  store_c(top + 2u, col, sum2 * load_a_scale(top + 2u));
+  store_c(top + 3u, col, sum3 * load_a_scale(top + 3u));
+  store_c(bottom, col, sum4 * load_a_scale(bottom));
+  store_c(bottom + 1u, col, sum5 * load_a_scale(bottom + 1u));
+  store_c(bottom + 2u, col, sum6 * load_a_scale(bottom + 2u));
+  store_c(bottom + 3u, col, sum7 * load_a_scale(bottom + 3u));
 }

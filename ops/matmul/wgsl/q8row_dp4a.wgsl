@@ -6,10 +6,12 @@
 //
 // The sum is taken by dot4I8Packed (WGSL's packed_4x8_integer_dot_product; mod.ts refuses the plan
 // where the language feature is missing) into i32, exact: K is at most 131,071, so no sum of
-// products of int8 codes overflows. A 64 x 64 tile of c per workgroup, 4 x 4 outputs per invocation
-// in four vec4i sums, K walked 32 words (128 codes) at a time through 16 KiB of workgroup memory
-// holding both blocks as words, transposed so one vec4u read gives a word of four rows: per word of
-// K, two vec4u reads feed 16 dot4I8Packed. Codes of a past K in a row's last word are masked to zero,
+// products of int8 codes overflows. A 64 x 64 tile of c per workgroup of 128 invocations, 8 x 4
+// outputs per invocation in eight vec4i sums, K walked 32 words (128 codes) at a time through 16 KiB
+// of workgroup memory holding both blocks as words, transposed so one vec4u read gives a word of four
+// rows: per word of K, three vec4u reads feed 32 dot4I8Packed (with 4 x 4 outputs, two reads fed 16,
+// and workgroup memory would set the pace at the H200's DP4a rate). Codes of a past K in a row's last
+// word are masked to zero,
 // so the weight's padding adds nothing. Loads outside the operands stage zeros and stores outside c
 // are skipped, so every M, N and K in range works. Tiles beyond 65,535 fold into y:
 // tile = id.x + id.y * num_workgroups.x, bound-checked.
@@ -52,7 +54,7 @@ fn load_a_scale(m: u32) -> f32 {
   return 0.0;
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(128)
 fn main(
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) groups: vec3u,
@@ -64,19 +66,28 @@ fn main(
   var isum1 = vec4i(0);
   var isum2 = vec4i(0);
   var isum3 = vec4i(0);
+  var isum4 = vec4i(0);
+  var isum5 = vec4i(0);
+  var isum6 = vec4i(0);
+  var isum7 = vec4i(0);
   for (var k0w = 0u; k0w < words; k0w += STEP) {
 // #include "dp4a_stage_a.wgsl"
-    for (var j = 0u; j < 8u; j++) {
+    for (var j = 0u; j < 16u; j++) {
       w_t[(stage_w + j) * LANES + stage_row / 4u][stage_row % 4u] = load_weight(col0 + stage_row, k0w + stage_w + j);
     }
 // #include "dp4a_multiply.wgsl"
   }
 
-  let row = row0 + ty * 4u;
+  let top = row0 + ty * 4u;
+  let bottom = top + 32u;
   let col = col0 + tx * 4u;
   let col_scales = vec4f(load_scale(col), load_scale(col + 1u), load_scale(col + 2u), load_scale(col + 3u));
-  store_c(row, col, vec4f(isum0) * load_a_scale(row) * col_scales);
-  store_c(row + 1u, col, vec4f(isum1) * load_a_scale(row + 1u) * col_scales);
-  store_c(row + 2u, col, vec4f(isum2) * load_a_scale(row + 2u) * col_scales);
-  store_c(row + 3u, col, vec4f(isum3) * load_a_scale(row + 3u) * col_scales);
+  store_c(top, col, vec4f(isum0) * load_a_scale(top) * col_scales);
+  store_c(top + 1u, col, vec4f(isum1) * load_a_scale(top + 1u) * col_scales);
+  store_c(top + 2u, col, vec4f(isum2) * load_a_scale(top + 2u) * col_scales);
+  store_c(top + 3u, col, vec4f(isum3) * load_a_scale(top + 3u) * col_scales);
+  store_c(bottom, col, vec4f(isum4) * load_a_scale(bottom) * col_scales);
+  store_c(bottom + 1u, col, vec4f(isum5) * load_a_scale(bottom + 1u) * col_scales);
+  store_c(bottom + 2u, col, vec4f(isum6) * load_a_scale(bottom + 2u) * col_scales);
+  store_c(bottom + 3u, col, vec4f(isum7) * load_a_scale(bottom + 3u) * col_scales);
 }

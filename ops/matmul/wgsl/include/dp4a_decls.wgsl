@@ -1,9 +1,11 @@
 // The geometry and the stage of the dp4a tiles (q8row_dp4a, q4g128_dp4a): 64 x 64 outputs per
-// workgroup, 4 x 4 per invocation, K walked 128 codes (32 words of four int8 codes) at a time, one
-// q4 group per step. a_t and w_t are 8 KiB each: 16 KiB, WebGPU's default workgroup storage.
+// workgroup of 128 invocations, 8 x 4 per invocation, K walked 128 codes (32 words of four int8
+// codes) at a time, one q4 group per step. a_t and w_t are 8 KiB each: 16 KiB, WebGPU's default
+// workgroup storage.
 const TILE = 64u;
 const STEP = 32u; // words of four codes staged per step: 128 columns of K
 const LANES = 16u; // vec4us across one tile row: TILE / 4
+const HALF = 8u; // vec4 offset of an invocation's bottom four rows: 32 / 4
 
 // a_t[w * LANES + i] holds word k0w + w of rows row0 + 4i .. 4i + 3 of a (four int8 codes each);
 // w_t[w * LANES + j] holds word k0w + w of weight rows col0 + 4j .. 4j + 3, as four int8 codes.
