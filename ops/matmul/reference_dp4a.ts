@@ -88,9 +88,10 @@ type Dp4aOp = "matmulQ8Dp4a" | "matmulQ4G128Dp4a";
 
 const KEYS = ["a", "aScales", "weight", "scales", "M", "N", "K"] as const;
 
-function requireDims(op: Dp4aOp, shape: MatmulShape): void {
+/** The sizes of a shape (`what` "shape") or of the arguments ("args"), the epilogue refused by name. */
+function requireDims(op: Dp4aOp, shape: MatmulShape, what: "shape" | "args"): void {
   refuseEpilogue(op, shape);
-  requireArgs(op, "shape", shape, "{ M, N, K }", KEYS);
+  requireArgs(op, what, shape, what === "shape" ? "{ M, N, K }" : "{ a, aScales, weight, scales, M, N, K }", KEYS);
   requireInt(op, "M", shape.M, 1, U32_MAX);
   requireInt(op, "N", shape.N, 1, U32_MAX);
   requireInt(op, "K", shape.K, 1, op === "matmulQ8Dp4a" ? MATMUL_DP4A_MAX_K : U32_MAX);
@@ -109,7 +110,7 @@ function requireDims(op: Dp4aOp, shape: MatmulShape): void {
  * ```
  */
 export function validateMatmulQ8Dp4aShape(shape: MatmulShape): void {
-  requireDims("matmulQ8Dp4a", shape);
+  requireDims("matmulQ8Dp4a", shape, "shape");
 }
 
 /**
@@ -125,7 +126,7 @@ export function validateMatmulQ8Dp4aShape(shape: MatmulShape): void {
  * ```
  */
 export function validateMatmulQ4G128Dp4aShape(shape: MatmulShape): void {
-  requireDims("matmulQ4G128Dp4a", shape);
+  requireDims("matmulQ4G128Dp4a", shape, "shape");
 }
 
 function requireActivations(op: Dp4aOp, args: MatmulQ8Dp4aArgs | MatmulQ4G128Dp4aArgs): void {
@@ -148,7 +149,7 @@ function requireActivations(op: Dp4aOp, args: MatmulQ8Dp4aArgs | MatmulQ4G128Dp4
  */
 export function validateMatmulQ8Dp4a(args: MatmulQ8Dp4aArgs): void {
   const op = "matmulQ8Dp4a";
-  requireDims(op, args);
+  requireDims(op, args, "args");
   requireActivations(op, args);
   requireArray(op, "weight", args.weight, "Uint32Array", [args.N * Math.ceil(args.K / 4), "N * ceil(K / 4)"]);
   requireArray(op, "scales", args.scales, "Float32Array", [args.N, "N"]);
@@ -169,7 +170,7 @@ export function validateMatmulQ8Dp4a(args: MatmulQ8Dp4aArgs): void {
  */
 export function validateMatmulQ4G128Dp4a(args: MatmulQ4G128Dp4aArgs): void {
   const op = "matmulQ4G128Dp4a";
-  requireDims(op, args);
+  requireDims(op, args, "args");
   requireActivations(op, args);
   requireArray(op, "weight", args.weight, "Uint32Array", [args.N * Math.ceil(args.K / 8), "N * ceil(K / 8)"]);
   requireArray(op, "scales", args.scales, "Float32Array", [args.N * Math.ceil(args.K / Q4_GROUP), "N * ceil(K / 128)"]);
