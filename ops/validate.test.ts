@@ -10,7 +10,6 @@ import { ok, strictEqual } from "node:assert/strict";
 import type { KernelPlan, ResidentDevice } from "../harness/device.ts";
 import { assertThrowsMessage, gpuTest } from "../harness/testing.ts";
 import * as ops from "../mod.ts";
-import * as matmul from "./matmul/mod.ts";
 import { F32_MAX, I32_MAX, requireArgs, requireF32, requireInt, U32_MAX } from "./validate.ts";
 
 const f32 = (n: number) => new Float32Array(n);
@@ -309,18 +308,18 @@ const CASES: OpCase[] = [
   },
   {
     op: "matmulQ8Dp4a",
-    reference: matmul.matmulQ8Dp4a,
-    gpu: matmul.matmulQ8Dp4aGpu,
-    plan: matmul.matmulQ8Dp4aPlan,
+    reference: ops.matmulQ8Dp4a,
+    gpu: ops.matmulQ8Dp4aGpu,
+    plan: ops.matmulQ8Dp4aPlan,
     args: { a: u32(2), aScales: f32(2), weight: u32(2), scales: f32(2), M: 2, N: 2, K: 3 },
     shape: { M: 2, N: 2, K: 3 },
     bad: [["M", 0, "M"], ["K", 2 ** 17, "K"], ["bias", f32(2), "bias"]],
   },
   {
     op: "matmulQ4G128Dp4a",
-    reference: matmul.matmulQ4G128Dp4a,
-    gpu: matmul.matmulQ4G128Dp4aGpu,
-    plan: matmul.matmulQ4G128Dp4aPlan,
+    reference: ops.matmulQ4G128Dp4a,
+    gpu: ops.matmulQ4G128Dp4aGpu,
+    plan: ops.matmulQ4G128Dp4aPlan,
     args: { a: u32(2), aScales: f32(2), weight: u32(2), scales: f32(2), M: 2, N: 2, K: 3 },
     shape: { M: 2, N: 2, K: 3 },
     bad: [["N", 0, "N"], ["activation", "silu", "activation"]],
