@@ -3,7 +3,11 @@
  * `matmulQ4G128Dp4a`) costs in accuracy, measured with the reference Llama forward
  * (llm/engine/reference.ts) rather than a GPU, so the figures hold on any machine:
  *
- *     deno run -A models/fortune/dp4a_accuracy.ts [--windows N] [--out models/fortune/dp4a-accuracy.json]
+ *     deno run -A models/fortune/dp4a_accuracy.ts [--windows N] [--runs LIST] [--no-fixtures] [--out FILE]
+ *
+ * `--runs` picks the perplexity runs, `<format>` or `<format>:dp4a` each (default
+ * `f32,q8,q8:dp4a,q4g128,q4g128:dp4a`); every row carries torch's figure for the same weights and
+ * windows, which the runs without `:dp4a` reproduce. `--no-fixtures` skips the fixture logits.
  *
  * For each quantised weight format (q8, q4g128) the reference runs twice: as the engine computes
  * today (each product `W x` on the f32 activations, the weight dequantised), and with `x` replaced,
@@ -81,10 +85,13 @@ if (import.meta.main) {
     Math.exp(heldout.torch[format].windowNll.slice(0, windows.length).reduce((a, b) => a + b, 0) / tokens);
 
   const perplexityRows = [];
-  const runs: (readonly [WeightFormat, boolean])[] = [
-    ["f32", false],
-    ...QUANTISED.flatMap((f) => [[f, false], [f, true]] as const),
-  ];
+  const runs = (flag("runs") ?? "f32,q8,q8:dp4a,q4g128,q4g128:dp4a").split(",").map((run) => {
+    const [format, dp4a] = run.split(":");
+    if (!(["f32", ...QUANTISED] as string[]).includes(format) || (dp4a !== undefined && dp4a !== "dp4a")) {
+      throw new Error(`--runs: "${run}" is not <format> or <format>:dp4a for a format of f32, ${QUANTISED.join(", ")}`);
+    }
+    return [format as WeightFormat, dp4a !== undefined] as const;
+  });
   for (const [format, dp4a] of runs) {
     const { store, close } = await openCheckpointDir(DIR);
     const model = await reference(store, config, format, dp4a);
@@ -106,7 +113,8 @@ if (import.meta.main) {
   }
 
   const logitRows = [];
-  for (const variant of Object.keys(VARIANTS) as (keyof typeof VARIANTS)[]) {
+  const variants = Deno.args.includes("--no-fixtures") ? [] : Object.keys(VARIANTS) as (keyof typeof VARIANTS)[];
+  for (const variant of variants) {
     for (const format of QUANTISED) {
       const ref = await fixtureReference(variant, format);
       const logits = [];
