@@ -3,7 +3,7 @@
  * transformers' shapes; the same product with a Linear weight (`matmulLinear`), plain and with fused
  * epilogues, at the diffusion shapes; the two weight-quantized GEMMs at prefill shapes (Llama-3-8B's
  * and the engine's 1B products) and at Z-Image's FFN up-projection, and their int8-activation forms
- * on `dot4I8Packed` (`q8row_dp4a`, `q4g128_dp4a`) at the same shapes; and the f16-storage GEMM (its one, 128 x 128, entry point) at 4096^3
+ * on `dot4I8Packed` (`q8row_dp4a`, `q4g128_dp4a` and their `_tile64` kernels) at the same shapes; and the f16-storage GEMM (its one, 128 x 128, entry point) at 4096^3
  * and the longer prefill shape.
  *
  * Each entry point is its own case and always times its own tile, whatever size the plans' tile rule
@@ -206,6 +206,8 @@ export const BENCH: readonly BenchCase[] = [
   q4("q4g128"),
   q4("q4g128_tile64"),
   dp4a("matmulQ8Dp4a", "q8row_dp4a"),
+  dp4a("matmulQ8Dp4a", "q8row_dp4a_tile64"),
   dp4a("matmulQ4G128Dp4a", "q4g128_dp4a"),
+  dp4a("matmulQ4G128Dp4a", "q4g128_dp4a_tile64"),
   f16("f16storage"),
 ];

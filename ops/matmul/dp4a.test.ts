@@ -14,7 +14,6 @@ import {
 import { packQ4, packQ8, quantizeQ4G128 } from "../matvec/reference.ts";
 import { quantizePacked, quantizePackedPlan } from "../quantize/mod.ts";
 import {
-  DP4A_TILE,
   KERNELS,
   MATMUL_DP4A_MAX_K,
   matmulQ4G128,
@@ -167,13 +166,20 @@ function q4Case(M: number, N: number, K: number, seed: number, raw = false) {
   return { label: `${raw ? "raw words " : ""}M=${M} N=${N} K=${K}`, args };
 }
 
-// Shapes: M, N below, at and past the 64 x 64 tile; K of 1, not a multiple of 4, of 128 (q4's
-// group and the kernels' step), one group plus a few columns, and several groups.
-const SHAPES: [number, number, number][] = [[1, 1, 1], [3, 5, 7], [64, 64, 128], [65, 67, 130], [17, 70, 301], [
-  2,
-  3,
-  1029,
-]];
+// Shapes: M, N below, at and past the 64 x 64 tile and past the 128 x 128 one; K of 1, not a
+// multiple of 4, of 128 (q4's group, the 64 x 64 kernels' step, two of the 128 x 128 kernels'), one
+// group plus a few columns, several groups, and a last group that ends after one of the 128 x 128
+// kernels' steps (K = 200) or two (K = 260).
+const SHAPES: [number, number, number][] = [
+  [1, 1, 1],
+  [3, 5, 7],
+  [64, 64, 128],
+  [65, 67, 130],
+  [17, 70, 301],
+  [2, 3, 1029],
+  [129, 131, 260],
+  [7, 130, 200],
+];
 
 /**
  * q8: the integer sum is exact in both, so the kernel differs from the reference (the exact value
@@ -208,15 +214,10 @@ function q4Tolerance(args: MatmulQ4G128Dp4aArgs): Tolerance {
 const q8Cases = [...SHAPES.map(([M, N, K], i) => q8Case(M, N, K, 10 + i)), q8Case(5, 9, 37, 30, true)];
 const q4Cases = [...SHAPES.map(([M, N, K], i) => q4Case(M, N, K, 40 + i)), q4Case(5, 9, 301, 60, true)];
 checkAgainstReference("matmulQ8Dp4a", KERNELS, "q8row_dp4a", q8Cases, matmulQ8Dp4a, matmulQ8Dp4aGpu, Q8_TOL);
-checkAgainstReference(
-  "matmulQ4G128Dp4a",
-  KERNELS,
-  "q4g128_dp4a",
-  q4Cases,
-  matmulQ4G128Dp4a,
-  matmulQ4G128Dp4aGpu,
-  q4Tolerance,
-);
+checkAgainstReference("matmulQ8Dp4a", KERNELS, "q8row_dp4a_tile64", q8Cases, matmulQ8Dp4a, matmulQ8Dp4aGpu, Q8_TOL);
+const [q4Reference, q4Gpu] = [matmulQ4G128Dp4a, matmulQ4G128Dp4aGpu];
+checkAgainstReference("matmulQ4G128Dp4a", KERNELS, "q4g128_dp4a", q4Cases, q4Reference, q4Gpu, q4Tolerance);
+checkAgainstReference("matmulQ4G128Dp4a", KERNELS, "q4g128_dp4a_tile64", q4Cases, q4Reference, q4Gpu, q4Tolerance);
 
 Deno.test("dp4a tolerance: tight enough that one code product too many or too few fails it", () => {
   for (const { args } of q8Cases.slice(1, 4)) {
@@ -237,12 +238,10 @@ Deno.test("dp4a tolerance: tight enough that one code product too many or too fe
 
 // ---- plans ------------------------------------------------------------------------------------
 
-gpuTest("dp4a plans: bindings, one workgroup per 64 x 64 tile (folded past 65,535), the feature present", (gpu) => {
+gpuTest("dp4a plans: bindings; the tile by the matmul rule, one workgroup per tile (folded past 65,535)", (gpu) => {
   // The software adapter here (lavapipe) lists packed_4x8_integer_dot_product, as the H200 does: the
   // kernels above ran, so this is a fact of this machine, asserted so that a change is noticed.
   ok(hasDp4a(), "this adapter's WGSL lacks packed_4x8_integer_dot_product");
-  strictEqual(DP4A_TILE, 64);
-  ok(KERNELS.q8row_dp4a.includes("const TILE = 64u;"));
   const q8 = matmulQ8Dp4aPlan(gpu, { M: 65, N: 130, K: 7 });
   deepStrictEqual(q8.bindings.map((b) => [b.name, b.dtype, b.length, b.role]), [
     ["a", "u32", 65 * 2, "input"],
@@ -251,13 +250,25 @@ gpuTest("dp4a plans: bindings, one workgroup per 64 x 64 tile (folded past 65,53
     ["scales", "f32", 130, "input"],
     ["c", "f32", 65 * 130, "output"],
   ]);
+  strictEqual(q8.kernel.variant, "q8row_dp4a_tile64");
   deepStrictEqual(q8.workgroups, [2 * 3, 1, 1]);
   const q4 = matmulQ4G128Dp4aPlan(gpu, { M: 1, N: 3, K: 300 });
-  deepStrictEqual(q4.bindings.map((b) => [b.name, b.length]), [["a", 75], ["aScales", 1], ["weight", 3 * 38], [
-    "scales",
-    3 * 3,
-  ], ["c", 3]]);
-  const big = matmulQ8Dp4aPlan(gpu, { M: 64 * 300, N: 64 * 300, K: 4 });
+  deepStrictEqual(q4.bindings.map((b) => [b.name, b.length]), [
+    ["a", 75],
+    ["aScales", 1],
+    ["weight", 3 * 38],
+    ["scales", 3 * 3],
+    ["c", 3],
+  ]);
+  // 16 x 16 tiles of 128 (LARGE_TILE_MIN_TILES) take the large tile; one row of tiles fewer does not.
+  for (const [plan, large] of [[matmulQ8Dp4aPlan, "q8row_dp4a"], [matmulQ4G128Dp4aPlan, "q4g128_dp4a"]] as const) {
+    const chosen = plan(gpu, { M: 16 * 128, N: 16 * 128, K: 256 });
+    strictEqual(chosen.kernel.variant, large);
+    deepStrictEqual(chosen.workgroups, [256, 1, 1]);
+    strictEqual(plan(gpu, { M: 15 * 128, N: 16 * 128, K: 256 }).kernel.variant, `${large}_tile64`);
+    deepStrictEqual(plan(gpu, { M: 64, N: 64, K: 4 }, { override: large }).workgroups, [1, 1, 1]);
+  }
+  const big = matmulQ8Dp4aPlan(gpu, { M: 64 * 300, N: 64 * 300, K: 4 }, { override: "q8row_dp4a_tile64" });
   deepStrictEqual(big.workgroups, foldWorkgroups(90000, gpu.limits.maxComputeWorkgroupsPerDimension));
   ok(big.workgroups[1] > 1);
 });
@@ -282,7 +293,7 @@ gpuTest("dp4a plans: refused before dispatch where WGSL lacks dot4I8Packed; othe
   ok(hasDp4a());
   await assertThrowsMessage(
     () => matmulQ8Dp4aPlan(gpu, { M: 1, N: 1, K: 4 }, { override: "q8row" }),
-    `override "q8row" is not a variant of entry point "q8row_dp4a"`,
+    `override "q8row" is not a variant of entry point "q8row_dp4a" or "q8row_dp4a_tile64"`,
   );
   await assertThrowsMessage(
     () => matmulQ8Dp4aPlan(gpu, { M: 1, N: 1, K: 4, activation: "silu" } as { M: number; N: number; K: number }),

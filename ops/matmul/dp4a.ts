@@ -1,6 +1,6 @@
 /**
- * matmul's products on integer dot products: `matmulQ8Dp4a` (entry point `q8row_dp4a`) and
- * `matmulQ4G128Dp4a` (`q4g128_dp4a`), the int8-activation forms of `matmulQ8` and `matmulQ4G128`
+ * matmul's products on integer dot products: `matmulQ8Dp4a` (entry points `q8row_dp4a` and
+ * `q8row_dp4a_tile64`) and `matmulQ4G128Dp4a` (`q4g128_dp4a`, `q4g128_dp4a_tile64`), the int8-activation forms of `matmulQ8` and `matmulQ4G128`
  * for prefill. reference_dp4a.ts defines what they compute; in short, the activations are int8 codes
  * with one scale per row (ops/quantize's `quantizePackedPlan` writes them from f32, once per GEMM
  * input, so the products sharing an input share its quantisation), the weight is in ops/matvec's q8
@@ -11,15 +11,15 @@
  *
  * The kernels need WGSL's `packed_4x8_integer_dot_product` language feature; where the adapter
  * lacks it, the plans refuse with an error saying so before anything is dispatched (use `matmulQ8`
- * or `matmulQ4G128`). They have no fused epilogue, and refuse its arguments by name. Both kernels
- * use 64 x 64 tiles, 8 x 4 outputs per invocation (q8row_dp4a.wgsl says the design); a larger tile
- * for large prefills is not written yet. Not yet timed on a GPU: the bench times them beside
- * `q8row` and `q4g128` at the same shapes.
+ * or `matmulQ4G128`). They have no fused epilogue, and refuse its arguments by name. The tiles are
+ * the other products': 128 x 128 (8 x 8 outputs per invocation) where the size gives enough of them
+ * to keep a large GPU busy, 64 x 64 (8 x 4 per invocation) otherwise, by mod.ts's rule
+ * (q8row_dp4a.wgsl and q8row_dp4a_tile64.wgsl say the designs). Not yet timed on a GPU: the bench
+ * times both tiles beside `q8row` and `q4g128` at the same shapes, the engine's 1B prefill among them.
  *
  * @module
  */
 
-import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
 import { type BindingSpec, type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
@@ -27,6 +27,7 @@ import { hasDp4a } from "../../harness/roofline.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type MatmulVariant } from "./kernels.gen.ts";
 import type { MatmulShape } from "./reference.ts";
+import { largeTile, tileGrid } from "./tiles.ts";
 import {
   type MatmulQ4G128Dp4aArgs,
   type MatmulQ8Dp4aArgs,
@@ -35,9 +36,6 @@ import {
   validateMatmulQ8Dp4a,
   validateMatmulQ8Dp4aShape,
 } from "./reference_dp4a.ts";
-
-/** The dp4a kernels' tile, `TILE` x `TILE` outputs per workgroup (dp4a_decls.wgsl's `TILE`). */
-export const DP4A_TILE = 64;
 
 /** The params of every matmul kernel (wgsl/include/params.wgsl). */
 const PARAMS = [{ name: "m", type: "u32" }, { name: "n", type: "u32" }, { name: "k", type: "u32" }] as const;
@@ -61,7 +59,7 @@ function requireDp4a(op: Dp4aOp): void {
 function dp4aPlan(
   gpu: ResidentDevice,
   op: Dp4aOp,
-  entry: "q8row_dp4a" | "q4g128_dp4a",
+  entries: readonly [string, string],
   shape: MatmulShape,
   weight: readonly BindingSpec[],
   options: KernelOptions<MatmulVariant> | undefined,
@@ -73,13 +71,14 @@ function dp4aPlan(
     { name: "aScales", dtype: "f32", length: M, role: "input" },
     ...weight,
   ];
-  const tiles = Math.ceil(M / DP4A_TILE) * Math.ceil(N / DP4A_TILE);
+  const [large, small] = entries;
+  const kernel = gpu.resolveAmong(KERNELS, op, entries, largeTile(shape) ? large : small, options);
   return {
     op,
-    kernel: gpu.resolveAmong(KERNELS, op, [entry], entry, options),
+    kernel,
     bindings: [...operands, { name: "c", dtype: "f32", length: M * N, role: "output" }],
     params: packParams(PARAMS, { m: M, n: N, k: K }, op),
-    workgroups: foldWorkgroups(tiles, gpu.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: tileGrid(gpu, shape, kernel),
     // The operands read once and c written once; a multiply and an add per term (integer ops).
     cost: { bytes: 4 * (operands.reduce((sum, b) => sum + b.length, 0) + M * N), flops: 2 * M * N * K },
   };
@@ -90,8 +89,9 @@ function dp4aPlan(
  *
  * @param gpu the device
  * @param shape `M` (rows of `a`), `N` (rows of the weight), `K`
- * @param options kernel override: a variant of `q8row_dp4a`
- * @returns the plan, one workgroup per 64 x 64 tile of `c`; bindings `a` (`[M, ceil(K/4)]` words),
+ * @param options kernel override: a variant of `q8row_dp4a` or of `q8row_dp4a_tile64` (which also
+ *   picks the tile)
+ * @returns the plan, one workgroup per tile of `c`; bindings `a` (`[M, ceil(K/4)]` words),
  *   `aScales` (`[M]`), `weight` (`[N, ceil(K/4)]` words), `scales` (`[N]`) and `c` (output, `[M, N]`)
  * @throws Error naming the argument, as {@link validateMatmulQ8Dp4aShape}, or saying that WGSL lacks
  *   `dot4I8Packed`
@@ -125,7 +125,7 @@ export function matmulQ8Dp4aPlan(
   checkOptions("matmulQ8Dp4a", options);
   validateMatmulQ8Dp4aShape(shape);
   const { N, K } = shape;
-  return dp4aPlan(gpu, "matmulQ8Dp4a", "q8row_dp4a", shape, [
+  return dp4aPlan(gpu, "matmulQ8Dp4a", ["q8row_dp4a", "q8row_dp4a_tile64"], shape, [
     { name: "weight", dtype: "u32", length: N * Math.ceil(K / 4), role: "input" },
     { name: "scales", dtype: "f32", length: N, role: "input" },
   ], options);
@@ -172,8 +172,9 @@ export async function matmulQ8Dp4aGpu(
  *
  * @param gpu the device
  * @param shape `M` (rows of `a`), `N` (rows of the weight), `K`
- * @param options kernel override: a variant of `q4g128_dp4a`
- * @returns the plan, one workgroup per 64 x 64 tile of `c`; bindings `a` (`[M, ceil(K/4)]` words),
+ * @param options kernel override: a variant of `q4g128_dp4a` or of `q4g128_dp4a_tile64` (which also
+ *   picks the tile)
+ * @returns the plan, one workgroup per tile of `c`; bindings `a` (`[M, ceil(K/4)]` words),
  *   `aScales` (`[M]`), `weight` (`[N, ceil(K/8)]` words), `scales` (`[N, ceil(K/128)]`) and `c`
  *   (output, `[M, N]`)
  * @throws Error naming the argument, as {@link validateMatmulQ4G128Dp4aShape}, or saying that WGSL
@@ -184,7 +185,7 @@ export async function matmulQ8Dp4aGpu(
  * import { acquireDevice } from "@xpu/ops";
  * import { matmulQ4G128Dp4aPlan } from "@xpu/ops/ops/matmul";
  * const gpu = await acquireDevice();
- * const plan = matmulQ4G128Dp4aPlan(gpu, { M: 512, N: 2048, K: 2048 }); // 8 x 32 tiles
+ * const plan = matmulQ4G128Dp4aPlan(gpu, { M: 512, N: 12544, K: 1792 }); // 4 x 98 tiles of 128 x 128
  * gpu.destroy();
  * ```
  */
@@ -197,7 +198,7 @@ export function matmulQ4G128Dp4aPlan(
   checkOptions("matmulQ4G128Dp4a", options);
   validateMatmulQ4G128Dp4aShape(shape);
   const { N, K } = shape;
-  return dp4aPlan(gpu, "matmulQ4G128Dp4a", "q4g128_dp4a", shape, [
+  return dp4aPlan(gpu, "matmulQ4G128Dp4a", ["q4g128_dp4a", "q4g128_dp4a_tile64"], shape, [
     { name: "weight", dtype: "u32", length: N * Math.ceil(K / 8), role: "input" },
     { name: "scales", dtype: "f32", length: N * Math.ceil(K / 128), role: "input" },
   ], options);
