@@ -1,7 +1,8 @@
 /**
  * matmul's products on integer dot products: `matmulQ8Dp4a` (entry points `q8row_dp4a` and
- * `q8row_dp4a_tile64`) and `matmulQ4G128Dp4a` (`q4g128_dp4a`, `q4g128_dp4a_tile64`), the int8-activation forms of `matmulQ8` and `matmulQ4G128`
- * for prefill. reference_dp4a.ts defines what they compute; in short, the activations are int8 codes
+ * `q8row_dp4a_tile64`) and `matmulQ4G128Dp4a` (`q4g128_dp4a`, `q4g128_dp4a_tile64`), the
+ * int8-activation forms of `matmulQ8` and `matmulQ4G128` for prefill. reference_dp4a.ts defines
+ * what they compute; in short, the activations are int8 codes
  * with one scale per row (ops/quantize's `quantizePackedPlan` writes them from f32, once per GEMM
  * input, so the products sharing an input share its quantisation), the weight is in ops/matvec's q8
  * or q4 format, the sums of code products are taken exactly in i32 by WGSL's `dot4I8Packed`, and
