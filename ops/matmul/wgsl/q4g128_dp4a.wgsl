@@ -88,8 +88,8 @@ fn main(
     // The end of a group (every second step) or of K: its sums scaled into the f32 sums.
     if ((k0w + STEP) % (GROUP / 4u) == 0u || k0w + STEP >= words) {
       let g = k0w / (GROUP / 4u);
-      let left_scales = vec4f(load_scale(left_col, g), load_scale(left_col + 1u, g), load_scale(left_col + 2u, g), load_scale(left_col + 3u, g));
-      let right_scales = vec4f(load_scale(right_col, g), load_scale(right_col + 1u, g), load_scale(right_col + 2u, g), load_scale(right_col + 3u, g));
+      let left_scales = load_group_scales(left_col, g);
+      let right_scales = load_group_scales(right_col, g);
       sum_left0 += vec4f(left0) * left_scales;
       sum_right0 += vec4f(right0) * right_scales;
       left0 = vec4i(0);

@@ -58,7 +58,7 @@ fn main(
     var isum7 = vec4i(0);
 // #include "dp4a_multiply64.wgsl"
     let g = k0w / STEP;
-    let group_scales = vec4f(load_scale(col, g), load_scale(col + 1u, g), load_scale(col + 2u, g), load_scale(col + 3u, g));
+    let group_scales = load_group_scales(col, g);
     sum0 += vec4f(isum0) * group_scales;
     sum1 += vec4f(isum1) * group_scales;
     sum2 += vec4f(isum2) * group_scales;

@@ -59,7 +59,8 @@ fn main(
   for (var k0w = 0u; k0w < words; k0w += STEP) {
 // #include "dp4a_stage_a.wgsl"
     for (var j = 0u; j < STAGE_WORDS; j++) {
-      w_t[(stage_w + j) * LANES + stage_row / 4u][stage_row % 4u] = load_weight(col0 + stage_row, k0w + stage_w + j);
+      let slot = (stage_w + j) * LANES + stage_row / 4u;
+      w_t[slot][stage_row % 4u] = load_weight(col0 + stage_row, k0w + stage_w + j);
     }
 // #include "dp4a_multiply128.wgsl"
   }
@@ -68,8 +69,8 @@ fn main(
   let bottom = top + 64u;
   let left_col = col0 + tx * 4u;
   let right_col = left_col + 64u;
-  let left_scales = vec4f(load_scale(left_col), load_scale(left_col + 1u), load_scale(left_col + 2u), load_scale(left_col + 3u));
-  let right_scales = vec4f(load_scale(right_col), load_scale(right_col + 1u), load_scale(right_col + 2u), load_scale(right_col + 3u));
+  let left_scales = load_scales(left_col);
+  let right_scales = load_scales(right_col);
   let a_scale0 = load_a_scale(top);
   let a_scale1 = load_a_scale(top + 1u);
   let a_scale2 = load_a_scale(top + 2u);

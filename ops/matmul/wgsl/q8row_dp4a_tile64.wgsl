@@ -43,7 +43,8 @@ fn main(
   for (var k0w = 0u; k0w < words; k0w += STEP) {
 // #include "dp4a_stage_a.wgsl"
     for (var j = 0u; j < STAGE_WORDS; j++) {
-      w_t[(stage_w + j) * LANES + stage_row / 4u][stage_row % 4u] = load_weight(col0 + stage_row, k0w + stage_w + j);
+      let slot = (stage_w + j) * LANES + stage_row / 4u;
+      w_t[slot][stage_row % 4u] = load_weight(col0 + stage_row, k0w + stage_w + j);
     }
 // #include "dp4a_multiply64.wgsl"
   }
@@ -51,7 +52,7 @@ fn main(
   let top = row0 + ty * 4u;
   let bottom = top + 32u;
   let col = col0 + tx * 4u;
-  let col_scales = vec4f(load_scale(col), load_scale(col + 1u), load_scale(col + 2u), load_scale(col + 3u));
+  let col_scales = load_scales(col);
   store_c(top, col, vec4f(isum0) * load_a_scale(top) * col_scales);
   store_c(top + 1u, col, vec4f(isum1) * load_a_scale(top + 1u) * col_scales);
   store_c(top + 2u, col, vec4f(isum2) * load_a_scale(top + 2u) * col_scales);

@@ -18,3 +18,8 @@ fn load_scale(n: u32, g: u32) -> f32 {
   }
   return 0.0;
 }
+
+// Scale g of output columns col .. col + 3.
+fn load_group_scales(col: u32, g: u32) -> vec4f {
+  return vec4f(load_scale(col, g), load_scale(col + 1u, g), load_scale(col + 2u, g), load_scale(col + 3u, g));
+}

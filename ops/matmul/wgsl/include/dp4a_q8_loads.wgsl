@@ -16,3 +16,8 @@ fn load_scale(n: u32) -> f32 {
   }
   return 0.0;
 }
+
+// The scales of output columns col .. col + 3.
+fn load_scales(col: u32) -> vec4f {
+  return vec4f(load_scale(col), load_scale(col + 1u), load_scale(col + 2u), load_scale(col + 3u));
+}
