@@ -4,8 +4,10 @@
 // GPU busy with 128 x 128 ones: 128 invocations per workgroup, 8 x 4 outputs each in eight vec4i
 // sums, K walked 32 words (128 codes) at a time through 16 KiB of workgroup memory holding both
 // blocks as words, transposed so that one vec4u read gives a word of four rows: per word of K, three
-// vec4u reads feed 32 dot4I8Packed (with 4 x 4 outputs, two reads fed 16, and workgroup memory would
-// set the pace at the H200's DP4a rate).
+// vec4u reads feed 32 dot4I8Packed. Why not 4 x 4 (two reads for 16): at the probe's 121 TOPS an
+// H200 multiprocessor retires about 58 dot4I8Packed a clock, and 4 x 4 would need 116 bytes of
+// workgroup memory a clock for them, about all it delivers (128); 8 x 4 needs 87. An estimate from
+// those figures, not a measurement: the bench times this kernel.
 
 // #include "params.wgsl"
 
