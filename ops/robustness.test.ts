@@ -32,12 +32,17 @@ import { elementwise, elementwiseGpu, elementwisePlan, softmax, softmaxGpu, soft
 // deno-lint-ignore no-explicit-any
 type Loose = (...args: any[]) => unknown;
 
-/** Every exported function of every registered op whose first parameter is the device. */
+/**
+ * Every exported function of every registered op whose first parameter is the device, found in its
+ * mod.ts and in the op's modules that mod.ts re-exports whole (`export * from "./<file>.ts"`).
+ */
 async function deviceEntryPoints(): Promise<{ op: string; name: string; fn: Loose }[]> {
   const found: { op: string; name: string; fn: Loose }[] = [];
   for (const { name: op } of OPS) {
     const url = new URL(`./${op}/mod.ts`, import.meta.url);
-    const source = await Deno.readTextFile(url);
+    const main = await Deno.readTextFile(url);
+    const parts = [...main.matchAll(/^export \* from "\.\/(\w+\.ts)";$/gm)].map(([, file]) => new URL(file, url));
+    const source = [main, ...await Promise.all(parts.map((part) => Deno.readTextFile(part)))].join("\n");
     const module = await import(url.href) as Record<string, unknown>;
     const pattern = /^export (?:async )?function (\w+)(?:<[^>]*>)?\(\s*gpu: ResidentDevice\b/gm;
     for (const [, name] of source.matchAll(pattern)) {

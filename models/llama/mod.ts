@@ -47,5 +47,5 @@ export {
   type SamplerSpec,
 } from "./engine.ts";
 export { checkResidentBudget, estimateResidentBytes, type EstimateSizes, type ResidentEstimate } from "./estimate.ts";
-export { dequantizeWeight, LlamaReference } from "./reference.ts";
+export { dequantizeWeight, LlamaReference, type LlamaReferenceOptions } from "./reference.ts";
 export { ropeCosSin, type RopeFrequencies, ropeFrequencies } from "./rope.ts";

@@ -1,7 +1,8 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { WEIGHT_FORMATS } from "../../llm/weights/format.ts";
 import { fixtureReference, maxAbsDiff, openFixture, type Variant, VARIANTS } from "./fixtures_test_util.ts";
-import { LlamaReference } from "./reference.ts";
+import { loadWeights } from "../weights/load.ts";
+import { dequantizeWeight, LlamaReference } from "./reference.ts";
 import { ropeFrequencies } from "./rope.ts";
 import { TINY_CONFIG } from "./config.ts";
 
@@ -83,4 +84,34 @@ Deno.test("reference: RoPE scaling facts derived by hand from transformers' form
   // Channel 0 (the fastest rotation) is extrapolated (unchanged), the slowest interpolated (/ factor).
   assertEquals(y.invFreq[0], plain[0]);
   assert(Math.abs(y.invFreq[5] - plain[5] / 4) < 1e-9);
+});
+
+Deno.test("reference: linearInput is what each product reads, called once per token with its weight's name", async () => {
+  const { config, store, close } = await openFixture("tiny-gqa");
+  const weights = new Map<string, Float64Array>();
+  try {
+    for await (const w of loadWeights(store, config, { format: "f32" })) weights.set(w.spec.name, dequantizeWeight(w));
+  } finally {
+    close();
+  }
+  const ids = [5, 6, 7];
+  const plain = new LlamaReference(config, weights).forward(ids);
+  const seen = new Map<string, number>();
+  const linearInput = (name: string, x: Float64Array) => {
+    seen.set(name, (seen.get(name) ?? 0) + 1);
+    return x;
+  };
+  assertEquals(new LlamaReference(config, weights, { linearInput }).forward(ids), plain);
+  const layer = ["self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj", "mlp.gate_proj"]
+    .concat(["mlp.up_proj", "mlp.down_proj"]);
+  const products = Array.from(
+    { length: config.numHiddenLayers },
+    (_, l) => layer.map((p) => `model.layers.${l}.${p}.weight`),
+  )
+    .flat().concat("lm_head.weight");
+  assertEquals([...seen.keys()].sort(), products.sort());
+  for (const name of products) assertEquals(seen.get(name), ids.length);
+  // What it returns is what the product reads: the head reading zeros gives zero logits.
+  const zeroHead = (name: string, x: Float64Array) => (name === "lm_head.weight" ? new Float64Array(x.length) : x);
+  assert(new LlamaReference(config, weights, { linearInput: zeroHead }).forward(ids).every((v) => v === 0));
 });

@@ -91,6 +91,17 @@ function rmsnorm(x: Float64Array, weight: Float64Array, eps: number): Float64Arr
   return x.map((v, i) => v * inv * weight[i]);
 }
 
+/** Options of {@link LlamaReference}. */
+export interface LlamaReferenceOptions {
+  /**
+   * Applied to the input of every product `W x` before it is taken, given the weight's HF name (the
+   * head's is `lm_head.weight`, or `model.embed_tokens.weight` when tied): what a product on
+   * quantised activations reads instead of `x` (models/fortune/dp4a_accuracy.ts quantises it per row
+   * to int8, as ops/matmul's dp4a kernels do). Absent: `x` itself.
+   */
+  linearInput?: (weight: string, x: Float64Array) => Float64Array;
+}
+
 /**
  * The reference model: dequantised weights and a KV cache.
  *
@@ -110,6 +121,7 @@ export class LlamaReference {
   /** The model's shape. */
   readonly config: LlamaConfig;
   readonly #w: Map<string, Float64Array>;
+  readonly #linearInput: LlamaReferenceOptions["linearInput"];
   /** Per layer: keys and values of every position so far, `[position][kvHeads * headDim]`. */
   #keys: Float64Array[][] = [];
   #values: Float64Array[][] = [];
@@ -119,10 +131,12 @@ export class LlamaReference {
    *
    * @param config the model
    * @param weights every tensor of `llamaWeightSpecs(config)` by HF name, as {@link dequantizeWeight} gives
+   * @param options what the products read ({@link LlamaReferenceOptions})
    */
-  constructor(config: LlamaConfig, weights: Map<string, Float64Array>) {
+  constructor(config: LlamaConfig, weights: Map<string, Float64Array>, options?: LlamaReferenceOptions) {
     this.config = config;
     this.#w = weights;
+    this.#linearInput = options?.linearInput;
     this.reset();
   }
 
@@ -169,6 +183,11 @@ export class LlamaReference {
     return w;
   }
 
+  /** `W x` for the weight named `name`, `[N, K]`, with `x` through the `linearInput` option. */
+  #linear(name: string, x: Float64Array, N: number, K: number): Float64Array {
+    return linear(this.#get(name), this.#linearInput ? this.#linearInput(name, x) : x, N, K);
+  }
+
   /**
    * Runs the tokens after those already in the cache and appends them to it.
    *
@@ -194,9 +213,9 @@ export class LlamaReference {
       const newQueries: Float64Array[] = [];
       for (const [i, x] of xs.entries()) {
         const n1 = rmsnorm(x, this.#get(`${p}.input_layernorm.weight`), c.rmsNormEps);
-        const q = linear(this.#get(`${p}.self_attn.q_proj.weight`), n1, heads * D, H);
-        const k = linear(this.#get(`${p}.self_attn.k_proj.weight`), n1, kvHeads * D, H);
-        const v = linear(this.#get(`${p}.self_attn.v_proj.weight`), n1, kvHeads * D, H);
+        const q = this.#linear(`${p}.self_attn.q_proj.weight`, n1, heads * D, H);
+        const k = this.#linear(`${p}.self_attn.k_proj.weight`, n1, kvHeads * D, H);
+        const v = this.#linear(`${p}.self_attn.v_proj.weight`, n1, kvHeads * D, H);
         const cs = ropeCosSin(rope, start + i);
         for (const [t, count] of [[q, heads], [k, kvHeads]] as const) {
           for (let h = 0; h < count; h++) {
@@ -231,21 +250,21 @@ export class LlamaReference {
             for (let d = 0; d < D; d++) attn[h * D + d] += (scores[t] / sum) * this.#values[l][t][kv * D + d];
           }
         }
-        const o = linear(this.#get(`${p}.self_attn.o_proj.weight`), attn, H, heads * D);
+        const o = this.#linear(`${p}.self_attn.o_proj.weight`, attn, H, heads * D);
         for (let j = 0; j < H; j++) x[j] += o[j];
         const n2 = rmsnorm(x, this.#get(`${p}.post_attention_layernorm.weight`), c.rmsNormEps);
         const F = c.intermediateSize;
-        const g = linear(this.#get(`${p}.mlp.gate_proj.weight`), n2, F, H);
-        const u = linear(this.#get(`${p}.mlp.up_proj.weight`), n2, F, H);
+        const g = this.#linear(`${p}.mlp.gate_proj.weight`, n2, F, H);
+        const u = this.#linear(`${p}.mlp.up_proj.weight`, n2, F, H);
         const act = g.map((gv, j) => (gv / (1 + Math.exp(-gv))) * u[j]);
-        const down = linear(this.#get(`${p}.mlp.down_proj.weight`), act, H, F);
+        const down = this.#linear(`${p}.mlp.down_proj.weight`, act, H, F);
         for (let j = 0; j < H; j++) x[j] += down[j];
       }
     }
-    const head = this.#get(c.tieWordEmbeddings ? "model.embed_tokens.weight" : "lm_head.weight");
+    const head = c.tieWordEmbeddings ? "model.embed_tokens.weight" : "lm_head.weight";
     const logits = new Float32Array(ids.length * V);
     for (const [i, x] of xs.entries()) {
-      logits.set(linear(head, rmsnorm(x, this.#get("model.norm.weight"), c.rmsNormEps), V, H), i * V);
+      logits.set(this.#linear(head, rmsnorm(x, this.#get("model.norm.weight"), c.rmsNormEps), V, H), i * V);
     }
     return logits;
   }

@@ -10,6 +10,7 @@ import {
 } from "../../harness/testing.ts";
 import { variantsOf } from "../../harness/variants.ts";
 import { matvecQ4G128, matvecQ8, packQ4, packQ8, quantizeQ4G128 } from "../matvec/reference.ts";
+import { quantize, quantizePacked } from "../quantize/reference.ts";
 import { batch, denseCase, type GemmCase, linearCase, pattern, q4Case, q8Case, randomWords } from "./cases.ts";
 import {
   KERNELS,
@@ -24,16 +25,20 @@ import {
   matmulLinearGpu,
   matmulQ4G128,
   type MatmulQ4G128Args,
+  matmulQ4G128Dp4a,
   matmulQ4G128Gpu,
   matmulQ8,
   type MatmulQ8Args,
+  matmulQ8Dp4a,
   matmulQ8Gpu,
   packF16,
   unpackF16,
 } from "./mod.ts";
 
 // Every entry point against the reference at awkward sizes, and against the torch goldens, with the
-// tolerance an f32 GEMM has to be given. Reference facts, refusals and grids are in matmul.test.ts.
+// tolerance an f32 GEMM has to be given; last, what the dp4a products' int8 activations cost against
+// the f32 activations (their kernels against their reference are in dp4a.test.ts). Reference facts,
+// refusals and grids are in matmul.test.ts.
 
 const f32 = (xs: number[]) => new Float32Array(xs);
 // Two f64 sums of the same terms in different orders, each rounded once to f32: one f32 rounding
@@ -302,5 +307,70 @@ gpuTest("matmul GPU matches the torch goldens", async (gpu) => {
     for (const override of ["q4g128", "q4g128_tile64"] as const) {
       assertClose(await matmulQ4G128Gpu(gpu, args, { override }), f32(c.out), tol, `${override} ${c.label}`);
     }
+  }
+});
+
+// ---- the dp4a products against the f32-activation products -----------------------------------
+
+/** Standard normal values (Box-Muller on the seeded generator). */
+function normal(length: number, seed: number, sigma: number): Float32Array {
+  const next = seededRandom(seed);
+  return Float32Array.from(
+    { length },
+    () => sigma * Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next()),
+  );
+}
+
+Deno.test("dp4a accuracy: the int8 activations' rounding is the whole difference from matmulQ8 / matmulQ4G128", () => {
+  // Realistic data: hidden states ~N(0, 1) with a few outlier channels at 20x (as LLM activations
+  // have; they set the row's absmax and so its step), weights ~N(0, 0.02^2) quantised as the engine
+  // quantises them. Same weights in both paths, so the only difference is a's quantisation:
+  // a_q[k] = a[k] + e[k] with |e[k]| <= s/2 for the row's step s = absmax / 127 (the f32 rounding of s
+  // adds at most 127 s 2^-24 per element), hence for every output
+  //   |dp4a - f32 path| <= (s/2) (1 + 2^-16) sum_k |w[n, k]|  (+ two f32 roundings of the outputs).
+  // With e[k] spread evenly over [-s/2, s/2] and independent of w, the difference has standard
+  // deviation s / sqrt(12) * ||w[n]||_2; over M * N outputs, their RMS in those units is within
+  // [0.8, 1.2] (1024 samples of a ratio whose expected square is 1).
+  const M = 16, N = 64, K = 544; // K a multiple of 4 but not of 128: q4's last group is short
+  const a = normal(M * K, 1, 1);
+  for (let m = 0; m < M; m++) for (const k of [7, 100, 333]) a[m * K + k] *= 20;
+  const w = normal(N * K, 2, 0.02);
+  const { packed, scales: aScales } = quantizePacked({ x: a, rows: M, cols: K });
+  const q8w = quantize({ x: w, rows: N, cols: K });
+  const q4w = quantizeQ4G128({ x: w, rows: N, cols: K });
+  const paths = [
+    {
+      name: "q8",
+      dp4a: matmulQ8Dp4a({ a: packed, aScales, weight: packQ8(q8w.codes, N, K), scales: q8w.scales, M, N, K }),
+      f32: matmulQ8({ a, weight: packQ8(q8w.codes, N, K), scales: q8w.scales, M, N, K }),
+      weightAt: (n: number, k: number) => q8w.codes[n * K + k] * q8w.scales[n],
+    },
+    {
+      name: "q4g128",
+      dp4a: matmulQ4G128Dp4a({ a: packed, aScales, weight: packQ4(q4w.codes, N, K), scales: q4w.scales, M, N, K }),
+      f32: matmulQ4G128({ a, weight: packQ4(q4w.codes, N, K), scales: q4w.scales, M, N, K }),
+      weightAt: (n: number, k: number) =>
+        q4w.codes[n * K + k] * q4w.scales[n * Math.ceil(K / 128) + Math.floor(k / 128)],
+    },
+  ];
+  for (const { name, dp4a, f32: f32Path, weightAt } of paths) {
+    let sumSquares = 0;
+    for (let m = 0; m < M; m++) {
+      const step = aScales[m];
+      for (let n = 0; n < N; n++) {
+        let l1 = 0, l2 = 0;
+        for (let k = 0; k < K; k++) {
+          l1 += Math.abs(weightAt(n, k));
+          l2 += weightAt(n, k) ** 2;
+        }
+        const i = m * N + n;
+        const diff = Math.abs(dp4a[i] - f32Path[i]);
+        const bound = (step / 2) * (1 + 2 ** -16) * l1 + 2 ** -23 * (Math.abs(dp4a[i]) + Math.abs(f32Path[i]));
+        ok(diff <= bound, `${name} output (${m}, ${n}): |dp4a - f32 path| = ${diff} > ${bound}`);
+        sumSquares += (diff / ((step / Math.sqrt(12)) * Math.sqrt(l2))) ** 2;
+      }
+    }
+    const rms = Math.sqrt(sumSquares / (M * N));
+    ok(rms > 0.8 && rms < 1.2, `${name}: RMS difference ${rms} standard deviations of the rounding model`);
   }
 });

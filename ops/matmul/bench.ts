@@ -1,8 +1,9 @@
 /**
  * Benchmark cases of matmul: the dense GEMM at square sizes, at a prefill shape and at the diffusion
  * transformers' shapes; the same product with a Linear weight (`matmulLinear`), plain and with fused
- * epilogues, at the diffusion shapes; the two weight-quantized GEMMs at prefill shapes and at
- * Z-Image's FFN up-projection; and the f16-storage GEMM (its one, 128 x 128, entry point) at 4096^3
+ * epilogues, at the diffusion shapes; the two weight-quantized GEMMs at prefill shapes (Llama-3-8B's
+ * and the engine's 1B products) and at Z-Image's FFN up-projection, and their int8-activation forms
+ * on `dot4I8Packed` (`q8row_dp4a`, `q4g128_dp4a` and their `_tile64` kernels) at the same shapes; and the f16-storage GEMM (its one, 128 x 128, entry point) at 4096^3
  * and the longer prefill shape.
  *
  * Each entry point is its own case and always times its own tile, whatever size the plans' tile rule
@@ -34,7 +35,9 @@ import {
   matmulF16Plan,
   matmulLinearPlan,
   matmulPlan,
+  matmulQ4G128Dp4aPlan,
   matmulQ4G128Plan,
+  matmulQ8Dp4aPlan,
   matmulQ8Plan,
   type MatmulShape,
   packF16,
@@ -44,6 +47,17 @@ const label = ({ M, N, K }: MatmulShape) => `${M}x${N}x${K}`;
 const SQUARES: MatmulShape[] = [1024, 2048, 4096].map((n) => ({ M: n, N: n, K: n }));
 const PREFILL: MatmulShape = { M: 512, N: 14336, K: 4096 };
 const SHORT_PREFILL: MatmulShape = { M: 64, N: 14336, K: 4096 };
+/**
+ * The engine's prefill products at the Sarashina2.2-1B shape (llm/config.ts, hidden 1792, 16 query
+ * and 8 KV heads of 112, FFN 6272) over 512 tokens: the fused [q|k|v] projection, the output
+ * projection, the fused gate/up and the down-projection.
+ */
+const PREFILL_1B: MatmulShape[] = [
+  { M: 512, N: 3584, K: 1792 },
+  { M: 512, N: 1792, K: 1792 },
+  { M: 512, N: 12544, K: 1792 },
+  { M: 512, N: 1792, K: 6272 },
+];
 const MEL: MatmulShape = { M: 2813, N: 128, K: 513 };
 const QUICK: MatmulShape[] = [64, 128, 256].map((n) => ({ M: n, N: n, K: n }));
 /** Z-Image's FFN up-projection, attention projections and FFN down-projection; Anima's MLP up-projection. */
@@ -111,7 +125,7 @@ function q8(entry: string): BenchCase {
     op: "matmulQ8",
     entry,
     sources: KERNELS,
-    gpu: [PREFILL, SHORT_PREFILL, Z_FFN_UP],
+    gpu: [PREFILL, SHORT_PREFILL, Z_FFN_UP, ...PREFILL_1B],
     quick: QUICK,
     label,
     plan: (gpu, shape, options) => matmulQ8Plan(gpu, shape, entryOptions(gpu, KERNELS, entry, options)),
@@ -128,7 +142,7 @@ function q4(entry: string): BenchCase {
     op: "matmulQ4G128",
     entry,
     sources: KERNELS,
-    gpu: [PREFILL, SHORT_PREFILL, Z_FFN_UP],
+    gpu: [PREFILL, SHORT_PREFILL, Z_FFN_UP, ...PREFILL_1B],
     quick: QUICK,
     label,
     plan: (gpu, shape, options) => matmulQ4G128Plan(gpu, shape, entryOptions(gpu, KERNELS, entry, options)),
@@ -136,6 +150,31 @@ function q4(entry: string): BenchCase {
       randomInput(M * K, seed),
       randomWords(N * Math.ceil(K / 8), seed + 1),
       randomInput(N * Math.ceil(K / 128), seed + 2, 0.01, 0.1),
+    ],
+  });
+}
+
+/**
+ * The dp4a products at the same shapes as q8 and q4 (the 1B prefill products first), on int8
+ * activations as ops/quantize writes them (random words: any codes; the sums' cost does not depend on
+ * them). The activations' quantisation, once per GEMM input, is ops/quantize's `packed` row.
+ */
+function dp4a(op: "matmulQ8Dp4a" | "matmulQ4G128Dp4a", entry: string): BenchCase {
+  const q8 = op === "matmulQ8Dp4a";
+  return defineCase<MatmulShape, MatmulVariant>({
+    op,
+    entry,
+    sources: KERNELS,
+    gpu: [...PREFILL_1B, PREFILL, SHORT_PREFILL, Z_FFN_UP],
+    quick: QUICK,
+    label,
+    plan: (gpu, shape, options) =>
+      (q8 ? matmulQ8Dp4aPlan : matmulQ4G128Dp4aPlan)(gpu, shape, entryOptions(gpu, KERNELS, entry, options)),
+    inputs: ({ M, N, K }, seed) => [
+      randomWords(M * Math.ceil(K / 4), seed),
+      randomInput(M, seed + 1, 0.001, 0.02),
+      randomWords(N * Math.ceil(K / (q8 ? 4 : 8)), seed + 2),
+      randomInput(q8 ? N : N * Math.ceil(K / 128), seed + 3, 0.001, 0.02),
     ],
   });
 }
@@ -166,5 +205,9 @@ export const BENCH: readonly BenchCase[] = [
   q8("q8row_tile64"),
   q4("q4g128"),
   q4("q4g128_tile64"),
+  dp4a("matmulQ8Dp4a", "q8row_dp4a"),
+  dp4a("matmulQ8Dp4a", "q8row_dp4a_tile64"),
+  dp4a("matmulQ4G128Dp4a", "q4g128_dp4a"),
+  dp4a("matmulQ4G128Dp4a", "q4g128_dp4a_tile64"),
   f16("f16storage"),
 ];

@@ -377,7 +377,7 @@ function workgroupBytes(source: string): number {
   strictEqual(arrays.length, declared, "every var<workgroup> is an array this helper can size");
   let total = 0;
   for (const [, name, type, size] of arrays) {
-    const bytes = ({ f32: 4, u32: 4, i32: 4, vec4f: 16 } as Record<string, number>)[type];
+    const bytes = ({ f32: 4, u32: 4, i32: 4, vec4f: 16, vec4u: 16 } as Record<string, number>)[type];
     if (bytes === undefined) throw new Error(`${name}: unknown element type ${type}`);
     total += product(size, name) * bytes;
   }

@@ -40,6 +40,12 @@
  *   suffix of a variant name (`<entry>.f16.wgsl`, a variant computing in f16, used only once
  *   `shader-f16` is granted and the known-answer check has passed), which harness/variants.ts
  *   refuses as an entry point. There is no 64 x 64 tile: the plan always takes the 128 x 128 one.
+ * - `matmulQ8Dp4a` (entry points `q8row_dp4a`, `q8row_dp4a_tile64`) and `matmulQ4G128Dp4a`
+ *   (`q4g128_dp4a`, `q4g128_dp4a_tile64`; the tile by the rule below) take the
+ *   activations as int8 codes with one scale per row too (ops/quantize's `quantizePackedPlan` writes
+ *   them) and sum code products exactly in i32 with WGSL's `dot4I8Packed`, for prefill: dp4a.ts
+ *   (plans; refused where the adapter's WGSL lacks the feature) and reference_dp4a.ts (what they
+ *   compute, and what it costs against the f32 activations above).
  *
  * The quantized kernels decode the weight while staging it into workgroup memory, so there is no
  * separate dequantize pass and the f32 weight never exists in memory (ops/dequant_transpose makes
@@ -145,7 +151,6 @@
  * @module
  */
 
-import { foldWorkgroups } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
 import {
   type BindingSpec,
@@ -158,6 +163,7 @@ import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type MatmulVariant } from "./kernels.gen.ts";
+import { largeTile, tileGrid } from "./tiles.ts";
 import {
   epilogueOf,
   hasEpilogue,
@@ -183,10 +189,11 @@ import {
 } from "./reference.ts";
 
 export * from "./reference.ts";
+export * from "./reference_dp4a.ts";
+export * from "./dp4a.ts";
 export { KERNELS, type MatmulVariant };
 
-/** The least number of 128 x 128 tiles for which the plans choose the large tile. */
-export const LARGE_TILE_MIN_TILES = 256;
+export { LARGE_TILE_MIN_TILES } from "./tiles.ts";
 
 const PARAMS = [{ name: "m", type: "u32" }, { name: "n", type: "u32" }, { name: "k", type: "u32" }] as const;
 /** The fused kernels' params (wgsl/include/params_fused.wgsl): the sizes and the epilogue's flags. */
@@ -226,33 +233,6 @@ const FUSED_ENTRIES: Readonly<Record<FusedOp, readonly [string, string]>> = {
   matmulQ4G128: ["q4g128_fused", "q4g128_tile64_fused"],
 };
 
-/** A kernel's tile, read from its WGSL constants (the source is the one truth). */
-interface Tile {
-  tileM: number;
-  tileN: number;
-}
-
-function wgslConst(source: string, name: string): number | undefined {
-  const m = new RegExp(String.raw`\bconst ${name} = (\d+)u;`).exec(source);
-  return m ? Number(m[1]) : undefined;
-}
-
-/** The tile (`TILE_M` x `TILE_N`, or `TILE` square) a GEMM kernel declares. */
-function tileOf(kernel: Resolution): Tile {
-  const tile = wgslConst(kernel.source, "TILE");
-  const tileM = wgslConst(kernel.source, "TILE_M") ?? tile;
-  const tileN = wgslConst(kernel.source, "TILE_N") ?? tile;
-  if (tileM === undefined || tileN === undefined) {
-    throw new Error(`matmul/${kernel.variant}: the kernel must declare TILE_M and TILE_N (or TILE)`);
-  }
-  return { tileM, tileN };
-}
-
-/** Whether a shape has enough 128 x 128 tiles to keep a large GPU busy with them. */
-function largeTile({ M, N }: MatmulShape): boolean {
-  return M >= 128 && N >= 128 && Math.ceil(M / 128) * Math.ceil(N / 128) >= LARGE_TILE_MIN_TILES;
-}
-
 /**
  * The kernel of a plan: the variant an override names (one of the op's entry points, fused or not
  * as the plan is), or the entry point the size calls for (the only one, where the op has one),
@@ -269,12 +249,6 @@ function gemmKernel(
   const [large, small = large] = entries;
   const allowed = fused ? entries : [...entries, ...(OVERRIDE_ONLY[op] ?? [])];
   return gpu.resolveAmong(KERNELS, op, allowed, largeTile(shape) ? large : small, options);
-}
-
-function tileGrid(gpu: ResidentDevice, shape: MatmulShape, kernel: Resolution): [number, number, number] {
-  const { tileM, tileN } = tileOf(kernel);
-  const tiles = Math.ceil(shape.M / tileM) * Math.ceil(shape.N / tileN);
-  return foldWorkgroups(tiles, gpu.limits.maxComputeWorkgroupsPerDimension);
 }
 
 /**

@@ -249,8 +249,21 @@ function requireEpilogueArgs(op: string, args: MatmulShape & MatmulEpilogueArgs)
   }
 }
 
-/** Refuses `matmulF16`'s epilogue arguments by name (before its unknown keys, which would name them too). */
-function refuseEpilogue(op: string, record: unknown): void {
+/**
+ * Refuses the epilogue arguments by name, for a product that has no fused epilogue (`matmulF16`, the
+ * dp4a products); checked before the unknown keys, which would name them less clearly.
+ *
+ * @param op the product, for the message
+ * @param record its shape or arguments
+ * @throws Error naming the first epilogue argument given
+ *
+ * @example
+ * ```ts
+ * import { refuseEpilogue } from "@xpu/ops/ops/matmul";
+ * refuseEpilogue("matmulF16", { M: 1, N: 1, K: 1 }); // passes; with bias: true it throws "matmulF16: bias is not supported (matmulF16 has no fused epilogue)"
+ * ```
+ */
+export function refuseEpilogue(op: string, record: unknown): void {
   if (record === null || typeof record !== "object") return;
   for (const field of EPILOGUE_FIELDS) {
     if ((record as Record<string, unknown>)[field] !== undefined) {

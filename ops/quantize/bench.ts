@@ -1,7 +1,8 @@
 /**
  * Benchmark cases of quantize: per-row absmax int8 of square and tall f32 matrices, the codes written
  * as 4-byte integers (`kernel`, as `quantize` returns them) and packed four to a word (`packed`, the
- * q8 wire format); and the q4 group-128 format of the same matrices (`packed_q4`).
+ * q8 wire format, also at the shapes of ops/matmul's dp4a activations); and the q4 group-128 format
+ * of the same matrices (`packed_q4`).
  *
  * @module
  */
@@ -15,6 +16,11 @@ const gpu = [{ rows: 2048, cols: 2048 }, { rows: 4096, cols: 4096 }, { rows: 819
   cols: 2048,
 }];
 const quick = [{ rows: 64, cols: 256 }, { rows: 1024, cols: 1024 }];
+/**
+ * The int8 activations of ops/matmul's dp4a products at the engine's 1B prefill (512 tokens): the
+ * inputs of the qkv, output and gate/up products (hidden 1792) and of the down-projection (FFN 6272).
+ */
+const dp4aInputs = [{ rows: 512, cols: 1792 }, { rows: 512, cols: 6272 }];
 const label = ({ rows, cols }: { rows: number; cols: number }) => `${rows}x${cols}`;
 
 /** quantize's benchmark cases. */
@@ -33,7 +39,7 @@ export const BENCH: readonly BenchCase[] = [
     op: "quantize",
     entry: "packed",
     sources: KERNELS,
-    gpu,
+    gpu: [...gpu, ...dp4aInputs],
     quick,
     label,
     plan: (device, shape, options) => quantizePackedPlan(device, shape, options),

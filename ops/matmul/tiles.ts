@@ -1,0 +1,62 @@
+/**
+ * The tiles of matmul's kernels, shared by its plans (mod.ts, dp4a.ts): which of an op's two tiles
+ * a size calls for, and the grid of a kernel's tile, read from its WGSL (the source is the one
+ * truth). mod.ts says why the rule is what it is.
+ *
+ * @module
+ */
+
+import type { ResidentDevice } from "../../harness/device.ts";
+import { foldWorkgroups } from "../../harness/limits.ts";
+import type { Resolution } from "../../harness/resolve.ts";
+import type { MatmulShape } from "./reference.ts";
+
+/** The least number of 128 x 128 tiles for which the plans choose the large tile. */
+export const LARGE_TILE_MIN_TILES = 256;
+
+/** A kernel's tile, read from its WGSL constants. */
+interface Tile {
+  tileM: number;
+  tileN: number;
+}
+
+function wgslConst(source: string, name: string): number | undefined {
+  const m = new RegExp(String.raw`\bconst ${name} = (\d+)u;`).exec(source);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** The tile (`TILE_M` x `TILE_N`, or `TILE` square) a GEMM kernel declares. */
+function tileOf(kernel: Resolution): Tile {
+  const tile = wgslConst(kernel.source, "TILE");
+  const tileM = wgslConst(kernel.source, "TILE_M") ?? tile;
+  const tileN = wgslConst(kernel.source, "TILE_N") ?? tile;
+  if (tileM === undefined || tileN === undefined) {
+    throw new Error(`matmul/${kernel.variant}: the kernel must declare TILE_M and TILE_N (or TILE)`);
+  }
+  return { tileM, tileN };
+}
+
+/**
+ * Whether a shape has enough 128 x 128 tiles to keep a large GPU busy with them.
+ *
+ * @param shape the product's sizes
+ * @returns true when M and N are at least 128 and there are {@link LARGE_TILE_MIN_TILES} such tiles
+ */
+export function largeTile({ M, N }: MatmulShape): boolean {
+  return M >= 128 && N >= 128 && Math.ceil(M / 128) * Math.ceil(N / 128) >= LARGE_TILE_MIN_TILES;
+}
+
+/**
+ * The workgroups of a GEMM kernel: one per tile of `c`, folded past the device's
+ * maxComputeWorkgroupsPerDimension.
+ *
+ * @param gpu the device
+ * @param shape the product's sizes
+ * @param kernel the resolved kernel, whose source declares its tile
+ * @returns the grid
+ */
+export function tileGrid(gpu: ResidentDevice, shape: MatmulShape, kernel: Resolution): [number, number, number] {
+  const { tileM, tileN } = tileOf(kernel);
+  const tiles = Math.ceil(shape.M / tileM) * Math.ceil(shape.N / tileN);
+  return foldWorkgroups(tiles, gpu.limits.maxComputeWorkgroupsPerDimension);
+}

@@ -1,0 +1,66 @@
+// matmul/q8row_dp4a_tile64: q8row_dp4a's product (c = dequant(a) @ dequant(weight)^T, int8
+// activations with a scale per row times a q8 weight, code products summed exactly in i32 by
+// dot4I8Packed; q8row_dp4a.wgsl says the formats) in 64 x 64 tiles, for problems too small to keep a
+// GPU busy with 128 x 128 ones: 128 invocations per workgroup, 8 x 4 outputs each in eight vec4i
+// sums, K walked 32 words (128 codes) at a time through 16 KiB of workgroup memory holding both
+// blocks as words, transposed so that one vec4u read gives a word of four rows: per word of K, three
+// vec4u reads feed 32 dot4I8Packed. Why not 4 x 4 (two reads for 16): at the probe's 121 TOPS an
+// H200 multiprocessor retires about 58 dot4I8Packed a clock, and 4 x 4 would need 116 bytes of
+// workgroup memory a clock for them, about all it delivers (128); 8 x 4 needs 87. An estimate from
+// those figures, not a measurement: the bench times this kernel.
+
+// #include "params.wgsl"
+
+@group(0) @binding(0) var<storage, read> a: array<u32>;
+@group(0) @binding(1) var<storage, read> a_scales: array<f32>;
+@group(0) @binding(2) var<storage, read> weight: array<u32>;
+@group(0) @binding(3) var<storage, read> scales: array<f32>;
+@group(0) @binding(4) var<storage, read_write> c: array<f32>;
+@group(0) @binding(5) var<uniform> params: Params;
+
+// #include "dp4a_tile64.wgsl"
+
+// #include "dp4a_ops.wgsl"
+
+// #include "store_c_scalar.wgsl"
+
+// #include "dp4a_q8_loads.wgsl"
+
+@compute @workgroup_size(128)
+fn main(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) groups: vec3u,
+  @builtin(local_invocation_index) lid: u32,
+) {
+// #include "dp4a_setup.wgsl"
+
+  var isum0 = vec4i(0);
+  var isum1 = vec4i(0);
+  var isum2 = vec4i(0);
+  var isum3 = vec4i(0);
+  var isum4 = vec4i(0);
+  var isum5 = vec4i(0);
+  var isum6 = vec4i(0);
+  var isum7 = vec4i(0);
+  for (var k0w = 0u; k0w < words; k0w += STEP) {
+// #include "dp4a_stage_a.wgsl"
+    for (var j = 0u; j < STAGE_WORDS; j++) {
+      let slot = (stage_w + j) * LANES + stage_row / 4u;
+      w_t[slot][stage_row % 4u] = load_weight(col0 + stage_row, k0w + stage_w + j);
+    }
+// #include "dp4a_multiply64.wgsl"
+  }
+
+  let top = row0 + ty * 4u;
+  let bottom = top + 32u;
+  let col = col0 + tx * 4u;
+  let col_scales = load_scales(col);
+  store_c(top, col, vec4f(isum0) * load_a_scale(top) * col_scales);
+  store_c(top + 1u, col, vec4f(isum1) * load_a_scale(top + 1u) * col_scales);
+  store_c(top + 2u, col, vec4f(isum2) * load_a_scale(top + 2u) * col_scales);
+  store_c(top + 3u, col, vec4f(isum3) * load_a_scale(top + 3u) * col_scales);
+  store_c(bottom, col, vec4f(isum4) * load_a_scale(bottom) * col_scales);
+  store_c(bottom + 1u, col, vec4f(isum5) * load_a_scale(bottom + 1u) * col_scales);
+  store_c(bottom + 2u, col, vec4f(isum6) * load_a_scale(bottom + 2u) * col_scales);
+  store_c(bottom + 3u, col, vec4f(isum7) * load_a_scale(bottom + 3u) * col_scales);
+}
