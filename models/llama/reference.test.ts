@@ -1,7 +1,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { WEIGHT_FORMATS } from "../../llm/weights/format.ts";
 import { fixtureReference, maxAbsDiff, openFixture, type Variant, VARIANTS } from "./fixtures_test_util.ts";
-import { loadWeights } from "../weights/load.ts";
+import { loadWeights } from "./weights.ts";
 import { dequantizeWeight, LlamaReference } from "./reference.ts";
 import { ropeFrequencies } from "./rope.ts";
 import { TINY_CONFIG } from "./config.ts";
