@@ -11,8 +11,13 @@
  *   (ops/fused_gemv: RMSNorm folded into the product's input, the residual add or SwiGLU into its
  *   output), prefill (a chunk of rows) through ops/matmul's quantised GEMMs, which decode the packed
  *   weight in-kernel (no dequantised f32 copy), or ops/matmul's f32 GEMM on the transposed product; the head, in
- *   both, through ops/matvec's GEMV. Q, K and V are one fused `[q|k|v]` matrix, gate and up one
- *   matrix of interleaved rows, so a layer has two wide products instead of five.
+ *   both, through ops/matvec's GEMV. With `prefillActivations: "int8"` (q8, q4g128), a prefill
+ *   product's input is quantised per row to int8 (ops/quantize's `quantizePackedPlan`, into one
+ *   resident buffer of a chunk's rows of the widest input, and a scale per row) and multiplied on
+ *   integer dot products (ops/matmul's `matmulQ8Dp4a`, `matmulQ4G128Dp4a`); so is `forward`'s head,
+ *   which runs on a chunk's rows, while `generate`'s head (the last row) and decode stay f32. Q, K
+ *   and V are one fused `[q|k|v]` matrix, gate and up one matrix of interleaved rows, so a layer has
+ *   two wide products instead of five.
  * - A weight larger than the device's maxStorageBufferBindingSize is kept as row blocks, each its
  *   own buffer within the limit. A fused GEMV writes a block's outputs where they belong; in
  *   prefill (and for the head) a block's product goes to a scratch buffer and is placed into its
@@ -38,7 +43,9 @@
  * O (with the residual add), gate/up (with the post-attention norm and SwiGLU), down (with the
  * residual add): 5. Prefill's layers keep the products apart from their neighbours: norm (with the
  * residual add), QKV, RoPE and the cache write, attention, O, norm, gate/up, SiLU·mul, down: 9 in f32;
- * 11 in q8 and q4g128, whose gate/up and SiLU·mul run in two pieces (`#ffnPieces`).
+ * 11 in q8 and q4g128, whose gate/up and SiLU·mul run in two pieces (`#ffnPieces`); 15 with
+ * `prefillActivations: "int8"`, which quantises each product's input once before it (QKV's `xn`, O's
+ * attention output, gate/up's `xn`, shared by its pieces, down's SiLU·mul output).
  * Plus the embedding gather, the final norm, the head and the sampler per step (greedy or seeded:
  * one dispatch either way; one more, the mask, with a constraint; more when a weight is split).
  *
@@ -78,7 +85,9 @@ import { gatherBlocksPlan, gatherQuantizedBlocksPlan } from "../../ops/gather/mo
 import { RESIDUAL_MAX_COLS, rmsnormResidualPlan } from "../../ops/rmsnorm/mod.ts";
 import { swigluPairsPlan } from "../../ops/activation/mod.ts";
 import { placeColumnsPlan, transposePlan } from "../../ops/transpose/mod.ts";
-import { gemmF32Transposed, gemmQuantized, gemv, type ProductKernel, type ProductSlot } from "./ops.ts";
+import { gemmDp4a, gemmF32Transposed, gemmQuantized, gemv, type ProductKernel, type ProductSlot } from "./ops.ts";
+import { quantizePackedPlan } from "../../ops/quantize/mod.ts";
+import { hasDp4a } from "../../harness/roofline.ts";
 import { type FusedGemvInput, type FusedGemvOutput, fusedGemvPlan } from "../../ops/fused_gemv/mod.ts";
 import { ropeCosSin, ropeFrequencies } from "./rope.ts";
 import { timePasses } from "./timestamps.ts";
@@ -122,7 +131,21 @@ export interface LlamaEngineOptions {
    * checked from the config and the format before anything is read or allocated. Default: no limit.
    */
   maxResidentBytes?: number;
+  /**
+   * What prefill's weight products (a chunk of more than one row) multiply: `"f32"` (default) the
+   * activations as they are; `"int8"` each product's input quantised per row to int8 (ops/quantize's
+   * `quantizePackedPlan`, once per input: gate/up's pieces share `xn`'s), multiplied through
+   * ops/matmul's integer-dot-product GEMMs (`matmulQ8Dp4a`, `matmulQ4G128Dp4a`). Decode steps
+   * (one row, the fused GEMVs) and the last row's head in `generate` stay f32; `forward`'s head, on
+   * several rows, goes through the int8 path too. For q8 and q4g128 weights only, on an adapter whose
+   * WGSL has `packed_4x8_integer_dot_product`; refused otherwise at load, before any allocation.
+   * The cost in accuracy: models/fortune/README.md (+0.036% held-out perplexity in q8, +0.022% in q4g128).
+   */
+  prefillActivations?: PrefillActivations;
 }
+
+/** What prefill's weight products multiply: f32 activations, or int8 ones (integer dot products). */
+export type PrefillActivations = "f32" | "int8";
 
 /**
  * How `generate` chooses tokens: `sampleNext`'s options (llm/sampler.ts), greedy or seeded
@@ -241,6 +264,8 @@ export class LlamaEngine {
   readonly logitRows: number;
   /** Slices of decode attention. */
   readonly attentionSplits: number;
+  /** What prefill's weight products multiply (the `prefillActivations` option). */
+  readonly prefillActivations: PrefillActivations;
   /** What the engine holds once loaded, estimated from the config and the format before the load allocates. */
   readonly estimate: ResidentEstimate;
   readonly #attentionChunk: number;
@@ -297,6 +322,22 @@ export class LlamaEngine {
       );
     }
     this.maxSeq = maxSeq;
+    const activations = options.prefillActivations ?? "f32";
+    if (activations !== "f32" && activations !== "int8") {
+      throw new Error(`${where}: prefillActivations must be "f32" or "int8", got ${JSON.stringify(activations)}`);
+    }
+    if (activations === "int8" && format === "f32") {
+      throw new Error(
+        `${where}: prefillActivations "int8" needs quantised weights (format q8 or q4g128), got format f32`,
+      );
+    }
+    if (activations === "int8" && !hasDp4a()) {
+      throw new Error(
+        `${where}: prefillActivations "int8" needs WGSL's packed_4x8_integer_dot_product language feature ` +
+          `(dot4I8Packed), which this adapter lacks; use "f32"`,
+      );
+    }
+    this.prefillActivations = activations;
     const limit = this.#bindingLimit;
     const cacheBytes = kv * maxSeq * D * 4;
     if (cacheBytes > limit) {
@@ -334,7 +375,13 @@ export class LlamaEngine {
     }
     this.#attentionChunk = chunk;
     // Everything the load will allocate, from the config and the format, before any of it is.
-    const sizes = { maxSeq, chunkRows: this.chunkRows, logitRows: this.logitRows, attentionSplits: splits };
+    const sizes = {
+      maxSeq,
+      chunkRows: this.chunkRows,
+      logitRows: this.logitRows,
+      attentionSplits: splits,
+      prefillActivations: activations,
+    };
     this.estimate = estimateResidentBytes(config, format, { ...sizes, bindingLimit: limit });
     checkResidentBudget(where, this.estimate, options.maxResidentBytes);
   }
@@ -563,7 +610,14 @@ export class LlamaEngine {
       samplerOptions: 8,
       mask: Math.ceil(c.vocabSize / 32),
     };
+    if (this.prefillActivations === "int8") {
+      // A product's input quantised per row, four codes a word (the widest input's columns; the
+      // head's rows in forward, logitRows, are at most chunkRows), and each row's scale.
+      sizes.xq = R * Math.ceil(Math.max(c.hiddenSize, qDim, F) / 4);
+      sizes.xqScales = R;
+    }
     const words = new Set([
+      "xq",
       "ids",
       "state",
       "tokens",
@@ -660,15 +714,53 @@ export class LlamaEngine {
     list.push({ label, bound: this.#gpu.bind(plan, tensors) });
   }
 
-  #product(list: Step[], where: string, kernel: ProductKernel, bufs: Record<ProductSlot, GpuTensor>): void {
+  #product(
+    list: Step[],
+    where: string,
+    kernel: ProductKernel,
+    bufs: Partial<Record<ProductSlot, GpuTensor>>,
+  ): void {
     const { plan, slots } = kernel;
-    this.#bind(list, `${plan.op}/${plan.kernel.variant} ${where}`, plan, slots.map((s) => bufs[s]));
+    const tensors = slots.map((s) => {
+      const t = bufs[s];
+      if (!t) throw new Error(`LlamaEngine: ${plan.op} binds ${s}, which the engine did not give it`);
+      return t;
+    });
+    this.#bind(list, `${plan.op}/${plan.kernel.variant} ${where}`, plan, tensors);
+  }
+
+  /** Whether a product of `rows` rows multiplies int8 activations (prefill with `prefillActivations: "int8"`). */
+  #int8(rows: number): boolean {
+    return rows > 1 && this.prefillActivations === "int8";
+  }
+
+  /**
+   * Quantises `input` (`[rows, K]`) per row into `xq` and `xqScales`, the int8 input of the
+   * products after it that read it.
+   */
+  #quantizeInput(list: Step[], input: GpuTensor, rows: number, K: number, reader: string): void {
+    const a = this.#act;
+    const plan = quantizePackedPlan(this.#gpu, { rows, cols: K });
+    this.#bind(list, `quantize/${plan.kernel.variant} input of ${reader}`, plan, [input, a.xq, a.xqScales]);
+  }
+
+  /**
+   * A prefill product of a quantised weight (or one piece of it): the f32 GEMM on `input`, or, with
+   * int8 activations, the dp4a GEMM on `xq` (which `#quantizeInput` filled from `input`).
+   */
+  #gemm(rows: number, N: number, K: number, variant?: string): ProductKernel {
+    const format = this.format as "q8" | "q4g128";
+    return this.#int8(rows)
+      ? gemmDp4a(this.#gpu, format, rows, N, K, variant)
+      : gemmQuantized(this.#gpu, format, rows, N, K, variant);
   }
 
   /** `out[rows, N] = in[rows, K] W^T`, block by block. */
   #linear(list: Step[], m: Matrix, input: GpuTensor, output: GpuTensor, rows: number): void {
     const a = this.#act;
     const transposed = rows > 1 && this.format === "f32";
+    const int8 = this.#int8(rows);
+    if (int8) this.#quantizeInput(list, input, rows, m.K, m.name);
     if (transposed) {
       this.#bind(list, `transpose ${m.name}`, transposePlan(this.#gpu, { rows, cols: m.K }), [input, a.xt]);
     }
@@ -682,10 +774,9 @@ export class LlamaEngine {
         continue;
       }
       const target = m.blocks.length === 1 ? output : a.scratch;
-      const kernel = rows === 1
-        ? gemv(this.#gpu, this.format, b.rows, m.K)
-        : gemmQuantized(this.#gpu, this.format as "q8" | "q4g128", rows, b.rows, m.K);
-      this.#product(list, where, kernel, { weight: b.weight, scales: b.scales!, input, output: target });
+      const kernel = rows === 1 ? gemv(this.#gpu, this.format, b.rows, m.K) : this.#gemm(rows, b.rows, m.K);
+      const bufs = int8 ? { input: a.xq, inputScales: a.xqScales } : { input };
+      this.#product(list, where, kernel, { weight: b.weight, scales: b.scales!, ...bufs, output: target });
       if (m.blocks.length > 1) {
         const shape = { rows, cols: b.rows, outCols: m.N, col0: b.row0 };
         this.#bind(list, `place ${where}`, placeColumnsPlan(this.#gpu, shape), [target, output]);
@@ -710,11 +801,15 @@ export class LlamaEngine {
     // a piece's narrower output, which was slower here: 24 layers' gate/up at 512 rows, q8, on the
     // H200, took 30.2 ms in pieces on that tile (nvidia-h200-log/30-engine-ab-staged.txt) against
     // 21.5 ms in pieces on the whole product's (30-engine-bench.txt; 16.8 unsplit, 26-llm-fused-ab.txt).
-    const variant = gemmQuantized(this.#gpu, this.format, rows, m.N, m.K).plan.kernel.variant;
+    // With int8 activations, `xn` is quantised once and every piece reads it.
+    const int8 = this.#int8(rows);
+    if (int8) this.#quantizeInput(list, a.xn, rows, m.K, m.name);
+    const bufs = int8 ? { input: a.xq, inputScales: a.xqScales } : { input: a.xn };
+    const variant = this.#gemm(rows, m.N, m.K).plan.kernel.variant;
     for (const piece of this.#ffnPieces(m)) {
-      const kernel = gemmQuantized(this.#gpu, this.format, rows, piece.rows, m.K, variant);
+      const kernel = this.#gemm(rows, piece.rows, m.K, variant);
       const where = `${m.name}[${piece.row0}:${piece.row0 + piece.rows}]`;
-      this.#product(list, where, kernel, { weight: piece.weight, scales: piece.scales!, input: a.xn, output: a.wide });
+      this.#product(list, where, kernel, { weight: piece.weight, scales: piece.scales!, ...bufs, output: a.wide });
       silu(piece.rows / 2, piece.row0 / 2);
     }
   }

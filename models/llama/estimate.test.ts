@@ -6,7 +6,9 @@ import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
 import { planLoad } from "./weights.ts";
 import type { WeightFormat } from "../../llm/weights/format.ts";
-import { LlamaEngine } from "./engine.ts";
+import { LlamaEngine, type PrefillActivations } from "./engine.ts";
+import { estimateResidentBytes } from "./estimate.ts";
+import { TINY_CONFIG } from "./config.ts";
 import { openFixture, type Variant } from "./fixtures_test_util.ts";
 
 /** A store that counts the tensor data read from it. */
@@ -18,7 +20,7 @@ function counting(store: TensorStore): { store: TensorStore; reads: () => number
   return { store: wrapped, reads: () => reads };
 }
 
-const CASES: [Variant, WeightFormat, number | undefined][] = [
+const CASES: [Variant, WeightFormat, number | undefined, PrefillActivations?][] = [
   ["tiny-gqa", "f32", undefined],
   ["tiny-gqa", "q8", undefined],
   ["tiny-gqa", "q4g128", undefined],
@@ -26,17 +28,20 @@ const CASES: [Variant, WeightFormat, number | undefined][] = [
   // A binding limit that cuts the embedding and the projections into several blocks each.
   ["tiny-gqa", "f32", 2048],
   ["tiny-gqa", "q4g128", 2048],
+  // int8 prefill: the quantised input and its scales
+  ["tiny-gqa", "q8", undefined, "int8"],
+  ["tiny-gqa", "q4g128", 2048, "int8"],
 ];
 
 gpuTest("estimate: the weights and KV cache a load holds exactly, and at least all it allocates", async (gpu) => {
-  for (const [variant, format, binding] of CASES) {
+  for (const [variant, format, binding, prefillActivations] of CASES) {
     const { config, store, close } = await openFixture(variant);
     const device: ResidentDevice = binding ? gpu.withLimits({ maxStorageBufferBindingSize: binding }) : gpu;
     const maxSeq = binding ? 16 : 48; // a layer's cache within the lowered binding
-    const engine = await LlamaEngine.load(device, store, config, { format, maxSeq });
+    const engine = await LlamaEngine.load(device, store, config, { format, maxSeq, prefillActivations });
     close();
     try {
-      const label = `${variant} ${format}${binding ? ` binding ${binding}` : ""}`;
+      const label = `${variant} ${format}${binding ? ` binding ${binding}` : ""} ${prefillActivations ?? "f32"}`;
       const { weights, kvCache, activations, total } = engine.estimate;
       strictEqual(weights, engine.weightBytes, `${label}: weights`);
       strictEqual(total, weights + kvCache + activations);
@@ -102,4 +107,15 @@ gpuTest('an unknown weight format ("q3") is refused by name at load, never a WGS
   } finally {
     close();
   }
+});
+
+Deno.test("estimate: int8 prefill adds a chunk of the widest input as int8 codes and a scale per row", () => {
+  const sizes = { maxSeq: 64, chunkRows: 24, logitRows: 8, attentionSplits: 2, bindingLimit: 1 << 20 };
+  const c = TINY_CONFIG;
+  const f32 = estimateResidentBytes(c, "q8", sizes);
+  const int8 = estimateResidentBytes(c, "q8", { ...sizes, prefillActivations: "int8" });
+  const widest = Math.max(c.hiddenSize, c.numAttentionHeads * c.headDim, c.intermediateSize);
+  const padded = (bytes: number) => Math.ceil(bytes / 16) * 16;
+  strictEqual(int8.activations - f32.activations, padded(24 * widest) + padded(4 * 24));
+  strictEqual(int8.weights, f32.weights);
 });

@@ -39,6 +39,11 @@ export interface EstimateSizes {
   attentionSplits: number;
   /** Bytes one binding may hold (the smaller of maxStorageBufferBindingSize and maxBufferSize). */
   bindingLimit: number;
+  /**
+   * What prefill's products multiply (the engine's `prefillActivations`): with `"int8"`, a chunk's
+   * rows of the widest product input as int8 codes and a scale per row are held too. Default f32.
+   */
+  prefillActivations?: "f32" | "int8";
 }
 
 /** A buffer's bytes as the engine allocates it: whole 16-byte units, at least one. */
@@ -112,6 +117,8 @@ export function estimateResidentBytes(
     V, // probs
     8, // sampler options
     Math.ceil(V / 32), // mask
+    // int8 prefill: the quantised input (four codes a word) and its row scales
+    ...(sizes.prefillActivations === "int8" ? [R * Math.ceil(Math.max(H, qDim, F) / 4), R] : []),
   ];
   const activations = elements.reduce((s, n) => s + padded(4 * n), 0);
   return { weights, kvCache, activations, total: weights + kvCache + activations };

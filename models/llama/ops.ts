@@ -13,12 +13,19 @@
  */
 
 import type { KernelPlan, ResidentDevice } from "../../harness/device.ts";
-import { matmulPlan, matmulQ4G128Plan, matmulQ8Plan, type MatmulVariant } from "../../ops/matmul/mod.ts";
+import {
+  matmulPlan,
+  matmulQ4G128Dp4aPlan,
+  matmulQ4G128Plan,
+  matmulQ8Dp4aPlan,
+  matmulQ8Plan,
+  type MatmulVariant,
+} from "../../ops/matmul/mod.ts";
 import { matvecPlan, matvecQ4G128Plan, matvecQ8Plan } from "../../ops/matvec/mod.ts";
 import type { WeightFormat } from "../../llm/weights/format.ts";
 
-/** What the engine binds at a slot of a weight product. */
-export type ProductSlot = "weight" | "scales" | "input" | "output";
+/** What the engine binds at a slot of a weight product (`inputScales`: the int8 input's per-row scales). */
+export type ProductSlot = "weight" | "scales" | "input" | "inputScales" | "output";
 
 /** A weight product ready to bind: the op's kernel and how its bindings map to the engine's buffers. */
 export interface ProductKernel {
@@ -34,6 +41,7 @@ const SLOT_OF_BINDING: Record<string, ProductSlot> = {
   scales: "scales",
   x: "input",
   a: "input",
+  aScales: "inputScales",
   y: "output",
   c: "output",
 };
@@ -87,6 +95,34 @@ export function gemmQuantized(
   // A variant name of a plan this function resolved (engine.ts); the plan checks it again.
   const options = variant === undefined ? {} : { override: variant as MatmulVariant };
   const plan = format === "q8" ? matmulQ8Plan(gpu, { M, N, K }, options) : matmulQ4G128Plan(gpu, { M, N, K }, options);
+  return { plan, slots: slotsOf(plan) };
+}
+
+/**
+ * The prefill-shaped product `c = a W^T` on int8 activations (ops/matmul's dp4a products): `a` is
+ * the input quantised per row (ops/quantize's `quantizePackedPlan`), bound at `input` with its
+ * scales at `inputScales`, the weight `[N, K]` q8 or q4g128.
+ *
+ * @param gpu the device (whose WGSL must have `packed_4x8_integer_dot_product`)
+ * @param format q8 or q4g128
+ * @param M rows of `a`
+ * @param N rows of the weight
+ * @param K columns
+ * @param variant the op's variant to run (ops/matmul's override), instead of the one its size picks
+ * @returns the kernel and its binding slots
+ */
+export function gemmDp4a(
+  gpu: ResidentDevice,
+  format: "q8" | "q4g128",
+  M: number,
+  N: number,
+  K: number,
+  variant?: string,
+): ProductKernel {
+  const options = variant === undefined ? {} : { override: variant as MatmulVariant };
+  const plan = format === "q8"
+    ? matmulQ8Dp4aPlan(gpu, { M, N, K }, options)
+    : matmulQ4G128Dp4aPlan(gpu, { M, N, K }, options);
   return { plan, slots: slotsOf(plan) };
 }
 
