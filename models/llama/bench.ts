@@ -3,7 +3,7 @@
  * prefill of 512 tokens and 256 decode steps after it.
  *
  *     deno task bench:llm [--formats q8,q4g128,f32] [--shape 1b|tiny] [--prefill-chunk N]
- *       [--no-host-memory] [--out results.json]
+ *       [--prefill-activations f32,int8] [--no-host-memory] [--out results.json]
  *     deno task bench:llm --help
  *
  * Shapes: `1b` is Sarashina2.2-1B's (24 layers, hidden 1792, vocab 102,400: 1.41 GB of q8 weights,
@@ -13,9 +13,14 @@
  * may have. Each step of a format's run is announced on
  * stderr as it starts, so a slow adapter shows where it is.
  *
- * Results: the last line of stdout is a JSON array, one object per format with its `prefill` and
- * `decode` figures apart (`{ format, prefill: {...}, decode: {...} }`); `--out` writes the whole
- * result (every figure below, the adapter, the shape and config) after each format.
+ * `--prefill-activations` (default f32) is the engine's `prefillActivations`: `int8` runs prefill's
+ * products on int8 activations (ops/matmul's dp4a GEMMs), for q8 and q4g128 (f32 weights run with
+ * f32 activations only); a list (`f32,int8`) runs each format once per value, so one run times both.
+ *
+ * Results: the last line of stdout is a JSON array, one object per format and prefill activations
+ * with its `prefill` and `decode` figures apart (`{ format, prefillActivations, prefill: {...},
+ * decode: {...} }`); `--out` writes the whole result (every figure below, the adapter, the shape and
+ * config) after each row. The host-memory figure is measured once per format (its first run).
  *
  * Figures per format:
  * - tokens/s by wall clock, as a user sees them: prefill = 512 / (submit of the prompt to its first
@@ -56,7 +61,7 @@ import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
 import { probeBandwidth } from "../../harness/roofline.ts";
 import { warmClocks } from "../../harness/timing.ts";
 import { type LlamaConfig, SARASHINA_2_2_1B_CONFIG, TINY_CONFIG } from "./config.ts";
-import { LlamaEngine } from "./engine.ts";
+import { LlamaEngine, type PrefillActivations } from "./engine.ts";
 import { rowBytes } from "./resident.ts";
 import { SafetensorsWriter } from "../../llm/safetensors_write.ts";
 import { openCheckpointDir } from "../../llm/safetensors_file.ts";
@@ -171,6 +176,8 @@ async function drain(it: AsyncIterable<number>, onToken?: (id: number) => void):
 /** One format's figures. */
 export interface LlmBenchRow {
   format: WeightFormat;
+  /** What prefill's products multiply (the engine's `prefillActivations`). */
+  prefillActivations: PrefillActivations;
   weightBytes: number;
   residentBytes: number;
   loadMs: number;
@@ -372,6 +379,8 @@ async function gemvFractions(
 interface BenchOptions {
   /** Rows of a prefill chunk (the engine's default when absent). */
   prefillChunk?: number;
+  /** The engine's `prefillActivations`. */
+  prefillActivations: PrefillActivations;
   /** A directory to write the generated checkpoint to, for the host-memory figure (null: none). */
   checkpointDir: string | null;
   shape: string;
@@ -386,10 +395,12 @@ async function benchFormat(
   options: BenchOptions,
 ): Promise<LlmBenchRow> {
   const t0 = performance.now();
+  const activations = options.prefillActivations;
+  const label = activations === "int8" ? `${format} int8-prefill` : format;
   const generated0 = withProgress(
     syntheticWeights(config, format),
     llamaWeightSpecs(config).length,
-    `${format}: generating and loading weights`,
+    `${label}: generating and loading weights`,
     log,
   );
   const dir = options.checkpointDir;
@@ -398,26 +409,27 @@ async function benchFormat(
     format,
     maxSeq: PREFILL + DECODE,
     prefillChunk: options.prefillChunk,
+    prefillActivations: activations,
   });
   try {
     const loadMs = performance.now() - t0;
-    log(`${format}: loaded ${sized(engine.weightBytes)} in ${loadMs.toFixed(0)} ms`);
+    log(`${label}: loaded ${sized(engine.weightBytes)} in ${loadMs.toFixed(0)} ms`);
     const next = rng(7);
     const prompt = Array.from({ length: PREFILL }, () => next() % config.vocabSize);
-    log(`${format}: compiling the pipelines (a short generation)`);
+    log(`${label}: compiling the pipelines (a short generation)`);
     await drain(engine.generate(prompt.slice(0, 8), { maxTokens: 8 })); // compiles every pipeline
     await drain(engine.generate(prompt, { maxTokens: 2 }));
     const timestamps = gpu.device.features.has("timestamp-query");
     if (timestamps) await warmClocks(gpu);
     const prefillWall: number[] = [];
-    log(`${format}: prefill of ${PREFILL} tokens by wall clock, 3 runs`);
+    log(`${label}: prefill of ${PREFILL} tokens by wall clock, 3 runs`);
     for (let i = 0; i < 3; i++) {
       const start = performance.now();
       await drain(engine.generate(prompt, { maxTokens: 1 }));
       prefillWall.push(performance.now() - start);
     }
     const stats = { encodeMs: 0, decodeSteps: 0, decodeEncodeMs: 0 };
-    log(`${format}: ${DECODE} decode steps by wall clock`);
+    log(`${label}: ${DECODE} decode steps by wall clock`);
     const times: number[] = [];
     const generated = await drain(
       engine.generate(prompt, { maxTokens: DECODE + 1, stats }),
@@ -431,7 +443,7 @@ async function benchFormat(
     let prefillProfile: LlmBenchRow["profile"] = null;
     let decodeTrace: LlmBenchRow["decodeTrace"] = null;
     if (timestamps) {
-      log(`${format}: GPU time of the prefill and of decode steps, traces and per-kernel profiles`);
+      log(`${label}: GPU time of the prefill and of decode steps, traces and per-kernel profiles`);
       await warmClocks(gpu);
       const p: number[] = [];
       for (let i = 0; i < 3; i++) p.push((await engine.timePrefill(PREFILL))!);
@@ -456,7 +468,7 @@ async function benchFormat(
       prefillProfile = byKind([await engine.profile(Math.min(PREFILL, engine.chunkRows))]);
     }
     // Decode path against prefill path: argmax of one forward over the prompt and the generated tokens.
-    log(`${format}: decode path against prefill path`);
+    log(`${label}: decode path against prefill path`);
     const check = generated.slice(0, 33);
     engine.reset();
     const logits = await engine.forward([...prompt, ...check.slice(0, -1)]);
@@ -486,6 +498,7 @@ async function benchFormat(
     const otherBytes = engine.residentBytes - engine.weightBytes - kvCacheBytes;
     return {
       format,
+      prefillActivations: activations,
       weightBytes: engine.weightBytes,
       residentBytes: engine.residentBytes,
       memory: { kvCacheBytes, otherBytes, overWeightsAndCache: otherBytes / (engine.weightBytes + kvCacheBytes) },
@@ -527,6 +540,10 @@ const USAGE = `usage: deno task bench:llm [options]     (deno run -A models/llam
                         fallback adapter, such as a software one; 1b otherwise)
   --formats LIST        comma-separated weight formats (default q8,q4g128,f32)
   --prefill-chunk N     rows of a prefill chunk (default: the engine's)
+  --prefill-activations LIST
+                        what prefill's products multiply, f32 or int8 (the engine's
+                        prefillActivations; int8 for q8 and q4g128 only), a run per value
+                        (default f32)
   --no-host-memory      skip the host-memory figure (a second process loading a file of the weights)
   --out PATH            write the whole result as JSON (after each format)
   --help                this text
@@ -542,7 +559,7 @@ function fmt(v: number | null, digits = 0): string {
   return v === null ? "-" : v.toFixed(digits);
 }
 
-const VALUED = ["formats", "shape", "prefill-chunk", "out", "host-memory-child"];
+const VALUED = ["formats", "shape", "prefill-chunk", "prefill-activations", "out", "host-memory-child"];
 const SWITCHES = ["no-host-memory", "help"];
 
 async function main(args: string[]): Promise<void> {
@@ -562,6 +579,15 @@ async function main(args: string[]): Promise<void> {
   const formats = (flag("formats")?.split(",") ?? ["q8", "q4g128", "f32"]) as WeightFormat[];
   for (const f of formats) {
     if (!(WEIGHT_FORMATS as readonly string[]).includes(f)) throw new Error(`bench:llm: unknown format ${f}`);
+  }
+  const activationsList = (flag("prefill-activations")?.split(",") ?? ["f32"]) as PrefillActivations[];
+  for (const a of activationsList) {
+    if (a !== "f32" && a !== "int8") {
+      throw new Error(`bench:llm: --prefill-activations: unknown value ${a} (f32 or int8)`);
+    }
+  }
+  if (activationsList.every((a) => a === "int8") && formats.includes("f32")) {
+    throw new Error(`bench:llm: --prefill-activations int8 needs quantised weights: drop f32 from --formats`);
   }
   const child = flag("host-memory-child");
   if (child) return await hostMemoryChild(child, formats[0], flag("shape") ?? "1b");
@@ -603,13 +629,19 @@ async function main(args: string[]): Promise<void> {
     readProbeGBs: probe,
     rows,
   };
-  for (const format of formats) {
-    const dir = hostMemory ? await Deno.makeTempDir({ prefix: `bench-llm-${format}-` }) : null;
+  const runs = formats.flatMap((format) =>
+    // f32 weights have no int8 prefill (the engine refuses it): they run with f32 activations alone.
+    activationsList.filter((a) => format !== "f32" || a === "f32").map((a, i) => ({ format, a, first: i === 0 }))
+  );
+  for (const { format, a: prefillActivations, first } of runs) {
+    const label = prefillActivations === "int8" ? `${format} int8-prefill` : format;
+    const dir = hostMemory && first ? await Deno.makeTempDir({ prefix: `bench-llm-${format}-` }) : null;
     let row: LlmBenchRow;
     try {
-      row = await benchFormat(gpu, config, format, probe, log, { prefillChunk, checkpointDir: dir, shape });
+      const options = { prefillChunk, prefillActivations, checkpointDir: dir, shape };
+      row = await benchFormat(gpu, config, format, probe, log, options);
       if (dir !== null) {
-        log(`${format}: host memory of a process loading the weights from a file`);
+        log(`${label}: host memory of a process loading the weights from a file`);
         row.hostMemory = await measureHostMemory(dir, format, shape);
       }
     } finally {
@@ -621,12 +653,12 @@ async function main(args: string[]): Promise<void> {
     for (const [what, profile] of [["one decode step", row.profile], ["prefill of 512", row.prefillProfile]] as const) {
       if (!profile) continue;
       const total = profile.reduce((s, k) => s + k.ms, 0);
-      log(`${format}: ${what}, a pass per dispatch: ${total.toFixed(3)} ms of kernels`);
+      log(`${label}: ${what}, a pass per dispatch: ${total.toFixed(3)} ms of kernels`);
       for (const k of profile) log(`  ${k.kernel}: ${k.dispatches} x, ${k.ms.toFixed(4)} ms`);
     }
     const m = row.memory;
     log(
-      `${format}: resident ${(row.residentBytes / 1e6).toFixed(1)} MB = weights ${
+      `${label}: resident ${(row.residentBytes / 1e6).toFixed(1)} MB = weights ${
         (row.weightBytes / 1e6).toFixed(1)
       } + ` +
         `KV ${(m.kvCacheBytes / 1e6).toFixed(1)} + other ${(m.otherBytes / 1e6).toFixed(1)} MB ` +
@@ -635,7 +667,7 @@ async function main(args: string[]): Promise<void> {
     if (row.decodeTrace) {
       const t = row.decodeTrace;
       log(
-        `${format}: decode step trace: ${t.passMs.toFixed(3)} ms in its pass + ${
+        `${label}: decode step trace: ${t.passMs.toFixed(3)} ms in its pass + ${
           t.gapMs.toFixed(3)
         } ms between passes ` +
           `(GPU); wall ${t.wallMsPerToken.toFixed(3)} ms/token`,
@@ -650,7 +682,7 @@ async function main(args: string[]): Promise<void> {
     if (row.hostMemory) {
       const h = row.hostMemory;
       log(
-        `${format}: host memory loading a ${(h.fileBytes / 1e6).toFixed(1)} MB file: RSS ${
+        `${label}: host memory loading a ${(h.fileBytes / 1e6).toFixed(1)} MB file: RSS ${
           (h.rssBeforeBytes / 1e6).toFixed(1)
         }` +
           ` -> ${(h.rssAfterBytes / 1e6).toFixed(1)} MB (growth ${h.growthOverFile.toFixed(3)}x, whole ${
@@ -662,7 +694,7 @@ async function main(args: string[]): Promise<void> {
     }
     const d = row.decode;
     log(
-      `${format}: prefill ${fmt(row.prefill.wallTokPerS)} tok/s wall (GPU ${fmt(row.prefill.gpuTokPerS)}), ` +
+      `${label}: prefill ${fmt(row.prefill.wallTokPerS)} tok/s wall (GPU ${fmt(row.prefill.gpuTokPerS)}), ` +
         `decode ${fmt(d.wallTokPerS)} tok/s wall (GPU ${fmt(d.gpuMsPerToken, 3)} ms/token = ${
           fmt(d.gpuTokPerS)
         } tok/s, ` +
@@ -674,7 +706,14 @@ async function main(args: string[]): Promise<void> {
         `decode = prefill argmax ${d.decodeMatchesPrefill}`,
     );
   }
-  console.log(JSON.stringify(result.rows.map((r) => ({ format: r.format, prefill: r.prefill, decode: r.decode }))));
+  console.log(JSON.stringify(
+    result.rows.map((r) => ({
+      format: r.format,
+      prefillActivations: r.prefillActivations,
+      prefill: r.prefill,
+      decode: r.decode,
+    })),
+  ));
   gpu.destroy();
 }
 
