@@ -244,9 +244,51 @@ gpuTest("int8 prefill: the option changes the logits (tiny-tied, q8) by far more
 });
 
 gpuTest(
+  "int8 prefill: 4 more dispatches per prefill layer, each quantising a product's input once (gate/up's pieces share one)",
+  async (gpu) => {
+    // The engine's profile lists a call's dispatches; it needs timestamp queries (the software adapter has them).
+    assert(gpu.device.features.has("timestamp-query"), "this test lists dispatches through timestamp queries");
+    const { config, store, close } = await openFixture("tiny-gqa");
+    try {
+      const labels: string[][] = [];
+      for (const prefillActivations of ["f32", "int8"] as const) {
+        const engine = await LlamaEngine.load(gpu, store, config, { format: "q8", maxSeq: 40, prefillActivations });
+        try {
+          labels.push((await engine.profile(6))!.map((d) => d.kernel));
+        } finally {
+          engine.destroy();
+        }
+      }
+      const [f32, int8] = labels;
+      const layers = config.numHiddenLayers;
+      const quantize = int8.filter((k) => k.startsWith("quantize/"));
+      strictEqual(quantize.length, 4 * layers, int8.join("\n"));
+      strictEqual(int8.length, f32.length + 4 * layers);
+      // Gate/up's two pieces share one quantisation of xn.
+      strictEqual(quantize.filter((k) => k.endsWith("input of mlp.gate_up")).length, layers);
+      strictEqual(int8.filter((k) => k.startsWith("matmulQ8Dp4a/")).length, 5 * layers);
+      strictEqual(int8.filter((k) => k.startsWith("matmulQ8/")).length, 0);
+      strictEqual(f32.filter((k) => k.startsWith("matmulQ8/")).length, 5 * layers);
+    } finally {
+      close();
+    }
+  },
+);
+
+/** A store that counts the tensors read from it. */
+function counting(store: TensorStore): { store: TensorStore; reads: () => number } {
+  let reads = 0;
+  const wrapped = Object.create(store) as TensorStore;
+  wrapped.read = (name: string) => (reads++, store.read(name));
+  wrapped.readFloat32 = (name: string) => (reads++, store.readFloat32(name));
+  return { store: wrapped, reads: () => reads };
+}
+
+gpuTest(
   "int8 prefill: refused by name for f32 weights, an unknown value, or WGSL without dot4I8Packed",
   async (gpu) => {
-    const { config, store, close } = await openFixture("tiny-gqa");
+    const { config, store: opened, close } = await openFixture("tiny-gqa");
+    const { store, reads } = counting(opened);
     try {
       await assertThrowsMessage(
         () => LlamaEngine.load(gpu, store, config, { format: "f32", prefillActivations: "int8" }),
@@ -267,12 +309,13 @@ gpuTest(
           `LlamaEngine: prefillActivations "int8" needs WGSL's packed_4x8_integer_dot_product language feature`,
         );
         // f32 activations need no feature.
-        const engine = await LlamaEngine.load(gpu, store, config, { format: "q8", maxSeq: 16 });
+        const engine = await LlamaEngine.load(gpu, opened, config, { format: "q8", maxSeq: 16 });
         engine.destroy();
       } finally {
         delete (navigator.gpu as unknown as Record<string, unknown>).wgslLanguageFeatures;
       }
       assert(hasDp4a());
+      strictEqual(reads(), 0, "a refused load reads no tensor");
     } finally {
       close();
     }
