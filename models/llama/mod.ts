@@ -44,6 +44,7 @@ export {
   type GenerateStats,
   LlamaEngine,
   type LlamaEngineOptions,
+  type PrefillActivations,
   type SamplerSpec,
 } from "./engine.ts";
 export { checkResidentBudget, estimateResidentBytes, type EstimateSizes, type ResidentEstimate } from "./estimate.ts";
