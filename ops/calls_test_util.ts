@@ -6,7 +6,9 @@
  * @module
  */
 import type { ResidentDevice } from "../harness/device.ts";
+import { ok } from "node:assert/strict";
 import * as ops from "../mod.ts";
+import { OPS } from "./registry.ts";
 
 const f32 = (n: number) => new Float32Array(n);
 const i32 = (n: number) => new Int32Array(n);
@@ -679,3 +681,20 @@ export const CASES: readonly OpCase[] = [
     bad: [],
   },
 ];
+
+/** Every exported function of every registered op whose first parameter is the device. */
+export async function deviceEntryPoints(): Promise<{ op: string; name: string; fn: Loose }[]> {
+  const found: { op: string; name: string; fn: Loose }[] = [];
+  for (const { name: op } of OPS) {
+    const url = new URL(`./${op}/mod.ts`, import.meta.url);
+    const source = await Deno.readTextFile(url);
+    const module = await import(url.href) as Record<string, unknown>;
+    const pattern = /^export (?:async )?function (\w+)(?:<[^>]*>)?\(\s*gpu: ResidentDevice\b/gm;
+    for (const [, name] of source.matchAll(pattern)) {
+      const fn = module[name];
+      ok(typeof fn === "function", `${op}/mod.ts exports ${name}`);
+      found.push({ op, name, fn: fn as Loose });
+    }
+  }
+  return found;
+}
