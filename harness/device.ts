@@ -21,7 +21,7 @@
  */
 
 import { checkDispatch, type GuardedLimits, workgroupSizeOf } from "./limits.ts";
-import { type Resolution, resolve } from "./resolve.ts";
+import { checkOverride, overrideEntry, type Resolution, resolve } from "./resolve.ts";
 import { type AdapterDescription, type AdapterInfoLike, describeAdapter, detectTarget } from "./target.ts";
 import { type Dtype, type KernelSources, parseVariantName } from "./variants.ts";
 import { type BoundDispatch, encodeBound, Program } from "./program.ts";
@@ -419,7 +419,7 @@ export class ResidentDevice {
    */
   resolve(sources: KernelSources, entry: string, options?: { override?: string; dtype?: Dtype }): Resolution {
     const override = options?.override;
-    if (override !== undefined) this.#checkOverrideDtype(override);
+    if (override !== undefined) this.#checkOverrideDtype(checkOverride(override));
     const dtype = options?.dtype === "f16" && !this.f16Verified ? undefined : options?.dtype;
     return resolve(sources, { entry, target: this.adapter.target, dtype, override });
   }
@@ -465,7 +465,7 @@ export class ResidentDevice {
       throw new Error(`${op}: the chosen entry point "${chosen}" is not among ${entries.join(", ")}`);
     }
     if (options?.override === undefined) return this.resolve(sources, chosen, options);
-    const { entry } = parseVariantName(options.override);
+    const entry = overrideEntry(options.override)!;
     if (!entries.includes(entry)) {
       const names = entries.map((e) => `"${e}"`).join(" or ");
       throw new Error(`${op}: override "${options.override}" is not a variant of entry point ${names}`);

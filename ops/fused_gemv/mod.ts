@@ -81,7 +81,7 @@ import { foldWorkgroups, workgroupSizeOf } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import { type BindingSpec, type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { parseVariantName } from "../../harness/variants.ts";
+import { overrideEntry } from "../../harness/resolve.ts";
 import { checkOptions } from "../validate.ts";
 import { type FusedGemvVariant, KERNELS } from "./kernels.gen.ts";
 import {
@@ -176,7 +176,7 @@ export function fusedGemvPlan(
   const entries = FUSED_GEMV_LAYOUTS[format].map((e) => e.entry);
   let entry = fusedGemvLayout(format, shape.layoutRows ?? N);
   if (options?.override !== undefined) {
-    entry = parseVariantName(options.override).entry;
+    entry = overrideEntry(options.override)!;
     if (!entries.includes(entry)) {
       throw new Error(
         `fusedGemv: override "${options.override}" is not a layout of format ${format} (${entries.join(", ")})`,
