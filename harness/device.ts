@@ -74,12 +74,20 @@ export interface GpuTensor {
  * ```
  */
 export function tensorView(tensor: GpuTensor, first: number, length: number): GpuTensor {
+  if (
+    tensor === null || typeof tensor !== "object" || typeof tensor.buffer?.size !== "number" ||
+    !isTensorDtype(tensor.dtype) || !Number.isSafeInteger(tensor.length)
+  ) {
+    throw new Error(`tensorView: tensor must be a GpuTensor ({ buffer, dtype, length }), got ${given(tensor)}`);
+  }
   if (!Number.isSafeInteger(first) || first < 0 || !Number.isSafeInteger(length) || length < 0) {
     throw new Error(`tensorView: first and length must be non-negative integers, got ${first} and ${length}`);
   }
   if (first + length > tensor.length) {
     throw new Error(
-      `tensorView: elements [${first}, ${first + length}) are not within the tensor's ${tensor.length}`,
+      `tensorView: elements [${first}, ${
+        first + length
+      }) are not within the tensor's ${tensor.length} (first + length must be <= ${tensor.length})`,
     );
   }
   return { buffer: tensor.buffer, dtype: tensor.dtype, length, offset: (tensor.offset ?? 0) + 4 * first };
@@ -383,7 +391,7 @@ export class ResidentDevice {
    *   device's own limit
    */
   withLimits(lowered: Partial<GuardedLimits>): ResidentDevice {
-    if (typeof lowered !== "object" || lowered === null) {
+    if (typeof lowered !== "object" || lowered === null || Array.isArray(lowered) || ArrayBuffer.isView(lowered)) {
       throw new Error(`withLimits: lowered must be an object of limits, got ${given(lowered)}`);
     }
     for (const [key, value] of Object.entries(lowered) as [keyof GuardedLimits, number][]) {
@@ -517,7 +525,7 @@ export class ResidentDevice {
     const bytes = allocatedBytes(length);
     if (bytes > this.limits.maxBufferSize) {
       throw new Error(
-        `${label}: ${length} ${dtype} elements need maxBufferSize >= ${bytes}, but this device allows ${this.limits.maxBufferSize}`,
+        `${label}: length ${length} (${dtype}) needs maxBufferSize >= ${bytes}, but this device allows ${this.limits.maxBufferSize}`,
       );
     }
     const buffer = this.device.createBuffer({
