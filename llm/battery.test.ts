@@ -213,7 +213,7 @@ Deno.test("battery: tokenizer loaders — garbage, truncated and wrong-typed mod
       family: "loaders",
       label: `new ByteLevelBpeTokenizer(${what})`,
       expect: "refuse",
-      names: ["json", "tokenizer.json", "model", "vocab", "model.type", "model.vocab"],
+      names: ["json", "tokenizer.json", "model", "vocab", "decoder", "normalizer"],
       run: () => new ByteLevelBpeTokenizer(json as string),
     });
   }
