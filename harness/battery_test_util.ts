@@ -52,7 +52,7 @@ export interface Finding {
 
 /** Words that say what was expected. */
 const EXPECTED =
-  / must | must$|expected|expects| needs | exceed|refused| over | required|unknown |not a |out of range| only | allows | cannot |invalid|is not | no such | truncated|larger than|past the end|too (long|large|many)|is missing|lost|rejected|destroyed|is empty|is NaN/;
+  / must | must$|expected|expects| needs | exceed|refused| over | required|unknown |not a |out of range| only | allows | cannot |invalid|is not | no such | truncated|larger than|past the end|too (long|large|many)|is missing|lost|rejected|destroyed|is empty|is NaN|No such file/;
 
 /** Whether `message` names `name` as a word (so `D` is not found in `Dv` or `Float32Array`). */
 export function namesWord(message: string, name: string): boolean {
@@ -152,4 +152,19 @@ export class Tally {
     const { calls, ...outcomes } = this.total();
     return { calls, outcomes, families: this.counts };
   }
+}
+
+/**
+ * Writes a tally's summary under `key` into the JSON file at `path`, keeping the other keys there (the ops'
+ * and llm's batteries share one file), and its findings beside it when `findings` is given.
+ */
+export async function writeSummary(path: string, key: string, tally: Tally): Promise<void> {
+  let all: Record<string, unknown> = {};
+  try {
+    all = JSON.parse(await Deno.readTextFile(path));
+  } catch {
+    // a new file
+  }
+  all[key] = tally.summary();
+  await Deno.writeTextFile(path, JSON.stringify(all, null, 2) + "\n");
 }

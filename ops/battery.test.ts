@@ -28,7 +28,7 @@ import { checkDispatch, foldWorkgroups, LimitError, workgroupSizeOf } from "../h
 import { packParams } from "../harness/params.ts";
 import { rowLayout, streamWorkgroups } from "../harness/grid.ts";
 import { gpuTest } from "../harness/testing.ts";
-import { Tally, type Trial } from "../harness/battery_test_util.ts";
+import { Tally, type Trial, writeSummary } from "../harness/battery_test_util.ts";
 import { type AnyArgs, CASES, deviceEntryPoints, type Loose, type OpCase } from "./calls_test_util.ts";
 import { softmaxPlan } from "../mod.ts";
 
@@ -547,7 +547,7 @@ gpuTest("battery: harness — size helpers, params, views, alloc, upload, read a
 gpuTest("battery: the counts — no crash, hang, silent answer or refused valid call; few vague refusals", async () => {
   const total = TALLY.total();
   const path = Deno.env.get("BATTERY_SUMMARY");
-  if (path) await Deno.writeTextFile(path, JSON.stringify({ ops: TALLY.summary() }, null, 2) + "\n");
+  if (path) await writeSummary(path, "ops", TALLY);
   const findings = Deno.env.get("BATTERY_FINDINGS");
   if (findings) await Deno.writeTextFile(findings, TALLY.report(Infinity) + "\n");
   const bad = total.crash + total.hang + total.silent + total.refused;
