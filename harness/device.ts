@@ -20,7 +20,7 @@
  * @module
  */
 
-import { checkDispatch, type GuardedLimits, workgroupSizeOf } from "./limits.ts";
+import { checkDispatch, type GuardedLimits, LimitError, workgroupSizeOf } from "./limits.ts";
 import { checkOverride, overrideEntry, type Resolution, resolve } from "./resolve.ts";
 import { type AdapterDescription, type AdapterInfoLike, describeAdapter, detectTarget } from "./target.ts";
 import { type Dtype, type KernelSources, parseVariantName } from "./variants.ts";
@@ -510,8 +510,9 @@ export class ResidentDevice {
    * @param length number of elements
    * @param label a debugging label
    * @returns the tensor
-   * @throws Error when the device is lost, the dtype is not a {@link TensorDtype}, the length is not
-   *   a non-negative integer, or the size exceeds maxBufferSize
+   * @throws Error when the device is lost, the dtype is not a {@link TensorDtype} or the length is not
+   *   a non-negative integer
+   * @throws LimitError when the size exceeds maxBufferSize
    */
   alloc(dtype: TensorDtype, length: number, label?: string): GpuTensor {
     label ??= "tensor";
@@ -524,9 +525,7 @@ export class ResidentDevice {
     }
     const bytes = allocatedBytes(length);
     if (bytes > this.limits.maxBufferSize) {
-      throw new Error(
-        `${label}: length ${length} (${dtype}) needs maxBufferSize >= ${bytes}, but this device allows ${this.limits.maxBufferSize}`,
-      );
+      throw new LimitError(label, "maxBufferSize", bytes, this.limits.maxBufferSize, `length ${length} (${dtype})`);
     }
     const buffer = this.device.createBuffer({
       label,

@@ -1,6 +1,6 @@
 // Errors land on the call that caused them (concurrency), reads and tensors are checked against their
 // buffers, a lost device fails every later call at once, and the runtime without WebGPU says so.
-import { deepStrictEqual, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import {
   acquireDevice,
   DeviceLostError,
@@ -9,6 +9,7 @@ import {
   type ResidentDevice,
   tensorView,
 } from "./device.ts";
+import { LimitError } from "./limits.ts";
 import { assertThrowsMessage, DOUBLE_WGSL, doublePlan, gpuTest } from "./testing.ts";
 
 // The same kernel with a fixed-size output of 64 elements: WebGPU requires every buffer bound to
