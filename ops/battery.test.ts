@@ -422,6 +422,88 @@ gpuTest("battery: concurrency — every GPU call at once, bad calls among them; 
   out.buffer.destroy();
 });
 
+gpuTest(
+  "battery: limits — every GPU call on a device seen through tiny limits: a LimitError or the right answer",
+  async (
+    gpu,
+  ) => {
+    const views: [string, ResidentDevice][] = [
+      ["maxStorageBufferBindingSize 16", gpu.withLimits({ maxStorageBufferBindingSize: 16 })],
+      ["maxBufferSize 32", gpu.withLimits({ maxBufferSize: 32 })],
+      ["maxComputeWorkgroupsPerDimension 1", gpu.withLimits({ maxComputeWorkgroupsPerDimension: 1 })],
+      ["maxComputeInvocationsPerWorkgroup 1", gpu.withLimits({ maxComputeInvocationsPerWorkgroup: 1 })],
+      ["maxStorageBuffersPerShaderStage 2", gpu.withLimits({ maxStorageBuffersPerShaderStage: 2 })],
+    ];
+    const trials: Trial[] = [];
+    for (const c of CASES) {
+      const reference = await settle(() => c.reference(fresh(c.args)));
+      for (const [what, view] of views) {
+        trials.push({
+          family: "limits",
+          label: `${c.op}: gpu call under ${what}`,
+          expect: "either",
+          names: [],
+          clearAs: [LimitError],
+          run: () => c.gpu(view, fresh(c.args)),
+          check: (v) => "value" in reference ? differs(v, reference.value) : "its reference refuses it",
+        });
+      }
+    }
+    await TALLY.run(trials);
+  },
+);
+
+gpuTest("battery: arguments — odd but valid argument objects and arrays give the reference's answer", async (gpu) => {
+  const trials: Trial[] = [];
+  const shared = (a: Float32Array) => {
+    const Kind = a.constructor as Float32ArrayConstructor;
+    const out = new Kind(new SharedArrayBuffer(a.byteLength));
+    out.set(a);
+    return out;
+  };
+  for (const c of CASES) {
+    const reference = await settle(() => c.reference(fresh(c.args)));
+    const check = (v: unknown) => "value" in reference ? differs(v, reference.value) : "its reference refuses it";
+    const variants: [string, () => AnyArgs][] = [
+      ["a frozen arguments object", () => Object.freeze(fresh(c.args))],
+      ["an arguments object without a prototype", () => Object.assign(Object.create(null), fresh(c.args))],
+      ["an instance of a class", () => Object.assign(new (class Args {})(), fresh(c.args))],
+      ["every array over a SharedArrayBuffer", () =>
+        Object.fromEntries(
+          Object.entries(fresh(c.args)).map(([k, v]) => [k, ArrayBuffer.isView(v) ? shared(v as Float32Array) : v]),
+        )],
+    ];
+    for (const [what, args] of variants) {
+      for (
+        const [caller, run] of [["reference", () => c.reference(args())], ["gpu", () => c.gpu(gpu, args())]] as const
+      ) {
+        trials.push({ family: "arguments", label: `${c.op}: ${caller} with ${what}`, expect: "accept", run, check });
+      }
+    }
+  }
+  // Tensors of one device used on another: refused naming the call, never zeros.
+  const other = await acquireDevice();
+  const x = other.upload(new Float32Array(6), "x of another device");
+  const out = gpu.alloc("f32", 6, "out");
+  trials.push({
+    family: "arguments",
+    label: "submit on tensors of another device",
+    expect: "refuse",
+    names: ["softmax/kernel", "x of another device"],
+    run: () => gpu.submit([softmaxPlan(gpu, { rows: 2, cols: 3 }), [x, out]]),
+  });
+  trials.push({
+    family: "arguments",
+    label: "read of a tensor of another device",
+    expect: "refuse",
+    names: ["x of another device"],
+    run: () => gpu.read(x),
+  });
+  await TALLY.run(trials);
+  other.destroy();
+  out.buffer.destroy();
+});
+
 /** Bad sizes of a helper's numeric argument, with whether each must be refused. */
 const SIZES: [string, unknown, "refuse" | "either"][] = [
   ["0", 0, "either"],
