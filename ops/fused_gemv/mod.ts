@@ -82,9 +82,10 @@ import { packParams, type ParamField } from "../../harness/params.ts";
 import { type BindingSpec, type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { overrideEntry } from "../../harness/resolve.ts";
-import { checkOptions } from "../validate.ts";
+import { checkOptions, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 import { type FusedGemvVariant, KERNELS } from "./kernels.gen.ts";
 import {
+  FUSED_GEMV_FORMATS,
   type FusedGemvArgs,
   type FusedGemvFormat,
   fusedGemvRowWords,
@@ -126,6 +127,8 @@ export const FUSED_GEMV_LAYOUTS: Readonly<Record<FusedGemvFormat, readonly { min
  * ```
  */
 export function fusedGemvLayout(format: FusedGemvFormat, rows: number): string {
+  requireOneOf("fusedGemvLayout", "format", format, FUSED_GEMV_FORMATS);
+  requireInt("fusedGemvLayout", "rows", rows, 0, U32_MAX);
   return FUSED_GEMV_LAYOUTS[format].find((e) => rows >= e.minRows)!.entry;
 }
 
