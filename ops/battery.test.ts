@@ -30,7 +30,16 @@ import { rowLayout, streamWorkgroups } from "../harness/grid.ts";
 import { gpuTest } from "../harness/testing.ts";
 import { Tally, type Trial, writeSummary } from "../harness/battery_test_util.ts";
 import { type AnyArgs, CASES, deviceEntryPoints, type Loose, type OpCase } from "./calls_test_util.ts";
-import { softmaxPlan } from "../mod.ts";
+import { channelNormLayout, fusedGemvLayout, gatherBlockRows, packSampleOptions, softmaxPlan } from "../mod.ts";
+import { groupNormSplit } from "./group_norm/mod.ts";
+import { collapsePermutation } from "./permute/mod.ts";
+import {
+  KERNELS as FLASH_KERNELS,
+  layoutStrides,
+  rowsPerWorkgroup,
+  visiblePairs,
+  workgroupBytes,
+} from "./flash_attention/mod.ts";
 
 /** At most this many refusals may fail to name the argument and what was expected (the issue's bar). */
 const VAGUE_BUDGET = 20;
@@ -624,6 +633,62 @@ gpuTest("battery: harness — size helpers, params, views, alloc, upload, read a
   }
   await TALLY.run(trials);
   t.buffer.destroy();
+});
+
+gpuTest("battery: helpers — the plan-building helpers the ops export, with bad sizes and shapes", async (gpu) => {
+  const attention = { B: 1, H: 2, kvHeads: 1, L: 3, S: 4, D: 4, Dv: 4, causal: true, queryOffset: 1, layout: "BHLD" };
+  const helpers: [string, string[], unknown[], Loose][] = [
+    ["channelNormLayout", ["shape"], [{ N: 1, C: 4, L: 3 }], channelNormLayout],
+    ["groupNormSplit", ["shape"], [{ N: 1, C: 4, L: 3, groups: 2 }], groupNormSplit],
+    ["collapsePermutation", ["shape", "dims"], [[2, 3, 4], [2, 0, 1]], collapsePermutation],
+    ["fusedGemvLayout", ["format", "rows"], ["q8", 64], fusedGemvLayout],
+    ["gatherBlockRows", ["gpu", "cols"], [gpu, 8], gatherBlockRows],
+    ["visiblePairs", ["shape"], [attention], visiblePairs],
+    ["layoutStrides", ["shape"], [attention], layoutStrides],
+    ["workgroupBytes", ["source"], [FLASH_KERNELS.tiled], workgroupBytes],
+    ["rowsPerWorkgroup", ["source"], [FLASH_KERNELS.tiled], rowsPerWorkgroup],
+    ["packSampleOptions", ["options"], [{ temperature: 0.8, topK: 3, seed: 1 }], packSampleOptions],
+  ];
+  const trials: Trial[] = [];
+  for (const [name, params, valid, fn] of helpers) {
+    trials.push({ family: "helpers", label: `${name}(valid)`, expect: "accept", run: () => fn(...valid) });
+    for (const [i, arg] of valid.entries()) {
+      if (arg === gpu) continue;
+      const bent = (value: unknown) => valid.map((v, j) => (j === i ? value : v));
+      for (const [what, value] of [["undefined", undefined], ["null", null], ["42", 42], ['"x"', "x"]] as const) {
+        if (typeof arg === typeof value) continue;
+        trials.push({
+          family: "helpers",
+          label: `${name}(${params[i]} = ${what})`,
+          expect: "refuse",
+          names: [params[i]],
+          run: () => fn(...bent(value)),
+        });
+      }
+      const fields: [string, unknown, (v: unknown) => unknown][] = typeof arg === "number"
+        ? [[params[i], arg, (v) => v]]
+        : Array.isArray(arg)
+        ? arg.map((x, k) => [`${params[i]}[${k}]`, x, (v) => arg.map((y, m) => (m === k ? v : y))])
+        : arg !== null && typeof arg === "object"
+        ? Object.entries(arg).filter(([, x]) => typeof x === "number").map((
+          [key, x],
+        ) => [key, x, (v) => ({ ...arg, [key]: v })])
+        : [];
+      for (const [field, , put] of fields) {
+        for (const [what, value, expect] of SIZES) {
+          trials.push({
+            family: "helpers",
+            label: `${name}(${field} = ${what})`,
+            expect: what === "2.5" || what === "-1" || what === "null" ? "either" : expect,
+            names: [field, params[i]],
+            clearAs: [LimitError],
+            run: () => fn(...bent(put(value))),
+          });
+        }
+      }
+    }
+  }
+  await TALLY.run(trials);
 });
 
 gpuTest("battery: the counts — no crash, hang, silent answer or refused valid call; few vague refusals", async () => {
