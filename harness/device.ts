@@ -204,11 +204,22 @@ export function kernelSequence(
   steps: readonly { plan: KernelPlan; tensors: readonly number[] }[],
   cost: { bytes: number; flops: number },
 ): KernelSequence {
+  checkArray(bindings, `${op}: bindings`, "BindingSpecs");
+  checkArray(intermediates, `${op}: intermediates`, "BindingSpecs");
+  checkArray(steps, `${op}: steps`, "{ plan, tensors } dispatches");
   const all = [...bindings, ...intermediates];
-  for (const [s, { plan, tensors }] of steps.entries()) {
+  for (const [s, step] of steps.entries()) {
+    const plan = checkPlan(step?.plan, `${op}: step ${s}`);
     const where = `${op}: step ${s} (${plan.op}/${plan.kernel.variant})`;
+    const tensors = checkArray<number>(
+      step.tensors,
+      `${where}: tensors`,
+      "indices into [...bindings, ...intermediates]",
+    );
     if (tensors.length !== plan.bindings.length) {
-      throw new Error(`${where} has ${plan.bindings.length} bindings, given ${tensors.length} tensors`);
+      throw new Error(
+        `${where} has ${plan.bindings.length} bindings, so tensors must hold ${plan.bindings.length} indices, given ${tensors.length}`,
+      );
     }
     for (const [i, spec] of plan.bindings.entries()) {
       const t = all[tensors[i]];

@@ -54,8 +54,16 @@ export interface Resolution {
  * ```
  */
 export function resolve(sources: KernelSources, request: ResolveRequest): Resolution {
-  if (typeof sources !== "object" || sources === null) {
-    throw new Error(`resolve: sources must be an op's kernel sources (its KERNELS), got ${String(sources)}`);
+  if (typeof sources !== "object" || sources === null || Array.isArray(sources) || Object.keys(sources).length === 0) {
+    throw new Error(
+      `resolve: sources must be an op's kernel sources (its KERNELS), got ${
+        Array.isArray(sources)
+          ? "an array"
+          : typeof sources === "object" && sources !== null
+          ? "no kernels"
+          : String(sources)
+      }`,
+    );
   }
   if (typeof request !== "object" || request === null || typeof request.entry !== "string") {
     throw new Error(`resolve: request must name an entry point ({ entry, target?, dtype?, override? })`);
