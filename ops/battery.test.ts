@@ -23,7 +23,7 @@
  * - harness: the size helpers, `packParams`, `tensorView`, `alloc`, `upload`, `read`, `withLimits`.
  */
 import { ok } from "node:assert/strict";
-import { acquireDevice, DeviceLostError, type ResidentDevice, tensorView } from "../harness/device.ts";
+import { acquireDevice, DeviceLostError, kernelSequence, type ResidentDevice, tensorView } from "../harness/device.ts";
 import { checkDispatch, foldWorkgroups, LimitError, workgroupSizeOf } from "../harness/limits.ts";
 import { packParams } from "../harness/params.ts";
 import { rowLayout, streamWorkgroups } from "../harness/grid.ts";
@@ -512,6 +512,76 @@ gpuTest("battery: arguments — odd but valid argument objects and arrays give t
   other.destroy();
   out.buffer.destroy();
 });
+
+gpuTest(
+  "battery: device methods — run, submit, bind, program, submitSequence, resolve, kernelSequence with bad arguments",
+  async (
+    gpu,
+  ) => {
+    const plan = softmaxPlan(gpu, { rows: 2, cols: 3 });
+    const x = gpu.upload(new Float32Array(6), "x");
+    const out = gpu.alloc("f32", 6, "out");
+    const ints = gpu.alloc("i32", 6, "ints");
+    const short = gpu.alloc("f32", 2, "short");
+    const BAD: [string, unknown][] = [
+      ["undefined", undefined],
+      ["null", null],
+      ["42", 42],
+      ['"x"', "x"],
+      ["{}", {}],
+      ["[]", []],
+    ];
+    const trials: Trial[] = [];
+    const add = (label: string, run: () => unknown, names: string[] = []) =>
+      trials.push({ family: "methods", label, expect: "refuse", names, clearAs: [LimitError], run });
+    for (const [what, bad] of BAD) {
+      add(`run(plan = ${what})`, () => gpu.run(bad as never, [new Float32Array(6)]), ["plan"]);
+      add(`run(plan, inputs = ${what})`, () => gpu.run(plan, bad as never), ["inputs", "x"]);
+      add(`run(plan, [${what}])`, () => gpu.run(plan, [bad] as never), ["x"]);
+      add(`submit(${what})`, () => gpu.submit(bad as never), ["plan", "step", "tensors"]);
+      add(`submit([plan, ${what}])`, () => gpu.submit([plan, bad as never]), ["tensors"]);
+      add(`submit([plan, [x, ${what}]])`, () => gpu.submit([plan, [x, bad as never]]), ["binding 1 (out)", "out"]);
+      add(`bind(${what}, [x, out])`, () => gpu.bind(bad as never, [x, out]), ["plan"]);
+      add(`bind(plan, ${what})`, () => gpu.bind(plan, bad as never), ["tensors"]);
+      if (what !== "[]") add(`program("p", ${what})`, () => gpu.program("p", bad as never), ["steps", "step", "p"]);
+      add(`program("p", [${what}])`, () => gpu.program("p", [bad] as never), ["step", "p", "plan"]);
+      add(`submitSequence(${what}, [x, out])`, () => gpu.submitSequence(bad as never, [x, out]), ["sequence"]);
+      add(`resolve(${what}, "kernel")`, () => gpu.resolve(bad as never, "kernel"), ["sources"]);
+      if (what !== "[]") {
+        add(
+          `kernelSequence("op", ${what}, [], [], cost)`,
+          () => kernelSequence("op", bad as never, [], [], plan.cost),
+          [
+            "bindings",
+          ],
+        );
+      }
+      add(
+        `kernelSequence("op", bindings, [], [{ plan, tensors: ${what} }], cost)`,
+        () => kernelSequence("op", plan.bindings, [], [{ plan, tensors: bad as never }], plan.cost),
+        ["tensors", "step 0"],
+      );
+    }
+    add("run(plan, [Float32Array(5)])", () => gpu.run(plan, [new Float32Array(5)]), ["x"]);
+    add("run(plan, [Int32Array(6)])", () => gpu.run(plan, [new Int32Array(6)]), ["x"]);
+    add("run(plan, [])", () => gpu.run(plan, []), ["x", "inputs"]);
+    add("submit([plan, [x]])", () => gpu.submit([plan, [x]]), ["tensors", "bindings", "out"]);
+    add("submit([plan, [x, ints]])", () => gpu.submit([plan, [x, ints]]), ["out", "binding 1 (out)", "ints"]);
+    add("submit([plan, [x, short]])", () => gpu.submit([plan, [x, short]]), ["out", "binding 1 (out)", "short"]);
+    add("submit([plan, [x, x]]) (one buffer read and written)", () => gpu.submit([plan, [x, x]]), [
+      "x",
+      "softmax/kernel",
+    ]);
+    add('resolve({ kernel }, "nope")', () => gpu.resolve({ kernel: "" }, "nope"), ["nope"]);
+    add(
+      "kernelSequence with a tensor index past the end",
+      () => kernelSequence("op", plan.bindings, [], [{ plan, tensors: [0, 7] }], plan.cost),
+      ["binding 1 (out)", "step 0"],
+    );
+    await TALLY.run(trials);
+    for (const t of [x, out, ints, short]) t.buffer.destroy();
+  },
+);
 
 /** Bad sizes of a helper's numeric argument, with whether each must be refused. */
 const SIZES: [string, unknown, "refuse" | "either"][] = [
