@@ -13,16 +13,26 @@ import { Tally, type Trial, writeSummary } from "../harness/battery_test_util.ts
 import { qwenFiles, t5Tokenizer } from "./fixtures/tokenizer_files.ts";
 import { fileSource } from "./safetensors_file.ts";
 import {
+  browserStore,
   ByteLevelBpeTokenizer,
   bytesSource,
+  convertedFormat,
+  convertedMetadata,
   encodeSafetensors,
+  LineFormatConstraint,
   loadQwenTokenizer,
+  manifestKey,
   memoryStore,
+  parseManifest,
   qwenChatPrompt,
+  requireWeightFormat,
   SafetensorsError,
   SafetensorsFile,
   sampleNext,
+  scopedStore,
   SentencePieceTokenizer,
+  serializeManifest,
+  sha256Hex,
   type Tokenizer,
   urlSource,
   WeightCache,
@@ -463,6 +473,97 @@ Deno.test("battery: sampler — logits and options that are not what sampleNext 
           ? undefined
           : `returned ${String(id)}`,
     });
+  }
+  await TALLY.run(trials);
+});
+
+Deno.test("battery: weights, manifests, stores, constraints — bad formats, garbage and wrong types", async () => {
+  const trials: Trial[] = [];
+  const refuse = (label: string, run: () => unknown, names: string[], clearAs?: Trial["clearAs"]) =>
+    trials.push({ family: "more", label, expect: "refuse", names, clearAs, run });
+  for (const [what, format] of [['"q3"', "q3"], ['"Q8"', "Q8"], ['""', ""], ["undefined", undefined], ["42", 42]]) {
+    refuse(`requireWeightFormat(${what})`, () => requireWeightFormat("load", format), ["format"]);
+    refuse(`convertedMetadata(${what})`, () => convertedMetadata(format as never), ["format"]);
+  }
+  refuse('convertedFormat({ format: "q3", permutation })', () => convertedFormat({ format: "q3", permutation: "x" }), [
+    "format",
+  ]);
+  refuse("convertedFormat(undefined)", () => convertedFormat(undefined as never), ["metadata"]);
+  for (
+    const [what, text] of [
+      ["undefined", undefined],
+      ["42", 42],
+      ["not JSON", "{"],
+      ["[]", "[]"],
+      ["{}", "{}"],
+      ["a wrong format tag", '{"format":"other","files":[]}'],
+      ["files not an array", '{"format":"xpu-weight-manifest","version":1,"files":{}}'],
+      ["a file without sha256", '{"format":"xpu-weight-manifest","version":1,"files":[{"name":"a","bytes":1}]}'],
+      [
+        "a negative size",
+        '{"format":"xpu-weight-manifest","version":1,"files":[{"name":"a","bytes":-1,"sha256":"0"}]}',
+      ],
+    ] as const
+  ) {
+    refuse(`parseManifest(${what})`, () => parseManifest(text as never), ["manifest", "files", "format", "source"]);
+  }
+  refuse("serializeManifest(undefined)", () => serializeManifest(undefined as never), ["manifest"]);
+  refuse("sha256Hex(undefined)", () => sha256Hex(undefined as never), ["bytes"]);
+  refuse('sha256Hex("abc")', () => sha256Hex("abc" as never), ["bytes"]);
+  refuse("manifestKey(undefined)", () => manifestKey(undefined as never), ["manifestBytes", "bytes"]);
+  const store = memoryStore();
+  refuse('memoryStore().put("k", "text")', () => store.put("k", "text" as never), ["bytes"]);
+  refuse("memoryStore().put(undefined, bytes)", () => store.put(undefined as never, new Uint8Array(1)), ["key"]);
+  refuse('browserStore("nope")', () => browserStore("nope" as never), ["kind"]);
+  refuse('scopedStore(undefined, "model.")', () => scopedStore(undefined as never, "model."), ["store"]);
+  refuse(
+    "scopedStore(store, 42)",
+    () => scopedStore({ tensors: [], metadata: {}, info: () => undefined } as never, 42 as never),
+    ["prefix"],
+  );
+  const codec = {
+    vocabSize: 257, // the 256 bytes, and EOS (256)
+    encode: (text: string) => [...new TextEncoder().encode(text)],
+    tokenBytes: (id: number) => (id < 256 ? new Uint8Array([id]) : new Uint8Array(0)),
+  };
+  for (
+    const [what, spec] of [
+      ["undefined", undefined],
+      ["{}", {}],
+      ["segments 42", { segments: 42, eosTokenId: 256 }],
+      ["a segment of unknown kind", { segments: [{ kind: "regex", text: "a" }], eosTokenId: 256 }],
+      ["an enum without choices", { segments: [{ kind: "enum" }], eosTokenId: 256 }],
+      ["a freeText with maxLength -1", {
+        segments: [{ kind: "freeText", forbiddenChars: [], maxLength: -1 }],
+        eosTokenId: 3,
+      }],
+      ["eosTokenId 1.5", { segments: [{ kind: "literal", text: "a" }], eosTokenId: 1.5 }],
+    ] as const
+  ) {
+    refuse(`new LineFormatConstraint(codec, ${what})`, () => new LineFormatConstraint(codec, spec as never), [
+      "spec",
+      "segments",
+      "segment 0",
+      "segments[0]",
+      "kind",
+      "choices",
+      "maxLength",
+      "eosTokenId",
+    ]);
+  }
+  refuse(
+    "new LineFormatConstraint(undefined, spec)",
+    () => new LineFormatConstraint(undefined as never, { segments: [{ kind: "literal", text: "a" }], eosTokenId: 256 }),
+    ["codec"],
+  );
+  const constraint = new LineFormatConstraint(codec, { segments: [{ kind: "literal", text: "a" }], eosTokenId: 256 });
+  for (const [what, prefix] of [["undefined", undefined], ["[-1]", [-1]], ["[1.5]", [1.5]], ['"ab"', "ab"]] as const) {
+    refuse(`constraint.nextAllowed(${what})`, () => constraint.nextAllowed(prefix as never), [
+      "prefixTokens",
+      "token id",
+      "id",
+    ]);
+    refuse(`constraint.mask(${what})`, () => constraint.mask(prefix as never), ["prefixTokens", "token id", "id"]);
   }
   await TALLY.run(trials);
 });
