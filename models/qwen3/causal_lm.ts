@@ -19,7 +19,9 @@
  * @module
  */
 
-import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
+import { type GpuTensor, requireDevice, type ResidentDevice } from "../../harness/device.ts";
+import { checkKeys } from "../../ops/validate.ts";
+import { checkIds } from "../../llm/tokenizer/tokenizer.ts";
 import type { Program } from "../../harness/program.ts";
 import { gatherPlan } from "../../ops/gather/mod.ts";
 import { rmsnormPlan } from "../../ops/rmsnorm/mod.ts";
@@ -125,6 +127,8 @@ export class Qwen3ForCausalLM {
     config: Qwen3Config,
     options: Qwen3CausalLMOptions = {},
   ): Promise<Qwen3ForCausalLM> {
+    requireDevice("qwen3", gpu);
+    checkKeys("qwen3", "option", options, ["format", "onProgress"]);
     const checkpoint = openQwen3Checkpoint(store, config);
     if (!config.tieWordEmbeddings && checkpoint.lmHead === null) {
       throw new Error("qwen3: the head is not tied and a bare Qwen3Model checkpoint holds no lm_head.weight");
@@ -232,6 +236,8 @@ export class Qwen3ForCausalLM {
    */
   async *generate(ids: ArrayLike<number>, options: Qwen3GenerateOptions = {}): AsyncGenerator<number> {
     if (this.#destroyed) throw new Error("qwen3: used after destroy()");
+    checkIds("qwen3", ids);
+    checkKeys("qwen3", "option", options, ["maxTokens", "stopIds", "onLogits"]);
     const V = this.config.vocabSize;
     if (ids.length < 1) throw new Error("qwen3: the prompt must hold at least one token");
     for (let i = 0; i < ids.length; i++) {
@@ -305,6 +311,7 @@ export const QWEN3_STOP_TOKENS: readonly string[] = ["<|im_end|>", "<|endoftext|
  * ```
  */
 export function qwen3ChatPrompt(message: string): string {
+  if (typeof message !== "string") throw new Error(`qwen3ChatPrompt: message must be a string, got ${String(message)}`);
   return `<|im_start|>user\n${message}<|im_end|>\n<|im_start|>assistant\n`;
 }
 
