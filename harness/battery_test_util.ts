@@ -52,7 +52,7 @@ export interface Finding {
 
 /** Words that say what was expected. */
 const EXPECTED =
-  / must | must$|expected|expects| needs | exceed|refused| over | required|unknown |not a |out of range| only | allows | cannot |invalid|is not | no such | truncated|larger than|past the end|too (long|large|many)|is missing|lost|rejected|destroyed|is empty|is NaN|No such file|has no /;
+  / must | must$|expected|expects| needs | exceed|refused| over | required|unknown |not a |out of range| only | allows | cannot |invalid|is not | no such | truncated|larger than|past the end|too (long|large|many)|is missing|lost|rejected|destroyed|is empty|is NaN|No such file|has no |used after/;
 
 /** Whether `message` names `name` as a word (so `D` is not found in `Dv` or `Float32Array`). */
 export function namesWord(message: string, name: string): boolean {
