@@ -351,5 +351,14 @@ gpuTest("tensorView, withLimits and alloc name the argument they refuse", async 
     () => gpu.alloc("f32", 2 ** 40, "big"),
     "big: length 1099511627776 (f32) needs maxBufferSize",
   );
+  const narrow = gpu.withLimits({ maxBufferSize: 32 });
+  const error = (() => {
+    try {
+      narrow.alloc("f32", 16, "x");
+    } catch (e) {
+      return e;
+    }
+  })();
+  ok(error instanceof LimitError && error.limit === "maxBufferSize", String(error));
   t.buffer.destroy();
 });
