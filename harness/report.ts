@@ -307,7 +307,9 @@ export function parseReport(text: string, label?: string): BenchReport {
     throw new Error(`${label}: not valid JSON (${e instanceof Error ? e.message : String(e)})`);
   }
   if (typeof data !== "object" || data === null) throw new Error(`${label}: not a JSON object`);
-  if (typeof data.device !== "object" || data.device === null) throw new Error(`${label}: no "device" object`);
+  if (typeof data.device !== "object" || data.device === null) {
+    throw new Error(`${label}: not a bench result (no "device" object)`);
+  }
   for (const [field, type] of DEVICE_FIELDS) {
     if (typeName(data.device[field]) !== type) throw new Error(`${label}: device.${field} must be a ${type}`);
   }
