@@ -28,6 +28,7 @@ import { checkDispatch, foldWorkgroups, LimitError, workgroupSizeOf } from "../h
 import { packParams } from "../harness/params.ts";
 import { rowLayout, streamWorkgroups } from "../harness/grid.ts";
 import { gpuTest } from "../harness/testing.ts";
+import * as bench from "../harness/bench_api.ts";
 import { Tally, type Trial, writeSummary } from "../harness/battery_test_util.ts";
 import { type AnyArgs, CASES, deviceEntryPoints, type Loose, type OpCase } from "./calls_test_util.ts";
 import { channelNormLayout, fusedGemvLayout, gatherBlockRows, packSampleOptions, softmaxPlan } from "../mod.ts";
@@ -582,6 +583,70 @@ gpuTest(
     for (const t of [x, out, ints, short]) t.buffer.destroy();
   },
 );
+
+gpuTest("battery: bench API — the timing, probe and bench entry points with bad devices, arguments and options", async (
+  gpu,
+) => {
+  const plan = softmaxPlan(gpu, { rows: 2, cols: 4 });
+  const inputs = () => [new Float32Array(8)];
+  const gpuFirst: [string, (g: unknown) => unknown][] = [
+    ["warmClocks", (g) => bench.warmClocks(g as never, { ms: 1 })],
+    ["timePlan", (g) => bench.timePlan(g as never, plan, inputs, { samples: 5, warmup: 0 })],
+    ["timeEncoding", (g) => bench.timeEncoding(g as never, "x", () => {}, { samples: 5 })],
+    ["probeAdapter", (g) => bench.probeAdapter(g as never)],
+    ["runBench", (g) => bench.runBench(g as never, [], {} as never)],
+    ["measureRoofline", (g) => bench.measureRoofline(g as never, { size: "small" })],
+  ];
+  const trials: Trial[] = [];
+  const lost = await acquireDevice();
+  lost.destroy();
+  for (const [name, call] of gpuFirst) {
+    for (const [what, g] of [["undefined", undefined], ["{}", {}], ["42", 42], ["a destroyed device", lost]] as const) {
+      trials.push({
+        family: "bench",
+        label: `${name}(${what})`,
+        expect: "refuse",
+        names: ["gpu"],
+        clearAs: LOST,
+        run: () => call(g),
+      });
+    }
+  }
+  const refuse = (label: string, run: () => unknown, names: string[]) =>
+    trials.push({ family: "bench", label, expect: "refuse", names, run });
+  for (
+    const [what, options, names] of [
+      ["samples 0", { samples: 0 }, ["samples"]],
+      ["samples 2.5", { samples: 2.5 }, ["samples"]],
+      ['samples "5"', { samples: "5" }, ["samples"]],
+      ["samples NaN", { samples: NaN }, ["samples"]],
+      ["warmup -1", { warmup: -1 }, ["warmup"]],
+      ["a misspelt key", { sampels: 5 }, ["sampels"]],
+      ["options 42", 42, ["options"]],
+    ] as const
+  ) {
+    refuse(`timePlan(options = ${what})`, () => bench.timePlan(gpu, plan, inputs, options as never), [...names]);
+    refuse(`timeEncoding(options = ${what})`, () => bench.timeEncoding(gpu, "x", () => {}, options as never), [
+      ...names,
+    ]);
+  }
+  refuse("warmClocks(a misspelt key)", () => bench.warmClocks(gpu, { msec: 1 } as never), ["msec"]);
+  refuse("timePlan(plan = undefined)", () => bench.timePlan(gpu, undefined as never, inputs), ["plan"]);
+  refuse("timePlan(makeInputs = undefined)", () => bench.timePlan(gpu, plan, undefined as never), ["makeInputs"]);
+  refuse("timePlan(makeInputs giving 3 elements)", () => bench.timePlan(gpu, plan, () => [new Float32Array(3)]), ["x"]);
+  refuse("timeEncoding(encode = undefined)", () => bench.timeEncoding(gpu, "x", undefined as never), ["encode"]);
+  refuse("timeProgram(program = {})", () => bench.timeProgram(gpu, {} as never), ["program"]);
+  refuse("timeResident(plan, sets = undefined)", () => bench.timeResident(gpu, plan, undefined as never), ["sets"]);
+  refuse("parseReport(undefined)", () => bench.parseReport(undefined as never, "r.json"), ["text"]);
+  refuse('parseReport("{}")', () => bench.parseReport("{}", "r.json"), ["device", "r.json"]);
+  refuse("compareReports(undefined, undefined)", () => bench.compareReports(undefined as never, undefined as never), [
+    "baseline",
+  ]);
+  refuse("defineCase(undefined)", () => bench.defineCase(undefined as never), ["spec"]);
+  refuse('defaultConfigs("nope")', () => bench.defaultConfigs("nope" as never), ["size"]);
+  refuse("randomInput(-1, 1)", () => bench.randomInput(-1, 1), ["length"]);
+  await TALLY.run(trials);
+});
 
 /** Bad sizes of a helper's numeric argument, with whether each must be refused. */
 const SIZES: [string, unknown, "refuse" | "either"][] = [
