@@ -364,26 +364,33 @@ gpuTest(
       }
     }
     await TALLY.run(trials);
-    // In flight: every call started, then the caller's device destroyed in the same task.
-    const device = await adapter.requestDevice();
-    const gpu = await acquireDevice({ device });
-    const started = CASES.map((c) => ({ c, promise: settle(() => c.gpu(gpu, fresh(c.args))) }));
-    device.destroy();
-    for (const { c, promise } of started) {
-      const reference = await settle(() => c.reference(fresh(c.args)));
-      await TALLY.run([{
-        family: "lifecycle",
-        label: `${c.op}: gpu call in flight when its device is destroyed`,
-        expect: "either",
-        clearAs: LOST,
-        names: [],
-        run: async () => {
-          const r = await promise;
-          if ("error" in r) throw r.error;
-          return r.value;
-        },
-        check: (v) => "value" in reference ? differs(v, reference.value) : undefined,
-      }]);
+    // In flight: every call started, then the device destroyed in the same task, by its caller (a
+    // GPUDevice given to acquireDevice) and by this library (ResidentDevice.destroy()), and a third time
+    // after one macrotask, with some calls' work submitted.
+    for (const [who, delay] of [["its caller", 0], ["destroy()", 0], ["destroy() a macrotask later", 1]] as const) {
+      const device = await adapter.requestDevice();
+      const gpu = who === "its caller" ? await acquireDevice({ device }) : await acquireDevice({ adapter });
+      const started = CASES.map((c) => ({ c, promise: settle(() => c.gpu(gpu, fresh(c.args))) }));
+      if (delay) await new Promise((resolve) => setTimeout(resolve, 0));
+      if (who === "its caller") device.destroy();
+      else gpu.destroy();
+      if (who !== "its caller") device.destroy();
+      for (const { c, promise } of started) {
+        const reference = await settle(() => c.reference(fresh(c.args)));
+        await TALLY.run([{
+          family: "lifecycle",
+          label: `${c.op}: gpu call in flight when ${who} destroys its device`,
+          expect: "either",
+          clearAs: LOST,
+          names: [],
+          run: async () => {
+            const r = await promise;
+            if ("error" in r) throw r.error;
+            return r.value;
+          },
+          check: (v) => "value" in reference ? differs(v, reference.value) : undefined,
+        }]);
+      }
     }
   },
 );
