@@ -4,7 +4,9 @@
  * sorted by `harness/battery_test_util.ts` into clear / vague / crash / hang / silent / refused / ok.
  * The suite fails on any crash, hang, silent wrong answer or refused valid call, and on more vague
  * refusals than {@link VAGUE_BUDGET}; `BATTERY_SUMMARY=<file>` writes the counts (`ops/battery.json`
- * holds the last ones committed, with `llm/battery.test.ts`'s).
+ * holds the last ones committed, with those of `llm/battery.test.ts` and `models/battery.test.ts`, and the
+ * same battery's counts before the fixes it led to) and `BATTERY_FINDINGS=<file>` every call that was not
+ * clear or ok.
  *
  * - device: every entry point whose first parameter is the device, given no device, `null`, numbers,
  *   strings, `{}`, an array, a function, a bare `GPUDevice`, an un-awaited `acquireDevice()`, and devices
