@@ -1328,6 +1328,45 @@ const REQUESTED_LIMITS = [...GUARDED_LIMITS, "maxComputeWorkgroupStorageSize"] a
 
 const OPTIONAL_FEATURES: GPUFeatureName[] = ["shader-f16", "timestamp-query"];
 
+/** The keys {@link AcquireOptions} may carry. */
+const ACQUIRE_KEYS = ["device", "adapter", "powerPreference"];
+
+/**
+ * Refuses acquireDevice's options when they are not an object, carry an unknown key (a misspelt `devise`
+ * would otherwise create a device of its own), or hold a device, adapter or power preference that is not one.
+ */
+function checkAcquireOptions(options: AcquireOptions): void {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new Error(
+      `acquireDevice: options must be an object { device?, adapter?, powerPreference? }, got ${given(options)}`,
+    );
+  }
+  const unknown = Object.keys(options).filter((k) =>
+    !ACQUIRE_KEYS.includes(k) && (options as Record<string, unknown>)[k] !== undefined
+  );
+  if (unknown.length > 0) {
+    throw new Error(
+      `acquireDevice: unknown option ${unknown.map((k) => `"${k}"`).join(", ")} (expected ${ACQUIRE_KEYS.join(", ")})`,
+    );
+  }
+  const { device, adapter, powerPreference } = options;
+  if (
+    device !== undefined && (typeof device?.features?.has !== "function" || typeof device?.limits !== "object")
+  ) {
+    throw new Error(`acquireDevice: device must be a GPUDevice, got ${given(device)}`);
+  }
+  if (adapter !== undefined && (typeof adapter?.requestDevice !== "function" || typeof adapter?.limits !== "object")) {
+    throw new Error(
+      `acquireDevice: adapter must be a GPUAdapter (navigator.gpu.requestAdapter()), got ${given(adapter)}`,
+    );
+  }
+  if (powerPreference !== undefined && powerPreference !== "high-performance" && powerPreference !== "low-power") {
+    throw new Error(
+      `acquireDevice: powerPreference must be "high-performance" or "low-power", got ${given(powerPreference)}`,
+    );
+  }
+}
+
 /**
  * Acquires a device: the caller's, or a new one with the adapter's limits and the optional
  * features (shader-f16, timestamp-query) the adapter offers. When shader-f16 is granted, a
@@ -1350,6 +1389,7 @@ const OPTIONAL_FEATURES: GPUFeatureName[] = ["shader-f16", "timestamp-query"];
  */
 export async function acquireDevice(options?: AcquireOptions): Promise<ResidentDevice> {
   options ??= {};
+  checkAcquireOptions(options);
   if (options.device) {
     const device = options.device;
     // `adapterInfo` is recent: a caller's device from an older runtime may not have it.
