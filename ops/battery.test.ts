@@ -30,6 +30,8 @@ import { checkDispatch, foldWorkgroups, LimitError, workgroupSizeOf } from "../h
 import { packParams } from "../harness/params.ts";
 import { rowLayout, streamWorkgroups } from "../harness/grid.ts";
 import { gpuTest } from "../harness/testing.ts";
+import { describeAdapter, detectTarget } from "../harness/target.ts";
+import { entriesOf, parseVariantName, variantsOf } from "../harness/variants.ts";
 import * as bench from "../harness/bench_api.ts";
 import { Tally, type Trial, writeSummary } from "../harness/battery_test_util.ts";
 import { type AnyArgs, CASES, deviceEntryPoints, type Loose, type OpCase } from "./calls_test_util.ts";
@@ -773,6 +775,45 @@ gpuTest("battery: harness — size helpers, params, views, alloc, upload, read a
         : "refuse",
       names: ["lowered"],
       run: () => gpu.withLimits(value as never),
+    });
+  }
+  for (
+    const [what, options, names] of [
+      ["42", 42, ["options"]],
+      ['"x"', "x", ["options"]],
+      ["{ device: 42 }", { device: 42 }, ["device"]],
+      ["{ device: {} }", { device: {} }, ["device"]],
+      ["{ adapter: {} }", { adapter: {} }, ["adapter"]],
+      ['{ powerPreference: "x" }', { powerPreference: "x" }, ["powerPreference"]],
+      ["{ devise: 1 }", { devise: 1 }, ["devise"]],
+    ] as const
+  ) {
+    trials.push({
+      family: "harness",
+      label: `acquireDevice(${what})`,
+      expect: "refuse",
+      names: [...names],
+      run: () => acquireDevice(options as never),
+    });
+  }
+  for (const [what, value] of [["undefined", undefined], ["null", null], ["42", 42], ['"x"', "x"]] as const) {
+    const record = typeof value === "string" ? "either" : "refuse";
+    for (
+      const [name, run, names] of [
+        ["describeAdapter", () => describeAdapter(value as never), ["adapter"]],
+        ["detectTarget", () => detectTarget(value as never), ["info"]],
+        ["variantsOf", () => variantsOf(value as never, "kernel"), ["sources"]],
+        ["entriesOf", () => entriesOf(value as never), ["sources"]],
+      ] as const
+    ) {
+      trials.push({ family: "harness", label: `${name}(${what})`, expect: "refuse", names: [...names], run });
+    }
+    trials.push({
+      family: "harness",
+      label: `parseVariantName(${what})`,
+      expect: record,
+      names: ["fileName", "x"],
+      run: () => parseVariantName(value as never),
     });
   }
   await TALLY.run(trials);
