@@ -235,19 +235,29 @@ async function isDirectory(path: string): Promise<boolean> {
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({
-    args: Deno.args,
-    options: {
-      port: { type: "string", default: "8000" },
-      root: { type: "string", default: "." },
-      help: { type: "boolean", short: "h" },
-    },
-  });
+  let values: { port?: string; root?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: Deno.args,
+      options: {
+        port: { type: "string", default: "8000" },
+        root: { type: "string", default: "." },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (e) {
+    console.error(`serve: ${(e as Error).message} (--help lists the options)`);
+    Deno.exit(2);
+  }
   if (values.help) {
     console.log(USAGE);
     Deno.exit(0);
   }
   const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`serve: --port must be an integer in [0, 65535], got ${JSON.stringify(values.port)}`);
+    Deno.exit(2);
+  }
   const root = values.root ?? ".";
   Deno.serve({
     port,

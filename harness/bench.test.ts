@@ -49,3 +49,8 @@ Deno.test("deno task bench: --peer and --no-peer together are refused, before an
     "--peer and --no-peer contradict each other",
   );
 });
+
+Deno.test("bench: an unknown option or a missing value is refused with its message and where the options are", async () => {
+  await assertThrowsMessage(() => benchMain(["--bogus"], []), "Unknown option '--bogus' (--help lists the options)");
+  await assertThrowsMessage(() => benchMain(["--samples"], []), "argument missing (--help lists the options)");
+});

@@ -28,7 +28,7 @@
  * @module
  */
 
-import { parseArgs } from "node:util";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import { acquireDevice, type ResidentDevice } from "./device.ts";
 import type { BenchCase, SizeClass } from "./bench_case.ts";
 import { type BenchProgress, type BenchRun, type BenchRunOptions, NoBenchJobError, runBench } from "./bench_run.ts";
@@ -159,7 +159,7 @@ function probeLine(p: ProbeResult): string {
  *   negative fraction), or on a bad option
  */
 export async function benchMain(args: string[], cases: readonly BenchCase[]): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = cliArgs({
     args,
     options: {
       filter: { type: "string", multiple: true },
@@ -383,7 +383,7 @@ async function peerFigure(
  * @returns the exit code: 0 fine, 2 no timing possible or no figure
  */
 export async function rooflineMain(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = cliArgs({
     args,
     options: {
       sweep: { type: "boolean" },
@@ -474,6 +474,21 @@ export async function rooflineMain(args: string[]): Promise<number> {
   }
 }
 
+/** A command line the CLI cannot take: printed as its message alone, without a stack. */
+class UsageError extends Error {}
+
+/**
+ * `parseArgs` of node:util, its refusals (an unknown option, a missing value) as a {@link UsageError}
+ * that says where the options are listed, instead of node's TypeError printed with its stack.
+ */
+function cliArgs<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message} (--help lists the options)`);
+  }
+}
+
 /**
  * Runs a CLI entry point and exits with its code; an unexpected error is printed and exits 2,
  * never 1 (1 means a regression).
@@ -487,7 +502,7 @@ export async function exitWith(main: (args: string[]) => Promise<number>, args: 
   try {
     code = await main(args);
   } catch (e) {
-    console.error(e);
+    console.error(e instanceof UsageError ? e.message : e);
     code = 2;
   }
   Deno.exit(code);

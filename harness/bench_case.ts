@@ -103,6 +103,11 @@ export interface BenchCase {
  * ```
  */
 export function defineCase<S, V extends string = string>(spec: CaseSpec<S, V>): BenchCase {
+  if (spec === null || typeof spec !== "object" || typeof spec.op !== "string" || typeof spec.plan !== "function") {
+    throw new Error(
+      `defineCase: spec must be a CaseSpec ({ op, entry, shapes, label, plan, inputs, ... }), got ${String(spec)}`,
+    );
+  }
   // The bench names variants read from the same sources (or none), so the override is one of V.
   const erase = (shapes: readonly S[]): BenchShape[] =>
     shapes.map((s) => ({

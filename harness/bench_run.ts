@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { ResidentDevice } from "./device.ts";
+import { requireDevice, type ResidentDevice } from "./device.ts";
 import { LimitError } from "./limits.ts";
 import type { BenchCase, BenchShape, SizeClass } from "./bench_case.ts";
 import {
@@ -347,6 +347,7 @@ export async function runBench(
   cases: readonly BenchCase[],
   options: BenchRunOptions,
 ): Promise<BenchRun> {
+  requireDevice("runBench", gpu);
   if (!supportsTimestamps(gpu)) {
     throw new TimestampUnavailableError(`${gpu.adapter.description} does not offer timestamp-query`);
   }

@@ -58,7 +58,7 @@ gpuTest(
     const cost = { bytes: 0, flops: 0 };
     throwsMessage(
       () => kernelSequence("double", [x, out], [], step([0]), cost),
-      "double: step 0 (double/kernel) has 2 bindings, given 1 tensors",
+      "double: step 0 (double/kernel) has 2 bindings, so tensors must hold 2 indices, given 1",
     );
     throwsMessage(
       () => kernelSequence("double", [x], [], step([0, 1]), cost),

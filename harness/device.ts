@@ -20,8 +20,8 @@
  * @module
  */
 
-import { checkDispatch, type GuardedLimits, workgroupSizeOf } from "./limits.ts";
-import { type Resolution, resolve } from "./resolve.ts";
+import { checkDispatch, type GuardedLimits, LimitError, workgroupSizeOf } from "./limits.ts";
+import { checkOverride, overrideEntry, type Resolution, resolve } from "./resolve.ts";
 import { type AdapterDescription, type AdapterInfoLike, describeAdapter, detectTarget } from "./target.ts";
 import { type Dtype, type KernelSources, parseVariantName } from "./variants.ts";
 import { type BoundDispatch, encodeBound, Program } from "./program.ts";
@@ -74,12 +74,20 @@ export interface GpuTensor {
  * ```
  */
 export function tensorView(tensor: GpuTensor, first: number, length: number): GpuTensor {
+  if (
+    tensor === null || typeof tensor !== "object" || typeof tensor.buffer?.size !== "number" ||
+    !isTensorDtype(tensor.dtype) || !Number.isSafeInteger(tensor.length)
+  ) {
+    throw new Error(`tensorView: tensor must be a GpuTensor ({ buffer, dtype, length }), got ${given(tensor)}`);
+  }
   if (!Number.isSafeInteger(first) || first < 0 || !Number.isSafeInteger(length) || length < 0) {
     throw new Error(`tensorView: first and length must be non-negative integers, got ${first} and ${length}`);
   }
   if (first + length > tensor.length) {
     throw new Error(
-      `tensorView: elements [${first}, ${first + length}) are not within the tensor's ${tensor.length}`,
+      `tensorView: elements [${first}, ${
+        first + length
+      }) are not within the tensor's ${tensor.length} (first + length must be <= ${tensor.length})`,
     );
   }
   return { buffer: tensor.buffer, dtype: tensor.dtype, length, offset: (tensor.offset ?? 0) + 4 * first };
@@ -196,11 +204,22 @@ export function kernelSequence(
   steps: readonly { plan: KernelPlan; tensors: readonly number[] }[],
   cost: { bytes: number; flops: number },
 ): KernelSequence {
+  checkArray(bindings, `${op}: bindings`, "BindingSpecs");
+  checkArray(intermediates, `${op}: intermediates`, "BindingSpecs");
+  checkArray(steps, `${op}: steps`, "{ plan, tensors } dispatches");
   const all = [...bindings, ...intermediates];
-  for (const [s, { plan, tensors }] of steps.entries()) {
+  for (const [s, step] of steps.entries()) {
+    const plan = checkPlan(step?.plan, `${op}: step ${s}`);
     const where = `${op}: step ${s} (${plan.op}/${plan.kernel.variant})`;
+    const tensors = checkArray<number>(
+      step.tensors,
+      `${where}: tensors`,
+      "indices into [...bindings, ...intermediates]",
+    );
     if (tensors.length !== plan.bindings.length) {
-      throw new Error(`${where} has ${plan.bindings.length} bindings, given ${tensors.length} tensors`);
+      throw new Error(
+        `${where} has ${plan.bindings.length} bindings, so tensors must hold ${plan.bindings.length} indices, given ${tensors.length}`,
+      );
     }
     for (const [i, spec] of plan.bindings.entries()) {
       const t = all[tensors[i]];
@@ -429,7 +448,7 @@ export class ResidentDevice {
    *   device's own limit
    */
   withLimits(lowered: Partial<GuardedLimits>): ResidentDevice {
-    if (typeof lowered !== "object" || lowered === null) {
+    if (typeof lowered !== "object" || lowered === null || Array.isArray(lowered) || ArrayBuffer.isView(lowered)) {
       throw new Error(`withLimits: lowered must be an object of limits, got ${given(lowered)}`);
     }
     for (const [key, value] of Object.entries(lowered) as [keyof GuardedLimits, number][]) {
@@ -465,7 +484,7 @@ export class ResidentDevice {
    */
   resolve(sources: KernelSources, entry: string, options?: { override?: string; dtype?: Dtype }): Resolution {
     const override = options?.override;
-    if (override !== undefined) this.#checkOverrideDtype(override);
+    if (override !== undefined) this.#checkOverrideDtype(checkOverride(override));
     const dtype = options?.dtype === "f16" && !this.f16Verified ? undefined : options?.dtype;
     return resolve(sources, { entry, target: this.adapter.target, dtype, override });
   }
@@ -511,7 +530,7 @@ export class ResidentDevice {
       throw new Error(`${op}: the chosen entry point "${chosen}" is not among ${entries.join(", ")}`);
     }
     if (options?.override === undefined) return this.resolve(sources, chosen, options);
-    const { entry } = parseVariantName(options.override);
+    const entry = overrideEntry(options.override)!;
     if (!entries.includes(entry)) {
       const names = entries.map((e) => `"${e}"`).join(" or ");
       throw new Error(`${op}: override "${options.override}" is not a variant of entry point ${names}`);
@@ -548,8 +567,9 @@ export class ResidentDevice {
    * @param length number of elements
    * @param label a debugging label
    * @returns the tensor
-   * @throws Error when the device is lost, the dtype is not a {@link TensorDtype}, the length is not
-   *   a non-negative integer, or the size exceeds maxBufferSize
+   * @throws Error when the device is lost, the dtype is not a {@link TensorDtype} or the length is not
+   *   a non-negative integer
+   * @throws LimitError when the size exceeds maxBufferSize
    */
   alloc(dtype: TensorDtype, length: number, label?: string): GpuTensor {
     label ??= "tensor";
@@ -562,9 +582,7 @@ export class ResidentDevice {
     }
     const bytes = allocatedBytes(length);
     if (bytes > this.limits.maxBufferSize) {
-      throw new Error(
-        `${label}: ${length} ${dtype} elements need maxBufferSize >= ${bytes}, but this device allows ${this.limits.maxBufferSize}`,
-      );
+      throw new LimitError(label, "maxBufferSize", bytes, this.limits.maxBufferSize, `length ${length} (${dtype})`);
     }
     const buffer = this.device.createBuffer({
       label,
@@ -1413,6 +1431,45 @@ const REQUESTED_LIMITS = [...GUARDED_LIMITS, "maxComputeWorkgroupStorageSize"] a
 
 const OPTIONAL_FEATURES: GPUFeatureName[] = ["shader-f16", "timestamp-query"];
 
+/** The keys {@link AcquireOptions} may carry. */
+const ACQUIRE_KEYS = ["device", "adapter", "powerPreference"];
+
+/**
+ * Refuses acquireDevice's options when they are not an object, carry an unknown key (a misspelt `devise`
+ * would otherwise create a device of its own), or hold a device, adapter or power preference that is not one.
+ */
+function checkAcquireOptions(options: AcquireOptions): void {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new Error(
+      `acquireDevice: options must be an object { device?, adapter?, powerPreference? }, got ${given(options)}`,
+    );
+  }
+  const unknown = Object.keys(options).filter((k) =>
+    !ACQUIRE_KEYS.includes(k) && (options as Record<string, unknown>)[k] !== undefined
+  );
+  if (unknown.length > 0) {
+    throw new Error(
+      `acquireDevice: unknown option ${unknown.map((k) => `"${k}"`).join(", ")} (expected ${ACQUIRE_KEYS.join(", ")})`,
+    );
+  }
+  const { device, adapter, powerPreference } = options;
+  if (
+    device !== undefined && (typeof device?.features?.has !== "function" || typeof device?.limits !== "object")
+  ) {
+    throw new Error(`acquireDevice: device must be a GPUDevice, got ${given(device)}`);
+  }
+  if (adapter !== undefined && (typeof adapter?.requestDevice !== "function" || typeof adapter?.limits !== "object")) {
+    throw new Error(
+      `acquireDevice: adapter must be a GPUAdapter (navigator.gpu.requestAdapter()), got ${given(adapter)}`,
+    );
+  }
+  if (powerPreference !== undefined && powerPreference !== "high-performance" && powerPreference !== "low-power") {
+    throw new Error(
+      `acquireDevice: powerPreference must be "high-performance" or "low-power", got ${given(powerPreference)}`,
+    );
+  }
+}
+
 /**
  * Acquires a device: the caller's, or a new one with the adapter's limits and the optional
  * features (shader-f16, timestamp-query) the adapter offers. When shader-f16 is granted, a
@@ -1435,6 +1492,7 @@ const OPTIONAL_FEATURES: GPUFeatureName[] = ["shader-f16", "timestamp-query"];
  */
 export async function acquireDevice(options?: AcquireOptions): Promise<ResidentDevice> {
   options ??= {};
+  checkAcquireOptions(options);
   if (options.device) {
     const device = options.device;
     // `adapterInfo` is recent: a caller's device from an older runtime may not have it.

@@ -1,7 +1,15 @@
 // Errors land on the call that caused them (concurrency), reads and tensors are checked against their
 // buffers, a lost device fails every later call at once, and the runtime without WebGPU says so.
-import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { acquireDevice, DeviceLostError, type GpuTensor, requireDevice, type ResidentDevice } from "./device.ts";
+import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
+import {
+  acquireDevice,
+  DeviceLostError,
+  type GpuTensor,
+  requireDevice,
+  type ResidentDevice,
+  tensorView,
+} from "./device.ts";
+import { LimitError } from "./limits.ts";
 import { assertThrowsMessage, DOUBLE_WGSL, doublePlan, gpuTest } from "./testing.ts";
 
 // The same kernel with a fixed-size output of 64 elements: WebGPU requires every buffer bound to
@@ -328,3 +336,29 @@ gpuTest(
     t.buffer.destroy();
   },
 );
+
+gpuTest("tensorView, withLimits and alloc name the argument they refuse", async (gpu) => {
+  const t = gpu.alloc("f32", 8, "t");
+  for (const tensor of [undefined, null, {}, 42]) {
+    await assertThrowsMessage(() => tensorView(tensor as never, 0, 1), "tensorView: tensor must be a GpuTensor");
+  }
+  await assertThrowsMessage(
+    () => tensorView(t, 6, 4),
+    "tensorView: elements [6, 10) are not within the tensor's 8 (first + length must be <= 8)",
+  );
+  await assertThrowsMessage(() => gpu.withLimits([1] as never), "withLimits: lowered must be an object of limits");
+  await assertThrowsMessage(
+    () => gpu.alloc("f32", 2 ** 40, "big"),
+    "big: length 1099511627776 (f32) needs maxBufferSize",
+  );
+  const narrow = gpu.withLimits({ maxBufferSize: 32 });
+  const error = (() => {
+    try {
+      narrow.alloc("f32", 16, "x");
+    } catch (e) {
+      return e;
+    }
+  })();
+  ok(error instanceof LimitError && error.limit === "maxBufferSize", String(error));
+  t.buffer.destroy();
+});

@@ -130,3 +130,11 @@ Deno.test("checkDispatch and foldWorkgroups refuse NaN, fractional and negative 
     );
   }
 });
+
+Deno.test("the size helpers refuse what is not their argument, naming it", async () => {
+  await assertThrowsMessage(() => workgroupSizeOf(undefined as never, "op/k"), "op/k: source must be WGSL text");
+  await assertThrowsMessage(
+    () => checkDispatch(limits, { where: "op/k", workgroups: null as never, workgroupSize: [1, 1, 1], storage: [] }),
+    "op/k: workgroups and @workgroup_size must each have three dimensions",
+  );
+});

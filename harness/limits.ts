@@ -112,8 +112,13 @@ export interface DispatchShape {
  * ```
  */
 export function checkDispatch(limits: GuardedLimits, shape: DispatchShape): void {
-  const { where, workgroups, workgroupSize, storage } = shape;
-  if (workgroups.length !== 3 || workgroupSize.length !== 3) {
+  const { where, workgroups, workgroupSize, storage } = shape ?? {};
+  if (!Array.isArray(storage)) {
+    throw new Error(`${where ?? "checkDispatch"}: storage must be an array of { name, bytes }, got ${String(storage)}`);
+  }
+  if (
+    !Array.isArray(workgroups) || !Array.isArray(workgroupSize) || workgroups.length !== 3 || workgroupSize.length !== 3
+  ) {
     throw new Error(`${where}: workgroups and @workgroup_size must each have three dimensions`);
   }
   for (const [i, n] of workgroupSize.entries()) requireSize(where, `@workgroup_size ${"xyz"[i]}`, n, 1);
@@ -192,8 +197,13 @@ export function checkDispatch(limits: GuardedLimits, shape: DispatchShape): void
  * ```
  */
 export function workgroupSizeOf(source: string, where: string): [number, number, number] {
+  if (typeof source !== "string") {
+    throw new Error(`${where}: source must be WGSL text (a string), got ${source === null ? "null" : typeof source}`);
+  }
   const m = /@workgroup_size\(\s*(\d+)u?\s*(?:,\s*(\d+)u?\s*)?(?:,\s*(\d+)u?\s*)?\)/.exec(source);
-  if (!m) throw new Error(`${where}: no @workgroup_size(<integer literals>) in the kernel source`);
+  if (!m) {
+    throw new Error(`${where}: no @workgroup_size(<integer literals>) in the kernel source (source must be WGSL text)`);
+  }
   return [Number(m[1]), Number(m[2] ?? 1), Number(m[3] ?? 1)];
 }
 

@@ -71,3 +71,9 @@ Deno.test("packParams names the arguments a derived field is made of, not the ke
   // Not an integer at all: still the field (a derived value can be fractional only by an op's bug).
   await assertThrowsMessage(() => packParams(derived, { n: 1.5, shift: 0 }, "snake"), 'snake: param "n" must be a u32');
 });
+
+Deno.test("packParams refuses a layout or values that are not what it packs, naming them", async () => {
+  await assertThrowsMessage(() => packParams(undefined as never, {}, "demo"), "demo: layout must be an array of");
+  await assertThrowsMessage(() => packParams([undefined] as never, {}, "demo"), "demo: layout must be an array of");
+  await assertThrowsMessage(() => packParams([{ name: "n", type: "u32" }], null as never, "demo"), "demo: values must");
+});

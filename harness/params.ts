@@ -46,6 +46,12 @@ export function packParams(
   values: Readonly<Record<string, number>>,
   op: string,
 ): ArrayBuffer {
+  if (!Array.isArray(layout) || layout.some((f) => typeof f?.name !== "string")) {
+    throw new Error(`${op}: layout must be an array of { name, type } params, got ${shownLayout(layout)}`);
+  }
+  if (values === null || typeof values !== "object") {
+    throw new Error(`${op}: values must be an object of the params' values, got ${String(values)}`);
+  }
   const bytes = new ArrayBuffer(Math.max(16, Math.ceil((layout.length * 4) / 16) * 16));
   const view = new DataView(bytes);
   for (const [i, field] of layout.entries()) {
@@ -75,4 +81,10 @@ export function packParams(
     else view.setInt32(i * 4, v, true);
   }
   return bytes;
+}
+
+/** A layout given to {@link packParams}, as its message shows it. */
+function shownLayout(layout: unknown): string {
+  if (layout === null || typeof layout !== "object") return String(layout);
+  return Array.isArray(layout) ? "an array with an element that is no param" : layout.constructor.name;
 }

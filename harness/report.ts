@@ -296,6 +296,9 @@ export function vsPeer(ms: number, peer: PeerFigure | null | undefined): number 
  */
 export function parseReport(text: string, label?: string): BenchReport {
   label ??= "result";
+  if (typeof text !== "string") {
+    throw new Error(`${label}: text must be a bench result's JSON text, got ${String(text)}`);
+  }
   if (text.trim() === "") throw new Error(`${label}: the file is empty, not a bench result`);
   let data: BenchReport;
   try {
@@ -304,7 +307,9 @@ export function parseReport(text: string, label?: string): BenchReport {
     throw new Error(`${label}: not valid JSON (${e instanceof Error ? e.message : String(e)})`);
   }
   if (typeof data !== "object" || data === null) throw new Error(`${label}: not a JSON object`);
-  if (typeof data.device !== "object" || data.device === null) throw new Error(`${label}: no "device" object`);
+  if (typeof data.device !== "object" || data.device === null) {
+    throw new Error(`${label}: not a bench result (no "device" object)`);
+  }
   for (const [field, type] of DEVICE_FIELDS) {
     if (typeName(data.device[field]) !== type) throw new Error(`${label}: device.${field} must be a ${type}`);
   }
@@ -459,6 +464,20 @@ export function compareReports(
   options?: CompareOptions,
 ): Comparison {
   options ??= {};
+  for (const [name, report] of [["baseline", baseline], ["current", current]] as const) {
+    if (!Array.isArray((report as Partial<BenchReport> | null)?.results)) {
+      throw new Error(
+        `compareReports: ${name} must be a bench result ({ results: [...] }, parseReport's), got ${String(report)}`,
+      );
+    }
+  }
+  for (const [name, report] of [["baseline", baseline], ["current", current]] as const) {
+    if (!Array.isArray((report as Partial<BenchReport> | null)?.results)) {
+      throw new Error(
+        `compareReports: ${name} must be a bench result ({ results: [...] }, parseReport's), got ${String(report)}`,
+      );
+    }
+  }
   const absolute = options.absolute ?? REGRESSION_RULE.absolute;
   const factor = options.spreadFactor ?? REGRESSION_RULE.spreadFactor;
   const now = new Map(current.results.map((r) => [rowKey(r), r]));

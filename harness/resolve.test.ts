@@ -1,5 +1,5 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { resolve } from "./resolve.ts";
+import { overrideEntry, resolve } from "./resolve.ts";
 import { assertThrowsMessage } from "./testing.ts";
 
 const all = {
@@ -58,4 +58,20 @@ Deno.test("an override wins, and naming a missing variant throws instead of fall
     'override "inverse" is not a variant of entry point "kernel"',
   );
   await assertThrowsMessage(() => resolve(all, { entry: "missing" }), 'entry point "missing" has no portable kernel');
+});
+
+Deno.test("an override that is not a non-empty string, or no variant name at all, is refused naming override", async () => {
+  for (const [override, given] of [[42, "42"], [{}, "{}"], ["", '""'], [null, "null"]] as const) {
+    await assertThrowsMessage(
+      () => resolve(all, { entry: "kernel", override: override as unknown as string }),
+      `override must be a variant name (a non-empty string such as "kernel"), got ${given}`,
+    );
+  }
+  await assertThrowsMessage(
+    () => resolve(all, { entry: "kernel", override: "Kernel!" }),
+    'override "Kernel!" is not a variant of entry point "kernel"; available: kernel',
+  );
+  strictEqual(overrideEntry(undefined), undefined);
+  strictEqual(overrideEntry("kernel.nvidia.f16"), "kernel");
+  strictEqual(overrideEntry("Kernel!"), "Kernel!");
 });

@@ -54,8 +54,16 @@ export interface Resolution {
  * ```
  */
 export function resolve(sources: KernelSources, request: ResolveRequest): Resolution {
-  if (typeof sources !== "object" || sources === null) {
-    throw new Error(`resolve: sources must be an op's kernel sources (its KERNELS), got ${String(sources)}`);
+  if (typeof sources !== "object" || sources === null || Array.isArray(sources) || Object.keys(sources).length === 0) {
+    throw new Error(
+      `resolve: sources must be an op's kernel sources (its KERNELS), got ${
+        Array.isArray(sources)
+          ? "an array"
+          : typeof sources === "object" && sources !== null
+          ? "no kernels"
+          : String(sources)
+      }`,
+    );
   }
   if (typeof request !== "object" || request === null || typeof request.entry !== "string") {
     throw new Error(`resolve: request must name an entry point ({ entry, target?, dtype?, override? })`);
@@ -63,8 +71,8 @@ export function resolve(sources: KernelSources, request: ResolveRequest): Resolu
   const { entry, target, dtype, override } = request;
   const available = variantsOf(sources, entry);
   if (override !== undefined) {
-    const name = override.endsWith(".wgsl") ? override.slice(0, -5) : override;
-    if (parseVariantName(name).entry !== entry || !(name in sources)) {
+    const name = checkOverride(override).endsWith(".wgsl") ? override.slice(0, -5) : override;
+    if (overrideEntry(name) !== entry || !(name in sources)) {
       throw new Error(
         `override "${override}" is not a variant of entry point "${entry}"; available: ${available.join(", ")}`,
       );
@@ -84,4 +92,44 @@ export function resolve(sources: KernelSources, request: ResolveRequest): Resolu
     if (name in sources) return { variant: name, source: sources[name], rung, tried };
   }
   throw new Error(`unreachable: "${entry}" has a portable kernel`);
+}
+
+/**
+ * Requires an override to be a variant name: a non-empty string (a number or an object there would
+ * otherwise fail inside the name's parsing as a TypeError).
+ *
+ * @param override the value given as `override`
+ * @returns the override
+ * @throws Error naming `override` and what it must be
+ */
+export function checkOverride(override: unknown): string {
+  if (typeof override !== "string" || override === "") {
+    const given = typeof override === "string"
+      ? '""'
+      : typeof override === "object"
+      ? JSON.stringify(override)
+      : String(override);
+    throw new Error(`override must be a variant name (a non-empty string such as "kernel"), got ${given}`);
+  }
+  return override;
+}
+
+/**
+ * The entry point an override names: `undefined` for no override, the override itself when it is no
+ * variant name at all (so that the caller's check against its entry points refuses it, naming them).
+ * For the plans that choose among entry points by the override (attention, gqa, group_norm, stft,
+ * fused_gemv, matmul's tiles).
+ *
+ * @param override the value given as `override`
+ * @returns its entry point, or undefined without an override
+ * @throws Error naming `override` when it is not a non-empty string ({@link checkOverride})
+ */
+export function overrideEntry(override: unknown): string | undefined {
+  if (override === undefined) return undefined;
+  const name = checkOverride(override);
+  try {
+    return parseVariantName(name).entry;
+  } catch {
+    return name;
+  }
 }

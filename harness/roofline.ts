@@ -29,7 +29,7 @@
  * @module
  */
 
-import type { GpuTensor, KernelPlan, ResidentDevice } from "./device.ts";
+import { type GpuTensor, type KernelPlan, requireDevice, type ResidentDevice } from "./device.ts";
 import { foldWorkgroups } from "./limits.ts";
 import { packParams } from "./params.ts";
 import {
@@ -126,6 +126,21 @@ export interface Roofline {
 /** How large the probes are: full (a real GPU) or small (a fallback adapter, or a quick run). */
 export type ProbeSize = "full" | "small";
 
+/** Requires a probe size: "full" or "small" (anything else would silently take the full probes). */
+function requireProbeSize(where: string, size: unknown): void {
+  if (size !== "full" && size !== "small") {
+    throw new Error(
+      `${where}: size must be "full" or "small", got ${typeof size === "string" ? JSON.stringify(size) : String(size)}`,
+    );
+  }
+}
+
+/** The timing options among a probe's (which add the probe size, bytes and a result callback). */
+function timingOptions(options: TimingOptions): TimingOptions {
+  const { samples, warmup, cacheBytes, maxSets, maxRotationBytes, clockWarmupMs } = options ?? {};
+  return { samples, warmup, cacheBytes, maxSets, maxRotationBytes, clockWarmupMs };
+}
+
 /** Options of the probes. */
 export interface ProbeOptions extends TimingOptions {
   /** Full or small sizes. Default: small on a fallback adapter, full otherwise. */
@@ -164,6 +179,7 @@ const F32_MAX_BELOW = 3.0e38; // a threshold no probe's sum reaches: the store n
  * ```
  */
 export function probeAdapter(gpu: ResidentDevice): ProbeAdapter {
+  requireDevice("probeAdapter", gpu);
   const info = gpu.device.adapterInfo as GPUAdapterInfo & { driver?: unknown };
   return {
     description: gpu.adapter.description,
@@ -279,6 +295,7 @@ async function fillPattern(gpu: ResidentDevice, tensor: GpuTensor): Promise<void
  * ```
  */
 export async function checkBandwidthKernel(gpu: ResidentDevice, c: BandwidthConfig, source?: string): Promise<void> {
+  requireDevice("checkBandwidthKernel", gpu);
   const span = c.workgroupSize * c.perThread;
   const n = 3 * span + 5;
   const threads = 4 * c.workgroupSize;
@@ -344,6 +361,7 @@ export async function probeBandwidth(
   c: BandwidthConfig,
   options?: ProbeOptions,
 ): Promise<ProbeResult> {
+  requireDevice("probeBandwidth", gpu);
   options ??= {};
   await checkBandwidthKernel(gpu, c);
   const limit = Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
@@ -353,7 +371,7 @@ export async function probeBandwidth(
   const tensors = p.bindings.map((b) => gpu.alloc(b.dtype, b.length, b.name));
   try {
     if (c.kind !== "write") await fillPattern(gpu, tensors[0]);
-    const t = await timeResident(gpu, p, [tensors], options);
+    const t = await timeResident(gpu, p, [tensors], timingOptions(options));
     return {
       probe: "bandwidth",
       kernel: p.kernel.variant,
@@ -428,6 +446,7 @@ function fmaPlan(
  * ```
  */
 export async function checkFmaKernel(gpu: ResidentDevice, c: FmaConfig, source?: string): Promise<void> {
+  requireDevice("checkFmaKernel", gpu);
   const threads = 2 * c.workgroupSize, iters = 2, steps = iters * c.unroll;
   for (const [a, b] of [[1, 1], [-1, 3]]) {
     const p = fmaPlan(gpu, c, threads, iters, threads, { a, b, threshold: -F32_MAX_BELOW, tscale: 1, step: 1 }, source);
@@ -493,6 +512,7 @@ const DP4A_STEP = 0x01030507;
  * ```
  */
 export async function checkDp4aKernel(gpu: ResidentDevice, c: Dp4aConfig, source?: string): Promise<void> {
+  requireDevice("checkDp4aKernel", gpu);
   const threads = 2 * c.workgroupSize, iters = 2, steps = iters * c.unroll;
   const p = dp4aPlan(gpu, c, threads, iters, threads, true, source);
   const expected = new Int32Array(threads);
@@ -521,7 +541,7 @@ async function timeCalibrated(
     const p = build(iters);
     const out = gpu.alloc(p.bindings[0].dtype, p.bindings[0].length, "out");
     try {
-      const t = await timeResident(gpu, p, [[out]], { ...options, samples: 5, warmup: 1 });
+      const t = await timeResident(gpu, p, [[out]], { ...timingOptions(options), samples: 5, warmup: 1 });
       if (t.ms >= target / 2) break;
       iters = Math.min(2 ** 20, Math.ceil(iters * Math.min(64, target / Math.max(t.ms, 1e-4))));
     } finally {
@@ -531,7 +551,7 @@ async function timeCalibrated(
   const p = build(iters);
   const out = gpu.alloc(p.bindings[0].dtype, p.bindings[0].length, "out");
   try {
-    const t = await timeResident(gpu, p, [[out]], options);
+    const t = await timeResident(gpu, p, [[out]], timingOptions(options));
     return { plan: p, ms: t.ms, msMin: t.msMin, msMax: t.msMax, samples: t.samples };
   } finally {
     out.buffer.destroy();
@@ -569,6 +589,7 @@ function defaultThreads(gpu: ResidentDevice, options: ProbeOptions): number {
  * ```
  */
 export async function probeFma(gpu: ResidentDevice, c: FmaConfig, options?: ProbeOptions): Promise<ProbeResult> {
+  requireDevice("probeFma", gpu);
   options ??= {};
   if (c.dtype === "f16" && !gpu.f16Verified) {
     throw new Error(`${fmaName(c)}: f16 is not verified on this device (shader-f16 missing or its check failed)`);
@@ -608,6 +629,7 @@ export async function probeFma(gpu: ResidentDevice, c: FmaConfig, options?: Prob
  * ```
  */
 export async function probeDp4a(gpu: ResidentDevice, c: Dp4aConfig, options?: ProbeOptions): Promise<ProbeResult> {
+  requireDevice("probeDp4a", gpu);
   options ??= {};
   if (!hasDp4a()) throw new Error(`${dp4aName(c)}: WGSL packed_4x8_integer_dot_product is not available`);
   await checkDp4aKernel(gpu, c);
@@ -686,6 +708,7 @@ const KINDS: BandwidthKind[] = ["copy", "read", "write"];
  * ```
  */
 export function defaultConfigs(size: ProbeSize): ProbeConfigs {
+  requireProbeSize("defaultConfigs", size);
   const wg = 256;
   if (size === "small") {
     return {
@@ -718,6 +741,7 @@ export function defaultConfigs(size: ProbeSize): ProbeConfigs {
  * ```
  */
 export function sweepConfigs(size: ProbeSize): ProbeConfigs {
+  requireProbeSize("sweepConfigs", size);
   if (size === "small") {
     return {
       bandwidth: KINDS.flatMap((kind) => [1, 4].map((perThread) => ({ kind, perThread, workgroupSize: 256 }))),
@@ -798,6 +822,7 @@ export async function measureRoofline(
   options?: ProbeOptions,
   configs?: ProbeConfigs,
 ): Promise<Roofline> {
+  requireDevice("measureRoofline", gpu);
   const opts = options ?? {};
   const chosen = configs ?? defaultConfigs(sizeOf(gpu, opts));
   const probes: ProbeResult[] = [];

@@ -75,6 +75,11 @@ const VENDOR_TARGETS: Record<string, Target | undefined> = {
  * ```
  */
 export function detectTarget(info: AdapterInfoLike): { target: Target | undefined; reason: string } {
+  if (info === null || typeof info !== "object" || typeof info.vendor !== "string") {
+    throw new Error(
+      `detectTarget: info must be an adapter's info ({ vendor, architecture, description }), got ${String(info)}`,
+    );
+  }
   if (info.isFallbackAdapter) {
     return { target: undefined, reason: "fallback (software) adapter: portable kernels" };
   }
@@ -110,6 +115,11 @@ export function detectTarget(info: AdapterInfoLike): { target: Target | undefine
  * ```
  */
 export function describeAdapter(adapter: GPUAdapter): AdapterDescription {
+  if (adapter === null || typeof adapter !== "object" || typeof adapter.features?.has !== "function") {
+    throw new Error(
+      `describeAdapter: adapter must be a GPUAdapter (navigator.gpu.requestAdapter()), got ${String(adapter)}`,
+    );
+  }
   // `adapter.info` is recent: an adapter from an older runtime may not have it.
   const info: AdapterInfoLike = adapter.info ??
     { vendor: "", architecture: "", description: "unknown (the adapter has no info)" };

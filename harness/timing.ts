@@ -38,7 +38,15 @@
  * @module
  */
 
-import type { BindingSpec, GpuTensor, HostArray, KernelPlan, KernelSequence, ResidentDevice } from "./device.ts";
+import {
+  type BindingSpec,
+  type GpuTensor,
+  type HostArray,
+  type KernelPlan,
+  type KernelSequence,
+  requireDevice,
+  type ResidentDevice,
+} from "./device.ts";
 import type { Program } from "./program.ts";
 import { packParams } from "./params.ts";
 import { FMA_PARAMS, type FmaConfig, fmaSource } from "./roofline.wgsl.ts";
@@ -171,7 +179,9 @@ export interface ClockWarmupOptions {
  * ```
  */
 export async function warmClocks(gpu: ResidentDevice, options?: ClockWarmupOptions): Promise<number> {
+  requireDevice("warmClocks", gpu);
   options ??= {};
+  checkOptionKeys("warmClocks", options, ["ms"]);
   const ms = options.ms ?? CLOCK_WARMUP_MS;
   if (!Number.isFinite(ms) || ms < 0) throw new Error(`warmClocks: ms must be a finite number >= 0, got ${ms}`);
   if (ms === 0) return 0;
@@ -211,6 +221,7 @@ export async function warmClocks(gpu: ResidentDevice, options?: ClockWarmupOptio
  * @returns true when compute passes can write timestamps
  */
 export function supportsTimestamps(gpu: ResidentDevice): boolean {
+  requireDevice("supportsTimestamps", gpu);
   return gpu.device.features.has("timestamp-query");
 }
 
@@ -324,16 +335,59 @@ export function rotationSets(bytes: number, passes: number, options?: TimingOpti
   return Math.max(2, Math.min(wanted, options.maxSets ?? 64, byMemory, passes));
 }
 
-function validated(options: TimingOptions): { samples: number; warmup: number } {
+/** The keys {@link TimingOptions} may carry (a probe's options add `size` and `bandwidthBytes`). */
+const TIMING_KEYS = ["samples", "warmup", "cacheBytes", "maxSets", "maxRotationBytes", "clockWarmupMs"];
+
+/** A value as a timing message shows it: a string quoted, so that "5" does not read as 5. */
+function given(value: unknown): string {
+  return typeof value === "string" ? JSON.stringify(value) : String(value);
+}
+
+/**
+ * Refuses options that are not an object or carry a key none of `allowed` (a misspelt `sampels` would
+ * otherwise time with the default).
+ */
+function checkOptionKeys(where: string, options: unknown, allowed: readonly string[]): void {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new Error(`${where}: options must be an object, got ${given(options)}`);
+  }
+  const unknown = Object.keys(options).filter((k) =>
+    !allowed.includes(k) && (options as Record<string, unknown>)[k] !== undefined
+  );
+  if (unknown.length > 0) {
+    throw new Error(
+      `${where}: unknown option ${unknown.map((k) => `"${k}"`).join(", ")} (expected ${allowed.join(", ")})`,
+    );
+  }
+}
+
+function validated(
+  options: TimingOptions,
+  allowed: readonly string[] = TIMING_KEYS,
+): { samples: number; warmup: number } {
+  checkOptionKeys("timing", options, allowed);
   const samples = options.samples ?? 10;
   const warmup = options.warmup ?? 3;
   if (!Number.isInteger(samples) || samples < 5 || samples > MAX_SAMPLES) {
-    throw new Error(`timing: samples must be an integer in [5, ${MAX_SAMPLES}], got ${samples}`);
+    throw new Error(`timing: samples must be an integer in [5, ${MAX_SAMPLES}], got ${given(samples)}`);
   }
   if (!Number.isInteger(warmup) || warmup < 0) {
-    throw new Error(`timing: warmup must be a non-negative integer, got ${warmup}`);
+    throw new Error(`timing: warmup must be a non-negative integer, got ${given(warmup)}`);
   }
   return { samples, warmup };
+}
+
+/** Requires a plan or a kernel sequence (what {@link timePlan} and {@link timeResident} time). */
+function checkTimed(where: string, plan: unknown): void {
+  const p = plan as Partial<KernelPlan> | null;
+  if (p === null || typeof p !== "object" || typeof p.op !== "string" || !Array.isArray(p.bindings)) {
+    throw new Error(`${where}: plan must be a KernelPlan or KernelSequence (an op's plan), got ${given(plan)}`);
+  }
+}
+
+/** Requires a function argument. */
+function checkFunction(where: string, name: string, value: unknown): void {
+  if (typeof value !== "function") throw new Error(`${where}: ${name} must be a function, got ${given(value)}`);
 }
 
 /**
@@ -373,7 +427,10 @@ export async function timeResident(
   sets: readonly (readonly GpuTensor[])[],
   options?: TimingOptions,
 ): Promise<Timing> {
+  requireDevice("timeResident", gpu);
   options ??= {};
+  checkTimed("timeResident", plan);
+  if (!Array.isArray(sets)) throw new Error(`${plan.op}: sets must be an array of tensor lists, got ${given(sets)}`);
   if (sets.length === 0) throw new Error(`${plan.op}: timing needs at least one tensor set`);
   const { samples, warmup } = validated(options);
   const encode = (encoder: GPUCommandEncoder, set: readonly GpuTensor[], writes?: GPUComputePassTimestampWrites) =>
@@ -432,6 +489,10 @@ export async function timeResident(
  * ```
  */
 export async function timeProgram(gpu: ResidentDevice, program: Program, options: TimingOptions = {}): Promise<Timing> {
+  requireDevice("timeProgram", gpu);
+  if (typeof (program as Partial<Program> | null)?.run !== "function") {
+    throw new Error(`timeProgram: program must be a Program (gpu.program()), got ${given(program)}`);
+  }
   const { samples, warmup } = validated(options);
   const passes = await timePasses(gpu, `program "${program.name}"`, samples, warmup, options, {
     async warm() {
@@ -484,7 +545,10 @@ export async function timeEncoding(
   encode: (encoder: GPUCommandEncoder) => void,
   options?: TimingOptions,
 ): Promise<Timing> {
+  requireDevice("timeEncoding", gpu);
   options ??= {};
+  if (typeof what !== "string") throw new Error(`timeEncoding: what must be a string, got ${given(what)}`);
+  checkFunction("timeEncoding", "encode", encode);
   const { samples, warmup } = validated(options);
   const passes = await timePasses(gpu, what, samples, warmup, options, {
     async warm() {
@@ -637,7 +701,10 @@ export async function timePlan(
   makeInputs: (set: number) => readonly HostArray[],
   options?: TimingOptions,
 ): Promise<Timing> {
+  requireDevice("timePlan", gpu);
   options ??= {};
+  checkTimed("timePlan", plan);
+  checkFunction("timePlan", "makeInputs", makeInputs);
   if (!supportsTimestamps(gpu)) throw new TimestampUnavailableError("the device has no timestamp-query feature");
   const { samples, warmup } = validated(options);
   const count = rotationSets(workingSetBytes(plan), Math.max(1, warmup) + samples, options);

@@ -59,6 +59,9 @@ function isDtype(s: string): s is Dtype {
  * ```
  */
 export function parseVariantName(fileName: string): VariantName {
+  if (typeof fileName !== "string") {
+    throw new Error(`parseVariantName: fileName must be a variant's name (a string), got ${String(fileName)}`);
+  }
   const name = fileName.endsWith(".wgsl") ? fileName.slice(0, -".wgsl".length) : fileName;
   const [entry, ...suffixes] = name.split(".");
   if (!ENTRY.test(entry)) {
@@ -106,6 +109,7 @@ export type KernelSources = Readonly<Record<string, string>>;
  * ```
  */
 export function variantsOf<V extends string>(sources: Readonly<Record<V, string>>, entry: string): V[] {
+  requireSources("variantsOf", sources);
   if (!(entry in sources)) {
     throw new Error(
       `entry point "${entry}" has no portable kernel (${entry}.wgsl); entries: ` +
@@ -130,5 +134,13 @@ export function variantsOf<V extends string>(sources: Readonly<Record<V, string>
  * ```
  */
 export function entriesOf(sources: KernelSources): string[] {
+  requireSources("entriesOf", sources);
   return [...new Set(Object.keys(sources).map((n) => parseVariantName(n).entry))].sort();
+}
+
+/** Requires an op's kernel sources: an object of WGSL strings by variant name (its `KERNELS`). */
+function requireSources(where: string, sources: unknown): void {
+  if (sources === null || typeof sources !== "object" || Array.isArray(sources)) {
+    throw new Error(`${where}: sources must be an op's kernel sources (its KERNELS), got ${String(sources)}`);
+  }
 }

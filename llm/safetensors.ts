@@ -115,6 +115,44 @@ export interface ByteSource {
   read(offset: number, length: number): Promise<Uint8Array>;
 }
 
+/**
+ * The range check every {@link ByteSource} here makes before it reads: whole bytes within the source.
+ * A negative offset would count from the end in `subarray`, NaN would read nothing, and a length past
+ * the end would read fewer bytes than asked; each is refused naming the source, the offset and the length.
+ * A source of one's own can call it too.
+ *
+ * @param name the source's name, for the message
+ * @param offset the first byte asked for
+ * @param length the bytes asked for
+ * @param size the source's size in bytes
+ * @throws SafetensorsError `SourceError` naming the source, the offset and the length
+ *
+ * @example
+ * ```ts
+ * import { checkSourceRange } from "@xpu/ops/llm";
+ * checkSourceRange("m.safetensors", 8, 16, 1024); // passes
+ * try {
+ *   checkSourceRange("m.safetensors", -1, 16, 1024);
+ * } catch (e) {
+ *   (e as Error).message; // "safetensors m.safetensors: SourceError: read(offset, length) must be ..."
+ * }
+ * ```
+ */
+export function checkSourceRange(name: string, offset: number, length: number, size: number): void {
+  if (
+    !Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0 ||
+    offset + length > size
+  ) {
+    throw new SafetensorsError(
+      "SourceError",
+      name,
+      `read(offset, length) must be a range of whole bytes within its ${size}, got offset ${String(offset)}, length ${
+        String(length)
+      }`,
+    );
+  }
+}
+
 /** One tensor's entry in the header; `begin`/`end` are relative to the data section. */
 export interface TensorInfo {
   /** Its name. */
@@ -441,6 +479,13 @@ export class SafetensorsFile implements TensorStore {
    * ```
    */
   static async open(source: ByteSource): Promise<SafetensorsFile> {
+    const s = source as Partial<ByteSource> | null | undefined;
+    if (typeof s !== "object" || s === null || typeof s.size !== "number" || typeof s.read !== "function") {
+      const given = s === null || s === undefined ? String(s) : typeof s === "object" ? s.constructor?.name : typeof s;
+      throw new Error(
+        `SafetensorsFile.open: source must be a ByteSource ({ name, size, read }: bytesSource, blobSource or urlSource), got ${given}`,
+      );
+    }
     const first8 = source.size >= 8 ? await source.read(0, 8) : new Uint8Array(0);
     const n = readHeaderLength(first8, source.size, source.name);
     const headerBytes = await source.read(8, n);

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { type ByteSource, SafetensorsError, type TensorStore } from "./safetensors.ts";
+import { type ByteSource, checkSourceRange, SafetensorsError, type TensorStore } from "./safetensors.ts";
 import { openCheckpoint } from "./safetensors_sharded.ts";
 
 /**
@@ -38,6 +38,7 @@ export async function fileSource(path: string): Promise<ByteSource & { close(): 
     new SafetensorsError("SourceError", path, "the file was closed (its source's close()); open it again to read it");
   const readAt = async (offset: number, length: number) => {
     if (closed) throw closedError();
+    checkSourceRange(path, offset, length, size);
     const out = new Uint8Array(length);
     try {
       await file.seek(offset, Deno.SeekMode.Start);

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { type ByteSource, SafetensorsError } from "./safetensors.ts";
+import { type ByteSource, checkSourceRange, SafetensorsError } from "./safetensors.ts";
 
 /**
  * A source over bytes already in memory.
@@ -25,12 +25,24 @@ import { type ByteSource, SafetensorsError } from "./safetensors.ts";
  * ```
  */
 export function bytesSource(bytes: Uint8Array, name?: string): ByteSource {
-  name ??= "<bytes>";
+  if (!(bytes instanceof Uint8Array)) {
+    throw new Error(`bytesSource: bytes must be a Uint8Array, got ${kindOf(bytes)}`);
+  }
+  const source = name ?? "<bytes>";
   return {
-    name,
+    name: source,
     size: bytes.byteLength,
-    read: (offset, length) => Promise.resolve(bytes.subarray(offset, offset + length)),
+    read: (offset, length) => {
+      checkSourceRange(source, offset, length, bytes.byteLength);
+      return Promise.resolve(bytes.subarray(offset, offset + length));
+    },
   };
+}
+
+/** A value as a source's message shows it: `undefined`, `null`, a type, or a constructor's name. */
+function kindOf(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  return typeof value === "object" ? value.constructor?.name ?? "an object" : typeof value;
 }
 
 /**
@@ -50,11 +62,15 @@ export function bytesSource(bytes: Uint8Array, name?: string): ByteSource {
  * ```
  */
 export function blobSource(blob: Blob, name?: string): ByteSource {
-  name ??= blob instanceof File ? blob.name : "<blob>";
+  if (!(blob instanceof Blob)) throw new Error(`blobSource: blob must be a Blob or File, got ${kindOf(blob)}`);
+  const source = name ?? (blob instanceof File ? blob.name : "<blob>");
   return {
-    name,
+    name: source,
     size: blob.size,
-    read: async (offset, length) => new Uint8Array(await blob.slice(offset, offset + length).arrayBuffer()),
+    read: async (offset, length) => {
+      checkSourceRange(source, offset, length, blob.size);
+      return new Uint8Array(await blob.slice(offset, offset + length).arrayBuffer());
+    },
   };
 }
 
@@ -78,11 +94,27 @@ export function blobSource(blob: Blob, name?: string): ByteSource {
  * @throws SafetensorsError SourceError for an HTTP failure or a server without Range support
  */
 export async function urlSource(url: string | URL, fetchFn?: typeof fetch): Promise<ByteSource> {
-  fetchFn ??= fetch;
+  if (typeof url !== "string" && !(url instanceof URL)) {
+    throw new Error(`urlSource: url must be a string or URL, got ${kindOf(url)}`);
+  }
+  if (typeof fetchFn !== "function" && fetchFn !== undefined) {
+    throw new Error(`urlSource: fetchFn must be a fetch function, got ${kindOf(fetchFn)}`);
+  }
+  const fetchOne = fetchFn ?? fetch;
   const name = String(url);
+  const request = async (range: string): Promise<Response> => {
+    try {
+      return await fetchOne(url, { headers: { Range: range } });
+    } catch (e) {
+      // fetch rejects with a bare TypeError for a network failure or a URL it cannot request.
+      throw new SafetensorsError("SourceError", name, `the request failed (${(e as Error)?.message ?? String(e)})`);
+    }
+  };
+  let size = Infinity;
   const get = async (offset: number, length: number): Promise<{ bytes: Uint8Array; total: number }> => {
+    checkSourceRange(name, offset, length, size);
     if (length === 0) return { bytes: new Uint8Array(0), total: NaN };
-    const response = await fetchFn(url, { headers: { Range: `bytes=${offset}-${offset + length - 1}` } });
+    const response = await request(`bytes=${offset}-${offset + length - 1}`);
     if (response.status !== 206) {
       await response.body?.cancel();
       throw new SafetensorsError("SourceError", name, `a Range request answered ${response.status}, expected 206`);
@@ -101,5 +133,6 @@ export async function urlSource(url: string | URL, fetchFn?: typeof fetch): Prom
     return { bytes, total: Number(range[3]) };
   };
   const { total } = await get(0, 1);
-  return { name, size: total, read: async (offset, length) => (await get(offset, length)).bytes };
+  size = total;
+  return { name, size, read: async (offset, length) => (await get(offset, length)).bytes };
 }

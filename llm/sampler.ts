@@ -34,6 +34,10 @@
  */
 import type { Constraint } from "./constraints/constraint.ts";
 import { drawFromCandidates, drawUniform, samplingCandidates, validateSampleOptions } from "../ops/sample/reference.ts";
+import { checkKeys } from "../ops/validate.ts";
+
+/** The keys sampling settings may carry. */
+const SAMPLE_OPTION_KEYS = ["mode", "temperature", "topK", "topP", "minP", "seed"];
 
 // The draw's definitions live with the op whose kernels are held to them (ops/sample).
 export {
@@ -62,7 +66,16 @@ export type SamplerOptions =
   };
 
 function validateOptions(options: SamplerOptions): void {
-  if (options.mode === "greedy") return;
+  if (options === null || typeof options !== "object") {
+    throw new Error(
+      `sampleNext: options must be { mode: "greedy" } or { mode: "sample", ... }, got ${String(options)}`,
+    );
+  }
+  if (options.mode === "greedy") {
+    checkKeys("sampleNext", "option", options, ["mode"]);
+    return;
+  }
+  if (options.mode === "sample") checkKeys("sampleNext", "option", options, SAMPLE_OPTION_KEYS);
   if (options.mode !== "sample") {
     throw new Error(`sampleNext: mode must be "greedy" or "sample", got ${(options as { mode: string }).mode}`);
   }
@@ -93,6 +106,12 @@ export function sampleNext(
   constraint?: Constraint,
 ): number {
   validateOptions(options);
+  if (!Array.isArray(logits) && !(ArrayBuffer.isView(logits) && !(logits instanceof DataView))) {
+    throw new Error(`sampleNext: logits must be an array or typed array of logits, got ${String(logits)}`);
+  }
+  if (!Array.isArray(generatedSoFar)) {
+    throw new Error(`sampleNext: generatedSoFar must be an array of token ids, got ${String(generatedSoFar)}`);
+  }
   if (logits.length === 0) throw new Error("sampleNext: logits is empty");
   const allowed = constraint ? constraint.nextAllowed(generatedSoFar) : null;
   if (allowed !== null) {

@@ -32,8 +32,14 @@ function roundHalfEven(x: number): number {
  * ```
  */
 export function decodedToRgba(decoded: Float32Array, width: number, height: number): Uint8ClampedArray {
+  if (!(decoded instanceof Float32Array)) {
+    throw new Error(`decodedToRgba: decoded must be a Float32Array, got ${kindOf(decoded)}`);
+  }
+  for (const [name, v] of [["width", width], ["height", height]] as const) {
+    if (!Number.isInteger(v) || v < 1) throw new Error(`decodedToRgba: ${name} must be an integer >= 1, got ${v}`);
+  }
   const n = width * height;
-  if (!Number.isInteger(n) || n < 1 || decoded.length !== 3 * n) {
+  if (decoded.length !== 3 * n) {
     throw new Error(`decodedToRgba: decoded must hold 3 x ${height} x ${width} values, got ${decoded.length}`);
   }
   const out = new Uint8ClampedArray(4 * n);
@@ -70,6 +76,7 @@ const CRC_TABLE = (() => {
  * ```
  */
 export function crc32(bytes: Uint8Array): number {
+  if (!(bytes instanceof Uint8Array)) throw new Error(`crc32: bytes must be a Uint8Array, got ${kindOf(bytes)}`);
   let c = 0xffffffff;
   for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
@@ -116,6 +123,9 @@ export async function encodePng(
       throw new Error(`encodePng: ${name} must be an integer in [1, 2^31), got ${v}`);
     }
   }
+  if (!(rgba instanceof Uint8ClampedArray || rgba instanceof Uint8Array)) {
+    throw new Error(`encodePng: rgba must be a Uint8ClampedArray or Uint8Array, got ${kindOf(rgba)}`);
+  }
   if (rgba.length !== width * height * 4) {
     throw new Error(`encodePng: rgba must hold ${width} x ${height} x 4 bytes, got ${rgba.length}`);
   }
@@ -140,4 +150,10 @@ export async function encodePng(
     offset += p.length;
   }
   return out;
+}
+
+/** A value as this module's messages show it: `undefined`, `null`, a type, or a constructor's name. */
+function kindOf(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  return typeof value === "object" ? value.constructor?.name ?? "an object" : typeof value;
 }

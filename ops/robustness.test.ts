@@ -27,32 +27,8 @@ import { LimitError } from "../harness/limits.ts";
 import { isSequence, type Timed } from "../harness/timing.ts";
 import { assertClose, gpuTest } from "../harness/testing.ts";
 import { BENCH_CASES, OPS } from "./registry.ts";
+import { deviceEntryPoints } from "./calls_test_util.ts";
 import { elementwise, elementwiseGpu, elementwisePlan, softmax, softmaxGpu, softmaxPlan } from "../mod.ts";
-
-// deno-lint-ignore no-explicit-any
-type Loose = (...args: any[]) => unknown;
-
-/**
- * Every exported function of every registered op whose first parameter is the device, found in its
- * mod.ts and in the op's modules that mod.ts re-exports whole (`export * from "./<file>.ts"`).
- */
-async function deviceEntryPoints(): Promise<{ op: string; name: string; fn: Loose }[]> {
-  const found: { op: string; name: string; fn: Loose }[] = [];
-  for (const { name: op } of OPS) {
-    const url = new URL(`./${op}/mod.ts`, import.meta.url);
-    const main = await Deno.readTextFile(url);
-    const parts = [...main.matchAll(/^export \* from "\.\/(\w+\.ts)";$/gm)].map(([, file]) => new URL(file, url));
-    const source = [main, ...await Promise.all(parts.map((part) => Deno.readTextFile(part)))].join("\n");
-    const module = await import(url.href) as Record<string, unknown>;
-    const pattern = /^export (?:async )?function (\w+)(?:<[^>]*>)?\(\s*gpu: ResidentDevice\b/gm;
-    for (const [, name] of source.matchAll(pattern)) {
-      const fn = module[name];
-      ok(typeof fn === "function", `${op}/mod.ts exports ${name}`);
-      found.push({ op, name, fn: fn as Loose });
-    }
-  }
-  return found;
-}
 
 const ENTRY_POINTS = await deviceEntryPoints();
 

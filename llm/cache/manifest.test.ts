@@ -42,7 +42,7 @@ Deno.test("parseManifest: refuses what could mislead a cache, naming the field",
   const file = { name: "a.bin", size: 3, sha256: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" };
   const with_ = (files: unknown[], extra: object = {}) =>
     JSON.stringify({ format: "xpu-weight-manifest", version: 1, files, ...extra });
-  throws(() => parseManifest("{"), /weight manifest: not JSON/);
+  throws(() => parseManifest("{"), /weight manifest: the text is not JSON/);
   throws(() => parseManifest(with_([], { format: "other" })), /format must be "xpu-weight-manifest", got "other"/);
   throws(() => parseManifest(with_([], { version: 2 })), /version must be 1, got 2/);
   throws(() => parseManifest(with_([file, file])), /files\[1\]: name a.bin appears twice/);

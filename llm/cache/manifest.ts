@@ -59,6 +59,7 @@ export interface WeightManifest {
  * ```
  */
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  requireBytes("sha256Hex", "bytes", bytes);
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
   return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
@@ -77,6 +78,7 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
  * ```
  */
 export function manifestKey(manifestBytes: Uint8Array): Promise<string> {
+  requireBytes("manifestKey", "manifestBytes", manifestBytes);
   return sha256Hex(manifestBytes);
 }
 
@@ -104,12 +106,13 @@ function checkFileName(name: unknown, where: string): string {
  * ```
  */
 export function parseManifest(source: string | Uint8Array): WeightManifest {
+  if (typeof source !== "string") requireBytes("weight manifest", "source", source);
   const text = typeof source === "string" ? source : new TextDecoder().decode(source);
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new Error(`weight manifest: not JSON (${(e as Error).message})`);
+    throw new Error(`weight manifest: the text is not JSON (${(e as Error).message})`);
   }
   const value = json as Partial<WeightManifest> | null;
   if (value === null || typeof value !== "object") throw new Error("weight manifest: expected an object");
@@ -174,6 +177,19 @@ export async function buildManifest(
  * ```
  */
 export function serializeManifest(manifest: WeightManifest): string {
+  if (manifest === null || typeof manifest !== "object" || !Array.isArray(manifest.files)) {
+    throw new Error(
+      `serializeManifest: manifest must be a WeightManifest ({ format, version, files }), got ${String(manifest)}`,
+    );
+  }
   const files = manifest.files.map(({ name, size, sha256 }) => ({ name, size, sha256 }));
   return `${JSON.stringify({ format: manifest.format, version: manifest.version, files }, null, 2)}\n`;
+}
+
+/** Requires bytes (a Uint8Array), naming the argument: crypto.subtle and TextDecoder refuse anything else with a bare TypeError. */
+function requireBytes(where: string, name: string, value: unknown): void {
+  if (!(value instanceof Uint8Array)) {
+    const given = value === null || typeof value !== "object" ? String(value) : value.constructor?.name ?? "an object";
+    throw new Error(`${where}: ${name} must be a Uint8Array, got ${typeof value === "string" ? "a string" : given}`);
+  }
 }

@@ -53,6 +53,16 @@ function navigatorEstimate(): Promise<StorageEstimate | undefined> {
   return storage?.estimate ? storage.estimate() : Promise.resolve(undefined);
 }
 
+/** Refuses an entry a store cannot keep: a key that is not a string, bytes that are not a Uint8Array. */
+function checkEntry(where: string, key: unknown, bytes: unknown): void {
+  if (typeof key !== "string") throw new Error(`${where}: key must be a string, got ${String(key)}`);
+  if (!(bytes instanceof Uint8Array)) {
+    throw new Error(
+      `${where}: bytes must be a Uint8Array, got ${typeof bytes === "string" ? "a string" : String(bytes)}`,
+    );
+  }
+}
+
 /**
  * A store in memory (a `Map`); nothing persists.
  *
@@ -69,6 +79,7 @@ export function memoryStore(): CacheStore {
     kind: "memory",
     get: (key) => Promise.resolve(map.get(key)?.slice()),
     put: (key, bytes) => {
+      checkEntry("memoryStore", key, bytes);
       map.set(key, bytes.slice());
       return Promise.resolve();
     },
@@ -108,7 +119,10 @@ export async function cacheApiStore(name?: string): Promise<CacheStore> {
       const response = await cache.match(url(key));
       return response ? new Uint8Array(await response.arrayBuffer()) : undefined;
     },
-    put: (key, bytes) => cache.put(url(key), new Response(bytes as Uint8Array<ArrayBuffer>)),
+    put: (key, bytes) => {
+      checkEntry("cacheApiStore", key, bytes);
+      return cache.put(url(key), new Response(bytes as Uint8Array<ArrayBuffer>));
+    },
     delete: async (key) => void await cache.delete(url(key)),
     keys: async () =>
       (await cache.keys()).map((request) => request.url).filter((u) => u.startsWith(CACHE_ORIGIN))
@@ -189,7 +203,10 @@ export async function indexedDbStore(name?: string): Promise<CacheStore> {
       const value = await run("readonly", (s) => s.get(key) as IdbRequest<Uint8Array | undefined>);
       return value === undefined ? undefined : new Uint8Array(value);
     },
-    put: async (key, bytes) => void await run("readwrite", (s) => s.put(bytes, key)),
+    put: async (key, bytes) => {
+      checkEntry("indexedDbStore", key, bytes);
+      await run("readwrite", (s) => s.put(bytes, key));
+    },
     delete: async (key) => void await run("readwrite", (s) => s.delete(key)),
     keys: async () => (await run("readonly", (s) => s.getAllKeys())).map(String),
     estimate: navigatorEstimate,

@@ -373,3 +373,27 @@ Deno.test("network failures are WeightCacheError 'network' naming the URL, never
     assertFiles(again.files, files);
   });
 });
+
+Deno.test("a manifest that is not one is a WeightCacheError; a bad URL, option or store is named", async () => {
+  const cache = new WeightCache(memoryStore());
+  const answering = (body: string) => (() => Promise.resolve(new Response(body))) as unknown as typeof fetch;
+  await rejects(
+    () => cache.load("http://127.0.0.1:9/m.json", { fetch: answering("{not json") }),
+    (e) =>
+      e instanceof WeightCacheError && e.reason === "manifest" && /the manifest at .* cannot be read/.test(e.message),
+  );
+  await rejects(() => cache.load("::", { fetch: answering("{}") }), /weight cache: manifestUrl must be a URL/);
+  await rejects(
+    () => cache.load("http://127.0.0.1:9/m.json", { partbytes: 8 } as never),
+    /weight cache: unknown option "partbytes"/,
+  );
+  ok(
+    String((() => {
+      try {
+        new WeightCache(undefined as never);
+      } catch (e) {
+        return e;
+      }
+    })()).includes("weight cache: store must be a CacheStore"),
+  );
+});

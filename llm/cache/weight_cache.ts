@@ -138,6 +138,45 @@ async function networkCall<T>(url: URL, signal: AbortSignal | undefined, call: (
     throw new WeightCacheError("network", `weight cache: GET ${url} failed (${errorText(e)})`);
   }
 }
+/** The keys {@link CacheLoadOptions} may carry. */
+const LOAD_OPTIONS = ["manifestSha256", "onProgress", "signal", "fetch", "partBytes"];
+
+/** Refuses load options that are not an object, carry an unknown key (a misspelt one would be ignored) or a fetch that is not a function. */
+function checkLoadOptions(options: CacheLoadOptions): void {
+  if (typeof options !== "object" || options === null) {
+    throw new Error(`weight cache: options must be an object, got ${String(options)}`);
+  }
+  const unknown = Object.keys(options).filter((k) =>
+    !LOAD_OPTIONS.includes(k) && (options as Record<string, unknown>)[k] !== undefined
+  );
+  if (unknown.length > 0) {
+    throw new Error(
+      `weight cache: unknown option ${unknown.map((k) => `"${k}"`).join(", ")} (expected ${LOAD_OPTIONS.join(", ")})`,
+    );
+  }
+  for (const key of ["fetch", "onProgress"] as const) {
+    if (options[key] !== undefined && typeof options[key] !== "function") {
+      throw new Error(`weight cache: ${key} must be a function, got ${typeof options[key]}`);
+    }
+  }
+}
+
+/** The manifest's URL: absolute, or relative to the page; anything else is refused naming manifestUrl. */
+function manifestLocation(manifestUrl: string | URL): URL {
+  const base = (globalThis as { location?: { href: string } }).location?.href;
+  if (typeof manifestUrl === "string" || manifestUrl instanceof URL) {
+    try {
+      return new URL(manifestUrl, base);
+    } catch {
+      // refused below
+    }
+  }
+  const given = typeof manifestUrl === "string" ? JSON.stringify(manifestUrl) : String(manifestUrl);
+  throw new Error(
+    `weight cache: manifestUrl must be a URL (absolute${base ? ", or relative to the page" : ""}), got ${given}`,
+  );
+}
+
 const manifestEntry = (key: string) => `${key}/manifest.json`;
 const stateEntry = (key: string, name: string) => `${key}/state/${name}`;
 const partEntry = (key: string, name: string, index: number) => `${key}/part/${index}/${name}`;
@@ -179,7 +218,16 @@ export class WeightCache {
    *
    * @param store where the bytes are kept
    */
-  constructor(readonly store: CacheStore) {}
+  constructor(readonly store: CacheStore) {
+    const methods = ["get", "put", "keys", "delete"] as const;
+    if (store === null || typeof store !== "object" || methods.some((m) => typeof store[m] !== "function")) {
+      throw new Error(
+        `weight cache: store must be a CacheStore ({ ${methods.join(", ")} }: memoryStore(), browserStore()), got ${
+          store === null || typeof store !== "object" ? String(store) : "an object without them"
+        }`,
+      );
+    }
+  }
 
   /**
    * Loads a model's files: from the store where held and intact, from the network otherwise.
@@ -191,7 +239,8 @@ export class WeightCache {
    */
   async load(manifestUrl: string | URL, options?: CacheLoadOptions): Promise<CachedModel> {
     options ??= {};
-    const url = new URL(manifestUrl, (globalThis as { location?: { href: string } }).location?.href);
+    checkLoadOptions(options);
+    const url = manifestLocation(manifestUrl);
     const fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
     const partBytes = options.partBytes ?? DEFAULT_PART_BYTES;
     if (!Number.isSafeInteger(partBytes) || partBytes < 1) {
@@ -257,7 +306,15 @@ export class WeightCache {
         `weight cache: the manifest at ${url} has sha256 ${key}, expected ${pinned}`,
       );
     }
-    const manifest = parseManifest(bytes!);
+    let manifest: WeightManifest;
+    try {
+      manifest = parseManifest(bytes!);
+    } catch (e) {
+      throw new WeightCacheError(
+        "manifest",
+        `weight cache: the manifest at ${url} cannot be read: ${(e as Error).message}`,
+      );
+    }
     if (!stored) await this.#put(null, manifestEntry(key), bytes!, "the manifest");
     return { key, manifest };
   }

@@ -100,7 +100,22 @@ export class LineFormatConstraint implements Constraint {
    */
   constructor(codec: TokenCodec, spec: LineFormatSpec) {
     const who = "LineFormatConstraint";
+    if (
+      codec === null || typeof codec !== "object" || !Number.isInteger(codec.vocabSize) ||
+      typeof codec.encode !== "function" || typeof codec.tokenBytes !== "function"
+    ) {
+      throw new Error(
+        `${who}: codec must be a TokenCodec ({ vocabSize, encode, tokenBytes }: a tokenizer), got ${String(codec)}`,
+      );
+    }
     this.#codec = codec;
+    if (spec === null || typeof spec !== "object" || !Array.isArray(spec.segments)) {
+      throw new Error(
+        `${who}: spec must be { segments: [...], eosTokenId }, got ${
+          spec === null || typeof spec !== "object" ? String(spec) : "segments " + String(spec.segments)
+        }`,
+      );
+    }
     const { segments, eosTokenId } = spec;
     if (!Number.isInteger(eosTokenId) || eosTokenId < 0 || eosTokenId >= codec.vocabSize) {
       throw new Error(`${who}: eosTokenId must be an integer in [0, ${codec.vocabSize}), got ${eosTokenId}`);
@@ -108,6 +123,19 @@ export class LineFormatConstraint implements Constraint {
     this.#eos = eosTokenId;
     if (segments.length === 0) throw new Error(`${who}: segments must not be empty`);
     segments.forEach((segment, index) => {
+      const kind = (segment as { kind?: unknown } | null)?.kind;
+      if (kind !== "literal" && kind !== "enum" && kind !== "freeText") {
+        throw new Error(`${who}: segments[${index}].kind must be "literal", "enum" or "freeText", got ${String(kind)}`);
+      }
+      if (kind === "literal" && typeof (segment as { text?: unknown }).text !== "string") {
+        throw new Error(`${who}: segments[${index}].text must be a string`);
+      }
+      if (kind === "enum" && !Array.isArray((segment as { choices?: unknown }).choices)) {
+        throw new Error(`${who}: segments[${index}].choices must be an array of strings`);
+      }
+      if (kind === "freeText" && !Array.isArray((segment as { forbiddenChars?: unknown }).forbiddenChars)) {
+        throw new Error(`${who}: segments[${index}].forbiddenChars must be an array of characters`);
+      }
       if (segment.kind === "freeText") {
         if (index !== segments.length - 1) {
           throw new Error(`${who}: freeText must be the last segment, found at ${index} of ${segments.length}`);
@@ -127,7 +155,7 @@ export class LineFormatConstraint implements Constraint {
         this.#tries.push(null);
         return;
       }
-      const texts = segment.kind === "literal" ? [segment.text] : segment.choices;
+      const texts: readonly string[] = segment.kind === "literal" ? [segment.text] : segment.choices;
       if (texts.length === 0) throw new Error(`${who}: enum at segment ${index} has no choices`);
       const encoded = texts.map((text) => {
         const ids = codec.encode(text);
@@ -207,6 +235,16 @@ export class LineFormatConstraint implements Constraint {
   }
 
   #state(prefix: readonly number[]): State {
+    if (!Array.isArray(prefix)) {
+      throw new Error(`LineFormatConstraint: prefixTokens must be an array of token ids, got ${String(prefix)}`);
+    }
+    for (const id of prefix) {
+      if (!Number.isInteger(id) || id < 0 || id >= this.#codec.vocabSize) {
+        throw new Error(
+          `LineFormatConstraint: prefixTokens must hold token ids, integers in [0, ${this.#codec.vocabSize}), got ${id}`,
+        );
+      }
+    }
     let state = this.#enter(0);
     for (const token of prefix) state = this.#step(state, token);
     return state;

@@ -36,6 +36,7 @@
  */
 import { BpeRanks } from "./bpe_ranks.ts";
 import {
+  checkIds,
   checkMaxLength,
   checkText,
   checkTokenId,
@@ -148,8 +149,11 @@ export class ByteLevelBpeTokenizer implements Tokenizer {
    *   "<|begin_of_text|>"); tokenizer.json does not say, only the model's configs do.
    */
   constructor(json: string | Json, specialIds: { bos?: string; eos?: string; pad?: string } = {}) {
-    const config = typeof json === "string" ? JSON.parse(json) : json;
     const who = "ByteLevelBpeTokenizer";
+    const config = typeof json === "string" ? parseJson(who, json) : json;
+    if (config === null || typeof config !== "object" || Array.isArray(config)) {
+      throw new Error(`${who}: json must be tokenizer.json's text or its parsed object, got ${String(config)}`);
+    }
     const refuse = (what: string) => {
       throw new Error(`${who}: ${what} is not implemented`);
     };
@@ -355,6 +359,7 @@ export class ByteLevelBpeTokenizer implements Tokenizer {
    * @returns The text upstream's decode returns.
    */
   decode(ids: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {
+    checkIds("ByteLevelBpeTokenizer.decode", ids);
     const stream = this.decodeStream(options);
     let text = "";
     for (const id of ids) text += stream.push(id);
@@ -399,5 +404,14 @@ export class ByteLevelBpeTokenizer implements Tokenizer {
   tokenBytes(id: number): Uint8Array {
     checkTokenId("ByteLevelBpeTokenizer.tokenBytes", id, this.vocabSize);
     return this.#tokenBytes[id];
+  }
+}
+
+/** Parses tokenizer.json's text, naming it when it is not JSON. */
+function parseJson(who: string, text: string): Json {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${who}: json is not tokenizer.json's text: ${(e as Error).message}`);
   }
 }

@@ -248,6 +248,17 @@ export function loadQwenTokenizer(files: QwenTokenizerFiles): ByteLevelBpeTokeni
  */
 export function qwenChatPrompt(prompt: string, options: { enableThinking?: boolean } = {}): string {
   if (typeof prompt !== "string") throw new Error(`qwenChatPrompt: prompt must be a string, got ${typeof prompt}`);
+  if (options === null || typeof options !== "object") {
+    throw new Error(`qwenChatPrompt: options must be an object { enableThinking? }, got ${String(options)}`);
+  }
+  for (const [key, value] of Object.entries(options)) {
+    if (key !== "enableThinking" && value !== undefined) {
+      throw new Error(`qwenChatPrompt: unknown option "${key}" (expected enableThinking)`);
+    }
+  }
+  if (options.enableThinking !== undefined && typeof options.enableThinking !== "boolean") {
+    throw new Error(`qwenChatPrompt: enableThinking must be a boolean, got ${JSON.stringify(options.enableThinking)}`);
+  }
   const open = `<|im_start|>user\n${prompt}<|im_end|>\n<|im_start|>assistant\n`;
   return options.enableThinking === false ? open + "<think>\n\n</think>\n\n" : open;
 }

@@ -33,6 +33,7 @@ import { bpeSegments } from "./sentencepiece_bpe.ts";
 import { ByteWriter, SentencePieceNormalizer, utf8CharLength } from "./normalizer.ts";
 import { type PieceType, readSentencePieceModel, type SentencePieceModel } from "./sentencepiece_model.ts";
 import {
+  checkIds,
   checkMaxLength,
   checkText,
   checkTokenId,
@@ -126,9 +127,15 @@ export class SentencePieceTokenizer implements Tokenizer {
    * @param model The `.model` file's bytes, or a model already parsed by readSentencePieceModel.
    */
   constructor(model: Uint8Array | SentencePieceModel) {
-    const m = model instanceof Uint8Array ? readSentencePieceModel(model) : model;
-    this.model = m;
     const who = "SentencePieceTokenizer";
+    const m = model instanceof Uint8Array ? parseModel(who, model) : model;
+    if (m === null || typeof m !== "object" || typeof m.modelType !== "string" || !Array.isArray(m.pieces)) {
+      const given = m === null || typeof m !== "object" ? String(m) : m.constructor?.name ?? "an object";
+      throw new Error(
+        `${who}: model must be a .model file's bytes (a Uint8Array) or a SentencePieceModel, got ${given}`,
+      );
+    }
+    this.model = m;
     if (m.modelType !== "unigram" && m.modelType !== "bpe") {
       throw new Error(`${who}: model type "${m.modelType}" is not implemented (only "unigram" and "bpe")`);
     }
@@ -233,7 +240,7 @@ export class SentencePieceTokenizer implements Tokenizer {
    */
   encode(text: string, options?: EncodeOptions & { addEos?: boolean }): number[] {
     checkText("SentencePieceTokenizer.encode", text);
-    const maxLength = checkMaxLength("SentencePieceTokenizer.encode", options);
+    const maxLength = checkMaxLength("SentencePieceTokenizer.encode", options, ["addEos"]);
     const eos = options?.addEos ? this.eosId : null;
     if (options?.addEos && eos === null) {
       throw new Error(`SentencePieceTokenizer.encode: addEos, but the model has no EOS piece "${this.model.eosPiece}"`);
@@ -364,6 +371,7 @@ export class SentencePieceTokenizer implements Tokenizer {
    * @returns The text sentencepiece's `decode(ids)` returns.
    */
   decode(ids: readonly number[]): string {
+    checkIds("SentencePieceTokenizer.decode", ids);
     const stream = this.decodeStream();
     let text = "";
     for (const id of ids) text += stream.push(id);
@@ -450,5 +458,14 @@ export class SentencePieceTokenizer implements Tokenizer {
   tokenBytes(id: number): Uint8Array {
     checkTokenId("SentencePieceTokenizer.tokenBytes", id, this.vocabSize);
     return this.#tokenBytes[id];
+  }
+}
+
+/** Reads a `.model` file, saying which argument is not one when its protobuf is broken. */
+function parseModel(who: string, bytes: Uint8Array): SentencePieceModel {
+  try {
+    return readSentencePieceModel(bytes);
+  } catch (e) {
+    throw new Error(`${who}: model is not a SentencePiece .model file (${(e as Error).message})`);
   }
 }

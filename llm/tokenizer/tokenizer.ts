@@ -83,22 +83,48 @@ export interface EncodeOptions {
   maxLength?: number;
 }
 
+/** A value as a tokenizer's message shows it: `undefined`, `null`, "an array", "an object" or its type and value. */
+function describe(value: unknown): string {
+  return value === undefined || value === null
+    ? String(value)
+    : Array.isArray(value)
+    ? "an array"
+    : typeof value === "object"
+    ? "an object"
+    : `${typeof value} ${String(value)}`;
+}
+
 /** Throws unless `text` is a string, naming the argument and what was given. */
 export function checkText(who: string, text: unknown): asserts text is string {
-  if (typeof text !== "string") {
-    const given = text === undefined || text === null
-      ? String(text)
-      : Array.isArray(text)
-      ? "an array"
-      : typeof text === "object"
-      ? "an object"
-      : `${typeof text} ${String(text)}`;
-    throw new Error(`${who}: text must be a string, got ${given}`);
+  if (typeof text !== "string") throw new Error(`${who}: text must be a string, got ${describe(text)}`);
+}
+
+/** Throws unless `ids` is an array (or typed array) of ids, naming the argument and what was given. */
+export function checkIds(who: string, ids: unknown): asserts ids is readonly number[] {
+  if (!Array.isArray(ids) && !(ArrayBuffer.isView(ids) && !(ids instanceof DataView))) {
+    throw new Error(`${who}: ids must be an array of token ids, got ${describe(ids)}`);
   }
 }
 
-/** Throws unless `options.maxLength` is absent or an integer >= 1; returns it (or Infinity). */
-export function checkMaxLength(who: string, options: EncodeOptions | undefined): number {
+/**
+ * Throws unless `options` is absent or an object of known keys (`maxLength` and `extra`; a misspelt one
+ * would otherwise be ignored) and `options.maxLength` is absent or an integer >= 1; returns it (or Infinity).
+ */
+export function checkMaxLength(who: string, options: EncodeOptions | undefined, extra: readonly string[] = []): number {
+  if (options !== undefined) {
+    if (options === null || typeof options !== "object" || Array.isArray(options)) {
+      throw new Error(`${who}: options must be an object { maxLength? }, got ${describe(options)}`);
+    }
+    const allowed = ["maxLength", ...extra];
+    const unknown = Object.keys(options).filter((k) =>
+      !allowed.includes(k) && (options as Record<string, unknown>)[k] !== undefined
+    );
+    if (unknown.length > 0) {
+      throw new Error(
+        `${who}: unknown option ${unknown.map((k) => JSON.stringify(k)).join(", ")} (expected ${allowed.join(", ")})`,
+      );
+    }
+  }
   const maxLength = options?.maxLength;
   if (maxLength === undefined) return Infinity;
   if (!Number.isInteger(maxLength) || maxLength < 1) {

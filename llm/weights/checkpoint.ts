@@ -35,6 +35,14 @@ export interface ExpectedTensor {
  * ```
  */
 export function scopedStore(store: TensorStore, prefix: string): TensorStore {
+  if (
+    store === null || typeof store !== "object" || !Array.isArray(store.tensors) || typeof store.info !== "function"
+  ) {
+    throw new Error(
+      `scopedStore: store must be a TensorStore (SafetensorsFile.open, openCheckpointDir), got ${String(store)}`,
+    );
+  }
+  if (typeof prefix !== "string") throw new Error(`scopedStore: prefix must be a string, got ${String(prefix)}`);
   const tensors = store.tensors.filter((t) => t.name.startsWith(prefix))
     .map((t): TensorInfo => ({ ...t, name: t.name.slice(prefix.length) }));
   const names = new Set(tensors.map((t) => t.name));

@@ -51,6 +51,11 @@ export type LoadProgress = (bytesDone: number, bytesTotal: number) => void;
  * ```
  */
 export function convertedFormat(metadata: Record<string, string>): WeightFormat | null {
+  if (metadata === null || typeof metadata !== "object") {
+    throw new Error(
+      `convertedFormat: metadata must be a checkpoint's __metadata__ (an object), got ${String(metadata)}`,
+    );
+  }
   // HF writes {"format": "pt"} (or "np", "tf", ...); ours is told apart by its format names and its
   // permutation key, which HF never writes.
   const ours = metadata.permutation !== undefined || (WEIGHT_FORMATS as readonly string[]).includes(metadata.format);
@@ -83,6 +88,7 @@ export function convertedFormat(metadata: Record<string, string>): WeightFormat 
  * ```
  */
 export function convertedMetadata(format: WeightFormat): Record<string, string> {
+  requireWeightFormat("convertedMetadata", format);
   return { format, version: FORMAT_VERSION, permutation: ROPE_PERMUTATION };
 }
 

@@ -116,6 +116,10 @@ if (import.meta.main) {
       Deno.exit(0);
     }
     const maxResident = flags.has("max-resident") ? parseBytes(flags.get("max-resident")!) : undefined;
+    // Every number read before anything loads: a typo is told at once, not after the model is on the GPU.
+    const width = numberFlag(flags, "width", true) ?? 1024, height = numberFlag(flags, "height", true) ?? 1024;
+    const steps = numberFlag(flags, "steps", true), cfg = numberFlag(flags, "cfg", false);
+    const shift = numberFlag(flags, "shift", false), seed = numberFlag(flags, "seed", true);
     const start = performance.now();
     const since = () => `${((performance.now() - start) / 1000).toFixed(2)} s`;
     const gpu = await acquireDevice();
@@ -142,16 +146,15 @@ if (import.meta.main) {
       `${model.config.blocks} blocks, ${keepsAllStages ? "all stages resident" : "stages loaded in turn"}` +
         `${streamsDitBlocks ? ", DiT blocks streamed" : ""} (${since()})`,
     );
-    const width = numberFlag(flags, "width", true) ?? 1024, height = numberFlag(flags, "height", true) ?? 1024;
     const image = await model.generate({
       prompt: flags.get("prompt")!,
       negativePrompt: flags.get("negative") ?? "",
       width,
       height,
-      steps: numberFlag(flags, "steps", true),
-      cfg: numberFlag(flags, "cfg", false),
-      shift: numberFlag(flags, "shift", false),
-      seed: numberFlag(flags, "seed", true),
+      steps,
+      cfg,
+      shift,
+      seed,
       onStep: (done, total) => console.error(`step ${done}/${total} (${since()})`),
     });
     await Deno.writeFile(flags.get("out")!, await encodePng(image.rgba, width, height));

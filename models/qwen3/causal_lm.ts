@@ -24,7 +24,9 @@
  * @module
  */
 
-import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
+import { type GpuTensor, requireDevice, type ResidentDevice } from "../../harness/device.ts";
+import { checkKeys } from "../../ops/validate.ts";
+import { checkIds } from "../../llm/tokenizer/tokenizer.ts";
 import type { Program } from "../../harness/program.ts";
 import { gatherPlan } from "../../ops/gather/mod.ts";
 import { rmsnormPlan } from "../../ops/rmsnorm/mod.ts";
@@ -171,6 +173,8 @@ export class Qwen3ForCausalLM {
     config: Qwen3Config,
     options: Qwen3CausalLMOptions = {},
   ): Promise<Qwen3ForCausalLM> {
+    requireDevice("qwen3", gpu);
+    checkKeys("qwen3", "option", options, ["format", "onProgress"]);
     const checkpoint = openQwen3Checkpoint(store, config);
     if (!config.tieWordEmbeddings && checkpoint.lmHead === null) {
       throw new Error("qwen3: the head is not tied and a bare Qwen3Model checkpoint holds no lm_head.weight");
@@ -308,6 +312,7 @@ export class Qwen3ForCausalLM {
    */
   prepare(ids: ArrayLike<number>, maxTokens = 64): Qwen3Generation {
     if (this.#destroyed) throw new Error("qwen3: used after destroy()");
+    checkIds("qwen3", ids);
     if (ids.length < 1) throw new Error("qwen3: the prompt must hold at least one token");
     for (let i = 0; i < ids.length; i++) this.#checkId(ids[i], `ids[${i}]`);
     if (!Number.isInteger(maxTokens) || maxTokens < 1) {
@@ -369,6 +374,7 @@ export class Qwen3ForCausalLM {
    * @throws Error naming a bad id or option before any GPU work, or a call while another generation runs
    */
   async *generate(ids: ArrayLike<number>, options: Qwen3GenerateOptions = {}): AsyncGenerator<number> {
+    checkKeys("qwen3", "option", options, ["maxTokens", "stopIds", "onLogits"]);
     const maxTokens = options.maxTokens ?? 64;
     const stopIds = new Set(options.stopIds ?? this.config.eosTokenIds);
     const g = this.prepare(ids, maxTokens);
@@ -418,6 +424,7 @@ export const QWEN3_STOP_TOKENS: readonly string[] = ["<|im_end|>", "<|endoftext|
  * ```
  */
 export function qwen3ChatPrompt(message: string): string {
+  if (typeof message !== "string") throw new Error(`qwen3ChatPrompt: message must be a string, got ${String(message)}`);
   return `<|im_start|>user\n${message}<|im_end|>\n<|im_start|>assistant\n`;
 }
 

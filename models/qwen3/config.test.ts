@@ -76,5 +76,5 @@ Deno.test("qwen3 config: what the port does not compute is refused by name", () 
     [{ rope_parameters: { rope_theta: 10 } }, /rope_theta 1000000 disagrees with rope_parameters.rope_theta 10/],
   ];
   for (const [change, message] of bad) throws(() => parseQwen3Config({ ...QWEN3_4B, ...change }), message);
-  throws(() => parseQwen3Config("{"), /qwen3 config: not JSON/);
+  throws(() => parseQwen3Config("{"), /qwen3 config: the text is not JSON/);
 });

@@ -137,7 +137,7 @@ export function parseQwen3Config(json: string | Record<string, unknown>): Qwen3C
     try {
       c = JSON.parse(json);
     } catch (e) {
-      throw new Error(`qwen3 config: not JSON (${(e as Error).message})`);
+      throw new Error(`qwen3 config: the text is not JSON (${(e as Error).message})`);
     }
   } else c = json;
   if (c === null || typeof c !== "object" || Array.isArray(c)) throw new Error("qwen3 config: must be a JSON object");

@@ -24,7 +24,9 @@
  * @module
  */
 
-import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
+import { type GpuTensor, requireDevice, type ResidentDevice } from "../../harness/device.ts";
+import { checkKeys } from "../../ops/validate.ts";
+import { checkIds } from "../../llm/tokenizer/tokenizer.ts";
 import type { Program } from "../../harness/program.ts";
 import { rmsnormPlan } from "../../ops/rmsnorm/mod.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
@@ -158,13 +160,15 @@ export class Qwen3Encoder {
     config: Qwen3Config,
     options: Qwen3EncoderOptions = {},
   ): Promise<Qwen3Encoder> {
+    requireDevice("qwen3 encoder", gpu);
+    checkKeys("qwen3 encoder", "option", options, ["format", "hiddenState", "onProgress", "embedding"]);
+    const checkpoint = openQwen3Checkpoint(store, config);
     const index = resolveHiddenState(options.hiddenState ?? -1, config.numHiddenLayers);
     const final = index === config.numHiddenLayers;
     const lookup = options.embedding ?? "gpu";
     if (lookup !== "gpu" && lookup !== "host") {
       throw new Error(`qwen3 encoder: embedding must be "gpu" or "host", got ${JSON.stringify(lookup)}`);
     }
-    const checkpoint = openQwen3Checkpoint(store, config);
     const weights = await loadQwen3Weights(gpu, checkpoint, config, {
       format: options.format,
       layers: final ? config.numHiddenLayers : index,
@@ -188,6 +192,7 @@ export class Qwen3Encoder {
 
   #checkIds(ids: ArrayLike<number>): void {
     if (this.#destroyed) throw new Error("qwen3 encoder: used after destroy()");
+    checkIds("qwen3 encoder", ids);
     if (ids.length < 1) throw new Error("qwen3 encoder: ids must hold at least one token");
     const V = this.config.vocabSize;
     for (let i = 0; i < ids.length; i++) {

@@ -155,6 +155,14 @@ export function qwen3Tensors(config: Qwen3Config): ExpectedTensor[] {
  * ```
  */
 export function openQwen3Checkpoint(store: TensorStore, config: Qwen3Config): Qwen3Checkpoint {
+  if (store === null || typeof store !== "object" || !Array.isArray(store.tensors)) {
+    throw new Error(
+      `qwen3: store must be a TensorStore (SafetensorsFile.open, openCheckpointDir), got ${String(store)}`,
+    );
+  }
+  if (config === null || typeof config !== "object" || !Number.isInteger(config.numHiddenLayers)) {
+    throw new Error(`qwen3: config must be a Qwen3Config (parseQwen3Config), got ${String(config)}`);
+  }
   const names = new Set(store.tensors.map((t) => t.name));
   let prefix: string;
   if (names.has("model.embed_tokens.weight")) prefix = "model.";

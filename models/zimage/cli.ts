@@ -95,6 +95,9 @@ if (import.meta.main) {
       throw new Error(`give one of --prompt and --prompt-embeds\n${USAGE}`);
     }
     const maxResident = flags.has("max-resident") ? parseBytes(flags.get("max-resident")!) : undefined;
+    // Every number read before anything loads: a typo is told at once, not after the model is on the GPU.
+    const width = numberFlag(flags, "width", true), height = numberFlag(flags, "height", true);
+    const steps = numberFlag(flags, "steps", true), seed = numberFlag(flags, "seed", true);
     const start = performance.now();
     const since = () => `${((performance.now() - start) / 1000).toFixed(2)} s`;
     const gpu = await acquireDevice();
@@ -112,10 +115,10 @@ if (import.meta.main) {
     const image = await model.generate({
       prompt,
       promptEmbeds: embedsPath === undefined ? undefined : await readPromptEmbeds(embedsPath),
-      width: numberFlag(flags, "width", true),
-      height: numberFlag(flags, "height", true),
-      steps: numberFlag(flags, "steps", true),
-      seed: numberFlag(flags, "seed", true),
+      width,
+      height,
+      steps,
+      seed,
       onStep: ({ step, steps }) => console.error(`step ${step}/${steps} (${since()})`),
     });
     await Deno.writeFile(flags.get("out")!, await encodePng(image.data, image.width, image.height));

@@ -48,8 +48,7 @@ import { packParams, type ParamField } from "../../harness/params.ts";
 import { type GpuTensor, type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
-import type { Resolution } from "../../harness/resolve.ts";
-import { parseVariantName } from "../../harness/variants.ts";
+import { overrideEntry, type Resolution } from "../../harness/resolve.ts";
 import { maskLength, maskParams } from "./kernel_params.ts";
 import { type AttentionVariant, KERNELS } from "./kernels.gen.ts";
 import {
@@ -107,7 +106,7 @@ function kernelFor(
   options: KernelOptions<AttentionVariant> | undefined,
 ): Resolution {
   if (options?.override !== undefined) {
-    const named = parseVariantName(options?.override).entry;
+    const named = overrideEntry(options.override)!;
     if (!(ENTRIES as readonly string[]).includes(named)) {
       throw new Error(
         `attention: override "${options?.override}" is not a variant of entry point "scores" or "weighted_sum"`,

@@ -280,3 +280,19 @@ gpuTest("flashAttention GPU: (row tile, head) pairs past the per-dimension limit
   deepStrictEqual(flashAttentionPlan(narrow, args).workgroups, [4, 4, 1]);
   assertClose(await flashAttentionGpu(narrow, args), flashAttention(args), gpuTolerance(args), "folded");
 });
+
+Deno.test("visiblePairs: the closed form equals counting row by row, and refuses a shape that is not resolved", async () => {
+  for (let L = 0; L <= 9; L++) {
+    for (let S = 0; S <= 9; S++) {
+      for (let queryOffset = -12; queryOffset <= 12; queryOffset++) {
+        let counted = 0;
+        for (let i = 0; i < L; i++) counted += Math.max(0, Math.min(S, i + queryOffset + 1));
+        const shape = { B: 1, H: 1, kvHeads: 1, L, S, D: 4, Dv: 4, scale: 0.5, causal: true, queryOffset };
+        strictEqual(visiblePairs(shape), counted, `L ${L} S ${S} queryOffset ${queryOffset}`);
+      }
+    }
+  }
+  const shape = validateFlashAttentionShape({ B: 1, H: 1, L: 3, S: 3, D: 4, causal: true });
+  await assertThrowsMessage(() => visiblePairs({ ...shape, L: NaN }), "visiblePairs: L must be an integer");
+  await assertThrowsMessage(() => visiblePairs(undefined as never), "visiblePairs: shape must be an object");
+});

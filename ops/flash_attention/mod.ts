@@ -95,7 +95,7 @@ import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harne
 import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
 import { maskLength, maskParams, requireWorkgroupStorage } from "../attention/kernel_params.ts";
-import { checkOptions } from "../validate.ts";
+import { checkOptions, I32_MAX, requireArgs, requireInt, requireOneOf, shown, U32_MAX } from "../validate.ts";
 import { type FlashAttentionVariant, KERNELS } from "./kernels.gen.ts";
 import {
   type FlashAttentionArgs,
@@ -141,6 +141,7 @@ export const NARROW_MAX_DV = 256;
  * ```
  */
 export function workgroupBytes(source: string): number {
+  requireSource("workgroupBytes", source);
   return [...source.matchAll(/var<workgroup> \w+: array<vec4f, (\d+)>/g)].reduce(
     (sum, m) => sum + 16 * Number(m[1]),
     0,
@@ -149,9 +150,17 @@ export function workgroupBytes(source: string): number {
 
 /** A kernel's `const NAME = <n>u;` (the source is the one truth for the grid). */
 function kernelConst(source: string, name: string): number {
+  requireSource(`flash_attention: ${name === "ROWS" ? "rowsPerWorkgroup" : "columnsPerWorkgroup"}`, source);
   const m = source.match(new RegExp(`^const ${name} = (\\d+)u;`, "m"));
   if (m === null) throw new Error(`flash_attention: the kernel declares no \`const ${name}\``);
   return Number(m[1]);
+}
+
+/** Requires a kernel's WGSL text (one of {@link KERNELS}' values). */
+function requireSource(where: string, source: unknown): void {
+  if (typeof source !== "string") {
+    throw new Error(`${where}: source must be a kernel's WGSL text (a string), got ${shown(source)}`);
+  }
 }
 
 /**
@@ -266,6 +275,8 @@ const PARAMS: readonly ParamField[] = [
  * ```
  */
 export function layoutStrides(shape: ResolvedFlashShape): Record<"q_head" | "q_step" | "kv_head" | "kv_step", number> {
+  requireResolved("layoutStrides", shape);
+  requireOneOf("layoutStrides", "layout", shape.layout, ["BHLD", "BLHD"]);
   const { H, kvHeads, L, S } = shape;
   return shape.layout === "BHLD"
     ? { q_head: L, q_step: 1, kv_head: S, kv_step: 1 }
@@ -286,11 +297,29 @@ export function layoutStrides(shape: ResolvedFlashShape): Record<"q_head" | "q_s
  * ```
  */
 export function visiblePairs(shape: ResolvedAttentionShape): number {
+  requireResolved("visiblePairs", shape);
   const { L, S, causal, queryOffset } = shape;
   if (!causal) return L * S;
-  let pairs = 0;
-  for (let i = 0; i < L; i++) pairs += Math.max(0, Math.min(S, i + queryOffset + 1));
-  return pairs;
+  // Row i sees min(S, max(0, i + queryOffset + 1)) keys: none before row `seen`, S from row `full`
+  // on, and between them one more per row (a closed form: L reaches 2^32 - 1).
+  const seen = Math.min(L, Math.max(0, -queryOffset));
+  const full = Math.min(L, Math.max(seen, S - queryOffset - 1));
+  const rising = full - seen;
+  return rising * (seen + queryOffset + 1) + (rising * (rising - 1)) / 2 + (L - full) * S;
+}
+
+/**
+ * Requires a resolved attention shape (what validateFlashAttentionShape returns): its sizes integers,
+ * queryOffset an integer and causal a boolean, so that a helper given anything else refuses it
+ * naming the field instead of counting with NaN.
+ */
+function requireResolved(where: string, shape: ResolvedAttentionShape): void {
+  requireArgs(where, "shape", shape, "(a resolved shape: validateFlashAttentionShape's result)");
+  for (const key of ["B", "H", "kvHeads", "L", "S", "D", "Dv"] as const) requireInt(where, key, shape[key], 0, U32_MAX);
+  requireInt(where, "queryOffset", shape.queryOffset, -I32_MAX - 1, I32_MAX);
+  if (typeof shape.causal !== "boolean") {
+    throw new Error(`${where}: causal must be a boolean, got ${shown(shape.causal)}`);
+  }
 }
 
 /**

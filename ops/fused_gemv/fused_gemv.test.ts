@@ -125,7 +125,7 @@ Deno.test("fusedGemv: bad sizes are refused by name, before any GPU work", async
   );
   await assertThrowsMessage(
     () => fusedGemv({ ...base, N: 3, K: 4, out0: 1, input: "plain", output: "add" }),
-    "fusedGemv: outLength must be an integer >= 4, got 3",
+    "fusedGemv: out.length must be an integer >= 4, got 3",
   );
 });
 

@@ -81,10 +81,11 @@ import { foldWorkgroups, workgroupSizeOf } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import { type BindingSpec, type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { parseVariantName } from "../../harness/variants.ts";
-import { checkOptions } from "../validate.ts";
+import { overrideEntry } from "../../harness/resolve.ts";
+import { checkOptions, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 import { type FusedGemvVariant, KERNELS } from "./kernels.gen.ts";
 import {
+  FUSED_GEMV_FORMATS,
   type FusedGemvArgs,
   type FusedGemvFormat,
   fusedGemvRowWords,
@@ -126,6 +127,8 @@ export const FUSED_GEMV_LAYOUTS: Readonly<Record<FusedGemvFormat, readonly { min
  * ```
  */
 export function fusedGemvLayout(format: FusedGemvFormat, rows: number): string {
+  requireOneOf("fusedGemvLayout", "format", format, FUSED_GEMV_FORMATS);
+  requireInt("fusedGemvLayout", "rows", rows, 0, U32_MAX);
   return FUSED_GEMV_LAYOUTS[format].find((e) => rows >= e.minRows)!.entry;
 }
 
@@ -176,7 +179,7 @@ export function fusedGemvPlan(
   const entries = FUSED_GEMV_LAYOUTS[format].map((e) => e.entry);
   let entry = fusedGemvLayout(format, shape.layoutRows ?? N);
   if (options?.override !== undefined) {
-    entry = parseVariantName(options.override).entry;
+    entry = overrideEntry(options.override)!;
     if (!entries.includes(entry)) {
       throw new Error(
         `fusedGemv: override "${options.override}" is not a layout of format ${format} (${entries.join(", ")})`,

@@ -129,6 +129,14 @@ export function fusedGemvRowWords(format: FusedGemvFormat, K: number): { words: 
 export function validateFusedGemvShape(
   shape: FusedGemvShape,
 ): { out0: number; outLength: number; eps: number; written: number } {
+  return checkShape(shape, "outLength");
+}
+
+/** {@link validateFusedGemvShape}, naming the output's length as the caller gave it (`outLength`, or `out.length`). */
+function checkShape(
+  shape: FusedGemvShape,
+  outLengthName: string,
+): { out0: number; outLength: number; eps: number; written: number } {
   const op = "fusedGemv";
   requireArgs(op, "shape", shape, "{ format, N, K, input, output, out0?, outLength?, eps? }", KEYS);
   requireOneOf(op, "format", shape.format, FUSED_GEMV_FORMATS);
@@ -142,7 +150,7 @@ export function validateFusedGemvShape(
   }
   const written = shape.output === "swiglu" ? N / 2 : N;
   const out0 = requireInt(op, "out0", shape.out0 ?? 0, 0, U32_MAX);
-  const outLength = requireInt(op, "outLength", shape.outLength ?? out0 + written, out0 + written, U32_MAX);
+  const outLength = requireInt(op, outLengthName, shape.outLength ?? out0 + written, out0 + written, U32_MAX);
   if (shape.layoutRows !== undefined) requireInt(op, "layoutRows", shape.layoutRows, 1, U32_MAX);
   const eps = requireF32(op, "eps", shape.eps ?? FUSED_GEMV_DEFAULT_EPS);
   if (eps < 0) throw new Error(`${op}: eps must be >= 0, got ${eps}`);
@@ -174,7 +182,9 @@ export function validateFusedGemv(
     "{ format, weight, scales?, x, normWeight?, out, N, K, input, output, out0?, eps? }",
     KEYS,
   );
-  const checked = validateFusedGemvShape({ ...args, outLength: args.outLength ?? args.out?.length });
+  const checked = args.outLength === undefined && args.out instanceof Float32Array
+    ? checkShape({ ...args, outLength: args.out.length }, "out.length")
+    : validateFusedGemvShape(args);
   const { format, N, K } = args;
   const per = fusedGemvRowWords(format, K);
   requireArray(op, "weight", args.weight, format === "f32" ? "Float32Array" : "Uint32Array", [

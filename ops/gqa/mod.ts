@@ -93,7 +93,7 @@ import {
   type ResidentDevice,
 } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { parseVariantName } from "../../harness/variants.ts";
+import { overrideEntry } from "../../harness/resolve.ts";
 import { maskLength, maskParams } from "../attention/kernel_params.ts";
 import {
   FLASH_ENTRIES,
@@ -226,7 +226,7 @@ export function gqaPlansOf(gpu: ResidentDevice, shape: ResolvedFlashShape, optio
   checkOptions("gqa", options, OPTION_KEYS);
   const { override, path: asked } = options ?? {};
   if (asked !== undefined) requireOneOf("gqa", "path", asked, ["decode", "prefill"]);
-  const named = override === undefined ? undefined : parseVariantName(override).entry;
+  const named = overrideEntry(override);
   const flashNamed = named !== undefined && FLASH_ENTRIES.includes(named);
   const path = asked ??
     (named !== undefined && DECODE_ENTRIES.includes(named)
@@ -556,7 +556,7 @@ export function gqaCachePrefillPlan(
   const scale = validateGqaCacheShape(shape);
   const { H, kvHeads, D, maxSeq, L } = shape;
   const positions = requireIntIn("positions", shape.positions ?? maxSeq, L, maxSeq);
-  const named = options?.override === undefined ? undefined : parseVariantName(options.override).entry;
+  const named = overrideEntry(options?.override);
   if (named !== undefined && named !== "cache_write" && named !== "cache_prefill") {
     throw new Error(
       `gqaCache: override "${options!.override}" is not a variant of entry point "cache_write" or "cache_prefill"`,

@@ -100,7 +100,7 @@ import {
   type ResidentDevice,
 } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
-import { parseVariantName } from "../../harness/variants.ts";
+import { overrideEntry } from "../../harness/resolve.ts";
 import { checkOptions, requireInt, requireOneOf, U32_MAX } from "../validate.ts";
 import { type GroupNormVariant, KERNELS } from "./kernels.gen.ts";
 import { type GroupNormArgs, type GroupNormShape, validateGroupNorm, validateGroupNormShape } from "./reference.ts";
@@ -260,7 +260,7 @@ export function groupNormPlan(
   const { override, path: asked, polls: pollsGiven } = options ?? {};
   if (asked !== undefined) requireOneOf("groupNorm", "path", asked, GROUP_NORM_PATHS);
   const polls = requireInt("groupNorm", "polls", pollsGiven ?? GROUP_NORM_POLLS, 0, U32_MAX);
-  const named = override === undefined ? undefined : parseVariantName(override).entry;
+  const named = overrideEntry(override);
   if (named !== undefined && !["kernel", "stats", "apply", "fused"].includes(named)) {
     throw new Error(
       `groupNorm: override "${override}" is not a variant of entry point kernel, stats, apply or fused`,

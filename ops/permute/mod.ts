@@ -80,8 +80,9 @@ const TILES_PARAMS: ParamField[] = [
  * `[2, 0, 1]` becomes `[6, 4]` with `[1, 0]`; an identity becomes one axis.
  *
  * @param shape the shape of `x` (dimensions >= 1; a tensor with a 0 dimension has nothing to move)
- * @param dims the axis order, every entry in `[0, rank)` (as {@link validatePermuteShape} returns it)
+ * @param dims the axis order (negative entries count from the end, as in {@link validatePermuteShape})
  * @returns the collapsed shape and axis order, rank at least 1
+ * @throws Error naming the argument, as {@link validatePermuteShape}
  *
  * @example
  * ```ts
@@ -93,6 +94,7 @@ export function collapsePermutation(
   shape: readonly number[],
   dims: readonly number[],
 ): { shape: number[]; dims: number[] } {
+  dims = validatePermuteShape({ shape, dims }); // a bad shape or dims would collapse into a wrong answer
   const kept = dims.filter((d) => shape[d] !== 1);
   // Runs of input axes that follow each other in the output, in output order.
   const runs: { first: number; last: number }[] = [];

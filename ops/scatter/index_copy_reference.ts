@@ -97,7 +97,10 @@ export function validateIndexCopy(args: IndexCopyArgs): void {
   const { outer, rows, cols } = args;
   validateIndexCopyShape({ outer, rows, cols, indexLength: args.index.length });
   requireArray(name, "out", args.out, "Float32Array", [outer * rows * cols, "outer * rows * cols"]);
-  requireArray(name, "src", args.src, "Float32Array", [outer * args.index.length * cols, "outer * indexLength * cols"]);
+  requireArray(name, "src", args.src, "Float32Array", [
+    outer * args.index.length * cols,
+    "outer * index.length * cols",
+  ]);
   const seen = new Map<number, number>();
   for (const [i, r] of args.index.entries()) {
     if (r < 0 || r >= rows) continue;

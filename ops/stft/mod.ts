@@ -72,7 +72,7 @@ import { packParams, type ParamField } from "../../harness/params.ts";
 import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { checkOptions } from "../validate.ts";
-import { parseVariantName } from "../../harness/variants.ts";
+import { overrideEntry } from "../../harness/resolve.ts";
 import { fftTwiddles, istftBasis, istftBasisLayout, stftBasis, stftBasisLayout } from "./basis.ts";
 import { KERNELS, type StftVariant } from "./kernels.gen.ts";
 import {
@@ -294,7 +294,7 @@ export function stftKernel(
   requireDevice("stft", gpu);
   checkOptions("stft", options);
   const entry = options?.override !== undefined
-    ? parseVariantName(options?.override).entry
+    ? overrideEntry(options.override)
     : stftUsesFft(args.nFft)
     ? "fft"
     : "kernel";
