@@ -20,7 +20,14 @@
 import { type GpuTensor, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import { quantizePackedPlan, quantizePackedQ4Plan } from "../../ops/quantize/mod.ts";
 import type { TensorData } from "../safetensors_write.ts";
-import { FORMAT_VERSION, ROPE_PERMUTATION, WEIGHT_FORMATS, type WeightFormat, type WeightSpec } from "./format.ts";
+import {
+  FORMAT_VERSION,
+  requireWeightFormat,
+  ROPE_PERMUTATION,
+  WEIGHT_FORMATS,
+  type WeightFormat,
+  type WeightSpec,
+} from "./format.ts";
 
 /** One model tensor, ready for the engine or the converter's output. */
 export interface LoadedWeight {
