@@ -55,4 +55,14 @@ Deno.test("perplexity, tokenWindows: refuse windows that predict nothing, by nam
   await perplexity(model, [[1, 2], [3]]).catch((e) => (message = e.message));
   assertEquals(message, "perplexity: windows[1] has 1 ids; a window needs at least 2");
   assertEquals(model.resets, 0);
+  for (
+    const [m, w, expected] of [
+      [undefined, [[1, 2]], "perplexity: model must have forward(ids), reset() and config.vocabSize, got undefined"],
+      [model, undefined, "perplexity: windows must be an array of id arrays, got undefined"],
+      [model, [5], "perplexity: windows[0] must be an array of ids, got 5"],
+    ] as const
+  ) {
+    await perplexity(m as never, w as never).then(() => (message = "resolved"), (e) => (message = e.message));
+    assertEquals(message, expected);
+  }
 });

@@ -103,7 +103,14 @@ export async function perplexity(
   windows: readonly (readonly number[])[],
   onProgress?: (done: number, total: number) => void,
 ): Promise<PerplexityResult> {
+  if (model === null || typeof model !== "object" || typeof model.forward !== "function") {
+    throw new Error(`perplexity: model must have forward(ids), reset() and config.vocabSize, got ${String(model)}`);
+  }
+  if (!Array.isArray(windows)) {
+    throw new Error(`perplexity: windows must be an array of id arrays, got ${String(windows)}`);
+  }
   windows.forEach((w, i) => {
+    if (!Array.isArray(w)) throw new Error(`perplexity: windows[${i}] must be an array of ids, got ${String(w)}`);
     if (w.length < 2) throw new Error(`perplexity: windows[${i}] has ${w.length} ids; a window needs at least 2`);
   });
   const vocab = model.config.vocabSize;

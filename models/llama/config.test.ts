@@ -132,6 +132,7 @@ Deno.test("config: malformed sizes are refused by name", async () => {
   await refused({ bos_token_id: 1e6 }, "bos_token_id (1000000) must be a token id below vocab_size");
   await refused({ tie_word_embeddings: "yes" }, "tie_word_embeddings must be a boolean");
   await assertThrowsMessage(() => parseLlamaConfig([]), "llama config: config.json must be a JSON object");
+  await assertThrowsMessage(() => parseLlamaConfig("{"), "llama config: config.json is not JSON (");
 });
 
 Deno.test("config: the Sarashina2.2-1B shape is the issue's", () => {

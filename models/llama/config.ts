@@ -225,7 +225,13 @@ function refuseUnless(json: Record<string, unknown>, field: string, allowed: (v:
  * ```
  */
 export function parseLlamaConfig(json: unknown): LlamaConfig {
-  if (typeof json === "string") json = JSON.parse(json);
+  if (typeof json === "string") {
+    try {
+      json = JSON.parse(json);
+    } catch (e) {
+      throw new Error(`llama config: config.json is not JSON (${(e as Error).message})`);
+    }
+  }
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     throw new Error("llama config: config.json must be a JSON object");
   }

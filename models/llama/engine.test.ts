@@ -433,3 +433,48 @@ gpuTest(
     }
   },
 );
+
+gpuTest(
+  "engine: load and generate name what is not a store, a config, ids or options, and refuse a misspelt option",
+  async (gpu) => {
+    const { config, store, close } = await openFixture("tiny-gqa");
+    try {
+      await assertThrowsMessage(
+        () => LlamaEngine.load(gpu, undefined as never, config),
+        "LlamaEngine.load: store must be a TensorStore",
+      );
+      await assertThrowsMessage(
+        () => LlamaEngine.load(gpu, store, {} as never),
+        "LlamaEngine.load: config must be a LlamaConfig",
+      );
+      await assertThrowsMessage(
+        () => LlamaEngine.load(gpu, store, config, { maxseq: 8 } as never),
+        `LlamaEngine.load: unknown option "maxseq" (expected format, maxSeq,`,
+      );
+      await assertThrowsMessage(
+        () => LlamaEngine.load(gpu, store, config, 42 as never),
+        "LlamaEngine.load: options must be an object",
+      );
+      const engine = await LlamaEngine.load(gpu, store, config, { maxSeq: 16 });
+      try {
+        await assertThrowsMessage(
+          () => collect(engine.generate(undefined as never, { maxTokens: 2 })),
+          "LlamaEngine.generate: promptIds must be an array of token ids, got undefined",
+        );
+        await assertThrowsMessage(
+          () => collect(engine.generate([5], undefined as never)),
+          "LlamaEngine.generate: options must be an object with maxTokens, got undefined",
+        );
+        await assertThrowsMessage(
+          () => collect(engine.generate([5], { maxTokens: 2, maxtokens: 3 } as never)),
+          `LlamaEngine.generate: unknown option "maxtokens" (expected maxTokens, sampler,`,
+        );
+        assertEquals((await collect(engine.generate([5, 6], { maxTokens: 2 }))).length, 2);
+      } finally {
+        engine.destroy();
+      }
+    } finally {
+      close();
+    }
+  },
+);

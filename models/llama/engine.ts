@@ -81,6 +81,7 @@ import {
   gqaCacheDecodePlan,
   gqaCachePrefillPlan,
 } from "../../ops/gqa/mod.ts";
+import { checkKeys } from "../../ops/validate.ts";
 import { gatherBlocksPlan, gatherQuantizedBlocksPlan } from "../../ops/gather/mod.ts";
 import { RESIDUAL_MAX_COLS, rmsnormResidualPlan } from "../../ops/rmsnorm/mod.ts";
 import { swigluPairsPlan } from "../../ops/activation/mod.ts";
@@ -230,6 +231,29 @@ const STORAGE = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsag
  * recent, so a call never loses a program it is running.
  */
 const PROGRAMS_KEPT = 32;
+
+/** The keys {@link LlamaEngineOptions} has (a misspelt one is refused, never ignored). */
+const LOAD_OPTION_KEYS: readonly (keyof LlamaEngineOptions)[] = [
+  "format",
+  "maxSeq",
+  "prefillChunk",
+  "attentionSplits",
+  "onProgress",
+  "attentionChunk",
+  "maxResidentBytes",
+  "prefillActivations",
+];
+
+/** The keys {@link GenerateOptions} has. */
+const GENERATE_OPTION_KEYS: readonly (keyof GenerateOptions)[] = [
+  "maxTokens",
+  "sampler",
+  "constraint",
+  "signal",
+  "readEvery",
+  "inFlight",
+  "stats",
+];
 
 /**
  * The engine. Create one with {@link LlamaEngine.load} or {@link LlamaEngine.fromWeights}.
@@ -431,6 +455,15 @@ export class LlamaEngine {
     config: LlamaConfig,
     options?: LlamaEngineOptions,
   ): Promise<LlamaEngine> {
+    if (store === null || typeof store !== "object" || !Array.isArray(store.tensors)) {
+      throw new Error(
+        `LlamaEngine.load: store must be a TensorStore (SafetensorsFile.open, openCheckpointDir), got ${String(store)}`,
+      );
+    }
+    if (config === null || typeof config !== "object" || !Number.isInteger(config.numHiddenLayers)) {
+      throw new Error(`LlamaEngine.load: config must be a LlamaConfig (parseLlamaConfig), got ${String(config)}`);
+    }
+    checkKeys("LlamaEngine.load", "option", options, LOAD_OPTION_KEYS);
     options ??= {};
     if (options.format !== undefined) requireWeightFormat("LlamaEngine.load", options.format);
     // A converted checkpoint's own format when none is asked for (another one is refused here).
@@ -1085,6 +1118,13 @@ export class LlamaEngine {
    */
   async *generate(promptIds: readonly number[], options: GenerateOptions): AsyncGenerator<number> {
     const where = "LlamaEngine.generate";
+    if (!Array.isArray(promptIds)) {
+      throw new Error(`${where}: promptIds must be an array of token ids, got ${String(promptIds)}`);
+    }
+    if (options === null || typeof options !== "object") {
+      throw new Error(`${where}: options must be an object with maxTokens, got ${String(options)}`);
+    }
+    checkKeys(where, "option", options, GENERATE_OPTION_KEYS);
     const { maxTokens, signal } = options;
     const sampler = options.sampler ?? { mode: "greedy" };
     validateSampler(where, sampler);
