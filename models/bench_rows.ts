@@ -174,6 +174,64 @@ export async function writeBaseline(path: string, fresh: Baseline): Promise<Base
   return merged;
 }
 
+/** A torch timing log read from `--torch`: its path and its parsed JSON (`timing.py`'s output). */
+export interface TorchLog {
+  path: string;
+  // deno-lint-ignore no-explicit-any
+  log: any;
+}
+
+/**
+ * Reads the torch timing logs a bench's `--torch` names (comma-separated paths, in order).
+ *
+ * @param list the option's value, or undefined for none
+ * @returns each path with its parsed JSON
+ * @throws Error naming a file that cannot be read or is not JSON
+ */
+export async function readTorchLogs(list: string | undefined): Promise<TorchLog[]> {
+  const logs: TorchLog[] = [];
+  for (const path of (list ?? "").split(",").filter((s) => s !== "")) {
+    let text: string;
+    try {
+      text = await Deno.readTextFile(path);
+    } catch (e) {
+      throw new Error(`--torch: cannot read ${path} (${(e as Error).message})`);
+    }
+    try {
+      logs.push({ path, log: JSON.parse(text) });
+    } catch (e) {
+      throw new Error(`--torch: ${path} is not JSON (${(e as Error).message})`);
+    }
+  }
+  return logs;
+}
+
+/**
+ * A baseline's fields but its rows, as both image benches write them: the adapter, the runtime, the
+ * date, how the figures were taken, where torch's figures came from (when any did) and the config.
+ *
+ * @param gpu the device the rows are measured on
+ * @param fields the run's date, method and config name
+ * @param torch the torch logs read ({@link readTorchLogs})
+ * @returns the header {@link runStages} takes
+ */
+export function benchHeader(
+  gpu: ResidentDevice,
+  fields: { date: string; method: string; config: string },
+  torch: readonly TorchLog[],
+): StageRun<string>["header"] {
+  return {
+    adapter: gpu.adapter.description || gpu.adapter.vendor,
+    runtime: `Deno ${Deno.version.deno} (WebGPU)`,
+    date: fields.date,
+    method: fields.method,
+    ...(torch.length > 0
+      ? { torch: torch.map(({ path, log }) => `${path}: torch ${log.torch} on ${log.device}`).join("; ") }
+      : {}),
+    config: fields.config,
+  };
+}
+
 /** What {@link runStages} runs. */
 export interface StageRun<S extends string> {
   /** The stages to run, in order. */

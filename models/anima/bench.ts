@@ -56,11 +56,13 @@ import type { TensorStore } from "../../llm/safetensors.ts";
 import type { ExpectedTensor } from "../../llm/weights/checkpoint.ts";
 import {
   BENCH_PROMPT,
+  benchHeader,
   type BenchRow,
   benchTokenizers,
   clockedStore,
   foldedTokenizer,
   listOption,
+  readTorchLogs,
   runStages,
   stepClock,
   type TorchFigures,
@@ -594,10 +596,7 @@ if (import.meta.main) {
     prompt: flags.get("prompt") ?? BENCH_PROMPT,
     tokenizerDir: flags.get("tokenizer"),
   };
-  const torch = [];
-  for (const path of (flags.get("torch") ?? "").split(",").filter((s) => s !== "")) {
-    torch.push({ path, log: JSON.parse(await Deno.readTextFile(path)) });
-  }
+  const torch = await readTorchLogs(flags.get("torch"));
   plan.gpu = await acquireDevice();
   if (!supportsTimestamps(plan.gpu)) throw new Error("anima bench: the device has no timestamp-query");
   const date = new Date().toISOString();
@@ -610,16 +609,7 @@ if (import.meta.main) {
   const written = await runStages({
     stages: STAGES.filter((stage) => stages.includes(stage)),
     make,
-    header: {
-      adapter: plan.gpu.adapter.description || plan.gpu.adapter.vendor,
-      runtime: `Deno ${Deno.version.deno} (WebGPU)`,
-      date,
-      method: METHOD,
-      ...(torch.length > 0
-        ? { torch: torch.map(({ path, log }) => `${path}: torch ${log.torch} on ${log.device}`).join("; ") }
-        : {}),
-      config: name,
-    },
+    header: benchHeader(plan.gpu, { date, method: METHOD, config: name }, torch),
     torch: torch.map(({ log }) => torchFigures(log)),
     json: flags.get("json"),
   });

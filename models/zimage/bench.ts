@@ -56,11 +56,13 @@ import type { ExpectedTensor } from "../../llm/weights/checkpoint.ts";
 import { scopedStore } from "../../llm/weights/checkpoint.ts";
 import {
   BENCH_PROMPT,
+  benchHeader,
   type BenchRow,
   benchTokenizers,
   clockedStore,
   foldedTokenizer,
   listOption,
+  readTorchLogs,
   runStages,
   stepClock,
   type TorchFigures,
@@ -445,10 +447,7 @@ if (import.meta.main) {
     prompt: flags.get("prompt") ?? BENCH_PROMPT,
     tokenizerDir: flags.get("tokenizer"),
   };
-  const torch = [];
-  for (const path of (flags.get("torch") ?? "").split(",").filter((s) => s !== "")) {
-    torch.push({ path, log: JSON.parse(await Deno.readTextFile(path)) });
-  }
+  const torch = await readTorchLogs(flags.get("torch"));
   plan.gpu = await acquireDevice();
   if (!supportsTimestamps(plan.gpu)) throw new Error("the device has no timestamp-query: no GPU figure");
   const date = new Date().toISOString();
@@ -461,16 +460,11 @@ if (import.meta.main) {
   const written = await runStages({
     stages: STAGES.filter((stage) => stages.includes(stage)),
     make,
-    header: {
-      adapter: plan.gpu.adapter.description || plan.gpu.adapter.vendor,
-      runtime: `Deno ${Deno.version.deno} (WebGPU)`,
+    header: benchHeader(plan.gpu, {
       date,
       method: METHOD,
-      ...(torch.length > 0
-        ? { torch: torch.map(({ path, log }) => `${path}: torch ${log.torch} on ${log.device}`).join("; ") }
-        : {}),
       config: tiny ? "tiny" : layers === undefined ? "turbo" : `turbo, ${layers} main layers`,
-    },
+    }, torch),
     torch: torch.map(({ log }) => torchFigures(log)),
     json: flags.get("json"),
   });
