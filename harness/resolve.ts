@@ -72,9 +72,16 @@ export function resolve(sources: KernelSources, request: ResolveRequest): Resolu
   const available = variantsOf(sources, entry);
   if (override !== undefined) {
     const name = checkOverride(override).endsWith(".wgsl") ? override.slice(0, -5) : override;
-    if (overrideEntry(name) !== entry || !(name in sources)) {
+    // A name that is no variant name at all says why (a misspelt target: `suffix "nvidai" is not a target`).
+    let named = name, why = "";
+    try {
+      named = parseVariantName(name).entry;
+    } catch (e) {
+      why = ` (${(e as Error).message})`;
+    }
+    if (named !== entry || !(name in sources)) {
       throw new Error(
-        `override "${override}" is not a variant of entry point "${entry}"; available: ${available.join(", ")}`,
+        `override "${override}" is not a variant of entry point "${entry}"; available: ${available.join(", ")}${why}`,
       );
     }
     return { variant: name, source: sources[name], rung: "override", tried: [name] };
