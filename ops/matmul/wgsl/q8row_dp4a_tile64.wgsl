@@ -11,12 +11,7 @@
 
 // #include "params.wgsl"
 
-@group(0) @binding(0) var<storage, read> a: array<u32>;
-@group(0) @binding(1) var<storage, read> a_scales: array<f32>;
-@group(0) @binding(2) var<storage, read> weight: array<u32>;
-@group(0) @binding(3) var<storage, read> scales: array<f32>;
-@group(0) @binding(4) var<storage, read_write> c: array<f32>;
-@group(0) @binding(5) var<uniform> params: Params;
+// #include "dp4a_bindings.wgsl"
 
 // #include "dp4a_tile64.wgsl"
 
