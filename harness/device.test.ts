@@ -263,8 +263,10 @@ gpuTest(
     strictEqual(gpu.memory.bytes - before.bytes, a.buffer.size + b.buffer.size);
     strictEqual(gpu.memory.buffers - before.buffers, 2);
     strictEqual(gpu.withLimits({}).memory.bytes, gpu.memory.bytes, "a view shares its device's count");
+    deepStrictEqual(gpu.liveBuffers(before.made), [`a (${a.buffer.size})`, `b (${b.buffer.size})`]);
     a.buffer.destroy();
     a.buffer.destroy(); // a second destroy is not counted twice
+    deepStrictEqual(gpu.liveBuffers(before.made), [`b (${b.buffer.size})`]);
     strictEqual(gpu.memory.bytes - before.bytes, b.buffer.size);
     strictEqual(gpu.memory.buffers - before.buffers, 1);
     const peak = gpu.memory.peakBytes;
@@ -278,6 +280,7 @@ gpuTest(
     strictEqual(gpu.memory.peakBytes, gpu.memory.bytes);
     b.buffer.destroy();
     strictEqual(gpu.memory.bytes, before.bytes);
+    deepStrictEqual(gpu.liveBuffers(before.made), []);
 
     const own = await acquireDevice();
     own.alloc("f32", 64);

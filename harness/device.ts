@@ -292,7 +292,9 @@ function isTensorDtype(dtype: unknown): dtype is TensorDtype {
 /** What the device views of one GPUDevice share: its loss, once known. */
 interface DeviceState {
   lost?: string;
-  memory: { bytes: number; buffers: number; peakBytes: number };
+  memory: { bytes: number; buffers: number; peakBytes: number; made: number };
+  /** Each live buffer's label and size, by the serial its creation got (the `made` count then). */
+  live: Map<number, { label: string; size: number }>;
 }
 
 /**
@@ -309,6 +311,8 @@ export interface DeviceMemory {
   buffers: number;
   /** The most bytes live at once since the device was first seen or {@link ResidentDevice.resetPeakMemory}. */
   peakBytes: number;
+  /** Buffers made since the device was first seen: a mark for {@link ResidentDevice.liveBuffers}. */
+  made: number;
 }
 
 /** Pipelines by `op/variant` (one source each), then by the constants they were compiled with. */
@@ -423,6 +427,29 @@ export class ResidentDevice {
    */
   resetPeakMemory(): void {
     this.#state.memory.peakBytes = this.#state.memory.bytes;
+  }
+
+  /**
+   * The buffers still alive that were made since `mark` (a {@link memory}`.made` taken earlier), as
+   * `label (bytes)`: what a check that finds bytes left behind names.
+   *
+   * @param mark a `memory.made` count (default 0: every live buffer)
+   * @returns their labels and sizes, oldest first
+   *
+   * @example
+   * ```ts
+   * import { acquireDevice } from "@xpu/ops";
+   * const gpu = await acquireDevice();
+   * const mark = gpu.memory.made;
+   * gpu.alloc("f32", 4, "kept");
+   * gpu.liveBuffers(mark); // ["kept (16)"]
+   * gpu.destroy();
+   * ```
+   */
+  liveBuffers(mark = 0): string[] {
+    const left: string[] = [];
+    for (const [serial, b] of this.#state.live) if (serial >= mark) left.push(`${b.label} (${b.size})`);
+    return left;
   }
 
   /** Throws a {@link DeviceLostError} once the device is lost or destroyed. */
@@ -1270,7 +1297,7 @@ const STATES = new WeakMap<GPUDevice, DeviceState>();
 function watchLoss(device: GPUDevice): DeviceState {
   const known = STATES.get(device);
   if (known) return known;
-  const state: DeviceState = { memory: { bytes: 0, buffers: 0, peakBytes: 0 } };
+  const state: DeviceState = { memory: { bytes: 0, buffers: 0, peakBytes: 0, made: 0 }, live: new Map() };
   STATES.set(device, state);
   countBuffers(device, state);
   // A caller's device from an older runtime may lack `lost`; then only destroy() marks it lost.
@@ -1278,6 +1305,7 @@ function watchLoss(device: GPUDevice): DeviceState {
     state.lost ??= info.message ? `${info.reason}: ${info.message}` : String(info.reason ?? "unknown reason");
     state.memory.bytes = 0;
     state.memory.buffers = 0;
+    state.live.clear();
   });
   const destroy = device.destroy;
   if (typeof destroy === "function") {
@@ -1288,6 +1316,7 @@ function watchLoss(device: GPUDevice): DeviceState {
         state.lost ??= "destroyed (GPUDevice.destroy())";
         state.memory.bytes = 0;
         state.memory.buffers = 0;
+        state.live.clear();
         return destroy.call(this);
       },
     });
@@ -1297,6 +1326,7 @@ function watchLoss(device: GPUDevice): DeviceState {
 
 /** What a buffer counted by {@link countBuffers} still owes the device's count. */
 interface CountedBuffer {
+  serial: number;
   size: number;
   counted: boolean;
 }
@@ -1311,6 +1341,7 @@ function uncount(state: DeviceState, counted: CountedBuffer): void {
   counted.counted = false;
   state.memory.bytes -= counted.size;
   state.memory.buffers -= 1;
+  state.live.delete(counted.serial);
 }
 
 /**
@@ -1327,7 +1358,8 @@ function countBuffers(device: GPUDevice, state: DeviceState): void {
     value: function (this: GPUDevice, descriptor: GPUBufferDescriptor): GPUBuffer {
       const buffer = create.call(this, descriptor);
       if (state.lost !== undefined) return buffer;
-      const counted: CountedBuffer = { size: buffer.size, counted: true };
+      const counted: CountedBuffer = { serial: state.memory.made++, size: buffer.size, counted: true };
+      state.live.set(counted.serial, { label: descriptor.label || "(no label)", size: counted.size });
       state.memory.bytes += counted.size;
       state.memory.buffers += 1;
       if (state.memory.bytes > state.memory.peakBytes) state.memory.peakBytes = state.memory.bytes;

@@ -137,56 +137,6 @@ export interface SoakReport {
   verdict: { pass: boolean; reasons: string[] };
 }
 
-/**
- * Records the buffers made on a device and not yet destroyed, by label, so that a check that finds
- * bytes left behind can say which buffers they are. It wraps `createBuffer` on top of the harness's
- * own counting wrapper; it holds the buffers weakly.
- */
-class BufferTracker {
-  #next = 0;
-  readonly #live = new Map<number, { label: string; size: number; ref: WeakRef<GPUBuffer> }>();
-
-  constructor(device: GPUDevice) {
-    const create = device.createBuffer;
-    const live = this.#live;
-    const next = () => this.#next++;
-    Object.defineProperty(device, "createBuffer", {
-      configurable: true,
-      writable: true,
-      value: function (this: GPUDevice, descriptor: GPUBufferDescriptor): GPUBuffer {
-        const buffer = create.call(this, descriptor);
-        const id = next();
-        live.set(id, { label: descriptor.label || "(no label)", size: buffer.size, ref: new WeakRef(buffer) });
-        const destroy = buffer.destroy;
-        Object.defineProperty(buffer, "destroy", {
-          configurable: true,
-          writable: true,
-          value: function (this: GPUBuffer): undefined {
-            live.delete(id);
-            return destroy.call(this);
-          },
-        });
-        return buffer;
-      },
-    });
-  }
-
-  /** A mark: buffers made from now on are {@link since} it. */
-  mark(): number {
-    return this.#next;
-  }
-
-  /** The buffers made since `mark` and still alive, as "label (bytes)". */
-  since(mark: number): string[] {
-    const left: string[] = [];
-    for (const [id, b] of this.#live) {
-      if (b.ref.deref() === undefined) this.#live.delete(id);
-      else if (id >= mark) left.push(`${b.label} (${b.size})`);
-    }
-    return left;
-  }
-}
-
 const gc = (globalThis as { gc?: () => void }).gc;
 
 /** A sample, after a collection, a turn of the event loop (what was waiting on it settles) and another. */
@@ -526,7 +476,6 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
   const started = performance.now();
   const f = await loadFixtures();
   const gpu = await acquireDevice();
-  const tracker = new BufferTracker(gpu.device);
   const series: MemorySample[] = [];
   const leftovers: Leftover[] = [];
   const checked = { generations: 0, firstOfShape: 0, destroys: 0 };
@@ -548,16 +497,15 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
    */
   const exact = async (
     device: ResidentDevice,
-    deviceTracker: BufferTracker,
     work: () => Promise<void>,
   ): Promise<{ bytes: number; buffers: number; left: () => string[] }> => {
-    const before = device.memory, mark = deviceTracker.mark();
+    const before = device.memory, mark = before.made;
     await work();
     const after = device.memory;
     return {
       bytes: after.bytes - before.bytes,
       buffers: after.buffers - before.buffers,
-      left: () => deviceTracker.since(mark),
+      left: () => device.liveBuffers(mark),
     };
   };
 
@@ -565,7 +513,7 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
     // 1. Generations on one engine.
     if (generations > 0) {
       const { config, tokenizer } = f.fortune;
-      const loaded = gpu.memory, loadMark = tracker.mark();
+      const loaded = gpu.memory, loadMark = gpu.memory.made;
       const { store, close } = await openCheckpointDir(FORTUNE);
       const engine = await LlamaEngine.load(gpu, store, config, { format: "q8", maxSeq: 128 });
       close();
@@ -586,7 +534,7 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
       for (const prompt of prompts) {
         for (const [sampler, constraint] of [["greedy"], ["sample"], ["greedy", constraintOf(allowed)]] as const) {
           const spec = samplerOf(sampler, 0);
-          const d = await exact(gpu, tracker, async () => {
+          const d = await exact(gpu, async () => {
             for await (const _ of engine.generate(prompt, { maxTokens: 2, sampler: spec, constraint }));
           });
           const shape = shapeOf(prompt, spec, constraint);
@@ -615,7 +563,7 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
         const maxTokens = Math.max(4 + (i * 5) % 29, endsAt < Infinity ? endsAt + 2 : 0);
         const controller = new AbortController();
         const shape = shapeOf(prompt, sampler, constraint);
-        const d = await exact(gpu, tracker, async () => {
+        const d = await exact(gpu, async () => {
           let n = 0;
           try {
             for await (
@@ -659,7 +607,7 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
       engine.destroy();
       const after = gpu.memory;
       checked.destroys++;
-      const left = tracker.since(loadMark);
+      const left = gpu.liveBuffers(loadMark);
       if (after.bytes !== loaded.bytes || after.buffers !== loaded.buffers || left.length > 0) {
         leftovers.push({
           phase: "generations",
@@ -677,7 +625,7 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
     if (cycles > 0) series.push(await sample("cycles", 0, gpu.memory));
     for (let c = 0; c < cycles; c++) {
       for (const part of parts) {
-        const d = await exact(gpu, tracker, () => timed(part.name, () => part.run(gpu, c)));
+        const d = await exact(gpu, () => timed(part.name, () => part.run(gpu, c)));
         checked.destroys++;
         const left = d.left();
         if (d.bytes !== 0 || d.buffers !== 0 || left.length > 0) {
@@ -691,13 +639,14 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
     }
 
     // 3. Cycles on devices of their own.
-    if (deviceCycles > 0) series.push(await sample("device-cycles", 0, { bytes: 0, buffers: 0, peakBytes: 0 }));
+    if (deviceCycles > 0) {
+      series.push(await sample("device-cycles", 0, { bytes: 0, buffers: 0, peakBytes: 0, made: 0 }));
+    }
     for (let c = 0; c < deviceCycles; c++) {
       const own = await acquireDevice();
       try {
-        const ownTracker = new BufferTracker(own.device);
         for (const part of parts) {
-          const d = await exact(own, ownTracker, () => timed(`${part.name}, own device`, () => part.run(own, c)));
+          const d = await exact(own, () => timed(`${part.name}, own device`, () => part.run(own, c)));
           checked.destroys++;
           const left = d.left();
           if (d.bytes !== 0 || d.buffers !== 0 || left.length > 0) {
@@ -710,7 +659,7 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
       }
       await timed("ZImage and Anima, devices of their own", () => ownedDevices(f, c));
       if ((c + 1) % every === 0 || c + 1 === deviceCycles) {
-        series.push(await sample("device-cycles", c + 1, { bytes: 0, buffers: 0, peakBytes: 0 }));
+        series.push(await sample("device-cycles", c + 1, { bytes: 0, buffers: 0, peakBytes: 0, made: 0 }));
         log(`device cycles ${c + 1}/${deviceCycles}`);
       }
     }
