@@ -56,6 +56,7 @@ import { parseArgs } from "node:util";
 import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
 import { supportsTimestamps, timeProgram } from "../../harness/timing.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
+import { listOption } from "../bench_rows.ts";
 import { syntheticStore } from "../synthetic_store.ts";
 import { Qwen3ForCausalLM } from "./causal_lm.ts";
 import { parseQwen3Config, type Qwen3Config } from "./config.ts";
@@ -393,17 +394,6 @@ export function mergeLlmRows(target: string | null, rows: readonly { shape?: unk
   return JSON.stringify(file, null, 1) + "\n";
 }
 
-/** A comma-separated list, each entry one of `allowed`. */
-function list<T extends string>(flag: string, value: string, allowed: readonly string[]): T[] {
-  const items = value.split(",").map((s) => s.trim());
-  for (const item of items) {
-    if (!allowed.includes(item)) {
-      throw new Error(`--${flag} takes ${allowed.join(", ")} (comma-separated), got ${item}`);
-    }
-  }
-  return items as T[];
-}
-
 function count(flag: string, value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new Error(`--${flag} must be an integer >= 1, got ${value}`);
@@ -445,9 +435,9 @@ async function main(): Promise<void> {
     if (!Array.isArray(rows)) throw new Error(`--merge-only: ${values["merge-only"]} holds no rows array`);
     return await mergeInto(mergeTarget, rows);
   }
-  const shapes = list<string>("shape", values.shape!, Object.keys(SHAPES)).map((s) => SHAPES[s]);
-  const formats = list<Qwen3Format>("format", values.format!, ["f32", "q8"]);
-  const modes = list<Mode>("mode", values.mode!, MODES);
+  const shapes = listOption(values.shape!, "shape", Object.keys(SHAPES)).map((s) => SHAPES[s]);
+  const formats = listOption(values.format!, "format", ["f32", "q8"]) as Qwen3Format[];
+  const modes = listOption(values.mode!, "mode", MODES) as Mode[];
   const tokens = count("tokens", values.tokens!), decode = count("decode", values.decode!);
   const samples = count("samples", values.samples!);
   if (mergeTarget !== undefined && shapes.some((s) => !BASELINE_SHAPES.includes(s.name))) {
