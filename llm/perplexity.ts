@@ -90,7 +90,7 @@ function windowNll(logits: Float32Array, window: readonly number[], vocab: numbe
  * import { perplexity, tokenWindows } from "@xpu/ops/llm";
  * import { LlamaReference, parseLlamaConfig } from "@xpu/ops/models/llama";
  * import { openCheckpointDir } from "@xpu/ops/llm/file";
- * const dir = "llm/fixtures/tiny-gqa/f32";
+ * const dir = "models/llama/fixtures/tiny-gqa/f32";
  * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
  * const { store, close } = await openCheckpointDir(dir);
  * const model = await LlamaReference.load(store, config);

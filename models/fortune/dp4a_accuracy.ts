@@ -21,7 +21,7 @@
  *
  * Reported: the held-out perplexity of models/fortune (heldout.json's `docIds`, BOS + ids + EOS,
  * windows of 256, llm/perplexity.ts) for f32 and each format with and without the activation
- * quantisation, beside torch's figures for the same windows; and, on the llm/fixtures checkpoints'
+ * quantisation, beside torch's figures for the same windows; and, on the models/llama/fixtures checkpoints'
  * prompts, the largest prefill-logit difference of each against transformers' logits for the same
  * quantised weights and against the reference without activation quantisation.
  *

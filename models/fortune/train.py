@@ -12,7 +12,7 @@ transformers, sentencepiece, safetensors), in a few minutes on one H200:
 - heldout.txt: the held-out fortunes (every 20th), separated by lines of "%", as the package writes them;
 - heldout.json: their ids as the Python sentencepiece package encodes them, the evaluation windows, and
   the perplexity torch computes on them (f32 math over the saved bf16 weights), also for the model with
-  its weights replaced by their q8 and q4g128 quantise-dequantise (../../fixtures/quant.py);
+  its weights replaced by their q8 and q4g128 quantise-dequantise (llm/fixtures/quant.py);
 - greedy.json: for a few prompts, the prompt ids and 32 greedy tokens of torch's f32 model, with the
   smallest top-1 minus top-2 logit gap among them.
 """

@@ -1,9 +1,9 @@
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { assertThrowsMessage } from "../../harness/testing.ts";
 import { type LlamaConfig, parseLlamaConfig, SARASHINA_2_2_1B_CONFIG, TINY_CONFIG } from "./config.ts";
+import { fixturePath } from "./fixtures_test_util.ts";
 
-const FIXTURES = new URL("../../llm/fixtures/", import.meta.url).pathname;
-const readConfig = async (dir: string) => parseLlamaConfig(await Deno.readTextFile(`${FIXTURES}${dir}/config.json`));
+const readConfig = async (dir: string) => parseLlamaConfig(await Deno.readTextFile(`${fixturePath(dir)}/config.json`));
 
 /** The smallest legacy (transformers 4.x) config this reads. */
 const LEGACY = {

@@ -330,7 +330,7 @@ export function parseLlamaConfig(json: unknown): LlamaConfig {
 }
 
 /**
- * The tiny shape the fixtures in `llm/fixtures/` are built with (`tiny-gqa`): 2 layers, hidden 48,
+ * The tiny shape the fixtures in `models/llama/fixtures/` are built with (`tiny-gqa`): 2 layers, hidden 48,
  * 4 query / 2 KV heads of 12 channels, FFN 144 (so q4g128's down projection has a full group and a
  * partial one), vocab 128.
  */

@@ -4,8 +4,8 @@ import { convertCheckpoint, main } from "./convert.ts";
 import { SafetensorsFile } from "../../llm/safetensors.ts";
 import { fileSource } from "../../llm/safetensors_file.ts";
 import { convertedMetadata } from "../../llm/weights/load.ts";
+import { fixturePath } from "./fixtures_test_util.ts";
 
-const FIXTURES = new URL("../../llm/fixtures/", import.meta.url).pathname;
 
 async function open(path: string): Promise<SafetensorsFile> {
   return SafetensorsFile.open(await fileSource(path));
@@ -19,13 +19,13 @@ Deno.test("convert: the tiny checkpoint converts, from bf16 and f32, to the nump
         const progress: number[][] = [];
         const dir = `${out}/${format}-${dtype}`;
         const bytes = await convertCheckpoint(
-          `${FIXTURES}tiny-gqa/${dtype}`,
+          fixturePath(`tiny-gqa/${dtype}`),
           dir,
           format,
           (d, t) => progress.push([d, t]),
         );
         const written = await open(`${dir}/model.safetensors`);
-        const expected = await open(`${FIXTURES}tiny-gqa/expected-${format}.safetensors`);
+        const expected = await open(fixturePath(`tiny-gqa/expected-${format}.safetensors`));
         assertEquals((await Deno.stat(`${dir}/model.safetensors`)).size, bytes);
         assertEquals(written.metadata, convertedMetadata(format));
         assertEquals(written.tensors.map((t) => t.name).sort(), expected.tensors.map((t) => t.name).sort());
@@ -36,7 +36,7 @@ Deno.test("convert: the tiny checkpoint converts, from bf16 and f32, to the nump
         for (const name of ["config.json", "generation_config.json"]) {
           assertEquals(
             await Deno.readTextFile(`${dir}/${name}`),
-            await Deno.readTextFile(`${FIXTURES}tiny-gqa/${dtype}/${name}`),
+            await Deno.readTextFile(fixturePath(`tiny-gqa/${dtype}/${name}`)),
             name,
           );
         }
@@ -50,7 +50,7 @@ Deno.test("convert: the tiny checkpoint converts, from bf16 and f32, to the nump
         assertEquals(progress.length, 21);
         assertEquals(progress.at(-1)![0], progress.at(-1)![1]);
         // Tensor data is the file less its header: the total counts input tensor bytes.
-        const input = await open(`${FIXTURES}tiny-gqa/${dtype}/model.safetensors`);
+        const input = await open(fixturePath(`tiny-gqa/${dtype}/model.safetensors`));
         assertEquals(progress.at(-1)![1], inputBytes - input.dataStart);
       }
     }
@@ -62,19 +62,19 @@ Deno.test("convert: the tiny checkpoint converts, from bf16 and f32, to the nump
 Deno.test("convert: refuses a converted input, an unknown format and bad arguments", async () => {
   const out = await Deno.makeTempDir();
   try {
-    await convertCheckpoint(`${FIXTURES}tiny-tied/bf16-sharded`, `${out}/f32`, "f32");
+    await convertCheckpoint(fixturePath("tiny-tied/bf16-sharded"), `${out}/f32`, "f32");
     await assertThrowsMessage(() => convertCheckpoint(`${out}/f32`, `${out}/again`, "q8"), "converted to f32");
     await assertThrowsMessage(
       () => convertCheckpoint(`${out}/f32`, `${out}/again`, "f32"),
       "is already converted (f32)",
     );
     await assertThrowsMessage(
-      () => convertCheckpoint(`${FIXTURES}tiny-gqa/bf16`, `${out}/x`, "q5" as "q8"),
+      () => convertCheckpoint(fixturePath("tiny-gqa/bf16"), `${out}/x`, "q5" as "q8"),
       "convert: --format must be one of f32, q8, q4g128, got q5",
     );
-    assertEquals(await main([`${FIXTURES}tiny-gqa/bf16`]), 2);
+    assertEquals(await main([fixturePath("tiny-gqa/bf16")]), 2);
     assertEquals(await main(["--help"]), 0);
-    assertEquals(await main([`${FIXTURES}tiny-gqa/bf16`, `${out}/cli`, "--format=q8"]), 0);
+    assertEquals(await main([fixturePath("tiny-gqa/bf16"), `${out}/cli`, "--format=q8"]), 0);
     assertEquals((await open(`${out}/cli/model.safetensors`)).metadata.format, "q8");
   } finally {
     await Deno.remove(out, { recursive: true });

@@ -9,7 +9,7 @@ import { openCheckpointDir } from "../../llm/safetensors_file.ts";
 import { SafetensorsFile } from "../../llm/safetensors.ts";
 import { bytesSource } from "../../llm/safetensors_sources.ts";
 import { encodeSafetensors } from "../../llm/safetensors_write.ts";
-import { fixtureReference, maxAbsDiff, openFixture, type Variant, VARIANTS } from "./fixtures_test_util.ts";
+import { fixturePath, fixtureReference, maxAbsDiff, openFixture, type Variant, VARIANTS } from "./fixtures_test_util.ts";
 
 /**
  * GPU logits agree with transformers' to this absolute difference (logits of order 1-10; the GPU
@@ -290,7 +290,7 @@ gpuTest(
     for (const format of ["q8", "q4g128"] as const) {
       const dir = await Deno.makeTempDir();
       try {
-        await convertCheckpoint(new URL("../../llm/fixtures/tiny-gqa/bf16", import.meta.url).pathname, dir, format);
+        await convertCheckpoint(fixturePath("tiny-gqa/bf16"), dir, format);
         const { store, close } = await openCheckpointDir(dir);
         for (const device of [gpu, gpu.withLimits({ maxStorageBufferBindingSize: 4096 })]) {
           const onLoad = await engineFor(device, "tiny-gqa", format);

@@ -263,7 +263,7 @@ const GENERATE_OPTION_KEYS: readonly (keyof GenerateOptions)[] = [
  * import { acquireDevice } from "@xpu/ops/harness";
  * import { LlamaEngine, parseLlamaConfig } from "@xpu/ops/models/llama";
  * import { openCheckpointDir } from "@xpu/ops/llm/file";
- * const dir = "llm/fixtures/tiny-gqa/f32"; // a tiny random model; in practice a Hugging Face snapshot
+ * const dir = "models/llama/fixtures/tiny-gqa/f32"; // a tiny random model; in practice a Hugging Face snapshot
  * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
  * const { store, close } = await openCheckpointDir(dir);
  * const gpu = await acquireDevice();
@@ -439,7 +439,7 @@ export class LlamaEngine {
    * import { acquireDevice } from "@xpu/ops/harness";
    * import { LlamaEngine, parseLlamaConfig } from "@xpu/ops/models/llama";
    * import { openCheckpointDir } from "@xpu/ops/llm/file";
-   * const dir = "llm/fixtures/tiny-gqa/f32";
+   * const dir = "models/llama/fixtures/tiny-gqa/f32";
    * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
    * const { store } = await openCheckpointDir(dir);
    * const gpu = await acquireDevice();
@@ -497,7 +497,7 @@ export class LlamaEngine {
    * import { acquireDevice } from "@xpu/ops/harness";
    * import { LlamaEngine, parseLlamaConfig } from "@xpu/ops/models/llama";
    * import { openCheckpointDir } from "@xpu/ops/llm/file";
-   * const dir = "llm/fixtures/tiny-gqa/f32";
+   * const dir = "models/llama/fixtures/tiny-gqa/f32";
    * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
    * const { store, close } = await openCheckpointDir(dir);
    * let gpu = await acquireDevice();
@@ -1102,7 +1102,7 @@ export class LlamaEngine {
    * import { acquireDevice } from "@xpu/ops/harness";
    * import { LlamaEngine, parseLlamaConfig } from "@xpu/ops/models/llama";
    * import { openCheckpointDir } from "@xpu/ops/llm/file";
-   * const dir = "llm/fixtures/tiny-gqa/f32";
+   * const dir = "models/llama/fixtures/tiny-gqa/f32";
    * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
    * const { store, close } = await openCheckpointDir(dir);
    * const gpu = await acquireDevice();

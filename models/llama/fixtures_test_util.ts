@@ -1,6 +1,6 @@
 /**
- * Test helpers: the llm/fixtures checkpoints (config, store) and their transformers reference
- * outputs (llm/fixtures/README.md says what each holds). Deno-only; used by tests alone.
+ * Test helpers: the tiny random Llama checkpoints (config, store) and their transformers reference
+ * outputs (fixtures/README.md says what each holds). Deno-only; used by tests alone.
  *
  * @module
  */
@@ -11,9 +11,19 @@ import { openCheckpointDir } from "../../llm/safetensors_file.ts";
 import { bytesSource } from "../../llm/safetensors_sources.ts";
 import type { WeightFormat } from "../../llm/weights/format.ts";
 
-const FIXTURES = new URL("../../llm/fixtures/", import.meta.url).pathname;
+const FIXTURES = new URL("./fixtures/", import.meta.url).pathname;
+const LLM_FIXTURES = new URL("../../llm/fixtures/", import.meta.url).pathname;
 
-/** Every fixture variant and the directory its checkpoint is read from. */
+/**
+ * Where a fixture file or directory is, given its path under the fixtures (`tiny-gqa/bf16`,
+ * `tiny-gqa/expected-q8.safetensors`): tiny-tied's checkpoint directories (`tiny-tied/bf16`,
+ * `tiny-tied/bf16-sharded`) are llm/'s, whose safetensors tests read them too; the rest is in fixtures/.
+ */
+export function fixturePath(path: string): string {
+  return /^tiny-tied\/bf16(-sharded)?(\/|$)/.test(path) ? `${LLM_FIXTURES}${path}` : `${FIXTURES}${path}`;
+}
+
+/** Every fixture variant and the directory its checkpoint is read from (`fixturePath` resolves it). */
 export const VARIANTS = {
   "tiny-gqa": "tiny-gqa/f32",
   "tiny-headdim": "tiny-headdim/bf16",
@@ -41,7 +51,7 @@ export interface FixtureReference {
 export async function openFixture(
   variant: Variant,
 ): Promise<{ config: LlamaConfig; store: TensorStore; close(): void }> {
-  const dir = `${FIXTURES}${VARIANTS[variant]}`;
+  const dir = fixturePath(VARIANTS[variant]);
   const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
   const { store, close } = await openCheckpointDir(dir);
   return { config, store, close };

@@ -12,7 +12,7 @@
  *   with {@link estimateResidentBytes} / {@link checkResidentBudget} saying what a load will hold
  *   before it reads anything.
  * - {@link LlamaReference}: the same forward in plain TypeScript, f64 sums: the definition the GPU is
- *   held to, itself held to transformers' logits for tiny random checkpoints (`llm/fixtures/`).
+ *   held to, itself held to transformers' logits for tiny random checkpoints (`models/llama/fixtures/`).
  *
  * What it matches: RMSNorm, rotate-half RoPE (the Q and K rows permuted once, on load or by the
  * converter, so that ops/rope's adjacent pairs compute it), GQA, SwiGLU, no biases, the embedding as

@@ -109,7 +109,7 @@ export interface LlamaReferenceOptions {
  * ```ts
  * import { LlamaReference, parseLlamaConfig } from "@xpu/ops/models/llama";
  * import { openCheckpointDir } from "@xpu/ops/llm/file";
- * const dir = "llm/fixtures/tiny-gqa/f32";
+ * const dir = "models/llama/fixtures/tiny-gqa/f32";
  * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
  * const { store, close } = await openCheckpointDir(dir);
  * const model = await LlamaReference.load(store, config);
@@ -152,7 +152,7 @@ export class LlamaReference {
    * ```ts
    * import { LlamaReference, parseLlamaConfig } from "@xpu/ops/models/llama";
    * import { openCheckpointDir } from "@xpu/ops/llm/file";
-   * const dir = "llm/fixtures/tiny-gqa/f32";
+   * const dir = "models/llama/fixtures/tiny-gqa/f32";
    * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
    * const { store } = await openCheckpointDir(dir);
    * const model = await LlamaReference.load(store, config, "q8");

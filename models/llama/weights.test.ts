@@ -9,16 +9,16 @@ import { convertedMetadata, type LoadedWeight, quantizeRowsGpu } from "../../llm
 import { permuteRopeChannels } from "../../ops/rope/reference.ts";
 import { parseLlamaConfig, TINY_CONFIG } from "./config.ts";
 import { llamaWeightSpecs, loadWeights } from "./weights.ts";
+import { fixturePath } from "./fixtures_test_util.ts";
 
-const FIXTURES = new URL("../../llm/fixtures/", import.meta.url).pathname;
 
 async function openFixture(path: string): Promise<SafetensorsFile> {
-  return SafetensorsFile.open(await fileSource(`${FIXTURES}${path}`));
+  return SafetensorsFile.open(await fileSource(fixturePath(path)));
 }
 
 async function loadDir(dir: string, format?: WeightFormat, deferQuantization?: WeightFormat[]) {
-  const config = parseLlamaConfig(await Deno.readTextFile(`${FIXTURES}${dir}/config.json`));
-  const { store, close } = await openCheckpointDir(`${FIXTURES}${dir}`);
+  const config = parseLlamaConfig(await Deno.readTextFile(`${fixturePath(dir)}/config.json`));
+  const { store, close } = await openCheckpointDir(fixturePath(dir));
   try {
     return { config, weights: await collect(loadWeights(store, config, { format, deferQuantization })) };
   } finally {
@@ -34,7 +34,7 @@ async function collect(it: AsyncIterable<LoadedWeight>): Promise<LoadedWeight[]>
 
 /** Every tensor of a checkpoint, in memory, to build altered copies from. */
 async function tensorsOf(dir: string): Promise<TensorData[]> {
-  const { store, close } = await openCheckpointDir(`${FIXTURES}${dir}`);
+  const { store, close } = await openCheckpointDir(fixturePath(dir));
   try {
     return await Promise.all(store.tensors.map(async (t) => ({ ...t, data: await store.read(t.name) })));
   } finally {
@@ -85,7 +85,7 @@ Deno.test("loadWeights: a converted checkpoint loads the same bytes as quantise-
 });
 
 Deno.test("loadWeights: a missing, misshapen or unexpected tensor is refused before any data is read", async () => {
-  const config = parseLlamaConfig(await Deno.readTextFile(`${FIXTURES}tiny-gqa/bf16/config.json`));
+  const config = parseLlamaConfig(await Deno.readTextFile(fixturePath("tiny-gqa/bf16/config.json")));
   const tensors = await tensorsOf("tiny-gqa/bf16");
   const cases: [TensorData[], string][] = [
     [
@@ -132,7 +132,7 @@ Deno.test("loadWeights: a matrix left to the caller's quantizer is refused as th
   values[100] = NaN;
   q.data = new Uint8Array(values.buffer);
   const store = await SafetensorsFile.open(bytesSource(encodeSafetensors(tensors)));
-  const config = parseLlamaConfig(await Deno.readTextFile(`${FIXTURES}tiny-gqa/f32/config.json`));
+  const config = parseLlamaConfig(await Deno.readTextFile(fixturePath("tiny-gqa/f32/config.json")));
   const message = "weights: model.layers.0.self_attn.q_proj.weight cannot be stored as q8: quantize: x must be finite";
   await assertThrowsMessage(() => collect(loadWeights(store, config, { format: "q8" })), message);
   await assertThrowsMessage(

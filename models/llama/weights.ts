@@ -122,7 +122,7 @@ function checkInfo(info: TensorInfo, want: { dtype: readonly string[]; shape: re
  * ```ts
  * import { parseLlamaConfig, planLoad } from "@xpu/ops/models/llama";
  * import { openCheckpointDir } from "@xpu/ops/llm/file";
- * const dir = "llm/fixtures/tiny-gqa/bf16";
+ * const dir = "models/llama/fixtures/tiny-gqa/bf16";
  * const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
  * const { store, close } = await openCheckpointDir(dir);
  * const plan = planLoad(store, config, "q8"); // checks every tensor's dtype and shape, reads no data
@@ -191,8 +191,8 @@ export function planLoad(
  * ```ts
  * import { loadWeights, parseLlamaConfig } from "@xpu/ops/models/llama";
  * import { openCheckpointDir } from "@xpu/ops/llm/file";
- * const { store } = await openCheckpointDir("llm/fixtures/tiny-gqa/bf16");
- * const config = parseLlamaConfig(await Deno.readTextFile("llm/fixtures/tiny-gqa/bf16/config.json"));
+ * const { store } = await openCheckpointDir("models/llama/fixtures/tiny-gqa/bf16");
+ * const config = parseLlamaConfig(await Deno.readTextFile("models/llama/fixtures/tiny-gqa/bf16/config.json"));
  * for await (const { spec, parts } of loadWeights(store, config, { format: "q8" })) {
  *   console.log(spec.name, parts.map((p) => p.name)); // the packed weight and its scales, or a norm
  * }
