@@ -1,6 +1,7 @@
 // The harness sits below the ops: no file under harness/ may import an op (the registry of ops is
 // ops/registry.ts, above both). A harness that imported ops could not be published or tested alone.
-// And llm/ sits below models/: model ports may import llm/, harness/ and ops/, never the reverse.
+// And llm/ sits below models/: model ports may import llm/, harness/ and ops/, never the reverse, and
+// llm/'s tests keep what they read in llm/fixtures/, never in a model's fixtures/ (models read llm/'s).
 import { deepStrictEqual } from "node:assert/strict";
 import { relative, resolve } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
@@ -8,10 +9,15 @@ import { fileURLToPath as fromFileUrl } from "node:url";
 const root = fromFileUrl(new URL("../", import.meta.url));
 const harness = fromFileUrl(new URL("./", import.meta.url));
 
+/** The source less its line and block comments (JSDoc examples included). */
+function withoutComments(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+}
+
 /** Every module specifier a file imports or re-exports, statically or dynamically. */
 function specifiersOf(source: string): string[] {
-  // Line comments and block comments (JSDoc examples included) are not imports.
-  const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+  // Comments are not imports.
+  const code = withoutComments(source);
   const found: string[] = [];
   for (const m of code.matchAll(/\b(?:import|export)\s[^;]*?\bfrom\s*["']([^"']+)["']/g)) found.push(m[1]);
   for (const m of code.matchAll(/\bimport\s*["']([^"']+)["']/g)) found.push(m[1]);
@@ -92,6 +98,36 @@ Deno.test("no file under llm/ imports from models/", async () => {
   for await (const file of walk(`${root}llm`)) {
     for (const specifier of specifiersOf(await Deno.readTextFile(file))) {
       if (reachesModels(file, specifier)) offenders.push(`${relative(root, file)} imports "${specifier}"`);
+    }
+  }
+  deepStrictEqual(offenders, []);
+});
+
+/** The paths into a model's fixtures (`models/<name>/fixtures/...`) that a file's code (not its comments) names. */
+function modelFixturePaths(source: string): string[] {
+  return [...withoutComments(source).matchAll(/["'`]([^"'`]*\bmodels\/[\w-]+\/fixtures\b[^"'`]*)["'`]/g)].map((m) =>
+    m[1]
+  );
+}
+
+Deno.test("the fixture scan finds a model's fixtures named in code, and skips comments and other model files", () => {
+  const sample = `const a = new URL("../models/llama/fixtures/tiny-gqa/f32", import.meta.url);
+const b = \`\${root}models/qwen3/fixtures/x.json\`;
+const c = new URL("models/fortune/tokenizer.model", root);
+const d = "../fixtures/quant-ties.safetensors";
+// const e = "../models/llama/fixtures/tiny-tied/bf16";
+/** const dir = "models/llama/fixtures/tiny-gqa/f32"; */`;
+  deepStrictEqual(modelFixturePaths(sample), [
+    "../models/llama/fixtures/tiny-gqa/f32",
+    "${root}models/qwen3/fixtures/x.json",
+  ]);
+});
+
+Deno.test("no file under llm/ reads a model's fixtures", async () => {
+  const offenders: string[] = [];
+  for await (const file of walk(`${root}llm`)) {
+    for (const path of modelFixturePaths(await Deno.readTextFile(file))) {
+      offenders.push(`${relative(root, file)}: "${path}"`);
     }
   }
   deepStrictEqual(offenders, []);
