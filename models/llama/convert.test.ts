@@ -6,7 +6,6 @@ import { fileSource } from "../../llm/safetensors_file.ts";
 import { convertedMetadata } from "../../llm/weights/load.ts";
 import { fixturePath } from "./fixtures_test_util.ts";
 
-
 async function open(path: string): Promise<SafetensorsFile> {
   return SafetensorsFile.open(await fileSource(path));
 }

@@ -9,7 +9,14 @@ import { openCheckpointDir } from "../../llm/safetensors_file.ts";
 import { SafetensorsFile } from "../../llm/safetensors.ts";
 import { bytesSource } from "../../llm/safetensors_sources.ts";
 import { encodeSafetensors } from "../../llm/safetensors_write.ts";
-import { fixturePath, fixtureReference, maxAbsDiff, openFixture, type Variant, VARIANTS } from "./fixtures_test_util.ts";
+import {
+  fixturePath,
+  fixtureReference,
+  maxAbsDiff,
+  openFixture,
+  type Variant,
+  VARIANTS,
+} from "./fixtures_test_util.ts";
 
 /**
  * GPU logits agree with transformers' to this absolute difference (logits of order 1-10; the GPU

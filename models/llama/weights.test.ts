@@ -11,7 +11,6 @@ import { parseLlamaConfig, TINY_CONFIG } from "./config.ts";
 import { llamaWeightSpecs, loadWeights } from "./weights.ts";
 import { fixturePath } from "./fixtures_test_util.ts";
 
-
 async function openFixture(path: string): Promise<SafetensorsFile> {
   return SafetensorsFile.open(await fileSource(fixturePath(path)));
 }
