@@ -18,15 +18,11 @@ it by 0 at these sizes (the fused kernel skips key blocks hidden from all its ro
 depends on its block size); `out_hidden` is math's answer with those keys' v zeroed.
 Non-finite floats are written as Python's str() ("nan", "inf", "-inf").
 """
-import json, math, pathlib, torch
+import pathlib, sys, torch
 import torch.nn.functional as F
 from torch.nn.attention import sdpa_kernel, SDPBackend
-
-nan, inf = float("nan"), float("inf")
-
-
-def golden(t):
-    return [v if math.isfinite(v) else str(v) for v in t.to(torch.float32).flatten().tolist()]
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from nonfinite_goldens import nan, inf, golden, write  # write: for the scripts that import this module
 
 
 def sdpa(q, k, v, mask, causal, backend, dtype, kv_heads):
@@ -90,8 +86,3 @@ def cases(H, kv_heads, seed):
     row_mask[0, 0, 1, :] = -inf
     out.append(case("a fully masked row, NaN, +inf and -inf in v", "both", q, k, vm, mask=row_mask))
     return out
-
-
-def write(path, cases_):
-    path.write_text(json.dumps({"torch": torch.__version__, "cases": cases_}))
-    print(f"wrote {path} ({len(cases_)} cases, torch {torch.__version__})")

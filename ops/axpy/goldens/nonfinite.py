@@ -6,19 +6,12 @@ alpha 2, -0.5 and 0 (0 * inf is NaN: torch does not skip the product), and a fin
 overflows to inf. alpha itself must be finite (refused otherwise, as every float scalar here).
 Non-finite floats are written as Python's str() ("nan", "inf", "-inf"): JSON has no NaN.
 """
-import json, math, pathlib, torch
-
-nan, inf = float("nan"), float("inf")
-
-
-def golden(t):
-    return [v if math.isfinite(v) else str(v) for v in t.to(torch.float32).flatten().tolist()]
-
+import pathlib, sys, torch
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from nonfinite_goldens import nan, inf, golden, write
 
 x = torch.tensor([nan, inf, -inf, 1.0, 2.0, -3.0, inf, inf, -inf, 0.0, nan, 3e38, 4.0])
 y = torch.tensor([1.0, 2.0, -1.0, nan, inf, -inf, -inf, inf, inf, inf, inf, 3e38, 0.5])
 cases = [{"alpha": alpha, "x": golden(x), "y": golden(y), "out": golden(torch.add(y, x, alpha=alpha))}
          for alpha in (2.0, -0.5, 0.0)]
-out = pathlib.Path(__file__).with_name("nonfinite.json")
-out.write_text(json.dumps({"torch": torch.__version__, "cases": cases}))
-print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
+write(pathlib.Path(__file__).with_name("nonfinite.json"), cases)

@@ -7,23 +7,10 @@ NaN makes its position's norm NaN and so the whole position NaN, clamp_min keepi
 makes the norm inf, so the other channels there give 0 and the infinity NaN); the weight and the bias
 hold NaN, +inf and -inf in their channels. At L 4 (aligned quads) and 5. Non-finite floats are written as Python's str().
 """
-import json, math, pathlib, torch
+import pathlib, sys, torch
 import torch.nn.functional as F
-
-nan, inf = float("nan"), float("inf")
-
-
-def golden(t):
-    return [v if math.isfinite(v) else str(v) for v in t.to(torch.float32).flatten().tolist()]
-
-
-def with_specials(t, at):
-    """t (float32) with NaN, +inf and -inf at the flat indices `at`."""
-    t = t.to(torch.float32).clone()
-    for i, v in zip(at, (nan, inf, -inf)):
-        t.view(-1)[i] = v
-    return t
-
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from nonfinite_goldens import golden, with_specials, write
 
 torch.manual_seed(0)
 N, C, eps = 2, 3, 1e-12
@@ -44,6 +31,4 @@ for L, nonfinite in ((L, nonfinite) for L in (4, 5) for nonfinite in ("x", "weig
         cases.append({"nonfinite": nonfinite, "N": N, "C": C, "L": L, "eps": eps,
                       **({"activation": activation} if activation else {}), "x": golden(x),
                       "weight": golden(weight), "bias": golden(bias), "out": golden(y)})
-out = pathlib.Path(__file__).with_name("nonfinite.json")
-out.write_text(json.dumps({"torch": torch.__version__, "cases": cases}))
-print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
+write(pathlib.Path(__file__).with_name("nonfinite.json"), cases)

@@ -7,23 +7,10 @@ infinite tap gives NaN, 0 * inf, wherever its window reaches the padding, and a 
 output channel NaN throughout) and in the bias; with padding, stride, dilation and groups.
 Non-finite floats are written as Python's str() ("nan", "inf", "-inf").
 """
-import json, math, pathlib, torch
+import pathlib, sys, torch
 import torch.nn.functional as F
-
-nan, inf = float("nan"), float("inf")
-
-
-def golden(t):
-    return [v if math.isfinite(v) else str(v) for v in t.to(torch.float32).flatten().tolist()]
-
-
-def with_specials(t, at):
-    """t (float32) with NaN, +inf and -inf at the flat indices `at`."""
-    t = t.to(torch.float32).clone()
-    for i, v in zip(at, (nan, inf, -inf)):
-        t.view(-1)[i] = v
-    return t
-
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from nonfinite_goldens import golden, with_specials, write
 
 torch.manual_seed(0)
 FNS = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
@@ -55,6 +42,4 @@ for nonfinite in ("x", "weight", "bias"):
     case(2, (5, 6), 1, 2, 4, 3, nonfinite, groups=2)
     case(2, (7, 7), 1, 3, 3, 3, nonfinite, stride=2, padding=2, dilation=2)
     case(3, (3, 4, 4), 1, 1, 3, 3, nonfinite)
-out = pathlib.Path(__file__).with_name("nonfinite.json")
-out.write_text(json.dumps({"torch": torch.__version__, "cases": cases}))
-print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
+write(pathlib.Path(__file__).with_name("nonfinite.json"), cases)

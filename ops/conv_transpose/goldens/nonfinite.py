@@ -7,23 +7,10 @@ and an infinite tap times a zero x is NaN; outputs no tap reaches, between strid
 the bias; with stride, padding (cropping), outputPadding, dilation and groups.
 Non-finite floats are written as Python's str() ("nan", "inf", "-inf").
 """
-import json, math, pathlib, torch
+import pathlib, sys, torch
 import torch.nn.functional as F
-
-nan, inf = float("nan"), float("inf")
-
-
-def golden(t):
-    return [v if math.isfinite(v) else str(v) for v in t.to(torch.float32).flatten().tolist()]
-
-
-def with_specials(t, at):
-    """t (float32) with NaN, +inf and -inf at the flat indices `at`."""
-    t = t.to(torch.float32).clone()
-    for i, v in zip(at, (nan, inf, -inf)):
-        t.view(-1)[i] = v
-    return t
-
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from nonfinite_goldens import golden, with_specials, write
 
 torch.manual_seed(0)
 cases = []
@@ -53,6 +40,4 @@ for nonfinite in ("x", "weight", "bias"):
     case(1, 4, 4, 6, 4, nonfinite, stride=2, padding=1, output_padding=1, groups=2)
     case(1, 3, 3, 5, 1, nonfinite, stride=3)  # outputs between the strides get no tap: bias alone
     case(1, 3, 3, 6, 3, nonfinite, stride=2, dilation=2, padding=2)
-out = pathlib.Path(__file__).with_name("nonfinite.json")
-out.write_text(json.dumps({"torch": torch.__version__, "cases": cases}))
-print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
+write(pathlib.Path(__file__).with_name("nonfinite.json"), cases)

@@ -6,14 +6,9 @@ classes of each frame (a NaN is above every number: the first NaN of a frame is 
 float32 logits [B, T, C] holding NaN, +inf and -inf, at C 4 (vec4 rows) and 3.
 Non-finite floats are written as Python's str() ("nan", "inf", "-inf").
 """
-import json, math, pathlib, torch
-
-nan, inf = float("nan"), float("inf")
-
-
-def golden(t):
-    return [v if math.isfinite(v) else str(v) for v in t.to(torch.float32).flatten().tolist()]
-
+import pathlib, sys, torch
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from nonfinite_goldens import nan, inf, golden, write
 
 torch.manual_seed(0)
 cases = []
@@ -34,6 +29,4 @@ for C in (4, 3):
         tokens.append(labels + [-1] * (T - len(labels)))
         lengths.append(len(labels))
     cases.append({"B": B, "T": T, "C": C, "logits": golden(logits), "tokens": sum(tokens, []), "lengths": lengths})
-out = pathlib.Path(__file__).with_name("nonfinite.json")
-out.write_text(json.dumps({"torch": torch.__version__, "cases": cases}))
-print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
+write(pathlib.Path(__file__).with_name("nonfinite.json"), cases)

@@ -5,14 +5,9 @@ on the CPU (each product rounded, in that order), with NaN, +inf and -inf in bot
 they meet zero accumulators (0 * inf is NaN) and each other. The accumulators are int32 (no NaN).
 Non-finite floats are written as Python's str() ("nan", "inf", "-inf").
 """
-import json, math, pathlib, torch
-
-nan, inf = float("nan"), float("inf")
-
-
-def golden(t):
-    return [v if math.isfinite(v) else str(v) for v in t.to(torch.float32).flatten().tolist()]
-
+import pathlib, sys, torch
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from nonfinite_goldens import nan, inf, golden, write
 
 acc = torch.tensor([[0, 5, -3, 7], [2, 0, 1, -4], [6, -1, 0, 3], [1, 2, 3, 0], [-2, 4, 5, 6]], dtype=torch.int32)
 a_scales = torch.tensor([nan, inf, -inf, 0.5, 2.0])
@@ -20,6 +15,4 @@ w_scales = torch.tensor([inf, 0.25, nan, -inf])
 out_ = acc.float() * a_scales[:, None] * w_scales[None, :]
 cases = [{"M": 5, "N": 4, "acc": acc.flatten().tolist(), "aScales": golden(a_scales), "wScales": golden(w_scales),
           "out": golden(out_)}]
-out = pathlib.Path(__file__).with_name("nonfinite.json")
-out.write_text(json.dumps({"torch": torch.__version__, "cases": cases}))
-print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
+write(pathlib.Path(__file__).with_name("nonfinite.json"), cases)

@@ -5,14 +5,9 @@ holding NaN, +inf and -inf (each against a finite value, against each other and 
 entry points (`rows`: b broadcast along the last axis, so each of b's non-finite values meets every row).
 Non-finite floats are written as Python's str() ("nan", "inf", "-inf"): JSON has no NaN.
 """
-import json, math, pathlib, torch
-
-nan, inf = float("nan"), float("inf")
-
-
-def golden(t):
-    return [v if math.isfinite(v) else str(v) for v in t.to(torch.float32).flatten().tolist()]
-
+import pathlib, sys, torch
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from nonfinite_goldens import nan, inf, golden, write
 
 a = torch.tensor([nan, inf, -inf, 1.5, 2.0, -3.0, inf, inf, -inf, 0.0, nan, 4.0])
 b = torch.tensor([1.0, 2.0, -1.0, nan, inf, -inf, -inf, 0.0, 0.0, inf, inf, -0.5])
@@ -27,6 +22,4 @@ for op, fn in (("add", torch.add), ("multiply", torch.mul)):
                   "out": golden(fn(ra, rb))})
     cases.append({"entry": "rows", "op": op, "rows": 2, "cols": 3, "a": golden(sa), "b": golden(sb),
                   "out": golden(fn(sa, sb))})
-out = pathlib.Path(__file__).with_name("nonfinite.json")
-out.write_text(json.dumps({"torch": torch.__version__, "cases": cases}))
-print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
+write(pathlib.Path(__file__).with_name("nonfinite.json"), cases)

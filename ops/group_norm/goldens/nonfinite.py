@@ -10,23 +10,10 @@ differ only where the weight is infinite: F.group_norm's kernel forms x * (rstd 
 mean * rstd * weight), which is inf - inf, NaN, wherever x and the mean have the same sign.
 Non-finite floats are written as Python's str().
 """
-import json, math, pathlib, torch
+import pathlib, sys, torch
 import torch.nn.functional as F
-
-nan, inf = float("nan"), float("inf")
-
-
-def golden(t):
-    return [v if math.isfinite(v) else str(v) for v in t.to(torch.float32).flatten().tolist()]
-
-
-def with_specials(t, at):
-    """t (float32) with NaN, +inf and -inf at the flat indices `at`."""
-    t = t.to(torch.float32).clone()
-    for i, v in zip(at, (nan, inf, -inf)):
-        t.view(-1)[i] = v
-    return t
-
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from nonfinite_goldens import golden, with_specials, write
 
 torch.manual_seed(0)
 N, C, L, groups, eps = 2, 4, 5, 2, 1e-5
@@ -52,6 +39,4 @@ for nonfinite in ("x", "weight", "bias"):
                       **({"activation": activation} if activation else {}), "x": golden(x),
                       "weight": golden(weight), "bias": golden(bias), "out": golden(y),
                       "out_composite": golden(yc)})
-out = pathlib.Path(__file__).with_name("nonfinite.json")
-out.write_text(json.dumps({"torch": torch.__version__, "cases": cases}))
-print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
+write(pathlib.Path(__file__).with_name("nonfinite.json"), cases)

@@ -7,23 +7,10 @@ variance NaN, so the whole row is NaN); rows 3-5 are finite, so the NaN, +inf an
 (columns 0-2), the bias (3-5) and the modulation's scale and shift (columns 0, 2, 4 and 1, 3, 5 of
 an item each) show there. Non-finite floats are written as Python's str() ("nan", "inf", "-inf").
 """
-import json, math, pathlib, torch
+import pathlib, sys, torch
 import torch.nn.functional as F
-
-nan, inf = float("nan"), float("inf")
-
-
-def golden(t):
-    return [v if math.isfinite(v) else str(v) for v in t.to(torch.float32).flatten().tolist()]
-
-
-def with_specials(t, at):
-    """t with NaN, +inf and -inf at the flat indices `at`."""
-    t = t.clone().flatten()
-    for i, v in zip(at, (nan, inf, -inf)):
-        t[i] = v
-    return t
-
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from nonfinite_goldens import golden, with_specials, write
 
 torch.manual_seed(0)
 rows, eps, rows_per_item = 6, 1e-5, 3
@@ -42,6 +29,4 @@ for cols in (8, 7):
     cases.append({**base, "weight": golden(weight), "bias": golden(bias), "out": golden(affine)})
     cases.append({**base, "weight": golden(weight), "bias": golden(bias), "rowsPerItem": rows_per_item,
                   "scale": golden(scale), "shift": golden(shift), "out": golden(modulated)})
-out = pathlib.Path(__file__).with_name("nonfinite.json")
-out.write_text(json.dumps({"torch": torch.__version__, "cases": cases}))
-print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
+write(pathlib.Path(__file__).with_name("nonfinite.json"), cases)

@@ -15,23 +15,10 @@ float32 F.gelu(+inf) is nan, see ops/activation), rounded to float32:
 `inputs` holds each operand once by name; q8 codes in [-127, 127] and q4 codes in [-7, 7], zeros
 among them. Non-finite floats are written as Python's str() ("nan", "inf", "-inf").
 """
-import json, math, pathlib, torch
+import pathlib, sys, torch
 import torch.nn.functional as F
-
-nan, inf = float("nan"), float("inf")
-
-
-def golden(t):
-    return [v if math.isfinite(v) else str(v) for v in t.to(torch.float32).flatten().tolist()]
-
-
-def with_specials(t, at):
-    """t (float32) with NaN, +inf and -inf at the flat indices `at`."""
-    t = t.to(torch.float32).clone()
-    for i, v in zip(at, (nan, inf, -inf)):
-        t.view(-1)[i] = v
-    return t
-
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from nonfinite_goldens import golden, with_specials, write
 
 torch.manual_seed(0)
 M, N, K, KQ4 = 5, 6, 9, 130
@@ -95,6 +82,4 @@ for product in weights:
 cases.append({"product": "matmulF16", "M": M, "N": N, "K": K, "a": "f16_a", "b": "f16_b",
               "out": golden(inputs["f16_a"].half().double() @ inputs["f16_b"].half().double())})
 golden_inputs = {name: (t.flatten().tolist() if t.dtype == torch.int64 else golden(t)) for name, t in inputs.items()}
-out = pathlib.Path(__file__).with_name("nonfinite.json")
-out.write_text(json.dumps({"torch": torch.__version__, "inputs": golden_inputs, "cases": cases}))
-print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
+write(pathlib.Path(__file__).with_name("nonfinite.json"), cases, inputs=golden_inputs)

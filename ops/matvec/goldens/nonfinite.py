@@ -11,22 +11,9 @@ in [-7, 7]), zero codes among them:
 at K 9 and 32 (K % 16 == 0, the kernels' whole-chunk path; the q4 weight at K 130 and 256: two groups).
 Non-finite floats are written as Python's str() ("nan", "inf", "-inf").
 """
-import json, math, pathlib, torch
-
-nan, inf = float("nan"), float("inf")
-
-
-def golden(t):
-    return [v if math.isfinite(v) else str(v) for v in t.to(torch.float32).flatten().tolist()]
-
-
-def with_specials(t, at):
-    """t (float32) with NaN, +inf and -inf at the flat indices `at`."""
-    t = t.to(torch.float32).clone()
-    for i, v in zip(at, (nan, inf, -inf)):
-        t.view(-1)[i] = v
-    return t
-
+import pathlib, sys, torch
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from nonfinite_goldens import nan, inf, golden, with_specials, write
 
 torch.manual_seed(0)
 N = 6
@@ -63,6 +50,4 @@ for fmt, Ks in (("f32", (9, 32)), ("q8", (9, 32)), ("q4", (130, 256))):
         for xs, name in (*xs_nonfinite, (x_finite, "scales"), (positive, "scales_positive_x")):
             cases.append({"format": fmt, "N": N, "K": K, "nonfinite": name, "codes": codes.flatten().tolist(),
                           "scales": golden(scales), "x": golden(xs), "out": golden(w @ xs.double())})
-out = pathlib.Path(__file__).with_name("nonfinite.json")
-out.write_text(json.dumps({"torch": torch.__version__, "cases": cases}))
-print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
+write(pathlib.Path(__file__).with_name("nonfinite.json"), cases)

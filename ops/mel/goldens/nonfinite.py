@@ -13,13 +13,9 @@ Writes nonfinite.json beside this file, torch on the CPU:
   signals holding a NaN, a +inf and a -inf.
 Non-finite floats are written as Python's str() ("nan", "inf", "-inf").
 """
-import json, math, pathlib, torch
-
-nan, inf = float("nan"), float("inf")
-
-
-def golden(t):
-    return [v if math.isfinite(v) else str(v) for v in t.to(torch.float32).flatten().tolist()]
+import math, pathlib, sys, torch
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from nonfinite_goldens import nan, inf, golden, write
 
 
 def db(v):
@@ -70,6 +66,4 @@ mel_fb = htk_filterbank(n_fft // 2 + 1, n_mels, sr)
 mel_db = db(spec.abs().pow(2).double().transpose(1, 2) @ mel_fb)  # [batch, frames, n_mels]
 cases.append({"entry": "melSpectrogram", "batch": 2, "length": length, "nFft": n_fft, "hopLength": hop,
               "nMels": n_mels, "sampleRate": sr, "x": golden(signal), "out": golden(mel_db)})
-out = pathlib.Path(__file__).with_name("nonfinite.json")
-out.write_text(json.dumps({"torch": torch.__version__, "cases": cases}))
-print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
+write(pathlib.Path(__file__).with_name("nonfinite.json"), cases)

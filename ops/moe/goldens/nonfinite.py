@@ -11,14 +11,9 @@ Writes nonfinite.json beside this file, torch on the CPU:
   the gates, and dropped assignments (slot -1) whose non-finite gate is never applied.
 Non-finite floats are written as Python's str() ("nan", "inf", "-inf").
 """
-import json, math, pathlib, torch
-
-nan, inf = float("nan"), float("inf")
-
-
-def golden(t):
-    return [v if math.isfinite(v) else str(v) for v in t.to(torch.float32).flatten().tolist()]
-
+import pathlib, sys, torch
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from nonfinite_goldens import nan, inf, golden, write
 
 logits = torch.tensor([[0.5, 2.0, -1.0, 1.0], [1.0, nan, 3.0, 0.0], [1.0, inf, 2.0, 0.0],
                        [-inf, -inf, -inf, -inf], [-inf, 1.0, -inf, 0.5], [2.0, -inf, 1.0, -inf]])
@@ -46,6 +41,4 @@ for t in range(4):
             out_[t] += gates[t, r].double() * y[token_slot[t, r]].double()
 cases.append({"entry": "gather", "T": 4, "k": 2, "slots": slots, "D": D, "y": golden(y),
               "tokenSlot": token_slot.flatten().tolist(), "gates": golden(gates), "out": golden(out_)})
-out = pathlib.Path(__file__).with_name("nonfinite.json")
-out.write_text(json.dumps({"torch": torch.__version__, "cases": cases}))
-print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
+write(pathlib.Path(__file__).with_name("nonfinite.json"), cases)

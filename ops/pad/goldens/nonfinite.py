@@ -5,24 +5,10 @@ holding NaN, +inf and -inf (at the edges, so reflect and replicate copy them int
 CPU, in each mode (constant with value 1.5; the value itself must be a finite f32, as every float
 scalar here), at inner 1 and 2. Non-finite floats are written as Python's str().
 """
-import json, math, pathlib, torch
+import pathlib, sys, torch
 import torch.nn.functional as F
-
-nan, inf = float("nan"), float("inf")
-
-
-def golden(t):
-    return [v if math.isfinite(v) else str(v) for v in t.to(torch.float32).flatten().tolist()]
-
-
-def with_specials(t, at):
-    """t (float32) with NaN, +inf and -inf at the flat indices `at`."""
-    t = t.to(torch.float32).clone()
-    flat = t.view(-1)
-    for i, v in zip(at, (nan, inf, -inf)):
-        flat[i] = v
-    return t
-
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from nonfinite_goldens import golden, with_specials, write
 
 cases = []
 for inner in (1, 2):
@@ -32,6 +18,4 @@ for inner in (1, 2):
         padded = F.pad(x.permute(0, 2, 1), (2, 3), mode=mode, **kw).permute(0, 2, 1)
         cases.append({"outer": 2, "size": 4, "inner": inner, "before": 2, "after": 3, "mode": mode, **kw,
                       "x": golden(x), "out": golden(padded.contiguous())})
-out = pathlib.Path(__file__).with_name("nonfinite.json")
-out.write_text(json.dumps({"torch": torch.__version__, "cases": cases}))
-print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
+write(pathlib.Path(__file__).with_name("nonfinite.json"), cases)

@@ -7,14 +7,10 @@ finite values become 0, the infinity NaN); rows 3-5 are finite, so the weight's 
 NaN, +inf and -inf (each in its own column) show there. Non-finite floats are written as Python's
 str() ("nan", "inf", "-inf").
 """
-import json, math, pathlib, torch
+import pathlib, sys, torch
 import torch.nn.functional as F
-
-nan, inf = float("nan"), float("inf")
-
-
-def golden(t):
-    return [v if math.isfinite(v) else str(v) for v in t.to(torch.float32).flatten().tolist()]
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from nonfinite_goldens import nan, inf, golden, write
 
 
 def column_specials(values, rows, cols):
@@ -41,6 +37,4 @@ for cols in (4, 3):
     cases.append({**base, "weight": golden(weight), "out": golden(weighted)})
     cases.append({**base, "weight": golden(weight), "rowsPerItem": rows_per_item, "scale": golden(scale),
                   "shift": golden(shift), "out": golden(modulated)})
-out = pathlib.Path(__file__).with_name("nonfinite.json")
-out.write_text(json.dumps({"torch": torch.__version__, "cases": cases}))
-print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
+write(pathlib.Path(__file__).with_name("nonfinite.json"), cases)

@@ -10,13 +10,9 @@ on float32 inputs (the reference's arithmetic), rounded to float32:
 - ropeAxes: x holding NaN, +inf and -inf, two axes [4, 2] of a head of 6, theta 256, integer positions.
 Non-finite floats are written as Python's str() ("nan", "inf", "-inf").
 """
-import json, math, pathlib, torch
-
-nan, inf = float("nan"), float("inf")
-
-
-def golden(t):
-    return [v if math.isfinite(v) else str(v) for v in t.to(torch.float32).flatten().tolist()]
+import pathlib, sys, torch
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from nonfinite_goldens import nan, inf, golden, write
 
 
 def rotate(x, angle):
@@ -53,6 +49,4 @@ for a, d in enumerate(axes_dims):
 cases.append({"entry": "axes", "tokens": tokens, "heads": heads, "headDim": 6, "axesDims": axes_dims, "theta": theta,
               "positions": pos.flatten().tolist(), "x": golden(xa),
               "out": golden(rotate(xa.double(), torch.cat(angles, dim=1)))})
-out = pathlib.Path(__file__).with_name("nonfinite.json")
-out.write_text(json.dumps({"torch": torch.__version__, "cases": cases}))
-print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
+write(pathlib.Path(__file__).with_name("nonfinite.json"), cases)

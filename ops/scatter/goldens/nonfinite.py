@@ -7,24 +7,9 @@ Writes nonfinite.json beside this file, in float32 on the CPU:
   (some overwritten, some kept) and in src (copied as they are).
 Non-finite floats are written as Python's str() ("nan", "inf", "-inf").
 """
-import json, math, pathlib, torch
-import torch.nn.functional as F
-
-nan, inf = float("nan"), float("inf")
-
-
-def golden(t):
-    return [v if math.isfinite(v) else str(v) for v in t.to(torch.float32).flatten().tolist()]
-
-
-def with_specials(t, at):
-    """t (float32) with NaN, +inf and -inf at the flat indices `at`."""
-    t = t.to(torch.float32).clone()
-    flat = t.view(-1)
-    for i, v in zip(at, (nan, inf, -inf)):
-        flat[i] = v
-    return t
-
+import pathlib, sys, torch
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from nonfinite_goldens import inf, golden, with_specials, write
 
 src = with_specials(torch.arange(1.0, 11.0).reshape(2, 5), (0, 3, 6))
 src[1, 4] = inf  # meets src[1, 1] = -inf in column 1 of row 1: inf + -inf
@@ -37,6 +22,4 @@ copy_index = torch.tensor([2, 0])
 cases.append({"entry": "index_copy", "outer": 2, "rows": 3, "cols": 2, "out_before": golden(out_before),
               "src": golden(copy_src), "index": copy_index.tolist(),
               "out": golden(out_before.clone().index_copy_(1, copy_index, copy_src))})
-out = pathlib.Path(__file__).with_name("nonfinite.json")
-out.write_text(json.dumps({"torch": torch.__version__, "cases": cases}))
-print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
+write(pathlib.Path(__file__).with_name("nonfinite.json"), cases)

@@ -7,23 +7,9 @@ CPU in float64 on float32 inputs (the reference's arithmetic), rounded to float3
 x as it is), at L 5 and 4 (quads that straddle channels, and quads within one).
 Non-finite floats are written as Python's str() ("nan", "inf", "-inf").
 """
-import json, math, pathlib, torch
-import torch.nn.functional as F
-
-nan, inf = float("nan"), float("inf")
-
-
-def golden(t):
-    return [v if math.isfinite(v) else str(v) for v in t.to(torch.float32).flatten().tolist()]
-
-
-def with_specials(t, at):
-    """t (float32) with NaN, +inf and -inf at the flat indices `at`."""
-    t = t.to(torch.float32).clone()
-    for i, v in zip(at, (nan, inf, -inf)):
-        t.view(-1)[i] = v
-    return t
-
+import pathlib, sys, torch
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from nonfinite_goldens import golden, with_specials, write
 
 torch.manual_seed(0)
 N, C = 2, 3
@@ -44,6 +30,4 @@ for L in (5, 4):
             cases.append({**base, "entry": "kernel", "out": golden(xd + (ad + 1e-9).reciprocal() * torch.sin(ad * xd) ** 2)})
         cases.append({**base, "entry": "beta", "beta": golden(beta),
                       "out": golden(xd + 1.0 / (bd + 0.000000001) * torch.sin(xd * ad) ** 2)})
-out = pathlib.Path(__file__).with_name("nonfinite.json")
-out.write_text(json.dumps({"torch": torch.__version__, "cases": cases}))
-print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
+write(pathlib.Path(__file__).with_name("nonfinite.json"), cases)

@@ -5,14 +5,9 @@ NaN, +inf and -inf alone and together, at cols 3 (rows off vec4 boundaries) and 
 A NaN or a +inf anywhere in a row makes the whole row NaN (inf - inf); -inf gives 0; a row of only
 -inf is NaN. Non-finite floats are written as Python's str() ("nan", "inf", "-inf").
 """
-import json, math, pathlib, torch
-
-nan, inf = float("nan"), float("inf")
-
-
-def golden(t):
-    return [v if math.isfinite(v) else str(v) for v in t.to(torch.float32).flatten().tolist()]
-
+import pathlib, sys, torch
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from nonfinite_goldens import nan, inf, golden, write
 
 ragged = torch.tensor([[nan, 1.0, 2.0], [inf, 1.0, 2.0], [-inf, 1.0, 2.0], [inf, inf, 1.0], [inf, -inf, 0.0],
                        [-inf, -inf, -inf], [1.0, 2.0, 3.0]])
@@ -20,6 +15,4 @@ aligned = torch.tensor([[0.0, 1.0, 2.0, 3.0, 4.0, nan, 6.0, 7.0], [-inf, 1.0, -i
                         [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, inf], [1.0] * 8])
 cases = [{"rows": x.shape[0], "cols": x.shape[1], "x": golden(x), "out": golden(torch.softmax(x, -1))}
          for x in (ragged, aligned)]
-out = pathlib.Path(__file__).with_name("nonfinite.json")
-out.write_text(json.dumps({"torch": torch.__version__, "cases": cases}))
-print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
+write(pathlib.Path(__file__).with_name("nonfinite.json"), cases)

@@ -8,14 +8,9 @@ are the exact transform's with quarter-turn terms absent; and at n_fft 32 (`pinn
 where pocketfft gives NaN in bins that transform leaves finite or infinite.
 Non-finite floats are written as Python's str() ("nan", "inf", "-inf").
 """
-import json, math, pathlib, torch
-
-nan, inf = float("nan"), float("inf")
-
-
-def golden(t):
-    return [v if math.isfinite(v) else str(v) for v in t.to(torch.float32).flatten().tolist()]
-
+import pathlib, sys, torch
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from nonfinite_goldens import nan, inf, golden, write
 
 torch.manual_seed(0)
 cases = []
@@ -30,6 +25,4 @@ for n_fft, hop in ((8, 4), (16, 4), (6, 2), (12, 5), (32, 8)):
                       return_complex=True)
     cases.append({"batch": 2, "length": length, "nFft": n_fft, "hopLength": hop, "pinned_difference": n_fft >= 32,
                   "x": golden(x), "out": golden(torch.view_as_real(spec).permute(0, 2, 1, 3))})
-out = pathlib.Path(__file__).with_name("nonfinite.json")
-out.write_text(json.dumps({"torch": torch.__version__, "cases": cases}))
-print(f"wrote {out} ({len(cases)} cases, torch {torch.__version__})")
+write(pathlib.Path(__file__).with_name("nonfinite.json"), cases)
