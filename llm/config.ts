@@ -15,6 +15,8 @@
  * @module
  */
 
+import { type ConfigFields, configFields } from "./config_fields.ts";
+
 /** RoPE frequency scaling, as HF's `rope_type` and its fields (transformers' defaults filled in). */
 export type RopeScaling =
   | { ropeType: "none" }
@@ -116,32 +118,10 @@ const IMPLEMENTED = new Set([
   "max_position_embeddings",
 ]);
 
-function refuse(field: string, detail: string): never {
-  throw new Error(`llama config: ${field} ${detail}`);
-}
-
-function int(value: unknown, where: string, fallback?: number): number {
-  const v = value ?? fallback;
-  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 1) {
-    refuse(where, `must be an integer >= 1, got ${JSON.stringify(value)}`);
-  }
-  return v;
-}
-
-function positive(value: unknown, where: string, fallback?: number): number {
-  const v = value ?? fallback;
-  if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) {
-    refuse(where, `must be a finite number > 0, got ${JSON.stringify(value)}`);
-  }
-  return v;
-}
-
-function tokenId(v: unknown, field: string): number {
-  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) {
-    refuse(field, `must be a token id (an integer >= 0), got ${JSON.stringify(v)}`);
-  }
-  return v;
-}
+const FIELDS = configFields("llama config");
+// Typed as never-returning where it is declared, so a call narrows the value it refused.
+const refuse: ConfigFields["refuse"] = FIELDS.refuse;
+const { int, positive, tokenId } = FIELDS;
 
 const ROPE_FIELDS: Record<string, readonly string[]> = {
   default: [],
