@@ -24,8 +24,9 @@
 import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
 import { timeProgram as timeHarness } from "../../harness/timing.ts";
 import type { Program } from "../../harness/program.ts";
-import { type TensorInfo, tensorRowBytes, type TensorStore } from "../../llm/safetensors.ts";
+import type { TensorStore } from "../../llm/safetensors.ts";
 import type { ExpectedTensor } from "../../llm/weights/checkpoint.ts";
+import { syntheticStore } from "../synthetic_store.ts";
 import { LlmAdapter } from "./adapter.ts";
 import {
   type AdapterConfig,
@@ -48,48 +49,15 @@ function arg(name: string, fallback: number): number {
   return i >= 0 ? Number(Deno.args[i + 1]) : fallback;
 }
 
-/** A store of seeded values with the given names and shapes: norms near 1, weights ±√(3 / fan-in). */
-function syntheticStore(layout: ExpectedTensor[]): TensorStore {
-  const tensors: TensorInfo[] = layout.map((t) => ({
-    name: t.name,
-    dtype: "F32",
-    shape: [...t.shape],
-    begin: 0,
-    end: 0,
-  }));
-  const byName = new Map(tensors.map((t) => [t.name, t]));
-  const info = (name: string) => {
-    const t = byName.get(name);
-    if (!t) throw new Error(`synthetic store: no tensor ${name}`);
-    return t;
-  };
-  const readFloat32 = (name: string) => {
-    const { shape } = info(name);
-    const n = shape.reduce((p, d) => p * d, 1);
-    const out = new Float32Array(n);
-    const isNorm = shape.length === 1 || shape.slice(1).every((d) => d === 1);
-    let s = 0x9e3779b9 ^ [...name].reduce((h, c) => (h * 31 + c.charCodeAt(0)) | 0, 7);
-    const fanIn = shape.length > 1 ? n / shape[0] : 1;
-    const scale = isNorm ? 0.1 : Math.sqrt(3 / fanIn);
-    for (let i = 0; i < n; i++) {
-      s ^= s << 13;
-      s ^= s >>> 17;
-      s ^= s << 5;
-      out[i] = (isNorm ? 1 : 0) + scale * ((s >>> 0) / 2 ** 31 - 1);
-    }
-    return Promise.resolve(out);
-  };
-  return {
-    tensors,
-    metadata: {},
-    info,
-    readFloat32,
-    read: async (name) => new Uint8Array((await readFloat32(name)).buffer),
-    readRows: async (name, row0, rows) => {
-      const { offset, length } = tensorRowBytes(info(name), row0, rows);
-      return new Uint8Array((await readFloat32(name)).buffer, offset, length);
-    },
-  };
+/** Seeded weights of a layout's names and shapes: norms near 1, weights within ±sqrt(3 / fan-in). */
+function syntheticWeights(layout: readonly ExpectedTensor[]): TensorStore {
+  return syntheticStore(
+    layout,
+    (_, shape) =>
+      shape.length === 1 || shape.slice(1).every((d) => d === 1)
+        ? { center: 1, half: 0.1 }
+        : { center: 0, half: Math.sqrt(3 / shape.slice(1).reduce((p, d) => p * d, 1)) },
+  );
 }
 
 /** A program's GPU time (harness/timing's timeProgram), its dispatch count and host encode time. */
@@ -163,7 +131,7 @@ async function main(): Promise<void> {
   // DiT: one step (forward; batch 2 with the guided Euler update is what the pipeline runs).
   {
     const t0 = performance.now();
-    const dit = await AnimaDit.load(gpu, syntheticStore(ditLayout(ditConfig)), { format, stream });
+    const dit = await AnimaDit.load(gpu, syntheticWeights(ditLayout(ditConfig)), { format, stream });
     report.ditLoadMs = performance.now() - t0;
     report.ditWeightBytes = dit.residentBytes;
     for (const batch of [2, 1]) {
@@ -189,7 +157,7 @@ async function main(): Promise<void> {
 
   // The adapter at 512 T5 ids x 512 Qwen rows.
   {
-    const store = syntheticStore(adapterLayout(adapterConfig));
+    const store = syntheticWeights(adapterLayout(adapterConfig));
     const adapter = await LlmAdapter.load(gpu, store);
     const g = new Graph(gpu, "anima adapter bench");
     const inputs = {
@@ -209,7 +177,7 @@ async function main(): Promise<void> {
 
   // The VAE decoder at the same latent.
   {
-    const vae = await AnimaVae.load(gpu, syntheticStore(vaeLayout(vaeConfig)));
+    const vae = await AnimaVae.load(gpu, syntheticWeights(vaeLayout(vaeConfig)));
     const g = new Graph(gpu, "anima VAE bench");
     const z = gpu.upload(new Float32Array(16 * latent * latent).fill(0.2));
     vae.build(g, z, latent, latent);

@@ -17,7 +17,8 @@
 
 import { parseArgs } from "node:util";
 import { acquireDevice } from "../../harness/device.ts";
-import { type TensorInfo, tensorRowBytes, type TensorStore } from "../../llm/safetensors.ts";
+import type { TensorStore } from "../../llm/safetensors.ts";
+import { syntheticStore } from "../synthetic_store.ts";
 import { parseQwen3Config, type Qwen3Config } from "./config.ts";
 import { Qwen3Encoder } from "./encoder.ts";
 import type { Qwen3Format } from "./linear.ts";
@@ -79,52 +80,14 @@ const SHAPES: Record<string, { config: Record<string, unknown>; hiddenState: num
  * A checkpoint of `config`'s tensors (`model.` names, F32) whose values are made when read: uniform in
  * ±sqrt(3 / fan_in) for matrices, ±0.1 for the embedding, 1 for norms, seeded per tensor.
  */
-function syntheticStore(config: Qwen3Config): TensorStore {
-  let offset = 0;
-  const tensors: TensorInfo[] = qwen3Tensors(config).map(({ name, shape }) => {
-    const bytes = 4 * shape.reduce((p, d) => p * d, 1);
-    const info = {
-      name: `model.${name}`,
-      dtype: "F32" as const,
-      shape: [...shape],
-      begin: offset,
-      end: offset + bytes,
-    };
-    offset += bytes;
-    return info;
-  });
-  const byName = new Map(tensors.map((t, i) => [t.name, { t, i }]));
-  const values = (name: string): Float32Array => {
-    const entry = byName.get(name);
-    if (!entry) throw new Error(`bench: no tensor ${name}`);
-    const { t, i } = entry;
-    const out = new Float32Array((t.end - t.begin) / 4);
-    if (t.shape.length === 1) return out.fill(1);
-    const scale = name.includes("embed_tokens") ? 0.1 : Math.sqrt(3 / t.shape[1]);
-    let s = (0x9e3779b9 * (i + 1)) >>> 0 || 1;
-    for (let j = 0; j < out.length; j++) {
-      s ^= s << 13;
-      s ^= s >>> 17;
-      s ^= s << 5;
-      s >>>= 0;
-      out[j] = (s / 2 ** 31 - 1) * scale;
-    }
-    return out;
-  };
-  return {
-    tensors,
-    metadata: {},
-    info: (name) =>
-      byName.get(name)?.t ?? (() => {
-        throw new Error(`bench: no tensor ${name}`);
-      })(),
-    read: (name) => Promise.resolve(new Uint8Array(values(name).buffer)),
-    readRows: (name, row0, rows) => {
-      const data = values(name), { offset, length } = tensorRowBytes(byName.get(name)!.t, row0, rows);
-      return Promise.resolve(new Uint8Array(data.buffer, offset, length));
-    },
-    readFloat32: (name) => Promise.resolve(values(name)),
-  };
+function syntheticWeights(config: Qwen3Config): TensorStore {
+  return syntheticStore(
+    qwen3Tensors(config).map(({ name, shape }) => ({ name: `model.${name}`, shape })),
+    (name, shape) =>
+      shape.length === 1
+        ? { center: 1, half: 0 }
+        : { center: 0, half: name.includes("embed_tokens") ? 0.1 : Math.sqrt(3 / shape[1]) },
+  );
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -156,7 +119,7 @@ if (import.meta.main) {
   console.error(`adapter: ${gpu.adapter.description}; ${shape.what}, ${format}, ${tokens} tokens`);
   const loadStart = performance.now();
   let shown = -1;
-  const encoder = await Qwen3Encoder.load(gpu, syntheticStore(config), config, {
+  const encoder = await Qwen3Encoder.load(gpu, syntheticWeights(config), config, {
     format,
     hiddenState: shape.hiddenState,
     onProgress: (done, total) => {

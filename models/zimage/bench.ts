@@ -20,8 +20,9 @@
 
 import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
 import { summarizeNs, supportsTimestamps, warmClocks } from "../../harness/timing.ts";
-import { type TensorInfo, tensorRowBytes, type TensorStore } from "../../llm/safetensors.ts";
+import type { TensorStore } from "../../llm/safetensors.ts";
 import { type ExpectedTensor, scopedStore } from "../../llm/weights/checkpoint.ts";
+import { syntheticStore } from "../synthetic_store.ts";
 import { parseDitConfig, parseVaeConfig, vaeScaleFactor, Z_IMAGE_TURBO, type ZImageConfig } from "./config.ts";
 import { LINEAR_FORMATS, type LinearFormat } from "./linear.ts";
 import { ditWeightBytes, ZImageDit } from "./transformer/dit.ts";
@@ -55,53 +56,18 @@ const TINY: ZImageConfig = {
 };
 
 /**
- * A store of the given tensors filled with a repeating pseudo-random pattern: norms near 1,
- * everything else within ±sqrt(3 / fan_in), as the oracle's recipe scales them.
+ * Seeded weights of the given tensors: 1-D weights are norms (around 1), other 1-D tensors biases, the
+ * pad tokens unit-scale, the rest matrices and convolutions within ±sqrt(3 / fan_in), as the oracle's
+ * recipe scales them.
  */
-function syntheticStore(expected: readonly ExpectedTensor[]): TensorStore {
-  const pattern = new Float32Array(1 << 20);
-  let x = 0x9e3779b9;
-  for (let i = 0; i < pattern.length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    pattern[i] = (x >>> 0) / 2 ** 31 - 1;
-  }
-  let offset = 0;
-  const tensors: TensorInfo[] = expected.map(({ name, shape }) => {
-    const bytes = 4 * shape.reduce((a, b) => a * b, 1);
-    offset += bytes;
-    return { name, dtype: "F32", shape: [...shape], begin: offset - bytes, end: offset };
+function syntheticWeights(expected: readonly ExpectedTensor[]): TensorStore {
+  return syntheticStore(expected, (name, shape) => {
+    const oneD = shape.length === 1;
+    return {
+      center: oneD && name.endsWith(".weight") ? 1 : 0,
+      half: oneD ? 0.25 : name.includes("pad_token") ? 1 : Math.sqrt(3 / shape.slice(1).reduce((a, b) => a * b, 1)),
+    };
   });
-  const byName = new Map(tensors.map((t) => [t.name, t]));
-  const info = (name: string) => {
-    const t = byName.get(name);
-    if (!t) throw new Error(`synthetic store: no tensor ${name}`);
-    return t;
-  };
-  const readFloat32 = (name: string) => {
-    const { shape } = info(name);
-    const n = shape.reduce((a, b) => a * b, 1), out = new Float32Array(n);
-    // 1-D weights are norms (around 1), other 1-D tensors biases, the pad tokens unit-scale, the rest
-    // matrices and convolutions scaled by their fan-in.
-    const oneD = shape.length === 1, fanIn = shape.slice(1).reduce((a, b) => a * b, 1);
-    const center = oneD && name.endsWith(".weight") ? 1 : 0;
-    const half = oneD ? 0.25 : name.includes("pad_token") ? 1 : Math.sqrt(3 / fanIn);
-    for (let at = 0; at < n; at += pattern.length) out.set(pattern.subarray(0, Math.min(pattern.length, n - at)), at);
-    for (let i = 0; i < n; i++) out[i] = center + half * out[i];
-    return Promise.resolve(out);
-  };
-  return {
-    tensors,
-    metadata: {},
-    info,
-    readFloat32,
-    read: async (name) => new Uint8Array((await readFloat32(name)).buffer),
-    readRows: async (name, row0, rows) => {
-      const { offset, length } = tensorRowBytes(info(name), row0, rows);
-      return new Uint8Array((await readFloat32(name)).buffer, offset, length);
-    },
-  };
 }
 
 /** GPU time of `samples` submissions of `encode`, each between two timestamp writes, after two untimed ones. */
@@ -179,7 +145,7 @@ if (import.meta.main) {
   const gpu = await acquireDevice();
   if (!supportsTimestamps(gpu)) throw new Error("the device has no timestamp-query: no GPU figure");
   const started = performance.now();
-  const dit = await ZImageDit.load(gpu, syntheticStore(ditTensors(config.dit)), config.dit, { format });
+  const dit = await ZImageDit.load(gpu, syntheticWeights(ditTensors(config.dit)), config.dit, { format });
   const loadSeconds = (performance.now() - started) / 1000;
   const run = dit.prepare({ latentH: h, latentW: h, capLen });
   const fill = (n: number) =>
@@ -194,7 +160,7 @@ if (import.meta.main) {
   const vae = await VaeDecoder.load(
     gpu,
     scopedStore(
-      syntheticStore(
+      syntheticWeights(
         decoderTensors(config.vae).map((t) => ({ name: `decoder.${t.name}`, shape: t.shape })),
       ),
       "decoder.",
