@@ -12,43 +12,21 @@
 // URL parameters preset the form (`prompt`, `negative`, `dit`, `vae`, `qwen3`, `t5`, `format`,
 // `budget` in GiB, `width`, `height`, `steps`, `cfg`, `shift`, `seed`); `noise` gives the starting
 // latent (a safetensors file with a tensor `noise`) in place of the seed's, and `autorun` generates
-// once ready. For scripts and the browser test: `globalThis.__anima` holds the adapter, the state
-// (also `#status[data-state]`: ready, loading, encoding, generating, done, error), the load progress,
-// the steps done and the last image's bytes.
-import { acquireDevice } from "/bundle/harness.js";
-import { loadQwenTokenizer, SafetensorsFile, SentencePieceTokenizer, urlSource } from "/bundle/llm.js";
+// once ready. For scripts and the browser test: `globalThis.__anima` (../image_page.js says what it
+// holds; the image record adds the seed).
+import { loadQwenTokenizer, SentencePieceTokenizer } from "/bundle/llm.js";
 import { Anima, t5AdapterTokenizer } from "/bundle/models/anima.js";
-import { encodePng } from "/bundle/models/image.js";
 import { parseQwen3Config, Qwen3Encoder } from "/bundle/models/qwen3.js";
+import { $, imagePage, openFile, params, tensorAt, url } from "../image_page.js";
 
-const params = new URL(location.href).searchParams;
-const $ = (id) => document.getElementById(id);
-const page = { state: "starting", adapter: null, loads: [], steps: [], image: null, error: null, seconds: null };
-globalThis.__anima = page;
-
-function setState(state, text) {
-  page.state = $("status").dataset.state = state;
-  $("status").textContent = text;
-  $("status").className = state === "error" ? "failed" : "";
-}
-const message = (e) => (e instanceof Error ? e.message : String(e));
-const FIELDS = ["prompt", "negative", "dit", "vae", "qwen3", "t5", "format", "budget", "width", "height", "steps"];
-for (const name of [...FIELDS, "cfg", "shift", "seed"]) {
-  if (params.has(name)) $(name).value = params.get(name);
-}
-
-const url = (text) => new URL(text, location.href);
 async function fetchOk(address) {
   const response = await fetch(address);
   if (!response.ok) throw new Error(`${address}: HTTP ${response.status}`);
   return response;
 }
-async function openFile(address) {
-  return await SafetensorsFile.open(await urlSource(url(address)));
-}
 
 /** Qwen3's tokenizer from the directory, and an encoder that loads on the first prompt and is freed by `release`. */
-async function qwen3Text(dir) {
+async function qwen3Text(dir, gpu, setState) {
   const base = url(dir.endsWith("/") ? dir : `${dir}/`);
   const config = parseQwen3Config(await (await fetchOk(new URL("config.json", base))).text());
   const tokenizerConfig = await (await fetchOk(new URL("tokenizer_config.json", base))).text();
@@ -78,106 +56,62 @@ async function qwen3Text(dir) {
   };
 }
 
-/** One tensor of a safetensors file at a URL, as f32. */
-async function tensorAt(address, name) {
-  return await (await openFile(address)).readFloat32(name);
-}
-
-let gpu;
-let model;
-let loadedKey;
-let abort;
-
-async function load() {
-  const key = ["dit", "vae", "qwen3", "t5", "format", "budget"].map((n) => $(n).value).join(" ");
-  if (model && loadedKey === key) return model;
-  model?.destroy();
-  model = undefined;
-  setState("loading", "reading the checkpoints' headers");
-  $("progress").value = 0;
-  const t5 = new SentencePieceTokenizer(new Uint8Array(await (await fetchOk(url($("t5").value))).arrayBuffer()));
-  model = await Anima.load({
-    dit: await openFile($("dit").value),
-    vae: await openFile($("vae").value),
-    textEncoder: await qwen3Text($("qwen3").value),
-    t5Tokenizer: t5AdapterTokenizer(t5),
-  }, {
-    device: gpu,
-    format: $("format").value,
-    maxResidentBytes: Number($("budget").value) * 2 ** 30,
-    onProgress: ({ stage, done, total }) => {
-      page.loads.push({ stage, done, total });
-      $("progress").value = done / total;
-      const name = { adapter: "LLM adapter", dit: "DiT", vae: "VAE" }[stage];
-      setState("loading", `loading the ${name}: ${Math.round((100 * done) / total)}%`);
-    },
-  });
-  loadedKey = key;
-  return model;
-}
-
-async function generate() {
-  const started = performance.now();
-  try {
-    $("generate").disabled = true;
-    const anima = await load();
+await imagePage({
+  name: "__anima",
+  fields: [
+    "prompt",
+    "negative",
+    "dit",
+    "vae",
+    "qwen3",
+    "t5",
+    "format",
+    "budget",
+    "width",
+    "height",
+    "steps",
+    "cfg",
+    "shift",
+    "seed",
+  ],
+  modelKey: () => ["dit", "vae", "qwen3", "t5", "format", "budget"].map((n) => $(n).value).join(" "),
+  loadingText: "reading the checkpoints' headers",
+  stages: { adapter: "LLM adapter", dit: "DiT", vae: "VAE" },
+  load: async (gpu, { onProgress, setState }) => {
+    const t5 = new SentencePieceTokenizer(new Uint8Array(await (await fetchOk(url($("t5").value))).arrayBuffer()));
+    return await Anima.load({
+      dit: await openFile($("dit").value),
+      vae: await openFile($("vae").value),
+      textEncoder: await qwen3Text($("qwen3").value, gpu, setState),
+      t5Tokenizer: t5AdapterTokenizer(t5),
+    }, {
+      device: gpu,
+      format: $("format").value,
+      maxResidentBytes: Number($("budget").value) * 2 ** 30,
+      onProgress,
+    });
+  },
+  prepare: async (anima) => {
     const noise = params.has("noise") ? await tensorAt(params.get("noise"), "noise") : undefined;
     const steps = Number($("steps").value);
-    abort = new AbortController();
-    $("stop").disabled = false;
-    page.steps = [];
-    setState("encoding", "encoding the prompts");
-    const image = await anima.generate({
-      prompt: $("prompt").value,
-      negativePrompt: $("negative").value,
-      width: Number($("width").value),
-      height: Number($("height").value),
-      steps,
-      cfg: Number($("cfg").value),
-      shift: Number($("shift").value),
-      noise,
-      seed: noise ? undefined : Number($("seed").value),
-      signal: abort.signal,
-      onStep: (done, total) => {
-        page.steps.push(done);
-        $("progress").value = done / total;
-        setState("generating", `step ${done} / ${total}`);
+    return {
+      status: ["encoding", "encoding the prompts"],
+      run: async (signal, onStep) => {
+        const image = await anima.generate({
+          prompt: $("prompt").value,
+          negativePrompt: $("negative").value,
+          width: Number($("width").value),
+          height: Number($("height").value),
+          steps,
+          cfg: Number($("cfg").value),
+          shift: Number($("shift").value),
+          noise,
+          seed: noise ? undefined : Number($("seed").value),
+          signal,
+          onStep,
+        });
+        return { width: image.width, height: image.height, rgba: image.rgba, about: { seed: image.seed ?? null } };
       },
-    });
-    const canvas = $("canvas");
-    canvas.width = image.width;
-    canvas.height = image.height;
-    canvas.style.width = `${Math.max(256, image.width)}px`;
-    canvas.getContext("2d").putImageData(new ImageData(image.rgba, image.width, image.height), 0, 0);
-    const png = await encodePng(image.rgba, image.width, image.height);
-    const link = $("download");
-    if (link.href) URL.revokeObjectURL(link.href);
-    link.href = URL.createObjectURL(new Blob([png], { type: "image/png" }));
-    link.hidden = false;
-    page.image = { width: image.width, height: image.height, data: [...image.rgba], seed: image.seed ?? null };
-    page.seconds = (performance.now() - started) / 1000;
-    setState("done", `${image.width} x ${image.height} in ${page.seconds.toFixed(1)} s`);
-  } catch (e) {
-    page.error = message(e);
-    setState("error", page.error);
-  } finally {
-    $("generate").disabled = false;
-    $("stop").disabled = true;
-  }
-}
-
-$("form").addEventListener("submit", (event) => {
-  event.preventDefault();
-  generate();
+    };
+  },
 });
-$("stop").addEventListener("click", () => abort?.abort(new Error("stopped")));
-
-try {
-  gpu = await acquireDevice();
-  page.adapter = gpu.adapter.description || gpu.adapter.vendor || "unknown";
-  setState("ready", `ready (${page.adapter})`);
-  if (params.has("autorun")) await generate();
-} catch (e) {
-  page.error = message(e);
-  setState("error", page.error);
-}
