@@ -16,8 +16,7 @@
  * `.screenshots/anima.png`.
  */
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { Buffer } from "node:buffer";
-import { pageTest, waitWhileProgressing } from "./browser_testing.ts";
+import { canvasCorner, pageTest, serveFromMemory, waitWhileProgressing } from "./browser_testing.ts";
 import { qwenTokenizerJson } from "../llm/tokenizer/qwen.ts";
 import { encodeSafetensors } from "../llm/safetensors_write.ts";
 import { decodedToRgba } from "../models/image.ts";
@@ -110,32 +109,9 @@ pageTest(
       `page image: worst ${worst} levels, ${differing} of ${golden.length} bytes differ; adapter ${a.adapter}`,
     );
     strictEqual(await page.locator("#download").isHidden(), false, "a PNG is offered");
-    const corner = await page.locator("#canvas").evaluate((
-      canvas,
-    ) => [
-      ...(canvas as unknown as { getContext(k: "2d"): { getImageData(...a: number[]): { data: Uint8ClampedArray } } })
-        .getContext("2d").getImageData(0, 0, 1, 1).data,
-    ]);
+    const corner = await canvasCorner(page);
     deepStrictEqual(corner, a.image!.data.slice(0, 4), "the canvas shows the image");
     await screenshot("anima");
   },
-  async (page) => {
-    await page.route((url) => url.pathname.startsWith("/tiny-anima/"), async (route) => {
-      const request = route.request();
-      const path = new URL(request.url()).pathname.replace(/^\/tiny-anima\//, "");
-      const body = FILES[path];
-      if (!body) return await route.fulfill({ status: 404, body: "" });
-      const range = /bytes=(\d+)-(\d+)/.exec(request.headers()["range"] ?? "");
-      if (request.method() === "HEAD") {
-        return await route.fulfill({ status: 200, headers: { "content-length": String(body.length) }, body: "" });
-      }
-      if (!range) return await route.fulfill({ status: 200, body: Buffer.from(body) });
-      const start = Number(range[1]), end = Math.min(Number(range[2]), body.length - 1);
-      await route.fulfill({
-        status: 206,
-        headers: { "content-range": `bytes ${start}-${end}/${body.length}`, "accept-ranges": "bytes" },
-        body: Buffer.from(body.subarray(start, end + 1)),
-      });
-    });
-  },
+  async (page) => await serveFromMemory(page, "/tiny-anima/", FILES),
 );

@@ -10,6 +10,7 @@
  * @module
  */
 import { chromium } from "playwright-core";
+import { Buffer } from "node:buffer";
 import * as esbuild from "esbuild";
 import { staticHandler } from "./serve.ts";
 
@@ -140,4 +141,46 @@ export function pageTest(
       }
     },
   });
+}
+
+/**
+ * Answers the page's requests under `prefix` (e.g. `/tiny-zimage/`) from `files`, by path below it, as
+ * a static server with byte ranges would: HEAD gives the length, a `Range: bytes=a-b` request the 206
+ * part, any other GET the whole file, and a path not in `files` a 404.
+ *
+ * @param page the page (before it loads)
+ * @param prefix the URL path the files are under, with its slashes
+ * @param files the files' bytes by path below `prefix`
+ */
+export async function serveFromMemory(page: Page, prefix: string, files: Record<string, Uint8Array>): Promise<void> {
+  await page.route((url) => url.pathname.startsWith(prefix), async (route) => {
+    const request = route.request();
+    const body = files[new URL(request.url()).pathname.slice(prefix.length)];
+    if (!body) return await route.fulfill({ status: 404, body: "" });
+    const range = /bytes=(\d+)-(\d+)/.exec(request.headers()["range"] ?? "");
+    if (request.method() === "HEAD") {
+      return await route.fulfill({ status: 200, headers: { "content-length": String(body.length) }, body: "" });
+    }
+    if (!range) return await route.fulfill({ status: 200, body: Buffer.from(body) });
+    const start = Number(range[1]), end = Math.min(Number(range[2]), body.length - 1);
+    await route.fulfill({
+      status: 206,
+      headers: { "content-range": `bytes ${start}-${end}/${body.length}`, "accept-ranges": "bytes" },
+      body: Buffer.from(body.subarray(start, end + 1)),
+    });
+  });
+}
+
+/**
+ * The RGBA of the top-left pixel of the page's `#canvas`, read in the page (its DOM types are the
+ * page's, not this module's).
+ *
+ * @param page the page
+ * @returns the four bytes
+ */
+export async function canvasCorner(page: Page): Promise<number[]> {
+  return await page.locator("#canvas").evaluate((canvas) => [
+    ...(canvas as unknown as { getContext(k: "2d"): { getImageData(...a: number[]): { data: Uint8ClampedArray } } })
+      .getContext("2d").getImageData(0, 0, 1, 1).data,
+  ]);
 }

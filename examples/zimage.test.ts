@@ -13,8 +13,7 @@
  * Screenshot: `.screenshots/zimage.png`.
  */
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { Buffer } from "node:buffer";
-import { pageTest } from "./browser_testing.ts";
+import { canvasCorner, pageTest, serveFromMemory } from "./browser_testing.ts";
 import { encodeSafetensors } from "../llm/safetensors_write.ts";
 import {
   byteTokenizerFiles,
@@ -92,32 +91,9 @@ pageTest(
       `page image: worst ${worst} levels, ${differing} of ${golden.length} bytes differ; adapter ${z.adapter}`,
     );
     strictEqual(await page.locator("#download").isHidden(), false, "a PNG is offered");
-    // The canvas's top-left pixel, read in the page (its DOM types are the page's, not this module's).
-    const corner = await page.locator("#canvas").evaluate((
-      canvas,
-    ) => [
-      ...(canvas as unknown as { getContext(k: "2d"): { getImageData(...a: number[]): { data: Uint8ClampedArray } } })
-        .getContext("2d").getImageData(0, 0, 1, 1).data,
-    ]);
+    const corner = await canvasCorner(page);
     deepStrictEqual(corner, z.image!.data.slice(0, 4), "the canvas shows the image");
     await screenshot("zimage");
   },
-  async (page) => {
-    await page.route((url) => url.pathname.startsWith("/tiny-zimage/"), async (route) => {
-      const request = route.request();
-      const path = new URL(request.url()).pathname.replace(/^\/tiny-zimage\//, "");
-      const body = FILES[path];
-      if (!body) return await route.fulfill({ status: 404, body: "" });
-      const range = /bytes=(\d+)-(\d+)/.exec(request.headers()["range"] ?? "");
-      if (request.method() === "HEAD" || !range) {
-        return await route.fulfill({ status: 200, headers: { "content-length": String(body.length) }, body: "" });
-      }
-      const start = Number(range[1]), end = Math.min(Number(range[2]), body.length - 1);
-      await route.fulfill({
-        status: 206,
-        headers: { "content-range": `bytes ${start}-${end}/${body.length}`, "accept-ranges": "bytes" },
-        body: Buffer.from(body.subarray(start, end + 1)),
-      });
-    });
-  },
+  async (page) => await serveFromMemory(page, "/tiny-zimage/", FILES),
 );
