@@ -6,23 +6,10 @@ result to float32 once: the definition the references implement, so a reference 
 Masks are written as torch got them: a float attn_mask as numbers ("-Infinity" for -inf), a boolean one
 as 0/1 with "bool": true (the tests turn it into the additive form with keyPaddingBias).
 """
-import json, math, pathlib, struct, torch
+import json, pathlib, sys, torch
 import torch.nn.functional as F
-
-
-def f32_json(t):
-    """A float32 tensor as a flat list of the shortest numbers that read back as the same float32."""
-    out = []
-    for v in t.flatten().tolist():
-        if math.isnan(v):
-            out.append("NaN")
-        elif math.isinf(v):
-            out.append("Infinity" if v > 0 else "-Infinity")
-        else:
-            s = next(s for s in (float(f"{v:.{p}g}") for p in range(1, 10))
-                     if struct.unpack("f", struct.pack("f", s))[0] == v)
-            out.append(int(s) if s.is_integer() and s != 0 else s)
-    return out
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from f32_json import f32_json
 
 
 def lower_right(bias):

@@ -9,23 +9,10 @@ stride larger than the kernel (phases no tap reaches), padding that crops, outpu
 stride and, once, with dilation larger than the stride), more than 128 output channels, and a
 vocoder-like stage (K = 2 * stride, padding = stride / 2).
 """
-import json, math, pathlib, struct, torch
+import json, pathlib, sys, torch
 import torch.nn.functional as F
-
-
-def f32_json(t):
-    """A float32 tensor as a flat list of the shortest numbers that read back as the same float32."""
-    out = []
-    for v in t.flatten().tolist():
-        if math.isnan(v):
-            out.append("NaN")
-        elif math.isinf(v):
-            out.append("Infinity" if v > 0 else "-Infinity")
-        else:
-            s = next(s for s in (float(f"{v:.{p}g}") for p in range(1, 10))
-                     if struct.unpack("f", struct.pack("f", s))[0] == v)
-            out.append(int(s) if s.is_integer() and s != 0 else s)
-    return out
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from f32_json import f32_json
 
 
 def case(label, N, Cin, Cout, L, K, stride=1, padding=0, output_padding=0, dilation=1, groups=1, bias=True):

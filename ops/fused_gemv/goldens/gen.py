@@ -7,17 +7,10 @@ out[out0:out0 + N] = y, out[out0:out0 + N] += y (the residual add), or, the weig
 up of a channel in turn, out[out0:out0 + N / 2] = F.silu(y[0::2]) * y[1::2]. In float64 from the float32
 inputs, rounded to float32 once; the rest of out as it was.
 """
-import json, pathlib, struct, torch
+import json, pathlib, sys, torch
 import torch.nn.functional as F
-
-
-def f32_json(t):
-    out = []
-    for v in t.flatten().tolist():
-        s = next(s for s in (float(f"{v:.{p}g}") for p in range(1, 10))
-                 if struct.unpack("f", struct.pack("f", s))[0] == v)
-        out.append(int(s) if s.is_integer() and s != 0 else s)
-    return out
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from f32_json import f32_json
 
 
 def case(label, N, K, inp, output, out0, eps):

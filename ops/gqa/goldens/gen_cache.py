@@ -8,17 +8,10 @@ at the row's position, and every row attends causally over the cache (positions 
 F.scaled_dot_product_attention(..., enable_gqa=True): query head h reads KV head h // (H // kvHeads).
 Computed in float64 from the float32 inputs, rounded to float32 once.
 """
-import json, math, pathlib, struct, torch
+import json, pathlib, sys, torch
 import torch.nn.functional as F
-
-
-def f32_json(t):
-    out = []
-    for v in t.flatten().tolist():
-        s = next(s for s in (float(f"{v:.{p}g}") for p in range(1, 10))
-                 if struct.unpack("f", struct.pack("f", s))[0] == v)
-        out.append(int(s) if s.is_integer() and s != 0 else s)
-    return out
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from f32_json import f32_json
 
 
 def rotate(x, cos, sin):

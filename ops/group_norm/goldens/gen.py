@@ -9,23 +9,10 @@ weight and bias each present or absent, an eps large enough to matter, and a gro
 normalisation and the affine (the VAE decoders' GroupNorm -> SiLU), where "activation" says so. The sample axis is kept
 as torch sees it: x is [N, C, L] (a [N, C, H, W] input flattens to this; the statistics are the same).
 """
-import json, math, pathlib, struct, torch
+import json, pathlib, sys, torch
 import torch.nn.functional as F
-
-
-def f32_json(t):
-    """A float32 tensor as a flat list of the shortest numbers that read back as the same float32."""
-    out = []
-    for v in t.flatten().tolist():
-        if math.isnan(v):
-            out.append("NaN")
-        elif math.isinf(v):
-            out.append("Infinity" if v > 0 else "-Infinity")
-        else:
-            s = next(s for s in (float(f"{v:.{p}g}") for p in range(1, 10))
-                     if struct.unpack("f", struct.pack("f", s))[0] == v)
-            out.append(int(s) if s.is_integer() and s != 0 else s)
-    return out
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from f32_json import f32_json
 
 
 def case(label, x, groups, weight=None, bias=None, eps=1e-5, activation=None):

@@ -12,23 +12,10 @@ and rows whose variance is small next to eps.
 bias each optional (Anima's and Z-Image's LayerNorms have neither, eps 1e-6), scale [B, D] and an
 optional shift [B, D]; out = layer_norm(x) * (1 + scale[:, None]) + shift[:, None].
 """
-import json, math, pathlib, struct, torch
+import json, pathlib, sys, torch
 import torch.nn.functional as F
-
-
-def f32_json(t):
-    """A float32 tensor as a flat list of the shortest numbers that read back as the same float32."""
-    out = []
-    for v in t.flatten().tolist():
-        if math.isnan(v):
-            out.append("NaN")
-        elif math.isinf(v):
-            out.append("Infinity" if v > 0 else "-Infinity")
-        else:
-            s = next(s for s in (float(f"{v:.{p}g}") for p in range(1, 10))
-                     if struct.unpack("f", struct.pack("f", s))[0] == v)
-            out.append(int(s) if s.is_integer() and s != 0 else s)
-    return out
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from f32_json import f32_json
 
 
 def case(label, x, weight, bias, eps, out_stride=1):

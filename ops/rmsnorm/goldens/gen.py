@@ -16,23 +16,10 @@ meta.qk_norm records the grouping convention in torch's own terms: x [B, S, H, D
 torch.nn.RMSNorm((H, Dh)) (rms_norm over (H, Dh)), which reduces over both and which the op must not
 match.
 """
-import json, math, pathlib, struct, torch
+import json, pathlib, sys, torch
 import torch.nn.functional as F
-
-
-def f32_json(t):
-    """A float32 tensor as a flat list of the shortest numbers that read back as the same float32."""
-    out = []
-    for v in t.flatten().tolist():
-        if math.isnan(v):
-            out.append("NaN")
-        elif math.isinf(v):
-            out.append("Infinity" if v > 0 else "-Infinity")
-        else:
-            s = next(s for s in (float(f"{v:.{p}g}") for p in range(1, 10))
-                     if struct.unpack("f", struct.pack("f", s))[0] == v)
-            out.append(int(s) if s.is_integer() and s != 0 else s)
-    return out
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from f32_json import f32_json
 
 
 def case(label, x, weight, eps, out_stride=1):

@@ -7,17 +7,10 @@ float64 rounded to float32 once. Cases: the add on and
 off, row0 > 0 (the last row alone), rows of 1, 40 and 300 columns (300: two elements of a row per
 invocation, the second past the row for most).
 """
-import json, math, pathlib, struct, torch
+import json, pathlib, sys, torch
 import torch.nn.functional as F
-
-
-def f32_json(t):
-    out = []
-    for v in t.flatten().tolist():
-        s = next(s for s in (float(f"{v:.{p}g}") for p in range(1, 10))
-                 if struct.unpack("f", struct.pack("f", s))[0] == v)
-        out.append(int(s) if s.is_integer() and s != 0 else s)
-    return out
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from f32_json import f32_json
 
 
 def case(label, total_rows, row0, cols, add, eps):

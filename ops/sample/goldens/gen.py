@@ -7,19 +7,9 @@ works on). NaN rows are left out: torch.argmax treats NaN as the largest value, 
 flag the row instead (reference.ts's NONFINITE_LOGITS), a convention the tests pin on their own.
 Non-finite values are written as the strings "Infinity" and "-Infinity".
 """
-import json, math, pathlib, struct, torch
-
-
-def f32_json(t):
-    out = []
-    for v in t.flatten().tolist():
-        if math.isinf(v):
-            out.append("Infinity" if v > 0 else "-Infinity")
-        else:
-            s = next(s for s in (float(f"{v:.{p}g}") for p in range(1, 10))
-                     if struct.unpack("f", struct.pack("f", s))[0] == v)
-            out.append(int(s) if s.is_integer() and s != 0 else s)
-    return out
+import json, pathlib, sys, torch
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from f32_json import f32_json
 
 
 def case(label, logits, temperature):

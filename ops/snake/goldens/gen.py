@@ -9,22 +9,9 @@ float32 once, which is the definition the reference implements. Parameters are p
 channel (finite: 1e9 * sin^2), a beta of 1e-6 where the epsilon's place shows (inside the reciprocal
 gives 1 / 1.001e-6, outside gives 1 / 1e-6 + 1e-9), and a negative alpha.
 """
-import json, math, pathlib, struct, torch
-
-
-def f32_json(t):
-    """A float32 tensor as a flat list of the shortest numbers that read back as the same float32."""
-    out = []
-    for v in t.flatten().tolist():
-        if math.isnan(v):
-            out.append("NaN")
-        elif math.isinf(v):
-            out.append("Infinity" if v > 0 else "-Infinity")
-        else:
-            s = next(s for s in (float(f"{v:.{p}g}") for p in range(1, 10))
-                     if struct.unpack("f", struct.pack("f", s))[0] == v)
-            out.append(int(s) if s.is_integer() and s != 0 else s)
-    return out
+import json, pathlib, sys, torch
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from f32_json import f32_json
 
 
 def snake1d(x, alpha):

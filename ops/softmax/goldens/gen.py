@@ -8,22 +8,9 @@ element, rows not a multiple of 256, a 4099-long row (its output kept at every 1
 the file small), logits of +-1000, and -inf masking including a row of nothing but -inf.
 Non-finite values are written as the strings "Infinity", "-Infinity" and "NaN" (JSON has none).
 """
-import json, math, pathlib, struct, torch
-
-
-def f32_json(t):
-    """A float32 tensor as a flat list of the shortest numbers that read back as the same float32."""
-    out = []
-    for v in t.flatten().tolist():
-        if math.isnan(v):
-            out.append("NaN")
-        elif math.isinf(v):
-            out.append("Infinity" if v > 0 else "-Infinity")
-        else:
-            s = next(s for s in (float(f"{v:.{p}g}") for p in range(1, 10))
-                     if struct.unpack("f", struct.pack("f", s))[0] == v)
-            out.append(int(s) if s.is_integer() and s != 0 else s)
-    return out
+import json, pathlib, sys, torch
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "harness" / "goldens"))
+from f32_json import f32_json
 
 
 def case(label, x, out_stride=1):
