@@ -1,5 +1,5 @@
-// The quads of the row's chunk at `base` this invocation takes, t apart (the streamed paths of
-// softmax, rmsnorm and layernorm): j0..j7, relative to the row's first quad.
+// The quads of the row's chunk at `base` this invocation takes, t apart (softmax's streamed paths,
+// rmsnorm's and layernorm's chunk functions): j0..j7, relative to the row's first quad.
     let j0 = base + lane;
     let j1 = base + lane + t;
     let j2 = base + lane + 2u * t;

@@ -8,11 +8,13 @@
  * visible key gives zeros, as `aten::_safe_softmax`, not NaN. NaN and ±Infinity as ops/attention's
  * reference (nonfinite.test.ts): a NaN or +inf score makes its row NaN (the kernels tell a dead score
  * from its bits, harness/wgsl/live_score.wgsl; `s > LOWEST` dropped a NaN score, and a NaN query row came
- * out 0), a key masked by -inf has its v multiplied by 0. One case differs from the reference: NaN or
- * ±inf in v at a key hidden by `causal`, which the reference does not read. The kernels walk each tile's
- * keys up to the last one its rows see, so a key hidden from one row but seen by another in the tile
- * meets the first row's probability 0 and makes NaN there, as torch's fused kernels do within the blocks
- * they compute; leaving those products out would take a test in the p · v loop.
+ * out 0), a key masked by -inf has its v multiplied by 0, and a key hidden by `causal` is no part of its
+ * row whatever its v, as in the reference. The kernels walk each tile's keys up to the last one its rows
+ * see, so on the tile's diagonal a key hidden from one row is seen by another; there its p · v goes only
+ * to the rows that see it (a select per product, in the blocks or chunks of v where some row of an
+ * invocation does not see a key), since the hidden row's probability 0 times a NaN or infinite v is NaN
+ * (which torch's math backend and its fused CPU kernel give: the "hidden" case of
+ * ops/attention/goldens/sdpa_nonfinite.py).
  *
  * What makes it flash attention: the `[B, H, L, S]` score matrix is never stored. Each workgroup takes 128
  * query rows of one head and walks the keys in blocks (31 or 64), keeping a running max and sum per row and

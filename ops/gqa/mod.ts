@@ -13,8 +13,10 @@
  *   row NaN (`decode` tells a dead score from its bits, and `combine` / `combine_wide` keep a split whose
  *   sum is NaN, which `sum > 0` dropped), a masked key's v is multiplied by 0, and a fully masked row is
  *   that sum (0, or NaN from a NaN v), where the combines wrote 0; `combine_wide` reads zeros past the last
- *   split, where 0 times a repeated infinite output made NaN. As flash_attention, a NaN or ±inf v at a
- *   key hidden by `causal` can meet a row's probability 0 inside the shared key range (its mod.ts).
+ *   split, where 0 times a repeated infinite output made NaN. A key hidden by `causal` is no part of
+ *   its row whatever its v: `decode` adds the keys of a chunk that not all of a workgroup's rows see
+ *   only to the rows that see them (0 times a NaN or infinite v is NaN), as flash_attention's kernels
+ *   do on a tile's diagonal (its mod.ts).
  *
  * Two paths, chosen by {@link gqaPlan} (or forced with `path`):
  * - `decode` (L <= {@link DECODE_MAX_L}, D and Dv <= 128): flash-decoding in two dispatches. Entry

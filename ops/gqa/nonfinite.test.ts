@@ -2,10 +2,10 @@
 // ../attention/goldens/sdpa_nonfinite.py, 4 query heads over 2 KV heads, enable_gqa): attention's
 // conventions (ops/attention/reference.ts): NaN or +inf scores make their rows NaN, a row of -inf is
 // zeros, a key masked by -inf has its v multiplied by 0 (NaN for a NaN v, as torch), and a key hidden by
-// `causal` is no part of the row. Both paths give the reference's values (decode: split keys, then
-// `combine` or `combine_wide`, which keep a split whose sum is NaN; prefill: flash_attention's kernel),
-// with one exception left out below, not passed: NaN or ±inf in v at a key hidden by `causal`, which the
-// kernels meet inside the key range their rows share, as flash_attention's do (its mod.ts).
+// `causal` is no part of the row, whatever its v. Both paths give the reference's values (decode: split
+// keys, then `combine` or `combine_wide`, which keep a split whose sum is NaN; prefill: flash_attention's
+// kernel), on the goldens' small shapes, on several splits of keys, and on a causal case with NaN and
+// ±inf in v at keys that some rows of a workgroup see and others do not, or that no row sees.
 import { gqa, type GqaArgs, gqaGpu, type GqaOptions } from "./mod.ts";
 import { assertNonfiniteSdpa, gpuTolerance, loadNonfiniteSdpa } from "../attention/testing_helpers.ts";
 import { assertClose, assertNonFiniteOperands, gpuTest, randomF32 } from "../../harness/testing.ts";
@@ -37,6 +37,43 @@ function splits(): GqaArgs {
   return { B: 1, H, kvHeads, L: 1, S, D, q, k, v, mask, maskShape: [1, 1, 1, S] };
 }
 
+/**
+ * Causal, 5 rows per head over 300 keys (3 splits), queryOffset 200: row i sees keys up to 200 + i, so
+ * the first split's keys are seen by every row, keys 201-204 by some rows of a workgroup, and the last
+ * two splits' keys 205-299 by none. NaN and ±inf in v (one column each) at keys of each kind.
+ */
+function hiddenV(): GqaArgs {
+  const [H, kvHeads, L, S, D] = [4, 2, 5, 300, 8];
+  const q = randomF32(H * L * D, 74), k = randomF32(kvHeads * S * D, 75), v = randomF32(kvHeads * S * D, 76);
+  const at = (head: number, key: number, column: number, value: number) => v[(head * S + key) * D + column] = value;
+  at(0, 202, 0, NaN);
+  at(0, 204, 1, Infinity);
+  at(0, 250, 2, NaN);
+  at(0, 280, 3, -Infinity);
+  at(1, 200, 4, -Infinity);
+  at(1, 203, 5, NaN);
+  at(1, 299, 6, Infinity);
+  return { B: 1, H, kvHeads, L, S, D, causal: true, queryOffset: 200, q, k, v };
+}
+
+Deno.test("gqa reference: NaN and ±inf in v at keys hidden by causal leave the rows that do not see them finite", () => {
+  const args = hiddenV();
+  const out = gqa(args), group = args.H / args.kvHeads;
+  for (let h = 0; h < args.H; h++) {
+    for (let key = 0; key < args.S; key++) {
+      for (let column = 0; column < args.D; column++) {
+        if (Number.isFinite(args.v[(Math.floor(h / group) * args.S + key) * args.D + column])) continue;
+        for (let i = 0; i < args.L; i++) {
+          const got = out[(h * args.L + i) * args.D + column];
+          if (Number.isFinite(got) === key <= i + args.queryOffset!) {
+            throw new Error(`head ${h}, row ${i}, column ${column} is ${got} (key ${key})`);
+          }
+        }
+      }
+    }
+  }
+});
+
 // The decode path with each combine kernel (the plan takes `combine` at these few splits), and prefill.
 const runs: [string, GqaOptions][] = [
   ["decode, combine", { path: "decode", override: "combine" }],
@@ -45,8 +82,12 @@ const runs: [string, GqaOptions][] = [
 ];
 for (const [name, options] of runs) {
   gpuTest(`gqa GPU: ${name} gives the reference's NaN and ±Infinity`, async (gpu) => {
-    const cases = golden.cases.filter((c) => c.expect !== "hidden");
-    for (const { label, args } of [...cases, { label: "600 keys in several splits", args: splits() }]) {
+    const cases = [
+      ...golden.cases,
+      { label: "600 keys in several splits", args: splits() },
+      { label: "causal, NaN and ±inf in v at hidden keys", args: hiddenV() },
+    ];
+    for (const { label, args } of cases) {
       assertClose(await gqaGpu(gpu, args, options), gqa(args), gpuTolerance(args), `${name} ${label}`);
     }
   });

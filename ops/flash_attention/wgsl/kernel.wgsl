@@ -29,7 +29,9 @@
 // Masking: a score that is dead (a key past S, a key after row i + offset under `causal`) is set to
 // LOWEST; any score <= LOWEST (a mask of -inf included) counts as dead: it contributes exactly 0 and
 // does not raise the max. A row with no live key ends with sum 0 and is written as zeros (SDPA's safe
-// softmax). Under `causal` a tile stops at the last key its last row can see.
+// softmax). Under `causal` a tile stops at the last key its last row can see, and on its diagonal a row
+// leaves the keys it does not see out of its p v (their probability 0 times a NaN or infinite v would
+// be NaN); the keys of a block that all of an invocation's rows see take the plain products.
 // Rows past L read row L - 1 and write nothing; keys past S read key S - 1 and are dead.
 
 // #include "flash_bindings.wgsl"
@@ -102,13 +104,26 @@ fn main(
 
     // ---- 3. output: rescale, then add p v over the block's keys (flash_rescale.wgsl, flash_add_pv.wgsl)
 // #include "flash_rescale.wgsl"
-    for (var j = 0u; j < in_block; j++) {
+    // The block's keys that every row of this invocation sees, then (on a causal tile's diagonal) the
+    // rest, which each row takes only if it sees them (flash_add_pv_seen.wgsl).
+    let all_see = seen_by(row0 + 4u * ty, key0, in_block);
+    for (var j = 0u; j < all_see; j++) {
       let p_top = pt[j * QUADS + ty];
       let p_bottom = pt[j * QUADS + 16u + ty];
       let row = (kv_base + (key0 + j) * params.kv_step) * params.dvq;
       let vl = v[row + v_left];
       let vr = v[row + v_right];
 // #include "flash_add_pv.wgsl"
+    }
+    for (var j = all_see; j < in_block; j++) {
+      let top = pt[j * QUADS + ty];
+      let bottom = pt[j * QUADS + 16u + ty];
+      let row = (kv_base + (key0 + j) * params.kv_step) * params.dvq;
+      let left = v[row + v_left];
+      let right = v[row + v_right];
+      let seen_top = sees(row0 + 4u * ty, key0 + j);
+      let seen_bottom = sees(row0 + 64u + 4u * ty, key0 + j);
+// #include "flash_add_pv_seen.wgsl"
     }
     workgroupBarrier();
   }

@@ -127,12 +127,24 @@ fn main(
 
     // ---- 3. output: rescale, then add p v over the block's keys (flash_rescale.wgsl, flash_add_pv.wgsl)
 // #include "flash_rescale.wgsl"
-    for (var j = 0u; j < in_block; j++) {
+    // The block's keys that every row of this invocation sees, then (on a causal tile's diagonal) the
+    // rest, which each row takes only if it sees them (flash_add_pv_seen.wgsl).
+    let all_see = seen_by(row0 + 4u * ty, key0, in_block);
+    for (var j = 0u; j < all_see; j++) {
       let p_top = pt[j * QUADS + ty];
       let p_bottom = pt[j * QUADS + 16u + ty];
       let vl = kv[j * 32u + tx];
       let vr = kv[j * 32u + 16u + tx];
 // #include "flash_add_pv.wgsl"
+    }
+    for (var j = all_see; j < in_block; j++) {
+      let top = pt[j * QUADS + ty];
+      let bottom = pt[j * QUADS + 16u + ty];
+      let left = kv[j * 32u + tx];
+      let right = kv[j * 32u + 16u + tx];
+      let seen_top = sees(row0 + 4u * ty, key0 + j);
+      let seen_bottom = sees(row0 + 64u + 4u * ty, key0 + j);
+// #include "flash_add_pv_seen.wgsl"
     }
     workgroupBarrier();
   }

@@ -22,8 +22,9 @@
 // Every chunk staged (q and k's, then v's) is loaded into registers one chunk ahead, coalesced, so
 // that its loads are in flight during the previous chunk's products, and stored to workgroup memory
 // before the barrier that opens its own. Under causal a tile stops at the last key its last row can
-// see, the part of a block past it (whole 16-key chunks) is not multiplied by v, and the tiles that
-// walk the most blocks are started first.
+// see, the part of a block past it (whole 16-key chunks) is not multiplied by v, a chunk on the
+// diagonal adds each key only to the rows that see it (a hidden key's probability 0 times a NaN or
+// infinite v would be NaN), and the tiles that walk the most blocks are started first.
 //
 // Workgroup memory: p_t 64 keys x 33 quads, ab 512 quads (q's chunk, then the partial maxima or sums,
 // then v's chunk), k_s 64 x 5 quads: 47,104 bytes, more than the 32 KiB most devices grant (the H200

@@ -32,8 +32,9 @@
 //
 // Masking as flash_attention/kernel: a dead score is LOWEST and weighs exactly 0; a row with no live
 // key is zeros; rows past L read row L - 1 and write nothing; keys past S and d past D are staged as
-// zeros. Under causal a tile stops at the last key its last row can see, and the tiles that walk the
-// most blocks are started first.
+// zeros. Under causal a tile stops at the last key its last row can see, a chunk of v on the diagonal
+// adds each key only to the rows that see it (a hidden key's probability 0 times a NaN or infinite v
+// would be NaN), and the tiles that walk the most blocks are started first.
 
 // #include "flash_bindings.wgsl"
 
@@ -213,7 +214,7 @@ fn main(
     workgroupBarrier(); // p_t is written, the partial maxima in ab are read
 
     // ---- 3. output += p v, 8 keys of v at a time, up to the last key the tile needs (a chunk's keys
-    // past it have p = 0 and v staged as zeros past S)
+    // past it have p = 0 and are left out with the diagonal's hidden keys; v is staged as zeros past S)
     let in_block = min(KEYS, u32(keys) - key0);
     for (var kc = 0u; kc < in_block; kc += V_STEP) {
       ab[lid] = v0;
@@ -232,12 +233,27 @@ fn main(
         k_hi = load_k(kv_base, key0 + KEYS, 0u, lid + 256u);
       }
       workgroupBarrier();
-      for (var j = 0u; j < V_STEP; j++) {
-        let top = p_t[(kc + j) * P_STRIDE + ty];
-        let bottom = p_t[(kc + j) * P_STRIDE + HALF + ty];
-        let left = ab[j * OUT_QUADS + tx];
-        let right = ab[j * OUT_QUADS + 64u + tx];
+      // A chunk whose keys every row of this invocation sees takes the plain products; one on a causal
+      // tile's diagonal (its keys past the tile's last included) adds each key only to the rows that
+      // see it (flash_add_pv_seen.wgsl).
+      if (seen_by(row_top, key0 + kc, V_STEP) == V_STEP) {
+        for (var j = 0u; j < V_STEP; j++) {
+          let top = p_t[(kc + j) * P_STRIDE + ty];
+          let bottom = p_t[(kc + j) * P_STRIDE + HALF + ty];
+          let left = ab[j * OUT_QUADS + tx];
+          let right = ab[j * OUT_QUADS + 64u + tx];
 // #include "gemm_fma8x8.wgsl"
+        }
+      } else {
+        for (var j = 0u; j < V_STEP; j++) {
+          let top = p_t[(kc + j) * P_STRIDE + ty];
+          let bottom = p_t[(kc + j) * P_STRIDE + HALF + ty];
+          let left = ab[j * OUT_QUADS + tx];
+          let right = ab[j * OUT_QUADS + 64u + tx];
+          let seen_top = sees(row_top, key0 + kc + j);
+          let seen_bottom = sees(row_bottom, key0 + kc + j);
+// #include "flash_add_pv_seen.wgsl"
+        }
       }
       workgroupBarrier(); // ab is read
     }

@@ -1,102 +1,12 @@
 // fused_gemv/q8_lanes128: as q8_lanes32 with 128 invocations across K, one vec4<u32> of each row in
 // flight, and the partial sums reduced in stages of 16 then 8. The layout for q8 weights below 3,072 rows.
 // #include "io.wgsl"
-@group(0) @binding(0) var<storage, read> weight: array<vec4u>;
-@group(0) @binding(1) var<storage, read> scales: array<f32>;
-@group(0) @binding(2) var<storage, read> x: array<vec4f>;
-@group(0) @binding(3) var<storage, read> g: array<vec4f>;
-@group(0) @binding(4) var<storage, read_write> out: array<f32>;
-@group(0) @binding(5) var<uniform> p: P;
-// #include "q8_decode.wgsl"
-var<workgroup> scratch: array<vec4f, 256>; // the partial sums of four rows
-var<workgroup> squares: array<f32, 256>; // the partial sums of x^2
+const LANES = 128u; // invocations across K per row group
+const IN_FLIGHT = 1u; // vec4<u32> of each row loaded before any is multiplied
+// #include "q8_lanes.wgsl"
 
 @compute @workgroup_size(128, 2)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_id) lid: vec3u) {
-  let lane = lid.x;
-  let tid = lid.y * 128u + lane;
-  let n = p.n;
-  let k = p.k;
-  let row = ((wid.x + wid.y * nwg.x) * 2u + lid.y) * 4u;
-  let r0 = min(row, n - 1u);
-  let r1 = min(row + 1u, n - 1u);
-  let r2 = min(row + 2u, n - 1u);
-  let r3 = min(row + 3u, n - 1u);
-  let first = lid.y * 128u;
-  var a0 = vec4f(0.0);
-  var a1 = vec4f(0.0);
-  var a2 = vec4f(0.0);
-  var a3 = vec4f(0.0);
-  var ss = 0.0;
-  if (k % 16u == 0u) {
-    let chunks = k / 16u; // weight vec4s per row
-    let last = chunks - 1u;
-    let b0 = r0 * chunks;
-    let b1 = r1 * chunks;
-    let b2 = r2 * chunks;
-    let b3 = r3 * chunks;
-    for (var i = lane; i < chunks; i += 128u) {
-      let c0 = i + 0u;
-      let l0 = min(c0, last);
-      let w00 = weight[b0 + l0];
-      let w01 = weight[b1 + l0];
-      let w02 = weight[b2 + l0];
-      let w03 = weight[b3 + l0];
-      var x00 = select(vec4f(0.0), x[4u * l0 + 0u], c0 < chunks);
-      if (NORM) {
-        ss = fma(x00.x, x00.x, fma(x00.y, x00.y, fma(x00.z, x00.z, fma(x00.w, x00.w, ss))));
-        x00 = x00 * g[4u * l0 + 0u];
-      }
-      var x01 = select(vec4f(0.0), x[4u * l0 + 1u], c0 < chunks);
-      if (NORM) {
-        ss = fma(x01.x, x01.x, fma(x01.y, x01.y, fma(x01.z, x01.z, fma(x01.w, x01.w, ss))));
-        x01 = x01 * g[4u * l0 + 1u];
-      }
-      var x02 = select(vec4f(0.0), x[4u * l0 + 2u], c0 < chunks);
-      if (NORM) {
-        ss = fma(x02.x, x02.x, fma(x02.y, x02.y, fma(x02.z, x02.z, fma(x02.w, x02.w, ss))));
-        x02 = x02 * g[4u * l0 + 2u];
-      }
-      var x03 = select(vec4f(0.0), x[4u * l0 + 3u], c0 < chunks);
-      if (NORM) {
-        ss = fma(x03.x, x03.x, fma(x03.y, x03.y, fma(x03.z, x03.z, fma(x03.w, x03.w, ss))));
-        x03 = x03 * g[4u * l0 + 3u];
-      }
-      a0 = fma(q8(w00.w), x03, fma(q8(w00.z), x02, fma(q8(w00.y), x01, fma(q8(w00.x), x00, a0))));
-      a1 = fma(q8(w01.w), x03, fma(q8(w01.z), x02, fma(q8(w01.y), x01, fma(q8(w01.x), x00, a1))));
-      a2 = fma(q8(w02.w), x03, fma(q8(w02.z), x02, fma(q8(w02.y), x01, fma(q8(w02.x), x00, a2))));
-      a3 = fma(q8(w03.w), x03, fma(q8(w03.z), x02, fma(q8(w03.y), x01, fma(q8(w03.x), x00, a3))));
-    }
-  } else {
-    let words = k / 4u; // K % 4 == 0: no padding
-    let b0 = r0 * words;
-    let b1 = r1 * words;
-    let b2 = r2 * words;
-    let b3 = r3 * words;
-    for (var j = lane; j < words; j += 128u) {
-      var xv = x[j];
-      if (NORM) {
-        ss = fma(xv.x, xv.x, fma(xv.y, xv.y, fma(xv.z, xv.z, fma(xv.w, xv.w, ss))));
-        xv = xv * g[j];
-      }
-      a0 = fma(q8(word(b0 + j)), xv, a0);
-      a1 = fma(q8(word(b1 + j)), xv, a1);
-      a2 = fma(q8(word(b2 + j)), xv, a2);
-      a3 = fma(q8(word(b3 + j)), xv, a3);
-    }
-  }
-  scratch[tid] = vec4f((a0.x + a0.y) + (a0.z + a0.w), (a1.x + a1.y) + (a1.z + a1.w), (a2.x + a2.y) + (a2.z + a2.w), (a3.x + a3.y) + (a3.z + a3.w));
-  if (NORM) { squares[tid] = ss; }
-  workgroupBarrier();
-  if (lane < 8u) {
-    scratch[first + lane] = ((((scratch[first + lane + 0u] + scratch[first + lane + 8u]) + (scratch[first + lane + 16u] + scratch[first + lane + 24u])) + ((scratch[first + lane + 32u] + scratch[first + lane + 40u]) + (scratch[first + lane + 48u] + scratch[first + lane + 56u]))) + (((scratch[first + lane + 64u] + scratch[first + lane + 72u]) + (scratch[first + lane + 80u] + scratch[first + lane + 88u])) + ((scratch[first + lane + 96u] + scratch[first + lane + 104u]) + (scratch[first + lane + 112u] + scratch[first + lane + 120u]))));
-    if (NORM) { squares[first + lane] = ((((squares[first + lane + 0u] + squares[first + lane + 8u]) + (squares[first + lane + 16u] + squares[first + lane + 24u])) + ((squares[first + lane + 32u] + squares[first + lane + 40u]) + (squares[first + lane + 48u] + squares[first + lane + 56u]))) + (((squares[first + lane + 64u] + squares[first + lane + 72u]) + (squares[first + lane + 80u] + squares[first + lane + 88u])) + ((squares[first + lane + 96u] + squares[first + lane + 104u]) + (squares[first + lane + 112u] + squares[first + lane + 120u])))); }
-  }
-  workgroupBarrier();
-  if (lane == 0u) {
-    var y = (((scratch[first + 0u] + scratch[first + 1u]) + (scratch[first + 2u] + scratch[first + 3u])) + ((scratch[first + 4u] + scratch[first + 5u]) + (scratch[first + 6u] + scratch[first + 7u]))) * vec4f(scales[r0], scales[r1], scales[r2], scales[r3]);
-    if (NORM) { y = y * inverseSqrt((((squares[first + 0u] + squares[first + 1u]) + (squares[first + 2u] + squares[first + 3u])) + ((squares[first + 4u] + squares[first + 5u]) + (squares[first + 6u] + squares[first + 7u]))) / f32(k) + p.eps); }
-    put(row, y);
-  }
+  q8_lanes(wid, nwg, lid);
 }

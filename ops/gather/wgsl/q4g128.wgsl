@@ -23,21 +23,8 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
 @group(0) @binding(4) var<uniform> params: Params;
 
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) groups: vec3u) {
-  let i = gid.x + gid.y * groups.x * 256u;
-  if (i >= params.total) {
-    return;
-  }
-  let n = i / params.d;
-  let column = i - n * params.d;
-  // A negative index reinterpreted as u32 is at least 2^31 > rows, so one comparison rejects both ends;
-  // a row below row0 wraps past block_rows the same way.
-  let row = bitcast<u32>(index[n]);
-  let local = row - params.row0;
-  if (row < params.v && local < params.block_rows) {
-    out[i] = f32(i32(table[local * params.words + column / 8u] << (28u - 4u * (column % 8u))) >> 28u) * scales[local * params.groups + column / 128u];
-  } else if (row >= params.v && params.first != 0u) {
-    out[i] = 0.0;
-  }
+fn element(local: u32, column: u32) -> f32 {
+  return f32(i32(table[local * params.words + column / 8u] << (28u - 4u * (column % 8u))) >> 28u) * scales[local * params.groups + column / 128u];
 }
+
+// #include "gather_main.wgsl"

@@ -32,48 +32,10 @@ const BATCH = 32u; // positions scored at once: four invocations each
 @group(0) @binding(6) var<storage, read_write> counters: array<atomic<u32>>;
 @group(0) @binding(7) var<uniform> p: P;
 var<workgroup> qs: array<vec4f, 64>;
-
 var<workgroup> sc: array<f32, MAX_CHUNK>;
 var<workgroup> red: array<f32, WG>;
-var<workgroup> sums: array<vec4f, WG>;
-var<workgroup> last: u32;
-var<workgroup> slices: array<vec2f, WG>; // the combine's (max, sum) of each slice, then its weight
 
-// qs[i] * kc[kb + i], or 0 past the row (whose last vec4 is read again, so that no load needs a guard).
-fn key_term(kb: u32, i: u32, d4: u32) -> vec4f {
-  let j = min(i, d4 - 1u);
-  return select(vec4f(0.0), qs[j] * kc[kb + j], i < d4);
-}
-
-// Partial results go through atomics so that the combining workgroup reads them from the device's
-// coherent level, not from a cache line another step left behind.
-fn load_partial(i: u32) -> f32 {
-  return bitcast<f32>(atomicLoad(&partial[i]));
-}
-
-fn reduce_max(li: u32, v: f32) -> f32 {
-  red[li] = v;
-  workgroupBarrier();
-  for (var s = WG / 2u; s > 0u; s >>= 1u) {
-    if (li < s) { red[li] = max(red[li], red[li + s]); }
-    workgroupBarrier();
-  }
-  let r = red[0];
-  workgroupBarrier();
-  return r;
-}
-
-fn reduce_sum(li: u32, v: f32) -> f32 {
-  red[li] = v;
-  workgroupBarrier();
-  for (var s = WG / 2u; s > 0u; s >>= 1u) {
-    if (li < s) { red[li] += red[li + s]; }
-    workgroupBarrier();
-  }
-  let r = red[0];
-  workgroupBarrier();
-  return r;
-}
+// #include "cache_functions.wgsl"
 
 @compute @workgroup_size(128)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
@@ -109,25 +71,12 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
             key_term(kb, i + 16u, d4) + key_term(kb, i + 20u, d4) + key_term(kb, i + 24u, d4) + key_term(kb, i + 28u, d4);
         }
       }
-      red[li] = s.x + s.y + s.z + s.w;
-      workgroupBarrier();
-      if (li < BATCH && b0 + li < cn) {
-        sc[b0 + li] = (red[4u * li] + red[4u * li + 1u] + red[4u * li + 2u] + red[4u * li + 3u]) * p.scale;
-      }
-      workgroupBarrier();
+      store_scores(li, b0, cn, s);
     }
-    var local_max = -3.0e38;
-    for (var t = li; t < cn; t += WG) { local_max = max(local_max, sc[t]); }
-    let m_new = max(m, reduce_max(li, local_max));
-    var local_sum = 0.0;
-    for (var t = li; t < cn; t += WG) {
-      let e = exp(sc[t] - m_new);
-      sc[t] = e;
-      local_sum += e;
-    }
-    let alpha = exp(m - m_new);
-    l = l * alpha + reduce_sum(li, local_sum);
-    m = m_new;
+    let chunk = chunk_softmax(li, cn, m); // (m_new, sum)
+    let alpha = exp(m - chunk.x);
+    l = l * alpha + chunk.y;
+    m = chunk.x;
     acc *= alpha;
     if (g < groups) {
       let vb = kh * p.max_seq + c0;
@@ -139,56 +88,5 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
     }
     workgroupBarrier();
   }
-  sums[li] = acc;
-  workgroupBarrier();
-  var total = vec4f(0.0);
-  if (li < d4) {
-    for (var k = 0u; k < groups; k++) { total += sums[k * d4 + li]; }
-  }
-  if (p.splits == 1u) {
-    if (li < d4) {
-      let o = total / l;
-      for (var j = 0u; j < 4u; j++) { out[qbase + 4u * li + j] = o[j]; }
-    }
-    return;
-  }
-  // Flash-decoding: this slice's (m, l, acc) to partial[(row, h, split)], then the last to finish combines.
-  let stride = p.dim + 2u;
-  let slot = ((row * p.heads + h) * p.splits + split) * stride;
-  if (li < d4) {
-    for (var j = 0u; j < 4u; j++) { atomicStore(&partial[slot + 2u + 4u * li + j], bitcast<u32>(total[j])); }
-  }
-  if (li == 0u) {
-    atomicStore(&partial[slot], bitcast<u32>(m));
-    atomicStore(&partial[slot + 1u], bitcast<u32>(l));
-  }
-  storageBarrier();
-  workgroupBarrier();
-  if (li == 0u) {
-    last = u32(atomicAdd(&counters[row * p.heads + h], 1u) == p.splits - 1u);
-  }
-  if (workgroupUniformLoad(&last) == 0u) { return; }
-  storageBarrier();
-  let first = (row * p.heads + h) * p.splits * stride;
-  if (li < p.splits) { slices[li] = vec2f(load_partial(first + li * stride), load_partial(first + li * stride + 1u)); }
-  workgroupBarrier();
-  var gm = -3.0e38;
-  for (var s = 0u; s < p.splits; s++) { gm = max(gm, slices[s].x); }
-  var gl = 0.0;
-  for (var s = 0u; s < p.splits; s++) { gl += slices[s].y * exp(slices[s].x - gm); }
-  workgroupBarrier();
-  if (li < p.splits) { slices[li].x = exp(slices[li].x - gm) / gl; }
-  workgroupBarrier();
-  for (var d = li; d < p.dim; d += WG) {
-    let at = first + 2u + d;
-    var a = 0.0;
-    var s = 0u;
-    for (; s + 4u <= p.splits; s += 4u) {
-      a += (load_partial(at + s * stride) * slices[s].x + load_partial(at + (s + 1u) * stride) * slices[s + 1u].x) +
-        (load_partial(at + (s + 2u) * stride) * slices[s + 2u].x + load_partial(at + (s + 3u) * stride) * slices[s + 3u].x);
-    }
-    for (; s < p.splits; s++) { a += load_partial(at + s * stride) * slices[s].x; }
-    out[qbase + d] = a;
-  }
-  if (li == 0u) { atomicStore(&counters[row * p.heads + h], 0u); }
+  finish(li, row, h, split, qbase, d4, groups, acc, m, l);
 }

@@ -22,7 +22,8 @@
 // 3. output: invocation (quad = t % 32, lane = t / 32) adds p_j * v_j over keys j = lane, lane + 4, ...
 //    of the chunk for the 4 rows (each V row is read by one 32-invocation group: 512 contiguous bytes;
 //    eight keys per step in flight), and the row sums l alongside; the 4 lanes are summed through
-//    workgroup memory in two halvings.
+//    workgroup memory in two halvings. Under causal, the chunk's keys that not all 4 rows see are taken
+//    one at a time, each added only to the rows that see it.
 //
 // Tried on the H200 and not kept (log harness/baselines/nvidia-h200-log/28-gqa-ab*.txt, 32/8 heads,
 // D = 128, S = 8,192, where this kernel takes 0.031 ms): blocks of 64 keys on 256 invocations, each
@@ -194,13 +195,23 @@ fn main(
   let lane = t / QUADS;
   let v_quad = min(quad, params.dvq - 1u);
   let keys = min(CHUNK, params.S - min(key0, params.S)); // live keys of the chunk are below this
+  // Under causal, key key0 + e is seen by row i iff e <= last[r] = i + offset - key0 (a row past the group
+  // repeats the last row's). The keys every row sees (below all_see) take the plain products; the rest
+  // go only to the rows that see them, since a hidden row's p = 0 times a NaN or infinite v is NaN.
+  var last = vec4<i32>(i32(keys) - 1);
+  var all_see = keys;
+  if (params.causal != 0u) {
+    let i = min(vec4u(row0) + vec4u(0u, 1u, 2u, 3u), vec4u(params.rows - 1u)) % vec4u(params.L);
+    last = vec4<i32>(i) + vec4<i32>(params.offset - i32(key0));
+    all_see = u32(clamp(min(min(last.x, last.y), min(last.z, last.w)) + 1, 0, i32(keys)));
+  }
   var acc0 = vec4f(0.0);
   var acc1 = vec4f(0.0);
   var acc2 = vec4f(0.0);
   var acc3 = vec4f(0.0);
   var sums = vec4f(0.0);
   var e = lane;
-  for (; e + 7u * LANES < keys; e += 8u * LANES) {
+  for (; e + 7u * LANES < all_see; e += 8u * LANES) {
     let p0 = probs[e];
     let p1 = probs[e + LANES];
     let p2 = probs[e + 2u * LANES];
@@ -225,13 +236,23 @@ fn main(
     acc3 += ((p0.w * v0 + p1.w * v1) + (p2.w * v2 + p3.w * v3)) + ((p4.w * v4 + p5.w * v5) + (p6.w * v6 + p7.w * v7));
     sums += ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7));
   }
-  for (; e < keys; e += LANES) {
+  for (; e < all_see; e += LANES) {
     let p0 = probs[e];
     let v0 = v[(kv_base + (key0 + e) * params.kv_step) * params.dvq + v_quad];
     acc0 += p0.x * v0;
     acc1 += p0.y * v0;
     acc2 += p0.z * v0;
     acc3 += p0.w * v0;
+    sums += p0;
+  }
+  for (; e < keys; e += LANES) {
+    let p0 = probs[e];
+    let v0 = v[(kv_base + (key0 + e) * params.kv_step) * params.dvq + v_quad];
+    let seen = vec4<i32>(i32(e)) <= last;
+    acc0 = select(acc0, acc0 + p0.x * v0, seen.x);
+    acc1 = select(acc1, acc1 + p0.y * v0, seen.y);
+    acc2 = select(acc2, acc2 + p0.z * v0, seen.z);
+    acc3 = select(acc3, acc3 + p0.w * v0, seen.w);
     sums += p0;
   }
 

@@ -44,3 +44,17 @@ fn q_base_of(b: u32, h: u32) -> u32 {
 fn kv_base_of(b: u32, g: u32) -> u32 {
   return b * (params.H / params.group) * params.S + g * params.kv_head;
 }
+
+// How many of the n keys from `key` on row `row` sees: all n, or under causal those up to row + offset.
+fn seen_by(row: u32, key: u32, n: u32) -> u32 {
+  if (params.causal == 0u) {
+    return n;
+  }
+  return u32(clamp(i32(row) + params.offset + 1 - i32(key), 0, i32(n)));
+}
+
+// Whether rows row .. row + 3 see key `key`: always, or under causal when key <= row + offset.
+fn sees(row: u32, key: u32) -> vec4<bool> {
+  let rows = vec4<i32>(i32(row)) + vec4<i32>(0, 1, 2, 3) + vec4<i32>(params.offset);
+  return vec4<bool>(params.causal == 0u) | (rows >= vec4<i32>(i32(key)));
+}

@@ -76,12 +76,27 @@
         k_quad = load_k(kv_base, key0 + KEYS, 0u, lid);
       }
       workgroupBarrier();
-      for (var j = 0u; j < STEP; j++) {
-        let top = p_t[(kc + j) * P_STRIDE + ty];
-        let bottom = p_t[(kc + j) * P_STRIDE + HALF + ty];
-        let left = ab[j * 32u + tx];
-        let right = ab[j * 32u + 16u + tx];
+      // A chunk whose keys every row of this invocation sees takes the plain products; one on a causal
+      // tile's diagonal (its keys past the tile's last included) adds each key only to the rows that
+      // see it (flash_add_pv_seen.wgsl).
+      if (seen_by(row_top, key0 + kc, STEP) == STEP) {
+        for (var j = 0u; j < STEP; j++) {
+          let top = p_t[(kc + j) * P_STRIDE + ty];
+          let bottom = p_t[(kc + j) * P_STRIDE + HALF + ty];
+          let left = ab[j * 32u + tx];
+          let right = ab[j * 32u + 16u + tx];
 // #include "gemm_fma8x8.wgsl"
+        }
+      } else {
+        for (var j = 0u; j < STEP; j++) {
+          let top = p_t[(kc + j) * P_STRIDE + ty];
+          let bottom = p_t[(kc + j) * P_STRIDE + HALF + ty];
+          let left = ab[j * 32u + tx];
+          let right = ab[j * 32u + 16u + tx];
+          let seen_top = sees(row_top, key0 + kc + j);
+          let seen_bottom = sees(row_bottom, key0 + kc + j);
+// #include "flash_add_pv_seen.wgsl"
+        }
       }
       workgroupBarrier(); // ab is read
     }

@@ -9,113 +9,122 @@
 // `kernel` returns y from both; `modulated` applies its adaLN scale and shift.
 // #include "row_sum.wgsl"
 
-// The PER quads of one chunk are written out by hand as v0 .. v7, never as an array indexed in a
-// loop: naga bounds-checks every index of a function-scope array and the driver may keep such an
-// array in local memory (spilled through L1/L2); see mod.ts. Named values can stay in registers.
+// The PER quads of one chunk are the named members of a Quads (row_quads.wgsl), never an array
+// indexed in a loop: naga bounds-checks every index of a function-scope array and the driver may keep
+// such an array in local memory (spilled through L1/L2); see mod.ts. Named values can stay in registers.
+// #include "row_quads.wgsl"
+
+// The row's (count, mean, squared deviations) from an invocation's: the row's mean is the
+// count-weighted sum of the invocations' means over d, its squared deviations sum_t (m2_t + n_t *
+// (mean_t - mean)^2); returns (the row's mean, 1 / sqrt(its variance + eps)).
+fn normaliser(count: f32, mean: f32, deviations: f32, lid: u32, t: u32) -> vec2f {
+  let row_mean = reduce_sum(count * mean, lid, t) / f32(params.d);
+  let spread = mean - row_mean;
+  let row_deviations = reduce_sum(deviations + count * spread * spread, lid, t);
+  return vec2f(row_mean, inverseSqrt(row_deviations / f32(params.d) + params.eps));
+}
+
 
 // ---------------------------------------------------------------- d % 4 == 0
 
-// Row `row` held in registers; lane `lane` of its t invocations. Past the row's end a value is 0
-// and counts for nothing.
-fn resident_aligned(row: u32, lane: u32, lid: u32, t: u32) {
-  let quads = params.d / 4u;
-  let live = row < params.rows;
-  let first = min(row, params.rows - 1u) * quads;
-  let last = first + quads - 1u;
-  let origin = x[first].x;
-  let j0 = lane;
-  let j1 = lane + t;
-  let j2 = lane + 2u * t;
-  let j3 = lane + 3u * t;
-  let j4 = lane + 4u * t;
-  let j5 = lane + 5u * t;
-  let j6 = lane + 6u * t;
-  let j7 = lane + 7u * t;
-  let v0 = select(vec4f(0.0), x[min(first + j0, last)] - origin, j0 < quads);
-  let v1 = select(vec4f(0.0), x[min(first + j1, last)] - origin, j1 < quads);
-  let v2 = select(vec4f(0.0), x[min(first + j2, last)] - origin, j2 < quads);
-  let v3 = select(vec4f(0.0), x[min(first + j3, last)] - origin, j3 < quads);
-  let v4 = select(vec4f(0.0), x[min(first + j4, last)] - origin, j4 < quads);
-  let v5 = select(vec4f(0.0), x[min(first + j5, last)] - origin, j5 < quads);
-  let v6 = select(vec4f(0.0), x[min(first + j6, last)] - origin, j6 < quads);
-  let v7 = select(vec4f(0.0), x[min(first + j7, last)] - origin, j7 < quads);
-  var w0 = vec4f(1.0);
-  var w1 = vec4f(1.0);
-  var w2 = vec4f(1.0);
-  var w3 = vec4f(1.0);
-  var w4 = vec4f(1.0);
-  var w5 = vec4f(1.0);
-  var w6 = vec4f(1.0);
-  var w7 = vec4f(1.0);
-  if (params.has_weight != 0u) {
-    w0 = weight[min(j0, quads - 1u)];
-    w1 = weight[min(j1, quads - 1u)];
-    w2 = weight[min(j2, quads - 1u)];
-    w3 = weight[min(j3, quads - 1u)];
-    w4 = weight[min(j4, quads - 1u)];
-    w5 = weight[min(j5, quads - 1u)];
-    w6 = weight[min(j6, quads - 1u)];
-    w7 = weight[min(j7, quads - 1u)];
+// The chunk's quads of x (the row's quads are first .. last), shifted by origin; past the row's end
+// the load is clamped to its last quad and the value is 0.
+fn x_quads(first: u32, last: u32, quads: u32, origin: f32, base: u32, lane: u32, t: u32) -> Quads {
+// #include "row_chunk_quads.wgsl"
+  return Quads(
+    select(vec4f(0.0), x[min(first + j0, last)] - origin, j0 < quads),
+    select(vec4f(0.0), x[min(first + j1, last)] - origin, j1 < quads),
+    select(vec4f(0.0), x[min(first + j2, last)] - origin, j2 < quads),
+    select(vec4f(0.0), x[min(first + j3, last)] - origin, j3 < quads),
+    select(vec4f(0.0), x[min(first + j4, last)] - origin, j4 < quads),
+    select(vec4f(0.0), x[min(first + j5, last)] - origin, j5 < quads),
+    select(vec4f(0.0), x[min(first + j6, last)] - origin, j6 < quads),
+    select(vec4f(0.0), x[min(first + j7, last)] - origin, j7 < quads),
+  );
+}
+
+// The weight's (with of_bias, the bias's) quads of the chunk, each index clamped to the row's last
+// quad; ones (zeros) when there is none.
+fn affine_quads(of_bias: bool, quads: u32, base: u32, lane: u32, t: u32) -> Quads {
+  let none = vec4f(select(1.0, 0.0, of_bias));
+  if (select(params.has_weight, params.has_bias, of_bias) == 0u) {
+    return Quads(none, none, none, none, none, none, none, none);
   }
-  var b0 = vec4f(0.0);
-  var b1 = vec4f(0.0);
-  var b2 = vec4f(0.0);
-  var b3 = vec4f(0.0);
-  var b4 = vec4f(0.0);
-  var b5 = vec4f(0.0);
-  var b6 = vec4f(0.0);
-  var b7 = vec4f(0.0);
-  if (params.has_bias != 0u) {
-    b0 = bias[min(j0, quads - 1u)];
-    b1 = bias[min(j1, quads - 1u)];
-    b2 = bias[min(j2, quads - 1u)];
-    b3 = bias[min(j3, quads - 1u)];
-    b4 = bias[min(j4, quads - 1u)];
-    b5 = bias[min(j5, quads - 1u)];
-    b6 = bias[min(j6, quads - 1u)];
-    b7 = bias[min(j7, quads - 1u)];
-  }
-  // One chunk: its (count, mean, squared deviations) are the invocation's; an invocation with
-  // nothing of the row (lane >= quads) keeps (0, 0, 0).
+// #include "row_chunk_quads.wgsl"
+  return Quads(
+    affine_at(of_bias, min(j0, quads - 1u)),
+    affine_at(of_bias, min(j1, quads - 1u)),
+    affine_at(of_bias, min(j2, quads - 1u)),
+    affine_at(of_bias, min(j3, quads - 1u)),
+    affine_at(of_bias, min(j4, quads - 1u)),
+    affine_at(of_bias, min(j5, quads - 1u)),
+    affine_at(of_bias, min(j6, quads - 1u)),
+    affine_at(of_bias, min(j7, quads - 1u)),
+  );
+}
+
+// The chunk's (count, mean, squared deviations from that mean) of its quads v in the row; a chunk
+// with nothing of the row gives (0, 0, 0).
+fn chunk_stats(v: Quads, quads: u32, base: u32, lane: u32, t: u32) -> vec3f {
+// #include "row_chunk_quads.wgsl"
   let count = 4.0 * f32(((select(0u, 1u, j0 < quads) + select(0u, 1u, j1 < quads)) +
                          (select(0u, 1u, j2 < quads) + select(0u, 1u, j3 < quads))) +
                         ((select(0u, 1u, j4 < quads) + select(0u, 1u, j5 < quads)) +
                          (select(0u, 1u, j6 < quads) + select(0u, 1u, j7 < quads))));
-  let sum = dot(((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7)), vec4f(1.0));
+  let sum = dot(((v.q0 + v.q1) + (v.q2 + v.q3)) + ((v.q4 + v.q5) + (v.q6 + v.q7)), vec4f(1.0));
   let mean = select(0.0, sum / count, count > 0.0);
-  let deviations = ((select(0.0, dot(v0 - mean, v0 - mean), j0 < quads) + select(0.0, dot(v1 - mean, v1 - mean), j1 < quads)) +
-                    (select(0.0, dot(v2 - mean, v2 - mean), j2 < quads) + select(0.0, dot(v3 - mean, v3 - mean), j3 < quads))) +
-                   ((select(0.0, dot(v4 - mean, v4 - mean), j4 < quads) + select(0.0, dot(v5 - mean, v5 - mean), j5 < quads)) +
-                    (select(0.0, dot(v6 - mean, v6 - mean), j6 < quads) + select(0.0, dot(v7 - mean, v7 - mean), j7 < quads)));
-  let row_mean = reduce_sum(count * mean, lid, t) / f32(params.d);
-  let spread = mean - row_mean;
-  let row_deviations = reduce_sum(deviations + count * spread * spread, lid, t);
-  let rstd = inverseSqrt(row_deviations / f32(params.d) + params.eps);
-  if (live) {
-    if (j0 < quads) {
-      out[first + j0] = modulate_quad(row, j0, (v0 - row_mean) * rstd * w0 + b0);
-    }
-    if (j1 < quads) {
-      out[first + j1] = modulate_quad(row, j1, (v1 - row_mean) * rstd * w1 + b1);
-    }
-    if (j2 < quads) {
-      out[first + j2] = modulate_quad(row, j2, (v2 - row_mean) * rstd * w2 + b2);
-    }
-    if (j3 < quads) {
-      out[first + j3] = modulate_quad(row, j3, (v3 - row_mean) * rstd * w3 + b3);
-    }
-    if (j4 < quads) {
-      out[first + j4] = modulate_quad(row, j4, (v4 - row_mean) * rstd * w4 + b4);
-    }
-    if (j5 < quads) {
-      out[first + j5] = modulate_quad(row, j5, (v5 - row_mean) * rstd * w5 + b5);
-    }
-    if (j6 < quads) {
-      out[first + j6] = modulate_quad(row, j6, (v6 - row_mean) * rstd * w6 + b6);
-    }
-    if (j7 < quads) {
-      out[first + j7] = modulate_quad(row, j7, (v7 - row_mean) * rstd * w7 + b7);
-    }
+  let deviations = ((select(0.0, dot(v.q0 - mean, v.q0 - mean), j0 < quads) + select(0.0, dot(v.q1 - mean, v.q1 - mean), j1 < quads)) +
+                    (select(0.0, dot(v.q2 - mean, v.q2 - mean), j2 < quads) + select(0.0, dot(v.q3 - mean, v.q3 - mean), j3 < quads))) +
+                   ((select(0.0, dot(v.q4 - mean, v.q4 - mean), j4 < quads) + select(0.0, dot(v.q5 - mean, v.q5 - mean), j5 < quads)) +
+                    (select(0.0, dot(v.q6 - mean, v.q6 - mean), j6 < quads) + select(0.0, dot(v.q7 - mean, v.q7 - mean), j7 < quads)));
+  return vec3f(count, mean, deviations);
+}
+
+// Writes the chunk's quads in the row: (v - row_mean) * rstd * w + b, through modulate_quad.
+fn store_quads(row: u32, first: u32, quads: u32, base: u32, lane: u32, t: u32, v: Quads, w: Quads, b: Quads,
+               row_mean: f32, rstd: f32) {
+// #include "row_chunk_quads.wgsl"
+  if (j0 < quads) {
+    out[first + j0] = modulate_quad(row, j0, (v.q0 - row_mean) * rstd * w.q0 + b.q0);
+  }
+  if (j1 < quads) {
+    out[first + j1] = modulate_quad(row, j1, (v.q1 - row_mean) * rstd * w.q1 + b.q1);
+  }
+  if (j2 < quads) {
+    out[first + j2] = modulate_quad(row, j2, (v.q2 - row_mean) * rstd * w.q2 + b.q2);
+  }
+  if (j3 < quads) {
+    out[first + j3] = modulate_quad(row, j3, (v.q3 - row_mean) * rstd * w.q3 + b.q3);
+  }
+  if (j4 < quads) {
+    out[first + j4] = modulate_quad(row, j4, (v.q4 - row_mean) * rstd * w.q4 + b.q4);
+  }
+  if (j5 < quads) {
+    out[first + j5] = modulate_quad(row, j5, (v.q5 - row_mean) * rstd * w.q5 + b.q5);
+  }
+  if (j6 < quads) {
+    out[first + j6] = modulate_quad(row, j6, (v.q6 - row_mean) * rstd * w.q6 + b.q6);
+  }
+  if (j7 < quads) {
+    out[first + j7] = modulate_quad(row, j7, (v.q7 - row_mean) * rstd * w.q7 + b.q7);
+  }
+}
+
+// Row `row` held in registers; lane `lane` of its t invocations. Past the row's end a value is 0
+// and counts for nothing. The weight and bias are loaded with x, before the reductions.
+fn resident_aligned(row: u32, lane: u32, lid: u32, t: u32) {
+  let quads = params.d / 4u;
+  let first = min(row, params.rows - 1u) * quads;
+  let last = first + quads - 1u;
+  let origin = x[first].x;
+  let v = x_quads(first, last, quads, origin, 0u, lane, t);
+  let w = affine_quads(false, quads, 0u, lane, t);
+  let b = affine_quads(true, quads, 0u, lane, t);
+  // One chunk: its (count, mean, squared deviations) are the invocation's.
+  let stats = chunk_stats(v, quads, 0u, lane, t);
+  let n = normaliser(stats.x, stats.y, stats.z, lid, t);
+  if (row < params.rows) {
+    store_quads(row, first, quads, 0u, lane, t, v, w, b, n.x, n.y);
   }
 }
 
@@ -123,7 +132,6 @@ fn resident_aligned(row: u32, lane: u32, lid: u32, t: u32) {
 // reads x, weight and bias together.
 fn streamed_aligned(row: u32, lane: u32, lid: u32, t: u32) {
   let quads = params.d / 4u;
-  let live = row < params.rows;
   let first = min(row, params.rows - 1u) * quads;
   let last = first + quads - 1u;
   let origin = x[first].x;
@@ -133,109 +141,23 @@ fn streamed_aligned(row: u32, lane: u32, lid: u32, t: u32) {
   var deviations = 0.0;   // their sum of squared deviations from `mean`
   // base + lane < quads, so every chunk holds at least one quad of the row.
   for (var base = 0u; base + lane < quads; base += span) {
-// #include "row_chunk_quads.wgsl"
-    let v0 = select(vec4f(0.0), x[min(first + j0, last)] - origin, j0 < quads);
-    let v1 = select(vec4f(0.0), x[min(first + j1, last)] - origin, j1 < quads);
-    let v2 = select(vec4f(0.0), x[min(first + j2, last)] - origin, j2 < quads);
-    let v3 = select(vec4f(0.0), x[min(first + j3, last)] - origin, j3 < quads);
-    let v4 = select(vec4f(0.0), x[min(first + j4, last)] - origin, j4 < quads);
-    let v5 = select(vec4f(0.0), x[min(first + j5, last)] - origin, j5 < quads);
-    let v6 = select(vec4f(0.0), x[min(first + j6, last)] - origin, j6 < quads);
-    let v7 = select(vec4f(0.0), x[min(first + j7, last)] - origin, j7 < quads);
-    let chunk_count = 4.0 * f32(((select(0u, 1u, j0 < quads) + select(0u, 1u, j1 < quads)) +
-                                 (select(0u, 1u, j2 < quads) + select(0u, 1u, j3 < quads))) +
-                                ((select(0u, 1u, j4 < quads) + select(0u, 1u, j5 < quads)) +
-                                 (select(0u, 1u, j6 < quads) + select(0u, 1u, j7 < quads))));
-    let chunk_sum = dot(((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7)), vec4f(1.0));
-    let chunk_mean = select(0.0, chunk_sum / chunk_count, chunk_count > 0.0);
-    let chunk_deviations = ((select(0.0, dot(v0 - chunk_mean, v0 - chunk_mean), j0 < quads) + select(0.0, dot(v1 - chunk_mean, v1 - chunk_mean), j1 < quads)) +
-                            (select(0.0, dot(v2 - chunk_mean, v2 - chunk_mean), j2 < quads) + select(0.0, dot(v3 - chunk_mean, v3 - chunk_mean), j3 < quads))) +
-                           ((select(0.0, dot(v4 - chunk_mean, v4 - chunk_mean), j4 < quads) + select(0.0, dot(v5 - chunk_mean, v5 - chunk_mean), j5 < quads)) +
-                            (select(0.0, dot(v6 - chunk_mean, v6 - chunk_mean), j6 < quads) + select(0.0, dot(v7 - chunk_mean, v7 - chunk_mean), j7 < quads)));
-    // Chan et al.: merge (chunk_count, chunk_mean, chunk_deviations) into the running triple.
-    let total = count + chunk_count;
-    let delta = chunk_mean - mean;
-    mean += delta * (chunk_count / total);
-    deviations += chunk_deviations + delta * delta * count * (chunk_count / total);
+    let chunk = chunk_stats(x_quads(first, last, quads, origin, base, lane, t), quads, base, lane, t);
+    // Chan et al.: merge the chunk's (count, mean, squared deviations) into the running triple.
+    let total = count + chunk.x;
+    let delta = chunk.y - mean;
+    mean += delta * (chunk.x / total);
+    deviations += chunk.z + delta * delta * count * (chunk.x / total);
     count = total;
   }
-  let row_mean = reduce_sum(count * mean, lid, t) / f32(params.d);
-  let spread = mean - row_mean;
-  let row_deviations = reduce_sum(deviations + count * spread * spread, lid, t);
-  let rstd = inverseSqrt(row_deviations / f32(params.d) + params.eps);
+  let n = normaliser(count, mean, deviations, lid, t);
   // Last chunk first: the chunks read last above are the likeliest still in L2.
   for (var chunk = (quads + span - 1u) / span; chunk > 0u; chunk--) {
     let base = (chunk - 1u) * span;
-// #include "row_chunk_quads.wgsl"
-    let v0 = select(vec4f(0.0), x[min(first + j0, last)] - origin, j0 < quads);
-    let v1 = select(vec4f(0.0), x[min(first + j1, last)] - origin, j1 < quads);
-    let v2 = select(vec4f(0.0), x[min(first + j2, last)] - origin, j2 < quads);
-    let v3 = select(vec4f(0.0), x[min(first + j3, last)] - origin, j3 < quads);
-    let v4 = select(vec4f(0.0), x[min(first + j4, last)] - origin, j4 < quads);
-    let v5 = select(vec4f(0.0), x[min(first + j5, last)] - origin, j5 < quads);
-    let v6 = select(vec4f(0.0), x[min(first + j6, last)] - origin, j6 < quads);
-    let v7 = select(vec4f(0.0), x[min(first + j7, last)] - origin, j7 < quads);
-    var w0 = vec4f(1.0);
-    var w1 = vec4f(1.0);
-    var w2 = vec4f(1.0);
-    var w3 = vec4f(1.0);
-    var w4 = vec4f(1.0);
-    var w5 = vec4f(1.0);
-    var w6 = vec4f(1.0);
-    var w7 = vec4f(1.0);
-    if (params.has_weight != 0u) {
-      w0 = weight[min(j0, quads - 1u)];
-      w1 = weight[min(j1, quads - 1u)];
-      w2 = weight[min(j2, quads - 1u)];
-      w3 = weight[min(j3, quads - 1u)];
-      w4 = weight[min(j4, quads - 1u)];
-      w5 = weight[min(j5, quads - 1u)];
-      w6 = weight[min(j6, quads - 1u)];
-      w7 = weight[min(j7, quads - 1u)];
-    }
-    var b0 = vec4f(0.0);
-    var b1 = vec4f(0.0);
-    var b2 = vec4f(0.0);
-    var b3 = vec4f(0.0);
-    var b4 = vec4f(0.0);
-    var b5 = vec4f(0.0);
-    var b6 = vec4f(0.0);
-    var b7 = vec4f(0.0);
-    if (params.has_bias != 0u) {
-      b0 = bias[min(j0, quads - 1u)];
-      b1 = bias[min(j1, quads - 1u)];
-      b2 = bias[min(j2, quads - 1u)];
-      b3 = bias[min(j3, quads - 1u)];
-      b4 = bias[min(j4, quads - 1u)];
-      b5 = bias[min(j5, quads - 1u)];
-      b6 = bias[min(j6, quads - 1u)];
-      b7 = bias[min(j7, quads - 1u)];
-    }
-    if (live) {
-      if (j0 < quads) {
-        out[first + j0] = modulate_quad(row, j0, (v0 - row_mean) * rstd * w0 + b0);
-      }
-      if (j1 < quads) {
-        out[first + j1] = modulate_quad(row, j1, (v1 - row_mean) * rstd * w1 + b1);
-      }
-      if (j2 < quads) {
-        out[first + j2] = modulate_quad(row, j2, (v2 - row_mean) * rstd * w2 + b2);
-      }
-      if (j3 < quads) {
-        out[first + j3] = modulate_quad(row, j3, (v3 - row_mean) * rstd * w3 + b3);
-      }
-      if (j4 < quads) {
-        out[first + j4] = modulate_quad(row, j4, (v4 - row_mean) * rstd * w4 + b4);
-      }
-      if (j5 < quads) {
-        out[first + j5] = modulate_quad(row, j5, (v5 - row_mean) * rstd * w5 + b5);
-      }
-      if (j6 < quads) {
-        out[first + j6] = modulate_quad(row, j6, (v6 - row_mean) * rstd * w6 + b6);
-      }
-      if (j7 < quads) {
-        out[first + j7] = modulate_quad(row, j7, (v7 - row_mean) * rstd * w7 + b7);
-      }
+    let v = x_quads(first, last, quads, origin, base, lane, t);
+    let w = affine_quads(false, quads, base, lane, t);
+    let b = affine_quads(true, quads, base, lane, t);
+    if (row < params.rows) {
+      store_quads(row, first, quads, base, lane, t, v, w, b, n.x, n.y);
     }
   }
 }
@@ -322,7 +244,41 @@ fn put(j: u32, v: vec4f, row_mean: f32, rstd: f32) {
   }
 }
 
-// The rows of workgroup `block` (256 / threads of them), d % 4 != 0.
+// The count and the sum of the components of the chunk's quads v (from fetch_quads) in the row.
+fn count_sum(v: Quads, base: u32, lane: u32, t: u32) -> vec2f {
+// #include "row_chunk_quads.wgsl"
+  let one = vec4f(1.0);
+  let count = count_in(j0) + count_in(j1) + count_in(j2) + count_in(j3) +
+              count_in(j4) + count_in(j5) + count_in(j6) + count_in(j7);
+  let sum = dot(v.q0, one) + dot(v.q1, one) + dot(v.q2, one) + dot(v.q3, one) +
+            dot(v.q4, one) + dot(v.q5, one) + dot(v.q6, one) + dot(v.q7, one);
+  return vec2f(count, sum);
+}
+
+// The squared deviations from m of the components of the chunk's quads v in the row.
+fn deviations_of(v: Quads, m: f32, base: u32, lane: u32, t: u32) -> f32 {
+// #include "row_chunk_quads.wgsl"
+  return deviations_in(j0, v.q0, m) + deviations_in(j1, v.q1, m) +
+         deviations_in(j2, v.q2, m) + deviations_in(j3, v.q3, m) +
+         deviations_in(j4, v.q4, m) + deviations_in(j5, v.q5, m) +
+         deviations_in(j6, v.q6, m) + deviations_in(j7, v.q7, m);
+}
+
+// Writes the chunk's quads v normalised (put).
+fn put_quads(v: Quads, row_mean: f32, rstd: f32, base: u32, lane: u32, t: u32) {
+// #include "row_chunk_quads.wgsl"
+  put(j0, v.q0, row_mean, rstd);
+  put(j1, v.q1, row_mean, rstd);
+  put(j2, v.q2, row_mean, rstd);
+  put(j3, v.q3, row_mean, rstd);
+  put(j4, v.q4, row_mean, rstd);
+  put(j5, v.q5, row_mean, rstd);
+  put(j6, v.q6, row_mean, rstd);
+  put(j7, v.q7, row_mean, rstd);
+}
+
+// The rows of workgroup `block` (256 / threads of them), d % 4 != 0. The chunk at `base` is quads
+// base + lane + k t (PER = 8 of them).
 fn ragged(block: u32, lid: u32) {
   let t = params.threads;
   let lane = lid % t;
@@ -336,49 +292,15 @@ fn ragged(block: u32, lid: u32) {
   if (live) {
     origin = x[first][begin % 4u];
   }
-  // Quad k of this invocation's chunk at `base` is base + k * t (PER = 8 of them).
-  let j0 = lane;
-  let j1 = lane + t;
-  let j2 = lane + 2u * t;
-  let j3 = lane + 3u * t;
-  let j4 = lane + 4u * t;
-  let j5 = lane + 5u * t;
-  let j6 = lane + 6u * t;
-  let j7 = lane + 7u * t;
-  let one = vec4f(1.0);
 
   if (params.resident != 0u) {
-    let v0 = fetch(j0);
-    let v1 = fetch(j1);
-    let v2 = fetch(j2);
-    let v3 = fetch(j3);
-    let v4 = fetch(j4);
-    let v5 = fetch(j5);
-    let v6 = fetch(j6);
-    let v7 = fetch(j7);
+    let v = fetch_quads(0u, lane, t);
     // One chunk: its (count, mean, squared deviations) are the invocation's; an invocation with
     // nothing of the row (lane >= quads) keeps (0, 0, 0).
-    let count = count_in(j0) + count_in(j1) + count_in(j2) + count_in(j3) +
-                count_in(j4) + count_in(j5) + count_in(j6) + count_in(j7);
-    let sum = dot(v0, one) + dot(v1, one) + dot(v2, one) + dot(v3, one) +
-              dot(v4, one) + dot(v5, one) + dot(v6, one) + dot(v7, one);
-    let mean = select(0.0, sum / count, count > 0.0);
-    let deviations = deviations_in(j0, v0, mean) + deviations_in(j1, v1, mean) +
-                     deviations_in(j2, v2, mean) + deviations_in(j3, v3, mean) +
-                     deviations_in(j4, v4, mean) + deviations_in(j5, v5, mean) +
-                     deviations_in(j6, v6, mean) + deviations_in(j7, v7, mean);
-    let row_mean = reduce_sum(count * mean, lid, t) / f32(params.d);
-    let spread = mean - row_mean;
-    let row_deviations = reduce_sum(deviations + count * spread * spread, lid, t);
-    let rstd = inverseSqrt(row_deviations / f32(params.d) + params.eps);
-    put(j0, v0, row_mean, rstd);
-    put(j1, v1, row_mean, rstd);
-    put(j2, v2, row_mean, rstd);
-    put(j3, v3, row_mean, rstd);
-    put(j4, v4, row_mean, rstd);
-    put(j5, v5, row_mean, rstd);
-    put(j6, v6, row_mean, rstd);
-    put(j7, v7, row_mean, rstd);
+    let cs = count_sum(v, 0u, lane, t);
+    let mean = select(0.0, cs.y / cs.x, cs.x > 0.0);
+    let n = normaliser(cs.x, mean, deviations_of(v, mean, 0u, lane, t), lid, t);
+    put_quads(v, n.x, n.y, 0u, lane, t);
     return;
   }
 
@@ -386,54 +308,23 @@ fn ragged(block: u32, lid: u32) {
   var count = 0.0;        // elements this invocation has seen
   var mean = 0.0;         // their mean (shifted)
   var deviations = 0.0;   // their sum of squared deviations from `mean`
-  // base + j0 < quads, so every chunk holds at least one element of the row.
-  for (var base = 0u; base + j0 < quads; base += span) {
-    let v0 = fetch(base + j0);
-    let v1 = fetch(base + j1);
-    let v2 = fetch(base + j2);
-    let v3 = fetch(base + j3);
-    let v4 = fetch(base + j4);
-    let v5 = fetch(base + j5);
-    let v6 = fetch(base + j6);
-    let v7 = fetch(base + j7);
-    let chunk_count = count_in(base + j0) + count_in(base + j1) + count_in(base + j2) + count_in(base + j3) +
-                      count_in(base + j4) + count_in(base + j5) + count_in(base + j6) + count_in(base + j7);
-    let chunk_sum = dot(v0, one) + dot(v1, one) + dot(v2, one) + dot(v3, one) +
-                    dot(v4, one) + dot(v5, one) + dot(v6, one) + dot(v7, one);
-    let chunk_mean = chunk_sum / chunk_count;
-    let chunk_deviations = deviations_in(base + j0, v0, chunk_mean) + deviations_in(base + j1, v1, chunk_mean) +
-                           deviations_in(base + j2, v2, chunk_mean) + deviations_in(base + j3, v3, chunk_mean) +
-                           deviations_in(base + j4, v4, chunk_mean) + deviations_in(base + j5, v5, chunk_mean) +
-                           deviations_in(base + j6, v6, chunk_mean) + deviations_in(base + j7, v7, chunk_mean);
-    // Chan et al.: merge (chunk_count, chunk_mean, chunk_deviations) into the running triple.
-    let total = count + chunk_count;
+  // base + lane < quads, so every chunk holds at least one element of the row.
+  for (var base = 0u; base + lane < quads; base += span) {
+    let v = fetch_quads(base, lane, t);
+    let cs = count_sum(v, base, lane, t);
+    let chunk_mean = cs.y / cs.x;
+    let chunk_deviations = deviations_of(v, chunk_mean, base, lane, t);
+    // Chan et al.: merge (chunk count, chunk_mean, chunk_deviations) into the running triple.
+    let total = count + cs.x;
     let delta = chunk_mean - mean;
-    mean += delta * (chunk_count / total);
-    deviations += chunk_deviations + delta * delta * count * (chunk_count / total);
+    mean += delta * (cs.x / total);
+    deviations += chunk_deviations + delta * delta * count * (cs.x / total);
     count = total;
   }
-  let row_mean = reduce_sum(count * mean, lid, t) / f32(params.d);
-  let spread = mean - row_mean;
-  let row_deviations = reduce_sum(deviations + count * spread * spread, lid, t);
-  let rstd = inverseSqrt(row_deviations / f32(params.d) + params.eps);
+  let n = normaliser(count, mean, deviations, lid, t);
   // Last chunk first: the chunks read last above are the likeliest still in L2.
   for (var chunk = (quads + span - 1u) / span; chunk > 0u; chunk--) {
     let base = (chunk - 1u) * span;
-    let v0 = fetch(base + j0);
-    let v1 = fetch(base + j1);
-    let v2 = fetch(base + j2);
-    let v3 = fetch(base + j3);
-    let v4 = fetch(base + j4);
-    let v5 = fetch(base + j5);
-    let v6 = fetch(base + j6);
-    let v7 = fetch(base + j7);
-    put(base + j0, v0, row_mean, rstd);
-    put(base + j1, v1, row_mean, rstd);
-    put(base + j2, v2, row_mean, rstd);
-    put(base + j3, v3, row_mean, rstd);
-    put(base + j4, v4, row_mean, rstd);
-    put(base + j5, v5, row_mean, rstd);
-    put(base + j6, v6, row_mean, rstd);
-    put(base + j7, v7, row_mean, rstd);
+    put_quads(fetch_quads(base, lane, t), n.x, n.y, base, lane, t);
   }
 }

@@ -9,84 +9,89 @@
 // `kernel` returns y from both; `modulated` applies its adaLN scale and shift.
 // #include "row_sum.wgsl"
 
-// The PER quads of one chunk are written out by hand as v0 .. v7, never as an array indexed in a
-// loop: naga bounds-checks every index of a function-scope array and the driver may keep such an
-// array in local memory (spilled through L1/L2); see mod.ts. Named values can stay in registers.
+// The PER quads of one chunk are the named members of a Quads (row_quads.wgsl), never an array
+// indexed in a loop: naga bounds-checks every index of a function-scope array and the driver may keep
+// such an array in local memory (spilled through L1/L2); see mod.ts. Named values can stay in registers.
+// #include "row_quads.wgsl"
 
 // ---------------------------------------------------------------- d % 4 == 0
+
+// The chunk's quads of x (the row's quads are first .. last), each load clamped to the row's last
+// quad (the caller drops what lies past it).
+fn x_quads(first: u32, last: u32, base: u32, lane: u32, t: u32) -> Quads {
+// #include "row_chunk_loads.wgsl"
+  return Quads(v0, v1, v2, v3, v4, v5, v6, v7);
+}
+
+// The sum of squares of the chunk's quads v in the row.
+fn squares_of(v: Quads, quads: u32, base: u32, lane: u32, t: u32) -> f32 {
+// #include "row_chunk_quads.wgsl"
+  return ((select(0.0, dot(v.q0, v.q0), j0 < quads) + select(0.0, dot(v.q1, v.q1), j1 < quads)) +
+          (select(0.0, dot(v.q2, v.q2), j2 < quads) + select(0.0, dot(v.q3, v.q3), j3 < quads))) +
+          ((select(0.0, dot(v.q4, v.q4), j4 < quads) + select(0.0, dot(v.q5, v.q5), j5 < quads)) +
+          (select(0.0, dot(v.q6, v.q6), j6 < quads) + select(0.0, dot(v.q7, v.q7), j7 < quads)));
+}
+
+// The weight row of row r's quads of the chunk (weight row r % groups, each index clamped to the
+// row's last quad); ones without a weight.
+fn weight_quads(r: u32, quads: u32, base: u32, lane: u32, t: u32) -> Quads {
+  if (params.groups == 0u) {
+    let one = vec4f(1.0);
+    return Quads(one, one, one, one, one, one, one, one);
+  }
+  let g = (r % params.groups) * quads;
+// #include "row_chunk_quads.wgsl"
+  return Quads(
+    weight[g + min(j0, quads - 1u)],
+    weight[g + min(j1, quads - 1u)],
+    weight[g + min(j2, quads - 1u)],
+    weight[g + min(j3, quads - 1u)],
+    weight[g + min(j4, quads - 1u)],
+    weight[g + min(j5, quads - 1u)],
+    weight[g + min(j6, quads - 1u)],
+    weight[g + min(j7, quads - 1u)],
+  );
+}
+
+// Writes the chunk's quads in row r: v * (inv_rms * w), through modulate_quad.
+fn store_quads(r: u32, first: u32, quads: u32, base: u32, lane: u32, t: u32, v: Quads, w: Quads, inv_rms: f32) {
+// #include "row_chunk_quads.wgsl"
+  if (j0 < quads) {
+    out[first + j0] = modulate_quad(r, j0, v.q0 * (inv_rms * w.q0));
+  }
+  if (j1 < quads) {
+    out[first + j1] = modulate_quad(r, j1, v.q1 * (inv_rms * w.q1));
+  }
+  if (j2 < quads) {
+    out[first + j2] = modulate_quad(r, j2, v.q2 * (inv_rms * w.q2));
+  }
+  if (j3 < quads) {
+    out[first + j3] = modulate_quad(r, j3, v.q3 * (inv_rms * w.q3));
+  }
+  if (j4 < quads) {
+    out[first + j4] = modulate_quad(r, j4, v.q4 * (inv_rms * w.q4));
+  }
+  if (j5 < quads) {
+    out[first + j5] = modulate_quad(r, j5, v.q5 * (inv_rms * w.q5));
+  }
+  if (j6 < quads) {
+    out[first + j6] = modulate_quad(r, j6, v.q6 * (inv_rms * w.q6));
+  }
+  if (j7 < quads) {
+    out[first + j7] = modulate_quad(r, j7, v.q7 * (inv_rms * w.q7));
+  }
+}
 
 // Row `row` held in registers; lane `lane` of its t invocations.
 fn resident_aligned(row: u32, lane: u32, lid: u32, t: u32) {
   let quads = params.d / 4u;
-  let live = row < params.rows;
   let r = min(row, params.rows - 1u);
   let first = r * quads;
-  let last = first + quads - 1u;
-  let j0 = lane;
-  let j1 = lane + t;
-  let j2 = lane + 2u * t;
-  let j3 = lane + 3u * t;
-  let j4 = lane + 4u * t;
-  let j5 = lane + 5u * t;
-  let j6 = lane + 6u * t;
-  let j7 = lane + 7u * t;
-  let v0 = x[min(first + j0, last)];
-  let v1 = x[min(first + j1, last)];
-  let v2 = x[min(first + j2, last)];
-  let v3 = x[min(first + j3, last)];
-  let v4 = x[min(first + j4, last)];
-  let v5 = x[min(first + j5, last)];
-  let v6 = x[min(first + j6, last)];
-  let v7 = x[min(first + j7, last)];
-  let squares = ((select(0.0, dot(v0, v0), j0 < quads) + select(0.0, dot(v1, v1), j1 < quads)) +
-                 (select(0.0, dot(v2, v2), j2 < quads) + select(0.0, dot(v3, v3), j3 < quads))) +
-                 ((select(0.0, dot(v4, v4), j4 < quads) + select(0.0, dot(v5, v5), j5 < quads)) +
-                 (select(0.0, dot(v6, v6), j6 < quads) + select(0.0, dot(v7, v7), j7 < quads)));
-  let inv_rms = inverseSqrt(reduce_sum(squares, lid, t) / f32(params.d) + params.eps);
-  var w0 = vec4f(1.0);
-  var w1 = vec4f(1.0);
-  var w2 = vec4f(1.0);
-  var w3 = vec4f(1.0);
-  var w4 = vec4f(1.0);
-  var w5 = vec4f(1.0);
-  var w6 = vec4f(1.0);
-  var w7 = vec4f(1.0);
-  if (params.groups != 0u) {
-    let g = (r % params.groups) * quads;
-    w0 = weight[g + min(j0, quads - 1u)];
-    w1 = weight[g + min(j1, quads - 1u)];
-    w2 = weight[g + min(j2, quads - 1u)];
-    w3 = weight[g + min(j3, quads - 1u)];
-    w4 = weight[g + min(j4, quads - 1u)];
-    w5 = weight[g + min(j5, quads - 1u)];
-    w6 = weight[g + min(j6, quads - 1u)];
-    w7 = weight[g + min(j7, quads - 1u)];
-  }
-  if (live) {
-    if (j0 < quads) {
-      out[first + j0] = modulate_quad(r, j0, v0 * (inv_rms * w0));
-    }
-    if (j1 < quads) {
-      out[first + j1] = modulate_quad(r, j1, v1 * (inv_rms * w1));
-    }
-    if (j2 < quads) {
-      out[first + j2] = modulate_quad(r, j2, v2 * (inv_rms * w2));
-    }
-    if (j3 < quads) {
-      out[first + j3] = modulate_quad(r, j3, v3 * (inv_rms * w3));
-    }
-    if (j4 < quads) {
-      out[first + j4] = modulate_quad(r, j4, v4 * (inv_rms * w4));
-    }
-    if (j5 < quads) {
-      out[first + j5] = modulate_quad(r, j5, v5 * (inv_rms * w5));
-    }
-    if (j6 < quads) {
-      out[first + j6] = modulate_quad(r, j6, v6 * (inv_rms * w6));
-    }
-    if (j7 < quads) {
-      out[first + j7] = modulate_quad(r, j7, v7 * (inv_rms * w7));
-    }
+  let v = x_quads(first, first + quads - 1u, 0u, lane, t);
+  let inv_rms = inverseSqrt(reduce_sum(squares_of(v, quads, 0u, lane, t), lid, t) / f32(params.d) + params.eps);
+  let w = weight_quads(r, quads, 0u, lane, t);
+  if (row < params.rows) {
+    store_quads(r, first, quads, 0u, lane, t, v, w, inv_rms);
   }
 }
 
@@ -94,68 +99,22 @@ fn resident_aligned(row: u32, lane: u32, lid: u32, t: u32) {
 // reads x and the weight together.
 fn streamed_aligned(row: u32, lane: u32, lid: u32, t: u32) {
   let quads = params.d / 4u;
-  let live = row < params.rows;
   let r = min(row, params.rows - 1u);
   let first = r * quads;
   let last = first + quads - 1u;
   let span = PER * t;
   var squares = 0.0;
   for (var base = 0u; base < quads; base += span) {
-// #include "row_chunk_loads.wgsl"
-    squares += ((select(0.0, dot(v0, v0), j0 < quads) + select(0.0, dot(v1, v1), j1 < quads)) +
-                (select(0.0, dot(v2, v2), j2 < quads) + select(0.0, dot(v3, v3), j3 < quads))) +
-                ((select(0.0, dot(v4, v4), j4 < quads) + select(0.0, dot(v5, v5), j5 < quads)) +
-                (select(0.0, dot(v6, v6), j6 < quads) + select(0.0, dot(v7, v7), j7 < quads)));
+    squares += squares_of(x_quads(first, last, base, lane, t), quads, base, lane, t);
   }
   let inv_rms = inverseSqrt(reduce_sum(squares, lid, t) / f32(params.d) + params.eps);
   // Last chunk first: the chunks read last above are the likeliest still in L2.
   for (var chunk = (quads + span - 1u) / span; chunk > 0u; chunk--) {
     let base = (chunk - 1u) * span;
-// #include "row_chunk_loads.wgsl"
-    var w0 = vec4f(1.0);
-    var w1 = vec4f(1.0);
-    var w2 = vec4f(1.0);
-    var w3 = vec4f(1.0);
-    var w4 = vec4f(1.0);
-    var w5 = vec4f(1.0);
-    var w6 = vec4f(1.0);
-    var w7 = vec4f(1.0);
-    if (params.groups != 0u) {
-      let g = (r % params.groups) * quads;
-      w0 = weight[g + min(j0, quads - 1u)];
-      w1 = weight[g + min(j1, quads - 1u)];
-      w2 = weight[g + min(j2, quads - 1u)];
-      w3 = weight[g + min(j3, quads - 1u)];
-      w4 = weight[g + min(j4, quads - 1u)];
-      w5 = weight[g + min(j5, quads - 1u)];
-      w6 = weight[g + min(j6, quads - 1u)];
-      w7 = weight[g + min(j7, quads - 1u)];
-    }
-    if (live) {
-      if (j0 < quads) {
-        out[first + j0] = modulate_quad(r, j0, v0 * (inv_rms * w0));
-      }
-      if (j1 < quads) {
-        out[first + j1] = modulate_quad(r, j1, v1 * (inv_rms * w1));
-      }
-      if (j2 < quads) {
-        out[first + j2] = modulate_quad(r, j2, v2 * (inv_rms * w2));
-      }
-      if (j3 < quads) {
-        out[first + j3] = modulate_quad(r, j3, v3 * (inv_rms * w3));
-      }
-      if (j4 < quads) {
-        out[first + j4] = modulate_quad(r, j4, v4 * (inv_rms * w4));
-      }
-      if (j5 < quads) {
-        out[first + j5] = modulate_quad(r, j5, v5 * (inv_rms * w5));
-      }
-      if (j6 < quads) {
-        out[first + j6] = modulate_quad(r, j6, v6 * (inv_rms * w6));
-      }
-      if (j7 < quads) {
-        out[first + j7] = modulate_quad(r, j7, v7 * (inv_rms * w7));
-      }
+    let v = x_quads(first, last, base, lane, t);
+    let w = weight_quads(r, quads, base, lane, t);
+    if (row < params.rows) {
+      store_quads(r, first, quads, base, lane, t, v, w, inv_rms);
     }
   }
 }
@@ -216,7 +175,27 @@ fn put(j: u32, v: vec4f, inv_rms: f32) {
   }
 }
 
-// The rows of workgroup `block` (256 / threads of them), d % 4 != 0.
+// The sum of squares of the chunk's quads v (from fetch_quads: 0 outside the row).
+fn ragged_squares(v: Quads) -> f32 {
+  return dot(v.q0, v.q0) + dot(v.q1, v.q1) + dot(v.q2, v.q2) + dot(v.q3, v.q3) +
+         dot(v.q4, v.q4) + dot(v.q5, v.q5) + dot(v.q6, v.q6) + dot(v.q7, v.q7);
+}
+
+// Writes the chunk's quads v normalised and weighted (put).
+fn put_quads(v: Quads, inv_rms: f32, base: u32, lane: u32, t: u32) {
+// #include "row_chunk_quads.wgsl"
+  put(j0, v.q0, inv_rms);
+  put(j1, v.q1, inv_rms);
+  put(j2, v.q2, inv_rms);
+  put(j3, v.q3, inv_rms);
+  put(j4, v.q4, inv_rms);
+  put(j5, v.q5, inv_rms);
+  put(j6, v.q6, inv_rms);
+  put(j7, v.q7, inv_rms);
+}
+
+// The rows of workgroup `block` (256 / threads of them), d % 4 != 0. The chunk at `base` is quads
+// base + lane + k t (PER = 8 of them).
 fn ragged(block: u32, lid: u32) {
   let t = params.threads;
   let lane = lid % t;
@@ -226,72 +205,22 @@ fn ragged(block: u32, lid: u32) {
   first = begin / 4u;
   quads = select(0u, (end + 3u) / 4u - first, row < params.rows);
   gamma = select(0u, (row % max(params.groups, 1u)) * params.d, params.groups > 0u);
-  // Quad k of this invocation's chunk at `base` is base + k * t (PER = 8 of them).
-  let j0 = lane;
-  let j1 = lane + t;
-  let j2 = lane + 2u * t;
-  let j3 = lane + 3u * t;
-  let j4 = lane + 4u * t;
-  let j5 = lane + 5u * t;
-  let j6 = lane + 6u * t;
-  let j7 = lane + 7u * t;
 
   if (params.resident != 0u) {
-    let v0 = fetch(j0);
-    let v1 = fetch(j1);
-    let v2 = fetch(j2);
-    let v3 = fetch(j3);
-    let v4 = fetch(j4);
-    let v5 = fetch(j5);
-    let v6 = fetch(j6);
-    let v7 = fetch(j7);
-    let squares = dot(v0, v0) + dot(v1, v1) + dot(v2, v2) + dot(v3, v3) +
-                  dot(v4, v4) + dot(v5, v5) + dot(v6, v6) + dot(v7, v7);
-    let inv_rms = inverseSqrt(reduce_sum(squares, lid, t) / f32(params.d) + params.eps);
-    put(j0, v0, inv_rms);
-    put(j1, v1, inv_rms);
-    put(j2, v2, inv_rms);
-    put(j3, v3, inv_rms);
-    put(j4, v4, inv_rms);
-    put(j5, v5, inv_rms);
-    put(j6, v6, inv_rms);
-    put(j7, v7, inv_rms);
+    let v = fetch_quads(0u, lane, t);
+    put_quads(v, inverseSqrt(reduce_sum(ragged_squares(v), lid, t) / f32(params.d) + params.eps), 0u, lane, t);
     return;
   }
 
   let span = PER * t;
   var squares = 0.0;
   for (var base = 0u; base < quads; base += span) {
-    let v0 = fetch(base + j0);
-    let v1 = fetch(base + j1);
-    let v2 = fetch(base + j2);
-    let v3 = fetch(base + j3);
-    let v4 = fetch(base + j4);
-    let v5 = fetch(base + j5);
-    let v6 = fetch(base + j6);
-    let v7 = fetch(base + j7);
-    squares += dot(v0, v0) + dot(v1, v1) + dot(v2, v2) + dot(v3, v3) +
-               dot(v4, v4) + dot(v5, v5) + dot(v6, v6) + dot(v7, v7);
+    squares += ragged_squares(fetch_quads(base, lane, t));
   }
   let inv_rms = inverseSqrt(reduce_sum(squares, lid, t) / f32(params.d) + params.eps);
   // Last chunk first: the chunks read last above are the likeliest still in L2.
   for (var chunk = (quads + span - 1u) / span; chunk > 0u; chunk--) {
     let base = (chunk - 1u) * span;
-    let v0 = fetch(base + j0);
-    let v1 = fetch(base + j1);
-    let v2 = fetch(base + j2);
-    let v3 = fetch(base + j3);
-    let v4 = fetch(base + j4);
-    let v5 = fetch(base + j5);
-    let v6 = fetch(base + j6);
-    let v7 = fetch(base + j7);
-    put(base + j0, v0, inv_rms);
-    put(base + j1, v1, inv_rms);
-    put(base + j2, v2, inv_rms);
-    put(base + j3, v3, inv_rms);
-    put(base + j4, v4, inv_rms);
-    put(base + j5, v5, inv_rms);
-    put(base + j6, v6, inv_rms);
-    put(base + j7, v7, inv_rms);
+    put_quads(fetch_quads(base, lane, t), inv_rms, base, lane, t);
   }
 }
