@@ -290,6 +290,25 @@ gpuTest("anima pipeline: every option is refused before a prompt is encoded or a
     for (const [bad, message] of refused) {
       await assertThrowsMessage(() => anima.generate({ ...base, ...bad } as AnimaGenerateOptions), message);
     }
+    // A T5 tokenizer that gives more ids than the DiT has context rows (the library's truncates to 512).
+    const long = await Anima.load({
+      dit: await fixture("weights_dit"),
+      vae: await fixture("weights_vae"),
+      ...await goldenText("tiny", seen),
+      t5Tokenizer: { encode: (text) => text === "" ? [1] : new Array(513).fill(5) },
+    }, { device: gpu, maxResidentBytes: 600_000, onProgress: ({ stage }) => loads.push(stage) });
+    try {
+      await assertThrowsMessage(
+        () => long.generate({ ...base, negativePrompt: "" }),
+        "anima: the prompt has 513 T5 tokens, over the DiT's 512 context rows",
+      );
+      await assertThrowsMessage(
+        () => long.generate({ ...base, prompt: "", negativePrompt: "uncond" }),
+        "anima: the negative prompt has 513 T5 tokens",
+      );
+    } finally {
+      long.destroy();
+    }
     deepStrictEqual([seen.length, loads], [0, []]);
     // The same options, good, do encode and load (so the empty lists above are not for want of a chance).
     await anima.generate({ ...base, steps: 1 });

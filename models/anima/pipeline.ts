@@ -356,10 +356,18 @@ export class Anima {
    * @returns the Qwen3 states `[L, hidden]` and the T5 ids
    */
   async encodePrompt(text: string): Promise<{ states: Float32Array; t5Ids: Int32Array }> {
+    const { qwenIds, t5Ids } = this.#tokenize(text);
+    return { states: await this.#source.textEncoder.encode(qwenIds), t5Ids };
+  }
+
+  /** A prompt's Qwen3 and T5 ids, the empty prompt's as ComfyUI's. */
+  #tokenize(text: string): { qwenIds: Int32Array; t5Ids: Int32Array } {
     const qwen = Int32Array.from(this.#source.textEncoder.tokenize(text));
-    const ids = qwen.length > 0 ? qwen : Int32Array.of(QWEN_ENDOFTEXT);
     const t5 = Int32Array.from(this.#source.t5Tokenizer.encode(text));
-    return { states: await this.#source.textEncoder.encode(ids), t5Ids: t5.length > 0 ? t5 : Int32Array.of(T5_EOS) };
+    return {
+      qwenIds: qwen.length > 0 ? qwen : Int32Array.of(QWEN_ENDOFTEXT),
+      t5Ids: t5.length > 0 ? t5 : Int32Array.of(T5_EOS),
+    };
   }
 
   /**
@@ -515,8 +523,21 @@ export class Anima {
     const seed = options.noise ? undefined : options.seed ?? crypto.getRandomValues(new Uint32Array(1))[0];
     const noise = options.noise ?? gaussianNoise(seed!, latentLength);
     options.signal?.throwIfAborted();
-    const prompts = [await this.encodePrompt(options.prompt)];
-    if (cfg !== 1) prompts.push(await this.encodePrompt(options.negativePrompt ?? ""));
+    // Both prompts tokenized first: one over the context's rows is refused before the text encoder runs.
+    const tokens = [options.prompt, ...(cfg !== 1 ? [options.negativePrompt ?? ""] : [])].map((t) => this.#tokenize(t));
+    const { contextRows } = this.config;
+    for (const [i, { t5Ids }] of tokens.entries()) {
+      if (t5Ids.length > contextRows) {
+        throw new Error(
+          `anima: the ${i === 0 ? "prompt" : "negative prompt"} has ${t5Ids.length} T5 tokens, over the DiT's ` +
+            `${contextRows} context rows`,
+        );
+      }
+    }
+    const prompts = [];
+    for (const { qwenIds, t5Ids } of tokens) {
+      prompts.push({ states: await this.#source.textEncoder.encode(qwenIds), t5Ids });
+    }
     this.#source.textEncoder.release?.();
     const context = await this.context(prompts);
     const latent = await this.denoise(noise, context, h, w, { ...options, steps, cfg, shift });
