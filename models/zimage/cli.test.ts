@@ -2,7 +2,14 @@ import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
 import { encodeSafetensors } from "../../llm/safetensors_write.ts";
 import { openCliRun, parseCliArgs, type ZImageCliOptions } from "./cli.ts";
-import { goldenStore, goldenTensor, loadTinyIndex, recipeFile, type TinyIndex } from "./fixtures/recipe.ts";
+import {
+  byteTokenizerFiles,
+  goldenStore,
+  goldenTensor,
+  loadTinyIndex,
+  recipeFile,
+  type TinyIndex,
+} from "./fixtures/recipe.ts";
 import { ZImage } from "./pipeline.ts";
 import { memoryFiles, type ModelFiles } from "./source.ts";
 
@@ -116,22 +123,31 @@ Deno.test("cli: every option checked by name before anything is read (byte count
 Deno.test("cli: what depends on the checkpoint is checked from its configs and safetensors headers, no tensor data", async () => {
   const index = await loadTinyIndex();
   const files = tinyFiles(index);
-  // Every read of a file, to hold them to the safetensors headers.
-  const reads: { path: string; end: number }[] = [];
-  const memory = memoryFiles(files);
-  const recorded: ModelFiles = {
-    name: "tiny",
-    open: async (path) => {
-      const source = await memory.open(path);
-      return source && {
-        name: source.name,
-        size: source.size,
-        read: (offset, length) => {
-          reads.push({ path, end: offset + length });
-          return source.read(offset, length);
-        },
-      };
-    },
+  const json = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+  const withText = {
+    ...files,
+    "text_encoder/config.json": json(index.config.text_encoder),
+    "text_encoder/model.safetensors": recipeFile(index, "text_encoder"),
+    ...byteTokenizerFiles(),
+  };
+  // Every read of a file, to hold the weights' files to their safetensors headers.
+  const reads: { bytes: Uint8Array; path: string; end: number }[] = [];
+  const recorded = (files: Record<string, Uint8Array>): ModelFiles => {
+    const memory = memoryFiles(files);
+    return {
+      name: "tiny",
+      open: async (path) => {
+        const source = await memory.open(path);
+        return source && {
+          name: source.name,
+          size: source.size,
+          read: (offset, length) => {
+            reads.push({ bytes: files[path], path, end: offset + length });
+            return source.read(offset, length);
+          },
+        };
+      },
+    };
   };
   const dir = await Deno.makeTempDir();
   try {
@@ -142,33 +158,34 @@ Deno.test("cli: what depends on the checkpoint is checked from its configs and s
     const base = { ...(options as ZImageCliOptions), width: 32, height: 16 };
     // The tiny VAE has two blocks (a factor of 2), so its unit is 2 x 2 = 4 pixels, not Turbo's 16.
     await assertThrowsMessage(
-      () => openCliRun({ ...base, width: 30 }, recorded),
+      () => openCliRun({ ...base, width: 30 }, recorded(files)),
       "--width must be a multiple of 4 for this checkpoint (a DiT patch of 2 x 2 latent cells of 2 x 2 pixels), got 30",
     );
     await assertThrowsMessage(
-      () => openCliRun({ ...base, height: 18 }, recorded),
+      () => openCliRun({ ...base, height: 18 }, recorded(files)),
       "--height must be a multiple of 4 for this checkpoint",
     );
     await assertThrowsMessage(
-      () => openCliRun({ ...base, promptEmbeds: undefined, prompt: "a fox" }, recorded),
+      () => openCliRun({ ...base, promptEmbeds: undefined, prompt: "a fox" }, recorded(files)),
       "--prompt needs tiny to have a text encoder and a tokenizer; it has no text encoder (text_encoder/, or " +
         "ComfyUI's qwen_3_4b.safetensors) and no tokenizer (tokenizer/): give --prompt-embeds instead",
     );
     await assertThrowsMessage(
-      () => openCliRun({ ...base, promptEmbeds: `${dir}/wide.safetensors` }, recorded),
+      () => openCliRun({ ...base, promptEmbeds: `${dir}/wide.safetensors` }, recorded(files)),
       `--prompt-embeds: ${dir}/wide.safetensors's "prompt_embeds" must be [tokens >= 1, 32] for this checkpoint, got [2,48]`,
     );
     await assertThrowsMessage(() => openCliRun(base, memoryFiles({}, "empty")), "--model: empty: neither a diffusers");
-    const run = await openCliRun(base, recorded);
+    const run = await openCliRun(base, recorded(files));
     deepStrictEqual([run.promptEmbeds, run.checkpoint.layout], [embeds, "diffusers"]);
+    const text = await openCliRun({ ...base, promptEmbeds: undefined, prompt: "a fox" }, recorded(withText));
+    ok(text.checkpoint.textEncoder && text.checkpoint.tokenizer && text.promptEmbeds === undefined);
     // The weights' files were read up to the end of their headers (8 bytes of length, then the JSON), never past.
     const headerEnd = (bytes: Uint8Array) =>
       8 + Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
-    for (const { path, end } of reads) {
-      const bytes = files[path];
-      ok(path.endsWith(".json") || end <= headerEnd(bytes), `${path} read to byte ${end} of ${bytes.length}`);
+    for (const { bytes, path, end } of reads.filter((r) => r.path.endsWith(".safetensors"))) {
+      ok(end <= headerEnd(bytes), `${path} read to byte ${end} of ${bytes.length}`);
     }
-    ok(reads.some((r) => r.path.endsWith(".safetensors")), "the headers were read");
+    ok(reads.some((r) => r.path === "text_encoder/model.safetensors"), "the text encoder's header was read");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
