@@ -95,6 +95,14 @@ export const CONTEXT_ROWS = 512;
 export const ROPE_RATIOS: readonly [number, number, number] = [1, 4, 4];
 /** The adapter's RoPE base. */
 export const ADAPTER_ROPE_THETA = 10000;
+/** Pixels per latent cell: the Wan 2.1 VAE decoder's three 2x upsamplings (multipliers [1, 2, 4, 4]). */
+export const VAE_SCALE = 8;
+/**
+ * What an image's width and height must be multiples of: a DiT patch (2 x 2 latent cells) of
+ * {@link VAE_SCALE}-pixel cells, 16. Every checkpoint this port reads has it (the patch and the VAE's
+ * multipliers are Anima's, checked by the layout checks), so it is known before any file is opened.
+ */
+export const PIXEL_UNIT = 2 * VAE_SCALE;
 
 /** Wan 2.1's latent mean per channel (`WanVAE.__init__`; diffusers' `AutoencoderKLQwenImage` default). */
 export const WAN_LATENTS_MEAN: readonly number[] = [

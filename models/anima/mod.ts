@@ -38,6 +38,7 @@
 
 export {
   Anima,
+  ANIMA_FORMATS,
   type AnimaGenerateOptions,
   type AnimaImage,
   type AnimaLoadOptions,
@@ -63,7 +64,9 @@ export {
   ditConfigFromStore,
   ditRopeSplit,
   NORM_EPS,
+  PIXEL_UNIT,
   ROPE_RATIOS,
+  VAE_SCALE,
   type VaeConfig,
   vaeConfigFromStore,
   WAN_LATENTS_MEAN,

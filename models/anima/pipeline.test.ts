@@ -5,7 +5,7 @@ import type { TensorStore } from "../../llm/safetensors.ts";
 import { gaussianNoise } from "../noise.ts";
 import { parseQwen3Config } from "../qwen3/config.ts";
 import { Qwen3Encoder } from "../qwen3/encoder.ts";
-import { Anima, type AnimaSource, QWEN_ENDOFTEXT } from "./pipeline.ts";
+import { Anima, type AnimaGenerateOptions, type AnimaSource, QWEN_ENDOFTEXT } from "./pipeline.ts";
 import { onDemandTextEncoder, qwen3TextEncoder } from "./text.ts";
 import {
   assertRel,
@@ -251,6 +251,68 @@ gpuTest("anima pipeline: bad options and budgets are refused before any GPU work
     const controller = new AbortController();
     controller.abort();
     await assertThrowsMessage(() => anima.generate({ ...base, signal: controller.signal }), "abort");
+  } finally {
+    anima.destroy();
+  }
+});
+
+gpuTest("anima pipeline: every option is refused before a prompt is encoded or a stage loads", async (gpu) => {
+  const seen: Int32Array[] = [], loads: string[] = [];
+  // Under this budget the stages do not stay loaded together: each would load (with progress) when it runs.
+  const anima = await Anima.load({
+    dit: await fixture("weights_dit"),
+    vae: await fixture("weights_vae"),
+    ...await goldenText("tiny", seen),
+  }, {
+    device: gpu,
+    maxResidentBytes: 600_000,
+    onProgress: ({ stage }) => loads.push(stage),
+  });
+  try {
+    strictEqual(anima.residency.keepsAllStages, false);
+    const base = { prompt: "cond", negativePrompt: "uncond", width: 96, height: 64, steps: 2, seed: 3 };
+    const refused: [Record<string, unknown>, string][] = [
+      [{ width: 0 }, "anima: width must be a multiple of 16, got 0"],
+      [{ height: 72 }, "anima: height must be a multiple of 16, got 72"],
+      [{ steps: 2.5 }, "anima: steps must be an integer >= 1, got 2.5"],
+      [{ cfg: Infinity }, "anima: cfg must be finite, got Infinity"],
+      [{ shift: 0 }, "anima: shift must be a finite number > 0, got 0"],
+      [{ shift: NaN }, "anima: shift must be a finite number > 0, got NaN"],
+      [{ prompt: undefined }, "anima: prompt must be a string, got undefined"],
+      [{ negativePrompt: 5 }, "anima: negativePrompt must be a string, got number"],
+      [{ sampler: "heun" }, 'anima: sampler must be "euler", got heun'],
+      [
+        { noise: new Float32Array(16 * 8 * 12 - 1) },
+        "anima: noise must be a Float32Array of [16, 8, 12] (1536 values), got 1535 values",
+      ],
+      [{ seed: 2 ** 32 }, "seed must be an integer in [0, 2^32)"],
+    ];
+    for (const [bad, message] of refused) {
+      await assertThrowsMessage(() => anima.generate({ ...base, ...bad } as AnimaGenerateOptions), message);
+    }
+    // A T5 tokenizer that gives more ids than the DiT has context rows (the library's truncates to 512).
+    const long = await Anima.load({
+      dit: await fixture("weights_dit"),
+      vae: await fixture("weights_vae"),
+      ...await goldenText("tiny", seen),
+      t5Tokenizer: { encode: (text) => text === "" ? [1] : new Array(513).fill(5) },
+    }, { device: gpu, maxResidentBytes: 600_000, onProgress: ({ stage }) => loads.push(stage) });
+    try {
+      await assertThrowsMessage(
+        () => long.generate({ ...base, negativePrompt: "" }),
+        "anima: the prompt has 513 T5 tokens, over the DiT's 512 context rows",
+      );
+      await assertThrowsMessage(
+        () => long.generate({ ...base, prompt: "", negativePrompt: "uncond" }),
+        "anima: the negative prompt has 513 T5 tokens",
+      );
+    } finally {
+      long.destroy();
+    }
+    deepStrictEqual([seen.length, loads], [0, []]);
+    // The same options, good, do encode and load (so the empty lists above are not for want of a chance).
+    await anima.generate({ ...base, steps: 1 });
+    ok(seen.length === 2 && loads.includes("adapter") && loads.includes("dit") && loads.includes("vae"), `${loads}`);
   } finally {
     anima.destroy();
   }

@@ -27,7 +27,14 @@ import { matmulPlan } from "../../ops/matmul/mod.ts";
 import { decodedToRgba } from "../image.ts";
 import { gaussianNoise } from "../noise.ts";
 import { LlmAdapter } from "./adapter.ts";
-import { adapterConfigFromStore, type DitConfig, ditConfigFromStore, vaeConfigFromStore } from "./config.ts";
+import {
+  adapterConfigFromStore,
+  type DitConfig,
+  ditConfigFromStore,
+  PIXEL_UNIT,
+  VAE_SCALE,
+  vaeConfigFromStore,
+} from "./config.ts";
 import { AnimaDit } from "./dit.ts";
 import { Graph } from "./graph.ts";
 import { DEFAULT_SHIFT, guidedEulerCoefficients, sigmaSchedule } from "./sampler.ts";
@@ -49,6 +56,8 @@ export const QWEN_ENDOFTEXT = 151643;
 export const T5_EOS = 1;
 /** The default residency budget, 4 GiB. */
 export const DEFAULT_MAX_RESIDENT_BYTES = 4 * 1024 ** 3;
+/** The DiT's weight formats ({@link AnimaLoadOptions.format}). */
+export const ANIMA_FORMATS: readonly ("f32" | "q8")[] = ["f32", "q8"];
 
 /** The Qwen3-0.6B encoder, as the pipeline uses it. */
 export interface AnimaTextEncoder {
@@ -126,15 +135,15 @@ export interface AnimaGenerateOptions {
   prompt: string;
   /** The negative prompt (default ""); unused when cfg = 1. */
   negativePrompt?: string;
-  /** Image width in pixels (a multiple of 16). */
+  /** Image width in pixels (a multiple of {@link PIXEL_UNIT}, 16). */
   width: number;
-  /** Image height in pixels (a multiple of 16). */
+  /** Image height in pixels (a multiple of {@link PIXEL_UNIT}, 16). */
   height: number;
-  /** Sampling steps (default 50). */
+  /** Sampling steps, an integer >= 1 (default 50). */
   steps?: number;
-  /** Guidance scale (default 3.5; 1 runs no unconditional pass). */
+  /** Guidance scale, finite (default 3.5; 1 runs no unconditional pass). */
   cfg?: number;
-  /** Flow shift of the σ schedule (default 3). */
+  /** Flow shift of the σ schedule, finite and > 0 (default 3). */
   shift?: number;
   /**
    * Seed of the initial noise, models/noise.ts's seeded Gaussian (an integer in [0, 2^32); default
@@ -254,7 +263,7 @@ export class Anima {
    */
   static async load(source: AnimaSource, options: AnimaLoadOptions = {}): Promise<Anima> {
     const format = options.format ?? "f32";
-    if (format !== "f32" && format !== "q8") {
+    if (!ANIMA_FORMATS.includes(format)) {
       throw new Error(`anima: format must be "f32" or "q8", got ${String(format)}`);
     }
     const budget = options.maxResidentBytes ?? DEFAULT_MAX_RESIDENT_BYTES;
@@ -347,10 +356,18 @@ export class Anima {
    * @returns the Qwen3 states `[L, hidden]` and the T5 ids
    */
   async encodePrompt(text: string): Promise<{ states: Float32Array; t5Ids: Int32Array }> {
+    const { qwenIds, t5Ids } = this.#tokenize(text);
+    return { states: await this.#source.textEncoder.encode(qwenIds), t5Ids };
+  }
+
+  /** A prompt's Qwen3 and T5 ids, the empty prompt's as ComfyUI's. */
+  #tokenize(text: string): { qwenIds: Int32Array; t5Ids: Int32Array } {
     const qwen = Int32Array.from(this.#source.textEncoder.tokenize(text));
-    const ids = qwen.length > 0 ? qwen : Int32Array.of(QWEN_ENDOFTEXT);
     const t5 = Int32Array.from(this.#source.t5Tokenizer.encode(text));
-    return { states: await this.#source.textEncoder.encode(ids), t5Ids: t5.length > 0 ? t5 : Int32Array.of(T5_EOS) };
+    return {
+      qwenIds: qwen.length > 0 ? qwen : Int32Array.of(QWEN_ENDOFTEXT),
+      t5Ids: t5.length > 0 ? t5 : Int32Array.of(T5_EOS),
+    };
   }
 
   /**
@@ -475,27 +492,55 @@ export class Anima {
    * @throws Error naming a bad option, before any GPU work
    */
   async generate(options: AnimaGenerateOptions): Promise<AnimaImage> {
+    // Every option is checked here, before the prompts are encoded (which may load the text encoder).
     const { width, height } = options;
     for (const [name, v] of [["width", width], ["height", height]] as const) {
-      if (!Number.isInteger(v) || v < 16 || v % 16 !== 0) {
-        throw new Error(`anima: ${name} must be a multiple of 16, got ${v}`);
+      if (!Number.isInteger(v) || v < PIXEL_UNIT || v % PIXEL_UNIT !== 0) {
+        throw new Error(`anima: ${name} must be a multiple of ${PIXEL_UNIT}, got ${v}`);
       }
     }
-    const steps = options.steps ?? 50, cfg = options.cfg ?? 3.5;
+    for (const [name, v] of [["prompt", options.prompt], ["negativePrompt", options.negativePrompt ?? ""]]) {
+      if (typeof v !== "string") throw new Error(`anima: ${name} must be a string, got ${typeof v}`);
+    }
+    const steps = options.steps ?? 50, cfg = options.cfg ?? 3.5, shift = options.shift ?? DEFAULT_SHIFT;
     if (!Number.isInteger(steps) || steps < 1) throw new Error(`anima: steps must be an integer >= 1, got ${steps}`);
     if (!Number.isFinite(cfg)) throw new Error(`anima: cfg must be finite, got ${cfg}`);
+    if (!(Number.isFinite(shift) && shift > 0)) {
+      throw new Error(`anima: shift must be a finite number > 0, got ${shift}`);
+    }
     if ((options.sampler ?? "euler") !== "euler") {
       throw new Error(`anima: sampler must be "euler", got ${String(options.sampler)}`);
     }
-    const h = height / 8, w = width / 8;
+    const h = height / VAE_SCALE, w = width / VAE_SCALE, latentLength = this.config.channels * h * w;
+    if (
+      options.noise !== undefined && !(options.noise instanceof Float32Array && options.noise.length === latentLength)
+    ) {
+      throw new Error(
+        `anima: noise must be a Float32Array of [${this.config.channels}, ${h}, ${w}] (${latentLength} values), got ` +
+          `${options.noise instanceof Float32Array ? `${options.noise.length} values` : typeof options.noise}`,
+      );
+    }
     const seed = options.noise ? undefined : options.seed ?? crypto.getRandomValues(new Uint32Array(1))[0];
-    const noise = options.noise ?? gaussianNoise(seed!, this.config.channels * h * w);
+    const noise = options.noise ?? gaussianNoise(seed!, latentLength);
     options.signal?.throwIfAborted();
-    const prompts = [await this.encodePrompt(options.prompt)];
-    if (cfg !== 1) prompts.push(await this.encodePrompt(options.negativePrompt ?? ""));
+    // Both prompts tokenized first: one over the context's rows is refused before the text encoder runs.
+    const tokens = [options.prompt, ...(cfg !== 1 ? [options.negativePrompt ?? ""] : [])].map((t) => this.#tokenize(t));
+    const { contextRows } = this.config;
+    for (const [i, { t5Ids }] of tokens.entries()) {
+      if (t5Ids.length > contextRows) {
+        throw new Error(
+          `anima: the ${i === 0 ? "prompt" : "negative prompt"} has ${t5Ids.length} T5 tokens, over the DiT's ` +
+            `${contextRows} context rows`,
+        );
+      }
+    }
+    const prompts = [];
+    for (const { qwenIds, t5Ids } of tokens) {
+      prompts.push({ states: await this.#source.textEncoder.encode(qwenIds), t5Ids });
+    }
     this.#source.textEncoder.release?.();
     const context = await this.context(prompts);
-    const latent = await this.denoise(noise, context, h, w, { ...options, steps, cfg });
+    const latent = await this.denoise(noise, context, h, w, { ...options, steps, cfg, shift });
     const rgb = await this.decode(latent, h, w);
     return {
       width,

@@ -17,18 +17,27 @@
  * f32 text encoder takes 13.2 GiB; a DiT over the budget streams its blocks. Progress per stage and per
  * step, with times, goes to stderr.
  *
+ * Every option is checked before any weight is read: numbers, ranges and formats first, then the paths
+ * (DIR, the embeddings file, the PNG's directory), then the checkpoint's configs and safetensors
+ * headers (no tensor data) for what depends on the checkpoint: the size's unit ({@link pixelUnit}: 16
+ * for Turbo, from the VAE's config), a text encoder and a tokenizer for `--prompt`, the caption width of
+ * `--prompt-embeds`.
+ *
  * @module
  */
 
 import { acquireDevice } from "../../harness/device.ts";
 import { SafetensorsFile } from "../../llm/safetensors.ts";
 import { fileSource } from "../../llm/safetensors_file.ts";
-import { numberFlag, parseBytes, parseCliFlags } from "../cli.ts";
+import { checkPath, choiceFlag, numberFlag, parseBytes, parseCliFlags } from "../cli.ts";
 import { encodePng } from "../image.ts";
-import type { Qwen3Format } from "../qwen3/linear.ts";
+import { QWEN3_FORMATS, type Qwen3Format } from "../qwen3/linear.ts";
+import { pixelUnit, vaeScaleFactor } from "./config.ts";
 import { directoryFiles } from "./file.ts";
-import type { LinearFormat } from "./linear.ts";
+import { LINEAR_FORMATS, type LinearFormat } from "./linear.ts";
 import { ZImage } from "./pipeline.ts";
+import { TURBO_MAX_STEPS } from "./scheduler.ts";
+import { type ModelFiles, openZImage, type ZImageCheckpoint } from "./source.ts";
 
 const VALUED = [
   "model",
@@ -47,27 +56,137 @@ const USAGE = `usage: deno task zimage --model DIR (--prompt TEXT | --prompt-emb
   --model DIR                  a diffusers Z-Image-Turbo snapshot, or a folder of ComfyUI's files (+ tokenizer/)
   --prompt TEXT                the prompt (chat-templated and encoded by the checkpoint's Qwen3-4B)
   --prompt-embeds FILE         caption features instead: a safetensors file with prompt_embeds [tokens, 2560]
-  --out FILE                   the PNG to write
-  --width W, --height H        pixels, multiples of 16 (default 1024 x 1024)
-  --steps N                    sampling steps (default 8)
-  --seed S                     the noise's seed (default random, printed)
+  --out FILE                   the PNG to write (its directory must exist)
+  --width W, --height H        pixels, multiples of 16 for Turbo (default 1024 x 1024)
+  --steps N                    sampling steps, 1 to ${TURBO_MAX_STEPS} (default 8)
+  --seed S                     the noise's seed, an integer in [0, 2^32) (default random, printed)
   --format f32|q8|q4g128       the DiT's blocks (default f32)
   --text-encoder-format f32|q8 the text encoder's matrices (default f32 with an f32 DiT, else q8)
   --max-resident BYTES         GPU memory budget, e.g. 6GiB (default 4 GiB; stages load in turn, the DiT streams)
   --help                       this text`;
 
-/**
- * The command line's `--name value` pairs, refusing anything else by name.
- *
- * @param args the arguments
- * @returns each option's value, or "help" when `--help` is among them
- * @throws Error naming an unknown option, a missing value or a positional argument
- */
-export function parseCliArgs(args: readonly string[]): Map<string, string> | "help" {
-  return parseCliFlags(args, { valued: VALUED, required: ["model", "out"], usage: USAGE });
+/** What `deno task zimage` was asked for, checked as far as it can be without the checkpoint. */
+export interface ZImageCliOptions {
+  /** `--model`: the checkpoint's directory. */
+  model: string;
+  /** `--prompt` (exactly one of it and `promptEmbeds`). */
+  prompt?: string;
+  /** `--prompt-embeds`: the caption features' safetensors file. */
+  promptEmbeds?: string;
+  /** `--out`: the PNG. */
+  out: string;
+  /** Pixels, an integer >= 1 (default 1024). */
+  width: number;
+  /** Pixels, an integer >= 1 (default 1024). */
+  height: number;
+  /** Euler steps, in [1, 1000] (default: the pipeline's). */
+  steps?: number;
+  /** The noise's seed, in [0, 2^32). */
+  seed?: number;
+  /** The DiT's format. */
+  format?: LinearFormat;
+  /** The text encoder's format. */
+  textEncoderFormat?: Qwen3Format;
+  /** The residency budget in bytes, >= 1. */
+  maxResidentBytes?: number;
 }
 
-async function readPromptEmbeds(path: string): Promise<Float32Array> {
+/**
+ * The command line, checked without reading anything: options known by name and given a value, the
+ * required ones there, one of `--prompt` and `--prompt-embeds`, numbers in their ranges, formats
+ * among the known ones.
+ *
+ * @param args the arguments
+ * @returns the options, or "help" when `--help` or `-h` is among them
+ * @throws Error naming the option and what was expected (an unknown option, a missing value or
+ *   option, a positional argument, a number out of range, an unknown format)
+ */
+export function parseCliArgs(args: readonly string[]): ZImageCliOptions | "help" {
+  const flags = parseCliFlags(args, { valued: VALUED, required: ["model", "out"], usage: USAGE });
+  if (flags === "help") return "help";
+  const prompt = flags.get("prompt"), promptEmbeds = flags.get("prompt-embeds");
+  if ((prompt === undefined) === (promptEmbeds === undefined)) {
+    throw new Error(`give one of --prompt and --prompt-embeds\n${USAGE}`);
+  }
+  return {
+    model: flags.get("model")!,
+    prompt,
+    promptEmbeds,
+    out: flags.get("out")!,
+    width: numberFlag(flags, "width", true, { min: 1 }) ?? 1024,
+    height: numberFlag(flags, "height", true, { min: 1 }) ?? 1024,
+    steps: numberFlag(flags, "steps", true, { min: 1, max: TURBO_MAX_STEPS }),
+    seed: numberFlag(flags, "seed", true, { min: 0, max: 2 ** 32 - 1 }),
+    format: choiceFlag(flags, "format", LINEAR_FORMATS),
+    textEncoderFormat: choiceFlag(flags, "text-encoder-format", QWEN3_FORMATS),
+    maxResidentBytes: flags.has("max-resident") ? parseBytes(flags.get("max-resident")!) : undefined,
+  };
+}
+
+/**
+ * Deno only: the paths exist: `--model` a directory, `--prompt-embeds` a file, `--out`'s directory.
+ *
+ * @param options the parsed options
+ * @throws Error naming the option and the path
+ */
+export async function checkCliPaths(options: ZImageCliOptions): Promise<void> {
+  await checkPath("model", options.model, "directory");
+  if (options.promptEmbeds !== undefined) await checkPath("prompt-embeds", options.promptEmbeds, "file");
+  await checkPath("out", options.out, "output");
+}
+
+/** A run's checkpoint, opened and checked against the options, and the caption features it was given. */
+export interface ZImageCliRun {
+  /** The checkpoint: configs and safetensors headers, no tensor data read. */
+  checkpoint: ZImageCheckpoint;
+  /** `--prompt-embeds`' tensor, `[tokens, capFeatDim]`. */
+  promptEmbeds?: Float32Array;
+}
+
+/**
+ * Deno only (it reads `--prompt-embeds`): opens the checkpoint's configs and safetensors headers (no
+ * tensor data) and checks what depends on it: width and height multiples of its {@link pixelUnit}, a
+ * text encoder and a tokenizer for `--prompt`, caption features `[tokens, capFeatDim]`.
+ *
+ * @param options the parsed options
+ * @param files the checkpoint's files (`directoryFiles(options.model)`)
+ * @returns the opened checkpoint and the caption features
+ * @throws Error naming the option and what this checkpoint expects
+ */
+export async function openCliRun(options: ZImageCliOptions, files: ModelFiles): Promise<ZImageCliRun> {
+  const checkpoint = await openZImage(files).catch((e: Error) => {
+    throw new Error(`--model: ${e.message}`, { cause: e });
+  });
+  const unit = pixelUnit(checkpoint.config), scale = vaeScaleFactor(checkpoint.config.vae);
+  for (const name of ["width", "height"] as const) {
+    if (options[name] % unit !== 0) {
+      throw new Error(
+        `--${name} must be a multiple of ${unit} for this checkpoint (a DiT patch of 2 x 2 latent cells of ` +
+          `${scale} x ${scale} pixels), got ${options[name]}`,
+      );
+    }
+  }
+  if (options.prompt !== undefined && !(checkpoint.textEncoder && checkpoint.tokenizer)) {
+    const missing = [
+      checkpoint.textEncoder ? "" : "no text encoder (text_encoder/, or ComfyUI's qwen_3_4b.safetensors)",
+      checkpoint.tokenizer ? "" : "no tokenizer (tokenizer/)",
+    ].filter((m) => m);
+    throw new Error(
+      `--prompt needs ${files.name} to have a text encoder and a tokenizer; it has ${
+        missing.join(" and ")
+      }: give --prompt-embeds instead`,
+    );
+  }
+  const capFeatDim = checkpoint.config.dit.capFeatDim;
+  return {
+    checkpoint,
+    promptEmbeds: options.promptEmbeds === undefined
+      ? undefined
+      : await readPromptEmbeds(options.promptEmbeds, capFeatDim),
+  };
+}
+
+async function readPromptEmbeds(path: string, capFeatDim: number): Promise<Float32Array> {
   const source = await fileSource(path);
   try {
     const file = await SafetensorsFile.open(source);
@@ -76,7 +195,13 @@ async function readPromptEmbeds(path: string): Promise<Float32Array> {
       : file.tensors.length === 1
       ? file.tensors[0].name
       : undefined;
-    if (!name) throw new Error(`${path}: no tensor "prompt_embeds", and more than one tensor`);
+    if (!name) throw new Error(`--prompt-embeds: ${path} has no tensor "prompt_embeds", and more than one tensor`);
+    const shape = file.info(name).shape;
+    if (shape.length !== 2 || shape[0] < 1 || shape[1] !== capFeatDim) {
+      throw new Error(
+        `--prompt-embeds: ${path}'s "${name}" must be [tokens >= 1, ${capFeatDim}] for this checkpoint, got [${shape}]`,
+      );
+    }
     return await file.readFloat32(name);
   } finally {
     source.close();
@@ -85,44 +210,39 @@ async function readPromptEmbeds(path: string): Promise<Float32Array> {
 
 if (import.meta.main) {
   try {
-    const flags = parseCliArgs(Deno.args);
-    if (flags === "help") {
+    const options = parseCliArgs(Deno.args);
+    if (options === "help") {
       console.log(USAGE);
       Deno.exit(0);
     }
-    const embedsPath = flags.get("prompt-embeds"), prompt = flags.get("prompt");
-    if ((embedsPath === undefined) === (prompt === undefined)) {
-      throw new Error(`give one of --prompt and --prompt-embeds\n${USAGE}`);
-    }
-    const maxResident = flags.has("max-resident") ? parseBytes(flags.get("max-resident")!) : undefined;
-    // Every number read before anything loads: a typo is told at once, not after the model is on the GPU.
-    const width = numberFlag(flags, "width", true), height = numberFlag(flags, "height", true);
-    const steps = numberFlag(flags, "steps", true), seed = numberFlag(flags, "seed", true);
+    // Every option checked before any weight is read: a typo is told at once, not after gigabytes.
+    await checkCliPaths(options);
+    const files = directoryFiles(options.model);
+    const { checkpoint, promptEmbeds } = await openCliRun(options, files);
     const start = performance.now();
     const since = () => `${((performance.now() - start) / 1000).toFixed(2)} s`;
     const gpu = await acquireDevice();
     console.error(`adapter: ${gpu.adapter.description || gpu.adapter.vendor || "unknown"}`);
-    const files = directoryFiles(flags.get("model")!);
-    const model = await ZImage.load(files, {
+    const model = await ZImage.load(checkpoint, {
       device: gpu,
-      format: flags.get("format") as LinearFormat | undefined,
-      textEncoderFormat: flags.get("text-encoder-format") as Qwen3Format | undefined,
-      maxResidentBytes: maxResident,
+      format: options.format,
+      textEncoderFormat: options.textEncoderFormat,
+      maxResidentBytes: options.maxResidentBytes,
       onProgress: ({ stage, done, total }) => console.error(`load ${stage} ${done}/${total} (${since()})`),
     });
     const kept = model.resident.dit ? "all stages resident" : "stages loaded in turn";
     console.error(`layout ${model.checkpoint.layout}, ${kept} (${since()})`);
     const image = await model.generate({
-      prompt,
-      promptEmbeds: embedsPath === undefined ? undefined : await readPromptEmbeds(embedsPath),
-      width,
-      height,
-      steps,
-      seed,
+      prompt: options.prompt,
+      promptEmbeds,
+      width: options.width,
+      height: options.height,
+      steps: options.steps,
+      seed: options.seed,
       onStep: ({ step, steps }) => console.error(`step ${step}/${steps} (${since()})`),
     });
-    await Deno.writeFile(flags.get("out")!, await encodePng(image.data, image.width, image.height));
-    console.error(`wrote ${flags.get("out")} (${image.width} x ${image.height}, seed ${image.seed}) in ${since()}`);
+    await Deno.writeFile(options.out, await encodePng(image.data, image.width, image.height));
+    console.error(`wrote ${options.out} (${image.width} x ${image.height}, seed ${image.seed}) in ${since()}`);
     model.destroy();
     files.close();
     gpu.destroy();

@@ -293,3 +293,21 @@ export function parseVaeConfig(json: Record<string, unknown>): VaeConfig {
 export function vaeScaleFactor(vae: VaeConfig): number {
   return 2 ** (vae.blockOutChannels.length - 1);
 }
+
+/**
+ * What an image's width and height must be multiples of: a DiT patch (2 x 2 latent cells) of VAE
+ * cells ({@link vaeScaleFactor} pixels each); Turbo: 16. Known from the configs alone, before any
+ * weight is read.
+ *
+ * @param config the checkpoint's config
+ * @returns pixels
+ *
+ * @example
+ * ```ts
+ * import { pixelUnit, Z_IMAGE_TURBO } from "@xpu/ops/models/zimage";
+ * pixelUnit(Z_IMAGE_TURBO); // 16: 1024 x 1024 and 1024 x 768 are sizes, 1000 x 1000 is not
+ * ```
+ */
+export function pixelUnit(config: ZImageConfig): number {
+  return PATCH_SIZE * vaeScaleFactor(config.vae);
+}

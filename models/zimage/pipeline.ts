@@ -34,7 +34,7 @@ import { QWEN3_FORMATS, type Qwen3Format } from "../qwen3/linear.ts";
 import type { Qwen3Config } from "../qwen3/config.ts";
 import { decodedToRgba } from "../image.ts";
 import { gaussianNoise } from "../noise.ts";
-import { CAPTION_HIDDEN_STATE, MAX_CAPTION_TOKENS, vaeScaleFactor } from "./config.ts";
+import { CAPTION_HIDDEN_STATE, MAX_CAPTION_TOKENS, pixelUnit, vaeScaleFactor } from "./config.ts";
 import { LINEAR_FORMATS, linearBytes, type LinearFormat } from "./linear.ts";
 import { eulerAlpha, turboSchedule } from "./scheduler.ts";
 import { type ModelFiles, openZImage, type ZImageCheckpoint } from "./source.ts";
@@ -79,11 +79,11 @@ export interface GenerateOptions {
   prompt?: string;
   /** Caption features `[tokens, capDim]` (Qwen3's `hidden_states[-2]` of the templated prompt), in place of `prompt`. */
   promptEmbeds?: Float32Array;
-  /** Pixels, a multiple of 16 (default 1024). */
+  /** Pixels, a multiple of the checkpoint's {@link pixelUnit} (Turbo: 16; default 1024). */
   width?: number;
-  /** Pixels, a multiple of 16 (default 1024). */
+  /** Pixels, a multiple of the checkpoint's {@link pixelUnit} (Turbo: 16; default 1024). */
   height?: number;
-  /** Euler steps (default 8, Turbo's). */
+  /** Euler steps, in [1, 1000] (default 8, Turbo's). */
   steps?: number;
   /** Seed of the starting noise (models/noise.ts); default a random one. */
   seed?: number;
@@ -313,7 +313,7 @@ export class ZImage {
   async #generate(options: GenerateOptions): Promise<GeneratedImage> {
     const gpu = this.#gpu, { dit: ditConfig, vae: vaeConfig } = this.checkpoint.config;
     const { width = 1024, height = 1024, steps = 8 } = options;
-    const scale = vaeScaleFactor(vaeConfig), unit = 2 * scale;
+    const scale = vaeScaleFactor(vaeConfig), unit = pixelUnit(this.checkpoint.config);
     for (const [name, v] of [["width", width], ["height", height]] as const) {
       if (!Number.isInteger(v) || v < unit || v % unit !== 0) {
         throw new Error(`ZImage.generate: ${name} must be a positive multiple of ${unit}, got ${v}`);

@@ -25,10 +25,13 @@ export interface TurboSchedule {
   modelT: Float32Array;
 }
 
+/** The most steps {@link turboSchedule} takes (the scheduler's timesteps run from 1000 to 0). */
+export const TURBO_MAX_STEPS = 1000;
+
 /**
  * The shifted σ schedule of `steps` Euler steps.
  *
- * @param steps N, an integer >= 1 (Turbo: 8)
+ * @param steps N, an integer in [1, {@link TURBO_MAX_STEPS}] (Turbo: 8)
  * @param shift the schedule's shift (Turbo: 3), a finite number > 0
  * @returns σ, the timesteps and the DiT's t
  * @throws Error naming `steps` or `shift` when out of range
@@ -42,8 +45,8 @@ export interface TurboSchedule {
  * ```
  */
 export function turboSchedule(steps: number, shift = 3): TurboSchedule {
-  if (!Number.isInteger(steps) || steps < 1 || steps > 1000) {
-    throw new Error(`turboSchedule: steps must be an integer in [1, 1000], got ${steps}`);
+  if (!Number.isInteger(steps) || steps < 1 || steps > TURBO_MAX_STEPS) {
+    throw new Error(`turboSchedule: steps must be an integer in [1, ${TURBO_MAX_STEPS}], got ${steps}`);
   }
   if (!(typeof shift === "number" && Number.isFinite(shift) && shift > 0)) {
     throw new Error(`turboSchedule: shift must be a finite number > 0, got ${shift}`);
