@@ -42,7 +42,7 @@
  *
  * Most of a run's time is making and loading the synthetic weights: four loads per shape (the encoder and
  * the causal LM, f32 and q8), each of about 16 GB of f32 values at Qwen3-4B and 2.4 GB at Qwen3-0.6B, made
- * on the host (f32 matrices are also transposed there; q8 ones are quantised on the GPU). The shapes may be
+ * on the host (q8 ones are then quantised on the GPU). The shapes may be
  * run apart (`--shape 0.6b`, `--shape 4b`), each merging its own rows.
  *
  * Against torch: the oracle's Z-Image timing runs `Qwen3Model` whole (36 layers, `output_hidden_states`)
