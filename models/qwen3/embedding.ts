@@ -129,6 +129,8 @@ export function embeddingSteps(
  * @param x the hidden state `[cols]` (after the final norm)
  * @param logits `[rows]`
  * @returns the steps
+ * @throws Error when a block's logits cannot begin at a storage offset alignment (one binding holds
+ *   fewer of the table's rows than that alignment's f32 count)
  */
 export function headSteps(gpu: ResidentDevice, table: EmbeddingTable, x: GpuTensor, logits: GpuTensor): Step[] {
   const align = logitsAlignment(gpu);
