@@ -11,6 +11,7 @@ import {
   qwen3StopIds,
 } from "./causal_lm.ts";
 import { parseQwen3Config, type Qwen3Config } from "./config.ts";
+import { headSteps } from "./embedding.ts";
 import { randomQwen3 } from "./fixtures_test_util.ts";
 import type { Qwen3Format } from "./linear.ts";
 import { type Qwen3HostWeights, Qwen3Reference, readQwen3Weights } from "./reference.ts";
@@ -173,6 +174,19 @@ gpuTest(
       }
     } finally {
       whole.destroy();
+    }
+    // A head whose second block would begin inside an alignment (fewer rows a binding than it holds,
+    // at no real size) is refused by name, not bound at an offset the device rejects (where the
+    // alignment is one f32, every row is aligned).
+    const t = gpu.alloc("f32", 64);
+    try {
+      const blocks = [{ row0: 0, rows: 1, table: t }, { row0: 1, rows: 1, table: t }];
+      const steps = () => headSteps(gpu, { rows: 2, cols: 32, blocks }, t, t);
+      if (gpu.device.limits.minStorageBufferOffsetAlignment > 4) {
+        await assertThrowsMessage(steps, "the head's row block at row 1 cannot write its logits into a view");
+      } else strictEqual(steps().length, 2);
+    } finally {
+      t.buffer.destroy();
     }
   },
 );
