@@ -19,15 +19,15 @@
  * llm/'s {@link TokenRing} (`readEvery` ids a readback, `inFlight` readbacks outstanding), the first
  * token alone. Steps already submitted past a stop id are discarded, never yielded. With `onLogits`,
  * each step's logits are read back before the next step is submitted (one readback per token: the loop
- * waits on the host, as every loop did before the GPU chose).
+ * waits on the host).
  *
  * The head is the embedding table when tied (`embedding.ts`'s row blocks, one ops/matvec each into its
  * range of one logits tensor, so a table past the binding limit works), else `lm_head.weight` held the
  * same way. Greedy only: no temperature sampling (ops/sample's `sampleTokenPlan` would take argmax's
  * place in the same loop). Generation stops after a stop id (which is yielded) or `maxTokens` ids.
  *
- * `generate` is {@link Qwen3ForCausalLM.prepare} and a loop over the {@link Qwen3Generation} it returns;
- * a caller that times the programs (`timeProgram`) or runs its own loop uses that seam directly.
+ * `generate` runs the programs {@link Qwen3ForCausalLM.prepare} builds (a {@link Qwen3Generation}); a
+ * caller that times the programs (`timeProgram`) or runs its own loop uses that seam directly.
  *
  * @module
  */
