@@ -4,8 +4,9 @@
  * per-tensor transform the converter and quantise-on-load share, quantise-on-load on the GPU, a name
  * prefix's view of a checkpoint and the exact layout check); text in and out (SentencePiece and
  * byte-level BPE tokenizers, the CPU sampler with its seeded counter-based draw, token-level
- * constraints); perplexity over token windows; and the weight cache that keeps downloaded model files
- * (Cache API or IndexedDB in a page). Files on disk are read through `@xpu/ops/llm/file` and cached in
+ * constraints); the readback of a generation loop kept on the GPU (`TokenRing`: the ids its sampler
+ * writes, read back in groups); perplexity over token windows; and the weight cache that keeps
+ * downloaded model files (Cache API or IndexedDB in a page). Files on disk are read through `@xpu/ops/llm/file` and cached in
  * a directory through `@xpu/ops/llm/cache/directory` (both Deno only). The models are
  * `@xpu/ops/models/<name>`: the Llama engine (`LlamaEngine`, `parseLlamaConfig`, `LlamaReference`)
  * is `@xpu/ops/models/llama`.
@@ -45,3 +46,4 @@ export * from "./weights/load.ts";
 export * from "./weights/checkpoint.ts";
 export * from "./cache/mod.ts";
 export * from "./perplexity.ts";
+export * from "./token_ring.ts";

@@ -28,6 +28,10 @@ async function tinyRun(args: string[]) {
       "3",
       "--samples",
       "2",
+      "--read-every",
+      "2",
+      "--in-flight",
+      "3",
       ...args,
       "--out",
       out,
@@ -88,7 +92,12 @@ function checkRow(row: Qwen3BenchRow, format: "f32" | "q8", modes: ("encoder" | 
   strictEqual(d.tokens, 3);
   strictEqual(d.cacheCapacity, 8);
   ok(Number.isFinite(d.wallTokPerS) && d.wallTokPerS > 0);
-  ok(/^host: each step's logits/.test(d.loop), "the row says the decode loop is the host's");
+  ok(/^gpu: each step's argmax/.test(d.loop), "the row says the decode loop is kept on the GPU");
+  deepStrictEqual([d.readEvery, d.inFlight], [2, 3], "the readbacks' grouping asked for");
+  // The tiny shape's decode step: the mask write, one gather (one block), 3 layers of 21 dispatches
+  // (2 norms, q, k, v, 2 head norms, 2 RoPEs, 2 cache writes, attention and its combine, o, 2 residual
+  // adds, gate, up, silu, multiply, down), the final norm, the head (one block) and the argmax.
+  strictEqual(d.dispatches, 1 + 1 + L * 21 + 3);
   if (p.gpuMs === null) deepStrictEqual([p.gpuTokPerS, d.gpuMsPerToken, d.gpuTokPerS], [null, null, null]);
   else {
     ok(p.gpuMs > 0 && Math.abs(p.gpuTokPerS! - 5 / (p.gpuMs / 1000)) <= 1e-9 * p.gpuTokPerS!);

@@ -6,7 +6,8 @@
  * with `shape` naming the model and an `encoder` entry beside them:
  *
  *     deno run -A models/qwen3/bench.ts [--shape 0.6b,4b] [--format f32,q8] [--mode encoder,generate]
- *         [--tokens 512] [--decode 256] [--samples 10] [--out rows.json] [--merge-into harness/baselines/<card>-llm.json]
+ *         [--tokens 512] [--decode 256] [--read-every 16] [--in-flight 4] [--samples 10] [--out rows.json]
+ *         [--merge-into harness/baselines/<card>-llm.json]
  *     deno run -A models/qwen3/bench.ts --merge-only rows.json --merge-into harness/baselines/<card>-llm.json
  *
  * The defaults measure every row: both shapes, both formats, encoder and generation. `0.6b` is Qwen3-0.6B
@@ -28,10 +29,14 @@
  *   every pipeline. `generate` builds its programs on every call, so the prefill's wall clock includes
  *   that build (`prefill.prepareMs`: `prepare` alone, median of 3). GPU time by timestamps around each
  *   program of one generation (`Qwen3ForCausalLM.prepare`): the prefill program, and the decode program
- *   at the position after the prompt (it attends over the cache's whole capacity, masked, so every
- *   position costs the same), median of at least 5 after 2 untimed runs each.
- * - The decode loop is host-driven: each step's logits (`[vocab]` f32) are read back and the argmax taken
- *   on the host before the next step is submitted (`decode.loop` says so in the row).
+ *   from the position after the prompt on, a position further each run (it attends over the cache's
+ *   whole capacity, masked, so every position costs the same), median of at least 5 after 2 untimed
+ *   runs each.
+ * - The decode loop is kept on the GPU (`decode.loop` says so in the row): each step's greedy choice is made
+ *   by ops/sample's argmax and read by the next step's embedding gather, the steps are submitted back to
+ *   back, and the ids come back `--read-every` at a time with `--in-flight` readbacks outstanding
+ *   (`decode.readEvery`, `decode.inFlight`; `Qwen3ForCausalLM.generate`'s defaults, 16 and 4).
+ *   `decode.dispatches` counts a decode step's dispatches.
  * - `weightBytes` (the causal LM's), `loadMs`, and `peakBytes` (`gpu.memory`'s peak while each was
  *   loaded and measured); no stop id ends a generation.
  *
@@ -42,7 +47,7 @@
  *
  * Most of a run's time is making and loading the synthetic weights: four loads per shape (the encoder and
  * the causal LM, f32 and q8), each of about 16 GB of f32 values at Qwen3-4B and 2.4 GB at Qwen3-0.6B, made
- * on the host (f32 matrices are also transposed there; q8 ones are quantised on the GPU). The shapes may be
+ * on the host (q8 ones are then quantised on the GPU). The shapes may be
  * run apart (`--shape 0.6b`, `--shape 4b`), each merging its own rows.
  *
  * Against torch: the oracle's Z-Image timing runs `Qwen3Model` whole (36 layers, `output_hidden_states`)
@@ -176,13 +181,16 @@ export interface Qwen3BenchRow {
     gpuMsPerToken: number | null;
     gpuTokPerS: number | null;
     cacheCapacity: number;
+    dispatches: number;
+    readEvery: number;
+    inFlight: number;
     loop: string;
   } | null;
   encoder: EncoderFigures | null;
 }
 
-const DECODE_LOOP = "host: each step's logits [vocab] are read back and the argmax taken on the host " +
-  "before the next step is submitted";
+const DECODE_LOOP = "gpu: each step's argmax (ops/sample) chosen on the GPU and read by the next step's " +
+  "embedding gather, steps submitted back to back, ids read back in groups";
 
 /**
  * A checkpoint of `config`'s tensors (`model.` names, F32) whose values are made when read: uniform in
@@ -276,6 +284,7 @@ async function measureGeneration(
   format: Qwen3Format,
   prompt: number[],
   decode: number,
+  ring: { readEvery: number; inFlight: number },
   samples: number,
 ): Promise<Pick<Qwen3BenchRow, "weightBytes" | "loadMs" | "peakBytes" | "prefill" | "decode">> {
   const label = `${shape.name} ${format} causal LM`;
@@ -307,22 +316,24 @@ async function measureGeneration(
     }
     console.error(`${label}: ${decode} decode steps by wall clock`);
     const times: number[] = [];
-    const generated = await drain(lm.generate(prompt, { maxTokens: decode + 1, stopIds }), times);
+    const generated = await drain(lm.generate(prompt, { maxTokens: decode + 1, stopIds, ...ring }), times);
     if (generated.length !== decode + 1) throw new Error(`${label}: ${generated.length} ids, not ${decode + 1}`);
     const decodeWallMs = times[times.length - 1] - times[0];
     let gpuPrefill: number | null = null, gpuDecode: number | null = null;
     const capacity = P + decode;
-    if (supportsTimestamps(gpu)) {
-      console.error(`${label}: GPU time of the prefill and of a decode step`);
-      const g = lm.prepare(prompt, decode + 1);
-      try {
+    const g = lm.prepare(prompt, decode + 1);
+    const dispatches = g.decode.steps.length;
+    try {
+      if (supportsTimestamps(gpu)) {
+        console.error(`${label}: GPU time of the prefill and of a decode step`);
         const options = { samples: Math.max(5, samples), warmup: 2 };
         gpuPrefill = (await timeProgram(gpu, g.prefill, options)).ms;
-        g.feed(generated[0], P); // the first decode step's input, at the position after the prompt
+        // From the first decode step's input, at the position after the prompt (each run goes on one position).
+        g.feed(generated[0], P);
         gpuDecode = (await timeProgram(gpu, g.decode, options)).ms;
-      } finally {
-        g.destroy();
       }
+    } finally {
+      g.destroy();
     }
     const prefillMs = median(prefillWall);
     return {
@@ -343,6 +354,8 @@ async function measureGeneration(
         gpuMsPerToken: gpuDecode,
         gpuTokPerS: gpuDecode === null ? null : 1000 / gpuDecode,
         cacheCapacity: capacity,
+        dispatches,
+        ...ring,
         loop: DECODE_LOOP,
       },
     };
@@ -422,6 +435,8 @@ async function main(): Promise<void> {
       mode: { type: "string", default: MODES.join(",") },
       tokens: { type: "string", default: "512" },
       decode: { type: "string", default: "256" },
+      "read-every": { type: "string", default: "16" },
+      "in-flight": { type: "string", default: "4" },
       samples: { type: "string", default: "10" },
       out: { type: "string" },
       "merge-into": { type: "string" },
@@ -440,6 +455,10 @@ async function main(): Promise<void> {
   const modes = listOption(values.mode!, "mode", MODES) as Mode[];
   const tokens = count("tokens", values.tokens!), decode = count("decode", values.decode!);
   const samples = count("samples", values.samples!);
+  const ring = {
+    readEvery: count("read-every", values["read-every"]!),
+    inFlight: count("in-flight", values["in-flight"]!),
+  };
   if (mergeTarget !== undefined && shapes.some((s) => !BASELINE_SHAPES.includes(s.name))) {
     throw new Error(`--merge-into takes rows of ${BASELINE_SHAPES.join(" and ")} only (--shape 0.6b,4b)`);
   }
@@ -462,7 +481,7 @@ async function main(): Promise<void> {
     for (const format of formats) {
       const encoder = modes.includes("encoder") ? await measureEncoder(gpu, shape, config, format, ids, samples) : null;
       const generation = modes.includes("generate")
-        ? await measureGeneration(gpu, shape, config, format, ids, decode, samples)
+        ? await measureGeneration(gpu, shape, config, format, ids, decode, ring, samples)
         : null;
       const row: Qwen3BenchRow = {
         format,
@@ -489,7 +508,7 @@ async function main(): Promise<void> {
           (p && d
             ? `prefill ${fmt(p.wallTokPerS)} tok/s wall (GPU ${fmt(p.gpuTokPerS)}); decode ${
               fmt(d.wallTokPerS, 1)
-            } tok/s wall (GPU ${fmt(d.gpuMsPerToken, 3)} ms/token)`
+            } tok/s wall (GPU ${fmt(d.gpuMsPerToken, 3)} ms/token, ${d.dispatches} dispatches)`
             : ""),
       );
     }

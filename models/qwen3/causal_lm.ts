@@ -1,25 +1,33 @@
 /**
- * Qwen3 as a causal LM (transformers' `Qwen3ForCausalLM`): greedy generation with a KV cache, as two
- * programs of ops built per `generate` call and replayed:
+ * Qwen3 as a causal LM (transformers' `Qwen3ForCausalLM`): greedy generation with a KV cache, the loop
+ * kept on the GPU, as two programs of ops built per `generate` call and replayed:
  *
  * - prefill, over the whole prompt: the encoder's forward (`layer.ts`, causal attention through
  *   gqa's prefill path), each layer's rotated keys and values also written into the cache
- *   (`kv_cache.ts`); then the last position's hidden state picked by ops/gather, the final norm, and
- *   the head.
- * - decode, one token at a time: the same layer with M = 1, its key and value written at its position
- *   and attention through gqa's decode path over the cache; the final norm and the head. The token's
- *   id, its position and one more unmasked cache position are written into the program's inputs
- *   before each run.
+ *   (`kv_cache.ts`); then the last position's hidden state picked by ops/gather, the final norm, the
+ *   head, and the greedy choice of the first new token.
+ * - decode, one token at a time: the cache position of the token unmasked, the token's embedding, the
+ *   same layer with M = 1 (each product a GEMV: ops/matvec in f32 and q8), its key and value written at
+ *   its position and attention through gqa's decode path over the cache; the final norm, the head, and
+ *   the greedy choice of the next token.
  *
- * The head is the embedding table when tied (`embedding.ts`'s row blocks, one ops/matvec each, so a
- * table past the binding limit works), else `lm_head.weight` held the same way. Greedy choice is on
- * the host: the logits are read back after every step (`vocab` floats) and the first largest taken,
- * as `torch.argmax`. Generation stops after a stop id (which is yielded) or `maxTokens` ids. The
- * decode loop is driven from the host: each step waits for the previous step's logits before it is
- * submitted.
+ * The choice is ops/sample's `argmaxTokenPlan` (`torch.argmax`: the first largest logit) on the GPU: it
+ * writes the id where the next decode step's embedding gather reads it and into the generation's record
+ * of tokens, and advances the loop's state (`[position, step]`), whose position the decode program's
+ * RoPE, cache write and mask write read. So every decode step is the same command sequence, which
+ * `generate` submits back to back without waiting for any of them; the ids come back in groups through
+ * llm/'s {@link TokenRing} (`readEvery` ids a readback, `inFlight` readbacks outstanding), the first
+ * token alone. Steps already submitted past a stop id are discarded, never yielded. With `onLogits`,
+ * each step's logits are read back before the next step is submitted (one readback per token: the loop
+ * waits on the host).
  *
- * `generate` is {@link Qwen3ForCausalLM.prepare} and a loop over the {@link Qwen3Generation} it returns;
- * a caller that times the programs (`timeProgram`) or runs its own loop uses that seam directly.
+ * The head is the embedding table when tied (`embedding.ts`'s row blocks, one ops/matvec each into its
+ * range of one logits tensor, so a table past the binding limit works), else `lm_head.weight` held the
+ * same way. Greedy only: no temperature sampling (ops/sample's `sampleTokenPlan` would take argmax's
+ * place in the same loop). Generation stops after a stop id (which is yielded) or `maxTokens` ids.
+ *
+ * `generate` runs the programs {@link Qwen3ForCausalLM.prepare} builds (a {@link Qwen3Generation}); a
+ * caller that times the programs (`timeProgram`) or runs its own loop uses that seam directly.
  *
  * @module
  */
@@ -30,10 +38,13 @@ import { checkIds } from "../../llm/tokenizer/tokenizer.ts";
 import type { Program } from "../../harness/program.ts";
 import { gatherPlan } from "../../ops/gather/mod.ts";
 import { rmsnormPlan } from "../../ops/rmsnorm/mod.ts";
+import { argmaxTokenPlan, NONFINITE_LOGITS } from "../../ops/sample/mod.ts";
+import { indexCopyPlan } from "../../ops/scatter/mod.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
+import { TokenRing } from "../../llm/token_ring.ts";
 import { type RopeTables, ropeTables, sequenceAttentionBuffers, sequenceAttentionSteps } from "./attention.ts";
 import type { Qwen3Config } from "./config.ts";
-import { blockIndices, embeddingSteps, type EmbeddingTable, headSteps } from "./embedding.ts";
+import { embeddingSteps, type EmbeddingTable, headSteps } from "./embedding.ts";
 import { allocKvCache, cacheWriteSteps, decodeAttentionSteps, decodeBuffers, type KvCache } from "./kv_cache.ts";
 import { layerBuffers, layerSteps } from "./layer.ts";
 import type { Qwen3Format } from "./linear.ts";
@@ -55,52 +66,86 @@ export interface Qwen3GenerateOptions {
   maxTokens?: number;
   /** Ids that end generation, yielded (default the config's `eos_token_id`). */
   stopIds?: readonly number[];
-  /** Called with each step's logits `[vocab]` (step 0: the prompt's last position), before the choice. */
+  /**
+   * Called with each step's logits `[vocab]` (step 0: the prompt's last position) before its id is
+   * yielded. It makes the loop wait on the host: each step's logits are read back before the next
+   * step is submitted (`readEvery` and `inFlight` are 1).
+   */
   onLogits?: (logits: Float32Array, step: number) => void;
+  /** Ids read back at once after the first (default 16; 1 with `onLogits`). */
+  readEvery?: number;
+  /** Readbacks outstanding at once: groups of steps queued ahead of the ids in hand (default 4; 1 with `onLogits`). */
+  inFlight?: number;
 }
 
-/** The two programs of one generation and what the host writes into them. */
+/** The keys {@link Qwen3GenerateOptions} has. */
+const GENERATE_OPTION_KEYS = ["maxTokens", "stopIds", "onLogits", "readEvery", "inFlight"];
+
+/** The two programs of one generation and the tensors the host and the loop write. */
 interface Generation {
   work: Workspace;
   cache: KvCache;
   prefill: Program;
-  prefillIndices: GpuTensor[];
+  /** The prompt's ids, i32 `[P]`. */
+  promptIds: GpuTensor;
   decode: Program;
-  decodeIndices: GpuTensor[];
-  position: GpuTensor;
-  logits: GpuTensor[];
+  /** The loop's state, u32 `[position, step, 0, 0]` (ops/sample's): the next decode step's position and token index. */
+  state: GpuTensor;
+  /** The last chosen id, u32 `[1]`: the next decode step's input. */
+  token: GpuTensor;
+  /** Token k's id at k, u32 `[maxTokens]`. */
+  tokens: GpuTensor;
+  logits: GpuTensor;
 }
 
 /**
  * One generation's programs, made by {@link Qwen3ForCausalLM.prepare}: the prompt's ids written into
  * the prefill program's inputs and the prompt's positions of the KV cache unmasked. Until
  * {@link Qwen3Generation.destroy} it is the model's one running generation.
+ *
+ * The programs pass the loop's state on the GPU: a run's greedy choice is the next decode run's
+ * input token, and each run advances the position (prefill by the prompt's length, decode by one). A
+ * decode run past the capacity (a timing loop's replays) runs the same dispatches, but what it writes
+ * means nothing: its cache and mask writes fall outside the cache and are dropped.
  */
 export interface Qwen3Generation {
   /** Tokens of the prompt. */
   readonly promptLength: number;
+  /** Tokens the generation may produce: the prefill's and `maxTokens - 1` decode steps'. */
+  readonly maxTokens: number;
   /** Positions the KV cache holds: the prompt and `maxTokens - 1` decoded tokens. */
   readonly capacity: number;
   /**
    * The forward over the whole prompt: writes each layer's keys and values at positions
-   * `0 .. promptLength - 1` of the cache and the logits of the prompt's last position.
+   * `0 .. promptLength - 1` of the cache, the logits of the prompt's last position, and their greedy
+   * choice (token 0, the first decode run's input); advances the position by `promptLength` (from 0 in
+   * a new generation).
    */
   readonly prefill: Program;
   /**
-   * One token's forward at the position of the last {@link Qwen3Generation.feed}: writes its key and
-   * value there and its logits. It attends over the whole capacity under the cache's mask, so every
-   * position costs the same.
+   * One token's forward: the last chosen (or {@link Qwen3Generation.feed fed}) token at the loop's
+   * position, that position unmasked, its key and value written there, its logits and their greedy
+   * choice; advances the position by one. It attends over the whole capacity under the cache's mask,
+   * so every position costs the same.
    */
   readonly decode: Program;
   /**
-   * Writes the next token into the decode program's inputs: its id, its position, and that position
-   * unmasked in the cache.
+   * Sets the next decode run's input: its token id and position (from then on the loop goes on from
+   * there); positions after it in the cache are masked again. For a caller that drives the loop
+   * itself (its own choice of token, or a replay at one position).
    *
    * @param id the token id, in `[0, vocab)`
    * @param position its position, in `[promptLength, capacity)`
    * @throws Error naming a bad id or position, or a destroyed generation
    */
   feed(id: number, position: number): void;
+  /**
+   * Reads back the id the last prefill or decode run chose.
+   *
+   * @returns the id
+   * @throws Error when the logits held NaN (no id was chosen), or after destroy
+   */
+  chosen(): Promise<number>;
   /**
    * Reads back the logits the last prefill or decode run wrote.
    *
@@ -188,23 +233,43 @@ export class Qwen3ForCausalLM {
     return qwen3WeightBytes(this.#weights);
   }
 
-  #build(P: number, capacity: number): Generation {
+  #build(P: number, maxTokens: number): Generation {
     const gpu = this.#gpu, config = this.config, w = this.#weights, H = config.hiddenSize;
+    const capacity = P + maxTokens - 1;
     const work = new Workspace(gpu);
     try {
       const cache = allocKvCache(gpu, work, config, w.layers.length, capacity);
       const normed = work.alloc("f32", H, "last hidden state normed");
-      const logits = this.#head.blocks.map((b) => work.alloc("f32", b.rows, "logits"));
+      const logits = work.alloc("f32", config.vocabSize, "logits");
       const finalNorm = rmsnormPlan(gpu, { rows: 1, cols: H, groups: 1, eps: config.rmsNormEps });
 
+      // The loop's state, kept on the GPU: the chosen id, the record of ids, [position, step].
+      const state = work.alloc("u32", 4, "loop state");
+      const token = work.alloc("u32", 1, "chosen id");
+      const tokens = work.alloc("u32", maxTokens, "chosen ids");
+      const choose = (advance: number): Step => {
+        const plan = argmaxTokenPlan(gpu, { vocab: config.vocabSize, steps: maxTokens, advance });
+        const [, , , , partial, counter] = plan.bindings;
+        return [plan, [
+          logits,
+          token,
+          tokens,
+          state,
+          work.alloc("u32", partial.length, "argmax partials"),
+          work.alloc("u32", counter.length, "argmax counters"),
+        ]];
+      };
+      // The same words as the i32 the gather and the position readers take (ids and positions fit).
+      const asI32 = (t: GpuTensor, length: number): GpuTensor => ({ buffer: t.buffer, dtype: "i32", length });
+
       // Prefill: P tokens at positions 0..P-1 (the same tensor indexes the cache writes).
-      const prefillIndices = this.#embedding.blocks.map(() => work.alloc("i32", P, "prompt ids"));
+      const promptIds = work.alloc("i32", P, "prompt ids");
       const positions = work.upload(Int32Array.from({ length: P }, (_, t) => t), "prompt positions");
       const seq = layerBuffers(work, config, P);
       const attn = sequenceAttentionBuffers(work, config, P);
       const last = work.alloc("f32", H, "last position's hidden state");
       const lastIndex = work.upload(new Int32Array([P - 1]), "last position");
-      const prefillSteps: Step[] = embeddingSteps(gpu, this.#embedding, P, prefillIndices, seq.x, work);
+      const prefillSteps: Step[] = embeddingSteps(gpu, this.#embedding, P, promptIds, seq.x);
       for (const [i, layer] of w.layers.entries()) {
         prefillSteps.push(
           ...layerSteps(
@@ -232,15 +297,20 @@ export class Qwen3ForCausalLM {
         [gatherPlan(gpu, { rows: P, cols: H, indexLength: 1 }), [seq.x, lastIndex, last]],
         [finalNorm, [last, w.norm!, normed]],
         ...headSteps(gpu, this.#head, normed, logits),
+        choose(P),
       );
       const prefill = gpu.program(`qwen3 prefill, ${P} tokens`, prefillSteps);
 
-      // Decode: one token at the position written into `position`.
-      const decodeIndices = this.#embedding.blocks.map(() => work.alloc("i32", 1, "token id"));
-      const position = work.alloc("i32", 1, "token position");
+      // Decode: the last chosen token at the state's position, which it unmasks first.
+      const position = asI32(state, 1);
+      const visible = work.upload(new Float32Array(1), "mask value of a written position");
+      const unmask = indexCopyPlan(gpu, { outer: 1, rows: capacity, cols: 1, indexLength: 1 });
       const one = layerBuffers(work, config, 1);
       const dec = decodeBuffers(gpu, work, config, capacity);
-      const decodeSteps: Step[] = embeddingSteps(gpu, this.#embedding, 1, decodeIndices, one.x, work);
+      const decodeSteps: Step[] = [
+        [unmask, [visible, position, cache.mask]],
+        ...embeddingSteps(gpu, this.#embedding, 1, asI32(token, 1), one.x),
+      ];
       for (const [i, layer] of w.layers.entries()) {
         decodeSteps.push(
           ...layerSteps(
@@ -255,21 +325,17 @@ export class Qwen3ForCausalLM {
           ),
         );
       }
-      decodeSteps.push([finalNorm, [one.x, w.norm!, normed]], ...headSteps(gpu, this.#head, normed, logits));
+      decodeSteps.push(
+        [finalNorm, [one.x, w.norm!, normed]],
+        ...headSteps(gpu, this.#head, normed, logits),
+        choose(1),
+      );
       const decode = gpu.program(`qwen3 decode, cache of ${capacity}`, decodeSteps);
-      return { work, cache, prefill, prefillIndices, decode, decodeIndices, position, logits };
+      return { work, cache, prefill, promptIds, decode, state, token, tokens, logits };
     } catch (e) {
       work.destroy();
       throw e;
     }
-  }
-
-  async #logits(g: Generation): Promise<Float32Array> {
-    const out = new Float32Array(this.config.vocabSize);
-    for (const [b, t] of g.logits.entries()) {
-      out.set(await this.#gpu.read(t) as Float32Array, this.#head.blocks[b].row0);
-    }
-    return out;
   }
 
   #checkId(id: number, what: string): void {
@@ -279,10 +345,36 @@ export class Qwen3ForCausalLM {
     }
   }
 
+  /** Checks a prompt and maxTokens, claims the model and builds the generation, the prompt written. */
+  #prepare(ids: ArrayLike<number>, maxTokens: number): Generation {
+    if (this.#destroyed) throw new Error("qwen3: used after destroy()");
+    checkIds("qwen3", ids);
+    if (ids.length < 1) throw new Error("qwen3: the prompt must hold at least one token");
+    for (let i = 0; i < ids.length; i++) this.#checkId(ids[i], `ids[${i}]`);
+    if (!Number.isInteger(maxTokens) || maxTokens < 1) {
+      throw new Error(`qwen3: maxTokens must be an integer >= 1, got ${maxTokens}`);
+    }
+    if (this.#running) throw new Error("qwen3: a generation is already running on this model");
+    const P = ids.length;
+    const g = this.#build(P, maxTokens);
+    this.#running = true;
+    const queue = this.#gpu.device.queue;
+    queue.writeBuffer(g.promptIds.buffer, 0, Int32Array.from(ids));
+    queue.writeBuffer(g.cache.mask.buffer, 0, new Float32Array(P)); // the prompt's positions are visible
+    return g;
+  }
+
+  #release(g: Generation): void {
+    g.prefill.destroy();
+    g.decode.destroy();
+    g.work.destroy();
+    this.#running = false;
+  }
+
   /**
    * Builds one generation's programs for a prompt, its ids written: what {@link generate} runs, for a
-   * caller that times the programs or drives the loop itself (run `prefill`, read `logits()`, then
-   * per new token `feed(id, position)`, run `decode`, read `logits()`).
+   * caller that times the programs or drives the loop itself (run `prefill`, then `decode` once per
+   * further token; `chosen()` and `logits()` read back what the last run chose and computed).
    *
    * @param ids the prompt's token ids
    * @param maxTokens tokens the generation may produce (the cache holds `ids.length + maxTokens - 1` positions)
@@ -299,40 +391,29 @@ export class Qwen3ForCausalLM {
    * const config = parseQwen3Config(await Deno.readTextFile(`${dir}/anima-tiny-config.json`));
    * const gpu = await acquireDevice();
    * const lm = await Qwen3ForCausalLM.load(gpu, store, config);
-   * const g = lm.prepare([5, 6, 7], 2);
+   * const g = lm.prepare([5, 6, 7], 3);
    * await g.prefill.run();
-   * const first = await g.logits(); // the logits after the prompt's last token
-   * g.feed(first.indexOf(Math.max(...first)), 3); // the greedy choice, at position 3
+   * const first = await g.chosen(); // the greedy choice after the prompt's last token
+   * await g.decode.run(); // that token at position 3
+   * const second = await g.chosen();
+   * g.feed(first, 3); // back to position 3: the same step again
    * await g.decode.run();
-   * const second = await g.logits();
+   * const logits = await g.logits(); // those whose greedy choice is `second`
    * g.destroy();
    * lm.destroy();
    * gpu.destroy();
    * ```
    */
   prepare(ids: ArrayLike<number>, maxTokens = 64): Qwen3Generation {
-    if (this.#destroyed) throw new Error("qwen3: used after destroy()");
-    checkIds("qwen3", ids);
-    if (ids.length < 1) throw new Error("qwen3: the prompt must hold at least one token");
-    for (let i = 0; i < ids.length; i++) this.#checkId(ids[i], `ids[${i}]`);
-    if (!Number.isInteger(maxTokens) || maxTokens < 1) {
-      throw new Error(`qwen3: maxTokens must be an integer >= 1, got ${maxTokens}`);
-    }
-    if (this.#running) throw new Error("qwen3: a generation is already running on this model");
-    const P = ids.length, capacity = P + maxTokens - 1;
-    const g = this.#build(P, capacity);
-    this.#running = true;
-    const queue = this.#gpu.device.queue;
-    for (const [b, idx] of blockIndices(this.#embedding, ids).entries()) {
-      queue.writeBuffer(g.prefillIndices[b].buffer, 0, idx);
-    }
-    queue.writeBuffer(g.cache.mask.buffer, 0, new Float32Array(P)); // the prompt's positions are visible
+    const g = this.#prepare(ids, maxTokens);
+    const P = ids.length, capacity = g.cache.capacity, queue = this.#gpu.device.queue;
     let live = true;
     const usable = () => {
       if (!live) throw new Error("qwen3: generation used after destroy()");
     };
     return {
       promptLength: P,
+      maxTokens,
       capacity,
       prefill: g.prefill,
       decode: g.decode,
@@ -344,54 +425,86 @@ export class Qwen3ForCausalLM {
             `qwen3: position must be an integer in [${P}, ${capacity}) (after the prompt, in the cache), got ${position}`,
           );
         }
-        for (const [b, idx] of blockIndices(this.#embedding, [id]).entries()) {
-          queue.writeBuffer(g.decodeIndices[b].buffer, 0, idx);
-        }
-        queue.writeBuffer(g.position.buffer, 0, new Int32Array([position]));
-        queue.writeBuffer(g.cache.mask.buffer, 4 * position, new Float32Array(1));
+        queue.writeBuffer(g.token.buffer, 0, new Uint32Array([id]));
+        queue.writeBuffer(g.state.buffer, 0, new Uint32Array([position, position - P + 1, 0, 0]));
+        const hidden = new Float32Array(capacity - position - 1).fill(-Infinity); // positions after it
+        if (hidden.length > 0) queue.writeBuffer(g.cache.mask.buffer, 4 * (position + 1), hidden);
       },
-      logits: () => {
+      chosen: async () => {
         usable();
-        return this.#logits(g);
+        const [id] = await this.#gpu.read(g.token) as Uint32Array;
+        if (id >= this.config.vocabSize) throw new Error(`qwen3: ${unchosen(id)}`);
+        return id;
+      },
+      logits: async () => {
+        usable();
+        return await this.#gpu.read(g.logits) as Float32Array;
       },
       destroy: () => {
         if (!live) return;
         live = false;
-        g.prefill.destroy();
-        g.decode.destroy();
-        g.work.destroy();
-        this.#running = false;
+        this.#release(g);
       },
     };
   }
 
   /**
-   * Greedy continuation of a prompt: ids yielded as they are chosen.
+   * Greedy continuation of a prompt, the loop on the GPU (see the module doc): ids yielded as their
+   * readbacks land.
    *
    * @param ids the prompt's token ids (for a chat, {@link qwen3ChatPrompt}'s text tokenized)
-   * @param options most tokens, stop ids, a logits callback
+   * @param options most tokens, stop ids, a logits callback, the readbacks' grouping
    * @returns the generated ids, the stop id included when one ended generation
-   * @throws Error naming a bad id or option before any GPU work, or a call while another generation runs
+   * @throws Error naming a bad id or option before any GPU work, or a call while another generation
+   *   runs; while generating, an Error naming the step whose logits held NaN
    */
   async *generate(ids: ArrayLike<number>, options: Qwen3GenerateOptions = {}): AsyncGenerator<number> {
-    checkKeys("qwen3", "option", options, ["maxTokens", "stopIds", "onLogits"]);
+    const where = "qwen3 generate";
+    checkKeys("qwen3", "option", options, GENERATE_OPTION_KEYS);
     const maxTokens = options.maxTokens ?? 64;
     const stopIds = new Set(options.stopIds ?? this.config.eosTokenIds);
-    const g = this.prepare(ids, maxTokens);
+    const onLogits = options.onLogits;
+    const readEvery = onLogits ? 1 : options.readEvery ?? 16, inFlight = onLogits ? 1 : options.inFlight ?? 4;
+    for (const [name, v] of [["readEvery", readEvery], ["inFlight", inFlight]] as const) {
+      if (!Number.isSafeInteger(v) || v < 1) throw new Error(`qwen3: ${name} must be an integer >= 1, got ${v}`);
+    }
+    const g = this.#prepare(ids, maxTokens);
+    const gpu = this.#gpu, device = gpu.device;
+    let ring: TokenRing | undefined;
+    // Each batch of submissions runs in error scopes of its own; their outcomes are examined before the
+    // ids of the next readback are yielded, so a rejected step fails the iterator.
+    const checks: Promise<unknown>[] = [];
+    const scoped = (work: () => void) => {
+      const check = gpu.withErrorScopes(() => where, work);
+      check.catch(() => {}); // examined below, in order
+      checks.push(check);
+    };
+    const step = (program: Program) => {
+      const encoder = device.createCommandEncoder();
+      program.encode(encoder);
+      ring!.submit(encoder);
+    };
     try {
-      await g.prefill.run();
-      for (let step = 0;; step++) {
-        const logits = await g.logits();
-        options.onLogits?.(logits, step);
-        let best = 0;
-        for (let j = 1; j < logits.length; j++) if (logits[j] > logits[best]) best = j;
-        yield best;
-        if (stopIds.has(best) || step + 1 === maxTokens) return;
-        g.feed(best, ids.length + step);
-        await g.decode.run();
+      ring = new TokenRing(device, g.tokens, maxTokens, { readEvery, inFlight });
+      scoped(() => step(g.prefill));
+      while (ring.pending > 0 || ring.room) {
+        if (ring.room) {
+          scoped(() => {
+            while (ring!.room) step(g.decode);
+          });
+        }
+        for (const check of checks.splice(0)) await check;
+        const { first, ids: chosen } = await ring.read();
+        for (const [k, id] of chosen.entries()) {
+          if (id >= this.config.vocabSize) throw new Error(`${where}: token ${first + k}: ${unchosen(id)}`);
+          if (onLogits) onLogits(await gpu.read(g.logits) as Float32Array, first + k);
+          yield id;
+          if (stopIds.has(id)) return;
+        }
       }
     } finally {
-      g.destroy();
+      await ring?.destroy();
+      this.#release(g);
     }
   }
 
@@ -405,6 +518,13 @@ export class Qwen3ForCausalLM {
     destroyQwen3Weights(this.#weights);
     this.#destroyed = true;
   }
+}
+
+/** Why the GPU's greedy choice wrote no id: the marker ops/sample's argmax wrote instead. */
+function unchosen(id: number): string {
+  return id === NONFINITE_LOGITS
+    ? "the logits hold NaN: the weights or activations are not finite"
+    : "no logit is above -Infinity, so no token is possible";
 }
 
 /** The special tokens that end a Qwen3 chat turn (and the document), in Qwen's vocabulary. */

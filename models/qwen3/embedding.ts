@@ -3,13 +3,13 @@
  * table, 151,936 x 2,560 in f32, is 1.56 GB, twelve blocks under a 128 MiB binding limit), and the two
  * things a model does with it:
  *
- * - the lookup `embed_tokens(ids)` (`torch.index_select(table, 0, ids)`): ops/gather once per block,
- *   with the ids made relative to the block on the host (`id - row0`); an id outside the block is out
- *   of range there and gathers zeros (gather's convention), so every row has exactly one block that
- *   writes it. The first block's gather writes the output, each later one writes a scratch tensor that
- *   ops/axpy's in-place entry point adds into it (`out += 1 · rows`: exact, one side is zero);
- * - the tied head `logits = table @ h` for one hidden state: ops/matvec once per block, each block's
- *   logits in a tensor of their own (`headSteps`).
+ * - the lookup `embed_tokens(ids)` (`torch.index_select(table, 0, ids)`): ops/gather's
+ *   `gatherBlocksPlan`, one dispatch per block, each writing the rows whose id falls in its block, from
+ *   one i32 tensor of token ids (written by the host for a prompt, or by the sampler of a decode loop
+ *   kept on the GPU);
+ * - the head `logits = table @ h` for one hidden state (`headSteps`): ops/matvec once per block, each
+ *   writing its rows' logits into its range of one `[rows]` tensor (a view: so every block but the last
+ *   holds a multiple of the device's storage offset alignment in rows), which a sampler reads whole.
  *
  * An encoder that need not hold the table does the lookup on the host instead ({@link hostEmbeddingRows}):
  * the prompt's rows read from the checkpoint, only their bytes, and uploaded as the first hidden state.
@@ -19,12 +19,11 @@
  * @module
  */
 
-import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
-import { axpyInplacePlan } from "../../ops/axpy/mod.ts";
-import { gatherPlan } from "../../ops/gather/mod.ts";
+import { type GpuTensor, type ResidentDevice, tensorView } from "../../harness/device.ts";
+import { gatherBlocksPlan } from "../../ops/gather/mod.ts";
 import { matvecPlan } from "../../ops/matvec/mod.ts";
 import { type TensorStore, toFloat32 } from "../../llm/safetensors.ts";
-import { bindingLimit, type Step, type Workspace } from "./steps.ts";
+import { bindingLimit, type Step } from "./steps.ts";
 
 /** Rows `[row0, row0 + rows)` of the table, in a tensor of their own. */
 export interface TableBlock {
@@ -48,7 +47,9 @@ export interface EmbeddingTable {
 
 /**
  * Rows of a block of `cols` f32 columns: as many as one binding holds (its 16-byte padding
- * included), at most `rows`.
+ * included), at most `rows`; when that splits the table, a multiple of the rows whose f32 logits
+ * fill the device's storage offset alignment (64 at 256 bytes), so each block's logits begin where a
+ * view may (unless one binding holds fewer rows than that: a table such a head cannot read).
  *
  * @throws Error when one row is over the limit
  */
@@ -56,7 +57,14 @@ function tableBlockRows(gpu: ResidentDevice, rows: number, cols: number, what: s
   const limit = Math.floor(bindingLimit(gpu) / 16) * 16;
   const per = Math.floor(limit / (4 * cols));
   if (per < 1) throw new Error(`qwen3: one row of ${what} (${4 * cols} bytes) is over the binding limit ${limit}`);
-  return Math.min(rows, per);
+  if (per >= rows) return rows;
+  const align = logitsAlignment(gpu);
+  return per >= align ? Math.floor(per / align) * align : per;
+}
+
+/** Rows whose f32 logits fill the device's storage offset alignment. */
+function logitsAlignment(gpu: ResidentDevice): number {
+  return Math.max(1, gpu.device.limits.minStorageBufferOffsetAlignment / 4);
 }
 
 /**
@@ -89,72 +97,54 @@ export function uploadTable(
 }
 
 /**
- * The ids as each block's gather takes them: `id - row0` (out of the block's range for ids of other blocks).
- *
- * @param table the table
- * @param ids token ids, each in `[0, rows)` (checked by the caller)
- * @returns one Int32Array per block
- */
-export function blockIndices(table: EmbeddingTable, ids: ArrayLike<number>): Int32Array<ArrayBuffer>[] {
-  return table.blocks.map(({ row0 }) => Int32Array.from(ids, (id) => id - row0));
-}
-
-/**
- * The lookup of `L` ids into `out` `[L, cols]`, as steps.
+ * The lookup of `L` ids into `out` `[L, cols]`, as steps: ops/gather over the table's blocks (an id
+ * outside `[0, rows)` gathers zeros: gather's convention).
  *
  * @param gpu the device
  * @param table the table
  * @param L ids
- * @param indices one i32 tensor `[L]` per block, holding {@link blockIndices}
+ * @param index the token ids, i32 `[L]`
  * @param out the output `[L, cols]`
- * @param work where a scratch tensor is allocated when there are several blocks
  * @returns the steps
  */
 export function embeddingSteps(
   gpu: ResidentDevice,
   table: EmbeddingTable,
   L: number,
-  indices: readonly GpuTensor[],
+  index: GpuTensor,
   out: GpuTensor,
-  work: Workspace,
 ): Step[] {
-  const { cols, blocks } = table;
-  if (indices.length !== blocks.length) {
-    throw new Error(
-      `qwen3: the embedding lookup takes one index tensor per block (${blocks.length}), got ${indices.length}`,
-    );
-  }
-  const steps: Step[] = [[gatherPlan(gpu, { rows: blocks[0].rows, cols, indexLength: L }), [
-    blocks[0].table,
-    indices[0],
-    out,
-  ]]];
-  if (blocks.length === 1) return steps;
-  const part = work.alloc("f32", L * cols, "embedding block rows");
-  const add = axpyInplacePlan(gpu, { alpha: 1, n: L * cols });
-  for (let b = 1; b < blocks.length; b++) {
-    steps.push([gatherPlan(gpu, { rows: blocks[b].rows, cols, indexLength: L }), [blocks[b].table, indices[b], part]]);
-    steps.push([add, [part, out]]);
-  }
-  return steps;
+  const { rows, cols, blocks } = table;
+  const { sequence } = gatherBlocksPlan(gpu, { rows, cols, indexLength: L, blockRows: blocks[0].rows });
+  const tensors = [...blocks.map((b) => b.table), index, out];
+  return sequence.steps.map(({ plan, tensors: at }): Step => [plan, at.map((i) => tensors[i])]);
 }
 
 /**
- * The tied head for one hidden state `x` `[cols]`: `logits[b] = block_b @ x`, one tensor per block.
+ * The head for one hidden state `x` `[cols]`: `logits = table @ x`, each block's rows into their
+ * range of `logits`.
  *
  * @param gpu the device
- * @param table the table
+ * @param table the table (the embedding when tied, else `lm_head.weight`)
  * @param x the hidden state `[cols]` (after the final norm)
- * @param logits one tensor per block, `[block.rows]` each
+ * @param logits `[rows]`
  * @returns the steps
+ * @throws Error when a block's logits cannot begin at a storage offset alignment (one binding holds
+ *   fewer of the table's rows than that alignment's f32 count)
  */
-export function headSteps(
-  gpu: ResidentDevice,
-  table: EmbeddingTable,
-  x: GpuTensor,
-  logits: readonly GpuTensor[],
-): Step[] {
-  return table.blocks.map((b, i): Step => [matvecPlan(gpu, { N: b.rows, K: table.cols }), [b.table, x, logits[i]]]);
+export function headSteps(gpu: ResidentDevice, table: EmbeddingTable, x: GpuTensor, logits: GpuTensor): Step[] {
+  const align = logitsAlignment(gpu);
+  const misaligned = table.blocks.find((b) => b.row0 % align !== 0);
+  if (misaligned) {
+    throw new Error(
+      `qwen3: the head's row block at row ${misaligned.row0} cannot write its logits into a view (a view begins at a ` +
+        `multiple of ${align} rows, the storage offset alignment): one binding holds fewer than ${align} of its rows`,
+    );
+  }
+  return table.blocks.map((b): Step => [
+    matvecPlan(gpu, { N: b.rows, K: table.cols }),
+    [b.table, x, table.blocks.length === 1 ? logits : tensorView(logits, b.row0, b.rows)],
+  ]);
 }
 
 /**

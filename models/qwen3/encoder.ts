@@ -13,7 +13,7 @@
  * - Anima (Qwen3-0.6B): `hiddenState: -1` (the default), `last_hidden_state`.
  *
  * The forward for a prompt length is a program built on first use and replayed for every later
- * prompt of that length (the ids written into its index tensors), so a caller that encodes the same
+ * prompt of that length (the ids written into its index tensor), so a caller that encodes the same
  * length again pays only the dispatches.
  *
  * `embedding: "host"` keeps the embedding table off the GPU: each prompt's rows are read from the
@@ -32,7 +32,7 @@ import { rmsnormPlan } from "../../ops/rmsnorm/mod.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
 import { type RopeTables, ropeTables, sequenceAttentionBuffers, sequenceAttentionSteps } from "./attention.ts";
 import type { Qwen3Config } from "./config.ts";
-import { blockIndices, embeddingSteps, hostEmbeddingRows } from "./embedding.ts";
+import { embeddingSteps, hostEmbeddingRows } from "./embedding.ts";
 import { layerBuffers, layerSteps } from "./layer.ts";
 import type { Qwen3Format } from "./linear.ts";
 import { destroyQwen3Weights, loadQwen3Weights, qwen3WeightBytes, type Qwen3Weights } from "./load.ts";
@@ -61,8 +61,8 @@ export interface Qwen3EncoderOptions {
 interface LengthProgram {
   program: Program;
   work: Workspace;
-  /** The ids per table block (GPU lookup), or none (host lookup). */
-  indices: GpuTensor[];
+  /** The ids `[L]` i32 (GPU lookup), or null (host lookup). */
+  index: GpuTensor | null;
   /** The first hidden state `[L, hidden]`, written from the host in a host lookup. */
   input: GpuTensor;
   out: GpuTensor;
@@ -206,11 +206,11 @@ export class Qwen3Encoder {
     const gpu = this.#gpu, config = this.config, w = this.#weights;
     const work = new Workspace(gpu);
     try {
-      const indices = w.embedding?.blocks.map(() => work.alloc("i32", L, "token ids")) ?? [];
+      const index = w.embedding ? work.alloc("i32", L, "token ids") : null;
       const positions = work.upload(Int32Array.from({ length: L }, (_, t) => t), "positions");
       const buf = layerBuffers(work, config, L);
       const attn = sequenceAttentionBuffers(work, config, L);
-      const steps: Step[] = w.embedding ? embeddingSteps(gpu, w.embedding, L, indices, buf.x, work) : [];
+      const steps: Step[] = w.embedding ? embeddingSteps(gpu, w.embedding, L, index!, buf.x) : [];
       for (const [i, layer] of w.layers.entries()) {
         steps.push(
           ...layerSteps(
@@ -232,7 +232,7 @@ export class Qwen3Encoder {
         steps.push([norm, [buf.x, w.norm, out]]);
       }
       const program = gpu.program(`qwen3 encoder, ${L} tokens, hidden_states[${this.hiddenState}]`, steps);
-      return { program, work, indices, input: buf.x, out };
+      return { program, work, index, input: buf.x, out };
     } catch (e) {
       work.destroy();
       throw e;
@@ -274,11 +274,7 @@ export class Qwen3Encoder {
     if (this.#hostTable) {
       const { store, name } = this.#hostTable;
       queue.writeBuffer(p.input.buffer, 0, await hostEmbeddingRows(store, name, ids));
-    } else {
-      for (const [b, idx] of blockIndices(this.#weights.embedding!, ids).entries()) {
-        queue.writeBuffer(p.indices[b].buffer, 0, idx);
-      }
-    }
+    } else queue.writeBuffer(p.index!.buffer, 0, Int32Array.from(ids));
     return p;
   }
 

@@ -8,8 +8,10 @@
  *
  * A new token attends through ops/gqa's decode path (split keys, then combine) over the whole
  * capacity with an additive mask `[capacity]`: 0 for positions written so far, -Infinity beyond,
- * which the caller extends by one 0 per step. So one decode program serves every position, at the
- * cost of reading the whole capacity each step (the positions not yet written are masked, not skipped).
+ * which the caller extends by one 0 per step (the causal LM's decode program writes it at the
+ * token's position with scatter's `indexCopy`, the position read on the GPU). So one decode program
+ * serves every position, at the cost of reading the whole capacity each step (the positions not yet
+ * written are masked, not skipped).
  *
  * @module
  */

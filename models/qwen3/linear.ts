@@ -1,10 +1,10 @@
 /**
  * A Linear layer without bias (`F.linear(x, W)`, W `[N, K]` as the checkpoint holds it) on the GPU, in
- * one of the two formats the port loads:
+ * one of the two formats the port loads, the weight held once in the checkpoint's `[N, K]` and read by
+ * a GEMM for several rows (prefill, an encoder) and by a GEMV for one (a decode step):
  *
- * - `f32`: ops/matmul's f32 product, which takes its right operand as `[K, N]`; so the weight is
- *   transposed on the host while it loads and `x @ W^T` is `matmul(x, W^T)`. (When matmul takes a
- *   weight in the Linear `[N, K]` orientation, this file is what changes.)
+ * - `f32`: the values as they are, multiplied by ops/matmul's `matmulLinear` (`a @ weight^T`, M rows)
+ *   or ops/matvec's `matvec` (one row).
  * - `q8`: per-row absmax int8 (ops/quantize's `quantize`, packed four codes a word as ops/matvec's
  *   `packQ8`), quantised on the GPU while loading by llm/weights' `quantizeRowsGpu` (ops/quantize's
  *   `packed` entry point: the converter's bytes), multiplied by ops/matmul's `matmulQ8` (M rows) or
@@ -18,8 +18,8 @@
  */
 
 import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
-import { matmulPlan, matmulQ8Plan } from "../../ops/matmul/mod.ts";
-import { matvecQ8Plan } from "../../ops/matvec/mod.ts";
+import { matmulLinearPlan, matmulQ8Plan } from "../../ops/matmul/mod.ts";
+import { matvecPlan, matvecQ8Plan } from "../../ops/matvec/mod.ts";
 import { validateQuantize } from "../../ops/quantize/reference.ts";
 import { quantizeRowsGpu } from "../../llm/weights/load.ts";
 import { bindingLimit, type Step } from "./steps.ts";
@@ -40,7 +40,7 @@ export interface Linear {
   readonly K: number;
   /** How it is stored. */
   readonly format: Qwen3Format;
-  /** f32: the transposed weight `[K, N]`; q8: packed codes `[N, ceil(K / 4)]` u32. */
+  /** f32: the weight `[N, K]`; q8: packed codes `[N, ceil(K / 4)]` u32. */
   readonly weight: GpuTensor;
   /** q8: one scale per row, `[N]`. */
   readonly scales?: GpuTensor;
@@ -52,7 +52,7 @@ function linearBytes(format: Qwen3Format, N: number, K: number): number {
 }
 
 /**
- * Uploads a Linear weight, transposing (f32) or quantising it (q8, on the GPU).
+ * Uploads a Linear weight as it is (f32) or quantised (q8, on the GPU).
  *
  * @param gpu the device
  * @param name the checkpoint tensor, for messages
@@ -82,11 +82,7 @@ export async function uploadLinear(
         `(maxStorageBufferBindingSize / maxBufferSize); a weight in row blocks is not implemented for Linear layers`,
     );
   }
-  if (format === "f32") {
-    const t = new Float32Array(N * K);
-    for (let n = 0; n < N; n++) for (let k = 0; k < K; k++) t[k * N + n] = values[n * K + k];
-    return { name, N, K, format, weight: gpu.upload(t, name) };
-  }
+  if (format === "f32") return { name, N, K, format, weight: gpu.upload(values, name) };
   try {
     validateQuantize({ x: values, rows: N, cols: K });
   } catch (e) {
@@ -99,7 +95,8 @@ export async function uploadLinear(
 }
 
 /**
- * The product `out = x @ W^T` for `M` rows of `x` `[M, K]` into `out` `[M, N]`.
+ * The product `out = x @ W^T` for `M` rows of `x` `[M, K]` into `out` `[M, N]`: a GEMV for one row,
+ * a GEMM for more.
  *
  * @param gpu the device
  * @param linear the weight
@@ -110,7 +107,10 @@ export async function uploadLinear(
  */
 export function linearStep(gpu: ResidentDevice, linear: Linear, M: number, x: GpuTensor, out: GpuTensor): Step {
   const { N, K } = linear;
-  if (linear.format === "f32") return [matmulPlan(gpu, { M, N, K }), [x, linear.weight, out]];
+  if (linear.format === "f32") {
+    if (M === 1) return [matvecPlan(gpu, { N, K }), [linear.weight, x, out]];
+    return [matmulLinearPlan(gpu, { M, N, K }), [x, linear.weight, out]];
+  }
   if (M === 1) return [matvecQ8Plan(gpu, { N, K }), [linear.weight, linear.scales!, x, out]];
   return [matmulQ8Plan(gpu, { M, N, K }), [x, linear.weight, linear.scales!, out]];
 }

@@ -1,6 +1,6 @@
 /**
  * A Qwen3's weights on the GPU: read tensor by tensor from a checkpoint (only one tensor's f32 values
- * held on the host at a time), norms as f32, matrices as `linear.ts` stores them (f32 transposed, or
+ * held on the host at a time), norms as f32, matrices as `linear.ts` stores them (f32 as they are, or
  * q8 quantised on the GPU), the embedding (and an untied head) as `embedding.ts`'s row blocks.
  *
  * A caller that needs only part of the model loads only that part: Z-Image's encoder, which takes

@@ -7,9 +7,11 @@
  *   exactly against the config before any data is read.
  * - {@link Qwen3Encoder}: one causal forward over a prompt, returning transformers' hidden state of
  *   choice for every token, in f32 or q8 (per-row int8 weights, quantised on the GPU while loading).
- * - {@link Qwen3ForCausalLM}: greedy generation with a KV cache (prefill and decode programs; the
- *   logits read back each step), with {@link qwen3ChatPrompt} and {@link qwen3StopIds} for a chat turn;
- *   its `prepare` gives one generation's programs ({@link Qwen3Generation}) to time or drive by hand.
+ * - {@link Qwen3ForCausalLM}: greedy generation with a KV cache, the loop kept on the GPU (prefill and
+ *   decode programs, each ending in ops/sample's argmax, whose id the next decode step reads; steps
+ *   submitted back to back, ids read back in groups), with {@link qwen3ChatPrompt} and
+ *   {@link qwen3StopIds} for a chat turn; its `prepare` gives one generation's programs
+ *   ({@link Qwen3Generation}) to time or drive by hand.
  * - {@link Qwen3Reference}: the same forward in plain TypeScript, f64 sums: the definition the GPU is
  *   held to, itself held to transformers' outputs.
  *

@@ -48,10 +48,19 @@ if (!present && Deno.env.get("CI") === "true") {
     close();
     try {
       for (const [p, prompt] of golden.prompts.entries()) {
+        // The loop on the GPU, ids read back in groups of 4 with two readbacks in flight.
+        const resident: number[] = [];
+        for await (
+          const id of lm.generate(prompt.ids, { maxTokens: golden.steps, stopIds: [], readEvery: 4, inFlight: 2 })
+        ) {
+          resident.push(id);
+        }
+        deepStrictEqual(resident, prompt.greedy, `prompt ${p} (${prompt.ids.length} tokens): greedy ids`);
+        // With each step's logits read back.
         const ids: number[] = [], logits: Float32Array[] = [];
         const options = { maxTokens: golden.steps, stopIds: [], onLogits: (l: Float32Array) => logits.push(l) };
         for await (const id of lm.generate(prompt.ids, options)) ids.push(id);
-        deepStrictEqual(ids, prompt.greedy, `prompt ${p} (${prompt.ids.length} tokens): greedy ids`);
+        deepStrictEqual(ids, prompt.greedy, `prompt ${p}: greedy ids with onLogits`);
         for (const step of golden.logit_steps) {
           assertClose(
             logits[step],
