@@ -2,7 +2,7 @@ import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import type { GpuTensor, ResidentDevice } from "../harness/device.ts";
 import { assertThrowsMessage, gpuTest } from "../harness/testing.ts";
 import { argmaxTokenPlan } from "../ops/sample/mod.ts";
-import { TokenRing, type TokenRingOptions } from "./token_ring.ts";
+import { TokenRing, tokenRingGrouping, type TokenRingOptions } from "./token_ring.ts";
 
 const VOCAB = 64;
 
@@ -63,6 +63,39 @@ gpuTest(
   },
 );
 
+gpuTest(
+  "TokenRing: destroy with readbacks outstanding (a stop before the end) settles their maps and leaves no buffer",
+  async (gpu) => {
+    const plan = argmaxTokenPlan(gpu, { vocab: VOCAB, steps: 10 });
+    const tensors = plan.bindings.map((b) => gpu.alloc(b.dtype, b.length, b.name));
+    const program = gpu.program("argmax", [[plan, tensors]]);
+    try {
+      const before = gpu.memory;
+      const ring = new TokenRing(gpu.device, tensors[2], 10, { readEvery: 2, inFlight: 3 });
+      strictEqual(gpu.memory.buffers - before.buffers, 3, "a staging buffer per readback in flight");
+      strictEqual(gpu.memory.bytes - before.bytes, 3 * 4 * 2, "each of readEvery ids");
+      while (ring.room) {
+        const encoder = gpu.device.createCommandEncoder();
+        program.encode(encoder);
+        ring.submit(encoder);
+      }
+      deepStrictEqual([ring.submitted, ring.pending], [5, 3], "tokens 0, 1-2, 3-4 queued");
+      strictEqual((await ring.read()).first, 0); // the caller stops after the first group
+      await ring.destroy();
+      strictEqual(ring.room, false);
+      deepStrictEqual([gpu.memory.bytes, gpu.memory.buffers], [before.bytes, before.buffers]);
+      await ring.destroy(); // twice is harmless
+      // Fewer tokens than readEvery and inFlight: the ring holds no more than the loop can use.
+      const small = new TokenRing(gpu.device, tensors[2], 2, {});
+      deepStrictEqual([gpu.memory.buffers - before.buffers, gpu.memory.bytes - before.bytes], [2, 2 * 4 * 2]);
+      await small.destroy();
+    } finally {
+      program.destroy();
+      for (const t of tensors) t.buffer.destroy();
+    }
+  },
+);
+
 gpuTest("TokenRing: bad sizes and options are refused by name before anything is allocated", async (gpu) => {
   const tokens = gpu.alloc("u32", 4);
   const make = (t: GpuTensor, max: number, options?: TokenRingOptions) => () =>
@@ -85,4 +118,25 @@ gpuTest("TokenRing: bad sizes and options are refused by name before anything is
   } finally {
     tokens.buffer.destroy();
   }
+});
+
+Deno.test("tokenRingGrouping: the ring's defaults, the caller's values checked by its name, one at a time", async () => {
+  deepStrictEqual(tokenRingGrouping("g", {}), { readEvery: 16, inFlight: 4 });
+  deepStrictEqual(tokenRingGrouping("g", { readEvery: 3, inFlight: 2 }), { readEvery: 3, inFlight: 2 });
+  deepStrictEqual(tokenRingGrouping("g", { inFlight: 1 }), { readEvery: 16, inFlight: 1 });
+  // A loop that needs each id before its next step: one readback per token, whatever was asked.
+  deepStrictEqual(tokenRingGrouping("g", { readEvery: 8, inFlight: 3 }, true), { readEvery: 1, inFlight: 1 });
+  deepStrictEqual(tokenRingGrouping("g", { readEvery: 0 }, true), { readEvery: 1, inFlight: 1 });
+  await assertThrowsMessage(
+    () => tokenRingGrouping("my.generate", { readEvery: 0 }),
+    /^my\.generate: readEvery must be an integer >= 1, got 0$/,
+  );
+  await assertThrowsMessage(
+    () => tokenRingGrouping("g", { inFlight: 2.5 }),
+    "g: inFlight must be an integer >= 1, got 2.5",
+  );
+  await assertThrowsMessage(
+    () => tokenRingGrouping("g", { readEvery: "4" as never }),
+    "readEvery must be an integer >= 1, got 4",
+  );
 });

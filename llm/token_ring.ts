@@ -43,11 +43,44 @@ interface Pending {
   mapped: Promise<void>;
 }
 
-function positiveInt(name: string, value: unknown): number {
+function positiveInt(where: string, name: string, value: unknown): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-    throw new Error(`TokenRing: ${name} must be an integer >= 1, got ${String(value)}`);
+    throw new Error(`${where}: ${name} must be an integer >= 1, got ${String(value)}`);
   }
   return value;
+}
+
+/**
+ * The grouping a generation's {@link TokenRing} will use: the options' `readEvery` and `inFlight` with
+ * the ring's defaults (16, 4) applied and checked, for a caller that refuses bad options by its own
+ * name before it claims anything (the ring itself checks them again when it is made). With
+ * `oneAtATime`, for a loop whose host needs each id before it submits the next step (a constraint
+ * on the next token, a callback on each step's logits), both are 1 and the options' values are
+ * ignored: one readback per token, none queued ahead.
+ *
+ * @param where the caller's name, the start of an error's message
+ * @param options the caller's options (keys other than readEvery and inFlight are not looked at)
+ * @param oneAtATime whether each id is needed before the next step is submitted
+ * @returns readEvery and inFlight
+ * @throws Error `${where}: readEvery must be an integer >= 1, got ...` (or inFlight)
+ *
+ * @example
+ * ```ts
+ * import { tokenRingGrouping } from "@xpu/ops/llm";
+ * tokenRingGrouping("generate", {}); // { readEvery: 16, inFlight: 4 }
+ * tokenRingGrouping("generate", { readEvery: 4 }, true); // { readEvery: 1, inFlight: 1 }
+ * ```
+ */
+export function tokenRingGrouping(
+  where: string,
+  options: TokenRingOptions,
+  oneAtATime = false,
+): Required<TokenRingOptions> {
+  if (oneAtATime) return { readEvery: 1, inFlight: 1 };
+  return {
+    readEvery: positiveInt(where, "readEvery", options.readEvery ?? 16),
+    inFlight: positiveInt(where, "inFlight", options.inFlight ?? 4),
+  };
 }
 
 /**
@@ -110,9 +143,10 @@ export class TokenRing {
         throw new Error(`TokenRing: unknown option "${key}" (expected readEvery, inFlight)`);
       }
     }
-    this.maxTokens = positiveInt("maxTokens", maxTokens);
-    this.readEvery = positiveInt("readEvery", options.readEvery ?? 16);
-    this.inFlight = positiveInt("inFlight", options.inFlight ?? 4);
+    this.maxTokens = positiveInt("TokenRing", "maxTokens", maxTokens);
+    const grouping = tokenRingGrouping("TokenRing", options);
+    this.readEvery = grouping.readEvery;
+    this.inFlight = grouping.inFlight;
     if (tokens?.dtype !== "u32" || !(tokens.length >= maxTokens)) {
       throw new Error(
         `TokenRing: tokens must be a u32 tensor of at least maxTokens (${maxTokens}) ids, got ${
