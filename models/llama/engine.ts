@@ -35,8 +35,8 @@
  *   top-k, top-p and min-p as `sampleNext` defines them: ops/sample) is made by a kernel that
  *   writes the id where the next step's embedding gather reads it and advances the position in the
  *   `state` buffer, so every decode step is the same command sequence, submitted back to back
- *   without waiting; ids come back through a ring of staging buffers whose maps overlap the steps
- *   after them. End-of-sequence is recognised as ids arrive; steps already submitted past it are
+ *   without waiting; ids come back through llm's `TokenRing`, a ring of staging buffers whose maps
+ *   overlap the steps after them. End-of-sequence is recognised as ids arrive; steps already submitted past it are
  *   discarded, never yielded.
  *
  * Dispatches per decode layer: QKV (with the input norm), attention (with RoPE and the cache write),
@@ -94,6 +94,7 @@ import { ropeCosSin, ropeFrequencies } from "./rope.ts";
 import { timePasses } from "./timestamps.ts";
 import type { SamplerOptions } from "../../llm/sampler.ts";
 import type { Constraint } from "../../llm/constraints/constraint.ts";
+import { TokenRing, tokenRingGrouping } from "../../llm/token_ring.ts";
 import {
   type Block,
   blockRows,
@@ -1142,22 +1143,14 @@ export class LlamaEngine {
       );
     }
     const constraint = options.constraint;
-    const readEvery = constraint ? 1 : options.readEvery ?? 16;
-    const inFlight = constraint ? 1 : options.inFlight ?? 4;
-    for (const [name, v] of [["readEvery", readEvery], ["inFlight", inFlight]] as const) {
-      if (!Number.isSafeInteger(v) || v < 1) throw new Error(`${where}: ${name} must be an integer >= 1, got ${v}`);
-    }
+    // With a constraint, each step's mask needs the previous id: one readback per token.
+    const grouping = tokenRingGrouping(where, options, constraint !== undefined);
     const stats = options.stats;
     const eos = new Set(this.config.eosTokenIds);
     const device = this.#device;
-    /** The readbacks' staging buffers, made once the call is admitted (a refused call makes none). */
-    const ring: GPUBuffer[] = [];
-    /** Readbacks submitted and not yet consumed: tokens [first, first + count) in ring[slot]. */
-    const pending: { first: number; count: number; slot: number; mapped: Promise<void> }[] = [];
-    let reads = 0;
+    /** The readbacks of the ids the sampler writes, made once the call is admitted (a refused call makes none). */
+    let ring: TokenRing | undefined;
     const P = promptIds.length;
-    // Token 0 (from the prompt) is read alone; then tokens 1.., readEvery at a time.
-    const endsRead = (token: number) => token === 0 || token === maxTokens - 1 || token % readEvery === 0;
     // The steps submitted between two readbacks (and each prefill chunk) run in error scopes of
     // their own (the harness's withErrorScopes); their outcomes are examined before the ids of the
     // next readback are yielded, so a rejected step (a kernel the browser would not compile, a
@@ -1168,28 +1161,14 @@ export class LlamaEngine {
       check.catch(() => {}); // examined below, in order
       checks.push(check);
     };
-    const submit = (encoder: GPUCommandEncoder, token: number) => {
-      if (endsRead(token)) {
-        const first = token === 0 ? 0 : token - ((token - 1) % readEvery);
-        const count = token - first + 1;
-        const slot = reads++ % inFlight;
-        encoder.copyBufferToBuffer(this.#act.tokens.buffer, first * 4, ring[slot], 0, count * 4);
-        device.queue.submit([encoder.finish()]);
-        pending.push({ first, count, slot, mapped: ring[slot].mapAsync(GPUMapMode.READ, 0, count * 4) });
-      } else device.queue.submit([encoder.finish()]);
-    };
     this.#enter("generate");
     try {
       this.#length = 0;
-      for (let slot = 0; slot < inFlight; slot++) {
-        ring.push(
-          device.createBuffer({ size: 4 * readEvery, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }),
-        );
-      }
+      ring = new TokenRing(device, this.#act.tokens, maxTokens, grouping);
       if (sampler.mode === "sample") {
         device.queue.writeBuffer(this.#act.samplerOptions.buffer, 0, packSampleOptions(sampler));
       }
-      // Prefill: chunks of the prompt; the last one samples the first token.
+      // Prefill: chunks of the prompt; the last one samples the first token (the ring's token 0).
       let t0 = performance.now();
       if (this.config.ropeScaling.ropeType === "dynamic") {
         // Each decode step's row uses the frequencies of its own sequence length.
@@ -1205,7 +1184,7 @@ export class LlamaEngine {
           const encoder = device.createCommandEncoder();
           if (last) this.#writeMask(constraint, []);
           this.#program(chunk.length, last ? chooser : "cache", constraint !== undefined).program.encode(encoder);
-          if (last) submit(encoder, 0);
+          if (last) ring!.submit(encoder);
           else device.queue.submit([encoder.finish()]);
         });
       }
@@ -1213,18 +1192,16 @@ export class LlamaEngine {
       let step: Program | undefined;
       scoped(() => step = this.#program(1, chooser, constraint !== undefined).program); // pipelines compile here
       const generated: number[] = [];
-      let next = 1;
-      while (pending.length > 0 || next < maxTokens) {
+      while (ring.pending > 0 || ring.room) {
         t0 = performance.now();
         // Submit until the ring is full: the steps of up to `inFlight` readbacks are queued ahead.
-        const room = () => next < maxTokens && pending.length < inFlight;
-        if (room()) {
+        if (ring.room) {
           scoped(() => {
-            while (room()) {
+            while (ring!.room) {
               this.#writeMask(constraint, generated);
               const encoder = device.createCommandEncoder();
               step!.encode(encoder);
-              submit(encoder, next++);
+              ring!.submit(encoder);
               if (stats) stats.decodeSteps++;
             }
           });
@@ -1234,14 +1211,11 @@ export class LlamaEngine {
           stats.encodeMs += dt;
           stats.decodeEncodeMs += dt;
         }
-        const head = pending.shift()!;
         for (const check of checks.splice(0)) await check;
-        await head.mapped;
-        const ids = new Uint32Array(ring[head.slot].getMappedRange(0, head.count * 4).slice(0));
-        ring[head.slot].unmap();
+        const { first, ids } = await ring.read();
         for (const [k, id] of ids.entries()) {
           if (signal?.aborted) throw signal.reason;
-          if (id >= this.config.vocabSize) throw new Error(`${where}: ${unchosen(id, head.first + k, P)}`);
+          if (id >= this.config.vocabSize) throw new Error(`${where}: ${unchosen(id, first + k, P)}`);
           yield id;
           this.#checkNotDestroyed("generate");
           generated.push(id);
@@ -1249,8 +1223,7 @@ export class LlamaEngine {
         }
       }
     } finally {
-      await Promise.allSettled(pending.map((p) => p.mapped));
-      for (const b of ring) b.destroy();
+      await ring?.destroy(); // waits for the readbacks still in flight (their ids are dropped)
       this.#length = 0;
       this.#leave();
     }
