@@ -41,7 +41,7 @@ import { rmsnormPlan } from "../../ops/rmsnorm/mod.ts";
 import { argmaxTokenPlan, NONFINITE_LOGITS } from "../../ops/sample/mod.ts";
 import { indexCopyPlan } from "../../ops/scatter/mod.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
-import { TokenRing } from "../../llm/token_ring.ts";
+import { TokenRing, tokenRingGrouping } from "../../llm/token_ring.ts";
 import { type RopeTables, ropeTables, sequenceAttentionBuffers, sequenceAttentionSteps } from "./attention.ts";
 import type { Qwen3Config } from "./config.ts";
 import { embeddingSteps, type EmbeddingTable, headSteps } from "./embedding.ts";
@@ -464,10 +464,8 @@ export class Qwen3ForCausalLM {
     const maxTokens = options.maxTokens ?? 64;
     const stopIds = new Set(options.stopIds ?? this.config.eosTokenIds);
     const onLogits = options.onLogits;
-    const readEvery = onLogits ? 1 : options.readEvery ?? 16, inFlight = onLogits ? 1 : options.inFlight ?? 4;
-    for (const [name, v] of [["readEvery", readEvery], ["inFlight", inFlight]] as const) {
-      if (!Number.isSafeInteger(v) || v < 1) throw new Error(`qwen3: ${name} must be an integer >= 1, got ${v}`);
-    }
+    // A logits callback reads each step's logits before the next step overwrites them: one id a readback.
+    const grouping = tokenRingGrouping("qwen3", options, Boolean(onLogits));
     const g = this.#prepare(ids, maxTokens);
     const gpu = this.#gpu, device = gpu.device;
     let ring: TokenRing | undefined;
@@ -485,7 +483,7 @@ export class Qwen3ForCausalLM {
       ring!.submit(encoder);
     };
     try {
-      ring = new TokenRing(device, g.tokens, maxTokens, { readEvery, inFlight });
+      ring = new TokenRing(device, g.tokens, maxTokens, grouping);
       scoped(() => step(g.prefill));
       while (ring.pending > 0 || ring.room) {
         if (ring.room) {
