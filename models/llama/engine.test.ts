@@ -149,6 +149,16 @@ gpuTest("engine: bad input is refused by name before any GPU work", async (gpu) 
       () => gen([3], { maxTokens: 2, sampler: { mode: "sample", temperature: 1e-50, seed: 0 } }),
       /LlamaEngine.generate: sampler temperature must be finite and > 0 in f32, got 1e-50/,
     );
+    const live = gpu.memory;
+    await assertThrowsMessage(
+      () => gen([3], { maxTokens: 2, readEvery: 0 }),
+      /^LlamaEngine.generate: readEvery must be an integer >= 1, got 0$/,
+    );
+    await assertThrowsMessage(
+      () => gen([3], { maxTokens: 2, inFlight: 2.5 }),
+      /^LlamaEngine.generate: inFlight must be an integer >= 1, got 2.5$/,
+    );
+    assertEquals([gpu.memory.bytes, gpu.memory.buffers], [live.bytes, live.buffers], "no readback ring made");
     assertEquals(engine.length, 0);
   } finally {
     engine.destroy();
