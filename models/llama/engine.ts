@@ -1144,7 +1144,7 @@ export class LlamaEngine {
     }
     const constraint = options.constraint;
     // With a constraint, each step's mask needs the previous id: one readback per token.
-    const grouping = tokenRingGrouping(where, options, constraint !== undefined);
+    const grouping = tokenRingGrouping(where, options, Boolean(constraint));
     const stats = options.stats;
     const eos = new Set(this.config.eosTokenIds);
     const device = this.#device;
