@@ -12,12 +12,18 @@
 
 import { TFJS_FILES } from "./tfjs.ts";
 
-if (Deno.args.includes("--help") || Deno.args.includes("-h")) {
-  console.log(`usage: deno task peer:install
+const USAGE = `usage: deno task peer:install
   Installs TF.js 4.22 (the peer \`deno task bench\` and \`deno task peer\` time) with \`npm ci\` from
   harness/peer/npm/package-lock.json into harness/peer/npm/node_modules, pruned to the ~2 MB it loads.
-  --help   this text`);
+  --help   this text`;
+
+if (Deno.args.includes("--help") || Deno.args.includes("-h")) {
+  console.log(USAGE);
   Deno.exit(0);
+}
+if (Deno.args.length > 0) {
+  console.error(`peer:install: unknown argument ${Deno.args[0]}\n${USAGE}`);
+  Deno.exit(2);
 }
 
 const here = new URL("./npm/", import.meta.url);
