@@ -110,6 +110,9 @@ export function pageTest(
       const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
       try {
         const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+        // Playwright gives a navigation or an action 30 s; on a loaded machine the bundle a page loads
+        // can take longer to build. Only a page that has stopped fails, as in waitWhileProgressing.
+        page.setDefaultTimeout(STALL_MS);
         const consoleErrors: string[] = [];
         const consoleWarnings: string[] = [];
         const consoleLogs: string[] = [];

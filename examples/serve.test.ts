@@ -54,6 +54,14 @@ Deno.test({
       strictEqual(linked.status, 403, "a link out of the root is refused");
       ok(!(await linked.text()).includes("not served"));
 
+      await Deno.mkdir(`${dir}/site/page`);
+      await Deno.writeTextFile(`${dir}/site/page/index.html`, "<p>page</p>");
+      const bare = await fetch(`${base}/page?x=1`, { redirect: "manual" });
+      strictEqual(bare.status, 301, "a directory without its slash is redirected");
+      strictEqual(bare.headers.get("location"), "/page/?x=1");
+      await bare.body?.cancel();
+      strictEqual(await (await fetch(`${base}/page`)).text(), "<p>page</p>");
+
       const missing = await fetch(`${base}/nothing.bin`);
       strictEqual(missing.status, 404);
       await missing.body?.cancel();
@@ -72,6 +80,9 @@ Deno.test({
           ok(html.includes(`href="/examples/${page}/"`), `${path} links examples/${page}/`);
         }
       }
+      const bare = await repo(new Request("http://localhost/examples"));
+      strictEqual(bare.status, 301);
+      strictEqual(bare.headers.get("location"), "/examples/", "/examples leads to the index");
       const bundle = await repo(new Request("http://localhost/bundle/ops/softmax.js"));
       strictEqual(bundle.status, 200);
       const text = await bundle.text();

@@ -9,8 +9,9 @@
  * `Content-Range`; a range past the end gives 416), so a page can resume a download, and
  * `/bundle/<subpath>.js`: the package's export `<subpath>` (`mod` for `.`, `ops/softmax`,
  * `harness`, ...) bundled for the browser by esbuild, as esm.sh serves a JSR package to a page.
- * Paths that leave `root` are refused. `/` and `/examples/`, where no `index.html` is, list the
- * example pages ({@link examplesIndex}), with the browser flags WebGPU needs.
+ * Paths that leave `root` are refused; a directory named without its trailing slash is redirected
+ * (301) to the slash's URL. `/` and `/examples/`, where no `index.html` is, list the example pages
+ * ({@link examplesIndex}), with the browser flags WebGPU needs.
  *
  * @module
  */
@@ -178,6 +179,11 @@ export function staticHandler(root: string): (request: Request) => Promise<Respo
     }
     if (file !== base && !file.startsWith(`${base}/`)) return new Response("outside the root\n", { status: 403 });
     const info = await Deno.stat(file);
+    // A directory named without its slash (`/examples/chat`) moves to the slash's URL, as static servers
+    // do, so that the page's relative URLs (`./main.js`) resolve inside it.
+    if (info.isDirectory && !path.endsWith("/")) {
+      return new Response(null, { status: 301, headers: { location: `${url.pathname}/${url.search}` } });
+    }
     if (!info.isFile) return new Response("not a file\n", { status: 404 });
     const extension = /\.[^./]+$/.exec(file)?.[0] ?? "";
     const headers = new Headers({

@@ -10,10 +10,11 @@
  * - its image bytes are upstream's (`pipeline.safetensors`'s `image_u8_nhwc`) within one level;
  * - the canvas shows them and a PNG is offered.
  *
- * Screenshot: `.screenshots/zimage.png`.
+ * The wait is on the page's progress (`waitWhileProgressing`), not on a deadline. Screenshot:
+ * `.screenshots/zimage.png`.
  */
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { canvasCorner, pageTest, serveFromMemory } from "./browser_testing.ts";
+import { canvasCorner, pageTest, serveFromMemory, waitWhileProgressing } from "./browser_testing.ts";
 import { encodeSafetensors } from "../llm/safetensors_write.ts";
 import {
   byteTokenizerFiles,
@@ -59,11 +60,7 @@ pageTest(
   `examples/zimage/?model=/tiny-zimage/&prompt=${encodeURIComponent("a red fox sitting in fresh snow")}` +
     "&noise=/tiny-zimage/inputs/noise.safetensors&width=32&height=24&steps=3&autorun",
   async ({ page, consoleErrors, consoleWarnings, screenshot }) => {
-    await page.waitForFunction(
-      () => ["done", "error"].includes((globalThis as unknown as { __zimage: PageZImage }).__zimage.state),
-      undefined,
-      { timeout: 240_000 },
-    );
+    await waitWhileProgressing(page, `["done", "error"].includes(globalThis.__zimage?.state)`, "the tiny Z-Image");
     const z = await page.evaluate(() => (globalThis as unknown as { __zimage: PageZImage }).__zimage);
     strictEqual(z.state, "done", `page: ${z.error}`);
     // The page probes the files a diffusers directory may have instead of the ones it has (a shard

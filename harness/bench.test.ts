@@ -54,3 +54,27 @@ Deno.test("bench: an unknown option or a missing value is refused with its messa
   await assertThrowsMessage(() => benchMain(["--bogus"], []), "Unknown option '--bogus' (--help lists the options)");
   await assertThrowsMessage(() => benchMain(["--samples"], []), "argument missing (--help lists the options)");
 });
+
+Deno.test("bench and roofline: a bad value or a missing --compare file is one line and exit 2, no stack", async () => {
+  await assertThrowsMessage(() => benchMain(["--samples", "2"], CASES), "--samples must be an integer >= 5, got 2");
+  await assertThrowsMessage(
+    () => benchMain(["--compare", "/no/such/result.json"], CASES),
+    "--compare: No such file or directory",
+  );
+  // The roofline CLI through exitWith, as `deno task roofline` runs it.
+  for (
+    const [args, line] of [
+      [["--samples", "2"], "--samples must be an integer >= 5, got 2"],
+      [["--sweep", "--only", "f32,fp16"], '--only: "fp16" is not one of bandwidth, f32, f16, dp4a'],
+    ] as const
+  ) {
+    const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--no-prompt", new URL("./roofline_cli.ts", import.meta.url).pathname, ...args],
+      env: { NODEVICE_SELECT: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    strictEqual(code, 2);
+    strictEqual(new TextDecoder().decode(stderr), `${line}\n`);
+  }
+});

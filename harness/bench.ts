@@ -33,6 +33,7 @@ import { acquireDevice, type ResidentDevice } from "./device.ts";
 import type { BenchCase, SizeClass } from "./bench_case.ts";
 import { type BenchProgress, type BenchRun, type BenchRunOptions, NoBenchJobError, runBench } from "./bench_run.ts";
 import {
+  type BenchReport,
   compareReports,
   deviceSummary,
   fmt,
@@ -98,14 +99,14 @@ function denoVersion(): string {
 function intArg(value: string | undefined, name: string, fallback: number, min: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min}, got ${value}`);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer >= ${min}, got ${value}`);
   return n;
 }
 
 function numArg(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a non-negative number, got ${value}`);
+  if (!Number.isFinite(n) || n < 0) throw new UsageError(`--${name} must be a non-negative number, got ${value}`);
   return n;
 }
 
@@ -183,7 +184,7 @@ export async function benchMain(args: string[], cases: readonly BenchCase[]): Pr
     console.log(USAGE);
     return 0;
   }
-  if (values.peer && values["no-peer"]) throw new Error("--peer and --no-peer contradict each other");
+  if (values.peer && values["no-peer"]) throw new UsageError("--peer and --no-peer contradict each other");
   const peerMissing = values["no-peer"] ? undefined : await missingTfjsFile();
   if (values.peer && peerMissing) {
     console.error(`--peer: ${peerMissing} is missing; run \`deno task peer:install\` (harness/peer/README.md)`);
@@ -196,7 +197,7 @@ export async function benchMain(args: string[], cases: readonly BenchCase[]): Pr
     absolute: numArg(values.threshold, "threshold", 0.05),
     spreadFactor: numArg(values["spread-factor"], "spread-factor", 3),
   };
-  const baseline = values.compare ? parseReport(await Deno.readTextFile(values.compare), values.compare) : null;
+  const baseline = values.compare ? await readBaseline(values.compare) : null;
 
   const gpu = await deviceWithTimestamps();
   if (!gpu) return 2;
@@ -402,18 +403,22 @@ export async function rooflineMain(args: string[]): Promise<number> {
     console.log(ROOFLINE_USAGE);
     return 0;
   }
+  // The options are checked before the device is asked for.
+  const sizes = {
+    samples: intArg(values.samples, "samples", 10, 5),
+    threads: values.threads ? intArg(values.threads, "threads", 0, 32) : undefined,
+    targetMs: values["target-ms"] ? numArg(values["target-ms"], "target-ms", 5) : undefined,
+    bandwidthBytes: values.bytes ? intArg(values.bytes, "bytes", 0, 16) : undefined,
+  };
+  const probes = ["bandwidth", "f32", "f16", "dp4a"];
+  const only = new Set((values.only ?? probes.join(",")).split(","));
+  const unknown = [...only].find((p) => !probes.includes(p));
+  if (unknown !== undefined) throw new UsageError(`--only: "${unknown}" is not one of ${probes.join(", ")}`);
   const gpu = await deviceWithTimestamps();
   if (!gpu) return 2;
   try {
     const size = values.small || gpu.adapter.isFallbackAdapter ? "small" : "full";
-    const options: ProbeOptions = {
-      size,
-      samples: intArg(values.samples, "samples", 10, 5),
-      threads: values.threads ? intArg(values.threads, "threads", 0, 32) : undefined,
-      targetMs: values["target-ms"] ? numArg(values["target-ms"], "target-ms", 5) : undefined,
-      bandwidthBytes: values.bytes ? intArg(values.bytes, "bytes", 0, 16) : undefined,
-    };
-    const only = new Set((values.only ?? "bandwidth,f32,f16,dp4a").split(","));
+    const options: ProbeOptions = { size, ...sizes };
     const driver = probeAdapter(gpu).driver ??
       (values.driver ? `${values.driver} (given with --driver)` : "not exposed");
     console.log(
@@ -476,6 +481,15 @@ export async function rooflineMain(args: string[]): Promise<number> {
 
 /** A command line the CLI cannot take: printed as its message alone, without a stack. */
 class UsageError extends Error {}
+
+/** The result `--compare` names, a missing or malformed file refused as a {@link UsageError}. */
+async function readBaseline(path: string): Promise<BenchReport> {
+  try {
+    return parseReport(await Deno.readTextFile(path), path);
+  } catch (e) {
+    throw new UsageError(`--compare: ${(e as Error).message}`);
+  }
+}
 
 /**
  * `parseArgs` of node:util, its refusals (an unknown option, a missing value) as a {@link UsageError}

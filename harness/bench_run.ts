@@ -321,8 +321,8 @@ function benchConditions(
  *   job is left after the filters
  *
  * @example
- * ```ts ignore
- * // ignore: reads `navigator.userAgent` / `navigator.platform` as a browser page would, and measures the roofline first
+ * ```ts
+ * // In Deno or a page alike; about 30 s on a software adapter, most of it the roofline's small probes.
  * import { acquireDevice, elementwisePlan } from "@xpu/ops";
  * import { defineCase, randomInput, reportJson, runBench } from "@xpu/ops/harness/bench";
  * import { KERNELS } from "@xpu/ops/ops/elementwise";
@@ -335,11 +335,12 @@ function benchConditions(
  * });
  * const gpu = await acquireDevice();
  * const { report } = await runBench(gpu, [add], {
- *   sizes: "quick", samples: 10, warmup: 3, cacheBytes: 50 * 2 ** 20,
- *   runtime: `browser: ${navigator.userAgent}`, os: navigator.platform,
+ *   sizes: "quick", samples: 5, warmup: 1, cacheBytes: 50 * 2 ** 20,
+ *   runtime: navigator.userAgent, os: navigator.platform,
  *   onProgress: (event) => console.log(event.kind),
  * });
  * console.log(reportJson(report));
+ * gpu.destroy();
  * ```
  */
 export async function runBench(

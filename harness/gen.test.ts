@@ -160,3 +160,15 @@ Deno.test("renderAll: shared snippets in harness/wgsl/, never shadowed, never de
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("gen CLI: an unknown argument is refused before anything is read or written", async () => {
+  // No read or write permission: the refusal must come before the generator touches a file.
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", new URL("./gen.ts", import.meta.url).pathname, "--chek"],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  strictEqual(code, 2);
+  strictEqual(new TextDecoder().decode(stdout), "");
+  strictEqual(new TextDecoder().decode(stderr).split("\n")[0], "gen: unknown argument --chek");
+});

@@ -236,6 +236,11 @@ if (import.meta.main) {
     console.log(USAGE);
     Deno.exit(0);
   }
+  const unknown = Deno.args.find((arg) => arg !== "--check");
+  if (unknown !== undefined) {
+    console.error(`gen: unknown argument ${unknown}\n${USAGE}`);
+    Deno.exit(2);
+  }
   const opsDir = new URL("../ops/", import.meta.url);
   const check = Deno.args.includes("--check");
   let stale = 0;

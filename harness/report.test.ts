@@ -261,3 +261,12 @@ Deno.test("peer fields: the table and the page show the peer only when a row has
   ok(html.includes("tfjs-webgpu 4.22.0 2.00 ms, ours/peer 0.500x</title>"));
   ok(!reportHtml(report([row()])).includes("peer"));
 });
+
+Deno.test("formatTable and reportHtml: a row without FLOPs shows '-' for GFLOP/s and FLOP/B, not a measured 0", () => {
+  const copy = row({ op: "transpose", flops: 0, tflops: 0, intensity: 0 });
+  const cells = formatTable([row(), copy]).split("\n")[3].split(/\s+/);
+  deepStrictEqual(cells.slice(5, 8), ["805", "-", "-"]); // GB/s, GFLOP/s, FLOP/B
+  ok(reportHtml(report([copy])).includes("<td>805</td><td>-</td><td>-</td><td>bandwidth</td>"));
+  const add = formatTable([row()]).split("\n")[2].split(/\s+/);
+  deepStrictEqual(add.slice(5, 8), ["805", "67.1", "0.0833"]);
+});

@@ -550,6 +550,12 @@ export function fmt(x: number): string {
   return x.toExponential(2);
 }
 
+/** A row's GFLOP/s and FLOP/B cells: `-` for a row whose cost has no FLOPs (a copy, a gather) or no bytes. */
+function flopCells(r: BenchRow): [string, string] {
+  if (r.flops === 0) return ["-", "-"];
+  return [fmt(r.tflops * 1e3), r.intensity === null ? "-" : fmt(r.intensity)];
+}
+
 /**
  * A fraction as a percentage with one decimal, and with three significant digits below 0.1%, so a
  * small figure (a tiny shape on a software adapter) reads as what it is rather than `0.0%`.
@@ -657,8 +663,7 @@ export function formatTable(rows: readonly BenchRow[]): string {
     fmt(r.ms),
     r.ms > 0 ? (100 * (r.msQ3 - r.msQ1) / r.ms).toFixed(1) : "-",
     fmt(r.gbps),
-    fmt(r.tflops * 1e3),
-    r.intensity === null ? "-" : fmt(r.intensity),
+    ...flopCells(r),
     r.bound,
     percent(r.fraction),
     ...(peers ? peerCells(r) : []),
@@ -880,8 +885,8 @@ export function reportHtml(report: BenchReport): string {
   const rows = report.results.map((r, i) =>
     `<tr class="${r.bound}"><td>${i + 1}</td><td>${escapeHtml(r.op)}</td><td>${escapeHtml(kernelLabel(r))}</td><td>${
       escapeHtml(r.shape)
-    }${r.cacheResident ? "*" : ""}</td><td>${fmt(r.ms)}</td><td>${fmt(r.gbps)}</td><td>${fmt(r.tflops * 1e3)}</td><td>${
-      r.intensity === null ? "-" : fmt(r.intensity)
+    }${r.cacheResident ? "*" : ""}</td><td>${fmt(r.ms)}</td><td>${fmt(r.gbps)}</td><td>${
+      flopCells(r).join("</td><td>")
     }</td><td>${r.bound}</td><td>${percent(r.fraction)}</td>${peerTd(r)}</tr>`
   ).join("\n");
   const probes = d.probes.map((p) =>

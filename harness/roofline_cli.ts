@@ -7,4 +7,4 @@
 
 import { exitWith, rooflineMain } from "./bench.ts";
 
-exitWith(rooflineMain, Deno.args);
+if (import.meta.main) await exitWith(rooflineMain, Deno.args);

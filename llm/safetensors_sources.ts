@@ -84,12 +84,20 @@ export function blobSource(blob: Blob, name?: string): ByteSource {
  * @returns the source, its size known
  *
  * @example
- * ```ts ignore
- * // ignore: needs the network (a server that answers Range requests)
- * import { SafetensorsFile, urlSource } from "@xpu/ops/llm";
- * const source = await urlSource("https://example.com/model/model.safetensors");
- * const file = await SafetensorsFile.open(source); // two range requests: the length, then the header
- * console.log(file.tensors.map((t) => t.name));
+ * ```ts
+ * import { encodeSafetensors, SafetensorsFile, urlSource } from "@xpu/ops/llm";
+ * // In a page: `await urlSource("https://host/model/model.safetensors")`. Here the server is a fetch
+ * // that answers Range requests from a file in memory, as a static server answers them from disk.
+ * const bytes = encodeSafetensors([{ name: "w", dtype: "F32", shape: [2], data: new Uint8Array(8) }]);
+ * const rangeFetch = (_url: string | URL | Request, init?: RequestInit) => {
+ *   const [, first, last] = /bytes=(\d+)-(\d+)/.exec(new Headers(init?.headers).get("range")!)!.map(Number);
+ *   const end = Math.min(last, bytes.length - 1);
+ *   const headers = { "content-range": `bytes ${first}-${end}/${bytes.length}` };
+ *   return Promise.resolve(new Response(bytes.slice(first, end + 1), { status: 206, headers }));
+ * };
+ * const source = await urlSource("https://host/model/model.safetensors", rangeFetch);
+ * const file = await SafetensorsFile.open(source); // range requests: the length, then the header
+ * file.tensors.map((t) => t.name); // ["w"]
  * ```
  * @throws SafetensorsError SourceError for an HTTP failure or a server without Range support
  */

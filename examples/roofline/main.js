@@ -178,8 +178,11 @@ function showRows(report) {
   }
   report.results.forEach((r, i) => {
     const row = table.insertRow();
-    const cells = [i + 1, r.op, kernelLabel(r), r.shape, fmt(r.ms), fmt(r.gbps), fmt(r.tflops * 1e3)];
-    cells.push(r.intensity === null ? "-" : fmt(r.intensity), r.bound, percent(r.fraction));
+    const cells = [i + 1, r.op, kernelLabel(r), r.shape, fmt(r.ms), fmt(r.gbps)];
+    // A row without FLOPs (a copy, a gather) has no rate or intensity to show, as in the bench's table.
+    if (r.flops === 0) cells.push("-", "-");
+    else cells.push(fmt(r.tflops * 1e3), r.intensity === null ? "-" : fmt(r.intensity));
+    cells.push(r.bound, percent(r.fraction));
     for (const c of cells) row.insertCell().textContent = String(c);
   });
 }

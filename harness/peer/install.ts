@@ -12,53 +12,67 @@
 
 import { TFJS_FILES } from "./tfjs.ts";
 
-if (Deno.args.includes("--help") || Deno.args.includes("-h")) {
-  console.log(`usage: deno task peer:install
+const USAGE = `usage: deno task peer:install
   Installs TF.js 4.22 (the peer \`deno task bench\` and \`deno task peer\` time) with \`npm ci\` from
   harness/peer/npm/package-lock.json into harness/peer/npm/node_modules, pruned to the ~2 MB it loads.
-  --help   this text`);
-  Deno.exit(0);
-}
-
-const here = new URL("./npm/", import.meta.url);
-const nodeModules = new URL("node_modules/", here);
-
-const npm = await new Deno.Command("npm", {
-  args: ["ci", "--ignore-scripts", "--no-audit", "--no-fund"],
-  cwd: here,
-  stdout: "inherit",
-  stderr: "inherit",
-}).output();
-if (!npm.success) {
-  console.error(`npm ci failed (exit ${npm.code})`);
-  Deno.exit(1);
-}
-
-const keep = new Set(TFJS_FILES);
-let kept = 0, removed = 0;
+  --help   this text`;
 
 /** Removes every file under `dir` that is not kept, and each directory left empty. */
-async function prune(dir: URL, prefix: string): Promise<boolean> {
+async function prune(
+  dir: URL,
+  prefix: string,
+  keep: Set<string>,
+  sizes: { kept: number; removed: number },
+): Promise<boolean> {
   let empty = true;
   for await (const entry of Deno.readDir(dir)) {
     const path = prefix + entry.name;
     const url = new URL(entry.isDirectory ? `${entry.name}/` : entry.name, dir);
-    if (entry.isDirectory && !await prune(url, `${path}/`)) {
+    if (entry.isDirectory && !await prune(url, `${path}/`, keep, sizes)) {
       empty = false;
     } else if (!entry.isDirectory && keep.has(path)) {
-      kept += (await Deno.stat(url)).size;
+      sizes.kept += (await Deno.stat(url)).size;
       empty = false;
     } else {
-      removed += entry.isDirectory ? 0 : (await Deno.lstat(url)).size;
+      sizes.removed += entry.isDirectory ? 0 : (await Deno.lstat(url)).size;
       await Deno.remove(url, { recursive: entry.isDirectory });
     }
   }
   return empty;
 }
 
-await prune(nodeModules, "");
-for (const file of TFJS_FILES) await Deno.stat(new URL(file, nodeModules)); // throws NotFound naming the file
-const mb = (n: number) => (n / 2 ** 20).toFixed(1);
-console.log(
-  `harness/peer/npm/node_modules: kept ${TFJS_FILES.length} files (${mb(kept)} MiB), removed ${mb(removed)} MiB`,
-);
+// Run as a script only: importing this module installs nothing.
+if (import.meta.main) {
+  if (Deno.args.includes("--help") || Deno.args.includes("-h")) {
+    console.log(USAGE);
+    Deno.exit(0);
+  }
+  if (Deno.args.length > 0) {
+    console.error(`peer:install: unknown argument ${Deno.args[0]}\n${USAGE}`);
+    Deno.exit(2);
+  }
+
+  const here = new URL("./npm/", import.meta.url);
+  const nodeModules = new URL("node_modules/", here);
+
+  const npm = await new Deno.Command("npm", {
+    args: ["ci", "--ignore-scripts", "--no-audit", "--no-fund"],
+    cwd: here,
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  if (!npm.success) {
+    console.error(`npm ci failed (exit ${npm.code})`);
+    Deno.exit(1);
+  }
+
+  const sizes = { kept: 0, removed: 0 };
+  await prune(nodeModules, "", new Set(TFJS_FILES), sizes);
+  for (const file of TFJS_FILES) await Deno.stat(new URL(file, nodeModules)); // throws NotFound naming the file
+  const mb = (n: number) => (n / 2 ** 20).toFixed(1);
+  console.log(
+    `harness/peer/npm/node_modules: kept ${TFJS_FILES.length} files (${mb(sizes.kept)} MiB), removed ${
+      mb(sizes.removed)
+    } MiB`,
+  );
+}

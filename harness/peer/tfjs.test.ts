@@ -197,3 +197,23 @@ peerTest("tfjs peer: dispose leaves our device working, and a new peer can start
   strictEqual(await again.check("add", [5]), 5);
   again.dispose();
 });
+
+Deno.test("peer CLIs: peer and peer:install refuse an unknown argument by name, before any device or npm", async () => {
+  for (
+    const [file, args, first] of [
+      ["tfjs.ts", ["tiny"], "peer: unknown argument tiny"],
+      ["tfjs.ts", ["small", "large"], "peer: unknown argument large"],
+      ["install.ts", ["--force"], "peer:install: unknown argument --force"],
+    ] as const
+  ) {
+    // No permissions: the refusal must come before the peer's files, the adapter or npm are reached.
+    const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--no-prompt", new URL(`./${file}`, import.meta.url).pathname, ...args],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const message = new TextDecoder().decode(stderr);
+    strictEqual(code, 2, message);
+    strictEqual(message.split("\n")[0], first);
+  }
+});

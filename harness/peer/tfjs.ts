@@ -497,6 +497,11 @@ if (import.meta.main) {
     console.log(USAGE);
     Deno.exit(0);
   }
+  const unknown = Deno.args.length > 1 ? Deno.args[1] : Deno.args.find((a) => a !== "small" && a !== "large");
+  if (unknown !== undefined) {
+    console.error(`peer: unknown argument ${unknown}\n${USAGE}`);
+    Deno.exit(2);
+  }
   const missing = await missingTfjsFile();
   if (missing !== undefined) {
     console.error(`peer: ${missing} is missing: run \`deno task peer:install\` first (harness/peer/README.md)`);

@@ -21,12 +21,15 @@ const TEMPORARY = ".writing";
  * @param dir the directory
  * @returns the store
  * @example
- * ```ts ignore
- * // ignore: needs the network (a server holding the manifest and the weights)
+ * ```ts
  * import { WeightCache } from "@xpu/ops/llm";
  * import { directoryStore } from "@xpu/ops/llm/cache/directory";
- * const cache = new WeightCache(await directoryStore(".weights"));
- * const model = await cache.load("https://example.com/model/manifest.json");
+ * const dir = await Deno.makeTempDir(); // in practice a lasting one, e.g. ".weights"
+ * const store = await directoryStore(dir);
+ * await store.put("a/key", new Uint8Array([1, 2, 3])); // one file in dir, named a%2Fkey
+ * await store.get("a/key"); // Uint8Array [1, 2, 3]
+ * const cache = new WeightCache(store); // then cache.load(manifestUrl) keeps a model's files there
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function directoryStore(dir: string): Promise<CacheStore> {

@@ -173,10 +173,13 @@ function request<T>(r: IdbRequest<T>): Promise<T> {
  * @returns the store
  * @throws Error when this context has no IndexedDB
  * @example
- * ```ts ignore
- * // ignore: IndexedDB exists only in browsers (Deno has none)
+ * ```ts
  * import { indexedDbStore, WeightCache } from "@xpu/ops/llm";
- * const cache = new WeightCache(await indexedDbStore("my-models"));
+ * if ("indexedDB" in globalThis) {
+ *   const cache = new WeightCache(await indexedDbStore("my-models")); // in a page
+ * } else {
+ *   await indexedDbStore("my-models").catch((e) => e.message); // Deno: "weight cache: this context has no IndexedDB"
+ * }
  * ```
  */
 export async function indexedDbStore(name?: string): Promise<CacheStore> {
@@ -220,10 +223,12 @@ export async function indexedDbStore(name?: string): Promise<CacheStore> {
  * @param name the cache's (or database's) name
  * @returns the store
  * @example
- * ```ts ignore
- * // ignore: a page's code (where the Cache API is missing it opens IndexedDB, which Deno lacks)
+ * ```ts
  * import { browserStore, WeightCache } from "@xpu/ops/llm";
- * const cache = new WeightCache(await browserStore());
+ * const store = await browserStore("auto", "example-models"); // Deno has the Cache API too
+ * store.kind; // "cache-api" (a page without it gets "indexeddb")
+ * const cache = new WeightCache(store);
+ * await caches.delete("example-models");
  * ```
  */
 export function browserStore(kind?: BrowserStoreKind, name?: string): Promise<CacheStore> {

@@ -202,14 +202,21 @@ interface LoadRun {
  * A cache of models' files over one store.
  *
  * @example
- * ```ts ignore
- * // ignore: needs the network (a server holding the manifest and the weights)
- * import { browserStore, WeightCache } from "@xpu/ops/llm";
- * const cache = new WeightCache(await browserStore());
- * const model = await cache.load("https://example.com/model/manifest.json", {
+ * ```ts
+ * import { buildManifest, memoryStore, serializeManifest, WeightCache } from "@xpu/ops/llm";
+ * // In a page: `new WeightCache(await browserStore())` and the model's manifest URL. Here the server is a
+ * // fetch answering from memory, for a one-file model: its manifest and the file beside it.
+ * const weights = new Uint8Array(4096).fill(7);
+ * const manifest = serializeManifest(await buildManifest([{ name: "model.safetensors", bytes: weights }]));
+ * const served: Record<string, BodyInit> = { "/model/manifest.json": manifest, "/model/model.safetensors": weights };
+ * const server = (url: string | URL | Request) =>
+ *   Promise.resolve(new Response(served[new URL(url instanceof Request ? url.url : url).pathname]));
+ * const cache = new WeightCache(memoryStore());
+ * const model = await cache.load("https://host/model/manifest.json", {
+ *   fetch: server,
  *   onProgress: ({ done, total }) => console.log(`${done} / ${total} bytes`),
  * });
- * const weights = model.files.get("model.safetensors")!;
+ * model.files.get("model.safetensors")!.length; // 4096; a second load reads the store, not the server
  * ```
  */
 export class WeightCache {

@@ -112,3 +112,26 @@ Deno.test("anima bench: the H100 torch log's figures land on the 52-block batch-
   }
   strictEqual(figures(row("text-encoder", null)), undefined, "the log has no qwen3 or adapter part");
 });
+
+Deno.test("anima bench: --help lists every option; an unknown one is refused by name, without a stack trace", async () => {
+  const bench = (...args: string[]) =>
+    new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--quiet", new URL("./bench.ts", import.meta.url).pathname, ...args],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+  const help = await bench("--help");
+  strictEqual(help.code, 0);
+  const usage = new TextDecoder().decode(help.stdout);
+  // Every option the module doc's synopsis names.
+  const source = await Deno.readTextFile(new URL("./bench.ts", import.meta.url));
+  const synopsis = /deno run -A models\/anima\/bench\.ts (\[[\s\S]*?)\n \*\n/.exec(source)![1];
+  const options = [...synopsis.matchAll(/--([a-z-]+)/g)].map((m) => m[1]);
+  ok(options.length >= 16, `the synopsis names ${options.length} options`);
+  for (const option of options) ok(usage.includes(`--${option} `), `--help lists --${option}`);
+  const unknown = await bench("--sizez", "32");
+  strictEqual(unknown.code, 2);
+  const message = new TextDecoder().decode(unknown.stderr);
+  ok(message.startsWith("anima bench: unknown option --sizez\nusage:"), message);
+  ok(!message.includes("Uncaught") && !message.includes("    at "), message);
+});

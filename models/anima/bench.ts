@@ -534,8 +534,27 @@ const METHOD =
   "included; peakBytes from before the load. peakBytes: ResidentDevice.memory (bytes in live buffers). torch: the " +
   "oracle pack's timing.py (random weights, CUDA events, median of 5 after 2 warm-ups).";
 
-if (import.meta.main) {
-  const flags = parseCliFlags(Deno.args, {
+const USAGE = `usage: deno run -A models/anima/bench.ts [options]     (the module doc says what each row measures)
+  --config real|tiny       Anima's sizes (default), or the oracle's tiny model for a quick run on any adapter
+  --stages LIST            of text-encoder,dit-step,vae-decode,total (default all)
+  --blocks LIST            DiT blocks: 28 (Anima), 52 (Anima-3.8B) (default 28; tiny 2)
+  --sizes LIST             image sizes in pixels, multiples of 16 (default 1024; tiny 32)
+  --formats LIST           f32,q8: the DiT's and Qwen3's products (default f32)
+  --total-formats LIST     the formats of the total rows (default --formats)
+  --text N                 text-encoder tokens (default 512; tiny 16)
+  --samples N              timings per figure, at least 5 (default 5)
+  --steps N, --cfg S       the total rows' sampling steps and guidance (default 50, 3.5)
+  --warmup-steps N         steps of the untimed first image of a total row (default 1)
+  --max-resident BYTES     the total rows' GPU budget, e.g. 6GiB (default 4 GiB)
+  --tokenizer DIR          DIR/qwen3/ and DIR/t5/spiece.model (default: llm/fixtures' copies)
+  --prompt TEXT            the total rows' prompt (default about 540 Qwen3 tokens)
+  --torch LOG,...          the oracle's timing.py output, merged into the rows of the same stage
+  --json PATH              merge the rows into this file as each stage ends
+  --help                   this text
+The rows are printed as JSON at the end; progress goes to stderr. Needs timestamp queries.`;
+
+async function main(args: readonly string[]): Promise<void> {
+  const flags = parseCliFlags(args, {
     valued: [
       "stages",
       "blocks",
@@ -555,12 +574,9 @@ if (import.meta.main) {
       "config",
     ],
     required: [],
-    usage: "usage: deno run -A models/anima/bench.ts [options] (see the module doc)",
+    usage: USAGE,
   });
-  if (flags === "help") {
-    console.log("see the module doc of models/anima/bench.ts");
-    Deno.exit(0);
-  }
+  if (flags === "help") return console.log(USAGE);
   const name = flags.get("config") ?? "real";
   if (name !== "real" && name !== "tiny") throw new Error(`--config must be real or tiny, got ${name}`);
   const sizes = name === "tiny" ? TINY : REAL;
@@ -598,7 +614,7 @@ if (import.meta.main) {
   };
   const torch = await readTorchLogs(flags.get("torch"));
   plan.gpu = await acquireDevice();
-  if (!supportsTimestamps(plan.gpu)) throw new Error("anima bench: the device has no timestamp-query");
+  if (!supportsTimestamps(plan.gpu)) throw new Error("the device has no timestamp-query");
   const date = new Date().toISOString();
   const make = {
     "text-encoder": () => textEncoderRows(plan, date),
@@ -615,4 +631,13 @@ if (import.meta.main) {
   });
   console.log(JSON.stringify(written, null, 1));
   plan.gpu.destroy();
+}
+
+if (import.meta.main) {
+  try {
+    await main(Deno.args);
+  } catch (e) {
+    console.error(`anima bench: ${(e as Error).message}`);
+    Deno.exit(2);
+  }
 }

@@ -39,6 +39,7 @@ import type { WeightFormat } from "../../llm/weights/format.ts";
 import { loadWeights } from "../llama/weights.ts";
 import { quantize } from "../../ops/quantize/reference.ts";
 import { heldoutWindows, readHeldout } from "./evaluate.ts";
+import { parseArgs } from "node:util";
 
 const DIR = new URL(".", import.meta.url).pathname;
 const QUANTISED: readonly WeightFormat[] = ["q8", "q4g128"];
@@ -70,28 +71,69 @@ async function reference(
   return new LlamaReference(config, weights, dp4a ? { linearInput } : undefined);
 }
 
-function flag(name: string): string | undefined {
-  const i = Deno.args.indexOf(`--${name}`);
-  return i >= 0 ? Deno.args[i + 1] : undefined;
-}
+const USAGE =
+  `usage: deno run -A models/fortune/dp4a_accuracy.ts [--windows N] [--runs LIST] [--no-fixtures] [--out FILE]
+  What prefill on int8 activations (the dp4a GEMMs) costs in accuracy, by the reference forward on the
+  CPU. Progress goes to stderr.
+  --windows N      the first N held-out windows of 256 tokens only (default all 220)
+  --runs LIST      perplexity runs, <format> or <format>:dp4a each
+                   (default f32,q8,q8:dp4a,q4g128,q4g128:dp4a)
+  --no-fixtures    skip the fixture checkpoints' prefill logits
+  --out FILE       write the result there as JSON (default: stdout)
+  --help           this text`;
 
-if (import.meta.main) {
-  const { heldout } = await readHeldout();
-  let windows = heldoutWindows(heldout, heldout.docIds);
-  const limit = flag("windows");
-  if (limit !== undefined) windows = windows.slice(0, Number(limit));
-  const config = parseLlamaConfig(await Deno.readTextFile(`${DIR}config.json`));
-  const torchPerplexity = (format: WeightFormat, tokens: number) =>
-    Math.exp(heldout.torch[format].windowNll.slice(0, windows.length).reduce((a, b) => a + b, 0) / tokens);
-
-  const perplexityRows = [];
-  const runs = (flag("runs") ?? "f32,q8,q8:dp4a,q4g128,q4g128:dp4a").split(",").map((run) => {
+/** The command line, refusing an unknown option or a bad value by name. */
+function parseAccuracyArgs(
+  args: string[],
+): { windows?: number; runs: (readonly [WeightFormat, boolean])[]; fixtures: boolean; out?: string } | "help" {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      windows: { type: "string" },
+      runs: { type: "string" },
+      "no-fixtures": { type: "boolean" },
+      out: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    allowPositionals: true,
+  });
+  if (values.help) return "help";
+  if (positionals.length > 0) throw new Error(`unexpected argument "${positionals[0]}"`);
+  const windows = values.windows === undefined ? undefined : Number(values.windows);
+  if (windows !== undefined && !(Number.isSafeInteger(windows) && windows >= 1)) {
+    throw new Error(`--windows must be an integer >= 1, got "${values.windows}"`);
+  }
+  const runs = (values.runs ?? "f32,q8,q8:dp4a,q4g128,q4g128:dp4a").split(",").map((run) => {
     const [format, dp4a] = run.split(":");
     if (!(["f32", ...QUANTISED] as string[]).includes(format) || (dp4a !== undefined && dp4a !== "dp4a")) {
       throw new Error(`--runs: "${run}" is not <format> or <format>:dp4a for a format of f32, ${QUANTISED.join(", ")}`);
     }
     return [format as WeightFormat, dp4a !== undefined] as const;
   });
+  return { windows, runs, fixtures: !values["no-fixtures"], out: values.out };
+}
+
+if (import.meta.main) {
+  let parsed: ReturnType<typeof parseAccuracyArgs>;
+  try {
+    parsed = parseAccuracyArgs(Deno.args);
+  } catch (e) {
+    console.error(`dp4a_accuracy: ${(e as Error).message}\n${USAGE}`);
+    Deno.exit(2);
+  }
+  if (parsed === "help") {
+    console.log(USAGE);
+    Deno.exit(0);
+  }
+  const { heldout } = await readHeldout();
+  let windows = heldoutWindows(heldout, heldout.docIds);
+  if (parsed.windows !== undefined) windows = windows.slice(0, parsed.windows);
+  const config = parseLlamaConfig(await Deno.readTextFile(`${DIR}config.json`));
+  const torchPerplexity = (format: WeightFormat, tokens: number) =>
+    Math.exp(heldout.torch[format].windowNll.slice(0, windows.length).reduce((a, b) => a + b, 0) / tokens);
+
+  const perplexityRows = [];
+  const { runs } = parsed;
   for (const [format, dp4a] of runs) {
     const { store, close } = await openCheckpointDir(DIR);
     const model = await reference(store, config, format, dp4a);
@@ -113,7 +155,7 @@ if (import.meta.main) {
   }
 
   const logitRows = [];
-  const variants = Deno.args.includes("--no-fixtures") ? [] : Object.keys(VARIANTS) as (keyof typeof VARIANTS)[];
+  const variants = !parsed.fixtures ? [] : Object.keys(VARIANTS) as (keyof typeof VARIANTS)[];
   for (const variant of variants) {
     for (const format of QUANTISED) {
       const ref = await fixtureReference(variant, format);
@@ -150,7 +192,7 @@ if (import.meta.main) {
     perplexity: perplexityRows,
     fixturePrefillLogits: logitRows,
   };
-  const out = flag("out");
+  const out = parsed.out;
   if (out) await Deno.writeTextFile(out, JSON.stringify(result, null, 1) + "\n");
   else console.log(JSON.stringify(result, null, 1));
 }

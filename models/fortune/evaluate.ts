@@ -22,6 +22,7 @@ import { perplexity, tokenWindows } from "../../llm/perplexity.ts";
 import { openCheckpointDir } from "../../llm/safetensors_file.ts";
 import { SentencePieceTokenizer } from "../../llm/tokenizer/sentencepiece.ts";
 import { WEIGHT_FORMATS, type WeightFormat } from "../../llm/weights/format.ts";
+import { parseArgs } from "node:util";
 
 const DIR = new URL(".", import.meta.url).pathname;
 
@@ -58,16 +59,54 @@ export function heldoutWindows(heldout: Heldout, docIds: readonly number[][]): n
   return tokenWindows(docIds.flatMap((ids) => [heldout.bos, ...ids, heldout.eos]), heldout.window);
 }
 
-function flag(name: string): string | undefined {
-  const i = Deno.args.indexOf(`--${name}`);
-  return i >= 0 ? Deno.args[i + 1] : undefined;
-}
+const USAGE = `usage: deno run -A models/fortune/evaluate.ts [--formats f32,q8,q4g128] [--windows N] [--out FILE]
+  The fortune model's held-out perplexity through LlamaEngine on this machine's adapter, per weight
+  format, beside torch's figures for the same weights (heldout.json). Progress goes to stderr.
+  --formats LIST   weight formats to evaluate (default f32,q8,q4g128)
+  --windows N      the first N windows of 256 tokens only (default all 220)
+  --out FILE       write the result there as JSON (default: stdout)
+  --help           this text`;
 
-if (import.meta.main) {
-  const formats = (flag("formats") ?? WEIGHT_FORMATS.join(",")).split(",") as WeightFormat[];
+/** The command line, refusing an unknown option or a bad value by name. */
+function parseEvaluateArgs(
+  args: string[],
+): { formats: WeightFormat[]; windows?: number; out?: string } | "help" {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      formats: { type: "string" },
+      windows: { type: "string" },
+      out: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    allowPositionals: true,
+  });
+  if (values.help) return "help";
+  if (positionals.length > 0) throw new Error(`unexpected argument "${positionals[0]}"`);
+  const formats = (values.formats ?? WEIGHT_FORMATS.join(",")).split(",") as WeightFormat[];
   for (const f of formats) {
     if (!WEIGHT_FORMATS.includes(f)) throw new Error(`--formats: "${f}" is not one of ${WEIGHT_FORMATS.join(", ")}`);
   }
+  const windows = values.windows === undefined ? undefined : Number(values.windows);
+  if (windows !== undefined && !(Number.isSafeInteger(windows) && windows >= 1)) {
+    throw new Error(`--windows must be an integer >= 1, got "${values.windows}"`);
+  }
+  return { formats, windows, out: values.out };
+}
+
+if (import.meta.main) {
+  let parsed: ReturnType<typeof parseEvaluateArgs>;
+  try {
+    parsed = parseEvaluateArgs(Deno.args);
+  } catch (e) {
+    console.error(`evaluate: ${(e as Error).message}\n${USAGE}`);
+    Deno.exit(2);
+  }
+  if (parsed === "help") {
+    console.log(USAGE);
+    Deno.exit(0);
+  }
+  const { formats } = parsed;
   const { heldout, docs } = await readHeldout();
   const tokenizer = new SentencePieceTokenizer(await Deno.readFile(`${DIR}tokenizer.model`));
   const t0 = performance.now();
@@ -79,8 +118,7 @@ if (import.meta.main) {
     }
   });
   let windows = heldoutWindows(heldout, docIds);
-  const limit = flag("windows");
-  if (limit !== undefined) windows = windows.slice(0, Number(limit));
+  if (parsed.windows !== undefined) windows = windows.slice(0, parsed.windows);
   const config = parseLlamaConfig(await Deno.readTextFile(`${DIR}config.json`));
   const gpu = await acquireDevice();
   console.error(`adapter: ${gpu.adapter.description}; ${docs.length} documents encoded as sentencepiece does`);
@@ -126,7 +164,7 @@ if (import.meta.main) {
     rows,
   };
   gpu.destroy();
-  const out = flag("out");
+  const out = parsed.out;
   if (out) await Deno.writeTextFile(out, JSON.stringify(result, null, 1) + "\n");
   else console.log(JSON.stringify(result, null, 1));
 }

@@ -88,3 +88,34 @@ gpuTest("fortune model: held-out NLL of the first two windows equals torch's, fo
     }
   }
 });
+
+Deno.test("fortune CLIs: evaluate.ts and dp4a_accuracy.ts answer --help and refuse a bad option by name", async () => {
+  const run = async (file: string, ...args: string[]) => {
+    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--quiet", `${DIR}${file}`, ...args],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    return { code, out: new TextDecoder().decode(stdout), err: new TextDecoder().decode(stderr) };
+  };
+  for (
+    const [file, options] of [["evaluate.ts", ["formats", "windows", "out"]], [
+      "dp4a_accuracy.ts",
+      ["windows", "runs", "no-fixtures", "out"],
+    ]] as const
+  ) {
+    const help = await run(file, "--help");
+    assertEquals([help.code, help.err], [0, ""], file);
+    assert(help.out.startsWith(`usage: deno run -A models/fortune/${file}`), help.out);
+    for (const option of options) assert(help.out.includes(`  --${option} `), `${file} --help lists --${option}`);
+    const name = file.replace(".ts", "");
+    // A misspelt option was ignored and a bad count read as NaN windows (none evaluated): both refused.
+    const cases: [string[], string][] = [[["--window", "3"], "--window"], [["--windows", "x"], "--windows must be"]];
+    for (const [args, message] of cases) {
+      const bad = await run(file, ...args);
+      assertEquals(bad.code, 2, `${file} ${args.join(" ")}`);
+      assert(bad.err.startsWith(`${name}: `) && bad.err.includes(message), bad.err);
+      assert(!bad.err.includes("    at "), `no stack trace: ${bad.err}`);
+    }
+  }
+});

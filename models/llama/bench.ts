@@ -159,6 +159,11 @@ function sized(bytes: number): string {
   return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toPrecision(3)} MB`;
 }
 
+/** A rate in GB/s: whole from 100 up, else three significant digits (the tiny shape's are below 1). */
+function rate(gbPerS: number): string {
+  return `${gbPerS >= 100 ? gbPerS.toFixed(0) : gbPerS.toPrecision(3)} GB/s`;
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
@@ -613,7 +618,7 @@ async function main(args: string[]): Promise<void> {
     const bytes = shape === "tiny" ? 32 << 20 : 1 << 30;
     probe = (await probeBandwidth(gpu, { kind: "read", perThread: 4, workgroupSize: 256 }, { bandwidthBytes: bytes }))
       .figure;
-    log(`read probe (${bytes} bytes): ${probe.toFixed(0)} GB/s`);
+    log(`read probe (${sized(bytes)}): ${rate(probe)}`);
   }
   const rows: LlmBenchRow[] = [];
   const out = flag("out");
@@ -675,8 +680,8 @@ async function main(args: string[]): Promise<void> {
     }
     for (const g of row.gemvs ?? []) {
       log(
-        `  ${g.kernel}: ${(g.bytes / 1e6).toFixed(2)} MB in ${g.us.toFixed(2)} us = ${g.gbPerS.toFixed(0)} GB/s, ` +
-          `read of the same bytes ${g.readGBs.toFixed(0)} GB/s: ${(g.fraction * 100).toFixed(1)}%`,
+        `  ${g.kernel}: ${sized(g.bytes)} in ${g.us.toFixed(2)} us = ${rate(g.gbPerS)}, ` +
+          `read of the same bytes ${rate(g.readGBs)}: ${(g.fraction * 100).toFixed(1)}%`,
       );
     }
     if (row.hostMemory) {
@@ -698,9 +703,7 @@ async function main(args: string[]): Promise<void> {
         `decode ${fmt(d.wallTokPerS)} tok/s wall (GPU ${fmt(d.gpuMsPerToken, 3)} ms/token = ${
           fmt(d.gpuTokPerS)
         } tok/s, ` +
-        `${d.gbPerS === null ? "-" : d.gbPerS.toPrecision(3)} GB/s, ${
-          fmt((d.fractionOfProbe ?? NaN) * 100, 1)
-        }% of probe, ` +
+        `${d.gbPerS === null ? "- GB/s" : rate(d.gbPerS)}, ${fmt((d.fractionOfProbe ?? NaN) * 100, 1)}% of probe, ` +
         `${fmt((d.fractionOfSizeMatched ?? NaN) * 100, 1)}% of a ${sized(d.bytesPerToken)} read), ` +
         `${d.dispatchesPerToken} dispatches/token, host ${d.hostEncodeMsPerToken.toFixed(3)} ms/token, ` +
         `decode = prefill argmax ${d.decodeMatchesPrefill}`,

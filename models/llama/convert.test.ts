@@ -79,3 +79,24 @@ Deno.test("convert: refuses a converted input, an unknown format and bad argumen
     await Deno.remove(out, { recursive: true });
   }
 });
+
+Deno.test("convert CLI: a missing --format, a wrong path count and an unknown option are each named", async () => {
+  const said: string[] = [];
+  const error = console.error;
+  console.error = (...parts: unknown[]) => said.push(parts.join(" "));
+  try {
+    for (
+      const [args, why] of [
+        [["in", "out"], "convert: --format is required"],
+        [["in", "--format", "q8"], "convert: expected <hf-dir> <out-dir>, got 1 path(s)"],
+        [["in", "out", "--fromat", "q8"], "convert: unknown option --fromat"],
+      ] as const
+    ) {
+      said.length = 0;
+      assertEquals(await main([...args]), 2);
+      assertEquals(said[0].split("\n")[0], why);
+    }
+  } finally {
+    console.error = error;
+  }
+});

@@ -109,6 +109,10 @@ const USAGE = `usage: deno task convert <hf-dir> <out-dir> --format q8|q4g128|f3
  * @returns the exit code
  */
 export async function main(args: string[]): Promise<number> {
+  const refuse = (why: string) => {
+    console.error(`convert: ${why}\n${USAGE}`);
+    return 2;
+  };
   const positional: string[] = [];
   let format: string | undefined;
   if (args.includes("--help") || args.includes("-h")) {
@@ -118,12 +122,11 @@ export async function main(args: string[]): Promise<number> {
   for (let i = 0; i < args.length; i++) {
     if (args[i] === "--format") format = args[++i];
     else if (args[i].startsWith("--format=")) format = args[i].slice("--format=".length);
+    else if (args[i].startsWith("-")) return refuse(`unknown option ${args[i]}`);
     else positional.push(args[i]);
   }
-  if (positional.length !== 2 || format === undefined) {
-    console.error(USAGE);
-    return 2;
-  }
+  if (positional.length !== 2) return refuse(`expected <hf-dir> <out-dir>, got ${positional.length} path(s)`);
+  if (format === undefined) return refuse("--format is required");
   const mb = (b: number) => (b / 1e6).toFixed(1);
   const encoder = new TextEncoder();
   const bytes = await convertCheckpoint(positional[0], positional[1], format as WeightFormat, (done, total) => {
@@ -137,7 +140,9 @@ if (import.meta.main) {
   try {
     Deno.exit(await main(Deno.args));
   } catch (e) {
-    console.error((e as Error).message);
+    // convertCheckpoint's own refusals already begin with "convert:"; a file system error does not.
+    const message = (e as Error).message;
+    console.error(message.startsWith("convert: ") ? message : `convert: ${message}`);
     Deno.exit(1);
   }
 }

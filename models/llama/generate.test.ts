@@ -62,3 +62,20 @@ gpuTest("deno task generate: a converted directory loads in its own format with 
     await Deno.remove(out, { recursive: true });
   }
 });
+
+Deno.test("deno task generate: a bad count or sampler setting is named by its option before the model loads", async () => {
+  for (
+    const [args, message] of [
+      [["--max-tokens", "-3"], "generate: --max-tokens must be an integer >= 1, got -3"],
+      [["--temperature", "-1"], "generate: --temperature must be finite and > 0 in f32, got -1"],
+      [["--temperature", "1", "--top-k", "0"], "generate: --top-k must be an integer in [1, 2^32), got 0"],
+      [["--temperature", "1", "--top-p", "2"], "generate: --top-p must be in (0, 1], got 2"],
+      [["--top-k", "5"], "generate: --top-k needs --temperature (without it the choice is greedy)"],
+    ] as const
+  ) {
+    const { code, stderr } = await generate("hello", ...args);
+    assertEquals(code, 2, stderr);
+    // Exactly the message: nothing of the load (its progress lines, the adapter) came before it.
+    assertEquals(stderr.trim(), message);
+  }
+});

@@ -27,6 +27,7 @@ import { acquireDevice } from "../../harness/device.ts";
 import { parseLlamaConfig } from "./config.ts";
 import { LlamaEngine } from "./engine.ts";
 import type { SamplerOptions } from "../../llm/sampler.ts";
+import { validateSampleOptions } from "../../ops/sample/reference.ts";
 import { openCheckpointDir } from "../../llm/safetensors_file.ts";
 import { ByteLevelBpeTokenizer } from "../../llm/tokenizer/byte_level_bpe.ts";
 import { SentencePieceTokenizer } from "../../llm/tokenizer/sentencepiece.ts";
@@ -101,7 +102,14 @@ if (import.meta.main) {
       throw new Error(`--format must be one of ${WEIGHT_FORMATS.join(", ")}, got "${format}"`);
     }
     const maxTokens = numberFlag(flags, "max-tokens") ?? 64;
+    if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) {
+      throw new Error(`--max-tokens must be an integer >= 1, got ${flags.get("max-tokens")}`);
+    }
     const temperature = numberFlag(flags, "temperature");
+    const filters = ["top-k", "top-p", "min-p", "seed"].filter((name) => flags.has(name));
+    if (temperature === undefined && filters.length > 0) {
+      throw new Error(`--${filters[0]} needs --temperature (without it the choice is greedy)`);
+    }
     const sampler: SamplerOptions = temperature === undefined ? { mode: "greedy" } : {
       mode: "sample",
       temperature,
@@ -110,6 +118,17 @@ if (import.meta.main) {
       minP: numberFlag(flags, "min-p"),
       seed: numberFlag(flags, "seed") ?? 0,
     };
+    // The engine checks these too, but only after the load; the options' own names here.
+    if (sampler.mode === "sample") {
+      try {
+        validateSampleOptions("", sampler, true);
+      } catch (e) {
+        const field = /^(\w+)/.exec((e as Error).message)?.[1] ?? "";
+        const option =
+          { temperature: "--temperature", topK: "--top-k", topP: "--top-p", minP: "--min-p", seed: "--seed" }[field];
+        throw new Error(option ? (e as Error).message.replace(field, option) : (e as Error).message);
+      }
+    }
     const tokenizer = await readTokenizer(dir);
     const config = parseLlamaConfig(await Deno.readTextFile(`${dir}/config.json`));
     const promptIds = [...(tokenizer.bosId === null ? [] : [tokenizer.bosId]), ...tokenizer.encode(prompt)];
