@@ -382,8 +382,27 @@ const METHOD =
   "one), loads included; peakBytes from before the load. peakBytes: ResidentDevice.memory (bytes in live buffers). " +
   "torch: the oracle pack's timing.py (random weights, synchronize around each call, median of 5 after 2 warm-ups).";
 
-if (import.meta.main) {
-  const flags = parseCliFlags(Deno.args, {
+const USAGE = `usage: deno run -A models/zimage/bench.ts [options]     (the module doc says what each row measures)
+  --config turbo|tiny      Turbo's sizes (default), or the oracle's tiny model for a quick run on any adapter
+  --layers N               Turbo's widths with N main layers and one per refiner (default Turbo's 30)
+  --stages LIST            of text-encoder,dit-step,vae-decode,total (default all)
+  --sizes LIST             image sizes in pixels, multiples of 16; tiny 4 (default 1024; tiny 32)
+  --formats LIST           f32,q8,q4g128: the DiT's products (default q4g128)
+  --total-formats LIST     the formats of the total rows (default --formats)
+  --caption N              caption tokens of the stage rows (default 512; tiny 32)
+  --samples N              timings per figure (default 5)
+  --steps N                the total rows' sampling steps (default 8)
+  --warmup-steps N         steps of the untimed first image of a total row (default 1)
+  --max-resident BYTES     the total rows' GPU budget, e.g. 6GiB (default 4 GiB)
+  --tokenizer DIR          DIR/qwen3/ (default: llm/fixtures' copy)
+  --prompt TEXT            the total rows' prompt (default about 540 Qwen3 tokens)
+  --torch LOG,...          the oracle's timing.py output, merged into the rows of the same stage and size
+  --json PATH              merge the rows into this file as each stage ends
+  --help                   this text
+The rows are printed as JSON at the end; progress goes to stderr. Needs timestamp queries.`;
+
+async function main(args: readonly string[]): Promise<void> {
+  const flags = parseCliFlags(args, {
     valued: [
       "stages",
       "sizes",
@@ -402,17 +421,14 @@ if (import.meta.main) {
       "layers",
     ],
     required: [],
-    usage: "usage: deno run -A models/zimage/bench.ts [options] (see the module doc)",
+    usage: USAGE,
   });
-  if (flags === "help") {
-    console.log("see the module doc of models/zimage/bench.ts");
-    Deno.exit(0);
-  }
-  const tiny = flags.get("config") === "tiny";
-  if (!tiny && (flags.get("config") ?? "turbo") !== "turbo") throw new Error("--config must be turbo or tiny");
+  if (flags === "help") return console.log(USAGE);
+  const name = flags.get("config") ?? "turbo";
+  if (name !== "turbo" && name !== "tiny") throw new Error(`--config must be turbo or tiny, got ${name}`);
+  const tiny = name === "tiny";
   const base = tiny ? TINY : Z_IMAGE_TURBO;
-  const layers = numberFlag(flags, "layers", true);
-  if (layers !== undefined && layers < 1) throw new Error("--layers must be >= 1");
+  const layers = numberFlag(flags, "layers", true, { min: 1 });
   const config: ZImageConfig = layers === undefined
     ? { dit: base.dit, vae: base.vae }
     : { dit: { ...base.dit, nLayers: layers, nRefinerLayers: 1 }, vae: base.vae };
@@ -470,4 +486,13 @@ if (import.meta.main) {
   });
   console.log(JSON.stringify(written, null, 1));
   plan.gpu.destroy();
+}
+
+if (import.meta.main) {
+  try {
+    await main(Deno.args);
+  } catch (e) {
+    console.error(`zimage bench: ${(e as Error).message}`);
+    Deno.exit(2);
+  }
 }
