@@ -57,11 +57,11 @@
  * @module
  */
 
-import { parseArgs } from "node:util";
 import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
 import { supportsTimestamps, timeProgram } from "../../harness/timing.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
 import { listOption } from "../bench_rows.ts";
+import { numberFlag, parseCliFlags } from "../cli.ts";
 import { syntheticStore } from "../synthetic_store.ts";
 import { Qwen3ForCausalLM } from "./causal_lm.ts";
 import { parseQwen3Config, type Qwen3Config } from "./config.ts";
@@ -386,31 +386,23 @@ async function measureGeneration(
 export function mergeLlmRows(target: string | null, rows: readonly { shape?: unknown; format?: unknown }[]): string {
   const file = target === null ? { bench: "llm", rows: [] } : JSON.parse(target);
   if (typeof file !== "object" || file === null || !Array.isArray(file.rows)) {
-    throw new Error("qwen3 bench: the file to merge into must be a JSON object with a rows array (a <card>-llm.json)");
+    throw new Error("the file to merge into must be a JSON object with a rows array (a <card>-llm.json)");
   }
   const merged: Record<string, unknown>[] = file.rows;
   for (const row of rows) {
     if (typeof row.shape !== "string" || !BASELINE_SHAPES.includes(row.shape)) {
       throw new Error(
-        `qwen3 bench: only rows of ${BASELINE_SHAPES.join(" and ")} go into a baseline, got shape ${
-          JSON.stringify(row.shape)
-        }`,
+        `only rows of ${BASELINE_SHAPES.join(" and ")} go into a baseline, got shape ${JSON.stringify(row.shape)}`,
       );
     }
     if (row.format !== "f32" && row.format !== "q8") {
-      throw new Error(`qwen3 bench: a row's format must be f32 or q8, got ${JSON.stringify(row.format)}`);
+      throw new Error(`a row's format must be f32 or q8, got ${JSON.stringify(row.format)}`);
     }
     const at = merged.findIndex((r) => r.shape === row.shape && r.format === row.format);
     if (at >= 0) merged[at] = { ...row };
     else merged.push({ ...row });
   }
   return JSON.stringify(file, null, 1) + "\n";
-}
-
-function count(flag: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${flag} must be an integer >= 1, got ${value}`);
-  return n;
 }
 
 async function mergeInto(path: string, rows: readonly Qwen3BenchRow[]): Promise<void> {
@@ -426,39 +418,54 @@ async function mergeInto(path: string, rows: readonly Qwen3BenchRow[]): Promise<
 
 const fmt = (v: number | null, digits = 0) => v === null ? "-" : v.toFixed(digits);
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    args: Deno.args,
-    options: {
-      shape: { type: "string", default: "0.6b,4b" },
-      format: { type: "string", default: "f32,q8" },
-      mode: { type: "string", default: MODES.join(",") },
-      tokens: { type: "string", default: "512" },
-      decode: { type: "string", default: "256" },
-      "read-every": { type: "string", default: "16" },
-      "in-flight": { type: "string", default: "4" },
-      samples: { type: "string", default: "10" },
-      out: { type: "string" },
-      "merge-into": { type: "string" },
-      "merge-only": { type: "string" },
-    },
+const USAGE = `usage: deno run -A models/qwen3/bench.ts [options]     (the module doc says what each row measures)
+  --shape LIST             of 0.6b,4b,tiny (default 0.6b,4b; tiny is for the tests and is refused by the merge)
+  --format LIST            of f32,q8 (default f32,q8)
+  --mode LIST              of encoder,generate (default encoder,generate)
+  --tokens N               the encoder's and the prompt's ids (default 512)
+  --decode N               decode steps (default 256)
+  --read-every N           ids a decode readback brings back (default 16)
+  --in-flight N            decode readbacks outstanding (default 4)
+  --samples N              the encoder's wall-clock samples; GPU timings take at least 5 (default 10)
+  --out PATH               write the rows here after each row (default: none)
+  --merge-into PATH        merge the rows into this <card>-llm.json at the end (default: none)
+  --merge-only PATH        merge the rows file PATH (an earlier --out) into --merge-into; measure nothing
+  --help                   this text
+A line of figures per row goes to stdout, progress to stderr.`;
+
+async function main(args: readonly string[]): Promise<void> {
+  const flags = parseCliFlags(args, {
+    valued: [
+      "shape",
+      "format",
+      "mode",
+      "tokens",
+      "decode",
+      "read-every",
+      "in-flight",
+      "samples",
+      "out",
+      "merge-into",
+      "merge-only",
+    ],
+    required: [],
+    usage: USAGE,
   });
-  const mergeTarget = values["merge-into"];
-  if (values["merge-only"] !== undefined) {
+  if (flags === "help") return console.log(USAGE);
+  const mergeTarget = flags.get("merge-into"), mergeOnly = flags.get("merge-only"), out = flags.get("out");
+  if (mergeOnly !== undefined) {
     if (mergeTarget === undefined) throw new Error("--merge-only needs --merge-into (the <card>-llm.json)");
-    const { rows } = JSON.parse(await Deno.readTextFile(values["merge-only"]));
-    if (!Array.isArray(rows)) throw new Error(`--merge-only: ${values["merge-only"]} holds no rows array`);
+    const { rows } = JSON.parse(await Deno.readTextFile(mergeOnly));
+    if (!Array.isArray(rows)) throw new Error(`--merge-only: ${mergeOnly} holds no rows array`);
     return await mergeInto(mergeTarget, rows);
   }
-  const shapes = listOption(values.shape!, "shape", Object.keys(SHAPES)).map((s) => SHAPES[s]);
-  const formats = listOption(values.format!, "format", ["f32", "q8"]) as Qwen3Format[];
-  const modes = listOption(values.mode!, "mode", MODES) as Mode[];
-  const tokens = count("tokens", values.tokens!), decode = count("decode", values.decode!);
-  const samples = count("samples", values.samples!);
-  const ring = {
-    readEvery: count("read-every", values["read-every"]!),
-    inFlight: count("in-flight", values["in-flight"]!),
-  };
+  const shapes = listOption(flags.get("shape") ?? "0.6b,4b", "shape", Object.keys(SHAPES)).map((s) => SHAPES[s]);
+  const formats = listOption(flags.get("format") ?? "f32,q8", "format", ["f32", "q8"]) as Qwen3Format[];
+  const modes = listOption(flags.get("mode") ?? MODES.join(","), "mode", MODES) as Mode[];
+  const count = (name: string, fallback: number) => numberFlag(flags, name, true, { min: 1 }) ?? fallback;
+  const tokens = count("tokens", 512), decode = count("decode", 256);
+  const samples = count("samples", 10);
+  const ring = { readEvery: count("read-every", 16), inFlight: count("in-flight", 4) };
   if (mergeTarget !== undefined && shapes.some((s) => !BASELINE_SHAPES.includes(s.name))) {
     throw new Error(`--merge-into takes rows of ${BASELINE_SHAPES.join(" and ")} only (--shape 0.6b,4b)`);
   }
@@ -500,7 +507,7 @@ async function main(): Promise<void> {
       };
       rows.push(row);
       result.elapsedSeconds = (performance.now() - start) / 1000;
-      if (values.out) await Deno.writeTextFile(values.out, JSON.stringify(result, null, 1) + "\n");
+      if (out) await Deno.writeTextFile(out, JSON.stringify(result, null, 1) + "\n");
       const e = row.encoder, p = row.prefill, d = row.decode;
       console.log(
         `${shape.name} ${format}: ` +
@@ -518,4 +525,11 @@ async function main(): Promise<void> {
   if (mergeTarget !== undefined) await mergeInto(mergeTarget, rows);
 }
 
-if (import.meta.main) await main();
+if (import.meta.main) {
+  try {
+    await main(Deno.args);
+  } catch (e) {
+    console.error(`qwen3 bench: ${(e as Error).message}`);
+    Deno.exit(2);
+  }
+}
