@@ -95,6 +95,7 @@ import { timePasses } from "./timestamps.ts";
 import type { SamplerOptions } from "../../llm/sampler.ts";
 import type { Constraint } from "../../llm/constraints/constraint.ts";
 import { TokenRing, tokenRingGrouping } from "../../llm/token_ring.ts";
+import { ErrorScopeBatch } from "../../llm/error_scopes.ts";
 import {
   type Block,
   blockRows,
@@ -1152,15 +1153,10 @@ export class LlamaEngine {
     let ring: TokenRing | undefined;
     const P = promptIds.length;
     // The steps submitted between two readbacks (and each prefill chunk) run in error scopes of
-    // their own (the harness's withErrorScopes); their outcomes are examined before the ids of the
-    // next readback are yielded, so a rejected step (a kernel the browser would not compile, a
-    // validation error) fails the iterator, without awaiting the scopes between steps.
-    const checks: Promise<unknown>[] = [];
-    const scoped = (work: () => void) => {
-      const check = this.#gpu.withErrorScopes(() => where, work);
-      check.catch(() => {}); // examined below, in order
-      checks.push(check);
-    };
+    // their own; their outcomes are examined before the next readback, so a rejected step (a kernel
+    // the browser would not compile, a validation error) fails the iterator, without awaiting the
+    // scopes between steps.
+    const checks = new ErrorScopeBatch(this.#gpu, where);
     this.#enter("generate");
     try {
       this.#length = 0;
@@ -1177,7 +1173,7 @@ export class LlamaEngine {
       for (let start = 0; start < P; start += this.chunkRows) {
         const chunk = promptIds.slice(start, start + this.chunkRows);
         const last = start + chunk.length === P;
-        scoped(() => {
+        checks.run(() => {
           this.#writeRope(start, start + chunk.length, P); // the prompt's frequencies, in every chunk
           this.#writeState(start);
           device.queue.writeBuffer(this.#act.ids.buffer, 0, new Uint32Array(chunk));
@@ -1190,13 +1186,13 @@ export class LlamaEngine {
       }
       if (stats) stats.encodeMs += performance.now() - t0;
       let step: Program | undefined;
-      scoped(() => step = this.#program(1, chooser, constraint !== undefined).program); // pipelines compile here
+      checks.run(() => step = this.#program(1, chooser, constraint !== undefined).program); // pipelines compile here
       const generated: number[] = [];
       while (ring.pending > 0 || ring.room) {
         t0 = performance.now();
         // Submit until the ring is full: the steps of up to `inFlight` readbacks are queued ahead.
         if (ring.room) {
-          scoped(() => {
+          checks.run(() => {
             while (ring!.room) {
               this.#writeMask(constraint, generated);
               const encoder = device.createCommandEncoder();
@@ -1211,7 +1207,7 @@ export class LlamaEngine {
           stats.encodeMs += dt;
           stats.decodeEncodeMs += dt;
         }
-        for (const check of checks.splice(0)) await check;
+        await checks.check();
         const { first, ids } = await ring.read();
         for (const [k, id] of ids.entries()) {
           if (signal?.aborted) throw signal.reason;

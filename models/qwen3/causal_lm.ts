@@ -42,6 +42,7 @@ import { argmaxTokenPlan, NONFINITE_LOGITS } from "../../ops/sample/mod.ts";
 import { indexCopyPlan } from "../../ops/scatter/mod.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
 import { TokenRing, tokenRingGrouping } from "../../llm/token_ring.ts";
+import { ErrorScopeBatch } from "../../llm/error_scopes.ts";
 import { type RopeTables, ropeTables, sequenceAttentionBuffers, sequenceAttentionSteps } from "./attention.ts";
 import type { Qwen3Config } from "./config.ts";
 import { embeddingSteps, type EmbeddingTable, headSteps } from "./embedding.ts";
@@ -470,13 +471,8 @@ export class Qwen3ForCausalLM {
     const gpu = this.#gpu, device = gpu.device;
     let ring: TokenRing | undefined;
     // Each batch of submissions runs in error scopes of its own; their outcomes are examined before the
-    // ids of the next readback are yielded, so a rejected step fails the iterator.
-    const checks: Promise<unknown>[] = [];
-    const scoped = (work: () => void) => {
-      const check = gpu.withErrorScopes(() => where, work);
-      check.catch(() => {}); // examined below, in order
-      checks.push(check);
-    };
+    // next readback, so a rejected step fails the iterator.
+    const checks = new ErrorScopeBatch(gpu, where);
     const step = (program: Program) => {
       const encoder = device.createCommandEncoder();
       program.encode(encoder);
@@ -484,14 +480,14 @@ export class Qwen3ForCausalLM {
     };
     try {
       ring = new TokenRing(device, g.tokens, maxTokens, grouping);
-      scoped(() => step(g.prefill));
+      checks.run(() => step(g.prefill));
       while (ring.pending > 0 || ring.room) {
         if (ring.room) {
-          scoped(() => {
+          checks.run(() => {
             while (ring!.room) step(g.decode);
           });
         }
-        for (const check of checks.splice(0)) await check;
+        await checks.check();
         const { first, ids: chosen } = await ring.read();
         for (const [k, id] of chosen.entries()) {
           if (id >= this.config.vocabSize) throw new Error(`${where}: token ${first + k}: ${unchosen(id)}`);
