@@ -5,7 +5,8 @@
  * prefix's view of a checkpoint and the exact layout check); text in and out (SentencePiece and
  * byte-level BPE tokenizers, the CPU sampler with its seeded counter-based draw, token-level
  * constraints); the readback of a generation loop kept on the GPU (`TokenRing`: the ids its sampler
- * writes, read back in groups); perplexity over token windows; and the weight cache that keeps
+ * writes, read back in groups, and `ErrorScopeBatch`: its submissions' error scopes, examined before
+ * each readback); perplexity over token windows; and the weight cache that keeps
  * downloaded model files (Cache API or IndexedDB in a page). Files on disk are read through `@xpu/ops/llm/file` and cached in
  * a directory through `@xpu/ops/llm/cache/directory` (both Deno only). The models are
  * `@xpu/ops/models/<name>`: the Llama engine (`LlamaEngine`, `parseLlamaConfig`, `LlamaReference`)
@@ -47,3 +48,4 @@ export * from "./weights/checkpoint.ts";
 export * from "./cache/mod.ts";
 export * from "./perplexity.ts";
 export * from "./token_ring.ts";
+export * from "./error_scopes.ts";
