@@ -2,6 +2,7 @@ import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { gpuTest } from "../../harness/testing.ts";
 import type { BenchRow } from "../bench_rows.ts";
 import { torchFigures } from "./bench.ts";
+import { checkBenchCommandLine } from "../bench_cli_test_util.ts";
 
 const row = (stage: string, width: number | null, extra: Partial<BenchRow> = {}) =>
   ({ stage, width, height: width, format: "f32", ms: 1, peakBytes: 1, ...extra }) as BenchRow;
@@ -114,24 +115,7 @@ Deno.test("anima bench: the H100 torch log's figures land on the 52-block batch-
 });
 
 Deno.test("anima bench: --help lists every option; an unknown one is refused by name, without a stack trace", async () => {
-  const bench = (...args: string[]) =>
-    new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--quiet", new URL("./bench.ts", import.meta.url).pathname, ...args],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-  const help = await bench("--help");
-  strictEqual(help.code, 0);
-  const usage = new TextDecoder().decode(help.stdout);
-  // Every option the module doc's synopsis names.
-  const source = await Deno.readTextFile(new URL("./bench.ts", import.meta.url));
-  const synopsis = /deno run -A models\/anima\/bench\.ts (\[[\s\S]*?)\n \*\n/.exec(source)![1];
-  const options = [...synopsis.matchAll(/--([a-z-]+)/g)].map((m) => m[1]);
-  ok(options.length >= 16, `the synopsis names ${options.length} options`);
-  for (const option of options) ok(usage.includes(`--${option} `), `--help lists --${option}`);
-  const unknown = await bench("--sizez", "32");
-  strictEqual(unknown.code, 2);
-  const message = new TextDecoder().decode(unknown.stderr);
-  ok(message.startsWith("anima bench: unknown option --sizez\nusage:"), message);
-  ok(!message.includes("Uncaught") && !message.includes("    at "), message);
+  await checkBenchCommandLine(new URL("./bench.ts", import.meta.url), 16, [
+    [["--sizez", "32"], "anima bench: unknown option --sizez\nusage:"],
+  ]);
 });

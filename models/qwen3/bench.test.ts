@@ -1,6 +1,7 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { assertThrowsMessage, gpuTest } from "../../harness/testing.ts";
 import { mergeLlmRows, type Qwen3BenchRow } from "./bench.ts";
+import { checkBenchCommandLine } from "../bench_cli_test_util.ts";
 
 const BENCH = new URL("./bench.ts", import.meta.url).pathname;
 const BASELINE = new URL("../../harness/baselines/nvidia-h200-llm.json", import.meta.url).pathname;
@@ -187,31 +188,8 @@ Deno.test("qwen3 bench: --merge-only merges a rows file into a copy of the basel
 });
 
 Deno.test("qwen3 bench: --help lists every option; an unknown option or value is refused by name, without a stack trace", async () => {
-  const run = (...args: string[]) =>
-    new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--quiet", BENCH, ...args],
-      stdout: "piped",
-      stderr: "piped",
-    })
-      .output();
-  const help = await run("--help");
-  strictEqual(help.code, 0);
-  const usage = new TextDecoder().decode(help.stdout);
-  // Every option the module doc's synopsis names (both of its command lines).
-  const source = await Deno.readTextFile(BENCH);
-  const synopsis = /deno run -A models\/qwen3\/bench\.ts (\[[\s\S]*?)\n \*\n/.exec(source)![1];
-  const options = [...new Set([...synopsis.matchAll(/--([a-z-]+)/g)].map((m) => m[1]))];
-  ok(options.length >= 11, `the synopsis names ${options.length} options`);
-  for (const option of options) ok(usage.includes(`--${option} `), `--help lists --${option}`);
-  const refusals: [string[], string][] = [
+  await checkBenchCommandLine(new URL("./bench.ts", import.meta.url), 11, [
     [["--sizez", "32"], "qwen3 bench: unknown option --sizez\nusage:"],
     [["--tokens", "0"], 'qwen3 bench: --tokens must be an integer >= 1, got "0"\n'],
-  ];
-  for (const [args, expected] of refusals) {
-    const refused = await run(...args);
-    strictEqual(refused.code, 2, args.join(" "));
-    const message = new TextDecoder().decode(refused.stderr);
-    ok(message.startsWith(expected), message);
-    ok(!message.includes("Uncaught") && !message.includes("    at "), message);
-  }
+  ]);
 });

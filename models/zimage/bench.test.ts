@@ -3,6 +3,7 @@ import { gpuTest } from "../../harness/testing.ts";
 import type { BenchRow } from "../bench_rows.ts";
 import { TINY, torchFigures } from "./bench.ts";
 import { textEncoderWeightBytes } from "./pipeline.ts";
+import { checkBenchCommandLine } from "../bench_cli_test_util.ts";
 
 gpuTest("zimage bench: the tiny config's every stage in one run, rows merged into the baseline there", async (gpu) => {
   const dir = await Deno.makeTempDir();
@@ -115,30 +116,8 @@ Deno.test("zimage bench: the H100 torch log's figures land on the rows of their 
 });
 
 Deno.test("zimage bench: --help lists every option; an unknown option or config is refused by name, without a stack trace", async () => {
-  const bench = (...args: string[]) =>
-    new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--quiet", new URL("./bench.ts", import.meta.url).pathname, ...args],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-  const help = await bench("--help");
-  strictEqual(help.code, 0);
-  const usage = new TextDecoder().decode(help.stdout);
-  // Every option the module doc's synopsis names.
-  const source = await Deno.readTextFile(new URL("./bench.ts", import.meta.url));
-  const synopsis = /deno run -A models\/zimage\/bench\.ts (\[[\s\S]*?)\n \*\n/.exec(source)![1];
-  const options = [...synopsis.matchAll(/--([a-z-]+)/g)].map((m) => m[1]);
-  ok(options.length >= 15, `the synopsis names ${options.length} options`);
-  for (const option of options) ok(usage.includes(`--${option} `), `--help lists --${option}`);
-  const refusals: [string[], string][] = [
+  await checkBenchCommandLine(new URL("./bench.ts", import.meta.url), 15, [
     [["--sizez", "32"], "zimage bench: unknown option --sizez\nusage:"],
     [["--config", "big"], "zimage bench: --config must be turbo or tiny, got big\n"],
-  ];
-  for (const [args, expected] of refusals) {
-    const refused = await bench(...args);
-    strictEqual(refused.code, 2, args.join(" "));
-    const message = new TextDecoder().decode(refused.stderr);
-    ok(message.startsWith(expected), message);
-    ok(!message.includes("Uncaught") && !message.includes("    at "), message);
-  }
+  ]);
 });
