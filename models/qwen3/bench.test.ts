@@ -6,6 +6,17 @@ import { checkBenchCommandLine } from "../bench_cli_test_util.ts";
 const BENCH = new URL("./bench.ts", import.meta.url).pathname;
 const BASELINE = new URL("../../harness/baselines/nvidia-h200-llm.json", import.meta.url).pathname;
 
+/**
+ * The committed baseline without the Qwen3 rows it holds (as this bench writes it, one space an
+ * indent): the file the tests merge into, whatever Qwen3 rows a GPU run has merged into the real one.
+ */
+async function sarashinaBaseline(): Promise<string> {
+  const file = JSON.parse(await Deno.readTextFile(BASELINE));
+  const rows = file.rows.filter((row: { shape?: string }) => !String(row.shape ?? "").startsWith("Qwen3"));
+  ok(rows.length > 0, "the baseline holds Sarashina rows");
+  return JSON.stringify({ ...file, rows }, null, 1) + "\n";
+}
+
 /** Runs the bench with `args`; its stderr on failure. */
 async function bench(args: string[]): Promise<{ success: boolean; stderr: string }> {
   const run = await new Deno.Command(Deno.execPath(), {
@@ -137,7 +148,7 @@ const fakeRow = (shape: string, format: string, wallTokPerS: number) => ({
 });
 
 Deno.test("qwen3 bench merge: Qwen3 rows join a <card>-llm.json, the Sarashina rows' text kept byte for byte", async () => {
-  const before = await Deno.readTextFile(BASELINE);
+  const before = await sarashinaBaseline();
   const original = JSON.parse(before);
   const a = fakeRow("Qwen3-4B", "q8", 1), b = fakeRow("Qwen3-0.6B", "f32", 2);
   const once = mergeLlmRows(before, [a, b]);
@@ -156,7 +167,7 @@ Deno.test("qwen3 bench merge: Qwen3 rows join a <card>-llm.json, the Sarashina r
 });
 
 Deno.test("qwen3 bench merge: tiny rows, other formats and a file without rows are refused by name", async () => {
-  const before = await Deno.readTextFile(BASELINE);
+  const before = await sarashinaBaseline();
   await assertThrowsMessage(
     () => mergeLlmRows(before, [fakeRow("tiny", "f32", 1)]),
     'only rows of Qwen3-0.6B and Qwen3-4B go into a baseline, got shape "tiny"',
@@ -169,7 +180,7 @@ Deno.test("qwen3 bench: --merge-only merges a rows file into a copy of the basel
   const dir = await Deno.makeTempDir();
   try {
     const target = `${dir}/card-llm.json`, rowsFile = `${dir}/rows.json`;
-    const before = await Deno.readTextFile(BASELINE);
+    const before = await sarashinaBaseline();
     await Deno.writeTextFile(target, before);
     const rows = [fakeRow("Qwen3-0.6B", "q8", 5)];
     await Deno.writeTextFile(rowsFile, JSON.stringify({ bench: "qwen3", rows }));
