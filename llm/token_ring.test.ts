@@ -89,6 +89,15 @@ gpuTest(
       const small = new TokenRing(gpu.device, tensors[2], 2, {});
       deepStrictEqual([gpu.memory.buffers - before.buffers, gpu.memory.bytes - before.bytes], [2, 2 * 4 * 2]);
       await small.destroy();
+      // destroy() while a read() waits for its map: the read gets its ids, then the buffers go.
+      const racing = new TokenRing(gpu.device, tensors[2], 10, { readEvery: 2, inFlight: 3 });
+      const encoder = gpu.device.createCommandEncoder();
+      program.encode(encoder);
+      racing.submit(encoder);
+      const reading = racing.read();
+      await racing.destroy();
+      deepStrictEqual([(await reading).first, (await reading).ids.length], [0, 1]);
+      deepStrictEqual([gpu.memory.bytes, gpu.memory.buffers], [before.bytes, before.buffers]);
     } finally {
       program.destroy();
       for (const t of tensors) t.buffer.destroy();
@@ -124,9 +133,13 @@ Deno.test("tokenRingGrouping: the ring's defaults, the caller's values checked b
   deepStrictEqual(tokenRingGrouping("g", {}), { readEvery: 16, inFlight: 4 });
   deepStrictEqual(tokenRingGrouping("g", { readEvery: 3, inFlight: 2 }), { readEvery: 3, inFlight: 2 });
   deepStrictEqual(tokenRingGrouping("g", { inFlight: 1 }), { readEvery: 16, inFlight: 1 });
-  // A loop that needs each id before its next step: one readback per token, whatever was asked.
+  // A loop that needs each id before its next step: one readback per token, whatever was asked; a bad
+  // value is refused all the same.
   deepStrictEqual(tokenRingGrouping("g", { readEvery: 8, inFlight: 3 }, true), { readEvery: 1, inFlight: 1 });
-  deepStrictEqual(tokenRingGrouping("g", { readEvery: 0 }, true), { readEvery: 1, inFlight: 1 });
+  await assertThrowsMessage(
+    () => tokenRingGrouping("g", { readEvery: 0 }, true),
+    "g: readEvery must be an integer >= 1, got 0",
+  );
   await assertThrowsMessage(
     () => tokenRingGrouping("my.generate", { readEvery: 0 }),
     /^my\.generate: readEvery must be an integer >= 1, got 0$/,

@@ -19,6 +19,7 @@
  */
 
 import type { GpuTensor } from "../harness/device.ts";
+import { requireSize } from "../harness/limits.ts";
 
 /** Options of a {@link TokenRing}. */
 export interface TokenRingOptions {
@@ -43,20 +44,13 @@ interface Pending {
   mapped: Promise<void>;
 }
 
-function positiveInt(where: string, name: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-    throw new Error(`${where}: ${name} must be an integer >= 1, got ${String(value)}`);
-  }
-  return value;
-}
-
 /**
  * The grouping a generation's {@link TokenRing} will use: the options' `readEvery` and `inFlight` with
  * the ring's defaults (16, 4) applied and checked, for a caller that refuses bad options by its own
  * name before it claims anything (the ring itself checks them again when it is made). With
  * `oneAtATime`, for a loop whose host needs each id before it submits the next step (a constraint
- * on the next token, a callback on each step's logits), both are 1 and the options' values are
- * ignored: one readback per token, none queued ahead.
+ * on the next token, a callback on each step's logits), both are 1 (the options' values, still
+ * checked, are not used): one readback per token, none queued ahead.
  *
  * @param where the caller's name, the start of an error's message
  * @param options the caller's options (keys other than readEvery and inFlight are not looked at)
@@ -76,11 +70,9 @@ export function tokenRingGrouping(
   options: TokenRingOptions,
   oneAtATime = false,
 ): Required<TokenRingOptions> {
-  if (oneAtATime) return { readEvery: 1, inFlight: 1 };
-  return {
-    readEvery: positiveInt(where, "readEvery", options.readEvery ?? 16),
-    inFlight: positiveInt(where, "inFlight", options.inFlight ?? 4),
-  };
+  const readEvery = requireSize(where, "readEvery", options.readEvery ?? 16, 1);
+  const inFlight = requireSize(where, "inFlight", options.inFlight ?? 4, 1);
+  return oneAtATime ? { readEvery: 1, inFlight: 1 } : { readEvery, inFlight };
 }
 
 /**
@@ -123,6 +115,8 @@ export class TokenRing {
   #submitted = 0;
   #reads = 0;
   #destroyed = false;
+  /** The map a `read()` awaits, once it has left the pending list (for `destroy` to wait on). */
+  #reading: Promise<void> | undefined;
 
   /**
    * Makes the ring's staging buffers.
@@ -143,7 +137,7 @@ export class TokenRing {
         throw new Error(`TokenRing: unknown option "${key}" (expected readEvery, inFlight)`);
       }
     }
-    this.maxTokens = positiveInt("TokenRing", "maxTokens", maxTokens);
+    this.maxTokens = requireSize("TokenRing", "maxTokens", maxTokens, 1);
     const grouping = tokenRingGrouping("TokenRing", options);
     this.readEvery = grouping.readEvery;
     this.inFlight = grouping.inFlight;
@@ -230,6 +224,7 @@ export class TokenRing {
   async read(): Promise<TokenGroup> {
     const head = this.#pending.shift();
     if (!head) throw new Error("TokenRing: read() with no readback pending");
+    this.#reading = head.mapped;
     await head.mapped;
     const staging = this.#ring[head.slot];
     const ids = new Uint32Array(staging.getMappedRange(0, 4 * head.count).slice(0));
@@ -237,11 +232,14 @@ export class TokenRing {
     return { first: head.first, ids };
   }
 
-  /** Waits for the maps still outstanding (their ids are dropped) and frees the staging buffers. */
+  /**
+   * Waits for the maps still outstanding (their ids are dropped), a `read()` in progress included, and
+   * frees the staging buffers.
+   */
   async destroy(): Promise<void> {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    await Promise.allSettled(this.#pending.splice(0).map((p) => p.mapped));
+    await Promise.allSettled([...this.#pending.splice(0).map((p) => p.mapped), this.#reading]);
     for (const b of this.#ring) b.destroy();
   }
 }

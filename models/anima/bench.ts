@@ -582,11 +582,7 @@ async function main(args: readonly string[]): Promise<void> {
   const sizes = name === "tiny" ? TINY : REAL;
   const stages = listOption(flags.get("stages") ?? STAGES.join(","), "stages", STAGES);
   const formats = listOption(flags.get("formats") ?? "f32", "formats", ["f32", "q8"]) as ("f32" | "q8")[];
-  const positive = (option: string, fallback: number) => {
-    const v = numberFlag(flags, option, true) ?? fallback;
-    if (v < 1) throw new Error(`--${option} must be an integer >= 1, got ${v}`);
-    return v;
-  };
+  const positive = (option: string, fallback: number) => numberFlag(flags, option, true, { min: 1 }) ?? fallback;
   const cfg = numberFlag(flags, "cfg", false) ?? 3.5;
   const plan: Plan = {
     gpu: undefined as unknown as ResidentDevice,

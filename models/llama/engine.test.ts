@@ -158,7 +158,7 @@ gpuTest("engine: bad input is refused by name before any GPU work", async (gpu) 
       () => gen([3], { maxTokens: 2, inFlight: 2.5 }),
       /^LlamaEngine.generate: inFlight must be an integer >= 1, got 2.5$/,
     );
-    assertEquals([gpu.memory.bytes, gpu.memory.buffers], [live.bytes, live.buffers], "no readback ring made");
+    assertEquals([gpu.memory.bytes, gpu.memory.buffers], [live.bytes, live.buffers], "nothing made on the device");
     assertEquals(engine.length, 0);
   } finally {
     engine.destroy();

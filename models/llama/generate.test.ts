@@ -66,7 +66,7 @@ gpuTest("deno task generate: a converted directory loads in its own format with 
 Deno.test("deno task generate: a bad count or sampler setting is named by its option before the model loads", async () => {
   for (
     const [args, message] of [
-      [["--max-tokens", "-3"], "generate: --max-tokens must be an integer >= 1, got -3"],
+      [["--max-tokens", "-3"], 'generate: --max-tokens must be an integer >= 1, got "-3"'],
       [["--temperature", "-1"], "generate: --temperature must be finite and > 0 in f32, got -1"],
       [["--temperature", "1", "--top-k", "0"], "generate: --top-k must be an integer in [1, 2^32), got 0"],
       [["--temperature", "1", "--top-p", "2"], "generate: --top-p must be in (0, 1], got 2"],

@@ -24,6 +24,7 @@
  */
 
 import { acquireDevice } from "../../harness/device.ts";
+import { numberFlag } from "../cli.ts";
 import { parseLlamaConfig } from "./config.ts";
 import { LlamaEngine } from "./engine.ts";
 import type { SamplerOptions } from "../../llm/sampler.ts";
@@ -65,14 +66,6 @@ function parseArgs(args: readonly string[]): { prompt: string; flags: Map<string
   return { prompt: positional[0], flags };
 }
 
-function numberFlag(flags: Map<string, string>, name: string): number | undefined {
-  const text = flags.get(name);
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (text.trim() === "" || !Number.isFinite(value)) throw new Error(`--${name} must be a number, got "${text}"`);
-  return value;
-}
-
 /** The checkpoint's tokenizer: tokenizer.model (SentencePiece) if present, else tokenizer.json (byte-level BPE). */
 async function readTokenizer(dir: string): Promise<Tokenizer> {
   try {
@@ -101,11 +94,8 @@ if (import.meta.main) {
     if (format !== undefined && !WEIGHT_FORMATS.includes(format)) {
       throw new Error(`--format must be one of ${WEIGHT_FORMATS.join(", ")}, got "${format}"`);
     }
-    const maxTokens = numberFlag(flags, "max-tokens") ?? 64;
-    if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) {
-      throw new Error(`--max-tokens must be an integer >= 1, got ${flags.get("max-tokens")}`);
-    }
-    const temperature = numberFlag(flags, "temperature");
+    const maxTokens = numberFlag(flags, "max-tokens", true, { min: 1 }) ?? 64;
+    const temperature = numberFlag(flags, "temperature", false);
     const filters = ["top-k", "top-p", "min-p", "seed"].filter((name) => flags.has(name));
     if (temperature === undefined && filters.length > 0) {
       throw new Error(`--${filters[0]} needs --temperature (without it the choice is greedy)`);
@@ -113,10 +103,10 @@ if (import.meta.main) {
     const sampler: SamplerOptions = temperature === undefined ? { mode: "greedy" } : {
       mode: "sample",
       temperature,
-      topK: numberFlag(flags, "top-k"),
-      topP: numberFlag(flags, "top-p"),
-      minP: numberFlag(flags, "min-p"),
-      seed: numberFlag(flags, "seed") ?? 0,
+      topK: numberFlag(flags, "top-k", false),
+      topP: numberFlag(flags, "top-p", false),
+      minP: numberFlag(flags, "min-p", false),
+      seed: numberFlag(flags, "seed", false) ?? 0,
     };
     // The engine checks these too, but only after the load; the options' own names here.
     if (sampler.mode === "sample") {

@@ -297,6 +297,23 @@ gpuTest("qwen3 causal LM: bad prompts and options are refused by name before any
     await assertThrowsMessage(() => drain([1], { readEvery: 0 }), "readEvery must be an integer >= 1, got 0");
     await assertThrowsMessage(() => drain([1], { inFlight: 2.5 }), "inFlight must be an integer >= 1, got 2.5");
     await assertThrowsMessage(() => drain([1], { readevery: 2 } as never), "readevery");
+    const onLogits = () => {};
+    await assertThrowsMessage(
+      () => drain([1], { onLogits, readEvery: 0 }),
+      "readEvery must be an integer >= 1, got 0",
+    );
+    await assertThrowsMessage(
+      () => drain([1], { onLogits: 5 as never }),
+      "qwen3: onLogits must be a function, got 5",
+    );
+    await assertThrowsMessage(
+      () => drain([1], { stopIds: 5 as never }),
+      "qwen3: stopIds must be an array of token ids in [0, 300), got 5",
+    );
+    await assertThrowsMessage(
+      () => drain([1], { stopIds: [2, 300] }),
+      "qwen3: stopIds must be an array of token ids in [0, 300), got [2,300]",
+    );
     // A cache past the binding limit is refused with the capacity that would fit.
     const small = gpu.withLimits({ maxStorageBufferBindingSize: 32768 });
     const capped = await Qwen3ForCausalLM.load(small, await randomQwen3(config, 7), config);

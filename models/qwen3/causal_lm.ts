@@ -463,22 +463,30 @@ export class Qwen3ForCausalLM {
     const where = "qwen3 generate";
     checkKeys("qwen3", "option", options, GENERATE_OPTION_KEYS);
     const maxTokens = options.maxTokens ?? 64;
-    const stopIds = new Set(options.stopIds ?? this.config.eosTokenIds);
+    const V = this.config.vocabSize;
+    const stops: unknown = options.stopIds ?? this.config.eosTokenIds;
+    if (!Array.isArray(stops) || !stops.every((id) => Number.isInteger(id) && id >= 0 && id < V)) {
+      throw new Error(`qwen3: stopIds must be an array of token ids in [0, ${V}), got ${JSON.stringify(stops)}`);
+    }
+    const stopIds = new Set<number>(stops);
     const onLogits = options.onLogits;
+    if (onLogits !== undefined && typeof onLogits !== "function") {
+      throw new Error(`qwen3: onLogits must be a function, got ${String(onLogits)}`);
+    }
     // A logits callback reads each step's logits before the next step overwrites them: one id a readback.
     const grouping = tokenRingGrouping("qwen3", options, Boolean(onLogits));
     const g = this.#prepare(ids, maxTokens);
     const gpu = this.#gpu, device = gpu.device;
     let ring: TokenRing | undefined;
-    // Each batch of submissions runs in error scopes of its own; their outcomes are examined before the
-    // next readback, so a rejected step fails the iterator.
-    const checks = new ErrorScopeBatch(gpu, where);
     const step = (program: Program) => {
       const encoder = device.createCommandEncoder();
       program.encode(encoder);
       ring!.submit(encoder);
     };
     try {
+      // Each batch of submissions runs in error scopes of its own; their outcomes are examined before
+      // the next readback, so a rejected step fails the iterator.
+      const checks = new ErrorScopeBatch(gpu, where);
       ring = new TokenRing(device, g.tokens, maxTokens, grouping);
       checks.run(() => step(g.prefill));
       while (ring.pending > 0 || ring.room) {

@@ -435,11 +435,7 @@ async function main(args: readonly string[]): Promise<void> {
   const scale = vaeScaleFactor(config.vae);
   const stages = listOption(flags.get("stages") ?? STAGES.join(","), "stages", STAGES);
   const formats = listOption(flags.get("formats") ?? "q4g128", "formats", LINEAR_FORMATS) as LinearFormat[];
-  const positive = (name: string, fallback: number) => {
-    const v = numberFlag(flags, name, true) ?? fallback;
-    if (v < 1) throw new Error(`--${name} must be an integer >= 1, got ${v}`);
-    return v;
-  };
+  const positive = (name: string, fallback: number) => numberFlag(flags, name, true, { min: 1 }) ?? fallback;
   const plan: Plan = {
     gpu: undefined as unknown as ResidentDevice,
     config,
