@@ -1,5 +1,5 @@
 /**
- * The field readers the text models' `config.json` parsers share (models/llama/config.ts for Llama,
+ * The field readers and the common known keys the text models' `config.json` parsers share (models/llama/config.ts for Llama,
  * models/qwen3/config.ts for Qwen3): each reads one key and refuses a bad value with an Error that
  * names the config and the key, never a silent default for a value that is present but wrong.
  *
@@ -65,3 +65,47 @@ export function configFields(config: string): ConfigFields {
     },
   };
 }
+
+/**
+ * The keys of a Hugging Face text config that no model here reads: bookkeeping of the file and of
+ * training. A model's own list of ignored keys adds what it leaves aside on top of these.
+ */
+export const BOOKKEEPING_CONFIG_KEYS: readonly string[] = [
+  "_name_or_path",
+  "architectures",
+  "attention_dropout",
+  "dtype",
+  "torch_dtype",
+  "initializer_range",
+  "use_cache",
+  "pad_token_id",
+  "transformers_version",
+  "output_attentions",
+  "output_hidden_states",
+  "return_dict",
+];
+
+/**
+ * The keys every decoder-only text model here reads (or checks and refuses by value): sizes, RoPE,
+ * norms, tied embeddings, token ids. A model's own list adds the keys only it reads.
+ */
+export const DECODER_CONFIG_KEYS: readonly string[] = [
+  "model_type",
+  "hidden_act",
+  "attention_bias",
+  "num_hidden_layers",
+  "hidden_size",
+  "num_attention_heads",
+  "num_key_value_heads",
+  "head_dim",
+  "intermediate_size",
+  "vocab_size",
+  "rope_theta",
+  "rope_scaling",
+  "rope_parameters",
+  "rms_norm_eps",
+  "tie_word_embeddings",
+  "bos_token_id",
+  "eos_token_id",
+  "max_position_embeddings",
+];

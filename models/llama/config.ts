@@ -15,7 +15,12 @@
  * @module
  */
 
-import { type ConfigFields, configFields } from "../../llm/config_fields.ts";
+import {
+  BOOKKEEPING_CONFIG_KEYS,
+  type ConfigFields,
+  configFields,
+  DECODER_CONFIG_KEYS,
+} from "../../llm/config_fields.ts";
 
 /** RoPE frequency scaling, as HF's `rope_type` and its fields (transformers' defaults filled in). */
 export type RopeScaling =
@@ -74,26 +79,10 @@ export interface LlamaConfig {
   maxPositionEmbeddings: number;
 }
 
-const IGNORED = new Set([
-  "_name_or_path",
-  "architectures",
-  "attention_dropout",
-  "dtype",
-  "torch_dtype",
-  "initializer_range",
-  "pretraining_tp",
-  "use_cache",
-  "pad_token_id",
-  "transformers_version",
-  "output_attentions",
-  "output_hidden_states",
-  "return_dict",
-]);
+const IGNORED = new Set([...BOOKKEEPING_CONFIG_KEYS, "pretraining_tp"]);
 
 const IMPLEMENTED = new Set([
-  "model_type",
-  "hidden_act",
-  "attention_bias",
+  ...DECODER_CONFIG_KEYS,
   "mlp_bias",
   "sliding_window",
   "use_sliding_window",
@@ -101,21 +90,6 @@ const IMPLEMENTED = new Set([
   "layer_types",
   "attn_logit_softcapping",
   "final_logit_softcapping",
-  "num_hidden_layers",
-  "hidden_size",
-  "num_attention_heads",
-  "num_key_value_heads",
-  "head_dim",
-  "intermediate_size",
-  "vocab_size",
-  "rope_theta",
-  "rope_scaling",
-  "rope_parameters",
-  "rms_norm_eps",
-  "tie_word_embeddings",
-  "bos_token_id",
-  "eos_token_id",
-  "max_position_embeddings",
 ]);
 
 const FIELDS = configFields("llama config");

@@ -15,7 +15,12 @@
  * @module
  */
 
-import { type ConfigFields, configFields } from "../../llm/config_fields.ts";
+import {
+  BOOKKEEPING_CONFIG_KEYS,
+  type ConfigFields,
+  configFields,
+  DECODER_CONFIG_KEYS,
+} from "../../llm/config_fields.ts";
 
 /** The shape of a Qwen3 model. */
 export interface Qwen3Config {
@@ -47,44 +52,12 @@ export interface Qwen3Config {
   maxPositionEmbeddings: number;
 }
 
-const IGNORED = new Set([
-  "_name_or_path",
-  "architectures",
-  "attention_dropout",
-  "dtype",
-  "torch_dtype",
-  "initializer_range",
-  "use_cache",
-  "pad_token_id",
-  "transformers_version",
-  "output_attentions",
-  "output_hidden_states",
-  "return_dict",
-  "sliding_window",
-  "max_window_layers",
-]);
+const IGNORED = new Set([...BOOKKEEPING_CONFIG_KEYS, "sliding_window", "max_window_layers"]);
 
 const IMPLEMENTED = new Set([
-  "model_type",
-  "hidden_act",
-  "attention_bias",
+  ...DECODER_CONFIG_KEYS,
   "use_sliding_window",
   "layer_types",
-  "num_hidden_layers",
-  "hidden_size",
-  "num_attention_heads",
-  "num_key_value_heads",
-  "head_dim",
-  "intermediate_size",
-  "vocab_size",
-  "rope_theta",
-  "rope_scaling",
-  "rope_parameters",
-  "rms_norm_eps",
-  "tie_word_embeddings",
-  "bos_token_id",
-  "eos_token_id",
-  "max_position_embeddings",
 ]);
 
 const FIELDS = configFields("qwen3 config");
