@@ -1,7 +1,8 @@
 /**
  * The bench's parts, for a program or a page that measures kernels as `deno task bench` does: the
  * roofline probes ({@link measureRoofline} and each probe alone), GPU-timestamp timing
- * ({@link timePlan}, {@link timeResident}, {@link timeProgram}, {@link timeEncoding}, {@link warmClocks}), bench cases ({@link defineCase}),
+ * ({@link timePlan}, {@link timeResident}, {@link timeProgram}, {@link timeEncoding}, {@link warmClocks}; where a
+ * program's time goes, {@link profileProgram}), bench cases ({@link defineCase}),
  * one bench run ({@link runBench}) and its report ({@link reportJson}, {@link parseReport},
  * {@link rooflineSvg}, {@link reportHtml}, {@link compareReports}). `examples/roofline/` runs the
  * bench in a browser this way.
@@ -28,6 +29,10 @@
 
 export {
   type ClockWarmupOptions,
+  type DispatchTime,
+  type KernelTime,
+  profileByKernel,
+  profileProgram,
   isSequence,
   type SampleStats,
   type Timed,

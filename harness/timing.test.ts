@@ -2,6 +2,8 @@ import { deepStrictEqual, notStrictEqual, ok, strictEqual } from "node:assert/st
 import { acquireDevice, kernelSequence } from "./device.ts";
 import { assertThrowsMessage, gpuTest, randomF32 } from "./testing.ts";
 import {
+  profileByKernel,
+  profileProgram,
   rotationSets,
   summarizeNs,
   supportsTimestamps,
@@ -210,6 +212,48 @@ gpuTest(
     }
   },
 );
+
+gpuTest("profileProgram: one entry per dispatch, in order, the larger dispatch taking longer", async (gpu) => {
+  const small = 1 << 12, large = 1 << 20;
+  const t = (n: number, seed: number) => gpu.upload(randomF32(n, seed));
+  const [a, b, c] = [t(large, 5), t(large, 6), gpu.alloc("f32", large)];
+  const named = (n: number, op: string): KernelPlan => ({ ...addPlan(n), op });
+  const program = gpu.program("small, large, small", [
+    [named(small, "small"), [a, b, c]],
+    [named(large, "large"), [a, b, c]],
+    [named(small, "small"), [b, a, c]],
+  ]);
+  try {
+    const times = await profileProgram(gpu, program, { samples: 3, clockWarmupMs: 0 });
+    deepStrictEqual(times.map((x) => [x.index, x.op]), [[0, "small"], [1, "large"], [2, "small"]]);
+    deepStrictEqual(times[1].workgroups, [large / 64, 1, 1]);
+    strictEqual(times[1].bytes, 12 * large);
+    ok(times.every((x) => x.ms >= 0));
+    ok(times[1].ms > times[0].ms, `large ${times[1].ms} ms, small ${times[0].ms} ms`);
+    const sums = profileByKernel(times);
+    deepStrictEqual(sums.map((k) => [k.kernel, k.dispatches]), [["large/kernel", 1], ["small/kernel", 2]]);
+    ok(Math.abs(sums[1].ms - (times[0].ms + times[2].ms)) < 1e-9);
+    await assertThrowsMessage(() => profileProgram(gpu, program, { samples: 0 }), /samples must be an integer >= 1/);
+    await assertThrowsMessage(() => profileProgram(gpu, {} as never), /program must be a Program/);
+  } finally {
+    program.destroy();
+    for (const x of [a, b, c]) x.buffer.destroy();
+  }
+});
+
+gpuTest("profileProgram: a program past one query set (2,048 dispatches) is profiled whole", async (gpu) => {
+  const n = 256;
+  const [a, b, c] = [gpu.upload(randomF32(n, 7)), gpu.upload(randomF32(n, 8)), gpu.alloc("f32", n)];
+  const program = gpu.program("many adds", Array.from({ length: 2050 }, () => [addPlan(n), [a, b, c]] as const));
+  try {
+    const times = await profileProgram(gpu, program, { samples: 1, clockWarmupMs: 0 });
+    strictEqual(times.length, 2050);
+    ok(times.every((x, i) => x.index === i && x.ms >= 0));
+  } finally {
+    program.destroy();
+    for (const x of [a, b, c]) x.buffer.destroy();
+  }
+});
 
 gpuTest("timeEncoding: whatever an encoding records lies between its timestamps: more work, more time", async (gpu) => {
   const n = 1 << 16;

@@ -47,7 +47,7 @@ import {
   requireDevice,
   type ResidentDevice,
 } from "./device.ts";
-import type { Program } from "./program.ts";
+import { encodeBound, type Program } from "./program.ts";
 import { packParams } from "./params.ts";
 import { FMA_PARAMS, type FmaConfig, fmaSource } from "./roofline.wgsl.ts";
 import { requireSize } from "./limits.ts";
@@ -504,6 +504,165 @@ export async function timeProgram(gpu: ResidentDevice, program: Program, options
     },
   });
   return { ...passes, samples, warmup, sets: 1, workingSetBytes: program.cost.bytes, cacheResident: false };
+}
+
+/** One dispatch of a program as {@link profileProgram} timed it. */
+export interface DispatchTime {
+  /** Its index in the program. */
+  index: number;
+  /** The plan's op, e.g. `matmul`. */
+  op: string;
+  /** The resolved kernel variant, e.g. `linear_fused`. */
+  variant: string;
+  /** Its workgroup counts. */
+  workgroups: readonly [number, number, number];
+  /** GPU milliseconds, the median of the samples. */
+  ms: number;
+  /** What the plan says it must cost at least. */
+  flops: number;
+  bytes: number;
+}
+
+/** Dispatches of one kernel summed (see {@link profileByKernel}). */
+export interface KernelTime {
+  /** `op/variant`. */
+  kernel: string;
+  /** How many dispatches of the program ran it. */
+  dispatches: number;
+  /** Their milliseconds, summed. */
+  ms: number;
+  /** Their FLOPs, summed. */
+  flops: number;
+  /** Their bytes, summed. */
+  bytes: number;
+}
+
+/**
+ * Where a program's GPU time goes: every dispatch in a compute pass of its own, between a pair of
+ * timestamps, `samples` times (the median per dispatch). The passes add their own launch and drop
+ * the program's one-pass barriers, so the sum differs from {@link timeProgram}'s figure (it is
+ * usually a little larger); it says which kernels take the time, not what the program takes.
+ *
+ * @param gpu the device (must have `timestamp-query`)
+ * @param program the program (its inputs as the caller left them)
+ * @param options `samples` (default 3, at least 1) and `clockWarmupMs`
+ * @returns one entry per dispatch, in program order
+ * @throws TimestampUnavailableError without `timestamp-query`
+ * @throws Error naming the program when WebGPU rejects the work
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, elementwisePlan } from "@xpu/ops";
+ * import { profileByKernel, profileProgram } from "@xpu/ops/harness/bench";
+ * const gpu = await acquireDevice();
+ * const n = 4096;
+ * const [a, b, sum] = [gpu.upload(new Float32Array(n).fill(1)), gpu.upload(new Float32Array(n).fill(2)), gpu.alloc("f32", n)];
+ * const program = gpu.program("add twice", [
+ *   [elementwisePlan(gpu, { op: "add", n }), [a, b, sum]],
+ *   [elementwisePlan(gpu, { op: "add", n }), [sum, b, a]],
+ * ]);
+ * const times = await profileProgram(gpu, program, { samples: 1, clockWarmupMs: 0 });
+ * console.log(profileByKernel(times)); // [{ kernel: "elementwise/kernel", dispatches: 2, ms: ..., ... }]
+ * program.destroy();
+ * gpu.destroy();
+ * ```
+ */
+export async function profileProgram(
+  gpu: ResidentDevice,
+  program: Program,
+  options: { samples?: number; clockWarmupMs?: number } = {},
+): Promise<DispatchTime[]> {
+  requireDevice("profileProgram", gpu);
+  if (typeof (program as Partial<Program> | null)?.run !== "function") {
+    throw new Error(`profileProgram: program must be a Program (gpu.program()), got ${given(program)}`);
+  }
+  const samples = options.samples ?? 3;
+  if (!Number.isInteger(samples) || samples < 1) {
+    throw new Error(`profileProgram: samples must be an integer >= 1, got ${given(samples)}`);
+  }
+  if (!supportsTimestamps(gpu)) throw new TimestampUnavailableError("the device has no timestamp-query feature");
+  const device = gpu.device;
+  const steps = program.steps;
+  await program.run(); // compiled and warm
+  await warmClocks(gpu, { ms: options.clockWarmupMs ?? CLOCK_WARMUP_MS });
+  // Query sets hold at most 4,096 timestamps: dispatches go in groups of 2,048.
+  const GROUP = 2048;
+  const ns: bigint[][] = steps.map(() => []);
+  for (let s = 0; s < samples; s++) {
+    for (let first = 0; first < steps.length; first += GROUP) {
+      const group = steps.slice(first, first + GROUP);
+      const count = 2 * group.length;
+      const querySet = device.createQuerySet({ type: "timestamp", count });
+      const resolve = device.createBuffer({ size: 8 * count, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+      const staging = device.createBuffer({ size: 8 * count, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+      try {
+        let mapped: Promise<void> | undefined;
+        await gpu.withErrorScopes(() => `profile of program "${program.name}"`, () => {
+          const encoder = device.createCommandEncoder({ label: `profile ${program.name}` });
+          group.forEach((step, i) =>
+            encodeBound(encoder, [step], { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 })
+          );
+          encoder.resolveQuerySet(querySet, 0, count, resolve, 0);
+          encoder.copyBufferToBuffer(resolve, 0, staging, 0, 8 * count);
+          device.queue.submit([encoder.finish()]);
+          mapped = staging.mapAsync(GPUMapMode.READ);
+          mapped.catch(() => {}); // a rejected submission is reported by the scopes
+        });
+        await mapped;
+        const ticks = new BigUint64Array(staging.getMappedRange().slice(0));
+        staging.unmap();
+        group.forEach((_, i) => {
+          const d = ticks[2 * i + 1] - ticks[2 * i];
+          ns[first + i].push(d < 0n ? 0n : d);
+        });
+      } finally {
+        querySet.destroy();
+        resolve.destroy();
+        staging.destroy();
+      }
+    }
+  }
+  return steps.map((step, index) => ({
+    index,
+    op: step.plan.op,
+    variant: step.plan.kernel.variant,
+    workgroups: step.workgroups,
+    ms: summarizeNs(ns[index]).ms,
+    flops: step.plan.cost.flops,
+    bytes: step.plan.cost.bytes,
+  }));
+}
+
+/**
+ * A profile's dispatches summed by kernel (`op/variant`), the most time first.
+ *
+ * @param times {@link profileProgram}'s entries
+ * @returns one entry per kernel
+ *
+ * @example
+ * ```ts
+ * import { profileByKernel } from "@xpu/ops/harness/bench";
+ * const entry = { workgroups: [1, 1, 1] as const, flops: 0, bytes: 8 };
+ * const sums = profileByKernel([
+ *   { ...entry, index: 0, op: "softmax", variant: "kernel", ms: 0.5 },
+ *   { ...entry, index: 1, op: "matmul", variant: "kernel", ms: 2 },
+ *   { ...entry, index: 2, op: "softmax", variant: "kernel", ms: 0.25 },
+ * ]);
+ * console.log(sums.map((k) => `${k.kernel} ${k.ms}`)); // ["matmul/kernel 2", "softmax/kernel 0.75"]
+ * ```
+ */
+export function profileByKernel(times: readonly DispatchTime[]): KernelTime[] {
+  const sums = new Map<string, KernelTime>();
+  for (const t of times) {
+    const kernel = `${t.op}/${t.variant}`;
+    const k = sums.get(kernel) ?? { kernel, dispatches: 0, ms: 0, flops: 0, bytes: 0 };
+    k.dispatches++;
+    k.ms += t.ms;
+    k.flops += t.flops;
+    k.bytes += t.bytes;
+    sums.set(kernel, k);
+  }
+  return [...sums.values()].sort((a, b) => b.ms - a.ms);
 }
 
 /**

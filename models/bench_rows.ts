@@ -21,6 +21,8 @@
  */
 
 import type { ResidentDevice } from "../harness/device.ts";
+import type { Program } from "../harness/program.ts";
+import { type DispatchTime, type KernelTime, profileByKernel, profileProgram } from "../harness/timing.ts";
 import type { TensorStore } from "../llm/safetensors.ts";
 import { qwenFiles, t5Model } from "../llm/fixtures/tokenizer_files.ts";
 import { loadQwenTokenizer } from "../llm/tokenizer/qwen.ts";
@@ -317,6 +319,44 @@ export async function withPeak<T>(
   gpu.resetPeakMemory();
   const result = await work();
   return { result, peakBytes: gpu.memory.peakBytes };
+}
+
+/**
+ * `--profile PATH`: where a stage's GPU time goes. Each program is timed dispatch by dispatch
+ * (harness/timing.ts `profileProgram`, each dispatch in a pass of its own, median of 3), the sums by
+ * kernel are printed to stderr with their share, TFLOP/s and GB/s, and every dispatch is written to
+ * `path` as JSON (`{ what, adapter, date, sumMs, byKernel, dispatches }`).
+ *
+ * @param gpu the device
+ * @param what the stage, e.g. `dit-step 1024x1024 f32`
+ * @param programs the stage's programs, in order (copies between them are not timed)
+ * @param path the JSON file
+ * @returns the sums by kernel
+ */
+export async function writeProfile(
+  gpu: ResidentDevice,
+  what: string,
+  programs: readonly Program[],
+  path: string,
+): Promise<KernelTime[]> {
+  const dispatches: (DispatchTime & { program: string })[] = [];
+  for (const program of programs) {
+    for (const t of await profileProgram(gpu, program)) dispatches.push({ ...t, program: program.name });
+  }
+  const byKernel = profileByKernel(dispatches);
+  const sumMs = byKernel.reduce((s, k) => s + k.ms, 0);
+  console.error(`profile of ${what}: ${dispatches.length} dispatches, ${sumMs.toFixed(2)} ms summed`);
+  for (const k of byKernel) {
+    const share = (100 * k.ms / sumMs).toFixed(1).padStart(5);
+    const rate = `${(k.flops / k.ms / 1e9).toFixed(1)} TFLOP/s, ${(k.bytes / k.ms / 1e6).toFixed(0)} GB/s`;
+    console.error(`  ${k.kernel.padEnd(36)} ${String(k.dispatches).padStart(5)}  ${k.ms.toFixed(3).padStart(10)} ms ${share}%  ${rate}`);
+  }
+  const date = new Date().toISOString();
+  await Deno.writeTextFile(
+    path,
+    JSON.stringify({ what, adapter: gpu.adapter.description, date, sumMs, byKernel, dispatches }, null, 1) + "\n",
+  );
+  return byKernel;
 }
 
 /**

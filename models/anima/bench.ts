@@ -6,7 +6,7 @@
  *     deno run -A models/anima/bench.ts [--stages text-encoder,dit-step,vae-decode,total] [--blocks 28,52]
  *         [--sizes 512,1024] [--formats f32,q8] [--total-formats f32] [--text 512] [--samples 5]
  *         [--steps 50] [--cfg 3.5] [--warmup-steps 1] [--max-resident 4GiB] [--tokenizer DIR]
- *         [--prompt TEXT] [--torch LOG,...] [--json PATH] [--config real|tiny]
+ *         [--prompt TEXT] [--torch LOG,...] [--json PATH] [--config real|tiny] [--profile DIR]
  *
  * Rows (each with `peakBytes`, the most bytes live in buffers on the device, `ResidentDevice.memory`):
  * - `text-encoder`: Qwen3-0.6B (`last_hidden_state`) on `--text` ids, then the LLM adapter on `--text`
@@ -67,6 +67,7 @@ import {
   stepClock,
   type TorchFigures,
   withPeak,
+  writeProfile,
 } from "../bench_rows.ts";
 import { numberFlag, parseBytes, parseCliFlags } from "../cli.ts";
 import { parseQwen3Config, type Qwen3Config } from "../qwen3/config.ts";
@@ -272,6 +273,8 @@ interface Plan {
   totalFormats: ("f32" | "q8")[];
   text: number;
   samples: number;
+  /** `--profile DIR`: each DiT program's per-dispatch profile is written there. */
+  profile?: string;
   steps: number;
   cfg: number;
   warmupSteps: number;
@@ -376,11 +379,12 @@ async function ditRows(p: Plan, date: string): Promise<BenchRow[]> {
                 dit.build(g, { batch, height: latent, width: latent, latent: x, sinusoid, context }, geometry);
                 const program = g.program();
                 try {
-                  return {
-                    ...await timeProgram(p.gpu, program, p.samples),
-                    flops: program.cost.flops,
-                    scratch: g.scratchBytes,
-                  };
+                  const timed = await timeProgram(p.gpu, program, p.samples);
+                  if (p.profile) {
+                    const what = `dit-${blocks}-${size}-${format}-b${batch}`;
+                    await writeProfile(p.gpu, what, [program], `${p.profile}/anima-${what}.json`);
+                  }
+                  return { ...timed, flops: program.cost.flops, scratch: g.scratchBytes };
                 } finally {
                   program.destroy();
                 }
@@ -550,6 +554,8 @@ const USAGE = `usage: deno run -A models/anima/bench.ts [options]     (the modul
   --prompt TEXT            the total rows' prompt (default about 540 Qwen3 tokens)
   --torch LOG,...          the oracle's timing.py output, merged into the rows of the same stage
   --json PATH              merge the rows into this file as each stage ends
+  --profile DIR            also time each DiT dispatch alone: sums by kernel to stderr, every dispatch
+                           to DIR/anima-dit-<blocks>-<size>-<format>-b<batch>.json
   --help                   this text
 The rows are printed as JSON at the end; progress goes to stderr. Needs timestamp queries.`;
 
@@ -571,6 +577,7 @@ async function main(args: readonly string[]): Promise<void> {
       "prompt",
       "torch",
       "json",
+      "profile",
       "config",
     ],
     required: [],
@@ -607,6 +614,7 @@ async function main(args: readonly string[]): Promise<void> {
     budget: flags.has("max-resident") ? parseBytes(flags.get("max-resident")!) : DEFAULT_MAX_RESIDENT_BYTES,
     prompt: flags.get("prompt") ?? BENCH_PROMPT,
     tokenizerDir: flags.get("tokenizer"),
+    profile: flags.get("profile"),
   };
   const torch = await readTorchLogs(flags.get("torch"));
   plan.gpu = await acquireDevice();

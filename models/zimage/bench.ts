@@ -6,7 +6,7 @@
  *     deno run -A models/zimage/bench.ts [--stages text-encoder,dit-step,vae-decode,total] [--sizes 512,1024]
  *         [--formats f32,q8,q4g128] [--total-formats q4g128] [--caption 512] [--samples 5]
  *         [--steps 8] [--warmup-steps 1] [--max-resident 4GiB] [--tokenizer DIR] [--prompt TEXT]
- *         [--torch LOG,...] [--json PATH] [--config turbo|tiny] [--layers N]
+ *         [--torch LOG,...] [--json PATH] [--config turbo|tiny] [--layers N] [--profile DIR]
  *
  * Rows (each with `peakBytes`, the most bytes live in buffers on the device, `ResidentDevice.memory`):
  * - `text-encoder`: Qwen3-4B's `hidden_states[-2]` of `--caption` ids (the pipeline's encoder: 35 layers,
@@ -67,6 +67,7 @@ import {
   stepClock,
   type TorchFigures,
   withPeak,
+  writeProfile,
 } from "../bench_rows.ts";
 import { numberFlag, parseBytes, parseCliFlags } from "../cli.ts";
 import { parseQwen3Config, type Qwen3Config } from "../qwen3/config.ts";
@@ -198,6 +199,8 @@ interface Plan {
   totalFormats: LinearFormat[];
   capLen: number;
   samples: number;
+  /** `--profile DIR`: the DiT step's per-dispatch profile is written there. */
+  profile?: string;
   steps: number;
   warmupSteps: number;
   budget: number;
@@ -258,6 +261,10 @@ async function ditRows(p: Plan, date: string): Promise<BenchRow[]> {
             p.gpu.device.queue.writeBuffer(run.latent.buffer, 0, fill(run.latent.length));
             const caption = await timeEncoding(p.gpu, "the caption refiner", (e) => run.encodeCaptionInto(e), timing);
             const step = await timeEncoding(p.gpu, "a DiT step", (e) => run.encodeStep(e, 0.5), timing);
+            if (p.profile) {
+              const what = `dit-step-${size}-${format}`;
+              await writeProfile(p.gpu, what, run.stepPrograms, `${p.profile}/zimage-${what}.json`);
+            }
             return { caption, step, dispatches: run.dispatchesPerStep };
           } finally {
             run.destroy();
@@ -398,6 +405,8 @@ const USAGE = `usage: deno run -A models/zimage/bench.ts [options]     (the modu
   --prompt TEXT            the total rows' prompt (default about 540 Qwen3 tokens)
   --torch LOG,...          the oracle's timing.py output, merged into the rows of the same stage and size
   --json PATH              merge the rows into this file as each stage ends
+  --profile DIR            also time each DiT step dispatch alone: sums by kernel to stderr, every
+                           dispatch to DIR/zimage-dit-step-<size>-<format>.json
   --help                   this text
 The rows are printed as JSON at the end; progress goes to stderr. Needs timestamp queries.`;
 
@@ -417,6 +426,7 @@ async function main(args: readonly string[]): Promise<void> {
       "prompt",
       "torch",
       "json",
+      "profile",
       "config",
       "layers",
     ],
@@ -458,6 +468,7 @@ async function main(args: readonly string[]): Promise<void> {
     budget: flags.has("max-resident") ? parseBytes(flags.get("max-resident")!) : DEFAULT_MAX_RESIDENT_BYTES,
     prompt: flags.get("prompt") ?? BENCH_PROMPT,
     tokenizerDir: flags.get("tokenizer"),
+    profile: flags.get("profile"),
   };
   const torch = await readTorchLogs(flags.get("torch"));
   plan.gpu = await acquireDevice();

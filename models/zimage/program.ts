@@ -158,6 +158,11 @@ export class Recording {
     return this.#segments.reduce((n, s) => n + ("program" in s ? s.program.steps.length : 0), 0);
   }
 
+  /** Its programs, in order (the copies between them apart): what a profile times dispatch by dispatch. */
+  get programs(): Program[] {
+    return this.#segments.flatMap((s) => "program" in s ? [s.program] : []);
+  }
+
   /**
    * Records the steps into `encoder`.
    *

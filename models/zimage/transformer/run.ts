@@ -11,6 +11,7 @@ import type { GpuTensor, ResidentDevice } from "../../../harness/device.ts";
 import { axpyInplacePlan } from "../../../ops/axpy/mod.ts";
 import { validateRopeAxesShape } from "../../../ops/rope/mod.ts";
 import { type DitConfig, ditSizes } from "../config.ts";
+import type { Program } from "../../../harness/program.ts";
 import { Recording, Steps } from "../program.ts";
 import {
   allocBlockScratch,
@@ -221,6 +222,11 @@ export class DitRun {
   /** Whether the blocks stream through slots (a run of several submissions, with uploads between). */
   get streamed(): boolean {
     return this.#step.uploads.some((u) => u !== undefined);
+  }
+
+  /** The programs of one step, in order (harness/timing.ts `profileProgram` times them dispatch by dispatch). */
+  get stepPrograms(): Program[] {
+    return this.#step.recordings.flatMap((r) => r.programs);
   }
 
   /** Dispatches of one step. */
