@@ -593,8 +593,14 @@ export async function profileProgram(
       const group = steps.slice(first, first + GROUP);
       const count = 2 * group.length;
       const querySet = device.createQuerySet({ type: "timestamp", count });
-      const resolve = device.createBuffer({ size: 8 * count, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
-      const staging = device.createBuffer({ size: 8 * count, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+      const resolve = device.createBuffer({
+        size: 8 * count,
+        usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC,
+      });
+      const staging = device.createBuffer({
+        size: 8 * count,
+        usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+      });
       try {
         let mapped: Promise<void> | undefined;
         await gpu.withErrorScopes(() => `profile of program "${program.name}"`, () => {

@@ -349,7 +349,11 @@ export async function writeProfile(
   for (const k of byKernel) {
     const share = (100 * k.ms / sumMs).toFixed(1).padStart(5);
     const rate = `${(k.flops / k.ms / 1e9).toFixed(1)} TFLOP/s, ${(k.bytes / k.ms / 1e6).toFixed(0)} GB/s`;
-    console.error(`  ${k.kernel.padEnd(36)} ${String(k.dispatches).padStart(5)}  ${k.ms.toFixed(3).padStart(10)} ms ${share}%  ${rate}`);
+    console.error(
+      `  ${k.kernel.padEnd(36)} ${String(k.dispatches).padStart(5)}  ${
+        k.ms.toFixed(3).padStart(10)
+      } ms ${share}%  ${rate}`,
+    );
   }
   const date = new Date().toISOString();
   await Deno.writeTextFile(
