@@ -1,5 +1,5 @@
 /**
- * Deno only (for the image models' benchmarks, models/<name>/bench.ts; not published): the rows of a
+ * Deno only (for the models' benchmarks, models/<name>/bench.ts; not published): the rows of an image model's
  * `baselines/<card>.json`, and what the benches share to write them.
  *
  * A baseline is `{ adapter, runtime, date, method?, rows }`, one row per figure:

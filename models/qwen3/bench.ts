@@ -7,7 +7,7 @@
  *
  *     deno run -A models/qwen3/bench.ts [--shape 0.6b,4b] [--format f32,q8] [--mode encoder,generate]
  *         [--tokens 512] [--decode 256] [--read-every 16] [--in-flight 4] [--samples 10] [--out rows.json]
- *         [--merge-into harness/baselines/<card>-llm.json]
+ *         [--merge-into harness/baselines/<card>-llm.json] [--profile DIR]
  *     deno run -A models/qwen3/bench.ts --merge-only rows.json --merge-into harness/baselines/<card>-llm.json
  *
  * The defaults measure every row: both shapes, both formats, encoder and generation. `0.6b` is Qwen3-0.6B
@@ -60,7 +60,7 @@
 import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
 import { supportsTimestamps, timeProgram } from "../../harness/timing.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
-import { listOption } from "../bench_rows.ts";
+import { listOption, writeProfile } from "../bench_rows.ts";
 import { numberFlag, parseCliFlags } from "../cli.ts";
 import { syntheticStore } from "../synthetic_store.ts";
 import { Qwen3ForCausalLM } from "./causal_lm.ts";
@@ -224,6 +224,7 @@ async function measureEncoder(
   format: Qwen3Format,
   ids: number[],
   samples: number,
+  profile?: string,
 ): Promise<EncoderFigures> {
   const label = `${shape.name} ${format} encoder`;
   gpu.resetPeakMemory();
@@ -246,9 +247,12 @@ async function measureEncoder(
       wallSamplesMs.push(performance.now() - t);
     }
     // The program alone on the GPU: timestamps from the start of its pass to its end, clocks warmed.
-    const gpuTime = supportsTimestamps(gpu)
-      ? await timeProgram(gpu, await encoder.prepare(ids), { samples: Math.max(5, samples), warmup: 2 })
-      : null;
+    const program = supportsTimestamps(gpu) ? await encoder.prepare(ids) : null;
+    const gpuTime = program ? await timeProgram(gpu, program, { samples: Math.max(5, samples), warmup: 2 }) : null;
+    if (program && profile) {
+      const what = `${shape.name}-${format}-encoder`;
+      await writeProfile(gpu, what, [program], `${profile}/qwen3-${what}.json`);
+    }
     return {
       tokens: ids.length,
       hiddenState: shape.hiddenState,
@@ -430,6 +434,8 @@ const USAGE = `usage: deno run -A models/qwen3/bench.ts [options]     (the modul
   --out PATH               write the rows here after each row (default: none)
   --merge-into PATH        merge the rows into this <card>-llm.json at the end (default: none)
   --merge-only PATH        merge the rows file PATH (an earlier --out) into --merge-into; measure nothing
+  --profile DIR            also time each encoder dispatch alone: sums by kernel to stderr, every dispatch
+                           to DIR/qwen3-<shape>-<format>-encoder.json
   --help                   this text
 A line of figures per row goes to stdout, progress to stderr.`;
 
@@ -447,6 +453,7 @@ async function main(args: readonly string[]): Promise<void> {
       "out",
       "merge-into",
       "merge-only",
+      "profile",
     ],
     required: [],
     usage: USAGE,
@@ -486,7 +493,9 @@ async function main(args: readonly string[]): Promise<void> {
     const config = parseQwen3Config(shape.config);
     const ids = Array.from({ length: tokens }, (_, i) => (i * 7919 + 13) % config.vocabSize);
     for (const format of formats) {
-      const encoder = modes.includes("encoder") ? await measureEncoder(gpu, shape, config, format, ids, samples) : null;
+      const encoder = modes.includes("encoder")
+        ? await measureEncoder(gpu, shape, config, format, ids, samples, flags.get("profile"))
+        : null;
       const generation = modes.includes("generate")
         ? await measureGeneration(gpu, shape, config, format, ids, decode, ring, samples)
         : null;
