@@ -30,10 +30,10 @@
 export {
   type ClockWarmupOptions,
   type DispatchTime,
+  isSequence,
   type KernelTime,
   profileByKernel,
   profileProgram,
-  isSequence,
   type SampleStats,
   type Timed,
   timeEncoding,

@@ -518,8 +518,9 @@ export interface DispatchTime {
   workgroups: readonly [number, number, number];
   /** GPU milliseconds, the median of the samples. */
   ms: number;
-  /** What the plan says it must cost at least. */
+  /** The FLOPs the plan says it does at least. */
   flops: number;
+  /** The bytes the plan says it moves at least. */
   bytes: number;
 }
 
