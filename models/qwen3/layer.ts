@@ -6,7 +6,9 @@
  * x += mlp(rms_norm(x) * post_attention_layernorm)
  * ```
  *
- * The norms are ops/rmsnorm; each residual add is ops/axpy's in-place entry point with alpha 1
+ * The norms are ops/rmsnorm. Over several rows (prefill, the encoder) each residual add is the last
+ * product's fused epilogue (ops/matmul's `accumulate`: `x += y` as the product is stored, no pass of
+ * its own); over one row (a decode step's GEMVs) it is ops/axpy's in-place entry point with alpha 1
  * (`x + 1 · y`, rounded once: the same f32 as `x + y`). The attention itself is the caller's (a
  * sequence's causal attention, or one token's against a KV cache), given q, k, v after RoPE.
  *
@@ -18,7 +20,7 @@ import { axpyInplacePlan } from "../../ops/axpy/mod.ts";
 import { rmsnormPlan } from "../../ops/rmsnorm/mod.ts";
 import { type QkvBuffers, qkvBuffers, qkvSteps, type RopeTables } from "./attention.ts";
 import type { Qwen3Config } from "./config.ts";
-import { linearStep } from "./linear.ts";
+import { fusedLinearStep, linearStep } from "./linear.ts";
 import type { Qwen3LayerWeights } from "./load.ts";
 import { type MlpBuffers, mlpBuffers, mlpSteps } from "./mlp.ts";
 import type { Step, Workspace } from "./steps.ts";
@@ -35,8 +37,10 @@ export interface LayerBuffers {
   readonly qkv: QkvBuffers;
   /** The attention's output `[M, heads · head_dim]`, o_proj's input. */
   readonly o: GpuTensor;
-  /** o_proj's and the MLP's output `[M, hidden]`, before each is added to x. */
-  readonly delta: GpuTensor;
+  /** One row: o_proj's output `[1, hidden]`, before it is added to x (several rows add it in the product). */
+  readonly delta?: GpuTensor;
+  /** Several rows: an f32 tensor bound where a fused epilogue has no bias or gate (never read). */
+  readonly unused?: GpuTensor;
   /** The MLP's intermediates. */
   readonly mlp: MlpBuffers;
 }
@@ -57,7 +61,9 @@ export function layerBuffers(work: Workspace, config: Qwen3Config, M: number): L
     xn: work.alloc("f32", h, "hidden state normed"),
     qkv: qkvBuffers(work, config, M),
     o: work.alloc("f32", M * config.numAttentionHeads * config.headDim, "attention output"),
-    delta: work.alloc("f32", h, "residual branch"),
+    ...(M > 1
+      ? { unused: work.alloc("f32", 1, "unbound epilogue slot") }
+      : { delta: work.alloc("f32", h, "residual branch") }),
     mlp: mlpBuffers(work, config, M),
   };
 }
@@ -88,17 +94,21 @@ export function layerSteps(
   rope: RopeTables,
   attention: AttentionSteps,
 ): Step[] {
-  const { M, x, xn, delta } = buf;
+  const { M, x, xn } = buf;
   const norm = rmsnormPlan(gpu, { rows: M, cols: config.hiddenSize, groups: 1, eps: config.rmsNormEps });
-  const residual = axpyInplacePlan(gpu, { alpha: 1, n: M * config.hiddenSize });
+  // x += o_proj(o): in the product's epilogue for several rows, a GEMV and an add for one.
+  const outProjection: Step[] = M > 1
+    ? [fusedLinearStep(gpu, layer.o, M, buf.o, x, { accumulate: true }, buf.unused!)]
+    : [
+      linearStep(gpu, layer.o, M, buf.o, buf.delta!),
+      [axpyInplacePlan(gpu, { alpha: 1, n: M * config.hiddenSize }), [buf.delta!, x]],
+    ];
   return [
     [norm, [x, layer.inputNorm, xn]],
     ...qkvSteps(gpu, config, layer, M, xn, positions, rope, buf.qkv),
     ...attention(index, buf.qkv, buf.o),
-    linearStep(gpu, layer.o, M, buf.o, delta),
-    [residual, [delta, x]],
+    ...outProjection,
     [norm, [x, layer.postNorm, xn]],
-    ...mlpSteps(gpu, config, layer, M, xn, delta, buf.mlp),
-    [residual, [delta, x]],
+    ...mlpSteps(gpu, config, layer, M, xn, x, buf.mlp),
   ];
 }

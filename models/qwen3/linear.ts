@@ -115,6 +115,54 @@ export function linearStep(gpu: ResidentDevice, linear: Linear, M: number, x: Gp
   return [matmulQ8Plan(gpu, { M, N, K }), [x, linear.weight, linear.scales!, out]];
 }
 
+/** A fused epilogue of a product of several rows (ops/matmul's `MatmulEpilogue`, in its order). */
+export interface LinearEpilogue {
+  /** `F.silu` of the product. */
+  activation?: "silu";
+  /** Times `gate` `[M, N]`, element by element (after the activation). */
+  gate?: GpuTensor;
+  /** Added into `out` (`out += ...`) instead of written. */
+  accumulate?: boolean;
+}
+
+/**
+ * The product of M >= 2 rows with a fused epilogue, one dispatch (ops/matmul's `*_fused` kernels):
+ * `out = epilogue(x @ W^T)`, so a SwiGLU or a residual add needs no elementwise pass of its own.
+ *
+ * @param gpu the device
+ * @param linear the weight
+ * @param M rows of x, at least 2 (one row is a GEMV, which takes no epilogue)
+ * @param x the input
+ * @param out the output (read too with `accumulate`)
+ * @param epilogue what to apply
+ * @param unused any f32 tensor, bound where the epilogue has no bias (and no gate); never read
+ * @returns the step
+ * @throws Error when M is below 2
+ */
+export function fusedLinearStep(
+  gpu: ResidentDevice,
+  linear: Linear,
+  M: number,
+  x: GpuTensor,
+  out: GpuTensor,
+  epilogue: LinearEpilogue,
+  unused: GpuTensor,
+): Step {
+  if (M < 2) throw new Error(`qwen3: a fused epilogue needs M >= 2 rows (a GEMM), got ${M}`);
+  const { N, K } = linear;
+  const shape = {
+    M,
+    N,
+    K,
+    ...(epilogue.activation ? { activation: epilogue.activation } : {}),
+    ...(epilogue.gate ? { gateRows: 1 } : {}),
+    ...(epilogue.accumulate ? { accumulate: true } : {}),
+  };
+  const gate = epilogue.gate ?? unused;
+  if (linear.format === "f32") return [matmulLinearPlan(gpu, shape), [x, linear.weight, unused, gate, out]];
+  return [matmulQ8Plan(gpu, shape), [x, linear.weight, linear.scales!, unused, gate, out]];
+}
+
 /**
  * Frees a Linear weight's tensors.
  *

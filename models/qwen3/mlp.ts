@@ -1,24 +1,35 @@
 /**
- * Qwen3's MLP as ops: `down(silu(gate(x)) · up(x))` (SwiGLU, no biases): two `linear.ts` products,
- * ops/activation's `silu` on the gate, ops/elementwise's `multiply` by the up projection, and the
- * down product. (When ops/activation has a fused `swiglu`, its two middle steps become one.)
+ * Qwen3's MLP as ops: `down(silu(gate(x)) · up(x))` (SwiGLU, no biases), added into the residual
+ * stream. For several rows (prefill, the encoder) it is three products with fused epilogues (ops/matmul):
+ * the gate product's SiLU, the up product times that, and the down product added into the stream. For
+ * one row (a decode step, GEMVs without epilogues) it is the two `linear.ts` products, ops/activation's
+ * `silu` on the gate, ops/elementwise's `multiply` by the up projection, the down product and
+ * ops/axpy's add into the stream.
  *
  * @module
  */
 
 import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
 import { activationPlan } from "../../ops/activation/mod.ts";
+import { axpyInplacePlan } from "../../ops/axpy/mod.ts";
 import { elementwisePlan } from "../../ops/elementwise/mod.ts";
 import type { Qwen3Config } from "./config.ts";
-import { linearStep } from "./linear.ts";
+import { fusedLinearStep, linearStep } from "./linear.ts";
 import type { Qwen3LayerWeights } from "./load.ts";
 import type { Step, Workspace } from "./steps.ts";
 
-/** The MLP's intermediates for M tokens, each `[M, intermediate]`. */
+/** The MLP's intermediates for M tokens. */
 export interface MlpBuffers {
+  /** The gate product `[M, intermediate]`; with several rows, SiLU(gate) · up, the down product's input. */
   readonly gate: GpuTensor;
-  readonly up: GpuTensor;
+  /** SiLU of the gate product `[M, intermediate]`. */
   readonly act: GpuTensor;
+  /** One row: the up product `[1, intermediate]`. */
+  readonly up?: GpuTensor;
+  /** One row: the down product `[1, hidden]`, before it is added into the stream. */
+  readonly delta?: GpuTensor;
+  /** Several rows: an f32 tensor bound where a fused epilogue has no bias or gate (never read). */
+  readonly unused?: GpuTensor;
 }
 
 /**
@@ -31,22 +42,21 @@ export interface MlpBuffers {
  */
 export function mlpBuffers(work: Workspace, config: Qwen3Config, M: number): MlpBuffers {
   const n = M * config.intermediateSize;
-  return {
-    gate: work.alloc("f32", n, "mlp gate"),
-    up: work.alloc("f32", n, "mlp up"),
-    act: work.alloc("f32", n, "mlp silu(gate)"),
-  };
+  const gate = work.alloc("f32", n, "mlp gate");
+  const act = work.alloc("f32", n, "mlp silu(gate)");
+  if (M > 1) return { gate, act, unused: work.alloc("f32", 1, "mlp unbound epilogue slot") };
+  return { gate, act, up: work.alloc("f32", n, "mlp up"), delta: work.alloc("f32", config.hiddenSize, "mlp output") };
 }
 
 /**
- * The MLP of M tokens: `out = down(silu(gate(xn)) · up(xn))`.
+ * The MLP of M tokens added into the residual stream: `x += down(silu(gate(xn)) · up(xn))`.
  *
  * @param gpu the device
  * @param config the model
  * @param layer the layer's weights
  * @param M tokens
  * @param xn the normed hidden state `[M, hidden]`
- * @param out the output `[M, hidden]`
+ * @param x the residual stream `[M, hidden]`, updated in place
  * @param buf the intermediates
  * @returns the steps
  */
@@ -56,15 +66,23 @@ export function mlpSteps(
   layer: Qwen3LayerWeights,
   M: number,
   xn: GpuTensor,
-  out: GpuTensor,
+  x: GpuTensor,
   buf: MlpBuffers,
 ): Step[] {
   const n = M * config.intermediateSize;
+  if (M > 1) {
+    return [
+      fusedLinearStep(gpu, layer.gate, M, xn, buf.act, { activation: "silu" }, buf.unused!),
+      fusedLinearStep(gpu, layer.up, M, xn, buf.gate, { gate: buf.act }, buf.unused!),
+      fusedLinearStep(gpu, layer.down, M, buf.gate, x, { accumulate: true }, buf.unused!),
+    ];
+  }
   return [
     linearStep(gpu, layer.gate, M, xn, buf.gate),
-    linearStep(gpu, layer.up, M, xn, buf.up),
+    linearStep(gpu, layer.up, M, xn, buf.up!),
     [activationPlan(gpu, { kind: "silu", n }), [buf.gate, buf.act]],
-    [elementwisePlan(gpu, { op: "multiply", n }), [buf.act, buf.up, buf.gate]],
-    linearStep(gpu, layer.down, M, buf.gate, out),
+    [elementwisePlan(gpu, { op: "multiply", n }), [buf.act, buf.up!, buf.gate]],
+    linearStep(gpu, layer.down, M, buf.gate, buf.delta!),
+    [axpyInplacePlan(gpu, { alpha: 1, n: M * config.hiddenSize }), [buf.delta!, x]],
   ];
 }
