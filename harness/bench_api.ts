@@ -2,7 +2,7 @@
  * The bench's parts, for a program or a page that measures kernels as `deno task bench` does: the
  * roofline probes ({@link measureRoofline} and each probe alone), GPU-timestamp timing
  * ({@link timePlan}, {@link timeResident}, {@link timeProgram}, {@link timeEncoding}, {@link warmClocks}; where a
- * program's time goes, {@link profileProgram}), bench cases ({@link defineCase}),
+ * program's time goes, {@link profileProgram}; every pass's ticks, {@link timestampPasses}), bench cases ({@link defineCase}),
  * one bench run ({@link runBench}) and its report ({@link reportJson}, {@link parseReport},
  * {@link rooflineSvg}, {@link reportHtml}, {@link compareReports}). `examples/roofline/` runs the
  * bench in a browser this way.
@@ -32,6 +32,7 @@ export {
   type DispatchTime,
   isSequence,
   type KernelTime,
+  MAX_TIMED_PASSES,
   profileByKernel,
   profileProgram,
   type SampleStats,
@@ -40,6 +41,7 @@ export {
   timePlan,
   timeProgram,
   timeResident,
+  timestampPasses,
   type Timing,
   type TimingOptions,
   variantOf,

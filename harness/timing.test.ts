@@ -2,6 +2,7 @@ import { deepStrictEqual, notStrictEqual, ok, strictEqual } from "node:assert/st
 import { acquireDevice, kernelSequence } from "./device.ts";
 import { assertThrowsMessage, gpuTest, randomF32 } from "./testing.ts";
 import {
+  MAX_TIMED_PASSES,
   profileByKernel,
   profileProgram,
   rotationSets,
@@ -10,6 +11,7 @@ import {
   timeEncoding,
   timePlan,
   timeProgram,
+  timestampPasses,
   TimestampUnavailableError,
   warmClocks,
   workingSetBytes,
@@ -240,6 +242,37 @@ gpuTest("profileProgram: one entry per dispatch, in order, the larger dispatch t
     for (const x of [a, b, c]) x.buffer.destroy();
   }
 });
+
+gpuTest(
+  "timestampPasses: ticks of every pass in order; a pass count past one query set refused by name",
+  async (gpu) => {
+    const n = 1 << 20;
+    const [a, b, c] = [gpu.upload(randomF32(n, 9)), gpu.upload(randomF32(n, 10)), gpu.alloc("f32", n)];
+    const program = gpu.program("add", [[addPlan(n), [a, b, c]]]);
+    try {
+      const ticks = await timestampPasses(gpu, "three adds", 3, (encoder, writes) => {
+        for (let i = 0; i < 3; i++) program.encode(encoder, writes(i));
+      });
+      strictEqual(ticks.length, 6);
+      for (let i = 0; i < 3; i++) {
+        ok(
+          ticks[2 * i + 1] >= ticks[2 * i],
+          `pass ${i}: ${ticks[2 * i]} -> ${ticks[2 * i + 1]}`,
+        );
+      }
+      const record = () => {};
+      for (const passes of [0, MAX_TIMED_PASSES + 1, 1.5]) {
+        await assertThrowsMessage(
+          () => timestampPasses(gpu, "x", passes, record),
+          /passes must be an integer from 1 to 2048/,
+        );
+      }
+    } finally {
+      program.destroy();
+      for (const x of [a, b, c]) x.buffer.destroy();
+    }
+  },
+);
 
 gpuTest("profileProgram: a program past one query set (2,048 dispatches) is profiled whole", async (gpu) => {
   const n = 256;

@@ -506,6 +506,82 @@ export async function timeProgram(gpu: ResidentDevice, program: Program, options
   return { ...passes, samples, warmup, sets: 1, workingSetBytes: program.cost.bytes, cacheResident: false };
 }
 
+/** The most compute passes {@link timestampPasses} times in one submission (4,096 timestamps, WebGPU's query set limit). */
+export const MAX_TIMED_PASSES = 2048;
+
+/**
+ * Records `passes` compute passes, each with a timestamp at its start and its end, in one command
+ * buffer, submits it and reads the timestamps back: the timing core of a caller that wants every
+ * pass's ticks (a profile, a trace of steps). Encoding, submission and the start of the readback run
+ * inside the device's error scopes, with no await, so an error in them lands on this call.
+ *
+ * @param gpu the device (must have `timestamp-query`)
+ * @param what what is timed, for messages
+ * @param passes how many passes `record` makes, 1 to {@link MAX_TIMED_PASSES}
+ * @param record encodes pass i with the timestamp writes `writes(i)` gives
+ * @returns raw ticks: pass i's start at `2i`, its end at `2i + 1`
+ * @throws TimestampUnavailableError without `timestamp-query`
+ * @throws Error naming `passes` outside its range, or naming `what` when WebGPU rejects the work
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, elementwisePlan } from "@xpu/ops";
+ * import { timestampPasses } from "@xpu/ops/harness/bench";
+ * const gpu = await acquireDevice();
+ * const n = 4096;
+ * const [a, b, sum] = [gpu.upload(new Float32Array(n).fill(1)), gpu.upload(new Float32Array(n).fill(2)), gpu.alloc("f32", n)];
+ * const program = gpu.program("add", [[elementwisePlan(gpu, { op: "add", n }), [a, b, sum]]]);
+ * const ticks = await timestampPasses(gpu, "two adds", 2, (encoder, writes) => {
+ *   program.encode(encoder, writes(0));
+ *   program.encode(encoder, writes(1));
+ * });
+ * console.log(`second add: ${ticks[3] - ticks[2]} ns`);
+ * program.destroy();
+ * gpu.destroy();
+ * ```
+ */
+export async function timestampPasses(
+  gpu: ResidentDevice,
+  what: string,
+  passes: number,
+  record: (encoder: GPUCommandEncoder, writes: (i: number) => GPUComputePassTimestampWrites) => void,
+): Promise<BigUint64Array> {
+  requireDevice("timestampPasses", gpu);
+  if (!Number.isInteger(passes) || passes < 1 || passes > MAX_TIMED_PASSES) {
+    throw new Error(`timestampPasses: passes must be an integer from 1 to ${MAX_TIMED_PASSES}, got ${given(passes)}`);
+  }
+  checkFunction("timestampPasses", "record", record);
+  if (!supportsTimestamps(gpu)) throw new TimestampUnavailableError("the device has no timestamp-query feature");
+  const device = gpu.device;
+  const count = 2 * passes;
+  const querySet = device.createQuerySet({ type: "timestamp", count });
+  const resolve = device.createBuffer({
+    size: 8 * count,
+    usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC,
+  });
+  const staging = device.createBuffer({ size: 8 * count, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  try {
+    let mapped: Promise<void> | undefined;
+    await gpu.withErrorScopes(() => what, () => {
+      const encoder = device.createCommandEncoder({ label: what });
+      record(encoder, (i) => ({ querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 }));
+      encoder.resolveQuerySet(querySet, 0, count, resolve, 0);
+      encoder.copyBufferToBuffer(resolve, 0, staging, 0, 8 * count);
+      device.queue.submit([encoder.finish()]);
+      mapped = staging.mapAsync(GPUMapMode.READ);
+      mapped.catch(() => {}); // a rejected submission is reported by the scopes
+    });
+    await mapped;
+    const ticks = new BigUint64Array(staging.getMappedRange().slice(0));
+    staging.unmap();
+    return ticks;
+  } finally {
+    querySet.destroy();
+    resolve.destroy();
+    staging.destroy();
+  }
+}
+
 /** One dispatch of a program as {@link profileProgram} timed it. */
 export interface DispatchTime {
   /** Its index in the program. */
@@ -540,7 +616,8 @@ export interface KernelTime {
 
 /**
  * Where a program's GPU time goes: every dispatch in a compute pass of its own, between a pair of
- * timestamps, `samples` times (the median per dispatch). The passes add their own launch and drop
+ * timestamps ({@link timestampPasses}, up to {@link MAX_TIMED_PASSES} dispatches a submission), `samples`
+ * times (the median per dispatch). The passes add their own launch and drop
  * the program's one-pass barriers, so the sum differs from {@link timeProgram}'s figure (it is
  * usually a little larger); it says which kernels take the time, not what the program takes.
  *
@@ -582,51 +659,28 @@ export async function profileProgram(
     throw new Error(`profileProgram: samples must be an integer >= 1, got ${given(samples)}`);
   }
   if (!supportsTimestamps(gpu)) throw new TimestampUnavailableError("the device has no timestamp-query feature");
-  const device = gpu.device;
   const steps = program.steps;
   await program.run(); // compiled and warm
   await warmClocks(gpu, { ms: options.clockWarmupMs ?? CLOCK_WARMUP_MS });
-  // Query sets hold at most 4,096 timestamps: dispatches go in groups of 2,048.
-  const GROUP = 2048;
   const ns: bigint[][] = steps.map(() => []);
   for (let s = 0; s < samples; s++) {
-    for (let first = 0; first < steps.length; first += GROUP) {
-      const group = steps.slice(first, first + GROUP);
-      const count = 2 * group.length;
-      const querySet = device.createQuerySet({ type: "timestamp", count });
-      const resolve = device.createBuffer({
-        size: 8 * count,
-        usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC,
+    for (let first = 0; first < steps.length; first += MAX_TIMED_PASSES) {
+      const group = steps.slice(first, first + MAX_TIMED_PASSES);
+      const ticks = await timestampPasses(
+        gpu,
+        `profile of program "${program.name}"`,
+        group.length,
+        (encoder, writes) => {
+          group.forEach((step, i) => encodeBound(encoder, [step], writes(i)));
+        },
+      );
+      group.forEach((_, i) => {
+        const begin = ticks[2 * i], end = ticks[2 * i + 1];
+        if (end < begin) {
+          throw new Error(`profile of program "${program.name}": timestamp ran backwards in dispatch ${first + i}`);
+        }
+        ns[first + i].push(end - begin);
       });
-      const staging = device.createBuffer({
-        size: 8 * count,
-        usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
-      });
-      try {
-        let mapped: Promise<void> | undefined;
-        await gpu.withErrorScopes(() => `profile of program "${program.name}"`, () => {
-          const encoder = device.createCommandEncoder({ label: `profile ${program.name}` });
-          group.forEach((step, i) =>
-            encodeBound(encoder, [step], { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 })
-          );
-          encoder.resolveQuerySet(querySet, 0, count, resolve, 0);
-          encoder.copyBufferToBuffer(resolve, 0, staging, 0, 8 * count);
-          device.queue.submit([encoder.finish()]);
-          mapped = staging.mapAsync(GPUMapMode.READ);
-          mapped.catch(() => {}); // a rejected submission is reported by the scopes
-        });
-        await mapped;
-        const ticks = new BigUint64Array(staging.getMappedRange().slice(0));
-        staging.unmap();
-        group.forEach((_, i) => {
-          const d = ticks[2 * i + 1] - ticks[2 * i];
-          ns[first + i].push(d < 0n ? 0n : d);
-        });
-      } finally {
-        querySet.destroy();
-        resolve.destroy();
-        staging.destroy();
-      }
     }
   }
   return steps.map((step, index) => ({

@@ -322,7 +322,7 @@ export async function withPeak<T>(
 }
 
 /**
- * `--profile PATH`: where a stage's GPU time goes. Each program is timed dispatch by dispatch
+ * `--profile DIR`: where a stage's GPU time goes. Each program is timed dispatch by dispatch
  * (harness/timing.ts `profileProgram`, each dispatch in a pass of its own, median of 3), the sums by
  * kernel are printed to stderr with their share, TFLOP/s and GB/s, and every dispatch is written to
  * `path` as JSON (`{ what, adapter, date, sumMs, byKernel, dispatches }`).
@@ -340,8 +340,10 @@ export async function writeProfile(
   path: string,
 ): Promise<KernelTime[]> {
   const dispatches: (DispatchTime & { program: string })[] = [];
-  for (const program of programs) {
-    for (const t of await profileProgram(gpu, program)) dispatches.push({ ...t, program: program.name });
+  for (const [i, program] of programs.entries()) {
+    // The clocks are warmed before the first program only: the next ones follow it straight away.
+    const times = await profileProgram(gpu, program, i === 0 ? {} : { clockWarmupMs: 0 });
+    for (const t of times) dispatches.push({ ...t, program: program.name });
   }
   const byKernel = profileByKernel(dispatches);
   const sumMs = byKernel.reduce((s, k) => s + k.ms, 0);

@@ -89,9 +89,9 @@ import { placeColumnsPlan, transposePlan } from "../../ops/transpose/mod.ts";
 import { gemmDp4a, gemmF32Transposed, gemmQuantized, gemv, type ProductKernel, type ProductSlot } from "./ops.ts";
 import { quantizePackedPlan } from "../../ops/quantize/mod.ts";
 import { hasDp4a } from "../../harness/roofline.ts";
+import { timestampPasses } from "../../harness/timing.ts";
 import { type FusedGemvInput, type FusedGemvOutput, fusedGemvPlan } from "../../ops/fused_gemv/mod.ts";
 import { ropeCosSin, ropeFrequencies } from "./rope.ts";
-import { timePasses } from "./timestamps.ts";
 import type { SamplerOptions } from "../../llm/sampler.ts";
 import type { Constraint } from "../../llm/constraints/constraint.ts";
 import { TokenRing, tokenRingGrouping } from "../../llm/token_ring.ts";
@@ -1326,7 +1326,7 @@ export class LlamaEngine {
       this.#writeState(0);
     }
     try {
-      const t = await timePasses(device, program.steps.length, (encoder, writes) => {
+      const t = await timestampPasses(this.#gpu, "LlamaEngine.profile", program.steps.length, (encoder, writes) => {
         program.steps.forEach((d, i) => encodeBound(encoder, [d], writes(i)));
       });
       return labels.map((label, i) => ({
@@ -1354,9 +1354,14 @@ export class LlamaEngine {
     this.#writeRope(position, Math.min(this.maxSeq, position + programs.length), position + 1);
     this.#writeState(position);
     try {
-      const t = await timePasses(device, programs.length, (encoder, writes) => {
-        programs.forEach((p, i) => p.encode(encoder, writes(i)));
-      });
+      const t = await timestampPasses(
+        this.#gpu,
+        "LlamaEngine: a trace of steps",
+        programs.length,
+        (encoder, writes) => {
+          programs.forEach((p, i) => p.encode(encoder, writes(i)));
+        },
+      );
       const last = t.length - 1;
       const spanNs = t[last] > t[0] ? Number(t[last] - t[0]) : 0;
       let passesNs = 0;
