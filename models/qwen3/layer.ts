@@ -37,7 +37,7 @@ export interface LayerBuffers {
   readonly qkv: QkvBuffers;
   /** The attention's output `[M, heads · head_dim]`, o_proj's input. */
   readonly o: GpuTensor;
-  /** One row: o_proj's output `[1, hidden]`, before it is added to x (several rows add it in the product). */
+  /** One row: o_proj's and the MLP's output `[1, hidden]`, before each is added to x (several rows add in the products). */
   readonly delta?: GpuTensor;
   /** Several rows: an f32 tensor bound where a fused epilogue has no bias or gate (never read). */
   readonly unused?: GpuTensor;
@@ -109,6 +109,6 @@ export function layerSteps(
     ...attention(index, buf.qkv, buf.o),
     ...outProjection,
     [norm, [x, layer.postNorm, xn]],
-    ...mlpSteps(gpu, config, layer, M, xn, x, buf.mlp),
+    ...mlpSteps(gpu, config, layer, M, xn, x, buf.mlp, buf),
   ];
 }

@@ -26,10 +26,6 @@ export interface MlpBuffers {
   readonly act: GpuTensor;
   /** One row: the up product `[1, intermediate]`. */
   readonly up?: GpuTensor;
-  /** One row: the down product `[1, hidden]`, before it is added into the stream. */
-  readonly delta?: GpuTensor;
-  /** Several rows: an f32 tensor bound where a fused epilogue has no bias or gate (never read). */
-  readonly unused?: GpuTensor;
 }
 
 /**
@@ -44,8 +40,7 @@ export function mlpBuffers(work: Workspace, config: Qwen3Config, M: number): Mlp
   const n = M * config.intermediateSize;
   const gate = work.alloc("f32", n, "mlp gate");
   const act = work.alloc("f32", n, "mlp silu(gate)");
-  if (M > 1) return { gate, act, unused: work.alloc("f32", 1, "mlp unbound epilogue slot") };
-  return { gate, act, up: work.alloc("f32", n, "mlp up"), delta: work.alloc("f32", config.hiddenSize, "mlp output") };
+  return M > 1 ? { gate, act } : { gate, act, up: work.alloc("f32", n, "mlp up") };
 }
 
 /**
@@ -57,6 +52,8 @@ export function mlpBuffers(work: Workspace, config: Qwen3Config, M: number): Mlp
  * @param M tokens
  * @param xn the normed hidden state `[M, hidden]`
  * @param x the residual stream `[M, hidden]`, updated in place
+ * @param spare the layer's (layer.ts `LayerBuffers`): several rows, `unused`, bound where an epilogue has no
+ *   bias or gate; one row, `delta` `[1, hidden]`, the down product before it is added into the stream
  * @param buf the intermediates
  * @returns the steps
  */
@@ -68,13 +65,14 @@ export function mlpSteps(
   xn: GpuTensor,
   x: GpuTensor,
   buf: MlpBuffers,
+  spare: { unused?: GpuTensor; delta?: GpuTensor },
 ): Step[] {
   const n = M * config.intermediateSize;
   if (M > 1) {
     return [
-      fusedLinearStep(gpu, layer.gate, M, xn, buf.act, { activation: "silu" }, buf.unused!),
-      fusedLinearStep(gpu, layer.up, M, xn, buf.gate, { gate: buf.act }, buf.unused!),
-      fusedLinearStep(gpu, layer.down, M, buf.gate, x, { accumulate: true }, buf.unused!),
+      fusedLinearStep(gpu, layer.gate, M, xn, buf.act, { activation: "silu" }, spare.unused!),
+      fusedLinearStep(gpu, layer.up, M, xn, buf.gate, { gate: buf.act }, spare.unused!),
+      fusedLinearStep(gpu, layer.down, M, buf.gate, x, { accumulate: true }, spare.unused!),
     ];
   }
   return [
@@ -82,7 +80,7 @@ export function mlpSteps(
     linearStep(gpu, layer.up, M, xn, buf.up!),
     [activationPlan(gpu, { kind: "silu", n }), [buf.gate, buf.act]],
     [elementwisePlan(gpu, { op: "multiply", n }), [buf.act, buf.up!, buf.gate]],
-    linearStep(gpu, layer.down, M, buf.gate, buf.delta!),
-    [axpyInplacePlan(gpu, { alpha: 1, n: M * config.hiddenSize }), [buf.delta!, x]],
+    linearStep(gpu, layer.down, M, buf.gate, spare.delta!),
+    [axpyInplacePlan(gpu, { alpha: 1, n: M * config.hiddenSize }), [spare.delta!, x]],
   ];
 }
