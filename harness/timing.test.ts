@@ -250,10 +250,14 @@ gpuTest(
     const [a, b, c] = [gpu.upload(randomF32(n, 9)), gpu.upload(randomF32(n, 10)), gpu.alloc("f32", n)];
     const program = gpu.program("add", [[addPlan(n), [a, b, c]]]);
     try {
-      const ticks = await timestampPasses(gpu, "three adds", 3, (encoder, writes) => {
+      const { ticks, wallMs } = await timestampPasses(gpu, "three adds", 3, (encoder, writes) => {
         for (let i = 0; i < 3; i++) program.encode(encoder, writes(i));
       });
       strictEqual(ticks.length, 6);
+      ok(
+        Number(ticks[5] - ticks[0]) / 1e6 <= wallMs * 1.01 + 0.01,
+        `the passes span more than ${wallMs} ms of wall time`,
+      );
       for (let i = 0; i < 3; i++) {
         ok(
           ticks[2 * i + 1] >= ticks[2 * i],

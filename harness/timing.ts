@@ -118,7 +118,8 @@ export class TimestampUnavailableError extends Error {
   }
 }
 
-const MAX_SAMPLES = 2048; // 4096 queries per query set
+/** The most compute passes {@link timestampPasses} times in one submission (4,096 timestamps, WebGPU's query set limit). */
+export const MAX_TIMED_PASSES = 2048;
 
 /** Default GPU time, in ms, of a clock warm-up (the H200 needed ~200-400 ms of work to reach full clocks). */
 export const CLOCK_WARMUP_MS = 500;
@@ -368,8 +369,8 @@ function validated(
   checkOptionKeys("timing", options, allowed);
   const samples = options.samples ?? 10;
   const warmup = options.warmup ?? 3;
-  if (!Number.isInteger(samples) || samples < 5 || samples > MAX_SAMPLES) {
-    throw new Error(`timing: samples must be an integer in [5, ${MAX_SAMPLES}], got ${given(samples)}`);
+  if (!Number.isInteger(samples) || samples < 5 || samples > MAX_TIMED_PASSES) {
+    throw new Error(`timing: samples must be an integer in [5, ${MAX_TIMED_PASSES}], got ${given(samples)}`);
   }
   if (!Number.isInteger(warmup) || warmup < 0) {
     throw new Error(`timing: warmup must be a non-negative integer, got ${given(warmup)}`);
@@ -506,9 +507,6 @@ export async function timeProgram(gpu: ResidentDevice, program: Program, options
   return { ...passes, samples, warmup, sets: 1, workingSetBytes: program.cost.bytes, cacheResident: false };
 }
 
-/** The most compute passes {@link timestampPasses} times in one submission (4,096 timestamps, WebGPU's query set limit). */
-export const MAX_TIMED_PASSES = 2048;
-
 /**
  * Records `passes` compute passes, each with a timestamp at its start and its end, in one command
  * buffer, submits it and reads the timestamps back: the timing core of a caller that wants every
@@ -519,7 +517,8 @@ export const MAX_TIMED_PASSES = 2048;
  * @param what what is timed, for messages
  * @param passes how many passes `record` makes, 1 to {@link MAX_TIMED_PASSES}
  * @param record encodes pass i with the timestamp writes `writes(i)` gives
- * @returns raw ticks: pass i's start at `2i`, its end at `2i + 1`
+ * @returns `ticks`, raw: pass i's start at `2i`, its end at `2i + 1`; `wallMs`, the host's milliseconds from
+ *   the submission to the readback's mapping (no timed pass can take longer)
  * @throws TimestampUnavailableError without `timestamp-query`
  * @throws Error naming `passes` outside its range, or naming `what` when WebGPU rejects the work
  *
@@ -531,7 +530,7 @@ export const MAX_TIMED_PASSES = 2048;
  * const n = 4096;
  * const [a, b, sum] = [gpu.upload(new Float32Array(n).fill(1)), gpu.upload(new Float32Array(n).fill(2)), gpu.alloc("f32", n)];
  * const program = gpu.program("add", [[elementwisePlan(gpu, { op: "add", n }), [a, b, sum]]]);
- * const ticks = await timestampPasses(gpu, "two adds", 2, (encoder, writes) => {
+ * const { ticks } = await timestampPasses(gpu, "two adds", 2, (encoder, writes) => {
  *   program.encode(encoder, writes(0));
  *   program.encode(encoder, writes(1));
  * });
@@ -545,7 +544,7 @@ export async function timestampPasses(
   what: string,
   passes: number,
   record: (encoder: GPUCommandEncoder, writes: (i: number) => GPUComputePassTimestampWrites) => void,
-): Promise<BigUint64Array> {
+): Promise<{ ticks: BigUint64Array; wallMs: number }> {
   requireDevice("timestampPasses", gpu);
   if (!Number.isInteger(passes) || passes < 1 || passes > MAX_TIMED_PASSES) {
     throw new Error(`timestampPasses: passes must be an integer from 1 to ${MAX_TIMED_PASSES}, got ${given(passes)}`);
@@ -562,19 +561,22 @@ export async function timestampPasses(
   const staging = device.createBuffer({ size: 8 * count, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
   try {
     let mapped: Promise<void> | undefined;
+    let t0 = 0;
     await gpu.withErrorScopes(() => what, () => {
       const encoder = device.createCommandEncoder({ label: what });
       record(encoder, (i) => ({ querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 }));
       encoder.resolveQuerySet(querySet, 0, count, resolve, 0);
       encoder.copyBufferToBuffer(resolve, 0, staging, 0, 8 * count);
+      t0 = performance.now();
       device.queue.submit([encoder.finish()]);
       mapped = staging.mapAsync(GPUMapMode.READ);
       mapped.catch(() => {}); // a rejected submission is reported by the scopes
     });
     await mapped;
+    const wallMs = performance.now() - t0;
     const ticks = new BigUint64Array(staging.getMappedRange().slice(0));
     staging.unmap();
-    return ticks;
+    return { ticks, wallMs };
   } finally {
     querySet.destroy();
     resolve.destroy();
@@ -666,7 +668,7 @@ export async function profileProgram(
   for (let s = 0; s < samples; s++) {
     for (let first = 0; first < steps.length; first += MAX_TIMED_PASSES) {
       const group = steps.slice(first, first + MAX_TIMED_PASSES);
-      const ticks = await timestampPasses(
+      const { ticks } = await timestampPasses(
         gpu,
         `profile of program "${program.name}"`,
         group.length,
@@ -818,48 +820,16 @@ async function timePasses(
   // After the compile (which may take long enough for the clocks to fall), right before the figure.
   const clockWarmupMs = await warmClocks(gpu, { ms: options.clockWarmupMs ?? CLOCK_WARMUP_MS });
 
-  const querySet = device.createQuerySet({ type: "timestamp", count: 2 * samples });
-  const resolveBuffer = device.createBuffer({
-    size: 16 * samples,
-    usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC,
-  });
-  const staging = device.createBuffer({ size: 16 * samples, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
   const transient: GPUBuffer[] = [];
-  let wallMs = 0;
+  let wallMs: number;
   let ticks: BigUint64Array;
   try {
-    // Encode, submit and start the mapping inside the scopes, with no await: they catch this
-    // timing's errors only. The mapping is awaited after they are popped.
-    let t0 = 0;
-    let mapped: Promise<void> | undefined;
-    await gpu.withErrorScopes(() => `timing of ${where}`, () => {
-      const encoder = device.createCommandEncoder({ label: `time ${where}` });
+    ({ ticks, wallMs } = await timestampPasses(gpu, `timing of ${where}`, samples, (encoder, writes) => {
       for (let j = 0; j < warmup; j++) transient.push(...work.encode(encoder, j));
-      for (let j = 0; j < samples; j++) {
-        transient.push(
-          ...work.encode(encoder, warmup + j, {
-            querySet,
-            beginningOfPassWriteIndex: 2 * j,
-            endOfPassWriteIndex: 2 * j + 1,
-          }),
-        );
-      }
-      encoder.resolveQuerySet(querySet, 0, 2 * samples, resolveBuffer, 0);
-      encoder.copyBufferToBuffer(resolveBuffer, 0, staging, 0, 16 * samples);
-      t0 = performance.now();
-      device.queue.submit([encoder.finish()]);
-      mapped = staging.mapAsync(GPUMapMode.READ);
-      mapped.catch(() => {}); // a rejected submission is reported by the scopes
-    });
-    await mapped;
-    wallMs = performance.now() - t0;
-    ticks = new BigUint64Array(staging.getMappedRange().slice(0));
-    staging.unmap();
+      for (let j = 0; j < samples; j++) transient.push(...work.encode(encoder, warmup + j, writes(j)));
+    }));
   } finally {
     for (const b of transient) b.destroy();
-    querySet.destroy();
-    resolveBuffer.destroy();
-    staging.destroy();
   }
 
   const ns: bigint[] = [];

@@ -1326,9 +1326,14 @@ export class LlamaEngine {
       this.#writeState(0);
     }
     try {
-      const t = await timestampPasses(this.#gpu, "LlamaEngine.profile", program.steps.length, (encoder, writes) => {
-        program.steps.forEach((d, i) => encodeBound(encoder, [d], writes(i)));
-      });
+      const { ticks: t } = await timestampPasses(
+        this.#gpu,
+        "LlamaEngine.profile",
+        program.steps.length,
+        (encoder, writes) => {
+          program.steps.forEach((d, i) => encodeBound(encoder, [d], writes(i)));
+        },
+      );
       return labels.map((label, i) => ({
         kernel: label.replace(/model\.layers\.\d+\./, "").replace(/\[\d+:\d+\]$/, ""),
         ms: Number(t[2 * i + 1] - t[2 * i]) / 1e6,
@@ -1354,7 +1359,7 @@ export class LlamaEngine {
     this.#writeRope(position, Math.min(this.maxSeq, position + programs.length), position + 1);
     this.#writeState(position);
     try {
-      const t = await timestampPasses(
+      const { ticks: t } = await timestampPasses(
         this.#gpu,
         "LlamaEngine: a trace of steps",
         programs.length,
