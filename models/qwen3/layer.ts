@@ -39,8 +39,6 @@ export interface LayerBuffers {
   readonly o: GpuTensor;
   /** One row: o_proj's and the MLP's output `[1, hidden]`, before each is added to x (several rows add in the products). */
   readonly delta?: GpuTensor;
-  /** Several rows: an f32 tensor bound where a fused epilogue has no bias or gate (never read). */
-  readonly unused?: GpuTensor;
   /** The MLP's intermediates. */
   readonly mlp: MlpBuffers;
 }
@@ -61,9 +59,7 @@ export function layerBuffers(work: Workspace, config: Qwen3Config, M: number): L
     xn: work.alloc("f32", h, "hidden state normed"),
     qkv: qkvBuffers(work, config, M),
     o: work.alloc("f32", M * config.numAttentionHeads * config.headDim, "attention output"),
-    ...(M > 1
-      ? { unused: work.alloc("f32", 1, "unbound epilogue slot") }
-      : { delta: work.alloc("f32", h, "residual branch") }),
+    ...(M > 1 ? {} : { delta: work.alloc("f32", h, "residual branch") }),
     mlp: mlpBuffers(work, config, M),
   };
 }
@@ -97,18 +93,16 @@ export function layerSteps(
   const { M, x, xn } = buf;
   const norm = rmsnormPlan(gpu, { rows: M, cols: config.hiddenSize, groups: 1, eps: config.rmsNormEps });
   // x += o_proj(o): in the product's epilogue for several rows, a GEMV and an add for one.
-  const outProjection: Step[] = M > 1
-    ? [fusedLinearStep(gpu, layer.o, M, buf.o, x, { accumulate: true }, buf.unused!)]
-    : [
-      linearStep(gpu, layer.o, M, buf.o, buf.delta!),
-      [axpyInplacePlan(gpu, { alpha: 1, n: M * config.hiddenSize }), [buf.delta!, x]],
-    ];
+  const outProjection: Step[] = M > 1 ? [fusedLinearStep(gpu, layer.o, M, buf.o, x, { accumulate: true })] : [
+    linearStep(gpu, layer.o, M, buf.o, buf.delta!),
+    [axpyInplacePlan(gpu, { alpha: 1, n: M * config.hiddenSize }), [buf.delta!, x]],
+  ];
   return [
     [norm, [x, layer.inputNorm, xn]],
     ...qkvSteps(gpu, config, layer, M, xn, positions, rope, buf.qkv),
     ...attention(index, buf.qkv, buf.o),
     ...outProjection,
     [norm, [x, layer.postNorm, xn]],
-    ...mlpSteps(gpu, config, layer, M, xn, x, buf.mlp, buf),
+    ...mlpSteps(gpu, config, layer, M, xn, x, buf.mlp, buf.delta),
   ];
 }

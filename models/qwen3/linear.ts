@@ -135,7 +135,6 @@ export interface LinearEpilogue {
  * @param x the input
  * @param out the output (read too with `accumulate`)
  * @param epilogue what to apply
- * @param unused any f32 tensor, bound where the epilogue has no bias (and no gate); never read
  * @returns the step
  * @throws Error when M is below 2
  */
@@ -146,7 +145,6 @@ export function fusedLinearStep(
   x: GpuTensor,
   out: GpuTensor,
   epilogue: LinearEpilogue,
-  unused: GpuTensor,
 ): Step {
   if (M < 2) throw new Error(`qwen3: a fused epilogue needs M >= 2 rows (a GEMM), got ${M}`);
   const { N, K } = linear;
@@ -158,9 +156,10 @@ export function fusedLinearStep(
     ...(epilogue.gate ? { gateRows: 1 } : {}),
     ...(epilogue.accumulate ? { accumulate: true } : {}),
   };
-  const gate = epilogue.gate ?? unused;
-  if (linear.format === "f32") return [matmulLinearPlan(gpu, shape), [x, linear.weight, unused, gate, out]];
-  return [matmulQ8Plan(gpu, shape), [x, linear.weight, linear.scales!, unused, gate, out]];
+  // The bias (never used here) and a gate that is off bind x: any f32 tensor stands there, unread.
+  const tail = [x, epilogue.gate ?? x, out];
+  if (linear.format === "f32") return [matmulLinearPlan(gpu, shape), [x, linear.weight, ...tail]];
+  return [matmulQ8Plan(gpu, shape), [x, linear.weight, linear.scales!, ...tail]];
 }
 
 /**

@@ -52,8 +52,8 @@ export function mlpBuffers(work: Workspace, config: Qwen3Config, M: number): Mlp
  * @param M tokens
  * @param xn the normed hidden state `[M, hidden]`
  * @param x the residual stream `[M, hidden]`, updated in place
- * @param spare the layer's (layer.ts `LayerBuffers`): several rows, `unused`, bound where an epilogue has no
- *   bias or gate; one row, `delta` `[1, hidden]`, the down product before it is added into the stream
+ * @param delta one row: the layer's `[1, hidden]` (layer.ts `LayerBuffers`), the down product before it is
+ *   added into the stream
  * @param buf the intermediates
  * @returns the steps
  */
@@ -65,14 +65,14 @@ export function mlpSteps(
   xn: GpuTensor,
   x: GpuTensor,
   buf: MlpBuffers,
-  spare: { unused?: GpuTensor; delta?: GpuTensor },
+  delta?: GpuTensor,
 ): Step[] {
   const n = M * config.intermediateSize;
   if (M > 1) {
     return [
-      fusedLinearStep(gpu, layer.gate, M, xn, buf.act, { activation: "silu" }, spare.unused!),
-      fusedLinearStep(gpu, layer.up, M, xn, buf.gate, { gate: buf.act }, spare.unused!),
-      fusedLinearStep(gpu, layer.down, M, buf.gate, x, { accumulate: true }, spare.unused!),
+      fusedLinearStep(gpu, layer.gate, M, xn, buf.act, { activation: "silu" }),
+      fusedLinearStep(gpu, layer.up, M, xn, buf.gate, { gate: buf.act }),
+      fusedLinearStep(gpu, layer.down, M, buf.gate, x, { accumulate: true }),
     ];
   }
   return [
@@ -80,7 +80,7 @@ export function mlpSteps(
     linearStep(gpu, layer.up, M, xn, buf.up!),
     [activationPlan(gpu, { kind: "silu", n }), [buf.gate, buf.act]],
     [elementwisePlan(gpu, { op: "multiply", n }), [buf.act, buf.up!, buf.gate]],
-    linearStep(gpu, layer.down, M, buf.gate, spare.delta!),
-    [axpyInplacePlan(gpu, { alpha: 1, n: M * config.hiddenSize }), [spare.delta!, x]],
+    linearStep(gpu, layer.down, M, buf.gate, delta!),
+    [axpyInplacePlan(gpu, { alpha: 1, n: M * config.hiddenSize }), [delta!, x]],
   ];
 }
