@@ -28,9 +28,7 @@ import { ADAPTER_ROPE_THETA, type AdapterConfig, adapterConfigFromStore, NORM_EP
 import { Graph } from "./graph.ts";
 import {
   attention,
-  destroyLinear,
   gather,
-  type Linear,
   linear,
   loadLinear,
   loadVector,
@@ -39,6 +37,7 @@ import {
   type RopeTables,
   ropeTables,
 } from "./layers.ts";
+import { destroyLinear, layerBytes, type Linear } from "../linear.ts";
 import { sequencePositions } from "./rope.ts";
 import { checkAdapterLayout } from "./weights.ts";
 
@@ -182,7 +181,7 @@ export class LlmAdapter {
 
   /** Bytes of the adapter's weights on the device. */
   get residentBytes(): number {
-    const lin = (l: Linear) => 4 * (l.weight.length + (l.bias?.length ?? 0));
+    const lin = layerBytes;
     const att = (a: AttentionWeights) =>
       lin(a.q) + lin(a.k) + lin(a.v) + lin(a.o) + 4 * (a.norm.length + a.qNorm.length + a.kNorm.length);
     let bytes = 4 * (this.#embed.length + this.#norm.length) + lin(this.#outProj) +

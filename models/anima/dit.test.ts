@@ -185,13 +185,19 @@ gpuTest(
 );
 
 gpuTest("anima DiT: a binding over the device's limit is refused, named, before anything runs", async (gpu) => {
-  // The context (512 x 32 f32, 65,536 bytes) and the MLP weight (36,864) do not fit 16 KiB bindings.
-  const small = gpu.withLimits({ maxStorageBufferBindingSize: 16384 });
+  // The MLP weight (36,864 bytes) does not fit a 16 KiB binding: the load refuses it by name.
+  await assertThrowsMessage(
+    () => AnimaDit.load(gpu.withLimits({ maxStorageBufferBindingSize: 16384 }), store),
+    "blocks.0.mlp.layer1.weight: the weight [192, 48] is 36864 bytes in f32, over this device's binding limit of 16384",
+  );
+  // Every weight fits 48 KiB bindings, the context (512 x 32 f32, 65,536 bytes) does not: the run
+  // refuses it, naming the binding and the limit, before anything is submitted.
+  const small = gpu.withLimits({ maxStorageBufferBindingSize: 49152 });
   const dit = await AnimaDit.load(small, store);
   try {
     await assertThrowsMessage(
       () => dit.run(new Float32Array(16 * 8 * 12), 1, new Float32Array(512 * 32), 8, 12),
-      /binding \d+ \(a\) needs maxStorageBufferBindingSize >= 65536, but this device allows 16384/,
+      /binding \d+ \(a\) needs maxStorageBufferBindingSize >= 65536, but this device allows 49152/,
     );
   } finally {
     dit.destroy();

@@ -44,11 +44,8 @@ import { Graph } from "./graph.ts";
 import {
   activation,
   add,
-  destroyLinear,
   gather,
-  type Linear,
   linear,
-  linearBytes,
   type LinearSlice,
   loadLinear,
   loadVector,
@@ -58,6 +55,7 @@ import {
   type RopeTables,
   ropeTables,
 } from "./layers.ts";
+import { destroyLinear, layerBytes, type Linear } from "../linear.ts";
 import { ditPositions } from "./rope.ts";
 import { timestepSinusoid } from "./timestep.ts";
 import { checkDitLayout } from "./weights.ts";
@@ -256,9 +254,9 @@ export class AnimaDit {
 
   /** Bytes of the DiT's weights on the device (streamed: two blocks' worth). */
   get residentBytes(): number {
-    return linearBytes(this.#xEmbed) + linearBytes(this.#tLinear1) +
-      this.#tLinear2.reduce((s, l) => s + linearBytes(l), 0) + 4 * this.#tNorm.length +
-      this.#blocks.reduce((s, b) => s + blockBytes(b), 0) + linearBytes(this.#finalLinear) +
+    return layerBytes(this.#xEmbed) + layerBytes(this.#tLinear1) +
+      this.#tLinear2.reduce((s, l) => s + layerBytes(l), 0) + 4 * this.#tNorm.length +
+      this.#blocks.reduce((s, b) => s + blockBytes(b), 0) + layerBytes(this.#finalLinear) +
       modulationBytes(this.#finalMod);
   }
 

@@ -27,11 +27,8 @@ import {
   add,
   addInPlace,
   attention,
-  destroyLinear,
-  type Linear,
+  type GraphLinearEpilogue,
   linear,
-  linearBytes,
-  type LinearEpilogue,
   loadLinear,
   loadVector,
   modulatedLayernorm,
@@ -40,6 +37,7 @@ import {
   rope,
   type RopeTables,
 } from "./layers.ts";
+import { destroyLinear, layerBytes, type Linear, linearTensors } from "../linear.ts";
 
 /** The DiT's weight formats: f32, or int8 codes with a scale per row for the blocks' projections and MLPs. */
 export type DitFormat = "f32" | "q8";
@@ -171,19 +169,18 @@ export async function loadBlock(
 
 /** Bytes of a modulation's weights. */
 export function modulationBytes(m: Modulation): number {
-  return linearBytes(m.down) + m.chunks.reduce((s, l) => s + linearBytes(l), 0);
+  return layerBytes(m.down) + m.chunks.reduce((s, l) => s + layerBytes(l), 0);
 }
 
 /** Every tensor of a block's weights, in one fixed order (what a streamed block is written into). */
 export function blockTensors(w: BlockWeights): GpuTensor[] {
-  const lin = (l: Linear) => [l.weight, ...(l.scales ? [l.scales] : []), ...(l.bias ? [l.bias] : [])];
-  const att = (a: AttentionWeights) => [...[a.q, a.k, a.v, a.out].flatMap(lin), a.qNorm, a.kNorm];
-  const mod = (m: Modulation) => [m.down, ...m.chunks].flatMap(lin);
+  const att = (a: AttentionWeights) => [...[a.q, a.k, a.v, a.out].flatMap(linearTensors), a.qNorm, a.kNorm];
+  const mod = (m: Modulation) => [m.down, ...m.chunks].flatMap(linearTensors);
   return [
     ...att(w.selfAttn),
     ...att(w.crossAttn),
-    ...lin(w.mlp1),
-    ...lin(w.mlp2),
+    ...linearTensors(w.mlp1),
+    ...linearTensors(w.mlp2),
     ...mod(w.modSelfAttn),
     ...mod(w.modCrossAttn),
     ...mod(w.modMlp),
@@ -235,7 +232,7 @@ function attend(
   c: DitConfig,
   inputs: BlockInputs,
   kind: "self" | "cross",
-  last: LinearEpilogue,
+  last: GraphLinearEpilogue,
 ): GpuTensor {
   const { batch: B, tokens: T } = inputs;
   const H = c.heads, hd = c.headDim;
@@ -273,7 +270,7 @@ function attend(
 export function block(g: Graph, w: BlockWeights, x: GpuTensor, c: DitConfig, inputs: BlockInputs, tap?: Tap): void {
   const rows = inputs.batch * inputs.tokens, D = c.dim;
   // f(n, last) appends a sub-layer whose last Linear takes `last` as its epilogue.
-  const sublayer = (m: Modulation, name: string, f: (n: GpuTensor, last: LinearEpilogue) => GpuTensor) => {
+  const sublayer = (m: Modulation, name: string, f: (n: GpuTensor, last: GraphLinearEpilogue) => GpuTensor) => {
     g.scope((): GpuTensor[] => {
       const [shift, scale, gate] = modulate(
         g,

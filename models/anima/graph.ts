@@ -156,12 +156,23 @@ export class Graph {
    * Appends a dispatch.
    *
    * @param plan the op's plan
-   * @param tensors a tensor for each of the plan's bindings, by binding name
+   * @param tensors a tensor for each of the plan's bindings: by binding name, or all of them in
+   *   binding order (as a dispatch made elsewhere, models/linear.ts's, lists them)
    * @throws Error naming a binding with no tensor, or a tensor that names no binding
    */
-  add(plan: KernelPlan, tensors: Record<string, GpuTensor>): void {
+  add(plan: KernelPlan, tensors: Record<string, GpuTensor> | readonly GpuTensor[]): void {
     const names = plan.bindings.map((b) => b.name);
-    for (const key of Object.keys(tensors)) {
+    if (Array.isArray(tensors)) {
+      if (tensors.length !== names.length) {
+        throw new Error(
+          `${this.name}: ${plan.op} takes ${names.length} tensors (${names.join(", ")}), was given ${tensors.length}`,
+        );
+      }
+      this.steps.push([plan, [...tensors]]);
+      return;
+    }
+    const named = tensors as Record<string, GpuTensor>;
+    for (const key of Object.keys(named)) {
       if (!names.includes(key)) {
         throw new Error(`${this.name}: ${plan.op} has no binding "${key}" (it has ${names.join(", ")})`);
       }
@@ -169,7 +180,7 @@ export class Graph {
     this.steps.push([
       plan,
       plan.bindings.map((b) => {
-        const t = tensors[b.name];
+        const t = named[b.name];
         if (!t) throw new Error(`${this.name}: ${plan.op}'s binding "${b.name}" was given no tensor`);
         return t;
       }),

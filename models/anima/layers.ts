@@ -9,7 +9,6 @@
 
 import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
-import { quantizeRowsGpu } from "../../llm/weights/load.ts";
 import { activationPlan } from "../../ops/activation/mod.ts";
 import type { ActivationKind } from "../../ops/activation/reference.ts";
 import { axpyInplacePlan } from "../../ops/axpy/mod.ts";
@@ -17,34 +16,11 @@ import { elementwisePlan, elementwiseRowsPlan } from "../../ops/elementwise/mod.
 import { flashAttentionPlan } from "../../ops/flash_attention/mod.ts";
 import { gatherPlan } from "../../ops/gather/mod.ts";
 import { layernormPlan } from "../../ops/layernorm/mod.ts";
-import { matmulLinearPlan, matmulQ8Plan } from "../../ops/matmul/mod.ts";
-import type { MatmulActivation } from "../../ops/matmul/reference.ts";
-import { matvecPlan } from "../../ops/matvec/mod.ts";
 import { permutePlan } from "../../ops/permute/mod.ts";
 import { rmsnormPlan } from "../../ops/rmsnorm/mod.ts";
 import { ropeAxesPlan, type RopeAxesShape, validateRopeAxesShape } from "../../ops/rope/mod.ts";
-import { freeOnFailure } from "../loading.ts";
+import { type Linear, linearDispatch, type LinearEpilogue, type LinearFormat, uploadLinear } from "../linear.ts";
 import type { Graph } from "./graph.ts";
-
-/**
- * A Linear layer `y = x W^T + b` on the device, its weight as stored, `[N, K]`: `f32` (ops/matmul's
- * matmulLinear, or matvec for one row), or `q8`, int8 codes `[N, ceil(K/4)]` words with one f32
- * scale per row (matmulQ8's format, quantised on the GPU while loading).
- */
-export interface Linear {
-  /** Output features. */
-  N: number;
-  /** Input features. */
-  K: number;
-  /** How `weight` is held. */
-  format: "f32" | "q8";
-  /** The weight (u32 codes for `q8`). */
-  weight: GpuTensor;
-  /** `q8`: one scale per output row `[N]`. */
-  scales?: GpuTensor;
-  /** The bias `[N]`, if any. */
-  bias?: GpuTensor;
-}
 
 /** Which part of a stored `[N, K]` weight a layer takes. */
 export interface LinearSlice {
@@ -55,12 +31,13 @@ export interface LinearSlice {
 }
 
 /**
- * Reads a Linear weight (and its bias, if `bias` is given) from a store and uploads it.
+ * Reads a Linear weight (and its bias, if `bias` is given) from a store and uploads it
+ * (models/linear.ts; a quantized format is made on the GPU while loading).
  *
  * @param gpu the device
  * @param store the checkpoint view
  * @param name the weight's name
- * @param format `f32` or `q8` (see {@link Linear})
+ * @param format the weight's format on the GPU
  * @param slice the part of the weight to take
  * @param bias the bias's name, if the layer has one
  * @returns the layer
@@ -69,7 +46,7 @@ export async function loadLinear(
   gpu: ResidentDevice,
   store: TensorStore,
   name: string,
-  format: Linear["format"],
+  format: LinearFormat,
   slice: LinearSlice = {},
   bias?: string,
 ): Promise<Linear> {
@@ -84,20 +61,8 @@ export async function loadLinear(
       w.set(full.subarray((r0 + n) * cols + c0, (r0 + n) * cols + c1), n * K);
     }
   }
-  // A quantization or a bias read that fails frees the tensors made before it.
-  return await freeOnFailure(async (keep) => {
-    let out: Linear;
-    if (format === "q8") {
-      const weight = keep(gpu.alloc("u32", N * Math.ceil(K / 4), name));
-      const scales = keep(gpu.alloc("f32", N, `${name} scales`));
-      await quantizeRowsGpu(gpu, "q8", w, N, K, weight.buffer, scales.buffer);
-      out = { N, K, format, weight, scales };
-    } else {
-      out = { N, K, format, weight: keep(gpu.upload(w, name)) };
-    }
-    if (bias !== undefined) out.bias = gpu.upload((await store.readFloat32(bias)).slice(r0, r1), bias);
-    return out;
-  });
+  const b = bias === undefined ? undefined : (await store.readFloat32(bias)).slice(r0, r1);
+  return await uploadLinear(gpu, w, N, K, { bias: b, label: name, format });
 }
 
 /**
@@ -112,34 +77,15 @@ export async function loadVector(gpu: ResidentDevice, store: TensorStore, name: 
   return gpu.upload(await store.readFloat32(name), name);
 }
 
-/** Frees a layer's tensors. */
-export function destroyLinear(layer: Linear): void {
-  layer.weight.buffer.destroy();
-  layer.scales?.buffer.destroy();
-  layer.bias?.buffer.destroy();
-}
-
-/** Bytes of a layer's tensors on the device. */
-export function linearBytes(layer: Linear): number {
-  return 4 * (layer.weight.length + (layer.scales?.length ?? 0) + (layer.bias?.length ?? 0));
-}
-
-/** What a {@link linear} does after its product, fused into it (ops/matmul's epilogue). */
-export interface LinearEpilogue {
-  /** Added to every row, instead of the layer's own bias (e.g. the step's adaLN-LoRA chunk). */
-  bias?: GpuTensor;
-  /** Applied after the bias. */
-  activation?: MatmulActivation;
-  /** Multiplies row m by `gate[floor(m / gateRows)]` (`[rows / gateRows, N]`). */
-  gate?: GpuTensor;
-  /** Rows per gate row. */
-  gateRows?: number;
+/** What a {@link linear} does after its product, fused into it. */
+export interface GraphLinearEpilogue extends Omit<LinearEpilogue, "accumulate"> {
   /** Adds the result into this `[rows, N]` tensor (a residual stream) instead of a new one. */
   into?: GpuTensor;
 }
 
 /**
- * `x W^T + b`, then the epilogue's steps, for `rows` rows of `x` `[rows, K]`.
+ * `x W^T + b`, then the epilogue's steps, for `rows` rows of `x` `[rows, K]` (models/linear.ts's
+ * dispatch: a GEMV for one row with nothing fused, a GEMM with its epilogue otherwise).
  *
  * @param g the graph
  * @param layer the layer
@@ -148,29 +94,17 @@ export interface LinearEpilogue {
  * @param epilogue bias (replacing the layer's), activation, gate, accumulation
  * @returns `[rows, N]`: a new tensor, or `epilogue.into`
  */
-export function linear(g: Graph, layer: Linear, x: GpuTensor, rows: number, epilogue: LinearEpilogue = {}): GpuTensor {
-  const { N, K } = layer;
-  const bias = epilogue.bias ?? layer.bias;
-  const out = epilogue.into ?? g.tensor(rows * N);
-  const fused = bias !== undefined || epilogue.activation !== undefined || epilogue.gate !== undefined ||
-    epilogue.into !== undefined;
-  if (!fused && layer.format === "f32" && rows === 1) {
-    g.add(matvecPlan(g.gpu, { N, K }), { weight: layer.weight, x, y: out });
-    return out;
-  }
-  const shape = {
-    M: rows,
-    N,
-    K,
-    ...(bias ? { bias: true } : {}),
-    ...(epilogue.activation ? { activation: epilogue.activation } : {}),
-    ...(epilogue.gate ? { gateRows: epilogue.gateRows ?? rows } : {}),
-    ...(epilogue.into ? { accumulate: true } : {}),
-  };
-  const tensors: Record<string, GpuTensor> = { a: x, weight: layer.weight, c: out };
-  if (layer.scales) tensors.scales = layer.scales;
-  if (fused) Object.assign(tensors, { bias: bias ?? g.unused(), gate: epilogue.gate ?? g.unused() });
-  g.add(layer.format === "q8" ? matmulQ8Plan(g.gpu, shape) : matmulLinearPlan(g.gpu, shape), tensors);
+export function linear(
+  g: Graph,
+  layer: Linear,
+  x: GpuTensor,
+  rows: number,
+  epilogue: GraphLinearEpilogue = {},
+): GpuTensor {
+  const { into, ...rest } = epilogue;
+  const out = into ?? g.tensor(rows * layer.N);
+  const { plan, tensors } = linearDispatch(g.gpu, layer, rows, x, out, { ...rest, accumulate: into !== undefined });
+  g.add(plan, tensors);
   return out;
 }
 

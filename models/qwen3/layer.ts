@@ -20,7 +20,7 @@ import { axpyInplacePlan } from "../../ops/axpy/mod.ts";
 import { rmsnormPlan } from "../../ops/rmsnorm/mod.ts";
 import { type QkvBuffers, qkvBuffers, qkvSteps, type RopeTables } from "./attention.ts";
 import type { Qwen3Config } from "./config.ts";
-import { fusedLinearStep, linearStep } from "./linear.ts";
+import { linearStep } from "./linear.ts";
 import type { Qwen3LayerWeights } from "./load.ts";
 import { type MlpBuffers, mlpBuffers, mlpSteps } from "./mlp.ts";
 import type { Step, Workspace } from "./steps.ts";
@@ -93,7 +93,7 @@ export function layerSteps(
   const { M, x, xn } = buf;
   const norm = rmsnormPlan(gpu, { rows: M, cols: config.hiddenSize, groups: 1, eps: config.rmsNormEps });
   // x += o_proj(o): in the product's epilogue for several rows, a GEMV and an add for one.
-  const outProjection: Step[] = M > 1 ? [fusedLinearStep(gpu, layer.o, M, buf.o, x, { accumulate: true })] : [
+  const outProjection: Step[] = M > 1 ? [linearStep(gpu, layer.o, M, buf.o, x, { accumulate: true })] : [
     linearStep(gpu, layer.o, M, buf.o, buf.delta!),
     [axpyInplacePlan(gpu, { alpha: 1, n: M * config.hiddenSize }), [buf.delta!, x]],
   ];

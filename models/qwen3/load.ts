@@ -14,7 +14,8 @@
 import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
 import type { Qwen3Config } from "./config.ts";
 import { destroyTable, type EmbeddingTable, uploadTable } from "./embedding.ts";
-import { destroyLinear, type Linear, QWEN3_FORMATS, type Qwen3Format, uploadLinear } from "./linear.ts";
+import { destroyLinear, type Linear, uploadLinear } from "../linear.ts";
+import { QWEN3_FORMATS, type Qwen3Format } from "./linear.ts";
 import { layerTensorNames, type Qwen3Checkpoint } from "./weights.ts";
 
 /** One decoder layer's weights. */
@@ -132,7 +133,7 @@ export async function loadQwen3Weights(
   };
   const matrix = async (name: string) => {
     const [N, K] = model.info(name).shape;
-    const l = await uploadLinear(gpu, name, await read(name), N, K, format);
+    const l = await uploadLinear(gpu, await read(name), N, K, { label: name, format });
     owned.linears.push(l);
     return l;
   };

@@ -14,7 +14,7 @@ import { activationPlan } from "../../ops/activation/mod.ts";
 import { axpyInplacePlan } from "../../ops/axpy/mod.ts";
 import { elementwisePlan } from "../../ops/elementwise/mod.ts";
 import type { Qwen3Config } from "./config.ts";
-import { fusedLinearStep, linearStep } from "./linear.ts";
+import { linearStep } from "./linear.ts";
 import type { Qwen3LayerWeights } from "./load.ts";
 import type { Step, Workspace } from "./steps.ts";
 
@@ -70,9 +70,9 @@ export function mlpSteps(
   const n = M * config.intermediateSize;
   if (M > 1) {
     return [
-      fusedLinearStep(gpu, layer.gate, M, xn, buf.act, { activation: "silu" }),
-      fusedLinearStep(gpu, layer.up, M, xn, buf.gate, { gate: buf.act }),
-      fusedLinearStep(gpu, layer.down, M, buf.gate, x, { accumulate: true }),
+      linearStep(gpu, layer.gate, M, xn, buf.act, { activation: "silu" }),
+      linearStep(gpu, layer.up, M, xn, buf.gate, { gate: buf.act }),
+      linearStep(gpu, layer.down, M, buf.gate, x, { accumulate: true }),
     ];
   }
   return [

@@ -84,7 +84,7 @@ import {
   Z_IMAGE_TURBO,
   type ZImageConfig,
 } from "./config.ts";
-import { LINEAR_FORMATS, type LinearFormat } from "./linear.ts";
+import { LINEAR_FORMATS, type LinearFormat } from "../linear.ts";
 import { DEFAULT_MAX_RESIDENT_BYTES, textEncoderWeightBytes, ZImage } from "./pipeline.ts";
 import type { ZImageCheckpoint } from "./source.ts";
 import { ditWeightBytes, ZImageDit } from "./transformer/dit.ts";

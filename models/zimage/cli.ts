@@ -34,7 +34,7 @@ import { encodePng } from "../image.ts";
 import { QWEN3_FORMATS, type Qwen3Format } from "../qwen3/linear.ts";
 import { pixelUnit, vaeScaleFactor } from "./config.ts";
 import { directoryFiles } from "./file.ts";
-import { LINEAR_FORMATS, type LinearFormat } from "./linear.ts";
+import { LINEAR_FORMATS, type LinearFormat } from "../linear.ts";
 import { ZImage } from "./pipeline.ts";
 import { TURBO_MAX_STEPS } from "./scheduler.ts";
 import { type ModelFiles, openZImage, type ZImageCheckpoint } from "./source.ts";

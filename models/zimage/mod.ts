@@ -59,5 +59,5 @@ export {
   ditWeightBytes,
   ZImageDit,
 } from "./transformer/dit.ts";
-export { LINEAR_FORMATS, type LinearFormat } from "./linear.ts";
+export { LINEAR_FORMATS, type LinearFormat } from "../linear.ts";
 export { type DecoderCaptures, DecoderRun, VaeDecoder } from "./vae/decoder.ts";

@@ -35,7 +35,7 @@ import type { Qwen3Config } from "../qwen3/config.ts";
 import { decodedToRgba } from "../image.ts";
 import { gaussianNoise } from "../noise.ts";
 import { CAPTION_HIDDEN_STATE, MAX_CAPTION_TOKENS, pixelUnit, vaeScaleFactor } from "./config.ts";
-import { LINEAR_FORMATS, linearBytes, type LinearFormat } from "./linear.ts";
+import { LINEAR_FORMATS, linearBytes, type LinearFormat } from "../linear.ts";
 import { eulerAlpha, turboSchedule } from "./scheduler.ts";
 import { type ModelFiles, openZImage, type ZImageCheckpoint } from "./source.ts";
 import { type DitRun, ditWeightBytes, ZImageDit } from "./transformer/dit.ts";

@@ -57,6 +57,17 @@ export class Steps {
   }
 
   /**
+   * Appends a dispatch made elsewhere (a Linear layer's product, models/linear.ts).
+   *
+   * @param dispatch the plan, its tensors in binding order, and what it computes
+   * @returns this
+   */
+  dispatch(dispatch: Dispatch): this {
+    this.list.push({ dispatch });
+    return this;
+  }
+
+  /**
    * Appends a copy of `length` elements.
    *
    * @param src read from here

@@ -26,7 +26,7 @@ import { rmsnormPlan } from "../../../ops/rmsnorm/mod.ts";
 import { ropeAxesPlan } from "../../../ops/rope/mod.ts";
 import { freeOnFailure } from "../../loading.ts";
 import { type DitConfig, ditSizes } from "../config.ts";
-import { type Linear, linear, type LinearFormat, linearTensors, uploadLinear } from "../linear.ts";
+import { type Linear, linearDispatch, type LinearFormat, linearTensors, uploadLinear } from "../../linear.ts";
 import type { Steps } from "../program.ts";
 
 /** A block's weights on the GPU. */
@@ -115,7 +115,7 @@ export async function loadBlock(
   return await freeOnFailure(async (keep) => {
     const rows = async (name: string, N: number, K: number) =>
       keep(
-        await uploadLinear(gpu, await store.readFloat32(`${name}.weight`), N, K, undefined, `${label}.${name}`, format),
+        await uploadLinear(gpu, await store.readFloat32(`${name}.weight`), N, K, { label: `${label}.${name}`, format }),
       );
     const norm = async (name: string, as: string) => keep(gpu.upload(await store.readFloat32(name), `${label}.${as}`));
     return {
@@ -254,25 +254,25 @@ export function blockSteps(
 
   // Attention: q, k, v token-major [N, H, D] as the projections write them.
   norm(x, norms.attn1, s.h);
-  linear(steps, gpu, w.toQ, N, s.h, s.q);
-  linear(steps, gpu, w.toK, N, s.h, s.k);
-  linear(steps, gpu, w.toV, N, s.h, s.v);
+  steps.dispatch(linearDispatch(gpu, w.toQ, N, s.h, s.q));
+  steps.dispatch(linearDispatch(gpu, w.toK, N, s.h, s.k));
+  steps.dispatch(linearDispatch(gpu, w.toV, N, s.h, s.v));
   norm(s.q, w.normQ, s.t1, N * H, D);
   steps.run(rope, [s.t1, positions, s.pairAxis, s.invFreq, s.q]);
   norm(s.k, w.normK, s.t1, N * H, D);
   steps.run(rope, [s.t1, positions, s.pairAxis, s.invFreq, s.k]);
   const attention = flashAttentionPlan(gpu, { B: 1, H, L: N, S: N, D, layout: "BLHD" });
   steps.run(attention, [s.q, s.k, s.v, s.noMask, s.t1]);
-  linear(steps, gpu, w.toOut, N, s.t1, s.t2);
+  steps.dispatch(linearDispatch(gpu, w.toOut, N, s.t1, s.t2));
   capture?.(s.t2);
   norm(s.t2, norms.attn2, s.t1);
   steps.run(axpyInplacePlan(gpu, { n: N * dim, alpha: 1 }), [s.t1, x]);
 
   // Feed-forward: silu(w1 h) in w1's epilogue, times w3 h in w3's.
   norm(x, norms.ffn1, s.h);
-  linear(steps, gpu, w.w1, N, s.h, s.f1, { activation: "silu" });
-  linear(steps, gpu, w.w3, N, s.h, s.f2, { gate: s.f1 });
-  linear(steps, gpu, w.w2, N, s.f2, s.q);
+  steps.dispatch(linearDispatch(gpu, w.w1, N, s.h, s.f1, { activation: "silu" }));
+  steps.dispatch(linearDispatch(gpu, w.w3, N, s.h, s.f2, { gate: s.f1 }));
+  steps.dispatch(linearDispatch(gpu, w.w2, N, s.f2, s.q));
   norm(s.q, norms.ffn2, s.t1);
   steps.run(axpyInplacePlan(gpu, { n: N * dim, alpha: 1 }), [s.t1, x]);
 }

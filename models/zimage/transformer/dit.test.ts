@@ -1,5 +1,5 @@
 import { deepStrictEqual, ok } from "node:assert/strict";
-import { gpuTest } from "../../../harness/testing.ts";
+import { assertThrowsMessage, gpuTest } from "../../../harness/testing.ts";
 import { parseDitConfig } from "../config.ts";
 import type { GpuTensor } from "../../../harness/device.ts";
 import { SafetensorsFile } from "../../../llm/safetensors.ts";
@@ -153,23 +153,34 @@ for (const set of GOLDEN_SETS) {
   );
 }
 
-gpuTest("ZImageDit: a binding over the device's limit is refused when a run is prepared, naming it", async (gpu) => {
-  const index = await loadTinyIndex();
-  const config = parseDitConfig(index.config.dit as Record<string, unknown>);
-  // 32 KiB per binding: the FFN's weights (170 x 64 x 4 = 43,520 bytes) are over it, so the first product
-  // that binds one is refused, naming the layer, the binding and the limit, before any work is submitted.
-  const small = gpu.withLimits({ maxStorageBufferBindingSize: 32768 });
-  const dit = await ZImageDit.load(small, await recipeStore(index, "dit"), config);
-  let message = "";
-  try {
-    dit.prepare({ latentH: 8, latentW: 8, capLen: 7 });
-  } catch (e) {
-    message = (e as Error).message;
-  }
-  ok(message.startsWith("z-image caption: context_refiner.0.feed_forward.w1: "), message);
-  ok(message.includes("binding 1 (weight) needs maxStorageBufferBindingSize >= 43520, but this device allows 32768"));
-  dit.destroy();
-});
+gpuTest(
+  "ZImageDit: a weight over the device's binding limit is refused at load, an activation when a run is prepared",
+  async (gpu) => {
+    const index = await loadTinyIndex();
+    const config = parseDitConfig(index.config.dit as Record<string, unknown>);
+    // 32 KiB per binding: the timestep MLP's first weight (1024 x 256 x 4 bytes) is over it.
+    await assertThrowsMessage(
+      async () =>
+        ZImageDit.load(gpu.withLimits({ maxStorageBufferBindingSize: 32768 }), await recipeStore(index, "dit"), config),
+      "t_embedder.mlp.0: the weight [1024, 256] is 1048576 bytes in f32, over this device's binding limit of 32768",
+    );
+    // 1 MiB holds every weight but not a 96 x 96 latent's activations: the first product that binds
+    // one is refused, naming the layer, the binding and the limit, before any work is submitted.
+    const small = gpu.withLimits({ maxStorageBufferBindingSize: 1 << 20 });
+    const dit = await ZImageDit.load(small, await recipeStore(index, "dit"), config);
+    let message = "";
+    try {
+      dit.prepare({ latentH: 96, latentW: 96, capLen: 7 });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    ok(
+      /^z-image [^:]+: [^:]+: .*needs maxStorageBufferBindingSize >= \d+, but this device allows 1048576/.test(message),
+      message,
+    );
+    dit.destroy();
+  },
+);
 
 for (const set of GOLDEN_SETS) {
   gpuTest(

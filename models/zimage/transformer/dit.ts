@@ -21,7 +21,7 @@ import { scopedStore } from "../../../llm/weights/checkpoint.ts";
 import type { TensorStore } from "../../../llm/safetensors.ts";
 import { freeOnFailure } from "../../loading.ts";
 import { type DitConfig, ditSizes } from "../config.ts";
-import { linearBytes, type LinearFormat } from "../linear.ts";
+import { linearBytes, type LinearFormat } from "../../linear.ts";
 import { blockTensorsOf, type BlockWeights, destroyBlock, loadBlock } from "./block.ts";
 import { destroyEmbedders, type Embedders, loadEmbedders } from "./embedders.ts";
 import { destroyModulation, loadModulation, loadPlainNorms } from "./modulation.ts";

@@ -30,7 +30,7 @@ import {
   TIMESTEP_MLP_HIDDEN,
 } from "../config.ts";
 import { freeOnFailure } from "../../loading.ts";
-import { type Linear, linear, linearTensors, uploadLinear } from "../linear.ts";
+import { type Linear, linearDispatch, linearTensors, uploadLinear } from "../../linear.ts";
 import type { Steps } from "../program.ts";
 
 /** The DiT's weights outside its blocks, on the GPU. */
@@ -100,7 +100,7 @@ export async function loadEmbedders(gpu: ResidentDevice, store: TensorStore, con
     const layer = async (name: string, N: number, K: number, plusOne = false) => {
       const bias = (await read(`${name}.bias`)).slice();
       if (plusOne) bias.forEach((b, i) => bias[i] = b + 1);
-      return keep(await uploadLinear(gpu, await read(`${name}.weight`), N, K, bias, name));
+      return keep(await uploadLinear(gpu, await read(`${name}.weight`), N, K, { bias, label: name }));
     };
     const repeated = async (name: string) => {
       const row = await read(name), rows = new Float32Array((SEQ_MULTI_OF - 1) * dim);
@@ -173,10 +173,10 @@ export function allocTimestepTensors(gpu: ResidentDevice, config: DitConfig): Ti
  * @param t the timestep tensors
  */
 export function timestepSteps(steps: Steps, gpu: ResidentDevice, e: Embedders, t: TimestepTensors): void {
-  linear(steps, gpu, e.t0, 1, t.sinusoid, t.activated, { activation: "silu" });
-  linear(steps, gpu, e.t2, 1, t.activated, t.tEmb);
+  steps.dispatch(linearDispatch(gpu, e.t0, 1, t.sinusoid, t.activated, { activation: "silu" }));
+  steps.dispatch(linearDispatch(gpu, e.t2, 1, t.activated, t.tEmb));
   steps.run(activationPlan(gpu, { kind: "silu", n: e.t2.N }), [t.tEmb, t.tEmbSilu]);
-  linear(steps, gpu, e.finalScale, 1, t.tEmbSilu, t.finalScale);
+  steps.dispatch(linearDispatch(gpu, e.finalScale, 1, t.tEmbSilu, t.finalScale));
 }
 
 /**
@@ -206,7 +206,7 @@ export function imageEmbedSteps(
   const C = config.inChannels, p = PATCH_SIZE;
   const shape = [C, H / p, p, W / p, p];
   steps.run(permutePlan(gpu, { shape, dims: [1, 3, 2, 4, 0] }), [latent, patches]);
-  linear(steps, gpu, e.x, (H / p) * (W / p), patches, out);
+  steps.dispatch(linearDispatch(gpu, e.x, (H / p) * (W / p), patches, out));
 }
 
 /**
@@ -233,7 +233,7 @@ export function captionEmbedSteps(
 ): void {
   const plan = rmsnormPlan(gpu, { rows: tokens, cols: config.capFeatDim, groups: 1, eps: config.normEps });
   steps.run(plan, [cap, e.capNorm, normed]);
-  linear(steps, gpu, e.cap, tokens, normed, out);
+  steps.dispatch(linearDispatch(gpu, e.cap, tokens, normed, out));
 }
 
 /**
@@ -285,7 +285,7 @@ export function finalSteps(
 ): void {
   const norm = layernormPlan(gpu, { rows: tokens, cols: config.dim, hasWeight: true, eps: FINAL_NORM_EPS });
   steps.run(norm, [x, t.finalScale, noBias, normed]);
-  linear(steps, gpu, e.final, tokens, normed, tokensOut);
+  steps.dispatch(linearDispatch(gpu, e.final, tokens, normed, tokensOut));
   const C = config.inChannels, p = PATCH_SIZE;
   steps.run(permutePlan(gpu, { shape: [H / p, W / p, p, p, C], dims: [4, 0, 2, 1, 3] }), [tokensOut, out]);
 }

@@ -20,7 +20,7 @@ import type { TensorStore } from "../../../llm/safetensors.ts";
 import { activationPlan } from "../../../ops/activation/mod.ts";
 import { elementwisePlan } from "../../../ops/elementwise/mod.ts";
 import { type DitConfig, ditSizes } from "../config.ts";
-import { type Linear, linear, type LinearFormat, linearTensors, uploadLinear } from "../linear.ts";
+import { type Linear, linearDispatch, type LinearFormat, linearTensors, uploadLinear } from "../../linear.ts";
 import type { Steps } from "../program.ts";
 import type { BlockNorms } from "./block.ts";
 
@@ -98,7 +98,7 @@ export async function loadModulation(
   gateWeights.set(await store.readFloat32("ffn_norm2.weight"), 3 * d);
   const norm = (name: string) => gpu.alloc("f32", d, `${label}.${name} (modulated)`);
   return {
-    linear: await uploadLinear(gpu, weight, 4 * d, adaln, bias, `${label}.adaLN_modulation.0`, format),
+    linear: await uploadLinear(gpu, weight, 4 * d, adaln, { bias, label: `${label}.adaLN_modulation.0`, format }),
     scaleWeights: gpu.upload(scaleWeights, `${label} scale weights`),
     gateWeights: gpu.upload(gateWeights, `${label} gate weights`),
     products: gpu.alloc("f32", 4 * d, `${label} modulation`),
@@ -148,7 +148,7 @@ export function modulationSteps(
   capture?: (mod: GpuTensor) => void,
 ): void {
   const n = m.linear.N;
-  linear(steps, gpu, m.linear, 1, tEmb, s.mod);
+  steps.dispatch(linearDispatch(gpu, m.linear, 1, tEmb, s.mod));
   capture?.(s.mod);
   steps.run(activationPlan(gpu, { kind: "tanh", n }), [s.mod, s.gates]);
   steps.run(elementwisePlan(gpu, { op: "multiply", n }), [s.mod, m.scaleWeights, s.scaled]);

@@ -17,7 +17,7 @@ import { axpyInplacePlan } from "../../../ops/axpy/mod.ts";
 import { flashAttentionPlan } from "../../../ops/flash_attention/mod.ts";
 import { transposePlan } from "../../../ops/transpose/mod.ts";
 import { freeOnFailure } from "../../loading.ts";
-import { type Linear, linear, uploadLinear } from "../linear.ts";
+import { type Linear, linearDispatch, uploadLinear } from "../../linear.ts";
 import type { Steps } from "../program.ts";
 import { type FeatureScratch, groupNormSteps, loadNorm, type Norm } from "./resnet.ts";
 
@@ -66,14 +66,10 @@ export async function loadMidAttention(gpu: ResidentDevice, store: TensorStore, 
     const C = norm.C;
     const lin = async (n: string) =>
       keep(
-        await uploadLinear(
-          gpu,
-          await store.readFloat32(`${name}.${n}.weight`),
-          C,
-          C,
-          await store.readFloat32(`${name}.${n}.bias`),
-          `${name}.${n}`,
-        ),
+        await uploadLinear(gpu, await store.readFloat32(`${name}.${n}.weight`), C, C, {
+          bias: await store.readFloat32(`${name}.${n}.bias`),
+          label: `${name}.${n}`,
+        }),
       );
     return { norm, q: await lin("to_q"), k: await lin("to_k"), v: await lin("to_v"), out: await lin("to_out.0") };
   });
@@ -115,11 +111,11 @@ export function midAttentionSteps(
   const C = w.norm.C;
   groupNormSteps(steps, gpu, w.norm, HW, x, s.a, s);
   steps.run(transposePlan(gpu, { rows: C, cols: HW }), [s.a, t.tokens]);
-  linear(steps, gpu, w.q, HW, t.tokens, t.q);
-  linear(steps, gpu, w.k, HW, t.tokens, t.k);
-  linear(steps, gpu, w.v, HW, t.tokens, t.v);
+  steps.dispatch(linearDispatch(gpu, w.q, HW, t.tokens, t.q));
+  steps.dispatch(linearDispatch(gpu, w.k, HW, t.tokens, t.k));
+  steps.dispatch(linearDispatch(gpu, w.v, HW, t.tokens, t.v));
   steps.run(flashAttentionPlan(gpu, { B: 1, H: 1, L: HW, S: HW, D: C }), [t.q, t.k, t.v, t.noMask, t.o]);
-  linear(steps, gpu, w.out, HW, t.o, t.q);
+  steps.dispatch(linearDispatch(gpu, w.out, HW, t.o, t.q));
   steps.run(transposePlan(gpu, { rows: HW, cols: C }), [t.q, s.a]);
   steps.run(axpyInplacePlan(gpu, { n: C * HW, alpha: 1 }), [s.a, x]);
 }

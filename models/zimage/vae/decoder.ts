@@ -21,7 +21,7 @@ import { axpyPlan } from "../../../ops/axpy/mod.ts";
 import { nearestUpsample2dPlan } from "../../../ops/upsample/mod.ts";
 import { freeOnFailure } from "../../loading.ts";
 import { type VaeConfig, vaeScaleFactor } from "../config.ts";
-import { linearTensors } from "../linear.ts";
+import { linearTensors } from "../../linear.ts";
 import { Recording, Steps } from "../program.ts";
 import {
   allocAttentionScratch,
