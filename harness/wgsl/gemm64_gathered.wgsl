@@ -6,7 +6,7 @@
 // 16 at a time through workgroup memory (a's block transposed, b's block as vec4s along a row;
 // 8 KiB), the 16 k-steps written out inline: matmul/tile64's design (see there), and the same body
 // of main (gemm64_main_body.wgsl) after a setup whose text differs from tile64's in two places (the
-// tile count inline, b_slot before b_col), left as it was measured. The including kernel declares
+// tile count inline, b_lane before b_col), left as it was measured. The including kernel declares
 // Params and params with m and n (the rows and columns of c) and k (the GEMM's depth), and the
 // gathering functions: load_a(row, k) (four consecutive k of row `row` of a) and load_b(k, col) (four
 // consecutive columns of row k of b, col a multiple of 4), each giving zeros outside its matrix, and
@@ -18,8 +18,8 @@ const STEP = 16u;
 const LANES = 16u;
 const HALF = 8u;
 
-var<workgroup> a_t: array<vec4f, STEP * LANES>;
-var<workgroup> b_s: array<vec4f, STEP * LANES>;
+var<workgroup> a_t: array<array<vec4f, LANES>, STEP>;
+var<workgroup> b_s: array<array<vec4f, LANES>, STEP>;
 
 // #include "gemm_stage_t.wgsl"
 
@@ -44,7 +44,7 @@ fn main(
   let a_row = lid / 4u;
   let a_k = (lid % 4u) * 4u;
   let b_k = lid / LANES;
-  let b_slot = b_k * LANES + lid % LANES;
+  let b_lane = lid % LANES;
   let b_col = col0 + (lid % LANES) * 4u;
 
 // #include "gemm64_main_body.wgsl"

@@ -7,98 +7,98 @@
 // zeros wherever an operand ends. The including kernel declares a_t and b_s (STEP * LANES vec4s
 // each), LANES (16) and HALF (8); tx and ty are main's.
     {
-      let top = a_t[0u * LANES + ty];
-      let bottom = a_t[0u * LANES + HALF + ty];
-      let cols = b_s[0u * LANES + tx];
+      let top = a_t[0u][ty];
+      let bottom = a_t[0u][HALF + ty];
+      let cols = b_s[0u][tx];
 // #include "gemm_fma8x4.wgsl"
     }
     {
-      let top = a_t[1u * LANES + ty];
-      let bottom = a_t[1u * LANES + HALF + ty];
-      let cols = b_s[1u * LANES + tx];
+      let top = a_t[1u][ty];
+      let bottom = a_t[1u][HALF + ty];
+      let cols = b_s[1u][tx];
 // #include "gemm_fma8x4.wgsl"
     }
     {
-      let top = a_t[2u * LANES + ty];
-      let bottom = a_t[2u * LANES + HALF + ty];
-      let cols = b_s[2u * LANES + tx];
+      let top = a_t[2u][ty];
+      let bottom = a_t[2u][HALF + ty];
+      let cols = b_s[2u][tx];
 // #include "gemm_fma8x4.wgsl"
     }
     {
-      let top = a_t[3u * LANES + ty];
-      let bottom = a_t[3u * LANES + HALF + ty];
-      let cols = b_s[3u * LANES + tx];
+      let top = a_t[3u][ty];
+      let bottom = a_t[3u][HALF + ty];
+      let cols = b_s[3u][tx];
 // #include "gemm_fma8x4.wgsl"
     }
     {
-      let top = a_t[4u * LANES + ty];
-      let bottom = a_t[4u * LANES + HALF + ty];
-      let cols = b_s[4u * LANES + tx];
+      let top = a_t[4u][ty];
+      let bottom = a_t[4u][HALF + ty];
+      let cols = b_s[4u][tx];
 // #include "gemm_fma8x4.wgsl"
     }
     {
-      let top = a_t[5u * LANES + ty];
-      let bottom = a_t[5u * LANES + HALF + ty];
-      let cols = b_s[5u * LANES + tx];
+      let top = a_t[5u][ty];
+      let bottom = a_t[5u][HALF + ty];
+      let cols = b_s[5u][tx];
 // #include "gemm_fma8x4.wgsl"
     }
     {
-      let top = a_t[6u * LANES + ty];
-      let bottom = a_t[6u * LANES + HALF + ty];
-      let cols = b_s[6u * LANES + tx];
+      let top = a_t[6u][ty];
+      let bottom = a_t[6u][HALF + ty];
+      let cols = b_s[6u][tx];
 // #include "gemm_fma8x4.wgsl"
     }
     {
-      let top = a_t[7u * LANES + ty];
-      let bottom = a_t[7u * LANES + HALF + ty];
-      let cols = b_s[7u * LANES + tx];
+      let top = a_t[7u][ty];
+      let bottom = a_t[7u][HALF + ty];
+      let cols = b_s[7u][tx];
 // #include "gemm_fma8x4.wgsl"
     }
     {
-      let top = a_t[8u * LANES + ty];
-      let bottom = a_t[8u * LANES + HALF + ty];
-      let cols = b_s[8u * LANES + tx];
+      let top = a_t[8u][ty];
+      let bottom = a_t[8u][HALF + ty];
+      let cols = b_s[8u][tx];
 // #include "gemm_fma8x4.wgsl"
     }
     {
-      let top = a_t[9u * LANES + ty];
-      let bottom = a_t[9u * LANES + HALF + ty];
-      let cols = b_s[9u * LANES + tx];
+      let top = a_t[9u][ty];
+      let bottom = a_t[9u][HALF + ty];
+      let cols = b_s[9u][tx];
 // #include "gemm_fma8x4.wgsl"
     }
     {
-      let top = a_t[10u * LANES + ty];
-      let bottom = a_t[10u * LANES + HALF + ty];
-      let cols = b_s[10u * LANES + tx];
+      let top = a_t[10u][ty];
+      let bottom = a_t[10u][HALF + ty];
+      let cols = b_s[10u][tx];
 // #include "gemm_fma8x4.wgsl"
     }
     {
-      let top = a_t[11u * LANES + ty];
-      let bottom = a_t[11u * LANES + HALF + ty];
-      let cols = b_s[11u * LANES + tx];
+      let top = a_t[11u][ty];
+      let bottom = a_t[11u][HALF + ty];
+      let cols = b_s[11u][tx];
 // #include "gemm_fma8x4.wgsl"
     }
     {
-      let top = a_t[12u * LANES + ty];
-      let bottom = a_t[12u * LANES + HALF + ty];
-      let cols = b_s[12u * LANES + tx];
+      let top = a_t[12u][ty];
+      let bottom = a_t[12u][HALF + ty];
+      let cols = b_s[12u][tx];
 // #include "gemm_fma8x4.wgsl"
     }
     {
-      let top = a_t[13u * LANES + ty];
-      let bottom = a_t[13u * LANES + HALF + ty];
-      let cols = b_s[13u * LANES + tx];
+      let top = a_t[13u][ty];
+      let bottom = a_t[13u][HALF + ty];
+      let cols = b_s[13u][tx];
 // #include "gemm_fma8x4.wgsl"
     }
     {
-      let top = a_t[14u * LANES + ty];
-      let bottom = a_t[14u * LANES + HALF + ty];
-      let cols = b_s[14u * LANES + tx];
+      let top = a_t[14u][ty];
+      let bottom = a_t[14u][HALF + ty];
+      let cols = b_s[14u][tx];
 // #include "gemm_fma8x4.wgsl"
     }
     {
-      let top = a_t[15u * LANES + ty];
-      let bottom = a_t[15u * LANES + HALF + ty];
-      let cols = b_s[15u * LANES + tx];
+      let top = a_t[15u][ty];
+      let bottom = a_t[15u][HALF + ty];
+      let cols = b_s[15u][tx];
 // #include "gemm_fma8x4.wgsl"
     }

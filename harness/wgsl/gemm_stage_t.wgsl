@@ -4,9 +4,10 @@
 // gemm64_gathered.wgsl (stft, mel); the including kernel
 // declares LANES (vec4s across the tile's rows) and a_t, the workgroup array of STEP * LANES vec4s.
 fn stage_t(row: u32, k: u32, v: vec4f) {
-  let slot = k * LANES + row / 4u;
-  a_t[slot][row % 4u] = v.x;
-  a_t[slot + LANES][row % 4u] = v.y;
-  a_t[slot + 2u * LANES][row % 4u] = v.z;
-  a_t[slot + 3u * LANES][row % 4u] = v.w;
+  let i = row / 4u;
+  let c = row % 4u;
+  a_t[k][i][c] = v.x;
+  a_t[k + 1u][i][c] = v.y;
+  a_t[k + 2u][i][c] = v.z;
+  a_t[k + 3u][i][c] = v.w;
 }

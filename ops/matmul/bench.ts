@@ -21,9 +21,9 @@
  * after it: SiLU after the FFN up-projection, GELU after Anima's, a gated accumulation into the
  * residual stream after the down-projection (gateRows 4608, one batch item) and a plain one after the
  * projections; beside the plain `linear` rows at the same shapes they give the epilogue's cost.
- * `kernel_pipelined` and `linear_pipelined`, variant designs the plans do not choose (mod.ts), are
- * timed at 4096^3 (`kernel_pipelined` only), the diffusion shapes and the prefill shape, beside
- * `kernel` and `linear`.
+ * `kernel_pipelined`, `linear_pipelined` and `linear_fused_pipelined`, two-stage designs the plans
+ * do not choose (mod.ts), are timed at 4096^3 (`kernel_pipelined` only), the diffusion shapes and the
+ * prefill shape (the fused one at `linear_fused`'s cases), beside `kernel`, `linear` and `linear_fused`.
  * @module
  */
 
@@ -201,6 +201,7 @@ export const BENCH: readonly BenchCase[] = [
   linear("linear_pipelined", [...DIFFUSION, PREFILL], QUICK),
   linear("linear_tile64", [SQUARES[0], PREFILL], QUICK),
   linear("linear_fused", DIFFUSION_FUSED, QUICK_FUSED),
+  linear("linear_fused_pipelined", DIFFUSION_FUSED, QUICK_FUSED),
   q8("q8row"),
   q8("q8row_tile64"),
   q4("q4g128"),

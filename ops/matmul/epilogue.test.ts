@@ -252,7 +252,7 @@ gpuTest("epilogue GPU: every fused f32 kernel matches the torch goldens", async 
   for (const c of golden.cases) {
     const args = goldenArgs(c);
     const linearTol = epilogueTolerance(linearCase(c.label, args), matmulLinear);
-    for (const override of ["linear_fused", "linear_tile64_fused"] as const) {
+    for (const override of ["linear_fused", "linear_tile64_fused", "linear_fused_pipelined"] as const) {
       assertClose(await matmulLinearGpu(gpu, args, { override }), f32(c.out), linearTol, `${override} ${c.label}`);
     }
     const dense = denseArgs(args, c.N, c.K);
@@ -263,7 +263,7 @@ gpuTest("epilogue GPU: every fused f32 kernel matches the torch goldens", async 
   }
   const x = f32(golden.special.x);
   for (const { activation, out } of golden.special.cases) {
-    for (const override of ["linear_fused", "linear_tile64_fused"] as const) {
+    for (const override of ["linear_fused", "linear_tile64_fused", "linear_fused_pipelined"] as const) {
       const got = await matmulLinearGpu(gpu, specialArgs(x, activation), { override });
       assertClose(got, f32(out), activationTolerance, `${override} special ${activation}`);
     }
@@ -334,7 +334,7 @@ const q4 = fusedCases(
 for (const entry of ["kernel_fused", "tile64_fused"]) {
   checkAgainstReference("matmul, fused", KERNELS, entry, dense.cases, matmul, matmulGpu, dense.tol);
 }
-for (const entry of ["linear_fused", "linear_tile64_fused"]) {
+for (const entry of ["linear_fused", "linear_tile64_fused", "linear_fused_pipelined"]) {
   checkAgainstReference("matmulLinear, fused", KERNELS, entry, linear.cases, matmulLinear, matmulLinearGpu, linear.tol);
 }
 for (const entry of ["q8row_fused", "q8row_tile64_fused"]) {
@@ -478,7 +478,7 @@ gpuTest("epilogue GPU: bad input is refused, naming it, before any GPU work", as
   // The override must be a kernel of the plan's kind: fused with an epilogue, plain without.
   await assertThrowsMessage(
     () => matmulLinearPlan(gpu, { M: 6, N: 2, K: 1, activation: "gelu" }, { override: "linear" }),
-    'matmulLinear: override "linear" is not a variant of entry point "linear_fused" or "linear_tile64_fused"',
+    'matmulLinear: override "linear" is not a variant of entry point "linear_fused" or "linear_tile64_fused" or "linear_fused_pipelined"',
   );
   await assertThrowsMessage(
     () => matmulLinearPlan(gpu, { M: 6, N: 2, K: 1 }, { override: "linear_fused" }),

@@ -101,6 +101,13 @@
  * - K walked 16 at a time through one stage of workgroup memory, 16 KiB (WebGPU's default
  *   maxComputeWorkgroupStorageSize, so one kernel serves every device): each invocation loads its
  *   share of a block, stores it, a barrier, the 16 k-steps, a barrier.
+ * - The stage is two-dimensional, `array<array<vec4f, LANES>, STEP>` indexed `[k][i]`: WGSL keeps
+ *   every index in range, and a k-step's reads then index the outer array by a constant and the
+ *   inner one by tx or ty alone, where a flat `a_t[k * LANES + ty]` made each of the four reads of
+ *   every k-step an index expression of its own. Same arithmetic in the same order (bit-identical
+ *   outputs); on the H100, 4608 x 10240 x 3840: `kernel` 37.4 -> 39.8 TFLOP/s, `linear` 34.8 -> 38.2,
+ *   `q8row` 36.6 -> 42.0 (an A/B of the two sources, GPU timestamps, 10 samples; the bench rows
+ *   of the card's baseline are the record).
  * - The 16 k-steps are written out inline in the entry point, neither looped over (WGSL compiles
  *   every loop to a bounded `loop`, which a driver may not unroll) nor called as a function.
  * - Operands are read a vec4 at a time when their rows are 16-byte aligned (K % 4 == 0 for a,
@@ -119,9 +126,8 @@
  * of 16 now within the portable 16 KiB, there is no target variant. `tile64` and `linear_tile64`
  * are the same design at 64 x 64 (8 x 4 outputs per invocation, 8 KiB); `q8row_tile64` and
  * `q4g128_tile64` keep a simpler one (4 x 4 outputs per invocation, a looped k, element-by-element
- * loads). Every kernel
- * stays within WebGPU's default 16 KiB of workgroup memory (a test holds them to it), so no plan
- * needs to check the device's maxComputeWorkgroupStorageSize.
+ * loads). Every kernel the plans choose stays within WebGPU's default 16 KiB of workgroup memory (a
+ * test holds them to it).
  *
  * Refused, with an error naming the argument: M, N or K not an integer >= 1, arrays of the wrong
  * type or length (`matmulF16`'s operands are Uint32Arrays of exactly `ceil(M * K / 2)` and
@@ -132,11 +138,14 @@
  * maxStorageBufferBindingSize, with an error naming the operand and the limit. Grids of more tiles
  * than maxComputeWorkgroupsPerDimension (65,535) fold into a second dimension.
  *
- * A variant design awaits its timing: `kernel_pipelined` and `linear_pipelined` are `kernel` and
- * `linear` with another walk over K, two stages of 8 columns in the same 16 KiB, the next block's
- * loads issued before this block's k-steps and one barrier per block (kernel_pipelined.wgsl says
- * why). The plans never choose them; `{ override: "kernel_pipelined" }` runs one, the tests hold them
- * to the reference, and the bench times them beside `kernel` and `linear` at the same shapes.
+ * A variant design awaits its timing in the bench: `kernel_pipelined`, `linear_pipelined` and
+ * `linear_fused_pipelined` are `kernel`, `linear` and `linear_fused` with another walk over K, two
+ * stages of 16 columns in 32 KiB, the next block's loads issued before this block's k-steps and one
+ * barrier per block (kernel_pipelined.wgsl says why); an A/B on the H100 gave 43.5 and 43.9 TFLOP/s at
+ * 4608 x 10240 x 3840 against the single stage's 39.8 and 38.2. The plans never choose them;
+ * `{ override: "linear_pipelined" }` runs one (refused with a LimitError naming
+ * maxComputeWorkgroupStorageSize where the device grants less than 32 KiB), the tests hold them to the
+ * reference, and the bench times them beside `kernel`, `linear` and `linear_fused`.
  *
  * Tile choice: the 128 x 128 tile does four times the work per workgroup of the 64 x 64 one, so it
  * only pays when there are still enough tiles to occupy a large GPU. The plans use it when M and N
@@ -151,6 +160,7 @@
  * @module
  */
 
+import { LimitError } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
 import {
   type BindingSpec,
@@ -218,13 +228,19 @@ const ENTRIES: Readonly<Record<GemmOp, readonly [string] | readonly [string, str
   matmulF16: ["f16storage"],
 };
 /**
- * Entry points the plans never choose but an override may name: variant designs awaiting their
- * H200 timing (kernel_pipelined.wgsl says what is to be measured).
+ * Entry points the plans never choose but an override may name: the pipelined 128 x 128 tiles (32
+ * KiB of workgroup memory), awaiting their timing against the single-stage ones (kernel_pipelined.wgsl
+ * says the design), plain and fused.
  */
 const OVERRIDE_ONLY: Readonly<Partial<Record<GemmOp, readonly string[]>>> = {
   matmul: ["kernel_pipelined"],
   matmulLinear: ["linear_pipelined"],
 };
+const FUSED_OVERRIDE_ONLY: Readonly<Partial<Record<GemmOp, readonly string[]>>> = {
+  matmulLinear: ["linear_fused_pipelined"],
+};
+/** Workgroup memory of the pipelined tiles: two stages of a's and b's 16 x 32 vec4s. */
+export const PIPELINED_WORKGROUP_BYTES = 2 * 2 * 16 * 32 * 16;
 /** The same products with the fused epilogue, taken when the plan's shape asks for one. */
 const FUSED_ENTRIES: Readonly<Record<FusedOp, readonly [string, string]>> = {
   matmul: ["kernel_fused", "tile64_fused"],
@@ -247,7 +263,7 @@ function gemmKernel(
 ): Resolution {
   const entries = fused && op !== "matmulF16" ? FUSED_ENTRIES[op] : ENTRIES[op];
   const [large, small = large] = entries;
-  const allowed = fused ? entries : [...entries, ...(OVERRIDE_ONLY[op] ?? [])];
+  const allowed = [...entries, ...((fused ? FUSED_OVERRIDE_ONLY : OVERRIDE_ONLY)[op] ?? [])];
   return gpu.resolveAmong(KERNELS, op, allowed, largeTile(shape) ? large : small, options);
 }
 
@@ -267,6 +283,18 @@ function gemmPlan(
   const { M, N, K, bias = false, activation, gateRows, accumulate = false } = shape;
   const fused = hasEpilogue(shape);
   const kernel = gemmKernel(gpu, op, shape, fused, options);
+  // The pipelined tiles need more workgroup memory than WebGPU's default: refused before dispatch.
+  const granted = gpu.device.limits.maxComputeWorkgroupStorageSize;
+  if (kernel.variant.includes("_pipelined") && PIPELINED_WORKGROUP_BYTES > granted) {
+    const where = `${op}/${kernel.variant}`;
+    throw new LimitError(
+      where,
+      "maxComputeWorkgroupStorageSize",
+      PIPELINED_WORKGROUP_BYTES,
+      granted,
+      "workgroup memory",
+    );
+  }
   const gateLength = gateRows === undefined ? 0 : (M / gateRows) * N;
   const epilogue: BindingSpec[] = fused
     ? [

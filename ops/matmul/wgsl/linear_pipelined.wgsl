@@ -1,9 +1,8 @@
 // matmul/linear_pipelined: c = a @ weight^T (F.linear), a is [M, K], the weight a Linear layer's
 // [N, K], c is [M, N], all f32 row-major: matmul/linear with kernel_pipelined's walk over K (two
-// stages of 8 columns in 16 KiB, the next block's loads in flight during this block's k-steps, one
-// barrier per block; kernel_pipelined.wgsl says why), the weight staged as a is and written
-// transposed by stage_w (tile128_nk_pipelined_loop.wgsl). Not chosen by the plans (an override runs
-// it) until the H200 has timed it against linear.
+// stages of 16 columns in 32 KiB, the next block's loads in flight during this block's k-steps, one
+// barrier per block; kernel_pipelined.wgsl says why), the weight staged as linear stages it and
+// written transposed by stage_w_in (tile128_nk_pipelined_loop.wgsl).
 
 // #include "bindings_linear.wgsl"
 
@@ -14,10 +13,6 @@
 // #include "tile128_pipelined_decls.wgsl"
 
 // #include "store_c.wgsl"
-
-// #include "gemm_stage_t.wgsl"
-
-// #include "stage_w.wgsl"
 
 @compute @workgroup_size(256)
 fn main(

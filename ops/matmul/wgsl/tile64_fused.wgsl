@@ -30,7 +30,7 @@ fn main(
   // And one vec4 of two rows of b (b_k and b_k + 8).
   let b_k = lid / LANES;
   let b_col = col0 + (lid % LANES) * 4u;
-  let b_slot = b_k * LANES + lid % LANES;
+  let b_lane = lid % LANES;
 
 // #include "gemm64_acc.wgsl"
 

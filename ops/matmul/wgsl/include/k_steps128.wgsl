@@ -8,114 +8,114 @@
 // guard, no mask: the staging has already put zeros wherever an operand ends. Needs a_t, b_s, LANES
 // and HALF of the kernel.
     {
-      let top = a_t[0u * LANES + ty];
-      let bottom = a_t[0u * LANES + HALF + ty];
-      let left = b_s[0u * LANES + tx];
-      let right = b_s[0u * LANES + HALF + tx];
+      let top = a_t[0u][ty];
+      let bottom = a_t[0u][HALF + ty];
+      let left = b_s[0u][tx];
+      let right = b_s[0u][HALF + tx];
 // #include "gemm_fma8x8.wgsl"
     }
     {
-      let top = a_t[1u * LANES + ty];
-      let bottom = a_t[1u * LANES + HALF + ty];
-      let left = b_s[1u * LANES + tx];
-      let right = b_s[1u * LANES + HALF + tx];
+      let top = a_t[1u][ty];
+      let bottom = a_t[1u][HALF + ty];
+      let left = b_s[1u][tx];
+      let right = b_s[1u][HALF + tx];
 // #include "gemm_fma8x8.wgsl"
     }
     {
-      let top = a_t[2u * LANES + ty];
-      let bottom = a_t[2u * LANES + HALF + ty];
-      let left = b_s[2u * LANES + tx];
-      let right = b_s[2u * LANES + HALF + tx];
+      let top = a_t[2u][ty];
+      let bottom = a_t[2u][HALF + ty];
+      let left = b_s[2u][tx];
+      let right = b_s[2u][HALF + tx];
 // #include "gemm_fma8x8.wgsl"
     }
     {
-      let top = a_t[3u * LANES + ty];
-      let bottom = a_t[3u * LANES + HALF + ty];
-      let left = b_s[3u * LANES + tx];
-      let right = b_s[3u * LANES + HALF + tx];
+      let top = a_t[3u][ty];
+      let bottom = a_t[3u][HALF + ty];
+      let left = b_s[3u][tx];
+      let right = b_s[3u][HALF + tx];
 // #include "gemm_fma8x8.wgsl"
     }
     {
-      let top = a_t[4u * LANES + ty];
-      let bottom = a_t[4u * LANES + HALF + ty];
-      let left = b_s[4u * LANES + tx];
-      let right = b_s[4u * LANES + HALF + tx];
+      let top = a_t[4u][ty];
+      let bottom = a_t[4u][HALF + ty];
+      let left = b_s[4u][tx];
+      let right = b_s[4u][HALF + tx];
 // #include "gemm_fma8x8.wgsl"
     }
     {
-      let top = a_t[5u * LANES + ty];
-      let bottom = a_t[5u * LANES + HALF + ty];
-      let left = b_s[5u * LANES + tx];
-      let right = b_s[5u * LANES + HALF + tx];
+      let top = a_t[5u][ty];
+      let bottom = a_t[5u][HALF + ty];
+      let left = b_s[5u][tx];
+      let right = b_s[5u][HALF + tx];
 // #include "gemm_fma8x8.wgsl"
     }
     {
-      let top = a_t[6u * LANES + ty];
-      let bottom = a_t[6u * LANES + HALF + ty];
-      let left = b_s[6u * LANES + tx];
-      let right = b_s[6u * LANES + HALF + tx];
+      let top = a_t[6u][ty];
+      let bottom = a_t[6u][HALF + ty];
+      let left = b_s[6u][tx];
+      let right = b_s[6u][HALF + tx];
 // #include "gemm_fma8x8.wgsl"
     }
     {
-      let top = a_t[7u * LANES + ty];
-      let bottom = a_t[7u * LANES + HALF + ty];
-      let left = b_s[7u * LANES + tx];
-      let right = b_s[7u * LANES + HALF + tx];
+      let top = a_t[7u][ty];
+      let bottom = a_t[7u][HALF + ty];
+      let left = b_s[7u][tx];
+      let right = b_s[7u][HALF + tx];
 // #include "gemm_fma8x8.wgsl"
     }
     {
-      let top = a_t[8u * LANES + ty];
-      let bottom = a_t[8u * LANES + HALF + ty];
-      let left = b_s[8u * LANES + tx];
-      let right = b_s[8u * LANES + HALF + tx];
+      let top = a_t[8u][ty];
+      let bottom = a_t[8u][HALF + ty];
+      let left = b_s[8u][tx];
+      let right = b_s[8u][HALF + tx];
 // #include "gemm_fma8x8.wgsl"
     }
     {
-      let top = a_t[9u * LANES + ty];
-      let bottom = a_t[9u * LANES + HALF + ty];
-      let left = b_s[9u * LANES + tx];
-      let right = b_s[9u * LANES + HALF + tx];
+      let top = a_t[9u][ty];
+      let bottom = a_t[9u][HALF + ty];
+      let left = b_s[9u][tx];
+      let right = b_s[9u][HALF + tx];
 // #include "gemm_fma8x8.wgsl"
     }
     {
-      let top = a_t[10u * LANES + ty];
-      let bottom = a_t[10u * LANES + HALF + ty];
-      let left = b_s[10u * LANES + tx];
-      let right = b_s[10u * LANES + HALF + tx];
+      let top = a_t[10u][ty];
+      let bottom = a_t[10u][HALF + ty];
+      let left = b_s[10u][tx];
+      let right = b_s[10u][HALF + tx];
 // #include "gemm_fma8x8.wgsl"
     }
     {
-      let top = a_t[11u * LANES + ty];
-      let bottom = a_t[11u * LANES + HALF + ty];
-      let left = b_s[11u * LANES + tx];
-      let right = b_s[11u * LANES + HALF + tx];
+      let top = a_t[11u][ty];
+      let bottom = a_t[11u][HALF + ty];
+      let left = b_s[11u][tx];
+      let right = b_s[11u][HALF + tx];
 // #include "gemm_fma8x8.wgsl"
     }
     {
-      let top = a_t[12u * LANES + ty];
-      let bottom = a_t[12u * LANES + HALF + ty];
-      let left = b_s[12u * LANES + tx];
-      let right = b_s[12u * LANES + HALF + tx];
+      let top = a_t[12u][ty];
+      let bottom = a_t[12u][HALF + ty];
+      let left = b_s[12u][tx];
+      let right = b_s[12u][HALF + tx];
 // #include "gemm_fma8x8.wgsl"
     }
     {
-      let top = a_t[13u * LANES + ty];
-      let bottom = a_t[13u * LANES + HALF + ty];
-      let left = b_s[13u * LANES + tx];
-      let right = b_s[13u * LANES + HALF + tx];
+      let top = a_t[13u][ty];
+      let bottom = a_t[13u][HALF + ty];
+      let left = b_s[13u][tx];
+      let right = b_s[13u][HALF + tx];
 // #include "gemm_fma8x8.wgsl"
     }
     {
-      let top = a_t[14u * LANES + ty];
-      let bottom = a_t[14u * LANES + HALF + ty];
-      let left = b_s[14u * LANES + tx];
-      let right = b_s[14u * LANES + HALF + tx];
+      let top = a_t[14u][ty];
+      let bottom = a_t[14u][HALF + ty];
+      let left = b_s[14u][tx];
+      let right = b_s[14u][HALF + tx];
 // #include "gemm_fma8x8.wgsl"
     }
     {
-      let top = a_t[15u * LANES + ty];
-      let bottom = a_t[15u * LANES + HALF + ty];
-      let left = b_s[15u * LANES + tx];
-      let right = b_s[15u * LANES + HALF + tx];
+      let top = a_t[15u][ty];
+      let bottom = a_t[15u][HALF + ty];
+      let left = b_s[15u][tx];
+      let right = b_s[15u][HALF + tx];
 // #include "gemm_fma8x8.wgsl"
     }

@@ -7,10 +7,9 @@
     let scale = load_scale(col0 + stage_row, k0 + stage_k);
     for (var j = 0u; j < 4u; j++) {
       let k = k0 + stage_k + j;
-      let slot = (stage_k + j) * LANES + stage_row / 4u;
-      a_t[slot][stage_row % 4u] = load_a(row0 + stage_row, k);
+      a_t[stage_k + j][stage_row / 4u][stage_row % 4u] = load_a(row0 + stage_row, k);
       let code = f32(extractBits(word, 4u * (k % 8u), 4u));
-      w_t[slot][stage_row % 4u] = select(0.0, code * scale, k < params.k);
+      w_t[stage_k + j][stage_row / 4u][stage_row % 4u] = select(0.0, code * scale, k < params.k);
     }
 // #include "tile64_q_multiply.wgsl"
   }

@@ -6,9 +6,8 @@
     let word = bitcast<i32>(load_word(col0 + stage_row, k0 + stage_k));
     for (var j = 0u; j < 4u; j++) {
       let k = k0 + stage_k + j;
-      let slot = (stage_k + j) * LANES + stage_row / 4u;
-      a_t[slot][stage_row % 4u] = load_a(row0 + stage_row, k);
-      w_t[slot][stage_row % 4u] = select(0.0, f32(extractBits(word, 8u * j, 8u)), k < params.k);
+      a_t[stage_k + j][stage_row / 4u][stage_row % 4u] = load_a(row0 + stage_row, k);
+      w_t[stage_k + j][stage_row / 4u][stage_row % 4u] = select(0.0, f32(extractBits(word, 8u * j, 8u)), k < params.k);
     }
 // #include "tile64_q_multiply.wgsl"
   }

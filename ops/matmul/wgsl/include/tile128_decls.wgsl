@@ -7,8 +7,10 @@ const STEP = 16u; // columns of a (rows of b) per block
 const LANES = 32u; // vec4s across 128 rows or columns
 const HALF = 16u; // vec4 offset of the bottom rows / right columns: 64 / 4
 
-// a_t[k * LANES + i] holds a[row0 + 4i .. 4i + 3, k0 + k];
-// b_s[k * LANES + j] holds b[k0 + k, col0 + 4j .. 4j + 3] (for a Linear weight [N, K], its transpose:
-// weight[col0 + 4j .. 4j + 3, k0 + k]), as f32 whatever the operands are stored as.
-var<workgroup> a_t: array<vec4f, STEP * LANES>;
-var<workgroup> b_s: array<vec4f, STEP * LANES>;
+// a_t[k][i] holds a[row0 + 4i .. 4i + 3, k0 + k];
+// b_s[k][j] holds b[k0 + k, col0 + 4j .. 4j + 3] (for a Linear weight [N, K], its transpose:
+// weight[col0 + 4j .. 4j + 3, k0 + k]), as f32 whatever the operands are stored as. Two-dimensional,
+// so that a k-step's reads index the outer array by a constant and the inner one by tx or ty alone
+// (WGSL keeps every index in range: this way the kernel's clamp is one per thread, not one per read).
+var<workgroup> a_t: array<array<vec4f, LANES>, STEP>;
+var<workgroup> b_s: array<array<vec4f, LANES>, STEP>;

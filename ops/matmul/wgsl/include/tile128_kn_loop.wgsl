@@ -8,7 +8,7 @@
   // And four consecutive columns of two rows of b (b_k and b_k + 8).
   let b_k = lid / LANES;
   let b_col = col0 + (lid % LANES) * 4u;
-  let b_slot = b_k * LANES + lid % LANES;
+  let b_lane = lid % LANES;
 
   // An interior tile lies wholly inside c, and its rows of a, b and c start on vec4 boundaries
   // (K % 4 == 0, N % 4 == 0): its full blocks of K (k0 < k_fast) are staged with unchecked loads at
@@ -45,8 +45,8 @@
     }
     stage_t(a_row, a_k, a_top);
     stage_t(a_row + 64u, a_k, a_bottom);
-    b_s[b_slot] = b_top;
-    b_s[b_slot + 8u * LANES] = b_bottom;
+    b_s[b_k][b_lane] = b_top;
+    b_s[b_k + 8u][b_lane] = b_bottom;
     workgroupBarrier();
 // #include "k_steps128.wgsl"
     // The next block's stores wait until every invocation has read this one.

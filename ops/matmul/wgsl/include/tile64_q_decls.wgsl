@@ -4,7 +4,7 @@ const TILE = 64u;
 const STEP = 16u; // columns of a and of the weight staged at a time
 const LANES = 16u; // vec4s across one tile row: TILE / 4
 
-// a_t[k * LANES + i] holds a[row0 + 4i .. 4i + 3, k0 + k];
-// w_t[k * LANES + j] holds the decoded weight at rows col0 + 4j .. 4j + 3, column k0 + k.
-var<workgroup> a_t: array<vec4f, STEP * LANES>;
-var<workgroup> w_t: array<vec4f, STEP * LANES>;
+// a_t[k][i] holds a[row0 + 4i .. 4i + 3, k0 + k];
+// w_t[k][j] holds the decoded weight at rows col0 + 4j .. 4j + 3, column k0 + k.
+var<workgroup> a_t: array<array<vec4f, LANES>, STEP>;
+var<workgroup> w_t: array<array<vec4f, LANES>, STEP>;

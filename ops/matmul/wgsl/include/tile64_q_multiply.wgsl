@@ -4,8 +4,8 @@
 // before the next step overwrites the stage. Needs the kernels' STEP and LANES.
     workgroupBarrier();
     for (var k = 0u; k < STEP; k++) {
-      let av = a_t[k * LANES + ty];
-      let wv = w_t[k * LANES + tx];
+      let av = a_t[k][ty];
+      let wv = w_t[k][tx];
       acc0 += av.x * wv;
       acc1 += av.y * wv;
       acc2 += av.z * wv;
