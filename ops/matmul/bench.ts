@@ -17,7 +17,8 @@
  * The diffusion shapes (M x N x K, M the tokens): Z-Image Turbo (6B DiT, 3840 wide, FFN 10240) over
  * 4,608 tokens, its FFN up-projection 4608x10240x3840, its attention projections 4608x3840x3840 and
  * its FFN down-projection 4608x3840x10240; Anima's MLP up-projection (2048 wide, MLP 8192) over 4,096
- * tokens, 4096x8192x2048. The fused cases (`linear_fused`) time each with the epilogue its model puts
+ * tokens, 4096x8192x2048. `linear`, `linear_tile64` and `linear_pipelined` also run at Qwen3-4B's
+ * encoder products over 512 tokens (32 to 304 tiles of 128 x 128). The fused cases (`linear_fused`) time each with the epilogue its model puts
  * after it: SiLU after the FFN up-projection, GELU after Anima's, a gated accumulation into the
  * residual stream after the down-projection (gateRows 4608, one batch item) and a plain one after the
  * projections; beside the plain `linear` rows at the same shapes they give the epilogue's cost.
@@ -66,6 +67,18 @@ const Z_PROJECTION: MatmulShape = { M: 4608, N: 3840, K: 3840 };
 const Z_FFN_DOWN: MatmulShape = { M: 4608, N: 3840, K: 10240 };
 const ANIMA_MLP_UP: MatmulShape = { M: 4096, N: 8192, K: 2048 };
 const DIFFUSION: MatmulShape[] = [Z_FFN_UP, Z_PROJECTION, Z_FFN_DOWN, ANIMA_MLP_UP];
+/**
+ * Qwen3-4B's encoder products over 512 tokens (hidden 2560, 32 query and 8 KV heads of 128, MLP
+ * 9728): q, k and v, o, gate and up, down. Between 32 and 304 tiles of 128 x 128 each: where the
+ * tile rule's crossover lies.
+ */
+const QWEN3_4B: MatmulShape[] = [
+  { M: 512, N: 4096, K: 2560 },
+  { M: 512, N: 1024, K: 2560 },
+  { M: 512, N: 2560, K: 4096 },
+  { M: 512, N: 9728, K: 2560 },
+  { M: 512, N: 2560, K: 9728 },
+];
 /** The diffusion shapes with the epilogue each model fuses after the product. */
 const DIFFUSION_FUSED: (MatmulShape & MatmulEpilogue)[] = [
   { ...Z_FFN_UP, activation: "silu" },
@@ -197,9 +210,9 @@ export const BENCH: readonly BenchCase[] = [
   dense("kernel", [...SQUARES, MEL, ...DIFFUSION, PREFILL]), // the peer runs at the last
   dense("tile64", [...SQUARES, MEL, PREFILL]),
   dense("kernel_pipelined", [SQUARES[2], ...DIFFUSION, PREFILL]),
-  linear("linear", [...DIFFUSION, PREFILL], QUICK),
-  linear("linear_pipelined", [...DIFFUSION, PREFILL], QUICK),
-  linear("linear_tile64", [SQUARES[0], PREFILL], QUICK),
+  linear("linear", [...DIFFUSION, PREFILL, ...QWEN3_4B], QUICK),
+  linear("linear_pipelined", [...DIFFUSION, PREFILL, ...QWEN3_4B], QUICK),
+  linear("linear_tile64", [SQUARES[0], PREFILL, ...QWEN3_4B], QUICK),
   linear("linear_fused", DIFFUSION_FUSED, QUICK_FUSED),
   linear("linear_fused_pipelined", DIFFUSION_FUSED, QUICK_FUSED),
   q8("q8row"),

@@ -11,6 +11,7 @@ import {
   matmulF16Gpu,
   matmulF16Plan,
   matmulGpu,
+  matmulLinearPlan,
   matmulPlan,
   matmulQ4G128,
   matmulQ4G128Gpu,
@@ -289,8 +290,10 @@ gpuTest("matmul GPU: an operand past maxStorageBufferBindingSize is refused, nam
 
 gpuTest("matmul GPU: tile choice and costs", (gpu) => {
   strictEqual(LARGE_TILE_MIN_TILES, 256);
-  // The entry point by size (each has one variant, its portable kernel).
-  strictEqual(matmulPlan(gpu, { M: 2048, N: 2048, K: 1 }).kernel.variant, "kernel"); // 16 x 16 = 256 tiles of 128
+  // The entry point by size (each has one variant, its portable kernel); NVIDIA takes the pipelined
+  // form of the f32 128 x 128 tile (mod.ts).
+  const kernel128 = gpu.adapter.target === "nvidia" ? "kernel_pipelined" : "kernel";
+  strictEqual(matmulPlan(gpu, { M: 2048, N: 2048, K: 1 }).kernel.variant, kernel128); // 16 x 16 = 256 tiles of 128
   strictEqual(matmulPlan(gpu, { M: 2048, N: 1920, K: 1 }).kernel.variant, "tile64"); // 240 tiles of 128
   strictEqual(matmulPlan(gpu, { M: 64, N: 2 ** 16, K: 1 }).kernel.variant, "tile64"); // M < 128
   strictEqual(matmulPlan(gpu, { M: 2048, N: 2048, K: 1 }, { override: "tile64" }).kernel.variant, "tile64");
@@ -403,6 +406,49 @@ Deno.test("matmul kernels: each fits WebGPU's default 16 KiB of workgroup memory
   }
 });
 
+/** A device for planning only: its target and the workgroup memory it grants (resolve finds the entry point itself). */
+function planningDevice(target: string, storage: number): ResidentDevice {
+  return {
+    adapter: { target },
+    resolve: (sources: Record<string, string>, entry: string, options: { override?: string } = {}) => {
+      const variant = options.override ?? entry;
+      return { variant, source: sources[variant], rung: "portable", tried: [variant] };
+    },
+    resolveAmong: ResidentDevice.prototype.resolveAmong,
+    limits: { maxComputeWorkgroupsPerDimension: 65535, maxStorageBufferBindingSize: 2 ** 30, maxBufferSize: 2 ** 30 },
+    device: { limits: { maxComputeWorkgroupStorageSize: storage } },
+  } as unknown as ResidentDevice;
+}
+
+Deno.test("matmul: the pipelined tiles need 32 KiB of workgroup memory: taken on NVIDIA only where granted, refused by name when overridden", async () => {
+  const large = { M: 2048, N: 2048, K: 16 };
+  strictEqual(matmulLinearPlan(planningDevice("nvidia", 32768), large).kernel.variant, "linear_pipelined");
+  strictEqual(matmulLinearPlan(planningDevice("nvidia", 16384), large).kernel.variant, "linear");
+  strictEqual(matmulPlan(planningDevice("nvidia", 16384), large).kernel.variant, "kernel");
+  strictEqual(matmulLinearPlan(planningDevice("apple", 32768), large).kernel.variant, "linear");
+  // Their tile rule: from 80 tiles of 128 x 128 (Qwen3-4B's o_proj over 512 rows: 4 x 20), not at 32.
+  strictEqual(
+    matmulLinearPlan(planningDevice("nvidia", 32768), { M: 512, N: 2560, K: 16 }).kernel.variant,
+    "linear_pipelined",
+  );
+  strictEqual(
+    matmulLinearPlan(planningDevice("nvidia", 32768), { M: 512, N: 2432, K: 16 }).kernel.variant,
+    "linear_tile64",
+  );
+  strictEqual(
+    matmulLinearPlan(planningDevice("nvidia", 32768), { M: 512, N: 1024, K: 16 }).kernel.variant,
+    "linear_tile64",
+  );
+  strictEqual(
+    matmulLinearPlan(planningDevice("apple", 32768), { M: 512, N: 2560, K: 16 }).kernel.variant,
+    "linear_tile64",
+  );
+  await assertThrowsMessage(
+    () => matmulLinearPlan(planningDevice("apple", 16384), large, { override: "linear_pipelined" }),
+    "matmulLinear/linear_pipelined: workgroup memory needs maxComputeWorkgroupStorageSize >= 32768, but this device allows 16384",
+  );
+});
+
 gpuTest("matmul GPU: with no target variant, an NVIDIA device resolves the portable kernels", (gpu) => {
   const nvidia = new ResidentDevice(gpu.device, { ...gpu.adapter, target: "nvidia" }, false, false);
   const large = { M: 2048, N: 2048, K: 16 };
@@ -410,5 +456,14 @@ gpuTest("matmul GPU: with no target variant, an NVIDIA device resolves the porta
   for (const plan of plans) {
     strictEqual(plan.kernel.rung, "portable", plan.kernel.variant);
   }
-  deepStrictEqual(matmulPlan(nvidia, large).kernel.tried, ["kernel.nvidia", "kernel"]);
+  // The 128 x 128 f32 tiles are the pipelined ones there (this device grants their 32 KiB); elsewhere
+  // the single-stage ones, and the 64 x 64 tile below the tile rule's size either way.
+  deepStrictEqual(matmulPlan(nvidia, large).kernel.tried, ["kernel_pipelined.nvidia", "kernel_pipelined"]);
+  strictEqual(matmulLinearPlan(nvidia, large).kernel.variant, "linear_pipelined");
+  strictEqual(matmulLinearPlan(nvidia, { ...large, bias: true }).kernel.variant, "linear_fused_pipelined");
+  strictEqual(matmulQ8Plan(nvidia, large).kernel.variant, "q8row");
+  strictEqual(matmulLinearPlan(nvidia, { M: 512, N: 512, K: 16 }).kernel.variant, "linear_tile64");
+  const amd = new ResidentDevice(gpu.device, { ...gpu.adapter, target: "amd" }, false, false);
+  strictEqual(matmulPlan(amd, large).kernel.variant, "kernel");
+  strictEqual(matmulLinearPlan(amd, { ...large, bias: true }).kernel.variant, "linear_fused");
 });

@@ -126,8 +126,8 @@
  * of 16 now within the portable 16 KiB, there is no target variant. `tile64` and `linear_tile64`
  * are the same design at 64 x 64 (8 x 4 outputs per invocation, 8 KiB); `q8row_tile64` and
  * `q4g128_tile64` keep a simpler one (4 x 4 outputs per invocation, a looped k, element-by-element
- * loads). Every kernel the plans choose stays within WebGPU's default 16 KiB of workgroup memory (a
- * test holds them to it).
+ * loads). Every kernel but the pipelined ones stays within WebGPU's default 16 KiB of workgroup
+ * memory (a test holds them to it).
  *
  * Refused, with an error naming the argument: M, N or K not an integer >= 1, arrays of the wrong
  * type or length (`matmulF16`'s operands are Uint32Arrays of exactly `ceil(M * K / 2)` and
@@ -138,14 +138,14 @@
  * maxStorageBufferBindingSize, with an error naming the operand and the limit. Grids of more tiles
  * than maxComputeWorkgroupsPerDimension (65,535) fold into a second dimension.
  *
- * A variant design awaits its timing in the bench: `kernel_pipelined`, `linear_pipelined` and
- * `linear_fused_pipelined` are `kernel`, `linear` and `linear_fused` with another walk over K, two
- * stages of 16 columns in 32 KiB, the next block's loads issued before this block's k-steps and one
- * barrier per block (kernel_pipelined.wgsl says why); an A/B on the H100 gave 43.5 and 43.9 TFLOP/s at
- * 4608 x 10240 x 3840 against the single stage's 39.8 and 38.2. The plans never choose them;
- * `{ override: "linear_pipelined" }` runs one (refused with a LimitError naming
- * maxComputeWorkgroupStorageSize where the device grants less than 32 KiB), the tests hold them to the
- * reference, and the bench times them beside `kernel`, `linear` and `linear_fused`.
+ * On NVIDIA, where the device grants 32 KiB of workgroup memory, the 128 x 128 f32 tiles are
+ * pipelined: `kernel_pipelined`, `linear_pipelined` and `linear_fused_pipelined` are `kernel`,
+ * `linear` and `linear_fused` with another walk over K, two stages of 16 columns in 32 KiB, the next
+ * block's loads issued before this block's k-steps and one barrier per block (kernel_pipelined.wgsl
+ * says why). An A/B on the H100 at 4608 x 10240 x 3840 gave 43.5 and 43.9 TFLOP/s against the
+ * single stage's 39.8 and 38.2 (the bench times both at every large shape). Elsewhere they are not
+ * measured, so not chosen; an override runs them on any device that grants the memory (a LimitError
+ * naming maxComputeWorkgroupStorageSize where it does not), and the tests hold them to the reference.
  *
  * Tile choice: the 128 x 128 tile does four times the work per workgroup of the 64 x 64 one, so it
  * only pays when there are still enough tiles to occupy a large GPU. The plans use it when M and N
@@ -155,7 +155,9 @@
  * faster entry point at all eight GEMM shapes: 1024^3 (64 tiles) tile64 21.5 against 12.7 TFLOP/s;
  * 2048^3 (256 tiles) the 128 tile 34.1 against 26.8; 4096^3, and 512 x 14336 x 4096 in all three
  * formats, the 128 tile; M = 64 the 64 tile for q8 and q4. Where between 64 and 256 tiles the
- * crossover lies is not measured.
+ * crossover lies is not measured for those kernels. NVIDIA's pipelined tiles take over from
+ * {@link PIPELINED_MIN_TILES} (80) tiles: measured on an H100 at Qwen3-4B's encoder products over 512
+ * rows, they beat the 64 x 64 tile at 80, 128 and 304 tiles and lost at 32 (tiles.ts gives the figures).
  *
  * @module
  */
@@ -173,7 +175,7 @@ import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type MatmulVariant } from "./kernels.gen.ts";
-import { largeTile, tileGrid } from "./tiles.ts";
+import { largeTile, PIPELINED_MIN_TILES, tileGrid } from "./tiles.ts";
 import {
   epilogueOf,
   hasEpilogue,
@@ -203,7 +205,7 @@ export * from "./reference_dp4a.ts";
 export * from "./dp4a.ts";
 export { KERNELS, type MatmulVariant };
 
-export { LARGE_TILE_MIN_TILES } from "./tiles.ts";
+export { LARGE_TILE_MIN_TILES, PIPELINED_MIN_TILES } from "./tiles.ts";
 
 const PARAMS = [{ name: "m", type: "u32" }, { name: "n", type: "u32" }, { name: "k", type: "u32" }] as const;
 /** The fused kernels' params (wgsl/include/params_fused.wgsl): the sizes and the epilogue's flags. */
@@ -228,16 +230,14 @@ const ENTRIES: Readonly<Record<GemmOp, readonly [string] | readonly [string, str
   matmulF16: ["f16storage"],
 };
 /**
- * Entry points the plans never choose but an override may name: the pipelined 128 x 128 tiles (32
- * KiB of workgroup memory), awaiting their timing against the single-stage ones (kernel_pipelined.wgsl
- * says the design), plain and fused.
+ * The pipelined form of a 128 x 128 entry point, where there is one (two stages of 16 columns in 32
+ * KiB; kernel_pipelined.wgsl says the design): what the plans take for that tile on an NVIDIA
+ * device that grants the workgroup memory, and what an override may name anywhere.
  */
-const OVERRIDE_ONLY: Readonly<Partial<Record<GemmOp, readonly string[]>>> = {
-  matmul: ["kernel_pipelined"],
-  matmulLinear: ["linear_pipelined"],
-};
-const FUSED_OVERRIDE_ONLY: Readonly<Partial<Record<GemmOp, readonly string[]>>> = {
-  matmulLinear: ["linear_fused_pipelined"],
+const PIPELINED: Readonly<Record<string, string>> = {
+  kernel: "kernel_pipelined",
+  linear: "linear_pipelined",
+  linear_fused: "linear_fused_pipelined",
 };
 /** Workgroup memory of the pipelined tiles: two stages of a's and b's 16 x 32 vec4s. */
 export const PIPELINED_WORKGROUP_BYTES = 2 * 2 * 16 * 32 * 16;
@@ -263,8 +263,14 @@ function gemmKernel(
 ): Resolution {
   const entries = fused && op !== "matmulF16" ? FUSED_ENTRIES[op] : ENTRIES[op];
   const [large, small = large] = entries;
-  const allowed = [...entries, ...((fused ? FUSED_OVERRIDE_ONLY : OVERRIDE_ONLY)[op] ?? [])];
-  return gpu.resolveAmong(KERNELS, op, allowed, largeTile(shape) ? large : small, options);
+  const pipelined = PIPELINED[large];
+  const allowed = pipelined ? [...entries, pipelined] : entries;
+  const takesPipelined = pipelined !== undefined && gpu.adapter.target === "nvidia" &&
+    gpu.device.limits.maxComputeWorkgroupStorageSize >= PIPELINED_WORKGROUP_BYTES;
+  const chosen = takesPipelined
+    ? (largeTile(shape, PIPELINED_MIN_TILES) ? pipelined : small)
+    : (largeTile(shape) ? large : small);
+  return gpu.resolveAmong(KERNELS, op, allowed, chosen, options);
 }
 
 /**
@@ -438,7 +444,7 @@ export async function matmulGpu(
  * @param shape `M` (rows of `a`), `N` (rows of the weight), `K` and the epilogue's steps
  *   ({@link MatmulEpilogue})
  * @param options kernel override: a variant of `linear` or of `linear_tile64` (which also picks the
- *   tile), or of `linear_pipelined`; with an epilogue, of `linear_fused` or `linear_tile64_fused`
+ *   tile), or of `linear_pipelined`; with an epilogue, of `linear_fused`, `linear_tile64_fused` or `linear_fused_pipelined`
  * @returns the plan, one workgroup per tile of `c`; bindings `a`, `weight` (inputs) and `c` (output),
  *   or with an epilogue `a`, `weight`, `bias`, `gate` (inputs; each of length 0 where its step is off)
  *   and `c` (output, or `inout` when it accumulates)

@@ -14,6 +14,13 @@ import type { MatmulShape } from "./reference.ts";
 /** The least number of 128 x 128 tiles for which the plans choose the large tile. */
 export const LARGE_TILE_MIN_TILES = 256;
 
+/**
+ * The same for the pipelined 128 x 128 tiles (NVIDIA's f32 ones): on an H100 at 512 rows they beat the
+ * 64 x 64 tile from 80 tiles up (80: 25.1 against 22.7 TFLOP/s, 128: 39.5 against 29.0) and lost at
+ * 32 (10.2 against 13.4; harness/baselines/nvidia-h100-log/04-matmul-rows.txt).
+ */
+export const PIPELINED_MIN_TILES = 80;
+
 /** A kernel's tile, read from its WGSL constants. */
 interface Tile {
   tileM: number;
@@ -40,10 +47,12 @@ function tileOf(kernel: Resolution): Tile {
  * Whether a shape has enough 128 x 128 tiles to keep a large GPU busy with them.
  *
  * @param shape the product's sizes
- * @returns true when M and N are at least 128 and there are {@link LARGE_TILE_MIN_TILES} such tiles
+ * @param minTiles the least number of tiles ({@link LARGE_TILE_MIN_TILES}, or
+ *   {@link PIPELINED_MIN_TILES} for the pipelined tiles)
+ * @returns true when M and N are at least 128 and there are `minTiles` such tiles
  */
-export function largeTile({ M, N }: MatmulShape): boolean {
-  return M >= 128 && N >= 128 && Math.ceil(M / 128) * Math.ceil(N / 128) >= LARGE_TILE_MIN_TILES;
+export function largeTile({ M, N }: MatmulShape, minTiles: number = LARGE_TILE_MIN_TILES): boolean {
+  return M >= 128 && N >= 128 && Math.ceil(M / 128) * Math.ceil(N / 128) >= minTiles;
 }
 
 /**
