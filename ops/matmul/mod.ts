@@ -106,8 +106,8 @@
  *   inner one by tx or ty alone, where a flat `a_t[k * LANES + ty]` made each of the four reads of
  *   every k-step an index expression of its own. Same arithmetic in the same order (bit-identical
  *   outputs); on the H100, 4608 x 10240 x 3840: `kernel` 37.4 -> 39.8 TFLOP/s, `linear` 34.8 -> 38.2,
- *   `q8row` 36.6 -> 42.0 (an A/B of the two sources, GPU timestamps, 10 samples; the bench rows
- *   of the card's baseline are the record).
+ *   `q8row` 36.6 -> 42.0 (an A/B of the two sources, GPU timestamps, 10 samples:
+ *   `harness/baselines/nvidia-h100-log/02-matmul-staging-ab.txt`).
  * - The 16 k-steps are written out inline in the entry point, neither looped over (WGSL compiles
  *   every loop to a bounded `loop`, which a driver may not unroll) nor called as a function.
  * - Operands are read a vec4 at a time when their rows are 16-byte aligned (K % 4 == 0 for a,
@@ -142,8 +142,10 @@
  * pipelined: `kernel_pipelined`, `linear_pipelined` and `linear_fused_pipelined` are `kernel`,
  * `linear` and `linear_fused` with another walk over K, two stages of 16 columns in 32 KiB, the next
  * block's loads issued before this block's k-steps and one barrier per block (kernel_pipelined.wgsl
- * says why). An A/B on the H100 at 4608 x 10240 x 3840 gave 43.5 and 43.9 TFLOP/s against the
- * single stage's 39.8 and 38.2 (the bench times both at every large shape). Elsewhere they are not
+ * says why). On the H100 at 4608 x 10240 x 3840 they run at 45.0 and 43.0 TFLOP/s against the
+ * single stage's 39.8 and 38.1, and 39.2-43.6 against 34.0-38.6 at the other DiT shapes
+ * (`harness/baselines/nvidia-h100-log/04-matmul-rows.txt`; the bench times both at every large
+ * shape). The two-stage design this op once replaced (below) read flat arrays. Elsewhere they are not
  * measured, so not chosen; an override runs them on any device that grants the memory (a LimitError
  * naming maxComputeWorkgroupStorageSize where it does not), and the tests hold them to the reference.
  *
