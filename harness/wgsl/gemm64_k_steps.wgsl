@@ -4,8 +4,8 @@
 // (inside main's loop over blocks), neither looped over nor called: per k, three vec4 reads of
 // workgroup memory (rows 4ty..4ty+3 and 32+4ty..32+4ty+3 of a's block, columns 4tx..4tx+3 of b's)
 // feed the 32 FMAs of gemm_fma8x4.wgsl into acc0-7. No guard, no mask: the staging has already put
-// zeros wherever an operand ends. The including kernel declares a_t and b_s (STEP * LANES vec4s
-// each), LANES (16) and HALF (8); tx and ty are main's.
+// zeros wherever an operand ends. The including kernel declares a_t and b_s (each
+// `array<array<vec4f, LANES>, STEP>`, indexed [k][lane]), LANES (16) and HALF (8); tx and ty are main's.
     {
       let top = a_t[0u][ty];
       let bottom = a_t[0u][HALF + ty];
