@@ -2,7 +2,7 @@
  * The bench's parts, for a program or a page that measures kernels as `deno task bench` does: the
  * roofline probes ({@link measureRoofline} and each probe alone), GPU-timestamp timing
  * ({@link timePlan}, {@link timeResident}, {@link timeProgram}, {@link timeEncoding}, {@link warmClocks}; where a
- * program's time goes, {@link profileProgram}; every pass's ticks, {@link timestampPasses}), bench cases ({@link defineCase}),
+ * program's time goes, {@link profileProgram}, and its sample {@link dispatchTimes}; every pass's ticks, {@link timestampPasses}), bench cases ({@link defineCase}),
  * one bench run ({@link runBench}) and its report ({@link reportJson}, {@link parseReport},
  * {@link rooflineSvg}, {@link reportHtml}, {@link compareReports}). `examples/roofline/` runs the
  * bench in a browser this way.
@@ -30,6 +30,7 @@
 export {
   type ClockWarmupOptions,
   type DispatchTime,
+  dispatchTimes,
   isSequence,
   type KernelTime,
   MAX_TIMED_PASSES,

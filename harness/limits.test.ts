@@ -1,5 +1,14 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { checkDispatch, foldWorkgroups, type GuardedLimits, LimitError, workgroupSizeOf } from "./limits.ts";
+import {
+  bindingBytes,
+  checkDispatch,
+  foldWorkgroups,
+  type GuardedLimits,
+  LimitError,
+  requireWorkgroupStorage,
+  workgroupBytesOf,
+  workgroupSizeOf,
+} from "./limits.ts";
 import { assertThrowsMessage } from "./testing.ts";
 
 const limits: GuardedLimits = {
@@ -78,6 +87,37 @@ Deno.test("workgroupSizeOf reads @workgroup_size literals", async () => {
     () => workgroupSizeOf("@compute @workgroup_size(WG) fn main() {}", "op/k"),
     "op/k: no @workgroup_size",
   );
+});
+
+Deno.test("workgroupBytesOf sizes flat and nested var<workgroup> arrays from literals and consts, and refuses what it cannot", async () => {
+  const consts = "const STEP = 16u;\nconst LANES = 32u;\n";
+  strictEqual(workgroupBytesOf(consts + "var<workgroup> a: array<vec4f, 2u * STEP * LANES>;", "w"), 16384);
+  strictEqual(workgroupBytesOf(consts + "var<workgroup> b: array<array<array<vec4f, LANES>, STEP>, 2>;", "w"), 16384);
+  strictEqual(
+    workgroupBytesOf("var<workgroup> p: array<vec4f, 2112>;\nvar<workgroup> s: array<f32, 3>;", "w"),
+    2112 * 16 + 12,
+  );
+  strictEqual(workgroupBytesOf("fn main() {}", "w"), 0);
+  await assertThrowsMessage(
+    () => workgroupBytesOf("var<workgroup> a: array<vec4f, ROWS>;", "op/k"),
+    "op/k: cannot size the workgroup array length ROWS",
+  );
+  await assertThrowsMessage(
+    () => workgroupBytesOf("var<workgroup> a: array<mat4x4f, 2>;", "op/k"),
+    "op/k: workgroup memory of element type mat4x4f is not sized",
+  );
+  await assertThrowsMessage(() => workgroupBytesOf("var<workgroup> n: atomic<u32>;", "op/k"), "op/k: a var<workgroup>");
+});
+
+Deno.test("requireWorkgroupStorage refuses more than the device grants, as a LimitError; bindingBytes is the smaller limit", async () => {
+  const gpu = { device: { limits: { maxComputeWorkgroupStorageSize: 16384 } } };
+  requireWorkgroupStorage(gpu, "op/k", 16384);
+  await assertThrowsMessage(
+    () => requireWorkgroupStorage(gpu, "op/k", 16385),
+    "op/k: workgroup memory needs maxComputeWorkgroupStorageSize >= 16385, but this device allows 16384",
+  );
+  strictEqual(bindingBytes({ maxStorageBufferBindingSize: 4096, maxBufferSize: 8192 }), 4096);
+  strictEqual(bindingBytes({ maxStorageBufferBindingSize: 4096, maxBufferSize: 1024 }), 1024);
 });
 
 Deno.test("foldWorkgroups refuses a count that cannot fit even in two dimensions, as a LimitError naming the op", async () => {

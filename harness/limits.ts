@@ -27,6 +27,23 @@ export interface GuardedLimits {
 }
 
 /**
+ * The bytes one storage binding may span on a device: the smaller of maxStorageBufferBindingSize
+ * and maxBufferSize (a binding lies in one buffer).
+ *
+ * @param limits the device's limits (`gpu.limits`, lowered ones included)
+ * @returns bytes
+ *
+ * @example
+ * ```ts
+ * import { bindingBytes } from "@xpu/ops/harness";
+ * bindingBytes({ maxStorageBufferBindingSize: 128 << 20, maxBufferSize: 256 << 20 }); // 134217728
+ * ```
+ */
+export function bindingBytes(limits: Pick<GuardedLimits, "maxStorageBufferBindingSize" | "maxBufferSize">): number {
+  return Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
+}
+
+/**
  * Thrown when a dispatch would exceed a device limit.
  *
  * @example
@@ -205,6 +222,77 @@ export function workgroupSizeOf(source: string, where: string): [number, number,
     throw new Error(`${where}: no @workgroup_size(<integer literals>) in the kernel source (source must be WGSL text)`);
   }
   return [Number(m[1]), Number(m[2] ?? 1), Number(m[3] ?? 1)];
+}
+
+/**
+ * Bytes of workgroup memory a WGSL source declares: the sum over its `var<workgroup>` arrays (nested
+ * to any depth) of f32, u32, i32, vec4f or vec4u, each length a product of integer literals and
+ * module-scope `const`s (themselves such products). The source is the one truth a plan checks
+ * against the device's maxComputeWorkgroupStorageSize ({@link requireWorkgroupStorage}).
+ *
+ * @param source WGSL text
+ * @param where `op/entry`, for messages
+ * @returns bytes
+ * @throws Error naming `where` for a `var<workgroup>` this cannot size
+ *
+ * @example
+ * ```ts
+ * import { workgroupBytesOf } from "@xpu/ops/harness";
+ * const wgsl = "const STEP = 16u;\nvar<workgroup> a_t: array<array<vec4f, 32>, STEP>;";
+ * workgroupBytesOf(wgsl, "demo/main"); // 8192
+ * ```
+ */
+export function workgroupBytesOf(source: string, where: string): number {
+  if (typeof source !== "string") {
+    throw new Error(`${where}: source must be WGSL text (a string), got ${source === null ? "null" : typeof source}`);
+  }
+  const consts = new Map<string, number>();
+  const product = (expr: string) =>
+    expr.split("*").map((factor) => factor.trim()).reduce((result, factor) => {
+      const value = /^\d+u?$/.test(factor) ? parseInt(factor) : consts.get(factor);
+      if (value === undefined) throw new Error(`${where}: cannot size the workgroup array length ${expr}`);
+      return result * value;
+    }, 1);
+  const sizeOf = (type: string): number => {
+    const array = type.match(/^array<(.+), ([\w\s*]+)>$/);
+    if (array) return sizeOf(array[1]) * product(array[2]);
+    const bytes = ({ f32: 4, u32: 4, i32: 4, vec4f: 16, vec4u: 16 } as Record<string, number>)[type];
+    if (bytes === undefined) throw new Error(`${where}: workgroup memory of element type ${type} is not sized`);
+    return bytes;
+  };
+  for (const [, name, expr] of source.matchAll(/^const (\w+) = ([\w\s*]+);/gm)) consts.set(name, product(expr));
+  const arrays = [...source.matchAll(/var<workgroup> \w+: (array<.+>);/g)];
+  if (arrays.length !== [...source.matchAll(/var<workgroup>/g)].length) {
+    throw new Error(`${where}: a var<workgroup> that is not an array of sized elements`);
+  }
+  return arrays.reduce((total, [, type]) => total + sizeOf(type), 0);
+}
+
+/**
+ * Throws before dispatch when a kernel needs more workgroup memory than the device grants.
+ *
+ * @param gpu the device (its `device.limits.maxComputeWorkgroupStorageSize`)
+ * @param where `op/variant`, for the message
+ * @param bytes workgroup memory the kernel declares ({@link workgroupBytesOf})
+ * @throws LimitError naming maxComputeWorkgroupStorageSize
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, requireWorkgroupStorage } from "@xpu/ops/harness";
+ * const gpu = await acquireDevice();
+ * requireWorkgroupStorage(gpu, "demo/main", 16384); // passes: every device grants 16 KiB
+ * gpu.destroy();
+ * ```
+ */
+export function requireWorkgroupStorage(
+  gpu: { device: { limits: { maxComputeWorkgroupStorageSize: number } } },
+  where: string,
+  bytes: number,
+): void {
+  const allowed = gpu.device.limits.maxComputeWorkgroupStorageSize;
+  if (bytes > allowed) {
+    throw new LimitError(where, "maxComputeWorkgroupStorageSize", bytes, allowed, "workgroup memory");
+  }
 }
 
 /**

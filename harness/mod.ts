@@ -42,11 +42,14 @@ export {
 } from "./device.ts";
 export { type BoundDispatch, encodeBound, Program } from "./program.ts";
 export {
+  bindingBytes,
   checkDispatch,
   type DispatchShape,
   foldWorkgroups,
   type GuardedLimits,
   LimitError,
+  requireWorkgroupStorage,
+  workgroupBytesOf,
   workgroupSizeOf,
 } from "./limits.ts";
 export type { KernelOptions } from "./options.ts";

@@ -30,7 +30,7 @@
  */
 
 import { type GpuTensor, type KernelPlan, requireDevice, type ResidentDevice } from "./device.ts";
-import { foldWorkgroups } from "./limits.ts";
+import { bindingBytes, foldWorkgroups } from "./limits.ts";
 import { packParams } from "./params.ts";
 import {
   BANDWIDTH_PARAMS,
@@ -364,7 +364,7 @@ export async function probeBandwidth(
   requireDevice("probeBandwidth", gpu);
   options ??= {};
   await checkBandwidthKernel(gpu, c);
-  const limit = Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
+  const limit = bindingBytes(gpu.limits);
   const wanted = options.bandwidthBytes ?? defaultBandwidthBytes(gpu, options);
   const n = Math.floor(Math.min(wanted, limit) / 16);
   const p = bandwidthPlan(gpu, c, n, 64, F32_MAX_BELOW);

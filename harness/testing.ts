@@ -7,7 +7,7 @@
  * @module
  */
 
-import { acquireDevice, type AcquireOptions, type KernelPlan, type ResidentDevice } from "./device.ts";
+import { acquireDevice, type AcquireOptions, type KernelPlan, ResidentDevice } from "./device.ts";
 import { packParams } from "./params.ts";
 import { parseVariantName, variantsOf } from "./variants.ts";
 
@@ -55,6 +55,28 @@ export function gpuTest(name: string, fn: (gpu: ResidentDevice) => Promise<void>
     sanitizeOps: false,
     fn: async () => await fn(await testDevice()),
   });
+}
+
+/**
+ * A device for planning only, no GPU behind it: plans resolve their entry point to its portable
+ * variant (or the override), and see the target and the workgroup memory given here, 65,535
+ * workgroups a dimension and 1 GiB bindings. Running anything on it fails.
+ *
+ * @param workgroupStorage the maxComputeWorkgroupStorageSize it grants (default 16 KiB)
+ * @param target the adapter's target (none by default)
+ * @returns the device
+ */
+export function planningDevice(workgroupStorage = 16384, target?: string): ResidentDevice {
+  return {
+    adapter: { target },
+    resolve: (sources: Record<string, string>, entry: string, options: { override?: string } = {}) => {
+      const variant = options.override ?? entry;
+      return { variant, source: sources[variant], rung: "portable", tried: [variant] };
+    },
+    resolveAmong: ResidentDevice.prototype.resolveAmong,
+    limits: { maxComputeWorkgroupsPerDimension: 65535, maxStorageBufferBindingSize: 2 ** 30, maxBufferSize: 2 ** 30 },
+    device: { limits: { maxComputeWorkgroupStorageSize: workgroupStorage } },
+  } as unknown as ResidentDevice;
 }
 
 /** Absolute and relative tolerance: |a - e| <= atol + rtol * |e|. */

@@ -2,6 +2,7 @@ import { deepStrictEqual, notStrictEqual, ok, strictEqual } from "node:assert/st
 import { acquireDevice, kernelSequence } from "./device.ts";
 import { assertThrowsMessage, gpuTest, randomF32 } from "./testing.ts";
 import {
+  dispatchTimes,
   MAX_TIMED_PASSES,
   profileByKernel,
   profileProgram,
@@ -286,6 +287,10 @@ gpuTest("profileProgram: a program past one query set (2,048 dispatches) is prof
     const times = await profileProgram(gpu, program, { samples: 1, clockWarmupMs: 0 });
     strictEqual(times.length, 2050);
     ok(times.every((x, i) => x.index === i && x.ms >= 0));
+    // Its sample alone: one time per dispatch across the two submissions.
+    const ns = await dispatchTimes(gpu, "many adds", program.steps);
+    strictEqual(ns.length, 2050);
+    ok(ns.every((t) => typeof t === "bigint" && t >= 0n));
   } finally {
     program.destroy();
     for (const x of [a, b, c]) x.buffer.destroy();

@@ -47,7 +47,7 @@ import {
   requireDevice,
   type ResidentDevice,
 } from "./device.ts";
-import { encodeBound, type Program } from "./program.ts";
+import { type BoundDispatch, encodeBound, type Program } from "./program.ts";
 import { packParams } from "./params.ts";
 import { FMA_PARAMS, type FmaConfig, fmaSource } from "./roofline.wgsl.ts";
 import { requireSize } from "./limits.ts";
@@ -584,6 +584,52 @@ export async function timestampPasses(
   }
 }
 
+/**
+ * Each bound dispatch's GPU time, once: every dispatch in a compute pass of its own between a pair of
+ * timestamps ({@link timestampPasses}, in submissions of up to {@link MAX_TIMED_PASSES}). The sample
+ * under {@link profileProgram}'s medians, for a caller that must run its dispatches exactly once (a
+ * decode step whose state the run advances).
+ *
+ * @param gpu the device (must have `timestamp-query`)
+ * @param what what is timed, for messages
+ * @param steps the dispatches, bound (a program's `steps`)
+ * @returns nanoseconds per dispatch, in order
+ * @throws TimestampUnavailableError without `timestamp-query`
+ * @throws Error naming `what` and the dispatch when a timestamp runs backwards, or as {@link timestampPasses}
+ *
+ * @example
+ * ```ts
+ * import { acquireDevice, elementwisePlan } from "@xpu/ops";
+ * import { dispatchTimes } from "@xpu/ops/harness/bench";
+ * const gpu = await acquireDevice();
+ * const n = 4096;
+ * const [a, b, sum] = [gpu.upload(new Float32Array(n)), gpu.upload(new Float32Array(n)), gpu.alloc("f32", n)];
+ * const program = gpu.program("add", [[elementwisePlan(gpu, { op: "add", n }), [a, b, sum]]]);
+ * const [ns] = await dispatchTimes(gpu, "one add", program.steps);
+ * program.destroy();
+ * gpu.destroy();
+ * ```
+ */
+export async function dispatchTimes(
+  gpu: ResidentDevice,
+  what: string,
+  steps: readonly BoundDispatch[],
+): Promise<bigint[]> {
+  const ns: bigint[] = [];
+  for (let first = 0; first < steps.length; first += MAX_TIMED_PASSES) {
+    const group = steps.slice(first, first + MAX_TIMED_PASSES);
+    const { ticks } = await timestampPasses(gpu, what, group.length, (encoder, writes) => {
+      group.forEach((step, i) => encodeBound(encoder, [step], writes(i)));
+    });
+    group.forEach((_, i) => {
+      const begin = ticks[2 * i], end = ticks[2 * i + 1];
+      if (end < begin) throw new Error(`${what}: timestamp ran backwards in dispatch ${first + i}`);
+      ns.push(end - begin);
+    });
+  }
+  return ns;
+}
+
 /** One dispatch of a program as {@link profileProgram} timed it. */
 export interface DispatchTime {
   /** Its index in the program. */
@@ -666,24 +712,7 @@ export async function profileProgram(
   await warmClocks(gpu, { ms: options.clockWarmupMs ?? CLOCK_WARMUP_MS });
   const ns: bigint[][] = steps.map(() => []);
   for (let s = 0; s < samples; s++) {
-    for (let first = 0; first < steps.length; first += MAX_TIMED_PASSES) {
-      const group = steps.slice(first, first + MAX_TIMED_PASSES);
-      const { ticks } = await timestampPasses(
-        gpu,
-        `profile of program "${program.name}"`,
-        group.length,
-        (encoder, writes) => {
-          group.forEach((step, i) => encodeBound(encoder, [step], writes(i)));
-        },
-      );
-      group.forEach((_, i) => {
-        const begin = ticks[2 * i], end = ticks[2 * i + 1];
-        if (end < begin) {
-          throw new Error(`profile of program "${program.name}": timestamp ran backwards in dispatch ${first + i}`);
-        }
-        ns[first + i].push(end - begin);
-      });
-    }
+    (await dispatchTimes(gpu, `profile of program "${program.name}"`, steps)).forEach((t, i) => ns[i].push(t));
   }
   return steps.map((step, index) => ({
     index,

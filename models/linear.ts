@@ -25,6 +25,7 @@
  */
 
 import type { GpuTensor, KernelPlan, ResidentDevice } from "../harness/device.ts";
+import { bindingBytes } from "../harness/limits.ts";
 import { quantizeRowsGpu } from "../llm/weights/load.ts";
 import {
   type MatmulActivation,
@@ -70,9 +71,15 @@ export interface Linear {
  * @returns bytes
  */
 export function linearBytes(N: number, K: number, format: LinearFormat): number {
-  if (format === "f32") return 4 * N * K;
-  if (format === "q8") return 4 * N * Math.ceil(K / 4) + 4 * N;
-  return 4 * N * Math.ceil(K / 8) + 4 * N * Math.ceil(K / 128);
+  const { weight, scales } = storedLengths(N, K, format);
+  return 4 * (weight + scales);
+}
+
+/** Elements of a weight `[N, K]` as a format stores it: f32 values or u32 code words, and f32 scales. */
+function storedLengths(N: number, K: number, format: LinearFormat): { weight: number; scales: number } {
+  if (format === "f32") return { weight: N * K, scales: 0 };
+  if (format === "q8") return { weight: N * Math.ceil(K / 4), scales: N };
+  return { weight: N * Math.ceil(K / 8), scales: N * Math.ceil(K / 128) };
 }
 
 /** What {@link uploadLinear} takes besides the weight. */
@@ -112,11 +119,13 @@ export async function uploadLinear(
   if (!LINEAR_FORMATS.includes(format)) {
     throw new Error(`${label}: format must be one of ${LINEAR_FORMATS.join(", ")}, got ${String(format)}`);
   }
-  const stored = format === "f32" ? 4 * N * K : 4 * N * Math.ceil(K / (format === "q8" ? 4 : 8));
-  const limit = Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
-  if (stored > limit) {
+  const lengths = storedLengths(N, K, format);
+  const limit = bindingBytes(gpu.limits);
+  if (4 * lengths.weight > limit) {
     throw new Error(
-      `${label}: the weight [${N}, ${K}] is ${stored} bytes in ${format}, over this device's binding limit of ` +
+      `${label}: the weight [${N}, ${K}] is ${
+        4 * lengths.weight
+      } bytes in ${format}, over this device's binding limit of ` +
         `${limit} (maxStorageBufferBindingSize / maxBufferSize)`,
     );
   }
@@ -131,9 +140,8 @@ export async function uploadLinear(
   return await freeOnFailure(async (keep) => {
     const biasTensor = bias ? keep(gpu.upload(bias, `${label}.bias`)) : undefined;
     if (format === "f32") return { N, K, format, weight: gpu.upload(weight, label), bias: biasTensor, label };
-    const q4 = format === "q4g128";
-    const codes = keep(gpu.alloc("u32", N * Math.ceil(K / (q4 ? 8 : 4)), `${label} (${format})`));
-    const scales = keep(gpu.alloc("f32", N * (q4 ? Math.ceil(K / 128) : 1), `${label}.scales`));
+    const codes = keep(gpu.alloc("u32", lengths.weight, `${label} (${format})`));
+    const scales = keep(gpu.alloc("f32", lengths.scales, `${label}.scales`));
     await quantizeRowsGpu(gpu, format, weight, N, K, codes.buffer, scales.buffer);
     return { N, K, format, weight: codes, scales, bias: biasTensor, label };
   });

@@ -18,6 +18,7 @@
  */
 
 import { type GpuTensor, requireDevice, type ResidentDevice } from "../../harness/device.ts";
+import { bindingBytes } from "../../harness/limits.ts";
 import { quantizePackedPlan, quantizePackedQ4Plan } from "../../ops/quantize/mod.ts";
 import type { TensorData } from "../safetensors_write.ts";
 import {
@@ -145,7 +146,7 @@ export async function quantizeRowsGpu(
   if (values.length !== rows * K) {
     throw new Error(`quantizeRowsGpu: values must have length rows * K = ${rows * K}, got ${values.length}`);
   }
-  const limit = Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
+  const limit = bindingBytes(gpu.limits);
   const piece = Math.floor(limit / (4 * K));
   if (piece < 1) {
     throw new Error(`quantizeRowsGpu: one f32 row of ${K} columns (${4 * K} bytes) is over the binding limit ${limit}`);

@@ -181,13 +181,13 @@ export class LlmAdapter {
 
   /** Bytes of the adapter's weights on the device. */
   get residentBytes(): number {
-    const lin = layerBytes;
     const att = (a: AttentionWeights) =>
-      lin(a.q) + lin(a.k) + lin(a.v) + lin(a.o) + 4 * (a.norm.length + a.qNorm.length + a.kNorm.length);
-    let bytes = 4 * (this.#embed.length + this.#norm.length) + lin(this.#outProj) +
-      (this.#inProj ? lin(this.#inProj) : 0);
+      layerBytes(a.q) + layerBytes(a.k) + layerBytes(a.v) + layerBytes(a.o) +
+      4 * (a.norm.length + a.qNorm.length + a.kNorm.length);
+    let bytes = 4 * (this.#embed.length + this.#norm.length) + layerBytes(this.#outProj) +
+      (this.#inProj ? layerBytes(this.#inProj) : 0);
     for (const b of this.#blocks) {
-      bytes += att(b.self) + att(b.cross) + 4 * b.mlpNorm.length + lin(b.mlpIn) + lin(b.mlpOut);
+      bytes += att(b.self) + att(b.cross) + 4 * b.mlpNorm.length + layerBytes(b.mlpIn) + layerBytes(b.mlpOut);
     }
     return bytes;
   }

@@ -60,7 +60,7 @@ import {
   type TensorDtype,
   tensorView,
 } from "../../harness/device.ts";
-import { type BoundDispatch, encodeBound, type Program } from "../../harness/program.ts";
+import type { BoundDispatch, Program } from "../../harness/program.ts";
 import type { LlamaConfig } from "./config.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
 import { requireWeightFormat, type WeightFormat } from "../../llm/weights/format.ts";
@@ -88,8 +88,9 @@ import { swigluPairsPlan } from "../../ops/activation/mod.ts";
 import { placeColumnsPlan, transposePlan } from "../../ops/transpose/mod.ts";
 import { gemmDp4a, gemmF32Transposed, gemmQuantized, gemv, type ProductKernel, type ProductSlot } from "./ops.ts";
 import { quantizePackedPlan } from "../../ops/quantize/mod.ts";
+import { bindingBytes } from "../../harness/limits.ts";
 import { hasDp4a } from "../../harness/roofline.ts";
-import { timestampPasses } from "../../harness/timing.ts";
+import { dispatchTimes, timestampPasses } from "../../harness/timing.ts";
 import { type FusedGemvInput, type FusedGemvOutput, fusedGemvPlan } from "../../ops/fused_gemv/mod.ts";
 import { ropeCosSin, ropeFrequencies } from "./rope.ts";
 import type { SamplerOptions } from "../../llm/sampler.ts";
@@ -413,7 +414,7 @@ export class LlamaEngine {
   }
 
   get #bindingLimit(): number {
-    return Math.min(this.#gpu.limits.maxStorageBufferBindingSize, this.#gpu.limits.maxBufferSize);
+    return bindingBytes(this.#gpu.limits);
   }
 
   /** Rows of the largest row block any matrix can have (a split product's scratch holds that many columns). */
@@ -1326,17 +1327,10 @@ export class LlamaEngine {
       this.#writeState(0);
     }
     try {
-      const { ticks: t } = await timestampPasses(
-        this.#gpu,
-        "LlamaEngine.profile",
-        program.steps.length,
-        (encoder, writes) => {
-          program.steps.forEach((d, i) => encodeBound(encoder, [d], writes(i)));
-        },
-      );
+      const ns = await dispatchTimes(this.#gpu, "LlamaEngine.profile", program.steps);
       return labels.map((label, i) => ({
         kernel: label.replace(/model\.layers\.\d+\./, "").replace(/\[\d+:\d+\]$/, ""),
-        ms: Number(t[2 * i + 1] - t[2 * i]) / 1e6,
+        ms: Number(ns[i]) / 1e6,
       }));
     } finally {
       this.#length = 0;

@@ -23,7 +23,8 @@ import { type GpuTensor, type ResidentDevice, tensorView } from "../../harness/d
 import { gatherBlocksPlan } from "../../ops/gather/mod.ts";
 import { matvecPlan } from "../../ops/matvec/mod.ts";
 import { type TensorStore, toFloat32 } from "../../llm/safetensors.ts";
-import { bindingLimit, type Step } from "./steps.ts";
+import { bindingBytes } from "../../harness/limits.ts";
+import type { Step } from "./steps.ts";
 
 /** Rows `[row0, row0 + rows)` of the table, in a tensor of their own. */
 export interface TableBlock {
@@ -54,7 +55,7 @@ export interface EmbeddingTable {
  * @throws Error when one row is over the limit
  */
 function tableBlockRows(gpu: ResidentDevice, rows: number, cols: number, what: string): number {
-  const limit = Math.floor(bindingLimit(gpu) / 16) * 16;
+  const limit = Math.floor(bindingBytes(gpu.limits) / 16) * 16;
   const per = Math.floor(limit / (4 * cols));
   if (per < 1) throw new Error(`qwen3: one row of ${what} (${4 * cols} bytes) is over the binding limit ${limit}`);
   if (per >= rows) return rows;

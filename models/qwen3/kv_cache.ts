@@ -21,7 +21,8 @@ import { gqaPlan } from "../../ops/gqa/mod.ts";
 import { indexCopyPlan } from "../../ops/scatter/mod.ts";
 import type { QkvBuffers } from "./attention.ts";
 import type { Qwen3Config } from "./config.ts";
-import { bindingLimit, type Step, type Workspace } from "./steps.ts";
+import { bindingBytes } from "../../harness/limits.ts";
+import type { Step, Workspace } from "./steps.ts";
 
 /** The caches of every layer, and the mask of the positions written. */
 export interface KvCache {
@@ -52,7 +53,7 @@ export function allocKvCache(
   capacity: number,
 ): KvCache {
   const perPosition = config.numKeyValueHeads * config.headDim * 4;
-  const limit = bindingLimit(gpu);
+  const limit = bindingBytes(gpu.limits);
   if (capacity * perPosition > limit) {
     throw new Error(
       `qwen3: a KV cache of ${capacity} positions is ${

@@ -57,14 +57,3 @@ export class Workspace {
     for (const t of this.#tensors.splice(0)) t.buffer.destroy();
   }
 }
-
-/**
- * The bytes one binding may span on this device: the smaller of maxStorageBufferBindingSize and
- * maxBufferSize (of the limits the device is seen through, lowered ones included).
- *
- * @param gpu the device
- * @returns bytes
- */
-export function bindingLimit(gpu: ResidentDevice): number {
-  return Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
-}

@@ -6,8 +6,6 @@
  * @module
  */
 
-import { LimitError } from "../../harness/limits.ts";
-import type { ResidentDevice } from "../../harness/device.ts";
 import type { ResolvedAttentionShape } from "./reference.ts";
 
 /** The mask fields of a kernel's params: whether there is a mask, and its strides over b, h, i. */
@@ -47,19 +45,4 @@ export function maskLength(shape: ResolvedAttentionShape): number {
   if (!shape.maskShape) return 1;
   const [mB, mH, mL, S] = shape.maskShape;
   return mB * mH * mL * S;
-}
-
-/**
- * Throws before dispatch when a kernel needs more workgroup memory than the device grants.
- *
- * @param gpu the device
- * @param where `op/variant`, for the message
- * @param bytes workgroup memory the kernel declares
- * @throws LimitError naming maxComputeWorkgroupStorageSize
- */
-export function requireWorkgroupStorage(gpu: ResidentDevice, where: string, bytes: number): void {
-  const allowed = gpu.device.limits.maxComputeWorkgroupStorageSize;
-  if (bytes > allowed) {
-    throw new LimitError(where, "maxComputeWorkgroupStorageSize", bytes, allowed, "workgroup memory");
-  }
 }

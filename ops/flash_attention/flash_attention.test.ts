@@ -1,8 +1,13 @@
 import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
 import { LimitError } from "../../harness/limits.ts";
-import { ResidentDevice } from "../../harness/device.ts";
-import { assertClose, assertThrowsMessage, checkAgainstReference, gpuTest } from "../../harness/testing.ts";
-import { requireWorkgroupStorage } from "../attention/kernel_params.ts";
+import {
+  assertClose,
+  assertThrowsMessage,
+  checkAgainstReference,
+  gpuTest,
+  planningDevice,
+} from "../../harness/testing.ts";
+import { requireWorkgroupStorage } from "../../harness/limits.ts";
 import { attentionPlan } from "../attention/mod.ts";
 import { boundBytes, gpuTolerance, loadSdpaGolden, mha, randomCase } from "../attention/testing_helpers.ts";
 import { cases } from "./cases.ts";
@@ -22,19 +27,6 @@ import {
 const f32 = (xs: number[]) => new Float32Array(xs);
 const goldenUrl = new URL("./goldens/flash_attention.json", import.meta.url);
 const mask = (s: [number, number, number, number]) => s;
-
-/** A device stand-in for planning on the CPU: resolves portable kernels (or the override), grants `storage` bytes. */
-function planningDevice(storage = 16384): ResidentDevice {
-  return {
-    resolve: (sources: Record<string, string>, entry: string, options: { override?: string } = {}) => {
-      const variant = options.override ?? entry;
-      return { variant, source: sources[variant], rung: "portable", tried: [variant] };
-    },
-    resolveAmong: ResidentDevice.prototype.resolveAmong,
-    limits: { maxComputeWorkgroupsPerDimension: 65535 },
-    device: { limits: { maxComputeWorkgroupStorageSize: storage } },
-  } as unknown as ResidentDevice;
-}
 
 Deno.test("flashAttention: the score matrix is never bound: 132n + 80 bytes at L = S = n, D = Dv = 8, against attention's 4n^2 + 132n + 96", () => {
   const gpu = planningDevice();

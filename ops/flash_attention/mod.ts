@@ -91,12 +91,12 @@
  * @module
  */
 
-import { foldWorkgroups } from "../../harness/limits.ts";
+import { foldWorkgroups, requireWorkgroupStorage, workgroupBytesOf } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import { type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
-import { maskLength, maskParams, requireWorkgroupStorage } from "../attention/kernel_params.ts";
+import { maskLength, maskParams } from "../attention/kernel_params.ts";
 import { checkOptions, I32_MAX, requireArgs, requireInt, requireOneOf, shown, U32_MAX } from "../validate.ts";
 import { type FlashAttentionVariant, KERNELS } from "./kernels.gen.ts";
 import {
@@ -129,8 +129,8 @@ const NARROW_ENTRIES = ["buffered", "staged", "kernel"];
 export const NARROW_MAX_DV = 256;
 
 /**
- * Workgroup memory a kernel declares: the sum of its `var<workgroup>` arrays of vec4f (the source is
- * the one truth; the plans check it against the device's limit).
+ * Workgroup memory a kernel declares: the sum of its `var<workgroup>` arrays (harness/limits.ts
+ * `workgroupBytesOf`; the source is the one truth, and the plans check it against the device's limit).
  *
  * @param source WGSL
  * @returns bytes
@@ -144,10 +144,7 @@ export const NARROW_MAX_DV = 256;
  */
 export function workgroupBytes(source: string): number {
   requireSource("workgroupBytes", source);
-  return [...source.matchAll(/var<workgroup> \w+: array<vec4f, (\d+)>/g)].reduce(
-    (sum, m) => sum + 16 * Number(m[1]),
-    0,
-  );
+  return workgroupBytesOf(source, "flash_attention");
 }
 
 /** A kernel's `const NAME = <n>u;` (the source is the one truth for the grid). */

@@ -1,7 +1,14 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { type KernelPlan, ResidentDevice } from "../../harness/device.ts";
-import { foldWorkgroups } from "../../harness/limits.ts";
-import { assertClose, assertThrowsMessage, gpuTest, randomF32, seededRandom } from "../../harness/testing.ts";
+import { foldWorkgroups, workgroupBytesOf } from "../../harness/limits.ts";
+import {
+  assertClose,
+  assertThrowsMessage,
+  gpuTest,
+  planningDevice,
+  randomF32,
+  seededRandom,
+} from "../../harness/testing.ts";
 import { packQ4, packQ8, quantizeQ4G128 } from "../matvec/reference.ts";
 import {
   KERNELS,
@@ -20,7 +27,6 @@ import {
   matmulQ8Gpu,
   matmulQ8Plan,
   packF16,
-  PIPELINED_WORKGROUP_BYTES,
   unpackF16,
 } from "./mod.ts";
 
@@ -362,89 +368,37 @@ gpuTest(
   },
 );
 
-/**
- * Bytes of workgroup memory a WGSL source declares: the sum over its `var<workgroup>` arrays (nested
- * to any depth) of f32, u32, i32, vec4f or vec4u, each length a product of literals and module-scope
- * `const`s (themselves such products).
- */
-function workgroupBytes(source: string): number {
-  const consts = new Map<string, number>();
-  const product = (expr: string, what: string) =>
-    expr.split("*").map((factor) => factor.trim()).reduce((result, factor) => {
-      const value = /^\d+u?$/.test(factor) ? parseInt(factor) : consts.get(factor);
-      if (value === undefined) throw new Error(`${what}: cannot size ${expr}`);
-      return result * value;
-    }, 1);
-  const sizeOf = (type: string, what: string): number => {
-    const array = type.match(/^array<(.+), ([\w\s*]+)>$/);
-    if (array) return sizeOf(array[1], what) * product(array[2], what);
-    const bytes = ({ f32: 4, u32: 4, i32: 4, vec4f: 16, vec4u: 16 } as Record<string, number>)[type];
-    if (bytes === undefined) throw new Error(`${what}: unknown element type ${type}`);
-    return bytes;
-  };
-  for (const [, name, expr] of source.matchAll(/^const (\w+) = ([\w\s*]+);/gm)) consts.set(name, product(expr, name));
-  const declared = [...source.matchAll(/var<workgroup>/g)].length;
-  const arrays = [...source.matchAll(/var<workgroup> (\w+): (array<.+>);/g)];
-  strictEqual(arrays.length, declared, "every var<workgroup> is an array this helper can size");
-  return arrays.reduce((total, [, name, type]) => total + sizeOf(type, name), 0);
-}
-
-Deno.test("matmul kernels: each fits WebGPU's default 16 KiB of workgroup memory but the pipelined, which the plans check", () => {
-  // The helper on flat and nested arrays.
-  const flat = ["const STEP = 16u;", "const LANES = 32u;", "var<workgroup> a_t: array<vec4f, 2u * STEP * LANES>;"];
-  strictEqual(workgroupBytes(flat.join("\n")), 16384);
-  const nested = [...flat.slice(0, 2), "var<workgroup> b_s: array<array<array<vec4f, LANES>, STEP>, 2>;"];
-  strictEqual(workgroupBytes(nested.join("\n")), 16384);
-  strictEqual(workgroupBytes(KERNELS.kernel), 16384);
+Deno.test("matmul kernels: each fits WebGPU's default 16 KiB of workgroup memory but the pipelined ones, which need 32 KiB", () => {
+  strictEqual(workgroupBytesOf(KERNELS.kernel, "kernel"), 16384);
   for (const [variant, source] of Object.entries(KERNELS)) {
-    const bytes = workgroupBytes(source);
+    const bytes = workgroupBytesOf(source, variant);
     if (variant.includes("_pipelined")) {
-      strictEqual(bytes, PIPELINED_WORKGROUP_BYTES, variant);
+      strictEqual(bytes, 32768, variant);
     } else {
       ok(bytes > 0 && bytes <= 16384, `${variant}: ${bytes} bytes of workgroup memory`);
     }
   }
 });
 
-/** A device for planning only: its target and the workgroup memory it grants (resolve finds the entry point itself). */
-function planningDevice(target: string, storage: number): ResidentDevice {
-  return {
-    adapter: { target },
-    resolve: (sources: Record<string, string>, entry: string, options: { override?: string } = {}) => {
-      const variant = options.override ?? entry;
-      return { variant, source: sources[variant], rung: "portable", tried: [variant] };
-    },
-    resolveAmong: ResidentDevice.prototype.resolveAmong,
-    limits: { maxComputeWorkgroupsPerDimension: 65535, maxStorageBufferBindingSize: 2 ** 30, maxBufferSize: 2 ** 30 },
-    device: { limits: { maxComputeWorkgroupStorageSize: storage } },
-  } as unknown as ResidentDevice;
-}
-
 Deno.test("matmul: the pipelined tiles need 32 KiB of workgroup memory: taken on NVIDIA only where granted, refused by name when overridden", async () => {
   const large = { M: 2048, N: 2048, K: 16 };
-  strictEqual(matmulLinearPlan(planningDevice("nvidia", 32768), large).kernel.variant, "linear_pipelined");
-  strictEqual(matmulLinearPlan(planningDevice("nvidia", 16384), large).kernel.variant, "linear");
-  strictEqual(matmulPlan(planningDevice("nvidia", 16384), large).kernel.variant, "kernel");
-  strictEqual(matmulLinearPlan(planningDevice("apple", 32768), large).kernel.variant, "linear");
-  // Their tile rule: from 80 tiles of 128 x 128 (Qwen3-4B's o_proj over 512 rows: 4 x 20), not at 32.
-  strictEqual(
-    matmulLinearPlan(planningDevice("nvidia", 32768), { M: 512, N: 2560, K: 16 }).kernel.variant,
-    "linear_pipelined",
-  );
-  strictEqual(
-    matmulLinearPlan(planningDevice("nvidia", 32768), { M: 512, N: 2432, K: 16 }).kernel.variant,
-    "linear_tile64",
-  );
-  strictEqual(
-    matmulLinearPlan(planningDevice("nvidia", 32768), { M: 512, N: 1024, K: 16 }).kernel.variant,
-    "linear_tile64",
-  );
-  strictEqual(
-    matmulLinearPlan(planningDevice("apple", 32768), { M: 512, N: 2560, K: 16 }).kernel.variant,
-    "linear_tile64",
-  );
+  strictEqual(matmulLinearPlan(planningDevice(32768, "nvidia"), large).kernel.variant, "linear_pipelined");
+  strictEqual(matmulLinearPlan(planningDevice(16384, "nvidia"), large).kernel.variant, "linear");
+  strictEqual(matmulPlan(planningDevice(16384, "nvidia"), large).kernel.variant, "kernel");
+  strictEqual(matmulLinearPlan(planningDevice(32768, "apple"), large).kernel.variant, "linear");
+  // Their tile rule: from 80 tiles of 128 x 128 (Qwen3-4B's o_proj over 512 rows: 4 x 20), not at 76 or 32.
+  for (
+    const [target, N, variant] of [
+      ["nvidia", 2560, "linear_pipelined"],
+      ["nvidia", 2432, "linear_tile64"],
+      ["nvidia", 1024, "linear_tile64"],
+      ["apple", 2560, "linear_tile64"],
+    ] as const
+  ) {
+    strictEqual(matmulLinearPlan(planningDevice(32768, target), { M: 512, N, K: 16 }).kernel.variant, variant);
+  }
   await assertThrowsMessage(
-    () => matmulLinearPlan(planningDevice("apple", 16384), large, { override: "linear_pipelined" }),
+    () => matmulLinearPlan(planningDevice(16384, "apple"), large, { override: "linear_pipelined" }),
     "matmulLinear/linear_pipelined: workgroup memory needs maxComputeWorkgroupStorageSize >= 32768, but this device allows 16384",
   );
 });

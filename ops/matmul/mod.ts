@@ -164,7 +164,7 @@
  * @module
  */
 
-import { LimitError } from "../../harness/limits.ts";
+import { requireWorkgroupStorage, workgroupBytesOf } from "../../harness/limits.ts";
 import { packParams } from "../../harness/params.ts";
 import {
   type BindingSpec,
@@ -241,8 +241,6 @@ const PIPELINED: Readonly<Record<string, string>> = {
   linear: "linear_pipelined",
   linear_fused: "linear_fused_pipelined",
 };
-/** Workgroup memory of the pipelined tiles: two stages of a's and b's 16 x 32 vec4s. */
-export const PIPELINED_WORKGROUP_BYTES = 2 * 2 * 16 * 32 * 16;
 /** The same products with the fused epilogue, taken when the plan's shape asks for one. */
 const FUSED_ENTRIES: Readonly<Record<FusedOp, readonly [string, string]>> = {
   matmul: ["kernel_fused", "tile64_fused"],
@@ -268,7 +266,8 @@ function gemmKernel(
   const pipelined = PIPELINED[large];
   const allowed = pipelined ? [...entries, pipelined] : entries;
   const takesPipelined = pipelined !== undefined && gpu.adapter.target === "nvidia" &&
-    gpu.device.limits.maxComputeWorkgroupStorageSize >= PIPELINED_WORKGROUP_BYTES;
+    gpu.device.limits.maxComputeWorkgroupStorageSize >=
+      workgroupBytesOf(KERNELS[pipelined as MatmulVariant], `${op}/${pipelined}`);
   const chosen = takesPipelined
     ? (largeTile(shape, PIPELINED_MIN_TILES) ? pipelined : small)
     : (largeTile(shape) ? large : small);
@@ -292,17 +291,8 @@ function gemmPlan(
   const fused = hasEpilogue(shape);
   const kernel = gemmKernel(gpu, op, shape, fused, options);
   // The pipelined tiles need more workgroup memory than WebGPU's default: refused before dispatch.
-  const granted = gpu.device.limits.maxComputeWorkgroupStorageSize;
-  if (kernel.variant.includes("_pipelined") && PIPELINED_WORKGROUP_BYTES > granted) {
-    const where = `${op}/${kernel.variant}`;
-    throw new LimitError(
-      where,
-      "maxComputeWorkgroupStorageSize",
-      PIPELINED_WORKGROUP_BYTES,
-      granted,
-      "workgroup memory",
-    );
-  }
+  const where = `${op}/${kernel.variant}`;
+  requireWorkgroupStorage(gpu, where, workgroupBytesOf(kernel.source, where));
   const gateLength = gateRows === undefined ? 0 : (M / gateRows) * N;
   const epilogue: BindingSpec[] = fused
     ? [
