@@ -157,7 +157,7 @@ export interface AnimaGenerateOptions {
   sampler?: "euler";
   /** Aborts between steps. */
   signal?: AbortSignal;
-  /** Called after each denoising step with (steps done, steps). */
+  /** Called after each denoising step has finished on the GPU, with (steps done, steps). */
   onStep?: (done: number, total: number) => void;
 }
 
@@ -452,6 +452,8 @@ export class Anima {
           );
           gpu.device.queue.writeBuffer(coefficients.buffer, 0, new Float32Array(batch === 2 ? [a, b] : [a]));
           await program.run();
+          // The step's work done, not only submitted: progress is true, and an abort stops what is not queued.
+          await gpu.device.queue.onSubmittedWorkDone();
           options.onStep?.(i + 1, steps);
         }
       } finally {

@@ -91,7 +91,7 @@ export interface GenerateOptions {
   noise?: Float32Array;
   /** Aborts between stages and steps. */
   signal?: AbortSignal;
-  /** Called after each step. */
+  /** Called after each step has finished on the GPU. */
   onStep?: (progress: { step: number; steps: number }) => void;
   /** Also return the final latent. */
   keepLatent?: boolean;
@@ -369,6 +369,8 @@ export class ZImage {
     for (let k = 0; k < steps; k++) {
       options.signal?.throwIfAborted();
       await run.step(schedule.modelT[k], eulerAlpha(schedule.sigmas, k));
+      // The step's work done, not only submitted: progress is true, and an abort stops what is not queued.
+      await gpu.device.queue.onSubmittedWorkDone();
       options.onStep?.({ step: k + 1, steps });
     }
     const viaHost = !this.resident.dit || !this.resident.vae;

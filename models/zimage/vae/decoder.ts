@@ -261,7 +261,7 @@ export class DecoderRun {
     this.decoded = own(config.outChannels * H * W, "vae decoded");
     const shift = gpu.upload(new Float32Array(config.latentChannels * h * w).fill(config.shiftFactor), "vae shift");
     this.#owned.push(shift);
-    const x = own(largest, "vae x"), up = own(largest, "vae upsampled");
+    const x = own(largest, "vae x");
     const s: FeatureScratch = {
       a: own(largest, "vae a"),
       b: own(largest, "vae b"),
@@ -297,10 +297,12 @@ export class DecoderRun {
       for (const r of block.resnets) resnetSteps(steps, gpu, r, H, W, x, s);
       const c = channels[i];
       if (block.upsample) {
-        steps.run(nearestUpsample2dPlan(gpu, { N: 1, C: c, H, W, outH: 2 * H, outW: 2 * W }), [x, up]);
+        // The upsampled map passes through s.a, free between resnets: no fourth map-sized buffer (at 1024²
+        // each is 1 GiB, 256 channels at full size).
+        steps.run(nearestUpsample2dPlan(gpu, { N: 1, C: c, H, W, outH: 2 * H, outW: 2 * W }), [x, s.a]);
         H *= 2;
         W *= 2;
-        convSteps(steps, gpu, block.upsample, H, W, up, x);
+        convSteps(steps, gpu, block.upsample, H, W, s.a, x);
       }
       capture(steps, `up.${i}`, x, c * H * W);
     });
