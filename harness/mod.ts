@@ -14,6 +14,8 @@
  * - {@link checkDispatch} / {@link LimitError}: the limits guard, before anything is encoded.
  * - {@link packParams}: validated uniform params.
  * - {@link rowLayout} / {@link streamWorkgroups}: grids shared by row ops and streaming kernels.
+ * - {@link copyToHost}: host copies of a structure's tensors, restored by uploads alone (a pipeline's
+ *   released stages).
  *
  * The bench (roofline probes, timing, bench cases and runs, reports) is `@xpu/ops/harness/bench`.
  * Nothing here imports a Deno-only API; the test helpers (`harness/testing.ts`) and the kernel
@@ -41,6 +43,7 @@ export {
   tensorView,
 } from "./device.ts";
 export { type BoundDispatch, encodeBound, Program } from "./program.ts";
+export { copyToHost, type HostCopy } from "./host_copy.ts";
 export {
   bindingBytes,
   checkDispatch,

@@ -21,6 +21,7 @@
  */
 
 import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
+import { copyToHost, type HostCopy } from "../../harness/host_copy.ts";
 import { keyPaddingBias } from "../../ops/attention/reference.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
 import { freeOnFailure } from "../loading.ts";
@@ -304,6 +305,24 @@ export class LlmAdapter {
       g.destroy();
       for (const t of owned) t.buffer.destroy();
     }
+  }
+
+  /**
+   * Host copies of the weights (read back once), whose `restore` makes this adapter again by uploads
+   * alone, with no checkpoint read.
+   *
+   * @returns the copy; `restore(gpu)` gives a new adapter of the same weights
+   */
+  async hostCopy(): Promise<HostCopy<LlmAdapter>> {
+    const copy = await copyToHost(this.#gpu, {
+      embed: this.#embed,
+      inProj: this.#inProj,
+      blocks: this.#blocks,
+      outProj: this.#outProj,
+      norm: this.#norm,
+    });
+    const config = this.config;
+    return { bytes: copy.bytes, restore: (gpu = this.#gpu) => new LlmAdapter(gpu, config, copy.restore(gpu)) };
   }
 
   /** Frees the adapter's weights. */

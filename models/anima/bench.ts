@@ -25,9 +25,11 @@
  *   before the DiT (`onDemandTextEncoder`), `generate` of `--prompt` with the negative prompt "" at
  *   `--steps` steps and `--cfg`: `ms` is the wall clock of the second image, after an untimed one of
  *   `--warmup-steps` steps (the same stages, so every kernel is compiled). Each load a generation does
- *   is in it, as in a user's second image; `weightReadMs` is the part spent making the synthetic
- *   weights (a file's reads would take its place); `firstStepMs`, `stepMs` (the median later step)
- *   and `afterStepsMs` say where the rest went. The default prompt is about 540 Qwen3 tokens (512
+ *   is in it, as in a user's second image: staged, the stages and the text encoder come back from the
+ *   host copies their first load left (`hostBytes`), by uploads alone; `weightReadMs` is the part spent
+ *   making synthetic weights during the timed image (a file's reads would take its place: none once
+ *   the copies exist); `firstStepMs`, `stepMs` (the median later step, each timed to its completion
+ *   on the GPU) and `afterStepsMs` say where the rest went. The default prompt is about 540 Qwen3 tokens (512
  *   T5 ids after truncation), the size the stage rows time.
  *
  * Stage rows are taken with the stage resident (loaded whole, outside any budget); their `peakBytes`
@@ -512,6 +514,7 @@ async function totalRows(p: Plan, date: string): Promise<BenchRow[]> {
             textEncoderFormat: "f32",
             maxResidentBytes: p.budget,
             residency: model.residency,
+            hostBytes: model.hostBytes,
             steps: p.steps,
             cfg: p.cfg,
             qwenTokens: qwen.encode(p.prompt).length,

@@ -153,6 +153,16 @@ gpuTest("anima DiT: streamed blocks (two slots rewritten per forward) equal the 
     for (let run = 0; run < 2; run++) {
       deepStrictEqual([...await streamed.run(x, 1, context, 8, 12)], [...expected], `streamed run ${run}`);
     }
+    // From its host copy (the slots read back, the host blocks shared), the original freed first.
+    const copy = await streamed.hostCopy();
+    streamed.destroy();
+    const restored = copy.restore();
+    try {
+      deepStrictEqual(restored.streamed, true);
+      deepStrictEqual([...await restored.run(x, 1, context, 8, 12)], [...expected], "restored from the host copy");
+    } finally {
+      restored.destroy();
+    }
     // What slots never rewritten would compute differs: the comparison above can fail.
     const stale = await AnimaDit.load(gpu, reorderedBlocks(store, [0, 1, 0, 1]));
     const staleOut = await stale.run(x, 1, context, 8, 12);
@@ -161,7 +171,7 @@ gpuTest("anima DiT: streamed blocks (two slots rewritten per forward) equal the 
     assertRel(await twoBlocks.run(x, 1, context, 8, 12), await io.readFloat32("dit/case0/out"), "streamed tiny case 0");
   } finally {
     resident.destroy();
-    streamed.destroy();
+    streamed.destroy(); // a second destroy of its buffers is harmless
     twoBlocks.destroy();
   }
 });

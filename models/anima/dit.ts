@@ -19,6 +19,7 @@
  */
 
 import type { GpuTensor, HostArray, ResidentDevice } from "../../harness/device.ts";
+import { copyToHost, type HostCopy } from "../../harness/host_copy.ts";
 import type { Program } from "../../harness/program.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
 import { freeOnFailure } from "../loading.ts";
@@ -438,6 +439,27 @@ export class AnimaDit {
       g.destroy();
       for (const t of [...owned, geometry.patchIndex, geometry.positions]) t.buffer.destroy();
     }
+  }
+
+  /**
+   * Host copies of the weights on the GPU (read back once; a streamed DiT's host blocks are shared),
+   * whose `restore` makes this DiT again by uploads alone, with no checkpoint read or quantization.
+   *
+   * @returns the copy; `restore(gpu)` gives a new DiT of the same weights
+   */
+  async hostCopy(): Promise<HostCopy<AnimaDit>> {
+    const copy = await copyToHost(this.#gpu, {
+      xEmbed: this.#xEmbed,
+      tLinear1: this.#tLinear1,
+      tLinear2: this.#tLinear2,
+      tNorm: this.#tNorm,
+      blocks: this.#blocks,
+      hostBlocks: this.#hostBlocks,
+      finalMod: this.#finalMod,
+      finalLinear: this.#finalLinear,
+    });
+    const config = this.config;
+    return { bytes: copy.bytes, restore: (gpu = this.#gpu) => new AnimaDit(gpu, config, copy.restore(gpu)) };
   }
 
   /** Frees the DiT's weights. */

@@ -352,12 +352,64 @@ gpuTest(
       }, { device: gpu, maxResidentBytes: 2 ** 20 });
       try {
         await anima.generate({ prompt: "a cat", width: 32, height: 32, steps: 1, cfg: 1, seed: 1 });
-        strictEqual(events.join(), "load,close,load,close");
+        // The second prompt's encoder came back from the host copy of the first load: no load, nothing to close.
+        strictEqual(events.join(), "load,close");
+        deepStrictEqual(await text.encode(ids), await reference.encode(ids), "restored from the host copy");
+        text.release!();
       } finally {
         anima.destroy();
       }
+      // Without the copy, each prompt after a release loads the encoder again.
+      events.length = 0;
+      const again = onDemandTextEncoder({ encode: (s) => [...s].map((c) => c.charCodeAt(0) % 128) }, async () => {
+        events.push("load");
+        return { encoder: await Qwen3Encoder.load(gpu, store, config), close: () => events.push("close") };
+      }, { keepHostCopy: false });
+      for (let i = 0; i < 2; i++) {
+        deepStrictEqual(await again.encode(ids), await reference.encode(ids));
+        again.release!();
+      }
+      strictEqual(events.join(), "load,close,load,close");
     } finally {
       reference.destroy();
+    }
+  },
+);
+
+gpuTest(
+  "anima pipeline: stages loaded in turn come back from host copies: the second image reads no weight and is the same image",
+  async (gpu) => {
+    const base = await source();
+    const noise = await io.readFloat32("run/noise");
+    const run = { prompt: "cond", negativePrompt: "uncond", width: 96, height: 64, steps: 3, cfg: 4, noise };
+    // (The tiny DiT has two blocks, so it never streams: dit.test.ts restores a streamed one.)
+    for (const keepHostCopies of [undefined, false]) {
+      const reads: string[] = [];
+      const onRead = () => reads.push("read");
+      const before = gpu.memory.bytes;
+      const anima = await Anima.load(
+        { ...base, dit: watchedStore(base.dit, onRead), vae: watchedStore(base.vae, onRead) },
+        { device: gpu, maxResidentBytes: 450_000, keepHostCopies },
+      );
+      try {
+        strictEqual(anima.residency.keepsAllStages, false);
+        const first = await anima.generate(run);
+        ok(reads.length > 0);
+        reads.length = 0;
+        const second = await anima.generate(run);
+        if (keepHostCopies === false) {
+          ok(reads.length > 0, "read again");
+          strictEqual(anima.hostBytes, 0);
+        } else {
+          deepStrictEqual(reads, [], "no weight read for the second image");
+          ok(anima.hostBytes > 0);
+        }
+        deepStrictEqual(second.rgba, first.rgba);
+        assertRel(second.rgb, await io.readFloat32("run/vae/image"), "image (from host copies)");
+        strictEqual(gpu.memory.bytes, before, "every stage released after the image");
+      } finally {
+        anima.destroy();
+      }
     }
   },
 );

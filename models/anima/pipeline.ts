@@ -16,12 +16,15 @@
  *   and stay; otherwise each stage loads, runs and is released in turn. A DiT larger than the budget
  *   streams its blocks: they are prepared once into host memory and written in turn into two
  *   resident slots during each forward. A stage that does not fit even so is refused before any of
- *   it is read.
+ *   it is read. Stages loaded in turn keep a host copy of their weights as they are on the GPU from
+ *   their first load (`keepHostCopies`, default true; harness/host_copy.ts): later images upload
+ *   them again, with no checkpoint read or quantization.
  *
  * @module
  */
 
 import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
+import type { HostCopy } from "../../harness/host_copy.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
 import { matmulPlan } from "../../ops/matmul/mod.ts";
 import { decodedToRgba } from "../image.ts";
@@ -125,6 +128,12 @@ export interface AnimaLoadOptions {
   format?: "f32" | "q8";
   /** Bytes of weights the model may keep on the device at once (default 4 GiB). */
   maxResidentBytes?: number;
+  /**
+   * When stages load in turn: keep each stage's weights in host memory, as they are on the GPU, from
+   * its first load, so later images upload them instead of reading and converting the checkpoint
+   * again (default true). Host memory: the stages' weight bytes (52 blocks in q8: 3.9 GB).
+   */
+  keepHostCopies?: boolean;
   /** Loading progress. */
   onProgress?: (progress: AnimaProgress) => void;
 }
@@ -175,6 +184,13 @@ export interface AnimaImage {
   latent: Float32Array;
   /** The noise's seed (absent when `noise` was given). */
   seed?: number;
+}
+
+/** The stages' weights on the GPU, by the key of their host copies. */
+interface Stages {
+  adapter: LlmAdapter;
+  dit: AnimaDit;
+  vae: AnimaVae;
 }
 
 /** The DiT's tensors that `q8` holds as int8 codes: the blocks' projections and MLPs. */
@@ -230,13 +246,15 @@ export class Anima {
   #adapter?: LlmAdapter;
   #dit?: AnimaDit;
   #vae?: AnimaVae;
+  /** Stages' weights in host memory, when they load in turn ({@link AnimaLoadOptions.keepHostCopies}). */
+  #hostCopies: { [K in keyof Stages]?: HostCopy<Stages[K]> } | null;
 
   private constructor(
     gpu: ResidentDevice,
     owned: boolean,
     source: AnimaSource,
     config: DitConfig,
-    budget: { bytes: number; keep: boolean; format: "f32" | "q8"; stream: boolean },
+    budget: { bytes: number; keep: boolean; format: "f32" | "q8"; stream: boolean; hostCopies: boolean },
     onProgress?: (progress: AnimaProgress) => void,
   ) {
     this.#gpu = gpu;
@@ -248,6 +266,7 @@ export class Anima {
     this.#keep = budget.keep;
     this.#format = budget.format;
     this.#stream = budget.stream;
+    this.#hostCopies = !budget.keep && budget.hostCopies ? {} : null;
     this.#onProgress = onProgress;
   }
 
@@ -297,7 +316,15 @@ export class Anima {
     const keep = stages.adapter + stages.dit + stages.vae <= budget;
     const owned = options.device === undefined;
     const gpu = options.device ?? await acquireDevice();
-    const model = new Anima(gpu, owned, source, ditConfig, { bytes: budget, keep, format, stream }, options.onProgress);
+    const hostCopies = options.keepHostCopies ?? true;
+    const model = new Anima(
+      gpu,
+      owned,
+      source,
+      ditConfig,
+      { bytes: budget, keep, format, stream, hostCopies },
+      options.onProgress,
+    );
     if (keep) {
       try {
         await model.#loadAdapter();
@@ -316,28 +343,59 @@ export class Anima {
     return { maxResidentBytes: this.#budget, keepsAllStages: this.#keep, streamsDitBlocks: this.#stream };
   }
 
+  /** Bytes of stages' weights held in host memory ({@link AnimaLoadOptions.keepHostCopies}). */
+  get hostBytes(): number {
+    const c = this.#hostCopies;
+    return (c?.adapter?.bytes ?? 0) + (c?.dit?.bytes ?? 0) + (c?.vae?.bytes ?? 0);
+  }
+
+  /**
+   * A stage from its host copy (uploads only, reported as one unit), or loaded from its checkpoint
+   * and, where copies are kept, copied to the host once.
+   */
+  async #stage<K extends "adapter" | "dit" | "vae">(
+    stage: K,
+    load: () => Promise<Stages[K]>,
+  ): Promise<Stages[K]> {
+    const copies: { [k in K]?: HostCopy<Stages[K]> } | null = this.#hostCopies;
+    const copy = copies?.[stage];
+    if (copy) {
+      const restored = copy.restore(this.#gpu);
+      this.#onProgress?.({ stage, done: 1, total: 1 });
+      return restored;
+    }
+    const loaded = await load();
+    if (copies) copies[stage] = await loaded.hostCopy() as HostCopy<Stages[K]>;
+    return loaded;
+  }
+
   async #loadAdapter(): Promise<LlmAdapter> {
-    if (this.#adapter) return this.#adapter;
-    this.#onProgress?.({ stage: "adapter", done: 0, total: 1 });
-    this.#adapter = await LlmAdapter.load(this.#gpu, this.#stores.adapter);
-    this.#onProgress?.({ stage: "adapter", done: 1, total: 1 });
+    this.#adapter ??= await this.#stage("adapter", async () => {
+      this.#onProgress?.({ stage: "adapter", done: 0, total: 1 });
+      const adapter = await LlmAdapter.load(this.#gpu, this.#stores.adapter);
+      this.#onProgress?.({ stage: "adapter", done: 1, total: 1 });
+      return adapter;
+    });
     return this.#adapter;
   }
 
   async #loadDit(): Promise<AnimaDit> {
-    this.#dit ??= await AnimaDit.load(this.#gpu, this.#stores.dit, {
-      format: this.#format,
-      stream: this.#stream,
-      onProgress: (done, total) => this.#onProgress?.({ stage: "dit", done, total }),
-    });
+    this.#dit ??= await this.#stage("dit", () =>
+      AnimaDit.load(this.#gpu, this.#stores.dit, {
+        format: this.#format,
+        stream: this.#stream,
+        onProgress: (done, total) => this.#onProgress?.({ stage: "dit", done, total }),
+      }));
     return this.#dit;
   }
 
   async #loadVae(): Promise<AnimaVae> {
-    if (this.#vae) return this.#vae;
-    this.#onProgress?.({ stage: "vae", done: 0, total: 1 });
-    this.#vae = await AnimaVae.load(this.#gpu, this.#source.vae);
-    this.#onProgress?.({ stage: "vae", done: 1, total: 1 });
+    this.#vae ??= await this.#stage("vae", async () => {
+      this.#onProgress?.({ stage: "vae", done: 0, total: 1 });
+      const vae = await AnimaVae.load(this.#gpu, this.#source.vae);
+      this.#onProgress?.({ stage: "vae", done: 1, total: 1 });
+      return vae;
+    });
     return this.#vae;
   }
 
@@ -560,6 +618,7 @@ export class Anima {
     this.#dit?.destroy();
     this.#vae?.destroy();
     this.#adapter = this.#dit = this.#vae = undefined;
+    this.#hostCopies = null;
     if (this.#owned) this.#gpu.destroy();
   }
 }

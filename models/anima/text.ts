@@ -12,6 +12,7 @@
  */
 
 import type { Qwen3Encoder } from "../qwen3/encoder.ts";
+import type { HostCopy } from "../../harness/host_copy.ts";
 import { CONTEXT_ROWS } from "./config.ts";
 import type { AnimaT5Tokenizer, AnimaTextEncoder } from "./pipeline.ts";
 
@@ -54,11 +55,16 @@ export function qwen3TextEncoder(
  * The pipeline's text encoder as the CLI runs it: Qwen's tokenizer now, the encoder loaded on the first
  * prompt (by `load`) and freed when the pipeline calls `release` (once a generation's prompts are
  * encoded, before the DiT loads), so it is never on the device beside the DiT; the next prompt loads it
- * again.
+ * again: from a host copy of its weights taken at the first load, by uploads alone, unless
+ * `keepHostCopy` is false (then by `load` each time). What `load` gives to close is closed at the
+ * first release, so an encoder that reads its checkpoint after loading (`embedding: "host"`) needs
+ * `keepHostCopy: false`.
  *
  * @param tokenizer Qwen's tokenizer (`loadQwenTokenizer` of llm/tokenizer)
  * @param load loads the encoder (`Qwen3Encoder.load`, hidden state -1) and gives what to close with it
  *   (a checkpoint's files), if anything
+ * @param options `keepHostCopy` (default true): hold the weights in host memory between prompts
+ *   (Qwen3-0.6B in f32: 2.4 GB)
  * @returns what {@link AnimaSource} takes as `textEncoder`
  *
  * @example
@@ -82,12 +88,18 @@ export function qwen3TextEncoder(
 export function onDemandTextEncoder(
   tokenizer: { encode(text: string): number[] },
   load: () => Promise<{ encoder: Qwen3Encoder; close?(): void }>,
+  options: { keepHostCopy?: boolean } = {},
 ): AnimaTextEncoder {
   let loaded: { encoder: Qwen3Encoder; close?(): void } | undefined;
+  let copy: HostCopy<Qwen3Encoder> | undefined;
   return {
     tokenize: (text) => tokenizer.encode(text),
     encode: async (ids) => {
-      loaded ??= await load();
+      if (!loaded && copy) loaded = { encoder: copy.restore() };
+      if (!loaded) {
+        loaded = await load();
+        if (options.keepHostCopy ?? true) copy = await loaded.encoder.hostCopy();
+      }
       return await loaded.encoder.encode(ids);
     },
     release: () => {

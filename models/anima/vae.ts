@@ -23,6 +23,7 @@
  */
 
 import type { GpuTensor, ResidentDevice } from "../../harness/device.ts";
+import { copyToHost, type HostCopy } from "../../harness/host_copy.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
 import { freeOnFailure } from "../loading.ts";
 import { channelNormPlan } from "../../ops/channel_norm/mod.ts";
@@ -280,6 +281,17 @@ export class AnimaVae {
       g.destroy();
       input.buffer.destroy();
     }
+  }
+
+  /**
+   * Host copies of the weights (read back once), whose `restore` makes this decoder again by uploads
+   * alone, with no checkpoint read.
+   *
+   * @returns the copy; `restore(gpu)` gives a new decoder of the same weights
+   */
+  async hostCopy(): Promise<HostCopy<AnimaVae>> {
+    const copy = await copyToHost(this.#gpu, this.#layers), config = this.config;
+    return { bytes: copy.bytes, restore: (gpu = this.#gpu) => new AnimaVae(gpu, config, copy.restore(gpu)) };
   }
 
   /** Frees the decoder's weights. */

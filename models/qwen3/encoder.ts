@@ -28,6 +28,7 @@ import { type GpuTensor, requireDevice, type ResidentDevice } from "../../harnes
 import { checkKeys } from "../../ops/validate.ts";
 import { checkIds } from "../../llm/tokenizer/tokenizer.ts";
 import type { Program } from "../../harness/program.ts";
+import { copyToHost, type HostCopy } from "../../harness/host_copy.ts";
 import { rmsnormPlan } from "../../ops/rmsnorm/mod.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
 import { type RopeTables, ropeTables, sequenceAttentionBuffers, sequenceAttentionSteps } from "./attention.ts";
@@ -183,6 +184,24 @@ export class Qwen3Encoder {
   /** Bytes of the encoder's weights on the GPU. */
   get weightBytes(): number {
     return qwen3WeightBytes(this.#weights);
+  }
+
+  /**
+   * Host copies of the weights (read back once), whose `restore` makes this encoder again on a device
+   * by uploads alone, with no checkpoint read or quantization: what a pipeline keeps of an encoder it
+   * frees to make room for its next stage.
+   *
+   * @returns the copy; `restore(gpu)` gives a new encoder (the same weights, format and hidden state)
+   * @throws Error after destroy()
+   */
+  async hostCopy(): Promise<HostCopy<Qwen3Encoder>> {
+    if (this.#destroyed) throw new Error("qwen3 encoder: used after destroy()");
+    const copy = await copyToHost(this.#gpu, this.#weights);
+    const hiddenState = this.hiddenState, hostTable = this.#hostTable;
+    return {
+      bytes: copy.bytes,
+      restore: (gpu = this.#gpu) => new Qwen3Encoder(gpu, copy.restore(gpu), hiddenState, hostTable),
+    };
   }
 
   /** Bytes of the programs built so far (activations and inputs, one set per prompt length). */

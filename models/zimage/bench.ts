@@ -24,11 +24,13 @@
  *   load in turn and are released, a DiT over it streams its blocks), the text encoder q8 (its f32 form
  *   is over the default budget), `generate` of `--prompt` at `--steps` steps: `ms` is the wall clock of
  *   the second image, after an untimed one of `--warmup-steps` steps (the same stages, so every kernel is
- *   compiled). Each stage's load is in it, as it is in a user's second image: `weightReadMs` is the part
- *   spent making the synthetic weights on the host (a file's reads would take its place), and
- *   `firstStepMs` (prompt, loads, caption, one step), `stepMs` (the median later step) and
- *   `afterStepsMs` (the VAE's load and decode) say where the rest went. The default prompt fills the
- *   512 caption tokens the stage rows time.
+ *   compiled). Each stage's load is in it, as it is in a user's second image: staged, the stages come
+ *   back from the host copies the first image left (`hostBytes`), by uploads alone; `weightReadMs` is the
+ *   time spent making synthetic weights on the host during the timed image (a file's reads would take
+ *   its place: none once the copies exist), and `firstStepMs` (prompt, loads, caption, one step),
+ *   `stepMs` (the median later step, each step timed to its completion on the GPU) and `afterStepsMs`
+ *   (the VAE's load and decode) say where the rest went. The default prompt fills the 512 caption tokens
+ *   the stage rows time.
  *
  * Stage rows are taken with the stage resident (loaded whole, outside any budget); their `peakBytes`
  * counts from after the weights' load (`resetPeakMemory` then), so it is the weights and whatever the
@@ -361,6 +363,7 @@ async function totalRows(p: Plan, date: string): Promise<BenchRow[]> {
           textEncoderFormat: "q8",
           maxResidentBytes: p.budget,
           resident: model.resident,
+          hostBytes: model.hostBytes,
           stageWeightBytes: {
             textEncoder: textEncoderWeightBytes(p.textEncoder, "q8"),
             dit: ditWeightBytes(p.config.dit, format, model.resident.ditStreamed),

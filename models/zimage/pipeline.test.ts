@@ -318,15 +318,15 @@ gpuTest(
   },
 );
 
-/** A view of a store whose reads call `onRead` first (which may throw: a read error). */
-function watchedStore(store: TensorStore, onRead: () => void): TensorStore {
+/** A view of a store whose reads call `onRead` first, with the method and the tensor (it may throw: a read error). */
+function watchedStore(store: TensorStore, onRead: (method: string, name: string) => void): TensorStore {
   return new Proxy(store, {
     get(target, key) {
       const value = Reflect.get(target, key, target);
       if (typeof value !== "function") return value;
       if (key === "read" || key === "readRows" || key === "readFloat32") {
         return (...args: unknown[]) => {
-          onRead();
+          onRead(key, String(args[0]));
           return value.apply(target, args);
         };
       }
@@ -365,6 +365,65 @@ gpuTest(
         [before.bytes, before.buffers],
         `${format}, failing at read ${at} of ${reads}`,
       );
+    }
+  },
+);
+
+gpuTest(
+  "ZImage: stages loaded in turn come back from host copies: the second image reads no weight from the checkpoint and is the same image",
+  async (gpu) => {
+    const golden = await goldenRun("tiny");
+    const { whole, streamed } = stagedBudgets(await tinyCheckpoint("tiny"));
+    const image = {
+      prompt: golden.prompt,
+      noise: golden.noise,
+      width: golden.width,
+      height: golden.height,
+      steps: golden.steps,
+    };
+    for (const [budget, keepHostCopies] of [[whole, undefined], [streamed, undefined], [whole, false]] as const) {
+      const base = await tinyCheckpoint("tiny");
+      const reads: string[] = [], loads: string[] = [];
+      // Whole-tensor reads; the embedding's rows (readRows) are read for every prompt by design.
+      const onRead = (method: string, name: string) => method !== "readRows" && reads.push(name);
+      const checkpoint: ZImageCheckpoint = {
+        ...base,
+        dit: watchedStore(base.dit, onRead),
+        vae: watchedStore(base.vae, onRead),
+        textEncoder: { ...base.textEncoder!, store: watchedStore(base.textEncoder!.store, onRead) },
+      };
+      const before = gpu.memory.bytes;
+      const model = await ZImage.load(checkpoint, {
+        device: gpu,
+        tokenizer: byteTokenizer,
+        maxResidentBytes: budget,
+        keepHostCopies,
+        onProgress: ({ stage }) => loads.at(-1) !== stage && loads.push(stage),
+      });
+      const label = `budget ${budget}, keepHostCopies ${keepHostCopies}`;
+      deepStrictEqual(Object.values(model.resident).slice(0, 3), [false, false, false], label);
+      const first = await model.generate(image);
+      ok(reads.length > 0, label);
+      reads.length = 0;
+      loads.length = 0;
+      const second = await model.generate(image);
+      deepStrictEqual(loads, ["text_encoder", "dit", "vae"], label);
+      if (keepHostCopies === false) {
+        ok(reads.length > 0, `${label}: the checkpoint is read again`);
+        strictEqual(model.hostBytes, 0, label);
+      } else {
+        deepStrictEqual(reads, [], `${label}: no weight read`);
+        const te = textEncoderWeightBytes(base.textEncoder!.config, "f32");
+        const stages = te + ditWeightBytes(base.config.dit, "f32", model.resident.ditStreamed) +
+          base.vae.tensors.reduce((n, t) => n + 4 * t.shape.reduce((a, b) => a * b, 1), 0);
+        // Each buffer's bytes as allocated: the weights, each rounded up to 16 bytes.
+        ok(model.hostBytes >= stages && model.hostBytes < stages * 1.1, `${label}: ${model.hostBytes} of ${stages}`);
+      }
+      deepStrictEqual(second.data, first.data, label);
+      ok(byteDiff(second.data, golden.image).worst <= 1, label);
+      // Every stage released after the image: nothing of the model left on the GPU.
+      strictEqual(gpu.memory.bytes, before, label);
+      model.destroy();
     }
   },
 );

@@ -14,7 +14,9 @@
  * everything else as f32. When the three stages' weights fit `maxResidentBytes` (default 4 GiB)
  * together, all stay loaded; otherwise each is loaded when it runs and released after it (text
  * encoder, DiT, VAE), the caption features and the latent passing through host memory, so no two are
- * on the GPU at once. A DiT that does not fit whole keeps its blocks' projections in host memory and
+ * on the GPU at once. A stage released so keeps a host copy of its weights as they are on the GPU
+ * (`keepHostCopies`, default true; harness/host_copy.ts), taken at its first release: later images
+ * upload it again, with no checkpoint read, conversion or quantization. A DiT that does not fit whole keeps its blocks' projections in host memory and
  * uploads each into one of two resident slots before it runs (its adaLN, norms, embedders and final
  * layer stay resident), every step. A stage that does not fit even so is refused. At Turbo's size: the
  * DiT takes 22.9 GiB (f32), 5.8 (q8) or 3.1 (q4g128), the text encoder 13.2 GiB (f32) or 3.3 (q8; the
@@ -26,6 +28,7 @@
  */
 
 import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
+import type { HostCopy } from "../../harness/host_copy.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
 import { qwenChatPrompt } from "../../llm/tokenizer/qwen.ts";
 import type { Tokenizer } from "../../llm/tokenizer/tokenizer.ts";
@@ -69,6 +72,12 @@ export interface ZImageLoadOptions {
   tokenizer?: Tokenizer;
   /** Bytes of weights the GPU may hold at once (default 4 GiB). */
   maxResidentBytes?: number;
+  /**
+   * When stages load in turn: keep each stage's weights in host memory, as they are on the GPU, once it
+   * is first released, so later images upload them instead of reading and converting the checkpoint
+   * again (default true). Host memory: the stages' weight bytes (q4g128 with the q8 text encoder: 6.6 GiB).
+   */
+  keepHostCopies?: boolean;
   /** Load progress. */
   onProgress?: (progress: LoadProgress) => void;
 }
@@ -152,6 +161,13 @@ export function textEncoderWeightBytes(config: Qwen3Config, format: Qwen3Format)
   return (config.numHiddenLayers + 1 + CAPTION_HIDDEN_STATE) * layer;
 }
 
+/** The stages' weights on the GPU, by the key of their host copies. */
+interface Stages {
+  encoder: Qwen3Encoder;
+  dit: ZImageDit;
+  vae: VaeDecoder;
+}
+
 /** Z-Image Turbo on a WebGPU device. */
 export class ZImage {
   /** The checkpoint. */
@@ -166,6 +182,8 @@ export class ZImage {
   #encoder?: Qwen3Encoder;
   #dit?: ZImageDit;
   #vae?: VaeDecoder;
+  /** Released stages' weights in host memory ({@link ZImageLoadOptions.keepHostCopies}). */
+  #hostCopies: { [K in keyof Stages]?: HostCopy<Stages[K]> } = {};
   #run?: { key: string; run: DitRun };
   #busy = false;
   #destroyed = false;
@@ -246,9 +264,24 @@ export class ZImage {
     this.#options.onProgress?.(progress);
   }
 
+  /** Bytes of released stages' weights held in host memory ({@link ZImageLoadOptions.keepHostCopies}). */
+  get hostBytes(): number {
+    const { encoder, dit, vae } = this.#hostCopies;
+    return (encoder?.bytes ?? 0) + (dit?.bytes ?? 0) + (vae?.bytes ?? 0);
+  }
+
+  /** A stage back from its host copy: uploads only, reported as the stage loaded whole. */
+  #restore<T>(stage: ZImageStage, copy: HostCopy<T>): T {
+    const restored = copy.restore(this.#gpu);
+    this.#progress({ stage, done: 1, total: 1 });
+    return restored;
+  }
+
   async #loadEncoder(): Promise<Qwen3Encoder> {
     const te = this.checkpoint.textEncoder;
     if (!te) throw new Error("ZImage: the checkpoint has no text encoder: pass promptEmbeds");
+    const copy = this.#hostCopies.encoder;
+    if (copy) this.#encoder ??= this.#restore("text_encoder", copy);
     this.#encoder ??= await Qwen3Encoder.load(this.#gpu, te.store, te.config, {
       format: this.#textEncoderFormat,
       hiddenState: CAPTION_HIDDEN_STATE,
@@ -260,6 +293,8 @@ export class ZImage {
 
   async #loadDit(): Promise<ZImageDit> {
     const { dit, config } = this.checkpoint;
+    const copy = this.#hostCopies.dit;
+    if (copy) this.#dit ??= this.#restore("dit", copy);
     this.#dit ??= await ZImageDit.load(this.#gpu, dit, config.dit, {
       format: this.#format,
       stream: this.resident.ditStreamed,
@@ -269,6 +304,8 @@ export class ZImage {
   }
 
   async #loadVae(): Promise<VaeDecoder> {
+    const copy = this.#hostCopies.vae;
+    if (copy) this.#vae ??= this.#restore("vae", copy);
     if (!this.#vae) {
       this.#vae = await VaeDecoder.load(this.#gpu, this.checkpoint.vae, this.checkpoint.config.vae);
       this.#progress({ stage: "vae", done: 1, total: 1 });
@@ -351,7 +388,10 @@ export class ZImage {
       const encoder = await this.#loadEncoder();
       cap = await encoder.encode(ids);
       if (this.resident.textEncoder) encoder.release(ids.length);
-      else this.#releaseEncoder();
+      else {
+        await this.#keepHostCopy("encoder", encoder);
+        this.#releaseEncoder();
+      }
       options.signal?.throwIfAborted();
     }
 
@@ -375,7 +415,10 @@ export class ZImage {
     }
     const viaHost = !this.resident.dit || !this.resident.vae;
     const latent = options.keepLatent || viaHost ? (await gpu.read(run.latent)) as Float32Array : undefined;
-    if (!this.resident.dit) this.#releaseDit();
+    if (!this.resident.dit) {
+      await this.#keepHostCopy("dit", dit);
+      this.#releaseDit();
+    }
 
     // The VAE.
     const vae = await this.#loadVae();
@@ -391,6 +434,7 @@ export class ZImage {
       }
       await decode.run();
       const decoded = (await gpu.read(decode.decoded)) as Float32Array;
+      if (!this.resident.vae) await this.#keepHostCopy("vae", vae);
       return {
         width,
         height,
@@ -406,6 +450,13 @@ export class ZImage {
         this.#vae = undefined;
       }
     }
+  }
+
+  /** Reads a stage's weights into host memory before its first release, where copies are kept. */
+  async #keepHostCopy<K extends keyof Stages>(key: K, stage: Stages[K]): Promise<void> {
+    if (this.#options.keepHostCopies === false || this.#hostCopies[key]) return;
+    const copies: { [k in K]?: HostCopy<Stages[K]> } = this.#hostCopies;
+    copies[key] = await stage.hostCopy() as HostCopy<Stages[K]>;
   }
 
   #releaseEncoder(): void {
@@ -428,6 +479,7 @@ export class ZImage {
     this.#releaseDit();
     this.#vae?.destroy();
     this.#vae = undefined;
+    this.#hostCopies = {};
     if (this.#ownsDevice) this.#gpu.destroy();
   }
 }

@@ -17,6 +17,7 @@
  */
 
 import type { ResidentDevice } from "../../../harness/device.ts";
+import { copyToHost, type HostCopy } from "../../../harness/host_copy.ts";
 import { scopedStore } from "../../../llm/weights/checkpoint.ts";
 import type { TensorStore } from "../../../llm/safetensors.ts";
 import { freeOnFailure } from "../../loading.ts";
@@ -195,6 +196,30 @@ export class ZImageDit {
       layers: this.#layers,
       slots: this.#slots,
     }, captures);
+  }
+
+  /**
+   * Host copies of the weights on the GPU (read back once; a streamed DiT's host blocks are shared),
+   * whose `restore` makes this DiT again by uploads alone, with no checkpoint read or quantization.
+   *
+   * @returns the copy; `restore(gpu)` gives a new DiT of the same weights
+   */
+  async hostCopy(): Promise<HostCopy<ZImageDit>> {
+    const parts = {
+      embedders: this.#embedders,
+      noiseRefiner: this.#noiseRefiner,
+      contextRefiner: this.#contextRefiner,
+      layers: this.#layers,
+      slots: this.#slots,
+    };
+    const copy = await copyToHost(this.#gpu, parts), config = this.config;
+    return {
+      bytes: copy.bytes,
+      restore: (gpu = this.#gpu) => {
+        const p = copy.restore(gpu);
+        return new ZImageDit(gpu, config, p.embedders, p.noiseRefiner, p.contextRefiner, p.layers, p.slots);
+      },
+    };
   }
 
   /** Frees the weights. */

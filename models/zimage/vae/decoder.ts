@@ -16,6 +16,7 @@
  */
 
 import type { GpuTensor, ResidentDevice } from "../../../harness/device.ts";
+import { copyToHost, type HostCopy } from "../../../harness/host_copy.ts";
 import type { TensorStore } from "../../../llm/safetensors.ts";
 import { axpyPlan } from "../../../ops/axpy/mod.ts";
 import { nearestUpsample2dPlan } from "../../../ops/upsample/mod.ts";
@@ -184,6 +185,30 @@ export class VaeDecoder {
       normOut: this.#normOut,
       convOut: this.#convOut,
     }, captures);
+  }
+
+  /**
+   * Host copies of the weights (read back once), whose `restore` makes this decoder again by uploads
+   * alone, with no checkpoint read.
+   *
+   * @returns the copy; `restore(gpu)` gives a new decoder of the same weights
+   */
+  async hostCopy(): Promise<HostCopy<VaeDecoder>> {
+    const parts = {
+      convIn: this.#convIn,
+      mid: this.#mid,
+      up: this.#up,
+      normOut: this.#normOut,
+      convOut: this.#convOut,
+    };
+    const copy = await copyToHost(this.#gpu, parts), config = this.config;
+    return {
+      bytes: copy.bytes,
+      restore: (gpu = this.#gpu) => {
+        const p = copy.restore(gpu);
+        return new VaeDecoder(gpu, config, p.convIn, p.mid, p.up, p.normOut, p.convOut);
+      },
+    };
   }
 
   /** Frees the weights. */
