@@ -32,7 +32,7 @@ import { nearestUpsample2dPlan } from "../../ops/upsample/mod.ts";
 import { type VaeConfig, vaeConfigFromStore } from "./config.ts";
 import type { Tap } from "./dit_block.ts";
 import { Graph } from "./graph.ts";
-import { add, attention, permute } from "./layers.ts";
+import { add, addInPlace, attention, permute } from "./layers.ts";
 import { checkVaeLayout, type VaeModule, vaeModules } from "./weights.ts";
 
 /** A 2-D convolution's weights `[cout, cin, k, k]` and bias. */
@@ -225,10 +225,18 @@ export class AnimaVae {
       x = g.scope(() => {
         if (layer.kind === "conv") return conv2d(g, layer.conv, input, H, W);
         if (layer.kind === "residual") {
+          // Each intermediate goes back to the pool once read, and the shortcut is added into the second
+          // convolution's output: three maps live at most beside the shortcut's (at 1024², 403 MB each).
           const short = layer.shortcut ? conv2d(g, layer.shortcut, input, H, W) : input;
-          const r1 = conv2d(g, layer.conv1, channelNorm(g, input, layer.conv1.cin, H * W, layer.gamma1, true), H, W);
-          const r2 = conv2d(g, layer.conv2, channelNorm(g, r1, layer.conv2.cin, H * W, layer.gamma2, true), H, W);
-          return add(g, r2, short, r2.length);
+          const n1 = channelNorm(g, input, layer.conv1.cin, H * W, layer.gamma1, true);
+          const r1 = conv2d(g, layer.conv1, n1, H, W);
+          g.release(n1);
+          const n2 = channelNorm(g, r1, layer.conv2.cin, H * W, layer.gamma2, true);
+          g.release(r1);
+          const r2 = conv2d(g, layer.conv2, n2, H, W);
+          g.release(n2);
+          addInPlace(g, r2, short, r2.length);
+          return r2;
         }
         if (layer.kind === "attention") {
           const C = layer.q.cout, L = H * W;
