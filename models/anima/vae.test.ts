@@ -68,3 +68,25 @@ for (const set of GOLDEN_SETS) {
     }
   });
 }
+
+gpuTest(
+  "anima VAE: at full resolution a residual block holds three maps (its input, a norm's output, a convolution's)",
+  async (gpu) => {
+    // The tiny2 decoder (dim 8) on a 16 x 16 latent: the last stage's maps are dim channels at 128 x 128. Each residual
+    // block there needs its input, one norm output and one convolution output at a time (each returned to the pool once
+    // read, the shortcut added in place); keeping every intermediate to the block's end took six.
+    const vae = await AnimaVae.load(gpu, await fixture("weights_vae", "tiny2"));
+    const z = gpu.alloc("f32", vae.config.zDim * 16 * 16);
+    const g = new Graph(gpu, "anima VAE memory test");
+    try {
+      const mark = gpu.memory.made;
+      vae.build(g, z, 16, 16);
+      const full = `anima VAE memory test scratch (${4 * vae.config.dim * 128 * 128})`;
+      deepStrictEqual(gpu.liveBuffers(mark).filter((b) => b === full).length, 3);
+    } finally {
+      g.destroy();
+      z.buffer.destroy();
+      vae.destroy();
+    }
+  },
+);

@@ -70,3 +70,25 @@ for (const set of GOLDEN_SETS) {
     },
   );
 }
+
+gpuTest(
+  "VaeDecoder: three buffers of the largest feature map's size (the upsampling passes through a free one)",
+  async (gpu) => {
+    const index = await loadTinyIndex("tiny2");
+    const config = parseVaeConfig(index.config.vae as Record<string, unknown>);
+    const vae = await VaeDecoder.load(gpu, scopedStore(await recipeStore(index, "vae"), "decoder."), config);
+    const mark = gpu.memory.made;
+    const run = vae.prepare(8, 6);
+    try {
+      const live = gpu.liveBuffers(mark);
+      const x = live.find((b) => b.startsWith("vae x ("));
+      ok(x, live.join(", "));
+      const size = x.slice("vae x ".length);
+      // x, and the two work buffers a and b; a fourth for the upsampled map would make the 1024² decode 1 GiB larger.
+      deepStrictEqual(live.filter((b) => b.endsWith(` ${size}`)).length, 3, live.join(", "));
+    } finally {
+      run.destroy();
+      vae.destroy();
+    }
+  },
+);
