@@ -23,6 +23,9 @@ gpuTest(
     strictEqual(copy.bytes, a.buffer.size + shared.buffer.size);
     a.buffer.destroy();
     shared.buffer.destroy();
+    // The structure as it was when copied: later changes to it do not reach the restore.
+    parts.layers[0] = { w: gpu.alloc("f32", 1), rows: 1 };
+    parts.extras.flag = false;
     const back = copy.restore(gpu);
     deepStrictEqual(Array.from(await gpu.read(back.layers[0].w)), [1.5, -2, 3.25]);
     deepStrictEqual(Array.from(await gpu.read(back.layers[1].w)), Array.from({ length: 64 }, (_, i) => i));
@@ -39,6 +42,7 @@ gpuTest(
     strictEqual(back.extras.opaque, opaque);
     strictEqual(back.extras.table, table);
     strictEqual(back.extras.flag, true);
+    parts.layers[0].w.buffer.destroy();
     // Each restore makes its own buffers.
     const again = copy.restore(gpu);
     notStrictEqual(again.whole.buffer, back.whole.buffer);

@@ -8,8 +8,10 @@
  * {@link HostCopy} whose `restore` uploads those bytes into new buffers and rebuilds the same
  * structure around them: tensors that were views of one buffer are views of one new buffer, at the
  * same offsets. Anything else in the structure (numbers, strings, typed arrays, class instances) is
- * kept as it is, by reference. The copy does not free the originals: the caller destroys them (or
- * keeps them) as before.
+ * kept as it is, by reference: a class instance or Map that holds tensors would be restored pointing at
+ * the original buffers, so the structures given here hold theirs in plain objects and arrays. The
+ * structure is recorded when the copy is taken; later changes to it do not reach a restore. The copy
+ * does not free the originals: the caller destroys them (or keeps them) as before.
  *
  * @example
  * ```ts
@@ -36,9 +38,12 @@ export interface HostCopy<T> {
    * Uploads the bytes into new buffers and returns the structure rebuilt around them (each call makes
    * a new set of buffers).
    *
-   * @param gpu the device (default: the one the copy was read from)
+   * @param gpu the device (default: the one the copy was read from; another must grant the same limits,
+   *   since the structure's layout was made for them)
    * @returns the structure, its tensors on the device
-   * @throws Error (LimitError) when a buffer cannot be made; none of this call's buffers is left
+   * @throws LimitError when a buffer is over the device's maxBufferSize, DeviceLostError on a lost device:
+   *   none of this call's buffers is then left (an out-of-memory error, which WebGPU reports later, is
+   *   not caught here)
    */
   restore(gpu?: ResidentDevice): T;
 }
@@ -54,6 +59,16 @@ function isTensor(value: unknown): value is GpuTensor {
     typeof value.length === "number";
 }
 
+/** Where a tensor's bytes are in a copy: its buffer's index, and the tensor's dtype, length and offset. */
+class HeldTensor {
+  constructor(
+    readonly index: number,
+    readonly dtype: GpuTensor["dtype"],
+    readonly length: number,
+    readonly offset: number | undefined,
+  ) {}
+}
+
 /**
  * Reads every tensor of a structure back to the host, each buffer once.
  *
@@ -63,14 +78,19 @@ function isTensor(value: unknown): value is GpuTensor {
  * @throws Error when a read fails (a destroyed buffer, another device's), naming the buffer
  */
 export async function copyToHost<T>(gpu: ResidentDevice, parts: T): Promise<HostCopy<T>> {
+  // The structure as it is now, each tensor replaced by where its bytes are: later changes to `parts`
+  // do not reach a restore.
   const buffers = new Map<GPUBuffer, number>();
-  const walk = (value: unknown): void => {
+  const template = (value: unknown): unknown => {
     if (isTensor(value)) {
       if (!buffers.has(value.buffer)) buffers.set(value.buffer, buffers.size);
-    } else if (Array.isArray(value)) value.forEach(walk);
-    else if (isPlain(value)) Object.values(value).forEach(walk);
+      return new HeldTensor(buffers.get(value.buffer)!, value.dtype, value.length, value.offset);
+    }
+    if (Array.isArray(value)) return value.map(template);
+    if (isPlain(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, template(v)]));
+    return value;
   };
-  walk(parts);
+  const shape = template(parts);
   const held: { label: string; words: Uint32Array }[] = [];
   for (const buffer of buffers.keys()) {
     const words = await gpu.read({ buffer, dtype: "u32", length: buffer.size / 4 }) as Uint32Array;
@@ -92,17 +112,15 @@ export async function copyToHost<T>(gpu: ResidentDevice, parts: T): Promise<Host
         throw e;
       }
       const rebuild = (value: unknown): unknown => {
-        if (isTensor(value)) {
-          const buffer = made[buffers.get(value.buffer)!];
-          return value.offset === undefined
-            ? { buffer, dtype: value.dtype, length: value.length }
-            : { buffer, dtype: value.dtype, length: value.length, offset: value.offset };
+        if (value instanceof HeldTensor) {
+          const { dtype, length, offset } = value, buffer = made[value.index];
+          return offset === undefined ? { buffer, dtype, length } : { buffer, dtype, length, offset };
         }
         if (Array.isArray(value)) return value.map(rebuild);
         if (isPlain(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rebuild(v)]));
         return value;
       };
-      return rebuild(parts) as T;
+      return rebuild(shape) as T;
     },
   };
 }

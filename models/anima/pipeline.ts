@@ -343,7 +343,10 @@ export class Anima {
     return { maxResidentBytes: this.#budget, keepsAllStages: this.#keep, streamsDitBlocks: this.#stream };
   }
 
-  /** Bytes of stages' weights held in host memory ({@link AnimaLoadOptions.keepHostCopies}). */
+  /**
+   * Bytes of the stages' host copies ({@link AnimaLoadOptions.keepHostCopies}); a streamed DiT's host
+   * blocks, which its copy shares, are not counted.
+   */
   get hostBytes(): number {
     const c = this.#hostCopies;
     return (c?.adapter?.bytes ?? 0) + (c?.dit?.bytes ?? 0) + (c?.vae?.bytes ?? 0);
@@ -365,7 +368,14 @@ export class Anima {
       return restored;
     }
     const loaded = await load();
-    if (copies) copies[stage] = await loaded.hostCopy() as HostCopy<Stages[K]>;
+    if (copies) {
+      try {
+        copies[stage] = await loaded.hostCopy() as HostCopy<Stages[K]>;
+      } catch (e) {
+        loaded.destroy(); // not yet the model's: nothing else would free it
+        throw e;
+      }
+    }
     return loaded;
   }
 

@@ -264,7 +264,10 @@ export class ZImage {
     this.#options.onProgress?.(progress);
   }
 
-  /** Bytes of released stages' weights held in host memory ({@link ZImageLoadOptions.keepHostCopies}). */
+  /**
+   * Bytes of the released stages' host copies ({@link ZImageLoadOptions.keepHostCopies}); a streamed DiT's
+   * host blocks, which its copy shares, are not counted.
+   */
   get hostBytes(): number {
     const { encoder, dit, vae } = this.#hostCopies;
     return (encoder?.bytes ?? 0) + (dit?.bytes ?? 0) + (vae?.bytes ?? 0);
@@ -416,6 +419,9 @@ export class ZImage {
     const viaHost = !this.resident.dit || !this.resident.vae;
     const latent = options.keepLatent || viaHost ? (await gpu.read(run.latent)) as Float32Array : undefined;
     if (!this.resident.dit) {
+      // The run's activations go first, so the copy's readbacks do not add to the peak.
+      this.#run?.run.destroy();
+      this.#run = undefined;
       await this.#keepHostCopy("dit", dit);
       this.#releaseDit();
     }
