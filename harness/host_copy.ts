@@ -74,10 +74,16 @@ class HeldTensor {
  *
  * @param gpu the device the tensors are on
  * @param parts plain objects and arrays holding tensors (and anything else, kept by reference)
+ * @param build what a restore returns, made from the restored parts and the device (default: the parts
+ *   themselves), e.g. a model class's constructor over its weights
  * @returns the host copy
  * @throws Error when a read fails (a destroyed buffer, another device's), naming the buffer
  */
-export async function copyToHost<T>(gpu: ResidentDevice, parts: T): Promise<HostCopy<T>> {
+export async function copyToHost<P, T = P>(
+  gpu: ResidentDevice,
+  parts: P,
+  build: (parts: P, gpu: ResidentDevice) => T = (p) => p as unknown as T,
+): Promise<HostCopy<T>> {
   // The structure as it is now, each tensor replaced by where its bytes are: later changes to `parts`
   // do not reach a restore.
   const buffers = new Map<GPUBuffer, number>();
@@ -120,7 +126,7 @@ export async function copyToHost<T>(gpu: ResidentDevice, parts: T): Promise<Host
         if (isPlain(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rebuild(v)]));
         return value;
       };
-      return rebuild(shape) as T;
+      return build(rebuild(shape) as P, device);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { assertThrowsMessage, gpuTest } from "../harness/testing.ts";
-import { freeOnFailure } from "./loading.ts";
+import { freeOnFailure, StageCopies } from "./loading.ts";
 
 gpuTest(
   "freeOnFailure: a failed load destroys what it kept, at any depth; a load that returns keeps it all",
@@ -37,3 +37,34 @@ gpuTest(
     deepStrictEqual(live(), before);
   },
 );
+
+Deno.test("StageCopies: the first load is copied, later ones restored; a failed copy frees the stage; disabled, every load reads", async () => {
+  const events: string[] = [];
+  class Stage {
+    constructor(readonly name: string, readonly copyFails = false) {}
+    hostCopy() {
+      events.push(`copy ${this.name}`);
+      if (this.copyFails) return Promise.reject(new Error("read failed"));
+      return Promise.resolve({ bytes: 16, restore: () => new Stage(`${this.name}'`) });
+    }
+    destroy() {
+      events.push(`destroy ${this.name}`);
+    }
+  }
+  const copies = new StageCopies<{ a: Stage; b: Stage }>(true);
+  const load =
+    (name: string, copyFails = false) =>
+    () => (events.push(`load ${name}`), Promise.resolve(new Stage(name, copyFails)));
+  strictEqual((await copies.stage("a", load("a"), () => events.push("restored a"))).name, "a");
+  strictEqual((await copies.stage("a", load("a"), () => events.push("restored a"))).name, "a'");
+  await assertThrowsMessage(() => copies.stage("b", load("b", true)), "read failed");
+  deepStrictEqual(events, ["load a", "copy a", "restored a", "load b", "copy b", "destroy b"]);
+  strictEqual(copies.bytes, 16);
+  copies.clear();
+  strictEqual(copies.bytes, 0);
+  events.length = 0;
+  const off = new StageCopies<{ a: Stage }>(false);
+  for (let i = 0; i < 2; i++) await off.stage("a", load("a"));
+  deepStrictEqual(events, ["load a", "load a"]);
+  strictEqual(off.bytes, 0);
+});

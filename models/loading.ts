@@ -3,11 +3,14 @@
  * tensor; a read error or a device error halfway through would leave the tensors uploaded so far on
  * the device, unreachable, until the garbage collector happens to free them (it does not know about
  * GPU memory). {@link freeOnFailure} runs such a load and destroys what it kept when it throws.
+ * {@link StageCopies} keeps a pipeline's stages in host memory when they load in turn, so a later
+ * load is uploads alone.
  *
  * @module
  */
 
 import type { GpuTensor } from "../harness/device.ts";
+import type { HostCopy } from "../harness/host_copy.ts";
 
 /** Records the tensors in a value (see {@link freeOnFailure}) and returns the value. */
 export type Keep = <V>(value: V) => V;
@@ -66,5 +69,61 @@ export async function freeOnFailure<T>(load: (keep: Keep) => Promise<T>): Promis
   } catch (e) {
     for (const t of kept) t.buffer.destroy();
     throw e;
+  }
+}
+
+/** A model stage that can be copied to the host and rebuilt from the copy (harness/host_copy.ts). */
+export interface CopyableStage {
+  /** Host copies of its weights; `restore()` makes the stage again by uploads alone. */
+  hostCopy(): Promise<HostCopy<this>>;
+  /** Frees its weights. */
+  destroy(): void;
+}
+
+/**
+ * A pipeline's stages kept in host memory while they load in turn: each stage is copied once, at its
+ * first load, and comes back from that copy afterwards, with no checkpoint read or quantization.
+ */
+export class StageCopies<S extends { [K in keyof S]: CopyableStage }> {
+  readonly #copies: { [K in keyof S]?: HostCopy<S[K]> } = {};
+
+  /** @param enabled whether copies are kept (false: every load reads the checkpoint) */
+  constructor(readonly enabled: boolean) {}
+
+  /**
+   * A stage: restored from its copy (then `onRestored`), or loaded and, when copies are kept, copied.
+   *
+   * @param key the stage
+   * @param load loads it from the checkpoint
+   * @param onRestored called after a restore (progress)
+   * @returns the stage; a loaded one whose copy fails is destroyed before the error is thrown
+   */
+  async stage<K extends keyof S>(key: K, load: () => Promise<S[K]>, onRestored?: () => void): Promise<S[K]> {
+    const copy = this.#copies[key];
+    if (copy) {
+      const restored = copy.restore();
+      onRestored?.();
+      return restored;
+    }
+    const loaded = await load();
+    if (this.enabled) {
+      try {
+        this.#copies[key] = await loaded.hostCopy();
+      } catch (e) {
+        loaded.destroy(); // not yet the pipeline's: nothing else would free it
+        throw e;
+      }
+    }
+    return loaded;
+  }
+
+  /** Bytes of the copies (a streamed DiT's host blocks, which its copy shares, are not counted). */
+  get bytes(): number {
+    return Object.values<HostCopy<unknown> | undefined>(this.#copies).reduce((n, c) => n + (c?.bytes ?? 0), 0);
+  }
+
+  /** Drops the copies. */
+  clear(): void {
+    for (const key of Object.keys(this.#copies)) delete this.#copies[key as keyof S];
   }
 }

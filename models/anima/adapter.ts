@@ -313,16 +313,16 @@ export class LlmAdapter {
    *
    * @returns the copy; `restore(gpu)` gives a new adapter of the same weights
    */
-  async hostCopy(): Promise<HostCopy<LlmAdapter>> {
-    const copy = await copyToHost(this.#gpu, {
+  hostCopy(): Promise<HostCopy<LlmAdapter>> {
+    const config = this.config;
+    const parts = {
       embed: this.#embed,
       inProj: this.#inProj,
       blocks: this.#blocks,
       outProj: this.#outProj,
       norm: this.#norm,
-    });
-    const config = this.config;
-    return { bytes: copy.bytes, restore: (gpu = this.#gpu) => new LlmAdapter(gpu, config, copy.restore(gpu)) };
+    };
+    return copyToHost(this.#gpu, parts, (p, gpu) => new LlmAdapter(gpu, config, p));
   }
 
   /** Frees the adapter's weights. */

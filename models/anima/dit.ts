@@ -447,8 +447,9 @@ export class AnimaDit {
    *
    * @returns the copy; `restore(gpu)` gives a new DiT of the same weights
    */
-  async hostCopy(): Promise<HostCopy<AnimaDit>> {
-    const copy = await copyToHost(this.#gpu, {
+  hostCopy(): Promise<HostCopy<AnimaDit>> {
+    const config = this.config;
+    return copyToHost(this.#gpu, {
       xEmbed: this.#xEmbed,
       tLinear1: this.#tLinear1,
       tLinear2: this.#tLinear2,
@@ -457,9 +458,7 @@ export class AnimaDit {
       hostBlocks: this.#hostBlocks,
       finalMod: this.#finalMod,
       finalLinear: this.#finalLinear,
-    });
-    const config = this.config;
-    return { bytes: copy.bytes, restore: (gpu = this.#gpu) => new AnimaDit(gpu, config, copy.restore(gpu)) };
+    }, (w, gpu) => new AnimaDit(gpu, config, w));
   }
 
   /** Frees the DiT's weights. */

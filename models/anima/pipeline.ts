@@ -17,14 +17,14 @@
  *   streams its blocks: they are prepared once into host memory and written in turn into two
  *   resident slots during each forward. A stage that does not fit even so is refused before any of
  *   it is read. Stages loaded in turn keep a host copy of their weights as they are on the GPU from
- *   their first load (`keepHostCopies`, default true; harness/host_copy.ts): later images upload
+ *   their first load (`keepHostCopies`, default true; models/loading.ts StageCopies): later images upload
  *   them again, with no checkpoint read or quantization.
  *
  * @module
  */
 
 import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
-import type { HostCopy } from "../../harness/host_copy.ts";
+import { StageCopies } from "../loading.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
 import { matmulPlan } from "../../ops/matmul/mod.ts";
 import { decodedToRgba } from "../image.ts";
@@ -247,7 +247,7 @@ export class Anima {
   #dit?: AnimaDit;
   #vae?: AnimaVae;
   /** Stages' weights in host memory, when they load in turn ({@link AnimaLoadOptions.keepHostCopies}). */
-  #hostCopies: { [K in keyof Stages]?: HostCopy<Stages[K]> } | null;
+  readonly #copies: StageCopies<Stages>;
 
   private constructor(
     gpu: ResidentDevice,
@@ -266,7 +266,7 @@ export class Anima {
     this.#keep = budget.keep;
     this.#format = budget.format;
     this.#stream = budget.stream;
-    this.#hostCopies = !budget.keep && budget.hostCopies ? {} : null;
+    this.#copies = new StageCopies(!budget.keep && budget.hostCopies);
     this.#onProgress = onProgress;
   }
 
@@ -348,35 +348,12 @@ export class Anima {
    * blocks, which its copy shares, are not counted.
    */
   get hostBytes(): number {
-    const c = this.#hostCopies;
-    return (c?.adapter?.bytes ?? 0) + (c?.dit?.bytes ?? 0) + (c?.vae?.bytes ?? 0);
+    return this.#copies.bytes;
   }
 
-  /**
-   * A stage from its host copy (uploads only, reported as one unit), or loaded from its checkpoint
-   * and, where copies are kept, copied to the host once.
-   */
-  async #stage<K extends "adapter" | "dit" | "vae">(
-    stage: K,
-    load: () => Promise<Stages[K]>,
-  ): Promise<Stages[K]> {
-    const copies: { [k in K]?: HostCopy<Stages[K]> } | null = this.#hostCopies;
-    const copy = copies?.[stage];
-    if (copy) {
-      const restored = copy.restore(this.#gpu);
-      this.#onProgress?.({ stage, done: 1, total: 1 });
-      return restored;
-    }
-    const loaded = await load();
-    if (copies) {
-      try {
-        copies[stage] = await loaded.hostCopy() as HostCopy<Stages[K]>;
-      } catch (e) {
-        loaded.destroy(); // not yet the model's: nothing else would free it
-        throw e;
-      }
-    }
-    return loaded;
+  /** A stage from its host copy (uploads only, reported as one unit), or loaded from its checkpoint. */
+  #stage<K extends keyof Stages>(stage: K, load: () => Promise<Stages[K]>): Promise<Stages[K]> {
+    return this.#copies.stage(stage, load, () => this.#onProgress?.({ stage, done: 1, total: 1 }));
   }
 
   async #loadAdapter(): Promise<LlmAdapter> {
@@ -628,7 +605,7 @@ export class Anima {
     this.#dit?.destroy();
     this.#vae?.destroy();
     this.#adapter = this.#dit = this.#vae = undefined;
-    this.#hostCopies = null;
+    this.#copies.clear();
     if (this.#owned) this.#gpu.destroy();
   }
 }

@@ -297,9 +297,9 @@ export class AnimaVae {
    *
    * @returns the copy; `restore(gpu)` gives a new decoder of the same weights
    */
-  async hostCopy(): Promise<HostCopy<AnimaVae>> {
-    const copy = await copyToHost(this.#gpu, this.#layers), config = this.config;
-    return { bytes: copy.bytes, restore: (gpu = this.#gpu) => new AnimaVae(gpu, config, copy.restore(gpu)) };
+  hostCopy(): Promise<HostCopy<AnimaVae>> {
+    const config = this.config;
+    return copyToHost(this.#gpu, this.#layers, (layers, gpu) => new AnimaVae(gpu, config, layers));
   }
 
   /** Frees the decoder's weights. */

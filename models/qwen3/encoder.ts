@@ -196,12 +196,8 @@ export class Qwen3Encoder {
    */
   async hostCopy(): Promise<HostCopy<Qwen3Encoder>> {
     if (this.#destroyed) throw new Error("qwen3 encoder: used after destroy()");
-    const copy = await copyToHost(this.#gpu, this.#weights);
     const hiddenState = this.hiddenState, hostTable = this.#hostTable;
-    return {
-      bytes: copy.bytes,
-      restore: (gpu = this.#gpu) => new Qwen3Encoder(gpu, copy.restore(gpu), hiddenState, hostTable),
-    };
+    return await copyToHost(this.#gpu, this.#weights, (w, gpu) => new Qwen3Encoder(gpu, w, hiddenState, hostTable));
   }
 
   /** Bytes of the programs built so far (activations and inputs, one set per prompt length). */

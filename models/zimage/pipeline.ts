@@ -15,7 +15,7 @@
  * together, all stay loaded; otherwise each is loaded when it runs and released after it (text
  * encoder, DiT, VAE), the caption features and the latent passing through host memory, so no two are
  * on the GPU at once. A stage released so keeps a host copy of its weights as they are on the GPU
- * (`keepHostCopies`, default true; harness/host_copy.ts), taken at its first release: later images
+ * (`keepHostCopies`, default true; models/loading.ts StageCopies), taken at its first load: later images
  * upload it again, with no checkpoint read, conversion or quantization. A DiT that does not fit whole keeps its blocks' projections in host memory and
  * uploads each into one of two resident slots before it runs (its adaLN, norms, embedders and final
  * layer stay resident), every step. A stage that does not fit even so is refused. At Turbo's size: the
@@ -28,7 +28,7 @@
  */
 
 import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
-import type { HostCopy } from "../../harness/host_copy.ts";
+import { StageCopies } from "../loading.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
 import { qwenChatPrompt } from "../../llm/tokenizer/qwen.ts";
 import type { Tokenizer } from "../../llm/tokenizer/tokenizer.ts";
@@ -73,8 +73,8 @@ export interface ZImageLoadOptions {
   /** Bytes of weights the GPU may hold at once (default 4 GiB). */
   maxResidentBytes?: number;
   /**
-   * When stages load in turn: keep each stage's weights in host memory, as they are on the GPU, once it
-   * is first released, so later images upload them instead of reading and converting the checkpoint
+   * When stages load in turn: keep each stage's weights in host memory, as they are on the GPU, from
+   * its first load, so later images upload them instead of reading and converting the checkpoint
    * again (default true). Host memory: the stages' weight bytes (q4g128 with the q8 text encoder: 6.6 GiB).
    */
   keepHostCopies?: boolean;
@@ -183,7 +183,7 @@ export class ZImage {
   #dit?: ZImageDit;
   #vae?: VaeDecoder;
   /** Released stages' weights in host memory ({@link ZImageLoadOptions.keepHostCopies}). */
-  #hostCopies: { [K in keyof Stages]?: HostCopy<Stages[K]> } = {};
+  readonly #copies: StageCopies<Stages>;
   #run?: { key: string; run: DitRun };
   #busy = false;
   #destroyed = false;
@@ -203,6 +203,7 @@ export class ZImage {
     this.#format = format;
     this.#textEncoderFormat = textEncoderFormat;
     this.#options = options;
+    this.#copies = new StageCopies(!resident.dit && options.keepHostCopies !== false);
   }
 
   /**
@@ -265,54 +266,51 @@ export class ZImage {
   }
 
   /**
-   * Bytes of the released stages' host copies ({@link ZImageLoadOptions.keepHostCopies}); a streamed DiT's
+   * Bytes of the stages' host copies ({@link ZImageLoadOptions.keepHostCopies}); a streamed DiT's
    * host blocks, which its copy shares, are not counted.
    */
   get hostBytes(): number {
-    const { encoder, dit, vae } = this.#hostCopies;
-    return (encoder?.bytes ?? 0) + (dit?.bytes ?? 0) + (vae?.bytes ?? 0);
-  }
-
-  /** A stage back from its host copy: uploads only, reported as the stage loaded whole. */
-  #restore<T>(stage: ZImageStage, copy: HostCopy<T>): T {
-    const restored = copy.restore(this.#gpu);
-    this.#progress({ stage, done: 1, total: 1 });
-    return restored;
+    return this.#copies.bytes;
   }
 
   async #loadEncoder(): Promise<Qwen3Encoder> {
     const te = this.checkpoint.textEncoder;
     if (!te) throw new Error("ZImage: the checkpoint has no text encoder: pass promptEmbeds");
-    const copy = this.#hostCopies.encoder;
-    if (copy) this.#encoder ??= this.#restore("text_encoder", copy);
-    this.#encoder ??= await Qwen3Encoder.load(this.#gpu, te.store, te.config, {
-      format: this.#textEncoderFormat,
-      hiddenState: CAPTION_HIDDEN_STATE,
-      embedding: "host",
-      onProgress: (done, total) => this.#progress({ stage: "text_encoder", done, total }),
-    });
+    this.#encoder ??= await this.#copies.stage(
+      "encoder",
+      () =>
+        Qwen3Encoder.load(this.#gpu, te.store, te.config, {
+          format: this.#textEncoderFormat,
+          hiddenState: CAPTION_HIDDEN_STATE,
+          embedding: "host",
+          onProgress: (done, total) => this.#progress({ stage: "text_encoder", done, total }),
+        }),
+      () => this.#progress({ stage: "text_encoder", done: 1, total: 1 }),
+    );
     return this.#encoder;
   }
 
   async #loadDit(): Promise<ZImageDit> {
     const { dit, config } = this.checkpoint;
-    const copy = this.#hostCopies.dit;
-    if (copy) this.#dit ??= this.#restore("dit", copy);
-    this.#dit ??= await ZImageDit.load(this.#gpu, dit, config.dit, {
-      format: this.#format,
-      stream: this.resident.ditStreamed,
-      onProgress: (done, total) => this.#progress({ stage: "dit", done, total }),
-    });
+    this.#dit ??= await this.#copies.stage(
+      "dit",
+      () =>
+        ZImageDit.load(this.#gpu, dit, config.dit, {
+          format: this.#format,
+          stream: this.resident.ditStreamed,
+          onProgress: (done, total) => this.#progress({ stage: "dit", done, total }),
+        }),
+      () => this.#progress({ stage: "dit", done: 1, total: 1 }),
+    );
     return this.#dit;
   }
 
   async #loadVae(): Promise<VaeDecoder> {
-    const copy = this.#hostCopies.vae;
-    if (copy) this.#vae ??= this.#restore("vae", copy);
-    if (!this.#vae) {
-      this.#vae = await VaeDecoder.load(this.#gpu, this.checkpoint.vae, this.checkpoint.config.vae);
+    this.#vae ??= await this.#copies.stage("vae", async () => {
+      const vae = await VaeDecoder.load(this.#gpu, this.checkpoint.vae, this.checkpoint.config.vae);
       this.#progress({ stage: "vae", done: 1, total: 1 });
-    }
+      return vae;
+    }, () => this.#progress({ stage: "vae", done: 1, total: 1 }));
     return this.#vae;
   }
 
@@ -391,10 +389,7 @@ export class ZImage {
       const encoder = await this.#loadEncoder();
       cap = await encoder.encode(ids);
       if (this.resident.textEncoder) encoder.release(ids.length);
-      else {
-        await this.#keepHostCopy("encoder", encoder);
-        this.#releaseEncoder();
-      }
+      else this.#releaseEncoder();
       options.signal?.throwIfAborted();
     }
 
@@ -418,13 +413,7 @@ export class ZImage {
     }
     const viaHost = !this.resident.dit || !this.resident.vae;
     const latent = options.keepLatent || viaHost ? (await gpu.read(run.latent)) as Float32Array : undefined;
-    if (!this.resident.dit) {
-      // The run's activations go first, so the copy's readbacks do not add to the peak.
-      this.#run?.run.destroy();
-      this.#run = undefined;
-      await this.#keepHostCopy("dit", dit);
-      this.#releaseDit();
-    }
+    if (!this.resident.dit) this.#releaseDit();
 
     // The VAE.
     const vae = await this.#loadVae();
@@ -440,7 +429,6 @@ export class ZImage {
       }
       await decode.run();
       const decoded = (await gpu.read(decode.decoded)) as Float32Array;
-      if (!this.resident.vae) await this.#keepHostCopy("vae", vae);
       return {
         width,
         height,
@@ -456,13 +444,6 @@ export class ZImage {
         this.#vae = undefined;
       }
     }
-  }
-
-  /** Reads a stage's weights into host memory before its first release, where copies are kept. */
-  async #keepHostCopy<K extends keyof Stages>(key: K, stage: Stages[K]): Promise<void> {
-    if (this.#options.keepHostCopies === false || this.#hostCopies[key]) return;
-    const copies: { [k in K]?: HostCopy<Stages[K]> } = this.#hostCopies;
-    copies[key] = await stage.hostCopy() as HostCopy<Stages[K]>;
   }
 
   #releaseEncoder(): void {
@@ -485,7 +466,7 @@ export class ZImage {
     this.#releaseDit();
     this.#vae?.destroy();
     this.#vae = undefined;
-    this.#hostCopies = {};
+    this.#copies.clear();
     if (this.#ownsDevice) this.#gpu.destroy();
   }
 }

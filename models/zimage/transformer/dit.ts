@@ -204,7 +204,7 @@ export class ZImageDit {
    *
    * @returns the copy; `restore(gpu)` gives a new DiT of the same weights
    */
-  async hostCopy(): Promise<HostCopy<ZImageDit>> {
+  hostCopy(): Promise<HostCopy<ZImageDit>> {
     const parts = {
       embedders: this.#embedders,
       noiseRefiner: this.#noiseRefiner,
@@ -212,14 +212,12 @@ export class ZImageDit {
       layers: this.#layers,
       slots: this.#slots,
     };
-    const copy = await copyToHost(this.#gpu, parts), config = this.config;
-    return {
-      bytes: copy.bytes,
-      restore: (gpu = this.#gpu) => {
-        const p = copy.restore(gpu);
-        return new ZImageDit(gpu, config, p.embedders, p.noiseRefiner, p.contextRefiner, p.layers, p.slots);
-      },
-    };
+    const config = this.config;
+    return copyToHost(
+      this.#gpu,
+      parts,
+      (p, gpu) => new ZImageDit(gpu, config, p.embedders, p.noiseRefiner, p.contextRefiner, p.layers, p.slots),
+    );
   }
 
   /** Frees the weights. */

@@ -193,7 +193,7 @@ export class VaeDecoder {
    *
    * @returns the copy; `restore(gpu)` gives a new decoder of the same weights
    */
-  async hostCopy(): Promise<HostCopy<VaeDecoder>> {
+  hostCopy(): Promise<HostCopy<VaeDecoder>> {
     const parts = {
       convIn: this.#convIn,
       mid: this.#mid,
@@ -201,14 +201,12 @@ export class VaeDecoder {
       normOut: this.#normOut,
       convOut: this.#convOut,
     };
-    const copy = await copyToHost(this.#gpu, parts), config = this.config;
-    return {
-      bytes: copy.bytes,
-      restore: (gpu = this.#gpu) => {
-        const p = copy.restore(gpu);
-        return new VaeDecoder(gpu, config, p.convIn, p.mid, p.up, p.normOut, p.convOut);
-      },
-    };
+    const config = this.config;
+    return copyToHost(
+      this.#gpu,
+      parts,
+      (p, gpu) => new VaeDecoder(gpu, config, p.convIn, p.mid, p.up, p.normOut, p.convOut),
+    );
   }
 
   /** Frees the weights. */
