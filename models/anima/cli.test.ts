@@ -20,6 +20,7 @@ Deno.test("anima cli: every option checked by name before anything is read", asy
       steps: undefined,
       cfg: 4.5,
       shift: 5,
+      sampler: undefined,
       seed: 0,
       format: undefined,
       textEncoderFormat: undefined,
@@ -28,6 +29,9 @@ Deno.test("anima cli: every option checked by name before anything is read", asy
   );
   const sized = parseCliArgs([...required, "--width", "832", "--height", "1216", "--format", "q8"]) as AnimaCliOptions;
   deepStrictEqual([sized.width, sized.height, sized.format], [832, 1216, "q8"]);
+  for (const sampler of ["euler", "res_multistep", "er_sde"]) {
+    strictEqual((parseCliArgs([...required, "--sampler", sampler]) as AnimaCliOptions).sampler, sampler);
+  }
   deepStrictEqual(parseCliArgs(["--help"]), "help");
   const refused: [string[], string][] = [
     [["--model", "m"], "unknown option --model"],
@@ -49,6 +53,7 @@ Deno.test("anima cli: every option checked by name before anything is read", asy
     [["--seed", "-1"], '--seed must be an integer in [0, 4294967295], got "-1"'],
     [["--seed", "x"], '--seed must be an integer in [0, 4294967295], got "x"'],
     [["--format", "q4g128"], '--format must be one of f32, q8, got "q4g128"'],
+    [["--sampler", "heun"], '--sampler must be one of euler, res_multistep, er_sde, got "heun"'],
     [["--text-encoder-format", "f16"], '--text-encoder-format must be one of f32, q8, got "f16"'],
     [["--max-resident", "0"], "--max-resident must be bytes >= 1"],
   ];

@@ -4,13 +4,14 @@
  *
  *     deno task anima --dit FILE --vae FILE --qwen3 DIR --t5 FILE --prompt TEXT --out image.png
  *                     [--negative TEXT] [--width W] [--height H] [--steps N] [--cfg S] [--shift S]
- *                     [--seed S] [--format f32|q8] [--text-encoder-format f32|q8] [--max-resident BYTES]
+ *                     [--sampler euler|res_multistep|er_sde] [--seed S] [--format f32|q8]
+ *                     [--text-encoder-format f32|q8] [--max-resident BYTES]
  *
  * `--dit` is Anima's DiT file (ComfyUI names, the LLM adapter inside), `--vae` the Wan 2.1 VAE
  * (`qwen_image_vae.safetensors`), `--qwen3` a Qwen3-0.6B directory (`config.json`, its safetensors,
  * `tokenizer_config.json` and `tokenizer.json` or `vocab.json` + `merges.txt`), `--t5` T5's
- * `spiece.model`. Defaults: 1024 x 1024, 50 steps, cfg 3.5, shift 3, negative prompt "", a random
- * seed (printed), f32, `--max-resident` 4 GiB (a DiT over it streams its blocks). The Qwen3 encoder
+ * `spiece.model`. Defaults: 1024 x 1024, 50 steps, cfg 3.5, shift 3, the Euler sampler, negative
+ * prompt "", a random seed (printed), f32, `--max-resident` 4 GiB (a DiT over it streams its blocks). The Qwen3 encoder
  * loads to encode the prompts and is freed before the DiT loads. Progress goes to stderr.
  *
  * Every option is checked before the device is taken and before any weight is read: numbers, ranges
@@ -33,6 +34,7 @@ import { Qwen3Encoder } from "../qwen3/encoder.ts";
 import { QWEN3_FORMATS, type Qwen3Format } from "../qwen3/linear.ts";
 import { PIXEL_UNIT, VAE_SCALE } from "./config.ts";
 import { Anima, ANIMA_FORMATS } from "./pipeline.ts";
+import { ANIMA_SAMPLERS, type AnimaSampler } from "./sampler.ts";
 import { onDemandTextEncoder, t5AdapterTokenizer } from "./text.ts";
 
 const VALUED = [
@@ -48,6 +50,7 @@ const VALUED = [
   "steps",
   "cfg",
   "shift",
+  "sampler",
   "seed",
   "format",
   "text-encoder-format",
@@ -66,6 +69,8 @@ const USAGE =
   --steps N                    sampling steps, an integer >= 1 (default 50)
   --cfg S                      guidance scale, a finite number (default 3.5; 1: no negative pass)
   --shift S                    flow shift of the schedule, > 0 (default 3; sd-scripts' script defaults to 5)
+  --sampler NAME               euler (default), or ComfyUI's res_multistep or er_sde (stochastic: its step
+                               noise comes from the seed too)
   --seed S                     the noise's seed, an integer in [0, 2^32) (default random, printed)
   --format f32|q8              the DiT's block products (default f32)
   --text-encoder-format f32|q8 the Qwen3 encoder's matrices (default f32)
@@ -98,6 +103,8 @@ export interface AnimaCliOptions {
   cfg?: number;
   /** Flow shift, finite and > 0. */
   shift?: number;
+  /** The sampler. */
+  sampler?: AnimaSampler;
   /** The noise's seed, in [0, 2^32). */
   seed?: number;
   /** The DiT's format. */
@@ -148,6 +155,7 @@ export function parseCliArgs(args: readonly string[]): AnimaCliOptions | "help" 
     steps: numberFlag(flags, "steps", true, { min: 1 }),
     cfg: numberFlag(flags, "cfg", false),
     shift: numberFlag(flags, "shift", false, { above: 0 }),
+    sampler: choiceFlag(flags, "sampler", ANIMA_SAMPLERS),
     seed: numberFlag(flags, "seed", true, { min: 0, max: 2 ** 32 - 1 }),
     format: choiceFlag(flags, "format", ANIMA_FORMATS),
     textEncoderFormat: choiceFlag(flags, "text-encoder-format", QWEN3_FORMATS),
@@ -250,6 +258,7 @@ if (import.meta.main) {
       steps: options.steps,
       cfg: options.cfg,
       shift: options.shift,
+      sampler: options.sampler,
       seed: options.seed,
       onStep: (done, total) => console.error(`step ${done}/${total} (${since()})`),
     });

@@ -8,10 +8,14 @@
  * torch 2.11 in fp32: every golden of its two tiny sets within 1e-4 relative (max|a − b| / max|b|;
  * `tiny`, and `tiny2` with an uneven RoPE split t12|h10|w10 like the real t44|h42|w42, 3 blocks, 3
  * adapter heads, a VAE of base width 8), most within 1e-6, the worst 1.1e-5 (the tests print each
- * figure).
+ * figure). Two further samplers follow ComfyUI's definitions for Anima (`comfy/k_diffusion/
+ * sampling.py`, a flow model): `res_multistep` and `er_sde` (sampler.ts), held to hand-computed
+ * steps, the flow ODE's exact solution on Gaussian data (second order for res_multistep), er_sde's
+ * sample statistics there and, on the device, their host references run with the tiny DiT.
  *
  * - {@link Anima}: `Anima.load(source, { device, format, maxResidentBytes, onProgress })` and
- *   `generate({ prompt, negativePrompt, width, height, steps, cfg, shift, seed, noise, signal, onStep })`.
+ *   `generate({ prompt, negativePrompt, width, height, steps, cfg, shift, sampler, seed, noise, signal,
+ *   onStep })`, `sampler` one of {@link ANIMA_SAMPLERS} (`euler`, `res_multistep`, `er_sde`).
  *   The Qwen3-0.6B encoder and the two tokenizers are given to it ({@link AnimaTextEncoder},
  *   {@link AnimaT5Tokenizer}): {@link qwen3TextEncoder} (an encoder already loaded),
  *   {@link onDemandTextEncoder} (loaded on the first prompt and freed before the DiT loads, as the CLI
@@ -25,7 +29,8 @@
  *
  * Refused, with an error naming the argument: a checkpoint with a missing, mis-shaped or
  * unexpected tensor; a weight format other than f32 or q8 (the DiT's block products); an image size
- * that is not a multiple of 16; steps < 1; a sampler other than Euler; more than 512 T5 tokens; a
+ * that is not a multiple of 16; steps < 1; a sampler other than euler, res_multistep and er_sde
+ * (and for er_sde, no seed or more steps than its noise sequence holds); more than 512 T5 tokens; a
  * stage larger than the residency budget (the DiT: with its blocks streamed through two slots).
  *
  * Figures: `bench.ts` (Deno CLI) times the text side (Qwen3-0.6B and the adapter), the DiT step (both
@@ -83,7 +88,27 @@ export {
   type VaeModule,
   vaeModules,
 } from "./weights.ts";
-export { DEFAULT_SHIFT, eulerStep, guide, guidedEulerCoefficients, sigmaSchedule } from "./sampler.ts";
+export {
+  ANIMA_SAMPLERS,
+  type AnimaSampler,
+  DEFAULT_SHIFT,
+  denoisedLatent,
+  type Denoiser,
+  ER_SDE_INTEGRATION_POINTS,
+  erSdeNoiseScaler,
+  type ErSdeOptions,
+  erSdeSigmas,
+  eulerStep,
+  guide,
+  guidedEulerCoefficients,
+  resMultistepStep,
+  sampleErSde,
+  sampleEuler,
+  sampleResMultistep,
+  type SamplerStep,
+  samplerSteps,
+  sigmaSchedule,
+} from "./sampler.ts";
 export { timestepSinusoid } from "./timestep.ts";
 export { onDemandTextEncoder, qwen3TextEncoder, t5AdapterTokenizer } from "./text.ts";
 export { ditPositions, sequencePositions } from "./rope.ts";

@@ -5,7 +5,10 @@ import type { TensorStore } from "../../llm/safetensors.ts";
 import { gaussianNoise } from "../noise.ts";
 import { parseQwen3Config } from "../qwen3/config.ts";
 import { Qwen3Encoder } from "../qwen3/encoder.ts";
+import { AnimaDit } from "./dit.ts";
 import { Anima, type AnimaGenerateOptions, type AnimaSource, QWEN_ENDOFTEXT } from "./pipeline.ts";
+import { type AnimaSampler, denoisedLatent, guide, sampleErSde, sampleResMultistep, sigmaSchedule } from "./sampler.ts";
+import { ditStores } from "./weights.ts";
 import { onDemandTextEncoder, qwen3TextEncoder } from "./text.ts";
 import {
   assertRel,
@@ -14,6 +17,7 @@ import {
   goldenIndex,
   type GoldenSet,
   readInt32,
+  relativeDiff,
   spatial,
 } from "./fixtures_test_util.ts";
 
@@ -162,6 +166,89 @@ for (const set of GOLDEN_SETS) {
 }
 
 gpuTest(
+  "anima pipeline: res_multistep and er_sde on the device are the host references run with the DiT's velocities (6 steps, cfg 4 and 1)",
+  async (gpu) => {
+    const anima = await Anima.load(await source(), { device: gpu });
+    const dit = await AnimaDit.load(gpu, ditStores(await fixture("weights_dit")).dit);
+    try {
+      const noise = await io.readFloat32("run/noise"), n = noise.length, seed = 7;
+      const [lh, lw] = spatial(io, "run/noise");
+      const context = await anima.context([await anima.encodePrompt("cond"), await anima.encodePrompt("uncond")]);
+      const rows = anima.config.contextRows * anima.config.contextDim;
+      const [cond, uncond] = [context.subarray(0, rows), context.subarray(rows)];
+      // The reference: one DiT forward per pass and step (batch 1), guided and turned into D on the host.
+      const denoiser = (cfg: number) => async (x: Float64Array, sigma: number) => {
+        const latent = Float32Array.from(x);
+        const vc = await dit.run(latent, sigma, cond, lh, lw);
+        const v = cfg === 1 ? vc : guide(vc, await dit.run(latent, sigma, uncond, lh, lw), cfg);
+        return denoisedLatent(latent, v, sigma);
+      };
+      // Six steps: er_sde's stage 3 weighs D_{i−2} by 1e-2 only from the fifth (before, by 1e-9 and 2e-3).
+      const sigmas = sigmaSchedule(6);
+      for (const cfg of [4, 1]) {
+        const ctx = cfg === 1 ? cond : context;
+        const run = (sampler: AnimaSampler) => anima.denoise(noise, ctx, lh, lw, { steps: 6, cfg, sampler, seed });
+        const [euler, multistep, sde] = [await run("euler"), await run("res_multistep"), await run("er_sde")];
+        // Within 1e-5: the host's f64 sampling arithmetic against the device's f32 (about 1e-6 here).
+        const r1 = assertRel(
+          multistep,
+          await sampleResMultistep(noise, sigmas, denoiser(cfg)),
+          `res_multistep, cfg ${cfg}`,
+          1e-5,
+        );
+        const stepNoise = (i: number) => gaussianNoise(seed, n, (i + 1) * n);
+        const reference = await sampleErSde(noise, sigmas, denoiser(cfg), { shift: 3, noise: stepNoise });
+        const r2 = assertRel(sde, reference, `er_sde, cfg ${cfg}`, 1e-5);
+        // The option is not ignored: each sampler's latent is its own.
+        const apart = [relativeDiff(multistep, euler), relativeDiff(sde, euler), relativeDiff(sde, multistep)];
+        console.log(
+          `cfg ${cfg}: res_multistep ${r1.toExponential(2)}, er_sde ${r2.toExponential(2)}; apart ${
+            apart.map((d) => d.toExponential(2))
+          }`,
+        );
+        ok(apart.every((d) => d > 1e-2), `${apart}`);
+      }
+      await assertThrowsMessage(
+        () => anima.denoise(noise, context, lh, lw, { steps: 2, cfg: 4, sampler: "er_sde" }),
+        'anima: seed must be an integer in [0, 2^32) for sampler "er_sde" (its step noise), got undefined',
+      );
+    } finally {
+      dit.destroy();
+      anima.destroy();
+    }
+  },
+);
+
+gpuTest(
+  "anima pipeline: er_sde's step noise comes from the seed, with or without a given initial latent",
+  async (gpu) => {
+    const anima = await Anima.load(await source(), { device: gpu });
+    try {
+      const options = {
+        prompt: "cond",
+        negativePrompt: "uncond",
+        width: 96,
+        height: 64,
+        steps: 3,
+        cfg: 4,
+        sampler: "er_sde" as const,
+      };
+      const seeded = await anima.generate({ ...options, seed: 5 });
+      const given = await anima.generate({ ...options, seed: 5, noise: gaussianNoise(5, 16 * 8 * 12) });
+      deepStrictEqual([seeded.seed, given.seed], [5, 5]);
+      deepStrictEqual([...given.latent], [...seeded.latent]);
+      // Another seed's step noise, the same initial latent: another image.
+      const other = await anima.generate({ ...options, seed: 6, noise: gaussianNoise(5, 16 * 8 * 12) });
+      ok(relativeDiff(other.latent, seeded.latent) > 1e-2);
+      const random = await anima.generate({ ...options, noise: gaussianNoise(5, 16 * 8 * 12) });
+      ok(Number.isInteger(random.seed) && random.seed! >= 0 && random.seed! < 2 ** 32);
+    } finally {
+      anima.destroy();
+    }
+  },
+);
+
+gpuTest(
   "anima pipeline: under a budget that holds each stage but not all three, stages load and release in turn",
   async (gpu) => {
     const loaded: string[] = [];
@@ -280,7 +367,9 @@ gpuTest("anima pipeline: every option is refused before a prompt is encoded or a
       [{ shift: NaN }, "anima: shift must be a finite number > 0, got NaN"],
       [{ prompt: undefined }, "anima: prompt must be a string, got undefined"],
       [{ negativePrompt: 5 }, "anima: negativePrompt must be a string, got number"],
-      [{ sampler: "heun" }, 'anima: sampler must be "euler", got heun'],
+      [{ sampler: "heun" }, "anima: sampler must be one of euler, res_multistep, er_sde, got heun"],
+      [{ sampler: "er_sde", seed: 1.5 }, 'anima: seed must be an integer in [0, 2^32) for sampler "er_sde"'],
+      [{ sampler: "er_sde", steps: 2 ** 22 }, "anima: steps must be at most 2796201 for er_sde at this size"],
       [
         { noise: new Float32Array(16 * 8 * 12 - 1) },
         "anima: noise must be a Float32Array of [16, 8, 12] (1536 values), got 1535 values",

@@ -1,12 +1,20 @@
 /**
  * Anima text-to-image: prompt → Qwen3 states and T5 ids → LLM adapter → context rows → the DiT's
- * Euler flow sampler with classifier-free guidance → Wan 2.1 VAE decoder → RGB.
+ * flow sampler (Euler, ComfyUI's res_multistep or er_sde) with classifier-free guidance → Wan 2.1
+ * VAE decoder → RGB.
  *
  * - Both CFG passes are one batched DiT run: a batch of two through the same program, the latent
- *   gathered once per item, the contexts `[cond, uncond]` stacked; guidance and the Euler step are
- *   one product of the two velocities with per-step coefficients (sampler.ts) added into the
- *   latent on the device, so a step is one program run and two small host writes (the σ
- *   sinusoid, the coefficients). cfg = 1 runs a batch of one and no negative prompt.
+ *   gathered once per item, the contexts `[cond, uncond]` stacked; guidance and the sampler's step
+ *   are products of the two velocities (and, for res_multistep and er_sde, of the previous steps'
+ *   denoised latents) with per-step coefficients (sampler.ts, sampler_update.ts) on the device, so a
+ *   step is one program run and small host writes (the σ sinusoid, the coefficients; er_sde's step
+ *   noise). Euler's step is one product added into the latent. cfg = 1 runs a batch of one and no
+ *   negative prompt.
+ * - Samplers (`sampler`): `euler` (default; sd-scripts' and diffusers' sampler), `res_multistep`
+ *   (second order, deterministic) and `er_sde` (stochastic), both as ComfyUI defines them for Anima
+ *   (sampler.ts). er_sde's noise at step i is elements `[(i + 1) n, (i + 2) n)` of the seed's
+ *   models/noise.ts sequence (n the latent's length; the initial latent is elements `[0, n)`):
+ *   reproducible from the seed here, never torch's `randn`, so never ComfyUI's image for that seed.
  * - The empty prompt as ComfyUI: Qwen3 tokenises "" to no tokens, and ComfyUI pads that to one
  *   `<|endoftext|>` (151643); T5 gives `</s>` alone. (diffusers instead feeds one id-0 Qwen row
  *   with mask 0; sd-scripts pads to 512 with masks.) The defaults (50 steps, cfg 3.5, negative
@@ -26,7 +34,6 @@
 import { acquireDevice, type ResidentDevice } from "../../harness/device.ts";
 import { StageCopies } from "../loading.ts";
 import type { TensorStore } from "../../llm/safetensors.ts";
-import { matmulPlan } from "../../ops/matmul/mod.ts";
 import { decodedToRgba } from "../image.ts";
 import { gaussianNoise } from "../noise.ts";
 import { LlmAdapter } from "./adapter.ts";
@@ -40,7 +47,8 @@ import {
 } from "./config.ts";
 import { AnimaDit } from "./dit.ts";
 import { Graph } from "./graph.ts";
-import { DEFAULT_SHIFT, guidedEulerCoefficients, sigmaSchedule } from "./sampler.ts";
+import { ANIMA_SAMPLERS, type AnimaSampler, DEFAULT_SHIFT, samplerSteps, sigmaSchedule } from "./sampler.ts";
+import { appendSamplerUpdate, type SamplerUpdate } from "./sampler_update.ts";
 import { timestepSinusoid } from "./timestep.ts";
 import { AnimaVae } from "./vae.ts";
 import {
@@ -156,14 +164,21 @@ export interface AnimaGenerateOptions {
   shift?: number;
   /**
    * Seed of the initial noise, models/noise.ts's seeded Gaussian (an integer in [0, 2^32); default
-   * random, returned with the image). Torch's `randn` is not reproduced: the same seed gives the
-   * same image here, not the image sd-scripts makes from it.
+   * random, returned with the image), and of er_sde's step noise (after the initial latent's values
+   * in the same sequence). Torch's `randn` is not reproduced: the same seed gives the same image
+   * here, not the image sd-scripts or ComfyUI make from it.
    */
   seed?: number;
-  /** The initial latent `[16, height / 8, width / 8]` (N(0, 1) noise), instead of a seed. */
+  /**
+   * The initial latent `[16, height / 8, width / 8]` (N(0, 1) noise), instead of a seed (er_sde still
+   * takes its step noise from `seed`, random when absent).
+   */
   noise?: Float32Array;
-  /** The sampler: `euler`. */
-  sampler?: "euler";
+  /**
+   * The sampler (default `euler`): `euler`, or ComfyUI's `res_multistep` or `er_sde`
+   * ({@link ANIMA_SAMPLERS}; sampler.ts defines each).
+   */
+  sampler?: AnimaSampler;
   /** Aborts between steps. */
   signal?: AbortSignal;
   /** Called after each denoising step has finished on the GPU, with (steps done, steps). */
@@ -182,7 +197,7 @@ export interface AnimaImage {
   rgba: Uint8ClampedArray;
   /** The final latent `[16, height / 8, width / 8]` (normalised latent space). */
   latent: Float32Array;
-  /** The noise's seed (absent when `noise` was given). */
+  /** The noise's seed (absent when `noise` was given, unless er_sde took its step noise from it). */
   seed?: number;
 }
 
@@ -205,6 +220,26 @@ function bytesOf(layout: { name: string; shape: readonly number[] }[], format: "
     if (format === "q8" && Q8_TENSOR.test(name)) return s + 4 * shape[0] * (Math.ceil(shape[1] / 4) + 1);
     return s + 4 * shape.reduce((p, d) => p * d, 1) / (shape.length === 5 ? shape[2] : 1);
   }, 0);
+}
+
+/**
+ * Refuses an unknown sampler, and for er_sde a missing or bad seed or more steps than its noise
+ * sequence holds (models/noise.ts's 2^32 values: the initial latent and one latent per step).
+ */
+function checkSampler(sampler: unknown, steps: number, latentLength: number, seed: number | undefined): void {
+  if (!ANIMA_SAMPLERS.includes(sampler as AnimaSampler)) {
+    throw new Error(`anima: sampler must be one of ${ANIMA_SAMPLERS.join(", ")}, got ${String(sampler)}`);
+  }
+  if (sampler !== "er_sde") return;
+  if (seed === undefined || !Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) {
+    throw new Error(`anima: seed must be an integer in [0, 2^32) for sampler "er_sde" (its step noise), got ${seed}`);
+  }
+  if ((steps + 1) * latentLength > 2 ** 32) {
+    throw new Error(
+      `anima: steps must be at most ${Math.floor(2 ** 32 / latentLength) - 1} for er_sde at this size (its noise ` +
+        `sequence holds 2^32 values, ${latentLength} per step), got ${steps}`,
+    );
+  }
 }
 
 /**
@@ -443,26 +478,28 @@ export class Anima {
   }
 
   /**
-   * Denoises a latent: `steps` Euler steps of the flow sampler, both CFG passes in one batched DiT
-   * run per step (one pass when `cfg` = 1).
+   * Denoises a latent: `steps` steps of the flow sampler, both CFG passes in one batched DiT run per
+   * step (one pass when `cfg` = 1).
    *
    * @param noise the initial latent `[16, h, w]`
    * @param context `[batch, 512, contextDim]`: cond, then (cfg ≠ 1) uncond
    * @param h latent height
    * @param w latent width
-   * @param options steps, cfg, shift, signal, onStep
+   * @param options steps, cfg, shift, sampler, seed (er_sde's step noise: required for it), signal, onStep
    * @returns the final latent
+   * @throws Error naming `sampler` when it is unknown, `seed` when er_sde has none
    */
   async denoise(
     noise: Float32Array,
     context: Float32Array,
     h: number,
     w: number,
-    options: Pick<AnimaGenerateOptions, "steps" | "cfg" | "shift" | "signal" | "onStep">,
+    options: Pick<AnimaGenerateOptions, "steps" | "cfg" | "shift" | "sampler" | "seed" | "signal" | "onStep">,
   ): Promise<Float32Array> {
-    const steps = options.steps ?? 50, cfg = options.cfg ?? 3.5;
+    const steps = options.steps ?? 50, cfg = options.cfg ?? 3.5, sampler = options.sampler ?? "euler";
     const batch = cfg === 1 ? 1 : 2;
     const c = this.config;
+    checkSampler(sampler, steps, noise.length, options.seed);
     if (noise.length !== c.channels * h * w) {
       throw new Error(`anima: noise must be [${c.channels}, ${h}, ${w}], got ${noise.length} values`);
     }
@@ -471,31 +508,32 @@ export class Anima {
         `anima: context must be [${batch}, ${c.contextRows}, ${c.contextDim}], got ${context.length} values`,
       );
     }
-    const sigmas = sigmaSchedule(steps, options.shift ?? DEFAULT_SHIFT);
+    const shift = options.shift ?? DEFAULT_SHIFT;
+    const plan = samplerSteps(sampler, sigmaSchedule(steps, shift), { shift });
     const dit = await this.#loadDit();
     const gpu = this.#gpu;
     const latent = gpu.upload(noise, "latent");
     const sinusoid = gpu.alloc("f32", c.dim, "sinusoid");
     const ctx = gpu.upload(context, "context");
-    const coefficients = gpu.alloc("f32", batch, "guided Euler coefficients");
     const geometry = dit.geometry(h, w, batch);
     const g = new Graph(gpu, `anima DiT ${batch} x ${h} x ${w}`);
+    let update: SamplerUpdate | undefined;
     try {
       const v = dit.build(g, { batch, height: h, width: w, latent, sinusoid, context: ctx }, geometry);
-      // latent += [a, b] @ [v_cond; v_uncond]: guidance and the Euler step in one product.
-      const plan = matmulPlan(gpu, { M: 1, N: noise.length, K: batch, accumulate: true });
-      g.add(plan, { a: coefficients, b: v, bias: g.unused(), gate: g.unused(), c: latent });
+      update = appendSamplerUpdate(g, { sampler, cfg, batch, latent, velocity: v });
       const program = dit.runner(g);
       try {
         for (let i = 0; i < steps; i++) {
           options.signal?.throwIfAborted();
-          const [a, b] = guidedEulerCoefficients(sigmas[i], sigmas[i + 1], cfg);
+          const step = plan[i];
           gpu.device.queue.writeBuffer(
             sinusoid.buffer,
             0,
-            timestepSinusoid(sigmas[i], c.dim) as Float32Array<ArrayBuffer>,
+            timestepSinusoid(step.sigma, c.dim) as Float32Array<ArrayBuffer>,
           );
-          gpu.device.queue.writeBuffer(coefficients.buffer, 0, new Float32Array(batch === 2 ? [a, b] : [a]));
+          // er_sde's noise of step i: the seed's sequence after the initial latent and the earlier steps'.
+          const n = noise.length;
+          update.write(step, step.noise !== 0 ? gaussianNoise(options.seed!, n, (i + 1) * n) : undefined);
           await program.run();
           // The step's work done, not only submitted: progress is true, and an abort stops what is not queued.
           await gpu.device.queue.onSubmittedWorkDone();
@@ -507,7 +545,8 @@ export class Anima {
       return await gpu.read(latent) as Float32Array;
     } finally {
       g.destroy();
-      for (const t of [latent, sinusoid, ctx, coefficients, geometry.patchIndex, geometry.positions]) {
+      update?.destroy();
+      for (const t of [latent, sinusoid, ctx, geometry.patchIndex, geometry.positions]) {
         t.buffer.destroy();
       }
       this.#release("dit");
@@ -555,9 +594,7 @@ export class Anima {
     if (!(Number.isFinite(shift) && shift > 0)) {
       throw new Error(`anima: shift must be a finite number > 0, got ${shift}`);
     }
-    if ((options.sampler ?? "euler") !== "euler") {
-      throw new Error(`anima: sampler must be "euler", got ${String(options.sampler)}`);
-    }
+    const sampler = options.sampler ?? "euler";
     const h = height / VAE_SCALE, w = width / VAE_SCALE, latentLength = this.config.channels * h * w;
     if (
       options.noise !== undefined && !(options.noise instanceof Float32Array && options.noise.length === latentLength)
@@ -567,7 +604,10 @@ export class Anima {
           `${options.noise instanceof Float32Array ? `${options.noise.length} values` : typeof options.noise}`,
       );
     }
-    const seed = options.noise ? undefined : options.seed ?? crypto.getRandomValues(new Uint32Array(1))[0];
+    // er_sde takes its step noise from the seed even when the initial latent is given.
+    const seeded = options.noise === undefined || sampler === "er_sde";
+    const seed = seeded ? options.seed ?? crypto.getRandomValues(new Uint32Array(1))[0] : undefined;
+    checkSampler(sampler, steps, latentLength, seed);
     const noise = options.noise ?? gaussianNoise(seed!, latentLength);
     options.signal?.throwIfAborted();
     // Both prompts tokenized first: one over the context's rows is refused before the text encoder runs.
@@ -587,7 +627,7 @@ export class Anima {
     }
     this.#source.textEncoder.release?.();
     const context = await this.context(prompts);
-    const latent = await this.denoise(noise, context, h, w, { ...options, steps, cfg, shift });
+    const latent = await this.denoise(noise, context, h, w, { ...options, steps, cfg, shift, sampler, seed });
     const rgb = await this.decode(latent, h, w);
     return {
       width,
