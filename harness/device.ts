@@ -1184,9 +1184,14 @@ function isUnbound(
   return Array.isArray(step);
 }
 
-/** Bytes a binding of the tensor spans: its buffer, or a view's range (at least 4 bytes: a binding is not empty). */
+/**
+ * Bytes a binding of the tensor spans: its buffer, or a view's range, at least 16 bytes (a kernel
+ * reading `array<vec4f>` needs one vec4 bound; kernels read only the elements the plan's lengths name).
+ * A view's offset is aligned (256 bytes or more) and a buffer is whole 16-byte units, so 16 bytes
+ * from a view's offset are always within its buffer.
+ */
 function bindBytes(t: GpuTensor): number {
-  return t.offset === undefined ? t.buffer.size : Math.max(4, 4 * t.length);
+  return t.offset === undefined ? t.buffer.size : Math.min(t.buffer.size - t.offset, Math.max(16, 4 * t.length));
 }
 
 /** Bytes a tensor of `length` 4-byte elements occupies: whole 16-byte units, at least one. */

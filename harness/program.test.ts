@@ -164,3 +164,28 @@ gpuTest(
     }
   },
 );
+
+gpuTest(
+  "tensor views shorter than a vec4 bind to a kernel that reads vec4s, and only their own values count",
+  async (gpu) => {
+    const { tensorView } = await import("./device.ts");
+    // x read as vec4s: a binding under 16 bytes would not satisfy the kernel's minimum binding size.
+    const vec4Source = DOUBLE_WGSL.replace("x: array<f32>", "x: array<vec4f>").replace(
+      "x[id.x]",
+      "x[id.x / 4u][id.x % 4u]",
+    );
+    const align = gpu.device.limits.minStorageBufferOffsetAlignment / 4;
+    const x = gpu.upload(ramp(2 * align, 1), "x");
+    const y = gpu.upload(new Float32Array(2 * align).fill(-1), "y");
+    try {
+      await gpu.submit([doublePlan(1, vec4Source, "vec4"), [tensorView(x, align, 1), tensorView(y, align, 1)]]);
+      const got = await gpu.read(y);
+      strictEqual(got[align], 2 * (align + 1));
+      // The binding's extra bytes are not written: only the view's one value changed.
+      strictEqual(got.filter((v) => v === -1).length, 2 * align - 1);
+    } finally {
+      x.buffer.destroy();
+      y.buffer.destroy();
+    }
+  },
+);

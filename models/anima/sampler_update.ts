@@ -89,8 +89,9 @@ export function appendSamplerUpdate(
   const stride = Math.max(4, gpu.device.limits.minStorageBufferOffsetAlignment / 4);
   const slots = ["c1", "c2", "noise", "one", "sigma", "c0", "velocity"] as const;
   const coefficients = gpu.alloc("f32", stride * slots.length, "sampler coefficients");
-  // Each view four values long: matmul reads its operands as vec4s (a shorter binding is invalid).
-  const slot = (name: typeof slots[number]) => tensorView(coefficients, stride * slots.indexOf(name), 4);
+  // A slot holds one coefficient, or the batch's two weights of the velocities (sigma, velocity).
+  const slot = (name: typeof slots[number]) =>
+    tensorView(coefficients, stride * slots.indexOf(name), name === "sigma" || name === "velocity" ? batch : 1);
   const owned = [coefficients];
   const buffer = (label: string) => {
     const t = gpu.alloc("f32", n, label);
