@@ -313,7 +313,7 @@ export const CASES: readonly OpCase[] = [
     plan: ops.matmulQ8Dp4aPlan,
     args: { a: u32(2), aScales: f32(2), weight: u32(2), scales: f32(2), M: 2, N: 2, K: 3 },
     shape: { M: 2, N: 2, K: 3 },
-    bad: [["M", 0, "M"], ["K", 2 ** 17, "K"], ["bias", f32(2), "bias"]],
+    bad: [["M", 0, "M"], ["K", 2 ** 17, "K"], ["gateRows", 4, "gateRows"]],
   },
   {
     op: "matmulQ4G128Dp4a",
@@ -322,7 +322,7 @@ export const CASES: readonly OpCase[] = [
     plan: ops.matmulQ4G128Dp4aPlan,
     args: { a: u32(2), aScales: f32(2), weight: u32(2), scales: f32(2), M: 2, N: 2, K: 3 },
     shape: { M: 2, N: 2, K: 3 },
-    bad: [["N", 0, "N"], ["activation", "silu", "activation"]],
+    bad: [["N", 0, "N"], ["activation", "relu", "activation"]],
   },
   {
     op: "matmulF16",

@@ -3,8 +3,10 @@
  * transformers' shapes; the same product with a Linear weight (`matmulLinear`), plain and with fused
  * epilogues, at the diffusion shapes; the two weight-quantized GEMMs at prefill shapes (Llama-3-8B's
  * and the engine's 1B products) and at Z-Image's FFN up-projection, and their int8-activation forms
- * on `dot4I8Packed` (`q8row_dp4a`, `q4g128_dp4a` and their `_tile64` kernels) at the same shapes; and the f16-storage GEMM (its one, 128 x 128, entry point) at 4096^3
- * and the longer prefill shape.
+ * on `dot4I8Packed` (`q8row_dp4a`, `q4g128_dp4a` and their `_tile64` kernels) at the same shapes,
+ * with their fused kernels (`_fused`) at that FFN up-projection with the epilogues Z-Image puts
+ * there (`silu(x W1^T)`, and `(x W3^T)` gated by it, one gate row per token); and the f16-storage
+ * GEMM (its one, 128 x 128, entry point) at 4096^3 and the longer prefill shape.
  *
  * Each entry point is its own case and always times its own tile, whatever size the plans' tile rule
  * would pick, so that one run compares the 128 x 128 and the 64 x 64 kernels at every shape (the
@@ -85,6 +87,15 @@ const DIFFUSION_FUSED: (MatmulShape & MatmulEpilogue)[] = [
   { ...Z_PROJECTION, accumulate: true },
   { ...Z_FFN_DOWN, gateRows: Z_FFN_DOWN.M, accumulate: true },
   { ...ANIMA_MLP_UP, activation: "gelu" },
+];
+/**
+ * Z-Image's FFN up-projections with their epilogues, as its blocks run them on int8 activations:
+ * `silu(x W1^T)` and `(x W3^T) * silu(x W1^T)` (a gate of one row per token, gateRows 1). Beside the
+ * plain dp4a rows at Z_FFN_UP they give the epilogue's cost.
+ */
+const Z_FFN_UP_FUSED: (MatmulShape & MatmulEpilogue)[] = [
+  { ...Z_FFN_UP, activation: "silu" },
+  { ...Z_FFN_UP, gateRows: 1 },
 ];
 const QUICK_FUSED: (MatmulShape & MatmulEpilogue)[] = [
   { M: 64, N: 64, K: 64, activation: "gelu" },
@@ -170,25 +181,40 @@ function q4(entry: string): BenchCase {
 /**
  * The dp4a products at the same shapes as q8 and q4 (the 1B prefill products first), on int8
  * activations as ops/quantize writes them (random words: any codes; the sums' cost does not depend on
- * them). The activations' quantisation, once per GEMM input, is ops/quantize's `packed` row.
+ * them), or the fused entry points at their shapes, each with its epilogue. The activations'
+ * quantisation, once per GEMM input, is ops/quantize's `packed` row.
  */
-function dp4a(op: "matmulQ8Dp4a" | "matmulQ4G128Dp4a", entry: string): BenchCase {
+function dp4a(
+  op: "matmulQ8Dp4a" | "matmulQ4G128Dp4a",
+  entry: string,
+  gpu: (MatmulShape & MatmulEpilogue)[] = [...PREFILL_1B, PREFILL, SHORT_PREFILL, Z_FFN_UP],
+  quick: (MatmulShape & MatmulEpilogue)[] = QUICK,
+): BenchCase {
   const q8 = op === "matmulQ8Dp4a";
-  return defineCase<MatmulShape, MatmulVariant>({
+  return defineCase<MatmulShape & MatmulEpilogue, MatmulVariant>({
     op,
     entry,
     sources: KERNELS,
-    gpu: [...PREFILL_1B, PREFILL, SHORT_PREFILL, Z_FFN_UP],
-    quick: QUICK,
+    gpu,
+    quick,
     label,
     plan: (gpu, shape, options) =>
       (q8 ? matmulQ8Dp4aPlan : matmulQ4G128Dp4aPlan)(gpu, shape, entryOptions(gpu, KERNELS, entry, options)),
-    inputs: ({ M, N, K }, seed) => [
-      randomWords(M * Math.ceil(K / 4), seed),
-      randomInput(M, seed + 1, 0.001, 0.02),
-      randomWords(N * Math.ceil(K / (q8 ? 4 : 8)), seed + 2),
-      randomInput(q8 ? N : N * Math.ceil(K / 128), seed + 3, 0.001, 0.02),
-    ],
+    inputs: ({ M, N, K, bias, activation, gateRows, accumulate }, seed) => {
+      const operands = [
+        randomWords(M * Math.ceil(K / 4), seed),
+        randomInput(M, seed + 1, 0.001, 0.02),
+        randomWords(N * Math.ceil(K / (q8 ? 4 : 8)), seed + 2),
+        randomInput(q8 ? N : N * Math.ceil(K / 128), seed + 3, 0.001, 0.02),
+      ];
+      if (!bias && activation === undefined && gateRows === undefined && !accumulate) return operands;
+      return [
+        ...operands,
+        bias ? randomInput(N, seed + 4) : new Float32Array(0),
+        gateRows === undefined ? new Float32Array(0) : randomInput((M / gateRows) * N, seed + 5),
+        ...(accumulate ? [randomInput(M * N, seed + 6)] : []),
+      ];
+    },
   });
 }
 
@@ -223,5 +249,9 @@ export const BENCH: readonly BenchCase[] = [
   dp4a("matmulQ8Dp4a", "q8row_dp4a_tile64"),
   dp4a("matmulQ4G128Dp4a", "q4g128_dp4a"),
   dp4a("matmulQ4G128Dp4a", "q4g128_dp4a_tile64"),
+  dp4a("matmulQ8Dp4a", "q8row_dp4a_fused", Z_FFN_UP_FUSED, QUICK_FUSED),
+  dp4a("matmulQ8Dp4a", "q8row_dp4a_tile64_fused", Z_FFN_UP_FUSED, QUICK_FUSED),
+  dp4a("matmulQ4G128Dp4a", "q4g128_dp4a_fused", Z_FFN_UP_FUSED, QUICK_FUSED),
+  dp4a("matmulQ4G128Dp4a", "q4g128_dp4a_tile64_fused", Z_FFN_UP_FUSED, QUICK_FUSED),
   f16("f16storage"),
 ];

@@ -1,12 +1,13 @@
 /**
  * The cases matmul's kernels are held to the reference on, and the tolerances they are held to
- * (accuracy.test.ts, epilogue.test.ts). Deno-only test data.
+ * (accuracy.test.ts, epilogue.test.ts, dp4a.test.ts, dp4a_epilogue.test.ts). Deno-only test data.
  *
  * @module
  */
 
-import { type ReferenceCase, seededRandom, type Tolerance } from "../../harness/testing.ts";
-import { unpackQ4, unpackQ8 } from "../matvec/reference.ts";
+import { randomF32, type ReferenceCase, seededRandom, type Tolerance } from "../../harness/testing.ts";
+import { packQ4, packQ8, quantizeQ4G128, unpackQ4, unpackQ8 } from "../matvec/reference.ts";
+import { quantizePacked } from "../quantize/mod.ts";
 import {
   matmul,
   type MatmulActivation,
@@ -15,7 +16,9 @@ import {
   type MatmulLinearArgs,
   type MatmulQ4G128Args,
   type MatmulQ8Args,
+  type MatmulShape,
 } from "./reference.ts";
+import { matmulQ4G128Dp4a, type MatmulQ4G128Dp4aArgs, type MatmulQ8Dp4aArgs } from "./reference_dp4a.ts";
 
 /** The largest of some values, 0 for none. */
 export const largest = (xs: Iterable<number>): number => Math.max(0, ...xs);
@@ -141,7 +144,7 @@ export interface EpilogueSteps {
  * @param seed the tensors' seed
  * @returns the arguments with the epilogue
  */
-export function withEpilogue<A extends GemmArgs>(
+export function withEpilogue<A extends Pick<MatmulShape, "M" | "N">>(
   args: A,
   steps: EpilogueSteps,
   seed: number,
@@ -180,7 +183,8 @@ function beforeGate<A extends MatmulEpilogueArgs>(args: A): A {
  *
  *     atol = G (s (E + 2^-23 Y) + t) + 2^-22 (P + G A),   rtol = 2^-22
  *
- * E is {@link batch}'s bound on the f32 product's error and Y the largest |y + bias|: the bias is
+ * E is {@link batch}'s bound on the f32 product's error ({@link fusedTolerance} takes another) and
+ * Y the largest |y + bias|: the bias is
  * added in f32 (one rounding). s bounds the activation's slope (1.2: GELU's largest is 1.129 at
  * x = 1.5, its tanh form's 1.13, SiLU's 1.0998; 1 without an activation), and t is the activation
  * kernels' own error, 1e-7 + 1e-6 A with A the largest |activation(y + bias)| (ops/activation's kernel
@@ -195,13 +199,142 @@ export function epilogueTolerance<A extends GemmArgs & MatmulEpilogueArgs>(
   c: GemmCase<A>,
   reference: (args: A) => Float32Array,
 ): Tolerance {
-  const { args, absDot } = c;
+  return fusedTolerance(c.args, reference, gemmAtol(c.args.K, c.absDot));
+}
+
+/**
+ * {@link epilogueTolerance} for a product whose own error, before the epilogue, is at most
+ * `productError` at every output (E in its formula): the dp4a products, whose integer sums are exact.
+ *
+ * @param args the case's arguments, with its epilogue
+ * @param reference the product's reference
+ * @param productError the bound on |f32 product - exact product| over the outputs
+ * @returns the case's tolerance
+ */
+export function fusedTolerance<A extends MatmulShape & MatmulEpilogueArgs>(
+  args: A,
+  reference: (args: A) => Float32Array,
+  productError: number,
+): Tolerance {
   const abs = (xs: Float32Array) => largest(xs.map(Math.abs));
   const preActivation = abs(reference({ ...beforeGate(args), activation: undefined }));
   const activated = abs(reference(beforeGate(args)));
   const gate = args.gate ? abs(args.gate) : 1;
   const prior = args.c ? abs(args.c) : 0;
   const [slope, own] = args.activation ? [1.2, 1e-7 + 1e-6 * activated] : [1, 0];
-  const product = slope * (gemmAtol(args.K, absDot) + 2 ** -23 * preActivation) + own;
+  const product = slope * (productError + 2 ** -23 * preActivation) + own;
   return { atol: gate * product + 2 ** -22 * (prior + gate * activated), rtol: 2 ** -22 };
+}
+
+// ---- the dp4a products ----------------------------------------------------------------------------
+
+/**
+ * Activations for the dp4a products: random f32 rows quantised per row (ops/quantize), or (raw)
+ * arbitrary words: codes down to -128, and codes in the padding of a row's last word, which the
+ * kernels must ignore.
+ *
+ * @param M rows
+ * @param K columns
+ * @param seed the seed
+ * @param raw arbitrary words instead of quantised rows
+ * @returns the codes and the scales
+ */
+export function dp4aActivations(
+  M: number,
+  K: number,
+  seed: number,
+  raw: boolean,
+): { a: Uint32Array; aScales: Float32Array } {
+  if (raw) return { a: randomWords(M * Math.ceil(K / 4), seed), aScales: randomF32(M, seed + 1, 0.001, 0.1) };
+  const { packed, scales } = quantizePacked({ x: randomF32(M * K, seed, -3, 3), rows: M, cols: K });
+  return { a: packed, aScales: scales };
+}
+
+/**
+ * A case of `matmulQ8Dp4a`: quantised activations and a weight of every code (or, raw, arbitrary
+ * words for both).
+ *
+ * @param M rows of a
+ * @param N rows of the weight
+ * @param K columns
+ * @param seed the seed
+ * @param raw arbitrary words
+ * @returns the case
+ */
+export function dp4aQ8Case(
+  M: number,
+  N: number,
+  K: number,
+  seed: number,
+  raw = false,
+): ReferenceCase<MatmulQ8Dp4aArgs> {
+  const codes = new Int32Array(N * K).map((_, i) => ((i * 37 + seed) % 255) - 127);
+  const args: MatmulQ8Dp4aArgs = {
+    ...dp4aActivations(M, K, seed, raw),
+    weight: raw ? randomWords(N * Math.ceil(K / 4), seed + 4) : packQ8(codes, N, K),
+    scales: randomF32(N, seed + 2, 0.001, 0.02),
+    M,
+    N,
+    K,
+  };
+  return { label: `${raw ? "raw words " : ""}M=${M} N=${N} K=${K}`, args };
+}
+
+/**
+ * A case of `matmulQ4G128Dp4a`: quantised activations and a quantised random weight (or, raw,
+ * arbitrary words for both).
+ *
+ * @param M rows of a
+ * @param N rows of the weight
+ * @param K columns
+ * @param seed the seed
+ * @param raw arbitrary words
+ * @returns the case
+ */
+export function dp4aQ4Case(
+  M: number,
+  N: number,
+  K: number,
+  seed: number,
+  raw = false,
+): ReferenceCase<MatmulQ4G128Dp4aArgs> {
+  const q = quantizeQ4G128({ x: randomF32(N * K, seed + 3), rows: N, cols: K });
+  const weight = raw ? randomWords(N * Math.ceil(K / 8), seed + 4) : packQ4(q.codes, N, K);
+  const args: MatmulQ4G128Dp4aArgs = { ...dp4aActivations(M, K, seed, raw), weight, scales: q.scales, M, N, K };
+  return { label: `${raw ? "raw words " : ""}M=${M} N=${N} K=${K}`, args };
+}
+
+/**
+ * q8 dp4a: the integer sum is exact in both, so the kernel differs from the reference (the exact
+ * value rounded once) only by three f32 roundings: the sum converted to f32 and two multiplications,
+ * each within 2^-23 relative, so |gpu - ref| <= 2^-21 |ref| (with room; subnormals are not produced
+ * here).
+ */
+export const DP4A_Q8_TOL: Tolerance = { atol: 0, rtol: 2 ** -21 };
+
+/**
+ * q4g128 dp4a: the group sums are exact; each group's f32 sum times its scale rounds once, the f32 sum
+ * over G groups rounds G - 1 times, and the activation scale once more. So |gpu - ref| <= (G + 2)
+ * 2^-23 S, S = aScales[m] sum_g |sum_g(codes) scales[n, g]| (the largest over outputs), plus 2^-23
+ * |ref|.
+ *
+ * @param args the case's arguments (an epilogue among them is ignored: this is the product's bound)
+ * @returns the tolerance of the product
+ */
+export function dp4aQ4Tolerance(args: MatmulQ4G128Dp4aArgs): Tolerance {
+  const { M, N, K } = args;
+  const groups = Math.ceil(K / 128);
+  const abs = { aScales: args.aScales.map(Math.abs), scales: args.scales.map(Math.abs) };
+  // An upper bound of S: the product with every code replaced by its magnitude.
+  const magnitude = (words: Uint32Array, bits: 8 | 4) =>
+    words.map((w) => {
+      let out = 0;
+      for (let j = 0; j < 32 / bits; j++) {
+        const u = (w >>> (bits * j)) & ((1 << bits) - 1);
+        out |= Math.abs(u >= 1 << (bits - 1) ? u - (1 << bits) : u) << (bits * j);
+      }
+      return out >>> 0;
+    });
+  const s = matmulQ4G128Dp4a({ ...abs, a: magnitude(args.a, 8), weight: magnitude(args.weight, 4), M, N, K });
+  return { atol: (groups + 2) * 2 ** -23 * largest(s), rtol: 2 ** -23 };
 }

@@ -8,10 +8,9 @@ import {
   checkAgainstReference,
   gpuTest,
   randomF32,
-  seededRandom,
-  type Tolerance,
 } from "../../harness/testing.ts";
 import { packQ4, packQ8, quantizeQ4G128 } from "../matvec/reference.ts";
+import { DP4A_Q8_TOL, dp4aQ4Case, dp4aQ4Tolerance, dp4aQ8Case } from "./cases.ts";
 import { quantizePacked, quantizePackedPlan } from "../quantize/mod.ts";
 import {
   KERNELS,
@@ -29,7 +28,8 @@ import {
 } from "./mod.ts";
 
 // The dp4a products: reference facts, refusals, every kernel against the reference, and non-finite
-// activations. What they cost against the f32-activation products is in accuracy.test.ts.
+// activations. What they cost against the f32-activation products is in accuracy.test.ts; their fused
+// epilogue is held to the reference in dp4a_epilogue.test.ts.
 
 const f32 = (xs: number[]) => new Float32Array(xs);
 const u32 = (xs: number[]) => new Uint32Array(xs);
@@ -99,18 +99,12 @@ Deno.test("dp4a reference: the product of matmulQ8 / matmulQ4G128 on the dequant
   );
 });
 
-Deno.test("dp4a reference: bad input throws naming the argument; no fused epilogue; K bounded for q8", async () => {
+Deno.test("dp4a reference: bad input throws naming the argument; K bounded for q8", async () => {
   const q8 = { a: u32([0]), aScales: f32([1]), weight: u32([0]), scales: f32([1]), M: 1, N: 1, K: 4 };
   await assertThrowsMessage(() => matmulQ8Dp4a({ ...q8, M: 0 }), "matmulQ8Dp4a: M must be an integer >= 1");
   await assertThrowsMessage(() => matmulQ8Dp4a({ ...q8, a: u32([0, 0]) }), "matmulQ8Dp4a: a");
   await assertThrowsMessage(() => matmulQ8Dp4a({ ...q8, aScales: f32([1, 1]) }), "aScales");
   await assertThrowsMessage(() => matmulQ8Dp4a({ ...q8, a: f32([0]) as unknown as Uint32Array }), "Uint32Array");
-  const withBias = { ...q8, bias: f32([1]) } as MatmulQ8Dp4aArgs;
-  await assertThrowsMessage(() => matmulQ8Dp4a(withBias), "matmulQ8Dp4a: bias is not supported");
-  await assertThrowsMessage(
-    () => matmulQ4G128Dp4a({ ...q8, accumulate: true } as MatmulQ4G128Dp4aArgs),
-    "matmulQ4G128Dp4a: accumulate is not supported",
-  );
   await assertThrowsMessage(() => matmulQ4G128Dp4a({ ...q8, scales: f32([1, 1]) }), "N * ceil(K / 128)");
   // 131,071 products of (-128)^2 reach 2^31 - 16384; one more would pass i32's largest value.
   strictEqual(MATMUL_DP4A_MAX_K, 131071);
@@ -123,48 +117,6 @@ Deno.test("dp4a reference: bad input throws naming the argument; no fused epilog
 });
 
 // ---- every kernel against the reference -------------------------------------------------------
-
-/**
- * Random activations quantised per row (ops/quantize), or (raw) arbitrary words: codes down to -128,
- * and codes in the padding of a row's last word, which the kernels must ignore.
- */
-function activations(M: number, K: number, seed: number, raw: boolean): { a: Uint32Array; aScales: Float32Array } {
-  if (raw) {
-    const next = seededRandom(seed);
-    return {
-      a: Uint32Array.from({ length: M * ceil(K / 4) }, () => Math.floor(next() * 2 ** 32)),
-      aScales: randomF32(M, seed + 1, 0.001, 0.1),
-    };
-  }
-  const { packed, scales } = quantizePacked({ x: randomF32(M * K, seed, -3, 3), rows: M, cols: K });
-  return { a: packed, aScales: scales };
-}
-
-function q8Case(M: number, N: number, K: number, seed: number, raw = false) {
-  const codes = new Int32Array(N * K).map((_, i) => ((i * 37 + seed) % 255) - 127);
-  const next = seededRandom(seed + 4);
-  const args: MatmulQ8Dp4aArgs = {
-    ...activations(M, K, seed, raw),
-    weight: raw
-      ? Uint32Array.from({ length: N * ceil(K / 4) }, () => Math.floor(next() * 2 ** 32))
-      : packQ8(codes, N, K),
-    scales: randomF32(N, seed + 2, 0.001, 0.02),
-    M,
-    N,
-    K,
-  };
-  return { label: `${raw ? "raw words " : ""}M=${M} N=${N} K=${K}`, args };
-}
-
-function q4Case(M: number, N: number, K: number, seed: number, raw = false) {
-  const q = quantizeQ4G128({ x: randomF32(N * K, seed + 3), rows: N, cols: K });
-  const next = seededRandom(seed + 4);
-  const weight = raw
-    ? Uint32Array.from({ length: N * ceil(K / 8) }, () => Math.floor(next() * 2 ** 32))
-    : packQ4(q.codes, N, K);
-  const args: MatmulQ4G128Dp4aArgs = { ...activations(M, K, seed, raw), weight, scales: q.scales, M, N, K };
-  return { label: `${raw ? "raw words " : ""}M=${M} N=${N} K=${K}`, args };
-}
 
 // Shapes: M, N below, at and past the 64 x 64 tile and past the 128 x 128 one; K of 1, not a
 // multiple of 4, of 128 (q4's group, the 64 x 64 kernels' step, two of the 128 x 128 kernels'), one
@@ -181,43 +133,21 @@ const SHAPES: [number, number, number][] = [
   [7, 130, 200],
 ];
 
-/**
- * q8: the integer sum is exact in both, so the kernel differs from the reference (the exact value
- * rounded once) only by three f32 roundings: the sum converted to f32 and two multiplications, each
- * within 2^-23 relative, so |gpu - ref| <= 2^-21 |ref| (with room; subnormals are not produced here).
- */
-const Q8_TOL: Tolerance = { atol: 0, rtol: 2 ** -21 };
-
-/**
- * q4g128: the group sums are exact; each group's f32 sum times its scale rounds once, the f32 sum over
- * G groups rounds G - 1 times, and the activation scale once more. So |gpu - ref| <= (G + 2) 2^-23 S,
- * S = aScales[m] sum_g |sum_g(codes) scales[n, g]| (the largest over outputs), plus 2^-23 |ref|.
- */
-function q4Tolerance(args: MatmulQ4G128Dp4aArgs): Tolerance {
-  const { M, N, K } = args;
-  const groups = ceil(K / 128);
-  const abs = { ...args, aScales: args.aScales.map(Math.abs), scales: args.scales.map(Math.abs) };
-  // An upper bound of S: the product with every code replaced by its magnitude.
-  const magnitude = (words: Uint32Array, bits: 8 | 4) =>
-    words.map((w) => {
-      let out = 0;
-      for (let j = 0; j < 32 / bits; j++) {
-        const u = (w >>> (bits * j)) & ((1 << bits) - 1);
-        out |= Math.abs(u >= 1 << (bits - 1) ? u - (1 << bits) : u) << (bits * j);
-      }
-      return out >>> 0;
-    });
-  const s = matmulQ4G128Dp4a({ ...abs, a: magnitude(args.a, 8), weight: magnitude(args.weight, 4), M, N, K });
-  return { atol: (groups + 2) * 2 ** -23 * Math.max(0, ...s), rtol: 2 ** -23 };
-}
-
-const q8Cases = [...SHAPES.map(([M, N, K], i) => q8Case(M, N, K, 10 + i)), q8Case(5, 9, 37, 30, true)];
-const q4Cases = [...SHAPES.map(([M, N, K], i) => q4Case(M, N, K, 40 + i)), q4Case(5, 9, 301, 60, true)];
-checkAgainstReference("matmulQ8Dp4a", KERNELS, "q8row_dp4a", q8Cases, matmulQ8Dp4a, matmulQ8Dp4aGpu, Q8_TOL);
-checkAgainstReference("matmulQ8Dp4a", KERNELS, "q8row_dp4a_tile64", q8Cases, matmulQ8Dp4a, matmulQ8Dp4aGpu, Q8_TOL);
+const q8Cases = [...SHAPES.map(([M, N, K], i) => dp4aQ8Case(M, N, K, 10 + i)), dp4aQ8Case(5, 9, 37, 30, true)];
+const q4Cases = [...SHAPES.map(([M, N, K], i) => dp4aQ4Case(M, N, K, 40 + i)), dp4aQ4Case(5, 9, 301, 60, true)];
+checkAgainstReference("matmulQ8Dp4a", KERNELS, "q8row_dp4a", q8Cases, matmulQ8Dp4a, matmulQ8Dp4aGpu, DP4A_Q8_TOL);
+checkAgainstReference(
+  "matmulQ8Dp4a",
+  KERNELS,
+  "q8row_dp4a_tile64",
+  q8Cases,
+  matmulQ8Dp4a,
+  matmulQ8Dp4aGpu,
+  DP4A_Q8_TOL,
+);
 const [q4Reference, q4Gpu] = [matmulQ4G128Dp4a, matmulQ4G128Dp4aGpu];
-checkAgainstReference("matmulQ4G128Dp4a", KERNELS, "q4g128_dp4a", q4Cases, q4Reference, q4Gpu, q4Tolerance);
-checkAgainstReference("matmulQ4G128Dp4a", KERNELS, "q4g128_dp4a_tile64", q4Cases, q4Reference, q4Gpu, q4Tolerance);
+checkAgainstReference("matmulQ4G128Dp4a", KERNELS, "q4g128_dp4a", q4Cases, q4Reference, q4Gpu, dp4aQ4Tolerance);
+checkAgainstReference("matmulQ4G128Dp4a", KERNELS, "q4g128_dp4a_tile64", q4Cases, q4Reference, q4Gpu, dp4aQ4Tolerance);
 
 Deno.test("dp4a tolerance: tight enough that one code product too many or too few fails it", () => {
   for (const { args } of q8Cases.slice(1, 4)) {
@@ -225,11 +155,14 @@ Deno.test("dp4a tolerance: tight enough that one code product too many or too fe
     // The smallest change of an integer sum moves an output by aScales[m] scales[n]; the tolerance
     // must be below it at the outputs whose value it would change.
     const off = ref.map((v, i) => v + args.aScales[Math.floor(i / args.N)] * args.scales[i % args.N]);
-    ok(ref.some((v, i) => Math.abs(off[i] - v) > Q8_TOL.atol + Q8_TOL.rtol * Math.abs(v)), "q8 tolerance too loose");
+    ok(
+      ref.some((v, i) => Math.abs(off[i] - v) > DP4A_Q8_TOL.atol + DP4A_Q8_TOL.rtol * Math.abs(v)),
+      "q8 tolerance too loose",
+    );
   }
   for (const { args } of q4Cases.slice(1, 4)) {
     const ref = matmulQ4G128Dp4a(args);
-    const tol = q4Tolerance(args);
+    const tol = dp4aQ4Tolerance(args);
     const groups = ceil(args.K / 128);
     const step = (i: number) => args.aScales[Math.floor(i / args.N)] * Math.abs(args.scales[(i % args.N) * groups]);
     ok(ref.some((v, i) => step(i) > tol.atol + tol.rtol * Math.abs(v)), "q4 tolerance too loose");
@@ -295,10 +228,6 @@ gpuTest("dp4a plans: refused before dispatch where WGSL lacks dot4I8Packed; othe
     () => matmulQ8Dp4aPlan(gpu, { M: 1, N: 1, K: 4 }, { override: "q8row" }),
     `override "q8row" is not a variant of entry point "q8row_dp4a" or "q8row_dp4a_tile64"`,
   );
-  await assertThrowsMessage(
-    () => matmulQ8Dp4aPlan(gpu, { M: 1, N: 1, K: 4, activation: "silu" } as { M: number; N: number; K: number }),
-    "matmulQ8Dp4a: activation is not supported",
-  );
 });
 
 // ---- non-finite activations -------------------------------------------------------------------
@@ -325,8 +254,8 @@ gpuTest(
       marked.packed.fill(0, bad * ceil(K / 4), (bad + 1) * ceil(K / 4));
       marked.scales[bad] = NaN;
     }
-    const q8 = q8Case(M, N, K, 80).args;
-    const q4 = q4Case(M, N, K, 81).args;
+    const q8 = dp4aQ8Case(M, N, K, 80).args;
+    const q4 = dp4aQ4Case(M, N, K, 81).args;
     const tensors = {
       x: gpu.upload(x),
       a: gpu.alloc("u32", M * ceil(K / 4)),
@@ -337,7 +266,7 @@ gpuTest(
     deepStrictEqual([...await gpu.read(tensors.aScales)], [...marked.scales]);
     for (
       const [name, args, plan, reference, tol] of [
-        ["q8", q8, matmulQ8Dp4aPlan, matmulQ8Dp4a, Q8_TOL],
+        ["q8", q8, matmulQ8Dp4aPlan, matmulQ8Dp4a, DP4A_Q8_TOL],
         ["q4g128", q4, matmulQ4G128Dp4aPlan, matmulQ4G128Dp4a, null],
       ] as const
     ) {
@@ -351,7 +280,7 @@ gpuTest(
       });
       for (let i = 0; i < M * N; i++) strictEqual(Number.isNaN(expected[i]), [1, 3].includes(Math.floor(i / N)));
       const finite = { ...(args as MatmulQ4G128Dp4aArgs), a: marked.packed, aScales: marked.scales.map((s) => s || 0) };
-      const t = tol ?? q4Tolerance(finite);
+      const t = tol ?? dp4aQ4Tolerance(finite);
       assertClose(await gpu.read(c), expected, t, `dp4a ${name} with non-finite rows of a`);
     }
   },

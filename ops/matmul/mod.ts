@@ -41,11 +41,12 @@
  *   `shader-f16` is granted and the known-answer check has passed), which harness/variants.ts
  *   refuses as an entry point. There is no 64 x 64 tile: the plan always takes the 128 x 128 one.
  * - `matmulQ8Dp4a` (entry points `q8row_dp4a`, `q8row_dp4a_tile64`) and `matmulQ4G128Dp4a`
- *   (`q4g128_dp4a`, `q4g128_dp4a_tile64`; the tile by the rule below) take the
- *   activations as int8 codes with one scale per row too (ops/quantize's `quantizePackedPlan` writes
- *   them) and sum code products exactly in i32 with WGSL's `dot4I8Packed`, for prefill: dp4a.ts
- *   (plans; refused where the adapter's WGSL lacks the feature) and reference_dp4a.ts (what they
- *   compute, and what it costs against the f32 activations above).
+ *   (`q4g128_dp4a`, `q4g128_dp4a_tile64`; the tile by the rule below; with an epilogue, below, each
+ *   with a `_fused` form) take the activations as int8 codes with one scale per row too
+ *   (ops/quantize's `quantizePackedPlan` writes them) and sum code products exactly in i32 with WGSL's
+ *   `dot4I8Packed`, for prefill and a DiT's Linear layers: dp4a.ts (plans; refused where the adapter's
+ *   WGSL lacks the feature) and reference_dp4a.ts (what they compute, and what it costs against the
+ *   f32 activations above).
  *
  * The quantized kernels decode the weight while staging it into workgroup memory, so there is no
  * separate dequantize pass and the f32 weight never exists in memory (ops/dequant_transpose makes
@@ -61,8 +62,8 @@
  * the walk over K, outside the k-steps) is summed again term by term (`q8_infinite_scale.wgsl`).
  * `packF16` turns a finite value past 65504 into inf, as `.half()` does.
  *
- * Fused epilogues. `matmul`, `matmulLinear`, `matmulQ8` and `matmulQ4G128` take an epilogue in the
- * plan's shape ({@link MatmulEpilogue}: `bias`, `activation` of `"gelu"` (erf, torch's default),
+ * Fused epilogues. Every product but `matmulF16` (`matmul`, `matmulLinear`, `matmulQ8`,
+ * `matmulQ4G128`, `matmulQ8Dp4a`, `matmulQ4G128Dp4a`) takes an epilogue in the plan's shape ({@link MatmulEpilogue}: `bias`, `activation` of `"gelu"` (erf, torch's default),
  * `"gelu_tanh"` or `"silu"`, `gateRows`, `accumulate`), applied to each output of the product in the
  * order `+ bias[n]`, the activation, `x gate[floor(m / gateRows), n]`, and then `c = ...` or, with
  * `accumulate`, `c += ...` (reference.ts defines each step), so a transformer block's Linear layers
@@ -70,16 +71,20 @@
  * one buffer twice where one is writable, so `c` itself is bound read and written, role `inout`).
  * A plan with any step takes the product's fused kernel (`kernel_fused`, `tile64_fused`,
  * `linear_fused`, `linear_tile64_fused`, `q8row_fused`, `q8row_tile64_fused`, `q4g128_fused`,
- * `q4g128_tile64_fused`; the tile by the same rule), whose bindings are, in order:
+ * `q4g128_tile64_fused`, `q8row_dp4a_fused`, `q8row_dp4a_tile64_fused`, `q4g128_dp4a_fused`,
+ * `q4g128_dp4a_tile64_fused`; the tile by the same rule), whose bindings are, in order:
  *
- *     matmul         a, b,               bias, gate, c
- *     matmulLinear   a, weight,          bias, gate, c
- *     matmulQ8       a, weight, scales,  bias, gate, c
- *     matmulQ4G128   a, weight, scales,  bias, gate, c
+ *     matmul            a, b,                        bias, gate, c
+ *     matmulLinear      a, weight,                   bias, gate, c
+ *     matmulQ8          a, weight, scales,           bias, gate, c
+ *     matmulQ4G128      a, weight, scales,           bias, gate, c
+ *     matmulQ8Dp4a      a, aScales, weight, scales,  bias, gate, c
+ *     matmulQ4G128Dp4a  a, aScales, weight, scales,  bias, gate, c
  *
  * `bias` is `[N]` and `gate` `[M / gateRows, N]`, each of length 0 when its step is off (bind any
  * f32 tensor there; the kernel never reads it). A plan without an epilogue keeps the plain kernel and
- * its bindings (`a`, `b` or `weight`, [`scales`], `c`). Why this shape: WebGPU's `layout: "auto"`
+ * its bindings (`a`, [`aScales`], `b` or `weight`, [`scales`], `c`). The dp4a kernels apply the
+ * epilogue to the finished f32 output, after the weight's and the activations' scales. Why this shape: WebGPU's `layout: "auto"`
  * makes every binding a shader uses part of its layout, so binding lists that vary with the steps
  * would take a kernel per list, four per product, each a 128 x 128 kernel of about 35 KB of WGSL;
  * with fixed bindings, one fused kernel per product reads the steps from uniform flags (the same for
@@ -165,26 +170,17 @@
  */
 
 import { requireWorkgroupStorage, workgroupBytesOf } from "../../harness/limits.ts";
-import { packParams } from "../../harness/params.ts";
-import {
-  type BindingSpec,
-  type HostArray,
-  type KernelPlan,
-  requireDevice,
-  type ResidentDevice,
-} from "../../harness/device.ts";
+import { type BindingSpec, type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type MatmulVariant } from "./kernels.gen.ts";
 import { largeTile, PIPELINED_MIN_TILES, tileGrid } from "./tiles.ts";
+import { epilogueInputs, gemmEpilogue, planShape } from "./epilogue_plan.ts";
 import {
-  epilogueOf,
   hasEpilogue,
-  type MatmulActivation,
   type MatmulArgs,
   type MatmulEpilogue,
-  type MatmulEpilogueArgs,
   type MatmulF16Args,
   type MatmulLinearArgs,
   type MatmulQ4G128Args,
@@ -208,18 +204,6 @@ export * from "./dp4a.ts";
 export { KERNELS, type MatmulVariant };
 
 export { LARGE_TILE_MIN_TILES, PIPELINED_MIN_TILES } from "./tiles.ts";
-
-const PARAMS = [{ name: "m", type: "u32" }, { name: "n", type: "u32" }, { name: "k", type: "u32" }] as const;
-/** The fused kernels' params (wgsl/include/params_fused.wgsl): the sizes and the epilogue's flags. */
-const PARAMS_FUSED = [
-  ...PARAMS,
-  { name: "bias", type: "u32" },
-  { name: "activation", type: "u32" },
-  { name: "gate_rows", type: "u32" },
-  { name: "accumulate", type: "u32" },
-] as const;
-/** The fused kernels' code for each activation (0: none). */
-const ACTIVATION_CODES: Readonly<Record<MatmulActivation, number>> = { gelu: 1, gelu_tanh: 2, silu: 3 };
 
 type GemmOp = "matmul" | "matmulLinear" | "matmulQ8" | "matmulQ4G128" | "matmulF16";
 type FusedOp = Exclude<GemmOp, "matmulF16">;
@@ -275,9 +259,10 @@ function gemmKernel(
 }
 
 /**
- * A product's plan (shape already validated): its operands' bindings, then, for a fused plan, the
- * epilogue's `bias` and `gate` (length 0 where their step is off), then `c`, read and written when
- * the epilogue accumulates. `operandBytes` is what the operands take in memory.
+ * A product's plan (shape already validated): its operands' bindings, then the epilogue's part
+ * (epilogue_plan.ts): for a fused plan `bias` and `gate` (length 0 where their step is off), then
+ * `c`, read and written when the epilogue accumulates. `operandBytes` is what the operands take in
+ * memory.
  */
 function gemmPlan(
   gpu: ResidentDevice,
@@ -287,71 +272,25 @@ function gemmPlan(
   operandBytes: number,
   options: KernelOptions<MatmulVariant> | undefined,
 ): KernelPlan {
-  const { M, N, K, bias = false, activation, gateRows, accumulate = false } = shape;
-  const fused = hasEpilogue(shape);
-  const kernel = gemmKernel(gpu, op, shape, fused, options);
+  const { M, N, K } = shape;
+  const kernel = gemmKernel(gpu, op, shape, hasEpilogue(shape), options);
   // The pipelined tiles need more workgroup memory than WebGPU's default: refused before dispatch.
   const where = `${op}/${kernel.variant}`;
   requireWorkgroupStorage(gpu, where, workgroupBytesOf(kernel.source, where));
-  const gateLength = gateRows === undefined ? 0 : (M / gateRows) * N;
-  const epilogue: BindingSpec[] = fused
-    ? [
-      { name: "bias", dtype: "f32", length: bias ? N : 0, role: "input" },
-      { name: "gate", dtype: "f32", length: gateLength, role: "input" },
-    ]
-    : [];
-  const sizes = { m: M, n: N, k: K };
-  const params = fused
-    ? packParams(PARAMS_FUSED, {
-      ...sizes,
-      bias: Number(bias),
-      activation: activation === undefined ? 0 : ACTIVATION_CODES[activation],
-      gate_rows: gateRows ?? 0,
-      accumulate: Number(accumulate),
-    }, op)
-    : packParams(PARAMS, sizes, op);
-  // One operation per output for each of the bias, the gate and the accumulation (an activation's
-  // cost depends on how it is evaluated, so it is not counted).
-  const steps = Number(bias) + Number(gateRows !== undefined) + Number(accumulate);
+  const epilogue = gemmEpilogue(op, shape);
   return {
     op,
     kernel,
-    bindings: [
-      ...operands,
-      ...epilogue,
-      { name: "c", dtype: "f32", length: M * N, role: accumulate ? "inout" : "output" },
-    ],
-    params,
+    bindings: [...operands, ...epilogue.bindings],
+    params: epilogue.params,
     workgroups: tileGrid(gpu, shape, kernel),
-    // The operands, bias and gate read once, c written once (and read once when accumulated into); a
-    // multiply and an add per term.
-    cost: {
-      bytes: operandBytes + 4 * ((bias ? N : 0) + gateLength + (accumulate ? 2 : 1) * M * N),
-      flops: 2 * M * N * K + steps * M * N,
-    },
+    // The operands read once (a multiply and an add per term), then the epilogue's part.
+    cost: { bytes: operandBytes + epilogue.cost.bytes, flops: 2 * M * N * K + epilogue.cost.flops },
   };
 }
 
 /** Bytes of f32 (or u32) bindings: four per element. */
 const bytesOf = (bindings: readonly BindingSpec[]) => 4 * bindings.reduce((sum, b) => sum + b.length, 0);
-
-/**
- * The host arrays a one-shot call feeds its plan after the operands: the epilogue's bias and gate
- * (empty where absent) for a fused plan, then the prior c when it accumulates.
- */
-function epilogueInputs(args: MatmulEpilogueArgs): HostArray[] {
-  if (!hasEpilogue(epilogueOf(args))) return [];
-  const empty = new Float32Array(0);
-  return [args.bias ?? empty, args.gate ?? empty, ...(args.accumulate && args.c ? [args.c] : [])];
-}
-
-/** The shape of a one-shot call: its sizes and its epilogue's steps. */
-const planShape = (args: MatmulShape & MatmulEpilogueArgs): MatmulShape & MatmulEpilogue => ({
-  M: args.M,
-  N: args.N,
-  K: args.K,
-  ...epilogueOf(args),
-});
 
 /**
  * Plans `matmul` on the GPU, with an optional fused epilogue.

@@ -23,8 +23,9 @@
  *   their exact values and multiplied as such. {@link packF16} writes the format (rounding to nearest,
  *   ties to even, as torch's `.half()`) and {@link unpackF16} reads it.
  *
- * Every product but `matmulF16` takes a fused epilogue ({@link MatmulEpilogueArgs}), applied to each
- * output `y[m, n]` of the product in this order, each step only when asked for:
+ * Every product but `matmulF16` takes a fused epilogue ({@link MatmulEpilogueArgs}; the dp4a products
+ * of reference_dp4a.ts too), applied to each output `y[m, n]` of the product ({@link applyEpilogue})
+ * in this order, each step only when asked for:
  *
  *     v = y[m, n] + bias[n]                       bias    [N]
  *     v = activation(v)                           "gelu" (erf), "gelu_tanh" or "silu"
@@ -186,18 +187,22 @@ export interface MatmulShape {
   K: number;
 }
 
-/** The epilogue arguments `matmulF16` refuses: it has no fused epilogue. */
-const EPILOGUE_FIELDS = ["bias", "activation", "gate", "gateRows", "accumulate", "c"] as const;
+/**
+ * The fields of a fused epilogue, in a plan's shape ({@link MatmulEpilogue}) or a call's arguments
+ * ({@link MatmulEpilogueArgs}): what every product but `matmulF16` accepts beside its operands and
+ * sizes, and what `matmulF16` refuses by name.
+ */
+export const MATMUL_EPILOGUE_FIELDS = ["bias", "activation", "gate", "gateRows", "accumulate", "c"] as const;
 
 /**
  * The keys each product's shape or arguments may carry: its operands, sizes and epilogue (a plan may
  * be given the arguments).
  */
 const KEYS = {
-  matmul: ["a", "b", "M", "N", "K", ...EPILOGUE_FIELDS],
-  matmulLinear: ["a", "weight", "M", "N", "K", ...EPILOGUE_FIELDS],
-  matmulQ8: ["a", "weight", "scales", "M", "N", "K", ...EPILOGUE_FIELDS],
-  matmulQ4G128: ["a", "weight", "scales", "M", "N", "K", ...EPILOGUE_FIELDS],
+  matmul: ["a", "b", "M", "N", "K", ...MATMUL_EPILOGUE_FIELDS],
+  matmulLinear: ["a", "weight", "M", "N", "K", ...MATMUL_EPILOGUE_FIELDS],
+  matmulQ8: ["a", "weight", "scales", "M", "N", "K", ...MATMUL_EPILOGUE_FIELDS],
+  matmulQ4G128: ["a", "weight", "scales", "M", "N", "K", ...MATMUL_EPILOGUE_FIELDS],
   matmulF16: ["a", "b", "M", "N", "K"],
 } as const satisfies Record<string, readonly string[]>;
 
@@ -222,16 +227,45 @@ function requireGateRows(op: string, gateRows: unknown, M: number): void {
   }
 }
 
-/** The epilogue options of a plan's shape (dims already checked). */
-function requireEpilogue(op: string, shape: MatmulShape & MatmulEpilogue): void {
+/**
+ * Validates the epilogue's steps in a plan's shape (its sizes already checked): `bias` and
+ * `accumulate` booleans, `activation` one of {@link MATMUL_ACTIVATIONS}, `gateRows` an integer >= 1
+ * dividing M. Each product's shape validation calls it.
+ *
+ * @param op the product, for the message
+ * @param shape the sizes and the epilogue's steps
+ * @throws Error naming the bad step and what was expected
+ *
+ * @example
+ * ```ts
+ * import { requireEpilogue } from "@xpu/ops/ops/matmul";
+ * requireEpilogue("matmulQ8Dp4a", { M: 6, N: 4, K: 8, gateRows: 3, activation: "silu" }); // passes; gateRows: 4 throws (it must divide M)
+ * ```
+ */
+export function requireEpilogue(op: string, shape: MatmulShape & MatmulEpilogue): void {
   requireBoolean(op, "bias", shape.bias);
   if (shape.activation !== undefined) requireOneOf(op, "activation", shape.activation, MATMUL_ACTIVATIONS);
   requireGateRows(op, shape.gateRows, shape.M);
   requireBoolean(op, "accumulate", shape.accumulate);
 }
 
-/** The epilogue arguments of a reference or one-shot GPU call (dims already checked). */
-function requireEpilogueArgs(op: string, args: MatmulShape & MatmulEpilogueArgs): void {
+/**
+ * Validates the epilogue's arguments of a reference or one-shot GPU call (its sizes already checked):
+ * `bias` `[N]`, `activation` one of {@link MATMUL_ACTIVATIONS}, `gate` `[M / gateRows, N]` with its
+ * `gateRows` (an integer >= 1 dividing M), and the prior `c` `[M, N]` exactly when `accumulate` is
+ * true. Each product's argument validation calls it.
+ *
+ * @param op the product, for the message
+ * @param args the sizes and the epilogue's arguments
+ * @throws Error naming the bad argument and what was expected
+ *
+ * @example
+ * ```ts
+ * import { requireEpilogueArgs } from "@xpu/ops/ops/matmul";
+ * requireEpilogueArgs("matmulQ8Dp4a", { M: 2, N: 3, K: 4, bias: new Float32Array(3) }); // passes; a bias of length 2 throws
+ * ```
+ */
+export function requireEpilogueArgs(op: string, args: MatmulShape & MatmulEpilogueArgs): void {
   const { M, N } = args;
   if (args.bias !== undefined) requireArray(op, "bias", args.bias, "Float32Array", [N, "N"]);
   if (args.activation !== undefined) requireOneOf(op, "activation", args.activation, MATMUL_ACTIVATIONS);
@@ -250,8 +284,8 @@ function requireEpilogueArgs(op: string, args: MatmulShape & MatmulEpilogueArgs)
 }
 
 /**
- * Refuses the epilogue arguments by name, for a product that has no fused epilogue (`matmulF16`, the
- * dp4a products); checked before the unknown keys, which would name them less clearly.
+ * Refuses the epilogue arguments by name, for a product that has no fused epilogue (`matmulF16`);
+ * checked before the unknown keys, which would name them less clearly.
  *
  * @param op the product, for the message
  * @param record its shape or arguments
@@ -265,7 +299,7 @@ function requireEpilogueArgs(op: string, args: MatmulShape & MatmulEpilogueArgs)
  */
 export function refuseEpilogue(op: string, record: unknown): void {
   if (record === null || typeof record !== "object") return;
-  for (const field of EPILOGUE_FIELDS) {
+  for (const field of MATMUL_EPILOGUE_FIELDS) {
     if ((record as Record<string, unknown>)[field] !== undefined) {
       throw new Error(`${op}: ${field} is not supported (${op} has no fused epilogue)`);
     }
@@ -643,20 +677,47 @@ function activate(kind: MatmulActivation, v: number): number {
 }
 
 /**
- * `y[m, n] = sum_k a[m, k] * w[n, k]` in f64, then the epilogue of `args` in f64 (bias, activation,
- * gate, accumulate, as the module doc says), rounded to f32 once.
+ * The fused epilogue of the products' references, applied to a product `y` `[M, N]` given in f64:
+ * each output's chain (`+ bias[n]`, the activation, `x gate[floor(m / gateRows), n]`, `c[m, n] +`,
+ * each step only where its argument is given, as the module doc says) evaluated in f64 and rounded
+ * to f32 once. Every reference but `matmulF16`'s ends with it (the dp4a ones too), so all of them
+ * share one definition of the epilogue.
+ *
+ * @param y the product, `[M, N]` row-major, f64
+ * @param args `M`, `N` and the epilogue's arguments ({@link MatmulEpilogueArgs}); other fields (the
+ *   operands, `K`) are ignored
+ * @returns a new Float32Array `[M, N]`
+ * @throws Error naming the bad argument, as the products' validation does
+ *
+ * @example
+ * ```ts
+ * import { applyEpilogue } from "@xpu/ops/ops/matmul";
+ * const y = new Float64Array([1, -2]); // [M = 1, N = 2]
+ * applyEpilogue(y, { M: 1, N: 2, bias: new Float32Array([1, 2]), accumulate: true, c: new Float32Array([10, 10]) }); // [12, 10]
+ * ```
  */
-function linear(
-  a: Float32Array,
-  w: Float64Array,
-  args: MatmulShape & MatmulEpilogueArgs,
+export function applyEpilogue(
+  y: Float64Array,
+  args: Pick<MatmulShape, "M" | "N"> & MatmulEpilogueArgs,
 ): Float32Array {
-  const { M, N, K, bias, activation, gate, gateRows, c } = args;
+  const op = "applyEpilogue";
+  requireArgs(op, "args", args, "{ M, N }");
+  const M = requireInt(op, "M", args.M, 1, U32_MAX);
+  const N = requireInt(op, "N", args.N, 1, U32_MAX);
+  if (!(y instanceof Float64Array) || y.length !== M * N) {
+    const got = y instanceof Float64Array
+      ? `length ${y.length}`
+      : y === null || typeof y !== "object"
+      ? shown(y)
+      : (y as object).constructor.name;
+    throw new Error(`${op}: y must be a Float64Array of length M * N = ${M * N}, got ${got}`);
+  }
+  requireEpilogueArgs(op, { ...args, K: 1 });
+  const { bias, activation, gate, gateRows, c } = args;
   const out = new Float32Array(M * N);
   for (let m = 0; m < M; m++) {
     for (let n = 0; n < N; n++) {
-      let v = 0;
-      for (let k = 0; k < K; k++) v += a[m * K + k] * w[n * K + k];
+      let v = y[m * N + n];
       if (bias) v += bias[n];
       if (activation) v = activate(activation, v);
       if (gate && gateRows) v *= gate[Math.floor(m / gateRows) * N + n];
@@ -665,6 +726,27 @@ function linear(
     }
   }
   return out;
+}
+
+/**
+ * `y[m, n] = sum_k a[m, k] * w[n, k]` in f64, then {@link applyEpilogue} (the epilogue of `args` in
+ * f64, rounded to f32 once).
+ */
+function linear(
+  a: Float32Array,
+  w: Float64Array,
+  args: MatmulShape & MatmulEpilogueArgs,
+): Float32Array {
+  const { M, N, K } = args;
+  const y = new Float64Array(M * N);
+  for (let m = 0; m < M; m++) {
+    for (let n = 0; n < N; n++) {
+      let v = 0;
+      for (let k = 0; k < K; k++) v += a[m * K + k] * w[n * K + k];
+      y[m * N + n] = v;
+    }
+  }
+  return applyEpilogue(y, args);
 }
 
 /**

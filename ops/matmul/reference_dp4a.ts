@@ -12,11 +12,16 @@
  * - `matmulQ4G128Dp4a`: `c[m, n] = aScales[m] * sum_g scales[n, g] * sum_{k in g} codeA[m, k] codeW[n, k]`,
  *   `g` the groups of 128 columns.
  *
- * The reference takes each integer sum exactly and the rest in f64, rounded once to f32. The kernels
- * take the same integer sums exactly (i32, by `dot4I8Packed`) and differ only in the f32 roundings
- * after them (the sum converted to f32 and multiplied by the scales; for q4 also the f32 sum over
- * groups): dp4a.test.ts holds them to that. Codes in the padding of a row's last word (k >= K) are
- * ignored, in `a` and in the weight.
+ * Both take matmul's fused epilogue (reference.ts defines it: `+ bias[n]`, an activation,
+ * `x gate[floor(m / gateRows), n]`, `c +=`), applied to that value, the finished product after the
+ * weight's and the activations' scales, by the same {@link applyEpilogue} as the other products.
+ *
+ * The reference takes each integer sum exactly and the rest (the epilogue included) in f64, rounded
+ * once to f32. The kernels take the same integer sums exactly (i32, by `dot4I8Packed`) and differ
+ * only in the f32 roundings after them (the sum converted to f32 and multiplied by the scales; for q4
+ * also the f32 sum over groups; then each step of an epilogue, in f32, its activation as
+ * ops/activation computes it): dp4a.test.ts holds them to that. Codes in the padding of a row's last
+ * word (k >= K) are ignored, in `a` and in the weight.
  *
  * What it costs against the f32 path (`matmulQ8` and `matmulQ4G128`, f32 activations): the
  * activations' rounding to 255 levels per row. accuracy.test.ts in this directory states the bound
@@ -30,14 +35,21 @@
  *
  * Refused, with an error naming the argument: M, N or K not an integer >= 1; for `matmulQ8Dp4a` a
  * K above {@link MATMUL_DP4A_MAX_K}, past which an i32 sum of K products of int8 codes could
- * overflow; arrays of the wrong type or length; and any fused epilogue argument (these products
- * have none).
+ * overflow; arrays of the wrong type or length; and a bad epilogue, as the other products refuse it.
  *
  * @module
  */
 
 import { requireArgs, requireArray, requireInt, U32_MAX } from "../validate.ts";
-import { type MatmulShape, refuseEpilogue } from "./reference.ts";
+import {
+  applyEpilogue,
+  MATMUL_EPILOGUE_FIELDS,
+  type MatmulEpilogue,
+  type MatmulEpilogueArgs,
+  type MatmulShape,
+  requireEpilogue,
+  requireEpilogueArgs,
+} from "./reference.ts";
 
 /**
  * The largest K `matmulQ8Dp4a` takes: any K products of int8 codes (each at most 128^2 = 16,384 in
@@ -48,8 +60,11 @@ export const MATMUL_DP4A_MAX_K: number = Math.floor((2 ** 31 - 1) / 128 ** 2);
 /** Columns of a weight row that share one scale in the q4 format. */
 const Q4_GROUP = 128;
 
-/** Arguments of {@link matmulQ8Dp4a}: int8 activations times an int8 weight, one scale per row of each. */
-export interface MatmulQ8Dp4aArgs {
+/**
+ * Arguments of {@link matmulQ8Dp4a}: int8 activations times an int8 weight, one scale per row of
+ * each, with an optional fused epilogue.
+ */
+export interface MatmulQ8Dp4aArgs extends MatmulEpilogueArgs {
   /** Activations `[M, K]` as int8 codes: `[M, ceil(K/4)]` words (ops/quantize's `quantizePacked`). */
   a: Uint32Array;
   /** `[M]`, one scale per row of `a`. */
@@ -66,8 +81,11 @@ export interface MatmulQ8Dp4aArgs {
   K: number;
 }
 
-/** Arguments of {@link matmulQ4G128Dp4a}: int8 activations times an int4 weight with one scale per 128 columns. */
-export interface MatmulQ4G128Dp4aArgs {
+/**
+ * Arguments of {@link matmulQ4G128Dp4a}: int8 activations times an int4 weight with one scale per 128
+ * columns, with an optional fused epilogue.
+ */
+export interface MatmulQ4G128Dp4aArgs extends MatmulEpilogueArgs {
   /** Activations `[M, K]` as int8 codes: `[M, ceil(K/4)]` words (ops/quantize's `quantizePacked`). */
   a: Uint32Array;
   /** `[M]`, one scale per row of `a`. */
@@ -86,11 +104,11 @@ export interface MatmulQ4G128Dp4aArgs {
 
 type Dp4aOp = "matmulQ8Dp4a" | "matmulQ4G128Dp4a";
 
-const KEYS = ["a", "aScales", "weight", "scales", "M", "N", "K"] as const;
+/** The keys a shape or the arguments may carry (a plan may be given the arguments). */
+const KEYS = ["a", "aScales", "weight", "scales", "M", "N", "K", ...MATMUL_EPILOGUE_FIELDS] as const;
 
-/** The sizes of a shape (`what` "shape") or of the arguments ("args"), the epilogue refused by name. */
+/** The sizes of a shape (`what` "shape") or of the arguments ("args"). */
 function requireDims(op: Dp4aOp, shape: MatmulShape, what: "shape" | "args"): void {
-  refuseEpilogue(op, shape);
   requireArgs(op, what, shape, what === "shape" ? "{ M, N, K }" : "{ a, aScales, weight, scales, M, N, K }", KEYS);
   requireInt(op, "M", shape.M, 1, U32_MAX);
   requireInt(op, "N", shape.N, 1, U32_MAX);
@@ -98,35 +116,39 @@ function requireDims(op: Dp4aOp, shape: MatmulShape, what: "shape" | "args"): vo
 }
 
 /**
- * Validates {@link matmulQ8Dp4a}'s sizes (what a plan's shape holds).
+ * Validates {@link matmulQ8Dp4a}'s sizes and epilogue (what a plan's shape holds).
  *
- * @param shape the sizes
+ * @param shape the sizes and the epilogue's steps
  * @throws Error naming the bad argument and what was expected
  *
  * @example
  * ```ts
  * import { validateMatmulQ8Dp4aShape } from "@xpu/ops/ops/matmul";
  * validateMatmulQ8Dp4aShape({ M: 512, N: 2048, K: 2048 }); // passes; K: 200000 throws (an i32 sum could overflow)
+ * validateMatmulQ8Dp4aShape({ M: 512, N: 2048, K: 2048, activation: "silu" }); // passes; activation: "relu" throws
  * ```
  */
-export function validateMatmulQ8Dp4aShape(shape: MatmulShape): void {
+export function validateMatmulQ8Dp4aShape(shape: MatmulShape & MatmulEpilogue): void {
   requireDims("matmulQ8Dp4a", shape, "shape");
+  requireEpilogue("matmulQ8Dp4a", shape);
 }
 
 /**
- * Validates {@link matmulQ4G128Dp4a}'s sizes (what a plan's shape holds).
+ * Validates {@link matmulQ4G128Dp4a}'s sizes and epilogue (what a plan's shape holds).
  *
- * @param shape the sizes
+ * @param shape the sizes and the epilogue's steps
  * @throws Error naming the bad argument and what was expected
  *
  * @example
  * ```ts
  * import { validateMatmulQ4G128Dp4aShape } from "@xpu/ops/ops/matmul";
  * validateMatmulQ4G128Dp4aShape({ M: 512, N: 2048, K: 2048 }); // passes; M: 0 throws "matmulQ4G128Dp4a: M must be an integer >= 1, got 0"
+ * validateMatmulQ4G128Dp4aShape({ M: 512, N: 2048, K: 2048, gateRows: 256 }); // passes; gateRows: 300 throws (it must divide M)
  * ```
  */
-export function validateMatmulQ4G128Dp4aShape(shape: MatmulShape): void {
+export function validateMatmulQ4G128Dp4aShape(shape: MatmulShape & MatmulEpilogue): void {
   requireDims("matmulQ4G128Dp4a", shape, "shape");
+  requireEpilogue("matmulQ4G128Dp4a", shape);
 }
 
 function requireActivations(op: Dp4aOp, args: MatmulQ8Dp4aArgs | MatmulQ4G128Dp4aArgs): void {
@@ -153,6 +175,7 @@ export function validateMatmulQ8Dp4a(args: MatmulQ8Dp4aArgs): void {
   requireActivations(op, args);
   requireArray(op, "weight", args.weight, "Uint32Array", [args.N * Math.ceil(args.K / 4), "N * ceil(K / 4)"]);
   requireArray(op, "scales", args.scales, "Float32Array", [args.N, "N"]);
+  requireEpilogueArgs(op, args);
 }
 
 /**
@@ -174,6 +197,7 @@ export function validateMatmulQ4G128Dp4a(args: MatmulQ4G128Dp4aArgs): void {
   requireActivations(op, args);
   requireArray(op, "weight", args.weight, "Uint32Array", [args.N * Math.ceil(args.K / 8), "N * ceil(K / 8)"]);
   requireArray(op, "scales", args.scales, "Float32Array", [args.N * Math.ceil(args.K / Q4_GROUP), "N * ceil(K / 128)"]);
+  requireEpilogueArgs(op, args);
 }
 
 /**
@@ -203,17 +227,20 @@ function integerDot(a: Int32Array, w: Int32Array, m: number, n: number, K: numbe
 
 /**
  * `dequant(a) @ dequant(weight)^T` with int8 activations and an int8 weight, each with one scale per
- * row: the exact integer sum of code products times both scales (see the module doc).
+ * row: the exact integer sum of code products times both scales, and an optional fused epilogue
+ * (see the module doc).
  *
  * @param args the packed activations `[M, K]` and their `aScales[M]`, the packed `[N, K]` weight and
- *   its `scales[N]`, the shape
+ *   its `scales[N]`, the shape and the epilogue's arguments
  * @returns a new Float32Array `[M, N]`
  *
  * @example
  * ```ts
  * import { matmulQ8Dp4a } from "@xpu/ops/ops/matmul";
  * // a's codes [1, 2, 3, 4] at scale 0.5; the weight's [1, 1, 1, -1] at scale 2: (1 + 2 + 3 - 4) * 0.5 * 2
- * matmulQ8Dp4a({ a: new Uint32Array([0x04030201]), aScales: new Float32Array([0.5]), weight: new Uint32Array([0xff010101]), scales: new Float32Array([2]), M: 1, N: 1, K: 4 }); // [2]
+ * const args = { a: new Uint32Array([0x04030201]), aScales: new Float32Array([0.5]), weight: new Uint32Array([0xff010101]), scales: new Float32Array([2]), M: 1, N: 1, K: 4 };
+ * matmulQ8Dp4a(args); // [2]
+ * matmulQ8Dp4a({ ...args, bias: new Float32Array([1]), activation: "silu" }); // [silu(3)] = [2.8577...]
  * ```
  */
 export function matmulQ8Dp4a(args: MatmulQ8Dp4aArgs): Float32Array {
@@ -221,20 +248,21 @@ export function matmulQ8Dp4a(args: MatmulQ8Dp4aArgs): Float32Array {
   const { M, N, K } = args;
   const a = decodeRows(args.a, M, K, 8);
   const w = decodeRows(args.weight, N, K, 8);
-  const c = new Float32Array(M * N);
+  const y = new Float64Array(M * N);
   for (let m = 0; m < M; m++) {
-    for (let n = 0; n < N; n++) c[m * N + n] = integerDot(a, w, m, n, K, 0, K) * args.aScales[m] * args.scales[n];
+    for (let n = 0; n < N; n++) y[m * N + n] = integerDot(a, w, m, n, K, 0, K) * args.aScales[m] * args.scales[n];
   }
-  return c;
+  return applyEpilogue(y, args);
 }
 
 /**
  * `dequant(a) @ dequant(weight)^T` with int8 activations (one scale per row) and an int4 weight with
  * one scale per 128 columns of a row: per group, the exact integer sum of code products times the
- * group's scale, summed over the groups, times the row's activation scale (see the module doc).
+ * group's scale, summed over the groups, times the row's activation scale, and an optional fused
+ * epilogue (see the module doc).
  *
  * @param args the packed activations `[M, K]` and their `aScales[M]`, the packed `[N, K]` weight and
- *   its `scales[N, ceil(K/128)]`, the shape
+ *   its `scales[N, ceil(K/128)]`, the shape and the epilogue's arguments
  * @returns a new Float32Array `[M, N]`
  *
  * @example
@@ -250,7 +278,7 @@ export function matmulQ4G128Dp4a(args: MatmulQ4G128Dp4aArgs): Float32Array {
   const groups = Math.ceil(K / Q4_GROUP);
   const a = decodeRows(args.a, M, K, 8);
   const w = decodeRows(args.weight, N, K, 4);
-  const c = new Float32Array(M * N);
+  const y = new Float64Array(M * N);
   for (let m = 0; m < M; m++) {
     for (let n = 0; n < N; n++) {
       let sum = 0;
@@ -258,8 +286,8 @@ export function matmulQ4G128Dp4a(args: MatmulQ4G128Dp4aArgs): Float32Array {
         const k1 = Math.min(K, (g + 1) * Q4_GROUP);
         sum += integerDot(a, w, m, n, K, g * Q4_GROUP, k1) * args.scales[n * groups + g];
       }
-      c[m * N + n] = sum * args.aScales[m];
+      y[m * N + n] = sum * args.aScales[m];
     }
   }
-  return c;
+  return applyEpilogue(y, args);
 }

@@ -35,59 +35,7 @@ fn main(
 ) {
 // #include "dp4a_setup.wgsl"
 
-  var left0 = vec4i(0);
-  var right0 = vec4i(0);
-  var left1 = vec4i(0);
-  var right1 = vec4i(0);
-  var left2 = vec4i(0);
-  var right2 = vec4i(0);
-  var left3 = vec4i(0);
-  var right3 = vec4i(0);
-  var left4 = vec4i(0);
-  var right4 = vec4i(0);
-  var left5 = vec4i(0);
-  var right5 = vec4i(0);
-  var left6 = vec4i(0);
-  var right6 = vec4i(0);
-  var left7 = vec4i(0);
-  var right7 = vec4i(0);
-  for (var k0w = 0u; k0w < words; k0w += STEP) {
-// #include "dp4a_stage_a.wgsl"
-    for (var j = 0u; j < STAGE_WORDS; j++) {
-      let slot = (stage_w + j) * LANES + stage_row / 4u;
-      w_t[slot][stage_row % 4u] = load_weight(col0 + stage_row, k0w + stage_w + j);
-    }
-// #include "dp4a_multiply128.wgsl"
-  }
+// #include "dp4a_q8_product128.wgsl"
 
-  let top = row0 + ty * 4u;
-  let bottom = top + 64u;
-  let left_col = col0 + tx * 4u;
-  let right_col = left_col + 64u;
-  let left_scales = load_scales(left_col);
-  let right_scales = load_scales(right_col);
-  let a_scale0 = load_a_scale(top);
-  let a_scale1 = load_a_scale(top + 1u);
-  let a_scale2 = load_a_scale(top + 2u);
-  let a_scale3 = load_a_scale(top + 3u);
-  let a_scale4 = load_a_scale(bottom);
-  let a_scale5 = load_a_scale(bottom + 1u);
-  let a_scale6 = load_a_scale(bottom + 2u);
-  let a_scale7 = load_a_scale(bottom + 3u);
-  store_c(top, left_col, vec4f(left0) * a_scale0 * left_scales);
-  store_c(top, right_col, vec4f(right0) * a_scale0 * right_scales);
-  store_c(top + 1u, left_col, vec4f(left1) * a_scale1 * left_scales);
-  store_c(top + 1u, right_col, vec4f(right1) * a_scale1 * right_scales);
-  store_c(top + 2u, left_col, vec4f(left2) * a_scale2 * left_scales);
-  store_c(top + 2u, right_col, vec4f(right2) * a_scale2 * right_scales);
-  store_c(top + 3u, left_col, vec4f(left3) * a_scale3 * left_scales);
-  store_c(top + 3u, right_col, vec4f(right3) * a_scale3 * right_scales);
-  store_c(bottom, left_col, vec4f(left4) * a_scale4 * left_scales);
-  store_c(bottom, right_col, vec4f(right4) * a_scale4 * right_scales);
-  store_c(bottom + 1u, left_col, vec4f(left5) * a_scale5 * left_scales);
-  store_c(bottom + 1u, right_col, vec4f(right5) * a_scale5 * right_scales);
-  store_c(bottom + 2u, left_col, vec4f(left6) * a_scale6 * left_scales);
-  store_c(bottom + 2u, right_col, vec4f(right6) * a_scale6 * right_scales);
-  store_c(bottom + 3u, left_col, vec4f(left7) * a_scale7 * left_scales);
-  store_c(bottom + 3u, right_col, vec4f(right7) * a_scale7 * right_scales);
+// #include "tile128_store.wgsl"
 }

@@ -29,33 +29,7 @@ fn main(
 ) {
 // #include "dp4a_setup.wgsl"
 
-  var isum0 = vec4i(0);
-  var isum1 = vec4i(0);
-  var isum2 = vec4i(0);
-  var isum3 = vec4i(0);
-  var isum4 = vec4i(0);
-  var isum5 = vec4i(0);
-  var isum6 = vec4i(0);
-  var isum7 = vec4i(0);
-  for (var k0w = 0u; k0w < words; k0w += STEP) {
-// #include "dp4a_stage_a.wgsl"
-    for (var j = 0u; j < STAGE_WORDS; j++) {
-      let slot = (stage_w + j) * LANES + stage_row / 4u;
-      w_t[slot][stage_row % 4u] = load_weight(col0 + stage_row, k0w + stage_w + j);
-    }
-// #include "dp4a_multiply64.wgsl"
-  }
+// #include "dp4a_q8_product64.wgsl"
 
-  let top = row0 + ty * 4u;
-  let bottom = top + 32u;
-  let col = col0 + tx * 4u;
-  let col_scales = load_scales(col);
-  store_c(top, col, vec4f(isum0) * load_a_scale(top) * col_scales);
-  store_c(top + 1u, col, vec4f(isum1) * load_a_scale(top + 1u) * col_scales);
-  store_c(top + 2u, col, vec4f(isum2) * load_a_scale(top + 2u) * col_scales);
-  store_c(top + 3u, col, vec4f(isum3) * load_a_scale(top + 3u) * col_scales);
-  store_c(bottom, col, vec4f(isum4) * load_a_scale(bottom) * col_scales);
-  store_c(bottom + 1u, col, vec4f(isum5) * load_a_scale(bottom + 1u) * col_scales);
-  store_c(bottom + 2u, col, vec4f(isum6) * load_a_scale(bottom + 2u) * col_scales);
-  store_c(bottom + 3u, col, vec4f(isum7) * load_a_scale(bottom + 3u) * col_scales);
+// #include "gemm64_store.wgsl"
 }

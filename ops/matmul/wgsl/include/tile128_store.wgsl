@@ -1,7 +1,8 @@
 // Stores the 128 x 128 tile's accumulators (gemm_acc8x8.wgsl) through the checked store_c: this
 // invocation's rows 4ty..4ty+3 and 64+4ty..64+4ty+3, columns 4tx..4tx+3 and 64+4tx..64+4tx+3 of the
 // tile at (row0, col0). The edge tiles of the kernels with an interior path
-// (tile128_store_interior.wgsl) and every tile of q8row, q4g128 and their fused kernels end with it.
+// (tile128_store_interior.wgsl) and every tile of q8row, q4g128, their dp4a forms and the fused
+// kernels of all four end with it.
   let top_row = row0 + ty * 4u;
   let bottom_row = top_row + 64u;
   let left_col = col0 + tx * 4u;

@@ -1,5 +1,6 @@
-// The fused epilogue (epilogue.wgsl) of a 64 x 64 f32 tile, applied in place to this invocation's
-// eight accumulators (gemm64_acc.wgsl) before they are stored: rows 4ty..4ty+3 and 32+4ty..32+4ty+3,
+// The fused epilogue (epilogue.wgsl) of a 64 x 64 tile of 8 x 4 outputs per invocation (the f32
+// tiles' and the dp4a tiles'), applied in place to this invocation's eight accumulators
+// (gemm64_acc.wgsl's names) before they are stored: rows 4ty..4ty+3 and 32+4ty..32+4ty+3,
 // columns 4tx..4tx+3 of the tile at (row0, col0).
   {
     let top_row = row0 + ty * 4u;
