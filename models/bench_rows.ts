@@ -87,13 +87,21 @@ export interface Baseline {
 }
 
 /**
- * A row's key: stage, size, format and, where present, blocks and batch.
+ * A row's key: stage, size, format and, where present, blocks, batch and activations.
  *
  * @param row the row
  * @returns a string equal for rows of the same figure
  */
 export function rowKey(row: BenchRow): string {
-  return JSON.stringify([row.stage, row.width, row.height, row.format, row.blocks ?? null, row.batch ?? null]);
+  return JSON.stringify([
+    row.stage,
+    row.width,
+    row.height,
+    row.format,
+    row.blocks ?? null,
+    row.batch ?? null,
+    row.activations ?? null,
+  ]);
 }
 
 /** The key of torch's figure for a row: its key without the format (torch runs its own modes). */

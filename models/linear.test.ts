@@ -2,8 +2,11 @@ import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import type { ResidentDevice } from "../harness/device.ts";
 import { assertClose, assertThrowsMessage, gpuTest, randomF32 } from "../harness/testing.ts";
 import { type MatmulEpilogueArgs, matmulLinear, matmulQ4G128, matmulQ8 } from "../ops/matmul/reference.ts";
+import { matmulQ4G128Dp4a, matmulQ8Dp4a } from "../ops/matmul/reference_dp4a.ts";
 import { quantizePacked, quantizePackedQ4 } from "../ops/quantize/reference.ts";
 import {
+  allocInt8Rows,
+  destroyInt8Rows,
   destroyLinear,
   layerBytes,
   type Linear,
@@ -12,6 +15,7 @@ import {
   type LinearEpilogue,
   type LinearFormat,
   linearTensors,
+  quantizeRowsDispatch,
   uploadLinear,
 } from "./linear.ts";
 
@@ -118,6 +122,72 @@ gpuTest(
         destroyLinear(layer);
         destroyLinear(bare);
       }
+    }
+  },
+);
+
+gpuTest(
+  "linear: int8 rows, quantized on the GPU, through q8 and q4g128 layers are the dp4a ops' references, epilogue and all",
+  async (gpu) => {
+    const N = 20, K = 150; // K past one q4g128 group and not a multiple of 4 or 8
+    const w = randomF32(N * K, 11), bias = randomF32(N, 12);
+    for (const format of ["q8", "q4g128"] as const) {
+      const layer = await uploadLinear(gpu, w, N, K, { bias, label: `layer.${format}`, format });
+      const bare = await uploadLinear(gpu, w, N, K, { label: `bare.${format}`, format });
+      const weight = format === "q8"
+        ? quantizePacked({ x: w, rows: N, cols: K })
+        : quantizePackedQ4({ x: w, rows: N, cols: K });
+      const rows = allocInt8Rows(gpu, 6, K, "test rows");
+      try {
+        for (const M of [1, 6]) {
+          const gateRows = M === 6 ? 3 : 1;
+          const x = randomF32(M * K, 13 + M), gate = randomF32((M / gateRows) * N, 14), prior = randomF32(M * N, 15);
+          // The activations' codes and scales as ops/quantize's reference makes them.
+          const a = quantizePacked({ x, rows: M, cols: K });
+          const cases: [string, Linear, LinearEpilogue, MatmulEpilogueArgs][] = [
+            ["bare", bare, {}, {}],
+            ["bias", layer, {}, { bias }],
+            [
+              "bias silu gate accumulate",
+              layer,
+              { activation: "silu", gateRows, accumulate: true },
+              { bias, activation: "silu", gate, gateRows, accumulate: true, c: prior },
+            ],
+          ];
+          for (const [what, l, epi, refEpi] of cases) {
+            const xt = gpu.upload(x), out = gpu.upload(prior), gateTensor = gpu.upload(gate);
+            try {
+              const e = what.includes("gate") ? { ...epi, gate: gateTensor } : epi;
+              const quantize = quantizeRowsDispatch(gpu, M, K, xt, rows, l.label);
+              const product = linearDispatch(gpu, l, M, rows, out, e);
+              strictEqual(product.plan.op, format === "q8" ? "matmulQ8Dp4a" : "matmulQ4G128Dp4a", `${format} M=${M}`);
+              await gpu.submit([quantize.plan, quantize.tensors], [product.plan, product.tensors]);
+              const args = { a: a.packed, aScales: a.scales, weight: weight.packed, scales: weight.scales, M, N, K };
+              const expected = format === "q8"
+                ? matmulQ8Dp4a({ ...args, ...refEpi })
+                : matmulQ4G128Dp4a({ ...args, ...refEpi });
+              assertClose(await gpu.read(out), expected, { rtol: 1e-5, atol: 1e-5 }, `${format} M=${M} ${what}`);
+            } finally {
+              for (const t of [xt, out, gateTensor]) t.buffer.destroy();
+            }
+          }
+        }
+      } finally {
+        destroyLinear(layer);
+        destroyLinear(bare);
+        destroyInt8Rows(rows);
+      }
+    }
+    const f32 = await uploadLinear(gpu, w, N, K, { label: "blocks.0.w1" });
+    const rows = allocInt8Rows(gpu, 2, K);
+    try {
+      await assertThrowsMessage(
+        () => linearDispatch(gpu, f32, 2, rows, rows.scales),
+        "blocks.0.w1: int8 rows need a q8 or q4g128 weight, got an f32 one",
+      );
+    } finally {
+      destroyLinear(f32);
+      destroyInt8Rows(rows);
     }
   },
 );

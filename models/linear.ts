@@ -16,6 +16,12 @@
  * the output are fused into the product's epilogue (ops/matmul's `MatmulEpilogue`, in that order), so
  * a SwiGLU, a gated residual add or a bias needs no elementwise pass of its own.
  *
+ * A q8 or q4g128 layer can also take its input as int8 rows ({@link Int8Rows}: each row quantized to
+ * int8 codes with one f32 scale, ops/quantize's `quantizePackedPlan`, {@link quantizeRowsDispatch}),
+ * multiplied by ops/matmul's integer-dot-product GEMMs (`matmulQ8Dp4a`, `matmulQ4G128Dp4a`) with the
+ * same epilogue: the sums are exact in i32, and the cost is the activations' rounding to 255 levels
+ * per row.
+ *
  * Refused at upload, by the layer's label: arrays of the wrong length, an unknown format, a stored
  * weight over the device's binding limit (a Linear weight is one binding; row blocks are the
  * embedding's business), and (q8, q4g128) a value that is not finite, which an int8 or int4 code
@@ -31,9 +37,12 @@ import {
   type MatmulActivation,
   type MatmulEpilogue,
   matmulLinearPlan,
+  matmulQ4G128Dp4aPlan,
   matmulQ4G128Plan,
+  matmulQ8Dp4aPlan,
   matmulQ8Plan,
 } from "../ops/matmul/mod.ts";
+import { quantizePackedPlan } from "../ops/quantize/mod.ts";
 import { matvecPlan, matvecQ4G128Plan, matvecQ8Plan } from "../ops/matvec/mod.ts";
 import { validateQuantize } from "../ops/quantize/reference.ts";
 import { freeOnFailure } from "./loading.ts";
@@ -190,6 +199,42 @@ export interface LinearEpilogue {
   accumulate?: boolean;
 }
 
+/**
+ * A layer's input quantized per row to int8 (ops/quantize's `packed` kernel): codes four to a u32,
+ * `[rows, ceil(K / 4)]`, and one f32 scale per row, `[rows]` (a row's absmax / 127).
+ */
+export interface Int8Rows {
+  /** The codes, `[rows, ceil(K / 4)]` u32. */
+  readonly codes: GpuTensor;
+  /** The scales, `[rows]`. */
+  readonly scales: GpuTensor;
+}
+
+/**
+ * Allocates int8 rows for inputs of up to `rows` rows of up to `K` columns (one allocation can serve
+ * inputs of several widths in turn).
+ *
+ * @param gpu the device
+ * @param rows rows
+ * @param K the widest input's columns
+ * @param label for buffer labels
+ * @returns the codes and scales, zero-filled
+ */
+export function allocInt8Rows(gpu: ResidentDevice, rows: number, K: number, label = "int8 rows"): Int8Rows {
+  const codes = gpu.alloc("u32", rows * Math.ceil(K / 4), `${label} codes`);
+  return { codes, scales: gpu.alloc("f32", rows, `${label} scales`) };
+}
+
+/**
+ * Frees int8 rows' tensors.
+ *
+ * @param rows the rows
+ */
+export function destroyInt8Rows(rows: Int8Rows): void {
+  rows.codes.buffer.destroy();
+  rows.scales.buffer.destroy();
+}
+
 /** One dispatch: a plan, its tensors in the plan's binding order, and the layer's label. */
 export interface LinearDispatch {
   /** The product's plan (matmul's or matvec's). */
@@ -201,23 +246,51 @@ export interface LinearDispatch {
 }
 
 /**
+ * The dispatch that quantizes `x[M, K]` per row into int8 rows (ops/quantize's `packed` kernel), for
+ * {@link linearDispatch}es of q8 or q4g128 layers that read `[M, K]` inputs.
+ *
+ * @param gpu the device
+ * @param M rows of x
+ * @param K columns of x
+ * @param x `[M, K]`
+ * @param into where the codes and scales go (at least M rows of K columns)
+ * @param label what reads the rows, for messages
+ * @returns the plan, its tensors and the label
+ * @throws Error as the op's plan does, naming the bad size
+ */
+export function quantizeRowsDispatch(
+  gpu: ResidentDevice,
+  M: number,
+  K: number,
+  x: GpuTensor,
+  into: Int8Rows,
+  label: string,
+): LinearDispatch {
+  const plan = quantizePackedPlan(gpu, { rows: M, cols: K });
+  return { plan, tensors: [x, into.codes, into.scales], label: `int8 rows of ${label}` };
+}
+
+/**
  * The dispatch `out[M, N] = epilogue(x[M, K] @ weight^T + bias)`: a GEMV for one row with nothing
- * to fuse, a GEMM (with its epilogue) otherwise.
+ * to fuse, a GEMM (with its epilogue) otherwise; with `x` as {@link Int8Rows} (a q8 or q4g128 layer),
+ * an integer-dot-product GEMM (ops/matmul's `matmulQ8Dp4a` or `matmulQ4G128Dp4a`) with the same
+ * epilogue, whatever M.
  *
  * @param gpu the device
  * @param layer the layer
  * @param M rows of x
- * @param x `[M, K]`
+ * @param x `[M, K]` f32, or int8 rows ({@link quantizeRowsDispatch} filled them)
  * @param out `[M, N]` (read too with `accumulate`)
  * @param epilogue bias (replacing the layer's), activation, gate, accumulation
  * @returns the plan, its tensors and the layer's label
- * @throws Error as the op's plan does, naming the op and the bad size
+ * @throws Error as the op's plan does, naming the op and the bad size; naming the layer when int8
+ *   rows meet an f32 weight
  */
 export function linearDispatch(
   gpu: ResidentDevice,
   layer: Linear,
   M: number,
-  x: GpuTensor,
+  x: GpuTensor | Int8Rows,
   out: GpuTensor,
   epilogue: LinearEpilogue = {},
 ): LinearDispatch {
@@ -226,6 +299,18 @@ export function linearDispatch(
   const quantized = format === "f32" ? [] : [layer.scales!];
   const fused = bias !== undefined || epilogue.activation !== undefined || epilogue.gate !== undefined ||
     epilogue.accumulate === true;
+  if ("codes" in x) {
+    if (format === "f32") {
+      throw new Error(`${layer.label}: int8 rows need a q8 or q4g128 weight, got an f32 one`);
+    }
+    const plan = (format === "q8" ? matmulQ8Dp4aPlan : matmulQ4G128Dp4aPlan)(
+      gpu,
+      epilogueShape(M, N, K, bias, epilogue),
+    );
+    // A step that is off has a binding of length 0: the scales (f32) stand there, unread.
+    const tail = fused ? [bias ?? x.scales, epilogue.gate ?? x.scales, out] : [out];
+    return { plan, tensors: [x.codes, x.scales, layer.weight, layer.scales!, ...tail], label: layer.label };
+  }
   if (M === 1 && !fused) {
     const plan = format === "f32"
       ? matvecPlan(gpu, { N, K })
@@ -234,11 +319,7 @@ export function linearDispatch(
       : matvecQ4G128Plan(gpu, { N, K });
     return { plan, tensors: [layer.weight, ...quantized, x, out], label: layer.label };
   }
-  const shape: { M: number; N: number; K: number } & MatmulEpilogue = { M, N, K };
-  if (bias) shape.bias = true;
-  if (epilogue.activation) shape.activation = epilogue.activation;
-  if (epilogue.gate) shape.gateRows = epilogue.gateRows ?? 1;
-  if (epilogue.accumulate) shape.accumulate = true;
+  const shape = epilogueShape(M, N, K, bias, epilogue);
   const plan = format === "f32"
     ? matmulLinearPlan(gpu, shape)
     : format === "q8"
@@ -247,4 +328,20 @@ export function linearDispatch(
   // A step that is off has a binding of length 0: any f32 tensor stands there, unread.
   const tail = fused ? [bias ?? x, epilogue.gate ?? x, out] : [out];
   return { plan, tensors: [x, layer.weight, ...quantized, ...tail], label: layer.label };
+}
+
+/** A GEMM's shape with the epilogue's flags (ops/matmul's `MatmulEpilogue`) that are on. */
+function epilogueShape(
+  M: number,
+  N: number,
+  K: number,
+  bias: GpuTensor | undefined,
+  epilogue: LinearEpilogue,
+): { M: number; N: number; K: number } & MatmulEpilogue {
+  const shape: { M: number; N: number; K: number } & MatmulEpilogue = { M, N, K };
+  if (bias) shape.bias = true;
+  if (epilogue.activation) shape.activation = epilogue.activation;
+  if (epilogue.gate) shape.gateRows = epilogue.gateRows ?? 1;
+  if (epilogue.accumulate) shape.accumulate = true;
+  return shape;
 }

@@ -39,6 +39,8 @@ gpuTest("zimage bench: the tiny config's every stage in one run, rows merged int
         "16",
         "--formats",
         "q8",
+        "--activations",
+        "f32,int8",
         "--caption",
         "8",
         "--steps",
@@ -58,19 +60,22 @@ gpuTest("zimage bench: the tiny config's every stage in one run, rows merged int
     strictEqual(baseline.adapter, description);
     const rows: BenchRow[] = baseline.rows;
     deepStrictEqual(rows[0], kept);
-    const stages = rows.slice(1).map((r) => [r.stage, r.width, r.format]);
+    const stages = rows.slice(1).map((r) => [r.stage, r.width, r.format, r.activations]);
     deepStrictEqual(stages, [
-      ["text-encoder", null, "q8"],
-      ["dit-step", 16, "q8"],
-      ["caption-refiner", 16, "q8"],
-      ["vae-decode", 16, "f32"],
-      ["total", 16, "q8"],
+      ["text-encoder", null, "q8", undefined],
+      ["dit-step", 16, "q8", undefined],
+      ["caption-refiner", 16, "q8", undefined],
+      ["dit-step", 16, "q8", "int8"], // the same rows on int8 activations, kept apart by their mark
+      ["caption-refiner", 16, "q8", "int8"],
+      ["vae-decode", 16, "f32", undefined],
+      ["total", 16, "q8", undefined],
+      ["total", 16, "q8", "int8"],
     ]);
     for (const row of rows.slice(1)) {
       ok(row.ms > 0 && Number.isFinite(row.ms), `${row.stage}: ms ${row.ms}`);
       ok(typeof row.peakBytes === "number" && row.peakBytes > 0, `${row.stage}: peakBytes ${row.peakBytes}`);
     }
-    const [te, dit, , vae, total] = rows.slice(1);
+    const [te, dit, , , , vae, total] = rows.slice(1);
     // A stage row's peak counts its weights (live when the peak restarts) and its program's buffers.
     for (const row of [te, dit, vae]) {
       ok((row.weightBytes as number) > 0 && row.peakBytes! > (row.weightBytes as number), `${row.stage}`);
@@ -116,7 +121,7 @@ Deno.test("zimage bench: the H100 torch log's figures land on the rows of their 
 });
 
 Deno.test("zimage bench: --help lists every option; an unknown option or config is refused by name, without a stack trace", async () => {
-  await checkBenchCommandLine(new URL("./bench.ts", import.meta.url), 15, [
+  await checkBenchCommandLine(new URL("./bench.ts", import.meta.url), 16, [
     [["--sizez", "32"], "zimage bench: unknown option --sizez\nusage:"],
     [["--config", "big"], "zimage bench: --config must be turbo or tiny, got big\n"],
   ]);

@@ -7,6 +7,7 @@
  *         [--formats f32,q8,q4g128] [--total-formats q4g128] [--caption 512] [--samples 5]
  *         [--steps 8] [--warmup-steps 1] [--max-resident 4GiB] [--tokenizer DIR] [--prompt TEXT]
  *         [--torch LOG,...] [--json PATH] [--config turbo|tiny] [--layers N] [--profile DIR]
+ *         [--activations f32,int8]
  *
  * Rows (each with `peakBytes`, the most bytes live in buffers on the device, `ResidentDevice.memory`):
  * - `text-encoder`: Qwen3-4B's `hidden_states[-2]` of `--caption` ids (the pipeline's encoder: 35 layers,
@@ -31,6 +32,9 @@
  *   `stepMs` (the median later step, each step timed to its completion on the GPU) and `afterStepsMs`
  *   (the VAE's load and decode) say where the rest went. The default prompt fills the 512 caption tokens
  *   the stage rows time.
+ *
+ * `--activations int8` adds, for each q8 or q4g128 `dit-step` and `total` row, the same row with the DiT's
+ * projections on int8 activations (`ZImageDit.load`'s `activations`), marked `activations: "int8"`.
  *
  * Stage rows are taken with the stage resident (loaded whole, outside any budget); their `peakBytes`
  * counts from after the weights' load (`resetPeakMemory` then), so it is the weights and whatever the
@@ -89,7 +93,7 @@ import {
 import { LINEAR_FORMATS, type LinearFormat } from "../linear.ts";
 import { DEFAULT_MAX_RESIDENT_BYTES, textEncoderWeightBytes, ZImage } from "./pipeline.ts";
 import type { ZImageCheckpoint } from "./source.ts";
-import { ditWeightBytes, ZImageDit } from "./transformer/dit.ts";
+import { type DitActivations, ditWeightBytes, ZImageDit } from "./transformer/dit.ts";
 import { decoderTensors, VaeDecoder } from "./vae/decoder.ts";
 import { ditTensors, openDit, openVaeDecoder } from "./weights.ts";
 
@@ -199,6 +203,8 @@ interface Plan {
   sizes: number[];
   formats: LinearFormat[];
   totalFormats: LinearFormat[];
+  /** The DiT's activations of the dit-step and total rows (int8 for the quantized formats only). */
+  activations: DitActivations[];
   capLen: number;
   samples: number;
   /** `--profile DIR`: the DiT step's per-dispatch profile is written there. */
@@ -211,6 +217,18 @@ interface Plan {
 }
 
 const teFormatOf = (format: LinearFormat): Qwen3Format => format === "f32" ? "f32" : "q8";
+
+/** The formats crossed with the activations each takes (int8 needs quantized weights). */
+function formatRuns(formats: LinearFormat[], activations: DitActivations[]) {
+  return formats.flatMap((format) =>
+    activations.filter((a) => a === "f32" || format !== "f32").map((a) => ({
+      format,
+      activations: a,
+      // The row's mark: only int8 rows carry one (rows without it are f32's, as before the option).
+      mark: a === "int8" ? { activations: a } : {},
+    }))
+  );
+}
 
 async function textEncoderRows(p: Plan, date: string): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
@@ -249,9 +267,12 @@ async function textEncoderRows(p: Plan, date: string): Promise<BenchRow[]> {
 async function ditRows(p: Plan, date: string): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const scale = vaeScaleFactor(p.config.vae);
-  for (const format of p.formats) {
+  for (const { format, activations, mark } of formatRuns(p.formats, p.activations)) {
     const started = performance.now();
-    const dit = await ZImageDit.load(p.gpu, syntheticWeights(ditTensors(p.config.dit)), p.config.dit, { format });
+    const dit = await ZImageDit.load(p.gpu, syntheticWeights(ditTensors(p.config.dit)), p.config.dit, {
+      format,
+      activations,
+    });
     const loadSeconds = Math.round((performance.now() - started) / 100) / 10;
     try {
       for (const size of p.sizes) {
@@ -264,7 +285,7 @@ async function ditRows(p: Plan, date: string): Promise<BenchRow[]> {
             const caption = await timeEncoding(p.gpu, "the caption refiner", (e) => run.encodeCaptionInto(e), timing);
             const step = await timeEncoding(p.gpu, "a DiT step", (e) => run.encodeStep(e, 0.5), timing);
             if (p.profile) {
-              const what = `dit-step-${size}-${format}`;
+              const what = `dit-step-${size}-${format}${activations === "int8" ? "-int8" : ""}`;
               await writeProfile(p.gpu, what, run.stepPrograms, `${p.profile}/zimage-${what}.json`);
             }
             return { caption, step, dispatches: run.dispatchesPerStep };
@@ -272,7 +293,7 @@ async function ditRows(p: Plan, date: string): Promise<BenchRow[]> {
             run.destroy();
           }
         });
-        const common = { width: size, height: size, format, peakBytes };
+        const common = { width: size, height: size, format, ...mark, peakBytes };
         rows.push({
           stage: "dit-step",
           ...common,
@@ -333,13 +354,14 @@ async function totalRows(p: Plan, date: string): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const { qwen } = await benchTokenizers(p.tokenizerDir);
   const tokenizer = foldedTokenizer(qwen, p.textEncoder.vocabSize);
-  for (const format of p.totalFormats) {
+  for (const { format, activations, mark } of formatRuns(p.totalFormats, p.activations)) {
     for (const size of p.sizes) {
       p.gpu.resetPeakMemory();
       const started = performance.now(), clock = { ms: 0 };
       const model = await ZImage.load(syntheticCheckpoint(p.config, p.textEncoder, clock), {
         device: p.gpu,
         format,
+        activations,
         textEncoderFormat: "q8",
         tokenizer,
         maxResidentBytes: p.budget,
@@ -358,6 +380,7 @@ async function totalRows(p: Plan, date: string): Promise<BenchRow[]> {
           width: size,
           height: size,
           format,
+          ...mark,
           ms: round(ms),
           peakBytes: p.gpu.memory.peakBytes,
           textEncoderFormat: "q8",
@@ -399,6 +422,8 @@ const USAGE = `usage: deno run -A models/zimage/bench.ts [options]     (the modu
   --sizes LIST             image sizes in pixels, multiples of 16; tiny 4 (default 1024; tiny 32)
   --formats LIST           f32,q8,q4g128: the DiT's products (default q4g128)
   --total-formats LIST     the formats of the total rows (default --formats)
+  --activations LIST       f32,int8: the DiT's activations in the dit-step and total rows; int8 rows
+                           (quantized formats only) are marked "activations" (default f32)
   --caption N              caption tokens of the stage rows (default 512; tiny 32)
   --samples N              timings per figure (default 5)
   --steps N                the total rows' sampling steps (default 8)
@@ -420,6 +445,7 @@ async function main(args: readonly string[]): Promise<void> {
       "sizes",
       "formats",
       "total-formats",
+      "activations",
       "caption",
       "samples",
       "steps",
@@ -464,6 +490,7 @@ async function main(args: readonly string[]): Promise<void> {
       "total-formats",
       LINEAR_FORMATS,
     ) as LinearFormat[],
+    activations: listOption(flags.get("activations") ?? "f32", "activations", ["f32", "int8"]) as DitActivations[],
     capLen: positive("caption", tiny ? 32 : 512),
     samples: positive("samples", 5),
     steps: positive("steps", 8),

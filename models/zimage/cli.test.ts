@@ -75,7 +75,7 @@ async function runCli(args: string[]): Promise<{ code: number; stdout: string; s
 const REQUIRED = ["--model", "m", "--out", "o.png", "--prompt", "a fox"];
 
 Deno.test("cli: every option checked by name before anything is read (byte counts, paths: models/cli.test.ts)", async () => {
-  deepStrictEqual(parseCliArgs([...REQUIRED, "--steps", "3", "--text-encoder-format", "q8"]), {
+  deepStrictEqual(parseCliArgs([...REQUIRED, "--steps", "3", "--text-encoder-format", "q8", "--activations", "int8"]), {
     model: "m",
     prompt: "a fox",
     promptEmbeds: undefined,
@@ -86,6 +86,7 @@ Deno.test("cli: every option checked by name before anything is read (byte count
     seed: undefined,
     format: undefined,
     textEncoderFormat: "q8",
+    activations: "int8",
     maxResidentBytes: undefined,
   });
   const embeds = parseCliArgs(["--model", "m", "--out", "o", "--prompt-embeds", "e", "--seed", "4294967295"]);
@@ -109,6 +110,7 @@ Deno.test("cli: every option checked by name before anything is read (byte count
     [["--seed", "1.5"], '--seed must be an integer in [0, 4294967295], got "1.5"'],
     [["--format", "q5"], '--format must be one of f32, q8, q4g128, got "q5"'],
     [["--text-encoder-format", "q4g128"], '--text-encoder-format must be one of f32, q8, got "q4g128"'],
+    [["--activations", "int4"], '--activations must be one of f32, int8, got "int4"'],
     [["--max-resident", "0"], '--max-resident must be bytes >= 1, e.g. 4294967296 or 4GiB, got "0"'],
     [["--max-resident", "4GB"], '--max-resident must be bytes >= 1, e.g. 4294967296 or 4GiB, got "4GB"'],
   ];

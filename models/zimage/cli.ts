@@ -4,7 +4,7 @@
  *
  *     deno task zimage --model DIR (--prompt TEXT | --prompt-embeds FILE) --out image.png [--width W]
  *                      [--height H] [--steps N] [--seed S] [--format f32|q8|q4g128]
- *                      [--text-encoder-format f32|q8] [--max-resident BYTES]
+ *                      [--text-encoder-format f32|q8] [--activations f32|int8] [--max-resident BYTES]
  *
  * DIR is a diffusers snapshot of Tongyi-MAI/Z-Image-Turbo (transformer/, vae/, text_encoder/,
  * tokenizer/) or a folder with ComfyUI's files (and a `tokenizer/` folder for `--prompt`).
@@ -36,6 +36,7 @@ import { pixelUnit, vaeScaleFactor } from "./config.ts";
 import { directoryFiles } from "./file.ts";
 import { LINEAR_FORMATS, type LinearFormat } from "../linear.ts";
 import { ZImage } from "./pipeline.ts";
+import type { DitActivations } from "./transformer/dit.ts";
 import { TURBO_MAX_STEPS } from "./scheduler.ts";
 import { type ModelFiles, openZImage, type ZImageCheckpoint } from "./source.ts";
 
@@ -50,6 +51,7 @@ const VALUED = [
   "seed",
   "format",
   "text-encoder-format",
+  "activations",
   "max-resident",
 ];
 const USAGE = `usage: deno task zimage --model DIR (--prompt TEXT | --prompt-embeds FILE) --out image.png [options]
@@ -62,6 +64,8 @@ const USAGE = `usage: deno task zimage --model DIR (--prompt TEXT | --prompt-emb
   --seed S                     the noise's seed, an integer in [0, 2^32) (default random, printed)
   --format f32|q8|q4g128       the DiT's blocks (default f32)
   --text-encoder-format f32|q8 the text encoder's matrices (default f32 with an f32 DiT, else q8)
+  --activations f32|int8       the DiT blocks' products on f32 activations (default) or on int8 ones
+                               quantized per row (q8 and q4g128 only; needs dot4I8Packed)
   --max-resident BYTES         GPU memory budget, e.g. 6GiB (default 4 GiB; stages load in turn, the DiT streams)
   --help                       this text`;
 
@@ -87,6 +91,8 @@ export interface ZImageCliOptions {
   format?: LinearFormat;
   /** The text encoder's format. */
   textEncoderFormat?: Qwen3Format;
+  /** What the DiT blocks' products multiply. */
+  activations?: DitActivations;
   /** The residency budget in bytes, >= 1. */
   maxResidentBytes?: number;
 }
@@ -119,6 +125,7 @@ export function parseCliArgs(args: readonly string[]): ZImageCliOptions | "help"
     seed: numberFlag(flags, "seed", true, { min: 0, max: 2 ** 32 - 1 }),
     format: choiceFlag(flags, "format", LINEAR_FORMATS),
     textEncoderFormat: choiceFlag(flags, "text-encoder-format", QWEN3_FORMATS),
+    activations: choiceFlag(flags, "activations", ["f32", "int8"] as const),
     maxResidentBytes: flags.has("max-resident") ? parseBytes(flags.get("max-resident")!) : undefined,
   };
 }
@@ -227,6 +234,7 @@ if (import.meta.main) {
       device: gpu,
       format: options.format,
       textEncoderFormat: options.textEncoderFormat,
+      activations: options.activations,
       maxResidentBytes: options.maxResidentBytes,
       onProgress: ({ stage, done, total }) => console.error(`load ${stage} ${done}/${total} (${since()})`),
     });

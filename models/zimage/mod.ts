@@ -52,6 +52,7 @@ export { type Copy, type Dispatch, Recording, type Step, Steps } from "./program
 export { timestepSinusoid } from "./transformer/sinusoid.ts";
 export { captionPositions, imagePositions, paddedLength } from "./transformer/positions.ts";
 export {
+  type DitActivations,
   type DitCaptures,
   type DitLoadOptions,
   DitRun,

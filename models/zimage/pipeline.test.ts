@@ -24,6 +24,8 @@ import { openDit, openVaeDecoder } from "./weights.ts";
 
 const index = await loadTinyIndex();
 const ditJson = index.config.dit as Record<string, unknown>, vaeJson = index.config.vae as Record<string, unknown>;
+/** Worst image level int8 activations may move in the tiny pipelines (q8 blocks): measured 2 (tiny) and 4 (tiny2). */
+const INT8_IMAGE_LEVELS = 8;
 
 /** A golden set's weights as an opened checkpoint (diffusers names), and its configs. */
 async function tinyCheckpoint(set: GoldenSet): Promise<ZImageCheckpoint> {
@@ -144,6 +146,37 @@ for (const set of GOLDEN_SETS) {
       }
       const oneRun = Array.from({ length: steps }, (_, k) => k + 1);
       deepStrictEqual(done, [...oneRun, ...oneRun, ...oneRun]);
+    },
+  );
+
+  gpuTest(
+    `ZImage (${set}): the ${steps}-step pipeline with q8 blocks on int8 activations: its image against f32 activations`,
+    async (gpu) => {
+      const golden = await goldenRun(set);
+      const image = async (activations: "f32" | "int8") => {
+        const model = await ZImage.load(await tinyCheckpoint(set), { device: gpu, format: "q8", activations });
+        try {
+          return await model.generate({
+            promptEmbeds: golden.promptEmbeds,
+            noise: golden.noise,
+            width,
+            height,
+            steps,
+            keepLatent: true,
+          });
+        } finally {
+          model.destroy();
+        }
+      };
+      const [withF32, withInt8] = [await image("f32"), await image("int8")];
+      const rel = maxRelative(withInt8.latent!, withF32.latent!);
+      const levels = withInt8.data.map((v, i) => Math.abs(v - withF32.data[i]));
+      const worst = Math.max(...levels), differing = levels.filter((d) => d > 0).length;
+      console.log(
+        `int8 activations: latent max rel ${rel.toExponential(2)}, bytes worst ${worst}, ${differing} differ`,
+      );
+      ok(rel > 1e-6, `${set}: int8 activations changed nothing`);
+      ok(worst <= INT8_IMAGE_LEVELS, `${set} image bytes: worst ${worst} levels, ${differing} differ`);
     },
   );
 
@@ -314,6 +347,10 @@ gpuTest(
     await assertThrowsMessage(
       () => ZImage.load(files, { device: gpu, format: "q5" as "q8" }),
       "format must be one of f32, q8, q4g128, got q5",
+    );
+    await assertThrowsMessage(
+      () => ZImage.load(files, { device: gpu, activations: "int8" }),
+      'ZImage.load: activations "int8" needs quantized weights (format q8 or q4g128), got format f32',
     );
   },
 );

@@ -41,7 +41,7 @@ import { CAPTION_HIDDEN_STATE, MAX_CAPTION_TOKENS, pixelUnit, vaeScaleFactor } f
 import { LINEAR_FORMATS, linearBytes, type LinearFormat } from "../linear.ts";
 import { eulerAlpha, turboSchedule } from "./scheduler.ts";
 import { type ModelFiles, openZImage, type ZImageCheckpoint } from "./source.ts";
-import { type DitRun, ditWeightBytes, ZImageDit } from "./transformer/dit.ts";
+import { checkDitActivations, type DitActivations, type DitRun, ditWeightBytes, ZImageDit } from "./transformer/dit.ts";
 import { VaeDecoder } from "./vae/decoder.ts";
 
 /** The default residency budget: 4 GiB. */
@@ -66,6 +66,12 @@ export interface ZImageLoadOptions {
   device?: ResidentDevice;
   /** The DiT blocks' weight format (default f32); the embedders, final layer and VAE stay f32. */
   format?: LinearFormat;
+  /**
+   * What the DiT blocks' projections multiply (default `"f32"`): `"int8"` quantizes each input per
+   * row and runs the products on integer dot products (q8 and q4g128 only; `ZImageDit.load`'s
+   * `activations` says what it changes).
+   */
+  activations?: DitActivations;
   /** The text encoder's layers' format (default f32 with an f32 DiT, else q8). */
   textEncoderFormat?: Qwen3Format;
   /** The tokenizer, where the checkpoint has none (ComfyUI's files) or another is wanted. */
@@ -219,6 +225,7 @@ export class ZImage {
     if (!LINEAR_FORMATS.includes(format)) {
       throw new Error(`ZImage.load: format must be one of ${LINEAR_FORMATS.join(", ")}, got ${String(format)}`);
     }
+    checkDitActivations(options.activations, format, "ZImage.load");
     const teFormat = options.textEncoderFormat ?? (format === "f32" ? "f32" : "q8");
     if (!QWEN3_FORMATS.includes(teFormat)) {
       throw new Error(
@@ -297,6 +304,7 @@ export class ZImage {
       () =>
         ZImageDit.load(this.#gpu, dit, config.dit, {
           format: this.#format,
+          activations: this.#options.activations,
           stream: this.resident.ditStreamed,
           onProgress: (done, total) => this.#progress({ stage: "dit", done, total }),
         }),

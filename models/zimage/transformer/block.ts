@@ -15,6 +15,10 @@
  * (modulation.ts computes them each step); a context-refiner block is handed its plain norm weights
  * (scale 1, gate 1).
  *
+ * With int8 activations (the scratch's `int8`, q8 or q4g128 weights), each projection's input is
+ * quantized per row once (q, k and v share the normed h; w1 and w3 share theirs) and the products run
+ * on integer dot products, their epilogues unchanged (models/linear.ts).
+ *
  * @module
  */
 
@@ -26,7 +30,17 @@ import { rmsnormPlan } from "../../../ops/rmsnorm/mod.ts";
 import { ropeAxesPlan } from "../../../ops/rope/mod.ts";
 import { freeOnFailure } from "../../loading.ts";
 import { type DitConfig, ditSizes } from "../config.ts";
-import { type Linear, linearDispatch, type LinearFormat, linearTensors, uploadLinear } from "../../linear.ts";
+import {
+  allocInt8Rows,
+  destroyInt8Rows,
+  type Int8Rows,
+  type Linear,
+  linearDispatch,
+  type LinearFormat,
+  linearTensors,
+  quantizeRowsDispatch,
+  uploadLinear,
+} from "../../linear.ts";
 import type { Steps } from "../program.ts";
 
 /** A block's weights on the GPU. */
@@ -176,6 +190,8 @@ export interface BlockScratch {
   pairAxis: GpuTensor;
   /** See pairAxis. */
   invFreq: GpuTensor;
+  /** With int8 activations: a projection's input quantized per row, up to `[tokens, ffnHidden]`. */
+  int8?: Int8Rows;
 }
 
 /**
@@ -185,6 +201,7 @@ export interface BlockScratch {
  * @param config the DiT config
  * @param tokens the longest sequence a block will see
  * @param rope the RoPE tables (ropeAxes's pair axes and inverse frequencies of one head)
+ * @param int8 whether the projections take int8 activations (their inputs' codes and scales)
  * @returns the tensors
  */
 export function allocBlockScratch(
@@ -192,6 +209,7 @@ export function allocBlockScratch(
   config: DitConfig,
   tokens: number,
   rope: { axis: Uint32Array; invFreq: Float32Array },
+  int8 = false,
 ): BlockScratch {
   const d = tokens * config.dim, f = tokens * ditSizes(config).ffnHidden;
   const a = (n: number, label: string) => gpu.alloc("f32", n, `dit scratch ${label}`);
@@ -207,6 +225,7 @@ export function allocBlockScratch(
     noMask: a(1, "no mask"),
     pairAxis: gpu.upload(rope.axis, "rope pair axes"),
     invFreq: gpu.upload(rope.invFreq, "rope inverse frequencies"),
+    ...(int8 ? { int8: allocInt8Rows(gpu, tokens, ditSizes(config).ffnHidden, "dit scratch int8") } : {}),
   };
 }
 
@@ -216,7 +235,9 @@ export function allocBlockScratch(
  * @param s the tensors
  */
 export function destroyBlockScratch(s: BlockScratch): void {
-  for (const t of Object.values(s)) t.buffer.destroy();
+  const { int8, ...tensors } = s;
+  for (const t of Object.values(tensors)) t.buffer.destroy();
+  if (int8) destroyInt8Rows(int8);
 }
 
 /**
@@ -251,28 +272,37 @@ export function blockSteps(
   const norm = (src: GpuTensor, weight: GpuTensor, out: GpuTensor, rows = N, cols = dim) =>
     steps.run(rmsnormPlan(gpu, { rows, cols, groups: 1, eps }), [src, weight, out]);
   const rope = ropeAxesPlan(gpu, { tokens: N, heads: H, headDim: D, axesDims, theta: ropeTheta });
+  // A projection's input: as it is, or quantized per row into the int8 scratch (read by the products
+  // that follow, before the next quantization overwrites it).
+  const input = (src: GpuTensor, K: number, readers: string): GpuTensor | Int8Rows => {
+    if (!s.int8) return src;
+    steps.dispatch(quantizeRowsDispatch(gpu, N, K, src, s.int8, readers));
+    return s.int8;
+  };
 
   // Attention: q, k, v token-major [N, H, D] as the projections write them.
   norm(x, norms.attn1, s.h);
-  steps.dispatch(linearDispatch(gpu, w.toQ, N, s.h, s.q));
-  steps.dispatch(linearDispatch(gpu, w.toK, N, s.h, s.k));
-  steps.dispatch(linearDispatch(gpu, w.toV, N, s.h, s.v));
+  const h = input(s.h, dim, "to_q, to_k, to_v");
+  steps.dispatch(linearDispatch(gpu, w.toQ, N, h, s.q));
+  steps.dispatch(linearDispatch(gpu, w.toK, N, h, s.k));
+  steps.dispatch(linearDispatch(gpu, w.toV, N, h, s.v));
   norm(s.q, w.normQ, s.t1, N * H, D);
   steps.run(rope, [s.t1, positions, s.pairAxis, s.invFreq, s.q]);
   norm(s.k, w.normK, s.t1, N * H, D);
   steps.run(rope, [s.t1, positions, s.pairAxis, s.invFreq, s.k]);
   const attention = flashAttentionPlan(gpu, { B: 1, H, L: N, S: N, D, layout: "BLHD" });
   steps.run(attention, [s.q, s.k, s.v, s.noMask, s.t1]);
-  steps.dispatch(linearDispatch(gpu, w.toOut, N, s.t1, s.t2));
+  steps.dispatch(linearDispatch(gpu, w.toOut, N, input(s.t1, dim, "to_out"), s.t2));
   capture?.(s.t2);
   norm(s.t2, norms.attn2, s.t1);
   steps.run(axpyInplacePlan(gpu, { n: N * dim, alpha: 1 }), [s.t1, x]);
 
   // Feed-forward: silu(w1 h) in w1's epilogue, times w3 h in w3's.
   norm(x, norms.ffn1, s.h);
-  steps.dispatch(linearDispatch(gpu, w.w1, N, s.h, s.f1, { activation: "silu" }));
-  steps.dispatch(linearDispatch(gpu, w.w3, N, s.h, s.f2, { gate: s.f1 }));
-  steps.dispatch(linearDispatch(gpu, w.w2, N, s.f2, s.q));
+  const hf = input(s.h, dim, "w1, w3");
+  steps.dispatch(linearDispatch(gpu, w.w1, N, hf, s.f1, { activation: "silu" }));
+  steps.dispatch(linearDispatch(gpu, w.w3, N, hf, s.f2, { gate: s.f1 }));
+  steps.dispatch(linearDispatch(gpu, w.w2, N, input(s.f2, ditSizes(config).ffnHidden, "w2"), s.q));
   norm(s.q, norms.ffn2, s.t1);
   steps.run(axpyInplacePlan(gpu, { n: N * dim, alpha: 1 }), [s.t1, x]);
 }

@@ -26,8 +26,10 @@ import { linearBytes, type LinearFormat } from "../../linear.ts";
 import { blockTensorsOf, type BlockWeights, destroyBlock, loadBlock } from "./block.ts";
 import { destroyEmbedders, type Embedders, loadEmbedders } from "./embedders.ts";
 import { destroyModulation, loadModulation, loadPlainNorms } from "./modulation.ts";
+import { hasDp4a } from "../../../harness/roofline.ts";
 import {
   type BlockSource,
+  type DitActivations,
   type DitCaptures,
   DitRun,
   type DitShape,
@@ -35,7 +37,7 @@ import {
   type PlainBlock,
 } from "./run.ts";
 
-export { type DitCaptures, DitRun, type DitShape } from "./run.ts";
+export { type DitActivations, type DitCaptures, DitRun, type DitShape } from "./run.ts";
 
 /**
  * Bytes the DiT's weights take on the GPU, as {@link ZImageDit.load} uploads them.
@@ -73,8 +75,46 @@ export interface DitLoadOptions {
    * weights do not fit the GPU budget.
    */
   stream?: boolean;
+  /**
+   * What the blocks' projections multiply (default `"f32"`): `"int8"` quantizes each projection's
+   * input per row to int8 (once per input: q, k and v share theirs, w1 and w3 theirs) and multiplies
+   * it by ops/matmul's integer-dot-product GEMMs, epilogues unchanged. For q8 and q4g128 weights, on
+   * an adapter whose WGSL has `packed_4x8_integer_dot_product`; refused otherwise, before any upload.
+   * The embedders, the adaLN and the final layer stay f32. Its cost in accuracy: README.md's Z-Image section.
+   */
+  activations?: DitActivations;
   /** Called after each tensor group is on the GPU: groups done, groups in all. */
   onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * Checks the DiT's `activations` option against its format and the adapter.
+ *
+ * @param activations the option
+ * @param format the blocks' weight format
+ * @param where who asks, for messages
+ * @returns the activations (default f32)
+ * @throws Error naming `activations` when it is unknown, or int8 with f32 weights or without dp4a
+ */
+export function checkDitActivations(
+  activations: DitActivations | undefined,
+  format: LinearFormat,
+  where: string,
+): DitActivations {
+  const a = activations ?? "f32";
+  if (a !== "f32" && a !== "int8") {
+    throw new Error(`${where}: activations must be "f32" or "int8", got ${JSON.stringify(a)}`);
+  }
+  if (a === "int8" && format === "f32") {
+    throw new Error(`${where}: activations "int8" needs quantized weights (format q8 or q4g128), got format f32`);
+  }
+  if (a === "int8" && !hasDp4a()) {
+    throw new Error(
+      `${where}: activations "int8" needs WGSL's packed_4x8_integer_dot_product language feature ` +
+        `(dot4I8Packed), which this adapter lacks; use "f32"`,
+    );
+  }
+  return a;
 }
 
 /** The DiT's weights on the GPU. */
@@ -87,6 +127,8 @@ export class ZImageDit {
   readonly #contextRefiner: PlainBlock[];
   readonly #layers: ModulatedBlock[];
   readonly #slots?: readonly [BlockWeights, BlockWeights];
+  /** What the blocks' projections multiply. */
+  readonly activations: DitActivations;
 
   private constructor(
     gpu: ResidentDevice,
@@ -95,6 +137,7 @@ export class ZImageDit {
     noiseRefiner: ModulatedBlock[],
     contextRefiner: PlainBlock[],
     layers: ModulatedBlock[],
+    activations: DitActivations,
     slots?: readonly [BlockWeights, BlockWeights],
   ) {
     this.#gpu = gpu;
@@ -104,6 +147,7 @@ export class ZImageDit {
     this.#contextRefiner = contextRefiner;
     this.#layers = layers;
     this.#slots = slots;
+    this.activations = activations;
   }
 
   /** Whether the blocks' projections stream from host memory through two resident slots. */
@@ -127,6 +171,7 @@ export class ZImageDit {
     options: DitLoadOptions = {},
   ): Promise<ZImageDit> {
     const format = options.format ?? "f32";
+    const activations = checkDitActivations(options.activations, format, "ZImageDit.load");
     const total = 1 + 2 * config.nRefinerLayers + config.nLayers;
     let done = 0;
     const progress = () => options.onProgress?.(++done, total);
@@ -167,7 +212,7 @@ export class ZImageDit {
         slots.push(keep(await loadBlock(gpu, scopedStore(store, "layers.0."), config, "slot", format)));
       }
       const pair = options.stream ? [slots[0], slots[1]] as const : undefined;
-      return new ZImageDit(gpu, config, embedders, noiseRefiner, contextRefiner, layers, pair);
+      return new ZImageDit(gpu, config, embedders, noiseRefiner, contextRefiner, layers, activations, pair);
     });
   }
 
@@ -195,6 +240,7 @@ export class ZImageDit {
       contextRefiner: this.#contextRefiner,
       layers: this.#layers,
       slots: this.#slots,
+      activations: this.activations,
     }, captures);
   }
 
@@ -212,11 +258,12 @@ export class ZImageDit {
       layers: this.#layers,
       slots: this.#slots,
     };
-    const config = this.config;
+    const config = this.config, activations = this.activations;
     return copyToHost(
       this.#gpu,
       parts,
-      (p, gpu) => new ZImageDit(gpu, config, p.embedders, p.noiseRefiner, p.contextRefiner, p.layers, p.slots),
+      (p, gpu) =>
+        new ZImageDit(gpu, config, p.embedders, p.noiseRefiner, p.contextRefiner, p.layers, activations, p.slots),
     );
   }
 

@@ -78,7 +78,15 @@ export interface DitParts {
   contextRefiner: PlainBlock[];
   layers: ModulatedBlock[];
   slots?: readonly [BlockWeights, BlockWeights];
+  /** What the blocks' projections multiply: the activations as they are, or quantized per row to int8. */
+  activations: DitActivations;
 }
+
+/**
+ * What the blocks' projections multiply: `"f32"` the activations as they are; `"int8"` each input
+ * quantized per row to int8 and multiplied by integer dot products (q8 and q4g128 weights only).
+ */
+export type DitActivations = "f32" | "int8";
 
 /** Part of a run: dispatches and copies, and (streaming) a block's bytes to upload into its slot first. */
 interface Phase {
@@ -144,7 +152,7 @@ export class DitRun {
       axesDims: config.axesDims,
       theta: config.ropeTheta,
     });
-    const s = this.#scratch = allocBlockScratch(gpu, config, N, rope);
+    const s = this.#scratch = allocBlockScratch(gpu, config, N, rope, parts.activations === "int8");
     const t = this.#timestep = allocTimestepTensors(gpu, config);
     const m = allocModulationScratch(gpu, config);
     this.#owned.push(...Object.values(t), ...Object.values(m));
