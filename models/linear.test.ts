@@ -5,8 +5,8 @@ import { type MatmulEpilogueArgs, matmulLinear, matmulQ4G128, matmulQ8 } from ".
 import { matmulQ4G128Dp4a, matmulQ8Dp4a } from "../ops/matmul/reference_dp4a.ts";
 import { quantizePacked, quantizePackedQ4 } from "../ops/quantize/reference.ts";
 import {
-  allocInt8Rows,
-  destroyInt8Rows,
+  allocInt8Scratch,
+  destroyInt8Scratch,
   destroyLinear,
   layerBytes,
   type Linear,
@@ -137,7 +137,7 @@ gpuTest(
       const weight = format === "q8"
         ? quantizePacked({ x: w, rows: N, cols: K })
         : quantizePackedQ4({ x: w, rows: N, cols: K });
-      const rows = allocInt8Rows(gpu, 6, K, "test rows");
+      const scratch = allocInt8Scratch(gpu, 6, K, "test rows");
       try {
         for (const M of [1, 6]) {
           const gateRows = M === 6 ? 3 : 1;
@@ -158,7 +158,7 @@ gpuTest(
             const xt = gpu.upload(x), out = gpu.upload(prior), gateTensor = gpu.upload(gate);
             try {
               const e = what.includes("gate") ? { ...epi, gate: gateTensor } : epi;
-              const quantize = quantizeRowsDispatch(gpu, M, K, xt, rows, l.label);
+              const { dispatch: quantize, rows } = quantizeRowsDispatch(gpu, M, K, xt, scratch, l.label);
               const product = linearDispatch(gpu, l, M, rows, out, e);
               strictEqual(product.plan.op, format === "q8" ? "matmulQ8Dp4a" : "matmulQ4G128Dp4a", `${format} M=${M}`);
               await gpu.submit([quantize.plan, quantize.tensors], [product.plan, product.tensors]);
@@ -175,19 +175,35 @@ gpuTest(
       } finally {
         destroyLinear(layer);
         destroyLinear(bare);
-        destroyInt8Rows(rows);
+        destroyInt8Scratch(scratch);
       }
     }
     const f32 = await uploadLinear(gpu, w, N, K, { label: "blocks.0.w1" });
-    const rows = allocInt8Rows(gpu, 2, K);
+    const q8 = await uploadLinear(gpu, w, N, K, { label: "blocks.0.w2", format: "q8" });
+    const scratch = allocInt8Scratch(gpu, 2, K, "scratch");
+    const x = gpu.alloc("f32", 2 * K);
     try {
+      const { rows } = quantizeRowsDispatch(gpu, 2, K, x, scratch, "w1");
       await assertThrowsMessage(
-        () => linearDispatch(gpu, f32, 2, rows, rows.scales),
+        () => linearDispatch(gpu, f32, 2, rows, x),
         "blocks.0.w1: int8 rows need a q8 or q4g128 weight, got an f32 one",
+      );
+      // Rows of another width, or another count, than the product reads are refused by the layer's name.
+      const narrow = quantizeRowsDispatch(gpu, 2, K - 4, x, scratch, "w2").rows;
+      await assertThrowsMessage(
+        () => linearDispatch(gpu, q8, 2, narrow, x),
+        `blocks.0.w2: int8 rows must be [2, ${K}], got [2, ${K - 4}]`,
+      );
+      await assertThrowsMessage(() => linearDispatch(gpu, q8, 1, rows, x), `blocks.0.w2: int8 rows must be [1, ${K}]`);
+      await assertThrowsMessage(
+        () => quantizeRowsDispatch(gpu, 3, K, x, scratch, "w2"),
+        `int8 rows of w2: [3, ${K}] is over the scratch's 2 rows of ${K} columns`,
       );
     } finally {
       destroyLinear(f32);
-      destroyInt8Rows(rows);
+      destroyLinear(q8);
+      destroyInt8Scratch(scratch);
+      x.buffer.destroy();
     }
   },
 );

@@ -43,6 +43,7 @@ import {
   matmulQ8Plan,
 } from "../ops/matmul/mod.ts";
 import { quantizePackedPlan } from "../ops/quantize/mod.ts";
+import { hasDp4a } from "../harness/roofline.ts";
 import { matvecPlan, matvecQ4G128Plan, matvecQ8Plan } from "../ops/matvec/mod.ts";
 import { validateQuantize } from "../ops/quantize/reference.ts";
 import { freeOnFailure } from "./loading.ts";
@@ -200,39 +201,100 @@ export interface LinearEpilogue {
 }
 
 /**
- * A layer's input quantized per row to int8 (ops/quantize's `packed` kernel): codes four to a u32,
- * `[rows, ceil(K / 4)]`, and one f32 scale per row, `[rows]` (a row's absmax / 127).
+ * What a model's weight products multiply: `"f32"` the activations as they are, `"int8"` each input
+ * quantized per row to int8 and multiplied by integer dot products (q8 and q4g128 weights only).
  */
-export interface Int8Rows {
-  /** The codes, `[rows, ceil(K / 4)]` u32. */
+export type Activations = "f32" | "int8";
+
+/** The activations, in order. */
+export const ACTIVATIONS: readonly Activations[] = ["f32", "int8"];
+
+/**
+ * Checks a model's activations option against its weights' format and the adapter.
+ *
+ * @param value the option (undefined: f32)
+ * @param format the weights' format
+ * @param where who asks, for messages
+ * @param option the option's name, for messages
+ * @returns the activations
+ * @throws Error naming the option when it is unknown, or int8 with f32 weights or on an adapter whose
+ *   WGSL lacks `packed_4x8_integer_dot_product`
+ */
+export function checkActivations(
+  value: unknown,
+  format: string,
+  where: string,
+  option = "activations",
+): Activations {
+  const a = value ?? "f32";
+  if (!ACTIVATIONS.includes(a as Activations)) {
+    throw new Error(`${where}: ${option} must be "f32" or "int8", got ${JSON.stringify(a)}`);
+  }
+  if (a === "int8" && format === "f32") {
+    throw new Error(`${where}: ${option} "int8" needs quantised weights (format q8 or q4g128), got format f32`);
+  }
+  if (a === "int8" && !hasDp4a()) {
+    throw new Error(
+      `${where}: ${option} "int8" needs WGSL's packed_4x8_integer_dot_product language feature ` +
+        `(dot4I8Packed), which this adapter lacks; use "f32"`,
+    );
+  }
+  return a as Activations;
+}
+
+/**
+ * Room for layer inputs quantized per row to int8: codes for up to `rows` rows of up to `maxK`
+ * columns, and a scale per row. One scratch serves inputs of several widths in turn.
+ */
+export interface Int8Scratch {
+  /** The codes, `[rows, ceil(maxK / 4)]` u32 at most. */
   readonly codes: GpuTensor;
   /** The scales, `[rows]`. */
   readonly scales: GpuTensor;
+  /** Rows it holds. */
+  readonly rows: number;
+  /** The widest input it holds. */
+  readonly maxK: number;
 }
 
 /**
- * Allocates int8 rows for inputs of up to `rows` rows of up to `K` columns (one allocation can serve
- * inputs of several widths in turn).
+ * A layer's input quantized per row to int8 in a scratch (ops/quantize's `packed` kernel, by
+ * {@link quantizeRowsDispatch}): `M` rows of `K` columns, codes four to a u32 (`[M, ceil(K / 4)]`) and
+ * one f32 scale per row (a row's absmax / 127).
+ */
+export interface Int8Rows {
+  /** The codes. */
+  readonly codes: GpuTensor;
+  /** The scales. */
+  readonly scales: GpuTensor;
+  /** Rows quantized. */
+  readonly M: number;
+  /** Columns of each row. */
+  readonly K: number;
+}
+
+/**
+ * Allocates an int8 scratch.
  *
  * @param gpu the device
  * @param rows rows
- * @param K the widest input's columns
+ * @param maxK the widest input's columns
  * @param label for buffer labels
- * @returns the codes and scales, zero-filled
+ * @returns the scratch, zero-filled
  */
-export function allocInt8Rows(gpu: ResidentDevice, rows: number, K: number, label = "int8 rows"): Int8Rows {
-  const codes = gpu.alloc("u32", rows * Math.ceil(K / 4), `${label} codes`);
-  return { codes, scales: gpu.alloc("f32", rows, `${label} scales`) };
+export function allocInt8Scratch(gpu: ResidentDevice, rows: number, maxK: number, label = "int8 rows"): Int8Scratch {
+  const codes = gpu.alloc("u32", rows * Math.ceil(maxK / 4), `${label} codes`);
+  return { codes, scales: gpu.alloc("f32", rows, `${label} scales`), rows, maxK };
 }
 
 /**
- * Frees int8 rows' tensors.
+ * Frees an int8 scratch's tensors.
  *
- * @param rows the rows
+ * @param scratch the scratch
  */
-export function destroyInt8Rows(rows: Int8Rows): void {
-  rows.codes.buffer.destroy();
-  rows.scales.buffer.destroy();
+export function destroyInt8Scratch(scratch: Int8Scratch): void {
+  scratch.codes.buffer.destroy();
+  scratch.scales.buffer.destroy();
 }
 
 /** One dispatch: a plan, its tensors in the plan's binding order, and the layer's label. */
@@ -246,28 +308,37 @@ export interface LinearDispatch {
 }
 
 /**
- * The dispatch that quantizes `x[M, K]` per row into int8 rows (ops/quantize's `packed` kernel), for
- * {@link linearDispatch}es of q8 or q4g128 layers that read `[M, K]` inputs.
+ * The dispatch that quantizes `x[M, K]` per row into a scratch (ops/quantize's `packed` kernel), and
+ * the int8 rows it leaves there for {@link linearDispatch}es of q8 or q4g128 layers of K inputs (valid
+ * until the scratch is written again).
  *
  * @param gpu the device
  * @param M rows of x
  * @param K columns of x
  * @param x `[M, K]`
- * @param into where the codes and scales go (at least M rows of K columns)
+ * @param scratch where the codes and scales go
  * @param label what reads the rows, for messages
- * @returns the plan, its tensors and the label
- * @throws Error as the op's plan does, naming the bad size
+ * @returns the dispatch (plan, tensors, label) and the rows
+ * @throws Error naming the scratch when M or K is over what it holds; as the op's plan does otherwise
  */
 export function quantizeRowsDispatch(
   gpu: ResidentDevice,
   M: number,
   K: number,
   x: GpuTensor,
-  into: Int8Rows,
+  scratch: Int8Scratch,
   label: string,
-): LinearDispatch {
+): { dispatch: LinearDispatch; rows: Int8Rows } {
+  if (M > scratch.rows || K > scratch.maxK) {
+    throw new Error(
+      `int8 rows of ${label}: [${M}, ${K}] is over the scratch's ${scratch.rows} rows of ${scratch.maxK} columns`,
+    );
+  }
   const plan = quantizePackedPlan(gpu, { rows: M, cols: K });
-  return { plan, tensors: [x, into.codes, into.scales], label: `int8 rows of ${label}` };
+  return {
+    dispatch: { plan, tensors: [x, scratch.codes, scratch.scales], label: `int8 rows of ${label}` },
+    rows: { codes: scratch.codes, scales: scratch.scales, M, K },
+  };
 }
 
 /**
@@ -302,6 +373,9 @@ export function linearDispatch(
   if ("codes" in x) {
     if (format === "f32") {
       throw new Error(`${layer.label}: int8 rows need a q8 or q4g128 weight, got an f32 one`);
+    }
+    if (x.K !== K || x.M !== M) {
+      throw new Error(`${layer.label}: int8 rows must be [${M}, ${K}], got [${x.M}, ${x.K}]`);
     }
     const plan = (format === "q8" ? matmulQ8Dp4aPlan : matmulQ4G128Dp4aPlan)(
       gpu,

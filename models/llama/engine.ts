@@ -89,7 +89,7 @@ import { placeColumnsPlan, transposePlan } from "../../ops/transpose/mod.ts";
 import { gemmDp4a, gemmF32Transposed, gemmQuantized, gemv, type ProductKernel, type ProductSlot } from "./ops.ts";
 import { quantizePackedPlan } from "../../ops/quantize/mod.ts";
 import { bindingBytes } from "../../harness/limits.ts";
-import { hasDp4a } from "../../harness/roofline.ts";
+import { type Activations, checkActivations } from "../linear.ts";
 import { dispatchTimes, timestampPasses } from "../../harness/timing.ts";
 import { type FusedGemvInput, type FusedGemvOutput, fusedGemvPlan } from "../../ops/fused_gemv/mod.ts";
 import { ropeCosSin, ropeFrequencies } from "./rope.ts";
@@ -149,7 +149,7 @@ export interface LlamaEngineOptions {
 }
 
 /** What prefill's weight products multiply: f32 activations, or int8 ones (integer dot products). */
-export type PrefillActivations = "f32" | "int8";
+export type PrefillActivations = Activations;
 
 /**
  * How `generate` chooses tokens: `sampleNext`'s options (llm/sampler.ts), greedy or seeded
@@ -349,21 +349,7 @@ export class LlamaEngine {
       );
     }
     this.maxSeq = maxSeq;
-    const activations = options.prefillActivations ?? "f32";
-    if (activations !== "f32" && activations !== "int8") {
-      throw new Error(`${where}: prefillActivations must be "f32" or "int8", got ${JSON.stringify(activations)}`);
-    }
-    if (activations === "int8" && format === "f32") {
-      throw new Error(
-        `${where}: prefillActivations "int8" needs quantised weights (format q8 or q4g128), got format f32`,
-      );
-    }
-    if (activations === "int8" && !hasDp4a()) {
-      throw new Error(
-        `${where}: prefillActivations "int8" needs WGSL's packed_4x8_integer_dot_product language feature ` +
-          `(dot4I8Packed), which this adapter lacks; use "f32"`,
-      );
-    }
+    const activations = checkActivations(options.prefillActivations, format, where, "prefillActivations");
     this.prefillActivations = activations;
     const limit = this.#bindingLimit;
     const cacheBytes = kv * maxSeq * D * 4;

@@ -124,5 +124,9 @@ Deno.test("zimage bench: --help lists every option; an unknown option or config 
   await checkBenchCommandLine(new URL("./bench.ts", import.meta.url), 16, [
     [["--sizez", "32"], "zimage bench: unknown option --sizez\nusage:"],
     [["--config", "big"], "zimage bench: --config must be turbo or tiny, got big\n"],
+    [
+      ["--formats", "f32", "--activations", "int8"],
+      "zimage bench: --activations int8 needs a q8 or q4g128 format, but --formats is f32\n",
+    ],
   ]);
 });

@@ -33,8 +33,9 @@
  *   (the VAE's load and decode) say where the rest went. The default prompt fills the 512 caption tokens
  *   the stage rows time.
  *
- * `--activations int8` adds, for each q8 or q4g128 `dit-step` and `total` row, the same row with the DiT's
- * projections on int8 activations (`ZImageDit.load`'s `activations`), marked `activations: "int8"`.
+ * `--activations` lists the DiT's activations the `dit-step` (and `caption-refiner`) and `total` rows are
+ * taken with (default f32): int8 (`ZImageDit.load`'s `activations`) for q8 and q4g128 only, its rows
+ * marked `activations: "int8"` (an f32 format has no int8 rows; a run left with none is refused).
  *
  * Stage rows are taken with the stage resident (loaded whole, outside any budget); their `peakBytes`
  * counts from after the weights' load (`resetPeakMemory` then), so it is the weights and whatever the
@@ -90,10 +91,10 @@ import {
   Z_IMAGE_TURBO,
   type ZImageConfig,
 } from "./config.ts";
-import { LINEAR_FORMATS, type LinearFormat } from "../linear.ts";
+import { ACTIVATIONS, type Activations, LINEAR_FORMATS, type LinearFormat } from "../linear.ts";
 import { DEFAULT_MAX_RESIDENT_BYTES, textEncoderWeightBytes, ZImage } from "./pipeline.ts";
 import type { ZImageCheckpoint } from "./source.ts";
-import { type DitActivations, ditWeightBytes, ZImageDit } from "./transformer/dit.ts";
+import { ditWeightBytes, ZImageDit } from "./transformer/dit.ts";
 import { decoderTensors, VaeDecoder } from "./vae/decoder.ts";
 import { ditTensors, openDit, openVaeDecoder } from "./weights.ts";
 
@@ -204,7 +205,7 @@ interface Plan {
   formats: LinearFormat[];
   totalFormats: LinearFormat[];
   /** The DiT's activations of the dit-step and total rows (int8 for the quantized formats only). */
-  activations: DitActivations[];
+  activations: Activations[];
   capLen: number;
   samples: number;
   /** `--profile DIR`: the DiT step's per-dispatch profile is written there. */
@@ -219,7 +220,7 @@ interface Plan {
 const teFormatOf = (format: LinearFormat): Qwen3Format => format === "f32" ? "f32" : "q8";
 
 /** The formats crossed with the activations each takes (int8 needs quantized weights). */
-function formatRuns(formats: LinearFormat[], activations: DitActivations[]) {
+function formatRuns(formats: LinearFormat[], activations: Activations[]) {
   return formats.flatMap((format) =>
     activations.filter((a) => a === "f32" || format !== "f32").map((a) => ({
       format,
@@ -490,7 +491,7 @@ async function main(args: readonly string[]): Promise<void> {
       "total-formats",
       LINEAR_FORMATS,
     ) as LinearFormat[],
-    activations: listOption(flags.get("activations") ?? "f32", "activations", ["f32", "int8"]) as DitActivations[],
+    activations: listOption(flags.get("activations") ?? "f32", "activations", ACTIVATIONS) as Activations[],
     capLen: positive("caption", tiny ? 32 : 512),
     samples: positive("samples", 5),
     steps: positive("steps", 8),
@@ -500,6 +501,11 @@ async function main(args: readonly string[]): Promise<void> {
     tokenizerDir: flags.get("tokenizer"),
     profile: flags.get("profile"),
   };
+  for (const [name, list] of [["formats", plan.formats], ["total-formats", plan.totalFormats]] as const) {
+    if (formatRuns(list, plan.activations).length === 0) {
+      throw new Error(`--activations int8 needs a q8 or q4g128 format, but --${name} is ${list.join(",")}`);
+    }
+  }
   const torch = await readTorchLogs(flags.get("torch"));
   plan.gpu = await acquireDevice();
   if (!supportsTimestamps(plan.gpu)) throw new Error("the device has no timestamp-query: no GPU figure");

@@ -34,9 +34,8 @@ import { encodePng } from "../image.ts";
 import { QWEN3_FORMATS, type Qwen3Format } from "../qwen3/linear.ts";
 import { pixelUnit, vaeScaleFactor } from "./config.ts";
 import { directoryFiles } from "./file.ts";
-import { LINEAR_FORMATS, type LinearFormat } from "../linear.ts";
+import { ACTIVATIONS, type Activations, LINEAR_FORMATS, type LinearFormat } from "../linear.ts";
 import { ZImage } from "./pipeline.ts";
-import type { DitActivations } from "./transformer/dit.ts";
 import { TURBO_MAX_STEPS } from "./scheduler.ts";
 import { type ModelFiles, openZImage, type ZImageCheckpoint } from "./source.ts";
 
@@ -92,7 +91,7 @@ export interface ZImageCliOptions {
   /** The text encoder's format. */
   textEncoderFormat?: Qwen3Format;
   /** What the DiT blocks' products multiply. */
-  activations?: DitActivations;
+  activations?: Activations;
   /** The residency budget in bytes, >= 1. */
   maxResidentBytes?: number;
 }
@@ -125,7 +124,7 @@ export function parseCliArgs(args: readonly string[]): ZImageCliOptions | "help"
     seed: numberFlag(flags, "seed", true, { min: 0, max: 2 ** 32 - 1 }),
     format: choiceFlag(flags, "format", LINEAR_FORMATS),
     textEncoderFormat: choiceFlag(flags, "text-encoder-format", QWEN3_FORMATS),
-    activations: choiceFlag(flags, "activations", ["f32", "int8"] as const),
+    activations: choiceFlag(flags, "activations", ACTIVATIONS),
     maxResidentBytes: flags.has("max-resident") ? parseBytes(flags.get("max-resident")!) : undefined,
   };
 }

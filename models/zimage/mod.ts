@@ -52,7 +52,6 @@ export { type Copy, type Dispatch, Recording, type Step, Steps } from "./program
 export { timestepSinusoid } from "./transformer/sinusoid.ts";
 export { captionPositions, imagePositions, paddedLength } from "./transformer/positions.ts";
 export {
-  type DitActivations,
   type DitCaptures,
   type DitLoadOptions,
   DitRun,
@@ -60,5 +59,5 @@ export {
   ditWeightBytes,
   ZImageDit,
 } from "./transformer/dit.ts";
-export { LINEAR_FORMATS, type LinearFormat } from "../linear.ts";
+export { ACTIVATIONS, type Activations, LINEAR_FORMATS, type LinearFormat } from "../linear.ts";
 export { type DecoderCaptures, DecoderRun, VaeDecoder } from "./vae/decoder.ts";

@@ -350,7 +350,7 @@ gpuTest(
     );
     await assertThrowsMessage(
       () => ZImage.load(files, { device: gpu, activations: "int8" }),
-      'ZImage.load: activations "int8" needs quantized weights (format q8 or q4g128), got format f32',
+      'ZImage.load: activations "int8" needs quantised weights (format q8 or q4g128), got format f32',
     );
   },
 );

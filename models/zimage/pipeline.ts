@@ -38,10 +38,10 @@ import type { Qwen3Config } from "../qwen3/config.ts";
 import { decodedToRgba } from "../image.ts";
 import { gaussianNoise } from "../noise.ts";
 import { CAPTION_HIDDEN_STATE, MAX_CAPTION_TOKENS, pixelUnit, vaeScaleFactor } from "./config.ts";
-import { LINEAR_FORMATS, linearBytes, type LinearFormat } from "../linear.ts";
+import { type Activations, checkActivations, LINEAR_FORMATS, linearBytes, type LinearFormat } from "../linear.ts";
 import { eulerAlpha, turboSchedule } from "./scheduler.ts";
 import { type ModelFiles, openZImage, type ZImageCheckpoint } from "./source.ts";
-import { checkDitActivations, type DitActivations, type DitRun, ditWeightBytes, ZImageDit } from "./transformer/dit.ts";
+import { type DitRun, ditWeightBytes, ZImageDit } from "./transformer/dit.ts";
 import { VaeDecoder } from "./vae/decoder.ts";
 
 /** The default residency budget: 4 GiB. */
@@ -71,7 +71,7 @@ export interface ZImageLoadOptions {
    * row and runs the products on integer dot products (q8 and q4g128 only; `ZImageDit.load`'s
    * `activations` says what it changes).
    */
-  activations?: DitActivations;
+  activations?: Activations;
   /** The text encoder's layers' format (default f32 with an f32 DiT, else q8). */
   textEncoderFormat?: Qwen3Format;
   /** The tokenizer, where the checkpoint has none (ComfyUI's files) or another is wanted. */
@@ -225,7 +225,7 @@ export class ZImage {
     if (!LINEAR_FORMATS.includes(format)) {
       throw new Error(`ZImage.load: format must be one of ${LINEAR_FORMATS.join(", ")}, got ${String(format)}`);
     }
-    checkDitActivations(options.activations, format, "ZImage.load");
+    checkActivations(options.activations, format, "ZImage.load");
     const teFormat = options.textEncoderFormat ?? (format === "f32" ? "f32" : "q8");
     if (!QWEN3_FORMATS.includes(teFormat)) {
       throw new Error(

@@ -16,9 +16,10 @@
  * lacks it, the plans refuse with an error saying so before anything is dispatched (use `matmulQ8`
  * or `matmulQ4G128`). The tiles are the other products': 128 x 128 (8 x 8 outputs per invocation)
  * where the size gives enough of them to keep a large GPU busy, 64 x 64 (8 x 4 per invocation)
- * otherwise, by mod.ts's rule (q8row_dp4a.wgsl and q8row_dp4a_tile64.wgsl say the designs). Not yet
- * timed on a GPU: the bench times both tiles beside `q8row` and `q4g128` at the same shapes, the
- * engine's 1B prefill among them.
+ * otherwise, by mod.ts's rule (q8row_dp4a.wgsl and q8row_dp4a_tile64.wgsl say the designs). Timed inside
+ * models: the engine's int8 prefill (harness/baselines/nvidia-h200-llm.md) and Z-Image's DiT step
+ * on int8 activations (models/zimage/baselines/nvidia-h100.json); the bench times both tiles beside
+ * `q8row` and `q4g128` at the same shapes.
  *
  * Fused epilogue: the plans take the other products' {@link MatmulEpilogue} in their shape (`bias`,
  * `activation`, `gateRows`, `accumulate`; mod.ts says the design), applied to each finished output

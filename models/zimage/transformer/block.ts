@@ -31,9 +31,10 @@ import { ropeAxesPlan } from "../../../ops/rope/mod.ts";
 import { freeOnFailure } from "../../loading.ts";
 import { type DitConfig, ditSizes } from "../config.ts";
 import {
-  allocInt8Rows,
-  destroyInt8Rows,
+  allocInt8Scratch,
+  destroyInt8Scratch,
   type Int8Rows,
+  type Int8Scratch,
   type Linear,
   linearDispatch,
   type LinearFormat,
@@ -191,7 +192,7 @@ export interface BlockScratch {
   /** See pairAxis. */
   invFreq: GpuTensor;
   /** With int8 activations: a projection's input quantized per row, up to `[tokens, ffnHidden]`. */
-  int8?: Int8Rows;
+  int8?: Int8Scratch;
 }
 
 /**
@@ -225,7 +226,7 @@ export function allocBlockScratch(
     noMask: a(1, "no mask"),
     pairAxis: gpu.upload(rope.axis, "rope pair axes"),
     invFreq: gpu.upload(rope.invFreq, "rope inverse frequencies"),
-    ...(int8 ? { int8: allocInt8Rows(gpu, tokens, ditSizes(config).ffnHidden, "dit scratch int8") } : {}),
+    ...(int8 ? { int8: allocInt8Scratch(gpu, tokens, ditSizes(config).ffnHidden, "dit scratch int8") } : {}),
   };
 }
 
@@ -237,7 +238,7 @@ export function allocBlockScratch(
 export function destroyBlockScratch(s: BlockScratch): void {
   const { int8, ...tensors } = s;
   for (const t of Object.values(tensors)) t.buffer.destroy();
-  if (int8) destroyInt8Rows(int8);
+  if (int8) destroyInt8Scratch(int8);
 }
 
 /**
@@ -274,15 +275,16 @@ export function blockSteps(
   const rope = ropeAxesPlan(gpu, { tokens: N, heads: H, headDim: D, axesDims, theta: ropeTheta });
   // A projection's input: as it is, or quantized per row into the int8 scratch (read by the products
   // that follow, before the next quantization overwrites it).
-  const input = (src: GpuTensor, K: number, readers: string): GpuTensor | Int8Rows => {
+  const input = (src: GpuTensor, K: number, readers: Linear[]): GpuTensor | Int8Rows => {
     if (!s.int8) return src;
-    steps.dispatch(quantizeRowsDispatch(gpu, N, K, src, s.int8, readers));
-    return s.int8;
+    const { dispatch, rows } = quantizeRowsDispatch(gpu, N, K, src, s.int8, readers.map((l) => l.label).join(", "));
+    steps.dispatch(dispatch);
+    return rows;
   };
 
   // Attention: q, k, v token-major [N, H, D] as the projections write them.
   norm(x, norms.attn1, s.h);
-  const h = input(s.h, dim, "to_q, to_k, to_v");
+  const h = input(s.h, dim, [w.toQ, w.toK, w.toV]);
   steps.dispatch(linearDispatch(gpu, w.toQ, N, h, s.q));
   steps.dispatch(linearDispatch(gpu, w.toK, N, h, s.k));
   steps.dispatch(linearDispatch(gpu, w.toV, N, h, s.v));
@@ -292,17 +294,17 @@ export function blockSteps(
   steps.run(rope, [s.t1, positions, s.pairAxis, s.invFreq, s.k]);
   const attention = flashAttentionPlan(gpu, { B: 1, H, L: N, S: N, D, layout: "BLHD" });
   steps.run(attention, [s.q, s.k, s.v, s.noMask, s.t1]);
-  steps.dispatch(linearDispatch(gpu, w.toOut, N, input(s.t1, dim, "to_out"), s.t2));
+  steps.dispatch(linearDispatch(gpu, w.toOut, N, input(s.t1, dim, [w.toOut]), s.t2));
   capture?.(s.t2);
   norm(s.t2, norms.attn2, s.t1);
   steps.run(axpyInplacePlan(gpu, { n: N * dim, alpha: 1 }), [s.t1, x]);
 
   // Feed-forward: silu(w1 h) in w1's epilogue, times w3 h in w3's.
   norm(x, norms.ffn1, s.h);
-  const hf = input(s.h, dim, "w1, w3");
+  const hf = input(s.h, dim, [w.w1, w.w3]);
   steps.dispatch(linearDispatch(gpu, w.w1, N, hf, s.f1, { activation: "silu" }));
   steps.dispatch(linearDispatch(gpu, w.w3, N, hf, s.f2, { gate: s.f1 }));
-  steps.dispatch(linearDispatch(gpu, w.w2, N, input(s.f2, ditSizes(config).ffnHidden, "w2"), s.q));
+  steps.dispatch(linearDispatch(gpu, w.w2, N, input(s.f2, ditSizes(config).ffnHidden, [w.w2]), s.q));
   norm(s.q, norms.ffn2, s.t1);
   steps.run(axpyInplacePlan(gpu, { n: N * dim, alpha: 1 }), [s.t1, x]);
 }

@@ -199,7 +199,7 @@ for (const set of GOLDEN_SETS) {
       console.log(report.join("\n"));
       await assertThrowsMessage(
         async () => ZImageDit.load(gpu, await recipeStore(index, "dit"), config, { activations: "int8" }),
-        'ZImageDit.load: activations "int8" needs quantized weights (format q8 or q4g128), got format f32',
+        'ZImageDit.load: activations "int8" needs quantised weights (format q8 or q4g128), got format f32',
       );
       await assertThrowsMessage(
         async () =>
@@ -268,13 +268,24 @@ for (const set of GOLDEN_SETS) {
         dit.destroy();
         return { out, streamed };
       };
-      for (const format of ["f32", "q8"] as const) {
-        const resident = await outputs(await ZImageDit.load(gpu, await recipeStore(index, "dit"), config, { format }));
-        const dit = await ZImageDit.load(gpu, await recipeStore(index, "dit"), config, { format, stream: true });
+      const variants = [
+        { format: "f32" },
+        { format: "q8" },
+        { format: "q8", activations: "int8" }, // the int8 scratch shared by the slots' turns
+      ] as const;
+      for (const { format, ...rest } of variants) {
+        const load = (stream: boolean) =>
+          recipeStore(index, "dit").then((s) => ZImageDit.load(gpu, s, config, { format, ...rest, stream }));
+        const resident = await outputs(await load(false));
+        const dit = await load(true);
         ok(dit.streamed);
         const streamed = await outputs(dit);
         deepStrictEqual([resident.streamed, streamed.streamed], [false, true]);
-        deepStrictEqual(streamed.out, resident.out, `${set} ${format}: streamed and resident outputs differ`);
+        deepStrictEqual(
+          streamed.out,
+          resident.out,
+          `${set} ${format} ${JSON.stringify(rest)}: streamed and resident differ`,
+        );
         if (format === "f32") ok(maxRelative(streamed.out[1], await goldenTensor(golden, "a.t1.output")) < TOL);
       }
       const bytes = (stream: boolean) => ditWeightBytes(config, "f32", stream);

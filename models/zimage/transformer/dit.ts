@@ -22,14 +22,12 @@ import { scopedStore } from "../../../llm/weights/checkpoint.ts";
 import type { TensorStore } from "../../../llm/safetensors.ts";
 import { freeOnFailure } from "../../loading.ts";
 import { type DitConfig, ditSizes } from "../config.ts";
-import { linearBytes, type LinearFormat } from "../../linear.ts";
+import { type Activations, checkActivations, linearBytes, type LinearFormat } from "../../linear.ts";
 import { blockTensorsOf, type BlockWeights, destroyBlock, loadBlock } from "./block.ts";
 import { destroyEmbedders, type Embedders, loadEmbedders } from "./embedders.ts";
 import { destroyModulation, loadModulation, loadPlainNorms } from "./modulation.ts";
-import { hasDp4a } from "../../../harness/roofline.ts";
 import {
   type BlockSource,
-  type DitActivations,
   type DitCaptures,
   DitRun,
   type DitShape,
@@ -37,7 +35,7 @@ import {
   type PlainBlock,
 } from "./run.ts";
 
-export { type DitActivations, type DitCaptures, DitRun, type DitShape } from "./run.ts";
+export { type DitCaptures, DitRun, type DitShape } from "./run.ts";
 
 /**
  * Bytes the DiT's weights take on the GPU, as {@link ZImageDit.load} uploads them.
@@ -82,39 +80,9 @@ export interface DitLoadOptions {
    * an adapter whose WGSL has `packed_4x8_integer_dot_product`; refused otherwise, before any upload.
    * The embedders, the adaLN and the final layer stay f32. Its cost in accuracy: README.md's Z-Image section.
    */
-  activations?: DitActivations;
+  activations?: Activations;
   /** Called after each tensor group is on the GPU: groups done, groups in all. */
   onProgress?: (done: number, total: number) => void;
-}
-
-/**
- * Checks the DiT's `activations` option against its format and the adapter.
- *
- * @param activations the option
- * @param format the blocks' weight format
- * @param where who asks, for messages
- * @returns the activations (default f32)
- * @throws Error naming `activations` when it is unknown, or int8 with f32 weights or without dp4a
- */
-export function checkDitActivations(
-  activations: DitActivations | undefined,
-  format: LinearFormat,
-  where: string,
-): DitActivations {
-  const a = activations ?? "f32";
-  if (a !== "f32" && a !== "int8") {
-    throw new Error(`${where}: activations must be "f32" or "int8", got ${JSON.stringify(a)}`);
-  }
-  if (a === "int8" && format === "f32") {
-    throw new Error(`${where}: activations "int8" needs quantized weights (format q8 or q4g128), got format f32`);
-  }
-  if (a === "int8" && !hasDp4a()) {
-    throw new Error(
-      `${where}: activations "int8" needs WGSL's packed_4x8_integer_dot_product language feature ` +
-        `(dot4I8Packed), which this adapter lacks; use "f32"`,
-    );
-  }
-  return a;
 }
 
 /** The DiT's weights on the GPU. */
@@ -128,7 +96,7 @@ export class ZImageDit {
   readonly #layers: ModulatedBlock[];
   readonly #slots?: readonly [BlockWeights, BlockWeights];
   /** What the blocks' projections multiply. */
-  readonly activations: DitActivations;
+  readonly activations: Activations;
 
   private constructor(
     gpu: ResidentDevice,
@@ -137,7 +105,7 @@ export class ZImageDit {
     noiseRefiner: ModulatedBlock[],
     contextRefiner: PlainBlock[],
     layers: ModulatedBlock[],
-    activations: DitActivations,
+    activations: Activations,
     slots?: readonly [BlockWeights, BlockWeights],
   ) {
     this.#gpu = gpu;
@@ -171,7 +139,7 @@ export class ZImageDit {
     options: DitLoadOptions = {},
   ): Promise<ZImageDit> {
     const format = options.format ?? "f32";
-    const activations = checkDitActivations(options.activations, format, "ZImageDit.load");
+    const activations = checkActivations(options.activations, format, "ZImageDit.load");
     const total = 1 + 2 * config.nRefinerLayers + config.nLayers;
     let done = 0;
     const progress = () => options.onProgress?.(++done, total);

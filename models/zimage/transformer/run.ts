@@ -11,6 +11,7 @@ import type { GpuTensor, ResidentDevice } from "../../../harness/device.ts";
 import { axpyInplacePlan } from "../../../ops/axpy/mod.ts";
 import { validateRopeAxesShape } from "../../../ops/rope/mod.ts";
 import { type DitConfig, ditSizes } from "../config.ts";
+import type { Activations } from "../../linear.ts";
 import type { Program } from "../../../harness/program.ts";
 import { Recording, Steps } from "../program.ts";
 import {
@@ -79,14 +80,8 @@ export interface DitParts {
   layers: ModulatedBlock[];
   slots?: readonly [BlockWeights, BlockWeights];
   /** What the blocks' projections multiply: the activations as they are, or quantized per row to int8. */
-  activations: DitActivations;
+  activations: Activations;
 }
-
-/**
- * What the blocks' projections multiply: `"f32"` the activations as they are; `"int8"` each input
- * quantized per row to int8 and multiplied by integer dot products (q8 and q4g128 weights only).
- */
-export type DitActivations = "f32" | "int8";
 
 /** Part of a run: dispatches and copies, and (streaming) a block's bytes to upload into its slot first. */
 interface Phase {
