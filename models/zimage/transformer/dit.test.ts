@@ -1,7 +1,7 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { assertThrowsMessage, gpuTest } from "../../../harness/testing.ts";
 import { parseDitConfig } from "../config.ts";
-import type { GpuTensor } from "../../../harness/device.ts";
+import type { GpuTensor, ResidentDevice } from "../../../harness/device.ts";
 import { SafetensorsFile } from "../../../llm/safetensors.ts";
 import { bytesSource } from "../../../llm/safetensors_sources.ts";
 import { encodeSafetensors } from "../../../llm/safetensors_write.ts";
@@ -109,6 +109,30 @@ async function dequantizedStore(index: TinyIndex, format: "q8" | "q4g128") {
   return await SafetensorsFile.open(bytesSource(encodeSafetensors(tensors)));
 }
 
+/** The DiT's outputs on golden case b at both golden timesteps (the DiT is destroyed after). */
+async function caseBOutputs(
+  gpu: ResidentDevice,
+  index: TinyIndex,
+  golden: Awaited<ReturnType<typeof goldenStore>>,
+  dit: ZImageDit,
+): Promise<Float32Array[]> {
+  const { latentH, latentW, capLen } = goldenCases(index).dit.find((c) => c.name === "b")!;
+  const run = dit.prepare({ latentH, latentW, capLen });
+  const write = async (t: GpuTensor, name: string) =>
+    gpu.device.queue.writeBuffer(t.buffer, 0, (await goldenTensor(golden, name)) as Float32Array<ArrayBuffer>);
+  await write(run.capFeats, "b.cap_feats");
+  await run.encodeCaption();
+  const out: Float32Array[] = [];
+  for (const t of await goldenTensor(golden, "timesteps")) {
+    await write(run.latent, "b.latent");
+    await run.step(t);
+    out.push((await gpu.read(run.output)) as Float32Array);
+  }
+  run.destroy();
+  dit.destroy();
+  return out;
+}
+
 for (const set of GOLDEN_SETS) {
   gpuTest(
     `ZImageDit (${set}): q8 and q4g128 blocks compute the f32 DiT of their dequantized weights (case b)`,
@@ -116,24 +140,7 @@ for (const set of GOLDEN_SETS) {
       const index = await loadTinyIndex(set);
       const config = parseDitConfig(index.config.dit as Record<string, unknown>);
       const golden = await goldenStore("dit", set);
-      const { latentH, latentW, capLen } = goldenCases(index).dit.find((c) => c.name === "b")!;
-      const timesteps = await goldenTensor(golden, "timesteps");
-      const outputs = async (dit: ZImageDit) => {
-        const run = dit.prepare({ latentH, latentW, capLen });
-        const write = async (t: GpuTensor, name: string) =>
-          gpu.device.queue.writeBuffer(t.buffer, 0, (await goldenTensor(golden, name)) as Float32Array<ArrayBuffer>);
-        await write(run.capFeats, "b.cap_feats");
-        await run.encodeCaption();
-        const out: Float32Array[] = [];
-        for (const t of timesteps) {
-          await write(run.latent, "b.latent");
-          await run.step(t);
-          out.push((await gpu.read(run.output)) as Float32Array);
-        }
-        run.destroy();
-        dit.destroy();
-        return out;
-      };
+      const outputs = (dit: ZImageDit) => caseBOutputs(gpu, index, golden, dit);
       const report: string[] = [];
       for (const format of ["q8", "q4g128"] as const) {
         const quantized = await outputs(await ZImageDit.load(gpu, await recipeStore(index, "dit"), config, { format }));
@@ -162,24 +169,7 @@ for (const set of GOLDEN_SETS) {
       const index = await loadTinyIndex(set);
       const config = parseDitConfig(index.config.dit as Record<string, unknown>);
       const golden = await goldenStore("dit", set);
-      const { latentH, latentW, capLen } = goldenCases(index).dit.find((c) => c.name === "b")!;
-      const timesteps = await goldenTensor(golden, "timesteps");
-      const outputs = async (dit: ZImageDit) => {
-        const run = dit.prepare({ latentH, latentW, capLen });
-        const write = async (t: GpuTensor, name: string) =>
-          gpu.device.queue.writeBuffer(t.buffer, 0, (await goldenTensor(golden, name)) as Float32Array<ArrayBuffer>);
-        await write(run.capFeats, "b.cap_feats");
-        await run.encodeCaption();
-        const out: Float32Array[] = [];
-        for (const t of timesteps) {
-          await write(run.latent, "b.latent");
-          await run.step(t);
-          out.push((await gpu.read(run.output)) as Float32Array);
-        }
-        run.destroy();
-        dit.destroy();
-        return out;
-      };
+      const outputs = (dit: ZImageDit) => caseBOutputs(gpu, index, golden, dit);
       const report: string[] = [];
       for (const format of ["q8", "q4g128"] as const) {
         const load = (activations: "f32" | "int8") =>
