@@ -1,4 +1,4 @@
-import { deepStrictEqual, notStrictEqual, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, notStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { tensorView } from "./device.ts";
 import { copyToHost } from "./host_copy.ts";
 import { assertThrowsMessage, gpuTest } from "./testing.ts";
@@ -68,3 +68,29 @@ gpuTest("copyToHost: a restore over the device's maxBufferSize is refused and le
   small.buffer.destroy();
   big.buffer.destroy();
 });
+
+gpuTest(
+  "copyToHost: a deferred restore writes each buffer at its first write, once, and restore writes them all",
+  async (gpu) => {
+    const a = gpu.upload(new Float32Array([1, 2, 3, 4]), "a"), b = gpu.upload(new Int32Array([-5, 6, -7, 8]), "b");
+    const copy = await copyToHost(gpu, { a, b, rows: 4 });
+    const { value, uploads } = copy.restoreDeferred(gpu);
+    strictEqual(value.rows, 4);
+    strictEqual(uploads.bytes, 32);
+    ok(uploads.has([value.a.buffer]) && uploads.has([value.b.buffer]));
+    // Nothing written yet: the new buffers hold zeros.
+    deepStrictEqual(Array.from(await gpu.read(value.a)), [0, 0, 0, 0]);
+    strictEqual(uploads.write([value.b.buffer]), 16);
+    deepStrictEqual(Array.from(await gpu.read(value.b)), [-5, 6, -7, 8]);
+    deepStrictEqual(Array.from(await gpu.read(value.a)), [0, 0, 0, 0]);
+    ok(!uploads.has([value.b.buffer]));
+    // A buffer already written (or not of this restore) is skipped.
+    strictEqual(uploads.write([value.b.buffer, a.buffer]), 0);
+    strictEqual(uploads.writeAllBut([value.b.buffer]), 16);
+    deepStrictEqual(Array.from(await gpu.read(value.a)), [1, 2, 3, 4]);
+    strictEqual(uploads.bytes, 0);
+    const eager = copy.restore(gpu);
+    deepStrictEqual(Array.from(await gpu.read(eager.b)), [-5, 6, -7, 8]);
+    for (const t of [a, b, value.a, value.b, eager.a, eager.b]) t.buffer.destroy();
+  },
+);

@@ -13,6 +13,11 @@
  * structure is recorded when the copy is taken; later changes to it do not reach a restore. The copy
  * does not free the originals: the caller destroys them (or keeps them) as before.
  *
+ * `restoreDeferred` makes the same buffers and structure but writes nothing: it hands back the bytes
+ * as {@link PendingUploads}, which the caller writes buffer by buffer just before the first work that
+ * reads each one. A model that runs its layers in turn then uploads layer i + 1 on the host while the
+ * GPU runs layer i, instead of uploading everything before its first layer.
+ *
  * @example
  * ```ts
  * import { acquireDevice, copyToHost } from "@xpu/ops/harness";
@@ -46,6 +51,83 @@ export interface HostCopy<T> {
    *   not caught here)
    */
   restore(gpu?: ResidentDevice): T;
+  /**
+   * Makes the buffers and the structure as {@link restore} does, but writes none of the bytes: each
+   * buffer's are written by the first {@link PendingUploads.write} that names it. The caller owns that
+   * promise: every buffer is written before the first submission that reads it.
+   *
+   * @param gpu the device, as for {@link restore}
+   * @returns the structure and its pending bytes
+   * @throws as {@link restore}
+   */
+  restoreDeferred(gpu?: ResidentDevice): { value: T; uploads: PendingUploads };
+}
+
+/**
+ * Bytes of a deferred restore ({@link HostCopy.restoreDeferred}) not yet written to their buffers.
+ * Each buffer is written once, in full, by the first {@link write} that names it, through
+ * `queue.writeBuffer`: the queue orders the write after the work submitted before it and before the
+ * next submission.
+ */
+export class PendingUploads {
+  readonly #queue: GPUQueue;
+  readonly #pending: Map<GPUBuffer, Uint32Array>;
+
+  /**
+   * @param queue the device's queue
+   * @param pending each buffer's bytes, as many as the buffer holds
+   */
+  constructor(queue: GPUQueue, pending: Map<GPUBuffer, Uint32Array>) {
+    this.#queue = queue;
+    this.#pending = pending;
+  }
+
+  /** Bytes not yet written. */
+  get bytes(): number {
+    let n = 0;
+    for (const words of this.#pending.values()) n += words.byteLength;
+    return n;
+  }
+
+  /** Whether any of these buffers is still to be written. */
+  has(buffers: Iterable<GPUBuffer>): boolean {
+    for (const b of buffers) if (this.#pending.has(b)) return true;
+    return false;
+  }
+
+  /**
+   * Writes the pending bytes of these buffers; a buffer already written, or never pending, is skipped.
+   *
+   * @param buffers the buffers the next submission reads
+   * @returns the bytes written
+   */
+  write(buffers: Iterable<GPUBuffer>): number {
+    let n = 0;
+    for (const buffer of buffers) {
+      const words = this.#pending.get(buffer);
+      if (!words) continue;
+      this.#queue.writeBuffer(buffer, 0, words as Uint32Array<ArrayBuffer>);
+      this.#pending.delete(buffer);
+      n += words.byteLength;
+    }
+    return n;
+  }
+
+  /**
+   * Writes every pending buffer but these.
+   *
+   * @param later the buffers left pending
+   * @returns the bytes written
+   */
+  writeAllBut(later: Iterable<GPUBuffer>): number {
+    const keep = new Set(later);
+    return this.write([...this.#pending.keys()].filter((b) => !keep.has(b)));
+  }
+
+  /** Drops what is pending (its buffers were destroyed unread). */
+  clear(): void {
+    this.#pending.clear();
+  }
 }
 
 function isPlain(value: unknown): value is Record<string, unknown> {
@@ -103,30 +185,33 @@ export async function copyToHost<P, T = P>(
     held.push({ label: buffer.label, words });
   }
   const bytes = held.reduce((n, h) => n + h.words.byteLength, 0);
+  const restoreDeferred = (device: ResidentDevice = gpu): { value: T; uploads: PendingUploads } => {
+    const made: GPUBuffer[] = [];
+    try {
+      for (const { label, words } of held) made.push(device.alloc("u32", words.length, label).buffer);
+    } catch (e) {
+      for (const b of made) b.destroy(); // a restore that fails halfway leaves no buffer behind
+      throw e;
+    }
+    const rebuild = (value: unknown): unknown => {
+      if (value instanceof HeldTensor) {
+        const { dtype, length, offset } = value, buffer = made[value.index];
+        return offset === undefined ? { buffer, dtype, length } : { buffer, dtype, length, offset };
+      }
+      if (Array.isArray(value)) return value.map(rebuild);
+      if (isPlain(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rebuild(v)]));
+      return value;
+    };
+    const pending = new Map(made.map((buffer, i) => [buffer, held[i].words]));
+    return { value: build(rebuild(shape) as P, device), uploads: new PendingUploads(device.device.queue, pending) };
+  };
   return {
     bytes,
     restore(device: ResidentDevice = gpu): T {
-      const made: GPUBuffer[] = [];
-      try {
-        for (const { label, words } of held) {
-          const t = device.alloc("u32", words.length, label);
-          made.push(t.buffer);
-          device.device.queue.writeBuffer(t.buffer, 0, words as Uint32Array<ArrayBuffer>);
-        }
-      } catch (e) {
-        for (const b of made) b.destroy(); // a restore that fails halfway leaves no buffer behind
-        throw e;
-      }
-      const rebuild = (value: unknown): unknown => {
-        if (value instanceof HeldTensor) {
-          const { dtype, length, offset } = value, buffer = made[value.index];
-          return offset === undefined ? { buffer, dtype, length } : { buffer, dtype, length, offset };
-        }
-        if (Array.isArray(value)) return value.map(rebuild);
-        if (isPlain(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rebuild(v)]));
-        return value;
-      };
-      return build(rebuild(shape) as P, device);
+      const { value, uploads } = restoreDeferred(device);
+      uploads.writeAllBut([]);
+      return value;
     },
+    restoreDeferred,
   };
 }

@@ -43,7 +43,7 @@ export {
   tensorView,
 } from "./device.ts";
 export { type BoundDispatch, encodeBound, Program } from "./program.ts";
-export { copyToHost, type HostCopy } from "./host_copy.ts";
+export { copyToHost, type HostCopy, PendingUploads } from "./host_copy.ts";
 export {
   bindingBytes,
   checkDispatch,

@@ -1,5 +1,6 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { assertThrowsMessage, gpuTest } from "../harness/testing.ts";
+import { PendingUploads } from "../harness/host_copy.ts";
 import { freeOnFailure, StageCopies } from "./loading.ts";
 
 gpuTest(
@@ -45,7 +46,12 @@ Deno.test("StageCopies: the first load is copied, later ones restored; a failed 
     hostCopy() {
       events.push(`copy ${this.name}`);
       if (this.copyFails) return Promise.reject(new Error("read failed"));
-      return Promise.resolve({ bytes: 16, restore: () => new Stage(`${this.name}'`) });
+      const restore = () => new Stage(`${this.name}'`);
+      return Promise.resolve({
+        bytes: 16,
+        restore,
+        restoreDeferred: () => ({ value: restore(), uploads: new PendingUploads({} as GPUQueue, new Map()) }),
+      });
     }
     destroy() {
       events.push(`destroy ${this.name}`);

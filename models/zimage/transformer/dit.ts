@@ -17,7 +17,7 @@
  */
 
 import type { ResidentDevice } from "../../../harness/device.ts";
-import { copyToHost, type HostCopy } from "../../../harness/host_copy.ts";
+import { copyToHost, type HostCopy, type PendingUploads } from "../../../harness/host_copy.ts";
 import { scopedStore } from "../../../llm/weights/checkpoint.ts";
 import type { TensorStore } from "../../../llm/safetensors.ts";
 import { freeOnFailure } from "../../loading.ts";
@@ -97,6 +97,8 @@ export class ZImageDit {
   readonly #slots?: readonly [BlockWeights, BlockWeights];
   /** What the blocks' projections multiply. */
   readonly activations: Activations;
+  /** A restored DiT's block weights not yet written: each block's are written just before its first run. */
+  #uploads?: PendingUploads;
 
   private constructor(
     gpu: ResidentDevice,
@@ -121,6 +123,15 @@ export class ZImageDit {
   /** Whether the blocks' projections stream from host memory through two resident slots. */
   get streamed(): boolean {
     return this.#slots !== undefined;
+  }
+
+  /**
+   * Bytes of block weights a restore from a host copy ({@link hostCopy}) has not yet written: each
+   * block's are written just before the block's first run, so the host's writes of later blocks
+   * overlap the GPU's work on earlier ones. 0 for a DiT loaded from its checkpoint.
+   */
+  get pendingBytes(): number {
+    return this.#uploads?.bytes ?? 0;
   }
 
   /**
@@ -209,16 +220,20 @@ export class ZImageDit {
       layers: this.#layers,
       slots: this.#slots,
       activations: this.activations,
+      uploads: this.#uploads,
     }, captures);
   }
 
   /**
    * Host copies of the weights on the GPU (read back once; a streamed DiT's host blocks are shared),
    * whose `restore` makes this DiT again by uploads alone, with no checkpoint read or quantization.
+   * The restore writes the embedders, adaLN, norms and slots at once, and each resident block's
+   * projections just before that block's first run ({@link pendingBytes}): the first step after a
+   * restore overlaps its uploads with its own work.
    *
    * @returns the copy; `restore(gpu)` gives a new DiT of the same weights
    */
-  hostCopy(): Promise<HostCopy<ZImageDit>> {
+  async hostCopy(): Promise<HostCopy<ZImageDit>> {
     const parts = {
       embedders: this.#embedders,
       noiseRefiner: this.#noiseRefiner,
@@ -227,16 +242,31 @@ export class ZImageDit {
       slots: this.#slots,
     };
     const config = this.config, activations = this.activations;
-    return copyToHost(
+    const copy = await copyToHost(
       this.#gpu,
       parts,
       (p, gpu) =>
         new ZImageDit(gpu, config, p.embedders, p.noiseRefiner, p.contextRefiner, p.layers, activations, p.slots),
     );
+    const restoreDeferred = (gpu?: ResidentDevice) => {
+      const { value, uploads } = copy.restoreDeferred(gpu);
+      uploads.writeAllBut(value.#blockBuffers());
+      value.#uploads = uploads;
+      return { value, uploads };
+    };
+    return { bytes: copy.bytes, restore: (gpu) => restoreDeferred(gpu).value, restoreDeferred };
+  }
+
+  /** The buffers of the resident blocks' projections. */
+  #blockBuffers(): GPUBuffer[] {
+    return [...this.#noiseRefiner, ...this.#contextRefiner, ...this.#layers].flatMap((b) =>
+      "resident" in b.weights ? blockTensorsOf(b.weights.resident).map((t) => t.buffer) : []
+    );
   }
 
   /** Frees the weights. */
   destroy(): void {
+    this.#uploads?.clear();
     destroyEmbedders(this.#embedders);
     for (const b of [...this.#noiseRefiner, ...this.#layers]) {
       if ("resident" in b.weights) destroyBlock(b.weights.resident);

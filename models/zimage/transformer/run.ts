@@ -2,12 +2,15 @@
  * The DiT bound to one latent size and caption length ({@link DitRun}, made by `ZImageDit.prepare`):
  * its input, output and work tensors, and its recordings, bound once and replayed each step. Where the
  * blocks stream (`ZImageDit.load`'s `stream`), a run is several submissions, each streamed block's
- * bytes written into its slot before its own.
+ * bytes written into its slot before its own; so is the run of a DiT restored from a host copy whose
+ * blocks' bytes are still pending (`ZImageDit.pendingBytes`), each block's written before its first
+ * submission.
  *
  * @module
  */
 
 import type { GpuTensor, ResidentDevice } from "../../../harness/device.ts";
+import type { PendingUploads } from "../../../harness/host_copy.ts";
 import { axpyInplacePlan } from "../../../ops/axpy/mod.ts";
 import { validateRopeAxesShape } from "../../../ops/rope/mod.ts";
 import { type DitConfig, ditSizes } from "../config.ts";
@@ -81,18 +84,25 @@ export interface DitParts {
   slots?: readonly [BlockWeights, BlockWeights];
   /** What the blocks' projections multiply: the activations as they are, or quantized per row to int8. */
   activations: Activations;
+  /** Resident blocks' bytes a restore left to write before their first run. */
+  uploads?: PendingUploads;
 }
 
-/** Part of a run: dispatches and copies, and (streaming) a block's bytes to upload into its slot first. */
+/**
+ * Part of a run: dispatches and copies, and first either (streaming) a block's bytes to upload into
+ * its slot, or (a restored DiT) the buffers of a resident block whose pending bytes to write.
+ */
 interface Phase {
   steps: Steps;
   upload?: { host: Uint8Array[]; slot: BlockWeights };
+  pending?: { uploads: PendingUploads; buffers: GPUBuffer[] };
 }
 
-/** Phases bound once: one recording each, or all in one where nothing streams. */
+/** Phases bound once: one recording each, or all in one where no phase writes first. */
 interface BoundPhases {
   recordings: Recording[];
   uploads: (Phase["upload"] | undefined)[];
+  pending: (Phase["pending"] | undefined)[];
 }
 
 /**
@@ -165,7 +175,8 @@ export class DitRun {
       const steps = new Steps();
       if ("resident" in w) {
         run(steps, w.resident);
-        phases.push({ steps });
+        const buffers = blockTensorsOf(w.resident).map((t) => t.buffer), uploads = parts.uploads;
+        phases.push(uploads?.has(buffers) ? { steps, pending: { uploads, buffers } } : { steps });
       } else {
         const slot = parts.slots![turn++ % 2];
         run(steps, slot);
@@ -227,6 +238,11 @@ export class DitRun {
     return this.#step.uploads.some((u) => u !== undefined);
   }
 
+  /** Submissions of one step: 1, or one per block where blocks stream or were bound with bytes pending. */
+  get submissionsPerStep(): number {
+    return this.#step.recordings.length;
+  }
+
   /** The programs of one step, in order (harness/timing.ts `profileProgram` times them dispatch by dispatch). */
   get stepPrograms(): Program[] {
     return this.#step.recordings.flatMap((r) => r.programs);
@@ -255,7 +271,10 @@ export class DitRun {
 
   #oneRecording(what: string, phases: BoundPhases): Recording {
     if (phases.recordings.length !== 1) {
-      throw new Error(`DitRun.${what}: the blocks stream through slots, one submission each; use the async form`);
+      throw new Error(
+        `DitRun.${what}: the blocks stream through slots or write their restored bytes first, one submission ` +
+          "each; use the async form",
+      );
     }
     return phases.recordings[0];
   }
@@ -318,10 +337,14 @@ export class DitRun {
   }
 }
 
-/** Binds phases: one recording for all when nothing streams, else one per phase. */
+/** Binds phases: one recording for all when no phase writes first, else one per phase. */
 function bindPhases(gpu: ResidentDevice, name: string, phases: Phase[]): BoundPhases {
-  if (phases.every((p) => p.upload === undefined)) {
-    return { recordings: [new Recording(gpu, name, phases.flatMap((p) => p.steps.list))], uploads: [undefined] };
+  if (phases.every((p) => p.upload === undefined && p.pending === undefined)) {
+    return {
+      recordings: [new Recording(gpu, name, phases.flatMap((p) => p.steps.list))],
+      uploads: [undefined],
+      pending: [undefined],
+    };
   }
   const recordings: Recording[] = [];
   try {
@@ -330,17 +353,20 @@ function bindPhases(gpu: ResidentDevice, name: string, phases: Phase[]): BoundPh
     for (const r of recordings) r.destroy();
     throw e;
   }
-  return { recordings, uploads: phases.map((p) => p.upload) };
+  return { recordings, uploads: phases.map((p) => p.upload), pending: phases.map((p) => p.pending) };
 }
 
 /**
  * Submits bound phases in order: before a streamed block, its bytes are written into its slot (the
  * queue orders the write after the work submitted before it, which last read that slot two blocks
- * earlier, and before the block's own submission).
+ * earlier, and before the block's own submission); before a restored block's first run, its pending
+ * bytes are written, while the GPU still works on the blocks submitted before it.
  */
 function submitPhases(gpu: ResidentDevice, phases: BoundPhases, after?: Recording): void {
   const queue = gpu.device.queue;
   phases.recordings.forEach((recording, i) => {
+    const pending = phases.pending[i];
+    pending?.uploads.write(pending.buffers);
     const upload = phases.uploads[i];
     if (upload) {
       blockTensorsOf(upload.slot).forEach((t, j) =>
