@@ -74,6 +74,8 @@ export class PendingUploads {
   readonly #pending: Map<GPUBuffer, Uint32Array>;
 
   /**
+   * Bytes to write into their buffers.
+   *
    * @param queue the device's queue
    * @param pending each buffer's bytes, as many as the buffer holds
    */

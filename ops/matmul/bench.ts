@@ -27,6 +27,10 @@
  * `kernel_pipelined`, `linear_pipelined` and `linear_fused_pipelined`, two-stage designs the plans
  * do not choose (mod.ts), are timed at 4096^3 (`kernel_pipelined` only), the diffusion shapes and the
  * prefill shape (the fused one at `linear_fused`'s cases), beside `kernel`, `linear` and `linear_fused`.
+ * The dp4a products' pipelined 128 x 128 tiles (`q8row_dp4a_pipelined`, `q4g128_dp4a_pipelined`,
+ * which the plans take on NVIDIA; dp4a.ts) are timed at the engine's 1B prefill products, the prefill
+ * shape and Z-Image's three product shapes, beside `q8row_dp4a` and `q4g128_dp4a`, which are timed at
+ * those DiT shapes too; their fused forms at the fused dp4a rows' cases.
  * @module
  */
 
@@ -97,6 +101,17 @@ const Z_FFN_UP_FUSED: (MatmulShape & MatmulEpilogue)[] = [
   { ...Z_FFN_UP, activation: "silu" },
   { ...Z_FFN_UP, gateRows: 1 },
 ];
+/**
+ * The dp4a products' shapes: the engine's 1B prefill products, the two prefill shapes and Z-Image's
+ * FFN up-projection.
+ */
+const DP4A: MatmulShape[] = [...PREFILL_1B, PREFILL, SHORT_PREFILL, Z_FFN_UP];
+/**
+ * The shapes at which both of the dp4a products' 128 x 128 tiles, single-stage and pipelined, are
+ * timed: the 1B prefill products and the prefill shape (56 to 448 tiles of 128 x 128; the pipelined
+ * tiles' rule takes them from 80) and Z-Image's three product shapes.
+ */
+const DP4A_LARGE: MatmulShape[] = [...PREFILL_1B, PREFILL, Z_FFN_UP, Z_PROJECTION, Z_FFN_DOWN];
 const QUICK_FUSED: (MatmulShape & MatmulEpilogue)[] = [
   { M: 64, N: 64, K: 64, activation: "gelu" },
   { M: 128, N: 128, K: 128, bias: true, activation: "silu" },
@@ -187,7 +202,7 @@ function q4(entry: string): BenchCase {
 function dp4a(
   op: "matmulQ8Dp4a" | "matmulQ4G128Dp4a",
   entry: string,
-  gpu: (MatmulShape & MatmulEpilogue)[] = [...PREFILL_1B, PREFILL, SHORT_PREFILL, Z_FFN_UP],
+  gpu: (MatmulShape & MatmulEpilogue)[] = DP4A,
   quick: (MatmulShape & MatmulEpilogue)[] = QUICK,
 ): BenchCase {
   const q8 = op === "matmulQ8Dp4a";
@@ -245,13 +260,17 @@ export const BENCH: readonly BenchCase[] = [
   q8("q8row_tile64"),
   q4("q4g128"),
   q4("q4g128_tile64"),
-  dp4a("matmulQ8Dp4a", "q8row_dp4a"),
+  dp4a("matmulQ8Dp4a", "q8row_dp4a", [...DP4A, Z_PROJECTION, Z_FFN_DOWN]),
+  dp4a("matmulQ8Dp4a", "q8row_dp4a_pipelined", DP4A_LARGE),
   dp4a("matmulQ8Dp4a", "q8row_dp4a_tile64"),
-  dp4a("matmulQ4G128Dp4a", "q4g128_dp4a"),
+  dp4a("matmulQ4G128Dp4a", "q4g128_dp4a", [...DP4A, Z_PROJECTION, Z_FFN_DOWN]),
+  dp4a("matmulQ4G128Dp4a", "q4g128_dp4a_pipelined", DP4A_LARGE),
   dp4a("matmulQ4G128Dp4a", "q4g128_dp4a_tile64"),
   dp4a("matmulQ8Dp4a", "q8row_dp4a_fused", Z_FFN_UP_FUSED, QUICK_FUSED),
+  dp4a("matmulQ8Dp4a", "q8row_dp4a_fused_pipelined", Z_FFN_UP_FUSED, QUICK_FUSED),
   dp4a("matmulQ8Dp4a", "q8row_dp4a_tile64_fused", Z_FFN_UP_FUSED, QUICK_FUSED),
   dp4a("matmulQ4G128Dp4a", "q4g128_dp4a_fused", Z_FFN_UP_FUSED, QUICK_FUSED),
+  dp4a("matmulQ4G128Dp4a", "q4g128_dp4a_fused_pipelined", Z_FFN_UP_FUSED, QUICK_FUSED),
   dp4a("matmulQ4G128Dp4a", "q4g128_dp4a_tile64_fused", Z_FFN_UP_FUSED, QUICK_FUSED),
   f16("f16storage"),
 ];

@@ -1,5 +1,6 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { foldWorkgroups } from "../../harness/limits.ts";
+import { ResidentDevice } from "../../harness/device.ts";
+import { foldWorkgroups, workgroupBytesOf } from "../../harness/limits.ts";
 import { hasDp4a } from "../../harness/roofline.ts";
 import {
   assertClose,
@@ -7,6 +8,7 @@ import {
   assertThrowsMessage,
   checkAgainstReference,
   gpuTest,
+  planningDevice,
   randomF32,
 } from "../../harness/testing.ts";
 import { packQ4, packQ8, quantizeQ4G128 } from "../matvec/reference.ts";
@@ -25,6 +27,8 @@ import {
   type MatmulQ8Dp4aArgs,
   matmulQ8Dp4aGpu,
   matmulQ8Dp4aPlan,
+  type MatmulVariant,
+  PIPELINED_MIN_TILES,
 } from "./mod.ts";
 
 // The dp4a products: reference facts, refusals, every kernel against the reference, and non-finite
@@ -149,6 +153,90 @@ const [q4Reference, q4Gpu] = [matmulQ4G128Dp4a, matmulQ4G128Dp4aGpu];
 checkAgainstReference("matmulQ4G128Dp4a", KERNELS, "q4g128_dp4a", q4Cases, q4Reference, q4Gpu, dp4aQ4Tolerance);
 checkAgainstReference("matmulQ4G128Dp4a", KERNELS, "q4g128_dp4a_tile64", q4Cases, q4Reference, q4Gpu, dp4aQ4Tolerance);
 
+// The pipelined 128 x 128 kernels at the same shapes and at shapes with interior tiles (wholly inside
+// c), which load the steps inside K unchecked and the rest checked: K a multiple of the step (every
+// step unchecked, four tiles), tails of 3, 2 and 1 codes past the last full word (the tail's step
+// checked and masked; raw words put non-zero codes in the padding), q4's last group ending one word
+// into its second step (K = 330) and after one word (K = 259), and two or three tiles in a direction
+// with edge tiles beside interior ones.
+const INTERIOR_SHAPES: [number, number, number, boolean][] = [
+  [256, 256, 256, false],
+  [130, 129, 259, true],
+  [257, 130, 330, false],
+  [129, 256, 197, true],
+];
+const q8PipelinedCases = [
+  ...q8Cases,
+  ...INTERIOR_SHAPES.map(([M, N, K, raw], i) => dp4aQ8Case(M, N, K, 90 + i, raw)),
+];
+const q4PipelinedCases = [
+  ...q4Cases,
+  ...INTERIOR_SHAPES.map(([M, N, K, raw], i) => dp4aQ4Case(M, N, K, 95 + i, raw)),
+];
+checkAgainstReference(
+  "matmulQ8Dp4a",
+  KERNELS,
+  "q8row_dp4a_pipelined",
+  q8PipelinedCases,
+  matmulQ8Dp4a,
+  matmulQ8Dp4aGpu,
+  DP4A_Q8_TOL,
+);
+checkAgainstReference(
+  "matmulQ4G128Dp4a",
+  KERNELS,
+  "q4g128_dp4a_pipelined",
+  q4PipelinedCases,
+  q4Reference,
+  q4Gpu,
+  dp4aQ4Tolerance,
+);
+
+gpuTest("dp4a: each pipelined kernel's outputs are its single-stage kernel's, bit for bit", async (gpu) => {
+  // The integer sums are exact and the f32 steps after them are the same text in the same order, so
+  // the two walks over K give the same bits: at edge shapes, at interior tiles with and without K
+  // tails, over many q4 groups, on quantised and on raw words.
+  const shapes: [number, number, number, boolean][] = [
+    [3, 5, 7, false],
+    [129, 131, 260, true],
+    [7, 130, 1029, false],
+    ...INTERIOR_SHAPES,
+  ];
+  const pairs = [
+    ["q8row_dp4a", "q8row_dp4a_pipelined", false],
+    ["q4g128_dp4a", "q4g128_dp4a_pipelined", true],
+  ] as const;
+  for (const [single, pipelined, isQ4] of pairs) {
+    for (const [i, [M, N, K, raw]] of shapes.entries()) {
+      const { args } = (isQ4 ? dp4aQ4Case : dp4aQ8Case)(M, N, K, 4000 + i, raw);
+      const run = (override: MatmulVariant) =>
+        isQ4
+          ? matmulQ4G128Dp4aGpu(gpu, args as MatmulQ4G128Dp4aArgs, { override })
+          : matmulQ8Dp4aGpu(gpu, args, { override });
+      const expected = await run(single);
+      deepStrictEqual(await run(pipelined), expected, `${pipelined} against ${single} at ${M}x${N}x${K}`);
+      ok(expected.some((v) => v !== 0), `${single} ${M}x${N}x${K}: a product to compare`);
+    }
+  }
+});
+
+gpuTest(
+  "dp4a: the pipelined kernels compute every tile of a grid folded past maxComputeWorkgroupsPerDimension",
+  async (gpu) => {
+    // 300 columns are 3 tiles of 128, on a 2 x 2 grid at a limit of 2; the grid's last workgroup has
+    // no tile and returns before the walk's barriers.
+    const limit2 = gpu.withLimits({ maxComputeWorkgroupsPerDimension: 2 });
+    const q8 = dp4aQ8Case(2, 300, 37, 120).args;
+    const q4 = dp4aQ4Case(2, 300, 37, 121).args;
+    const q8Plan = matmulQ8Dp4aPlan(limit2, { M: 2, N: 300, K: 37 }, { override: "q8row_dp4a_pipelined" });
+    deepStrictEqual(q8Plan.workgroups, [2, 2, 1]);
+    const q8Out = await matmulQ8Dp4aGpu(limit2, q8, { override: "q8row_dp4a_pipelined" });
+    assertClose(q8Out, matmulQ8Dp4a(q8), DP4A_Q8_TOL, "q8row_dp4a_pipelined folded");
+    const q4Out = await matmulQ4G128Dp4aGpu(limit2, q4, { override: "q4g128_dp4a_pipelined" });
+    assertClose(q4Out, matmulQ4G128Dp4a(q4), dp4aQ4Tolerance(q4), "q4g128_dp4a_pipelined folded");
+  },
+);
+
 Deno.test("dp4a tolerance: tight enough that one code product too many or too few fails it", () => {
   for (const { args } of q8Cases.slice(1, 4)) {
     const ref = matmulQ8Dp4a(args);
@@ -194,12 +282,18 @@ gpuTest("dp4a plans: bindings; the tile by the matmul rule, one workgroup per ti
     ["c", 3],
   ]);
   // 16 x 16 tiles of 128 (LARGE_TILE_MIN_TILES) take the large tile; one row of tiles fewer does not.
+  // (On an NVIDIA adapter that grants 32 KiB the large tile is the pipelined one, from 80 tiles.)
+  const pipelined = gpu.adapter.target === "nvidia" && gpu.device.limits.maxComputeWorkgroupStorageSize >= 32768;
   for (const [plan, large] of [[matmulQ8Dp4aPlan, "q8row_dp4a"], [matmulQ4G128Dp4aPlan, "q4g128_dp4a"]] as const) {
     const chosen = plan(gpu, { M: 16 * 128, N: 16 * 128, K: 256 });
-    strictEqual(chosen.kernel.variant, large);
+    strictEqual(chosen.kernel.variant, pipelined ? `${large}_pipelined` : large);
     deepStrictEqual(chosen.workgroups, [256, 1, 1]);
-    strictEqual(plan(gpu, { M: 15 * 128, N: 16 * 128, K: 256 }).kernel.variant, `${large}_tile64`);
+    strictEqual(
+      plan(gpu, { M: 15 * 128, N: 16 * 128, K: 256 }).kernel.variant,
+      pipelined ? `${large}_pipelined` : `${large}_tile64`,
+    );
     deepStrictEqual(plan(gpu, { M: 64, N: 64, K: 4 }, { override: large }).workgroups, [1, 1, 1]);
+    deepStrictEqual(plan(gpu, { M: 129, N: 64, K: 4 }, { override: `${large}_pipelined` }).workgroups, [2, 1, 1]);
   }
   const big = matmulQ8Dp4aPlan(gpu, { M: 64 * 300, N: 64 * 300, K: 4 }, { override: "q8row_dp4a_tile64" });
   deepStrictEqual(big.workgroups, foldWorkgroups(90000, gpu.limits.maxComputeWorkgroupsPerDimension));
@@ -226,9 +320,104 @@ gpuTest("dp4a plans: refused before dispatch where WGSL lacks dot4I8Packed; othe
   ok(hasDp4a());
   await assertThrowsMessage(
     () => matmulQ8Dp4aPlan(gpu, { M: 1, N: 1, K: 4 }, { override: "q8row" }),
-    `override "q8row" is not a variant of entry point "q8row_dp4a" or "q8row_dp4a_tile64"`,
+    `override "q8row" is not a variant of entry point "q8row_dp4a" or "q8row_dp4a_tile64" or "q8row_dp4a_pipelined"`,
+  );
+  await assertThrowsMessage(
+    () => matmulQ8Dp4aPlan(gpu, { M: 1, N: 1, K: 4 }, { override: "q8row_dp4a_fused_pipelined" }),
+    `override "q8row_dp4a_fused_pipelined" is not a variant of entry point "q8row_dp4a" or "q8row_dp4a_tile64" or`,
   );
 });
+
+Deno.test("dp4a kernels: the pipelined ones declare two stages in 32 KiB of workgroup memory, the others one in 16 KiB", () => {
+  // The software adapter here grants exactly 32 KiB, so every kernel runs in the tests above.
+  for (const [variant, source] of Object.entries(KERNELS)) {
+    if (!variant.includes("_dp4a")) continue;
+    strictEqual(workgroupBytesOf(source, variant), variant.endsWith("_pipelined") ? 32768 : 16384, variant);
+  }
+});
+
+Deno.test("dp4a plans: the pipelined tiles are taken on NVIDIA where the device grants 32 KiB, from 80 tiles; overrides elsewhere, refused by name where not granted", async () => {
+  strictEqual(PIPELINED_MIN_TILES, 80);
+  const large = { M: 2048, N: 2048, K: 16 };
+  const nvidia = planningDevice(32768, "nvidia");
+  for (
+    const [plan, op, base] of [
+      [matmulQ8Dp4aPlan, "matmulQ8Dp4a", "q8row_dp4a"],
+      [matmulQ4G128Dp4aPlan, "matmulQ4G128Dp4a", "q4g128_dp4a"],
+    ] as const
+  ) {
+    strictEqual(plan(nvidia, large).kernel.variant, `${base}_pipelined`);
+    deepStrictEqual(plan(nvidia, large).workgroups, [256, 1, 1]);
+    strictEqual(plan(nvidia, { ...large, activation: "silu" }).kernel.variant, `${base}_fused_pipelined`);
+    // Not granted, or not NVIDIA (or no target known): the single-stage tile, as before.
+    strictEqual(plan(planningDevice(16384, "nvidia"), large).kernel.variant, base);
+    strictEqual(plan(planningDevice(32768, "apple"), large).kernel.variant, base);
+    strictEqual(plan(planningDevice(32768), large).kernel.variant, base);
+    strictEqual(plan(planningDevice(16384, "nvidia"), { ...large, gateRows: 1 }).kernel.variant, `${base}_fused`);
+    // The tile rule of the pipelined tiles: from 80 tiles of 128 x 128 (512 x 2560: 4 x 20), not at 76
+    // or 32, where the 64 x 64 tile is taken; and at a DiT's and the prefill's shapes.
+    for (
+      const [target, N, variant] of [
+        ["nvidia", 2560, `${base}_pipelined`],
+        ["nvidia", 2432, `${base}_tile64`],
+        ["nvidia", 1024, `${base}_tile64`],
+        ["apple", 2560, `${base}_tile64`],
+      ] as const
+    ) {
+      strictEqual(plan(planningDevice(32768, target), { M: 512, N, K: 16 }).kernel.variant, variant);
+    }
+    for (
+      const shape of [{ M: 4608, N: 10240, K: 3840 }, { M: 4608, N: 3840, K: 10240 }, { M: 512, N: 14336, K: 4096 }]
+    ) {
+      strictEqual(plan(nvidia, shape).kernel.variant, `${base}_pipelined`);
+    }
+    strictEqual(plan(nvidia, { M: 64, N: 14336, K: 4096 }).kernel.variant, `${base}_tile64`);
+    // An override may name them on any device that grants their memory, and is refused where it does not.
+    strictEqual(
+      plan(planningDevice(32768, "apple"), { M: 3, N: 5, K: 7 }, { override: `${base}_pipelined` }).kernel.variant,
+      `${base}_pipelined`,
+    );
+    strictEqual(plan(nvidia, large, { override: base }).kernel.variant, base);
+    await assertThrowsMessage(
+      () => plan(planningDevice(16384, "apple"), large, { override: `${base}_pipelined` }),
+      `${op}/${base}_pipelined: workgroup memory needs maxComputeWorkgroupStorageSize >= 32768, but this device allows 16384`,
+    );
+    await assertThrowsMessage(
+      () => plan(planningDevice(16384, "nvidia"), { ...large, bias: true }, { override: `${base}_fused_pipelined` }),
+      `${op}/${base}_fused_pipelined: workgroup memory needs maxComputeWorkgroupStorageSize >= 32768`,
+    );
+  }
+});
+
+gpuTest(
+  "dp4a plans: this adapter takes the single-stage tiles; as an NVIDIA target it takes and runs the pipelined ones",
+  async (gpu) => {
+    const large = { M: 2048, N: 2048, K: 16 };
+    if (gpu.adapter.target !== "nvidia") {
+      strictEqual(matmulQ8Dp4aPlan(gpu, large).kernel.variant, "q8row_dp4a");
+      strictEqual(matmulQ4G128Dp4aPlan(gpu, { ...large, activation: "gelu" }).kernel.variant, "q4g128_dp4a_fused");
+    }
+    // The same device presented as NVIDIA's (it grants 32 KiB): the plans choose the pipelined tiles,
+    // and what they choose runs (4 x 20 tiles of 128: the rule's 80): q8 within the reference's
+    // tolerance, q4 bit for bit the single-stage kernel's (the tests above hold that one to the
+    // reference; dp4aQ4Tolerance is not made for a million outputs).
+    ok(gpu.device.limits.maxComputeWorkgroupStorageSize >= 32768, "this adapter grants 32 KiB of workgroup memory");
+    const nvidia = new ResidentDevice(gpu.device, { ...gpu.adapter, target: "nvidia" }, false, false);
+    strictEqual(matmulQ8Dp4aPlan(nvidia, large).kernel.variant, "q8row_dp4a_pipelined");
+    strictEqual(
+      matmulQ4G128Dp4aPlan(nvidia, { ...large, accumulate: true }).kernel.variant,
+      "q4g128_dp4a_fused_pipelined",
+    );
+    const q8 = dp4aQ8Case(512, 2560, 9, 130).args;
+    strictEqual(matmulQ8Dp4aPlan(nvidia, { M: 512, N: 2560, K: 9 }).kernel.variant, "q8row_dp4a_pipelined");
+    assertClose(await matmulQ8Dp4aGpu(nvidia, q8), matmulQ8Dp4a(q8), DP4A_Q8_TOL, "q8 as planned for NVIDIA");
+    const q4 = dp4aQ4Case(512, 2560, 9, 131).args;
+    strictEqual(matmulQ4G128Dp4aPlan(nvidia, { M: 512, N: 2560, K: 9 }).kernel.variant, "q4g128_dp4a_pipelined");
+    const single = await matmulQ4G128Dp4aGpu(gpu, q4, { override: "q4g128_dp4a" });
+    deepStrictEqual(await matmulQ4G128Dp4aGpu(nvidia, q4), single, "q4 as planned for NVIDIA");
+    ok(single.some((v) => v !== 0));
+  },
+);
 
 // ---- non-finite activations -------------------------------------------------------------------
 

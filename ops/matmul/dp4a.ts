@@ -1,9 +1,10 @@
 /**
- * matmul's products on integer dot products: `matmulQ8Dp4a` (entry points `q8row_dp4a` and
- * `q8row_dp4a_tile64`; with an epilogue `q8row_dp4a_fused` and `q8row_dp4a_tile64_fused`) and
- * `matmulQ4G128Dp4a` (`q4g128_dp4a`, `q4g128_dp4a_tile64`; `q4g128_dp4a_fused`,
- * `q4g128_dp4a_tile64_fused`), the int8-activation forms of `matmulQ8` and `matmulQ4G128` for
- * prefill and for a DiT's Linear layers. reference_dp4a.ts defines
+ * matmul's products on integer dot products: `matmulQ8Dp4a` (entry points `q8row_dp4a`,
+ * `q8row_dp4a_tile64` and `q8row_dp4a_pipelined`; with an epilogue `q8row_dp4a_fused`,
+ * `q8row_dp4a_tile64_fused` and `q8row_dp4a_fused_pipelined`) and `matmulQ4G128Dp4a`
+ * (`q4g128_dp4a`, `q4g128_dp4a_tile64`, `q4g128_dp4a_pipelined`; `q4g128_dp4a_fused`,
+ * `q4g128_dp4a_tile64_fused`, `q4g128_dp4a_fused_pipelined`), the int8-activation forms of
+ * `matmulQ8` and `matmulQ4G128` for prefill and for a DiT's Linear layers. reference_dp4a.ts defines
  * what they compute; in short, the activations are int8 codes
  * with one scale per row (ops/quantize's `quantizePackedPlan` writes them from f32, once per GEMM
  * input, so the products sharing an input share its quantisation), the weight is in ops/matvec's q8
@@ -20,6 +21,23 @@
  * models: the engine's int8 prefill (harness/baselines/nvidia-h200-llm.md) and Z-Image's DiT step
  * on int8 activations (models/zimage/baselines/nvidia-h100.json); the bench times both tiles beside
  * `q8row` and `q4g128` at the same shapes.
+ *
+ * Pipelined tiles: each 128 x 128 kernel has a `_pipelined` form (`q8row_dp4a_pipelined`,
+ * `q4g128_dp4a_pipelined`, `q8row_dp4a_fused_pipelined`, `q4g128_dp4a_fused_pipelined`) with the
+ * same bindings, params, tile and outputs, bit for bit, and another walk over K, as mod.ts's f32
+ * `kernel_pipelined`: two stages of 16 words of a's and the weight's blocks in 32 KiB of workgroup
+ * memory, the next step's global loads issued into registers before this step's dot products and
+ * stored to the other stage after them, one barrier per step, stores into the transposed stage
+ * without bank conflicts and unchecked loads in interior tiles (q8row_dp4a_pipelined.wgsl and
+ * q4g128_dp4a_pipelined.wgsl say the design). The plans follow mod.ts's rule for its pipelined
+ * tiles: on an adapter whose target is `nvidia` and whose device grants the kernel's workgroup
+ * memory (maxComputeWorkgroupStorageSize >= 32 KiB), the 128 x 128 tile is the pipelined one, taken
+ * from `PIPELINED_MIN_TILES` (80) tiles of 128 x 128 (the 64 x 64 tile below); elsewhere the
+ * single-stage tile as before. The rule and its threshold were measured on the f32 tiles, not on
+ * these, which are not yet timed on a GPU: the bench times them beside the single-stage tiles at the
+ * DiT shapes and the prefill shapes. An override may name them on any device; where the device does
+ * not grant their 32 KiB the plan is refused before dispatch with a LimitError naming
+ * maxComputeWorkgroupStorageSize.
  *
  * Fused epilogue: the plans take the other products' {@link MatmulEpilogue} in their shape (`bias`,
  * `activation`, `gateRows`, `accumulate`; mod.ts says the design), applied to each finished output
@@ -40,12 +58,13 @@
  */
 
 import { type BindingSpec, type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
+import { requireWorkgroupStorage, workgroupBytesOf } from "../../harness/limits.ts";
 import type { KernelOptions } from "../../harness/options.ts";
 import { hasDp4a } from "../../harness/roofline.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type MatmulVariant } from "./kernels.gen.ts";
 import type { MatmulEpilogue, MatmulShape } from "./reference.ts";
-import { largeTile, tileGrid } from "./tiles.ts";
+import { tileEntry, tileGrid } from "./tiles.ts";
 import { epilogueInputs, gemmEpilogue, planShape } from "./epilogue_plan.ts";
 import {
   type MatmulQ4G128Dp4aArgs,
@@ -58,15 +77,18 @@ import {
 
 type Dp4aOp = "matmulQ8Dp4a" | "matmulQ4G128Dp4a";
 
-/** Each product's entry points, the 128 x 128 tile and the 64 x 64 one: plain, and with the epilogue. */
-const ENTRIES: Readonly<Record<Dp4aOp, { plain: readonly [string, string]; fused: readonly [string, string] }>> = {
+/** A product's entry points: the 128 x 128 tile, the 64 x 64 one and the pipelined 128 x 128 one. */
+type Tiles = readonly [large: string, small: string, pipelined: string];
+
+/** Each product's entry points, plain and with the epilogue. */
+const ENTRIES: Readonly<Record<Dp4aOp, { plain: Tiles; fused: Tiles }>> = {
   matmulQ8Dp4a: {
-    plain: ["q8row_dp4a", "q8row_dp4a_tile64"],
-    fused: ["q8row_dp4a_fused", "q8row_dp4a_tile64_fused"],
+    plain: ["q8row_dp4a", "q8row_dp4a_tile64", "q8row_dp4a_pipelined"],
+    fused: ["q8row_dp4a_fused", "q8row_dp4a_tile64_fused", "q8row_dp4a_fused_pipelined"],
   },
   matmulQ4G128Dp4a: {
-    plain: ["q4g128_dp4a", "q4g128_dp4a_tile64"],
-    fused: ["q4g128_dp4a_fused", "q4g128_dp4a_tile64_fused"],
+    plain: ["q4g128_dp4a", "q4g128_dp4a_tile64", "q4g128_dp4a_pipelined"],
+    fused: ["q4g128_dp4a_fused", "q4g128_dp4a_tile64_fused", "q4g128_dp4a_fused_pipelined"],
   },
 };
 
@@ -87,7 +109,9 @@ function requireDp4a(op: Dp4aOp): void {
 /**
  * A dp4a product's plan (shape already validated): the activations' codes and scales, the weight's
  * bindings, then the epilogue's part (epilogue_plan.ts: `bias` and `gate` for a fused plan, then
- * `c`); the fused kernel of the tile where any step is on.
+ * `c`); the fused kernel of the tile where any step is on; the tile by tiles.ts's rule (the pipelined
+ * one on NVIDIA where granted), or the override's; refused before dispatch where the device does not
+ * grant the kernel's workgroup memory.
  */
 function dp4aPlan(
   gpu: ResidentDevice,
@@ -105,8 +129,12 @@ function dp4aPlan(
   ];
   const epilogue = gemmEpilogue(op, shape);
   const entries = epilogue.fused ? ENTRIES[op].fused : ENTRIES[op].plain;
-  const [large, small] = entries;
-  const kernel = gpu.resolveAmong(KERNELS, op, entries, largeTile(shape) ? large : small, options);
+  const [large, small, pipelined] = entries;
+  const tile = { entry: pipelined, source: KERNELS[pipelined as MatmulVariant] };
+  const kernel = gpu.resolveAmong(KERNELS, op, entries, tileEntry(gpu, op, shape, large, small, tile), options);
+  // The pipelined tiles need more workgroup memory than WebGPU's default: refused before dispatch.
+  const where = `${op}/${kernel.variant}`;
+  requireWorkgroupStorage(gpu, where, workgroupBytesOf(kernel.source, where));
   return {
     op,
     kernel,
@@ -128,8 +156,9 @@ function dp4aPlan(
  * @param gpu the device
  * @param shape `M` (rows of `a`), `N` (rows of the weight), `K` and the epilogue's steps
  *   ({@link MatmulEpilogue})
- * @param options kernel override: a variant of `q8row_dp4a` or of `q8row_dp4a_tile64` (which also
- *   picks the tile); with an epilogue, of `q8row_dp4a_fused` or `q8row_dp4a_tile64_fused`
+ * @param options kernel override: a variant of `q8row_dp4a`, `q8row_dp4a_tile64` or
+ *   `q8row_dp4a_pipelined` (which also picks the tile); with an epilogue, of `q8row_dp4a_fused`,
+ *   `q8row_dp4a_tile64_fused` or `q8row_dp4a_fused_pipelined`
  * @returns the plan, one workgroup per tile of `c`; bindings `a` (`[M, ceil(K/4)]` words),
  *   `aScales` (`[M]`), `weight` (`[N, ceil(K/4)]` words), `scales` (`[N]`) and `c` (output,
  *   `[M, N]`), or with an epilogue `a`, `aScales`, `weight`, `scales`, `bias` (`[N]`), `gate`
@@ -137,6 +166,8 @@ function dp4aPlan(
  *   accumulates)
  * @throws Error naming the argument, as {@link validateMatmulQ8Dp4aShape}, or saying that WGSL lacks
  *   `dot4I8Packed`
+ * @throws LimitError naming maxComputeWorkgroupStorageSize where an override names a pipelined
+ *   kernel the device does not grant 32 KiB of workgroup memory
  *
  * @example f32 activations quantised once on the GPU (ops/quantize), then the product
  * ```ts
@@ -218,8 +249,9 @@ export async function matmulQ8Dp4aGpu(
  * @param gpu the device
  * @param shape `M` (rows of `a`), `N` (rows of the weight), `K` and the epilogue's steps
  *   ({@link MatmulEpilogue})
- * @param options kernel override: a variant of `q4g128_dp4a` or of `q4g128_dp4a_tile64` (which also
- *   picks the tile); with an epilogue, of `q4g128_dp4a_fused` or `q4g128_dp4a_tile64_fused`
+ * @param options kernel override: a variant of `q4g128_dp4a`, `q4g128_dp4a_tile64` or
+ *   `q4g128_dp4a_pipelined` (which also picks the tile); with an epilogue, of `q4g128_dp4a_fused`,
+ *   `q4g128_dp4a_tile64_fused` or `q4g128_dp4a_fused_pipelined`
  * @returns the plan, one workgroup per tile of `c`; bindings `a` (`[M, ceil(K/4)]` words),
  *   `aScales` (`[M]`), `weight` (`[N, ceil(K/8)]` words), `scales` (`[N, ceil(K/128)]`) and `c`
  *   (output, `[M, N]`), or with an epilogue `a`, `aScales`, `weight`, `scales`, `bias` (`[N]`),
@@ -227,6 +259,8 @@ export async function matmulQ8Dp4aGpu(
  *   when it accumulates)
  * @throws Error naming the argument, as {@link validateMatmulQ4G128Dp4aShape}, or saying that WGSL
  *   lacks `dot4I8Packed`
+ * @throws LimitError naming maxComputeWorkgroupStorageSize where an override names a pipelined
+ *   kernel the device does not grant 32 KiB of workgroup memory
  *
  * @example
  * ```ts
@@ -235,7 +269,7 @@ export async function matmulQ8Dp4aGpu(
  * const gpu = await acquireDevice();
  * const plan = matmulQ4G128Dp4aPlan(gpu, { M: 512, N: 12544, K: 1792 }); // 4 x 98 tiles of 128 x 128
  * // A DiT's FFN up-projection with its SiLU, and its gated twin (one gate row per batch item of 4608 tokens):
- * const up = matmulQ4G128Dp4aPlan(gpu, { M: 4608, N: 10240, K: 3840, activation: "silu" }); // q4g128_dp4a_fused
+ * const up = matmulQ4G128Dp4aPlan(gpu, { M: 4608, N: 10240, K: 3840, activation: "silu" }); // q4g128_dp4a_fused (q4g128_dp4a_fused_pipelined on NVIDIA)
  * const gated = matmulQ4G128Dp4aPlan(gpu, { M: 4608, N: 10240, K: 3840, gateRows: 4608 }); // binds gate [1, 10240]
  * gpu.destroy();
  * ```

@@ -4,6 +4,7 @@ import {
   assertThrowsMessage,
   checkAgainstReference,
   gpuTest,
+  planningDevice,
   randomF32,
   type Tolerance,
 } from "../../harness/testing.ts";
@@ -201,10 +202,10 @@ function fusedCases<A extends Dp4aArgs>(
 
 const q8 = fusedCases(dp4aQ8Case, matmulQ8Dp4a, false, 2100);
 const q4 = fusedCases(dp4aQ4Case, matmulQ4G128Dp4a, true, 2200);
-for (const entry of ["q8row_dp4a_fused", "q8row_dp4a_tile64_fused"]) {
+for (const entry of ["q8row_dp4a_fused", "q8row_dp4a_tile64_fused", "q8row_dp4a_fused_pipelined"]) {
   checkAgainstReference("matmulQ8Dp4a, fused", KERNELS, entry, q8.cases, matmulQ8Dp4a, matmulQ8Dp4aGpu, q8.tol);
 }
-for (const entry of ["q4g128_dp4a_fused", "q4g128_dp4a_tile64_fused"]) {
+for (const entry of ["q4g128_dp4a_fused", "q4g128_dp4a_tile64_fused", "q4g128_dp4a_fused_pipelined"]) {
   const [reference, kernel] = [matmulQ4G128Dp4a, matmulQ4G128Dp4aGpu];
   checkAgainstReference("matmulQ4G128Dp4a, fused", KERNELS, entry, q4.cases, reference, kernel, q4.tol);
 }
@@ -335,13 +336,23 @@ gpuTest(
     // A gate of one row per token (the FFN's (x W3^T) * silu(x W1^T)): gate [M, N].
     strictEqual(matmulQ4G128Dp4aPlan(gpu, { M: 6, N: 5, K: 7, gateRows: 1 }).bindings[5].length, 30);
     // The tile by size, as for the plain products; an override among the fused kernels picks it.
+    // (On an NVIDIA adapter that grants 32 KiB the large tile is the pipelined one.)
     const large = { M: 2048, N: 2048, K: 16, accumulate: true };
-    strictEqual(matmulQ8Dp4aPlan(gpu, large).kernel.variant, "q8row_dp4a_fused");
-    strictEqual(matmulQ4G128Dp4aPlan(gpu, large).kernel.variant, "q4g128_dp4a_fused");
+    const pipelined = gpu.adapter.target === "nvidia" && gpu.device.limits.maxComputeWorkgroupStorageSize >= 32768;
+    const suffix = pipelined ? "_pipelined" : "";
+    strictEqual(matmulQ8Dp4aPlan(gpu, large).kernel.variant, `q8row_dp4a_fused${suffix}`);
+    strictEqual(matmulQ4G128Dp4aPlan(gpu, large).kernel.variant, `q4g128_dp4a_fused${suffix}`);
     deepStrictEqual(matmulQ4G128Dp4aPlan(gpu, large).workgroups, [256, 1, 1]);
     strictEqual(matmulQ4G128Dp4aPlan(gpu, { ...large, M: 64 }).kernel.variant, "q4g128_dp4a_tile64_fused");
     const forced = matmulQ8Dp4aPlan(gpu, large, { override: "q8row_dp4a_tile64_fused" });
     deepStrictEqual(forced.workgroups, [32 * 32, 1, 1]);
+    // The pipelined fused kernels: the fused bindings and params, the 128 x 128 tile's grid.
+    const two = matmulQ4G128Dp4aPlan(gpu, { M: 6, N: 5, K: 300, activation: "gelu" }, {
+      override: "q4g128_dp4a_fused_pipelined",
+    });
+    deepStrictEqual(describe(two), describe(gelu));
+    deepStrictEqual([...new Uint32Array(two.params!)], [6, 5, 300, 0, 1, 0, 0, 0]);
+    deepStrictEqual(matmulQ8Dp4aPlan(gpu, large, { override: "q8row_dp4a_fused_pipelined" }).workgroups, [256, 1, 1]);
   },
 );
 
@@ -361,8 +372,21 @@ gpuTest("dp4a epilogue plans: without a step, the plain kernels, bindings, param
     deepStrictEqual(plain.cost, { bytes: 4 * (12 + 6 + 10 + 5 + 30), flops: 2 * 6 * 5 * 7 });
     strictEqual(matmulQ4G128Dp4aPlan(gpu, shape).kernel.variant, "q4g128_dp4a_tile64");
   }
-  strictEqual(matmulQ8Dp4aPlan(gpu, { M: 2048, N: 2048, K: 16 }).kernel.variant, "q8row_dp4a");
-  strictEqual(matmulQ4G128Dp4aPlan(gpu, { M: 2048, N: 2048, K: 16 }).kernel.variant, "q4g128_dp4a");
+  const pipelined = gpu.adapter.target === "nvidia" && gpu.device.limits.maxComputeWorkgroupStorageSize >= 32768;
+  const suffix = pipelined ? "_pipelined" : "";
+  strictEqual(matmulQ8Dp4aPlan(gpu, { M: 2048, N: 2048, K: 16 }).kernel.variant, `q8row_dp4a${suffix}`);
+  strictEqual(matmulQ4G128Dp4aPlan(gpu, { M: 2048, N: 2048, K: 16 }).kernel.variant, `q4g128_dp4a${suffix}`);
+  // An NVIDIA device that grants the pipelined tiles' 32 KiB: without a step, the plain pipelined
+  // kernel, its bindings and params the plain ones.
+  const nvidia = planningDevice(32768, "nvidia");
+  const planned = matmulQ8Dp4aPlan(nvidia, { M: 2048, N: 2048, K: 16, bias: false });
+  strictEqual(planned.kernel.variant, "q8row_dp4a_pipelined");
+  deepStrictEqual(describe(planned).map(([name]) => name), ["a", "aScales", "weight", "scales", "c"]);
+  deepStrictEqual([...new Uint32Array(planned.params!)], [2048, 2048, 16, 0]);
+  strictEqual(
+    matmulQ4G128Dp4aPlan(nvidia, { M: 2048, N: 2048, K: 16, gateRows: 2048 }).kernel.variant,
+    "q4g128_dp4a_fused_pipelined",
+  );
 });
 
 gpuTest(
@@ -383,11 +407,19 @@ gpuTest(
     // The override must be a kernel of the plan's kind: fused with an epilogue, plain without.
     await assertThrowsMessage(
       () => matmulQ8Dp4aPlan(gpu, { M: 6, N: 2, K: 4, activation: "silu" }, { override: "q8row_dp4a" }),
-      'matmulQ8Dp4a: override "q8row_dp4a" is not a variant of entry point "q8row_dp4a_fused" or "q8row_dp4a_tile64_fused"',
+      'matmulQ8Dp4a: override "q8row_dp4a" is not a variant of entry point "q8row_dp4a_fused" or "q8row_dp4a_tile64_fused" or "q8row_dp4a_fused_pipelined"',
     );
     await assertThrowsMessage(
       () => matmulQ4G128Dp4aPlan(gpu, { M: 6, N: 2, K: 4 }, { override: "q4g128_dp4a_fused" }),
-      'matmulQ4G128Dp4a: override "q4g128_dp4a_fused" is not a variant of entry point "q4g128_dp4a" or "q4g128_dp4a_tile64"',
+      'matmulQ4G128Dp4a: override "q4g128_dp4a_fused" is not a variant of entry point "q4g128_dp4a" or "q4g128_dp4a_tile64" or "q4g128_dp4a_pipelined"',
+    );
+    await assertThrowsMessage(
+      () => matmulQ8Dp4aPlan(gpu, { M: 6, N: 2, K: 4, bias: true }, { override: "q8row_dp4a_pipelined" }),
+      'matmulQ8Dp4a: override "q8row_dp4a_pipelined" is not a variant of entry point "q8row_dp4a_fused"',
+    );
+    await assertThrowsMessage(
+      () => matmulQ4G128Dp4aPlan(gpu, { M: 6, N: 2, K: 4 }, { override: "q4g128_dp4a_fused_pipelined" }),
+      'matmulQ4G128Dp4a: override "q4g128_dp4a_fused_pipelined" is not a variant of entry point "q4g128_dp4a"',
     );
     // A resident submit missing the gate of a fused plan is refused before encoding.
     const plan = matmulQ8Dp4aPlan(gpu, { M: 2, N: 1, K: 4, gateRows: 1 });
@@ -418,8 +450,10 @@ gpuTest(
     const pairs = [
       ["q8row_dp4a", "q8row_dp4a_fused", false],
       ["q8row_dp4a_tile64", "q8row_dp4a_tile64_fused", false],
+      ["q8row_dp4a_pipelined", "q8row_dp4a_fused_pipelined", false],
       ["q4g128_dp4a", "q4g128_dp4a_fused", true],
       ["q4g128_dp4a_tile64", "q4g128_dp4a_tile64_fused", true],
+      ["q4g128_dp4a_pipelined", "q4g128_dp4a_fused_pipelined", true],
     ] as const;
     for (const [plain, fused, isQ4] of pairs) {
       for (const [i, [M, N, K]] of shapes.entries()) {
@@ -430,6 +464,35 @@ gpuTest(
         const gated = await run({ ...args, gate: new Float32Array(N).fill(1), gateRows: M }, fused);
         deepStrictEqual(gated, product, `${fused} against ${plain} at ${M}x${N}x${K}`);
         ok(product.some((v) => v !== 0), `${plain} ${M}x${N}x${K}: a product to compare`);
+      }
+    }
+  },
+);
+
+gpuTest(
+  "dp4a epilogue: each pipelined fused kernel's outputs are its single-stage fused kernel's, bit for bit",
+  async (gpu) => {
+    // The same product, bit for bit (dp4a.test.ts), then the same epilogue text on it: every step on,
+    // at edge shapes, interior tiles with and without a K tail, and many q4 groups.
+    const shapes: [number, number, number, EpilogueSteps][] = [
+      [3, 5, 7, { bias: true, activation: "gelu", accumulate: true }],
+      [130, 129, 259, { bias: true, activation: "silu", gateRows: 13, accumulate: true }],
+      [256, 136, 256, { activation: "gelu_tanh", gateRows: 1 }],
+      [9, 132, 1029, { bias: true, activation: "gelu", gateRows: 9, accumulate: true }],
+    ];
+    const pairs = [
+      ["q8row_dp4a_fused", "q8row_dp4a_fused_pipelined", false],
+      ["q4g128_dp4a_fused", "q4g128_dp4a_fused_pipelined", true],
+    ] as const;
+    for (const [single, pipelined, isQ4] of pairs) {
+      for (const [i, [M, N, K, steps]] of shapes.entries()) {
+        const plain = (isQ4 ? dp4aQ4Case : dp4aQ8Case)(M, N, K, 3100 + i, i % 2 === 1).args;
+        const args = withEpilogue(plain, steps, 3150 + i) as Dp4aArgs;
+        const run = (override: MatmulVariant) =>
+          isQ4 ? matmulQ4G128Dp4aGpu(gpu, args, { override }) : matmulQ8Dp4aGpu(gpu, args, { override });
+        const expected = await run(single);
+        deepStrictEqual(await run(pipelined), expected, `${pipelined} against ${single} at ${M}x${N}x${K}`);
+        ok(expected.some((v) => v !== 0), `${single} ${M}x${N}x${K}: outputs to compare`);
       }
     }
   },

@@ -41,8 +41,9 @@
  *   `shader-f16` is granted and the known-answer check has passed), which harness/variants.ts
  *   refuses as an entry point. There is no 64 x 64 tile: the plan always takes the 128 x 128 one.
  * - `matmulQ8Dp4a` (entry points `q8row_dp4a`, `q8row_dp4a_tile64`) and `matmulQ4G128Dp4a`
- *   (`q4g128_dp4a`, `q4g128_dp4a_tile64`; the tile by the rule below; with an epilogue, below, each
- *   with a `_fused` form) take the activations as int8 codes with one scale per row too
+ *   (`q4g128_dp4a`, `q4g128_dp4a_tile64`; the tile by the rule below, with a `_pipelined` form of
+ *   each 128 x 128 kernel taken on NVIDIA as below; with an epilogue, below, each with a `_fused`
+ *   form) take the activations as int8 codes with one scale per row too
  *   (ops/quantize's `quantizePackedPlan` writes them) and sum code products exactly in i32 with WGSL's
  *   `dot4I8Packed`, for prefill and a DiT's Linear layers: dp4a.ts (plans; refused where the adapter's
  *   WGSL lacks the feature) and reference_dp4a.ts (what they compute, and what it costs against the
@@ -153,6 +154,8 @@
  * shape). The two-stage design this op once replaced (below) read flat arrays. Elsewhere they are not
  * measured, so not chosen; an override runs them on any device that grants the memory (a LimitError
  * naming maxComputeWorkgroupStorageSize where it does not), and the tests hold them to the reference.
+ * The dp4a products' 128 x 128 tiles have pipelined forms by the same rule (tiles.ts's `tileEntry`
+ * chooses for both; dp4a.ts says the design), not yet timed on a GPU.
  *
  * Tile choice: the 128 x 128 tile does four times the work per workgroup of the 64 x 64 one, so it
  * only pays when there are still enough tiles to occupy a large GPU. The plans use it when M and N
@@ -175,7 +178,7 @@ import type { KernelOptions } from "../../harness/options.ts";
 import type { Resolution } from "../../harness/resolve.ts";
 import { checkOptions } from "../validate.ts";
 import { KERNELS, type MatmulVariant } from "./kernels.gen.ts";
-import { largeTile, PIPELINED_MIN_TILES, tileGrid } from "./tiles.ts";
+import { tileEntry, tileGrid } from "./tiles.ts";
 import { epilogueInputs, gemmEpilogue, planShape } from "./epilogue_plan.ts";
 import {
   hasEpilogue,
@@ -249,13 +252,8 @@ function gemmKernel(
   const [large, small = large] = entries;
   const pipelined = PIPELINED[large];
   const allowed = pipelined ? [...entries, pipelined] : entries;
-  const takesPipelined = pipelined !== undefined && gpu.adapter.target === "nvidia" &&
-    gpu.device.limits.maxComputeWorkgroupStorageSize >=
-      workgroupBytesOf(KERNELS[pipelined as MatmulVariant], `${op}/${pipelined}`);
-  const chosen = takesPipelined
-    ? (largeTile(shape, PIPELINED_MIN_TILES) ? pipelined : small)
-    : (largeTile(shape) ? large : small);
-  return gpu.resolveAmong(KERNELS, op, allowed, chosen, options);
+  const tile = pipelined ? { entry: pipelined, source: KERNELS[pipelined as MatmulVariant] } : undefined;
+  return gpu.resolveAmong(KERNELS, op, allowed, tileEntry(gpu, op, shape, large, small, tile), options);
 }
 
 /**

@@ -11,10 +11,10 @@
 // #include "dp4a_stage_a.wgsl"
     // Eight q4 words of the weight row, each widened to two words of four int8 codes.
     for (var j = 0u; j < STAGE_WORDS; j += 2u) {
-      let q4 = vec4i(bitcast<i32>(load_weight(col0 + stage_row, (k0w + stage_w + j) / 2u)));
+      let codes = widen_q4(load_weight(col0 + stage_row, (k0w + stage_w + j) / 2u));
       let slot = (stage_w + j) * LANES + stage_row / 4u;
-      w_t[slot][stage_row % 4u] = pack4xI8((q4 << vec4u(28u, 24u, 20u, 16u)) >> vec4u(28u));
-      w_t[slot + LANES][stage_row % 4u] = pack4xI8((q4 << vec4u(12u, 8u, 4u, 0u)) >> vec4u(28u));
+      w_t[slot][stage_row % 4u] = codes.x;
+      w_t[slot + LANES][stage_row % 4u] = codes.y;
     }
     var isum0 = vec4i(0);
     var isum1 = vec4i(0);

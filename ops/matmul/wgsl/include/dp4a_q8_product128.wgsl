@@ -1,25 +1,11 @@
 // The product of the 128 x 128 q8 dp4a tiles (q8row_dp4a, q8row_dp4a_fused), after dp4a_setup.wgsl:
-// K walked into the i32 sums left0-7 and right0-7 (dp4a_multiply128.wgsl), then each converted to
-// f32 and scaled, (f32(sum) * a_scales[m]) * scales[n], into the finished outputs acc0_left ..
-// acc7_right, in gemm_acc8x8.wgsl's names and layout (rows 4ty..4ty+3 and 64+4ty..64+4ty+3, columns
-// 4tx..4tx+3 and 64+4tx..64+4tx+3 of the tile), which tile128_epilogue.wgsl and tile128_store.wgsl
-// read. Needs dp4a_setup.wgsl's names, dp4a_tile128.wgsl, dp4a_ops.wgsl and dp4a_q8_loads.wgsl.
-  var left0 = vec4i(0);
-  var right0 = vec4i(0);
-  var left1 = vec4i(0);
-  var right1 = vec4i(0);
-  var left2 = vec4i(0);
-  var right2 = vec4i(0);
-  var left3 = vec4i(0);
-  var right3 = vec4i(0);
-  var left4 = vec4i(0);
-  var right4 = vec4i(0);
-  var left5 = vec4i(0);
-  var right5 = vec4i(0);
-  var left6 = vec4i(0);
-  var right6 = vec4i(0);
-  var left7 = vec4i(0);
-  var right7 = vec4i(0);
+// K walked into the i32 sums left0-7 and right0-7 (dp4a_sums128.wgsl, dp4a_multiply128.wgsl), then
+// each converted to f32 and scaled, (f32(sum) * a_scales[m]) * scales[n], into the finished outputs
+// acc0_left .. acc7_right (dp4a_q8_scale128.wgsl, which the pipelined tiles share), in
+// gemm_acc8x8.wgsl's names and layout (rows 4ty..4ty+3 and 64+4ty..64+4ty+3, columns 4tx..4tx+3 and
+// 64+4tx..64+4tx+3 of the tile), which tile128_epilogue.wgsl and tile128_store.wgsl read. Needs
+// dp4a_setup.wgsl's names, dp4a_tile128.wgsl, dp4a_ops.wgsl and dp4a_q8_loads.wgsl.
+// #include "dp4a_sums128.wgsl"
   for (var k0w = 0u; k0w < words; k0w += STEP) {
 // #include "dp4a_stage_a.wgsl"
     for (var j = 0u; j < STAGE_WORDS; j++) {
@@ -29,31 +15,4 @@
 // #include "dp4a_multiply128.wgsl"
   }
 
-  let top = row0 + ty * 4u;
-  let bottom = top + 64u;
-  let left_scales = load_scales(col0 + tx * 4u);
-  let right_scales = load_scales(col0 + tx * 4u + 64u);
-  let a_scale0 = load_a_scale(top);
-  let a_scale1 = load_a_scale(top + 1u);
-  let a_scale2 = load_a_scale(top + 2u);
-  let a_scale3 = load_a_scale(top + 3u);
-  let a_scale4 = load_a_scale(bottom);
-  let a_scale5 = load_a_scale(bottom + 1u);
-  let a_scale6 = load_a_scale(bottom + 2u);
-  let a_scale7 = load_a_scale(bottom + 3u);
-  var acc0_left = vec4f(left0) * a_scale0 * left_scales;
-  var acc0_right = vec4f(right0) * a_scale0 * right_scales;
-  var acc1_left = vec4f(left1) * a_scale1 * left_scales;
-  var acc1_right = vec4f(right1) * a_scale1 * right_scales;
-  var acc2_left = vec4f(left2) * a_scale2 * left_scales;
-  var acc2_right = vec4f(right2) * a_scale2 * right_scales;
-  var acc3_left = vec4f(left3) * a_scale3 * left_scales;
-  var acc3_right = vec4f(right3) * a_scale3 * right_scales;
-  var acc4_left = vec4f(left4) * a_scale4 * left_scales;
-  var acc4_right = vec4f(right4) * a_scale4 * right_scales;
-  var acc5_left = vec4f(left5) * a_scale5 * left_scales;
-  var acc5_right = vec4f(right5) * a_scale5 * right_scales;
-  var acc6_left = vec4f(left6) * a_scale6 * left_scales;
-  var acc6_right = vec4f(right6) * a_scale6 * right_scales;
-  var acc7_left = vec4f(left7) * a_scale7 * left_scales;
-  var acc7_right = vec4f(right7) * a_scale7 * right_scales;
+// #include "dp4a_q8_scale128.wgsl"
