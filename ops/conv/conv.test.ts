@@ -1,11 +1,13 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { foldWorkgroups } from "../../harness/limits.ts";
+import { ResidentDevice } from "../../harness/device.ts";
+import { foldWorkgroups, workgroupBytesOf } from "../../harness/limits.ts";
 import {
   assertClose,
   assertThrowsMessage,
   checkAgainstReference,
   gpuTest,
   loadGolden,
+  planningDevice,
   randomF32,
   type Tolerance,
 } from "../../harness/testing.ts";
@@ -461,7 +463,7 @@ const cases3d: { label: string; args: Conv3dArgs }[] = [
     },
   },
 ];
-for (const entry of ["kernel", "tile64"]) {
+for (const entry of ["kernel", "tile64", "tile64_pipelined"]) {
   checkAgainstReference<Conv1dArgs, ConvVariant>("conv1d", KERNELS, entry, cases1d, conv1d, conv1dGpu, kernelTolerance);
   checkAgainstReference<Conv2dArgs, ConvVariant>("conv2d", KERNELS, entry, cases2d, conv2d, conv2dGpu, kernelTolerance);
   checkAgainstReference<Conv3dArgs, ConvVariant>("conv3d", KERNELS, entry, cases3d, conv3d, conv3dGpu, kernelTolerance);
@@ -539,10 +541,10 @@ Deno.test("conv goldens pin the conventions: no flip, torch's axis order, groups
   ok(alternative.some((v, i) => Math.abs(v - expected[i]) > 1e-3), "groups assigned as co % groups must differ");
 });
 
-gpuTest("conv GPU matches the torch goldens (both tiles)", async (gpu) => {
+gpuTest("conv GPU matches the torch goldens (every tile)", async (gpu) => {
   const { cases } = await loadConvGolden();
   ok(cases.length > 0, "the golden file has cases");
-  for (const override of [undefined, "kernel", "tile64"]) {
+  for (const override of [undefined, "kernel", "tile64", "tile64_pipelined"]) {
     for (const c of cases) {
       const { args } = golden(c);
       const run = c.rank === 1 ? conv1dGpu : c.rank === 2 ? conv2dGpu : conv3dGpu;
@@ -555,3 +557,145 @@ gpuTest("conv GPU matches the torch goldens (both tiles)", async (gpu) => {
     }
   }
 });
+
+// tile64_pipelined: tile64's sums over two stages of workgroup memory. Beyond the edge shapes above,
+// shapes with many blocks of K (an odd and an even count, so both stages end a walk), channel and
+// column tails in several tiles, groups, a one-block walk, a folded grid and non-finite inputs.
+type Runner = (gpu: ResidentDevice, override: ConvVariant) => Promise<Float32Array>;
+const runners = <A extends AnyConvArgs>(
+  cases: { label: string; args: A }[],
+  gpuFn: (gpu: ResidentDevice, args: A, options: { override: ConvVariant }) => Promise<Float32Array>,
+) => cases.map(({ label, args }) => ({ label, run: ((gpu, override) => gpuFn(gpu, args, { override })) as Runner }));
+const pipelinedCases: { label: string; run: Runner }[] = [
+  ...runners(cases1d, conv1dGpu),
+  ...runners(cases2d, conv2dGpu),
+  ...runners(cases3d, conv3dGpu),
+  ...runners([
+    case2d(
+      "2d Cout 70 Cin 20 23x23 k3 p1 batch 2: 27 blocks, 2 x 5 tiles",
+      { N: 2, Cin: 20, Cout: 70, H: 23, W: 23, kernelSize: 3, padding: 1 },
+      true,
+      600,
+    ),
+    case2d(
+      "2d Cout 66 Cin 16 17x19 k[2,2] s2 d2 p2: 8 blocks",
+      { N: 1, Cin: 16, Cout: 66, H: 17, W: 19, kernelSize: [2, 2], stride: 2, padding: 2, dilation: 2 },
+      false,
+      610,
+    ),
+    case2d(
+      "2d groups 3 Cin 27 Cout 9 31x33 k3 p1 s[1,2]",
+      { N: 1, Cin: 27, Cout: 9, H: 31, W: 33, kernelSize: 3, padding: 1, stride: [1, 2], groups: 3 },
+      true,
+      620,
+    ),
+    case2d("2d 1 x 1, Cin 1: one block", { N: 3, Cin: 1, Cout: 5, H: 9, W: 11, kernelSize: 1 }, true, 630),
+  ], conv2dGpu),
+  {
+    label: "2d non-finite x and weight",
+    run: (gpu, override) => {
+      const x = randomF32(2 * 9 * 100, 640), weight = randomF32(12 * 9 * 9, 641);
+      [x[33], x[1000], x[1799]] = [NaN, Infinity, -Infinity];
+      [weight[7], weight[500]] = [Infinity, -Infinity];
+      return conv2dGpu(gpu, { x, weight, N: 2, Cin: 9, Cout: 12, H: 10, W: 10, kernelSize: 3, padding: 1 }, {
+        override,
+      });
+    },
+  },
+  {
+    label: "1d groups 2, 10 tiles folded into a 4 x 3 grid",
+    run: async (gpu, override) => {
+      const shape = { N: 3, Cin: 12, Cout: 6, L: 400, kernelSize: 3, groups: 2, bias: true };
+      const plan = conv1dPlan(gpu, shape, { override });
+      const [out] = await gpu.run({ ...plan, workgroups: foldWorkgroups(2 * 5, 4) }, [
+        randomF32(3 * 12 * 400, 650),
+        randomF32(6 * 6 * 3, 651),
+        randomF32(6, 652),
+      ]);
+      return out as Float32Array;
+    },
+  },
+];
+
+/** Whether two f32 arrays hold the same bits (NaN matching NaN of any payload). */
+function assertSameBits(actual: Float32Array, expected: Float32Array, label: string): void {
+  strictEqual(actual.length, expected.length, `${label}: length`);
+  const a = new Uint32Array(actual.buffer, actual.byteOffset, actual.length);
+  const e = new Uint32Array(expected.buffer, expected.byteOffset, expected.length);
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] !== e[i] && !(Number.isNaN(actual[i]) && Number.isNaN(expected[i]))) {
+      throw new Error(`${label}: element ${i} is ${actual[i]} (0x${a[i].toString(16)}), tile64 gives ${expected[i]}`);
+    }
+  }
+}
+
+gpuTest("conv GPU: tile64_pipelined's outputs are bit-identical to tile64's", async (gpu) => {
+  for (const { label, run } of pipelinedCases) {
+    const expected = await run(gpu, "tile64");
+    assertSameBits(await run(gpu, "tile64_pipelined"), expected, label);
+    ok(expected.some((v) => v !== 0), `${label}: a non-trivial output`);
+  }
+});
+
+Deno.test("conv kernels: workgroup memory read from the WGSL, the pipelined tile's 20 KiB within the 32 KiB allowed", () => {
+  strictEqual(workgroupBytesOf(KERNELS.kernel, "kernel"), 8192);
+  strictEqual(workgroupBytesOf(KERNELS.tile64, "tile64"), 10240);
+  strictEqual(workgroupBytesOf(KERNELS.tile64_pipelined, "tile64_pipelined"), 2 * 10240);
+});
+
+Deno.test("conv plans: tile64_pipelined on NVIDIA where its workgroup memory is granted and the grid has 80 tiles", async () => {
+  const vae = { N: 1, Cin: 128, Cout: 128, H: 1024, W: 1024, kernelSize: 3, padding: 1, bias: true };
+  const nvidia = planningDevice(32768, "nvidia");
+  const plan = conv2dPlan(nvidia, vae);
+  strictEqual(plan.kernel.variant, "tile64_pipelined");
+  // The same tile as tile64: 2 x 4,096 tiles.
+  deepStrictEqual(plan.workgroups, [8192, 1, 1]);
+  deepStrictEqual(plan.params, conv2dPlan(planningDevice(32768), vae).params);
+  strictEqual(
+    conv3dPlan(nvidia, { N: 1, Cin: 64, Cout: 64, D: 16, H: 128, W: 128, kernelSize: 3, padding: 1 })
+      .kernel.variant,
+    "tile64_pipelined",
+  );
+  strictEqual(
+    conv1dPlan(nvidia, { N: 1, Cin: 512, Cout: 512, L: 16384, kernelSize: 7, padding: 3 }).kernel.variant,
+    "tile64_pipelined",
+  );
+  // Elsewhere unchanged: another target or none, or a device granting only WebGPU's default 16 KiB.
+  strictEqual(conv2dPlan(planningDevice(32768), vae).kernel.variant, "tile64");
+  strictEqual(conv2dPlan(planningDevice(32768, "apple"), vae).kernel.variant, "tile64");
+  strictEqual(conv2dPlan(planningDevice(16384, "nvidia"), vae).kernel.variant, "tile64");
+  // Fewer than 80 tiles: tile64 (80 tiles of 64 x 256 at 128 x 160 positions, 79 at 128 x 158); groups count.
+  const small = { N: 1, Cin: 8, Cout: 64, H: 128, W: 160, kernelSize: 3, padding: 1 };
+  strictEqual(conv2dPlan(nvidia, small).kernel.variant, "tile64_pipelined");
+  strictEqual(conv2dPlan(nvidia, { ...small, W: 158 }).kernel.variant, "tile64");
+  strictEqual(conv2dPlan(nvidia, { ...small, Cout: 128, W: 80, groups: 2 }).kernel.variant, "tile64_pipelined");
+  // The 128 x 128 tile's rule (few columns, many channels) comes first.
+  strictEqual(conv2dPlan(nvidia, { N: 80, Cin: 512, Cout: 512, H: 1, W: 1, kernelSize: 1 }).kernel.variant, "kernel");
+  // An override names it anywhere the memory is granted, and is refused by name before dispatch elsewhere.
+  strictEqual(
+    conv2dPlan(planningDevice(32768), small, { override: "tile64_pipelined" }).kernel.variant,
+    "tile64_pipelined",
+  );
+  strictEqual(conv2dPlan(nvidia, vae, { override: "tile64" }).kernel.variant, "tile64");
+  await assertThrowsMessage(
+    () => conv2dPlan(planningDevice(16384), small, { override: "tile64_pipelined" }),
+    "conv2d/tile64_pipelined: workgroup memory needs maxComputeWorkgroupStorageSize >= 20480, but this device allows 16384",
+  );
+});
+
+gpuTest(
+  "conv GPU: the default adapter's plans keep tile64; the same device as NVIDIA runs tile64_pipelined",
+  async (gpu) => {
+    const shape = { N: 1, Cin: 8, Cout: 64, H: 128, W: 160, kernelSize: 3, padding: 1 };
+    if (gpu.adapter.target !== "nvidia") {
+      strictEqual(conv2dPlan(gpu, shape).kernel.variant.split(".")[0], "tile64");
+    }
+    const nvidia = new ResidentDevice(gpu.device, { ...gpu.adapter, target: "nvidia" }, false, false);
+    const plan = conv2dPlan(nvidia, shape);
+    strictEqual(plan.kernel.variant.split(".")[0], "tile64_pipelined");
+    const args: Conv2dArgs = { ...shape, x: randomF32(8 * 128 * 160, 660), weight: randomF32(64 * 72, 661) };
+    const planned = await conv2dGpu(nvidia, args);
+    assertSameBits(planned, await conv2dGpu(gpu, args, { override: "tile64" }), "as planned for NVIDIA");
+    assertClose(planned, conv2d(args), kernelTolerance(args), "as planned for NVIDIA");
+  },
+);

@@ -2,8 +2,8 @@
  * conv: `torch.nn.functional.conv1d` / `conv2d` / `conv3d`, the cross-correlation with stride,
  * padding (integer counts), dilation, groups (depthwise included) and an optional bias, over
  * `[N, C, L]`, `[N, C, H, W]` and `[N, C, D, H, W]` with torch's weight layout
- * `[Cout, Cin / groups, ...kernel]`. Entry points `tile64` (64 x 256 tiles) and `kernel`
- * (128 x 128 tiles); {@link conv2dPlan} and its siblings pick one.
+ * `[Cout, Cin / groups, ...kernel]`. Entry points `tile64` (64 x 256 tiles), its two-stage form
+ * `tile64_pipelined` and `kernel` (128 x 128 tiles); {@link conv2dPlan} and its siblings pick one.
  *
  * Conventions, each pinned by a test against torch goldens that the alternative fails:
  * - the kernel is not flipped (a cross-correlation, as torch), on any axis;
@@ -40,6 +40,18 @@
  * rule is reasoned, not measured. Depthwise and other narrow groups are correct but use little of
  * a tile (each block of 8 channels holds 1 real one when Cin / groups = 1): not a speed target here.
  *
+ * `tile64_pipelined` is `tile64` with another walk over K (wgsl/tile64_pipelined.wgsl says the
+ * design): two stages of a block in 20 KiB of workgroup memory, the next block's 10 loads per
+ * invocation issued into registers before this block's k-steps and stored to the other stage after
+ * them, one barrier per block against tile64's two, ops/matmul's pipelined form applied to the
+ * gathered operands. Its outputs are bit-identical to tile64's (a test holds it to that). The plans
+ * take it in place of `tile64` by ops/matmul's rule (gemm_tiling.ts): where the adapter's target is
+ * `nvidia`, the device grants its 20 KiB (WebGPU's default is 16 KiB) and the grid has at least
+ * ops/matmul's PIPELINED_MIN_TILES (80) tiles; elsewhere they are unchanged. Its speed is to be
+ * measured (the bench times it beside `tile64` at every shape). An override may name it on any
+ * device; one that does not grant its workgroup memory refuses it before dispatch, with a LimitError
+ * naming the kernel, maxComputeWorkgroupStorageSize and the bytes.
+ *
  * Every convolution, 1 x 1 included, runs these kernels and binds `x`, `weight`, `bias` (empty
  * when there is none) and `out`, in that order, so a caller binds every plan of the op the same
  * way and an error names the op and its own entry points. (A plain 1 x 1 convolution is also
@@ -49,7 +61,7 @@
  * @module
  */
 
-import { foldWorkgroups } from "../../harness/limits.ts";
+import { foldWorkgroups, requireWorkgroupStorage, workgroupBytesOf } from "../../harness/limits.ts";
 import { packParams, type ParamField } from "../../harness/params.ts";
 import { type HostArray, type KernelPlan, requireDevice, type ResidentDevice } from "../../harness/device.ts";
 import type { KernelOptions } from "../../harness/options.ts";
@@ -127,7 +139,8 @@ const threeD = (values: number[], fill: number) => [...Array(3 - values.length).
  * @param gpu the device
  * @param g the geometry (from `validateConv<N>dShape`)
  * @param hasBias whether a bias is bound
- * @param options kernel override: a variant of `kernel` or `tile64` (which also picks the tile)
+ * @param options kernel override: a variant of `kernel`, `tile64` or `tile64_pipelined` (which also
+ *   picks the tile)
  * @returns the plan
  *
  * @example
@@ -158,7 +171,11 @@ export function convPlan(
     flops: 2 * g.N * g.Cout * outSpatial * cinG * kvol,
   };
   const cols = g.N * outSpatial;
-  const { kernel, tilesM, tilesN } = gemmTiling(gpu, KERNELS, g.op, coutG, cols, options);
+  const pipelined = { entry: "tile64_pipelined", source: KERNELS.tile64_pipelined };
+  const { kernel, tilesM, tilesN } = gemmTiling(gpu, KERNELS, g.op, coutG, cols, options, pipelined, g.groups);
+  // The pipelined tile needs more workgroup memory than WebGPU's default: refused before dispatch.
+  const where = `${g.op}/${kernel.variant}`;
+  requireWorkgroupStorage(gpu, where, workgroupBytesOf(kernel.source, where));
   const [inD, inH, inW] = threeD(g.input, 1), [, outH, outW] = threeD(g.output, 1);
   const [, kH, kW] = threeD(g.kernel, 1), [sD, sH, sW] = threeD(g.stride, 1);
   const [pD, pH, pW] = threeD(g.padding, 0), [dD, dH, dW] = threeD(g.dilation, 1);
@@ -212,7 +229,7 @@ export function convPlan(
  *
  * @param gpu the device
  * @param shape the sizes and arguments, and whether a bias is bound
- * @param options kernel override: a variant of `kernel` or `tile64`
+ * @param options kernel override: a variant of `kernel`, `tile64` or `tile64_pipelined`
  * @returns the plan; bindings `x`, `weight`, `bias` (inputs; `bias` empty when absent) and `out`
  *
  * @example
@@ -240,7 +257,7 @@ export function conv1dPlan(
  *
  * @param gpu the device
  * @param shape the sizes and arguments, and whether a bias is bound
- * @param options kernel override: a variant of `kernel` or `tile64`
+ * @param options kernel override: a variant of `kernel`, `tile64` or `tile64_pipelined`
  * @returns the plan; bindings `x`, `weight`, `bias` (inputs; `bias` empty when absent) and `out`
  *
  * @example
@@ -268,7 +285,7 @@ export function conv2dPlan(
  *
  * @param gpu the device
  * @param shape the sizes and arguments, and whether a bias is bound
- * @param options kernel override: a variant of `kernel` or `tile64`
+ * @param options kernel override: a variant of `kernel`, `tile64` or `tile64_pipelined`
  * @returns the plan; bindings `x`, `weight`, `bias` (inputs; `bias` empty when absent) and `out`
  *
  * @example

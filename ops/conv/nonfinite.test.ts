@@ -72,7 +72,7 @@ function tiled(): { label: string; args: Conv2dArgs }[] {
   ];
 }
 
-for (const entry of ["tile64", "kernel"]) {
+for (const entry of ["tile64", "kernel", "tile64_pipelined"]) {
   checkAgainstReference<Conv1dArgs, ConvVariant>(
     "conv1d (non-finite)",
     KERNELS,
