@@ -4,7 +4,7 @@
  * conv2d 3 x 3, 128 -> 128 channels at 512 x 512 and 512 -> 512 at 128 x 128 (Z-Image / Anima VAE
  * decoder blocks), conv3d 3 x 3 x 3, 64 -> 64 at 16 x 128 x 128 (a video VAE block) and conv1d k = 7,
  * 512 -> 512 over 16,384 samples (a vocoder block); all batch 1, padding keeping the size, with bias.
- * `tile64_pipelined` (tile64 in two stages of workgroup memory, which the plans take on NVIDIA) is
+ * `tile64_pipelined` (tile64 in two stages of workgroup memory, which the plans do not take until it is timed) is
  * timed at every shape tile64 is, so `--all-variants --filter conv` sets it beside the other two; it
  * needs 20 KiB of workgroup memory, more than WebGPU's default 16 KiB.
  *

@@ -27,6 +27,7 @@ import {
   KERNELS,
 } from "./mod.ts";
 import type { ConvVariant } from "./kernels.gen.ts";
+import { gemmTiling } from "./gemm_tiling.ts";
 
 type JsonF32 = (number | string)[];
 type Arg = number | number[];
@@ -643,59 +644,63 @@ Deno.test("conv kernels: workgroup memory read from the WGSL, the pipelined tile
   strictEqual(workgroupBytesOf(KERNELS.tile64_pipelined, "tile64_pipelined"), 2 * 10240);
 });
 
-Deno.test("conv plans: tile64_pipelined on NVIDIA where its workgroup memory is granted and the grid has 80 tiles", async () => {
+Deno.test("conv plans: tile64_pipelined, not yet timed on a GPU, by override only; gemm_tiling's rule for a planned pipelined tile", async () => {
   const vae = { N: 1, Cin: 128, Cout: 128, H: 1024, W: 1024, kernelSize: 3, padding: 1, bias: true };
   const nvidia = planningDevice(32768, "nvidia");
-  const plan = conv2dPlan(nvidia, vae);
+  // The plans keep tile64 everywhere, NVIDIA with 32 KiB included.
+  for (
+    const device of [nvidia, planningDevice(32768), planningDevice(32768, "apple"), planningDevice(16384, "nvidia")]
+  ) {
+    strictEqual(conv2dPlan(device, vae).kernel.variant, "tile64");
+  }
+  strictEqual(
+    conv3dPlan(nvidia, { N: 1, Cin: 64, Cout: 64, D: 16, H: 128, W: 128, kernelSize: 3, padding: 1 }).kernel.variant,
+    "tile64",
+  );
+  // An override names it anywhere the memory is granted (the same tile as tile64: 2 x 4,096 tiles), and
+  // is refused by name before dispatch elsewhere.
+  const plan = conv2dPlan(nvidia, vae, { override: "tile64_pipelined" });
   strictEqual(plan.kernel.variant, "tile64_pipelined");
-  // The same tile as tile64: 2 x 4,096 tiles.
   deepStrictEqual(plan.workgroups, [8192, 1, 1]);
   deepStrictEqual(plan.params, conv2dPlan(planningDevice(32768), vae).params);
-  strictEqual(
-    conv3dPlan(nvidia, { N: 1, Cin: 64, Cout: 64, D: 16, H: 128, W: 128, kernelSize: 3, padding: 1 })
-      .kernel.variant,
-    "tile64_pipelined",
-  );
-  strictEqual(
-    conv1dPlan(nvidia, { N: 1, Cin: 512, Cout: 512, L: 16384, kernelSize: 7, padding: 3 }).kernel.variant,
-    "tile64_pipelined",
-  );
-  // Elsewhere unchanged: another target or none, or a device granting only WebGPU's default 16 KiB.
-  strictEqual(conv2dPlan(planningDevice(32768), vae).kernel.variant, "tile64");
-  strictEqual(conv2dPlan(planningDevice(32768, "apple"), vae).kernel.variant, "tile64");
-  strictEqual(conv2dPlan(planningDevice(16384, "nvidia"), vae).kernel.variant, "tile64");
-  // Fewer than 80 tiles: tile64 (80 tiles of 64 x 256 at 128 x 160 positions, 79 at 128 x 158); groups count.
   const small = { N: 1, Cin: 8, Cout: 64, H: 128, W: 160, kernelSize: 3, padding: 1 };
-  strictEqual(conv2dPlan(nvidia, small).kernel.variant, "tile64_pipelined");
-  strictEqual(conv2dPlan(nvidia, { ...small, W: 158 }).kernel.variant, "tile64");
-  strictEqual(conv2dPlan(nvidia, { ...small, Cout: 128, W: 80, groups: 2 }).kernel.variant, "tile64_pipelined");
-  // The 128 x 128 tile's rule (few columns, many channels) comes first.
-  strictEqual(conv2dPlan(nvidia, { N: 80, Cin: 512, Cout: 512, H: 1, W: 1, kernelSize: 1 }).kernel.variant, "kernel");
-  // An override names it anywhere the memory is granted, and is refused by name before dispatch elsewhere.
   strictEqual(
     conv2dPlan(planningDevice(32768), small, { override: "tile64_pipelined" }).kernel.variant,
     "tile64_pipelined",
   );
-  strictEqual(conv2dPlan(nvidia, vae, { override: "tile64" }).kernel.variant, "tile64");
   await assertThrowsMessage(
     () => conv2dPlan(planningDevice(16384), small, { override: "tile64_pipelined" }),
     "conv2d/tile64_pipelined: workgroup memory needs maxComputeWorkgroupStorageSize >= 20480, but this device allows 16384",
   );
+  // The rule gemm_tiling.ts applies to a pipelined form the op marks planned: on NVIDIA where its memory
+  // is granted, from 80 tiles (80 tiles of 64 x 256 at 128 x 160 positions, 79 at 128 x 158; groups
+  // count), after the 128 x 128 tile's rule (few columns, many channels).
+  const tiled = { entry: "tile64_pipelined", source: KERNELS.tile64_pipelined };
+  const rule = (device: ResidentDevice, coutG: number, cols: number, groups = 1) =>
+    gemmTiling(device, KERNELS, "conv2d", coutG, cols, undefined, tiled, groups).kernel.variant;
+  strictEqual(rule(nvidia, 128, 1024 * 1024), "tile64_pipelined");
+  strictEqual(rule(nvidia, 64, 128 * 160), "tile64_pipelined");
+  strictEqual(rule(nvidia, 64, 128 * 158), "tile64");
+  strictEqual(rule(nvidia, 64, 128 * 80, 2), "tile64_pipelined");
+  strictEqual(rule(nvidia, 512, 80), "kernel");
+  strictEqual(rule(planningDevice(32768), 128, 1024 * 1024), "tile64");
+  strictEqual(rule(planningDevice(32768, "apple"), 128, 1024 * 1024), "tile64");
+  strictEqual(rule(planningDevice(16384, "nvidia"), 128, 1024 * 1024), "tile64");
+  strictEqual(
+    gemmTiling(nvidia, KERNELS, "conv2d", 128, 1024 * 1024, undefined, { ...tiled, planned: false }).kernel.variant,
+    "tile64",
+  );
 });
 
 gpuTest(
-  "conv GPU: the default adapter's plans keep tile64; the same device as NVIDIA runs tile64_pipelined",
+  "conv GPU: the plans keep tile64, as this adapter and as an NVIDIA target; tile64_pipelined by override gives its bits",
   async (gpu) => {
     const shape = { N: 1, Cin: 8, Cout: 64, H: 128, W: 160, kernelSize: 3, padding: 1 };
-    if (gpu.adapter.target !== "nvidia") {
-      strictEqual(conv2dPlan(gpu, shape).kernel.variant.split(".")[0], "tile64");
-    }
     const nvidia = new ResidentDevice(gpu.device, { ...gpu.adapter, target: "nvidia" }, false, false);
-    const plan = conv2dPlan(nvidia, shape);
-    strictEqual(plan.kernel.variant.split(".")[0], "tile64_pipelined");
+    for (const device of [gpu, nvidia]) strictEqual(conv2dPlan(device, shape).kernel.variant.split(".")[0], "tile64");
     const args: Conv2dArgs = { ...shape, x: randomF32(8 * 128 * 160, 660), weight: randomF32(64 * 72, 661) };
-    const planned = await conv2dGpu(nvidia, args);
-    assertSameBits(planned, await conv2dGpu(gpu, args, { override: "tile64" }), "as planned for NVIDIA");
-    assertClose(planned, conv2d(args), kernelTolerance(args), "as planned for NVIDIA");
+    const pipelined = await conv2dGpu(nvidia, args, { override: "tile64_pipelined" });
+    assertSameBits(pipelined, await conv2dGpu(gpu, args, { override: "tile64" }), "tile64_pipelined by override");
+    assertClose(pipelined, conv2d(args), kernelTolerance(args), "tile64_pipelined by override");
   },
 );

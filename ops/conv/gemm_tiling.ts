@@ -11,8 +11,8 @@
  * where the adapter's target is `nvidia`, the device grants the kernel's workgroup memory (read from
  * its WGSL by `workgroupBytesOf`) and the grid has at least matmul's `PIPELINED_MIN_TILES` (80)
  * tiles, the pipelined form replaces `tile64`; elsewhere the choice is unchanged. A tile64 tile holds
- * as many outputs as matmul's 128 x 128 one, so the threshold is taken over as it is, not measured
- * for conv. An override may name the pipelined form on any device; the plan refuses it before
+ * as many outputs as matmul's 128 x 128 one, so the threshold is taken over as it is. A form passed
+ * with `planned: false` (not yet timed) is left out of the rule. An override may name the pipelined form on any device; the plan refuses it before
  * dispatch where the workgroup memory is not granted.
  *
  * @module
@@ -71,7 +71,9 @@ export function gemmTiling(
     return [Math.ceil(coutPerGroup / tileM), Math.ceil(cols / tileN)] as const;
   };
   let chosen = cols <= 128 && coutPerGroup > 64 ? "kernel" : "tile64";
-  if (chosen === "tile64" && pipelined !== undefined && gpu.adapter.target === "nvidia") {
+  if (
+    chosen === "tile64" && pipelined !== undefined && pipelined.planned !== false && gpu.adapter.target === "nvidia"
+  ) {
     const [tilesM, tilesN] = tiles(pipelined.entry);
     const granted = gpu.device.limits.maxComputeWorkgroupStorageSize >=
       workgroupBytesOf(pipelined.source, `${op}/${pipelined.entry}`);

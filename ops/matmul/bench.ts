@@ -28,7 +28,7 @@
  * do not choose (mod.ts), are timed at 4096^3 (`kernel_pipelined` only), the diffusion shapes and the
  * prefill shape (the fused one at `linear_fused`'s cases), beside `kernel`, `linear` and `linear_fused`.
  * The dp4a products' pipelined 128 x 128 tiles (`q8row_dp4a_pipelined`, `q4g128_dp4a_pipelined`,
- * which the plans take on NVIDIA; dp4a.ts) are timed at the engine's 1B prefill products, the prefill
+ * which the plans do not take until they are timed on a GPU; dp4a.ts) are timed at the engine's 1B prefill products, the prefill
  * shape and Z-Image's three product shapes, beside `q8row_dp4a` and `q4g128_dp4a`, which are timed at
  * those DiT shapes too; their fused forms at the fused dp4a rows' cases.
  * @module
@@ -108,8 +108,8 @@ const Z_FFN_UP_FUSED: (MatmulShape & MatmulEpilogue)[] = [
 const DP4A: MatmulShape[] = [...PREFILL_1B, PREFILL, SHORT_PREFILL, Z_FFN_UP];
 /**
  * The shapes at which both of the dp4a products' 128 x 128 tiles, single-stage and pipelined, are
- * timed: the 1B prefill products and the prefill shape (56 to 448 tiles of 128 x 128; the pipelined
- * tiles' rule takes them from 80) and Z-Image's three product shapes.
+ * timed: the 1B prefill products and the prefill shape (56 to 448 tiles of 128 x 128; the f32
+ * pipelined tiles' rule starts at 80) and Z-Image's three product shapes.
  */
 const DP4A_LARGE: MatmulShape[] = [...PREFILL_1B, PREFILL, Z_FFN_UP, Z_PROJECTION, Z_FFN_DOWN];
 const QUICK_FUSED: (MatmulShape & MatmulEpilogue)[] = [

@@ -282,16 +282,12 @@ gpuTest("dp4a plans: bindings; the tile by the matmul rule, one workgroup per ti
     ["c", 3],
   ]);
   // 16 x 16 tiles of 128 (LARGE_TILE_MIN_TILES) take the large tile; one row of tiles fewer does not.
-  // (On an NVIDIA adapter that grants 32 KiB the large tile is the pipelined one, from 80 tiles.)
-  const pipelined = gpu.adapter.target === "nvidia" && gpu.device.limits.maxComputeWorkgroupStorageSize >= 32768;
+  // (The pipelined tiles, not yet timed, by override only.)
   for (const [plan, large] of [[matmulQ8Dp4aPlan, "q8row_dp4a"], [matmulQ4G128Dp4aPlan, "q4g128_dp4a"]] as const) {
     const chosen = plan(gpu, { M: 16 * 128, N: 16 * 128, K: 256 });
-    strictEqual(chosen.kernel.variant, pipelined ? `${large}_pipelined` : large);
+    strictEqual(chosen.kernel.variant, large);
     deepStrictEqual(chosen.workgroups, [256, 1, 1]);
-    strictEqual(
-      plan(gpu, { M: 15 * 128, N: 16 * 128, K: 256 }).kernel.variant,
-      pipelined ? `${large}_pipelined` : `${large}_tile64`,
-    );
+    strictEqual(plan(gpu, { M: 15 * 128, N: 16 * 128, K: 256 }).kernel.variant, `${large}_tile64`);
     deepStrictEqual(plan(gpu, { M: 64, N: 64, K: 4 }, { override: large }).workgroups, [1, 1, 1]);
     deepStrictEqual(plan(gpu, { M: 129, N: 64, K: 4 }, { override: `${large}_pipelined` }).workgroups, [2, 1, 1]);
   }
@@ -336,7 +332,7 @@ Deno.test("dp4a kernels: the pipelined ones declare two stages in 32 KiB of work
   }
 });
 
-Deno.test("dp4a plans: the pipelined tiles are taken on NVIDIA where the device grants 32 KiB, from 80 tiles; overrides elsewhere, refused by name where not granted", async () => {
+Deno.test("dp4a plans: the pipelined tiles, not yet timed on a GPU, are taken by an override only (on NVIDIA too); refused by name where not granted", async () => {
   strictEqual(PIPELINED_MIN_TILES, 80);
   const large = { M: 2048, N: 2048, K: 16 };
   const nvidia = planningDevice(32768, "nvidia");
@@ -346,37 +342,24 @@ Deno.test("dp4a plans: the pipelined tiles are taken on NVIDIA where the device 
       [matmulQ4G128Dp4aPlan, "matmulQ4G128Dp4a", "q4g128_dp4a"],
     ] as const
   ) {
-    strictEqual(plan(nvidia, large).kernel.variant, `${base}_pipelined`);
-    deepStrictEqual(plan(nvidia, large).workgroups, [256, 1, 1]);
-    strictEqual(plan(nvidia, { ...large, activation: "silu" }).kernel.variant, `${base}_fused_pipelined`);
-    // Not granted, or not NVIDIA (or no target known): the single-stage tile, as before.
-    strictEqual(plan(planningDevice(16384, "nvidia"), large).kernel.variant, base);
-    strictEqual(plan(planningDevice(32768, "apple"), large).kernel.variant, base);
-    strictEqual(plan(planningDevice(32768), large).kernel.variant, base);
-    strictEqual(plan(planningDevice(16384, "nvidia"), { ...large, gateRows: 1 }).kernel.variant, `${base}_fused`);
-    // The tile rule of the pipelined tiles: from 80 tiles of 128 x 128 (512 x 2560: 4 x 20), not at 76
-    // or 32, where the 64 x 64 tile is taken; and at a DiT's and the prefill's shapes.
+    // The single-stage tiles by size on every device, NVIDIA's with 32 KiB included.
     for (
-      const [target, N, variant] of [
-        ["nvidia", 2560, `${base}_pipelined`],
-        ["nvidia", 2432, `${base}_tile64`],
-        ["nvidia", 1024, `${base}_tile64`],
-        ["apple", 2560, `${base}_tile64`],
-      ] as const
+      const device of [nvidia, planningDevice(16384, "nvidia"), planningDevice(32768, "apple"), planningDevice(32768)]
     ) {
-      strictEqual(plan(planningDevice(32768, target), { M: 512, N, K: 16 }).kernel.variant, variant);
+      strictEqual(plan(device, large).kernel.variant, base);
+      strictEqual(plan(device, { ...large, activation: "silu" }).kernel.variant, `${base}_fused`);
+      strictEqual(plan(device, { M: 512, N: 2560, K: 16 }).kernel.variant, `${base}_tile64`);
     }
-    for (
-      const shape of [{ M: 4608, N: 10240, K: 3840 }, { M: 4608, N: 3840, K: 10240 }, { M: 512, N: 14336, K: 4096 }]
-    ) {
-      strictEqual(plan(nvidia, shape).kernel.variant, `${base}_pipelined`);
+    for (const shape of [{ M: 4608, N: 10240, K: 3840 }, { M: 4608, N: 3840, K: 10240 }]) {
+      strictEqual(plan(nvidia, shape).kernel.variant, base);
     }
-    strictEqual(plan(nvidia, { M: 64, N: 14336, K: 4096 }).kernel.variant, `${base}_tile64`);
     // An override may name them on any device that grants their memory, and is refused where it does not.
     strictEqual(
       plan(planningDevice(32768, "apple"), { M: 3, N: 5, K: 7 }, { override: `${base}_pipelined` }).kernel.variant,
       `${base}_pipelined`,
     );
+    strictEqual(plan(nvidia, large, { override: `${base}_pipelined` }).kernel.variant, `${base}_pipelined`);
+    deepStrictEqual(plan(nvidia, large, { override: `${base}_pipelined` }).workgroups, [256, 1, 1]);
     strictEqual(plan(nvidia, large, { override: base }).kernel.variant, base);
     await assertThrowsMessage(
       () => plan(planningDevice(16384, "apple"), large, { override: `${base}_pipelined` }),
@@ -390,31 +373,28 @@ Deno.test("dp4a plans: the pipelined tiles are taken on NVIDIA where the device 
 });
 
 gpuTest(
-  "dp4a plans: this adapter takes the single-stage tiles; as an NVIDIA target it takes and runs the pipelined ones",
+  "dp4a plans: this adapter, as itself and as an NVIDIA target, takes the single-stage tiles; the pipelined ones run by override",
   async (gpu) => {
     const large = { M: 2048, N: 2048, K: 16 };
-    if (gpu.adapter.target !== "nvidia") {
-      strictEqual(matmulQ8Dp4aPlan(gpu, large).kernel.variant, "q8row_dp4a");
-      strictEqual(matmulQ4G128Dp4aPlan(gpu, { ...large, activation: "gelu" }).kernel.variant, "q4g128_dp4a_fused");
-    }
-    // The same device presented as NVIDIA's (it grants 32 KiB): the plans choose the pipelined tiles,
-    // and what they choose runs (4 x 20 tiles of 128: the rule's 80): q8 within the reference's
-    // tolerance, q4 bit for bit the single-stage kernel's (the tests above hold that one to the
-    // reference; dp4aQ4Tolerance is not made for a million outputs).
     ok(gpu.device.limits.maxComputeWorkgroupStorageSize >= 32768, "this adapter grants 32 KiB of workgroup memory");
     const nvidia = new ResidentDevice(gpu.device, { ...gpu.adapter, target: "nvidia" }, false, false);
-    strictEqual(matmulQ8Dp4aPlan(nvidia, large).kernel.variant, "q8row_dp4a_pipelined");
-    strictEqual(
-      matmulQ4G128Dp4aPlan(nvidia, { ...large, accumulate: true }).kernel.variant,
-      "q4g128_dp4a_fused_pipelined",
-    );
+    for (const device of [gpu, nvidia]) {
+      strictEqual(matmulQ8Dp4aPlan(device, large).kernel.variant, "q8row_dp4a");
+      strictEqual(matmulQ4G128Dp4aPlan(device, { ...large, activation: "gelu" }).kernel.variant, "q4g128_dp4a_fused");
+    }
+    // What an override runs at the 80 tiles the rule would start from: q8 within the reference's
+    // tolerance, q4 bit for bit the single-stage kernel's (the tests above hold that one to the
+    // reference; dp4aQ4Tolerance is not made for a million outputs).
     const q8 = dp4aQ8Case(512, 2560, 9, 130).args;
-    strictEqual(matmulQ8Dp4aPlan(nvidia, { M: 512, N: 2560, K: 9 }).kernel.variant, "q8row_dp4a_pipelined");
-    assertClose(await matmulQ8Dp4aGpu(nvidia, q8), matmulQ8Dp4a(q8), DP4A_Q8_TOL, "q8 as planned for NVIDIA");
+    const pipelinedQ8 = await matmulQ8Dp4aGpu(nvidia, q8, { override: "q8row_dp4a_pipelined" });
+    assertClose(pipelinedQ8, matmulQ8Dp4a(q8), DP4A_Q8_TOL, "q8 pipelined by override");
     const q4 = dp4aQ4Case(512, 2560, 9, 131).args;
-    strictEqual(matmulQ4G128Dp4aPlan(nvidia, { M: 512, N: 2560, K: 9 }).kernel.variant, "q4g128_dp4a_pipelined");
     const single = await matmulQ4G128Dp4aGpu(gpu, q4, { override: "q4g128_dp4a" });
-    deepStrictEqual(await matmulQ4G128Dp4aGpu(nvidia, q4), single, "q4 as planned for NVIDIA");
+    deepStrictEqual(
+      await matmulQ4G128Dp4aGpu(nvidia, q4, { override: "q4g128_dp4a_pipelined" }),
+      single,
+      "q4 pipelined",
+    );
     ok(single.some((v) => v !== 0));
   },
 );

@@ -29,14 +29,12 @@
  * memory, the next step's global loads issued into registers before this step's dot products and
  * stored to the other stage after them, one barrier per step, stores into the transposed stage
  * without bank conflicts and unchecked loads in interior tiles (q8row_dp4a_pipelined.wgsl and
- * q4g128_dp4a_pipelined.wgsl say the design). The plans follow mod.ts's rule for its pipelined
- * tiles: on an adapter whose target is `nvidia` and whose device grants the kernel's workgroup
- * memory (maxComputeWorkgroupStorageSize >= 32 KiB), the 128 x 128 tile is the pipelined one, taken
- * from `PIPELINED_MIN_TILES` (80) tiles of 128 x 128 (the 64 x 64 tile below); elsewhere the
- * single-stage tile as before. The rule and its threshold were measured on the f32 tiles, not on
- * these, which are not yet timed on a GPU: the bench times them beside the single-stage tiles at the
- * DiT shapes and the prefill shapes. An override may name them on any device; where the device does
- * not grant their 32 KiB the plan is refused before dispatch with a LimitError naming
+ * q4g128_dp4a_pipelined.wgsl say the design). They are not yet timed on a GPU, so the plans do not
+ * take them (`planned: false`, tiles.ts): the bench times them beside the single-stage tiles at the
+ * DiT and prefill shapes, and once it shows them faster, mod.ts's rule for its pipelined f32 tiles
+ * would take them on an adapter whose target is `nvidia` and whose device grants their 32 KiB, from
+ * `PIPELINED_MIN_TILES` (80) tiles of 128 x 128. An override may name them on any device; where the
+ * device does not grant their 32 KiB the plan is refused before dispatch with a LimitError naming
  * maxComputeWorkgroupStorageSize.
  *
  * Fused epilogue: the plans take the other products' {@link MatmulEpilogue} in their shape (`bias`,
@@ -130,7 +128,8 @@ function dp4aPlan(
   const epilogue = gemmEpilogue(op, shape);
   const entries = epilogue.fused ? ENTRIES[op].fused : ENTRIES[op].plain;
   const [large, small, pipelined] = entries;
-  const tile = { entry: pipelined, source: KERNELS[pipelined as MatmulVariant] };
+  // Not yet timed on a GPU: only an override takes them until the bench has measured them.
+  const tile = { entry: pipelined, source: KERNELS[pipelined as MatmulVariant], planned: false };
   const kernel = gpu.resolveAmong(KERNELS, op, entries, tileEntry(gpu, op, shape, large, small, tile), options);
   // The pipelined tiles need more workgroup memory than WebGPU's default: refused before dispatch.
   const where = `${op}/${kernel.variant}`;

@@ -62,12 +62,18 @@ export interface PipelinedTile {
   entry: string;
   /** Its WGSL (KERNELS' text). */
   source: string;
+  /**
+   * Whether the plans take it by the rule (default true); false for a pipelined form not yet timed on
+   * the hardware the rule names, which only an override takes.
+   */
+  planned?: boolean;
 }
 
 /**
  * The entry point a product's size calls for on a device: where the product has a pipelined 128 x
  * 128 tile, the adapter's target is `nvidia` and the device grants that kernel's workgroup memory,
- * the pipelined tile from {@link PIPELINED_MIN_TILES} tiles and the 64 x 64 one below; otherwise the
+ * the pipelined tile from {@link PIPELINED_MIN_TILES} tiles and the 64 x 64 one below (unless the
+ * pipelined tile is not `planned`); otherwise the
  * single-stage 128 x 128 tile from {@link LARGE_TILE_MIN_TILES} tiles and the 64 x 64 one below.
  *
  * @param gpu the device (its adapter's target and maxComputeWorkgroupStorageSize)
@@ -86,7 +92,7 @@ export function tileEntry(
   small: string,
   pipelined?: PipelinedTile,
 ): string {
-  const takesPipelined = pipelined !== undefined && gpu.adapter.target === "nvidia" &&
+  const takesPipelined = pipelined !== undefined && pipelined.planned !== false && gpu.adapter.target === "nvidia" &&
     gpu.device.limits.maxComputeWorkgroupStorageSize >=
       workgroupBytesOf(pipelined.source, `${where}/${pipelined.entry}`);
   if (takesPipelined) return largeTile(shape, PIPELINED_MIN_TILES) ? pipelined.entry : small;

@@ -2,8 +2,8 @@
 // (q8row_dp4a_pipelined, q4g128_dp4a_pipelined and their fused forms; q8row_dp4a_pipelined.wgsl says
 // the design): dp4a_tile128.wgsl's tile (256 invocations, 8 x 8 outputs each, K walked 16 words of
 // four int8 codes a step), with two stages of a's block and the weight's, 2 x 2 x 512 vec4u, 32 KiB:
-// over WebGPU's default maxComputeWorkgroupStorageSize of 16 KiB, so the plans take these kernels
-// only on a device that allows 32 KiB (dp4a.ts). The products read one stage while the next step is
+// over WebGPU's default maxComputeWorkgroupStorageSize of 16 KiB, so they run only on a device that
+// allows 32 KiB (dp4a.ts refuses them elsewhere). The products read one stage while the next step is
 // stored to the other. Needs the kernel's a and weight, load_a (dp4a_ops.wgsl) and load_weight
 // (dp4a_q8_loads.wgsl or dp4a_q4_loads.wgsl).
 const TILE = 128u;
