@@ -2,18 +2,9 @@
 // form): the f32 sums acc0_left .. acc7_right (gemm_acc8x8.wgsl), every group added, times the
 // activation scale a_scales[m] of their row: the finished outputs, which tile128_epilogue.wgsl and
 // tile128_store.wgsl read. One text for both walks over K. Needs dp4a_setup.wgsl's names and
-// dp4a_ops.wgsl.
+// dp4a_ops.wgsl; the rows' scales from dp4a_a_scales128.wgsl.
   {
-    let top = row0 + ty * 4u;
-    let bottom = top + 64u;
-    let a_scale0 = load_a_scale(top);
-    let a_scale1 = load_a_scale(top + 1u);
-    let a_scale2 = load_a_scale(top + 2u);
-    let a_scale3 = load_a_scale(top + 3u);
-    let a_scale4 = load_a_scale(bottom);
-    let a_scale5 = load_a_scale(bottom + 1u);
-    let a_scale6 = load_a_scale(bottom + 2u);
-    let a_scale7 = load_a_scale(bottom + 3u);
+// #include "dp4a_a_scales128.wgsl"
     acc0_left *= a_scale0;
     acc0_right *= a_scale0;
     acc1_left *= a_scale1;

@@ -3,19 +3,10 @@
 // (f32(sum) * a_scales[m]) * scales[n], into the finished outputs acc0_left .. acc7_right, in
 // gemm_acc8x8.wgsl's names and layout, which tile128_epilogue.wgsl and tile128_store.wgsl read. One
 // text for both walks over K, so their outputs are the same bit for bit. Needs dp4a_setup.wgsl's
-// names, dp4a_ops.wgsl and dp4a_q8_loads.wgsl.
-  let top = row0 + ty * 4u;
-  let bottom = top + 64u;
+// names, dp4a_ops.wgsl and dp4a_q8_loads.wgsl; the rows' scales from dp4a_a_scales128.wgsl.
   let left_scales = load_scales(col0 + tx * 4u);
   let right_scales = load_scales(col0 + tx * 4u + 64u);
-  let a_scale0 = load_a_scale(top);
-  let a_scale1 = load_a_scale(top + 1u);
-  let a_scale2 = load_a_scale(top + 2u);
-  let a_scale3 = load_a_scale(top + 3u);
-  let a_scale4 = load_a_scale(bottom);
-  let a_scale5 = load_a_scale(bottom + 1u);
-  let a_scale6 = load_a_scale(bottom + 2u);
-  let a_scale7 = load_a_scale(bottom + 3u);
+// #include "dp4a_a_scales128.wgsl"
   var acc0_left = vec4f(left0) * a_scale0 * left_scales;
   var acc0_right = vec4f(right0) * a_scale0 * right_scales;
   var acc1_left = vec4f(left1) * a_scale1 * left_scales;
